@@ -1,0 +1,36 @@
+import { Type, type Static } from 'typebox';
+import { Balance } from '../http/schemas.js';
+
+/** An account as the operator API shows it. */
+export const Account = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  status: Type.Union([Type.Literal('active'), Type.Literal('blocked')]),
+  currency: Type.String(),
+  channels: Type.Record(Type.String(), Type.Boolean()),
+  inbound: Type.Boolean(),
+  creditLimit: Type.Number(),
+  callbackSecret: Type.String(),
+  balance: Balance,
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+});
+export const Token = Type.Object({
+  id: Type.String(),
+  type: Type.String(),
+  trafficCenterId: Type.Union([Type.Integer(), Type.Null()]),
+  createdAt: Type.String(),
+  revokedAt: Type.Union([Type.String(), Type.Null()]),
+});
+export const LedgerEntry = Type.Object({
+  id: Type.Integer(),
+  currency: Type.String(),
+  amount: Type.Number(),
+  kind: Type.String(),
+  reference: Type.Union([Type.String(), Type.Null()]),
+  comment: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String(),
+});
+
+export type AccountJson = Static<typeof Account>;
+export type TokenJson = Static<typeof Token>;

@@ -1,0 +1,85 @@
+import type { Queryable } from '../db/db.js';
+import type { Channel } from '../shared/channels.js';
+
+export interface AccountRow {
+  id: number;
+  name: string;
+  status: 'active' | 'blocked';
+  currency: string;
+  channels: Partial<Record<Channel, boolean>>;
+  inbound_enabled: boolean;
+  credit_limit: string;
+  callback_secret: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS =
+  'id, name, status, currency, channels, inbound_enabled, credit_limit, callback_secret, created_at, updated_at';
+
+export async function accountInsert(
+  db: Queryable,
+  account: { name: string; currency: string; creditLimit: number; callbackSecret: string; now: Date },
+): Promise<AccountRow> {
+  const [row] = await db.query<AccountRow>(
+    `INSERT INTO accounts (name, currency, credit_limit, callback_secret, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $5) RETURNING ${COLUMNS}`,
+    [account.name, account.currency, account.creditLimit, account.callbackSecret, account.now],
+  );
+  return row!;
+}
+
+export async function accountGet(db: Queryable, id: number): Promise<AccountRow | undefined> {
+  const [row] = await db.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE id = $1`, [id]);
+  return row;
+}
+
+export async function accountList(db: Queryable, limit: number, offset: number): Promise<AccountRow[]> {
+  return db.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts ORDER BY id LIMIT $1 OFFSET $2`, [limit, offset]);
+}
+
+export async function accountCount(db: Queryable): Promise<number> {
+  const [row] = await db.query<{ n: number }>('SELECT count(*) AS n FROM accounts');
+  return row!.n;
+}
+
+export interface AccountChanges {
+  name?: string | undefined;
+  status?: 'active' | 'blocked' | undefined;
+  channels?: Partial<Record<Channel, boolean>> | undefined;
+  inboundEnabled?: boolean | undefined;
+  creditLimit?: number | undefined;
+}
+
+/** Applies the given changes; absent fields keep their value. Channel switches merge into the stored ones. */
+export async function accountUpdate(
+  db: Queryable,
+  id: number,
+  changes: AccountChanges,
+  now: Date,
+): Promise<AccountRow | undefined> {
+  const [row] = await db.query<AccountRow>(
+    `UPDATE accounts SET
+       name = coalesce($2, name),
+       status = coalesce($3, status),
+       channels = channels || coalesce($4::jsonb, '{}'::jsonb),
+       inbound_enabled = coalesce($5, inbound_enabled),
+       credit_limit = coalesce($6, credit_limit),
+       updated_at = $7
+     WHERE id = $1 RETURNING ${COLUMNS}`,
+    [
+      id,
+      changes.name ?? null,
+      changes.status ?? null,
+      changes.channels ? JSON.stringify(changes.channels) : null,
+      changes.inboundEnabled ?? null,
+      changes.creditLimit ?? null,
+      now,
+    ],
+  );
+  return row;
+}
+
+export async function accountSetCallbackSecret(db: Queryable, id: number, secret: string, now: Date): Promise<void> {
+  await db.query('UPDATE accounts SET callback_secret = $2, updated_at = $3 WHERE id = $1', [id, secret, now]);
+}

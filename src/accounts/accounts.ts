@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+import type { Queryable } from '../db/db.js';
+import { enabledChannels } from '../shared/channels.js';
+import { isoUtc } from '../util/time.js';
+import type { AccountJson, TokenJson } from './accountSchemas.js';
+import { type AccountRow, accountGet, accountInsert } from './accountSql.js';
+import { balanceGet } from './ledgerSql.js';
+import { tokenInsert, type TokenRow } from './tokenSql.js';
+import { issueToken, type TokenType } from './tokens.js';
+
+export function newCallbackSecret(): string {
+  return randomBytes(32).toString('hex');
+}
+
+export interface CreatedAccount {
+  readonly account: AccountRow;
+  readonly tokens: { readonly traffic: string; readonly system: string };
+}
+
+/** Creates an account with one traffic and one system token; call inside a transaction. */
+export async function createAccount(
+  tx: Queryable,
+  input: { name: string; currency: string; creditLimit?: number | undefined },
+  now: Date,
+): Promise<CreatedAccount> {
+  const account = await accountInsert(tx, {
+    name: input.name,
+    currency: input.currency,
+    creditLimit: input.creditLimit ?? 0,
+    callbackSecret: newCallbackSecret(),
+    now,
+  });
+  const traffic = await createToken(tx, account.id, 'traffic', null, now);
+  const system = await createToken(tx, account.id, 'system', null, now);
+  return { account, tokens: { traffic: traffic.token, system: system.token } };
+}
+
+export async function createToken(
+  db: Queryable,
+  accountId: number,
+  type: TokenType,
+  trafficCenterId: number | null,
+  now: Date,
+): Promise<{ row: TokenRow; token: string }> {
+  const issued = issueToken(type);
+  const row = await tokenInsert(db, {
+    id: issued.id,
+    accountId,
+    type,
+    secretHash: issued.secretHash,
+    trafficCenterId,
+    now,
+  });
+  return { row, token: issued.token };
+}
+
+/** The balance object of the API: currency code -> number, always including the account's own currency. */
+export async function balanceOf(db: Queryable, accountId: number, currency: string): Promise<Record<string, number>> {
+  const balance: Record<string, number> = { [currency]: 0 };
+  for (const row of await balanceGet(db, accountId)) balance[row.currency] = Number(row.amount);
+  return balance;
+}
+
+export async function accountToApi(db: Queryable, row: AccountRow): Promise<AccountJson> {
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    currency: row.currency,
+    channels: enabledChannels(row.channels),
+    inbound: row.inbound_enabled,
+    creditLimit: Number(row.credit_limit),
+    callbackSecret: row.callback_secret,
+    balance: await balanceOf(db, row.id, row.currency),
+    createdAt: isoUtc(row.created_at)!,
+    updatedAt: isoUtc(row.updated_at)!,
+  };
+}
+
+export function tokenToApi(row: TokenRow): TokenJson {
+  return {
+    id: row.id,
+    type: row.type,
+    trafficCenterId: row.traffic_center_id,
+    createdAt: isoUtc(row.created_at)!,
+    revokedAt: isoUtc(row.revoked_at),
+  };
+}
+
+export { accountGet };

@@ -1,0 +1,242 @@
+import { Type } from 'typebox';
+import { herald } from '../errors/catalogue.js';
+import { requireAdmin } from '../http/auth.js';
+import { Balance, errorResponses, IdParam, PageQuery, paginated } from '../http/schemas.js';
+import { Account, LedgerEntry, Token } from './accountSchemas.js';
+import type { Routes } from '../http/server.js';
+import { CHANNELS } from '../shared/channels.js';
+import { accountToApi, balanceOf, createAccount, createToken, tokenToApi } from './accounts.js';
+import { accountCount, accountGet, accountList, accountUpdate } from './accountSql.js';
+import { ledgerAppend, ledgerCount, ledgerList } from './ledgerSql.js';
+import { tokenList, tokenRevoke } from './tokenSql.js';
+import { isoUtc } from '../util/time.js';
+
+const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code' });
+const Money = Type.Number({ minimum: -1e12, maximum: 1e12, multipleOf: 0.000001 });
+const Channels = Type.Partial(Type.Object(Object.fromEntries(CHANNELS.map((c) => [c, Type.Boolean()]))), {
+  additionalProperties: false,
+  description: 'Channel switches; WHATSAPP is off until the operator enables it',
+});
+
+/** The operator API for accounts, tokens and balances (DESIGN section 2). */
+export const adminAccountRoutes: Routes = (app, ctx) => {
+  const admin = { onRequest: requireAdmin(ctx.adminToken), security: [{ adminToken: [] }] };
+  const tags = ['Operator: accounts'];
+  const mustGet = async (id: number) => {
+    const account = await accountGet(ctx.db, id);
+    if (!account) throw herald('notFound', { what: `Account ${id}` });
+    return account;
+  };
+
+  app.post(
+    '/admin/v1/accounts',
+    {
+      onRequest: admin.onRequest,
+      schema: {
+        tags,
+        summary: 'Create an account with one traffic and one system token',
+        security: admin.security,
+        body: Type.Object(
+          {
+            name: Type.String({ minLength: 1, maxLength: 200 }),
+            currency: Type.Optional(Currency),
+            creditLimit: Type.Optional(Type.Number({ minimum: 0, maximum: 1e12 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          201: Type.Intersect([Account, Type.Object({ tokens: Type.Object({ traffic: Type.String(), system: Type.String() }) })]),
+          ...errorResponses(401, 422),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { name, currency, creditLimit } = request.body;
+      const now = ctx.clock.now();
+      const created = await ctx.db.transaction((tx) =>
+        createAccount(tx, { name, currency: currency ?? ctx.config.currency, creditLimit }, now),
+      );
+      return reply.status(201).send({ ...(await accountToApi(ctx.db, created.account)), tokens: created.tokens });
+    },
+  );
+
+  app.get(
+    '/admin/v1/accounts',
+    {
+      onRequest: admin.onRequest,
+      schema: { tags, summary: 'List accounts', security: admin.security, querystring: PageQuery, response: { 200: paginated(Account) } },
+    },
+    async (request) => {
+      const page = request.query.page ?? 1;
+      const perPage = request.query.per_page ?? 100;
+      const rows = await accountList(ctx.db, perPage, (page - 1) * perPage);
+      const items = await Promise.all(rows.map((row) => accountToApi(ctx.db, row)));
+      return { items, page, per_page: perPage, total: await accountCount(ctx.db) };
+    },
+  );
+
+  app.get(
+    '/admin/v1/accounts/:id',
+    {
+      onRequest: admin.onRequest,
+      schema: { tags, summary: 'Get an account', security: admin.security, params: IdParam, response: { 200: Account, ...errorResponses(404) } },
+    },
+    async (request) => accountToApi(ctx.db, await mustGet(request.params.id)),
+  );
+
+  app.patch(
+    '/admin/v1/accounts/:id',
+    {
+      onRequest: admin.onRequest,
+      schema: {
+        tags,
+        summary: 'Change an account: name, status, channels, inbound, credit limit',
+        security: admin.security,
+        params: IdParam,
+        body: Type.Object(
+          {
+            name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('blocked')])),
+            channels: Type.Optional(Channels),
+            inbound: Type.Optional(Type.Boolean()),
+            creditLimit: Type.Optional(Type.Number({ minimum: 0, maximum: 1e12 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Account, ...errorResponses(404, 422) },
+      },
+    },
+    async (request) => {
+      const { name, status, channels, inbound, creditLimit } = request.body;
+      const row = await accountUpdate(
+        ctx.db,
+        request.params.id,
+        { name, status, channels, inboundEnabled: inbound, creditLimit },
+        ctx.clock.now(),
+      );
+      if (!row) throw herald('notFound', { what: `Account ${request.params.id}` });
+      return accountToApi(ctx.db, row);
+    },
+  );
+
+  app.post(
+    '/admin/v1/accounts/:id/tokens',
+    {
+      onRequest: admin.onRequest,
+      schema: {
+        tags,
+        summary: 'Issue a token (traffic = TOKEN_1, system = TOKEN_2); the token is shown only here',
+        security: admin.security,
+        params: IdParam,
+        body: Type.Object(
+          {
+            type: Type.Union([Type.Literal('traffic'), Type.Literal('system')]),
+            trafficCenterId: Type.Optional(Type.Integer({ minimum: 1 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Type.Intersect([Token, Type.Object({ token: Type.String() })]), ...errorResponses(404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const account = await mustGet(request.params.id);
+      const { type, trafficCenterId } = request.body;
+      if (trafficCenterId !== undefined && type !== 'traffic') {
+        throw herald('invalidField', { field: 'trafficCenterId', value: 'only traffic tokens are bound to a center' });
+      }
+      const created = await createToken(ctx.db, account.id, type, trafficCenterId ?? null, ctx.clock.now());
+      return reply.status(201).send({ ...tokenToApi(created.row), token: created.token });
+    },
+  );
+
+  app.get(
+    '/admin/v1/accounts/:id/tokens',
+    {
+      onRequest: admin.onRequest,
+      schema: { tags, summary: "List an account's tokens (without secrets)", security: admin.security, params: IdParam, response: { 200: Type.Object({ items: Type.Array(Token) }) } },
+    },
+    async (request) => {
+      const account = await mustGet(request.params.id);
+      return { items: (await tokenList(ctx.db, account.id)).map(tokenToApi) };
+    },
+  );
+
+  app.delete(
+    '/admin/v1/accounts/:id/tokens/:tokenId',
+    {
+      onRequest: admin.onRequest,
+      schema: {
+        tags,
+        summary: 'Revoke a token',
+        security: admin.security,
+        params: Type.Object({ id: Type.Integer({ minimum: 1 }), tokenId: Type.String() }),
+        response: { 204: Type.Null(), ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const revoked = await tokenRevoke(ctx.db, request.params.id, request.params.tokenId, ctx.clock.now());
+      if (!revoked) throw herald('notFound', { what: `Token ${request.params.tokenId}` });
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/admin/v1/accounts/:id/balance',
+    {
+      onRequest: admin.onRequest,
+      schema: {
+        tags,
+        summary: 'Adjust a balance by a signed amount, recorded in the ledger',
+        security: admin.security,
+        params: IdParam,
+        body: Type.Object(
+          { currency: Currency, amount: Money, comment: Type.Optional(Type.String({ maxLength: 500 })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Balance, ...errorResponses(404, 422) },
+      },
+    },
+    async (request) => {
+      const account = await mustGet(request.params.id);
+      const { currency, amount, comment } = request.body;
+      if (amount === 0) throw herald('invalidField', { field: 'amount', value: '0 (an adjustment must change the balance)' });
+      await ledgerAppend(ctx.db, { accountId: account.id, currency, amount, kind: 'adjustment', comment: comment ?? null, now: ctx.clock.now() });
+      return balanceOf(ctx.db, account.id, account.currency);
+    },
+  );
+
+  app.get(
+    '/admin/v1/accounts/:id/ledger',
+    {
+      onRequest: admin.onRequest,
+      schema: {
+        tags,
+        summary: "The account's ledger, newest first",
+        security: admin.security,
+        params: IdParam,
+        querystring: PageQuery,
+        response: { 200: paginated(LedgerEntry) },
+      },
+    },
+    async (request) => {
+      const account = await mustGet(request.params.id);
+      const page = request.query.page ?? 1;
+      const perPage = request.query.per_page ?? 100;
+      const rows = await ledgerList(ctx.db, account.id, perPage, (page - 1) * perPage);
+      return {
+        items: rows.map((row) => ({
+          id: row.id,
+          currency: row.currency,
+          amount: Number(row.amount),
+          kind: row.kind,
+          reference: row.reference,
+          comment: row.comment,
+          createdAt: isoUtc(row.created_at)!,
+        })),
+        page,
+        per_page: perPage,
+        total: await ledgerCount(ctx.db, account.id),
+      };
+    },
+  );
+};

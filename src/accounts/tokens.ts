@@ -1,0 +1,53 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const TOKEN_TYPES = ['traffic', 'system'] as const;
+/** `traffic` is the spec's TOKEN_1 (sending, conversions); `system` is TOKEN_2 (sender names, templates, ...). */
+export type TokenType = (typeof TOKEN_TYPES)[number];
+
+export interface IssuedToken {
+  /** The key id: public, stored in clear, names the token in lists and revocation. */
+  readonly id: string;
+  /** base64("<id>:<secret>"): what the client sends after `Basic ` or `Bearer `. Shown once. */
+  readonly token: string;
+  readonly secretHash: Buffer;
+}
+
+/** Issues a new token. The secret has 256 random bits, so a fast hash (SHA-256) is enough to store it. */
+export function issueToken(type: TokenType): IssuedToken {
+  const id = `${type === 'traffic' ? 't1' : 't2'}_${randomBytes(9).toString('base64url')}`;
+  const secret = randomBytes(32).toString('base64url');
+  return { id, token: Buffer.from(`${id}:${secret}`).toString('base64'), secretHash: hashSecret(secret) };
+}
+
+export function hashSecret(secret: string): Buffer {
+  return createHash('sha256').update(secret).digest();
+}
+
+/** Constant-time comparison of a presented secret with a stored hash. */
+export function secretMatches(secret: string, storedHash: Buffer): boolean {
+  const presented = hashSecret(secret);
+  return presented.length === storedHash.length && timingSafeEqual(presented, storedHash);
+}
+
+export interface PresentedCredentials {
+  readonly scheme: 'basic' | 'bearer';
+  readonly keyId: string;
+  readonly secret: string;
+}
+
+/**
+ * Reads `Authorization: Basic <token>` or `Bearer <token>`. Returns `missing` when there is no header, `invalid`
+ * when it cannot be a Herald token (the caller answers 4010 and 4012 respectively).
+ */
+export function parseAuthorization(header: string | undefined): PresentedCredentials | 'missing' | 'invalid' {
+  if (header === undefined || header.trim() === '') return 'missing';
+  const match = /^(Basic|Bearer)\s+(\S+)\s*$/i.exec(header);
+  if (!match) return 'invalid';
+  const scheme = match[1]!.toLowerCase() as 'basic' | 'bearer';
+  const encoded = match[2]!;
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length > 400) return 'invalid';
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0 || colon === decoded.length - 1) return 'invalid';
+  return { scheme, keyId: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+}

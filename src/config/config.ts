@@ -1,0 +1,202 @@
+import path from 'node:path';
+
+/**
+ * Herald's configuration: parsed once at start-up from `HERALD_*` variables (and `DATABASE_URL`) into one frozen
+ * object. A bad or unknown value stops start-up with a {@link ConfigError} naming the variable; nothing falls back
+ * silently to a default.
+ */
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  /** PostgreSQL connection string; undefined selects the embedded PGlite database in {@link dataDir}. */
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  /** Operator API token; undefined disables the operator API unless demo mode generates one. */
+  readonly adminToken: string | undefined;
+  readonly simulators: boolean;
+  readonly simDelayMs: number;
+  readonly shortUrlBase: string | undefined;
+  readonly callbackRetryIntervalS: number;
+  readonly callbackRetryWindowS: number;
+  readonly callbackAllowPrivate: boolean;
+  readonly conversionPort: number | undefined;
+  readonly demo: boolean;
+  readonly logLevel: LogLevel;
+  readonly bodyLimitBytes: number;
+  readonly currency: string;
+  readonly dbPoolSize: number;
+  readonly configFile: string | undefined;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 8080;
+export const DEFAULT_DATA_DIR = './data';
+export const DEFAULT_SIM_DELAY_MS = 200;
+export const DEFAULT_CALLBACK_RETRY_INTERVAL_S = 300;
+export const DEFAULT_CALLBACK_RETRY_WINDOW_S = 86_400;
+export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
+/** 1000 WhatsApp messages with full headers, footers and three 1000-character buttons stay below 16 MiB. */
+export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_CURRENCY = 'RUB';
+export const DEFAULT_DB_POOL_SIZE = 10;
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Every variable Herald reads, with its meaning; the README's configuration table lists the same. */
+export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
+  HERALD_HOST: `address the API listens on (default ${DEFAULT_HOST})`,
+  HERALD_PORT: `port the API listens on (default ${DEFAULT_PORT}; 0 picks a free port)`,
+  DATABASE_URL: 'PostgreSQL connection string; unset runs the embedded PGlite database',
+  HERALD_DATA_DIR: `embedded database folder (default ${DEFAULT_DATA_DIR})`,
+  HERALD_ADMIN_TOKEN: 'operator API token; unset disables the operator API (demo mode generates one)',
+  HERALD_SIMULATORS: 'on|off: start the built-in carrier simulators (default on in embedded mode)',
+  HERALD_SIM_DELAY_MS: `simulated receipt delay in ms (default ${DEFAULT_SIM_DELAY_MS})`,
+  HERALD_SHORT_URL_BASE: 'public base URL of short links (default http://<host>:<port>/s in demo mode)',
+  HERALD_CALLBACK_RETRY_INTERVAL: `seconds between callback attempts (default ${DEFAULT_CALLBACK_RETRY_INTERVAL_S})`,
+  HERALD_CALLBACK_RETRY_WINDOW: `seconds during which callbacks are retried (default ${DEFAULT_CALLBACK_RETRY_WINDOW_S})`,
+  HERALD_CALLBACK_ALLOW_PRIVATE: 'true|false: allow callbacks to private addresses (default true in demo mode)',
+  HERALD_CONVERSION_PORT: 'extra listener for the FLASHCALL conversion operation (default unset)',
+  HERALD_DEMO: 'true|false: create the demo account on first start (default true in embedded mode)',
+  HERALD_LOG_LEVEL: `${LOG_LEVELS.join('|')} (default ${DEFAULT_LOG_LEVEL})`,
+  HERALD_BODY_LIMIT: `largest accepted request body in bytes (default ${DEFAULT_BODY_LIMIT_BYTES})`,
+  HERALD_CURRENCY: `currency of new accounts, ISO 4217 (default ${DEFAULT_CURRENCY})`,
+  HERALD_DB_POOL_SIZE: `PostgreSQL connections per process (default ${DEFAULT_DB_POOL_SIZE})`,
+  HERALD_CONFIG: 'path of the JSON or YAML file with connectors, routes and tariffs (default unset)',
+};
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Parses and validates the configuration; throws {@link ConfigError} on the first bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  for (const name of Object.keys(env)) {
+    if (name.startsWith('HERALD_') && !(name in CONFIG_VARIABLES)) {
+      throw new ConfigError(name, `unknown variable; known: ${Object.keys(CONFIG_VARIABLES).join(', ')}`);
+    }
+  }
+  const read = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+
+  const databaseUrl = optional(read('DATABASE_URL'), 'DATABASE_URL', parsePostgresUrl);
+  const embedded = databaseUrl === undefined;
+  const demo = optional(read('HERALD_DEMO'), 'HERALD_DEMO', parseBoolean) ?? embedded;
+  const host = read('HERALD_HOST') ?? DEFAULT_HOST;
+  const port = optional(read('HERALD_PORT'), 'HERALD_PORT', parsePort) ?? DEFAULT_PORT;
+  const shortUrlBase =
+    optional(read('HERALD_SHORT_URL_BASE'), 'HERALD_SHORT_URL_BASE', parseHttpBase) ??
+    (demo ? `http://${host.includes(':') ? `[${host}]` : host}:${port}/s` : undefined);
+
+  return Object.freeze({
+    host,
+    port,
+    databaseUrl,
+    dataDir: path.resolve(read('HERALD_DATA_DIR') ?? DEFAULT_DATA_DIR),
+    adminToken: optional(read('HERALD_ADMIN_TOKEN'), 'HERALD_ADMIN_TOKEN', parseAdminToken),
+    simulators: optional(read('HERALD_SIMULATORS'), 'HERALD_SIMULATORS', parseOnOff) ?? embedded,
+    simDelayMs:
+      optional(read('HERALD_SIM_DELAY_MS'), 'HERALD_SIM_DELAY_MS', integerIn(0, 3_600_000)) ?? DEFAULT_SIM_DELAY_MS,
+    shortUrlBase,
+    callbackRetryIntervalS:
+      optional(read('HERALD_CALLBACK_RETRY_INTERVAL'), 'HERALD_CALLBACK_RETRY_INTERVAL', integerIn(1, 86_400)) ??
+      DEFAULT_CALLBACK_RETRY_INTERVAL_S,
+    callbackRetryWindowS:
+      optional(read('HERALD_CALLBACK_RETRY_WINDOW'), 'HERALD_CALLBACK_RETRY_WINDOW', integerIn(0, 30 * 86_400)) ??
+      DEFAULT_CALLBACK_RETRY_WINDOW_S,
+    callbackAllowPrivate:
+      optional(read('HERALD_CALLBACK_ALLOW_PRIVATE'), 'HERALD_CALLBACK_ALLOW_PRIVATE', parseBoolean) ?? demo,
+    conversionPort: optional(read('HERALD_CONVERSION_PORT'), 'HERALD_CONVERSION_PORT', parsePort),
+    demo,
+    logLevel: optional(read('HERALD_LOG_LEVEL'), 'HERALD_LOG_LEVEL', parseLogLevel) ?? DEFAULT_LOG_LEVEL,
+    bodyLimitBytes:
+      optional(read('HERALD_BODY_LIMIT'), 'HERALD_BODY_LIMIT', integerIn(1024, 1024 * 1024 * 1024)) ??
+      DEFAULT_BODY_LIMIT_BYTES,
+    currency: optional(read('HERALD_CURRENCY'), 'HERALD_CURRENCY', parseCurrency) ?? DEFAULT_CURRENCY,
+    dbPoolSize: optional(read('HERALD_DB_POOL_SIZE'), 'HERALD_DB_POOL_SIZE', integerIn(1, 1000)) ?? DEFAULT_DB_POOL_SIZE,
+    configFile: optional(read('HERALD_CONFIG'), 'HERALD_CONFIG', (v) => path.resolve(v)),
+  });
+}
+
+function optional<T>(value: string | undefined, name: string, parse: (value: string) => T): T | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parse(value);
+  } catch (error) {
+    throw new ConfigError(name, `${(error as Error).message} (got ${JSON.stringify(value)})`);
+  }
+}
+
+function parseBoolean(value: string): boolean {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new Error('must be true or false');
+}
+
+function parseOnOff(value: string): boolean {
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  throw new Error('must be on or off');
+}
+
+function integerIn(min: number, max: number): (value: string) => number {
+  return (value) => {
+    if (!/^\d+$/.test(value)) throw new Error(`must be an integer from ${min} to ${max}`);
+    const n = Number(value);
+    if (n < min || n > max) throw new Error(`must be an integer from ${min} to ${max}`);
+    return n;
+  };
+}
+
+const parsePort = integerIn(0, 65_535);
+
+function parsePostgresUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error('must be a postgres:// or postgresql:// URL');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new Error('must be a postgres:// or postgresql:// URL');
+  }
+  return value;
+}
+
+function parseHttpBase(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error('must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('must be an absolute http(s) URL');
+  if (url.search || url.hash) throw new Error('must not have a query or fragment');
+  return value.replace(/\/+$/, '');
+}
+
+/** Short admin tokens are guessable; 24 characters of a random string is the floor. */
+function parseAdminToken(value: string): string {
+  if (value.length < 24) throw new Error('must be at least 24 characters');
+  return value;
+}
+
+function parseLogLevel(value: string): LogLevel {
+  if (!(LOG_LEVELS as readonly string[]).includes(value)) throw new Error(`must be one of ${LOG_LEVELS.join(', ')}`);
+  return value as LogLevel;
+}
+
+function parseCurrency(value: string): string {
+  if (!/^[A-Z]{3}$/.test(value)) throw new Error('must be a three-letter ISO 4217 code such as RUB');
+  return value;
+}

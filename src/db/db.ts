@@ -1,0 +1,18 @@
+/** Something that runs parameterised SQL: the database itself or a transaction. */
+export interface Queryable {
+  /** Runs one parameterised statement (`$1`, `$2`, ...) and returns its rows. */
+  query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+/**
+ * The one database interface of Herald, implemented over a `pg` pool (PostgreSQL) and over PGlite (embedded).
+ * Both return int8 as a JavaScript number and numeric as a string, so callers never see the engines differ.
+ */
+export interface Db extends Queryable {
+  readonly engine: 'postgres' | 'pglite';
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

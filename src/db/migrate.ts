@@ -1,0 +1,53 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Db } from './db.js';
+
+const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+// Any fixed number works; it only has to be the same in every Herald process sharing a database.
+const MIGRATION_LOCK_KEY = 7_311_400_523;
+
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/** Reads `migrations/NNNN_name.sql` in version order. */
+export function loadMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir)
+    .filter((file) => /^\d{4}_[\w-]+\.sql$/.test(file))
+    .sort()
+    .map((file) => ({
+      version: Number(file.slice(0, 4)),
+      name: file.slice(5, -4),
+      sql: readFileSync(dir + file, 'utf8'),
+    }));
+}
+
+/**
+ * Applies pending migrations, each in its own transaction that first takes a transaction-scoped advisory lock
+ * and records itself, so that processes starting together apply each migration exactly once: a second process
+ * waits on the lock, then sees the version recorded and skips it. Returns the versions this call applied.
+ */
+export async function migrate(db: Db, migrations: Migration[] = loadMigrations()): Promise<number[]> {
+  const applied: number[] = [];
+  for (const migration of migrations) {
+    const done = await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version integer PRIMARY KEY,
+        name text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`);
+      const recorded = await tx.query<{ version: number }>(
+        'INSERT INTO schema_migrations (version, name) VALUES ($1, $2) ON CONFLICT (version) DO NOTHING RETURNING version',
+        [migration.version, migration.name],
+      );
+      if (recorded.length === 0) return false;
+      await tx.exec(migration.sql);
+      return true;
+    });
+    if (done) applied.push(migration.version);
+  }
+  return applied;
+}

@@ -1,0 +1,14 @@
+import { mkdirSync } from 'node:fs';
+import type { Config } from '../config/config.js';
+import type { Db } from './db.js';
+import { openPglite } from './pgliteDb.js';
+import { openPostgres } from './postgresDb.js';
+
+/** Opens PostgreSQL when `DATABASE_URL` is set, else the embedded PGlite database in the data folder. */
+export async function openDb(config: Config, onError?: (error: Error) => void): Promise<Db> {
+  if (config.databaseUrl) {
+    return openPostgres({ url: config.databaseUrl, poolSize: config.dbPoolSize, ...(onError ? { onError } : {}) });
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+  return openPglite(config.dataDir);
+}

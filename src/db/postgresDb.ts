@@ -1,0 +1,62 @@
+import pg from 'pg';
+import type { Db, Queryable } from './db.js';
+
+// int8 (count(*), bigint ids) as a number: ids and counts stay far below 2^53, and PGlite does the same.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export interface PostgresOptions {
+  readonly url: string;
+  readonly poolSize: number;
+  /** Schema put first on the search path of every connection (tests and benchmarks isolate themselves so). */
+  readonly schema?: string;
+  readonly onError?: (error: Error) => void;
+}
+
+/** A {@link Db} over a `pg` connection pool. */
+export function openPostgres(options: PostgresOptions): Db {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize,
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  });
+  // An idle client's error (the server restarted) must not crash the process; the pool replaces the client.
+  pool.on('error', (error) => options.onError?.(error));
+
+  const on = (client: pg.Pool | pg.PoolClient): Queryable => ({
+    async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
+      const result = await client.query(sql, params as unknown[]);
+      return result.rows as R[];
+    },
+    async exec(sql: string): Promise<void> {
+      await client.query(sql);
+    },
+  });
+
+  return {
+    engine: 'postgres',
+    ...on(pool),
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        const result = await fn(on(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        try {
+          await client.query('ROLLBACK');
+        } catch (rollbackError) {
+          broken = rollbackError as Error;
+        }
+        throw error;
+      } finally {
+        // A client whose rollback failed is in an unknown state: destroy it rather than return it to the pool.
+        client.release(broken);
+      }
+    },
+    async close(): Promise<void> {
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import { createAccount } from '../accounts/accounts.js';
+import { accountUpdate } from '../accounts/accountSql.js';
+import { ledgerAppend } from '../accounts/ledgerSql.js';
+import type { Config } from '../config/config.js';
+import type { Db } from '../db/db.js';
+import { senderNameInsert } from '../senderNames/senderNameSql.js';
+import type { Clock } from '../util/clock.js';
+
+export const DEMO_SENDER_NAME = 'Herald';
+export const DEMO_BALANCE = 1000;
+const DEMO_LOCK_KEY = 7_311_400_524;
+
+/** What demo mode prints; kept in the settings table so that every start can print it again. */
+export interface DemoCredentials {
+  readonly accountId: number;
+  readonly trafficToken: string;
+  readonly systemToken: string;
+  /** Generated when HERALD_ADMIN_TOKEN is unset. */
+  readonly adminToken: string | undefined;
+}
+
+/**
+ * On the first start in demo mode, creates the demo account: WHATSAPP and inbound enabled, an approved sender name
+ * `Herald` for SMS and WHATSAPP, a balance, its two tokens and, without HERALD_ADMIN_TOKEN, an operator token.
+ * Later starts return the same credentials. Demo credentials are stored in clear: demo mode is for a laptop.
+ */
+export async function ensureDemo(db: Db, config: Config, clock: Clock): Promise<DemoCredentials> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [DEMO_LOCK_KEY]);
+    const [existing] = await tx.query<{ value: DemoCredentials }>("SELECT value FROM settings WHERE key = 'demo'");
+    if (existing) return existing.value;
+
+    const now = clock.now();
+    const { account, tokens } = await createAccount(tx, { name: 'Demo', currency: config.currency }, now);
+    await accountUpdate(tx, account.id, { channels: { WHATSAPP: true }, inboundEnabled: true }, now);
+    for (const channelType of ['SMS', 'WHATSAPP'] as const) {
+      await senderNameInsert(tx, {
+        accountId: account.id,
+        channelType,
+        name: DEMO_SENDER_NAME,
+        status: 'Approved',
+        startDate: now,
+        comment: 'demo',
+        now,
+      });
+    }
+    await ledgerAppend(tx, {
+      accountId: account.id,
+      currency: config.currency,
+      amount: DEMO_BALANCE,
+      kind: 'adjustment',
+      comment: 'demo balance',
+      now,
+    });
+    const credentials: DemoCredentials = {
+      accountId: account.id,
+      trafficToken: tokens.traffic,
+      systemToken: tokens.system,
+      adminToken: config.adminToken ? undefined : randomBytes(24).toString('base64url'),
+    };
+    await tx.query("INSERT INTO settings (key, value) VALUES ('demo', $1)", [JSON.stringify(credentials)]);
+    return credentials;
+  });
+}
+
+/** The banner printed at start-up in demo mode. */
+export function demoBanner(credentials: DemoCredentials, baseUrl: string, adminToken: string | undefined): string {
+  return [
+    '',
+    '  Herald demo',
+    `  API:            ${baseUrl}  (reference: ${baseUrl}/docs)`,
+    `  TOKEN_1 (traffic): ${credentials.trafficToken}`,
+    `  TOKEN_2 (system):  ${credentials.systemToken}`,
+    `  Admin token:       ${adminToken ?? '(HERALD_ADMIN_TOKEN)'}`,
+    `  Sender name:       ${DEMO_SENDER_NAME} (SMS and WHATSAPP)`,
+    '',
+    '  Send an SMS:',
+    `  curl -s ${baseUrl}/api/v1/message -H 'Authorization: Basic ${credentials.trafficToken}' \\`,
+    `    -H 'Content-Type: application/json' \\`,
+    `    -d '[{"channelType":"SMS","senderName":"${DEMO_SENDER_NAME}","destination":"79161234567","content":"Hello from Herald"}]'`,
+    '',
+  ].join('\n');
+}

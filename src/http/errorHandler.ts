@@ -1,0 +1,74 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ERRORS, HeraldError, herald, showValue } from '../errors/catalogue.js';
+
+interface AjvError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  data?: unknown;
+  message?: string;
+}
+
+/** Maps an Ajv schema error to the API's `Missing <field>` / `Invalid <field>: <value>` messages. */
+function schemaError(error: FastifyError & { validation: AjvError[]; validationContext?: string }): HeraldError {
+  const first = error.validation[0]!;
+  const location = error.validationContext === 'body' ? '' : `${error.validationContext ?? ''}.`;
+  const path = first.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  if (first.keyword === 'required') {
+    const missing = String(first.params.missingProperty);
+    return herald('missingField', { field: `${location}${path ? `${path}.` : ''}${missing}` });
+  }
+  if (first.keyword === 'additionalProperties') {
+    const extra = String(first.params.additionalProperty);
+    return herald('fieldNotAccepted', { field: `${location}${path ? `${path}.` : ''}${extra}` });
+  }
+  const field = `${location}${path}` || error.validationContext || 'body';
+  return herald('invalidField', { field, value: `${showValue(first.data)} (${first.message ?? first.keyword})` });
+}
+
+/** Turns any error into the API's error body; unknown errors are logged with their cause and answered 5000. */
+export function toHeraldError(error: FastifyError): HeraldError {
+  if (error instanceof HeraldError) return error;
+  if ('validation' in error && Array.isArray(error.validation)) {
+    return schemaError(error as FastifyError & { validation: AjvError[] });
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return herald('unsupportedMediaType');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return herald('bodyTooLarge', { limit: 'the configured limit of' });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return herald('badJson', { reason: 'the body is empty' });
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return herald('badJson', { reason: 'not valid JSON' });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return herald('badRequest', { reason: 'Content-Length does not match the body' });
+    default:
+      break;
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    // A client error Fastify or a plugin raised that the catalogue does not name: keep its status and text.
+    return new HeraldError('badRequest', { reason: error.message }).withStatus(status);
+  }
+  return herald('internal');
+}
+
+export function makeErrorHandler(bodyLimit: number) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    let mapped = toHeraldError(error);
+    if (mapped.errorName === 'bodyTooLarge') mapped = herald('bodyTooLarge', { limit: bodyLimit });
+    if (mapped.status >= 500 && mapped.errorName === 'internal') {
+      request.log.error({ err: error }, 'request failed');
+    }
+    if (mapped.errorName === 'tooManyRequests' && typeof mapped.extra.retryAfter === 'number') {
+      reply.header('retry-after', String(mapped.extra.retryAfter));
+    }
+    void reply.status(mapped.status).send(mapped.toBody());
+  };
+}
+
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): void {
+  const error = herald('routeNotFound', { method: request.method, url: request.url.split('?')[0] ?? '' });
+  void reply.status(ERRORS.routeNotFound.status).send(error.toBody());
+}

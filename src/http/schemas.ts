@@ -1,0 +1,42 @@
+import { Type, type TSchema } from 'typebox';
+import { CHANNELS } from '../shared/channels.js';
+
+/** The error body of every failure (spec 2.7, DESIGN section 3). */
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object(
+      {
+        code: Type.Integer({ description: 'HTTP status x 10 + n; see docs/errors.md' }),
+        msg: Type.String(),
+        index: Type.Optional(Type.Integer({ description: 'position of the offending message in the batch' })),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  { $id: 'ErrorBody', description: 'Error' },
+);
+
+export const errorResponses = (...statuses: number[]): Record<number, TSchema> =>
+  Object.fromEntries(statuses.map((status) => [status, Type.Ref('ErrorBody')]));
+
+export const ChannelType = Type.Enum(CHANNELS);
+
+export const Balance = Type.Record(Type.String({ pattern: '^[A-Z]{3}$' }), Type.Number(), {
+  description: 'Currency code -> balance in that currency',
+});
+
+export const IdParam = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+
+export const PageQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+});
+
+export function paginated<T extends TSchema>(item: T) {
+  return Type.Object({
+    items: Type.Array(item),
+    page: Type.Integer(),
+    per_page: Type.Integer(),
+    total: Type.Integer(),
+  });
+}

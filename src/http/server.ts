@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
+import type { AppContext } from '../context.js';
+import { makeErrorHandler, notFoundHandler } from './errorHandler.js';
+import { ErrorBody } from './schemas.js';
+
+/** The server as route modules see it: with TypeBox types for bodies, params and queries. */
+export type HeraldApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+const REQUEST_ID = /^[\w\-.:]{1,128}$/;
+
+/** A route module: registers its routes on the server. */
+export type Routes = (app: HeraldApp, ctx: AppContext) => void;
+
+/**
+ * Builds the HTTP server shell: JSON only, the API's error format for every failure, request ids, the OpenAPI
+ * document at /openapi.json and its reference page at /docs. Capabilities add their routes through `routes`.
+ */
+export async function buildServer(ctx: AppContext, routes: readonly Routes[]): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    bodyLimit: ctx.config.bodyLimitBytes,
+    // Clients may pass their own request id for tracing; anything else gets a fresh one.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    return503OnClosing: true,
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false, verbose: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // JSON is the only body the API takes; without this, text/plain would reach handlers as a string.
+  app.removeContentTypeParser('text/plain');
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.setErrorHandler(makeErrorHandler(ctx.config.bodyLimitBytes));
+  app.setNotFoundHandler(notFoundHandler);
+  app.addSchema(ErrorBody);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Herald Direct Messaging API',
+        version: '1.0.0',
+        description:
+          'Multi-channel messaging: SMS, FLASHCALL, VOICECODE, VIBER, WHATSAPP and VK. Every error body is ' +
+          '`{"error": {"code", "msg"}}`; see docs/errors.md for the catalogue.',
+      },
+      components: {
+        securitySchemes: {
+          basicToken: { type: 'http', scheme: 'basic', description: 'Authorization: Basic <TOKEN>' },
+          bearerToken: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <TOKEN>' },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <HERALD_ADMIN_TOKEN>' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  for (const register of routes) register(app, ctx);
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,19 @@
+import pino, { type Logger } from 'pino';
+import type { LogLevel } from './config/config.js';
+
+/**
+ * Herald's structured logger. Credentials never reach a log line: authorization headers are redacted wherever they
+ * appear, and callback URLs are masked by the code that logs them.
+ */
+export function createLogger(level: LogLevel, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      redact: {
+        paths: ['req.headers.authorization', 'headers.authorization', '*.authorization', 'token', '*.token', 'password'],
+        censor: '[redacted]',
+      },
+    },
+    destination,
+  );
+}

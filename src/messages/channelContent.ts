@@ -1,0 +1,126 @@
+import { herald, type HeraldError } from '../errors/catalogue.js';
+import { type Channel } from '../shared/channels.js';
+import { charCount, isBlank, isPlainObject, startsWithBom } from '../shared/text.js';
+import { SMS_MAX_PARTS, smsPartCount } from '../sms/parts.js';
+import { validateWhatsappContent } from './whatsappContent.js';
+
+export const VK_TEXT_MAX = 2048;
+export const VOICECODE_TEXT_MAX = 1000;
+export const VIBER_TEXT_MAX = 1000;
+export const VIBER_CAPTION_MAX = 30;
+export const VOICECODE_SENDER_NAME = 'voicecode';
+
+/**
+ * VOICECODE text template (spec 2.2): `Код авторизации от {brand}: {code}.`, where the code's digits may be written
+ * together, separated by spaces, or separated by one special character.
+ */
+const VOICECODE_TEMPLATE = /^Код авторизации от (\S(?:.*\S)?): (\d(?:[^\p{L}\p{N}]?\d)*)\.$/u;
+const FLASHCALL_CODE = /^\d{4}$/;
+
+export interface ContentResult {
+  /** Parts the message is billed and sent as: SMS parts, 1 for every other channel. */
+  readonly totalParts: number;
+}
+
+const invalid = (): HeraldError => herald('invalidContent');
+const detail = (reason: string): HeraldError => herald('invalidContentDetail', { reason });
+
+/** Validates `content` for its channel (spec sections 2.2 to 2.5 and 8); throws the first problem. */
+export function validateContent(channel: Channel, content: unknown): ContentResult {
+  switch (channel) {
+    case 'SMS':
+      return smsContent(content);
+    case 'FLASHCALL':
+      flashcallContent(content);
+      return { totalParts: 1 };
+    case 'VOICECODE':
+      voicecodeContent(content);
+      return { totalParts: 1 };
+    case 'VK':
+      plainText(content, VK_TEXT_MAX);
+      return { totalParts: 1 };
+    case 'WHATSAPP':
+      validateWhatsappContent(content);
+      return { totalParts: 1 };
+    case 'VIBER':
+      viberContent(content);
+      return { totalParts: 1 };
+  }
+}
+
+/** A UTF-8 text without byte order mark, 1 to `max` characters. */
+function plainText(content: unknown, max: number): string {
+  if (typeof content !== 'string') throw invalid();
+  if (isBlank(content)) throw herald('blankContent');
+  if (startsWithBom(content) || charCount(content) > max) throw invalid();
+  return content;
+}
+
+function smsContent(content: unknown): ContentResult {
+  const text = plainText(content, Number.MAX_SAFE_INTEGER);
+  const totalParts = smsPartCount(text);
+  // Concatenated SMS number their parts in one byte.
+  if (totalParts > SMS_MAX_PARTS) throw invalid();
+  return { totalParts };
+}
+
+function flashcallContent(content: unknown): void {
+  if (typeof content !== 'string') throw invalid();
+  if (isBlank(content)) throw herald('blankContent');
+  if (!FLASHCALL_CODE.test(content)) throw invalid();
+}
+
+function voicecodeContent(content: unknown): void {
+  if (!isPlainObject(content)) throw invalid();
+  for (const key of Object.keys(content)) if (key !== 'contentType' && key !== 'text') throw invalid();
+  if (content.contentType !== 'text') throw invalid();
+  const text = content.text;
+  if (typeof text !== 'string') throw invalid();
+  if (isBlank(text)) throw herald('blankContent');
+  if (startsWithBom(text) || charCount(text) > VOICECODE_TEXT_MAX || !VOICECODE_TEMPLATE.test(text)) throw invalid();
+}
+
+const VIBER_FIELDS = {
+  text: { required: ['text'], optional: [] },
+  button: { required: ['text', 'caption', 'action'], optional: ['imageUrl'] },
+  image: { required: ['imageUrl'], optional: [] },
+} as const;
+
+/**
+ * VIBER content (spec 2.5 shows shapes only; the limits are Herald's, from Viber's business messages: text up to
+ * 1000 characters, button caption up to 30, links http(s)).
+ */
+function viberContent(content: unknown): void {
+  if (!isPlainObject(content)) throw detail('an object with contentType text, button or image is expected');
+  const type = content.contentType;
+  if (type === undefined || type === null) throw detail('missing contentType');
+  if (typeof type !== 'string' || !(type in VIBER_FIELDS)) {
+    throw detail(`contentType must be text, button or image, not ${JSON.stringify(type)}`);
+  }
+  const shape = VIBER_FIELDS[type as keyof typeof VIBER_FIELDS];
+  const allowed: readonly string[] = [...shape.required, ...shape.optional];
+  for (const key of Object.keys(content)) {
+    if (key !== 'contentType' && !allowed.includes(key)) throw detail(`unknown field ${key} for contentType ${type}`);
+  }
+  for (const field of shape.required) {
+    const value = content[field];
+    if (value === undefined || value === null) throw detail(`missing ${field}`);
+  }
+  if (content.text !== undefined) {
+    if (typeof content.text !== 'string') throw detail('text must be a string');
+    if (isBlank(content.text)) throw herald('blankContent');
+    if (startsWithBom(content.text)) throw detail('text must not start with a byte order mark');
+    if (charCount(content.text) > VIBER_TEXT_MAX) throw detail(`text must be 1 to ${VIBER_TEXT_MAX} characters`);
+  }
+  if (content.caption !== undefined) {
+    if (typeof content.caption !== 'string' || isBlank(content.caption) || charCount(content.caption) > VIBER_CAPTION_MAX) {
+      throw detail(`caption must be 1 to ${VIBER_CAPTION_MAX} characters`);
+    }
+  }
+  for (const field of ['action', 'imageUrl'] as const) {
+    const value = content[field];
+    if (value !== undefined && value !== null && (typeof value !== 'string' || !/^https?:\/\/\S+$/.test(value))) {
+      throw detail(`${field} must be an http(s) link`);
+    }
+  }
+}

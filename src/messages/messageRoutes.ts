@@ -1,0 +1,38 @@
+import { Type } from 'typebox';
+import { idempotencyKeyOf } from '../idempotency/idempotency.js';
+import { principalOf, requireToken } from '../http/auth.js';
+import { errorResponses } from '../http/schemas.js';
+import type { Routes } from '../http/server.js';
+import { MessageRequest, SendResponse } from './messageSchemas.js';
+import { MAX_BATCH, sendMessages } from './sendMessages.js';
+
+/** The message operations of the client API. */
+export const messageRoutes: Routes = (app, ctx) => {
+  app.post(
+    '/api/v1/message',
+    {
+      onRequest: requireToken(ctx.db, ['traffic']),
+      // The body is validated by validateMessage, which gives the spec's own messages; the schema documents it.
+      validatorCompiler: () => (value) => ({ value }),
+      schema: {
+        tags: ['Messages'],
+        summary: 'Send a batch of 1 to 1000 messages',
+        security: [{ basicToken: [] }],
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(Type.String({ description: 'Same key and body within 24 h returns the first response' })),
+        }),
+        body: Type.Array(MessageRequest, { minItems: 1, maxItems: MAX_BATCH }),
+        response: { 200: SendResponse, ...errorResponses(400, 401, 403, 409, 413, 415, 422, 503) },
+      },
+    },
+    async (request, reply) => {
+      const result = await sendMessages(ctx, {
+        principal: principalOf(request),
+        body: request.body,
+        idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']),
+      });
+      if (result.replayed) void reply.header('idempotent-replayed', 'true');
+      return reply.status(200).send(result.body);
+    },
+  );
+};

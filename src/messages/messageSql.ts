@@ -1,0 +1,67 @@
+import type { Queryable } from '../db/db.js';
+import type { ValidMessage } from './validateMessage.js';
+
+export const MESSAGE_STATUSES = {
+  sending: 'sending',
+  sent: 'sent',
+  delivered: 'delivered',
+  undelivered: 'undelivered',
+  unsent: 'unsent',
+  read: 'read',
+  unread: 'unread',
+  inboundSent: 'inbound_sent',
+} as const;
+
+export interface NewMessage {
+  readonly id: string;
+  readonly message: ValidMessage;
+  readonly plannedSendAt: Date;
+}
+
+/**
+ * Inserts a batch of new messages in status `sending` with one statement: the rows travel as one JSON array and
+ * are expanded by json_to_recordset, so a 1000-message batch is one round trip.
+ */
+export async function messageInsertBatch(
+  db: Queryable,
+  batch: { accountId: number; trafficCenterId: number | null; now: Date; messages: readonly NewMessage[] },
+): Promise<void> {
+  const rows = batch.messages.map(({ id, message: m, plannedSendAt }) => ({
+    id,
+    ch: m.channelType,
+    sn: m.senderName,
+    ds: m.destination,
+    co: m.country,
+    ct: m.content,
+    tg: m.tags,
+    ul: m.useLocalTime,
+    ls: m.localSendTime,
+    lc: m.localCompletionTime,
+    tl: m.ttl,
+    hr: m.hours,
+    dy: m.days,
+    su: m.shortUrl,
+    cu: m.callbackUrl,
+    ce: m.callbackEvents,
+    ex: m.externalMessageId,
+    tp: m.totalParts,
+    ps: plannedSendAt.toISOString(),
+  }));
+  await db.query(
+    `INSERT INTO messages (
+       account_id, id, created_at, channel_type, traffic_center_id, sender_name, destination, country, content, tags,
+       use_local_time, local_send_time, local_completion_time, ttl, hours, days, short_url, callback_url,
+       callback_events, external_message_id, total_parts, status, status_at, planned_send_at)
+     SELECT $1, r.id, $2, r.ch, $3, r.sn, r.ds, r.co, r.ct, r.tg, r.ul, r.ls, r.lc, r.tl, r.hr, r.dy, r.su, r.cu,
+       r.ce, r.ex, r.tp, 'sending', $2, r.ps
+     FROM json_to_recordset($4::json) AS r(
+       id uuid, ch text, sn text, ds text, co text, ct jsonb, tg text[], ul boolean, ls text, lc text, tl integer,
+       hr smallint[], dy smallint[], su boolean, cu text, ce text[], ex text, tp integer, ps timestamptz)`,
+    [batch.accountId, batch.now, batch.trafficCenterId, JSON.stringify(rows)],
+  );
+}
+
+export async function messageCount(db: Queryable, accountId: number): Promise<number> {
+  const [row] = await db.query<{ n: number }>('SELECT count(*) AS n FROM messages WHERE account_id = $1', [accountId]);
+  return row!.n;
+}

@@ -1,0 +1,273 @@
+import { callbackUrlProblem, maskCallbackUrl } from '../callbacks/callbackUrl.js';
+import { type CallbackEvent, isCallbackEvent } from '../callbacks/events.js';
+import { herald, showValue } from '../errors/catalogue.js';
+import { type Channel, isChannel } from '../shared/channels.js';
+import { charCount, isPlainObject } from '../shared/text.js';
+import { formatLocalTime, parseLocalTime } from '../util/time.js';
+import { VOICECODE_SENDER_NAME, validateContent } from './channelContent.js';
+import { normaliseDestination } from './destination.js';
+
+/** Every field of the message request object (spec 2.1). */
+export const MESSAGE_FIELDS = [
+  'channelType',
+  'senderName',
+  'destination',
+  'content',
+  'tags',
+  'useLocalTime',
+  'localSendTime',
+  'localCompletionTime',
+  'ttl',
+  'hours',
+  'days',
+  'shortUrl',
+  'callbackUrl',
+  'callbackEvents',
+  'externalMessageId',
+] as const;
+type Field = (typeof MESSAGE_FIELDS)[number];
+
+const ALL_BUT_EXTERNAL_ID: readonly Field[] = MESSAGE_FIELDS.filter((f) => f !== 'externalMessageId');
+const REQUIRED: readonly Field[] = ['channelType', 'senderName', 'destination', 'content'];
+
+interface ChannelRule {
+  /** Fields a message of the channel may carry (spec 2.2 "Other fields accepted"). */
+  readonly accepts: ReadonlySet<Field>;
+  readonly ttl?: { readonly min: number; readonly max: number };
+}
+
+/**
+ * Spec 2.2 per channel. VIBER is not in the spec's table; Herald treats it as VK and WHATSAPP (every field but
+ * externalMessageId, ttl 60 to 86400).
+ */
+export const CHANNEL_RULES: Readonly<Record<Channel, ChannelRule>> = {
+  SMS: { accepts: new Set(ALL_BUT_EXTERNAL_ID), ttl: { min: 60, max: 86_400 } },
+  FLASHCALL: { accepts: new Set([...REQUIRED, 'tags', 'callbackUrl', 'callbackEvents']) },
+  VOICECODE: {
+    accepts: new Set([...REQUIRED, 'tags', 'callbackUrl', 'callbackEvents', 'ttl', 'externalMessageId']),
+    ttl: { min: 30, max: 86_400 },
+  },
+  WHATSAPP: { accepts: new Set(ALL_BUT_EXTERNAL_ID), ttl: { min: 60, max: 86_400 } },
+  VIBER: { accepts: new Set(ALL_BUT_EXTERNAL_ID), ttl: { min: 60, max: 86_400 } },
+  VK: { accepts: new Set(ALL_BUT_EXTERNAL_ID), ttl: { min: 60, max: 86_400 } },
+};
+
+/** Channels whose sender name must be registered, approved and started (spec 2.2). */
+export const REGISTERED_SENDER_CHANNELS: ReadonlySet<Channel> = new Set(['SMS', 'WHATSAPP']);
+
+export const LIMITS = {
+  sendTimeBeforeNowMs: 12 * 3600_000,
+  sendTimeAfterNowMs: 7 * 86_400_000,
+  completionTimeAfterNowMs: 70 * 86_400_000,
+  externalMessageId: 100,
+  /** Herald's own bounds on tags (the spec sets none): enough for any reporting scheme, small enough to index. */
+  tags: 20,
+  tagLength: 64,
+} as const;
+
+// "Letters of any case, digits, underscore" (spec 2.1): letters of every script, as a \w that knows Unicode.
+const TAG = /^[\p{L}\p{N}_]+$/u;
+
+export interface ValidationContext {
+  /** The request time, the same for every message of a batch. */
+  readonly now: Date;
+  readonly isSenderNameActive: (channel: Channel, name: string) => boolean;
+  readonly allowPrivateCallbacks: boolean;
+  readonly shortenerAvailable: boolean;
+}
+
+/** A message that passed validation, normalised for storage. */
+export interface ValidMessage {
+  readonly channelType: Channel;
+  readonly senderName: string;
+  readonly destination: string;
+  readonly country: string | null;
+  readonly content: unknown;
+  readonly tags: readonly string[];
+  readonly useLocalTime: boolean;
+  readonly localSendTime: string | null;
+  readonly localCompletionTime: string | null;
+  readonly ttl: number | null;
+  readonly hours: readonly number[] | null;
+  readonly days: readonly number[] | null;
+  readonly shortUrl: boolean;
+  readonly callbackUrl: string | null;
+  readonly callbackEvents: readonly CallbackEvent[] | null;
+  readonly externalMessageId: string | null;
+  readonly totalParts: number;
+}
+
+const present = (value: unknown): boolean => value !== undefined && value !== null;
+
+/**
+ * Validates one message object by every rule of spec sections 2, 7 and 8 and returns it normalised, or throws the
+ * first problem as a HeraldError. Fields are checked in the order of the spec's field table; `null` counts as absent.
+ */
+export function validateMessage(input: unknown, ctx: ValidationContext): ValidMessage {
+  if (!isPlainObject(input)) throw herald('notAnObject');
+
+  const channel = input.channelType;
+  if (!present(channel)) throw herald('missingField', { field: 'channelType' });
+  if (!isChannel(channel)) throw herald('invalidField', { field: 'channelType', value: showValue(channel) });
+  const rule = CHANNEL_RULES[channel];
+
+  for (const key of Object.keys(input)) {
+    if (!rule.accepts.has(key as Field) && present(input[key])) throw herald('fieldNotAccepted', { field: key });
+  }
+  for (const field of REQUIRED) {
+    if (!present(input[field])) throw herald('missingField', { field });
+  }
+
+  const senderName = validateSenderName(channel, input.senderName, ctx);
+  const destination = normaliseDestination(input.destination);
+  if (!destination) throw herald('invalidMsisdn');
+  const { totalParts } = validateContent(channel, input.content);
+  const tags = validateTags(input.tags);
+  const useLocalTime = optionalBoolean(input.useLocalTime, 'useLocalTime') ?? true;
+  const { localSendTime, localCompletionTime } = validateTimes(input.localSendTime, input.localCompletionTime, ctx.now);
+  const ttl = validateTtl(input.ttl, rule);
+  const hours = validateHourOrDayList(input.hours, 0, 23, 'hours');
+  const days = validateHourOrDayList(input.days, 1, 7, 'days');
+  const shortUrl = optionalBoolean(input.shortUrl, 'shortUrl') ?? false;
+  if (shortUrl && !ctx.shortenerAvailable) throw herald('shortenerUnavailable');
+  const callbackUrl = validateCallbackUrl(input.callbackUrl, ctx.allowPrivateCallbacks);
+  const callbackEvents = validateCallbackEvents(input.callbackEvents);
+  const externalMessageId = validateExternalMessageId(input.externalMessageId);
+
+  return {
+    channelType: channel,
+    senderName,
+    destination: destination.msisdn,
+    country: destination.country ?? null,
+    content: input.content,
+    tags,
+    useLocalTime,
+    localSendTime,
+    localCompletionTime,
+    ttl,
+    hours,
+    days,
+    shortUrl,
+    callbackUrl,
+    callbackEvents,
+    externalMessageId,
+    totalParts,
+  };
+}
+
+function validateSenderName(channel: Channel, value: unknown, ctx: ValidationContext): string {
+  if (typeof value !== 'string') throw herald('invalidField', { field: 'senderName', value: showValue(value) });
+  if (channel === 'VOICECODE') {
+    if (value !== VOICECODE_SENDER_NAME) throw herald('noActiveSenderName', { channelType: channel, senderName: value });
+  } else if (REGISTERED_SENDER_CHANNELS.has(channel)) {
+    if (!ctx.isSenderNameActive(channel, value)) {
+      throw herald('noActiveSenderName', { channelType: channel, senderName: value });
+    }
+  } else if (value.trim() === '') {
+    throw herald('invalidField', { field: 'senderName', value: showValue(value) });
+  }
+  return value;
+}
+
+function validateTags(value: unknown): string[] {
+  if (!present(value)) return [];
+  const ok =
+    Array.isArray(value) &&
+    value.length <= LIMITS.tags &&
+    value.every((tag) => typeof tag === 'string' && TAG.test(tag) && charCount(tag) <= LIMITS.tagLength);
+  if (!ok) throw herald('invalidTags', { tags: showValue(value) });
+  return value as string[];
+}
+
+function optionalBoolean(value: unknown, field: string): boolean | undefined {
+  if (!present(value)) return undefined;
+  if (typeof value !== 'boolean') throw herald('invalidField', { field, value: showValue(value) });
+  return value;
+}
+
+/**
+ * Spec 2.1 and 8: localSendTime within [now - 12 h, now + 7 days], localCompletionTime within
+ * [localSendTime, now + 70 days], both wall-clock times compared with UTC at whole seconds. Without
+ * localSendTime, the completion time's lower bound is the earliest allowed send time, now - 12 h.
+ */
+function validateTimes(
+  send: unknown,
+  completion: unknown,
+  now: Date,
+): { localSendTime: string | null; localCompletionTime: string | null } {
+  const nowMs = Math.floor(now.getTime() / 1000) * 1000;
+  const minSend = nowMs - LIMITS.sendTimeBeforeNowMs;
+  let sendMs: number | undefined;
+  if (present(send)) {
+    sendMs = typeof send === 'string' ? parseLocalTime(send) : undefined;
+    if (sendMs === undefined) throw herald('invalidField', { field: 'localSendTime', value: showValue(send) });
+    if (sendMs < minSend) throw herald('sendTimeTooEarly', { minLocalSendTime: formatLocalTime(minSend) });
+    const maxSend = nowMs + LIMITS.sendTimeAfterNowMs;
+    if (sendMs > maxSend) throw herald('sendTimeTooLate', { maxLocalSendTime: formatLocalTime(maxSend) });
+  }
+  if (present(completion)) {
+    const completionMs = typeof completion === 'string' ? parseLocalTime(completion) : undefined;
+    if (completionMs === undefined) {
+      throw herald('invalidField', { field: 'localCompletionTime', value: showValue(completion) });
+    }
+    const minCompletion = sendMs ?? minSend;
+    if (completionMs < minCompletion) {
+      throw herald('completionTimeTooEarly', { minLocalCompletionTime: formatLocalTime(minCompletion) });
+    }
+    const maxCompletion = nowMs + LIMITS.completionTimeAfterNowMs;
+    if (completionMs > maxCompletion) {
+      throw herald('completionTimeTooLate', { maxLocalCompletionTime: formatLocalTime(maxCompletion) });
+    }
+  }
+  return {
+    localSendTime: present(send) ? (send as string) : null,
+    localCompletionTime: present(completion) ? (completion as string) : null,
+  };
+}
+
+function validateTtl(value: unknown, rule: ChannelRule): number | null {
+  if (!present(value)) return null;
+  const bounds = rule.ttl!;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < bounds.min || value > bounds.max) {
+    throw herald('invalidTtl', { ttl: showValue(value) });
+  }
+  return value;
+}
+
+function validateHourOrDayList(value: unknown, min: number, max: number, field: 'hours' | 'days'): number[] | null {
+  if (!present(value)) return null;
+  const ok =
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((v) => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max) &&
+    new Set(value).size === value.length;
+  if (!ok) {
+    throw field === 'hours'
+      ? herald('invalidHours', { hours: showValue(value) })
+      : herald('invalidDays', { days: showValue(value) });
+  }
+  return value as number[];
+}
+
+function validateCallbackUrl(value: unknown, allowPrivate: boolean): string | null {
+  if (!present(value)) return null;
+  if (typeof value !== 'string') throw herald('invalidCallbackUrl', { reason: `not a string: ${showValue(value)}` });
+  const problem = callbackUrlProblem(value, allowPrivate);
+  if (problem) throw herald('invalidCallbackUrl', { reason: `${problem}: ${maskCallbackUrl(value)}` });
+  return value;
+}
+
+function validateCallbackEvents(value: unknown): CallbackEvent[] | null {
+  if (!present(value)) return null;
+  const ok = Array.isArray(value) && value.every(isCallbackEvent) && new Set(value).size === value.length;
+  if (!ok) throw herald('invalidField', { field: 'callbackEvents', value: showValue(value) });
+  return value as CallbackEvent[];
+}
+
+function validateExternalMessageId(value: unknown): string | null {
+  if (!present(value)) return null;
+  if (typeof value !== 'string' || value.length === 0 || charCount(value) > LIMITS.externalMessageId) {
+    throw herald('invalidField', { field: 'externalMessageId', value: showValue(value) });
+  }
+  return value;
+}

@@ -1,0 +1,124 @@
+import { Type } from 'typebox';
+import { accountGet } from '../accounts/accountSql.js';
+import { herald } from '../errors/catalogue.js';
+import { requireAdmin } from '../http/auth.js';
+import { ChannelType, errorResponses, IdParam, PageQuery, paginated } from '../http/schemas.js';
+import type { Routes } from '../http/server.js';
+import { SenderName } from './senderNameSchemas.js';
+import { checkSenderNameFormat, senderNameToApi } from './senderNames.js';
+import { SENDER_NAME_STATUSES, senderNameDecide, senderNameInsert, senderNameList } from './senderNameSql.js';
+
+const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601, e.g. 2026-01-01T08:00:00Z' });
+
+/** The operator's side of sender names: create approved, moderate (approve with a start date, reject with a comment). */
+export const adminSenderNameRoutes: Routes = (app, ctx) => {
+  const onRequest = requireAdmin(ctx.adminToken);
+  const security = [{ adminToken: [] }];
+  const tags = ['Operator: sender names'];
+
+  app.post(
+    '/admin/v1/accounts/:id/sender-names',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'Create a sender name already Approved (start date now unless given)',
+        security,
+        params: IdParam,
+        body: Type.Object(
+          { channelType: ChannelType, name: Type.String(), startDate: Type.Optional(DateTime), comment: Type.Optional(Type.String({ maxLength: 1000 })) },
+          { additionalProperties: false },
+        ),
+        response: { 201: SenderName, ...errorResponses(404, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      const account = await accountGet(ctx.db, request.params.id);
+      if (!account) throw herald('notFound', { what: `Account ${request.params.id}` });
+      const { channelType, startDate, comment } = request.body;
+      const name = checkSenderNameFormat(channelType, request.body.name);
+      const now = ctx.clock.now();
+      const row = await senderNameInsert(ctx.db, {
+        accountId: account.id,
+        channelType,
+        name,
+        status: 'Approved',
+        startDate: startDate ? new Date(startDate) : now,
+        comment: comment ?? null,
+        now,
+      });
+      if (!row) throw herald('conflict', { reason: `Sender name already exists: (${channelType}, ${name})` });
+      return reply.status(201).send(senderNameToApi(row));
+    },
+  );
+
+  app.get(
+    '/admin/v1/sender-names',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'List sender names of all accounts; status=Pending is the moderation queue',
+        security,
+        querystring: Type.Intersect([
+          PageQuery,
+          Type.Object({
+            status: Type.Optional(Type.Enum(SENDER_NAME_STATUSES)),
+            accountId: Type.Optional(Type.Integer({ minimum: 1 })),
+            channelType: Type.Optional(ChannelType),
+          }),
+        ]),
+        response: { 200: paginated(SenderName) },
+      },
+    },
+    async (request) => {
+      const { status, accountId, channelType } = request.query;
+      const page = request.query.page ?? 1;
+      const perPage = request.query.per_page ?? 100;
+      const { rows, total } = await senderNameList(ctx.db, { status, accountId, channelType }, perPage, (page - 1) * perPage);
+      return { items: rows.map(senderNameToApi), page, per_page: perPage, total };
+    },
+  );
+
+  app.post(
+    '/admin/v1/sender-names/:id/approve',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'Approve a sender name from a start date (now unless given)',
+        security,
+        params: IdParam,
+        body: Type.Optional(Type.Object({ startDate: Type.Optional(DateTime) }, { additionalProperties: false })),
+        response: { 200: SenderName, ...errorResponses(404, 422) },
+      },
+    },
+    async (request) => {
+      const now = ctx.clock.now();
+      const startDate = request.body?.startDate ? new Date(request.body.startDate) : now;
+      const row = await senderNameDecide(ctx.db, request.params.id, { status: 'Approved', startDate }, now);
+      if (!row) throw herald('notFound', { what: `Sender name ${request.params.id}` });
+      return senderNameToApi(row);
+    },
+  );
+
+  app.post(
+    '/admin/v1/sender-names/:id/reject',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'Reject a sender name with a comment',
+        security,
+        params: IdParam,
+        body: Type.Object({ comment: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false }),
+        response: { 200: SenderName, ...errorResponses(404, 422) },
+      },
+    },
+    async (request) => {
+      const row = await senderNameDecide(ctx.db, request.params.id, { status: 'Rejected', comment: request.body.comment }, ctx.clock.now());
+      if (!row) throw herald('notFound', { what: `Sender name ${request.params.id}` });
+      return senderNameToApi(row);
+    },
+  );
+};

@@ -1,0 +1,110 @@
+import type { Queryable } from '../db/db.js';
+import type { Channel } from '../shared/channels.js';
+
+export const SENDER_NAME_STATUSES = ['Pending', 'Approved', 'Rejected'] as const;
+export type SenderNameStatus = (typeof SENDER_NAME_STATUSES)[number];
+
+export interface SenderNameRow {
+  id: number;
+  account_id: number;
+  channel_type: Channel;
+  name: string;
+  status: SenderNameStatus;
+  start_date: Date | null;
+  comment: string | null;
+  manager_comment: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = 'id, account_id, channel_type, name, status, start_date, comment, manager_comment, created_at, updated_at';
+
+/** Inserts a sender name; undefined when the account already has a live one of that channel and name. */
+export async function senderNameInsert(
+  db: Queryable,
+  row: {
+    accountId: number;
+    channelType: Channel;
+    name: string;
+    status: SenderNameStatus;
+    startDate: Date | null;
+    comment: string | null;
+    now: Date;
+  },
+): Promise<SenderNameRow | undefined> {
+  const [inserted] = await db.query<SenderNameRow>(
+    `INSERT INTO sender_names (account_id, channel_type, name, status, start_date, comment, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+     ON CONFLICT (account_id, channel_type, name) WHERE deleted_at IS NULL DO NOTHING
+     RETURNING ${COLUMNS}`,
+    [row.accountId, row.channelType, row.name, row.status, row.startDate, row.comment, row.now],
+  );
+  return inserted;
+}
+
+export async function senderNameGet(db: Queryable, id: number): Promise<SenderNameRow | undefined> {
+  const [row] = await db.query<SenderNameRow>(
+    `SELECT ${COLUMNS} FROM sender_names WHERE id = $1 AND deleted_at IS NULL`,
+    [id],
+  );
+  return row;
+}
+
+export async function senderNameList(
+  db: Queryable,
+  filter: { accountId?: number | undefined; status?: SenderNameStatus | undefined; channelType?: Channel | undefined },
+  limit: number,
+  offset: number,
+): Promise<{ rows: SenderNameRow[]; total: number }> {
+  const where = `deleted_at IS NULL
+     AND ($1::bigint IS NULL OR account_id = $1)
+     AND ($2::text IS NULL OR status = $2)
+     AND ($3::text IS NULL OR channel_type = $3)`;
+  const params = [filter.accountId ?? null, filter.status ?? null, filter.channelType ?? null];
+  const rows = await db.query<SenderNameRow>(
+    `SELECT ${COLUMNS} FROM sender_names WHERE ${where} ORDER BY id LIMIT $4 OFFSET $5`,
+    [...params, limit, offset],
+  );
+  const [count] = await db.query<{ n: number }>(`SELECT count(*) AS n FROM sender_names WHERE ${where}`, params);
+  return { rows, total: count!.n };
+}
+
+/** Moves a sender name to Approved or Rejected; undefined when it does not exist. */
+export async function senderNameDecide(
+  db: Queryable,
+  id: number,
+  decision: { status: 'Approved'; startDate: Date } | { status: 'Rejected'; comment: string },
+  now: Date,
+): Promise<SenderNameRow | undefined> {
+  const [row] = await db.query<SenderNameRow>(
+    `UPDATE sender_names
+     SET status = $2, start_date = $3, manager_comment = $4, updated_at = $5
+     WHERE id = $1 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
+    [
+      id,
+      decision.status,
+      decision.status === 'Approved' ? decision.startDate : null,
+      decision.status === 'Rejected' ? decision.comment : null,
+      now,
+    ],
+  );
+  return row;
+}
+
+/**
+ * The one rule of which sender names may send (spec 2.2): status Approved and a start date not later than the
+ * request time. Returns the account's active names of the given channels.
+ */
+export async function senderNameActiveList(
+  db: Queryable,
+  accountId: number,
+  channels: readonly Channel[],
+  now: Date,
+): Promise<{ channel_type: Channel; name: string }[]> {
+  return db.query<{ channel_type: Channel; name: string }>(
+    `SELECT channel_type, name FROM sender_names
+     WHERE account_id = $1 AND channel_type = ANY($2::text[]) AND status = 'Approved' AND start_date <= $3
+       AND deleted_at IS NULL`,
+    [accountId, channels, now],
+  );
+}

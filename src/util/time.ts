@@ -1,0 +1,28 @@
+/** Wall-clock time format of the API's local send and completion times: `YYYY-MM-DD hh:mm:ss`. */
+const LOCAL_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
+
+/**
+ * Parses `YYYY-MM-DD hh:mm:ss` as a wall-clock time and returns the milliseconds of the same wall-clock time in
+ * UTC, or undefined when the text is not such a time (wrong shape, 2026-02-30, 24:00:00).
+ */
+export function parseLocalTime(text: string): number | undefined {
+  const m = LOCAL_TIME.exec(text);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  const ms = Date.UTC(year, month - 1, day, hour, minute, second);
+  const d = new Date(ms);
+  if (d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day) return undefined;
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  return ms;
+}
+
+/** Formats milliseconds as `YYYY-MM-DD hh:mm:ss` in UTC. */
+export function formatLocalTime(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** ISO 8601 UTC with seconds, as the API shows times: `2026-01-01T08:00:00Z`. */
+export function isoUtc(date: Date | null | undefined): string | null {
+  if (!date) return null;
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
