@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_BODY_LIMIT_BYTES, loadConfig } from '../../src/config/config.js';
+
+describe('configuration (DESIGN 1)', () => {
+  it('defaults to embedded mode with demo, simulators and private callbacks on', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      databaseUrl: undefined,
+      adminToken: undefined,
+      simulators: true,
+      simDelayMs: 200,
+      shortUrlBase: 'http://127.0.0.1:8080/s',
+      callbackRetryIntervalS: 300,
+      callbackRetryWindowS: 86400,
+      callbackAllowPrivate: true,
+      conversionPort: undefined,
+      demo: true,
+      logLevel: 'info',
+      bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
+      currency: 'RUB',
+    });
+    expect(config.dataDir).toMatch(/\/data$/);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('turns demo, simulators, short links and private callbacks off with DATABASE_URL', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://u@db:5432/herald' });
+    expect(config).toMatchObject({
+      databaseUrl: 'postgres://u@db:5432/herald',
+      demo: false,
+      simulators: false,
+      shortUrlBase: undefined,
+      callbackAllowPrivate: false,
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      HERALD_HOST: '0.0.0.0',
+      HERALD_PORT: '9000',
+      HERALD_DATA_DIR: '/tmp/herald-x',
+      HERALD_ADMIN_TOKEN: 'a'.repeat(32),
+      HERALD_SIMULATORS: 'off',
+      HERALD_SIM_DELAY_MS: '0',
+      HERALD_SHORT_URL_BASE: 'https://s.example.com/l/',
+      HERALD_CALLBACK_RETRY_INTERVAL: '5',
+      HERALD_CALLBACK_RETRY_WINDOW: '60',
+      HERALD_CALLBACK_ALLOW_PRIVATE: 'false',
+      HERALD_CONVERSION_PORT: '9001',
+      HERALD_DEMO: 'false',
+      HERALD_LOG_LEVEL: 'warn',
+      HERALD_BODY_LIMIT: '2048',
+      HERALD_CURRENCY: 'USD',
+      HERALD_DB_POOL_SIZE: '4',
+    });
+    expect(config).toMatchObject({
+      host: '0.0.0.0',
+      port: 9000,
+      dataDir: '/tmp/herald-x',
+      simulators: false,
+      simDelayMs: 0,
+      shortUrlBase: 'https://s.example.com/l',
+      callbackRetryIntervalS: 5,
+      callbackRetryWindowS: 60,
+      callbackAllowPrivate: false,
+      conversionPort: 9001,
+      demo: false,
+      logLevel: 'warn',
+      bodyLimitBytes: 2048,
+      currency: 'USD',
+      dbPoolSize: 4,
+    });
+  });
+
+  it.each([
+    ['HERALD_PORT', '80a', 'HERALD_PORT: must be an integer from 0 to 65535 (got "80a")'],
+    ['HERALD_PORT', '70000', 'HERALD_PORT: must be an integer from 0 to 65535 (got "70000")'],
+    ['HERALD_SIMULATORS', 'yes', 'HERALD_SIMULATORS: must be on or off (got "yes")'],
+    ['HERALD_DEMO', '1', 'HERALD_DEMO: must be true or false (got "1")'],
+    ['HERALD_CALLBACK_ALLOW_PRIVATE', 'TRUE', 'HERALD_CALLBACK_ALLOW_PRIVATE: must be true or false (got "TRUE")'],
+    ['HERALD_SIM_DELAY_MS', '-1', 'HERALD_SIM_DELAY_MS: must be an integer from 0 to 3600000 (got "-1")'],
+    ['HERALD_CALLBACK_RETRY_INTERVAL', '0', 'HERALD_CALLBACK_RETRY_INTERVAL: must be an integer from 1 to 86400 (got "0")'],
+    ['HERALD_SHORT_URL_BASE', 'example.com/s', 'HERALD_SHORT_URL_BASE: must be an absolute http(s) URL (got "example.com/s")'],
+    ['HERALD_ADMIN_TOKEN', 'short', 'HERALD_ADMIN_TOKEN: must be at least 24 characters (got "short")'],
+    ['HERALD_LOG_LEVEL', 'verbose', 'HERALD_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")'],
+    ['HERALD_CURRENCY', 'rub', 'HERALD_CURRENCY: must be a three-letter ISO 4217 code such as RUB (got "rub")'],
+    ['DATABASE_URL', 'mysql://x', 'DATABASE_URL: must be a postgres:// or postgresql:// URL (got "mysql://x")'],
+  ])('%s=%s stops start-up naming the variable', (name, value, message) => {
+    let error: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variable).toBe(name);
+    expect((error as Error).message).toBe(message);
+  });
+
+  it('refuses an unknown HERALD_ variable instead of ignoring a typo', () => {
+    expect(() => loadConfig({ HERALD_PROT: '80' })).toThrow(/^HERALD_PROT: unknown variable; known: HERALD_HOST/);
+  });
+});

@@ -1,0 +1,95 @@
+import pino from 'pino';
+import { loadConfig } from '../../src/config/config.js';
+import { type Herald, startHerald } from '../../src/main.js';
+import type { Channel } from '../../src/shared/channels.js';
+import { TestClock } from './clock.js';
+import { type Engine, openTestDb, type TestDb } from './engines.js';
+import { call, type CallOptions, type Reply } from './http.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+
+export interface TestAccount {
+  readonly id: number;
+  readonly traffic: string;
+  readonly system: string;
+}
+
+export interface TestHerald {
+  readonly herald: Herald;
+  readonly url: string;
+  readonly testDb: TestDb;
+  readonly clock: TestClock;
+  /** A client API call. */
+  call<T = any>(method: string, path: string, options?: CallOptions): Promise<Reply<T>>;
+  /** An operator API call with the admin token. */
+  admin<T = any>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
+  /** Creates an account through the operator API, with approved sender names and channel switches. */
+  createAccount(options?: {
+    senderNames?: readonly [Channel, string][];
+    channels?: Partial<Record<Channel, boolean>>;
+    balance?: number;
+  }): Promise<TestAccount>;
+  close(): Promise<void>;
+}
+
+/**
+ * Herald on a fresh database of the given engine, listening on a free loopback port, with a test clock and the
+ * operator API on. `env` adds or overrides HERALD_* variables.
+ */
+export async function startTestHerald(
+  engine: Engine,
+  options: { env?: Record<string, string>; clock?: TestClock } = {},
+): Promise<TestHerald> {
+  const testDb = await openTestDb(engine);
+  const clock = options.clock ?? new TestClock();
+  const config = loadConfig({
+    HERALD_PORT: '0',
+    HERALD_DEMO: 'false',
+    HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
+    HERALD_SIMULATORS: 'off',
+    HERALD_LOG_LEVEL: 'silent',
+    ...options.env,
+  });
+  const herald = await startHerald({
+    config,
+    role: 'api',
+    clock,
+    db: testDb.db,
+    log: pino({ level: config.logLevel }),
+  });
+  const url = herald.url!;
+
+  const t: TestHerald = {
+    herald,
+    url,
+    testDb,
+    clock,
+    call: (method, path, callOptions) => call(url, method, path, callOptions),
+    admin: (method, path, body) => call(url, method, path, { auth: `Bearer ${ADMIN_TOKEN}`, body }),
+    async createAccount(accountOptions = {}) {
+      const created = await t.admin('POST', '/admin/v1/accounts', { name: 'Test account' });
+      if (created.status !== 201) throw new Error(`account not created: ${JSON.stringify(created.body)}`);
+      const id = created.body.id as number;
+      if (accountOptions.channels) {
+        await t.admin('PATCH', `/admin/v1/accounts/${id}`, { channels: accountOptions.channels });
+      }
+      for (const [channelType, name] of accountOptions.senderNames ?? []) {
+        const made = await t.admin('POST', `/admin/v1/accounts/${id}/sender-names`, {
+          channelType,
+          name,
+          startDate: new Date(clock.now().getTime() - 60_000).toISOString(),
+        });
+        if (made.status !== 201) throw new Error(`sender name not created: ${JSON.stringify(made.body)}`);
+      }
+      if (accountOptions.balance) {
+        await t.admin('POST', `/admin/v1/accounts/${id}/balance`, { currency: 'RUB', amount: accountOptions.balance });
+      }
+      return { id, traffic: created.body.tokens.traffic, system: created.body.tokens.system };
+    },
+    async close() {
+      await herald.close();
+      await testDb.drop();
+    },
+  };
+  return t;
+}
