@@ -12,7 +12,8 @@ import { tokenList, tokenRevoke } from './tokenSql.js';
 import { isoUtc } from '../util/time.js';
 
 const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code' });
-const Money = Type.Number({ minimum: -1e12, maximum: 1e12, multipleOf: 0.000001 });
+// Stored as numeric(20, 6): amounts are rounded to six decimals.
+const Money = Type.Number({ minimum: -1e12, maximum: 1e12 });
 const Channels = Type.Partial(Type.Object(Object.fromEntries(CHANNELS.map((c) => [c, Type.Boolean()]))), {
   additionalProperties: false,
   description: 'Channel switches; WHATSAPP is off until the operator enables it',

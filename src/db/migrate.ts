@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from './db.js';
 
@@ -20,7 +21,7 @@ export function loadMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
     .map((file) => ({
       version: Number(file.slice(0, 4)),
       name: file.slice(5, -4),
-      sql: readFileSync(dir + file, 'utf8'),
+      sql: readFileSync(path.join(dir, file), 'utf8'),
     }));
 }
 

@@ -28,7 +28,7 @@ describe('destination normalisation (DESIGN 4)', () => {
     ['++79161234567', 'two plus signs'],
     [79161234567, 'a number, not a string'],
     [null, 'null'],
-  ])('refuses %s (%s)', (input) => {
+  ] as [unknown, string][])('refuses %s (%s)', (input) => {
     expect(normaliseDestination(input)).toBeUndefined();
   });
 });

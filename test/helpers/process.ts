@@ -1,0 +1,58 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+
+export const CLI = ['--import', 'tsx', 'src/cli.ts'];
+
+export interface Spawned {
+  readonly child: ChildProcess;
+  output(): string;
+  /** Resolves with the first match of `pattern` in stdout or stderr. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  exited(): Promise<number | null>;
+}
+
+/** Runs the herald command in a child process with the given environment (added to a clean HERALD_-free one). */
+export function spawnHerald(args: string[], env: Record<string, string>): Spawned {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('HERALD_') && k !== 'DATABASE_URL'));
+  const child = spawn(process.execPath, [...CLI, ...args], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer): void => {
+    output += chunk.toString();
+    for (const listener of listeners) listener();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exit = once(child, 'exit').then(([code]) => code as number | null);
+  return {
+    child,
+    output: () => output,
+    waitFor(pattern, timeoutMs = 20_000) {
+      return new Promise((resolve, reject) => {
+        const check = (): void => {
+          const match = output.match(pattern);
+          if (match) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            resolve(match);
+          }
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`timed out waiting for ${pattern}; output:\n${output}`));
+        }, timeoutMs);
+        listeners.add(check);
+        void exit.then(() => {
+          check();
+          if (listeners.has(check)) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            reject(new Error(`process exited before ${pattern}; output:\n${output}`));
+          }
+        });
+        check();
+      });
+    },
+    exited: () => exit,
+  };
+}
