@@ -1,0 +1,195 @@
+import pg from 'pg';
+import { Pool } from 'undici';
+import { uuid7 } from '../src/util/uuid7.js';
+import { type BenchFigure, type BenchSchema, percentile, startHeraldProcess } from './lib.js';
+
+export interface IngestOptions {
+  readonly schema: BenchSchema;
+  readonly seconds: number;
+  readonly clients: number;
+  readonly apiProcesses: number;
+  readonly batch: number;
+}
+
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+const SENDER = 'Bench';
+
+/** An SMS batch like a client's: distinct Russian mobile numbers, a one-part text. */
+function smsBatch(size: number, seed: number): Record<string, unknown>[] {
+  return Array.from({ length: size }, (_, i) => ({
+    channelType: 'SMS',
+    senderName: SENDER,
+    destination: `7916${String((seed * size + i) % 10_000_000).padStart(7, '0')}`,
+    content: `Your code is ${String((seed * 7919 + i) % 10_000).padStart(4, '0')}. It is valid for 5 minutes.`,
+    tags: ['bench'],
+  }));
+}
+
+/**
+ * Ingest: `clients` concurrent clients post 1000-message SMS batches to Herald (separate processes, PostgreSQL)
+ * for `seconds`; then, in the same database, a bare multi-row INSERT of the same rows into the same table by as
+ * many connections, as the ceiling Herald is compared with.
+ */
+export async function benchIngest(options: IngestOptions): Promise<BenchFigure[]> {
+  const env = { DATABASE_URL: options.schema.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN, HERALD_PORT: '0', HERALD_DB_POOL_SIZE: '8' };
+  // The first process migrates; the others find the schema ready.
+  const first = await startHeraldProcess('api', env);
+  const processes = [first];
+  for (let i = 1; i < options.apiProcesses; i++) processes.push(await startHeraldProcess('api', env));
+  try {
+    const admin = new Pool(first.url);
+    const account = (await (
+      await admin.request({
+        method: 'POST',
+        path: '/admin/v1/accounts',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'bench' }),
+      })
+    ).body.json()) as { id: number; tokens: { traffic: string } };
+    await (
+      await admin.request({
+        method: 'POST',
+        path: `/admin/v1/accounts/${account.id}/sender-names`,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ channelType: 'SMS', name: SENDER }),
+      })
+    ).body.dump();
+    await admin.close();
+
+    const bodies = Array.from({ length: 16 }, (_, seed) => JSON.stringify(smsBatch(options.batch, seed)));
+    const http = await runClients(processes.map((p) => p.url), account.tokens.traffic, bodies, options);
+    // Every accepted message must be in the table: a benchmark of answers that stored nothing would be worthless.
+    const stored = await countMessages(options.schema.url, account.id);
+    if (stored !== http.acceptedTotal) throw new Error(`ingest: ${http.acceptedTotal} accepted but ${stored} stored`);
+    const bare = await runBareInsert(options, account.id);
+
+    const ratio = http.messagesPerSecond / bare.rowsPerSecond;
+    return [
+      {
+        name: 'ingest: messages accepted',
+        value: http.messagesPerSecond,
+        unit: 'msg/s',
+        target: { op: '>=', value: 25_000 },
+        note: `${options.clients} clients, ${options.batch}-message SMS batches, ${options.apiProcesses} api process(es), ${options.seconds} s`,
+      },
+      { name: 'ingest: request latency p50', value: http.p50, unit: 'ms' },
+      { name: 'ingest: request latency p99', value: http.p99, unit: 'ms' },
+      {
+        name: 'ingest: bare multi-row INSERT',
+        value: bare.rowsPerSecond,
+        unit: 'rows/s',
+        note: `same rows, same table, ${options.clients} connections`,
+      },
+      {
+        name: 'ingest: accepted / bare insert',
+        value: ratio * 100,
+        unit: '%',
+        target: { op: '>=', value: 40 },
+      },
+    ];
+  } finally {
+    await Promise.all(processes.map((p) => p.stop()));
+  }
+}
+
+async function runClients(
+  urls: readonly string[],
+  token: string,
+  bodies: readonly string[],
+  options: IngestOptions,
+): Promise<{ messagesPerSecond: number; p50: number; p99: number; acceptedTotal: number }> {
+  const pools = urls.map((url) => new Pool(url, { connections: options.clients, pipelining: 1 }));
+  const latencies: number[] = [];
+  let accepted = 0;
+  let acceptedTotal = 0;
+  let failures = 0;
+  let measuring = false;
+  const warmupMs = 2000;
+  const start = performance.now();
+  const end = start + warmupMs + options.seconds * 1000;
+
+  const client = async (index: number): Promise<void> => {
+    const pool = pools[index % pools.length]!;
+    let n = index;
+    while (performance.now() < end) {
+      const body = bodies[n++ % bodies.length]!;
+      const t0 = performance.now();
+      const response = await pool.request({
+        method: 'POST',
+        path: '/api/v1/message',
+        headers: { authorization: `Basic ${token}`, 'content-type': 'application/json' },
+        body,
+      });
+      const text = await response.body.text();
+      const t1 = performance.now();
+      const ok = response.statusCode === 200 && text.startsWith('{"errors":false');
+      if (ok) acceptedTotal += options.batch;
+      if (!measuring) continue;
+      if (ok) {
+        accepted += options.batch;
+        latencies.push(t1 - t0);
+      } else {
+        failures++;
+        if (failures === 1) process.stderr.write(`ingest: unexpected answer ${response.statusCode}: ${text.slice(0, 300)}\n`);
+      }
+    }
+  };
+  const warmup = setTimeout(() => {
+    measuring = true;
+  }, warmupMs);
+  const measureStart = start + warmupMs;
+  await Promise.all(Array.from({ length: options.clients }, (_, i) => client(i)));
+  clearTimeout(warmup);
+  const elapsed = (performance.now() - measureStart) / 1000;
+  await Promise.all(pools.map((p) => p.close()));
+  if (failures > 0) throw new Error(`ingest: ${failures} requests failed`);
+  latencies.sort((a, b) => a - b);
+  return { messagesPerSecond: accepted / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), acceptedTotal };
+}
+
+/** The same rows as Herald stores them, by a plain parameterised multi-row INSERT. */
+async function runBareInsert(options: IngestOptions, accountId: number): Promise<{ rowsPerSecond: number }> {
+  const columns = [
+    'account_id', 'id', 'created_at', 'channel_type', 'sender_name', 'destination', 'country', 'content', 'tags',
+    'total_parts', 'status', 'status_at', 'planned_send_at',
+  ];
+  const rows = smsBatch(options.batch, 99);
+  const placeholders = rows
+    .map((_, r) => `(${columns.map((_c, c) => `$${r * columns.length + c + 1}`).join(', ')})`)
+    .join(', ');
+  const sql = `INSERT INTO messages (${columns.join(', ')}) VALUES ${placeholders}`;
+  const pool = new pg.Pool({ connectionString: options.schema.url, max: options.clients });
+  let inserted = 0;
+  const seconds = Math.max(5, Math.round(options.seconds / 2));
+  const end = performance.now() + seconds * 1000;
+  const worker = async (): Promise<void> => {
+    while (performance.now() < end) {
+      const now = new Date();
+      const params: unknown[] = [];
+      for (const row of rows) {
+        params.push(
+          accountId, uuid7(), now, 'SMS', SENDER, row.destination, 'RU', JSON.stringify(row.content), ['bench'],
+          1, 'sending', now, now,
+        );
+      }
+      await pool.query(sql, params);
+      inserted += rows.length;
+    }
+  };
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: options.clients }, worker));
+  const elapsed = (performance.now() - t0) / 1000;
+  await pool.end();
+  return { rowsPerSecond: inserted / elapsed };
+}
+
+async function countMessages(url: string, accountId: number): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const result = await client.query('SELECT count(*)::int AS n FROM messages WHERE account_id = $1', [accountId]);
+    return result.rows[0].n as number;
+  } finally {
+    await client.end();
+  }
+}

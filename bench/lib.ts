@@ -1,0 +1,123 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import os from 'node:os';
+import pg from 'pg';
+
+/** The PostgreSQL server benchmarks run on: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else the local one. */
+export const BENCH_DATABASE_URL =
+  process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface BenchSchema {
+  readonly name: string;
+  /** DATABASE_URL whose connections see only this schema. */
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh schema for one benchmark run, so that figures never depend on rows left by tests or earlier runs. */
+export async function createBenchSchema(): Promise<BenchSchema> {
+  const name = `bench_${randomBytes(4).toString('hex')}`;
+  await adminQuery(`CREATE SCHEMA ${name}`);
+  const url = new URL(BENCH_DATABASE_URL);
+  url.searchParams.set('options', `-c search_path=${name}`);
+  return { name, url: url.toString(), drop: () => adminQuery(`DROP SCHEMA ${name} CASCADE`) };
+}
+
+export async function adminQuery(sql: string, params: unknown[] = []): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
+  await client.connect();
+  try {
+    return await client.query(sql, params);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface HeraldProcess {
+  readonly url: string;
+  readonly child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts the built Herald (dist/) as a separate process and waits until it listens. */
+export async function startHeraldProcess(role: string, env: Record<string, string>): Promise<HeraldProcess> {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('HERALD_') && k !== 'DATABASE_URL'));
+  const child = spawn(process.execPath, ['bin/herald.js', 'serve', '--role', role], {
+    env: { ...clean, HERALD_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const match = /listening at (http:\/\/[^"\s]+)/.exec(output);
+      if (match) resolve(match[1]!);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`herald exited with ${code}:\n${output}`)));
+  });
+  return {
+    url,
+    child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+export function machineDescription(): string {
+  const cpus = os.cpus();
+  return `${cpus.length} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 **30)} GiB, Node ${process.version}`;
+}
+
+export async function postgresVersion(): Promise<string> {
+  const result = await adminQuery('SHOW server_version');
+  return `PostgreSQL ${result.rows[0].server_version}`;
+}
+
+/** One line of the final table. */
+export interface BenchFigure {
+  readonly name: string;
+  readonly value: number;
+  readonly unit: string;
+  readonly target?: { readonly op: '>=' | '<='; readonly value: number };
+  readonly note?: string;
+}
+
+export function meetsTarget(figure: BenchFigure): boolean | undefined {
+  if (!figure.target) return undefined;
+  return figure.target.op === '>=' ? figure.value >= figure.target.value : figure.value <= figure.target.value;
+}
+
+export function renderTable(figures: readonly BenchFigure[]): string {
+  const rows = figures.map((f) => {
+    const met = meetsTarget(f);
+    return [
+      f.name,
+      `${formatNumber(f.value)} ${f.unit}`,
+      f.target ? `${f.target.op} ${formatNumber(f.target.value)} ${f.unit}` : '',
+      met === undefined ? '' : met ? 'met' : 'MISSED',
+      f.note ?? '',
+    ];
+  });
+  const header = ['figure', 'measured', 'target', '', 'note'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+function formatNumber(n: number): string {
+  if (!Number.isFinite(n)) return String(n);
+  if (Math.abs(n) >= 100) return Math.round(n).toLocaleString('en-US');
+  return n.toFixed(n >= 10 ? 1 : 2);
+}
