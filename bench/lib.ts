@@ -21,7 +21,13 @@ export async function createBenchSchema(): Promise<BenchSchema> {
   await adminQuery(`CREATE SCHEMA ${name}`);
   const url = new URL(BENCH_DATABASE_URL);
   url.searchParams.set('options', `-c search_path=${name}`);
-  return { name, url: url.toString(), drop: () => adminQuery(`DROP SCHEMA ${name} CASCADE`) };
+  return {
+    name,
+    url: url.toString(),
+    drop: async () => {
+      await adminQuery(`DROP SCHEMA ${name} CASCADE`);
+    },
+  };
 }
 
 export async function adminQuery(sql: string, params: unknown[] = []): Promise<pg.QueryResult> {

@@ -1,6 +1,7 @@
 import { herald, type HeraldError } from '../errors/catalogue.js';
 import { type Channel } from '../shared/channels.js';
 import { charCount, isBlank, isPlainObject, startsWithBom } from '../shared/text.js';
+import { readContentObject } from './contentObject.js';
 import { SMS_MAX_PARTS, smsPartCount } from '../sms/parts.js';
 import { validateWhatsappContent } from './whatsappContent.js';
 
@@ -86,22 +87,19 @@ const VIBER_FIELDS = {
   image: { required: ['imageUrl'], optional: [] },
 } as const;
 
+const VIBER_ALLOWED = {
+  text: [...VIBER_FIELDS.text.required, ...VIBER_FIELDS.text.optional],
+  button: [...VIBER_FIELDS.button.required, ...VIBER_FIELDS.button.optional],
+  image: [...VIBER_FIELDS.image.required, ...VIBER_FIELDS.image.optional],
+};
+
 /**
  * VIBER content (spec 2.5 shows shapes only; the limits are Herald's, from Viber's business messages: text up to
  * 1000 characters, button caption up to 30, links http(s)).
  */
-function viberContent(content: unknown): void {
-  if (!isPlainObject(content)) throw detail('an object with contentType text, button or image is expected');
-  const type = content.contentType;
-  if (type === undefined || type === null) throw detail('missing contentType');
-  if (typeof type !== 'string' || !(type in VIBER_FIELDS)) {
-    throw detail(`contentType must be text, button or image, not ${JSON.stringify(type)}`);
-  }
-  const shape = VIBER_FIELDS[type as keyof typeof VIBER_FIELDS];
-  const allowed: readonly string[] = [...shape.required, ...shape.optional];
-  for (const key of Object.keys(content)) {
-    if (key !== 'contentType' && !allowed.includes(key)) throw detail(`unknown field ${key} for contentType ${type}`);
-  }
+function viberContent(value: unknown): void {
+  const { object: content, type } = readContentObject(value, VIBER_ALLOWED);
+  const shape = VIBER_FIELDS[type];
   for (const field of shape.required) {
     const value = content[field];
     if (value === undefined || value === null) throw detail(`missing ${field}`);

@@ -1,5 +1,6 @@
 import { herald, type HeraldError } from '../errors/catalogue.js';
 import { charCount, isBlank, isPlainObject, startsWithBom } from '../shared/text.js';
+import { readContentObject } from './contentObject.js';
 
 /** Limits of spec sections 2.3, 2.4 and 8 for WHATSAPP content. */
 export const WHATSAPP_LIMITS = {
@@ -17,6 +18,11 @@ const BODY_FIELDS = {
   document: ['documentUrl', 'documentName'],
 } as const;
 const DECORATIONS = ['header', 'footer', 'buttons'] as const;
+const ALLOWED = {
+  text: [...BODY_FIELDS.text, ...DECORATIONS],
+  image: [...BODY_FIELDS.image, ...DECORATIONS],
+  document: [...BODY_FIELDS.document, ...DECORATIONS],
+};
 
 const detail = (reason: string): HeraldError => herald('invalidContentDetail', { reason });
 
@@ -24,20 +30,9 @@ const detail = (reason: string): HeraldError => herald('invalidContentDetail', {
  * Validates a WHATSAPP content object (text, image or document, with optional header, footer and buttons) by
  * spec sections 2.3 and 2.4, rules 1 to 6. Throws the first problem found.
  */
-export function validateWhatsappContent(content: unknown): void {
-  if (!isPlainObject(content)) throw detail('an object with contentType text, image or document is expected');
-  const type = content.contentType;
-  if (type === undefined || type === null) throw detail('missing contentType');
-  if (typeof type !== 'string' || !(type in BODY_FIELDS)) {
-    throw detail(`contentType must be text, image or document, not ${JSON.stringify(type)}`);
-  }
-  const fields = BODY_FIELDS[type as keyof typeof BODY_FIELDS];
-  for (const key of Object.keys(content)) {
-    if (key !== 'contentType' && !(fields as readonly string[]).includes(key) && !(DECORATIONS as readonly string[]).includes(key)) {
-      throw detail(`unknown field ${key} for contentType ${type}`);
-    }
-  }
-
+export function validateWhatsappContent(value: unknown): void {
+  const { object: content, type } = readContentObject(value, ALLOWED);
+  const fields = BODY_FIELDS[type];
   if (type === 'text') {
     const text = content.text;
     if (text === undefined || text === null) throw detail('missing text');
