@@ -88,11 +88,23 @@ export class NumberingPlan {
 
 /** Subjects and zones of a register cell; several subjects (`A, B` or `A|B`) give several zones. */
 export function regionOf(cell: string): { region: string; zones: string[] } {
-  const pieces = cell.split(/[|,]/).map((piece) => piece.trim()).filter(Boolean);
+  const pieces = cellPieces(cell);
   const subjects = pieces.filter((piece) => piece in SUBJECT_ZONES);
   const zones = [...new Set(subjects.map((subject) => SUBJECT_ZONES[subject]!))];
   const region = subjects.length > 0 ? [...new Set(subjects)].join(', ') : pieces.includes(WHOLE_COUNTRY) ? WHOLE_COUNTRY : cell;
   return { region, zones };
+}
+
+/**
+ * The places a register cell names: `|` and `, ` separate them, but a municipality's own name may hold a comma
+ * (`м.р-н Муниципальные районы Камчатского края, входящие в состав Корякского округа`).
+ */
+export function cellPieces(cell: string): string[] {
+  return cell
+    .split('|')
+    .flatMap((part) => (isMunicipality(part.trim()) ? [part] : part.split(',')))
+    .map((piece) => piece.trim())
+    .filter(Boolean);
 }
 
 /** `ПАО "МТС"` -> `МТС`; `ООО «Т2 Мобайл»` -> `Т2 Мобайл`. */
@@ -122,4 +134,3 @@ function brandsByInn(rows: readonly { operator: string; inn: string }[]): Map<st
   return brands;
 }
 
-export { isMunicipality };
