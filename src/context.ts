@@ -1,14 +1,29 @@
 import type { Logger } from 'pino';
 import type { Config } from './config/config.js';
+import type { ConfigFile } from './config/configFile.js';
+import type { ConnectorState, ReceiptSink } from './connectors/connector.js';
+import type { WhatsappInbound } from './connectors/http/whatsappConnector.js';
 import type { Db } from './db/db.js';
+import type { Wakeup } from './delivery/wakeup.js';
+import type { NumberingPlan } from './numbering/numberingPlan.js';
 import type { Clock } from './util/clock.js';
 
-/** What every capability is given: configuration, database, clock and logger. */
+/** What every capability is given: configuration, database, clock, logger and the shared delivery plumbing. */
 export interface AppContext {
   readonly config: Config;
+  readonly configFile: ConfigFile;
   readonly db: Db;
   readonly clock: Clock;
   readonly log: Logger;
   /** The operator API token: HERALD_ADMIN_TOKEN, or the one demo mode generated; undefined disables the API. */
   readonly adminToken: string | undefined;
+  readonly plan: NumberingPlan;
+  /** Notified when messages are stored, so that an in-process dispatcher claims them at once. */
+  readonly wakeup: Wakeup;
+  /** Records carrier receipts (batched); resolves once they are committed. */
+  readonly receiptSink: ReceiptSink;
+  /** Takes WhatsApp inbound messages from a connector's webhook. */
+  readonly inboundSink: (connectorId: string, messages: readonly WhatsappInbound[]) => Promise<void>;
+  /** Live state of this process's connectors (empty in an api-only process). */
+  readonly connectorStates: () => ConnectorState[];
 }

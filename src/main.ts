@@ -3,16 +3,26 @@ import type { Logger } from 'pino';
 import { adminAccountRoutes } from './accounts/adminRoutes.js';
 import { balanceRoutes } from './accounts/balanceRoutes.js';
 import type { Config } from './config/config.js';
+import { type ConfigFile, loadConfigFile } from './config/configFile.js';
+import type { Connector } from './connectors/connector.js';
+import { buildConnectors, Router } from './connectors/registry.js';
+import { webhookRoutes } from './connectors/webhookRoutes.js';
 import type { AppContext } from './context.js';
 import type { Db } from './db/db.js';
 import { migrate } from './db/migrate.js';
 import { openDb } from './db/openDb.js';
+import { DeliveryWriter } from './delivery/deliveryWriter.js';
+import { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, type DispatcherOptions } from './delivery/dispatcher.js';
+import { Maintenance } from './delivery/maintenance.js';
+import { Wakeup } from './delivery/wakeup.js';
 import { type DemoCredentials, demoBanner, ensureDemo } from './demo/demo.js';
 import { buildServer, type Routes } from './http/server.js';
 import { systemRoutes } from './http/systemRoutes.js';
 import { createLogger } from './logger.js';
 import { messageRoutes } from './messages/messageRoutes.js';
+import { NumberingPlan } from './numbering/numberingPlan.js';
 import { adminSenderNameRoutes } from './senderNames/adminRoutes.js';
+import { type EmbeddedSimulators, startEmbeddedSimulators } from './simulators/embeddedSimulators.js';
 import { type Clock, systemClock } from './util/clock.js';
 
 export const ROLES = ['api', 'worker', 'all'] as const;
@@ -25,6 +35,7 @@ export const ROUTES: readonly Routes[] = [
   balanceRoutes,
   adminAccountRoutes,
   adminSenderNameRoutes,
+  webhookRoutes,
 ];
 
 export interface HeraldOptions {
@@ -34,6 +45,10 @@ export interface HeraldOptions {
   readonly log?: Logger;
   /** An already open database (tests); otherwise opened from the configuration and closed with Herald. */
   readonly db?: Db;
+  /** Connectors and routes instead of HERALD_CONFIG (tests). */
+  readonly configFile?: ConfigFile;
+  readonly dispatcher?: Partial<DispatcherOptions>;
+  readonly maintenanceIntervalMs?: number;
 }
 
 export interface Herald {
@@ -43,10 +58,18 @@ export interface Herald {
   /** Where the API listens, e.g. http://127.0.0.1:8080. */
   readonly url: string | undefined;
   readonly demo: DemoCredentials | undefined;
+  readonly connectors: readonly Connector[];
+  readonly dispatcher: Dispatcher | undefined;
+  readonly maintenance: Maintenance | undefined;
+  readonly writer: DeliveryWriter;
+  readonly simulators: EmbeddedSimulators | undefined;
   close(): Promise<void>;
 }
 
-/** The composition root: config -> database -> migrations -> demo account -> HTTP server and workers. */
+/**
+ * The composition root: config -> database -> migrations -> demo account -> simulators -> HTTP server (api role)
+ * and connectors, dispatcher and maintenance (worker role); `all` runs both in one process.
+ */
 export async function startHerald(options: HeraldOptions): Promise<Herald> {
   const { config } = options;
   const role = options.role ?? 'all';
@@ -54,12 +77,65 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
   const clock = options.clock ?? systemClock;
   const db = options.db ?? (await openDb(config, (error) => log.warn({ err: error }, 'database connection lost')));
   const ownsDb = options.db === undefined;
+  const closers: (() => Promise<void>)[] = [];
+  const closeAll = async (): Promise<void> => {
+    for (const close of closers.reverse()) await close().catch((error: unknown) => log.error({ err: error }, 'shutdown step failed'));
+    if (ownsDb) await db.close();
+  };
 
   try {
     const applied = await migrate(db);
     if (applied.length > 0) log.info({ versions: applied }, 'migrations applied');
     const demo = config.demo ? await ensureDemo(db, config, clock) : undefined;
-    const ctx: AppContext = { config, db, clock, log, adminToken: config.adminToken ?? demo?.adminToken };
+    const plan = NumberingPlan.load();
+
+    let simulators: EmbeddedSimulators | undefined;
+    let configFile = options.configFile ?? loadConfigFile(config.configFile);
+    if (config.simulators) {
+      simulators = await startEmbeddedSimulators({ delayMs: config.simDelayMs });
+      closers.push(() => simulators!.stop());
+      // The simulators stand in for carriers unless the config file names real ones.
+      if (configFile.connectors.length === 0) configFile = { ...simulators.configFile, tariffs: configFile.tariffs };
+    }
+
+    const writer = new DeliveryWriter(db, log);
+    const wakeup = new Wakeup();
+    const connectors = role === 'api' ? [] : buildConnectors(configFile, (receipts) => writer.receipts(receipts), log, () => clock.now());
+    const ctx: AppContext = {
+      config,
+      configFile,
+      db,
+      clock,
+      log,
+      adminToken: config.adminToken ?? demo?.adminToken,
+      plan,
+      wakeup,
+      receiptSink: (receipts) => writer.receipts(receipts),
+      inboundSink: async (connectorId, messages) => {
+        log.info({ connector: connectorId, count: messages.length }, 'inbound WhatsApp messages received');
+      },
+      connectorStates: () => connectors.map((c) => c.state()),
+    };
+    closers.push(() => writer.drain());
+
+    let dispatcher: Dispatcher | undefined;
+    let maintenance: Maintenance | undefined;
+    if (role !== 'api') {
+      if (configFile.connectors.length === 0) log.warn('no connectors configured: messages wait in the queue until their deadline');
+      for (const connector of connectors) await connector.start();
+      closers.push(async () => {
+        await Promise.all(connectors.map((c) => c.stop()));
+      });
+      dispatcher = new Dispatcher(
+        { db, clock, log, router: new Router(configFile.routes, connectors), writer, plan, wakeup },
+        { ...DEFAULT_DISPATCHER_OPTIONS, ...options.dispatcher },
+      );
+      maintenance = new Maintenance({ db, clock, log }, { intervalMs: options.maintenanceIntervalMs ?? 1000 });
+      dispatcher.start();
+      maintenance.start();
+      closers.push(() => maintenance!.stop());
+      closers.push(() => dispatcher!.stop());
+    }
 
     let server: FastifyInstance | undefined;
     let url: string | undefined;
@@ -67,21 +143,15 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       server = await buildServer(ctx, ROUTES);
       const address = await server.listen({ host: config.host, port: config.port });
       url = address.replace('[::1]', 'localhost');
+      // Stop taking requests first, before the workers and the database behind them.
+      closers.push(() => server!.close());
+      simulators?.connectWebhooks(url);
       if (demo) process.stdout.write(`${demoBanner(demo, url, ctx.adminToken)}\n`);
     }
 
-    return {
-      ctx,
-      server,
-      url,
-      demo,
-      async close() {
-        await server?.close();
-        if (ownsDb) await db.close();
-      },
-    };
+    return { ctx, server, url, demo, connectors, dispatcher, maintenance, writer, simulators, close: closeAll };
   } catch (error) {
-    if (ownsDb) await db.close().catch(() => undefined);
+    await closeAll().catch(() => undefined);
     throw error;
   }
 }

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db.js';
+import type { Subscriber } from '../numbering/subscriber.js';
 import type { ValidMessage } from './validateMessage.js';
 
 export const MESSAGE_STATUSES = {
@@ -15,23 +16,28 @@ export const MESSAGE_STATUSES = {
 export interface NewMessage {
   readonly id: string;
   readonly message: ValidMessage;
-  readonly plannedSendAt: Date;
+  readonly subscriber: Subscriber;
+  /** Null when the send window never opens: the dispatcher makes the message unsent at once. */
+  readonly plannedSendAt: Date | null;
+  readonly deadlineAt: Date;
 }
 
 /**
- * Inserts a batch of new messages in status `sending` with one statement: the rows travel as one JSON array and
- * are expanded by json_to_recordset, so a 1000-message batch is one round trip.
+ * Inserts a batch of new messages in status `sending`, due at their planned send time, with one statement: the rows
+ * travel as one JSON array and are expanded by json_to_recordset, so a 1000-message batch is one round trip.
  */
 export async function messageInsertBatch(
   db: Queryable,
   batch: { accountId: number; trafficCenterId: number | null; now: Date; messages: readonly NewMessage[] },
 ): Promise<void> {
-  const rows = batch.messages.map(({ id, message: m, plannedSendAt }) => ({
+  const rows = batch.messages.map(({ id, message: m, subscriber, plannedSendAt, deadlineAt }) => ({
     id,
     ch: m.channelType,
     sn: m.senderName,
     ds: m.destination,
     co: m.country,
+    rg: subscriber.region,
+    br: subscriber.brand,
     ct: m.content,
     tg: m.tags,
     ul: m.useLocalTime,
@@ -45,18 +51,22 @@ export async function messageInsertBatch(
     ce: m.callbackEvents,
     ex: m.externalMessageId,
     tp: m.totalParts,
-    ps: plannedSendAt.toISOString(),
+    ps: plannedSendAt?.toISOString() ?? null,
+    dl: deadlineAt.toISOString(),
   }));
   await db.query(
     `INSERT INTO messages (
-       account_id, id, created_at, channel_type, traffic_center_id, sender_name, destination, country, content, tags,
-       use_local_time, local_send_time, local_completion_time, ttl, hours, days, short_url, callback_url,
-       callback_events, external_message_id, total_parts, status, status_at, planned_send_at)
-     SELECT $1, r.id, $2, r.ch, $3, r.sn, r.ds, r.co, r.ct, r.tg, r.ul, r.ls, r.lc, r.tl, r.hr, r.dy, r.su, r.cu,
-       r.ce, r.ex, r.tp, 'sending', $2, r.ps
+       account_id, id, created_at, channel_type, traffic_center_id, sender_name, destination, country, region, brand,
+       content, tags, use_local_time, local_send_time, local_completion_time, ttl, hours, days, short_url,
+       callback_url, callback_events, external_message_id, total_parts, status, status_at, planned_send_at, due_at,
+       deadline_at, history)
+     SELECT $1, r.id, $2, r.ch, $3, r.sn, r.ds, r.co, r.rg, r.br, r.ct, r.tg, r.ul, r.ls, r.lc, r.tl, r.hr, r.dy,
+       r.su, r.cu, r.ce, r.ex, r.tp, 'sending', $2, r.ps, coalesce(r.ps, $2), r.dl,
+       jsonb_build_array(jsonb_build_object('status', 'sending', 'at', $2::timestamptz))
      FROM json_to_recordset($4::json) AS r(
-       id uuid, ch text, sn text, ds text, co text, ct jsonb, tg text[], ul boolean, ls text, lc text, tl integer,
-       hr smallint[], dy smallint[], su boolean, cu text, ce text[], ex text, tp integer, ps timestamptz)`,
+       id uuid, ch text, sn text, ds text, co text, rg text, br text, ct jsonb, tg text[], ul boolean, ls text,
+       lc text, tl integer, hr smallint[], dy smallint[], su boolean, cu text, ce text[], ex text, tp integer,
+       ps timestamptz, dl timestamptz)`,
     [batch.accountId, batch.now, batch.trafficCenterId, JSON.stringify(rows)],
   );
 }

@@ -6,6 +6,9 @@ import { activeSenderNames } from '../senderNames/senderNames.js';
 import { type Channel, enabledChannels } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';
 import { uuid7 } from '../util/uuid7.js';
+import { lookupSubscriber } from '../numbering/subscriber.js';
+import { messageWindow } from '../schedule/messageWindow.js';
+import { planSend } from '../schedule/sendWindow.js';
 import { messageInsertBatch, type NewMessage } from './messageSql.js';
 import { REGISTERED_SENDER_CHANNELS, validateMessage, type ValidMessage } from './validateMessage.js';
 
@@ -50,12 +53,14 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
       continue;
     }
     const id = uuid7(now.getTime());
-    rows.push({ id, message, plannedSendAt: now });
+    const subscriber = lookupSubscriber(ctx.plan, message.destination, message.country);
+    const plan = planSend(messageWindow(message, subscriber.zones), now.getTime());
+    rows.push({ id, message, subscriber, plannedSendAt: plan.plannedSendAt, deadlineAt: plan.deadlineAt });
     items.push({ messageUuid: id, code: 201 });
   }
   const response: SendResponse = { errors: rows.length !== valid.length, items };
 
-  return runIdempotent(ctx.db, idempotent, async (tx) => {
+  const result = await runIdempotent(ctx.db, idempotent, async (tx) => {
     if (rows.length > 0) {
       await messageInsertBatch(tx, {
         accountId: principal.accountId,
@@ -66,6 +71,8 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
     }
     return { statusCode: 200, body: response };
   });
+  if (rows.length > 0) ctx.wakeup.notify();
+  return result;
 }
 
 function itemError(error: HeraldError): SendItem {

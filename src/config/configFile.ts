@@ -1,0 +1,165 @@
+import { readFileSync } from 'node:fs';
+import { type Static, type TSchema, Type } from 'typebox';
+import Value from 'typebox/value';
+import YAML from 'yaml';
+import { CHANNELS } from '../shared/channels.js';
+import { ConfigError } from './config.js';
+
+/** Flow control shared by every connector type. */
+const Flow = {
+  /** Submissions in flight at once (SMPP: PDUs awaiting their response). */
+  window: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 100 })),
+  /** Submissions started per second. */
+  mps: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1000 })),
+};
+
+export const SmppConnectorSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' }),
+    type: Type.Literal('smpp'),
+    host: Type.String({ minLength: 1 }),
+    port: Type.Integer({ minimum: 1, maximum: 65_535 }),
+    systemId: Type.String({ minLength: 1, maxLength: 15 }),
+    password: Type.String({ maxLength: 8 }),
+    systemType: Type.Optional(Type.String({ maxLength: 12, default: '' })),
+    enquireLinkSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 3600, default: 30 })),
+    responseTimeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 600, default: 10 })),
+    reconnectMinMs: Type.Optional(Type.Integer({ minimum: 10, maximum: 600_000, default: 500 })),
+    reconnectMaxMs: Type.Optional(Type.Integer({ minimum: 10, maximum: 600_000, default: 30_000 })),
+    ...Flow,
+  },
+  { additionalProperties: false },
+);
+
+export const WhatsappConnectorSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' }),
+    type: Type.Literal('whatsapp'),
+    /** Graph API base, e.g. https://graph.facebook.com/v21.0 */
+    baseUrl: Type.String({ pattern: '^https?://' }),
+    phoneNumberId: Type.String({ minLength: 1 }),
+    accessToken: Type.String({ minLength: 1 }),
+    /** App secret: verifies X-Hub-Signature-256 of the webhooks. */
+    appSecret: Type.String({ minLength: 1 }),
+    /** Token Meta echoes when the webhook is registered (GET hub.verify_token). */
+    verifyToken: Type.Optional(Type.String()),
+    timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 120, default: 15 })),
+    ...Flow,
+  },
+  { additionalProperties: false },
+);
+
+export const PROVIDER_TYPES = ['viber', 'vk', 'flashcall', 'voicecode'] as const;
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
+
+export const ProviderConnectorSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' }),
+    type: Type.Enum(PROVIDER_TYPES),
+    baseUrl: Type.String({ pattern: '^https?://' }),
+    apiKey: Type.String({ minLength: 1 }),
+    /** Verifies X-Signature of the provider's status webhooks. */
+    webhookSecret: Type.String({ minLength: 1 }),
+    timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 120, default: 15 })),
+    ...Flow,
+  },
+  { additionalProperties: false },
+);
+
+export const RouteSchema = Type.Object(
+  {
+    channel: Type.Enum(CHANNELS),
+    /** Destination prefixes (E.164 digits) the route serves; none: every destination. Longest prefix wins. */
+    prefixes: Type.Optional(Type.Array(Type.String({ pattern: '^[0-9]{1,15}$' }), { default: [] })),
+    /** Connector ids in order of preference: the first available one is used, the next ones are fallbacks. */
+    connectors: Type.Array(Type.String(), { minItems: 1 }),
+  },
+  { additionalProperties: false },
+);
+
+export const ConfigFileSchema = Type.Object(
+  {
+    connectors: Type.Optional(
+      Type.Array(Type.Union([SmppConnectorSchema, WhatsappConnectorSchema, ProviderConnectorSchema]), { default: [] }),
+    ),
+    routes: Type.Optional(Type.Array(RouteSchema, { default: [] })),
+    tariffs: Type.Optional(Type.Array(Type.Unknown(), { default: [] })),
+  },
+  { additionalProperties: false },
+);
+
+export type SmppConnectorConfig = Required<Static<typeof SmppConnectorSchema>>;
+export type WhatsappConnectorConfig = Static<typeof WhatsappConnectorSchema> & { window: number; mps: number; timeoutSeconds: number };
+export type ProviderConnectorConfig = Static<typeof ProviderConnectorSchema> & { window: number; mps: number; timeoutSeconds: number };
+export type ConnectorConfig = SmppConnectorConfig | WhatsappConnectorConfig | ProviderConnectorConfig;
+export type RouteConfig = Required<Static<typeof RouteSchema>>;
+
+export interface ConfigFile {
+  readonly connectors: readonly ConnectorConfig[];
+  readonly routes: readonly RouteConfig[];
+  readonly tariffs: readonly unknown[];
+}
+
+export const EMPTY_CONFIG_FILE: ConfigFile = { connectors: [], routes: [], tariffs: [] };
+
+/** The channel each connector type carries. */
+export const CONNECTOR_CHANNEL = {
+  smpp: 'SMS',
+  whatsapp: 'WHATSAPP',
+  viber: 'VIBER',
+  vk: 'VK',
+  flashcall: 'FLASHCALL',
+  voicecode: 'VOICECODE',
+} as const;
+
+/** Reads and validates HERALD_CONFIG (JSON, or YAML by extension); a problem stops start-up naming its place. */
+export function loadConfigFile(file: string | undefined): ConfigFile {
+  if (!file) return EMPTY_CONFIG_FILE;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError('HERALD_CONFIG', `cannot read ${file}: ${(error as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    data = /\.ya?ml$/i.test(file) ? YAML.parse(text) : JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError('HERALD_CONFIG', `${file} is not valid ${/\.ya?ml$/i.test(file) ? 'YAML' : 'JSON'}: ${(error as Error).message}`);
+  }
+  return parseConfigFile(data ?? {}, file);
+}
+
+export function parseConfigFile(data: unknown, source = 'config'): ConfigFile {
+  const withDefaults = Value.Default(ConfigFileSchema, Value.Clone(data)) as Static<typeof ConfigFileSchema>;
+  if (!Value.Check(ConfigFileSchema, withDefaults)) {
+    throw new ConfigError('HERALD_CONFIG', `${source}: ${describeProblem(ConfigFileSchema, withDefaults)}`);
+  }
+  const connectors = (withDefaults.connectors ?? []) as ConnectorConfig[];
+  const routes = (withDefaults.routes ?? []) as RouteConfig[];
+  const ids = new Set<string>();
+  for (const connector of connectors) {
+    if (ids.has(connector.id)) throw new ConfigError('HERALD_CONFIG', `${source}: connector id ${connector.id} is used twice`);
+    ids.add(connector.id);
+  }
+  routes.forEach((route, i) => {
+    for (const id of route.connectors) {
+      const connector = connectors.find((c) => c.id === id);
+      if (!connector) throw new ConfigError('HERALD_CONFIG', `${source}: routes[${i}] names unknown connector ${id}`);
+      if (CONNECTOR_CHANNEL[connector.type] !== route.channel) {
+        throw new ConfigError('HERALD_CONFIG', `${source}: routes[${i}] is for ${route.channel} but connector ${id} carries ${CONNECTOR_CHANNEL[connector.type]}`);
+      }
+    }
+  });
+  return { connectors, routes, tariffs: withDefaults.tariffs ?? [] };
+}
+
+/** The first schema problem as `path: message`, naming the item by its place in the file. */
+function describeProblem(schema: TSchema, value: unknown): string {
+  const errors = [...Value.Errors(schema, value)];
+  // Union members report every alternative; the most specific (deepest) error says most.
+  const best = errors.sort((a, b) => b.instancePath.length - a.instancePath.length)[0];
+  if (!best) return 'invalid';
+  const path = best.instancePath.replace(/^\//, '').replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.') || '(top level)';
+  return `${path.replace(/^(\w+)\.(\d+)/, '$1[$2]')}: ${best.message}`;
+}

@@ -1,0 +1,60 @@
+import type { CarrierReceipt } from '../delivery/receiptSql.js';
+import type { Channel } from '../shared/channels.js';
+
+/** What a connector is given to send: one message, already validated and planned. */
+export interface OutboundMessage {
+  readonly accountId: number;
+  readonly id: string;
+  readonly channel: Channel;
+  readonly senderName: string;
+  /** E.164 digits without `+`. */
+  readonly destination: string;
+  /** A string for SMS, FLASHCALL, VK; the content object for VOICECODE, VIBER, WHATSAPP. */
+  readonly content: unknown;
+  readonly totalParts: number;
+  readonly ttlSeconds: number | null;
+  readonly externalMessageId: string | null;
+}
+
+/**
+ * The typed outcome of one submission: the carrier took it (with its ids, one per part), or it may be tried again
+ * later (transient), or it never will be (permanent, with the carrier's error code).
+ */
+export type SubmitOutcome =
+  | { readonly kind: 'accepted'; readonly carrierIds: readonly string[] }
+  | { readonly kind: 'transient'; readonly retryAfterMs: number; readonly reason: string; readonly errorCode?: number }
+  | { readonly kind: 'permanent'; readonly errorCode: number; readonly reason: string };
+
+/** Live state for the operator: connection, window, rate, last error. */
+export interface ConnectorState {
+  readonly id: string;
+  readonly type: string;
+  readonly channel: Channel;
+  /** bound (SMPP) or ready (HTTP): new submissions can go. */
+  readonly available: boolean;
+  readonly state: string;
+  readonly inFlight: number;
+  readonly window: number;
+  readonly mps: number;
+  readonly submitted: number;
+  readonly lastError: string | null;
+}
+
+/**
+ * Receives carrier receipts and resolves once they are durably recorded; a connector acknowledges a receipt to its
+ * carrier only then, so that a crash before the commit makes the carrier send it again.
+ */
+export type ReceiptSink = (receipts: readonly CarrierReceipt[]) => Promise<void>;
+
+/** One channel to one carrier. */
+export interface Connector {
+  readonly id: string;
+  readonly type: string;
+  readonly channel: Channel;
+  start(): Promise<void>;
+  /** Stops taking submissions, finishes or fails those in flight, and disconnects. */
+  stop(): Promise<void>;
+  available(): boolean;
+  submit(message: OutboundMessage): Promise<SubmitOutcome>;
+  state(): ConnectorState;
+}

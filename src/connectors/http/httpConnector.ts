@@ -1,0 +1,131 @@
+import { Pool } from 'undici';
+import type { Channel } from '../../shared/channels.js';
+import type { Connector, ConnectorState, OutboundMessage, SubmitOutcome } from '../connector.js';
+import { Throttle } from '../throttle.js';
+
+/** How long a submission may wait for a window slot before its message goes back to the queue. */
+const MAX_QUEUE_WAIT_MS = 10_000;
+const DEFAULT_RETRY_MS = 5000;
+
+/** One HTTP request a provider adapter makes for a message. */
+export interface ProviderRequest {
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body: unknown;
+}
+
+/**
+ * The shell of every HTTP provider connector: connection pool, window and rate, timeout, and the classification
+ * of answers: 2xx accepted (the adapter reads the provider's id), 408/425/429/5xx and network failures
+ * transient (honouring Retry-After), other 4xx permanent with the provider's error code. Adapters supply the
+ * request and read the answer.
+ */
+export abstract class HttpConnector implements Connector {
+  abstract readonly type: string;
+  abstract readonly channel: Channel;
+  private readonly pool: Pool;
+  private readonly throttle: Throttle;
+  private submitted = 0;
+  private lastError: string | null = null;
+  private stopped = false;
+
+  constructor(
+    readonly id: string,
+    baseUrl: string,
+    private readonly flow: { window: number; mps: number; timeoutSeconds: number },
+  ) {
+    const url = new URL(baseUrl);
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.pool = new Pool(url.origin, { connections: Math.min(flow.window, 64), keepAliveTimeout: 30_000 });
+    this.throttle = new Throttle(flow.window, flow.mps);
+  }
+
+  protected readonly basePath: string;
+
+  /** The request for a message. */
+  protected abstract request(message: OutboundMessage): ProviderRequest;
+  /** The provider's message id in a 2xx answer. */
+  protected abstract carrierId(body: unknown): string | undefined;
+  /** The provider's error code in an error answer, else the HTTP status is used. */
+  protected abstract errorCode(body: unknown): number | undefined;
+
+  async start(): Promise<void> {
+    this.stopped = false;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.throttle.rejectAll();
+    await this.pool.close();
+  }
+
+  available(): boolean {
+    return !this.stopped;
+  }
+
+  state(): ConnectorState {
+    return {
+      id: this.id,
+      type: this.type,
+      channel: this.channel,
+      available: this.available(),
+      state: this.stopped ? 'stopped' : 'ready',
+      inFlight: this.throttle.active,
+      window: this.flow.window,
+      mps: this.flow.mps,
+      submitted: this.submitted,
+      lastError: this.lastError,
+    };
+  }
+
+  async submit(message: OutboundMessage): Promise<SubmitOutcome> {
+    if (!(await this.throttle.acquire(MAX_QUEUE_WAIT_MS))) {
+      return { kind: 'transient', retryAfterMs: 1000, reason: `${this.id}: window busy` };
+    }
+    try {
+      const { path, headers, body } = this.request(message);
+      const response = await this.pool.request({
+        method: 'POST',
+        path: this.basePath + path,
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+        headersTimeout: this.flow.timeoutSeconds * 1000,
+        bodyTimeout: this.flow.timeoutSeconds * 1000,
+      });
+      const text = await response.body.text();
+      let parsed: unknown;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      const status = response.statusCode;
+      if (status >= 200 && status < 300) {
+        const id = this.carrierId(parsed);
+        if (!id) return this.fail({ kind: 'transient', retryAfterMs: DEFAULT_RETRY_MS, reason: `${this.id}: ${status} without a message id` });
+        this.submitted++;
+        return { kind: 'accepted', carrierIds: [id] };
+      }
+      const reason = `${this.id}: HTTP ${status} ${text.slice(0, 200)}`;
+      if (status === 408 || status === 425 || status === 429 || status >= 500) {
+        return this.fail({ kind: 'transient', retryAfterMs: retryAfter(response.headers['retry-after']), reason, errorCode: status });
+      }
+      return this.fail({ kind: 'permanent', errorCode: this.errorCode(parsed) ?? status, reason });
+    } catch (error) {
+      return this.fail({ kind: 'transient', retryAfterMs: DEFAULT_RETRY_MS, reason: `${this.id}: ${(error as Error).message}` });
+    } finally {
+      this.throttle.release();
+    }
+  }
+
+  private fail(outcome: Exclude<SubmitOutcome, { kind: 'accepted' }>): SubmitOutcome {
+    this.lastError = outcome.reason;
+    return outcome;
+  }
+}
+
+function retryAfter(header: string | string[] | undefined): number {
+  const value = Array.isArray(header) ? header[0] : header;
+  const seconds = value === undefined ? NaN : Number(value);
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 3600) * 1000 : DEFAULT_RETRY_MS;
+}

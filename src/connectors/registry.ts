@@ -1,0 +1,60 @@
+import type { Logger } from 'pino';
+import type { ConfigFile, ConnectorConfig, RouteConfig, SmppConnectorConfig } from '../config/configFile.js';
+import type { Channel } from '../shared/channels.js';
+import type { Connector, ReceiptSink } from './connector.js';
+import { ProviderConnector } from './http/providerConnector.js';
+import { WhatsappConnector } from './http/whatsappConnector.js';
+import { SmppConnector } from './smpp/smppConnector.js';
+
+/** Builds the connectors of the configuration; none is started yet. */
+export function buildConnectors(file: ConfigFile, sink: ReceiptSink, log: Logger, now: () => Date): Connector[] {
+  return file.connectors.map((config) => buildConnector(config, sink, log, now));
+}
+
+function buildConnector(config: ConnectorConfig, sink: ReceiptSink, log: Logger, now: () => Date): Connector {
+  switch (config.type) {
+    case 'smpp':
+      return new SmppConnector(config as SmppConnectorConfig, sink, log, now);
+    case 'whatsapp':
+      return new WhatsappConnector(config);
+    default:
+      return new ProviderConnector(config);
+  }
+}
+
+/**
+ * Picks a connector for a message (DESIGN section 8): among the channel's routes, the one with the longest
+ * prefix of the destination (a route without prefixes matches every destination); within it, the first
+ * available connector in the configured order, the next ones being fallbacks.
+ */
+export class Router {
+  private readonly byChannel = new Map<Channel, { prefixes: readonly string[]; connectors: Connector[] }[]>();
+
+  constructor(routes: readonly RouteConfig[], connectors: readonly Connector[]) {
+    const byId = new Map(connectors.map((c) => [c.id, c]));
+    for (const route of routes) {
+      const list = this.byChannel.get(route.channel) ?? [];
+      list.push({ prefixes: route.prefixes, connectors: route.connectors.map((id) => byId.get(id)!).filter(Boolean) });
+      this.byChannel.set(route.channel, list);
+    }
+  }
+
+  /** The route's connectors for a destination, in order of preference; empty when no route matches. */
+  candidates(channel: Channel, destination: string): readonly Connector[] {
+    let best: Connector[] = [];
+    let bestLength = -1;
+    for (const route of this.byChannel.get(channel) ?? []) {
+      const length = route.prefixes.length === 0 ? 0 : Math.max(-1, ...route.prefixes.filter((p) => destination.startsWith(p)).map((p) => p.length));
+      if (length > bestLength) {
+        best = route.connectors;
+        bestLength = length;
+      }
+    }
+    return best;
+  }
+
+  /** The first available connector for a destination. */
+  pick(channel: Channel, destination: string): Connector | undefined {
+    return this.candidates(channel, destination).find((c) => c.available());
+  }
+}

@@ -1,0 +1,186 @@
+import type { Logger } from 'pino';
+import type { OutboundMessage } from '../connectors/connector.js';
+import type { Router } from '../connectors/registry.js';
+import type { Db } from '../db/db.js';
+import type { NumberingPlan } from '../numbering/numberingPlan.js';
+import { lookupSubscriber } from '../numbering/subscriber.js';
+import { messageWindow } from '../schedule/messageWindow.js';
+import { nextAllowedInstant } from '../schedule/sendWindow.js';
+import type { Clock } from '../util/clock.js';
+import { type ClaimedMessage, messageClaimDue } from './deliverySql.js';
+import type { DeliveryWriter } from './deliveryWriter.js';
+import { DELIVERY_ERRORS } from './statuses.js';
+import type { Wakeup } from './wakeup.js';
+
+export interface DispatcherOptions {
+  /** Messages claimed per query. */
+  readonly batchSize: number;
+  /** How long a claim lasts; a worker that dies holding messages lets them fall due again after it. */
+  readonly leaseMs: number;
+  /** How long an idle dispatcher sleeps between claims (a Wakeup cuts it short). */
+  readonly pollMs: number;
+  /** Messages being handed to connectors at once, across all connectors. */
+  readonly maxInFlight: number;
+  /** Retry delay when no connector of the route is available. */
+  readonly noRouteRetryMs: number;
+}
+
+export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
+  batchSize: 500,
+  leaseMs: 60_000,
+  pollMs: 250,
+  maxInFlight: 4000,
+  noRouteRetryMs: 2000,
+};
+
+/**
+ * Takes due messages from the queue and hands them to connectors. Claims are leased (SKIP LOCKED), so any number
+ * of dispatchers in any number of processes share the queue without handing one message to a carrier twice;
+ * outcomes go through the DeliveryWriter. A transient failure sends the message back to the queue for the next
+ * allowed instant of its window, or makes it unsent when that is past its deadline.
+ */
+export class Dispatcher {
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  private capacityWaiter: (() => void) | undefined;
+  claimed = 0;
+
+  constructor(
+    private readonly deps: {
+      db: Db;
+      clock: Clock;
+      log: Logger;
+      router: Router;
+      writer: DeliveryWriter;
+      plan: NumberingPlan;
+      wakeup: Wakeup;
+    },
+    private readonly options: DispatcherOptions = DEFAULT_DISPATCHER_OPTIONS,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Stops claiming and waits for the messages in hand to reach an outcome (and their records to be written). */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.deps.wakeup.notify();
+    this.capacityWaiter?.();
+    await this.loop;
+    await Promise.allSettled([...this.inFlight]);
+    await this.deps.writer.drain();
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      const room = this.options.maxInFlight - this.inFlight.size;
+      if (room <= 0) {
+        await new Promise<void>((resolve) => (this.capacityWaiter = resolve));
+        this.capacityWaiter = undefined;
+        continue;
+      }
+      let claimed: ClaimedMessage[] = [];
+      try {
+        claimed = await messageClaimDue(this.deps.db, this.deps.clock.now(), Math.min(room, this.options.batchSize), this.options.leaseMs);
+      } catch (error) {
+        this.deps.log.error({ err: error }, 'claiming due messages failed');
+        await this.deps.wakeup.wait(1000);
+        continue;
+      }
+      this.claimed += claimed.length;
+      for (const message of claimed) this.track(this.dispatch(message));
+      if (claimed.length < Math.min(room, this.options.batchSize)) await this.deps.wakeup.wait(this.options.pollMs);
+    }
+  }
+
+  private track(work: Promise<void>): void {
+    this.inFlight.add(work);
+    void work.finally(() => {
+      this.inFlight.delete(work);
+      if (this.capacityWaiter && this.inFlight.size < this.options.maxInFlight / 2) this.capacityWaiter();
+    });
+  }
+
+  private async dispatch(message: ClaimedMessage): Promise<void> {
+    try {
+      await this.send(message);
+    } catch (error) {
+      // Nothing is recorded: the lease runs out and the message is claimed again.
+      this.deps.log.error({ err: error, messageUuid: message.id }, 'dispatch failed; the message will be retried after its lease');
+    }
+  }
+
+  private async send(message: ClaimedMessage): Promise<void> {
+    const { writer, clock, router } = this.deps;
+    const now = clock.now();
+    const ref = { accountId: message.account_id, id: message.id };
+    if (message.planned_send_at === null) {
+      await writer.status({ ...ref, status: 'unsent', at: now, errorCode: DELIVERY_ERRORS.windowNeverOpens, detail: 'the send window never opens before the deadline' });
+      return;
+    }
+    if (now > message.deadline_at) {
+      await writer.status({ ...ref, status: 'unsent', at: now, errorCode: DELIVERY_ERRORS.deadlinePassed, detail: 'not sent before its deadline' });
+      return;
+    }
+    const connector = router.pick(message.channel_type, message.destination);
+    if (!connector) {
+      const anyRoute = router.candidates(message.channel_type, message.destination).length > 0;
+      await this.retryOrGiveUp(message, now, this.options.noRouteRetryMs, anyRoute ? 'no connector of the route is available' : 'no route', DELIVERY_ERRORS.noRoute);
+      return;
+    }
+    const outcome = await connector.submit(outbound(message));
+    const at = clock.now();
+    switch (outcome.kind) {
+      case 'accepted':
+        await writer.sent({ ...ref, connectorId: connector.id, at, carrierIds: outcome.carrierIds });
+        return;
+      case 'permanent':
+        await writer.status({ ...ref, status: 'unsent', at, errorCode: outcome.errorCode, detail: outcome.reason });
+        return;
+      case 'transient':
+        await this.retryOrGiveUp(message, at, outcome.retryAfterMs, outcome.reason, outcome.errorCode ?? DELIVERY_ERRORS.deadlinePassed);
+        return;
+    }
+  }
+
+  /** Back to the queue for the next allowed instant after `retryAfterMs`, or unsent when none comes before the deadline. */
+  private async retryOrGiveUp(message: ClaimedMessage, now: Date, retryAfterMs: number, reason: string, errorCode: number): Promise<void> {
+    const ref = { accountId: message.account_id, id: message.id };
+    const zones = lookupSubscriber(this.deps.plan, message.destination, message.country).zones;
+    const window = messageWindow(
+      {
+        useLocalTime: message.use_local_time,
+        localSendTime: message.local_send_time,
+        localCompletionTime: message.local_completion_time,
+        hours: message.hours,
+        days: message.days,
+        ttl: message.ttl,
+      },
+      zones,
+    );
+    const next = nextAllowedInstant(window, now.getTime() + retryAfterMs, message.deadline_at.getTime());
+    if (next === null) {
+      await this.deps.writer.status({ ...ref, status: 'unsent', at: now, errorCode, detail: `not sent before its deadline: ${reason}` });
+      return;
+    }
+    await this.deps.writer.retry({ ...ref, dueAt: new Date(next), at: now, reason, errorCode: null });
+  }
+}
+
+function outbound(message: ClaimedMessage): OutboundMessage {
+  return {
+    accountId: message.account_id,
+    id: message.id,
+    channel: message.channel_type,
+    senderName: message.sender_name,
+    destination: message.destination,
+    content: message.content,
+    totalParts: message.total_parts,
+    ttlSeconds: message.ttl,
+    externalMessageId: message.external_message_id,
+  };
+}

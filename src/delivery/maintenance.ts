@@ -1,0 +1,73 @@
+import type { Logger } from 'pino';
+import type { Db } from '../db/db.js';
+import { IDEMPOTENCY_WINDOW_MS } from '../idempotency/idempotency.js';
+import { idempotencyPurge } from '../idempotency/idempotencySql.js';
+import type { Clock } from '../util/clock.js';
+import { messageExpireDue } from './deliverySql.js';
+import { orphanReceiptsTakeMatched } from './receiptSql.js';
+import { applyReceipts } from './receipts.js';
+import { DELIVERY_ERRORS } from './statuses.js';
+
+/** Orphan receipts are matched again for an hour; a submission recorded later than that is not coming. */
+const ORPHAN_LIFETIME_MS = 3600_000;
+const EXPIRE_BATCH = 1000;
+
+export interface MaintenanceOptions {
+  readonly intervalMs: number;
+}
+
+/**
+ * The due-time jobs besides sending: lifetimes that have run out (sent -> undelivered, delivered -> unread), orphan
+ * receipts whose submission has since been recorded, and old idempotency records. All are driven by times stored
+ * in the database, so a restart forgets nothing; several workers share them through SKIP LOCKED.
+ */
+export class Maintenance {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private ticks = 0;
+
+  constructor(
+    private readonly deps: { db: Db; clock: Clock; log: Logger },
+    private readonly options: MaintenanceOptions = { intervalMs: 1000 },
+  ) {}
+
+  start(): void {
+    const loop = (): void => {
+      this.running = this.tick()
+        .catch((error: unknown) => this.deps.log.error({ err: error }, 'maintenance failed'))
+        .finally(() => {
+          if (this.timer !== undefined) this.timer = setTimeout(loop, this.options.intervalMs);
+        });
+    };
+    this.timer = setTimeout(loop, this.options.intervalMs);
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /** One round of every job; returns how many messages reached their end of life. */
+  async tick(): Promise<number> {
+    const { db, clock } = this.deps;
+    this.ticks++;
+    let expired = 0;
+    for (;;) {
+      const rows = await messageExpireDue(db, clock.now(), EXPIRE_BATCH, { noReceipt: DELIVERY_ERRORS.noReceipt, notRead: DELIVERY_ERRORS.notRead });
+      expired += rows.length;
+      if (rows.length < EXPIRE_BATCH) break;
+    }
+    if (this.ticks % 5 === 1) {
+      // Taken and applied in one transaction: a crash between the two would lose them.
+      await db.transaction(async (tx) => {
+        const matched = await orphanReceiptsTakeMatched(tx, new Date(clock.now().getTime() - ORPHAN_LIFETIME_MS));
+        if (matched.length > 0) await applyReceipts(tx, matched);
+      });
+    }
+    if (this.ticks % 60 === 1) {
+      await idempotencyPurge(db, new Date(clock.now().getTime() - IDEMPOTENCY_WINDOW_MS), 10_000);
+    }
+    return expired;
+  }
+}

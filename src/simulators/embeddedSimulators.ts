@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+import type { ConfigFile, ConnectorConfig, RouteConfig } from '../config/configFile.js';
+import { ProviderSimulator, type SimChannel } from './providerSimulator.js';
+import { SmscSimulator } from './smscSimulator.js';
+
+export interface EmbeddedSimulators {
+  readonly smsc: SmscSimulator;
+  readonly providers: ProviderSimulator;
+  /** Connectors and routes for every channel, pointing at the simulators. */
+  readonly configFile: ConfigFile;
+  /** Tells the provider simulator where Herald takes webhooks (known once the API listens). */
+  connectWebhooks(apiUrl: string): void;
+  stop(): Promise<void>;
+}
+
+export const SIM_CONNECTOR_IDS = {
+  SMS: 'sim-smsc',
+  WHATSAPP: 'sim-whatsapp',
+  VIBER: 'sim-viber',
+  VK: 'sim-vk',
+  FLASHCALL: 'sim-flashcall',
+  VOICECODE: 'sim-voicecode',
+} as const;
+
+/**
+ * Starts the SMSC and the HTTP provider simulators on loopback ports and describes Herald's connectors to them,
+ * as an operator's config file would. They are real peers: Herald reaches them only through sockets.
+ */
+export async function startEmbeddedSimulators(options: { delayMs: number; window?: number; mps?: number }): Promise<EmbeddedSimulators> {
+  const secret = randomBytes(16).toString('hex');
+  const smsc = new SmscSimulator({ systemId: 'herald', password: secret.slice(0, 8), delayMs: options.delayMs });
+  const providers = new ProviderSimulator({ delayMs: options.delayMs, apiKey: secret, phoneNumberId: '100000001' });
+  await smsc.start();
+  await providers.start();
+  const flow = { window: options.window ?? 200, mps: options.mps ?? 20_000 };
+  const connectors: ConnectorConfig[] = [
+    {
+      id: SIM_CONNECTOR_IDS.SMS,
+      type: 'smpp',
+      host: '127.0.0.1',
+      port: smsc.port,
+      systemId: 'herald',
+      password: secret.slice(0, 8),
+      systemType: '',
+      enquireLinkSeconds: 30,
+      responseTimeoutSeconds: 10,
+      reconnectMinMs: 200,
+      reconnectMaxMs: 5000,
+      ...flow,
+    },
+    {
+      id: SIM_CONNECTOR_IDS.WHATSAPP,
+      type: 'whatsapp',
+      baseUrl: `${providers.url}/whatsapp`,
+      phoneNumberId: '100000001',
+      accessToken: secret,
+      appSecret: secret,
+      timeoutSeconds: 15,
+      ...flow,
+    },
+    ...(['viber', 'vk', 'flashcall', 'voicecode'] as const).map((type) => ({
+      id: `sim-${type}`,
+      type,
+      baseUrl: providers.url,
+      apiKey: secret,
+      webhookSecret: secret,
+      timeoutSeconds: 15,
+      ...flow,
+    })),
+  ];
+  const routes: RouteConfig[] = Object.entries(SIM_CONNECTOR_IDS).map(([channel, id]) => ({
+    channel: channel as RouteConfig['channel'],
+    prefixes: [],
+    connectors: [id],
+  }));
+  return {
+    smsc,
+    providers,
+    configFile: { connectors, routes, tariffs: [] },
+    connectWebhooks(apiUrl) {
+      for (const [channel, id] of Object.entries(SIM_CONNECTOR_IDS)) {
+        if (channel === 'SMS') continue;
+        providers.setWebhook(channel as SimChannel, { url: `${apiUrl}/webhooks/${id}`, secret });
+      }
+    },
+    async stop() {
+      await Promise.all([smsc.stop(), providers.stop()]);
+    },
+  };
+}

@@ -1,0 +1,268 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { outcomeOf, SIM_UNDELIVERED_ERROR } from './outcomes.js';
+
+export type SimChannel = 'WHATSAPP' | 'VIBER' | 'VK' | 'FLASHCALL' | 'VOICECODE';
+
+/** Where the simulator reports statuses of one channel: Herald's webhook for that connector, and its secret. */
+export interface SimWebhook {
+  readonly url: string;
+  readonly secret: string;
+}
+
+export interface ProviderSimulatorOptions {
+  readonly host?: string;
+  readonly port?: number;
+  readonly delayMs: number;
+  /** Bearer token the simulator expects (WhatsApp access token, provider api key). */
+  readonly apiKey: string;
+  readonly phoneNumberId: string;
+}
+
+/** One request the simulator took. */
+export interface SimRequest {
+  readonly channel: SimChannel;
+  readonly id: string | null;
+  readonly destination: string;
+  readonly body: Record<string, unknown>;
+  readonly status: number;
+}
+
+const PATHS: Readonly<Record<string, SimChannel>> = {
+  '/viber/messages': 'VIBER',
+  '/vk/messages': 'VK',
+  '/flashcall/calls': 'FLASHCALL',
+  '/voice/calls': 'VOICECODE',
+};
+const READ_TRACKED = new Set<SimChannel>(['WHATSAPP', 'VIBER', 'VK']);
+const WEBHOOK_ATTEMPTS = 20;
+
+/**
+ * HTTP provider simulators on one real port: the WhatsApp Business Cloud API (`POST /whatsapp/{phone-number-id}/messages`)
+ * and Herald's provider adapter format for VIBER, VK, FLASHCALL and VOICECODE. Outcomes follow the destination's
+ * last digit; statuses are posted, signed, to the webhooks Herald registers, and retried until Herald answers 2xx
+ * (as providers do). `POST /sim/v1/inbound` makes a subscriber write to a WhatsApp sender.
+ */
+export class ProviderSimulator {
+  readonly requests: SimRequest[] = [];
+  private server: Server | undefined;
+  private readonly webhooks = new Map<SimChannel, SimWebhook>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly prefix = randomBytes(3).toString('hex');
+  private counter = 0;
+  private keepRequests = true;
+  port = 0;
+
+  constructor(private readonly options: ProviderSimulatorOptions) {}
+
+  get url(): string {
+    return `http://${this.options.host ?? '127.0.0.1'}:${this.port}`;
+  }
+
+  setWebhook(channel: SimChannel, webhook: SimWebhook): void {
+    this.webhooks.set(channel, webhook);
+  }
+
+  recordRequests(keep: boolean): void {
+    this.keepRequests = keep;
+  }
+
+  async start(): Promise<number> {
+    const server = createServer((req, res) => {
+      this.handle(req, res).catch((error: unknown) => reply(res, 500, { error: { code: 500, message: String(error) } }));
+    });
+    server.keepAliveTimeout = 30_000;
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', resolve));
+    this.port = (server.address() as AddressInfo).port;
+    return this.port;
+  }
+
+  async stop(): Promise<void> {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readJson(req);
+    const path = (req.url ?? '').split('?')[0]!;
+    if (req.method === 'POST' && path === '/sim/v1/inbound') return this.inbound(body, res);
+    if (req.headers.authorization !== `Bearer ${this.options.apiKey}`) {
+      return reply(res, 401, { error: { code: 190, message: 'Invalid OAuth access token' } });
+    }
+    if (req.method === 'POST' && path === `/whatsapp/${this.options.phoneNumberId}/messages`) return this.whatsapp(body, res);
+    const channel = PATHS[path];
+    if (req.method === 'POST' && channel) return this.provider(channel, body, res);
+    reply(res, 404, { error: { code: 404, message: `no route ${req.method} ${path}` } });
+  }
+
+  private whatsapp(body: Record<string, unknown>, res: ServerResponse): void {
+    const to = String(body.to ?? '');
+    if (body.messaging_product !== 'whatsapp' || !/^\d{6,15}$/.test(to)) {
+      return reply(res, 400, { error: { code: 100, message: 'Invalid parameter' } });
+    }
+    if (outcomeOf(to) === 'rejected') {
+      this.record('WHATSAPP', null, to, body, 400);
+      return reply(res, 400, { error: { code: 131026, message: 'Message undeliverable', type: 'OAuthException' } });
+    }
+    const id = `wamid.${this.nextId()}`;
+    this.record('WHATSAPP', id, to, body, 200);
+    reply(res, 200, { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to }], messages: [{ id }] });
+    this.scheduleStatuses('WHATSAPP', id, to);
+  }
+
+  private provider(channel: SimChannel, body: Record<string, unknown>, res: ServerResponse): void {
+    const to = String(body.to ?? body.phone ?? '');
+    if (!/^\d{6,15}$/.test(to)) return reply(res, 400, { error: { code: 4001, message: 'bad destination' } });
+    if (outcomeOf(to) === 'rejected') {
+      this.record(channel, null, to, body, 422);
+      return reply(res, 422, { error: { code: 4221, message: 'destination refused by the network' } });
+    }
+    const id = `${channel.toLowerCase()}-${this.nextId()}`;
+    this.record(channel, id, to, body, 200);
+    reply(res, 200, { id });
+    this.scheduleStatuses(channel, id, to);
+  }
+
+  private nextId(): string {
+    return `${this.prefix}${(++this.counter).toString(16)}`;
+  }
+
+  private record(channel: SimChannel, id: string | null, destination: string, body: Record<string, unknown>, status: number): void {
+    if (this.keepRequests) this.requests.push({ channel, id, destination, body, status });
+  }
+
+  private scheduleStatuses(channel: SimChannel, id: string, destination: string): void {
+    const outcome = outcomeOf(destination);
+    if (outcome === 'silent') return;
+    const delay = this.options.delayMs;
+    if (outcome === 'undelivered') {
+      this.later(delay, () => this.postStatus(channel, id, destination, 'undelivered'));
+      return;
+    }
+    this.later(delay, () => this.postStatus(channel, id, destination, 'delivered'));
+    if (outcome === 'delivered-read' && READ_TRACKED.has(channel)) {
+      this.later(delay * 2, () => this.postStatus(channel, id, destination, 'read'));
+    }
+  }
+
+  private later(ms: number, fn: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, ms);
+    this.timers.add(timer);
+  }
+
+  private postStatus(channel: SimChannel, id: string, destination: string, status: 'delivered' | 'undelivered' | 'read'): void {
+    const timestamp = new Date();
+    if (channel === 'WHATSAPP') {
+      const waStatus = status === 'undelivered' ? 'failed' : status;
+      this.postWebhook(channel, {
+        object: 'whatsapp_business_account',
+        entry: [
+          {
+            id: 'sim-waba',
+            changes: [
+              {
+                field: 'messages',
+                value: {
+                  messaging_product: 'whatsapp',
+                  metadata: { display_phone_number: this.options.phoneNumberId, phone_number_id: this.options.phoneNumberId },
+                  statuses: [
+                    {
+                      id,
+                      status: waStatus,
+                      timestamp: String(Math.floor(timestamp.getTime() / 1000)),
+                      recipient_id: destination,
+                      ...(waStatus === 'failed' ? { errors: [{ code: SIM_UNDELIVERED_ERROR, title: 'Message undeliverable' }] } : {}),
+                    },
+                  ],
+                },
+              },
+            ],
+          },
+        ],
+      });
+      return;
+    }
+    this.postWebhook(channel, {
+      statuses: [
+        {
+          id,
+          status,
+          timestamp: timestamp.toISOString(),
+          ...(status === 'undelivered' ? { errorCode: SIM_UNDELIVERED_ERROR } : {}),
+        },
+      ],
+    });
+  }
+
+  /** `{channelType: "WHATSAPP", from, senderName, text}`: a subscriber's message, sent to Herald as a webhook. */
+  private inbound(body: Record<string, unknown>, res: ServerResponse): void {
+    if (body.channelType !== 'WHATSAPP' || typeof body.from !== 'string' || typeof body.text !== 'string') {
+      return reply(res, 422, { error: { code: 4220, message: 'expected {channelType: "WHATSAPP", from, senderName, text}' } });
+    }
+    const id = `wamid.in.${this.nextId()}`;
+    this.postWebhook('WHATSAPP', {
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: 'sim-waba',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: String(body.senderName ?? ''), phone_number_id: this.options.phoneNumberId, sender_name: body.senderName },
+                contacts: [{ wa_id: body.from, profile: { name: 'Subscriber' } }],
+                messages: [
+                  { from: body.from, id, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: body.text } },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+    });
+    reply(res, 200, { id });
+  }
+
+  private postWebhook(channel: SimChannel, payload: unknown, attempt = 1): void {
+    const webhook = this.webhooks.get(channel);
+    if (!webhook) return;
+    const body = JSON.stringify(payload);
+    const signature = createHmac('sha256', webhook.secret).update(body).digest('hex');
+    const header = channel === 'WHATSAPP' ? 'x-hub-signature-256' : 'x-signature';
+    request(webhook.url, { method: 'POST', headers: { 'content-type': 'application/json', [header]: `sha256=${signature}` }, body })
+      .then(async (response) => {
+        await response.body.dump();
+        if (response.statusCode >= 300) throw new Error(`HTTP ${response.statusCode}`);
+      })
+      .catch(() => {
+        if (attempt < WEBHOOK_ATTEMPTS) this.later(Math.min(1000 * attempt, 5000), () => this.postWebhook(channel, payload, attempt + 1));
+      });
+  }
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  if (chunks.length === 0) return {};
+  try {
+    const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}

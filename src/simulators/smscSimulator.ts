@@ -1,0 +1,267 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import smpp from 'smpp';
+import { outcomeOf, SIM_UNDELIVERED_ERROR } from './outcomes.js';
+
+/** One submit_sm the simulator accepted or refused, as it arrived. */
+export interface SimSubmission {
+  readonly messageId: string | null;
+  readonly systemId: string;
+  readonly source: string;
+  readonly destination: string;
+  readonly dataCoding: number;
+  readonly esmClass: number;
+  /** Concatenation header (8-bit reference), when the part carries one. */
+  readonly concat: { readonly reference: number; readonly total: number; readonly sequence: number } | null;
+  readonly text: string;
+  readonly status: number;
+  readonly at: number;
+}
+
+interface PendingReceipt {
+  readonly systemId: string;
+  readonly pdu: Record<string, unknown>;
+  attempts: number;
+}
+
+export interface SmscSimulatorOptions {
+  readonly host?: string;
+  readonly port?: number;
+  readonly systemId: string;
+  readonly password: string;
+  /** Delay between a submission and its receipt. */
+  readonly delayMs: number;
+}
+
+/**
+ * An SMSC on a real TCP port speaking SMPP 3.4 (the `smpp` package's server side): binds (checking credentials),
+ * enquire_link, unbind, submit_sm with outcomes by the destination's last digit, and delivery receipts as
+ * deliver_sm with receipted_message_id, message_state and the usual receipt text. Receipts go to the session that
+ * submitted, else to another bound session of the same system id, and are kept until acknowledged: a receipt whose
+ * session drops is sent again on the next bind. Tests can drop connections, go down and send a malformed PDU.
+ */
+export class SmscSimulator {
+  readonly submissions: SimSubmission[] = [];
+  private server: smpp.Server | undefined;
+  private readonly bound = new Map<smpp.Session, string>();
+  private readonly unacked = new Map<smpp.Session, Map<number, PendingReceipt>>();
+  private readonly backlog: PendingReceipt[] = [];
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly prefix = randomBytes(3).toString('hex');
+  private counter = 0;
+  private down = false;
+  private keepSubmissions = true;
+  port = 0;
+
+  constructor(private readonly options: SmscSimulatorOptions) {}
+
+  async start(): Promise<number> {
+    const server = smpp.createServer({}, (session) => this.onSession(session));
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', resolve));
+    this.port = (server.address() as AddressInfo).port;
+    return this.port;
+  }
+
+  async stop(): Promise<void> {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    this.dropConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  /** Stops recording every submission (long benchmark runs); counts stay available. */
+  recordSubmissions(keep: boolean): void {
+    this.keepSubmissions = keep;
+  }
+
+  get submitCount(): number {
+    return this.counter;
+  }
+
+  get boundSessions(): number {
+    return this.bound.size;
+  }
+
+  /** Closes every session at once, as a crashing SMSC or a broken network would. */
+  dropConnections(): void {
+    for (const session of [...this.bound.keys(), ...(this.server?.sessions ?? [])]) session.destroy();
+  }
+
+  /** While down, binds are refused and sessions dropped. */
+  setDown(down: boolean): void {
+    this.down = down;
+    if (down) this.dropConnections();
+  }
+
+  /** Writes bytes that are not a valid PDU to every bound session. */
+  sendMalformedPdu(): void {
+    for (const session of this.bound.keys()) {
+      // command_length 16, command_id 0x80000004 (submit_sm_resp) but too short for its body, then junk.
+      session.socket.write(Buffer.from([0, 0, 0, 8, 0xff, 0xff, 0xff, 0xff]));
+    }
+  }
+
+  /** Reassembles concatenated parts: one entry per message (by destination and reference), in arrival order. */
+  messages(): { destination: string; source: string; text: string; parts: number; dataCoding: number }[] {
+    const result: { destination: string; source: string; text: string; parts: number; dataCoding: number }[] = [];
+    const groups = new Map<string, SimSubmission[]>();
+    for (const s of this.submissions) {
+      if (s.messageId === null) continue;
+      if (!s.concat) {
+        result.push({ destination: s.destination, source: s.source, text: s.text, parts: 1, dataCoding: s.dataCoding });
+        continue;
+      }
+      const key = `${s.destination}\u0000${s.concat.reference}\u0000${s.concat.total}`;
+      const group = groups.get(key) ?? [];
+      group.push(s);
+      groups.set(key, group);
+      if (group.length === s.concat.total) {
+        groups.delete(key);
+        const ordered = [...group].sort((a, b) => a.concat!.sequence - b.concat!.sequence);
+        result.push({
+          destination: s.destination,
+          source: s.source,
+          text: ordered.map((p) => p.text).join(''),
+          parts: ordered.length,
+          dataCoding: s.dataCoding,
+        });
+      }
+    }
+    return result;
+  }
+
+  private onSession(session: smpp.Session): void {
+    session.on('error', () => session.destroy());
+    session.on('close', () => this.onClose(session));
+    const bind = (pdu: smpp.PDU): void => {
+      if (this.down || pdu.system_id !== this.options.systemId || pdu.password !== this.options.password) {
+        session.send(pdu.response({ command_status: this.down ? smpp.ESME_RSYSERR : smpp.ESME_RINVPASWD }));
+        session.close();
+        return;
+      }
+      session.send(pdu.response({ system_id: 'herald-sim' }));
+      this.bound.set(session, String(pdu.system_id));
+      this.unacked.set(session, new Map());
+      this.flushBacklog(String(pdu.system_id));
+    };
+    session.on('bind_transceiver', bind);
+    session.on('bind_transmitter', bind);
+    session.on('bind_receiver', bind);
+    session.on('enquire_link', (pdu: smpp.PDU) => session.send(pdu.response()));
+    session.on('unbind', (pdu: smpp.PDU) => {
+      session.send(pdu.response());
+      session.close();
+    });
+    session.on('submit_sm', (pdu: smpp.PDU) => this.onSubmit(session, pdu));
+    session.on('deliver_sm_resp', (pdu: smpp.PDU) => this.onReceiptAck(session, pdu));
+  }
+
+  private onClose(session: smpp.Session): void {
+    const systemId = this.bound.get(session);
+    this.bound.delete(session);
+    const unacked = this.unacked.get(session);
+    this.unacked.delete(session);
+    if (systemId && unacked) {
+      for (const receipt of unacked.values()) this.backlog.push(receipt);
+      this.flushBacklog(systemId);
+    }
+  }
+
+  private onSubmit(session: smpp.Session, pdu: smpp.PDU): void {
+    const systemId = this.bound.get(session);
+    if (!systemId) {
+      session.send(pdu.response({ command_status: 0x04 })); // ESME_RINVBNDSTS
+      return;
+    }
+    const destination = String(pdu.destination_addr);
+    const outcome = outcomeOf(destination);
+    const decoded = pdu.short_message as { message?: string; udh?: Buffer[] } | undefined;
+    const concatHeader = decoded?.udh?.find((h) => h[0] === 0x00 && h.length >= 5);
+    const submission: SimSubmission = {
+      messageId: outcome === 'rejected' ? null : `${this.prefix}${(++this.counter).toString(16)}`,
+      systemId,
+      source: String(pdu.source_addr),
+      destination,
+      dataCoding: Number(pdu.data_coding ?? 0),
+      esmClass: Number(pdu.esm_class ?? 0),
+      concat: concatHeader ? { reference: concatHeader[2]!, total: concatHeader[3]!, sequence: concatHeader[4]! } : null,
+      text: typeof decoded?.message === 'string' ? decoded.message : '',
+      status: outcome === 'rejected' ? smpp.ESME_RINVDSTADR : 0,
+      at: Date.now(),
+    };
+    if (outcome === 'rejected') this.counter++;
+    if (this.keepSubmissions) this.submissions.push(submission);
+    if (outcome === 'rejected') {
+      session.send(pdu.response({ command_status: smpp.ESME_RINVDSTADR }));
+      return;
+    }
+    session.send(pdu.response({ message_id: submission.messageId }));
+    if (outcome === 'silent') return;
+    const delivered = outcome !== 'undelivered';
+    const receipt: PendingReceipt = {
+      systemId,
+      attempts: 0,
+      pdu: {
+        source_addr: destination,
+        source_addr_ton: 1,
+        source_addr_npi: 1,
+        destination_addr: submission.source,
+        esm_class: 0x04,
+        data_coding: 0,
+        receipted_message_id: submission.messageId,
+        message_state: delivered ? 2 : 5,
+        short_message: receiptText(submission.messageId!, delivered),
+      },
+    };
+    this.later(this.options.delayMs, () => this.sendReceipt(session, receipt));
+  }
+
+  private later(ms: number, fn: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, ms);
+    this.timers.add(timer);
+  }
+
+  private sendReceipt(preferred: smpp.Session, receipt: PendingReceipt): void {
+    const session = this.bound.has(preferred) ? preferred : [...this.bound].find(([, id]) => id === receipt.systemId)?.[0];
+    if (!session) {
+      this.backlog.push(receipt);
+      return;
+    }
+    receipt.attempts++;
+    const pdu = new smpp.PDU('deliver_sm', receipt.pdu);
+    if (!session.send(pdu)) {
+      this.backlog.push(receipt);
+      return;
+    }
+    this.unacked.get(session)?.set(pdu.sequence_number, receipt);
+  }
+
+  private onReceiptAck(session: smpp.Session, pdu: smpp.PDU): void {
+    const pending = this.unacked.get(session);
+    const receipt = pending?.get(pdu.sequence_number);
+    if (!receipt) return;
+    pending!.delete(pdu.sequence_number);
+    // A temporary error from the ESME: send it again a little later, as SMSCs do.
+    if (pdu.command_status !== 0) this.later(500, () => this.sendReceipt(session, receipt));
+  }
+
+  private flushBacklog(systemId: string): void {
+    const waiting = this.backlog.filter((r) => r.systemId === systemId);
+    if (waiting.length === 0 || ![...this.bound.values()].includes(systemId)) return;
+    for (const receipt of waiting) this.backlog.splice(this.backlog.indexOf(receipt), 1);
+    const session = [...this.bound].find(([, id]) => id === systemId)![0];
+    for (const receipt of waiting) this.sendReceipt(session, receipt);
+  }
+}
+
+function receiptText(messageId: string, delivered: boolean): string {
+  const now = new Date();
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  const date = `${pad(now.getUTCFullYear() % 100)}${pad(now.getUTCMonth() + 1)}${pad(now.getUTCDate())}${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}`;
+  const err = delivered ? '000' : String(SIM_UNDELIVERED_ERROR).padStart(3, '0');
+  return `id:${messageId} sub:001 dlvrd:${delivered ? '001' : '000'} submit date:${date} done date:${date} stat:${delivered ? 'DELIVRD' : 'UNDELIV'} err:${err} text:`;
+}

@@ -1,0 +1,52 @@
+// Type declarations for the parts of the npm `smpp` package (0.5) that Herald uses; the package ships none.
+declare module 'smpp' {
+  import type { EventEmitter } from 'node:events';
+  import type { Server as NetServer, Socket } from 'node:net';
+
+  export interface PduFields {
+    [field: string]: unknown;
+  }
+
+  export class PDU {
+    constructor(command: string, options?: PduFields);
+    command: string;
+    command_id: number;
+    command_status: number;
+    sequence_number: number;
+    [field: string]: unknown;
+    isResponse(): boolean;
+    response(options?: PduFields): PDU;
+    toBuffer(): Buffer;
+    static maxLength: number;
+  }
+
+  export class Session extends EventEmitter {
+    socket: Socket;
+    server?: Server;
+    send(pdu: PDU, responseCallback?: (pdu: PDU) => void, sendCallback?: (pdu: PDU) => void): boolean;
+    close(callback?: () => void): void;
+    destroy(callback?: () => void): void;
+    pause(): void;
+    resume(): void;
+  }
+
+  export class Server extends NetServer {
+    sessions: Session[];
+  }
+
+  export function createServer(options: Record<string, unknown>, listener?: (session: Session) => void): Server;
+  export function connect(options: { host: string; port: number; [key: string]: unknown }, listener?: () => void): Session;
+
+  export const ESME_ROK: number;
+  export const ESME_RSYSERR: number;
+  export const ESME_RINVSRCADR: number;
+  export const ESME_RINVDSTADR: number;
+  export const ESME_RBINDFAIL: number;
+  export const ESME_RINVPASWD: number;
+  export const ESME_RMSGQFUL: number;
+  export const ESME_RSUBMITFAIL: number;
+  export const ESME_RTHROTTLED: number;
+  export const ESME_RX_T_APPN: number;
+  export const ESME_RINVCMDID: number;
+  export const errors: Record<string, number>;
+}
