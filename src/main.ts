@@ -19,6 +19,7 @@ import { type DemoCredentials, demoBanner, ensureDemo } from './demo/demo.js';
 import { buildServer, type Routes } from './http/server.js';
 import { systemRoutes } from './http/systemRoutes.js';
 import { createLogger } from './logger.js';
+import { lookupRoutes } from './messages/lookupRoutes.js';
 import { messageRoutes } from './messages/messageRoutes.js';
 import { NumberingPlan } from './numbering/numberingPlan.js';
 import { adminSenderNameRoutes } from './senderNames/adminRoutes.js';
@@ -32,6 +33,7 @@ export type Role = (typeof ROLES)[number];
 export const ROUTES: readonly Routes[] = [
   systemRoutes,
   messageRoutes,
+  lookupRoutes,
   balanceRoutes,
   adminAccountRoutes,
   adminSenderNameRoutes,

@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ProviderConnectorConfig, WhatsappConnectorConfig } from '../config/configFile.js';
+import type { CarrierReceipt } from '../delivery/receiptSql.js';
 import { herald } from '../errors/catalogue.js';
 import type { Routes } from '../http/server.js';
 import { parseProviderWebhook } from './http/providerConnector.js';
@@ -27,6 +28,11 @@ export function signatureValid(header: unknown, secret: string, raw: Buffer): bo
  * that a provider resends whatever Herald did not record. `GET` answers Meta's webhook verification.
  */
 export const webhookRoutes: Routes = (app, ctx) => {
+  // Status times are Herald's own clock at receipt, like SMPP receipts: lifetimes never depend on a carrier's clock.
+  const receivedNow = (receipts: CarrierReceipt[]): CarrierReceipt[] => {
+    const at = ctx.clock.now();
+    return receipts.map((receipt) => ({ ...receipt, at }));
+  };
   const connectors = new Map(ctx.configFile.connectors.filter((c) => c.type !== 'smpp').map((c) => [c.id, c]));
   void app.register(async (plain) => {
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
@@ -52,12 +58,12 @@ export const webhookRoutes: Routes = (app, ctx) => {
           const config = connector as WhatsappConnectorConfig;
           if (!signatureValid(request.headers['x-hub-signature-256'], config.appSecret, raw)) throw herald('badCredentials');
           const { receipts, inbound } = parseWhatsappWebhook(connector.id, request.body);
-          await ctx.receiptSink(receipts);
+          await ctx.receiptSink(receivedNow(receipts));
           if (inbound.length > 0) await ctx.inboundSink(connector.id, inbound);
         } else {
           const config = connector as ProviderConnectorConfig;
           if (!signatureValid(request.headers['x-signature'], config.webhookSecret, raw)) throw herald('badCredentials');
-          await ctx.receiptSink(parseProviderWebhook(connector.id, request.body));
+          await ctx.receiptSink(receivedNow(parseProviderWebhook(connector.id, request.body)));
         }
         return { ok: true };
       },

@@ -187,11 +187,11 @@ export async function messageExpireDue(
      UPDATE messages m
      SET status = CASE m.status WHEN 'sent' THEN 'undelivered' ELSE 'unread' END,
          read_status = CASE m.status WHEN 'delivered' THEN 'unread' ELSE m.read_status END,
-         error_code = CASE m.status WHEN 'sent' THEN $3 ELSE $4 END,
+         error_code = CASE m.status WHEN 'sent' THEN $3::int ELSE $4::int END,
          status_at = $1, due_at = NULL,
          history = m.history || jsonb_build_array(jsonb_build_object(
            'status', CASE m.status WHEN 'sent' THEN 'undelivered' ELSE 'unread' END, 'at', $1,
-           'errorCode', CASE m.status WHEN 'sent' THEN $3 ELSE $4 END))
+           'errorCode', CASE m.status WHEN 'sent' THEN $3::int ELSE $4::int END))
      FROM due
      WHERE m.account_id = due.account_id AND m.id = due.id
      RETURNING m.account_id, m.id, m.status`,

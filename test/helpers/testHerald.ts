@@ -1,6 +1,8 @@
 import pino from 'pino';
 import { loadConfig } from '../../src/config/config.js';
+import type { DispatcherOptions } from '../../src/delivery/dispatcher.js';
 import { type Herald, startHerald } from '../../src/main.js';
+import { type EmbeddedSimulators, startEmbeddedSimulators } from '../../src/simulators/embeddedSimulators.js';
 import type { Channel } from '../../src/shared/channels.js';
 import { TestClock } from './clock.js';
 import { type Engine, openTestDb, type TestDb } from './engines.js';
@@ -16,6 +18,8 @@ export interface TestAccount {
 
 export interface TestHerald {
   readonly herald: Herald;
+  /** The carrier simulators, when started with `delivery`. */
+  readonly simulators: EmbeddedSimulators | undefined;
   readonly url: string;
   readonly testDb: TestDb;
   readonly clock: TestClock;
@@ -38,9 +42,15 @@ export interface TestHerald {
  */
 export async function startTestHerald(
   engine: Engine,
-  options: { env?: Record<string, string>; clock?: TestClock } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: TestClock;
+    /** Runs the whole pipeline (role all) against test-owned carrier simulators with this receipt delay. */
+    delivery?: { delayMs: number; dispatcher?: Partial<DispatcherOptions> };
+  } = {},
 ): Promise<TestHerald> {
   const testDb = await openTestDb(engine);
+  const simulators = options.delivery ? await startEmbeddedSimulators({ delayMs: options.delivery.delayMs }) : undefined;
   const clock = options.clock ?? new TestClock();
   const config = loadConfig({
     HERALD_PORT: '0',
@@ -52,15 +62,18 @@ export async function startTestHerald(
   });
   const herald = await startHerald({
     config,
-    role: 'api',
+    role: simulators ? 'all' : 'api',
     clock,
     db: testDb.db,
     log: pino({ level: config.logLevel }),
+    ...(simulators ? { configFile: simulators.configFile, dispatcher: { pollMs: 50, ...options.delivery?.dispatcher }, maintenanceIntervalMs: 60_000 } : {}),
   });
   const url = herald.url!;
+  simulators?.connectWebhooks(url);
 
   const t: TestHerald = {
     herald,
+    simulators,
     url,
     testDb,
     clock,
@@ -88,6 +101,7 @@ export async function startTestHerald(
     },
     async close() {
       await herald.close();
+      await simulators?.stop();
       await testDb.drop();
     },
   };

@@ -1,0 +1,162 @@
+import { Type } from 'typebox';
+import { DELIVERY_ERRORS } from '../delivery/statuses.js';
+import { herald, showValue } from '../errors/catalogue.js';
+import { principalOf, requireToken } from '../http/auth.js';
+import { ChannelType, errorResponses } from '../http/schemas.js';
+import type { Routes } from '../http/server.js';
+import { UUID_PATTERN } from '../util/uuid7.js';
+import { normaliseDestination } from './destination.js';
+import { messageGet, messageList, messageListCount, messageStop } from './messageLookupSql.js';
+import { messageToApi } from './messageObject.js';
+
+/** page * per_page may not pass this (DESIGN section 4): deep pages are for the time filters. */
+export const MAX_LIST_DEPTH = 10_000;
+export const MAX_STOP = 10_000;
+
+const STATUSES = ['sending', 'sent', 'delivered', 'undelivered', 'unsent', 'read', 'unread', 'inbound_sent'] as const;
+const MessageObject = Type.Record(Type.String(), Type.Unknown(), { description: 'The message object (DESIGN section 4)' });
+
+/** GET /api/v1/message/{uuid}, GET /api/v1/message and POST /api/v1/message/stop, with TOKEN_1. */
+export const lookupRoutes: Routes = (app, ctx) => {
+  const auth = requireToken(ctx.db, ['traffic']);
+  const security = [{ basicToken: [] }];
+  const tags = ['Messages'];
+
+  app.get(
+    '/api/v1/message/:uuid',
+    {
+      onRequest: auth,
+      schema: {
+        tags,
+        summary: 'One message with its status history',
+        security,
+        params: Type.Object({ uuid: Type.String() }),
+        response: { 200: MessageObject, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { uuid } = request.params;
+      const row = UUID_PATTERN.test(uuid) ? await messageGet(ctx.db, principalOf(request).accountId, uuid.toLowerCase()) : undefined;
+      if (!row) throw herald('notFound', { what: `Message ${uuid}` });
+      return messageToApi(row);
+    },
+  );
+
+  app.get(
+    '/api/v1/message',
+    {
+      onRequest: auth,
+      schema: {
+        tags,
+        summary: 'Messages of the account, newest first, with filters',
+        security,
+        querystring: Type.Object({
+          page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+          per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+          sort: Type.Optional(Type.Enum(['created_time', '-created_time', 'asc', 'desc'], { description: 'by creation time; default newest first' })),
+          time_from: Type.Optional(Type.String({ description: 'ISO 8601 or YYYY-MM-DD hh:mm:ss (UTC), inclusive' })),
+          time_to: Type.Optional(Type.String({ description: 'ISO 8601 or YYYY-MM-DD hh:mm:ss (UTC), inclusive' })),
+          message_uuid: Type.Optional(Type.String()),
+          destination: Type.Optional(Type.String()),
+          status: Type.Optional(Type.Enum(STATUSES)),
+          tags: Type.Optional(Type.String({ description: 'comma-separated; messages with any of them' })),
+          channel_type: Type.Optional(ChannelType),
+          sender_name: Type.Optional(Type.String()),
+          traffic_center_id: Type.Optional(Type.Integer({ minimum: 1 })),
+          direction: Type.Optional(Type.Enum(['outbound', 'inbound'])),
+          content: Type.Optional(Type.String({ minLength: 1, description: 'text the content contains' })),
+        }),
+        response: {
+          200: Type.Object({ items: Type.Array(MessageObject), page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer() }),
+          ...errorResponses(401, 403, 422),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const page = q.page ?? 1;
+      const perPage = q.per_page ?? 100;
+      if (page * perPage > MAX_LIST_DEPTH) {
+        throw herald('invalidField', { field: 'page', value: `${page} (page * per_page may not exceed ${MAX_LIST_DEPTH}; narrow time_from/time_to)` });
+      }
+      if (q.message_uuid !== undefined && !UUID_PATTERN.test(q.message_uuid)) {
+        throw herald('invalidField', { field: 'message_uuid', value: showValue(q.message_uuid) });
+      }
+      let destination: string | null = null;
+      if (q.destination !== undefined) {
+        const normalised = normaliseDestination(q.destination);
+        if (!normalised) throw herald('invalidMsisdn');
+        destination = normalised.msisdn;
+      }
+      const filter = {
+        fromId: q.time_from === undefined ? null : uuidBound(parseTime(q.time_from, 'time_from'), 'low'),
+        toId: q.time_to === undefined ? null : uuidBound(parseTime(q.time_to, 'time_to'), 'high'),
+        messageUuid: q.message_uuid?.toLowerCase() ?? null,
+        destination,
+        status: q.status ?? null,
+        tags: q.tags === undefined ? null : q.tags.split(',').map((t) => t.trim()).filter(Boolean),
+        channelType: q.channel_type ?? null,
+        senderName: q.sender_name ?? null,
+        trafficCenterId: q.traffic_center_id ?? null,
+        direction: q.direction ?? null,
+        content: q.content ?? null,
+      };
+      const { accountId } = principalOf(request);
+      const order = q.sort === 'created_time' || q.sort === 'asc' ? 'asc' : 'desc';
+      const [rows, total] = await Promise.all([
+        messageList(ctx.db, accountId, filter, order, perPage, (page - 1) * perPage),
+        messageListCount(ctx.db, accountId, filter),
+      ]);
+      return { items: rows.map(messageToApi), page, per_page: perPage, total };
+    },
+  );
+
+  app.post(
+    '/api/v1/message/stop',
+    {
+      onRequest: auth,
+      schema: {
+        tags,
+        summary: 'Stop messages that have not been sent yet',
+        description:
+          'Item codes: 200 will be stopped (becomes unsent), 202 may not be stopped (being handed to the carrier), ' +
+          '403 already sent or final, 404 not found.',
+        security,
+        body: Type.Object({ uuids: Type.Array(Type.String(), { minItems: 1, maxItems: MAX_STOP }) }, { additionalProperties: false }),
+        response: {
+          200: Type.Object({
+            errors: Type.Boolean(),
+            items: Type.Array(Type.Object({ messageUuid: Type.String(), code: Type.Integer() })),
+          }),
+          ...errorResponses(401, 403, 422),
+        },
+      },
+    },
+    async (request) => {
+      const { uuids } = request.body;
+      const valid = [...new Set(uuids.filter((u) => UUID_PATTERN.test(u)).map((u) => u.toLowerCase()))];
+      const found = valid.length === 0 ? [] : await messageStop(ctx.db, principalOf(request).accountId, valid, ctx.clock.now(), DELIVERY_ERRORS.stopped);
+      const byId = new Map(found.map((row) => [row.id, row]));
+      const items = uuids.map((messageUuid) => {
+        const row = byId.get(messageUuid.toLowerCase());
+        const code = !row ? 404 : row.stopped ? 200 : row.status === 'sending' && row.leased ? 202 : 403;
+        return { messageUuid, code };
+      });
+      return { errors: items.some((item) => item.code !== 200), items };
+    },
+  );
+};
+
+function parseTime(value: string, field: string): number {
+  const text = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(value) ? `${value.replace(' ', 'T')}Z` : value;
+  const ms = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : NaN;
+  if (Number.isNaN(ms)) throw herald('invalidField', { field, value: showValue(value) });
+  return ms;
+}
+
+/** The lowest or highest version 7 UUID of a millisecond. */
+export function uuidBound(ms: number, side: 'low' | 'high'): string {
+  const hex = Math.max(0, Math.min(ms, 2 ** 48 - 1)).toString(16).padStart(12, '0');
+  const head = `${hex.slice(0, 8)}-${hex.slice(8, 12)}`;
+  return side === 'low' ? `${head}-7000-8000-000000000000` : `${head}-7fff-bfff-ffffffffffff`;
+}

@@ -1,0 +1,91 @@
+import { maskCallbackUrl } from '../callbacks/callbackUrl.js';
+import type { Channel } from '../shared/channels.js';
+import { isoUtc } from '../util/time.js';
+
+/** The columns the message object is made of. */
+export interface MessageRow {
+  account_id: number;
+  id: string;
+  created_at: Date;
+  channel_type: Channel;
+  direction: string;
+  sending_method: string;
+  traffic_center_id: number | null;
+  template_id: number | null;
+  sender_name: string;
+  destination: string;
+  country: string | null;
+  region: string | null;
+  brand: string | null;
+  content: unknown;
+  tags: string[];
+  use_local_time: boolean;
+  local_send_time: string | null;
+  local_completion_time: string | null;
+  ttl: number | null;
+  hours: number[] | null;
+  days: number[] | null;
+  short_url: boolean;
+  callback_url: string | null;
+  callback_events: string[] | null;
+  external_message_id: string | null;
+  total_parts: number;
+  status: string;
+  status_at: Date;
+  planned_send_at: Date | null;
+  sent_at: Date | null;
+  error_code: number | null;
+  read_status: string | null;
+  history: { status: string; at: string; errorCode?: number; detail?: string; retryAt?: string; connector?: string }[];
+}
+
+export const MESSAGE_COLUMNS = `account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id,
+  template_id, sender_name, destination, country, region, brand, content, tags, use_local_time, local_send_time,
+  local_completion_time, ttl, hours, days, short_url, callback_url, callback_events, external_message_id,
+  total_parts, status, status_at, planned_send_at, sent_at, error_code, read_status, history`;
+
+/**
+ * The message object of GET /api/v1/message/{uuid} (DESIGN section 4), also the `item` of inbound callbacks.
+ * Times are ISO 8601 UTC; local send and completion times keep their own format; callback credentials are masked.
+ * `statusHistory` is Herald's addition: every status change, retry and carrier outcome with its time.
+ */
+export function messageToApi(row: MessageRow): Record<string, unknown> {
+  return {
+    messageUuid: row.id,
+    createdTime: isoUtc(row.created_at),
+    channelType: row.channel_type,
+    sendingMethod: row.sending_method,
+    trafficType: null,
+    templateId: row.template_id,
+    trafficCenterId: row.traffic_center_id,
+    externalMessageId: row.external_message_id,
+    senderName: row.sender_name,
+    destination: row.destination,
+    country: row.country,
+    region: row.region,
+    brand: row.brand,
+    content: row.content,
+    tags: row.tags,
+    ttl: row.ttl,
+    hours: row.hours,
+    days: row.days,
+    localSendTime: row.local_send_time,
+    localCompletionTime: row.local_completion_time,
+    useLocalTime: row.use_local_time,
+    shortUrl: row.short_url,
+    callbackUrl: row.callback_url === null ? null : maskCallbackUrl(row.callback_url),
+    callbackEvents: row.callback_events,
+    totalParts: row.total_parts,
+    price: null,
+    plannedSendTime: isoUtc(row.planned_send_at),
+    sentTime: isoUtc(row.sent_at),
+    statusTime: isoUtc(row.status_at),
+    status: row.status,
+    readStatus: row.read_status,
+    cascadeMessageUuid: null,
+    cascadeStep: null,
+    errorCode: row.error_code,
+    direction: row.direction,
+    statusHistory: row.history.map((entry) => ({ ...entry, at: isoUtc(new Date(entry.at)) })),
+  };
+}
