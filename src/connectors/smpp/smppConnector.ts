@@ -130,7 +130,8 @@ export class SmppConnector implements Connector {
 
     const carrierIds: string[] = [];
     for (const result of results) {
-      if (result.kind === 'failed') return { kind: 'transient', retryAfterMs: TRANSIENT_RETRY_MS, reason: result.reason };
+      // No answer (connection lost, timeout): soon again, through this connector once it is back or another of the route.
+      if (result.kind === 'failed') return { kind: 'transient', retryAfterMs: NOT_BOUND_RETRY_MS, reason: result.reason };
       if (result.status !== SMPP_STATUS.ROK) {
         const reason = `${this.id}: submit_sm refused with ${statusName(result.status)}`;
         if (isTransientStatus(result.status)) {
