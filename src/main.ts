@@ -130,7 +130,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       });
       dispatcher = new Dispatcher(
         { db, clock, log, router: new Router(configFile.routes, connectors), writer, plan, wakeup },
-        { ...DEFAULT_DISPATCHER_OPTIONS, ...options.dispatcher },
+        { ...DEFAULT_DISPATCHER_OPTIONS, leaseMs: config.leaseSeconds * 1000, ...options.dispatcher },
       );
       maintenance = new Maintenance({ db, clock, log }, { intervalMs: options.maintenanceIntervalMs ?? 1000 });
       dispatcher.start();

@@ -26,6 +26,8 @@ export interface Config {
   readonly currency: string;
   readonly dbPoolSize: number;
   readonly configFile: string | undefined;
+  /** How long a worker's claim on a message lasts before another worker may take it. */
+  readonly leaseSeconds: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -42,6 +44,8 @@ export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_CURRENCY = 'RUB';
 export const DEFAULT_DB_POOL_SIZE = 10;
+/** Longer than any submission takes (SMPP response timeout 10 s, HTTP 15 s), short enough to recover quickly. */
+export const DEFAULT_LEASE_SECONDS = 60;
 
 export class ConfigError extends Error {
   constructor(
@@ -73,6 +77,7 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_CURRENCY: `currency of new accounts, ISO 4217 (default ${DEFAULT_CURRENCY})`,
   HERALD_DB_POOL_SIZE: `PostgreSQL connections per process (default ${DEFAULT_DB_POOL_SIZE})`,
   HERALD_CONFIG: 'path of the JSON or YAML file with connectors, routes and tariffs (default unset)',
+  HERALD_LEASE_SECONDS: `how long a worker's claim on a message lasts (default ${DEFAULT_LEASE_SECONDS})`,
 };
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -125,6 +130,7 @@ export function loadConfig(env: Env = process.env): Config {
     currency: optional(read('HERALD_CURRENCY'), 'HERALD_CURRENCY', parseCurrency) ?? DEFAULT_CURRENCY,
     dbPoolSize: optional(read('HERALD_DB_POOL_SIZE'), 'HERALD_DB_POOL_SIZE', integerIn(1, 1000)) ?? DEFAULT_DB_POOL_SIZE,
     configFile: optional(read('HERALD_CONFIG'), 'HERALD_CONFIG', (v) => path.resolve(v)),
+    leaseSeconds: optional(read('HERALD_LEASE_SECONDS'), 'HERALD_LEASE_SECONDS', integerIn(1, 3600)) ?? DEFAULT_LEASE_SECONDS,
   });
 }
 

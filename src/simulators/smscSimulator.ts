@@ -6,6 +6,8 @@ import { outcomeOf, SIM_UNDELIVERED_ERROR } from './outcomes.js';
 /** One submit_sm the simulator accepted or refused, as it arrived. */
 export interface SimSubmission {
   readonly messageId: string | null;
+  /** Which bound session it came on (1, 2, ... in bind order). */
+  readonly session: number;
   readonly systemId: string;
   readonly source: string;
   readonly destination: string;
@@ -44,6 +46,8 @@ export class SmscSimulator {
   readonly submissions: SimSubmission[] = [];
   private server: smpp.Server | undefined;
   private readonly bound = new Map<smpp.Session, string>();
+  private readonly sessionNumbers = new Map<smpp.Session, number>();
+  private sessionCounter = 0;
   private readonly unacked = new Map<smpp.Session, Map<number, PendingReceipt>>();
   private readonly backlog: PendingReceipt[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -142,6 +146,7 @@ export class SmscSimulator {
       }
       session.send(pdu.response({ system_id: 'herald-sim' }));
       this.bound.set(session, String(pdu.system_id));
+      this.sessionNumbers.set(session, ++this.sessionCounter);
       this.unacked.set(session, new Map());
       this.flushBacklog(String(pdu.system_id));
     };
@@ -180,6 +185,7 @@ export class SmscSimulator {
     const concatHeader = decoded?.udh?.find((h) => h[0] === 0x00 && h.length >= 5);
     const submission: SimSubmission = {
       messageId: outcome === 'rejected' ? null : `${this.prefix}${(++this.counter).toString(16)}`,
+      session: this.sessionNumbers.get(session) ?? 0,
       systemId,
       source: String(pdu.source_addr),
       destination,
