@@ -49,7 +49,10 @@ export interface HeraldProcess {
 /** Starts the built Herald (dist/) as a separate process and waits until it listens. */
 export async function startHeraldProcess(role: string, env: Record<string, string>): Promise<HeraldProcess> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('HERALD_') && k !== 'DATABASE_URL'));
-  const child = spawn(process.execPath, ['bin/herald.js', 'serve', '--role', role], {
+  // BENCH_PROFILE=<dir>: Herald writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const v8 = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...v8, ...profile, 'bin/herald.js', 'serve', '--role', role], {
     env: { ...clean, HERALD_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

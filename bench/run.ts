@@ -1,26 +1,40 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { benchEndToEnd } from './endToEnd.js';
 import { benchIngest } from './ingest.js';
 import { type BenchFigure, createBenchSchema, machineDescription, meetsTarget, postgresVersion, renderTable } from './lib.js';
 
 /**
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
- * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_DATABASE_URL.
+ * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
+ * (ingest,e2e), BENCH_DATABASE_URL.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const clients = Number(process.env.BENCH_CLIENTS ?? 4);
 const apiProcesses = Number(process.env.BENCH_API_PROCS ?? 1);
+const e2eMessages = Number(process.env.BENCH_E2E_MESSAGES ?? 100_000);
+const only = process.env.BENCH_ONLY?.split(',');
+const wanted = (name: string): boolean => !only || only.includes(name);
 
 const machine = machineDescription();
 const database = await postgresVersion();
 process.stdout.write(`Herald benchmarks on ${machine}; ${database}\n\n`);
 
 const figures: BenchFigure[] = [];
-const schema = await createBenchSchema();
-try {
+async function inSchema(run: (schema: Awaited<ReturnType<typeof createBenchSchema>>) => Promise<BenchFigure[]>): Promise<void> {
+  const schema = await createBenchSchema();
+  try {
+    figures.push(...(await run(schema)));
+  } finally {
+    await schema.drop();
+  }
+}
+if (wanted('ingest')) {
   process.stdout.write(`ingest: ${clients} clients for ${seconds} s...\n`);
-  figures.push(...(await benchIngest({ schema, seconds, clients, apiProcesses, batch: 1000 })));
-} finally {
-  await schema.drop();
+  await inSchema((schema) => benchIngest({ schema, seconds, clients, apiProcesses, batch: 1000 }));
+}
+if (wanted('e2e')) {
+  process.stdout.write(`end to end: ${e2eMessages} SMS through SMPP...\n`);
+  await inSchema((schema) => benchEndToEnd({ schema, messages: e2eMessages, clients, delayMs: 20 }));
 }
 
 process.stdout.write(`\n${renderTable(figures)}\n`);

@@ -148,7 +148,17 @@ export async function messageSetStatus(db: Queryable, records: readonly StatusRe
     `WITH r AS (
        SELECT * FROM json_to_recordset($1::json) AS r(a bigint, id uuid, st text, at timestamptz, ec integer, dt text, fr text[])
      )
-     UPDATE messages m
+     ${STATUS_UPDATE} RETURNING m.account_id, m.id, m.status`,
+    [JSON.stringify(rows), READ_TRACKED_LIST, DEFAULT_TTL],
+  );
+}
+
+/**
+ * The one status transition of a message, as SQL: applies the rows of a relation `r` (a: account, id, st: new
+ * status, at, ec: error code, dt: detail, fr: statuses it may come from) where the message is in one of `fr`.
+ * Parameters $2 (read-tracked channels) and $3 (default ttl) must be bound by the caller.
+ */
+export const STATUS_UPDATE = `UPDATE messages m
      SET status = r.st, status_at = r.at, lease_expires_at = NULL,
          error_code = coalesce(r.ec, m.error_code),
          sent_at = CASE WHEN r.st IN ('delivered', 'undelivered', 'read') THEN coalesce(m.sent_at, r.at) ELSE m.sent_at END,
@@ -160,9 +170,23 @@ export async function messageSetStatus(db: Queryable, records: readonly StatusRe
          history = m.history || jsonb_build_array(jsonb_strip_nulls(jsonb_build_object(
            'status', r.st, 'at', r.at, 'errorCode', r.ec, 'detail', r.dt)))
      FROM r
-     WHERE m.account_id = r.a AND m.id = r.id AND m.status = ANY(r.fr)
-     RETURNING m.account_id, m.id, m.status`,
-    [JSON.stringify(rows), READ_TRACKED_LIST, DEFAULT_TTL],
+     WHERE m.account_id = r.a AND m.id = r.id AND m.status = ANY(r.fr)`;
+
+/** Parameters $2 and $3 of {@link STATUS_UPDATE}. */
+export const STATUS_UPDATE_PARAMS: readonly unknown[] = [READ_TRACKED_LIST, DEFAULT_TTL];
+
+/** Notes receipts that changed nothing (late or duplicate) in their messages' history, marked `ignored`. */
+export async function messageNoteIgnored(
+  db: Queryable,
+  notes: readonly { accountId: number; id: string; status: string; at: Date }[],
+): Promise<void> {
+  if (notes.length === 0) return;
+  await db.query(
+    `WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(a bigint, id uuid, st text, at timestamptz))
+     UPDATE messages m
+     SET history = m.history || jsonb_build_array(jsonb_build_object('status', r.st, 'at', r.at, 'ignored', true))
+     FROM r WHERE m.account_id = r.a AND m.id = r.id`,
+    [JSON.stringify(notes.map((n) => ({ a: n.accountId, id: n.id, st: n.status, at: n.at.toISOString() })))],
   );
 }
 

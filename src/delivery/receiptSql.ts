@@ -1,4 +1,6 @@
 import type { Queryable } from '../db/db.js';
+import { STATUS_UPDATE, STATUS_UPDATE_PARAMS } from './deliverySql.js';
+import { FROM_STATUSES } from './statuses.js';
 
 /** A carrier's report on one submitted part. */
 export interface CarrierReceipt {
@@ -11,70 +13,96 @@ export interface CarrierReceipt {
 export type ReceiptState = 'delivered' | 'undelivered' | 'unsent' | 'read';
 
 export interface MatchedReceipt {
+  cn: string;
+  ci: string;
   account_id: number;
   message_id: string;
   parts: number;
   st: ReceiptState;
   at: Date;
   ec: number | null;
+  /** For single-part messages: whether the receipt moved the message's status. */
+  moved: boolean;
 }
 
 /**
- * Records receipts on their submitted parts and returns those that changed a part's state (a part's state is
- * set once, except delivered -> read). Receipts whose submission is not recorded yet are kept as orphans.
+ * Applies receipts in one statement: each finds its submission; a single-part message moves to the receipt's
+ * status where the status rules allow (the common case, done here); receipts of multi-part messages are returned
+ * for part counting; receipts whose submission is not recorded yet are kept as orphans.
  */
-export async function submissionApplyReceipts(
+export async function receiptsApply(
   db: Queryable,
   receipts: readonly CarrierReceipt[],
 ): Promise<{ matched: MatchedReceipt[]; orphaned: number }> {
-  const rows = receipts.map((r) => ({ cn: r.connectorId, ci: r.carrierId, st: r.state, at: r.at.toISOString(), ec: r.errorCode }));
-  const matched = await db.query<MatchedReceipt & { orphaned: number }>(
-    `WITH r AS (
-       SELECT * FROM json_to_recordset($1::json) AS r(cn text, ci text, st text, at timestamptz, ec integer)
+  const rows = receipts.map((r) => ({
+    cn: r.connectorId,
+    ci: r.carrierId,
+    st: r.state,
+    at: r.at.toISOString(),
+    ec: r.errorCode,
+    fr: FROM_STATUSES[r.state],
+  }));
+  const result = await db.query<MatchedReceipt & { orphaned: number }>(
+    `WITH input AS (
+       SELECT * FROM json_to_recordset($1::json) AS i(cn text, ci text, st text, at timestamptz, ec integer, fr text[])
      ),
-     known AS (
-       SELECT r.cn, r.ci, r.st, r.at, r.ec FROM r
-       JOIN submissions s ON s.connector_id = r.cn AND s.carrier_id = r.ci
+     k AS (
+       SELECT i.cn, i.ci, i.st, i.at, i.ec, i.fr, s.account_id, s.message_id, s.parts FROM input i
+       JOIN submissions s ON s.connector_id = i.cn AND s.carrier_id = i.ci
      ),
-     parts AS (
-       UPDATE submissions s SET state = k.st, state_at = k.at
-       FROM known k
-       WHERE s.connector_id = k.cn AND s.carrier_id = k.ci
-         AND (s.state IS NULL OR (s.state = 'delivered' AND k.st = 'read'))
-       RETURNING s.account_id, s.message_id, s.parts, k.st, k.at, k.ec
-     ),
+     r AS (SELECT account_id AS a, message_id AS id, st, at, ec, NULL::text AS dt, fr FROM k WHERE parts = 1),
+     moved AS (${STATUS_UPDATE} RETURNING m.id),
      orphans AS (
        INSERT INTO orphan_receipts (connector_id, carrier_id, state, error_code, received_at)
-       SELECT r.cn, r.ci, r.st, r.ec, r.at FROM r
-       WHERE NOT EXISTS (SELECT 1 FROM known k WHERE k.cn = r.cn AND k.ci = r.ci)
+       SELECT i.cn, i.ci, i.st, i.ec, i.at FROM input i
+       WHERE NOT EXISTS (SELECT 1 FROM k WHERE k.cn = i.cn AND k.ci = i.ci)
        ON CONFLICT DO NOTHING
        RETURNING 1
      )
-     SELECT p.account_id, p.message_id, p.parts, p.st, p.at, p.ec, (SELECT count(*) FROM orphans) AS orphaned
-     FROM parts p
+     SELECT k.cn, k.ci, k.account_id, k.message_id, k.parts, k.st, k.at, k.ec, (moved.id IS NOT NULL) AS moved,
+            NULL::bigint AS orphaned
+     FROM k LEFT JOIN moved ON moved.id = k.message_id
      UNION ALL
-     SELECT NULL, NULL, NULL, NULL, NULL, NULL, (SELECT count(*) FROM orphans)`,
-    [JSON.stringify(rows)],
+     SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, (SELECT count(*) FROM orphans)`,
+    [JSON.stringify(rows), ...STATUS_UPDATE_PARAMS],
   );
-  const orphaned = matched.length > 0 ? Number(matched[matched.length - 1]!.orphaned) : 0;
-  return { matched: matched.filter((m) => m.message_id !== null), orphaned };
+  const last = result.pop();
+  return { matched: result, orphaned: Number(last?.orphaned ?? 0) };
 }
 
 /**
- * Counts newly delivered parts of multi-part messages and returns the messages whose every part is now delivered.
+ * Records receipts on the parts of multi-part messages and returns those that changed a part's state (set once,
+ * except delivered -> read): the message status follows from all its parts.
  */
+export async function submissionSetPartStates(db: Queryable, receipts: readonly MatchedReceipt[]): Promise<MatchedReceipt[]> {
+  if (receipts.length === 0) return [];
+  const changed = await db.query<{ cn: string; ci: string }>(
+    `WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(cn text, ci text, st text, at timestamptz))
+     UPDATE submissions s SET state = r.st, state_at = r.at
+     FROM r
+     WHERE s.connector_id = r.cn AND s.carrier_id = r.ci
+       AND (s.state IS NULL OR (s.state = 'delivered' AND r.st = 'read'))
+     RETURNING s.connector_id AS cn, s.carrier_id AS ci`,
+    [JSON.stringify(receipts.map((r) => ({ cn: r.cn, ci: r.ci, st: r.st, at: new Date(r.at).toISOString() })))],
+  );
+  const keys = new Set(changed.map((c) => `${c.cn}\u0000${c.ci}`));
+  return receipts.filter((r) => keys.has(`${r.cn}\u0000${r.ci}`));
+}
+
+/** Counts newly delivered parts of multi-part messages and returns the messages whose every part is delivered. */
 export async function messageCountDeliveredParts(
   db: Queryable,
   counts: readonly { accountId: number; id: string; parts: number }[],
 ): Promise<{ account_id: number; id: string }[]> {
   if (counts.length === 0) return [];
-  return db.query(
+  const rows = await db.query<{ account_id: number; id: string; complete: boolean }>(
     `WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(a bigint, id uuid, n integer))
      UPDATE messages m SET parts_delivered = m.parts_delivered + r.n
      FROM r WHERE m.account_id = r.a AND m.id = r.id
      RETURNING m.account_id, m.id, m.parts_delivered >= m.total_parts AS complete`,
     [JSON.stringify(counts.map((c) => ({ a: c.accountId, id: c.id, n: c.parts })))],
-  ).then((rows) => (rows as { account_id: number; id: string; complete: boolean }[]).filter((r) => r.complete));
+  );
+  return rows.filter((r) => r.complete);
 }
 
 /** Takes the orphan receipts whose submission has been recorded since; drops those older than `expiredBefore`. */

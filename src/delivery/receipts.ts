@@ -1,22 +1,23 @@
 import type { Queryable } from '../db/db.js';
-import { messageSetStatus, type StatusRecord } from './deliverySql.js';
-import { type CarrierReceipt, messageCountDeliveredParts, submissionApplyReceipts } from './receiptSql.js';
+import { messageNoteIgnored, messageSetStatus, type StatusRecord } from './deliverySql.js';
+import { type CarrierReceipt, messageCountDeliveredParts, receiptsApply, submissionSetPartStates } from './receiptSql.js';
 
 const RANK = { delivered: 1, undelivered: 1, unsent: 1, read: 2 } as const;
 
 export interface ReceiptOutcome {
-  /** Messages whose status changed. */
-  readonly moved: number;
+  /** Receipts that moved a message's status (or counted a part). */
+  readonly applied: number;
   /** Receipts kept for later because their submission is not recorded yet. */
   readonly orphaned: number;
-  /** Duplicates, and receipts for parts already final or messages that have moved past them. */
+  /** Duplicates, and receipts for messages that have moved past them: noted in the history, nothing changed. */
   readonly ignored: number;
 }
 
 /**
- * Applies a batch of carrier receipts in the caller's transaction: records each on its part, then moves messages
- * forward: a failed part makes the message undelivered (or unsent), all parts delivered make it delivered, a read
- * makes it read. Late and duplicate receipts are recorded on their part (if it had none) and change nothing else.
+ * Applies a batch of carrier receipts in the caller's transaction. A single-part message moves straight to the
+ * receipt's status where the rules allow; a multi-part message records the state of each part and becomes
+ * undelivered (or unsent) at its first failed part, delivered when all parts are delivered, read at a read. Late
+ * and duplicate receipts change no status; they are noted in the message's history as ignored.
  */
 export async function applyReceipts(tx: Queryable, receipts: readonly CarrierReceipt[]): Promise<ReceiptOutcome> {
   // One receipt per part per batch: the furthest state wins (a read implies the delivery before it).
@@ -26,26 +27,31 @@ export async function applyReceipts(tx: Queryable, receipts: readonly CarrierRec
     const seen = latest.get(key);
     if (!seen || RANK[receipt.state] > RANK[seen.state]) latest.set(key, receipt);
   }
-  const { matched, orphaned } = await submissionApplyReceipts(tx, [...latest.values()]);
+  const { matched, orphaned } = await receiptsApply(tx, [...latest.values()]);
 
-  const statuses: StatusRecord[] = [];
-  const multipart = new Map<string, { accountId: number; id: string; parts: number; at: Date }>();
-  for (const m of matched) {
-    if (m.st === 'delivered' && m.parts > 1) {
-      const key = m.message_id;
-      const entry = multipart.get(key) ?? { accountId: m.account_id, id: m.message_id, parts: 0, at: m.at };
+  const ignored = matched.filter((m) => m.parts === 1 && !m.moved);
+  let applied = matched.length - ignored.length;
+  const multipart = matched.filter((m) => m.parts > 1);
+  if (multipart.length > 0) {
+    const changed = await submissionSetPartStates(tx, multipart);
+    applied -= multipart.length - changed.length;
+    const statuses: StatusRecord[] = [];
+    const delivered = new Map<string, { accountId: number; id: string; parts: number; at: Date }>();
+    for (const part of changed) {
+      if (part.st !== 'delivered') {
+        statuses.push({ accountId: part.account_id, id: part.message_id, status: part.st, at: part.at, errorCode: part.ec });
+        continue;
+      }
+      const entry = delivered.get(part.message_id) ?? { accountId: part.account_id, id: part.message_id, parts: 0, at: part.at };
       entry.parts++;
-      if (m.at > entry.at) entry.at = m.at;
-      multipart.set(key, entry);
-    } else {
-      statuses.push({ accountId: m.account_id, id: m.message_id, status: m.st, at: m.at, errorCode: m.ec });
+      if (part.at > entry.at) entry.at = part.at;
+      delivered.set(part.message_id, entry);
     }
+    for (const done of await messageCountDeliveredParts(tx, [...delivered.values()])) {
+      statuses.push({ accountId: done.account_id, id: done.id, status: 'delivered', at: delivered.get(done.id)!.at, errorCode: null });
+    }
+    await messageSetStatus(tx, statuses);
   }
-  const complete = await messageCountDeliveredParts(tx, [...multipart.values()]);
-  for (const done of complete) {
-    const entry = multipart.get(done.id)!;
-    statuses.push({ accountId: done.account_id, id: done.id, status: 'delivered', at: entry.at, errorCode: null });
-  }
-  const moved = await messageSetStatus(tx, statuses);
-  return { moved: moved.length, orphaned, ignored: receipts.length - matched.length - orphaned };
+  await messageNoteIgnored(tx, ignored.map((m) => ({ accountId: m.account_id, id: m.message_id, status: m.st, at: m.at })));
+  return { applied, orphaned, ignored: receipts.length - applied - orphaned };
 }

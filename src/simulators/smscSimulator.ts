@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import smpp from 'smpp';
+import { corkUntilNextTick } from '../connectors/smpp/corkedWrites.js';
 import { outcomeOf, SIM_UNDELIVERED_ERROR } from './outcomes.js';
 
 /** One submit_sm the simulator accepted or refused, as it arrived. */
@@ -202,6 +203,7 @@ export class SmscSimulator {
       session.send(pdu.response({ command_status: smpp.ESME_RINVDSTADR }));
       return;
     }
+    corkUntilNextTick(session.socket);
     session.send(pdu.response({ message_id: submission.messageId }));
     if (outcome === 'silent') return;
     const delivered = outcome !== 'undelivered';
@@ -239,6 +241,7 @@ export class SmscSimulator {
     }
     receipt.attempts++;
     const pdu = new smpp.PDU('deliver_sm', receipt.pdu);
+    corkUntilNextTick(session.socket);
     if (!session.send(pdu)) {
       this.backlog.push(receipt);
       return;

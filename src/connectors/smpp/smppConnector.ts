@@ -4,6 +4,7 @@ import type { SmppConnectorConfig } from '../../config/configFile.js';
 import type { CarrierReceipt } from '../../delivery/receiptSql.js';
 import type { Connector, ConnectorState, OutboundMessage, ReceiptSink, SubmitOutcome } from '../connector.js';
 import { Throttle } from '../throttle.js';
+import { corkUntilNextTick } from './corkedWrites.js';
 import { isTransientStatus, SMPP_STATUS, statusName, THROTTLED_RETRY_MS, TRANSIENT_RETRY_MS } from './smppErrors.js';
 import { ESM_DELIVERY_RECEIPT, parseReceipt, relativeTime, smsPdus, sourceAddress, type SubmitPart } from './smppMessage.js';
 
@@ -173,6 +174,7 @@ export class SmppConnector implements Connector {
         () => done({ kind: 'failed', reason: `${this.id}: no submit_sm_resp within ${this.config.responseTimeoutSeconds} s` }),
         this.config.responseTimeoutSeconds * 1000,
       );
+      corkUntilNextTick(session.socket);
       const sent = session.send(pdu, (response) =>
         done({ kind: 'response', status: response.command_status, messageId: String(response.message_id ?? '') }),
       );
@@ -287,7 +289,10 @@ export class SmppConnector implements Connector {
       errorCode: parsed.errorCode,
     };
     this.sink([receipt]).then(
-      () => session.send(pdu.response()),
+      () => {
+        corkUntilNextTick(session.socket);
+        session.send(pdu.response());
+      },
       (error: unknown) => {
         this.log.error({ connector: this.id, err: error }, 'receipt not recorded; asking the SMSC to resend');
         session.send(pdu.response({ command_status: SMPP_STATUS.RX_T_APPN }));

@@ -1,0 +1,129 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { Pool } from 'undici';
+import { startEmbeddedSimulators } from '../src/simulators/embeddedSimulators.js';
+import { type BenchFigure, type BenchSchema, percentile, startHeraldProcess } from './lib.js';
+
+export interface EndToEndOptions {
+  readonly schema: BenchSchema;
+  readonly messages: number;
+  readonly clients: number;
+  readonly delayMs: number;
+}
+
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+const SENDER = 'Bench';
+
+/**
+ * End to end: Herald (one process, role all, PostgreSQL) takes `messages` SMS in 1000-message batches from
+ * `clients` concurrent clients and sends them over SMPP to the SMSC simulator (another process's socket: the
+ * simulator runs in this benchmark process), which answers every one with a delivery receipt after `delayMs`.
+ * The figure is messages per second from the first POST until the last message is `delivered` in the database;
+ * latencies are accept-to-delivered per message, from the database's own times.
+ */
+export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigure[]> {
+  const simulators = await startEmbeddedSimulators({ delayMs: options.delayMs, window: 1000, mps: 100_000 });
+  simulators.smsc.recordSubmissions(false);
+  simulators.providers.recordRequests(false);
+  const dir = mkdtempSync(path.join(tmpdir(), 'herald-bench-'));
+  const configPath = path.join(dir, 'herald.json');
+  const sms = simulators.configFile.connectors.filter((c) => c.type === 'smpp');
+  writeFileSync(configPath, JSON.stringify({ connectors: sms, routes: simulators.configFile.routes.filter((r) => r.channel === 'SMS') }));
+  const herald = await startHeraldProcess('all', {
+    DATABASE_URL: options.schema.url,
+    HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
+    HERALD_PORT: '0',
+    HERALD_CONFIG: configPath,
+    HERALD_DB_POOL_SIZE: '12',
+  });
+  const db = new pg.Pool({ connectionString: options.schema.url, max: 2 });
+  try {
+    const http = new Pool(herald.url, { connections: options.clients });
+    const admin = async (p: string, body: unknown): Promise<any> => {
+      const response = await http.request({
+        method: 'POST',
+        path: p,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return response.body.json();
+    };
+    const account = await admin('/admin/v1/accounts', { name: 'bench e2e' });
+    await admin(`/admin/v1/accounts/${account.id}/sender-names`, { channelType: 'SMS', name: SENDER });
+    const token = account.tokens.traffic as string;
+
+    const batches = Math.ceil(options.messages / 1000);
+    const bodies = Array.from({ length: batches }, (_, b) =>
+      JSON.stringify(
+        Array.from({ length: 1000 }, (_, i) => ({
+          channelType: 'SMS',
+          senderName: SENDER,
+          // Last digit 0: delivered.
+          destination: `7916${String((b * 1000 + i) % 1_000_000).padStart(6, '0')}0`,
+          content: `Your code is ${String(i).padStart(4, '0')}`,
+        })),
+      ),
+    );
+    let next = 0;
+    const start = performance.now();
+    const postLatencies: number[] = [];
+    await Promise.all(
+      Array.from({ length: options.clients }, async () => {
+        while (next < bodies.length) {
+          const body = bodies[next++]!;
+          const t0 = performance.now();
+          const response = await http.request({
+            method: 'POST',
+            path: '/api/v1/message',
+            headers: { authorization: `Basic ${token}`, 'content-type': 'application/json' },
+            body,
+          });
+          const text = await response.body.text();
+          if (response.statusCode !== 200 || !text.startsWith('{"errors":false')) throw new Error(`send failed: ${text.slice(0, 200)}`);
+          postLatencies.push(performance.now() - t0);
+        }
+      }),
+    );
+    const acceptedAt = performance.now();
+    const total = batches * 1000;
+    // Done when no message waits to be sent or for its receipt: both sets are small partial indexes, so polling
+    // them costs the database next to nothing (a count(*) over all messages would weigh on the figure).
+    for (;;) {
+      const waiting = await db.query(
+        `SELECT EXISTS (SELECT 1 FROM messages WHERE status = 'sending')
+             OR EXISTS (SELECT 1 FROM messages WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL) AS busy`,
+      );
+      if (!waiting.rows[0].busy) break;
+      if (performance.now() - acceptedAt > 600_000) throw new Error('not all delivered after 10 minutes');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const elapsed = (performance.now() - start) / 1000;
+    const delivered = await db.query("SELECT count(*)::int AS n FROM messages WHERE account_id = $1 AND status = 'delivered'", [account.id]);
+    if (delivered.rows[0].n !== total) throw new Error(`${delivered.rows[0].n} of ${total} delivered`);
+    const latency = await db.query(
+      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99
+       FROM (SELECT extract(epoch FROM status_at - created_at) * 1000 AS ms FROM messages WHERE account_id = $1) t`,
+      [account.id],
+    );
+    await http.close();
+    postLatencies.sort((a, b) => a - b);
+    return [
+      {
+        name: 'end to end: accepted -> delivered',
+        value: total / elapsed,
+        unit: 'msg/s',
+        target: { op: '>=', value: 10_000 },
+        note: `${total} SMS over SMPP, receipts after ${options.delayMs} ms, ${options.clients} clients, 1 process (all), ${elapsed.toFixed(1)} s`,
+      },
+      { name: 'end to end: accept -> delivered p50', value: Number(latency.rows[0].p50), unit: 'ms' },
+      { name: 'end to end: accept -> delivered p99', value: Number(latency.rows[0].p99), unit: 'ms' },
+      { name: 'end to end: POST latency p50', value: percentile(postLatencies, 50), unit: 'ms', note: 'while the pipeline runs' },
+    ];
+  } finally {
+    await db.end();
+    await herald.stop();
+    await simulators.stop();
+  }
+}
