@@ -87,6 +87,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       }),
     );
     const acceptedAt = performance.now();
+    if (process.env.BENCH_VERBOSE) process.stdout.write(`  all accepted after ${((acceptedAt - start) / 1000).toFixed(1)} s\n`);
     const total = batches * 1000;
     // Done when no message waits to be sent or for its receipt: both sets are small partial indexes, so polling
     // them costs the database next to nothing (a count(*) over all messages would weigh on the figure).
@@ -96,6 +97,10 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
              OR EXISTS (SELECT 1 FROM messages WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL) AS busy`,
       );
       if (!waiting.rows[0].busy) break;
+      if (process.env.BENCH_VERBOSE && Math.random() < 0.05) {
+        const c = await db.query('SELECT status, count(*)::int AS n FROM messages GROUP BY status');
+        process.stdout.write(`  ${((performance.now() - start) / 1000).toFixed(1)} s: ${JSON.stringify(Object.fromEntries(c.rows.map((r) => [r.status, r.n])))}\n`);
+      }
       if (performance.now() - acceptedAt > 600_000) throw new Error('not all delivered after 10 minutes');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

@@ -1,7 +1,8 @@
 import type { Queryable } from '../db/db.js';
 import type { Channel } from '../shared/channels.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/sendWindow.js';
-import { FROM_STATUSES, READ_TRACKED, type Status } from './statuses.js';
+import { READ_TRACKED, type Status } from './statuses.js';
+import type { Transition } from './transitions.js';
 
 /** A message claimed for sending, with what sending it needs. */
 export interface ClaimedMessage {
@@ -58,122 +59,72 @@ export async function messageClaimDue(
   );
 }
 
-export interface SentRecord {
+/** One accepted submission's parts, so that receipts find their message. */
+export interface SubmissionRow {
+  readonly connectorId: string;
+  readonly carrierIds: readonly string[];
   readonly accountId: number;
   readonly id: string;
-  readonly connectorId: string;
   readonly at: Date;
-  readonly carrierIds: readonly string[];
 }
 
 /**
- * Records accepted submissions: status `sent` (the wait for a final status starts: due at sent + ttl) and one
- * submissions row per part, so that receipts find the message. The submissions are recorded even when the message
- * has moved on (a receipt overtook this record), so that later receipts still match.
+ * Applies transitions to messages in one statement (with the submissions to record, in the same statement) and
+ * returns the ids of the messages that moved. A transition applies only where the message is in one of its
+ * `from` statuses. The due time follows the new status: a retry's own time; sent -> the end of its lifetime;
+ * delivered on a read-tracked channel -> the end of the wait for a read; otherwise nothing is due.
  */
-export async function messageMarkSent(db: Queryable, records: readonly SentRecord[]): Promise<void> {
-  const rows = records.map((r) => ({ a: r.accountId, id: r.id, cn: r.connectorId, at: r.at.toISOString(), ci: r.carrierIds }));
-  await db.query(
-    `WITH r AS (
-       SELECT * FROM json_to_recordset($1::json) AS r(a bigint, id uuid, cn text, at timestamptz, ci text[])
-     ),
-     sent AS (
-       UPDATE messages m
-       SET status = 'sent', status_at = r.at, sent_at = r.at, connector_id = r.cn, lease_expires_at = NULL,
-           due_at = r.at + make_interval(secs => coalesce(m.ttl, $2)),
-           history = m.history || jsonb_build_array(jsonb_build_object('status', 'sent', 'at', r.at, 'connector', r.cn))
-       FROM r
-       WHERE m.account_id = r.a AND m.id = r.id AND m.status = 'sending'
-       RETURNING m.id
-     )
-     INSERT INTO submissions (connector_id, carrier_id, account_id, message_id, part, parts, created_at)
-     SELECT r.cn, c.carrier_id, r.a, r.id, c.part, cardinality(r.ci), r.at
-     FROM r, unnest(r.ci) WITH ORDINALITY AS c(carrier_id, part)
-     ON CONFLICT (connector_id, carrier_id) DO NOTHING`,
-    [JSON.stringify(rows), DEFAULT_TTL],
+export async function messageApplyTransitions(
+  db: Queryable,
+  transitions: readonly Transition[],
+  submissions: readonly SubmissionRow[] = [],
+): Promise<Set<string>> {
+  if (transitions.length === 0 && submissions.length === 0) return new Set();
+  const rows = transitions.map((t) => ({
+    a: t.accountId,
+    id: t.id,
+    st: t.status,
+    fr: t.from,
+    at: t.at.toISOString(),
+    ec: t.errorCode,
+    cn: t.connectorId,
+    sa: t.sentAt?.toISOString() ?? null,
+    due: t.dueAt?.toISOString() ?? null,
+    h: t.history,
+  }));
+  const parts = submissions.flatMap((s) =>
+    s.carrierIds.map((ci, i) => ({ cn: s.connectorId, ci, a: s.accountId, id: s.id, p: i + 1, n: s.carrierIds.length, at: s.at.toISOString() })),
   );
-}
-
-export interface RetryRecord {
-  readonly accountId: number;
-  readonly id: string;
-  readonly dueAt: Date;
-  readonly at: Date;
-  readonly reason: string;
-  readonly errorCode: number | null;
-}
-
-/** Returns claimed messages to the queue for another attempt at `dueAt`, noting why in their history. */
-export async function messageRetry(db: Queryable, records: readonly RetryRecord[]): Promise<void> {
-  const rows = records.map((r) => ({ a: r.accountId, id: r.id, due: r.dueAt.toISOString(), at: r.at.toISOString(), why: r.reason, ec: r.errorCode }));
-  await db.query(
+  const moved = await db.query<{ id: string }>(
     `WITH r AS (
-       SELECT * FROM json_to_recordset($1::json) AS r(a bigint, id uuid, due timestamptz, at timestamptz, why text, ec integer)
+       SELECT * FROM json_to_recordset($1::json) AS r(
+         a bigint, id uuid, st text, fr text[], at timestamptz, ec integer, cn text, sa timestamptz, due timestamptz, h jsonb)
+     ),
+     parts AS (
+       INSERT INTO submissions (connector_id, carrier_id, account_id, message_id, part, parts, created_at)
+       SELECT p.cn, p.ci, p.a, p.id, p.p, p.n, p.at
+       FROM json_to_recordset($2::json) AS p(cn text, ci text, a bigint, id uuid, p smallint, n smallint, at timestamptz)
+       ON CONFLICT (connector_id, carrier_id) DO NOTHING
      )
      UPDATE messages m
-     SET due_at = r.due, lease_expires_at = NULL,
-         history = m.history || jsonb_build_array(jsonb_strip_nulls(jsonb_build_object(
-           'status', 'sending', 'at', r.at, 'retryAt', r.due, 'detail', r.why, 'errorCode', r.ec)))
-     FROM r
-     WHERE m.account_id = r.a AND m.id = r.id AND m.status = 'sending'`,
-    [JSON.stringify(rows)],
-  );
-}
-
-export interface StatusRecord {
-  readonly accountId: number;
-  readonly id: string;
-  readonly status: Exclude<Status, 'sending' | 'inbound_sent' | 'sent'>;
-  readonly at: Date;
-  readonly errorCode: number | null;
-  readonly detail?: string;
-}
-
-/**
- * Moves messages to a new status where the status rules allow it (never backwards) and returns the ones that
- * moved. A final status clears the due time; `delivered` on a read-tracked channel starts the wait for a read.
- */
-export async function messageSetStatus(db: Queryable, records: readonly StatusRecord[]): Promise<{ account_id: number; id: string; status: Status }[]> {
-  if (records.length === 0) return [];
-  const rows = records.map((r) => ({
-    a: r.accountId,
-    id: r.id,
-    st: r.status,
-    at: r.at.toISOString(),
-    ec: r.errorCode,
-    dt: r.detail ?? null,
-    fr: FROM_STATUSES[r.status],
-  }));
-  return db.query(
-    `WITH r AS (
-       SELECT * FROM json_to_recordset($1::json) AS r(a bigint, id uuid, st text, at timestamptz, ec integer, dt text, fr text[])
-     )
-     ${STATUS_UPDATE} RETURNING m.account_id, m.id, m.status`,
-    [JSON.stringify(rows), READ_TRACKED_LIST, DEFAULT_TTL],
-  );
-}
-
-/**
- * The one status transition of a message, as SQL: applies the rows of a relation `r` (a: account, id, st: new
- * status, at, ec: error code, dt: detail, fr: statuses it may come from) where the message is in one of `fr`.
- * Parameters $2 (read-tracked channels) and $3 (default ttl) must be bound by the caller.
- */
-export const STATUS_UPDATE = `UPDATE messages m
      SET status = r.st, status_at = r.at, lease_expires_at = NULL,
          error_code = coalesce(r.ec, m.error_code),
-         sent_at = CASE WHEN r.st IN ('delivered', 'undelivered', 'read') THEN coalesce(m.sent_at, r.at) ELSE m.sent_at END,
+         connector_id = coalesce(r.cn, m.connector_id),
+         sent_at = coalesce(r.sa, CASE WHEN r.st IN ('delivered', 'undelivered', 'read') THEN coalesce(m.sent_at, r.at) ELSE m.sent_at END),
          read_status = CASE WHEN r.st IN ('read', 'unread') THEN r.st ELSE m.read_status END,
          due_at = CASE
-           WHEN r.st = 'delivered' AND m.channel_type = ANY($2::text[])
-             THEN r.at + make_interval(secs => coalesce(m.ttl, $3))
+           WHEN r.due IS NOT NULL THEN r.due
+           WHEN r.st = 'sent' THEN r.at + make_interval(secs => coalesce(m.ttl, $4))
+           WHEN r.st = 'delivered' AND m.channel_type = ANY($3::text[]) THEN r.at + make_interval(secs => coalesce(m.ttl, $4))
            ELSE NULL END,
-         history = m.history || jsonb_build_array(jsonb_strip_nulls(jsonb_build_object(
-           'status', r.st, 'at', r.at, 'errorCode', r.ec, 'detail', r.dt)))
+         history = m.history || r.h
      FROM r
-     WHERE m.account_id = r.a AND m.id = r.id AND m.status = ANY(r.fr)`;
-
-/** Parameters $2 and $3 of {@link STATUS_UPDATE}. */
-export const STATUS_UPDATE_PARAMS: readonly unknown[] = [READ_TRACKED_LIST, DEFAULT_TTL];
+     WHERE m.account_id = r.a AND m.id = r.id AND m.status = ANY(r.fr)
+     RETURNING m.id`,
+    [JSON.stringify(rows), JSON.stringify(parts), READ_TRACKED_LIST, DEFAULT_TTL],
+  );
+  return new Set(moved.map((row) => row.id));
+}
 
 /** Notes receipts that changed nothing (late or duplicate) in their messages' history, marked `ignored`. */
 export async function messageNoteIgnored(

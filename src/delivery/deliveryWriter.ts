@@ -1,8 +1,43 @@
 import type { Logger } from 'pino';
-import type { Db } from '../db/db.js';
-import { messageMarkSent, messageRetry, messageSetStatus, type RetryRecord, type SentRecord, type StatusRecord } from './deliverySql.js';
+import type { Db, Queryable } from '../db/db.js';
+import { messageApplyTransitions, messageNoteIgnored, type SubmissionRow } from './deliverySql.js';
 import type { CarrierReceipt } from './receiptSql.js';
-import { applyReceipts } from './receipts.js';
+import { applyReceipts, latestPerPart } from './receipts.js';
+import {
+  mergeReceipt,
+  retryTransition,
+  sentTransition,
+  statusTransition,
+  type TargetStatus,
+  type Transition,
+} from './transitions.js';
+
+export interface SentRecord {
+  readonly accountId: number;
+  readonly id: string;
+  readonly connectorId: string;
+  readonly at: Date;
+  readonly carrierIds: readonly string[];
+  /** VIBER, VK, WHATSAPP: a read may follow the delivery. */
+  readonly readTracked: boolean;
+}
+
+export interface RetryRecord {
+  readonly accountId: number;
+  readonly id: string;
+  readonly dueAt: Date;
+  readonly at: Date;
+  readonly reason: string;
+}
+
+export interface StatusRecord {
+  readonly accountId: number;
+  readonly id: string;
+  readonly status: TargetStatus;
+  readonly at: Date;
+  readonly errorCode: number | null;
+  readonly detail?: string;
+}
 
 interface Waiter {
   resolve(): void;
@@ -17,7 +52,18 @@ interface Pending {
   waiters: Waiter[];
 }
 
+/** A submission this process made recently, by carrier id: its receipts need no database lookup. */
+interface RecentSubmission {
+  readonly accountId: number;
+  readonly id: string;
+  readonly parts: number;
+  readonly readTracked: boolean;
+  readonly at: number;
+}
+
 const empty = (): Pending => ({ sent: [], retries: [], statuses: [], receipts: [], waiters: [] });
+/** Receipts usually come within seconds; later ones are matched through the submissions table. */
+const RECENT_SUBMISSION_MS = 60_000;
 
 /** Counters for the operator and the benchmarks. */
 export interface WriterStats {
@@ -26,19 +72,20 @@ export interface WriterStats {
   retries: number;
   statuses: number;
   receipts: number;
+  receiptsFromMemory: number;
   orphaned: number;
   ignored: number;
   failures: number;
 }
 
 /**
- * Group commit for the outcomes of delivery: submissions, retries, status changes and receipts from every
- * connector are gathered for a few milliseconds (or up to a batch) and written in one transaction of a few
- * set-based statements, instead of one transaction per message. Each caller's promise resolves when its record is
- * committed: SMPP receipts are acknowledged, and webhooks answered, only then. Records of one flush are written
- * in a fixed order (submissions before receipts), so a receipt never overtakes the record of its own submission
- * made by this process. A failed flush is retried with back-off, keeping its records: an accepted submission
- * is never forgotten while the process lives.
+ * Group commit for the outcomes of delivery. Submissions, retries, status changes and receipts from every
+ * connector are gathered for a few milliseconds (or up to a batch), merged per message (a submission and its
+ * receipt 20 ms later become one change to the row) and written with one statement, instead of a transaction
+ * per message. Receipts for this process's own recent submissions are matched in memory; others are matched
+ * through the submissions table in the same transaction. Each caller's promise resolves when its record is
+ * committed: SMPP receipts are acknowledged, and webhooks answered, only then. A failed flush is retried with
+ * back-off, keeping its records: an accepted submission is never forgotten while the process lives.
  */
 export class DeliveryWriter {
   private pending: Pending = empty();
@@ -46,15 +93,36 @@ export class DeliveryWriter {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
   private backoffMs = 0;
-  readonly stats: WriterStats = { flushes: 0, sent: 0, retries: 0, statuses: 0, receipts: 0, orphaned: 0, ignored: 0, failures: 0 };
+  private readonly recent = new Map<string, RecentSubmission>();
+  readonly stats: WriterStats = {
+    flushes: 0,
+    sent: 0,
+    retries: 0,
+    statuses: 0,
+    receipts: 0,
+    receiptsFromMemory: 0,
+    orphaned: 0,
+    ignored: 0,
+    failures: 0,
+  };
 
   constructor(
     private readonly db: Db,
     private readonly log: Logger,
-    private readonly options: { maxBatch: number; lingerMs: number } = { maxBatch: 1000, lingerMs: 5 },
+    private readonly options: { maxBatch: number; lingerMs: number } = { maxBatch: 2000, lingerMs: 5 },
   ) {}
 
   sent(record: SentRecord): Promise<void> {
+    const now = Date.now();
+    for (const carrierId of record.carrierIds) {
+      this.recent.set(`${record.connectorId}\u0000${carrierId}`, {
+        accountId: record.accountId,
+        id: record.id,
+        parts: record.carrierIds.length,
+        readTracked: record.readTracked,
+        at: now,
+      });
+    }
     return this.add((p) => p.sent.push(record));
   }
 
@@ -128,20 +196,76 @@ export class DeliveryWriter {
   }
 
   private async write(batch: Pending): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      if (batch.sent.length > 0) await messageMarkSent(tx, batch.sent);
-      if (batch.retries.length > 0) await messageRetry(tx, batch.retries);
-      if (batch.statuses.length > 0) await messageSetStatus(tx, batch.statuses);
-      if (batch.receipts.length > 0) {
-        const outcome = await applyReceipts(tx, batch.receipts);
+    const transitions = new Map<string, Transition>();
+    const extra: Transition[] = [];
+    const put = (transition: Transition): void => {
+      if (transitions.has(transition.id)) extra.push(transition);
+      else transitions.set(transition.id, transition);
+    };
+    const submissions: SubmissionRow[] = [];
+    for (const r of batch.sent) {
+      put(sentTransition(r));
+      submissions.push({ connectorId: r.connectorId, carrierIds: r.carrierIds, accountId: r.accountId, id: r.id, at: r.at });
+    }
+    for (const r of batch.retries) put(retryTransition(r));
+    for (const r of batch.statuses) put(statusTransition(r));
+
+    const dbReceipts: CarrierReceipt[] = [];
+    const ignored: { accountId: number; id: string; status: string; at: Date }[] = [];
+    for (const receipt of latestPerPart(batch.receipts)) {
+      const key = `${receipt.connectorId}\u0000${receipt.carrierId}`;
+      const known = this.recent.get(key);
+      if (!known || known.parts > 1) {
+        dbReceipts.push(receipt);
+        continue;
+      }
+      this.stats.receiptsFromMemory++;
+      if (receipt.state !== 'delivered' || !known.readTracked) this.recent.delete(key);
+      const fact = { status: receipt.state, at: receipt.at, errorCode: receipt.errorCode };
+      const pending = transitions.get(known.id);
+      if (!pending) {
+        transitions.set(known.id, statusTransition({ accountId: known.accountId, id: known.id, ...fact, fromReceipt: true }));
+      } else if (!mergeReceipt(pending, fact)) {
+        ignored.push({ accountId: known.accountId, id: known.id, status: receipt.state, at: receipt.at });
+      }
+    }
+    this.forgetOldSubmissions();
+
+    const run = async (q: Queryable): Promise<void> => {
+      const all = [...transitions.values()];
+      const moved = await messageApplyTransitions(q, all, submissions);
+      // A merged change that did not apply as a whole (the row had moved on): its receipts alone may still apply.
+      const retry = all.filter((t) => !moved.has(t.id) && t.receipts.length > 0);
+      const alone = retry.flatMap((t) =>
+        t.receipts.map((r) => statusTransition({ accountId: t.accountId, id: t.id, status: r.status as TargetStatus, at: r.at, errorCode: r.errorCode, fromReceipt: true })),
+      );
+      const second = await messageApplyTransitions(q, [...alone, ...extra]);
+      for (const t of alone) if (!second.has(t.id)) ignored.push({ accountId: t.accountId, id: t.id, status: t.status, at: t.at });
+      if (dbReceipts.length > 0) {
+        const outcome = await applyReceipts(q, dbReceipts);
         this.stats.orphaned += outcome.orphaned;
         this.stats.ignored += outcome.ignored;
       }
-    });
+      await messageNoteIgnored(q, ignored);
+      this.stats.ignored += ignored.length;
+    };
+    // The common flush is one statement, atomic by itself; more statements share a transaction.
+    // (Fallbacks and notes that follow it are independent, status-guarded statements.)
+    if (dbReceipts.length === 0 && extra.length === 0) await run(this.db);
+    else await this.db.transaction(run);
+
     this.stats.flushes++;
     this.stats.sent += batch.sent.length;
     this.stats.retries += batch.retries.length;
     this.stats.statuses += batch.statuses.length;
     this.stats.receipts += batch.receipts.length;
+  }
+
+  private forgetOldSubmissions(): void {
+    const before = Date.now() - RECENT_SUBMISSION_MS;
+    for (const [key, entry] of this.recent) {
+      if (entry.at >= before) break;
+      this.recent.delete(key);
+    }
   }
 }

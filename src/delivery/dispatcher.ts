@@ -9,7 +9,7 @@ import { nextAllowedInstant } from '../schedule/sendWindow.js';
 import type { Clock } from '../util/clock.js';
 import { type ClaimedMessage, messageClaimDue } from './deliverySql.js';
 import type { DeliveryWriter } from './deliveryWriter.js';
-import { DELIVERY_ERRORS } from './statuses.js';
+import { DELIVERY_ERRORS, READ_TRACKED } from './statuses.js';
 import type { Wakeup } from './wakeup.js';
 
 export interface DispatcherOptions {
@@ -136,7 +136,7 @@ export class Dispatcher {
     const at = clock.now();
     switch (outcome.kind) {
       case 'accepted':
-        await writer.sent({ ...ref, connectorId: connector.id, at, carrierIds: outcome.carrierIds });
+        await writer.sent({ ...ref, connectorId: connector.id, at, carrierIds: outcome.carrierIds, readTracked: READ_TRACKED.has(message.channel_type) });
         return;
       case 'permanent':
         await writer.status({ ...ref, status: 'unsent', at, errorCode: outcome.errorCode, detail: outcome.reason });
@@ -167,7 +167,7 @@ export class Dispatcher {
       await this.deps.writer.status({ ...ref, status: 'unsent', at: now, errorCode, detail: `not sent before its deadline: ${reason}` });
       return;
     }
-    await this.deps.writer.retry({ ...ref, dueAt: new Date(next), at: now, reason, errorCode: null });
+    await this.deps.writer.retry({ ...ref, dueAt: new Date(next), at: now, reason });
   }
 }
 

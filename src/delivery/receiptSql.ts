@@ -1,6 +1,4 @@
 import type { Queryable } from '../db/db.js';
-import { STATUS_UPDATE, STATUS_UPDATE_PARAMS } from './deliverySql.js';
-import { FROM_STATUSES } from './statuses.js';
 
 /** A carrier's report on one submitted part. */
 export interface CarrierReceipt {
@@ -12,62 +10,41 @@ export interface CarrierReceipt {
 }
 export type ReceiptState = 'delivered' | 'undelivered' | 'unsent' | 'read';
 
+/** A receipt with the submission it reports on. */
 export interface MatchedReceipt {
-  cn: string;
-  ci: string;
-  account_id: number;
-  message_id: string;
-  parts: number;
-  st: ReceiptState;
-  at: Date;
-  ec: number | null;
-  /** For single-part messages: whether the receipt moved the message's status. */
-  moved: boolean;
+  readonly receipt: CarrierReceipt;
+  readonly accountId: number;
+  readonly messageId: string;
+  readonly parts: number;
 }
 
 /**
- * Applies receipts in one statement: each finds its submission; a single-part message moves to the receipt's
- * status where the status rules allow (the common case, done here); receipts of multi-part messages are returned
- * for part counting; receipts whose submission is not recorded yet are kept as orphans.
+ * Finds the submissions of receipts, and keeps those whose submission is not recorded yet as orphans, to be
+ * matched again later (another process submitted the message a moment ago).
  */
-export async function receiptsApply(
+export async function submissionMatchReceipts(
   db: Queryable,
   receipts: readonly CarrierReceipt[],
 ): Promise<{ matched: MatchedReceipt[]; orphaned: number }> {
-  const rows = receipts.map((r) => ({
-    cn: r.connectorId,
-    ci: r.carrierId,
-    st: r.state,
-    at: r.at.toISOString(),
-    ec: r.errorCode,
-    fr: FROM_STATUSES[r.state],
-  }));
-  const result = await db.query<MatchedReceipt & { orphaned: number }>(
+  const input = receipts.map((r, i) => ({ i, cn: r.connectorId, ci: r.carrierId, st: r.state, ec: r.errorCode, at: r.at.toISOString() }));
+  const rows = await db.query<{ i: number; account_id: number | null; message_id: string | null; parts: number | null }>(
     `WITH input AS (
-       SELECT * FROM json_to_recordset($1::json) AS i(cn text, ci text, st text, at timestamptz, ec integer, fr text[])
+       SELECT * FROM json_to_recordset($1::json) AS i(i integer, cn text, ci text, st text, ec integer, at timestamptz)
      ),
-     k AS (
-       SELECT i.cn, i.ci, i.st, i.at, i.ec, i.fr, s.account_id, s.message_id, s.parts FROM input i
+     found AS (
+       SELECT i.i, s.account_id, s.message_id, s.parts FROM input i
        JOIN submissions s ON s.connector_id = i.cn AND s.carrier_id = i.ci
      ),
-     r AS (SELECT account_id AS a, message_id AS id, st, at, ec, NULL::text AS dt, fr FROM k WHERE parts = 1),
-     moved AS (${STATUS_UPDATE} RETURNING m.id),
      orphans AS (
        INSERT INTO orphan_receipts (connector_id, carrier_id, state, error_code, received_at)
-       SELECT i.cn, i.ci, i.st, i.ec, i.at FROM input i
-       WHERE NOT EXISTS (SELECT 1 FROM k WHERE k.cn = i.cn AND k.ci = i.ci)
+       SELECT i.cn, i.ci, i.st, i.ec, i.at FROM input i WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.i = i.i)
        ON CONFLICT DO NOTHING
-       RETURNING 1
      )
-     SELECT k.cn, k.ci, k.account_id, k.message_id, k.parts, k.st, k.at, k.ec, (moved.id IS NOT NULL) AS moved,
-            NULL::bigint AS orphaned
-     FROM k LEFT JOIN moved ON moved.id = k.message_id
-     UNION ALL
-     SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, (SELECT count(*) FROM orphans)`,
-    [JSON.stringify(rows), ...STATUS_UPDATE_PARAMS],
+     SELECT i, account_id, message_id, parts FROM found`,
+    [JSON.stringify(input)],
   );
-  const last = result.pop();
-  return { matched: result, orphaned: Number(last?.orphaned ?? 0) };
+  const matched = rows.map((row) => ({ receipt: receipts[row.i]!, accountId: row.account_id!, messageId: row.message_id!, parts: row.parts! }));
+  return { matched, orphaned: receipts.length - matched.length };
 }
 
 /**
@@ -76,17 +53,16 @@ export async function receiptsApply(
  */
 export async function submissionSetPartStates(db: Queryable, receipts: readonly MatchedReceipt[]): Promise<MatchedReceipt[]> {
   if (receipts.length === 0) return [];
-  const changed = await db.query<{ cn: string; ci: string }>(
-    `WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(cn text, ci text, st text, at timestamptz))
+  const changed = await db.query<{ i: number }>(
+    `WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(i integer, cn text, ci text, st text, at timestamptz))
      UPDATE submissions s SET state = r.st, state_at = r.at
      FROM r
      WHERE s.connector_id = r.cn AND s.carrier_id = r.ci
        AND (s.state IS NULL OR (s.state = 'delivered' AND r.st = 'read'))
-     RETURNING s.connector_id AS cn, s.carrier_id AS ci`,
-    [JSON.stringify(receipts.map((r) => ({ cn: r.cn, ci: r.ci, st: r.st, at: new Date(r.at).toISOString() })))],
+     RETURNING r.i`,
+    [JSON.stringify(receipts.map((m, i) => ({ i, cn: m.receipt.connectorId, ci: m.receipt.carrierId, st: m.receipt.state, at: m.receipt.at.toISOString() })))],
   );
-  const keys = new Set(changed.map((c) => `${c.cn}\u0000${c.ci}`));
-  return receipts.filter((r) => keys.has(`${r.cn}\u0000${r.ci}`));
+  return changed.map((row) => receipts[row.i]!);
 }
 
 /** Counts newly delivered parts of multi-part messages and returns the messages whose every part is delivered. */

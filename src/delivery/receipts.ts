@@ -1,6 +1,13 @@
 import type { Queryable } from '../db/db.js';
-import { messageNoteIgnored, messageSetStatus, type StatusRecord } from './deliverySql.js';
-import { type CarrierReceipt, messageCountDeliveredParts, receiptsApply, submissionSetPartStates } from './receiptSql.js';
+import { messageApplyTransitions, messageNoteIgnored } from './deliverySql.js';
+import {
+  type CarrierReceipt,
+  type MatchedReceipt,
+  messageCountDeliveredParts,
+  submissionMatchReceipts,
+  submissionSetPartStates,
+} from './receiptSql.js';
+import { statusTransition, type Transition } from './transitions.js';
 
 const RANK = { delivered: 1, undelivered: 1, unsent: 1, read: 2 } as const;
 
@@ -13,45 +20,54 @@ export interface ReceiptOutcome {
   readonly ignored: number;
 }
 
-/**
- * Applies a batch of carrier receipts in the caller's transaction. A single-part message moves straight to the
- * receipt's status where the rules allow; a multi-part message records the state of each part and becomes
- * undelivered (or unsent) at its first failed part, delivered when all parts are delivered, read at a read. Late
- * and duplicate receipts change no status; they are noted in the message's history as ignored.
- */
-export async function applyReceipts(tx: Queryable, receipts: readonly CarrierReceipt[]): Promise<ReceiptOutcome> {
-  // One receipt per part per batch: the furthest state wins (a read implies the delivery before it).
+/** One receipt per part: the furthest state wins (a read implies the delivery before it). */
+export function latestPerPart(receipts: readonly CarrierReceipt[]): CarrierReceipt[] {
   const latest = new Map<string, CarrierReceipt>();
   for (const receipt of receipts) {
     const key = `${receipt.connectorId}\u0000${receipt.carrierId}`;
     const seen = latest.get(key);
     if (!seen || RANK[receipt.state] > RANK[seen.state]) latest.set(key, receipt);
   }
-  const { matched, orphaned } = await receiptsApply(tx, [...latest.values()]);
+  return [...latest.values()];
+}
 
-  const ignored = matched.filter((m) => m.parts === 1 && !m.moved);
-  let applied = matched.length - ignored.length;
+/**
+ * Applies carrier receipts through the database, in the caller's transaction: each finds its submission (or is
+ * kept as an orphan); a single-part message moves to the receipt's status where the rules allow; a multi-part
+ * message records each part and becomes undelivered (or unsent) at its first failed part, delivered when all
+ * its parts are. Receipts that change nothing are noted in the message's history as ignored.
+ */
+export async function applyReceipts(tx: Queryable, receipts: readonly CarrierReceipt[]): Promise<ReceiptOutcome> {
+  const { matched, orphaned } = await submissionMatchReceipts(tx, latestPerPart(receipts));
+  const transitions: Transition[] = [];
+  const single = matched.filter((m) => m.parts === 1);
+  for (const m of single) transitions.push(receiptTransition(m, m.receipt.at));
+
   const multipart = matched.filter((m) => m.parts > 1);
-  if (multipart.length > 0) {
-    const changed = await submissionSetPartStates(tx, multipart);
-    applied -= multipart.length - changed.length;
-    const statuses: StatusRecord[] = [];
-    const delivered = new Map<string, { accountId: number; id: string; parts: number; at: Date }>();
-    for (const part of changed) {
-      if (part.st !== 'delivered') {
-        statuses.push({ accountId: part.account_id, id: part.message_id, status: part.st, at: part.at, errorCode: part.ec });
-        continue;
-      }
-      const entry = delivered.get(part.message_id) ?? { accountId: part.account_id, id: part.message_id, parts: 0, at: part.at };
-      entry.parts++;
-      if (part.at > entry.at) entry.at = part.at;
-      delivered.set(part.message_id, entry);
+  const changedParts = await submissionSetPartStates(tx, multipart);
+  const delivered = new Map<string, { accountId: number; id: string; parts: number; at: Date }>();
+  for (const part of changedParts) {
+    if (part.receipt.state !== 'delivered') {
+      transitions.push(receiptTransition(part, part.receipt.at));
+      continue;
     }
-    for (const done of await messageCountDeliveredParts(tx, [...delivered.values()])) {
-      statuses.push({ accountId: done.account_id, id: done.id, status: 'delivered', at: delivered.get(done.id)!.at, errorCode: null });
-    }
-    await messageSetStatus(tx, statuses);
+    const entry = delivered.get(part.messageId) ?? { accountId: part.accountId, id: part.messageId, parts: 0, at: part.receipt.at };
+    entry.parts++;
+    if (part.receipt.at > entry.at) entry.at = part.receipt.at;
+    delivered.set(part.messageId, entry);
   }
-  await messageNoteIgnored(tx, ignored.map((m) => ({ accountId: m.account_id, id: m.message_id, status: m.st, at: m.at })));
+  for (const done of await messageCountDeliveredParts(tx, [...delivered.values()])) {
+    const entry = delivered.get(done.id)!;
+    transitions.push(statusTransition({ accountId: done.account_id, id: done.id, status: 'delivered', at: entry.at, errorCode: null, fromReceipt: true }));
+  }
+  const moved = await messageApplyTransitions(tx, transitions);
+  const ignored = single.filter((m) => !moved.has(m.messageId));
+  await messageNoteIgnored(tx, ignored.map((m) => ({ accountId: m.accountId, id: m.messageId, status: m.receipt.state, at: m.receipt.at })));
+  const unchangedParts = multipart.length - changedParts.length;
+  const applied = matched.length - ignored.length - unchangedParts;
   return { applied, orphaned, ignored: receipts.length - applied - orphaned };
+}
+
+function receiptTransition(m: MatchedReceipt, at: Date): Transition {
+  return statusTransition({ accountId: m.accountId, id: m.messageId, status: m.receipt.state, at, errorCode: m.receipt.errorCode, fromReceipt: true });
 }
