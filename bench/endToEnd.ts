@@ -11,6 +11,8 @@ export interface EndToEndOptions {
   readonly messages: number;
   readonly clients: number;
   readonly delayMs: number;
+  /** One process with role all, or an api process and a worker process. */
+  readonly split: boolean;
 }
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
@@ -31,13 +33,15 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
   const configPath = path.join(dir, 'herald.json');
   const sms = simulators.configFile.connectors.filter((c) => c.type === 'smpp');
   writeFileSync(configPath, JSON.stringify({ connectors: sms, routes: simulators.configFile.routes.filter((r) => r.channel === 'SMS') }));
-  const herald = await startHeraldProcess('all', {
+  const env = {
     DATABASE_URL: options.schema.url,
     HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
     HERALD_PORT: '0',
     HERALD_CONFIG: configPath,
     HERALD_DB_POOL_SIZE: '12',
-  });
+  };
+  const herald = await startHeraldProcess(options.split ? 'api' : 'all', env);
+  const worker = options.split ? await startHeraldProcess('worker', env, /SMPP session bound/) : undefined;
   const db = new pg.Pool({ connectionString: options.schema.url, max: 2 });
   try {
     const http = new Pool(herald.url, { connections: options.clients });
@@ -120,7 +124,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
         value: total / elapsed,
         unit: 'msg/s',
         target: { op: '>=', value: 10_000 },
-        note: `${total} SMS over SMPP, receipts after ${options.delayMs} ms, ${options.clients} clients, 1 process (all), ${elapsed.toFixed(1)} s`,
+        note: `${total} SMS over SMPP, receipts after ${options.delayMs} ms, ${options.clients} clients, ${options.split ? 'api + worker processes' : '1 process (all)'}, ${elapsed.toFixed(1)} s`,
       },
       { name: 'end to end: accept -> delivered p50', value: Number(latency.rows[0].p50), unit: 'ms' },
       { name: 'end to end: accept -> delivered p99', value: Number(latency.rows[0].p99), unit: 'ms' },
@@ -129,6 +133,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
   } finally {
     await db.end();
     await herald.stop();
+    await worker?.stop();
     await simulators.stop();
   }
 }

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
 
@@ -40,6 +41,12 @@ export async function adminQuery(sql: string, params: unknown[] = []): Promise<p
   }
 }
 
+/** The node flags of bin/herald.js's shebang line. */
+function heraldNodeFlags(): string {
+  const first = readFileSync('bin/herald.js', 'utf8').split('\n')[0] ?? '';
+  return first.replace(/^#!.*?\bnode\b/, '').trim();
+}
+
 export interface HeraldProcess {
   readonly url: string;
   readonly child: ChildProcess;
@@ -47,11 +54,12 @@ export interface HeraldProcess {
 }
 
 /** Starts the built Herald (dist/) as a separate process and waits until it listens. */
-export async function startHeraldProcess(role: string, env: Record<string, string>): Promise<HeraldProcess> {
+export async function startHeraldProcess(role: string, env: Record<string, string>, ready = /listening at (http:\/\/[^"\s]+)/): Promise<HeraldProcess> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('HERALD_') && k !== 'DATABASE_URL'));
   // BENCH_PROFILE=<dir>: Herald writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const v8 = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  // The same V8 flags as bin/herald.js's first line, unless BENCH_NODE_FLAGS says otherwise.
+  const v8 = (process.env.BENCH_NODE_FLAGS ?? heraldNodeFlags()).split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...v8, ...profile, 'bin/herald.js', 'serve', '--role', role], {
     env: { ...clean, HERALD_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -60,8 +68,8 @@ export async function startHeraldProcess(role: string, env: Record<string, strin
   const url = await new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
-      const match = /listening at (http:\/\/[^"\s]+)/.exec(output);
-      if (match) resolve(match[1]!);
+      const match = ready.exec(output);
+      if (match) resolve(match[1] ?? '');
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);

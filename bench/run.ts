@@ -34,7 +34,8 @@ if (wanted('ingest')) {
 }
 if (wanted('e2e')) {
   process.stdout.write(`end to end: ${e2eMessages} SMS through SMPP...\n`);
-  await inSchema((schema) => benchEndToEnd({ schema, messages: e2eMessages, clients, delayMs: 20 }));
+  const split = process.env.BENCH_E2E_SPLIT !== 'false';
+  await inSchema((schema) => benchEndToEnd({ schema, messages: e2eMessages, clients, delayMs: 20, split }));
 }
 
 process.stdout.write(`\n${renderTable(figures)}\n`);

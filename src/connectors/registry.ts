@@ -55,6 +55,10 @@ export class Router {
 
   /** The first available connector for a destination. */
   pick(channel: Channel, destination: string): Connector | undefined {
-    return this.candidates(channel, destination).find((c) => c.available());
+    const routes = this.byChannel.get(channel);
+    // The usual case, one route for the whole channel, without building a candidate list per message.
+    const only = routes?.length === 1 && routes[0]!.prefixes.length === 0 ? routes[0]!.connectors : undefined;
+    for (const connector of only ?? this.candidates(channel, destination)) if (connector.available()) return connector;
+    return undefined;
   }
 }

@@ -25,9 +25,14 @@ export class Throttle {
     return this.waiters.length;
   }
 
+  /** Takes a slot and a token at once if both are free and nobody waits; the fast path of a busy connector. */
+  tryAcquire(): boolean {
+    return this.waiters.length === 0 && this.tryTake();
+  }
+
   /** Waits for a free slot and a token; false when none came within `maxWaitMs`. */
   acquire(maxWaitMs: number): Promise<boolean> {
-    if (this.waiters.length === 0 && this.tryTake()) return Promise.resolve(true);
+    if (this.tryAcquire()) return Promise.resolve(true);
     return new Promise((resolve) => {
       this.waiters.push({ resolve, until: Date.now() + maxWaitMs });
       this.schedule();

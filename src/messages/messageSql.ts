@@ -61,13 +61,13 @@ export async function messageInsertBatch(
        callback_url, callback_events, external_message_id, total_parts, status, status_at, planned_send_at, due_at,
        deadline_at, history)
      SELECT $1, r.id, $2, r.ch, $3, r.sn, r.ds, r.co, r.rg, r.br, r.ct, r.tg, r.ul, r.ls, r.lc, r.tl, r.hr, r.dy,
-       r.su, r.cu, r.ce, r.ex, r.tp, 'sending', $2, r.ps, coalesce(r.ps, $2), r.dl,
-       jsonb_build_array(jsonb_build_object('status', 'sending', 'at', $2::timestamptz))
+       r.su, r.cu, r.ce, r.ex, r.tp, 'sending', $2, r.ps, coalesce(r.ps, $2), r.dl, $5::jsonb
      FROM json_to_recordset($4::json) AS r(
        id uuid, ch text, sn text, ds text, co text, rg text, br text, ct jsonb, tg text[], ul boolean, ls text,
        lc text, tl integer, hr smallint[], dy smallint[], su boolean, cu text, ce text[], ex text, tp integer,
        ps timestamptz, dl timestamptz)`,
-    [batch.accountId, batch.now, batch.trafficCenterId, JSON.stringify(rows)],
+    // Every message of the batch starts its history with the same entry.
+    [batch.accountId, batch.now, batch.trafficCenterId, JSON.stringify(rows), JSON.stringify([{ status: 'sending', at: batch.now.toISOString() }])],
   );
 }
 

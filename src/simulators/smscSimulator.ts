@@ -52,6 +52,8 @@ export class SmscSimulator {
   private readonly unacked = new Map<smpp.Session, Map<number, PendingReceipt>>();
   private readonly backlog: PendingReceipt[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly receiptQueue: { due: number; session: smpp.Session; receipt: PendingReceipt }[] = [];
+  private receiptTimer: NodeJS.Timeout | undefined;
   private readonly prefix = randomBytes(3).toString('hex');
   private counter = 0;
   private down = false;
@@ -71,6 +73,8 @@ export class SmscSimulator {
   async stop(): Promise<void> {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+    clearTimeout(this.receiptTimer);
+    this.receiptQueue.length = 0;
     this.dropConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
@@ -182,29 +186,16 @@ export class SmscSimulator {
     }
     const destination = String(pdu.destination_addr);
     const outcome = outcomeOf(destination);
-    const decoded = pdu.short_message as { message?: string; udh?: Buffer[] } | undefined;
-    const concatHeader = decoded?.udh?.find((h) => h[0] === 0x00 && h.length >= 5);
-    const submission: SimSubmission = {
-      messageId: outcome === 'rejected' ? null : `${this.prefix}${(++this.counter).toString(16)}`,
-      session: this.sessionNumbers.get(session) ?? 0,
-      systemId,
-      source: String(pdu.source_addr),
-      destination,
-      dataCoding: Number(pdu.data_coding ?? 0),
-      esmClass: Number(pdu.esm_class ?? 0),
-      concat: concatHeader ? { reference: concatHeader[2]!, total: concatHeader[3]!, sequence: concatHeader[4]! } : null,
-      text: typeof decoded?.message === 'string' ? decoded.message : '',
-      status: outcome === 'rejected' ? smpp.ESME_RINVDSTADR : 0,
-      at: Date.now(),
-    };
+    const messageId = outcome === 'rejected' ? null : `${this.prefix}${(++this.counter).toString(16)}`;
     if (outcome === 'rejected') this.counter++;
-    if (this.keepSubmissions) this.submissions.push(submission);
+    const source = String(pdu.source_addr);
+    if (this.keepSubmissions) this.submissions.push(this.describe(session, pdu, systemId, messageId, source, destination));
     if (outcome === 'rejected') {
       session.send(pdu.response({ command_status: smpp.ESME_RINVDSTADR }));
       return;
     }
     corkUntilNextTick(session.socket);
-    session.send(pdu.response({ message_id: submission.messageId }));
+    session.send(pdu.response({ message_id: messageId }));
     if (outcome === 'silent') return;
     const delivered = outcome !== 'undelivered';
     const receipt: PendingReceipt = {
@@ -214,15 +205,53 @@ export class SmscSimulator {
         source_addr: destination,
         source_addr_ton: 1,
         source_addr_npi: 1,
-        destination_addr: submission.source,
+        destination_addr: source,
         esm_class: 0x04,
         data_coding: 0,
-        receipted_message_id: submission.messageId,
+        receipted_message_id: messageId,
         message_state: delivered ? 2 : 5,
-        short_message: receiptText(submission.messageId!, delivered),
+        // The receipt text is plain ASCII letters, digits, colons and spaces: their GSM 03.38 codes are the same.
+        short_message: Buffer.from(receiptText(messageId!, delivered), 'ascii'),
       },
     };
-    this.later(this.options.delayMs, () => this.sendReceipt(session, receipt));
+    this.receiptQueue.push({ due: Date.now() + this.options.delayMs, session, receipt });
+    this.scheduleReceipts();
+  }
+
+  private describe(session: smpp.Session, pdu: smpp.PDU, systemId: string, messageId: string | null, source: string, destination: string): SimSubmission {
+    const decoded = pdu.short_message as { message?: string; udh?: Buffer[] } | undefined;
+    const concatHeader = decoded?.udh?.find((h) => h[0] === 0x00 && h.length >= 5);
+    return {
+      messageId,
+      session: this.sessionNumbers.get(session) ?? 0,
+      systemId,
+      source,
+      destination,
+      dataCoding: Number(pdu.data_coding ?? 0),
+      esmClass: Number(pdu.esm_class ?? 0),
+      concat: concatHeader ? { reference: concatHeader[2]!, total: concatHeader[3]!, sequence: concatHeader[4]! } : null,
+      text: typeof decoded?.message === 'string' ? decoded.message : '',
+      status: messageId === null ? smpp.ESME_RINVDSTADR : 0,
+      at: Date.now(),
+    };
+  }
+
+  /** Receipts fall due in submission order, so one timer serves them all instead of a timer each. */
+  private scheduleReceipts(): void {
+    if (this.receiptTimer || this.receiptQueue.length === 0) return;
+    const wait = Math.max(0, this.receiptQueue[0]!.due - Date.now());
+    this.receiptTimer = setTimeout(() => {
+      this.receiptTimer = undefined;
+      const now = Date.now();
+      let i = 0;
+      while (i < this.receiptQueue.length && this.receiptQueue[i]!.due <= now) {
+        const { session, receipt } = this.receiptQueue[i]!;
+        this.sendReceipt(session, receipt);
+        i++;
+      }
+      this.receiptQueue.splice(0, i);
+      this.scheduleReceipts();
+    }, wait);
   }
 
   private later(ms: number, fn: () => void): void {

@@ -127,7 +127,7 @@ export class SmppConnector implements Connector {
       registered_delivery: 1,
       ...(message.ttlSeconds ? { validity_period: relativeTime(message.ttlSeconds) } : {}),
     };
-    const results = await Promise.all(parts.map((part) => this.submitPart(common, part)));
+    const results = parts.length === 1 ? [await this.submitPart(common, parts[0]!)] : await Promise.all(parts.map((part) => this.submitPart(common, part)));
 
     const carrierIds: string[] = [];
     for (const result of results) {
@@ -153,7 +153,9 @@ export class SmppConnector implements Connector {
   }
 
   private async submitPart(common: Record<string, unknown>, part: SubmitPart): Promise<PduResult> {
-    if (!(await this.throttle.acquire(MAX_QUEUE_WAIT_MS))) return { kind: 'failed', reason: `${this.id}: window busy` };
+    if (!this.throttle.tryAcquire() && !(await this.throttle.acquire(MAX_QUEUE_WAIT_MS))) {
+      return { kind: 'failed', reason: `${this.id}: window busy` };
+    }
     const session = this.session;
     if (!session || this.sessionState !== 'bound') {
       this.throttle.release();
