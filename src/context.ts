@@ -4,9 +4,16 @@ import type { ConfigFile } from './config/configFile.js';
 import type { ConnectorState, ReceiptSink } from './connectors/connector.js';
 import type { WhatsappInbound } from './connectors/http/whatsappConnector.js';
 import type { Db } from './db/db.js';
+import type { ClaimedMessage } from './delivery/deliverySql.js';
 import type { Wakeup } from './delivery/wakeup.js';
 import type { NumberingPlan } from './numbering/numberingPlan.js';
 import type { Clock } from './util/clock.js';
+
+export interface DirectDispatch {
+  room(): number;
+  readonly leaseMs: number;
+  take(messages: readonly ClaimedMessage[]): void;
+}
 
 /** What every capability is given: configuration, database, clock, logger and the shared delivery plumbing. */
 export interface AppContext {
@@ -24,6 +31,12 @@ export interface AppContext {
   readonly receiptSink: ReceiptSink;
   /** Takes WhatsApp inbound messages from a connector's webhook. */
   readonly inboundSink: (connectorId: string, messages: readonly WhatsappInbound[]) => Promise<void>;
+  /**
+   * The fast lane of a process that runs both roles: the API may store due messages already leased to this
+   * process's dispatcher and hand them over, instead of leaving them for the next claim. Absent in api-only and
+   * worker-only processes.
+   */
+  readonly directDispatch: DirectDispatch | undefined;
   /** Live state of this process's connectors (empty in an api-only process). */
   readonly connectorStates: () => ConnectorState[];
 }

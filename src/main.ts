@@ -103,6 +103,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     const writer = new DeliveryWriter(db, log);
     const wakeup = new Wakeup();
     const connectors = role === 'api' ? [] : buildConnectors(configFile, (receipts) => writer.receipts(receipts), log, () => clock.now());
+    let dispatcher: Dispatcher | undefined;
     const ctx: AppContext = {
       config,
       configFile,
@@ -117,10 +118,17 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         log.info({ connector: connectorId, count: messages.length }, 'inbound WhatsApp messages received');
       },
       connectorStates: () => connectors.map((c) => c.state()),
+      directDispatch:
+        role === 'all'
+          ? {
+              room: () => dispatcher?.directRoom() ?? 0,
+              leaseMs: config.leaseSeconds * 1000,
+              take: (messages) => dispatcher?.takeDirect(messages),
+            }
+          : undefined,
     };
     closers.push(() => writer.drain());
 
-    let dispatcher: Dispatcher | undefined;
     let maintenance: Maintenance | undefined;
     if (role !== 'api') {
       if (configFile.connectors.length === 0) log.warn('no connectors configured: messages wait in the queue until their deadline');

@@ -21,8 +21,9 @@ export interface ClaimedMessage {
   local_completion_time: string | null;
   hours: number[] | null;
   days: number[] | null;
-  deadline_at: Date;
-  planned_send_at: Date | null;
+  /** Milliseconds since the epoch: cheaper to read than timestamps, on the hottest query. */
+  deadline_ms: number;
+  planned_send_ms: number | null;
   attempts: number;
 }
 
@@ -54,7 +55,8 @@ export async function messageClaimDue(
      WHERE m.account_id = due.account_id AND m.id = due.id
      RETURNING m.account_id, m.id, m.channel_type, m.sender_name, m.destination, m.country, m.content, m.total_parts,
        m.ttl, m.external_message_id, m.use_local_time, m.local_send_time, m.local_completion_time, m.hours, m.days,
-       m.deadline_at, m.planned_send_at, m.attempts`,
+       (extract(epoch FROM m.deadline_at) * 1000)::float8 AS deadline_ms,
+       (extract(epoch FROM m.planned_send_at) * 1000)::float8 AS planned_send_ms, m.attempts`,
     [now, limit, new Date(now.getTime() + leaseMs)],
   );
 }
@@ -70,7 +72,7 @@ export interface SubmissionRow {
 
 /**
  * Applies transitions to messages in one statement (with the submissions to record, in the same statement) and
- * returns the ids of the messages that moved. A transition applies only where the message is in one of its
+ * returns the ids of the messages that did not move (usually none, so the answer stays small). A transition applies only where the message is in one of its
  * `from` statuses. The due time follows the new status: a retry's own time; sent -> the end of its lifetime;
  * delivered on a read-tracked channel -> the end of the wait for a read; otherwise nothing is due.
  */
@@ -95,7 +97,7 @@ export async function messageApplyTransitions(
   const parts = submissions.flatMap((s) =>
     s.carrierIds.map((ci, i) => ({ cn: s.connectorId, ci, a: s.accountId, id: s.id, p: i + 1, n: s.carrierIds.length, at: s.at.toISOString() })),
   );
-  const moved = await db.query<{ id: string }>(
+  const unmoved = await db.query<{ id: string }>(
     `WITH r AS (
        SELECT * FROM json_to_recordset($1::json) AS r(
          a bigint, id uuid, st text, fr text[], at timestamptz, ec integer, cn text, sa timestamptz, due timestamptz, h jsonb)
@@ -105,7 +107,8 @@ export async function messageApplyTransitions(
        SELECT p.cn, p.ci, p.a, p.id, p.p, p.n, p.at
        FROM json_to_recordset($2::json) AS p(cn text, ci text, a bigint, id uuid, p smallint, n smallint, at timestamptz)
        ON CONFLICT (connector_id, carrier_id) DO NOTHING
-     )
+     ),
+     moved AS (
      UPDATE messages m
      SET status = r.st, status_at = r.at, lease_expires_at = NULL,
          error_code = coalesce(r.ec, m.error_code),
@@ -120,10 +123,12 @@ export async function messageApplyTransitions(
          history = m.history || r.h
      FROM r
      WHERE m.account_id = r.a AND m.id = r.id AND m.status = ANY(r.fr)
-     RETURNING m.id`,
+     RETURNING m.id
+     )
+     SELECT r.id FROM r WHERE NOT EXISTS (SELECT 1 FROM moved WHERE moved.id = r.id)`,
     [JSON.stringify(rows), JSON.stringify(parts), READ_TRACKED_LIST, DEFAULT_TTL],
   );
-  return new Set(moved.map((row) => row.id));
+  return new Set(unmoved.map((row) => row.id));
 }
 
 /** Notes receipts that changed nothing (late or duplicate) in their messages' history, marked `ignored`. */

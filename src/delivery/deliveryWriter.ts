@@ -233,14 +233,14 @@ export class DeliveryWriter {
 
     const run = async (q: Queryable): Promise<void> => {
       const all = [...transitions.values()];
-      const moved = await messageApplyTransitions(q, all, submissions);
+      const unmoved = await messageApplyTransitions(q, all, submissions);
       // A merged change that did not apply as a whole (the row had moved on): its receipts alone may still apply.
-      const retry = all.filter((t) => !moved.has(t.id) && t.receipts.length > 0);
+      const retry = all.filter((t) => unmoved.has(t.id) && t.receipts.length > 0);
       const alone = retry.flatMap((t) =>
         t.receipts.map((r) => statusTransition({ accountId: t.accountId, id: t.id, status: r.status as TargetStatus, at: r.at, errorCode: r.errorCode, fromReceipt: true })),
       );
       const second = await messageApplyTransitions(q, [...alone, ...extra]);
-      for (const t of alone) if (!second.has(t.id)) ignored.push({ accountId: t.accountId, id: t.id, status: t.status, at: t.at });
+      for (const t of alone) if (second.has(t.id)) ignored.push({ accountId: t.accountId, id: t.id, status: t.status, at: t.at });
       if (dbReceipts.length > 0) {
         const outcome = await applyReceipts(q, dbReceipts);
         this.stats.orphaned += outcome.orphaned;

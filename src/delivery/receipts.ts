@@ -60,8 +60,8 @@ export async function applyReceipts(tx: Queryable, receipts: readonly CarrierRec
     const entry = delivered.get(done.id)!;
     transitions.push(statusTransition({ accountId: done.account_id, id: done.id, status: 'delivered', at: entry.at, errorCode: null, fromReceipt: true }));
   }
-  const moved = await messageApplyTransitions(tx, transitions);
-  const ignored = single.filter((m) => !moved.has(m.messageId));
+  const unmoved = await messageApplyTransitions(tx, transitions);
+  const ignored = single.filter((m) => unmoved.has(m.messageId));
   await messageNoteIgnored(tx, ignored.map((m) => ({ accountId: m.accountId, id: m.messageId, status: m.receipt.state, at: m.receipt.at })));
   const unchangedParts = multipart.length - changedParts.length;
   const applied = matched.length - ignored.length - unchangedParts;

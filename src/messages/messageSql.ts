@@ -20,6 +20,8 @@ export interface NewMessage {
   /** Null when the send window never opens: the dispatcher makes the message unsent at once. */
   readonly plannedSendAt: Date | null;
   readonly deadlineAt: Date;
+  /** Stored already leased to this process's dispatcher (see AppContext.directDispatch). */
+  readonly leased: boolean;
 }
 
 /**
@@ -28,9 +30,9 @@ export interface NewMessage {
  */
 export async function messageInsertBatch(
   db: Queryable,
-  batch: { accountId: number; trafficCenterId: number | null; now: Date; messages: readonly NewMessage[] },
+  batch: { accountId: number; trafficCenterId: number | null; now: Date; leaseUntil: Date; messages: readonly NewMessage[] },
 ): Promise<void> {
-  const rows = batch.messages.map(({ id, message: m, subscriber, plannedSendAt, deadlineAt }) => ({
+  const rows = batch.messages.map(({ id, message: m, subscriber, plannedSendAt, deadlineAt, leased }) => ({
     id,
     ch: m.channelType,
     sn: m.senderName,
@@ -53,21 +55,30 @@ export async function messageInsertBatch(
     tp: m.totalParts,
     ps: plannedSendAt?.toISOString() ?? null,
     dl: deadlineAt.toISOString(),
+    le: leased,
   }));
   await db.query(
     `INSERT INTO messages (
        account_id, id, created_at, channel_type, traffic_center_id, sender_name, destination, country, region, brand,
        content, tags, use_local_time, local_send_time, local_completion_time, ttl, hours, days, short_url,
        callback_url, callback_events, external_message_id, total_parts, status, status_at, planned_send_at, due_at,
-       deadline_at, history)
+       deadline_at, history, lease_expires_at, attempts)
      SELECT $1, r.id, $2, r.ch, $3, r.sn, r.ds, r.co, r.rg, r.br, r.ct, r.tg, r.ul, r.ls, r.lc, r.tl, r.hr, r.dy,
-       r.su, r.cu, r.ce, r.ex, r.tp, 'sending', $2, r.ps, coalesce(r.ps, $2), r.dl, $5::jsonb
+       r.su, r.cu, r.ce, r.ex, r.tp, 'sending', $2, r.ps, CASE WHEN r.le THEN $6 ELSE coalesce(r.ps, $2) END, r.dl,
+       $5::jsonb, CASE WHEN r.le THEN $6::timestamptz END, CASE WHEN r.le THEN 1 ELSE 0 END
      FROM json_to_recordset($4::json) AS r(
        id uuid, ch text, sn text, ds text, co text, rg text, br text, ct jsonb, tg text[], ul boolean, ls text,
        lc text, tl integer, hr smallint[], dy smallint[], su boolean, cu text, ce text[], ex text, tp integer,
-       ps timestamptz, dl timestamptz)`,
+       ps timestamptz, dl timestamptz, le boolean)`,
     // Every message of the batch starts its history with the same entry.
-    [batch.accountId, batch.now, batch.trafficCenterId, JSON.stringify(rows), JSON.stringify([{ status: 'sending', at: batch.now.toISOString() }])],
+    [
+      batch.accountId,
+      batch.now,
+      batch.trafficCenterId,
+      JSON.stringify(rows),
+      JSON.stringify([{ status: 'sending', at: batch.now.toISOString() }]),
+      batch.leaseUntil,
+    ],
   );
 }
 

@@ -9,6 +9,7 @@ import { uuid7 } from '../util/uuid7.js';
 import { lookupSubscriber } from '../numbering/subscriber.js';
 import { messageWindow } from '../schedule/messageWindow.js';
 import { planSend } from '../schedule/sendWindow.js';
+import type { ClaimedMessage } from '../delivery/deliverySql.js';
 import { messageInsertBatch, type NewMessage } from './messageSql.js';
 import { REGISTERED_SENDER_CHANNELS, validateMessage, type ValidMessage } from './validateMessage.js';
 
@@ -47,6 +48,9 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
   const channels = enabledChannels(principal.accountChannels);
   const items: SendItem[] = [];
   const rows: NewMessage[] = [];
+  // The fast lane: messages due now go straight to this process's dispatcher, as far as it has room.
+  let directRoom = ctx.directDispatch?.room() ?? 0;
+  const leaseUntil = new Date(now.getTime() + (ctx.directDispatch?.leaseMs ?? 0));
   for (const message of valid) {
     if (!channels[message.channelType]) {
       items.push(itemError(herald('channelNotEnabled', { channelType: message.channelType })));
@@ -55,7 +59,9 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
     const id = uuid7(now.getTime());
     const subscriber = lookupSubscriber(ctx.plan, message.destination, message.country);
     const plan = planSend(messageWindow(message, subscriber.zones), now.getTime());
-    rows.push({ id, message, subscriber, plannedSendAt: plan.plannedSendAt, deadlineAt: plan.deadlineAt });
+    const leased = directRoom > 0 && plan.plannedSendAt !== null && plan.plannedSendAt.getTime() <= now.getTime();
+    if (leased) directRoom--;
+    rows.push({ id, message, subscriber, plannedSendAt: plan.plannedSendAt, deadlineAt: plan.deadlineAt, leased });
     items.push({ messageUuid: id, code: 201 });
   }
   const response: SendResponse = { errors: rows.length !== valid.length, items };
@@ -66,12 +72,17 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
         accountId: principal.accountId,
         trafficCenterId: principal.trafficCenterId,
         now,
+        leaseUntil,
         messages: rows,
       });
     }
     return { statusCode: 200, body: response };
   });
-  if (rows.length > 0) ctx.wakeup.notify();
+  if (!result.replayed && rows.length > 0) {
+    const direct = rows.filter((row) => row.leased);
+    if (direct.length > 0) ctx.directDispatch!.take(direct.map((row) => claimedOf(row, principal.accountId)));
+    if (direct.length < rows.length) ctx.wakeup.notify();
+  }
   return result;
 }
 
@@ -105,4 +116,29 @@ async function validateBatch(ctx: AppContext, accountId: number, body: unknown, 
       throw error;
     }
   });
+}
+
+/** A stored, leased message as the dispatcher takes it from a claim. */
+function claimedOf(row: NewMessage, accountId: number): ClaimedMessage {
+  const m = row.message;
+  return {
+    account_id: accountId,
+    id: row.id,
+    channel_type: m.channelType,
+    sender_name: m.senderName,
+    destination: m.destination,
+    country: m.country,
+    content: m.content,
+    total_parts: m.totalParts,
+    ttl: m.ttl,
+    external_message_id: m.externalMessageId,
+    use_local_time: m.useLocalTime,
+    local_send_time: m.localSendTime,
+    local_completion_time: m.localCompletionTime,
+    hours: m.hours as number[] | null,
+    days: m.days as number[] | null,
+    deadline_ms: row.deadlineAt.getTime(),
+    planned_send_ms: row.plannedSendAt!.getTime(),
+    attempts: 1,
+  };
 }

@@ -50,15 +50,16 @@ export function gsmCharCost(codeUnit: number): number {
 
 /** Encodes GSM text as one septet per byte (unpacked, data_coding 0 as SMPP carries it); ESC pairs for extensions. */
 export function gsmEncode(text: string): Buffer {
-  const out: number[] = [];
+  const septets = gsmSeptetCount(text);
+  if (septets < 0) throw new Error(`not a GSM 03.38 text: ${JSON.stringify(text.slice(0, 40))}`);
+  const out = Buffer.allocUnsafe(septets);
+  let j = 0;
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
-    const cost = COST[unit]!;
-    if (cost === 0) throw new Error(`not a GSM 03.38 character: U+${unit.toString(16).padStart(4, '0')}`);
-    if (cost === 2) out.push(GSM_ESCAPE);
-    out.push(BASIC_CODE[unit]!);
+    if (COST[unit] === 2) out[j++] = GSM_ESCAPE;
+    out[j++] = BASIC_CODE[unit]!;
   }
-  return Buffer.from(out);
+  return out;
 }
 
 const EXTENSION_BY_CODE = new Map(Object.entries(EXTENSION).map(([char, code]) => [code, char]));
