@@ -133,7 +133,7 @@ export function loadConfigFile(file: string | undefined): ConfigFile {
 export function parseConfigFile(data: unknown, source = 'config'): ConfigFile {
   const withDefaults = Value.Default(ConfigFileSchema, Value.Clone(data)) as Static<typeof ConfigFileSchema>;
   if (!Value.Check(ConfigFileSchema, withDefaults)) {
-    throw new ConfigError('HERALD_CONFIG', `${source}: ${describeProblem(ConfigFileSchema, withDefaults)}`);
+    throw new ConfigError('HERALD_CONFIG', `${source}: ${describeProblem(withDefaults)}`);
   }
   const connectors = (withDefaults.connectors ?? []) as ConnectorConfig[];
   const routes = (withDefaults.routes ?? []) as RouteConfig[];
@@ -154,12 +154,35 @@ export function parseConfigFile(data: unknown, source = 'config'): ConfigFile {
   return { connectors, routes, tariffs: withDefaults.tariffs ?? [] };
 }
 
-/** The first schema problem as `path: message`, naming the item by its place in the file. */
-function describeProblem(schema: TSchema, value: unknown): string {
-  const errors = [...Value.Errors(schema, value)];
-  // Union members report every alternative; the most specific (deepest) error says most.
-  const best = errors.sort((a, b) => b.instancePath.length - a.instancePath.length)[0];
-  if (!best) return 'invalid';
-  const path = best.instancePath.replace(/^\//, '').replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.') || '(top level)';
-  return `${path.replace(/^(\w+)\.(\d+)/, '$1[$2]')}: ${best.message}`;
+const SCHEMA_OF_TYPE: Readonly<Record<string, TSchema>> = {
+  smpp: SmppConnectorSchema,
+  whatsapp: WhatsappConnectorSchema,
+  ...Object.fromEntries(PROVIDER_TYPES.map((t) => [t, ProviderConnectorSchema])),
+};
+
+/**
+ * The first problem as `path: message`. A connector is checked against the schema of its own `type`, so that the
+ * message speaks of that type's fields rather than of another member of the union.
+ */
+function describeProblem(value: unknown): string {
+  const connectors = (value as { connectors?: unknown }).connectors;
+  if (Array.isArray(connectors)) {
+    for (const [i, connector] of connectors.entries()) {
+      const type = (connector as { type?: unknown } | null)?.type;
+      const schema = typeof type === 'string' ? SCHEMA_OF_TYPE[type] : undefined;
+      if (!schema) return `connectors[${i}].type: must be one of ${Object.keys(SCHEMA_OF_TYPE).join(', ')}`;
+      const problem = firstError(schema, connector);
+      if (problem) return `connectors[${i}]${problem}`;
+    }
+  }
+  return firstError(ConfigFileSchema, value)?.replace(/^\./, '') ?? 'invalid';
+}
+
+function firstError(schema: TSchema, value: unknown): string | undefined {
+  const [error] = Value.Errors(schema, value);
+  if (!error) return undefined;
+  const path = error.instancePath.replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.');
+  // Properties a schema does not allow are reported by Ajv-style validators as "schema is false".
+  const message = error.message === 'schema is false' ? 'unknown setting' : error.message;
+  return `${path || '.'}: ${message}`.replace(/^\.:/, ':');
 }
