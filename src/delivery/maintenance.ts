@@ -48,26 +48,38 @@ export class Maintenance {
     await this.running;
   }
 
-  /** One round of every job; returns how many messages reached their end of life. */
+  /** One round: lifetimes every time, orphan receipts every 5th, idempotency records every 60th. */
   async tick(): Promise<number> {
-    const { db, clock } = this.deps;
     this.ticks++;
+    const expired = await this.expireDue();
+    if (this.ticks % 5 === 1) await this.matchOrphanReceipts();
+    if (this.ticks % 60 === 1) await this.purgeIdempotencyKeys();
+    return expired;
+  }
+
+  /** Ends the lifetimes that have run out; returns how many messages reached their end. */
+  async expireDue(): Promise<number> {
+    const { db, clock } = this.deps;
     let expired = 0;
     for (;;) {
       const rows = await messageExpireDue(db, clock.now(), EXPIRE_BATCH, { noReceipt: DELIVERY_ERRORS.noReceipt, notRead: DELIVERY_ERRORS.notRead });
       expired += rows.length;
-      if (rows.length < EXPIRE_BATCH) break;
+      if (rows.length < EXPIRE_BATCH) return expired;
     }
-    if (this.ticks % 5 === 1) {
-      // Taken and applied in one transaction: a crash between the two would lose them.
-      await db.transaction(async (tx) => {
-        const matched = await orphanReceiptsTakeMatched(tx, new Date(clock.now().getTime() - ORPHAN_LIFETIME_MS));
-        if (matched.length > 0) await applyReceipts(tx, matched);
-      });
-    }
-    if (this.ticks % 60 === 1) {
-      await idempotencyPurge(db, new Date(clock.now().getTime() - IDEMPOTENCY_WINDOW_MS), 10_000);
-    }
-    return expired;
+  }
+
+  /** Applies orphan receipts whose submission has since been recorded, and forgets those too old to match. */
+  async matchOrphanReceipts(): Promise<void> {
+    const { db, clock } = this.deps;
+    // Taken and applied in one transaction: a crash between the two would lose them.
+    await db.transaction(async (tx) => {
+      const matched = await orphanReceiptsTakeMatched(tx, new Date(clock.now().getTime() - ORPHAN_LIFETIME_MS));
+      if (matched.length > 0) await applyReceipts(tx, matched);
+    });
+  }
+
+  async purgeIdempotencyKeys(): Promise<void> {
+    const { db, clock } = this.deps;
+    await idempotencyPurge(db, new Date(clock.now().getTime() - IDEMPOTENCY_WINDOW_MS), 10_000);
   }
 }

@@ -57,6 +57,7 @@ export class SmscSimulator {
   private readonly prefix = randomBytes(3).toString('hex');
   private counter = 0;
   private down = false;
+  private stalled = false;
   private keepSubmissions = true;
   port = 0;
 
@@ -101,6 +102,11 @@ export class SmscSimulator {
   setDown(down: boolean): void {
     this.down = down;
     if (down) this.dropConnections();
+  }
+
+  /** While stalled, the SMSC keeps its connections but answers nothing (no submit_sm_resp, no enquire_link_resp). */
+  setStalled(stalled: boolean): void {
+    this.stalled = stalled;
   }
 
   /** Writes bytes that are not a valid PDU to every bound session. */
@@ -158,12 +164,16 @@ export class SmscSimulator {
     session.on('bind_transceiver', bind);
     session.on('bind_transmitter', bind);
     session.on('bind_receiver', bind);
-    session.on('enquire_link', (pdu: smpp.PDU) => session.send(pdu.response()));
+    session.on('enquire_link', (pdu: smpp.PDU) => {
+      if (!this.stalled) session.send(pdu.response());
+    });
     session.on('unbind', (pdu: smpp.PDU) => {
       session.send(pdu.response());
       session.close();
     });
-    session.on('submit_sm', (pdu: smpp.PDU) => this.onSubmit(session, pdu));
+    session.on('submit_sm', (pdu: smpp.PDU) => {
+      if (!this.stalled) this.onSubmit(session, pdu);
+    });
     session.on('deliver_sm_resp', (pdu: smpp.PDU) => this.onReceiptAck(session, pdu));
   }
 

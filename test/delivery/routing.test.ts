@@ -1,0 +1,107 @@
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
+import type { ConfigFile, SmppConnectorConfig } from '../../src/config/configFile.js';
+import type { SmppConnector } from '../../src/connectors/smpp/smppConnector.js';
+import { type Herald, startHerald } from '../../src/main.js';
+import { SmscSimulator } from '../../src/simulators/smscSimulator.js';
+import { TestClock } from '../helpers/clock.js';
+import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
+import { call } from '../helpers/http.js';
+import { ADMIN_TOKEN } from '../helpers/testHerald.js';
+import { waitFor } from '../helpers/waitFor.js';
+
+const smppConnector = (id: string, port: number): SmppConnectorConfig => ({
+  id,
+  type: 'smpp',
+  host: '127.0.0.1',
+  port,
+  systemId: 'herald',
+  password: 'pw',
+  systemType: '',
+  window: 50,
+  mps: 5000,
+  enquireLinkSeconds: 1,
+  responseTimeoutSeconds: 1,
+  reconnectMinMs: 100,
+  reconnectMaxMs: 500,
+});
+
+describe.each(ENGINES)('routing fallback and a stalled SMSC (%s)', (engine) => {
+  let testDb: TestDb;
+  let herald: Herald;
+  let token: string;
+  const primary = new SmscSimulator({ systemId: 'herald', password: 'pw', delayMs: 10 });
+  const backup = new SmscSimulator({ systemId: 'herald', password: 'pw', delayMs: 10 });
+
+  const send = async (texts: string[]): Promise<string[]> => {
+    const reply = await call(herald.url!, 'POST', '/api/v1/message', {
+      token,
+      body: texts.map((content, i) => ({ channelType: 'SMS', senderName: 'Shop', destination: `7916777${String(i).padStart(3, '0')}0`, content })),
+    });
+    return reply.body.items.map((item: { messageUuid: string }) => item.messageUuid);
+  };
+  const statuses = async (ids: string[]) =>
+    (await testDb.db.query<{ status: string }>('SELECT status FROM messages WHERE id = ANY($1::uuid[])', [ids])).map((r) => r.status);
+
+  beforeAll(async () => {
+    await primary.start();
+    await backup.start();
+    testDb = await openTestDb(engine);
+    const configFile: ConfigFile = {
+      connectors: [smppConnector('primary', primary.port), smppConnector('backup', backup.port)],
+      routes: [{ channel: 'SMS', prefixes: [], connectors: ['primary', 'backup'] }],
+      tariffs: [],
+    };
+    herald = await startHerald({
+      config: loadConfig({ HERALD_PORT: '0', HERALD_DEMO: 'false', HERALD_ADMIN_TOKEN: ADMIN_TOKEN, HERALD_SIMULATORS: 'off', HERALD_LOG_LEVEL: 'silent' }),
+      role: 'all',
+      clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }),
+      db: testDb.db,
+      log: pino({ level: 'silent' }),
+      configFile,
+      dispatcher: { pollMs: 50 },
+    });
+    for (const c of herald.connectors) await (c as SmppConnector).waitBound(5000);
+    const admin = { auth: `Bearer ${ADMIN_TOKEN}` };
+    const account = await call(herald.url!, 'POST', '/admin/v1/accounts', { ...admin, body: { name: 'routing' } });
+    await call(herald.url!, 'POST', `/admin/v1/accounts/${account.body.id}/sender-names`, { ...admin, body: { channelType: 'SMS', name: 'Shop' } });
+    token = account.body.tokens.traffic;
+  });
+  afterAll(async () => {
+    await herald?.close();
+    await testDb?.drop();
+    await primary.stop();
+    await backup.stop();
+  });
+
+  it('sends through the first connector of the route while it is up', async () => {
+    const ids = await send(['first a', 'first b']);
+    await waitFor(async () => (await statuses(ids)).every((s) => s === 'delivered'));
+    expect(primary.submissions.map((s) => s.text)).toEqual(expect.arrayContaining(['first a', 'first b']));
+    expect(backup.submissions).toHaveLength(0);
+  });
+
+  it('falls back to the next connector when the first is down, and loses nothing', async () => {
+    primary.setDown(true);
+    await waitFor(() => !herald.connectors.find((c) => c.id === 'primary')!.available());
+    const ids = await send(['fallback a', 'fallback b', 'fallback c']);
+    await waitFor(async () => (await statuses(ids)).every((s) => s === 'delivered'));
+    expect(backup.submissions.map((s) => s.text)).toEqual(expect.arrayContaining(['fallback a', 'fallback b', 'fallback c']));
+    primary.setDown(false);
+    await (herald.connectors.find((c) => c.id === 'primary') as SmppConnector).waitBound(5000);
+  });
+
+  it('times out a stalled SMSC, reconnects, and sends the waiting messages through the route', async () => {
+    backup.setDown(true);
+    primary.setStalled(true);
+    const ids = await send(['stalled a', 'stalled b']);
+    // No answer within the response timeout: the session is closed, the messages wait and are retried.
+    const connector = herald.connectors.find((c) => c.id === 'primary')!;
+    await waitFor(() => connector.state().lastError?.includes('enquire_link') || connector.state().state !== 'bound', { timeoutMs: 10_000 });
+    expect(await statuses(ids)).toEqual(['sending', 'sending']);
+    primary.setStalled(false);
+    backup.setDown(false);
+    await waitFor(async () => (await statuses(ids)).every((s) => s === 'delivered'), { timeoutMs: 20_000 });
+  });
+});
