@@ -6,9 +6,15 @@ const pool = Buffer.alloc(POOL_UUIDS * 10);
 let poolOffset = pool.length;
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
+let lastMs = -1;
+const MAX_STEP_BACK_MS = 5000;
+let sequence = 0;
+
 /**
- * A version 7 UUID (RFC 9562): 48 bits of Unix milliseconds, then random bits. Time-ordered ids keep inserts at
- * the right edge of the messages primary key instead of scattering them over the whole index.
+ * A version 7 UUID (RFC 9562): 48 bits of Unix milliseconds, a 12-bit counter, then random bits. Time-ordered ids
+ * keep inserts at the right edge of the messages primary key instead of scattering them over the whole index, and
+ * the counter (RFC 9562 method 1) keeps ids made in one millisecond in the order they were made, so that a batch
+ * lists in request order.
  */
 export function uuid7(nowMs: number = Date.now()): string {
   if (poolOffset + 10 > pool.length) {
@@ -17,7 +23,20 @@ export function uuid7(nowMs: number = Date.now()): string {
   }
   const r = poolOffset;
   poolOffset += 10;
-  const ms = Math.floor(nowMs);
+  // Monotonic through small clock steps back; a large one (a clock set back, a test clock) restarts from it.
+  let ms = Math.floor(nowMs);
+  if (ms < lastMs && lastMs - ms < MAX_STEP_BACK_MS) ms = lastMs;
+  if (ms === lastMs) {
+    sequence++;
+    if (sequence > 0xfff) {
+      ms++;
+      sequence = pool[r]! & 0x3ff;
+    }
+  } else {
+    // Start low in the counter's range, leaving room for a burst within the millisecond.
+    sequence = ((pool[r]! << 8) | pool[r + 1]!) & 0x3ff;
+  }
+  lastMs = ms;
   const high = Math.floor(ms / 0x1000000);
   const low = ms % 0x1000000;
   const b = pool;
@@ -30,8 +49,8 @@ export function uuid7(nowMs: number = Date.now()): string {
     HEX[(low >>> 8) & 0xff]! +
     HEX[low & 0xff]! +
     '-' +
-    HEX[0x70 | (b[r]! & 0x0f)]! +
-    HEX[b[r + 1]!]! +
+    HEX[0x70 | (sequence >>> 8)]! +
+    HEX[sequence & 0xff]! +
     '-' +
     HEX[0x80 | (b[r + 2]! & 0x3f)]! +
     HEX[b[r + 3]!]! +
