@@ -34,7 +34,7 @@ if (wanted('ingest')) {
 }
 if (wanted('e2e')) {
   process.stdout.write(`end to end: ${e2eMessages} SMS through SMPP...\n`);
-  const split = process.env.BENCH_E2E_SPLIT !== 'false';
+  const split = process.env.BENCH_E2E_SPLIT === 'true';
   await inSchema((schema) => benchEndToEnd({ schema, messages: e2eMessages, clients, delayMs: 20, split }));
 }
 
