@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { CallbackTargets } from './callbacks/callbackTargets.js';
 import type { Config } from './config/config.js';
 import type { ConfigFile } from './config/configFile.js';
 import type { ConnectorState, ReceiptSink } from './connectors/connector.js';
@@ -6,6 +7,7 @@ import type { WhatsappInbound } from './connectors/http/whatsappConnector.js';
 import type { Db } from './db/db.js';
 import type { ClaimedMessage } from './delivery/deliverySql.js';
 import type { Wakeup } from './delivery/wakeup.js';
+import type { Tariffs } from './money/tariffs.js';
 import type { NumberingPlan } from './numbering/numberingPlan.js';
 import type { Clock } from './util/clock.js';
 
@@ -25,6 +27,8 @@ export interface AppContext {
   /** The operator API token: HERALD_ADMIN_TOKEN, or the one demo mode generated; undefined disables the API. */
   readonly adminToken: string | undefined;
   readonly plan: NumberingPlan;
+  readonly tariffs: Tariffs;
+  readonly callbackTargets: CallbackTargets;
   /** Notified when messages are stored, so that an in-process dispatcher claims them at once. */
   readonly wakeup: Wakeup;
   /** Records carrier receipts (batched); resolves once they are committed. */

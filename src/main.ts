@@ -25,6 +25,8 @@ import { NumberingPlan } from './numbering/numberingPlan.js';
 import { adminSenderNameRoutes } from './senderNames/adminRoutes.js';
 import { type EmbeddedSimulators, startEmbeddedSimulators } from './simulators/embeddedSimulators.js';
 import { type Clock, systemClock } from './util/clock.js';
+import { CallbackTargets } from './callbacks/callbackTargets.js';
+import { Tariffs } from './money/tariffs.js';
 
 export const ROLES = ['api', 'worker', 'all'] as const;
 export type Role = (typeof ROLES)[number];
@@ -112,6 +114,8 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       log,
       adminToken: config.adminToken ?? demo?.adminToken,
       plan,
+      tariffs: new Tariffs(db),
+      callbackTargets: new CallbackTargets(),
       wakeup,
       receiptSink: (receipts) => writer.receipts(receipts),
       inboundSink: async (connectorId, messages) => {

@@ -81,3 +81,21 @@ export async function ledgerCount(db: Queryable, accountId: number): Promise<num
   ]);
   return row!.n;
 }
+
+/**
+ * CTEs that append ledger entries from a relation (account_id, currency, amount) and move the running balances by
+ * the same amounts, inside a larger statement: the balance stays the sum of the ledger.
+ */
+export function ledgerCreditCte(source: string, kind: LedgerKind, now: string): string {
+  return `ledger_source AS (SELECT * FROM ${source} s WHERE s.amount <> 0),
+     ledger_entries AS (
+       INSERT INTO balance_ledger (account_id, currency, amount, kind, created_at)
+       SELECT account_id, currency, amount, '${kind}', ${now} FROM ledger_source
+     ),
+     ledger_balances AS (
+       INSERT INTO account_balances (account_id, currency, amount, updated_at)
+       SELECT account_id, currency, amount, ${now} FROM ledger_source
+       ON CONFLICT (account_id, currency) DO UPDATE
+         SET amount = account_balances.amount + excluded.amount, updated_at = excluded.updated_at
+     )`;
+}

@@ -28,6 +28,8 @@ export interface Config {
   readonly configFile: string | undefined;
   /** How long a worker's claim on a message lasts before another worker may take it. */
   readonly leaseSeconds: number;
+  /** Refuse messages no tariff prices (item code 4021) instead of sending them free. */
+  readonly requireTariff: boolean;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -78,6 +80,7 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_DB_POOL_SIZE: `PostgreSQL connections per process (default ${DEFAULT_DB_POOL_SIZE})`,
   HERALD_CONFIG: 'path of the JSON or YAML file with connectors, routes and tariffs (default unset)',
   HERALD_LEASE_SECONDS: `how long a worker's claim on a message lasts (default ${DEFAULT_LEASE_SECONDS})`,
+  HERALD_REQUIRE_TARIFF: 'true|false: refuse messages no tariff prices instead of sending them free (default false)',
 };
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -131,6 +134,7 @@ export function loadConfig(env: Env = process.env): Config {
     dbPoolSize: optional(read('HERALD_DB_POOL_SIZE'), 'HERALD_DB_POOL_SIZE', integerIn(1, 1000)) ?? DEFAULT_DB_POOL_SIZE,
     configFile: optional(read('HERALD_CONFIG'), 'HERALD_CONFIG', (v) => path.resolve(v)),
     leaseSeconds: optional(read('HERALD_LEASE_SECONDS'), 'HERALD_LEASE_SECONDS', integerIn(1, 3600)) ?? DEFAULT_LEASE_SECONDS,
+    requireTariff: optional(read('HERALD_REQUIRE_TARIFF'), 'HERALD_REQUIRE_TARIFF', parseBoolean) ?? false,
   });
 }
 

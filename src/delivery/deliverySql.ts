@@ -1,4 +1,6 @@
 import type { Queryable } from '../db/db.js';
+import { ledgerCreditCte } from '../accounts/ledgerSql.js';
+import { insertEventsCte, priceEventBody, statusEventsCte } from '../callbacks/eventSql.js';
 import type { Channel } from '../shared/channels.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/sendWindow.js';
 import { READ_TRACKED, type Status } from './statuses.js';
@@ -71,8 +73,10 @@ export interface SubmissionRow {
 }
 
 /**
- * Applies transitions to messages in one statement (with the submissions to record, in the same statement) and
- * returns the ids of the messages that did not move (usually none, so the answer stays small). A transition applies only where the message is in one of its
+ * Applies transitions to messages in one statement (with the submissions to record and the callback events the
+ * changes raise, in the same statement) and returns the ids of the messages that did not move (usually none, so
+ * the answer stays small). Messages that became unsent are refunded by a second statement: a caller with unsent
+ * transitions runs this in a transaction. A transition applies only where the message is in one of its
  * `from` statuses. The due time follows the new status: a retry's own time; sent -> the end of its lifetime;
  * delivered on a read-tracked channel -> the end of the wait for a read; otherwise nothing is due.
  */
@@ -111,6 +115,7 @@ export async function messageApplyTransitions(
      moved AS (
      UPDATE messages m
      SET status = r.st, status_at = r.at, lease_expires_at = NULL,
+         price_final = CASE WHEN r.st = 'sending' THEN m.price_final ELSE true END,
          error_code = coalesce(r.ec, m.error_code),
          connector_id = coalesce(r.cn, m.connector_id),
          sent_at = coalesce(r.sa, CASE WHEN r.st IN ('delivered', 'undelivered', 'read') THEN coalesce(m.sent_at, r.at) ELSE m.sent_at END),
@@ -123,12 +128,17 @@ export async function messageApplyTransitions(
          history = m.history || r.h
      FROM r
      WHERE m.account_id = r.a AND m.id = r.id AND m.status = ANY(r.fr)
-     RETURNING m.id
-     )
+     RETURNING m.account_id, m.id, m.channel_type, m.callback_target_id, m.callback_events, r.h
+     ),
+     ${statusEventsCte('moved', 'now()')}
      SELECT r.id FROM r WHERE NOT EXISTS (SELECT 1 FROM moved WHERE moved.id = r.id)`,
     [JSON.stringify(rows), JSON.stringify(parts), READ_TRACKED_LIST, DEFAULT_TTL],
   );
-  return new Set(unmoved.map((row) => row.id));
+  const notMoved = new Set(unmoved.map((row) => row.id));
+  // Messages that became unsent get their price back (a second statement: call in a transaction then).
+  const unsent = transitions.filter((t) => t.status === 'unsent' && !notMoved.has(t.id));
+  if (unsent.length > 0) await messageRefundUnsent(db, unsent, unsent[0]!.at);
+  return notMoved;
 }
 
 /** Notes receipts that changed nothing (late or duplicate) in their messages' history, marked `ignored`. */
@@ -158,23 +168,56 @@ export async function messageExpireDue(
 ): Promise<{ account_id: number; id: string; status: Status }[]> {
   return db.query(
     `WITH due AS (
-       SELECT account_id, id FROM messages
+       SELECT account_id, id, CASE status WHEN 'sent' THEN 'undelivered' ELSE 'unread' END AS st,
+              CASE status WHEN 'sent' THEN $3::int ELSE $4::int END AS ec
+       FROM messages
        WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL AND due_at <= $1
        ORDER BY due_at
        LIMIT $2
        FOR UPDATE SKIP LOCKED
-     )
-     UPDATE messages m
-     SET status = CASE m.status WHEN 'sent' THEN 'undelivered' ELSE 'unread' END,
-         read_status = CASE m.status WHEN 'delivered' THEN 'unread' ELSE m.read_status END,
-         error_code = CASE m.status WHEN 'sent' THEN $3::int ELSE $4::int END,
-         status_at = $1, due_at = NULL,
-         history = m.history || jsonb_build_array(jsonb_build_object(
-           'status', CASE m.status WHEN 'sent' THEN 'undelivered' ELSE 'unread' END, 'at', $1,
-           'errorCode', CASE m.status WHEN 'sent' THEN $3::int ELSE $4::int END))
-     FROM due
-     WHERE m.account_id = due.account_id AND m.id = due.id
-     RETURNING m.account_id, m.id, m.status`,
+     ),
+     moved AS (
+       UPDATE messages m
+       SET status = due.st,
+           read_status = CASE WHEN due.st = 'unread' THEN 'unread' ELSE m.read_status END,
+           error_code = due.ec, status_at = $1, due_at = NULL,
+           history = m.history || jsonb_build_array(jsonb_build_object('status', due.st, 'at', $1::timestamptz, 'errorCode', due.ec))
+       FROM due
+       WHERE m.account_id = due.account_id AND m.id = due.id
+       RETURNING m.account_id, m.id, m.status, m.channel_type, m.callback_target_id, m.callback_events,
+         jsonb_build_array(jsonb_build_object('status', due.st, 'at', $1::timestamptz, 'errorCode', due.ec)) AS h
+     ),
+     ${statusEventsCte('moved', '$1::timestamptz')}
+     SELECT account_id, id, status FROM moved`,
     [now, limit, errors.noReceipt, errors.notRead],
   );
+}
+
+/**
+ * Gives back the price of messages that became unsent (DESIGN section 7): one ledger entry per account and
+ * currency, the running balance moved in the same statement, and a `price` event (price 0) where requested.
+ * Each message is refunded once.
+ */
+export async function messageRefundUnsent(db: Queryable, messages: readonly { accountId: number; id: string }[], now: Date): Promise<number> {
+  if (messages.length === 0) return 0;
+  const [row] = await db.query<{ n: number }>(
+    `WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(a bigint, id uuid)),
+     refunded AS (
+       UPDATE messages m SET price_refunded = true, price_final = true
+       FROM r
+       WHERE m.account_id = r.a AND m.id = r.id AND m.status = 'unsent' AND NOT m.price_refunded AND m.price > 0
+       RETURNING m.account_id, m.id, m.channel_type, m.total_parts, m.price, m.currency, m.callback_target_id, m.callback_events
+     ),
+     ${ledgerCreditCte("(SELECT account_id, currency, sum(price) AS amount FROM refunded GROUP BY account_id, currency)", 'refund', '$2::timestamptz')},
+     refund_events AS (
+       SELECT callback_target_id AS target_id, account_id, id AS message_id, 'price' AS event,
+         ${priceEventBody('refunded', '0', '$2::timestamptz')} AS body
+       FROM refunded
+       WHERE callback_target_id IS NOT NULL AND 'price' = ANY(coalesce(callback_events, ARRAY['delivered']))
+     ),
+     ${insertEventsCte('refund_events', 'ORDER BY message_id', '$2::timestamptz', 'refund_inserted')}
+     SELECT count(*)::int AS n FROM refunded`,
+    [JSON.stringify(messages.map((m) => ({ a: m.accountId, id: m.id }))), now],
+  );
+  return row!.n;
 }

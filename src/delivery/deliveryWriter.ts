@@ -251,7 +251,8 @@ export class DeliveryWriter {
     };
     // The common flush is one statement, atomic by itself; more statements share a transaction.
     // (Fallbacks and notes that follow it are independent, status-guarded statements.)
-    if (dbReceipts.length === 0 && extra.length === 0) await run(this.db);
+    const unsent = [...transitions.values(), ...extra].some((t) => t.status === 'unsent');
+    if (dbReceipts.length === 0 && extra.length === 0 && !unsent) await run(this.db);
     else await this.db.transaction(run);
 
     this.stats.flushes++;

@@ -10,6 +10,7 @@ export const ERRORS = {
   notAuthenticated: { status: 401, code: 4010, msg: 'Not Authenticated' },
   badCredentials: { status: 401, code: 4012, msg: 'Bad credentials' },
   insufficientFunds: { status: 402, code: 4020, msg: 'Insufficient funds' },
+  noTariff: { status: 402, code: 4021, msg: 'No tariff for ({channelType}, {destination})' },
   accessDenied: { status: 403, code: 4030, msg: 'Access Denied' },
   channelNotEnabled: { status: 403, code: 4031, msg: 'Channel is not enabled: {channelType}' },
   accountBlocked: { status: 403, code: 4032, msg: 'Account is blocked' },

@@ -1,7 +1,7 @@
 import { ERRORS } from './catalogue.js';
 
 /** Where each error appears, for the reference; item codes are answered inside a 200 send response. */
-const ITEM_CODES = new Set([4020, 4031, 4221]);
+const ITEM_CODES = new Set([4020, 4021, 4031, 4221]);
 
 /** Renders docs/errors.md from the catalogue. */
 export function renderErrorsDoc(): string {

@@ -1,3 +1,4 @@
+import { insertEventsCte, priceEventBody } from '../callbacks/eventSql.js';
 import type { Queryable } from '../db/db.js';
 import type { Subscriber } from '../numbering/subscriber.js';
 import type { ValidMessage } from './validateMessage.js';
@@ -22,6 +23,10 @@ export interface NewMessage {
   readonly deadlineAt: Date;
   /** Stored already leased to this process's dispatcher (see AppContext.directDispatch). */
   readonly leased: boolean;
+  /** The reserved price (decimal string) and its currency; '0' and null when free. */
+  readonly price: string;
+  readonly currency: string | null;
+  readonly callbackTargetId: number | null;
 }
 
 /**
@@ -32,7 +37,7 @@ export async function messageInsertBatch(
   db: Queryable,
   batch: { accountId: number; trafficCenterId: number | null; now: Date; leaseUntil: Date; messages: readonly NewMessage[] },
 ): Promise<void> {
-  const rows = batch.messages.map(({ id, message: m, subscriber, plannedSendAt, deadlineAt, leased }) => ({
+  const rows = batch.messages.map(({ id, message: m, subscriber, plannedSendAt, deadlineAt, leased, price, currency, callbackTargetId }) => ({
     id,
     ch: m.channelType,
     sn: m.senderName,
@@ -56,20 +61,34 @@ export async function messageInsertBatch(
     ps: plannedSendAt?.toISOString() ?? null,
     dl: deadlineAt.toISOString(),
     le: leased,
+    pr: price,
+    cy: currency,
+    tg_id: callbackTargetId,
   }));
   await db.query(
-    `INSERT INTO messages (
+    `WITH inserted AS (
+     INSERT INTO messages (
        account_id, id, created_at, channel_type, traffic_center_id, sender_name, destination, country, region, brand,
        content, tags, use_local_time, local_send_time, local_completion_time, ttl, hours, days, short_url,
        callback_url, callback_events, external_message_id, total_parts, status, status_at, planned_send_at, due_at,
-       deadline_at, history, lease_expires_at, attempts)
+       deadline_at, history, lease_expires_at, attempts, price, currency, callback_target_id)
      SELECT $1, r.id, $2, r.ch, $3, r.sn, r.ds, r.co, r.rg, r.br, r.ct, r.tg, r.ul, r.ls, r.lc, r.tl, r.hr, r.dy,
        r.su, r.cu, r.ce, r.ex, r.tp, 'sending', $2, r.ps, CASE WHEN r.le THEN $6 ELSE coalesce(r.ps, $2) END, r.dl,
-       $5::jsonb, CASE WHEN r.le THEN $6::timestamptz END, CASE WHEN r.le THEN 1 ELSE 0 END
+       $5::jsonb, CASE WHEN r.le THEN $6::timestamptz END, CASE WHEN r.le THEN 1 ELSE 0 END, r.pr, r.cy, r.tg_id
      FROM json_to_recordset($4::json) AS r(
        id uuid, ch text, sn text, ds text, co text, rg text, br text, ct jsonb, tg text[], ul boolean, ls text,
        lc text, tl integer, hr smallint[], dy smallint[], su boolean, cu text, ce text[], ex text, tp integer,
-       ps timestamptz, dl timestamptz, le boolean)`,
+       ps timestamptz, dl timestamptz, le boolean, pr numeric, cy text, tg_id bigint)
+     RETURNING account_id, id, channel_type, total_parts, price, currency, callback_target_id, callback_events
+     ),
+     price_events AS (
+       SELECT callback_target_id AS target_id, account_id, id AS message_id, 'price' AS event,
+         ${priceEventBody('inserted', 'inserted.price', '$2::timestamptz')} AS body
+       FROM inserted
+       WHERE callback_target_id IS NOT NULL AND 'price' = ANY(coalesce(callback_events, ARRAY['delivered']))
+     ),
+     ${insertEventsCte('price_events', 'ORDER BY message_id', '$2::timestamptz')}
+     SELECT 1`,
     // Every message of the batch starts its history with the same entry.
     [
       batch.accountId,

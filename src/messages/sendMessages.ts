@@ -1,15 +1,19 @@
 import type { AppContext } from '../context.js';
+import type { ClaimedMessage } from '../delivery/deliverySql.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
 import type { Principal } from '../http/auth.js';
 import { idempotentReplay, type IdempotentResult, runIdempotent } from '../idempotency/idempotency.js';
+import { shortenText, shortLinkInsert, type ShortLink } from '../links/shortLinks.js';
+import { fromMicros, type Micros, toMicros } from '../money/amount.js';
+import { reserveCharges } from '../money/reservation.js';
+import { lookupSubscriber, type Subscriber } from '../numbering/subscriber.js';
+import { messageWindow } from '../schedule/messageWindow.js';
+import { planSend } from '../schedule/sendWindow.js';
 import { activeSenderNames } from '../senderNames/senderNames.js';
 import { type Channel, enabledChannels } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';
+import { smsPartCount } from '../sms/parts.js';
 import { uuid7 } from '../util/uuid7.js';
-import { lookupSubscriber } from '../numbering/subscriber.js';
-import { messageWindow } from '../schedule/messageWindow.js';
-import { planSend } from '../schedule/sendWindow.js';
-import type { ClaimedMessage } from '../delivery/deliverySql.js';
 import { messageInsertBatch, type NewMessage } from './messageSql.js';
 import { REGISTERED_SENDER_CHANNELS, validateMessage, type ValidMessage } from './validateMessage.js';
 
@@ -27,67 +31,140 @@ export interface SendRequest {
   readonly idempotencyKey: string | undefined;
 }
 
+/** A valid message on its way to being stored: content after link shortening, price, plan. */
+interface Candidate {
+  readonly index: number;
+  readonly id: string;
+  readonly message: ValidMessage;
+  readonly subscriber: Subscriber;
+  readonly plannedSendAt: Date | null;
+  readonly deadlineAt: Date;
+  readonly links: readonly ShortLink[];
+  readonly charge: { amount: Micros; currency: string } | null;
+}
+
 /**
  * POST /api/v1/message: validates the whole batch (the first invalid message -> 422 with its `index`, nothing
- * stored), generates each message in request order, and stores the batch in one transaction in status `sending`.
+ * stored), generates each message in request order (channel enabled, links shortened, priced, funds reserved)
+ * and stores the batch in one transaction in status `sending`.
  */
 export async function sendMessages(ctx: AppContext, request: SendRequest): Promise<IdempotentResult<SendResponse>> {
   const now = ctx.clock.now();
   const { principal, body } = request;
-  const idempotent = {
-    accountId: principal.accountId,
-    operation: 'message',
-    key: request.idempotencyKey,
-    body,
-    now,
-  };
+  const idempotent = { accountId: principal.accountId, operation: 'message', key: request.idempotencyKey, body, now };
   const earlier = await idempotentReplay<SendResponse>(ctx.db, idempotent);
   if (earlier) return earlier;
 
   const valid = await validateBatch(ctx, principal.accountId, body, now);
+  await ctx.tariffs.refresh();
   const channels = enabledChannels(principal.accountChannels);
-  const items: SendItem[] = [];
-  const rows: NewMessage[] = [];
-  // The fast lane: messages due now go straight to this process's dispatcher, as far as it has room.
-  let directRoom = ctx.directDispatch?.room() ?? 0;
-  const leaseUntil = new Date(now.getTime() + (ctx.directDispatch?.leaseMs ?? 0));
-  for (const message of valid) {
-    if (!channels[message.channelType]) {
-      items.push(itemError(herald('channelNotEnabled', { channelType: message.channelType })));
-      continue;
+  const items: (SendItem | undefined)[] = new Array(valid.length);
+  const candidates: Candidate[] = [];
+  valid.forEach((original, index) => {
+    if (!channels[original.channelType]) {
+      items[index] = itemError(herald('channelNotEnabled', { channelType: original.channelType }));
+      return;
     }
-    const id = uuid7(now.getTime());
+    const { message, links } = original.shortUrl ? shorten(original, ctx.config.shortUrlBase!) : { message: original, links: [] };
+    const price = ctx.tariffs.lookup(principal.accountId, message.channelType, message.destination, message.country);
+    if (!price && ctx.config.requireTariff) {
+      items[index] = itemError(herald('noTariff', { channelType: message.channelType, destination: message.destination }));
+      return;
+    }
     const subscriber = lookupSubscriber(ctx.plan, message.destination, message.country);
     const plan = planSend(messageWindow(message, subscriber.zones), now.getTime());
-    const leased = directRoom > 0 && plan.plannedSendAt !== null && plan.plannedSendAt.getTime() <= now.getTime();
-    if (leased) directRoom--;
-    rows.push({ id, message, subscriber, plannedSendAt: plan.plannedSendAt, deadlineAt: plan.deadlineAt, leased });
-    items.push({ messageUuid: id, code: 201 });
-  }
-  const response: SendResponse = { errors: rows.length !== valid.length, items };
+    candidates.push({
+      index,
+      id: uuid7(now.getTime()),
+      message,
+      subscriber,
+      plannedSendAt: plan.plannedSendAt,
+      deadlineAt: plan.deadlineAt,
+      links,
+      charge: price ? { amount: toMicros(price.perPart) * BigInt(message.totalParts), currency: price.currency } : null,
+    });
+  });
 
+  let stored: NewMessage[] = [];
   const result = await runIdempotent(ctx.db, idempotent, async (tx) => {
+    const taken = await reserveCharges(tx, principal.accountId, candidates.map((c) => c.charge), now, `batch ${candidates[0]?.id ?? ''}`);
+    const targets = await ctx.callbackTargets.resolve(
+      tx,
+      principal.accountId,
+      candidates.flatMap((c, i) => (taken[i] && c.message.callbackUrl ? [c.message.callbackUrl] : [])),
+      now,
+    );
+    // The fast lane: messages due now go straight to this process's dispatcher, as far as it has room.
+    let directRoom = ctx.directDispatch?.room() ?? 0;
+    const rows: NewMessage[] = [];
+    candidates.forEach((c, i) => {
+      if (!taken[i]) {
+        items[c.index] = itemError(herald('insufficientFunds'));
+        return;
+      }
+      const leased = directRoom > 0 && c.plannedSendAt !== null && c.plannedSendAt.getTime() <= now.getTime();
+      if (leased) directRoom--;
+      rows.push({
+        id: c.id,
+        message: c.message,
+        subscriber: c.subscriber,
+        plannedSendAt: c.plannedSendAt,
+        deadlineAt: c.deadlineAt,
+        leased,
+        price: c.charge ? fromMicros(c.charge.amount) : '0',
+        currency: c.charge?.currency ?? null,
+        callbackTargetId: c.message.callbackUrl ? targets.get(c.message.callbackUrl)! : null,
+      });
+      items[c.index] = { messageUuid: c.id, code: 201 };
+    });
     if (rows.length > 0) {
       await messageInsertBatch(tx, {
         accountId: principal.accountId,
         trafficCenterId: principal.trafficCenterId,
         now,
-        leaseUntil,
+        leaseUntil: new Date(now.getTime() + (ctx.directDispatch?.leaseMs ?? 0)),
         messages: rows,
       });
+      await shortLinkInsert(
+        tx,
+        principal.accountId,
+        candidates.filter((_, i) => taken[i]).flatMap((c) => c.links.map((l) => ({ messageId: c.id, ...l }))),
+        now,
+      );
     }
-    return { statusCode: 200, body: response };
+    stored = rows;
+    const done = items as SendItem[];
+    return { statusCode: 200, body: { errors: done.some((item) => item.code !== 201), items: done } };
   });
-  if (!result.replayed && rows.length > 0) {
-    const direct = rows.filter((row) => row.leased);
+
+  if (!result.replayed && stored.length > 0) {
+    const direct = stored.filter((row) => row.leased);
     if (direct.length > 0) ctx.directDispatch!.take(direct.map((row) => claimedOf(row, principal.accountId)));
-    if (direct.length < rows.length) ctx.wakeup.notify();
+    if (direct.length < stored.length) ctx.wakeup.notify();
   }
   return result;
 }
 
 function itemError(error: HeraldError): SendItem {
   return { code: error.code, msg: error.message };
+}
+
+/**
+ * Replaces the links of a message's text with short links (DESIGN section 10), before its parts and price are
+ * counted: SMS and VK text, and the text of WHATSAPP and VIBER content.
+ */
+function shorten(message: ValidMessage, base: string): { message: ValidMessage; links: ShortLink[] } {
+  const content = message.content;
+  if (typeof content === 'string') {
+    const { text, links } = shortenText(content, base);
+    const totalParts = message.channelType === 'SMS' ? smsPartCount(text) : message.totalParts;
+    return { message: { ...message, content: text, totalParts }, links };
+  }
+  if (isPlainObject(content) && typeof content.text === 'string') {
+    const { text, links } = shortenText(content.text, base);
+    return { message: { ...message, content: { ...content, text } }, links };
+  }
+  return { message, links: [] };
 }
 
 async function validateBatch(ctx: AppContext, accountId: number, body: unknown, now: Date): Promise<ValidMessage[]> {

@@ -1,0 +1,107 @@
+-- Callbacks, money, short links and flash-call conversions.
+
+-- Money: tariffs, and each message's price (reserved at generation, final when sent, refunded when unsent).
+CREATE TABLE tariffs (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  account_id bigint REFERENCES accounts (id),
+  channel_type text NOT NULL,
+  prefix text,
+  country text,
+  price numeric(20, 6) NOT NULL CHECK (price >= 0),
+  currency text NOT NULL,
+  -- 'api' (operator API) or 'config' (HERALD_CONFIG, replaced at every start)
+  source text NOT NULL DEFAULT 'api',
+  created_at timestamptz NOT NULL
+);
+CREATE INDEX tariffs_lookup ON tariffs (channel_type, account_id);
+
+ALTER TABLE messages
+  ADD COLUMN price numeric(20, 6) NOT NULL DEFAULT 0,
+  ADD COLUMN currency text,
+  ADD COLUMN price_final boolean NOT NULL DEFAULT false,
+  -- An unsent message keeps the price it was reserved at for the record; refunded says it was given back.
+  ADD COLUMN price_refunded boolean NOT NULL DEFAULT false;
+
+-- Callbacks: an outbox. Each event is inserted in the statement that makes the change it reports. Events of one
+-- callback URL (a target) are sent in id order, in deliveries of up to 100; a target has at most one open
+-- delivery, which is retried as a whole (same id, same events) until it succeeds or its window ends.
+CREATE TABLE callback_targets (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  account_id bigint NOT NULL,
+  url text NOT NULL,
+  -- the last event id taken into a delivery: later events of the target wait for the next one
+  cursor_event_id bigint NOT NULL DEFAULT 0,
+  created_at timestamptz NOT NULL,
+  UNIQUE (account_id, url)
+);
+
+CREATE TABLE callback_events (
+  target_id bigint NOT NULL,
+  id bigint GENERATED ALWAYS AS IDENTITY,
+  account_id bigint NOT NULL,
+  message_id uuid NOT NULL,
+  event text NOT NULL,
+  body jsonb NOT NULL,
+  created_at timestamptz NOT NULL,
+  PRIMARY KEY (target_id, id)
+);
+CREATE INDEX callback_events_message ON callback_events (account_id, message_id);
+
+CREATE TABLE callback_deliveries (
+  id uuid PRIMARY KEY,
+  account_id bigint NOT NULL,
+  target_id bigint NOT NULL,
+  first_event_id bigint NOT NULL,
+  last_event_id bigint NOT NULL,
+  events integer NOT NULL,
+  state text NOT NULL CHECK (state IN ('open', 'delivered', 'failed')),
+  replay boolean NOT NULL DEFAULT false,
+  attempts integer NOT NULL DEFAULT 0,
+  next_attempt_at timestamptz NOT NULL,
+  window_started_at timestamptz NOT NULL,
+  last_attempt_at timestamptz,
+  last_http_status integer,
+  last_error text,
+  created_at timestamptz NOT NULL,
+  finished_at timestamptz
+);
+CREATE UNIQUE INDEX callback_deliveries_one_open ON callback_deliveries (target_id) WHERE state = 'open' AND NOT replay;
+CREATE INDEX callback_deliveries_due ON callback_deliveries (next_attempt_at) WHERE state = 'open';
+CREATE INDEX callback_deliveries_account ON callback_deliveries (account_id, state, created_at);
+
+CREATE TABLE callback_attempts (
+  delivery_id uuid NOT NULL,
+  id bigint GENERATED ALWAYS AS IDENTITY,
+  account_id bigint NOT NULL,
+  at timestamptz NOT NULL,
+  http_status integer,
+  latency_ms integer NOT NULL,
+  error text,
+  PRIMARY KEY (delivery_id, id)
+);
+
+-- Short links: one code per message and link.
+CREATE TABLE short_links (
+  code text PRIMARY KEY,
+  account_id bigint NOT NULL,
+  message_id uuid NOT NULL,
+  url text NOT NULL,
+  clicks integer NOT NULL DEFAULT 0,
+  created_at timestamptz NOT NULL,
+  last_click_at timestamptz
+);
+CREATE INDEX short_links_message ON short_links (account_id, message_id);
+
+CREATE TABLE flashcall_conversions (
+  account_id bigint NOT NULL,
+  id bigint GENERATED ALWAYS AS IDENTITY,
+  message_id uuid NOT NULL,
+  result text NOT NULL CHECK (result IN ('NUMBER_VERIFIED', 'WRONG_CODE')),
+  code text,
+  created_at timestamptz NOT NULL,
+  PRIMARY KEY (account_id, id)
+);
+CREATE INDEX flashcall_conversions_message ON flashcall_conversions (account_id, message_id);
+
+-- The callback target of a message with a callbackUrl, resolved when it is stored.
+ALTER TABLE messages ADD COLUMN callback_target_id bigint;

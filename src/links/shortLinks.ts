@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import { insertEventsCte, isoSql } from '../callbacks/eventSql.js';
+import type { Queryable } from '../db/db.js';
+
+/** http(s) links in a text; trailing punctuation belongs to the sentence, not to the link. */
+const LINK = /https?:\/\/[^\s<>"']+/gi;
+const TRAILING = /[.,;:!?)\]}'"»]+$/;
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/** 10 characters of 62: 59 bits, unguessable (a scan of a billion codes finds a link with odds of 1 in 500,000). */
+export const CODE_LENGTH = 10;
+
+export interface ShortLink {
+  readonly code: string;
+  readonly url: string;
+}
+
+export function newCode(): string {
+  const bytes = randomBytes(CODE_LENGTH * 2);
+  let code = '';
+  // Rejection sampling keeps every character equally likely.
+  for (let i = 0; i < bytes.length && code.length < CODE_LENGTH; i++) {
+    if (bytes[i]! < 248) code += ALPHABET[bytes[i]! % 62];
+  }
+  return code.length === CODE_LENGTH ? code : newCode();
+}
+
+/** Replaces each http(s) link of a text by `<base>/<code>`, one code per link. */
+export function shortenText(text: string, base: string): { text: string; links: ShortLink[] } {
+  const links: ShortLink[] = [];
+  const replaced = text.replace(LINK, (match) => {
+    const trailing = TRAILING.exec(match)?.[0] ?? '';
+    const url = match.slice(0, match.length - trailing.length);
+    const code = newCode();
+    links.push({ code, url });
+    return `${base}/${code}${trailing}`;
+  });
+  return { text: replaced, links };
+}
+
+export async function shortLinkInsert(
+  tx: Queryable,
+  accountId: number,
+  links: readonly { messageId: string; code: string; url: string }[],
+  now: Date,
+): Promise<void> {
+  if (links.length === 0) return;
+  await tx.query(
+    `INSERT INTO short_links (code, account_id, message_id, url, created_at)
+     SELECT c, $1, m, u, $5 FROM unnest($2::text[], $3::uuid[], $4::text[]) AS l(c, m, u)`,
+    [accountId, links.map((l) => l.code), links.map((l) => l.messageId), links.map((l) => l.url), now],
+  );
+}
+
+export interface ClickedLink {
+  account_id: number;
+  message_id: string;
+  url: string;
+}
+
+/**
+ * Records a click and, where the message asked for it, its `click` event, in one statement; returns the link,
+ * or undefined for an unknown code.
+ */
+export async function shortLinkClick(db: Queryable, code: string, shortUrl: string, now: Date): Promise<ClickedLink | undefined> {
+  const [row] = await db.query<ClickedLink>(
+    `WITH link AS (
+       UPDATE short_links SET clicks = clicks + 1, last_click_at = $2 WHERE code = $1
+       RETURNING account_id, message_id, url
+     ),
+     click_events AS (
+       SELECT m.callback_target_id AS target_id, m.account_id, m.id AS message_id, 'click' AS event,
+         jsonb_build_object('message_uuid', m.id, 'channel_type', m.channel_type, 'callback_event', 'click',
+           'url', link.url, 'short_url', $3::text,
+           'click_time', ${isoSql('$2::timestamptz')}) AS body
+       FROM link JOIN messages m ON m.account_id = link.account_id AND m.id = link.message_id
+       WHERE m.callback_target_id IS NOT NULL AND 'click' = ANY(coalesce(m.callback_events, ARRAY['delivered']))
+     ),
+     ${insertEventsCte('click_events', '', '$2::timestamptz')}
+     SELECT account_id, message_id, url FROM link`,
+    [code, now, shortUrl],
+  );
+  return row;
+}

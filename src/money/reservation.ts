@@ -1,0 +1,60 @@
+import type { Queryable } from '../db/db.js';
+import { ledgerAppend } from '../accounts/ledgerSql.js';
+import { fromMicros, type Micros, toMicros } from './amount.js';
+
+export interface Charge {
+  readonly amount: Micros;
+  readonly currency: string;
+}
+
+/**
+ * Reserves the prices of a batch's messages from the account's balance (DESIGN section 7), in the caller's
+ * transaction. Messages are taken in request order while the balance plus the credit limit lasts: the first that
+ * does not fit, and every later one in that currency, is refused. The balance row is locked for the transaction,
+ * so concurrent batches of one account queue here and never take it below minus the credit limit. One ledger
+ * entry per currency records the batch. Returns which charges were taken.
+ */
+export async function reserveCharges(
+  tx: Queryable,
+  accountId: number,
+  charges: readonly (Charge | null)[],
+  now: Date,
+  reference: string,
+): Promise<boolean[]> {
+  const currencies = [...new Set(charges.filter((c): c is Charge => c !== null && c.amount > 0n).map((c) => c.currency))].sort();
+  const available = new Map<string, Micros>();
+  if (currencies.length > 0) {
+    const [account] = await tx.query<{ credit_limit: string }>('SELECT credit_limit FROM accounts WHERE id = $1', [accountId]);
+    const credit = toMicros(account!.credit_limit);
+    // Lock in a fixed order (sorted currencies) so that two batches never wait on each other in a cycle.
+    await tx.query(
+      `INSERT INTO account_balances (account_id, currency, amount, updated_at)
+       SELECT $1, c, 0, $3 FROM unnest($2::text[]) AS c ON CONFLICT DO NOTHING`,
+      [accountId, currencies, now],
+    );
+    const rows = await tx.query<{ currency: string; amount: string }>(
+      'SELECT currency, amount FROM account_balances WHERE account_id = $1 AND currency = ANY($2::text[]) ORDER BY currency FOR UPDATE',
+      [accountId, currencies],
+    );
+    for (const row of rows) available.set(row.currency, toMicros(row.amount) + credit);
+  }
+  const exhausted = new Set<string>();
+  const spent = new Map<string, Micros>();
+  const taken = charges.map((charge) => {
+    if (charge === null || charge.amount === 0n) return true;
+    if (exhausted.has(charge.currency)) return false;
+    const left = available.get(charge.currency)! - (spent.get(charge.currency) ?? 0n);
+    if (charge.amount > left) {
+      exhausted.add(charge.currency);
+      return false;
+    }
+    spent.set(charge.currency, (spent.get(charge.currency) ?? 0n) + charge.amount);
+    return true;
+  });
+  for (const [currency, amount] of spent) {
+    if (amount > 0n) {
+      await ledgerAppend(tx, { accountId, currency, amount: fromMicros(-amount), kind: 'reserve', reference, now });
+    }
+  }
+  return taken;
+}
