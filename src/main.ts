@@ -23,8 +23,14 @@ import { lookupRoutes } from './messages/lookupRoutes.js';
 import { messageRoutes } from './messages/messageRoutes.js';
 import { NumberingPlan } from './numbering/numberingPlan.js';
 import { adminSenderNameRoutes } from './senderNames/adminRoutes.js';
+import { callbackRoutes } from './callbacks/callbackRoutes.js';
+import { conversionRoutes } from './conversions/conversionRoutes.js';
+import { linkRoutes } from './links/linkRoutes.js';
+import { adminTariffRoutes } from './money/tariffRoutes.js';
+import { tariffReplaceFromConfig } from './money/tariffSql.js';
 import { type EmbeddedSimulators, startEmbeddedSimulators } from './simulators/embeddedSimulators.js';
 import { type Clock, systemClock } from './util/clock.js';
+import { CallbackSender, type CallbackSenderOptions, DEFAULT_SENDER_OPTIONS } from './callbacks/callbackSender.js';
 import { CallbackTargets } from './callbacks/callbackTargets.js';
 import { Tariffs } from './money/tariffs.js';
 
@@ -39,6 +45,10 @@ export const ROUTES: readonly Routes[] = [
   balanceRoutes,
   adminAccountRoutes,
   adminSenderNameRoutes,
+  adminTariffRoutes,
+  callbackRoutes,
+  conversionRoutes,
+  linkRoutes,
   webhookRoutes,
 ];
 
@@ -53,6 +63,7 @@ export interface HeraldOptions {
   readonly configFile?: ConfigFile;
   readonly dispatcher?: Partial<DispatcherOptions>;
   readonly maintenanceIntervalMs?: number;
+  readonly callbackSender?: Partial<CallbackSenderOptions>;
 }
 
 export interface Herald {
@@ -65,6 +76,7 @@ export interface Herald {
   readonly connectors: readonly Connector[];
   readonly dispatcher: Dispatcher | undefined;
   readonly maintenance: Maintenance | undefined;
+  readonly callbackSender: CallbackSender | undefined;
   readonly writer: DeliveryWriter;
   readonly simulators: EmbeddedSimulators | undefined;
   close(): Promise<void>;
@@ -102,6 +114,21 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       if (configFile.connectors.length === 0) configFile = { ...simulators.configFile, tariffs: configFile.tariffs };
     }
 
+    // Tariffs of the config file replace the previous file's at every start: the file stays their one source.
+    await db.transaction((tx) =>
+      tariffReplaceFromConfig(
+        tx,
+        configFile.tariffs.map((t) => ({
+          accountId: t.accountId ?? null,
+          channelType: t.channelType,
+          prefix: t.prefix ?? null,
+          country: t.country ?? null,
+          price: t.price,
+          currency: t.currency,
+          now: clock.now(),
+        })),
+      ),
+    );
     const writer = new DeliveryWriter(db, log);
     const wakeup = new Wakeup();
     const connectors = role === 'api' ? [] : buildConnectors(configFile, (receipts) => writer.receipts(receipts), log, () => clock.now());
@@ -134,6 +161,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     closers.push(() => writer.drain());
 
     let maintenance: Maintenance | undefined;
+    let callbackSender: CallbackSender | undefined;
     if (role !== 'api') {
       if (configFile.connectors.length === 0) log.warn('no connectors configured: messages wait in the queue until their deadline');
       for (const connector of connectors) await connector.start();
@@ -145,8 +173,20 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         { ...DEFAULT_DISPATCHER_OPTIONS, leaseMs: config.leaseSeconds * 1000, ...options.dispatcher },
       );
       maintenance = new Maintenance({ db, clock, log }, { intervalMs: options.maintenanceIntervalMs ?? 1000 });
+      callbackSender = new CallbackSender(
+        { db, clock, log },
+        {
+          ...DEFAULT_SENDER_OPTIONS,
+          retryIntervalS: config.callbackRetryIntervalS,
+          retryWindowS: config.callbackRetryWindowS,
+          allowPrivate: config.callbackAllowPrivate,
+          ...options.callbackSender,
+        },
+      );
       dispatcher.start();
       maintenance.start();
+      callbackSender.start();
+      closers.push(() => callbackSender!.stop());
       closers.push(() => maintenance!.stop());
       closers.push(() => dispatcher!.stop());
     }
@@ -160,10 +200,16 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       // Stop taking requests first, before the workers and the database behind them.
       closers.push(() => server!.close());
       simulators?.connectWebhooks(url);
+      if (config.conversionPort !== undefined) {
+        // The conversion operation has a base address of its own ({conversion_url} in the spec).
+        const conversionServer = await buildServer(ctx, [systemRoutes, conversionRoutes]);
+        await conversionServer.listen({ host: config.host, port: config.conversionPort });
+        closers.push(() => conversionServer.close());
+      }
       if (demo) process.stdout.write(`${demoBanner(demo, url, ctx.adminToken)}\n`);
     }
 
-    return { ctx, server, url, demo, connectors, dispatcher, maintenance, writer, simulators, close: closeAll };
+    return { ctx, server, url, demo, connectors, dispatcher, maintenance, callbackSender, writer, simulators, close: closeAll };
   } catch (error) {
     await closeAll().catch(() => undefined);
     throw error;

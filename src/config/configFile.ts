@@ -77,13 +77,26 @@ export const RouteSchema = Type.Object(
   { additionalProperties: false },
 );
 
+export const TariffSchema = Type.Object(
+  {
+    /** Without an account: the default for every account. */
+    accountId: Type.Optional(Type.Integer({ minimum: 1 })),
+    channelType: Type.Enum(CHANNELS),
+    prefix: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })),
+    country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+    price: Type.Number({ minimum: 0, maximum: 1e9 }),
+    currency: Type.String({ pattern: '^[A-Z]{3}$' }),
+  },
+  { additionalProperties: false },
+);
+
 export const ConfigFileSchema = Type.Object(
   {
     connectors: Type.Optional(
       Type.Array(Type.Union([SmppConnectorSchema, WhatsappConnectorSchema, ProviderConnectorSchema]), { default: [] }),
     ),
     routes: Type.Optional(Type.Array(RouteSchema, { default: [] })),
-    tariffs: Type.Optional(Type.Array(Type.Unknown(), { default: [] })),
+    tariffs: Type.Optional(Type.Array(TariffSchema, { default: [] })),
   },
   { additionalProperties: false },
 );
@@ -94,10 +107,12 @@ export type ProviderConnectorConfig = Static<typeof ProviderConnectorSchema> & {
 export type ConnectorConfig = SmppConnectorConfig | WhatsappConnectorConfig | ProviderConnectorConfig;
 export type RouteConfig = Required<Static<typeof RouteSchema>>;
 
+export type TariffConfig = Static<typeof TariffSchema>;
+
 export interface ConfigFile {
   readonly connectors: readonly ConnectorConfig[];
   readonly routes: readonly RouteConfig[];
-  readonly tariffs: readonly unknown[];
+  readonly tariffs: readonly TariffConfig[];
 }
 
 export const EMPTY_CONFIG_FILE: ConfigFile = { connectors: [], routes: [], tariffs: [] };
@@ -151,7 +166,11 @@ export function parseConfigFile(data: unknown, source = 'config'): ConfigFile {
       }
     }
   });
-  return { connectors, routes, tariffs: withDefaults.tariffs ?? [] };
+  const tariffs = (withDefaults.tariffs ?? []) as TariffConfig[];
+  tariffs.forEach((t, i) => {
+    if (t.prefix && t.country) throw new ConfigError('HERALD_CONFIG', `${source}: tariffs[${i}] has a prefix and a country; give one`);
+  });
+  return { connectors, routes, tariffs };
 }
 
 const SCHEMA_OF_TYPE: Readonly<Record<string, TSchema>> = {

@@ -36,13 +36,18 @@ export interface MessageRow {
   sent_at: Date | null;
   error_code: number | null;
   read_status: string | null;
+  price: string;
+  currency: string | null;
+  price_final: boolean;
+  price_refunded: boolean;
   history: { status: string; at: string; errorCode?: number; detail?: string; retryAt?: string; connector?: string }[];
 }
 
 export const MESSAGE_COLUMNS = `account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id,
   template_id, sender_name, destination, country, region, brand, content, tags, use_local_time, local_send_time,
   local_completion_time, ttl, hours, days, short_url, callback_url, callback_events, external_message_id,
-  total_parts, status, status_at, planned_send_at, sent_at, error_code, read_status, history`;
+  total_parts, status, status_at, planned_send_at, sent_at, error_code, read_status, history, price, currency,
+  price_final, price_refunded`;
 
 /**
  * The message object of GET /api/v1/message/{uuid} (DESIGN section 4), also the `item` of inbound callbacks.
@@ -76,7 +81,13 @@ export function messageToApi(row: MessageRow): Record<string, unknown> {
     callbackUrl: row.callback_url === null ? null : maskCallbackUrl(row.callback_url),
     callbackEvents: row.callback_events,
     totalParts: row.total_parts,
-    price: null,
+    // A refunded (unsent) message costs nothing; a free message (no tariff) has no currency.
+    price: {
+      totalPrice: row.price_refunded ? 0 : Number(row.price),
+      currency: row.currency,
+      invoicedParts: row.price_refunded ? 0 : row.total_parts,
+      final: row.price_final,
+    },
     plannedSendTime: isoUtc(row.planned_send_at),
     sentTime: isoUtc(row.sent_at),
     statusTime: isoUtc(row.status_at),

@@ -23,13 +23,18 @@ ALTER TABLE messages
   ADD COLUMN price_refunded boolean NOT NULL DEFAULT false;
 
 -- Callbacks: an outbox. Each event is inserted in the statement that makes the change it reports. Events of one
--- callback URL (a target) are sent in id order, in deliveries of up to 100; a target has at most one open
--- delivery, which is retried as a whole (same id, same events) until it succeeds or its window ends.
+-- callback URL (a target) are sent in the order of their transactions, in deliveries of up to 100; a target has at
+-- most one open delivery, which is retried as a whole (same id, same events) until it succeeds or its window ends.
+--
+-- Events are taken in (txid, id) order, and only from transactions older than every transaction still running
+-- (pg_snapshot_xmin): that set can never grow behind the cursor, whereas ids alone can (a transaction that took an
+-- id early may commit after one that took a later id).
 CREATE TABLE callback_targets (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   account_id bigint NOT NULL,
   url text NOT NULL,
-  -- the last event id taken into a delivery: later events of the target wait for the next one
+  -- the last event taken into a delivery: the next delivery starts after it
+  cursor_txid xid8 NOT NULL DEFAULT '0',
   cursor_event_id bigint NOT NULL DEFAULT 0,
   created_at timestamptz NOT NULL,
   UNIQUE (account_id, url)
@@ -37,13 +42,14 @@ CREATE TABLE callback_targets (
 
 CREATE TABLE callback_events (
   target_id bigint NOT NULL,
+  txid xid8 NOT NULL DEFAULT pg_current_xact_id(),
   id bigint GENERATED ALWAYS AS IDENTITY,
   account_id bigint NOT NULL,
   message_id uuid NOT NULL,
   event text NOT NULL,
   body jsonb NOT NULL,
   created_at timestamptz NOT NULL,
-  PRIMARY KEY (target_id, id)
+  PRIMARY KEY (target_id, txid, id)
 );
 CREATE INDEX callback_events_message ON callback_events (account_id, message_id);
 
@@ -51,7 +57,10 @@ CREATE TABLE callback_deliveries (
   id uuid PRIMARY KEY,
   account_id bigint NOT NULL,
   target_id bigint NOT NULL,
-  first_event_id bigint NOT NULL,
+  -- the events of the target after (after_txid, after_event_id) up to and including (last_txid, last_event_id)
+  after_txid xid8 NOT NULL,
+  after_event_id bigint NOT NULL,
+  last_txid xid8 NOT NULL,
   last_event_id bigint NOT NULL,
   events integer NOT NULL,
   state text NOT NULL CHECK (state IN ('open', 'delivered', 'failed')),

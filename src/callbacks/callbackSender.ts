@@ -1,0 +1,249 @@
+import { lookup } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import type { Logger } from 'pino';
+import { Agent, request } from 'undici';
+import type { Db } from '../db/db.js';
+import type { Clock } from '../util/clock.js';
+import { isPrivateAddress, maskCallbackUrl } from './callbackUrl.js';
+import {
+  callbackDeliveriesClaim,
+  callbackDeliveriesForm,
+  callbackDeliveryBodies,
+  callbackDeliveryPostpone,
+  callbackDeliveryRecord,
+  type ClaimedDelivery,
+} from './deliverySql.js';
+import { DELIVERY_HEADER, SIGNATURE_HEADER, signCallback } from './signing.js';
+
+export interface CallbackSenderOptions {
+  readonly retryIntervalS: number;
+  readonly retryWindowS: number;
+  readonly allowPrivate: boolean;
+  readonly timeoutMs: number;
+  /** Deliveries in flight at once, over all receivers. */
+  readonly maxInFlight: number;
+  /** Connections to one receiver host at once. */
+  readonly perHost: number;
+  readonly pollMs: number;
+  readonly leaseMs: number;
+  /** Consecutive failures of a host that open its circuit, and for how long. */
+  readonly breakerFailures: number;
+  readonly breakerOpenMs: number;
+}
+
+export const DEFAULT_SENDER_OPTIONS: Omit<CallbackSenderOptions, 'retryIntervalS' | 'retryWindowS' | 'allowPrivate'> = {
+  timeoutMs: 10_000,
+  maxInFlight: 64,
+  perHost: 8,
+  pollMs: 100,
+  leaseMs: 60_000,
+  breakerFailures: 5,
+  breakerOpenMs: 30_000,
+};
+
+class PrivateAddressError extends Error {}
+
+/**
+ * Delivers the callback outbox (DESIGN section 5): forms deliveries of up to 100 events per callback URL, POSTs
+ * each as a JSON array with the account's signature and the delivery id (the same on every retry), and records
+ * each attempt. A non-2xx answer, a timeout (10 s) or a connection error is retried every retry interval until
+ * the retry window ends, then the delivery is failed and kept for replay. Receivers are isolated: one open
+ * delivery per URL, a connection limit per host, and a circuit breaker that parks a host after repeated failures,
+ * so one dead receiver never delays the others. Private addresses are refused at connect time (after DNS), unless
+ * allowed.
+ */
+export class CallbackSender {
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly agent: Agent;
+  private readonly breakers = new Map<string, { failures: number; openUntil: number }>();
+  private wake: (() => void) | undefined;
+  readonly stats = { delivered: 0, retried: 0, failed: 0, events: 0 };
+
+  constructor(
+    private readonly deps: { db: Db; clock: Clock; log: Logger },
+    private readonly options: CallbackSenderOptions,
+  ) {
+    this.agent = new Agent({
+      connections: options.perHost,
+      keepAliveTimeout: 30_000,
+      connect: { lookup: this.guardedLookup.bind(this) as never },
+    });
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Wakes the loop now (after events were written in this process). */
+  poke(): void {
+    this.wake?.();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.poke();
+    await this.loop;
+    await Promise.allSettled([...this.inFlight]);
+    await this.agent.close();
+  }
+
+  /** One round: form deliveries, then start the due ones. Returns how many attempts it started. */
+  async round(): Promise<number> {
+    const { db, clock } = this.deps;
+    await callbackDeliveriesForm(db, clock.now(), 500);
+    const room = this.options.maxInFlight - this.inFlight.size;
+    if (room <= 0) return 0;
+    const due = await callbackDeliveriesClaim(db, clock.now(), room, this.options.leaseMs);
+    for (const delivery of due) {
+      const work = this.attempt(delivery).catch((error: unknown) =>
+        this.deps.log.error({ err: error, delivery: delivery.id }, 'callback attempt could not be recorded; retried after its lease'),
+      );
+      this.inFlight.add(work);
+      void work.finally(() => this.inFlight.delete(work));
+    }
+    return due.length;
+  }
+
+  /** Waits until nothing is in flight (tests). */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let started = 0;
+      try {
+        started = await this.round();
+      } catch (error) {
+        this.deps.log.error({ err: error }, 'callback round failed');
+      }
+      if (started === 0 && this.running) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.options.pollMs);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = undefined;
+      }
+    }
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const { db, clock, log } = this.deps;
+    const url = new URL(delivery.url);
+    const breaker = this.breakers.get(url.host);
+    if (breaker && breaker.openUntil > Date.now()) {
+      await callbackDeliveryPostpone(db, delivery.id, new Date(clock.now().getTime() + (breaker.openUntil - Date.now())));
+      return;
+    }
+    const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (!this.options.allowPrivate && isIP(literal) && isPrivateAddress(literal)) {
+      // An IP literal is never looked up, so the connect-time guard would not see it.
+      await callbackDeliveryRecord(db, {
+        deliveryId: delivery.id,
+        accountId: delivery.account_id,
+        at: clock.now(),
+        httpStatus: null,
+        latencyMs: 0,
+        error: `refused: private address ${literal}`,
+        result: 'failed',
+        nextAttemptAt: null,
+      });
+      this.stats.failed++;
+      return;
+    }
+    const bodies = await callbackDeliveryBodies(db, delivery);
+    const body = `[${bodies.join(',')}]`;
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': 'Herald-Callbacks/1',
+      [DELIVERY_HEADER]: delivery.id,
+      [SIGNATURE_HEADER]: signCallback(delivery.secret, body, Math.floor(clock.now().getTime() / 1000)),
+    };
+    if (url.username || url.password) {
+      headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+      url.username = '';
+      url.password = '';
+    }
+    const started = performance.now();
+    let httpStatus: number | null = null;
+    let error: string | null = null;
+    let permanent = false;
+    try {
+      const response = await request(url, {
+        method: 'POST',
+        headers,
+        body,
+        dispatcher: this.agent,
+        headersTimeout: this.options.timeoutMs,
+        bodyTimeout: this.options.timeoutMs,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      httpStatus = response.statusCode;
+      await response.body.dump();
+      if (httpStatus < 200 || httpStatus >= 300) error = `HTTP ${httpStatus}`;
+    } catch (caught) {
+      permanent = caught instanceof PrivateAddressError || (caught as { cause?: unknown }).cause instanceof PrivateAddressError;
+      error = permanent ? `refused: ${(caught as Error).message}` : describeError(caught);
+    }
+    const latencyMs = Math.round(performance.now() - started);
+    const at = clock.now();
+    const ok = error === null;
+    this.noteHost(url.host, ok);
+    let result: 'delivered' | 'retry' | 'failed' = 'delivered';
+    let nextAttemptAt: Date | null = null;
+    if (!ok) {
+      const next = at.getTime() + this.options.retryIntervalS * 1000;
+      const windowEnd = delivery.window_started_at.getTime() + this.options.retryWindowS * 1000;
+      result = permanent || next > windowEnd ? 'failed' : 'retry';
+      if (result === 'retry') nextAttemptAt = new Date(next);
+      log.warn({ delivery: delivery.id, url: maskCallbackUrl(delivery.url), status: httpStatus, error, result }, 'callback not accepted');
+    }
+    await callbackDeliveryRecord(db, { deliveryId: delivery.id, accountId: delivery.account_id, at, httpStatus, latencyMs, error, result, nextAttemptAt });
+    if (result === 'delivered') {
+      this.stats.delivered++;
+      this.stats.events += bodies.length;
+    } else if (result === 'retry') this.stats.retried++;
+    else this.stats.failed++;
+  }
+
+  private noteHost(host: string, ok: boolean): void {
+    if (ok) {
+      this.breakers.delete(host);
+      return;
+    }
+    const breaker = this.breakers.get(host) ?? { failures: 0, openUntil: 0 };
+    breaker.failures++;
+    if (breaker.failures >= this.options.breakerFailures) breaker.openUntil = Date.now() + this.options.breakerOpenMs;
+    this.breakers.set(host, breaker);
+  }
+
+  /** DNS lookup that refuses private, loopback and link-local addresses unless they are allowed. */
+  private guardedLookup(
+    hostname: string,
+    options: object,
+    callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ): void {
+    lookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      const list = addresses as LookupAddress[];
+      if (!this.options.allowPrivate && list.some((a) => isPrivateAddress(a.address))) {
+        return callback(new PrivateAddressError(`${hostname} resolves to a private address`), []);
+      }
+      if ((options as { all?: boolean }).all) return callback(null, list);
+      callback(null, list[0]!.address, list[0]!.family);
+    });
+  }
+}
+
+function describeError(error: unknown): string {
+  const e = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  return (e.cause?.code ?? e.code ?? e.cause?.message ?? e.message ?? String(error)).slice(0, 300);
+}

@@ -1,0 +1,203 @@
+import type { Queryable } from '../db/db.js';
+
+/** At most this many events go in one POST (DESIGN section 5). */
+export const EVENTS_PER_DELIVERY = 100;
+
+/**
+ * Forms deliveries for targets that have new events and no open delivery: the next (up to) 100 events of each in
+ * (txid, id) order, from transactions that can no longer commit behind the cursor. Targets another sender is
+ * forming are skipped. Returns how many deliveries were formed.
+ */
+export async function callbackDeliveriesForm(db: Queryable, now: Date, maxTargets: number): Promise<number> {
+  const rows = await db.query<{ id: string }>(
+    `WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
+     candidates AS (
+       SELECT t.id, t.account_id, t.cursor_txid, t.cursor_event_id
+       FROM callback_targets t, horizon h
+       WHERE NOT EXISTS (SELECT 1 FROM callback_deliveries d WHERE d.target_id = t.id AND d.state = 'open' AND NOT d.replay)
+         AND EXISTS (
+           SELECT 1 FROM callback_events e
+           WHERE e.target_id = t.id AND (e.txid, e.id) > (t.cursor_txid, t.cursor_event_id) AND e.txid < h.xmin
+         )
+       LIMIT $2
+       FOR UPDATE OF t SKIP LOCKED
+     ),
+     picked AS (
+       SELECT c.id AS target_id, c.account_id, c.cursor_txid, c.cursor_event_id, e.txid, e.id,
+         row_number() OVER (PARTITION BY c.id ORDER BY e.txid DESC, e.id DESC) AS from_end,
+         count(*) OVER (PARTITION BY c.id) AS n
+       FROM candidates c, horizon h
+       CROSS JOIN LATERAL (
+         SELECT e.txid, e.id FROM callback_events e
+         WHERE e.target_id = c.id AND (e.txid, e.id) > (c.cursor_txid, c.cursor_event_id) AND e.txid < h.xmin
+         ORDER BY e.txid, e.id
+         LIMIT ${EVENTS_PER_DELIVERY}
+       ) e
+     ),
+     ranges AS (SELECT * FROM picked WHERE from_end = 1),
+     moved AS (
+       UPDATE callback_targets t SET cursor_txid = r.txid, cursor_event_id = r.id
+       FROM ranges r WHERE t.id = r.target_id
+     )
+     INSERT INTO callback_deliveries (id, account_id, target_id, after_txid, after_event_id, last_txid, last_event_id,
+       events, state, next_attempt_at, window_started_at, created_at)
+     SELECT gen_random_uuid(), account_id, target_id, cursor_txid, cursor_event_id, txid, id, n, 'open', $1, $1, $1
+     FROM ranges
+     RETURNING id`,
+    [now, maxTargets],
+  );
+  return rows.length;
+}
+
+/** A delivery claimed for an attempt, with what sending it needs. */
+export interface ClaimedDelivery {
+  id: string;
+  account_id: number;
+  target_id: number;
+  url: string;
+  secret: string;
+  attempts: number;
+  window_started_at: Date;
+  after_txid: string;
+  after_event_id: number;
+  last_txid: string;
+  last_event_id: number;
+}
+
+/** Claims open deliveries whose attempt is due, leasing them for `leaseMs` (SKIP LOCKED: senders share the work). */
+export async function callbackDeliveriesClaim(db: Queryable, now: Date, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  return db.query<ClaimedDelivery>(
+    `WITH due AS (
+       SELECT id FROM callback_deliveries
+       WHERE state = 'open' AND next_attempt_at <= $1
+       ORDER BY next_attempt_at
+       LIMIT $2
+       FOR UPDATE SKIP LOCKED
+     )
+     UPDATE callback_deliveries d SET next_attempt_at = $3
+     FROM due, callback_targets t, accounts a
+     WHERE d.id = due.id AND t.id = d.target_id AND a.id = d.account_id
+     RETURNING d.id, d.account_id, d.target_id, t.url, a.callback_secret AS secret, d.attempts, d.window_started_at,
+       d.after_txid::text AS after_txid, d.after_event_id, d.last_txid::text AS last_txid, d.last_event_id`,
+    [now, limit, new Date(now.getTime() + leaseMs)],
+  );
+}
+
+/** The bodies of a delivery's events, in order, as JSON text (sent as they are stored). */
+export async function callbackDeliveryBodies(db: Queryable, d: ClaimedDelivery): Promise<string[]> {
+  const rows = await db.query<{ body: string }>(
+    `SELECT body::text AS body FROM callback_events
+     WHERE target_id = $1 AND (txid, id) > ($2::xid8, $3::bigint) AND (txid, id) <= ($4::xid8, $5::bigint)
+     ORDER BY txid, id`,
+    [d.target_id, d.after_txid, d.after_event_id, d.last_txid, d.last_event_id],
+  );
+  return rows.map((r) => r.body);
+}
+
+export interface AttemptOutcome {
+  readonly deliveryId: string;
+  readonly accountId: number;
+  readonly at: Date;
+  readonly httpStatus: number | null;
+  readonly latencyMs: number;
+  readonly error: string | null;
+  /** delivered; or retry at `nextAttemptAt`; or failed (its window is over, or it can never succeed). */
+  readonly result: 'delivered' | 'retry' | 'failed';
+  readonly nextAttemptAt: Date | null;
+}
+
+/** Records an attempt and its consequence for the delivery, in one statement. */
+export async function callbackDeliveryRecord(db: Queryable, o: AttemptOutcome): Promise<void> {
+  await db.query(
+    `WITH attempt AS (
+       INSERT INTO callback_attempts (delivery_id, account_id, at, http_status, latency_ms, error)
+       VALUES ($1, $2, $3, $4, $5, $6)
+     )
+     UPDATE callback_deliveries
+     SET attempts = attempts + 1, last_attempt_at = $3, last_http_status = $4, last_error = $6,
+         state = CASE $7 WHEN 'retry' THEN 'open' ELSE $7 END,
+         next_attempt_at = coalesce($8, next_attempt_at),
+         finished_at = CASE $7 WHEN 'retry' THEN NULL ELSE $3::timestamptz END
+     WHERE id = $1`,
+    [o.deliveryId, o.accountId, o.at, o.httpStatus, o.latencyMs, o.error, o.result, o.nextAttemptAt],
+  );
+}
+
+/** Puts a delivery back in the queue without counting an attempt (its receiver's circuit is open). */
+export async function callbackDeliveryPostpone(db: Queryable, id: string, until: Date): Promise<void> {
+  await db.query(`UPDATE callback_deliveries SET next_attempt_at = $2 WHERE id = $1 AND state = 'open'`, [id, until]);
+}
+
+export interface DeliveryRow {
+  id: string;
+  url: string;
+  state: 'open' | 'delivered' | 'failed';
+  replay: boolean;
+  events: number;
+  attempts: number;
+  next_attempt_at: Date;
+  last_attempt_at: Date | null;
+  last_http_status: number | null;
+  last_error: string | null;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+const DELIVERY_COLUMNS = `d.id, t.url, d.state, d.replay, d.events, d.attempts, d.next_attempt_at, d.last_attempt_at,
+  d.last_http_status, d.last_error, d.created_at, d.finished_at`;
+
+export async function callbackDeliveryList(
+  db: Queryable,
+  accountId: number,
+  state: string | null,
+  messageId: string | null,
+  limit: number,
+  offset: number,
+): Promise<{ rows: DeliveryRow[]; total: number }> {
+  const where = `d.account_id = $1 AND ($2::text IS NULL OR d.state = $2)
+    AND ($3::uuid IS NULL OR EXISTS (
+      SELECT 1 FROM callback_events e
+      WHERE e.account_id = d.account_id AND e.message_id = $3 AND e.target_id = d.target_id
+        AND (e.txid, e.id) > (d.after_txid, d.after_event_id) AND (e.txid, e.id) <= (d.last_txid, d.last_event_id)))`;
+  const rows = await db.query<DeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM callback_deliveries d JOIN callback_targets t ON t.id = d.target_id
+     WHERE ${where} ORDER BY d.created_at DESC, d.id LIMIT $4 OFFSET $5`,
+    [accountId, state, messageId, limit, offset],
+  );
+  const [count] = await db.query<{ n: number }>(`SELECT count(*) AS n FROM callback_deliveries d WHERE ${where}`, [accountId, state, messageId]);
+  return { rows, total: count!.n };
+}
+
+export async function callbackDeliveryGet(
+  db: Queryable,
+  accountId: number,
+  id: string,
+): Promise<(DeliveryRow & { bodies: unknown[]; attempts_list: { at: Date; http_status: number | null; latency_ms: number; error: string | null }[] }) | undefined> {
+  const [row] = await db.query<DeliveryRow & { target_id: number; after_txid: string; after_event_id: number; last_txid: string; last_event_id: number; account_id: number }>(
+    `SELECT ${DELIVERY_COLUMNS}, d.target_id, d.account_id, d.after_txid::text AS after_txid, d.after_event_id, d.last_txid::text AS last_txid, d.last_event_id
+     FROM callback_deliveries d JOIN callback_targets t ON t.id = d.target_id WHERE d.account_id = $1 AND d.id = $2`,
+    [accountId, id],
+  );
+  if (!row) return undefined;
+  const bodies = (await callbackDeliveryBodies(db, { ...row, secret: '', window_started_at: row.created_at })).map((b) => JSON.parse(b) as unknown);
+  const attempts = await db.query<{ at: Date; http_status: number | null; latency_ms: number; error: string | null }>(
+    'SELECT at, http_status, latency_ms, error FROM callback_attempts WHERE delivery_id = $1 ORDER BY id',
+    [id],
+  );
+  return { ...row, bodies, attempts_list: attempts };
+}
+
+/**
+ * Opens failed deliveries again (a client's replay): same id, same events, a fresh retry window. Returns the ids
+ * replayed; ids not found or not failed are left alone.
+ */
+export async function callbackDeliveryReplay(db: Queryable, accountId: number, ids: readonly string[] | 'all-failed', now: Date): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    `UPDATE callback_deliveries
+     SET state = 'open', replay = true, next_attempt_at = $3, window_started_at = $3, finished_at = NULL
+     WHERE account_id = $1 AND state = 'failed' AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[]))
+     RETURNING id`,
+    [accountId, ids === 'all-failed' ? null : ids, now],
+  );
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,92 @@
+import { Type } from 'typebox';
+import type { AppContext } from '../context.js';
+import { herald } from '../errors/catalogue.js';
+import { principalOf, requireToken } from '../http/auth.js';
+import { errorResponses } from '../http/schemas.js';
+import type { HeraldApp, Routes } from '../http/server.js';
+import { idempotencyKeyOf, idempotentReplay, runIdempotent } from '../idempotency/idempotency.js';
+import { isPlainObject } from '../shared/text.js';
+import { UUID_PATTERN } from '../util/uuid7.js';
+
+export const CONVERSION_RESULTS = ['NUMBER_VERIFIED', 'WRONG_CODE'] as const;
+const MAX_CONVERSIONS = 1000;
+
+interface ConversionResponse {
+  errors: boolean;
+  items: ({ messageUuid: string; code: number } | { messageUuid: unknown; code: number; msg: string })[];
+}
+
+/**
+ * POST /api/v1/flashcall-conversion (DESIGN section 10): FLASHCALL results reported by the client, recorded per
+ * message. Item codes: 201 recorded, 404 unknown or not a FLASHCALL message of this account, 422 bad item.
+ */
+export async function recordConversions(ctx: AppContext, accountId: number, body: unknown, key: string | undefined): Promise<ConversionResponse> {
+  if (!Array.isArray(body)) throw herald('badRequest', { reason: 'Request body must be a JSON array of conversion objects' }).withStatus(422);
+  if (body.length === 0) throw herald('emptyBatch');
+  if (body.length > MAX_CONVERSIONS) throw herald('badRequest', { reason: `Max count of conversions is ${MAX_CONVERSIONS}` }).withStatus(422);
+  const now = ctx.clock.now();
+  const request = { accountId, operation: 'flashcall-conversion', key, body, now };
+  const earlier = await idempotentReplay<ConversionResponse>(ctx.db, request);
+  if (earlier) return earlier.body;
+
+  const result = await runIdempotent(ctx.db, request, async (tx) => {
+    const ids = body.flatMap((item: unknown) => (isPlainObject(item) && typeof item.messageUuid === 'string' && UUID_PATTERN.test(item.messageUuid) ? [item.messageUuid.toLowerCase()] : []));
+    const known = new Set(
+      (await tx.query<{ id: string }>(
+        "SELECT id FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[]) AND channel_type = 'FLASHCALL' AND direction = 'outbound'",
+        [accountId, ids],
+      )).map((r) => r.id),
+    );
+    const records: { id: string; result: string; code: string | null }[] = [];
+    const items = body.map((item: unknown): ConversionResponse['items'][number] => {
+      if (!isPlainObject(item)) return { messageUuid: null, code: 422, msg: 'Conversion must be a JSON object' };
+      const { messageUuid, result: outcome, code } = item;
+      if (typeof messageUuid !== 'string') return { messageUuid: messageUuid ?? null, code: 422, msg: 'Missing messageUuid' };
+      if (!(CONVERSION_RESULTS as readonly unknown[]).includes(outcome)) {
+        return { messageUuid, code: 422, msg: `Invalid result: ${JSON.stringify(outcome ?? null)}` };
+      }
+      if (code !== undefined && code !== null && (typeof code !== 'string' || code.length > 32)) {
+        return { messageUuid, code: 422, msg: `Invalid code: ${JSON.stringify(code)}` };
+      }
+      if (!UUID_PATTERN.test(messageUuid) || !known.has(messageUuid.toLowerCase())) return { messageUuid, code: 404, msg: 'Message not found' };
+      records.push({ id: messageUuid.toLowerCase(), result: outcome as string, code: (code as string | undefined) ?? null });
+      return { messageUuid, code: 201 };
+    });
+    if (records.length > 0) {
+      await tx.query(
+        `INSERT INTO flashcall_conversions (account_id, message_id, result, code, created_at)
+         SELECT $1, m, r, c, $5 FROM unnest($2::uuid[], $3::text[], $4::text[]) AS x(m, r, c)`,
+        [accountId, records.map((r) => r.id), records.map((r) => r.result), records.map((r) => r.code), now],
+      );
+    }
+    return { statusCode: 200, body: { errors: items.some((i) => i.code !== 201), items } };
+  });
+  return result.body;
+}
+
+export function registerConversionRoute(app: HeraldApp, ctx: AppContext): void {
+  app.post(
+    '/api/v1/flashcall-conversion',
+    {
+      onRequest: requireToken(ctx.db, ['traffic']),
+      validatorCompiler: () => (value) => ({ value }),
+      schema: {
+        tags: ['Conversions'],
+        summary: 'Report FLASHCALL conversions (Bearer TOKEN_1); also served on HERALD_CONVERSION_PORT',
+        security: [{ bearerToken: [] }],
+        body: Type.Array(
+          Type.Object({ messageUuid: Type.String({ format: 'uuid' }), result: Type.Enum(CONVERSION_RESULTS), code: Type.Optional(Type.String()) }),
+          { minItems: 1, maxItems: MAX_CONVERSIONS },
+        ),
+        response: {
+          200: Type.Object({ errors: Type.Boolean(), items: Type.Array(Type.Object({ messageUuid: Type.Unknown(), code: Type.Integer(), msg: Type.Optional(Type.String()) })) }),
+          ...errorResponses(400, 401, 403, 409, 415, 422),
+        },
+      },
+    },
+    async (request) =>
+      recordConversions(ctx, principalOf(request).accountId, request.body, idempotencyKeyOf(request.headers['idempotency-key'])),
+  );
+}
+
+export const conversionRoutes: Routes = (app, ctx) => registerConversionRoute(app, ctx);

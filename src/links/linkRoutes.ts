@@ -1,0 +1,31 @@
+import { Type } from 'typebox';
+import { herald } from '../errors/catalogue.js';
+import type { Routes } from '../http/server.js';
+import { CODE_LENGTH, shortLinkClick } from './shortLinks.js';
+
+/**
+ * `GET <HERALD_SHORT_URL_BASE path>/<code>`: 302 to the original link, with the click recorded (and its `click`
+ * callback event) first. Served when a short-link base is configured; a base on another host proxies here.
+ */
+export const linkRoutes: Routes = (app, ctx) => {
+  const base = ctx.config.shortUrlBase;
+  if (!base) return;
+  const prefix = new URL(base).pathname.replace(/\/+$/, '');
+  app.get(
+    `${prefix}/:code`,
+    { schema: { tags: ['Short links'], summary: 'Follow a short link', params: Type.Object({ code: Type.String() }) } },
+    async (request, reply) => {
+      const { code } = request.params;
+      if (!/^[A-Za-z0-9]+$/.test(code) || code.length !== CODE_LENGTH) throw herald('notFound', { what: 'Link' });
+      let link;
+      try {
+        link = await shortLinkClick(ctx.db, code, `${base}/${code}`, ctx.clock.now());
+      } catch (error) {
+        request.log.error({ err: error }, 'short link store unavailable');
+        throw herald('shortenerUnavailable');
+      }
+      if (!link) throw herald('notFound', { what: 'Link' });
+      return reply.header('cache-control', 'no-store').redirect(link.url, 302);
+    },
+  );
+};
