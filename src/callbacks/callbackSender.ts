@@ -244,6 +244,8 @@ export class CallbackSender {
 }
 
 function describeError(error: unknown): string {
-  const e = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  return (e.cause?.code ?? e.code ?? e.cause?.message ?? e.message ?? String(error)).slice(0, 300);
+  const e = error as { name?: string; code?: unknown; message?: string; cause?: { code?: unknown; message?: string } };
+  if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
+  const code = typeof e.cause?.code === 'string' ? e.cause.code : typeof e.code === 'string' ? e.code : undefined;
+  return String(code ?? e.cause?.message ?? e.message ?? error).slice(0, 300);
 }

@@ -68,7 +68,8 @@ export function callbackUrlProblem(value: string, allowPrivate: boolean): string
   if (url.hostname === '') return 'no host';
   if (url.hash) return 'a fragment is not allowed';
   if (!allowPrivate) {
-    const host = bareHost(url).toLowerCase();
+    // A trailing dot names the same host ("localhost." is localhost).
+    const host = bareHost(url).toLowerCase().replace(/\.+$/, '');
     if (host === 'localhost' || host.endsWith('.localhost') || isPrivateAddress(host)) {
       return `private address ${host} is not allowed`;
     }

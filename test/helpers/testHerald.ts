@@ -1,4 +1,5 @@
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
+import type { CallbackSenderOptions } from '../../src/callbacks/callbackSender.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { DispatcherOptions } from '../../src/delivery/dispatcher.js';
 import { type Herald, startHerald } from '../../src/main.js';
@@ -47,6 +48,8 @@ export async function startTestHerald(
     clock?: TestClock;
     /** Runs the whole pipeline (role all) against test-owned carrier simulators with this receipt delay. */
     delivery?: { delayMs: number; dispatcher?: Partial<DispatcherOptions> };
+    log?: Logger;
+    callbackSender?: Partial<CallbackSenderOptions>;
   } = {},
 ): Promise<TestHerald> {
   const testDb = await openTestDb(engine);
@@ -65,7 +68,8 @@ export async function startTestHerald(
     role: simulators ? 'all' : 'api',
     clock,
     db: testDb.db,
-    log: pino({ level: config.logLevel }),
+    log: options.log ?? pino({ level: config.logLevel }),
+    callbackSender: { pollMs: 50, timeoutMs: 1000, ...options.callbackSender },
     ...(simulators ? { configFile: simulators.configFile, dispatcher: { pollMs: 50, ...options.delivery?.dispatcher }, maintenanceIntervalMs: 60_000 } : {}),
   });
   const url = herald.url!;
