@@ -72,6 +72,8 @@ export interface Herald {
   readonly server: FastifyInstance | undefined;
   /** Where the API listens, e.g. http://127.0.0.1:8080. */
   readonly url: string | undefined;
+  /** Where the conversion operation also listens (HERALD_CONVERSION_PORT). */
+  readonly conversionUrl: string | undefined;
   readonly demo: DemoCredentials | undefined;
   readonly connectors: readonly Connector[];
   readonly dispatcher: Dispatcher | undefined;
@@ -193,6 +195,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
 
     let server: FastifyInstance | undefined;
     let url: string | undefined;
+    let conversionUrl: string | undefined;
     if (role === 'api' || role === 'all') {
       server = await buildServer(ctx, ROUTES);
       const address = await server.listen({ host: config.host, port: config.port });
@@ -203,13 +206,13 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       if (config.conversionPort !== undefined) {
         // The conversion operation has a base address of its own ({conversion_url} in the spec).
         const conversionServer = await buildServer(ctx, [systemRoutes, conversionRoutes]);
-        await conversionServer.listen({ host: config.host, port: config.conversionPort });
+        conversionUrl = await conversionServer.listen({ host: config.host, port: config.conversionPort });
         closers.push(() => conversionServer.close());
       }
       if (demo) process.stdout.write(`${demoBanner(demo, url, ctx.adminToken)}\n`);
     }
 
-    return { ctx, server, url, demo, connectors, dispatcher, maintenance, callbackSender, writer, simulators, close: closeAll };
+    return { ctx, server, url, conversionUrl, demo, connectors, dispatcher, maintenance, callbackSender, writer, simulators, close: closeAll };
   } catch (error) {
     await closeAll().catch(() => undefined);
     throw error;

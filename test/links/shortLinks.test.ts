@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CODE_LENGTH, newCode, shortenText } from '../../src/links/shortLinks.js';
+import { TestClock } from '../helpers/clock.js';
+import { ENGINES } from '../helpers/engines.js';
+import { Receiver } from '../helpers/receiver.js';
+import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { message, SENDER } from '../messages/messageFixtures.js';
+
+describe('link shortening', () => {
+  it('replaces every http(s) link, leaving trailing punctuation in the sentence', () => {
+    const { text, links } = shortenText('See https://shop.example/a?b=1, and http://x.example/y. Thanks!', 'https://s.example/l');
+    expect(links.map((l) => l.url)).toEqual(['https://shop.example/a?b=1', 'http://x.example/y']);
+    expect(text).toBe(`See https://s.example/l/${links[0]!.code}, and https://s.example/l/${links[1]!.code}. Thanks!`);
+  });
+
+  it('makes unguessable codes: 10 characters of 62, all different', () => {
+    const codes = new Set(Array.from({ length: 10_000 }, newCode));
+    expect(codes.size).toBe(10_000);
+    for (const code of codes) expect(code).toMatch(new RegExp(`^[A-Za-z0-9]{${CODE_LENGTH}}$`));
+  });
+});
+
+describe.each(ENGINES)('short links over HTTP (%s)', (engine) => {
+  let t: TestHerald;
+  let account: TestAccount;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    receiver = await new Receiver().start();
+    t = await startTestHerald(engine, {
+      delivery: { delayMs: 10 },
+      clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }),
+      env: { HERALD_SHORT_URL_BASE: 'http://127.0.0.1:1/s', HERALD_CALLBACK_ALLOW_PRIVATE: 'true' },
+    });
+    account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.stop();
+  });
+
+  it('shortens links before counting parts, redirects, counts the click and sends the click event', async () => {
+    const long = `Sale: https://shop.example/${'x'.repeat(200)}`;
+    const reply = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('SMS', { content: long, shortUrl: true, callbackUrl: receiver.url, callbackEvents: ['click'] })],
+    });
+    const id = reply.body.items[0].messageUuid;
+    const object = (await t.call('GET', `/api/v1/message/${id}`, { token: account.traffic })).body;
+    expect(object.content).toMatch(/^Sale: http:\/\/127\.0\.0\.1:1\/s\/[A-Za-z0-9]{10}$/);
+    expect(object.totalParts).toBe(1);
+    const code = object.content.split('/').at(-1);
+
+    const follow = await fetch(`${t.url}/s/${code}`, { redirect: 'manual' });
+    expect(follow.status).toBe(302);
+    expect(follow.headers.get('location')).toBe(`https://shop.example/${'x'.repeat(200)}`);
+    const [link] = await t.testDb.db.query<{ clicks: number }>('SELECT clicks FROM short_links WHERE code = $1', [code]);
+    expect(link!.clicks).toBe(1);
+    await waitFor(() => receiver.events().some((e) => e.message_uuid === id));
+    expect(receiver.events().find((e) => e.message_uuid === id)).toEqual({
+      message_uuid: id,
+      channel_type: 'SMS',
+      callback_event: 'click',
+      url: `https://shop.example/${'x'.repeat(200)}`,
+      short_url: `http://127.0.0.1:1/s/${code}`,
+      click_time: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
+    });
+  });
+
+  it('answers 404 for an unknown code', async () => {
+    expect((await fetch(`${t.url}/s/AAAAAAAAAA`, { redirect: 'manual' })).status).toBe(404);
+    expect((await fetch(`${t.url}/s/short`, { redirect: 'manual' })).status).toBe(404);
+  });
+
+  it('shortens WhatsApp-like object text too (VIBER text)', async () => {
+    const reply = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('VIBER', { content: { contentType: 'text', text: 'Go https://a.example/b' }, shortUrl: true })],
+    });
+    const object = (await t.call('GET', `/api/v1/message/${reply.body.items[0].messageUuid}`, { token: account.traffic })).body;
+    expect(object.content.text).toMatch(/^Go http:\/\/127\.0\.0\.1:1\/s\/[A-Za-z0-9]{10}$/);
+  });
+});
