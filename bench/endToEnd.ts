@@ -1,6 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { startEmbeddedSimulators } from '../src/simulators/embeddedSimulators.js';
@@ -13,6 +15,8 @@ export interface EndToEndOptions {
   readonly delayMs: number;
   /** One process with role all, or an api process and a worker process. */
   readonly split: boolean;
+  /** Each message asks for its `delivered` callback; the run ends when the last one has arrived. */
+  readonly callbacks: boolean;
 }
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
@@ -33,7 +37,9 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
   const configPath = path.join(dir, 'herald.json');
   const sms = simulators.configFile.connectors.filter((c) => c.type === 'smpp');
   writeFileSync(configPath, JSON.stringify({ connectors: sms, routes: simulators.configFile.routes.filter((r) => r.channel === 'SMS') }));
+  const receiver = options.callbacks ? await startCountingReceiver() : undefined;
   const env = {
+    HERALD_CALLBACK_ALLOW_PRIVATE: 'true',
     DATABASE_URL: options.schema.url,
     HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
     HERALD_PORT: '0',
@@ -67,6 +73,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
           // Last digit 0: delivered.
           destination: `7916${String((b * 1000 + i) % 1_000_000).padStart(6, '0')}0`,
           content: `Your code is ${String(i).padStart(4, '0')}`,
+          ...(receiver ? { callbackUrl: receiver.url } : {}),
         })),
       ),
     );
@@ -108,6 +115,13 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       if (performance.now() - acceptedAt > 600_000) throw new Error('not all delivered after 10 minutes');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    if (process.env.BENCH_VERBOSE) process.stdout.write(`  all delivered after ${((performance.now() - start) / 1000).toFixed(1)} s, ${receiver?.count() ?? 0} callbacks\n`);
+    if (receiver) {
+      while (receiver.count() < total) {
+        if (performance.now() - acceptedAt > 600_000) throw new Error(`only ${receiver.count()} of ${total} callbacks after 10 minutes`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
     const elapsed = (performance.now() - start) / 1000;
     const delivered = await db.query("SELECT count(*)::int AS n FROM messages WHERE account_id = $1 AND status = 'delivered'", [account.id]);
     if (delivered.rows[0].n !== total) throw new Error(`${delivered.rows[0].n} of ${total} delivered`);
@@ -118,22 +132,55 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     );
     await http.close();
     postLatencies.sort((a, b) => a - b);
+    const label = receiver ? 'end to end with callbacks: accepted -> callback' : 'end to end: accepted -> delivered';
     return [
       {
-        name: 'end to end: accepted -> delivered',
+        name: label,
         value: total / elapsed,
         unit: 'msg/s',
         target: { op: '>=', value: 10_000 },
-        note: `${total} SMS over SMPP, receipts after ${options.delayMs} ms, ${options.clients} clients, ${options.split ? 'api + worker processes' : '1 process (all)'}, ${elapsed.toFixed(1)} s`,
+        note: `${total} SMS over SMPP, receipts after ${options.delayMs} ms, ${options.clients} clients, ${options.split ? 'api + worker processes' : '1 process (all)'}${receiver ? ', delivered callbacks to a local receiver' : ''}, ${elapsed.toFixed(1)} s`,
       },
-      { name: 'end to end: accept -> delivered p50', value: Number(latency.rows[0].p50), unit: 'ms' },
-      { name: 'end to end: accept -> delivered p99', value: Number(latency.rows[0].p99), unit: 'ms' },
-      { name: 'end to end: POST latency p50', value: percentile(postLatencies, 50), unit: 'ms', note: 'while the pipeline runs' },
+      ...(receiver
+        ? []
+        : [
+            { name: 'end to end: accept -> delivered p50', value: Number(latency.rows[0].p50), unit: 'ms' },
+            { name: 'end to end: accept -> delivered p99', value: Number(latency.rows[0].p99), unit: 'ms' },
+            { name: 'end to end: POST latency p50', value: percentile(postLatencies, 50), unit: 'ms', note: 'while the pipeline runs' },
+          ]),
     ];
   } finally {
     await db.end();
     await herald.stop();
     await worker?.stop();
     await simulators.stop();
+    await receiver?.stop();
   }
+}
+
+/** A callback receiver that only counts the events it gets (answering 200 at once). */
+export async function startCountingReceiver(): Promise<{ url: string; count(): number; posts(): number; stop(): Promise<void> }> {
+  let events = 0;
+  let posts = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      posts++;
+      events += (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown[]).length;
+      res.writeHead(200).end();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/callbacks`,
+    count: () => events,
+    posts: () => posts,
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }

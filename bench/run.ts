@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { benchCallbacks } from './callbacks.js';
 import { benchEndToEnd } from './endToEnd.js';
 import { benchIngest } from './ingest.js';
 import { type BenchFigure, createBenchSchema, machineDescription, meetsTarget, postgresVersion, renderTable } from './lib.js';
@@ -6,7 +7,7 @@ import { type BenchFigure, createBenchSchema, machineDescription, meetsTarget, p
 /**
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
- * (ingest,e2e), BENCH_DATABASE_URL.
+ * (ingest,e2e,callbacks,e2e-callbacks), BENCH_DATABASE_URL.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const clients = Number(process.env.BENCH_CLIENTS ?? 4);
@@ -25,7 +26,9 @@ async function inSchema(run: (schema: Awaited<ReturnType<typeof createBenchSchem
   try {
     figures.push(...(await run(schema)));
   } finally {
-    await schema.drop();
+    // BENCH_KEEP_SCHEMA=true leaves the run's schema for inspection.
+    if (process.env.BENCH_KEEP_SCHEMA === 'true') process.stdout.write(`  kept schema ${schema.name}\n`);
+    else await schema.drop();
   }
 }
 if (wanted('ingest')) {
@@ -35,7 +38,16 @@ if (wanted('ingest')) {
 if (wanted('e2e')) {
   process.stdout.write(`end to end: ${e2eMessages} SMS through SMPP...\n`);
   const split = process.env.BENCH_E2E_SPLIT === 'true';
-  await inSchema((schema) => benchEndToEnd({ schema, messages: e2eMessages, clients, delayMs: 20, split }));
+  await inSchema((schema) => benchEndToEnd({ schema, messages: e2eMessages, clients, delayMs: 20, split, callbacks: false }));
+}
+if (wanted('callbacks')) {
+  process.stdout.write('callbacks: 200,000 events to a local receiver...\n');
+  await inSchema((schema) => benchCallbacks({ schema, events: 200_000, targets: 20 }));
+}
+if (wanted('e2e-callbacks')) {
+  process.stdout.write(`end to end with callbacks: ${e2eMessages} SMS, each with its delivered callback...\n`);
+  const split = process.env.BENCH_E2E_SPLIT === 'true';
+  await inSchema((schema) => benchEndToEnd({ schema, messages: e2eMessages, clients, delayMs: 20, split, callbacks: true }));
 }
 
 process.stdout.write(`\n${renderTable(figures)}\n`);

@@ -35,7 +35,7 @@ export interface CallbackSenderOptions {
 export const DEFAULT_SENDER_OPTIONS: Omit<CallbackSenderOptions, 'retryIntervalS' | 'retryWindowS' | 'allowPrivate'> = {
   timeoutMs: 10_000,
   maxInFlight: 64,
-  perHost: 8,
+  perHost: 16,
   pollMs: 100,
   leaseMs: 60_000,
   breakerFailures: 5,
@@ -60,6 +60,7 @@ export class CallbackSender {
   private readonly agent: Agent;
   private readonly breakers = new Map<string, { failures: number; openUntil: number }>();
   private wake: (() => void) | undefined;
+  private poked = false;
   readonly stats = { delivered: 0, retried: 0, failed: 0, events: 0 };
 
   constructor(
@@ -79,8 +80,9 @@ export class CallbackSender {
     this.loop = this.run();
   }
 
-  /** Wakes the loop now (after events were written in this process). */
+  /** Wakes the loop now, or has it go round once more if it is in a round. */
   poke(): void {
+    this.poked = true;
     this.wake?.();
   }
 
@@ -104,7 +106,11 @@ export class CallbackSender {
         this.deps.log.error({ err: error, delivery: delivery.id }, 'callback attempt could not be recorded; retried after its lease'),
       );
       this.inFlight.add(work);
-      void work.finally(() => this.inFlight.delete(work));
+      // A finished delivery frees its URL for the next one: go round again at once rather than at the next poll.
+      void work.finally(() => {
+        this.inFlight.delete(work);
+        this.poke();
+      });
     }
     return due.length;
   }
@@ -117,12 +123,13 @@ export class CallbackSender {
   private async run(): Promise<void> {
     while (this.running) {
       let started = 0;
+      this.poked = false;
       try {
         started = await this.round();
       } catch (error) {
         this.deps.log.error({ err: error }, 'callback round failed');
       }
-      if (started === 0 && this.running) {
+      if (started === 0 && this.running && !this.poked) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.options.pollMs);
           this.wake = () => {

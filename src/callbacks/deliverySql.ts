@@ -1,50 +1,61 @@
 import type { Queryable } from '../db/db.js';
+import { eventBody, type EventFacts } from './eventBody.js';
+
+/** ISO 8601 UTC with seconds, as callbacks show times. */
+const isoSql = (expr: string): string => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 
 /** At most this many events go in one POST (DESIGN section 5). */
 export const EVENTS_PER_DELIVERY = 100;
 
 /**
- * Forms deliveries for targets that have new events and no open delivery: the next (up to) 100 events of each in
- * (txid, id) order, from transactions that can no longer commit behind the cursor. Targets another sender is
- * forming are skipped. Returns how many deliveries were formed.
+ * Forms deliveries for the lanes of callback URLs that have new events and no open delivery: the next (up to) 100
+ * events of each lane in (txid, id) order, from transactions that can no longer commit behind the cursor. Lanes
+ * another sender is forming are skipped (their cursor row is locked). Returns how many deliveries were formed.
  */
-export async function callbackDeliveriesForm(db: Queryable, now: Date, maxTargets: number): Promise<number> {
+export async function callbackDeliveriesForm(db: Queryable, now: Date, maxLanes: number): Promise<number> {
   const rows = await db.query<{ id: string }>(
     `WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
      candidates AS (
-       SELECT t.id, t.account_id, t.cursor_txid, t.cursor_event_id
-       FROM callback_targets t, horizon h
-       WHERE NOT EXISTS (SELECT 1 FROM callback_deliveries d WHERE d.target_id = t.id AND d.state = 'open' AND NOT d.replay)
-         AND EXISTS (
-           SELECT 1 FROM callback_events e
-           WHERE e.target_id = t.id AND (e.txid, e.id) > (t.cursor_txid, t.cursor_event_id) AND e.txid < h.xmin
+       SELECT c.target_id, c.lane, c.cursor_txid, c.cursor_event_id
+       FROM callback_cursors c, horizon h
+       -- A lateral probe with LIMIT 1 per lane: always an index lookup, never a scan of the whole outbox.
+       CROSS JOIN LATERAL (
+         SELECT 1 FROM callback_events e
+         WHERE e.target_id = c.target_id AND e.lane = c.lane
+           AND (e.txid, e.id) > (c.cursor_txid, c.cursor_event_id) AND e.txid < h.xmin
+         LIMIT 1
+       ) has_new
+       WHERE NOT EXISTS (
+           SELECT 1 FROM callback_deliveries d
+           WHERE d.target_id = c.target_id AND d.lane = c.lane AND d.state = 'open' AND NOT d.replay
          )
        LIMIT $2
-       FOR UPDATE OF t SKIP LOCKED
+       FOR UPDATE OF c SKIP LOCKED
      ),
      picked AS (
-       SELECT c.id AS target_id, c.account_id, c.cursor_txid, c.cursor_event_id, e.txid, e.id,
-         row_number() OVER (PARTITION BY c.id ORDER BY e.txid DESC, e.id DESC) AS from_end,
-         count(*) OVER (PARTITION BY c.id) AS n
+       SELECT c.target_id, c.lane, c.cursor_txid, c.cursor_event_id, e.txid, e.id,
+         row_number() OVER (PARTITION BY c.target_id, c.lane ORDER BY e.txid DESC, e.id DESC) AS from_end,
+         count(*) OVER (PARTITION BY c.target_id, c.lane) AS n
        FROM candidates c, horizon h
        CROSS JOIN LATERAL (
          SELECT e.txid, e.id FROM callback_events e
-         WHERE e.target_id = c.id AND (e.txid, e.id) > (c.cursor_txid, c.cursor_event_id) AND e.txid < h.xmin
+         WHERE e.target_id = c.target_id AND e.lane = c.lane
+           AND (e.txid, e.id) > (c.cursor_txid, c.cursor_event_id) AND e.txid < h.xmin
          ORDER BY e.txid, e.id
          LIMIT ${EVENTS_PER_DELIVERY}
        ) e
      ),
-     ranges AS (SELECT * FROM picked WHERE from_end = 1),
+     ranges AS (SELECT p.*, t.account_id FROM picked p JOIN callback_targets t ON t.id = p.target_id WHERE p.from_end = 1),
      moved AS (
-       UPDATE callback_targets t SET cursor_txid = r.txid, cursor_event_id = r.id
-       FROM ranges r WHERE t.id = r.target_id
+       UPDATE callback_cursors c SET cursor_txid = r.txid, cursor_event_id = r.id
+       FROM ranges r WHERE c.target_id = r.target_id AND c.lane = r.lane
      )
-     INSERT INTO callback_deliveries (id, account_id, target_id, after_txid, after_event_id, last_txid, last_event_id,
+     INSERT INTO callback_deliveries (id, account_id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id,
        events, state, next_attempt_at, window_started_at, created_at)
-     SELECT gen_random_uuid(), account_id, target_id, cursor_txid, cursor_event_id, txid, id, n, 'open', $1, $1, $1
+     SELECT gen_random_uuid(), account_id, target_id, lane, cursor_txid, cursor_event_id, txid, id, n, 'open', $1, $1, $1
      FROM ranges
      RETURNING id`,
-    [now, maxTargets],
+    [now, maxLanes],
   );
   return rows.length;
 }
@@ -54,6 +65,7 @@ export interface ClaimedDelivery {
   id: string;
   account_id: number;
   target_id: number;
+  lane: number;
   url: string;
   secret: string;
   attempts: number;
@@ -77,21 +89,21 @@ export async function callbackDeliveriesClaim(db: Queryable, now: Date, limit: n
      UPDATE callback_deliveries d SET next_attempt_at = $3
      FROM due, callback_targets t, accounts a
      WHERE d.id = due.id AND t.id = d.target_id AND a.id = d.account_id
-     RETURNING d.id, d.account_id, d.target_id, t.url, a.callback_secret AS secret, d.attempts, d.window_started_at,
+     RETURNING d.id, d.account_id, d.target_id, d.lane, t.url, a.callback_secret AS secret, d.attempts, d.window_started_at,
        d.after_txid::text AS after_txid, d.after_event_id, d.last_txid::text AS last_txid, d.last_event_id`,
     [now, limit, new Date(now.getTime() + leaseMs)],
   );
 }
 
-/** The bodies of a delivery's events, in order, as JSON text (sent as they are stored). */
+/** The bodies of a delivery's events, in order, as JSON text. */
 export async function callbackDeliveryBodies(db: Queryable, d: ClaimedDelivery): Promise<string[]> {
-  const rows = await db.query<{ body: string }>(
-    `SELECT body::text AS body FROM callback_events
-     WHERE target_id = $1 AND (txid, id) > ($2::xid8, $3::bigint) AND (txid, id) <= ($4::xid8, $5::bigint)
+  const rows = await db.query<EventFacts>(
+    `SELECT message_id, event, channel_type, status, ${isoSql('at')} AS at, error_code, extra FROM callback_events
+     WHERE target_id = $1 AND lane = $6 AND (txid, id) > ($2::xid8, $3::bigint) AND (txid, id) <= ($4::xid8, $5::bigint)
      ORDER BY txid, id`,
-    [d.target_id, d.after_txid, d.after_event_id, d.last_txid, d.last_event_id],
+    [d.target_id, d.after_txid, d.after_event_id, d.last_txid, d.last_event_id, d.lane],
   );
-  return rows.map((r) => r.body);
+  return rows.map(eventBody);
 }
 
 export interface AttemptOutcome {
@@ -157,7 +169,7 @@ export async function callbackDeliveryList(
   const where = `d.account_id = $1 AND ($2::text IS NULL OR d.state = $2)
     AND ($3::uuid IS NULL OR EXISTS (
       SELECT 1 FROM callback_events e
-      WHERE e.account_id = d.account_id AND e.message_id = $3 AND e.target_id = d.target_id
+      WHERE e.account_id = d.account_id AND e.message_id = $3 AND e.target_id = d.target_id AND e.lane = d.lane
         AND (e.txid, e.id) > (d.after_txid, d.after_event_id) AND (e.txid, e.id) <= (d.last_txid, d.last_event_id)))`;
   const rows = await db.query<DeliveryRow>(
     `SELECT ${DELIVERY_COLUMNS} FROM callback_deliveries d JOIN callback_targets t ON t.id = d.target_id
@@ -173,8 +185,8 @@ export async function callbackDeliveryGet(
   accountId: number,
   id: string,
 ): Promise<(DeliveryRow & { bodies: unknown[]; attempts_list: { at: Date; http_status: number | null; latency_ms: number; error: string | null }[] }) | undefined> {
-  const [row] = await db.query<DeliveryRow & { target_id: number; after_txid: string; after_event_id: number; last_txid: string; last_event_id: number; account_id: number }>(
-    `SELECT ${DELIVERY_COLUMNS}, d.target_id, d.account_id, d.after_txid::text AS after_txid, d.after_event_id, d.last_txid::text AS last_txid, d.last_event_id
+  const [row] = await db.query<DeliveryRow & { target_id: number; lane: number; after_txid: string; after_event_id: number; last_txid: string; last_event_id: number; account_id: number }>(
+    `SELECT ${DELIVERY_COLUMNS}, d.target_id, d.lane, d.account_id, d.after_txid::text AS after_txid, d.after_event_id, d.last_txid::text AS last_txid, d.last_event_id
      FROM callback_deliveries d JOIN callback_targets t ON t.id = d.target_id WHERE d.account_id = $1 AND d.id = $2`,
     [accountId, id],
   );

@@ -1,11 +1,8 @@
 /**
  * SQL fragments that write callback events inside the statements that make the changes they report, so that an
- * event is committed if and only if its change is (DESIGN section 5). Each takes a relation of the changes and
- * yields CTEs; the caller puts them after its own CTEs in one WITH.
+ * event is committed if and only if its change is (DESIGN section 5). Events are stored as facts (status, time,
+ * error code, extra fields); their JSON bodies are written when they are sent (eventBody.ts).
  */
-
-/** ISO 8601 UTC with seconds, as callbacks show times. */
-export const isoSql = (expr: string): string => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 
 /** The callback event a status belongs to (spec 6.1): delivered, sent or read. */
 const EVENT_OF_STATUS = `CASE x.h->>'status'
@@ -13,43 +10,51 @@ const EVENT_OF_STATUS = `CASE x.h->>'status'
   WHEN 'delivered' THEN 'delivered' WHEN 'undelivered' THEN 'delivered' WHEN 'unsent' THEN 'delivered'
   WHEN 'read' THEN 'read' WHEN 'unread' THEN 'read' END`;
 
+/** Lanes per callback URL: its deliveries in flight at once. */
+export const LANES = 16;
+
+/** The lane of a message: from the last byte of its uuid, which is random. */
+export function laneSql(messageId: string): string {
+  return `(get_byte(uuid_send(${messageId}), 15) % ${LANES})`;
+}
+
+/** Whether a message asked for an event: without callbackEvents, only `delivered` (spec 6.1). */
+export function wantsEvent(alias: string, event: string): string {
+  return `${alias}.callback_target_id IS NOT NULL AND ${event} = ANY(coalesce(${alias}.callback_events, ARRAY['delivered']))`;
+}
+
 /**
  * Status events from moved messages. `moved` must have columns account_id, id, channel_type, callback_target_id,
  * callback_events and h (the history entries the change added, in order). Entries marked ignored report nothing.
- * Without callbackEvents the default event is `delivered`.
  */
-export function statusEventsCte(moved: string, now: string): string {
+export function statusEventsCte(moved: string): string {
   return `status_events AS (
-       SELECT mv.callback_target_id AS target_id, mv.account_id, mv.id AS message_id, x.event,
-         jsonb_strip_nulls(jsonb_build_object(
-           'message_uuid', mv.id, 'channel_type', mv.channel_type, 'callback_event', x.event,
-           'status', x.h->>'status', 'status_time', ${isoSql("(x.h->>'at')::timestamptz")},
-           'error_code', (x.h->>'errorCode')::int)) AS body,
-         x.n
+       SELECT mv.callback_target_id AS target_id, mv.account_id, mv.id AS message_id, x.event, mv.channel_type,
+         x.h->>'status' AS status, (x.h->>'at')::timestamptz AS at, (x.h->>'errorCode')::int AS error_code,
+         NULL::jsonb AS extra, x.n
        FROM ${moved} mv
        CROSS JOIN LATERAL (
          SELECT h, n, ${EVENT_OF_STATUS} AS event FROM jsonb_array_elements(mv.h) WITH ORDINALITY AS x(h, n)
        ) x
-       WHERE mv.callback_target_id IS NOT NULL AND x.event IS NOT NULL
-         AND NOT coalesce((x.h->>'ignored')::boolean, false)
-         AND x.event = ANY(coalesce(mv.callback_events, ARRAY['delivered']))
+       WHERE x.event IS NOT NULL AND NOT coalesce((x.h->>'ignored')::boolean, false) AND ${wantsEvent('mv', 'x.event')}
      ),
-     ${insertEventsCte('status_events', 'ORDER BY message_id, n', now)}`;
+     ${insertEventsCte('status_events', 'ORDER BY message_id, n')}`;
 }
 
 /**
- * Inserts events from `source` (target_id, account_id, message_id, event, body) in the given order. Nothing else
- * is touched: the callback sender finds new events by their ids, so hot statements take no lock on a shared row.
+ * Inserts events from `source` (target_id, account_id, message_id, event, channel_type, status, at, error_code,
+ * extra) in the given order, each in its message's lane. Nothing else is touched: the callback sender finds new
+ * events by their ids, so hot statements take no lock on a shared row.
  */
-export function insertEventsCte(source: string, order: string, now: string, name = 'inserted_events'): string {
+export function insertEventsCte(source: string, order: string, name = 'inserted_events'): string {
   return `${name} AS (
-       INSERT INTO callback_events (target_id, account_id, message_id, event, body, created_at)
-       SELECT target_id, account_id, message_id, event, body, ${now} FROM ${source} ${order}
+       INSERT INTO callback_events (target_id, lane, account_id, message_id, event, channel_type, status, at, error_code, extra)
+       SELECT target_id, ${laneSql('message_id')}, account_id, message_id, event, channel_type, status, at, error_code, extra
+       FROM ${source} ${order}
      )`;
 }
 
-/** The body of a price event (spec 6.3). */
-export function priceEventBody(alias: string, price: string, time: string): string {
-  return `jsonb_build_object('message_uuid', ${alias}.id, 'channel_type', ${alias}.channel_type, 'callback_event', 'price',
-    'parts', ${alias}.total_parts, 'price', trim_scale((${price})::numeric), 'currency', ${alias}.currency, 'price_time', ${isoSql(time)})`;
+/** The extra fields of a price event (spec 6.3). */
+export function priceExtra(alias: string, price: string): string {
+  return `jsonb_build_object('parts', ${alias}.total_parts, 'price', trim_scale((${price})::numeric), 'currency', ${alias}.currency)`;
 }

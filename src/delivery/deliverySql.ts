@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db.js';
 import { ledgerCreditCte } from '../accounts/ledgerSql.js';
-import { insertEventsCte, priceEventBody, statusEventsCte } from '../callbacks/eventSql.js';
+import { insertEventsCte, priceExtra, statusEventsCte, wantsEvent } from '../callbacks/eventSql.js';
 import type { Channel } from '../shared/channels.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/sendWindow.js';
 import { READ_TRACKED, type Status } from './statuses.js';
@@ -130,7 +130,7 @@ export async function messageApplyTransitions(
      WHERE m.account_id = r.a AND m.id = r.id AND m.status = ANY(r.fr)
      RETURNING m.account_id, m.id, m.channel_type, m.callback_target_id, m.callback_events, r.h
      ),
-     ${statusEventsCte('moved', 'now()')}
+     ${statusEventsCte('moved')}
      SELECT r.id FROM r WHERE NOT EXISTS (SELECT 1 FROM moved WHERE moved.id = r.id)`,
     [JSON.stringify(rows), JSON.stringify(parts), READ_TRACKED_LIST, DEFAULT_TTL],
   );
@@ -187,7 +187,7 @@ export async function messageExpireDue(
        RETURNING m.account_id, m.id, m.status, m.channel_type, m.callback_target_id, m.callback_events,
          jsonb_build_array(jsonb_build_object('status', due.st, 'at', $1::timestamptz, 'errorCode', due.ec)) AS h
      ),
-     ${statusEventsCte('moved', '$1::timestamptz')}
+     ${statusEventsCte('moved')}
      SELECT account_id, id, status FROM moved`,
     [now, limit, errors.noReceipt, errors.notRead],
   );
@@ -210,12 +210,12 @@ export async function messageRefundUnsent(db: Queryable, messages: readonly { ac
      ),
      ${ledgerCreditCte("(SELECT account_id, currency, sum(price) AS amount FROM refunded GROUP BY account_id, currency)", 'refund', '$2::timestamptz')},
      refund_events AS (
-       SELECT callback_target_id AS target_id, account_id, id AS message_id, 'price' AS event,
-         ${priceEventBody('refunded', '0', '$2::timestamptz')} AS body
+       SELECT callback_target_id AS target_id, account_id, id AS message_id, 'price' AS event, channel_type,
+         NULL::text AS status, $2::timestamptz AS at, NULL::int AS error_code, ${priceExtra('refunded', '0')} AS extra
        FROM refunded
-       WHERE callback_target_id IS NOT NULL AND 'price' = ANY(coalesce(callback_events, ARRAY['delivered']))
+       WHERE ${wantsEvent('refunded', "'price'")}
      ),
-     ${insertEventsCte('refund_events', 'ORDER BY message_id', '$2::timestamptz', 'refund_inserted')}
+     ${insertEventsCte('refund_events', 'ORDER BY message_id', 'refund_inserted')}
      SELECT count(*)::int AS n FROM refunded`,
     [JSON.stringify(messages.map((m) => ({ a: m.accountId, id: m.id }))), now],
   );

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { insertEventsCte, isoSql } from '../callbacks/eventSql.js';
+import { insertEventsCte, wantsEvent } from '../callbacks/eventSql.js';
 import type { Queryable } from '../db/db.js';
 
 /** http(s) links in a text; trailing punctuation belongs to the sentence, not to the link. */
@@ -68,14 +68,13 @@ export async function shortLinkClick(db: Queryable, code: string, shortUrl: stri
        RETURNING account_id, message_id, url
      ),
      click_events AS (
-       SELECT m.callback_target_id AS target_id, m.account_id, m.id AS message_id, 'click' AS event,
-         jsonb_build_object('message_uuid', m.id, 'channel_type', m.channel_type, 'callback_event', 'click',
-           'url', link.url, 'short_url', $3::text,
-           'click_time', ${isoSql('$2::timestamptz')}) AS body
+       SELECT m.callback_target_id AS target_id, m.account_id, m.id AS message_id, 'click' AS event, m.channel_type,
+         NULL::text AS status, $2::timestamptz AS at, NULL::int AS error_code,
+         jsonb_build_object('url', link.url, 'short_url', $3::text) AS extra
        FROM link JOIN messages m ON m.account_id = link.account_id AND m.id = link.message_id
-       WHERE m.callback_target_id IS NOT NULL AND 'click' = ANY(coalesce(m.callback_events, ARRAY['delivered']))
+       WHERE ${wantsEvent('m', "'click'")}
      ),
-     ${insertEventsCte('click_events', '', '$2::timestamptz')}
+     ${insertEventsCte('click_events', '')}
      SELECT account_id, message_id, url FROM link`,
     [code, now, shortUrl],
   );

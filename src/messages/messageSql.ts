@@ -1,4 +1,4 @@
-import { insertEventsCte, priceEventBody } from '../callbacks/eventSql.js';
+import { insertEventsCte, priceExtra, wantsEvent } from '../callbacks/eventSql.js';
 import type { Queryable } from '../db/db.js';
 import type { Subscriber } from '../numbering/subscriber.js';
 import type { ValidMessage } from './validateMessage.js';
@@ -82,12 +82,12 @@ export async function messageInsertBatch(
      RETURNING account_id, id, channel_type, total_parts, price, currency, callback_target_id, callback_events
      ),
      price_events AS (
-       SELECT callback_target_id AS target_id, account_id, id AS message_id, 'price' AS event,
-         ${priceEventBody('inserted', 'inserted.price', '$2::timestamptz')} AS body
+       SELECT callback_target_id AS target_id, account_id, id AS message_id, 'price' AS event, channel_type,
+         NULL::text AS status, $2::timestamptz AS at, NULL::int AS error_code, ${priceExtra('inserted', 'inserted.price')} AS extra
        FROM inserted
-       WHERE callback_target_id IS NOT NULL AND 'price' = ANY(coalesce(callback_events, ARRAY['delivered']))
+       WHERE ${wantsEvent('inserted', "'price'")}
      ),
-     ${insertEventsCte('price_events', 'ORDER BY message_id', '$2::timestamptz')}
+     ${insertEventsCte('price_events', 'ORDER BY message_id')}
      SELECT 1`,
     // Every message of the batch starts its history with the same entry.
     [
