@@ -3,17 +3,6 @@ import type { Queryable } from '../db/db.js';
 import type { Subscriber } from '../numbering/subscriber.js';
 import type { ValidMessage } from './validateMessage.js';
 
-export const MESSAGE_STATUSES = {
-  sending: 'sending',
-  sent: 'sent',
-  delivered: 'delivered',
-  undelivered: 'undelivered',
-  unsent: 'unsent',
-  read: 'read',
-  unread: 'unread',
-  inboundSent: 'inbound_sent',
-} as const;
-
 export interface NewMessage {
   readonly id: string;
   readonly message: ValidMessage;

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { outcomeOf, SIM_UNDELIVERED_ERROR } from './outcomes.js';
+import { Timers } from './timers.js';
 
 export type SimChannel = 'WHATSAPP' | 'VIBER' | 'VK' | 'FLASHCALL' | 'VOICECODE';
 
@@ -49,7 +50,7 @@ export class ProviderSimulator {
   readonly requests: SimRequest[] = [];
   private server: Server | undefined;
   private readonly webhooks = new Map<SimChannel, SimWebhook>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly timers = new Timers();
   private readonly prefix = randomBytes(3).toString('hex');
   private counter = 0;
   private keepRequests = true;
@@ -81,7 +82,6 @@ export class ProviderSimulator {
   }
 
   async stop(): Promise<void> {
-    for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
@@ -141,53 +141,30 @@ export class ProviderSimulator {
     if (outcome === 'silent') return;
     const delay = this.options.delayMs;
     if (outcome === 'undelivered') {
-      this.later(delay, () => this.postStatus(channel, id, destination, 'undelivered'));
+      this.timers.later(delay, () => this.postStatus(channel, id, destination, 'undelivered'));
       return;
     }
-    this.later(delay, () => this.postStatus(channel, id, destination, 'delivered'));
+    this.timers.later(delay, () => this.postStatus(channel, id, destination, 'delivered'));
     if (outcome === 'delivered-read' && READ_TRACKED.has(channel)) {
-      this.later(delay * 2, () => this.postStatus(channel, id, destination, 'read'));
+      this.timers.later(delay * 2, () => this.postStatus(channel, id, destination, 'read'));
     }
-  }
-
-  private later(ms: number, fn: () => void): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      fn();
-    }, ms);
-    this.timers.add(timer);
   }
 
   private postStatus(channel: SimChannel, id: string, destination: string, status: 'delivered' | 'undelivered' | 'read'): void {
     const timestamp = new Date();
     if (channel === 'WHATSAPP') {
       const waStatus = status === 'undelivered' ? 'failed' : status;
-      this.postWebhook(channel, {
-        object: 'whatsapp_business_account',
-        entry: [
+      this.postWebhook(channel, this.whatsappWebhook({
+        statuses: [
           {
-            id: 'sim-waba',
-            changes: [
-              {
-                field: 'messages',
-                value: {
-                  messaging_product: 'whatsapp',
-                  metadata: { display_phone_number: this.options.phoneNumberId, phone_number_id: this.options.phoneNumberId },
-                  statuses: [
-                    {
-                      id,
-                      status: waStatus,
-                      timestamp: String(Math.floor(timestamp.getTime() / 1000)),
-                      recipient_id: destination,
-                      ...(waStatus === 'failed' ? { errors: [{ code: SIM_UNDELIVERED_ERROR, title: 'Message undeliverable' }] } : {}),
-                    },
-                  ],
-                },
-              },
-            ],
+            id,
+            status: waStatus,
+            timestamp: String(Math.floor(timestamp.getTime() / 1000)),
+            recipient_id: destination,
+            ...(waStatus === 'failed' ? { errors: [{ code: SIM_UNDELIVERED_ERROR, title: 'Message undeliverable' }] } : {}),
           },
         ],
-      });
+      }));
       return;
     }
     this.postWebhook(channel, {
@@ -208,28 +185,20 @@ export class ProviderSimulator {
       return reply(res, 422, { error: { code: 4220, message: 'expected {channelType: "WHATSAPP", from, senderName, text}' } });
     }
     const id = `wamid.in.${this.nextId()}`;
-    this.postWebhook('WHATSAPP', {
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: 'sim-waba',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: String(body.senderName ?? ''), phone_number_id: this.options.phoneNumberId, sender_name: body.senderName },
-                contacts: [{ wa_id: body.from, profile: { name: 'Subscriber' } }],
-                messages: [
-                  { from: body.from, id, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: body.text } },
-                ],
-              },
-            },
-          ],
-        },
-      ],
-    });
+    this.postWebhook('WHATSAPP', this.whatsappWebhook({
+      contacts: [{ wa_id: body.from, profile: { name: 'Subscriber' } }],
+      messages: [{ from: body.from, id, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: body.text } }],
+    }, String(body.senderName ?? '')));
     reply(res, 200, { id });
+  }
+
+  /** A Cloud API webhook carrying one change of the `messages` field. */
+  private whatsappWebhook(value: Record<string, unknown>, displayName = this.options.phoneNumberId): unknown {
+    const metadata = { display_phone_number: displayName, phone_number_id: this.options.phoneNumberId, sender_name: displayName };
+    return {
+      object: 'whatsapp_business_account',
+      entry: [{ id: 'sim-waba', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata, ...value } }] }],
+    };
   }
 
   private postWebhook(channel: SimChannel, payload: unknown, attempt = 1): void {
@@ -244,7 +213,7 @@ export class ProviderSimulator {
         if (response.statusCode >= 300) throw new Error(`HTTP ${response.statusCode}`);
       })
       .catch(() => {
-        if (attempt < WEBHOOK_ATTEMPTS) this.later(Math.min(1000 * attempt, 5000), () => this.postWebhook(channel, payload, attempt + 1));
+        if (attempt < WEBHOOK_ATTEMPTS) this.timers.later(Math.min(1000 * attempt, 5000), () => this.postWebhook(channel, payload, attempt + 1));
       });
   }
 }

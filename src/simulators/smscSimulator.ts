@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import smpp from 'smpp';
 import { corkUntilNextTick } from '../connectors/smpp/corkedWrites.js';
 import { outcomeOf, SIM_UNDELIVERED_ERROR } from './outcomes.js';
+import { Timers } from './timers.js';
 
 /** One submit_sm the simulator accepted or refused, as it arrived. */
 export interface SimSubmission {
@@ -51,7 +52,7 @@ export class SmscSimulator {
   private sessionCounter = 0;
   private readonly unacked = new Map<smpp.Session, Map<number, PendingReceipt>>();
   private readonly backlog: PendingReceipt[] = [];
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly timers = new Timers();
   private readonly receiptQueue: { due: number; session: smpp.Session; receipt: PendingReceipt }[] = [];
   private receiptTimer: NodeJS.Timeout | undefined;
   private readonly prefix = randomBytes(3).toString('hex');
@@ -72,7 +73,6 @@ export class SmscSimulator {
   }
 
   async stop(): Promise<void> {
-    for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     clearTimeout(this.receiptTimer);
     this.receiptQueue.length = 0;
@@ -264,14 +264,6 @@ export class SmscSimulator {
     }, wait);
   }
 
-  private later(ms: number, fn: () => void): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      fn();
-    }, ms);
-    this.timers.add(timer);
-  }
-
   private sendReceipt(preferred: smpp.Session, receipt: PendingReceipt): void {
     const session = this.bound.has(preferred) ? preferred : [...this.bound].find(([, id]) => id === receipt.systemId)?.[0];
     if (!session) {
@@ -294,7 +286,7 @@ export class SmscSimulator {
     if (!receipt) return;
     pending!.delete(pdu.sequence_number);
     // A temporary error from the ESME: send it again a little later, as SMSCs do.
-    if (pdu.command_status !== 0) this.later(500, () => this.sendReceipt(session, receipt));
+    if (pdu.command_status !== 0) this.timers.later(500, () => this.sendReceipt(session, receipt));
   }
 
   private flushBacklog(systemId: string): void {
