@@ -8,6 +8,7 @@ import type { Db } from './db/db.js';
 import type { ClaimedMessage } from './delivery/deliverySql.js';
 import type { Wakeup } from './delivery/wakeup.js';
 import type { Tariffs } from './money/tariffs.js';
+import type { TemplateMatcher } from './templates/templates.js';
 import type { NumberingPlan } from './numbering/numberingPlan.js';
 import type { Clock } from './util/clock.js';
 
@@ -28,6 +29,7 @@ export interface AppContext {
   readonly adminToken: string | undefined;
   readonly plan: NumberingPlan;
   readonly tariffs: Tariffs;
+  readonly templates: TemplateMatcher;
   readonly callbackTargets: CallbackTargets;
   /** Notified when messages are stored, so that an in-process dispatcher claims them at once. */
   readonly wakeup: Wakeup;

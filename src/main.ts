@@ -33,6 +33,11 @@ import { type Clock, systemClock } from './util/clock.js';
 import { CallbackSender, type CallbackSenderOptions, DEFAULT_SENDER_OPTIONS } from './callbacks/callbackSender.js';
 import { CallbackTargets } from './callbacks/callbackTargets.js';
 import { Tariffs } from './money/tariffs.js';
+import { TemplateMatcher } from './templates/templates.js';
+import { receiveInbound } from './inbound/inbound.js';
+import { adminInboundRoutes, inboundRoutes } from './inbound/inboundRoutes.js';
+import { adminTemplateRoutes, templateRoutes } from './templates/templateRoutes.js';
+import { senderNameRoutes } from './senderNames/senderNameRoutes.js';
 
 export const ROLES = ['api', 'worker', 'all'] as const;
 export type Role = (typeof ROLES)[number];
@@ -44,7 +49,12 @@ export const ROUTES: readonly Routes[] = [
   lookupRoutes,
   balanceRoutes,
   adminAccountRoutes,
+  senderNameRoutes,
+  templateRoutes,
+  inboundRoutes,
   adminSenderNameRoutes,
+  adminTemplateRoutes,
+  adminInboundRoutes,
   adminTariffRoutes,
   callbackRoutes,
   conversionRoutes,
@@ -144,12 +154,11 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       adminToken: config.adminToken ?? demo?.adminToken,
       plan,
       tariffs: new Tariffs(db),
+      templates: new TemplateMatcher(db),
       callbackTargets: new CallbackTargets(),
       wakeup,
       receiptSink: (receipts) => writer.receipts(receipts),
-      inboundSink: async (connectorId, messages) => {
-        log.info({ connector: connectorId, count: messages.length }, 'inbound WhatsApp messages received');
-      },
+      inboundSink: (connectorId, messages) => receiveInbound(ctx, connectorId, messages),
       connectorStates: () => connectors.map((c) => c.state()),
       directDispatch:
         role === 'all'

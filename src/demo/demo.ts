@@ -45,6 +45,12 @@ export async function ensureDemo(db: Db, config: Config, clock: Clock): Promise<
         now,
       });
     }
+    // Outside a chat window WhatsApp takes only approved templates: the demo has one that matches any text.
+    await tx.query(
+      `INSERT INTO templates (account_id, channel_type, template_type, pattern, sender_name, date_from, status, manager_comment, created_at, updated_at)
+       VALUES ($1, 'WHATSAPP', 'SERVICE', '%s', $2, $3, 'APPROVED', 'demo', $3, $3)`,
+      [account.id, DEMO_SENDER_NAME, now],
+    );
     await ledgerAppend(tx, {
       accountId: account.id,
       currency: config.currency,

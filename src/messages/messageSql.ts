@@ -16,6 +16,7 @@ export interface NewMessage {
   readonly price: string;
   readonly currency: string | null;
   readonly callbackTargetId: number | null;
+  readonly templateId: number | null;
 }
 
 /**
@@ -26,7 +27,7 @@ export async function messageInsertBatch(
   db: Queryable,
   batch: { accountId: number; trafficCenterId: number | null; now: Date; leaseUntil: Date; messages: readonly NewMessage[] },
 ): Promise<void> {
-  const rows = batch.messages.map(({ id, message: m, subscriber, plannedSendAt, deadlineAt, leased, price, currency, callbackTargetId }) => ({
+  const rows = batch.messages.map(({ id, message: m, subscriber, plannedSendAt, deadlineAt, leased, price, currency, callbackTargetId, templateId }) => ({
     id,
     ch: m.channelType,
     sn: m.senderName,
@@ -53,6 +54,7 @@ export async function messageInsertBatch(
     pr: price,
     cy: currency,
     tg_id: callbackTargetId,
+    tm: templateId,
   }));
   await db.query(
     `WITH inserted AS (
@@ -60,14 +62,14 @@ export async function messageInsertBatch(
        account_id, id, created_at, channel_type, traffic_center_id, sender_name, destination, country, region, brand,
        content, tags, use_local_time, local_send_time, local_completion_time, ttl, hours, days, short_url,
        callback_url, callback_events, external_message_id, total_parts, status, status_at, planned_send_at, due_at,
-       deadline_at, history, lease_expires_at, attempts, price, currency, callback_target_id)
+       deadline_at, history, lease_expires_at, attempts, price, currency, callback_target_id, template_id)
      SELECT $1, r.id, $2, r.ch, $3, r.sn, r.ds, r.co, r.rg, r.br, r.ct, r.tg, r.ul, r.ls, r.lc, r.tl, r.hr, r.dy,
        r.su, r.cu, r.ce, r.ex, r.tp, 'sending', $2, r.ps, CASE WHEN r.le THEN $6 ELSE coalesce(r.ps, $2) END, r.dl,
-       $5::jsonb, CASE WHEN r.le THEN $6::timestamptz END, CASE WHEN r.le THEN 1 ELSE 0 END, r.pr, r.cy, r.tg_id
+       $5::jsonb, CASE WHEN r.le THEN $6::timestamptz END, CASE WHEN r.le THEN 1 ELSE 0 END, r.pr, r.cy, r.tg_id, r.tm
      FROM json_to_recordset($4::json) AS r(
        id uuid, ch text, sn text, ds text, co text, rg text, br text, ct jsonb, tg text[], ul boolean, ls text,
        lc text, tl integer, hr smallint[], dy smallint[], su boolean, cu text, ce text[], ex text, tp integer,
-       ps timestamptz, dl timestamptz, le boolean, pr numeric, cy text, tg_id bigint)
+       ps timestamptz, dl timestamptz, le boolean, pr numeric, cy text, tg_id bigint, tm bigint)
      RETURNING account_id, id, channel_type, total_parts, price, currency, callback_target_id, callback_events
      ),
      price_events AS (

@@ -14,6 +14,7 @@ import { type Channel, enabledChannels } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';
 import { smsPartCount } from '../sms/parts.js';
 import { uuid7 } from '../util/uuid7.js';
+import { openWhatsappWindows } from '../inbound/inbound.js';
 import { messageInsertBatch, type NewMessage } from './messageSql.js';
 import { REGISTERED_SENDER_CHANNELS, validateMessage, type ValidMessage } from './validateMessage.js';
 
@@ -41,6 +42,7 @@ interface Candidate {
   readonly deadlineAt: Date;
   readonly links: readonly ShortLink[];
   readonly charge: { amount: Micros; currency: string } | null;
+  readonly templateId: number | null;
 }
 
 /**
@@ -57,12 +59,21 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
 
   const valid = await validateBatch(ctx, principal.accountId, body, now);
   await ctx.tariffs.refresh();
+  const matchTemplate = await ctx.templates.forAccount(principal.accountId);
+  const whatsapp = valid.filter((m) => m.channelType === 'WHATSAPP').map((m): [string, string] => [m.senderName, m.destination]);
+  const windows = await openWhatsappWindows(ctx.db, principal.accountId, whatsapp, now);
   const channels = enabledChannels(principal.accountChannels);
   const items: (SendItem | undefined)[] = new Array(valid.length);
   const candidates: Candidate[] = [];
   valid.forEach((original, index) => {
     if (!channels[original.channelType]) {
       items[index] = itemError(herald('channelNotEnabled', { channelType: original.channelType }));
+      return;
+    }
+    const templateId = matchTemplate(original.channelType, original.senderName, original.content, now) ?? null;
+    // WhatsApp chat rules (spec 2.2): outside the 24-hour window only content matching an approved template.
+    if (original.channelType === 'WHATSAPP' && templateId === null && !windows.has(`${original.senderName}\u0000${original.destination}`)) {
+      items[index] = itemError(herald('noActiveTemplate'));
       return;
     }
     const { message, links } = original.shortUrl ? shorten(original, ctx.config.shortUrlBase!) : { message: original, links: [] };
@@ -82,6 +93,7 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
       deadlineAt: plan.deadlineAt,
       links,
       charge: price ? { amount: toMicros(price.perPart) * BigInt(message.totalParts), currency: price.currency } : null,
+      templateId,
     });
   });
 
@@ -114,6 +126,7 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
         price: c.charge ? fromMicros(c.charge.amount) : '0',
         currency: c.charge?.currency ?? null,
         callbackTargetId: c.message.callbackUrl ? targets.get(c.message.callbackUrl)! : null,
+        templateId: c.templateId,
       });
       items[c.index] = { messageUuid: c.id, code: 201 };
     });

@@ -108,3 +108,9 @@ export async function senderNameActiveList(
     [accountId, channels, now],
   );
 }
+
+/** Soft-deletes an account's sender name; false when there is none. */
+export async function senderNameDelete(db: Queryable, accountId: number, id: number, now: Date): Promise<boolean> {
+  const rows = await db.query('UPDATE sender_names SET deleted_at = $3 WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id', [accountId, id, now]);
+  return rows.length > 0;
+}

@@ -9,15 +9,20 @@ import { senderNameActiveList, type SenderNameRow } from './senderNameSql.js';
 const SMS_SENDER_NAME = /^[A-Za-z0-9\-_.! ]{3,11}$/;
 export const SENDER_NAME_MAX_LENGTH = 100;
 
+/** Channels whose sender names are registered and moderated; others take any name (DESIGN section 6). */
+export const REGISTERED_NAME_CHANNELS: readonly Channel[] = ['SMS', 'WHATSAPP', 'VIBER'];
+
 /** Checks a sender name that is being registered for a channel; throws a 422 naming the problem. */
 export function checkSenderNameFormat(channel: Channel, name: unknown): string {
+  if (!REGISTERED_NAME_CHANNELS.includes(channel)) {
+    throw herald('invalidField', { field: 'channelType', value: `${showValue(channel)} (sender names are registered for ${REGISTERED_NAME_CHANNELS.join(', ')})` });
+  }
   if (typeof name !== 'string' || name.trim() === '' || name.length > SENDER_NAME_MAX_LENGTH) {
     throw herald('invalidField', { field: 'name', value: showValue(name) });
   }
   if (channel === 'SMS' && !SMS_SENDER_NAME.test(name)) {
     throw herald('invalidField', { field: 'name', value: `${showValue(name)} (SMS names are 3 to 11 Latin letters, digits and -_.! )` });
   }
-  if (channel === 'VOICECODE') throw herald('invalidField', { field: 'channelType', value: showValue(channel) });
   return name;
 }
 

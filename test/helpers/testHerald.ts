@@ -33,6 +33,11 @@ export interface TestHerald {
     senderNames?: readonly [Channel, string][];
     channels?: Partial<Record<Channel, boolean>>;
     balance?: number;
+    /**
+     * For each WHATSAPP sender name, an approved template matching any text (`%s`), so that WhatsApp messages go
+     * out without a chat window (default true).
+     */
+    openWhatsapp?: boolean;
   }): Promise<TestAccount>;
   close(): Promise<void>;
 }
@@ -97,6 +102,17 @@ export async function startTestHerald(
           startDate: new Date(clock.now().getTime() - 60_000).toISOString(),
         });
         if (made.status !== 201) throw new Error(`sender name not created: ${JSON.stringify(made.body)}`);
+      }
+      if (accountOptions.openWhatsapp !== false) {
+        for (const [channelType, name] of accountOptions.senderNames ?? []) {
+          if (channelType !== 'WHATSAPP') continue;
+          const template = await call(url, 'POST', '/api/v1/templates', {
+            token: created.body.tokens.system,
+            body: { channelType: 'WHATSAPP', templateType: 'SERVICE', pattern: '%s', senderName: name, dateFrom: new Date(clock.now().getTime() - 60_000).toISOString() },
+          });
+          if (template.status !== 201) throw new Error(`template not created: ${JSON.stringify(template.body)}`);
+          await t.admin('POST', `/admin/v1/templates/${template.body.id}/approve`, {});
+        }
       }
       if (accountOptions.balance) {
         await t.admin('POST', `/admin/v1/accounts/${id}/balance`, { currency: 'RUB', amount: accountOptions.balance });

@@ -95,6 +95,8 @@ export interface WhatsappInbound {
   readonly timestamp: Date;
   readonly text: string;
   readonly phoneNumberId: string | undefined;
+  /** The business number or name the subscriber wrote to (metadata.display_phone_number). */
+  readonly displayName: string | undefined;
 }
 
 /** Reads a Cloud API webhook: status changes as receipts (`sent` is not a final fact and is skipped), and inbound messages. */
@@ -130,6 +132,7 @@ export function parseWhatsappWebhook(connectorId: string, payload: unknown): { r
           timestamp: unixTime(message.timestamp),
           text,
           phoneNumberId: typeof metadata.phone_number_id === 'string' ? metadata.phone_number_id : undefined,
+          displayName: typeof metadata.display_phone_number === 'string' ? metadata.display_phone_number : undefined,
         });
       }
     }

@@ -1,0 +1,205 @@
+import { Type } from 'typebox';
+import { callbackUrlProblem, maskCallbackUrl } from '../callbacks/callbackUrl.js';
+import { herald } from '../errors/catalogue.js';
+import { principalOf, requireAdmin, requireToken } from '../http/auth.js';
+import { errorResponses, IdParam } from '../http/schemas.js';
+import type { Routes } from '../http/server.js';
+import { isoUtc } from '../util/time.js';
+import { inboundRuleDelete, inboundRuleGet, inboundRuleInsert, inboundRuleList, type InboundRuleRow, inboundRuleUpdate } from './inboundRuleSql.js';
+import {
+  trafficCenterDefault,
+  trafficCenterDelete,
+  trafficCenterGet,
+  trafficCenterInsert,
+  trafficCenterList,
+  type TrafficCenterRow,
+  trafficCenterUpdate,
+} from './trafficCenterSql.js';
+
+const Center = Type.Object({ id: Type.Integer(), name: Type.String(), isDefault: Type.Boolean(), createdAt: Type.String() });
+const Rule = Type.Object({
+  id: Type.Integer(),
+  trafficCenterId: Type.Integer(),
+  callbackUrl: Type.Union([Type.String(), Type.Null()]),
+  senderNames: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  channelType: Type.String(),
+  createdAt: Type.String(),
+});
+const RuleBody = Type.Object(
+  {
+    trafficCenterId: Type.Integer({ minimum: 1 }),
+    callbackUrl: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    senderNames: Type.Optional(Type.Union([Type.Array(Type.String({ minLength: 1 }), { maxItems: 100 }), Type.Null()])),
+    channelType: Type.Optional(Type.Literal('WHATSAPP')),
+  },
+  { additionalProperties: false },
+);
+
+const centerToApi = (row: TrafficCenterRow) => ({ id: row.id, name: row.name, isDefault: row.is_default, createdAt: isoUtc(row.created_at)! });
+const ruleToApi = (row: InboundRuleRow) => ({
+  id: row.id,
+  trafficCenterId: row.traffic_center_id,
+  callbackUrl: row.callback_url === null ? null : maskCallbackUrl(row.callback_url),
+  senderNames: row.sender_names,
+  channelType: row.channel_type,
+  createdAt: isoUtc(row.created_at)!,
+});
+
+/** Settings / Traffic Partitioning Centers and Settings / Inbounds of spec 6.5, with TOKEN_2. */
+export const inboundRoutes: Routes = (app, ctx) => {
+  const onRequest = requireToken(ctx.db, ['system']);
+  const security = [{ basicToken: [] }];
+
+  app.get(
+    '/api/v1/traffic-centers',
+    { onRequest, schema: { tags: ['Inbound'], summary: 'Traffic partitioning centers (one is the default)', security, response: { 200: Type.Object({ items: Type.Array(Center) }) } } },
+    async (request) => {
+      const { accountId } = principalOf(request);
+      await trafficCenterDefault(ctx.db, accountId, ctx.clock.now());
+      return { items: (await trafficCenterList(ctx.db, accountId)).map(centerToApi) };
+    },
+  );
+
+  app.post(
+    '/api/v1/traffic-centers',
+    {
+      onRequest,
+      schema: { tags: ['Inbound'], summary: 'Create a center', security, body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }), response: { 201: Center, ...errorResponses(401, 403, 422) } },
+    },
+    async (request, reply) => {
+      const { accountId } = principalOf(request);
+      await trafficCenterDefault(ctx.db, accountId, ctx.clock.now());
+      return reply.status(201).send(centerToApi(await trafficCenterInsert(ctx.db, accountId, request.body.name, ctx.clock.now())));
+    },
+  );
+
+  app.get(
+    '/api/v1/traffic-centers/:id',
+    { onRequest, schema: { tags: ['Inbound'], summary: 'One center', security, params: IdParam, response: { 200: Center, ...errorResponses(404) } } },
+    async (request) => {
+      const row = await trafficCenterGet(ctx.db, principalOf(request).accountId, request.params.id);
+      if (!row) throw herald('notFound', { what: `Traffic center ${request.params.id}` });
+      return centerToApi(row);
+    },
+  );
+
+  app.patch(
+    '/api/v1/traffic-centers/:id',
+    {
+      onRequest,
+      schema: {
+        tags: ['Inbound'],
+        summary: 'Rename a center, or make it the default',
+        security,
+        params: IdParam,
+        body: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), isDefault: Type.Optional(Type.Literal(true)) }, { additionalProperties: false }),
+        response: { 200: Center, ...errorResponses(404, 422) },
+      },
+    },
+    async (request) => {
+      const row = await ctx.db.transaction((tx) => trafficCenterUpdate(tx, principalOf(request).accountId, request.params.id, request.body, ctx.clock.now()));
+      if (!row) throw herald('notFound', { what: `Traffic center ${request.params.id}` });
+      return centerToApi(row);
+    },
+  );
+
+  app.delete(
+    '/api/v1/traffic-centers/:id',
+    { onRequest, schema: { tags: ['Inbound'], summary: 'Delete a center that is not the default and has no rules', security, params: IdParam, response: { 204: Type.Null(), ...errorResponses(404, 409) } } },
+    async (request, reply) => {
+      const result = await trafficCenterDelete(ctx.db, principalOf(request).accountId, request.params.id);
+      if (result === 'missing') throw herald('notFound', { what: `Traffic center ${request.params.id}` });
+      if (result === 'default') throw herald('conflict', { reason: 'The default center cannot be deleted; make another the default first' });
+      if (result === 'in-use') throw herald('conflict', { reason: 'Inbound rules use this center; change or delete them first' });
+      return reply.status(204).send(null);
+    },
+  );
+
+  const checkRule = async (accountId: number, body: { trafficCenterId: number; callbackUrl?: string | null | undefined; senderNames?: string[] | null | undefined; channelType?: string | undefined }) => {
+    if (!(await trafficCenterGet(ctx.db, accountId, body.trafficCenterId))) {
+      throw herald('invalidField', { field: 'trafficCenterId', value: `${body.trafficCenterId} (no such center)` });
+    }
+    if (body.callbackUrl) {
+      const problem = callbackUrlProblem(body.callbackUrl, ctx.config.callbackAllowPrivate);
+      if (problem) throw herald('invalidCallbackUrl', { reason: `${problem}: ${maskCallbackUrl(body.callbackUrl)}` });
+    }
+    return {
+      trafficCenterId: body.trafficCenterId,
+      callbackUrl: body.callbackUrl ?? null,
+      senderNames: body.senderNames && body.senderNames.length > 0 ? [...new Set(body.senderNames)] : null,
+      channelType: body.channelType ?? 'WHATSAPP',
+    };
+  };
+
+  app.get(
+    '/api/v1/inbound-rules',
+    { onRequest, schema: { tags: ['Inbound'], summary: 'Inbound rules', security, response: { 200: Type.Object({ items: Type.Array(Rule) }) } } },
+    async (request) => ({ items: (await inboundRuleList(ctx.db, principalOf(request).accountId)).map(ruleToApi) }),
+  );
+
+  app.post(
+    '/api/v1/inbound-rules',
+    { onRequest, schema: { tags: ['Inbound'], summary: 'Add a rule: center, callback URL, optional sender names', security, body: RuleBody, response: { 201: Rule, ...errorResponses(401, 403, 422) } } },
+    async (request, reply) => {
+      const { accountId } = principalOf(request);
+      const fields = await checkRule(accountId, request.body);
+      return reply.status(201).send(ruleToApi(await inboundRuleInsert(ctx.db, accountId, fields, ctx.clock.now())));
+    },
+  );
+
+  app.get(
+    '/api/v1/inbound-rules/:id',
+    { onRequest, schema: { tags: ['Inbound'], summary: 'One rule', security, params: IdParam, response: { 200: Rule, ...errorResponses(404) } } },
+    async (request) => {
+      const row = await inboundRuleGet(ctx.db, principalOf(request).accountId, request.params.id);
+      if (!row) throw herald('notFound', { what: `Inbound rule ${request.params.id}` });
+      return ruleToApi(row);
+    },
+  );
+
+  app.put(
+    '/api/v1/inbound-rules/:id',
+    { onRequest, schema: { tags: ['Inbound'], summary: 'Replace a rule', security, params: IdParam, body: RuleBody, response: { 200: Rule, ...errorResponses(404, 422) } } },
+    async (request) => {
+      const { accountId } = principalOf(request);
+      const row = await inboundRuleUpdate(ctx.db, accountId, request.params.id, await checkRule(accountId, request.body), ctx.clock.now());
+      if (!row) throw herald('notFound', { what: `Inbound rule ${request.params.id}` });
+      return ruleToApi(row);
+    },
+  );
+
+  app.delete(
+    '/api/v1/inbound-rules/:id',
+    { onRequest, schema: { tags: ['Inbound'], summary: 'Delete a rule', security, params: IdParam, response: { 204: Type.Null(), ...errorResponses(404) } } },
+    async (request, reply) => {
+      if (!(await inboundRuleDelete(ctx.db, principalOf(request).accountId, request.params.id))) throw herald('notFound', { what: `Inbound rule ${request.params.id}` });
+      return reply.status(204).send(null);
+    },
+  );
+};
+
+/** Inbound messages no account claimed, for the operator. */
+export const adminInboundRoutes: Routes = (app, ctx) => {
+  app.get(
+    '/admin/v1/inbounds/unrouted',
+    {
+      onRequest: requireAdmin(ctx.adminToken),
+      schema: {
+        tags: ['Operator: inbound'],
+        summary: 'Inbound messages whose sender name no account has (kept, never dropped)',
+        security: [{ adminToken: [] }],
+        response: {
+          200: Type.Object({
+            items: Type.Array(Type.Object({ id: Type.Integer(), connectorId: Type.String(), senderName: Type.Union([Type.String(), Type.Null()]), from: Type.String(), text: Type.String(), receivedAt: Type.String() })),
+          }),
+        },
+      },
+    },
+    async () => {
+      const rows = await ctx.db.query<{ id: number; connector_id: string; sender_name: string | null; subscriber: string; text: string; received_at: Date }>(
+        'SELECT id, connector_id, sender_name, subscriber, text, received_at FROM unrouted_inbounds ORDER BY id DESC LIMIT 1000',
+      );
+      return { items: rows.map((r) => ({ id: r.id, connectorId: r.connector_id, senderName: r.sender_name, from: r.subscriber, text: r.text, receivedAt: isoUtc(r.received_at)! })) };
+    },
+  );
+};

@@ -1,0 +1,222 @@
+import { Type } from 'typebox';
+import { herald, HeraldError, showValue } from '../errors/catalogue.js';
+import { principalOf, requireAdmin, requireToken } from '../http/auth.js';
+import { ChannelType, errorResponses, IdParam, PageQuery, paginated } from '../http/schemas.js';
+import type { Routes } from '../http/server.js';
+import { validateWhatsappContent } from '../messages/whatsappContent.js';
+import { senderNameList } from '../senderNames/senderNameSql.js';
+import type { Channel } from '../shared/channels.js';
+import { effectiveStatus, TEMPLATE_TYPES, templateToApi } from './templates.js';
+import {
+  TEMPLATE_STATUSES,
+  templateDecide,
+  templateDelete,
+  type TemplateFields,
+  templateGet,
+  templateInsert,
+  templateList,
+  type TemplateRow,
+  templateUpdate,
+} from './templateSql.js';
+
+const DateTime = Type.String({ format: 'date-time' });
+const Template = Type.Object({
+  id: Type.Integer(),
+  channelType: Type.String(),
+  templateType: Type.String(),
+  pattern: Type.String(),
+  senderName: Type.String(),
+  dateFrom: Type.String(),
+  dateTo: Type.Union([Type.String(), Type.Null()]),
+  status: Type.Enum(['INTERNAL_REVIEW', 'APPROVED', 'REJECTED', 'CLOSED']),
+  managerComment: Type.Union([Type.String(), Type.Null()]),
+  content: Type.Unknown(),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+});
+const TemplateBody = Type.Object(
+  {
+    channelType: ChannelType,
+    templateType: Type.Enum(TEMPLATE_TYPES),
+    pattern: Type.String({ minLength: 1, maxLength: 2000, description: 'Text with %w (a word), %d (digits), %s (any text)' }),
+    senderName: Type.String({ minLength: 1 }),
+    dateFrom: Type.Optional(DateTime),
+    dateTo: Type.Optional(Type.Union([DateTime, Type.Null()])),
+    content: Type.Optional(Type.Unknown({ description: 'WHATSAPP: the content object of the template message' })),
+  },
+  { additionalProperties: false },
+);
+type TemplateInput = {
+  channelType: Channel;
+  templateType: string;
+  pattern: string;
+  senderName: string;
+  dateFrom?: string | undefined;
+  dateTo?: string | null | undefined;
+  content?: unknown;
+};
+
+/**
+ * Templates (TOKEN_2, DESIGN section 6): created in INTERNAL_REVIEW, APPROVED or REJECTED by the operator, CLOSED
+ * after dateTo. What may change: everything while in review; everything of a rejected template (it goes back to
+ * review); only dateTo of an approved one; nothing of a closed one.
+ */
+export const templateRoutes: Routes = (app, ctx) => {
+  const onRequest = requireToken(ctx.db, ['system']);
+  const security = [{ basicToken: [] }];
+  const tags = ['Templates'];
+
+  const fieldsOf = async (accountId: number, input: TemplateInput, now: Date): Promise<TemplateFields> => {
+    const dateFrom = input.dateFrom ? new Date(input.dateFrom) : now;
+    const dateTo = input.dateTo ? new Date(input.dateTo) : null;
+    if (dateTo && dateTo <= dateFrom) throw herald('invalidField', { field: 'dateTo', value: `${showValue(input.dateTo)} (must be after dateFrom)` });
+    const names = await senderNameList(ctx.db, { accountId, channelType: input.channelType }, 1000, 0);
+    if (input.channelType !== 'VK' && !names.rows.some((n) => n.name === input.senderName)) {
+      throw herald('invalidField', { field: 'senderName', value: `${showValue(input.senderName)} (not a sender name of the account for ${input.channelType})` });
+    }
+    if (input.content !== undefined && input.content !== null) {
+      if (input.channelType !== 'WHATSAPP') throw herald('fieldNotAccepted', { field: 'content' });
+      try {
+        validateWhatsappContent(input.content);
+      } catch (error) {
+        if (error instanceof HeraldError) throw herald('invalidField', { field: 'content', value: error.message });
+        throw error;
+      }
+    }
+    return { channelType: input.channelType, templateType: input.templateType, pattern: input.pattern, senderName: input.senderName, dateFrom, dateTo, content: input.content ?? null };
+  };
+  const mine = async (accountId: number, id: number): Promise<TemplateRow> => {
+    const row = await templateGet(ctx.db, id);
+    if (!row || row.account_id !== accountId) throw herald('notFound', { what: `Template ${id}` });
+    return row;
+  };
+
+  app.post(
+    '/api/v1/templates',
+    { onRequest, schema: { tags, summary: 'Create a template; it is reviewed by the operator', security, body: TemplateBody, response: { 201: Template, ...errorResponses(401, 403, 422) } } },
+    async (request, reply) => {
+      const { accountId } = principalOf(request);
+      const now = ctx.clock.now();
+      const row = await templateInsert(ctx.db, accountId, await fieldsOf(accountId, request.body, now), now);
+      return reply.status(201).send(templateToApi(row, now));
+    },
+  );
+
+  app.get(
+    '/api/v1/templates',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: "The account's templates",
+        security,
+        querystring: Type.Intersect([PageQuery, Type.Object({ status: Type.Optional(Type.Enum(TEMPLATE_STATUSES)), channelType: Type.Optional(ChannelType) })]),
+        response: { 200: paginated(Template) },
+      },
+    },
+    async (request) => {
+      const page = request.query.page ?? 1;
+      const perPage = request.query.per_page ?? 100;
+      const { rows, total } = await templateList(ctx.db, { accountId: principalOf(request).accountId, status: request.query.status, channelType: request.query.channelType }, perPage, (page - 1) * perPage);
+      const now = ctx.clock.now();
+      return { items: rows.map((r) => templateToApi(r, now)), page, per_page: perPage, total };
+    },
+  );
+
+  app.get(
+    '/api/v1/templates/:id',
+    { onRequest, schema: { tags, summary: 'One template', security, params: IdParam, response: { 200: Template, ...errorResponses(401, 403, 404) } } },
+    async (request) => templateToApi(await mine(principalOf(request).accountId, request.params.id), ctx.clock.now()),
+  );
+
+  app.put(
+    '/api/v1/templates/:id',
+    {
+      onRequest,
+      schema: { tags, summary: 'Change a template (see the rules per status)', security, params: IdParam, body: TemplateBody, response: { 200: Template, ...errorResponses(401, 403, 404, 409, 422) } },
+    },
+    async (request) => {
+      const { accountId } = principalOf(request);
+      const now = ctx.clock.now();
+      const row = await mine(accountId, request.params.id);
+      const status = effectiveStatus(row, now);
+      const fields = await fieldsOf(accountId, request.body, now);
+      if (status === 'CLOSED') throw herald('conflict', { reason: 'Template is closed: it can no longer change' });
+      if (status === 'APPROVED') {
+        const same = fields.channelType === row.channel_type && fields.templateType === row.template_type && fields.pattern === row.pattern &&
+          fields.senderName === row.sender_name && fields.dateFrom.getTime() === row.date_from.getTime() &&
+          JSON.stringify(fields.content ?? null) === JSON.stringify(row.content ?? null);
+        if (!same) throw herald('conflict', { reason: 'Template is approved: only dateTo may change; create a new template for other changes' });
+      }
+      const updated = await templateUpdate(ctx.db, row.id, fields, status === 'APPROVED' ? 'APPROVED' : 'INTERNAL_REVIEW', now);
+      ctx.templates.invalidate(accountId);
+      return templateToApi(updated, now);
+    },
+  );
+
+  app.delete(
+    '/api/v1/templates/:id',
+    { onRequest, schema: { tags, summary: 'Delete a template', security, params: IdParam, response: { 204: Type.Null(), ...errorResponses(401, 403, 404) } } },
+    async (request, reply) => {
+      const { accountId } = principalOf(request);
+      if (!(await templateDelete(ctx.db, accountId, request.params.id, ctx.clock.now()))) throw herald('notFound', { what: `Template ${request.params.id}` });
+      ctx.templates.invalidate(accountId);
+      return reply.status(204).send(null);
+    },
+  );
+};
+
+/** The operator's moderation of templates. */
+export const adminTemplateRoutes: Routes = (app, ctx) => {
+  const onRequest = requireAdmin(ctx.adminToken);
+  const security = [{ adminToken: [] }];
+  const tags = ['Operator: templates'];
+
+  app.get(
+    '/admin/v1/templates',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'Templates of all accounts; status=INTERNAL_REVIEW is the moderation queue',
+        security,
+        querystring: Type.Intersect([PageQuery, Type.Object({ status: Type.Optional(Type.Enum(TEMPLATE_STATUSES)), accountId: Type.Optional(Type.Integer({ minimum: 1 })) })]),
+        response: { 200: paginated(Type.Intersect([Template, Type.Object({ accountId: Type.Integer() })])) },
+      },
+    },
+    async (request) => {
+      const page = request.query.page ?? 1;
+      const perPage = request.query.per_page ?? 100;
+      const { rows, total } = await templateList(ctx.db, { accountId: request.query.accountId, status: request.query.status }, perPage, (page - 1) * perPage);
+      const now = ctx.clock.now();
+      return { items: rows.map((r) => ({ ...templateToApi(r, now), accountId: r.account_id })), page, per_page: perPage, total };
+    },
+  );
+
+  for (const decision of ['approve', 'reject'] as const) {
+    app.post(
+      `/admin/v1/templates/:id/${decision}`,
+      {
+        onRequest,
+        schema: {
+          tags,
+          summary: decision === 'approve' ? 'Approve a template' : 'Reject a template with a comment',
+          security,
+          params: IdParam,
+          body: decision === 'approve'
+            ? Type.Optional(Type.Object({}, { additionalProperties: false }))
+            : Type.Object({ comment: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false }),
+          response: { 200: Template, ...errorResponses(401, 404, 422) },
+        },
+      },
+      async (request) => {
+        const now = ctx.clock.now();
+        const comment = (request.body as { comment?: string } | undefined)?.comment;
+        const row = await templateDecide(ctx.db, request.params.id, decision === 'approve' ? { status: 'APPROVED' } : { status: 'REJECTED', comment: comment! }, now);
+        if (!row) throw herald('notFound', { what: `Template ${request.params.id}` });
+        ctx.templates.invalidate(row.account_id);
+        return templateToApi(row, now);
+      },
+    );
+  }
+};
