@@ -35,6 +35,7 @@ import { CallbackTargets } from './callbacks/callbackTargets.js';
 import { Tariffs } from './money/tariffs.js';
 import { TemplateMatcher } from './templates/templates.js';
 import { receiveInbound } from './inbound/inbound.js';
+import { statisticsRoutes } from './statistics/statisticsRoutes.js';
 import { adminInboundRoutes, inboundRoutes } from './inbound/inboundRoutes.js';
 import { adminTemplateRoutes, templateRoutes } from './templates/templateRoutes.js';
 import { senderNameRoutes } from './senderNames/senderNameRoutes.js';
@@ -52,6 +53,7 @@ export const ROUTES: readonly Routes[] = [
   senderNameRoutes,
   templateRoutes,
   inboundRoutes,
+  statisticsRoutes,
   adminSenderNameRoutes,
   adminTemplateRoutes,
   adminInboundRoutes,

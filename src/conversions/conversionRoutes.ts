@@ -6,6 +6,7 @@ import { errorResponses } from '../http/schemas.js';
 import type { HeraldApp, Routes } from '../http/server.js';
 import { idempotencyKeyOf, idempotentReplay, runIdempotent } from '../idempotency/idempotency.js';
 import { isPlainObject } from '../shared/text.js';
+import { dirtyDaysCte } from '../statistics/dirtyDaysSql.js';
 import { UUID_PATTERN } from '../util/uuid7.js';
 
 export const CONVERSION_RESULTS = ['NUMBER_VERIFIED', 'WRONG_CODE'] as const;
@@ -54,8 +55,14 @@ export async function recordConversions(ctx: AppContext, accountId: number, body
     });
     if (records.length > 0) {
       await tx.query(
-        `INSERT INTO flashcall_conversions (account_id, message_id, result, code, created_at)
-         SELECT $1, m, r, c, $5 FROM unnest($2::uuid[], $3::text[], $4::text[]) AS x(m, r, c)`,
+        `WITH recorded AS (
+           INSERT INTO flashcall_conversions (account_id, message_id, result, code, created_at)
+           SELECT $1, m, r, c, $5 FROM unnest($2::uuid[], $3::text[], $4::text[]) AS x(m, r, c)
+           RETURNING account_id, message_id
+         ),
+         converted AS (SELECT m.account_id, m.created_at FROM recorded JOIN messages m ON m.account_id = recorded.account_id AND m.id = recorded.message_id),
+         ${dirtyDaysCte('converted')}
+         SELECT 1`,
         [accountId, records.map((r) => r.id), records.map((r) => r.result), records.map((r) => r.code), now],
       );
     }

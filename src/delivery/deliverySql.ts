@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/db.js';
 import { ledgerCreditCte } from '../accounts/ledgerSql.js';
 import { insertEventsCte, priceExtra, statusEventsCte, wantsEvent } from '../callbacks/eventSql.js';
+import { dirtyDaysCte } from '../statistics/dirtyDaysSql.js';
 import type { Channel } from '../shared/channels.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/sendWindow.js';
 import { READ_TRACKED, type Status } from './statuses.js';
@@ -128,9 +129,10 @@ export async function messageApplyTransitions(
          history = m.history || r.h
      FROM r
      WHERE m.account_id = r.a AND m.id = r.id AND m.status = ANY(r.fr)
-     RETURNING m.account_id, m.id, m.channel_type, m.callback_target_id, m.callback_events, r.h
+     RETURNING m.account_id, m.id, m.created_at, m.channel_type, m.callback_target_id, m.callback_events, r.h
      ),
-     ${statusEventsCte('moved')}
+     ${statusEventsCte('moved')},
+     ${dirtyDaysCte('moved')}
      SELECT r.id FROM r WHERE NOT EXISTS (SELECT 1 FROM moved WHERE moved.id = r.id)`,
     [JSON.stringify(rows), JSON.stringify(parts), READ_TRACKED_LIST, DEFAULT_TTL],
   );
@@ -184,10 +186,11 @@ export async function messageExpireDue(
            history = m.history || jsonb_build_array(jsonb_build_object('status', due.st, 'at', $1::timestamptz, 'errorCode', due.ec))
        FROM due
        WHERE m.account_id = due.account_id AND m.id = due.id
-       RETURNING m.account_id, m.id, m.status, m.channel_type, m.callback_target_id, m.callback_events,
+       RETURNING m.account_id, m.id, m.created_at, m.status, m.channel_type, m.callback_target_id, m.callback_events,
          jsonb_build_array(jsonb_build_object('status', due.st, 'at', $1::timestamptz, 'errorCode', due.ec)) AS h
      ),
-     ${statusEventsCte('moved')}
+     ${statusEventsCte('moved')},
+     ${dirtyDaysCte('moved')}
      SELECT account_id, id, status FROM moved`,
     [now, limit, errors.noReceipt, errors.notRead],
   );

@@ -3,6 +3,7 @@ import type { Db } from '../db/db.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../idempotency/idempotency.js';
 import { idempotencyPurge } from '../idempotency/idempotencySql.js';
 import type { Clock } from '../util/clock.js';
+import { rollUpStatistics } from '../statistics/rollup.js';
 import { messageExpireDue } from './deliverySql.js';
 import { orphanReceiptsTakeMatched } from './receiptSql.js';
 import { applyReceipts } from './receipts.js';
@@ -53,7 +54,10 @@ export class Maintenance {
     this.ticks++;
     const expired = await this.expireDue();
     if (this.ticks % 5 === 1) await this.matchOrphanReceipts();
-    if (this.ticks % 60 === 1) await this.purgeIdempotencyKeys();
+    if (this.ticks % 60 === 1) {
+      await this.purgeIdempotencyKeys();
+      await rollUpStatistics(this.deps.db, this.deps.clock.now());
+    }
     return expired;
   }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { insertEventsCte, wantsEvent } from '../callbacks/eventSql.js';
+import { dirtyDaysCte } from '../statistics/dirtyDaysSql.js';
 import type { Queryable } from '../db/db.js';
 
 /** http(s) links in a text; trailing punctuation belongs to the sentence, not to the link. */
@@ -74,7 +75,9 @@ export async function shortLinkClick(db: Queryable, code: string, shortUrl: stri
        FROM link JOIN messages m ON m.account_id = link.account_id AND m.id = link.message_id
        WHERE ${wantsEvent('m', "'click'")}
      ),
-     ${insertEventsCte('click_events', '')}
+     ${insertEventsCte('click_events', '')},
+     clicked AS (SELECT m.account_id, m.created_at FROM link JOIN messages m ON m.account_id = link.account_id AND m.id = link.message_id),
+     ${dirtyDaysCte('clicked')}
      SELECT account_id, message_id, url FROM link`,
     [code, now, shortUrl],
   );

@@ -135,7 +135,8 @@ export const lookupRoutes: Routes = (app, ctx) => {
     async (request) => {
       const { uuids } = request.body;
       const valid = [...new Set(uuids.filter((u) => UUID_PATTERN.test(u)).map((u) => u.toLowerCase()))];
-      const found = valid.length === 0 ? [] : await messageStop(ctx.db, principalOf(request).accountId, valid, ctx.clock.now(), DELIVERY_ERRORS.stopped);
+      const accountId = principalOf(request).accountId;
+      const found = valid.length === 0 ? [] : await ctx.db.transaction((tx) => messageStop(tx, accountId, valid, ctx.clock.now(), DELIVERY_ERRORS.stopped));
       const byId = new Map(found.map((row) => [row.id, row]));
       const items = uuids.map((messageUuid) => {
         const row = byId.get(messageUuid.toLowerCase());

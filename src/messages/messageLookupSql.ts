@@ -1,4 +1,6 @@
 import type { Queryable } from '../db/db.js';
+import { messageApplyTransitions } from '../delivery/deliverySql.js';
+import { statusTransition } from '../delivery/transitions.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
 
 export async function messageGet(db: Queryable, accountId: number, id: string): Promise<MessageRow | undefined> {
@@ -58,32 +60,27 @@ export async function messageListCount(db: Queryable, accountId: number, filter:
 }
 
 /**
- * Stops messages of an account (POST /api/v1/message/stop): those still waiting in the queue become unsent;
- * returns each found message's status before, whether it was being handed to a carrier (leased), and whether
- * it was stopped.
+ * Stops messages of an account (POST /api/v1/message/stop): those still waiting in the queue become unsent, with
+ * their callback event and refund, like any unsent message. Returns each found message's status before, whether it
+ * was being handed to a carrier (leased), and whether it was stopped. Call in a transaction: the rows are locked
+ * while they are looked at, so that no worker claims one in between.
  */
 export async function messageStop(
-  db: Queryable,
+  tx: Queryable,
   accountId: number,
   ids: readonly string[],
   now: Date,
   errorCode: number,
 ): Promise<{ id: string; status: string; leased: boolean; stopped: boolean }[]> {
-  return db.query(
-    `WITH current AS (
-       SELECT id, status, (lease_expires_at IS NOT NULL AND lease_expires_at > $3) AS leased
-       FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[])
-       FOR UPDATE
-     ),
-     stopped AS (
-       UPDATE messages m
-       SET status = 'unsent', status_at = $3, error_code = $4, due_at = NULL,
-           history = m.history || jsonb_build_array(jsonb_build_object('status', 'unsent', 'at', $3::timestamptz, 'errorCode', $4::int, 'detail', 'stopped by the client'))
-       FROM current c
-       WHERE m.account_id = $1 AND m.id = c.id AND c.status = 'sending' AND NOT c.leased
-       RETURNING m.id
-     )
-     SELECT c.id, c.status, c.leased, (s.id IS NOT NULL) AS stopped FROM current c LEFT JOIN stopped s ON s.id = c.id`,
-    [accountId, ids, now, errorCode],
+  const current = await tx.query<{ id: string; status: string; leased: boolean }>(
+    `SELECT id, status, (lease_expires_at IS NOT NULL AND lease_expires_at > $3) AS leased
+     FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[]) FOR UPDATE`,
+    [accountId, ids, now],
   );
+  const stoppable = current.filter((c) => c.status === 'sending' && !c.leased);
+  const unmoved = await messageApplyTransitions(
+    tx,
+    stoppable.map((c) => statusTransition({ accountId, id: c.id, status: 'unsent', at: now, errorCode, detail: 'stopped by the client' })),
+  );
+  return current.map((c) => ({ ...c, stopped: stoppable.includes(c) && !unmoved.has(c.id) }));
 }

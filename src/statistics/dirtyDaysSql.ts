@@ -1,0 +1,13 @@
+/**
+ * A CTE that marks the (account, day) of changed messages as dirty when that day has already been rolled up,
+ * so that statistics count it live until the rollup is redone. `source` needs account_id and created_at.
+ */
+export function dirtyDaysCte(source: string, name = 'dirty_days'): string {
+  return `${name} AS (
+       INSERT INTO stats_dirty_days (account_id, day)
+       SELECT DISTINCT s.account_id, (s.created_at AT TIME ZONE 'UTC')::date
+       FROM ${source} s, stats_rollup_state r
+       WHERE (s.created_at AT TIME ZONE 'UTC')::date <= r.rolled_until
+       ON CONFLICT DO NOTHING
+     )`;
+}

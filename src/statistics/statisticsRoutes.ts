@@ -1,0 +1,72 @@
+import { Type } from 'typebox';
+import { herald, showValue } from '../errors/catalogue.js';
+import { principalOf, requireToken } from '../http/auth.js';
+import { ChannelType, errorResponses } from '../http/schemas.js';
+import type { Routes } from '../http/server.js';
+import { statistics } from './statistics.js';
+import { GROUP_BY } from './statisticsSql.js';
+
+const MAX_RANGE_DAYS = 400;
+const Group = Type.Object({
+  key: Type.String(),
+  messages: Type.Integer(),
+  parts: Type.Integer(),
+  statuses: Type.Record(Type.String(), Type.Integer()),
+  price: Type.Record(Type.String(), Type.Number()),
+  clicks: Type.Integer(),
+  conversions: Type.Integer(),
+});
+
+/** GET /api/v1/statistics with TOKEN_2. */
+export const statisticsRoutes: Routes = (app, ctx) => {
+  app.get(
+    '/api/v1/statistics',
+    {
+      onRequest: requireToken(ctx.db, ['system']),
+      schema: {
+        tags: ['Statistics'],
+        summary: 'Outbound messages created in [from, to), grouped: counts per status, parts, prices per currency, clicks, conversions',
+        description: 'from and to: YYYY-MM-DD (UTC midnight) or ISO 8601; default the last 30 days. Days are UTC days.',
+        security: [{ basicToken: [] }],
+        querystring: Type.Object({
+          from: Type.Optional(Type.String()),
+          to: Type.Optional(Type.String()),
+          groupBy: Type.Optional(Type.Enum(GROUP_BY, { default: 'day' })),
+          channelType: Type.Optional(ChannelType),
+          senderName: Type.Optional(Type.String()),
+          status: Type.Optional(Type.String()),
+          tag: Type.Optional(Type.String()),
+        }),
+        response: {
+          200: Type.Object({ from: Type.String(), to: Type.String(), groupBy: Type.String(), items: Type.Array(Group), total: Group }),
+          ...errorResponses(401, 403, 422),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const now = ctx.clock.now();
+      const to = q.to === undefined ? now : parseTime(q.to, 'to');
+      const from = q.from === undefined ? new Date(to.getTime() - 30 * 86_400_000) : parseTime(q.from, 'from');
+      if (from >= to) throw herald('invalidField', { field: 'from', value: `${showValue(q.from)} (must be before to)` });
+      if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * 86_400_000) {
+        throw herald('invalidField', { field: 'to', value: `${showValue(q.to)} (at most ${MAX_RANGE_DAYS} days after from)` });
+      }
+      const groupBy = q.groupBy ?? 'day';
+      const result = await statistics(ctx.db, principalOf(request).accountId, from, to, groupBy, {
+        channelType: q.channelType ?? null,
+        senderName: q.senderName ?? null,
+        status: q.status ?? null,
+        tag: q.tag ?? null,
+      });
+      return { from: from.toISOString(), to: to.toISOString(), groupBy, ...result };
+    },
+  );
+};
+
+function parseTime(value: string, field: string): Date {
+  const text = /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value;
+  const ms = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : NaN;
+  if (Number.isNaN(ms)) throw herald('invalidField', { field, value: showValue(value) });
+  return new Date(ms);
+}

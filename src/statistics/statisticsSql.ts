@@ -1,0 +1,121 @@
+import type { Queryable } from '../db/db.js';
+
+/** A group's figures, one row per group key and status and currency. */
+export interface StatsRow {
+  key: string;
+  status: string;
+  currency: string;
+  messages: number;
+  parts: number;
+  price: string;
+  clicks: number;
+  conversions: number;
+}
+
+export const GROUP_BY = ['day', 'channelType', 'senderName', 'status', 'tag'] as const;
+export type GroupBy = (typeof GROUP_BY)[number];
+
+export interface StatsFilter {
+  readonly channelType: string | null;
+  readonly senderName: string | null;
+  readonly status: string | null;
+  readonly tag: string | null;
+}
+
+/** Key expressions over a relation `s` with the rollup's columns (day, channel_type, sender_name, status, tag). */
+const KEY: Readonly<Record<GroupBy, string>> = {
+  day: "to_char(s.day, 'YYYY-MM-DD')",
+  channelType: 's.channel_type',
+  senderName: 's.sender_name',
+  status: 's.status',
+  tag: 's.tag',
+};
+
+const FILTER = `($2::text IS NULL OR s.channel_type = $2) AND ($3::text IS NULL OR s.sender_name = $3)
+  AND ($4::text IS NULL OR s.status = $4) AND s.tag = coalesce($5::text, $6::text)`;
+
+/**
+ * The per-message figures of an account's outbound messages whose ids fall in the given ranges, as the rollup's
+ * rows: by day (UTC), channel, sender name, status, currency, and tag ('' = the message itself; with `withTags`,
+ * one more row per tag it carries). Clicks and conversions are summed per message from their own tables, limited
+ * to the same id ranges.
+ */
+function perMessageSql(ranges: (column: string) => string, withTags: boolean): string {
+  return `SELECT (m.created_at AT TIME ZONE 'UTC')::date AS day, m.channel_type, m.sender_name, m.status,
+       coalesce(m.currency, '') AS currency, ${withTags ? 't.tag' : "''::text AS tag"}, 1 AS messages, m.total_parts AS parts,
+       CASE WHEN m.price_refunded THEN 0 ELSE m.price END AS price,
+       coalesce(l.clicks, 0) AS clicks, coalesce(c.conversions, 0) AS conversions
+     FROM messages m
+     LEFT JOIN (
+       SELECT message_id, sum(clicks) AS clicks FROM short_links
+       WHERE account_id = $1 AND (${ranges('message_id')}) GROUP BY message_id
+     ) l ON l.message_id = m.id
+     LEFT JOIN (
+       SELECT message_id, count(*) AS conversions FROM flashcall_conversions
+       WHERE account_id = $1 AND (${ranges('message_id')}) GROUP BY message_id
+     ) c ON c.message_id = m.id
+     ${withTags ? "CROSS JOIN LATERAL (SELECT '' AS tag UNION ALL SELECT unnest(m.tags)) t" : ''}
+     WHERE m.account_id = $1 AND m.direction = 'outbound' AND (${ranges('m.id')})`;
+}
+
+/** Rolls one account's day up again: its rows are replaced by a fresh aggregation. */
+export async function statsRollUpDay(db: Queryable, accountId: number, day: string, low: string, high: string): Promise<void> {
+  await db.query('DELETE FROM stats_daily WHERE account_id = $1 AND day = $2', [accountId, day]);
+  await db.query(
+    `INSERT INTO stats_daily (account_id, day, channel_type, sender_name, status, currency, tag, messages, parts, price, clicks, conversions)
+     SELECT $1, day, channel_type, sender_name, status, currency, tag, count(*), sum(parts), sum(price), sum(clicks), sum(conversions)
+     FROM (${perMessageSql((column) => `${column} BETWEEN $2::uuid AND $3::uuid`, true)}) s
+     GROUP BY day, channel_type, sender_name, status, currency, tag`,
+    [accountId, low, high],
+  );
+}
+
+/** Figures from the rollup, for whole days in [fromDay, toDay) that are rolled up and not dirty. */
+export async function statsFromRollup(
+  db: Queryable,
+  accountId: number,
+  groupBy: GroupBy,
+  filter: StatsFilter,
+  days: readonly string[],
+): Promise<StatsRow[]> {
+  if (days.length === 0) return [];
+  return db.query<StatsRow>(
+    `SELECT ${KEY[groupBy]} AS key, s.status, s.currency, sum(s.messages)::bigint AS messages, sum(s.parts)::bigint AS parts,
+       sum(s.price)::text AS price, sum(s.clicks)::bigint AS clicks, sum(s.conversions)::bigint AS conversions
+     FROM stats_daily s
+     WHERE s.account_id = $1 AND s.day = ANY($7::date[]) AND ${FILTER}
+     GROUP BY 1, 2, 3`,
+    [accountId, filter.channelType, filter.senderName, filter.status, filter.tag, groupBy === 'tag' ? null : '', days],
+  );
+}
+
+/** Figures computed from the messages themselves, for the id ranges not covered by the rollup. */
+export async function statsLive(
+  db: Queryable,
+  accountId: number,
+  groupBy: GroupBy,
+  filter: StatsFilter,
+  ranges: readonly [string, string][],
+): Promise<StatsRow[]> {
+  if (ranges.length === 0) return [];
+  const idRanges = (column: string): string => ranges.map((_, i) => `${column} BETWEEN $${8 + 2 * i}::uuid AND $${9 + 2 * i}::uuid`).join(' OR ');
+  const withTags = groupBy === 'tag' || filter.tag !== null;
+  return db.query<StatsRow>(
+    `SELECT ${KEY[groupBy]} AS key, s.status, s.currency, count(*)::bigint AS messages, sum(s.parts)::bigint AS parts,
+       sum(s.price)::text AS price, sum(s.clicks)::bigint AS clicks, sum(s.conversions)::bigint AS conversions
+     FROM (${perMessageSql(idRanges, withTags)}) s
+     WHERE ${FILTER} AND $7::int = 0
+     GROUP BY 1, 2, 3`,
+    [accountId, filter.channelType, filter.senderName, filter.status, filter.tag, groupBy === 'tag' ? null : '', 0, ...ranges.flat()],
+  );
+}
+
+export async function statsRolledUntil(db: Queryable): Promise<string | null> {
+  const [row] = await db.query<{ day: string }>("SELECT to_char(rolled_until, 'YYYY-MM-DD') AS day FROM stats_rollup_state");
+  return row?.day ?? null;
+}
+
+export async function statsDirtyDays(db: Queryable, accountId: number): Promise<Set<string>> {
+  const rows = await db.query<{ day: string }>("SELECT to_char(day, 'YYYY-MM-DD') AS day FROM stats_dirty_days WHERE account_id = $1", [accountId]);
+  return new Set(rows.map((r) => r.day));
+}
