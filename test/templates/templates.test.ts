@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compilePattern } from '../../src/templates/templatePattern.js';
+import { ENGINES } from '../helpers/engines.js';
+import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { message, SENDER } from '../messages/messageFixtures.js';
+
+describe('template patterns', () => {
+  it.each([
+    ['Your code is %d', 'Your code is 1234', true],
+    ['Your code is %d', 'Your code is 12a4', false],
+    ['Your code is %d', 'Your code is 1234.', false],
+    ['Hello, %w!', 'Hello, Anna!', true],
+    ['Hello, %w!', 'Hello, Anna Maria!', false],
+    ['Order %d: %s', 'Order 77: shipped today (3 boxes)', true],
+    ['Order %d: %s', 'Order 77: ', false],
+    ['Price (net): $%d.%d*', 'Price (net): $10.50*', true],
+    ['Price (net): $%d.%d*', 'Price (net): $10x50*', false],
+    ['Код %d', 'Код 5555', true],
+  ])('%s ~ %s -> %s', (pattern, text, matches) => {
+    expect(compilePattern(pattern).test(text)).toBe(matches);
+  });
+});
+
+describe.each(ENGINES)('templates (DESIGN 6) (%s)', (engine) => {
+  let t: TestHerald;
+  let account: TestAccount;
+  const create = (body: Record<string, unknown>) =>
+    t.call('POST', '/api/v1/templates', { token: account.system, body: { channelType: 'SMS', templateType: 'SERVICE', senderName: SENDER, ...body } });
+  const put = (id: number, body: Record<string, unknown>) =>
+    t.call('PUT', `/api/v1/templates/${id}`, { token: account.system, body: { channelType: 'SMS', templateType: 'SERVICE', senderName: SENDER, ...body } });
+
+  beforeAll(async () => {
+    t = await startTestHerald(engine);
+    account = await t.createAccount({ senderNames: [['SMS', SENDER], ['WHATSAPP', SENDER]], openWhatsapp: false });
+  });
+  afterAll(async () => t?.close());
+
+  it('goes through review, approval and closing, and marks matching messages with its id', async () => {
+    const created = await create({ pattern: 'Your code is %d', dateTo: '2026-03-11T00:00:00Z' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ status: 'INTERNAL_REVIEW', pattern: 'Your code is %d', dateFrom: '2026-03-10T09:00:00Z', dateTo: '2026-03-11T00:00:00Z', managerComment: null });
+    const id = created.body.id;
+    const queue = await t.admin('GET', '/admin/v1/templates?status=INTERNAL_REVIEW');
+    expect(queue.body.items.map((x: { id: number }) => x.id)).toContain(id);
+
+    const sendCode = async () => {
+      const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { content: 'Your code is 4711' })] });
+      return (await t.call('GET', `/api/v1/message/${reply.body.items[0].messageUuid}`, { token: account.traffic })).body.templateId;
+    };
+    expect(await sendCode()).toBeNull();
+    expect((await t.admin('POST', `/admin/v1/templates/${id}/approve`, {})).body.status).toBe('APPROVED');
+    expect(await sendCode()).toBe(id);
+
+    // Approved: only dateTo may change.
+    expect((await put(id, { pattern: 'Your code: %d', dateFrom: '2026-03-10T09:00:00Z', dateTo: '2026-03-11T00:00:00Z' })).status).toBe(409);
+    const extended = await put(id, { pattern: 'Your code is %d', dateFrom: '2026-03-10T09:00:00Z', dateTo: '2026-03-12T00:00:00Z' });
+    expect(extended.body).toMatchObject({ status: 'APPROVED', dateTo: '2026-03-12T00:00:00Z' });
+
+    t.clock.set('2026-03-12T00:00:01Z');
+    try {
+      expect((await t.call('GET', `/api/v1/templates/${id}`, { token: account.system })).body.status).toBe('CLOSED');
+      expect((await put(id, { pattern: 'Your code is %d', dateFrom: '2026-03-10T09:00:00Z', dateTo: '2026-03-20T00:00:00Z' })).status).toBe(409);
+    } finally {
+      t.clock.set('2026-03-10T09:00:00Z');
+    }
+  });
+
+  it('sends a rejected template back to review when it is edited', async () => {
+    const created = await create({ pattern: 'Sale %s' });
+    const rejected = await t.admin('POST', `/admin/v1/templates/${created.body.id}/reject`, { comment: 'Too vague' });
+    expect(rejected.body).toMatchObject({ status: 'REJECTED', managerComment: 'Too vague' });
+    const edited = await put(created.body.id, { pattern: 'Sale: %d% off until %w' });
+    expect(edited.body).toMatchObject({ status: 'INTERNAL_REVIEW', managerComment: null, pattern: 'Sale: %d% off until %w' });
+    const inReview = await put(created.body.id, { pattern: 'Sale: %d% off', templateType: 'MARKETING' });
+    expect(inReview.body).toMatchObject({ status: 'INTERNAL_REVIEW', templateType: 'MARKETING' });
+  });
+
+  it.each([
+    [{ pattern: 'x', senderName: 'Nobody' }, 'Invalid senderName'],
+    [{ pattern: 'x', templateType: 'PROMO' }, 'Invalid templateType'],
+    [{ pattern: '' }, 'Invalid pattern'],
+    [{ pattern: 'x', dateFrom: '2026-03-12T00:00:00Z', dateTo: '2026-03-11T00:00:00Z' }, 'Invalid dateTo'],
+    [{ pattern: 'x', content: { contentType: 'text', text: 'hi' } }, 'Invalid content'],
+    [{ pattern: 'x', channelType: 'WHATSAPP', content: { contentType: 'text', text: 'hi', buttons: [] } }, 'Invalid content'],
+  ])('refuses %j', async (body, msg) => {
+    const reply = await create(body);
+    expect(reply.status).toBe(422);
+    expect(reply.body.error.msg).toContain(msg);
+  });
+
+  it('deletes, hides other accounts templates, and refuses TOKEN_1', async () => {
+    const created = await create({ pattern: 'Bye %w' });
+    const other = await t.createAccount();
+    expect((await t.call('GET', `/api/v1/templates/${created.body.id}`, { token: other.system })).status).toBe(404);
+    expect((await t.call('GET', '/api/v1/templates', { token: account.traffic })).status).toBe(403);
+    expect((await t.call('DELETE', `/api/v1/templates/${created.body.id}`, { token: account.system })).status).toBe(204);
+    expect((await t.call('GET', `/api/v1/templates/${created.body.id}`, { token: account.system })).status).toBe(404);
+  });
+});
