@@ -19,7 +19,8 @@ export interface StatsGroup {
  * GET /api/v1/statistics (DESIGN section 6): figures of the account's outbound messages created in [from, to),
  * grouped. Whole UTC days that are rolled up (and have not changed since) come from stats_daily; the rest (recent
  * days, partial days at the edges, changed days) is aggregated live from the messages' id ranges, so a query reads
- * a few rollup rows plus the messages of the last days only.
+ * a few rollup rows plus the messages of the last days only. Grouped by tag, a message counts once in each of its
+ * tags' groups; the total counts every message once.
  */
 export async function statistics(db: Db, accountId: number, from: Date, to: Date, groupBy: GroupBy, filter: StatsFilter): Promise<{ items: StatsGroup[]; total: StatsGroup }> {
   const rolledUntil = await statsRolledUntil(db);
@@ -40,11 +41,13 @@ export async function statistics(db: Db, accountId: number, from: Date, to: Date
     else addLive(day, end);
   }
   const ranges = live.map(([start, end]): [string, string] => [uuidBound(start, 'low'), uuidBound(end - 1, 'high')]);
-  const [rolled, counted] = await Promise.all([
-    statsFromRollup(db, accountId, groupBy, filter, rolledDays),
-    statsLive(db, accountId, groupBy, filter, ranges),
-  ]);
-  return combine([...rolled, ...counted]);
+  const rowsBy = async (grouping: GroupBy): Promise<StatsRow[]> =>
+    (await Promise.all([statsFromRollup(db, accountId, grouping, filter, rolledDays), statsLive(db, accountId, grouping, filter, ranges)])).flat();
+  const rows = await rowsBy(groupBy);
+  // A message with several tags is in several tag groups and an untagged one in none: the total counts each once.
+  const total = groupBy === 'tag' ? combine(await rowsBy('status')).total : undefined;
+  const result = combine(rows);
+  return { items: result.items, total: total ?? result.total };
 }
 
 function combine(rows: readonly StatsRow[]): { items: StatsGroup[]; total: StatsGroup } {
@@ -63,7 +66,8 @@ function combine(rows: readonly StatsRow[]): { items: StatsGroup[]; total: Stats
       g.conversions += Number(row.conversions);
     }
   }
-  return { items: [...groups.values()].sort((a, b) => a.key.localeCompare(b.key)), total };
+  // Code point order: the same on every machine whatever its locale.
+  return { items: [...groups.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)), total };
 }
 
 const round = (n: number): number => Math.round(n * 1e6) / 1e6;

@@ -31,8 +31,13 @@ const KEY: Readonly<Record<GroupBy, string>> = {
   tag: 's.tag',
 };
 
+/**
+ * $5 is the tag filter; $6 is '' to read the per-message rows (tag '') or NULL, grouping by tag, to read the
+ * per-tag rows (any tag but '').
+ */
 const FILTER = `($2::text IS NULL OR s.channel_type = $2) AND ($3::text IS NULL OR s.sender_name = $3)
-  AND ($4::text IS NULL OR s.status = $4) AND s.tag = coalesce($5::text, $6::text)`;
+  AND ($4::text IS NULL OR s.status = $4)
+  AND (s.tag = coalesce($5::text, $6::text) OR ($5::text IS NULL AND $6::text IS NULL AND s.tag <> ''))`;
 
 /**
  * The per-message figures of an account's outbound messages whose ids fall in the given ranges, as the rollup's
