@@ -2,12 +2,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchCallbacks } from './callbacks.js';
 import { benchEndToEnd } from './endToEnd.js';
 import { benchIngest } from './ingest.js';
+import { benchStatistics } from './statistics.js';
 import { type BenchFigure, createBenchSchema, machineDescription, meetsTarget, postgresVersion, renderTable } from './lib.js';
 
 /**
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
- * (ingest,e2e,callbacks,e2e-callbacks), BENCH_DATABASE_URL.
+ * (ingest,e2e,callbacks,e2e-callbacks,statistics), BENCH_STATS_MESSAGES, BENCH_DATABASE_URL.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const clients = Number(process.env.BENCH_CLIENTS ?? 4);
@@ -48,6 +49,11 @@ if (wanted('e2e-callbacks')) {
   process.stdout.write(`end to end with callbacks: ${e2eMessages} SMS, each with its delivered callback...\n`);
   const split = process.env.BENCH_E2E_SPLIT === 'true';
   await inSchema((schema) => benchEndToEnd({ schema, messages: e2eMessages, clients, delayMs: 20, split, callbacks: true }));
+}
+if (wanted('statistics')) {
+  const messages = Number(process.env.BENCH_STATS_MESSAGES ?? 1_000_000);
+  process.stdout.write(`statistics: ${messages} messages over 30 days...\n`);
+  await inSchema((schema) => benchStatistics({ schema, messages, days: 30 }));
 }
 
 process.stdout.write(`\n${renderTable(figures)}\n`);

@@ -45,7 +45,7 @@ describe.each(ENGINES)('statistics (DESIGN 6) (%s)', (engine) => {
     ]);
     linkCode = (await t.call('GET', `/api/v1/message/${withLink}`, { token: account.traffic })).body.content.split('/').at(-1);
     expect((await fetch(`${t.url}/s/${linkCode}`, { redirect: 'manual' })).status).toBe(302);
-    [stopLater] = await send('2026-03-01T23:59:59Z', [message('SMS')]);
+    stopLater = (await send('2026-03-01T23:59:59Z', [message('SMS')]))[0]!;
     // 2 March: two, one stopped (unsent, refunded).
     const [, stopped] = await send('2026-03-02T00:00:00Z', [message('SMS'), message('SMS', { tags: ['vip'] })]);
     await stop(stopped!);
