@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { AjvCompiler } from '@fastify/ajv-compiler';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -35,8 +36,15 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     return503OnClosing: true,
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false, verbose: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // A JSON body is taken as sent: "5" is not 5 and [""] is not null. Query strings and path parameters are text
+  // by nature, so they are coerced to the types their schemas declare (and a single value to a list).
+  const compilers = AjvCompiler();
+  const ajv = { removeAdditional: false, allErrors: false, verbose: true } as const;
+  const strict = compilers({}, { customOptions: { ...ajv, coerceTypes: false }, plugins: [] });
+  const coercing = compilers({}, { customOptions: { ...ajv, coerceTypes: 'array' }, plugins: [] });
+  app.setValidatorCompiler((route) => (route.httpPart === 'body' ? strict : coercing)(route));
 
   // JSON is the only body the API takes; without this, text/plain would reach handlers as a string.
   app.removeContentTypeParser('text/plain');

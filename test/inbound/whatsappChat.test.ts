@@ -125,6 +125,24 @@ describe.each(ENGINES)('WhatsApp chat rules and inbound messages (spec 2.2, 6.5)
     expect(unrouted).toMatchObject({ senderName: 'Nobody Inc', from: '79161234563', connectorId: 'sim-whatsapp' });
   });
 
+  it('stores an inbound for an account without inbound enabled and opens its window, but raises no callback', async () => {
+    const quiet = await t.createAccount({ senderNames: [['WHATSAPP', 'Quiet']], openWhatsapp: false });
+    await t.admin('PATCH', `/admin/v1/accounts/${quiet.id}`, { channels: { WHATSAPP: true } });
+    const center = (await t.call('GET', '/api/v1/traffic-centers', { token: quiet.system })).body.items[0];
+    await t.call('POST', '/api/v1/inbound-rules', { token: quiet.system, body: { trafficCenterId: center.id, callbackUrl: receiver.url } });
+    const toQuiet = () =>
+      t.call('POST', '/api/v1/message', { token: quiet.traffic, body: [message('WHATSAPP', { senderName: 'Quiet', destination: '79161234564', content: { contentType: 'text', text: 'Hi' } })] });
+    expect((await toQuiet()).body.items[0].code).toBe(4221);
+
+    await inbound('79161234564', 'Anyone there?', 'Quiet');
+    const stored = await waitFor(async () => (await t.call('GET', '/api/v1/message?direction=inbound', { token: quiet.traffic })).body.items[0]);
+    expect(stored).toMatchObject({ direction: 'inbound', status: 'inbound_sent', content: { text: 'Anyone there?' } });
+    expect((await toQuiet()).body.items[0].code).toBe(201);
+    // Events enter the outbox in the inbound's own transaction: none there means none will ever be sent.
+    expect(await t.testDb.db.query('SELECT 1 FROM callback_events WHERE account_id = $1', [quiet.id])).toEqual([]);
+    expect(receiver.events().filter((e) => e.item?.content?.text === 'Anyone there?')).toEqual([]);
+  });
+
   it('refuses WhatsApp for an account whose channel is off (4031)', async () => {
     const off = await t.createAccount({ senderNames: [['WHATSAPP', 'Off']] });
     await t.admin('PATCH', `/admin/v1/accounts/${off.id}`, { channels: { WHATSAPP: false } });
