@@ -8,7 +8,9 @@ declare module 'smpp' {
   }
 
   export class PDU {
+    /** A PDU to send, or one decoded from its bytes. */
     constructor(command: string, options?: PduFields);
+    constructor(buffer: Buffer);
     command: string;
     command_id: number;
     command_status: number;

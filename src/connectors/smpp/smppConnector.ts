@@ -5,6 +5,7 @@ import type { CarrierReceipt } from '../../delivery/receiptSql.js';
 import type { Connector, ConnectorState, OutboundMessage, ReceiptSink, SubmitOutcome } from '../connector.js';
 import { Throttle } from '../throttle.js';
 import { corkUntilNextTick } from './corkedWrites.js';
+import { DeliverSmResp, SubmitSm, type SubmitSmFields } from './hotPdus.js';
 import { isTransientStatus, SMPP_STATUS, statusName, THROTTLED_RETRY_MS, TRANSIENT_RETRY_MS } from './smppErrors.js';
 import { ESM_DELIVERY_RECEIPT, parseReceipt, relativeTime, smsPdus, sourceAddress, type SubmitPart } from './smppMessage.js';
 
@@ -125,7 +126,7 @@ export class SmppConnector implements Connector {
       dest_addr_ton: 1,
       dest_addr_npi: 1,
       registered_delivery: 1,
-      ...(message.ttlSeconds ? { validity_period: relativeTime(message.ttlSeconds) } : {}),
+      validity_period: message.ttlSeconds ? relativeTime(message.ttlSeconds) : '',
     };
     const results = parts.length === 1 ? [await this.submitPart(common, parts[0]!)] : await Promise.all(parts.map((part) => this.submitPart(common, part)));
 
@@ -152,7 +153,7 @@ export class SmppConnector implements Connector {
     return this.reference;
   }
 
-  private async submitPart(common: Record<string, unknown>, part: SubmitPart): Promise<PduResult> {
+  private async submitPart(common: Omit<SubmitSmFields, keyof SubmitPart>, part: SubmitPart): Promise<PduResult> {
     if (!this.throttle.tryAcquire() && !(await this.throttle.acquire(MAX_QUEUE_WAIT_MS))) {
       return { kind: 'failed', reason: `${this.id}: window busy` };
     }
@@ -162,7 +163,7 @@ export class SmppConnector implements Connector {
       return { kind: 'failed', reason: `${this.id} is not bound` };
     }
     return new Promise<PduResult>((resolve) => {
-      const pdu = new smpp.PDU('submit_sm', { ...common, ...part });
+      const pdu = new SubmitSm({ ...common, ...part });
       let settled = false;
       const done = (result: PduResult): void => {
         if (settled) return;
@@ -177,7 +178,8 @@ export class SmppConnector implements Connector {
         this.config.responseTimeoutSeconds * 1000,
       );
       corkUntilNextTick(session.socket);
-      const sent = session.send(pdu, (response) =>
+      // A PDU by what Session.send uses of one (see hotPdus.ts).
+      const sent = session.send(pdu as unknown as smpp.PDU, (response) =>
         done({ kind: 'response', status: response.command_status, messageId: String(response.message_id ?? '') }),
       );
       if (!sent) done({ kind: 'failed', reason: `${this.id}: socket not writable` });
@@ -293,11 +295,11 @@ export class SmppConnector implements Connector {
     this.sink([receipt]).then(
       () => {
         corkUntilNextTick(session.socket);
-        session.send(pdu.response());
+        session.send(new DeliverSmResp(pdu.sequence_number) as unknown as smpp.PDU);
       },
       (error: unknown) => {
         this.log.error({ connector: this.id, err: error }, 'receipt not recorded; asking the SMSC to resend');
-        session.send(pdu.response({ command_status: SMPP_STATUS.RX_T_APPN }));
+        session.send(new DeliverSmResp(pdu.sequence_number, SMPP_STATUS.RX_T_APPN) as unknown as smpp.PDU);
       },
     );
   }

@@ -1,0 +1,61 @@
+import smpp from 'smpp';
+import { describe, expect, it } from 'vitest';
+import { DeliverSmResp, SubmitSm, type SubmitSmFields } from '../../src/connectors/smpp/hotPdus.js';
+import { relativeTime, smsPdus, sourceAddress } from '../../src/connectors/smpp/smppMessage.js';
+
+/** The package's own encoding of the same PDU, the reference the direct encoders must match byte for byte. */
+function packageBytes(command: string, fields: Record<string, unknown>, sequence: number): Buffer {
+  const pdu = new smpp.PDU(command, fields);
+  pdu.sequence_number = sequence;
+  return pdu.toBuffer();
+}
+
+describe('directly encoded submit_sm and deliver_sm_resp', () => {
+  const cases: [string, string, string, number | null][] = [
+    ['single GSM part', 'Herald', 'Your code is 1234', null],
+    ['GSM escapes', 'Shop-1', 'Price: 10€ [net] {ok} ~', 3600],
+    ['numeric short code', '4242', 'Hi', 90061],
+    ['international number', '79161234567', 'Call me', null],
+    ['long UCS-2 with UDH', 'Herald', 'Привет! '.repeat(40), 86_400],
+    ['long GSM with UDH', 'Herald', 'x'.repeat(400), 300],
+  ];
+
+  it.each(cases)('encodes %s as the package does', (_, sender, text, ttl) => {
+    const parts = smsPdus(text, 0x2a);
+    expect(parts.length).toBeGreaterThan(0);
+    for (const [i, part] of parts.entries()) {
+      const fields: SubmitSmFields = {
+        ...sourceAddress(sender),
+        destination_addr: '79161234567',
+        dest_addr_ton: 1,
+        dest_addr_npi: 1,
+        registered_delivery: 1,
+        validity_period: ttl ? relativeTime(ttl) : '',
+        ...part,
+      };
+      const direct = new SubmitSm(fields);
+      direct.sequence_number = 1000 + i;
+      const { validity_period, ...rest } = fields;
+      const reference = packageBytes('submit_sm', { ...rest, ...(validity_period ? { validity_period } : {}) }, 1000 + i);
+      expect(direct.toBuffer().toString('hex')).toBe(reference.toString('hex'));
+      // And the package reads it back as the same message.
+      const decoded = new smpp.PDU(direct.toBuffer());
+      expect(decoded).toMatchObject({ command: 'submit_sm', sequence_number: 1000 + i, source_addr: sender, destination_addr: '79161234567', data_coding: part.data_coding });
+    }
+  });
+
+  it('refuses a short_message over 255 octets instead of writing a wrong length', () => {
+    const pdu = new SubmitSm({ ...sourceAddress('Herald'), destination_addr: '1', dest_addr_ton: 1, dest_addr_npi: 1, registered_delivery: 1, validity_period: '', esm_class: 0, data_coding: 0, short_message: Buffer.alloc(256) });
+    expect(() => pdu.toBuffer()).toThrow(RangeError);
+  });
+
+  it.each([
+    ['ok', 0],
+    ['a temporary application error', 0x00000064],
+  ])('answers a deliver_sm with %s as the package does', (_, status) => {
+    const deliver = new smpp.PDU('deliver_sm', { short_message: 'id:1 stat:DELIVRD err:000' });
+    deliver.sequence_number = 77;
+    const reference = (status ? deliver.response({ command_status: status }) : deliver.response()).toBuffer();
+    expect(new DeliverSmResp(77, status).toBuffer().toString('hex')).toBe(reference.toString('hex'));
+  });
+});
