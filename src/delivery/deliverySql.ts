@@ -93,10 +93,11 @@ export async function messageApplyTransitions(
     st: t.status,
     fr: t.from,
     at: t.at.toISOString(),
-    ec: t.errorCode,
-    cn: t.connectorId,
-    sa: t.sentAt?.toISOString() ?? null,
-    due: t.dueAt?.toISOString() ?? null,
+    // Absent keys read as NULL.
+    ec: t.errorCode ?? undefined,
+    cn: t.connectorId ?? undefined,
+    sa: t.sentAt?.toISOString(),
+    due: t.dueAt?.toISOString(),
     h: t.history,
   }));
   const parts = submissions.flatMap((s) =>

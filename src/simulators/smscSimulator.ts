@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import smpp from 'smpp';
+import '../connectors/smpp/gsmCoderCache.js';
 import { corkUntilNextTick } from '../connectors/smpp/corkedWrites.js';
 import { outcomeOf, SIM_UNDELIVERED_ERROR } from './outcomes.js';
 import { Timers } from './timers.js';

@@ -7,6 +7,15 @@ declare module 'smpp' {
     [field: string]: unknown;
   }
 
+  export interface GsmCoderTable {
+    readonly chars: string;
+  }
+
+  /** The package's GSM 03.38 coder, used by its message filters for data_coding 0-3. */
+  export const gsmCoder: {
+    getCoder(encoding: number): GsmCoderTable;
+  };
+
   export class PDU {
     /** A PDU to send, or one decoded from its bytes. */
     constructor(command: string, options?: PduFields);

@@ -1,5 +1,6 @@
 import smpp from 'smpp';
 import { describe, expect, it } from 'vitest';
+import '../../src/connectors/smpp/gsmCoderCache.js';
 import { DeliverSmResp, SubmitSm, type SubmitSmFields } from '../../src/connectors/smpp/hotPdus.js';
 import { relativeTime, smsPdus, sourceAddress } from '../../src/connectors/smpp/smppMessage.js';
 
@@ -57,5 +58,14 @@ describe('directly encoded submit_sm and deliver_sm_resp', () => {
     deliver.sequence_number = 77;
     const reference = (status ? deliver.response({ command_status: status }) : deliver.response()).toBuffer();
     expect(new DeliverSmResp(77, status).toBuffer().toString('hex')).toBe(reference.toString('hex'));
+  });
+
+  it('keeps one GSM table per encoding, and receipts still decode with it', () => {
+    expect(smpp.gsmCoder.getCoder(0)).toBe(smpp.gsmCoder.getCoder(0));
+    expect(smpp.gsmCoder.getCoder(3)).not.toBe(smpp.gsmCoder.getCoder(0));
+    const deliver = new smpp.PDU('deliver_sm', { esm_class: 4, data_coding: 0, short_message: 'id:7 stat:DELIVRD err:000 text:{€}' });
+    deliver.sequence_number = 5;
+    const decoded = new smpp.PDU(deliver.toBuffer());
+    expect((decoded.short_message as { message: string }).message).toBe('id:7 stat:DELIVRD err:000 text:{€}');
   });
 });

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import smpp from 'smpp';
+import './gsmCoderCache.js';
 import type { SmppConnectorConfig } from '../../config/configFile.js';
 import type { CarrierReceipt } from '../../delivery/receiptSql.js';
 import type { Connector, ConnectorState, OutboundMessage, ReceiptSink, SubmitOutcome } from '../connector.js';
