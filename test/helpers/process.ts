@@ -11,10 +11,14 @@ export interface Spawned {
   exited(): Promise<number | null>;
 }
 
-/** Runs the herald command in a child process with the given environment (added to a clean HERALD_-free one). */
-export function spawnHerald(args: string[], env: Record<string, string>): Spawned {
+/**
+ * Runs the herald command in a child process with the given environment (added to a clean HERALD_-free one): from
+ * the sources, or with `built` the compiled bin/herald.js as `npm start` runs it.
+ */
+export function spawnHerald(args: string[], env: Record<string, string>, options: { built?: boolean } = {}): Spawned {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('HERALD_') && k !== 'DATABASE_URL'));
-  const child = spawn(process.execPath, [...CLI, ...args], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const command = options.built ? ['bin/herald.js'] : CLI;
+  const child = spawn(process.execPath, [...command, ...args], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer): void => {

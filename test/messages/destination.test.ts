@@ -1,3 +1,4 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { describe, expect, it } from 'vitest';
 import { normaliseDestination } from '../../src/messages/destination.js';
 
@@ -30,5 +31,29 @@ describe('destination normalisation (DESIGN 4)', () => {
     [null, 'null'],
   ] as [unknown, string][])('refuses %s (%s)', (input) => {
     expect(normaliseDestination(input)).toBeUndefined();
+  });
+
+  it('gives the full parse\'s verdict for Russian mobiles on every 7-digit prefix, without parsing', () => {
+    const full = (digits: string): [boolean, string | undefined] => {
+      const phone = parsePhoneNumberFromString(`+${digits}`);
+      return phone?.isValid() ? [true, phone.country] : [false, undefined];
+    };
+    const differences: string[] = [];
+    let valid = 0;
+    for (let prefix = 0; prefix < 100_000; prefix++) {
+      const digits = `79${String(prefix).padStart(5, '0')}${String((prefix * 7919) % 10_000).padStart(4, '0')}`;
+      const fast = normaliseDestination(digits);
+      const [isValid, country] = full(digits);
+      if (isValid) valid++;
+      if ((fast !== undefined) !== isValid || (fast && (fast.msisdn !== digits || fast.country !== country))) differences.push(digits);
+    }
+    // Too short and too long, on a sample.
+    for (const digits of ['7916123456', '791612345678', '7916123456789', '79']) {
+      if ((normaliseDestination(digits) !== undefined) !== full(digits)[0]) differences.push(digits);
+    }
+    expect(differences).toEqual([]);
+    // The sample holds both verdicts (7930... is not a valid range).
+    expect(valid).toBeGreaterThan(90_000);
+    expect(valid).toBeLessThan(100_000);
   });
 });
