@@ -1,7 +1,7 @@
 import smpp from 'smpp';
 import { describe, expect, it } from 'vitest';
 import '../../src/connectors/smpp/gsmCoderCache.js';
-import { DeliverSmResp, SubmitSm, type SubmitSmFields } from '../../src/connectors/smpp/hotPdus.js';
+import { DeliverSmResp, receiptTlvs, ShortMessagePdu, ShortMessageResp, SubmitSm, type SubmitSmFields } from '../../src/connectors/smpp/hotPdus.js';
 import { relativeTime, smsPdus, sourceAddress } from '../../src/connectors/smpp/smppMessage.js';
 
 /** The package's own encoding of the same PDU, the reference the direct encoders must match byte for byte. */
@@ -58,6 +58,33 @@ describe('directly encoded submit_sm and deliver_sm_resp', () => {
     deliver.sequence_number = 77;
     const reference = (status ? deliver.response({ command_status: status }) : deliver.response()).toBuffer();
     expect(new DeliverSmResp(77, status).toBuffer().toString('hex')).toBe(reference.toString('hex'));
+  });
+
+  it.each([
+    ['delivered', 'sim1a2b', 2],
+    ['undelivered', 'sim-ff00', 5],
+  ])('encodes a %s receipt deliver_sm as the package does', (_, messageId, state) => {
+    const text = Buffer.from(`id:${messageId} sub:001 dlvrd:001 submit date:2611220201 done date:2611220201 stat:DELIVRD err:000 text:`, 'ascii');
+    const common = { source_addr: '79161234567', source_addr_ton: 1, source_addr_npi: 1, destination_addr: 'Herald', esm_class: 4, data_coding: 0 };
+    const direct = new ShortMessagePdu(
+      'deliver_sm',
+      { ...common, dest_addr_ton: 0, dest_addr_npi: 0, registered_delivery: 0, validity_period: '', short_message: text },
+      receiptTlvs(messageId, state),
+    );
+    direct.sequence_number = 9;
+    const reference = packageBytes('deliver_sm', { ...common, receipted_message_id: messageId, message_state: state, short_message: text }, 9);
+    expect(direct.toBuffer().toString('hex')).toBe(reference.toString('hex'));
+    expect(new smpp.PDU(direct.toBuffer())).toMatchObject({ command: 'deliver_sm', receipted_message_id: messageId, message_state: state });
+  });
+
+  it.each([
+    ['accepted', 0, 'sim1a2b'],
+    ['refused', 0x0b, ''],
+  ])('answers a submit_sm %s as the package does', (_, status, messageId) => {
+    const submit = new smpp.PDU('submit_sm', { destination_addr: '1', short_message: Buffer.from('x') });
+    submit.sequence_number = 12;
+    const reference = (status ? submit.response({ command_status: status }) : submit.response({ message_id: messageId })).toBuffer();
+    expect(new ShortMessageResp('submit_sm_resp', 12, status, messageId).toBuffer().toString('hex')).toBe(reference.toString('hex'));
   });
 
   it('keeps one GSM table per encoding, and receipts still decode with it', () => {

@@ -1,16 +1,18 @@
 /**
- * The two PDUs an SMPP session sends for every message, encoded directly: submit_sm and deliver_sm_resp. The
- * `smpp` package's generic encoder walks every field and filter per PDU, which at 10,000 messages a second is
- * a tenth of the process's time. These objects are what `Session.send` needs of a PDU (command, sequence number,
- * isResponse, toBuffer), so the session, its sequence numbers and its response callbacks stay the package's own;
- * test/connectors/hotPdus.test.ts checks the bytes against the package's encoder.
+ * The PDUs sent once per message, encoded directly: submit_sm and deliver_sm, and their responses. The `smpp`
+ * package's generic encoder walks every field and filter per PDU, which at 10,000 messages a second is a tenth of
+ * a process's time. These objects are what `Session.send` needs of a PDU (command, sequence number, isResponse,
+ * toBuffer), so sessions, sequence numbers and response callbacks stay the package's own;
+ * test/connectors/hotPdus.test.ts checks every byte against the package's encoder.
  */
 
 const HEADER = 16;
-const SUBMIT_SM = 0x00000004;
-const DELIVER_SM_RESP = 0x80000005;
+const COMMAND_ID = { submit_sm: 0x00000004, deliver_sm: 0x00000005, submit_sm_resp: 0x80000004, deliver_sm_resp: 0x80000005 } as const;
 
-export interface SubmitSmFields {
+/** Optional parameters (SMPP 3.4, 5.3.2) a receipt carries. */
+export const TLV = { receipted_message_id: 0x001e, message_state: 0x0427 } as const;
+
+export interface ShortMessageFields {
   readonly source_addr: string;
   readonly source_addr_ton: number;
   readonly source_addr_npi: number;
@@ -24,14 +26,23 @@ export interface SubmitSmFields {
   readonly validity_period: string;
   readonly short_message: Buffer;
 }
+export type SubmitSmFields = ShortMessageFields;
 
-/** A submit_sm (SMPP 3.4, 4.4.1) with the fields Herald sets; the others are 0 or empty. */
-export class SubmitSm {
-  readonly command = 'submit_sm';
+export interface Tlv {
+  readonly tag: number;
+  readonly value: Buffer;
+}
+
+/** A submit_sm or deliver_sm (SMPP 3.4, 4.4.1 and 4.6.1) with the fields Herald sets; the others are 0 or empty. */
+export class ShortMessagePdu {
   readonly command_status = 0;
   sequence_number = 0;
 
-  constructor(readonly fields: SubmitSmFields) {}
+  constructor(
+    readonly command: 'submit_sm' | 'deliver_sm',
+    readonly fields: ShortMessageFields,
+    readonly tlvs: readonly Tlv[] = [],
+  ) {}
 
   isResponse(): boolean {
     return false;
@@ -40,7 +51,7 @@ export class SubmitSm {
   toBuffer(): Buffer {
     const f = this.fields;
     if (f.short_message.length > 255) throw new RangeError('short_message longer than 255 octets');
-    const length =
+    let length =
       HEADER +
       1 + // service_type ''
       2 + f.source_addr.length + 1 +
@@ -50,12 +61,9 @@ export class SubmitSm {
       f.validity_period.length + 1 +
       5 + // registered_delivery, replace_if_present_flag, data_coding, sm_default_msg_id, sm_length
       f.short_message.length;
+    for (const tlv of this.tlvs) length += 4 + tlv.value.length;
     const b = Buffer.allocUnsafe(length);
-    b.writeUInt32BE(length, 0);
-    b.writeUInt32BE(SUBMIT_SM, 4);
-    b.writeUInt32BE(0, 8);
-    b.writeUInt32BE(this.sequence_number, 12);
-    let o = HEADER;
+    let o = header(b, length, COMMAND_ID[this.command], 0, this.sequence_number);
     b[o++] = 0;
     b[o++] = f.source_addr_ton;
     b[o++] = f.source_addr_npi;
@@ -73,18 +81,41 @@ export class SubmitSm {
     b[o++] = f.data_coding;
     b[o++] = 0;
     b[o++] = f.short_message.length;
-    f.short_message.copy(b, o);
+    o += f.short_message.copy(b, o);
+    for (const tlv of this.tlvs) {
+      b.writeUInt16BE(tlv.tag, o);
+      b.writeUInt16BE(tlv.value.length, o + 2);
+      o += 4 + tlv.value.copy(b, o + 4);
+    }
     return b;
   }
 }
 
-/** The answer to a deliver_sm: a header and an empty message_id. */
-export class DeliverSmResp {
-  readonly command = 'deliver_sm_resp';
+/** A submit_sm (the ESME's side). */
+export class SubmitSm extends ShortMessagePdu {
+  constructor(fields: SubmitSmFields) {
+    super('submit_sm', fields);
+  }
+}
 
+/** The TLVs of a delivery receipt: the carrier's message id and its final state. */
+export function receiptTlvs(messageId: string, state: number): Tlv[] {
+  return [
+    { tag: TLV.receipted_message_id, value: Buffer.from(`${messageId}\0`, 'latin1') },
+    { tag: TLV.message_state, value: Buffer.from([state]) },
+  ];
+}
+
+/**
+ * A submit_sm_resp or deliver_sm_resp: the header and a message id (empty for deliver_sm_resp). A response with
+ * an error status carries no body (SMPP 3.4, 3.2; the package encodes it so too).
+ */
+export class ShortMessageResp {
   constructor(
+    readonly command: 'submit_sm_resp' | 'deliver_sm_resp',
     readonly sequence_number: number,
     readonly command_status: number = 0,
+    readonly message_id = '',
   ) {}
 
   isResponse(): boolean {
@@ -92,19 +123,30 @@ export class DeliverSmResp {
   }
 
   toBuffer(): Buffer {
-    // A response with an error status carries no body (SMPP 3.4, 3.2: the package encodes it so too).
-    const length = this.command_status === 0 ? HEADER + 1 : HEADER;
+    const length = this.command_status === 0 ? HEADER + this.message_id.length + 1 : HEADER;
     const b = Buffer.allocUnsafe(length);
-    b.writeUInt32BE(length, 0);
-    b.writeUInt32BE(DELIVER_SM_RESP, 4);
-    b.writeUInt32BE(this.command_status, 8);
-    b.writeUInt32BE(this.sequence_number, 12);
-    if (length > HEADER) b[HEADER] = 0;
+    const o = header(b, length, COMMAND_ID[this.command], this.command_status, this.sequence_number);
+    if (length > HEADER) cstring(b, o, this.message_id);
     return b;
   }
 }
 
-/** An ASCII C-octet string (addresses and times are ASCII by the protocol). */
+/** The answer to a deliver_sm. */
+export class DeliverSmResp extends ShortMessageResp {
+  constructor(sequence: number, status = 0) {
+    super('deliver_sm_resp', sequence, status);
+  }
+}
+
+function header(b: Buffer, length: number, commandId: number, status: number, sequence: number): number {
+  b.writeUInt32BE(length, 0);
+  b.writeUInt32BE(commandId, 4);
+  b.writeUInt32BE(status, 8);
+  b.writeUInt32BE(sequence, 12);
+  return HEADER;
+}
+
+/** An ASCII C-octet string (addresses, ids and times are ASCII by the protocol). */
 function cstring(b: Buffer, offset: number, value: string): number {
   const end = offset + b.write(value, offset, 'latin1');
   b[end] = 0;
