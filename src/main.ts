@@ -16,7 +16,7 @@ import { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, type DispatcherOptions } from '
 import { Maintenance } from './delivery/maintenance.js';
 import { Wakeup } from './delivery/wakeup.js';
 import { type DemoCredentials, demoBanner, ensureDemo } from './demo/demo.js';
-import { buildServer, type Routes } from './http/server.js';
+import { buildServer, closeServer, type Routes } from './http/server.js';
 import { systemRoutes } from './http/systemRoutes.js';
 import { createLogger } from './logger.js';
 import { lookupRoutes } from './messages/lookupRoutes.js';
@@ -212,13 +212,13 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       const address = await server.listen({ host: config.host, port: config.port });
       url = address.replace('[::1]', 'localhost');
       // Stop taking requests first, before the workers and the database behind them.
-      closers.push(() => server!.close());
+      closers.push(() => closeServer(server!));
       simulators?.connectWebhooks(url);
       if (config.conversionPort !== undefined) {
         // The conversion operation has a base address of its own ({conversion_url} in the spec).
         const conversionServer = await buildServer(ctx, [systemRoutes, conversionRoutes]);
         conversionUrl = await conversionServer.listen({ host: config.host, port: config.conversionPort });
-        closers.push(() => conversionServer.close());
+        closers.push(() => closeServer(conversionServer));
       }
       if (demo) process.stdout.write(`${demoBanner(demo, url, ctx.adminToken)}\n`);
     }

@@ -48,8 +48,14 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
 
   // JSON is the only body the API takes; without this, text/plain would reach handlers as a string.
   app.removeContentTypeParser('text/plain');
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // A stopping server answers what it has and lets the client open its next connection elsewhere.
+    if (closing) reply.header('connection', 'close');
   });
   app.setErrorHandler(makeErrorHandler(ctx.config.bodyLimitBytes));
   app.setNotFoundHandler(notFoundHandler);
@@ -80,4 +86,25 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
   for (const register of routes) register(app, ctx);
   await app.ready();
   return app;
+}
+
+/** How long a stopping server waits for requests in progress before it cuts their connections. */
+const CLOSE_GRACE_MS = 10_000;
+
+/**
+ * Stops a server: no new connections, requests in progress are answered (each with `Connection: close`), then
+ * every connection is closed. Without this, a keep-alive connection whose request finished after the stop began
+ * would hold the process for the whole keep-alive timeout.
+ */
+export async function closeServer(app: FastifyInstance, graceMs = CLOSE_GRACE_MS): Promise<void> {
+  const http = app.server;
+  const closing = app.close();
+  const sweep = setInterval(() => http.closeIdleConnections(), 50);
+  const cut = setTimeout(() => http.closeAllConnections(), graceMs);
+  try {
+    await closing;
+  } finally {
+    clearInterval(sweep);
+    clearTimeout(cut);
+  }
 }
