@@ -5,6 +5,8 @@ import type { ConfigFile } from './config/configFile.js';
 import type { ConnectorState, ReceiptSink } from './connectors/connector.js';
 import type { WhatsappInbound } from './connectors/http/whatsappConnector.js';
 import type { Db } from './db/db.js';
+import type { Limits } from './http/auth.js';
+import type { Metrics } from './metrics/metrics.js';
 import type { ClaimedMessage } from './delivery/deliverySql.js';
 import type { Wakeup } from './delivery/wakeup.js';
 import type { Tariffs } from './money/tariffs.js';
@@ -45,4 +47,6 @@ export interface AppContext {
   readonly directDispatch: DirectDispatch | undefined;
   /** Live state of this process's connectors (empty in an api-only process). */
   readonly connectorStates: () => ConnectorState[];
+  readonly metrics: Metrics;
+  readonly limits: Limits;
 }

@@ -18,6 +18,9 @@ import { Wakeup } from './delivery/wakeup.js';
 import { type DemoCredentials, demoBanner, ensureDemo } from './demo/demo.js';
 import { buildServer, closeServer, type Routes } from './http/server.js';
 import { systemRoutes } from './http/systemRoutes.js';
+import { createLimits } from './http/auth.js';
+import { Metrics } from './metrics/metrics.js';
+import { opsRoutes } from './metrics/opsRoutes.js';
 import { createLogger } from './logger.js';
 import { lookupRoutes } from './messages/lookupRoutes.js';
 import { messageRoutes } from './messages/messageRoutes.js';
@@ -46,6 +49,7 @@ export type Role = (typeof ROLES)[number];
 /** Every route module of the API, in the order they appear in the reference. */
 export const ROUTES: readonly Routes[] = [
   systemRoutes,
+  opsRoutes,
   messageRoutes,
   lookupRoutes,
   balanceRoutes,
@@ -147,6 +151,8 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     const wakeup = new Wakeup();
     const connectors = role === 'api' ? [] : buildConnectors(configFile, (receipts) => writer.receipts(receipts), log, () => clock.now());
     let dispatcher: Dispatcher | undefined;
+    let callbackSender: CallbackSender | undefined;
+    const metrics = new Metrics({ db, clock, writer, connectors: () => connectors.map((c) => c.state()), callbackSender: () => callbackSender });
     const ctx: AppContext = {
       config,
       configFile,
@@ -162,6 +168,8 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       receiptSink: (receipts) => writer.receipts(receipts),
       inboundSink: (connectorId, messages) => receiveInbound(ctx, connectorId, messages),
       connectorStates: () => connectors.map((c) => c.state()),
+      metrics,
+      limits: createLimits(config, metrics),
       directDispatch:
         role === 'all'
           ? {
@@ -174,7 +182,6 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     closers.push(() => writer.drain());
 
     let maintenance: Maintenance | undefined;
-    let callbackSender: CallbackSender | undefined;
     if (role !== 'api') {
       if (configFile.connectors.length === 0) log.warn('no connectors configured: messages wait in the queue until their deadline');
       for (const connector of connectors) await connector.start();
@@ -207,12 +214,15 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     let server: FastifyInstance | undefined;
     let url: string | undefined;
     let conversionUrl: string | undefined;
-    if (role === 'api' || role === 'all') {
-      server = await buildServer(ctx, ROUTES);
+    {
+      // A worker serves only the operations endpoints (metrics, health) on HERALD_PORT.
+      server = await buildServer(ctx, role === 'worker' ? [systemRoutes, opsRoutes] : ROUTES);
       const address = await server.listen({ host: config.host, port: config.port });
       url = address.replace('[::1]', 'localhost');
       // Stop taking requests first, before the workers and the database behind them.
       closers.push(() => closeServer(server!));
+    }
+    if (role === 'api' || role === 'all') {
       simulators?.connectWebhooks(url);
       if (config.conversionPort !== undefined) {
         // The conversion operation has a base address of its own ({conversion_url} in the spec).

@@ -21,7 +21,7 @@ const Channels = Type.Partial(Type.Object(Object.fromEntries(CHANNELS.map((c) =>
 
 /** The operator API for accounts, tokens and balances (DESIGN section 2). */
 export const adminAccountRoutes: Routes = (app, ctx) => {
-  const admin = { onRequest: requireAdmin(ctx.adminToken), security: [{ adminToken: [] }] };
+  const admin = { onRequest: requireAdmin(ctx), security: [{ adminToken: [] }] };
   const tags = ['Operator: accounts'];
   const mustGet = async (id: number) => {
     const account = await accountGet(ctx.db, id);

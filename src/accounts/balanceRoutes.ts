@@ -8,7 +8,7 @@ export const balanceRoutes: Routes = (app, ctx) => {
   app.get(
     '/api/v1/balance',
     {
-      onRequest: requireToken(ctx.db, ['traffic', 'system']),
+      onRequest: requireToken(ctx, ['traffic', 'system']),
       schema: {
         tags: ['Account'],
         summary: 'Account balance per currency',

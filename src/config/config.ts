@@ -30,6 +30,12 @@ export interface Config {
   readonly leaseSeconds: number;
   /** Refuse messages no tariff prices (item code 4021) instead of sending them free. */
   readonly requireTariff: boolean;
+  /** Client API requests per second per account in this process (0: no limit); bursts of twice as many. */
+  readonly rateLimit: number;
+  /** Failed authentications per minute per client address before it gets 429 (0: no limit). */
+  readonly authFailureLimit: number;
+  /** When set, GET /metrics takes `Authorization: Bearer <token>`. */
+  readonly metricsToken: string | undefined;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -48,6 +54,9 @@ export const DEFAULT_CURRENCY = 'RUB';
 export const DEFAULT_DB_POOL_SIZE = 10;
 /** Longer than any submission takes (SMPP response timeout 10 s, HTTP 15 s), short enough to recover quickly. */
 export const DEFAULT_LEASE_SECONDS = 60;
+/** Far above what one client's integration needs (a 1000-message batch is one request), low enough to stop a loop. */
+export const DEFAULT_RATE_LIMIT = 200;
+export const DEFAULT_AUTH_FAILURE_LIMIT = 30;
 
 export class ConfigError extends Error {
   constructor(
@@ -81,6 +90,9 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_CONFIG: 'path of the JSON or YAML file with connectors, routes and tariffs (default unset)',
   HERALD_LEASE_SECONDS: `how long a worker's claim on a message lasts (default ${DEFAULT_LEASE_SECONDS})`,
   HERALD_REQUIRE_TARIFF: 'true|false: refuse messages no tariff prices instead of sending them free (default false)',
+  HERALD_RATE_LIMIT: `client API requests per second per account and process, 0 for none (default ${DEFAULT_RATE_LIMIT})`,
+  HERALD_AUTH_FAILURE_LIMIT: `failed authentications per minute per client address, 0 for none (default ${DEFAULT_AUTH_FAILURE_LIMIT})`,
+  HERALD_METRICS_TOKEN: 'bearer token GET /metrics requires (default unset: open, for a private network)',
 };
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -135,6 +147,9 @@ export function loadConfig(env: Env = process.env): Config {
     configFile: optional(read('HERALD_CONFIG'), 'HERALD_CONFIG', (v) => path.resolve(v)),
     leaseSeconds: optional(read('HERALD_LEASE_SECONDS'), 'HERALD_LEASE_SECONDS', integerIn(1, 3600)) ?? DEFAULT_LEASE_SECONDS,
     requireTariff: optional(read('HERALD_REQUIRE_TARIFF'), 'HERALD_REQUIRE_TARIFF', parseBoolean) ?? false,
+    rateLimit: optional(read('HERALD_RATE_LIMIT'), 'HERALD_RATE_LIMIT', integerIn(0, 1_000_000)) ?? DEFAULT_RATE_LIMIT,
+    authFailureLimit: optional(read('HERALD_AUTH_FAILURE_LIMIT'), 'HERALD_AUTH_FAILURE_LIMIT', integerIn(0, 1_000_000)) ?? DEFAULT_AUTH_FAILURE_LIMIT,
+    metricsToken: optional(read('HERALD_METRICS_TOKEN'), 'HERALD_METRICS_TOKEN', parseAdminToken),
   });
 }
 

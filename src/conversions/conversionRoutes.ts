@@ -75,7 +75,7 @@ export function registerConversionRoute(app: HeraldApp, ctx: AppContext): void {
   app.post(
     '/api/v1/flashcall-conversion',
     {
-      onRequest: requireToken(ctx.db, ['traffic']),
+      onRequest: requireToken(ctx, ['traffic']),
       validatorCompiler: () => (value) => ({ value }),
       schema: {
         tags: ['Conversions'],

@@ -15,4 +15,6 @@ export interface Db extends Queryable {
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** Connections of the pool (PostgreSQL): open, idle, and requests waiting for one. */
+  poolStats?(): { total: number; idle: number; waiting: number };
 }

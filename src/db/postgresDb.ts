@@ -17,6 +17,8 @@ export function openPostgres(options: PostgresOptions): Db {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize,
+    // A database that does not answer fails requests with 503 within seconds instead of holding them.
+    connectionTimeoutMillis: 5000,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
   // An idle client's error (the server restarted) must not crash the process; the pool replaces the client.
@@ -58,5 +60,6 @@ export function openPostgres(options: PostgresOptions): Db {
     async close(): Promise<void> {
       await pool.end();
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
 }

@@ -94,6 +94,8 @@ export class DeliveryWriter {
   private flushing: Promise<void> | undefined;
   private backoffMs = 0;
   private readonly recent = new Map<string, RecentSubmission>();
+  /** Told how long each receipt matched in memory took after its submission (the metrics' receipt latency). */
+  onReceiptLatency: ((ms: number) => void) | undefined;
   readonly stats: WriterStats = {
     flushes: 0,
     sent: 0,
@@ -220,6 +222,7 @@ export class DeliveryWriter {
         continue;
       }
       this.stats.receiptsFromMemory++;
+      this.onReceiptLatency?.(Date.now() - known.at);
       if (receipt.state !== 'delivered' || !known.readTracked) this.recent.delete(key);
       const fact = { status: receipt.state, at: receipt.at, errorCode: receipt.errorCode };
       const pending = transitions.get(known.id);

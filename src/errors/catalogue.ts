@@ -68,6 +68,7 @@ export const ERRORS = {
   shortenerUnavailable: { status: 503, code: 5030, msg: 'Url shortener is unavailable' },
   databaseUnavailable: { status: 503, code: 5031, msg: 'Service temporarily unavailable' },
   adminApiDisabled: { status: 503, code: 5032, msg: 'Operator API is disabled: HERALD_ADMIN_TOKEN is not set' },
+  notReady: { status: 503, code: 5033, msg: 'Not ready: {reason}' },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export interface ErrorDefinition {
@@ -93,7 +94,7 @@ export class HeraldError extends Error {
 
   constructor(
     readonly errorName: ErrorName,
-    params: Readonly<Record<string, string | number>> = {},
+    readonly params: Readonly<Record<string, string | number>> = {},
   ) {
     const definition: ErrorDefinition = ERRORS[errorName];
     super(fillTemplate(definition.msg, params));

@@ -3,7 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import { tokenFindLive } from '../accounts/tokenSql.js';
 import { parseAuthorization, secretMatches, type TokenType } from '../accounts/tokens.js';
 import type { Db } from '../db/db.js';
-import { herald } from '../errors/catalogue.js';
+import { herald, type HeraldError } from '../errors/catalogue.js';
+import { RateLimiter } from './rateLimit.js';
 import type { Channel } from '../shared/channels.js';
 
 /** The authenticated caller of a client API operation. */
@@ -22,20 +23,62 @@ declare module 'fastify' {
   }
 }
 
+/** What authentication needs: the tokens, and the limits on requests and on failed attempts. */
+export interface AuthContext {
+  readonly db: Db;
+  readonly limits: Limits;
+}
+
+export interface Limits {
+  /** Requests per account. */
+  readonly requests: RateLimiter;
+  /** Failed authentications per client address (guessing tokens). */
+  readonly authFailures: RateLimiter;
+  readonly metrics: { rateLimited: { inc(labels: { kind: string }): void } };
+}
+
+export function createLimits(config: { rateLimit: number; authFailureLimit: number }, metrics: Limits['metrics']): Limits {
+  return {
+    requests: new RateLimiter(config.rateLimit, config.rateLimit * 2),
+    authFailures: new RateLimiter(config.authFailureLimit / 60, config.authFailureLimit),
+    metrics,
+  };
+}
+
+/** Refuses a client address that has failed authentication too often, and counts a failure. */
+function authGuard(limits: Limits, request: FastifyRequest) {
+  const blocked = limits.authFailures.blockedFor(request.ip);
+  if (blocked > 0) {
+    limits.metrics.rateLimited.inc({ kind: 'auth_failures' });
+    throw herald('tooManyRequests', { retryAfter: blocked });
+  }
+  return (error: HeraldError): HeraldError => {
+    limits.authFailures.take(request.ip);
+    return error;
+  };
+}
+
 /**
  * An onRequest hook that authenticates a client token before the body is read (spec section 5): no header ->
  * 401 4010, a header that is no live token -> 401 4012, a token of another type -> 403 4030, a blocked account ->
- * 403 4032.
+ * 403 4032; then the account's request rate (429 4290 with Retry-After). An address that keeps presenting bad
+ * tokens gets 429 before any lookup.
  */
-export function requireToken(db: Db, allowed: readonly TokenType[]) {
+export function requireToken(ctx: AuthContext, allowed: readonly TokenType[]) {
   return async (request: FastifyRequest): Promise<void> => {
     const presented = parseAuthorization(request.headers.authorization);
     if (presented === 'missing') throw herald('notAuthenticated');
-    if (presented === 'invalid') throw herald('badCredentials');
-    const token = await tokenFindLive(db, presented.keyId);
-    if (!token || !secretMatches(presented.secret, Buffer.from(token.secret_hash))) throw herald('badCredentials');
+    const failed = authGuard(ctx.limits, request);
+    if (presented === 'invalid') throw failed(herald('badCredentials'));
+    const token = await tokenFindLive(ctx.db, presented.keyId);
+    if (!token || !secretMatches(presented.secret, Buffer.from(token.secret_hash))) throw failed(herald('badCredentials'));
     if (!allowed.includes(token.type)) throw herald('accessDenied');
     if (token.account_status !== 'active') throw herald('accountBlocked');
+    const wait = ctx.limits.requests.take(`account:${token.account_id}`);
+    if (wait > 0) {
+      ctx.limits.metrics.rateLimited.inc({ kind: 'requests' });
+      throw herald('tooManyRequests', { retryAfter: wait });
+    }
     request.principal = {
       accountId: token.account_id,
       tokenId: token.id,
@@ -51,15 +94,19 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
-/** An onRequest hook for the operator API: `Authorization: Bearer <HERALD_ADMIN_TOKEN>`, compared in constant time. */
-export function requireAdmin(adminToken: string | undefined) {
-  const expected = adminToken === undefined ? undefined : createHash('sha256').update(adminToken).digest();
+/**
+ * An onRequest hook for the operator API: `Authorization: Bearer <HERALD_ADMIN_TOKEN>`, compared in constant time;
+ * failed attempts count against the client address like bad client tokens.
+ */
+export function requireAdmin(ctx: { readonly adminToken: string | undefined; readonly limits: Limits }) {
+  const expected = ctx.adminToken === undefined ? undefined : createHash('sha256').update(ctx.adminToken).digest();
   return async (request: FastifyRequest): Promise<void> => {
     if (!expected) throw herald('adminApiDisabled');
     const header = request.headers.authorization;
     if (header === undefined || header.trim() === '') throw herald('notAuthenticated');
+    const failed = authGuard(ctx.limits, request);
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     const presented = createHash('sha256').update(match?.[1] ?? '').digest();
-    if (!match || !timingSafeEqual(presented, expected)) throw herald('badCredentials');
+    if (!match || !timingSafeEqual(presented, expected)) throw failed(herald('badCredentials'));
   };
 }

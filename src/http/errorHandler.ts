@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/connectionErrors.js';
 import { ERRORS, HeraldError, herald, showValue } from '../errors/catalogue.js';
 
 interface AjvError {
@@ -46,6 +47,7 @@ export function toHeraldError(error: FastifyError): HeraldError {
     default:
       break;
   }
+  if (isDatabaseUnavailable(error)) return herald('databaseUnavailable');
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {
     // A client error Fastify or a plugin raised that the catalogue does not name: keep its status and text.
@@ -61,8 +63,10 @@ export function makeErrorHandler(bodyLimit: number) {
     if (mapped.status >= 500 && mapped.errorName === 'internal') {
       request.log.error({ err: error }, 'request failed');
     }
-    if (mapped.errorName === 'tooManyRequests' && typeof mapped.extra.retryAfter === 'number') {
-      reply.header('retry-after', String(mapped.extra.retryAfter));
+    if (mapped.errorName === 'tooManyRequests') reply.header('retry-after', String(mapped.params.retryAfter));
+    if (mapped.errorName === 'databaseUnavailable') {
+      request.log.warn({ err: error }, 'database unavailable');
+      reply.header('retry-after', '1');
     }
     void reply.status(mapped.status).send(mapped.toBody());
   };

@@ -57,6 +57,12 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
     // A stopping server answers what it has and lets the client open its next connection elsewhere.
     if (closing) reply.header('connection', 'close');
   });
+  app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, not the URL: ids in paths would make a series per message.
+    const route = request.routeOptions.url ?? 'unmatched';
+    ctx.metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    ctx.metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  });
   app.setErrorHandler(makeErrorHandler(ctx.config.bodyLimitBytes));
   app.setNotFoundHandler(notFoundHandler);
   app.addSchema(ErrorBody);

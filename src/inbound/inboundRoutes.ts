@@ -47,7 +47,7 @@ const ruleToApi = (row: InboundRuleRow) => ({
 
 /** Settings / Traffic Partitioning Centers and Settings / Inbounds of spec 6.5, with TOKEN_2. */
 export const inboundRoutes: Routes = (app, ctx) => {
-  const onRequest = requireToken(ctx.db, ['system']);
+  const onRequest = requireToken(ctx, ['system']);
   const security = [{ basicToken: [] }];
 
   app.get(
@@ -183,7 +183,7 @@ export const adminInboundRoutes: Routes = (app, ctx) => {
   app.get(
     '/admin/v1/inbounds/unrouted',
     {
-      onRequest: requireAdmin(ctx.adminToken),
+      onRequest: requireAdmin(ctx),
       schema: {
         tags: ['Operator: inbound'],
         summary: 'Inbound messages whose sender name no account has (kept, never dropped)',

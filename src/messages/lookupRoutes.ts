@@ -18,7 +18,7 @@ const MessageObject = Type.Record(Type.String(), Type.Unknown(), { description: 
 
 /** GET /api/v1/message/{uuid}, GET /api/v1/message and POST /api/v1/message/stop, with TOKEN_1. */
 export const lookupRoutes: Routes = (app, ctx) => {
-  const auth = requireToken(ctx.db, ['traffic']);
+  const auth = requireToken(ctx, ['traffic']);
   const security = [{ basicToken: [] }];
   const tags = ['Messages'];
 

@@ -11,7 +11,7 @@ export const messageRoutes: Routes = (app, ctx) => {
   app.post(
     '/api/v1/message',
     {
-      onRequest: requireToken(ctx.db, ['traffic']),
+      onRequest: requireToken(ctx, ['traffic']),
       // The body is validated by validateMessage, which gives the spec's own messages; the schema documents it.
       validatorCompiler: () => (value) => ({ value }),
       schema: {

@@ -151,11 +151,18 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
   });
 
   if (!result.replayed && stored.length > 0) {
+    countAccepted(ctx, stored);
     const direct = stored.filter((row) => row.leased);
     if (direct.length > 0) ctx.directDispatch!.take(direct.map((row) => claimedOf(row, principal.accountId)));
     if (direct.length < stored.length) ctx.wakeup.notify();
   }
   return result;
+}
+
+function countAccepted(ctx: AppContext, stored: readonly NewMessage[]): void {
+  const byChannel = new Map<string, number>();
+  for (const row of stored) byChannel.set(row.message.channelType, (byChannel.get(row.message.channelType) ?? 0) + 1);
+  for (const [channel, n] of byChannel) ctx.metrics.messagesAccepted.inc({ channel }, n);
 }
 
 function itemError(error: HeraldError): SendItem {

@@ -12,7 +12,7 @@ const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601, e.g.
 
 /** The operator's side of sender names: create approved, moderate (approve with a start date, reject with a comment). */
 export const adminSenderNameRoutes: Routes = (app, ctx) => {
-  const onRequest = requireAdmin(ctx.adminToken);
+  const onRequest = requireAdmin(ctx);
   const security = [{ adminToken: [] }];
   const tags = ['Operator: sender names'];
 

@@ -12,7 +12,7 @@ import { SENDER_NAME_STATUSES, senderNameDelete, senderNameGet, senderNameInsert
  * (with a comment) by the operator; only Approved names whose start date has come may send.
  */
 export const senderNameRoutes: Routes = (app, ctx) => {
-  const onRequest = requireToken(ctx.db, ['system']);
+  const onRequest = requireToken(ctx, ['system']);
   const security = [{ basicToken: [] }];
   const tags = ['Sender names'];
 

@@ -22,7 +22,7 @@ export const statisticsRoutes: Routes = (app, ctx) => {
   app.get(
     '/api/v1/statistics',
     {
-      onRequest: requireToken(ctx.db, ['system']),
+      onRequest: requireToken(ctx, ['system']),
       schema: {
         tags: ['Statistics'],
         summary: 'Outbound messages created in [from, to), grouped: counts per status, parts, prices per currency, clicks, conversions',

@@ -62,7 +62,7 @@ type TemplateInput = {
  * review); only dateTo of an approved one; nothing of a closed one.
  */
 export const templateRoutes: Routes = (app, ctx) => {
-  const onRequest = requireToken(ctx.db, ['system']);
+  const onRequest = requireToken(ctx, ['system']);
   const security = [{ basicToken: [] }];
   const tags = ['Templates'];
 
@@ -168,7 +168,7 @@ export const templateRoutes: Routes = (app, ctx) => {
 
 /** The operator's moderation of templates. */
 export const adminTemplateRoutes: Routes = (app, ctx) => {
-  const onRequest = requireAdmin(ctx.adminToken);
+  const onRequest = requireAdmin(ctx);
   const security = [{ adminToken: [] }];
   const tags = ['Operator: templates'];
 

@@ -1,0 +1,175 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { CallbackSender } from '../callbacks/callbackSender.js';
+import type { ConnectorState } from '../connectors/connector.js';
+import type { Db } from '../db/db.js';
+import type { DeliveryWriter } from '../delivery/deliveryWriter.js';
+import type { Clock } from '../util/clock.js';
+import { callbackBacklog, queueFigures } from './metricsSql.js';
+
+/** What the metrics read when scraped; the worker parts are absent in an api-only process. */
+export interface MetricSources {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly connectors: () => readonly ConnectorState[];
+  readonly writer: DeliveryWriter;
+  readonly callbackSender: () => CallbackSender | undefined;
+}
+
+/** Database figures are read at most this often, however often Prometheus scrapes. */
+const DB_FIGURES_MS = 1000;
+
+/**
+ * Prometheus metrics of one Herald process (a registry of its own, so several Heralds can share a process in
+ * tests). Request and message counts are counted where they happen; queue, callback backlog, connectors and the
+ * pool are read when scraped, from the database (through the indexes of waiting rows) and from live state.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpRequests: Counter<'method' | 'route' | 'status'>;
+  readonly httpDuration: Histogram<'method' | 'route'>;
+  readonly messagesAccepted: Counter<'channel'>;
+  readonly rateLimited: Counter<'kind'>;
+  readonly receiptLatency: Histogram;
+  private dbFigures: Promise<{ queue: Awaited<ReturnType<typeof queueFigures>>; callbacks: Awaited<ReturnType<typeof callbackBacklog>> }> | undefined;
+  private dbFiguresAt = 0;
+
+  constructor(private readonly sources: MetricSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'herald_' });
+    this.httpRequests = new Counter({ name: 'herald_http_requests_total', help: 'HTTP requests answered', labelNames: ['method', 'route', 'status'], registers });
+    this.httpDuration = new Histogram({
+      name: 'herald_http_request_duration_seconds',
+      help: 'Time to answer an HTTP request',
+      labelNames: ['method', 'route'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
+    this.messagesAccepted = new Counter({ name: 'herald_messages_accepted_total', help: 'Messages accepted by the send operation', labelNames: ['channel'], registers });
+    this.rateLimited = new Counter({ name: 'herald_rate_limited_total', help: 'Requests refused with 429', labelNames: ['kind'], registers });
+    this.receiptLatency = new Histogram({
+      name: 'herald_receipt_latency_seconds',
+      help: 'From a submission to its carrier receipt (receipts of this process own submissions)',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+    sources.writer.onReceiptLatency = (ms) => this.receiptLatency.observe(ms / 1000);
+
+    const self = this;
+    new Gauge({
+      name: 'herald_queue_messages',
+      help: 'Messages waiting: to be sent (waiting), for a receipt (sent), for a read (delivered)',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        const { queue } = await self.readDbFigures();
+        this.reset();
+        for (const q of queue) this.set({ state: q.state }, q.messages);
+      },
+    });
+    new Gauge({
+      name: 'herald_queue_oldest_age_seconds',
+      help: 'Age of the oldest message waiting in each state (waiting: since it became due)',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        const { queue } = await self.readDbFigures();
+        this.reset();
+        for (const q of queue) this.set({ state: q.state }, q.oldest_age_s);
+      },
+    });
+    new Gauge({
+      name: 'herald_callback_backlog_events',
+      help: 'Callback events not yet delivered: not yet in a delivery (pending) or in an open delivery (open)',
+      labelNames: ['stage'],
+      registers,
+      async collect() {
+        const { callbacks } = await self.readDbFigures();
+        this.set({ stage: 'pending' }, callbacks.events);
+        this.set({ stage: 'open' }, callbacks.open_events);
+      },
+    });
+    new Gauge({
+      name: 'herald_callback_open_deliveries',
+      help: 'Callback deliveries being sent or waiting for a retry',
+      registers,
+      async collect() {
+        this.set((await self.readDbFigures()).callbacks.open_deliveries);
+      },
+    });
+    absoluteCounter('herald_callback_deliveries_total', 'Callback deliveries by result (this process)', ['result'], registers, () => {
+      const stats = sources.callbackSender()?.stats;
+      return stats ? [[{ result: 'delivered' }, stats.delivered], [{ result: 'retry' }, stats.retried], [{ result: 'failed' }, stats.failed]] : [];
+    });
+    absoluteCounter('herald_callback_events_delivered_total', 'Callback events delivered (this process)', [], registers, () => {
+      const stats = sources.callbackSender()?.stats;
+      return stats ? [[{}, stats.events]] : [];
+    });
+    absoluteCounter('herald_connector_submitted_total', 'Messages a connector handed to its carrier', ['connector', 'channel'], registers, () =>
+      sources.connectors().map((c) => [{ connector: c.id, channel: c.channel }, c.submitted]),
+    );
+    connectorGauge('herald_connector_up', 'Connector bound (SMPP) or ready (HTTP): 1, else 0', registers, sources, (c) => (c.available ? 1 : 0));
+    connectorGauge('herald_connector_in_flight', 'Submissions waiting for the carrier answer', registers, sources, (c) => c.inFlight);
+    connectorGauge('herald_connector_window', 'Largest number of submissions in flight', registers, sources, (c) => c.window);
+    absoluteCounter('herald_receipts_total', 'Carrier receipts recorded (this process)', [], registers, () => [[{}, sources.writer.stats.receipts]]);
+    new Gauge({
+      name: 'herald_db_pool_connections',
+      help: 'Database connections of this process: total, idle, and requests waiting for one',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const pool = sources.db.poolStats?.();
+        if (!pool) return;
+        this.set({ state: 'total' }, pool.total);
+        this.set({ state: 'idle' }, pool.idle);
+        this.set({ state: 'waiting' }, pool.waiting);
+      },
+    });
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  private readDbFigures() {
+    const now = Date.now();
+    if (!this.dbFigures || now - this.dbFiguresAt > DB_FIGURES_MS) {
+      this.dbFiguresAt = now;
+      const at = this.sources.clock.now();
+      this.dbFigures = Promise.all([queueFigures(this.sources.db, at), callbackBacklog(this.sources.db)]).then(([queue, callbacks]) => ({ queue, callbacks }));
+      // A failed read is not kept: the next scrape tries again.
+      this.dbFigures.catch(() => {
+        this.dbFigures = undefined;
+      });
+    }
+    return this.dbFigures;
+  }
+}
+
+type Labels = Record<string, string>;
+
+/** A counter whose value is kept elsewhere (a component's own running count), set when scraped. */
+function absoluteCounter(name: string, help: string, labelNames: string[], registers: Registry[], read: () => [Labels, number][]): void {
+  new Counter({
+    name,
+    help,
+    labelNames,
+    registers,
+    collect() {
+      this.reset();
+      for (const [labels, value] of read()) this.inc(labels, value);
+    },
+  });
+}
+
+function connectorGauge(name: string, help: string, registers: Registry[], sources: MetricSources, value: (c: ConnectorState) => number): void {
+  new Gauge({
+    name,
+    help,
+    labelNames: ['connector', 'channel'],
+    registers,
+    collect() {
+      this.reset();
+      for (const c of sources.connectors()) this.set({ connector: c.id, channel: c.channel }, value(c));
+    },
+  });
+}

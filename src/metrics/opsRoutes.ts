@@ -1,0 +1,68 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Type } from 'typebox';
+import { herald } from '../errors/catalogue.js';
+import type { Routes } from '../http/server.js';
+
+const DB_CHECK_TIMEOUT_MS = 2000;
+
+/**
+ * Operations endpoints of every process (api, worker, all): Prometheus metrics, liveness and readiness. Not under
+ * /api/v1: they are for the operator's monitoring, not for clients. /metrics takes `Authorization: Bearer
+ * <HERALD_METRICS_TOKEN>` when that is set.
+ */
+export const opsRoutes: Routes = (app, ctx) => {
+  const expected = ctx.config.metricsToken === undefined ? undefined : createHash('sha256').update(ctx.config.metricsToken).digest();
+
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (expected) {
+      const presented = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+      if (presented === undefined) throw herald('notAuthenticated');
+      if (!timingSafeEqual(createHash('sha256').update(presented).digest(), expected)) throw herald('badCredentials');
+    }
+    const { contentType, body } = await ctx.metrics.render();
+    return reply.header('content-type', contentType).send(body);
+  });
+
+  app.get(
+    '/healthz',
+    { schema: { tags: ['System'], summary: 'Liveness: the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
+    async () => ({ status: 'ok' as const }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        tags: ['System'],
+        summary: 'Readiness: the database answers and, in a process with connectors, at least one is up',
+        description: '503 5031 with the same checks when not ready.',
+      },
+    },
+    async (request, reply) => {
+      const started = performance.now();
+      let database: { ok: boolean; latencyMs: number; error?: string };
+      try {
+        await withTimeout(ctx.db.query('SELECT 1'), DB_CHECK_TIMEOUT_MS);
+        database = { ok: true, latencyMs: Math.round(performance.now() - started) };
+      } catch (error) {
+        database = { ok: false, latencyMs: Math.round(performance.now() - started), error: (error as Error).message };
+      }
+      const connectors = ctx.connectorStates().map((c) => ({ id: c.id, channel: c.channel, up: c.available, state: c.state, lastError: c.lastError }));
+      const connectorsOk = connectors.length === 0 || connectors.some((c) => c.up);
+      const checks = { database, connectors };
+      if (database.ok && connectorsOk) return { status: 'ready', checks };
+      const reason = !database.ok ? 'the database does not answer' : 'no connector is up';
+      return reply.status(503).send({ ...herald('notReady', { reason }).toBody(), checks });
+    },
+  );
+};
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    }),
+  ]);
+}
