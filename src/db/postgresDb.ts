@@ -40,6 +40,13 @@ export function openPostgres(options: PostgresOptions): Db {
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       let broken: Error | undefined;
+      // The pool listens for errors only on idle clients: a connection lost while this one is checked out (the
+      // server restarted) would otherwise be an unhandled 'error' event and end the process. The query under
+      // way fails by itself; the client is then destroyed instead of returned.
+      const onError = (error: Error): void => {
+        broken = error;
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await fn(on(client));
@@ -53,7 +60,9 @@ export function openPostgres(options: PostgresOptions): Db {
         }
         throw error;
       } finally {
-        // A client whose rollback failed is in an unknown state: destroy it rather than return it to the pool.
+        // A client whose connection broke or whose rollback failed is in an unknown state: destroy it rather
+        // than return it to the pool.
+        client.off('error', onError);
         client.release(broken);
       }
     },

@@ -35,7 +35,7 @@ export const opsRoutes: Routes = (app, ctx) => {
       schema: {
         tags: ['System'],
         summary: 'Readiness: the database answers and, in a process with connectors, at least one is up',
-        description: '503 5031 with the same checks when not ready.',
+        description: '503 5033 (notReady) with the same checks when not ready.',
       },
     },
     async (request, reply) => {

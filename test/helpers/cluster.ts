@@ -25,8 +25,13 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
-export async function startCluster(options: { delayMs: number; env?: Record<string, string> }): Promise<Cluster> {
-  const testDb = await openTestDb('postgres');
+export async function startCluster(options: {
+  delayMs: number;
+  env?: Record<string, string>;
+  /** A PostgreSQL server other than TEST_DATABASE_URL's (one the test may restart). */
+  databaseUrl?: string;
+}): Promise<Cluster> {
+  const testDb = await openTestDb('postgres', options.databaseUrl ? { url: options.databaseUrl } : {});
   const simulators = await startEmbeddedSimulators({ delayMs: options.delayMs, window: 100 });
   const dir = mkdtempSync(path.join(tmpdir(), 'herald-cluster-'));
   const configPath = path.join(dir, 'herald.json');

@@ -24,13 +24,13 @@ export interface TestDb {
  * A fresh, migrated database: an in-memory PGlite, or a new schema on the PostgreSQL server that only this
  * database's connections see (search_path), dropped afterwards.
  */
-export async function openTestDb(engine: Engine, options: { migrated?: boolean } = {}): Promise<TestDb> {
+export async function openTestDb(engine: Engine, options: { migrated?: boolean; url?: string } = {}): Promise<TestDb> {
   let testDb: TestDb;
   if (engine === 'pglite') {
     const db = await openPglite('memory://');
     testDb = { db, engine, drop: () => db.close() };
   } else {
-    const url = process.env.TEST_DATABASE_URL!;
+    const url = options.url ?? process.env.TEST_DATABASE_URL!;
     const schema = `t_${randomBytes(6).toString('hex')}`;
     await adminQuery(url, `CREATE SCHEMA ${schema}`);
     const db = openPostgres({ url, poolSize: 8, schema });
