@@ -200,6 +200,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
           retryIntervalS: config.callbackRetryIntervalS,
           retryWindowS: config.callbackRetryWindowS,
           allowPrivate: config.callbackAllowPrivate,
+          leaseMs: config.leaseSeconds * 1000,
           ...options.callbackSender,
         },
       );

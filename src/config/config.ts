@@ -88,7 +88,7 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_CURRENCY: `currency of new accounts, ISO 4217 (default ${DEFAULT_CURRENCY})`,
   HERALD_DB_POOL_SIZE: `PostgreSQL connections per process (default ${DEFAULT_DB_POOL_SIZE})`,
   HERALD_CONFIG: 'path of the JSON or YAML file with connectors, routes and tariffs (default unset)',
-  HERALD_LEASE_SECONDS: `how long a worker's claim on a message lasts (default ${DEFAULT_LEASE_SECONDS})`,
+  HERALD_LEASE_SECONDS: `how long a worker's claim on a message or a callback delivery lasts (default ${DEFAULT_LEASE_SECONDS})`,
   HERALD_REQUIRE_TARIFF: 'true|false: refuse messages no tariff prices instead of sending them free (default false)',
   HERALD_RATE_LIMIT: `client API requests per second per account and process, 0 for none (default ${DEFAULT_RATE_LIMIT})`,
   HERALD_AUTH_FAILURE_LIMIT: `failed authentications per minute per client address, 0 for none (default ${DEFAULT_AUTH_FAILURE_LIMIT})`,
