@@ -1,0 +1,73 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { TestClock } from '../helpers/clock.js';
+import { ENGINES, type Engine } from '../helpers/engines.js';
+import { startTestHerald, type TestHerald } from '../helpers/testHerald.js';
+import { waitFor } from '../helpers/waitFor.js';
+
+// A real minute: the SMPP session's reconnect backoff and the dispatcher's retries run on real timers. Both
+// engines wait out the same minute side by side.
+const OUTAGE_MS = 65_000;
+const LONG = 300;
+const SHORT = 50;
+
+describe.concurrent('the SMSC down for a minute', () => {
+  const heralds: TestHerald[] = [];
+  afterAll(async () => {
+    await Promise.all(heralds.map((t) => t.close()));
+  });
+
+  it.each(ENGINES)('keeps messages waiting within their lifetime, sends them once when it is back, and ends the expired ones (%s)', async (engine: Engine) => {
+    const t = await startTestHerald(engine, {
+      delivery: { delayMs: 20 },
+      clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }),
+    });
+    heralds.push(t);
+    const account = await t.createAccount({ senderNames: [['SMS', 'Outage']] });
+    const smsc = t.simulators!.smsc;
+    smsc.setDown(true);
+
+    const send = async (count: number, tag: string, ttl?: number): Promise<string[]> => {
+      const body = Array.from({ length: count }, (_, i) => ({
+        channelType: 'SMS',
+        senderName: 'Outage',
+        destination: `7916${String(i).padStart(6, '0')}0`,
+        content: `${tag} ${i}`,
+        ...(ttl ? { ttl } : {}),
+      }));
+      const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body });
+      expect(reply.body.errors).toBe(false);
+      return reply.body.items.map((item: { messageUuid: string }) => item.messageUuid);
+    };
+    const waiting = await send(LONG, 'outage long');
+    // The shortest SMS lifetime: it runs out before the SMSC comes back.
+    const expiring = await send(SHORT, 'outage short', 60);
+    const statusOf = async (ids: string[]): Promise<Record<string, number>> =>
+      Object.fromEntries(
+        (
+          await t.testDb.db.query<{ status: string; n: number }>(`SELECT status, count(*) AS n FROM messages WHERE id = ANY($1::uuid[]) GROUP BY 1`, [ids])
+        ).map((r) => [r.status, r.n]),
+      );
+
+    await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS / 2));
+    expect(smsc.submitCount).toBe(0);
+    expect(await statusOf([...waiting, ...expiring])).toEqual({ sending: LONG + SHORT });
+    await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS / 2));
+    smsc.setDown(false);
+
+    await waitFor(async () => (await statusOf(waiting)).delivered === LONG, {
+      timeoutMs: 60_000,
+      describe: async () => JSON.stringify(await statusOf(waiting)),
+    });
+    await waitFor(async () => (await statusOf(expiring)).unsent === SHORT, {
+      timeoutMs: 30_000,
+      describe: async () => JSON.stringify(await statusOf(expiring)),
+    });
+    const texts = new Map<string, number>();
+    for (const s of smsc.submissions) texts.set(s.text, (texts.get(s.text) ?? 0) + 1);
+    expect([...texts.keys()].filter((text) => text.startsWith('outage long')).length).toBe(LONG);
+    expect([...texts.keys()].filter((text) => text.startsWith('outage short'))).toEqual([]);
+    expect([...texts.values()].filter((n) => n > 1)).toEqual([]);
+    const expired = await t.call('GET', `/api/v1/message/${expiring[0]}`, { token: account.traffic });
+    expect(expired.body).toMatchObject({ status: 'unsent', errorCode: expect.any(Number) });
+  }, 180_000);
+});
