@@ -42,6 +42,11 @@ async function main(argv: string[]): Promise<number> {
       if (stopping) return;
       stopping = true;
       herald.ctx.log.info({ signal }, 'shutting down');
+      // Bounded: what is unfinished at the deadline stays leased in the database and is taken again after the lease.
+      setTimeout(() => {
+        herald.ctx.log.error({ seconds: config.shutdownSeconds }, 'shutdown did not finish in time; exiting');
+        process.exit(1);
+      }, config.shutdownSeconds * 1000).unref();
       herald.close().then(
         () => process.exit(0),
         (error: unknown) => {

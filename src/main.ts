@@ -209,7 +209,8 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       callbackSender.start();
       closers.push(() => callbackSender!.stop());
       closers.push(() => maintenance!.stop());
-      closers.push(() => dispatcher!.stop());
+      // Stop claiming and hand back what waits for a connector's window; what is already sent finishes.
+      closers.push(() => dispatcher!.stop(() => connectors.forEach((c) => c.release())));
     }
 
     let server: FastifyInstance | undefined;

@@ -23,11 +23,16 @@ export interface Config {
   readonly demo: boolean;
   readonly logLevel: LogLevel;
   readonly bodyLimitBytes: number;
+  /** A request must arrive whole (headers and body) within this; a slower client gets 408 and is disconnected. */
+  readonly requestTimeoutMs: number;
+  /** The request line and headers must arrive within this (at most {@link requestTimeoutMs}). */
+  readonly headersTimeoutMs: number;
   readonly currency: string;
   readonly dbPoolSize: number;
   readonly configFile: string | undefined;
   /** How long a worker's claim on a message lasts before another worker may take it. */
   readonly leaseSeconds: number;
+  readonly shutdownSeconds: number;
   /** Refuse messages no tariff prices (item code 4021) instead of sending them free. */
   readonly requireTariff: boolean;
   /** Client API requests per second per account in this process (0: no limit); bursts of twice as many. */
@@ -50,10 +55,15 @@ export const DEFAULT_CALLBACK_RETRY_WINDOW_S = 86_400;
 export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
 /** 1000 WhatsApp messages with full headers, footers and three 1000-character buttons stay below 16 MiB. */
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+/** Room for a 16 MiB batch at 4.5 Mbit/s; a client slower than that holds a connection for nothing. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** Headers are a few hundred bytes: far more than any real client needs, short enough to shed slowloris sockets. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 export const DEFAULT_CURRENCY = 'RUB';
 export const DEFAULT_DB_POOL_SIZE = 10;
 /** Longer than any submission takes (SMPP response timeout 10 s, HTTP 15 s), short enough to recover quickly. */
 export const DEFAULT_LEASE_SECONDS = 60;
+export const DEFAULT_SHUTDOWN_SECONDS = 30;
 /** Far above what one client's integration needs (a 1000-message batch is one request), low enough to stop a loop. */
 export const DEFAULT_RATE_LIMIT = 200;
 export const DEFAULT_AUTH_FAILURE_LIMIT = 30;
@@ -85,9 +95,12 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_DEMO: 'true|false: create the demo account on first start (default true in embedded mode)',
   HERALD_LOG_LEVEL: `${LOG_LEVELS.join('|')} (default ${DEFAULT_LOG_LEVEL})`,
   HERALD_BODY_LIMIT: `largest accepted request body in bytes (default ${DEFAULT_BODY_LIMIT_BYTES})`,
+  HERALD_REQUEST_TIMEOUT_MS: `ms within which a whole request must arrive, else 408 (default ${DEFAULT_REQUEST_TIMEOUT_MS})`,
+  HERALD_HEADERS_TIMEOUT_MS: `ms within which a request's headers must arrive, else 408; at most HERALD_REQUEST_TIMEOUT_MS (default ${DEFAULT_HEADERS_TIMEOUT_MS})`,
   HERALD_CURRENCY: `currency of new accounts, ISO 4217 (default ${DEFAULT_CURRENCY})`,
   HERALD_DB_POOL_SIZE: `PostgreSQL connections per process (default ${DEFAULT_DB_POOL_SIZE})`,
   HERALD_CONFIG: 'path of the JSON or YAML file with connectors, routes and tariffs (default unset)',
+  HERALD_SHUTDOWN_SECONDS: `seconds a stopping process has to finish its work before it exits anyway (default ${DEFAULT_SHUTDOWN_SECONDS})`,
   HERALD_LEASE_SECONDS: `how long a worker's claim on a message or a callback delivery lasts (default ${DEFAULT_LEASE_SECONDS})`,
   HERALD_REQUIRE_TARIFF: 'true|false: refuse messages no tariff prices instead of sending them free (default false)',
   HERALD_RATE_LIMIT: `client API requests per second per account and process, 0 for none (default ${DEFAULT_RATE_LIMIT})`,
@@ -118,6 +131,15 @@ export function loadConfig(env: Env = process.env): Config {
     optional(read('HERALD_SHORT_URL_BASE'), 'HERALD_SHORT_URL_BASE', parseHttpBase) ??
     (demo ? `http://${host.includes(':') ? `[${host}]` : host}:${port}/s` : undefined);
 
+  const requestTimeoutMs =
+    optional(read('HERALD_REQUEST_TIMEOUT_MS'), 'HERALD_REQUEST_TIMEOUT_MS', integerIn(100, 3_600_000)) ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const headersTimeoutMs =
+    optional(read('HERALD_HEADERS_TIMEOUT_MS'), 'HERALD_HEADERS_TIMEOUT_MS', integerIn(100, 3_600_000)) ??
+    Math.min(DEFAULT_HEADERS_TIMEOUT_MS, requestTimeoutMs);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError('HERALD_HEADERS_TIMEOUT_MS', `must not exceed HERALD_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  }
+
   return Object.freeze({
     host,
     port,
@@ -142,10 +164,13 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes:
       optional(read('HERALD_BODY_LIMIT'), 'HERALD_BODY_LIMIT', integerIn(1024, 1024 * 1024 * 1024)) ??
       DEFAULT_BODY_LIMIT_BYTES,
+    requestTimeoutMs,
+    headersTimeoutMs,
     currency: optional(read('HERALD_CURRENCY'), 'HERALD_CURRENCY', parseCurrency) ?? DEFAULT_CURRENCY,
     dbPoolSize: optional(read('HERALD_DB_POOL_SIZE'), 'HERALD_DB_POOL_SIZE', integerIn(1, 1000)) ?? DEFAULT_DB_POOL_SIZE,
     configFile: optional(read('HERALD_CONFIG'), 'HERALD_CONFIG', (v) => path.resolve(v)),
     leaseSeconds: optional(read('HERALD_LEASE_SECONDS'), 'HERALD_LEASE_SECONDS', integerIn(1, 3600)) ?? DEFAULT_LEASE_SECONDS,
+    shutdownSeconds: optional(read('HERALD_SHUTDOWN_SECONDS'), 'HERALD_SHUTDOWN_SECONDS', integerIn(1, 3600)) ?? DEFAULT_SHUTDOWN_SECONDS,
     requireTariff: optional(read('HERALD_REQUIRE_TARIFF'), 'HERALD_REQUIRE_TARIFF', parseBoolean) ?? false,
     rateLimit: optional(read('HERALD_RATE_LIMIT'), 'HERALD_RATE_LIMIT', integerIn(0, 1_000_000)) ?? DEFAULT_RATE_LIMIT,
     authFailureLimit: optional(read('HERALD_AUTH_FAILURE_LIMIT'), 'HERALD_AUTH_FAILURE_LIMIT', integerIn(0, 1_000_000)) ?? DEFAULT_AUTH_FAILURE_LIMIT,

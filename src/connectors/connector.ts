@@ -54,6 +54,11 @@ export interface Connector {
   start(): Promise<void>;
   /** Stops taking submissions, finishes or fails those in flight, and disconnects. */
   stop(): Promise<void>;
+  /**
+   * Hands back the submissions still waiting for room in the window, and any later ones, as transient outcomes
+   * (the dispatcher returns them to the queue), while those already sent finish: the process is stopping.
+   */
+  release(): void;
   available(): boolean;
   submit(message: OutboundMessage): Promise<SubmitOutcome>;
   state(): ConnectorState;

@@ -9,6 +9,7 @@ export class Throttle {
   private refilledAt = Date.now();
   private readonly waiters: { resolve: (ok: boolean) => void; until: number }[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private refusing = false;
 
   constructor(
     readonly window: number,
@@ -33,6 +34,7 @@ export class Throttle {
   /** Waits for a free slot and a token; false when none came within `maxWaitMs`. */
   acquire(maxWaitMs: number): Promise<boolean> {
     if (this.tryAcquire()) return Promise.resolve(true);
+    if (this.refusing) return Promise.resolve(false);
     return new Promise((resolve) => {
       this.waiters.push({ resolve, until: Date.now() + maxWaitMs });
       this.schedule();
@@ -44,11 +46,16 @@ export class Throttle {
     this.drain();
   }
 
-  /** Fails every waiter (the connector is stopping). */
+  /** Fails every waiter, and every later wait until {@link reopen} (the connector is stopping). */
   rejectAll(): void {
+    this.refusing = true;
     for (const waiter of this.waiters.splice(0)) waiter.resolve(false);
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+  }
+
+  reopen(): void {
+    this.refusing = false;
   }
 
   private refill(): void {

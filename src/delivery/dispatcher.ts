@@ -65,12 +65,16 @@ export class Dispatcher {
     this.loop = this.run();
   }
 
-  /** Stops claiming and waits for the messages in hand to reach an outcome (and their records to be written). */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming and waits for the messages in hand to reach an outcome (and their records to be written).
+   * `handBack` runs once no more claims start, to have the connectors return what has not gone out yet.
+   */
+  async stop(handBack?: () => void): Promise<void> {
     this.running = false;
     this.deps.wakeup.notify();
     this.capacityWaiter?.();
     await this.loop;
+    handBack?.();
     await Promise.allSettled([...this.inFlight]);
     await this.deps.writer.drain();
   }

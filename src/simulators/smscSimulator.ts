@@ -49,6 +49,8 @@ export interface SmscSimulatorOptions {
  */
 export class SmscSimulator {
   readonly submissions: SimSubmission[] = [];
+  /** Sessions that ended with an unbind from the client (a polite stop), by system_id. */
+  readonly unbinds: string[] = [];
   private server: smpp.Server | undefined;
   private readonly bound = new Map<smpp.Session, string>();
   private readonly sessionNumbers = new Map<smpp.Session, number>();
@@ -171,6 +173,7 @@ export class SmscSimulator {
       if (!this.stalled) session.send(pdu.response());
     });
     session.on('unbind', (pdu: smpp.PDU) => {
+      this.unbinds.push(this.bound.get(session) ?? '');
       session.send(pdu.response());
       session.close();
     });

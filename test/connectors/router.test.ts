@@ -10,6 +10,7 @@ function connector(id: string, channel: Connector['channel'], up = true): Connec
     up,
     start: async () => undefined,
     stop: async () => undefined,
+    release: () => undefined,
     available: () => c.up,
     submit: async () => ({ kind: 'accepted' as const, carrierIds: ['x'] }),
     state: () => ({ id, type: 'test', channel, available: c.up, state: 'x', inFlight: 0, window: 1, mps: 1, submitted: 0, lastError: null }),

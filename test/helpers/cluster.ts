@@ -30,9 +30,11 @@ export async function startCluster(options: {
   env?: Record<string, string>;
   /** A PostgreSQL server other than TEST_DATABASE_URL's (one the test may restart). */
   databaseUrl?: string;
+  /** Submissions per second each connector may start (the connectors' flow control). */
+  mps?: number;
 }): Promise<Cluster> {
   const testDb = await openTestDb('postgres', options.databaseUrl ? { url: options.databaseUrl } : {});
-  const simulators = await startEmbeddedSimulators({ delayMs: options.delayMs, window: 100 });
+  const simulators = await startEmbeddedSimulators({ delayMs: options.delayMs, window: 100, ...(options.mps ? { mps: options.mps } : {}) });
   const dir = mkdtempSync(path.join(tmpdir(), 'herald-cluster-'));
   const configPath = path.join(dir, 'herald.json');
   writeFileSync(configPath, JSON.stringify({ connectors: simulators.configFile.connectors, routes: simulators.configFile.routes }));

@@ -51,6 +51,11 @@ export abstract class HttpConnector implements Connector {
 
   async start(): Promise<void> {
     this.stopped = false;
+    this.throttle.reopen();
+  }
+
+  release(): void {
+    this.throttle.rejectAll();
   }
 
   async stop(): Promise<void> {

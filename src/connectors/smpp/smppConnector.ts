@@ -56,7 +56,12 @@ export class SmppConnector implements Connector {
 
   async start(): Promise<void> {
     this.stopping = false;
+    this.throttle.reopen();
     this.connect();
+  }
+
+  release(): void {
+    this.throttle.rejectAll();
   }
 
   /** Resolves when bound, or after `timeoutMs` with false. */
