@@ -18,7 +18,7 @@ export interface Load {
 export function startLoad(
   url: () => string,
   token: string,
-  options: { tag: string; batchSize: number; concurrency: number; senderName: string },
+  options: { tag: string; batchSize: number; concurrency: number; senderName: string; callbackUrl?: string },
 ): Load {
   const load: Load = { accepted: [], outcomes: new Map(), refusals: [], stop: async () => undefined };
   let running = true;
@@ -33,6 +33,7 @@ export function startLoad(
         // The last digit 0 asks the simulators for a delivery.
         destination: `7916${String((clientNo * 100_003 + batch * options.batchSize + k) % 1_000_000).padStart(6, '0')}0`,
         content: `${options.tag} ${clientNo}-${batch}-${k}`,
+        ...(options.callbackUrl ? { callbackUrl: options.callbackUrl } : {}),
       }));
       let answered = false;
       try {
