@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServer } from 'node:http';
@@ -17,6 +17,8 @@ export interface EndToEndOptions {
   readonly split: boolean;
   /** Each message asks for its `delivered` callback; the run ends when the last one has arrived. */
   readonly callbacks: boolean;
+  /** A soak: Herald's resident memory is sampled through the run and reported with its growth after warm-up. */
+  readonly soak?: boolean;
 }
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
@@ -65,7 +67,8 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     const token = account.tokens.traffic as string;
 
     const batches = Math.ceil(options.messages / 1000);
-    const bodies = Array.from({ length: batches }, (_, b) =>
+    // Built as sent: a million messages' bodies held at once would weigh on the machine under test.
+    const bodyOf = (b: number): string =>
       JSON.stringify(
         Array.from({ length: 1000 }, (_, i) => ({
           channelType: 'SMS',
@@ -75,15 +78,15 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
           content: `Your code is ${String(i).padStart(4, '0')}`,
           ...(receiver ? { callbackUrl: receiver.url } : {}),
         })),
-      ),
-    );
+      );
     let next = 0;
+    const rss = options.soak ? sampleRss(herald.child.pid!, 250) : undefined;
     const start = performance.now();
     const postLatencies: number[] = [];
     await Promise.all(
       Array.from({ length: options.clients }, async () => {
-        while (next < bodies.length) {
-          const body = bodies[next++]!;
+        while (next < batches) {
+          const body = bodyOf(next++);
           const t0 = performance.now();
           const response = await http.request({
             method: 'POST',
@@ -123,6 +126,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       }
     }
     const elapsed = (performance.now() - start) / 1000;
+    const samples = rss?.stop() ?? [];
     const delivered = await db.query("SELECT count(*)::int AS n FROM messages WHERE account_id = $1 AND status = 'delivered'", [account.id]);
     if (delivered.rows[0].n !== total) throw new Error(`${delivered.rows[0].n} of ${total} delivered`);
     const latency = await db.query(
@@ -133,6 +137,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     await http.close();
     postLatencies.sort((a, b) => a - b);
     const label = receiver ? 'end to end with callbacks: accepted -> callback' : 'end to end: accepted -> delivered';
+    if (options.soak) return soakFigures(samples, total, elapsed, options);
     return [
       {
         name: label,
@@ -185,4 +190,48 @@ export async function startCountingReceiver(): Promise<{ url: string; count(): n
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Samples a process's resident set size (Linux /proc) every `everyMs`, in MiB. */
+function sampleRss(pid: number, everyMs: number): { stop(): number[] } {
+  const samples: number[] = [];
+  const read = (): void => {
+    try {
+      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (match) samples.push(Number(match[1]) / 1024);
+    } catch {
+      // The process is gone; the run will say why.
+    }
+  };
+  read();
+  const timer = setInterval(read, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      read();
+      return samples;
+    },
+  };
+}
+
+/**
+ * The soak's figures: peak RSS, and its growth after warm-up: the peak of the last 40% of the run against the
+ * peak of the 40% before it (the first 20% is warm-up: JIT, pools, buffers). A leak shows as steady growth.
+ */
+function soakFigures(samples: readonly number[], total: number, elapsed: number, options: EndToEndOptions): BenchFigure[] {
+  const at = (from: number, to: number): number => Math.max(...samples.slice(Math.floor(samples.length * from), Math.ceil(samples.length * to)));
+  const middle = at(0.2, 0.6);
+  const last = at(0.6, 1);
+  const what = `${total} SMS with delivered callbacks, 1 process (all), ${elapsed.toFixed(0)} s, ${samples.length} samples`;
+  return [
+    { name: 'soak: accepted -> callback', value: total / elapsed, unit: 'msg/s', target: { op: '>=', value: 10_000 }, note: what },
+    { name: 'soak: peak RSS', value: Math.max(...samples), unit: 'MiB', note: `warm-up (first 20%) peak ${at(0, 0.2).toFixed(0)} MiB` },
+    {
+      name: 'soak: RSS growth after warm-up',
+      value: ((last - middle) / middle) * 100,
+      unit: '%',
+      target: { op: '<=', value: 10 },
+      note: `peak ${middle.toFixed(0)} MiB in 20-60% of the run, ${last.toFixed(0)} MiB in 60-100%`,
+    },
+  ];
 }

@@ -8,7 +8,7 @@ import { type BenchFigure, createBenchSchema, machineDescription, meetsTarget, p
 /**
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
- * (ingest,e2e,callbacks,e2e-callbacks,statistics), BENCH_STATS_MESSAGES, BENCH_DATABASE_URL.
+ * (ingest,e2e,callbacks,e2e-callbacks,soak,statistics), BENCH_SOAK_MESSAGES, BENCH_STATS_MESSAGES, BENCH_DATABASE_URL.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const clients = Number(process.env.BENCH_CLIENTS ?? 4);
@@ -49,6 +49,11 @@ if (wanted('e2e-callbacks')) {
   process.stdout.write(`end to end with callbacks: ${e2eMessages} SMS, each with its delivered callback...\n`);
   const split = process.env.BENCH_E2E_SPLIT === 'true';
   await inSchema((schema) => benchEndToEnd({ schema, messages: e2eMessages, clients, delayMs: 20, split, callbacks: true }));
+}
+if (wanted('soak')) {
+  const messages = Number(process.env.BENCH_SOAK_MESSAGES ?? 1_000_000);
+  process.stdout.write(`soak: ${messages} SMS end to end with callbacks, sampling Herald's memory...\n`);
+  await inSchema((schema) => benchEndToEnd({ schema, messages, clients, delayMs: 20, split: false, callbacks: true, soak: true }));
 }
 if (wanted('statistics')) {
   const messages = Number(process.env.BENCH_STATS_MESSAGES ?? 1_000_000);
