@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { herald } from '../errors/catalogue.js';
 import { requireAdmin } from '../http/auth.js';
-import { Balance, errorResponses, IdParam, PageQuery, paginated } from '../http/schemas.js';
+import { Balance, errorResponses, Id, IdParam, PageQuery, paginated } from '../http/schemas.js';
 import { Account, LedgerEntry, Token } from './accountSchemas.js';
 import type { Routes } from '../http/server.js';
 import { CHANNELS } from '../shared/channels.js';
@@ -132,7 +132,7 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
         body: Type.Object(
           {
             type: Type.Union([Type.Literal('traffic'), Type.Literal('system')]),
-            trafficCenterId: Type.Optional(Type.Integer({ minimum: 1 })),
+            trafficCenterId: Type.Optional(Id()),
           },
           { additionalProperties: false },
         ),
@@ -170,7 +170,7 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
         tags,
         summary: 'Revoke a token',
         security: admin.security,
-        params: Type.Object({ id: Type.Integer({ minimum: 1 }), tokenId: Type.String() }),
+        params: Type.Object({ id: Id(), tokenId: Type.String() }),
         response: { 204: Type.Null(), ...errorResponses(404) },
       },
     },

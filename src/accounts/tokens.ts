@@ -29,6 +29,8 @@ export function secretMatches(secret: string, storedHash: Buffer): boolean {
   return presented.length === storedHash.length && timingSafeEqual(presented, storedHash);
 }
 
+const KEY_ID = /^[\w-]{1,64}$/;
+
 export interface PresentedCredentials {
   readonly scheme: 'basic' | 'bearer';
   readonly keyId: string;
@@ -49,5 +51,8 @@ export function parseAuthorization(header: string | undefined): PresentedCredent
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon <= 0 || colon === decoded.length - 1) return 'invalid';
-  return { scheme, keyId: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+  const keyId = decoded.slice(0, colon);
+  // Issued ids are base64url (issueToken); anything else names no token, and a NUL would fail the lookup itself.
+  if (!KEY_ID.test(keyId)) return 'invalid';
+  return { scheme, keyId, secret: decoded.slice(colon + 1) };
 }

@@ -17,6 +17,7 @@ export const ERRORS = {
   notFound: { status: 404, code: 4040, msg: '{what} not found' },
   routeNotFound: { status: 404, code: 4041, msg: 'Route not found: {method} {url}' },
   methodNotAllowed: { status: 405, code: 4050, msg: 'Method not allowed: {method}' },
+  requestTimeout: { status: 408, code: 4080, msg: 'Request timeout: the request did not arrive in time' },
   idempotencyConflict: {
     status: 409,
     code: 4090,
@@ -24,7 +25,9 @@ export const ERRORS = {
   },
   conflict: { status: 409, code: 4091, msg: '{reason}' },
   bodyTooLarge: { status: 413, code: 4130, msg: 'Request body is larger than {limit} bytes' },
+  urlTooLong: { status: 414, code: 4140, msg: 'URL path segment is longer than {limit} characters' },
   unsupportedMediaType: { status: 415, code: 4150, msg: 'Content-Type must be application/json' },
+  expectationFailed: { status: 417, code: 4170, msg: 'Expect: 100-continue is the only expectation supported' },
 
   tooManyMessages: { status: 422, code: 4220, msg: 'Max count of messages is 1000' },
   emptyBatch: { status: 422, code: 4220, msg: 'Min count of messages is 1' },
@@ -63,6 +66,7 @@ export const ERRORS = {
   invalidHours: { status: 422, code: 4222, msg: 'Invalid hours: {hours}' },
   invalidDays: { status: 422, code: 4223, msg: 'Invalid days: {days}' },
   tooManyRequests: { status: 429, code: 4290, msg: 'Too many requests; retry after {retryAfter} s' },
+  headersTooLarge: { status: 431, code: 4310, msg: 'Request headers are larger than {limit} bytes' },
 
   internal: { status: 500, code: 5000, msg: 'Internal error' },
   shortenerUnavailable: { status: 503, code: 5030, msg: 'Url shortener is unavailable' },

@@ -1,6 +1,11 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { type IncomingMessage, maxHeaderSize, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/connectionErrors.js';
 import { ERRORS, HeraldError, herald, showValue } from '../errors/catalogue.js';
+
+/** Fastify's default longest path parameter; no id or code of the API comes near it. */
+export const MAX_PARAM_LENGTH = 100;
 
 interface AjvError {
   keyword: string;
@@ -44,6 +49,10 @@ export function toHeraldError(error: FastifyError): HeraldError {
       return herald('badJson', { reason: 'not valid JSON' });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return herald('badRequest', { reason: 'Content-Length does not match the body' });
+    case 'FST_ERR_BAD_URL':
+      return herald('badRequest', { reason: 'Malformed URL: invalid percent-encoding' });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return herald('urlTooLong', { limit: MAX_PARAM_LENGTH });
     default:
       break;
   }
@@ -75,4 +84,37 @@ export function makeErrorHandler(bodyLimit: number) {
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): void {
   const error = herald('routeNotFound', { method: request.method, url: request.url.split('?')[0] ?? '' });
   void reply.status(ERRORS.routeNotFound.status).send(error.toBody());
+}
+
+/** Answers an `Expect` other than 100-continue, which Node would refuse with an empty 417 itself. */
+export function expectationFailed(_request: IncomingMessage, response: ServerResponse): void {
+  const body = JSON.stringify(herald('expectationFailed').toBody());
+  response
+    .writeHead(ERRORS.expectationFailed.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' })
+    .end(body);
+}
+
+/**
+ * Answers what Node's HTTP parser refuses before Fastify sees a request (a malformed request line or header, a
+ * header block over Node's limit, a request that did not arrive within the timeouts), in the API's error format.
+ * Fastify's default answers in its own format and logs the raw bytes at trace level, Authorization header included;
+ * this logs only the error code.
+ */
+export function clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const mapped =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? herald('requestTimeout')
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? herald('headersTooLarge', { limit: maxHeaderSize })
+        : herald('badRequest', { reason: 'Malformed HTTP request' });
+  this.log.debug({ code: error.code, status: mapped.status }, 'client error');
+  if (socket.writable) {
+    const body = JSON.stringify(mapped.toBody());
+    socket.write(
+      `HTTP/1.1 ${mapped.status} ${STATUS_CODES[mapped.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

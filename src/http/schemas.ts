@@ -25,10 +25,19 @@ export const Balance = Type.Record(Type.String({ pattern: '^[A-Z]{3}$' }), Type.
   description: 'Currency code -> balance in that currency',
 });
 
-export const IdParam = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+/**
+ * A row id. The columns are bigint, but a JSON number is exact only up to 2^53 and no row gets near it; without the
+ * bound, 1e308 or 2^63 would pass as an integer and reach the database as a value it refuses (a 500, not a 422).
+ */
+export const Id = () => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+
+export const IdParam = Type.Object({ id: Id() });
+
+/** Keeps the offset, (page - 1) x per_page, an exact integer the database takes. */
+export const MAX_PAGE = 1_000_000_000;
 
 export const PageQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
 });
 

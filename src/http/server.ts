@@ -3,9 +3,10 @@ import { AjvCompiler } from '@fastify/ajv-compiler';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifySchemaCompiler, type FastifySchemaValidationError, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
 import type { AppContext } from '../context.js';
-import { makeErrorHandler, notFoundHandler } from './errorHandler.js';
+import { herald } from '../errors/catalogue.js';
+import { clientErrorHandler, expectationFailed, makeErrorHandler, MAX_PARAM_LENGTH, notFoundHandler } from './errorHandler.js';
 import { ErrorBody } from './schemas.js';
 
 /** The server as route modules see it: with TypeBox types for bodies, params and queries. */
@@ -19,6 +20,18 @@ export type HeraldApp = FastifyInstance<
 
 const REQUEST_ID = /^[\w\-.:]{1,128}$/;
 
+/**
+ * Longer than the 60 s idle timeout of common load balancers, so that the balancer, not Herald, closes an idle
+ * connection: otherwise it may send a request on a connection Herald is closing at that instant.
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
+/**
+ * The deepest body of the API (a button of a WhatsApp message in a batch) is 5 levels. Code that walks a value
+ * recursively, JSON.stringify included, overflows the stack at a few thousand: 8 KB of brackets.
+ */
+export const MAX_JSON_DEPTH = 32;
+
 /** A route module: registers its routes on the server. */
 export type Routes = (app: HeraldApp, ctx: AppContext) => void;
 
@@ -27,9 +40,22 @@ export type Routes = (app: HeraldApp, ctx: AppContext) => void;
  * document at /openapi.json and its reference page at /docs. Capabilities add their routes through `routes`.
  */
 export async function buildServer(ctx: AppContext, routes: readonly Routes[]): Promise<FastifyInstance> {
+  const { requestTimeoutMs, headersTimeoutMs } = ctx.config;
+  const errorHandler = makeErrorHandler(ctx.config.bodyLimitBytes);
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimitBytes,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Slow clients (slowloris): the headers must arrive within headersTimeoutMs and the whole request within
+    // requestTimeoutMs, else 408 and the connection is closed. Node checks these only every
+    // connectionsCheckingInterval (30 s by default), so the check runs several times per headers timeout.
+    requestTimeout: requestTimeoutMs,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    // requireHostHeader: a hook below refuses a missing Host in the API's format; Node's refusal has no body.
+    http: { headersTimeout: headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeoutMs / 4)), requireHostHeader: false },
+    // What Node's parser or Fastify's router refuses before a route runs is answered in the API's format too.
+    clientErrorHandler,
+    frameworkErrors: (error, request, reply) => errorHandler(error, request, reply),
     // Clients may pass their own request id for tracing; anything else gets a fresh one.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -44,10 +70,27 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
   const ajv = { removeAdditional: false, allErrors: false, verbose: true } as const;
   const strict = compilers({}, { customOptions: { ...ajv, coerceTypes: false }, plugins: [] });
   const coercing = compilers({}, { customOptions: { ...ajv, coerceTypes: 'array' }, plugins: [] });
-  app.setValidatorCompiler((route) => (route.httpPart === 'body' ? strict : coercing)(route));
+  app.setValidatorCompiler((route) => (route.httpPart === 'body' ? strict(route) : storableOnly(coercing(route))));
+
+  app.server.on('checkExpectation', expectationFailed);
+  app.addHook('onRequest', async (request) => {
+    // RFC 9112 section 3.2: a server must refuse an HTTP/1.1 request without Host.
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') throw herald('badRequest', { reason: 'Missing Host header' });
+  });
 
   // JSON is the only body the API takes; without this, text/plain would reach handlers as a string.
   app.removeContentTypeParser('text/plain');
+  // Fastify's own JSON parser (with its __proto__ and constructor checks), then what no handler should see.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    parseJson(request, body as string, (error, value) => {
+      if (error) return done(error, undefined);
+      const problem = bodyProblem(value, body as string);
+      if (problem) return done(herald('badJson', { reason: problem }), undefined);
+      done(null, value);
+    }),
+  );
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -63,7 +106,7 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
     ctx.metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
     ctx.metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
   });
-  app.setErrorHandler(makeErrorHandler(ctx.config.bodyLimitBytes));
+  app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   app.addSchema(ErrorBody);
 
@@ -92,6 +135,72 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
   for (const register of routes) register(app, ctx);
   await app.ready();
   return app;
+}
+
+/**
+ * Why a parsed body is refused, if it is: nested deeper than {@link MAX_JSON_DEPTH}, or a NUL character in a string
+ * (PostgreSQL stores none, in text or jsonb: the insert would fail with a 500). Walks the value with a stack of its
+ * own, so that the check itself cannot overflow; it runs on every batch, so it allocates nothing per node and looks
+ * for NUL only when the text holds its escape (JSON cannot carry it unescaped).
+ */
+function bodyProblem(value: unknown, text: string): string | undefined {
+  const mayHoldNul = text.includes('\\u0000');
+  const values: unknown[] = [value];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const node = values.pop();
+    const depth = depths.pop()!;
+    if (typeof node !== 'object' || node === null) {
+      if (mayHoldNul && typeof node === 'string' && node.includes('\u0000')) return NUL_PROBLEM;
+      continue;
+    }
+    if (depth >= MAX_JSON_DEPTH) return `nested deeper than ${MAX_JSON_DEPTH} levels`;
+    if (Array.isArray(node)) {
+      for (const child of node) {
+        values.push(child);
+        depths.push(depth + 1);
+      }
+      continue;
+    }
+    for (const key in node) {
+      if (mayHoldNul && key.includes('\u0000')) return NUL_PROBLEM;
+      values.push((node as Record<string, unknown>)[key]);
+      depths.push(depth + 1);
+    }
+  }
+  return undefined;
+}
+
+const NUL_PROBLEM = 'U+0000 (NUL) in a string';
+
+type Validator = ReturnType<FastifySchemaCompiler<unknown>>;
+
+/**
+ * Refuses query and path values the database would refuse with a 500: Ajv coerces "1e309" and "Infinity" to
+ * Infinity, which then passes integer, minimum and maximum (Ajv skips those for a number that is not finite), and
+ * %00 decodes to a NUL character, which PostgreSQL text cannot hold.
+ */
+function storableOnly(validate: Validator): Validator {
+  const checked: Validator = (data: Record<string, unknown> | null) => {
+    if (!validate(data)) {
+      checked.errors = validate.errors;
+      return false;
+    }
+    for (const [name, value] of Object.entries(data ?? {})) {
+      const values = [value].flat();
+      const message = values.some((v) => typeof v === 'number' && !Number.isFinite(v))
+        ? 'must be a finite number'
+        : values.some((v) => typeof v === 'string' && v.includes('\u0000'))
+          ? 'must not contain U+0000'
+          : undefined;
+      if (message) {
+        checked.errors = [{ keyword: 'type', instancePath: `/${name}`, schemaPath: '', params: {}, message, data: String(value) } as FastifySchemaValidationError];
+        return false;
+      }
+    }
+    return true;
+  };
+  return checked;
 }
 
 /** How long a stopping server waits for requests in progress before it cuts their connections. */

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { callbackUrlProblem, maskCallbackUrl } from '../callbacks/callbackUrl.js';
 import { herald } from '../errors/catalogue.js';
 import { principalOf, requireAdmin, requireToken } from '../http/auth.js';
-import { errorResponses, IdParam } from '../http/schemas.js';
+import { errorResponses, Id, IdParam } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { isoUtc } from '../util/time.js';
 import { inboundRuleDelete, inboundRuleGet, inboundRuleInsert, inboundRuleList, type InboundRuleRow, inboundRuleUpdate } from './inboundRuleSql.js';
@@ -27,7 +27,7 @@ const Rule = Type.Object({
 });
 const RuleBody = Type.Object(
   {
-    trafficCenterId: Type.Integer({ minimum: 1 }),
+    trafficCenterId: Id(),
     callbackUrl: Type.Optional(Type.Union([Type.String(), Type.Null()])),
     senderNames: Type.Optional(Type.Union([Type.Array(Type.String({ minLength: 1 }), { maxItems: 100 }), Type.Null()])),
     channelType: Type.Optional(Type.Literal('WHATSAPP')),

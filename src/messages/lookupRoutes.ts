@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { DELIVERY_ERRORS } from '../delivery/statuses.js';
 import { herald, showValue } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../http/auth.js';
-import { ChannelType, errorResponses } from '../http/schemas.js';
+import { ChannelType, errorResponses, Id, MAX_PAGE } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { UUID_PATTERN } from '../util/uuid7.js';
 import { normaliseDestination } from './destination.js';
@@ -51,7 +51,7 @@ export const lookupRoutes: Routes = (app, ctx) => {
         summary: 'Messages of the account, newest first, with filters',
         security,
         querystring: Type.Object({
-          page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+          page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 })),
           per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
           sort: Type.Optional(Type.Enum(['created_time', '-created_time', 'asc', 'desc'], { description: 'by creation time; default newest first' })),
           time_from: Type.Optional(Type.String({ description: 'ISO 8601 or YYYY-MM-DD hh:mm:ss (UTC), inclusive' })),
@@ -62,7 +62,7 @@ export const lookupRoutes: Routes = (app, ctx) => {
           tags: Type.Optional(Type.String({ description: 'comma-separated; messages with any of them' })),
           channel_type: Type.Optional(ChannelType),
           sender_name: Type.Optional(Type.String()),
-          traffic_center_id: Type.Optional(Type.Integer({ minimum: 1 })),
+          traffic_center_id: Type.Optional(Id()),
           direction: Type.Optional(Type.Enum(['outbound', 'inbound'])),
           content: Type.Optional(Type.String({ minLength: 1, description: 'text the content contains' })),
         }),

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { accountGet } from '../accounts/accountSql.js';
 import { herald } from '../errors/catalogue.js';
 import { requireAdmin } from '../http/auth.js';
-import { ChannelType, errorResponses, IdParam } from '../http/schemas.js';
+import { ChannelType, errorResponses, Id, IdParam } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { isoUtc } from '../util/time.js';
 import { type TariffRow, tariffDelete, tariffInsert, tariffList } from './tariffSql.js';
@@ -49,7 +49,7 @@ export const adminTariffRoutes: Routes = (app, ctx) => {
         security,
         body: Type.Object(
           {
-            accountId: Type.Optional(Type.Integer({ minimum: 1 })),
+            accountId: Type.Optional(Id()),
             channelType: ChannelType,
             prefix: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })),
             country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
@@ -88,7 +88,7 @@ export const adminTariffRoutes: Routes = (app, ctx) => {
         tags,
         summary: "List tariffs (with accountId: that account's and the defaults)",
         security,
-        querystring: Type.Object({ accountId: Type.Optional(Type.Integer({ minimum: 1 })) }),
+        querystring: Type.Object({ accountId: Type.Optional(Id()) }),
         response: { 200: Type.Object({ items: Type.Array(Tariff) }) },
       },
     },

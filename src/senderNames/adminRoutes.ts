@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { accountGet } from '../accounts/accountSql.js';
 import { herald } from '../errors/catalogue.js';
 import { requireAdmin } from '../http/auth.js';
-import { ChannelType, errorResponses, IdParam, PageQuery, paginated } from '../http/schemas.js';
+import { ChannelType, errorResponses, Id, IdParam, PageQuery, paginated } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { SenderName } from './senderNameSchemas.js';
 import { checkSenderNameFormat, senderNameToApi } from './senderNames.js';
@@ -64,7 +64,7 @@ export const adminSenderNameRoutes: Routes = (app, ctx) => {
           PageQuery,
           Type.Object({
             status: Type.Optional(Type.Enum(SENDER_NAME_STATUSES)),
-            accountId: Type.Optional(Type.Integer({ minimum: 1 })),
+            accountId: Type.Optional(Id()),
             channelType: Type.Optional(ChannelType),
           }),
         ]),

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { herald, HeraldError, showValue } from '../errors/catalogue.js';
 import { principalOf, requireAdmin, requireToken } from '../http/auth.js';
-import { ChannelType, errorResponses, IdParam, PageQuery, paginated } from '../http/schemas.js';
+import { ChannelType, errorResponses, Id, IdParam, PageQuery, paginated } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { validateWhatsappContent } from '../messages/whatsappContent.js';
 import { senderNameList } from '../senderNames/senderNameSql.js';
@@ -180,7 +180,7 @@ export const adminTemplateRoutes: Routes = (app, ctx) => {
         tags,
         summary: 'Templates of all accounts; status=INTERNAL_REVIEW is the moderation queue',
         security,
-        querystring: Type.Intersect([PageQuery, Type.Object({ status: Type.Optional(Type.Enum(TEMPLATE_STATUSES)), accountId: Type.Optional(Type.Integer({ minimum: 1 })) })]),
+        querystring: Type.Intersect([PageQuery, Type.Object({ status: Type.Optional(Type.Enum(TEMPLATE_STATUSES)), accountId: Type.Optional(Id()) })]),
         response: { 200: paginated(Type.Intersect([Template, Type.Object({ accountId: Type.Integer() })])) },
       },
     },
