@@ -3,7 +3,8 @@ import type { LogLevel } from './config/config.js';
 
 /**
  * Herald's structured logger. Credentials never reach a log line: authorization headers are redacted wherever they
- * appear, and callback URLs are masked by the code that logs them.
+ * appear, and callback URLs are masked by the code that logs them. Requests are logged by path: query strings carry
+ * phone numbers and webhook verify tokens.
  */
 export function createLogger(level: LogLevel, destination?: pino.DestinationStream): Logger {
   return pino(
@@ -12,6 +13,14 @@ export function createLogger(level: LogLevel, destination?: pino.DestinationStre
       redact: {
         paths: ['req.headers.authorization', 'headers.authorization', '*.authorization', 'token', '*.token', 'password'],
         censor: '[redacted]',
+      },
+      serializers: {
+        req: (request: { method?: string; url?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+          method: request.method,
+          path: request.url?.split('?')[0],
+          remoteAddress: request.ip,
+          remotePort: request.socket?.remotePort,
+        }),
       },
     },
     destination,

@@ -41,6 +41,8 @@ export interface Config {
   readonly authFailureLimit: number;
   /** When set, GET /metrics takes `Authorization: Bearer <token>`. */
   readonly metricsToken: string | undefined;
+  /** Fastify's trustProxy: whose X-Forwarded-For to believe for the client address (rate limits, logs). */
+  readonly trustProxy: boolean | number | string;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -106,6 +108,7 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_RATE_LIMIT: `client API requests per second per account and process, 0 for none (default ${DEFAULT_RATE_LIMIT})`,
   HERALD_AUTH_FAILURE_LIMIT: `failed authentications per minute per client address, 0 for none (default ${DEFAULT_AUTH_FAILURE_LIMIT})`,
   HERALD_METRICS_TOKEN: 'bearer token GET /metrics requires (default unset: open, for a private network)',
+  HERALD_TRUST_PROXY: 'false|true|<hops>|<addresses and CIDRs, comma-separated>: proxies whose X-Forwarded-For gives the client address (default false)',
 };
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -175,15 +178,20 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: optional(read('HERALD_RATE_LIMIT'), 'HERALD_RATE_LIMIT', integerIn(0, 1_000_000)) ?? DEFAULT_RATE_LIMIT,
     authFailureLimit: optional(read('HERALD_AUTH_FAILURE_LIMIT'), 'HERALD_AUTH_FAILURE_LIMIT', integerIn(0, 1_000_000)) ?? DEFAULT_AUTH_FAILURE_LIMIT,
     metricsToken: optional(read('HERALD_METRICS_TOKEN'), 'HERALD_METRICS_TOKEN', parseAdminToken),
+    trustProxy: optional(read('HERALD_TRUST_PROXY'), 'HERALD_TRUST_PROXY', parseTrustProxy) ?? false,
   });
 }
+
+/** Variables whose values may hold a password or a token: a refusal names the variable, never the value. */
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'HERALD_ADMIN_TOKEN', 'HERALD_METRICS_TOKEN']);
 
 function optional<T>(value: string | undefined, name: string, parse: (value: string) => T): T | undefined {
   if (value === undefined) return undefined;
   try {
     return parse(value);
   } catch (error) {
-    throw new ConfigError(name, `${(error as Error).message} (got ${JSON.stringify(value)})`);
+    const shown = SECRET_VARIABLES.has(name) ? 'value not shown: it may hold a secret' : `got ${JSON.stringify(value)}`;
+    throw new ConfigError(name, `${(error as Error).message} (${shown})`);
   }
 }
 
@@ -239,6 +247,17 @@ function parseHttpBase(value: string): string {
 function parseAdminToken(value: string): string {
   if (value.length < 24) throw new Error('must be at least 24 characters');
   return value;
+}
+
+/** Behind a proxy every request comes from the proxy's address: one client's failed logins would block them all. */
+function parseTrustProxy(value: string): boolean | number | string {
+  if (value === 'true' || value === 'false') return value === 'true';
+  if (/^\d+$/.test(value)) return integerIn(1, 100)(value);
+  const entries = value.split(',').map((entry) => entry.trim());
+  if (entries.some((entry) => !/^[\da-fA-F.:]+(\/\d{1,3})?$/.test(entry))) {
+    throw new Error('must be true, false, a number of hops, or comma-separated addresses and CIDRs');
+  }
+  return entries.join(',');
 }
 
 function parseLogLevel(value: string): LogLevel {

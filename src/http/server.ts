@@ -46,6 +46,8 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimitBytes,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // A number of hops is a function to Fastify's types (the addresses nearest the server are the proxies).
+    trustProxy: typeof ctx.config.trustProxy === 'number' ? trustHops(ctx.config.trustProxy) : ctx.config.trustProxy,
     // Slow clients (slowloris): the headers must arrive within headersTimeoutMs and the whole request within
     // requestTimeoutMs, else 408 and the connection is closed. Node checks these only every
     // connectionsCheckingInterval (30 s by default), so the check runs several times per headers timeout.
@@ -172,6 +174,10 @@ function bodyProblem(value: unknown, text: string): string | undefined {
 }
 
 const NUL_PROBLEM = 'U+0000 (NUL) in a string';
+
+function trustHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
+}
 
 type Validator = ReturnType<FastifySchemaCompiler<unknown>>;
 

@@ -30,8 +30,10 @@ export class Metrics {
   readonly messagesAccepted: Counter<'channel'>;
   readonly rateLimited: Counter<'kind'>;
   readonly receiptLatency: Histogram;
-  private dbFigures: Promise<{ queue: Awaited<ReturnType<typeof queueFigures>>; callbacks: Awaited<ReturnType<typeof callbackBacklog>> }> | undefined;
+  private dbFigures: Promise<DbFigures> | undefined;
   private dbFiguresAt = 0;
+  /** Whether the last read of the database figures succeeded (herald_database_up). */
+  private databaseUp = true;
 
   constructor(private readonly sources: MetricSources) {
     const registers = [this.registry];
@@ -84,6 +86,8 @@ export class Metrics {
       registers,
       async collect() {
         const { callbacks } = await self.readDbFigures();
+        this.reset();
+        if (!self.databaseUp) return;
         this.set({ stage: 'pending' }, callbacks.events);
         this.set({ stage: 'open' }, callbacks.open_events);
       },
@@ -93,7 +97,9 @@ export class Metrics {
       help: 'Callback deliveries being sent or waiting for a retry',
       registers,
       async collect() {
-        this.set((await self.readDbFigures()).callbacks.open_deliveries);
+        const { callbacks } = await self.readDbFigures();
+        this.reset();
+        if (self.databaseUp) this.set(callbacks.open_deliveries);
       },
     });
     absoluteCounter('herald_callback_deliveries_total', 'Callback deliveries by result (this process)', ['result'], registers, () => {
@@ -111,6 +117,15 @@ export class Metrics {
     connectorGauge('herald_connector_in_flight', 'Submissions waiting for the carrier answer', registers, sources, (c) => c.inFlight);
     connectorGauge('herald_connector_window', 'Largest number of submissions in flight', registers, sources, (c) => c.window);
     absoluteCounter('herald_receipts_total', 'Carrier receipts recorded (this process)', [], registers, () => [[{}, sources.writer.stats.receipts]]);
+    new Gauge({
+      name: 'herald_database_up',
+      help: 'The database answered the last read of the queue figures: 1, else 0 (the queue figures are then absent)',
+      registers,
+      async collect() {
+        await self.readDbFigures();
+        this.set(self.databaseUp ? 1 : 0);
+      },
+    });
     new Gauge({
       name: 'herald_db_pool_connections',
       help: 'Database connections of this process: total, idle, and requests waiting for one',
@@ -135,15 +150,30 @@ export class Metrics {
     if (!this.dbFigures || now - this.dbFiguresAt > DB_FIGURES_MS) {
       this.dbFiguresAt = now;
       const at = this.sources.clock.now();
-      this.dbFigures = Promise.all([queueFigures(this.sources.db, at), callbackBacklog(this.sources.db)]).then(([queue, callbacks]) => ({ queue, callbacks }));
-      // A failed read is not kept: the next scrape tries again.
-      this.dbFigures.catch(() => {
-        this.dbFigures = undefined;
-      });
+      // While the database is away, /metrics still answers (the process figures are what an operator needs then),
+      // without the queue figures and with herald_database_up 0; a failed read is not kept, the next scrape tries again.
+      this.dbFigures = Promise.all([queueFigures(this.sources.db, at), callbackBacklog(this.sources.db)]).then(
+        ([queue, callbacks]) => {
+          this.databaseUp = true;
+          return { queue, callbacks };
+        },
+        () => {
+          this.databaseUp = false;
+          this.dbFigures = undefined;
+          return NO_DB_FIGURES;
+        },
+      );
     }
     return this.dbFigures;
   }
 }
+
+interface DbFigures {
+  readonly queue: Awaited<ReturnType<typeof queueFigures>>;
+  readonly callbacks: Awaited<ReturnType<typeof callbackBacklog>>;
+}
+
+const NO_DB_FIGURES: DbFigures = { queue: [], callbacks: { events: 0, open_deliveries: 0, open_events: 0 } };
 
 type Labels = Record<string, string>;
 

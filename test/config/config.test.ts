@@ -83,10 +83,10 @@ describe('configuration (DESIGN 1)', () => {
     ['HERALD_SIM_DELAY_MS', '-1', 'HERALD_SIM_DELAY_MS: must be an integer from 0 to 3600000 (got "-1")'],
     ['HERALD_CALLBACK_RETRY_INTERVAL', '0', 'HERALD_CALLBACK_RETRY_INTERVAL: must be an integer from 1 to 86400 (got "0")'],
     ['HERALD_SHORT_URL_BASE', 'example.com/s', 'HERALD_SHORT_URL_BASE: must be an absolute http(s) URL (got "example.com/s")'],
-    ['HERALD_ADMIN_TOKEN', 'short', 'HERALD_ADMIN_TOKEN: must be at least 24 characters (got "short")'],
+    ['HERALD_ADMIN_TOKEN', 'short', 'HERALD_ADMIN_TOKEN: must be at least 24 characters (value not shown: it may hold a secret)'],
     ['HERALD_LOG_LEVEL', 'verbose', 'HERALD_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")'],
     ['HERALD_CURRENCY', 'rub', 'HERALD_CURRENCY: must be a three-letter ISO 4217 code such as RUB (got "rub")'],
-    ['DATABASE_URL', 'mysql://x', 'DATABASE_URL: must be a postgres:// or postgresql:// URL (got "mysql://x")'],
+    ['DATABASE_URL', 'mysql://x', 'DATABASE_URL: must be a postgres:// or postgresql:// URL (value not shown: it may hold a secret)'],
   ])('%s=%s stops start-up naming the variable', (name, value, message) => {
     let error: unknown;
     try {

@@ -39,6 +39,10 @@ describe.runIf(ON_POSTGRES)('PostgreSQL restarted under load', () => {
     const ready = await call(api.url!, 'GET', '/readyz');
     expect(ready.status).toBe(503);
     expect(ready.body).toMatchObject({ error: { code: 5033 }, checks: { database: { ok: false } } });
+    // Metrics still answer, saying the database is away.
+    const metrics = await call(api.url!, 'GET', '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.body).toMatch(/^herald_database_up 0$/m);
     // Long enough for every process's pool, dispatcher, receipt writer and callback sender to meet the outage.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const acceptedWhileDown = load.accepted.length;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../src/http/rateLimit.js';
+import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald } from '../helpers/testHerald.js';
 
 describe('token buckets', () => {
@@ -27,9 +28,9 @@ describe('token buckets', () => {
   });
 });
 
-describe('rate limits over HTTP', () => {
+describe.each(ENGINES)('rate limits over HTTP (%s)', (engine) => {
   it('answers 429 4290 with Retry-After once an account exceeds its rate, and leaves other accounts alone', async () => {
-    const t = await startTestHerald('pglite', { env: { HERALD_RATE_LIMIT: '2' } });
+    const t = await startTestHerald(engine, { env: { HERALD_RATE_LIMIT: '2' } });
     try {
       const busy = await t.createAccount();
       const quiet = await t.createAccount();
@@ -50,7 +51,7 @@ describe('rate limits over HTTP', () => {
   });
 
   it('refuses an address that keeps presenting bad tokens, even with a good one, until it has waited', async () => {
-    const t = await startTestHerald('pglite', { env: { HERALD_AUTH_FAILURE_LIMIT: '3' } });
+    const t = await startTestHerald(engine, { env: { HERALD_AUTH_FAILURE_LIMIT: '3' } });
     try {
       const account = await t.createAccount();
       const bad = Buffer.from('t2_nosuchkey:nosuchsecret').toString('base64');
@@ -62,6 +63,22 @@ describe('rate limits over HTTP', () => {
       expect(Number(good.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       // Bad operator tokens count the same way.
       expect((await t.admin('GET', '/admin/v1/accounts')).status).toBe(429);
+    } finally {
+      await t.close();
+    }
+  });
+  it('behind a trusted proxy, counts failed authentications per forwarded client address', async () => {
+    const t = await startTestHerald(engine, { env: { HERALD_AUTH_FAILURE_LIMIT: '2', HERALD_TRUST_PROXY: '127.0.0.1' } });
+    try {
+      const account = await t.createAccount();
+      const bad = Buffer.from('t2_nosuchkey:nosuchsecret').toString('base64');
+      const from = (address: string) => ({ 'x-forwarded-for': address });
+      const codes = [];
+      for (let i = 0; i < 3; i++) codes.push((await t.call('GET', '/api/v1/balance', { token: bad, headers: from('203.0.113.7') })).body.error.code);
+      expect(codes).toEqual([4012, 4012, 4290]);
+      // Another client behind the same proxy is not held to the first one's failures.
+      expect((await t.call('GET', '/api/v1/balance', { token: account.system, headers: from('203.0.113.8') })).status).toBe(200);
+      expect((await t.call('GET', '/api/v1/balance', { token: account.system, headers: from('203.0.113.7') })).status).toBe(429);
     } finally {
       await t.close();
     }

@@ -89,6 +89,8 @@ describe.each(ENGINES)('secrets never reach the logs (%s)', (engine) => {
     const tc = await t.call('POST', '/api/v1/traffic-centers', { token: account.system, body: { name: 'Logs' } });
     const ruleUrl = 'http://rule-user:ru1e-pa55@127.0.0.1:9/in';
     expect((await t.call('POST', '/api/v1/inbound-rules', { token: account.system, body: { trafficCenterId: tc.body.id, callbackUrl: ruleUrl } })).status).toBe(201);
+    // Query strings are not logged: they carry phone numbers and webhook verify tokens.
+    await t.call('GET', '/api/v1/message?destination=79161230042&verify_token=qu3ry-s3cret', { token: account.traffic });
 
     // Invalid tokens: a mistyped real one is as secret as the real one.
     for (const [path, auth] of [
@@ -124,6 +126,7 @@ describe.each(ENGINES)('secrets never reach the logs (%s)', (engine) => {
       rotated: rotated.body.secret as string,
       password,
       rulePassword: 'ru1e-pa55',
+      queryToken: 'qu3ry-s3cret',
       callbackAuthorization: Buffer.from(`hook-user:${password}`).toString('base64'),
     };
     for (const token of [account.traffic, account.system, issued.body.token as string]) expect(secretOf(token).length).toBeGreaterThan(16);
