@@ -7,6 +7,7 @@ import { herald } from '../errors/catalogue.js';
 import type { Routes } from '../http/server.js';
 import { parseProviderWebhook } from './http/providerConnector.js';
 import { parseWhatsappWebhook } from './http/whatsappConnector.js';
+import { bodyProblem } from '../http/server.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -40,11 +41,16 @@ export const webhookRoutes: Routes = (app, ctx) => {
     scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
       request.rawBody = body as Buffer;
+      const text = (body as Buffer).toString('utf8');
+      let value: unknown;
       try {
-        done(null, JSON.parse((body as Buffer).toString('utf8')));
+        value = JSON.parse(text);
       } catch {
-        done(herald('badJson', { reason: 'not valid JSON' }), undefined);
+        return done(herald('badJson', { reason: 'not valid JSON' }), undefined);
       }
+      // The same refusals as every other JSON body: too deep, or a NUL the database cannot store.
+      const problem = bodyProblem(value, text);
+      done(problem ? herald('badJson', { reason: problem }) : null, problem ? undefined : value);
     });
 
     scope.post(

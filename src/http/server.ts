@@ -145,7 +145,7 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
  * own, so that the check itself cannot overflow; it runs on every batch, so it allocates nothing per node and looks
  * for NUL only when the text holds its escape (JSON cannot carry it unescaped).
  */
-function bodyProblem(value: unknown, text: string): string | undefined {
+export function bodyProblem(value: unknown, text: string): string | undefined {
   const mayHoldNul = text.includes('\\u0000');
   const values: unknown[] = [value];
   const depths: number[] = [0];

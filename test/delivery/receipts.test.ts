@@ -38,6 +38,12 @@ describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts 
     expect(unsigned.status).toBe(401);
     const unknown = await t.call('POST', '/webhooks/nobody', { rawBody: body, headers: { 'content-type': 'application/json' } });
     expect(unknown.status).toBe(404);
+    // Bodies the database could not store, or too deep to walk, are refused before anything reads them.
+    for (const raw of [JSON.stringify({ statuses: [{ id: 'x\u0000', status: 'delivered' }] }), `${'['.repeat(40)}${']'.repeat(40)}`]) {
+      const refused = await t.call('POST', '/webhooks/sim-viber', { rawBody: raw, headers: { 'content-type': 'application/json' } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.code).toBe(4000);
+    }
   });
 
   it('ignores a late receipt after the lifetime ended, and notes it in the history', async () => {
