@@ -1,10 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { adminAccountRoutes } from './accounts/adminRoutes.js';
+import { apiKeyRoutes } from './accounts/apiKeyRoutes.js';
+import { sessionRoutes } from './accounts/sessionRoutes.js';
+import { adminUserRoutes } from './accounts/userRoutes.js';
 import { balanceRoutes } from './accounts/balanceRoutes.js';
 import type { Config } from './config/config.js';
 import { type ConfigFile, loadConfigFile } from './config/configFile.js';
+import { adminConnectorRoutes } from './connectors/adminRoutes.js';
 import type { Connector } from './connectors/connector.js';
+import { ConnectorStatusWriter } from './connectors/connectorStatus.js';
 import { buildConnectors, Router } from './connectors/registry.js';
 import { webhookRoutes } from './connectors/webhookRoutes.js';
 import type { AppContext } from './context.js';
@@ -42,6 +47,7 @@ import { statisticsRoutes } from './statistics/statisticsRoutes.js';
 import { adminInboundRoutes, inboundRoutes } from './inbound/inboundRoutes.js';
 import { adminTemplateRoutes, templateRoutes } from './templates/templateRoutes.js';
 import { senderNameRoutes } from './senderNames/senderNameRoutes.js';
+import { webRoutes } from './web/webRoutes.js';
 
 export const ROLES = ['api', 'worker', 'all'] as const;
 export type Role = (typeof ROLES)[number];
@@ -54,6 +60,9 @@ export const ROUTES: readonly Routes[] = [
   lookupRoutes,
   balanceRoutes,
   adminAccountRoutes,
+  adminUserRoutes,
+  sessionRoutes,
+  apiKeyRoutes,
   senderNameRoutes,
   templateRoutes,
   inboundRoutes,
@@ -62,10 +71,12 @@ export const ROUTES: readonly Routes[] = [
   adminTemplateRoutes,
   adminInboundRoutes,
   adminTariffRoutes,
+  adminConnectorRoutes,
   callbackRoutes,
   conversionRoutes,
   linkRoutes,
   webhookRoutes,
+  webRoutes,
 ];
 
 export interface HeraldOptions {
@@ -95,6 +106,8 @@ export interface Herald {
   readonly dispatcher: Dispatcher | undefined;
   readonly maintenance: Maintenance | undefined;
   readonly callbackSender: CallbackSender | undefined;
+  /** Records this process's connector states for the operator console (worker and all roles). */
+  readonly connectorStatus: ConnectorStatusWriter | undefined;
   readonly writer: DeliveryWriter;
   readonly simulators: EmbeddedSimulators | undefined;
   close(): Promise<void>;
@@ -182,12 +195,17 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     closers.push(() => writer.drain());
 
     let maintenance: Maintenance | undefined;
+    let connectorStatus: ConnectorStatusWriter | undefined;
     if (role !== 'api') {
       if (configFile.connectors.length === 0) log.warn('no connectors configured: messages wait in the queue until their deadline');
       for (const connector of connectors) await connector.start();
       closers.push(async () => {
         await Promise.all(connectors.map((c) => c.stop()));
       });
+      // Stopped before the connectors (closers run last first): it removes this process's rows on the way out.
+      connectorStatus = new ConnectorStatusWriter({ db, clock, log, states: ctx.connectorStates });
+      connectorStatus.start();
+      closers.push(() => connectorStatus!.stop());
       dispatcher = new Dispatcher(
         { db, clock, log, router: new Router(configFile.routes, connectors), writer, plan, wakeup },
         { ...DEFAULT_DISPATCHER_OPTIONS, leaseMs: config.leaseSeconds * 1000, ...options.dispatcher },
@@ -235,7 +253,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       if (demo) process.stdout.write(`${demoBanner(demo, url, ctx.adminToken)}\n`);
     }
 
-    return { ctx, server, url, conversionUrl, demo, connectors, dispatcher, maintenance, callbackSender, writer, simulators, close: closeAll };
+    return { ctx, server, url, conversionUrl, demo, connectors, dispatcher, maintenance, callbackSender, connectorStatus, writer, simulators, close: closeAll };
   } catch (error) {
     await closeAll().catch(() => undefined);
     throw error;

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/db.js';
 import { enabledChannels } from '../shared/channels.js';
+import { herald } from '../errors/catalogue.js';
 import { isoUtc } from '../util/time.js';
 import type { AccountJson, TokenJson } from './accountSchemas.js';
 import { type AccountRow, accountGet, accountInsert } from './accountSql.js';
 import { balanceGet } from './ledgerSql.js';
-import { tokenInsert, type TokenRow } from './tokenSql.js';
+import { type SessionMark, tokenInsert, type TokenRow } from './tokenSql.js';
 import { issueToken, type TokenType } from './tokens.js';
 
 export function newCallbackSecret(): string {
@@ -35,12 +36,14 @@ export async function createAccount(
   return { account, tokens: { traffic: traffic.token, system: system.token } };
 }
 
+/** Issues a token of the account: an API key, or with `session` one of a web sign-in's two tokens (sessions.ts). */
 export async function createToken(
   db: Queryable,
   accountId: number,
   type: TokenType,
   trafficCenterId: number | null,
   now: Date,
+  session?: SessionMark,
 ): Promise<{ row: TokenRow; token: string }> {
   const issued = issueToken(type);
   const row = await tokenInsert(db, {
@@ -50,6 +53,7 @@ export async function createToken(
     secretHash: issued.secretHash,
     trafficCenterId,
     now,
+    ...(session ? { session } : {}),
   });
   return { row, token: issued.token };
 }
@@ -88,3 +92,10 @@ export function tokenToApi(row: TokenRow): TokenJson {
 }
 
 export { accountGet };
+
+/** The account, or 404 4040 for an operator operation on an id that names none. */
+export async function accountGetOr404(db: Queryable, id: number): Promise<AccountRow> {
+  const account = await accountGet(db, id);
+  if (!account) throw herald('notFound', { what: `Account ${id}` });
+  return account;
+}

@@ -5,7 +5,7 @@ import { Balance, errorResponses, Id, IdParam, PageQuery, paginated } from '../h
 import { Account, LedgerEntry, Token } from './accountSchemas.js';
 import type { Routes } from '../http/server.js';
 import { CHANNELS } from '../shared/channels.js';
-import { accountToApi, balanceOf, createAccount, createToken, tokenToApi } from './accounts.js';
+import { accountGetOr404, accountToApi, balanceOf, createAccount, createToken, tokenToApi } from './accounts.js';
 import { accountCount, accountGet, accountList, accountUpdate } from './accountSql.js';
 import { ledgerAppend, ledgerCount, ledgerList } from './ledgerSql.js';
 import { tokenList, tokenRevoke } from './tokenSql.js';
@@ -23,11 +23,7 @@ const Channels = Type.Partial(Type.Object(Object.fromEntries(CHANNELS.map((c) =>
 export const adminAccountRoutes: Routes = (app, ctx) => {
   const admin = { onRequest: requireAdmin(ctx), security: [{ adminToken: [] }] };
   const tags = ['Operator: accounts'];
-  const mustGet = async (id: number) => {
-    const account = await accountGet(ctx.db, id);
-    if (!account) throw herald('notFound', { what: `Account ${id}` });
-    return account;
-  };
+  const mustGet = (id: number) => accountGetOr404(ctx.db, id);
 
   app.post(
     '/admin/v1/accounts',
@@ -154,7 +150,7 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
     '/admin/v1/accounts/:id/tokens',
     {
       onRequest: admin.onRequest,
-      schema: { tags, summary: "List an account's tokens (without secrets)", security: admin.security, params: IdParam, response: { 200: Type.Object({ items: Type.Array(Token) }) } },
+      schema: { tags, summary: "List an account's API keys (without secrets; web session tokens are not listed)", security: admin.security, params: IdParam, response: { 200: Type.Object({ items: Type.Array(Token) }) } },
     },
     async (request) => {
       const account = await mustGet(request.params.id);
@@ -168,7 +164,7 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
       onRequest: admin.onRequest,
       schema: {
         tags,
-        summary: 'Revoke a token',
+        summary: 'Revoke a token, and end the web sessions opened with it',
         security: admin.security,
         params: Type.Object({ id: Id(), tokenId: Type.String() }),
         response: { 204: Type.Null(), ...errorResponses(404) },

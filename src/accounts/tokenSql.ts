@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/db.js';
+import type { Db, Queryable } from '../db/db.js';
 import type { Channel } from '../shared/channels.js';
 import type { TokenType } from './tokens.js';
 
@@ -18,46 +18,114 @@ export interface TokenWithAccountRow {
   type: TokenType;
   secret_hash: Uint8Array;
   traffic_center_id: number | null;
+  /** The sign-in that issued it (a session token), or null for an API key. */
+  session_id: string | null;
   account_status: 'active' | 'blocked';
   account_channels: Partial<Record<Channel, boolean>>;
 }
 
+/** What makes a token a session token: its session, how the session began, and when it ends. */
+export interface SessionMark {
+  readonly sessionId: string;
+  /** 'token:<key id>' (signed in with a system API key) or 'user:<id>' (with a login). */
+  readonly sessionOf: string;
+  readonly expiresAt: Date;
+}
+
+const TOKEN_COLUMNS = 'id, account_id, type, traffic_center_id, created_at, revoked_at';
+
 export async function tokenInsert(
   db: Queryable,
-  token: { id: string; accountId: number; type: TokenType; secretHash: Buffer; trafficCenterId: number | null; now: Date },
+  token: { id: string; accountId: number; type: TokenType; secretHash: Buffer; trafficCenterId: number | null; now: Date; session?: SessionMark },
 ): Promise<TokenRow> {
   const [row] = await db.query<TokenRow>(
-    `INSERT INTO api_tokens (id, account_id, type, secret_hash, traffic_center_id, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6)
-     RETURNING id, account_id, type, traffic_center_id, created_at, revoked_at`,
-    [token.id, token.accountId, token.type, token.secretHash, token.trafficCenterId, token.now],
+    `INSERT INTO api_tokens (id, account_id, type, secret_hash, traffic_center_id, created_at, session_id, session_of, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     RETURNING ${TOKEN_COLUMNS}`,
+    [
+      token.id,
+      token.accountId,
+      token.type,
+      token.secretHash,
+      token.trafficCenterId,
+      token.now,
+      token.session?.sessionId ?? null,
+      token.session?.sessionOf ?? null,
+      token.session?.expiresAt ?? null,
+    ],
   );
   return row!;
 }
 
-export async function tokenFindLive(db: Queryable, id: string): Promise<TokenWithAccountRow | undefined> {
+/** A token that is neither revoked nor expired at `now`, with its account. */
+export async function tokenFindLive(db: Queryable, id: string, now: Date): Promise<TokenWithAccountRow | undefined> {
   const [row] = await db.query<TokenWithAccountRow>(
-    `SELECT t.id, t.account_id, t.type, t.secret_hash, t.traffic_center_id, a.status AS account_status, a.channels AS account_channels
+    `SELECT t.id, t.account_id, t.type, t.secret_hash, t.traffic_center_id, t.session_id,
+       a.status AS account_status, a.channels AS account_channels
      FROM api_tokens t JOIN accounts a ON a.id = t.account_id
-     WHERE t.id = $1 AND t.revoked_at IS NULL`,
-    [id],
+     WHERE t.id = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)`,
+    [id, now],
   );
   return row;
 }
 
+/** The account's API keys, revoked ones included; session tokens are left out (they come and go with sign-ins). */
 export async function tokenList(db: Queryable, accountId: number): Promise<TokenRow[]> {
   return db.query<TokenRow>(
-    `SELECT id, account_id, type, traffic_center_id, created_at, revoked_at
-     FROM api_tokens WHERE account_id = $1 ORDER BY created_at, id`,
+    `SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE account_id = $1 AND session_id IS NULL ORDER BY created_at, id`,
     [accountId],
   );
 }
 
-/** Revokes a token of the account; false when there is no such live token. */
-export async function tokenRevoke(db: Queryable, accountId: number, id: string, now: Date): Promise<boolean> {
-  const rows = await db.query(
-    'UPDATE api_tokens SET revoked_at = $3 WHERE account_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING id',
-    [accountId, id, now],
-  );
+/**
+ * Revokes a live token of the account, and the sessions opened with it (`session_of = 'token:<id>'`); false when
+ * there is no such live token. `apiKeysOnly` leaves session tokens alone (they are not API keys). Two statements:
+ * the second must see the tokens of a sign-in that held the key until the first could revoke it (sessions.ts).
+ */
+async function revoke(db: Db, accountId: number, id: string, now: Date, apiKeysOnly: boolean): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const rows = await tx.query(
+      `UPDATE api_tokens SET revoked_at = $3
+       WHERE account_id = $1 AND id = $2 AND revoked_at IS NULL AND (NOT $4 OR session_id IS NULL)
+       RETURNING id`,
+      [accountId, id, now, apiKeysOnly],
+    );
+    if (rows.length === 0) return false;
+    await tokenRevokeSessionsOf(tx, accountId, `token:${id}`, now);
+    return true;
+  });
+}
+
+/** Revokes a token of the account (API key or session token); false when there is no such live token. */
+export async function tokenRevoke(db: Db, accountId: number, id: string, now: Date): Promise<boolean> {
+  return revoke(db, accountId, id, now, false);
+}
+
+/** Revokes an API key (not a session token) of the account; false when there is no such live key. */
+export async function tokenRevokeApiKey(db: Db, accountId: number, id: string, now: Date): Promise<boolean> {
+  return revoke(db, accountId, id, now, true);
+}
+
+/** Locks a live API key until the transaction ends, so that it cannot be revoked meanwhile; false when it is not live. */
+export async function tokenLockLive(tx: Queryable, id: string): Promise<boolean> {
+  const rows = await tx.query('SELECT id FROM api_tokens WHERE id = $1 AND revoked_at IS NULL FOR SHARE', [id]);
   return rows.length > 0;
+}
+
+/** Ends one session: revokes both of its tokens. Returns how many were live. */
+export async function tokenRevokeSession(db: Queryable, accountId: number, sessionId: string, now: Date): Promise<number> {
+  const rows = await db.query(
+    'UPDATE api_tokens SET revoked_at = $3 WHERE account_id = $1 AND session_id = $2 AND revoked_at IS NULL RETURNING id',
+    [accountId, sessionId, now],
+  );
+  return rows.length;
+}
+
+/** Ends every session that began the same way (`user:<id>`, `token:<key id>`): revokes their tokens. Returns how many were live. */
+export async function tokenRevokeSessionsOf(db: Queryable, accountId: number, sessionOf: string, now: Date): Promise<number> {
+  const rows = await db.query(
+    'UPDATE api_tokens SET revoked_at = $3 WHERE account_id = $1 AND session_of = $2 AND revoked_at IS NULL RETURNING id',
+    [accountId, sessionOf, now],
+  );
+  return rows.length;
 }

@@ -45,8 +45,13 @@ export function parseAuthorization(header: string | undefined): PresentedCredent
   if (header === undefined || header.trim() === '') return 'missing';
   const match = /^(Basic|Bearer)\s+(\S+)\s*$/i.exec(header);
   if (!match) return 'invalid';
-  const scheme = match[1]!.toLowerCase() as 'basic' | 'bearer';
-  const encoded = match[2]!;
+  const parsed = parseToken(match[2]!);
+  if (parsed === 'invalid') return 'invalid';
+  return { scheme: match[1]!.toLowerCase() as 'basic' | 'bearer', ...parsed };
+}
+
+/** Reads a token as issued, base64("<keyId>:<secret>"); `invalid` when it cannot be a Herald token. */
+export function parseToken(encoded: string): { keyId: string; secret: string } | 'invalid' {
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length > 400) return 'invalid';
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
@@ -54,5 +59,5 @@ export function parseAuthorization(header: string | undefined): PresentedCredent
   const keyId = decoded.slice(0, colon);
   // Issued ids are base64url (issueToken); anything else names no token, and a NUL would fail the lookup itself.
   if (!KEY_ID.test(keyId)) return 'invalid';
-  return { scheme, keyId, secret: decoded.slice(colon + 1) };
+  return { keyId, secret: decoded.slice(colon + 1) };
 }

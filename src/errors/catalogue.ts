@@ -24,6 +24,8 @@ export const ERRORS = {
     msg: 'Idempotency-Key {key} was used with a different request body',
   },
   conflict: { status: 409, code: 4091, msg: '{reason}' },
+  loginTaken: { status: 409, code: 4092, msg: 'Login is already taken: {login}' },
+  keyInUse: { status: 409, code: 4093, msg: 'This key authenticates the request; revoke it with another key' },
   bodyTooLarge: { status: 413, code: 4130, msg: 'Request body is larger than {limit} bytes' },
   urlTooLong: { status: 414, code: 4140, msg: 'URL path segment is longer than {limit} characters' },
   unsupportedMediaType: { status: 415, code: 4150, msg: 'Content-Type must be application/json' },
@@ -73,6 +75,7 @@ export const ERRORS = {
   databaseUnavailable: { status: 503, code: 5031, msg: 'Service temporarily unavailable' },
   adminApiDisabled: { status: 503, code: 5032, msg: 'Operator API is disabled: HERALD_ADMIN_TOKEN is not set' },
   notReady: { status: 503, code: 5033, msg: 'Not ready: {reason}' },
+  webNotBuilt: { status: 503, code: 5034, msg: 'Web pages are not built: run npm run build' },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export interface ErrorDefinition {

@@ -6,6 +6,7 @@ import type { Db } from '../db/db.js';
 import { herald, type HeraldError } from '../errors/catalogue.js';
 import { RateLimiter } from './rateLimit.js';
 import type { Channel } from '../shared/channels.js';
+import type { Clock } from '../util/clock.js';
 
 /** The authenticated caller of a client API operation. */
 export interface Principal {
@@ -15,6 +16,8 @@ export interface Principal {
   readonly trafficCenterId: number | null;
   /** The operator's channel switches of the account (see shared/channels.ts). */
   readonly accountChannels: Partial<Record<Channel, boolean>>;
+  /** The web sign-in that issued the token (a session token, accounts/sessions.ts), or null for an API key. */
+  readonly sessionId: string | null;
 }
 
 declare module 'fastify' {
@@ -23,9 +26,10 @@ declare module 'fastify' {
   }
 }
 
-/** What authentication needs: the tokens, and the limits on requests and on failed attempts. */
+/** What authentication needs: the tokens, the time (session tokens expire), and the limits on requests and on failed attempts. */
 export interface AuthContext {
   readonly db: Db;
+  readonly clock: Clock;
   readonly limits: Limits;
 }
 
@@ -45,8 +49,12 @@ export function createLimits(config: { rateLimit: number; authFailureLimit: numb
   };
 }
 
-/** Refuses a client address that has failed authentication too often, and counts a failure. */
-function authGuard(limits: Limits, request: FastifyRequest) {
+/**
+ * Refuses a client address that has failed authentication too often (429 4290), and returns what counts a failure:
+ * wrap the error of a failed attempt in it before throwing. Every way in (tokens, the admin token, web sign-in) uses
+ * it, so that guessing through one does not escape the limit of another.
+ */
+export function authGuard(limits: Limits, request: FastifyRequest) {
   const blocked = limits.authFailures.blockedFor(request.ip);
   if (blocked > 0) {
     limits.metrics.rateLimited.inc({ kind: 'auth_failures' });
@@ -70,7 +78,7 @@ export function requireToken(ctx: AuthContext, allowed: readonly TokenType[]) {
     if (presented === 'missing') throw herald('notAuthenticated');
     const failed = authGuard(ctx.limits, request);
     if (presented === 'invalid') throw failed(herald('badCredentials'));
-    const token = await tokenFindLive(ctx.db, presented.keyId);
+    const token = await tokenFindLive(ctx.db, presented.keyId, ctx.clock.now());
     if (!token || !secretMatches(presented.secret, Buffer.from(token.secret_hash))) throw failed(herald('badCredentials'));
     if (!allowed.includes(token.type)) throw herald('accessDenied');
     if (token.account_status !== 'active') throw herald('accountBlocked');
@@ -85,6 +93,7 @@ export function requireToken(ctx: AuthContext, allowed: readonly TokenType[]) {
       tokenType: token.type,
       trafficCenterId: token.traffic_center_id,
       accountChannels: token.account_channels,
+      sessionId: token.session_id,
     };
   };
 }

@@ -13,7 +13,7 @@ function kindOf(path: string): Kind {
   if (path === '/api/v1/ping') return 'none';
   if (path === '/api/v1/balance') return 'either';
   if (path.startsWith('/api/v1/message') || path === '/api/v1/flashcall-conversion') return 'traffic';
-  if (/^\/api\/v1\/(sender-names|templates|statistics|traffic-centers|inbound-rules|callbacks|callback-secret)(\/|$)/.test(path)) return 'system';
+  if (/^\/api\/v1\/(sender-names|templates|statistics|traffic-centers|inbound-rules|callbacks|callback-secret|api-keys)(\/|$)/.test(path)) return 'system';
   throw new Error(`no token kind for ${path}`);
 }
 

@@ -1,0 +1,49 @@
+import { randomBytes, scrypt, type ScryptOptions, timingSafeEqual } from 'node:crypto';
+
+/**
+ * scrypt cost of new hashes: N = 2^15, r = 8, p = 3, one of OWASP's equivalent minimums for scrypt (32 MiB, about
+ * 170 ms of one core per hash; paid only at sign-in and when the operator sets a password). Stored hashes carry
+ * their parameters, so raising them later needs no migration.
+ */
+export const SCRYPT_PARAMS = { N: 32_768, r: 8, p: 3 } as const;
+const KEY_LENGTH = 32;
+const SALT_BYTES = 16;
+/** Limits of parameters read back from a stored hash: a corrupt row must not make a sign-in allocate gigabytes. */
+const MAX_N = 1 << 20;
+
+function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
+  const options: ScryptOptions = { ...params, maxmem: 256 * params.N * params.r + 1024 * 1024 };
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key))),
+  );
+}
+
+/** Hashes a password with scrypt and a random salt: `scrypt$N$r$p$<salt>$<hash>` (salt and hash base64url). */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(SALT_BYTES);
+  const key = await derive(password, salt, SCRYPT_PARAMS);
+  const { N, r, p } = SCRYPT_PARAMS;
+  return `scrypt$${N}$${r}$${p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+}
+
+/** Whether the password matches a stored hash, compared in constant time; false for a hash it cannot read. */
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const parts = stored.split('$');
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
+  if (![N, r, p].every(Number.isSafeInteger) || N < 2 || N > MAX_N || (N & (N - 1)) !== 0 || r < 1 || r > 32 || p < 1 || p > 16) return false;
+  const expected = Buffer.from(parts[5]!, 'base64url');
+  if (expected.length !== KEY_LENGTH) return false;
+  const key = await derive(password, Buffer.from(parts[4]!, 'base64url'), { N, r, p });
+  return timingSafeEqual(key, expected);
+}
+
+/**
+ * A hash of no one's password, verified when a login names no user, so that an unknown login takes as long to
+ * refuse as a wrong password (no telling which logins exist by the time of the answer).
+ */
+let decoy: Promise<string> | undefined;
+export function decoyHash(): Promise<string> {
+  decoy ??= hashPassword(randomBytes(16).toString('hex'));
+  return decoy;
+}

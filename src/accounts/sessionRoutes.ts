@@ -1,0 +1,84 @@
+import { Type } from 'typebox';
+import { herald } from '../errors/catalogue.js';
+import { authGuard, principalOf, requireToken } from '../http/auth.js';
+import { errorResponses } from '../http/schemas.js';
+import type { Routes } from '../http/server.js';
+import { isoUtc } from '../util/time.js';
+import { signInWithPassword, signInWithToken } from './sessions.js';
+import { tokenRevokeSession } from './tokenSql.js';
+
+const Session = Type.Object({
+  accountId: Type.Integer(),
+  accountName: Type.String(),
+  login: Type.Union([Type.String(), Type.Null()], { description: 'The user who signed in; null when signed in with a system API key' }),
+  traffic: Type.String({ description: 'A new traffic token (TOKEN_1) of this session' }),
+  system: Type.String({ description: 'A new system token (TOKEN_2) of this session' }),
+  expiresAt: Type.String({ description: 'When both tokens stop working (12 hours after sign-in)' }),
+});
+
+/**
+ * Sign-in and sign-out of the personal pages (/app, docs/web.md). A sign-in issues two session tokens of the
+ * account, used like any TOKEN_1 and TOKEN_2 until they expire or the session is ended.
+ */
+export const sessionRoutes: Routes = (app, ctx) => {
+  const tags = ['Web sessions'];
+
+  app.post(
+    '/app/v1/session',
+    {
+      schema: {
+        tags,
+        summary: 'Sign in with login and password, or with a system API key (TOKEN_2)',
+        description:
+          'Body: `{login, password}` or `{token}`. Wrong credentials, or a token that is not a live system API key, ' +
+          '-> 401 4012, counted against the failed-authentication limit of the client address (429 4290); a blocked ' +
+          'account -> 403 4032. No Authorization header.',
+        security: [],
+        body: Type.Object(
+          {
+            login: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            password: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            token: Type.Optional(Type.String({ minLength: 1, maxLength: 400, description: 'A system API key, as sent after `Basic `' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Session, ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { login, password, token } = request.body;
+      if (token === undefined) {
+        if (login === undefined) throw herald('missingField', { field: 'login' });
+        if (password === undefined) throw herald('missingField', { field: 'password' });
+      } else if (login !== undefined || password !== undefined) {
+        throw herald('badRequest', { reason: 'Give either login and password, or token' }).withStatus(422);
+      }
+      const failed = authGuard(ctx.limits, request);
+      const now = ctx.clock.now();
+      const session = token === undefined ? await signInWithPassword(ctx.db, login!, password!, now) : await signInWithToken(ctx.db, token, now);
+      if (session === 'bad-credentials') throw failed(herald('badCredentials'));
+      if (session === 'blocked') throw herald('accountBlocked');
+      return reply.status(201).send({ ...session, expiresAt: isoUtc(session.expiresAt)! });
+    },
+  );
+
+  app.delete(
+    '/app/v1/session',
+    {
+      onRequest: requireToken(ctx, ['system']),
+      schema: {
+        tags,
+        summary: 'Sign out: revoke both tokens of the session whose system token makes the request',
+        description: 'A system API key (not a session token) -> 403 4030.',
+        security: [{ basicToken: [] }],
+        response: { 204: Type.Null(), ...errorResponses(401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      if (principal.sessionId === null) throw herald('accessDenied');
+      await tokenRevokeSession(ctx.db, principal.accountId, principal.sessionId, ctx.clock.now());
+      return reply.status(204).send(null);
+    },
+  );
+};

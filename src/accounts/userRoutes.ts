@@ -1,0 +1,103 @@
+import { Type } from 'typebox';
+import { herald } from '../errors/catalogue.js';
+import { requireAdmin } from '../http/auth.js';
+import { errorResponses, Id, IdParam } from '../http/schemas.js';
+import type { Routes } from '../http/server.js';
+import { isoUtc } from '../util/time.js';
+import { accountGetOr404 } from './accounts.js';
+import { accountUserDelete, accountUserInsert, accountUserList, type AccountUserRow } from './accountUserSql.js';
+import { hashPassword } from './passwords.js';
+import { tokenRevokeSessionsOf } from './tokenSql.js';
+
+/** A person who signs in to an account's personal pages (/app). */
+export const AccountUser = Type.Object({
+  id: Type.Integer(),
+  accountId: Type.Integer(),
+  login: Type.String(),
+  createdAt: Type.String(),
+});
+
+export const LOGIN_PATTERN = '^[A-Za-z0-9._@-]{3,64}$';
+
+function userToApi(row: AccountUserRow) {
+  return { id: row.id, accountId: row.account_id, login: row.login, createdAt: isoUtc(row.created_at)! };
+}
+
+/** The operator API for the users of an account's personal pages (docs/web.md). */
+export const adminUserRoutes: Routes = (app, ctx) => {
+  const onRequest = requireAdmin(ctx);
+  const security = [{ adminToken: [] }];
+  const tags = ['Operator: accounts'];
+  const mustGet = (id: number) => accountGetOr404(ctx.db, id);
+
+  app.post(
+    '/admin/v1/accounts/:id/users',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: "Create a user of the account's personal pages (login and password)",
+        description: 'Logins are unique across all accounts and case-sensitive; 409 4092 when taken.',
+        security,
+        params: IdParam,
+        body: Type.Object(
+          {
+            login: Type.String({ pattern: LOGIN_PATTERN, description: '3 to 64 of A-Z a-z 0-9 . _ @ -' }),
+            password: Type.String({ minLength: 8, maxLength: 200 }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: AccountUser, ...errorResponses(401, 404, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      const account = await mustGet(request.params.id);
+      const { login, password } = request.body;
+      const row = await accountUserInsert(ctx.db, { accountId: account.id, login, passwordHash: await hashPassword(password), now: ctx.clock.now() });
+      if (!row) throw herald('loginTaken', { login });
+      return reply.status(201).send(userToApi(row));
+    },
+  );
+
+  app.get(
+    '/admin/v1/accounts/:id/users',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: "List the users of the account's personal pages",
+        security,
+        params: IdParam,
+        response: { 200: Type.Object({ items: Type.Array(AccountUser) }), ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const account = await mustGet(request.params.id);
+      return { items: (await accountUserList(ctx.db, account.id)).map(userToApi) };
+    },
+  );
+
+  app.delete(
+    '/admin/v1/accounts/:id/users/:userId',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'Delete a user and end its sessions (their tokens are revoked)',
+        security,
+        params: Type.Object({ id: Id(), userId: Id() }),
+        response: { 204: Type.Null(), ...errorResponses(401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { id, userId } = request.params;
+      const deleted = await ctx.db.transaction(async (tx) => {
+        if (!(await accountUserDelete(tx, id, userId))) return false;
+        await tokenRevokeSessionsOf(tx, id, `user:${userId}`, ctx.clock.now());
+        return true;
+      });
+      if (!deleted) throw herald('notFound', { what: `User ${userId}` });
+      return reply.status(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,62 @@
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { Db } from '../db/db.js';
+import type { Clock } from '../util/clock.js';
+import type { ConnectorState } from './connector.js';
+import { connectorStatusDelete, connectorStatusUpsert } from './connectorStatusSql.js';
+
+/** How often a worker process records its connectors' state. */
+export const CONNECTOR_STATUS_INTERVAL_MS = 2000;
+/** A report older than this (five missed reports) is shown as stale: its process is stuck, cut off or dead. */
+export const CONNECTOR_STATUS_STALE_MS = 10_000;
+/** Rows of a process silent this long are deleted by the next report of any process: it died without cleaning up. */
+export const CONNECTOR_STATUS_FORGET_MS = 3600_000;
+
+/** The name a process reports under: hostname:pid. */
+export function processName(): string {
+  return `${hostname()}:${process.pid}`;
+}
+
+/**
+ * Writes a worker process's connector states to connector_status every {@link CONNECTOR_STATUS_INTERVAL_MS}, so
+ * that any api process can show the operator every connector of every worker (GET /admin/v1/connectors). Deletes its
+ * rows when it stops. A failed write is logged and the next one tries again.
+ */
+export class ConnectorStatusWriter {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly deps: { db: Db; clock: Clock; log: Logger; states: () => ConnectorState[] },
+    private readonly options: { intervalMs: number; process: string } = { intervalMs: CONNECTOR_STATUS_INTERVAL_MS, process: processName() },
+  ) {}
+
+  /** Reports at once, then every interval. */
+  start(): void {
+    const loop = (): void => {
+      this.running = this.report()
+        .catch((error: unknown) => this.deps.log.warn({ err: error }, 'connector status not recorded'))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(loop, this.options.intervalMs);
+        });
+    };
+    loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    await connectorStatusDelete(this.deps.db, this.options.process, null).catch((error: unknown) =>
+      this.deps.log.warn({ err: error }, 'connector status rows not deleted'),
+    );
+  }
+
+  /** Records the current states, and forgets processes that have been silent for an hour. */
+  async report(): Promise<void> {
+    const now = this.deps.clock.now();
+    await connectorStatusUpsert(this.deps.db, this.options.process, this.deps.states(), now);
+    await connectorStatusDelete(this.deps.db, null, new Date(now.getTime() - CONNECTOR_STATUS_FORGET_MS));
+  }
+}

@@ -1,0 +1,190 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { TestClock } from '../helpers/clock.js';
+import { ENGINES } from '../helpers/engines.js';
+import { Receiver } from '../helpers/receiver.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { ADMIN_TOKEN, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+
+// The pages as people use them, in Debian's Chromium: names are those docs/web.md lists.
+describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
+  let t: TestHerald;
+  let browser: Browser;
+  let account: TestAccount;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    t = await startTestHerald(engine, {
+      delivery: { delayMs: 20 },
+      // The pages count "today" by the browser's clock: Herald's runs from the real now.
+      clock: new TestClock(new Date(), { flowing: true }),
+      // A short retry window, so that a callback the receiver refuses ends failed and can be replayed from the page.
+      env: { HERALD_CALLBACK_ALLOW_PRIVATE: 'true', HERALD_CALLBACK_RETRY_INTERVAL: '1', HERALD_CALLBACK_RETRY_WINDOW: '2' },
+    });
+    receiver = await new Receiver().start();
+    browser = await launchBrowser();
+    account = await t.createAccount();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await receiver?.stop();
+  });
+
+  const appPage = async (): Promise<Page> => {
+    const page = await browser.newPage();
+    await page.goto(`${t.url}/app`);
+    await page.getByLabel('System token').fill(account.system);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    return page;
+  };
+  const consolePage = async (): Promise<Page> => {
+    const page = await browser.newPage();
+    await page.goto(`${t.url}/admin`);
+    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Accounts', exact: true }).waitFor();
+    return page;
+  };
+  const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
+
+  it('a client registers a sender name, the operator approves it, the client sends with it, watches it delivered and replays its callback', async () => {
+    const app = await appPage();
+    await screenshot(app, `${engine}-app-dashboard`);
+
+    await nav(app, 'Sender names').click();
+    await app.getByRole('heading', { name: 'Sender names' }).waitFor();
+    await app.getByLabel('Channel').selectOption('SMS');
+    await app.getByLabel('Name', { exact: true }).fill('WebShop');
+    await app.getByRole('button', { name: 'Register' }).click();
+    await app.getByRole('status').filter({ hasText: 'WebShop' }).waitFor();
+    await app.getByRole('region', { name: 'Sender names', exact: true }).getByRole('cell', { name: 'Pending' }).waitFor();
+    await screenshot(app, `${engine}-app-sender-names`);
+
+    const console = await consolePage();
+    await screenshot(console, `${engine}-admin-accounts`);
+    await console.getByRole('link', { name: 'Moderation', exact: true }).click();
+    const row = console.getByTestId('moderation-row').filter({ hasText: 'WebShop' });
+    await row.waitFor();
+    await screenshot(console, `${engine}-admin-moderation`);
+    await row.getByRole('button', { name: 'Approve' }).click();
+    await row.waitFor({ state: 'detached' });
+    const names = await t.call('GET', '/api/v1/sender-names', { token: account.system });
+    expect(names.body.items ?? names.body).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'WebShop', status: 'Approved' })]));
+
+    await nav(app, 'Send').click();
+    await app.getByRole('heading', { name: 'Send a message' }).waitFor();
+    await app.getByLabel('Channel').selectOption('SMS');
+    await app.getByLabel('Sender name').selectOption('WebShop');
+    await app.getByLabel('Destination').fill('79161230010');
+    await app.getByLabel('Text').fill('Hello from the page');
+    await app.getByLabel('Callback URL').fill(receiver.url);
+    receiver.answer = () => 500;
+    await app.getByRole('button', { name: 'Send', exact: true }).click();
+    await app.getByRole('link', { name: 'Open the sent message' }).click();
+    const status = app.getByTestId('message-status');
+    await status.waitFor();
+    for (let i = 0; i < 100 && (await status.textContent())?.trim() !== 'delivered'; i++) {
+      await app.waitForTimeout(200);
+      await app.getByRole('button', { name: 'Refresh' }).click();
+    }
+    expect((await status.textContent())?.trim()).toBe('delivered');
+    const history = app.getByRole('table', { name: 'Status history' });
+    await expect(history.textContent()).resolves.toMatch(/sent[\s\S]*delivered|delivered[\s\S]*sent/);
+    // Its delivered callback failed (the receiver answered 500 through the retry window): each attempt shows with
+    // its HTTP status, and the Replay button sends it again once the receiver is back.
+    await waitFor(() => receiver.received.length > 0);
+    const deliveryId = String(receiver.received[0]!.headers['x-herald-delivery']);
+    const attempts = app.getByRole('table', { name: `Attempts of delivery ${deliveryId}` });
+    const replay = app.getByRole('button', { name: 'Replay' }).first();
+    for (let i = 0; i < 60 && !((await replay.isVisible()) && (await replay.isEnabled())); i++) {
+      await app.waitForTimeout(200);
+      await app.getByRole('button', { name: 'Refresh' }).click();
+    }
+    await attempts.getByRole('cell', { name: '500', exact: true }).first().waitFor();
+    receiver.answer = () => 200;
+    const refused = receiver.received.length;
+    await replay.click();
+    await waitFor(() => receiver.received.slice(refused).some((r) => r.headers['x-herald-delivery'] === deliveryId), { timeoutMs: 15_000 });
+    const answered = attempts.getByRole('cell', { name: '200', exact: true });
+    for (let i = 0; i < 50 && (await answered.count()) === 0; i++) {
+      await app.waitForTimeout(200);
+      await app.getByRole('button', { name: 'Refresh' }).click();
+    }
+    expect(await answered.count()).toBe(1);
+    await screenshot(app, `${engine}-app-message`);
+    // It went to the SMSC under the name the operator approved.
+    expect(t.simulators!.smsc.submissions.filter((s) => s.text === 'Hello from the page').map((s) => s.source)).toEqual(['WebShop']);
+
+    await nav(app, 'Messages').click();
+    await app.getByRole('region', { name: 'Messages', exact: true }).getByTestId('row-status').filter({ hasText: 'delivered' }).first().waitFor();
+    await screenshot(app, `${engine}-app-messages`);
+    await app.close();
+    await console.close();
+    }, 90_000);
+
+  it('a client sets up inbound routing: a center and a rule with its callback URL', async () => {
+    await t.admin('PATCH', `/admin/v1/accounts/${account.id}`, { inbound: true, channels: { WHATSAPP: true } });
+    const app = await appPage();
+    await nav(app, 'Inbounds').click();
+    await app.getByRole('heading', { name: 'Inbounds' }).waitFor();
+    await app.getByLabel('Center name').fill('Support desk');
+    await app.getByRole('button', { name: 'Add center' }).click();
+    await app.getByRole('region', { name: 'Traffic partitioning centers' }).getByText('Support desk').waitFor();
+    await app.getByLabel('Traffic partitioning center', { exact: true }).selectOption({ label: 'Support desk' });
+    await app.getByLabel('Callback URL').fill('https://hooks.example.com/inbound');
+    await app.getByRole('button', { name: 'Add rule' }).click();
+    await app.getByRole('region', { name: 'Inbound rules' }).getByText('https://hooks.example.com/inbound').waitFor();
+    await screenshot(app, `${engine}-app-inbounds`);
+
+    const rules = await t.call('GET', '/api/v1/inbound-rules', { token: account.system });
+    const centers = await t.call('GET', '/api/v1/traffic-centers', { token: account.system });
+    const center = (centers.body.items as { id: number; name: string }[]).find((c) => c.name === 'Support desk')!;
+    expect(rules.body.items).toEqual([expect.objectContaining({ trafficCenterId: center.id, callbackUrl: 'https://hooks.example.com/inbound' })]);
+    await app.close();
+  });
+
+  it('an account user signs in with a password, and every page of both sites renders', async () => {
+    const user = await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login: `clerk-${engine}`, password: 'correct horse battery' });
+    expect(user.status).toBe(201);
+    const app = await browser.newPage();
+    await app.goto(`${t.url}/app`);
+    await app.getByLabel('Login').fill(`clerk-${engine}`);
+    await app.getByLabel('Password').fill('correct horse battery');
+    await app.getByRole('button', { name: 'Sign in' }).click();
+    await app.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    await expect(app.getByTestId('account-name').textContent()).resolves.toContain(`clerk-${engine}`);
+    for (const [link, heading] of [
+      ['Templates', 'Templates'],
+      ['Statistics', 'Statistics'],
+      ['API keys', 'API keys'],
+    ] as const) {
+      await nav(app, link).click();
+      await app.getByRole('heading', { name: heading, exact: true }).waitFor();
+      await screenshot(app, `${engine}-app-${link.toLowerCase().replace(' ', '-')}`);
+    }
+    await app.setViewportSize({ width: 375, height: 800 });
+    await nav(app, 'Dashboard').waitFor({ state: 'hidden' });
+    await app.getByRole('button', { name: 'Menu' }).click();
+    await nav(app, 'Dashboard').click();
+    await app.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    await screenshot(app, `${engine}-app-dashboard-narrow`);
+
+    const console = await consolePage();
+    for (const name of ['Tariffs', 'Connectors']) {
+      await console.getByRole('link', { name, exact: true }).click();
+      await console.getByRole('heading', { name, exact: true }).waitFor();
+    }
+    // Live state of the SMPP connector of the worker in this process.
+    await console.getByTestId('connector-state').filter({ hasText: 'bound' }).first().waitFor();
+    await screenshot(console, `${engine}-admin-connectors`);
+    await console.getByRole('link', { name: 'Accounts', exact: true }).click();
+    await console.getByRole('table', { name: 'Accounts' }).getByRole('link').first().click();
+    await console.getByTestId('account-status').waitFor();
+    await screenshot(console, `${engine}-admin-account`);
+    await app.close();
+    await console.close();
+  });
+});

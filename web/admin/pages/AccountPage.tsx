@@ -1,0 +1,259 @@
+import { useState } from 'preact/hooks';
+import type { Page as ApiPage } from '../../shared/api.js';
+import { CHANNELS, formatBalance, formatMoney, formatTime } from '../../shared/format.js';
+import { Link } from '../../shared/router.js';
+import { AsyncState, CheckField, ConfirmButton, NoticeLine, Page, Pager, TableWrap, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { admin } from '../session.js';
+import type { Account, LedgerEntry, User } from '../types.js';
+
+/** One account: status, channel and inbound switches, credit limit, balance adjustments with the ledger, users. */
+export function AccountPage({ id }: { id: number }) {
+  const account = useAsync((signal) => admin<Account>('GET', `/admin/v1/accounts/${id}`, { signal }), [id]);
+  const notice = useNotice();
+  const action = useAction(notice);
+  const [ledgerTick, setLedgerTick] = useState(0);
+  const a = account.data;
+
+  const patch = (body: Record<string, unknown>, done: string) =>
+    action.run(async () => {
+      await admin<Account>('PATCH', `/admin/v1/accounts/${id}`, { body });
+      account.reload();
+      return done;
+    });
+
+  return (
+    <Page title={a ? `Account ${a.name}` : `Account ${id}`} actions={<Link href="/admin/accounts">Back to accounts</Link>}>
+      <AsyncState state={account} what="the account" />
+      <NoticeLine notice={notice.notice} />
+      {a && (
+        <>
+          <dl class="card facts">
+            <dt>Id</dt>
+            <dd>{a.id}</dd>
+            <dt>Status</dt>
+            <dd>
+              <span class={`badge account-${a.status}`} data-testid="account-status">
+                {a.status}
+              </span>{' '}
+              {a.status === 'active' ? (
+                <button type="button" class="danger small" disabled={action.busy} onClick={() => void patch({ status: 'blocked' }, `Account ${a.name} blocked.`)}>
+                  Block
+                </button>
+              ) : (
+                <button type="button" class="small" disabled={action.busy} onClick={() => void patch({ status: 'active' }, `Account ${a.name} unblocked.`)}>
+                  Unblock
+                </button>
+              )}
+            </dd>
+            <dt>Balance</dt>
+            <dd data-testid="account-balance">{formatBalance(a.balance)}</dd>
+            <dt>Created</dt>
+            <dd>{formatTime(a.createdAt)}</dd>
+          </dl>
+
+          <section class="card" aria-labelledby="switches">
+            <h2 id="switches">Channels and inbound</h2>
+            <div class="switches">
+              {CHANNELS.map((channel) => (
+                <CheckField
+                  key={channel}
+                  label={channel}
+                  switchLike
+                  disabled={action.busy}
+                  checked={a.channels[channel] ?? false}
+                  onChecked={(on) => void patch({ channels: { [channel]: on } }, `${channel} ${on ? 'enabled' : 'disabled'}.`)}
+                />
+              ))}
+              <CheckField label="Inbound" switchLike disabled={action.busy} checked={a.inbound} onChecked={(on) => void patch({ inbound: on }, `Inbound ${on ? 'enabled' : 'disabled'}.`)} />
+            </div>
+          </section>
+
+          <CreditLimit account={a} onSave={(limit) => void patch({ creditLimit: limit }, `Credit limit set to ${formatMoney(limit, a.currency)}.`)} busy={action.busy} />
+          <BalanceAdjustment
+            account={a}
+            onDone={() => {
+              account.reload();
+              setLedgerTick(ledgerTick + 1);
+            }}
+          />
+          <Ledger id={id} tick={ledgerTick} />
+          <Users id={id} />
+        </>
+      )}
+    </Page>
+  );
+}
+
+function CreditLimit({ account, onSave, busy }: { account: Account; onSave: (limit: number) => void; busy: boolean }) {
+  const [limit, setLimit] = useState(String(account.creditLimit));
+  return (
+    <form
+      class="card inline-form"
+      aria-labelledby="credit-limit"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSave(Number(limit));
+      }}
+    >
+      <h2 id="credit-limit">Credit limit</h2>
+      <TextField label={`Credit limit (${account.currency})`} type="number" min="0" step="any" value={limit} onValue={setLimit} required />
+      <div class="actions">
+        <button type="submit" disabled={busy}>
+          Save credit limit
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function BalanceAdjustment({ account, onDone }: { account: Account; onDone: () => void }) {
+  const [amount, setAmount] = useState('');
+  const [currency, setCurrency] = useState(account.currency);
+  const [comment, setComment] = useState('');
+  const notice = useNotice();
+  const action = useAction(notice);
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      const balance = await admin<Record<string, number>>('POST', `/admin/v1/accounts/${account.id}/balance`, {
+        body: { currency: currency.trim().toUpperCase(), amount: Number(amount), ...(comment.trim() ? { comment: comment.trim() } : {}) },
+      });
+      setAmount('');
+      setComment('');
+      onDone();
+      return `Balance adjusted: ${formatBalance(balance)}.`;
+    });
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-labelledby="adjust">
+      <h2 id="adjust">Adjust the balance</h2>
+      <div class="grid">
+        <TextField label="Amount" type="number" step="any" value={amount} onValue={setAmount} required hint="Negative to debit." />
+        <TextField label="Currency" value={currency} onValue={setCurrency} required maxLength={3} />
+        <TextField label="Comment" value={comment} onValue={setComment} maxLength={500} />
+      </div>
+      <div class="actions">
+        <button type="submit" disabled={action.busy}>
+          Adjust balance
+        </button>
+      </div>
+      <NoticeLine notice={notice.notice} />
+    </form>
+  );
+}
+
+function Ledger({ id, tick }: { id: number; tick: number }) {
+  const [page, setPage] = useState(1);
+  const ledger = useAsync((signal) => admin<ApiPage<LedgerEntry>>('GET', `/admin/v1/accounts/${id}/ledger`, { signal, query: { page, per_page: 20 } }), [id, page, tick]);
+  return (
+    <section aria-labelledby="ledger">
+      <h2 id="ledger">Ledger</h2>
+      <AsyncState state={ledger} what="the ledger" />
+      {ledger.data && (
+        <>
+          <TableWrap label="Ledger">
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Kind</th>
+                <th scope="col" class="num">Amount</th>
+                <th scope="col">Reference</th>
+                <th scope="col">Comment</th>
+              </tr>
+            </thead>
+            <tbody>
+              {ledger.data.items.length === 0 && (
+                <tr>
+                  <td colSpan={5}>No entries.</td>
+                </tr>
+              )}
+              {ledger.data.items.map((e) => (
+                <tr key={e.id}>
+                  <td>{formatTime(e.createdAt)}</td>
+                  <td>{e.kind}</td>
+                  <td class="num">{formatMoney(e.amount, e.currency)}</td>
+                  <td class="mono clip">{e.reference ?? '—'}</td>
+                  <td>{e.comment ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </TableWrap>
+          <Pager list={ledger.data} onPage={setPage} label="Ledger pages" />
+        </>
+      )}
+    </section>
+  );
+}
+
+function Users({ id }: { id: number }) {
+  const users = useAsync((signal) => admin<{ items: User[] } | ApiPage<User>>('GET', `/admin/v1/accounts/${id}/users`, { signal }), [id]);
+  const [login, setLogin] = useState('');
+  const [password, setPassword] = useState('');
+  const notice = useNotice();
+  const action = useAction(notice);
+  const create = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      const user = await admin<User>('POST', `/admin/v1/accounts/${id}/users`, { body: { login: login.trim(), password } });
+      setLogin('');
+      setPassword('');
+      users.reload();
+      return `User ${user.login} created.`;
+    });
+  };
+  const remove = (user: User) =>
+    action.run(async () => {
+      await admin('DELETE', `/admin/v1/accounts/${id}/users/${user.id}`);
+      users.reload();
+      return `User ${user.login} deleted.`;
+    });
+  return (
+    <section aria-labelledby="users">
+      <h2 id="users">Users</h2>
+      <p class="hint">People who sign in to the personal account with a login and password.</p>
+      <AsyncState state={users} what="users" />
+      {users.data && (
+        <TableWrap label="Users">
+          <thead>
+            <tr>
+              <th scope="col">Login</th>
+              <th scope="col">Created</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {users.data.items.length === 0 && (
+              <tr>
+                <td colSpan={3}>No users.</td>
+              </tr>
+            )}
+            {users.data.items.map((u) => (
+              <tr key={u.id}>
+                <th scope="row">{u.login}</th>
+                <td>{formatTime(u.createdAt)}</td>
+                <td>
+                  <ConfirmButton label="Delete" name={`user ${u.login}`} disabled={action.busy} onConfirm={() => void remove(u)} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </TableWrap>
+      )}
+      <form class="card" onSubmit={create} aria-labelledby="new-user">
+        <h3 id="new-user">Add a user</h3>
+        <div class="grid">
+          <TextField label="Login" value={login} onValue={setLogin} required autoComplete="off" />
+          <TextField label="Password" type="password" value={password} onValue={setPassword} required autoComplete="new-password" />
+        </div>
+        <div class="actions">
+          <button type="submit" disabled={action.busy}>
+            Add user
+          </button>
+        </div>
+        <NoticeLine notice={notice.notice} />
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,133 @@
+import { useEffect, useState } from 'preact/hooks';
+import { errorText } from '../../shared/api.js';
+import { formatTime } from '../../shared/format.js';
+import { CheckField, Page, TableWrap } from '../../shared/ui.js';
+import { admin } from '../session.js';
+import type { Connectors as ConnectorsData } from '../types.js';
+
+const REFRESH_MS = 2000;
+
+/** Connectors with their live state and the queue depth per state, refreshed every 2 s while the page is open. */
+export function Connectors() {
+  const [data, setData] = useState<ConnectorsData | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [updated, setUpdated] = useState<Date | undefined>(undefined);
+  const [live, setLive] = useState(true);
+
+  useEffect(() => {
+    if (!live) return;
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const controller = new AbortController();
+    // The next poll starts 2 s after the previous answer, so a slow answer never piles requests up.
+    const poll = async () => {
+      try {
+        const next = await admin<ConnectorsData>('GET', '/admin/v1/connectors', { signal: controller.signal });
+        if (stopped) return;
+        setData(next);
+        setError(undefined);
+        setUpdated(new Date());
+      } catch (e) {
+        if (stopped) return;
+        setError(errorText(e));
+      }
+      if (!stopped) timer = setTimeout(() => void poll(), document.hidden ? REFRESH_MS * 5 : REFRESH_MS);
+    };
+    void poll();
+    return () => {
+      stopped = true;
+      controller.abort();
+      clearTimeout(timer);
+    };
+  }, [live]);
+
+  return (
+    <Page title="Connectors">
+      <div class="toolbar">
+        <CheckField label="Refresh every 2 seconds" checked={live} onChecked={setLive} />
+        {/* Not a live region: announcing every 2 s would drown a screen reader. */}
+        <span class="hint">{updated ? `Updated ${updated.toLocaleTimeString()}` : 'Loading…'}</span>
+      </div>
+      <p class={`notice ${error ? 'error' : ''}`} role="status" aria-live="polite">
+        {error ? `Could not refresh: ${error}` : ''}
+      </p>
+      {data && (
+        <>
+          <TableWrap label="Connectors">
+            <thead>
+              <tr>
+                <th scope="col">Connector</th>
+                <th scope="col">Channel</th>
+                <th scope="col">Type</th>
+                <th scope="col">Process</th>
+                <th scope="col">State</th>
+                <th scope="col" class="num">In flight / window</th>
+                <th scope="col" class="num">Submit rate</th>
+                <th scope="col" class="num">Submitted</th>
+                <th scope="col">Last error</th>
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.items.length === 0 && (
+                <tr>
+                  <td colSpan={10}>No connectors report yet.</td>
+                </tr>
+              )}
+              {data.items.map((c) => (
+                <tr key={`${c.id}-${c.process}`} class={c.stale ? 'stale' : ''}>
+                  <th scope="row">{c.id}</th>
+                  <td>{c.channel}</td>
+                  <td>{c.type}</td>
+                  <td class="mono">{c.process}</td>
+                  <td>
+                    <span class={`badge conn-${c.available ? 'up' : 'down'}`} data-testid="connector-state">
+                      {c.state}
+                    </span>
+                    {c.stale && <span class="hint"> (stale)</span>}
+                  </td>
+                  <td class="num">
+                    {c.inFlight} / {c.window}
+                  </td>
+                  <td class="num">
+                    {c.submitRate.toFixed(1)}/s{c.mps ? ` (max ${c.mps})` : ''}
+                  </td>
+                  <td class="num">{c.submitted.toLocaleString()}</td>
+                  <td class="clip">{c.lastError ?? '—'}</td>
+                  <td>{formatTime(c.updatedAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </TableWrap>
+
+          <h2>Queue</h2>
+          <TableWrap label="Queue depth per state">
+            <thead>
+              <tr>
+                <th scope="col">State</th>
+                <th scope="col" class="num">Messages</th>
+                <th scope="col" class="num">Oldest</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.queue.length === 0 && (
+                <tr>
+                  <td colSpan={3}>The queue is empty.</td>
+                </tr>
+              )}
+              {data.queue.map((q) => (
+                <tr key={q.state}>
+                  <th scope="row">{q.state}</th>
+                  <td class="num" data-testid={`queue-${q.state}`}>
+                    {q.messages.toLocaleString()}
+                  </td>
+                  <td class="num">{q.oldestAgeSeconds === null ? '—' : `${Math.round(q.oldestAgeSeconds)} s`}</td>
+                </tr>
+              ))}
+            </tbody>
+          </TableWrap>
+        </>
+      )}
+    </Page>
+  );
+}

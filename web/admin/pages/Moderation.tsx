@@ -1,0 +1,176 @@
+import { useId, useState } from 'preact/hooks';
+import type { Page as ApiPage } from '../../shared/api.js';
+import { formatTime, localInputToIso } from '../../shared/format.js';
+import { AsyncState, NoticeLine, Page, Pager, TableWrap, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { admin } from '../session.js';
+import type { SenderName, Template } from '../types.js';
+
+const PER_PAGE = 50;
+
+/** The moderation queues: Pending sender names and templates in INTERNAL_REVIEW, approve or reject each. */
+export function Moderation() {
+  const notice = useNotice();
+  const action = useAction(notice);
+  const [namesPage, setNamesPage] = useState(1);
+  const [templatesPage, setTemplatesPage] = useState(1);
+  const names = useAsync((signal) => admin<ApiPage<SenderName>>('GET', '/admin/v1/sender-names', { signal, query: { status: 'Pending', page: namesPage, per_page: PER_PAGE } }), [namesPage]);
+  const templates = useAsync(
+    (signal) => admin<ApiPage<Template>>('GET', '/admin/v1/templates', { signal, query: { status: 'INTERNAL_REVIEW', page: templatesPage, per_page: PER_PAGE } }),
+    [templatesPage],
+  );
+
+  const decide = (kind: 'sender-names' | 'templates', id: number, what: string, decision: 'approve' | 'reject', body: Record<string, unknown>) =>
+    action.run(async () => {
+      await admin('POST', `/admin/v1/${kind}/${id}/${decision}`, { body });
+      (kind === 'sender-names' ? names : templates).reload();
+      return `${what} ${decision === 'approve' ? 'approved' : 'rejected'}.`;
+    });
+
+  return (
+    <Page title="Moderation">
+      <NoticeLine notice={notice.notice} />
+      <h2>Sender names</h2>
+      <AsyncState state={names} what="sender names" />
+      {names.data && (
+        <>
+          <TableWrap label="Sender names waiting for moderation">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Account</th>
+                <th scope="col">Channel</th>
+                <th scope="col">Client's comment</th>
+                <th scope="col">Requested</th>
+                <th scope="col">Decision</th>
+              </tr>
+            </thead>
+            <tbody>
+              {names.data.items.length === 0 && (
+                <tr>
+                  <td colSpan={6}>No sender names wait for moderation.</td>
+                </tr>
+              )}
+              {names.data.items.map((n) => (
+                <tr key={n.id} data-testid="moderation-row">
+                  <th scope="row">{n.name}</th>
+                  <td>{n.accountId}</td>
+                  <td>{n.channelType}</td>
+                  <td>{n.comment ?? '—'}</td>
+                  <td>{formatTime(n.createdAt)}</td>
+                  <td>
+                    <Decision
+                      what={`sender name ${n.name}`}
+                      withStartDate
+                      busy={action.busy}
+                      onApprove={(startDate) => void decide('sender-names', n.id, `Sender name ${n.name}`, 'approve', startDate ? { startDate } : {})}
+                      onReject={(comment) => void decide('sender-names', n.id, `Sender name ${n.name}`, 'reject', { comment })}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </TableWrap>
+          <Pager list={names.data} onPage={setNamesPage} label="Sender name pages" />
+        </>
+      )}
+
+      <h2>Templates</h2>
+      <AsyncState state={templates} what="templates" />
+      {templates.data && (
+        <>
+          <TableWrap label="Templates waiting for moderation">
+            <thead>
+              <tr>
+                <th scope="col">Id</th>
+                <th scope="col">Account</th>
+                <th scope="col">Channel</th>
+                <th scope="col">Type</th>
+                <th scope="col">Sender name</th>
+                <th scope="col">Pattern</th>
+                <th scope="col">Valid from</th>
+                <th scope="col">Decision</th>
+              </tr>
+            </thead>
+            <tbody>
+              {templates.data.items.length === 0 && (
+                <tr>
+                  <td colSpan={8}>No templates wait for moderation.</td>
+                </tr>
+              )}
+              {templates.data.items.map((t) => (
+                <tr key={t.id} data-testid="moderation-row">
+                  <th scope="row">{t.id}</th>
+                  <td>{t.accountId}</td>
+                  <td>{t.channelType}</td>
+                  <td>{t.templateType}</td>
+                  <td>{t.senderName}</td>
+                  <td class="pre clip">{t.pattern}</td>
+                  <td>{formatTime(t.dateFrom)}</td>
+                  <td>
+                    <Decision
+                      what={`template ${t.id}`}
+                      busy={action.busy}
+                      onApprove={() => void decide('templates', t.id, `Template ${t.id}`, 'approve', {})}
+                      onReject={(comment) => void decide('templates', t.id, `Template ${t.id}`, 'reject', { comment })}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </TableWrap>
+          <Pager list={templates.data} onPage={setTemplatesPage} label="Template pages" />
+        </>
+      )}
+    </Page>
+  );
+}
+
+/** Approve (with an optional start date) or reject (with a required comment) one entry of a queue. */
+function Decision({ what, withStartDate, busy, onApprove, onReject }: { what: string; withStartDate?: boolean; busy: boolean; onApprove: (startDate: string | undefined) => void; onReject: (comment: string) => void }) {
+  const id = useId();
+  const [startDate, setStartDate] = useState('');
+  const [comment, setComment] = useState('');
+  const [problem, setProblem] = useState('');
+  return (
+    <div class="decision">
+      {withStartDate && (
+        <div class="field">
+          <label for={`${id}-start`}>Start date</label>
+          <input id={`${id}-start`} type="datetime-local" value={startDate} onInput={(e) => setStartDate(e.currentTarget.value)} aria-describedby={`${id}-start-hint`} />
+          <small id={`${id}-start-hint`} class="hint">
+            Optional; now when empty.
+          </small>
+        </div>
+      )}
+      <button type="button" class="small" disabled={busy} onClick={() => onApprove(localInputToIso(startDate))} aria-describedby={`${id}-what`}>
+        Approve
+      </button>
+      <div class="field">
+        <label for={`${id}-comment`}>Rejection comment</label>
+        <input id={`${id}-comment`} value={comment} onInput={(e) => setComment(e.currentTarget.value)} maxLength={1000} />
+      </div>
+      <button
+        type="button"
+        class="danger small"
+        disabled={busy}
+        aria-describedby={`${id}-what`}
+        onClick={() => {
+          if (!comment.trim()) {
+            setProblem('Write a comment to reject.');
+            return;
+          }
+          setProblem('');
+          onReject(comment.trim());
+        }}
+      >
+        Reject
+      </button>
+      <span id={`${id}-what`} class="visually-hidden">
+        {what}
+      </span>
+      <span class="notice error" role="status" aria-live="polite">
+        {problem}
+      </span>
+    </div>
+  );
+}

@@ -1,0 +1,134 @@
+import { useState } from 'preact/hooks';
+import { formatTime } from '../../shared/format.js';
+import { AsyncState, ConfirmButton, NoticeLine, Page, Secret, SelectField, TableWrap, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { system } from '../session.js';
+import type { ApiKey, TrafficCenter } from '../types.js';
+
+const TYPES = [
+  { value: 'traffic', label: 'Traffic (TOKEN_1: sending)' },
+  { value: 'system', label: 'System (TOKEN_2: settings, statistics)' },
+];
+
+/** API keys (list, create, revoke; a new key is shown once) and the callback signing secret (show, rotate). */
+export function ApiKeys() {
+  const notice = useNotice();
+  const action = useAction(notice);
+  const keys = useAsync((signal) => system<{ items: ApiKey[] }>('GET', '/api/v1/api-keys', { signal }), []);
+  const centers = useAsync((signal) => system<{ items: TrafficCenter[] }>('GET', '/api/v1/traffic-centers', { signal }), []);
+  const [type, setType] = useState('traffic');
+  const [center, setCenter] = useState('');
+  const [created, setCreated] = useState<{ id: string; token: string } | undefined>(undefined);
+
+  const create = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      const key = await system<{ id: string; type: string; token: string }>('POST', '/api/v1/api-keys', {
+        body: { type, ...(type === 'traffic' && center ? { trafficCenterId: Number(center) } : {}) },
+      });
+      setCreated({ id: key.id, token: key.token });
+      keys.reload();
+      return 'API key created. Copy it now: it is not shown again.';
+    });
+  };
+  const revoke = (key: ApiKey) =>
+    action.run(async () => {
+      await system('DELETE', `/api/v1/api-keys/${encodeURIComponent(key.id)}`);
+      keys.reload();
+      return `API key ${key.id} revoked.`;
+    });
+  const centerName = (id: number | null) => (id === null ? '—' : (centers.data?.items.find((c) => c.id === id)?.name ?? `#${id}`));
+
+  return (
+    <Page title="API keys">
+      <NoticeLine notice={notice.notice} />
+      <form class="card" onSubmit={create} aria-labelledby="new-key">
+        <h2 id="new-key">Create an API key</h2>
+        <div class="grid">
+          <SelectField label="Key type" value={type} onValue={setType} options={TYPES} />
+          {type === 'traffic' && (
+            <SelectField
+              label="Traffic partitioning center"
+              value={center}
+              onValue={setCenter}
+              options={[{ value: '', label: 'None' }, ...(centers.data?.items ?? []).map((c) => ({ value: String(c.id), label: c.name }))]}
+            />
+          )}
+        </div>
+        <div class="actions">
+          <button type="submit" disabled={action.busy}>
+            Create key
+          </button>
+        </div>
+        {created && <Secret label="New API key (shown once)" value={created.token} />}
+      </form>
+
+      <AsyncState state={keys} what="API keys" />
+      {keys.data && (
+        <TableWrap label="API keys">
+          <thead>
+            <tr>
+              <th scope="col">Id</th>
+              <th scope="col">Type</th>
+              <th scope="col">Center</th>
+              <th scope="col">Created</th>
+              <th scope="col">Revoked</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.data.items.length === 0 && (
+              <tr>
+                <td colSpan={6}>No API keys.</td>
+              </tr>
+            )}
+            {keys.data.items.map((key) => (
+              <tr key={key.id}>
+                <th scope="row" class="mono">
+                  {key.id}
+                </th>
+                <td>{key.type}</td>
+                <td>{centerName(key.trafficCenterId)}</td>
+                <td>{formatTime(key.createdAt)}</td>
+                <td>{key.revokedAt ? formatTime(key.revokedAt) : 'Active'}</td>
+                <td>{!key.revokedAt && <ConfirmButton label="Revoke" name={`key ${key.id}`} disabled={action.busy} onConfirm={() => void revoke(key)} />}</td>
+              </tr>
+            ))}
+          </tbody>
+        </TableWrap>
+      )}
+
+      <CallbackSecret />
+    </Page>
+  );
+}
+
+function CallbackSecret() {
+  const notice = useNotice();
+  const action = useAction(notice);
+  const [shown, setShown] = useState(false);
+  const secret = useAsync((signal) => system<{ secret: string }>('GET', '/api/v1/callback-secret', { signal }), []);
+  const rotate = () =>
+    action.run(async () => {
+      await system<{ secret: string }>('POST', '/api/v1/callback-secret/rotate');
+      secret.reload();
+      setShown(true);
+      return 'Callback secret rotated: callbacks are signed with the new secret from now on.';
+    });
+  return (
+    <section class="card" aria-labelledby="callback-secret">
+      <h2 id="callback-secret">Callback secret</h2>
+      <p class="hint">Callbacks carry an X-Herald-Signature made with this secret.</p>
+      <AsyncState state={secret} what="the callback secret" />
+      {secret.data && (shown ? <Secret label="Callback secret" value={secret.data.secret} /> : <p class="mono">••••••••••••••••</p>)}
+      <div class="actions">
+        <button type="button" class="secondary" onClick={() => setShown(!shown)} aria-pressed={shown}>
+          {shown ? 'Hide secret' : 'Show secret'}
+        </button>
+        <ConfirmButton label="Rotate" name="callback secret" disabled={action.busy} onConfirm={() => void rotate()} />
+      </div>
+      <NoticeLine notice={notice.notice} />
+    </section>
+  );
+}

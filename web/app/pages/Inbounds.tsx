@@ -1,0 +1,192 @@
+import { useState } from 'preact/hooks';
+import type { Page as ApiPage } from '../../shared/api.js';
+import { formatTime } from '../../shared/format.js';
+import { AsyncState, CheckField, ConfirmButton, NoticeLine, Page, SelectField, TableWrap, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { system } from '../session.js';
+import type { InboundRule, SenderName, TrafficCenter } from '../types.js';
+
+/**
+ * Settings / Inbounds (spec 6.5): traffic partitioning centers (one is the default, where inbounds matching no
+ * rule go) and inbound rules: a center, a callback URL, and optionally the sender names the rule is limited to.
+ */
+export function Inbounds() {
+  const notice = useNotice();
+  const action = useAction(notice);
+  const centers = useAsync((signal) => system<{ items: TrafficCenter[] }>('GET', '/api/v1/traffic-centers', { signal }), []);
+  const rules = useAsync((signal) => system<{ items: InboundRule[] }>('GET', '/api/v1/inbound-rules', { signal }), []);
+  const names = useAsync((signal) => system<ApiPage<SenderName>>('GET', '/api/v1/sender-names', { signal, query: { channelType: 'WHATSAPP', status: 'Approved', per_page: 1000 } }), []);
+
+  const [centerName, setCenterName] = useState('');
+  const [ruleCenter, setRuleCenter] = useState('');
+  const [callbackUrl, setCallbackUrl] = useState('');
+  const [limit, setLimit] = useState(false);
+  const [chosenNames, setChosenNames] = useState<string[]>([]);
+
+  const centerList = centers.data?.items ?? [];
+  const centerId = ruleCenter || String(centerList[0]?.id ?? '');
+  const centerNameOf = (id: number) => centerList.find((c) => c.id === id)?.name ?? `#${id}`;
+
+  const createCenter = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      const created = await system<TrafficCenter>('POST', '/api/v1/traffic-centers', { body: { name: centerName.trim() } });
+      setCenterName('');
+      centers.reload();
+      return `Center ${created.name} created.`;
+    });
+  };
+  const makeDefault = (center: TrafficCenter) =>
+    action.run(async () => {
+      await system('PATCH', `/api/v1/traffic-centers/${center.id}`, { body: { isDefault: true } });
+      centers.reload();
+      return `${center.name} is now the default center.`;
+    });
+  const deleteCenter = (center: TrafficCenter) =>
+    action.run(async () => {
+      await system('DELETE', `/api/v1/traffic-centers/${center.id}`);
+      centers.reload();
+      return `Center ${center.name} deleted.`;
+    });
+  const createRule = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      await system<InboundRule>('POST', '/api/v1/inbound-rules', {
+        body: { trafficCenterId: Number(centerId), channelType: 'WHATSAPP', callbackUrl: callbackUrl.trim() || null, senderNames: limit && chosenNames.length ? chosenNames : null },
+      });
+      setCallbackUrl('');
+      setChosenNames([]);
+      setLimit(false);
+      rules.reload();
+      return 'Inbound rule added.';
+    });
+  };
+  const deleteRule = (rule: InboundRule) =>
+    action.run(async () => {
+      await system('DELETE', `/api/v1/inbound-rules/${rule.id}`);
+      rules.reload();
+      return 'Inbound rule deleted.';
+    });
+
+  return (
+    <Page title="Inbounds">
+      <p class="lead">Inbound messages (WhatsApp) go to the center of the first rule that matches them; those matching no rule go to the default center.</p>
+      <NoticeLine notice={notice.notice} />
+
+      <h2>Traffic partitioning centers</h2>
+      <AsyncState state={centers} what="centers" />
+      {centers.data && (
+        <TableWrap label="Traffic partitioning centers">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Default</th>
+              <th scope="col">Created</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {centerList.map((center) => (
+              <tr key={center.id}>
+                <th scope="row">{center.name}</th>
+                <td>{center.isDefault ? 'Default' : '—'}</td>
+                <td>{formatTime(center.createdAt)}</td>
+                <td class="row-actions">
+                  {!center.isDefault && (
+                    <>
+                      <button type="button" class="secondary small" disabled={action.busy} onClick={() => void makeDefault(center)} aria-label={`Make ${center.name} the default`}>
+                        Make default
+                      </button>
+                      <ConfirmButton label="Delete" name={`center ${center.name}`} disabled={action.busy} onConfirm={() => void deleteCenter(center)} />
+                    </>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </TableWrap>
+      )}
+      <form class="card inline-form" onSubmit={createCenter} aria-labelledby="new-center">
+        <h3 id="new-center">Add a center</h3>
+        <TextField label="Center name" value={centerName} onValue={setCenterName} required maxLength={200} />
+        <div class="actions">
+          <button type="submit" disabled={action.busy}>
+            Add center
+          </button>
+        </div>
+      </form>
+
+      <h2>Inbound rules</h2>
+      <AsyncState state={rules} what="rules" />
+      {rules.data && (
+        <TableWrap label="Inbound rules">
+          <thead>
+            <tr>
+              <th scope="col">Channel</th>
+              <th scope="col">Center</th>
+              <th scope="col">Callback URL</th>
+              <th scope="col">Sender names</th>
+              <th scope="col">Created</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rules.data.items.length === 0 && (
+              <tr>
+                <td colSpan={6}>No rules: every inbound goes to the default center.</td>
+              </tr>
+            )}
+            {rules.data.items.map((rule) => (
+              <tr key={rule.id}>
+                <td>{rule.channelType}</td>
+                <th scope="row">{centerNameOf(rule.trafficCenterId)}</th>
+                <td class="mono clip">{rule.callbackUrl ?? '—'}</td>
+                <td>{rule.senderNames?.join(', ') ?? 'All'}</td>
+                <td>{formatTime(rule.createdAt)}</td>
+                <td>
+                  <ConfirmButton label="Delete" name={`rule ${rule.id}`} disabled={action.busy} onConfirm={() => void deleteRule(rule)} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </TableWrap>
+      )}
+      <form class="card" onSubmit={createRule} aria-labelledby="new-rule">
+        <h3 id="new-rule">Add a rule</h3>
+        <div class="grid">
+          <SelectField
+            label="Traffic partitioning center"
+            value={centerId}
+            onValue={setRuleCenter}
+            options={centerList.length ? centerList.map((c) => ({ value: String(c.id), label: c.name })) : [{ value: '', label: 'No centers yet' }]}
+            required
+          />
+          <TextField label="Callback URL" type="url" value={callbackUrl} onValue={setCallbackUrl} hint="Where inbound callbacks are sent." />
+        </div>
+        <CheckField label="Include sender names" checked={limit} onChecked={setLimit} />
+        {limit && (
+          <fieldset class="names">
+            <legend>Sender names the rule applies to</legend>
+            {(names.data?.items ?? []).length === 0 && <p class="hint">No approved WhatsApp sender names.</p>}
+            {(names.data?.items ?? []).map((n) => (
+              <CheckField
+                key={n.id}
+                label={n.name}
+                checked={chosenNames.includes(n.name)}
+                onChecked={(on) => setChosenNames(on ? [...chosenNames, n.name] : chosenNames.filter((x) => x !== n.name))}
+              />
+            ))}
+          </fieldset>
+        )}
+        <div class="actions">
+          <button type="submit" disabled={action.busy || !centerId}>
+            Add rule
+          </button>
+        </div>
+      </form>
+    </Page>
+  );
+}

@@ -1,0 +1,199 @@
+import type { Page as ApiPage } from '../../shared/api.js';
+import { contentText, formatMoney, formatTime } from '../../shared/format.js';
+import { Link } from '../../shared/router.js';
+import { AsyncState, NoticeLine, Page, TableWrap, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { system, traffic } from '../session.js';
+import type { Attempt, Delivery, DeliveryDetail, Message } from '../types.js';
+
+/** One message: its fields, price and parts, status history, and every callback delivery with its attempts. */
+export function MessagePage({ uuid }: { uuid: string }) {
+  const message = useAsync((signal) => traffic<Message>('GET', `/api/v1/message/${encodeURIComponent(uuid)}`, { signal }), [uuid]);
+  const notice = useNotice();
+  const action = useAction(notice);
+  const m = message.data;
+
+  const stop = () =>
+    action.run(async () => {
+      const result = await traffic<{ items: { code: number }[] }>('POST', '/api/v1/message/stop', { body: { uuids: [uuid] } });
+      message.reload();
+      const code = result.items[0]?.code;
+      return code === 200 ? 'The message is stopped.' : code === 202 ? 'The message is being handed to the carrier and may not stop.' : 'The message was already sent.';
+    });
+
+  return (
+    <Page
+      title={`Message ${uuid.slice(0, 8)}…`}
+      actions={
+        <div class="actions">
+          <Link href="/app/messages">Back to messages</Link>
+          <button type="button" class="secondary" onClick={() => message.reload()}>
+            Refresh
+          </button>
+        </div>
+      }
+    >
+      <AsyncState state={message} what="the message" />
+      <NoticeLine notice={notice.notice} />
+      {m && (
+        <>
+          <dl class="card facts">
+            <dt>Status</dt>
+            <dd>
+              <span class={`badge status-${m.status}`} data-testid="message-status">
+                {m.status}
+              </span>
+              {m.readStatus && <span class="hint"> (read status: {m.readStatus})</span>}
+              {m.errorCode !== null && <span class="hint"> error code {m.errorCode}</span>}
+              {m.status === 'sending' && (
+                <button type="button" class="secondary small" disabled={action.busy} onClick={() => void stop()}>
+                  Stop sending
+                </button>
+              )}
+            </dd>
+            <dt>UUID</dt>
+            <dd class="mono">{m.messageUuid}</dd>
+            <dt>Channel</dt>
+            <dd>
+              {m.channelType} ({m.direction})
+            </dd>
+            <dt>Sender name</dt>
+            <dd>{m.senderName}</dd>
+            <dt>Destination</dt>
+            <dd>
+              {m.destination}
+              {m.country ? ` (${m.country})` : ''}
+            </dd>
+            <dt>Text</dt>
+            <dd class="pre">{contentText(m.content)}</dd>
+            <dt>Price</dt>
+            <dd data-testid="message-price">
+              {formatMoney(m.price.totalPrice, m.price.currency)} {m.price.final ? '(final)' : '(reserved)'}
+            </dd>
+            <dt>Parts</dt>
+            <dd data-testid="message-parts">
+              {m.totalParts} ({m.price.invoicedParts} invoiced)
+            </dd>
+            <dt>Created</dt>
+            <dd>{formatTime(m.createdTime)}</dd>
+            <dt>Planned</dt>
+            <dd>{formatTime(m.plannedSendTime)}</dd>
+            <dt>Sent</dt>
+            <dd>{formatTime(m.sentTime)}</dd>
+            <dt>Tags</dt>
+            <dd>{m.tags.length ? m.tags.join(', ') : '—'}</dd>
+            <dt>Callback URL</dt>
+            <dd class="mono">{m.callbackUrl ? `${m.callbackUrl} (${(m.callbackEvents ?? ['delivered']).join(', ')})` : '—'}</dd>
+          </dl>
+
+          <h2>Status history</h2>
+          <TableWrap label="Status history">
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Status</th>
+                <th scope="col">Error code</th>
+                <th scope="col">Detail</th>
+              </tr>
+            </thead>
+            <tbody>
+              {m.statusHistory.length === 0 && (
+                <tr>
+                  <td colSpan={4}>No history yet.</td>
+                </tr>
+              )}
+              {m.statusHistory.map((entry, i) => (
+                <tr key={i}>
+                  <td>{formatTime(entry.at)}</td>
+                  <td>{entry.status}</td>
+                  <td>{entry.errorCode ?? '—'}</td>
+                  <td>
+                    {[entry.detail, entry.connector && `via ${entry.connector}`, entry.retryAt && `retry at ${formatTime(entry.retryAt)}`].filter(Boolean).join('; ') || '—'}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </TableWrap>
+
+          {/* Each load of the message (Refresh included) loads its callbacks again. */}
+          <Callbacks uuid={m.messageUuid} loaded={m} />
+        </>
+      )}
+    </Page>
+  );
+}
+
+/** The attempts of a delivery, whichever shape the API gives them in. */
+function attemptsOf(detail: DeliveryDetail): Attempt[] {
+  if (Array.isArray(detail.attempts)) return detail.attempts;
+  return detail.attemptsLog ?? [];
+}
+
+function Callbacks({ uuid, loaded }: { uuid: string; loaded: Message }) {
+  const notice = useNotice();
+  const action = useAction(notice);
+  const deliveries = useAsync(async (signal) => {
+    const list = await system<ApiPage<Delivery>>('GET', '/api/v1/callbacks', { signal, query: { message_uuid: uuid, per_page: 50 } });
+    return Promise.all(list.items.map((d) => system<DeliveryDetail>('GET', `/api/v1/callbacks/${encodeURIComponent(d.id)}`, { signal })));
+  }, [uuid, loaded]);
+
+  const replay = (id: string) =>
+    action.run(async () => {
+      const result = await system<{ items: { id: string; code: number }[] }>('POST', '/api/v1/callbacks/replay', { body: { ids: [id] } });
+      deliveries.reload();
+      return result.items[0]?.code === 200 ? 'The callback will be sent again.' : 'This delivery cannot be replayed now (it is still open).';
+    });
+
+  return (
+    <>
+      <h2>Callbacks</h2>
+      <AsyncState state={deliveries} what="callbacks" />
+      <NoticeLine notice={notice.notice} />
+      {deliveries.data && deliveries.data.length === 0 && <p>No callbacks for this message.</p>}
+      {deliveries.data?.map((d) => {
+        const attempts = attemptsOf(d);
+        return (
+          <article class="card delivery" key={d.id} aria-labelledby={`delivery-${d.id}`}>
+            <h3 id={`delivery-${d.id}`}>
+              Delivery <span class="mono">{d.id.slice(0, 8)}…</span> <span class={`badge delivery-${d.state}`}>{d.state}</span>
+            </h3>
+            <p class="mono clip">{d.url}</p>
+            <p class="hint">
+              {d.events} event(s), created {formatTime(d.createdTime)}
+              {d.nextAttemptTime ? `, next attempt ${formatTime(d.nextAttemptTime)}` : ''}
+            </p>
+            <TableWrap label={`Attempts of delivery ${d.id}`}>
+              <thead>
+                <tr>
+                  <th scope="col">Time</th>
+                  <th scope="col">HTTP status</th>
+                  <th scope="col" class="num">Latency</th>
+                  <th scope="col">Error</th>
+                </tr>
+              </thead>
+              <tbody>
+                {attempts.length === 0 && (
+                  <tr>
+                    <td colSpan={4}>Not attempted yet.</td>
+                  </tr>
+                )}
+                {attempts.map((a, i) => (
+                  <tr key={i}>
+                    <td>{formatTime(a.at ?? a.time)}</td>
+                    <td>{a.httpStatus ?? '—'}</td>
+                    <td class="num">{a.durationMs ?? a.latencyMs ?? '—'} ms</td>
+                    <td>{a.error ?? '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </TableWrap>
+            <div class="actions">
+              <button type="button" disabled={action.busy || d.state === 'open'} onClick={() => void replay(d.id)}>
+                Replay
+              </button>
+            </div>
+          </article>
+        );
+      })}
+    </>
+  );
+}

@@ -1,0 +1,104 @@
+import { useState } from 'preact/hooks';
+import type { Page as ApiPage } from '../../shared/api.js';
+import { Link } from '../../shared/router.js';
+import { NoticeLine, Page, SelectField, TextArea, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { system, traffic } from '../session.js';
+import type { SenderName } from '../types.js';
+
+/** Channels the form sends; SMS and WHATSAPP need an approved sender name, the others take any. */
+const SEND_CHANNELS = ['SMS', 'WHATSAPP', 'VIBER', 'VK', 'FLASHCALL'] as const;
+type SendChannel = (typeof SEND_CHANNELS)[number];
+const NEEDS_APPROVED: readonly SendChannel[] = ['SMS', 'WHATSAPP', 'VIBER'];
+
+interface SendResult {
+  errors: boolean;
+  items: { messageUuid?: string; code: number; error?: { code: number; msg: string } }[];
+}
+
+/** Builds the content of a message of the channel from plain text (spec 2.2). */
+function contentFor(channel: SendChannel, text: string): unknown {
+  return channel === 'WHATSAPP' || channel === 'VIBER' ? { contentType: 'text', text } : text;
+}
+
+/** Send one message: channel, sender name (approved ones to choose from), destination, text. */
+export function Send() {
+  const [channel, setChannel] = useState<SendChannel>('SMS');
+  const [senderName, setSenderName] = useState('');
+  const [destination, setDestination] = useState('');
+  const [text, setText] = useState('');
+  const [tags, setTags] = useState('');
+  const [callbackUrl, setCallbackUrl] = useState('');
+  const [sent, setSent] = useState<string | undefined>(undefined);
+  const notice = useNotice();
+  const action = useAction(notice);
+  const approved = NEEDS_APPROVED.includes(channel);
+
+  const names = useAsync(
+    (signal) => (approved ? system<ApiPage<SenderName>>('GET', '/api/v1/sender-names', { signal, query: { status: 'Approved', channelType: channel, per_page: 1000 } }) : Promise.resolve(undefined)),
+    [channel],
+  );
+  const options = names.data?.items.filter((n) => !n.startDate || Date.parse(n.startDate) <= Date.now()).map((n) => n.name) ?? [];
+  const chosen = approved ? (options.includes(senderName) ? senderName : (options[0] ?? '')) : senderName;
+
+  const submit = (event: Event) => {
+    event.preventDefault();
+    setSent(undefined);
+    void action.run(async () => {
+      const message: Record<string, unknown> = { channelType: channel, senderName: chosen, destination: destination.trim(), content: contentFor(channel, text) };
+      const tagList = tags.split(',').map((t) => t.trim()).filter(Boolean);
+      if (tagList.length && channel !== 'FLASHCALL') message.tags = tagList;
+      if (callbackUrl.trim()) message.callbackUrl = callbackUrl.trim();
+      const result = await traffic<SendResult>('POST', '/api/v1/message', { body: [message] });
+      const item = result.items[0];
+      if (!item || item.code !== 201 || !item.messageUuid) {
+        throw new Error(`The message was not accepted: ${item?.error?.msg ?? `code ${item?.code ?? 'unknown'}`}`);
+      }
+      setSent(item.messageUuid);
+      setText('');
+      return `Message accepted: ${item.messageUuid}`;
+    });
+  };
+
+  return (
+    <Page title="Send a message">
+      <form class="card" onSubmit={submit}>
+        <div class="grid">
+          <SelectField label="Channel" value={channel} onValue={(v) => setChannel(v as SendChannel)} options={SEND_CHANNELS} />
+          {approved ? (
+            <SelectField
+              label="Sender name"
+              value={chosen}
+              onValue={setSenderName}
+              options={options.length ? options : [{ value: '', label: names.loading ? 'Loading…' : 'No approved sender names' }]}
+              required
+            />
+          ) : (
+            <TextField label="Sender name" value={senderName} onValue={setSenderName} required />
+          )}
+          <TextField label="Destination" value={destination} onValue={setDestination} required inputMode="tel" autoComplete="off" hint="Phone number, e.g. +7 916 123-45-67" />
+        </div>
+        <TextArea label={channel === 'FLASHCALL' ? 'Code' : 'Text'} value={text} onValue={setText} required rows={4} hint={channel === 'FLASHCALL' ? '4 digits.' : `${text.length} characters`} />
+        <div class="grid">
+          {channel !== 'FLASHCALL' && <TextField label="Tags" value={tags} onValue={setTags} hint="Comma-separated: letters, digits, underscore." />}
+          <TextField label="Callback URL" type="url" value={callbackUrl} onValue={setCallbackUrl} hint="Optional: where delivery callbacks go." />
+        </div>
+        {approved && !names.loading && options.length === 0 && (
+          <p class="hint">
+            No approved sender name for {channel} yet: <Link href="/app/sender-names">register one</Link>.
+          </p>
+        )}
+        <div class="actions">
+          <button type="submit" disabled={action.busy || (approved && !chosen)}>
+            Send
+          </button>
+        </div>
+        <NoticeLine notice={notice.notice} />
+        {sent && (
+          <p>
+            <Link href={`/app/messages/${sent}`}>Open the sent message</Link>
+          </p>
+        )}
+      </form>
+    </Page>
+  );
+}

@@ -1,0 +1,135 @@
+import { useState } from 'preact/hooks';
+import type { Page as ApiPage } from '../../shared/api.js';
+import { CHANNELS, formatTime, localInputToIso } from '../../shared/format.js';
+import { AsyncState, ConfirmButton, NoticeLine, Page, Pager, SelectField, TableWrap, TextArea, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { system } from '../session.js';
+import type { SenderName, Template } from '../types.js';
+
+const PER_PAGE = 50;
+const TEMPLATE_TYPES = ['SERVICE', 'AUTHENTICATION', 'MARKETING'];
+const STATUSES = ['INTERNAL_REVIEW', 'APPROVED', 'REJECTED', 'CLOSED'];
+
+/** Templates: create (reviewed by the operator), status and the operator's comment, delete. */
+export function Templates() {
+  const [page, setPage] = useState(1);
+  const [status, setStatus] = useState('');
+  const [channelType, setChannelType] = useState('WHATSAPP');
+  const [templateType, setTemplateType] = useState('SERVICE');
+  const [senderName, setSenderName] = useState('');
+  const [pattern, setPattern] = useState('');
+  const [dateFrom, setDateFrom] = useState('');
+  const [dateTo, setDateTo] = useState('');
+  const notice = useNotice();
+  const action = useAction(notice);
+  const list = useAsync((signal) => system<ApiPage<Template>>('GET', '/api/v1/templates', { signal, query: { page, per_page: PER_PAGE, status } }), [page, status]);
+  const names = useAsync((signal) => system<ApiPage<SenderName>>('GET', '/api/v1/sender-names', { signal, query: { channelType, per_page: 1000 } }), [channelType]);
+  const nameOptions = names.data?.items.filter((n) => n.status !== 'Rejected').map((n) => n.name) ?? [];
+  const chosen = channelType === 'VK' || nameOptions.includes(senderName) ? senderName : (nameOptions[0] ?? '');
+
+  const create = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      const from = localInputToIso(dateFrom);
+      const to = localInputToIso(dateTo);
+      const created = await system<Template>('POST', '/api/v1/templates', {
+        body: { channelType, templateType, senderName: chosen, pattern, ...(from ? { dateFrom: from } : {}), ...(to ? { dateTo: to } : {}) },
+      });
+      setPattern('');
+      list.reload();
+      return `Template ${created.id} created: ${created.status}.`;
+    });
+  };
+  const remove = (item: Template) =>
+    action.run(async () => {
+      await system('DELETE', `/api/v1/templates/${item.id}`);
+      list.reload();
+      return `Template ${item.id} deleted.`;
+    });
+
+  return (
+    <Page title="Templates">
+      <form class="card" onSubmit={create} aria-labelledby="new-template">
+        <h2 id="new-template">Create a template</h2>
+        <div class="grid">
+          <SelectField label="Channel" value={channelType} onValue={setChannelType} options={CHANNELS} />
+          <SelectField label="Template type" value={templateType} onValue={setTemplateType} options={TEMPLATE_TYPES} />
+          {channelType === 'VK' ? (
+            <TextField label="Sender name" value={senderName} onValue={setSenderName} required />
+          ) : (
+            <SelectField label="Sender name" value={chosen} onValue={setSenderName} options={nameOptions.length ? nameOptions : [{ value: '', label: 'No sender names for this channel' }]} required />
+          )}
+          <TextField label="Valid from" type="datetime-local" value={dateFrom} onValue={setDateFrom} hint="Optional; now by default." />
+          <TextField label="Valid to" type="datetime-local" value={dateTo} onValue={setDateTo} hint="Optional." />
+        </div>
+        <TextArea label="Pattern" value={pattern} onValue={setPattern} required rows={3} hint="Text with %w (a word), %d (digits), %s (any text)." />
+        <div class="actions">
+          <button type="submit" disabled={action.busy || !chosen}>
+            Create template
+          </button>
+        </div>
+      </form>
+      <NoticeLine notice={notice.notice} />
+
+      <div class="toolbar">
+        <SelectField
+          label="Show"
+          value={status}
+          onValue={(v) => {
+            setStatus(v);
+            setPage(1);
+          }}
+          options={[{ value: '', label: 'All statuses' }, ...STATUSES]}
+        />
+      </div>
+      <AsyncState state={list} what="templates" />
+      {list.data && (
+        <>
+          <TableWrap label="Templates">
+            <thead>
+              <tr>
+                <th scope="col">Id</th>
+                <th scope="col">Channel</th>
+                <th scope="col">Type</th>
+                <th scope="col">Sender name</th>
+                <th scope="col">Pattern</th>
+                <th scope="col">Status</th>
+                <th scope="col">Valid</th>
+                <th scope="col">Operator's comment</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.items.length === 0 && (
+                <tr>
+                  <td colSpan={9}>No templates.</td>
+                </tr>
+              )}
+              {list.data.items.map((item) => (
+                <tr key={item.id}>
+                  <th scope="row">{item.id}</th>
+                  <td>{item.channelType}</td>
+                  <td>{item.templateType}</td>
+                  <td>{item.senderName}</td>
+                  <td class="pre clip">{item.pattern}</td>
+                  <td>
+                    <span class={`badge tpl-${item.status}`}>{item.status}</span>
+                  </td>
+                  <td>
+                    {formatTime(item.dateFrom)} – {item.dateTo ? formatTime(item.dateTo) : 'open'}
+                  </td>
+                  <td>{item.managerComment ?? '—'}</td>
+                  <td>
+                    <ConfirmButton label="Delete" name={`template ${item.id}`} disabled={action.busy} onConfirm={() => void remove(item)} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </TableWrap>
+          <Pager list={list.data} onPage={setPage} label="Template pages" />
+        </>
+      )}
+    </Page>
+  );
+}

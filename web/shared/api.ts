@@ -1,0 +1,87 @@
+/** An error answer of Herald's API: `{"error": {"code", "msg"}}` with its HTTP status. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number | undefined,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export type Query = Record<string, string | number | boolean | undefined | null>;
+
+export interface RequestOptions {
+  /** The whole Authorization header value, e.g. `Basic <token>` or `Bearer <token>`. */
+  readonly auth?: string;
+  readonly body?: unknown;
+  readonly query?: Query;
+  readonly signal?: AbortSignal;
+}
+
+let unauthorized: (() => void) | undefined;
+
+/** What to do when the API answers 401: the page signs out and shows the sign-in form. */
+export function onUnauthorized(handler: () => void): void {
+  unauthorized = handler;
+}
+
+/** Builds `path?query`, leaving out empty values. */
+export function withQuery(path: string, query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null || value === '') continue;
+    params.set(key, String(value));
+  }
+  const text = params.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+/** One call to Herald's API on the same origin; resolves with the parsed JSON body (undefined for 204). */
+export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (options.auth) headers.authorization = options.auth;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.body);
+  }
+  let response: Response;
+  try {
+    response = await fetch(withQuery(path, options.query), { method, headers, body, signal: options.signal ?? null, credentials: 'omit' });
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new ApiError(0, undefined, 'Herald does not answer: check the connection and try again.');
+  }
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  if (text !== '') {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+  }
+  if (!response.ok) {
+    const error = (parsed as { error?: { code?: number; msg?: string } } | undefined)?.error;
+    const apiError = new ApiError(response.status, error?.code, error?.msg ?? `HTTP ${response.status}`);
+    if (response.status === 401 && options.auth && unauthorized) unauthorized();
+    throw apiError;
+  }
+  return parsed as T;
+}
+
+/** A page of a paginated list. */
+export interface Page<T> {
+  readonly items: T[];
+  readonly page: number;
+  readonly per_page: number;
+  readonly total: number;
+}
+
+/** The text to show for any failure. */
+export function errorText(error: unknown): string {
+  if (error instanceof ApiError) return error.code === undefined ? error.message : `${error.message} (${error.code})`;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,329 @@
+import type { ComponentChildren, InputHTMLAttributes, RefObject } from 'preact';
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
+import { errorText, type Page as ApiPage } from './api.js';
+import { Link, useLocation, wasNavigated } from './router.js';
+
+/** A page: its heading (focused after a navigation, for screen readers and keyboards) and content. */
+export function Page({ title, actions, children }: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${title} · Herald`;
+    if (wasNavigated()) heading.current?.focus();
+  }, [title]);
+  return (
+    <section class="page" aria-labelledby="page-title">
+      <div class="page-head">
+        <h1 id="page-title" tabIndex={-1} ref={heading}>
+          {title}
+        </h1>
+        {actions}
+      </div>
+      {children}
+    </section>
+  );
+}
+
+export interface NavItem {
+  readonly href: string;
+  readonly label: string;
+  /** Also current for paths below href (default true, except for the home link). */
+  readonly prefix?: boolean;
+}
+
+/** The site header: product name, navigation (wraps on narrow screens), and what sits on the right. */
+export function Header({ brand, home, items, aside }: { brand: string; home: string; items: readonly NavItem[]; aside?: ComponentChildren }) {
+  const { path } = useLocation();
+  const [open, setOpen] = useState(false);
+  useEffect(() => setOpen(false), [path]);
+  return (
+    <header class="site-header">
+      <div class="bar">
+        <Link class="brand" href={home}>
+          {brand}
+        </Link>
+        <button type="button" class="menu-toggle" aria-expanded={open} aria-controls="main-nav" onClick={() => setOpen(!open)}>
+          Menu
+        </button>
+        <div class="aside">{aside}</div>
+      </div>
+      <nav id="main-nav" aria-label="Main" class={open ? 'open' : ''}>
+        <ul>
+          {items.map((item) => {
+            const current = path === item.href || ((item.prefix ?? true) && path.startsWith(`${item.href}/`));
+            return (
+              <li key={item.href}>
+                <Link href={item.href} aria-current={current ? 'page' : undefined}>
+                  {item.label}
+                </Link>
+              </li>
+            );
+          })}
+        </ul>
+      </nav>
+    </header>
+  );
+}
+
+export interface Notice {
+  readonly kind: 'ok' | 'error' | 'info';
+  readonly text: string;
+}
+
+/** A status line for async outcomes; the region is always present so that screen readers announce changes. */
+export function NoticeLine({ notice }: { notice: Notice | undefined }) {
+  return (
+    <p class={`notice ${notice ? notice.kind : ''}`} role="status" aria-live="polite">
+      {notice?.text ?? ''}
+    </p>
+  );
+}
+
+/** [notice, setOk, setError, clear]: the state behind a {@link NoticeLine}. */
+export function useNotice() {
+  const [notice, setNotice] = useState<Notice | undefined>(undefined);
+  return {
+    notice,
+    ok: (text: string) => setNotice({ kind: 'ok', text }),
+    info: (text: string) => setNotice({ kind: 'info', text }),
+    error: (error: unknown) => setNotice({ kind: 'error', text: errorText(error) }),
+    clear: () => setNotice(undefined),
+  };
+}
+
+export interface Async<T> {
+  readonly data: T | undefined;
+  readonly error: unknown;
+  readonly loading: boolean;
+  reload(): void;
+}
+
+/** Runs `load` now and whenever `deps` change; a newer run supersedes an older one. */
+export function useAsync<T>(load: (signal: AbortSignal) => Promise<T>, deps: readonly unknown[]): Async<T> {
+  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: undefined, loading: true });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    const controller = new AbortController();
+    setState((s) => ({ ...s, loading: true }));
+    load(controller.signal).then(
+      (data) => !controller.signal.aborted && setState({ data, error: undefined, loading: false }),
+      (error: unknown) => !controller.signal.aborted && setState((s) => ({ data: s.data, error, loading: false })),
+    );
+    return () => controller.abort();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [...deps, tick]);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  return { ...state, reload };
+}
+
+/** Loading and error lines of an {@link Async}, announced politely. */
+export function AsyncState({ state, what }: { state: Async<unknown>; what: string }) {
+  return (
+    <p class={`notice ${state.error ? 'error' : 'info'}`} role="status" aria-live="polite">
+      {state.error ? `Could not load ${what}: ${errorText(state.error)}` : state.loading ? `Loading ${what}…` : ''}
+    </p>
+  );
+}
+
+interface InputProps {
+  label: string;
+  value: string;
+  onValue: (value: string) => void;
+  hint?: string;
+  type?: 'text' | 'password' | 'number' | 'date' | 'datetime-local' | 'url' | 'email' | 'tel' | 'search';
+  required?: boolean;
+  maxLength?: number;
+  min?: string;
+  step?: string;
+  pattern?: string;
+  inputMode?: 'text' | 'tel' | 'numeric' | 'decimal' | 'email' | 'url' | 'search';
+  autoComplete?: string;
+  inputRef?: RefObject<HTMLInputElement>;
+}
+
+/** A labelled text input (or date, number, password...). */
+export function TextField({ label, value, onValue, hint, inputRef, type = 'text', ...rest }: InputProps) {
+  const id = useId();
+  // Preact's input attributes are a union per `type`; this one component serves several types.
+  const inputProps = {
+    ...rest,
+    id,
+    ref: inputRef,
+    type,
+    value,
+    onInput: (e: Event) => onValue((e.currentTarget as HTMLInputElement).value),
+    'aria-describedby': hint ? `${id}-hint` : undefined,
+  } as unknown as InputHTMLAttributes<HTMLInputElement>;
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input {...inputProps} />
+      {hint && (
+        <small id={`${id}-hint`} class="hint">
+          {hint}
+        </small>
+      )}
+    </div>
+  );
+}
+
+/** A labelled multi-line text input. */
+export function TextArea({ label, value, onValue, hint, ...rest }: { label: string; value: string; onValue: (value: string) => void; hint?: string; required?: boolean; rows?: number }) {
+  const id = useId();
+  return (
+    <div class="field wide">
+      <label for={id}>{label}</label>
+      <textarea id={id} value={value} onInput={(e) => onValue(e.currentTarget.value)} aria-describedby={hint ? `${id}-hint` : undefined} {...rest} />
+      {hint && (
+        <small id={`${id}-hint`} class="hint">
+          {hint}
+        </small>
+      )}
+    </div>
+  );
+}
+
+export type Option = string | { value: string; label: string };
+
+/** A labelled select. */
+export function SelectField({ label, value, onValue, options, required, disabled }: { label: string; value: string; onValue: (value: string) => void; options: readonly Option[]; required?: boolean; disabled?: boolean }) {
+  const id = useId();
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <select id={id} value={value} onChange={(e) => onValue(e.currentTarget.value)} required={required} disabled={disabled}>
+        {options.map((o) => {
+          const { value: v, label: l } = typeof o === 'string' ? { value: o, label: o } : o;
+          return (
+            <option key={v} value={v}>
+              {l}
+            </option>
+          );
+        })}
+      </select>
+    </div>
+  );
+}
+
+/** A labelled checkbox; `role="switch"` when it acts at once rather than on a form's submit. */
+export function CheckField({ label, checked, onChecked, switchLike, disabled }: { label: string; checked: boolean; onChecked: (checked: boolean) => void; switchLike?: boolean; disabled?: boolean }) {
+  const id = useId();
+  return (
+    <div class="field check">
+      <input id={id} type="checkbox" role={switchLike ? 'switch' : undefined} checked={checked} disabled={disabled} onChange={(e) => onChecked(e.currentTarget.checked)} />
+      <label for={id}>{label}</label>
+    </div>
+  );
+}
+
+/** A table that scrolls sideways on narrow screens; the region is focusable so keyboards can scroll it. */
+export function TableWrap({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    <div class="table-wrap" role="region" aria-label={label} tabIndex={0}>
+      <table>
+        <caption class="visually-hidden">{label}</caption>
+        {children}
+      </table>
+    </div>
+  );
+}
+
+/** Previous/next buttons and "Page x of y" for a server-side paginated list. */
+export function Pager({ list, onPage, label = 'Pages', maxItems }: { list: Pick<ApiPage<unknown>, 'page' | 'per_page' | 'total'> | undefined; onPage: (page: number) => void; label?: string; maxItems?: number }) {
+  if (!list) return null;
+  const pages = Math.max(1, Math.ceil(list.total / list.per_page));
+  const reachable = maxItems === undefined ? pages : Math.max(1, Math.min(pages, Math.floor(maxItems / list.per_page)));
+  return (
+    <nav class="pager" aria-label={label}>
+      <button type="button" disabled={list.page <= 1} onClick={() => onPage(list.page - 1)}>
+        Previous page
+      </button>
+      <span>
+        Page {list.page} of {pages.toLocaleString()} ({list.total.toLocaleString()} in all)
+      </span>
+      <button type="button" disabled={list.page >= reachable} onClick={() => onPage(list.page + 1)}>
+        Next page
+      </button>
+      {reachable < pages && list.page >= reachable && <span class="hint">Narrow the dates to see older entries.</span>}
+    </nav>
+  );
+}
+
+/** A token or secret shown once, with a copy button. */
+export function Secret({ label, value }: { label: string; value: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div class="secret">
+      <span class="secret-label">{label}</span>
+      <code data-testid="secret-value">{value}</code>
+      <button
+        type="button"
+        onClick={() => {
+          void navigator.clipboard?.writeText(value).then(() => setCopied(true), () => setCopied(false));
+        }}
+      >
+        Copy
+      </button>
+      <span role="status" aria-live="polite" class="hint">
+        {copied ? 'Copied' : ''}
+      </span>
+    </div>
+  );
+}
+
+/** Runs an async action with a busy flag, reporting success or failure to a notice. */
+export function useAction(notice: ReturnType<typeof useNotice>) {
+  const [busy, setBusy] = useState(false);
+  const run = async (action: () => Promise<string | void>) => {
+    setBusy(true);
+    notice.info('Working…');
+    try {
+      const text = await action();
+      if (text) notice.ok(text);
+      else notice.clear();
+    } catch (error) {
+      notice.error(error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, run };
+}
+
+/**
+ * A destructive action in two clicks without a browser dialog: the first shows "Confirm <label>" (focused) and
+ * "Cancel"; the second runs it. `name` says what it acts on, for the accessible names ("Delete Acme").
+ */
+export function ConfirmButton({ label, name, onConfirm, disabled }: { label: string; name: string; onConfirm: () => void; disabled?: boolean }) {
+  const [asking, setAsking] = useState(false);
+  const confirmRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) confirmRef.current?.focus();
+  }, [asking]);
+  if (!asking) {
+    return (
+      <button type="button" class="danger small" disabled={disabled} onClick={() => setAsking(true)} aria-label={`${label} ${name}`}>
+        {label}
+      </button>
+    );
+  }
+  return (
+    <span class="confirm">
+      <button
+        type="button"
+        class="danger small"
+        ref={confirmRef}
+        disabled={disabled}
+        onClick={() => {
+          setAsking(false);
+          onConfirm();
+        }}
+        aria-label={`Confirm ${label.toLowerCase()} ${name}`}
+      >
+        Confirm {label.toLowerCase()}
+      </button>
+      <button type="button" class="secondary small" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </span>
+  );
+}
