@@ -27,7 +27,7 @@ export async function benchStatistics(options: { schema: BenchSchema; messages: 
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'bench statistics' }),
     });
-    const account = (await created.json()) as { id: number; tokens: { system: string } };
+    const account = (await created.json()) as { id: number; tokens: { system: string; traffic: string } };
     const [other] = (await client.query(`INSERT INTO accounts (name, currency, callback_secret, created_at, updated_at) VALUES ('other', 'RUB', 'secret', now(), now()) RETURNING id`)).rows;
     const now = Date.now();
     const seedStart = performance.now();
@@ -73,6 +73,7 @@ export async function benchStatistics(options: { schema: BenchSchema; messages: 
         note: `median of ${RUNS} API calls, p95 ${p95.toFixed(0)} ms, ${options.messages} messages, rolled up but the last 2 days`,
       });
     }
+    figures.push(...(await listFigures(api.url, account.tokens.traffic, options.messages)));
     return figures;
   } finally {
     await db.close();
@@ -115,4 +116,41 @@ async function seed(client: pg.Client, accountId: number, count: number, from: n
       [accountId, start, end - 1, from, step],
     );
   }
+}
+
+/**
+ * The message list the personal account's Messages page runs (GET /api/v1/message, 100 rows a page) on the same
+ * seeded messages: the newest page, a deep page, filters by status, sender name and tag, and one destination; the
+ * median of RUNS calls each (target 300 ms, as for statistics).
+ */
+async function listFigures(url: string, token: string, messages: number): Promise<BenchFigure[]> {
+  const searches: [string, string][] = [
+    ['newest page', ''],
+    ['page 50', 'page=50'],
+    ['status=undelivered', 'status=undelivered'],
+    ['sender name and tag', 'sender_name=Sender2&tags=vip'],
+    ['one destination', 'destination=79160004242'],
+  ];
+  const figures: BenchFigure[] = [];
+  for (const [label, query] of searches) {
+    const call = async (): Promise<number> => {
+      const started = performance.now();
+      const reply = await fetch(`${url}/api/v1/message?${query}`, { headers: { authorization: `Basic ${token}` } });
+      const body = (await reply.json()) as { items?: unknown[] };
+      if (reply.status !== 200 || !body.items) throw new Error(`message list answered ${reply.status}: ${JSON.stringify(body).slice(0, 200)}`);
+      return performance.now() - started;
+    };
+    await call();
+    const times: number[] = [];
+    for (let i = 0; i < RUNS; i++) times.push(await call());
+    times.sort((a, b) => a - b);
+    figures.push({
+      name: `message list, ${label}`,
+      value: percentile(times, 50),
+      unit: 'ms',
+      target: { op: '<=', value: 300 },
+      note: `median of ${RUNS} API calls, p95 ${percentile(times, 95).toFixed(0)} ms, 100 rows with the total, ${messages} messages`,
+    });
+  }
+  return figures;
 }

@@ -76,6 +76,7 @@ export function demoBanner(credentials: DemoCredentials, baseUrl: string, adminT
     '',
     '  Herald demo',
     `  API:            ${baseUrl}  (reference: ${baseUrl}/docs)`,
+    `  Pages:          ${baseUrl}/app (personal account: sign in with TOKEN_2), ${baseUrl}/admin (operator console: admin token)`,
     `  TOKEN_1 (traffic): ${credentials.trafficToken}`,
     `  TOKEN_2 (system):  ${credentials.systemToken}`,
     `  Admin token:       ${adminToken ?? '(HERALD_ADMIN_TOKEN)'}`,
