@@ -48,6 +48,12 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     await page.getByRole('heading', { name: 'Accounts', exact: true }).waitFor();
     return page;
   };
+  /** Form controls without an accessible name (a label, aria-label or aria-labelledby): there should be none. */
+  const unlabelledControls = (page: Page): Promise<string[]> =>
+    // A string, evaluated in the page: the test code has no DOM types.
+    page.evaluate(`[...document.querySelectorAll('input, select, textarea')]
+      .filter((e) => e.type !== 'hidden' && !e.labels?.length && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby'))
+      .map((e) => e.outerHTML.slice(0, 120))`);
   const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
 
   it('a client registers a sender name, the operator approves it, the client sends with it, watches it delivered and replays its callback', async () => {
@@ -146,23 +152,31 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     await app.close();
   });
 
-  it('an account user signs in with a password, and every page of both sites renders', async () => {
+  it('an account user signs in with a password by keyboard, and every page of both sites renders with labelled controls', async () => {
     const user = await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login: `clerk-${engine}`, password: 'correct horse battery' });
     expect(user.status).toBe(201);
     const app = await browser.newPage();
     await app.goto(`${t.url}/app`);
     await app.getByLabel('Login').fill(`clerk-${engine}`);
     await app.getByLabel('Password').fill('correct horse battery');
-    await app.getByRole('button', { name: 'Sign in' }).click();
+    await app.keyboard.press('Enter');
     await app.getByRole('heading', { name: 'Dashboard' }).waitFor();
     await expect(app.getByTestId('account-name').textContent()).resolves.toContain(`clerk-${engine}`);
+    expect(await unlabelledControls(app)).toEqual([]);
     for (const [link, heading] of [
+      ['Send', 'Send a message'],
       ['Templates', 'Templates'],
       ['Statistics', 'Statistics'],
       ['API keys', 'API keys'],
+      ['Inbounds', 'Inbounds'],
+      ['Sender names', 'Sender names'],
+      ['Messages', 'Messages'],
     ] as const) {
-      await nav(app, link).click();
+      // Links work from the keyboard.
+      await nav(app, link).focus();
+      await app.keyboard.press('Enter');
       await app.getByRole('heading', { name: heading, exact: true }).waitFor();
+      expect(await unlabelledControls(app), `${link} page`).toEqual([]);
       await screenshot(app, `${engine}-app-${link.toLowerCase().replace(' ', '-')}`);
     }
     await app.setViewportSize({ width: 375, height: 800 });
@@ -173,9 +187,11 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     await screenshot(app, `${engine}-app-dashboard-narrow`);
 
     const console = await consolePage();
-    for (const name of ['Tariffs', 'Connectors']) {
+    for (const name of ['Moderation', 'Tariffs', 'Connectors']) {
       await console.getByRole('link', { name, exact: true }).click();
       await console.getByRole('heading', { name, exact: true }).waitFor();
+      expect(await unlabelledControls(console), `${name} page`).toEqual([]);
+      if (name === 'Tariffs') await screenshot(console, `${engine}-admin-tariffs`);
     }
     // Live state of the SMPP connector of the worker in this process.
     await console.getByTestId('connector-state').filter({ hasText: 'bound' }).first().waitFor();
@@ -183,6 +199,7 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     await console.getByRole('link', { name: 'Accounts', exact: true }).click();
     await console.getByRole('table', { name: 'Accounts' }).getByRole('link').first().click();
     await console.getByTestId('account-status').waitFor();
+    expect(await unlabelledControls(console)).toEqual([]);
     await screenshot(console, `${engine}-admin-account`);
     await app.close();
     await console.close();
