@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
@@ -179,6 +180,35 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
       expect(await unlabelledControls(app), `${link} page`).toEqual([]);
       await screenshot(app, `${engine}-app-${link.toLowerCase().replace(' ', '-')}`);
     }
+
+    // Statistics export: a CSV of what the page shows, with a message sent now.
+    await t.admin('POST', `/admin/v1/accounts/${account.id}/sender-names`, { channelType: 'SMS', name: `Clerk${engine.length}` });
+    const sent = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [{ channelType: 'SMS', senderName: `Clerk${engine.length}`, destination: '79161230020', content: 'For the statistics' }],
+    });
+    expect(sent.body.errors).toBe(false);
+    await nav(app, 'Statistics').click();
+    await app.getByLabel('Group by').selectOption({ label: 'Channel' });
+    await app.getByRole('button', { name: 'Show statistics' }).click();
+    await app.getByRole('table', { name: 'Statistics' }).getByRole('rowheader', { name: 'SMS', exact: true }).waitFor();
+    const [download] = await Promise.all([app.waitForEvent('download'), app.getByRole('button', { name: 'Export CSV' }).click()]);
+    const csv = readFileSync((await download.path())!, 'utf8').trim().split(/\r?\n/);
+    expect(csv[0]).toMatch(/^channelType,messages,parts/);
+    expect(csv.find((line) => line.startsWith('SMS,'))).toMatch(/^SMS,\d+,\d+,/);
+    expect(csv.at(-1)).toMatch(/^total,\d+,/);
+
+    // API keys: one created (its token shown once, and working), then revoked.
+    await nav(app, 'API keys').click();
+    await app.getByLabel('Key type').selectOption('traffic');
+    await app.getByRole('button', { name: 'Create key' }).click();
+    const token = ((await app.getByTestId('secret-value').textContent()) ?? '').trim();
+    expect((await t.call('GET', '/api/v1/message?per_page=1', { token })).status).toBe(200);
+    const keyId = Buffer.from(token, 'base64').toString('utf8').split(':')[0]!;
+    await app.getByRole('button', { name: `Revoke key ${keyId}` }).click();
+    await app.getByRole('button', { name: `Confirm revoke key ${keyId}` }).click();
+    await app.getByRole('status').filter({ hasText: keyId }).waitFor();
+    expect((await t.call('GET', '/api/v1/message?per_page=1', { token })).status).toBe(401);
     await app.setViewportSize({ width: 375, height: 800 });
     await nav(app, 'Dashboard').waitFor({ state: 'hidden' });
     await app.getByRole('button', { name: 'Menu' }).click();
@@ -203,5 +233,5 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     await screenshot(console, `${engine}-admin-account`);
     await app.close();
     await console.close();
-  });
+  }, 60_000);
 });
