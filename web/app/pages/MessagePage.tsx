@@ -186,11 +186,14 @@ function Callbacks({ uuid, loaded }: { uuid: string; loaded: Message }) {
                 ))}
               </tbody>
             </TableWrap>
-            <div class="actions">
-              <button type="button" disabled={action.busy || d.state === 'open'} onClick={() => void replay(d.id)}>
-                Replay
-              </button>
-            </div>
+            {/* Only a failed delivery can be replayed (the API answers 409 for the others). */}
+            {d.state === 'failed' && (
+              <div class="actions">
+                <button type="button" disabled={action.busy} onClick={() => void replay(d.id)}>
+                  Replay
+                </button>
+              </div>
+            )}
           </article>
         );
       })}
