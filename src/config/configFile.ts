@@ -13,6 +13,15 @@ const Flow = {
   mps: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1000 })),
 };
 
+/**
+ * An HTTP provider that fails this many submissions in a row (no answer, timeout, 5xx) is taken out of its routes
+ * for the pause, so that messages go to the next connector; then it is tried again.
+ */
+const Breaker = {
+  breakerFailures: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 5 })),
+  breakerOpenSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 3600, default: 30 })),
+};
+
 export const SmppConnectorSchema = Type.Object(
   {
     id: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' }),
@@ -45,6 +54,7 @@ export const WhatsappConnectorSchema = Type.Object(
     verifyToken: Type.Optional(Type.String()),
     timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 120, default: 15 })),
     ...Flow,
+    ...Breaker,
   },
   { additionalProperties: false },
 );
@@ -62,6 +72,7 @@ export const ProviderConnectorSchema = Type.Object(
     webhookSecret: Type.String({ minLength: 1 }),
     timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 120, default: 15 })),
     ...Flow,
+    ...Breaker,
   },
   { additionalProperties: false },
 );
@@ -102,8 +113,16 @@ export const ConfigFileSchema = Type.Object(
 );
 
 export type SmppConnectorConfig = Required<Static<typeof SmppConnectorSchema>>;
-export type WhatsappConnectorConfig = Static<typeof WhatsappConnectorSchema> & { window: number; mps: number; timeoutSeconds: number };
-export type ProviderConnectorConfig = Static<typeof ProviderConnectorSchema> & { window: number; mps: number; timeoutSeconds: number };
+/** What every HTTP connector's configuration has once defaults are applied. */
+export interface HttpFlowConfig {
+  readonly window: number;
+  readonly mps: number;
+  readonly timeoutSeconds: number;
+  readonly breakerFailures: number;
+  readonly breakerOpenSeconds: number;
+}
+export type WhatsappConnectorConfig = Static<typeof WhatsappConnectorSchema> & HttpFlowConfig;
+export type ProviderConnectorConfig = Static<typeof ProviderConnectorSchema> & HttpFlowConfig;
 export type ConnectorConfig = SmppConnectorConfig | WhatsappConnectorConfig | ProviderConnectorConfig;
 export type RouteConfig = Required<Static<typeof RouteSchema>>;
 

@@ -56,6 +56,8 @@ export async function startEmbeddedSimulators(options: { delayMs: number; window
       accessToken: secret,
       appSecret: secret,
       timeoutSeconds: 15,
+      breakerFailures: 5,
+      breakerOpenSeconds: 30,
       ...flow,
     },
     ...(['viber', 'vk', 'flashcall', 'voicecode'] as const).map((type) => ({
@@ -65,6 +67,8 @@ export async function startEmbeddedSimulators(options: { delayMs: number; window
       apiKey: secret,
       webhookSecret: secret,
       timeoutSeconds: 15,
+      breakerFailures: 5,
+      breakerOpenSeconds: 30,
       ...flow,
     })),
   ];

@@ -74,7 +74,8 @@ export async function startTestHerald(
     clock,
     db: testDb.db,
     log: options.log ?? pino({ level: config.logLevel }),
-    callbackSender: { pollMs: 50, timeoutMs: 1000, ...options.callbackSender },
+    // A receiver slowed by a loaded machine may trip the circuit breaker: a short pause keeps tests from stalling.
+    callbackSender: { pollMs: 50, timeoutMs: 1000, breakerOpenMs: 2000, ...options.callbackSender },
     ...(simulators ? { configFile: simulators.configFile, dispatcher: { pollMs: 50, ...options.delivery?.dispatcher }, maintenanceIntervalMs: 60_000 } : {}),
   });
   const url = herald.url!;

@@ -1,4 +1,5 @@
 import { Pool } from 'undici';
+import type { HttpFlowConfig } from '../../config/configFile.js';
 import type { Channel } from '../../shared/channels.js';
 import type { Connector, ConnectorState, OutboundMessage, SubmitOutcome } from '../connector.js';
 import { Throttle } from '../throttle.js';
@@ -6,6 +7,8 @@ import { Throttle } from '../throttle.js';
 /** How long a submission may wait for a window slot before its message goes back to the queue. */
 const MAX_QUEUE_WAIT_MS = 10_000;
 const DEFAULT_RETRY_MS = 5000;
+/** The longest pause of a failing provider's circuit breaker. */
+const MAX_OPEN_MS = 600_000;
 
 /** One HTTP request a provider adapter makes for a message. */
 export interface ProviderRequest {
@@ -18,7 +21,9 @@ export interface ProviderRequest {
  * The shell of every HTTP provider connector: connection pool, window and rate, timeout, and the classification
  * of answers: 2xx accepted (the adapter reads the provider's id), 408/425/429/5xx and network failures
  * transient (honouring Retry-After), other 4xx permanent with the provider's error code. Adapters supply the
- * request and read the answer.
+ * request and read the answer. A circuit breaker takes a provider that keeps failing (breakerFailures in a row with
+ * no answer, a timeout or a 5xx) out of its routes for breakerOpenSeconds, doubling while it stays down (at most
+ * ten minutes), so that routes fall back to their next connector; the first success closes it.
  */
 export abstract class HttpConnector implements Connector {
   abstract readonly type: string;
@@ -28,12 +33,17 @@ export abstract class HttpConnector implements Connector {
   private submitted = 0;
   private lastError: string | null = null;
   private stopped = false;
+  private failuresInARow = 0;
+  private openUntil = 0;
+  private openMs: number;
 
   constructor(
     readonly id: string,
     baseUrl: string,
-    private readonly flow: { window: number; mps: number; timeoutSeconds: number },
+    private readonly flow: HttpFlowConfig,
+    private readonly now: () => number = Date.now,
   ) {
+    this.openMs = flow.breakerOpenSeconds * 1000;
     const url = new URL(baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.pool = new Pool(url.origin, { connections: Math.min(flow.window, 64), keepAliveTimeout: 30_000 });
@@ -65,7 +75,7 @@ export abstract class HttpConnector implements Connector {
   }
 
   available(): boolean {
-    return !this.stopped;
+    return !this.stopped && this.now() >= this.openUntil;
   }
 
   state(): ConnectorState {
@@ -74,7 +84,7 @@ export abstract class HttpConnector implements Connector {
       type: this.type,
       channel: this.channel,
       available: this.available(),
-      state: this.stopped ? 'stopped' : 'ready',
+      state: this.stopped ? 'stopped' : this.now() < this.openUntil ? 'failing' : 'ready',
       inFlight: this.throttle.active,
       window: this.flow.window,
       mps: this.flow.mps,
@@ -109,18 +119,38 @@ export abstract class HttpConnector implements Connector {
         const id = this.carrierId(parsed);
         if (!id) return this.fail({ kind: 'transient', retryAfterMs: DEFAULT_RETRY_MS, reason: `${this.id}: ${status} without a message id` });
         this.submitted++;
+        this.answered();
         return { kind: 'accepted', carrierIds: [id] };
       }
       const reason = `${this.id}: HTTP ${status} ${text.slice(0, 200)}`;
+      if (status >= 500) this.failedToAnswer();
+      else this.answered();
       if (status === 408 || status === 425 || status === 429 || status >= 500) {
         return this.fail({ kind: 'transient', retryAfterMs: retryAfter(response.headers['retry-after']), reason, errorCode: status });
       }
       return this.fail({ kind: 'permanent', errorCode: this.errorCode(parsed) ?? status, reason });
     } catch (error) {
+      this.failedToAnswer();
       return this.fail({ kind: 'transient', retryAfterMs: DEFAULT_RETRY_MS, reason: `${this.id}: ${(error as Error).message}` });
     } finally {
       this.throttle.release();
     }
+  }
+
+  /** The provider answered (any 2xx or 4xx): it is up, whatever it thought of the message. */
+  private answered(): void {
+    this.failuresInARow = 0;
+    this.openMs = this.flow.breakerOpenSeconds * 1000;
+  }
+
+  /** No answer, a timeout or a 5xx: after breakerFailures in a row, out of the routes for a while. */
+  private failedToAnswer(): void {
+    this.failuresInARow++;
+    const now = this.now();
+    if (this.failuresInARow < this.flow.breakerFailures || now < this.openUntil) return;
+    this.openUntil = now + this.openMs;
+    this.openMs = Math.min(this.openMs * 2, MAX_OPEN_MS);
+    this.failuresInARow = 0;
   }
 
   private fail(outcome: Exclude<SubmitOutcome, { kind: 'accepted' }>): SubmitOutcome {
