@@ -54,3 +54,9 @@ export async function accountUserDelete(db: Queryable, accountId: number, id: nu
   const rows = await db.query('DELETE FROM account_users WHERE account_id = $1 AND id = $2 RETURNING id', [accountId, id]);
   return rows.length > 0;
 }
+
+/** Sets a user's password; false when the account has no such user. */
+export async function accountUserSetPassword(db: Queryable, accountId: number, id: number, passwordHash: string): Promise<boolean> {
+  const rows = await db.query('UPDATE account_users SET password_hash = $3 WHERE account_id = $1 AND id = $2 RETURNING id', [accountId, id, passwordHash]);
+  return rows.length > 0;
+}

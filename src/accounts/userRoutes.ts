@@ -5,7 +5,7 @@ import { errorResponses, Id, IdParam } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { isoUtc } from '../util/time.js';
 import { accountGetOr404 } from './accounts.js';
-import { accountUserDelete, accountUserInsert, accountUserList, type AccountUserRow } from './accountUserSql.js';
+import { accountUserDelete, accountUserInsert, accountUserList, type AccountUserRow, accountUserSetPassword } from './accountUserSql.js';
 import { hashPassword } from './passwords.js';
 import { tokenRevokeSessionsOf } from './tokenSql.js';
 
@@ -18,6 +18,7 @@ export const AccountUser = Type.Object({
 });
 
 export const LOGIN_PATTERN = '^[A-Za-z0-9._@-]{3,64}$';
+const Password = Type.String({ minLength: 8, maxLength: 200 });
 
 function userToApi(row: AccountUserRow) {
   return { id: row.id, accountId: row.account_id, login: row.login, createdAt: isoUtc(row.created_at)! };
@@ -43,7 +44,7 @@ export const adminUserRoutes: Routes = (app, ctx) => {
         body: Type.Object(
           {
             login: Type.String({ pattern: LOGIN_PATTERN, description: '3 to 64 of A-Z a-z 0-9 . _ @ -' }),
-            password: Type.String({ minLength: 8, maxLength: 200 }),
+            password: Password,
           },
           { additionalProperties: false },
         ),
@@ -97,6 +98,33 @@ export const adminUserRoutes: Routes = (app, ctx) => {
         return true;
       });
       if (!deleted) throw herald('notFound', { what: `User ${userId}` });
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.put(
+    '/admin/v1/accounts/:id/users/:userId/password',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: "Set a user's password (a reset by the operator); the user's sessions end",
+        security,
+        params: Type.Object({ id: Id(), userId: Id() }),
+        body: Type.Object({ password: Password }, { additionalProperties: false }),
+        response: { 204: Type.Null(), ...errorResponses(401, 404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { id, userId } = request.params;
+      const hash = await hashPassword(request.body.password);
+      const updated = await ctx.db.transaction(async (tx) => {
+        if (!(await accountUserSetPassword(tx, id, userId, hash))) return false;
+        // Whoever knew the old password is signed out with it.
+        await tokenRevokeSessionsOf(tx, id, `user:${userId}`, ctx.clock.now());
+        return true;
+      });
+      if (!updated) throw herald('notFound', { what: `User ${userId}` });
       return reply.status(204).send(null);
     },
   );

@@ -233,6 +233,18 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     await console.getByTestId('account-status').waitFor();
     expect(await unlabelledControls(console)).toEqual([]);
     await screenshot(console, `${engine}-admin-account`);
+
+    // The operator resets the clerk's password: the clerk's page is signed out, and the new password lets in.
+    await console.getByLabel('User', { exact: true }).selectOption({ label: `clerk-${engine}` });
+    await console.getByLabel('New password').fill('a brand new secret');
+    await console.getByRole('button', { name: 'Set password' }).click();
+    await console.getByRole('status').filter({ hasText: `Password of clerk-${engine} set` }).waitFor();
+    await app.reload();
+    await app.getByRole('heading', { name: 'Sign in to your account' }).waitFor();
+    await app.getByLabel('Login').fill(`clerk-${engine}`);
+    await app.getByLabel('Password').fill('a brand new secret');
+    await app.getByRole('button', { name: 'Sign in' }).click();
+    await app.getByRole('heading', { name: 'Dashboard' }).waitFor();
     await app.close();
     await console.close();
   }, 60_000);

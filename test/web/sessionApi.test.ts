@@ -214,6 +214,24 @@ describe.each(ENGINES)('web sessions and account users (docs/web.md) (%s)', (eng
       expect((await t.admin('DELETE', `/admin/v1/accounts/${account.id + 1}/users/${userId}`)).status).toBe(404);
     });
 
+    it('an operator resets a password: the old one stops working and the sessions opened with it end', async () => {
+      await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login: 'forgetful', password: 'old password' });
+      const users = await t.admin('GET', `/admin/v1/accounts/${account.id}/users`);
+      const user = users.body.items.find((u: { login: string }) => u.login === 'forgetful');
+      const before = await signIn({ login: 'forgetful', password: 'old password' });
+      const other = await signIn({ login: 'anna@example.com', password: 'correct horse' });
+      const path = `/admin/v1/accounts/${account.id}/users/${user.id}/password`;
+      expect((await t.admin('PUT', path, { password: 'short' })).body.error.code).toBe(4220);
+      expect((await t.admin('PUT', path, { password: 'new password' })).status).toBe(204);
+      expect(await systemWorks(before.body.system)).toBe(401);
+      expect(await systemWorks(other.body.system)).toBe(200);
+      expect((await signIn({ login: 'forgetful', password: 'old password' })).status).toBe(401);
+      expect((await signIn({ login: 'forgetful', password: 'new password' })).status).toBe(201);
+      // Only through its own account, and only for a user that exists.
+      expect((await t.admin('PUT', `/admin/v1/accounts/${account.id + 1}/users/${user.id}/password`, { password: 'new password' })).status).toBe(404);
+      expect((await t.admin('PUT', `/admin/v1/accounts/${account.id}/users/999999/password`, { password: 'new password' })).status).toBe(404);
+    });
+
     it('revoking the API key a session signed in with ends that session (client or operator)', async () => {
       for (const revoke of [
         (id: string) => t.call('DELETE', `/api/v1/api-keys/${id}`, { token: account.system }),

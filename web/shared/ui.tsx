@@ -132,6 +132,7 @@ interface InputProps {
   type?: 'text' | 'password' | 'number' | 'date' | 'datetime-local' | 'url' | 'email' | 'tel' | 'search';
   required?: boolean;
   maxLength?: number;
+  minLength?: number;
   min?: string;
   step?: string;
   pattern?: string;

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Page as ApiPage } from '../../shared/api.js';
 import { CHANNELS, formatBalance, formatMoney, formatTime } from '../../shared/format.js';
 import { Link } from '../../shared/router.js';
-import { AsyncState, CheckField, ConfirmButton, NoticeLine, Page, Pager, TableWrap, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { AsyncState, CheckField, ConfirmButton, NoticeLine, Page, Pager, SelectField, TableWrap, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { admin } from '../session.js';
 import type { Account, LedgerEntry, User } from '../types.js';
 
@@ -207,6 +207,18 @@ function Users({ id }: { id: number }) {
       users.reload();
       return `User ${user.login} deleted.`;
     });
+  const [resetId, setResetId] = useState('');
+  const [newPassword, setNewPassword] = useState('');
+  const reset = (event: Event) => {
+    event.preventDefault();
+    const user = users.data?.items.find((u) => String(u.id) === resetId) ?? users.data?.items[0];
+    if (!user) return;
+    void action.run(async () => {
+      await admin('PUT', `/admin/v1/accounts/${id}/users/${user.id}/password`, { body: { password: newPassword } });
+      setNewPassword('');
+      return `Password of ${user.login} set; its sessions have ended.`;
+    });
+  };
   return (
     <section aria-labelledby="users">
       <h2 id="users">Users</h2>
@@ -254,6 +266,20 @@ function Users({ id }: { id: number }) {
         </div>
         <NoticeLine notice={notice.notice} />
       </form>
+      {users.data && users.data.items.length > 0 && (
+        <form class="card" onSubmit={reset} aria-labelledby="reset-password">
+          <h3 id="reset-password">Reset a password</h3>
+          <div class="grid">
+            <SelectField label="User" value={resetId || String(users.data.items[0]!.id)} onValue={setResetId} options={users.data.items.map((u) => ({ value: String(u.id), label: u.login }))} />
+            <TextField label="New password" type="password" value={newPassword} onValue={setNewPassword} required minLength={8} autoComplete="new-password" />
+          </div>
+          <div class="actions">
+            <button type="submit" disabled={action.busy}>
+              Set password
+            </button>
+          </div>
+        </form>
+      )}
     </section>
   );
 }
