@@ -234,6 +234,17 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     expect(await unlabelledControls(console)).toEqual([]);
     await screenshot(console, `${engine}-admin-account`);
 
+    // The operator issues the account a token from its page (it works), then revokes it (it stops working).
+    await console.getByLabel('Token type').selectOption('system');
+    await console.getByRole('button', { name: 'Issue token' }).click();
+    const issued = ((await console.getByTestId('secret-value').textContent()) ?? '').trim();
+    expect((await t.call('GET', '/api/v1/balance', { token: issued })).status).toBe(200);
+    const issuedId = Buffer.from(issued, 'base64').toString('utf8').split(':')[0]!;
+    await console.getByRole('button', { name: `Revoke key ${issuedId}` }).click();
+    await console.getByRole('button', { name: `Confirm revoke key ${issuedId}` }).click();
+    await console.getByRole('status').filter({ hasText: `Token ${issuedId} revoked` }).waitFor();
+    expect((await t.call('GET', '/api/v1/balance', { token: issued })).status).toBe(401);
+
     // The operator resets the clerk's password: the clerk's page is signed out, and the new password lets in.
     await console.getByLabel('User', { exact: true }).selectOption({ label: `clerk-${engine}` });
     await console.getByLabel('New password').fill('a brand new secret');

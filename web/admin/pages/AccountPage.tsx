@@ -2,11 +2,12 @@ import { useState } from 'preact/hooks';
 import type { Page as ApiPage } from '../../shared/api.js';
 import { CHANNELS, formatBalance, formatMoney, formatTime } from '../../shared/format.js';
 import { Link } from '../../shared/router.js';
-import { AsyncState, CheckField, ConfirmButton, NoticeLine, Page, Pager, SelectField, TableWrap, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { KEY_TYPES, type KeyRow, KeysTable } from '../../shared/keys.js';
+import { AsyncState, CheckField, ConfirmButton, NoticeLine, Page, Pager, Secret, SelectField, TableWrap, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { admin } from '../session.js';
 import type { Account, LedgerEntry, User } from '../types.js';
 
-/** One account: status, channel and inbound switches, credit limit, balance adjustments with the ledger, users. */
+/** One account: status, channel and inbound switches, credit limit, balance adjustments with the ledger, API keys, users. */
 export function AccountPage({ id }: { id: number }) {
   const account = useAsync((signal) => admin<Account>('GET', `/admin/v1/accounts/${id}`, { signal }), [id]);
   const notice = useNotice();
@@ -77,6 +78,7 @@ export function AccountPage({ id }: { id: number }) {
             }}
           />
           <Ledger id={id} tick={ledgerTick} />
+          <Tokens id={id} />
           <Users id={id} />
         </>
       )}
@@ -280,6 +282,52 @@ function Users({ id }: { id: number }) {
           </div>
         </form>
       )}
+    </section>
+  );
+}
+
+/** The account's API keys: issue one (shown once) and revoke. */
+function Tokens({ id }: { id: number }) {
+  const tokens = useAsync((signal) => admin<{ items: KeyRow[] }>('GET', `/admin/v1/accounts/${id}/tokens`, { signal }), [id]);
+  const [type, setType] = useState('traffic');
+  const [issued, setIssued] = useState<string | undefined>(undefined);
+  const notice = useNotice();
+  const action = useAction(notice);
+  const issue = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      const token = await admin<KeyRow & { token: string }>('POST', `/admin/v1/accounts/${id}/tokens`, { body: { type } });
+      setIssued(token.token);
+      tokens.reload();
+      return `Token ${token.id} issued. Copy it now: it is not shown again.`;
+    });
+  };
+  const revoke = (key: KeyRow) =>
+    action.run(async () => {
+      await admin('DELETE', `/admin/v1/accounts/${id}/tokens/${encodeURIComponent(key.id)}`);
+      tokens.reload();
+      return `Token ${key.id} revoked.`;
+    });
+  return (
+    <section aria-labelledby="tokens">
+      <h2 id="tokens">API keys</h2>
+      <AsyncState state={tokens} what="API keys" />
+      {tokens.data && (
+        <KeysTable label="Tokens" keys={tokens.data.items} centerName={(c) => (c === null ? '—' : `#${c}`)} busy={action.busy} onRevoke={(key) => void revoke(key)} />
+      )}
+      <form class="card" onSubmit={issue} aria-labelledby="new-token">
+        <h3 id="new-token">Issue a token</h3>
+        <div class="grid">
+          <SelectField label="Token type" value={type} onValue={setType} options={KEY_TYPES} />
+        </div>
+        <div class="actions">
+          <button type="submit" disabled={action.busy}>
+            Issue token
+          </button>
+        </div>
+        {issued && <Secret label="New token (shown once)" value={issued} />}
+        <NoticeLine notice={notice.notice} />
+      </form>
     </section>
   );
 }

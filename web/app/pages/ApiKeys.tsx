@@ -1,13 +1,9 @@
 import { useState } from 'preact/hooks';
-import { formatTime } from '../../shared/format.js';
-import { AsyncState, ConfirmButton, NoticeLine, Page, Secret, SelectField, TableWrap, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { KEY_TYPES, KeysTable, type KeyRow } from '../../shared/keys.js';
+import { AsyncState, ConfirmButton, NoticeLine, Page, Secret, SelectField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { ApiKey, TrafficCenter } from '../types.js';
 
-const TYPES = [
-  { value: 'traffic', label: 'Traffic (TOKEN_1: sending)' },
-  { value: 'system', label: 'System (TOKEN_2: settings, statistics)' },
-];
 
 /** API keys (list, create, revoke; a new key is shown once) and the callback signing secret (show, rotate). */
 export function ApiKeys() {
@@ -30,7 +26,7 @@ export function ApiKeys() {
       return 'API key created. Copy it now: it is not shown again.';
     });
   };
-  const revoke = (key: ApiKey) =>
+  const revoke = (key: KeyRow) =>
     action.run(async () => {
       await system('DELETE', `/api/v1/api-keys/${encodeURIComponent(key.id)}`);
       keys.reload();
@@ -44,7 +40,7 @@ export function ApiKeys() {
       <form class="card" onSubmit={create} aria-labelledby="new-key">
         <h2 id="new-key">Create an API key</h2>
         <div class="grid">
-          <SelectField label="Key type" value={type} onValue={setType} options={TYPES} />
+          <SelectField label="Key type" value={type} onValue={setType} options={KEY_TYPES} />
           {type === 'traffic' && (
             <SelectField
               label="Traffic partitioning center"
@@ -63,41 +59,7 @@ export function ApiKeys() {
       </form>
 
       <AsyncState state={keys} what="API keys" />
-      {keys.data && (
-        <TableWrap label="API keys">
-          <thead>
-            <tr>
-              <th scope="col">Id</th>
-              <th scope="col">Type</th>
-              <th scope="col">Center</th>
-              <th scope="col">Created</th>
-              <th scope="col">Revoked</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.data.items.length === 0 && (
-              <tr>
-                <td colSpan={6}>No API keys.</td>
-              </tr>
-            )}
-            {keys.data.items.map((key) => (
-              <tr key={key.id}>
-                <th scope="row" class="mono">
-                  {key.id}
-                </th>
-                <td>{key.type}</td>
-                <td>{centerName(key.trafficCenterId)}</td>
-                <td>{formatTime(key.createdAt)}</td>
-                <td>{key.revokedAt ? formatTime(key.revokedAt) : 'Active'}</td>
-                <td>{!key.revokedAt && <ConfirmButton label="Revoke" name={`key ${key.id}`} disabled={action.busy} onConfirm={() => void revoke(key)} />}</td>
-              </tr>
-            ))}
-          </tbody>
-        </TableWrap>
-      )}
+      {keys.data && <KeysTable label="API keys" keys={keys.data.items} centerName={centerName} busy={action.busy} onRevoke={(key) => void revoke(key)} />}
 
       <CallbackSecret />
     </Page>

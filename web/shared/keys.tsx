@@ -1,0 +1,68 @@
+import { formatTime } from './format.js';
+import { ConfirmButton, TableWrap } from './ui.js';
+
+/** An API key as the client API (/api/v1/api-keys) and the operator API (/admin/v1/accounts/{id}/tokens) list it. */
+export interface KeyRow {
+  id: string;
+  type: string;
+  trafficCenterId: number | null;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+/** The table of an account's API keys, with a two-click Revoke on each live one. */
+export function KeysTable({
+  label,
+  keys,
+  centerName,
+  busy,
+  onRevoke,
+}: {
+  label: string;
+  keys: readonly KeyRow[];
+  centerName: (id: number | null) => string;
+  busy: boolean;
+  onRevoke: (key: KeyRow) => void;
+}) {
+  return (
+    <TableWrap label={label}>
+      <thead>
+        <tr>
+          <th scope="col">Id</th>
+          <th scope="col">Type</th>
+          <th scope="col">Center</th>
+          <th scope="col">Created</th>
+          <th scope="col">Revoked</th>
+          <th scope="col">
+            <span class="visually-hidden">Actions</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {keys.length === 0 && (
+          <tr>
+            <td colSpan={6}>No API keys.</td>
+          </tr>
+        )}
+        {keys.map((key) => (
+          <tr key={key.id}>
+            <th scope="row" class="mono">
+              {key.id}
+            </th>
+            <td>{key.type}</td>
+            <td>{centerName(key.trafficCenterId)}</td>
+            <td>{formatTime(key.createdAt)}</td>
+            <td>{key.revokedAt ? formatTime(key.revokedAt) : 'Active'}</td>
+            <td>{!key.revokedAt && <ConfirmButton label="Revoke" name={`key ${key.id}`} disabled={busy} onConfirm={() => onRevoke(key)} />}</td>
+          </tr>
+        ))}
+      </tbody>
+    </TableWrap>
+  );
+}
+
+/** The two kinds of key, as a select offers them. */
+export const KEY_TYPES = [
+  { value: 'traffic', label: 'Traffic (TOKEN_1: sending)' },
+  { value: 'system', label: 'System (TOKEN_2: settings, statistics)' },
+];
