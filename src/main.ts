@@ -210,7 +210,10 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         { db, clock, log, router: new Router(configFile.routes, connectors), writer, plan, wakeup },
         { ...DEFAULT_DISPATCHER_OPTIONS, leaseMs: config.leaseSeconds * 1000, ...options.dispatcher },
       );
-      maintenance = new Maintenance({ db, clock, log }, { intervalMs: options.maintenanceIntervalMs ?? 1000 });
+      maintenance = new Maintenance(
+        { db, clock, log },
+        { intervalMs: options.maintenanceIntervalMs ?? 1000, ...(config.retentionDays !== undefined ? { retentionDays: config.retentionDays } : {}) },
+      );
       callbackSender = new CallbackSender(
         { db, clock, log },
         {

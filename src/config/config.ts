@@ -33,6 +33,7 @@ export interface Config {
   /** How long a worker's claim on a message lasts before another worker may take it. */
   readonly leaseSeconds: number;
   readonly shutdownSeconds: number;
+  readonly retentionDays: number | undefined;
   /** Refuse messages no tariff prices (item code 4021) instead of sending them free. */
   readonly requireTariff: boolean;
   /** Client API requests per second per account in this process (0: no limit); bursts of twice as many. */
@@ -102,6 +103,7 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_CURRENCY: `currency of new accounts, ISO 4217 (default ${DEFAULT_CURRENCY})`,
   HERALD_DB_POOL_SIZE: `PostgreSQL connections per process (default ${DEFAULT_DB_POOL_SIZE})`,
   HERALD_CONFIG: 'path of the JSON or YAML file with connectors, routes and tariffs (default unset)',
+  HERALD_RETENTION_DAYS: 'days after which finished messages, their submissions and finished callback deliveries are deleted (7 to 36500; default unset: kept forever)',
   HERALD_SHUTDOWN_SECONDS: `seconds a stopping process has to finish its work before it exits anyway (default ${DEFAULT_SHUTDOWN_SECONDS})`,
   HERALD_LEASE_SECONDS: `how long a worker's claim on a message or a callback delivery lasts (default ${DEFAULT_LEASE_SECONDS})`,
   HERALD_REQUIRE_TARIFF: 'true|false: refuse messages no tariff prices instead of sending them free (default false)',
@@ -173,6 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
     dbPoolSize: optional(read('HERALD_DB_POOL_SIZE'), 'HERALD_DB_POOL_SIZE', integerIn(1, 1000)) ?? DEFAULT_DB_POOL_SIZE,
     configFile: optional(read('HERALD_CONFIG'), 'HERALD_CONFIG', (v) => path.resolve(v)),
     leaseSeconds: optional(read('HERALD_LEASE_SECONDS'), 'HERALD_LEASE_SECONDS', integerIn(1, 3600)) ?? DEFAULT_LEASE_SECONDS,
+    retentionDays: optional(read('HERALD_RETENTION_DAYS'), 'HERALD_RETENTION_DAYS', integerIn(7, 36_500)),
     shutdownSeconds: optional(read('HERALD_SHUTDOWN_SECONDS'), 'HERALD_SHUTDOWN_SECONDS', integerIn(1, 3600)) ?? DEFAULT_SHUTDOWN_SECONDS,
     requireTariff: optional(read('HERALD_REQUIRE_TARIFF'), 'HERALD_REQUIRE_TARIFF', parseBoolean) ?? false,
     rateLimit: optional(read('HERALD_RATE_LIMIT'), 'HERALD_RATE_LIMIT', integerIn(0, 1_000_000)) ?? DEFAULT_RATE_LIMIT,

@@ -5,6 +5,7 @@ import { idempotencyPurge } from '../idempotency/idempotencySql.js';
 import type { Clock } from '../util/clock.js';
 import { rollUpStatistics } from '../statistics/rollup.js';
 import { messageExpireDue } from './deliverySql.js';
+import { retentionSweep } from './retention.js';
 import { orphanReceiptsTakeMatched } from './receiptSql.js';
 import { applyReceipts } from './receipts.js';
 import { DELIVERY_ERRORS } from './statuses.js';
@@ -15,6 +16,8 @@ const EXPIRE_BATCH = 1000;
 
 export interface MaintenanceOptions {
   readonly intervalMs: number;
+  /** HERALD_RETENTION_DAYS: what is older and finished is deleted (unset: everything is kept). */
+  readonly retentionDays?: number;
 }
 
 /**
@@ -56,8 +59,9 @@ export class Maintenance {
     if (this.ticks % 5 === 1) await this.matchOrphanReceipts();
     if (this.ticks % 60 === 1) {
       await this.purgeIdempotencyKeys();
-      await rollUpStatistics(this.deps.db, this.deps.clock.now());
+      await rollUpStatistics(this.deps.db, this.deps.clock.now(), { frozenBefore: this.retentionCutoff() });
     }
+    if (this.options.retentionDays !== undefined && this.ticks % 600 === 2) await this.sweepRetention();
     return expired;
   }
 
@@ -80,6 +84,19 @@ export class Maintenance {
       const matched = await orphanReceiptsTakeMatched(tx, new Date(clock.now().getTime() - ORPHAN_LIFETIME_MS));
       if (matched.length > 0) await applyReceipts(tx, matched);
     });
+  }
+
+  /** Deletes what the retention no longer keeps (every 10 minutes at the default interval). */
+  async sweepRetention(): Promise<void> {
+    const { db, clock, log } = this.deps;
+    if (this.options.retentionDays === undefined) return;
+    const result = await retentionSweep(db, clock.now(), this.options.retentionDays);
+    if (result.messages + result.submissions + result.callbackDeliveries > 0) log.info(result, 'retention: old records deleted');
+  }
+
+  private retentionCutoff(): Date | undefined {
+    const days = this.options.retentionDays;
+    return days === undefined ? undefined : new Date(this.deps.clock.now().getTime() - days * 86_400_000);
   }
 
   async purgeIdempotencyKeys(): Promise<void> {

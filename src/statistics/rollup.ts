@@ -15,7 +15,9 @@ const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
  * days whose messages changed after their rollup (stats_dirty_days) are aggregated again. Idempotent, safe to run
  * in several workers (each day's work is one transaction; the state row serialises them).
  */
-export async function rollUpStatistics(db: Db, now: Date): Promise<{ days: number; redone: number }> {
+export async function rollUpStatistics(db: Db, now: Date, options: { frozenBefore?: Date } = {}): Promise<{ days: number; redone: number }> {
+  // Days older than the retention have lost messages: their rollup is final, a late change does not redo it.
+  const frozenDay = options.frozenBefore ? dayOf(options.frozenBefore.getTime()) : undefined;
   const target = dayOf(now.getTime() - SETTLE_DAYS * DAY_MS);
   let days = 0;
   for (let i = 0; i < MAX_DAYS_PER_RUN; i++) {
@@ -49,8 +51,9 @@ export async function rollUpStatistics(db: Db, now: Date): Promise<{ days: numbe
       `DELETE FROM stats_dirty_days WHERE (account_id, day) IN (SELECT account_id, day FROM stats_dirty_days LIMIT 100)
        RETURNING account_id, to_char(day, 'YYYY-MM-DD') AS day`,
     );
-    for (const d of dirty) await statsRollUpDay(tx, d.account_id, d.day, uuidBound(dayStart(d.day), 'low'), uuidBound(dayStart(d.day) + DAY_MS - 1, 'high'));
-    return dirty.length;
+    const redo = frozenDay === undefined ? dirty : dirty.filter((d) => d.day >= frozenDay);
+    for (const d of redo) await statsRollUpDay(tx, d.account_id, d.day, uuidBound(dayStart(d.day), 'low'), uuidBound(dayStart(d.day) + DAY_MS - 1, 'high'));
+    return redo.length;
   });
   return { days, redone };
 }

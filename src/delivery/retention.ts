@@ -1,0 +1,51 @@
+import type { Db } from '../db/db.js';
+import { uuidBound } from '../messages/lookupRoutes.js';
+import { statsRolledUntil } from '../statistics/statisticsSql.js';
+import { retentionDeleteCallbacks, retentionDeleteMessages, retentionDeleteSubmissions } from './retentionSql.js';
+
+const DAY_MS = 86_400_000;
+const BATCH = 5000;
+/** At most this many rows of each kind per sweep, so that a first sweep over years of data stays a short job. */
+const MAX_PER_SWEEP = 200_000;
+
+export interface RetentionResult {
+  readonly messages: number;
+  readonly submissions: number;
+  readonly callbackDeliveries: number;
+}
+
+/**
+ * Retention (HERALD_RETENTION_DAYS): deletes what is older than `days` and finished. Messages with nothing left to
+ * happen go with their short links and conversions, but only from days the statistics have already rolled up, so
+ * that the statistics keep counting them (and the rollup of a day older than the retention is never redone);
+ * carrier submissions go by age; finished callback deliveries go with their attempts and events, so a failed
+ * delivery older than the retention can no longer be replayed. Batched, bounded per sweep, safe in several workers.
+ */
+export async function retentionSweep(db: Db, now: Date, days: number): Promise<RetentionResult> {
+  const cutoff = now.getTime() - days * DAY_MS;
+  const rolledUntil = await statsRolledUntil(db);
+  const messagesBefore = rolledUntil === null ? undefined : Math.min(cutoff, Date.parse(`${rolledUntil}T00:00:00Z`) + DAY_MS);
+  const accounts = (await db.query<{ id: number }>('SELECT id FROM accounts ORDER BY id')).map((a) => a.id);
+  let messages = 0;
+  let callbackDeliveries = 0;
+  for (const accountId of accounts) {
+    if (messagesBefore !== undefined) {
+      messages += await drain((limit) => retentionDeleteMessages(db, accountId, uuidBound(messagesBefore, 'low'), limit), MAX_PER_SWEEP - messages);
+    }
+    callbackDeliveries += await drain((limit) => retentionDeleteCallbacks(db, accountId, new Date(cutoff), limit), MAX_PER_SWEEP - callbackDeliveries);
+  }
+  const submissions = await drain((limit) => retentionDeleteSubmissions(db, new Date(cutoff), limit), MAX_PER_SWEEP);
+  return { messages, submissions, callbackDeliveries };
+}
+
+/** Runs a batched delete until a batch comes back short or `budget` rows are gone; returns how many went. */
+async function drain(deleteBatch: (limit: number) => Promise<number>, budget: number): Promise<number> {
+  let total = 0;
+  while (total < budget) {
+    const limit = Math.min(BATCH, budget - total);
+    const deleted = await deleteBatch(limit);
+    total += deleted;
+    if (deleted < limit) break;
+  }
+  return total;
+}

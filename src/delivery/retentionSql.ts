@@ -1,0 +1,59 @@
+import type { Queryable } from '../db/db.js';
+
+/**
+ * Deletes up to `limit` of an account's messages created before `beforeId` (a time-ordered uuid bound) that have
+ * nothing left to happen (not waiting to be sent, no lifetime running), with their short links and conversions.
+ * Returns how many messages went.
+ */
+export async function retentionDeleteMessages(db: Queryable, accountId: number, beforeId: string, limit: number): Promise<number> {
+  const rows = await db.query(
+    `WITH doomed AS (
+       SELECT id FROM messages
+       WHERE account_id = $1 AND id < $2::uuid AND status <> 'sending' AND due_at IS NULL
+       ORDER BY id LIMIT $3
+     ), links AS (
+       DELETE FROM short_links s USING doomed d WHERE s.account_id = $1 AND s.message_id = d.id
+     ), conversions AS (
+       DELETE FROM flashcall_conversions c USING doomed d WHERE c.account_id = $1 AND c.message_id = d.id
+     )
+     DELETE FROM messages m USING doomed d WHERE m.account_id = $1 AND m.id = d.id
+     RETURNING 1`,
+    [accountId, beforeId, limit],
+  );
+  return rows.length;
+}
+
+/** Deletes up to `limit` carrier submissions recorded before `before` (receipts for them would come far too late). */
+export async function retentionDeleteSubmissions(db: Queryable, before: Date, limit: number): Promise<number> {
+  const rows = await db.query(
+    `DELETE FROM submissions WHERE (connector_id, carrier_id) IN (
+       SELECT connector_id, carrier_id FROM submissions WHERE created_at < $1 LIMIT $2
+     ) RETURNING 1`,
+    [before, limit],
+  );
+  return rows.length;
+}
+
+/**
+ * Deletes up to `limit` of an account's finished callback deliveries (delivered, or failed and not replayed)
+ * created and finished before `before`, with their attempts and the events they carried. Returns how many went.
+ */
+export async function retentionDeleteCallbacks(db: Queryable, accountId: number, before: Date, limit: number): Promise<number> {
+  const rows = await db.query(
+    `WITH doomed AS (
+       SELECT id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id FROM callback_deliveries
+       WHERE account_id = $1 AND state IN ('delivered', 'failed') AND created_at < $2 AND finished_at < $2
+       LIMIT $3
+     ), events AS (
+       DELETE FROM callback_events e USING doomed d
+       WHERE e.target_id = d.target_id AND e.lane = d.lane
+         AND (e.txid, e.id) > (d.after_txid, d.after_event_id) AND (e.txid, e.id) <= (d.last_txid, d.last_event_id)
+     ), attempts AS (
+       DELETE FROM callback_attempts a USING doomed d WHERE a.delivery_id = d.id
+     )
+     DELETE FROM callback_deliveries c USING doomed d WHERE c.id = d.id
+     RETURNING 1`,
+    [accountId, before, limit],
+  );
+  return rows.length;
+}

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
+import { retentionSweep } from '../../src/delivery/retention.js';
+import { rollUpStatistics } from '../../src/statistics/rollup.js';
+import { TestClock } from '../helpers/clock.js';
+import { ENGINES } from '../helpers/engines.js';
+import { Receiver } from '../helpers/receiver.js';
+import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { waitFor } from '../helpers/waitFor.js';
+
+const DAY_MS = 86_400_000;
+
+describe.each(ENGINES)('retention (HERALD_RETENTION_DAYS) (%s)', (engine) => {
+  let t: TestHerald;
+  let account: TestAccount;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    receiver = await new Receiver().start();
+    t = await startTestHerald(engine, {
+      delivery: { delayMs: 10 },
+      clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }),
+      env: { HERALD_CALLBACK_ALLOW_PRIVATE: 'true' },
+    });
+    account = await t.createAccount({ senderNames: [['SMS', 'Keep']] });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.stop();
+  });
+
+  const send = async (destinations: string[], callbackUrl?: string): Promise<string[]> => {
+    const reply = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: destinations.map((destination, i) => ({ channelType: 'SMS', senderName: 'Keep', destination, content: `retention ${i}`, ...(callbackUrl ? { callbackUrl } : {}) })),
+    });
+    expect(reply.body.errors).toBe(false);
+    return reply.body.items.map((item: { messageUuid: string }) => item.messageUuid);
+  };
+  const count = async (sql: string): Promise<number> => (await t.testDb.db.query<{ n: number }>(sql, [account.id]))[0]!.n;
+  const dayTotal = async (): Promise<number> =>
+    (await t.call('GET', '/api/v1/statistics?from=2026-03-10&to=2026-03-11', { token: account.system })).body.total.messages;
+
+  it('deletes finished messages, submissions and callback deliveries past the retention, and keeps the rest and the statistics', async () => {
+    // Day 0: 20 delivered messages, each with its delivered callback; one whose receipt never comes (still running).
+    const old = await send(Array.from({ length: 20 }, (_, i) => `7916123${String(i).padStart(3, '0')}0`), receiver.url);
+    const [silent] = await send(['79161239999']);
+    await waitFor(async () => (await count(`SELECT count(*) AS n FROM messages WHERE account_id = $1 AND status = 'delivered'`)) === 20);
+    await waitFor(async () => (await count(`SELECT count(*) AS n FROM callback_deliveries WHERE account_id = $1 AND state = 'delivered'`)) > 0 && receiver.events().length === 20);
+    await waitFor(async () => (await count(`SELECT count(*) AS n FROM callback_deliveries WHERE account_id = $1 AND state <> 'delivered'`)) === 0);
+
+    // Ten days later: the day is rolled up, and today's messages arrive.
+    t.clock.advance(10 * DAY_MS);
+    await rollUpStatistics(t.testDb.db, t.clock.now());
+    expect(await dayTotal()).toBe(21);
+    const recent = await send(['79161230500', '79161230510']);
+
+    const result = await retentionSweep(t.testDb.db, t.clock.now(), 7);
+    expect(result.messages).toBe(20);
+    expect(result.callbackDeliveries).toBeGreaterThan(0);
+    for (const id of old) expect((await t.call('GET', `/api/v1/message/${id}`, { token: account.traffic })).status).toBe(404);
+    // Kept: the message whose lifetime is still running in the database, and today's.
+    for (const id of [silent!, ...recent]) expect((await t.call('GET', `/api/v1/message/${id}`, { token: account.traffic })).status).toBe(200);
+    expect(await count(`SELECT count(*) AS n FROM callback_deliveries WHERE account_id = $1`)).toBe(0);
+    expect(await count(`SELECT count(*) AS n FROM callback_events WHERE account_id = $1`)).toBe(0);
+    expect(await count(`SELECT count(*) AS n FROM callback_attempts WHERE account_id = $1`)).toBe(0);
+    expect(await count(`SELECT count(*) AS n FROM submissions WHERE account_id = $1 AND created_at < '2026-03-13'`)).toBe(0);
+    // The statistics still count the day from its rollup.
+    expect(await dayTotal()).toBe(21);
+
+    // A late change marks the old day dirty: past the retention its rollup is final, not redone from what is left.
+    await t.testDb.db.query(`INSERT INTO stats_dirty_days (account_id, day) VALUES ($1, '2026-03-10') ON CONFLICT DO NOTHING`, [account.id]);
+    await rollUpStatistics(t.testDb.db, t.clock.now(), { frozenBefore: new Date(t.clock.now().getTime() - 7 * DAY_MS) });
+    expect(await dayTotal()).toBe(21);
+    // A second sweep finds nothing more.
+    expect(await retentionSweep(t.testDb.db, t.clock.now(), 7)).toEqual({ messages: 0, submissions: 0, callbackDeliveries: 0 });
+  });
+
+  it('is off unless configured, and takes 7 days at least', () => {
+    expect(loadConfig({}).retentionDays).toBeUndefined();
+    expect(loadConfig({ HERALD_RETENTION_DAYS: '30' }).retentionDays).toBe(30);
+    expect(() => loadConfig({ HERALD_RETENTION_DAYS: '3' })).toThrow(/HERALD_RETENTION_DAYS: must be an integer from 7 to 36500/);
+  });
+});
