@@ -1,3 +1,4 @@
+import { uuidBound } from '../util/uuid7.js';
 import { Type } from 'typebox';
 import { DELIVERY_ERRORS } from '../delivery/statuses.js';
 import { herald, showValue } from '../errors/catalogue.js';
@@ -155,9 +156,3 @@ function parseTime(value: string, field: string): number {
   return ms;
 }
 
-/** The lowest or highest version 7 UUID of a millisecond. */
-export function uuidBound(ms: number, side: 'low' | 'high'): string {
-  const hex = Math.max(0, Math.min(ms, 2 ** 48 - 1)).toString(16).padStart(12, '0');
-  const head = `${hex.slice(0, 8)}-${hex.slice(8, 12)}`;
-  return side === 'low' ? `${head}-7000-8000-000000000000` : `${head}-7fff-bfff-ffffffffffff`;
-}

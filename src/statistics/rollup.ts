@@ -1,14 +1,13 @@
 import type { Db } from '../db/db.js';
-import { uuidBound } from '../messages/lookupRoutes.js';
+import { uuidBound } from '../util/uuid7.js';
 import { statsRollUpDay } from './statisticsSql.js';
+import { DAY_MS, dayOf } from '../util/time.js';
 
-const DAY_MS = 86_400_000;
 /** Days newer than this are still changing a lot (lifetimes of 25 hours): they are counted live. */
 const SETTLE_DAYS = 2;
 const MAX_DAYS_PER_RUN = 31;
 
 const dayStart = (day: string): number => Date.parse(`${day}T00:00:00Z`);
-const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 /**
  * Rolls statistics up: every UTC day older than two days is aggregated once into stats_daily (per account), and

@@ -1,9 +1,8 @@
 import type { Db } from '../db/db.js';
-import { uuidBound } from '../messages/lookupRoutes.js';
+import { uuidBound } from '../util/uuid7.js';
 import { type GroupBy, type StatsFilter, statsDirtyDays, statsFromRollup, statsLive, statsRolledUntil, type StatsRow } from './statisticsSql.js';
+import { DAY_MS, dayOf } from '../util/time.js';
 
-const DAY_MS = 86_400_000;
-const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 export interface StatsGroup {
   key: string;

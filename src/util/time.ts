@@ -26,3 +26,10 @@ export function isoUtc(date: Date | null | undefined): string | null {
   if (!date) return null;
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
+
+export const DAY_MS = 86_400_000;
+
+/** The UTC day of a moment, YYYY-MM-DD. */
+export function dayOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
