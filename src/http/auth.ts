@@ -103,17 +103,26 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
-/**
- * An onRequest hook for the operator API: `Authorization: Bearer <HERALD_ADMIN_TOKEN>`, compared in constant time;
- * failed attempts count against the client address like bad client tokens.
- */
+/** An onRequest hook for the operator API: `Authorization: Bearer <HERALD_ADMIN_TOKEN>` (see {@link requireBearer}). */
 export function requireAdmin(ctx: { readonly adminToken: string | undefined; readonly limits: Limits }) {
-  const expected = ctx.adminToken === undefined ? undefined : createHash('sha256').update(ctx.adminToken).digest();
+  if (ctx.adminToken === undefined) {
+    return async (): Promise<void> => {
+      throw herald('adminApiDisabled');
+    };
+  }
+  return requireBearer(ctx.adminToken, ctx.limits);
+}
+
+/**
+ * An onRequest hook that takes `Authorization: Bearer <token>` (the operator and metrics tokens), compared in
+ * constant time; failed attempts count against the client address like bad client tokens.
+ */
+export function requireBearer(token: string, limits: Limits) {
+  const expected = createHash('sha256').update(token).digest();
   return async (request: FastifyRequest): Promise<void> => {
-    if (!expected) throw herald('adminApiDisabled');
     const header = request.headers.authorization;
     if (header === undefined || header.trim() === '') throw herald('notAuthenticated');
-    const failed = authGuard(ctx.limits, request);
+    const failed = authGuard(limits, request);
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     const presented = createHash('sha256').update(match?.[1] ?? '').digest();
     if (!match || !timingSafeEqual(presented, expected)) throw failed(herald('badCredentials'));

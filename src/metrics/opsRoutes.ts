@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type } from 'typebox';
 import { herald } from '../errors/catalogue.js';
+import { requireBearer } from '../http/auth.js';
 import type { Routes } from '../http/server.js';
 
 const DB_CHECK_TIMEOUT_MS = 2000;
@@ -11,14 +11,10 @@ const DB_CHECK_TIMEOUT_MS = 2000;
  * <HERALD_METRICS_TOKEN>` when that is set.
  */
 export const opsRoutes: Routes = (app, ctx) => {
-  const expected = ctx.config.metricsToken === undefined ? undefined : createHash('sha256').update(ctx.config.metricsToken).digest();
+  // Open on a private network, or the same Bearer check as the operator API (failed attempts limited alike).
+  const auth = ctx.config.metricsToken === undefined ? {} : { onRequest: requireBearer(ctx.config.metricsToken, ctx.limits) };
 
-  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    if (expected) {
-      const presented = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
-      if (presented === undefined) throw herald('notAuthenticated');
-      if (!timingSafeEqual(createHash('sha256').update(presented).digest(), expected)) throw herald('badCredentials');
-    }
+  app.get('/metrics', { schema: { hide: true }, ...auth }, async (_request, reply) => {
     const { contentType, body } = await ctx.metrics.render();
     return reply.header('content-type', contentType).send(body);
   });
