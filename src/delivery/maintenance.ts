@@ -5,7 +5,7 @@ import { idempotencyPurge } from '../idempotency/idempotencySql.js';
 import type { Clock } from '../util/clock.js';
 import { rollUpStatistics } from '../statistics/rollup.js';
 import { messageExpireDue } from './deliverySql.js';
-import { retentionSweep } from './retention.js';
+import { retentionCutoff, retentionSweep } from './retention.js';
 import { orphanReceiptsTakeMatched } from './receiptSql.js';
 import { applyReceipts } from './receipts.js';
 import { DELIVERY_ERRORS } from './statuses.js';
@@ -61,7 +61,7 @@ export class Maintenance {
       await this.purgeIdempotencyKeys();
       await rollUpStatistics(this.deps.db, this.deps.clock.now(), { frozenBefore: this.retentionCutoff() });
     }
-    if (this.options.retentionDays !== undefined && this.ticks % 600 === 2) await this.sweepRetention();
+    if (this.ticks % 600 === 2) await this.sweepRetention();
     return expired;
   }
 
@@ -88,15 +88,15 @@ export class Maintenance {
 
   /** Deletes what the retention no longer keeps (every 10 minutes at the default interval). */
   async sweepRetention(): Promise<void> {
-    const { db, clock, log } = this.deps;
-    if (this.options.retentionDays === undefined) return;
-    const result = await retentionSweep(db, clock.now(), this.options.retentionDays);
-    if (result.messages + result.submissions + result.callbackDeliveries > 0) log.info(result, 'retention: old records deleted');
+    const cutoff = this.retentionCutoff();
+    if (cutoff === undefined) return;
+    const result = await retentionSweep(this.deps.db, cutoff);
+    if (result.messages + result.submissions + result.callbackDeliveries > 0) this.deps.log.info(result, 'retention: old records deleted');
   }
 
   private retentionCutoff(): Date | undefined {
     const days = this.options.retentionDays;
-    return days === undefined ? undefined : new Date(this.deps.clock.now().getTime() - days * 86_400_000);
+    return days === undefined ? undefined : retentionCutoff(this.deps.clock.now(), days);
   }
 
   async purgeIdempotencyKeys(): Promise<void> {

@@ -1,9 +1,9 @@
 import type { Db } from '../db/db.js';
-import { uuidBound } from '../messages/lookupRoutes.js';
+import { uuidBound } from '../util/uuid7.js';
 import { statsRolledUntil } from '../statistics/statisticsSql.js';
 import { retentionDeleteCallbacks, retentionDeleteMessages, retentionDeleteSubmissions } from './retentionSql.js';
+import { DAY_MS } from '../util/time.js';
 
-const DAY_MS = 86_400_000;
 const BATCH = 5000;
 /** At most this many rows of each kind per sweep, so that a first sweep over years of data stays a short job. */
 const MAX_PER_SWEEP = 200_000;
@@ -15,14 +15,19 @@ export interface RetentionResult {
 }
 
 /**
- * Retention (HERALD_RETENTION_DAYS): deletes what is older than `days` and finished. Messages with nothing left to
+ * Retention (HERALD_RETENTION_DAYS): deletes what is older than `before` (see {@link retentionCutoff}) and finished. Messages with nothing left to
  * happen go with their short links and conversions, but only from days the statistics have already rolled up, so
  * that the statistics keep counting them (and the rollup of a day older than the retention is never redone);
  * carrier submissions go by age; finished callback deliveries go with their attempts and events, so a failed
  * delivery older than the retention can no longer be replayed. Batched, bounded per sweep, safe in several workers.
  */
-export async function retentionSweep(db: Db, now: Date, days: number): Promise<RetentionResult> {
-  const cutoff = now.getTime() - days * DAY_MS;
+/** The moment before which the retention keeps nothing finished. */
+export function retentionCutoff(now: Date, days: number): Date {
+  return new Date(now.getTime() - days * DAY_MS);
+}
+
+export async function retentionSweep(db: Db, before: Date): Promise<RetentionResult> {
+  const cutoff = before.getTime();
   const rolledUntil = await statsRolledUntil(db);
   const messagesBefore = rolledUntil === null ? undefined : Math.min(cutoff, Date.parse(`${rolledUntil}T00:00:00Z`) + DAY_MS);
   const accounts = (await db.query<{ id: number }>('SELECT id FROM accounts ORDER BY id')).map((a) => a.id);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { retentionSweep } from '../../src/delivery/retention.js';
+import { retentionCutoff, retentionSweep } from '../../src/delivery/retention.js';
 import { rollUpStatistics } from '../../src/statistics/rollup.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
@@ -55,7 +55,7 @@ describe.each(ENGINES)('retention (HERALD_RETENTION_DAYS) (%s)', (engine) => {
     expect(await dayTotal()).toBe(21);
     const recent = await send(['79161230500', '79161230510']);
 
-    const result = await retentionSweep(t.testDb.db, t.clock.now(), 7);
+    const result = await retentionSweep(t.testDb.db, retentionCutoff(t.clock.now(), 7));
     expect(result.messages).toBe(20);
     expect(result.callbackDeliveries).toBeGreaterThan(0);
     for (const id of old) expect((await t.call('GET', `/api/v1/message/${id}`, { token: account.traffic })).status).toBe(404);
@@ -73,7 +73,7 @@ describe.each(ENGINES)('retention (HERALD_RETENTION_DAYS) (%s)', (engine) => {
     await rollUpStatistics(t.testDb.db, t.clock.now(), { frozenBefore: new Date(t.clock.now().getTime() - 7 * DAY_MS) });
     expect(await dayTotal()).toBe(21);
     // A second sweep finds nothing more.
-    expect(await retentionSweep(t.testDb.db, t.clock.now(), 7)).toEqual({ messages: 0, submissions: 0, callbackDeliveries: 0 });
+    expect(await retentionSweep(t.testDb.db, retentionCutoff(t.clock.now(), 7))).toEqual({ messages: 0, submissions: 0, callbackDeliveries: 0 });
   });
 
   it('is off unless configured, and takes 7 days at least', () => {
