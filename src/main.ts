@@ -165,7 +165,11 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     const connectors = role === 'api' ? [] : buildConnectors(configFile, (receipts) => writer.receipts(receipts), log, () => clock.now());
     let dispatcher: Dispatcher | undefined;
     let callbackSender: CallbackSender | undefined;
-    const metrics = new Metrics({ db, clock, writer, connectors: () => connectors.map((c) => c.state()), callbackSender: () => callbackSender });
+    const connectorStates = () => connectors.map((c) => c.state());
+    const leaseMs = config.leaseSeconds * 1000;
+    // One lease for claimed messages and those this process's API hands over directly (tests may shorten it).
+    const dispatcherOptions = { ...DEFAULT_DISPATCHER_OPTIONS, leaseMs, ...options.dispatcher };
+    const metrics = new Metrics({ db, clock, writer, connectors: connectorStates, callbackSender: () => callbackSender });
     const ctx: AppContext = {
       config,
       configFile,
@@ -180,14 +184,14 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       wakeup,
       receiptSink: (receipts) => writer.receipts(receipts),
       inboundSink: (connectorId, messages) => receiveInbound(ctx, connectorId, messages),
-      connectorStates: () => connectors.map((c) => c.state()),
+      connectorStates,
       metrics,
       limits: createLimits(config, metrics),
       directDispatch:
         role === 'all'
           ? {
               room: () => dispatcher?.directRoom() ?? 0,
-              leaseMs: config.leaseSeconds * 1000,
+              leaseMs: dispatcherOptions.leaseMs,
               take: (messages) => dispatcher?.takeDirect(messages),
             }
           : undefined,
@@ -208,7 +212,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       closers.push(() => connectorStatus!.stop());
       dispatcher = new Dispatcher(
         { db, clock, log, router: new Router(configFile.routes, connectors), writer, plan, wakeup },
-        { ...DEFAULT_DISPATCHER_OPTIONS, leaseMs: config.leaseSeconds * 1000, ...options.dispatcher },
+        dispatcherOptions,
       );
       maintenance = new Maintenance(
         { db, clock, log },
@@ -221,7 +225,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
           retryIntervalS: config.callbackRetryIntervalS,
           retryWindowS: config.callbackRetryWindowS,
           allowPrivate: config.callbackAllowPrivate,
-          leaseMs: config.leaseSeconds * 1000,
+          leaseMs,
           ...options.callbackSender,
         },
       );
@@ -234,17 +238,12 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       closers.push(() => dispatcher!.stop(() => connectors.forEach((c) => c.release())));
     }
 
-    let server: FastifyInstance | undefined;
-    let url: string | undefined;
+    // A worker serves only the operations endpoints (metrics, health) on HERALD_PORT.
+    const server = await buildServer(ctx, role === 'worker' ? [systemRoutes, opsRoutes] : ROUTES);
+    const url = (await server.listen({ host: config.host, port: config.port })).replace('[::1]', 'localhost');
+    // Stop taking requests first, before the workers and the database behind them.
+    closers.push(() => closeServer(server));
     let conversionUrl: string | undefined;
-    {
-      // A worker serves only the operations endpoints (metrics, health) on HERALD_PORT.
-      server = await buildServer(ctx, role === 'worker' ? [systemRoutes, opsRoutes] : ROUTES);
-      const address = await server.listen({ host: config.host, port: config.port });
-      url = address.replace('[::1]', 'localhost');
-      // Stop taking requests first, before the workers and the database behind them.
-      closers.push(() => closeServer(server!));
-    }
     if (role === 'api' || role === 'all') {
       simulators?.connectWebhooks(url);
       if (config.conversionPort !== undefined) {

@@ -106,10 +106,6 @@ export class Dispatcher {
     return this.running ? Math.max(0, this.options.maxInFlight - this.inFlight.size) : 0;
   }
 
-  get leaseMs(): number {
-    return this.options.leaseMs;
-  }
-
   /**
    * Sends messages that this process's API stored already leased to it (the fast lane of a process running both
    * roles): they skip the claim query and the poll delay. If the process dies, their lease runs out and any worker
