@@ -16,9 +16,9 @@ function buildConnector(config: ConnectorConfig, sink: ReceiptSink, log: Logger,
     case 'smpp':
       return new SmppConnector(config as SmppConnectorConfig, sink, log, now);
     case 'whatsapp':
-      return new WhatsappConnector(config);
+      return new WhatsappConnector(config, () => now().getTime());
     default:
-      return new ProviderConnector(config);
+      return new ProviderConnector(config, () => now().getTime());
   }
 }
 

@@ -33,9 +33,14 @@ const config = (id: string, port: number): ProviderConnectorConfig => ({
 });
 
 const message = { id: 'm', destination: '79161234560', senderName: 'Shop', content: { text: 'hi' } } as unknown as OutboundMessage;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('circuit breaker of an HTTP provider connector', () => {
+  // The breaker runs on Herald's clock: the test moves it instead of waiting.
+  let nowMs = Date.parse('2026-03-10T09:00:00Z');
+  const now = () => nowMs;
+  const advance = (ms: number) => {
+    nowMs += ms;
+  };
   const failing = provider();
   const healthy = provider();
   let primary: ProviderConnector;
@@ -43,8 +48,8 @@ describe('circuit breaker of an HTTP provider connector', () => {
 
   beforeAll(async () => {
     for (const p of [failing, healthy]) await new Promise<void>((resolve) => p.server.listen(0, '127.0.0.1', resolve));
-    primary = new ProviderConnector(config('primary', (failing.server.address() as AddressInfo).port));
-    backup = new ProviderConnector(config('backup', (healthy.server.address() as AddressInfo).port));
+    primary = new ProviderConnector(config('primary', (failing.server.address() as AddressInfo).port), now);
+    backup = new ProviderConnector(config('backup', (healthy.server.address() as AddressInfo).port), now);
     await primary.start();
     await backup.start();
   });
@@ -66,14 +71,14 @@ describe('circuit breaker of an HTTP provider connector', () => {
     expect(primary.state()).toMatchObject({ state: 'failing', available: false, lastError: expect.stringContaining('503') });
     expect(router.pick('VIBER', '79161234560')?.id).toBe('backup');
 
-    await sleep(550);
+    advance(550);
     expect(primary.available()).toBe(true);
     // Still failing after the pause: out again, for twice as long.
     for (let i = 0; i < 3; i++) await primary.submit(message);
     expect(primary.available()).toBe(false);
-    await sleep(550);
+    advance(550);
     expect(primary.available()).toBe(false);
-    await sleep(550);
+    advance(550);
     expect(primary.available()).toBe(true);
 
     failing.answer.status = 200;
@@ -84,12 +89,11 @@ describe('circuit breaker of an HTTP provider connector', () => {
     expect(primary.available()).toBe(true);
     await primary.submit(message);
     expect(primary.available()).toBe(false);
-    await sleep(550);
+    advance(550);
     expect(primary.available()).toBe(true);
   });
 
   it('counts no refusal of a message (4xx) as the provider failing', async () => {
-    await sleep(10);
     failing.answer.status = 200;
     await primary.submit(message);
     failing.answer.status = 400;
@@ -103,7 +107,7 @@ describe('circuit breaker of an HTTP provider connector', () => {
     await new Promise<void>((resolve) => closed.server.listen(0, '127.0.0.1', resolve));
     const port = (closed.server.address() as AddressInfo).port;
     await new Promise((resolve) => closed.server.close(resolve));
-    const unreachable = new ProviderConnector(config('unreachable', port));
+    const unreachable = new ProviderConnector(config('unreachable', port), now);
     await unreachable.start();
     for (let i = 0; i < 3; i++) expect((await unreachable.submit(message)).kind).toBe('transient');
     expect(unreachable.available()).toBe(false);

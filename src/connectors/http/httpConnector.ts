@@ -41,6 +41,7 @@ export abstract class HttpConnector implements Connector {
     readonly id: string,
     baseUrl: string,
     private readonly flow: HttpFlowConfig,
+    /** The breaker's clock (Herald's, so that tests can move it). */
     private readonly now: () => number = Date.now,
   ) {
     this.openMs = flow.breakerOpenSeconds * 1000;

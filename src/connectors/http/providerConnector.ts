@@ -15,8 +15,11 @@ export class ProviderConnector extends HttpConnector {
   readonly type: ProviderType;
   readonly channel: (typeof CHANNEL_OF)[ProviderType];
 
-  constructor(private readonly config: ProviderConnectorConfig) {
-    super(config.id, config.baseUrl, config);
+  constructor(
+    private readonly config: ProviderConnectorConfig,
+    now?: () => number,
+  ) {
+    super(config.id, config.baseUrl, config, now);
     this.type = config.type;
     this.channel = CHANNEL_OF[config.type];
   }

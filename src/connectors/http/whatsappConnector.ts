@@ -13,8 +13,11 @@ export class WhatsappConnector extends HttpConnector {
   readonly type = 'whatsapp';
   readonly channel = 'WHATSAPP' as const;
 
-  constructor(private readonly config: WhatsappConnectorConfig) {
-    super(config.id, config.baseUrl, config);
+  constructor(
+    private readonly config: WhatsappConnectorConfig,
+    now?: () => number,
+  ) {
+    super(config.id, config.baseUrl, config, now);
   }
 
   protected request(message: OutboundMessage): ProviderRequest {
