@@ -96,7 +96,10 @@ export async function callbackDeliveriesClaim(db: Queryable, now: Date, limit: n
 }
 
 /** The bodies of a delivery's events, in order, as JSON text. */
-export async function callbackDeliveryBodies(db: Queryable, d: ClaimedDelivery): Promise<string[]> {
+/** Where a delivery's events lie: its lane and range. */
+type EventRange = Pick<ClaimedDelivery, 'target_id' | 'lane' | 'after_txid' | 'after_event_id' | 'last_txid' | 'last_event_id'>;
+
+export async function callbackDeliveryBodies(db: Queryable, d: EventRange): Promise<string[]> {
   const rows = await db.query<EventFacts>(
     `SELECT message_id, event, channel_type, status, ${isoSql('at')} AS at, error_code, extra FROM callback_events
      WHERE target_id = $1 AND lane = $6 AND (txid, id) > ($2::xid8, $3::bigint) AND (txid, id) <= ($4::xid8, $5::bigint)
@@ -191,7 +194,7 @@ export async function callbackDeliveryGet(
     [accountId, id],
   );
   if (!row) return undefined;
-  const bodies = (await callbackDeliveryBodies(db, { ...row, secret: '', window_started_at: row.created_at })).map((b) => JSON.parse(b) as unknown);
+  const bodies = (await callbackDeliveryBodies(db, row)).map((b) => JSON.parse(b) as unknown);
   const attempts = await db.query<{ at: Date; http_status: number | null; latency_ms: number; error: string | null }>(
     'SELECT at, http_status, latency_ms, error FROM callback_attempts WHERE delivery_id = $1 ORDER BY id',
     [id],
