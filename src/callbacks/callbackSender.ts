@@ -15,6 +15,7 @@ import {
   type ClaimedDelivery,
 } from './deliverySql.js';
 import { DELIVERY_HEADER, SIGNATURE_HEADER, signCallback } from './signing.js';
+import { CircuitBreaker } from '../shared/circuitBreaker.js';
 
 export interface CallbackSenderOptions {
   readonly retryIntervalS: number;
@@ -58,7 +59,7 @@ export class CallbackSender {
   private loop: Promise<void> | undefined;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly agent: Agent;
-  private readonly breakers = new Map<string, { failures: number; openUntil: number }>();
+  private readonly breakers = new Map<string, CircuitBreaker>();
   private wake: (() => void) | undefined;
   private poked = false;
   readonly stats = { delivered: 0, retried: 0, failed: 0, events: 0 };
@@ -146,8 +147,8 @@ export class CallbackSender {
     const { db, clock, log } = this.deps;
     const url = new URL(delivery.url);
     const breaker = this.breakers.get(url.host);
-    if (breaker && breaker.openUntil > Date.now()) {
-      await callbackDeliveryPostpone(db, delivery.id, new Date(clock.now().getTime() + (breaker.openUntil - Date.now())));
+    if (breaker?.isOpen(Date.now())) {
+      await callbackDeliveryPostpone(db, delivery.id, new Date(clock.now().getTime() + breaker.remainingMs(Date.now())));
       return;
     }
     const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -226,10 +227,12 @@ export class CallbackSender {
       this.breakers.delete(host);
       return;
     }
-    const breaker = this.breakers.get(host) ?? { failures: 0, openUntil: 0 };
-    breaker.failures++;
-    if (breaker.failures >= this.options.breakerFailures) breaker.openUntil = Date.now() + this.options.breakerOpenMs;
-    this.breakers.set(host, breaker);
+    let breaker = this.breakers.get(host);
+    if (!breaker) {
+      breaker = new CircuitBreaker({ failures: this.options.breakerFailures, openMs: this.options.breakerOpenMs });
+      this.breakers.set(host, breaker);
+    }
+    breaker.failure(Date.now());
   }
 
   /** DNS lookup that refuses private, loopback and link-local addresses unless they are allowed. */

@@ -2,6 +2,7 @@ import { Pool } from 'undici';
 import type { HttpFlowConfig } from '../../config/configFile.js';
 import type { Channel } from '../../shared/channels.js';
 import type { Connector, ConnectorState, OutboundMessage, SubmitOutcome } from '../connector.js';
+import { CircuitBreaker } from '../../shared/circuitBreaker.js';
 import { Throttle } from '../throttle.js';
 
 /** How long a submission may wait for a window slot before its message goes back to the queue. */
@@ -33,9 +34,7 @@ export abstract class HttpConnector implements Connector {
   private submitted = 0;
   private lastError: string | null = null;
   private stopped = false;
-  private failuresInARow = 0;
-  private openUntil = 0;
-  private openMs: number;
+  private readonly breaker: CircuitBreaker;
 
   constructor(
     readonly id: string,
@@ -44,7 +43,7 @@ export abstract class HttpConnector implements Connector {
     /** The breaker's clock (Herald's, so that tests can move it). */
     private readonly now: () => number = Date.now,
   ) {
-    this.openMs = flow.breakerOpenSeconds * 1000;
+    this.breaker = new CircuitBreaker({ failures: flow.breakerFailures, openMs: flow.breakerOpenSeconds * 1000, maxOpenMs: MAX_OPEN_MS });
     const url = new URL(baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.pool = new Pool(url.origin, { connections: Math.min(flow.window, 64), keepAliveTimeout: 30_000 });
@@ -76,7 +75,7 @@ export abstract class HttpConnector implements Connector {
   }
 
   available(): boolean {
-    return !this.stopped && this.now() >= this.openUntil;
+    return !this.stopped && !this.breaker.isOpen(this.now());
   }
 
   state(): ConnectorState {
@@ -85,7 +84,7 @@ export abstract class HttpConnector implements Connector {
       type: this.type,
       channel: this.channel,
       available: this.available(),
-      state: this.stopped ? 'stopped' : this.now() < this.openUntil ? 'failing' : 'ready',
+      state: this.stopped ? 'stopped' : this.breaker.isOpen(this.now()) ? 'failing' : 'ready',
       inFlight: this.throttle.active,
       window: this.flow.window,
       mps: this.flow.mps,
@@ -140,18 +139,12 @@ export abstract class HttpConnector implements Connector {
 
   /** The provider answered (any 2xx or 4xx): it is up, whatever it thought of the message. */
   private answered(): void {
-    this.failuresInARow = 0;
-    this.openMs = this.flow.breakerOpenSeconds * 1000;
+    this.breaker.success();
   }
 
   /** No answer, a timeout or a 5xx: after breakerFailures in a row, out of the routes for a while. */
   private failedToAnswer(): void {
-    this.failuresInARow++;
-    const now = this.now();
-    if (this.failuresInARow < this.flow.breakerFailures || now < this.openUntil) return;
-    this.openUntil = now + this.openMs;
-    this.openMs = Math.min(this.openMs * 2, MAX_OPEN_MS);
-    this.failuresInARow = 0;
+    this.breaker.failure(this.now());
   }
 
   private fail(outcome: Exclude<SubmitOutcome, { kind: 'accepted' }>): SubmitOutcome {
