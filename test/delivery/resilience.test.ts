@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SmppConnector } from '../../src/connectors/smpp/smppConnector.js';
 import { TestClock } from '../helpers/clock.js';
+import { submissionsByText } from '../helpers/delivery.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -43,8 +44,7 @@ describe.each(ENGINES)('delivery under carrier faults and windows (%s)', (engine
 
     // A message in flight when the connection dropped may reach the SMSC twice (its answer was lost); each such
     // duplicate is one Herald retried, and says so in its history.
-    const texts = new Map<string, number>();
-    for (const s of smsc.submissions) if (s.text.startsWith('drop test')) texts.set(s.text, (texts.get(s.text) ?? 0) + 1);
+    const texts = submissionsByText(smsc, 'drop test');
     expect(texts.size).toBe(2000);
     const rows = await statuses(ids);
     const retried = new Set(rows.filter((r) => r.history.some((h) => h.detail?.includes('connection closed'))).map((r) => r.id));

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Cluster, startCluster } from '../helpers/cluster.js';
+import { submissionsByText, waitAllDelivered } from '../helpers/delivery.js';
 import { ENGINES } from '../helpers/engines.js';
 import { call } from '../helpers/http.js';
 import { startLoad } from '../helpers/load.js';
@@ -36,17 +37,9 @@ describe.runIf(ON_POSTGRES)('two api and two worker processes on one PostgreSQL'
     expect(seen.status).toBe(200);
 
     const db = cluster.testDb.db;
-    await waitFor(
-      async () => (await db.query<{ n: number }>(`SELECT count(*) AS n FROM messages WHERE account_id = $1 AND status = 'delivered'`, [account.id]))[0]!.n === accepted.length,
-      { timeoutMs: 90_000 },
-    );
-    const submitted = new Map<string, number>();
-    const sessions = new Set<number>();
-    for (const s of cluster.simulators.smsc.submissions) {
-      if (!s.text.startsWith('scale')) continue;
-      submitted.set(s.text, (submitted.get(s.text) ?? 0) + 1);
-      sessions.add(s.session);
-    }
+    await waitAllDelivered(db, account.id, accepted.length, 90_000);
+    const submitted = submissionsByText(cluster.simulators.smsc, 'scale');
+    const sessions = new Set(cluster.simulators.smsc.submissions.filter((s) => s.text.startsWith('scale')).map((s) => s.session));
     expect(submitted.size).toBe(accepted.length);
     expect([...submitted.values()].filter((n) => n > 1)).toEqual([]);
     expect(sessions.size).toBe(2);

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Cluster, startCluster } from '../helpers/cluster.js';
+import { submissionsByText, waitAllDelivered } from '../helpers/delivery.js';
 import { ENGINES } from '../helpers/engines.js';
 import { waitFor } from '../helpers/waitFor.js';
 
@@ -20,21 +21,6 @@ async function sendMany(cluster: Cluster, token: string, count: number, tag: str
   return ids;
 }
 
-async function statusCounts(cluster: Cluster, accountId: number): Promise<Record<string, number>> {
-  const rows = await cluster.testDb.db.query<{ status: string; n: number }>(
-    'SELECT status, count(*) AS n FROM messages WHERE account_id = $1 GROUP BY status',
-    [accountId],
-  );
-  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
-}
-
-/** How many times the SMSC saw each text of the run. */
-function submissionsByText(cluster: Cluster, tag: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const s of cluster.simulators.smsc.submissions) if (s.text.startsWith(`${tag} `)) counts.set(s.text, (counts.get(s.text) ?? 0) + 1);
-  return counts;
-}
-
 describe.runIf(ON_POSTGRES)('worker processes on one PostgreSQL', () => {
   let cluster: Cluster | undefined;
   afterEach(async () => {
@@ -48,11 +34,8 @@ describe.runIf(ON_POSTGRES)('worker processes on one PostgreSQL', () => {
     await Promise.all([cluster.start('worker'), cluster.start('worker')]);
     const account = await cluster.createAccount('Cluster');
     const ids = await sendMany(cluster, account.traffic, 4000, 'pair');
-    await waitFor(async () => (await statusCounts(cluster!, account.id)).delivered === ids.length, {
-      timeoutMs: 60_000,
-      describe: async () => JSON.stringify(await statusCounts(cluster!, account.id)),
-    });
-    const counts = submissionsByText(cluster, 'pair');
+    await waitAllDelivered(cluster.testDb.db, account.id, ids.length, 60_000);
+    const counts = submissionsByText(cluster.simulators.smsc, 'pair ');
     expect(counts.size).toBe(4000);
     expect([...counts.values()].filter((n) => n > 1)).toEqual([]);
     // Both workers took part: submissions came on both SMPP sessions.
@@ -69,15 +52,12 @@ describe.runIf(ON_POSTGRES)('worker processes on one PostgreSQL', () => {
     await waitFor(() => cluster!.simulators.smsc.submissions.filter((s) => s.text.startsWith('crash ')).length >= 1500, { timeoutMs: 30_000 });
     first.run.child.kill('SIGKILL');
     await first.run.exited();
-    const submittedBeforeKill = submissionsByText(cluster, 'crash').size;
+    const submittedBeforeKill = submissionsByText(cluster.simulators.smsc, 'crash ').size;
 
     await cluster.start('worker');
-    await waitFor(async () => (await statusCounts(cluster!, account.id)).delivered === ids.length, {
-      timeoutMs: 90_000,
-      describe: async () => JSON.stringify(await statusCounts(cluster!, account.id)),
-    });
+    await waitAllDelivered(cluster.testDb.db, account.id, ids.length, 90_000);
 
-    const counts = submissionsByText(cluster, 'crash');
+    const counts = submissionsByText(cluster.simulators.smsc, 'crash ');
     expect(counts.size).toBe(6000);
     const duplicates = [...counts].filter(([, n]) => n > 1).map(([text]) => text);
     // A duplicate is a message the SMSC accepted but whose record the killed worker had not yet committed: it

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Cluster, startCluster } from '../helpers/cluster.js';
+import { submissionsByText, waitAllDelivered } from '../helpers/delivery.js';
 import { ENGINES } from '../helpers/engines.js';
 import { call } from '../helpers/http.js';
 import { startLoad } from '../helpers/load.js';
@@ -57,16 +58,8 @@ describe.runIf(ON_POSTGRES)('an api process killed during a burst of batches', (
     const health = await call(next.url!, 'GET', '/readyz');
     expect(health.status).toBe(200);
     await cluster.start('worker');
-    await waitFor(
-      async () => (await db.query<{ n: number }>(`SELECT count(*) AS n FROM messages WHERE account_id = $1 AND status = 'delivered'`, [account.id]))[0]!.n === stored.length,
-      {
-        timeoutMs: 60_000,
-        describe: async () =>
-          JSON.stringify(await db.query(`SELECT status, error_code, count(*) AS n FROM messages WHERE account_id = $1 GROUP BY 1, 2`, [account.id])),
-      },
-    );
-    const submitted = new Map<string, number>();
-    for (const s of cluster.simulators.smsc.submissions) if (s.text.startsWith('burst ')) submitted.set(s.text, (submitted.get(s.text) ?? 0) + 1);
+    await waitAllDelivered(db, account.id, stored.length, 60_000);
+    const submitted = submissionsByText(cluster.simulators.smsc, 'burst ');
     expect(submitted.size).toBe(stored.length);
     expect([...submitted.values()].filter((n) => n > 1)).toEqual([]);
   }, 150_000);

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Cluster, startCluster } from '../helpers/cluster.js';
+import { submissionsByText, waitAllDelivered } from '../helpers/delivery.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startLoad } from '../helpers/load.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -54,12 +55,8 @@ describe.runIf(ON_POSTGRES)('SIGTERM under load', () => {
 
     // A new worker (with the default 60 s lease) sends the rest at once, each message once.
     await cluster.start('worker');
-    await waitFor(
-      async () => (await db.query<{ n: number }>(`SELECT count(*) AS n FROM messages WHERE account_id = $1 AND status = 'delivered'`, [account.id]))[0]!.n === stored.length,
-      { timeoutMs: 60_000 },
-    );
-    const submitted = new Map<string, number>();
-    for (const s of smsc.submissions) if (s.text.startsWith('term ')) submitted.set(s.text, (submitted.get(s.text) ?? 0) + 1);
+    await waitAllDelivered(db, account.id, stored.length, 60_000);
+    const submitted = submissionsByText(smsc, 'term ');
     expect(submitted.size).toBe(stored.length);
     expect([...submitted.values()].filter((n) => n > 1)).toEqual([]);
   }, 150_000);

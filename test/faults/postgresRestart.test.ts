@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Cluster, startCluster } from '../helpers/cluster.js';
+import { submissionsByText, waitAllDelivered } from '../helpers/delivery.js';
 import { ENGINES } from '../helpers/engines.js';
 import { call } from '../helpers/http.js';
 import { startLoad } from '../helpers/load.js';
@@ -53,17 +54,7 @@ describe.runIf(ON_POSTGRES)('PostgreSQL restarted under load', () => {
     await load.stop();
     expect((await call(api.url!, 'GET', '/readyz')).status).toBe(200);
     const db = cluster.testDb.db;
-    const statuses = async (): Promise<Record<string, number>> =>
-      Object.fromEntries(
-        (await db.query<{ status: string; n: number }>(`SELECT status, count(*) AS n FROM messages WHERE account_id = $1 GROUP BY 1`, [account.id])).map((r) => [
-          r.status,
-          r.n,
-        ]),
-      );
-    await waitFor(async () => (await statuses()).delivered === load.accepted.length, {
-      timeoutMs: 60_000,
-      describe: async () => `${JSON.stringify(await statuses())} of ${load.accepted.length} accepted`,
-    });
+    await waitAllDelivered(db, account.id, load.accepted.length, 60_000);
 
     // The same processes, not replacements.
     expect(api.run.child.exitCode).toBeNull();
@@ -78,8 +69,7 @@ describe.runIf(ON_POSTGRES)('PostgreSQL restarted under load', () => {
     // Each accepted message is stored, none other, and each reached the SMSC exactly once.
     const stored = await db.query<{ id: string }>(`SELECT id::text AS id FROM messages WHERE account_id = $1`, [account.id]);
     expect(new Set(stored.map((r) => r.id))).toEqual(new Set(load.accepted));
-    const submitted = new Map<string, number>();
-    for (const s of cluster.simulators.smsc.submissions) if (s.text.startsWith('restart ')) submitted.set(s.text, (submitted.get(s.text) ?? 0) + 1);
+    const submitted = submissionsByText(cluster.simulators.smsc, 'restart ');
     expect(submitted.size).toBe(load.accepted.length);
     expect([...submitted.values()].filter((n) => n > 1)).toEqual([]);
     process.stdout.write(

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../helpers/clock.js';
+import { messageStatusCounts, submissionsByText } from '../helpers/delivery.js';
 import { ENGINES, type Engine } from '../helpers/engines.js';
 import { startTestHerald, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -41,12 +42,7 @@ describe.concurrent('the SMSC down for a minute', () => {
     const waiting = await send(LONG, 'outage long');
     // The shortest SMS lifetime: it runs out before the SMSC comes back.
     const expiring = await send(SHORT, 'outage short', 60);
-    const statusOf = async (ids: string[]): Promise<Record<string, number>> =>
-      Object.fromEntries(
-        (
-          await t.testDb.db.query<{ status: string; n: number }>(`SELECT status, count(*) AS n FROM messages WHERE id = ANY($1::uuid[]) GROUP BY 1`, [ids])
-        ).map((r) => [r.status, r.n]),
-      );
+    const statusOf = (ids: string[]): Promise<Record<string, number>> => messageStatusCounts(t.testDb.db, { ids });
 
     await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS / 2));
     expect(smsc.submitCount).toBe(0);
@@ -62,8 +58,7 @@ describe.concurrent('the SMSC down for a minute', () => {
       timeoutMs: 30_000,
       describe: async () => JSON.stringify(await statusOf(expiring)),
     });
-    const texts = new Map<string, number>();
-    for (const s of smsc.submissions) texts.set(s.text, (texts.get(s.text) ?? 0) + 1);
+    const texts = submissionsByText(smsc, '');
     expect([...texts.keys()].filter((text) => text.startsWith('outage long')).length).toBe(LONG);
     expect([...texts.keys()].filter((text) => text.startsWith('outage short'))).toEqual([]);
     expect([...texts.values()].filter((n) => n > 1)).toEqual([]);
