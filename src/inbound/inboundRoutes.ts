@@ -97,8 +97,12 @@ export const inboundRoutes: Routes = (app, ctx) => {
       },
     },
     async (request) => {
-      const row = await ctx.db.transaction((tx) => trafficCenterUpdate(tx, principalOf(request).accountId, request.params.id, request.body, ctx.clock.now()));
-      if (!row) throw herald('notFound', { what: `Traffic center ${request.params.id}` });
+      // The 404 is thrown inside the transaction so that clearing the old default rolls back with it.
+      const row = await ctx.db.transaction(async (tx) => {
+        const updated = await trafficCenterUpdate(tx, principalOf(request).accountId, request.params.id, request.body, ctx.clock.now());
+        if (!updated) throw herald('notFound', { what: `Traffic center ${request.params.id}` });
+        return updated;
+      });
       return centerToApi(row);
     },
   );

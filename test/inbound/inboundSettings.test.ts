@@ -68,6 +68,16 @@ describe.each(ENGINES)('traffic centers and inbound rules (spec 6.5, DESIGN 6) (
     expect([rule.status, rule.body.error.msg]).toEqual([422, `Invalid trafficCenterId: ${mine.id} (no such center)`]);
   });
 
+  it('keeps the default center when making a missing center the default fails', async () => {
+    const owner = await t.createAccount();
+    const [current] = (await api('GET', '/api/v1/traffic-centers', undefined, owner)).body.items;
+    const mine = (await api('GET', '/api/v1/traffic-centers')).body.items[0];
+    expect((await api('PATCH', '/api/v1/traffic-centers/999999999', { isDefault: true }, owner)).status).toBe(404);
+    expect((await api('PATCH', `/api/v1/traffic-centers/${mine.id}`, { isDefault: true }, owner)).status).toBe(404);
+    const items = (await api('GET', '/api/v1/traffic-centers', undefined, owner)).body.items;
+    expect(items.map((c: { id: number; isDefault: boolean }) => [c.id, c.isDefault])).toEqual([[current.id, true]]);
+  });
+
   it('creates, lists, replaces and deletes rules, and refuses to delete a center rules use', async () => {
     const center = (await api('POST', '/api/v1/traffic-centers', { name: 'Sales' })).body;
     const created = await api('POST', '/api/v1/inbound-rules', {
