@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Balance } from '../http/schemas.js';
+import { Balance, Id } from '../http/schemas.js';
 
 /** An account as the operator API shows it. */
 export const Account = Type.Object({
@@ -22,6 +22,14 @@ export const Token = Type.Object({
   createdAt: Type.String(),
   revokedAt: Type.Union([Type.String(), Type.Null()]),
 });
+/** The body that issues an API key, on the client's and on the operator's route. */
+export const ApiKeyRequest = Type.Object(
+  {
+    type: Type.Union([Type.Literal('traffic'), Type.Literal('system')]),
+    trafficCenterId: Type.Optional(Id()),
+  },
+  { additionalProperties: false },
+);
 export const LedgerEntry = Type.Object({
   id: Type.Integer(),
   currency: Type.String(),
@@ -34,3 +42,4 @@ export const LedgerEntry = Type.Object({
 
 export type AccountJson = Static<typeof Account>;
 export type TokenJson = Static<typeof Token>;
+export type ApiKeyRequestJson = Static<typeof ApiKeyRequest>;

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/db.js';
 import { enabledChannels } from '../shared/channels.js';
 import { herald } from '../errors/catalogue.js';
+import { trafficCenterGet } from '../inbound/trafficCenterSql.js';
 import { isoUtc } from '../util/time.js';
-import type { AccountJson, TokenJson } from './accountSchemas.js';
+import type { AccountJson, ApiKeyRequestJson, TokenJson } from './accountSchemas.js';
 import { type AccountRow, accountGet, accountInsert } from './accountSql.js';
 import { balanceGet } from './ledgerSql.js';
 import { type SessionMark, tokenInsert, type TokenRow } from './tokenSql.js';
@@ -56,6 +57,21 @@ export async function createToken(
     ...(session ? { session } : {}),
   });
   return { row, token: issued.token };
+}
+
+/**
+ * Issues an API key of the account; a traffic key may be bound to one of the account's own traffic centers.
+ * Throws 422 4220 for a center given to a system key, or one that is missing or another account's.
+ */
+export async function issueApiKey(db: Queryable, accountId: number, request: ApiKeyRequestJson, now: Date): Promise<{ row: TokenRow; token: string }> {
+  const { type, trafficCenterId } = request;
+  if (trafficCenterId !== undefined) {
+    if (type !== 'traffic') throw herald('invalidField', { field: 'trafficCenterId', value: 'only traffic keys are bound to a center' });
+    if (!(await trafficCenterGet(db, accountId, trafficCenterId))) {
+      throw herald('invalidField', { field: 'trafficCenterId', value: `${trafficCenterId} (no such center)` });
+    }
+  }
+  return createToken(db, accountId, type, trafficCenterId ?? null, now);
 }
 
 /** The balance object of the API: currency code -> number, always including the account's own currency. */

@@ -2,10 +2,10 @@ import { Type } from 'typebox';
 import { herald } from '../errors/catalogue.js';
 import { requireAdmin } from '../http/auth.js';
 import { Balance, errorResponses, Id, IdParam, PageQuery, paginated } from '../http/schemas.js';
-import { Account, LedgerEntry, Token } from './accountSchemas.js';
+import { Account, ApiKeyRequest, LedgerEntry, Token } from './accountSchemas.js';
 import type { Routes } from '../http/server.js';
 import { CHANNELS } from '../shared/channels.js';
-import { accountGetOr404, accountToApi, balanceOf, createAccount, createToken, tokenToApi } from './accounts.js';
+import { accountGetOr404, accountToApi, balanceOf, createAccount, issueApiKey, tokenToApi } from './accounts.js';
 import { accountCount, accountGet, accountList, accountUpdate } from './accountSql.js';
 import { ledgerAppend, ledgerCount, ledgerList } from './ledgerSql.js';
 import { tokenList, tokenRevoke } from './tokenSql.js';
@@ -125,23 +125,13 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
         summary: 'Issue a token (traffic = TOKEN_1, system = TOKEN_2); the token is shown only here',
         security: admin.security,
         params: IdParam,
-        body: Type.Object(
-          {
-            type: Type.Union([Type.Literal('traffic'), Type.Literal('system')]),
-            trafficCenterId: Type.Optional(Id()),
-          },
-          { additionalProperties: false },
-        ),
+        body: ApiKeyRequest,
         response: { 201: Type.Intersect([Token, Type.Object({ token: Type.String() })]), ...errorResponses(404, 422) },
       },
     },
     async (request, reply) => {
       const account = await mustGet(request.params.id);
-      const { type, trafficCenterId } = request.body;
-      if (trafficCenterId !== undefined && type !== 'traffic') {
-        throw herald('invalidField', { field: 'trafficCenterId', value: 'only traffic tokens are bound to a center' });
-      }
-      const created = await createToken(ctx.db, account.id, type, trafficCenterId ?? null, ctx.clock.now());
+      const created = await issueApiKey(ctx.db, account.id, request.body, ctx.clock.now());
       return reply.status(201).send({ ...tokenToApi(created.row), token: created.token });
     },
   );

@@ -1,12 +1,11 @@
 import { Type } from 'typebox';
 import { herald } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../http/auth.js';
-import { errorResponses, Id } from '../http/schemas.js';
+import { errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
-import { trafficCenterGet } from '../inbound/trafficCenterSql.js';
 import { isoUtc } from '../util/time.js';
-import { Token } from './accountSchemas.js';
-import { createToken, tokenToApi } from './accounts.js';
+import { ApiKeyRequest, Token } from './accountSchemas.js';
+import { issueApiKey, tokenToApi } from './accounts.js';
 import { tokenList, tokenRevokeApiKey } from './tokenSql.js';
 
 /** The client's own API keys (TOKEN_2): list, issue, revoke. Session tokens of web sign-ins are not API keys. */
@@ -37,13 +36,7 @@ export const apiKeyRoutes: Routes = (app, ctx) => {
         tags,
         summary: 'Issue an API key (traffic = TOKEN_1, system = TOKEN_2); the token is shown only here',
         security,
-        body: Type.Object(
-          {
-            type: Type.Union([Type.Literal('traffic'), Type.Literal('system')]),
-            trafficCenterId: Type.Optional(Id()),
-          },
-          { additionalProperties: false },
-        ),
+        body: ApiKeyRequest,
         response: {
           201: Type.Object({ id: Type.String(), type: Type.String(), token: Type.String(), createdAt: Type.String() }),
           ...errorResponses(401, 403, 422),
@@ -51,15 +44,7 @@ export const apiKeyRoutes: Routes = (app, ctx) => {
       },
     },
     async (request, reply) => {
-      const accountId = principalOf(request).accountId;
-      const { type, trafficCenterId } = request.body;
-      if (trafficCenterId !== undefined) {
-        if (type !== 'traffic') throw herald('invalidField', { field: 'trafficCenterId', value: 'only traffic keys are bound to a center' });
-        if (!(await trafficCenterGet(ctx.db, accountId, trafficCenterId))) {
-          throw herald('invalidField', { field: 'trafficCenterId', value: `${trafficCenterId} (no such center)` });
-        }
-      }
-      const created = await createToken(ctx.db, accountId, type, trafficCenterId ?? null, ctx.clock.now());
+      const created = await issueApiKey(ctx.db, principalOf(request).accountId, request.body, ctx.clock.now());
       return reply.status(201).send({ id: created.row.id, type: created.row.type, token: created.token, createdAt: isoUtc(created.row.created_at)! });
     },
   );

@@ -59,6 +59,22 @@ describe.each(ENGINES)('API keys of the client (docs/web.md) (%s)', (engine) => 
     expect((await t.call('POST', '/api/v1/api-keys', { token: account.system, body: { type: 'admin' } })).status).toBe(422);
   });
 
+  it("refuses on the operator's route, as on the client's, a center that is missing or another account's", async () => {
+    const other = await t.createAccount();
+    const foreign = await t.call('POST', '/api/v1/traffic-centers', { token: other.system, body: { name: 'Theirs' } });
+    for (const trafficCenterId of [foreign.body.id, 999999999]) {
+      const body = { type: 'traffic', trafficCenterId };
+      const expected = { error: { code: 4220, msg: `Invalid trafficCenterId: ${trafficCenterId} (no such center)` } };
+      const client = await t.call('POST', '/api/v1/api-keys', { token: account.system, body });
+      const operator = await t.admin('POST', `/admin/v1/accounts/${account.id}/tokens`, body);
+      expect([client.status, client.body]).toEqual([422, expected]);
+      expect([operator.status, operator.body]).toEqual([422, expected]);
+    }
+    const own = await t.call('POST', '/api/v1/traffic-centers', { token: account.system, body: { name: 'Desk' } });
+    const bound = await t.admin('POST', `/admin/v1/accounts/${account.id}/tokens`, { type: 'traffic', trafficCenterId: own.body.id });
+    expect([bound.status, bound.body.trafficCenterId]).toEqual([201, own.body.id]);
+  });
+
   it('revokes a key: it stops working and shows revokedAt; a second revoke is 404', async () => {
     const key = await t.call('POST', '/api/v1/api-keys', { token: account.system, body: { type: 'traffic' } });
     const revoked = await t.call('DELETE', `/api/v1/api-keys/${key.body.id}`, { token: account.system });
