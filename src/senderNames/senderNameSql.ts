@@ -69,6 +69,15 @@ export async function senderNameList(
   return { rows, total: count!.n };
 }
 
+/** Whether the account has a sender name of the channel, in any status (Pending and Rejected included), not deleted. */
+export async function senderNameExists(db: Queryable, accountId: number, channelType: Channel, name: string): Promise<boolean> {
+  const rows = await db.query(
+    'SELECT 1 FROM sender_names WHERE account_id = $1 AND channel_type = $2 AND name = $3 AND deleted_at IS NULL LIMIT 1',
+    [accountId, channelType, name],
+  );
+  return rows.length > 0;
+}
+
 /** Moves a sender name to Approved or Rejected; undefined when it does not exist. */
 export async function senderNameDecide(
   db: Queryable,

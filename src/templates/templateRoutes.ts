@@ -4,7 +4,7 @@ import { principalOf, requireAdmin, requireToken } from '../http/auth.js';
 import { ChannelType, errorResponses, Id, IdParam, PageQuery, paginated } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { validateWhatsappContent } from '../messages/whatsappContent.js';
-import { senderNameList } from '../senderNames/senderNameSql.js';
+import { senderNameExists } from '../senderNames/senderNameSql.js';
 import type { Channel } from '../shared/channels.js';
 import { effectiveStatus, TEMPLATE_TYPES, templateToApi } from './templates.js';
 import {
@@ -70,8 +70,7 @@ export const templateRoutes: Routes = (app, ctx) => {
     const dateFrom = input.dateFrom ? new Date(input.dateFrom) : now;
     const dateTo = input.dateTo ? new Date(input.dateTo) : null;
     if (dateTo && dateTo <= dateFrom) throw herald('invalidField', { field: 'dateTo', value: `${showValue(input.dateTo)} (must be after dateFrom)` });
-    const names = await senderNameList(ctx.db, { accountId, channelType: input.channelType }, 1000, 0);
-    if (input.channelType !== 'VK' && !names.rows.some((n) => n.name === input.senderName)) {
+    if (input.channelType !== 'VK' && !(await senderNameExists(ctx.db, accountId, input.channelType, input.senderName))) {
       throw herald('invalidField', { field: 'senderName', value: `${showValue(input.senderName)} (not a sender name of the account for ${input.channelType})` });
     }
     if (input.content !== undefined && input.content !== null) {
