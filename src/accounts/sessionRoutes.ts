@@ -51,7 +51,7 @@ export const sessionRoutes: Routes = (app, ctx) => {
         if (login === undefined) throw herald('missingField', { field: 'login' });
         if (password === undefined) throw herald('missingField', { field: 'password' });
       } else if (login !== undefined || password !== undefined) {
-        throw herald('badRequest', { reason: 'Give either login and password, or token' }).withStatus(422);
+        throw herald('unprocessable', { reason: 'Give either login and password, or token' });
       }
       const failed = authGuard(ctx.limits, request);
       const now = ctx.clock.now();

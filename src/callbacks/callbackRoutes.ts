@@ -131,7 +131,7 @@ export const callbackRoutes: Routes = (app, ctx) => {
     },
     async (request) => {
       const { ids, allFailed } = request.body;
-      if (!ids === !allFailed) throw herald('badRequest', { reason: 'Give either ids or allFailed: true' }).withStatus(422);
+      if (!ids === !allFailed) throw herald('unprocessable', { reason: 'Give either ids or allFailed: true' });
       const accountId = principalOf(request).accountId;
       if (allFailed) {
         const replayed = await callbackDeliveryReplay(ctx.db, accountId, 'all-failed', ctx.clock.now());

@@ -22,9 +22,9 @@ interface ConversionResponse {
  * message. Item codes: 201 recorded, 404 unknown or not a FLASHCALL message of this account, 422 bad item.
  */
 export async function recordConversions(ctx: AppContext, accountId: number, body: unknown, key: string | undefined): Promise<ConversionResponse> {
-  if (!Array.isArray(body)) throw herald('badRequest', { reason: 'Request body must be a JSON array of conversion objects' }).withStatus(422);
+  if (!Array.isArray(body)) throw herald('unprocessable', { reason: 'Request body must be a JSON array of conversion objects' });
   if (body.length === 0) throw herald('emptyBatch');
-  if (body.length > MAX_CONVERSIONS) throw herald('badRequest', { reason: `Max count of conversions is ${MAX_CONVERSIONS}` }).withStatus(422);
+  if (body.length > MAX_CONVERSIONS) throw herald('unprocessable', { reason: `Max count of conversions is ${MAX_CONVERSIONS}` });
   const now = ctx.clock.now();
   const request = { accountId, operation: 'flashcall-conversion', key, body, now };
   const earlier = await idempotentReplay<ConversionResponse>(ctx.db, request);

@@ -64,6 +64,8 @@ export const ERRORS = {
     code: 4220,
     msg: 'Invalid Idempotency-Key: 1 to 255 printable ASCII characters expected',
   },
+  // A request well formed but not acceptable as a whole, where no entry above names the reason.
+  unprocessable: { status: 422, code: 4220, msg: '{reason}' },
   noActiveTemplate: { status: 422, code: 4221, msg: 'No active template for content' },
   invalidHours: { status: 422, code: 4222, msg: 'Invalid hours: {hours}' },
   invalidDays: { status: 422, code: 4223, msg: 'Invalid days: {days}' },

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { accountGet } from '../accounts/accountSql.js';
+import { accountGetOr404 } from '../accounts/accounts.js';
 import { herald } from '../errors/catalogue.js';
 import { requireAdmin } from '../http/auth.js';
 import { ChannelType, errorResponses, Id, IdParam } from '../http/schemas.js';
@@ -63,8 +63,8 @@ export const adminTariffRoutes: Routes = (app, ctx) => {
     },
     async (request, reply) => {
       const { accountId, channelType, prefix, country, price, currency } = request.body;
-      if (prefix && country) throw herald('badRequest', { reason: 'A tariff has a prefix or a country, not both' }).withStatus(422);
-      if (accountId !== undefined && !(await accountGet(ctx.db, accountId))) throw herald('notFound', { what: `Account ${accountId}` });
+      if (prefix && country) throw herald('unprocessable', { reason: 'A tariff has a prefix or a country, not both' });
+      if (accountId !== undefined) await accountGetOr404(ctx.db, accountId);
       const row = await tariffInsert(ctx.db, {
         accountId: accountId ?? null,
         channelType,

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { accountGet } from '../accounts/accountSql.js';
+import { accountGetOr404 } from '../accounts/accounts.js';
 import { herald } from '../errors/catalogue.js';
 import { requireAdmin } from '../http/auth.js';
 import { ChannelType, errorResponses, Id, IdParam, PageQuery, paginated } from '../http/schemas.js';
@@ -33,8 +33,7 @@ export const adminSenderNameRoutes: Routes = (app, ctx) => {
       },
     },
     async (request, reply) => {
-      const account = await accountGet(ctx.db, request.params.id);
-      if (!account) throw herald('notFound', { what: `Account ${request.params.id}` });
+      const account = await accountGetOr404(ctx.db, request.params.id);
       const { channelType, startDate, comment } = request.body;
       const name = checkSenderNameFormat(channelType, request.body.name);
       const now = ctx.clock.now();
