@@ -24,19 +24,19 @@ export async function reserveCharges(
   const currencies = [...new Set(charges.filter((c): c is Charge => c !== null && c.amount > 0n).map((c) => c.currency))].sort();
   const available = new Map<string, Micros>();
   if (currencies.length > 0) {
-    const [account] = await tx.query<{ credit_limit: string }>('SELECT credit_limit FROM accounts WHERE id = $1', [accountId]);
-    const credit = toMicros(account!.credit_limit);
     // Lock in a fixed order (sorted currencies) so that two batches never wait on each other in a cycle.
     await tx.query(
       `INSERT INTO account_balances (account_id, currency, amount, updated_at)
        SELECT $1, c, 0, $3 FROM unnest($2::text[]) AS c ON CONFLICT DO NOTHING`,
       [accountId, currencies, now],
     );
-    const rows = await tx.query<{ currency: string; amount: string }>(
-      'SELECT currency, amount FROM account_balances WHERE account_id = $1 AND currency = ANY($2::text[]) ORDER BY currency FOR UPDATE',
+    // FOR UPDATE OF b: the balance rows are locked, the account row (read for its credit limit) is not.
+    const rows = await tx.query<{ currency: string; amount: string; credit_limit: string }>(
+      `SELECT b.currency, b.amount, a.credit_limit FROM account_balances b JOIN accounts a ON a.id = b.account_id
+       WHERE b.account_id = $1 AND b.currency = ANY($2::text[]) ORDER BY b.currency FOR UPDATE OF b`,
       [accountId, currencies],
     );
-    for (const row of rows) available.set(row.currency, toMicros(row.amount) + credit);
+    for (const row of rows) available.set(row.currency, toMicros(row.amount) + toMicros(row.credit_limit));
   }
   const exhausted = new Set<string>();
   const spent = new Map<string, Micros>();
