@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../db/db.js';
-import { accountGet } from './accountSql.js';
 import { accountUserFindByLogin, accountUserLock } from './accountUserSql.js';
 import { createToken } from './accounts.js';
 import { decoyHash, verifyPassword } from './passwords.js';
@@ -52,9 +51,7 @@ export async function signInWithToken(db: Db, token: string, now: Date): Promise
   if (!row || !secretMatches(presented.secret, Buffer.from(row.secret_hash))) return 'bad-credentials';
   if (row.type !== 'system' || row.session_id !== null) return 'bad-credentials';
   if (row.account_status !== 'active') return 'blocked';
-  const account = await accountGet(db, row.account_id);
-  if (!account) return 'bad-credentials';
-  const who = { accountId: account.id, accountName: account.name, login: null, sessionOf: `token:${row.id}` };
+  const who = { accountId: row.account_id, accountName: row.account_name, login: null, sessionOf: `token:${row.id}` };
   return startSession(db, who, (tx) => tokenLockLive(tx, row.id), now);
 }
 
