@@ -16,8 +16,16 @@ const TARIFF_CACHE_MS = 5000;
  * default. An account's own tariffs win over the defaults; within each, the longest matching prefix wins, then a
  * tariff for the destination's country, then one for the whole channel (no prefix, no country).
  */
+/** One account's (or the defaults') tariffs of one channel, indexed for a lookup per message. */
+interface TariffIndex {
+  readonly byPrefix: Map<string, TariffRow>;
+  readonly byCountry: Map<string, TariffRow>;
+  any: TariffRow | undefined;
+}
+
 export class Tariffs {
-  private rows: TariffRow[] = [];
+  /** By `${accountId ?? ''}|${channel}`: a lookup probes a destination's prefixes, not every tariff. */
+  private index = new Map<string, TariffIndex>();
   private loadedAt = 0;
   private loading: Promise<void> | undefined;
 
@@ -28,11 +36,11 @@ export class Tariffs {
     this.loadedAt = 0;
   }
 
-  async refresh(now = Date.now()): Promise<void> {
-    if (now - this.loadedAt < TARIFF_CACHE_MS) return;
+  async refresh(): Promise<void> {
+    if (Date.now() - this.loadedAt < TARIFF_CACHE_MS) return;
     this.loading ??= tariffList(this.db).then(
       (rows) => {
-        this.rows = rows;
+        this.index = indexTariffs(rows);
         this.loadedAt = Date.now();
         this.loading = undefined;
       },
@@ -46,29 +54,35 @@ export class Tariffs {
 
   /** The price of one part, or undefined when no tariff applies (the message is then free, or refused). */
   lookup(accountId: number, channel: Channel, destination: string, country: string | null): Price | undefined {
-    return this.best(accountId, channel, destination, country) ?? this.best(null, channel, destination, country);
+    const row = best(this.index.get(`${accountId}|${channel}`), destination, country) ?? best(this.index.get(`|${channel}`), destination, country);
+    return row ? { perPart: Number(row.price), currency: row.currency } : undefined;
   }
+}
 
-  private best(accountId: number | null, channel: Channel, destination: string, country: string | null): Price | undefined {
-    let best: TariffRow | undefined;
-    let bestScore = -1;
-    for (const row of this.rows) {
-      if (row.channel_type !== channel || row.account_id !== accountId) continue;
-      let score: number;
-      if (row.prefix !== null) {
-        if (!destination.startsWith(row.prefix)) continue;
-        score = 100 + row.prefix.length;
-      } else if (row.country !== null) {
-        if (row.country !== country) continue;
-        score = 50;
-      } else {
-        score = 0;
-      }
-      if (score > bestScore || (score === bestScore && best && row.id > best.id)) {
-        best = row;
-        bestScore = score;
-      }
-    }
-    return best ? { perPart: Number(best.price), currency: best.currency } : undefined;
+/** The longest matching prefix, else the country, else the whole channel. */
+function best(tariffs: TariffIndex | undefined, destination: string, country: string | null): TariffRow | undefined {
+  if (!tariffs) return undefined;
+  for (let length = destination.length; length >= 0; length--) {
+    const row = tariffs.byPrefix.get(destination.slice(0, length));
+    if (row) return row;
   }
+  return (country !== null ? tariffs.byCountry.get(country) : undefined) ?? tariffs.any;
+}
+
+function indexTariffs(rows: readonly TariffRow[]): Map<string, TariffIndex> {
+  const index = new Map<string, TariffIndex>();
+  // Of two tariffs for the same place, the newer (higher id) wins.
+  const newer = (a: TariffRow | undefined, b: TariffRow): TariffRow => (a && a.id > b.id ? a : b);
+  for (const row of rows) {
+    const key = `${row.account_id ?? ''}|${row.channel_type}`;
+    let entry = index.get(key);
+    if (!entry) {
+      entry = { byPrefix: new Map(), byCountry: new Map(), any: undefined };
+      index.set(key, entry);
+    }
+    if (row.prefix !== null) entry.byPrefix.set(row.prefix, newer(entry.byPrefix.get(row.prefix), row));
+    else if (row.country !== null) entry.byCountry.set(row.country, newer(entry.byCountry.get(row.country), row));
+    else entry.any = newer(entry.any, row);
+  }
+  return index;
 }
