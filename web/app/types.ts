@@ -111,11 +111,3 @@ export interface InboundRule {
   channelType: string;
   createdAt: string;
 }
-
-export interface ApiKey {
-  id: string;
-  type: 'traffic' | 'system';
-  trafficCenterId: number | null;
-  createdAt: string;
-  revokedAt: string | null;
-}

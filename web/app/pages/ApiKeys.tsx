@@ -2,14 +2,14 @@ import { useState } from 'preact/hooks';
 import { KEY_TYPES, KeysTable, type KeyRow } from '../../shared/keys.js';
 import { AsyncState, ConfirmButton, NoticeLine, Page, Secret, SelectField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { system } from '../session.js';
-import type { ApiKey, TrafficCenter } from '../types.js';
+import type { TrafficCenter } from '../types.js';
 
 
 /** API keys (list, create, revoke; a new key is shown once) and the callback signing secret (show, rotate). */
 export function ApiKeys() {
   const notice = useNotice();
   const action = useAction(notice);
-  const keys = useAsync((signal) => system<{ items: ApiKey[] }>('GET', '/api/v1/api-keys', { signal }), []);
+  const keys = useAsync((signal) => system<{ items: KeyRow[] }>('GET', '/api/v1/api-keys', { signal }), []);
   const centers = useAsync((signal) => system<{ items: TrafficCenter[] }>('GET', '/api/v1/traffic-centers', { signal }), []);
   const [type, setType] = useState('traffic');
   const [center, setCenter] = useState('');
