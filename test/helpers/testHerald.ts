@@ -11,6 +11,9 @@ import { call, type CallOptions, type Reply } from './http.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
+/** The key id of a token (`base64("<keyId>:<secret>")`, DESIGN section 2). */
+export const keyIdOf = (token: string): string => Buffer.from(token, 'base64').toString('utf8').split(':')[0]!;
+
 export interface TestAccount {
   readonly id: number;
   readonly traffic: string;

@@ -6,7 +6,7 @@ import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 import { Receiver } from '../helpers/receiver.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { ADMIN_TOKEN, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { ADMIN_TOKEN, keyIdOf, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 
 // The pages as people use them, in Debian's Chromium: names are those docs/web.md lists.
 describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
@@ -206,7 +206,7 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     await app.getByRole('button', { name: 'Create key' }).click();
     const token = ((await app.getByTestId('secret-value').textContent()) ?? '').trim();
     expect((await t.call('GET', '/api/v1/message?per_page=1', { token })).status).toBe(200);
-    const keyId = Buffer.from(token, 'base64').toString('utf8').split(':')[0]!;
+    const keyId = keyIdOf(token);
     await app.getByRole('button', { name: `Revoke key ${keyId}` }).click();
     await app.getByRole('button', { name: `Confirm revoke key ${keyId}` }).click();
     await app.getByRole('status').filter({ hasText: keyId }).waitFor();
@@ -239,7 +239,7 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     await console.getByRole('button', { name: 'Issue token' }).click();
     const issued = ((await console.getByTestId('secret-value').textContent()) ?? '').trim();
     expect((await t.call('GET', '/api/v1/balance', { token: issued })).status).toBe(200);
-    const issuedId = Buffer.from(issued, 'base64').toString('utf8').split(':')[0]!;
+    const issuedId = keyIdOf(issued);
     await console.getByRole('button', { name: `Revoke key ${issuedId}` }).click();
     await console.getByRole('button', { name: `Confirm revoke key ${issuedId}` }).click();
     await console.getByRole('status').filter({ hasText: `Token ${issuedId} revoked` }).waitFor();

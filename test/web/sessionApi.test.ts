@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/accounts/passwords.js';
 import { ENGINES } from '../helpers/engines.js';
-import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { keyIdOf, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const BAD_CREDENTIALS = { error: { code: 4012, msg: 'Bad credentials' } };
 const ACCESS_DENIED = { error: { code: 4030, msg: 'Access Denied' } };
-const keyIdOf = (token: string) => Buffer.from(token, 'base64').toString().split(':')[0]!;
 
 describe.each(ENGINES)('web sessions and account users (docs/web.md) (%s)', (engine) => {
   let t: TestHerald;
