@@ -1,5 +1,5 @@
 import { formatTime } from './format.js';
-import { ConfirmButton, TableWrap } from './ui.js';
+import { ConfirmButton, ListTable } from './ui.js';
 
 /** An API key as the client API (/api/v1/api-keys) and the operator API (/admin/v1/accounts/{id}/tokens) list it. */
 export interface KeyRow {
@@ -25,39 +25,24 @@ export function KeysTable({
   onRevoke: (key: KeyRow) => void;
 }) {
   return (
-    <TableWrap label={label}>
-      <thead>
-        <tr>
-          <th scope="col">Id</th>
-          <th scope="col">Type</th>
-          <th scope="col">Center</th>
-          <th scope="col">Created</th>
-          <th scope="col">Revoked</th>
-          <th scope="col">
-            <span class="visually-hidden">Actions</span>
+    <ListTable
+      label={label}
+      columns={['Id', 'Type', 'Center', 'Created', 'Revoked', { label: 'Actions', hidden: true }]}
+      rows={keys}
+      empty="No API keys."
+      row={(key) => (
+        <tr key={key.id}>
+          <th scope="row" class="mono">
+            {key.id}
           </th>
+          <td>{key.type}</td>
+          <td>{centerName(key.trafficCenterId)}</td>
+          <td>{formatTime(key.createdAt)}</td>
+          <td>{key.revokedAt ? formatTime(key.revokedAt) : 'Active'}</td>
+          <td>{!key.revokedAt && <ConfirmButton label="Revoke" name={`key ${key.id}`} disabled={busy} onConfirm={() => onRevoke(key)} />}</td>
         </tr>
-      </thead>
-      <tbody>
-        {keys.length === 0 && (
-          <tr>
-            <td colSpan={6}>No API keys.</td>
-          </tr>
-        )}
-        {keys.map((key) => (
-          <tr key={key.id}>
-            <th scope="row" class="mono">
-              {key.id}
-            </th>
-            <td>{key.type}</td>
-            <td>{centerName(key.trafficCenterId)}</td>
-            <td>{formatTime(key.createdAt)}</td>
-            <td>{key.revokedAt ? formatTime(key.revokedAt) : 'Active'}</td>
-            <td>{!key.revokedAt && <ConfirmButton label="Revoke" name={`key ${key.id}`} disabled={busy} onConfirm={() => onRevoke(key)} />}</td>
-          </tr>
-        ))}
-      </tbody>
-    </TableWrap>
+      )}
+    />
   );
 }
 

@@ -1,4 +1,4 @@
-import type { ComponentChildren, InputHTMLAttributes, RefObject } from 'preact';
+import type { ComponentChildren, InputHTMLAttributes, RefObject, VNode } from 'preact';
 import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { errorText, type Page as ApiPage } from './api.js';
 import { Link, useLocation, wasNavigated } from './router.js';
@@ -225,6 +225,41 @@ export function TableWrap({ label, children }: { label: string; children: Compon
         {children}
       </table>
     </div>
+  );
+}
+
+/** A column of a ListTable: its header text, or the text with a class (e.g. "num") or visually hidden (e.g. "Actions"). */
+export type Column = string | { readonly label: string; readonly class?: string; readonly hidden?: boolean };
+
+/**
+ * A TableWrap list: a header row of `<th scope="col">`, then a "nothing here" row spanning every column when
+ * there are no rows and `empty` is given, then each row as the caller renders it, then an optional footer.
+ */
+export function ListTable<T>({ label, columns, rows, empty, row, foot }: { label: string; columns: readonly Column[]; rows: readonly T[]; empty?: ComponentChildren; row: (item: T, index: number) => VNode; foot?: ComponentChildren }) {
+  return (
+    <TableWrap label={label}>
+      <thead>
+        <tr>
+          {columns.map((column, i) => {
+            const c = typeof column === 'string' ? { label: column } : column;
+            return (
+              <th scope="col" class={c.class} key={i}>
+                {c.hidden ? <span class="visually-hidden">{c.label}</span> : c.label}
+              </th>
+            );
+          })}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.length === 0 && empty !== undefined && (
+          <tr>
+            <td colSpan={columns.length}>{empty}</td>
+          </tr>
+        )}
+        {rows.map(row)}
+      </tbody>
+      {foot !== undefined && <tfoot>{foot}</tfoot>}
+    </TableWrap>
   );
 }
 

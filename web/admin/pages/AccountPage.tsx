@@ -3,7 +3,7 @@ import type { Page as ApiPage } from '../../shared/api.js';
 import { CHANNELS, formatBalance, formatMoney, formatTime } from '../../shared/format.js';
 import { Link } from '../../shared/router.js';
 import { KEY_TYPES, type KeyRow, KeysTable } from '../../shared/keys.js';
-import { AsyncState, CheckField, ConfirmButton, NoticeLine, Page, Pager, Secret, SelectField, TableWrap, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { AsyncState, CheckField, ConfirmButton, ListTable, NoticeLine, Page, Pager, Secret, SelectField, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { admin } from '../session.js';
 import type { Account, LedgerEntry, User } from '../types.js';
 
@@ -153,33 +153,21 @@ function Ledger({ id, tick }: { id: number; tick: number }) {
       <AsyncState state={ledger} what="the ledger" />
       {ledger.data && (
         <>
-          <TableWrap label="Ledger">
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Kind</th>
-                <th scope="col" class="num">Amount</th>
-                <th scope="col">Reference</th>
-                <th scope="col">Comment</th>
+          <ListTable
+            label="Ledger"
+            columns={['Time', 'Kind', { label: 'Amount', class: 'num' }, 'Reference', 'Comment']}
+            rows={ledger.data.items}
+            empty="No entries."
+            row={(e) => (
+              <tr key={e.id}>
+                <td>{formatTime(e.createdAt)}</td>
+                <td>{e.kind}</td>
+                <td class="num">{formatMoney(e.amount, e.currency)}</td>
+                <td class="mono clip">{e.reference ?? '—'}</td>
+                <td>{e.comment ?? '—'}</td>
               </tr>
-            </thead>
-            <tbody>
-              {ledger.data.items.length === 0 && (
-                <tr>
-                  <td colSpan={5}>No entries.</td>
-                </tr>
-              )}
-              {ledger.data.items.map((e) => (
-                <tr key={e.id}>
-                  <td>{formatTime(e.createdAt)}</td>
-                  <td>{e.kind}</td>
-                  <td class="num">{formatMoney(e.amount, e.currency)}</td>
-                  <td class="mono clip">{e.reference ?? '—'}</td>
-                  <td>{e.comment ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </TableWrap>
+            )}
+          />
           <Pager list={ledger.data} onPage={setPage} label="Ledger pages" />
         </>
       )}
@@ -227,33 +215,21 @@ function Users({ id }: { id: number }) {
       <p class="hint">People who sign in to the personal account with a login and password.</p>
       <AsyncState state={users} what="users" />
       {users.data && (
-        <TableWrap label="Users">
-          <thead>
-            <tr>
-              <th scope="col">Login</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+        <ListTable
+          label="Users"
+          columns={['Login', 'Created', { label: 'Actions', hidden: true }]}
+          rows={users.data.items}
+          empty="No users."
+          row={(u) => (
+            <tr key={u.id}>
+              <th scope="row">{u.login}</th>
+              <td>{formatTime(u.createdAt)}</td>
+              <td>
+                <ConfirmButton label="Delete" name={`user ${u.login}`} disabled={action.busy} onConfirm={() => void remove(u)} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {users.data.items.length === 0 && (
-              <tr>
-                <td colSpan={3}>No users.</td>
-              </tr>
-            )}
-            {users.data.items.map((u) => (
-              <tr key={u.id}>
-                <th scope="row">{u.login}</th>
-                <td>{formatTime(u.createdAt)}</td>
-                <td>
-                  <ConfirmButton label="Delete" name={`user ${u.login}`} disabled={action.busy} onConfirm={() => void remove(u)} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </TableWrap>
+          )}
+        />
       )}
       <form class="card" onSubmit={create} aria-labelledby="new-user">
         <h3 id="new-user">Add a user</h3>

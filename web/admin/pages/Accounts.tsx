@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Page as ApiPage } from '../../shared/api.js';
 import { formatBalance, formatTime } from '../../shared/format.js';
 import { Link } from '../../shared/router.js';
-import { AsyncState, NoticeLine, Page, Pager, Secret, TableWrap, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { AsyncState, ListTable, NoticeLine, Page, Pager, Secret, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { admin } from '../session.js';
 import type { Account } from '../types.js';
 
@@ -61,41 +61,31 @@ export function Accounts() {
       <AsyncState state={list} what="accounts" />
       {list.data && (
         <>
-          <TableWrap label="Accounts">
-            <thead>
-              <tr>
-                <th scope="col">Id</th>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Balance</th>
-                <th scope="col">Channels</th>
-                <th scope="col">Inbound</th>
-                <th scope="col">Created</th>
+          <ListTable
+            label="Accounts"
+            columns={['Id', 'Name', 'Status', 'Balance', 'Channels', 'Inbound', 'Created']}
+            rows={list.data.items}
+            row={(a) => (
+              <tr key={a.id}>
+                <td>{a.id}</td>
+                <th scope="row">
+                  <Link href={`/admin/accounts/${a.id}`}>{a.name}</Link>
+                </th>
+                <td>
+                  <span class={`badge account-${a.status}`}>{a.status}</span>
+                </td>
+                <td class="num">{formatBalance(a.balance)}</td>
+                <td>
+                  {Object.entries(a.channels)
+                    .filter(([, on]) => on)
+                    .map(([c]) => c)
+                    .join(', ') || 'none'}
+                </td>
+                <td>{a.inbound ? 'on' : 'off'}</td>
+                <td>{formatTime(a.createdAt)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((a) => (
-                <tr key={a.id}>
-                  <td>{a.id}</td>
-                  <th scope="row">
-                    <Link href={`/admin/accounts/${a.id}`}>{a.name}</Link>
-                  </th>
-                  <td>
-                    <span class={`badge account-${a.status}`}>{a.status}</span>
-                  </td>
-                  <td class="num">{formatBalance(a.balance)}</td>
-                  <td>
-                    {Object.entries(a.channels)
-                      .filter(([, on]) => on)
-                      .map(([c]) => c)
-                      .join(', ') || 'none'}
-                  </td>
-                  <td>{a.inbound ? 'on' : 'off'}</td>
-                  <td>{formatTime(a.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </TableWrap>
+            )}
+          />
           <Pager list={list.data} onPage={setPage} label="Account pages" />
         </>
       )}

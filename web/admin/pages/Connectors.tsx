@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { errorText } from '../../shared/api.js';
 import { formatTime } from '../../shared/format.js';
-import { CheckField, Page, TableWrap } from '../../shared/ui.js';
+import { CheckField, ListTable, Page } from '../../shared/ui.js';
 import { admin } from '../session.js';
 import type { Connectors as ConnectorsData } from '../types.js';
 
@@ -53,79 +53,52 @@ export function Connectors() {
       </p>
       {data && (
         <>
-          <TableWrap label="Connectors">
-            <thead>
-              <tr>
-                <th scope="col">Connector</th>
-                <th scope="col">Channel</th>
-                <th scope="col">Type</th>
-                <th scope="col">Process</th>
-                <th scope="col">State</th>
-                <th scope="col" class="num">In flight / window</th>
-                <th scope="col" class="num">Submit rate</th>
-                <th scope="col" class="num">Submitted</th>
-                <th scope="col">Last error</th>
-                <th scope="col">Updated</th>
+          <ListTable
+            label="Connectors"
+            columns={['Connector', 'Channel', 'Type', 'Process', 'State', { label: 'In flight / window', class: 'num' }, { label: 'Submit rate', class: 'num' }, { label: 'Submitted', class: 'num' }, 'Last error', 'Updated']}
+            rows={data.items}
+            empty="No connectors report yet."
+            row={(c) => (
+              <tr key={`${c.id}-${c.process}`} class={c.stale ? 'stale' : ''}>
+                <th scope="row">{c.id}</th>
+                <td>{c.channel}</td>
+                <td>{c.type}</td>
+                <td class="mono">{c.process}</td>
+                <td>
+                  <span class={`badge conn-${c.available ? 'up' : 'down'}`} data-testid="connector-state">
+                    {c.state}
+                  </span>
+                  {c.stale && <span class="hint"> (stale)</span>}
+                </td>
+                <td class="num">
+                  {c.inFlight} / {c.window}
+                </td>
+                <td class="num">
+                  {c.submitRate.toFixed(1)}/s{c.mps ? ` (max ${c.mps})` : ''}
+                </td>
+                <td class="num">{c.submitted.toLocaleString()}</td>
+                <td class="clip">{c.lastError ?? '—'}</td>
+                <td>{formatTime(c.updatedAt)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {data.items.length === 0 && (
-                <tr>
-                  <td colSpan={10}>No connectors report yet.</td>
-                </tr>
-              )}
-              {data.items.map((c) => (
-                <tr key={`${c.id}-${c.process}`} class={c.stale ? 'stale' : ''}>
-                  <th scope="row">{c.id}</th>
-                  <td>{c.channel}</td>
-                  <td>{c.type}</td>
-                  <td class="mono">{c.process}</td>
-                  <td>
-                    <span class={`badge conn-${c.available ? 'up' : 'down'}`} data-testid="connector-state">
-                      {c.state}
-                    </span>
-                    {c.stale && <span class="hint"> (stale)</span>}
-                  </td>
-                  <td class="num">
-                    {c.inFlight} / {c.window}
-                  </td>
-                  <td class="num">
-                    {c.submitRate.toFixed(1)}/s{c.mps ? ` (max ${c.mps})` : ''}
-                  </td>
-                  <td class="num">{c.submitted.toLocaleString()}</td>
-                  <td class="clip">{c.lastError ?? '—'}</td>
-                  <td>{formatTime(c.updatedAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </TableWrap>
+            )}
+          />
 
           <h2>Queue</h2>
-          <TableWrap label="Queue depth per state">
-            <thead>
-              <tr>
-                <th scope="col">State</th>
-                <th scope="col" class="num">Messages</th>
-                <th scope="col" class="num">Oldest</th>
+          <ListTable
+            label="Queue depth per state"
+            columns={['State', { label: 'Messages', class: 'num' }, { label: 'Oldest', class: 'num' }]}
+            rows={data.queue}
+            empty="The queue is empty."
+            row={(q) => (
+              <tr key={q.state}>
+                <th scope="row">{q.state}</th>
+                <td class="num" data-testid={`queue-${q.state}`}>
+                  {q.messages.toLocaleString()}
+                </td>
+                <td class="num">{q.oldestAgeSeconds === null ? '—' : `${Math.round(q.oldestAgeSeconds)} s`}</td>
               </tr>
-            </thead>
-            <tbody>
-              {data.queue.length === 0 && (
-                <tr>
-                  <td colSpan={3}>The queue is empty.</td>
-                </tr>
-              )}
-              {data.queue.map((q) => (
-                <tr key={q.state}>
-                  <th scope="row">{q.state}</th>
-                  <td class="num" data-testid={`queue-${q.state}`}>
-                    {q.messages.toLocaleString()}
-                  </td>
-                  <td class="num">{q.oldestAgeSeconds === null ? '—' : `${Math.round(q.oldestAgeSeconds)} s`}</td>
-                </tr>
-              ))}
-            </tbody>
-          </TableWrap>
+            )}
+          />
         </>
       )}
     </Page>

@@ -1,7 +1,7 @@
 import { useId, useState } from 'preact/hooks';
 import type { Page as ApiPage } from '../../shared/api.js';
 import { formatTime, localInputToIso } from '../../shared/format.js';
-import { AsyncState, NoticeLine, Page, Pager, TableWrap, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { AsyncState, ListTable, NoticeLine, Page, Pager, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { admin } from '../session.js';
 import type { SenderName, Template } from '../types.js';
 
@@ -33,43 +33,30 @@ export function Moderation() {
       <AsyncState state={names} what="sender names" />
       {names.data && (
         <>
-          <TableWrap label="Sender names waiting for moderation">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Account</th>
-                <th scope="col">Channel</th>
-                <th scope="col">Client's comment</th>
-                <th scope="col">Requested</th>
-                <th scope="col">Decision</th>
+          <ListTable
+            label="Sender names waiting for moderation"
+            columns={['Name', 'Account', 'Channel', "Client's comment", 'Requested', 'Decision']}
+            rows={names.data.items}
+            empty="No sender names wait for moderation."
+            row={(n) => (
+              <tr key={n.id} data-testid="moderation-row">
+                <th scope="row">{n.name}</th>
+                <td>{n.accountId}</td>
+                <td>{n.channelType}</td>
+                <td>{n.comment ?? '—'}</td>
+                <td>{formatTime(n.createdAt)}</td>
+                <td>
+                  <Decision
+                    what={`sender name ${n.name}`}
+                    withStartDate
+                    busy={action.busy}
+                    onApprove={(startDate) => void decide('sender-names', n.id, `Sender name ${n.name}`, 'approve', startDate ? { startDate } : {})}
+                    onReject={(comment) => void decide('sender-names', n.id, `Sender name ${n.name}`, 'reject', { comment })}
+                  />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {names.data.items.length === 0 && (
-                <tr>
-                  <td colSpan={6}>No sender names wait for moderation.</td>
-                </tr>
-              )}
-              {names.data.items.map((n) => (
-                <tr key={n.id} data-testid="moderation-row">
-                  <th scope="row">{n.name}</th>
-                  <td>{n.accountId}</td>
-                  <td>{n.channelType}</td>
-                  <td>{n.comment ?? '—'}</td>
-                  <td>{formatTime(n.createdAt)}</td>
-                  <td>
-                    <Decision
-                      what={`sender name ${n.name}`}
-                      withStartDate
-                      busy={action.busy}
-                      onApprove={(startDate) => void decide('sender-names', n.id, `Sender name ${n.name}`, 'approve', startDate ? { startDate } : {})}
-                      onReject={(comment) => void decide('sender-names', n.id, `Sender name ${n.name}`, 'reject', { comment })}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </TableWrap>
+            )}
+          />
           <Pager list={names.data} onPage={setNamesPage} label="Sender name pages" />
         </>
       )}
@@ -78,46 +65,31 @@ export function Moderation() {
       <AsyncState state={templates} what="templates" />
       {templates.data && (
         <>
-          <TableWrap label="Templates waiting for moderation">
-            <thead>
-              <tr>
-                <th scope="col">Id</th>
-                <th scope="col">Account</th>
-                <th scope="col">Channel</th>
-                <th scope="col">Type</th>
-                <th scope="col">Sender name</th>
-                <th scope="col">Pattern</th>
-                <th scope="col">Valid from</th>
-                <th scope="col">Decision</th>
+          <ListTable
+            label="Templates waiting for moderation"
+            columns={['Id', 'Account', 'Channel', 'Type', 'Sender name', 'Pattern', 'Valid from', 'Decision']}
+            rows={templates.data.items}
+            empty="No templates wait for moderation."
+            row={(t) => (
+              <tr key={t.id} data-testid="moderation-row">
+                <th scope="row">{t.id}</th>
+                <td>{t.accountId}</td>
+                <td>{t.channelType}</td>
+                <td>{t.templateType}</td>
+                <td>{t.senderName}</td>
+                <td class="pre clip">{t.pattern}</td>
+                <td>{formatTime(t.dateFrom)}</td>
+                <td>
+                  <Decision
+                    what={`template ${t.id}`}
+                    busy={action.busy}
+                    onApprove={() => void decide('templates', t.id, `Template ${t.id}`, 'approve', {})}
+                    onReject={(comment) => void decide('templates', t.id, `Template ${t.id}`, 'reject', { comment })}
+                  />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {templates.data.items.length === 0 && (
-                <tr>
-                  <td colSpan={8}>No templates wait for moderation.</td>
-                </tr>
-              )}
-              {templates.data.items.map((t) => (
-                <tr key={t.id} data-testid="moderation-row">
-                  <th scope="row">{t.id}</th>
-                  <td>{t.accountId}</td>
-                  <td>{t.channelType}</td>
-                  <td>{t.templateType}</td>
-                  <td>{t.senderName}</td>
-                  <td class="pre clip">{t.pattern}</td>
-                  <td>{formatTime(t.dateFrom)}</td>
-                  <td>
-                    <Decision
-                      what={`template ${t.id}`}
-                      busy={action.busy}
-                      onApprove={() => void decide('templates', t.id, `Template ${t.id}`, 'approve', {})}
-                      onReject={(comment) => void decide('templates', t.id, `Template ${t.id}`, 'reject', { comment })}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </TableWrap>
+            )}
+          />
           <Pager list={templates.data} onPage={setTemplatesPage} label="Template pages" />
         </>
       )}

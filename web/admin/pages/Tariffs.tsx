@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { CHANNELS, formatMoney, formatTime } from '../../shared/format.js';
-import { AsyncState, ConfirmButton, NoticeLine, Page, SelectField, TableWrap, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { AsyncState, ConfirmButton, ListTable, NoticeLine, Page, SelectField, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { admin } from '../session.js';
 import type { Tariff } from '../types.js';
 
@@ -78,45 +78,27 @@ export function Tariffs() {
       </form>
       <AsyncState state={tariffs} what="tariffs" />
       {tariffs.data && (
-        <TableWrap label="Tariffs">
-          <thead>
-            <tr>
-              <th scope="col">Id</th>
-              <th scope="col">Account</th>
-              <th scope="col">Channel</th>
-              <th scope="col">Prefix</th>
-              <th scope="col">Country</th>
-              <th scope="col" class="num">Price</th>
-              <th scope="col">Source</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+        <ListTable
+          label="Tariffs"
+          columns={['Id', 'Account', 'Channel', 'Prefix', 'Country', { label: 'Price', class: 'num' }, 'Source', 'Created', { label: 'Actions', hidden: true }]}
+          rows={tariffs.data.items}
+          empty="No tariffs: messages are sent free unless HERALD_REQUIRE_TARIFF is set."
+          row={(t) => (
+            <tr key={t.id}>
+              <th scope="row">{t.id}</th>
+              <td>{t.accountId ?? 'default'}</td>
+              <td>{t.channelType}</td>
+              <td>{t.prefix ?? '—'}</td>
+              <td>{t.country ?? '—'}</td>
+              <td class="num">{formatMoney(t.price, t.currency)}</td>
+              <td>{t.source}</td>
+              <td>{formatTime(t.createdAt)}</td>
+              <td>
+                <ConfirmButton label="Delete" name={`tariff ${t.id}`} disabled={action.busy} onConfirm={() => void remove(t)} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {tariffs.data.items.length === 0 && (
-              <tr>
-                <td colSpan={9}>No tariffs: messages are sent free unless HERALD_REQUIRE_TARIFF is set.</td>
-              </tr>
-            )}
-            {tariffs.data.items.map((t) => (
-              <tr key={t.id}>
-                <th scope="row">{t.id}</th>
-                <td>{t.accountId ?? 'default'}</td>
-                <td>{t.channelType}</td>
-                <td>{t.prefix ?? '—'}</td>
-                <td>{t.country ?? '—'}</td>
-                <td class="num">{formatMoney(t.price, t.currency)}</td>
-                <td>{t.source}</td>
-                <td>{formatTime(t.createdAt)}</td>
-                <td>
-                  <ConfirmButton label="Delete" name={`tariff ${t.id}`} disabled={action.busy} onConfirm={() => void remove(t)} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </TableWrap>
+          )}
+        />
       )}
     </Page>
   );

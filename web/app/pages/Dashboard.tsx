@@ -1,7 +1,7 @@
 import { BarChart } from '../../shared/chart.js';
 import { formatBalance, utcDay } from '../../shared/format.js';
 import { Link } from '../../shared/router.js';
-import { AsyncState, Page, TableWrap, useAsync } from '../../shared/ui.js';
+import { AsyncState, ListTable, Page, useAsync } from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { Statistics } from '../types.js';
 
@@ -42,62 +42,42 @@ export function Dashboard() {
       <h2>Today by status</h2>
       <AsyncState state={today} what="today's statistics" />
       {today.data && (
-        <TableWrap label="Today's messages by status">
-          <thead>
-            <tr>
-              <th scope="col">Status</th>
-              <th scope="col" class="num">Messages</th>
+        <ListTable
+          label="Today's messages by status"
+          columns={['Status', { label: 'Messages', class: 'num' }]}
+          rows={statuses}
+          empty="No messages yet today."
+          row={([status, count]) => (
+            <tr key={status}>
+              <th scope="row">
+                <Link href={`/app/messages?status=${encodeURIComponent(status)}&time_from=${utcDay(new Date())}`}>{status}</Link>
+              </th>
+              <td class="num">{count.toLocaleString()}</td>
             </tr>
-          </thead>
-          <tbody>
-            {statuses.length === 0 && (
-              <tr>
-                <td colSpan={2}>No messages yet today.</td>
-              </tr>
-            )}
-            {statuses.map(([status, count]) => (
-              <tr key={status}>
-                <th scope="row">
-                  <Link href={`/app/messages?status=${encodeURIComponent(status)}&time_from=${utcDay(new Date())}`}>{status}</Link>
-                </th>
-                <td class="num">{count.toLocaleString()}</td>
-              </tr>
-            ))}
-          </tbody>
-        </TableWrap>
+          )}
+        />
       )}
 
       <h2>Today by channel</h2>
       {today.data && (
-        <TableWrap label="Today's messages by channel">
-          <thead>
-            <tr>
-              <th scope="col">Channel</th>
-              <th scope="col" class="num">Messages</th>
-              <th scope="col" class="num">Parts</th>
-              <th scope="col">Statuses</th>
+        <ListTable
+          label="Today's messages by channel"
+          columns={['Channel', { label: 'Messages', class: 'num' }, { label: 'Parts', class: 'num' }, 'Statuses']}
+          rows={today.data.items}
+          empty="No messages yet today."
+          row={(group) => (
+            <tr key={group.key}>
+              <th scope="row">{group.key}</th>
+              <td class="num">{group.messages.toLocaleString()}</td>
+              <td class="num">{group.parts.toLocaleString()}</td>
+              <td>
+                {Object.entries(group.statuses)
+                  .map(([s, n]) => `${s} ${n.toLocaleString()}`)
+                  .join(', ')}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {today.data.items.length === 0 && (
-              <tr>
-                <td colSpan={4}>No messages yet today.</td>
-              </tr>
-            )}
-            {today.data.items.map((group) => (
-              <tr key={group.key}>
-                <th scope="row">{group.key}</th>
-                <td class="num">{group.messages.toLocaleString()}</td>
-                <td class="num">{group.parts.toLocaleString()}</td>
-                <td>
-                  {Object.entries(group.statuses)
-                    .map(([s, n]) => `${s} ${n.toLocaleString()}`)
-                    .join(', ')}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </TableWrap>
+          )}
+        />
       )}
 
       <h2>Last 30 days</h2>

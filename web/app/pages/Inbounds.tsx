@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Page as ApiPage } from '../../shared/api.js';
 import { formatTime } from '../../shared/format.js';
-import { AsyncState, CheckField, ConfirmButton, NoticeLine, Page, SelectField, TableWrap, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { AsyncState, CheckField, ConfirmButton, ListTable, NoticeLine, Page, SelectField, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { InboundRule, SenderName, TrafficCenter } from '../types.js';
 
@@ -75,37 +75,28 @@ export function Inbounds() {
       <h2>Traffic partitioning centers</h2>
       <AsyncState state={centers} what="centers" />
       {centers.data && (
-        <TableWrap label="Traffic partitioning centers">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Default</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+        <ListTable
+          label="Traffic partitioning centers"
+          columns={['Name', 'Default', 'Created', { label: 'Actions', hidden: true }]}
+          rows={centerList}
+          row={(center) => (
+            <tr key={center.id}>
+              <th scope="row">{center.name}</th>
+              <td>{center.isDefault ? 'Default' : '—'}</td>
+              <td>{formatTime(center.createdAt)}</td>
+              <td class="row-actions">
+                {!center.isDefault && (
+                  <>
+                    <button type="button" class="secondary small" disabled={action.busy} onClick={() => void makeDefault(center)} aria-label={`Make ${center.name} the default`}>
+                      Make default
+                    </button>
+                    <ConfirmButton label="Delete" name={`center ${center.name}`} disabled={action.busy} onConfirm={() => void deleteCenter(center)} />
+                  </>
+                )}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {centerList.map((center) => (
-              <tr key={center.id}>
-                <th scope="row">{center.name}</th>
-                <td>{center.isDefault ? 'Default' : '—'}</td>
-                <td>{formatTime(center.createdAt)}</td>
-                <td class="row-actions">
-                  {!center.isDefault && (
-                    <>
-                      <button type="button" class="secondary small" disabled={action.busy} onClick={() => void makeDefault(center)} aria-label={`Make ${center.name} the default`}>
-                        Make default
-                      </button>
-                      <ConfirmButton label="Delete" name={`center ${center.name}`} disabled={action.busy} onConfirm={() => void deleteCenter(center)} />
-                    </>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </TableWrap>
+          )}
+        />
       )}
       <form class="card inline-form" onSubmit={createCenter} aria-labelledby="new-center">
         <h3 id="new-center">Add a center</h3>
@@ -120,39 +111,24 @@ export function Inbounds() {
       <h2>Inbound rules</h2>
       <AsyncState state={rules} what="rules" />
       {rules.data && (
-        <TableWrap label="Inbound rules">
-          <thead>
-            <tr>
-              <th scope="col">Channel</th>
-              <th scope="col">Center</th>
-              <th scope="col">Callback URL</th>
-              <th scope="col">Sender names</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+        <ListTable
+          label="Inbound rules"
+          columns={['Channel', 'Center', 'Callback URL', 'Sender names', 'Created', { label: 'Actions', hidden: true }]}
+          rows={rules.data.items}
+          empty="No rules: every inbound goes to the default center."
+          row={(rule) => (
+            <tr key={rule.id}>
+              <td>{rule.channelType}</td>
+              <th scope="row">{centerNameOf(rule.trafficCenterId)}</th>
+              <td class="mono clip">{rule.callbackUrl ?? '—'}</td>
+              <td>{rule.senderNames?.join(', ') ?? 'All'}</td>
+              <td>{formatTime(rule.createdAt)}</td>
+              <td>
+                <ConfirmButton label="Delete" name={`rule ${rule.id}`} disabled={action.busy} onConfirm={() => void deleteRule(rule)} />
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {rules.data.items.length === 0 && (
-              <tr>
-                <td colSpan={6}>No rules: every inbound goes to the default center.</td>
-              </tr>
-            )}
-            {rules.data.items.map((rule) => (
-              <tr key={rule.id}>
-                <td>{rule.channelType}</td>
-                <th scope="row">{centerNameOf(rule.trafficCenterId)}</th>
-                <td class="mono clip">{rule.callbackUrl ?? '—'}</td>
-                <td>{rule.senderNames?.join(', ') ?? 'All'}</td>
-                <td>{formatTime(rule.createdAt)}</td>
-                <td>
-                  <ConfirmButton label="Delete" name={`rule ${rule.id}`} disabled={action.busy} onConfirm={() => void deleteRule(rule)} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </TableWrap>
+          )}
+        />
       )}
       <form class="card" onSubmit={createRule} aria-labelledby="new-rule">
         <h3 id="new-rule">Add a rule</h3>

@@ -1,7 +1,7 @@
 import type { Page as ApiPage } from '../../shared/api.js';
 import { contentText, formatMoney, formatTime } from '../../shared/format.js';
 import { Link } from '../../shared/router.js';
-import { AsyncState, NoticeLine, Page, TableWrap, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { AsyncState, ListTable, NoticeLine, Page, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { system, traffic } from '../session.js';
 import type { Attempt, Delivery, DeliveryDetail, Message } from '../types.js';
 
@@ -86,33 +86,22 @@ export function MessagePage({ uuid }: { uuid: string }) {
           </dl>
 
           <h2>Status history</h2>
-          <TableWrap label="Status history">
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Status</th>
-                <th scope="col">Error code</th>
-                <th scope="col">Detail</th>
+          <ListTable
+            label="Status history"
+            columns={['Time', 'Status', 'Error code', 'Detail']}
+            rows={m.statusHistory}
+            empty="No history yet."
+            row={(entry, i) => (
+              <tr key={i}>
+                <td>{formatTime(entry.at)}</td>
+                <td>{entry.status}</td>
+                <td>{entry.errorCode ?? '—'}</td>
+                <td>
+                  {[entry.detail, entry.connector && `via ${entry.connector}`, entry.retryAt && `retry at ${formatTime(entry.retryAt)}`].filter(Boolean).join('; ') || '—'}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {m.statusHistory.length === 0 && (
-                <tr>
-                  <td colSpan={4}>No history yet.</td>
-                </tr>
-              )}
-              {m.statusHistory.map((entry, i) => (
-                <tr key={i}>
-                  <td>{formatTime(entry.at)}</td>
-                  <td>{entry.status}</td>
-                  <td>{entry.errorCode ?? '—'}</td>
-                  <td>
-                    {[entry.detail, entry.connector && `via ${entry.connector}`, entry.retryAt && `retry at ${formatTime(entry.retryAt)}`].filter(Boolean).join('; ') || '—'}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </TableWrap>
+            )}
+          />
 
           {/* Each load of the message (Refresh included) loads its callbacks again. */}
           <Callbacks uuid={m.messageUuid} loaded={m} />
@@ -161,31 +150,20 @@ function Callbacks({ uuid, loaded }: { uuid: string; loaded: Message }) {
               {d.events} event(s), created {formatTime(d.createdTime)}
               {d.nextAttemptTime ? `, next attempt ${formatTime(d.nextAttemptTime)}` : ''}
             </p>
-            <TableWrap label={`Attempts of delivery ${d.id}`}>
-              <thead>
-                <tr>
-                  <th scope="col">Time</th>
-                  <th scope="col">HTTP status</th>
-                  <th scope="col" class="num">Latency</th>
-                  <th scope="col">Error</th>
+            <ListTable
+              label={`Attempts of delivery ${d.id}`}
+              columns={['Time', 'HTTP status', { label: 'Latency', class: 'num' }, 'Error']}
+              rows={attempts}
+              empty="Not attempted yet."
+              row={(a, i) => (
+                <tr key={i}>
+                  <td>{formatTime(a.at ?? a.time)}</td>
+                  <td>{a.httpStatus ?? '—'}</td>
+                  <td class="num">{a.durationMs ?? a.latencyMs ?? '—'} ms</td>
+                  <td>{a.error ?? '—'}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {attempts.length === 0 && (
-                  <tr>
-                    <td colSpan={4}>Not attempted yet.</td>
-                  </tr>
-                )}
-                {attempts.map((a, i) => (
-                  <tr key={i}>
-                    <td>{formatTime(a.at ?? a.time)}</td>
-                    <td>{a.httpStatus ?? '—'}</td>
-                    <td class="num">{a.durationMs ?? a.latencyMs ?? '—'} ms</td>
-                    <td>{a.error ?? '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </TableWrap>
+              )}
+            />
             {/* Only a failed delivery can be replayed (the API answers 409 for the others). */}
             {d.state === 'failed' && (
               <div class="actions">

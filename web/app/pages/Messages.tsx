@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Page as ApiPage } from '../../shared/api.js';
 import { CHANNELS, contentText, formatMoney, formatTime, MESSAGE_STATUSES } from '../../shared/format.js';
 import { Link, navigate, useLocation } from '../../shared/router.js';
-import { AsyncState, Page, Pager, SelectField, TableWrap, TextField, useAsync } from '../../shared/ui.js';
+import { AsyncState, ListTable, Page, Pager, SelectField, TextField, useAsync } from '../../shared/ui.js';
 import { traffic } from '../session.js';
 import type { Message } from '../types.js';
 
@@ -97,49 +97,33 @@ export function Messages() {
       <AsyncState state={list} what="messages" />
       {list.data && (
         <>
-          <TableWrap label="Messages">
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Message</th>
-                <th scope="col">Channel</th>
-                <th scope="col">Sender</th>
-                <th scope="col">Destination</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="num">Parts</th>
-                <th scope="col" class="num">Price</th>
-                <th scope="col">Text</th>
+          <ListTable
+            label="Messages"
+            columns={['Created', 'Message', 'Channel', 'Sender', 'Destination', 'Status', { label: 'Parts', class: 'num' }, { label: 'Price', class: 'num' }, 'Text']}
+            rows={list.data.items}
+            empty="No messages match these filters."
+            row={(m) => (
+              <tr key={m.messageUuid}>
+                <td>{formatTime(m.createdTime)}</td>
+                <td>
+                  <Link href={`/app/messages/${m.messageUuid}`} class="mono" aria-label={`Message ${m.messageUuid}`}>
+                    {m.messageUuid.slice(0, 8)}…
+                  </Link>
+                </td>
+                <td>{m.channelType}</td>
+                <td>{m.senderName}</td>
+                <td>{m.destination}</td>
+                <td>
+                  <span class={`badge status-${m.status}`} data-testid="row-status">
+                    {m.status}
+                  </span>
+                </td>
+                <td class="num">{m.totalParts}</td>
+                <td class="num">{formatMoney(m.price.totalPrice, m.price.currency)}</td>
+                <td class="clip">{contentText(m.content)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {list.data.items.length === 0 && (
-                <tr>
-                  <td colSpan={9}>No messages match these filters.</td>
-                </tr>
-              )}
-              {list.data.items.map((m) => (
-                <tr key={m.messageUuid}>
-                  <td>{formatTime(m.createdTime)}</td>
-                  <td>
-                    <Link href={`/app/messages/${m.messageUuid}`} class="mono" aria-label={`Message ${m.messageUuid}`}>
-                      {m.messageUuid.slice(0, 8)}…
-                    </Link>
-                  </td>
-                  <td>{m.channelType}</td>
-                  <td>{m.senderName}</td>
-                  <td>{m.destination}</td>
-                  <td>
-                    <span class={`badge status-${m.status}`} data-testid="row-status">
-                      {m.status}
-                    </span>
-                  </td>
-                  <td class="num">{m.totalParts}</td>
-                  <td class="num">{formatMoney(m.price.totalPrice, m.price.currency)}</td>
-                  <td class="clip">{contentText(m.content)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </TableWrap>
+            )}
+          />
           <Pager list={list.data} onPage={(page) => go(initial, page)} label="Message pages" maxItems={MAX_LIST_DEPTH} />
         </>
       )}

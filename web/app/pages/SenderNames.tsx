@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Page as ApiPage } from '../../shared/api.js';
 import { CHANNELS, formatTime } from '../../shared/format.js';
-import { AsyncState, ConfirmButton, NoticeLine, Page, Pager, SelectField, TableWrap, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { AsyncState, ConfirmButton, ListTable, NoticeLine, Page, Pager, SelectField, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { SenderName } from '../types.js';
 
@@ -66,45 +66,28 @@ export function SenderNames() {
       <AsyncState state={list} what="sender names" />
       {list.data && (
         <>
-          <TableWrap label="Sender names">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Channel</th>
-                <th scope="col">Status</th>
-                <th scope="col">Start date</th>
-                <th scope="col">Your comment</th>
-                <th scope="col">Operator's comment</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+          <ListTable
+            label="Sender names"
+            columns={['Name', 'Channel', 'Status', 'Start date', 'Your comment', "Operator's comment", 'Created', { label: 'Actions', hidden: true }]}
+            rows={list.data.items}
+            empty="No sender names."
+            row={(item) => (
+              <tr key={item.id}>
+                <th scope="row">{item.name}</th>
+                <td>{item.channelType}</td>
+                <td>
+                  <span class={`badge sn-${item.status}`}>{item.status}</span>
+                </td>
+                <td>{formatTime(item.startDate)}</td>
+                <td>{item.comment ?? '—'}</td>
+                <td>{item.managerComment ?? '—'}</td>
+                <td>{formatTime(item.createdAt)}</td>
+                <td>
+                  <ConfirmButton label="Delete" name={item.name} disabled={action.busy} onConfirm={() => void remove(item)} />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.data.items.length === 0 && (
-                <tr>
-                  <td colSpan={8}>No sender names.</td>
-                </tr>
-              )}
-              {list.data.items.map((item) => (
-                <tr key={item.id}>
-                  <th scope="row">{item.name}</th>
-                  <td>{item.channelType}</td>
-                  <td>
-                    <span class={`badge sn-${item.status}`}>{item.status}</span>
-                  </td>
-                  <td>{formatTime(item.startDate)}</td>
-                  <td>{item.comment ?? '—'}</td>
-                  <td>{item.managerComment ?? '—'}</td>
-                  <td>{formatTime(item.createdAt)}</td>
-                  <td>
-                    <ConfirmButton label="Delete" name={item.name} disabled={action.busy} onConfirm={() => void remove(item)} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </TableWrap>
+            )}
+          />
           <Pager list={list.data} onPage={setPage} label="Sender name pages" />
         </>
       )}

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { BarChart } from '../../shared/chart.js';
 import { downloadCsv } from '../../shared/csv.js';
 import { CHANNELS, formatBalance, MESSAGE_STATUSES, utcDay } from '../../shared/format.js';
-import { AsyncState, Page, SelectField, TableWrap, TextField, useAsync } from '../../shared/ui.js';
+import { AsyncState, ListTable, Page, SelectField, TextField, useAsync } from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { Statistics as Stats, StatisticsGroup } from '../types.js';
 import { fillDays } from './Dashboard.js';
@@ -88,49 +88,35 @@ export function Statistics() {
           <p>
             {data.total.messages.toLocaleString()} messages, {data.total.parts.toLocaleString()} parts, cost {formatBalance(data.total.price)}.
           </p>
-          <TableWrap label="Statistics">
-            <thead>
-              <tr>
-                <th scope="col">{GROUP_BY.find((g) => g.value === data.groupBy)?.label ?? data.groupBy}</th>
-                <th scope="col" class="num">Messages</th>
-                <th scope="col" class="num">Parts</th>
-                {statuses.map((s) => (
-                  <th scope="col" class="num" key={s}>
-                    {s}
-                  </th>
-                ))}
-                {currencies.map((c) => (
-                  <th scope="col" class="num" key={c}>
-                    Price {c}
-                  </th>
-                ))}
-                <th scope="col" class="num">Clicks</th>
-                <th scope="col" class="num">Conversions</th>
+          <ListTable
+            label="Statistics"
+            columns={[
+              GROUP_BY.find((g) => g.value === data.groupBy)?.label ?? data.groupBy,
+              { label: 'Messages', class: 'num' },
+              { label: 'Parts', class: 'num' },
+              ...statuses.map((s) => ({ label: s, class: 'num' })),
+              ...currencies.map((c) => ({ label: `Price ${c}`, class: 'num' })),
+              { label: 'Clicks', class: 'num' },
+              { label: 'Conversions', class: 'num' },
+            ]}
+            rows={data.items}
+            empty="No messages in this range."
+            row={(g) => (
+              <tr key={g.key}>
+                {row(g).map((cell, i) =>
+                  i === 0 ? (
+                    <th scope="row" key={i}>
+                      {String(cell)}
+                    </th>
+                  ) : (
+                    <td class="num" key={i}>
+                      {typeof cell === 'number' ? cell.toLocaleString() : cell}
+                    </td>
+                  ),
+                )}
               </tr>
-            </thead>
-            <tbody>
-              {data.items.length === 0 && (
-                <tr>
-                  <td colSpan={5 + statuses.length + currencies.length}>No messages in this range.</td>
-                </tr>
-              )}
-              {data.items.map((g) => (
-                <tr key={g.key}>
-                  {row(g).map((cell, i) =>
-                    i === 0 ? (
-                      <th scope="row" key={i}>
-                        {String(cell)}
-                      </th>
-                    ) : (
-                      <td class="num" key={i}>
-                        {typeof cell === 'number' ? cell.toLocaleString() : cell}
-                      </td>
-                    ),
-                  )}
-                </tr>
-              ))}
-            </tbody>
-            <tfoot>
+            )}
+            foot={
               <tr>
                 {row(data.total).map((cell, i) =>
                   i === 0 ? (
@@ -144,8 +130,8 @@ export function Statistics() {
                   ),
                 )}
               </tr>
-            </tfoot>
-          </TableWrap>
+            }
+          />
         </>
       )}
     </Page>

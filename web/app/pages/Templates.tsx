@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Page as ApiPage } from '../../shared/api.js';
 import { CHANNELS, formatTime, localInputToIso } from '../../shared/format.js';
-import { AsyncState, ConfirmButton, NoticeLine, Page, Pager, SelectField, TableWrap, TextArea, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { AsyncState, ConfirmButton, ListTable, NoticeLine, Page, Pager, SelectField, TextArea, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { SenderName, Template } from '../types.js';
 
@@ -84,49 +84,31 @@ export function Templates() {
       <AsyncState state={list} what="templates" />
       {list.data && (
         <>
-          <TableWrap label="Templates">
-            <thead>
-              <tr>
-                <th scope="col">Id</th>
-                <th scope="col">Channel</th>
-                <th scope="col">Type</th>
-                <th scope="col">Sender name</th>
-                <th scope="col">Pattern</th>
-                <th scope="col">Status</th>
-                <th scope="col">Valid</th>
-                <th scope="col">Operator's comment</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+          <ListTable
+            label="Templates"
+            columns={['Id', 'Channel', 'Type', 'Sender name', 'Pattern', 'Status', 'Valid', "Operator's comment", { label: 'Actions', hidden: true }]}
+            rows={list.data.items}
+            empty="No templates."
+            row={(item) => (
+              <tr key={item.id}>
+                <th scope="row">{item.id}</th>
+                <td>{item.channelType}</td>
+                <td>{item.templateType}</td>
+                <td>{item.senderName}</td>
+                <td class="pre clip">{item.pattern}</td>
+                <td>
+                  <span class={`badge tpl-${item.status}`}>{item.status}</span>
+                </td>
+                <td>
+                  {formatTime(item.dateFrom)} – {item.dateTo ? formatTime(item.dateTo) : 'open'}
+                </td>
+                <td>{item.managerComment ?? '—'}</td>
+                <td>
+                  <ConfirmButton label="Delete" name={`template ${item.id}`} disabled={action.busy} onConfirm={() => void remove(item)} />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.data.items.length === 0 && (
-                <tr>
-                  <td colSpan={9}>No templates.</td>
-                </tr>
-              )}
-              {list.data.items.map((item) => (
-                <tr key={item.id}>
-                  <th scope="row">{item.id}</th>
-                  <td>{item.channelType}</td>
-                  <td>{item.templateType}</td>
-                  <td>{item.senderName}</td>
-                  <td class="pre clip">{item.pattern}</td>
-                  <td>
-                    <span class={`badge tpl-${item.status}`}>{item.status}</span>
-                  </td>
-                  <td>
-                    {formatTime(item.dateFrom)} – {item.dateTo ? formatTime(item.dateTo) : 'open'}
-                  </td>
-                  <td>{item.managerComment ?? '—'}</td>
-                  <td>
-                    <ConfirmButton label="Delete" name={`template ${item.id}`} disabled={action.busy} onConfirm={() => void remove(item)} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </TableWrap>
+            )}
+          />
           <Pager list={list.data} onPage={setPage} label="Template pages" />
         </>
       )}
