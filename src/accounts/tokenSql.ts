@@ -23,6 +23,7 @@ export interface TokenWithAccountRow {
   account_name: string;
   account_status: 'active' | 'blocked';
   account_channels: Partial<Record<Channel, boolean>>;
+  account_currency: string;
 }
 
 /** What makes a token a session token: its session, how the session began, and when it ends. */
@@ -62,7 +63,8 @@ export async function tokenInsert(
 export async function tokenFindLive(db: Queryable, id: string, now: Date): Promise<TokenWithAccountRow | undefined> {
   const [row] = await db.query<TokenWithAccountRow>(
     `SELECT t.id, t.account_id, t.type, t.secret_hash, t.traffic_center_id, t.session_id,
-       a.name AS account_name, a.status AS account_status, a.channels AS account_channels
+       a.name AS account_name, a.status AS account_status, a.channels AS account_channels,
+       a.currency AS account_currency
      FROM api_tokens t JOIN accounts a ON a.id = t.account_id
      WHERE t.id = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)`,
     [id, now],

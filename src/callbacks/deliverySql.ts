@@ -8,9 +8,10 @@ const isoSql = (expr: string): string => `to_char((${expr}) AT TIME ZONE 'UTC', 
 export const EVENTS_PER_DELIVERY = 100;
 
 /**
- * Forms deliveries for the lanes of callback URLs that have new events and no open delivery: the next (up to) 100
- * events of each lane in (txid, id) order, from transactions that can no longer commit behind the cursor. Lanes
- * another sender is forming are skipped (their cursor row is locked). Returns how many deliveries were formed.
+ * Forms deliveries for the lanes of callback URLs that have new events and no delivery waiting for its first
+ * attempt: the next (up to) 100 events of each lane in (txid, id) order, from transactions that can no longer
+ * commit behind the cursor. Lanes another sender is forming are skipped (their cursor row is locked). Returns how
+ * many deliveries were formed.
  */
 export async function callbackDeliveriesForm(db: Queryable, now: Date, maxLanes: number): Promise<number> {
   const rows = await db.query<{ id: string }>(
@@ -25,9 +26,11 @@ export async function callbackDeliveriesForm(db: Queryable, now: Date, maxLanes:
            AND (e.txid, e.id) > (c.cursor_txid, c.cursor_event_id) AND e.txid < h.xmin
          LIMIT 1
        ) has_new
+       -- A lane waits for its delivery's first attempt (events stay in order while receivers answer), not for
+       -- the retries of a delivery its receiver refused: those would hold newer events back for up to a day.
        WHERE NOT EXISTS (
            SELECT 1 FROM callback_deliveries d
-           WHERE d.target_id = c.target_id AND d.lane = c.lane AND d.state = 'open' AND NOT d.replay
+           WHERE d.target_id = c.target_id AND d.lane = c.lane AND d.state = 'open' AND NOT d.replay AND d.attempts = 0
          )
        LIMIT $2
        FOR UPDATE OF c SKIP LOCKED
@@ -76,15 +79,30 @@ export interface ClaimedDelivery {
   last_event_id: number;
 }
 
-/** Claims open deliveries whose attempt is due, leasing them for `leaseMs` (SKIP LOCKED: senders share the work). */
+/**
+ * Claims open deliveries whose attempt is due, leasing them for `leaseMs` (SKIP LOCKED: senders share the work).
+ * A delivery waits while an older open delivery of its lane holds an event of one of its messages: each message's
+ * events arrive in order, also after its receiver refused some, while a delivery it keeps refusing holds back only
+ * the later events of its own messages, never the rest of the lane.
+ */
 export async function callbackDeliveriesClaim(db: Queryable, now: Date, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
   return db.query<ClaimedDelivery>(
     `WITH due AS (
-       SELECT id FROM callback_deliveries
-       WHERE state = 'open' AND next_attempt_at <= $1
-       ORDER BY next_attempt_at
+       SELECT d.id FROM callback_deliveries d
+       WHERE d.state = 'open' AND d.next_attempt_at <= $1
+         AND NOT EXISTS (
+           SELECT 1 FROM callback_deliveries o
+           JOIN callback_events eo ON eo.target_id = o.target_id AND eo.lane = o.lane
+             AND (eo.txid, eo.id) > (o.after_txid, o.after_event_id) AND (eo.txid, eo.id) <= (o.last_txid, o.last_event_id)
+           JOIN callback_events ed ON ed.account_id = d.account_id AND ed.message_id = eo.message_id
+             AND ed.target_id = d.target_id AND ed.lane = d.lane
+             AND (ed.txid, ed.id) > (d.after_txid, d.after_event_id) AND (ed.txid, ed.id) <= (d.last_txid, d.last_event_id)
+           WHERE o.target_id = d.target_id AND o.lane = d.lane AND o.state = 'open'
+             AND (o.last_txid, o.last_event_id) <= (d.after_txid, d.after_event_id)
+         )
+       ORDER BY d.next_attempt_at
        LIMIT $2
-       FOR UPDATE SKIP LOCKED
+       FOR UPDATE OF d SKIP LOCKED
      )
      UPDATE callback_deliveries d SET next_attempt_at = $3
      FROM due, callback_targets t, accounts a
@@ -95,10 +113,10 @@ export async function callbackDeliveriesClaim(db: Queryable, now: Date, limit: n
   );
 }
 
-/** The bodies of a delivery's events, in order, as JSON text. */
 /** Where a delivery's events lie: its lane and range. */
 type EventRange = Pick<ClaimedDelivery, 'target_id' | 'lane' | 'after_txid' | 'after_event_id' | 'last_txid' | 'last_event_id'>;
 
+/** The bodies of a delivery's events, in order, as JSON text. */
 export async function callbackDeliveryBodies(db: Queryable, d: EventRange): Promise<string[]> {
   const rows = await db.query<EventFacts>(
     `SELECT message_id, event, channel_type, status, ${isoSql('at')} AS at, error_code, extra FROM callback_events

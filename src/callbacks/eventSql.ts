@@ -4,7 +4,7 @@
  * error code, extra fields); their JSON bodies are written when they are sent (eventBody.ts).
  */
 
-/** The callback event a status belongs to (spec 6.1): delivered, sent or read. */
+/** The callback event a history entry's status belongs to (spec 6.1): delivered, sent or read. */
 const EVENT_OF_STATUS = `CASE x.h->>'status'
   WHEN 'sent' THEN 'sent'
   WHEN 'delivered' THEN 'delivered' WHEN 'undelivered' THEN 'delivered' WHEN 'unsent' THEN 'delivered'
@@ -12,6 +12,12 @@ const EVENT_OF_STATUS = `CASE x.h->>'status'
 
 /** Lanes per callback URL: its deliveries in flight at once. */
 export const LANES = 16;
+
+/**
+ * Where a price event goes among the status events of the same change (their `n` count its history entries from
+ * 1): right after the first, which is the one that made the price final (sent, or unsent with its refund).
+ */
+export const PRICE_EVENT_ORDER = 1.5;
 
 /** The lane of a message: from the last byte of its uuid, which is random. */
 export function laneSql(messageId: string): string {
@@ -24,20 +30,24 @@ export function wantsEvent(alias: string, event: string): string {
 }
 
 /**
- * Status events from moved messages. `moved` must have columns account_id, id, channel_type, callback_target_id,
+ * A SELECT of the status events of moved messages, with the columns {@link insertEventsCte} takes and `n`, the
+ * position of the entry in the change. `moved` must have columns account_id, id, channel_type, callback_target_id,
  * callback_events and h (the history entries the change added, in order). Entries marked ignored report nothing.
  */
-export function statusEventsCte(moved: string): string {
-  return `status_events AS (
-       SELECT mv.callback_target_id AS target_id, mv.account_id, mv.id AS message_id, x.event, mv.channel_type,
+export function statusEventsSelect(moved: string): string {
+  return `SELECT mv.callback_target_id AS target_id, mv.account_id, mv.id AS message_id, x.event, mv.channel_type,
          x.h->>'status' AS status, (x.h->>'at')::timestamptz AS at, (x.h->>'errorCode')::int AS error_code,
-         NULL::jsonb AS extra, x.n
+         NULL::jsonb AS extra, x.n::numeric AS n
        FROM ${moved} mv
        CROSS JOIN LATERAL (
          SELECT h, n, ${EVENT_OF_STATUS} AS event FROM jsonb_array_elements(mv.h) WITH ORDINALITY AS x(h, n)
        ) x
-       WHERE x.event IS NOT NULL AND NOT coalesce((x.h->>'ignored')::boolean, false) AND ${wantsEvent('mv', 'x.event')}
-     ),
+       WHERE x.event IS NOT NULL AND NOT coalesce((x.h->>'ignored')::boolean, false) AND ${wantsEvent('mv', 'x.event')}`;
+}
+
+/** The status events of moved messages (see {@link statusEventsSelect}), inserted in order. */
+export function statusEventsCte(moved: string): string {
+  return `status_events AS (${statusEventsSelect(moved)}),
      ${insertEventsCte('status_events', 'ORDER BY message_id, n')}`;
 }
 
@@ -54,7 +64,10 @@ export function insertEventsCte(source: string, order: string, name = 'inserted_
      )`;
 }
 
-/** The extra fields of a price event (spec 6.3). */
+/**
+ * The extra fields of a price event (spec 6.3): parts, price and the currency, which is always set (the
+ * account's, also for a free message).
+ */
 export function priceExtra(alias: string, price: string): string {
   return `jsonb_build_object('parts', ${alias}.total_parts, 'price', trim_scale((${price})::numeric), 'currency', ${alias}.currency)`;
 }

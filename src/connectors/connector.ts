@@ -12,7 +12,8 @@ export interface OutboundMessage {
   /** A string for SMS, FLASHCALL, VK; the content object for VOICECODE, VIBER, WHATSAPP. */
   readonly content: unknown;
   readonly totalParts: number;
-  readonly ttlSeconds: number | null;
+  /** Seconds left of the message's lifetime when it is handed over (a resubmission gets less): its validity. */
+  readonly ttlSeconds: number;
   readonly externalMessageId: string | null;
 }
 

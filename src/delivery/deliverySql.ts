@@ -1,10 +1,17 @@
 import type { Queryable } from '../db/db.js';
 import { ledgerCreditCte } from '../accounts/ledgerSql.js';
-import { insertEventsCte, priceExtra, statusEventsCte, wantsEvent } from '../callbacks/eventSql.js';
+import {
+  insertEventsCte,
+  PRICE_EVENT_ORDER,
+  priceExtra,
+  statusEventsCte,
+  statusEventsSelect,
+  wantsEvent,
+} from '../callbacks/eventSql.js';
 import { dirtyDaysCte } from '../statistics/dirtyDaysSql.js';
 import type { Channel } from '../shared/channels.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/sendWindow.js';
-import { READ_TRACKED, type Status } from './statuses.js';
+import { READ_TRACKED } from './statuses.js';
 import type { Transition } from './transitions.js';
 
 /** A message claimed for sending, with what sending it needs. */
@@ -24,8 +31,11 @@ export interface ClaimedMessage {
   local_completion_time: string | null;
   hours: number[] | null;
   days: number[] | null;
+  template_id: number | null;
   /** Milliseconds since the epoch: cheaper to read than timestamps, on the hottest query. */
   deadline_ms: number;
+  /** The end of the message's lifetime: carriers are given the time left until then. */
+  expires_ms: number;
   planned_send_ms: number | null;
   attempts: number;
 }
@@ -58,7 +68,8 @@ export async function messageClaimDue(
      WHERE m.account_id = due.account_id AND m.id = due.id
      RETURNING m.account_id, m.id, m.channel_type, m.sender_name, m.destination, m.country, m.content, m.total_parts,
        m.ttl, m.external_message_id, m.use_local_time, m.local_send_time, m.local_completion_time, m.hours, m.days,
-       (extract(epoch FROM m.deadline_at) * 1000)::float8 AS deadline_ms,
+       m.template_id, (extract(epoch FROM m.deadline_at) * 1000)::float8 AS deadline_ms,
+       (extract(epoch FROM coalesce(m.expires_at, m.deadline_at)) * 1000)::float8 AS expires_ms,
        (extract(epoch FROM m.planned_send_at) * 1000)::float8 AS planned_send_ms, m.attempts`,
     [now, limit, new Date(now.getTime() + leaseMs)],
   );
@@ -74,12 +85,20 @@ export interface SubmissionRow {
 }
 
 /**
- * Applies transitions to messages in one statement (with the submissions to record and the callback events the
- * changes raise, in the same statement) and returns the ids of the messages that did not move (usually none, so
- * the answer stays small). Messages that became unsent are refunded by a second statement: a caller with unsent
- * transitions runs this in a transaction. A transition applies only where the message is in one of its
- * `from` statuses. The due time follows the new status: a retry's own time; sent -> the end of its lifetime;
- * delivered on a read-tracked channel -> the end of the wait for a read; otherwise nothing is due.
+ * Applies transitions (at most one per message: see roundsOf) in one statement, with the submissions to record,
+ * the callback events the changes raise and the refunds of messages that became unsent, and returns the ids of
+ * the messages that did not move (usually none, so the answer stays small).
+ *
+ * Each change is decided on the row as it is once locked: it applies where the message is in one of the
+ * transition's `from` statuses (and, for a read or unread, has no read status yet). A message that leaves
+ * `sending` by a receipt is recorded as sent first, and a read of a message not yet delivered records the
+ * delivery first (DESIGN section 12), so that callbacks always come in the order sent, delivered, read. The price
+ * becomes final when the message leaves `sending`: a `price` event then, with price 0 and a refund when it
+ * became unsent. The due time follows the new state: a retry's own time; sent, or delivered on a read-tracked
+ * channel, -> the end of its lifetime; otherwise nothing is due.
+ *
+ * Locks are taken in one global order (messages by account and id, then balances by account and currency), so
+ * that this statement never deadlocks with another that takes the same locks.
  */
 export async function messageApplyTransitions(
   db: Queryable,
@@ -88,60 +107,108 @@ export async function messageApplyTransitions(
 ): Promise<Set<string>> {
   if (transitions.length === 0 && submissions.length === 0) return new Set();
   const rows = transitions.map((t) => ({
-    a: t.accountId,
+    account_id: t.accountId,
     id: t.id,
-    st: t.status,
-    fr: t.from,
+    status: t.status,
+    from_statuses: t.from,
     at: t.at.toISOString(),
     // Absent keys read as NULL.
-    ec: t.errorCode ?? undefined,
-    cn: t.connectorId ?? undefined,
-    sa: t.sentAt?.toISOString(),
-    due: t.dueAt?.toISOString(),
-    h: t.history,
+    error_code: t.errorCode ?? undefined,
+    connector_id: t.connectorId ?? undefined,
+    sent_at: t.sentAt?.toISOString(),
+    due_at: t.dueAt?.toISOString(),
+    history: t.history,
   }));
   const parts = submissions.flatMap((s) =>
-    s.carrierIds.map((ci, i) => ({ cn: s.connectorId, ci, a: s.accountId, id: s.id, p: i + 1, n: s.carrierIds.length, at: s.at.toISOString() })),
+    s.carrierIds.map((carrierId, i) => ({
+      connector_id: s.connectorId,
+      carrier_id: carrierId,
+      account_id: s.accountId,
+      message_id: s.id,
+      part: i + 1,
+      parts: s.carrierIds.length,
+      at: s.at.toISOString(),
+    })),
   );
   const unmoved = await db.query<{ id: string }>(
     `WITH r AS (
-       SELECT * FROM json_to_recordset($1::json) AS r(
-         a bigint, id uuid, st text, fr text[], at timestamptz, ec integer, cn text, sa timestamptz, due timestamptz, h jsonb)
+       SELECT * FROM json_to_recordset($1::json) AS r(account_id bigint, id uuid, status text, from_statuses text[],
+         at timestamptz, error_code integer, connector_id text, sent_at timestamptz, due_at timestamptz, history jsonb)
      ),
      parts AS (
        INSERT INTO submissions (connector_id, carrier_id, account_id, message_id, part, parts, created_at)
-       SELECT p.cn, p.ci, p.a, p.id, p.p, p.n, p.at
-       FROM json_to_recordset($2::json) AS p(cn text, ci text, a bigint, id uuid, p smallint, n smallint, at timestamptz)
+       SELECT p.connector_id, p.carrier_id, p.account_id, p.message_id, p.part, p.parts, p.at
+       FROM json_to_recordset($2::json) AS p(connector_id text, carrier_id text, account_id bigint, message_id uuid,
+         part smallint, parts smallint, at timestamptz)
        ON CONFLICT (connector_id, carrier_id) DO NOTHING
      ),
-     moved AS (
-     UPDATE messages m
-     SET status = r.st, status_at = r.at, lease_expires_at = NULL,
-         price_final = CASE WHEN r.st = 'sending' THEN m.price_final ELSE true END,
-         error_code = coalesce(r.ec, m.error_code),
-         connector_id = coalesce(r.cn, m.connector_id),
-         sent_at = coalesce(r.sa, CASE WHEN r.st IN ('delivered', 'undelivered', 'read') THEN coalesce(m.sent_at, r.at) ELSE m.sent_at END),
-         read_status = CASE WHEN r.st IN ('read', 'unread') THEN r.st ELSE m.read_status END,
-         due_at = CASE
-           WHEN r.due IS NOT NULL THEN r.due
-           WHEN r.st = 'sent' THEN r.at + make_interval(secs => coalesce(m.ttl, $4))
-           WHEN r.st = 'delivered' AND m.channel_type = ANY($3::text[]) THEN r.at + make_interval(secs => coalesce(m.ttl, $4))
-           ELSE NULL END,
-         history = m.history || r.h
-     FROM r
-     WHERE m.account_id = r.a AND m.id = r.id AND m.status = ANY(r.fr)
-     RETURNING m.account_id, m.id, m.created_at, m.channel_type, m.callback_target_id, m.callback_events, r.h
+     locked AS (
+       SELECT m.account_id, m.id, m.status, m.read_status, m.price_final, m.price_refunded
+       FROM messages m JOIN r ON m.account_id = r.account_id AND m.id = r.id
+       ORDER BY m.account_id, m.id
+       FOR UPDATE OF m
      ),
-     ${statusEventsCte('moved')},
+     change AS (
+       SELECT r.*, l.price_final AS was_final, l.price_refunded AS was_refunded,
+         CASE WHEN r.status IN ('read', 'unread') THEN 'delivered' ELSE r.status END AS new_status,
+         CASE WHEN l.status = 'sending' AND r.status IN ('delivered', 'undelivered', 'read')
+                AND NOT r.history @> '[{"status": "sent"}]'
+              THEN jsonb_build_array(jsonb_build_object('status', 'sent', 'at', r.at)) ELSE '[]'::jsonb END
+         || CASE WHEN r.status = 'read' AND l.status <> 'delivered' AND NOT r.history @> '[{"status": "delivered"}]'
+              THEN jsonb_build_array(jsonb_build_object('status', 'delivered', 'at', r.at)) ELSE '[]'::jsonb END
+         || r.history AS h
+       FROM r JOIN locked l ON l.account_id = r.account_id AND l.id = r.id
+       WHERE l.status = ANY(r.from_statuses) AND (r.status NOT IN ('read', 'unread') OR l.read_status IS NULL)
+     ),
+     moved AS (
+       UPDATE messages m
+       SET status = c.new_status,
+           status_at = CASE WHEN c.status IN ('read', 'unread') AND m.status = 'delivered' THEN m.status_at ELSE c.at END,
+           lease_expires_at = NULL,
+           price_final = m.price_final OR c.new_status <> 'sending',
+           price_refunded = m.price_refunded OR (c.new_status = 'unsent' AND m.price > 0),
+           error_code = coalesce(c.error_code, m.error_code),
+           connector_id = coalesce(c.connector_id, m.connector_id),
+           sent_at = coalesce(c.sent_at, CASE WHEN c.new_status IN ('delivered', 'undelivered') THEN coalesce(m.sent_at, c.at) ELSE m.sent_at END),
+           read_status = CASE WHEN c.status IN ('read', 'unread') THEN c.status ELSE m.read_status END,
+           due_at = CASE
+             WHEN c.due_at IS NOT NULL THEN c.due_at
+             WHEN c.new_status = 'sent'
+               OR (c.status = 'delivered' AND m.read_status IS NULL AND m.channel_type = ANY($3::text[]))
+               THEN coalesce(m.expires_at, c.at + make_interval(secs => coalesce(m.ttl, $4)))
+             ELSE NULL END,
+           history = m.history || c.h
+       FROM change c
+       WHERE m.account_id = c.account_id AND m.id = c.id
+       RETURNING m.account_id, m.id, m.created_at, m.channel_type, m.callback_target_id, m.callback_events, m.total_parts,
+         m.currency, CASE WHEN c.new_status = 'unsent' THEN 0 ELSE m.price END AS final_price,
+         c.new_status = 'unsent' AND m.price > 0 AND NOT c.was_refunded AS refund, m.price,
+         NOT c.was_final AND c.new_status <> 'sending' AS price_now_final, c.at, c.h
+     ),
+     ${ledgerCreditCte(REFUNDS, 'refund', 'at')},
+     events AS (
+       ${statusEventsSelect('moved')}
+       UNION ALL
+       SELECT mv.callback_target_id, mv.account_id, mv.id, 'price', mv.channel_type, NULL, mv.at, NULL,
+         ${priceExtra('mv', 'mv.final_price')}, ${PRICE_EVENT_ORDER}
+       FROM moved mv
+       WHERE (mv.price_now_final OR mv.refund) AND ${wantsEvent('mv', "'price'")}
+     ),
+     ${insertEventsCte('events', 'ORDER BY message_id, n')},
      ${dirtyDaysCte('moved')}
      SELECT r.id FROM r WHERE NOT EXISTS (SELECT 1 FROM moved WHERE moved.id = r.id)`,
-    [JSON.stringify(rows), JSON.stringify(parts), READ_TRACKED_LIST, DEFAULT_TTL],
+    [JSON.stringify(sortedForLocks(rows)), JSON.stringify(parts), READ_TRACKED_LIST, DEFAULT_TTL],
   );
-  const notMoved = new Set(unmoved.map((row) => row.id));
-  // Messages that became unsent get their price back (a second statement: call in a transaction then).
-  const unsent = transitions.filter((t) => t.status === 'unsent' && !notMoved.has(t.id));
-  if (unsent.length > 0) await messageRefundUnsent(db, unsent, unsent[0]!.at);
-  return notMoved;
+  return new Set(unmoved.map((row) => row.id));
+}
+
+/** The refunds of moved messages, per account and currency, in the lock order of balances. */
+const REFUNDS = `(SELECT account_id, currency, sum(price) AS amount, max(at) AS at FROM moved WHERE refund
+  GROUP BY account_id, currency ORDER BY account_id, currency)`;
+
+/** Rows in the global lock order of messages (account, then id), so that statements lock them alike. */
+function sortedForLocks<T extends { account_id: number; id: string }>(rows: T[]): T[] {
+  return rows.sort((a, b) => a.account_id - b.account_id || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** Notes receipts that changed nothing (late or duplicate) in their messages' history, marked `ignored`. */
@@ -150,29 +217,41 @@ export async function messageNoteIgnored(
   notes: readonly { accountId: number; id: string; status: string; at: Date }[],
 ): Promise<void> {
   if (notes.length === 0) return;
+  const rows = notes.map((n, i) => ({ account_id: n.accountId, id: n.id, status: n.status, at: n.at.toISOString(), i }));
   await db.query(
-    `WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(a bigint, id uuid, st text, at timestamptz))
-     UPDATE messages m
-     SET history = m.history || jsonb_build_array(jsonb_build_object('status', r.st, 'at', r.at, 'ignored', true))
-     FROM r WHERE m.account_id = r.a AND m.id = r.id`,
-    [JSON.stringify(notes.map((n) => ({ a: n.accountId, id: n.id, st: n.status, at: n.at.toISOString() })))],
+    `WITH r AS (
+       SELECT account_id, id,
+         jsonb_agg(jsonb_build_object('status', status, 'at', at, 'ignored', true) ORDER BY i) AS entries
+       FROM json_to_recordset($1::json) AS r(account_id bigint, id uuid, status text, at timestamptz, i integer)
+       GROUP BY account_id, id
+     ),
+     locked AS (
+       SELECT m.account_id, m.id FROM messages m JOIN r ON m.account_id = r.account_id AND m.id = r.id
+       ORDER BY m.account_id, m.id
+       FOR UPDATE OF m
+     )
+     UPDATE messages m SET history = m.history || r.entries
+     FROM r JOIN locked l ON l.account_id = r.account_id AND l.id = r.id
+     WHERE m.account_id = r.account_id AND m.id = r.id`,
+    [JSON.stringify(rows)],
   );
 }
 
 /**
- * Ends the waits that have run out: `sent` without a final receipt within its lifetime -> `undelivered`,
- * `delivered` on a read-tracked channel without a read -> `unread`. Rows other workers hold are skipped.
+ * Ends the waits that have run out at the end of a message's lifetime: `sent` without a final receipt ->
+ * `undelivered`; `delivered` on a read-tracked channel without a read -> read status `unread` (its status stays
+ * `delivered`). Rows other workers hold are skipped. Returns what each message reached: a status or `unread`.
  */
 export async function messageExpireDue(
   db: Queryable,
   now: Date,
   limit: number,
   errors: { noReceipt: number; notRead: number },
-): Promise<{ account_id: number; id: string; status: Status }[]> {
+): Promise<{ account_id: number; id: string; outcome: 'undelivered' | 'unread' }[]> {
   return db.query(
     `WITH due AS (
-       SELECT account_id, id, CASE status WHEN 'sent' THEN 'undelivered' ELSE 'unread' END AS st,
-              CASE status WHEN 'sent' THEN $3::int ELSE $4::int END AS ec
+       SELECT account_id, id, CASE status WHEN 'sent' THEN 'undelivered' ELSE 'unread' END AS outcome,
+              CASE status WHEN 'sent' THEN $3::int ELSE $4::int END AS error_code
        FROM messages
        WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL AND due_at <= $1
        ORDER BY due_at
@@ -181,47 +260,21 @@ export async function messageExpireDue(
      ),
      moved AS (
        UPDATE messages m
-       SET status = due.st,
-           read_status = CASE WHEN due.st = 'unread' THEN 'unread' ELSE m.read_status END,
-           error_code = due.ec, status_at = $1, due_at = NULL,
-           history = m.history || jsonb_build_array(jsonb_build_object('status', due.st, 'at', $1::timestamptz, 'errorCode', due.ec))
+       SET status = CASE WHEN due.outcome = 'undelivered' THEN 'undelivered' ELSE m.status END,
+           read_status = CASE WHEN due.outcome = 'unread' THEN 'unread' ELSE m.read_status END,
+           error_code = CASE WHEN due.outcome = 'undelivered' THEN due.error_code ELSE m.error_code END,
+           status_at = CASE WHEN due.outcome = 'undelivered' THEN $1 ELSE m.status_at END,
+           due_at = NULL,
+           history = m.history || jsonb_build_array(
+             jsonb_build_object('status', due.outcome, 'at', $1::timestamptz, 'errorCode', due.error_code))
        FROM due
        WHERE m.account_id = due.account_id AND m.id = due.id
-       RETURNING m.account_id, m.id, m.created_at, m.status, m.channel_type, m.callback_target_id, m.callback_events,
-         jsonb_build_array(jsonb_build_object('status', due.st, 'at', $1::timestamptz, 'errorCode', due.ec)) AS h
+       RETURNING m.account_id, m.id, m.created_at, due.outcome, m.channel_type, m.callback_target_id, m.callback_events,
+         jsonb_build_array(jsonb_build_object('status', due.outcome, 'at', $1::timestamptz, 'errorCode', due.error_code)) AS h
      ),
      ${statusEventsCte('moved')},
      ${dirtyDaysCte('moved')}
-     SELECT account_id, id, status FROM moved`,
+     SELECT account_id, id, outcome FROM moved`,
     [now, limit, errors.noReceipt, errors.notRead],
   );
-}
-
-/**
- * Gives back the price of messages that became unsent (DESIGN section 7): one ledger entry per account and
- * currency, the running balance moved in the same statement, and a `price` event (price 0) where requested.
- * Each message is refunded once.
- */
-export async function messageRefundUnsent(db: Queryable, messages: readonly { accountId: number; id: string }[], now: Date): Promise<number> {
-  if (messages.length === 0) return 0;
-  const [row] = await db.query<{ n: number }>(
-    `WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(a bigint, id uuid)),
-     refunded AS (
-       UPDATE messages m SET price_refunded = true, price_final = true
-       FROM r
-       WHERE m.account_id = r.a AND m.id = r.id AND m.status = 'unsent' AND NOT m.price_refunded AND m.price > 0
-       RETURNING m.account_id, m.id, m.channel_type, m.total_parts, m.price, m.currency, m.callback_target_id, m.callback_events
-     ),
-     ${ledgerCreditCte("(SELECT account_id, currency, sum(price) AS amount FROM refunded GROUP BY account_id, currency)", 'refund', '$2::timestamptz')},
-     refund_events AS (
-       SELECT callback_target_id AS target_id, account_id, id AS message_id, 'price' AS event, channel_type,
-         NULL::text AS status, $2::timestamptz AS at, NULL::int AS error_code, ${priceExtra('refunded', '0')} AS extra
-       FROM refunded
-       WHERE ${wantsEvent('refunded', "'price'")}
-     ),
-     ${insertEventsCte('refund_events', 'ORDER BY message_id', 'refund_inserted')}
-     SELECT count(*)::int AS n FROM refunded`,
-    [JSON.stringify(messages.map((m) => ({ a: m.accountId, id: m.id }))), now],
-  );
-  return row!.n;
 }

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Db, Queryable } from '../db/db.js';
-import { messageApplyTransitions, messageNoteIgnored, type SubmissionRow } from './deliverySql.js';
+import { messageNoteIgnored, type SubmissionRow } from './deliverySql.js';
 import type { CarrierReceipt } from './receiptSql.js';
-import { applyReceipts, latestPerPart } from './receipts.js';
+import { applyReceipts, applyTransitions, receiptsPerPart } from './receipts.js';
 import {
   mergeReceipt,
   retryTransition,
@@ -214,7 +214,7 @@ export class DeliveryWriter {
 
     const dbReceipts: CarrierReceipt[] = [];
     const ignored: { accountId: number; id: string; status: string; at: Date }[] = [];
-    for (const receipt of latestPerPart(batch.receipts)) {
+    for (const receipt of receiptsPerPart(batch.receipts)) {
       const key = `${receipt.connectorId}\u0000${receipt.carrierId}`;
       const known = this.recent.get(key);
       if (!known || known.parts > 1) {
@@ -235,15 +235,8 @@ export class DeliveryWriter {
     this.forgetOldSubmissions();
 
     const run = async (q: Queryable): Promise<void> => {
-      const all = [...transitions.values()];
-      const unmoved = await messageApplyTransitions(q, all, submissions);
-      // A merged change that did not apply as a whole (the row had moved on): its receipts alone may still apply.
-      const retry = all.filter((t) => unmoved.has(t.id) && t.receipts.length > 0);
-      const alone = retry.flatMap((t) =>
-        t.receipts.map((r) => statusTransition({ accountId: t.accountId, id: t.id, status: r.status as TargetStatus, at: r.at, errorCode: r.errorCode, fromReceipt: true })),
-      );
-      const second = await messageApplyTransitions(q, [...alone, ...extra]);
-      for (const t of alone) if (second.has(t.id)) ignored.push({ accountId: t.accountId, id: t.id, status: t.status, at: t.at });
+      const unmoved = await applyTransitions(q, [...transitions.values(), ...extra], submissions);
+      for (const t of unmoved) for (const r of t.receipts) ignored.push({ accountId: t.accountId, id: t.id, status: r.status, at: r.at });
       if (dbReceipts.length > 0) {
         const outcome = await applyReceipts(q, dbReceipts);
         this.stats.orphaned += outcome.orphaned;
@@ -252,10 +245,9 @@ export class DeliveryWriter {
       await messageNoteIgnored(q, ignored);
       this.stats.ignored += ignored.length;
     };
-    // The common flush is one statement, atomic by itself; more statements share a transaction.
-    // (Fallbacks and notes that follow it are independent, status-guarded statements.)
-    const unsent = [...transitions.values(), ...extra].some((t) => t.status === 'unsent');
-    if (dbReceipts.length === 0 && extra.length === 0 && !unsent) await run(this.db);
+    // The common flush is one statement, atomic by itself (refunds and events included); more statements share
+    // a transaction. (Fallbacks and notes that follow it are independent, status-guarded statements.)
+    if (dbReceipts.length === 0 && extra.length === 0) await run(this.db);
     else await this.db.transaction(run);
 
     this.stats.flushes++;

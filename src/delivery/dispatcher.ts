@@ -5,7 +5,8 @@ import type { Db } from '../db/db.js';
 import type { NumberingPlan } from '../numbering/numberingPlan.js';
 import { lookupSubscriber } from '../numbering/subscriber.js';
 import { messageWindow } from '../schedule/messageWindow.js';
-import { nextAllowedInstant } from '../schedule/sendWindow.js';
+import { isUnconstrained, nextAllowedInstant, type SendWindow } from '../schedule/sendWindow.js';
+import { openWhatsappWindows } from '../inbound/inbound.js';
 import type { Clock } from '../util/clock.js';
 import { type ClaimedMessage, messageClaimDue } from './deliverySql.js';
 import type { DeliveryWriter } from './deliveryWriter.js';
@@ -88,15 +89,19 @@ export class Dispatcher {
         continue;
       }
       let claimed: ClaimedMessage[] = [];
+      let windowsClosed = new Set<string>();
       try {
-        claimed = await messageClaimDue(this.deps.db, this.deps.clock.now(), Math.min(room, this.options.batchSize), this.options.leaseMs);
+        const now = this.deps.clock.now();
+        claimed = await messageClaimDue(this.deps.db, now, Math.min(room, this.options.batchSize), this.options.leaseMs);
+        windowsClosed = await closedChatWindows(this.deps.db, claimed, now);
       } catch (error) {
+        // Claimed messages stay leased and fall due again when the lease ends.
         this.deps.log.error({ err: error }, 'claiming due messages failed');
         await this.deps.wakeup.wait(1000);
         continue;
       }
       this.claimed += claimed.length;
-      for (const message of claimed) this.track(this.dispatch(message));
+      for (const message of claimed) this.track(this.dispatch(message, windowsClosed.has(message.id)));
       if (claimed.length < Math.min(room, this.options.batchSize)) await this.deps.wakeup.wait(this.options.pollMs);
     }
   }
@@ -113,7 +118,8 @@ export class Dispatcher {
    */
   takeDirect(messages: readonly ClaimedMessage[]): void {
     this.claimed += messages.length;
-    for (const message of messages) this.track(this.dispatch(message));
+    // Their chat windows were checked when they were accepted, a moment ago.
+    for (const message of messages) this.track(this.dispatch(message, false));
   }
 
   private track(work: Promise<void>): void {
@@ -124,16 +130,21 @@ export class Dispatcher {
     });
   }
 
-  private async dispatch(message: ClaimedMessage): Promise<void> {
+  private async dispatch(message: ClaimedMessage, chatWindowClosed: boolean): Promise<void> {
     try {
-      await this.send(message);
+      await this.send(message, chatWindowClosed);
     } catch (error) {
       // Nothing is recorded: the lease runs out and the message is claimed again.
       this.deps.log.error({ err: error, messageUuid: message.id }, 'dispatch failed; the message will be retried after its lease');
     }
   }
 
-  private async send(message: ClaimedMessage): Promise<void> {
+  /**
+   * Sends one claimed message, after checking again, at this moment, what may have changed since it was planned
+   * (DESIGN section 12): its deadline, its send window (a message claimed late waits for its next allowed instant)
+   * and, for a free-form WHATSAPP message, its 24-hour chat window.
+   */
+  private async send(message: ClaimedMessage, chatWindowClosed: boolean): Promise<void> {
     const { writer, clock, router } = this.deps;
     const now = clock.now();
     const ref = { accountId: message.account_id, id: message.id };
@@ -145,13 +156,29 @@ export class Dispatcher {
       await writer.status({ ...ref, status: 'unsent', at: now, errorCode: DELIVERY_ERRORS.deadlinePassed, detail: 'not sent before its deadline' });
       return;
     }
+    if (chatWindowClosed) {
+      await writer.status({ ...ref, status: 'unsent', at: now, errorCode: DELIVERY_ERRORS.chatWindowClosed, detail: 'the 24-hour chat window had closed and no template matches' });
+      return;
+    }
+    const window = this.windowOf(message);
+    if (!isUnconstrained(window)) {
+      const next = nextAllowedInstant(window, now.getTime(), message.deadline_ms);
+      if (next === null) {
+        await writer.status({ ...ref, status: 'unsent', at: now, errorCode: DELIVERY_ERRORS.deadlinePassed, detail: 'its send window does not open again before its deadline' });
+        return;
+      }
+      if (next > now.getTime()) {
+        await writer.retry({ ...ref, dueAt: new Date(next), at: now, reason: 'outside its send window' });
+        return;
+      }
+    }
     const connector = router.pick(message.channel_type, message.destination);
     if (!connector) {
       const anyRoute = router.candidates(message.channel_type, message.destination).length > 0;
       await this.retryOrGiveUp(message, now, this.options.noRouteRetryMs, anyRoute ? 'no connector of the route is available' : 'no route', DELIVERY_ERRORS.noRoute);
       return;
     }
-    const outcome = await connector.submit(outbound(message));
+    const outcome = await connector.submit(outbound(message, now));
     const at = clock.now();
     switch (outcome.kind) {
       case 'accepted':
@@ -169,28 +196,47 @@ export class Dispatcher {
   /** Back to the queue for the next allowed instant after `retryAfterMs`, or unsent when none comes before the deadline. */
   private async retryOrGiveUp(message: ClaimedMessage, now: Date, retryAfterMs: number, reason: string, errorCode: number): Promise<void> {
     const ref = { accountId: message.account_id, id: message.id };
-    const zones = lookupSubscriber(this.deps.plan, message.destination, message.country).zones;
-    const window = messageWindow(
-      {
-        useLocalTime: message.use_local_time,
-        localSendTime: message.local_send_time,
-        localCompletionTime: message.local_completion_time,
-        hours: message.hours,
-        days: message.days,
-        ttl: message.ttl,
-      },
-      zones,
-    );
-    const next = nextAllowedInstant(window, now.getTime() + retryAfterMs, message.deadline_ms);
+    const next = nextAllowedInstant(this.windowOf(message), now.getTime() + retryAfterMs, message.deadline_ms);
     if (next === null) {
       await this.deps.writer.status({ ...ref, status: 'unsent', at: now, errorCode, detail: `not sent before its deadline: ${reason}` });
       return;
     }
     await this.deps.writer.retry({ ...ref, dueAt: new Date(next), at: now, reason });
   }
+
+  private windowOf(message: ClaimedMessage): SendWindow {
+    const fields = {
+      useLocalTime: message.use_local_time,
+      localSendTime: message.local_send_time,
+      localCompletionTime: message.local_completion_time,
+      hours: message.hours,
+      days: message.days,
+      ttl: message.ttl,
+    };
+    // The zones are looked up only for a window that has something to check.
+    if (!fields.localSendTime && !fields.localCompletionTime && !fields.hours && !fields.days) return messageWindow(fields, []);
+    return messageWindow(fields, lookupSubscriber(this.deps.plan, message.destination, message.country).zones);
+  }
 }
 
-function outbound(message: ClaimedMessage): OutboundMessage {
+/**
+ * The free-form WHATSAPP messages among claimed ones (no template matched them when they were accepted) whose
+ * 24-hour chat window has closed since: one query per claim, and none when there are no such messages.
+ */
+async function closedChatWindows(db: Db, claimed: readonly ClaimedMessage[], now: Date): Promise<Set<string>> {
+  const freeForm = claimed.filter((m) => m.channel_type === 'WHATSAPP' && m.template_id === null);
+  const closed = new Set<string>();
+  const byAccount = new Map<number, ClaimedMessage[]>();
+  for (const m of freeForm) byAccount.set(m.account_id, [...(byAccount.get(m.account_id) ?? []), m]);
+  for (const [accountId, messages] of byAccount) {
+    const open = await openWhatsappWindows(db, accountId, messages.map((m) => [m.sender_name, m.destination]), now);
+    for (const m of messages) if (!open.has(`${m.sender_name}\u0000${m.destination}`)) closed.add(m.id);
+  }
+  return closed;
+}
+
+/** What a connector is given: the lifetime left (at least a second) rather than the ttl asked for. */
+function outbound(message: ClaimedMessage, now: Date): OutboundMessage {
   return {
     accountId: message.account_id,
     id: message.id,
@@ -199,7 +245,7 @@ function outbound(message: ClaimedMessage): OutboundMessage {
     destination: message.destination,
     content: message.content,
     totalParts: message.total_parts,
-    ttlSeconds: message.ttl,
+    ttlSeconds: Math.max(1, Math.floor((message.expires_ms - now.getTime()) / 1000)),
     externalMessageId: message.external_message_id,
   };
 }

@@ -49,34 +49,58 @@ export async function submissionMatchReceipts(
 
 /**
  * Records receipts on the parts of multi-part messages and returns those that changed a part's state (set once,
- * except delivered -> read): the message status follows from all its parts.
+ * except delivered -> read): the message status follows from all its parts. Parts are locked in key order.
  */
 export async function submissionSetPartStates(db: Queryable, receipts: readonly MatchedReceipt[]): Promise<MatchedReceipt[]> {
   if (receipts.length === 0) return [];
+  const rows = receipts.map((m, i) => ({
+    i,
+    connector_id: m.receipt.connectorId,
+    carrier_id: m.receipt.carrierId,
+    state: m.receipt.state,
+    at: m.receipt.at.toISOString(),
+  }));
   const changed = await db.query<{ i: number }>(
-    `WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(i integer, cn text, ci text, st text, at timestamptz))
-     UPDATE submissions s SET state = r.st, state_at = r.at
-     FROM r
-     WHERE s.connector_id = r.cn AND s.carrier_id = r.ci
-       AND (s.state IS NULL OR (s.state = 'delivered' AND r.st = 'read'))
+    `WITH r AS (
+       SELECT * FROM json_to_recordset($1::json) AS r(i integer, connector_id text, carrier_id text, state text, at timestamptz)
+     ),
+     locked AS (
+       SELECT s.connector_id, s.carrier_id FROM submissions s
+       JOIN r ON s.connector_id = r.connector_id AND s.carrier_id = r.carrier_id
+       ORDER BY s.connector_id, s.carrier_id
+       FOR UPDATE OF s
+     )
+     UPDATE submissions s SET state = r.state, state_at = r.at
+     FROM r JOIN locked l ON l.connector_id = r.connector_id AND l.carrier_id = r.carrier_id
+     WHERE s.connector_id = r.connector_id AND s.carrier_id = r.carrier_id
+       AND (s.state IS NULL OR (s.state = 'delivered' AND r.state = 'read'))
      RETURNING r.i`,
-    [JSON.stringify(receipts.map((m, i) => ({ i, cn: m.receipt.connectorId, ci: m.receipt.carrierId, st: m.receipt.state, at: m.receipt.at.toISOString() })))],
+    [JSON.stringify(rows)],
   );
   return changed.map((row) => receipts[row.i]!);
 }
 
-/** Counts newly delivered parts of multi-part messages and returns the messages whose every part is delivered. */
+/**
+ * Counts newly delivered parts of multi-part messages and returns the messages whose every part is delivered.
+ * Messages are locked in the global order (account, id).
+ */
 export async function messageCountDeliveredParts(
   db: Queryable,
   counts: readonly { accountId: number; id: string; parts: number }[],
 ): Promise<{ account_id: number; id: string }[]> {
   if (counts.length === 0) return [];
   const rows = await db.query<{ account_id: number; id: string; complete: boolean }>(
-    `WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(a bigint, id uuid, n integer))
-     UPDATE messages m SET parts_delivered = m.parts_delivered + r.n
-     FROM r WHERE m.account_id = r.a AND m.id = r.id
+    `WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(account_id bigint, id uuid, parts integer)),
+     locked AS (
+       SELECT m.account_id, m.id FROM messages m JOIN r ON m.account_id = r.account_id AND m.id = r.id
+       ORDER BY m.account_id, m.id
+       FOR UPDATE OF m
+     )
+     UPDATE messages m SET parts_delivered = m.parts_delivered + r.parts
+     FROM r JOIN locked l ON l.account_id = r.account_id AND l.id = r.id
+     WHERE m.account_id = r.account_id AND m.id = r.id
      RETURNING m.account_id, m.id, m.parts_delivered >= m.total_parts AS complete`,
-    [JSON.stringify(counts.map((c) => ({ a: c.accountId, id: c.id, n: c.parts })))],
+    [JSON.stringify(counts.map((c) => ({ account_id: c.accountId, id: c.id, parts: c.parts })))],
   );
   return rows.filter((r) => r.complete);
 }

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db.js';
-import { messageApplyTransitions, messageNoteIgnored } from './deliverySql.js';
+import { messageApplyTransitions, messageNoteIgnored, type SubmissionRow } from './deliverySql.js';
 import {
   type CarrierReceipt,
   type MatchedReceipt,
@@ -7,9 +7,7 @@ import {
   submissionMatchReceipts,
   submissionSetPartStates,
 } from './receiptSql.js';
-import { statusTransition, type Transition } from './transitions.js';
-
-const RANK = { delivered: 1, undelivered: 1, unsent: 1, read: 2 } as const;
+import { mergeReceipt, roundsOf, statusTransition, type Transition } from './transitions.js';
 
 export interface ReceiptOutcome {
   /** Receipts that moved a message's status (or counted a part). */
@@ -20,35 +18,89 @@ export interface ReceiptOutcome {
   readonly ignored: number;
 }
 
-/** One receipt per part: the furthest state wins (a read implies the delivery before it). */
-export function latestPerPart(receipts: readonly CarrierReceipt[]): CarrierReceipt[] {
-  const latest = new Map<string, CarrierReceipt>();
+/**
+ * The receipts worth applying per part, in the order to apply them: its first final receipt (delivered,
+ * undelivered or unsent; a later one can only be a duplicate or a contradiction, which the status rules ignore),
+ * then its first read. A read and the delivery it follows may come in one batch, or the read first: both are kept,
+ * the delivery ahead, so that the delivery is recorded (and called back) before the read.
+ */
+export function receiptsPerPart(receipts: readonly CarrierReceipt[]): CarrierReceipt[] {
+  const finals = new Map<string, CarrierReceipt>();
+  const reads = new Map<string, CarrierReceipt>();
   for (const receipt of receipts) {
     const key = `${receipt.connectorId}\u0000${receipt.carrierId}`;
-    const seen = latest.get(key);
-    if (!seen || RANK[receipt.state] > RANK[seen.state]) latest.set(key, receipt);
+    const kept = receipt.state === 'read' ? reads : finals;
+    if (!kept.has(key)) kept.set(key, receipt);
   }
-  return [...latest.values()];
+  return [...finals.values(), ...reads.values()];
+}
+
+/**
+ * Transitions from receipts, one per message where they can be merged (a delivery and its read become one change),
+ * more where they cannot (they are then applied in rounds, each seeing the one before).
+ */
+export function receiptTransitions(receipts: readonly { accountId: number; messageId: string; receipt: CarrierReceipt }[]): Transition[] {
+  const byMessage = new Map<string, Transition>();
+  const more: Transition[] = [];
+  for (const { accountId, messageId, receipt } of receipts) {
+    const fact = { status: receipt.state, at: receipt.at, errorCode: receipt.errorCode };
+    const pending = byMessage.get(messageId);
+    if (pending && mergeReceipt(pending, fact)) continue;
+    const transition = statusTransition({ accountId, id: messageId, ...fact, fromReceipt: true });
+    if (pending) more.push(transition);
+    else byMessage.set(messageId, transition);
+  }
+  return [...byMessage.values(), ...more];
+}
+
+/**
+ * Applies transitions in rounds (one change per message per statement), the first with the submissions to
+ * record, and returns those that changed nothing.
+ * A merged change that does not apply as a whole (the row had moved on) is retried as its receipts alone.
+ */
+export async function applyTransitions(
+  tx: Queryable,
+  transitions: readonly Transition[],
+  submissions: readonly SubmissionRow[] = [],
+): Promise<Transition[]> {
+  const unmoved: Transition[] = [];
+  const rounds = roundsOf(transitions);
+  if (rounds.length === 0 && submissions.length > 0) rounds.push([]);
+  for (const [n, round] of rounds.entries()) {
+    const ids = await messageApplyTransitions(tx, round, n === 0 ? submissions : []);
+    for (const t of round) if (ids.has(t.id)) unmoved.push(t);
+  }
+  // A transition that is more than one receipt: a submission with its receipts, or a delivery with its read.
+  const merged = (t: Transition): boolean => t.receipts.length > 0 && (t.receipts.length > 1 || t.history.length > 1);
+  const retry = unmoved.filter(merged);
+  if (retry.length === 0) return unmoved;
+  const alone = retry.flatMap((t) => t.receipts.map((r) => statusTransition({ accountId: t.accountId, id: t.id, ...r, fromReceipt: true })));
+  const stillUnmoved: Transition[] = unmoved.filter((t) => !merged(t));
+  for (const round of roundsOf(alone)) {
+    const ids = await messageApplyTransitions(tx, round);
+    for (const t of round) if (ids.has(t.id)) stillUnmoved.push(t);
+  }
+  return stillUnmoved;
 }
 
 /**
  * Applies carrier receipts through the database, in the caller's transaction: each finds its submission (or is
- * kept as an orphan); a single-part message moves to the receipt's status where the rules allow; a multi-part
- * message records each part and becomes undelivered (or unsent) at its first failed part, delivered when all
- * its parts are. Receipts that change nothing are noted in the message's history as ignored.
+ * kept as an orphan); a single-part message moves to the receipt's outcome where the rules allow; a multi-part
+ * message records each part and becomes undelivered (or unsent) at its first failed part, delivered when all its
+ * parts are. Receipts that change nothing are noted in the message's history as ignored.
  */
 export async function applyReceipts(tx: Queryable, receipts: readonly CarrierReceipt[]): Promise<ReceiptOutcome> {
-  const { matched, orphaned } = await submissionMatchReceipts(tx, latestPerPart(receipts));
-  const transitions: Transition[] = [];
+  const { matched, orphaned } = await submissionMatchReceipts(tx, receiptsPerPart(receipts));
   const single = matched.filter((m) => m.parts === 1);
-  for (const m of single) transitions.push(receiptTransition(m, m.receipt.at));
+  const perMessage: { accountId: number; messageId: string; receipt: CarrierReceipt }[] = [...single];
 
   const multipart = matched.filter((m) => m.parts > 1);
-  const changedParts = await submissionSetPartStates(tx, multipart);
+  const changedParts: MatchedReceipt[] = [];
+  for (const round of partRounds(multipart)) changedParts.push(...(await submissionSetPartStates(tx, round)));
   const delivered = new Map<string, { accountId: number; id: string; parts: number; at: Date }>();
   for (const part of changedParts) {
     if (part.receipt.state !== 'delivered') {
-      transitions.push(receiptTransition(part, part.receipt.at));
+      perMessage.push(part);
       continue;
     }
     const entry = delivered.get(part.messageId) ?? { accountId: part.accountId, id: part.messageId, parts: 0, at: part.receipt.at };
@@ -56,18 +108,29 @@ export async function applyReceipts(tx: Queryable, receipts: readonly CarrierRec
     if (part.receipt.at > entry.at) entry.at = part.receipt.at;
     delivered.set(part.messageId, entry);
   }
+  const transitions = receiptTransitions(perMessage);
   for (const done of await messageCountDeliveredParts(tx, [...delivered.values()])) {
     const entry = delivered.get(done.id)!;
-    transitions.push(statusTransition({ accountId: done.account_id, id: done.id, status: 'delivered', at: entry.at, errorCode: null, fromReceipt: true }));
+    // The whole message is delivered: ahead of any read of its parts in this batch.
+    transitions.unshift(statusTransition({ accountId: done.account_id, id: done.id, status: 'delivered', at: entry.at, errorCode: null, fromReceipt: true }));
   }
-  const unmoved = await messageApplyTransitions(tx, transitions);
-  const ignored = single.filter((m) => unmoved.has(m.messageId));
-  await messageNoteIgnored(tx, ignored.map((m) => ({ accountId: m.accountId, id: m.messageId, status: m.receipt.state, at: m.receipt.at })));
+  const unmoved = await applyTransitions(tx, transitions);
+  const ignored = unmoved.flatMap((t) => t.receipts.map((r) => ({ accountId: t.accountId, id: t.id, status: r.status, at: r.at })));
+  await messageNoteIgnored(tx, ignored);
   const unchangedParts = multipart.length - changedParts.length;
   const applied = matched.length - ignored.length - unchangedParts;
   return { applied, orphaned, ignored: receipts.length - applied - orphaned };
 }
 
-function receiptTransition(m: MatchedReceipt, at: Date): Transition {
-  return statusTransition({ accountId: m.accountId, id: m.messageId, status: m.receipt.state, at, errorCode: m.receipt.errorCode, fromReceipt: true });
+/** Multi-part receipts split so that each statement sees a part once (a delivery and then its read). */
+function partRounds(receipts: readonly MatchedReceipt[]): MatchedReceipt[][] {
+  const rounds: MatchedReceipt[][] = [];
+  const seen = new Map<string, number>();
+  for (const m of receipts) {
+    const key = `${m.receipt.connectorId}\u0000${m.receipt.carrierId}`;
+    const n = seen.get(key) ?? 0;
+    seen.set(key, n + 1);
+    (rounds[n] ??= []).push(m);
+  }
+  return rounds;
 }

@@ -1,28 +1,39 @@
 import type { Channel } from '../shared/channels.js';
 
-/** Message statuses (spec section 3, DESIGN section 4). */
+/**
+ * Message statuses (spec section 3, DESIGN sections 4 and 12). `status` is the delivery outcome and stays at
+ * `delivered`, `undelivered` or `unsent` once there; whether a delivered message was read is its `readStatus`.
+ */
 export const STATUS = {
   sending: 'sending',
   sent: 'sent',
   delivered: 'delivered',
   undelivered: 'undelivered',
   unsent: 'unsent',
-  read: 'read',
-  unread: 'unread',
   inboundSent: 'inbound_sent',
 } as const;
 export type Status = (typeof STATUS)[keyof typeof STATUS];
 
-export const FINAL_STATUSES: ReadonlySet<Status> = new Set(['undelivered', 'unsent', 'read', 'unread', 'inbound_sent']);
+/** A delivered message's read status, on channels with read receipts. */
+export const READ_STATUS = { read: 'read', unread: 'unread' } as const;
+export type ReadStatus = (typeof READ_STATUS)[keyof typeof READ_STATUS];
+
+/** What a transition of a delivered-or-not message may lead to: a status, or a read status. */
+export type Outcome = Exclude<Status, 'sending' | 'inbound_sent'> | ReadStatus;
+
+/** Statuses after which nothing changes the delivery outcome. */
+export const FINAL_STATUSES: ReadonlySet<Status> = new Set(['delivered', 'undelivered', 'unsent', 'inbound_sent']);
 
 /** Channels whose messages are also read or not read after delivery. */
 export const READ_TRACKED: ReadonlySet<Channel> = new Set(['VIBER', 'VK', 'WHATSAPP']);
 
 /**
- * The statuses a message may be in for each new status to apply: a status never goes backwards. A receipt may
- * overtake the record of its submission (`sending` -> `delivered`), and a read may overtake the delivery.
+ * The statuses a message may be in for each outcome to apply: a status never goes backwards. A receipt may
+ * overtake the record of its submission (`sending` -> `delivered`), and a read may overtake the delivery (the
+ * delivery is then recorded first, DESIGN section 12). A read or unread applies only while the read status is
+ * unset.
  */
-export const FROM_STATUSES: Readonly<Record<Exclude<Status, 'sending' | 'inbound_sent'>, readonly Status[]>> = {
+export const FROM_STATUSES: Readonly<Record<Outcome, readonly Status[]>> = {
   sent: ['sending'],
   delivered: ['sending', 'sent'],
   undelivered: ['sending', 'sent'],
@@ -36,7 +47,7 @@ export const FROM_STATUSES: Readonly<Record<Exclude<Status, 'sending' | 'inbound
  * `err`, provider error codes), which are passed through as they come. Herald's are 9000 and up.
  */
 export const DELIVERY_ERRORS = {
-  /** The message could not be sent before its deadline (localCompletionTime, or earliest send time + ttl). */
+  /** The message could not be sent before its deadline (localCompletionTime, or the end of its lifetime). */
   deadlinePassed: 9001,
   /** The send window never opens before the deadline (hours, days and zones allow no instant). */
   windowNeverOpens: 9002,
@@ -44,8 +55,10 @@ export const DELIVERY_ERRORS = {
   stopped: 9003,
   /** No connector route for the channel and destination until the deadline. */
   noRoute: 9004,
-  /** No final receipt within the message's lifetime after it was sent. */
+  /** No final receipt within the message's lifetime. */
   noReceipt: 9005,
   /** Delivered but not read within the message's lifetime. */
   notRead: 9006,
+  /** A free-form WHATSAPP message whose 24-hour chat window had closed when its turn to be sent came. */
+  chatWindowClosed: 9007,
 } as const;

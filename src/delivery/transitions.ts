@@ -1,4 +1,4 @@
-import { FROM_STATUSES, type Status } from './statuses.js';
+import { FROM_STATUSES, type Outcome, type ReadStatus, type Status } from './statuses.js';
 
 /** One entry of a message's status history. */
 export interface HistoryEntry {
@@ -10,15 +10,18 @@ export interface HistoryEntry {
   readonly retryAt?: string;
 }
 
+/** What a transition leads to: an outcome, or `sending` again (a retry). */
+export type Target = Outcome | 'sending';
+
 /**
  * One change to a message row, applied where the message is still in one of `from` (a status never goes back).
- * Several facts about one message that arrive together (its submission and, 20 ms later, its receipt) are merged
+ * Several facts about one message that arrive together (its submission and, 20 ms later, its receipts) are merged
  * into one transition, so the row is written once.
  */
 export interface Transition {
   readonly accountId: number;
   readonly id: string;
-  status: Status;
+  status: Target;
   readonly from: readonly Status[];
   at: Date;
   errorCode: number | null;
@@ -28,10 +31,23 @@ export interface Transition {
   dueAt: Date | null;
   readonly history: HistoryEntry[];
   /** Receipts merged into this transition, to apply alone if the transition as a whole does not apply. */
-  readonly receipts: { status: Status; at: Date; errorCode: number | null }[];
+  readonly receipts: ReceiptFact[];
+}
+
+export interface ReceiptFact {
+  readonly status: TargetStatus;
+  readonly at: Date;
+  readonly errorCode: number | null;
 }
 
 const iso = (date: Date): string => date.toISOString();
+
+export const isReadOutcome = (target: Target): target is ReadStatus => target === 'read' || target === 'unread';
+
+/** The message status a target leaves the message in: a read or unread one is delivered. */
+export function statusAfter(target: Target): Status {
+  return isReadOutcome(target) ? 'delivered' : target;
+}
 
 export function sentTransition(r: { accountId: number; id: string; connectorId: string; at: Date }): Transition {
   return {
@@ -65,7 +81,8 @@ export function retryTransition(r: { accountId: number; id: string; dueAt: Date;
   };
 }
 
-export type TargetStatus = Exclude<Status, 'sending' | 'inbound_sent' | 'sent'>;
+/** The outcomes a status transition may lead to: every one but `sent`, which comes with its submission. */
+export type TargetStatus = Exclude<Outcome, 'sent'>;
 
 export function statusTransition(r: {
   accountId: number;
@@ -98,16 +115,37 @@ export function statusTransition(r: {
 }
 
 /**
- * Adds a receipt's status to the transition already pending for its message, when the status rules allow going
- * on from the pending status (sent -> delivered -> read). Returns false when they do not (a duplicate or late
- * receipt), leaving the transition unchanged.
+ * Adds a receipt's outcome to the transition already pending for its message, when the status rules allow going
+ * on from where the pending transition leaves it (sent -> delivered -> read). A read that overtakes the delivery
+ * records the delivery first, at the read's time. Returns false for a duplicate or late receipt, leaving the
+ * transition unchanged.
  */
-export function mergeReceipt(into: Transition, receipt: { status: TargetStatus; at: Date; errorCode: number | null }): boolean {
-  if (!(FROM_STATUSES[receipt.status] as readonly Status[]).includes(into.status)) return false;
+export function mergeReceipt(into: Transition, receipt: ReceiptFact): boolean {
+  // A retry pending means the carrier took nothing: no receipt can belong with it.
+  if (into.status === 'sending') return false;
+  const current = statusAfter(into.status);
+  if (!FROM_STATUSES[receipt.status].includes(current)) return false;
+  if (isReadOutcome(receipt.status) && isReadOutcome(into.status)) return false;
+  if (receipt.status === 'read' && current !== 'delivered') into.history.push({ status: 'delivered', at: iso(receipt.at) });
   into.status = receipt.status;
   into.at = receipt.at;
   if (receipt.errorCode !== null) into.errorCode = receipt.errorCode;
   into.history.push({ status: receipt.status, at: iso(receipt.at), ...(receipt.errorCode !== null ? { errorCode: receipt.errorCode } : {}) });
   into.receipts.push(receipt);
   return true;
+}
+
+/**
+ * Splits transitions into rounds with at most one transition per message each, in their order: one statement can
+ * change a row only once, and a message's later facts must see its earlier ones applied.
+ */
+export function roundsOf(transitions: readonly Transition[]): Transition[][] {
+  const rounds: Transition[][] = [];
+  const seen = new Map<string, number>();
+  for (const t of transitions) {
+    const n = seen.get(t.id) ?? 0;
+    seen.set(t.id, n + 1);
+    (rounds[n] ??= []).push(t);
+  }
+  return rounds;
 }

@@ -16,6 +16,8 @@ export interface Principal {
   readonly trafficCenterId: number | null;
   /** The operator's channel switches of the account (see shared/channels.ts). */
   readonly accountChannels: Partial<Record<Channel, boolean>>;
+  /** The account's currency (ISO 4217): prices and balances are in it. */
+  readonly accountCurrency: string;
   /** The web sign-in that issued the token (a session token, accounts/sessions.ts), or null for an API key. */
   readonly sessionId: string | null;
 }
@@ -93,6 +95,7 @@ export function requireToken(ctx: AuthContext, allowed: readonly TokenType[]) {
       tokenType: token.type,
       trafficCenterId: token.traffic_center_id,
       accountChannels: token.account_channels,
+      accountCurrency: token.account_currency,
       sessionId: token.session_id,
     };
   };

@@ -63,7 +63,7 @@ export async function messageListCount(db: Queryable, accountId: number, filter:
  * Stops messages of an account (POST /api/v1/message/stop): those still waiting in the queue become unsent, with
  * their callback event and refund, like any unsent message. Returns each found message's status before, whether it
  * was being handed to a carrier (leased), and whether it was stopped. Call in a transaction: the rows are locked
- * while they are looked at, so that no worker claims one in between.
+ * (in the global order of message locks) while they are looked at, so that no worker claims one in between.
  */
 export async function messageStop(
   tx: Queryable,
@@ -74,7 +74,7 @@ export async function messageStop(
 ): Promise<{ id: string; status: string; leased: boolean; stopped: boolean }[]> {
   const current = await tx.query<{ id: string; status: string; leased: boolean }>(
     `SELECT id, status, (lease_expires_at IS NOT NULL AND lease_expires_at > $3) AS leased
-     FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[]) FOR UPDATE`,
+     FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`,
     [accountId, ids, now],
   );
   const stoppable = current.filter((c) => c.status === 'sending' && !c.leased);

@@ -40,6 +40,7 @@ interface Candidate {
   readonly subscriber: Subscriber;
   readonly plannedSendAt: Date | null;
   readonly deadlineAt: Date;
+  readonly expiresAt: Date;
   readonly links: readonly ShortLink[];
   readonly charge: { amount: Micros; currency: string } | null;
   readonly templateId: number | null;
@@ -91,6 +92,7 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
       subscriber,
       plannedSendAt: plan.plannedSendAt,
       deadlineAt: plan.deadlineAt,
+      expiresAt: plan.expiresAt,
       links,
       charge: price ? { amount: toMicros(price.perPart) * BigInt(message.totalParts), currency: price.currency } : null,
       templateId,
@@ -122,9 +124,10 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
         subscriber: c.subscriber,
         plannedSendAt: c.plannedSendAt,
         deadlineAt: c.deadlineAt,
+        expiresAt: c.expiresAt,
         leased,
         price: c.charge ? fromMicros(c.charge.amount) : '0',
-        currency: c.charge?.currency ?? null,
+        currency: c.charge?.currency ?? principal.accountCurrency,
         callbackTargetId: c.message.callbackUrl ? targets.get(c.message.callbackUrl)! : null,
         templateId: c.templateId,
       });
@@ -234,7 +237,9 @@ function claimedOf(row: NewMessage, accountId: number): ClaimedMessage {
     local_completion_time: m.localCompletionTime,
     hours: m.hours as number[] | null,
     days: m.days as number[] | null,
+    template_id: row.templateId,
     deadline_ms: row.deadlineAt.getTime(),
+    expires_ms: row.expiresAt.getTime(),
     planned_send_ms: row.plannedSendAt!.getTime(),
     attempts: 1,
   };

@@ -24,7 +24,12 @@ export interface SendWindow {
 export interface SendPlan {
   /** The first allowed instant at or after now; null when the window never opens before the deadline. */
   readonly plannedSendAt: Date | null;
-  /** The message must be sent by then, else it becomes unsent. */
+  /**
+   * The end of the message's one lifetime: its planned send time + ttl. A final status (and a read) must come by
+   * then; carriers are given the time left until it.
+   */
+  readonly expiresAt: Date;
+  /** The message must be sent by then (localCompletionTime or the end of its lifetime), else it becomes unsent. */
   readonly deadlineAt: Date;
 }
 
@@ -34,17 +39,25 @@ export function isUnconstrained(window: SendWindow): boolean {
 }
 
 /**
- * Plans a message: its planned send time (the first allowed instant from now) and its deadline:
- * localCompletionTime if given (the earliest instant it passes in any zone), else the planned time + ttl.
+ * Plans a message: its planned send time (the first allowed instant from now), the end of its lifetime (the
+ * planned time + ttl: counted once, however late it is then sent) and its send deadline: the earlier of that end
+ * and localCompletionTime (the earliest instant it passes in any zone).
  */
 export function planSend(window: SendWindow, nowMs: number): SendPlan {
   const ttlMs = (window.ttlSeconds ?? DEFAULT_TTL_SECONDS) * 1000;
-  if (isUnconstrained(window)) return { plannedSendAt: new Date(nowMs), deadlineAt: new Date(nowMs + ttlMs) };
+  if (isUnconstrained(window)) {
+    const end = new Date(nowMs + ttlMs);
+    return { plannedSendAt: new Date(nowMs), expiresAt: end, deadlineAt: end };
+  }
   const completion = completionInstant(window);
   const horizon = completion ?? nowMs + SEARCH_HORIZON_MS;
   const planned = nextAllowedInstant(window, nowMs, horizon);
-  if (planned === null) return { plannedSendAt: null, deadlineAt: new Date(completion ?? nowMs) };
-  return { plannedSendAt: new Date(planned), deadlineAt: new Date(completion ?? planned + ttlMs) };
+  if (planned === null) {
+    const end = new Date(completion ?? nowMs);
+    return { plannedSendAt: null, expiresAt: end, deadlineAt: end };
+  }
+  const expires = planned + ttlMs;
+  return { plannedSendAt: new Date(planned), expiresAt: new Date(expires), deadlineAt: new Date(Math.min(completion ?? expires, expires)) };
 }
 
 /** The instant localCompletionTime is reached in the first of the window's zones to reach it. */

@@ -47,10 +47,13 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
     const [id] = await send([
       message('SMS', { destination: '79161232220', callbackUrl: receiver.url, callbackEvents: ['sent', 'delivered', 'price'] }),
     ]);
-    await waitFor(() => eventsFor(id!).length === 3);
-    const [price, sent, delivered] = eventsFor(id!);
-    expect(price).toEqual({ message_uuid: id, channel_type: 'SMS', callback_event: 'price', parts: 1, price: 0, currency: null, price_time: expect.stringMatching(ISO) });
+    await waitFor(() => eventsFor(id!).length === 4);
+    const [price, sent, finalPrice, delivered] = eventsFor(id!);
+    // A free message's price is 0 in the account's currency; it is reserved, then final when sent (DESIGN 12).
+    const priceEvent = { message_uuid: id, channel_type: 'SMS', callback_event: 'price', parts: 1, price: 0, currency: 'RUB', price_time: expect.stringMatching(ISO) };
+    expect(price).toEqual(priceEvent);
     expect(sent).toEqual({ message_uuid: id, channel_type: 'SMS', callback_event: 'sent', status: 'sent', status_time: expect.stringMatching(ISO) });
+    expect(finalPrice).toEqual(priceEvent);
     expect(delivered).toEqual({ message_uuid: id, channel_type: 'SMS', callback_event: 'delivered', status: 'delivered', status_time: expect.stringMatching(ISO) });
   });
 

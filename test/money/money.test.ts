@@ -70,7 +70,7 @@ describe.each(ENGINES)('money (DESIGN 7) (%s)', (engine) => {
     );
     expect(prices.map((p: { totalPrice: number }) => p.totalPrice)).toEqual([2.5, 3, 0.5, 6, 1, 0]);
     expect(prices[3]).toMatchObject({ currency: 'RUB', invoicedParts: 2 });
-    expect(prices[5]).toMatchObject({ totalPrice: 0, currency: null });
+    expect(prices[5]).toMatchObject({ totalPrice: 0, currency: 'RUB' });
     expect(await balance(a)).toEqual({ RUB: 1000 - 13 });
   });
 
@@ -86,7 +86,7 @@ describe.each(ENGINES)('money (DESIGN 7) (%s)', (engine) => {
     const [ok, rejected] = reply.body.items.map((item: { messageUuid: string }) => item.messageUuid);
     expect(await balance(a)).toEqual({ RUB: 5 });
     await waitFor(() => receiver.events().filter((e) => e.message_uuid === rejected).length === 3);
-    await waitFor(() => receiver.events().filter((e) => e.message_uuid === ok).length === 2);
+    await waitFor(() => receiver.events().filter((e) => e.message_uuid === ok).length === 3);
     const okMessage = (await t.call('GET', `/api/v1/message/${ok}`, { token: a.traffic })).body;
     expect(okMessage).toMatchObject({ status: 'delivered', price: { totalPrice: 2.5, currency: 'RUB', invoicedParts: 1, final: true } });
     const unsent = (await t.call('GET', `/api/v1/message/${rejected}`, { token: a.traffic })).body;
@@ -99,6 +99,13 @@ describe.each(ENGINES)('money (DESIGN 7) (%s)', (engine) => {
       ['price', 0],
     ]);
     expect(events[0]).toMatchObject({ parts: 1, currency: 'RUB', price_time: expect.stringMatching(/Z$/) });
+    // Reserved, then final when it was sent (DESIGN section 12), then its delivery.
+    const okEvents = receiver.events().filter((e) => e.message_uuid === ok);
+    expect(okEvents.map((e) => [e.callback_event, e.price ?? e.status])).toEqual([
+      ['price', 2.5],
+      ['price', 2.5],
+      ['delivered', 'delivered'],
+    ]);
     const ledger = (await t.admin('GET', `/admin/v1/accounts/${a.id}/ledger`)).body.items;
     expect(ledger.map((e: { kind: string; amount: number }) => [e.kind, e.amount])).toEqual([
       ['refund', 2.5],

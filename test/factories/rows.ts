@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import type { Queryable } from '../../src/db/db.js';
+import type { Channel } from '../../src/shared/channels.js';
+import { uuid7 } from '../../src/util/uuid7.js';
+
+/**
+ * Row factories: rows written straight into the tables, with every field optional, so that SQL-level tests start
+ * from exactly the state they need without going through the API.
+ */
+
+export interface AccountFields {
+  readonly name?: string;
+  readonly currency?: string;
+  readonly balance?: number;
+  readonly now?: Date;
+}
+
+/** An account, with an opening balance in its currency when one is given. */
+export async function insertAccount(db: Queryable, fields: AccountFields = {}): Promise<{ id: number; currency: string }> {
+  const currency = fields.currency ?? 'RUB';
+  const now = fields.now ?? new Date('2026-03-10T09:00:00Z');
+  const [row] = await db.query<{ id: number }>(
+    `INSERT INTO accounts (name, currency, callback_secret, created_at, updated_at) VALUES ($1, $2, $3, $4, $4) RETURNING id`,
+    [fields.name ?? 'Factory account', currency, randomBytes(16).toString('hex'), now],
+  );
+  if (fields.balance !== undefined) {
+    await db.query(
+      `WITH entry AS (INSERT INTO balance_ledger (account_id, currency, amount, kind, created_at) VALUES ($1, $2, $3, 'adjustment', $4))
+       INSERT INTO account_balances (account_id, currency, amount, updated_at) VALUES ($1, $2, $3, $4)`,
+      [row!.id, currency, fields.balance, now],
+    );
+  }
+  return { id: row!.id, currency };
+}
+
+/** A callback URL of an account (a callback target), as messages with that callbackUrl point to. */
+export async function insertCallbackTarget(db: Queryable, accountId: number, url: string, now = new Date()): Promise<number> {
+  const [row] = await db.query<{ id: number }>(
+    `INSERT INTO callback_targets (account_id, url, created_at) VALUES ($1, $2, $3)
+     ON CONFLICT (account_id, url) DO UPDATE SET url = excluded.url RETURNING id`,
+    [accountId, url, now],
+  );
+  return row!.id;
+}
+
+export interface MessageFields {
+  readonly accountId: number;
+  readonly id?: string;
+  readonly channel?: Channel;
+  readonly senderName?: string;
+  readonly destination?: string;
+  readonly content?: unknown;
+  readonly status?: string;
+  readonly readStatus?: string | null;
+  readonly createdAt?: Date;
+  /** When it is due: by default its planned send time. */
+  readonly dueAt?: Date | null;
+  readonly plannedSendAt?: Date | null;
+  readonly deadlineAt?: Date;
+  readonly expiresAt?: Date;
+  readonly ttl?: number | null;
+  readonly hours?: number[] | null;
+  readonly days?: number[] | null;
+  readonly useLocalTime?: boolean;
+  readonly localSendTime?: string | null;
+  readonly localCompletionTime?: string | null;
+  readonly totalParts?: number;
+  readonly price?: number;
+  readonly currency?: string;
+  readonly priceFinal?: boolean;
+  readonly callbackTargetId?: number | null;
+  readonly callbackEvents?: string[] | null;
+  readonly templateId?: number | null;
+  readonly country?: string | null;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * A message row, by default an SMS in `sending` due at once with a 25-hour lifetime; its reserved price is not taken
+ * from a balance (tests of refunds give the account a balance that covers it).
+ */
+export async function insertMessage(db: Queryable, f: MessageFields): Promise<string> {
+  const created = f.createdAt ?? new Date('2026-03-10T09:00:00Z');
+  const id = f.id ?? uuid7(created.getTime());
+  const planned = f.plannedSendAt === undefined ? created : f.plannedSendAt;
+  const expires = f.expiresAt ?? new Date((planned ?? created).getTime() + (f.ttl ?? 90_000) * 1000);
+  const status = f.status ?? 'sending';
+  await db.query(
+    `INSERT INTO messages (account_id, id, created_at, channel_type, sender_name, destination, country, content, total_parts,
+       status, status_at, read_status, planned_send_at, due_at, deadline_at, expires_at, ttl, hours, days, use_local_time,
+       local_send_time, local_completion_time, price, currency, price_final, callback_target_id, callback_events,
+       template_id, history)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $3, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23,
+       $24, $25, $26, $27, $28)`,
+    [
+      f.accountId,
+      id,
+      created,
+      f.channel ?? 'SMS',
+      f.senderName ?? 'Herald',
+      f.destination ?? '79161234560',
+      f.country === undefined ? 'RU' : f.country,
+      JSON.stringify(f.content ?? 'factory message'),
+      f.totalParts ?? 1,
+      status,
+      f.readStatus ?? null,
+      planned,
+      f.dueAt === undefined ? (status === 'sending' ? (planned ?? created) : null) : f.dueAt,
+      f.deadlineAt ?? new Date(Math.min(expires.getTime(), created.getTime() + 70 * DAY_MS)),
+      expires,
+      f.ttl ?? null,
+      f.hours ?? null,
+      f.days ?? null,
+      f.useLocalTime ?? true,
+      f.localSendTime ?? null,
+      f.localCompletionTime ?? null,
+      f.price ?? 0,
+      f.currency ?? 'RUB',
+      f.priceFinal ?? status !== 'sending',
+      f.callbackTargetId ?? null,
+      f.callbackEvents ?? null,
+      f.templateId ?? null,
+      JSON.stringify([{ status: 'sending', at: created.toISOString() }]),
+    ],
+  );
+  return id;
+}
