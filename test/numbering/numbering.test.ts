@@ -16,7 +16,32 @@ describe('Russian numbering plan', () => {
 
   it('maps all 89 federal subjects to valid IANA zones', () => {
     expect(Object.keys(SUBJECT_ZONES)).toHaveLength(89);
-    for (const zone of new Set(Object.values(SUBJECT_ZONES))) expect(isValidZone(zone), zone).toBe(true);
+    for (const zones of Object.values(SUBJECT_ZONES)) expect(zones.length).toBeGreaterThan(0);
+    for (const zone of new Set(Object.values(SUBJECT_ZONES).flat())) expect(isValidZone(zone), zone).toBe(true);
+  });
+
+  it('maps a subject spanning several zones to all of them (tzdata), its capital\'s first', () => {
+    expect(SUBJECT_ZONES['Республика Саха (Якутия)']).toEqual([
+      'Asia/Yakutsk',
+      'Asia/Khandyga',
+      'Asia/Vladivostok',
+      'Asia/Ust-Nera',
+      'Asia/Srednekolymsk',
+    ]);
+    expect(SUBJECT_ZONES['Сахалинская область']).toEqual(['Asia/Sakhalin', 'Asia/Srednekolymsk']);
+    const multi = Object.entries(SUBJECT_ZONES).filter(([, zones]) => zones.length > 1).map(([subject]) => subject);
+    expect(multi.sort()).toEqual(['Республика Саха (Якутия)', 'Сахалинская область']);
+  });
+
+  it('gives a Sakha mobile every zone of Sakha, and a Sakhalin mobile both of Sakhalin\'s', () => {
+    // 7 924 160-0000..179-9999: MegaFon, Sakha; 7 924 180-0000..199-9999: MegaFon, Sakhalin.
+    expect(lookupSubscriber(plan, '79241700000', 'RU')).toEqual({
+      country: 'RU',
+      region: 'Республика Саха (Якутия)',
+      brand: 'МЕГАФОН',
+      zones: ['Asia/Yakutsk', 'Asia/Khandyga', 'Asia/Vladivostok', 'Asia/Ust-Nera', 'Asia/Srednekolymsk'],
+    });
+    expect(lookupSubscriber(plan, '79241850000', 'RU').zones).toEqual(['Asia/Sakhalin', 'Asia/Srednekolymsk']);
   });
 
   it('knows every subject named in the plan: each piece of a region cell is a subject, a municipality or the whole country', () => {
@@ -75,3 +100,4 @@ describe('Russian numbering plan', () => {
     expect(plan.lookupNational(9_000_062_000)?.region).toBe('Ростовская область');
   });
 });
+
