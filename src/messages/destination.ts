@@ -26,27 +26,46 @@ const RU_MOBILE = ((): { pattern: RegExp; lengths: Set<number> } | undefined => 
   return { pattern: new RegExp(`^(?:${mobile.pattern()})$`), lengths: new Set(mobile.possibleLengths()) };
 })();
 
-function ruMobile(digits: string, plan: NonNullable<typeof RU_MOBILE>): Destination | undefined {
-  const national = digits.slice(1);
-  if (!plan.lengths.has(national.length) || !plan.pattern.test(national)) return undefined;
-  return { msisdn: digits, country: 'RU' };
+/** Country calling codes (1 to 3 digits), the non-geographic ones (`800`, `882`, ...) included. */
+const CALLING_CODES: ReadonlySet<string> = new Set([
+  ...Object.keys(metadata.country_calling_codes),
+  ...Object.keys(metadata.nonGeographic),
+]);
+
+function startsWithCallingCode(digits: string): boolean {
+  return [1, 2, 3].some((length) => CALLING_CODES.has(digits.slice(0, length)));
+}
+
+/** The number `+<digits>` if valid; Russian mobiles by the RU pattern alone. */
+function validNumber(digits: string): Destination | undefined {
+  if (RU_MOBILE && digits.startsWith('79')) {
+    const national = digits.slice(1);
+    if (!RU_MOBILE.lengths.has(national.length) || !RU_MOBILE.pattern.test(national)) return undefined;
+    return { msisdn: digits, country: 'RU' };
+  }
+  const phone = parsePhoneNumberFromString(`+${digits}`);
+  if (!phone?.isValid()) return undefined;
+  return { msisdn: phone.number.slice(1), country: phone.country };
 }
 
 /**
- * Normalises a subscriber number (DESIGN section 4): spaces, dashes and brackets are stripped, a leading `+` is
- * optional, a Russian national `8XXXXXXXXXX` becomes `7XXXXXXXXXX`, and the result must be a valid number for its
- * country by libphonenumber's full metadata. `+7 916 123-45-67`, `89161234567` and `79161234567` are one number.
- * Returns undefined for anything else.
+ * Normalises a subscriber number (DESIGN sections 4 and 12): spaces, dashes and brackets are stripped, a leading
+ * `+` is optional, and the result must be a valid number for its country by libphonenumber's full metadata.
+ * `+7 916 123-45-67`, `89161234567` and `79161234567` are one number. A Russian national `8XXXXXXXXXX` becomes
+ * `7XXXXXXXXXX` only when it is not a valid number as written with a `+` and the result is a valid Russian number:
+ * `84912345678` is a Vietnamese mobile, though `74912345678` is a Ryazan landline. Returns undefined for anything
+ * else.
  */
 export function normaliseDestination(value: unknown): Destination | undefined {
   if (typeof value !== 'string' || value.length > 64) return undefined;
   const stripped = value.replace(SEPARATORS, '');
   const match = /^(\+?)(\d{6,15})$/.exec(stripped);
   if (!match) return undefined;
-  let digits = match[2]!;
-  if (match[1] === '' && digits.length === 11 && digits.startsWith('8')) digits = `7${digits.slice(1)}`;
-  if (RU_MOBILE && digits.startsWith('79')) return ruMobile(digits, RU_MOBILE);
-  const phone = parsePhoneNumberFromString(`+${digits}`);
-  if (!phone?.isValid()) return undefined;
-  return { msisdn: phone.number.slice(1), country: phone.country };
+  const digits = match[2]!;
+  if (match[1] !== '' || digits.length !== 11 || digits[0] !== '8') return validNumber(digits);
+  // No calling code starts with 89, so a Russian mobile `89...` goes straight to the Russian check, unparsed.
+  const asWritten = startsWithCallingCode(digits) ? validNumber(digits) : undefined;
+  if (asWritten) return asWritten;
+  const russian = validNumber(`7${digits.slice(1)}`);
+  return russian?.country === 'RU' ? russian : undefined;
 }

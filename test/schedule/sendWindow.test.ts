@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { NumberingPlan } from '../../src/numbering/numberingPlan.js';
+import { lookupSubscriber } from '../../src/numbering/subscriber.js';
+import { messageWindow, type WindowFields } from '../../src/schedule/messageWindow.js';
 import { completionInstant, nextAllowedInstant, planSend, type SendWindow } from '../../src/schedule/sendWindow.js';
 import { fromWall, toWall, zoneOffsetMs } from '../../src/schedule/zonedTime.js';
 import { parseLocalTime } from '../../src/util/time.js';
@@ -147,5 +150,48 @@ describe('send window planning (DESIGN 4)', () => {
     const window = { zones: ['Europe/Moscow', 'Asia/Yekaterinburg'], hours: [10, 11, 12], days: [6] };
     const result = planSend(window, at('2026-03-10T09:00:00Z'));
     expect(result.plannedSendAt?.toISOString()).toBe('2026-03-14T07:00:00.000Z');
+  });
+});
+
+describe('planning in the zones of the subscriber\'s number (DESIGN 4 and 12)', () => {
+  const numbering = NumberingPlan.load();
+  const fields = (over: Partial<WindowFields>): WindowFields => ({
+    useLocalTime: true,
+    localSendTime: null,
+    localCompletionTime: null,
+    hours: null,
+    days: null,
+    ttl: null,
+    ...over,
+  });
+  const planFor = (msisdn: string, country: string, over: Partial<WindowFields>, now: string): string | null => {
+    const zones = lookupSubscriber(numbering, msisdn, country).zones;
+    return iso(planSend(messageWindow(fields(over), zones), at(now)).plannedSendAt?.getTime());
+  };
+
+  it('sends a Los Angeles number at 10:00 Los Angeles time, a New York number at 10:00 New York time', () => {
+    // 2026-07-15 12:00 UTC is 05:00 PDT (UTC-7) and 08:00 EDT (UTC-4).
+    expect(planFor('12135550123', 'US', { hours: [10] }, '2026-07-15T12:00:00Z')).toBe('2026-07-15T17:00:00.000Z');
+    expect(planFor('13105550123', 'US', { hours: [10] }, '2026-07-15T12:00:00Z')).toBe('2026-07-15T17:00:00.000Z');
+    expect(planFor('12125550123', 'US', { hours: [10] }, '2026-07-15T12:00:00Z')).toBe('2026-07-15T14:00:00.000Z');
+    // useLocalTime: false still reads the hours in Moscow.
+    expect(planFor('12135550123', 'US', { hours: [10], useLocalTime: false }, '2026-07-15T12:00:00Z')).toBe(
+      '2026-07-16T07:00:00.000Z',
+    );
+  });
+
+  it('sends a number whose prefix spans several zones only at an instant allowed in all of them', () => {
+    // Boise is on MDT (UTC-6), Los Angeles on PDT (UTC-7): 10-11 in both is 17:00-18:00 UTC.
+    expect(planFor('12083201234', 'US', { hours: [10, 11] }, '2026-07-15T12:00:00Z')).toBe('2026-07-15T17:00:00.000Z');
+    // 10:00 in Boise is 09:00 in Los Angeles: hour 10 alone never comes in both.
+    expect(planFor('12083201234', 'US', { hours: [10] }, '2026-07-15T12:00:00Z')).toBeNull();
+  });
+
+  it('sends a Sakha mobile only when the hour is allowed from Yakutsk (UTC+9) to Srednekolymsk (UTC+11)', () => {
+    // 10-12 in all of UTC+9, +10 and +11 is 01:00-02:00 UTC; at 03:00 UTC it is 12:00 in Yakutsk but 14:00 in
+    // Srednekolymsk, so the message waits for the next day.
+    const hours = [10, 11, 12];
+    expect(planFor('79241700000', 'RU', { hours }, '2026-03-10T03:00:00Z')).toBe('2026-03-11T01:00:00.000Z');
+    expect(planFor('79241700000', 'RU', { hours }, '2026-03-10T01:30:00Z')).toBe('2026-03-10T01:30:00.000Z');
   });
 });
