@@ -8,10 +8,26 @@ const isoSql = (expr: string): string => `to_char((${expr}) AT TIME ZONE 'UTC', 
 export const EVENTS_PER_DELIVERY = 100;
 
 /**
+ * Which events of a lane's range belong to a delivery (SQL over `e`, an event, and `d`, the delivery): all of
+ * them, or only those of `only_messages`, or all but those of `excluded_messages`.
+ */
+const inDelivery = (e: string, d: string): string =>
+  `${e}.target_id = ${d}.target_id AND ${e}.lane = ${d}.lane
+   AND (${e}.txid, ${e}.id) > (${d}.after_txid, ${d}.after_event_id) AND (${e}.txid, ${e}.id) <= (${d}.last_txid, ${d}.last_event_id)
+   AND (${d}.only_messages IS NULL OR ${e}.message_id = ANY(${d}.only_messages))
+   AND (${d}.excluded_messages IS NULL OR NOT ${e}.message_id = ANY(${d}.excluded_messages))`;
+
+/**
  * Forms deliveries for the lanes of callback URLs that have new events and no delivery waiting for its first
  * attempt: the next (up to) 100 events of each lane in (txid, id) order, from transactions that can no longer
- * commit behind the cursor. Lanes another sender is forming are skipped (their cursor row is locked). Returns how
- * many deliveries were formed.
+ * commit behind the cursor. Lanes another sender is forming are skipped (their cursor row is locked).
+ *
+ * A lane waits for its delivery's first attempt (events stay in order while receivers answer), not for the retries
+ * of a delivery its receiver refused: those would hold newer events back for up to a day. Events of a message that
+ * still has an event in an open delivery of the lane (held messages) go apart, in a second delivery of the same
+ * range that waits for those older ones (see {@link callbackDeliveriesClaim}): each message's events arrive in
+ * order, and a refused delivery holds back only its own messages' later events. Returns how many deliveries were
+ * formed.
  */
 export async function callbackDeliveriesForm(db: Queryable, now: Date, maxLanes: number): Promise<number> {
   const rows = await db.query<{ id: string }>(
@@ -26,37 +42,61 @@ export async function callbackDeliveriesForm(db: Queryable, now: Date, maxLanes:
            AND (e.txid, e.id) > (c.cursor_txid, c.cursor_event_id) AND e.txid < h.xmin
          LIMIT 1
        ) has_new
-       -- A lane waits for its delivery's first attempt (events stay in order while receivers answer), not for
-       -- the retries of a delivery its receiver refused: those would hold newer events back for up to a day.
        WHERE NOT EXISTS (
            SELECT 1 FROM callback_deliveries d
            WHERE d.target_id = c.target_id AND d.lane = c.lane AND d.state = 'open' AND NOT d.replay AND d.attempts = 0
+             AND d.only_messages IS NULL
          )
        LIMIT $2
        FOR UPDATE OF c SKIP LOCKED
      ),
      picked AS (
-       SELECT c.target_id, c.lane, c.cursor_txid, c.cursor_event_id, e.txid, e.id,
-         row_number() OVER (PARTITION BY c.target_id, c.lane ORDER BY e.txid DESC, e.id DESC) AS from_end,
-         count(*) OVER (PARTITION BY c.target_id, c.lane) AS n
+       SELECT c.target_id, c.lane, c.cursor_txid, c.cursor_event_id, e.txid, e.id, e.account_id, e.message_id,
+         row_number() OVER (PARTITION BY c.target_id, c.lane ORDER BY e.txid DESC, e.id DESC) AS from_end
        FROM candidates c, horizon h
        CROSS JOIN LATERAL (
-         SELECT e.txid, e.id FROM callback_events e
+         SELECT e.txid, e.id, e.account_id, e.message_id FROM callback_events e
          WHERE e.target_id = c.target_id AND e.lane = c.lane
            AND (e.txid, e.id) > (c.cursor_txid, c.cursor_event_id) AND e.txid < h.xmin
          ORDER BY e.txid, e.id
          LIMIT ${EVENTS_PER_DELIVERY}
        ) e
      ),
-     ranges AS (SELECT p.*, t.account_id FROM picked p JOIN callback_targets t ON t.id = p.target_id WHERE p.from_end = 1),
+     marked AS (
+       SELECT p.*, EXISTS (
+           SELECT 1 FROM callback_deliveries o
+           JOIN callback_events eo ON eo.account_id = p.account_id AND eo.message_id = p.message_id AND ${inDelivery('eo', 'o')}
+           WHERE o.target_id = p.target_id AND o.lane = p.lane AND o.state = 'open'
+         ) AS held
+       FROM picked p
+     ),
+     ranges AS (
+       SELECT l.target_id, l.lane, t.account_id, l.cursor_txid AS after_txid, l.cursor_event_id AS after_event_id,
+         l.txid AS last_txid, l.id AS last_event_id, n.free_events, n.held_events, n.held_messages
+       FROM marked l
+       JOIN callback_targets t ON t.id = l.target_id
+       JOIN (
+         SELECT target_id, lane, count(*) FILTER (WHERE NOT held) AS free_events, count(*) FILTER (WHERE held) AS held_events,
+           array_agg(DISTINCT message_id) FILTER (WHERE held) AS held_messages
+         FROM marked GROUP BY target_id, lane
+       ) n ON n.target_id = l.target_id AND n.lane = l.lane
+       WHERE l.from_end = 1
+     ),
      moved AS (
-       UPDATE callback_cursors c SET cursor_txid = r.txid, cursor_event_id = r.id
+       UPDATE callback_cursors c SET cursor_txid = r.last_txid, cursor_event_id = r.last_event_id
        FROM ranges r WHERE c.target_id = r.target_id AND c.lane = r.lane
+     ),
+     formed AS (
+       SELECT r.*, NULL::uuid[] AS only_messages, r.held_messages AS excluded_messages, r.free_events AS events
+       FROM ranges r WHERE r.free_events > 0
+       UNION ALL
+       SELECT r.*, r.held_messages, NULL, r.held_events FROM ranges r WHERE r.held_events > 0
      )
      INSERT INTO callback_deliveries (id, account_id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id,
-       events, state, next_attempt_at, window_started_at, created_at)
-     SELECT gen_random_uuid(), account_id, target_id, lane, cursor_txid, cursor_event_id, txid, id, n, 'open', $1, $1, $1
-     FROM ranges
+       only_messages, excluded_messages, events, state, next_attempt_at, window_started_at, created_at)
+     SELECT gen_random_uuid(), account_id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id,
+       only_messages, excluded_messages, events, 'open', $1, $1, $1
+     FROM formed
      RETURNING id`,
     [now, maxLanes],
   );
@@ -77,29 +117,26 @@ export interface ClaimedDelivery {
   after_event_id: number;
   last_txid: string;
   last_event_id: number;
+  only_messages: string[] | null;
+  excluded_messages: string[] | null;
 }
 
 /**
  * Claims open deliveries whose attempt is due, leasing them for `leaseMs` (SKIP LOCKED: senders share the work).
- * A delivery waits while an older open delivery of its lane holds an event of one of its messages: each message's
- * events arrive in order, also after its receiver refused some, while a delivery it keeps refusing holds back only
- * the later events of its own messages, never the rest of the lane.
+ * A delivery of held messages (see {@link callbackDeliveriesForm}) waits while an older open delivery of its lane
+ * holds an event of one of them.
  */
 export async function callbackDeliveriesClaim(db: Queryable, now: Date, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
   return db.query<ClaimedDelivery>(
     `WITH due AS (
        SELECT d.id FROM callback_deliveries d
        WHERE d.state = 'open' AND d.next_attempt_at <= $1
-         AND NOT EXISTS (
+         AND (d.only_messages IS NULL OR NOT EXISTS (
            SELECT 1 FROM callback_deliveries o
-           JOIN callback_events eo ON eo.target_id = o.target_id AND eo.lane = o.lane
-             AND (eo.txid, eo.id) > (o.after_txid, o.after_event_id) AND (eo.txid, eo.id) <= (o.last_txid, o.last_event_id)
-           JOIN callback_events ed ON ed.account_id = d.account_id AND ed.message_id = eo.message_id
-             AND ed.target_id = d.target_id AND ed.lane = d.lane
-             AND (ed.txid, ed.id) > (d.after_txid, d.after_event_id) AND (ed.txid, ed.id) <= (d.last_txid, d.last_event_id)
+           JOIN callback_events eo ON eo.account_id = o.account_id AND eo.message_id = ANY(d.only_messages) AND ${inDelivery('eo', 'o')}
            WHERE o.target_id = d.target_id AND o.lane = d.lane AND o.state = 'open'
              AND (o.last_txid, o.last_event_id) <= (d.after_txid, d.after_event_id)
-         )
+         ))
        ORDER BY d.next_attempt_at
        LIMIT $2
        FOR UPDATE OF d SKIP LOCKED
@@ -108,21 +145,28 @@ export async function callbackDeliveriesClaim(db: Queryable, now: Date, limit: n
      FROM due, callback_targets t, accounts a
      WHERE d.id = due.id AND t.id = d.target_id AND a.id = d.account_id
      RETURNING d.id, d.account_id, d.target_id, d.lane, t.url, a.callback_secret AS secret, d.attempts, d.window_started_at,
-       d.after_txid::text AS after_txid, d.after_event_id, d.last_txid::text AS last_txid, d.last_event_id`,
+       d.after_txid::text AS after_txid, d.after_event_id, d.last_txid::text AS last_txid, d.last_event_id,
+       d.only_messages, d.excluded_messages`,
     [now, limit, new Date(now.getTime() + leaseMs)],
   );
 }
 
 /** Where a delivery's events lie: its lane and range. */
-type EventRange = Pick<ClaimedDelivery, 'target_id' | 'lane' | 'after_txid' | 'after_event_id' | 'last_txid' | 'last_event_id'>;
+type EventRange = Pick<
+  ClaimedDelivery,
+  'target_id' | 'lane' | 'after_txid' | 'after_event_id' | 'last_txid' | 'last_event_id' | 'only_messages' | 'excluded_messages'
+>;
 
 /** The bodies of a delivery's events, in order, as JSON text. */
 export async function callbackDeliveryBodies(db: Queryable, d: EventRange): Promise<string[]> {
   const rows = await db.query<EventFacts>(
-    `SELECT message_id, event, channel_type, status, ${isoSql('at')} AS at, error_code, extra FROM callback_events
-     WHERE target_id = $1 AND lane = $6 AND (txid, id) > ($2::xid8, $3::bigint) AND (txid, id) <= ($4::xid8, $5::bigint)
-     ORDER BY txid, id`,
-    [d.target_id, d.after_txid, d.after_event_id, d.last_txid, d.last_event_id, d.lane],
+    `SELECT e.message_id, e.event, e.channel_type, e.status, ${isoSql('e.at')} AS at, e.error_code, e.extra
+     FROM callback_events e,
+       (SELECT $1::bigint AS target_id, $6::smallint AS lane, $2::xid8 AS after_txid, $3::bigint AS after_event_id,
+          $4::xid8 AS last_txid, $5::bigint AS last_event_id, $7::uuid[] AS only_messages, $8::uuid[] AS excluded_messages) d
+     WHERE ${inDelivery('e', 'd')}
+     ORDER BY e.txid, e.id`,
+    [d.target_id, d.after_txid, d.after_event_id, d.last_txid, d.last_event_id, d.lane, d.only_messages, d.excluded_messages],
   );
   return rows.map(eventBody);
 }
@@ -189,9 +233,7 @@ export async function callbackDeliveryList(
 ): Promise<{ rows: DeliveryRow[]; total: number }> {
   const where = `d.account_id = $1 AND ($2::text IS NULL OR d.state = $2)
     AND ($3::uuid IS NULL OR EXISTS (
-      SELECT 1 FROM callback_events e
-      WHERE e.account_id = d.account_id AND e.message_id = $3 AND e.target_id = d.target_id AND e.lane = d.lane
-        AND (e.txid, e.id) > (d.after_txid, d.after_event_id) AND (e.txid, e.id) <= (d.last_txid, d.last_event_id)))`;
+      SELECT 1 FROM callback_events e WHERE e.account_id = d.account_id AND e.message_id = $3 AND ${inDelivery('e', 'd')}))`;
   const rows = await db.query<DeliveryRow>(
     `SELECT ${DELIVERY_COLUMNS} FROM callback_deliveries d JOIN callback_targets t ON t.id = d.target_id
      WHERE ${where} ORDER BY d.created_at DESC, d.id LIMIT $4 OFFSET $5`,
@@ -206,8 +248,9 @@ export async function callbackDeliveryGet(
   accountId: number,
   id: string,
 ): Promise<(DeliveryRow & { bodies: unknown[]; attempts_list: { at: Date; http_status: number | null; latency_ms: number; error: string | null }[] }) | undefined> {
-  const [row] = await db.query<DeliveryRow & { target_id: number; lane: number; after_txid: string; after_event_id: number; last_txid: string; last_event_id: number; account_id: number }>(
-    `SELECT ${DELIVERY_COLUMNS}, d.target_id, d.lane, d.account_id, d.after_txid::text AS after_txid, d.after_event_id, d.last_txid::text AS last_txid, d.last_event_id
+  const [row] = await db.query<DeliveryRow & EventRange & { account_id: number }>(
+    `SELECT ${DELIVERY_COLUMNS}, d.target_id, d.lane, d.account_id, d.after_txid::text AS after_txid, d.after_event_id,
+       d.last_txid::text AS last_txid, d.last_event_id, d.only_messages, d.excluded_messages
      FROM callback_deliveries d JOIN callback_targets t ON t.id = d.target_id WHERE d.account_id = $1 AND d.id = $2`,
     [accountId, id],
   );

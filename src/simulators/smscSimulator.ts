@@ -20,6 +20,8 @@ export interface SimSubmission {
   /** Concatenation header (8-bit reference), when the part carries one. */
   readonly concat: { readonly reference: number; readonly total: number; readonly sequence: number } | null;
   readonly text: string;
+  /** The validity period asked for, in seconds from its arrival; null when none was given. */
+  readonly validitySeconds: number | null;
   readonly status: number;
   readonly at: number;
 }
@@ -251,6 +253,8 @@ export class SmscSimulator {
       esmClass: Number(pdu.esm_class ?? 0),
       concat: concatHeader ? { reference: concatHeader[2]!, total: concatHeader[3]!, sequence: concatHeader[4]! } : null,
       text: typeof decoded?.message === 'string' ? decoded.message : '',
+      // The smpp package reads a relative time as a Date that far from its own clock's now.
+      validitySeconds: pdu.validity_period instanceof Date ? Math.round((pdu.validity_period.getTime() - Date.now()) / 1000) : null,
       status: messageId === null ? smpp.ESME_RINVDSTADR : 0,
       at: Date.now(),
     };

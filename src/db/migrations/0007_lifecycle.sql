@@ -36,10 +36,12 @@ SET messages = stats_daily.messages + excluded.messages, parts = stats_daily.par
   conversions = stats_daily.conversions + excluded.conversions;
 
 -- A lane is held only by a delivery not yet attempted: once a receiver refuses one, it is retried on its own
--- schedule and newer events of the lane go out in new deliveries, each with its own retry window. A newer
--- delivery that carries an event of a message with an event in an older open delivery waits for that one, so that
--- each message's events still arrive in order (callbacks/deliverySql.ts).
+-- schedule and newer events of the lane go out in new deliveries, each with its own retry window. Events of a
+-- message that still has an event in an open delivery go in a delivery of their own (only_messages) that waits for
+-- the older ones; the rest of that range goes with those messages left out (excluded_messages). So each message's
+-- events arrive in order, and a refused delivery holds back only its own messages (callbacks/deliverySql.ts).
+ALTER TABLE callback_deliveries ADD COLUMN only_messages uuid[], ADD COLUMN excluded_messages uuid[];
 DROP INDEX callback_deliveries_one_open;
 CREATE UNIQUE INDEX callback_deliveries_one_fresh ON callback_deliveries (target_id, lane)
-  WHERE state = 'open' AND NOT replay AND attempts = 0;
+  WHERE state = 'open' AND NOT replay AND attempts = 0 AND only_messages IS NULL;
 CREATE INDEX callback_deliveries_lane_open ON callback_deliveries (target_id, lane) WHERE state = 'open';

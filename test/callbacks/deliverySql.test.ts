@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/db.js';
+import {
+  callbackDeliveriesClaim,
+  callbackDeliveriesForm,
+  callbackDeliveryBodies,
+  callbackDeliveryRecord,
+  type ClaimedDelivery,
+} from '../../src/callbacks/deliverySql.js';
+import { CallbackTargets } from '../../src/callbacks/callbackTargets.js';
+import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
+import { insertAccount } from '../factories/rows.js';
+
+const NOW = new Date('2026-03-10T09:00:00Z');
+const LEASE_MS = 60_000;
+
+/** The outbox's forming and claiming queries on their own: which events go in which delivery, and when. */
+describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine) => {
+  let testDb: TestDb;
+  let db: Db;
+  let accountId: number;
+
+  beforeAll(async () => {
+    testDb = await openTestDb(engine);
+    db = testDb.db;
+    accountId = (await insertAccount(db)).id;
+  });
+  afterAll(async () => testDb?.drop());
+
+  const newTarget = async (): Promise<number> => {
+    const targets = await new CallbackTargets().resolve(db, accountId, [`http://127.0.0.1:9/${randomUUID()}`], NOW);
+    return [...targets.values()][0]!;
+  };
+  /** An event of a message in lane 3 of the target, committed on its own. */
+  const event = async (targetId: number, messageId: string, status: string): Promise<void> => {
+    await db.query(
+      `INSERT INTO callback_events (target_id, lane, account_id, message_id, event, channel_type, status, at)
+       VALUES ($1, 3, $2, $3, 'delivered', 'SMS', $4, $5)`,
+      [targetId, accountId, messageId, status, NOW],
+    );
+  };
+  const claim = async (targetId: number): Promise<ClaimedDelivery[]> =>
+    (await callbackDeliveriesClaim(db, NOW, 100, LEASE_MS)).filter((d) => d.target_id === targetId);
+  const bodies = async (d: ClaimedDelivery): Promise<[string, string][]> =>
+    (await callbackDeliveryBodies(db, d)).map((b) => JSON.parse(b) as { message_uuid: string; status: string }).map((b) => [b.message_uuid, b.status]);
+  const record = (d: ClaimedDelivery, result: 'delivered' | 'retry', at = NOW): Promise<void> =>
+    callbackDeliveryRecord(db, {
+      deliveryId: d.id,
+      accountId,
+      at,
+      httpStatus: result === 'delivered' ? 200 : 503,
+      latencyMs: 1,
+      error: result === 'delivered' ? null : 'HTTP 503',
+      result,
+      nextAttemptAt: result === 'retry' ? new Date(at.getTime() + 300_000) : null,
+    });
+
+  it('keeps one delivery per lane until its first attempt, then forms the next', async () => {
+    const target = await newTarget();
+    const [a, b] = [randomUUID(), randomUUID()];
+    await event(target, a, 'sent');
+    await callbackDeliveriesForm(db, NOW, 500);
+    await event(target, b, 'sent');
+    await callbackDeliveriesForm(db, NOW, 500);
+    const [first, ...none] = await claim(target);
+    expect(none).toEqual([]);
+    expect(await bodies(first!)).toEqual([[a, 'sent']]);
+    // While its first attempt is in flight, nothing new forms in the lane.
+    await callbackDeliveriesForm(db, NOW, 500);
+    expect(await claim(target)).toEqual([]);
+    await record(first!, 'delivered');
+    await callbackDeliveriesForm(db, NOW, 500);
+    const [second] = await claim(target);
+    expect(await bodies(second!)).toEqual([[b, 'sent']]);
+  });
+
+  it('lets newer events go past a refused delivery, holding back only the later events of its messages', async () => {
+    const target = await newTarget();
+    const [x, y, z] = [randomUUID(), randomUUID(), randomUUID()];
+    await event(target, x, 'sent');
+    await event(target, y, 'sent');
+    await callbackDeliveriesForm(db, NOW, 500);
+    const [refused] = await claim(target);
+    await record(refused!, 'retry');
+
+    // X's next event and Z's come after the refusal: Z's goes at once, X's waits for X's older one.
+    await event(target, x, 'delivered');
+    await event(target, z, 'sent');
+    expect(await callbackDeliveriesForm(db, NOW, 500)).toBe(2);
+    const due = await claim(target);
+    expect(due).toHaveLength(1);
+    expect(await bodies(due[0]!)).toEqual([[z, 'sent']]);
+    await record(due[0]!, 'delivered');
+    expect(await claim(target)).toEqual([]);
+
+    // The receiver takes the refused delivery at its retry; then X's later event is free to go.
+    const retried = (await callbackDeliveriesClaim(db, new Date(NOW.getTime() + 300_000), 100, LEASE_MS)).filter((d) => d.target_id === target);
+    expect(retried.map((d) => d.id)).toEqual([refused!.id]);
+    expect(await bodies(retried[0]!)).toEqual([[x, 'sent'], [y, 'sent']]);
+    await record(retried[0]!, 'delivered', new Date(NOW.getTime() + 300_000));
+    const [held] = await claim(target);
+    expect(await bodies(held!)).toEqual([[x, 'delivered']]);
+  });
+
+  it('keeps a held message waiting behind every older delivery that carries it', async () => {
+    const target = await newTarget();
+    const x = randomUUID();
+    await event(target, x, 'sent');
+    await callbackDeliveriesForm(db, NOW, 500);
+    const [refused] = await claim(target);
+    await record(refused!, 'retry');
+    await event(target, x, 'delivered');
+    await callbackDeliveriesForm(db, NOW, 500);
+    await event(target, x, 'read');
+    await callbackDeliveriesForm(db, NOW, 500);
+    expect(await claim(target)).toEqual([]);
+    const later = new Date(NOW.getTime() + 300_000);
+    const [first] = (await callbackDeliveriesClaim(db, later, 100, LEASE_MS)).filter((d) => d.target_id === target);
+    await record(first!, 'delivered', later);
+    const [second, ...rest] = await claim(target);
+    expect(rest).toEqual([]);
+    expect(await bodies(second!)).toEqual([[x, 'delivered']]);
+    await record(second!, 'delivered');
+    const [third] = await claim(target);
+    expect(await bodies(third!)).toEqual([[x, 'read']]);
+  });
+});
