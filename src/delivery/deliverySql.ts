@@ -181,18 +181,26 @@ export async function messageApplyTransitions(
        FROM change c
        WHERE m.account_id = c.account_id AND m.id = c.id
        RETURNING m.account_id, m.id, m.created_at, m.channel_type, m.callback_target_id, m.callback_events, m.total_parts,
-         m.currency, CASE WHEN c.new_status = 'unsent' THEN 0 ELSE m.price END AS final_price,
-         c.new_status = 'unsent' AND m.price > 0 AND NOT c.was_refunded AS refund, m.price,
-         NOT c.was_final AND c.new_status <> 'sending' AS price_now_final, c.at, c.h
+         m.currency, m.price, c.new_status = 'unsent' AND m.price > 0 AND NOT c.was_refunded AS refund,
+         NOT c.was_final AND c.new_status <> 'sending' AS price_now_final, c.h->0->>'status' = 'unsent' AS unsent_at_once,
+         c.at, c.h
      ),
      ${ledgerCreditCte(REFUNDS, 'refund', 'at')},
      events AS (
        ${statusEventsSelect('moved')}
        UNION ALL
+       -- Final when it leaves sending (0 when it leaves unsent)...
        SELECT mv.callback_target_id, mv.account_id, mv.id, 'price', mv.channel_type, NULL, mv.at, NULL,
-         ${priceExtra('mv', 'mv.final_price')}, ${PRICE_EVENT_ORDER}
+         ${priceExtra('mv', 'CASE WHEN mv.unsent_at_once THEN 0 ELSE mv.price END')}, ${PRICE_EVENT_ORDER}
        FROM moved mv
-       WHERE (mv.price_now_final OR mv.refund) AND ${wantsEvent('mv', "'price'")}
+       WHERE mv.price_now_final AND ${wantsEvent('mv', "'price'")}
+       UNION ALL
+       -- ...and 0 when a charged price is refunded, right after the entry that made it unsent.
+       SELECT mv.callback_target_id, mv.account_id, mv.id, 'price', mv.channel_type, NULL, mv.at, NULL,
+         ${priceExtra('mv', '0')},
+         (SELECT x.n FROM jsonb_array_elements(mv.h) WITH ORDINALITY AS x(h, n) WHERE x.h->>'status' = 'unsent' LIMIT 1) + 0.5
+       FROM moved mv
+       WHERE mv.refund AND NOT (mv.price_now_final AND mv.unsent_at_once) AND ${wantsEvent('mv', "'price'")}
      ),
      ${insertEventsCte('events', 'ORDER BY message_id, n')},
      ${dirtyDaysCte('moved')}
