@@ -38,4 +38,6 @@ export function contentText(content: unknown): string {
 }
 
 export const CHANNELS = ['SMS', 'FLASHCALL', 'VOICECODE', 'VIBER', 'WHATSAPP', 'VK'] as const;
-export const MESSAGE_STATUSES = ['sending', 'sent', 'delivered', 'undelivered', 'unsent', 'read', 'unread', 'inbound_sent'] as const;
+/** A message's status: its delivery outcome. Whether a delivered message was read is its read status, apart. */
+export const MESSAGE_STATUSES = ['sending', 'sent', 'delivered', 'undelivered', 'unsent', 'inbound_sent'] as const;
+export const READ_STATUSES = ['read', 'unread'] as const;

@@ -95,7 +95,7 @@ export function fillDays(stats: Statistics): { label: string; value: number; lin
   for (let t = Date.parse(`${stats.from.slice(0, 10)}T00:00:00Z`); t < end; t += 86_400_000) {
     const day = new Date(t).toISOString().slice(0, 10);
     const group = byDay.get(day);
-    points.push({ label: day.slice(5), value: group?.messages ?? 0, line: (group?.statuses.delivered ?? 0) + (group?.statuses.read ?? 0) + (group?.statuses.unread ?? 0) });
+    points.push({ label: day.slice(5), value: group?.messages ?? 0, line: group?.statuses.delivered ?? 0 });
   }
   return points;
 }

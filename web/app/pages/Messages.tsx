@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Page as ApiPage } from '../../shared/api.js';
-import { CHANNELS, contentText, formatMoney, formatTime, MESSAGE_STATUSES } from '../../shared/format.js';
+import { CHANNELS, contentText, formatMoney, formatTime, MESSAGE_STATUSES, READ_STATUSES } from '../../shared/format.js';
 import { Link, navigate, useLocation } from '../../shared/router.js';
 import { AsyncState, ListTable, Page, Pager, SelectField, TextField, useAsync } from '../../shared/ui.js';
 import { traffic } from '../session.js';
@@ -68,7 +68,7 @@ export function Messages() {
         <div class="grid">
           <TextField label="From date" type="date" value={filters.time_from} onValue={set('time_from')} />
           <TextField label="To date" type="date" value={filters.time_to} onValue={set('time_to')} />
-          <SelectField label="Status" value={filters.status} onValue={set('status')} options={[{ value: '', label: 'Any status' }, ...MESSAGE_STATUSES]} />
+          <SelectField label="Status" value={filters.status} onValue={set('status')} options={[{ value: '', label: 'Any status' }, ...MESSAGE_STATUSES, ...READ_STATUSES]} />
           <SelectField label="Channel" value={filters.channel_type} onValue={set('channel_type')} options={[{ value: '', label: 'Any channel' }, ...CHANNELS]} />
           <SelectField label="Direction" value={filters.direction} onValue={set('direction')} options={[{ value: '', label: 'Both' }, 'outbound', 'inbound']} />
           <TextField label="Destination" value={filters.destination} onValue={set('destination')} inputMode="tel" />
