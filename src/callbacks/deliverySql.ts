@@ -8,6 +8,13 @@ const isoSql = (expr: string): string => `to_char((${expr}) AT TIME ZONE 'UTC', 
 export const EVENTS_PER_DELIVERY = 100;
 
 /**
+ * A lane with this many refused deliveries still open forms no more until one of them ends: a receiver that refuses
+ * one delivery (a body it cannot take) lets the rest of the lane go, while one that is down refuses every new
+ * delivery too, and would otherwise get a new one for every batch of events (16 lanes x 3 = 48 per URL at most).
+ */
+export const MAX_REFUSED_PER_LANE = 3;
+
+/**
  * Which events of a lane's range belong to a delivery (SQL over `e`, an event, and `d`, the delivery): all of
  * them, or only those of `only_messages`, or all but those of `excluded_messages`.
  */
@@ -23,7 +30,8 @@ const inDelivery = (e: string, d: string): string =>
  * commit behind the cursor. Lanes another sender is forming are skipped (their cursor row is locked).
  *
  * A lane waits for its delivery's first attempt (events stay in order while receivers answer), not for the retries
- * of a delivery its receiver refused: those would hold newer events back for up to a day. Events of a message that
+ * of a delivery its receiver refused: those would hold newer events back for up to a day (but see
+ * {@link MAX_REFUSED_PER_LANE}). Events of a message that
  * still has an event in an open delivery of the lane (held messages) go apart, in a second delivery of the same
  * range that waits for those older ones (see {@link callbackDeliveriesClaim}): each message's events arrive in
  * order, and a refused delivery holds back only its own messages' later events. Returns how many deliveries were
@@ -47,6 +55,10 @@ export async function callbackDeliveriesForm(db: Queryable, now: Date, maxLanes:
            WHERE d.target_id = c.target_id AND d.lane = c.lane AND d.state = 'open' AND NOT d.replay AND d.attempts = 0
              AND d.only_messages IS NULL
          )
+         AND (
+           SELECT count(*) FROM callback_deliveries d
+           WHERE d.target_id = c.target_id AND d.lane = c.lane AND d.state = 'open' AND d.attempts > 0
+         ) < ${MAX_REFUSED_PER_LANE}
        LIMIT $2
        FOR UPDATE OF c SKIP LOCKED
      ),

@@ -114,9 +114,15 @@ describe('send window planning (DESIGN 4)', () => {
   });
 
   it('uses localCompletionTime as the deadline, in the zone that reaches it first', () => {
-    const window = { zones: ['Europe/Moscow', 'Asia/Yekaterinburg'], sendUntil: wall('2026-03-12 23:00:00') };
-    expect(plan(window, '2026-03-10T09:00:00Z')).toEqual({ planned: '2026-03-10T09:00:00.000Z', deadline: '2026-03-12T18:00:00.999Z' });
-    expect(iso(completionInstant(window))).toBe('2026-03-12T18:00:00.999Z');
+    const window = { zones: ['Europe/Moscow', 'Asia/Yekaterinburg'], sendUntil: wall('2026-03-10 23:00:00') };
+    expect(plan(window, '2026-03-10T09:00:00Z')).toEqual({ planned: '2026-03-10T09:00:00.000Z', deadline: '2026-03-10T18:00:00.999Z' });
+    expect(iso(completionInstant(window))).toBe('2026-03-10T18:00:00.999Z');
+  });
+
+  it('ends sending at the end of the one lifetime when localCompletionTime is later (DESIGN 12)', () => {
+    const window = { zones: MSK, sendUntil: wall('2026-03-12 23:00:00'), ttlSeconds: 3600 };
+    expect(plan(window, '2026-03-10T09:00:00Z')).toEqual({ planned: '2026-03-10T09:00:00.000Z', deadline: '2026-03-10T10:00:00.000Z' });
+    expect(planSend(window, Date.parse('2026-03-10T09:00:00Z')).expiresAt.toISOString()).toBe('2026-03-10T10:00:00.000Z');
   });
 
   it('deadline = planned send time + ttl when there is no completion time', () => {
