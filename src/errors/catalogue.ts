@@ -15,7 +15,8 @@ export const ERRORS = {
   channelNotEnabled: { status: 403, code: 4031, msg: 'Channel is not enabled: {channelType}' },
   accountBlocked: { status: 403, code: 4032, msg: 'Account is blocked' },
   notFound: { status: 404, code: 4040, msg: '{what} not found' },
-  routeNotFound: { status: 404, code: 4041, msg: 'Route not found: {method} {url}' },
+  // DESIGN 3 and 12: an unknown route is 4040 like any other missing thing, whatever the method.
+  routeNotFound: { status: 404, code: 4040, msg: 'Route not found: {method} {url}' },
   methodNotAllowed: { status: 405, code: 4050, msg: 'Method not allowed: {method}' },
   requestTimeout: { status: 408, code: 4080, msg: 'Request timeout: the request did not arrive in time' },
   idempotencyConflict: {
