@@ -39,6 +39,8 @@ export const ERRORS = {
   missingField: { status: 422, code: 4220, msg: 'Missing {field}' },
   invalidField: { status: 422, code: 4220, msg: 'Invalid {field}: {value}' },
   fieldNotAccepted: { status: 422, code: 4220, msg: 'Invalid {field}' },
+  // DESIGN 12 ceilings on free-form strings: the value is not echoed, it may be kilobytes long.
+  overCeiling: { status: 422, code: 4220, msg: 'Invalid {field}' },
   sendTimeTooEarly: { status: 422, code: 4220, msg: 'Local send time is less than minimal {minLocalSendTime}' },
   // The spec words the upper bound "greater than minimal"; clients match on it, so it is kept verbatim.
   sendTimeTooLate: { status: 422, code: 4220, msg: 'Local send time is greater than minimal {maxLocalSendTime}' },

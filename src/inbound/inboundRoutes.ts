@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
-import { callbackUrlProblem, maskCallbackUrl } from '../callbacks/callbackUrl.js';
+import { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem, maskCallbackUrl } from '../callbacks/callbackUrl.js';
 import { herald } from '../errors/catalogue.js';
 import { principalOf, requireAdmin, requireToken } from '../http/auth.js';
 import { errorResponses, Id, IdParam } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
+import { SENDER_NAME_MAX_LENGTH } from '../senderNames/senderNames.js';
 import { isoUtc } from '../util/time.js';
 import { inboundRuleDelete, inboundRuleGet, inboundRuleInsert, inboundRuleList, type InboundRuleRow, inboundRuleUpdate } from './inboundRuleSql.js';
 import {
@@ -28,8 +29,10 @@ const Rule = Type.Object({
 const RuleBody = Type.Object(
   {
     trafficCenterId: Id(),
-    callbackUrl: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    senderNames: Type.Optional(Type.Union([Type.Array(Type.String({ minLength: 1 }), { maxItems: 100 }), Type.Null()])),
+    callbackUrl: Type.Optional(Type.Union([Type.String({ maxLength: CALLBACK_URL_MAX_LENGTH }), Type.Null()])),
+    senderNames: Type.Optional(
+      Type.Union([Type.Array(Type.String({ minLength: 1, maxLength: SENDER_NAME_MAX_LENGTH }), { maxItems: 100 }), Type.Null()]),
+    ),
     channelType: Type.Optional(Type.Literal('WHATSAPP')),
   },
   { additionalProperties: false },

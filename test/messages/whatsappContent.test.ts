@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
-import { message, SENDER } from './messageFixtures.js';
+import { message, MSISDN, openChatWindow, SENDER } from './messageFixtures.js';
 
 const wa = (content: Record<string, unknown>) => message('WHATSAPP', { content });
 const text = (extra: Record<string, unknown> = {}) => wa({ contentType: 'text', text: 'Hello', ...extra });
@@ -76,6 +76,17 @@ const CASES: readonly Case[] = [
   // rule 6: buttons do not affect header or footer
   ['rule 6: header, footer and buttons together', text({ header: { text: 'Sale' }, footer: { text: 'Unsubscribe: STOP' }, buttons: [link('Go', 'https://x'), call('Call', '79161234567')] }), null],
   ['rule 6: image header with text buttons', text({ header: { imageUrl: 'https://x/a.png' }, buttons: [reply('a', '1')] }), null],
+  // media links are absolute http(s) URLs (issue 11 item 8)
+  ['image over http', wa({ contentType: 'image', imageUrl: 'http://x.example/a.png', imageName: 'a.png' }), null],
+  ['image without a scheme', wa({ contentType: 'image', imageUrl: 'x.example/a.png', imageName: 'a.png' }), 'Invalid content: imageUrl must be an http(s) link'],
+  ['image over ftp', wa({ contentType: 'image', imageUrl: 'ftp://x.example/a.png', imageName: 'a.png' }), 'Invalid content: imageUrl must be an http(s) link'],
+  ['image as a data URL', wa({ contentType: 'image', imageUrl: 'data:image/png;base64,AAAA', imageName: 'a.png' }), 'Invalid content: imageUrl must be an http(s) link'],
+  ['document relative', wa({ contentType: 'document', documentUrl: '/files/a.pdf', documentName: 'a.pdf' }), 'Invalid content: documentUrl must be an http(s) link'],
+  ['document javascript:', wa({ contentType: 'document', documentUrl: 'javascript:alert(1)', documentName: 'a.pdf' }), 'Invalid content: documentUrl must be an http(s) link'],
+  ['header imageUrl not a link', text({ header: { imageUrl: 'a.png' } }), 'Invalid content: header.imageUrl must be an http(s) link'],
+  ['header imageUrl file:', text({ header: { imageUrl: 'file:///etc/passwd' } }), 'Invalid content: header.imageUrl must be an http(s) link'],
+  ['header documentUrl not a link', text({ header: { documentUrl: 'a.pdf', documentName: 'A' } }), 'Invalid content: header.documentUrl must be an http(s) link'],
+  ['header documentUrl over http', text({ header: { documentUrl: 'http://x.example/a.pdf' } }), null],
 ];
 
 describe.each(ENGINES)('WHATSAPP content rules (%s)', (engine) => {
@@ -85,6 +96,8 @@ describe.each(ENGINES)('WHATSAPP content rules (%s)', (engine) => {
   beforeAll(async () => {
     t = await startTestHerald(engine);
     account = await t.createAccount({ channels: { WHATSAPP: true }, senderNames: [['WHATSAPP', SENDER]] });
+    // The subscriber wrote: any content may go out, whatever templates the account has (DESIGN 10).
+    await openChatWindow(t, account.id, SENDER, MSISDN);
   });
   afterAll(async () => t?.close());
 
