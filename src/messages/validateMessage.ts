@@ -125,7 +125,7 @@ export function validateMessage(input: unknown, ctx: ValidationContext): ValidMe
   const senderName = validateSenderName(channel, input.senderName, ctx);
   const destination = normaliseDestination(input.destination);
   if (!destination) throw herald('invalidMsisdn');
-  const { totalParts } = validateContent(channel, input.content);
+  const { totalParts, content } = validateContent(channel, input.content);
   const tags = validateTags(input.tags);
   const useLocalTime = optionalBoolean(input.useLocalTime, 'useLocalTime') ?? true;
   const { localSendTime, localCompletionTime } = validateTimes(input.localSendTime, input.localCompletionTime, ctx.now);
@@ -143,7 +143,7 @@ export function validateMessage(input: unknown, ctx: ValidationContext): ValidMe
     senderName,
     destination: destination.msisdn,
     country: destination.country ?? null,
-    content: input.content,
+    content,
     tags,
     useLocalTime,
     localSendTime,

@@ -91,7 +91,15 @@ const CASES: Readonly<Record<string, readonly Case[]>> = {
     ['FLASHCALL 3 digits', message('FLASHCALL', { content: '123' }), refused('Invalid content')],
     ['FLASHCALL 5 digits', message('FLASHCALL', { content: '12345' }), refused('Invalid content')],
     ['FLASHCALL letters', message('FLASHCALL', { content: '12a4' }), refused('Invalid content')],
-    ['FLASHCALL number', message('FLASHCALL', { content: 1234 }), refused('Invalid content')],
+    // DESIGN 12: the code as a string, or as an integer 1000-9999.
+    ['FLASHCALL number', message('FLASHCALL', { content: 1234 }), OK],
+    ['FLASHCALL number 1000', message('FLASHCALL', { content: 1000 }), OK],
+    ['FLASHCALL number 9999', message('FLASHCALL', { content: 9999 }), OK],
+    ['FLASHCALL number 999', message('FLASHCALL', { content: 999 }), refused('Invalid content')],
+    ['FLASHCALL number 10000', message('FLASHCALL', { content: 10000 }), refused('Invalid content')],
+    ['FLASHCALL fractional number', message('FLASHCALL', { content: 1234.5 }), refused('Invalid content')],
+    ['FLASHCALL negative number', message('FLASHCALL', { content: -1234 }), refused('Invalid content')],
+    ['FLASHCALL boolean', message('FLASHCALL', { content: true }), refused('Invalid content')],
     ['FLASHCALL empty', message('FLASHCALL', { content: '' }), refused('Blank content')],
     ['VK 2048 characters', message('VK', { content: long(2048) }), OK],
     ['VK 2048 emoji (code points)', message('VK', { content: long(2048, '😀') }), OK],
@@ -268,6 +276,14 @@ describe.each(ENGINES)('message validation over HTTP (%s)', (engine) => {
       body: [message('VK'), message('SMS', { senderName: 'Nope' }), message('SMS', { ttl: 5 })],
     });
     expect(reply.body).toEqual({ error: { code: 4220, msg: 'No active sender name: (SMS, Nope)', index: 1 } });
+  });
+
+  it('stores and shows a FLASHCALL code sent as a number as its string (DESIGN 12)', async () => {
+    const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('FLASHCALL', { content: 4821 })] });
+    const stored = await t.call('GET', `/api/v1/message/${reply.body.items[0].messageUuid}`, { token: account.traffic });
+    expect(stored.body.content).toBe('4821');
+    const [row] = await t.testDb.db.query<{ content: unknown }>('SELECT content FROM messages WHERE id = $1', [stored.body.messageUuid]);
+    expect(row!.content).toBe('4821');
   });
 
   it('refuses a message that is not an object', async () => {
