@@ -16,6 +16,8 @@ describe('template patterns', () => {
     ['Price (net): $%d.%d*', 'Price (net): $10.50*', true],
     ['Price (net): $%d.%d*', 'Price (net): $10x50*', false],
     ['Код %d', 'Код 5555', true],
+    ['Order-%d (a-b)', 'Order-12 (a-b)', true],
+    ['catalogue-%d.png', 'catalogue-7.png', true],
   ])('%s ~ %s -> %s', (pattern, text, matches) => {
     expect(compilePattern(pattern).test(text)).toBe(matches);
   });
