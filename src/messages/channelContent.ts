@@ -28,15 +28,23 @@ export interface ContentResult {
 const invalid = (): HeraldError => herald('invalidContent');
 const detail = (reason: string): HeraldError => herald('invalidContentDetail', { reason });
 
-/** Validates `content` for its channel (spec sections 2.2 to 2.5 and 8); throws the first problem. */
-export function validateContent(channel: Channel, content: unknown): ContentResult {
+/**
+ * Validates `content` for its channel (spec sections 2.2 to 2.5 and 8); throws the first problem.
+ * `isArrangedVoicecode` answers whether a VOICECODE content matches one of the account's approved VOICECODE
+ * templates (DESIGN 12); it is asked only for a text that does not follow the spec's template.
+ */
+export function validateContent(
+  channel: Channel,
+  content: unknown,
+  isArrangedVoicecode: (content: unknown) => boolean = () => false,
+): ContentResult {
   switch (channel) {
     case 'SMS':
       return { totalParts: smsContent(content), content };
     case 'FLASHCALL':
       return { totalParts: 1, content: flashcallContent(content) };
     case 'VOICECODE':
-      voicecodeContent(content);
+      voicecodeContent(content, isArrangedVoicecode);
       return { totalParts: 1, content };
     case 'VK':
       plainText(content, VK_TEXT_MAX);
@@ -81,14 +89,15 @@ function flashcallContent(content: unknown): string {
   return content;
 }
 
-function voicecodeContent(content: unknown): void {
+function voicecodeContent(content: unknown, isArranged: (content: unknown) => boolean): void {
   if (!isPlainObject(content)) throw invalid();
   for (const key of Object.keys(content)) if (key !== 'contentType' && key !== 'text') throw invalid();
   if (content.contentType !== 'text') throw invalid();
   const text = content.text;
   if (typeof text !== 'string') throw invalid();
   if (isBlank(text)) throw herald('blankContent');
-  if (startsWithBom(text) || charCount(text) > VOICECODE_TEXT_MAX || !VOICECODE_TEMPLATE.test(text)) throw invalid();
+  if (startsWithBom(text) || charCount(text) > VOICECODE_TEXT_MAX) throw invalid();
+  if (!VOICECODE_TEMPLATE.test(text) && !isArranged(content)) throw invalid();
 }
 
 const VIBER_FIELDS = {

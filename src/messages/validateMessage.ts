@@ -76,6 +76,8 @@ export interface ValidationContext {
   /** The request time, the same for every message of a batch. */
   readonly now: Date;
   readonly isSenderNameActive: (channel: Channel, name: string) => boolean;
+  /** Whether a VOICECODE content matches one of the account's approved VOICECODE templates (DESIGN 12). */
+  readonly isArrangedVoicecode?: (content: unknown) => boolean;
   readonly allowPrivateCallbacks: boolean;
   readonly shortenerAvailable: boolean;
 }
@@ -125,7 +127,7 @@ export function validateMessage(input: unknown, ctx: ValidationContext): ValidMe
   const senderName = validateSenderName(channel, input.senderName, ctx);
   const destination = normaliseDestination(input.destination);
   if (!destination) throw herald('invalidMsisdn');
-  const { totalParts, content } = validateContent(channel, input.content);
+  const { totalParts, content } = validateContent(channel, input.content, ctx.isArrangedVoicecode);
   const tags = validateTags(input.tags);
   const useLocalTime = optionalBoolean(input.useLocalTime, 'useLocalTime') ?? true;
   const { localSendTime, localCompletionTime } = validateTimes(input.localSendTime, input.localCompletionTime, ctx.now);

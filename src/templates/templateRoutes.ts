@@ -3,6 +3,7 @@ import { herald, HeraldError, showValue } from '../errors/catalogue.js';
 import { principalOf, requireAdmin, requireToken } from '../http/auth.js';
 import { ChannelType, errorResponses, Id, IdParam, PageQuery, paginated } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
+import { VOICECODE_SENDER_NAME } from '../messages/channelContent.js';
 import { validateWhatsappContent } from '../messages/whatsappContent.js';
 import { senderNameExists } from '../senderNames/senderNameSql.js';
 import type { Channel } from '../shared/channels.js';
@@ -70,7 +71,12 @@ export const templateRoutes: Routes = (app, ctx) => {
     const dateFrom = input.dateFrom ? new Date(input.dateFrom) : now;
     const dateTo = input.dateTo ? new Date(input.dateTo) : null;
     if (dateTo && dateTo <= dateFrom) throw herald('invalidField', { field: 'dateTo', value: `${showValue(input.dateTo)} (must be after dateFrom)` });
-    if (input.channelType !== 'VK' && !(await senderNameExists(ctx.db, accountId, input.channelType, input.senderName))) {
+    if (input.channelType === 'VOICECODE') {
+      // DESIGN 12: VOICECODE speaks as `voicecode`, which needs no registration.
+      if (input.senderName !== VOICECODE_SENDER_NAME) {
+        throw herald('invalidField', { field: 'senderName', value: `${showValue(input.senderName)} (VOICECODE templates use ${VOICECODE_SENDER_NAME})` });
+      }
+    } else if (input.channelType !== 'VK' && !(await senderNameExists(ctx.db, accountId, input.channelType, input.senderName))) {
       throw herald('invalidField', { field: 'senderName', value: `${showValue(input.senderName)} (not a sender name of the account for ${input.channelType})` });
     }
     if (input.content !== undefined && input.content !== null) {

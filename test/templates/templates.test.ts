@@ -90,6 +90,32 @@ describe.each(ENGINES)('templates (DESIGN 6) (%s)', (engine) => {
     expect(reply.body.error.msg).toContain(msg);
   });
 
+  it("takes VOICECODE texts of the account's approved VOICECODE templates besides the spec's (DESIGN 12)", async () => {
+    const text = 'Ваш код от Orient: 4821';
+    const voicecode = (content: string, token = account.traffic) =>
+      t.call('POST', '/api/v1/message', { token, body: [message('VOICECODE', { content: { contentType: 'text', text: content } })] });
+    const refused = { error: { code: 4220, msg: 'Invalid content', index: 0 } };
+    expect((await voicecode(text)).body).toEqual(refused);
+
+    const named = await create({ channelType: 'VOICECODE', senderName: 'Orient', pattern: 'Ваш код от Orient: %d' });
+    expect(named.status).toBe(422);
+    expect(named.body.error.msg).toBe('Invalid senderName: "Orient" (VOICECODE templates use voicecode)');
+    // `voicecode` needs no registration.
+    const created = await create({ channelType: 'VOICECODE', senderName: 'voicecode', pattern: 'Ваш код от Orient: %d' });
+    expect(created.body).toMatchObject({ status: 'INTERNAL_REVIEW', channelType: 'VOICECODE', senderName: 'voicecode' });
+    expect((await voicecode(text)).body).toEqual(refused);
+
+    await t.admin('POST', `/admin/v1/templates/${created.body.id}/approve`, {});
+    const accepted = await voicecode(text);
+    expect(accepted.body).toMatchObject({ errors: false, items: [{ code: 201 }] });
+    const stored = await t.call('GET', `/api/v1/message/${accepted.body.items[0].messageUuid}`, { token: account.traffic });
+    expect(stored.body).toMatchObject({ templateId: created.body.id, content: { contentType: 'text', text } });
+    expect((await voicecode('Ваш код от Orient: 48a1')).body).toEqual(refused);
+    expect((await voicecode('Код авторизации от Orient: 4821.')).body).toMatchObject({ errors: false });
+    const other = await t.createAccount();
+    expect((await voicecode(text, other.traffic)).body).toEqual(refused);
+  });
+
   it('deletes, hides other accounts templates, and refuses TOKEN_1', async () => {
     const created = await create({ pattern: 'Bye %w' });
     const other = await t.createAccount();
