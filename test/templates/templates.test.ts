@@ -77,8 +77,33 @@ describe.each(ENGINES)('templates (DESIGN 6) (%s)', (engine) => {
     expect(inReview.body).toMatchObject({ status: 'INTERNAL_REVIEW', templateType: 'MARKETING' });
   });
 
+  it('changes the fields a PUT gives and keeps the others (DESIGN 12)', async () => {
+    const patch = (id: number, body: Record<string, unknown>) => t.call('PUT', `/api/v1/templates/${id}`, { token: account.system, body });
+    const created = await create({ pattern: 'Sale %s', templateType: 'MARKETING', dateTo: '2026-04-01T00:00:00Z' });
+    const id = created.body.id;
+    const kept = { channelType: 'SMS', templateType: 'MARKETING', senderName: SENDER, dateFrom: '2026-03-10T09:00:00Z' };
+    expect((await patch(id, { pattern: 'Sale: %d% off' })).body).toMatchObject({ ...kept, pattern: 'Sale: %d% off', dateTo: '2026-04-01T00:00:00Z', status: 'INTERNAL_REVIEW' });
+    expect((await patch(id, { dateTo: '2026-05-01T00:00:00Z' })).body).toMatchObject({ ...kept, pattern: 'Sale: %d% off', dateTo: '2026-05-01T00:00:00Z' });
+    expect((await patch(id, { dateTo: null })).body).toMatchObject({ ...kept, pattern: 'Sale: %d% off', dateTo: null });
+    expect((await patch(id, {})).body).toMatchObject({ ...kept, pattern: 'Sale: %d% off', dateTo: null });
+    expect((await patch(id, { priority: 1 })).body).toEqual({ error: { code: 4220, msg: 'Invalid priority' } });
+    expect((await patch(id, { dateTo: '2026-03-01T00:00:00Z' })).body.error.msg).toContain('Invalid dateTo');
+
+    // Approved: a dateTo alone goes through, even after the sender name was deleted; anything else is 409.
+    await t.admin('POST', `/admin/v1/accounts/${account.id}/sender-names`, { channelType: 'SMS', name: 'Temp' });
+    const temp = await create({ pattern: 'Temp %d', senderName: 'Temp' });
+    await t.admin('POST', `/admin/v1/templates/${temp.body.id}/approve`, {});
+    const names = await t.call('GET', '/api/v1/sender-names?channelType=SMS&per_page=1000', { token: account.system });
+    const tempName = names.body.items.find((n: { name: string }) => n.name === 'Temp');
+    expect((await t.call('DELETE', `/api/v1/sender-names/${tempName.id}`, { token: account.system })).status).toBe(204);
+    expect((await patch(temp.body.id, { dateTo: '2026-06-01T00:00:00Z' })).body).toMatchObject({ status: 'APPROVED', pattern: 'Temp %d', dateTo: '2026-06-01T00:00:00Z' });
+    expect((await patch(temp.body.id, { pattern: 'Temp: %d' })).status).toBe(409);
+    expect((await patch(temp.body.id, { senderName: 'Temp' })).status).toBe(422);
+  });
+
   it.each([
     [{ pattern: 'x', senderName: 'Nobody' }, 'Invalid senderName'],
+    [{ pattern: 'x', senderName: 'x'.repeat(65) }, 'Invalid senderName'],
     [{ pattern: 'x', templateType: 'PROMO' }, 'Invalid templateType'],
     [{ pattern: '' }, 'Invalid pattern'],
     [{ pattern: 'x', dateFrom: '2026-03-12T00:00:00Z', dateTo: '2026-03-11T00:00:00Z' }, 'Invalid dateTo'],
