@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rollUpStatistics } from '../../src/statistics/rollup.js';
 import { ENGINES } from '../helpers/engines.js';
 import { call } from '../helpers/http.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
@@ -64,11 +65,63 @@ describe.each(ENGINES)('FLASHCALL conversions (DESIGN 10) (%s)', (engine) => {
   });
 
   it('replays with Idempotency-Key', async () => {
-    const body = [{ messageUuid: flashcall, result: 'NUMBER_VERIFIED' }];
+    const body = [{ messageUuid: flashcall, result: 'WRONG_CODE', code: '1111' }];
     const headers = { 'idempotency-key': 'conv-1' };
-    const before = (await t.testDb.db.query('SELECT 1 FROM flashcall_conversions')).length;
+    const conversion = async () =>
+      (await t.testDb.db.query<{ result: string; code: string }>('SELECT result, code FROM flashcall_conversions WHERE message_id = $1', [flashcall]));
     await t.call('POST', '/api/v1/flashcall-conversion', { auth: `Bearer ${account.traffic}`, body, headers });
-    await t.call('POST', '/api/v1/flashcall-conversion', { auth: `Bearer ${account.traffic}`, body, headers });
-    expect((await t.testDb.db.query('SELECT 1 FROM flashcall_conversions')).length).toBe(before + 1);
+    expect(await conversion()).toEqual([{ result: 'WRONG_CODE', code: '1111' }]);
+    await t.call('POST', '/api/v1/flashcall-conversion', { auth: `Bearer ${account.traffic}`, body: [{ messageUuid: flashcall, result: 'NUMBER_VERIFIED', code: '2222' }] });
+    // The replay answers as before and writes nothing: the later report stays.
+    const replay = await t.call('POST', '/api/v1/flashcall-conversion', { auth: `Bearer ${account.traffic}`, body, headers });
+    expect(replay.body).toEqual({ errors: false, items: [{ messageUuid: flashcall, code: 201 }] });
+    expect(await conversion()).toEqual([{ result: 'NUMBER_VERIFIED', code: '2222' }]);
+  });
+
+  it('takes the spelling NUMBER_VERIFIERD of the field table, stored as NUMBER_VERIFIED (DESIGN 12)', async () => {
+    const reply = await t.call('POST', '/api/v1/flashcall-conversion', {
+      auth: `Bearer ${account.traffic}`,
+      body: [{ messageUuid: flashcall, result: 'NUMBER_VERIFIERD', code: '3333' }],
+    });
+    expect(reply.body).toEqual({ errors: false, items: [{ messageUuid: flashcall, code: 201 }] });
+    const rows = await t.testDb.db.query('SELECT result, code FROM flashcall_conversions WHERE message_id = $1', [flashcall]);
+    expect(rows).toEqual([{ result: 'NUMBER_VERIFIED', code: '3333' }]);
+  });
+
+  it('keeps one conversion per message: a second report replaces the first, statistics count one (DESIGN 12)', async () => {
+    const own = await t.createAccount();
+    const [first, second] = (await t.call('POST', '/api/v1/message', { token: own.traffic, body: [message('FLASHCALL'), message('FLASHCALL')] }))
+      .body.items.map((i: { messageUuid: string }) => i.messageUuid);
+    const report = (body: unknown) => t.call('POST', '/api/v1/flashcall-conversion', { auth: `Bearer ${own.traffic}`, body });
+    const conversions = async () => {
+      const reply = await t.call('GET', '/api/v1/statistics?from=2026-03-10&to=2026-03-11', { token: own.system });
+      return reply.body.total.conversions as number;
+    };
+    const rows = () => t.testDb.db.query('SELECT message_id, result, code FROM flashcall_conversions WHERE account_id = $1 ORDER BY code', [own.id]);
+
+    expect((await report([{ messageUuid: first, result: 'WRONG_CODE', code: '1' }])).body.errors).toBe(false);
+    expect((await report([{ messageUuid: first, result: 'NUMBER_VERIFIED', code: '2' }])).body.errors).toBe(false);
+    // Two reports for one message in one request: the later one stands.
+    const both = await report([{ messageUuid: second, result: 'NUMBER_VERIFIED', code: '3' }, { messageUuid: second.toUpperCase(), result: 'WRONG_CODE', code: '4' }]);
+    expect(both.body).toEqual({ errors: false, items: [{ messageUuid: second, code: 201 }, { messageUuid: second.toUpperCase(), code: 201 }] });
+    expect(await rows()).toEqual([
+      { message_id: first, result: 'NUMBER_VERIFIED', code: '2' },
+      { message_id: second, result: 'WRONG_CODE', code: '4' },
+    ]);
+    expect(await conversions()).toBe(2);
+
+    // The same from the daily rollup, and after a report on a day already rolled up.
+    const now = t.clock.now();
+    t.clock.set('2026-03-13T09:00:00Z');
+    try {
+      await rollUpStatistics(t.testDb.db, t.clock.now());
+      expect(await conversions()).toBe(2);
+      await report([{ messageUuid: first, result: 'WRONG_CODE', code: '5' }]);
+      expect(await conversions()).toBe(2);
+      await rollUpStatistics(t.testDb.db, t.clock.now());
+      expect(await conversions()).toBe(2);
+    } finally {
+      t.clock.set(now.toISOString());
+    }
   });
 });
