@@ -8,7 +8,6 @@ import { SENDER_NAME_MAX_LENGTH } from '../senderNames/senderNames.js';
 import { isoUtc } from '../util/time.js';
 import { inboundRuleDelete, inboundRuleGet, inboundRuleInsert, inboundRuleList, type InboundRuleRow, inboundRuleUpdate } from './inboundRuleSql.js';
 import {
-  trafficCenterDefault,
   trafficCenterDelete,
   trafficCenterGet,
   trafficCenterInsert,
@@ -57,9 +56,7 @@ export const inboundRoutes: Routes = (app, ctx) => {
     '/api/v1/traffic-centers',
     { onRequest, schema: { tags: ['Inbound'], summary: 'Traffic partitioning centers (one is the default)', security, response: { 200: Type.Object({ items: Type.Array(Center) }) } } },
     async (request) => {
-      const { accountId } = principalOf(request);
-      await trafficCenterDefault(ctx.db, accountId, ctx.clock.now());
-      return { items: (await trafficCenterList(ctx.db, accountId)).map(centerToApi) };
+      return { items: (await trafficCenterList(ctx.db, principalOf(request).accountId)).map(centerToApi) };
     },
   );
 
@@ -71,7 +68,6 @@ export const inboundRoutes: Routes = (app, ctx) => {
     },
     async (request, reply) => {
       const { accountId } = principalOf(request);
-      await trafficCenterDefault(ctx.db, accountId, ctx.clock.now());
       return reply.status(201).send(centerToApi(await trafficCenterInsert(ctx.db, accountId, request.body.name, ctx.clock.now())));
     },
   );
