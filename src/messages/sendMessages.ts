@@ -135,6 +135,8 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
       await messageInsertBatch(tx, {
         accountId: principal.accountId,
         trafficCenterId: principal.trafficCenterId,
+        // The web pages send with a sign-in's session token, which API clients cannot hold (accounts/sessions.ts).
+        sendingMethod: principal.sessionId === null ? 'API' : 'UI',
         now,
         leaseUntil: new Date(now.getTime() + (ctx.directDispatch?.leaseMs ?? 0)),
         messages: rows,
@@ -206,7 +208,8 @@ async function validateBatch(ctx: AppContext, accountId: number, body: unknown, 
   const validation = {
     now,
     isSenderNameActive,
-    isArrangedVoicecode: (content: unknown) => matchTemplate?.('VOICECODE', VOICECODE_SENDER_NAME, content, now) !== undefined,
+    isArrangedVoicecode: (content: unknown) =>
+      matchTemplate?.('VOICECODE', VOICECODE_SENDER_NAME, content, now) !== undefined,
     allowPrivateCallbacks: ctx.config.callbackAllowPrivate,
     shortenerAvailable: ctx.config.shortUrlBase !== undefined,
   };
