@@ -51,8 +51,9 @@ export async function recordConversions(ctx: AppContext, accountId: number, body
       if (!isPlainObject(item)) return { messageUuid: null, code: 422, msg: 'Conversion must be a JSON object' };
       const { messageUuid, result: outcome, code } = item;
       if (typeof messageUuid !== 'string') return { messageUuid: messageUuid ?? null, code: 422, msg: 'Missing messageUuid' };
-      const result = typeof outcome === 'string' && Object.hasOwn(RESULT_SPELLINGS, outcome) ? RESULT_SPELLINGS[outcome] : undefined;
-      if (result === undefined) return { messageUuid, code: 422, msg: `Invalid result: ${JSON.stringify(outcome ?? null)}` };
+      const spelled = typeof outcome === 'string' && Object.hasOwn(RESULT_SPELLINGS, outcome);
+      const result = spelled ? RESULT_SPELLINGS[outcome as string] : null;
+      if (!result) return { messageUuid, code: 422, msg: `Invalid result: ${JSON.stringify(outcome ?? null)}` };
       if (code !== undefined && code !== null && (typeof code !== 'string' || code.length > 32)) {
         return { messageUuid, code: 422, msg: `Invalid code: ${JSON.stringify(code)}` };
       }
@@ -96,7 +97,9 @@ export function registerConversionRoute(app: HeraldApp, ctx: AppContext): void {
         body: Type.Array(
           Type.Object({
             messageUuid: Type.String({ format: 'uuid' }),
-            result: Type.Enum(Object.keys(RESULT_SPELLINGS), { description: 'NUMBER_VERIFIERD (the field table\'s spelling) is NUMBER_VERIFIED' }),
+            result: Type.Enum(Object.keys(RESULT_SPELLINGS), {
+              description: "NUMBER_VERIFIERD (the field table's spelling) is NUMBER_VERIFIED",
+            }),
             code: Type.Optional(Type.String({ maxLength: 32 })),
           }),
           { minItems: 1, maxItems: MAX_CONVERSIONS },

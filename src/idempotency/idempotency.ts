@@ -41,7 +41,9 @@ function legacyRequestHash(body: unknown): string {
 
 /** JSON with every object's keys sorted (by code unit), arrays in order, undefined members left out as JSON does. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
+  if (Array.isArray(value)) {
+    return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
+  }
   if (value !== null && typeof value === 'object') {
     const object = value as Record<string, unknown>;
     const keys = Object.keys(object).filter((key) => object[key] !== undefined).sort();

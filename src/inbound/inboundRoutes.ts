@@ -30,7 +30,10 @@ const RuleBody = Type.Object(
     trafficCenterId: Id(),
     callbackUrl: Type.Optional(Type.Union([Type.String({ maxLength: CALLBACK_URL_MAX_LENGTH }), Type.Null()])),
     senderNames: Type.Optional(
-      Type.Union([Type.Array(Type.String({ minLength: 1, maxLength: SENDER_NAME_MAX_LENGTH }), { maxItems: 100 }), Type.Null()]),
+      Type.Union([
+        Type.Array(Type.String({ minLength: 1, maxLength: SENDER_NAME_MAX_LENGTH }), { maxItems: 100 }),
+        Type.Null(),
+      ]),
     ),
     channelType: Type.Optional(Type.Literal('WHATSAPP')),
   },

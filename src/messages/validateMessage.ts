@@ -268,7 +268,8 @@ function validateCallbackUrl(value: unknown, allowPrivate: boolean): string | nu
 function validateCallbackEvents(value: unknown): CallbackEvent[] | null {
   if (!present(value)) return null;
   // An empty list would silently turn callbacks off (DESIGN 12): leave the field out for the default instead.
-  const ok = Array.isArray(value) && value.length > 0 && value.every(isCallbackEvent) && new Set(value).size === value.length;
+  const ok =
+    Array.isArray(value) && value.length > 0 && value.every(isCallbackEvent) && new Set(value).size === value.length;
   if (!ok) throw herald('invalidField', { field: 'callbackEvents', value: showValue(value) });
   return value as CallbackEvent[];
 }

@@ -74,18 +74,26 @@ export const templateRoutes: Routes = (app, ctx) => {
     if (channel === 'VOICECODE') {
       // DESIGN 12: VOICECODE speaks as `voicecode`, which needs no registration.
       if (senderName !== VOICECODE_SENDER_NAME) {
-        throw herald('invalidField', { field: 'senderName', value: `${showValue(senderName)} (VOICECODE templates use ${VOICECODE_SENDER_NAME})` });
+        const value = `${showValue(senderName)} (VOICECODE templates use ${VOICECODE_SENDER_NAME})`;
+        throw herald('invalidField', { field: 'senderName', value });
       }
     } else if (channel !== 'VK' && !(await senderNameExists(ctx.db, accountId, channel, senderName))) {
-      throw herald('invalidField', { field: 'senderName', value: `${showValue(senderName)} (not a sender name of the account for ${channel})` });
+      const value = `${showValue(senderName)} (not a sender name of the account for ${channel})`;
+      throw herald('invalidField', { field: 'senderName', value });
     }
   };
   /**
    * Checks a template's fields. `given` names the fields a PUT sent: what it keeps was checked when it was stored,
    * so a kept sender name or content is not checked again (a since deleted name must not block a new dateTo).
    */
-  const fieldsOf = async (accountId: number, input: TemplateInput, now: Date, given?: Partial<TemplateInput>): Promise<TemplateFields> => {
-    const sent = (...fields: (keyof TemplateInput)[]): boolean => given === undefined || fields.some((f) => given[f] !== undefined);
+  const fieldsOf = async (
+    accountId: number,
+    input: TemplateInput,
+    now: Date,
+    given?: Partial<TemplateInput>,
+  ): Promise<TemplateFields> => {
+    const sent = (...fields: (keyof TemplateInput)[]): boolean =>
+      given === undefined || fields.some((f) => given[f] !== undefined);
     const dateFrom = input.dateFrom ? new Date(input.dateFrom) : now;
     const dateTo = input.dateTo ? new Date(input.dateTo) : null;
     if (dateTo && dateTo <= dateFrom) throw herald('invalidField', { field: 'dateTo', value: `${showValue(input.dateTo)} (must be after dateFrom)` });

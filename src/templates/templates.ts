@@ -45,7 +45,12 @@ export function matchableText(content: unknown): string | undefined {
 }
 
 /** A template's `content` read as patterns: the same tree, each string compiled with the pattern placeholders. */
-type ContentPattern = RegExp | readonly ContentPattern[] | { readonly [key: string]: ContentPattern } | number | boolean;
+type ContentPattern =
+  | RegExp
+  | readonly ContentPattern[]
+  | { readonly [key: string]: ContentPattern }
+  | number
+  | boolean;
 
 function compileContent(value: unknown): ContentPattern | undefined {
   if (typeof value === 'string') return compilePattern(value);
@@ -69,7 +74,8 @@ function contentMatches(pattern: ContentPattern, value: unknown): boolean {
   if (pattern instanceof RegExp) return typeof value === 'string' && pattern.test(value);
   if (typeof pattern !== 'object') return value === pattern;
   if (Array.isArray(pattern)) {
-    return Array.isArray(value) && value.length === pattern.length && pattern.every((p: ContentPattern, i) => contentMatches(p, value[i]));
+    if (!Array.isArray(value) || value.length !== pattern.length) return false;
+    return pattern.every((item: ContentPattern, i) => contentMatches(item, value[i]));
   }
   if (!isPlainObject(value)) return false;
   const fields = pattern as Record<string, ContentPattern>;
@@ -127,7 +133,11 @@ export class TemplateMatcher {
     let entry = this.cache.get(accountId);
     if (!entry || Date.now() - entry.at > CACHE_MS) {
       const rows = await templateApprovedList(this.db, accountId);
-      const templates = rows.map((row) => ({ row, regex: compilePattern(row.pattern), content: compileContent(row.content) }));
+      const templates = rows.map((row) => ({
+        row,
+        regex: compilePattern(row.pattern),
+        content: compileContent(row.content),
+      }));
       entry = { at: Date.now(), templates };
       this.cache.set(accountId, entry);
     }

@@ -64,18 +64,21 @@ describe.each(ENGINES)('FLASHCALL conversions (DESIGN 10) (%s)', (engine) => {
     expect((await call(url, 'POST', '/api/v1/message', { token: account.traffic, body: [message('VK')] })).status).toBe(404);
   });
 
+  const conversionOf = (id: string) =>
+    t.testDb.db.query('SELECT result, code FROM flashcall_conversions WHERE message_id = $1', [id]);
+
   it('replays with Idempotency-Key', async () => {
+    const report = (body: unknown, headers: Record<string, string> = {}) =>
+      t.call('POST', '/api/v1/flashcall-conversion', { auth: `Bearer ${account.traffic}`, body, headers });
     const body = [{ messageUuid: flashcall, result: 'WRONG_CODE', code: '1111' }];
     const headers = { 'idempotency-key': 'conv-1' };
-    const conversion = async () =>
-      (await t.testDb.db.query<{ result: string; code: string }>('SELECT result, code FROM flashcall_conversions WHERE message_id = $1', [flashcall]));
-    await t.call('POST', '/api/v1/flashcall-conversion', { auth: `Bearer ${account.traffic}`, body, headers });
-    expect(await conversion()).toEqual([{ result: 'WRONG_CODE', code: '1111' }]);
-    await t.call('POST', '/api/v1/flashcall-conversion', { auth: `Bearer ${account.traffic}`, body: [{ messageUuid: flashcall, result: 'NUMBER_VERIFIED', code: '2222' }] });
+    await report(body, headers);
+    expect(await conversionOf(flashcall)).toEqual([{ result: 'WRONG_CODE', code: '1111' }]);
+    await report([{ messageUuid: flashcall, result: 'NUMBER_VERIFIED', code: '2222' }]);
     // The replay answers as before and writes nothing: the later report stays.
-    const replay = await t.call('POST', '/api/v1/flashcall-conversion', { auth: `Bearer ${account.traffic}`, body, headers });
+    const replay = await report(body, headers);
     expect(replay.body).toEqual({ errors: false, items: [{ messageUuid: flashcall, code: 201 }] });
-    expect(await conversion()).toEqual([{ result: 'NUMBER_VERIFIED', code: '2222' }]);
+    expect(await conversionOf(flashcall)).toEqual([{ result: 'NUMBER_VERIFIED', code: '2222' }]);
   });
 
   it('takes the spelling NUMBER_VERIFIERD of the field table, stored as NUMBER_VERIFIED (DESIGN 12)', async () => {
@@ -84,26 +87,35 @@ describe.each(ENGINES)('FLASHCALL conversions (DESIGN 10) (%s)', (engine) => {
       body: [{ messageUuid: flashcall, result: 'NUMBER_VERIFIERD', code: '3333' }],
     });
     expect(reply.body).toEqual({ errors: false, items: [{ messageUuid: flashcall, code: 201 }] });
-    const rows = await t.testDb.db.query('SELECT result, code FROM flashcall_conversions WHERE message_id = $1', [flashcall]);
-    expect(rows).toEqual([{ result: 'NUMBER_VERIFIED', code: '3333' }]);
+    expect(await conversionOf(flashcall)).toEqual([{ result: 'NUMBER_VERIFIED', code: '3333' }]);
   });
 
-  it('keeps one conversion per message: a second report replaces the first, statistics count one (DESIGN 12)', async () => {
+  it('keeps one conversion per message: a later report replaces the earlier, counted once (DESIGN 12)', async () => {
     const own = await t.createAccount();
-    const [first, second] = (await t.call('POST', '/api/v1/message', { token: own.traffic, body: [message('FLASHCALL'), message('FLASHCALL')] }))
-      .body.items.map((i: { messageUuid: string }) => i.messageUuid);
-    const report = (body: unknown) => t.call('POST', '/api/v1/flashcall-conversion', { auth: `Bearer ${own.traffic}`, body });
+    const body = [message('FLASHCALL'), message('FLASHCALL')];
+    const sent = await t.call('POST', '/api/v1/message', { token: own.traffic, body });
+    const [first, second] = sent.body.items.map((i: { messageUuid: string }) => i.messageUuid as string);
+    const report = (items: unknown) =>
+      t.call('POST', '/api/v1/flashcall-conversion', { auth: `Bearer ${own.traffic}`, body: items });
     const conversions = async () => {
       const reply = await t.call('GET', '/api/v1/statistics?from=2026-03-10&to=2026-03-11', { token: own.system });
       return reply.body.total.conversions as number;
     };
-    const rows = () => t.testDb.db.query('SELECT message_id, result, code FROM flashcall_conversions WHERE account_id = $1 ORDER BY code', [own.id]);
+    const rows = () =>
+      t.testDb.db.query(
+        'SELECT message_id, result, code FROM flashcall_conversions WHERE account_id = $1 ORDER BY code',
+        [own.id],
+      );
 
     expect((await report([{ messageUuid: first, result: 'WRONG_CODE', code: '1' }])).body.errors).toBe(false);
     expect((await report([{ messageUuid: first, result: 'NUMBER_VERIFIED', code: '2' }])).body.errors).toBe(false);
     // Two reports for one message in one request: the later one stands.
-    const both = await report([{ messageUuid: second, result: 'NUMBER_VERIFIED', code: '3' }, { messageUuid: second.toUpperCase(), result: 'WRONG_CODE', code: '4' }]);
-    expect(both.body).toEqual({ errors: false, items: [{ messageUuid: second, code: 201 }, { messageUuid: second.toUpperCase(), code: 201 }] });
+    const upper = second!.toUpperCase();
+    const both = await report([
+      { messageUuid: second, result: 'NUMBER_VERIFIED', code: '3' },
+      { messageUuid: upper, result: 'WRONG_CODE', code: '4' },
+    ]);
+    expect(both.body.items).toEqual([{ messageUuid: second, code: 201 }, { messageUuid: upper, code: 201 }]);
     expect(await rows()).toEqual([
       { message_id: first, result: 'NUMBER_VERIFIED', code: '2' },
       { message_id: second, result: 'WRONG_CODE', code: '4' },

@@ -33,11 +33,13 @@ export const refused = (msg: string, code = 4220, status = 422): Refusal => [sta
  * Opens the WhatsApp chat window of (account, sender name, subscriber) for 24 hours from the test clock, as a
  * subscriber's message would: outside it only content matching an approved template goes out.
  */
-export async function openChatWindow(t: TestHerald, accountId: number, senderName: string, subscriber: string): Promise<void> {
+export async function openChatWindow(t: TestHerald, accountId: number, sender: string, subscriber: string) {
   const now = t.clock.now();
   await t.testDb.db.query(
-    `INSERT INTO whatsapp_windows (account_id, sender_name, subscriber, opened_at, expires_at) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (account_id, sender_name, subscriber) DO UPDATE SET opened_at = excluded.opened_at, expires_at = excluded.expires_at`,
-    [accountId, senderName, subscriber, now, new Date(now.getTime() + 24 * 3600_000)],
+    `INSERT INTO whatsapp_windows (account_id, sender_name, subscriber, opened_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (account_id, sender_name, subscriber)
+     DO UPDATE SET opened_at = excluded.opened_at, expires_at = excluded.expires_at`,
+    [accountId, sender, subscriber, now, new Date(now.getTime() + 24 * 3600_000)],
   );
 }

@@ -10,6 +10,10 @@ const OK = 'accepted' as const;
 type Case = readonly [name: string, body: Record<string, unknown>, expected: typeof OK | Refusal];
 
 const long = (n: number, char = 'a'): string => char.repeat(n);
+const BEFORE_NOW = refused('Local completion time is less than minimal 2026-03-10 09:00:00');
+const pastSend = (localCompletionTime: string) => ({ localSendTime: '2026-03-10 07:00:00', localCompletionTime });
+const NO_EVENTS = refused('Invalid callbackEvents: []');
+const NO_URL = refused('Invalid callbackUrl');
 
 const CASES: Readonly<Record<string, readonly Case[]>> = {
   'channelType and required fields': [
@@ -140,7 +144,7 @@ const CASES: Readonly<Record<string, readonly Case[]>> = {
     ['21 tags', message('SMS', { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }), refused(`Invalid tags: ${JSON.stringify(Array.from({ length: 21 }, (_, i) => `t${i}`))}`)],
     ['tag of 64 characters', message('SMS', { tags: [long(64)] }), OK],
     ['tag of 65 characters', message('SMS', { tags: [long(65)] }), refused(`Invalid tags: ["${long(65)}"]`)],
-    ['tag of 100,000 characters is not echoed in full', message('SMS', { tags: [long(100_000)] }), refused(`Invalid tags: ["${long(198)}...`)],
+    ['tag of 100,000 characters', message('SMS', { tags: [long(1e5)] }), refused(`Invalid tags: ["${long(198)}...`)],
   ],
   'ttl (spec 2.2, 8)': [
     ['SMS 60', message('SMS', { ttl: 60 }), OK],
@@ -190,10 +194,10 @@ const CASES: Readonly<Record<string, readonly Case[]>> = {
     ['completion above upper bound', message('SMS', { localCompletionTime: '2026-05-19 09:00:01' }), refused('Local completion time is greater than maximal 2026-05-19 09:00:00')],
     // DESIGN 12: a completion time already past is refused; the lower bound is max(localSendTime, now).
     ['completion without send, at now', message('SMS', { localCompletionTime: '2026-03-10 09:00:00' }), OK],
-    ['completion without send, before now', message('SMS', { localCompletionTime: '2026-03-10 08:59:59' }), refused('Local completion time is less than minimal 2026-03-10 09:00:00')],
-    ['completion without send, 12 hours ago', message('SMS', { localCompletionTime: '2026-03-09 21:00:00' }), refused('Local completion time is less than minimal 2026-03-10 09:00:00')],
-    ['completion after a past send, before now', message('SMS', { localSendTime: '2026-03-10 07:00:00', localCompletionTime: '2026-03-10 08:00:00' }), refused('Local completion time is less than minimal 2026-03-10 09:00:00')],
-    ['completion after a past send, at now', message('SMS', { localSendTime: '2026-03-10 07:00:00', localCompletionTime: '2026-03-10 09:00:00' }), OK],
+    ['completion without send, before now', message('SMS', { localCompletionTime: '2026-03-10 08:59:59' }), BEFORE_NOW],
+    ['completion without send, 12 h ago', message('SMS', { localCompletionTime: '2026-03-09 21:00:00' }), BEFORE_NOW],
+    ['completion after past send, before now', message('SMS', pastSend('2026-03-10 08:00:00')), BEFORE_NOW],
+    ['completion after past send, at now', message('SMS', pastSend('2026-03-10 09:00:00')), OK],
     ['completion not a string', message('SMS', { localCompletionTime: 20260311 }), refused('Invalid localCompletionTime: 20260311')],
     ['useLocalTime not boolean', message('SMS', { useLocalTime: 'yes' }), refused('Invalid useLocalTime: "yes"')],
   ],
@@ -211,11 +215,11 @@ const CASES: Readonly<Record<string, readonly Case[]>> = {
     ['callbackEvents all', message('SMS', { callbackUrl: 'https://example.com/cb', callbackEvents: ['delivered', 'sent', 'read', 'price', 'click'] }), OK],
     ['callbackEvents unknown', message('SMS', { callbackUrl: 'https://example.com/cb', callbackEvents: ['opened'] }), refused('Invalid callbackEvents: ["opened"]')],
     ['callbackEvents duplicate', message('SMS', { callbackUrl: 'https://example.com/cb', callbackEvents: ['sent', 'sent'] }), refused('Invalid callbackEvents: ["sent","sent"]')],
-    ['callbackEvents empty (DESIGN 12)', message('SMS', { callbackUrl: 'https://example.com/cb', callbackEvents: [] }), refused('Invalid callbackEvents: []')],
-    ['callbackEvents empty without callbackUrl', message('SMS', { callbackEvents: [] }), refused('Invalid callbackEvents: []')],
+    ['callbackEvents empty', message('SMS', { callbackUrl: 'https://a.example/cb', callbackEvents: [] }), NO_EVENTS],
+    ['callbackEvents empty without callbackUrl', message('SMS', { callbackEvents: [] }), NO_EVENTS],
     ['callbackUrl of 2048 characters', message('SMS', { callbackUrl: `https://example.com/${long(2048 - 20)}` }), OK],
-    ['callbackUrl of 2049 characters', message('SMS', { callbackUrl: `https://example.com/${long(2049 - 20)}` }), refused('Invalid callbackUrl')],
-    ['callbackUrl of 100,000 characters', message('SMS', { callbackUrl: `https://example.com/${long(100_000)}` }), refused('Invalid callbackUrl')],
+    ['callbackUrl of 2049 characters', message('SMS', { callbackUrl: `https://example.com/${long(2029)}` }), NO_URL],
+    ['callbackUrl of 100,000 characters', message('SMS', { callbackUrl: `https://example.com/${long(1e5)}` }), NO_URL],
     ['externalMessageId 100', message('VOICECODE', { externalMessageId: long(100) }), OK],
     ['externalMessageId 101', message('VOICECODE', { externalMessageId: long(101) }), refused(`Invalid externalMessageId: "${long(101)}"`)],
     ['externalMessageId empty', message('VOICECODE', { externalMessageId: '' }), refused('Invalid externalMessageId: ""')],
@@ -279,10 +283,11 @@ describe.each(ENGINES)('message validation over HTTP (%s)', (engine) => {
   });
 
   it('stores and shows a FLASHCALL code sent as a number as its string (DESIGN 12)', async () => {
-    const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('FLASHCALL', { content: 4821 })] });
-    const stored = await t.call('GET', `/api/v1/message/${reply.body.items[0].messageUuid}`, { token: account.traffic });
-    expect(stored.body.content).toBe('4821');
-    const [row] = await t.testDb.db.query<{ content: unknown }>('SELECT content FROM messages WHERE id = $1', [stored.body.messageUuid]);
+    const body = [message('FLASHCALL', { content: 4821 })];
+    const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body });
+    const uuid = reply.body.items[0].messageUuid;
+    expect((await t.call('GET', `/api/v1/message/${uuid}`, { token: account.traffic })).body.content).toBe('4821');
+    const [row] = await t.testDb.db.query<{ content: unknown }>('SELECT content FROM messages WHERE id = $1', [uuid]);
     expect(row!.content).toBe('4821');
   });
 

@@ -9,6 +9,9 @@ const link = (t: string, url: string) => ({ text: t, url });
 const call = (t: string, phone: string) => ({ text: t, phone });
 const reply = (t: string, payload: string) => ({ text: t, payload });
 const s = (n: number) => 'x'.repeat(n);
+const image = (imageUrl: string) => wa({ contentType: 'image', imageUrl, imageName: 'a.png' });
+const notLink = (field: string) => `Invalid content: ${field} must be an http(s) link`;
+const document = (documentUrl: string) => wa({ contentType: 'document', documentUrl, documentName: 'a.pdf' });
 
 type Case = readonly [name: string, body: Record<string, unknown>, expectedMsg: string | null];
 
@@ -77,15 +80,15 @@ const CASES: readonly Case[] = [
   ['rule 6: header, footer and buttons together', text({ header: { text: 'Sale' }, footer: { text: 'Unsubscribe: STOP' }, buttons: [link('Go', 'https://x'), call('Call', '79161234567')] }), null],
   ['rule 6: image header with text buttons', text({ header: { imageUrl: 'https://x/a.png' }, buttons: [reply('a', '1')] }), null],
   // media links are absolute http(s) URLs (issue 11 item 8)
-  ['image over http', wa({ contentType: 'image', imageUrl: 'http://x.example/a.png', imageName: 'a.png' }), null],
-  ['image without a scheme', wa({ contentType: 'image', imageUrl: 'x.example/a.png', imageName: 'a.png' }), 'Invalid content: imageUrl must be an http(s) link'],
-  ['image over ftp', wa({ contentType: 'image', imageUrl: 'ftp://x.example/a.png', imageName: 'a.png' }), 'Invalid content: imageUrl must be an http(s) link'],
-  ['image as a data URL', wa({ contentType: 'image', imageUrl: 'data:image/png;base64,AAAA', imageName: 'a.png' }), 'Invalid content: imageUrl must be an http(s) link'],
-  ['document relative', wa({ contentType: 'document', documentUrl: '/files/a.pdf', documentName: 'a.pdf' }), 'Invalid content: documentUrl must be an http(s) link'],
-  ['document javascript:', wa({ contentType: 'document', documentUrl: 'javascript:alert(1)', documentName: 'a.pdf' }), 'Invalid content: documentUrl must be an http(s) link'],
-  ['header imageUrl not a link', text({ header: { imageUrl: 'a.png' } }), 'Invalid content: header.imageUrl must be an http(s) link'],
-  ['header imageUrl file:', text({ header: { imageUrl: 'file:///etc/passwd' } }), 'Invalid content: header.imageUrl must be an http(s) link'],
-  ['header documentUrl not a link', text({ header: { documentUrl: 'a.pdf', documentName: 'A' } }), 'Invalid content: header.documentUrl must be an http(s) link'],
+  ['image over http', image('http://x.example/a.png'), null],
+  ['image without a scheme', image('x.example/a.png'), notLink('imageUrl')],
+  ['image over ftp', image('ftp://x.example/a.png'), notLink('imageUrl')],
+  ['image as a data URL', image('data:image/png;base64,AAAA'), notLink('imageUrl')],
+  ['document relative', document('/files/a.pdf'), notLink('documentUrl')],
+  ['document javascript:', document('javascript:alert(1)'), notLink('documentUrl')],
+  ['header imageUrl not a link', text({ header: { imageUrl: 'a.png' } }), notLink('header.imageUrl')],
+  ['header imageUrl file:', text({ header: { imageUrl: 'file:///etc/passwd' } }), notLink('header.imageUrl')],
+  ['header documentUrl not a link', text({ header: { documentUrl: 'a.pdf' } }), notLink('header.documentUrl')],
   ['header documentUrl over http', text({ header: { documentUrl: 'http://x.example/a.pdf' } }), null],
 ];
 
