@@ -37,6 +37,7 @@ import { linkRoutes } from './links/linkRoutes.js';
 import { adminTariffRoutes } from './money/tariffRoutes.js';
 import { tariffReplaceFromConfig } from './money/tariffSql.js';
 import { type EmbeddedSimulators, startEmbeddedSimulators } from './simulators/embeddedSimulators.js';
+import { simulatorBanner, simulatorRoutes } from './simulators/simulatorRoutes.js';
 import { type Clock, systemClock } from './util/clock.js';
 import { CallbackSender, type CallbackSenderOptions, DEFAULT_SENDER_OPTIONS } from './callbacks/callbackSender.js';
 import { CallbackTargets } from './callbacks/callbackTargets.js';
@@ -238,8 +239,10 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       closers.push(() => dispatcher!.stop(() => connectors.forEach((c) => c.release())));
     }
 
-    // A worker serves only the operations endpoints (metrics, health) on HERALD_PORT.
-    const server = await buildServer(ctx, role === 'worker' ? [systemRoutes, opsRoutes] : ROUTES);
+    // A worker serves only the operations endpoints (metrics, health) on HERALD_PORT. With its simulators on,
+    // Herald serves their control endpoints too, where a demo user finds them (DESIGN 12).
+    const apiRoutes = simulators ? [...ROUTES, simulatorRoutes(simulators.providers)] : ROUTES;
+    const server = await buildServer(ctx, role === 'worker' ? [systemRoutes, opsRoutes] : apiRoutes);
     const url = (await server.listen({ host: config.host, port: config.port })).replace('[::1]', 'localhost');
     // Stop taking requests first, before the workers and the database behind them.
     closers.push(() => closeServer(server));
@@ -252,7 +255,11 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         conversionUrl = await conversionServer.listen({ host: config.host, port: config.conversionPort });
         closers.push(() => closeServer(conversionServer));
       }
-      if (demo) process.stdout.write(`${demoBanner(demo, url, ctx.adminToken)}\n`);
+      const banner = [
+        ...(demo ? [demoBanner(demo, url, ctx.adminToken)] : []),
+        ...(simulators ? simulatorBanner(url) : []),
+      ];
+      if (banner.length > 0) process.stdout.write(`${banner.join('\n')}\n\n`);
     }
 
     return { ctx, server, url, conversionUrl, demo, connectors, dispatcher, maintenance, callbackSender, connectorStatus, writer, simulators, close: closeAll };

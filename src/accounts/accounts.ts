@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/db.js';
 import { enabledChannels } from '../shared/channels.js';
 import { herald } from '../errors/catalogue.js';
-import { trafficCenterGet } from '../inbound/trafficCenterSql.js';
+import { trafficCenterDefault, trafficCenterGet } from '../inbound/trafficCenterSql.js';
 import { isoUtc } from '../util/time.js';
 import type { AccountJson, ApiKeyRequestJson, TokenJson } from './accountSchemas.js';
 import { type AccountRow, accountGet, accountInsert } from './accountSql.js';
@@ -19,7 +19,10 @@ export interface CreatedAccount {
   readonly tokens: { readonly traffic: string; readonly system: string };
 }
 
-/** Creates an account with one traffic and one system token; call inside a transaction. */
+/**
+ * Creates an account with its default traffic center (DESIGN 12) and one traffic and one system token; call inside
+ * a transaction.
+ */
 export async function createAccount(
   tx: Queryable,
   input: { name: string; currency: string; creditLimit?: number | undefined },
@@ -32,6 +35,7 @@ export async function createAccount(
     callbackSecret: newCallbackSecret(),
     now,
   });
+  await trafficCenterDefault(tx, account.id, now);
   const traffic = await createToken(tx, account.id, 'traffic', null, now);
   const system = await createToken(tx, account.id, 'system', null, now);
   return { account, tokens: { traffic: traffic.token, system: system.token } };

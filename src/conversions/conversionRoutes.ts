@@ -10,6 +10,12 @@ import { dirtyDaysCte } from '../statistics/dirtyDaysSql.js';
 import { UUID_PATTERN } from '../util/uuid7.js';
 
 export const CONVERSION_RESULTS = ['NUMBER_VERIFIED', 'WRONG_CODE'] as const;
+/** DESIGN 12: the spelling of the real service's field table (spec 4, detail 3), stored as NUMBER_VERIFIED. */
+const RESULT_SPELLINGS: Readonly<Record<string, (typeof CONVERSION_RESULTS)[number]>> = {
+  NUMBER_VERIFIED: 'NUMBER_VERIFIED',
+  NUMBER_VERIFIERD: 'NUMBER_VERIFIED',
+  WRONG_CODE: 'WRONG_CODE',
+};
 const MAX_CONVERSIONS = 1000;
 
 interface ConversionResponse {
@@ -19,7 +25,8 @@ interface ConversionResponse {
 
 /**
  * POST /api/v1/flashcall-conversion (DESIGN section 10): FLASHCALL results reported by the client, recorded per
- * message. Item codes: 201 recorded, 404 unknown or not a FLASHCALL message of this account, 422 bad item.
+ * message. Item codes: 201 recorded, 404 unknown or not a FLASHCALL message of this account, 422 bad item. A message
+ * has one conversion: a later report replaces the earlier one (DESIGN 12), also within one request.
  */
 export async function recordConversions(ctx: AppContext, accountId: number, body: unknown, key: string | undefined): Promise<ConversionResponse> {
   if (!Array.isArray(body)) throw herald('unprocessable', { reason: 'Request body must be a JSON array of conversion objects' });
@@ -38,32 +45,37 @@ export async function recordConversions(ctx: AppContext, accountId: number, body
         [accountId, ids],
       )).map((r) => r.id),
     );
-    const records: { id: string; result: string; code: string | null }[] = [];
+    // By message: a later item for the same message replaces an earlier one (one row may not be upserted twice).
+    const records = new Map<string, { result: string; code: string | null }>();
     const items = body.map((item: unknown): ConversionResponse['items'][number] => {
       if (!isPlainObject(item)) return { messageUuid: null, code: 422, msg: 'Conversion must be a JSON object' };
       const { messageUuid, result: outcome, code } = item;
       if (typeof messageUuid !== 'string') return { messageUuid: messageUuid ?? null, code: 422, msg: 'Missing messageUuid' };
-      if (!(CONVERSION_RESULTS as readonly unknown[]).includes(outcome)) {
-        return { messageUuid, code: 422, msg: `Invalid result: ${JSON.stringify(outcome ?? null)}` };
-      }
+      const spelled = typeof outcome === 'string' && Object.hasOwn(RESULT_SPELLINGS, outcome);
+      const result = spelled ? RESULT_SPELLINGS[outcome as string] : null;
+      if (!result) return { messageUuid, code: 422, msg: `Invalid result: ${JSON.stringify(outcome ?? null)}` };
       if (code !== undefined && code !== null && (typeof code !== 'string' || code.length > 32)) {
         return { messageUuid, code: 422, msg: `Invalid code: ${JSON.stringify(code)}` };
       }
       if (!UUID_PATTERN.test(messageUuid) || !known.has(messageUuid.toLowerCase())) return { messageUuid, code: 404, msg: 'Message not found' };
-      records.push({ id: messageUuid.toLowerCase(), result: outcome as string, code: (code as string | undefined) ?? null });
+      const id = messageUuid.toLowerCase();
+      records.set(id, { result, code: (code as string | undefined) ?? null });
       return { messageUuid, code: 201 };
     });
-    if (records.length > 0) {
+    if (records.size > 0) {
+      const rows = [...records];
       await tx.query(
         `WITH recorded AS (
            INSERT INTO flashcall_conversions (account_id, message_id, result, code, created_at)
            SELECT $1, m, r, c, $5 FROM unnest($2::uuid[], $3::text[], $4::text[]) AS x(m, r, c)
+           ON CONFLICT (account_id, message_id) DO UPDATE
+             SET result = excluded.result, code = excluded.code, created_at = excluded.created_at
            RETURNING account_id, message_id
          ),
          converted AS (SELECT m.account_id, m.created_at FROM recorded JOIN messages m ON m.account_id = recorded.account_id AND m.id = recorded.message_id),
          ${dirtyDaysCte('converted')}
          SELECT 1`,
-        [accountId, records.map((r) => r.id), records.map((r) => r.result), records.map((r) => r.code), now],
+        [accountId, rows.map(([id]) => id), rows.map(([, r]) => r.result), rows.map(([, r]) => r.code), now],
       );
     }
     return { statusCode: 200, body: { errors: items.some((i) => i.code !== 201), items } };
@@ -80,9 +92,16 @@ export function registerConversionRoute(app: HeraldApp, ctx: AppContext): void {
       schema: {
         tags: ['Conversions'],
         summary: 'Report FLASHCALL conversions (Bearer TOKEN_1); also served on HERALD_CONVERSION_PORT',
+        description: 'One conversion per message: a later report for a message replaces the earlier one.',
         security: [{ bearerToken: [] }],
         body: Type.Array(
-          Type.Object({ messageUuid: Type.String({ format: 'uuid' }), result: Type.Enum(CONVERSION_RESULTS), code: Type.Optional(Type.String()) }),
+          Type.Object({
+            messageUuid: Type.String({ format: 'uuid' }),
+            result: Type.Enum(Object.keys(RESULT_SPELLINGS), {
+              description: "NUMBER_VERIFIERD (the field table's spelling) is NUMBER_VERIFIED",
+            }),
+            code: Type.Optional(Type.String({ maxLength: 32 })),
+          }),
           { minItems: 1, maxItems: MAX_CONVERSIONS },
         ),
         response: {

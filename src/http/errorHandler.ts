@@ -26,7 +26,9 @@ function schemaError(error: FastifyError & { validation: AjvError[]; validationC
   }
   if (first.keyword === 'additionalProperties') {
     const extra = String(first.params.additionalProperty);
-    return herald('fieldNotAccepted', { field: `${location}${path ? `${path}.` : ''}${extra}` });
+    // An unknown query parameter is named as the client wrote it: `Invalid <parameter>` (DESIGN 12).
+    const prefix = error.validationContext === 'querystring' ? '' : location;
+    return herald('fieldNotAccepted', { field: `${prefix}${path ? `${path}.` : ''}${extra}` });
   }
   const field = `${location}${path}` || error.validationContext || 'body';
   return herald('invalidField', { field, value: `${showValue(first.data)} (${first.message ?? first.keyword})` });

@@ -45,7 +45,8 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimitBytes,
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // DESIGN 12: a trailing slash names the same route (`POST /api/v1/message/` is `POST /api/v1/message`).
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: true },
     // A number of hops is a function to Fastify's types (the addresses nearest the server are the proxies).
     trustProxy: typeof ctx.config.trustProxy === 'number' ? trustHops(ctx.config.trustProxy) : ctx.config.trustProxy,
     // Slow clients (slowloris): the headers must arrive within headersTimeoutMs and the whole request within

@@ -21,8 +21,35 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
   return header;
 }
 
+/**
+ * The hash a key's request is compared by: of the body as a JSON value (DESIGN 12), so that the same objects with
+ * their keys in another order are the same request. Arrays keep their order: a batch in another order is another
+ * batch (its items answer in request order).
+ */
 export function requestHash(body: unknown): string {
+  return createHash('sha256').update(canonicalJson(body)).digest('base64url');
+}
+
+/**
+ * The hash of the body's text as JSON.stringify wrote it, which keys recorded before canonical hashing carry. Still
+ * accepted, so that a client retrying across an upgrade gets its first answer rather than a 409 (the keys live
+ * 24 hours: this can go one release later).
+ */
+function legacyRequestHash(body: unknown): string {
   return createHash('sha256').update(JSON.stringify(body)).digest('base64url');
+}
+
+/** JSON with every object's keys sorted (by code unit), arrays in order, undefined members left out as JSON does. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) {
+    return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
+  }
+  if (value !== null && typeof value === 'object') {
+    const object = value as Record<string, unknown>;
+    const keys = Object.keys(object).filter((key) => object[key] !== undefined).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(object[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }
 
 class LostRace extends Error {}
@@ -45,7 +72,9 @@ export async function idempotentReplay<T>(db: Queryable, request: IdempotentRequ
   const since = new Date(request.now.getTime() - IDEMPOTENCY_WINDOW_MS);
   const stored = await idempotencyGet(db, { accountId: request.accountId, operation: request.operation, key: request.key }, since);
   if (!stored) return undefined;
-  if (stored.request_hash !== requestHash(request.body)) throw herald('idempotencyConflict', { key: request.key });
+  if (stored.request_hash !== requestHash(request.body) && stored.request_hash !== legacyRequestHash(request.body)) {
+    throw herald('idempotencyConflict', { key: request.key });
+  }
   return { statusCode: stored.status_code, body: stored.response as T, replayed: true };
 }
 

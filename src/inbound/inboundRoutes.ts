@@ -1,13 +1,13 @@
 import { Type } from 'typebox';
-import { callbackUrlProblem, maskCallbackUrl } from '../callbacks/callbackUrl.js';
+import { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem, maskCallbackUrl } from '../callbacks/callbackUrl.js';
 import { herald } from '../errors/catalogue.js';
 import { principalOf, requireAdmin, requireToken } from '../http/auth.js';
 import { errorResponses, Id, IdParam } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
+import { SENDER_NAME_MAX_LENGTH } from '../senderNames/senderNames.js';
 import { isoUtc } from '../util/time.js';
 import { inboundRuleDelete, inboundRuleGet, inboundRuleInsert, inboundRuleList, type InboundRuleRow, inboundRuleUpdate } from './inboundRuleSql.js';
 import {
-  trafficCenterDefault,
   trafficCenterDelete,
   trafficCenterGet,
   trafficCenterInsert,
@@ -28,8 +28,13 @@ const Rule = Type.Object({
 const RuleBody = Type.Object(
   {
     trafficCenterId: Id(),
-    callbackUrl: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    senderNames: Type.Optional(Type.Union([Type.Array(Type.String({ minLength: 1 }), { maxItems: 100 }), Type.Null()])),
+    callbackUrl: Type.Optional(Type.Union([Type.String({ maxLength: CALLBACK_URL_MAX_LENGTH }), Type.Null()])),
+    senderNames: Type.Optional(
+      Type.Union([
+        Type.Array(Type.String({ minLength: 1, maxLength: SENDER_NAME_MAX_LENGTH }), { maxItems: 100 }),
+        Type.Null(),
+      ]),
+    ),
     channelType: Type.Optional(Type.Literal('WHATSAPP')),
   },
   { additionalProperties: false },
@@ -54,9 +59,7 @@ export const inboundRoutes: Routes = (app, ctx) => {
     '/api/v1/traffic-centers',
     { onRequest, schema: { tags: ['Inbound'], summary: 'Traffic partitioning centers (one is the default)', security, response: { 200: Type.Object({ items: Type.Array(Center) }) } } },
     async (request) => {
-      const { accountId } = principalOf(request);
-      await trafficCenterDefault(ctx.db, accountId, ctx.clock.now());
-      return { items: (await trafficCenterList(ctx.db, accountId)).map(centerToApi) };
+      return { items: (await trafficCenterList(ctx.db, principalOf(request).accountId)).map(centerToApi) };
     },
   );
 
@@ -68,7 +71,6 @@ export const inboundRoutes: Routes = (app, ctx) => {
     },
     async (request, reply) => {
       const { accountId } = principalOf(request);
-      await trafficCenterDefault(ctx.db, accountId, ctx.clock.now());
       return reply.status(201).send(centerToApi(await trafficCenterInsert(ctx.db, accountId, request.body.name, ctx.clock.now())));
     },
   );

@@ -11,7 +11,10 @@ export interface TrafficCenterRow {
 
 const COLUMNS = 'id, account_id, name, is_default, created_at, updated_at';
 
-/** The account's default center, created (named "Default") the first time it is needed. */
+/**
+ * The account's default center. Accounts get it (named "Default") when they are created and migration 0008 gave it
+ * to older ones; it is created here if missing all the same (an account inserted by other means, such as a bench).
+ */
 export async function trafficCenterDefault(db: Queryable, accountId: number, now: Date): Promise<TrafficCenterRow> {
   const [existing] = await db.query<TrafficCenterRow>(`SELECT ${COLUMNS} FROM traffic_centers WHERE account_id = $1 AND is_default`, [accountId]);
   if (existing) return existing;

@@ -21,31 +21,40 @@ const FLASHCALL_CODE = /^\d{4}$/;
 export interface ContentResult {
   /** Parts the message is billed and sent as: SMS parts, 1 for every other channel. */
   readonly totalParts: number;
+  /** The content as stored: as sent, except a FLASHCALL code sent as a number, which becomes its string. */
+  readonly content: unknown;
 }
 
 const invalid = (): HeraldError => herald('invalidContent');
 const detail = (reason: string): HeraldError => herald('invalidContentDetail', { reason });
 
-/** Validates `content` for its channel (spec sections 2.2 to 2.5 and 8); throws the first problem. */
-export function validateContent(channel: Channel, content: unknown): ContentResult {
+/**
+ * Validates `content` for its channel (spec sections 2.2 to 2.5 and 8); throws the first problem.
+ * `isArrangedVoicecode` answers whether a VOICECODE content matches one of the account's approved VOICECODE
+ * templates (DESIGN 12); it is asked only for a text that does not follow the spec's template.
+ */
+export function validateContent(
+  channel: Channel,
+  content: unknown,
+  isArrangedVoicecode: (content: unknown) => boolean = () => false,
+): ContentResult {
   switch (channel) {
     case 'SMS':
-      return smsContent(content);
+      return { totalParts: smsContent(content), content };
     case 'FLASHCALL':
-      flashcallContent(content);
-      return { totalParts: 1 };
+      return { totalParts: 1, content: flashcallContent(content) };
     case 'VOICECODE':
-      voicecodeContent(content);
-      return { totalParts: 1 };
+      voicecodeContent(content, isArrangedVoicecode);
+      return { totalParts: 1, content };
     case 'VK':
       plainText(content, VK_TEXT_MAX);
-      return { totalParts: 1 };
+      return { totalParts: 1, content };
     case 'WHATSAPP':
       validateWhatsappContent(content);
-      return { totalParts: 1 };
+      return { totalParts: 1, content };
     case 'VIBER':
       viberContent(content);
-      return { totalParts: 1 };
+      return { totalParts: 1, content };
   }
 }
 
@@ -57,28 +66,38 @@ function plainText(content: unknown, max: number): string {
   return content;
 }
 
-function smsContent(content: unknown): ContentResult {
+function smsContent(content: unknown): number {
   const text = plainText(content, Number.MAX_SAFE_INTEGER);
   const totalParts = smsPartCount(text);
   // Concatenated SMS number their parts in one byte.
   if (totalParts > SMS_MAX_PARTS) throw invalid();
-  return { totalParts };
+  return totalParts;
 }
 
-function flashcallContent(content: unknown): void {
+/**
+ * The 4-digit code as a string, or as an integer 1000 to 9999 (DESIGN 12: real clients send numbers), returned as
+ * the string that is stored and shown. A number cannot carry leading zeros, so 0123 must come as a string.
+ */
+function flashcallContent(content: unknown): string {
+  if (typeof content === 'number') {
+    if (!Number.isInteger(content) || content < 1000 || content > 9999) throw invalid();
+    return String(content);
+  }
   if (typeof content !== 'string') throw invalid();
   if (isBlank(content)) throw herald('blankContent');
   if (!FLASHCALL_CODE.test(content)) throw invalid();
+  return content;
 }
 
-function voicecodeContent(content: unknown): void {
+function voicecodeContent(content: unknown, isArranged: (content: unknown) => boolean): void {
   if (!isPlainObject(content)) throw invalid();
   for (const key of Object.keys(content)) if (key !== 'contentType' && key !== 'text') throw invalid();
   if (content.contentType !== 'text') throw invalid();
   const text = content.text;
   if (typeof text !== 'string') throw invalid();
   if (isBlank(text)) throw herald('blankContent');
-  if (startsWithBom(text) || charCount(text) > VOICECODE_TEXT_MAX || !VOICECODE_TEMPLATE.test(text)) throw invalid();
+  if (startsWithBom(text) || charCount(text) > VOICECODE_TEXT_MAX) throw invalid();
+  if (!VOICECODE_TEMPLATE.test(text) && !isArranged(content)) throw invalid();
 }
 
 const VIBER_FIELDS = {

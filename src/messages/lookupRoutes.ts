@@ -15,6 +15,8 @@ export const MAX_LIST_DEPTH = 10_000;
 export const MAX_STOP = 10_000;
 
 const STATUSES = ['sending', 'sent', 'delivered', 'undelivered', 'unsent', 'read', 'unread', 'inbound_sent'] as const;
+const READ_STATUSES = ['read', 'unread'] as const;
+const COUNTRY = /^[A-Za-z]{2}$/;
 const MessageObject = Type.Record(Type.String(), Type.Unknown(), { description: 'The message object (DESIGN section 4)' });
 
 /** GET /api/v1/message/{uuid}, GET /api/v1/message and POST /api/v1/message/stop, with TOKEN_1. */
@@ -50,6 +52,9 @@ export const lookupRoutes: Routes = (app, ctx) => {
       schema: {
         tags,
         summary: 'Messages of the account, newest first, with filters',
+        description:
+          'Outbound messages unless direction is given. An unknown parameter is 422 4220 Invalid <parameter>. ' +
+          'status=read and status=unread filter on readStatus, as read_status does.',
         security,
         querystring: Type.Object({
           page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 })),
@@ -59,14 +64,23 @@ export const lookupRoutes: Routes = (app, ctx) => {
           time_to: Type.Optional(Type.String({ description: 'ISO 8601 or YYYY-MM-DD hh:mm:ss (UTC), inclusive' })),
           message_uuid: Type.Optional(Type.String()),
           destination: Type.Optional(Type.String()),
-          status: Type.Optional(Type.Enum(STATUSES)),
+          status: Type.Optional(Type.Enum(STATUSES, { description: 'read and unread filter on readStatus' })),
+          read_status: Type.Optional(Type.Enum(READ_STATUSES)),
           tags: Type.Optional(Type.String({ description: 'comma-separated; messages with any of them' })),
           channel_type: Type.Optional(ChannelType),
           sender_name: Type.Optional(Type.String()),
           traffic_center_id: Type.Optional(Id()),
-          direction: Type.Optional(Type.Enum(['outbound', 'inbound'])),
-          content: Type.Optional(Type.String({ minLength: 1, description: 'text the content contains' })),
-        }),
+          direction: Type.Optional(Type.Enum(['outbound', 'inbound'], { default: 'outbound' })),
+          content: Type.Optional(Type.String({
+            minLength: 1,
+            description:
+              'text the message contains: its text, or of an object content the text, caption, media names, ' +
+              'header, footer and button texts',
+          })),
+          sending_method: Type.Optional(Type.Enum(['API', 'UI'])),
+          template_id: Type.Optional(Id()),
+          country_code: Type.Optional(Type.String({ description: "the destination's country, ISO 3166-1 alpha-2" })),
+        }, { additionalProperties: false }),
         response: {
           200: Type.Object({ items: Type.Array(MessageObject), page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer() }),
           ...errorResponses(401, 403, 422),
@@ -83,6 +97,10 @@ export const lookupRoutes: Routes = (app, ctx) => {
       if (q.message_uuid !== undefined && !UUID_PATTERN.test(q.message_uuid)) {
         throw herald('invalidField', { field: 'message_uuid', value: showValue(q.message_uuid) });
       }
+      if (q.country_code !== undefined && !COUNTRY.test(q.country_code)) {
+        throw herald('invalidField', { field: 'country_code', value: showValue(q.country_code) });
+      }
+      const readAsStatus = q.status === 'read' || q.status === 'unread';
       let destination: string | null = null;
       if (q.destination !== undefined) {
         const normalised = normaliseDestination(q.destination);
@@ -94,13 +112,18 @@ export const lookupRoutes: Routes = (app, ctx) => {
         toId: q.time_to === undefined ? null : uuidBound(parseTime(q.time_to, 'time_to'), 'high'),
         messageUuid: q.message_uuid?.toLowerCase() ?? null,
         destination,
-        status: q.status ?? null,
+        // Old clients ask status=read|unread; the status itself ends at delivered (DESIGN 12), the read state is apart.
+        status: readAsStatus ? null : (q.status ?? null),
+        readStatus: [readAsStatus ? q.status : undefined, q.read_status].filter((v) => v !== undefined),
         tags: q.tags === undefined ? null : q.tags.split(',').map((t) => t.trim()).filter(Boolean),
         channelType: q.channel_type ?? null,
         senderName: q.sender_name ?? null,
         trafficCenterId: q.traffic_center_id ?? null,
-        direction: q.direction ?? null,
+        direction: q.direction ?? 'outbound',
         content: q.content ?? null,
+        sendingMethod: q.sending_method ?? null,
+        templateId: q.template_id ?? null,
+        country: q.country_code?.toUpperCase() ?? null,
       };
       const { accountId } = principalOf(request);
       const order = q.sort === 'created_time' || q.sort === 'asc' ? 'asc' : 'desc';

@@ -19,9 +19,25 @@ export interface MessageFilter {
   readonly channelType: string | null;
   readonly senderName: string | null;
   readonly trafficCenterId: number | null;
-  readonly direction: string | null;
+  readonly direction: string;
   readonly content: string | null;
+  /** Every value given must equal read_status (none given: no filter; ALL of an empty array is true). */
+  readonly readStatus: readonly string[];
+  readonly sendingMethod: string | null;
+  readonly templateId: number | null;
+  readonly country: string | null;
 }
+
+/**
+ * The texts the `content` filter searches (DESIGN 12: the text, not the stored JSON): a string content itself; of an
+ * object content its text, caption, media names, header text and document name, footer text and button texts.
+ */
+const CONTENT_TEXTS = `CASE WHEN jsonb_typeof(content) = 'string' THEN ARRAY[content #>> '{}'] ELSE
+    ARRAY[content ->> 'text', content ->> 'caption', content ->> 'imageName', content ->> 'documentName',
+      content #>> '{header,text}', content #>> '{header,documentName}', content #>> '{footer,text}']
+    || ARRAY(SELECT b ->> 'text' FROM jsonb_array_elements(
+      CASE WHEN jsonb_typeof(content -> 'buttons') = 'array' THEN content -> 'buttons' ELSE '[]'::jsonb END) AS b)
+  END`;
 
 // Time bounds are id bounds: ids are version 7 UUIDs, whose first 48 bits are the creation time.
 const WHERE = `account_id = $1
@@ -33,11 +49,18 @@ const WHERE = `account_id = $1
   AND ($8::text IS NULL OR channel_type = $8)
   AND ($9::text IS NULL OR sender_name = $9)
   AND ($10::bigint IS NULL OR traffic_center_id = $10)
-  AND ($11::text IS NULL OR direction = $11)
-  AND ($12::text IS NULL OR strpos(content::text, $12) > 0)`;
+  AND direction = $11
+  AND ($12::text IS NULL OR EXISTS (SELECT 1 FROM unnest(${CONTENT_TEXTS}) AS t(text) WHERE strpos(t.text, $12) > 0))
+  AND read_status = ALL($13::text[])
+  AND ($14::text IS NULL OR sending_method = $14)
+  AND ($15::bigint IS NULL OR template_id = $15)
+  AND ($16::text IS NULL OR country = $16)`;
 
 function params(accountId: number, f: MessageFilter): unknown[] {
-  return [accountId, f.fromId, f.toId, f.messageUuid, f.destination, f.status, f.tags, f.channelType, f.senderName, f.trafficCenterId, f.direction, f.content];
+  return [
+    accountId, f.fromId, f.toId, f.messageUuid, f.destination, f.status, f.tags, f.channelType, f.senderName,
+    f.trafficCenterId, f.direction, f.content, f.readStatus, f.sendingMethod, f.templateId, f.country,
+  ];
 }
 
 export async function messageList(
@@ -49,7 +72,8 @@ export async function messageList(
   offset: number,
 ): Promise<MessageRow[]> {
   return db.query<MessageRow>(
-    `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${WHERE} ORDER BY id ${order === 'asc' ? 'ASC' : 'DESC'} LIMIT $13 OFFSET $14`,
+    `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${WHERE}
+     ORDER BY id ${order === 'asc' ? 'ASC' : 'DESC'} LIMIT $17 OFFSET $18`,
     [...params(accountId, filter), limit, offset],
   );
 }

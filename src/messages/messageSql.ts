@@ -3,6 +3,9 @@ import type { Queryable } from '../db/db.js';
 import type { Subscriber } from '../numbering/subscriber.js';
 import type { ValidMessage } from './validateMessage.js';
 
+/** How a message was sent (the message object's `sendingMethod`): through the API, or from the web pages. */
+export type SendingMethod = 'API' | 'UI';
+
 export interface NewMessage {
   readonly id: string;
   readonly message: ValidMessage;
@@ -27,7 +30,14 @@ export interface NewMessage {
  */
 export async function messageInsertBatch(
   db: Queryable,
-  batch: { accountId: number; trafficCenterId: number | null; now: Date; leaseUntil: Date; messages: readonly NewMessage[] },
+  batch: {
+    accountId: number;
+    trafficCenterId: number | null;
+    sendingMethod: SendingMethod;
+    now: Date;
+    leaseUntil: Date;
+    messages: readonly NewMessage[];
+  },
 ): Promise<void> {
   // Absent keys read as NULL in json_to_recordset: leaving nulls out keeps the statement's text a fifth smaller.
   const rows = batch.messages.map(({ id, message: m, subscriber, plannedSendAt, deadlineAt, expiresAt, leased, price, currency, callbackTargetId, templateId }) => ({
@@ -66,10 +76,12 @@ export async function messageInsertBatch(
        account_id, id, created_at, channel_type, traffic_center_id, sender_name, destination, country, region, brand,
        content, tags, use_local_time, local_send_time, local_completion_time, ttl, hours, days, short_url,
        callback_url, callback_events, external_message_id, total_parts, status, status_at, planned_send_at, due_at,
-       deadline_at, expires_at, history, lease_expires_at, attempts, price, currency, callback_target_id, template_id)
+       deadline_at, expires_at, history, lease_expires_at, attempts, price, currency, callback_target_id, template_id,
+       sending_method)
      SELECT $1, r.id, $2, r.ch, $3, r.sn, r.ds, r.co, r.rg, r.br, r.ct, coalesce(r.tg, '{}'), r.ul, r.ls, r.lc, r.tl, r.hr, r.dy,
        r.su, r.cu, r.ce, r.ex, r.tp, 'sending', $2, r.ps, CASE WHEN r.le THEN $6 ELSE coalesce(r.ps, $2) END, r.dl, r.expires,
-       $5::jsonb, CASE WHEN r.le THEN $6::timestamptz END, CASE WHEN r.le THEN 1 ELSE 0 END, r.pr, r.cy, r.tg_id, r.tm
+       $5::jsonb, CASE WHEN r.le THEN $6::timestamptz END, CASE WHEN r.le THEN 1 ELSE 0 END, r.pr, r.cy, r.tg_id, r.tm,
+       $7
      FROM json_to_recordset($4::json) AS r(
        id uuid, ch text, sn text, ds text, co text, rg text, br text, ct jsonb, tg text[], ul boolean, ls text,
        lc text, tl integer, hr smallint[], dy smallint[], su boolean, cu text, ce text[], ex text, tp integer,
@@ -92,6 +104,7 @@ export async function messageInsertBatch(
       JSON.stringify(rows),
       JSON.stringify([{ status: 'sending', at: batch.now.toISOString() }]),
       batch.leaseUntil,
+      batch.sendingMethod,
     ],
   );
 }

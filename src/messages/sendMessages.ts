@@ -15,6 +15,7 @@ import { isPlainObject } from '../shared/text.js';
 import { smsPartCount } from '../sms/parts.js';
 import { uuid7 } from '../util/uuid7.js';
 import { openWhatsappWindows } from '../inbound/inbound.js';
+import { VOICECODE_SENDER_NAME } from './channelContent.js';
 import { messageInsertBatch, type NewMessage } from './messageSql.js';
 import { REGISTERED_SENDER_CHANNELS, validateMessage, type ValidMessage } from './validateMessage.js';
 
@@ -137,6 +138,8 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
       await messageInsertBatch(tx, {
         accountId: principal.accountId,
         trafficCenterId: principal.trafficCenterId,
+        // The web pages send with a sign-in's session token, which API clients cannot hold (accounts/sessions.ts).
+        sendingMethod: principal.sessionId === null ? 'API' : 'UI',
         now,
         leaseUntil: new Date(now.getTime() + (ctx.directDispatch?.leaseMs ?? 0)),
         messages: rows,
@@ -202,9 +205,14 @@ async function validateBatch(ctx: AppContext, accountId: number, body: unknown, 
     }
   }
   const isSenderNameActive = await activeSenderNames(ctx.db, accountId, [...registered], now);
+  // VOICECODE texts of the account's own approved templates (DESIGN 12); the matcher is cached per account.
+  const voicecode = body.some((item) => isPlainObject(item) && item.channelType === 'VOICECODE');
+  const matchTemplate = voicecode ? await ctx.templates.forAccount(accountId) : undefined;
   const validation = {
     now,
     isSenderNameActive,
+    isArrangedVoicecode: (content: unknown) =>
+      matchTemplate?.('VOICECODE', VOICECODE_SENDER_NAME, content, now) !== undefined,
     allowPrivateCallbacks: ctx.config.callbackAllowPrivate,
     shortenerAvailable: ctx.config.shortUrlBase !== undefined,
   };

@@ -1,6 +1,7 @@
-import { callbackUrlProblem, maskCallbackUrl } from '../callbacks/callbackUrl.js';
+import { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem, maskCallbackUrl } from '../callbacks/callbackUrl.js';
 import { type CallbackEvent, isCallbackEvent } from '../callbacks/events.js';
 import { herald, showValue } from '../errors/catalogue.js';
+import { SENDER_NAME_MAX_LENGTH } from '../senderNames/senderNames.js';
 import { type Channel, isChannel } from '../shared/channels.js';
 import { charCount, isPlainObject } from '../shared/text.js';
 import { formatLocalTime, parseLocalTime } from '../util/time.js';
@@ -63,6 +64,9 @@ export const LIMITS = {
   /** Herald's own bounds on tags (the spec sets none): enough for any reporting scheme, small enough to index. */
   tags: 20,
   tagLength: 64,
+  /** DESIGN 12 ceilings on free-form strings, on every channel. */
+  senderName: SENDER_NAME_MAX_LENGTH,
+  callbackUrl: CALLBACK_URL_MAX_LENGTH,
 } as const;
 
 // "Letters of any case, digits, underscore" (spec 2.1): letters of every script, as a \w that knows Unicode.
@@ -72,6 +76,8 @@ export interface ValidationContext {
   /** The request time, the same for every message of a batch. */
   readonly now: Date;
   readonly isSenderNameActive: (channel: Channel, name: string) => boolean;
+  /** Whether a VOICECODE content matches one of the account's approved VOICECODE templates (DESIGN 12). */
+  readonly isArrangedVoicecode?: (content: unknown) => boolean;
   readonly allowPrivateCallbacks: boolean;
   readonly shortenerAvailable: boolean;
 }
@@ -121,7 +127,7 @@ export function validateMessage(input: unknown, ctx: ValidationContext): ValidMe
   const senderName = validateSenderName(channel, input.senderName, ctx);
   const destination = normaliseDestination(input.destination);
   if (!destination) throw herald('invalidMsisdn');
-  const { totalParts } = validateContent(channel, input.content);
+  const { totalParts, content } = validateContent(channel, input.content, ctx.isArrangedVoicecode);
   const tags = validateTags(input.tags);
   const useLocalTime = optionalBoolean(input.useLocalTime, 'useLocalTime') ?? true;
   const { localSendTime, localCompletionTime } = validateTimes(input.localSendTime, input.localCompletionTime, ctx.now);
@@ -139,7 +145,7 @@ export function validateMessage(input: unknown, ctx: ValidationContext): ValidMe
     senderName,
     destination: destination.msisdn,
     country: destination.country ?? null,
-    content: input.content,
+    content,
     tags,
     useLocalTime,
     localSendTime,
@@ -157,6 +163,7 @@ export function validateMessage(input: unknown, ctx: ValidationContext): ValidMe
 
 function validateSenderName(channel: Channel, value: unknown, ctx: ValidationContext): string {
   if (typeof value !== 'string') throw herald('invalidField', { field: 'senderName', value: showValue(value) });
+  if (charCount(value) > LIMITS.senderName) throw herald('overCeiling', { field: 'senderName' });
   if (channel === 'VOICECODE') {
     if (value !== VOICECODE_SENDER_NAME) throw herald('noActiveSenderName', { channelType: channel, senderName: value });
   } else if (REGISTERED_SENDER_CHANNELS.has(channel)) {
@@ -187,8 +194,8 @@ function optionalBoolean(value: unknown, field: string): boolean | undefined {
 
 /**
  * Spec 2.1 and 8: localSendTime within [now - 12 h, now + 7 days], localCompletionTime within
- * [localSendTime, now + 70 days], both wall-clock times compared with UTC at whole seconds. Without
- * localSendTime, the completion time's lower bound is the earliest allowed send time, now - 12 h.
+ * [max(localSendTime, now), now + 70 days] (DESIGN 12: a completion time already past is refused), both wall-clock
+ * times compared with UTC at whole seconds.
  */
 function validateTimes(
   send: unknown,
@@ -210,7 +217,7 @@ function validateTimes(
     if (completionMs === undefined) {
       throw herald('invalidField', { field: 'localCompletionTime', value: showValue(completion) });
     }
-    const minCompletion = sendMs ?? minSend;
+    const minCompletion = Math.max(sendMs ?? nowMs, nowMs);
     if (completionMs < minCompletion) {
       throw herald('completionTimeTooEarly', { minLocalCompletionTime: formatLocalTime(minCompletion) });
     }
@@ -252,6 +259,7 @@ function validateHourOrDayList(value: unknown, min: number, max: number, field: 
 function validateCallbackUrl(value: unknown, allowPrivate: boolean): string | null {
   if (!present(value)) return null;
   if (typeof value !== 'string') throw herald('invalidCallbackUrl', { reason: `not a string: ${showValue(value)}` });
+  if (value.length > LIMITS.callbackUrl) throw herald('overCeiling', { field: 'callbackUrl' });
   const problem = callbackUrlProblem(value, allowPrivate);
   if (problem) throw herald('invalidCallbackUrl', { reason: `${problem}: ${maskCallbackUrl(value)}` });
   return value;
@@ -259,7 +267,9 @@ function validateCallbackUrl(value: unknown, allowPrivate: boolean): string | nu
 
 function validateCallbackEvents(value: unknown): CallbackEvent[] | null {
   if (!present(value)) return null;
-  const ok = Array.isArray(value) && value.every(isCallbackEvent) && new Set(value).size === value.length;
+  // An empty list would silently turn callbacks off (DESIGN 12): leave the field out for the default instead.
+  const ok =
+    Array.isArray(value) && value.length > 0 && value.every(isCallbackEvent) && new Set(value).size === value.length;
   if (!ok) throw herald('invalidField', { field: 'callbackEvents', value: showValue(value) });
   return value as CallbackEvent[];
 }

@@ -42,6 +42,8 @@ export function validateWhatsappContent(value: unknown): void {
     if (charCount(text) > WHATSAPP_LIMITS.text) throw detail(`text must be 1 to ${WHATSAPP_LIMITS.text} characters`);
   } else {
     for (const field of fields) requireNonEmptyString(content[field], field);
+    const url = type === 'image' ? 'imageUrl' : 'documentUrl';
+    requireHttpLink(content[url] as string, url);
   }
 
   if (content.header !== undefined && content.header !== null) validateHeader(content.header);
@@ -52,6 +54,17 @@ export function validateWhatsappContent(value: unknown): void {
 function requireNonEmptyString(value: unknown, field: string): void {
   if (value === undefined || value === null) throw detail(`missing ${field}`);
   if (typeof value !== 'string' || isBlank(value)) throw detail(`${field} must be a non-empty string`);
+}
+
+/** Media the provider fetches must be an absolute http(s) URL: anything else fails only at send time. */
+function requireHttpLink(value: string, field: string): void {
+  let protocol: string;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    throw detail(`${field} must be an http(s) link`);
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') throw detail(`${field} must be an http(s) link`);
 }
 
 function checkLength(value: unknown, field: string, max: number): void {
@@ -81,10 +94,12 @@ function validateHeader(header: unknown): void {
     checkLength(header.text, 'header.text', WHATSAPP_LIMITS.headerText);
   } else if (kinds[0] === 'documentUrl') {
     requireNonEmptyString(header.documentUrl, 'header.documentUrl');
+    requireHttpLink(header.documentUrl as string, 'header.documentUrl');
     if (present.includes('documentName')) requireNonEmptyString(header.documentName, 'header.documentName');
   } else {
     if (present.includes('documentName')) throw detail('header.documentName is only allowed together with header.documentUrl');
     requireNonEmptyString(header.imageUrl, 'header.imageUrl');
+    requireHttpLink(header.imageUrl as string, 'header.imageUrl');
   }
 }
 

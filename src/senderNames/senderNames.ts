@@ -1,13 +1,15 @@
 import type { Queryable } from '../db/db.js';
 import { herald, showValue } from '../errors/catalogue.js';
 import type { Channel } from '../shared/channels.js';
+import { charCount } from '../shared/text.js';
 import { isoUtc } from '../util/time.js';
 import type { SenderNameJson } from './senderNameSchemas.js';
 import { senderNameActiveList, type SenderNameRow } from './senderNameSql.js';
 
 /** SMS sender ids (DESIGN section 6): 3 to 11 of Latin letters, digits and `-_.! `, not only spaces. */
 const SMS_SENDER_NAME = /^[A-Za-z0-9\-_.! ]{3,11}$/;
-export const SENDER_NAME_MAX_LENGTH = 100;
+/** DESIGN 12: a sender name has at most 64 characters on every channel, registered or not. */
+export const SENDER_NAME_MAX_LENGTH = 64;
 
 /** Channels whose sender names are registered and moderated; others take any name (DESIGN section 6). */
 export const REGISTERED_NAME_CHANNELS: readonly Channel[] = ['SMS', 'WHATSAPP', 'VIBER'];
@@ -17,7 +19,7 @@ export function checkSenderNameFormat(channel: Channel, name: unknown): string {
   if (!REGISTERED_NAME_CHANNELS.includes(channel)) {
     throw herald('invalidField', { field: 'channelType', value: `${showValue(channel)} (sender names are registered for ${REGISTERED_NAME_CHANNELS.join(', ')})` });
   }
-  if (typeof name !== 'string' || name.trim() === '' || name.length > SENDER_NAME_MAX_LENGTH) {
+  if (typeof name !== 'string' || name.trim() === '' || charCount(name) > SENDER_NAME_MAX_LENGTH) {
     throw herald('invalidField', { field: 'name', value: showValue(name) });
   }
   if (channel === 'SMS' && !SMS_SENDER_NAME.test(name)) {

@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
+import { isPlainObject } from '../shared/text.js';
 import { outcomeOf, SIM_UNDELIVERED_ERROR } from './outcomes.js';
 import { Timers } from './timers.js';
 
@@ -90,7 +91,11 @@ export class ProviderSimulator {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readJson(req);
     const path = (req.url ?? '').split('?')[0]!;
-    if (req.method === 'POST' && path === '/sim/v1/inbound') return this.inbound(body, res);
+    if (req.method === 'POST' && path === '/sim/v1/inbound') {
+      const answer = this.inbound(body);
+      if ('problem' in answer) return reply(res, 422, { error: { code: 4220, msg: answer.problem } });
+      return reply(res, 200, answer);
+    }
     if (req.headers.authorization !== `Bearer ${this.options.apiKey}`) {
       return reply(res, 401, { error: { code: 190, message: 'Invalid OAuth access token' } });
     }
@@ -179,17 +184,20 @@ export class ProviderSimulator {
     });
   }
 
-  /** `{channelType: "WHATSAPP", from, senderName, text}`: a subscriber's message, sent to Herald as a webhook. */
-  private inbound(body: Record<string, unknown>, res: ServerResponse): void {
-    if (body.channelType !== 'WHATSAPP' || typeof body.from !== 'string' || typeof body.text !== 'string') {
-      return reply(res, 422, { error: { code: 4220, message: 'expected {channelType: "WHATSAPP", from, senderName, text}' } });
-    }
+  /**
+   * `POST /sim/v1/inbound` `{channelType: "WHATSAPP", from, senderName, text}`: a subscriber's message, sent to Herald
+   * as a webhook. Served on the simulator's port and, in embedded mode, on Herald's API port (simulatorRoutes.ts).
+   */
+  inbound(body: unknown): { id: string } | { problem: string } {
+    const expected = 'Expected {channelType: "WHATSAPP", from, senderName, text}';
+    if (!isPlainObject(body) || body.channelType !== 'WHATSAPP') return { problem: expected };
+    if (typeof body.from !== 'string' || typeof body.text !== 'string') return { problem: expected };
     const id = `wamid.in.${this.nextId()}`;
     this.postWebhook('WHATSAPP', this.whatsappWebhook({
       contacts: [{ wa_id: body.from, profile: { name: 'Subscriber' } }],
       messages: [{ from: body.from, id, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: body.text } }],
     }, String(body.senderName ?? '')));
-    reply(res, 200, { id });
+    return { id };
   }
 
   /** A Cloud API webhook carrying one change of the `messages` field. */

@@ -17,6 +17,8 @@ export function compilePattern(pattern: string): RegExp {
   return new RegExp(`^${source}$`, 'u');
 }
 
+// `-` is literal outside a character class, and the `u` flag refuses `\-` there: escaping it made every pattern
+// with a dash a SyntaxError, and every send of its account a 500.
 function escape(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+  return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 }

@@ -3,7 +3,9 @@ import { herald, HeraldError, showValue } from '../errors/catalogue.js';
 import { principalOf, requireAdmin, requireToken } from '../http/auth.js';
 import { ChannelType, errorResponses, Id, IdParam, PageQuery, paginated } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
+import { VOICECODE_SENDER_NAME } from '../messages/channelContent.js';
 import { validateWhatsappContent } from '../messages/whatsappContent.js';
+import { SENDER_NAME_MAX_LENGTH } from '../senderNames/senderNames.js';
 import { senderNameExists } from '../senderNames/senderNameSql.js';
 import type { Channel } from '../shared/channels.js';
 import { effectiveStatus, TEMPLATE_TYPES, templateToApi } from './templates.js';
@@ -39,13 +41,15 @@ const TemplateBody = Type.Object(
     channelType: ChannelType,
     templateType: Type.Enum(TEMPLATE_TYPES),
     pattern: Type.String({ minLength: 1, maxLength: 2000, description: 'Text with %w (a word), %d (digits), %s (any text)' }),
-    senderName: Type.String({ minLength: 1 }),
+    senderName: Type.String({ minLength: 1, maxLength: SENDER_NAME_MAX_LENGTH }),
     dateFrom: Type.Optional(DateTime),
     dateTo: Type.Optional(Type.Union([DateTime, Type.Null()])),
     content: Type.Optional(Type.Unknown({ description: 'WHATSAPP: the content object of the template message' })),
   },
   { additionalProperties: false },
 );
+/** PUT changes the fields given and keeps the others (DESIGN 12). */
+const TemplatePatch = Type.Partial(TemplateBody, { additionalProperties: false });
 type TemplateInput = {
   channelType: Channel;
   templateType: string;
@@ -66,14 +70,35 @@ export const templateRoutes: Routes = (app, ctx) => {
   const security = [{ basicToken: [] }];
   const tags = ['Templates'];
 
-  const fieldsOf = async (accountId: number, input: TemplateInput, now: Date): Promise<TemplateFields> => {
+  const checkSenderName = async (accountId: number, channel: Channel, senderName: string): Promise<void> => {
+    if (channel === 'VOICECODE') {
+      // DESIGN 12: VOICECODE speaks as `voicecode`, which needs no registration.
+      if (senderName !== VOICECODE_SENDER_NAME) {
+        const value = `${showValue(senderName)} (VOICECODE templates use ${VOICECODE_SENDER_NAME})`;
+        throw herald('invalidField', { field: 'senderName', value });
+      }
+    } else if (channel !== 'VK' && !(await senderNameExists(ctx.db, accountId, channel, senderName))) {
+      const value = `${showValue(senderName)} (not a sender name of the account for ${channel})`;
+      throw herald('invalidField', { field: 'senderName', value });
+    }
+  };
+  /**
+   * Checks a template's fields. `given` names the fields a PUT sent: what it keeps was checked when it was stored,
+   * so a kept sender name or content is not checked again (a since deleted name must not block a new dateTo).
+   */
+  const fieldsOf = async (
+    accountId: number,
+    input: TemplateInput,
+    now: Date,
+    given?: Partial<TemplateInput>,
+  ): Promise<TemplateFields> => {
+    const sent = (...fields: (keyof TemplateInput)[]): boolean =>
+      given === undefined || fields.some((f) => given[f] !== undefined);
     const dateFrom = input.dateFrom ? new Date(input.dateFrom) : now;
     const dateTo = input.dateTo ? new Date(input.dateTo) : null;
     if (dateTo && dateTo <= dateFrom) throw herald('invalidField', { field: 'dateTo', value: `${showValue(input.dateTo)} (must be after dateFrom)` });
-    if (input.channelType !== 'VK' && !(await senderNameExists(ctx.db, accountId, input.channelType, input.senderName))) {
-      throw herald('invalidField', { field: 'senderName', value: `${showValue(input.senderName)} (not a sender name of the account for ${input.channelType})` });
-    }
-    if (input.content !== undefined && input.content !== null) {
+    if (sent('channelType', 'senderName')) await checkSenderName(accountId, input.channelType, input.senderName);
+    if (input.content !== undefined && input.content !== null && sent('channelType', 'content')) {
       if (input.channelType !== 'WHATSAPP') throw herald('fieldNotAccepted', { field: 'content' });
       try {
         validateWhatsappContent(input.content);
@@ -132,14 +157,32 @@ export const templateRoutes: Routes = (app, ctx) => {
     '/api/v1/templates/:id',
     {
       onRequest,
-      schema: { tags, summary: 'Change a template (see the rules per status)', security, params: IdParam, body: TemplateBody, response: { 200: Template, ...errorResponses(401, 403, 404, 409, 422) } },
+      schema: {
+        tags,
+        summary: 'Change the fields given of a template, keeping the others (see the rules per status)',
+        security,
+        params: IdParam,
+        body: TemplatePatch,
+        response: { 200: Template, ...errorResponses(401, 403, 404, 409, 422) },
+      },
     },
     async (request) => {
       const { accountId } = principalOf(request);
       const now = ctx.clock.now();
       const row = await mine(accountId, request.params.id);
       const status = effectiveStatus(row, now);
-      const fields = await fieldsOf(accountId, request.body, now);
+      const patch = request.body;
+      const merged: TemplateInput = {
+        channelType: patch.channelType ?? row.channel_type,
+        templateType: patch.templateType ?? row.template_type,
+        pattern: patch.pattern ?? row.pattern,
+        senderName: patch.senderName ?? row.sender_name,
+        dateFrom: patch.dateFrom ?? row.date_from.toISOString(),
+        // null is a value here: it makes the template open-ended.
+        dateTo: patch.dateTo !== undefined ? patch.dateTo : (row.date_to?.toISOString() ?? null),
+        content: patch.content !== undefined ? patch.content : row.content,
+      };
+      const fields = await fieldsOf(accountId, merged, now, patch);
       if (status === 'CLOSED') throw herald('conflict', { reason: 'Template is closed: it can no longer change' });
       if (status === 'APPROVED') {
         const same = fields.channelType === row.channel_type && fields.templateType === row.template_type && fields.pattern === row.pattern &&

@@ -73,6 +73,22 @@ describe.each(ENGINES)('operator API (DESIGN 2) (%s)', (engine) => {
     if (msg) expect(reply.body.error.msg).toBe(msg);
   });
 
+  it('creates an account with its default traffic center (DESIGN 12)', async () => {
+    const created = await t.admin('POST', '/admin/v1/accounts', { name: 'Centered' });
+    // Nothing has listed the centers yet: the default exists from the account's creation.
+    const rows = await t.testDb.db.query<{ id: number; name: string }>(
+      'SELECT id, name FROM traffic_centers WHERE account_id = $1 AND is_default',
+      [created.body.id],
+    );
+    expect(rows).toEqual([{ id: expect.any(Number), name: 'Default' }]);
+    const id = rows[0]!.id;
+    const tokens = `/admin/v1/accounts/${created.body.id}/tokens`;
+    const bound = await t.admin('POST', tokens, { type: 'traffic', trafficCenterId: id });
+    expect(bound.status).toBe(201);
+    const centers = await t.call('GET', '/api/v1/traffic-centers', { token: created.body.tokens.system });
+    expect(centers.body.items).toEqual([expect.objectContaining({ id, name: 'Default', isDefault: true })]);
+  });
+
   it('issues, lists and revokes tokens', async () => {
     const account = await t.createAccount();
     const issued = await t.admin('POST', `/admin/v1/accounts/${account.id}/tokens`, { type: 'system' });

@@ -37,8 +37,9 @@ export interface TestHerald {
     channels?: Partial<Record<Channel, boolean>>;
     balance?: number;
     /**
-     * For each WHATSAPP sender name, an approved template matching any text (`%s`), so that WhatsApp messages go
-     * out without a chat window (default true).
+     * For each WHATSAPP sender name, an approved template matching any plain text (`%s`), so that WhatsApp text
+     * messages go out without a chat window (default true). Header, footer, buttons and media need a window
+     * (messageFixtures `openChatWindow`) or a template with that content.
      */
     openWhatsapp?: boolean;
   }): Promise<TestAccount>;

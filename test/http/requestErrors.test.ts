@@ -49,10 +49,18 @@ describe.each(ENGINES)('request-level errors (DESIGN 3) (%s)', (engine) => {
     expect(reply.body).toEqual({ error: { code: 4130, msg: `Request body is larger than ${64 * 1024} bytes` } });
   });
 
-  it('answers an unknown route with 404 4041', async () => {
+  it('answers an unknown route with 404 4040, whatever the method (DESIGN 3, 12)', async () => {
     const reply = await t.call('GET', '/api/v1/nothing?x=1');
     expect(reply.status).toBe(404);
-    expect(reply.body).toEqual({ error: { code: 4041, msg: 'Route not found: GET /api/v1/nothing' } });
+    expect(reply.body).toEqual({ error: { code: 4040, msg: 'Route not found: GET /api/v1/nothing' } });
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+      const other = await t.call(method, '/api/v1/nothing', { body: {} });
+      expect(other.body).toEqual({ error: { code: 4040, msg: `Route not found: ${method} /api/v1/nothing` } });
+      expect(other.status).toBe(404);
+    }
+    // A known path with a method it does not take is an unknown route too.
+    const wrongMethod = await t.call('DELETE', '/api/v1/balance');
+    expect(wrongMethod.body).toEqual({ error: { code: 4040, msg: 'Route not found: DELETE /api/v1/balance' } });
   });
 
   it('answers ping without authentication', async () => {

@@ -112,6 +112,8 @@ describe.each(ENGINES)('traffic centers and inbound rules (spec 6.5, DESIGN 6) (
     ['a callback URL that is not http(s)', { callbackUrl: 'ftp://hooks.example/x' }, 'Invalid callbackUrl'],
     ['another channel', { channelType: 'VIBER' }, 'channelType'],
     ['an empty sender name', { senderNames: [''] }, 'senderNames'],
+    ['a callback URL over 2048 characters', { callbackUrl: `https://a.example/${'x'.repeat(2048)}` }, 'callbackUrl'],
+    ['a sender name over 64 characters', { senderNames: ['x'.repeat(65)] }, 'senderNames'],
     ['an unknown field', { priority: 1 }, 'priority'],
     // JSON bodies are never coerced: a string is not a list, a number is not a name.
     ['a string for the list of sender names', { senderNames: 'Shop' }, 'senderNames'],

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageCount } from '../../src/messages/messageSql.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
-import { message, SENDER } from './messageFixtures.js';
+import { message, MSISDN, openChatWindow, SENDER } from './messageFixtures.js';
 
 interface StoredRow {
   id: string;
@@ -79,6 +79,8 @@ describe.each(ENGINES)('batches and storage (%s)', (engine) => {
   });
 
   it('stores each message normalised, in status sending, with its parts', async () => {
+    // A footer needs the chat window or a template with that content (docs/entities.md, Templates).
+    await openChatWindow(t, account.id, SENDER, MSISDN);
     const reply = await t.call('POST', '/api/v1/message', {
       token: account.traffic,
       body: [
@@ -88,6 +90,7 @@ describe.each(ENGINES)('batches and storage (%s)', (engine) => {
       ],
     });
     expect(reply.status).toBe(200);
+    expect(reply.body.errors).toBe(false);
     const ids = reply.body.items.map((item: { messageUuid: string }) => item.messageUuid);
     const rows = await t.testDb.db.query<StoredRow>(
       `SELECT id, channel_type, destination, country, content, status, total_parts, tags, hours, callback_events,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageCount } from '../../src/messages/messageSql.js';
 import { ENGINES } from '../helpers/engines.js';
@@ -33,6 +34,36 @@ describe.each(ENGINES)('Idempotency-Key on POST /api/v1/message (%s)', (engine) 
     const other = await send('order-2', [message('VK', { content: 'b' })]);
     expect(other.status).toBe(409);
     expect(other.body).toEqual({ error: { code: 4090, msg: 'Idempotency-Key order-2 was used with a different request body' } });
+  });
+
+  it('compares bodies as JSON values: keys in another order are the same body (DESIGN 12)', async () => {
+    const viber = message('VIBER', { content: { contentType: 'text', text: 'x' } });
+    const first = await send('reordered', [viber, message('VK')]);
+    expect(first.body.errors).toBe(false);
+    const reordered = '[{"content":{"text":"x","contentType":"text"},"destination":"79161234567","senderName":"Shop",' +
+      `"channelType":"VIBER"},${JSON.stringify(Object.fromEntries(Object.entries(message('VK')).reverse()))}]`;
+    const again = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      rawBody: reordered,
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'reordered' },
+    });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    // Arrays keep their order: the same messages in another order are another batch.
+    const swapped = await send('reordered', [message('VK'), viber]);
+    expect(swapped.status).toBe(409);
+  });
+
+  it('still answers a key recorded before bodies were compared as JSON values (hash of the text as sent)', async () => {
+    const body = [message('VK', { content: 'before the upgrade' })];
+    const first = await send('legacy', body);
+    // What an earlier Herald recorded: the hash of JSON.stringify(body), key order as sent.
+    const legacy = createHash('sha256').update(JSON.stringify(body)).digest('base64url');
+    await t.testDb.db.query("UPDATE idempotency_keys SET request_hash = $1 WHERE key = 'legacy'", [legacy]);
+    const again = await send('legacy', body);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect((await send('legacy', [message('VK', { content: 'another' })])).status).toBe(409);
   });
 
   it('keeps keys per account', async () => {

@@ -123,4 +123,112 @@ describe.each(ENGINES)('GET /api/v1/message and GET /api/v1/message/{uuid} (%s)'
     expect((await t.call('GET', `/api/v1/message/${ids[0]}`, { token: account.system })).body.error.code).toBe(4030);
     expect((await list('', other.traffic)).body.total).toBe(1);
   });
+
+  describe('filters of DESIGN 12', () => {
+    let own: TestAccount;
+    const sent: Record<string, string> = {};
+    const uuids = async (query: string) => {
+      const reply = await list(query, own.traffic);
+      expect(reply.status).toBe(200);
+      expect(reply.body.total).toBe(reply.body.items.length);
+      return reply.body.items.map((m: { messageUuid: string }) => m.messageUuid).sort();
+    };
+    const names = (...keys: string[]) => keys.map((k) => sent[k]).sort();
+    const uuidOf = (item: { messageUuid: string }) => item.messageUuid;
+
+    beforeAll(async () => {
+      own = await t.createAccount({ senderNames: [['SMS', SENDER]] });
+      const template = await t.call('POST', '/api/v1/templates', {
+        token: own.system,
+        body: { channelType: 'SMS', templateType: 'SERVICE', senderName: SENDER, pattern: 'Your code is %d' },
+      });
+      await t.admin('POST', `/admin/v1/templates/${template.body.id}/approve`, {});
+      sent.templateId = String(template.body.id);
+      const api = await t.call('POST', '/api/v1/message', {
+        token: own.traffic,
+        body: [
+          message('SMS', { content: 'Your code is 1234' }),
+          message('VIBER', {
+            content: { contentType: 'button', text: 'Big sale', caption: 'Open shop', action: 'https://a.example/s' },
+          }),
+          message('VK', { destination: '+4915112345678', content: 'Hallo' }),
+          message('VK', { content: 'read me' }),
+        ],
+      });
+      [sent.code, sent.viber, sent.german, sent.read] = api.body.items.map(uuidOf);
+      // The personal account's Send page sends with a web sign-in's session token.
+      const session = await t.call('POST', '/app/v1/session', { body: { token: own.system } });
+      const body = [message('VK', { content: 'from the page' })];
+      const ui = await t.call('POST', '/api/v1/message', { token: session.body.traffic, body });
+      sent.ui = ui.body.items[0].messageUuid;
+      // A message delivered and then read: status stays delivered, readStatus is read (DESIGN 12).
+      await t.testDb.db.query("UPDATE messages SET status = 'delivered', read_status = 'read' WHERE id = $1", [
+        sent.read,
+      ]);
+      // An inbound message of the account.
+      sent.inbound = '019cd6f9-7a80-7121-b48d-fc5a90434664';
+      await t.testDb.db.query(
+        `INSERT INTO messages (account_id, id, created_at, channel_type, direction, sender_name, destination, content,
+           total_parts, status, status_at)
+         VALUES ($1, $2, now(), 'WHATSAPP', 'inbound', $3, '79161234567', $4, 1, 'inbound_sent', now())`,
+        [own.id, sent.inbound, SENDER, JSON.stringify({ contentType: 'text', text: 'Where is my parcel?' })],
+      );
+    });
+
+    it('lists outbound messages unless direction is given', async () => {
+      expect(await uuids('')).toEqual(names('code', 'viber', 'german', 'read', 'ui'));
+      expect(await uuids('?direction=outbound')).toEqual(names('code', 'viber', 'german', 'read', 'ui'));
+      expect(await uuids('?direction=inbound')).toEqual(names('inbound'));
+    });
+
+    it('marks and filters the sending method: UI for a web session, API otherwise', async () => {
+      const methodOf = async (id: string) =>
+        (await t.call('GET', `/api/v1/message/${id}`, { token: own.traffic })).body.sendingMethod;
+      expect(await methodOf(sent.ui!)).toBe('UI');
+      expect(await methodOf(sent.code!)).toBe('API');
+      expect(await uuids('?sending_method=UI')).toEqual(names('ui'));
+      expect(await uuids('?sending_method=API')).toEqual(names('code', 'viber', 'german', 'read'));
+    });
+
+    it.each([
+      ['?content=Your code', ['code']],
+      ['?content=Open shop', ['viber']],
+      ['?content=Big sale', ['viber']],
+      ['?content=parcel&direction=inbound', ['inbound']],
+      // The stored JSON is not searched: its keys and the link of a Viber button are no text.
+      ['?content=contentType', []],
+      ['?content=caption', []],
+      ['?content=a.example', []],
+    ])('matches the text with %s', async (query, expected) => {
+      expect(await uuids(query)).toEqual(names(...expected));
+    });
+
+    it('filters by template_id and country_code', async () => {
+      expect(await uuids(`?template_id=${sent.templateId}`)).toEqual(names('code'));
+      expect(await uuids('?country_code=DE')).toEqual(names('german'));
+      expect(await uuids('?country_code=de')).toEqual(names('german'));
+      expect(await uuids('?country_code=RU')).toEqual(names('code', 'viber', 'read', 'ui'));
+    });
+
+    it('filters status=read and status=unread on readStatus, as read_status does', async () => {
+      expect(await uuids('?status=read')).toEqual(names('read'));
+      expect(await uuids('?read_status=read')).toEqual(names('read'));
+      expect(await uuids('?status=delivered')).toEqual(names('read'));
+      expect(await uuids('?status=unread')).toEqual([]);
+      expect(await uuids('?status=read&read_status=unread')).toEqual([]);
+      expect(await uuids('?status=delivered&read_status=read')).toEqual(names('read'));
+    });
+
+    it.each([
+      ['?colour=red', 'Invalid colour'],
+      ['?per_page=10&statuses=sent', 'Invalid statuses'],
+      ['?country_code=DEU', 'Invalid country_code: "DEU"'],
+      ['?sending_method=WEB', null],
+      ['?read_status=sent', null],
+    ])('refuses %s with 422 4220', async (query, msg) => {
+      const reply = await list(query, own.traffic);
+      expect([reply.status, reply.body.error.code]).toEqual([422, 4220]);
+      if (msg) expect(reply.body.error.msg).toBe(msg);
+    });
+  });
 });

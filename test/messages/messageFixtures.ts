@@ -1,4 +1,5 @@
 import type { Channel } from '../../src/shared/channels.js';
+import type { TestHerald } from '../helpers/testHerald.js';
 
 export const SENDER = 'Herald';
 export const MSISDN = '79161234567';
@@ -27,3 +28,18 @@ export function message(channel: Channel, changes: Record<string, unknown> = {})
 /** An expected refusal: HTTP status, error code and exact message. */
 export type Refusal = readonly [status: number, code: number, msg: string];
 export const refused = (msg: string, code = 4220, status = 422): Refusal => [status, code, msg];
+
+/**
+ * Opens the WhatsApp chat window of (account, sender name, subscriber) for 24 hours from the test clock, as a
+ * subscriber's message would: outside it only content matching an approved template goes out.
+ */
+export async function openChatWindow(t: TestHerald, accountId: number, sender: string, subscriber: string) {
+  const now = t.clock.now();
+  await t.testDb.db.query(
+    `INSERT INTO whatsapp_windows (account_id, sender_name, subscriber, opened_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (account_id, sender_name, subscriber)
+     DO UPDATE SET opened_at = excluded.opened_at, expires_at = excluded.expires_at`,
+    [accountId, sender, subscriber, now, new Date(now.getTime() + 24 * 3600_000)],
+  );
+}

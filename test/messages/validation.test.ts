@@ -10,6 +10,10 @@ const OK = 'accepted' as const;
 type Case = readonly [name: string, body: Record<string, unknown>, expected: typeof OK | Refusal];
 
 const long = (n: number, char = 'a'): string => char.repeat(n);
+const BEFORE_NOW = refused('Local completion time is less than minimal 2026-03-10 09:00:00');
+const pastSend = (localCompletionTime: string) => ({ localSendTime: '2026-03-10 07:00:00', localCompletionTime });
+const NO_EVENTS = refused('Invalid callbackEvents: []');
+const NO_URL = refused('Invalid callbackUrl');
 
 const CASES: Readonly<Record<string, readonly Case[]>> = {
   'channelType and required fields': [
@@ -56,6 +60,17 @@ const CASES: Readonly<Record<string, readonly Case[]>> = {
     ['VK any non-empty string', message('VK', { senderName: 'x' }), OK],
     ['VK empty string', message('VK', { senderName: '' }), refused('Invalid senderName: ""')],
     ['senderName not a string', message('VK', { senderName: 5 }), refused('Invalid senderName: 5')],
+    // DESIGN 12: at most 64 characters on every channel; the value is not echoed.
+    ['VK name of 64 characters', message('VK', { senderName: long(64) }), OK],
+    ['VK name of 64 emoji', message('VK', { senderName: long(64, '😀') }), OK],
+    ['VK name of 65 characters', message('VK', { senderName: long(65) }), refused('Invalid senderName')],
+    ['FLASHCALL name of 64 characters', message('FLASHCALL', { senderName: long(64) }), OK],
+    ['FLASHCALL name of 65 characters', message('FLASHCALL', { senderName: long(65) }), refused('Invalid senderName')],
+    ['VIBER name of 65 characters', message('VIBER', { senderName: long(65) }), refused('Invalid senderName')],
+    ['SMS name of 65 characters', message('SMS', { senderName: long(65) }), refused('Invalid senderName')],
+    ['WHATSAPP name of 65 characters', message('WHATSAPP', { senderName: long(65) }), refused('Invalid senderName')],
+    ['VOICECODE name of 65 characters', message('VOICECODE', { senderName: long(65) }), refused('Invalid senderName')],
+    ['VK name of 100,000 characters', message('VK', { senderName: long(100_000) }), refused('Invalid senderName')],
   ],
   'destination (DESIGN 4)': [
     ['E.164 digits', message('SMS', { destination: '79161234567' }), OK],
@@ -80,7 +95,15 @@ const CASES: Readonly<Record<string, readonly Case[]>> = {
     ['FLASHCALL 3 digits', message('FLASHCALL', { content: '123' }), refused('Invalid content')],
     ['FLASHCALL 5 digits', message('FLASHCALL', { content: '12345' }), refused('Invalid content')],
     ['FLASHCALL letters', message('FLASHCALL', { content: '12a4' }), refused('Invalid content')],
-    ['FLASHCALL number', message('FLASHCALL', { content: 1234 }), refused('Invalid content')],
+    // DESIGN 12: the code as a string, or as an integer 1000-9999.
+    ['FLASHCALL number', message('FLASHCALL', { content: 1234 }), OK],
+    ['FLASHCALL number 1000', message('FLASHCALL', { content: 1000 }), OK],
+    ['FLASHCALL number 9999', message('FLASHCALL', { content: 9999 }), OK],
+    ['FLASHCALL number 999', message('FLASHCALL', { content: 999 }), refused('Invalid content')],
+    ['FLASHCALL number 10000', message('FLASHCALL', { content: 10000 }), refused('Invalid content')],
+    ['FLASHCALL fractional number', message('FLASHCALL', { content: 1234.5 }), refused('Invalid content')],
+    ['FLASHCALL negative number', message('FLASHCALL', { content: -1234 }), refused('Invalid content')],
+    ['FLASHCALL boolean', message('FLASHCALL', { content: true }), refused('Invalid content')],
     ['FLASHCALL empty', message('FLASHCALL', { content: '' }), refused('Blank content')],
     ['VK 2048 characters', message('VK', { content: long(2048) }), OK],
     ['VK 2048 emoji (code points)', message('VK', { content: long(2048, '😀') }), OK],
@@ -119,6 +142,9 @@ const CASES: Readonly<Record<string, readonly Case[]>> = {
     ['number tag', message('SMS', { tags: [1] }), refused('Invalid tags: [1]')],
     ['20 tags', message('SMS', { tags: Array.from({ length: 20 }, (_, i) => `t${i}`) }), OK],
     ['21 tags', message('SMS', { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }), refused(`Invalid tags: ${JSON.stringify(Array.from({ length: 21 }, (_, i) => `t${i}`))}`)],
+    ['tag of 64 characters', message('SMS', { tags: [long(64)] }), OK],
+    ['tag of 65 characters', message('SMS', { tags: [long(65)] }), refused(`Invalid tags: ["${long(65)}"]`)],
+    ['tag of 100,000 characters', message('SMS', { tags: [long(1e5)] }), refused(`Invalid tags: ["${long(198)}...`)],
   ],
   'ttl (spec 2.2, 8)': [
     ['SMS 60', message('SMS', { ttl: 60 }), OK],
@@ -166,8 +192,12 @@ const CASES: Readonly<Record<string, readonly Case[]>> = {
     ['completion before send', message('SMS', { localSendTime: '2026-03-11 10:00:00', localCompletionTime: '2026-03-11 09:59:59' }), refused('Local completion time is less than minimal 2026-03-11 10:00:00')],
     ['completion at upper bound', message('SMS', { localCompletionTime: '2026-05-19 09:00:00' }), OK],
     ['completion above upper bound', message('SMS', { localCompletionTime: '2026-05-19 09:00:01' }), refused('Local completion time is greater than maximal 2026-05-19 09:00:00')],
-    ['completion without send, at lower bound', message('SMS', { localCompletionTime: '2026-03-09 21:00:00' }), OK],
-    ['completion without send, below lower bound', message('SMS', { localCompletionTime: '2026-03-09 20:59:59' }), refused('Local completion time is less than minimal 2026-03-09 21:00:00')],
+    // DESIGN 12: a completion time already past is refused; the lower bound is max(localSendTime, now).
+    ['completion without send, at now', message('SMS', { localCompletionTime: '2026-03-10 09:00:00' }), OK],
+    ['completion without send, before now', message('SMS', { localCompletionTime: '2026-03-10 08:59:59' }), BEFORE_NOW],
+    ['completion without send, 12 h ago', message('SMS', { localCompletionTime: '2026-03-09 21:00:00' }), BEFORE_NOW],
+    ['completion after past send, before now', message('SMS', pastSend('2026-03-10 08:00:00')), BEFORE_NOW],
+    ['completion after past send, at now', message('SMS', pastSend('2026-03-10 09:00:00')), OK],
     ['completion not a string', message('SMS', { localCompletionTime: 20260311 }), refused('Invalid localCompletionTime: 20260311')],
     ['useLocalTime not boolean', message('SMS', { useLocalTime: 'yes' }), refused('Invalid useLocalTime: "yes"')],
   ],
@@ -185,6 +215,11 @@ const CASES: Readonly<Record<string, readonly Case[]>> = {
     ['callbackEvents all', message('SMS', { callbackUrl: 'https://example.com/cb', callbackEvents: ['delivered', 'sent', 'read', 'price', 'click'] }), OK],
     ['callbackEvents unknown', message('SMS', { callbackUrl: 'https://example.com/cb', callbackEvents: ['opened'] }), refused('Invalid callbackEvents: ["opened"]')],
     ['callbackEvents duplicate', message('SMS', { callbackUrl: 'https://example.com/cb', callbackEvents: ['sent', 'sent'] }), refused('Invalid callbackEvents: ["sent","sent"]')],
+    ['callbackEvents empty', message('SMS', { callbackUrl: 'https://a.example/cb', callbackEvents: [] }), NO_EVENTS],
+    ['callbackEvents empty without callbackUrl', message('SMS', { callbackEvents: [] }), NO_EVENTS],
+    ['callbackUrl of 2048 characters', message('SMS', { callbackUrl: `https://example.com/${long(2048 - 20)}` }), OK],
+    ['callbackUrl of 2049 characters', message('SMS', { callbackUrl: `https://example.com/${long(2029)}` }), NO_URL],
+    ['callbackUrl of 100,000 characters', message('SMS', { callbackUrl: `https://example.com/${long(1e5)}` }), NO_URL],
     ['externalMessageId 100', message('VOICECODE', { externalMessageId: long(100) }), OK],
     ['externalMessageId 101', message('VOICECODE', { externalMessageId: long(101) }), refused(`Invalid externalMessageId: "${long(101)}"`)],
     ['externalMessageId empty', message('VOICECODE', { externalMessageId: '' }), refused('Invalid externalMessageId: ""')],
@@ -245,6 +280,15 @@ describe.each(ENGINES)('message validation over HTTP (%s)', (engine) => {
       body: [message('VK'), message('SMS', { senderName: 'Nope' }), message('SMS', { ttl: 5 })],
     });
     expect(reply.body).toEqual({ error: { code: 4220, msg: 'No active sender name: (SMS, Nope)', index: 1 } });
+  });
+
+  it('stores and shows a FLASHCALL code sent as a number as its string (DESIGN 12)', async () => {
+    const body = [message('FLASHCALL', { content: 4821 })];
+    const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body });
+    const uuid = reply.body.items[0].messageUuid;
+    expect((await t.call('GET', `/api/v1/message/${uuid}`, { token: account.traffic })).body.content).toBe('4821');
+    const [row] = await t.testDb.db.query<{ content: unknown }>('SELECT content FROM messages WHERE id = $1', [uuid]);
+    expect(row!.content).toBe('4821');
   });
 
   it('refuses a message that is not an object', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
-import { message, SENDER } from './messageFixtures.js';
+import { message, MSISDN, openChatWindow, SENDER } from './messageFixtures.js';
 
 const wa = (content: Record<string, unknown>) => message('WHATSAPP', { content });
 const text = (extra: Record<string, unknown> = {}) => wa({ contentType: 'text', text: 'Hello', ...extra });
@@ -9,6 +9,9 @@ const link = (t: string, url: string) => ({ text: t, url });
 const call = (t: string, phone: string) => ({ text: t, phone });
 const reply = (t: string, payload: string) => ({ text: t, payload });
 const s = (n: number) => 'x'.repeat(n);
+const image = (imageUrl: string) => wa({ contentType: 'image', imageUrl, imageName: 'a.png' });
+const notLink = (field: string) => `Invalid content: ${field} must be an http(s) link`;
+const document = (documentUrl: string) => wa({ contentType: 'document', documentUrl, documentName: 'a.pdf' });
 
 type Case = readonly [name: string, body: Record<string, unknown>, expectedMsg: string | null];
 
@@ -76,6 +79,17 @@ const CASES: readonly Case[] = [
   // rule 6: buttons do not affect header or footer
   ['rule 6: header, footer and buttons together', text({ header: { text: 'Sale' }, footer: { text: 'Unsubscribe: STOP' }, buttons: [link('Go', 'https://x'), call('Call', '79161234567')] }), null],
   ['rule 6: image header with text buttons', text({ header: { imageUrl: 'https://x/a.png' }, buttons: [reply('a', '1')] }), null],
+  // media links are absolute http(s) URLs (issue 11 item 8)
+  ['image over http', image('http://x.example/a.png'), null],
+  ['image without a scheme', image('x.example/a.png'), notLink('imageUrl')],
+  ['image over ftp', image('ftp://x.example/a.png'), notLink('imageUrl')],
+  ['image as a data URL', image('data:image/png;base64,AAAA'), notLink('imageUrl')],
+  ['document relative', document('/files/a.pdf'), notLink('documentUrl')],
+  ['document javascript:', document('javascript:alert(1)'), notLink('documentUrl')],
+  ['header imageUrl not a link', text({ header: { imageUrl: 'a.png' } }), notLink('header.imageUrl')],
+  ['header imageUrl file:', text({ header: { imageUrl: 'file:///etc/passwd' } }), notLink('header.imageUrl')],
+  ['header documentUrl not a link', text({ header: { documentUrl: 'a.pdf' } }), notLink('header.documentUrl')],
+  ['header documentUrl over http', text({ header: { documentUrl: 'http://x.example/a.pdf' } }), null],
 ];
 
 describe.each(ENGINES)('WHATSAPP content rules (%s)', (engine) => {
@@ -85,6 +99,8 @@ describe.each(ENGINES)('WHATSAPP content rules (%s)', (engine) => {
   beforeAll(async () => {
     t = await startTestHerald(engine);
     account = await t.createAccount({ channels: { WHATSAPP: true }, senderNames: [['WHATSAPP', SENDER]] });
+    // The subscriber wrote: any content may go out, whatever templates the account has (DESIGN 10).
+    await openChatWindow(t, account.id, SENDER, MSISDN);
   });
   afterAll(async () => t?.close());
 

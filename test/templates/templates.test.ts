@@ -16,6 +16,8 @@ describe('template patterns', () => {
     ['Price (net): $%d.%d*', 'Price (net): $10.50*', true],
     ['Price (net): $%d.%d*', 'Price (net): $10x50*', false],
     ['Код %d', 'Код 5555', true],
+    ['Order-%d (a-b)', 'Order-12 (a-b)', true],
+    ['catalogue-%d.png', 'catalogue-7.png', true],
   ])('%s ~ %s -> %s', (pattern, text, matches) => {
     expect(compilePattern(pattern).test(text)).toBe(matches);
   });
@@ -75,8 +77,38 @@ describe.each(ENGINES)('templates (DESIGN 6) (%s)', (engine) => {
     expect(inReview.body).toMatchObject({ status: 'INTERNAL_REVIEW', templateType: 'MARKETING' });
   });
 
+  it('changes the fields a PUT gives and keeps the others (DESIGN 12)', async () => {
+    const patch = (id: number, body: Record<string, unknown>) =>
+      t.call('PUT', `/api/v1/templates/${id}`, { token: account.system, body });
+    const created = await create({ pattern: 'Sale %s', templateType: 'MARKETING', dateTo: '2026-04-01T00:00:00Z' });
+    const id = created.body.id;
+    const kept = { channelType: 'SMS', templateType: 'MARKETING', senderName: SENDER, dateFrom: created.body.dateFrom };
+    const renamed = { ...kept, pattern: 'Sale: %d% off' };
+    expect((await patch(id, { pattern: 'Sale: %d% off' })).body)
+      .toMatchObject({ ...renamed, dateTo: '2026-04-01T00:00:00Z', status: 'INTERNAL_REVIEW' });
+    const extended = await patch(id, { dateTo: '2026-05-01T00:00:00Z' });
+    expect(extended.body).toMatchObject({ ...renamed, dateTo: '2026-05-01T00:00:00Z' });
+    expect((await patch(id, { dateTo: null })).body).toMatchObject({ ...renamed, dateTo: null });
+    expect((await patch(id, {})).body).toMatchObject({ ...renamed, dateTo: null });
+    expect((await patch(id, { priority: 1 })).body).toEqual({ error: { code: 4220, msg: 'Invalid priority' } });
+    expect((await patch(id, { dateTo: '2026-03-01T00:00:00Z' })).body.error.msg).toContain('Invalid dateTo');
+
+    // Approved: a dateTo alone goes through, even after the sender name was deleted; anything else is 409.
+    await t.admin('POST', `/admin/v1/accounts/${account.id}/sender-names`, { channelType: 'SMS', name: 'Temp' });
+    const temp = await create({ pattern: 'Temp %d', senderName: 'Temp' });
+    await t.admin('POST', `/admin/v1/templates/${temp.body.id}/approve`, {});
+    const names = await t.call('GET', '/api/v1/sender-names?channelType=SMS&per_page=1000', { token: account.system });
+    const tempName = names.body.items.find((n: { name: string }) => n.name === 'Temp');
+    expect((await t.call('DELETE', `/api/v1/sender-names/${tempName.id}`, { token: account.system })).status).toBe(204);
+    expect((await patch(temp.body.id, { dateTo: '2026-06-01T00:00:00Z' })).body)
+      .toMatchObject({ status: 'APPROVED', pattern: 'Temp %d', dateTo: '2026-06-01T00:00:00Z' });
+    expect((await patch(temp.body.id, { pattern: 'Temp: %d' })).status).toBe(409);
+    expect((await patch(temp.body.id, { senderName: 'Temp' })).status).toBe(422);
+  });
+
   it.each([
     [{ pattern: 'x', senderName: 'Nobody' }, 'Invalid senderName'],
+    [{ pattern: 'x', senderName: 'x'.repeat(65) }, 'Invalid senderName'],
     [{ pattern: 'x', templateType: 'PROMO' }, 'Invalid templateType'],
     [{ pattern: '' }, 'Invalid pattern'],
     [{ pattern: 'x', dateFrom: '2026-03-12T00:00:00Z', dateTo: '2026-03-11T00:00:00Z' }, 'Invalid dateTo'],
@@ -86,6 +118,37 @@ describe.each(ENGINES)('templates (DESIGN 6) (%s)', (engine) => {
     const reply = await create(body);
     expect(reply.status).toBe(422);
     expect(reply.body.error.msg).toContain(msg);
+  });
+
+  it("takes VOICECODE texts of the account's approved VOICECODE templates besides the spec's (DESIGN 12)", async () => {
+    const text = 'Ваш код от Orient: 4821';
+    const voicecode = (content: string, token = account.traffic) =>
+      t.call('POST', '/api/v1/message', {
+        token,
+        body: [message('VOICECODE', { content: { contentType: 'text', text: content } })],
+      });
+    const refused = { error: { code: 4220, msg: 'Invalid content', index: 0 } };
+    expect((await voicecode(text)).body).toEqual(refused);
+
+    const named = await create({ channelType: 'VOICECODE', senderName: 'Orient', pattern: 'Ваш код от Orient: %d' });
+    expect(named.status).toBe(422);
+    expect(named.body.error.msg).toBe('Invalid senderName: "Orient" (VOICECODE templates use voicecode)');
+    // `voicecode` needs no registration.
+    const arranged = { channelType: 'VOICECODE', senderName: 'voicecode', pattern: 'Ваш код от Orient: %d' };
+    const created = await create(arranged);
+    expect(created.body).toMatchObject({ ...arranged, status: 'INTERNAL_REVIEW' });
+    expect((await voicecode(text)).body).toEqual(refused);
+
+    await t.admin('POST', `/admin/v1/templates/${created.body.id}/approve`, {});
+    const accepted = await voicecode(text);
+    expect(accepted.body).toMatchObject({ errors: false, items: [{ code: 201 }] });
+    const uuid = accepted.body.items[0].messageUuid;
+    const stored = await t.call('GET', `/api/v1/message/${uuid}`, { token: account.traffic });
+    expect(stored.body).toMatchObject({ templateId: created.body.id, content: { contentType: 'text', text } });
+    expect((await voicecode('Ваш код от Orient: 48a1')).body).toEqual(refused);
+    expect((await voicecode('Код авторизации от Orient: 4821.')).body).toMatchObject({ errors: false });
+    const other = await t.createAccount();
+    expect((await voicecode(text, other.traffic)).body).toEqual(refused);
   });
 
   it('deletes, hides other accounts templates, and refuses TOKEN_1', async () => {

@@ -70,7 +70,13 @@ export function Messages() {
           <TextField label="To date" type="date" value={filters.time_to} onValue={set('time_to')} />
           <SelectField label="Status" value={filters.status} onValue={set('status')} options={[{ value: '', label: 'Any status' }, ...MESSAGE_STATUSES, ...READ_STATUSES]} />
           <SelectField label="Channel" value={filters.channel_type} onValue={set('channel_type')} options={[{ value: '', label: 'Any channel' }, ...CHANNELS]} />
-          <SelectField label="Direction" value={filters.direction} onValue={set('direction')} options={[{ value: '', label: 'Both' }, 'outbound', 'inbound']} />
+          {/* Without direction the API lists outbound messages (DESIGN 12). */}
+          <SelectField
+            label="Direction"
+            value={filters.direction}
+            onValue={set('direction')}
+            options={[{ value: '', label: 'outbound' }, 'inbound']}
+          />
           <TextField label="Destination" value={filters.destination} onValue={set('destination')} inputMode="tel" />
           <TextField label="Sender name" value={filters.sender_name} onValue={set('sender_name')} />
           <TextField label="Tags" value={filters.tags} onValue={set('tags')} hint="Comma-separated; any of them." />
