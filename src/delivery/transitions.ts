@@ -8,6 +8,8 @@ export interface HistoryEntry {
   readonly detail?: string;
   readonly connector?: string;
   readonly retryAt?: string;
+  /** A receipt that changed nothing (late or duplicate). */
+  readonly ignored?: boolean;
 }
 
 /** What a transition leads to: an outcome, or `sending` again (a retry). */

@@ -9,6 +9,7 @@ import { UUID_PATTERN } from '../util/uuid7.js';
 import { normaliseDestination } from './destination.js';
 import { messageGet, messageList, messageListCount, messageStop } from './messageLookupSql.js';
 import { messageToApi } from './messageObject.js';
+import { MessageObject } from './messageSchemas.js';
 
 /** page * per_page may not pass this (DESIGN section 4): deep pages are for the time filters. */
 export const MAX_LIST_DEPTH = 10_000;
@@ -17,7 +18,6 @@ export const MAX_STOP = 10_000;
 const STATUSES = ['sending', 'sent', 'delivered', 'undelivered', 'unsent', 'read', 'unread', 'inbound_sent'] as const;
 const READ_STATUSES = ['read', 'unread'] as const;
 const COUNTRY = /^[A-Za-z]{2}$/;
-const MessageObject = Type.Record(Type.String(), Type.Unknown(), { description: 'The message object (DESIGN section 4)' });
 
 /** GET /api/v1/message/{uuid}, GET /api/v1/message and POST /api/v1/message/stop, with TOKEN_1. */
 export const lookupRoutes: Routes = (app, ctx) => {

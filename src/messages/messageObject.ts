@@ -1,6 +1,13 @@
 import { maskCallbackUrl } from '../callbacks/callbackUrl.js';
 import type { Channel } from '../shared/channels.js';
+import type { Static } from 'typebox';
+import type { ReadStatus, Status } from '../delivery/statuses.js';
+import type { HistoryEntry } from '../delivery/transitions.js';
 import { isoUtc } from '../util/time.js';
+import type { MessageObject } from './messageSchemas.js';
+
+/** The message object as the API shows it (its schema is in the OpenAPI document). */
+export type MessageApi = Static<typeof MessageObject>;
 
 /** The columns the message object is made of. */
 export interface MessageRow {
@@ -8,8 +15,8 @@ export interface MessageRow {
   id: string;
   created_at: Date;
   channel_type: Channel;
-  direction: string;
-  sending_method: string;
+  direction: 'outbound' | 'inbound';
+  sending_method: 'API' | 'UI';
   traffic_center_id: number | null;
   template_id: number | null;
   sender_name: string;
@@ -30,17 +37,17 @@ export interface MessageRow {
   callback_events: string[] | null;
   external_message_id: string | null;
   total_parts: number;
-  status: string;
+  status: Status;
   status_at: Date;
   planned_send_at: Date | null;
   sent_at: Date | null;
   error_code: number | null;
-  read_status: string | null;
+  read_status: ReadStatus | null;
   price: string;
   currency: string | null;
   price_final: boolean;
   price_refunded: boolean;
-  history: { status: string; at: string; errorCode?: number; detail?: string; retryAt?: string; connector?: string }[];
+  history: HistoryEntry[];
 }
 
 export const MESSAGE_COLUMNS = `account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id,
@@ -54,10 +61,10 @@ export const MESSAGE_COLUMNS = `account_id, id, created_at, channel_type, direct
  * Times are ISO 8601 UTC; local send and completion times keep their own format; callback credentials are masked.
  * `statusHistory` is Herald's addition: every status change, retry and carrier outcome with its time.
  */
-export function messageToApi(row: MessageRow): Record<string, unknown> {
+export function messageToApi(row: MessageRow): MessageApi {
   return {
     messageUuid: row.id,
-    createdTime: isoUtc(row.created_at),
+    createdTime: isoUtc(row.created_at)!,
     channelType: row.channel_type,
     sendingMethod: row.sending_method,
     trafficType: null,
@@ -90,13 +97,13 @@ export function messageToApi(row: MessageRow): Record<string, unknown> {
     },
     plannedSendTime: isoUtc(row.planned_send_at),
     sentTime: isoUtc(row.sent_at),
-    statusTime: isoUtc(row.status_at),
+    statusTime: isoUtc(row.status_at)!,
     status: row.status,
     readStatus: row.read_status,
     cascadeMessageUuid: null,
     cascadeStep: null,
     errorCode: row.error_code,
     direction: row.direction,
-    statusHistory: row.history.map((entry) => ({ ...entry, at: isoUtc(new Date(entry.at)) })),
+    statusHistory: row.history.map((entry) => ({ ...entry, at: isoUtc(new Date(entry.at))! })),
   };
 }
