@@ -1,5 +1,6 @@
 import { insertEventsCte, priceExtra, wantsEvent } from '../callbacks/eventSql.js';
 import type { Queryable } from '../db/db.js';
+import { DEFAULT_TTL_SECONDS } from '../schedule/sendWindow.js';
 import type { Subscriber } from '../numbering/subscriber.js';
 import type { ValidMessage } from './validateMessage.js';
 
@@ -34,42 +35,49 @@ export async function messageInsertBatch(
     accountId: number;
     trafficCenterId: number | null;
     sendingMethod: SendingMethod;
+    /** The account's currency: the messages' unless one says otherwise. */
+    currency: string;
     now: Date;
     leaseUntil: Date;
     messages: readonly NewMessage[];
   },
 ): Promise<void> {
   // Absent keys read as NULL in json_to_recordset: leaving nulls out keeps the statement's text a fifth smaller.
-  const rows = batch.messages.map(({ id, message: m, subscriber, plannedSendAt, deadlineAt, expiresAt, leased, price, currency, callbackTargetId, templateId }) => ({
-    id,
-    ch: m.channelType,
-    sn: m.senderName,
-    ds: m.destination,
-    co: m.country ?? undefined,
-    rg: subscriber.region ?? undefined,
-    br: subscriber.brand ?? undefined,
-    ct: m.content,
-    tg: m.tags.length > 0 ? m.tags : undefined,
-    ul: m.useLocalTime,
-    ls: m.localSendTime ?? undefined,
-    lc: m.localCompletionTime ?? undefined,
-    tl: m.ttl ?? undefined,
-    hr: m.hours ?? undefined,
-    dy: m.days ?? undefined,
-    su: m.shortUrl,
-    cu: m.callbackUrl ?? undefined,
-    ce: m.callbackEvents ?? undefined,
-    ex: m.externalMessageId ?? undefined,
-    tp: m.totalParts,
-    ps: plannedSendAt?.toISOString(),
-    dl: deadlineAt.toISOString(),
-    expires: expiresAt.toISOString(),
-    le: leased,
-    pr: price,
-    cy: currency,
-    tg_id: callbackTargetId ?? undefined,
-    tm: templateId ?? undefined,
-  }));
+  // Likewise the plan of a message that may go at once (planned now, its deadline and lifetime's end now + ttl, the
+  // common case) and the account's own currency are left for the statement to fill in.
+  const nowMs = batch.now.getTime();
+  const rows = batch.messages.map(({ id, message: m, subscriber, plannedSendAt, deadlineAt, expiresAt, leased, price, currency, callbackTargetId, templateId }) => {
+    const end = nowMs + (m.ttl ?? DEFAULT_TTL_SECONDS) * 1000;
+    const atOnce = plannedSendAt?.getTime() === nowMs && deadlineAt.getTime() === end && expiresAt.getTime() === end;
+    return {
+      id,
+      ch: m.channelType,
+      sn: m.senderName,
+      ds: m.destination,
+      co: m.country ?? undefined,
+      rg: subscriber.region ?? undefined,
+      br: subscriber.brand ?? undefined,
+      ct: m.content,
+      tg: m.tags.length > 0 ? m.tags : undefined,
+      ul: m.useLocalTime,
+      ls: m.localSendTime ?? undefined,
+      lc: m.localCompletionTime ?? undefined,
+      tl: m.ttl ?? undefined,
+      hr: m.hours ?? undefined,
+      dy: m.days ?? undefined,
+      su: m.shortUrl,
+      cu: m.callbackUrl ?? undefined,
+      ce: m.callbackEvents ?? undefined,
+      ex: m.externalMessageId ?? undefined,
+      tp: m.totalParts,
+      ...(atOnce ? {} : { planned: true, ps: plannedSendAt?.toISOString(), dl: deadlineAt.toISOString(), expires: expiresAt.toISOString() }),
+      le: leased,
+      pr: price,
+      cy: currency === batch.currency ? undefined : currency,
+      tg_id: callbackTargetId ?? undefined,
+      tm: templateId ?? undefined,
+    };
+  });
   await db.query(
     `WITH inserted AS (
      INSERT INTO messages (
@@ -79,13 +87,15 @@ export async function messageInsertBatch(
        deadline_at, expires_at, history, lease_expires_at, attempts, price, currency, callback_target_id, template_id,
        sending_method)
      SELECT $1, r.id, $2, r.ch, $3, r.sn, r.ds, r.co, r.rg, r.br, r.ct, coalesce(r.tg, '{}'), r.ul, r.ls, r.lc, r.tl, r.hr, r.dy,
-       r.su, r.cu, r.ce, r.ex, r.tp, 'sending', $2, r.ps, CASE WHEN r.le THEN $6 ELSE coalesce(r.ps, $2) END, r.dl, r.expires,
-       $5::jsonb, CASE WHEN r.le THEN $6::timestamptz END, CASE WHEN r.le THEN 1 ELSE 0 END, r.pr, r.cy, r.tg_id, r.tm,
+       r.su, r.cu, r.ce, r.ex, r.tp, 'sending', $2, CASE WHEN r.planned THEN r.ps ELSE $2 END,
+       CASE WHEN r.le THEN $6 ELSE coalesce(r.ps, $2) END,
+       coalesce(r.dl, $2 + make_interval(secs => coalesce(r.tl, $8))), coalesce(r.expires, $2 + make_interval(secs => coalesce(r.tl, $8))),
+       $5::jsonb, CASE WHEN r.le THEN $6::timestamptz END, CASE WHEN r.le THEN 1 ELSE 0 END, r.pr, coalesce(r.cy, $9), r.tg_id, r.tm,
        $7
      FROM json_to_recordset($4::json) AS r(
        id uuid, ch text, sn text, ds text, co text, rg text, br text, ct jsonb, tg text[], ul boolean, ls text,
        lc text, tl integer, hr smallint[], dy smallint[], su boolean, cu text, ce text[], ex text, tp integer,
-       ps timestamptz, dl timestamptz, expires timestamptz, le boolean, pr numeric, cy text, tg_id bigint, tm bigint)
+       planned boolean, ps timestamptz, dl timestamptz, expires timestamptz, le boolean, pr numeric, cy text, tg_id bigint, tm bigint)
      RETURNING account_id, id, channel_type, total_parts, price, currency, callback_target_id, callback_events
      ),
      price_events AS (
@@ -105,6 +115,8 @@ export async function messageInsertBatch(
       JSON.stringify([{ status: 'sending', at: batch.now.toISOString() }]),
       batch.leaseUntil,
       batch.sendingMethod,
+      DEFAULT_TTL_SECONDS,
+      batch.currency,
     ],
   );
 }

@@ -140,6 +140,7 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
         trafficCenterId: principal.trafficCenterId,
         // The web pages send with a sign-in's session token, which API clients cannot hold (accounts/sessions.ts).
         sendingMethod: principal.sessionId === null ? 'API' : 'UI',
+        currency: principal.accountCurrency,
         now,
         leaseUntil: new Date(now.getTime() + (ctx.directDispatch?.leaseMs ?? 0)),
         messages: rows,
