@@ -181,7 +181,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       plan,
       tariffs: new Tariffs(db),
       templates: new TemplateMatcher(db),
-      callbackTargets: new CallbackTargets(),
+      callbackTargets: new CallbackTargets(config.callbackUrlsPerDay),
       wakeup,
       receiptSink: (receipts) => writer.receipts(receipts),
       inboundSink: (connectorId, messages) => receiveInbound(ctx, connectorId, messages),

@@ -14,6 +14,15 @@ import {
   callbackDeliveryRecord,
   type ClaimedDelivery,
 } from './deliverySql.js';
+import {
+  callbackCursorsEnsure,
+  callbackEventsSummarize,
+  callbackLanesBehind,
+  callbackLanesSince,
+  callbackScanLoad,
+  callbackScanSave,
+  type Lane,
+} from './laneSql.js';
 import { DELIVERY_HEADER, SIGNATURE_HEADER, signCallback } from './signing.js';
 import { CircuitBreaker } from '../shared/circuitBreaker.js';
 
@@ -45,6 +54,11 @@ export const DEFAULT_SENDER_OPTIONS: Omit<CallbackSenderOptions, 'retryIntervalS
 
 class PrivateAddressError extends Error {}
 
+/** How often the outbox's BRIN index gets its new block ranges summarised. */
+const SUMMARIZE_EVERY_MS = 10_000;
+
+const laneKey = (lane: Lane): string => `${lane.targetId}:${lane.lane}`;
+
 /**
  * Delivers the callback outbox (DESIGN section 5): forms deliveries of up to 100 events per callback URL, POSTs
  * each as a JSON array with the account's signature and the delivery id (the same on every retry), and records
@@ -62,6 +76,11 @@ export class CallbackSender {
   private readonly breakers = new Map<string, CircuitBreaker>();
   private wake: (() => void) | undefined;
   private poked = false;
+  /** Lanes with events not yet in a delivery, as far as this sender knows, by `target:lane`. */
+  private readonly pending = new Map<string, Lane>();
+  /** Events of transactions below this have been looked at (undefined: not yet, at start). */
+  private scannedTo: string | undefined;
+  private summarizedAt = 0;
   readonly stats = { delivered: 0, retried: 0, failed: 0, events: 0 };
 
   constructor(
@@ -95,10 +114,17 @@ export class CallbackSender {
     await this.agent.close();
   }
 
-  /** One round: form deliveries, then start the due ones. Returns how many attempts it started. */
+  /**
+   * One round: take note of the lanes with new events, form their deliveries, then start the due ones. Returns how
+   * many attempts it started.
+   */
   async round(): Promise<number> {
     const { db, clock } = this.deps;
-    await callbackDeliveriesForm(db, clock.now(), 500);
+    await this.findNewEvents();
+    if (this.pending.size > 0) {
+      const { caughtUp } = await callbackDeliveriesForm(db, clock.now(), [...this.pending.values()], 500);
+      for (const lane of caughtUp) this.pending.delete(laneKey(lane));
+    }
     const room = this.options.maxInFlight - this.inFlight.size;
     if (room <= 0) return 0;
     const due = await callbackDeliveriesClaim(db, clock.now(), room, this.options.leaseMs);
@@ -114,6 +140,29 @@ export class CallbackSender {
       });
     }
     return due.length;
+  }
+
+  /**
+   * Adds the lanes of the events written since the last look to the pending ones. The first look, at start, also
+   * takes every lane behind its cursor, whatever happened while no sender ran.
+   */
+  private async findNewEvents(): Promise<void> {
+    const { db } = this.deps;
+    const first = this.scannedTo === undefined;
+    const since = await callbackLanesSince(db, this.scannedTo ?? (await callbackScanLoad(db)));
+    const lanes = first ? [...since.lanes, ...(await callbackLanesBehind(db))] : since.lanes;
+    if (since.lanes.length > 0) {
+      await callbackCursorsEnsure(db, since.lanes);
+      // Below the horizon every event's lane now has a cursor: a sender starting later can begin there.
+      await callbackScanSave(db, since.horizon);
+    }
+    for (const lane of lanes) this.pending.set(laneKey(lane), lane);
+    this.scannedTo = since.horizon;
+    // The BRIN index finds new events only in summarised block ranges and the ones after them.
+    if (Date.now() - this.summarizedAt > SUMMARIZE_EVERY_MS) {
+      this.summarizedAt = Date.now();
+      await callbackEventsSummarize(db);
+    }
   }
 
   /** Waits until nothing is in flight (tests). */

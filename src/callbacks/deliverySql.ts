@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/db.js';
 import { eventBody, type EventFacts } from './eventBody.js';
+import type { Lane } from './laneSql.js';
 
 /** ISO 8601 UTC with seconds, as callbacks show times. */
 const isoSql = (expr: string): string => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
@@ -18,49 +19,61 @@ export const MAX_REFUSED_PER_LANE = 3;
  * Which events of a lane's range belong to a delivery (SQL over `e`, an event, and `d`, the delivery): all of
  * them, or only those of `only_messages`, or all but those of `excluded_messages`.
  */
-const inDelivery = (e: string, d: string): string =>
+export const inDelivery = (e: string, d: string): string =>
   `${e}.target_id = ${d}.target_id AND ${e}.lane = ${d}.lane
    AND (${e}.txid, ${e}.id) > (${d}.after_txid, ${d}.after_event_id) AND (${e}.txid, ${e}.id) <= (${d}.last_txid, ${d}.last_event_id)
    AND (${d}.only_messages IS NULL OR ${e}.message_id = ANY(${d}.only_messages))
    AND (${d}.excluded_messages IS NULL OR NOT ${e}.message_id = ANY(${d}.excluded_messages))`;
 
 /**
- * Forms deliveries for the lanes of callback URLs that have new events and no delivery waiting for its first
- * attempt: the next (up to) 100 events of each lane in (txid, id) order, from transactions that can no longer
- * commit behind the cursor. Lanes another sender is forming are skipped (their cursor row is locked).
+ * Forms deliveries for the given lanes of callback URLs (those with new events: see laneSql.ts) that have no
+ * delivery waiting for its first attempt: the next (up to) 100 events of each lane in (txid, id) order, from
+ * transactions that can no longer commit behind the cursor. Lanes another sender is forming are skipped (their
+ * cursor row is locked). Returns how many deliveries were formed, and the lanes found caught up (nothing beyond
+ * their cursor): the caller may stop watching those.
  *
  * A lane waits for its delivery's first attempt (events stay in order while receivers answer), not for the retries
  * of a delivery its receiver refused: those would hold newer events back for up to a day (but see
  * {@link MAX_REFUSED_PER_LANE}). Events of a message that
  * still has an event in an open delivery of the lane (held messages) go apart, in a second delivery of the same
  * range that waits for those older ones (see {@link callbackDeliveriesClaim}): each message's events arrive in
- * order, and a refused delivery holds back only its own messages' later events. Returns how many deliveries were
- * formed.
+ * order, and a refused delivery holds back only its own messages' later events.
  */
-export async function callbackDeliveriesForm(db: Queryable, now: Date, maxLanes: number): Promise<number> {
-  const rows = await db.query<{ id: string }>(
+export async function callbackDeliveriesForm(
+  db: Queryable,
+  now: Date,
+  lanes: readonly Lane[],
+  maxLanes: number,
+): Promise<{ formed: number; caughtUp: Lane[] }> {
+  if (lanes.length === 0) return { formed: 0, caughtUp: [] };
+  const [result] = await db.query<{ formed: number; caught_up: [number, number][] | null }>(
     `WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
-     candidates AS (
+     examined AS (
        SELECT c.target_id, c.lane, c.cursor_txid, c.cursor_event_id
-       FROM callback_cursors c, horizon h
-       -- A lateral probe with LIMIT 1 per lane: always an index lookup, never a scan of the whole outbox.
-       CROSS JOIN LATERAL (
-         SELECT 1 FROM callback_events e
-         WHERE e.target_id = c.target_id AND e.lane = c.lane
-           AND (e.txid, e.id) > (c.cursor_txid, c.cursor_event_id) AND e.txid < h.xmin
-         LIMIT 1
-       ) has_new
-       WHERE NOT EXISTS (
-           SELECT 1 FROM callback_deliveries d
-           WHERE d.target_id = c.target_id AND d.lane = c.lane AND d.state = 'open' AND NOT d.replay AND d.attempts = 0
-             AND d.only_messages IS NULL
-         )
-         AND (
-           SELECT count(*) FROM callback_deliveries d
-           WHERE d.target_id = c.target_id AND d.lane = c.lane AND d.state = 'open' AND d.attempts > 0
-         ) < ${MAX_REFUSED_PER_LANE}
-       LIMIT $2
+       FROM callback_cursors c JOIN unnest($3::bigint[], $4::smallint[]) AS i(target_id, lane)
+         ON c.target_id = i.target_id AND c.lane = i.lane
+       ORDER BY c.target_id, c.lane
        FOR UPDATE OF c SKIP LOCKED
+     ),
+     probed AS (
+       SELECT x.*,
+         EXISTS (
+           SELECT 1 FROM callback_events e, horizon h
+           WHERE e.target_id = x.target_id AND e.lane = x.lane
+             AND (e.txid, e.id) > (x.cursor_txid, x.cursor_event_id) AND e.txid < h.xmin
+         ) AS has_new,
+         EXISTS (
+           SELECT 1 FROM callback_deliveries d
+           WHERE d.target_id = x.target_id AND d.lane = x.lane AND d.state = 'open' AND NOT d.replay AND d.attempts = 0
+             AND d.only_messages IS NULL
+         ) OR (
+           SELECT count(*) FROM callback_deliveries d
+           WHERE d.target_id = x.target_id AND d.lane = x.lane AND d.state = 'open' AND d.attempts > 0
+         ) >= ${MAX_REFUSED_PER_LANE} AS blocked
+       FROM examined x
+     ),
+     candidates AS (
+       SELECT target_id, lane, cursor_txid, cursor_event_id FROM probed WHERE has_new AND NOT blocked LIMIT $2
      ),
      picked AS (
        SELECT c.target_id, c.lane, c.cursor_txid, c.cursor_event_id, e.txid, e.id, e.account_id, e.message_id,
@@ -103,16 +116,20 @@ export async function callbackDeliveriesForm(db: Queryable, now: Date, maxLanes:
        FROM ranges r WHERE r.free_events > 0
        UNION ALL
        SELECT r.*, r.held_messages, NULL, r.held_events FROM ranges r WHERE r.held_events > 0
+     ),
+     inserted AS (
+       INSERT INTO callback_deliveries (id, account_id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id,
+         only_messages, excluded_messages, events, state, next_attempt_at, window_started_at, created_at)
+       SELECT gen_random_uuid(), account_id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id,
+         only_messages, excluded_messages, events, 'open', $1, $1, $1
+       FROM formed
+       RETURNING 1
      )
-     INSERT INTO callback_deliveries (id, account_id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id,
-       only_messages, excluded_messages, events, state, next_attempt_at, window_started_at, created_at)
-     SELECT gen_random_uuid(), account_id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id,
-       only_messages, excluded_messages, events, 'open', $1, $1, $1
-     FROM formed
-     RETURNING id`,
-    [now, maxLanes],
+     SELECT (SELECT count(*) FROM inserted)::int AS formed,
+       (SELECT json_agg(json_build_array(target_id, lane)) FROM probed WHERE NOT has_new) AS caught_up`,
+    [now, maxLanes, lanes.map((l) => l.targetId), lanes.map((l) => l.lane)],
   );
-  return rows.length;
+  return { formed: result!.formed, caughtUp: (result!.caught_up ?? []).map(([targetId, lane]) => ({ targetId, lane })) };
 }
 
 /** A delivery claimed for an attempt, with what sending it needs. */

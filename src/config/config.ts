@@ -19,6 +19,8 @@ export interface Config {
   readonly callbackRetryIntervalS: number;
   readonly callbackRetryWindowS: number;
   readonly callbackAllowPrivate: boolean;
+  /** New callback URLs an account may use per UTC day (0: no limit). */
+  readonly callbackUrlsPerDay: number;
   readonly conversionPort: number | undefined;
   readonly demo: boolean;
   readonly logLevel: LogLevel;
@@ -55,6 +57,11 @@ export const DEFAULT_DATA_DIR = './data';
 export const DEFAULT_SIM_DELAY_MS = 200;
 export const DEFAULT_CALLBACK_RETRY_INTERVAL_S = 300;
 export const DEFAULT_CALLBACK_RETRY_WINDOW_S = 86_400;
+/**
+ * More new callback URLs a day than any integration needs (one per customer of a client is rare, one per message a
+ * mistake), few enough that an account cannot grow the callback tables by millions of rows a day.
+ */
+export const DEFAULT_CALLBACK_URLS_PER_DAY = 1000;
 export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
 /** 1000 WhatsApp messages with full headers, footers and three 1000-character buttons stay below 16 MiB. */
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -94,6 +101,7 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_CALLBACK_RETRY_INTERVAL: `seconds between callback attempts (default ${DEFAULT_CALLBACK_RETRY_INTERVAL_S})`,
   HERALD_CALLBACK_RETRY_WINDOW: `seconds during which callbacks are retried (default ${DEFAULT_CALLBACK_RETRY_WINDOW_S})`,
   HERALD_CALLBACK_ALLOW_PRIVATE: 'true|false: allow callbacks to private addresses (default true in demo mode)',
+  HERALD_CALLBACK_URLS_PER_DAY: `new callback URLs an account may use per UTC day, 0 for no limit (default ${DEFAULT_CALLBACK_URLS_PER_DAY})`,
   HERALD_CONVERSION_PORT: 'extra listener for the FLASHCALL conversion operation (default unset)',
   HERALD_DEMO: 'true|false: create the demo account on first start (default true in embedded mode)',
   HERALD_LOG_LEVEL: `${LOG_LEVELS.join('|')} (default ${DEFAULT_LOG_LEVEL})`,
@@ -163,6 +171,9 @@ export function loadConfig(env: Env = process.env): Config {
       DEFAULT_CALLBACK_RETRY_WINDOW_S,
     callbackAllowPrivate:
       optional(read('HERALD_CALLBACK_ALLOW_PRIVATE'), 'HERALD_CALLBACK_ALLOW_PRIVATE', parseBoolean) ?? demo,
+    callbackUrlsPerDay:
+      optional(read('HERALD_CALLBACK_URLS_PER_DAY'), 'HERALD_CALLBACK_URLS_PER_DAY', integerIn(0, 10_000_000)) ??
+      DEFAULT_CALLBACK_URLS_PER_DAY,
     conversionPort: optional(read('HERALD_CONVERSION_PORT'), 'HERALD_CONVERSION_PORT', parsePort),
     demo,
     logLevel: optional(read('HERALD_LOG_LEVEL'), 'HERALD_LOG_LEVEL', parseLogLevel) ?? DEFAULT_LOG_LEVEL,

@@ -9,6 +9,8 @@ import { retentionCutoff, retentionSweep } from './retention.js';
 import { orphanReceiptsTakeMatched } from './receiptSql.js';
 import { applyReceipts } from './receipts.js';
 import { DELIVERY_ERRORS } from './statuses.js';
+import { callbackCursorsExpire } from '../callbacks/laneSql.js';
+import { DAY_MS } from '../util/time.js';
 
 /** Orphan receipts are matched again for an hour; a submission recorded later than that is not coming. */
 const ORPHAN_LIFETIME_MS = 3600_000;
@@ -61,7 +63,10 @@ export class Maintenance {
       await this.purgeIdempotencyKeys();
       await rollUpStatistics(this.deps.db, this.deps.clock.now(), { frozenBefore: this.retentionCutoff() });
     }
-    if (this.ticks % 600 === 2) await this.sweepRetention();
+    if (this.ticks % 600 === 2) {
+      await this.sweepRetention();
+      await this.expireCallbackCursors();
+    }
     return expired;
   }
 
@@ -92,6 +97,16 @@ export class Maintenance {
     if (cutoff === undefined) return;
     const result = await retentionSweep(this.deps.db, cutoff);
     if (result.messages + result.submissions + result.callbackDeliveries > 0) this.deps.log.info(result, 'retention: old records deleted');
+  }
+
+  /** Drops the lane cursors of callback URLs idle for a day (they come back with the URL's next event). */
+  async expireCallbackCursors(): Promise<number> {
+    let expired = 0;
+    for (;;) {
+      const n = await callbackCursorsExpire(this.deps.db, new Date(this.deps.clock.now().getTime() - DAY_MS), 10_000);
+      expired += n;
+      if (n < 10_000) return expired;
+    }
   }
 
   private retentionCutoff(): Date | undefined {

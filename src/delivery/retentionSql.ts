@@ -1,3 +1,4 @@
+import { inDelivery } from '../callbacks/deliverySql.js';
 import type { Queryable } from '../db/db.js';
 
 /**
@@ -41,13 +42,13 @@ export async function retentionDeleteSubmissions(db: Queryable, before: Date, li
 export async function retentionDeleteCallbacks(db: Queryable, accountId: number, before: Date, limit: number): Promise<number> {
   const rows = await db.query(
     `WITH doomed AS (
-       SELECT id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id FROM callback_deliveries
+       SELECT id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id, only_messages, excluded_messages
+       FROM callback_deliveries
        WHERE account_id = $1 AND state IN ('delivered', 'failed') AND created_at < $2 AND finished_at < $2
        LIMIT $3
      ), events AS (
-       DELETE FROM callback_events e USING doomed d
-       WHERE e.target_id = d.target_id AND e.lane = d.lane
-         AND (e.txid, e.id) > (d.after_txid, d.after_event_id) AND (e.txid, e.id) <= (d.last_txid, d.last_event_id)
+       -- Only the delivery's own events: another delivery of the same range may hold the rest (callbacks/deliverySql.ts).
+       DELETE FROM callback_events e USING doomed d WHERE ${inDelivery('e', 'd')}
      ), attempts AS (
        DELETE FROM callback_attempts a USING doomed d WHERE a.delivery_id = d.id
      )

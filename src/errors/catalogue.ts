@@ -73,6 +73,8 @@ export const ERRORS = {
   invalidHours: { status: 422, code: 4222, msg: 'Invalid hours: {hours}' },
   invalidDays: { status: 422, code: 4223, msg: 'Invalid days: {days}' },
   tooManyRequests: { status: 429, code: 4290, msg: 'Too many requests; retry after {retryAfter} s' },
+  // An item code of the send response: the account used its new callback URLs of the day (HERALD_CALLBACK_URLS_PER_DAY).
+  callbackUrlLimit: { status: 429, code: 4291, msg: 'Too many new callback URLs today: at most {limit} a day' },
   headersTooLarge: { status: 431, code: 4310, msg: 'Request headers are larger than {limit} bytes' },
 
   internal: { status: 500, code: 5000, msg: 'Internal error' },

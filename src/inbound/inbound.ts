@@ -74,7 +74,7 @@ async function receiveOne(ctx: AppContext, tx: Queryable, connectorId: string, i
       [owner.account_id, owner.name, subscriber, now, new Date(now.getTime() + WHATSAPP_WINDOW_MS)],
     );
     if (rule?.callback_url) {
-      const targets = await ctx.callbackTargets.resolve(tx, owner.account_id, [rule.callback_url], now);
+      const targets = await ctx.callbackTargets.resolve(tx, owner.account_id, [rule.callback_url], now, { limited: false });
       await tx.query(
         `INSERT INTO callback_events (target_id, lane, account_id, message_id, event, channel_type, status, at, extra)
          VALUES ($1, ${laneSql('$3::uuid')}, $2, $3, 'inbound_sent', 'WHATSAPP', 'inbound_sent', $4, $5)`,

@@ -102,17 +102,19 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
 
   let stored: NewMessage[] = [];
   const result = await runIdempotent(ctx.db, idempotent, async (tx) => {
-    const taken = await reserveCharges(tx, principal.accountId, candidates.map((c) => c.charge), now, `batch ${candidates[0]?.id ?? ''}`);
-    const targets = await ctx.callbackTargets.resolve(
-      tx,
-      principal.accountId,
-      candidates.flatMap((c, i) => (taken[i] && c.message.callbackUrl ? [c.message.callbackUrl] : [])),
-      now,
-    );
+    // Callback URLs first: a message over the account's daily limit of new URLs is refused and reserves nothing.
+    const targets = await ctx.callbackTargets.resolve(tx, principal.accountId, candidates.flatMap((c) => (c.message.callbackUrl ? [c.message.callbackUrl] : [])), now);
+    const reachable = candidates.map((c) => c.message.callbackUrl === null || targets.has(c.message.callbackUrl));
+    const charges = candidates.map((c, i) => (reachable[i] ? c.charge : null));
+    const taken = await reserveCharges(tx, principal.accountId, charges, now, `batch ${candidates[0]?.id ?? ''}`);
     // The fast lane: messages due now go straight to this process's dispatcher, as far as it has room.
     let directRoom = ctx.directDispatch?.room() ?? 0;
     const rows: NewMessage[] = [];
     candidates.forEach((c, i) => {
+      if (!reachable[i]) {
+        items[c.index] = itemError(herald('callbackUrlLimit', { limit: ctx.config.callbackUrlsPerDay }));
+        return;
+      }
       if (!taken[i]) {
         items[c.index] = itemError(herald('insufficientFunds'));
         return;
@@ -148,7 +150,7 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
       await shortLinkInsert(
         tx,
         principal.accountId,
-        candidates.filter((_, i) => taken[i]).flatMap((c) => c.links.map((l) => ({ messageId: c.id, ...l }))),
+        candidates.filter((_, i) => reachable[i] && taken[i]).flatMap((c) => c.links.map((l) => ({ messageId: c.id, ...l }))),
         now,
       );
     }

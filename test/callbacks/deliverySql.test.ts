@@ -9,6 +9,7 @@ import {
   type ClaimedDelivery,
 } from '../../src/callbacks/deliverySql.js';
 import { CallbackTargets } from '../../src/callbacks/callbackTargets.js';
+import { retentionDeleteCallbacks } from '../../src/delivery/retentionSql.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { insertAccount } from '../factories/rows.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -31,7 +32,8 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
 
   const newTarget = async (): Promise<number> => {
     const targets = await new CallbackTargets().resolve(db, accountId, [`http://127.0.0.1:9/${randomUUID()}`], NOW);
-    return [...targets.values()][0]!;
+    current = [...targets.values()][0]!;
+    return current;
   };
   /** An event of a message in lane 3 of the target, committed on its own. */
   const event = async (targetId: number, messageId: string, status: string): Promise<void> => {
@@ -45,9 +47,11 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
    * Forms deliveries until `expected` more exist. On PostgreSQL an event becomes formable only once every transaction
    * older than it has ended, cluster-wide: another test's transaction may hold it back for a moment.
    */
+  const formIn = async (target: number): Promise<number> => (await callbackDeliveriesForm(db, NOW, [{ targetId: target, lane: 3 }], 500)).formed;
+  let current = 0;
   const form = async (expected: number): Promise<void> => {
     let formed = 0;
-    await waitFor(async () => (formed += await callbackDeliveriesForm(db, NOW, 500)) >= expected);
+    await waitFor(async () => (formed += await formIn(current)) >= expected);
     expect(formed).toBe(expected);
   };
   const claim = async (targetId: number): Promise<ClaimedDelivery[]> =>
@@ -72,12 +76,12 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
     await event(target, a, 'sent');
     await form(1);
     await event(target, b, 'sent');
-    expect(await callbackDeliveriesForm(db, NOW, 500)).toBe(0);
+    expect(await formIn(target)).toBe(0);
     const [first, ...none] = await claim(target);
     expect(none).toEqual([]);
     expect(await bodies(first!)).toEqual([[a, 'sent']]);
     // While its first attempt is in flight, nothing new forms in the lane.
-    await callbackDeliveriesForm(db, NOW, 500);
+    expect(await formIn(target)).toBe(0);
     expect(await claim(target)).toEqual([]);
     await record(first!, 'delivered');
     await form(1);
@@ -122,12 +126,33 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
       await record(refused!, 'retry');
     }
     await event(target, randomUUID(), 'sent');
-    expect(await callbackDeliveriesForm(db, NOW, 500)).toBe(0);
+    expect(await formIn(target)).toBe(0);
     // One of them is taken at its retry: the lane moves again.
     const later = new Date(NOW.getTime() + 300_000);
     const [retried] = (await callbackDeliveriesClaim(db, later, 100, LEASE_MS)).filter((d) => d.target_id === target);
     await record(retried!, 'delivered', later);
     await form(1);
+  });
+
+  it('keeps the events of a held delivery when retention deletes its finished sibling of the same range', async () => {
+    const target = await newTarget();
+    const [x, z] = [randomUUID(), randomUUID()];
+    await event(target, x, 'sent');
+    await form(1);
+    const [refused] = await claim(target);
+    await record(refused!, 'retry');
+    await event(target, x, 'delivered');
+    await event(target, z, 'sent');
+    await form(2);
+    const [free] = await claim(target);
+    await record(free!, 'delivered');
+    // Retention of everything finished before tomorrow: the delivered one goes, the held one's event stays.
+    expect(await retentionDeleteCallbacks(db, accountId, new Date(NOW.getTime() + 86_400_000), 100)).toBeGreaterThan(0);
+    const left = await db.query<{ message_id: string; status: string }>(
+      'SELECT message_id, status FROM callback_events WHERE target_id = $1 ORDER BY id',
+      [target],
+    );
+    expect(left.map((e) => [e.message_id, e.status])).toEqual([[x, 'sent'], [x, 'delivered']]);
   });
 
   it('keeps a held message waiting behind every older delivery that carries it', async () => {

@@ -1,0 +1,99 @@
+import type { Queryable } from '../db/db.js';
+/** A lane of a callback URL (target). */
+export interface Lane {
+  readonly targetId: number;
+  readonly lane: number;
+}
+
+/**
+ * The lanes that have events from transactions in [from, horizon), where the horizon is the oldest transaction
+ * still running: nothing can ever be written below it any more, so the next call starts there. Reads only the
+ * events written since the last call (through a BRIN index on their transaction ids), never every lane: an
+ * account's ten thousand idle callback URLs cost nothing.
+ */
+export async function callbackLanesSince(db: Queryable, from: string): Promise<{ lanes: Lane[]; horizon: string }> {
+  const [row] = await db.query<{ horizon: string; lanes: [number, number][] }>(
+    `WITH h AS (SELECT (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint AS xmin)
+     SELECT (SELECT xmin FROM h)::text AS horizon,
+       coalesce((
+         SELECT json_agg(json_build_array(l.target_id, l.lane)) FROM (
+           SELECT DISTINCT e.target_id, e.lane FROM callback_events e, h
+           WHERE ((e.txid::text)::bigint) >= $1::bigint AND ((e.txid::text)::bigint) < h.xmin
+         ) l
+       ), '[]') AS lanes`,
+    [from],
+  );
+  return { lanes: row!.lanes.map(([targetId, lane]) => ({ targetId, lane })), horizon: row!.horizon };
+}
+
+/** Lanes with events beyond their cursor, whatever their age: what a sender takes on when it starts. */
+export async function callbackLanesBehind(db: Queryable): Promise<Lane[]> {
+  const rows = await db.query<{ target_id: number; lane: number }>(
+    `SELECT c.target_id, c.lane FROM callback_cursors c
+     WHERE EXISTS (
+       SELECT 1 FROM callback_events e
+       WHERE e.target_id = c.target_id AND e.lane = c.lane AND (e.txid, e.id) > (c.cursor_txid, c.cursor_event_id)
+     )`,
+  );
+  return rows.map((r) => ({ targetId: r.target_id, lane: r.lane }));
+}
+
+/**
+ * Gives lanes that have events a cursor where they have none (their cursors expired while they were idle, see
+ * {@link callbackCursorsExpire}): at the start, since the lane had no events then.
+ */
+export async function callbackCursorsEnsure(db: Queryable, lanes: readonly Lane[]): Promise<void> {
+  if (lanes.length === 0) return;
+  await db.query(
+    `INSERT INTO callback_cursors (target_id, lane, cursor_txid, cursor_event_id)
+     SELECT t, l, '0', 0 FROM unnest($1::bigint[], $2::smallint[]) AS x(t, l)
+     ORDER BY t, l
+     ON CONFLICT DO NOTHING`,
+    [lanes.map((l) => l.targetId), lanes.map((l) => l.lane)],
+  );
+}
+
+/**
+ * The transaction id below which every event's lane has a cursor, kept so that a sender starting later reads the
+ * events since then (their lanes may have lost their cursors to expiry) besides the lanes behind their cursor.
+ */
+export async function callbackScanLoad(db: Queryable): Promise<string> {
+  const [row] = await db.query<{ scanned_to: string }>('SELECT scanned_to::text AS scanned_to FROM callback_scan');
+  return row?.scanned_to ?? '0';
+}
+
+export async function callbackScanSave(db: Queryable, scannedTo: string): Promise<void> {
+  await db.query(
+    `INSERT INTO callback_scan (id, scanned_to) VALUES (true, $1::bigint)
+     ON CONFLICT (id) DO UPDATE SET scanned_to = greatest(callback_scan.scanned_to, excluded.scanned_to)`,
+    [scannedTo],
+  );
+}
+
+/**
+ * Drops the cursors of callback URLs created more than `idleFor` ago whose lanes hold no event and no delivery
+ * (retention has taken them, or there never were any): an idle URL keeps one row, not seventeen. A lane that gets
+ * an event again gets its cursor back (see {@link callbackCursorsEnsure}). Returns how many cursors went.
+ */
+export async function callbackCursorsExpire(db: Queryable, createdBefore: Date, limit: number): Promise<number> {
+  const rows = await db.query(
+    `WITH idle AS (
+       SELECT c.target_id, c.lane FROM callback_cursors c JOIN callback_targets t ON t.id = c.target_id
+       WHERE t.created_at < $1
+         AND NOT EXISTS (SELECT 1 FROM callback_events e WHERE e.target_id = c.target_id AND e.lane = c.lane)
+         AND NOT EXISTS (SELECT 1 FROM callback_deliveries d WHERE d.target_id = c.target_id AND d.lane = c.lane)
+       ORDER BY c.target_id, c.lane
+       LIMIT $2
+       FOR UPDATE OF c SKIP LOCKED
+     )
+     DELETE FROM callback_cursors c USING idle WHERE c.target_id = idle.target_id AND c.lane = idle.lane
+     RETURNING 1`,
+    [createdBefore, limit],
+  );
+  return rows.length;
+}
+
+/** Summarises the BRIN index's new block ranges (autovacuum does it on PostgreSQL, nothing on PGlite). */
+export async function callbackEventsSummarize(db: Queryable): Promise<void> {
+  await db.query(`SELECT brin_summarize_new_values('callback_events_txid'::regclass)`);
+}

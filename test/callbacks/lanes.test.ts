@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CallbackSender, DEFAULT_SENDER_OPTIONS } from '../../src/callbacks/callbackSender.js';
+import { CallbackTargets } from '../../src/callbacks/callbackTargets.js';
+import { callbackCursorsExpire, callbackLanesSince } from '../../src/callbacks/laneSql.js';
+import type { Db } from '../../src/db/db.js';
+import { TestClock } from '../helpers/clock.js';
+import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
+import { Receiver } from '../helpers/receiver.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { insertAccount } from '../factories/rows.js';
+
+const NOW = new Date('2026-03-10T09:00:00Z');
+const DAY_MS = 86_400_000;
+
+/**
+ * Which lanes a callback sender looks at: those with new events, not every lane of every URL (an account's ten
+ * thousand idle URLs once cost a core), including after a restart and after idle lanes lost their cursors.
+ */
+describe.each(ENGINES)('callback lanes: found from new events (%s)', (engine) => {
+  let testDb: TestDb;
+  let db: Db;
+  let accountId: number;
+  let receiver: Receiver;
+  const clock = new TestClock(NOW);
+
+  beforeAll(async () => {
+    testDb = await openTestDb(engine);
+    db = testDb.db;
+    accountId = (await insertAccount(db)).id;
+    receiver = await new Receiver().start();
+  });
+  afterAll(async () => {
+    await receiver?.stop();
+    await testDb?.drop();
+  });
+
+  const sender = (): CallbackSender =>
+    new CallbackSender({ db, clock, log: pino({ level: 'silent' }) }, { ...DEFAULT_SENDER_OPTIONS, retryIntervalS: 300, retryWindowS: 86_400, allowPrivate: true });
+  const targetFor = async (url: string, created = NOW): Promise<number> =>
+    (await new CallbackTargets().resolve(db, accountId, [url], created)).get(url)!;
+  const event = async (targetId: number, lane: number, messageId = randomUUID()): Promise<string> => {
+    await db.query(
+      `INSERT INTO callback_events (target_id, lane, account_id, message_id, event, channel_type, status, at)
+       VALUES ($1, $2, $3, $4, 'delivered', 'SMS', 'delivered', $5)`,
+      [targetId, lane, accountId, messageId, NOW],
+    );
+    return messageId;
+  };
+  const received = (id: string): boolean => receiver.events().some((e) => e.message_uuid === id);
+  /** Rounds of a sender until the events are called back (each round forms, claims and starts attempts). */
+  const deliver = async (s: CallbackSender, ids: string[]): Promise<void> => {
+    await waitFor(async () => {
+      await s.round();
+      await s.settle();
+      return ids.every(received);
+    });
+  };
+
+  it('finds the lanes of new events only, however many idle URLs the account has', async () => {
+    for (let i = 0; i < 200; i++) await targetFor(`${receiver.url}?idle=${i}`);
+    const busy = await targetFor(`${receiver.url}?busy`);
+    const { horizon } = await callbackLanesSince(db, '0');
+    const id = await event(busy, 5);
+    await waitFor(async () => (await callbackLanesSince(db, horizon)).lanes.length > 0);
+    expect((await callbackLanesSince(db, horizon)).lanes).toEqual([{ targetId: busy, lane: 5 }]);
+    const s = sender();
+    await deliver(s, [id]);
+  });
+
+  it('delivers after a start what was written while no sender ran', async () => {
+    const target = await targetFor(`${receiver.url}?restart`);
+    const first = await event(target, 1);
+    const s = sender();
+    await deliver(s, [first]);
+    // Written while no sender runs: a new one finds them, whether their lane is behind its cursor or new.
+    const ids = [await event(target, 1), await event(target, 2)];
+    await deliver(sender(), ids);
+  });
+
+  it('drops the cursors of URLs idle for a day, and gives them back with the next event', async () => {
+    const idle = await targetFor(`${receiver.url}?expiring`, new Date(NOW.getTime() - 2 * DAY_MS));
+    const fresh = await targetFor(`${receiver.url}?fresh`);
+    const cursors = async (targetId: number): Promise<number> =>
+      (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM callback_cursors WHERE target_id = $1', [targetId]))[0]!.n;
+    expect(await cursors(idle)).toBe(16);
+    while ((await callbackCursorsExpire(db, new Date(NOW.getTime() - DAY_MS), 1000)) > 0);
+    expect(await cursors(idle)).toBe(0);
+    expect(await cursors(fresh)).toBe(16);
+    // A running sender and a sender started later both deliver its next events.
+    const running = sender();
+    await running.round();
+    const id = await event(idle, 7);
+    await deliver(running, [id]);
+    expect(await cursors(idle)).toBeGreaterThan(0);
+    while ((await callbackCursorsExpire(db, new Date(NOW.getTime() - DAY_MS), 1000)) > 0);
+    const later = await event(idle, 9);
+    await deliver(sender(), [later]);
+  });
+});
