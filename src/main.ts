@@ -161,7 +161,9 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         })),
       ),
     );
-    const writer = new DeliveryWriter(db, log);
+    // Workers' statements give way to requests' on the embedded database (db.ts background()).
+    const workDb = db.background?.() ?? db;
+    const writer = new DeliveryWriter(workDb, log);
     const wakeup = new Wakeup();
     const connectors = role === 'api' ? [] : buildConnectors(configFile, (receipts) => writer.receipts(receipts), log, () => clock.now());
     let dispatcher: Dispatcher | undefined;
@@ -208,19 +210,19 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         await Promise.all(connectors.map((c) => c.stop()));
       });
       // Stopped before the connectors (closers run last first): it removes this process's rows on the way out.
-      connectorStatus = new ConnectorStatusWriter({ db, clock, log, states: ctx.connectorStates });
+      connectorStatus = new ConnectorStatusWriter({ db: workDb, clock, log, states: ctx.connectorStates });
       connectorStatus.start();
       closers.push(() => connectorStatus!.stop());
       dispatcher = new Dispatcher(
-        { db, clock, log, router: new Router(configFile.routes, connectors), writer, plan, wakeup },
+        { db: workDb, clock, log, router: new Router(configFile.routes, connectors), writer, plan, wakeup },
         dispatcherOptions,
       );
       maintenance = new Maintenance(
-        { db, clock, log },
+        { db: workDb, clock, log },
         { intervalMs: options.maintenanceIntervalMs ?? 1000, ...(config.retentionDays !== undefined ? { retentionDays: config.retentionDays } : {}) },
       );
       callbackSender = new CallbackSender(
-        { db, clock, log },
+        { db: workDb, clock, log },
         {
           ...DEFAULT_SENDER_OPTIONS,
           retryIntervalS: config.callbackRetryIntervalS,

@@ -16,9 +16,9 @@ import {
 } from './deliverySql.js';
 import {
   callbackCursorsEnsure,
+  callbackEventsAnalyze,
   callbackEventsSummarize,
   callbackLanesBehind,
-  callbackLanesSince,
   callbackScanLoad,
   callbackScanSave,
   type Lane,
@@ -54,9 +54,6 @@ export const DEFAULT_SENDER_OPTIONS: Omit<CallbackSenderOptions, 'retryIntervalS
 
 class PrivateAddressError extends Error {}
 
-/** How often the outbox's BRIN index gets its new block ranges summarised. */
-const SUMMARIZE_EVERY_MS = 10_000;
-
 const laneKey = (lane: Lane): string => `${lane.targetId}:${lane.lane}`;
 
 /**
@@ -80,7 +77,8 @@ export class CallbackSender {
   private readonly pending = new Map<string, Lane>();
   /** Events of transactions below this have been looked at (undefined: not yet, at start). */
   private scannedTo: string | undefined;
-  private summarizedAt = 0;
+  private unsaved = false;
+  private savedAt = 0;
   readonly stats = { delivered: 0, retried: 0, failed: 0, events: 0 };
 
   constructor(
@@ -115,16 +113,12 @@ export class CallbackSender {
   }
 
   /**
-   * One round: take note of the lanes with new events, form their deliveries, then start the due ones. Returns how
-   * many attempts it started.
+   * One round: form the deliveries of the lanes with new events, then start the due ones. Returns how many attempts
+   * it started.
    */
   async round(): Promise<number> {
     const { db, clock } = this.deps;
-    await this.findNewEvents();
-    if (this.pending.size > 0) {
-      const { caughtUp } = await callbackDeliveriesForm(db, clock.now(), [...this.pending.values()], 500);
-      for (const lane of caughtUp) this.pending.delete(laneKey(lane));
-    }
+    await this.form();
     const room = this.options.maxInFlight - this.inFlight.size;
     if (room <= 0) return 0;
     const due = await callbackDeliveriesClaim(db, clock.now(), room, this.options.leaseMs);
@@ -143,25 +137,34 @@ export class CallbackSender {
   }
 
   /**
-   * Adds the lanes of the events written since the last look to the pending ones. The first look, at start, also
-   * takes every lane behind its cursor, whatever happened while no sender ran.
+   * Forms deliveries for the lanes with events since the last look and those still pending. The first round, at
+   * start, also takes every lane behind its cursor (whatever happened while no sender ran) and the events since the
+   * look that the last sender saved.
    */
-  private async findNewEvents(): Promise<void> {
-    const { db } = this.deps;
-    const first = this.scannedTo === undefined;
-    const since = await callbackLanesSince(db, this.scannedTo ?? (await callbackScanLoad(db)));
-    const lanes = first ? [...since.lanes, ...(await callbackLanesBehind(db))] : since.lanes;
-    if (since.lanes.length > 0) {
-      await callbackCursorsEnsure(db, since.lanes);
-      // Below the horizon every event's lane now has a cursor: a sender starting later can begin there.
-      await callbackScanSave(db, since.horizon);
+  private async form(): Promise<void> {
+    const { db, clock } = this.deps;
+    if (this.scannedTo === undefined) {
+      this.scannedTo = await callbackScanLoad(db);
+      for (const lane of await callbackLanesBehind(db)) this.pending.set(laneKey(lane), lane);
+      await callbackEventsAnalyze(db);
     }
-    for (const lane of lanes) this.pending.set(laneKey(lane), lane);
-    this.scannedTo = since.horizon;
-    // The BRIN index finds new events only in summarised block ranges and the ones after them.
-    if (Date.now() - this.summarizedAt > SUMMARIZE_EVERY_MS) {
-      this.summarizedAt = Date.now();
+    const round = await callbackDeliveriesForm(db, clock.now(), { pending: [...this.pending.values()], since: this.scannedTo }, 500);
+    for (const lane of [...round.found, ...round.cursorless]) this.pending.set(laneKey(lane), lane);
+    for (const lane of round.caughtUp) this.pending.delete(laneKey(lane));
+    if (round.cursorless.length > 0) {
+      // A URL's first events (or the first since its lanes idled): their lanes get a cursor, and form at once.
+      await callbackCursorsEnsure(db, round.cursorless);
+      this.poke();
+    }
+    this.scannedTo = round.horizon;
+    if (round.found.length > 0) this.unsaved = true;
+    // At most once a second: summarise the BRIN index's new block ranges (pages written since are read whole on each
+    // look), and save the look for a sender that starts later (every event below it now has a cursor).
+    if (this.unsaved && Date.now() - this.savedAt >= 1000) {
+      this.savedAt = Date.now();
+      this.unsaved = false;
       await callbackEventsSummarize(db);
+      await callbackScanSave(db, round.horizon);
     }
   }
 

@@ -1,12 +1,10 @@
 import type { Queryable } from '../db/db.js';
 import { DAY_MS } from '../util/time.js';
-import { LANES } from './eventSql.js';
 
 /**
  * Callback URLs as targets: one row per account and URL, created on first use, so a process remembers the ids it
  * has seen and asks the database only for new URLs. An account may create at most `perDay` new URLs a UTC day
- * (0: no limit): each costs a row and the cursors of its lanes, and forming callbacks for ten thousand of them
- * once cost a core.
+ * (0: no limit): each costs a row, and forming callbacks for ten thousand of them once cost a core.
  */
 export class CallbackTargets {
   private readonly known = new Map<string, number>();
@@ -45,22 +43,14 @@ export class CallbackTargets {
       allowed = missing.filter((url) => existing.has(url) || room-- > 0);
     }
     if (allowed.length === 0) return result;
-    // A new target gets the cursors of its lanes with it.
+    // Its lanes get their cursors when their first events are formed into deliveries (callbacks/laneSql.ts).
     const rows = await tx.query<{ id: number; url: string }>(
-      `WITH targets AS (
-         INSERT INTO callback_targets (account_id, url, created_at)
-         SELECT $1, u, $3 FROM unnest($2::text[]) AS u
-         ORDER BY u
-         ON CONFLICT (account_id, url) DO UPDATE SET url = excluded.url
-         RETURNING id, url
-       ),
-       cursors AS (
-         INSERT INTO callback_cursors (target_id, lane, cursor_txid, cursor_event_id)
-         SELECT t.id, lane, '0', 0 FROM targets t, generate_series(0, $4 - 1) AS lane
-         ON CONFLICT DO NOTHING
-       )
-       SELECT id, url FROM targets`,
-      [accountId, allowed, now, LANES],
+      `INSERT INTO callback_targets (account_id, url, created_at)
+       SELECT $1, u, $3 FROM unnest($2::text[]) AS u
+       ORDER BY u
+       ON CONFLICT (account_id, url) DO UPDATE SET url = excluded.url
+       RETURNING id, url`,
+      [accountId, allowed, now],
     );
     for (const row of rows) {
       this.known.set(`${accountId}\u0000${row.url}`, row.id);

@@ -26,11 +26,10 @@ export const inDelivery = (e: string, d: string): string =>
    AND (${d}.excluded_messages IS NULL OR NOT ${e}.message_id = ANY(${d}.excluded_messages))`;
 
 /**
- * Forms deliveries for the given lanes of callback URLs (those with new events: see laneSql.ts) that have no
- * delivery waiting for its first attempt: the next (up to) 100 events of each lane in (txid, id) order, from
- * transactions that can no longer commit behind the cursor. Lanes another sender is forming are skipped (their
- * cursor row is locked). Returns how many deliveries were formed, and the lanes found caught up (nothing beyond
- * their cursor): the caller may stop watching those.
+ * Forms deliveries, in one statement, for the lanes of callback URLs that have events written since the last look
+ * (`since`, a transaction id) or that the caller still watches (`pending`), and that have no delivery waiting for
+ * its first attempt: the next (up to) 100 events of each lane in (txid, id) order, from transactions that can no
+ * longer commit behind the cursor. Lanes another sender is forming are skipped (their cursor row is locked).
  *
  * A lane waits for its delivery's first attempt (events stay in order while receivers answer), not for the retries
  * of a delivery its receiver refused: those would hold newer events back for up to a day (but see
@@ -42,70 +41,104 @@ export const inDelivery = (e: string, d: string): string =>
 export async function callbackDeliveriesForm(
   db: Queryable,
   now: Date,
-  lanes: readonly Lane[],
+  look: { readonly pending: readonly Lane[]; readonly since: string },
   maxLanes: number,
-): Promise<{ formed: number; caughtUp: Lane[] }> {
-  if (lanes.length === 0) return { formed: 0, caughtUp: [] };
-  const [result] = await db.query<{ formed: number; caught_up: [number, number][] | null }>(
+): Promise<FormRound> {
+  const [result] = await db.query<{
+    formed: number;
+    horizon: string;
+    found: [number, number][] | null;
+    caught_up: [number, number][] | null;
+    cursorless: [number, number][] | null;
+  }>(
     `WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
-     examined AS (
-       SELECT c.target_id, c.lane, c.cursor_txid, c.cursor_event_id
-       FROM callback_cursors c JOIN unnest($3::bigint[], $4::smallint[]) AS i(target_id, lane)
-         ON c.target_id = i.target_id AND c.lane = i.lane
-       ORDER BY c.target_id, c.lane
-       FOR UPDATE OF c SKIP LOCKED
+     -- The lanes of the events written since the last look: a BRIN index on their transaction ids finds them in the
+     -- last few block ranges, so idle URLs cost nothing.
+     found AS (
+       SELECT DISTINCT e.target_id, e.lane FROM callback_events e, horizon h
+       WHERE ((e.txid::text)::bigint) >= $5::bigint AND ((e.txid::text)::bigint) < (h.xmin::text)::bigint
+     ),
+     looked AS (
+       SELECT target_id, lane FROM unnest($3::bigint[], $4::smallint[]) AS i(target_id, lane)
+       UNION
+       SELECT target_id, lane FROM found
      ),
      probed AS (
-       SELECT x.*,
-         EXISTS (
-           SELECT 1 FROM callback_events e, horizon h
-           WHERE e.target_id = x.target_id AND e.lane = x.lane
-             AND (e.txid, e.id) > (x.cursor_txid, x.cursor_event_id) AND e.txid < h.xmin
-         ) AS has_new,
+       SELECT l.target_id, l.lane, c.target_id IS NOT NULL AS has_cursor, n.has_new IS NOT NULL AS has_new,
          EXISTS (
            SELECT 1 FROM callback_deliveries d
-           WHERE d.target_id = x.target_id AND d.lane = x.lane AND d.state = 'open' AND NOT d.replay AND d.attempts = 0
+           WHERE d.target_id = l.target_id AND d.lane = l.lane AND d.state = 'open' AND NOT d.replay AND d.attempts = 0
              AND d.only_messages IS NULL
          ) OR (
            SELECT count(*) FROM callback_deliveries d
-           WHERE d.target_id = x.target_id AND d.lane = x.lane AND d.state = 'open' AND d.attempts > 0
+           WHERE d.target_id = l.target_id AND d.lane = l.lane AND d.state = 'open' AND d.attempts > 0
          ) >= ${MAX_REFUSED_PER_LANE} AS blocked
-       FROM examined x
+       FROM looked l
+       CROSS JOIN horizon h
+       LEFT JOIN callback_cursors c ON c.target_id = l.target_id AND c.lane = l.lane
+       -- The first event after the cursor, by an index lookup however many wait: the lane has formable events when
+       -- its transaction is below the horizon (in (txid, id) order, those above the horizon all come last).
+       LEFT JOIN LATERAL (
+         SELECT true AS has_new FROM (
+           SELECT e.txid FROM callback_events e
+           WHERE e.target_id = c.target_id AND e.lane = c.lane AND (e.txid, e.id) > (c.cursor_txid, c.cursor_event_id)
+           ORDER BY e.txid, e.id
+           LIMIT 1
+         ) first WHERE first.txid < h.xmin
+       ) n ON true
      ),
+     -- Only the lanes that will form are locked (a lock is a write), and their cursors are read as locked.
      candidates AS (
-       SELECT target_id, lane, cursor_txid, cursor_event_id FROM probed WHERE has_new AND NOT blocked LIMIT $2
+       SELECT c.target_id, c.lane, c.cursor_txid, c.cursor_event_id
+       FROM callback_cursors c JOIN probed p ON p.target_id = c.target_id AND p.lane = c.lane
+       WHERE p.has_new AND NOT p.blocked
+       ORDER BY c.target_id, c.lane
+       LIMIT $2
+       FOR UPDATE OF c SKIP LOCKED
      ),
+     -- The next events of each lane: an ordered scan of the primary key that reads nothing but the index.
      picked AS (
-       SELECT c.target_id, c.lane, c.cursor_txid, c.cursor_event_id, e.txid, e.id, e.account_id, e.message_id,
-         row_number() OVER (PARTITION BY c.target_id, c.lane ORDER BY e.txid DESC, e.id DESC) AS from_end
+       SELECT c.target_id, c.lane, c.cursor_txid, c.cursor_event_id, e.txid, e.id,
+         row_number() OVER (PARTITION BY c.target_id, c.lane ORDER BY e.txid DESC, e.id DESC) AS from_end,
+         count(*) OVER (PARTITION BY c.target_id, c.lane) AS n
        FROM candidates c, horizon h
        CROSS JOIN LATERAL (
-         SELECT e.txid, e.id, e.account_id, e.message_id FROM callback_events e
-         WHERE e.target_id = c.target_id AND e.lane = c.lane
-           AND (e.txid, e.id) > (c.cursor_txid, c.cursor_event_id) AND e.txid < h.xmin
+         SELECT e.txid, e.id FROM callback_events e
+         WHERE e.target_id = c.target_id AND e.lane = c.lane AND (e.txid, e.id) > (c.cursor_txid, c.cursor_event_id)
          ORDER BY e.txid, e.id
          LIMIT ${EVENTS_PER_DELIVERY}
        ) e
+       -- Filtered after the limit: events above the horizon come last in this order, and a filter inside would make
+       -- the planner expect few rows and read all of a lane's events (a bitmap scan and a sort) instead of 100.
+       WHERE e.txid < h.xmin
      ),
-     marked AS (
-       SELECT p.*, EXISTS (
-           SELECT 1 FROM callback_deliveries o
-           JOIN callback_events eo ON eo.account_id = p.account_id AND eo.message_id = p.message_id AND ${inDelivery('eo', 'o')}
-           WHERE o.target_id = p.target_id AND o.lane = p.lane AND o.state = 'open'
-         ) AS held
+     -- Only a lane with an open delivery (one its receiver refused) can hold messages back: the events of the
+     -- others are not even read.
+     open_lanes AS MATERIALIZED (
+       SELECT c.target_id, c.lane FROM candidates c
+       WHERE EXISTS (SELECT 1 FROM callback_deliveries o WHERE o.target_id = c.target_id AND o.lane = c.lane AND o.state = 'open')
+     ),
+     held AS (
+       SELECT e.target_id, e.lane, count(*) AS events, array_agg(DISTINCT e.message_id) AS messages
        FROM picked p
+       JOIN open_lanes ol ON ol.target_id = p.target_id AND ol.lane = p.lane
+       JOIN callback_events e ON e.target_id = p.target_id AND e.lane = p.lane AND e.txid = p.txid AND e.id = p.id
+       -- Checked once: without such a lane (the usual round) nothing below runs.
+       WHERE EXISTS (SELECT 1 FROM open_lanes) AND EXISTS (
+         SELECT 1 FROM callback_deliveries o
+         JOIN callback_events eo ON eo.account_id = e.account_id AND eo.message_id = e.message_id AND ${inDelivery('eo', 'o')}
+         WHERE o.target_id = e.target_id AND o.lane = e.lane AND o.state = 'open'
+       )
+       GROUP BY e.target_id, e.lane
      ),
      ranges AS (
-       SELECT l.target_id, l.lane, t.account_id, l.cursor_txid AS after_txid, l.cursor_event_id AS after_event_id,
-         l.txid AS last_txid, l.id AS last_event_id, n.free_events, n.held_events, n.held_messages
-       FROM marked l
-       JOIN callback_targets t ON t.id = l.target_id
-       JOIN (
-         SELECT target_id, lane, count(*) FILTER (WHERE NOT held) AS free_events, count(*) FILTER (WHERE held) AS held_events,
-           array_agg(DISTINCT message_id) FILTER (WHERE held) AS held_messages
-         FROM marked GROUP BY target_id, lane
-       ) n ON n.target_id = l.target_id AND n.lane = l.lane
-       WHERE l.from_end = 1
+       SELECT p.target_id, p.lane, t.account_id, p.cursor_txid AS after_txid, p.cursor_event_id AS after_event_id,
+         p.txid AS last_txid, p.id AS last_event_id, p.n - coalesce(h.events, 0) AS free_events,
+         coalesce(h.events, 0) AS held_events, h.messages AS held_messages
+       FROM picked p
+       JOIN callback_targets t ON t.id = p.target_id
+       LEFT JOIN held h ON h.target_id = p.target_id AND h.lane = p.lane
+       WHERE p.from_end = 1
      ),
      moved AS (
        UPDATE callback_cursors c SET cursor_txid = r.last_txid, cursor_event_id = r.last_event_id
@@ -125,11 +158,28 @@ export async function callbackDeliveriesForm(
        FROM formed
        RETURNING 1
      )
-     SELECT (SELECT count(*) FROM inserted)::int AS formed,
-       (SELECT json_agg(json_build_array(target_id, lane)) FROM probed WHERE NOT has_new) AS caught_up`,
-    [now, maxLanes, lanes.map((l) => l.targetId), lanes.map((l) => l.lane)],
+     SELECT (SELECT count(*) FROM inserted)::int AS formed, ((SELECT xmin FROM horizon)::text) AS horizon,
+       (SELECT json_agg(json_build_array(target_id, lane)) FROM found) AS found,
+       (SELECT json_agg(json_build_array(target_id, lane)) FROM probed WHERE has_cursor AND NOT has_new) AS caught_up,
+       (SELECT json_agg(json_build_array(target_id, lane)) FROM probed WHERE NOT has_cursor) AS cursorless`,
+    [now, maxLanes, look.pending.map((l) => l.targetId), look.pending.map((l) => l.lane), look.since],
   );
-  return { formed: result!.formed, caughtUp: (result!.caught_up ?? []).map(([targetId, lane]) => ({ targetId, lane })) };
+  const lanes = (pairs: [number, number][] | null): Lane[] => (pairs ?? []).map(([targetId, lane]) => ({ targetId, lane }));
+  const r = result!;
+  return { formed: r.formed, horizon: r.horizon, found: lanes(r.found), caughtUp: lanes(r.caught_up), cursorless: lanes(r.cursorless) };
+}
+
+/** What a forming round did and saw. */
+export interface FormRound {
+  readonly formed: number;
+  /** The next look starts here: no event can be written below it any more. */
+  readonly horizon: string;
+  /** Lanes with events since the last look. */
+  readonly found: Lane[];
+  /** Lanes with nothing beyond their cursor: no need to look at them again until they have new events. */
+  readonly caughtUp: Lane[];
+  /** Lanes with events but no cursor (it expired while the lane was idle): they need one before they can form. */
+  readonly cursorless: Lane[];
 }
 
 /** A delivery claimed for an attempt, with what sending it needs. */
@@ -189,12 +239,11 @@ type EventRange = Pick<
 /** The bodies of a delivery's events, in order, as JSON text. */
 export async function callbackDeliveryBodies(db: Queryable, d: EventRange): Promise<string[]> {
   const rows = await db.query<EventFacts>(
-    `SELECT e.message_id, e.event, e.channel_type, e.status, ${isoSql('e.at')} AS at, e.error_code, e.extra
-     FROM callback_events e,
-       (SELECT $1::bigint AS target_id, $6::smallint AS lane, $2::xid8 AS after_txid, $3::bigint AS after_event_id,
-          $4::xid8 AS last_txid, $5::bigint AS last_event_id, $7::uuid[] AS only_messages, $8::uuid[] AS excluded_messages) d
-     WHERE ${inDelivery('e', 'd')}
-     ORDER BY e.txid, e.id`,
+    // Parameters in place, not a row of them: the range must reach the planner as constants to be an index range.
+    `SELECT message_id, event, channel_type, status, ${isoSql('at')} AS at, error_code, extra FROM callback_events
+     WHERE target_id = $1 AND lane = $6 AND (txid, id) > ($2::xid8, $3::bigint) AND (txid, id) <= ($4::xid8, $5::bigint)
+       AND ($7::uuid[] IS NULL OR message_id = ANY($7::uuid[])) AND ($8::uuid[] IS NULL OR NOT message_id = ANY($8::uuid[]))
+     ORDER BY txid, id`,
     [d.target_id, d.after_txid, d.after_event_id, d.last_txid, d.last_event_id, d.lane, d.only_messages, d.excluded_messages],
   );
   return rows.map(eventBody);

@@ -5,27 +5,6 @@ export interface Lane {
   readonly lane: number;
 }
 
-/**
- * The lanes that have events from transactions in [from, horizon), where the horizon is the oldest transaction
- * still running: nothing can ever be written below it any more, so the next call starts there. Reads only the
- * events written since the last call (through a BRIN index on their transaction ids), never every lane: an
- * account's ten thousand idle callback URLs cost nothing.
- */
-export async function callbackLanesSince(db: Queryable, from: string): Promise<{ lanes: Lane[]; horizon: string }> {
-  const [row] = await db.query<{ horizon: string; lanes: [number, number][] }>(
-    `WITH h AS (SELECT (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint AS xmin)
-     SELECT (SELECT xmin FROM h)::text AS horizon,
-       coalesce((
-         SELECT json_agg(json_build_array(l.target_id, l.lane)) FROM (
-           SELECT DISTINCT e.target_id, e.lane FROM callback_events e, h
-           WHERE ((e.txid::text)::bigint) >= $1::bigint AND ((e.txid::text)::bigint) < h.xmin
-         ) l
-       ), '[]') AS lanes`,
-    [from],
-  );
-  return { lanes: row!.lanes.map(([targetId, lane]) => ({ targetId, lane })), horizon: row!.horizon };
-}
-
 /** Lanes with events beyond their cursor, whatever their age: what a sender takes on when it starts. */
 export async function callbackLanesBehind(db: Queryable): Promise<Lane[]> {
   const rows = await db.query<{ target_id: number; lane: number }>(
@@ -39,8 +18,8 @@ export async function callbackLanesBehind(db: Queryable): Promise<Lane[]> {
 }
 
 /**
- * Gives lanes that have events a cursor where they have none (their cursors expired while they were idle, see
- * {@link callbackCursorsExpire}): at the start, since the lane had no events then.
+ * Gives lanes that have events a cursor where they have none (a new callback URL's lanes, or lanes whose cursors
+ * expired while they were idle, see {@link callbackCursorsExpire}): at the start, since the lane had no events then.
  */
 export async function callbackCursorsEnsure(db: Queryable, lanes: readonly Lane[]): Promise<void> {
   if (lanes.length === 0) return;
@@ -96,4 +75,13 @@ export async function callbackCursorsExpire(db: Queryable, createdBefore: Date, 
 /** Summarises the BRIN index's new block ranges (autovacuum does it on PostgreSQL, nothing on PGlite). */
 export async function callbackEventsSummarize(db: Queryable): Promise<void> {
   await db.query(`SELECT brin_summarize_new_values('callback_events_txid'::regclass)`);
+}
+
+/**
+ * Gathers the outbox's statistics. Without them the planner guesses that a third of all events are new and reads
+ * the whole outbox each round (40 ms for 200,000 events) instead of the index (0.1 ms); with them, transaction ids
+ * beyond its histogram are known to be rare, however the outbox grows. PGlite has no autovacuum to do it.
+ */
+export async function callbackEventsAnalyze(db: Queryable): Promise<void> {
+  await db.query('ANALYZE callback_events');
 }

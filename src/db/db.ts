@@ -17,4 +17,9 @@ export interface Db extends Queryable {
   close(): Promise<void>;
   /** Connections of the pool (PostgreSQL): open, idle, and requests waiting for one. */
   poolStats?(): { total: number; idle: number; waiting: number };
+  /**
+   * The same database for background work (workers): on PGlite, whose one connection serves everyone, its
+   * statements give way to those of requests (see pgliteDb.ts); on PostgreSQL it is this database.
+   */
+  background?(): Db;
 }

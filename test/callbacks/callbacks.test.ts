@@ -105,7 +105,11 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
     expect(b!.at - a!.at).toBeGreaterThanOrEqual(900);
     expect(c!.at - b!.at).toBeGreaterThanOrEqual(900);
     const deliveryId = String(a!.headers['x-herald-delivery']);
-    const detail = await t.call('GET', `/api/v1/callbacks/${deliveryId}`, { token: account.system });
+    // The third attempt is recorded once the receiver has answered it.
+    const detail = await waitFor(async () => {
+      const reply = await t.call('GET', `/api/v1/callbacks/${deliveryId}`, { token: account.system });
+      return reply.body.state === 'delivered' && reply;
+    });
     expect(detail.body).toMatchObject({ id: deliveryId, state: 'delivered', attempts: 3, events: 1, lastHttpStatus: 200 });
     expect(detail.body.attemptsLog.map((x: { httpStatus: number }) => x.httpStatus)).toEqual([503, 503, 200]);
     expect(detail.body.body[0].message_uuid).toBe(id);

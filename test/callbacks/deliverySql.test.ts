@@ -9,6 +9,7 @@ import {
   type ClaimedDelivery,
 } from '../../src/callbacks/deliverySql.js';
 import { CallbackTargets } from '../../src/callbacks/callbackTargets.js';
+import { callbackCursorsEnsure } from '../../src/callbacks/laneSql.js';
 import { retentionDeleteCallbacks } from '../../src/delivery/retentionSql.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { insertAccount } from '../factories/rows.js';
@@ -16,6 +17,8 @@ import { waitFor } from '../helpers/waitFor.js';
 
 const NOW = new Date('2026-03-10T09:00:00Z');
 const LEASE_MS = 60_000;
+/** A transaction id beyond any: the look at new events finds none, only the lane given is looked at. */
+const FAR = String(2 ** 60);
 
 /** The outbox's forming and claiming queries on their own: which events go in which delivery, and when. */
 describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine) => {
@@ -33,6 +36,7 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
   const newTarget = async (): Promise<number> => {
     const targets = await new CallbackTargets().resolve(db, accountId, [`http://127.0.0.1:9/${randomUUID()}`], NOW);
     current = [...targets.values()][0]!;
+    await callbackCursorsEnsure(db, [{ targetId: current, lane: 3 }]);
     return current;
   };
   /** An event of a message in lane 3 of the target, committed on its own. */
@@ -47,7 +51,7 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
    * Forms deliveries until `expected` more exist. On PostgreSQL an event becomes formable only once every transaction
    * older than it has ended, cluster-wide: another test's transaction may hold it back for a moment.
    */
-  const formIn = async (target: number): Promise<number> => (await callbackDeliveriesForm(db, NOW, [{ targetId: target, lane: 3 }], 500)).formed;
+  const formIn = async (target: number): Promise<number> => (await callbackDeliveriesForm(db, NOW, { pending: [{ targetId: target, lane: 3 }], since: FAR }, 500)).formed;
   let current = 0;
   const form = async (expected: number): Promise<void> => {
     let formed = 0;
