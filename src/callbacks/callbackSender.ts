@@ -16,8 +16,6 @@ import {
 } from './deliverySql.js';
 import {
   callbackCursorsEnsure,
-  callbackEventsAnalyze,
-  callbackEventsSummarize,
   callbackLanesBehind,
   callbackScanLoad,
   callbackScanSave,
@@ -146,7 +144,6 @@ export class CallbackSender {
     if (this.scannedTo === undefined) {
       this.scannedTo = await callbackScanLoad(db);
       for (const lane of await callbackLanesBehind(db)) this.pending.set(laneKey(lane), lane);
-      await callbackEventsAnalyze(db);
     }
     const round = await callbackDeliveriesForm(db, clock.now(), { pending: [...this.pending.values()], since: this.scannedTo }, 500);
     for (const lane of [...round.found, ...round.cursorless]) this.pending.set(laneKey(lane), lane);
@@ -158,12 +155,10 @@ export class CallbackSender {
     }
     this.scannedTo = round.horizon;
     if (round.found.length > 0) this.unsaved = true;
-    // At most once a second: summarise the BRIN index's new block ranges (pages written since are read whole on each
-    // look), and save the look for a sender that starts later (every event below it now has a cursor).
+    // At most once a second, the look is saved for a sender that starts later (every event below it has a cursor).
     if (this.unsaved && Date.now() - this.savedAt >= 1000) {
       this.savedAt = Date.now();
       this.unsaved = false;
-      await callbackEventsSummarize(db);
       await callbackScanSave(db, round.horizon);
     }
   }

@@ -15,6 +15,9 @@ export const EVENTS_PER_DELIVERY = 100;
  */
 export const MAX_REFUSED_PER_LANE = 3;
 
+/** New events read per look; more are read by the next (a look costs about a millisecond per 10,000). */
+const NEW_EVENTS_PER_LOOK = 20_000;
+
 /**
  * Which events of a lane's range belong to a delivery (SQL over `e`, an event, and `d`, the delivery): all of
  * them, or only those of `only_messages`, or all but those of `excluded_messages`.
@@ -52,12 +55,16 @@ export async function callbackDeliveriesForm(
     cursorless: [number, number][] | null;
   }>(
     `WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
-     -- The lanes of the events written since the last look: a BRIN index on their transaction ids finds them in the
-     -- last few block ranges, so idle URLs cost nothing.
-     found AS (
-       SELECT DISTINCT e.target_id, e.lane FROM callback_events e, horizon h
-       WHERE ((e.txid::text)::bigint) >= $5::bigint AND ((e.txid::text)::bigint) < (h.xmin::text)::bigint
+     -- The lanes of the events written since the last look, found by their transaction ids: idle URLs cost nothing.
+     -- In index order with a limit, so that no planner estimate (the outbox's statistics may be old or missing) can
+     -- turn it into a read of the whole outbox; the next look goes on from where a cut-off one stopped.
+     newest AS (
+       SELECT e.txid, e.target_id, e.lane FROM callback_events e
+       WHERE e.txid >= $5::xid8
+       ORDER BY e.txid
+       LIMIT ${NEW_EVENTS_PER_LOOK}
      ),
+     found AS (SELECT DISTINCT n.target_id, n.lane FROM newest n, horizon h WHERE n.txid < h.xmin),
      looked AS (
        SELECT target_id, lane FROM unnest($3::bigint[], $4::smallint[]) AS i(target_id, lane)
        UNION
@@ -158,7 +165,9 @@ export async function callbackDeliveriesForm(
        FROM formed
        RETURNING 1
      )
-     SELECT (SELECT count(*) FROM inserted)::int AS formed, ((SELECT xmin FROM horizon)::text) AS horizon,
+     SELECT (SELECT count(*) FROM inserted)::int AS formed,
+       CASE WHEN (SELECT count(*) FROM newest) < ${NEW_EVENTS_PER_LOOK} THEN (SELECT xmin FROM horizon)::text
+         ELSE coalesce((SELECT max(n.txid) FROM newest n, horizon h WHERE n.txid < h.xmin), $5::xid8)::text END AS horizon,
        (SELECT json_agg(json_build_array(target_id, lane)) FROM found) AS found,
        (SELECT json_agg(json_build_array(target_id, lane)) FROM probed WHERE has_cursor AND NOT has_new) AS caught_up,
        (SELECT json_agg(json_build_array(target_id, lane)) FROM probed WHERE NOT has_cursor) AS cursorless`,

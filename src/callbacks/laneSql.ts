@@ -71,17 +71,3 @@ export async function callbackCursorsExpire(db: Queryable, createdBefore: Date, 
   );
   return rows.length;
 }
-
-/** Summarises the BRIN index's new block ranges (autovacuum does it on PostgreSQL, nothing on PGlite). */
-export async function callbackEventsSummarize(db: Queryable): Promise<void> {
-  await db.query(`SELECT brin_summarize_new_values('callback_events_txid'::regclass)`);
-}
-
-/**
- * Gathers the outbox's statistics. Without them the planner guesses that a third of all events are new and reads
- * the whole outbox each round (40 ms for 200,000 events) instead of the index (0.1 ms); with them, transaction ids
- * beyond its histogram are known to be rare, however the outbox grows. PGlite has no autovacuum to do it.
- */
-export async function callbackEventsAnalyze(db: Queryable): Promise<void> {
-  await db.query('ANALYZE callback_events');
-}

@@ -1,8 +1,6 @@
 -- Callback deliveries are formed from the events written since the sender's last round, not by probing every lane
--- of every callback URL ten times a second (which cost ten thousand idle URLs a core). Events are appended in about
--- the order of their transaction ids, so a BRIN index on them finds the new ones in the last few block ranges, at
--- next to no cost on the insert path.
-CREATE INDEX callback_events_txid ON callback_events USING brin (((txid::text)::bigint)) WITH (pages_per_range = 4);
+-- of every callback URL ten times a second (which cost ten thousand idle URLs a core): this index finds them.
+CREATE INDEX callback_events_txid ON callback_events (txid);
 
 -- Every event below scanned_to has a cursor for its lane (lanes of idle URLs lose theirs, callbacks/laneSql.ts).
 CREATE TABLE callback_scan (
