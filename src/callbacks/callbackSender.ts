@@ -19,6 +19,7 @@ import {
   callbackLanesBehind,
   callbackScanLoad,
   callbackScanSave,
+  type EventPosition,
   type Lane,
 } from './laneSql.js';
 import { DELIVERY_HEADER, SIGNATURE_HEADER, signCallback } from './signing.js';
@@ -74,7 +75,7 @@ export class CallbackSender {
   /** Lanes with events not yet in a delivery, as far as this sender knows, by `target:lane`. */
   private readonly pending = new Map<string, Lane>();
   /** Events of transactions below this have been looked at (undefined: not yet, at start). */
-  private scannedTo: string | undefined;
+  private scannedTo: EventPosition | undefined;
   private unsaved = false;
   private savedAt = 0;
   readonly stats = { delivered: 0, retried: 0, failed: 0, events: 0 };
@@ -153,13 +154,13 @@ export class CallbackSender {
       await callbackCursorsEnsure(db, round.cursorless);
       this.poke();
     }
-    this.scannedTo = round.horizon;
+    this.scannedTo = round.next;
     if (round.found.length > 0) this.unsaved = true;
     // At most once a second, the look is saved for a sender that starts later (every event below it has a cursor).
     if (this.unsaved && Date.now() - this.savedAt >= 1000) {
       this.savedAt = Date.now();
       this.unsaved = false;
-      await callbackScanSave(db, round.horizon);
+      await callbackScanSave(db, round.next);
     }
   }
 

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db.js';
 import { eventBody, type EventFacts } from './eventBody.js';
-import type { Lane } from './laneSql.js';
+import type { EventPosition, Lane } from './laneSql.js';
 
 /** ISO 8601 UTC with seconds, as callbacks show times. */
 const isoSql = (expr: string): string => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
@@ -16,7 +16,7 @@ export const EVENTS_PER_DELIVERY = 100;
 export const MAX_REFUSED_PER_LANE = 3;
 
 /** New events read per look; more are read by the next (a look costs about a millisecond per 10,000). */
-const NEW_EVENTS_PER_LOOK = 20_000;
+export const NEW_EVENTS_PER_LOOK = 20_000;
 
 /**
  * Which events of a lane's range belong to a delivery (SQL over `e`, an event, and `d`, the delivery): all of
@@ -44,12 +44,13 @@ export const inDelivery = (e: string, d: string): string =>
 export async function callbackDeliveriesForm(
   db: Queryable,
   now: Date,
-  look: { readonly pending: readonly Lane[]; readonly since: string },
+  look: { readonly pending: readonly Lane[]; readonly since: EventPosition },
   maxLanes: number,
 ): Promise<FormRound> {
   const [result] = await db.query<{
     formed: number;
-    horizon: string;
+    next_txid: string;
+    next_id: number;
     found: [number, number][] | null;
     caught_up: [number, number][] | null;
     cursorless: [number, number][] | null;
@@ -59,9 +60,9 @@ export async function callbackDeliveriesForm(
      -- In index order with a limit, so that no planner estimate (the outbox's statistics may be old or missing) can
      -- turn it into a read of the whole outbox; the next look goes on from where a cut-off one stopped.
      newest AS (
-       SELECT e.txid, e.target_id, e.lane FROM callback_events e
-       WHERE e.txid >= $5::xid8
-       ORDER BY e.txid
+       SELECT e.txid, e.id, e.target_id, e.lane FROM callback_events e
+       WHERE (e.txid, e.id) > ($5::xid8, $6::bigint)
+       ORDER BY e.txid, e.id
        LIMIT ${NEW_EVENTS_PER_LOOK}
      ),
      found AS (SELECT DISTINCT n.target_id, n.lane FROM newest n, horizon h WHERE n.txid < h.xmin),
@@ -164,25 +165,37 @@ export async function callbackDeliveriesForm(
          only_messages, excluded_messages, events, 'open', $1, $1, $1
        FROM formed
        RETURNING 1
+     ),
+     -- The next look goes on after the last event read, or from the horizon when this one read them all.
+     next_look AS (
+       SELECT CASE WHEN (SELECT count(*) FROM newest) < ${NEW_EVENTS_PER_LOOK} THEN (SELECT xmin FROM horizon) ELSE l.txid END AS txid,
+         CASE WHEN (SELECT count(*) FROM newest) < ${NEW_EVENTS_PER_LOOK} THEN 0 ELSE l.id END AS id
+       FROM (SELECT n.txid, n.id FROM newest n, horizon h WHERE n.txid < h.xmin ORDER BY n.txid DESC, n.id DESC LIMIT 1) l
+       RIGHT JOIN (SELECT 1) one ON true
      )
      SELECT (SELECT count(*) FROM inserted)::int AS formed,
-       CASE WHEN (SELECT count(*) FROM newest) < ${NEW_EVENTS_PER_LOOK} THEN (SELECT xmin FROM horizon)::text
-         ELSE coalesce((SELECT max(n.txid) FROM newest n, horizon h WHERE n.txid < h.xmin), $5::xid8)::text END AS horizon,
+       coalesce((SELECT txid FROM next_look), $5::xid8)::text AS next_txid, coalesce((SELECT id FROM next_look), $6::bigint) AS next_id,
        (SELECT json_agg(json_build_array(target_id, lane)) FROM found) AS found,
        (SELECT json_agg(json_build_array(target_id, lane)) FROM probed WHERE has_cursor AND NOT has_new) AS caught_up,
        (SELECT json_agg(json_build_array(target_id, lane)) FROM probed WHERE NOT has_cursor) AS cursorless`,
-    [now, maxLanes, look.pending.map((l) => l.targetId), look.pending.map((l) => l.lane), look.since],
+    [now, maxLanes, look.pending.map((l) => l.targetId), look.pending.map((l) => l.lane), look.since.txid, look.since.id],
   );
   const lanes = (pairs: [number, number][] | null): Lane[] => (pairs ?? []).map(([targetId, lane]) => ({ targetId, lane }));
   const r = result!;
-  return { formed: r.formed, horizon: r.horizon, found: lanes(r.found), caughtUp: lanes(r.caught_up), cursorless: lanes(r.cursorless) };
+  return {
+    formed: r.formed,
+    next: { txid: r.next_txid, id: Number(r.next_id) },
+    found: lanes(r.found),
+    caughtUp: lanes(r.caught_up),
+    cursorless: lanes(r.cursorless),
+  };
 }
 
 /** What a forming round did and saw. */
 export interface FormRound {
   readonly formed: number;
-  /** The next look starts here: no event can be written below it any more. */
-  readonly horizon: string;
+  /** Where the next look goes on: after the last event read, or the horizon below which no event can come any more. */
+  readonly next: EventPosition;
   /** Lanes with events since the last look. */
   readonly found: Lane[];
   /** Lanes with nothing beyond their cursor: no need to look at them again until they have new events. */

@@ -32,20 +32,30 @@ export async function callbackCursorsEnsure(db: Queryable, lanes: readonly Lane[
   );
 }
 
-/**
- * The transaction id below which every event's lane has a cursor, kept so that a sender starting later reads the
- * events since then (their lanes may have lost their cursors to expiry) besides the lanes behind their cursor.
- */
-export async function callbackScanLoad(db: Queryable): Promise<string> {
-  const [row] = await db.query<{ scanned_to: string }>('SELECT scanned_to::text AS scanned_to FROM callback_scan');
-  return row?.scanned_to ?? '0';
+/** A place in the outbox's (transaction id, event id) order: a look reads the events after it. */
+export interface EventPosition {
+  readonly txid: string;
+  readonly id: number;
 }
 
-export async function callbackScanSave(db: Queryable, scannedTo: string): Promise<void> {
+export const OUTBOX_START: EventPosition = { txid: '0', id: 0 };
+
+/**
+ * Where the last sender's look at new events stopped: every event up to it has a cursor for its lane, so a sender
+ * that starts later reads the events after it (their lanes may have lost their cursors to expiry) besides the
+ * lanes behind their cursor.
+ */
+export async function callbackScanLoad(db: Queryable): Promise<EventPosition> {
+  const [row] = await db.query<{ txid: string; id: number }>('SELECT scanned_txid::text AS txid, scanned_id AS id FROM callback_scan');
+  return row ?? OUTBOX_START;
+}
+
+export async function callbackScanSave(db: Queryable, at: EventPosition): Promise<void> {
   await db.query(
-    `INSERT INTO callback_scan (id, scanned_to) VALUES (true, $1::bigint)
-     ON CONFLICT (id) DO UPDATE SET scanned_to = greatest(callback_scan.scanned_to, excluded.scanned_to)`,
-    [scannedTo],
+    `INSERT INTO callback_scan (id, scanned_txid, scanned_id) VALUES (true, $1::bigint, $2)
+     ON CONFLICT (id) DO UPDATE SET scanned_txid = excluded.scanned_txid, scanned_id = excluded.scanned_id
+     WHERE (callback_scan.scanned_txid, callback_scan.scanned_id) < (excluded.scanned_txid, excluded.scanned_id)`,
+    [at.txid, at.id],
   );
 }
 

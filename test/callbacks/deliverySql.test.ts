@@ -18,7 +18,7 @@ import { waitFor } from '../helpers/waitFor.js';
 const NOW = new Date('2026-03-10T09:00:00Z');
 const LEASE_MS = 60_000;
 /** A transaction id beyond any: the look at new events finds none, only the lane given is looked at. */
-const FAR = String(2 ** 60);
+const FAR = { txid: String(2 ** 60), id: 0 };
 
 /** The outbox's forming and claiming queries on their own: which events go in which delivery, and when. */
 describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine) => {

@@ -3,8 +3,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallbackSender, DEFAULT_SENDER_OPTIONS } from '../../src/callbacks/callbackSender.js';
 import { CallbackTargets } from '../../src/callbacks/callbackTargets.js';
-import { callbackDeliveriesForm } from '../../src/callbacks/deliverySql.js';
-import { callbackCursorsEnsure, callbackCursorsExpire } from '../../src/callbacks/laneSql.js';
+import { callbackDeliveriesForm, NEW_EVENTS_PER_LOOK } from '../../src/callbacks/deliverySql.js';
+import { callbackCursorsEnsure, callbackCursorsExpire, type EventPosition } from '../../src/callbacks/laneSql.js';
 import type { Db } from '../../src/db/db.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
@@ -62,8 +62,8 @@ describe.each(ENGINES)('callback lanes: found from new events (%s)', (engine) =>
   it('finds the lanes of new events only, however many idle URLs the account has', async () => {
     for (let i = 0; i < 200; i++) await targetFor(`${receiver.url}?idle=${i}`);
     const busy = await targetFor(`${receiver.url}?busy`);
-    const look = (since: string) => callbackDeliveriesForm(db, NOW, { pending: [], since }, 500);
-    const { horizon } = await look(String(2 ** 60));
+    const look = (since: EventPosition) => callbackDeliveriesForm(db, NOW, { pending: [], since }, 500);
+    const { next: horizon } = await look({ txid: String(2 ** 60), id: 0 });
     const id = await event(busy, 5);
     // Another test's transaction may hold PostgreSQL's horizon back for a moment: look until the event is below it.
     const round = await waitFor(async () => {
@@ -74,6 +74,26 @@ describe.each(ENGINES)('callback lanes: found from new events (%s)', (engine) =>
     // A new URL's lane has no cursor until its first events come.
     expect(round.cursorless).toEqual([{ targetId: busy, lane: 5 }]);
     await deliver(sender(), [id]);
+  });
+
+  it('reads a backlog bigger than one look in several, each going on where the last stopped', async () => {
+    const [a, b] = [await targetFor(`${receiver.url}?backlog-a`), await targetFor(`${receiver.url}?backlog-b`)];
+    const { next: start } = await callbackDeliveriesForm(db, NOW, { pending: [], since: { txid: String(2 ** 60), id: 0 } }, 0);
+    // One transaction writes a look's worth of events to lane 1 of one URL, then one to lane 2 of another.
+    await db.query(
+      `INSERT INTO callback_events (target_id, lane, account_id, message_id, event, channel_type, status, at)
+       SELECT $1::bigint, 1, $3::bigint, gen_random_uuid(), 'delivered', 'SMS', 'delivered', $4::timestamptz
+       FROM generate_series(1, $5::int)
+       UNION ALL SELECT $2::bigint, 2, $3::bigint, gen_random_uuid(), 'delivered', 'SMS', 'delivered', $4::timestamptz`,
+      [a, b, accountId, NOW, NEW_EVENTS_PER_LOOK],
+    );
+    const first = await waitFor(async () => {
+      const r = await callbackDeliveriesForm(db, NOW, { pending: [], since: start }, 0);
+      return r.found.length > 0 && r;
+    });
+    expect(first.found).toEqual([{ targetId: a, lane: 1 }]);
+    const second = await callbackDeliveriesForm(db, NOW, { pending: [], since: first.next }, 0);
+    expect(second.found).toEqual([{ targetId: b, lane: 2 }]);
   });
 
   it('delivers after a start what was written while no sender ran', async () => {
