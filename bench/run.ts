@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchCallbacks } from './callbacks.js';
 import { benchEndToEnd } from './endToEnd.js';
+import { benchHostile } from './hostile.js';
 import { benchIngest } from './ingest.js';
 import { benchStatistics } from './statistics.js';
 import { type BenchFigure, createBenchSchema, machineDescription, meetsTarget, postgresVersion, renderTable } from './lib.js';
@@ -8,7 +9,7 @@ import { type BenchFigure, createBenchSchema, machineDescription, meetsTarget, p
 /**
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
- * (ingest,e2e,callbacks,e2e-callbacks,soak,statistics), BENCH_SOAK_MESSAGES, BENCH_STATS_MESSAGES, BENCH_DATABASE_URL.
+ * (ingest,e2e,callbacks,e2e-callbacks,soak,statistics,hostile), BENCH_SOAK_MESSAGES, BENCH_STATS_MESSAGES, BENCH_DATABASE_URL.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const clients = Number(process.env.BENCH_CLIENTS ?? 4);
@@ -59,6 +60,10 @@ if (wanted('statistics')) {
   const messages = Number(process.env.BENCH_STATS_MESSAGES ?? 1_000_000);
   process.stdout.write(`statistics: ${messages} messages over 30 days...\n`);
   await inSchema((schema) => benchStatistics({ schema, messages, days: 30 }));
+}
+if (wanted('hostile')) {
+  process.stdout.write('hostile: every attack of test/hostile while a victim account works...\n');
+  await inSchema((schema) => benchHostile({ schema, rounds: Number(process.env.BENCH_HOSTILE_ROUNDS ?? 5) }));
 }
 
 process.stdout.write(`\n${renderTable(figures)}\n`);

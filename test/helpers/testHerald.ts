@@ -20,6 +20,50 @@ export interface TestAccount {
   readonly system: string;
 }
 
+export interface AccountOptions {
+  readonly senderNames?: readonly [Channel, string][];
+  readonly channels?: Partial<Record<Channel, boolean>>;
+  readonly balance?: number;
+  /**
+   * For each WHATSAPP sender name, an approved template matching any text (`%s`), so that WhatsApp messages go out
+   * without a chat window (default true).
+   */
+  readonly openWhatsapp?: boolean;
+}
+
+/**
+ * Creates an account through a Herald's operator API (a test's in-process Herald or, in benchmarks, a Herald
+ * process), with approved sender names that started a minute before `now`, channel switches and a balance.
+ */
+export async function createAccountVia(
+  h: { readonly url: string; admin<T = any>(method: string, path: string, body?: unknown): Promise<Reply<T>> },
+  now: () => Date,
+  options: AccountOptions = {},
+): Promise<TestAccount> {
+  const created = await h.admin('POST', '/admin/v1/accounts', { name: 'Test account' });
+  if (created.status !== 201) throw new Error(`account not created: ${JSON.stringify(created.body)}`);
+  const id = created.body.id as number;
+  const started = new Date(now().getTime() - 60_000).toISOString();
+  if (options.channels) await h.admin('PATCH', `/admin/v1/accounts/${id}`, { channels: options.channels });
+  for (const [channelType, name] of options.senderNames ?? []) {
+    const made = await h.admin('POST', `/admin/v1/accounts/${id}/sender-names`, { channelType, name, startDate: started });
+    if (made.status !== 201) throw new Error(`sender name not created: ${JSON.stringify(made.body)}`);
+  }
+  if (options.openWhatsapp !== false) {
+    for (const [channelType, name] of options.senderNames ?? []) {
+      if (channelType !== 'WHATSAPP') continue;
+      const template = await call(h.url, 'POST', '/api/v1/templates', {
+        token: created.body.tokens.system,
+        body: { channelType: 'WHATSAPP', templateType: 'SERVICE', pattern: '%s', senderName: name, dateFrom: started },
+      });
+      if (template.status !== 201) throw new Error(`template not created: ${JSON.stringify(template.body)}`);
+      await h.admin('POST', `/admin/v1/templates/${template.body.id}/approve`, {});
+    }
+  }
+  if (options.balance) await h.admin('POST', `/admin/v1/accounts/${id}/balance`, { currency: 'RUB', amount: options.balance });
+  return { id, traffic: created.body.tokens.traffic, system: created.body.tokens.system };
+}
+
 export interface TestHerald {
   readonly herald: Herald;
   /** The carrier simulators, when started with `delivery`. */
@@ -32,17 +76,7 @@ export interface TestHerald {
   /** An operator API call with the admin token. */
   admin<T = any>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
   /** Creates an account through the operator API, with approved sender names and channel switches. */
-  createAccount(options?: {
-    senderNames?: readonly [Channel, string][];
-    channels?: Partial<Record<Channel, boolean>>;
-    balance?: number;
-    /**
-     * For each WHATSAPP sender name, an approved template matching any plain text (`%s`), so that WhatsApp text
-     * messages go out without a chat window (default true). Header, footer, buttons and media need a window
-     * (messageFixtures `openChatWindow`) or a template with that content.
-     */
-    openWhatsapp?: boolean;
-  }): Promise<TestAccount>;
+  createAccount(options?: AccountOptions): Promise<TestAccount>;
   close(): Promise<void>;
 }
 
@@ -93,37 +127,7 @@ export async function startTestHerald(
     clock,
     call: (method, path, callOptions) => call(url, method, path, callOptions),
     admin: (method, path, body) => call(url, method, path, { auth: `Bearer ${ADMIN_TOKEN}`, body }),
-    async createAccount(accountOptions = {}) {
-      const created = await t.admin('POST', '/admin/v1/accounts', { name: 'Test account' });
-      if (created.status !== 201) throw new Error(`account not created: ${JSON.stringify(created.body)}`);
-      const id = created.body.id as number;
-      if (accountOptions.channels) {
-        await t.admin('PATCH', `/admin/v1/accounts/${id}`, { channels: accountOptions.channels });
-      }
-      for (const [channelType, name] of accountOptions.senderNames ?? []) {
-        const made = await t.admin('POST', `/admin/v1/accounts/${id}/sender-names`, {
-          channelType,
-          name,
-          startDate: new Date(clock.now().getTime() - 60_000).toISOString(),
-        });
-        if (made.status !== 201) throw new Error(`sender name not created: ${JSON.stringify(made.body)}`);
-      }
-      if (accountOptions.openWhatsapp !== false) {
-        for (const [channelType, name] of accountOptions.senderNames ?? []) {
-          if (channelType !== 'WHATSAPP') continue;
-          const template = await call(url, 'POST', '/api/v1/templates', {
-            token: created.body.tokens.system,
-            body: { channelType: 'WHATSAPP', templateType: 'SERVICE', pattern: '%s', senderName: name, dateFrom: new Date(clock.now().getTime() - 60_000).toISOString() },
-          });
-          if (template.status !== 201) throw new Error(`template not created: ${JSON.stringify(template.body)}`);
-          await t.admin('POST', `/admin/v1/templates/${template.body.id}/approve`, {});
-        }
-      }
-      if (accountOptions.balance) {
-        await t.admin('POST', `/admin/v1/accounts/${id}/balance`, { currency: 'RUB', amount: accountOptions.balance });
-      }
-      return { id, traffic: created.body.tokens.traffic, system: created.body.tokens.system };
-    },
+    createAccount: (accountOptions = {}) => createAccountVia(t, () => clock.now(), accountOptions),
     async close() {
       await herald.close();
       await simulators?.stop();

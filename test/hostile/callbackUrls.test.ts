@@ -4,30 +4,10 @@ import { ENGINES } from '../helpers/engines.js';
 import { Receiver } from '../helpers/receiver.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { type Attack, createVictim, expectVictimUnhurt, underAttack } from './harness.js';
+import { uniqueCallbackUrls } from './attacks/callbackUrls.js';
+import { createVictim, expectVictimUnhurt, underAttack } from './harness.js';
 
 const LIMIT = 300;
-
-/** Finding 3: a unique callback URL per message, to make Herald keep (and once, scan) ever more lanes. */
-export const uniqueCallbackUrls = (receiverUrl: string): Attack<{ token: string; id: number }> => ({
-  name: 'a unique callback URL per message',
-  async setup(h) {
-    const attacker = await h.createAccount({ senderNames: [['SMS', 'Attacker']], balance: 1000 });
-    await h.admin('POST', '/admin/v1/tariffs', { accountId: attacker.id, channelType: 'SMS', price: 1, currency: 'RUB' });
-    return { token: attacker.traffic, id: attacker.id };
-  },
-  round: (h, state, round) =>
-    h.call('POST', '/api/v1/message', {
-      token: state.token,
-      body: Array.from({ length: 100 }, (_, i) => ({
-        channelType: 'SMS',
-        senderName: 'Attacker',
-        destination: `7916777${String(i).padStart(3, '0')}0`,
-        content: 'x',
-        callbackUrl: `${receiverUrl}?r=${round}&i=${i}`,
-      })),
-    }),
-});
 
 describe.each(ENGINES)('hostile: unique callback URLs (%s)', (engine) => {
   let t: TestHerald;

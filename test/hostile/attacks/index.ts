@@ -1,0 +1,10 @@
+import type { Attack } from '../harness.js';
+import { uniqueCallbackUrls } from './callbackUrls.js';
+
+/** What an attack may need of its surroundings: a local receiver for callbacks. */
+export interface AttackSetting {
+  readonly receiverUrl: string;
+}
+
+/** Every attack of test/hostile, for the hostile benchmark (bench/hostile.ts). */
+export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any>)[] = [(s) => uniqueCallbackUrls(s.receiverUrl)];
