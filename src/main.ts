@@ -16,9 +16,13 @@ import type { AppContext } from './context.js';
 import type { Db } from './db/db.js';
 import { migrate } from './db/migrate.js';
 import { openDb } from './db/openDb.js';
-import { DeliveryWriter } from './delivery/deliveryWriter.js';
+import { DEFAULT_WRITER_OPTIONS, DeliveryWriter } from './delivery/deliveryWriter.js';
 import { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, type DispatcherOptions } from './delivery/dispatcher.js';
-import { Maintenance } from './delivery/maintenance.js';
+import { deliveryJobs } from './delivery/jobs.js';
+import { callbackJobs } from './callbacks/jobs.js';
+import { idempotencyJobs } from './idempotency/jobs.js';
+import { Jobs } from './shared/jobs.js';
+import { statisticsJobs } from './statistics/jobs.js';
 import { Wakeup } from './delivery/wakeup.js';
 import { type DemoCredentials, demoBanner, ensureDemo } from './demo/demo.js';
 import { buildServer, closeServer, type Routes } from './http/server.js';
@@ -90,7 +94,8 @@ export interface HeraldOptions {
   /** Connectors and routes instead of HERALD_CONFIG (tests). */
   readonly configFile?: ConfigFile;
   readonly dispatcher?: Partial<DispatcherOptions>;
-  readonly maintenanceIntervalMs?: number;
+  /** false: the periodic jobs are built but not started; tests run them with `jobs.run()` (default true). */
+  readonly startJobs?: boolean;
   readonly callbackSender?: Partial<CallbackSenderOptions>;
 }
 
@@ -105,7 +110,8 @@ export interface Herald {
   readonly demo: DemoCredentials | undefined;
   readonly connectors: readonly Connector[];
   readonly dispatcher: Dispatcher | undefined;
-  readonly maintenance: Maintenance | undefined;
+  /** The periodic jobs (lifetimes, orphan receipts, retention, rollups, purges), for the worker and all roles. */
+  readonly jobs: Jobs | undefined;
   readonly callbackSender: CallbackSender | undefined;
   /** Records this process's connector states for the operator console (worker and all roles). */
   readonly connectorStatus: ConnectorStatusWriter | undefined;
@@ -116,7 +122,7 @@ export interface Herald {
 
 /**
  * The composition root: config -> database -> migrations -> demo account -> simulators -> HTTP server (api role)
- * and connectors, dispatcher and maintenance (worker role); `all` runs both in one process.
+ * and connectors, dispatcher and periodic jobs (worker role); `all` runs both in one process.
  */
 export async function startHerald(options: HeraldOptions): Promise<Herald> {
   const { config } = options;
@@ -163,9 +169,9 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     );
     // Workers' statements give way to requests' on the embedded database (db.ts background()).
     const workDb = db.background?.() ?? db;
-    const writer = new DeliveryWriter(workDb, log);
-    const wakeup = new Wakeup();
-    const connectors = role === 'api' ? [] : buildConnectors(configFile, (receipts) => writer.receipts(receipts), log, () => clock.now());
+    const writer = new DeliveryWriter(workDb, log, DEFAULT_WRITER_OPTIONS, clock);
+    const wakeup = new Wakeup(clock);
+    const connectors = role === 'api' ? [] : buildConnectors(configFile, (receipts) => writer.receipts(receipts), log, clock);
     let dispatcher: Dispatcher | undefined;
     let callbackSender: CallbackSender | undefined;
     const connectorStates = () => connectors.map((c) => c.state());
@@ -201,7 +207,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     };
     closers.push(() => writer.drain());
 
-    let maintenance: Maintenance | undefined;
+    let jobs: Jobs | undefined;
     let connectorStatus: ConnectorStatusWriter | undefined;
     if (role !== 'api') {
       if (configFile.connectors.length === 0) log.warn('no connectors configured: messages wait in the queue until their deadline');
@@ -217,10 +223,14 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         { db: workDb, clock, log, router: new Router(configFile.routes, connectors), writer, plan, wakeup },
         dispatcherOptions,
       );
-      maintenance = new Maintenance(
-        { db: workDb, clock, log },
-        { intervalMs: options.maintenanceIntervalMs ?? 1000, ...(config.retentionDays !== undefined ? { retentionDays: config.retentionDays } : {}) },
-      );
+      const retention = config.retentionDays !== undefined ? { retentionDays: config.retentionDays } : {};
+      const jobDeps = { db: workDb, clock, log };
+      jobs = new Jobs({ clock, log }, [
+        ...deliveryJobs(jobDeps, retention),
+        ...statisticsJobs(jobDeps, retention),
+        ...idempotencyJobs(jobDeps),
+        ...callbackJobs(jobDeps),
+      ]);
       callbackSender = new CallbackSender(
         { db: workDb, clock, log },
         {
@@ -233,10 +243,10 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         },
       );
       dispatcher.start();
-      maintenance.start();
+      if (options.startJobs !== false) jobs.start();
       callbackSender.start();
       closers.push(() => callbackSender!.stop());
-      closers.push(() => maintenance!.stop());
+      closers.push(() => jobs!.stop());
       // Stop claiming and hand back what waits for a connector's window; what is already sent finishes.
       closers.push(() => dispatcher!.stop(() => connectors.forEach((c) => c.release())));
     }
@@ -264,7 +274,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       if (banner.length > 0) process.stdout.write(`${banner.join('\n')}\n\n`);
     }
 
-    return { ctx, server, url, conversionUrl, demo, connectors, dispatcher, maintenance, callbackSender, connectorStatus, writer, simulators, close: closeAll };
+    return { ctx, server, url, conversionUrl, demo, connectors, dispatcher, jobs, callbackSender, connectorStatus, writer, simulators, close: closeAll };
   } catch (error) {
     await closeAll().catch(() => undefined);
     throw error;

@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
 import type { Db } from '../db/db.js';
-import type { Clock } from '../util/clock.js';
+import { nowMs, type Clock } from '../util/clock.js';
 import { isPrivateAddress, maskCallbackUrl } from './callbackUrl.js';
 import {
   callbackDeliveriesClaim,
@@ -156,9 +156,10 @@ export class CallbackSender {
     }
     this.scannedTo = round.next;
     if (round.found.length > 0) this.unsaved = true;
-    // At most once a second, the look is saved for a sender that starts later (every event below it has a cursor).
-    if (this.unsaved && Date.now() - this.savedAt >= 1000) {
-      this.savedAt = Date.now();
+    // At most once a second of real time (a write rate, not a span of the clock), the look is saved for a sender
+    // that starts later (every event below it has a cursor).
+    if (this.unsaved && performance.now() - this.savedAt >= 1000) {
+      this.savedAt = performance.now();
       this.unsaved = false;
       await callbackScanSave(db, round.next);
     }
@@ -180,9 +181,9 @@ export class CallbackSender {
       }
       if (started === 0 && this.running && !this.poked) {
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.pollMs);
+          const timer = this.deps.clock.setTimer(this.options.pollMs, resolve);
           this.wake = () => {
-            clearTimeout(timer);
+            timer.cancel();
             resolve();
           };
         });
@@ -195,8 +196,8 @@ export class CallbackSender {
     const { db, clock, log } = this.deps;
     const url = new URL(delivery.url);
     const breaker = this.breakers.get(url.host);
-    if (breaker?.isOpen(Date.now())) {
-      await callbackDeliveryPostpone(db, delivery.id, new Date(clock.now().getTime() + breaker.remainingMs(Date.now())));
+    if (breaker?.isOpen(nowMs(clock))) {
+      await callbackDeliveryPostpone(db, delivery.id, new Date(nowMs(clock) + breaker.remainingMs(nowMs(clock))));
       return;
     }
     const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -280,7 +281,7 @@ export class CallbackSender {
       breaker = new CircuitBreaker({ failures: this.options.breakerFailures, openMs: this.options.breakerOpenMs });
       this.breakers.set(host, breaker);
     }
-    breaker.failure(Date.now());
+    breaker.failure(nowMs(this.deps.clock));
   }
 
   /** DNS lookup that refuses private, loopback and link-local addresses unless they are allowed. */

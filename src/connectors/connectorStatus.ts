@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Db } from '../db/db.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock, ClockTimer } from '../util/clock.js';
 import type { ConnectorState } from './connector.js';
 import { connectorStatusDelete, connectorStatusUpsert } from './connectorStatusSql.js';
 
@@ -23,7 +23,7 @@ export function processName(): string {
  * rows when it stops. A failed write is logged and the next one tries again.
  */
 export class ConnectorStatusWriter {
-  private timer: NodeJS.Timeout | undefined;
+  private timer: ClockTimer | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = false;
 
@@ -38,7 +38,7 @@ export class ConnectorStatusWriter {
       this.running = this.report()
         .catch((error: unknown) => this.deps.log.warn({ err: error }, 'connector status not recorded'))
         .finally(() => {
-          if (!this.stopped) this.timer = setTimeout(loop, this.options.intervalMs);
+          if (!this.stopped) this.timer = this.deps.clock.setTimer(this.options.intervalMs, loop);
         });
     };
     loop();
@@ -46,7 +46,7 @@ export class ConnectorStatusWriter {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     await this.running;
     await connectorStatusDelete(this.deps.db, this.options.process, null).catch((error: unknown) =>
       this.deps.log.warn({ err: error }, 'connector status rows not deleted'),

@@ -1,24 +1,25 @@
 import type { Logger } from 'pino';
 import type { ConfigFile, ConnectorConfig, RouteConfig, SmppConnectorConfig } from '../config/configFile.js';
 import type { Channel } from '../shared/channels.js';
+import type { Clock } from '../util/clock.js';
 import type { Connector, ReceiptSink } from './connector.js';
 import { ProviderConnector } from './http/providerConnector.js';
 import { WhatsappConnector } from './http/whatsappConnector.js';
 import { SmppConnector } from './smpp/smppConnector.js';
 
 /** Builds the connectors of the configuration; none is started yet. */
-export function buildConnectors(file: ConfigFile, sink: ReceiptSink, log: Logger, now: () => Date): Connector[] {
-  return file.connectors.map((config) => buildConnector(config, sink, log, now));
+export function buildConnectors(file: ConfigFile, sink: ReceiptSink, log: Logger, clock: Clock): Connector[] {
+  return file.connectors.map((config) => buildConnector(config, sink, log, clock));
 }
 
-function buildConnector(config: ConnectorConfig, sink: ReceiptSink, log: Logger, now: () => Date): Connector {
+function buildConnector(config: ConnectorConfig, sink: ReceiptSink, log: Logger, clock: Clock): Connector {
   switch (config.type) {
     case 'smpp':
-      return new SmppConnector(config as SmppConnectorConfig, sink, log, now);
+      return new SmppConnector(config as SmppConnectorConfig, sink, log, clock);
     case 'whatsapp':
-      return new WhatsappConnector(config, () => now().getTime());
+      return new WhatsappConnector(config, clock);
     default:
-      return new ProviderConnector(config, () => now().getTime());
+      return new ProviderConnector(config, clock);
   }
 }
 

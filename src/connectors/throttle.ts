@@ -1,21 +1,27 @@
+import { type Clock, type ClockTimer, nowMs, systemClock } from '../util/clock.js';
+
 /**
  * A connector's flow control: at most `window` submissions in flight and at most `mps` started per second (a
  * token bucket holding one second of tokens). Waiters are served in order; a waiter that cannot start within
  * `maxWaitMs` gets false, so that its message goes back to the queue instead of outliving its lease here.
+ * Connectors run it on the system clock, not Herald's: a carrier takes so many submissions per real second, whatever
+ * a test's clock says; its own tests drive a test clock.
  */
 export class Throttle {
   private inFlight = 0;
   private tokens: number;
-  private refilledAt = Date.now();
+  private refilledAt: number;
   private readonly waiters: { resolve: (ok: boolean) => void; until: number }[] = [];
-  private timer: NodeJS.Timeout | undefined;
+  private timer: ClockTimer | undefined;
   private refusing = false;
 
   constructor(
     readonly window: number,
     readonly mps: number,
+    private readonly clock: Clock = systemClock,
   ) {
     this.tokens = mps;
+    this.refilledAt = nowMs(clock);
   }
 
   get active(): number {
@@ -36,7 +42,7 @@ export class Throttle {
     if (this.tryAcquire()) return Promise.resolve(true);
     if (this.refusing) return Promise.resolve(false);
     return new Promise((resolve) => {
-      this.waiters.push({ resolve, until: Date.now() + maxWaitMs });
+      this.waiters.push({ resolve, until: nowMs(this.clock) + maxWaitMs });
       this.schedule();
     });
   }
@@ -50,7 +56,7 @@ export class Throttle {
   rejectAll(): void {
     this.refusing = true;
     for (const waiter of this.waiters.splice(0)) waiter.resolve(false);
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
   }
 
@@ -59,7 +65,7 @@ export class Throttle {
   }
 
   private refill(): void {
-    const now = Date.now();
+    const now = nowMs(this.clock);
     this.tokens = Math.min(this.mps, this.tokens + ((now - this.refilledAt) * this.mps) / 1000);
     this.refilledAt = now;
   }
@@ -74,7 +80,7 @@ export class Throttle {
   }
 
   private drain(): void {
-    const now = Date.now();
+    const now = nowMs(this.clock);
     while (this.waiters.length > 0) {
       const first = this.waiters[0]!;
       if (first.until < now) {
@@ -93,9 +99,9 @@ export class Throttle {
     if (this.timer || this.waiters.length === 0) return;
     // Wake when a token is due (a window slot frees itself through release()).
     const wait = this.tokens >= 1 ? 5 : Math.max(1, Math.ceil(((1 - this.tokens) * 1000) / this.mps));
-    this.timer = setTimeout(() => {
+    this.timer = this.clock.setTimer(Math.min(wait, 50), () => {
       this.timer = undefined;
       this.drain();
-    }, Math.min(wait, 50));
+    });
   }
 }

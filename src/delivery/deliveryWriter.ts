@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db, Queryable } from '../db/db.js';
+import { nowMs, systemClock, type Clock, type ClockTimer } from '../util/clock.js';
 import { messageNoteIgnored, type SubmissionRow } from './deliverySql.js';
 import type { CarrierReceipt } from './receiptSql.js';
 import { applyReceipts, applyTransitions, receiptsPerPart } from './receipts.js';
@@ -11,6 +12,15 @@ import {
   type TargetStatus,
   type Transition,
 } from './transitions.js';
+
+export interface WriterOptions {
+  /** Records that make a flush start at once. */
+  readonly maxBatch: number;
+  /** How long the first record of a batch waits for others. */
+  readonly lingerMs: number;
+}
+
+export const DEFAULT_WRITER_OPTIONS: WriterOptions = { maxBatch: 2000, lingerMs: 5 };
 
 export interface SentRecord {
   readonly accountId: number;
@@ -90,7 +100,7 @@ export interface WriterStats {
 export class DeliveryWriter {
   private pending: Pending = empty();
   private size = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: ClockTimer | undefined;
   private flushing: Promise<void> | undefined;
   private backoffMs = 0;
   private readonly recent = new Map<string, RecentSubmission>();
@@ -111,11 +121,12 @@ export class DeliveryWriter {
   constructor(
     private readonly db: Db,
     private readonly log: Logger,
-    private readonly options: { maxBatch: number; lingerMs: number } = { maxBatch: 2000, lingerMs: 5 },
+    private readonly options: WriterOptions = DEFAULT_WRITER_OPTIONS,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   sent(record: SentRecord): Promise<void> {
-    const now = Date.now();
+    const now = nowMs(this.clock);
     for (const carrierId of record.carrierIds) {
       this.recent.set(`${record.connectorId}\u0000${carrierId}`, {
         accountId: record.accountId,
@@ -161,10 +172,10 @@ export class DeliveryWriter {
   private schedule(): void {
     if (this.flushing || this.timer) return;
     const delay = this.backoffMs > 0 ? this.backoffMs : this.size >= this.options.maxBatch ? 0 : this.options.lingerMs;
-    this.timer = setTimeout(() => {
+    this.timer = this.clock.setTimer(delay, () => {
       this.timer = undefined;
       void this.flush();
-    }, delay);
+    });
   }
 
   private async flush(): Promise<void> {
@@ -222,7 +233,7 @@ export class DeliveryWriter {
         continue;
       }
       this.stats.receiptsFromMemory++;
-      this.onReceiptLatency?.(Date.now() - known.at);
+      this.onReceiptLatency?.(nowMs(this.clock) - known.at);
       if (receipt.state !== 'delivered' || !known.readTracked) this.recent.delete(key);
       const fact = { status: receipt.state, at: receipt.at, errorCode: receipt.errorCode };
       const pending = transitions.get(known.id);
@@ -258,7 +269,7 @@ export class DeliveryWriter {
   }
 
   private forgetOldSubmissions(): void {
-    const before = Date.now() - RECENT_SUBMISSION_MS;
+    const before = nowMs(this.clock) - RECENT_SUBMISSION_MS;
     for (const [key, entry] of this.recent) {
       if (entry.at >= before) break;
       this.recent.delete(key);

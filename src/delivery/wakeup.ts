@@ -1,6 +1,10 @@
+import { type Clock, systemClock } from '../util/clock.js';
+
 /** Wakes a polling loop early: the API notifies after it stores messages, so that the dispatcher needn't wait. */
 export class Wakeup {
   private waiters: (() => void)[] = [];
+
+  constructor(private readonly clock: Clock = systemClock) {}
 
   notify(): void {
     for (const wake of this.waiters.splice(0)) wake();
@@ -9,10 +13,10 @@ export class Wakeup {
   /** Resolves on the next notify() or after `ms`. */
   wait(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
+      const timer = this.clock.setTimer(ms, done);
       const waiters = this.waiters;
       function done(): void {
-        clearTimeout(timer);
+        timer.cancel();
         const i = waiters.indexOf(done);
         if (i >= 0) waiters.splice(i, 1);
         resolve();

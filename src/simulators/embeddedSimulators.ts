@@ -1,3 +1,4 @@
+import type { Clock } from '../util/clock.js';
 import { randomBytes } from 'node:crypto';
 import type { ConfigFile, ConnectorConfig, RouteConfig } from '../config/configFile.js';
 import { ProviderSimulator, type SimChannel } from './providerSimulator.js';
@@ -26,10 +27,17 @@ export const SIM_CONNECTOR_IDS = {
  * Starts the SMSC and the HTTP provider simulators on loopback ports and describes Herald's connectors to them,
  * as an operator's config file would. They are real peers: Herald reaches them only through sockets.
  */
-export async function startEmbeddedSimulators(options: { delayMs: number; window?: number; mps?: number }): Promise<EmbeddedSimulators> {
+export async function startEmbeddedSimulators(options: {
+  delayMs: number;
+  window?: number;
+  mps?: number;
+  /** The clock of the simulated delays: a test's lets the test jump over them. */
+  clock?: Clock;
+}): Promise<EmbeddedSimulators> {
   const secret = randomBytes(16).toString('hex');
-  const smsc = new SmscSimulator({ systemId: 'herald', password: secret.slice(0, 8), delayMs: options.delayMs });
-  const providers = new ProviderSimulator({ delayMs: options.delayMs, apiKey: secret, phoneNumberId: '100000001' });
+  const clock = options.clock === undefined ? {} : { clock: options.clock };
+  const smsc = new SmscSimulator({ systemId: 'herald', password: secret.slice(0, 8), delayMs: options.delayMs, ...clock });
+  const providers = new ProviderSimulator({ delayMs: options.delayMs, apiKey: secret, phoneNumberId: '100000001', ...clock });
   await smsc.start();
   await providers.start();
   const flow = { window: options.window ?? 200, mps: options.mps ?? 20_000 };

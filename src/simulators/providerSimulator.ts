@@ -5,6 +5,7 @@ import { request } from 'undici';
 import { isPlainObject } from '../shared/text.js';
 import { outcomeOf, SIM_UNDELIVERED_ERROR } from './outcomes.js';
 import { Timers } from './timers.js';
+import type { Clock } from '../util/clock.js';
 
 export type SimChannel = 'WHATSAPP' | 'VIBER' | 'VK' | 'FLASHCALL' | 'VOICECODE';
 
@@ -18,6 +19,8 @@ export interface ProviderSimulatorOptions {
   readonly host?: string;
   readonly port?: number;
   readonly delayMs: number;
+  /** The clock of the delays (a test's, which can jump over them); the system clock by default. */
+  readonly clock?: Clock;
   /** Bearer token the simulator expects (WhatsApp access token, provider api key). */
   readonly apiKey: string;
   readonly phoneNumberId: string;
@@ -51,13 +54,15 @@ export class ProviderSimulator {
   readonly requests: SimRequest[] = [];
   private server: Server | undefined;
   private readonly webhooks = new Map<SimChannel, SimWebhook>();
-  private readonly timers = new Timers();
+  private readonly timers: Timers;
   private readonly prefix = randomBytes(3).toString('hex');
   private counter = 0;
   private keepRequests = true;
   port = 0;
 
-  constructor(private readonly options: ProviderSimulatorOptions) {}
+  constructor(private readonly options: ProviderSimulatorOptions) {
+    this.timers = new Timers(options.clock);
+  }
 
   get url(): string {
     return `http://${this.options.host ?? '127.0.0.1'}:${this.port}`;

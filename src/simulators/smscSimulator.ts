@@ -6,6 +6,7 @@ import { receiptTlvs, ShortMessagePdu, type ShortMessageFields, ShortMessageResp
 import { corkUntilNextTick } from '../connectors/smpp/corkedWrites.js';
 import { outcomeOf, SIM_UNDELIVERED_ERROR } from './outcomes.js';
 import { Timers } from './timers.js';
+import { type Clock, type ClockTimer, nowMs, systemClock } from '../util/clock.js';
 
 /** One submit_sm the simulator accepted or refused, as it arrived. */
 export interface SimSubmission {
@@ -40,6 +41,8 @@ export interface SmscSimulatorOptions {
   readonly password: string;
   /** Delay between a submission and its receipt. */
   readonly delayMs: number;
+  /** The clock of the delays (a test's, which can jump over them); the system clock by default. */
+  readonly clock?: Clock;
 }
 
 /**
@@ -59,9 +62,10 @@ export class SmscSimulator {
   private sessionCounter = 0;
   private readonly unacked = new Map<smpp.Session, Map<number, PendingReceipt>>();
   private readonly backlog: PendingReceipt[] = [];
-  private readonly timers = new Timers();
+  private readonly timers: Timers;
+  private readonly clock: Clock;
   private readonly receiptQueue: { due: number; session: smpp.Session; receipt: PendingReceipt }[] = [];
-  private receiptTimer: NodeJS.Timeout | undefined;
+  private receiptTimer: ClockTimer | undefined;
   private readonly prefix = randomBytes(3).toString('hex');
   private counter = 0;
   private down = false;
@@ -69,7 +73,10 @@ export class SmscSimulator {
   private keepSubmissions = true;
   port = 0;
 
-  constructor(private readonly options: SmscSimulatorOptions) {}
+  constructor(private readonly options: SmscSimulatorOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.timers = new Timers(this.clock);
+  }
 
   async start(): Promise<number> {
     const server = smpp.createServer({}, (session) => this.onSession(session));
@@ -81,7 +88,8 @@ export class SmscSimulator {
 
   async stop(): Promise<void> {
     this.timers.clear();
-    clearTimeout(this.receiptTimer);
+    this.receiptTimer?.cancel();
+    this.receiptTimer = undefined;
     this.receiptQueue.length = 0;
     this.dropConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
@@ -236,7 +244,7 @@ export class SmscSimulator {
       },
       tlvs: receiptTlvs(messageId!, delivered ? 2 : 5),
     };
-    this.receiptQueue.push({ due: Date.now() + this.options.delayMs, session, receipt });
+    this.receiptQueue.push({ due: nowMs(this.clock) + this.options.delayMs, session, receipt });
     this.scheduleReceipts();
   }
 
@@ -263,10 +271,11 @@ export class SmscSimulator {
   /** Receipts fall due in submission order, so one timer serves them all instead of a timer each. */
   private scheduleReceipts(): void {
     if (this.receiptTimer || this.receiptQueue.length === 0) return;
-    const wait = Math.max(0, this.receiptQueue[0]!.due - Date.now());
-    this.receiptTimer = setTimeout(() => {
+    const first = this.receiptQueue[0]!.due;
+    this.receiptTimer = this.clock.setTimer(Math.max(0, first - nowMs(this.clock)), () => {
       this.receiptTimer = undefined;
-      const now = Date.now();
+      // The timer fired, so the first receipt is due even on a test clock that stands still.
+      const now = Math.max(nowMs(this.clock), first);
       let i = 0;
       while (i < this.receiptQueue.length && this.receiptQueue[i]!.due <= now) {
         const { session, receipt } = this.receiptQueue[i]!;
@@ -275,7 +284,7 @@ export class SmscSimulator {
       }
       this.receiptQueue.splice(0, i);
       this.scheduleReceipts();
-    }, wait);
+    });
   }
 
   private sendReceipt(preferred: smpp.Session, receipt: PendingReceipt): void {

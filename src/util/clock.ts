@@ -1,6 +1,30 @@
-/** The source of "now" for everything time-dependent, so that tests can fix and move time. */
+/**
+ * The source of time for everything that depends on it: "now", and timers that fire after a span of this clock's
+ * time. Herald runs on the system clock; tests drive a test clock (test/helpers/clock.ts) that stands still or
+ * flows, and jump over a span (a 65-second SMSC outage, a 30-second enquire_link) instead of waiting it out.
+ */
 export interface Clock {
   now(): Date;
+  /** Calls `fn` once `ms` of this clock's time have passed. */
+  setTimer(ms: number, fn: () => void): ClockTimer;
 }
 
-export const systemClock: Clock = { now: () => new Date() };
+export interface ClockTimer {
+  cancel(): void;
+}
+
+export const systemClock: Clock = {
+  now: () => new Date(),
+  setTimer(ms, fn) {
+    const timer = setTimeout(fn, ms);
+    return { cancel: () => clearTimeout(timer) };
+  },
+};
+
+/** Resolves once `ms` of the clock's time have passed. */
+export function sleep(clock: Clock, ms: number): Promise<void> {
+  return new Promise((resolve) => clock.setTimer(ms, resolve));
+}
+
+/** Milliseconds since the epoch on the clock: for spans and rates. */
+export const nowMs = (clock: Clock): number => clock.now().getTime();

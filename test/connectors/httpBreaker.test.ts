@@ -1,3 +1,4 @@
+import { TestClock } from '../helpers/clock.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,11 +37,8 @@ const message = { id: 'm', destination: '79161234560', senderName: 'Shop', conte
 
 describe('circuit breaker of an HTTP provider connector', () => {
   // The breaker runs on Herald's clock: the test moves it instead of waiting.
-  let nowMs = Date.parse('2026-03-10T09:00:00Z');
-  const now = () => nowMs;
-  const advance = (ms: number) => {
-    nowMs += ms;
-  };
+  const clock = new TestClock('2026-03-10T09:00:00Z');
+  const advance = (ms: number) => clock.advance(ms);
   const failing = provider();
   const healthy = provider();
   let primary: ProviderConnector;
@@ -48,8 +46,8 @@ describe('circuit breaker of an HTTP provider connector', () => {
 
   beforeAll(async () => {
     for (const p of [failing, healthy]) await new Promise<void>((resolve) => p.server.listen(0, '127.0.0.1', resolve));
-    primary = new ProviderConnector(config('primary', (failing.server.address() as AddressInfo).port), now);
-    backup = new ProviderConnector(config('backup', (healthy.server.address() as AddressInfo).port), now);
+    primary = new ProviderConnector(config('primary', (failing.server.address() as AddressInfo).port), clock);
+    backup = new ProviderConnector(config('backup', (healthy.server.address() as AddressInfo).port), clock);
     await primary.start();
     await backup.start();
   });
@@ -107,7 +105,7 @@ describe('circuit breaker of an HTTP provider connector', () => {
     await new Promise<void>((resolve) => closed.server.listen(0, '127.0.0.1', resolve));
     const port = (closed.server.address() as AddressInfo).port;
     await new Promise((resolve) => closed.server.close(resolve));
-    const unreachable = new ProviderConnector(config('unreachable', port), now);
+    const unreachable = new ProviderConnector(config('unreachable', port), clock);
     await unreachable.start();
     for (let i = 0; i < 3; i++) expect((await unreachable.submit(message)).kind).toBe('transient');
     expect(unreachable.available()).toBe(false);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Throttle } from '../../src/connectors/throttle.js';
+import { TestClock } from '../helpers/clock.js';
 
 describe('connector flow control', () => {
   it('keeps at most `window` submissions in flight, serving waiters in order', async () => {
@@ -19,24 +20,32 @@ describe('connector flow control', () => {
   });
 
   it('gives up on a waiter after its maximum wait, so its message goes back to the queue', async () => {
-    const throttle = new Throttle(1, 1000);
+    const clock = new TestClock();
+    const throttle = new Throttle(1, 1000, clock);
     expect(await throttle.acquire(1000)).toBe(true);
-    expect(await throttle.acquire(30)).toBe(false);
+    const waiting = throttle.acquire(30);
+    clock.advance(29);
+    expect(throttle.waiting).toBe(1);
+    clock.advance(2);
+    expect(await waiting).toBe(false);
     expect(throttle.waiting).toBe(0);
   });
 
-  it('starts at most `mps` submissions per second', async () => {
-    const throttle = new Throttle(1000, 20);
-    let started = 0;
-    const t0 = Date.now();
-    while (Date.now() - t0 < 500) {
-      if (!(await throttle.acquire(1000))) break;
-      started++;
+  it('starts at most `mps` submissions per second: a full bucket at once, then one every 1000/mps ms', async () => {
+    const clock = new TestClock();
+    const throttle = new Throttle(1000, 20, clock);
+    for (let i = 0; i < 20; i++) {
+      expect(await throttle.acquire(1000)).toBe(true);
       throttle.release();
     }
-    // A full bucket of 20 at once, then 20 per second: about 30 in half a second, never 40.
-    expect(started).toBeGreaterThanOrEqual(25);
-    expect(started).toBeLessThanOrEqual(32);
+    let started = false;
+    const next = throttle.acquire(1000).then((ok) => (started = ok));
+    clock.advance(49);
+    await Promise.resolve();
+    expect(started).toBe(false);
+    clock.advance(1);
+    await next;
+    expect(started).toBe(true);
   });
 
   it('fails every waiter when the connector stops', async () => {

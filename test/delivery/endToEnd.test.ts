@@ -80,7 +80,7 @@ describe.each(ENGINES)('delivery end to end through the simulators (%s)', (engin
     // The lifetime (default 25 hours) runs out: no receipt -> undelivered, delivered but not read -> unread.
     t.clock.advance(TTL_MS + 1000);
     try {
-      await t.herald.maintenance!.tick();
+      await t.herald.jobs!.run('expire-lifetimes');
       expect(await actual()).toEqual(want('final'));
     } finally {
       t.clock.advance(-(TTL_MS + 1000));

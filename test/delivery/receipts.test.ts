@@ -51,7 +51,7 @@ describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts 
     await waitFor(async () => (await row(id)).status === 'sent');
     t.clock.advance(61_000);
     try {
-      await t.herald.maintenance!.tick();
+      await t.herald.jobs!.run('expire-lifetimes');
     } finally {
       t.clock.advance(-61_000);
     }
@@ -87,7 +87,7 @@ describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts 
       `INSERT INTO submissions (connector_id, carrier_id, account_id, message_id, part, parts, created_at) VALUES ('other-smsc', 'c-1', $1, $2, 1, 1, now())`,
       [account.id, id],
     );
-    await t.herald.maintenance!.matchOrphanReceipts();
+    await t.herald.jobs!.run('match-orphan-receipts');
     expect((await row(id)).status).toBe('delivered');
     const left = await t.testDb.db.query('SELECT 1 FROM orphan_receipts');
     expect(left).toHaveLength(0);

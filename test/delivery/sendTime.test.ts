@@ -75,7 +75,7 @@ describe.each(ENGINES)('checks at the moment of sending (%s)', (engine) => {
     await waitFor(async () => (await row(id)).status === 'sent');
     expect((await row(id)).due_at).toEqual(new Date('2026-03-10T09:05:00Z'));
     t.clock.set('2026-03-10T09:05:00Z');
-    await t.herald.maintenance!.tick();
+    await t.herald.jobs!.run('expire-lifetimes');
     expect(await row(id)).toMatchObject({ status: 'undelivered', error_code: DELIVERY_ERRORS.noReceipt });
   });
 

@@ -96,8 +96,8 @@ export async function startTestHerald(
   } = {},
 ): Promise<TestHerald> {
   const testDb = await openTestDb(engine);
-  const simulators = options.delivery ? await startEmbeddedSimulators({ delayMs: options.delivery.delayMs }) : undefined;
   const clock = options.clock ?? new TestClock();
+  const simulators = options.delivery ? await startEmbeddedSimulators({ delayMs: options.delivery.delayMs, clock }) : undefined;
   const config = loadConfig({
     HERALD_PORT: '0',
     HERALD_DEMO: 'false',
@@ -114,7 +114,7 @@ export async function startTestHerald(
     log: options.log ?? pino({ level: config.logLevel }),
     // A receiver slowed by a loaded machine may trip the circuit breaker: a short pause keeps tests from stalling.
     callbackSender: { pollMs: 50, timeoutMs: 1000, breakerOpenMs: 2000, ...options.callbackSender },
-    ...(simulators ? { configFile: simulators.configFile, dispatcher: { pollMs: 50, ...options.delivery?.dispatcher }, maintenanceIntervalMs: 60_000 } : {}),
+    ...(simulators ? { configFile: simulators.configFile, dispatcher: { pollMs: 50, ...options.delivery?.dispatcher }, startJobs: false } : {}),
   });
   const url = herald.url!;
   simulators?.connectWebhooks(url);

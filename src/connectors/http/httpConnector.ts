@@ -4,6 +4,7 @@ import type { Channel } from '../../shared/channels.js';
 import type { Connector, ConnectorState, OutboundMessage, SubmitOutcome } from '../connector.js';
 import { CircuitBreaker } from '../../shared/circuitBreaker.js';
 import { Throttle } from '../throttle.js';
+import { type Clock, nowMs, systemClock } from '../../util/clock.js';
 
 /** How long a submission may wait for a window slot before its message goes back to the queue. */
 const MAX_QUEUE_WAIT_MS = 10_000;
@@ -40,8 +41,8 @@ export abstract class HttpConnector implements Connector {
     readonly id: string,
     baseUrl: string,
     private readonly flow: HttpFlowConfig,
-    /** The breaker's clock (Herald's, so that tests can move it). */
-    private readonly now: () => number = Date.now,
+    /** Herald's clock, so that tests can move it: the breaker's and the throttle's time. */
+    private readonly clock: Clock = systemClock,
   ) {
     this.breaker = new CircuitBreaker({ failures: flow.breakerFailures, openMs: flow.breakerOpenSeconds * 1000, maxOpenMs: MAX_OPEN_MS });
     const url = new URL(baseUrl);
@@ -75,7 +76,7 @@ export abstract class HttpConnector implements Connector {
   }
 
   available(): boolean {
-    return !this.stopped && !this.breaker.isOpen(this.now());
+    return !this.stopped && !this.breaker.isOpen(nowMs(this.clock));
   }
 
   state(): ConnectorState {
@@ -84,7 +85,7 @@ export abstract class HttpConnector implements Connector {
       type: this.type,
       channel: this.channel,
       available: this.available(),
-      state: this.stopped ? 'stopped' : this.breaker.isOpen(this.now()) ? 'failing' : 'ready',
+      state: this.stopped ? 'stopped' : this.breaker.isOpen(nowMs(this.clock)) ? 'failing' : 'ready',
       inFlight: this.throttle.active,
       window: this.flow.window,
       mps: this.flow.mps,
@@ -144,7 +145,7 @@ export abstract class HttpConnector implements Connector {
 
   /** No answer, a timeout or a 5xx: after breakerFailures in a row, out of the routes for a while. */
   private failedToAnswer(): void {
-    this.breaker.failure(this.now());
+    this.breaker.failure(nowMs(this.clock));
   }
 
   private fail(outcome: Exclude<SubmitOutcome, { kind: 'accepted' }>): SubmitOutcome {

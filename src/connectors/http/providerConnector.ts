@@ -1,3 +1,4 @@
+import type { Clock } from '../../util/clock.js';
 import type { ProviderConnectorConfig, ProviderType } from '../../config/configFile.js';
 import type { CarrierReceipt, ReceiptState } from '../../delivery/receiptSql.js';
 import { isPlainObject } from '../../shared/text.js';
@@ -17,9 +18,9 @@ export class ProviderConnector extends HttpConnector {
 
   constructor(
     private readonly config: ProviderConnectorConfig,
-    now?: () => number,
+    clock?: Clock,
   ) {
-    super(config.id, config.baseUrl, config, now);
+    super(config.id, config.baseUrl, config, clock);
     this.type = config.type;
     this.channel = CHANNEL_OF[config.type];
   }

@@ -1,3 +1,4 @@
+import type { Clock } from '../../util/clock.js';
 import type { WhatsappConnectorConfig } from '../../config/configFile.js';
 import type { CarrierReceipt } from '../../delivery/receiptSql.js';
 import { isPlainObject } from '../../shared/text.js';
@@ -15,9 +16,9 @@ export class WhatsappConnector extends HttpConnector {
 
   constructor(
     private readonly config: WhatsappConnectorConfig,
-    now?: () => number,
+    clock?: Clock,
   ) {
-    super(config.id, config.baseUrl, config, now);
+    super(config.id, config.baseUrl, config, clock);
   }
 
   protected request(message: OutboundMessage): ProviderRequest {

@@ -5,6 +5,7 @@ import type { SmppConnectorConfig } from '../../config/configFile.js';
 import type { CarrierReceipt } from '../../delivery/receiptSql.js';
 import type { Connector, ConnectorState, OutboundMessage, ReceiptSink, SubmitOutcome } from '../connector.js';
 import { Throttle } from '../throttle.js';
+import { type Clock, type ClockTimer, systemClock } from '../../util/clock.js';
 import { corkUntilNextTick } from './corkedWrites.js';
 import { DeliverSmResp, SubmitSm, type SubmitSmFields } from './hotPdus.js';
 import { isTransientStatus, SMPP_STATUS, statusName, THROTTLED_RETRY_MS, TRANSIENT_RETRY_MS } from './smppErrors.js';
@@ -33,8 +34,10 @@ export class SmppConnector implements Connector {
   private sessionState: SessionState = 'stopped';
   private readonly throttle: Throttle;
   private readonly inFlight = new Map<number, (result: PduResult) => void>();
-  private reconnectTimer: NodeJS.Timeout | undefined;
-  private enquireTimer: NodeJS.Timeout | undefined;
+  private reconnectTimer: ClockTimer | undefined;
+  /** The session's enquire_link timer and the wait for its answer: both end with the session. */
+  private enquireTimer: ClockTimer | undefined;
+  private enquireAnswerTimer: ClockTimer | undefined;
   private backoffMs: number;
   private reference = Math.floor(Math.random() * 256);
   private submitted = 0;
@@ -47,7 +50,7 @@ export class SmppConnector implements Connector {
     private readonly config: SmppConnectorConfig,
     private readonly sink: ReceiptSink,
     private readonly log: Logger,
-    private readonly now: () => Date = () => new Date(),
+    private readonly clock: Clock = systemClock,
   ) {
     this.id = config.id;
     this.throttle = new Throttle(config.window, config.mps);
@@ -68,9 +71,9 @@ export class SmppConnector implements Connector {
   waitBound(timeoutMs: number): Promise<boolean> {
     if (this.sessionState === 'bound') return Promise.resolve(true);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), timeoutMs);
+      const timer = this.clock.setTimer(timeoutMs, () => resolve(false));
       this.boundWaiters.push(() => {
-        clearTimeout(timer);
+        timer.cancel();
         resolve(true);
       });
     });
@@ -98,19 +101,19 @@ export class SmppConnector implements Connector {
   /** Unbinds politely (waiting up to the response timeout), then closes; submissions in flight fail as transient. */
   async stop(): Promise<void> {
     this.stopping = true;
-    clearTimeout(this.reconnectTimer);
-    clearInterval(this.enquireTimer);
+    this.reconnectTimer?.cancel();
+    this.stopEnquireLink();
     this.throttle.rejectAll();
     const session = this.session;
     if (session && this.sessionState === 'bound') {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.config.responseTimeoutSeconds * 1000);
+        const timer = this.clock.setTimer(this.config.responseTimeoutSeconds * 1000, resolve);
         const sent = session.send(new smpp.PDU('unbind'), () => {
-          clearTimeout(timer);
+          timer.cancel();
           resolve();
         });
         if (!sent) {
-          clearTimeout(timer);
+          timer.cancel();
           resolve();
         }
       });
@@ -174,14 +177,13 @@ export class SmppConnector implements Connector {
       const done = (result: PduResult): void => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        timer.cancel();
         this.inFlight.delete(pdu.sequence_number);
         this.throttle.release();
         resolve(result);
       };
-      const timer = setTimeout(
-        () => done({ kind: 'failed', reason: `${this.id}: no submit_sm_resp within ${this.config.responseTimeoutSeconds} s` }),
-        this.config.responseTimeoutSeconds * 1000,
+      const timer = this.clock.setTimer(this.config.responseTimeoutSeconds * 1000, () =>
+        done({ kind: 'failed', reason: `${this.id}: no submit_sm_resp within ${this.config.responseTimeoutSeconds} s` }),
       );
       corkUntilNextTick(session.socket);
       // A PDU by what Session.send uses of one (see hotPdus.ts).
@@ -240,20 +242,30 @@ export class SmppConnector implements Connector {
 
   /** enquire_link on a timer; no answer within the response timeout means the link is dead. */
   private startEnquireLink(session: smpp.Session): void {
-    clearInterval(this.enquireTimer);
-    this.enquireTimer = setInterval(() => {
-      const timer = setTimeout(() => {
+    this.stopEnquireLink();
+    const tick = (): void => {
+      this.enquireAnswerTimer = this.clock.setTimer(this.config.responseTimeoutSeconds * 1000, () => {
+        if (this.session !== session) return;
         this.noteError('no enquire_link_resp');
         session.destroy();
-      }, this.config.responseTimeoutSeconds * 1000);
-      const sent = session.send(new smpp.PDU('enquire_link'), () => clearTimeout(timer));
-      if (!sent) clearTimeout(timer);
-    }, this.config.enquireLinkSeconds * 1000);
+      });
+      const sent = session.send(new smpp.PDU('enquire_link'), () => this.enquireAnswerTimer?.cancel());
+      if (!sent) this.enquireAnswerTimer.cancel();
+      this.enquireTimer = this.clock.setTimer(this.config.enquireLinkSeconds * 1000, tick);
+    };
+    this.enquireTimer = this.clock.setTimer(this.config.enquireLinkSeconds * 1000, tick);
+  }
+
+  private stopEnquireLink(): void {
+    this.enquireTimer?.cancel();
+    this.enquireAnswerTimer?.cancel();
+    this.enquireTimer = undefined;
+    this.enquireAnswerTimer = undefined;
   }
 
   private onClose(session: smpp.Session): void {
     if (this.session !== session) return;
-    clearInterval(this.enquireTimer);
+    this.stopEnquireLink();
     this.failInFlight('connection closed');
     if (this.stopping) {
       this.sessionState = 'stopped';
@@ -263,7 +275,7 @@ export class SmppConnector implements Connector {
     const delay = this.backoffMs;
     this.backoffMs = Math.min(this.backoffMs * 2, this.config.reconnectMaxMs);
     this.log.warn({ connector: this.id, retryInMs: delay, lastError: this.lastError }, 'SMPP session closed; reconnecting');
-    this.reconnectTimer = setTimeout(() => this.connect(), delay);
+    this.reconnectTimer = this.clock.setTimer(delay, () => this.connect());
   }
 
   private failInFlight(reason: string): void {
@@ -295,7 +307,7 @@ export class SmppConnector implements Connector {
       connectorId: this.id,
       carrierId: parsed.carrierId,
       state: parsed.stat,
-      at: this.now(),
+      at: this.clock.now(),
       errorCode: parsed.errorCode,
     };
     this.sink([receipt]).then(

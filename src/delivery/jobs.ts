@@ -1,0 +1,58 @@
+import type { Logger } from 'pino';
+import type { Db } from '../db/db.js';
+import type { Job } from '../shared/jobs.js';
+import type { Clock } from '../util/clock.js';
+import { messageExpireDue } from './deliverySql.js';
+import { orphanReceiptsTakeMatched } from './receiptSql.js';
+import { applyReceipts } from './receipts.js';
+import { retentionCutoff, retentionSweep } from './retention.js';
+import { DELIVERY_ERRORS } from './statuses.js';
+
+/** Orphan receipts are matched again for an hour; a submission recorded later than that is not coming. */
+const ORPHAN_LIFETIME_MS = 3600_000;
+const EXPIRE_BATCH = 1000;
+
+export interface DeliveryJobOptions {
+  /** HERALD_RETENTION_DAYS: what is older and finished is deleted (unset: everything is kept). */
+  readonly retentionDays?: number;
+}
+
+/**
+ * Delivery's periodic jobs: lifetimes that have run out (sent -> undelivered, delivered -> unread) every second,
+ * orphan receipts whose submission has since been recorded every 5 seconds, the retention every 10 minutes.
+ */
+export function deliveryJobs(deps: { db: Db; clock: Clock; log: Logger }, options: DeliveryJobOptions = {}): Job[] {
+  const { db, clock, log } = deps;
+  return [
+    { name: 'expire-lifetimes', everyMs: 1000, run: () => expireLifetimes(db, clock.now()) },
+    {
+      name: 'match-orphan-receipts',
+      everyMs: 5000,
+      // Taken and applied in one transaction: a crash between the two would lose them.
+      run: () =>
+        db.transaction(async (tx) => {
+          const matched = await orphanReceiptsTakeMatched(tx, new Date(clock.now().getTime() - ORPHAN_LIFETIME_MS));
+          if (matched.length > 0) await applyReceipts(tx, matched);
+        }),
+    },
+    {
+      name: 'retention',
+      everyMs: 600_000,
+      run: async () => {
+        if (options.retentionDays === undefined) return;
+        const result = await retentionSweep(db, retentionCutoff(clock.now(), options.retentionDays));
+        if (result.messages + result.submissions + result.callbackDeliveries > 0) log.info(result, 'retention: old records deleted');
+      },
+    },
+  ];
+}
+
+/** Ends the lifetimes that have run out by `now`; returns how many messages reached their end. */
+export async function expireLifetimes(db: Db, now: Date): Promise<number> {
+  let expired = 0;
+  for (;;) {
+    const rows = await messageExpireDue(db, now, EXPIRE_BATCH, { noReceipt: DELIVERY_ERRORS.noReceipt, notRead: DELIVERY_ERRORS.notRead });
+    expired += rows.length;
+    if (rows.length < EXPIRE_BATCH) return expired;
+  }
+}
