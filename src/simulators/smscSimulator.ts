@@ -56,6 +56,8 @@ export class SmscSimulator {
   readonly submissions: SimSubmission[] = [];
   /** Sessions that ended with an unbind from the client (a polite stop), by system_id. */
   readonly unbinds: string[] = [];
+  /** Binds asked for, accepted or not: a test sees a client keep trying while the SMSC is down. */
+  bindAttempts = 0;
   private server: smpp.Server | undefined;
   private readonly bound = new Map<smpp.Session, string>();
   private readonly sessionNumbers = new Map<smpp.Session, number>();
@@ -165,6 +167,7 @@ export class SmscSimulator {
     session.on('error', () => session.destroy());
     session.on('close', () => this.onClose(session));
     const bind = (pdu: smpp.PDU): void => {
+      this.bindAttempts++;
       if (this.down || pdu.system_id !== this.options.systemId || pdu.password !== this.options.password) {
         session.send(pdu.response({ command_status: this.down ? smpp.ESME_RSYSERR : smpp.ESME_RINVPASWD }));
         session.close();

@@ -44,8 +44,11 @@ describe.runIf(ON_POSTGRES)('PostgreSQL restarted under load', () => {
     const metrics = await call(api.url!, 'GET', '/metrics');
     expect(metrics.status).toBe(200);
     expect(metrics.body).toMatch(/^herald_database_up 0$/m);
-    // Long enough for every process's pool, dispatcher, receipt writer and callback sender to meet the outage.
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // The worker meets the outage too (its dispatcher, receipt writer and callback sender share its pool), and the
+    // load keeps being refused: the outage is seen everywhere before the server comes back.
+    await worker.run.waitFor(/claiming due messages failed/);
+    const refusedBefore = load.refusals.length;
+    await waitFor(() => load.refusals.length >= refusedBefore + 10);
     const acceptedWhileDown = load.accepted.length;
     server.start();
 
