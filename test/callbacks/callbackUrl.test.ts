@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callbackUrlProblem, isPrivateAddress } from '../../src/callbacks/callbackUrl.js';
+import { callbackUrlProblem, isPrivateAddress, maskCallbackUrl } from '../../src/callbacks/callbackUrl.js';
 
 describe('private addresses of callback URLs', () => {
   it.each([
@@ -60,5 +60,25 @@ describe('private addresses of callback URLs', () => {
   it('takes a URL with an embedded public address', () => {
     expect(callbackUrlProblem('http://[64:ff9b::8.8.8.8]/cb', false)).toBeUndefined();
     expect(callbackUrlProblem('http://[2002:808:808::1]/cb', false)).toBeUndefined();
+  });
+});
+
+describe('masking callback URLs', () => {
+  it.each([
+    ['a user name alone: replaced whole', 'http://sk_live_X@host/hook', 'http://***@host/hook'],
+    ['login and password: the password', 'https://login:pa55@host/hook', 'https://login:***@host/hook'],
+    ['the spec example', 'http://sk_live_X@host/hook?token=abc', 'http://***@host/hook?token=***'],
+    [
+      'secret-looking parameters, in any case, the others as written',
+      'https://h/x?order=7&Api_Key=zz&q=a%26b+c&X-Amz-Signature=1&client_secret=s&password=p&pass=q&sig=2&auth=3&access_token=4&sessionId=5',
+      'https://h/x?order=7&Api_Key=***&q=a%26b+c&X-Amz-Signature=***&client_secret=***&password=***&pass=***&sig=***&auth=***&access_token=***&sessionId=***',
+    ],
+    ['a percent-encoded name', 'https://h/x?t%6Fken=5', 'https://h/x?t%6Fken=***'],
+    ['a parameter without a value, and an empty one', 'https://h/x?token&key=', 'https://h/x?token&key=***'],
+    ['nothing to hide: as given', 'http://h', 'http://h'],
+    ['nothing to hide, with a query', 'https://h/x?order=7&lang=en', 'https://h/x?order=7&lang=en'],
+    ['not a URL', 'junk //user@h?token=1&a=2', 'junk //***@h?token=***&a=2'],
+  ])('%s', (_name, url, masked) => {
+    expect(maskCallbackUrl(url)).toBe(masked);
   });
 });
