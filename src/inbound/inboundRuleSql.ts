@@ -29,6 +29,11 @@ export async function inboundRuleInsert(db: Queryable, accountId: number, f: Rul
   return row!;
 }
 
+export async function inboundRuleCount(db: Queryable, accountId: number): Promise<number> {
+  const [row] = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM inbound_rules WHERE account_id = $1', [accountId]);
+  return row!.count;
+}
+
 export async function inboundRuleList(db: Queryable, accountId: number): Promise<InboundRuleRow[]> {
   return db.query<InboundRuleRow>(`SELECT ${COLUMNS} FROM inbound_rules WHERE account_id = $1 ORDER BY id`, [accountId]);
 }

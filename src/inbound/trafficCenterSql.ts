@@ -35,6 +35,11 @@ export async function trafficCenterGet(db: Queryable, accountId: number, id: num
   return row;
 }
 
+export async function trafficCenterCount(db: Queryable, accountId: number): Promise<number> {
+  const [row] = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM traffic_centers WHERE account_id = $1', [accountId]);
+  return row!.count;
+}
+
 export async function trafficCenterInsert(db: Queryable, accountId: number, name: string, now: Date): Promise<TrafficCenterRow> {
   const [row] = await db.query<TrafficCenterRow>(
     `INSERT INTO traffic_centers (account_id, name, created_at, updated_at) VALUES ($1, $2, $3, $3) RETURNING ${COLUMNS}`,
