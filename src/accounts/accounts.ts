@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/db.js';
 import { enabledChannels } from '../shared/channels.js';
 import { herald } from '../errors/catalogue.js';
-import { trafficCenterDefault, trafficCenterGet } from '../inbound/trafficCenterSql.js';
+import { trafficCenterDefault, trafficCenterHold } from '../inbound/trafficCenterSql.js';
 import { isoUtc } from '../util/time.js';
 import type { AccountJson, ApiKeyRequestJson, TokenJson } from './accountSchemas.js';
 import { type AccountRow, accountGet, accountInsert } from './accountSql.js';
@@ -70,8 +70,9 @@ export async function createToken(
 
 /**
  * Issues an API key of the account; a traffic key may be bound to one of the account's own traffic centers.
- * Throws 422 4220 for a center given to a system key, or one that is missing or another account's. `maker`: see
- * createToken (none for the operator's keys).
+ * Throws 422 4220 for a center given to a system key, or one that is missing or another account's. Call in a
+ * transaction: it holds the center until the key is written, so that a concurrent delete of the center sees the key.
+ * `maker`: see createToken (none for the operator's keys).
  */
 export async function issueApiKey(
   db: Queryable,
@@ -83,7 +84,7 @@ export async function issueApiKey(
   const { type, trafficCenterId } = request;
   if (trafficCenterId !== undefined) {
     if (type !== 'traffic') throw herald('invalidField', { field: 'trafficCenterId', value: 'only traffic keys are bound to a center' });
-    if (!(await trafficCenterGet(db, accountId, trafficCenterId))) {
+    if (!(await trafficCenterHold(db, accountId, trafficCenterId))) {
       throw herald('invalidField', { field: 'trafficCenterId', value: `${trafficCenterId} (no such center)` });
     }
   }

@@ -134,6 +134,15 @@ export async function tokenRevokeApiKey(db: Db, accountId: number, id: string, n
   return revoke(db, accountId, id, now, true);
 }
 
+/** The ids of the account's live API keys bound to a traffic center, oldest first. */
+export async function tokenLiveBoundToCenter(db: Queryable, accountId: number, centerId: number): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    'SELECT id FROM api_tokens WHERE account_id = $1 AND traffic_center_id = $2 AND revoked_at IS NULL ORDER BY created_at, id',
+    [accountId, centerId],
+  );
+  return rows.map((row) => row.id);
+}
+
 /** Locks a live API key until the transaction ends, so that it cannot be revoked meanwhile; false when it is not live. */
 export async function tokenLockLive(tx: Queryable, id: string): Promise<boolean> {
   const rows = await tx.query('SELECT id FROM api_tokens WHERE id = $1 AND revoked_at IS NULL FOR SHARE', [id]);

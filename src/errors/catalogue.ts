@@ -30,6 +30,8 @@ export const ERRORS = {
   // Per-account ceilings on settings (docs/security.md, Limits): delete one to add another.
   inboundRuleLimit: { status: 409, code: 4094, msg: 'Too many inbound rules: at most {limit} per account' },
   trafficCenterLimit: { status: 409, code: 4094, msg: 'Too many traffic centers: at most {limit} per account' },
+  // Deleting it would leave the keys tagging messages with a center that no longer exists.
+  centerHasKeys: { status: 409, code: 4095, msg: 'Traffic center {id} has live API keys bound to it: {keys}; revoke them first' },
   bodyTooLarge: { status: 413, code: 4130, msg: 'Request body is larger than {limit} bytes' },
   urlTooLong: { status: 414, code: 4140, msg: 'URL path segment is longer than {limit} characters' },
   unsupportedMediaType: { status: 415, code: 4150, msg: 'Content-Type must be application/json' },

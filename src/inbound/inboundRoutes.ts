@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
+import { tokenLiveBoundToCenter } from '../accounts/tokenSql.js';
 import { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem, maskCallbackUrl } from '../callbacks/callbackUrl.js';
 import { lockAccount } from '../db/accountLocks.js';
+import type { Queryable } from '../db/db.js';
 import { herald } from '../errors/catalogue.js';
 import { principalOf, requireAdmin, requireToken } from '../http/auth.js';
 import { errorResponses, Id, IdParam } from '../http/schemas.js';
@@ -15,11 +17,14 @@ import {
   inboundRuleList,
   type InboundRuleRow,
   inboundRuleUpdate,
+  inboundRuleUsesCenter,
 } from './inboundRuleSql.js';
 import {
   trafficCenterCount,
   trafficCenterDelete,
   trafficCenterGet,
+  trafficCenterHold,
+  trafficCenterLock,
   trafficCenterInsert,
   trafficCenterList,
   type TrafficCenterRow,
@@ -60,6 +65,12 @@ const ruleBody = (maxSenderNames: number) =>
     },
     { additionalProperties: false },
   );
+
+/** Ids for an error message: a JSON array of the first ten, and how many more there are. */
+function listShown(ids: readonly string[]): string {
+  const shown = JSON.stringify(ids.slice(0, 10));
+  return ids.length > 10 ? `${shown} and ${ids.length - 10} more` : shown;
+}
 
 const centerToApi = (row: TrafficCenterRow) => ({ id: row.id, name: row.name, isDefault: row.is_default, createdAt: isoUtc(row.created_at)! });
 const ruleToApi = (row: InboundRuleRow) => ({
@@ -150,18 +161,43 @@ export const inboundRoutes: Routes = (app, ctx) => {
 
   app.delete(
     '/api/v1/traffic-centers/:id',
-    { onRequest, schema: { tags: ['Inbound'], summary: 'Delete a center that is not the default and has no rules', security, params: IdParam, response: { 204: Type.Null(), ...errorResponses(404, 409) } } },
+    {
+      onRequest,
+      schema: {
+        tags: ['Inbound'],
+        summary: 'Delete a center that is not the default, no rule uses and no live API key is bound to',
+        description:
+          'The default center -> 409 4091; a center rules use -> 409 4091; a center live API keys are bound to -> 409 4095 ' +
+          'naming the keys (revoke them first: a key keeps its center for life).',
+        security,
+        params: IdParam,
+        response: { 204: Type.Null(), ...errorResponses(404, 409) },
+      },
+    },
     async (request, reply) => {
-      const result = await trafficCenterDelete(ctx.db, principalOf(request).accountId, request.params.id);
-      if (result === 'missing') throw herald('notFound', { what: `Traffic center ${request.params.id}` });
-      if (result === 'default') throw herald('conflict', { reason: 'The default center cannot be deleted; make another the default first' });
-      if (result === 'in-use') throw herald('conflict', { reason: 'Inbound rules use this center; change or delete them first' });
+      const { accountId } = principalOf(request);
+      const { id } = request.params;
+      await ctx.db.transaction(async (tx) => {
+        // Locked first: a rule or a key being bound to it meanwhile waits, then finds it gone (trafficCenterHold).
+        const center = await trafficCenterLock(tx, accountId, id);
+        if (!center) throw herald('notFound', { what: `Traffic center ${id}` });
+        if (center.is_default) throw herald('conflict', { reason: 'The default center cannot be deleted; make another the default first' });
+        if (await inboundRuleUsesCenter(tx, accountId, id)) throw herald('conflict', { reason: 'Inbound rules use this center; change or delete them first' });
+        const keys = await tokenLiveBoundToCenter(tx, accountId, id);
+        if (keys.length > 0) throw herald('centerHasKeys', { id, keys: listShown(keys) });
+        await trafficCenterDelete(tx, accountId, id);
+      });
       return reply.status(204).send(null);
     },
   );
 
-  const checkRule = async (accountId: number, body: { trafficCenterId: number; callbackUrl?: string | null | undefined; senderNames?: string[] | null | undefined; channelType?: string | undefined }) => {
-    if (!(await trafficCenterGet(ctx.db, accountId, body.trafficCenterId))) {
+  /** The fields of a rule to store; call in the transaction that stores it (the center is held until then). */
+  const checkRule = async (
+    tx: Queryable,
+    accountId: number,
+    body: { trafficCenterId: number; callbackUrl?: string | null | undefined; senderNames?: string[] | null | undefined; channelType?: string | undefined },
+  ) => {
+    if (!(await trafficCenterHold(tx, accountId, body.trafficCenterId))) {
       throw herald('invalidField', { field: 'trafficCenterId', value: `${body.trafficCenterId} (no such center)` });
     }
     if (body.callbackUrl) {
@@ -198,11 +234,10 @@ export const inboundRoutes: Routes = (app, ctx) => {
     },
     async (request, reply) => {
       const { accountId } = principalOf(request);
-      const fields = await checkRule(accountId, request.body);
       const row = await ctx.db.transaction(async (tx) => {
         await lockAccount(tx, 'inboundSettings', accountId);
         if ((await inboundRuleCount(tx, accountId)) >= rulesPerAccount) throw herald('inboundRuleLimit', { limit: rulesPerAccount });
-        return inboundRuleInsert(tx, accountId, fields, ctx.clock.now());
+        return inboundRuleInsert(tx, accountId, await checkRule(tx, accountId, request.body), ctx.clock.now());
       });
       return reply.status(201).send(ruleToApi(row));
     },
@@ -227,7 +262,9 @@ export const inboundRoutes: Routes = (app, ctx) => {
     },
     async (request) => {
       const { accountId } = principalOf(request);
-      const row = await inboundRuleUpdate(ctx.db, accountId, request.params.id, await checkRule(accountId, request.body), ctx.clock.now());
+      const row = await ctx.db.transaction(async (tx) =>
+        inboundRuleUpdate(tx, accountId, request.params.id, await checkRule(tx, accountId, request.body), ctx.clock.now()),
+      );
       if (!row) throw herald('notFound', { what: `Inbound rule ${request.params.id}` });
       return ruleToApi(row);
     },

@@ -61,13 +61,21 @@ export async function trafficCenterUpdate(db: Queryable, accountId: number, id: 
   return row;
 }
 
-/** Deletes a center that is neither the default nor used by a rule; returns why not otherwise. */
-export async function trafficCenterDelete(db: Queryable, accountId: number, id: number): Promise<'deleted' | 'missing' | 'default' | 'in-use'> {
-  const row = await trafficCenterGet(db, accountId, id);
-  if (!row) return 'missing';
-  if (row.is_default) return 'default';
-  const [used] = await db.query('SELECT 1 FROM inbound_rules WHERE traffic_center_id = $1 LIMIT 1', [id]);
-  if (used) return 'in-use';
-  await db.query('DELETE FROM traffic_centers WHERE account_id = $1 AND id = $2', [accountId, id]);
-  return 'deleted';
+/**
+ * A center of the account, held until the transaction ends so that it cannot be deleted meanwhile: what binds a rule
+ * or a key to it takes this first (a delete in progress makes it wait, then find nothing).
+ */
+export async function trafficCenterHold(tx: Queryable, accountId: number, id: number): Promise<TrafficCenterRow | undefined> {
+  const [row] = await tx.query<TrafficCenterRow>(`SELECT ${COLUMNS} FROM traffic_centers WHERE account_id = $1 AND id = $2 FOR SHARE`, [accountId, id]);
+  return row;
+}
+
+/** A center of the account, locked for its deletion: whatever would bind to it waits until the transaction ends. */
+export async function trafficCenterLock(tx: Queryable, accountId: number, id: number): Promise<TrafficCenterRow | undefined> {
+  const [row] = await tx.query<TrafficCenterRow>(`SELECT ${COLUMNS} FROM traffic_centers WHERE account_id = $1 AND id = $2 FOR UPDATE`, [accountId, id]);
+  return row;
+}
+
+export async function trafficCenterDelete(tx: Queryable, accountId: number, id: number): Promise<void> {
+  await tx.query('DELETE FROM traffic_centers WHERE account_id = $1 AND id = $2', [accountId, id]);
 }
