@@ -268,7 +268,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         closers.push(() => closeServer(conversionServer));
       }
       const banner = [
-        ...(demo ? [demoBanner(demo, url, ctx.adminToken)] : []),
+        ...(demo ? [demoBanner(demo, url, config.adminToken !== undefined)] : []),
         ...(simulators ? simulatorBanner(url) : []),
       ];
       if (banner.length > 0) process.stdout.write(`${banner.join('\n')}\n\n`);

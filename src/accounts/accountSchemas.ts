@@ -21,6 +21,11 @@ export const Token = Type.Object({
   trafficCenterId: Type.Union([Type.Integer(), Type.Null()]),
   createdAt: Type.String(),
   revokedAt: Type.Union([Type.String(), Type.Null()]),
+  createdByUser: Type.Union([Type.Integer(), Type.Null()], {
+    description:
+      'The user whose web sign-in this key descends from; the key is revoked when that user is deleted or the ' +
+      "operator resets the user's password. Null for keys that outlive users.",
+  }),
 });
 /** The body that issues an API key, on the client's and on the operator's route. */
 export const ApiKeyRequest = Type.Object(

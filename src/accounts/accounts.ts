@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/db.js';
 import { enabledChannels } from '../shared/channels.js';
 import { herald } from '../errors/catalogue.js';
-import { trafficCenterDefault, trafficCenterGet } from '../inbound/trafficCenterSql.js';
+import { trafficCenterDefault, trafficCenterHold } from '../inbound/trafficCenterSql.js';
 import { isoUtc } from '../util/time.js';
 import type { AccountJson, ApiKeyRequestJson, TokenJson } from './accountSchemas.js';
 import { type AccountRow, accountGet, accountInsert } from './accountSql.js';
 import { balanceGet } from './ledgerSql.js';
-import { type SessionMark, tokenInsert, type TokenRow } from './tokenSql.js';
+import { type SessionMark, tokenInsert, type TokenMaker, type TokenRow } from './tokenSql.js';
 import { issueToken, type TokenType } from './tokens.js';
 
 export function newCallbackSecret(): string {
@@ -41,7 +41,10 @@ export async function createAccount(
   return { account, tokens: { traffic: traffic.token, system: system.token } };
 }
 
-/** Issues a token of the account: an API key, or with `session` one of a web sign-in's two tokens (sessions.ts). */
+/**
+ * Issues a token of the account: an API key, or with `session` one of a web sign-in's two tokens (sessions.ts).
+ * `maker` records the user it descends from and the session that issued it (tokenSql.ts TokenMaker).
+ */
 export async function createToken(
   db: Queryable,
   accountId: number,
@@ -49,6 +52,7 @@ export async function createToken(
   trafficCenterId: number | null,
   now: Date,
   session?: SessionMark,
+  maker?: TokenMaker,
 ): Promise<{ row: TokenRow; token: string }> {
   const issued = issueToken(type);
   const row = await tokenInsert(db, {
@@ -59,23 +63,32 @@ export async function createToken(
     trafficCenterId,
     now,
     ...(session ? { session } : {}),
+    ...(maker ? { maker } : {}),
   });
   return { row, token: issued.token };
 }
 
 /**
  * Issues an API key of the account; a traffic key may be bound to one of the account's own traffic centers.
- * Throws 422 4220 for a center given to a system key, or one that is missing or another account's.
+ * Throws 422 4220 for a center given to a system key, or one that is missing or another account's. Call in a
+ * transaction: it holds the center until the key is written, so that a concurrent delete of the center sees the key.
+ * `maker`: see createToken (none for the operator's keys).
  */
-export async function issueApiKey(db: Queryable, accountId: number, request: ApiKeyRequestJson, now: Date): Promise<{ row: TokenRow; token: string }> {
+export async function issueApiKey(
+  db: Queryable,
+  accountId: number,
+  request: ApiKeyRequestJson,
+  now: Date,
+  maker?: TokenMaker,
+): Promise<{ row: TokenRow; token: string }> {
   const { type, trafficCenterId } = request;
   if (trafficCenterId !== undefined) {
     if (type !== 'traffic') throw herald('invalidField', { field: 'trafficCenterId', value: 'only traffic keys are bound to a center' });
-    if (!(await trafficCenterGet(db, accountId, trafficCenterId))) {
+    if (!(await trafficCenterHold(db, accountId, trafficCenterId))) {
       throw herald('invalidField', { field: 'trafficCenterId', value: `${trafficCenterId} (no such center)` });
     }
   }
-  return createToken(db, accountId, type, trafficCenterId ?? null, now);
+  return createToken(db, accountId, type, trafficCenterId ?? null, now, undefined, maker);
 }
 
 /** The balance object of the API: currency code -> number, always including the account's own currency. */
@@ -108,6 +121,7 @@ export function tokenToApi(row: TokenRow): TokenJson {
     trafficCenterId: row.traffic_center_id,
     createdAt: isoUtc(row.created_at)!,
     revokedAt: isoUtc(row.revoked_at),
+    createdByUser: row.created_by_user,
   };
 }
 

@@ -131,7 +131,7 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
     },
     async (request, reply) => {
       const account = await mustGet(request.params.id);
-      const created = await issueApiKey(ctx.db, account.id, request.body, ctx.clock.now());
+      const created = await ctx.db.transaction((tx) => issueApiKey(tx, account.id, request.body, ctx.clock.now()));
       return reply.status(201).send({ ...tokenToApi(created.row), token: created.token });
     },
   );

@@ -5,10 +5,15 @@ import { errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { isoUtc } from '../util/time.js';
 import { ApiKeyRequest, Token } from './accountSchemas.js';
+import { accountUserLock } from './accountUserSql.js';
 import { issueApiKey, tokenToApi } from './accounts.js';
 import { tokenList, tokenRevokeApiKey } from './tokenSql.js';
 
-/** The client's own API keys (TOKEN_2): list, issue, revoke. Session tokens of web sign-ins are not API keys. */
+/**
+ * The client's own API keys (TOKEN_2): list, issue, revoke. Session tokens of web sign-ins are not API keys. A key
+ * issued with a token that descends from a user (a sign-in's token, or a key that user made) descends from that user
+ * too, and is revoked when the user is deleted or the operator resets their password (docs/security.md).
+ */
 export const apiKeyRoutes: Routes = (app, ctx) => {
   const onRequest = requireToken(ctx, ['system']);
   const security = [{ basicToken: [] }];
@@ -44,7 +49,14 @@ export const apiKeyRoutes: Routes = (app, ctx) => {
       },
     },
     async (request, reply) => {
-      const created = await issueApiKey(ctx.db, principalOf(request).accountId, request.body, ctx.clock.now());
+      const principal = principalOf(request);
+      const maker = { userId: principal.createdByUser, sessionId: principal.sessionId };
+      const created = await ctx.db.transaction(async (tx) => {
+        // Holding the user until the key is written: deleting them meanwhile waits for it, then revokes it too; a
+        // user deleted since this request was authenticated has no live tokens left, so its answer is theirs.
+        if (maker.userId !== null && !(await accountUserLock(tx, maker.userId))) throw herald('badCredentials');
+        return issueApiKey(tx, principal.accountId, request.body, ctx.clock.now(), maker);
+      });
       return reply.status(201).send({ id: created.row.id, type: created.row.type, token: created.token, createdAt: isoUtc(created.row.created_at)! });
     },
   );

@@ -12,7 +12,8 @@ export const SESSION_TTL_MS = 12 * 3600 * 1000;
 /**
  * A web sign-in: two new tokens of the account, marked as one session (api_tokens.session_id), that end at
  * `expiresAt`. api_tokens.session_of records where it came from, `user:<id>` or `token:<key id>`: deleting that
- * user or revoking that key ends the session too.
+ * user or revoking that key ends the session too. Its tokens descend from the user (api_tokens.created_by_user),
+ * or from the key's user when the key descends from one.
  */
 export interface Session {
   readonly accountId: number;
@@ -36,7 +37,7 @@ export async function signInWithPassword(db: Db, login: string, password: string
   const matches = await verifyPassword(password, user?.password_hash ?? (await decoyHash()));
   if (!user || !matches) return 'bad-credentials';
   if (user.account_status !== 'active') return 'blocked';
-  const who = { accountId: user.account_id, accountName: user.account_name, login: user.login, sessionOf: `user:${user.id}` };
+  const who = { accountId: user.account_id, accountName: user.account_name, login: user.login, sessionOf: `user:${user.id}`, userId: user.id };
   return startSession(db, who, (tx) => accountUserLock(tx, user.id), now);
 }
 
@@ -51,8 +52,11 @@ export async function signInWithToken(db: Db, token: string, now: Date): Promise
   if (!row || !secretMatches(presented.secret, Buffer.from(row.secret_hash))) return 'bad-credentials';
   if (row.type !== 'system' || row.session_id !== null) return 'bad-credentials';
   if (row.account_status !== 'active') return 'blocked';
-  const who = { accountId: row.account_id, accountName: row.account_name, login: null, sessionOf: `token:${row.id}` };
-  return startSession(db, who, (tx) => tokenLockLive(tx, row.id), now);
+  const who = { accountId: row.account_id, accountName: row.account_name, login: null, sessionOf: `token:${row.id}`, userId: row.created_by_user };
+  // A key that descends from a user passes the user on to the session: hold both, so that deleting either waits.
+  const user = row.created_by_user;
+  const hold = async (tx: Queryable) => (await tokenLockLive(tx, row.id)) && (user === null || (await accountUserLock(tx, user)));
+  return startSession(db, who, hold, now);
 }
 
 /**
@@ -62,16 +66,17 @@ export async function signInWithToken(db: Db, token: string, now: Date): Promise
  */
 async function startSession(
   db: Db,
-  who: { accountId: number; accountName: string; login: string | null; sessionOf: string },
+  who: { accountId: number; accountName: string; login: string | null; sessionOf: string; userId: number | null },
   hold: (tx: Queryable) => Promise<boolean>,
   now: Date,
 ): Promise<Session | SignInRefusal> {
   const session = { sessionId: randomBytes(12).toString('base64url'), sessionOf: who.sessionOf, expiresAt: new Date(now.getTime() + SESSION_TTL_MS) };
+  const maker = { userId: who.userId, sessionId: null };
   const tokens = await db.transaction(async (tx) => {
     if (!(await hold(tx))) return undefined;
     return {
-      traffic: (await createToken(tx, who.accountId, 'traffic', null, now, session)).token,
-      system: (await createToken(tx, who.accountId, 'system', null, now, session)).token,
+      traffic: (await createToken(tx, who.accountId, 'traffic', null, now, session, maker)).token,
+      system: (await createToken(tx, who.accountId, 'system', null, now, session, maker)).token,
     };
   });
   if (!tokens) return 'bad-credentials';

@@ -9,6 +9,8 @@ export interface TokenRow {
   traffic_center_id: number | null;
   created_at: Date;
   revoked_at: Date | null;
+  /** The user the token descends from (migration 0013), or null. */
+  created_by_user: number | null;
 }
 
 /** A live token with what authentication needs of its account, read in one query. */
@@ -20,6 +22,8 @@ export interface TokenWithAccountRow {
   traffic_center_id: number | null;
   /** The sign-in that issued it (a session token), or null for an API key. */
   session_id: string | null;
+  /** The user it descends from (migration 0013), or null. */
+  created_by_user: number | null;
   account_name: string;
   account_status: 'active' | 'blocked';
   account_channels: Partial<Record<Channel, boolean>>;
@@ -34,15 +38,34 @@ export interface SessionMark {
   readonly expiresAt: Date;
 }
 
-const TOKEN_COLUMNS = 'id, account_id, type, traffic_center_id, created_at, revoked_at';
+/**
+ * Who issues a token: the user it descends from (a sign-in's user, or the user of the token that issues it) and the
+ * web session whose token issues it. The caller holds that user (accountUserLock) until its transaction ends.
+ */
+export interface TokenMaker {
+  readonly userId: number | null;
+  readonly sessionId: string | null;
+}
+
+const TOKEN_COLUMNS = 'id, account_id, type, traffic_center_id, created_at, revoked_at, created_by_user';
 
 export async function tokenInsert(
   db: Queryable,
-  token: { id: string; accountId: number; type: TokenType; secretHash: Buffer; trafficCenterId: number | null; now: Date; session?: SessionMark },
+  token: {
+    id: string;
+    accountId: number;
+    type: TokenType;
+    secretHash: Buffer;
+    trafficCenterId: number | null;
+    now: Date;
+    session?: SessionMark;
+    maker?: TokenMaker;
+  },
 ): Promise<TokenRow> {
   const [row] = await db.query<TokenRow>(
-    `INSERT INTO api_tokens (id, account_id, type, secret_hash, traffic_center_id, created_at, session_id, session_of, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+    `INSERT INTO api_tokens (id, account_id, type, secret_hash, traffic_center_id, created_at, session_id, session_of, expires_at,
+       created_by_user, created_in_session)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      RETURNING ${TOKEN_COLUMNS}`,
     [
       token.id,
@@ -54,6 +77,8 @@ export async function tokenInsert(
       token.session?.sessionId ?? null,
       token.session?.sessionOf ?? null,
       token.session?.expiresAt ?? null,
+      token.maker?.userId ?? null,
+      token.maker?.sessionId ?? null,
     ],
   );
   return row!;
@@ -62,7 +87,7 @@ export async function tokenInsert(
 /** A token that is neither revoked nor expired at `now`, with its account. */
 export async function tokenFindLive(db: Queryable, id: string, now: Date): Promise<TokenWithAccountRow | undefined> {
   const [row] = await db.query<TokenWithAccountRow>(
-    `SELECT t.id, t.account_id, t.type, t.secret_hash, t.traffic_center_id, t.session_id,
+    `SELECT t.id, t.account_id, t.type, t.secret_hash, t.traffic_center_id, t.session_id, t.created_by_user,
        a.name AS account_name, a.status AS account_status, a.channels AS account_channels,
        a.currency AS account_currency
      FROM api_tokens t JOIN accounts a ON a.id = t.account_id
@@ -109,6 +134,15 @@ export async function tokenRevokeApiKey(db: Db, accountId: number, id: string, n
   return revoke(db, accountId, id, now, true);
 }
 
+/** The ids of the account's live API keys bound to a traffic center, oldest first. */
+export async function tokenLiveBoundToCenter(db: Queryable, accountId: number, centerId: number): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    'SELECT id FROM api_tokens WHERE account_id = $1 AND traffic_center_id = $2 AND revoked_at IS NULL ORDER BY created_at, id',
+    [accountId, centerId],
+  );
+  return rows.map((row) => row.id);
+}
+
 /** Locks a live API key until the transaction ends, so that it cannot be revoked meanwhile; false when it is not live. */
 export async function tokenLockLive(tx: Queryable, id: string): Promise<boolean> {
   const rows = await tx.query('SELECT id FROM api_tokens WHERE id = $1 AND revoked_at IS NULL FOR SHARE', [id]);
@@ -129,6 +163,20 @@ export async function tokenRevokeSessionsOf(db: Queryable, accountId: number, se
   const rows = await db.query(
     'UPDATE api_tokens SET revoked_at = $3 WHERE account_id = $1 AND session_of = $2 AND revoked_at IS NULL RETURNING id',
     [accountId, sessionOf, now],
+  );
+  return rows.length;
+}
+
+/**
+ * Revokes every live token that descends from the user (migration 0013): their sessions, the keys issued with them,
+ * and keys issued in turn with those. Call after deleting the user or changing their password in the same
+ * transaction: that statement waits for any transaction holding the user while it issues such a token, so this one
+ * sees the token. Returns how many were live.
+ */
+export async function tokenRevokeMadeBy(db: Queryable, accountId: number, userId: number, now: Date): Promise<number> {
+  const rows = await db.query(
+    'UPDATE api_tokens SET revoked_at = $3 WHERE account_id = $1 AND created_by_user = $2 AND revoked_at IS NULL RETURNING id',
+    [accountId, userId, now],
   );
   return rows.length;
 }

@@ -7,7 +7,7 @@ import { isoUtc } from '../util/time.js';
 import { accountGetOr404 } from './accounts.js';
 import { accountUserDelete, accountUserInsert, accountUserList, type AccountUserRow, accountUserSetPassword } from './accountUserSql.js';
 import { hashPassword } from './passwords.js';
-import { tokenRevokeSessionsOf } from './tokenSql.js';
+import { tokenRevokeMadeBy } from './tokenSql.js';
 
 /** A person who signs in to an account's personal pages (/app). */
 export const AccountUser = Type.Object({
@@ -84,7 +84,10 @@ export const adminUserRoutes: Routes = (app, ctx) => {
       onRequest,
       schema: {
         tags,
-        summary: 'Delete a user and end its sessions (their tokens are revoked)',
+        summary: 'Delete a user: their sessions end and the API keys they issued are revoked',
+        description:
+          "Revokes every token that descends from the user's sign-ins: session tokens, keys issued with them, and keys " +
+          'issued in turn with those (an API key shows it as `createdByUser`).',
         security,
         params: Type.Object({ id: Id(), userId: Id() }),
         response: { 204: Type.Null(), ...errorResponses(401, 404) },
@@ -93,8 +96,10 @@ export const adminUserRoutes: Routes = (app, ctx) => {
     async (request, reply) => {
       const { id, userId } = request.params;
       const deleted = await ctx.db.transaction(async (tx) => {
+        // Deleting first: a request that is issuing a key of this user holds the user (apiKeyRoutes.ts), so the delete
+        // waits for it, and the revocation below sees that key.
         if (!(await accountUserDelete(tx, id, userId))) return false;
-        await tokenRevokeSessionsOf(tx, id, `user:${userId}`, ctx.clock.now());
+        await tokenRevokeMadeBy(tx, id, userId, ctx.clock.now());
         return true;
       });
       if (!deleted) throw herald('notFound', { what: `User ${userId}` });
@@ -108,7 +113,7 @@ export const adminUserRoutes: Routes = (app, ctx) => {
       onRequest,
       schema: {
         tags,
-        summary: "Set a user's password (a reset by the operator); the user's sessions end",
+        summary: "Set a user's password (a reset by the operator); the user's sessions end and the keys they issued are revoked",
         security,
         params: Type.Object({ id: Id(), userId: Id() }),
         body: Type.Object({ password: Password }, { additionalProperties: false }),
@@ -120,8 +125,8 @@ export const adminUserRoutes: Routes = (app, ctx) => {
       const hash = await hashPassword(request.body.password);
       const updated = await ctx.db.transaction(async (tx) => {
         if (!(await accountUserSetPassword(tx, id, userId, hash))) return false;
-        // Whoever knew the old password is signed out with it.
-        await tokenRevokeSessionsOf(tx, id, `user:${userId}`, ctx.clock.now());
+        // Whoever knew the old password is signed out with it, and loses any key minted with it.
+        await tokenRevokeMadeBy(tx, id, userId, ctx.clock.now());
         return true;
       });
       if (!updated) throw herald('notFound', { what: `User ${userId}` });

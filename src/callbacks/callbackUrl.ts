@@ -24,23 +24,60 @@ for (const [net, prefix] of [
   PRIVATE.addSubnet(net, prefix, 'ipv4');
 }
 for (const [net, prefix] of [
-  ['::', 128],
   ['::1', 128],
+  ['64:ff9b:1::', 48],
   ['fc00::', 7],
   ['fe80::', 10],
+  ['fec0::', 10],
   ['ff00::', 8],
 ] as const) {
   PRIVATE.addSubnet(net, prefix, 'ipv6');
 }
 
-/** True for loopback, private, link-local, carrier-grade NAT, multicast and unspecified addresses. */
+/** The eight 16-bit groups of an IPv6 address that `isIP` accepted (a zone id, `%eth0`, is dropped). */
+function ipv6Groups(address: string): number[] {
+  let text = address.split('%')[0]!;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const parse = (part: string): number[] => (part === '' ? [] : part.split(':').map((group) => parseInt(group, 16)));
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  if (tail === undefined) return parse(head);
+  const before = parse(head);
+  const after = parse(tail);
+  return [...before, ...Array<number>(8 - before.length - after.length).fill(0), ...after];
+}
+
+/**
+ * The IPv4 address an IPv6 address carries to its destination, for the forms a host or a gateway on the way turns
+ * back into IPv4: IPv4-mapped `::ffff:0:0/96` and IPv4-translated `::ffff:0:0:0/96`, IPv4-compatible `::/96`,
+ * NAT64 `64:ff9b::/96`, 6to4 `2002::/16` (bits 16-47) and Teredo `2001::/32` (the client, bits 96-127 inverted).
+ */
+function embeddedIpv4(g: readonly number[]): string | undefined {
+  const zero = (from: number, to: number): boolean => g.slice(from, to).every((group) => group === 0);
+  const ipv4 = (high: number, low: number): string => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+  if (zero(0, 5) && (g[5] === 0xffff || g[5] === 0)) return ipv4(g[6]!, g[7]!);
+  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) return ipv4(g[6]!, g[7]!);
+  if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return ipv4(g[6]!, g[7]!);
+  if (g[0] === 0x2002) return ipv4(g[1]!, g[2]!);
+  if (g[0] === 0x2001 && g[1] === 0) return ipv4(g[6]! ^ 0xffff, g[7]! ^ 0xffff);
+  return undefined;
+}
+
+/**
+ * True for loopback, private, link-local, carrier-grade NAT, multicast and unspecified addresses, and for IPv6
+ * addresses that carry such an IPv4 address (embeddedIpv4) or belong to the local-use NAT64 prefix
+ * `64:ff9b:1::/48` or the old site-local `fec0::/10`.
+ */
 export function isPrivateAddress(address: string): boolean {
   const version = isIP(address);
   if (version === 4) return PRIVATE.check(address, 'ipv4');
   if (version === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return PRIVATE.check(mapped[1]!, 'ipv4');
-    return PRIVATE.check(address, 'ipv6');
+    const embedded = embeddedIpv4(ipv6Groups(address));
+    if (embedded !== undefined && PRIVATE.check(embedded, 'ipv4')) return true;
+    return PRIVATE.check(address.split('%')[0]!, 'ipv6');
   }
   return false;
 }
@@ -77,14 +114,48 @@ export function callbackUrlProblem(value: string, allowPrivate: boolean): string
   return undefined;
 }
 
-/** The URL with its password replaced, for logs, errors and API output. */
+// Query parameters whose values are masked: names that say they carry a credential (`token`, `api_key`,
+// `X-Amz-Signature`, `client_secret`, `passwd`, ...), matched anywhere in the name and in any case. Masking a
+// harmless parameter costs nothing; showing a secret one cannot be undone.
+const SECRET_PARAMETER = /token|key|secret|pass|pwd|sig|auth|session|credential|jwt|cookie/i;
+
+/** The query (without its `?`) with the value of every secret-looking parameter replaced by `***`. */
+function maskQuery(query: string): string {
+  return query
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 0) return pair;
+      let name = pair.slice(0, eq);
+      try {
+        name = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        // A malformed escape: judge the name as written.
+      }
+      return SECRET_PARAMETER.test(name) ? `${pair.slice(0, eq)}=***` : pair;
+    })
+    .join('&');
+}
+
+/**
+ * The URL for logs, errors, API answers and web pages: the password replaced (`login:***@`), a user name without
+ * a password replaced whole (`***@`: it is often the secret itself, `https://sk_live_...@host/`), and the values
+ * of secret-looking query parameters replaced (`?token=***`). A URL with nothing to hide comes back as given.
+ */
 export function maskCallbackUrl(value: string): string {
+  let url: URL;
   try {
-    const url = new URL(value);
-    if (!url.password && !url.username) return value;
-    if (url.password) url.password = '***';
-    return url.toString();
+    url = new URL(value);
   } catch {
-    return value.replace(/\/\/[^/@]*@/, '//***@');
+    const [head, ...rest] = value.replace(/\/\/[^/@]*@/, '//***@').split('?');
+    return rest.length === 0 ? head! : `${head}?${maskQuery(rest.join('?'))}`;
   }
+  const query = url.search.slice(1);
+  const maskedQuery = maskQuery(query);
+  if (!url.password && !url.username && maskedQuery === query) return value;
+  if (url.password) url.password = '***';
+  else if (url.username) url.username = '***';
+  // Set as written: only `***` is new, and the search setter keeps the rest of an encoded query as it is.
+  if (maskedQuery !== query) url.search = `?${maskedQuery}`;
+  return url.toString();
 }

@@ -21,6 +21,12 @@ export interface Config {
   readonly callbackAllowPrivate: boolean;
   /** New callback URLs an account may use per UTC day (0: no limit). */
   readonly callbackUrlsPerDay: number;
+  /** Inbound rules an account may have. */
+  readonly inboundRulesPerAccount: number;
+  /** Sender names one inbound rule may list. */
+  readonly inboundRuleSenderNames: number;
+  /** Traffic partitioning centers an account may have, its default included. */
+  readonly trafficCentersPerAccount: number;
   readonly conversionPort: number | undefined;
   readonly demo: boolean;
   readonly logLevel: LogLevel;
@@ -62,6 +68,14 @@ export const DEFAULT_CALLBACK_RETRY_WINDOW_S = 86_400;
  * mistake), few enough that an account cannot grow the callback tables by millions of rows a day.
  */
 export const DEFAULT_CALLBACK_URLS_PER_DAY = 1000;
+/**
+ * Rules and centers are settings a person writes by hand (one per department or sender name); 100 is far more than
+ * that, and bounds what an account stores: 100 rules of 100 names of 64 characters and a 2 KiB URL are under 1 MB,
+ * and every inbound message reads its account's rules.
+ */
+export const DEFAULT_INBOUND_RULES_PER_ACCOUNT = 100;
+export const DEFAULT_INBOUND_RULE_SENDER_NAMES = 100;
+export const DEFAULT_TRAFFIC_CENTERS_PER_ACCOUNT = 100;
 export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
 /** 1000 WhatsApp messages with full headers, footers and three 1000-character buttons stay below 16 MiB. */
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -102,6 +116,9 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_CALLBACK_RETRY_WINDOW: `seconds during which callbacks are retried (default ${DEFAULT_CALLBACK_RETRY_WINDOW_S})`,
   HERALD_CALLBACK_ALLOW_PRIVATE: 'true|false: allow callbacks to private addresses (default true in demo mode)',
   HERALD_CALLBACK_URLS_PER_DAY: `new callback URLs an account may use per UTC day, 0 for no limit (default ${DEFAULT_CALLBACK_URLS_PER_DAY})`,
+  HERALD_INBOUND_RULES_PER_ACCOUNT: `inbound rules an account may have (default ${DEFAULT_INBOUND_RULES_PER_ACCOUNT})`,
+  HERALD_INBOUND_RULE_SENDER_NAMES: `sender names one inbound rule may list (default ${DEFAULT_INBOUND_RULE_SENDER_NAMES})`,
+  HERALD_TRAFFIC_CENTERS_PER_ACCOUNT: `traffic partitioning centers an account may have, its default included (default ${DEFAULT_TRAFFIC_CENTERS_PER_ACCOUNT})`,
   HERALD_CONVERSION_PORT: 'extra listener for the FLASHCALL conversion operation (default unset)',
   HERALD_DEMO: 'true|false: create the demo account on first start (default true in embedded mode)',
   HERALD_LOG_LEVEL: `${LOG_LEVELS.join('|')} (default ${DEFAULT_LOG_LEVEL})`,
@@ -174,6 +191,15 @@ export function loadConfig(env: Env = process.env): Config {
     callbackUrlsPerDay:
       optional(read('HERALD_CALLBACK_URLS_PER_DAY'), 'HERALD_CALLBACK_URLS_PER_DAY', integerIn(0, 10_000_000)) ??
       DEFAULT_CALLBACK_URLS_PER_DAY,
+    inboundRulesPerAccount:
+      optional(read('HERALD_INBOUND_RULES_PER_ACCOUNT'), 'HERALD_INBOUND_RULES_PER_ACCOUNT', integerIn(1, 100_000)) ??
+      DEFAULT_INBOUND_RULES_PER_ACCOUNT,
+    inboundRuleSenderNames:
+      optional(read('HERALD_INBOUND_RULE_SENDER_NAMES'), 'HERALD_INBOUND_RULE_SENDER_NAMES', integerIn(1, 10_000)) ??
+      DEFAULT_INBOUND_RULE_SENDER_NAMES,
+    trafficCentersPerAccount:
+      optional(read('HERALD_TRAFFIC_CENTERS_PER_ACCOUNT'), 'HERALD_TRAFFIC_CENTERS_PER_ACCOUNT', integerIn(1, 100_000)) ??
+      DEFAULT_TRAFFIC_CENTERS_PER_ACCOUNT,
     conversionPort: optional(read('HERALD_CONVERSION_PORT'), 'HERALD_CONVERSION_PORT', parsePort),
     demo,
     logLevel: optional(read('HERALD_LOG_LEVEL'), 'HERALD_LOG_LEVEL', parseLogLevel) ?? DEFAULT_LOG_LEVEL,

@@ -70,8 +70,14 @@ export async function ensureDemo(db: Db, config: Config, clock: Clock): Promise<
   });
 }
 
-/** The banner printed at start-up in demo mode. */
-export function demoBanner(credentials: DemoCredentials, baseUrl: string, adminToken: string | undefined): string {
+/**
+ * The banner printed at start-up in demo mode. It shows the admin token only when Herald generated it: one that came
+ * from HERALD_ADMIN_TOKEN is the operator's secret, and start-up output ends up in terminals, CI logs and journals.
+ */
+export function demoBanner(credentials: DemoCredentials, baseUrl: string, adminTokenFromEnv: boolean): string {
+  const adminToken = adminTokenFromEnv
+    ? 'set by HERALD_ADMIN_TOKEN (not shown)'
+    : (credentials.adminToken ?? 'none: the operator API is off (HERALD_ADMIN_TOKEN)');
   return [
     '',
     '  Herald demo',
@@ -79,7 +85,7 @@ export function demoBanner(credentials: DemoCredentials, baseUrl: string, adminT
     `  Pages:          ${baseUrl}/app (personal account: sign in with TOKEN_2), ${baseUrl}/admin (operator console: admin token)`,
     `  TOKEN_1 (traffic): ${credentials.trafficToken}`,
     `  TOKEN_2 (system):  ${credentials.systemToken}`,
-    `  Admin token:       ${adminToken ?? '(HERALD_ADMIN_TOKEN)'}`,
+    `  Admin token:       ${adminToken}`,
     `  Sender name:       ${DEMO_SENDER_NAME} (SMS and WHATSAPP)`,
     '',
     '  Send an SMS:',

@@ -27,6 +27,11 @@ export const ERRORS = {
   conflict: { status: 409, code: 4091, msg: '{reason}' },
   loginTaken: { status: 409, code: 4092, msg: 'Login is already taken: {login}' },
   keyInUse: { status: 409, code: 4093, msg: 'This key authenticates the request; revoke it with another key' },
+  // Per-account ceilings on settings (docs/security.md, Limits): delete one to add another.
+  inboundRuleLimit: { status: 409, code: 4094, msg: 'Too many inbound rules: at most {limit} per account' },
+  trafficCenterLimit: { status: 409, code: 4094, msg: 'Too many traffic centers: at most {limit} per account' },
+  // Deleting it would leave the keys tagging messages with a center that no longer exists.
+  centerHasKeys: { status: 409, code: 4095, msg: 'Traffic center {id} has live API keys bound to it: {keys}; revoke them first' },
   bodyTooLarge: { status: 413, code: 4130, msg: 'Request body is larger than {limit} bytes' },
   urlTooLong: { status: 414, code: 4140, msg: 'URL path segment is longer than {limit} characters' },
   unsupportedMediaType: { status: 415, code: 4150, msg: 'Content-Type must be application/json' },
@@ -39,6 +44,8 @@ export const ERRORS = {
   missingField: { status: 422, code: 4220, msg: 'Missing {field}' },
   invalidField: { status: 422, code: 4220, msg: 'Invalid {field}: {value}' },
   fieldNotAccepted: { status: 422, code: 4220, msg: 'Invalid {field}' },
+  // A list over its schema's maxItems: the list itself is not echoed, it may be megabytes long.
+  tooManyItems: { status: 422, code: 4220, msg: 'Invalid {field}: at most {limit} items' },
   // DESIGN 12 ceilings on free-form strings: the value is not echoed, it may be kilobytes long.
   overCeiling: { status: 422, code: 4220, msg: 'Invalid {field}' },
   sendTimeTooEarly: { status: 422, code: 4220, msg: 'Local send time is less than minimal {minLocalSendTime}' },

@@ -20,6 +20,8 @@ export interface Principal {
   readonly accountCurrency: string;
   /** The web sign-in that issued the token (a session token, accounts/sessions.ts), or null for an API key. */
   readonly sessionId: string | null;
+  /** The user the token descends from (a sign-in's user; migration 0013), or null. Keys it issues descend from them too. */
+  readonly createdByUser: number | null;
 }
 
 declare module 'fastify' {
@@ -97,6 +99,7 @@ export function requireToken(ctx: AuthContext, allowed: readonly TokenType[]) {
       accountChannels: token.account_channels,
       accountCurrency: token.account_currency,
       sessionId: token.session_id,
+      createdByUser: token.created_by_user,
     };
   };
 }

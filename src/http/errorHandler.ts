@@ -1,6 +1,7 @@
 import { type IncomingMessage, maxHeaderSize, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { maskCallbackUrl } from '../callbacks/callbackUrl.js';
 import { isDatabaseUnavailable } from '../db/connectionErrors.js';
 import { ERRORS, HeraldError, herald, showValue } from '../errors/catalogue.js';
 
@@ -31,7 +32,10 @@ function schemaError(error: FastifyError & { validation: AjvError[]; validationC
     return herald('fieldNotAccepted', { field: `${prefix}${path ? `${path}.` : ''}${extra}` });
   }
   const field = `${location}${path}` || error.validationContext || 'body';
-  return herald('invalidField', { field, value: `${showValue(first.data)} (${first.message ?? first.keyword})` });
+  if (first.keyword === 'maxItems') return herald('tooManyItems', { field, limit: Number(first.params.limit) });
+  // A refused URL (an over-long callbackUrl) is echoed masked like an accepted one: it may carry credentials.
+  const shown = typeof first.data === 'string' && /url$/i.test(path) ? maskCallbackUrl(first.data) : first.data;
+  return herald('invalidField', { field, value: `${showValue(shown)} (${first.message ?? first.keyword})` });
 }
 
 /** Turns any error into the API's error body; unknown errors are logged with their cause and answered 5000. */
@@ -70,7 +74,8 @@ export function toHeraldError(error: FastifyError): HeraldError {
 export function makeErrorHandler(bodyLimit: number) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     let mapped = toHeraldError(error);
-    if (mapped.errorName === 'bodyTooLarge') mapped = herald('bodyTooLarge', { limit: bodyLimit });
+    // A route may have a lower limit of its own (the settings of inbound routing): name the one that refused.
+    if (mapped.errorName === 'bodyTooLarge') mapped = herald('bodyTooLarge', { limit: request.routeOptions.bodyLimit ?? bodyLimit });
     if (mapped.status >= 500 && mapped.errorName === 'internal') {
       request.log.error({ err: error }, 'request failed');
     }

@@ -9,6 +9,19 @@ import { herald } from '../errors/catalogue.js';
 import { clientErrorHandler, expectationFailed, makeErrorHandler, MAX_PARAM_LENGTH, notFoundHandler } from './errorHandler.js';
 import { ErrorBody } from './schemas.js';
 
+/**
+ * The reference page at /docs (Swagger UI) loads its scripts, styles and images from Herald itself and calls only
+ * Herald ("Try it out"); it has no inline script. A bearer token typed into its Authorize dialog is kept in the page,
+ * so no other script may run there, and no other site may frame it. The spec validator badge (validator.swagger.io)
+ * is off (the plugin's default): the page would otherwise send the document's address to a third party. The one
+ * inline style is the `<style>` element swagger-ui-bundle.js (swagger-ui-dist 5.32) inserts, allowed by its hash;
+ * test/http/docsCsp.browser.test.ts fails on any violation, so a new bundle that needs more is seen at once.
+ */
+export const DOCS_CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='; " +
+  "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; frame-ancestors 'none'; " +
+  "base-uri 'none'; form-action 'self'";
+
 /** The server as route modules see it: with TypeBox types for bodies, params and queries. */
 export type HeraldApp = FastifyInstance<
   RawServerDefault,
@@ -132,7 +145,12 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', deepLinking: true },
+    // Set on every answer under /docs (the plugin's own routes only); what Swagger UI needs, nothing more.
+    staticCSP: DOCS_CONTENT_SECURITY_POLICY,
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   for (const register of routes) register(app, ctx);

@@ -1,15 +1,30 @@
 import { Type } from 'typebox';
+import { tokenLiveBoundToCenter } from '../accounts/tokenSql.js';
 import { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem, maskCallbackUrl } from '../callbacks/callbackUrl.js';
+import { lockAccount } from '../db/accountLocks.js';
+import type { Queryable } from '../db/db.js';
 import { herald } from '../errors/catalogue.js';
 import { principalOf, requireAdmin, requireToken } from '../http/auth.js';
 import { errorResponses, Id, IdParam } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { SENDER_NAME_MAX_LENGTH } from '../senderNames/senderNames.js';
 import { isoUtc } from '../util/time.js';
-import { inboundRuleDelete, inboundRuleGet, inboundRuleInsert, inboundRuleList, type InboundRuleRow, inboundRuleUpdate } from './inboundRuleSql.js';
 import {
+  inboundRuleCount,
+  inboundRuleDelete,
+  inboundRuleGet,
+  inboundRuleInsert,
+  inboundRuleList,
+  type InboundRuleRow,
+  inboundRuleUpdate,
+  inboundRuleUsesCenter,
+} from './inboundRuleSql.js';
+import {
+  trafficCenterCount,
   trafficCenterDelete,
   trafficCenterGet,
+  trafficCenterHold,
+  trafficCenterLock,
   trafficCenterInsert,
   trafficCenterList,
   type TrafficCenterRow,
@@ -25,20 +40,37 @@ const Rule = Type.Object({
   channelType: Type.String(),
   createdAt: Type.String(),
 });
-const RuleBody = Type.Object(
-  {
-    trafficCenterId: Id(),
-    callbackUrl: Type.Optional(Type.Union([Type.String({ maxLength: CALLBACK_URL_MAX_LENGTH }), Type.Null()])),
-    senderNames: Type.Optional(
-      Type.Union([
-        Type.Array(Type.String({ minLength: 1, maxLength: SENDER_NAME_MAX_LENGTH }), { maxItems: 100 }),
-        Type.Null(),
-      ]),
-    ),
-    channelType: Type.Optional(Type.Literal('WHATSAPP')),
-  },
-  { additionalProperties: false },
-);
+/**
+ * The largest body a valid rule needs, so that a bigger one is refused (413 4130) before it is read, let alone parsed:
+ * 16 KiB for the URL (2,048 characters, each escaped as \uXXXX at worst) and the rest, and 800 bytes a sender name
+ * (64 characters outside the BMP, each escaped as a \uXXXX\uXXXX pair: 768). A center is a name of 200 characters
+ * (2,400 bytes so escaped).
+ */
+const ruleBodyLimit = (maxSenderNames: number): number => 16 * 1024 + maxSenderNames * 800;
+const CENTER_BODY_LIMIT = 4 * 1024;
+
+/** A rule as a client writes it; a list over `maxSenderNames` (HERALD_INBOUND_RULE_SENDER_NAMES) is refused. */
+const ruleBody = (maxSenderNames: number) =>
+  Type.Object(
+    {
+      trafficCenterId: Id(),
+      callbackUrl: Type.Optional(Type.Union([Type.String({ maxLength: CALLBACK_URL_MAX_LENGTH }), Type.Null()])),
+      senderNames: Type.Optional(
+        Type.Union([
+          Type.Array(Type.String({ minLength: 1, maxLength: SENDER_NAME_MAX_LENGTH }), { maxItems: maxSenderNames }),
+          Type.Null(),
+        ]),
+      ),
+      channelType: Type.Optional(Type.Literal('WHATSAPP')),
+    },
+    { additionalProperties: false },
+  );
+
+/** Ids for an error message: a JSON array of the first ten, and how many more there are. */
+function listShown(ids: readonly string[]): string {
+  const shown = JSON.stringify(ids.slice(0, 10));
+  return ids.length > 10 ? `${shown} and ${ids.length - 10} more` : shown;
+}
 
 const centerToApi = (row: TrafficCenterRow) => ({ id: row.id, name: row.name, isDefault: row.is_default, createdAt: isoUtc(row.created_at)! });
 const ruleToApi = (row: InboundRuleRow) => ({
@@ -54,6 +86,10 @@ const ruleToApi = (row: InboundRuleRow) => ({
 export const inboundRoutes: Routes = (app, ctx) => {
   const onRequest = requireToken(ctx, ['system']);
   const security = [{ basicToken: [] }];
+  const RuleBody = ruleBody(ctx.config.inboundRuleSenderNames);
+  const ruleLimit = ruleBodyLimit(ctx.config.inboundRuleSenderNames);
+  const centersPerAccount = ctx.config.trafficCentersPerAccount;
+  const rulesPerAccount = ctx.config.inboundRulesPerAccount;
 
   app.get(
     '/api/v1/traffic-centers',
@@ -67,11 +103,24 @@ export const inboundRoutes: Routes = (app, ctx) => {
     '/api/v1/traffic-centers',
     {
       onRequest,
-      schema: { tags: ['Inbound'], summary: 'Create a center', security, body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }), response: { 201: Center, ...errorResponses(401, 403, 422) } },
+      schema: {
+        tags: ['Inbound'],
+        summary: 'Create a center',
+        description: `At most ${centersPerAccount} per account, the default included (HERALD_TRAFFIC_CENTERS_PER_ACCOUNT): one more is 409 4094.`,
+        security,
+        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+        response: { 201: Center, ...errorResponses(401, 403, 409, 413, 422) },
+      },
+      bodyLimit: CENTER_BODY_LIMIT,
     },
     async (request, reply) => {
       const { accountId } = principalOf(request);
-      return reply.status(201).send(centerToApi(await trafficCenterInsert(ctx.db, accountId, request.body.name, ctx.clock.now())));
+      const row = await ctx.db.transaction(async (tx) => {
+        await lockAccount(tx, 'inboundSettings', accountId);
+        if ((await trafficCenterCount(tx, accountId)) >= centersPerAccount) throw herald('trafficCenterLimit', { limit: centersPerAccount });
+        return trafficCenterInsert(tx, accountId, request.body.name, ctx.clock.now());
+      });
+      return reply.status(201).send(centerToApi(row));
     },
   );
 
@@ -95,8 +144,9 @@ export const inboundRoutes: Routes = (app, ctx) => {
         security,
         params: IdParam,
         body: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), isDefault: Type.Optional(Type.Literal(true)) }, { additionalProperties: false }),
-        response: { 200: Center, ...errorResponses(404, 422) },
+        response: { 200: Center, ...errorResponses(404, 413, 422) },
       },
+      bodyLimit: CENTER_BODY_LIMIT,
     },
     async (request) => {
       // The 404 is thrown inside the transaction so that clearing the old default rolls back with it.
@@ -111,18 +161,43 @@ export const inboundRoutes: Routes = (app, ctx) => {
 
   app.delete(
     '/api/v1/traffic-centers/:id',
-    { onRequest, schema: { tags: ['Inbound'], summary: 'Delete a center that is not the default and has no rules', security, params: IdParam, response: { 204: Type.Null(), ...errorResponses(404, 409) } } },
+    {
+      onRequest,
+      schema: {
+        tags: ['Inbound'],
+        summary: 'Delete a center that is not the default, no rule uses and no live API key is bound to',
+        description:
+          'The default center -> 409 4091; a center rules use -> 409 4091; a center live API keys are bound to -> 409 4095 ' +
+          'naming the keys (revoke them first: a key keeps its center for life).',
+        security,
+        params: IdParam,
+        response: { 204: Type.Null(), ...errorResponses(404, 409) },
+      },
+    },
     async (request, reply) => {
-      const result = await trafficCenterDelete(ctx.db, principalOf(request).accountId, request.params.id);
-      if (result === 'missing') throw herald('notFound', { what: `Traffic center ${request.params.id}` });
-      if (result === 'default') throw herald('conflict', { reason: 'The default center cannot be deleted; make another the default first' });
-      if (result === 'in-use') throw herald('conflict', { reason: 'Inbound rules use this center; change or delete them first' });
+      const { accountId } = principalOf(request);
+      const { id } = request.params;
+      await ctx.db.transaction(async (tx) => {
+        // Locked first: a rule or a key being bound to it meanwhile waits, then finds it gone (trafficCenterHold).
+        const center = await trafficCenterLock(tx, accountId, id);
+        if (!center) throw herald('notFound', { what: `Traffic center ${id}` });
+        if (center.is_default) throw herald('conflict', { reason: 'The default center cannot be deleted; make another the default first' });
+        if (await inboundRuleUsesCenter(tx, accountId, id)) throw herald('conflict', { reason: 'Inbound rules use this center; change or delete them first' });
+        const keys = await tokenLiveBoundToCenter(tx, accountId, id);
+        if (keys.length > 0) throw herald('centerHasKeys', { id, keys: listShown(keys) });
+        await trafficCenterDelete(tx, accountId, id);
+      });
       return reply.status(204).send(null);
     },
   );
 
-  const checkRule = async (accountId: number, body: { trafficCenterId: number; callbackUrl?: string | null | undefined; senderNames?: string[] | null | undefined; channelType?: string | undefined }) => {
-    if (!(await trafficCenterGet(ctx.db, accountId, body.trafficCenterId))) {
+  /** The fields of a rule to store; call in the transaction that stores it (the center is held until then). */
+  const checkRule = async (
+    tx: Queryable,
+    accountId: number,
+    body: { trafficCenterId: number; callbackUrl?: string | null | undefined; senderNames?: string[] | null | undefined; channelType?: string | undefined },
+  ) => {
+    if (!(await trafficCenterHold(tx, accountId, body.trafficCenterId))) {
       throw herald('invalidField', { field: 'trafficCenterId', value: `${body.trafficCenterId} (no such center)` });
     }
     if (body.callbackUrl) {
@@ -145,11 +220,26 @@ export const inboundRoutes: Routes = (app, ctx) => {
 
   app.post(
     '/api/v1/inbound-rules',
-    { onRequest, schema: { tags: ['Inbound'], summary: 'Add a rule: center, callback URL, optional sender names', security, body: RuleBody, response: { 201: Rule, ...errorResponses(401, 403, 422) } } },
+    {
+      onRequest,
+      schema: {
+        tags: ['Inbound'],
+        summary: 'Add a rule: center, callback URL, optional sender names',
+        description: `At most ${rulesPerAccount} rules per account (HERALD_INBOUND_RULES_PER_ACCOUNT): one more is 409 4094.`,
+        security,
+        body: RuleBody,
+        response: { 201: Rule, ...errorResponses(401, 403, 409, 413, 422) },
+      },
+      bodyLimit: ruleLimit,
+    },
     async (request, reply) => {
       const { accountId } = principalOf(request);
-      const fields = await checkRule(accountId, request.body);
-      return reply.status(201).send(ruleToApi(await inboundRuleInsert(ctx.db, accountId, fields, ctx.clock.now())));
+      const row = await ctx.db.transaction(async (tx) => {
+        await lockAccount(tx, 'inboundSettings', accountId);
+        if ((await inboundRuleCount(tx, accountId)) >= rulesPerAccount) throw herald('inboundRuleLimit', { limit: rulesPerAccount });
+        return inboundRuleInsert(tx, accountId, await checkRule(tx, accountId, request.body), ctx.clock.now());
+      });
+      return reply.status(201).send(ruleToApi(row));
     },
   );
 
@@ -165,10 +255,16 @@ export const inboundRoutes: Routes = (app, ctx) => {
 
   app.put(
     '/api/v1/inbound-rules/:id',
-    { onRequest, schema: { tags: ['Inbound'], summary: 'Replace a rule', security, params: IdParam, body: RuleBody, response: { 200: Rule, ...errorResponses(404, 422) } } },
+    {
+      onRequest,
+      schema: { tags: ['Inbound'], summary: 'Replace a rule', security, params: IdParam, body: RuleBody, response: { 200: Rule, ...errorResponses(404, 413, 422) } },
+      bodyLimit: ruleLimit,
+    },
     async (request) => {
       const { accountId } = principalOf(request);
-      const row = await inboundRuleUpdate(ctx.db, accountId, request.params.id, await checkRule(accountId, request.body), ctx.clock.now());
+      const row = await ctx.db.transaction(async (tx) =>
+        inboundRuleUpdate(tx, accountId, request.params.id, await checkRule(tx, accountId, request.body), ctx.clock.now()),
+      );
       if (!row) throw herald('notFound', { what: `Inbound rule ${request.params.id}` });
       return ruleToApi(row);
     },

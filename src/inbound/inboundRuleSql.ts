@@ -29,6 +29,17 @@ export async function inboundRuleInsert(db: Queryable, accountId: number, f: Rul
   return row!;
 }
 
+export async function inboundRuleCount(db: Queryable, accountId: number): Promise<number> {
+  const [row] = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM inbound_rules WHERE account_id = $1', [accountId]);
+  return row!.count;
+}
+
+/** Whether a rule of the account sends inbounds to the center. */
+export async function inboundRuleUsesCenter(db: Queryable, accountId: number, centerId: number): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM inbound_rules WHERE account_id = $1 AND traffic_center_id = $2 LIMIT 1', [accountId, centerId]);
+  return rows.length > 0;
+}
+
 export async function inboundRuleList(db: Queryable, accountId: number): Promise<InboundRuleRow[]> {
   return db.query<InboundRuleRow>(`SELECT ${COLUMNS} FROM inbound_rules WHERE account_id = $1 ORDER BY id`, [accountId]);
 }

@@ -35,6 +35,11 @@ export async function trafficCenterGet(db: Queryable, accountId: number, id: num
   return row;
 }
 
+export async function trafficCenterCount(db: Queryable, accountId: number): Promise<number> {
+  const [row] = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM traffic_centers WHERE account_id = $1', [accountId]);
+  return row!.count;
+}
+
 export async function trafficCenterInsert(db: Queryable, accountId: number, name: string, now: Date): Promise<TrafficCenterRow> {
   const [row] = await db.query<TrafficCenterRow>(
     `INSERT INTO traffic_centers (account_id, name, created_at, updated_at) VALUES ($1, $2, $3, $3) RETURNING ${COLUMNS}`,
@@ -56,13 +61,21 @@ export async function trafficCenterUpdate(db: Queryable, accountId: number, id: 
   return row;
 }
 
-/** Deletes a center that is neither the default nor used by a rule; returns why not otherwise. */
-export async function trafficCenterDelete(db: Queryable, accountId: number, id: number): Promise<'deleted' | 'missing' | 'default' | 'in-use'> {
-  const row = await trafficCenterGet(db, accountId, id);
-  if (!row) return 'missing';
-  if (row.is_default) return 'default';
-  const [used] = await db.query('SELECT 1 FROM inbound_rules WHERE traffic_center_id = $1 LIMIT 1', [id]);
-  if (used) return 'in-use';
-  await db.query('DELETE FROM traffic_centers WHERE account_id = $1 AND id = $2', [accountId, id]);
-  return 'deleted';
+/**
+ * A center of the account, held until the transaction ends so that it cannot be deleted meanwhile: what binds a rule
+ * or a key to it takes this first (a delete in progress makes it wait, then find nothing).
+ */
+export async function trafficCenterHold(tx: Queryable, accountId: number, id: number): Promise<TrafficCenterRow | undefined> {
+  const [row] = await tx.query<TrafficCenterRow>(`SELECT ${COLUMNS} FROM traffic_centers WHERE account_id = $1 AND id = $2 FOR SHARE`, [accountId, id]);
+  return row;
+}
+
+/** A center of the account, locked for its deletion: whatever would bind to it waits until the transaction ends. */
+export async function trafficCenterLock(tx: Queryable, accountId: number, id: number): Promise<TrafficCenterRow | undefined> {
+  const [row] = await tx.query<TrafficCenterRow>(`SELECT ${COLUMNS} FROM traffic_centers WHERE account_id = $1 AND id = $2 FOR UPDATE`, [accountId, id]);
+  return row;
+}
+
+export async function trafficCenterDelete(tx: Queryable, accountId: number, id: number): Promise<void> {
+  await tx.query('DELETE FROM traffic_centers WHERE account_id = $1 AND id = $2', [accountId, id]);
 }

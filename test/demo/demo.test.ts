@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { ensureDemo } from '../../src/demo/demo.js';
+import { demoBanner, ensureDemo } from '../../src/demo/demo.js';
 import { startHerald } from '../../src/main.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES, openTestDb } from '../helpers/engines.js';
@@ -57,5 +57,50 @@ describe('demo mode (DESIGN 1)', () => {
     } finally {
       await testDb.drop();
     }
+  });
+
+  describe('the banner', () => {
+    const credentials = { accountId: 1, trafficToken: 'dHJhZmZpYw==', systemToken: 'c3lzdGVt', adminToken: 'generated-admin-token-0123456789' };
+    const adminLine = (banner: string) => banner.split('\n').find((line) => line.includes('Admin token'));
+
+    it('shows the admin token Herald generated', () => {
+      expect(adminLine(demoBanner(credentials, 'http://127.0.0.1:8080', false))).toBe('  Admin token:       generated-admin-token-0123456789');
+    });
+
+    it('never shows one from HERALD_ADMIN_TOKEN, only that it is set', () => {
+      expect(adminLine(demoBanner({ ...credentials, adminToken: undefined }, 'http://127.0.0.1:8080', true))).toBe(
+        '  Admin token:       set by HERALD_ADMIN_TOKEN (not shown)',
+      );
+      // A token generated on an earlier start no longer works once the variable is set: not shown either.
+      expect(demoBanner(credentials, 'http://127.0.0.1:8080', true)).not.toContain(credentials.adminToken);
+    });
+
+    it('says the operator API is off when there is no token at all', () => {
+      expect(adminLine(demoBanner({ ...credentials, adminToken: undefined }, 'http://127.0.0.1:8080', false))).toBe(
+        '  Admin token:       none: the operator API is off (HERALD_ADMIN_TOKEN)',
+      );
+    });
+
+    it('at start-up with HERALD_ADMIN_TOKEN set: the demo tokens are printed, the admin token is not', async () => {
+      const dataDir = mkdtempSync(path.join(tmpdir(), 'herald-demo-'));
+      const adminToken = 'operator-secret-from-the-environment-0123';
+      const config = loadConfig({ HERALD_DATA_DIR: dataDir, HERALD_PORT: '0', HERALD_LOG_LEVEL: 'silent', HERALD_ADMIN_TOKEN: adminToken, HERALD_SIMULATORS: 'off' });
+      const printed: string[] = [];
+      const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (printed.push(String(chunk)), true));
+      let herald: Awaited<ReturnType<typeof startHerald>> | undefined;
+      try {
+        herald = await startHerald({ config, role: 'api', log: pino({ level: 'silent' }) });
+      } finally {
+        write.mockRestore();
+      }
+      try {
+        const output = printed.join('');
+        expect(output).toContain(herald.demo!.trafficToken);
+        expect(output).toContain('Admin token:       set by HERALD_ADMIN_TOKEN (not shown)');
+        expect(output).not.toContain(adminToken);
+      } finally {
+        await herald.close();
+      }
+    });
   });
 });

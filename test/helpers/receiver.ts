@@ -2,6 +2,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Received {
+  /** The request target: path and query. */
+  readonly url: string;
   readonly headers: IncomingHttpHeaders;
   readonly raw: string;
   readonly body: any;
@@ -38,7 +40,7 @@ export class Receiver {
         } catch {
           body = undefined;
         }
-        const request: Received = { headers: req.headers, raw, body, at: Date.now() };
+        const request: Received = { url: req.url ?? '', headers: req.headers, raw, body, at: Date.now() };
         this.received.push(request);
         const answer = this.answer(request, this.received.length - 1);
         if (answer === 'hang') {

@@ -79,7 +79,7 @@ describe.each(ENGINES)('secrets never reach the logs (%s)', (engine) => {
 
     // Valid tokens, on successes and on errors.
     const password = 'pa55-word-xyz';
-    const callbackUrl = `http://hook-user:${password}@127.0.0.1:${receiver.port}/callbacks`;
+    const callbackUrl = `http://hook-user:${password}@127.0.0.1:${receiver.port}/callbacks?token=cb-qu3ry-t0ken`;
     const sent = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { destination: '79161232290', callbackUrl })] });
     expect(sent.body.errors).toBe(false);
     expect((await t.call('GET', '/api/v1/message', { token: issued.body.token })).status).toBe(403);
@@ -112,6 +112,7 @@ describe.each(ENGINES)('secrets never reach the logs (%s)', (engine) => {
     await waitFor(() => receiver.received.length >= 2, { timeoutMs: 15_000 });
     expect(receiver.received[0]!.headers.authorization).toBe(`Basic ${Buffer.from(`hook-user:${password}`).toString('base64')}`);
     await waitFor(() => lines.some((line) => line.includes('callback not accepted')));
+    expect(lines.find((line) => line.includes('callback not accepted'))).toContain('/callbacks?token=***');
 
     const log = searchable(lines);
     expect(log).toContain('incoming request');
@@ -127,6 +128,7 @@ describe.each(ENGINES)('secrets never reach the logs (%s)', (engine) => {
       password,
       rulePassword: 'ru1e-pa55',
       queryToken: 'qu3ry-s3cret',
+      callbackQueryToken: 'cb-qu3ry-t0ken',
       callbackAuthorization: Buffer.from(`hook-user:${password}`).toString('base64'),
     };
     for (const token of [account.traffic, account.system, issued.body.token as string]) expect(secretOf(token).length).toBeGreaterThan(16);

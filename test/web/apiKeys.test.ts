@@ -21,8 +21,8 @@ describe.each(ENGINES)('API keys of the client (docs/web.md) (%s)', (engine) => 
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
       items: [
-        { id: keyIdOf(account.traffic), type: 'traffic', trafficCenterId: null, createdAt: expect.stringMatching(ISO), revokedAt: null },
-        { id: keyIdOf(account.system), type: 'system', trafficCenterId: null, createdAt: expect.stringMatching(ISO), revokedAt: null },
+        { id: keyIdOf(account.traffic), type: 'traffic', trafficCenterId: null, createdAt: expect.stringMatching(ISO), revokedAt: null, createdByUser: null },
+        { id: keyIdOf(account.system), type: 'system', trafficCenterId: null, createdAt: expect.stringMatching(ISO), revokedAt: null, createdByUser: null },
       ],
     });
     expect(JSON.stringify(reply.body)).not.toContain(account.system);
