@@ -17,11 +17,7 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
   let receiver: Receiver;
   const logLines: string[] = [];
 
-  const send = async (body: Record<string, unknown>[]): Promise<string[]> => {
-    const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body });
-    expect(reply.body.errors).toBe(false);
-    return reply.body.items.map((item: { messageUuid: string }) => item.messageUuid);
-  };
+  const send = (body: Record<string, unknown>[]): Promise<string[]> => t.send(account.traffic, body);
   const eventsFor = (id: string) => receiver.events().filter((e) => e.message_uuid === id);
 
   beforeAll(async () => {

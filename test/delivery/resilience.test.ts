@@ -15,11 +15,7 @@ describe.each(ENGINES)('delivery under carrier faults and windows (%s)', (engine
       'SELECT id, status, history FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[])',
       [account.id, ids],
     );
-  const send = async (body: Record<string, unknown>[]): Promise<string[]> => {
-    const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body });
-    expect(reply.body.errors).toBe(false);
-    return reply.body.items.map((item: { messageUuid: string }) => item.messageUuid);
-  };
+  const send = (body: Record<string, unknown>[]): Promise<string[]> => t.send(account.traffic, body);
   const smpp = () => t.herald.connectors.find((c) => c.type === 'smpp') as SmppConnector;
 
   beforeAll(async () => {

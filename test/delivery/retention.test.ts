@@ -29,14 +29,11 @@ describe.each(ENGINES)('retention (HERALD_RETENTION_DAYS) (%s)', (engine) => {
     await receiver?.stop();
   });
 
-  const send = async (destinations: string[], callbackUrl?: string): Promise<string[]> => {
-    const reply = await t.call('POST', '/api/v1/message', {
-      token: account.traffic,
-      body: destinations.map((destination, i) => ({ channelType: 'SMS', senderName: 'Keep', destination, content: `retention ${i}`, ...(callbackUrl ? { callbackUrl } : {}) })),
-    });
-    expect(reply.body.errors).toBe(false);
-    return reply.body.items.map((item: { messageUuid: string }) => item.messageUuid);
-  };
+  const send = (destinations: string[], callbackUrl?: string): Promise<string[]> =>
+    t.send(
+      account.traffic,
+      destinations.map((destination, i) => ({ channelType: 'SMS', senderName: 'Keep', destination, content: `retention ${i}`, ...(callbackUrl ? { callbackUrl } : {}) })),
+    );
   const count = async (sql: string): Promise<number> => (await t.testDb.db.query<{ n: number }>(sql, [account.id]))[0]!.n;
   const dayTotal = async (): Promise<number> =>
     (await t.call('GET', '/api/v1/statistics?from=2026-03-10&to=2026-03-11', { token: account.system })).body.total.messages;

@@ -39,9 +39,7 @@ describe.each(ENGINES)('a callback receiver down for the whole retry window (%s)
       content: `receiver down ${i}`,
       callbackUrl: i % 2 === 0 ? deadUrl : alive.url,
     }));
-    const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body });
-    expect(reply.body.errors).toBe(false);
-    const ids: string[] = reply.body.items.map((item: { messageUuid: string }) => item.messageUuid);
+    const ids = await t.send(account.traffic, body);
     const deadIds = new Set(ids.filter((_, i) => i % 2 === 0));
 
     // The living receiver gets all of its events while the other is down.

@@ -29,7 +29,7 @@ describe.concurrent('the SMSC down for a minute', () => {
     const smsc = t.simulators!.smsc;
     smsc.setDown(true);
 
-    const send = async (count: number, tag: string, ttl?: number): Promise<string[]> => {
+    const send = (count: number, tag: string, ttl?: number): Promise<string[]> => {
       const body = Array.from({ length: count }, (_, i) => ({
         channelType: 'SMS',
         senderName: 'Outage',
@@ -37,9 +37,7 @@ describe.concurrent('the SMSC down for a minute', () => {
         content: `${tag} ${i}`,
         ...(ttl ? { ttl } : {}),
       }));
-      const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body });
-      expect(reply.body.errors).toBe(false);
-      return reply.body.items.map((item: { messageUuid: string }) => item.messageUuid);
+      return t.send(account.traffic, body);
     };
     const waiting = await send(LONG, 'outage long');
     // The shortest SMS lifetime: it runs out before the SMSC comes back.

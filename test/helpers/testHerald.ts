@@ -77,6 +77,8 @@ export interface TestHerald {
   admin<T = any>(method: string, path: string, body?: unknown): Promise<Reply<T>>;
   /** Creates an account through the operator API, with approved sender names and channel switches. */
   createAccount(options?: AccountOptions): Promise<TestAccount>;
+  /** Sends messages with a traffic token, expects every one taken, and returns their ids in order. */
+  send(token: string, messages: readonly Record<string, unknown>[]): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -128,6 +130,11 @@ export async function startTestHerald(
     call: (method, path, callOptions) => call(url, method, path, callOptions),
     admin: (method, path, body) => call(url, method, path, { auth: `Bearer ${ADMIN_TOKEN}`, body }),
     createAccount: (accountOptions = {}) => createAccountVia(t, () => clock.now(), accountOptions),
+    async send(token, messages) {
+      const reply = await t.call('POST', '/api/v1/message', { token, body: messages });
+      if (reply.status !== 200 || reply.body.errors !== false) throw new Error(`not every message was taken: ${reply.status} ${JSON.stringify(reply.body)}`);
+      return reply.body.items.map((item: { messageUuid: string }) => item.messageUuid);
+    },
     async close() {
       await herald.close();
       await simulators?.stop();

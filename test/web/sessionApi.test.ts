@@ -35,13 +35,16 @@ describe.each(ENGINES)('web sessions and account users (docs/web.md) (%s)', (eng
       expect(await verifyPassword('p4ssw0rd?', row!.password_hash)).toBe(false);
     });
 
-    it('lists the users of the account only', async () => {
+    it('lists the users of the account only, in the order they were made', async () => {
+      const mine = await t.createAccount();
+      const first = await t.admin('POST', `/admin/v1/accounts/${mine.id}/users`, { login: 'list-first', password: '12345678' });
+      await t.admin('POST', `/admin/v1/accounts/${mine.id}/users`, { login: 'list-second', password: '12345678' });
       const other = await t.createAccount();
-      await t.admin('POST', `/admin/v1/accounts/${other.id}/users`, { login: 'other-user', password: '12345678' });
-      const list = await t.admin('GET', `/admin/v1/accounts/${account.id}/users`);
+      await t.admin('POST', `/admin/v1/accounts/${other.id}/users`, { login: 'list-other', password: '12345678' });
+      const list = await t.admin('GET', `/admin/v1/accounts/${mine.id}/users`);
       expect(list.status).toBe(200);
-      expect(list.body.items.map((u: { login: string }) => u.login)).toEqual(['anna@example.com', 'Boris.K_1-x']);
-      expect(list.body.items[0]).toEqual({ id: userId, accountId: account.id, login: 'anna@example.com', createdAt: expect.stringMatching(ISO) });
+      expect(list.body.items.map((u: { login: string }) => u.login)).toEqual(['list-first', 'list-second']);
+      expect(list.body.items[0]).toEqual({ id: first.body.id, accountId: mine.id, login: 'list-first', createdAt: expect.stringMatching(ISO) });
     });
 
     it('refuses a login taken in any account with 409 4092', async () => {
