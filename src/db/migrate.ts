@@ -25,12 +25,34 @@ export function loadMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
     }));
 }
 
+/** Thrown when the database holds migrations this code does not know: a newer Herald has run on it. */
+export class NewerSchemaError extends Error {}
+
+/**
+ * Refuses to run against a schema that a newer Herald has migrated: an old process would read and write tables
+ * whose meaning changed under it. The operator rolls the newer version out everywhere, or restores a backup.
+ */
+async function refuseNewerSchema(db: Db, migrations: readonly Migration[]): Promise<void> {
+  const [table] = await db.query<{ exists: boolean }>(`SELECT to_regclass('schema_migrations') IS NOT NULL AS exists`);
+  if (!table?.exists) return;
+  const known = new Set(migrations.map((m) => m.version));
+  const recorded = await db.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
+  const unknown = recorded.filter((r) => !known.has(r.version));
+  if (unknown.length === 0) return;
+  const newest = Math.max(...known);
+  throw new NewerSchemaError(
+    `the database has migrations this Herald does not know (${unknown.map((r) => `${String(r.version).padStart(4, '0')}_${r.name}`).join(', ')}; ` +
+      `this version knows up to ${String(newest).padStart(4, '0')}): a newer Herald has migrated it; run that version, or restore a backup`,
+  );
+}
+
 /**
  * Applies pending migrations, each in its own transaction that first takes a transaction-scoped advisory lock
  * and records itself, so that processes starting together apply each migration exactly once: a second process
  * waits on the lock, then sees the version recorded and skips it. Returns the versions this call applied.
  */
 export async function migrate(db: Db, migrations: Migration[] = loadMigrations()): Promise<number[]> {
+  await refuseNewerSchema(db, migrations);
   const applied: number[] = [];
   for (const migration of migrations) {
     const done = await db.transaction(async (tx) => {

@@ -42,13 +42,31 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
     const dir = mkdtempSync(path.join(tmpdir(), 'herald-migrations-'));
     writeFileSync(path.join(dir, '0900_broken.sql'), 'CREATE TABLE half_done (id int);\nSELECT no_such_function();');
     try {
-      await expect(migrate(testDb.db, loadMigrations(dir))).rejects.toThrow(/no_such_function/);
+      await expect(migrate(testDb.db, [...loadMigrations(), ...loadMigrations(dir)])).rejects.toThrow(/no_such_function/);
       const recorded = await testDb.db.query('SELECT 1 FROM schema_migrations WHERE version = 900');
       expect(recorded).toHaveLength(0);
       const table = await testDb.db.query("SELECT 1 FROM pg_tables WHERE tablename = 'half_done'");
       expect(table).toHaveLength(0);
       // The connection is usable afterwards (PGlite has only one).
       expect(await testDb.db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      await testDb.drop();
+    }
+  });
+
+  it('refuses a schema a newer Herald migrated, naming what it does not know, and changes nothing', async () => {
+    const testDb = await openTestDb(engine);
+    try {
+      await testDb.db.query(`INSERT INTO schema_migrations (version, name) VALUES (9001, 'from_the_future')`);
+      const known = loadMigrations();
+      const newest = String(known.at(-1)!.version).padStart(4, '0');
+      await expect(migrate(testDb.db, known)).rejects.toThrow(
+        `the database has migrations this Herald does not know (9001_from_the_future; this version knows up to ${newest}): ` +
+          'a newer Herald has migrated it; run that version, or restore a backup',
+      );
+      // An older code base (without the last migration) is refused the same way, before it applies anything.
+      await testDb.db.query(`DELETE FROM schema_migrations WHERE version = 9001`);
+      await expect(migrate(testDb.db, known.slice(0, -1))).rejects.toThrow(`(${newest}_${known.at(-1)!.name};`);
     } finally {
       await testDb.drop();
     }
