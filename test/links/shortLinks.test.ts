@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CODE_LENGTH, newCode, shortenText } from '../../src/links/shortLinks.js';
+import { CODE_LENGTH, linkCount, newCode, shortenText } from '../../src/links/shortLinks.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 import { Receiver } from '../helpers/receiver.js';
@@ -12,6 +12,19 @@ describe('link shortening', () => {
     const { text, links } = shortenText('See https://shop.example/a?b=1, and http://x.example/y. Thanks!', 'https://s.example/l');
     expect(links.map((l) => l.url)).toEqual(['https://shop.example/a?b=1', 'http://x.example/y']);
     expect(text).toBe(`See https://s.example/l/${links[0]!.code}, and https://s.example/l/${links[1]!.code}. Thanks!`);
+  });
+
+  it('leaves trailing punctuation out in linear time, however long the run', () => {
+    const started = performance.now();
+    const { links } = shortenText(`see http://a${'.'.repeat(200_000)}x${'!'.repeat(200_000)}`, 'https://s.example/l');
+    // The regular expression this replaced took about 80 s over this text (quadratic); a loop takes milliseconds.
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(links.map((l) => l.url)).toEqual([`http://a${'.'.repeat(200_000)}x`]);
+  });
+
+  it('counts links up to one more than asked', () => {
+    expect(linkCount('a http://a b https://b. c', 10)).toBe(2);
+    expect(linkCount('http://a '.repeat(100_000), 10)).toBe(11);
   });
 
   it('makes unguessable codes: 10 characters of 62, all different', () => {
@@ -66,6 +79,35 @@ describe.each(ENGINES)('short links over HTTP (%s)', (engine) => {
       short_url: `http://127.0.0.1:1/s/${code}`,
       click_time: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
     });
+  });
+
+  it('shortens at most 10 links of a message: more are refused with the index of the message', async () => {
+    const links = (n: number) => Array.from({ length: n }, (_, i) => `https://a.example/${i}`).join(' ');
+    const reply = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('SMS', { content: links(10), shortUrl: true }), message('SMS', { content: links(11), shortUrl: true })],
+    });
+    expect(reply.status).toBe(422);
+    expect(reply.body).toEqual({ error: { code: 4220, msg: 'Invalid content: at most 10 links can be shortened in one message', index: 1 } });
+    // Without shortUrl the links are text like any other.
+    const plain = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { content: links(11) })] });
+    expect(plain.body.items[0].code).toBe(201);
+  });
+
+  it('checks the length limits again after shortening: a text they push over its limit is refused', async () => {
+    // 10 links of 8 characters become 10 of 31 (the base and a code): 230 characters more than the 1000 VIBER takes.
+    const text = `${'http://a '.repeat(10)}${'x'.repeat(1000 - 90)}`;
+    const reply = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('VIBER', { content: { contentType: 'text', text }, shortUrl: true }), message('SMS', { content: 'Go http://a', shortUrl: true })],
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.items[0]).toEqual({ code: 4220, msg: 'Invalid content: too long once its links are shortened' });
+    expect(reply.body.items[1].code).toBe(201);
+    // SMS parts are counted again: 255 parts of 153 characters at most.
+    const sms = `${'http://a '.repeat(10)}${'x'.repeat(255 * 153 - 90)}`;
+    const over = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { content: sms, shortUrl: true })] });
+    expect(over.body.items[0]).toEqual({ code: 4220, msg: 'Invalid content: too long once its links are shortened' });
   });
 
   it('answers 404 for an unknown code', async () => {

@@ -1,5 +1,6 @@
 import type { Attack } from '../harness.js';
 import { uniqueCallbackUrls } from './callbackUrls.js';
+import { longLinks } from './longLinks.js';
 
 /** What an attack may need of its surroundings: a local receiver for callbacks. */
 export interface AttackSetting {
@@ -7,4 +8,7 @@ export interface AttackSetting {
 }
 
 /** Every attack of test/hostile, for the hostile benchmark (bench/hostile.ts). */
-export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any>)[] = [(s) => uniqueCallbackUrls(s.receiverUrl)];
+export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any>)[] = [
+  (s) => uniqueCallbackUrls(s.receiverUrl),
+  () => longLinks,
+];
