@@ -8,7 +8,8 @@ import { validateWhatsappContent } from '../messages/whatsappContent.js';
 import { SENDER_NAME_MAX_LENGTH } from '../senderNames/senderNames.js';
 import { senderNameExists } from '../senderNames/senderNameSql.js';
 import type { Channel } from '../shared/channels.js';
-import { effectiveStatus, TEMPLATE_TYPES, templateToApi } from './templates.js';
+import { adjacentPlaceholders } from './templatePattern.js';
+import { contentStrings, effectiveStatus, TEMPLATE_TYPES, templateToApi } from './templates.js';
 import {
   TEMPLATE_STATUSES,
   templateDecide,
@@ -98,6 +99,8 @@ export const templateRoutes: Routes = (app, ctx) => {
     const dateTo = input.dateTo ? new Date(input.dateTo) : null;
     if (dateTo && dateTo <= dateFrom) throw herald('invalidField', { field: 'dateTo', value: `${showValue(input.dateTo)} (must be after dateFrom)` });
     if (sent('channelType', 'senderName')) await checkSenderName(accountId, input.channelType, input.senderName);
+    const touching = sent('pattern') ? adjacentPlaceholders(input.pattern) : undefined;
+    if (touching) throw herald('invalidField', { field: 'pattern', value: `${showValue(input.pattern)} (placeholders must be separated by text: ${touching})` });
     if (input.content !== undefined && input.content !== null && sent('channelType', 'content')) {
       if (input.channelType !== 'WHATSAPP') throw herald('fieldNotAccepted', { field: 'content' });
       try {
@@ -106,6 +109,8 @@ export const templateRoutes: Routes = (app, ctx) => {
         if (error instanceof HeraldError) throw herald('invalidField', { field: 'content', value: error.message });
         throw error;
       }
+      const inContent = contentStrings(input.content).map(adjacentPlaceholders).find((found) => found !== undefined);
+      if (inContent) throw herald('invalidField', { field: 'content', value: `placeholders must be separated by text: ${inContent}` });
     }
     return { channelType: input.channelType, templateType: input.templateType, pattern: input.pattern, senderName: input.senderName, dateFrom, dateTo, content: input.content ?? null };
   };

@@ -120,6 +120,23 @@ describe.each(ENGINES)('templates (DESIGN 6) (%s)', (engine) => {
     expect(reply.body.error.msg).toContain(msg);
   });
 
+  it('refuses placeholders that touch in a new pattern or content, and takes a kept one', async () => {
+    expect((await create({ pattern: 'Dear %s%s!' })).body).toEqual({
+      error: { code: 4220, msg: 'Invalid pattern: "Dear %s%s!" (placeholders must be separated by text: %s%s)' },
+    });
+    expect((await create({ pattern: 'Code %d%w' })).body.error.msg).toBe('Invalid pattern: "Code %d%w" (placeholders must be separated by text: %d%w)');
+    const content = { contentType: 'text', text: 'Sale %d', buttons: [{ text: 'Shop', url: 'https://shop.example/%w%d' }] };
+    expect((await create({ channelType: 'WHATSAPP', pattern: 'Sale %d', content })).body).toEqual({
+      error: { code: 4220, msg: 'Invalid content: placeholders must be separated by text: %w%d' },
+    });
+    const fine = await create({ pattern: 'Dear %s %s, 100%% %d' });
+    expect(fine.status).toBe(201);
+    // A pattern stored before the rule (and matched in linear time all the same) is not checked again when kept.
+    await t.testDb.db.query(`UPDATE templates SET pattern = 'Dear %s%s' WHERE id = $1`, [fine.body.id]);
+    const kept = await t.call('PUT', `/api/v1/templates/${fine.body.id}`, { token: account.system, body: { dateTo: '2026-04-01T00:00:00Z' } });
+    expect(kept.body).toMatchObject({ pattern: 'Dear %s%s', dateTo: '2026-04-01T00:00:00Z' });
+  });
+
   it("takes VOICECODE texts of the account's approved VOICECODE templates besides the spec's (DESIGN 12)", async () => {
     const text = 'Ваш код от Orient: 4821';
     const voicecode = (content: string, token = account.traffic) =>

@@ -1,6 +1,7 @@
 import type { Attack } from '../harness.js';
 import { uniqueCallbackUrls } from './callbackUrls.js';
 import { longLinks } from './longLinks.js';
+import { templatePatterns } from './templatePatterns.js';
 
 /** What an attack may need of its surroundings: a local receiver for callbacks. */
 export interface AttackSetting {
@@ -11,4 +12,5 @@ export interface AttackSetting {
 export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any>)[] = [
   (s) => uniqueCallbackUrls(s.receiverUrl),
   () => longLinks,
+  () => templatePatterns,
 ];
