@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { herald } from '../errors/catalogue.js';
 import type { Routes } from '../http/server.js';
-import { CODE_LENGTH, shortLinkClick } from './shortLinks.js';
+import { CODE_LENGTH, normalisedUrl, shortLinkClick } from './shortLinks.js';
 
 /**
  * `GET <HERALD_SHORT_URL_BASE path>/<code>`: 302 to the original link, with the click recorded (and its `click`
@@ -24,8 +24,10 @@ export const linkRoutes: Routes = (app, ctx) => {
         request.log.error({ err: error }, 'short link store unavailable');
         throw herald('shortenerUnavailable');
       }
-      if (!link) throw herald('notFound', { what: 'Link' });
-      return reply.header('cache-control', 'no-store').redirect(link.url, 302);
+      // Links stored before they were normalised may hold characters a Location header cannot carry.
+      const location = link ? normalisedUrl(link.url) : undefined;
+      if (location === undefined) throw herald('notFound', { what: 'Link' });
+      return reply.header('cache-control', 'no-store').redirect(location, 302);
     },
   );
 };

@@ -42,16 +42,32 @@ export function linkCount(text: string, max: number): number {
   return n;
 }
 
-/** Replaces each http(s) link of a text by `<base>/<code>`, one code per link. */
+/**
+ * Replaces each http(s) link of a text by `<base>/<code>`, one code per link, and keeps each link as the WHATWG URL
+ * parser writes it (`href`): percent-encoded ASCII, which a `Location` header can carry whatever the text held (Node
+ * refuses `€` or `ж` there: such a click answered 500). A link that is no URL (`http://[`) stays in the text as is.
+ */
 export function shortenText(text: string, base: string): { text: string; links: ShortLink[] } {
   const links: ShortLink[] = [];
   const replaced = text.replace(LINK, (match) => {
     const end = endOfLink(match);
+    const url = normalisedUrl(match.slice(0, end));
+    if (url === undefined) return match;
     const code = newCode();
-    links.push({ code, url: match.slice(0, end) });
+    links.push({ code, url });
     return `${base}/${code}${match.slice(end)}`;
   });
   return { text: replaced, links };
+}
+
+/** The link as the WHATWG URL parser writes it, or undefined when it is no http(s) URL. */
+export function normalisedUrl(link: string): string | undefined {
+  try {
+    const url = new URL(link);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

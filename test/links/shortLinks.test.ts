@@ -19,7 +19,13 @@ describe('link shortening', () => {
     const { links } = shortenText(`see http://a${'.'.repeat(200_000)}x${'!'.repeat(200_000)}`, 'https://s.example/l');
     // The regular expression this replaced took about 80 s over this text (quadratic); a loop takes milliseconds.
     expect(performance.now() - started).toBeLessThan(1000);
-    expect(links.map((l) => l.url)).toEqual([`http://a${'.'.repeat(200_000)}x`]);
+    expect(links.map((l) => l.url)).toEqual([`http://a${'.'.repeat(200_000)}x/`]);
+  });
+
+  it('keeps links as the URL parser writes them, and leaves a link that is no URL in the text', () => {
+    const { text, links } = shortenText('Buy http://shop.example/€uro?q=ж#я! or HTTP://Shop.Example, not http://[ or http://', 'https://s.example/l');
+    expect(links.map((l) => l.url)).toEqual(['http://shop.example/%E2%82%ACuro?q=%D0%B6#%D1%8F', 'http://shop.example/']);
+    expect(text).toBe(`Buy https://s.example/l/${links[0]!.code}! or https://s.example/l/${links[1]!.code}, not http://[ or http://`);
   });
 
   it('counts links up to one more than asked', () => {
@@ -108,6 +114,27 @@ describe.each(ENGINES)('short links over HTTP (%s)', (engine) => {
     const sms = `${'http://a '.repeat(10)}${'x'.repeat(255 * 153 - 90)}`;
     const over = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { content: sms, shortUrl: true })] });
     expect(over.body.items[0]).toEqual({ code: 4220, msg: 'Invalid content: too long once its links are shortened' });
+  });
+
+  it('redirects a link with characters a Location header cannot carry to its percent-encoded form', async () => {
+    const reply = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('SMS', { content: 'Скидки: https://магазин.example/каталог?q=€ и http://[ тоже', shortUrl: true })],
+    });
+    const object = (await t.call('GET', `/api/v1/message/${reply.body.items[0].messageUuid}`, { token: account.traffic })).body;
+    expect(object.content).toMatch(/^Скидки: http:\/\/127\.0\.0\.1:1\/s\/[A-Za-z0-9]{10} и http:\/\/\[ тоже$/);
+    const follow = await fetch(`${t.url}/s/${object.content.split(' ')[1].split('/').at(-1)}`, { redirect: 'manual' });
+    expect(follow.status).toBe(302);
+    expect(follow.headers.get('location')).toBe('https://xn--80aairftm.example/%D0%BA%D0%B0%D1%82%D0%B0%D0%BB%D0%BE%D0%B3?q=%E2%82%AC');
+  });
+
+  it('redirects a link stored before links were normalised', async () => {
+    const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { content: 'Hi http://a.example', shortUrl: true })] });
+    const code = (await t.call('GET', `/api/v1/message/${reply.body.items[0].messageUuid}`, { token: account.traffic })).body.content.split('/').at(-1);
+    await t.testDb.db.query(`UPDATE short_links SET url = 'https://a.example/€' WHERE code = $1`, [code]);
+    const follow = await fetch(`${t.url}/s/${code}`, { redirect: 'manual' });
+    expect(follow.status).toBe(302);
+    expect(follow.headers.get('location')).toBe('https://a.example/%E2%82%AC');
   });
 
   it('answers 404 for an unknown code', async () => {

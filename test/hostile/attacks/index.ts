@@ -2,6 +2,7 @@ import type { Attack } from '../harness.js';
 import { uniqueCallbackUrls } from './callbackUrls.js';
 import { longLinks } from './longLinks.js';
 import { templatePatterns } from './templatePatterns.js';
+import { unencodableLinks } from './unencodableLinks.js';
 
 /** What an attack may need of its surroundings: a local receiver for callbacks. */
 export interface AttackSetting {
@@ -13,4 +14,5 @@ export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any>)[] = [
   (s) => uniqueCallbackUrls(s.receiverUrl),
   () => longLinks,
   () => templatePatterns,
+  () => unencodableLinks,
 ];
