@@ -137,9 +137,40 @@ describe.each(ENGINES)('short links over HTTP (%s)', (engine) => {
     expect(follow.headers.get('location')).toBe('https://a.example/%E2%82%AC');
   });
 
+  it('records a click once per address and minute; a repeated one is redirected all the same', async () => {
+    const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { content: 'Hi https://b.example/x', shortUrl: true })] });
+    const code = (await t.call('GET', `/api/v1/message/${reply.body.items[0].messageUuid}`, { token: account.traffic })).body.content.split('/').at(-1);
+    const click = async () => {
+      const follow = await fetch(`${t.url}/s/${code}`, { redirect: 'manual' });
+      return [follow.status, follow.headers.get('location')];
+    };
+    const clicks = async () => (await t.testDb.db.query<{ clicks: number }>('SELECT clicks FROM short_links WHERE code = $1', [code]))[0]!.clicks;
+    expect(await Promise.all([click(), click(), click()])).toEqual(Array(3).fill([302, 'https://b.example/x']));
+    expect(await clicks()).toBe(1);
+    t.clock.advance(59_000);
+    expect(await click()).toEqual([302, 'https://b.example/x']);
+    expect(await clicks()).toBe(1);
+    t.clock.advance(1_000);
+    expect(await click()).toEqual([302, 'https://b.example/x']);
+    expect(await clicks()).toBe(2);
+  });
+
   it('answers 404 for an unknown code', async () => {
     expect((await fetch(`${t.url}/s/AAAAAAAAAA`, { redirect: 'manual' })).status).toBe(404);
     expect((await fetch(`${t.url}/s/short`, { redirect: 'manual' })).status).toBe(404);
+  });
+
+  it('counts unknown codes as failed authentications of the address', async () => {
+    const limited = await startTestHerald(engine, { env: { HERALD_SHORT_URL_BASE: 'http://127.0.0.1:1/s', HERALD_AUTH_FAILURE_LIMIT: '3' } });
+    try {
+      const statuses = [];
+      for (const code of ['AAAAAAAAAA', 'AAAAAAAAAB', 'AAAAAAAAAC', 'AAAAAAAAAD']) {
+        statuses.push((await fetch(`${limited.url}/s/${code}`, { redirect: 'manual' })).status);
+      }
+      expect(statuses).toEqual([404, 404, 404, 429]);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('shortens WhatsApp-like object text too (VIBER text)', async () => {

@@ -1,5 +1,6 @@
 import type { Attack } from '../harness.js';
 import { uniqueCallbackUrls } from './callbackUrls.js';
+import { clickFlood } from './clickFlood.js';
 import { longLinks } from './longLinks.js';
 import { templatePatterns } from './templatePatterns.js';
 import { unencodableLinks } from './unencodableLinks.js';
@@ -15,4 +16,5 @@ export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any>)[] = [
   () => longLinks,
   () => templatePatterns,
   () => unencodableLinks,
+  (s) => clickFlood(s.receiverUrl),
 ];
