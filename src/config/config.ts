@@ -21,6 +21,8 @@ export interface Config {
   readonly callbackAllowPrivate: boolean;
   /** New callback URLs an account may use per UTC day (0: no limit). */
   readonly callbackUrlsPerDay: number;
+  /** Templates (not deleted) an account may have (0: no limit). */
+  readonly templatesPerAccount: number;
   readonly conversionPort: number | undefined;
   readonly demo: boolean;
   readonly logLevel: LogLevel;
@@ -62,6 +64,11 @@ export const DEFAULT_CALLBACK_RETRY_WINDOW_S = 86_400;
  * mistake), few enough that an account cannot grow the callback tables by millions of rows a day.
  */
 export const DEFAULT_CALLBACK_URLS_PER_DAY = 1000;
+/**
+ * Far more templates than an account's messages need (one per kind of notification, in each language), few enough
+ * that matching a message against all of them, and the operator's review queue, stay small.
+ */
+export const DEFAULT_TEMPLATES_PER_ACCOUNT = 1000;
 export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
 /** 1000 WhatsApp messages with full headers, footers and three 1000-character buttons stay below 16 MiB. */
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -102,6 +109,7 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_CALLBACK_RETRY_WINDOW: `seconds during which callbacks are retried (default ${DEFAULT_CALLBACK_RETRY_WINDOW_S})`,
   HERALD_CALLBACK_ALLOW_PRIVATE: 'true|false: allow callbacks to private addresses (default true in demo mode)',
   HERALD_CALLBACK_URLS_PER_DAY: `new callback URLs an account may use per UTC day, 0 for no limit (default ${DEFAULT_CALLBACK_URLS_PER_DAY})`,
+  HERALD_TEMPLATES_PER_ACCOUNT: `templates an account may have, 0 for no limit (default ${DEFAULT_TEMPLATES_PER_ACCOUNT})`,
   HERALD_CONVERSION_PORT: 'extra listener for the FLASHCALL conversion operation (default unset)',
   HERALD_DEMO: 'true|false: create the demo account on first start (default true in embedded mode)',
   HERALD_LOG_LEVEL: `${LOG_LEVELS.join('|')} (default ${DEFAULT_LOG_LEVEL})`,
@@ -174,6 +182,9 @@ export function loadConfig(env: Env = process.env): Config {
     callbackUrlsPerDay:
       optional(read('HERALD_CALLBACK_URLS_PER_DAY'), 'HERALD_CALLBACK_URLS_PER_DAY', integerIn(0, 10_000_000)) ??
       DEFAULT_CALLBACK_URLS_PER_DAY,
+    templatesPerAccount:
+      optional(read('HERALD_TEMPLATES_PER_ACCOUNT'), 'HERALD_TEMPLATES_PER_ACCOUNT', integerIn(0, 1_000_000)) ??
+      DEFAULT_TEMPLATES_PER_ACCOUNT,
     conversionPort: optional(read('HERALD_CONVERSION_PORT'), 'HERALD_CONVERSION_PORT', parsePort),
     demo,
     logLevel: optional(read('HERALD_LOG_LEVEL'), 'HERALD_LOG_LEVEL', parseLogLevel) ?? DEFAULT_LOG_LEVEL,

@@ -72,6 +72,8 @@ export const ERRORS = {
   noActiveTemplate: { status: 422, code: 4221, msg: 'No active template for content' },
   invalidHours: { status: 422, code: 4222, msg: 'Invalid hours: {hours}' },
   invalidDays: { status: 422, code: 4223, msg: 'Invalid days: {days}' },
+  // Per-account caps on stored things (HERALD_TEMPLATES_PER_ACCOUNT): delete some to make room.
+  perAccountLimit: { status: 422, code: 4224, msg: 'Too many {what}: at most {limit} per account' },
   tooManyRequests: { status: 429, code: 4290, msg: 'Too many requests; retry after {retryAfter} s' },
   // An item code of the send response: the account used its new callback URLs of the day (HERALD_CALLBACK_URLS_PER_DAY).
   callbackUrlLimit: { status: 429, code: 4291, msg: 'Too many new callback URLs today: at most {limit} a day' },

@@ -14,6 +14,12 @@
 const PLACEHOLDER = /%[wds]/g;
 
 /**
+ * The longest pattern, in characters, and so the longest string of a template's content (each is a pattern):
+ * matching costs the text's length times the pattern's / 32, at most 63 steps a character.
+ */
+export const PATTERN_MAX_LENGTH = 2000;
+
+/**
  * JavaScript's `\s` (white space and line terminators), which `%w` stops at: a hand-kept list, checked against
  * `/\s/u` for every code point by the tests.
  */

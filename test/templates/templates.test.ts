@@ -114,6 +114,11 @@ describe.each(ENGINES)('templates (DESIGN 6) (%s)', (engine) => {
     [{ pattern: 'x', dateFrom: '2026-03-12T00:00:00Z', dateTo: '2026-03-11T00:00:00Z' }, 'Invalid dateTo'],
     [{ pattern: 'x', content: { contentType: 'text', text: 'hi' } }, 'Invalid content'],
     [{ pattern: 'x', channelType: 'WHATSAPP', content: { contentType: 'text', text: 'hi', buttons: [] } }, 'Invalid content'],
+    [{ pattern: 'x'.repeat(2001) }, 'Invalid pattern'],
+    [
+      { pattern: 'x', channelType: 'WHATSAPP', content: { contentType: 'image', imageUrl: `https://a.example/${'x'.repeat(2000)}`, imageName: 'x' } },
+      'Invalid content: every string must be at most 2000 characters',
+    ],
   ])('refuses %j', async (body, msg) => {
     const reply = await create(body);
     expect(reply.status).toBe(422);

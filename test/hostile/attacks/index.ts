@@ -2,6 +2,7 @@ import type { Attack } from '../harness.js';
 import { uniqueCallbackUrls } from './callbackUrls.js';
 import { clickFlood } from './clickFlood.js';
 import { longLinks } from './longLinks.js';
+import { templateFlood } from './templateFlood.js';
 import { templatePatterns } from './templatePatterns.js';
 import { unencodableLinks } from './unencodableLinks.js';
 
@@ -17,4 +18,5 @@ export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any>)[] = [
   () => templatePatterns,
   () => unencodableLinks,
   (s) => clickFlood(s.receiverUrl),
+  () => templateFlood,
 ];
