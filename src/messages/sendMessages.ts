@@ -77,15 +77,10 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
       items[index] = itemError(herald('noActiveTemplate'));
       return;
     }
-    let shortened: { message: ValidMessage; links: ShortLink[] } = { message: original, links: [] };
-    if (original.shortUrl) {
-      try {
-        shortened = shorten(original, ctx.config.shortUrlBase!);
-      } catch (error) {
-        if (!(error instanceof HeraldError)) throw error;
-        items[index] = itemError(error);
-        return;
-      }
+    const shortened = original.shortUrl ? shorten(original, ctx.config.shortUrlBase!) : { message: original, links: [] };
+    if (shortened instanceof HeraldError) {
+      items[index] = itemError(shortened);
+      return;
     }
     const { message, links } = shortened;
     const price = ctx.tariffs.lookup(principal.accountId, message.channelType, message.destination, message.country);
@@ -191,9 +186,9 @@ function itemError(error: HeraldError): SendItem {
  * Replaces the links of a message's text with short links (DESIGN section 10), before its parts and price are
  * counted: SMS and VK text, and the text of WHATSAPP and VIBER content. A short link can be longer than the link it
  * replaces, so the content is checked again against its channel's limits (length, SMS parts); over them, the
- * message is refused (an item error).
+ * answer is the error to refuse the message with (an item error).
  */
-function shorten(message: ValidMessage, base: string): { message: ValidMessage; links: ShortLink[] } {
+function shorten(message: ValidMessage, base: string): { message: ValidMessage; links: ShortLink[] } | HeraldError {
   const original = message.content;
   const text = shortenableText(original);
   if (text === undefined) return { message, links: [] };
@@ -205,7 +200,7 @@ function shorten(message: ValidMessage, base: string): { message: ValidMessage; 
     totalParts = validateContent(message.channelType, content).totalParts;
   } catch (error) {
     if (!(error instanceof HeraldError)) throw error;
-    throw herald('invalidContentDetail', { reason: 'too long once its links are shortened' });
+    return herald('invalidContentDetail', { reason: 'too long once its links are shortened' });
   }
   return { message: { ...message, content, totalParts }, links: shortened.links };
 }
