@@ -223,7 +223,9 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Claims open deliveries whose attempt is due, leasing them for `leaseMs` (SKIP LOCKED: senders share the work).
+ * Claims open deliveries whose attempt is due, the earliest due first (by id among those due at the same instant: an
+ * index scan of `callback_deliveries_due` that stops at the limit), leasing them for `leaseMs` (SKIP LOCKED: senders
+ * share the work).
  * A delivery of held messages (see {@link callbackDeliveriesForm}) waits while an older open delivery of its lane
  * holds an event of one of them.
  */
@@ -238,7 +240,7 @@ export async function callbackDeliveriesClaim(db: Queryable, now: Date, limit: n
            WHERE o.target_id = d.target_id AND o.lane = d.lane AND o.state = 'open'
              AND (o.last_txid, o.last_event_id) <= (d.after_txid, d.after_event_id)
          ))
-       ORDER BY d.next_attempt_at
+       ORDER BY d.next_attempt_at, d.id
        LIMIT $2
        FOR UPDATE OF d SKIP LOCKED
      )

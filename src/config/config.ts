@@ -27,6 +27,8 @@ export interface Config {
   readonly inboundRuleSenderNames: number;
   /** Traffic partitioning centers an account may have, its default included. */
   readonly trafficCentersPerAccount: number;
+  /** Templates (not deleted) an account may have (0: no limit). */
+  readonly templatesPerAccount: number;
   readonly conversionPort: number | undefined;
   readonly demo: boolean;
   readonly logLevel: LogLevel;
@@ -76,6 +78,11 @@ export const DEFAULT_CALLBACK_URLS_PER_DAY = 1000;
 export const DEFAULT_INBOUND_RULES_PER_ACCOUNT = 100;
 export const DEFAULT_INBOUND_RULE_SENDER_NAMES = 100;
 export const DEFAULT_TRAFFIC_CENTERS_PER_ACCOUNT = 100;
+/**
+ * Far more templates than an account's messages need (one per kind of notification, in each language), few enough
+ * that matching a message against all of them, and the operator's review queue, stay small.
+ */
+export const DEFAULT_TEMPLATES_PER_ACCOUNT = 1000;
 export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
 /** 1000 WhatsApp messages with full headers, footers and three 1000-character buttons stay below 16 MiB. */
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -119,6 +126,7 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_INBOUND_RULES_PER_ACCOUNT: `inbound rules an account may have (default ${DEFAULT_INBOUND_RULES_PER_ACCOUNT})`,
   HERALD_INBOUND_RULE_SENDER_NAMES: `sender names one inbound rule may list (default ${DEFAULT_INBOUND_RULE_SENDER_NAMES})`,
   HERALD_TRAFFIC_CENTERS_PER_ACCOUNT: `traffic partitioning centers an account may have, its default included (default ${DEFAULT_TRAFFIC_CENTERS_PER_ACCOUNT})`,
+  HERALD_TEMPLATES_PER_ACCOUNT: `templates an account may have, 0 for no limit (default ${DEFAULT_TEMPLATES_PER_ACCOUNT})`,
   HERALD_CONVERSION_PORT: 'extra listener for the FLASHCALL conversion operation (default unset)',
   HERALD_DEMO: 'true|false: create the demo account on first start (default true in embedded mode)',
   HERALD_LOG_LEVEL: `${LOG_LEVELS.join('|')} (default ${DEFAULT_LOG_LEVEL})`,
@@ -200,6 +208,9 @@ export function loadConfig(env: Env = process.env): Config {
     trafficCentersPerAccount:
       optional(read('HERALD_TRAFFIC_CENTERS_PER_ACCOUNT'), 'HERALD_TRAFFIC_CENTERS_PER_ACCOUNT', integerIn(1, 100_000)) ??
       DEFAULT_TRAFFIC_CENTERS_PER_ACCOUNT,
+    templatesPerAccount:
+      optional(read('HERALD_TEMPLATES_PER_ACCOUNT'), 'HERALD_TEMPLATES_PER_ACCOUNT', integerIn(0, 1_000_000)) ??
+      DEFAULT_TEMPLATES_PER_ACCOUNT,
     conversionPort: optional(read('HERALD_CONVERSION_PORT'), 'HERALD_CONVERSION_PORT', parsePort),
     demo,
     logLevel: optional(read('HERALD_LOG_LEVEL'), 'HERALD_LOG_LEVEL', parseLogLevel) ?? DEFAULT_LOG_LEVEL,

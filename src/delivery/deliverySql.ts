@@ -44,9 +44,10 @@ const READ_TRACKED_LIST = [...READ_TRACKED];
 const DEFAULT_TTL = DEFAULT_TTL_SECONDS;
 
 /**
- * Claims up to `limit` messages whose send attempt is due, oldest first, skipping rows other workers hold, and
- * leases them: their due time moves to the end of the lease, so that a worker that dies holding them lets them
- * fall due again.
+ * Claims up to `limit` messages whose send attempt is due, the earliest due first (and by id, which is time-ordered,
+ * among those due at the same instant: an index scan of `messages_sending_due` that stops at the limit), skipping
+ * rows other workers hold, and leases them: their due time moves to the end of the lease, so that a worker that dies
+ * holding them lets them fall due again.
  */
 export async function messageClaimDue(
   db: Queryable,
@@ -58,7 +59,7 @@ export async function messageClaimDue(
     `WITH due AS (
        SELECT account_id, id FROM messages
        WHERE status = 'sending' AND due_at <= $1
-       ORDER BY due_at
+       ORDER BY due_at, id
        LIMIT $2
        FOR UPDATE SKIP LOCKED
      )

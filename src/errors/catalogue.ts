@@ -28,8 +28,8 @@ export const ERRORS = {
   loginTaken: { status: 409, code: 4092, msg: 'Login is already taken: {login}' },
   keyInUse: { status: 409, code: 4093, msg: 'This key authenticates the request; revoke it with another key' },
   // Per-account ceilings on settings (docs/security.md, Limits): delete one to add another.
-  inboundRuleLimit: { status: 409, code: 4094, msg: 'Too many inbound rules: at most {limit} per account' },
-  trafficCenterLimit: { status: 409, code: 4094, msg: 'Too many traffic centers: at most {limit} per account' },
+  // One answer for every per-account ceiling on what an account stores (rules, centers, templates).
+  perAccountLimit: { status: 409, code: 4094, msg: 'Too many {what}: at most {limit} per account' },
   // Deleting it would leave the keys tagging messages with a center that no longer exists.
   centerHasKeys: { status: 409, code: 4095, msg: 'Traffic center {id} has live API keys bound to it: {keys}; revoke them first' },
   bodyTooLarge: { status: 413, code: 4130, msg: 'Request body is larger than {limit} bytes' },
@@ -79,6 +79,7 @@ export const ERRORS = {
   noActiveTemplate: { status: 422, code: 4221, msg: 'No active template for content' },
   invalidHours: { status: 422, code: 4222, msg: 'Invalid hours: {hours}' },
   invalidDays: { status: 422, code: 4223, msg: 'Invalid days: {days}' },
+  // Per-account caps on stored things (HERALD_TEMPLATES_PER_ACCOUNT): delete some to make room.
   tooManyRequests: { status: 429, code: 4290, msg: 'Too many requests; retry after {retryAfter} s' },
   // An item code of the send response: the account used its new callback URLs of the day (HERALD_CALLBACK_URLS_PER_DAY).
   callbackUrlLimit: { status: 429, code: 4291, msg: 'Too many new callback URLs today: at most {limit} a day' },

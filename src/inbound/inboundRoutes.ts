@@ -117,7 +117,7 @@ export const inboundRoutes: Routes = (app, ctx) => {
       const { accountId } = principalOf(request);
       const row = await ctx.db.transaction(async (tx) => {
         await lockAccount(tx, 'inboundSettings', accountId);
-        if ((await trafficCenterCount(tx, accountId)) >= centersPerAccount) throw herald('trafficCenterLimit', { limit: centersPerAccount });
+        if ((await trafficCenterCount(tx, accountId)) >= centersPerAccount) throw herald('perAccountLimit', { what: 'traffic centers', limit: centersPerAccount });
         return trafficCenterInsert(tx, accountId, request.body.name, ctx.clock.now());
       });
       return reply.status(201).send(centerToApi(row));
@@ -236,7 +236,7 @@ export const inboundRoutes: Routes = (app, ctx) => {
       const { accountId } = principalOf(request);
       const row = await ctx.db.transaction(async (tx) => {
         await lockAccount(tx, 'inboundSettings', accountId);
-        if ((await inboundRuleCount(tx, accountId)) >= rulesPerAccount) throw herald('inboundRuleLimit', { limit: rulesPerAccount });
+        if ((await inboundRuleCount(tx, accountId)) >= rulesPerAccount) throw herald('perAccountLimit', { what: 'inbound rules', limit: rulesPerAccount });
         return inboundRuleInsert(tx, accountId, await checkRule(tx, accountId, request.body), ctx.clock.now());
       });
       return reply.status(201).send(ruleToApi(row));

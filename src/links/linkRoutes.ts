@@ -1,31 +1,42 @@
 import { Type } from 'typebox';
 import { herald } from '../errors/catalogue.js';
+import { authGuard } from '../http/auth.js';
 import type { Routes } from '../http/server.js';
-import { CODE_LENGTH, shortLinkClick } from './shortLinks.js';
+import { RecentClicks } from './recentClicks.js';
+import { CODE_LENGTH, normalisedUrl, shortLinkClick } from './shortLinks.js';
 
 /**
  * `GET <HERALD_SHORT_URL_BASE path>/<code>`: 302 to the original link, with the click recorded (and its `click`
  * callback event) first. Served when a short-link base is configured; a base on another host proxies here.
+ * Anyone may click: a click is recorded once per link, client address and minute (a repeated one is redirected
+ * and records nothing), and an unknown code counts as a failed authentication of the address (codes are
+ * unguessable; an address that guesses is limited like one guessing tokens).
  */
 export const linkRoutes: Routes = (app, ctx) => {
   const base = ctx.config.shortUrlBase;
   if (!base) return;
   const prefix = new URL(base).pathname.replace(/\/+$/, '');
+  const recent = new RecentClicks(ctx.clock);
   app.get(
     `${prefix}/:code`,
     { schema: { tags: ['Short links'], summary: 'Follow a short link', params: Type.Object({ code: Type.String() }) } },
     async (request, reply) => {
       const { code } = request.params;
       if (!/^[A-Za-z0-9]+$/.test(code) || code.length !== CODE_LENGTH) throw herald('notFound', { what: 'Link' });
-      let link;
-      try {
-        link = await shortLinkClick(ctx.db, code, `${base}/${code}`, ctx.clock.now());
-      } catch (error) {
-        request.log.error({ err: error }, 'short link store unavailable');
-        throw herald('shortenerUnavailable');
-      }
-      if (!link) throw herald('notFound', { what: 'Link' });
-      return reply.header('cache-control', 'no-store').redirect(link.url, 302);
+      const failed = authGuard(ctx.limits, request);
+      const location = await recent.follow(code, request.ip, async () => {
+        let link;
+        try {
+          link = await shortLinkClick(ctx.db, code, `${base}/${code}`, ctx.clock.now());
+        } catch (error) {
+          request.log.error({ err: error }, 'short link store unavailable');
+          throw herald('shortenerUnavailable');
+        }
+        // Links stored before they were normalised may hold characters a Location header cannot carry.
+        return link ? normalisedUrl(link.url) : undefined;
+      });
+      if (location === undefined) throw failed(herald('notFound', { what: 'Link' }));
+      return reply.header('cache-control', 'no-store').redirect(location, 302);
     },
   );
 };

@@ -12,12 +12,11 @@ import { planSend } from '../schedule/sendWindow.js';
 import { activeSenderNames } from '../senderNames/senderNames.js';
 import { type Channel, enabledChannels } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';
-import { smsPartCount } from '../sms/parts.js';
 import { uuid7 } from '../util/uuid7.js';
 import { openWhatsappWindows } from '../inbound/inbound.js';
-import { VOICECODE_SENDER_NAME } from './channelContent.js';
+import { validateContent, VOICECODE_SENDER_NAME } from './channelContent.js';
 import { messageInsertBatch, type NewMessage } from './messageSql.js';
-import { REGISTERED_SENDER_CHANNELS, validateMessage, type ValidMessage } from './validateMessage.js';
+import { REGISTERED_SENDER_CHANNELS, shortenableText, validateMessage, type ValidMessage } from './validateMessage.js';
 
 export const MAX_BATCH = 1000;
 
@@ -78,7 +77,12 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
       items[index] = itemError(herald('noActiveTemplate'));
       return;
     }
-    const { message, links } = original.shortUrl ? shorten(original, ctx.config.shortUrlBase!) : { message: original, links: [] };
+    const shortened = original.shortUrl ? shorten(original, ctx.config.shortUrlBase!) : { message: original, links: [] };
+    if (shortened instanceof HeraldError) {
+      items[index] = itemError(shortened);
+      return;
+    }
+    const { message, links } = shortened;
     const price = ctx.tariffs.lookup(principal.accountId, message.channelType, message.destination, message.country);
     if (!price && ctx.config.requireTariff) {
       items[index] = itemError(herald('noTariff', { channelType: message.channelType, destination: message.destination }));
@@ -180,20 +184,25 @@ function itemError(error: HeraldError): SendItem {
 
 /**
  * Replaces the links of a message's text with short links (DESIGN section 10), before its parts and price are
- * counted: SMS and VK text, and the text of WHATSAPP and VIBER content.
+ * counted: SMS and VK text, and the text of WHATSAPP and VIBER content. A short link can be longer than the link it
+ * replaces, so the content is checked again against its channel's limits (length, SMS parts); over them, the
+ * answer is the error to refuse the message with (an item error).
  */
-function shorten(message: ValidMessage, base: string): { message: ValidMessage; links: ShortLink[] } {
-  const content = message.content;
-  if (typeof content === 'string') {
-    const { text, links } = shortenText(content, base);
-    const totalParts = message.channelType === 'SMS' ? smsPartCount(text) : message.totalParts;
-    return { message: { ...message, content: text, totalParts }, links };
+function shorten(message: ValidMessage, base: string): { message: ValidMessage; links: ShortLink[] } | HeraldError {
+  const original = message.content;
+  const text = shortenableText(original);
+  if (text === undefined) return { message, links: [] };
+  const shortened = shortenText(text, base);
+  if (shortened.links.length === 0) return { message, links: [] };
+  const content = typeof original === 'string' ? shortened.text : { ...(original as object), text: shortened.text };
+  let totalParts: number;
+  try {
+    totalParts = validateContent(message.channelType, content).totalParts;
+  } catch (error) {
+    if (!(error instanceof HeraldError)) throw error;
+    return herald('invalidContentDetail', { reason: 'too long once its links are shortened' });
   }
-  if (isPlainObject(content) && typeof content.text === 'string') {
-    const { text, links } = shortenText(content.text, base);
-    return { message: { ...message, content: { ...content, text } }, links };
-  }
-  return { message, links: [] };
+  return { message: { ...message, content, totalParts }, links: shortened.links };
 }
 
 async function validateBatch(ctx: AppContext, accountId: number, body: unknown, now: Date): Promise<ValidMessage[]> {

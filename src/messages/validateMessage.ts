@@ -1,6 +1,7 @@
 import { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem, maskCallbackUrl } from '../callbacks/callbackUrl.js';
 import { type CallbackEvent, isCallbackEvent } from '../callbacks/events.js';
 import { herald, showValue } from '../errors/catalogue.js';
+import { linkCount, MAX_LINKS_PER_MESSAGE } from '../links/shortLinks.js';
 import { SENDER_NAME_MAX_LENGTH } from '../senderNames/senderNames.js';
 import { type Channel, isChannel } from '../shared/channels.js';
 import { charCount, isPlainObject } from '../shared/text.js';
@@ -67,6 +68,8 @@ export const LIMITS = {
   /** DESIGN 12 ceilings on free-form strings, on every channel. */
   senderName: SENDER_NAME_MAX_LENGTH,
   callbackUrl: CALLBACK_URL_MAX_LENGTH,
+  /** With `shortUrl: true` (links/shortLinks.ts says why). */
+  linksPerMessage: MAX_LINKS_PER_MESSAGE,
 } as const;
 
 // "Letters of any case, digits, underscore" (spec 2.1): letters of every script, as a \w that knows Unicode.
@@ -136,6 +139,7 @@ export function validateMessage(input: unknown, ctx: ValidationContext): ValidMe
   const days = validateHourOrDayList(input.days, 1, 7, 'days');
   const shortUrl = optionalBoolean(input.shortUrl, 'shortUrl') ?? false;
   if (shortUrl && !ctx.shortenerAvailable) throw herald('shortenerUnavailable');
+  if (shortUrl) checkLinkCount(content);
   const callbackUrl = validateCallbackUrl(input.callbackUrl, ctx.allowPrivateCallbacks);
   const callbackEvents = validateCallbackEvents(input.callbackEvents);
   const externalMessageId = validateExternalMessageId(input.externalMessageId);
@@ -174,6 +178,19 @@ function validateSenderName(channel: Channel, value: unknown, ctx: ValidationCon
     throw herald('invalidField', { field: 'senderName', value: showValue(value) });
   }
   return value;
+}
+
+/** The text whose links `shortUrl` shortens: a string content, or an object content's `text`. */
+export function shortenableText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  return isPlainObject(content) && typeof content.text === 'string' ? content.text : undefined;
+}
+
+function checkLinkCount(content: unknown): void {
+  const text = shortenableText(content);
+  if (text !== undefined && linkCount(text, LIMITS.linksPerMessage) > LIMITS.linksPerMessage) {
+    throw herald('invalidContentDetail', { reason: `at most ${LIMITS.linksPerMessage} links can be shortened in one message` });
+  }
 }
 
 function validateTags(value: unknown): string[] {

@@ -8,7 +8,9 @@ import { validateWhatsappContent } from '../messages/whatsappContent.js';
 import { SENDER_NAME_MAX_LENGTH } from '../senderNames/senderNames.js';
 import { senderNameExists } from '../senderNames/senderNameSql.js';
 import type { Channel } from '../shared/channels.js';
-import { effectiveStatus, TEMPLATE_TYPES, templateToApi } from './templates.js';
+import { charCount } from '../shared/text.js';
+import { adjacentPlaceholders, PATTERN_MAX_LENGTH } from './templatePattern.js';
+import { contentStrings, effectiveStatus, TEMPLATE_TYPES, templateToApi } from './templates.js';
 import {
   TEMPLATE_STATUSES,
   templateDecide,
@@ -40,7 +42,7 @@ const TemplateBody = Type.Object(
   {
     channelType: ChannelType,
     templateType: Type.Enum(TEMPLATE_TYPES),
-    pattern: Type.String({ minLength: 1, maxLength: 2000, description: 'Text with %w (a word), %d (digits), %s (any text)' }),
+    pattern: Type.String({ minLength: 1, maxLength: PATTERN_MAX_LENGTH, description: 'Text with %w (a word), %d (digits), %s (any text)' }),
     senderName: Type.String({ minLength: 1, maxLength: SENDER_NAME_MAX_LENGTH }),
     dateFrom: Type.Optional(DateTime),
     dateTo: Type.Optional(Type.Union([DateTime, Type.Null()])),
@@ -98,6 +100,8 @@ export const templateRoutes: Routes = (app, ctx) => {
     const dateTo = input.dateTo ? new Date(input.dateTo) : null;
     if (dateTo && dateTo <= dateFrom) throw herald('invalidField', { field: 'dateTo', value: `${showValue(input.dateTo)} (must be after dateFrom)` });
     if (sent('channelType', 'senderName')) await checkSenderName(accountId, input.channelType, input.senderName);
+    const touching = sent('pattern') ? adjacentPlaceholders(input.pattern) : undefined;
+    if (touching) throw herald('invalidField', { field: 'pattern', value: `${showValue(input.pattern)} (placeholders must be separated by text: ${touching})` });
     if (input.content !== undefined && input.content !== null && sent('channelType', 'content')) {
       if (input.channelType !== 'WHATSAPP') throw herald('fieldNotAccepted', { field: 'content' });
       try {
@@ -106,6 +110,12 @@ export const templateRoutes: Routes = (app, ctx) => {
         if (error instanceof HeraldError) throw herald('invalidField', { field: 'content', value: error.message });
         throw error;
       }
+      const strings = contentStrings(input.content);
+      if (strings.some((string) => charCount(string) > PATTERN_MAX_LENGTH)) {
+        throw herald('invalidField', { field: 'content', value: `every string must be at most ${PATTERN_MAX_LENGTH} characters` });
+      }
+      const inContent = strings.map(adjacentPlaceholders).find((found) => found !== undefined);
+      if (inContent) throw herald('invalidField', { field: 'content', value: `placeholders must be separated by text: ${inContent}` });
     }
     return { channelType: input.channelType, templateType: input.templateType, pattern: input.pattern, senderName: input.senderName, dateFrom, dateTo, content: input.content ?? null };
   };
@@ -121,7 +131,9 @@ export const templateRoutes: Routes = (app, ctx) => {
     async (request, reply) => {
       const { accountId } = principalOf(request);
       const now = ctx.clock.now();
-      const row = await templateInsert(ctx.db, accountId, await fieldsOf(accountId, request.body, now), now);
+      const limit = ctx.config.templatesPerAccount;
+      const row = await templateInsert(ctx.db, accountId, await fieldsOf(accountId, request.body, now), now, limit);
+      if (!row) throw herald('perAccountLimit', { what: 'templates', limit });
       return reply.status(201).send(templateToApi(row, now));
     },
   );

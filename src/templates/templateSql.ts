@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/db.js';
+import type { Db, Queryable } from '../db/db.js';
 import type { Channel } from '../shared/channels.js';
 
 export const TEMPLATE_STATUSES = ['INTERNAL_REVIEW', 'APPROVED', 'REJECTED'] as const;
@@ -33,13 +33,26 @@ export interface TemplateFields {
   content: unknown;
 }
 
-export async function templateInsert(db: Queryable, accountId: number, f: TemplateFields, now: Date): Promise<TemplateRow> {
-  const [row] = await db.query<TemplateRow>(
-    `INSERT INTO templates (account_id, channel_type, template_type, pattern, sender_name, date_from, date_to, status, content, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 'INTERNAL_REVIEW', $8, $9, $9) RETURNING ${COLUMNS}`,
-    [accountId, f.channelType, f.templateType, f.pattern, f.senderName, f.dateFrom, f.dateTo, f.content === undefined ? null : JSON.stringify(f.content), now],
-  );
-  return row!;
+/** The advisory-lock class of an account's template count (the two-key form has a key space of its own). */
+const TEMPLATE_COUNT_LOCK = 7311;
+
+/**
+ * Inserts a template in review, unless the account already has `limit` templates that are not deleted (0: no
+ * limit): undefined then. The count and the insert run under a lock per account, so that concurrent creations cannot
+ * pass the limit together.
+ */
+export async function templateInsert(db: Db, accountId: number, f: TemplateFields, now: Date, limit: number): Promise<TemplateRow | undefined> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1, ($2::bigint % 2147483647)::int)', [TEMPLATE_COUNT_LOCK, accountId]);
+    const [row] = await tx.query<TemplateRow>(
+      `INSERT INTO templates (account_id, channel_type, template_type, pattern, sender_name, date_from, date_to, status, content, created_at, updated_at)
+       SELECT $1, $2, $3, $4, $5, $6, $7, 'INTERNAL_REVIEW', $8, $9, $9
+       WHERE $10 = 0 OR (SELECT count(*) FROM templates WHERE account_id = $1 AND deleted_at IS NULL) < $10
+       RETURNING ${COLUMNS}`,
+      [accountId, f.channelType, f.templateType, f.pattern, f.senderName, f.dateFrom, f.dateTo, f.content === undefined ? null : JSON.stringify(f.content), now, limit],
+    );
+    return row;
+  });
 }
 
 export async function templateGet(db: Queryable, id: number): Promise<TemplateRow | undefined> {

@@ -2,7 +2,7 @@ import type { Db } from '../db/db.js';
 import type { Channel } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';
 import { isoUtc } from '../util/time.js';
-import { compilePattern } from './templatePattern.js';
+import { compilePattern, TemplatePattern } from './templatePattern.js';
 import { templateApprovedList, type TemplateRow } from './templateSql.js';
 
 export const TEMPLATE_TYPES = ['SERVICE', 'AUTHENTICATION', 'MARKETING'] as const;
@@ -44,9 +44,16 @@ export function matchableText(content: unknown): string | undefined {
   return undefined;
 }
 
+/** Every string of a template's `content`: each is read as a pattern. */
+export function contentStrings(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(contentStrings);
+  return isPlainObject(value) ? Object.values(value).flatMap(contentStrings) : [];
+}
+
 /** A template's `content` read as patterns: the same tree, each string compiled with the pattern placeholders. */
 type ContentPattern =
-  | RegExp
+  | TemplatePattern
   | readonly ContentPattern[]
   | { readonly [key: string]: ContentPattern }
   | number
@@ -71,7 +78,7 @@ function compileContent(value: unknown): ContentPattern | undefined {
  * length) and each of its strings matches the pattern's string at the same place.
  */
 function contentMatches(pattern: ContentPattern, value: unknown): boolean {
-  if (pattern instanceof RegExp) return typeof value === 'string' && pattern.test(value);
+  if (pattern instanceof TemplatePattern) return typeof value === 'string' && pattern.test(value);
   if (typeof pattern !== 'object') return value === pattern;
   if (Array.isArray(pattern)) {
     if (!Array.isArray(value) || value.length !== pattern.length) return false;
@@ -93,7 +100,7 @@ function isPlainText(content: unknown): boolean {
 
 interface Compiled {
   readonly row: TemplateRow;
-  readonly regex: RegExp;
+  readonly pattern: TemplatePattern;
   /** The template's content as patterns; undefined for a template without content (plain text only). */
   readonly content: ContentPattern | undefined;
 }
@@ -106,7 +113,7 @@ interface Compiled {
  */
 function templateMatches(template: Compiled, content: unknown): boolean {
   const text = matchableText(content);
-  if (text === undefined || !template.regex.test(text)) return false;
+  if (text === undefined || !template.pattern.test(text)) return false;
   return template.content === undefined ? isPlainText(content) : contentMatches(template.content, content);
 }
 
@@ -135,7 +142,7 @@ export class TemplateMatcher {
       const rows = await templateApprovedList(this.db, accountId);
       const templates = rows.map((row) => ({
         row,
-        regex: compilePattern(row.pattern),
+        pattern: compilePattern(row.pattern),
         content: compileContent(row.content),
       }));
       entry = { at: Date.now(), templates };

@@ -1,5 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Queryable } from '../../src/db/db.js';
+import { laneSql } from '../../src/callbacks/eventSql.js';
 import type { Channel } from '../../src/shared/channels.js';
 import { uuid7 } from '../../src/util/uuid7.js';
 
@@ -125,4 +126,112 @@ export async function insertMessage(db: Queryable, f: MessageFields): Promise<st
     ],
   );
   return id;
+}
+
+export interface CallbackEventFields {
+  readonly targetId: number;
+  readonly accountId: number;
+  readonly messageId?: string;
+  /** By default the message's own lane, as Herald puts it. */
+  readonly lane?: number;
+  readonly event?: string;
+  readonly channel?: Channel;
+  readonly status?: string | null;
+  readonly at?: Date;
+  readonly errorCode?: number | null;
+  readonly extra?: unknown;
+}
+
+/** Where an event lies in its lane: its transaction id (as text, an xid8) and its id. */
+export interface EventRow {
+  readonly lane: number;
+  readonly txid: string;
+  readonly id: number;
+  readonly messageId: string;
+}
+
+/** A callback event (an outbox row), by default a `delivered` status event of a new message, in its message's lane. */
+export async function insertCallbackEvent(db: Queryable, f: CallbackEventFields): Promise<EventRow> {
+  const messageId = f.messageId ?? randomUUID();
+  const [row] = await db.query<{ lane: number; txid: string; id: number }>(
+    `INSERT INTO callback_events (target_id, lane, account_id, message_id, event, channel_type, status, at, error_code, extra)
+     VALUES ($1, coalesce($2::smallint, ${laneSql('$3::uuid')}), $4, $3, $5, $6, $7, $8, $9, $10)
+     RETURNING lane, txid::text AS txid, id`,
+    [
+      f.targetId,
+      f.lane ?? null,
+      messageId,
+      f.accountId,
+      f.event ?? 'delivered',
+      f.channel ?? 'SMS',
+      f.status === undefined ? 'delivered' : f.status,
+      f.at ?? new Date('2026-03-10T09:00:00Z'),
+      f.errorCode ?? null,
+      f.extra === undefined ? null : JSON.stringify(f.extra),
+    ],
+  );
+  return { ...row!, messageId };
+}
+
+/** A position in a lane: after every event up to it. The start of a lane is `{ txid: '0', id: 0 }`. */
+export interface LanePosition {
+  readonly txid: string;
+  readonly id: number;
+}
+
+export interface CallbackDeliveryFields {
+  readonly accountId: number;
+  /** By default a new callback URL of the account: a delivery of its own, free of the one-per-lane rule. */
+  readonly targetId?: number;
+  readonly id?: string;
+  readonly lane?: number;
+  /** Its range of events: after `after`, up to and including `last` (by default empty, at the start of the lane). */
+  readonly after?: LanePosition;
+  readonly last?: LanePosition;
+  readonly events?: number;
+  readonly onlyMessages?: string[] | null;
+  readonly excludedMessages?: string[] | null;
+  readonly state?: 'open' | 'delivered' | 'failed';
+  readonly replay?: boolean;
+  readonly attempts?: number;
+  readonly nextAttemptAt?: Date;
+  readonly createdAt?: Date;
+}
+
+/** A callback delivery, by default open, never attempted and due at its creation. */
+export async function insertCallbackDelivery(
+  db: Queryable,
+  f: CallbackDeliveryFields,
+): Promise<{ id: string; targetId: number }> {
+  const created = f.createdAt ?? new Date('2026-03-10T09:00:00Z');
+  const id = f.id ?? randomUUID();
+  const targetId = f.targetId ?? (await insertCallbackTarget(db, f.accountId, `http://127.0.0.1:9/${id}`, created));
+  const start: LanePosition = { txid: '0', id: 0 };
+  const state = f.state ?? 'open';
+  await db.query(
+    `INSERT INTO callback_deliveries (id, account_id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id,
+       only_messages, excluded_messages, events, state, replay, attempts, next_attempt_at, window_started_at, created_at,
+       finished_at)
+     VALUES ($1, $2, $3, $4, $5::xid8, $6, $7::xid8, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16, $17)`,
+    [
+      id,
+      f.accountId,
+      targetId,
+      f.lane ?? 0,
+      (f.after ?? start).txid,
+      (f.after ?? start).id,
+      (f.last ?? f.after ?? start).txid,
+      (f.last ?? f.after ?? start).id,
+      f.onlyMessages ?? null,
+      f.excludedMessages ?? null,
+      f.events ?? 1,
+      state,
+      f.replay ?? false,
+      f.attempts ?? 0,
+      f.nextAttemptAt ?? created,
+      created,
+      state === 'open' ? null : created,
+    ],
+  );
+  return { id, targetId };
 }

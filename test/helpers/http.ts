@@ -12,6 +12,8 @@ export interface CallOptions {
   /** A body sent as is, for malformed-input tests. */
   readonly rawBody?: string | Buffer;
   readonly headers?: Record<string, string>;
+  /** `manual` answers a redirect itself (status 3xx, its `location` header) instead of following it. */
+  readonly redirect?: 'follow' | 'manual';
 }
 
 /** One real HTTP request to a running Herald; the body is parsed as JSON when there is one. */
@@ -25,7 +27,7 @@ export async function call<T = any>(baseUrl: string, method: string, path: strin
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(baseUrl + path, { method, headers, body });
+  const response = await fetch(baseUrl + path, { method, headers, body, redirect: options.redirect ?? 'follow' });
   const text = await response.text();
   let parsed: unknown = text;
   if (text !== '') {

@@ -114,10 +114,32 @@ describe.each(ENGINES)('templates (DESIGN 6) (%s)', (engine) => {
     [{ pattern: 'x', dateFrom: '2026-03-12T00:00:00Z', dateTo: '2026-03-11T00:00:00Z' }, 'Invalid dateTo'],
     [{ pattern: 'x', content: { contentType: 'text', text: 'hi' } }, 'Invalid content'],
     [{ pattern: 'x', channelType: 'WHATSAPP', content: { contentType: 'text', text: 'hi', buttons: [] } }, 'Invalid content'],
+    [{ pattern: 'x'.repeat(2001) }, 'Invalid pattern'],
+    [
+      { pattern: 'x', channelType: 'WHATSAPP', content: { contentType: 'image', imageUrl: `https://a.example/${'x'.repeat(2000)}`, imageName: 'x' } },
+      'Invalid content: every string must be at most 2000 characters',
+    ],
   ])('refuses %j', async (body, msg) => {
     const reply = await create(body);
     expect(reply.status).toBe(422);
     expect(reply.body.error.msg).toContain(msg);
+  });
+
+  it('refuses placeholders that touch in a new pattern or content, and takes a kept one', async () => {
+    expect((await create({ pattern: 'Dear %s%s!' })).body).toEqual({
+      error: { code: 4220, msg: 'Invalid pattern: "Dear %s%s!" (placeholders must be separated by text: %s%s)' },
+    });
+    expect((await create({ pattern: 'Code %d%w' })).body.error.msg).toBe('Invalid pattern: "Code %d%w" (placeholders must be separated by text: %d%w)');
+    const content = { contentType: 'text', text: 'Sale %d', buttons: [{ text: 'Shop', url: 'https://shop.example/%w%d' }] };
+    expect((await create({ channelType: 'WHATSAPP', pattern: 'Sale %d', content })).body).toEqual({
+      error: { code: 4220, msg: 'Invalid content: placeholders must be separated by text: %w%d' },
+    });
+    const fine = await create({ pattern: 'Dear %s %s, 100%% %d' });
+    expect(fine.status).toBe(201);
+    // A pattern stored before the rule (and matched in linear time all the same) is not checked again when kept.
+    await t.testDb.db.query(`UPDATE templates SET pattern = 'Dear %s%s' WHERE id = $1`, [fine.body.id]);
+    const kept = await t.call('PUT', `/api/v1/templates/${fine.body.id}`, { token: account.system, body: { dateTo: '2026-04-01T00:00:00Z' } });
+    expect(kept.body).toMatchObject({ pattern: 'Dear %s%s', dateTo: '2026-04-01T00:00:00Z' });
   });
 
   it("takes VOICECODE texts of the account's approved VOICECODE templates besides the spec's (DESIGN 12)", async () => {

@@ -1,0 +1,7 @@
+-- Claims take due work in (due time, id) order, so that work due at the same instant goes in a stable order (the
+-- oldest message first: ids are time-ordered) instead of whatever order the heap holds. The due indexes carry the id
+-- too, so that a claim stays an index scan that stops at its limit, with no sort of all the due rows.
+DROP INDEX messages_sending_due;
+CREATE INDEX messages_sending_due ON messages (due_at, id) WHERE status = 'sending';
+DROP INDEX callback_deliveries_due;
+CREATE INDEX callback_deliveries_due ON callback_deliveries (next_attempt_at, id) WHERE state = 'open';
