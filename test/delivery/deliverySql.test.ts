@@ -36,6 +36,8 @@ const row = async (db: Queryable, id: string): Promise<Row> =>
     [id],
   ))[0]!;
 const statuses = (r: Row): string[] => r.history.map((h) => h.status);
+/** History entries with their times as ISO strings: those the database writes read `+00:00`, not `Z`. */
+const entries = (r: Row): Row['history'] => r.history.map((h) => ({ ...h, at: new Date(h.at).toISOString() }));
 const claimedIds = async (db: Queryable, now: Date, limit = 100): Promise<string[]> =>
   (await messageClaimDue(db, now, limit, LEASE_MS)).map((m) => m.id).sort();
 
@@ -166,7 +168,7 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
       for (const id of [sending, sent]) {
         const r = await row(tx, id);
         expect(r).toMatchObject({ status: 'delivered', read_status: 'read', due_at: null, status_at: at(7) });
-        expect(r.history.slice(-2)).toEqual([{ status: 'delivered', at: at(7).toISOString() }, { status: 'read', at: at(7).toISOString() }]);
+        expect(entries(r).slice(-2)).toEqual([{ status: 'delivered', at: at(7).toISOString() }, { status: 'read', at: at(7).toISOString() }]);
       }
       expect(statuses(await row(tx, sending))).toEqual(['sending', 'sent', 'delivered', 'read']);
       expect((await row(tx, sending)).sent_at).toEqual(at(7));
@@ -204,7 +206,7 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
       expect(expired).toMatchObject({ id, outcome: 'undelivered' });
       const r = await row(tx, id);
       expect(r).toMatchObject({ status: 'undelivered', error_code: DELIVERY_ERRORS.noReceipt, due_at: null, status_at: at(600) });
-      expect(r.history.at(-1)).toEqual({ status: 'undelivered', at: at(600).toISOString(), errorCode: DELIVERY_ERRORS.noReceipt });
+      expect(entries(r).at(-1)).toEqual({ status: 'undelivered', at: at(600).toISOString(), errorCode: DELIVERY_ERRORS.noReceipt });
       expect(await messageExpireDue(tx, at(700), 100, DELIVERY_ERRORS)).toEqual([]);
     });
 
