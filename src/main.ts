@@ -16,8 +16,8 @@ import type { AppContext } from './context.js';
 import type { Db } from './db/db.js';
 import { migrate } from './db/migrate.js';
 import { openDb } from './db/openDb.js';
-import { DEFAULT_WRITER_OPTIONS, DeliveryWriter } from './delivery/deliveryWriter.js';
-import { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, type DispatcherOptions } from './delivery/dispatcher.js';
+import { DeliveryWriter } from './delivery/deliveryWriter.js';
+import { Dispatcher, type DispatcherOptions } from './delivery/dispatcher.js';
 import { deliveryJobs } from './delivery/jobs.js';
 import { callbackJobs } from './callbacks/jobs.js';
 import { idempotencyJobs } from './idempotency/jobs.js';
@@ -43,7 +43,7 @@ import { tariffReplaceFromConfig } from './money/tariffSql.js';
 import { type EmbeddedSimulators, startEmbeddedSimulators } from './simulators/embeddedSimulators.js';
 import { simulatorBanner, simulatorRoutes } from './simulators/simulatorRoutes.js';
 import { type Clock, systemClock } from './util/clock.js';
-import { CallbackSender, type CallbackSenderOptions, DEFAULT_SENDER_OPTIONS } from './callbacks/callbackSender.js';
+import { CallbackSender, type CallbackSenderOptions } from './callbacks/callbackSender.js';
 import { CallbackTargets } from './callbacks/callbackTargets.js';
 import { Tariffs } from './money/tariffs.js';
 import { TemplateMatcher } from './templates/templates.js';
@@ -169,7 +169,8 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     );
     // Workers' statements give way to requests' on the embedded database (db.ts background()).
     const workDb = db.background?.() ?? db;
-    const writer = new DeliveryWriter(workDb, log, DEFAULT_WRITER_OPTIONS, clock);
+    const tuning = config.workers;
+    const writer = new DeliveryWriter(workDb, log, { maxBatch: tuning.writerBatch, lingerMs: tuning.writerLingerMs }, clock);
     const wakeup = new Wakeup(clock);
     const connectors = role === 'api' ? [] : buildConnectors(configFile, (receipts) => writer.receipts(receipts), log, clock);
     let dispatcher: Dispatcher | undefined;
@@ -177,7 +178,14 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     const connectorStates = () => connectors.map((c) => c.state());
     const leaseMs = config.leaseSeconds * 1000;
     // One lease for claimed messages and those this process's API hands over directly (tests may shorten it).
-    const dispatcherOptions = { ...DEFAULT_DISPATCHER_OPTIONS, leaseMs, ...options.dispatcher };
+    const dispatcherOptions: DispatcherOptions = {
+      batchSize: tuning.dispatchBatch,
+      leaseMs,
+      pollMs: tuning.dispatchPollMs,
+      maxInFlight: tuning.dispatchMaxInFlight,
+      noRouteRetryMs: tuning.noRouteRetryMs,
+      ...options.dispatcher,
+    };
     const metrics = new Metrics({ db, clock, writer, connectors: connectorStates, callbackSender: () => callbackSender });
     const ctx: AppContext = {
       config,
@@ -234,7 +242,12 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       callbackSender = new CallbackSender(
         { db: workDb, clock, log },
         {
-          ...DEFAULT_SENDER_OPTIONS,
+          timeoutMs: tuning.callbackTimeoutMs,
+          maxInFlight: tuning.callbackMaxInFlight,
+          perHost: tuning.callbackPerHost,
+          pollMs: tuning.callbackPollMs,
+          breakerFailures: tuning.callbackBreakerFailures,
+          breakerOpenMs: tuning.callbackBreakerOpenMs,
           retryIntervalS: config.callbackRetryIntervalS,
           retryWindowS: config.callbackRetryWindowS,
           allowPrivate: config.callbackAllowPrivate,

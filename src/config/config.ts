@@ -1,4 +1,7 @@
 import path from 'node:path';
+import { DEFAULT_SENDER_OPTIONS } from '../callbacks/callbackSender.js';
+import { DEFAULT_WRITER_OPTIONS } from '../delivery/deliveryWriter.js';
+import { DEFAULT_DISPATCHER_OPTIONS } from '../delivery/dispatcher.js';
 
 /**
  * Herald's configuration: parsed once at start-up from `HERALD_*` variables (and `DATABASE_URL`) into one frozen
@@ -42,6 +45,8 @@ export interface Config {
   readonly configFile: string | undefined;
   /** How long a worker's claim on a message lasts before another worker may take it. */
   readonly leaseSeconds: number;
+  /** How a worker's loops are sized and paced (HERALD_DISPATCH_*, HERALD_WRITER_*, HERALD_CALLBACK_* tuning). */
+  readonly workers: WorkerTuning;
   readonly shutdownSeconds: number;
   readonly retentionDays: number | undefined;
   /** Refuse messages no tariff prices (item code 4021) instead of sending them free. */
@@ -109,6 +114,38 @@ export class ConfigError extends Error {
   }
 }
 
+/** A worker's tuning: the defaults suit a 2-core machine with one SMSC; see docs/operations.md#tuning. */
+export interface WorkerTuning {
+  readonly dispatchBatch: number;
+  readonly dispatchPollMs: number;
+  readonly dispatchMaxInFlight: number;
+  readonly noRouteRetryMs: number;
+  readonly writerBatch: number;
+  readonly writerLingerMs: number;
+  readonly callbackTimeoutMs: number;
+  readonly callbackMaxInFlight: number;
+  readonly callbackPerHost: number;
+  readonly callbackPollMs: number;
+  readonly callbackBreakerFailures: number;
+  readonly callbackBreakerOpenMs: number;
+}
+
+/** Each tuning variable: its field, range and default (the capability's own default, so there is one of each). */
+const TUNING: Readonly<Record<string, { field: keyof WorkerTuning; min: number; max: number; default: number; what: string }>> = {
+  HERALD_DISPATCH_BATCH: { field: 'dispatchBatch', min: 1, max: 10_000, default: DEFAULT_DISPATCHER_OPTIONS.batchSize, what: 'messages one claim takes' },
+  HERALD_DISPATCH_POLL_MS: { field: 'dispatchPollMs', min: 10, max: 60_000, default: DEFAULT_DISPATCHER_OPTIONS.pollMs, what: 'ms an idle dispatcher waits between claims (new messages wake it sooner)' },
+  HERALD_DISPATCH_MAX_IN_FLIGHT: { field: 'dispatchMaxInFlight', min: 1, max: 1_000_000, default: DEFAULT_DISPATCHER_OPTIONS.maxInFlight, what: 'messages being handed to connectors at once' },
+  HERALD_NO_ROUTE_RETRY_MS: { field: 'noRouteRetryMs', min: 100, max: 3_600_000, default: DEFAULT_DISPATCHER_OPTIONS.noRouteRetryMs, what: 'ms before a message whose route has no available connector is tried again' },
+  HERALD_WRITER_BATCH: { field: 'writerBatch', min: 1, max: 100_000, default: DEFAULT_WRITER_OPTIONS.maxBatch, what: 'submission and receipt records that start a write at once' },
+  HERALD_WRITER_LINGER_MS: { field: 'writerLingerMs', min: 0, max: 1000, default: DEFAULT_WRITER_OPTIONS.lingerMs, what: 'ms the first record of a write waits for others' },
+  HERALD_CALLBACK_TIMEOUT_MS: { field: 'callbackTimeoutMs', min: 100, max: 120_000, default: DEFAULT_SENDER_OPTIONS.timeoutMs, what: 'ms a receiver has to answer a callback POST' },
+  HERALD_CALLBACK_MAX_IN_FLIGHT: { field: 'callbackMaxInFlight', min: 1, max: 10_000, default: DEFAULT_SENDER_OPTIONS.maxInFlight, what: 'callback POSTs at once, over all receivers' },
+  HERALD_CALLBACK_PER_HOST: { field: 'callbackPerHost', min: 1, max: 10_000, default: DEFAULT_SENDER_OPTIONS.perHost, what: 'callback POSTs at once to one receiver host' },
+  HERALD_CALLBACK_POLL_MS: { field: 'callbackPollMs', min: 10, max: 60_000, default: DEFAULT_SENDER_OPTIONS.pollMs, what: 'ms an idle callback sender waits between looks' },
+  HERALD_CALLBACK_BREAKER_FAILURES: { field: 'callbackBreakerFailures', min: 1, max: 1000, default: DEFAULT_SENDER_OPTIONS.breakerFailures, what: 'failures in a row that park a receiver host' },
+  HERALD_CALLBACK_BREAKER_OPEN_MS: { field: 'callbackBreakerOpenMs', min: 100, max: 3_600_000, default: DEFAULT_SENDER_OPTIONS.breakerOpenMs, what: 'ms a parked receiver host waits before it is tried again' },
+};
+
 /** Every variable Herald reads, with its meaning; the README's configuration table lists the same. */
 export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_HOST: `address the API listens on (default ${DEFAULT_HOST})`,
@@ -144,9 +181,20 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_AUTH_FAILURE_LIMIT: `failed authentications per minute per client address, 0 for none (default ${DEFAULT_AUTH_FAILURE_LIMIT})`,
   HERALD_METRICS_TOKEN: 'bearer token GET /metrics requires (default unset: open, for a private network)',
   HERALD_TRUST_PROXY: 'false|true|<hops>|<addresses and CIDRs, comma-separated>: proxies whose X-Forwarded-For gives the client address (default false)',
+  ...Object.fromEntries(Object.entries(TUNING).map(([name, t]) => [name, `${t.what} (default ${t.default})`])),
 };
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+function loadTuning(read: (name: string) => string | undefined): WorkerTuning {
+  const tuning = Object.fromEntries(
+    Object.entries(TUNING).map(([name, t]) => [t.field, optional(read(name), name, integerIn(t.min, t.max)) ?? t.default]),
+  ) as unknown as WorkerTuning;
+  if (tuning.callbackPerHost > tuning.callbackMaxInFlight) {
+    throw new ConfigError('HERALD_CALLBACK_PER_HOST', `must not exceed HERALD_CALLBACK_MAX_IN_FLIGHT (${tuning.callbackMaxInFlight})`);
+  }
+  return Object.freeze(tuning);
+}
 
 /** Parses and validates the configuration; throws {@link ConfigError} on the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
@@ -223,6 +271,7 @@ export function loadConfig(env: Env = process.env): Config {
     dbPoolSize: optional(read('HERALD_DB_POOL_SIZE'), 'HERALD_DB_POOL_SIZE', integerIn(1, 1000)) ?? DEFAULT_DB_POOL_SIZE,
     configFile: optional(read('HERALD_CONFIG'), 'HERALD_CONFIG', (v) => path.resolve(v)),
     leaseSeconds: optional(read('HERALD_LEASE_SECONDS'), 'HERALD_LEASE_SECONDS', integerIn(1, 3600)) ?? DEFAULT_LEASE_SECONDS,
+    workers: loadTuning(read),
     retentionDays: optional(read('HERALD_RETENTION_DAYS'), 'HERALD_RETENTION_DAYS', integerIn(7, 36_500)),
     shutdownSeconds: optional(read('HERALD_SHUTDOWN_SECONDS'), 'HERALD_SHUTDOWN_SECONDS', integerIn(1, 3600)) ?? DEFAULT_SHUTDOWN_SECONDS,
     requireTariff: optional(read('HERALD_REQUIRE_TARIFF'), 'HERALD_REQUIRE_TARIFF', parseBoolean) ?? false,

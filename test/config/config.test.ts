@@ -99,6 +99,28 @@ describe('configuration (DESIGN 1)', () => {
     expect((error as Error).message).toBe(message);
   });
 
+  it('reads worker tuning with the capabilities\' defaults, in range, and refuses more per host than in all', () => {
+    expect(loadConfig({}).workers).toEqual({
+      dispatchBatch: 500,
+      dispatchPollMs: 250,
+      dispatchMaxInFlight: 4000,
+      noRouteRetryMs: 2000,
+      writerBatch: 2000,
+      writerLingerMs: 5,
+      callbackTimeoutMs: 10_000,
+      callbackMaxInFlight: 64,
+      callbackPerHost: 16,
+      callbackPollMs: 100,
+      callbackBreakerFailures: 5,
+      callbackBreakerOpenMs: 30_000,
+    });
+    const tuned = loadConfig({ HERALD_DISPATCH_BATCH: '100', HERALD_WRITER_LINGER_MS: '0', HERALD_CALLBACK_PER_HOST: '64' }).workers;
+    expect(tuned).toMatchObject({ dispatchBatch: 100, writerLingerMs: 0, callbackPerHost: 64 });
+    expect(() => loadConfig({ HERALD_DISPATCH_BATCH: '0' })).toThrow(/HERALD_DISPATCH_BATCH: must be an integer from 1 to 10000/);
+    expect(() => loadConfig({ HERALD_CALLBACK_POLL_MS: 'fast' })).toThrow(/HERALD_CALLBACK_POLL_MS/);
+    expect(() => loadConfig({ HERALD_CALLBACK_PER_HOST: '65' })).toThrow('HERALD_CALLBACK_PER_HOST: must not exceed HERALD_CALLBACK_MAX_IN_FLIGHT (64)');
+  });
+
   it('refuses an unknown HERALD_ variable instead of ignoring a typo', () => {
     expect(() => loadConfig({ HERALD_PROT: '80' })).toThrow(/^HERALD_PROT: unknown variable; known: HERALD_HOST/);
   });
