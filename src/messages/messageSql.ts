@@ -42,40 +42,43 @@ export async function messageInsertBatch(
     messages: readonly NewMessage[];
   },
 ): Promise<void> {
-  // Absent keys read as NULL in json_to_recordset: leaving nulls out keeps the statement's text a fifth smaller.
-  // Likewise the plan of a message that may go at once (planned now, its deadline and lifetime's end now + ttl, the
-  // common case) and the account's own currency are left for the statement to fill in.
+  // Each row is a JSON object named by the columns it fills. Absent keys read as NULL in json_to_recordset: leaving
+  // nulls out keeps the statement's text small. Likewise the plan of a message that may go at once (planned now, its
+  // deadline and lifetime's end now + ttl, the common case) and the account's own currency are left for the
+  // statement to fill in.
   const nowMs = batch.now.getTime();
   const rows = batch.messages.map(({ id, message: m, subscriber, plannedSendAt, deadlineAt, expiresAt, leased, price, currency, callbackTargetId, templateId }) => {
     const end = nowMs + (m.ttl ?? DEFAULT_TTL_SECONDS) * 1000;
     const atOnce = plannedSendAt?.getTime() === nowMs && deadlineAt.getTime() === end && expiresAt.getTime() === end;
     return {
       id,
-      ch: m.channelType,
-      sn: m.senderName,
-      ds: m.destination,
-      co: m.country ?? undefined,
-      rg: subscriber.region ?? undefined,
-      br: subscriber.brand ?? undefined,
-      ct: m.content,
-      tg: m.tags.length > 0 ? m.tags : undefined,
-      ul: m.useLocalTime,
-      ls: m.localSendTime ?? undefined,
-      lc: m.localCompletionTime ?? undefined,
-      tl: m.ttl ?? undefined,
-      hr: m.hours ?? undefined,
-      dy: m.days ?? undefined,
-      su: m.shortUrl,
-      cu: m.callbackUrl ?? undefined,
-      ce: m.callbackEvents ?? undefined,
-      ex: m.externalMessageId ?? undefined,
-      tp: m.totalParts,
-      ...(atOnce ? {} : { planned: true, ps: plannedSendAt?.toISOString(), dl: deadlineAt.toISOString(), expires: expiresAt.toISOString() }),
-      le: leased,
-      pr: price,
-      cy: currency === batch.currency ? undefined : currency,
-      tg_id: callbackTargetId ?? undefined,
-      tm: templateId ?? undefined,
+      channel_type: m.channelType,
+      sender_name: m.senderName,
+      destination: m.destination,
+      country: m.country ?? undefined,
+      region: subscriber.region ?? undefined,
+      brand: subscriber.brand ?? undefined,
+      content: m.content,
+      tags: m.tags.length > 0 ? m.tags : undefined,
+      use_local_time: m.useLocalTime,
+      local_send_time: m.localSendTime ?? undefined,
+      local_completion_time: m.localCompletionTime ?? undefined,
+      ttl: m.ttl ?? undefined,
+      hours: m.hours ?? undefined,
+      days: m.days ?? undefined,
+      short_url: m.shortUrl,
+      callback_url: m.callbackUrl ?? undefined,
+      callback_events: m.callbackEvents ?? undefined,
+      external_message_id: m.externalMessageId ?? undefined,
+      total_parts: m.totalParts,
+      ...(atOnce
+        ? {}
+        : { planned: true, planned_send_at: plannedSendAt?.toISOString(), deadline_at: deadlineAt.toISOString(), expires_at: expiresAt.toISOString() }),
+      leased,
+      price,
+      currency: currency === batch.currency ? undefined : currency,
+      callback_target_id: callbackTargetId ?? undefined,
+      template_id: templateId ?? undefined,
     };
   });
   await db.query(
@@ -86,16 +89,22 @@ export async function messageInsertBatch(
        callback_url, callback_events, external_message_id, total_parts, status, status_at, planned_send_at, due_at,
        deadline_at, expires_at, history, lease_expires_at, attempts, price, currency, callback_target_id, template_id,
        sending_method)
-     SELECT $1, r.id, $2, r.ch, $3, r.sn, r.ds, r.co, r.rg, r.br, r.ct, coalesce(r.tg, '{}'), r.ul, r.ls, r.lc, r.tl, r.hr, r.dy,
-       r.su, r.cu, r.ce, r.ex, r.tp, 'sending', $2, CASE WHEN r.planned THEN r.ps ELSE $2 END,
-       CASE WHEN r.le THEN $6 ELSE coalesce(r.ps, $2) END,
-       coalesce(r.dl, $2 + make_interval(secs => coalesce(r.tl, $8))), coalesce(r.expires, $2 + make_interval(secs => coalesce(r.tl, $8))),
-       $5::jsonb, CASE WHEN r.le THEN $6::timestamptz END, CASE WHEN r.le THEN 1 ELSE 0 END, r.pr, coalesce(r.cy, $9), r.tg_id, r.tm,
-       $7
+     SELECT $1, r.id, $2, r.channel_type, $3, r.sender_name, r.destination, r.country, r.region, r.brand, r.content,
+       coalesce(r.tags, '{}'), r.use_local_time, r.local_send_time, r.local_completion_time, r.ttl, r.hours, r.days,
+       r.short_url, r.callback_url, r.callback_events, r.external_message_id, r.total_parts, 'sending', $2,
+       CASE WHEN r.planned THEN r.planned_send_at ELSE $2 END,
+       CASE WHEN r.leased THEN $6 ELSE coalesce(r.planned_send_at, $2) END,
+       coalesce(r.deadline_at, $2 + make_interval(secs => coalesce(r.ttl, $8))),
+       coalesce(r.expires_at, $2 + make_interval(secs => coalesce(r.ttl, $8))),
+       $5::jsonb, CASE WHEN r.leased THEN $6::timestamptz END, CASE WHEN r.leased THEN 1 ELSE 0 END, r.price,
+       coalesce(r.currency, $9), r.callback_target_id, r.template_id, $7
      FROM json_to_recordset($4::json) AS r(
-       id uuid, ch text, sn text, ds text, co text, rg text, br text, ct jsonb, tg text[], ul boolean, ls text,
-       lc text, tl integer, hr smallint[], dy smallint[], su boolean, cu text, ce text[], ex text, tp integer,
-       planned boolean, ps timestamptz, dl timestamptz, expires timestamptz, le boolean, pr numeric, cy text, tg_id bigint, tm bigint)
+       id uuid, channel_type text, sender_name text, destination text, country text, region text, brand text,
+       content jsonb, tags text[], use_local_time boolean, local_send_time text, local_completion_time text,
+       ttl integer, hours smallint[], days smallint[], short_url boolean, callback_url text, callback_events text[],
+       external_message_id text, total_parts integer, planned boolean, planned_send_at timestamptz,
+       deadline_at timestamptz, expires_at timestamptz, leased boolean, price numeric, currency text,
+       callback_target_id bigint, template_id bigint)
      RETURNING account_id, id, channel_type, total_parts, price, currency, callback_target_id, callback_events
      ),
      price_events AS (
