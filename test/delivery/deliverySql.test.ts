@@ -1,17 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db, Queryable } from '../../src/db/db.js';
+import { describe, expect } from 'vitest';
+import type { Queryable } from '../../src/db/db.js';
 import { messageApplyTransitions, messageClaimDue, messageExpireDue } from '../../src/delivery/deliverySql.js';
 import { DELIVERY_ERRORS } from '../../src/delivery/statuses.js';
 import { retryTransition, sentTransition, statusTransition } from '../../src/delivery/transitions.js';
-import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
+import { ENGINES } from '../helpers/engines.js';
 import { planOf, subplanNodes } from '../helpers/plans.js';
-import { rolledBack, whileLocked } from '../helpers/transactions.js';
+import { describeClaimSkipsLocked, ownRowsTests } from '../helpers/transactions.js';
 import { insertAccount, insertCallbackTarget, insertMessage, type MessageFields } from '../factories/rows.js';
 
 const T0 = new Date('2026-03-10T09:00:00Z');
 const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
 const LEASE_MS = 60_000;
-const ON_POSTGRES = ENGINES.includes('postgres');
 /** Message ids in id order, for messages due at the same instant. */
 const IDS = ['01900000-0000-7000-8000-000000000001', '01900000-0000-7000-8000-000000000002', '01900000-0000-7000-8000-000000000003'];
 
@@ -43,19 +42,7 @@ const claimedIds = async (db: Queryable, now: Date, limit = 100): Promise<string
 
 /** The delivery queue's statements on their own, each test in a transaction rolled back at its end. */
 describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine) => {
-  let testDb: TestDb;
-  let db: Db;
-
-  beforeAll(async () => {
-    testDb = await openTestDb(engine);
-    db = testDb.db;
-  });
-  afterAll(async () => testDb?.drop());
-
-  /** A test whose rows are its own: it runs in a transaction that is rolled back afterwards. */
-  const own = (name: string, fn: (tx: Queryable) => Promise<void>): void => {
-    it(name, () => rolledBack(db, fn));
-  };
+  const own = ownRowsTests(engine);
   /** A message of a new account (with a balance of 100 RUB), due at T0 by default. */
   const newMessage = async (tx: Queryable, fields: Partial<MessageFields> = {}): Promise<string> =>
     insertMessage(tx, { accountId: (await insertAccount(tx, { balance: 100 })).id, createdAt: T0, ...fields });
@@ -243,26 +230,10 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
   });
 });
 
-/**
- * Claims skip rows that other workers hold (FOR UPDATE SKIP LOCKED) instead of waiting for them. PostgreSQL only:
- * PGlite has one connection, so no other transaction can hold a row meanwhile.
- */
-describe.runIf(ON_POSTGRES)('delivery SQL: a claim skips messages another transaction holds (PostgreSQL)', () => {
-  let testDb: TestDb;
-
-  beforeAll(async () => {
-    testDb = await openTestDb('postgres');
-  });
-  afterAll(async () => testDb?.drop());
-
-  it('claims the others at once, and the held one once it is free', async () => {
-    const db = testDb.db;
-    const accountId = (await insertAccount(db)).id;
-    const [held, free] = [await insertMessage(db, { accountId, createdAt: T0 }), await insertMessage(db, { accountId, createdAt: T0 })];
-    const whileHeld = await whileLocked(db, 'SELECT 1 FROM messages WHERE id = $1 FOR UPDATE', [held], () => claimedIds(db, at(0)));
-    expect(whileHeld).toEqual([free]);
-    expect(await claimedIds(db, at(0))).toEqual([held]);
-  });
+describeClaimSkipsLocked('delivery SQL: a claim skips messages another transaction holds (PostgreSQL)', {
+  table: 'messages',
+  insertDue: async (db) => insertMessage(db, { accountId: (await insertAccount(db)).id, createdAt: T0 }),
+  claim: (db) => claimedIds(db, at(0)),
 });
 
 /** Enough messages due, with statistics, that the planner weighs an index scan against a sort as in production. */
