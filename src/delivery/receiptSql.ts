@@ -26,18 +26,25 @@ export async function submissionMatchReceipts(
   db: Queryable,
   receipts: readonly CarrierReceipt[],
 ): Promise<{ matched: MatchedReceipt[]; orphaned: number }> {
-  const input = receipts.map((r, i) => ({ i, cn: r.connectorId, ci: r.carrierId, st: r.state, ec: r.errorCode, at: r.at.toISOString() }));
+  const input = receipts.map((r, i) => ({
+    i,
+    connector_id: r.connectorId,
+    carrier_id: r.carrierId,
+    state: r.state,
+    error_code: r.errorCode,
+    received_at: r.at.toISOString(),
+  }));
   const rows = await db.query<{ i: number; account_id: number | null; message_id: string | null; parts: number | null }>(
     `WITH input AS (
-       SELECT * FROM json_to_recordset($1::json) AS i(i integer, cn text, ci text, st text, ec integer, at timestamptz)
+       SELECT * FROM json_to_recordset($1::json) AS i(i integer, connector_id text, carrier_id text, state text, error_code integer, received_at timestamptz)
      ),
      found AS (
        SELECT i.i, s.account_id, s.message_id, s.parts FROM input i
-       JOIN submissions s ON s.connector_id = i.cn AND s.carrier_id = i.ci
+       JOIN submissions s ON s.connector_id = i.connector_id AND s.carrier_id = i.carrier_id
      ),
      orphans AS (
        INSERT INTO orphan_receipts (connector_id, carrier_id, state, error_code, received_at)
-       SELECT i.cn, i.ci, i.st, i.ec, i.at FROM input i WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.i = i.i)
+       SELECT i.connector_id, i.carrier_id, i.state, i.error_code, i.received_at FROM input i WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.i = i.i)
        ON CONFLICT DO NOTHING
      )
      SELECT i, account_id, message_id, parts FROM found`,
