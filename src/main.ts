@@ -265,7 +265,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     }
 
     // A worker serves only the operations endpoints (metrics, health) on HERALD_PORT. With its simulators on,
-    // Herald serves their control endpoints too, where a demo user finds them (DESIGN 12).
+    // Herald serves their control endpoints too, where a demo user finds them.
     const apiRoutes = simulators ? [...ROUTES, simulatorRoutes(simulators.providers)] : ROUTES;
     const server = await buildServer(ctx, role === 'worker' ? [systemRoutes, opsRoutes] : apiRoutes);
     const url = (await server.listen({ host: config.host, port: config.port })).replace('[::1]', 'localhost');

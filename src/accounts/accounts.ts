@@ -20,7 +20,7 @@ export interface CreatedAccount {
 }
 
 /**
- * Creates an account with its default traffic center (DESIGN 12) and one traffic and one system token; call inside
+ * Creates an account with its default traffic center and one traffic and one system token; call inside
  * a transaction.
  */
 export async function createAccount(

@@ -19,7 +19,7 @@ const Channels = Type.Partial(Type.Object(Object.fromEntries(CHANNELS.map((c) =>
   description: 'Channel switches; WHATSAPP is off until the operator enables it',
 });
 
-/** The operator API for accounts, tokens and balances (DESIGN section 2). */
+/** The operator API for accounts, tokens and balances. */
 export const adminAccountRoutes: Routes = (app, ctx) => {
   const admin = { onRequest: requireAdmin(ctx), security: [{ adminToken: [] }] };
   const tags = ['Operator: accounts'];

@@ -42,7 +42,7 @@ function deliveryToApi(row: DeliveryRow) {
   };
 }
 
-/** Callback deliveries, replay, and the signing secret, with TOKEN_2 (DESIGN sections 2 and 5). */
+/** Callback deliveries, replay, and the signing secret, with TOKEN_2. */
 export const callbackRoutes: Routes = (app, ctx) => {
   const auth = requireToken(ctx, ['system']);
   const security = [{ basicToken: [] }];

@@ -56,7 +56,7 @@ class PrivateAddressError extends Error {}
 const laneKey = (lane: Lane): string => `${lane.targetId}:${lane.lane}`;
 
 /**
- * Delivers the callback outbox (DESIGN section 5): forms deliveries of up to 100 events per callback URL, POSTs
+ * Delivers the callback outbox: forms deliveries of up to 100 events per callback URL, POSTs
  * each as a JSON array with the account's signature and the delivery id (the same on every retry), and records
  * each attempt. A non-2xx answer, a timeout (10 s) or a connection error is retried every retry interval until
  * the retry window ends, then the delivery is failed and kept for replay. Receivers are isolated: one open

@@ -5,7 +5,7 @@ import type { EventPosition, Lane } from './laneSql.js';
 /** ISO 8601 UTC with seconds, as callbacks show times. */
 const isoSql = (expr: string): string => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 
-/** At most this many events go in one POST (DESIGN section 5). */
+/** At most this many events go in one POST. */
 export const EVENTS_PER_DELIVERY = 100;
 
 /**

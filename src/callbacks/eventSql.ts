@@ -1,6 +1,6 @@
 /**
  * SQL fragments that write callback events inside the statements that make the changes they report, so that an
- * event is committed if and only if its change is (DESIGN section 5). Events are stored as facts (status, time,
+ * event is committed if and only if its change is. Events are stored as facts (status, time,
  * error code, extra fields); their JSON bodies are written when they are sent (eventBody.ts).
  */
 

@@ -3,7 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export const SIGNATURE_HEADER = 'x-herald-signature';
 export const DELIVERY_HEADER = 'x-herald-delivery';
 
-/** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>` (DESIGN section 5). */
+/** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>`. */
 export function signCallback(secret: string, body: string, unixSeconds: number): string {
   const mac = createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex');
   return `t=${unixSeconds},v1=${mac}`;

@@ -24,7 +24,7 @@ function buildConnector(config: ConnectorConfig, sink: ReceiptSink, log: Logger,
 }
 
 /**
- * Picks a connector for a message (DESIGN section 8): among the channel's routes, the one with the longest
+ * Picks a connector for a message: among the channel's routes, the one with the longest
  * prefix of the destination (a route without prefixes matches every destination); within it, the first
  * available connector in the configured order, the next ones being fallbacks.
  */

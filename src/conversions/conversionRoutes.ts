@@ -10,7 +10,7 @@ import { dirtyDaysCte } from '../statistics/dirtyDaysSql.js';
 import { UUID_PATTERN } from '../util/uuid7.js';
 
 export const CONVERSION_RESULTS = ['NUMBER_VERIFIED', 'WRONG_CODE'] as const;
-/** DESIGN 12: the spelling of the real service's field table (spec 4, detail 3), stored as NUMBER_VERIFIED. */
+/** The spelling of the real service's field table (spec 4, detail 3), stored as NUMBER_VERIFIED. */
 const RESULT_SPELLINGS: Readonly<Record<string, (typeof CONVERSION_RESULTS)[number]>> = {
   NUMBER_VERIFIED: 'NUMBER_VERIFIED',
   NUMBER_VERIFIERD: 'NUMBER_VERIFIED',
@@ -24,9 +24,9 @@ interface ConversionResponse {
 }
 
 /**
- * POST /api/v1/flashcall-conversion (DESIGN section 10): FLASHCALL results reported by the client, recorded per
+ * POST /api/v1/flashcall-conversion: FLASHCALL results reported by the client, recorded per
  * message. Item codes: 201 recorded, 404 unknown or not a FLASHCALL message of this account, 422 bad item. A message
- * has one conversion: a later report replaces the earlier one (DESIGN 12), also within one request.
+ * has one conversion: a later report replaces the earlier one, also within one request.
  */
 export async function recordConversions(ctx: AppContext, accountId: number, body: unknown, key: string | undefined): Promise<ConversionResponse> {
   if (!Array.isArray(body)) throw herald('unprocessable', { reason: 'Request body must be a JSON array of conversion objects' });

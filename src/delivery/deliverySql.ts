@@ -93,7 +93,7 @@ export interface SubmissionRow {
  * Each change is decided on the row as it is once locked: it applies where the message is in one of the
  * transition's `from` statuses (and, for a read or unread, has no read status yet). A message that leaves
  * `sending` by a receipt is recorded as sent first, and a read of a message not yet delivered records the
- * delivery first (DESIGN section 12), so that callbacks always come in the order sent, delivered, read. The price
+ * delivery first, so that callbacks always come in the order sent, delivered, read. The price
  * becomes final when the message leaves `sending`: a `price` event then, with price 0 and a refund when it
  * became unsent. The due time follows the new state: a retry's own time; sent, or delivered on a read-tracked
  * channel, -> the end of its lifetime; otherwise nothing is due.

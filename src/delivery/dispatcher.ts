@@ -140,8 +140,8 @@ export class Dispatcher {
   }
 
   /**
-   * Sends one claimed message, after checking again, at this moment, what may have changed since it was planned
-   * (DESIGN section 12): its deadline, its send window (a message claimed late waits for its next allowed instant)
+   * Sends one claimed message, after checking again, at this moment, what may have changed since it was planned:
+   * its deadline, its send window (a message claimed late waits for its next allowed instant)
    * and, for a free-form WHATSAPP message, its 24-hour chat window.
    */
   private async send(message: ClaimedMessage, chatWindowClosed: boolean): Promise<void> {

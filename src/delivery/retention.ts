@@ -14,18 +14,18 @@ export interface RetentionResult {
   readonly callbackDeliveries: number;
 }
 
-/**
- * Retention (HERALD_RETENTION_DAYS): deletes what is older than `before` (see {@link retentionCutoff}) and finished. Messages with nothing left to
- * happen go with their short links and conversions, but only from days the statistics have already rolled up, so
- * that the statistics keep counting them (and the rollup of a day older than the retention is never redone);
- * carrier submissions go by age; finished callback deliveries go with their attempts and events, so a failed
- * delivery older than the retention can no longer be replayed. Batched, bounded per sweep, safe in several workers.
- */
 /** The moment before which the retention keeps nothing finished. */
 export function retentionCutoff(now: Date, days: number): Date {
   return new Date(now.getTime() - days * DAY_MS);
 }
 
+/**
+ * Retention (HERALD_RETENTION_DAYS): deletes what is older than `before` (see {@link retentionCutoff}) and
+ * finished. Messages with nothing left to happen go with their short links and conversions, but only from days the statistics have already rolled up, so
+ * that the statistics keep counting them (and the rollup of a day older than the retention is never redone);
+ * carrier submissions go by age; finished callback deliveries go with their attempts and events, so a failed
+ * delivery older than the retention can no longer be replayed. Batched, bounded per sweep, safe in several workers.
+ */
 export async function retentionSweep(db: Db, before: Date): Promise<RetentionResult> {
   const cutoff = before.getTime();
   const rolledUntil = await statsRolledUntil(db);

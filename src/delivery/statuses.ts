@@ -1,7 +1,7 @@
 import type { Channel } from '../shared/channels.js';
 
 /**
- * Message statuses (spec section 3, DESIGN sections 4 and 12). `status` is the delivery outcome and stays at
+ * Message statuses (spec section 3). `status` is the delivery outcome and stays at
  * `delivered`, `undelivered` or `unsent` once there; whether a delivered message was read is its `readStatus`.
  */
 export const STATUS = {
@@ -30,7 +30,7 @@ export const READ_TRACKED: ReadonlySet<Channel> = new Set(['VIBER', 'VK', 'WHATS
 /**
  * The statuses a message may be in for each outcome to apply: a status never goes backwards. A receipt may
  * overtake the record of its submission (`sending` -> `delivered`), and a read may overtake the delivery (the
- * delivery is then recorded first, DESIGN section 12). A read or unread applies only while the read status is
+ * delivery is then recorded first). A read or unread applies only while the read status is
  * unset.
  */
 export const FROM_STATUSES: Readonly<Record<Outcome, readonly Status[]>> = {

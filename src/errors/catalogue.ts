@@ -15,7 +15,7 @@ export const ERRORS = {
   channelNotEnabled: { status: 403, code: 4031, msg: 'Channel is not enabled: {channelType}' },
   accountBlocked: { status: 403, code: 4032, msg: 'Account is blocked' },
   notFound: { status: 404, code: 4040, msg: '{what} not found' },
-  // DESIGN 3 and 12: an unknown route is 4040 like any other missing thing, whatever the method.
+  // An unknown route is 4040 like any other missing thing, whatever the method.
   routeNotFound: { status: 404, code: 4040, msg: 'Route not found: {method} {url}' },
   methodNotAllowed: { status: 405, code: 4050, msg: 'Method not allowed: {method}' },
   requestTimeout: { status: 408, code: 4080, msg: 'Request timeout: the request did not arrive in time' },
@@ -46,7 +46,7 @@ export const ERRORS = {
   fieldNotAccepted: { status: 422, code: 4220, msg: 'Invalid {field}' },
   // A list over its schema's maxItems: the list itself is not echoed, it may be megabytes long.
   tooManyItems: { status: 422, code: 4220, msg: 'Invalid {field}: at most {limit} items' },
-  // DESIGN 12 ceilings on free-form strings: the value is not echoed, it may be kilobytes long.
+  // Ceilings on free-form strings: the value is not echoed, it may be kilobytes long.
   overCeiling: { status: 422, code: 4220, msg: 'Invalid {field}' },
   sendTimeTooEarly: { status: 422, code: 4220, msg: 'Local send time is less than minimal {minLocalSendTime}' },
   // The spec words the upper bound "greater than minimal"; clients match on it, so it is kept verbatim.

@@ -27,7 +27,7 @@ function schemaError(error: FastifyError & { validation: AjvError[]; validationC
   }
   if (first.keyword === 'additionalProperties') {
     const extra = String(first.params.additionalProperty);
-    // An unknown query parameter is named as the client wrote it: `Invalid <parameter>` (DESIGN 12).
+    // An unknown query parameter is named as the client wrote it: `Invalid <parameter>`.
     const prefix = error.validationContext === 'querystring' ? '' : location;
     return herald('fieldNotAccepted', { field: `${prefix}${path ? `${path}.` : ''}${extra}` });
   }

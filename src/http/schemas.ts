@@ -1,7 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { CHANNELS } from '../shared/channels.js';
 
-/** The error body of every failure (spec 2.7, DESIGN section 3). */
+/** The error body of every failure (spec 2.7). */
 export const ErrorBody = Type.Object(
   {
     error: Type.Object(

@@ -58,7 +58,7 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimitBytes,
-    // DESIGN 12: a trailing slash names the same route (`POST /api/v1/message/` is `POST /api/v1/message`).
+    // A trailing slash names the same route (`POST /api/v1/message/` is `POST /api/v1/message`).
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: true },
     // A number of hops is a function to Fastify's types (the addresses nearest the server are the proxies).
     trustProxy: typeof ctx.config.trustProxy === 'number' ? trustHops(ctx.config.trustProxy) : ctx.config.trustProxy,

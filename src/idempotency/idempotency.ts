@@ -3,7 +3,7 @@ import type { Db, Queryable } from '../db/db.js';
 import { herald } from '../errors/catalogue.js';
 import { idempotencyGet, idempotencyPut } from './idempotencySql.js';
 
-/** How long a key's first response is replayed (DESIGN section 3). */
+/** How long a key's first response is replayed. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600_000;
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -22,7 +22,7 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
 }
 
 /**
- * The hash a key's request is compared by: of the body as a JSON value (DESIGN 12), so that the same objects with
+ * The hash a key's request is compared by: of the body as a JSON value, so that the same objects with
  * their keys in another order are the same request. Arrays keep their order: a batch in another order is another
  * batch (its items answer in request order).
  */

@@ -12,7 +12,7 @@ import { trafficCenterDefault } from './trafficCenterSql.js';
 export const WHATSAPP_WINDOW_MS = 24 * 3600_000;
 
 /**
- * Takes inbound WhatsApp messages (DESIGN section 10): each is claimed by the accounts that have an approved
+ * Takes inbound WhatsApp messages: each is claimed by the accounts that have an approved
  * WHATSAPP sender name equal to the number or name it was written to, stored as an inbound message
  * (`direction: inbound`, status `inbound_sent`) in the center of the first matching rule (or the default center),
  * opens the 24-hour window for (account, sender name, subscriber), and, when the rule has a callback URL, raises

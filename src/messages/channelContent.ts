@@ -31,7 +31,7 @@ const detail = (reason: string): HeraldError => herald('invalidContentDetail', {
 /**
  * Validates `content` for its channel (spec sections 2.2 to 2.5 and 8); throws the first problem.
  * `isArrangedVoicecode` answers whether a VOICECODE content matches one of the account's approved VOICECODE
- * templates (DESIGN 12); it is asked only for a text that does not follow the spec's template.
+ * templates; it is asked only for a text that does not follow the spec's template.
  */
 export function validateContent(
   channel: Channel,
@@ -75,7 +75,7 @@ function smsContent(content: unknown): number {
 }
 
 /**
- * The 4-digit code as a string, or as an integer 1000 to 9999 (DESIGN 12: real clients send numbers), returned as
+ * The 4-digit code as a string, or as an integer 1000 to 9999 (real clients send numbers), returned as
  * the string that is stored and shown. A number cannot carry leading zeros, so 0123 must come as a string.
  */
 function flashcallContent(content: unknown): string {

@@ -49,7 +49,7 @@ function validNumber(digits: string): Destination | undefined {
 }
 
 /**
- * Normalises a subscriber number (DESIGN sections 4 and 12): spaces, dashes and brackets are stripped, a leading
+ * Normalises a subscriber number: spaces, dashes and brackets are stripped, a leading
  * `+` is optional, and the result must be a valid number for its country by libphonenumber's full metadata.
  * `+7 916 123-45-67`, `89161234567` and `79161234567` are one number. A Russian national `8XXXXXXXXXX` becomes
  * `7XXXXXXXXXX` only when it is not a valid number as written with a `+` and the result is a valid Russian number:

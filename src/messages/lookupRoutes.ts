@@ -11,7 +11,7 @@ import { messageGet, messageList, messageListCount, messageStop } from './messag
 import { messageToApi } from './messageObject.js';
 import { MessageObject } from './messageSchemas.js';
 
-/** page * per_page may not pass this (DESIGN section 4): deep pages are for the time filters. */
+/** page * per_page may not pass this: deep pages are for the time filters. */
 export const MAX_LIST_DEPTH = 10_000;
 export const MAX_STOP = 10_000;
 
@@ -112,7 +112,7 @@ export const lookupRoutes: Routes = (app, ctx) => {
         toId: q.time_to === undefined ? null : uuidBound(parseTime(q.time_to, 'time_to'), 'high'),
         messageUuid: q.message_uuid?.toLowerCase() ?? null,
         destination,
-        // Old clients ask status=read|unread; the status itself ends at delivered (DESIGN 12), the read state is apart.
+        // Old clients ask status=read|unread; the status itself ends at delivered, the read state is apart.
         status: readAsStatus ? null : (q.status ?? null),
         readStatus: [readAsStatus ? q.status : undefined, q.read_status].filter((v) => v !== undefined),
         tags: q.tags === undefined ? null : q.tags.split(',').map((t) => t.trim()).filter(Boolean),

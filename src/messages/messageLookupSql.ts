@@ -29,7 +29,7 @@ export interface MessageFilter {
 }
 
 /**
- * The texts the `content` filter searches (DESIGN 12: the text, not the stored JSON): a string content itself; of an
+ * The texts the `content` filter searches (the text, not the stored JSON): a string content itself; of an
  * object content its text, caption, media names, header text and document name, footer text and button texts.
  */
 const CONTENT_TEXTS = `CASE WHEN jsonb_typeof(content) = 'string' THEN ARRAY[content #>> '{}'] ELSE

@@ -57,7 +57,7 @@ export const MESSAGE_COLUMNS = `account_id, id, created_at, channel_type, direct
   price_final, price_refunded`;
 
 /**
- * The message object of GET /api/v1/message/{uuid} (DESIGN section 4), also the `item` of inbound callbacks.
+ * The message object of GET /api/v1/message/{uuid}, also the `item` of inbound callbacks.
  * Times are ISO 8601 UTC; local send and completion times keep their own format; callback credentials are masked.
  * `statusHistory` is Herald's addition: every status change, retry and carrier outcome with its time.
  */

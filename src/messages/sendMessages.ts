@@ -183,7 +183,7 @@ function itemError(error: HeraldError): SendItem {
 }
 
 /**
- * Replaces the links of a message's text with short links (DESIGN section 10), before its parts and price are
+ * Replaces the links of a message's text with short links, before its parts and price are
  * counted: SMS and VK text, and the text of WHATSAPP and VIBER content. A short link can be longer than the link it
  * replaces, so the content is checked again against its channel's limits (length, SMS parts); over them, the
  * answer is the error to refuse the message with (an item error).
@@ -217,7 +217,7 @@ async function validateBatch(ctx: AppContext, accountId: number, body: unknown, 
     }
   }
   const isSenderNameActive = await activeSenderNames(ctx.db, accountId, [...registered], now);
-  // VOICECODE texts of the account's own approved templates (DESIGN 12); the matcher is cached per account.
+  // VOICECODE texts of the account's own approved templates; the matcher is cached per account.
   const voicecode = body.some((item) => isPlainObject(item) && item.channelType === 'VOICECODE');
   const matchTemplate = voicecode ? await ctx.templates.forAccount(accountId) : undefined;
   const validation = {

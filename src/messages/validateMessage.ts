@@ -65,7 +65,7 @@ export const LIMITS = {
   /** Herald's own bounds on tags (the spec sets none): enough for any reporting scheme, small enough to index. */
   tags: 20,
   tagLength: 64,
-  /** DESIGN 12 ceilings on free-form strings, on every channel. */
+  /** Ceilings on free-form strings, on every channel. */
   senderName: SENDER_NAME_MAX_LENGTH,
   callbackUrl: CALLBACK_URL_MAX_LENGTH,
   /** With `shortUrl: true` (links/shortLinks.ts says why). */
@@ -79,7 +79,7 @@ export interface ValidationContext {
   /** The request time, the same for every message of a batch. */
   readonly now: Date;
   readonly isSenderNameActive: (channel: Channel, name: string) => boolean;
-  /** Whether a VOICECODE content matches one of the account's approved VOICECODE templates (DESIGN 12). */
+  /** Whether a VOICECODE content matches one of the account's approved VOICECODE templates. */
   readonly isArrangedVoicecode?: (content: unknown) => boolean;
   readonly allowPrivateCallbacks: boolean;
   readonly shortenerAvailable: boolean;
@@ -211,7 +211,7 @@ function optionalBoolean(value: unknown, field: string): boolean | undefined {
 
 /**
  * Spec 2.1 and 8: localSendTime within [now - 12 h, now + 7 days], localCompletionTime within
- * [max(localSendTime, now), now + 70 days] (DESIGN 12: a completion time already past is refused), both wall-clock
+ * [max(localSendTime, now), now + 70 days] (a completion time already past is refused), both wall-clock
  * times compared with UTC at whole seconds.
  */
 function validateTimes(
@@ -284,7 +284,7 @@ function validateCallbackUrl(value: unknown, allowPrivate: boolean): string | nu
 
 function validateCallbackEvents(value: unknown): CallbackEvent[] | null {
   if (!present(value)) return null;
-  // An empty list would silently turn callbacks off (DESIGN 12): leave the field out for the default instead.
+  // An empty list would silently turn callbacks off: leave the field out for the default instead.
   const ok =
     Array.isArray(value) && value.length > 0 && value.every(isCallbackEvent) && new Set(value).size === value.length;
   if (!ok) throw herald('invalidField', { field: 'callbackEvents', value: showValue(value) });

@@ -8,7 +8,7 @@ export interface Charge {
 }
 
 /**
- * Reserves the prices of a batch's messages from the account's balance (DESIGN section 7), in the caller's
+ * Reserves the prices of a batch's messages from the account's balance, in the caller's
  * transaction. Messages are taken in request order while the balance plus the credit limit lasts: the first that
  * does not fit, and every later one in that currency, is refused. The balance row is locked for the transaction,
  * so concurrent batches of one account queue here and never take it below minus the credit limit. One ledger

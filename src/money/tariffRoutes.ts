@@ -33,7 +33,7 @@ function tariffToApi(row: TariffRow) {
   };
 }
 
-/** The operator's tariffs (DESIGN section 7): price per part by channel and prefix or country, per account or default. */
+/** The operator's tariffs: price per part by channel and prefix or country, per account or default. */
 export const adminTariffRoutes: Routes = (app, ctx) => {
   const onRequest = requireAdmin(ctx);
   const security = [{ adminToken: [] }];

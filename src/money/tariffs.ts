@@ -11,11 +11,6 @@ export interface Price {
 /** How long a process trusts its copy of the tariffs; changes through this process's operator API apply at once. */
 const TARIFF_CACHE_MS = 5000;
 
-/**
- * The tariff table in memory (DESIGN section 7): a price per part by channel and destination, per account or
- * default. An account's own tariffs win over the defaults; within each, the longest matching prefix wins, then a
- * tariff for the destination's country, then one for the whole channel (no prefix, no country).
- */
 /** One account's (or the defaults') tariffs of one channel, indexed for a lookup per message. */
 interface TariffIndex {
   readonly byPrefix: Map<string, TariffRow>;
@@ -23,6 +18,11 @@ interface TariffIndex {
   any: TariffRow | undefined;
 }
 
+/**
+ * The tariff table in memory: a price per part by channel and destination, per account or
+ * default. An account's own tariffs win over the defaults; within each, the longest matching prefix wins, then a
+ * tariff for the destination's country, then one for the whole channel (no prefix, no country).
+ */
 export class Tariffs {
   /** By `${accountId ?? ''}|${channel}`: a lookup probes a destination's prefixes, not every tariff. */
   private index = new Map<string, TariffIndex>();

@@ -49,7 +49,7 @@ export class PrefixZones {
    * the platform's Intl does not know are dropped. A row for a bare calling code is left out: it lists every zone
    * of the countries sharing the code (42 for the North American `1`, Russia's and Kazakhstan's for `7`), or for
    * some single-zone countries a stand-in zone with other daylight-saving rules (Algeria as Europe/Paris), so the
-   * country's main zone is the better guess (DESIGN 4).
+   * country's main zone is the better guess.
    */
   static parse(text: string): PrefixZones {
     const zonesByPrefix = new Map<string, readonly string[]>();

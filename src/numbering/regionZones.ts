@@ -1,8 +1,8 @@
 /**
  * Every federal subject of Russia, by its name in the state address register (the "Территория ГАР" column of the
  * numbering plan), with the IANA zones it spans, its capital's first. The plan names subjects, not districts, so a
- * number of a subject spanning several zones gets all of them and is sent only at instants allowed in each
- * (DESIGN 4). Which subject each zone covers is from the comments of tzdata's `europe` file (2026), also
+ * number of a subject spanning several zones gets all of them and is sent only at instants allowed in each.
+ * Which subject each zone covers is from the comments of tzdata's `europe` file (2026), also
  * summarised in `zone.tab`: only Sakha (five zones, UTC+9 to +11) and Sakhalin Oblast (its North Kuril Islands
  * keep Asia/Srednekolymsk) span several.
  */

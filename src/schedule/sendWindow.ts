@@ -8,7 +8,7 @@ export const DEFAULT_TTL_SECONDS = 25 * 3600;
  */
 export const SEARCH_HORIZON_MS = 15 * 86_400_000;
 
-/** A message's send window (DESIGN section 4), in wall-clock terms of its zones. */
+/** A message's send window, in wall-clock terms of its zones. */
 export interface SendWindow {
   /** The subscriber's zones, or Europe/Moscow when useLocalTime is false; allowed instants are allowed in all. */
   readonly zones: readonly string[];

@@ -8,7 +8,7 @@ import { checkSenderNameFormat, senderNameToApi } from './senderNames.js';
 import { SENDER_NAME_STATUSES, senderNameDelete, senderNameGet, senderNameInsert, senderNameList } from './senderNameSql.js';
 
 /**
- * The clients' sender names (TOKEN_2, DESIGN section 6): created Pending, approved (with a start date) or rejected
+ * The clients' sender names (TOKEN_2): created Pending, approved (with a start date) or rejected
  * (with a comment) by the operator; only Approved names whose start date has come may send.
  */
 export const senderNameRoutes: Routes = (app, ctx) => {

@@ -6,12 +6,12 @@ import { isoUtc } from '../util/time.js';
 import type { SenderNameJson } from './senderNameSchemas.js';
 import { senderNameActiveList, type SenderNameRow } from './senderNameSql.js';
 
-/** SMS sender ids (DESIGN section 6): 3 to 11 of Latin letters, digits and `-_.! `, not only spaces. */
+/** SMS sender ids: 3 to 11 of Latin letters, digits and `-_.! `, not only spaces. */
 const SMS_SENDER_NAME = /^[A-Za-z0-9\-_.! ]{3,11}$/;
-/** DESIGN 12: a sender name has at most 64 characters on every channel, registered or not. */
+/** A sender name has at most 64 characters on every channel, registered or not. */
 export const SENDER_NAME_MAX_LENGTH = 64;
 
-/** Channels whose sender names are registered and moderated; others take any name (DESIGN section 6). */
+/** Channels whose sender names are registered and moderated; others take any name. */
 export const REGISTERED_NAME_CHANNELS: readonly Channel[] = ['SMS', 'WHATSAPP', 'VIBER'];
 
 /** Checks a sender name that is being registered for a channel; throws a 422 naming the problem. */

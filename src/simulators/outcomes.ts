@@ -1,5 +1,5 @@
 /**
- * What the simulators do with a message, by the last digit of its destination (DESIGN section 9):
+ * What the simulators do with a message, by the last digit of its destination:
  * 0-5 delivered (VIBER/VK/WHATSAPP: then read); 6 delivered, never read; 7 undelivered; 8 rejected by the carrier
  * at submission; 9 no receipt ever.
  */

@@ -15,7 +15,7 @@ export const SIMULATOR_CONTROLS = [
 ] as const;
 
 /**
- * The simulators' control endpoints on Herald's own API port (DESIGN 12), with the body and answers they have on
+ * The simulators' control endpoints on Herald's own API port, with the body and answers they have on
  * the simulator's port, which a demo user cannot find. Registered only when Herald runs its simulators.
  */
 export function simulatorRoutes(providers: ProviderSimulator): Routes {

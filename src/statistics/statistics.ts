@@ -15,7 +15,7 @@ export interface StatsGroup {
 }
 
 /**
- * GET /api/v1/statistics (DESIGN section 6): figures of the account's outbound messages created in [from, to),
+ * GET /api/v1/statistics: figures of the account's outbound messages created in [from, to),
  * grouped. Whole UTC days that are rolled up (and have not changed since) come from stats_daily; the rest (recent
  * days, partial days at the edges, changed days) is aggregated live from the messages' id ranges, so a query reads
  * a few rollup rows plus the messages of the last days only. Grouped by tag, a message counts once in each of its

@@ -1,5 +1,5 @@
 /**
- * Template patterns (DESIGN section 6): literal text with placeholders `%w` (a word: characters up to white
+ * Template patterns: literal text with placeholders `%w` (a word: characters up to white
  * space), `%d` (ASCII digits) and `%s` (any text), each standing for one character or more, matched against a
  * whole text, character by character as Unicode code points.
  *

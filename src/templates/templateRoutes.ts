@@ -50,7 +50,7 @@ const TemplateBody = Type.Object(
   },
   { additionalProperties: false },
 );
-/** PUT changes the fields given and keeps the others (DESIGN 12). */
+/** PUT changes the fields given and keeps the others. */
 const TemplatePatch = Type.Partial(TemplateBody, { additionalProperties: false });
 type TemplateInput = {
   channelType: Channel;
@@ -63,7 +63,7 @@ type TemplateInput = {
 };
 
 /**
- * Templates (TOKEN_2, DESIGN section 6): created in INTERNAL_REVIEW, APPROVED or REJECTED by the operator, CLOSED
+ * Templates (TOKEN_2): created in INTERNAL_REVIEW, APPROVED or REJECTED by the operator, CLOSED
  * after dateTo. What may change: everything while in review; everything of a rejected template (it goes back to
  * review); only dateTo of an approved one; nothing of a closed one.
  */
@@ -74,7 +74,7 @@ export const templateRoutes: Routes = (app, ctx) => {
 
   const checkSenderName = async (accountId: number, channel: Channel, senderName: string): Promise<void> => {
     if (channel === 'VOICECODE') {
-      // DESIGN 12: VOICECODE speaks as `voicecode`, which needs no registration.
+      // VOICECODE speaks as `voicecode`, which needs no registration.
       if (senderName !== VOICECODE_SENDER_NAME) {
         const value = `${showValue(senderName)} (VOICECODE templates use ${VOICECODE_SENDER_NAME})`;
         throw herald('invalidField', { field: 'senderName', value });

@@ -14,7 +14,7 @@ CREATE TABLE accounts (
   name text NOT NULL,
   status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'blocked')),
   currency text NOT NULL,
-  -- Channels the operator has switched on beyond the defaults (WHATSAPP) or off; see accounts/channels.ts.
+  -- Channels the operator has switched on beyond the defaults (WHATSAPP) or off; see shared/channels.ts.
   channels jsonb NOT NULL DEFAULT '{}',
   inbound_enabled boolean NOT NULL DEFAULT false,
   credit_limit numeric(20, 6) NOT NULL DEFAULT 0 CHECK (credit_limit >= 0),
@@ -109,7 +109,7 @@ CREATE TABLE messages (
 );
 CREATE INDEX messages_account_created ON messages (account_id, created_at);
 
--- A response kept for 24 hours per (account, operation, key); see messages/idempotency.ts.
+-- A response kept for 24 hours per (account, operation, key); see idempotency/idempotency.ts.
 CREATE TABLE idempotency_keys (
   account_id bigint NOT NULL,
   operation text NOT NULL,

@@ -1,6 +1,6 @@
 -- Issue 11, the contract: one conversion per message, and a default traffic center for every account.
 
--- DESIGN 12: a second conversion report for a message replaces the first, and statistics count one. Days already
+-- A second conversion report for a message replaces the first, and statistics count one. Days already
 -- rolled up that counted duplicates are marked dirty, so that the next maintenance run counts them again.
 INSERT INTO stats_dirty_days (account_id, day)
 SELECT DISTINCT m.account_id, (m.created_at AT TIME ZONE 'UTC')::date
@@ -21,7 +21,7 @@ WHERE newer.account_id = c.account_id AND newer.message_id = c.message_id
 DROP INDEX flashcall_conversions_message;
 CREATE UNIQUE INDEX flashcall_conversions_message ON flashcall_conversions (account_id, message_id);
 
--- DESIGN 12: every account has a default traffic center from its creation; accounts made before get theirs now.
+-- Every account has a default traffic center from its creation; accounts made before get theirs now.
 INSERT INTO traffic_centers (account_id, name, is_default, created_at, updated_at)
 SELECT a.id, 'Default', true, now(), now()
 FROM accounts a
