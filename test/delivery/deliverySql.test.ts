@@ -166,6 +166,24 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
       expect(events.map((e) => [e.event, e.status])).toEqual([['sent', 'sent'], ['delivered', 'delivered'], ['read', 'read']]);
     });
 
+    own('records the parts a carrier accepted with the sent transition, once when told twice', async (tx) => {
+      const accountId = (await insertAccount(tx)).id;
+      const id = await insertMessage(tx, { accountId, totalParts: 2 });
+      const transition = sentTransition({ accountId, id, connectorId: 'smsc', at: at(1) });
+      const submission = { connectorId: 'smsc', carrierIds: ['c1', 'c2'], accountId, id, at: at(1) };
+      expect(await messageApplyTransitions(tx, [transition], [submission])).toEqual(new Set());
+      // A flush told again (its first try's answer was lost): nothing moves, nothing is recorded twice.
+      expect(await messageApplyTransitions(tx, [transition], [submission])).toEqual(new Set([id]));
+      const parts = await tx.query<{ carrier_id: string; message_id: string; part: number; parts: number }>(
+        "SELECT carrier_id, message_id, part, parts FROM submissions WHERE connector_id = 'smsc' ORDER BY carrier_id",
+      );
+      expect(parts).toEqual([
+        { carrier_id: 'c1', message_id: id, part: 1, parts: 2 },
+        { carrier_id: 'c2', message_id: id, part: 2, parts: 2 },
+      ]);
+      expect(statuses(await row(tx, id))).toEqual(['sending', 'sent']);
+    });
+
     own('sets the due time the new state waits for: a retry its time, sent and delivered-unread the end of the lifetime', async (tx) => {
       const accountId = (await insertAccount(tx)).id;
       const message = (channel: MessageFields['channel'] = 'SMS') => insertMessage(tx, { accountId, channel, ttl: 600, createdAt: T0 });
