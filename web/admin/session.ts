@@ -1,4 +1,4 @@
-import { request, type RequestOptions } from '../shared/api.js';
+import { apiClient } from '../shared/apiClient.js';
 
 const KEY = 'herald.admin.token';
 
@@ -15,7 +15,5 @@ export function setToken(next: string | undefined): void {
   else sessionStorage.removeItem(KEY);
 }
 
-/** An operator API call with `Authorization: Bearer <admin token>`. */
-export function admin<T>(method: string, path: string, options: Omit<RequestOptions, 'auth'> = {}): Promise<T> {
-  return request<T>(method, path, { ...options, auth: `Bearer ${token ?? ''}` });
-}
+/** Operator API calls with `Authorization: Bearer <admin token>`. */
+export const admin = apiClient(() => `Bearer ${token ?? ''}`);

@@ -1,16 +1,10 @@
-import { request, type RequestOptions } from '../shared/api.js';
+import { apiClient, type Answer } from '../shared/apiClient.js';
 
-/** What POST /app/v1/session answers: the account and its two tokens for this browser session. */
-export interface Session {
-  readonly accountId: number;
-  readonly accountName: string;
-  readonly login: string | null;
-  /** TOKEN_1: sending and reading messages. */
-  readonly traffic: string;
-  /** TOKEN_2: the account's entities, statistics, callbacks. */
-  readonly system: string;
-  readonly expiresAt: string;
-}
+/**
+ * What POST /app/v1/session answers: the account and its two tokens for this browser session, `traffic` (TOKEN_1:
+ * sending and reading messages) and `system` (TOKEN_2: the account's entities, statistics, callbacks).
+ */
+export type Session = Answer<'/app/v1/session', 'post'>;
 
 const KEY = 'herald.app.session';
 
@@ -46,12 +40,11 @@ function tokenOf(kind: 'traffic' | 'system'): string {
   return current[kind];
 }
 
-/** A client API call with TOKEN_1 (messages: send, list, get). */
-export function traffic<T>(method: string, path: string, options: Omit<RequestOptions, 'auth'> = {}): Promise<T> {
-  return request<T>(method, path, { ...options, auth: `Basic ${tokenOf('traffic')}` });
-}
+/** Calls without a token (signing in). */
+export const anonymous = apiClient(() => undefined);
 
-/** A client API call with TOKEN_2 (sender names, templates, inbounds, statistics, callbacks, API keys). */
-export function system<T>(method: string, path: string, options: Omit<RequestOptions, 'auth'> = {}): Promise<T> {
-  return request<T>(method, path, { ...options, auth: `Basic ${tokenOf('system')}` });
-}
+/** Client API calls with TOKEN_1 (messages: send, list, get). */
+export const traffic = apiClient(() => `Basic ${tokenOf('traffic')}`);
+
+/** Client API calls with TOKEN_2 (sender names, templates, inbounds, statistics, callbacks, API keys). */
+export const system = apiClient(() => `Basic ${tokenOf('system')}`);

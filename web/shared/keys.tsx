@@ -1,14 +1,9 @@
+import type { Answer } from './apiClient.js';
 import { formatTime } from './format.js';
 import { ConfirmButton, ListTable } from './ui.js';
 
-/** An API key as the client API (/api/v1/api-keys) and the operator API (/admin/v1/accounts/{id}/tokens) list it. */
-export interface KeyRow {
-  id: string;
-  type: string;
-  trafficCenterId: number | null;
-  createdAt: string;
-  revokedAt: string | null;
-}
+/** An API key as the client API (/api/v1/api-keys) or the operator API (/admin/v1/accounts/{id}/tokens) lists it. */
+export type KeyRow = Answer<'/api/v1/api-keys', 'get'>['items'][number] | Answer<'/admin/v1/accounts/{id}/tokens', 'get'>['items'][number];
 
 /** The table of an account's API keys, with a two-click Revoke on each live one. */
 export function KeysTable({
@@ -50,4 +45,6 @@ export function KeysTable({
 export const KEY_TYPES = [
   { value: 'traffic', label: 'Traffic (TOKEN_1: sending)' },
   { value: 'system', label: 'System (TOKEN_2: settings, statistics)' },
-];
+] as const;
+
+export type KeyType = (typeof KEY_TYPES)[number]['value'];

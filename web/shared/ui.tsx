@@ -183,15 +183,15 @@ export function TextArea({ label, value, onValue, hint, ...rest }: { label: stri
   );
 }
 
-export type Option = string | { value: string; label: string };
+export type Option<V extends string = string> = V | { value: V; label: string };
 
-/** A labelled select. */
-export function SelectField({ label, value, onValue, options, required, disabled }: { label: string; value: string; onValue: (value: string) => void; options: readonly Option[]; required?: boolean; disabled?: boolean }) {
+/** A labelled select; its value is one of its options' (`V`: the API's enum where a page sends one). */
+export function SelectField<V extends string>({ label, value, onValue, options, required, disabled }: { label: string; value: V; onValue: (value: V) => void; options: readonly Option<V>[]; required?: boolean; disabled?: boolean }) {
   const id = useId();
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <select id={id} value={value} onChange={(e) => onValue(e.currentTarget.value)} required={required} disabled={disabled}>
+      <select id={id} value={value} onChange={(e) => onValue(e.currentTarget.value as V)} required={required} disabled={disabled}>
         {options.map((o) => {
           const { value: v, label: l } = typeof o === 'string' ? { value: o, label: o } : o;
           return (

@@ -1,23 +1,23 @@
 import { useState } from 'preact/hooks';
-import type { Page as ApiPage } from '../../shared/api.js';
+import type { RequestBody } from '../../shared/apiClient.js';
 import { CHANNELS, formatBalance, formatMoney, formatTime } from '../../shared/format.js';
 import { Link } from '../../shared/router.js';
-import { KEY_TYPES, type KeyRow, KeysTable } from '../../shared/keys.js';
+import { KEY_TYPES, type KeyRow, KeysTable, type KeyType } from '../../shared/keys.js';
 import { AsyncState, CheckField, ConfirmButton, ListTable, NoticeLine, Page, Pager, Secret, SelectField, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { admin } from '../session.js';
-import type { Account, LedgerEntry, User } from '../types.js';
+import type { Account, User } from '../types.js';
 
 /** One account: status, channel and inbound switches, credit limit, balance adjustments with the ledger, API keys, users. */
 export function AccountPage({ id }: { id: number }) {
-  const account = useAsync((signal) => admin<Account>('GET', `/admin/v1/accounts/${id}`, { signal }), [id]);
+  const account = useAsync((signal) => admin.get('/admin/v1/accounts/{id}', { params: { id }, signal }), [id]);
   const notice = useNotice();
   const action = useAction(notice);
   const [ledgerTick, setLedgerTick] = useState(0);
   const a = account.data;
 
-  const patch = (body: Record<string, unknown>, done: string) =>
+  const patch = (body: RequestBody<'/admin/v1/accounts/{id}', 'patch'>, done: string) =>
     action.run(async () => {
-      await admin<Account>('PATCH', `/admin/v1/accounts/${id}`, { body });
+      await admin.patch('/admin/v1/accounts/{id}', { params: { id }, body });
       account.reload();
       return done;
     });
@@ -117,7 +117,8 @@ function BalanceAdjustment({ account, onDone }: { account: Account; onDone: () =
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const balance = await admin<Record<string, number>>('POST', `/admin/v1/accounts/${account.id}/balance`, {
+      const balance = await admin.post('/admin/v1/accounts/{id}/balance', {
+        params: { id: account.id },
         body: { currency: currency.trim().toUpperCase(), amount: Number(amount), ...(comment.trim() ? { comment: comment.trim() } : {}) },
       });
       setAmount('');
@@ -146,7 +147,7 @@ function BalanceAdjustment({ account, onDone }: { account: Account; onDone: () =
 
 function Ledger({ id, tick }: { id: number; tick: number }) {
   const [page, setPage] = useState(1);
-  const ledger = useAsync((signal) => admin<ApiPage<LedgerEntry>>('GET', `/admin/v1/accounts/${id}/ledger`, { signal, query: { page, per_page: 20 } }), [id, page, tick]);
+  const ledger = useAsync((signal) => admin.get('/admin/v1/accounts/{id}/ledger', { params: { id }, signal, query: { page, per_page: 20 } }), [id, page, tick]);
   return (
     <section aria-labelledby="ledger">
       <h2 id="ledger">Ledger</h2>
@@ -176,7 +177,7 @@ function Ledger({ id, tick }: { id: number; tick: number }) {
 }
 
 function Users({ id }: { id: number }) {
-  const users = useAsync((signal) => admin<{ items: User[] } | ApiPage<User>>('GET', `/admin/v1/accounts/${id}/users`, { signal }), [id]);
+  const users = useAsync((signal) => admin.get('/admin/v1/accounts/{id}/users', { params: { id }, signal }), [id]);
   const [login, setLogin] = useState('');
   const [password, setPassword] = useState('');
   const notice = useNotice();
@@ -184,7 +185,7 @@ function Users({ id }: { id: number }) {
   const create = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const user = await admin<User>('POST', `/admin/v1/accounts/${id}/users`, { body: { login: login.trim(), password } });
+      const user = await admin.post('/admin/v1/accounts/{id}/users', { params: { id }, body: { login: login.trim(), password } });
       setLogin('');
       setPassword('');
       users.reload();
@@ -193,7 +194,7 @@ function Users({ id }: { id: number }) {
   };
   const remove = (user: User) =>
     action.run(async () => {
-      await admin('DELETE', `/admin/v1/accounts/${id}/users/${user.id}`);
+      await admin.delete('/admin/v1/accounts/{id}/users/{userId}', { params: { id, userId: user.id } });
       users.reload();
       return `User ${user.login} deleted.`;
     });
@@ -204,7 +205,7 @@ function Users({ id }: { id: number }) {
     const user = users.data?.items.find((u) => String(u.id) === resetId) ?? users.data?.items[0];
     if (!user) return;
     void action.run(async () => {
-      await admin('PUT', `/admin/v1/accounts/${id}/users/${user.id}/password`, { body: { password: newPassword } });
+      await admin.put('/admin/v1/accounts/{id}/users/{userId}/password', { params: { id, userId: user.id }, body: { password: newPassword } });
       setNewPassword('');
       return `Password of ${user.login} set; its sessions have ended.`;
     });
@@ -264,15 +265,15 @@ function Users({ id }: { id: number }) {
 
 /** The account's API keys: issue one (shown once) and revoke. */
 function Tokens({ id }: { id: number }) {
-  const tokens = useAsync((signal) => admin<{ items: KeyRow[] }>('GET', `/admin/v1/accounts/${id}/tokens`, { signal }), [id]);
-  const [type, setType] = useState('traffic');
+  const tokens = useAsync((signal) => admin.get('/admin/v1/accounts/{id}/tokens', { params: { id }, signal }), [id]);
+  const [type, setType] = useState<KeyType>('traffic');
   const [issued, setIssued] = useState<string | undefined>(undefined);
   const notice = useNotice();
   const action = useAction(notice);
   const issue = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const token = await admin<KeyRow & { token: string }>('POST', `/admin/v1/accounts/${id}/tokens`, { body: { type } });
+      const token = await admin.post('/admin/v1/accounts/{id}/tokens', { params: { id }, body: { type } });
       setIssued(token.token);
       tokens.reload();
       return `Token ${token.id} issued. Copy it now: it is not shown again.`;
@@ -280,7 +281,7 @@ function Tokens({ id }: { id: number }) {
   };
   const revoke = (key: KeyRow) =>
     action.run(async () => {
-      await admin('DELETE', `/admin/v1/accounts/${id}/tokens/${encodeURIComponent(key.id)}`);
+      await admin.delete('/admin/v1/accounts/{id}/tokens/{tokenId}', { params: { id, tokenId: key.id } });
       tokens.reload();
       return `Token ${key.id} revoked.`;
     });

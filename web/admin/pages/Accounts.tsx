@@ -1,10 +1,8 @@
 import { useState } from 'preact/hooks';
-import type { Page as ApiPage } from '../../shared/api.js';
 import { formatBalance, formatTime } from '../../shared/format.js';
 import { Link } from '../../shared/router.js';
 import { AsyncState, ListTable, NoticeLine, Page, Pager, Secret, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { admin } from '../session.js';
-import type { Account } from '../types.js';
 
 const PER_PAGE = 50;
 
@@ -17,12 +15,12 @@ export function Accounts() {
   const [created, setCreated] = useState<{ id: number; name: string; traffic: string; system: string } | undefined>(undefined);
   const notice = useNotice();
   const action = useAction(notice);
-  const list = useAsync((signal) => admin<ApiPage<Account>>('GET', '/admin/v1/accounts', { signal, query: { page, per_page: PER_PAGE } }), [page]);
+  const list = useAsync((signal) => admin.get('/admin/v1/accounts', { signal, query: { page, per_page: PER_PAGE } }), [page]);
 
   const create = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const account = await admin<Account & { tokens: { traffic: string; system: string } }>('POST', '/admin/v1/accounts', {
+      const account = await admin.post('/admin/v1/accounts', {
         body: { name: name.trim(), ...(currency.trim() ? { currency: currency.trim().toUpperCase() } : {}), ...(creditLimit ? { creditLimit: Number(creditLimit) } : {}) },
       });
       setCreated({ id: account.id, name: account.name, ...account.tokens });

@@ -22,7 +22,7 @@ export function Connectors() {
     // The next poll starts 2 s after the previous answer, so a slow answer never piles requests up.
     const poll = async () => {
       try {
-        const next = await admin<ConnectorsData>('GET', '/admin/v1/connectors', { signal: controller.signal });
+        const next = await admin.get('/admin/v1/connectors', { signal: controller.signal });
         if (stopped) return;
         setData(next);
         setError(undefined);
@@ -74,7 +74,9 @@ export function Connectors() {
                   {c.inFlight} / {c.window}
                 </td>
                 <td class="num">
-                  {c.submitRate.toFixed(1)}/s{c.mps ? ` (max ${c.mps})` : ''}
+                  {/* null until the connector has reported twice */}
+                  {c.submitRate === null ? '—' : `${c.submitRate.toFixed(1)}/s`}
+                  {c.mps ? ` (max ${c.mps})` : ''}
                 </td>
                 <td class="num">{c.submitted.toLocaleString()}</td>
                 <td class="clip">{c.lastError ?? '—'}</td>
@@ -95,7 +97,7 @@ export function Connectors() {
                 <td class="num" data-testid={`queue-${q.state}`}>
                   {q.messages.toLocaleString()}
                 </td>
-                <td class="num">{q.oldestAgeSeconds === null ? '—' : `${Math.round(q.oldestAgeSeconds)} s`}</td>
+                <td class="num">{q.oldestAgeSeconds} s</td>
               </tr>
             )}
           />

@@ -1,9 +1,7 @@
 import { useId, useState } from 'preact/hooks';
-import type { Page as ApiPage } from '../../shared/api.js';
 import { formatTime, localInputToIso } from '../../shared/format.js';
 import { AsyncState, ListTable, NoticeLine, Page, Pager, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { admin } from '../session.js';
-import type { SenderName, Template } from '../types.js';
 
 const PER_PAGE = 50;
 
@@ -13,16 +11,17 @@ export function Moderation() {
   const action = useAction(notice);
   const [namesPage, setNamesPage] = useState(1);
   const [templatesPage, setTemplatesPage] = useState(1);
-  const names = useAsync((signal) => admin<ApiPage<SenderName>>('GET', '/admin/v1/sender-names', { signal, query: { status: 'Pending', page: namesPage, per_page: PER_PAGE } }), [namesPage]);
+  const names = useAsync((signal) => admin.get('/admin/v1/sender-names', { signal, query: { status: 'Pending', page: namesPage, per_page: PER_PAGE } }), [namesPage]);
   const templates = useAsync(
-    (signal) => admin<ApiPage<Template>>('GET', '/admin/v1/templates', { signal, query: { status: 'INTERNAL_REVIEW', page: templatesPage, per_page: PER_PAGE } }),
+    (signal) => admin.get('/admin/v1/templates', { signal, query: { status: 'INTERNAL_REVIEW', page: templatesPage, per_page: PER_PAGE } }),
     [templatesPage],
   );
 
-  const decide = (kind: 'sender-names' | 'templates', id: number, what: string, decision: 'approve' | 'reject', body: Record<string, unknown>) =>
+  /** Sends one decision, then reloads its queue. */
+  const decide = (what: string, decision: 'approve' | 'reject', queue: { reload(): void }, send: () => Promise<unknown>) =>
     action.run(async () => {
-      await admin('POST', `/admin/v1/${kind}/${id}/${decision}`, { body });
-      (kind === 'sender-names' ? names : templates).reload();
+      await send();
+      queue.reload();
       return `${what} ${decision === 'approve' ? 'approved' : 'rejected'}.`;
     });
 
@@ -50,8 +49,10 @@ export function Moderation() {
                     what={`sender name ${n.name}`}
                     withStartDate
                     busy={action.busy}
-                    onApprove={(startDate) => void decide('sender-names', n.id, `Sender name ${n.name}`, 'approve', startDate ? { startDate } : {})}
-                    onReject={(comment) => void decide('sender-names', n.id, `Sender name ${n.name}`, 'reject', { comment })}
+                    onApprove={(startDate) =>
+                      void decide(`Sender name ${n.name}`, 'approve', names, () => admin.post('/admin/v1/sender-names/{id}/approve', { params: { id: n.id }, body: startDate ? { startDate } : {} }))
+                    }
+                    onReject={(comment) => void decide(`Sender name ${n.name}`, 'reject', names, () => admin.post('/admin/v1/sender-names/{id}/reject', { params: { id: n.id }, body: { comment } }))}
                   />
                 </td>
               </tr>
@@ -83,8 +84,8 @@ export function Moderation() {
                   <Decision
                     what={`template ${t.id}`}
                     busy={action.busy}
-                    onApprove={() => void decide('templates', t.id, `Template ${t.id}`, 'approve', {})}
-                    onReject={(comment) => void decide('templates', t.id, `Template ${t.id}`, 'reject', { comment })}
+                    onApprove={() => void decide(`Template ${t.id}`, 'approve', templates, () => admin.post('/admin/v1/templates/{id}/approve', { params: { id: t.id }, body: {} }))}
+                    onReject={(comment) => void decide(`Template ${t.id}`, 'reject', templates, () => admin.post('/admin/v1/templates/{id}/reject', { params: { id: t.id }, body: { comment } }))}
                   />
                 </td>
               </tr>

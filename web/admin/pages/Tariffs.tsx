@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { CHANNELS, formatMoney, formatTime } from '../../shared/format.js';
+import type { RequestBody } from '../../shared/apiClient.js';
+import { type Channel, CHANNELS, formatMoney, formatTime } from '../../shared/format.js';
 import { AsyncState, ConfirmButton, ListTable, NoticeLine, Page, SelectField, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { admin } from '../session.js';
 import type { Tariff } from '../types.js';
@@ -10,25 +11,32 @@ export function Tariffs() {
   const action = useAction(notice);
   const [filterAccount, setFilterAccount] = useState('');
   const [shownAccount, setShownAccount] = useState('');
-  const tariffs = useAsync((signal) => admin<{ items: Tariff[] }>('GET', '/admin/v1/tariffs', { signal, query: { accountId: shownAccount } }), [shownAccount]);
-  const [form, setForm] = useState({ accountId: '', channelType: 'SMS', match: 'prefix', prefix: '', country: '', price: '', currency: 'RUB' });
-  const set = (name: keyof typeof form) => (value: string) => setForm({ ...form, [name]: value });
+  const tariffs = useAsync((signal) => admin.get('/admin/v1/tariffs', { signal, query: { accountId: shownAccount } }), [shownAccount]);
+  const [form, setForm] = useState({ accountId: '', channelType: 'SMS' as Channel, match: 'prefix', prefix: '', country: '', price: '', currency: 'RUB' });
+  const set =
+    <K extends keyof typeof form>(name: K) =>
+    (value: (typeof form)[K]) =>
+      setForm({ ...form, [name]: value });
 
   const create = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const body: Record<string, unknown> = { channelType: form.channelType, price: Number(form.price), currency: form.currency.trim().toUpperCase() };
-      if (form.accountId.trim()) body.accountId = Number(form.accountId);
-      if (form.match === 'prefix' && form.prefix.trim()) body.prefix = form.prefix.trim();
-      if (form.match === 'country' && form.country.trim()) body.country = form.country.trim().toUpperCase();
-      const created = await admin<Tariff>('POST', '/admin/v1/tariffs', { body });
+      const body: RequestBody<'/admin/v1/tariffs', 'post'> = {
+        channelType: form.channelType,
+        price: Number(form.price),
+        currency: form.currency.trim().toUpperCase(),
+        ...(form.accountId.trim() ? { accountId: Number(form.accountId) } : {}),
+        ...(form.match === 'prefix' && form.prefix.trim() ? { prefix: form.prefix.trim() } : {}),
+        ...(form.match === 'country' && form.country.trim() ? { country: form.country.trim().toUpperCase() } : {}),
+      };
+      const created = await admin.post('/admin/v1/tariffs', { body });
       tariffs.reload();
       return `Tariff ${created.id} added.`;
     });
   };
   const remove = (tariff: Tariff) =>
     action.run(async () => {
-      await admin('DELETE', `/admin/v1/tariffs/${tariff.id}`);
+      await admin.delete('/admin/v1/tariffs/{id}', { params: { id: tariff.id } });
       tariffs.reload();
       return `Tariff ${tariff.id} removed.`;
     });

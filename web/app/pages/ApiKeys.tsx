@@ -1,24 +1,23 @@
 import { useState } from 'preact/hooks';
-import { KEY_TYPES, KeysTable, type KeyRow } from '../../shared/keys.js';
+import { KEY_TYPES, KeysTable, type KeyRow, type KeyType } from '../../shared/keys.js';
 import { AsyncState, ConfirmButton, NoticeLine, Page, Secret, SelectField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { system } from '../session.js';
-import type { TrafficCenter } from '../types.js';
 
 
 /** API keys (list, create, revoke; a new key is shown once) and the callback signing secret (show, rotate). */
 export function ApiKeys() {
   const notice = useNotice();
   const action = useAction(notice);
-  const keys = useAsync((signal) => system<{ items: KeyRow[] }>('GET', '/api/v1/api-keys', { signal }), []);
-  const centers = useAsync((signal) => system<{ items: TrafficCenter[] }>('GET', '/api/v1/traffic-centers', { signal }), []);
-  const [type, setType] = useState('traffic');
+  const keys = useAsync((signal) => system.get('/api/v1/api-keys', { signal }), []);
+  const centers = useAsync((signal) => system.get('/api/v1/traffic-centers', { signal }), []);
+  const [type, setType] = useState<KeyType>('traffic');
   const [center, setCenter] = useState('');
   const [created, setCreated] = useState<{ id: string; token: string } | undefined>(undefined);
 
   const create = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const key = await system<{ id: string; type: string; token: string }>('POST', '/api/v1/api-keys', {
+      const key = await system.post('/api/v1/api-keys', {
         body: { type, ...(type === 'traffic' && center ? { trafficCenterId: Number(center) } : {}) },
       });
       setCreated({ id: key.id, token: key.token });
@@ -28,7 +27,7 @@ export function ApiKeys() {
   };
   const revoke = (key: KeyRow) =>
     action.run(async () => {
-      await system('DELETE', `/api/v1/api-keys/${encodeURIComponent(key.id)}`);
+      await system.delete('/api/v1/api-keys/{id}', { params: { id: key.id } });
       keys.reload();
       return `API key ${key.id} revoked.`;
     });
@@ -70,10 +69,10 @@ function CallbackSecret() {
   const notice = useNotice();
   const action = useAction(notice);
   const [shown, setShown] = useState(false);
-  const secret = useAsync((signal) => system<{ secret: string }>('GET', '/api/v1/callback-secret', { signal }), []);
+  const secret = useAsync((signal) => system.get('/api/v1/callback-secret', { signal }), []);
   const rotate = () =>
     action.run(async () => {
-      await system<{ secret: string }>('POST', '/api/v1/callback-secret/rotate');
+      await system.post('/api/v1/callback-secret/rotate');
       secret.reload();
       setShown(true);
       return 'Callback secret rotated: callbacks are signed with the new secret from now on.';

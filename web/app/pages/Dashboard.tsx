@@ -7,14 +7,14 @@ import type { Statistics } from '../types.js';
 
 /** Balance, today's messages by status and channel, and the last 30 days. */
 export function Dashboard() {
-  const balance = useAsync((signal) => system<Record<string, number>>('GET', '/api/v1/balance', { signal }), []);
+  const balance = useAsync((signal) => system.get('/api/v1/balance', { signal }), []);
   const today = useAsync(
-    (signal) => system<Statistics>('GET', '/api/v1/statistics', { signal, query: { from: utcDay(new Date()), groupBy: 'channelType' } }),
+    (signal) => system.get('/api/v1/statistics', { signal, query: { from: utcDay(new Date()), groupBy: 'channelType' } }),
     [],
   );
   const month = useAsync((signal) => {
     const from = new Date(Date.now() - 29 * 86_400_000);
-    return system<Statistics>('GET', '/api/v1/statistics', { signal, query: { from: utcDay(from), groupBy: 'day' } });
+    return system.get('/api/v1/statistics', { signal, query: { from: utcDay(from), groupBy: 'day' } });
   }, []);
 
   const statuses = today.data ? Object.entries(today.data.total.statuses).sort((a, b) => b[1] - a[1]) : [];

@@ -1,9 +1,8 @@
 import { useState } from 'preact/hooks';
-import type { Page as ApiPage } from '../../shared/api.js';
 import { formatTime } from '../../shared/format.js';
 import { AsyncState, CheckField, ConfirmButton, ListTable, NoticeLine, Page, SelectField, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { system } from '../session.js';
-import type { InboundRule, SenderName, TrafficCenter } from '../types.js';
+import type { InboundRule, TrafficCenter } from '../types.js';
 
 /**
  * Settings / Inbounds (spec 6.5): traffic partitioning centers (one is the default, where inbounds matching no
@@ -12,9 +11,9 @@ import type { InboundRule, SenderName, TrafficCenter } from '../types.js';
 export function Inbounds() {
   const notice = useNotice();
   const action = useAction(notice);
-  const centers = useAsync((signal) => system<{ items: TrafficCenter[] }>('GET', '/api/v1/traffic-centers', { signal }), []);
-  const rules = useAsync((signal) => system<{ items: InboundRule[] }>('GET', '/api/v1/inbound-rules', { signal }), []);
-  const names = useAsync((signal) => system<ApiPage<SenderName>>('GET', '/api/v1/sender-names', { signal, query: { channelType: 'WHATSAPP', status: 'Approved', per_page: 1000 } }), []);
+  const centers = useAsync((signal) => system.get('/api/v1/traffic-centers', { signal }), []);
+  const rules = useAsync((signal) => system.get('/api/v1/inbound-rules', { signal }), []);
+  const names = useAsync((signal) => system.get('/api/v1/sender-names', { signal, query: { channelType: 'WHATSAPP', status: 'Approved', per_page: 1000 } }), []);
 
   const [centerName, setCenterName] = useState('');
   const [ruleCenter, setRuleCenter] = useState('');
@@ -29,7 +28,7 @@ export function Inbounds() {
   const createCenter = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const created = await system<TrafficCenter>('POST', '/api/v1/traffic-centers', { body: { name: centerName.trim() } });
+      const created = await system.post('/api/v1/traffic-centers', { body: { name: centerName.trim() } });
       setCenterName('');
       centers.reload();
       return `Center ${created.name} created.`;
@@ -37,20 +36,20 @@ export function Inbounds() {
   };
   const makeDefault = (center: TrafficCenter) =>
     action.run(async () => {
-      await system('PATCH', `/api/v1/traffic-centers/${center.id}`, { body: { isDefault: true } });
+      await system.patch('/api/v1/traffic-centers/{id}', { params: { id: center.id }, body: { isDefault: true } });
       centers.reload();
       return `${center.name} is now the default center.`;
     });
   const deleteCenter = (center: TrafficCenter) =>
     action.run(async () => {
-      await system('DELETE', `/api/v1/traffic-centers/${center.id}`);
+      await system.delete('/api/v1/traffic-centers/{id}', { params: { id: center.id } });
       centers.reload();
       return `Center ${center.name} deleted.`;
     });
   const createRule = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      await system<InboundRule>('POST', '/api/v1/inbound-rules', {
+      await system.post('/api/v1/inbound-rules', {
         body: { trafficCenterId: Number(centerId), channelType: 'WHATSAPP', callbackUrl: callbackUrl.trim() || null, senderNames: limit && chosenNames.length ? chosenNames : null },
       });
       setCallbackUrl('');
@@ -62,7 +61,7 @@ export function Inbounds() {
   };
   const deleteRule = (rule: InboundRule) =>
     action.run(async () => {
-      await system('DELETE', `/api/v1/inbound-rules/${rule.id}`);
+      await system.delete('/api/v1/inbound-rules/{id}', { params: { id: rule.id } });
       rules.reload();
       return 'Inbound rule deleted.';
     });

@@ -1,20 +1,19 @@
-import type { Page as ApiPage } from '../../shared/api.js';
 import { contentText, formatMoney, formatTime } from '../../shared/format.js';
 import { Link } from '../../shared/router.js';
 import { AsyncState, ListTable, NoticeLine, Page, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { system, traffic } from '../session.js';
-import type { Attempt, Delivery, DeliveryDetail, Message } from '../types.js';
+import type { Message } from '../types.js';
 
 /** One message: its fields, price and parts, status history, and every callback delivery with its attempts. */
 export function MessagePage({ uuid }: { uuid: string }) {
-  const message = useAsync((signal) => traffic<Message>('GET', `/api/v1/message/${encodeURIComponent(uuid)}`, { signal }), [uuid]);
+  const message = useAsync((signal) => traffic.get('/api/v1/message/{uuid}', { params: { uuid }, signal }), [uuid]);
   const notice = useNotice();
   const action = useAction(notice);
   const m = message.data;
 
   const stop = () =>
     action.run(async () => {
-      const result = await traffic<{ items: { code: number }[] }>('POST', '/api/v1/message/stop', { body: { uuids: [uuid] } });
+      const result = await traffic.post('/api/v1/message/stop', { body: { uuids: [uuid] } });
       message.reload();
       const code = result.items[0]?.code;
       return code === 200 ? 'The message is stopped.' : code === 202 ? 'The message is being handed to the carrier and may not stop.' : 'The message was already sent.';
@@ -111,23 +110,17 @@ export function MessagePage({ uuid }: { uuid: string }) {
   );
 }
 
-/** The attempts of a delivery, whichever shape the API gives them in. */
-function attemptsOf(detail: DeliveryDetail): Attempt[] {
-  if (Array.isArray(detail.attempts)) return detail.attempts;
-  return detail.attemptsLog ?? [];
-}
-
 function Callbacks({ uuid, loaded }: { uuid: string; loaded: Message }) {
   const notice = useNotice();
   const action = useAction(notice);
   const deliveries = useAsync(async (signal) => {
-    const list = await system<ApiPage<Delivery>>('GET', '/api/v1/callbacks', { signal, query: { message_uuid: uuid, per_page: 50 } });
-    return Promise.all(list.items.map((d) => system<DeliveryDetail>('GET', `/api/v1/callbacks/${encodeURIComponent(d.id)}`, { signal })));
+    const list = await system.get('/api/v1/callbacks', { signal, query: { message_uuid: uuid, per_page: 50 } });
+    return Promise.all(list.items.map((d) => system.get('/api/v1/callbacks/{id}', { params: { id: d.id }, signal })));
   }, [uuid, loaded]);
 
   const replay = (id: string) =>
     action.run(async () => {
-      const result = await system<{ items: { id: string; code: number }[] }>('POST', '/api/v1/callbacks/replay', { body: { ids: [id] } });
+      const result = await system.post('/api/v1/callbacks/replay', { body: { ids: [id] } });
       deliveries.reload();
       return result.items[0]?.code === 200 ? 'The callback will be sent again.' : 'This delivery cannot be replayed now (it is still open).';
     });
@@ -139,7 +132,6 @@ function Callbacks({ uuid, loaded }: { uuid: string; loaded: Message }) {
       <NoticeLine notice={notice.notice} />
       {deliveries.data && deliveries.data.length === 0 && <p>No callbacks for this message.</p>}
       {deliveries.data?.map((d) => {
-        const attempts = attemptsOf(d);
         return (
           <article class="card delivery" key={d.id} aria-labelledby={`delivery-${d.id}`}>
             <h3 id={`delivery-${d.id}`}>
@@ -153,13 +145,13 @@ function Callbacks({ uuid, loaded }: { uuid: string; loaded: Message }) {
             <ListTable
               label={`Attempts of delivery ${d.id}`}
               columns={['Time', 'HTTP status', { label: 'Latency', class: 'num' }, 'Error']}
-              rows={attempts}
+              rows={d.attemptsLog}
               empty="Not attempted yet."
               row={(a, i) => (
                 <tr key={i}>
-                  <td>{formatTime(a.at ?? a.time)}</td>
+                  <td>{formatTime(a.time)}</td>
                   <td>{a.httpStatus ?? '—'}</td>
-                  <td class="num">{a.durationMs ?? a.latencyMs ?? '—'} ms</td>
+                  <td class="num">{a.latencyMs} ms</td>
                   <td>{a.error ?? '—'}</td>
                 </tr>
               )}

@@ -1,10 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Page as ApiPage } from '../../shared/api.js';
 import { CHANNELS, contentText, formatMoney, formatTime, MESSAGE_STATUSES, READ_STATUSES } from '../../shared/format.js';
 import { Link, navigate, useLocation } from '../../shared/router.js';
 import { AsyncState, ListTable, Page, Pager, SelectField, TextField, useAsync } from '../../shared/ui.js';
 import { traffic } from '../session.js';
-import type { Message } from '../types.js';
 
 /** The list's filters, as URL parameters (so that a search can be bookmarked and the back button works). */
 const FILTERS = ['time_from', 'time_to', 'status', 'channel_type', 'direction', 'destination', 'sender_name', 'tags', 'message_uuid', 'content'] as const;
@@ -37,7 +35,7 @@ export function Messages() {
     setFilters(initial);
     setPerPage(query.get('per_page') ?? '50');
   }, [search]);
-  const list = useAsync((signal) => traffic<ApiPage<Message>>('GET', '/api/v1/message', { signal, query: apiQuery(new URLSearchParams(search)) }), [search]);
+  const list = useAsync((signal) => traffic.get('/api/v1/message', { signal, query: apiQuery(new URLSearchParams(search)) }), [search]);
 
   const set = (name: keyof Filters) => (value: string) => setFilters({ ...filters, [name]: value });
   const go = (next: Filters, page: number, size = perPage) => {

@@ -1,22 +1,18 @@
 import { useState } from 'preact/hooks';
-import type { Page as ApiPage } from '../../shared/api.js';
 import { Link } from '../../shared/router.js';
 import { NoticeLine, Page, SelectField, TextArea, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import type { RequestBody } from '../../shared/apiClient.js';
 import { system, traffic } from '../session.js';
-import type { SenderName } from '../types.js';
 
 /** Channels the form sends; SMS and WHATSAPP need an approved sender name, the others take any. */
 const SEND_CHANNELS = ['SMS', 'WHATSAPP', 'VIBER', 'VK', 'FLASHCALL'] as const;
 type SendChannel = (typeof SEND_CHANNELS)[number];
 const NEEDS_APPROVED: readonly SendChannel[] = ['SMS', 'WHATSAPP', 'VIBER'];
 
-interface SendResult {
-  errors: boolean;
-  items: { messageUuid?: string; code: number; error?: { code: number; msg: string } }[];
-}
+type NewMessage = RequestBody<'/api/v1/message', 'post'>[number];
 
 /** Builds the content of a message of the channel from plain text (spec 2.2). */
-function contentFor(channel: SendChannel, text: string): unknown {
+function contentFor(channel: SendChannel, text: string): NewMessage['content'] {
   return channel === 'WHATSAPP' || channel === 'VIBER' ? { contentType: 'text', text } : text;
 }
 
@@ -34,7 +30,7 @@ export function Send() {
   const approved = NEEDS_APPROVED.includes(channel);
 
   const names = useAsync(
-    (signal) => (approved ? system<ApiPage<SenderName>>('GET', '/api/v1/sender-names', { signal, query: { status: 'Approved', channelType: channel, per_page: 1000 } }) : Promise.resolve(undefined)),
+    (signal) => (approved ? system.get('/api/v1/sender-names', { signal, query: { status: 'Approved', channelType: channel, per_page: 1000 } }) : Promise.resolve(undefined)),
     [channel],
   );
   const options = names.data?.items.filter((n) => !n.startDate || Date.parse(n.startDate) <= Date.now()).map((n) => n.name) ?? [];
@@ -44,14 +40,19 @@ export function Send() {
     event.preventDefault();
     setSent(undefined);
     void action.run(async () => {
-      const message: Record<string, unknown> = { channelType: channel, senderName: chosen, destination: destination.trim(), content: contentFor(channel, text) };
       const tagList = tags.split(',').map((t) => t.trim()).filter(Boolean);
-      if (tagList.length && channel !== 'FLASHCALL') message.tags = tagList;
-      if (callbackUrl.trim()) message.callbackUrl = callbackUrl.trim();
-      const result = await traffic<SendResult>('POST', '/api/v1/message', { body: [message] });
+      const message: NewMessage = {
+        channelType: channel,
+        senderName: chosen,
+        destination: destination.trim(),
+        content: contentFor(channel, text),
+        ...(tagList.length && channel !== 'FLASHCALL' ? { tags: tagList } : {}),
+        ...(callbackUrl.trim() ? { callbackUrl: callbackUrl.trim() } : {}),
+      };
+      const result = await traffic.post('/api/v1/message', { body: [message] });
       const item = result.items[0];
       if (!item || item.code !== 201 || !item.messageUuid) {
-        throw new Error(`The message was not accepted: ${item?.error?.msg ?? `code ${item?.code ?? 'unknown'}`}`);
+        throw new Error(`The message was not accepted: ${item?.msg ?? `code ${item?.code ?? 'unknown'}`}`);
       }
       setSent(item.messageUuid);
       setText('');
@@ -63,7 +64,7 @@ export function Send() {
     <Page title="Send a message">
       <form class="card" onSubmit={submit}>
         <div class="grid">
-          <SelectField label="Channel" value={channel} onValue={(v) => setChannel(v as SendChannel)} options={SEND_CHANNELS} />
+          <SelectField label="Channel" value={channel} onValue={setChannel} options={SEND_CHANNELS} />
           {approved ? (
             <SelectField
               label="Sender name"

@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { Page as ApiPage } from '../../shared/api.js';
-import { CHANNELS, formatTime } from '../../shared/format.js';
+import { type Channel, CHANNELS, formatTime } from '../../shared/format.js';
 import { AsyncState, ConfirmButton, ListTable, NoticeLine, Page, Pager, SelectField, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { SenderName } from '../types.js';
@@ -11,17 +10,17 @@ const PER_PAGE = 50;
 export function SenderNames() {
   const [page, setPage] = useState(1);
   const [status, setStatus] = useState('');
-  const [channelType, setChannelType] = useState('SMS');
+  const [channelType, setChannelType] = useState<Channel>('SMS');
   const [name, setName] = useState('');
   const [comment, setComment] = useState('');
   const notice = useNotice();
   const action = useAction(notice);
-  const list = useAsync((signal) => system<ApiPage<SenderName>>('GET', '/api/v1/sender-names', { signal, query: { page, per_page: PER_PAGE, status } }), [page, status]);
+  const list = useAsync((signal) => system.get('/api/v1/sender-names', { signal, query: { page, per_page: PER_PAGE, status } }), [page, status]);
 
   const create = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const created = await system<SenderName>('POST', '/api/v1/sender-names', { body: { channelType, name: name.trim(), ...(comment.trim() ? { comment: comment.trim() } : {}) } });
+      const created = await system.post('/api/v1/sender-names', { body: { channelType, name: name.trim(), ...(comment.trim() ? { comment: comment.trim() } : {}) } });
       setName('');
       setComment('');
       list.reload();
@@ -30,7 +29,7 @@ export function SenderNames() {
   };
   const remove = (item: SenderName) =>
     action.run(async () => {
-      await system('DELETE', `/api/v1/sender-names/${item.id}`);
+      await system.delete('/api/v1/sender-names/{id}', { params: { id: item.id } });
       list.reload();
       return `Sender name ${item.name} deleted.`;
     });

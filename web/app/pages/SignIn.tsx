@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { errorText, request } from '../../shared/api.js';
+import { errorText } from '../../shared/api.js';
 import { TextField } from '../../shared/ui.js';
-import type { Session } from '../session.js';
+import { anonymous, type Session } from '../session.js';
 
 /** Sign-in with a login and password, or with a system token (TOKEN_2). */
 export function SignIn({ onSignedIn, ended }: { onSignedIn: (session: Session) => void; ended: boolean }) {
@@ -21,7 +21,7 @@ export function SignIn({ onSignedIn, ended }: { onSignedIn: (session: Session) =
     setBusy(true);
     setMessage('Signing in…');
     try {
-      const session = await request<Session>('POST', '/app/v1/session', { body });
+      const session = await anonymous.post('/app/v1/session', { body });
       setMessage('');
       onSignedIn(session);
     } catch (error) {

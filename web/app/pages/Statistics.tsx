@@ -4,7 +4,7 @@ import { downloadCsv } from '../../shared/csv.js';
 import { CHANNELS, formatBalance, MESSAGE_STATUSES, utcDay } from '../../shared/format.js';
 import { AsyncState, ListTable, Page, SelectField, TextField, useAsync } from '../../shared/ui.js';
 import { system } from '../session.js';
-import type { Statistics as Stats, StatisticsGroup } from '../types.js';
+import type { StatisticsGroup } from '../types.js';
 import { fillDays } from './Dashboard.js';
 
 const GROUP_BY = [
@@ -36,7 +36,7 @@ export function Statistics() {
   const [query, setQuery] = useState<Query>(form);
   const stats = useAsync(
     (signal) =>
-      system<Stats>('GET', '/api/v1/statistics', {
+      system.get('/api/v1/statistics', {
         signal,
         query: { ...query, from: query.from, to: query.to ? nextDay(query.to) : undefined },
       }),

@@ -1,28 +1,27 @@
 import { useState } from 'preact/hooks';
-import type { Page as ApiPage } from '../../shared/api.js';
-import { CHANNELS, formatTime, localInputToIso } from '../../shared/format.js';
+import { type Channel, CHANNELS, formatTime, localInputToIso } from '../../shared/format.js';
 import { AsyncState, ConfirmButton, ListTable, NoticeLine, Page, Pager, SelectField, TextArea, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { system } from '../session.js';
-import type { SenderName, Template } from '../types.js';
+import type { Template } from '../types.js';
 
 const PER_PAGE = 50;
-const TEMPLATE_TYPES = ['SERVICE', 'AUTHENTICATION', 'MARKETING'];
+const TEMPLATE_TYPES = ['SERVICE', 'AUTHENTICATION', 'MARKETING'] as const;
 const STATUSES = ['INTERNAL_REVIEW', 'APPROVED', 'REJECTED', 'CLOSED'];
 
 /** Templates: create (reviewed by the operator), status and the operator's comment, delete. */
 export function Templates() {
   const [page, setPage] = useState(1);
   const [status, setStatus] = useState('');
-  const [channelType, setChannelType] = useState('WHATSAPP');
-  const [templateType, setTemplateType] = useState('SERVICE');
+  const [channelType, setChannelType] = useState<Channel>('WHATSAPP');
+  const [templateType, setTemplateType] = useState<(typeof TEMPLATE_TYPES)[number]>('SERVICE');
   const [senderName, setSenderName] = useState('');
   const [pattern, setPattern] = useState('');
   const [dateFrom, setDateFrom] = useState('');
   const [dateTo, setDateTo] = useState('');
   const notice = useNotice();
   const action = useAction(notice);
-  const list = useAsync((signal) => system<ApiPage<Template>>('GET', '/api/v1/templates', { signal, query: { page, per_page: PER_PAGE, status } }), [page, status]);
-  const names = useAsync((signal) => system<ApiPage<SenderName>>('GET', '/api/v1/sender-names', { signal, query: { channelType, per_page: 1000 } }), [channelType]);
+  const list = useAsync((signal) => system.get('/api/v1/templates', { signal, query: { page, per_page: PER_PAGE, status } }), [page, status]);
+  const names = useAsync((signal) => system.get('/api/v1/sender-names', { signal, query: { channelType, per_page: 1000 } }), [channelType]);
   const nameOptions = names.data?.items.filter((n) => n.status !== 'Rejected').map((n) => n.name) ?? [];
   const chosen = channelType === 'VK' || nameOptions.includes(senderName) ? senderName : (nameOptions[0] ?? '');
 
@@ -31,7 +30,7 @@ export function Templates() {
     void action.run(async () => {
       const from = localInputToIso(dateFrom);
       const to = localInputToIso(dateTo);
-      const created = await system<Template>('POST', '/api/v1/templates', {
+      const created = await system.post('/api/v1/templates', {
         body: { channelType, templateType, senderName: chosen, pattern, ...(from ? { dateFrom: from } : {}), ...(to ? { dateTo: to } : {}) },
       });
       setPattern('');
@@ -41,7 +40,7 @@ export function Templates() {
   };
   const remove = (item: Template) =>
     action.run(async () => {
-      await system('DELETE', `/api/v1/templates/${item.id}`);
+      await system.delete('/api/v1/templates/{id}', { params: { id: item.id } });
       list.reload();
       return `Template ${item.id} deleted.`;
     });
