@@ -46,7 +46,7 @@ export async function benchHostile(options: { schema: BenchSchema; rounds: numbe
   try {
     const victim = await createVictim(client);
     for (const make of ATTACKS) {
-      const attack = make({ receiverUrl: receiver.url });
+      const attack = make({ receiverUrl: receiver.url, simulatorUrl: herald.url });
       const state = await attack.setup(client);
       const { figures: f } = await underAttack(client, victim, (round) => attack.round(client, state, round), {
         rounds: options.rounds,

@@ -1,10 +1,16 @@
 import type { Attack } from '../harness.js';
 import { uniqueCallbackUrls } from './callbackUrls.js';
+import { lookalikeWhatsappName } from './lookalikeWhatsappName.js';
 
-/** What an attack may need of its surroundings: a local receiver for callbacks. */
+/** What an attack may need of its surroundings: a local receiver for callbacks, the simulators' control endpoints. */
 export interface AttackSetting {
   readonly receiverUrl: string;
+  /** Where `POST /sim/v1/inbound` is served: Herald's own port when it runs its simulators (DESIGN 12). */
+  readonly simulatorUrl: string;
 }
 
 /** Every attack of test/hostile, for the hostile benchmark (bench/hostile.ts). */
-export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any>)[] = [(s) => uniqueCallbackUrls(s.receiverUrl)];
+export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any>)[] = [
+  (s) => uniqueCallbackUrls(s.receiverUrl),
+  (s) => lookalikeWhatsappName(s.simulatorUrl),
+];
