@@ -35,6 +35,9 @@ export async function benchHostile(options: { schema: BenchSchema; rounds: numbe
     HERALD_SHORT_URL_BASE: `http://127.0.0.1:${port}/s`,
     // The limits under attack are Herald's defaults; requests per second are not what these attacks are about.
     HERALD_RATE_LIMIT: '0',
+    // Attacks on sign-in come from addresses of their own (X-Forwarded-For), as from the internet behind a proxy:
+    // the failure limit of the victim's address (127.0.0.1) is not theirs to spend.
+    HERALD_TRUST_PROXY: '127.0.0.1',
   });
   const client: HeraldClient = {
     url: herald.url,

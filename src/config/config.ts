@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
 /**
@@ -42,6 +43,10 @@ export interface Config {
   readonly rateLimit: number;
   /** Failed authentications per minute per client address before it gets 429 (0: no limit). */
   readonly authFailureLimit: number;
+  /** Password hashes (scrypt) running at once in this process; the rest of libuv's thread pool stays free. */
+  readonly passwordHashConcurrency: number;
+  /** Password hashes that may wait for a turn; beyond, a sign-in gets 503 5035. */
+  readonly passwordHashQueue: number;
   /** When set, GET /metrics takes `Authorization: Bearer <token>`. */
   readonly metricsToken: string | undefined;
   /** Fastify's trustProxy: whose X-Forwarded-For to believe for the client address (rate limits, logs). */
@@ -77,6 +82,17 @@ export const DEFAULT_SHUTDOWN_SECONDS = 30;
 /** Far above what one client's integration needs (a 1000-message batch is one request), low enough to stop a loop. */
 export const DEFAULT_RATE_LIMIT = 200;
 export const DEFAULT_AUTH_FAILURE_LIMIT = 30;
+/**
+ * scrypt holds a thread of libuv's pool (4 unless UV_THREADPOOL_SIZE says otherwise) and a core for ~170-250 ms;
+ * file reads and DNS lookups wait for the same threads. Two at a time keeps half the pool for them (about 10
+ * sign-ins a second); on fewer than 3 cores, one, so that the event loop keeps a core (two hashes on a 2-core
+ * machine pushed another account's send p99 over 200 ms).
+ */
+export const DEFAULT_PASSWORD_HASH_CONCURRENCY = 2;
+/** A few seconds of waiting at 2 at a time: more than people signing in ever make, and as long as a sign-in should wait. */
+export const DEFAULT_PASSWORD_HASH_QUEUE = 32;
+/** libuv's default thread pool size, when UV_THREADPOOL_SIZE is not set. */
+const LIBUV_DEFAULT_POOL_SIZE = 4;
 
 export class ConfigError extends Error {
   constructor(
@@ -117,6 +133,8 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_REQUIRE_TARIFF: 'true|false: refuse messages no tariff prices instead of sending them free (default false)',
   HERALD_RATE_LIMIT: `client API requests per second per account and process, 0 for none (default ${DEFAULT_RATE_LIMIT})`,
   HERALD_AUTH_FAILURE_LIMIT: `failed authentications per minute per client address, 0 for none (default ${DEFAULT_AUTH_FAILURE_LIMIT})`,
+  HERALD_PASSWORD_HASH_CONCURRENCY: `password hashes (scrypt) at once per process, below libuv's thread pool size (default ${DEFAULT_PASSWORD_HASH_CONCURRENCY}, 1 on fewer than 3 cores)`,
+  HERALD_PASSWORD_HASH_QUEUE: `password hashes that may wait for a turn; beyond, 503 5035 (default ${DEFAULT_PASSWORD_HASH_QUEUE})`,
   HERALD_METRICS_TOKEN: 'bearer token GET /metrics requires (default unset: open, for a private network)',
   HERALD_TRUST_PROXY: 'false|true|<hops>|<addresses and CIDRs, comma-separated>: proxies whose X-Forwarded-For gives the client address (default false)',
 };
@@ -152,6 +170,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (headersTimeoutMs > requestTimeoutMs) {
     throw new ConfigError('HERALD_HEADERS_TIMEOUT_MS', `must not exceed HERALD_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
   }
+  // Every thread of the pool hashing would leave file reads and DNS lookups none (the process's own setting).
+  const poolSize = Number(process.env.UV_THREADPOOL_SIZE) || LIBUV_DEFAULT_POOL_SIZE;
+  const passwordHashConcurrency =
+    optional(read('HERALD_PASSWORD_HASH_CONCURRENCY'), 'HERALD_PASSWORD_HASH_CONCURRENCY', integerIn(1, Math.max(1, poolSize - 1))) ??
+    Math.max(1, Math.min(DEFAULT_PASSWORD_HASH_CONCURRENCY, poolSize - 1, availableParallelism() - 1));
 
   return Object.freeze({
     host,
@@ -191,6 +214,8 @@ export function loadConfig(env: Env = process.env): Config {
     requireTariff: optional(read('HERALD_REQUIRE_TARIFF'), 'HERALD_REQUIRE_TARIFF', parseBoolean) ?? false,
     rateLimit: optional(read('HERALD_RATE_LIMIT'), 'HERALD_RATE_LIMIT', integerIn(0, 1_000_000)) ?? DEFAULT_RATE_LIMIT,
     authFailureLimit: optional(read('HERALD_AUTH_FAILURE_LIMIT'), 'HERALD_AUTH_FAILURE_LIMIT', integerIn(0, 1_000_000)) ?? DEFAULT_AUTH_FAILURE_LIMIT,
+    passwordHashConcurrency,
+    passwordHashQueue: optional(read('HERALD_PASSWORD_HASH_QUEUE'), 'HERALD_PASSWORD_HASH_QUEUE', integerIn(0, 100_000)) ?? DEFAULT_PASSWORD_HASH_QUEUE,
     metricsToken: optional(read('HERALD_METRICS_TOKEN'), 'HERALD_METRICS_TOKEN', parseAdminToken),
     trustProxy: optional(read('HERALD_TRUST_PROXY'), 'HERALD_TRUST_PROXY', parseTrustProxy) ?? false,
   });

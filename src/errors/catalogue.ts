@@ -83,6 +83,8 @@ export const ERRORS = {
   adminApiDisabled: { status: 503, code: 5032, msg: 'Operator API is disabled: HERALD_ADMIN_TOKEN is not set' },
   notReady: { status: 503, code: 5033, msg: 'Not ready: {reason}' },
   webNotBuilt: { status: 503, code: 5034, msg: 'Web pages are not built: run npm run build' },
+  // More sign-ins (or password changes) at once than HERALD_PASSWORD_HASH_CONCURRENCY and _QUEUE take.
+  passwordHashBusy: { status: 503, code: 5035, msg: 'Too many sign-ins in progress; retry after {retryAfter} s' },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export interface ErrorDefinition {

@@ -69,6 +69,21 @@ export function authGuard(limits: Limits, request: FastifyRequest) {
 }
 
 /**
+ * For a check whose cost is the attack (a password's scrypt): charges one failure to the client address before the
+ * work starts, 429 4290 when none is left, and returns the refund for an attempt that turns out not to have failed.
+ * A limit that counts failures only once they are known lets every concurrent attempt through: 60 wrong passwords
+ * sent at once against a limit of 30 all got their scrypt and their 401.
+ */
+export function authChargeFirst(limits: Limits, request: FastifyRequest): { refund(): void } {
+  const wait = limits.authFailures.take(request.ip);
+  if (wait > 0) {
+    limits.metrics.rateLimited.inc({ kind: 'auth_failures' });
+    throw herald('tooManyRequests', { retryAfter: wait });
+  }
+  return { refund: () => limits.authFailures.refund(request.ip) };
+}
+
+/**
  * An onRequest hook that authenticates a client token before the body is read (spec section 5): no header ->
  * 401 4010, a header that is no live token -> 401 4012, a token of another type -> 403 4030, a blocked account ->
  * 403 4032; then the account's request rate (429 4290 with Retry-After). An address that keeps presenting bad

@@ -74,7 +74,8 @@ export function makeErrorHandler(bodyLimit: number) {
     if (mapped.status >= 500 && mapped.errorName === 'internal') {
       request.log.error({ err: error }, 'request failed');
     }
-    if (mapped.errorName === 'tooManyRequests') reply.header('retry-after', String(mapped.params.retryAfter));
+    // 429 4290 and the 503s of a busy gate say when to come back.
+    if (mapped.params.retryAfter !== undefined) reply.header('retry-after', String(mapped.params.retryAfter));
     if (mapped.errorName === 'databaseUnavailable') {
       request.log.warn({ err: error }, 'database unavailable');
       reply.header('retry-after', '1');

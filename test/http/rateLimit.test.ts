@@ -28,6 +28,18 @@ describe('token buckets', () => {
   });
 });
 
+describe('refunds', () => {
+  it('gives back one taken request, never beyond the burst', () => {
+    const limiter = new RateLimiter(1, 2, () => 0);
+    expect([limiter.take('a'), limiter.take('a'), limiter.take('a')]).toEqual([0, 0, 1]);
+    limiter.refund('a');
+    expect([limiter.take('a'), limiter.take('a')]).toEqual([0, 1]);
+    limiter.refund('b');
+    limiter.refund('b');
+    expect([limiter.take('b'), limiter.take('b'), limiter.take('b')]).toEqual([0, 0, 1]);
+  });
+});
+
 describe.each(ENGINES)('rate limits over HTTP (%s)', (engine) => {
   it('answers 429 4290 with Retry-After once an account exceeds its rate, and leaves other accounts alone', async () => {
     const t = await startTestHerald(engine, { env: { HERALD_RATE_LIMIT: '2' } });

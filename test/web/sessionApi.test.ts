@@ -282,3 +282,39 @@ describe.each(ENGINES)('web sign-in and the failed-authentication limit (%s)', (
     expect(blocked.headers.get('retry-after')).toMatch(/^\d+$/);
   });
 });
+
+describe.each(ENGINES)('web sign-in under load: the limit is charged before the password hash (%s)', (engine) => {
+  let t: TestHerald;
+  beforeAll(async () => {
+    t = await startTestHerald(engine, {
+      // One hash at a time and none waiting, so that a second sign-in at once is turned away; clients are told apart
+      // by X-Forwarded-For from the loopback proxy.
+      env: { HERALD_AUTH_FAILURE_LIMIT: '2', HERALD_PASSWORD_HASH_CONCURRENCY: '1', HERALD_PASSWORD_HASH_QUEUE: '0', HERALD_TRUST_PROXY: '127.0.0.1' },
+    });
+    const account = await t.createAccount();
+    await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login: 'dora', password: '12345678' });
+  });
+  afterAll(async () => t?.close());
+  const signIn = (password: string, from: string) =>
+    t.call('POST', '/app/v1/session', { body: { login: 'dora', password }, headers: { 'x-forwarded-for': from } });
+
+  it('gives the charge back for a right password: sign-ins never use up the limit', async () => {
+    for (let i = 0; i < 5; i++) expect((await signIn('12345678', '192.0.2.1')).status).toBe(201);
+    expect((await signIn('wrong-one', '192.0.2.1')).status).toBe(401);
+    expect((await signIn('wrong-two', '192.0.2.1')).status).toBe(401);
+    expect((await signIn('12345678', '192.0.2.1')).status).toBe(429);
+  });
+
+  it('turns away a sign-in beyond the hashes it runs and queues (503 5035, Retry-After), without charging it', async () => {
+    const [first, second] = await Promise.all([signIn('wrong', '192.0.2.2'), signIn('wrong', '192.0.2.3')]);
+    const busy = first.status === 503 ? first : second;
+    expect([first.status, second.status].sort()).toEqual([401, 503]);
+    expect(busy.body).toEqual({ error: { code: 5035, msg: 'Too many sign-ins in progress; retry after 1 s' } });
+    expect(busy.headers.get('retry-after')).toBe('1');
+    // The turned-away address still has its two attempts.
+    const from = first.status === 503 ? '192.0.2.2' : '192.0.2.3';
+    expect((await signIn('wrong', from)).status).toBe(401);
+    expect((await signIn('wrong', from)).status).toBe(401);
+    expect((await signIn('wrong', from)).status).toBe(429);
+  });
+});

@@ -1,6 +1,7 @@
 import type { Attack } from '../harness.js';
 import { uniqueCallbackUrls } from './callbackUrls.js';
 import { lookalikeWhatsappName } from './lookalikeWhatsappName.js';
+import { signInGuessing } from './signInGuessing.js';
 
 /** What an attack may need of its surroundings: a local receiver for callbacks, the simulators' control endpoints. */
 export interface AttackSetting {
@@ -10,7 +11,8 @@ export interface AttackSetting {
 }
 
 /** Every attack of test/hostile, for the hostile benchmark (bench/hostile.ts). */
-export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any>)[] = [
+export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any, unknown>)[] = [
   (s) => uniqueCallbackUrls(s.receiverUrl),
   (s) => lookalikeWhatsappName(s.simulatorUrl),
+  () => signInGuessing(),
 ];
