@@ -17,6 +17,12 @@ const Session = Type.Object({
 });
 
 /**
+ * The largest sign-in body: a login and a password of 200 characters (or a token of 400), every character written
+ * as an escaped surrogate pair (`\uD83D\uDE00`, 12 bytes), is under 5 KiB; 8 KiB leaves room for white space.
+ */
+export const SIGN_IN_BODY_LIMIT = 8 * 1024;
+
+/**
  * Sign-in and sign-out of the personal pages (/app, docs/web.md). A sign-in issues two session tokens of the
  * account, used like any TOKEN_1 and TOKEN_2 until they expire or the session is ended.
  */
@@ -26,6 +32,8 @@ export const sessionRoutes: Routes = (app, ctx) => {
   app.post(
     '/app/v1/session',
     {
+      // Anyone may send it: more than any body the schema allows (escapes included), far less than 16 MiB.
+      bodyLimit: SIGN_IN_BODY_LIMIT,
       schema: {
         tags,
         summary: 'Sign in with login and password, or with a system API key (TOKEN_2)',
@@ -33,7 +41,7 @@ export const sessionRoutes: Routes = (app, ctx) => {
           'Body: `{login, password}` or `{token}`. Wrong credentials, or a token that is not a live system API key, ' +
           '-> 401 4012, counted against the failed-authentication limit of the client address (429 4290, charged ' +
           'before the password is checked); a blocked account -> 403 4032; more sign-ins in progress than Herald ' +
-          'hashes at once and queues -> 503 5035 with Retry-After. No Authorization header.',
+          'hashes at once and queues -> 503 5035 with Retry-After; a body over 8 KiB -> 413 4130. No Authorization header.',
         security: [],
         body: Type.Object(
           {

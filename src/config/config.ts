@@ -26,6 +26,8 @@ export interface Config {
   readonly demo: boolean;
   readonly logLevel: LogLevel;
   readonly bodyLimitBytes: number;
+  /** Largest body of a carrier webhook (`POST /webhooks/{connectorId}`), which anyone can send. */
+  readonly webhookBodyLimitBytes: number;
   /** A request must arrive whole (headers and body) within this; a slower client gets 408 and is disconnected. */
   readonly requestTimeoutMs: number;
   /** The request line and headers must arrive within this (at most {@link requestTimeoutMs}). */
@@ -70,6 +72,11 @@ export const DEFAULT_CALLBACK_URLS_PER_DAY = 1000;
 export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
 /** 1000 WhatsApp messages with full headers, footers and three 1000-character buttons stay below 16 MiB. */
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+/**
+ * Meta documents WhatsApp webhook payloads of up to 3 MB; the other providers send far less. Anyone can POST to a
+ * webhook URL, and its body is read (and its signature computed) before it is known to be the provider's.
+ */
+export const DEFAULT_WEBHOOK_BODY_LIMIT_BYTES = 3 * 1024 * 1024;
 /** Room for a 16 MiB batch at 4.5 Mbit/s; a client slower than that holds a connection for nothing. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** Headers are a few hundred bytes: far more than any real client needs, short enough to shed slowloris sockets. */
@@ -122,6 +129,7 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_DEMO: 'true|false: create the demo account on first start (default true in embedded mode)',
   HERALD_LOG_LEVEL: `${LOG_LEVELS.join('|')} (default ${DEFAULT_LOG_LEVEL})`,
   HERALD_BODY_LIMIT: `largest accepted request body in bytes (default ${DEFAULT_BODY_LIMIT_BYTES})`,
+  HERALD_WEBHOOK_BODY_LIMIT: `largest carrier webhook body in bytes (default ${DEFAULT_WEBHOOK_BODY_LIMIT_BYTES})`,
   HERALD_REQUEST_TIMEOUT_MS: `ms within which a whole request must arrive, else 408 (default ${DEFAULT_REQUEST_TIMEOUT_MS})`,
   HERALD_HEADERS_TIMEOUT_MS: `ms within which a request's headers must arrive, else 408; at most HERALD_REQUEST_TIMEOUT_MS (default ${DEFAULT_HEADERS_TIMEOUT_MS})`,
   HERALD_CURRENCY: `currency of new accounts, ISO 4217 (default ${DEFAULT_CURRENCY})`,
@@ -203,6 +211,9 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes:
       optional(read('HERALD_BODY_LIMIT'), 'HERALD_BODY_LIMIT', integerIn(1024, 1024 * 1024 * 1024)) ??
       DEFAULT_BODY_LIMIT_BYTES,
+    webhookBodyLimitBytes:
+      optional(read('HERALD_WEBHOOK_BODY_LIMIT'), 'HERALD_WEBHOOK_BODY_LIMIT', integerIn(1024, 1024 * 1024 * 1024)) ??
+      DEFAULT_WEBHOOK_BODY_LIMIT_BYTES,
     requestTimeoutMs,
     headersTimeoutMs,
     currency: optional(read('HERALD_CURRENCY'), 'HERALD_CURRENCY', parseCurrency) ?? DEFAULT_CURRENCY,

@@ -62,10 +62,13 @@ export function authGuard(limits: Limits, request: FastifyRequest) {
     limits.metrics.rateLimited.inc({ kind: 'auth_failures' });
     throw herald('tooManyRequests', { retryAfter: blocked });
   }
-  return (error: HeraldError): HeraldError => {
-    limits.authFailures.take(request.ip);
-    return error;
-  };
+  return (error: HeraldError): HeraldError => authFailed(limits, request, error);
+}
+
+/** Counts a failed authentication against the client address; returns `error`, to be thrown. */
+export function authFailed(limits: Limits, request: FastifyRequest, error: HeraldError): HeraldError {
+  limits.authFailures.take(request.ip);
+  return error;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Attack } from '../harness.js';
 import { uniqueCallbackUrls } from './callbackUrls.js';
+import { largeBodies } from './largeBodies.js';
 import { lookalikeWhatsappName } from './lookalikeWhatsappName.js';
 import { signInGuessing } from './signInGuessing.js';
 
@@ -15,4 +16,5 @@ export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any, unknown>
   (s) => uniqueCallbackUrls(s.receiverUrl),
   (s) => lookalikeWhatsappName(s.simulatorUrl),
   () => signInGuessing(),
+  () => largeBodies(),
 ];
