@@ -4,6 +4,7 @@ import { tokenFindLive } from '../accounts/tokenSql.js';
 import { parseAuthorization, secretMatches, type TokenType } from '../accounts/tokens.js';
 import type { Db } from '../db/db.js';
 import { herald, type HeraldError } from '../errors/catalogue.js';
+import { failureKeyOf } from './clientAddress.js';
 import { RateLimiter } from './rateLimit.js';
 import type { Channel } from '../shared/channels.js';
 import type { Clock } from '../util/clock.js';
@@ -38,7 +39,7 @@ export interface AuthContext {
 export interface Limits {
   /** Requests per account. */
   readonly requests: RateLimiter;
-  /** Failed authentications per client address (guessing tokens). */
+  /** Failed authentications per client address, an IPv6 one by its /64 (guessing tokens; see clientAddress.ts). */
   readonly authFailures: RateLimiter;
   readonly metrics: { rateLimited: { inc(labels: { kind: string }): void } };
 }
@@ -57,7 +58,7 @@ export function createLimits(config: { rateLimit: number; authFailureLimit: numb
  * it, so that guessing through one does not escape the limit of another.
  */
 export function authGuard(limits: Limits, request: FastifyRequest) {
-  const blocked = limits.authFailures.blockedFor(request.ip);
+  const blocked = limits.authFailures.blockedFor(failureKeyOf(request.ip));
   if (blocked > 0) {
     limits.metrics.rateLimited.inc({ kind: 'auth_failures' });
     throw herald('tooManyRequests', { retryAfter: blocked });
@@ -67,7 +68,7 @@ export function authGuard(limits: Limits, request: FastifyRequest) {
 
 /** Counts a failed authentication against the client address; returns `error`, to be thrown. */
 export function authFailed(limits: Limits, request: FastifyRequest, error: HeraldError): HeraldError {
-  limits.authFailures.take(request.ip);
+  limits.authFailures.take(failureKeyOf(request.ip));
   return error;
 }
 
@@ -78,12 +79,13 @@ export function authFailed(limits: Limits, request: FastifyRequest, error: Heral
  * sent at once against a limit of 30 all got their scrypt and their 401.
  */
 export function authChargeFirst(limits: Limits, request: FastifyRequest): { refund(): void } {
-  const wait = limits.authFailures.take(request.ip);
+  const key = failureKeyOf(request.ip);
+  const wait = limits.authFailures.take(key);
   if (wait > 0) {
     limits.metrics.rateLimited.inc({ kind: 'auth_failures' });
     throw herald('tooManyRequests', { retryAfter: wait });
   }
-  return { refund: () => limits.authFailures.refund(request.ip) };
+  return { refund: () => limits.authFailures.refund(key) };
 }
 
 /**
