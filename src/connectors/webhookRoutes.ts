@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import type { ProviderConnectorConfig, WhatsappConnectorConfig } from '../config/configFile.js';
 import type { CarrierReceipt } from '../delivery/receiptSql.js';
 import { herald } from '../errors/catalogue.js';
-import { authFailed, authGuard } from '../http/auth.js';
+import { authFailed, authGuard, sameSecret } from '../http/auth.js';
 import type { Routes } from '../http/server.js';
 import { parseProviderWebhook } from './http/providerConnector.js';
 import { parseWhatsappWebhook } from './http/whatsappConnector.js';
@@ -108,17 +108,19 @@ export const webhookRoutes: Routes = (app, ctx) => {
       },
     );
 
+    // Meta's verification handshake. The verify token is a secret like a signature: compared in constant time, and
+    // a wrong one counts as a failed authentication of the address (else it could be guessed at full speed).
     scope.get(
       '/webhooks/:connectorId',
       { schema: { hide: true, params: Type.Object({ connectorId: Type.String() }) } },
       async (request, reply) => {
-        const connector = connectors.get(request.params.connectorId);
+        const connector = connectorOf(request);
         const query = request.query as Record<string, string | undefined>;
-        if (connector?.type !== 'whatsapp' || !(connector as WhatsappConnectorConfig).verifyToken) {
-          throw herald('notFound', { what: `Connector ${request.params.connectorId}` });
-        }
-        if (query['hub.mode'] !== 'subscribe' || query['hub.verify_token'] !== (connector as WhatsappConnectorConfig).verifyToken) {
-          throw herald('accessDenied');
+        if (connector?.type !== 'whatsapp' || !connector.verifyToken) throw notFound(request);
+        authGuard(ctx.limits, request);
+        const token = query['hub.verify_token'];
+        if (query['hub.mode'] !== 'subscribe' || typeof token !== 'string' || !sameSecret(token, connector.verifyToken)) {
+          throw authFailed(ctx.limits, request, herald('accessDenied'));
         }
         return reply.type('text/plain').send(query['hub.challenge'] ?? '');
       },

@@ -1,4 +1,7 @@
 import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderConnectorConfig } from '../../src/config/configFile.js';
 import { ENGINES } from '../helpers/engines.js';
@@ -60,5 +63,34 @@ describe.each(ENGINES)('carrier webhooks: limits from the settings (%s)', (engin
     expect((await forged()).status).toBe(401);
     const blocked = await forged();
     expect([blocked.status, blocked.body.error.code, blocked.headers.get('retry-after')]).toEqual([429, 4290, expect.stringMatching(/^\d+$/)]);
+  });
+});
+
+describe.each(ENGINES)("Meta's webhook verification (%s)", (engine) => {
+  let t: TestHerald;
+  let dir: string;
+  const verify = (token: string, from: string) =>
+    t.call('GET', `/webhooks/meta?hub.mode=subscribe&hub.verify_token=${encodeURIComponent(token)}&hub.challenge=4711`, { headers: { 'x-forwarded-for': from } });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'herald-verify-'));
+    const connector = { id: 'meta', type: 'whatsapp', baseUrl: 'https://graph.example/v21.0', phoneNumberId: '1', accessToken: 'a', appSecret: 's', verifyToken: 'the-verify-token' };
+    writeFileSync(join(dir, 'herald.json'), JSON.stringify({ connectors: [connector], routes: [] }));
+    t = await startTestHerald(engine, { env: { HERALD_CONFIG: join(dir, 'herald.json'), HERALD_AUTH_FAILURE_LIMIT: '2', HERALD_TRUST_PROXY: '127.0.0.1' } });
+  });
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('echoes the challenge for the right token, and counts a wrong one as a failed authentication', async () => {
+    const right = await verify('the-verify-token', '198.51.100.1');
+    expect([right.status, right.body]).toEqual([200, 4711]);
+    expect((await verify('the-verify-tokeN', '198.51.100.2')).body).toEqual({ error: { code: 4030, msg: 'Access Denied' } });
+    expect((await verify('', '198.51.100.2')).status).toBe(403);
+    const blocked = await verify('the-verify-token', '198.51.100.2');
+    expect([blocked.status, blocked.body.error.code]).toEqual([429, 4290]);
+    expect((await verify('the-verify-token', '198.51.100.3')).status).toBe(200);
+    expect((await t.call('GET', '/webhooks/nobody?hub.mode=subscribe&hub.verify_token=x')).status).toBe(404);
   });
 });
