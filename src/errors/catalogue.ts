@@ -39,6 +39,8 @@ export const ERRORS = {
   missingField: { status: 422, code: 4220, msg: 'Missing {field}' },
   invalidField: { status: 422, code: 4220, msg: 'Invalid {field}: {value}' },
   fieldNotAccepted: { status: 422, code: 4220, msg: 'Invalid {field}' },
+  // A password, token or secret is never echoed, not even a refused one (it may be a real one, mistyped).
+  invalidSecretField: { status: 422, code: 4220, msg: 'Invalid {field} ({reason}); its value is not shown' },
   // DESIGN 12 ceilings on free-form strings: the value is not echoed, it may be kilobytes long.
   overCeiling: { status: 422, code: 4220, msg: 'Invalid {field}' },
   sendTimeTooEarly: { status: 422, code: 4220, msg: 'Local send time is less than minimal {minLocalSendTime}' },

@@ -31,7 +31,20 @@ function schemaError(error: FastifyError & { validation: AjvError[]; validationC
     return herald('fieldNotAccepted', { field: `${prefix}${path ? `${path}.` : ''}${extra}` });
   }
   const field = `${location}${path}` || error.validationContext || 'body';
+  if (maySecret(field, first.data)) return herald('invalidSecretField', { field, reason: first.message ?? first.keyword });
   return herald('invalidField', { field, value: `${showValue(first.data)} (${first.message ?? first.keyword})` });
+}
+
+/** Names of fields whose values are credentials: `password`, `token`, `callbackSecret`, `accessToken`, ... */
+const SECRET_NAME = /password|token|secret/i;
+
+/**
+ * Whether a refused value may be, or hold, a credential: the field is named like one, or the value is an object or
+ * array with such a key (a whole body refused for its shape). Such a value is never echoed.
+ */
+function maySecret(field: string, value: unknown): boolean {
+  if (SECRET_NAME.test(field.split('.').at(-1) ?? '')) return true;
+  return typeof value === 'object' && value !== null && /"[^"]*(?:password|token|secret)[^"]*":/i.test(JSON.stringify(value));
 }
 
 /** Turns any error into the API's error body; unknown errors are logged with their cause and answered 5000. */

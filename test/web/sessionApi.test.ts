@@ -71,6 +71,28 @@ describe.each(ENGINES)('web sessions and account users (docs/web.md) (%s)', (eng
       }
     });
 
+    it('never echoes a password or token it refuses, whatever was wrong with it', async () => {
+      const secret = 'Tr0ub4dor&3';
+      const refusals = [
+        await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login: 'good-login', password: secret.slice(0, 7) }),
+        await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login: 'good-login', password: [secret] }),
+        await t.admin('PUT', `/admin/v1/accounts/${account.id}/users/${userId}/password`, { password: `${secret}${'x'.repeat(200)}` }),
+        await t.call('POST', '/app/v1/session', { body: { login: 'anna@example.com', password: { secret } } }),
+        await t.call('POST', '/app/v1/session', { body: { token: `${secret}${'x'.repeat(400)}` } }),
+        // A body refused for its shape, holding a password.
+        await t.call('POST', '/app/v1/session', { body: [{ login: 'anna@example.com', password: secret }] }),
+      ];
+      for (const reply of refusals) {
+        expect(reply.status, JSON.stringify(reply.body)).toBe(422);
+        expect(JSON.stringify(reply.body)).not.toContain(secret.slice(0, 7));
+      }
+      expect(refusals[0]!.body).toEqual({ error: { code: 4220, msg: 'Invalid password (must NOT have fewer than 8 characters); its value is not shown' } });
+      expect(refusals[4]!.body.error.msg).toBe('Invalid token (must NOT have more than 400 characters); its value is not shown');
+      // Other fields are shown as before.
+      const login = await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login: 'a b', password: secret });
+      expect(login.body.error.msg).toBe('Invalid login: "a b" (must match pattern "^[A-Za-z0-9._@-]{3,64}$")');
+    });
+
     it('needs the admin token', async () => {
       const reply = await t.call('GET', `/admin/v1/accounts/${account.id}/users`, { token: account.system });
       expect(reply.status).toBe(401);
