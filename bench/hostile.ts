@@ -35,6 +35,9 @@ export async function benchHostile(options: { schema: BenchSchema; rounds: numbe
     HERALD_SHORT_URL_BASE: `http://127.0.0.1:${port}/s`,
     // The limits under attack are Herald's defaults; requests per second are not what these attacks are about.
     HERALD_RATE_LIMIT: '0',
+    // Attacks on sign-in come from addresses of their own (X-Forwarded-For), as from the internet behind a proxy:
+    // the failure limit of the victim's address (127.0.0.1) is not theirs to spend.
+    HERALD_TRUST_PROXY: '127.0.0.1',
   });
   const client: HeraldClient = {
     url: herald.url,
@@ -46,7 +49,7 @@ export async function benchHostile(options: { schema: BenchSchema; rounds: numbe
   try {
     const victim = await createVictim(client);
     for (const make of ATTACKS) {
-      const attack = make({ receiverUrl: receiver.url });
+      const attack = make({ receiverUrl: receiver.url, simulatorUrl: herald.url });
       const state = await attack.setup(client);
       const { figures: f } = await underAttack(client, victim, (round) => attack.round(client, state, round), {
         rounds: options.rounds,

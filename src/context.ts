@@ -5,6 +5,7 @@ import type { ConfigFile } from './config/configFile.js';
 import type { ConnectorState, ReceiptSink } from './connectors/connector.js';
 import type { WhatsappInbound } from './connectors/http/whatsappConnector.js';
 import type { Db } from './db/db.js';
+import type { PasswordHasher } from './accounts/passwords.js';
 import type { Limits } from './http/auth.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { ClaimedMessage } from './delivery/deliverySql.js';
@@ -49,4 +50,6 @@ export interface AppContext {
   readonly connectorStates: () => ConnectorState[];
   readonly metrics: Metrics;
   readonly limits: Limits;
+  /** Every password hash of the process goes through it (a bounded number at once). */
+  readonly passwords: PasswordHasher;
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { adminAccountRoutes } from './accounts/adminRoutes.js';
+import { PasswordHasher } from './accounts/passwords.js';
 import { apiKeyRoutes } from './accounts/apiKeyRoutes.js';
 import { sessionRoutes } from './accounts/sessionRoutes.js';
 import { adminUserRoutes } from './accounts/userRoutes.js';
@@ -204,6 +205,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       connectorStates,
       metrics,
       limits: createLimits(config, metrics),
+      passwords: new PasswordHasher(config.passwordHashConcurrency, config.passwordHashQueue),
       directDispatch:
         role === 'all'
           ? {

@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, type ScryptOptions, timingSafeEqual } from 'node:crypto';
+import { herald } from '../errors/catalogue.js';
 
 /**
  * scrypt cost of new hashes: N = 2^15, r = 8, p = 3, one of OWASP's equivalent minimums for scrypt (32 MiB, about
@@ -46,4 +47,52 @@ let decoy: Promise<string> | undefined;
 export function decoyHash(): Promise<string> {
   decoy ??= hashPassword(randomBytes(16).toString('hex'));
   return decoy;
+}
+
+/**
+ * Runs every scrypt of the process (sign-ins, passwords the operator sets) through a bounded gate: at most
+ * `concurrency` at once, at most `queue` waiting, and beyond that a refusal (503 5035, Retry-After) instead of more
+ * waiting. scrypt runs on libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says otherwise), which file reads
+ * and DNS lookups share: 28 wrong sign-ins at once made a static page of /app wait 15 s. Keeping scrypt to 2 threads
+ * (1 on a 2-core machine, config.ts) leaves the others to them.
+ */
+export class PasswordHasher {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(
+    private readonly concurrency: number,
+    private readonly queue: number,
+  ) {}
+
+  hash(password: string): Promise<string> {
+    return this.run(() => hashPassword(password));
+  }
+
+  /** {@link verifyPassword} through the gate; `stored` undefined checks against the decoy (an unknown login). */
+  verify(password: string, stored: string | undefined): Promise<boolean> {
+    return this.run(async () => verifyPassword(password, stored ?? (await decoyHash())));
+  }
+
+  /** Hashes running or waiting now (for tests and metrics). */
+  get load(): number {
+    return this.running + this.waiting.length;
+  }
+
+  private async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.running < this.concurrency) {
+      this.running += 1;
+    } else {
+      if (this.waiting.length >= this.queue) throw herald('passwordHashBusy', { retryAfter: 1 });
+      // The slot is handed over by the hash that finishes: `running` stays as it is.
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running -= 1;
+    }
+  }
 }

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { herald } from '../errors/catalogue.js';
-import { authGuard, principalOf, requireToken } from '../http/auth.js';
+import { authChargeFirst, principalOf, requireToken } from '../http/auth.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { isoUtc } from '../util/time.js';
@@ -17,6 +17,12 @@ const Session = Type.Object({
 });
 
 /**
+ * The largest sign-in body: a login and a password of 200 characters (or a token of 400), every character written
+ * as an escaped surrogate pair (`\uD83D\uDE00`, 12 bytes), is under 5 KiB; 8 KiB leaves room for white space.
+ */
+export const SIGN_IN_BODY_LIMIT = 8 * 1024;
+
+/**
  * Sign-in and sign-out of the personal pages (/app, docs/web.md). A sign-in issues two session tokens of the
  * account, used like any TOKEN_1 and TOKEN_2 until they expire or the session is ended.
  */
@@ -26,13 +32,16 @@ export const sessionRoutes: Routes = (app, ctx) => {
   app.post(
     '/app/v1/session',
     {
+      // Anyone may send it: more than any body the schema allows (escapes included), far less than 16 MiB.
+      bodyLimit: SIGN_IN_BODY_LIMIT,
       schema: {
         tags,
         summary: 'Sign in with login and password, or with a system API key (TOKEN_2)',
         description:
           'Body: `{login, password}` or `{token}`. Wrong credentials, or a token that is not a live system API key, ' +
-          '-> 401 4012, counted against the failed-authentication limit of the client address (429 4290); a blocked ' +
-          'account -> 403 4032. No Authorization header.',
+          '-> 401 4012, counted against the failed-authentication limit of the client address (429 4290, charged ' +
+          'before the password is checked); a blocked account -> 403 4032; more sign-ins in progress than Herald ' +
+          'hashes at once and queues -> 503 5035 with Retry-After; a body over 8 KiB -> 413 4130. No Authorization header.',
         security: [],
         body: Type.Object(
           {
@@ -42,7 +51,7 @@ export const sessionRoutes: Routes = (app, ctx) => {
           },
           { additionalProperties: false },
         ),
-        response: { 201: Session, ...errorResponses(401, 403, 422, 429) },
+        response: { 201: Session, ...errorResponses(401, 403, 422, 429, 503) },
       },
     },
     async (request, reply) => {
@@ -53,10 +62,17 @@ export const sessionRoutes: Routes = (app, ctx) => {
       } else if (login !== undefined || password !== undefined) {
         throw herald('unprocessable', { reason: 'Give either login and password, or token' });
       }
-      const failed = authGuard(ctx.limits, request);
+      // Charged before the scrypt, given back unless the attempt fails: concurrent guesses cannot outrun the limit.
+      const attempt = authChargeFirst(ctx.limits, request);
       const now = ctx.clock.now();
-      const session = token === undefined ? await signInWithPassword(ctx.db, login!, password!, now) : await signInWithToken(ctx.db, token, now);
-      if (session === 'bad-credentials') throw failed(herald('badCredentials'));
+      const signIn = token === undefined ? signInWithPassword(ctx.db, ctx.passwords, login!, password!, now) : signInWithToken(ctx.db, token, now);
+      // An attempt that never ran (503 5035: too many hashes waiting) or broke is not a failed authentication.
+      const session = await signIn.catch((error: unknown) => {
+        attempt.refund();
+        throw error;
+      });
+      if (session === 'bad-credentials') throw herald('badCredentials');
+      attempt.refund();
       if (session === 'blocked') throw herald('accountBlocked');
       return reply.status(201).send({ ...session, expiresAt: isoUtc(session.expiresAt)! });
     },

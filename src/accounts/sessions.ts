@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db, Queryable } from '../db/db.js';
 import { accountUserFindByLogin, accountUserLock } from './accountUserSql.js';
 import { createToken } from './accounts.js';
-import { decoyHash, verifyPassword } from './passwords.js';
+import type { PasswordHasher } from './passwords.js';
 import { tokenFindLive, tokenLockLive } from './tokenSql.js';
 import { parseToken, secretMatches } from './tokens.js';
 
@@ -32,9 +32,15 @@ export type SignInRefusal = 'bad-credentials' | 'blocked';
  * Signs a user in with login and password. An unknown login costs the same scrypt time as a wrong password; the
  * account's state is told only to someone who gave the right password.
  */
-export async function signInWithPassword(db: Db, login: string, password: string, now: Date): Promise<Session | SignInRefusal> {
+export async function signInWithPassword(
+  db: Db,
+  passwords: PasswordHasher,
+  login: string,
+  password: string,
+  now: Date,
+): Promise<Session | SignInRefusal> {
   const user = await accountUserFindByLogin(db, login);
-  const matches = await verifyPassword(password, user?.password_hash ?? (await decoyHash()));
+  const matches = await passwords.verify(password, user?.password_hash);
   if (!user || !matches) return 'bad-credentials';
   if (user.account_status !== 'active') return 'blocked';
   const who = { accountId: user.account_id, accountName: user.account_name, login: user.login, sessionOf: `user:${user.id}`, userId: user.id };

@@ -6,7 +6,6 @@ import type { Routes } from '../http/server.js';
 import { isoUtc } from '../util/time.js';
 import { accountGetOr404 } from './accounts.js';
 import { accountUserDelete, accountUserInsert, accountUserList, type AccountUserRow, accountUserSetPassword } from './accountUserSql.js';
-import { hashPassword } from './passwords.js';
 import { tokenRevokeMadeBy } from './tokenSql.js';
 
 /** A person who signs in to an account's personal pages (/app). */
@@ -54,7 +53,7 @@ export const adminUserRoutes: Routes = (app, ctx) => {
     async (request, reply) => {
       const account = await mustGet(request.params.id);
       const { login, password } = request.body;
-      const row = await accountUserInsert(ctx.db, { accountId: account.id, login, passwordHash: await hashPassword(password), now: ctx.clock.now() });
+      const row = await accountUserInsert(ctx.db, { accountId: account.id, login, passwordHash: await ctx.passwords.hash(password), now: ctx.clock.now() });
       if (!row) throw herald('loginTaken', { login });
       return reply.status(201).send(userToApi(row));
     },
@@ -122,7 +121,7 @@ export const adminUserRoutes: Routes = (app, ctx) => {
     },
     async (request, reply) => {
       const { id, userId } = request.params;
-      const hash = await hashPassword(request.body.password);
+      const hash = await ctx.passwords.hash(request.body.password);
       const updated = await ctx.db.transaction(async (tx) => {
         if (!(await accountUserSetPassword(tx, id, userId, hash))) return false;
         // Whoever knew the old password is signed out with it, and loses any key minted with it.

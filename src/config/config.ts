@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_SENDER_OPTIONS } from '../callbacks/callbackSender.js';
 import { DEFAULT_WRITER_OPTIONS } from '../delivery/deliveryWriter.js';
@@ -36,6 +37,8 @@ export interface Config {
   readonly demo: boolean;
   readonly logLevel: LogLevel;
   readonly bodyLimitBytes: number;
+  /** Largest body of a carrier webhook (`POST /webhooks/{connectorId}`), which anyone can send. */
+  readonly webhookBodyLimitBytes: number;
   /** A request must arrive whole (headers and body) within this; a slower client gets 408 and is disconnected. */
   readonly requestTimeoutMs: number;
   /** The request line and headers must arrive within this (at most {@link requestTimeoutMs}). */
@@ -55,6 +58,10 @@ export interface Config {
   readonly rateLimit: number;
   /** Failed authentications per minute per client address before it gets 429 (0: no limit). */
   readonly authFailureLimit: number;
+  /** Password hashes (scrypt) running at once in this process; the rest of libuv's thread pool stays free. */
+  readonly passwordHashConcurrency: number;
+  /** Password hashes that may wait for a turn; beyond, a sign-in gets 503 5035. */
+  readonly passwordHashQueue: number;
   /** When set, GET /metrics takes `Authorization: Bearer <token>`. */
   readonly metricsToken: string | undefined;
   /** Fastify's trustProxy: whose X-Forwarded-For to believe for the client address (rate limits, logs). */
@@ -91,6 +98,11 @@ export const DEFAULT_TEMPLATES_PER_ACCOUNT = 1000;
 export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
 /** 1000 WhatsApp messages with full headers, footers and three 1000-character buttons stay below 16 MiB. */
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+/**
+ * Meta documents WhatsApp webhook payloads of up to 3 MB; the other providers send far less. Anyone can POST to a
+ * webhook URL, and its body is read (and its signature computed) before it is known to be the provider's.
+ */
+export const DEFAULT_WEBHOOK_BODY_LIMIT_BYTES = 3 * 1024 * 1024;
 /** Room for a 16 MiB batch at 4.5 Mbit/s; a client slower than that holds a connection for nothing. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** Headers are a few hundred bytes: far more than any real client needs, short enough to shed slowloris sockets. */
@@ -103,6 +115,17 @@ export const DEFAULT_SHUTDOWN_SECONDS = 30;
 /** Far above what one client's integration needs (a 1000-message batch is one request), low enough to stop a loop. */
 export const DEFAULT_RATE_LIMIT = 200;
 export const DEFAULT_AUTH_FAILURE_LIMIT = 30;
+/**
+ * scrypt holds a thread of libuv's pool (4 unless UV_THREADPOOL_SIZE says otherwise) and a core for ~170-250 ms;
+ * file reads and DNS lookups wait for the same threads. Two at a time keeps half the pool for them (about 10
+ * sign-ins a second); on fewer than 3 cores, one, so that the event loop keeps a core (two hashes on a 2-core
+ * machine pushed another account's send p99 over 200 ms).
+ */
+export const DEFAULT_PASSWORD_HASH_CONCURRENCY = 2;
+/** A few seconds of waiting at 2 at a time: more than people signing in ever make, and as long as a sign-in should wait. */
+export const DEFAULT_PASSWORD_HASH_QUEUE = 32;
+/** libuv's default thread pool size, when UV_THREADPOOL_SIZE is not set. */
+const LIBUV_DEFAULT_POOL_SIZE = 4;
 
 export class ConfigError extends Error {
   constructor(
@@ -168,6 +191,7 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_DEMO: 'true|false: create the demo account on first start (default true in embedded mode)',
   HERALD_LOG_LEVEL: `${LOG_LEVELS.join('|')} (default ${DEFAULT_LOG_LEVEL})`,
   HERALD_BODY_LIMIT: `largest accepted request body in bytes (default ${DEFAULT_BODY_LIMIT_BYTES})`,
+  HERALD_WEBHOOK_BODY_LIMIT: `largest carrier webhook body in bytes (default ${DEFAULT_WEBHOOK_BODY_LIMIT_BYTES})`,
   HERALD_REQUEST_TIMEOUT_MS: `ms within which a whole request must arrive, else 408 (default ${DEFAULT_REQUEST_TIMEOUT_MS})`,
   HERALD_HEADERS_TIMEOUT_MS: `ms within which a request's headers must arrive, else 408; at most HERALD_REQUEST_TIMEOUT_MS (default ${DEFAULT_HEADERS_TIMEOUT_MS})`,
   HERALD_CURRENCY: `currency of new accounts, ISO 4217 (default ${DEFAULT_CURRENCY})`,
@@ -179,6 +203,8 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_REQUIRE_TARIFF: 'true|false: refuse messages no tariff prices instead of sending them free (default false)',
   HERALD_RATE_LIMIT: `client API requests per second per account and process, 0 for none (default ${DEFAULT_RATE_LIMIT})`,
   HERALD_AUTH_FAILURE_LIMIT: `failed authentications per minute per client address, 0 for none (default ${DEFAULT_AUTH_FAILURE_LIMIT})`,
+  HERALD_PASSWORD_HASH_CONCURRENCY: `password hashes (scrypt) at once per process, below libuv's thread pool size (default ${DEFAULT_PASSWORD_HASH_CONCURRENCY}, 1 on fewer than 3 cores)`,
+  HERALD_PASSWORD_HASH_QUEUE: `password hashes that may wait for a turn; beyond, 503 5035 (default ${DEFAULT_PASSWORD_HASH_QUEUE})`,
   HERALD_METRICS_TOKEN: 'bearer token GET /metrics requires (default unset: open, for a private network)',
   HERALD_TRUST_PROXY: 'false|true|<hops>|<addresses and CIDRs, comma-separated>: proxies whose X-Forwarded-For gives the client address (default false)',
   ...Object.fromEntries(Object.entries(TUNING).map(([name, t]) => [name, `${t.what} (default ${t.default})`])),
@@ -225,6 +251,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (headersTimeoutMs > requestTimeoutMs) {
     throw new ConfigError('HERALD_HEADERS_TIMEOUT_MS', `must not exceed HERALD_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
   }
+  // Every thread of the pool hashing would leave file reads and DNS lookups none (the process's own setting).
+  const poolSize = Number(process.env.UV_THREADPOOL_SIZE) || LIBUV_DEFAULT_POOL_SIZE;
+  const passwordHashConcurrency =
+    optional(read('HERALD_PASSWORD_HASH_CONCURRENCY'), 'HERALD_PASSWORD_HASH_CONCURRENCY', integerIn(1, Math.max(1, poolSize - 1))) ??
+    Math.max(1, Math.min(DEFAULT_PASSWORD_HASH_CONCURRENCY, poolSize - 1, availableParallelism() - 1));
 
   return Object.freeze({
     host,
@@ -265,6 +296,9 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes:
       optional(read('HERALD_BODY_LIMIT'), 'HERALD_BODY_LIMIT', integerIn(1024, 1024 * 1024 * 1024)) ??
       DEFAULT_BODY_LIMIT_BYTES,
+    webhookBodyLimitBytes:
+      optional(read('HERALD_WEBHOOK_BODY_LIMIT'), 'HERALD_WEBHOOK_BODY_LIMIT', integerIn(1024, 1024 * 1024 * 1024)) ??
+      DEFAULT_WEBHOOK_BODY_LIMIT_BYTES,
     requestTimeoutMs,
     headersTimeoutMs,
     currency: optional(read('HERALD_CURRENCY'), 'HERALD_CURRENCY', parseCurrency) ?? DEFAULT_CURRENCY,
@@ -277,6 +311,8 @@ export function loadConfig(env: Env = process.env): Config {
     requireTariff: optional(read('HERALD_REQUIRE_TARIFF'), 'HERALD_REQUIRE_TARIFF', parseBoolean) ?? false,
     rateLimit: optional(read('HERALD_RATE_LIMIT'), 'HERALD_RATE_LIMIT', integerIn(0, 1_000_000)) ?? DEFAULT_RATE_LIMIT,
     authFailureLimit: optional(read('HERALD_AUTH_FAILURE_LIMIT'), 'HERALD_AUTH_FAILURE_LIMIT', integerIn(0, 1_000_000)) ?? DEFAULT_AUTH_FAILURE_LIMIT,
+    passwordHashConcurrency,
+    passwordHashQueue: optional(read('HERALD_PASSWORD_HASH_QUEUE'), 'HERALD_PASSWORD_HASH_QUEUE', integerIn(0, 100_000)) ?? DEFAULT_PASSWORD_HASH_QUEUE,
     metricsToken: optional(read('HERALD_METRICS_TOKEN'), 'HERALD_METRICS_TOKEN', parseAdminToken),
     trustProxy: optional(read('HERALD_TRUST_PROXY'), 'HERALD_TRUST_PROXY', parseTrustProxy) ?? false,
   });

@@ -46,6 +46,8 @@ export const ERRORS = {
   fieldNotAccepted: { status: 422, code: 4220, msg: 'Invalid {field}' },
   // A list over its schema's maxItems: the list itself is not echoed, it may be megabytes long.
   tooManyItems: { status: 422, code: 4220, msg: 'Invalid {field}: at most {limit} items' },
+  // A password, token or secret is never echoed, not even a refused one (it may be a real one, mistyped).
+  invalidSecretField: { status: 422, code: 4220, msg: 'Invalid {field} ({reason}); its value is not shown' },
   // Ceilings on free-form strings: the value is not echoed, it may be kilobytes long.
   overCeiling: { status: 422, code: 4220, msg: 'Invalid {field}' },
   sendTimeTooEarly: { status: 422, code: 4220, msg: 'Local send time is less than minimal {minLocalSendTime}' },
@@ -91,6 +93,8 @@ export const ERRORS = {
   adminApiDisabled: { status: 503, code: 5032, msg: 'Operator API is disabled: HERALD_ADMIN_TOKEN is not set' },
   notReady: { status: 503, code: 5033, msg: 'Not ready: {reason}' },
   webNotBuilt: { status: 503, code: 5034, msg: 'Web pages are not built: run npm run build' },
+  // More sign-ins (or password changes) at once than HERALD_PASSWORD_HASH_CONCURRENCY and _QUEUE take.
+  passwordHashBusy: { status: 503, code: 5035, msg: 'Too many sign-ins in progress; retry after {retryAfter} s' },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export interface ErrorDefinition {

@@ -4,6 +4,7 @@ import { tokenFindLive } from '../accounts/tokenSql.js';
 import { parseAuthorization, secretMatches, type TokenType } from '../accounts/tokens.js';
 import type { Db } from '../db/db.js';
 import { herald, type HeraldError } from '../errors/catalogue.js';
+import { failureKeyOf } from './clientAddress.js';
 import { RateLimiter } from './rateLimit.js';
 import type { Channel } from '../shared/channels.js';
 import type { Clock } from '../util/clock.js';
@@ -40,7 +41,7 @@ export interface AuthContext {
 export interface Limits {
   /** Requests per account. */
   readonly requests: RateLimiter;
-  /** Failed authentications per client address (guessing tokens). */
+  /** Failed authentications per client address, an IPv6 one by its /64 (guessing tokens; see clientAddress.ts). */
   readonly authFailures: RateLimiter;
   readonly metrics: { rateLimited: { inc(labels: { kind: string }): void } };
 }
@@ -59,15 +60,34 @@ export function createLimits(config: { rateLimit: number; authFailureLimit: numb
  * it, so that guessing through one does not escape the limit of another.
  */
 export function authGuard(limits: Limits, request: FastifyRequest) {
-  const blocked = limits.authFailures.blockedFor(request.ip);
+  const blocked = limits.authFailures.blockedFor(failureKeyOf(request.ip));
   if (blocked > 0) {
     limits.metrics.rateLimited.inc({ kind: 'auth_failures' });
     throw herald('tooManyRequests', { retryAfter: blocked });
   }
-  return (error: HeraldError): HeraldError => {
-    limits.authFailures.take(request.ip);
-    return error;
-  };
+  return (error: HeraldError): HeraldError => authFailed(limits, request, error);
+}
+
+/** Counts a failed authentication against the client address; returns `error`, to be thrown. */
+export function authFailed(limits: Limits, request: FastifyRequest, error: HeraldError): HeraldError {
+  limits.authFailures.take(failureKeyOf(request.ip));
+  return error;
+}
+
+/**
+ * For a check whose cost is the attack (a password's scrypt): charges one failure to the client address before the
+ * work starts, 429 4290 when none is left, and returns the refund for an attempt that turns out not to have failed.
+ * A limit that counts failures only once they are known lets every concurrent attempt through: 60 wrong passwords
+ * sent at once against a limit of 30 all got their scrypt and their 401.
+ */
+export function authChargeFirst(limits: Limits, request: FastifyRequest): { refund(): void } {
+  const key = failureKeyOf(request.ip);
+  const wait = limits.authFailures.take(key);
+  if (wait > 0) {
+    limits.metrics.rateLimited.inc({ kind: 'auth_failures' });
+    throw herald('tooManyRequests', { retryAfter: wait });
+  }
+  return { refund: () => limits.authFailures.refund(key) };
 }
 
 /**
@@ -124,13 +144,20 @@ export function requireAdmin(ctx: { readonly adminToken: string | undefined; rea
  * constant time; failed attempts count against the client address like bad client tokens.
  */
 export function requireBearer(token: string, limits: Limits) {
-  const expected = createHash('sha256').update(token).digest();
   return async (request: FastifyRequest): Promise<void> => {
     const header = request.headers.authorization;
     if (header === undefined || header.trim() === '') throw herald('notAuthenticated');
     const failed = authGuard(limits, request);
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const presented = createHash('sha256').update(match?.[1] ?? '').digest();
-    if (!match || !timingSafeEqual(presented, expected)) throw failed(herald('badCredentials'));
+    if (!match || !sameSecret(match[1]!, token)) throw failed(herald('badCredentials'));
   };
+}
+
+/**
+ * Compares a presented secret with the expected one in constant time: both are hashed first, so that neither the
+ * content nor the length of the expected one shows in the time taken.
+ */
+export function sameSecret(presented: string, expected: string): boolean {
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(presented), digest(expected));
 }

@@ -33,9 +33,22 @@ function schemaError(error: FastifyError & { validation: AjvError[]; validationC
   }
   const field = `${location}${path}` || error.validationContext || 'body';
   if (first.keyword === 'maxItems') return herald('tooManyItems', { field, limit: Number(first.params.limit) });
+  if (maySecret(field, first.data)) return herald('invalidSecretField', { field, reason: first.message ?? first.keyword });
   // A refused URL (an over-long callbackUrl) is echoed masked like an accepted one: it may carry credentials.
   const shown = typeof first.data === 'string' && /url$/i.test(path) ? maskCallbackUrl(first.data) : first.data;
   return herald('invalidField', { field, value: `${showValue(shown)} (${first.message ?? first.keyword})` });
+}
+
+/** Names of fields whose values are credentials: `password`, `token`, `callbackSecret`, `accessToken`, ... */
+const SECRET_NAME = /password|token|secret/i;
+
+/**
+ * Whether a refused value may be, or hold, a credential: the field is named like one, or the value is an object or
+ * array with such a key (a whole body refused for its shape). Such a value is never echoed.
+ */
+function maySecret(field: string, value: unknown): boolean {
+  if (SECRET_NAME.test(field.split('.').at(-1) ?? '')) return true;
+  return typeof value === 'object' && value !== null && /"[^"]*(?:password|token|secret)[^"]*":/i.test(JSON.stringify(value));
 }
 
 /** Turns any error into the API's error body; unknown errors are logged with their cause and answered 5000. */
@@ -74,12 +87,16 @@ export function toHeraldError(error: FastifyError): HeraldError {
 export function makeErrorHandler(bodyLimit: number) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     let mapped = toHeraldError(error);
-    // A route may have a lower limit of its own (the settings of inbound routing): name the one that refused.
-    if (mapped.errorName === 'bodyTooLarge') mapped = herald('bodyTooLarge', { limit: request.routeOptions.bodyLimit ?? bodyLimit });
+    // The route's own limit where it has one (sign-in, webhooks, inbound routing settings), else the server's.
+    if (mapped.errorName === 'bodyTooLarge') mapped = herald('bodyTooLarge', { limit: request.routeOptions?.bodyLimit ?? bodyLimit });
     if (mapped.status >= 500 && mapped.errorName === 'internal') {
       request.log.error({ err: error }, 'request failed');
     }
-    if (mapped.errorName === 'tooManyRequests') reply.header('retry-after', String(mapped.params.retryAfter));
+    // 429 4290 and the 503s of a busy gate say when to come back.
+    if (mapped.params.retryAfter !== undefined) reply.header('retry-after', String(mapped.params.retryAfter));
+    // Refused before its body was read (no route, no credentials, unknown connector): Node would read the rest of
+    // the body, 15 MB for a 15 MB request, to keep the connection; closing it ends the upload instead.
+    if (!request.raw.complete) reply.header('connection', 'close');
     if (mapped.errorName === 'databaseUnavailable') {
       request.log.warn({ err: error }, 'database unavailable');
       reply.header('retry-after', '1');
@@ -88,9 +105,13 @@ export function makeErrorHandler(bodyLimit: number) {
   };
 }
 
+/** 404 4040 for a request no route takes, whatever the method. */
+export function routeNotFound(request: FastifyRequest): HeraldError {
+  return herald('routeNotFound', { method: request.method, url: request.url.split('?')[0] ?? '' });
+}
+
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): void {
-  const error = herald('routeNotFound', { method: request.method, url: request.url.split('?')[0] ?? '' });
-  void reply.status(ERRORS.routeNotFound.status).send(error.toBody());
+  void reply.status(ERRORS.routeNotFound.status).send(routeNotFound(request).toBody());
 }
 
 /** Answers an `Expect` other than 100-continue, which Node would refuse with an empty 417 itself. */

@@ -24,6 +24,13 @@ export class RateLimiter {
     return Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond));
   }
 
+  /** Gives back one request taken from the key's bucket (one that turned out not to count). */
+  refund(key: string): void {
+    if (this.perSecond <= 0) return;
+    const bucket = this.refill(key, this.now());
+    bucket.tokens = Math.min(this.burst, bucket.tokens + 1);
+  }
+
   /** Seconds until the key may try again without taking anything (0: it may). */
   blockedFor(key: string): number {
     if (this.perSecond <= 0 || !this.buckets.has(key)) return 0;

@@ -5,8 +5,8 @@ import { requireAdmin } from '../http/auth.js';
 import { ChannelType, errorResponses, Id, IdParam, PageQuery, paginated } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { SenderName } from './senderNameSchemas.js';
-import { checkSenderNameFormat, senderNameToApi } from './senderNames.js';
-import { SENDER_NAME_STATUSES, senderNameDecide, senderNameInsert, senderNameList } from './senderNameSql.js';
+import { approveSenderName, checkSenderNameFormat, senderNameToApi } from './senderNames.js';
+import { SENDER_NAME_STATUSES, senderNameDecide, senderNameGet, senderNameInsert, senderNameList } from './senderNameSql.js';
 
 const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601, e.g. 2026-01-01T08:00:00Z' });
 
@@ -23,6 +23,7 @@ export const adminSenderNameRoutes: Routes = (app, ctx) => {
       schema: {
         tags,
         summary: 'Create a sender name already Approved (start date now unless given)',
+        description: 'A WHATSAPP name whose number another account already has approved -> 409 4091 (one owner per number).',
         security,
         params: IdParam,
         body: Type.Object(
@@ -37,15 +38,17 @@ export const adminSenderNameRoutes: Routes = (app, ctx) => {
       const { channelType, startDate, comment } = request.body;
       const name = checkSenderNameFormat(channelType, request.body.name);
       const now = ctx.clock.now();
-      const row = await senderNameInsert(ctx.db, {
-        accountId: account.id,
-        channelType,
-        name,
-        status: 'Approved',
-        startDate: startDate ? new Date(startDate) : now,
-        comment: comment ?? null,
-        now,
-      });
+      const row = await approveSenderName(ctx.db, { accountId: account.id, channelType, name }, (tx) =>
+        senderNameInsert(tx, {
+          accountId: account.id,
+          channelType,
+          name,
+          status: 'Approved',
+          startDate: startDate ? new Date(startDate) : now,
+          comment: comment ?? null,
+          now,
+        }),
+      );
       if (!row) throw herald('conflict', { reason: `Sender name already exists: (${channelType}, ${name})` });
       return reply.status(201).send(senderNameToApi(row));
     },
@@ -86,16 +89,21 @@ export const adminSenderNameRoutes: Routes = (app, ctx) => {
       schema: {
         tags,
         summary: 'Approve a sender name from a start date (now unless given)',
+        description: 'A WHATSAPP name whose number another account already has approved -> 409 4091 (one owner per number).',
         security,
         params: IdParam,
         body: Type.Optional(Type.Object({ startDate: Type.Optional(DateTime) }, { additionalProperties: false })),
-        response: { 200: SenderName, ...errorResponses(404, 422) },
+        response: { 200: SenderName, ...errorResponses(404, 409, 422) },
       },
     },
     async (request) => {
       const now = ctx.clock.now();
       const startDate = request.body?.startDate ? new Date(request.body.startDate) : now;
-      const row = await senderNameDecide(ctx.db, request.params.id, { status: 'Approved', startDate }, now);
+      const found = await senderNameGet(ctx.db, request.params.id);
+      if (!found) throw herald('notFound', { what: `Sender name ${request.params.id}` });
+      const row = await approveSenderName(ctx.db, { accountId: found.account_id, channelType: found.channel_type, name: found.name }, (tx) =>
+        senderNameDecide(tx, found.id, { status: 'Approved', startDate }, now),
+      );
       if (!row) throw herald('notFound', { what: `Sender name ${request.params.id}` });
       return senderNameToApi(row);
     },

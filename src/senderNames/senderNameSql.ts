@@ -118,6 +118,53 @@ export async function senderNameActiveList(
   );
 }
 
+/**
+ * The WhatsApp number a WHATSAPP sender name stands for, in SQL: a name in E.164 form, with or without
+ * its `+`, is that number's digits; any other name (`Shop`, `Promo 1-555-000-1111`) is only itself. The same
+ * expression as the index of migration 0012, so that a lookup uses it; `whatsappNumberOf` is its JavaScript twin.
+ */
+const WHATSAPP_NUMBER_SQL = "CASE WHEN name ~ '^\\+?[1-9][0-9]{1,14}$' THEN ltrim(name, '+') ELSE name END";
+
+/** The WhatsApp number a sender name stands for: see {@link WHATSAPP_NUMBER_SQL}. */
+export function whatsappNumberOf(name: string): string {
+  return /^\+?[1-9][0-9]{1,14}$/.test(name) ? name.replace(/^\+/, '') : name;
+}
+
+/**
+ * The one approved WHATSAPP sender name that owns an inbound, matched exactly on its number: the number
+ * written to wins over the connector's phone number id; among equals (names approved before one owner per number
+ * was enforced), the oldest. Undefined: no account owns it.
+ */
+export async function senderNameWhatsappOwner(
+  db: Queryable,
+  numbers: readonly string[],
+): Promise<{ account_id: number; name: string } | undefined> {
+  if (numbers.length === 0) return undefined;
+  const [row] = await db.query<{ account_id: number; name: string }>(
+    `SELECT account_id, name FROM sender_names
+     WHERE channel_type = 'WHATSAPP' AND status = 'Approved' AND deleted_at IS NULL AND ${WHATSAPP_NUMBER_SQL} = ANY($1::text[])
+     ORDER BY array_position($1::text[], ${WHATSAPP_NUMBER_SQL}), id LIMIT 1`,
+    [numbers],
+  );
+  return row;
+}
+
+/** Another account whose approved WHATSAPP sender name stands for the same number as `name`, if one has. */
+export async function senderNameWhatsappOtherOwner(
+  db: Queryable,
+  accountId: number,
+  name: string,
+): Promise<{ account_id: number; name: string } | undefined> {
+  const [row] = await db.query<{ account_id: number; name: string }>(
+    `SELECT account_id, name FROM sender_names
+     WHERE channel_type = 'WHATSAPP' AND status = 'Approved' AND deleted_at IS NULL AND ${WHATSAPP_NUMBER_SQL} = $1
+       AND account_id <> $2
+     ORDER BY id LIMIT 1`,
+    [whatsappNumberOf(name), accountId],
+  );
+  return row;
+}
+
 /** Soft-deletes an account's sender name; false when there is none. */
 export async function senderNameDelete(db: Queryable, accountId: number, id: number, now: Date): Promise<boolean> {
   const rows = await db.query('UPDATE sender_names SET deleted_at = $3 WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id', [accountId, id, now]);

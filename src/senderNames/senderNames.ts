@@ -1,10 +1,10 @@
-import type { Queryable } from '../db/db.js';
+import type { Db, Queryable } from '../db/db.js';
 import { herald, showValue } from '../errors/catalogue.js';
 import type { Channel } from '../shared/channels.js';
 import { charCount } from '../shared/text.js';
 import { isoUtc } from '../util/time.js';
 import type { SenderNameJson } from './senderNameSchemas.js';
-import { senderNameActiveList, type SenderNameRow } from './senderNameSql.js';
+import { senderNameActiveList, type SenderNameRow, senderNameWhatsappOtherOwner } from './senderNameSql.js';
 
 /** SMS sender ids: 3 to 11 of Latin letters, digits and `-_.! `, not only spaces. */
 const SMS_SENDER_NAME = /^[A-Za-z0-9\-_.! ]{3,11}$/;
@@ -26,6 +26,33 @@ export function checkSenderNameFormat(channel: Channel, name: unknown): string {
     throw herald('invalidField', { field: 'name', value: `${showValue(name)} (SMS names are 3 to 11 Latin letters, digits and -_.! )` });
   }
   return name;
+}
+
+// Any fixed number works; approvals of WhatsApp names in every Herald process sharing a database take it.
+const WHATSAPP_APPROVAL_LOCK_KEY = 7_311_400_531;
+
+/**
+ * Runs `approve` (which makes a sender name of `accountId` Approved) under the rule that one WhatsApp number belongs
+ * to one account: a WHATSAPP name standing for the number of another account's approved name is refused
+ * with 409 4091, so that no inbound can belong to two accounts. Approvals of WhatsApp names take one transaction
+ * lock, so two at once cannot both pass the check; they are operator actions, rare enough to queue.
+ */
+export async function approveSenderName<T>(
+  db: Db,
+  name: { accountId: number; channelType: Channel; name: string },
+  approve: (tx: Queryable) => Promise<T>,
+): Promise<T> {
+  if (name.channelType !== 'WHATSAPP') return approve(db);
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [WHATSAPP_APPROVAL_LOCK_KEY]);
+    const owner = await senderNameWhatsappOtherOwner(tx, name.accountId, name.name);
+    if (owner) {
+      throw herald('conflict', {
+        reason: `WhatsApp sender name ${showValue(name.name)} is the number of account ${owner.account_id} (approved as ${showValue(owner.name)}); a WhatsApp number has one owner`,
+      });
+    }
+    return approve(tx);
+  });
 }
 
 /** Loads the account's active names of `channels` once and answers membership for a whole batch. */

@@ -86,6 +86,10 @@ describe('configuration (DESIGN 1)', () => {
     ['HERALD_ADMIN_TOKEN', 'short', 'HERALD_ADMIN_TOKEN: must be at least 24 characters (value not shown: it may hold a secret)'],
     ['HERALD_LOG_LEVEL', 'verbose', 'HERALD_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")'],
     ['HERALD_CURRENCY', 'rub', 'HERALD_CURRENCY: must be a three-letter ISO 4217 code such as RUB (got "rub")'],
+    // libuv's pool has 4 threads (no UV_THREADPOOL_SIZE in tests): hashing on all of them leaves file reads none.
+    ['HERALD_PASSWORD_HASH_CONCURRENCY', '4', 'HERALD_PASSWORD_HASH_CONCURRENCY: must be an integer from 1 to 3 (got "4")'],
+    ['HERALD_PASSWORD_HASH_QUEUE', '-1', 'HERALD_PASSWORD_HASH_QUEUE: must be an integer from 0 to 100000 (got "-1")'],
+    ['HERALD_WEBHOOK_BODY_LIMIT', '100', 'HERALD_WEBHOOK_BODY_LIMIT: must be an integer from 1024 to 1073741824 (got "100")'],
     ['DATABASE_URL', 'mysql://x', 'DATABASE_URL: must be a postgres:// or postgresql:// URL (value not shown: it may hold a secret)'],
   ])('%s=%s stops start-up naming the variable', (name, value, message) => {
     let error: unknown;

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProviderConnectorConfig } from '../../src/config/configFile.js';
 import { applyReceipts } from '../../src/delivery/receipts.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
@@ -38,9 +39,11 @@ describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts 
     expect(unsigned.status).toBe(401);
     const unknown = await t.call('POST', '/webhooks/nobody', { rawBody: body, headers: { 'content-type': 'application/json' } });
     expect(unknown.status).toBe(404);
-    // Bodies the database could not store, or too deep to walk, are refused before anything reads them.
+    // Signed bodies the database could not store, or too deep to walk, are refused before anything reads them.
+    const secret = (t.simulators!.configFile.connectors.find((c) => c.id === 'sim-viber') as ProviderConnectorConfig).webhookSecret;
     for (const raw of [JSON.stringify({ statuses: [{ id: 'x\u0000', status: 'delivered' }] }), `${'['.repeat(40)}${']'.repeat(40)}`]) {
-      const refused = await t.call('POST', '/webhooks/sim-viber', { rawBody: raw, headers: { 'content-type': 'application/json' } });
+      const signature = `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
+      const refused = await t.call('POST', '/webhooks/sim-viber', { rawBody: raw, headers: { 'content-type': 'application/json', 'x-signature': signature } });
       expect(refused.status).toBe(400);
       expect(refused.body.error.code).toBe(4000);
     }

@@ -10,13 +10,13 @@ export type HeraldClient = Pick<TestHerald, 'url' | 'call' | 'admin' | 'createAc
 
 /**
  * An attack, written once for its test (test/hostile/*.test.ts) and the hostile benchmark: `setup` makes what it
- * needs (an attacking account, a template, ...), `round` is one go of it; what it returns is for the test to check
- * (refused, bounded).
+ * needs (an attacking account, a template, ...), `round` is one go of it; what it returns (a reply, or what a round
+ * of many requests gathered) is for the test to check (refused, bounded).
  */
-export interface Attack<State = unknown> {
+export interface Attack<State = unknown, Result = Reply> {
   readonly name: string;
   setup(h: HeraldClient): Promise<State>;
-  round(h: HeraldClient, state: State, round: number): Promise<Reply>;
+  round(h: HeraldClient, state: State, round: number): Promise<Result>;
 }
 
 export type { CallOptions, Reply };

@@ -28,6 +28,18 @@ describe('token buckets', () => {
   });
 });
 
+describe('refunds', () => {
+  it('gives back one taken request, never beyond the burst', () => {
+    const limiter = new RateLimiter(1, 2, () => 0);
+    expect([limiter.take('a'), limiter.take('a'), limiter.take('a')]).toEqual([0, 0, 1]);
+    limiter.refund('a');
+    expect([limiter.take('a'), limiter.take('a')]).toEqual([0, 1]);
+    limiter.refund('b');
+    limiter.refund('b');
+    expect([limiter.take('b'), limiter.take('b'), limiter.take('b')]).toEqual([0, 0, 1]);
+  });
+});
+
 describe.each(ENGINES)('rate limits over HTTP (%s)', (engine) => {
   it('answers 429 4290 with Retry-After once an account exceeds its rate, and leaves other accounts alone', async () => {
     const t = await startTestHerald(engine, { env: { HERALD_RATE_LIMIT: '2' } });
@@ -79,6 +91,26 @@ describe.each(ENGINES)('rate limits over HTTP (%s)', (engine) => {
       // Another client behind the same proxy is not held to the first one's failures.
       expect((await t.call('GET', '/api/v1/balance', { token: account.system, headers: from('203.0.113.8') })).status).toBe(200);
       expect((await t.call('GET', '/api/v1/balance', { token: account.system, headers: from('203.0.113.7') })).status).toBe(429);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('counts an IPv6 client by its /64, and an IPv4-mapped address as the IPv4 address', async () => {
+    const t = await startTestHerald(engine, { env: { HERALD_AUTH_FAILURE_LIMIT: '2', HERALD_TRUST_PROXY: '127.0.0.1' } });
+    try {
+      const account = await t.createAccount();
+      const bad = Buffer.from('t2_nosuchkey:nosuchsecret').toString('base64');
+      const status = async (address: string, token: string) => (await t.call('GET', '/api/v1/balance', { token, headers: { 'x-forwarded-for': address } })).status;
+      // Two addresses of one /64 share its two failures; the next /64 has its own.
+      expect(await status('2001:db8:1:2::1', bad)).toBe(401);
+      expect(await status('2001:db8:1:2:ffff:ffff:ffff:fffe', bad)).toBe(401);
+      expect(await status('2001:0db8:0001:0002:0:0:0:9', account.system)).toBe(429);
+      expect(await status('2001:db8:1:3::1', account.system)).toBe(200);
+      expect(await status('::ffff:192.0.2.9', bad)).toBe(401);
+      expect(await status('192.0.2.9', bad)).toBe(401);
+      expect(await status('::ffff:c000:209', account.system)).toBe(429);
+      expect(await status('192.0.2.10', account.system)).toBe(200);
     } finally {
       await t.close();
     }

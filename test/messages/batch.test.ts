@@ -106,11 +106,12 @@ describe.each(ENGINES)('batches and storage (%s)', (engine) => {
   });
 
   it('generates each message in order: a channel the operator has not enabled gets item code 4031', async () => {
-    const other = await t.createAccount({ senderNames: [['SMS', SENDER], ['WHATSAPP', SENDER]] });
+    // One WhatsApp sender name has one owner (DESIGN 12): the other account has a name of its own.
+    const other = await t.createAccount({ senderNames: [['SMS', SENDER], ['WHATSAPP', 'Other']] });
     const before = await messageCount(t.testDb.db, other.id);
     const reply = await t.call('POST', '/api/v1/message', {
       token: other.traffic,
-      body: [message('SMS'), message('WHATSAPP'), message('VK')],
+      body: [message('SMS'), message('WHATSAPP', { senderName: 'Other' }), message('VK')],
     });
     expect(reply.status).toBe(200);
     expect(reply.body.errors).toBe(true);
@@ -121,7 +122,7 @@ describe.each(ENGINES)('batches and storage (%s)', (engine) => {
 
     // The operator switches SMS off: now SMS is refused too.
     await t.admin('PATCH', `/admin/v1/accounts/${other.id}`, { channels: { SMS: false, WHATSAPP: true } });
-    const after = await t.call('POST', '/api/v1/message', { token: other.traffic, body: [message('SMS'), message('WHATSAPP')] });
+    const after = await t.call('POST', '/api/v1/message', { token: other.traffic, body: [message('SMS'), message('WHATSAPP', { senderName: 'Other' })] });
     expect(after.body.items[0]).toEqual({ code: 4031, msg: 'Channel is not enabled: SMS' });
     expect(after.body.items[1]).toMatchObject({ code: 201 });
   });

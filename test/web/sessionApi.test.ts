@@ -74,6 +74,28 @@ describe.each(ENGINES)('web sessions and account users (docs/web.md) (%s)', (eng
       }
     });
 
+    it('never echoes a password or token it refuses, whatever was wrong with it', async () => {
+      const secret = 'Tr0ub4dor&3';
+      const refusals = [
+        await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login: 'good-login', password: secret.slice(0, 7) }),
+        await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login: 'good-login', password: [secret] }),
+        await t.admin('PUT', `/admin/v1/accounts/${account.id}/users/${userId}/password`, { password: `${secret}${'x'.repeat(200)}` }),
+        await t.call('POST', '/app/v1/session', { body: { login: 'anna@example.com', password: { secret } } }),
+        await t.call('POST', '/app/v1/session', { body: { token: `${secret}${'x'.repeat(400)}` } }),
+        // A body refused for its shape, holding a password.
+        await t.call('POST', '/app/v1/session', { body: [{ login: 'anna@example.com', password: secret }] }),
+      ];
+      for (const reply of refusals) {
+        expect(reply.status, JSON.stringify(reply.body)).toBe(422);
+        expect(JSON.stringify(reply.body)).not.toContain(secret.slice(0, 7));
+      }
+      expect(refusals[0]!.body).toEqual({ error: { code: 4220, msg: 'Invalid password (must NOT have fewer than 8 characters); its value is not shown' } });
+      expect(refusals[4]!.body.error.msg).toBe('Invalid token (must NOT have more than 400 characters); its value is not shown');
+      // Other fields are shown as before.
+      const login = await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login: 'a b', password: secret });
+      expect(login.body.error.msg).toBe('Invalid login: "a b" (must match pattern "^[A-Za-z0-9._@-]{3,64}$")');
+    });
+
     it('needs the admin token', async () => {
       const reply = await t.call('GET', `/admin/v1/accounts/${account.id}/users`, { token: account.system });
       expect(reply.status).toBe(401);
@@ -283,5 +305,41 @@ describe.each(ENGINES)('web sign-in and the failed-authentication limit (%s)', (
     expect(blocked.status).toBe(429);
     expect(blocked.body.error.code).toBe(4290);
     expect(blocked.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+});
+
+describe.each(ENGINES)('web sign-in under load: the limit is charged before the password hash (%s)', (engine) => {
+  let t: TestHerald;
+  beforeAll(async () => {
+    t = await startTestHerald(engine, {
+      // One hash at a time and none waiting, so that a second sign-in at once is turned away; clients are told apart
+      // by X-Forwarded-For from the loopback proxy.
+      env: { HERALD_AUTH_FAILURE_LIMIT: '2', HERALD_PASSWORD_HASH_CONCURRENCY: '1', HERALD_PASSWORD_HASH_QUEUE: '0', HERALD_TRUST_PROXY: '127.0.0.1' },
+    });
+    const account = await t.createAccount();
+    await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login: 'dora', password: '12345678' });
+  });
+  afterAll(async () => t?.close());
+  const signIn = (password: string, from: string) =>
+    t.call('POST', '/app/v1/session', { body: { login: 'dora', password }, headers: { 'x-forwarded-for': from } });
+
+  it('gives the charge back for a right password: sign-ins never use up the limit', async () => {
+    for (let i = 0; i < 5; i++) expect((await signIn('12345678', '192.0.2.1')).status).toBe(201);
+    expect((await signIn('wrong-one', '192.0.2.1')).status).toBe(401);
+    expect((await signIn('wrong-two', '192.0.2.1')).status).toBe(401);
+    expect((await signIn('12345678', '192.0.2.1')).status).toBe(429);
+  });
+
+  it('turns away a sign-in beyond the hashes it runs and queues (503 5035, Retry-After), without charging it', async () => {
+    const [first, second] = await Promise.all([signIn('wrong', '192.0.2.2'), signIn('wrong', '192.0.2.3')]);
+    const busy = first.status === 503 ? first : second;
+    expect([first.status, second.status].sort()).toEqual([401, 503]);
+    expect(busy.body).toEqual({ error: { code: 5035, msg: 'Too many sign-ins in progress; retry after 1 s' } });
+    expect(busy.headers.get('retry-after')).toBe('1');
+    // The turned-away address still has its two attempts.
+    const from = first.status === 503 ? '192.0.2.2' : '192.0.2.3';
+    expect((await signIn('wrong', from)).status).toBe(401);
+    expect((await signIn('wrong', from)).status).toBe(401);
+    expect((await signIn('wrong', from)).status).toBe(429);
   });
 });

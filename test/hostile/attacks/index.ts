@@ -6,14 +6,19 @@ import { longLinks } from './longLinks.js';
 import { templateFlood } from './templateFlood.js';
 import { templatePatterns } from './templatePatterns.js';
 import { unencodableLinks } from './unencodableLinks.js';
+import { largeBodies } from './largeBodies.js';
+import { lookalikeWhatsappName } from './lookalikeWhatsappName.js';
+import { signInGuessing } from './signInGuessing.js';
 
-/** What an attack may need of its surroundings: a local receiver for callbacks. */
+/** What an attack may need of its surroundings: a local receiver for callbacks, the simulators' control endpoints. */
 export interface AttackSetting {
   readonly receiverUrl: string;
+  /** Where `POST /sim/v1/inbound` is served: Herald's own port when it runs its simulators. */
+  readonly simulatorUrl: string;
 }
 
 /** Every attack of test/hostile, for the hostile benchmark (bench/hostile.ts). */
-export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any>)[] = [
+export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any, unknown>)[] = [
   (s) => uniqueCallbackUrls(s.receiverUrl),
   () => inboundSettingsFlood(),
   () => longLinks,
@@ -21,4 +26,7 @@ export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any>)[] = [
   () => unencodableLinks,
   (s) => clickFlood(s.receiverUrl),
   () => templateFlood,
+  (s) => lookalikeWhatsappName(s.simulatorUrl),
+  () => signInGuessing(),
+  () => largeBodies(),
 ];

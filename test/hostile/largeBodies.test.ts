@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_AUTH_FAILURE_LIMIT } from '../../src/config/config.js';
+import { ENGINES } from '../helpers/engines.js';
+import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { largeBodies } from './attacks/largeBodies.js';
+import { createVictim, expectVictimUnhurt, underAttack } from './harness.js';
+
+describe.each(ENGINES)('hostile: large bodies without credentials (%s)', (engine) => {
+  let t: TestHerald;
+  let victim: TestAccount;
+
+  beforeAll(async () => {
+    // The attack's bad signatures count against its own address (X-Forwarded-For from the trusted loopback proxy).
+    t = await startTestHerald(engine, { delivery: { delayMs: 20 }, env: { HERALD_TRUST_PROXY: '127.0.0.1' } });
+    victim = await createVictim(t);
+  });
+  afterAll(async () => t?.close());
+
+  it('refuses them before parsing (404 before the body, 413 at the route limit, 401 before JSON.parse) while another account is unhurt', async () => {
+    const attack = largeBodies();
+    const state = await attack.setup(t);
+    const started = performance.now();
+    const { results, figures } = await underAttack(t, victim, (round) => attack.round(t, state, round), { rounds: 5 });
+    const seconds = (performance.now() - started) / 1000;
+    for (const [unknown, signIn, unsigned] of results) {
+      expect([unknown!.status, unknown!.body]).toEqual([404, { error: { code: 4040, msg: 'Connector nope not found' } }]);
+      expect([signIn!.status, signIn!.body]).toEqual([413, { error: { code: 4130, msg: 'Request body is larger than 8192 bytes' } }]);
+      expect([401, 429]).toContain(unsigned!.status);
+    }
+    const unsigned = results.map((replies) => replies[2]!);
+    expect(unsigned[0]!.body).toEqual({ error: { code: 4012, msg: 'Bad credentials' } });
+    // Each bad signature is a failed authentication of the sender's address: past the limit (and what refilled
+    // while the attack ran), 429 before the body.
+    const allowed = DEFAULT_AUTH_FAILURE_LIMIT + Math.ceil((seconds * DEFAULT_AUTH_FAILURE_LIMIT) / 60);
+    expect(unsigned.filter((r) => r.status === 401).length).toBeLessThanOrEqual(allowed);
+    if (unsigned.length > allowed) expect(unsigned.filter((r) => r.status === 429)[0]!.body.error.code).toBe(4290);
+    expectVictimUnhurt(figures);
+  });
+});
