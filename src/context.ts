@@ -1,18 +1,18 @@
 import type { Logger } from 'pino';
-import type { CallbackTargets } from './callbacks/callbackTargets.js';
+import type { CallbackTargets } from './callbacks/index.js';
 import type { Config } from './config/config.js';
 import type { ConfigFile } from './config/configFile.js';
-import type { ConnectorState, ReceiptSink } from './connectors/connector.js';
-import type { WhatsappInbound } from './connectors/http/whatsappConnector.js';
+import type { ConnectorState, ReceiptSink } from './connectors/index.js';
+import type { WhatsappInbound } from './connectors/index.js';
 import type { Db } from './db/db.js';
-import type { PasswordHasher } from './accounts/passwords.js';
+import type { PasswordHasher } from './accounts/index.js';
 import type { Limits } from './http/auth.js';
-import type { Metrics } from './metrics/metrics.js';
-import type { ClaimedMessage } from './delivery/deliverySql.js';
-import type { Wakeup } from './delivery/wakeup.js';
-import type { Tariffs } from './money/tariffs.js';
-import type { TemplateMatcher } from './templates/templates.js';
-import type { NumberingPlan } from './numbering/numberingPlan.js';
+import type { Metrics } from './metrics/index.js';
+import type { ClaimedMessage } from './delivery/index.js';
+import type { Wakeup } from './delivery/index.js';
+import type { Tariffs } from './money/index.js';
+import type { TemplateMatcher } from './templates/index.js';
+import type { NumberingPlan } from './numbering/index.js';
 import type { Clock } from './util/clock.js';
 
 export interface DirectDispatch {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/db.js';
 import { enabledChannels } from '../shared/channels.js';
 import { herald } from '../errors/catalogue.js';
-import { trafficCenterDefault, trafficCenterHold } from '../inbound/trafficCenterSql.js';
+import { trafficCenterDefault, trafficCenterHold } from '../inbound/index.js';
 import { isoUtc } from '../util/time.js';
 import type { AccountJson, ApiKeyRequestJson, TokenJson } from './accountSchemas.js';
 import { type AccountRow, accountGet, accountInsert } from './accountSql.js';

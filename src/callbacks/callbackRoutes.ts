@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { accountGet, accountSetCallbackSecret } from '../accounts/accountSql.js';
-import { newCallbackSecret } from '../accounts/accounts.js';
+import { accountGet, accountSetCallbackSecret } from '../accounts/index.js';
+import { newCallbackSecret } from '../accounts/index.js';
 import { herald } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../http/auth.js';
 import { errorResponses, PageQuery, paginated } from '../http/schemas.js';

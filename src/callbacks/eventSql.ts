@@ -1,3 +1,4 @@
+import type { Queryable } from '../db/db.js';
 /**
  * SQL fragments that write callback events inside the statements that make the changes they report, so that an
  * event is committed if and only if its change is. Events are stored as facts (status, time,
@@ -30,19 +31,70 @@ export function wantsEvent(alias: string, event: string): string {
 }
 
 /**
+ * The columns of a callback event, each an SQL expression over the rows it is made from. Every column is required:
+ * a statement that raises events cannot leave one out (test/callbacks/outbox.test.ts checks this list against the
+ * table's columns). The lane is not here: it follows from the message.
+ */
+export interface EventColumns {
+  readonly targetId: string;
+  readonly accountId: string;
+  readonly messageId: string;
+  readonly event: string;
+  readonly channelType: string;
+  /** NULL for events that are not a status (price, click). */
+  readonly status: string;
+  readonly at: string;
+  readonly errorCode: string;
+  /** The event's fields beyond the status ones (jsonb), NULL for none. */
+  readonly extra: string;
+}
+
+/** The column each field of {@link EventColumns} fills. */
+export const EVENT_COLUMNS: Readonly<Record<keyof EventColumns, string>> = {
+  targetId: 'target_id',
+  accountId: 'account_id',
+  messageId: 'message_id',
+  event: 'event',
+  channelType: 'channel_type',
+  status: 'status',
+  at: 'at',
+  errorCode: 'error_code',
+  extra: 'extra',
+};
+
+/**
+ * A SELECT of events for {@link insertEventsCte}: `columns` over `from`, where `where` holds, with `order` (an
+ * expression events are sorted by within their message) as `n`.
+ */
+export function eventSelect(columns: EventColumns, from: string, where: string, order = '0'): string {
+  const list = (Object.keys(EVENT_COLUMNS) as (keyof EventColumns)[]).map((key) => `${columns[key]} AS ${EVENT_COLUMNS[key]}`);
+  return `SELECT ${list.join(', ')}, (${order})::numeric AS n FROM ${from} WHERE ${where}`;
+}
+
+/**
  * A SELECT of the status events of moved messages, with the columns {@link insertEventsCte} takes and `n`, the
  * position of the entry in the change. `moved` must have columns account_id, id, channel_type, callback_target_id,
  * callback_events and h (the history entries the change added, in order). Entries marked ignored report nothing.
  */
 export function statusEventsSelect(moved: string): string {
-  return `SELECT mv.callback_target_id AS target_id, mv.account_id, mv.id AS message_id, x.event, mv.channel_type,
-         x.h->>'status' AS status, (x.h->>'at')::timestamptz AS at, (x.h->>'errorCode')::int AS error_code,
-         NULL::jsonb AS extra, x.n::numeric AS n
-       FROM ${moved} mv
-       CROSS JOIN LATERAL (
+  return eventSelect(
+    {
+      targetId: 'mv.callback_target_id',
+      accountId: 'mv.account_id',
+      messageId: 'mv.id',
+      event: 'x.event',
+      channelType: 'mv.channel_type',
+      status: "x.h->>'status'",
+      at: "(x.h->>'at')::timestamptz",
+      errorCode: "(x.h->>'errorCode')::int",
+      extra: 'NULL::jsonb',
+    },
+    `${moved} mv CROSS JOIN LATERAL (
          SELECT h, n, ${EVENT_OF_STATUS} AS event FROM jsonb_array_elements(mv.h) WITH ORDINALITY AS x(h, n)
-       ) x
-       WHERE x.event IS NOT NULL AND NOT coalesce((x.h->>'ignored')::boolean, false) AND ${wantsEvent('mv', 'x.event')}`;
+       ) x`,
+    `x.event IS NOT NULL AND NOT coalesce((x.h->>'ignored')::boolean, false) AND ${wantsEvent('mv', 'x.event')}`,
+    'x.n',
+  );
 }
 
 /** The status events of moved messages (see {@link statusEventsSelect}), inserted in order. */
@@ -52,16 +104,52 @@ export function statusEventsCte(moved: string): string {
 }
 
 /**
- * Inserts events from `source` (target_id, account_id, message_id, event, channel_type, status, at, error_code,
- * extra) in the given order, each in its message's lane. Nothing else is touched: the callback sender finds new
+ * Inserts events from `source`, a CTE made of {@link eventSelect}s, in the given order, each in its message's lane. Nothing else is touched: the callback sender finds new
  * events by their ids, so hot statements take no lock on a shared row.
  */
 export function insertEventsCte(source: string, order: string, name = 'inserted_events'): string {
+  const columns = Object.values(EVENT_COLUMNS).join(', ');
   return `${name} AS (
-       INSERT INTO callback_events (target_id, lane, account_id, message_id, event, channel_type, status, at, error_code, extra)
-       SELECT target_id, ${laneSql('message_id')}, account_id, message_id, event, channel_type, status, at, error_code, extra
-       FROM ${source} ${order}
+       INSERT INTO callback_events (lane, ${columns})
+       SELECT ${laneSql('message_id')}, ${columns} FROM ${source} ${order}
      )`;
+}
+
+/** One event written on its own (an inbound message's), with its fields as values. */
+export interface NewEvent {
+  readonly targetId: number;
+  readonly accountId: number;
+  readonly messageId: string;
+  readonly event: string;
+  readonly channelType: string;
+  readonly status: string | null;
+  readonly at: Date;
+  readonly errorCode: number | null;
+  readonly extra: Record<string, unknown> | null;
+}
+
+/** Writes one callback event in the caller's transaction, in its message's lane. */
+export async function callbackEventInsert(db: Queryable, e: NewEvent): Promise<void> {
+  await db.query(
+    `WITH one AS (${eventSelect(
+      {
+        targetId: '$1::bigint',
+        accountId: '$2::bigint',
+        messageId: '$3::uuid',
+        event: '$4::text',
+        channelType: '$5::text',
+        status: '$6::text',
+        at: '$7::timestamptz',
+        errorCode: '$8::int',
+        extra: '$9::jsonb',
+      },
+      '(SELECT 1) AS single',
+      'true',
+    )}),
+     ${insertEventsCte('one', '')}
+     SELECT 1`,
+    [e.targetId, e.accountId, e.messageId, e.event, e.channelType, e.status, e.at, e.errorCode, e.extra === null ? null : JSON.stringify(e.extra)],
+  );
 }
 
 /**

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { requireAdmin } from '../http/auth.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
-import { queueFigures } from '../metrics/metricsSql.js';
+import { queueFigures } from '../metrics/index.js';
 import { isoUtc } from '../util/time.js';
 import { CONNECTOR_STATUS_STALE_MS } from './connectorStatus.js';
 import { connectorStatusList } from './connectorStatusSql.js';

@@ -1,5 +1,14 @@
-import type { CarrierReceipt } from '../delivery/receiptSql.js';
 import type { Channel } from '../shared/channels.js';
+
+/** A carrier's report on one submitted part. */
+export interface CarrierReceipt {
+  readonly connectorId: string;
+  readonly carrierId: string;
+  readonly state: ReceiptState;
+  readonly at: Date;
+  readonly errorCode: number | null;
+}
+export type ReceiptState = 'delivered' | 'undelivered' | 'unsent' | 'read';
 
 /** What a connector is given to send: one message, already validated and planned. */
 export interface OutboundMessage {

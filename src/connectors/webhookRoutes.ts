@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { ProviderConnectorConfig, WhatsappConnectorConfig } from '../config/configFile.js';
-import type { CarrierReceipt } from '../delivery/receiptSql.js';
+import type { CarrierReceipt } from './connector.js';
 import { herald } from '../errors/catalogue.js';
 import { authFailed, authGuard, sameSecret } from '../http/auth.js';
 import type { Routes } from '../http/server.js';

@@ -4,9 +4,9 @@ import { herald } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../http/auth.js';
 import { errorResponses } from '../http/schemas.js';
 import type { HeraldApp, Routes } from '../http/server.js';
-import { idempotencyKeyOf, idempotentReplay, runIdempotent } from '../idempotency/idempotency.js';
+import { idempotencyKeyOf, idempotentReplay, runIdempotent } from '../idempotency/index.js';
 import { isPlainObject } from '../shared/text.js';
-import { dirtyDaysCte } from '../statistics/dirtyDaysSql.js';
+import { dirtyDaysCte } from '../statistics/index.js';
 import { UUID_PATTERN } from '../util/uuid7.js';
 
 export const CONVERSION_RESULTS = ['NUMBER_VERIFIED', 'WRONG_CODE'] as const;

@@ -1,16 +1,18 @@
 import type { Queryable } from '../db/db.js';
-import { ledgerCreditCte } from '../accounts/ledgerSql.js';
+import { ledgerCreditCte } from '../accounts/index.js';
 import {
+  type EventColumns,
+  eventSelect,
   insertEventsCte,
   PRICE_EVENT_ORDER,
   priceExtra,
   statusEventsCte,
   statusEventsSelect,
   wantsEvent,
-} from '../callbacks/eventSql.js';
-import { dirtyDaysCte } from '../statistics/dirtyDaysSql.js';
+} from '../callbacks/index.js';
+import { dirtyDaysCte } from '../statistics/index.js';
 import type { Channel } from '../shared/channels.js';
-import { DEFAULT_TTL_SECONDS } from '../schedule/sendWindow.js';
+import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
 import { READ_TRACKED } from './statuses.js';
 import type { Transition } from './transitions.js';
 
@@ -84,6 +86,19 @@ export interface SubmissionRow {
   readonly id: string;
   readonly at: Date;
 }
+
+/** A price event of a moved message (`mv`), with the given extra fields. */
+const priceEvent = (extra: string): EventColumns => ({
+  targetId: 'mv.callback_target_id',
+  accountId: 'mv.account_id',
+  messageId: 'mv.id',
+  event: "'price'",
+  channelType: 'mv.channel_type',
+  status: 'NULL::text',
+  at: 'mv.at',
+  errorCode: 'NULL::int',
+  extra,
+});
 
 /**
  * Applies transitions (at most one per message: see roundsOf) in one statement, with the submissions to record,
@@ -194,17 +209,20 @@ export async function messageApplyTransitions(
        ${statusEventsSelect('moved')}
        UNION ALL
        -- Final when it leaves sending (0 when it leaves unsent)...
-       SELECT mv.callback_target_id, mv.account_id, mv.id, 'price', mv.channel_type, NULL, mv.at, NULL,
-         ${priceExtra('mv', 'CASE WHEN mv.unsent_at_once THEN 0 ELSE mv.price END')}, ${PRICE_EVENT_ORDER}
-       FROM moved mv
-       WHERE mv.price_now_final AND ${wantsEvent('mv', "'price'")}
+       ${eventSelect(
+         priceEvent(priceExtra('mv', 'CASE WHEN mv.unsent_at_once THEN 0 ELSE mv.price END')),
+         'moved mv',
+         `mv.price_now_final AND ${wantsEvent('mv', "'price'")}`,
+         String(PRICE_EVENT_ORDER),
+       )}
        UNION ALL
        -- ...and 0 when a charged price is refunded, right after the entry that made it unsent.
-       SELECT mv.callback_target_id, mv.account_id, mv.id, 'price', mv.channel_type, NULL, mv.at, NULL,
-         ${priceExtra('mv', '0')},
-         (SELECT x.n FROM jsonb_array_elements(mv.h) WITH ORDINALITY AS x(h, n) WHERE x.h->>'status' = 'unsent' LIMIT 1) + 0.5
-       FROM moved mv
-       WHERE mv.refund AND NOT (mv.price_now_final AND mv.unsent_at_once) AND ${wantsEvent('mv', "'price'")}
+       ${eventSelect(
+         priceEvent(priceExtra('mv', '0')),
+         'moved mv',
+         `mv.refund AND NOT (mv.price_now_final AND mv.unsent_at_once) AND ${wantsEvent('mv', "'price'")}`,
+         "(SELECT x.n FROM jsonb_array_elements(mv.h) WITH ORDINALITY AS x(h, n) WHERE x.h->>'status' = 'unsent' LIMIT 1) + 0.5",
+       )}
      ),
      ${insertEventsCte('events', 'ORDER BY message_id, n')},
      ${dirtyDaysCte('moved')}

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Db, Queryable } from '../db/db.js';
 import { nowMs, systemClock, type Clock, type ClockTimer } from '../util/clock.js';
 import { messageNoteIgnored, type SubmissionRow } from './deliverySql.js';
-import type { CarrierReceipt } from './receiptSql.js';
+import type { CarrierReceipt } from '../connectors/index.js';
 import { applyReceipts, applyTransitions, receiptsPerPart } from './receipts.js';
 import {
   mergeReceipt,

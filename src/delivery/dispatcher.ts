@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
-import type { OutboundMessage } from '../connectors/connector.js';
-import type { Router } from '../connectors/registry.js';
+import type { OutboundMessage } from '../connectors/index.js';
+import type { Router } from '../connectors/index.js';
 import type { Db } from '../db/db.js';
-import type { NumberingPlan } from '../numbering/numberingPlan.js';
-import { lookupSubscriber } from '../numbering/subscriber.js';
-import { messageWindow } from '../schedule/messageWindow.js';
-import { isUnconstrained, nextAllowedInstant, type SendWindow } from '../schedule/sendWindow.js';
-import { openWhatsappWindows } from '../inbound/inbound.js';
+import type { NumberingPlan } from '../numbering/index.js';
+import { lookupSubscriber } from '../numbering/index.js';
+import { messageWindow } from '../schedule/index.js';
+import { isUnconstrained, nextAllowedInstant, type SendWindow } from '../schedule/index.js';
+import { whatsappWindowsOpenOf } from '../messages/index.js';
 import type { Clock } from '../util/clock.js';
 import { type ClaimedMessage, messageClaimDue } from './deliverySql.js';
 import type { DeliveryWriter } from './deliveryWriter.js';
@@ -229,7 +229,7 @@ async function closedChatWindows(db: Db, claimed: readonly ClaimedMessage[], now
   const byAccount = new Map<number, ClaimedMessage[]>();
   for (const m of freeForm) byAccount.set(m.account_id, [...(byAccount.get(m.account_id) ?? []), m]);
   for (const [accountId, messages] of byAccount) {
-    const open = await openWhatsappWindows(db, accountId, messages.map((m) => [m.sender_name, m.destination]), now);
+    const open = await whatsappWindowsOpenOf(db, accountId, messages.map((m) => [m.sender_name, m.destination]), now);
     for (const m of messages) if (!open.has(`${m.sender_name}\u0000${m.destination}`)) closed.add(m.id);
   }
   return closed;

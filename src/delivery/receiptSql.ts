@@ -1,14 +1,6 @@
+import type { CarrierReceipt, ReceiptState } from '../connectors/index.js';
 import type { Queryable } from '../db/db.js';
 
-/** A carrier's report on one submitted part. */
-export interface CarrierReceipt {
-  readonly connectorId: string;
-  readonly carrierId: string;
-  readonly state: ReceiptState;
-  readonly at: Date;
-  readonly errorCode: number | null;
-}
-export type ReceiptState = 'delivered' | 'undelivered' | 'unsent' | 'read';
 
 /** A receipt with the submission it reports on. */
 export interface MatchedReceipt {

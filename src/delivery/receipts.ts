@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/db.js';
 import { messageApplyTransitions, messageNoteIgnored, type SubmissionRow } from './deliverySql.js';
+import type { CarrierReceipt } from '../connectors/index.js';
 import {
-  type CarrierReceipt,
   type MatchedReceipt,
   messageCountDeliveredParts,
   submissionMatchReceipts,

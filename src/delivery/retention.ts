@@ -1,6 +1,6 @@
 import type { Db } from '../db/db.js';
 import { uuidBound } from '../util/uuid7.js';
-import { statsRolledUntil } from '../statistics/statisticsSql.js';
+import { statsRolledUntil } from '../statistics/index.js';
 import { retentionDeleteCallbacks, retentionDeleteMessages, retentionDeleteSubmissions } from './retentionSql.js';
 import { DAY_MS } from '../util/time.js';
 

@@ -1,4 +1,4 @@
-import { inDelivery } from '../callbacks/deliverySql.js';
+import { inDelivery } from '../callbacks/index.js';
 import type { Queryable } from '../db/db.js';
 
 /**

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { createAccount } from '../accounts/accounts.js';
-import { accountUpdate } from '../accounts/accountSql.js';
-import { ledgerAppend } from '../accounts/ledgerSql.js';
+import { createAccount } from '../accounts/index.js';
+import { accountUpdate } from '../accounts/index.js';
+import { ledgerAppend } from '../accounts/index.js';
 import type { Config } from '../config/config.js';
 import type { Db } from '../db/db.js';
-import { senderNameInsert } from '../senderNames/senderNameSql.js';
+import { senderNameInsert } from '../senderNames/index.js';
 import type { Clock } from '../util/clock.js';
 
 export const DEMO_SENDER_NAME = 'Herald';

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { tokenFindLive } from '../accounts/tokenSql.js';
-import { parseAuthorization, secretMatches, type TokenType } from '../accounts/tokens.js';
+import { tokenFindLive } from '../accounts/index.js';
+import { parseAuthorization, secretMatches, type TokenType } from '../accounts/index.js';
 import type { Db } from '../db/db.js';
 import { herald, type HeraldError } from '../errors/catalogue.js';
 import { failureKeyOf } from './clientAddress.js';

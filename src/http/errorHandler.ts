@@ -1,7 +1,7 @@
 import { type IncomingMessage, maxHeaderSize, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { maskCallbackUrl } from '../callbacks/callbackUrl.js';
+import { maskCallbackUrl } from '../callbacks/index.js';
 import { isDatabaseUnavailable } from '../db/connectionErrors.js';
 import { ERRORS, HeraldError, herald, showValue } from '../errors/catalogue.js';
 

@@ -1,13 +1,13 @@
 import { Type } from 'typebox';
-import { tokenLiveBoundToCenter } from '../accounts/tokenSql.js';
-import { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem, maskCallbackUrl } from '../callbacks/callbackUrl.js';
+import { tokenLiveBoundToCenter } from '../accounts/index.js';
+import { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem, maskCallbackUrl } from '../callbacks/index.js';
 import { lockAccount } from '../db/accountLocks.js';
 import type { Queryable } from '../db/db.js';
 import { herald } from '../errors/catalogue.js';
 import { principalOf, requireAdmin, requireToken } from '../http/auth.js';
 import { errorResponses, Id, IdParam } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
-import { SENDER_NAME_MAX_LENGTH } from '../senderNames/senderNames.js';
+import { SENDER_NAME_MAX_LENGTH } from '../senderNames/index.js';
 import { isoUtc } from '../util/time.js';
 import {
   inboundRuleCount,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { insertEventsCte, wantsEvent } from '../callbacks/eventSql.js';
-import { dirtyDaysCte } from '../statistics/dirtyDaysSql.js';
+import { eventSelect, insertEventsCte, wantsEvent } from '../callbacks/index.js';
+import { dirtyDaysCte } from '../statistics/index.js';
 import type { Queryable } from '../db/db.js';
 
 /**
@@ -110,13 +110,21 @@ export async function shortLinkClick(db: Queryable, code: string, shortUrl: stri
        UPDATE short_links SET clicks = clicks + 1, last_click_at = $2 WHERE code = $1
        RETURNING account_id, message_id, url
      ),
-     click_events AS (
-       SELECT m.callback_target_id AS target_id, m.account_id, m.id AS message_id, 'click' AS event, m.channel_type,
-         NULL::text AS status, $2::timestamptz AS at, NULL::int AS error_code,
-         jsonb_build_object('url', link.url, 'short_url', $3::text) AS extra
-       FROM link JOIN messages m ON m.account_id = link.account_id AND m.id = link.message_id
-       WHERE ${wantsEvent('m', "'click'")}
-     ),
+     click_events AS (${eventSelect(
+       {
+         targetId: 'm.callback_target_id',
+         accountId: 'm.account_id',
+         messageId: 'm.id',
+         event: "'click'",
+         channelType: 'm.channel_type',
+         status: 'NULL::text',
+         at: '$2::timestamptz',
+         errorCode: 'NULL::int',
+         extra: "jsonb_build_object('url', link.url, 'short_url', $3::text)",
+       },
+       'link JOIN messages m ON m.account_id = link.account_id AND m.id = link.message_id',
+       wantsEvent('m', "'click'"),
+     )}),
      ${insertEventsCte('click_events', '')},
      clicked AS (SELECT m.account_id, m.created_at FROM link JOIN messages m ON m.account_id = link.account_id AND m.id = link.message_id),
      ${dirtyDaysCte('clicked')}

@@ -2,7 +2,7 @@ import { herald, type HeraldError } from '../errors/catalogue.js';
 import { type Channel } from '../shared/channels.js';
 import { charCount, isBlank, isPlainObject, startsWithBom } from '../shared/text.js';
 import { readContentObject } from './contentObject.js';
-import { SMS_MAX_PARTS, smsPartCount } from '../sms/parts.js';
+import { SMS_MAX_PARTS, smsPartCount } from '../sms/index.js';
 import { validateWhatsappContent } from './whatsappContent.js';
 
 export const VK_TEXT_MAX = 2048;

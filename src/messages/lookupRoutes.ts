@@ -1,6 +1,6 @@
 import { uuidBound } from '../util/uuid7.js';
 import { Type } from 'typebox';
-import { DELIVERY_ERRORS } from '../delivery/statuses.js';
+import { DELIVERY_ERRORS } from '../delivery/index.js';
 import { herald, showValue } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../http/auth.js';
 import { ChannelType, errorResponses, Id, MAX_PAGE } from '../http/schemas.js';

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db.js';
-import { messageApplyTransitions } from '../delivery/deliverySql.js';
-import { statusTransition } from '../delivery/transitions.js';
+import { messageApplyTransitions } from '../delivery/index.js';
+import { statusTransition } from '../delivery/index.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
 
 export async function messageGet(db: Queryable, accountId: number, id: string): Promise<MessageRow | undefined> {

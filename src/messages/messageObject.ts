@@ -1,8 +1,8 @@
-import { maskCallbackUrl } from '../callbacks/callbackUrl.js';
+import { maskCallbackUrl } from '../callbacks/index.js';
 import type { Channel } from '../shared/channels.js';
 import type { Static } from 'typebox';
-import type { ReadStatus, Status } from '../delivery/statuses.js';
-import type { HistoryEntry } from '../delivery/transitions.js';
+import type { ReadStatus, Status } from '../delivery/index.js';
+import type { HistoryEntry } from '../delivery/index.js';
 import { isoUtc } from '../util/time.js';
 import type { MessageObject } from './messageSchemas.js';
 

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { idempotencyKeyOf } from '../idempotency/idempotency.js';
+import { idempotencyKeyOf } from '../idempotency/index.js';
 import { principalOf, requireToken } from '../http/auth.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { CALLBACK_EVENTS } from '../callbacks/events.js';
+import { CALLBACK_EVENTS } from '../callbacks/index.js';
 import { ChannelType } from '../http/schemas.js';
 import { LIMITS } from './validateMessage.js';
 

@@ -1,7 +1,8 @@
-import { insertEventsCte, priceExtra, wantsEvent } from '../callbacks/eventSql.js';
+import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
+import { eventSelect, insertEventsCte, priceExtra, wantsEvent } from '../callbacks/index.js';
 import type { Queryable } from '../db/db.js';
-import { DEFAULT_TTL_SECONDS } from '../schedule/sendWindow.js';
-import type { Subscriber } from '../numbering/subscriber.js';
+import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
+import type { Subscriber } from '../numbering/index.js';
 import type { ValidMessage } from './validateMessage.js';
 
 /** How a message was sent (the message object's `sendingMethod`): through the API, or from the web pages. */
@@ -107,12 +108,21 @@ export async function messageInsertBatch(
        callback_target_id bigint, template_id bigint)
      RETURNING account_id, id, channel_type, total_parts, price, currency, callback_target_id, callback_events
      ),
-     price_events AS (
-       SELECT callback_target_id AS target_id, account_id, id AS message_id, 'price' AS event, channel_type,
-         NULL::text AS status, $2::timestamptz AS at, NULL::int AS error_code, ${priceExtra('inserted', 'inserted.price')} AS extra
-       FROM inserted
-       WHERE ${wantsEvent('inserted', "'price'")}
-     ),
+     price_events AS (${eventSelect(
+       {
+         targetId: 'callback_target_id',
+         accountId: 'account_id',
+         messageId: 'id',
+         event: "'price'",
+         channelType: 'channel_type',
+         status: 'NULL::text',
+         at: '$2::timestamptz',
+         errorCode: 'NULL::int',
+         extra: priceExtra('inserted', 'inserted.price'),
+       },
+       'inserted',
+       wantsEvent('inserted', "'price'"),
+     )}),
      ${insertEventsCte('price_events', 'ORDER BY message_id')}
      SELECT 1`,
     // Every message of the batch starts its history with the same entry.
@@ -133,4 +143,42 @@ export async function messageInsertBatch(
 export async function messageCount(db: Queryable, accountId: number): Promise<number> {
   const [row] = await db.query<{ n: number }>('SELECT count(*) AS n FROM messages WHERE account_id = $1', [accountId]);
   return row!.n;
+}
+
+/** An inbound message, as a provider's webhook brings it. */
+export interface NewInbound {
+  readonly accountId: number;
+  readonly id: string;
+  readonly at: Date;
+  readonly trafficCenterId: number;
+  readonly senderName: string;
+  readonly subscriber: string;
+  readonly country: string | null;
+  readonly text: string;
+  /** `connectorId:providerId`: a webhook sent again stores nothing twice. */
+  readonly providerMessageId: string;
+}
+
+/** Stores an inbound WhatsApp message; undefined when the provider sent it before. */
+export async function messageInsertInbound(db: Queryable, m: NewInbound): Promise<MessageRow | undefined> {
+  const [row] = await db.query<MessageRow>(
+    `INSERT INTO messages (account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id, sender_name,
+       destination, country, content, total_parts, status, status_at, history, provider_message_id)
+     VALUES ($1, $2, $3, 'WHATSAPP', 'inbound', 'API', $4, $5, $6, $7, $8, 1, 'inbound_sent', $3, $9, $10)
+     ON CONFLICT (account_id, provider_message_id) WHERE provider_message_id IS NOT NULL DO NOTHING
+     RETURNING ${MESSAGE_COLUMNS}`,
+    [
+      m.accountId,
+      m.id,
+      m.at,
+      m.trafficCenterId,
+      m.senderName,
+      m.subscriber,
+      m.country,
+      JSON.stringify({ contentType: 'text', text: m.text }),
+      JSON.stringify([{ status: 'inbound_sent', at: m.at.toISOString() }]),
+      m.providerMessageId,
+    ],
+  );
+  return row;
 }

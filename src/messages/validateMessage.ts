@@ -1,8 +1,8 @@
-import { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem, maskCallbackUrl } from '../callbacks/callbackUrl.js';
-import { type CallbackEvent, isCallbackEvent } from '../callbacks/events.js';
+import { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem, maskCallbackUrl } from '../callbacks/index.js';
+import { type CallbackEvent, isCallbackEvent } from '../callbacks/index.js';
 import { herald, showValue } from '../errors/catalogue.js';
-import { linkCount, MAX_LINKS_PER_MESSAGE } from '../links/shortLinks.js';
-import { SENDER_NAME_MAX_LENGTH } from '../senderNames/senderNames.js';
+import { linkCount, MAX_LINKS_PER_MESSAGE } from '../links/index.js';
+import { SENDER_NAME_MAX_LENGTH } from '../senderNames/index.js';
 import { type Channel, isChannel } from '../shared/channels.js';
 import { charCount, isPlainObject } from '../shared/text.js';
 import { formatLocalTime, parseLocalTime } from '../util/time.js';

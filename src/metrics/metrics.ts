@@ -1,8 +1,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { CallbackSender } from '../callbacks/callbackSender.js';
-import type { ConnectorState } from '../connectors/connector.js';
+import type { CallbackSender } from '../callbacks/index.js';
+import type { ConnectorState } from '../connectors/index.js';
 import type { Db } from '../db/db.js';
-import type { DeliveryWriter } from '../delivery/deliveryWriter.js';
+import type { DeliveryWriter } from '../delivery/index.js';
 import type { Clock } from '../util/clock.js';
 import { callbackBacklog, queueFigures } from './metricsSql.js';
 

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db.js';
-import { ledgerAppend } from '../accounts/ledgerSql.js';
+import { ledgerAppend } from '../accounts/index.js';
 import { fromMicros, type Micros, toMicros } from './amount.js';
 
 export interface Charge {

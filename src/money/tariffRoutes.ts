@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { accountGetOr404 } from '../accounts/accounts.js';
+import { accountGetOr404 } from '../accounts/index.js';
 import { herald } from '../errors/catalogue.js';
 import { requireAdmin } from '../http/auth.js';
 import { ChannelType, errorResponses, Id, IdParam } from '../http/schemas.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import metadata from 'libphonenumber-js/metadata.max.json';
-import { isValidZone } from '../schedule/zonedTime.js';
+import { isValidZone } from '../schedule/index.js';
 
 /** The bundled copy of libphonenumber's prefix-to-time-zones data; see assets/timezones/README.md. */
 export const BUNDLED_PREFIX_ZONES = fileURLToPath(new URL('../../assets/timezones/map_data.txt', import.meta.url));

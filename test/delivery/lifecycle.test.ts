@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
 import { messageExpireDue } from '../../src/delivery/deliverySql.js';
 import { DeliveryWriter } from '../../src/delivery/deliveryWriter.js';
-import type { CarrierReceipt } from '../../src/delivery/receiptSql.js';
+import type { CarrierReceipt } from '../../src/connectors/connector.js';
 import { applyReceipts } from '../../src/delivery/receipts.js';
 import { DELIVERY_ERRORS } from '../../src/delivery/statuses.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';

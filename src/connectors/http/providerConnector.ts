@@ -1,6 +1,6 @@
 import type { Clock } from '../../util/clock.js';
 import type { ProviderConnectorConfig, ProviderType } from '../../config/configFile.js';
-import type { CarrierReceipt, ReceiptState } from '../../delivery/receiptSql.js';
+import type { CarrierReceipt, ReceiptState } from '../connector.js';
 import { isPlainObject } from '../../shared/text.js';
 import type { OutboundMessage } from '../connector.js';
 import { HttpConnector, type ProviderRequest } from './httpConnector.js';

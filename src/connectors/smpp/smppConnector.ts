@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import smpp from 'smpp';
 import './gsmCoderCache.js';
 import type { SmppConnectorConfig } from '../../config/configFile.js';
-import type { CarrierReceipt } from '../../delivery/receiptSql.js';
+import type { CarrierReceipt } from '../connector.js';
 import type { Connector, ConnectorState, OutboundMessage, ReceiptSink, SubmitOutcome } from '../connector.js';
 import { Throttle } from '../throttle.js';
 import { type Clock, type ClockTimer, systemClock } from '../../util/clock.js';

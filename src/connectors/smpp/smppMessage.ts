@@ -1,5 +1,5 @@
-import { gsmEncode } from '../../sms/gsm7.js';
-import { smsSplit } from '../../sms/parts.js';
+import { gsmEncode } from '../../sms/index.js';
+import { smsSplit } from '../../sms/index.js';
 
 /** data_coding values: 0 is the SMSC default alphabet, GSM 03.38 (not IA5, which is 1); 8 is UCS-2. */
 export const DATA_CODING = { gsm7: 0x00, ucs2: 0x08 } as const;

@@ -1,0 +1,12 @@
+/** What other parts of Herald may use of callbacks/; everything else in the folder is its own. */
+export { callbackRoutes } from './callbackRoutes.js';
+export { CallbackSender, DEFAULT_SENDER_OPTIONS } from './callbackSender.js';
+export type { CallbackSenderOptions } from './callbackSender.js';
+export { CallbackTargets } from './callbackTargets.js';
+export { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem, maskCallbackUrl } from './callbackUrl.js';
+export { inDelivery } from './deliverySql.js';
+export { PRICE_EVENT_ORDER, callbackEventInsert, eventSelect, insertEventsCte, laneSql, priceExtra, statusEventsCte, statusEventsSelect, wantsEvent } from './eventSql.js';
+export { CALLBACK_EVENTS, isCallbackEvent } from './events.js';
+export type { CallbackEvent } from './events.js';
+export { callbackJobs } from './jobs.js';
+export type { EventColumns, NewEvent } from './eventSql.js';
