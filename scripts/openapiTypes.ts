@@ -32,7 +32,8 @@ export async function openapiDocument(): Promise<OpenAPI3> {
   // What route registration reads (measured with a recording Proxy: config, configFile, log, adminToken; clock
   // only into closures). Handlers keep ctx and read the database per request, which never happens here.
   // test/web/apiTypes.test.ts checks that this document is the one a running Herald serves.
-  const ctx = { config: loadConfig({}), configFile: EMPTY_CONFIG_FILE, log: pino({ level: 'silent' }), adminToken: undefined };
+  const log = pino({ level: 'silent' });
+  const ctx = { config: loadConfig({}), configFile: EMPTY_CONFIG_FILE, log, adminToken: undefined };
   const app = await buildServer(ctx as unknown as AppContext, ROUTES);
   try {
     return app.swagger() as unknown as OpenAPI3;

@@ -94,8 +94,9 @@ export function makeErrorHandler(bodyLimit: number) {
     }
     // 429 4290 and the 503s of a busy gate say when to come back.
     if (mapped.params.retryAfter !== undefined) reply.header('retry-after', String(mapped.params.retryAfter));
-    // Refused before its body was read (no route, no credentials, unknown connector): Node would read the rest of
-    // the body, 15 MB for a 15 MB request, to keep the connection; closing it ends the upload instead.
+    // Refused before its body was read (no route, no credentials, no such connector): as Fastify does for a body it
+    // refuses, the connection is closed rather than kept, so that Herald does not read the rest of a body it will
+    // not use (Node would, 15 MB for a 15 MB request, to reuse the connection).
     if (!request.raw.complete) reply.header('connection', 'close');
     if (mapped.errorName === 'databaseUnavailable') {
       request.log.warn({ err: error }, 'database unavailable');

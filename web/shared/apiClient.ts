@@ -17,10 +17,18 @@ type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
 
 /** The path templates that have an operation with this method. */
-export type ApiPath<M extends Method> = { [P in keyof paths]: [Operation<P, M>] extends [never] ? never : P }[keyof paths];
+export type ApiPath<M extends Method> = {
+  [P in keyof paths]: [Operation<P, M>] extends [never] ? never : P;
+}[keyof paths];
 
 type Json<R> = R extends { content: { 'application/json': infer B } } ? B : undefined;
-type Success<Rs> = Rs extends { 200: infer R } ? Json<R> : Rs extends { 201: infer R } ? Json<R> : Rs extends { 202: infer R } ? Json<R> : undefined;
+type Success<Rs> = Rs extends { 200: infer R }
+  ? Json<R>
+  : Rs extends { 201: infer R }
+    ? Json<R>
+    : Rs extends { 202: infer R }
+      ? Json<R>
+      : undefined;
 
 /** The body of an operation's success answer (200, 201 or 202); undefined for 204. */
 export type Answer<P extends ApiPath<M>, M extends Method> = Success<Operation<P, M>['responses']>;
@@ -32,11 +40,13 @@ type JsonBody<R> = R extends { content: { 'application/json': infer B } } ? B : 
 /** The JSON body an operation takes. */
 export type RequestBody<P extends ApiPath<M>, M extends Method> = JsonBody<NonNullable<Operation<P, M>['requestBody']>>;
 
-type Parameters<P extends keyof paths, M extends Method> = Operation<P, M>['parameters'];
+type OperationParameters<P extends keyof paths, M extends Method> = Operation<P, M>['parameters'];
 /** Query strings and path segments are text on the wire: names are checked, values are whatever prints right. */
 type Text = string | number | boolean | null | undefined;
 
-type PathPart<O> = O extends { path: infer X } ? { readonly params: { readonly [K in keyof X]: string | number } } : { readonly params?: never };
+type PathPart<O> = O extends { path: infer X }
+  ? { readonly params: { readonly [K in keyof X]: string | number } }
+  : { readonly params?: never };
 type QueryPart<O> = O extends { query?: infer Q }
   ? [NonNullable<Q>] extends [never]
     ? { readonly query?: never }
@@ -45,14 +55,18 @@ type QueryPart<O> = O extends { query?: infer Q }
 type BodyPart<B> = [B] extends [never] ? { readonly body?: never } : { readonly body: B };
 
 /** What a call takes besides its path: `params` fill the template, `query` and `body` as the operation takes them. */
-export type CallOptions<P extends ApiPath<M>, M extends Method> = { readonly signal?: AbortSignal } & PathPart<Parameters<P, M>> &
-  QueryPart<Parameters<P, M>> &
+export type CallOptions<P extends ApiPath<M>, M extends Method> = { readonly signal?: AbortSignal } &
+  PathPart<OperationParameters<P, M>> &
+  QueryPart<OperationParameters<P, M>> &
   BodyPart<RequestBody<P, M>>;
 
 /** The options argument, optional when the operation needs none. */
 type Rest<O> = {} extends O ? [options?: O] : [options: O];
 
-type Call<M extends Method> = <P extends ApiPath<M>>(path: P, ...options: Rest<CallOptions<P, M>>) => Promise<Answer<P, M>>;
+type Call<M extends Method> = <P extends ApiPath<M>>(
+  path: P,
+  ...options: Rest<CallOptions<P, M>>
+) => Promise<Answer<P, M>>;
 
 /** One call per method, each with the `Authorization` header of {@link apiClient}'s `auth`. */
 export interface ApiClient {

@@ -1,9 +1,9 @@
-import type { Answer } from './apiClient.js';
+import type { Answer, Item } from './apiClient.js';
 import { formatTime } from './format.js';
 import { ConfirmButton, ListTable } from './ui.js';
 
 /** An API key as the client API (/api/v1/api-keys) or the operator API (/admin/v1/accounts/{id}/tokens) lists it. */
-export type KeyRow = Answer<'/api/v1/api-keys', 'get'>['items'][number] | Answer<'/admin/v1/accounts/{id}/tokens', 'get'>['items'][number];
+export type KeyRow = Item<Answer<'/api/v1/api-keys', 'get'>> | Item<Answer<'/admin/v1/accounts/{id}/tokens', 'get'>>;
 
 /** The table of an account's API keys, with a two-click Revoke on each live one. */
 export function KeysTable({

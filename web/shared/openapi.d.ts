@@ -1593,7 +1593,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with login and password, or with a system API key (TOKEN_2)
-         * @description Body: `{login, password}` or `{token}`. Wrong credentials, or a token that is not a live system API key, -> 401 4012, counted against the failed-authentication limit of the client address (429 4290); a blocked account -> 403 4032. No Authorization header.
+         * @description Body: `{login, password}` or `{token}`. Wrong credentials, or a token that is not a live system API key, -> 401 4012, counted against the failed-authentication limit of the client address (429 4290, charged before the password is checked); a blocked account -> 403 4032; more sign-ins in progress than Herald hashes at once and queues -> 503 5035 with Retry-After; a body over 8 KiB -> 413 4130. No Authorization header.
          */
         post: {
             parameters: {
@@ -1662,6 +1662,15 @@ export interface paths {
                 };
                 /** @description Error */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3231,7 +3240,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a sender name already Approved (start date now unless given) */
+        /**
+         * Create a sender name already Approved (start date now unless given)
+         * @description A WHATSAPP name whose number another account already has approved -> 409 4091 (one owner per number).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3381,7 +3393,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve a sender name from a start date (now unless given) */
+        /**
+         * Approve a sender name from a start date (now unless given)
+         * @description A WHATSAPP name whose number another account already has approved -> 409 4091 (one owner per number).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3426,6 +3441,15 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -23,15 +23,16 @@ export interface LargeBodyReply {
  * headers): a pooled connection, shared with the victim's requests, would fail theirs too when it closes.
  */
 function post(url: string, path: string, body: Buffer, headers: Record<string, string>): Promise<LargeBodyReply> {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const sent = request(`${url}${path}`, { method: 'POST', agent: false, headers: { ...headers, 'content-length': String(body.length) } }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
-      response.on('error', reject);
+      response.on('error', (error: NodeJS.ErrnoException) => resolve({ status: 0, body: { reset: error.code } }));
     });
-    // Writing the rest of a refused body fails once Herald closes: the answer has come (or the error is the answer).
-    sent.on('error', reject);
+    // Herald may close the connection on a body it refused (Fastify does, so that the client stops sending): the
+    // reset can come before the answer is read. That is a refusal too, recorded as status 0 with the socket's code.
+    sent.on('error', (error: NodeJS.ErrnoException) => resolve({ status: 0, body: { reset: error.code } }));
     sent.end(body);
   });
 }
