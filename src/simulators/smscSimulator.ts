@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import smpp from 'smpp';
-import '../connectors/smpp/gsmCoderCache.js';
+import '../shared/gsmCoderCache.js';
 import { receiptTlvs, ShortMessagePdu, type ShortMessageFields, ShortMessageResp, type Tlv } from '../connectors/index.js';
 import { corkUntilNextTick } from '../connectors/index.js';
 import { outcomeOf, SIM_UNDELIVERED_ERROR } from './outcomes.js';

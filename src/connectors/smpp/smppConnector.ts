@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import smpp from 'smpp';
-import './gsmCoderCache.js';
+import '../../shared/gsmCoderCache.js';
 import type { SmppConnectorConfig } from '../../config/configFile.js';
 import type { CarrierReceipt } from '../connector.js';
 import type { Connector, ConnectorState, OutboundMessage, ReceiptSink, SubmitOutcome } from '../connector.js';
