@@ -20,10 +20,10 @@ module.exports = {
     },
     {
       name: 'root-through-index',
-      comment: "main.ts, cli.ts and context.ts compose capabilities through their index.ts too.",
+      comment: "main.ts, cli.ts and context.ts compose capabilities through their index.ts, and routes.ts for routes.",
       severity: 'error',
       from: { path: '^src/[^/]+\\.ts$' },
-      to: { path: '^src/([^/]+)/.+', pathNot: ['^src/[^/]+/index\\.ts$', BELOW, '^src/(config|http)/'] },
+      to: { path: '^src/([^/]+)/.+', pathNot: ['^src/[^/]+/(index|routes)\\.ts$', BELOW, '^src/(config|http)/'] },
     },
     {
       name: 'layers-know-no-capability',

@@ -1,5 +1,4 @@
 /** What other parts of Herald may use of callbacks/; everything else in the folder is its own. */
-export { callbackRoutes } from './callbackRoutes.js';
 export { CallbackSender, DEFAULT_SENDER_OPTIONS } from './callbackSender.js';
 export type { CallbackSenderOptions } from './callbackSender.js';
 export { CallbackTargets } from './callbackTargets.js';

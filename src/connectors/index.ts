@@ -1,5 +1,4 @@
 /** What other parts of Herald may use of connectors/; everything else in the folder is its own. */
-export { adminConnectorRoutes } from './adminRoutes.js';
 export type { Connector, ConnectorState, OutboundMessage, ReceiptSink } from './connector.js';
 export { ConnectorStatusWriter } from './connectorStatus.js';
 export type { WhatsappInbound } from './http/whatsappConnector.js';
@@ -7,5 +6,4 @@ export { Router, buildConnectors } from './registry.js';
 export { corkUntilNextTick } from './smpp/corkedWrites.js';
 export { ShortMessagePdu, ShortMessageResp, receiptTlvs } from './smpp/hotPdus.js';
 export type { ShortMessageFields, Tlv } from './smpp/hotPdus.js';
-export { webhookRoutes } from './webhookRoutes.js';
 export type { CarrierReceipt, ReceiptState } from './connector.js';

@@ -1,2 +1,1 @@
 /** What other parts of Herald may use of conversions/; everything else in the folder is its own. */
-export { conversionRoutes } from './conversionRoutes.js';

@@ -1,4 +1,3 @@
 /** What other parts of Herald may use of inbound/; everything else in the folder is its own. */
 export { receiveInbound } from './inbound.js';
-export { adminInboundRoutes, inboundRoutes } from './inboundRoutes.js';
 export { trafficCenterDefault, trafficCenterHold } from './trafficCenterSql.js';

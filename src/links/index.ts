@@ -1,4 +1,3 @@
 /** What other parts of Herald may use of links/; everything else in the folder is its own. */
-export { linkRoutes } from './linkRoutes.js';
 export { MAX_LINKS_PER_MESSAGE, linkCount, shortLinkInsert, shortenText } from './shortLinks.js';
 export type { ShortLink } from './shortLinks.js';

@@ -1,10 +1,8 @@
 /** What other parts of Herald may use of messages/; everything else in the folder is its own. */
 export { VOICECODE_SENDER_NAME } from './channelContent.js';
 export { normaliseDestination } from './destination.js';
-export { lookupRoutes } from './lookupRoutes.js';
 export { MESSAGE_COLUMNS, messageToApi } from './messageObject.js';
 export type { MessageRow } from './messageObject.js';
-export { messageRoutes } from './messageRoutes.js';
 export { validateWhatsappContent } from './whatsappContent.js';
 export { messageInsertInbound } from './messageSql.js';
 export type { NewInbound } from './messageSql.js';

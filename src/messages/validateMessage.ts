@@ -65,11 +65,19 @@ export const LIMITS = {
   /** Herald's own bounds on tags (the spec sets none): enough for any reporting scheme, small enough to index. */
   tags: 20,
   tagLength: 64,
+  // Read when used, not when this module loads: the capabilities that own these bounds may load after it (their
+  // index files and this one reach each other through the routes they export).
   /** Ceilings on free-form strings, on every channel. */
-  senderName: SENDER_NAME_MAX_LENGTH,
-  callbackUrl: CALLBACK_URL_MAX_LENGTH,
+  get senderName(): number {
+    return SENDER_NAME_MAX_LENGTH;
+  },
+  get callbackUrl(): number {
+    return CALLBACK_URL_MAX_LENGTH;
+  },
   /** With `shortUrl: true` (links/shortLinks.ts says why). */
-  linksPerMessage: MAX_LINKS_PER_MESSAGE,
+  get linksPerMessage(): number {
+    return MAX_LINKS_PER_MESSAGE;
+  },
 } as const;
 
 // "Letters of any case, digits, underscore" (spec 2.1): letters of every script, as a \w that knows Unicode.

@@ -1,4 +1,3 @@
 /** What other parts of Herald may use of metrics/; everything else in the folder is its own. */
 export { Metrics } from './metrics.js';
 export { queueFigures } from './metricsSql.js';
-export { opsRoutes } from './opsRoutes.js';

@@ -2,6 +2,5 @@
 export { fromMicros, toMicros } from './amount.js';
 export type { Micros } from './amount.js';
 export { reserveCharges } from './reservation.js';
-export { adminTariffRoutes } from './tariffRoutes.js';
 export { tariffReplaceFromConfig } from './tariffSql.js';
 export { Tariffs } from './tariffs.js';

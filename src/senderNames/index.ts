@@ -1,5 +1,3 @@
 /** What other parts of Herald may use of senderNames/; everything else in the folder is its own. */
-export { adminSenderNameRoutes } from './adminRoutes.js';
-export { senderNameRoutes } from './senderNameRoutes.js';
 export { senderNameExists, senderNameInsert, senderNameWhatsappOwner, whatsappNumberOf } from './senderNameSql.js';
 export { SENDER_NAME_MAX_LENGTH, activeSenderNames } from './senderNames.js';

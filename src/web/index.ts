@@ -1,2 +1,1 @@
 /** What other parts of Herald may use of web/; everything else in the folder is its own. */
-export { webRoutes } from './webRoutes.js';

@@ -1,6 +1,6 @@
 import smpp from 'smpp';
 import { describe, expect, it } from 'vitest';
-import '../../src/connectors/smpp/gsmCoderCache.js';
+import '../../src/shared/gsmCoderCache.js';
 import { DeliverSmResp, receiptTlvs, ShortMessagePdu, ShortMessageResp, SubmitSm, type SubmitSmFields } from '../../src/connectors/smpp/hotPdus.js';
 import { relativeTime, smsPdus, sourceAddress } from '../../src/connectors/smpp/smppMessage.js';
 
