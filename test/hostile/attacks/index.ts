@@ -8,6 +8,7 @@ import { templatePatterns } from './templatePatterns.js';
 import { unencodableLinks } from './unencodableLinks.js';
 import { largeBodies } from './largeBodies.js';
 import { lookalikeWhatsappName } from './lookalikeWhatsappName.js';
+import { revokedKeys } from './revokedKeys.js';
 import { signInGuessing } from './signInGuessing.js';
 
 /** What an attack may need of its surroundings: a local receiver for callbacks, the simulators' control endpoints. */
@@ -29,4 +30,5 @@ export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any, unknown>
   (s) => lookalikeWhatsappName(s.simulatorUrl),
   () => signInGuessing(),
   () => largeBodies(),
+  () => revokedKeys(),
 ];
