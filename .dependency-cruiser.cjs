@@ -20,7 +20,7 @@ module.exports = {
     },
     {
       name: 'root-through-index',
-      comment: "main.ts, cli.ts and context.ts compose capabilities through their index.ts, and routes.ts for routes.",
+      comment: 'main.ts, cli.ts and context.ts compose capabilities through their index.ts, and routes.ts for routes.',
       severity: 'error',
       from: { path: '^src/[^/]+\\.ts$' },
       to: { path: '^src/([^/]+)/.+', pathNot: ['^src/[^/]+/(index|routes)\\.ts$', BELOW, '^src/(config|http)/'] },

@@ -38,7 +38,10 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
   const dir = mkdtempSync(path.join(tmpdir(), 'herald-bench-'));
   const configPath = path.join(dir, 'herald.json');
   const sms = simulators.configFile.connectors.filter((c) => c.type === 'smpp');
-  writeFileSync(configPath, JSON.stringify({ connectors: sms, routes: simulators.configFile.routes.filter((r) => r.channel === 'SMS') }));
+  writeFileSync(
+    configPath,
+    JSON.stringify({ connectors: sms, routes: simulators.configFile.routes.filter((r) => r.channel === 'SMS') }),
+  );
   const receiver = options.callbacks ? await startCountingReceiver() : undefined;
   const env = {
     HERALD_CALLBACK_ALLOW_PRIVATE: 'true',
@@ -95,13 +98,15 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
             body,
           });
           const text = await response.body.text();
-          if (response.statusCode !== 200 || !text.startsWith('{"errors":false')) throw new Error(`send failed: ${text.slice(0, 200)}`);
+          if (response.statusCode !== 200 || !text.startsWith('{"errors":false'))
+            throw new Error(`send failed: ${text.slice(0, 200)}`);
           postLatencies.push(performance.now() - t0);
         }
       }),
     );
     const acceptedAt = performance.now();
-    if (process.env.BENCH_VERBOSE) process.stdout.write(`  all accepted after ${((acceptedAt - start) / 1000).toFixed(1)} s\n`);
+    if (process.env.BENCH_VERBOSE)
+      process.stdout.write(`  all accepted after ${((acceptedAt - start) / 1000).toFixed(1)} s\n`);
     const total = batches * 1000;
     // Done when no message waits to be sent or for its receipt: both sets are small partial indexes, so polling
     // them costs the database next to nothing (a count(*) over all messages would weigh on the figure).
@@ -113,21 +118,30 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       if (!waiting.rows[0].busy) break;
       if (process.env.BENCH_VERBOSE && Math.random() < 0.05) {
         const c = await db.query('SELECT status, count(*)::int AS n FROM messages GROUP BY status');
-        process.stdout.write(`  ${((performance.now() - start) / 1000).toFixed(1)} s: ${JSON.stringify(Object.fromEntries(c.rows.map((r) => [r.status, r.n])))}\n`);
+        process.stdout.write(
+          `  ${((performance.now() - start) / 1000).toFixed(1)} s: ${JSON.stringify(Object.fromEntries(c.rows.map((r) => [r.status, r.n])))}\n`,
+        );
       }
       if (performance.now() - acceptedAt > 600_000) throw new Error('not all delivered after 10 minutes');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    if (process.env.BENCH_VERBOSE) process.stdout.write(`  all delivered after ${((performance.now() - start) / 1000).toFixed(1)} s, ${receiver?.count() ?? 0} callbacks\n`);
+    if (process.env.BENCH_VERBOSE)
+      process.stdout.write(
+        `  all delivered after ${((performance.now() - start) / 1000).toFixed(1)} s, ${receiver?.count() ?? 0} callbacks\n`,
+      );
     if (receiver) {
       while (receiver.count() < total) {
-        if (performance.now() - acceptedAt > 600_000) throw new Error(`only ${receiver.count()} of ${total} callbacks after 10 minutes`);
+        if (performance.now() - acceptedAt > 600_000)
+          throw new Error(`only ${receiver.count()} of ${total} callbacks after 10 minutes`);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     }
     const elapsed = (performance.now() - start) / 1000;
     const samples = rss?.stop() ?? [];
-    const delivered = await db.query("SELECT count(*)::int AS n FROM messages WHERE account_id = $1 AND status = 'delivered'", [account.id]);
+    const delivered = await db.query(
+      "SELECT count(*)::int AS n FROM messages WHERE account_id = $1 AND status = 'delivered'",
+      [account.id],
+    );
     if (delivered.rows[0].n !== total) throw new Error(`${delivered.rows[0].n} of ${total} delivered`);
     const latency = await db.query(
       `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99
@@ -151,7 +165,12 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
         : [
             { name: 'end to end: accept -> delivered p50', value: Number(latency.rows[0].p50), unit: 'ms' },
             { name: 'end to end: accept -> delivered p99', value: Number(latency.rows[0].p99), unit: 'ms' },
-            { name: 'end to end: POST latency p50', value: percentile(postLatencies, 50), unit: 'ms', note: 'while the pipeline runs' },
+            {
+              name: 'end to end: POST latency p50',
+              value: percentile(postLatencies, 50),
+              unit: 'ms',
+              note: 'while the pipeline runs',
+            },
           ]),
     ];
   } finally {
@@ -164,7 +183,12 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
 }
 
 /** A callback receiver that only counts the events it gets (answering 200 at once). */
-export async function startCountingReceiver(): Promise<{ url: string; count(): number; posts(): number; stop(): Promise<void> }> {
+export async function startCountingReceiver(): Promise<{
+  url: string;
+  count(): number;
+  posts(): number;
+  stop(): Promise<void>;
+}> {
   let events = 0;
   let posts = 0;
   const server = createServer((req, res) => {
@@ -174,7 +198,8 @@ export async function startCountingReceiver(): Promise<{ url: string; count(): n
       posts++;
       // Count events without parsing: every event has exactly one "callback_event" key.
       const body = Buffer.concat(chunks);
-      for (let at = body.indexOf('"callback_event"'); at !== -1; at = body.indexOf('"callback_event"', at + 16)) events++;
+      for (let at = body.indexOf('"callback_event"'); at !== -1; at = body.indexOf('"callback_event"', at + 16))
+        events++;
       res.writeHead(200).end();
     });
   });
@@ -218,14 +243,31 @@ function sampleRss(pid: number, everyMs: number): { stop(): number[] } {
  * The soak's figures: peak RSS, and its growth after warm-up: the peak of the last 40% of the run against the
  * peak of the 40% before it (the first 20% is warm-up: JIT, pools, buffers). A leak shows as steady growth.
  */
-function soakFigures(samples: readonly number[], total: number, elapsed: number, options: EndToEndOptions): BenchFigure[] {
-  const at = (from: number, to: number): number => Math.max(...samples.slice(Math.floor(samples.length * from), Math.ceil(samples.length * to)));
+function soakFigures(
+  samples: readonly number[],
+  total: number,
+  elapsed: number,
+  _options: EndToEndOptions,
+): BenchFigure[] {
+  const at = (from: number, to: number): number =>
+    Math.max(...samples.slice(Math.floor(samples.length * from), Math.ceil(samples.length * to)));
   const middle = at(0.2, 0.6);
   const last = at(0.6, 1);
   const what = `${total} SMS with delivered callbacks, 1 process (all), ${elapsed.toFixed(0)} s, ${samples.length} samples`;
   return [
-    { name: 'soak: accepted -> callback', value: total / elapsed, unit: 'msg/s', target: { op: '>=', value: 10_000 }, note: what },
-    { name: 'soak: peak RSS', value: Math.max(...samples), unit: 'MiB', note: `warm-up (first 20%) peak ${at(0, 0.2).toFixed(0)} MiB` },
+    {
+      name: 'soak: accepted -> callback',
+      value: total / elapsed,
+      unit: 'msg/s',
+      target: { op: '>=', value: 10_000 },
+      note: what,
+    },
+    {
+      name: 'soak: peak RSS',
+      value: Math.max(...samples),
+      unit: 'MiB',
+      note: `warm-up (first 20%) peak ${at(0, 0.2).toFixed(0)} MiB`,
+    },
     {
       name: 'soak: RSS growth after warm-up',
       value: ((last - middle) / middle) * 100,

@@ -58,9 +58,24 @@ export async function benchHostile(options: { schema: BenchSchema; rounds: numbe
       const note = `${f.send.n} victim sends and pings`;
       figures.push(
         { name: `hostile: ${attack.name}: victim send p50`, value: f.send.p50, unit: 'ms', note },
-        { name: `hostile: ${attack.name}: victim send p99`, value: f.send.p99, unit: 'ms', target: { op: '<=', value: VICTIM_P99_MS } },
-        { name: `hostile: ${attack.name}: victim ping p99`, value: f.ping.p99, unit: 'ms', target: { op: '<=', value: VICTIM_P99_MS } },
-        { name: `hostile: ${attack.name}: event-loop delay p99`, value: f.eventLoopP99Ms, unit: 'ms', target: { op: '<=', value: EVENT_LOOP_P99_MS } },
+        {
+          name: `hostile: ${attack.name}: victim send p99`,
+          value: f.send.p99,
+          unit: 'ms',
+          target: { op: '<=', value: VICTIM_P99_MS },
+        },
+        {
+          name: `hostile: ${attack.name}: victim ping p99`,
+          value: f.ping.p99,
+          unit: 'ms',
+          target: { op: '<=', value: VICTIM_P99_MS },
+        },
+        {
+          name: `hostile: ${attack.name}: event-loop delay p99`,
+          value: f.eventLoopP99Ms,
+          unit: 'ms',
+          target: { op: '<=', value: EVENT_LOOP_P99_MS },
+        },
       );
     }
   } finally {
@@ -77,8 +92,12 @@ export async function benchHostile(options: { schema: BenchSchema; rounds: numbe
 function metricsEventLoop(url: string): EventLoopProbe {
   const scrape = async (): Promise<{ p99Ms: number; maxMs: number }> => {
     const text = await (await fetch(`${url}/metrics`)).text();
-    const read = (name: string): number => Number(new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000;
-    return { p99Ms: read('herald_nodejs_eventloop_lag_p99_seconds'), maxMs: read('herald_nodejs_eventloop_lag_max_seconds') };
+    const read = (name: string): number =>
+      Number(new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000;
+    return {
+      p99Ms: read('herald_nodejs_eventloop_lag_p99_seconds'),
+      maxMs: read('herald_nodejs_eventloop_lag_max_seconds'),
+    };
   };
   return {
     start: async () => {

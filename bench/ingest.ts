@@ -31,7 +31,12 @@ function smsBatch(size: number, seed: number): Record<string, unknown>[] {
  * many connections, as the ceiling Herald is compared with.
  */
 export async function benchIngest(options: IngestOptions): Promise<BenchFigure[]> {
-  const env = { DATABASE_URL: options.schema.url, HERALD_ADMIN_TOKEN: ADMIN_TOKEN, HERALD_PORT: '0', HERALD_DB_POOL_SIZE: '8' };
+  const env = {
+    DATABASE_URL: options.schema.url,
+    HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
+    HERALD_PORT: '0',
+    HERALD_DB_POOL_SIZE: '8',
+  };
   // The first process migrates; the others find the schema ready.
   const first = await startHeraldProcess('api', env);
   const processes = [first];
@@ -57,7 +62,12 @@ export async function benchIngest(options: IngestOptions): Promise<BenchFigure[]
     await admin.close();
 
     const bodies = Array.from({ length: 16 }, (_, seed) => JSON.stringify(smsBatch(options.batch, seed)));
-    const http = await runClients(processes.map((p) => p.url), account.tokens.traffic, bodies, options);
+    const http = await runClients(
+      processes.map((p) => p.url),
+      account.tokens.traffic,
+      bodies,
+      options,
+    );
     // Every accepted message must be in the table: a benchmark of answers that stored nothing would be worthless.
     const stored = await countMessages(options.schema.url, account.id);
     if (stored !== http.acceptedTotal) throw new Error(`ingest: ${http.acceptedTotal} accepted but ${stored} stored`);
@@ -130,7 +140,8 @@ async function runClients(
         latencies.push(t1 - t0);
       } else {
         failures++;
-        if (failures === 1) process.stderr.write(`ingest: unexpected answer ${response.statusCode}: ${text.slice(0, 300)}\n`);
+        if (failures === 1)
+          process.stderr.write(`ingest: unexpected answer ${response.statusCode}: ${text.slice(0, 300)}\n`);
       }
     }
   };
@@ -144,14 +155,30 @@ async function runClients(
   await Promise.all(pools.map((p) => p.close()));
   if (failures > 0) throw new Error(`ingest: ${failures} requests failed`);
   latencies.sort((a, b) => a - b);
-  return { messagesPerSecond: accepted / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), acceptedTotal };
+  return {
+    messagesPerSecond: accepted / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    acceptedTotal,
+  };
 }
 
 /** The same rows as Herald stores them, by a plain parameterised multi-row INSERT. */
 async function runBareInsert(options: IngestOptions, accountId: number): Promise<{ rowsPerSecond: number }> {
   const columns = [
-    'account_id', 'id', 'created_at', 'channel_type', 'sender_name', 'destination', 'country', 'content', 'tags',
-    'total_parts', 'status', 'status_at', 'planned_send_at',
+    'account_id',
+    'id',
+    'created_at',
+    'channel_type',
+    'sender_name',
+    'destination',
+    'country',
+    'content',
+    'tags',
+    'total_parts',
+    'status',
+    'status_at',
+    'planned_send_at',
   ];
   const rows = smsBatch(options.batch, 99);
   const placeholders = rows
@@ -168,8 +195,19 @@ async function runBareInsert(options: IngestOptions, accountId: number): Promise
       const params: unknown[] = [];
       for (const row of rows) {
         params.push(
-          accountId, uuid7(), now, 'SMS', SENDER, row.destination, 'RU', JSON.stringify(row.content), ['bench'],
-          1, 'sending', now, now,
+          accountId,
+          uuid7(),
+          now,
+          'SMS',
+          SENDER,
+          row.destination,
+          'RU',
+          JSON.stringify(row.content),
+          ['bench'],
+          1,
+          'sending',
+          now,
+          now,
         );
       }
       await pool.query(sql, params);

@@ -54,8 +54,14 @@ export interface HeraldProcess {
 }
 
 /** Starts the built Herald (dist/) as a separate process and waits until it listens. */
-export async function startHeraldProcess(role: string, env: Record<string, string>, ready = /listening at (http:\/\/[^"\s]+)/): Promise<HeraldProcess> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('HERALD_') && k !== 'DATABASE_URL'));
+export async function startHeraldProcess(
+  role: string,
+  env: Record<string, string>,
+  ready = /listening at (http:\/\/[^"\s]+)/,
+): Promise<HeraldProcess> {
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('HERALD_') && k !== 'DATABASE_URL'),
+  );
   // BENCH_PROFILE=<dir>: Herald writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   // The same V8 flags as bin/herald.js's first line, unless BENCH_NODE_FLAGS says otherwise.
@@ -94,7 +100,7 @@ export function percentile(sorted: readonly number[], p: number): number {
 
 export function machineDescription(): string {
   const cpus = os.cpus();
-  return `${cpus.length} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 **30)} GiB, Node ${process.version}`;
+  return `${cpus.length} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 }
 
 export async function postgresVersion(): Promise<string> {
@@ -129,7 +135,11 @@ export function renderTable(figures: readonly BenchFigure[]): string {
   });
   const header = ['figure', 'measured', 'target', '', 'note'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 

@@ -4,12 +4,20 @@ import { benchEndToEnd } from './endToEnd.js';
 import { benchHostile } from './hostile.js';
 import { benchIngest } from './ingest.js';
 import { benchStatistics } from './statistics.js';
-import { type BenchFigure, createBenchSchema, machineDescription, meetsTarget, postgresVersion, renderTable } from './lib.js';
+import {
+  type BenchFigure,
+  createBenchSchema,
+  machineDescription,
+  meetsTarget,
+  postgresVersion,
+  renderTable,
+} from './lib.js';
 
 /**
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
- * (ingest,e2e,callbacks,e2e-callbacks,soak,statistics,hostile), BENCH_SOAK_MESSAGES, BENCH_STATS_MESSAGES, BENCH_DATABASE_URL.
+ * (ingest,e2e,callbacks,e2e-callbacks,soak,statistics,hostile), BENCH_SOAK_MESSAGES, BENCH_STATS_MESSAGES,
+ * BENCH_DATABASE_URL.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const clients = Number(process.env.BENCH_CLIENTS ?? 4);
@@ -23,7 +31,9 @@ const database = await postgresVersion();
 process.stdout.write(`Herald benchmarks on ${machine}; ${database}\n\n`);
 
 const figures: BenchFigure[] = [];
-async function inSchema(run: (schema: Awaited<ReturnType<typeof createBenchSchema>>) => Promise<BenchFigure[]>): Promise<void> {
+async function inSchema(
+  run: (schema: Awaited<ReturnType<typeof createBenchSchema>>) => Promise<BenchFigure[]>,
+): Promise<void> {
   const schema = await createBenchSchema();
   try {
     figures.push(...(await run(schema)));
@@ -40,7 +50,9 @@ if (wanted('ingest')) {
 if (wanted('e2e')) {
   process.stdout.write(`end to end: ${e2eMessages} SMS through SMPP...\n`);
   const split = process.env.BENCH_E2E_SPLIT === 'true';
-  await inSchema((schema) => benchEndToEnd({ schema, messages: e2eMessages, clients, delayMs: 20, split, callbacks: false }));
+  await inSchema((schema) =>
+    benchEndToEnd({ schema, messages: e2eMessages, clients, delayMs: 20, split, callbacks: false }),
+  );
 }
 if (wanted('callbacks')) {
   process.stdout.write('callbacks: 200,000 events to a local receiver...\n');
@@ -49,12 +61,16 @@ if (wanted('callbacks')) {
 if (wanted('e2e-callbacks')) {
   process.stdout.write(`end to end with callbacks: ${e2eMessages} SMS, each with its delivered callback...\n`);
   const split = process.env.BENCH_E2E_SPLIT === 'true';
-  await inSchema((schema) => benchEndToEnd({ schema, messages: e2eMessages, clients, delayMs: 20, split, callbacks: true }));
+  await inSchema((schema) =>
+    benchEndToEnd({ schema, messages: e2eMessages, clients, delayMs: 20, split, callbacks: true }),
+  );
 }
 if (wanted('soak')) {
   const messages = Number(process.env.BENCH_SOAK_MESSAGES ?? 1_000_000);
   process.stdout.write(`soak: ${messages} SMS end to end with callbacks, sampling Herald's memory...\n`);
-  await inSchema((schema) => benchEndToEnd({ schema, messages, clients, delayMs: 20, split: false, callbacks: true, soak: true }));
+  await inSchema((schema) =>
+    benchEndToEnd({ schema, messages, clients, delayMs: 20, split: false, callbacks: true, soak: true }),
+  );
 }
 if (wanted('statistics')) {
   const messages = Number(process.env.BENCH_STATS_MESSAGES ?? 1_000_000);

@@ -15,7 +15,11 @@ const RUNS = 15;
  * 30-day query of each grouping through the HTTP API, median of 15 runs (target 300 ms); the live query without
  * rollups is printed for comparison.
  */
-export async function benchStatistics(options: { schema: BenchSchema; messages: number; days: number }): Promise<BenchFigure[]> {
+export async function benchStatistics(options: {
+  schema: BenchSchema;
+  messages: number;
+  days: number;
+}): Promise<BenchFigure[]> {
   const env = { DATABASE_URL: options.schema.url, HERALD_PORT: '0', HERALD_ADMIN_TOKEN: ADMIN_TOKEN };
   const api = await startHeraldProcess('api', env);
   const client = new pg.Client({ connectionString: options.schema.url });
@@ -28,7 +32,11 @@ export async function benchStatistics(options: { schema: BenchSchema; messages: 
       body: JSON.stringify({ name: 'bench statistics' }),
     });
     const account = (await created.json()) as { id: number; tokens: { system: string; traffic: string } };
-    const [other] = (await client.query(`INSERT INTO accounts (name, currency, callback_secret, created_at, updated_at) VALUES ('other', 'RUB', 'secret', now(), now()) RETURNING id`)).rows;
+    const [other] = (
+      await client.query(
+        `INSERT INTO accounts (name, currency, callback_secret, created_at, updated_at) VALUES ('other', 'RUB', 'secret', now(), now()) RETURNING id`,
+      )
+    ).rows;
     const now = Date.now();
     const seedStart = performance.now();
     await seed(client, account.id, options.messages, now - options.days * DAY_MS, now);
@@ -39,12 +47,15 @@ export async function benchStatistics(options: { schema: BenchSchema; messages: 
 
     const query = async (groupBy: string): Promise<number> => {
       const started = performance.now();
-      const reply = await fetch(`${api.url}/api/v1/statistics?groupBy=${groupBy}`, { headers: { authorization: `Basic ${account.tokens.system}` } });
+      const reply = await fetch(`${api.url}/api/v1/statistics?groupBy=${groupBy}`, {
+        headers: { authorization: `Basic ${account.tokens.system}` },
+      });
       const body = (await reply.json()) as { total: { messages: number } };
       if (reply.status !== 200) throw new Error(`statistics answered ${reply.status}: ${JSON.stringify(body)}`);
       const elapsed = performance.now() - started;
       // The default range is the last 30 days: everything seeded but the part of the first day before it.
-      if (body.total.messages < options.messages * 0.95) throw new Error(`statistics counted ${body.total.messages} messages`);
+      if (body.total.messages < options.messages * 0.95)
+        throw new Error(`statistics counted ${body.total.messages} messages`);
       return elapsed;
     };
     const median = async (groupBy: string): Promise<{ p50: number; p95: number }> => {
@@ -60,8 +71,18 @@ export async function benchStatistics(options: { schema: BenchSchema; messages: 
     const rolled = await rollUpStatistics(db, new Date(now));
     const rollupSeconds = (performance.now() - rollupStart) / 1000;
     const figures: BenchFigure[] = [
-      { name: 'statistics, 30 days by day, no rollup', value: live.p50, unit: 'ms', note: `median of ${RUNS}, p95 ${live.p95.toFixed(0)} ms, ${options.messages} messages counted live` },
-      { name: 'statistics rollup', value: rollupSeconds, unit: 's', note: `${rolled.days} days of ${options.messages * 1.25} messages (2 accounts), once; later runs roll up one new day` },
+      {
+        name: 'statistics, 30 days by day, no rollup',
+        value: live.p50,
+        unit: 'ms',
+        note: `median of ${RUNS}, p95 ${live.p95.toFixed(0)} ms, ${options.messages} messages counted live`,
+      },
+      {
+        name: 'statistics rollup',
+        value: rollupSeconds,
+        unit: 's',
+        note: `${rolled.days} days of ${options.messages * 1.25} messages (2 accounts), once; later runs roll up one new day`,
+      },
     ];
     for (const groupBy of GROUPINGS) {
       const { p50, p95 } = await median(groupBy);
@@ -137,7 +158,8 @@ async function listFigures(url: string, token: string, messages: number): Promis
       const started = performance.now();
       const reply = await fetch(`${url}/api/v1/message?${query}`, { headers: { authorization: `Basic ${token}` } });
       const body = (await reply.json()) as { items?: unknown[] };
-      if (reply.status !== 200 || !body.items) throw new Error(`message list answered ${reply.status}: ${JSON.stringify(body).slice(0, 200)}`);
+      if (reply.status !== 200 || !body.items)
+        throw new Error(`message list answered ${reply.status}: ${JSON.stringify(body).slice(0, 200)}`);
       return performance.now() - started;
     };
     await call();

@@ -15,7 +15,11 @@ import { parseArgs } from 'node:util';
 const CI_TARGET_S = 6 * 60;
 
 const { values } = parseArgs({
-  options: { ci: { type: 'boolean', default: false }, runs: { type: 'string', default: '3' }, busy: { type: 'boolean', default: false } },
+  options: {
+    ci: { type: 'boolean', default: false },
+    runs: { type: 'string', default: '3' },
+    busy: { type: 'boolean', default: false },
+  },
 });
 const runs = Number(values.runs);
 if (!Number.isInteger(runs) || runs < 0 || runs > 20) throw new Error('--runs: an integer from 0 to 20');
@@ -28,13 +32,19 @@ function timed(label: string, command: string, args: string[], cwd: string): Pro
     const child = spawn(command, args, { cwd, stdio: ['ignore', 'ignore', 'inherit'], env: process.env });
     child.on('exit', (code) => {
       const seconds = (performance.now() - started) / 1000;
-      console.log(`${label}: ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${seconds.toFixed(0)} s (load average now ${loadavg()[0]!.toFixed(1)})`);
+      console.log(
+        `${label}: ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${seconds.toFixed(0)} s (load average now ${loadavg()[0]!.toFixed(1)})`,
+      );
       resolve({ seconds, ok: code === 0 });
     });
   });
 }
 
-console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(
+  `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 const busy = values.busy ? spawn('sh', ['-c', 'yes > /dev/null'], { stdio: 'ignore', detached: true }) : undefined;
 if (busy) console.log('one core kept busy by `yes > /dev/null`');
 let failed = false;

@@ -11,7 +11,14 @@ export function createLogger(level: LogLevel, destination?: pino.DestinationStre
     {
       level,
       redact: {
-        paths: ['req.headers.authorization', 'headers.authorization', '*.authorization', 'token', '*.token', 'password'],
+        paths: [
+          'req.headers.authorization',
+          'headers.authorization',
+          '*.authorization',
+          'token',
+          '*.token',
+          'password',
+        ],
         censor: '[redacted]',
       },
       serializers: {

@@ -134,7 +134,8 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
   const ownsDb = options.db === undefined;
   const closers: (() => Promise<void>)[] = [];
   const closeAll = async (): Promise<void> => {
-    for (const close of closers.reverse()) await close().catch((error: unknown) => log.error({ err: error }, 'shutdown step failed'));
+    for (const close of closers.reverse())
+      await close().catch((error: unknown) => log.error({ err: error }, 'shutdown step failed'));
     if (ownsDb) await db.close();
   };
 
@@ -171,9 +172,15 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     // Workers' statements give way to requests' on the embedded database (db.ts background()).
     const workDb = db.background?.() ?? db;
     const tuning = config.workers;
-    const writer = new DeliveryWriter(workDb, log, { maxBatch: tuning.writerBatch, lingerMs: tuning.writerLingerMs }, clock);
+    const writer = new DeliveryWriter(
+      workDb,
+      log,
+      { maxBatch: tuning.writerBatch, lingerMs: tuning.writerLingerMs },
+      clock,
+    );
     const wakeup = new Wakeup(clock);
-    const connectors = role === 'api' ? [] : buildConnectors(configFile, (receipts) => writer.receipts(receipts), log, clock);
+    const connectors =
+      role === 'api' ? [] : buildConnectors(configFile, (receipts) => writer.receipts(receipts), log, clock);
     let dispatcher: Dispatcher | undefined;
     let callbackSender: CallbackSender | undefined;
     const connectorStates = () => connectors.map((c) => c.state());
@@ -187,7 +194,13 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       noRouteRetryMs: tuning.noRouteRetryMs,
       ...options.dispatcher,
     };
-    const metrics = new Metrics({ db, clock, writer, connectors: connectorStates, callbackSender: () => callbackSender });
+    const metrics = new Metrics({
+      db,
+      clock,
+      writer,
+      connectors: connectorStates,
+      callbackSender: () => callbackSender,
+    });
     const ctx: AppContext = {
       config,
       configFile,
@@ -220,7 +233,8 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     let jobs: Jobs | undefined;
     let connectorStatus: ConnectorStatusWriter | undefined;
     if (role !== 'api') {
-      if (configFile.connectors.length === 0) log.warn('no connectors configured: messages wait in the queue until their deadline');
+      if (configFile.connectors.length === 0)
+        log.warn('no connectors configured: messages wait in the queue until their deadline');
       for (const connector of connectors) await connector.start();
       closers.push(async () => {
         await Promise.all(connectors.map((c) => c.stop()));
@@ -289,7 +303,21 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       if (banner.length > 0) process.stdout.write(`${banner.join('\n')}\n\n`);
     }
 
-    return { ctx, server, url, conversionUrl, demo, connectors, dispatcher, jobs, callbackSender, connectorStatus, writer, simulators, close: closeAll };
+    return {
+      ctx,
+      server,
+      url,
+      conversionUrl,
+      demo,
+      connectors,
+      dispatcher,
+      jobs,
+      callbackSender,
+      connectorStatus,
+      writer,
+      simulators,
+      close: closeAll,
+    };
   } catch (error) {
     await closeAll().catch(() => undefined);
     throw error;

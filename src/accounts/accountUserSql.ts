@@ -31,10 +31,15 @@ export async function accountUserInsert(
 }
 
 export async function accountUserList(db: Queryable, accountId: number): Promise<AccountUserRow[]> {
-  return db.query<AccountUserRow>(`SELECT ${USER_COLUMNS} FROM account_users WHERE account_id = $1 ORDER BY id`, [accountId]);
+  return db.query<AccountUserRow>(`SELECT ${USER_COLUMNS} FROM account_users WHERE account_id = $1 ORDER BY id`, [
+    accountId,
+  ]);
 }
 
-export async function accountUserFindByLogin(db: Queryable, login: string): Promise<AccountUserWithAccountRow | undefined> {
+export async function accountUserFindByLogin(
+  db: Queryable,
+  login: string,
+): Promise<AccountUserWithAccountRow | undefined> {
   const [row] = await db.query<AccountUserWithAccountRow>(
     `SELECT u.id, u.account_id, u.login, u.created_at, u.password_hash, a.name AS account_name, a.status AS account_status
      FROM account_users u JOIN accounts a ON a.id = u.account_id WHERE u.login = $1`,
@@ -51,12 +56,23 @@ export async function accountUserLock(tx: Queryable, id: number): Promise<boolea
 
 /** Deletes a user of the account; false when there is no such user. */
 export async function accountUserDelete(db: Queryable, accountId: number, id: number): Promise<boolean> {
-  const rows = await db.query('DELETE FROM account_users WHERE account_id = $1 AND id = $2 RETURNING id', [accountId, id]);
+  const rows = await db.query('DELETE FROM account_users WHERE account_id = $1 AND id = $2 RETURNING id', [
+    accountId,
+    id,
+  ]);
   return rows.length > 0;
 }
 
 /** Sets a user's password; false when the account has no such user. */
-export async function accountUserSetPassword(db: Queryable, accountId: number, id: number, passwordHash: string): Promise<boolean> {
-  const rows = await db.query('UPDATE account_users SET password_hash = $3 WHERE account_id = $1 AND id = $2 RETURNING id', [accountId, id, passwordHash]);
+export async function accountUserSetPassword(
+  db: Queryable,
+  accountId: number,
+  id: number,
+  passwordHash: string,
+): Promise<boolean> {
+  const rows = await db.query(
+    'UPDATE account_users SET password_hash = $3 WHERE account_id = $1 AND id = $2 RETURNING id',
+    [accountId, id, passwordHash],
+  );
   return rows.length > 0;
 }

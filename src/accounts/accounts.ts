@@ -83,7 +83,8 @@ export async function issueApiKey(
 ): Promise<{ row: TokenRow; token: string }> {
   const { type, trafficCenterId } = request;
   if (trafficCenterId !== undefined) {
-    if (type !== 'traffic') throw herald('invalidField', { field: 'trafficCenterId', value: 'only traffic keys are bound to a center' });
+    if (type !== 'traffic')
+      throw herald('invalidField', { field: 'trafficCenterId', value: 'only traffic keys are bound to a center' });
     if (!(await trafficCenterHold(db, accountId, trafficCenterId))) {
       throw herald('invalidField', { field: 'trafficCenterId', value: `${trafficCenterId} (no such center)` });
     }

@@ -6,7 +6,7 @@ import { Account, ApiKeyRequest, LedgerEntry, Token } from './accountSchemas.js'
 import type { Routes } from '../http/server.js';
 import { CHANNELS } from '../shared/channels.js';
 import { accountGetOr404, accountToApi, balanceOf, createAccount, issueApiKey, tokenToApi } from './accounts.js';
-import { accountCount, accountGet, accountList, accountUpdate } from './accountSql.js';
+import { accountCount, accountList, accountUpdate } from './accountSql.js';
 import { ledgerAppend, ledgerCount, ledgerList } from './ledgerSql.js';
 import { tokenList, tokenRevoke } from './tokenSql.js';
 import { isoUtc } from '../util/time.js';
@@ -42,7 +42,10 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
           { additionalProperties: false },
         ),
         response: {
-          201: Type.Intersect([Account, Type.Object({ tokens: Type.Object({ traffic: Type.String(), system: Type.String() }) })]),
+          201: Type.Intersect([
+            Account,
+            Type.Object({ tokens: Type.Object({ traffic: Type.String(), system: Type.String() }) }),
+          ]),
           ...errorResponses(401, 422),
         },
       },
@@ -61,7 +64,13 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
     '/admin/v1/accounts',
     {
       onRequest: admin.onRequest,
-      schema: { tags, summary: 'List accounts', security: admin.security, querystring: PageQuery, response: { 200: paginated(Account) } },
+      schema: {
+        tags,
+        summary: 'List accounts',
+        security: admin.security,
+        querystring: PageQuery,
+        response: { 200: paginated(Account) },
+      },
     },
     async (request) => {
       const page = request.query.page ?? 1;
@@ -76,7 +85,13 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
     '/admin/v1/accounts/:id',
     {
       onRequest: admin.onRequest,
-      schema: { tags, summary: 'Get an account', security: admin.security, params: IdParam, response: { 200: Account, ...errorResponses(404) } },
+      schema: {
+        tags,
+        summary: 'Get an account',
+        security: admin.security,
+        params: IdParam,
+        response: { 200: Account, ...errorResponses(404) },
+      },
     },
     async (request) => accountToApi(ctx.db, await mustGet(request.params.id)),
   );
@@ -140,7 +155,13 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
     '/admin/v1/accounts/:id/tokens',
     {
       onRequest: admin.onRequest,
-      schema: { tags, summary: "List an account's API keys (without secrets; web session tokens are not listed)", security: admin.security, params: IdParam, response: { 200: Type.Object({ items: Type.Array(Token) }) } },
+      schema: {
+        tags,
+        summary: "List an account's API keys (without secrets; web session tokens are not listed)",
+        security: admin.security,
+        params: IdParam,
+        response: { 200: Type.Object({ items: Type.Array(Token) }) },
+      },
     },
     async (request) => {
       const account = await mustGet(request.params.id);
@@ -186,8 +207,16 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
     async (request) => {
       const account = await mustGet(request.params.id);
       const { currency, amount, comment } = request.body;
-      if (amount === 0) throw herald('invalidField', { field: 'amount', value: '0 (an adjustment must change the balance)' });
-      await ledgerAppend(ctx.db, { accountId: account.id, currency, amount, kind: 'adjustment', comment: comment ?? null, now: ctx.clock.now() });
+      if (amount === 0)
+        throw herald('invalidField', { field: 'amount', value: '0 (an adjustment must change the balance)' });
+      await ledgerAppend(ctx.db, {
+        accountId: account.id,
+        currency,
+        amount,
+        kind: 'adjustment',
+        comment: comment ?? null,
+        now: ctx.clock.now(),
+      });
       return balanceOf(ctx.db, account.id, account.currency);
     },
   );

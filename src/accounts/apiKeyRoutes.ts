@@ -57,7 +57,12 @@ export const apiKeyRoutes: Routes = (app, ctx) => {
         if (maker.userId !== null && !(await accountUserLock(tx, maker.userId))) throw herald('badCredentials');
         return issueApiKey(tx, principal.accountId, request.body, ctx.clock.now(), maker);
       });
-      return reply.status(201).send({ id: created.row.id, type: created.row.type, token: created.token, createdAt: isoUtc(created.row.created_at)! });
+      return reply.status(201).send({
+        id: created.row.id,
+        type: created.row.type,
+        token: created.token,
+        createdAt: isoUtc(created.row.created_at)!,
+      });
     },
   );
 
@@ -78,7 +83,8 @@ export const apiKeyRoutes: Routes = (app, ctx) => {
       const principal = principalOf(request);
       const { id } = request.params;
       if (id === principal.tokenId) throw herald('keyInUse');
-      if (!(await tokenRevokeApiKey(ctx.db, principal.accountId, id, ctx.clock.now()))) throw herald('notFound', { what: `API key ${id}` });
+      if (!(await tokenRevokeApiKey(ctx.db, principal.accountId, id, ctx.clock.now())))
+        throw herald('notFound', { what: `API key ${id}` });
       return reply.status(204).send(null);
     },
   );

@@ -10,7 +10,9 @@ import { tokenRevokeSession } from './tokenSql.js';
 const Session = Type.Object({
   accountId: Type.Integer(),
   accountName: Type.String(),
-  login: Type.Union([Type.String(), Type.Null()], { description: 'The user who signed in; null when signed in with a system API key' }),
+  login: Type.Union([Type.String(), Type.Null()], {
+    description: 'The user who signed in; null when signed in with a system API key',
+  }),
   traffic: Type.String({ description: 'A new traffic token (TOKEN_1) of this session' }),
   system: Type.String({ description: 'A new system token (TOKEN_2) of this session' }),
   expiresAt: Type.String({ description: 'When both tokens stop working (12 hours after sign-in)' }),
@@ -47,7 +49,9 @@ export const sessionRoutes: Routes = (app, ctx) => {
           {
             login: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
             password: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-            token: Type.Optional(Type.String({ minLength: 1, maxLength: 400, description: 'A system API key, as sent after `Basic `' })),
+            token: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 400, description: 'A system API key, as sent after `Basic `' }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -65,7 +69,10 @@ export const sessionRoutes: Routes = (app, ctx) => {
       // Charged before the scrypt, given back unless the attempt fails: concurrent guesses cannot outrun the limit.
       const attempt = authChargeFirst(ctx.limits, request);
       const now = ctx.clock.now();
-      const signIn = token === undefined ? signInWithPassword(ctx.db, ctx.passwords, login!, password!, now) : signInWithToken(ctx.db, token, now);
+      const signIn =
+        token === undefined
+          ? signInWithPassword(ctx.db, ctx.passwords, login!, password!, now)
+          : signInWithToken(ctx.db, token, now);
       // An attempt that never ran (503 5035: too many hashes waiting) or broke is not a failed authentication.
       const session = await signIn.catch((error: unknown) => {
         attempt.refund();

@@ -43,7 +43,13 @@ export async function signInWithPassword(
   const matches = await passwords.verify(password, user?.password_hash);
   if (!user || !matches) return 'bad-credentials';
   if (user.account_status !== 'active') return 'blocked';
-  const who = { accountId: user.account_id, accountName: user.account_name, login: user.login, sessionOf: `user:${user.id}`, userId: user.id };
+  const who = {
+    accountId: user.account_id,
+    accountName: user.account_name,
+    login: user.login,
+    sessionOf: `user:${user.id}`,
+    userId: user.id,
+  };
   return startSession(db, who, (tx) => accountUserLock(tx, user.id), now);
 }
 
@@ -58,10 +64,17 @@ export async function signInWithToken(db: Db, token: string, now: Date): Promise
   if (!row || !secretMatches(presented.secret, Buffer.from(row.secret_hash))) return 'bad-credentials';
   if (row.type !== 'system' || row.session_id !== null) return 'bad-credentials';
   if (row.account_status !== 'active') return 'blocked';
-  const who = { accountId: row.account_id, accountName: row.account_name, login: null, sessionOf: `token:${row.id}`, userId: row.created_by_user };
+  const who = {
+    accountId: row.account_id,
+    accountName: row.account_name,
+    login: null,
+    sessionOf: `token:${row.id}`,
+    userId: row.created_by_user,
+  };
   // A key that descends from a user passes the user on to the session: hold both, so that deleting either waits.
   const user = row.created_by_user;
-  const hold = async (tx: Queryable) => (await tokenLockLive(tx, row.id)) && (user === null || (await accountUserLock(tx, user)));
+  const hold = async (tx: Queryable) =>
+    (await tokenLockLive(tx, row.id)) && (user === null || (await accountUserLock(tx, user)));
   return startSession(db, who, hold, now);
 }
 
@@ -76,7 +89,11 @@ async function startSession(
   hold: (tx: Queryable) => Promise<boolean>,
   now: Date,
 ): Promise<Session | SignInRefusal> {
-  const session = { sessionId: randomBytes(12).toString('base64url'), sessionOf: who.sessionOf, expiresAt: new Date(now.getTime() + SESSION_TTL_MS) };
+  const session = {
+    sessionId: randomBytes(12).toString('base64url'),
+    sessionOf: who.sessionOf,
+    expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
+  };
   const maker = { userId: who.userId, sessionId: null };
   const tokens = await db.transaction(async (tx) => {
     if (!(await hold(tx))) return undefined;
@@ -86,5 +103,11 @@ async function startSession(
     };
   });
   if (!tokens) return 'bad-credentials';
-  return { accountId: who.accountId, accountName: who.accountName, login: who.login, ...tokens, expiresAt: session.expiresAt };
+  return {
+    accountId: who.accountId,
+    accountName: who.accountName,
+    login: who.login,
+    ...tokens,
+    expiresAt: session.expiresAt,
+  };
 }

@@ -143,14 +143,21 @@ export async function tokenLiveBoundToCenter(db: Queryable, accountId: number, c
   return rows.map((row) => row.id);
 }
 
-/** Locks a live API key until the transaction ends, so that it cannot be revoked meanwhile; false when it is not live. */
+/**
+ * Locks a live API key until the transaction ends, so that it cannot be revoked meanwhile; false when it is not live.
+ */
 export async function tokenLockLive(tx: Queryable, id: string): Promise<boolean> {
   const rows = await tx.query('SELECT id FROM api_tokens WHERE id = $1 AND revoked_at IS NULL FOR SHARE', [id]);
   return rows.length > 0;
 }
 
 /** Ends one session: revokes both of its tokens. Returns how many were live. */
-export async function tokenRevokeSession(db: Queryable, accountId: number, sessionId: string, now: Date): Promise<number> {
+export async function tokenRevokeSession(
+  db: Queryable,
+  accountId: number,
+  sessionId: string,
+  now: Date,
+): Promise<number> {
   const rows = await db.query(
     'UPDATE api_tokens SET revoked_at = $3 WHERE account_id = $1 AND session_id = $2 AND revoked_at IS NULL RETURNING id',
     [accountId, sessionId, now],
@@ -158,8 +165,16 @@ export async function tokenRevokeSession(db: Queryable, accountId: number, sessi
   return rows.length;
 }
 
-/** Ends every session that began the same way (`user:<id>`, `token:<key id>`): revokes their tokens. Returns how many were live. */
-export async function tokenRevokeSessionsOf(db: Queryable, accountId: number, sessionOf: string, now: Date): Promise<number> {
+/**
+ * Ends every session that began the same way (`user:<id>`, `token:<key id>`): revokes their tokens. Returns how many
+ * were live.
+ */
+export async function tokenRevokeSessionsOf(
+  db: Queryable,
+  accountId: number,
+  sessionOf: string,
+  now: Date,
+): Promise<number> {
   const rows = await db.query(
     'UPDATE api_tokens SET revoked_at = $3 WHERE account_id = $1 AND session_of = $2 AND revoked_at IS NULL RETURNING id',
     [accountId, sessionOf, now],

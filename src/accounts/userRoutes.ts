@@ -5,7 +5,13 @@ import { errorResponses, Id, IdParam } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { isoUtc } from '../util/time.js';
 import { accountGetOr404 } from './accounts.js';
-import { accountUserDelete, accountUserInsert, accountUserList, type AccountUserRow, accountUserSetPassword } from './accountUserSql.js';
+import {
+  accountUserDelete,
+  accountUserInsert,
+  accountUserList,
+  type AccountUserRow,
+  accountUserSetPassword,
+} from './accountUserSql.js';
 import { tokenRevokeMadeBy } from './tokenSql.js';
 
 /** A person who signs in to an account's personal pages (/app). */
@@ -53,7 +59,12 @@ export const adminUserRoutes: Routes = (app, ctx) => {
     async (request, reply) => {
       const account = await mustGet(request.params.id);
       const { login, password } = request.body;
-      const row = await accountUserInsert(ctx.db, { accountId: account.id, login, passwordHash: await ctx.passwords.hash(password), now: ctx.clock.now() });
+      const row = await accountUserInsert(ctx.db, {
+        accountId: account.id,
+        login,
+        passwordHash: await ctx.passwords.hash(password),
+        now: ctx.clock.now(),
+      });
       if (!row) throw herald('loginTaken', { login });
       return reply.status(201).send(userToApi(row));
     },
@@ -112,7 +123,8 @@ export const adminUserRoutes: Routes = (app, ctx) => {
       onRequest,
       schema: {
         tags,
-        summary: "Set a user's password (a reset by the operator); the user's sessions end and the keys they issued are revoked",
+        summary:
+          "Set a user's password (a reset by the operator); the user's sessions end and the keys they issued are revoked",
         security,
         params: Type.Object({ id: Id(), userId: Id() }),
         body: Type.Object({ password: Password }, { additionalProperties: false }),

@@ -58,7 +58,10 @@ export const callbackRoutes: Routes = (app, ctx) => {
         security,
         querystring: Type.Intersect([
           PageQuery,
-          Type.Object({ state: Type.Optional(Type.Enum(['open', 'delivered', 'failed'])), message_uuid: Type.Optional(Type.String({ pattern: UUID_PATTERN.source })) }),
+          Type.Object({
+            state: Type.Optional(Type.Enum(['open', 'delivered', 'failed'])),
+            message_uuid: Type.Optional(Type.String({ pattern: UUID_PATTERN.source })),
+          }),
         ]),
         response: { 200: paginated(Delivery), ...errorResponses(401, 403, 422) },
       },
@@ -92,7 +95,14 @@ export const callbackRoutes: Routes = (app, ctx) => {
             Delivery,
             Type.Object({
               body: Type.Array(Type.Unknown()),
-              attemptsLog: Type.Array(Type.Object({ time: Type.String(), httpStatus: Type.Union([Type.Integer(), Type.Null()]), latencyMs: Type.Integer(), error: Type.Union([Type.String(), Type.Null()]) })),
+              attemptsLog: Type.Array(
+                Type.Object({
+                  time: Type.String(),
+                  httpStatus: Type.Union([Type.Integer(), Type.Null()]),
+                  latencyMs: Type.Integer(),
+                  error: Type.Union([Type.String(), Type.Null()]),
+                }),
+              ),
             }),
           ]),
           ...errorResponses(401, 403, 404),
@@ -101,12 +111,19 @@ export const callbackRoutes: Routes = (app, ctx) => {
     },
     async (request) => {
       const id = request.params.id;
-      const row = UUID_PATTERN.test(id) ? await callbackDeliveryGet(ctx.db, principalOf(request).accountId, id) : undefined;
+      const row = UUID_PATTERN.test(id)
+        ? await callbackDeliveryGet(ctx.db, principalOf(request).accountId, id)
+        : undefined;
       if (!row) throw herald('notFound', { what: `Delivery ${id}` });
       return {
         ...deliveryToApi(row),
         body: row.bodies,
-        attemptsLog: row.attempts_list.map((a) => ({ time: isoUtc(a.at)!, httpStatus: a.http_status, latencyMs: a.latency_ms, error: a.error })),
+        attemptsLog: row.attempts_list.map((a) => ({
+          time: isoUtc(a.at)!,
+          httpStatus: a.http_status,
+          latencyMs: a.latency_ms,
+          error: a.error,
+        })),
       };
     },
   );
@@ -120,11 +137,17 @@ export const callbackRoutes: Routes = (app, ctx) => {
         summary: 'Send failed deliveries again (same id, same events, a new retry window)',
         security,
         body: Type.Object(
-          { ids: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: 1000 })), allFailed: Type.Optional(Type.Boolean()) },
+          {
+            ids: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: 1000 })),
+            allFailed: Type.Optional(Type.Boolean()),
+          },
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({ errors: Type.Boolean(), items: Type.Array(Type.Object({ id: Type.String(), code: Type.Integer() })) }),
+          200: Type.Object({
+            errors: Type.Boolean(),
+            items: Type.Array(Type.Object({ id: Type.String(), code: Type.Integer() })),
+          }),
           ...errorResponses(401, 403, 422),
         },
       },
@@ -138,7 +161,9 @@ export const callbackRoutes: Routes = (app, ctx) => {
         return { errors: false, items: replayed.map((id) => ({ id, code: 200 })) };
       }
       const valid = ids!.filter((id) => UUID_PATTERN.test(id)).map((id) => id.toLowerCase());
-      const replayed = new Set(valid.length ? await callbackDeliveryReplay(ctx.db, accountId, valid, ctx.clock.now()) : []);
+      const replayed = new Set(
+        valid.length ? await callbackDeliveryReplay(ctx.db, accountId, valid, ctx.clock.now()) : [],
+      );
       const items = ids!.map((id) => ({ id, code: replayed.has(id.toLowerCase()) ? 200 : 409 }));
       return { errors: items.some((i) => i.code !== 200), items };
     },
@@ -148,7 +173,12 @@ export const callbackRoutes: Routes = (app, ctx) => {
     '/api/v1/callback-secret',
     {
       onRequest: auth,
-      schema: { tags, summary: 'The secret that signs callbacks (X-Herald-Signature)', security, response: { 200: Type.Object({ secret: Type.String() }), ...errorResponses(401, 403) } },
+      schema: {
+        tags,
+        summary: 'The secret that signs callbacks (X-Herald-Signature)',
+        security,
+        response: { 200: Type.Object({ secret: Type.String() }), ...errorResponses(401, 403) },
+      },
     },
     async (request) => ({ secret: (await accountGet(ctx.db, principalOf(request).accountId))!.callback_secret }),
   );
@@ -157,7 +187,12 @@ export const callbackRoutes: Routes = (app, ctx) => {
     '/api/v1/callback-secret/rotate',
     {
       onRequest: auth,
-      schema: { tags, summary: 'Replace the signing secret; callbacks are signed with the new one from now on', security, response: { 200: Type.Object({ secret: Type.String() }), ...errorResponses(401, 403) } },
+      schema: {
+        tags,
+        summary: 'Replace the signing secret; callbacks are signed with the new one from now on',
+        security,
+        response: { 200: Type.Object({ secret: Type.String() }), ...errorResponses(401, 403) },
+      },
     },
     async (request) => {
       const secret = newCallbackSecret();

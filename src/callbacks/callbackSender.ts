@@ -123,7 +123,10 @@ export class CallbackSender {
     const due = await callbackDeliveriesClaim(db, clock.now(), room, this.options.leaseMs);
     for (const delivery of due) {
       const work = this.attempt(delivery).catch((error: unknown) =>
-        this.deps.log.error({ err: error, delivery: delivery.id }, 'callback attempt could not be recorded; retried after its lease'),
+        this.deps.log.error(
+          { err: error, delivery: delivery.id },
+          'callback attempt could not be recorded; retried after its lease',
+        ),
       );
       this.inFlight.add(work);
       // A finished delivery frees its URL for the next one: go round again at once rather than at the next poll.
@@ -146,7 +149,12 @@ export class CallbackSender {
       this.scannedTo = await callbackScanLoad(db);
       for (const lane of await callbackLanesBehind(db)) this.pending.set(laneKey(lane), lane);
     }
-    const round = await callbackDeliveriesForm(db, clock.now(), { pending: [...this.pending.values()], since: this.scannedTo }, 500);
+    const round = await callbackDeliveriesForm(
+      db,
+      clock.now(),
+      { pending: [...this.pending.values()], since: this.scannedTo },
+      500,
+    );
     for (const lane of [...round.found, ...round.cursorless]) this.pending.set(laneKey(lane), lane);
     for (const lane of round.caughtUp) this.pending.delete(laneKey(lane));
     if (round.cursorless.length > 0) {
@@ -247,7 +255,8 @@ export class CallbackSender {
       await response.body.dump();
       if (httpStatus < 200 || httpStatus >= 300) error = `HTTP ${httpStatus}`;
     } catch (caught) {
-      permanent = caught instanceof PrivateAddressError || (caught as { cause?: unknown }).cause instanceof PrivateAddressError;
+      permanent =
+        caught instanceof PrivateAddressError || (caught as { cause?: unknown }).cause instanceof PrivateAddressError;
       error = permanent ? `refused: ${(caught as Error).message}` : describeError(caught);
     }
     const latencyMs = Math.round(performance.now() - started);
@@ -261,9 +270,21 @@ export class CallbackSender {
       const windowEnd = delivery.window_started_at.getTime() + this.options.retryWindowS * 1000;
       result = permanent || next > windowEnd ? 'failed' : 'retry';
       if (result === 'retry') nextAttemptAt = new Date(next);
-      log.warn({ delivery: delivery.id, url: maskCallbackUrl(delivery.url), status: httpStatus, error, result }, 'callback not accepted');
+      log.warn(
+        { delivery: delivery.id, url: maskCallbackUrl(delivery.url), status: httpStatus, error, result },
+        'callback not accepted',
+      );
     }
-    await callbackDeliveryRecord(db, { deliveryId: delivery.id, accountId: delivery.account_id, at, httpStatus, latencyMs, error, result, nextAttemptAt });
+    await callbackDeliveryRecord(db, {
+      deliveryId: delivery.id,
+      accountId: delivery.account_id,
+      at,
+      httpStatus,
+      latencyMs,
+      error,
+      result,
+      nextAttemptAt,
+    });
     if (result === 'delivered') {
       this.stats.delivered++;
       this.stats.events += bodies.length;
@@ -304,7 +325,8 @@ export class CallbackSender {
 
 function describeError(error: unknown): string {
   const e = error as { name?: string; code?: unknown; message?: string; cause?: { code?: unknown; message?: string } };
-  if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT') return 'timeout';
+  if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT')
+    return 'timeout';
   const code = typeof e.cause?.code === 'string' ? e.cause.code : typeof e.code === 'string' ? e.code : undefined;
   return String(code ?? e.cause?.message ?? e.message ?? error).slice(0, 300);
 }

@@ -178,9 +178,17 @@ export async function callbackDeliveriesForm(
        (SELECT json_agg(json_build_array(target_id, lane)) FROM found) AS found,
        (SELECT json_agg(json_build_array(target_id, lane)) FROM probed WHERE has_cursor AND NOT has_new) AS caught_up,
        (SELECT json_agg(json_build_array(target_id, lane)) FROM probed WHERE NOT has_cursor) AS cursorless`,
-    [now, maxLanes, look.pending.map((l) => l.targetId), look.pending.map((l) => l.lane), look.since.txid, look.since.id],
+    [
+      now,
+      maxLanes,
+      look.pending.map((l) => l.targetId),
+      look.pending.map((l) => l.lane),
+      look.since.txid,
+      look.since.id,
+    ],
   );
-  const lanes = (pairs: [number, number][] | null): Lane[] => (pairs ?? []).map(([targetId, lane]) => ({ targetId, lane }));
+  const lanes = (pairs: [number, number][] | null): Lane[] =>
+    (pairs ?? []).map(([targetId, lane]) => ({ targetId, lane }));
   const r = result!;
   return {
     formed: r.formed,
@@ -229,7 +237,12 @@ export interface ClaimedDelivery {
  * A delivery of held messages (see {@link callbackDeliveriesForm}) waits while an older open delivery of its lane
  * holds an event of one of them.
  */
-export async function callbackDeliveriesClaim(db: Queryable, now: Date, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+export async function callbackDeliveriesClaim(
+  db: Queryable,
+  now: Date,
+  limit: number,
+  leaseMs: number,
+): Promise<ClaimedDelivery[]> {
   return db.query<ClaimedDelivery>(
     `WITH due AS (
        SELECT d.id FROM callback_deliveries d
@@ -257,7 +270,14 @@ export async function callbackDeliveriesClaim(db: Queryable, now: Date, limit: n
 /** Where a delivery's events lie: its lane and range. */
 type EventRange = Pick<
   ClaimedDelivery,
-  'target_id' | 'lane' | 'after_txid' | 'after_event_id' | 'last_txid' | 'last_event_id' | 'only_messages' | 'excluded_messages'
+  | 'target_id'
+  | 'lane'
+  | 'after_txid'
+  | 'after_event_id'
+  | 'last_txid'
+  | 'last_event_id'
+  | 'only_messages'
+  | 'excluded_messages'
 >;
 
 /** The bodies of a delivery's events, in order, as JSON text. */
@@ -268,7 +288,16 @@ export async function callbackDeliveryBodies(db: Queryable, d: EventRange): Prom
      WHERE target_id = $1 AND lane = $6 AND (txid, id) > ($2::xid8, $3::bigint) AND (txid, id) <= ($4::xid8, $5::bigint)
        AND ($7::uuid[] IS NULL OR message_id = ANY($7::uuid[])) AND ($8::uuid[] IS NULL OR NOT message_id = ANY($8::uuid[]))
      ORDER BY txid, id`,
-    [d.target_id, d.after_txid, d.after_event_id, d.last_txid, d.last_event_id, d.lane, d.only_messages, d.excluded_messages],
+    [
+      d.target_id,
+      d.after_txid,
+      d.after_event_id,
+      d.last_txid,
+      d.last_event_id,
+      d.lane,
+      d.only_messages,
+      d.excluded_messages,
+    ],
   );
   return rows.map(eventBody);
 }
@@ -341,7 +370,11 @@ export async function callbackDeliveryList(
      WHERE ${where} ORDER BY d.created_at DESC, d.id LIMIT $4 OFFSET $5`,
     [accountId, state, messageId, limit, offset],
   );
-  const [count] = await db.query<{ n: number }>(`SELECT count(*) AS n FROM callback_deliveries d WHERE ${where}`, [accountId, state, messageId]);
+  const [count] = await db.query<{ n: number }>(`SELECT count(*) AS n FROM callback_deliveries d WHERE ${where}`, [
+    accountId,
+    state,
+    messageId,
+  ]);
   return { rows, total: count!.n };
 }
 
@@ -349,7 +382,13 @@ export async function callbackDeliveryGet(
   db: Queryable,
   accountId: number,
   id: string,
-): Promise<(DeliveryRow & { bodies: unknown[]; attempts_list: { at: Date; http_status: number | null; latency_ms: number; error: string | null }[] }) | undefined> {
+): Promise<
+  | (DeliveryRow & {
+      bodies: unknown[];
+      attempts_list: { at: Date; http_status: number | null; latency_ms: number; error: string | null }[];
+    })
+  | undefined
+> {
   const [row] = await db.query<DeliveryRow & EventRange & { account_id: number }>(
     `SELECT ${DELIVERY_COLUMNS}, d.target_id, d.lane, d.account_id, d.after_txid::text AS after_txid, d.after_event_id,
        d.last_txid::text AS last_txid, d.last_event_id, d.only_messages, d.excluded_messages
@@ -369,7 +408,12 @@ export async function callbackDeliveryGet(
  * Opens failed deliveries again (a client's replay): same id, same events, a fresh retry window. Returns the ids
  * replayed; ids not found or not failed are left alone.
  */
-export async function callbackDeliveryReplay(db: Queryable, accountId: number, ids: readonly string[] | 'all-failed', now: Date): Promise<string[]> {
+export async function callbackDeliveryReplay(
+  db: Queryable,
+  accountId: number,
+  ids: readonly string[] | 'all-failed',
+  now: Date,
+): Promise<string[]> {
   const rows = await db.query<{ id: string }>(
     `UPDATE callback_deliveries
      SET state = 'open', replay = true, next_attempt_at = $3, window_started_at = $3, finished_at = NULL

@@ -18,7 +18,13 @@ export function eventBody(e: EventFacts): string {
   const base = { message_uuid: e.message_id, channel_type: e.channel_type, callback_event: e.event };
   switch (e.event) {
     case 'price':
-      return JSON.stringify({ ...base, parts: e.extra?.parts, price: e.extra?.price, currency: e.extra?.currency ?? null, price_time: e.at });
+      return JSON.stringify({
+        ...base,
+        parts: e.extra?.parts,
+        price: e.extra?.price,
+        currency: e.extra?.currency ?? null,
+        price_time: e.at,
+      });
     case 'click':
       return JSON.stringify({ ...base, url: e.extra?.url, short_url: e.extra?.short_url, click_time: e.at });
     case 'inbound_sent':
@@ -31,6 +37,11 @@ export function eventBody(e: EventFacts): string {
         item: e.extra?.item,
       });
     default:
-      return JSON.stringify({ ...base, status: e.status, status_time: e.at, ...(e.error_code !== null ? { error_code: e.error_code } : {}) });
+      return JSON.stringify({
+        ...base,
+        status: e.status,
+        status_time: e.at,
+        ...(e.error_code !== null ? { error_code: e.error_code } : {}),
+      });
   }
 }

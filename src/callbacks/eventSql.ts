@@ -67,7 +67,9 @@ export const EVENT_COLUMNS: Readonly<Record<keyof EventColumns, string>> = {
  * expression events are sorted by within their message) as `n`.
  */
 export function eventSelect(columns: EventColumns, from: string, where: string, order = '0'): string {
-  const list = (Object.keys(EVENT_COLUMNS) as (keyof EventColumns)[]).map((key) => `${columns[key]} AS ${EVENT_COLUMNS[key]}`);
+  const list = (Object.keys(EVENT_COLUMNS) as (keyof EventColumns)[]).map(
+    (key) => `${columns[key]} AS ${EVENT_COLUMNS[key]}`,
+  );
   return `SELECT ${list.join(', ')}, (${order})::numeric AS n FROM ${from} WHERE ${where}`;
 }
 
@@ -104,7 +106,8 @@ export function statusEventsCte(moved: string): string {
 }
 
 /**
- * Inserts events from `source`, a CTE made of {@link eventSelect}s, in the given order, each in its message's lane. Nothing else is touched: the callback sender finds new
+ * Inserts events from `source`, a CTE made of {@link eventSelect}s, in the given order, each in its message's lane.
+ * Nothing else is touched: the callback sender finds new
  * events by their ids, so hot statements take no lock on a shared row.
  */
 export function insertEventsCte(source: string, order: string, name = 'inserted_events'): string {
@@ -148,7 +151,17 @@ export async function callbackEventInsert(db: Queryable, e: NewEvent): Promise<v
     )}),
      ${insertEventsCte('one', '')}
      SELECT 1`,
-    [e.targetId, e.accountId, e.messageId, e.event, e.channelType, e.status, e.at, e.errorCode, e.extra === null ? null : JSON.stringify(e.extra)],
+    [
+      e.targetId,
+      e.accountId,
+      e.messageId,
+      e.event,
+      e.channelType,
+      e.status,
+      e.at,
+      e.errorCode,
+      e.extra === null ? null : JSON.stringify(e.extra),
+    ],
   );
 }
 

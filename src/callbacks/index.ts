@@ -4,7 +4,17 @@ export type { CallbackSenderOptions } from './callbackSender.js';
 export { CallbackTargets } from './callbackTargets.js';
 export { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem, maskCallbackUrl } from './callbackUrl.js';
 export { inDelivery } from './deliverySql.js';
-export { PRICE_EVENT_ORDER, callbackEventInsert, eventSelect, insertEventsCte, laneSql, priceExtra, statusEventsCte, statusEventsSelect, wantsEvent } from './eventSql.js';
+export {
+  PRICE_EVENT_ORDER,
+  callbackEventInsert,
+  eventSelect,
+  insertEventsCte,
+  laneSql,
+  priceExtra,
+  statusEventsCte,
+  statusEventsSelect,
+  wantsEvent,
+} from './eventSql.js';
 export { CALLBACK_EVENTS, isCallbackEvent } from './events.js';
 export type { CallbackEvent } from './events.js';
 export { callbackJobs } from './jobs.js';

@@ -6,7 +6,9 @@ import { callbackCursorsExpire } from './laneSql.js';
 
 const BATCH = 10_000;
 
-/** Drops the lane cursors of callback URLs idle for a day, every 10 minutes (they come back with the URL's next event). */
+/**
+ * Drops the lane cursors of callback URLs idle for a day, every 10 minutes (they come back with the URL's next event).
+ */
 export function callbackJobs(deps: { db: Db; clock: Clock }): Job[] {
   return [
     {

@@ -46,7 +46,9 @@ export const OUTBOX_START: EventPosition = { txid: '0', id: 0 };
  * lanes behind their cursor.
  */
 export async function callbackScanLoad(db: Queryable): Promise<EventPosition> {
-  const [row] = await db.query<{ txid: string; id: number }>('SELECT scanned_txid::text AS txid, scanned_id AS id FROM callback_scan');
+  const [row] = await db.query<{ txid: string; id: number }>(
+    'SELECT scanned_txid::text AS txid, scanned_id AS id FROM callback_scan',
+  );
   return row ?? OUTBOX_START;
 }
 

@@ -13,7 +13,13 @@ export function signCallback(secret: string, body: string, unixSeconds: number):
  * How a receiver checks a callback: the signature matches the raw body and is no older than `toleranceS`. Herald
  * uses it in its tests; receivers can copy it (docs/callbacks.md).
  */
-export function verifyCallbackSignature(secret: string, body: string, header: string, nowSeconds: number, toleranceS = 300): boolean {
+export function verifyCallbackSignature(
+  secret: string,
+  body: string,
+  header: string,
+  nowSeconds: number,
+  toleranceS = 300,
+): boolean {
   const parts = Object.fromEntries(header.split(',').map((p) => p.split('=', 2) as [string, string]));
   const t = Number(parts.t);
   if (!Number.isInteger(t) || !parts.v1 || Math.abs(nowSeconds - t) > toleranceS) return false;

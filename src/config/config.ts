@@ -122,7 +122,9 @@ export const DEFAULT_AUTH_FAILURE_LIMIT = 30;
  * machine pushed another account's send p99 over 200 ms).
  */
 export const DEFAULT_PASSWORD_HASH_CONCURRENCY = 2;
-/** A few seconds of waiting at 2 at a time: more than people signing in ever make, and as long as a sign-in should wait. */
+/**
+ * A few seconds of waiting at 2 at a time: more than people signing in ever make, and as long as a sign-in should wait.
+ */
 export const DEFAULT_PASSWORD_HASH_QUEUE = 32;
 /** libuv's default thread pool size, when UV_THREADPOOL_SIZE is not set. */
 const LIBUV_DEFAULT_POOL_SIZE = 4;
@@ -154,19 +156,93 @@ export interface WorkerTuning {
 }
 
 /** Each tuning variable: its field, range and default (the capability's own default, so there is one of each). */
-const TUNING: Readonly<Record<string, { field: keyof WorkerTuning; min: number; max: number; default: number; what: string }>> = {
-  HERALD_DISPATCH_BATCH: { field: 'dispatchBatch', min: 1, max: 10_000, default: DEFAULT_DISPATCHER_OPTIONS.batchSize, what: 'messages one claim takes' },
-  HERALD_DISPATCH_POLL_MS: { field: 'dispatchPollMs', min: 10, max: 60_000, default: DEFAULT_DISPATCHER_OPTIONS.pollMs, what: 'ms an idle dispatcher waits between claims (new messages wake it sooner)' },
-  HERALD_DISPATCH_MAX_IN_FLIGHT: { field: 'dispatchMaxInFlight', min: 1, max: 1_000_000, default: DEFAULT_DISPATCHER_OPTIONS.maxInFlight, what: 'messages being handed to connectors at once' },
-  HERALD_NO_ROUTE_RETRY_MS: { field: 'noRouteRetryMs', min: 100, max: 3_600_000, default: DEFAULT_DISPATCHER_OPTIONS.noRouteRetryMs, what: 'ms before a message whose route has no available connector is tried again' },
-  HERALD_WRITER_BATCH: { field: 'writerBatch', min: 1, max: 100_000, default: DEFAULT_WRITER_OPTIONS.maxBatch, what: 'submission and receipt records that start a write at once' },
-  HERALD_WRITER_LINGER_MS: { field: 'writerLingerMs', min: 0, max: 1000, default: DEFAULT_WRITER_OPTIONS.lingerMs, what: 'ms the first record of a write waits for others' },
-  HERALD_CALLBACK_TIMEOUT_MS: { field: 'callbackTimeoutMs', min: 100, max: 120_000, default: DEFAULT_SENDER_OPTIONS.timeoutMs, what: 'ms a receiver has to answer a callback POST' },
-  HERALD_CALLBACK_MAX_IN_FLIGHT: { field: 'callbackMaxInFlight', min: 1, max: 10_000, default: DEFAULT_SENDER_OPTIONS.maxInFlight, what: 'callback POSTs at once, over all receivers' },
-  HERALD_CALLBACK_PER_HOST: { field: 'callbackPerHost', min: 1, max: 10_000, default: DEFAULT_SENDER_OPTIONS.perHost, what: 'callback POSTs at once to one receiver host' },
-  HERALD_CALLBACK_POLL_MS: { field: 'callbackPollMs', min: 10, max: 60_000, default: DEFAULT_SENDER_OPTIONS.pollMs, what: 'ms an idle callback sender waits between looks' },
-  HERALD_CALLBACK_BREAKER_FAILURES: { field: 'callbackBreakerFailures', min: 1, max: 1000, default: DEFAULT_SENDER_OPTIONS.breakerFailures, what: 'failures in a row that park a receiver host' },
-  HERALD_CALLBACK_BREAKER_OPEN_MS: { field: 'callbackBreakerOpenMs', min: 100, max: 3_600_000, default: DEFAULT_SENDER_OPTIONS.breakerOpenMs, what: 'ms a parked receiver host waits before it is tried again' },
+const TUNING: Readonly<
+  Record<string, { field: keyof WorkerTuning; min: number; max: number; default: number; what: string }>
+> = {
+  HERALD_DISPATCH_BATCH: {
+    field: 'dispatchBatch',
+    min: 1,
+    max: 10_000,
+    default: DEFAULT_DISPATCHER_OPTIONS.batchSize,
+    what: 'messages one claim takes',
+  },
+  HERALD_DISPATCH_POLL_MS: {
+    field: 'dispatchPollMs',
+    min: 10,
+    max: 60_000,
+    default: DEFAULT_DISPATCHER_OPTIONS.pollMs,
+    what: 'ms an idle dispatcher waits between claims (new messages wake it sooner)',
+  },
+  HERALD_DISPATCH_MAX_IN_FLIGHT: {
+    field: 'dispatchMaxInFlight',
+    min: 1,
+    max: 1_000_000,
+    default: DEFAULT_DISPATCHER_OPTIONS.maxInFlight,
+    what: 'messages being handed to connectors at once',
+  },
+  HERALD_NO_ROUTE_RETRY_MS: {
+    field: 'noRouteRetryMs',
+    min: 100,
+    max: 3_600_000,
+    default: DEFAULT_DISPATCHER_OPTIONS.noRouteRetryMs,
+    what: 'ms before a message whose route has no available connector is tried again',
+  },
+  HERALD_WRITER_BATCH: {
+    field: 'writerBatch',
+    min: 1,
+    max: 100_000,
+    default: DEFAULT_WRITER_OPTIONS.maxBatch,
+    what: 'submission and receipt records that start a write at once',
+  },
+  HERALD_WRITER_LINGER_MS: {
+    field: 'writerLingerMs',
+    min: 0,
+    max: 1000,
+    default: DEFAULT_WRITER_OPTIONS.lingerMs,
+    what: 'ms the first record of a write waits for others',
+  },
+  HERALD_CALLBACK_TIMEOUT_MS: {
+    field: 'callbackTimeoutMs',
+    min: 100,
+    max: 120_000,
+    default: DEFAULT_SENDER_OPTIONS.timeoutMs,
+    what: 'ms a receiver has to answer a callback POST',
+  },
+  HERALD_CALLBACK_MAX_IN_FLIGHT: {
+    field: 'callbackMaxInFlight',
+    min: 1,
+    max: 10_000,
+    default: DEFAULT_SENDER_OPTIONS.maxInFlight,
+    what: 'callback POSTs at once, over all receivers',
+  },
+  HERALD_CALLBACK_PER_HOST: {
+    field: 'callbackPerHost',
+    min: 1,
+    max: 10_000,
+    default: DEFAULT_SENDER_OPTIONS.perHost,
+    what: 'callback POSTs at once to one receiver host',
+  },
+  HERALD_CALLBACK_POLL_MS: {
+    field: 'callbackPollMs',
+    min: 10,
+    max: 60_000,
+    default: DEFAULT_SENDER_OPTIONS.pollMs,
+    what: 'ms an idle callback sender waits between looks',
+  },
+  HERALD_CALLBACK_BREAKER_FAILURES: {
+    field: 'callbackBreakerFailures',
+    min: 1,
+    max: 1000,
+    default: DEFAULT_SENDER_OPTIONS.breakerFailures,
+    what: 'failures in a row that park a receiver host',
+  },
+  HERALD_CALLBACK_BREAKER_OPEN_MS: {
+    field: 'callbackBreakerOpenMs',
+    min: 100,
+    max: 3_600_000,
+    default: DEFAULT_SENDER_OPTIONS.breakerOpenMs,
+    what: 'ms a parked receiver host waits before it is tried again',
+  },
 };
 
 /** Every variable Herald reads, with its meaning; the README's configuration table lists the same. */
@@ -197,7 +273,8 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_CURRENCY: `currency of new accounts, ISO 4217 (default ${DEFAULT_CURRENCY})`,
   HERALD_DB_POOL_SIZE: `PostgreSQL connections per process (default ${DEFAULT_DB_POOL_SIZE})`,
   HERALD_CONFIG: 'path of the JSON or YAML file with connectors, routes and tariffs (default unset)',
-  HERALD_RETENTION_DAYS: 'days after which finished messages, their submissions and finished callback deliveries are deleted (7 to 36500; default unset: kept forever)',
+  HERALD_RETENTION_DAYS:
+    'days after which finished messages, their submissions and finished callback deliveries are deleted (7 to 36500; default unset: kept forever)',
   HERALD_SHUTDOWN_SECONDS: `seconds a stopping process has to finish its work before it exits anyway (default ${DEFAULT_SHUTDOWN_SECONDS})`,
   HERALD_LEASE_SECONDS: `how long a worker's claim on a message or a callback delivery lasts (default ${DEFAULT_LEASE_SECONDS})`,
   HERALD_REQUIRE_TARIFF: 'true|false: refuse messages no tariff prices instead of sending them free (default false)',
@@ -206,7 +283,8 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_PASSWORD_HASH_CONCURRENCY: `password hashes (scrypt) at once per process, below libuv's thread pool size (default ${DEFAULT_PASSWORD_HASH_CONCURRENCY}, 1 on fewer than 3 cores)`,
   HERALD_PASSWORD_HASH_QUEUE: `password hashes that may wait for a turn; beyond, 503 5035 (default ${DEFAULT_PASSWORD_HASH_QUEUE})`,
   HERALD_METRICS_TOKEN: 'bearer token GET /metrics requires (default unset: open, for a private network)',
-  HERALD_TRUST_PROXY: 'false|true|<hops>|<addresses and CIDRs, comma-separated>: proxies whose X-Forwarded-For gives the client address (default false)',
+  HERALD_TRUST_PROXY:
+    'false|true|<hops>|<addresses and CIDRs, comma-separated>: proxies whose X-Forwarded-For gives the client address (default false)',
   ...Object.fromEntries(Object.entries(TUNING).map(([name, t]) => [name, `${t.what} (default ${t.default})`])),
 };
 
@@ -214,10 +292,16 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 function loadTuning(read: (name: string) => string | undefined): WorkerTuning {
   const tuning = Object.fromEntries(
-    Object.entries(TUNING).map(([name, t]) => [t.field, optional(read(name), name, integerIn(t.min, t.max)) ?? t.default]),
+    Object.entries(TUNING).map(([name, t]) => [
+      t.field,
+      optional(read(name), name, integerIn(t.min, t.max)) ?? t.default,
+    ]),
   ) as unknown as WorkerTuning;
   if (tuning.callbackPerHost > tuning.callbackMaxInFlight) {
-    throw new ConfigError('HERALD_CALLBACK_PER_HOST', `must not exceed HERALD_CALLBACK_MAX_IN_FLIGHT (${tuning.callbackMaxInFlight})`);
+    throw new ConfigError(
+      'HERALD_CALLBACK_PER_HOST',
+      `must not exceed HERALD_CALLBACK_MAX_IN_FLIGHT (${tuning.callbackMaxInFlight})`,
+    );
   }
   return Object.freeze(tuning);
 }
@@ -244,18 +328,25 @@ export function loadConfig(env: Env = process.env): Config {
     (demo ? `http://${host.includes(':') ? `[${host}]` : host}:${port}/s` : undefined);
 
   const requestTimeoutMs =
-    optional(read('HERALD_REQUEST_TIMEOUT_MS'), 'HERALD_REQUEST_TIMEOUT_MS', integerIn(100, 3_600_000)) ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    optional(read('HERALD_REQUEST_TIMEOUT_MS'), 'HERALD_REQUEST_TIMEOUT_MS', integerIn(100, 3_600_000)) ??
+    DEFAULT_REQUEST_TIMEOUT_MS;
   const headersTimeoutMs =
     optional(read('HERALD_HEADERS_TIMEOUT_MS'), 'HERALD_HEADERS_TIMEOUT_MS', integerIn(100, 3_600_000)) ??
     Math.min(DEFAULT_HEADERS_TIMEOUT_MS, requestTimeoutMs);
   if (headersTimeoutMs > requestTimeoutMs) {
-    throw new ConfigError('HERALD_HEADERS_TIMEOUT_MS', `must not exceed HERALD_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+    throw new ConfigError(
+      'HERALD_HEADERS_TIMEOUT_MS',
+      `must not exceed HERALD_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+    );
   }
   // Every thread of the pool hashing would leave file reads and DNS lookups none (the process's own setting).
   const poolSize = Number(process.env.UV_THREADPOOL_SIZE) || LIBUV_DEFAULT_POOL_SIZE;
   const passwordHashConcurrency =
-    optional(read('HERALD_PASSWORD_HASH_CONCURRENCY'), 'HERALD_PASSWORD_HASH_CONCURRENCY', integerIn(1, Math.max(1, poolSize - 1))) ??
-    Math.max(1, Math.min(DEFAULT_PASSWORD_HASH_CONCURRENCY, poolSize - 1, availableParallelism() - 1));
+    optional(
+      read('HERALD_PASSWORD_HASH_CONCURRENCY'),
+      'HERALD_PASSWORD_HASH_CONCURRENCY',
+      integerIn(1, Math.max(1, poolSize - 1)),
+    ) ?? Math.max(1, Math.min(DEFAULT_PASSWORD_HASH_CONCURRENCY, poolSize - 1, availableParallelism() - 1));
 
   return Object.freeze({
     host,
@@ -285,8 +376,11 @@ export function loadConfig(env: Env = process.env): Config {
       optional(read('HERALD_INBOUND_RULE_SENDER_NAMES'), 'HERALD_INBOUND_RULE_SENDER_NAMES', integerIn(1, 10_000)) ??
       DEFAULT_INBOUND_RULE_SENDER_NAMES,
     trafficCentersPerAccount:
-      optional(read('HERALD_TRAFFIC_CENTERS_PER_ACCOUNT'), 'HERALD_TRAFFIC_CENTERS_PER_ACCOUNT', integerIn(1, 100_000)) ??
-      DEFAULT_TRAFFIC_CENTERS_PER_ACCOUNT,
+      optional(
+        read('HERALD_TRAFFIC_CENTERS_PER_ACCOUNT'),
+        'HERALD_TRAFFIC_CENTERS_PER_ACCOUNT',
+        integerIn(1, 100_000),
+      ) ?? DEFAULT_TRAFFIC_CENTERS_PER_ACCOUNT,
     templatesPerAccount:
       optional(read('HERALD_TEMPLATES_PER_ACCOUNT'), 'HERALD_TEMPLATES_PER_ACCOUNT', integerIn(0, 1_000_000)) ??
       DEFAULT_TEMPLATES_PER_ACCOUNT,
@@ -302,17 +396,25 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs,
     headersTimeoutMs,
     currency: optional(read('HERALD_CURRENCY'), 'HERALD_CURRENCY', parseCurrency) ?? DEFAULT_CURRENCY,
-    dbPoolSize: optional(read('HERALD_DB_POOL_SIZE'), 'HERALD_DB_POOL_SIZE', integerIn(1, 1000)) ?? DEFAULT_DB_POOL_SIZE,
+    dbPoolSize:
+      optional(read('HERALD_DB_POOL_SIZE'), 'HERALD_DB_POOL_SIZE', integerIn(1, 1000)) ?? DEFAULT_DB_POOL_SIZE,
     configFile: optional(read('HERALD_CONFIG'), 'HERALD_CONFIG', (v) => path.resolve(v)),
-    leaseSeconds: optional(read('HERALD_LEASE_SECONDS'), 'HERALD_LEASE_SECONDS', integerIn(1, 3600)) ?? DEFAULT_LEASE_SECONDS,
+    leaseSeconds:
+      optional(read('HERALD_LEASE_SECONDS'), 'HERALD_LEASE_SECONDS', integerIn(1, 3600)) ?? DEFAULT_LEASE_SECONDS,
     workers: loadTuning(read),
     retentionDays: optional(read('HERALD_RETENTION_DAYS'), 'HERALD_RETENTION_DAYS', integerIn(7, 36_500)),
-    shutdownSeconds: optional(read('HERALD_SHUTDOWN_SECONDS'), 'HERALD_SHUTDOWN_SECONDS', integerIn(1, 3600)) ?? DEFAULT_SHUTDOWN_SECONDS,
+    shutdownSeconds:
+      optional(read('HERALD_SHUTDOWN_SECONDS'), 'HERALD_SHUTDOWN_SECONDS', integerIn(1, 3600)) ??
+      DEFAULT_SHUTDOWN_SECONDS,
     requireTariff: optional(read('HERALD_REQUIRE_TARIFF'), 'HERALD_REQUIRE_TARIFF', parseBoolean) ?? false,
     rateLimit: optional(read('HERALD_RATE_LIMIT'), 'HERALD_RATE_LIMIT', integerIn(0, 1_000_000)) ?? DEFAULT_RATE_LIMIT,
-    authFailureLimit: optional(read('HERALD_AUTH_FAILURE_LIMIT'), 'HERALD_AUTH_FAILURE_LIMIT', integerIn(0, 1_000_000)) ?? DEFAULT_AUTH_FAILURE_LIMIT,
+    authFailureLimit:
+      optional(read('HERALD_AUTH_FAILURE_LIMIT'), 'HERALD_AUTH_FAILURE_LIMIT', integerIn(0, 1_000_000)) ??
+      DEFAULT_AUTH_FAILURE_LIMIT,
     passwordHashConcurrency,
-    passwordHashQueue: optional(read('HERALD_PASSWORD_HASH_QUEUE'), 'HERALD_PASSWORD_HASH_QUEUE', integerIn(0, 100_000)) ?? DEFAULT_PASSWORD_HASH_QUEUE,
+    passwordHashQueue:
+      optional(read('HERALD_PASSWORD_HASH_QUEUE'), 'HERALD_PASSWORD_HASH_QUEUE', integerIn(0, 100_000)) ??
+      DEFAULT_PASSWORD_HASH_QUEUE,
     metricsToken: optional(read('HERALD_METRICS_TOKEN'), 'HERALD_METRICS_TOKEN', parseAdminToken),
     trustProxy: optional(read('HERALD_TRUST_PROXY'), 'HERALD_TRUST_PROXY', parseTrustProxy) ?? false,
   });

@@ -159,7 +159,10 @@ export function loadConfigFile(file: string | undefined): ConfigFile {
   try {
     data = /\.ya?ml$/i.test(file) ? YAML.parse(text) : JSON.parse(text);
   } catch (error) {
-    throw new ConfigError('HERALD_CONFIG', `${file} is not valid ${/\.ya?ml$/i.test(file) ? 'YAML' : 'JSON'}: ${(error as Error).message}`);
+    throw new ConfigError(
+      'HERALD_CONFIG',
+      `${file} is not valid ${/\.ya?ml$/i.test(file) ? 'YAML' : 'JSON'}: ${(error as Error).message}`,
+    );
   }
   return parseConfigFile(data ?? {}, file);
 }
@@ -173,7 +176,8 @@ export function parseConfigFile(data: unknown, source = 'config'): ConfigFile {
   const routes = (withDefaults.routes ?? []) as RouteConfig[];
   const ids = new Set<string>();
   for (const connector of connectors) {
-    if (ids.has(connector.id)) throw new ConfigError('HERALD_CONFIG', `${source}: connector id ${connector.id} is used twice`);
+    if (ids.has(connector.id))
+      throw new ConfigError('HERALD_CONFIG', `${source}: connector id ${connector.id} is used twice`);
     ids.add(connector.id);
   }
   routes.forEach((route, i) => {
@@ -181,13 +185,17 @@ export function parseConfigFile(data: unknown, source = 'config'): ConfigFile {
       const connector = connectors.find((c) => c.id === id);
       if (!connector) throw new ConfigError('HERALD_CONFIG', `${source}: routes[${i}] names unknown connector ${id}`);
       if (CONNECTOR_CHANNEL[connector.type] !== route.channel) {
-        throw new ConfigError('HERALD_CONFIG', `${source}: routes[${i}] is for ${route.channel} but connector ${id} carries ${CONNECTOR_CHANNEL[connector.type]}`);
+        throw new ConfigError(
+          'HERALD_CONFIG',
+          `${source}: routes[${i}] is for ${route.channel} but connector ${id} carries ${CONNECTOR_CHANNEL[connector.type]}`,
+        );
       }
     }
   });
   const tariffs = (withDefaults.tariffs ?? []) as TariffConfig[];
   tariffs.forEach((t, i) => {
-    if (t.prefix && t.country) throw new ConfigError('HERALD_CONFIG', `${source}: tariffs[${i}] has a prefix and a country; give one`);
+    if (t.prefix && t.country)
+      throw new ConfigError('HERALD_CONFIG', `${source}: tariffs[${i}] has a prefix and a country; give one`);
   });
   return { connectors, routes, tariffs };
 }

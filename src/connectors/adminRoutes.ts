@@ -27,7 +27,9 @@ const ConnectorStatus = Type.Object({
 });
 
 const QueueState = Type.Object({
-  state: Type.String({ description: 'waiting (to be sent), sent (waiting for a receipt), delivered (waiting for a read)' }),
+  state: Type.String({
+    description: 'waiting (to be sent), sent (waiting for a receipt), delivered (waiting for a read)',
+  }),
   messages: Type.Integer(),
   oldestAgeSeconds: Type.Number(),
 });
@@ -41,9 +43,13 @@ export const adminConnectorRoutes: Routes = (app, ctx) => {
       schema: {
         tags: ['Operator: connectors'],
         summary: 'Connectors of every worker process with their live state, and the delivery queue',
-        description: 'Each worker process reports its connectors every 2 s; a process that stops cleanly removes its rows.',
+        description:
+          'Each worker process reports its connectors every 2 s; a process that stops cleanly removes its rows.',
         security: [{ adminToken: [] }],
-        response: { 200: Type.Object({ items: Type.Array(ConnectorStatus), queue: Type.Array(QueueState) }), ...errorResponses(401) },
+        response: {
+          200: Type.Object({ items: Type.Array(ConnectorStatus), queue: Type.Array(QueueState) }),
+          ...errorResponses(401),
+        },
       },
     },
     async () => {
@@ -66,7 +72,11 @@ export const adminConnectorRoutes: Routes = (app, ctx) => {
           updatedAt: isoUtc(row.updated_at)!,
           stale: now.getTime() - row.updated_at.getTime() > CONNECTOR_STATUS_STALE_MS,
         })),
-        queue: queue.map((q) => ({ state: q.state, messages: q.messages, oldestAgeSeconds: Math.max(0, Math.round(q.oldest_age_s)) })),
+        queue: queue.map((q) => ({
+          state: q.state,
+          messages: q.messages,
+          oldestAgeSeconds: Math.max(0, Math.round(q.oldest_age_s)),
+        })),
       };
     },
   );

@@ -29,7 +29,10 @@ export class ConnectorStatusWriter {
 
   constructor(
     private readonly deps: { db: Db; clock: Clock; log: Logger; states: () => ConnectorState[] },
-    private readonly options: { intervalMs: number; process: string } = { intervalMs: CONNECTOR_STATUS_INTERVAL_MS, process: processName() },
+    private readonly options: { intervalMs: number; process: string } = {
+      intervalMs: CONNECTOR_STATUS_INTERVAL_MS,
+      process: processName(),
+    },
   ) {}
 
   /** Reports at once, then every interval. */

@@ -22,7 +22,12 @@ export interface ConnectorStatusRow {
  * Records the state of a process's connectors, one statement for all of them. The report it replaces becomes the
  * previous one (its `submitted` and time), from which the submission rate is computed.
  */
-export async function connectorStatusUpsert(db: Queryable, processName: string, states: readonly ConnectorState[], now: Date): Promise<void> {
+export async function connectorStatusUpsert(
+  db: Queryable,
+  processName: string,
+  states: readonly ConnectorState[],
+  now: Date,
+): Promise<void> {
   if (states.length === 0) return;
   await db.query(
     `INSERT INTO connector_status (process, connector_id, channel, type, available, state, in_flight, window_size, mps, submitted, last_error, updated_at)
@@ -52,8 +57,14 @@ export async function connectorStatusUpsert(db: Queryable, processName: string, 
   );
 }
 
-/** Deletes the rows of a process (it stops), and of processes that have not reported since `silentSince` (they died). */
-export async function connectorStatusDelete(db: Queryable, processName: string | null, silentSince: Date | null): Promise<void> {
+/**
+ * Deletes the rows of a process (it stops), and of processes that have not reported since `silentSince` (they died).
+ */
+export async function connectorStatusDelete(
+  db: Queryable,
+  processName: string | null,
+  silentSince: Date | null,
+): Promise<void> {
   await db.query('DELETE FROM connector_status WHERE process = $1 OR updated_at < $2', [processName, silentSince]);
 }
 

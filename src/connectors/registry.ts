@@ -45,7 +45,10 @@ export class Router {
     let best: Connector[] = [];
     let bestLength = -1;
     for (const route of this.byChannel.get(channel) ?? []) {
-      const length = route.prefixes.length === 0 ? 0 : Math.max(-1, ...route.prefixes.filter((p) => destination.startsWith(p)).map((p) => p.length));
+      const length =
+        route.prefixes.length === 0
+          ? 0
+          : Math.max(-1, ...route.prefixes.filter((p) => destination.startsWith(p)).map((p) => p.length));
       if (length > bestLength) {
         best = route.connectors;
         bestLength = length;

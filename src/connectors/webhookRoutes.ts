@@ -56,7 +56,8 @@ export const webhookRoutes: Routes = (app, ctx) => {
   );
   const connectorOf = (request: FastifyRequest): WebhookConnector | undefined =>
     connectors.get((request.params as { connectorId: string }).connectorId);
-  const notFound = (request: FastifyRequest) => herald('notFound', { what: `Connector ${(request.params as { connectorId: string }).connectorId}` });
+  const notFound = (request: FastifyRequest) =>
+    herald('notFound', { what: `Connector ${(request.params as { connectorId: string }).connectorId}` });
 
   void app.register(async (plain) => {
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
@@ -66,7 +67,8 @@ export const webhookRoutes: Routes = (app, ctx) => {
       const raw = body as Buffer;
       const connector = connectorOf(request);
       if (!connector) return done(notFound(request), undefined);
-      if (!signedBy(connector, request.headers, raw)) return done(authFailed(ctx.limits, request, herald('badCredentials')), undefined);
+      if (!signedBy(connector, request.headers, raw))
+        return done(authFailed(ctx.limits, request, herald('badCredentials')), undefined);
       request.rawBody = raw;
       const text = raw.toString('utf8');
       let value: unknown;
@@ -119,7 +121,11 @@ export const webhookRoutes: Routes = (app, ctx) => {
         if (connector?.type !== 'whatsapp' || !connector.verifyToken) throw notFound(request);
         authGuard(ctx.limits, request);
         const token = query['hub.verify_token'];
-        if (query['hub.mode'] !== 'subscribe' || typeof token !== 'string' || !sameSecret(token, connector.verifyToken)) {
+        if (
+          query['hub.mode'] !== 'subscribe' ||
+          typeof token !== 'string' ||
+          !sameSecret(token, connector.verifyToken)
+        ) {
           throw authFailed(ctx.limits, request, herald('accessDenied'));
         }
         return reply.type('text/plain').send(query['hub.challenge'] ?? '');

@@ -28,36 +28,51 @@ interface ConversionResponse {
  * message. Item codes: 201 recorded, 404 unknown or not a FLASHCALL message of this account, 422 bad item. A message
  * has one conversion: a later report replaces the earlier one, also within one request.
  */
-export async function recordConversions(ctx: AppContext, accountId: number, body: unknown, key: string | undefined): Promise<ConversionResponse> {
-  if (!Array.isArray(body)) throw herald('unprocessable', { reason: 'Request body must be a JSON array of conversion objects' });
+export async function recordConversions(
+  ctx: AppContext,
+  accountId: number,
+  body: unknown,
+  key: string | undefined,
+): Promise<ConversionResponse> {
+  if (!Array.isArray(body))
+    throw herald('unprocessable', { reason: 'Request body must be a JSON array of conversion objects' });
   if (body.length === 0) throw herald('emptyBatch');
-  if (body.length > MAX_CONVERSIONS) throw herald('unprocessable', { reason: `Max count of conversions is ${MAX_CONVERSIONS}` });
+  if (body.length > MAX_CONVERSIONS)
+    throw herald('unprocessable', { reason: `Max count of conversions is ${MAX_CONVERSIONS}` });
   const now = ctx.clock.now();
   const request = { accountId, operation: 'flashcall-conversion', key, body, now };
   const earlier = await idempotentReplay<ConversionResponse>(ctx.db, request);
   if (earlier) return earlier.body;
 
   const result = await runIdempotent(ctx.db, request, async (tx) => {
-    const ids = body.flatMap((item: unknown) => (isPlainObject(item) && typeof item.messageUuid === 'string' && UUID_PATTERN.test(item.messageUuid) ? [item.messageUuid.toLowerCase()] : []));
+    const ids = body.flatMap((item: unknown) =>
+      isPlainObject(item) && typeof item.messageUuid === 'string' && UUID_PATTERN.test(item.messageUuid)
+        ? [item.messageUuid.toLowerCase()]
+        : [],
+    );
     const known = new Set(
-      (await tx.query<{ id: string }>(
-        "SELECT id FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[]) AND channel_type = 'FLASHCALL' AND direction = 'outbound'",
-        [accountId, ids],
-      )).map((r) => r.id),
+      (
+        await tx.query<{ id: string }>(
+          "SELECT id FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[]) AND channel_type = 'FLASHCALL' AND direction = 'outbound'",
+          [accountId, ids],
+        )
+      ).map((r) => r.id),
     );
     // By message: a later item for the same message replaces an earlier one (one row may not be upserted twice).
     const records = new Map<string, { result: string; code: string | null }>();
     const items = body.map((item: unknown): ConversionResponse['items'][number] => {
       if (!isPlainObject(item)) return { messageUuid: null, code: 422, msg: 'Conversion must be a JSON object' };
       const { messageUuid, result: outcome, code } = item;
-      if (typeof messageUuid !== 'string') return { messageUuid: messageUuid ?? null, code: 422, msg: 'Missing messageUuid' };
+      if (typeof messageUuid !== 'string')
+        return { messageUuid: messageUuid ?? null, code: 422, msg: 'Missing messageUuid' };
       const spelled = typeof outcome === 'string' && Object.hasOwn(RESULT_SPELLINGS, outcome);
       const result = spelled ? RESULT_SPELLINGS[outcome as string] : null;
       if (!result) return { messageUuid, code: 422, msg: `Invalid result: ${JSON.stringify(outcome ?? null)}` };
       if (code !== undefined && code !== null && (typeof code !== 'string' || code.length > 32)) {
         return { messageUuid, code: 422, msg: `Invalid code: ${JSON.stringify(code)}` };
       }
-      if (!UUID_PATTERN.test(messageUuid) || !known.has(messageUuid.toLowerCase())) return { messageUuid, code: 404, msg: 'Message not found' };
+      if (!UUID_PATTERN.test(messageUuid) || !known.has(messageUuid.toLowerCase()))
+        return { messageUuid, code: 404, msg: 'Message not found' };
       const id = messageUuid.toLowerCase();
       records.set(id, { result, code: (code as string | undefined) ?? null });
       return { messageUuid, code: 201 };
@@ -105,13 +120,23 @@ export function registerConversionRoute(app: HeraldApp, ctx: AppContext): void {
           { minItems: 1, maxItems: MAX_CONVERSIONS },
         ),
         response: {
-          200: Type.Object({ errors: Type.Boolean(), items: Type.Array(Type.Object({ messageUuid: Type.Unknown(), code: Type.Integer(), msg: Type.Optional(Type.String()) })) }),
+          200: Type.Object({
+            errors: Type.Boolean(),
+            items: Type.Array(
+              Type.Object({ messageUuid: Type.Unknown(), code: Type.Integer(), msg: Type.Optional(Type.String()) }),
+            ),
+          }),
           ...errorResponses(400, 401, 403, 409, 415, 422),
         },
       },
     },
     async (request) =>
-      recordConversions(ctx, principalOf(request).accountId, request.body, idempotencyKeyOf(request.headers['idempotency-key'])),
+      recordConversions(
+        ctx,
+        principalOf(request).accountId,
+        request.body,
+        idempotencyKeyOf(request.headers['idempotency-key']),
+      ),
   );
 }
 

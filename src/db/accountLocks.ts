@@ -14,6 +14,10 @@ const ACCOUNT_LOCK_CLASSES = {
  * and the insert it allows are exact when requests race (a check without it lets N concurrent requests past the
  * last free place). Ids past 2^31 share a lock with a lower one: a needless wait, never a missed one.
  */
-export async function lockAccount(tx: Queryable, what: keyof typeof ACCOUNT_LOCK_CLASSES, accountId: number): Promise<void> {
+export async function lockAccount(
+  tx: Queryable,
+  what: keyof typeof ACCOUNT_LOCK_CLASSES,
+  accountId: number,
+): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock($1::int, $2::int)', [ACCOUNT_LOCK_CLASSES[what], accountId % 2 ** 31]);
 }

@@ -16,7 +16,8 @@ const UNAVAILABLE_CODES = new Set([
   '08006',
   '53300', // too_many_connections
 ]);
-const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed/i;
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed/i;
 
 /** True for errors that a client may retry once the database is back (answered 503 5031, not 500). */
 export function isDatabaseUnavailable(error: unknown): boolean {

@@ -36,7 +36,9 @@ async function refuseNewerSchema(db: Db, migrations: readonly Migration[]): Prom
   const [table] = await db.query<{ exists: boolean }>(`SELECT to_regclass('schema_migrations') IS NOT NULL AS exists`);
   if (!table?.exists) return;
   const known = new Set(migrations.map((m) => m.version));
-  const recorded = await db.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
+  const recorded = await db.query<{ version: number; name: string }>(
+    'SELECT version, name FROM schema_migrations ORDER BY version',
+  );
   const unknown = recorded.filter((r) => !known.has(r.version));
   if (unknown.length === 0) return;
   const newest = Math.max(...known);

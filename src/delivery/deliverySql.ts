@@ -247,7 +247,13 @@ export async function messageNoteIgnored(
   notes: readonly { accountId: number; id: string; status: string; at: Date }[],
 ): Promise<void> {
   if (notes.length === 0) return;
-  const rows = notes.map((n, i) => ({ account_id: n.accountId, id: n.id, status: n.status, at: n.at.toISOString(), i }));
+  const rows = notes.map((n, i) => ({
+    account_id: n.accountId,
+    id: n.id,
+    status: n.status,
+    at: n.at.toISOString(),
+    i,
+  }));
   await db.query(
     `WITH r AS (
        SELECT account_id, id,

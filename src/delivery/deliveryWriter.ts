@@ -218,7 +218,13 @@ export class DeliveryWriter {
     const submissions: SubmissionRow[] = [];
     for (const r of batch.sent) {
       put(sentTransition(r));
-      submissions.push({ connectorId: r.connectorId, carrierIds: r.carrierIds, accountId: r.accountId, id: r.id, at: r.at });
+      submissions.push({
+        connectorId: r.connectorId,
+        carrierIds: r.carrierIds,
+        accountId: r.accountId,
+        id: r.id,
+        at: r.at,
+      });
     }
     for (const r of batch.retries) put(retryTransition(r));
     for (const r of batch.statuses) put(statusTransition(r));
@@ -238,7 +244,10 @@ export class DeliveryWriter {
       const fact = { status: receipt.state, at: receipt.at, errorCode: receipt.errorCode };
       const pending = transitions.get(known.id);
       if (!pending) {
-        transitions.set(known.id, statusTransition({ accountId: known.accountId, id: known.id, ...fact, fromReceipt: true }));
+        transitions.set(
+          known.id,
+          statusTransition({ accountId: known.accountId, id: known.id, ...fact, fromReceipt: true }),
+        );
       } else if (!mergeReceipt(pending, fact)) {
         ignored.push({ accountId: known.accountId, id: known.id, status: receipt.state, at: receipt.at });
       }
@@ -247,7 +256,8 @@ export class DeliveryWriter {
 
     const run = async (q: Queryable): Promise<void> => {
       const unmoved = await applyTransitions(q, [...transitions.values(), ...extra], submissions);
-      for (const t of unmoved) for (const r of t.receipts) ignored.push({ accountId: t.accountId, id: t.id, status: r.status, at: r.at });
+      for (const t of unmoved)
+        for (const r of t.receipts) ignored.push({ accountId: t.accountId, id: t.id, status: r.status, at: r.at });
       if (dbReceipts.length > 0) {
         const outcome = await applyReceipts(q, dbReceipts);
         this.stats.orphaned += outcome.orphaned;

@@ -88,11 +88,16 @@ export class Dispatcher {
         this.capacityWaiter = undefined;
         continue;
       }
-      let claimed: ClaimedMessage[] = [];
-      let windowsClosed = new Set<string>();
+      let claimed: ClaimedMessage[];
+      let windowsClosed: Set<string>;
       try {
         const now = this.deps.clock.now();
-        claimed = await messageClaimDue(this.deps.db, now, Math.min(room, this.options.batchSize), this.options.leaseMs);
+        claimed = await messageClaimDue(
+          this.deps.db,
+          now,
+          Math.min(room, this.options.batchSize),
+          this.options.leaseMs,
+        );
         windowsClosed = await closedChatWindows(this.deps.db, claimed, now);
       } catch (error) {
         // Claimed messages stay leased and fall due again when the lease ends.
@@ -135,7 +140,10 @@ export class Dispatcher {
       await this.send(message, chatWindowClosed);
     } catch (error) {
       // Nothing is recorded: the lease runs out and the message is claimed again.
-      this.deps.log.error({ err: error, messageUuid: message.id }, 'dispatch failed; the message will be retried after its lease');
+      this.deps.log.error(
+        { err: error, messageUuid: message.id },
+        'dispatch failed; the message will be retried after its lease',
+      );
     }
   }
 
@@ -149,22 +157,46 @@ export class Dispatcher {
     const now = clock.now();
     const ref = { accountId: message.account_id, id: message.id };
     if (message.planned_send_ms === null) {
-      await writer.status({ ...ref, status: 'unsent', at: now, errorCode: DELIVERY_ERRORS.windowNeverOpens, detail: 'the send window never opens before the deadline' });
+      await writer.status({
+        ...ref,
+        status: 'unsent',
+        at: now,
+        errorCode: DELIVERY_ERRORS.windowNeverOpens,
+        detail: 'the send window never opens before the deadline',
+      });
       return;
     }
     if (now.getTime() > message.deadline_ms) {
-      await writer.status({ ...ref, status: 'unsent', at: now, errorCode: DELIVERY_ERRORS.deadlinePassed, detail: 'not sent before its deadline' });
+      await writer.status({
+        ...ref,
+        status: 'unsent',
+        at: now,
+        errorCode: DELIVERY_ERRORS.deadlinePassed,
+        detail: 'not sent before its deadline',
+      });
       return;
     }
     if (chatWindowClosed) {
-      await writer.status({ ...ref, status: 'unsent', at: now, errorCode: DELIVERY_ERRORS.chatWindowClosed, detail: 'the 24-hour chat window had closed and no template matches' });
+      await writer.status({
+        ...ref,
+        status: 'unsent',
+        at: now,
+        errorCode: DELIVERY_ERRORS.chatWindowClosed,
+        detail: 'the 24-hour chat window had closed and no template matches',
+      });
       return;
     }
     const window = this.windowOf(message);
     if (!isUnconstrained(window)) {
       const next = nextAllowedInstant(window, now.getTime(), message.deadline_ms);
       if (next === null) {
-        await writer.status({ ...ref, status: 'unsent', at: now, errorCode: DELIVERY_ERRORS.deadlinePassed, detail: 'its send window does not open again before its deadline' });
+        await writer.status({
+          ...ref,
+          status: 'unsent',
+          at: now,
+          errorCode: DELIVERY_ERRORS.deadlinePassed,
+          detail: 'its send window does not open again before its deadline',
+        });
         return;
       }
       if (next > now.getTime()) {
@@ -175,30 +207,62 @@ export class Dispatcher {
     const connector = router.pick(message.channel_type, message.destination);
     if (!connector) {
       const anyRoute = router.candidates(message.channel_type, message.destination).length > 0;
-      await this.retryOrGiveUp(message, now, this.options.noRouteRetryMs, anyRoute ? 'no connector of the route is available' : 'no route', DELIVERY_ERRORS.noRoute);
+      await this.retryOrGiveUp(
+        message,
+        now,
+        this.options.noRouteRetryMs,
+        anyRoute ? 'no connector of the route is available' : 'no route',
+        DELIVERY_ERRORS.noRoute,
+      );
       return;
     }
     const outcome = await connector.submit(outbound(message, now));
     const at = clock.now();
     switch (outcome.kind) {
       case 'accepted':
-        await writer.sent({ ...ref, connectorId: connector.id, at, carrierIds: outcome.carrierIds, readTracked: READ_TRACKED.has(message.channel_type) });
+        await writer.sent({
+          ...ref,
+          connectorId: connector.id,
+          at,
+          carrierIds: outcome.carrierIds,
+          readTracked: READ_TRACKED.has(message.channel_type),
+        });
         return;
       case 'permanent':
         await writer.status({ ...ref, status: 'unsent', at, errorCode: outcome.errorCode, detail: outcome.reason });
         return;
       case 'transient':
-        await this.retryOrGiveUp(message, at, outcome.retryAfterMs, outcome.reason, outcome.errorCode ?? DELIVERY_ERRORS.deadlinePassed);
+        await this.retryOrGiveUp(
+          message,
+          at,
+          outcome.retryAfterMs,
+          outcome.reason,
+          outcome.errorCode ?? DELIVERY_ERRORS.deadlinePassed,
+        );
         return;
     }
   }
 
-  /** Back to the queue for the next allowed instant after `retryAfterMs`, or unsent when none comes before the deadline. */
-  private async retryOrGiveUp(message: ClaimedMessage, now: Date, retryAfterMs: number, reason: string, errorCode: number): Promise<void> {
+  /**
+   * Back to the queue for the next allowed instant after `retryAfterMs`, or unsent when none comes before the deadline.
+   */
+  private async retryOrGiveUp(
+    message: ClaimedMessage,
+    now: Date,
+    retryAfterMs: number,
+    reason: string,
+    errorCode: number,
+  ): Promise<void> {
     const ref = { accountId: message.account_id, id: message.id };
     const next = nextAllowedInstant(this.windowOf(message), now.getTime() + retryAfterMs, message.deadline_ms);
     if (next === null) {
-      await this.deps.writer.status({ ...ref, status: 'unsent', at: now, errorCode, detail: `not sent before its deadline: ${reason}` });
+      await this.deps.writer.status({
+        ...ref,
+        status: 'unsent',
+        at: now,
+        errorCode,
+        detail: `not sent before its deadline: ${reason}`,
+      });
       return;
     }
     await this.deps.writer.retry({ ...ref, dueAt: new Date(next), at: now, reason });
@@ -214,7 +278,8 @@ export class Dispatcher {
       ttl: message.ttl,
     };
     // The zones are looked up only for a window that has something to check.
-    if (!fields.localSendTime && !fields.localCompletionTime && !fields.hours && !fields.days) return messageWindow(fields, []);
+    if (!fields.localSendTime && !fields.localCompletionTime && !fields.hours && !fields.days)
+      return messageWindow(fields, []);
     return messageWindow(fields, lookupSubscriber(this.deps.plan, message.destination, message.country).zones);
   }
 }
@@ -229,7 +294,12 @@ async function closedChatWindows(db: Db, claimed: readonly ClaimedMessage[], now
   const byAccount = new Map<number, ClaimedMessage[]>();
   for (const m of freeForm) byAccount.set(m.account_id, [...(byAccount.get(m.account_id) ?? []), m]);
   for (const [accountId, messages] of byAccount) {
-    const open = await whatsappWindowsOpenOf(db, accountId, messages.map((m) => [m.sender_name, m.destination]), now);
+    const open = await whatsappWindowsOpenOf(
+      db,
+      accountId,
+      messages.map((m) => [m.sender_name, m.destination]),
+      now,
+    );
     for (const m of messages) if (!open.has(`${m.sender_name}\u0000${m.destination}`)) closed.add(m.id);
   }
   return closed;

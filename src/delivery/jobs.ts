@@ -41,7 +41,8 @@ export function deliveryJobs(deps: { db: Db; clock: Clock; log: Logger }, option
       run: async () => {
         if (options.retentionDays === undefined) return;
         const result = await retentionSweep(db, retentionCutoff(clock.now(), options.retentionDays));
-        if (result.messages + result.submissions + result.callbackDeliveries > 0) log.info(result, 'retention: old records deleted');
+        if (result.messages + result.submissions + result.callbackDeliveries > 0)
+          log.info(result, 'retention: old records deleted');
       },
     },
   ];
@@ -51,7 +52,10 @@ export function deliveryJobs(deps: { db: Db; clock: Clock; log: Logger }, option
 export async function expireLifetimes(db: Db, now: Date): Promise<number> {
   let expired = 0;
   for (;;) {
-    const rows = await messageExpireDue(db, now, EXPIRE_BATCH, { noReceipt: DELIVERY_ERRORS.noReceipt, notRead: DELIVERY_ERRORS.notRead });
+    const rows = await messageExpireDue(db, now, EXPIRE_BATCH, {
+      noReceipt: DELIVERY_ERRORS.noReceipt,
+      notRead: DELIVERY_ERRORS.notRead,
+    });
     expired += rows.length;
     if (rows.length < EXPIRE_BATCH) return expired;
   }

@@ -1,7 +1,6 @@
 import type { CarrierReceipt, ReceiptState } from '../connectors/index.js';
 import type { Queryable } from '../db/db.js';
 
-
 /** A receipt with the submission it reports on. */
 export interface MatchedReceipt {
   readonly receipt: CarrierReceipt;
@@ -26,7 +25,12 @@ export async function submissionMatchReceipts(
     error_code: r.errorCode,
     received_at: r.at.toISOString(),
   }));
-  const rows = await db.query<{ i: number; account_id: number | null; message_id: string | null; parts: number | null }>(
+  const rows = await db.query<{
+    i: number;
+    account_id: number | null;
+    message_id: string | null;
+    parts: number | null;
+  }>(
     `WITH input AS (
        SELECT * FROM json_to_recordset($1::json) AS i(i integer, connector_id text, carrier_id text, state text, error_code integer, received_at timestamptz)
      ),
@@ -42,7 +46,12 @@ export async function submissionMatchReceipts(
      SELECT i, account_id, message_id, parts FROM found`,
     [JSON.stringify(input)],
   );
-  const matched = rows.map((row) => ({ receipt: receipts[row.i]!, accountId: row.account_id!, messageId: row.message_id!, parts: row.parts! }));
+  const matched = rows.map((row) => ({
+    receipt: receipts[row.i]!,
+    accountId: row.account_id!,
+    messageId: row.message_id!,
+    parts: row.parts!,
+  }));
   return { matched, orphaned: receipts.length - matched.length };
 }
 
@@ -50,7 +59,10 @@ export async function submissionMatchReceipts(
  * Records receipts on the parts of multi-part messages and returns those that changed a part's state (set once,
  * except delivered -> read): the message status follows from all its parts. Parts are locked in key order.
  */
-export async function submissionSetPartStates(db: Queryable, receipts: readonly MatchedReceipt[]): Promise<MatchedReceipt[]> {
+export async function submissionSetPartStates(
+  db: Queryable,
+  receipts: readonly MatchedReceipt[],
+): Promise<MatchedReceipt[]> {
   if (receipts.length === 0) return [];
   const rows = receipts.map((m, i) => ({
     i,
@@ -107,10 +119,22 @@ export async function messageCountDeliveredParts(
 /** Takes the orphan receipts whose submission has been recorded since; drops those older than `expiredBefore`. */
 export async function orphanReceiptsTakeMatched(db: Queryable, expiredBefore: Date): Promise<CarrierReceipt[]> {
   await db.query('DELETE FROM orphan_receipts WHERE received_at < $1', [expiredBefore]);
-  const rows = await db.query<{ connector_id: string; carrier_id: string; state: ReceiptState; error_code: number | null; received_at: Date }>(
+  const rows = await db.query<{
+    connector_id: string;
+    carrier_id: string;
+    state: ReceiptState;
+    error_code: number | null;
+    received_at: Date;
+  }>(
     `DELETE FROM orphan_receipts o USING submissions s
      WHERE o.connector_id = s.connector_id AND o.carrier_id = s.carrier_id
      RETURNING o.connector_id, o.carrier_id, o.state, o.error_code, o.received_at`,
   );
-  return rows.map((r) => ({ connectorId: r.connector_id, carrierId: r.carrier_id, state: r.state, at: r.received_at, errorCode: r.error_code }));
+  return rows.map((r) => ({
+    connectorId: r.connector_id,
+    carrierId: r.carrier_id,
+    state: r.state,
+    at: r.received_at,
+    errorCode: r.error_code,
+  }));
 }

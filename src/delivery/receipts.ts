@@ -39,7 +39,9 @@ export function receiptsPerPart(receipts: readonly CarrierReceipt[]): CarrierRec
  * Transitions from receipts, one per message where they can be merged (a delivery and its read become one change),
  * more where they cannot (they are then applied in rounds, each seeing the one before).
  */
-export function receiptTransitions(receipts: readonly { accountId: number; messageId: string; receipt: CarrierReceipt }[]): Transition[] {
+export function receiptTransitions(
+  receipts: readonly { accountId: number; messageId: string; receipt: CarrierReceipt }[],
+): Transition[] {
   const byMessage = new Map<string, Transition>();
   const more: Transition[] = [];
   for (const { accountId, messageId, receipt } of receipts) {
@@ -74,7 +76,9 @@ export async function applyTransitions(
   const merged = (t: Transition): boolean => t.receipts.length > 0 && (t.receipts.length > 1 || t.history.length > 1);
   const retry = unmoved.filter(merged);
   if (retry.length === 0) return unmoved;
-  const alone = retry.flatMap((t) => t.receipts.map((r) => statusTransition({ accountId: t.accountId, id: t.id, ...r, fromReceipt: true })));
+  const alone = retry.flatMap((t) =>
+    t.receipts.map((r) => statusTransition({ accountId: t.accountId, id: t.id, ...r, fromReceipt: true })),
+  );
   const stillUnmoved: Transition[] = unmoved.filter((t) => !merged(t));
   for (const round of roundsOf(alone)) {
     const ids = await messageApplyTransitions(tx, round);
@@ -103,7 +107,12 @@ export async function applyReceipts(tx: Queryable, receipts: readonly CarrierRec
       perMessage.push(part);
       continue;
     }
-    const entry = delivered.get(part.messageId) ?? { accountId: part.accountId, id: part.messageId, parts: 0, at: part.receipt.at };
+    const entry = delivered.get(part.messageId) ?? {
+      accountId: part.accountId,
+      id: part.messageId,
+      parts: 0,
+      at: part.receipt.at,
+    };
     entry.parts++;
     if (part.receipt.at > entry.at) entry.at = part.receipt.at;
     delivered.set(part.messageId, entry);
@@ -112,10 +121,21 @@ export async function applyReceipts(tx: Queryable, receipts: readonly CarrierRec
   for (const done of await messageCountDeliveredParts(tx, [...delivered.values()])) {
     const entry = delivered.get(done.id)!;
     // The whole message is delivered: ahead of any read of its parts in this batch.
-    transitions.unshift(statusTransition({ accountId: done.account_id, id: done.id, status: 'delivered', at: entry.at, errorCode: null, fromReceipt: true }));
+    transitions.unshift(
+      statusTransition({
+        accountId: done.account_id,
+        id: done.id,
+        status: 'delivered',
+        at: entry.at,
+        errorCode: null,
+        fromReceipt: true,
+      }),
+    );
   }
   const unmoved = await applyTransitions(tx, transitions);
-  const ignored = unmoved.flatMap((t) => t.receipts.map((r) => ({ accountId: t.accountId, id: t.id, status: r.status, at: r.at })));
+  const ignored = unmoved.flatMap((t) =>
+    t.receipts.map((r) => ({ accountId: t.accountId, id: t.id, status: r.status, at: r.at })),
+  );
   await messageNoteIgnored(tx, ignored);
   const unchangedParts = multipart.length - changedParts.length;
   const applied = matched.length - ignored.length - unchangedParts;

@@ -21,7 +21,8 @@ export function retentionCutoff(now: Date, days: number): Date {
 
 /**
  * Retention (HERALD_RETENTION_DAYS): deletes what is older than `before` (see {@link retentionCutoff}) and
- * finished. Messages with nothing left to happen go with their short links and conversions, but only from days the statistics have already rolled up, so
+ * finished. Messages with nothing left to happen go with their short links and conversions, but only from days the
+ * statistics have already rolled up, so
  * that the statistics keep counting them (and the rollup of a day older than the retention is never redone);
  * carrier submissions go by age; finished callback deliveries go with their attempts and events, so a failed
  * delivery older than the retention can no longer be replayed. Batched, bounded per sweep, safe in several workers.
@@ -29,15 +30,22 @@ export function retentionCutoff(now: Date, days: number): Date {
 export async function retentionSweep(db: Db, before: Date): Promise<RetentionResult> {
   const cutoff = before.getTime();
   const rolledUntil = await statsRolledUntil(db);
-  const messagesBefore = rolledUntil === null ? undefined : Math.min(cutoff, Date.parse(`${rolledUntil}T00:00:00Z`) + DAY_MS);
+  const messagesBefore =
+    rolledUntil === null ? undefined : Math.min(cutoff, Date.parse(`${rolledUntil}T00:00:00Z`) + DAY_MS);
   const accounts = (await db.query<{ id: number }>('SELECT id FROM accounts ORDER BY id')).map((a) => a.id);
   let messages = 0;
   let callbackDeliveries = 0;
   for (const accountId of accounts) {
     if (messagesBefore !== undefined) {
-      messages += await drain((limit) => retentionDeleteMessages(db, accountId, uuidBound(messagesBefore, 'low'), limit), MAX_PER_SWEEP - messages);
+      messages += await drain(
+        (limit) => retentionDeleteMessages(db, accountId, uuidBound(messagesBefore, 'low'), limit),
+        MAX_PER_SWEEP - messages,
+      );
     }
-    callbackDeliveries += await drain((limit) => retentionDeleteCallbacks(db, accountId, new Date(cutoff), limit), MAX_PER_SWEEP - callbackDeliveries);
+    callbackDeliveries += await drain(
+      (limit) => retentionDeleteCallbacks(db, accountId, new Date(cutoff), limit),
+      MAX_PER_SWEEP - callbackDeliveries,
+    );
   }
   const submissions = await drain((limit) => retentionDeleteSubmissions(db, new Date(cutoff), limit), MAX_PER_SWEEP);
   return { messages, submissions, callbackDeliveries };

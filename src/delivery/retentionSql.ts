@@ -6,7 +6,12 @@ import type { Queryable } from '../db/db.js';
  * nothing left to happen (not waiting to be sent, no lifetime running), with their short links and conversions.
  * Returns how many messages went.
  */
-export async function retentionDeleteMessages(db: Queryable, accountId: number, beforeId: string, limit: number): Promise<number> {
+export async function retentionDeleteMessages(
+  db: Queryable,
+  accountId: number,
+  beforeId: string,
+  limit: number,
+): Promise<number> {
   const rows = await db.query(
     `WITH doomed AS (
        SELECT id FROM messages
@@ -39,7 +44,12 @@ export async function retentionDeleteSubmissions(db: Queryable, before: Date, li
  * Deletes up to `limit` of an account's finished callback deliveries (delivered, or failed and not replayed)
  * created and finished before `before`, with their attempts and the events they carried. Returns how many went.
  */
-export async function retentionDeleteCallbacks(db: Queryable, accountId: number, before: Date, limit: number): Promise<number> {
+export async function retentionDeleteCallbacks(
+  db: Queryable,
+  accountId: number,
+  before: Date,
+  limit: number,
+): Promise<number> {
   const rows = await db.query(
     `WITH doomed AS (
        SELECT id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id, only_messages, excluded_messages

@@ -67,7 +67,13 @@ export function sentTransition(r: { accountId: number; id: string; connectorId: 
   };
 }
 
-export function retryTransition(r: { accountId: number; id: string; dueAt: Date; at: Date; reason: string }): Transition {
+export function retryTransition(r: {
+  accountId: number;
+  id: string;
+  dueAt: Date;
+  at: Date;
+  reason: string;
+}): Transition {
   return {
     accountId: r.accountId,
     id: r.id,
@@ -128,11 +134,16 @@ export function mergeReceipt(into: Transition, receipt: ReceiptFact): boolean {
   const current = statusAfter(into.status);
   if (!FROM_STATUSES[receipt.status].includes(current)) return false;
   if (isReadOutcome(receipt.status) && isReadOutcome(into.status)) return false;
-  if (receipt.status === 'read' && current !== 'delivered') into.history.push({ status: 'delivered', at: iso(receipt.at) });
+  if (receipt.status === 'read' && current !== 'delivered')
+    into.history.push({ status: 'delivered', at: iso(receipt.at) });
   into.status = receipt.status;
   into.at = receipt.at;
   if (receipt.errorCode !== null) into.errorCode = receipt.errorCode;
-  into.history.push({ status: receipt.status, at: iso(receipt.at), ...(receipt.errorCode !== null ? { errorCode: receipt.errorCode } : {}) });
+  into.history.push({
+    status: receipt.status,
+    at: iso(receipt.at),
+    ...(receipt.errorCode !== null ? { errorCode: receipt.errorCode } : {}),
+  });
   into.receipts.push(receipt);
   return true;
 }

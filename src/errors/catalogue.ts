@@ -31,7 +31,11 @@ export const ERRORS = {
   // One answer for every per-account ceiling on what an account stores (rules, centers, templates).
   perAccountLimit: { status: 409, code: 4094, msg: 'Too many {what}: at most {limit} per account' },
   // Deleting it would leave the keys tagging messages with a center that no longer exists.
-  centerHasKeys: { status: 409, code: 4095, msg: 'Traffic center {id} has live API keys bound to it: {keys}; revoke them first' },
+  centerHasKeys: {
+    status: 409,
+    code: 4095,
+    msg: 'Traffic center {id} has live API keys bound to it: {keys}; revoke them first',
+  },
   bodyTooLarge: { status: 413, code: 4130, msg: 'Request body is larger than {limit} bytes' },
   urlTooLong: { status: 414, code: 4140, msg: 'URL path segment is longer than {limit} characters' },
   unsupportedMediaType: { status: 415, code: 4150, msg: 'Content-Type must be application/json' },
@@ -83,7 +87,8 @@ export const ERRORS = {
   invalidDays: { status: 422, code: 4223, msg: 'Invalid days: {days}' },
   // Per-account caps on stored things (HERALD_TEMPLATES_PER_ACCOUNT): delete some to make room.
   tooManyRequests: { status: 429, code: 4290, msg: 'Too many requests; retry after {retryAfter} s' },
-  // An item code of the send response: the account used its new callback URLs of the day (HERALD_CALLBACK_URLS_PER_DAY).
+  // An item code of the send response: the account used its new callback URLs of the day
+  // (HERALD_CALLBACK_URLS_PER_DAY).
   callbackUrlLimit: { status: 429, code: 4291, msg: 'Too many new callback URLs today: at most {limit} a day' },
   headersTooLarge: { status: 431, code: 4310, msg: 'Request headers are larger than {limit} bytes' },
 
@@ -159,7 +164,9 @@ function fillTemplate(template: string, params: Readonly<Record<string, string |
   return template.replace(/\{(\w+)\}/g, (whole, key: string) => (key in params ? String(params[key]) : whole));
 }
 
-/** Formats a value for an `Invalid <field>: <value>` message: JSON, so that strings, arrays and null are unambiguous. */
+/**
+ * Formats a value for an `Invalid <field>: <value>` message: JSON, so that strings, arrays and null are unambiguous.
+ */
 export function showValue(value: unknown): string {
   const json = JSON.stringify(value);
   if (json === undefined) return String(value);

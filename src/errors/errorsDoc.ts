@@ -7,7 +7,10 @@ const ITEM_CODES = new Set([4020, 4021, 4031, 4221]);
 export function renderErrorsDoc(): string {
   const rows = Object.entries(ERRORS)
     .sort(([, a], [, b]) => a.code - b.code || a.msg.localeCompare(b.msg))
-    .map(([name, e]) => `| ${ITEM_CODES.has(e.code) ? `item (${e.status})` : e.status} | ${e.code} | \`${e.msg}\` | ${name} |`);
+    .map(
+      ([name, e]) =>
+        `| ${ITEM_CODES.has(e.code) ? `item (${e.status})` : e.status} | ${e.code} | \`${e.msg}\` | ${name} |`,
+    );
   return [
     '# Error catalogue',
     '',

@@ -21,7 +21,9 @@ export interface Principal {
   readonly accountCurrency: string;
   /** The web sign-in that issued the token (a session token, accounts/sessions.ts), or null for an API key. */
   readonly sessionId: string | null;
-  /** The user the token descends from (a sign-in's user; migration 0013), or null. Keys it issues descend from them too. */
+  /**
+   * The user the token descends from (a sign-in's user; migration 0013), or null. Keys it issues descend from them too.
+   */
   readonly createdByUser: number | null;
 }
 
@@ -31,7 +33,10 @@ declare module 'fastify' {
   }
 }
 
-/** What authentication needs: the tokens, the time (session tokens expire), and the limits on requests and on failed attempts. */
+/**
+ * What authentication needs: the tokens, the time (session tokens expire), and the limits on requests and on failed
+ * attempts.
+ */
 export interface AuthContext {
   readonly db: Db;
   readonly clock: Clock;
@@ -46,7 +51,10 @@ export interface Limits {
   readonly metrics: { rateLimited: { inc(labels: { kind: string }): void } };
 }
 
-export function createLimits(config: { rateLimit: number; authFailureLimit: number }, metrics: Limits['metrics']): Limits {
+export function createLimits(
+  config: { rateLimit: number; authFailureLimit: number },
+  metrics: Limits['metrics'],
+): Limits {
   return {
     requests: new RateLimiter(config.rateLimit, config.rateLimit * 2),
     authFailures: new RateLimiter(config.authFailureLimit / 60, config.authFailureLimit),
@@ -103,7 +111,8 @@ export function requireToken(ctx: AuthContext, allowed: readonly TokenType[]) {
     const failed = authGuard(ctx.limits, request);
     if (presented === 'invalid') throw failed(herald('badCredentials'));
     const token = await tokenFindLive(ctx.db, presented.keyId, ctx.clock.now());
-    if (!token || !secretMatches(presented.secret, Buffer.from(token.secret_hash))) throw failed(herald('badCredentials'));
+    if (!token || !secretMatches(presented.secret, Buffer.from(token.secret_hash)))
+      throw failed(herald('badCredentials'));
     if (!allowed.includes(token.type)) throw herald('accessDenied');
     if (token.account_status !== 'active') throw herald('accountBlocked');
     const wait = ctx.limits.requests.take(`account:${token.account_id}`);

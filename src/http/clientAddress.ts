@@ -12,7 +12,10 @@ export function failureKeyOf(address: string): string {
   if (hextets.slice(0, 5).every((h) => h === 0) && hextets[5] === 0xffff) {
     return [hextets[6]! >> 8, hextets[6]! & 0xff, hextets[7]! >> 8, hextets[7]! & 0xff].join('.');
   }
-  return `${hextets.slice(0, 4).map((h) => h.toString(16)).join(':')}::/64`;
+  return `${hextets
+    .slice(0, 4)
+    .map((h) => h.toString(16))
+    .join(':')}::/64`;
 }
 
 /** The eight 16-bit groups of an IPv6 address, in any of its spellings (the URL parser writes it canonically first). */
@@ -21,6 +24,7 @@ function ipv6Hextets(address: string): number[] {
   const [head, tail] = canonical.split('::') as [string, string | undefined];
   const left = head === '' ? [] : head.split(':');
   const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  const groups =
+    tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
   return groups.map((group) => parseInt(group, 16));
 }

@@ -33,7 +33,8 @@ function schemaError(error: FastifyError & { validation: AjvError[]; validationC
   }
   const field = `${location}${path}` || error.validationContext || 'body';
   if (first.keyword === 'maxItems') return herald('tooManyItems', { field, limit: Number(first.params.limit) });
-  if (maySecret(field, first.data)) return herald('invalidSecretField', { field, reason: first.message ?? first.keyword });
+  if (maySecret(field, first.data))
+    return herald('invalidSecretField', { field, reason: first.message ?? first.keyword });
   // A refused URL (an over-long callbackUrl) is echoed masked like an accepted one: it may carry credentials.
   const shown = typeof first.data === 'string' && /url$/i.test(path) ? maskCallbackUrl(first.data) : first.data;
   return herald('invalidField', { field, value: `${showValue(shown)} (${first.message ?? first.keyword})` });
@@ -48,7 +49,9 @@ const SECRET_NAME = /password|token|secret/i;
  */
 function maySecret(field: string, value: unknown): boolean {
   if (SECRET_NAME.test(field.split('.').at(-1) ?? '')) return true;
-  return typeof value === 'object' && value !== null && /"[^"]*(?:password|token|secret)[^"]*":/i.test(JSON.stringify(value));
+  return (
+    typeof value === 'object' && value !== null && /"[^"]*(?:password|token|secret)[^"]*":/i.test(JSON.stringify(value))
+  );
 }
 
 /** Turns any error into the API's error body; unknown errors are logged with their cause and answered 5000. */
@@ -88,7 +91,8 @@ export function makeErrorHandler(bodyLimit: number) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     let mapped = toHeraldError(error);
     // The route's own limit where it has one (sign-in, webhooks, inbound routing settings), else the server's.
-    if (mapped.errorName === 'bodyTooLarge') mapped = herald('bodyTooLarge', { limit: request.routeOptions?.bodyLimit ?? bodyLimit });
+    if (mapped.errorName === 'bodyTooLarge')
+      mapped = herald('bodyTooLarge', { limit: request.routeOptions?.bodyLimit ?? bodyLimit });
     if (mapped.status >= 500 && mapped.errorName === 'internal') {
       request.log.error({ err: error }, 'request failed');
     }
@@ -119,7 +123,11 @@ export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): v
 export function expectationFailed(_request: IncomingMessage, response: ServerResponse): void {
   const body = JSON.stringify(herald('expectationFailed').toBody());
   response
-    .writeHead(ERRORS.expectationFailed.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' })
+    .writeHead(ERRORS.expectationFailed.status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    })
     .end(body);
 }
 

@@ -3,10 +3,25 @@ import { AjvCompiler } from '@fastify/ajv-compiler';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifySchemaCompiler, type FastifySchemaValidationError, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifySchemaCompiler,
+  type FastifySchemaValidationError,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
 import type { AppContext } from '../context.js';
 import { herald } from '../errors/catalogue.js';
-import { clientErrorHandler, expectationFailed, makeErrorHandler, MAX_PARAM_LENGTH, notFoundHandler, routeNotFound } from './errorHandler.js';
+import {
+  clientErrorHandler,
+  expectationFailed,
+  makeErrorHandler,
+  MAX_PARAM_LENGTH,
+  notFoundHandler,
+  routeNotFound,
+} from './errorHandler.js';
 import { ErrorBody } from './schemas.js';
 
 /**
@@ -68,7 +83,11 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
     requestTimeout: requestTimeoutMs,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     // requireHostHeader: a hook below refuses a missing Host in the API's format; Node's refusal has no body.
-    http: { headersTimeout: headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeoutMs / 4)), requireHostHeader: false },
+    http: {
+      headersTimeout: headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeoutMs / 4)),
+      requireHostHeader: false,
+    },
     // What Node's parser or Fastify's router refuses before a route runs is answered in the API's format too.
     clientErrorHandler,
     frameworkErrors: (error, request, reply) => errorHandler(error, request, reply),
@@ -91,7 +110,8 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
   app.server.on('checkExpectation', expectationFailed);
   app.addHook('onRequest', async (request) => {
     // RFC 9112 section 3.2: a server must refuse an HTTP/1.1 request without Host.
-    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') throw herald('badRequest', { reason: 'Missing Host header' });
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1')
+      throw herald('badRequest', { reason: 'Missing Host header' });
     // Fastify would read and parse the body of a request for no route before answering 404: 300 ms for 10 MB,
     // sent by anyone. Answered here, before the body.
     if (request.is404) throw routeNotFound(request);
@@ -222,7 +242,16 @@ function storableOnly(validate: Validator): Validator {
           ? 'must not contain U+0000'
           : undefined;
       if (message) {
-        checked.errors = [{ keyword: 'type', instancePath: `/${name}`, schemaPath: '', params: {}, message, data: String(value) } as FastifySchemaValidationError];
+        checked.errors = [
+          {
+            keyword: 'type',
+            instancePath: `/${name}`,
+            schemaPath: '',
+            params: {},
+            message,
+            data: String(value),
+          } as FastifySchemaValidationError,
+        ];
         return false;
       }
     }

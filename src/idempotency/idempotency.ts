@@ -46,7 +46,9 @@ export function canonicalJson(value: unknown): string {
   }
   if (value !== null && typeof value === 'object') {
     const object = value as Record<string, unknown>;
-    const keys = Object.keys(object).filter((key) => object[key] !== undefined).sort();
+    const keys = Object.keys(object)
+      .filter((key) => object[key] !== undefined)
+      .sort();
     return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(object[key])}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -67,10 +69,17 @@ export interface IdempotentRequest {
  * key with another body is 409 4090. Call before validating, so that a retried request gets its first answer even
  * when validating it again would now fail.
  */
-export async function idempotentReplay<T>(db: Queryable, request: IdempotentRequest): Promise<IdempotentResult<T> | undefined> {
+export async function idempotentReplay<T>(
+  db: Queryable,
+  request: IdempotentRequest,
+): Promise<IdempotentResult<T> | undefined> {
   if (request.key === undefined) return undefined;
   const since = new Date(request.now.getTime() - IDEMPOTENCY_WINDOW_MS);
-  const stored = await idempotencyGet(db, { accountId: request.accountId, operation: request.operation, key: request.key }, since);
+  const stored = await idempotencyGet(
+    db,
+    { accountId: request.accountId, operation: request.operation, key: request.key },
+    since,
+  );
   if (!stored) return undefined;
   if (stored.request_hash !== requestHash(request.body) && stored.request_hash !== legacyRequestHash(request.body)) {
     throw herald('idempotencyConflict', { key: request.key });

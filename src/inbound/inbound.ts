@@ -11,20 +11,30 @@ import { trafficCenterDefault } from './trafficCenterSql.js';
 
 /**
  * Takes inbound WhatsApp messages: each belongs to the one account whose approved
- * WHATSAPP sender name is exactly the number or name it was written to (see senderNameWhatsappOwner), stored as an inbound message
+ * WHATSAPP sender name is exactly the number or name it was written to (see senderNameWhatsappOwner), stored as an
+ * inbound message
  * (`direction: inbound`, status `inbound_sent`) in the center of the first matching rule (or the default center),
  * opens the 24-hour window for (account, sender name, subscriber), and, when the rule has a callback URL, raises
  * the inbound callback of spec 6.5 through the outbox. Nothing is dropped: a message no account claims is kept in
  * unrouted_inbounds; one for an account without inbound enabled is stored without a callback. A webhook sent
  * again stores nothing twice.
  */
-export async function receiveInbound(ctx: AppContext, connectorId: string, inbounds: readonly WhatsappInbound[]): Promise<void> {
+export async function receiveInbound(
+  ctx: AppContext,
+  connectorId: string,
+  inbounds: readonly WhatsappInbound[],
+): Promise<void> {
   for (const inbound of inbounds) {
     await ctx.db.transaction((tx) => receiveOne(ctx, tx, connectorId, inbound));
   }
 }
 
-async function receiveOne(ctx: AppContext, tx: Queryable, connectorId: string, inbound: WhatsappInbound): Promise<void> {
+async function receiveOne(
+  ctx: AppContext,
+  tx: Queryable,
+  connectorId: string,
+  inbound: WhatsappInbound,
+): Promise<void> {
   const now = ctx.clock.now();
   const senderName = inbound.displayName ?? '';
   const subscriber = normaliseDestination(inbound.from)?.msisdn ?? inbound.from.replace(/\D/g, '');
@@ -37,11 +47,16 @@ async function receiveOne(ctx: AppContext, tx: Queryable, connectorId: string, i
        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
       [connectorId, inbound.id, senderName || null, subscriber, inbound.text, now],
     );
-    ctx.log.warn({ connector: connectorId, senderName }, 'inbound message for a sender name no account has; kept as unrouted');
+    ctx.log.warn(
+      { connector: connectorId, senderName },
+      'inbound message for a sender name no account has; kept as unrouted',
+    );
     return;
   }
   const inboundEnabled = (await accountGet(tx, owner.account_id))?.inbound_enabled ?? false;
-  const rule = inboundEnabled ? matchRule(await inboundRuleList(tx, owner.account_id), 'WHATSAPP', owner.name) : undefined;
+  const rule = inboundEnabled
+    ? matchRule(await inboundRuleList(tx, owner.account_id), 'WHATSAPP', owner.name)
+    : undefined;
   const centerId = rule?.traffic_center_id ?? (await trafficCenterDefault(tx, owner.account_id, now)).id;
   const row = await messageInsertInbound(tx, {
     accountId: owner.account_id,
@@ -57,7 +72,9 @@ async function receiveOne(ctx: AppContext, tx: Queryable, connectorId: string, i
   if (!row) return; // The provider sent this webhook before.
   await whatsappWindowOpen(tx, owner.account_id, owner.name, subscriber, now);
   if (rule?.callback_url) {
-    const targets = await ctx.callbackTargets.resolve(tx, owner.account_id, [rule.callback_url], now, { limited: false });
+    const targets = await ctx.callbackTargets.resolve(tx, owner.account_id, [rule.callback_url], now, {
+      limited: false,
+    });
     await callbackEventInsert(tx, {
       targetId: targets.get(rule.callback_url)!,
       accountId: owner.account_id,

@@ -31,7 +31,12 @@ import {
   trafficCenterUpdate,
 } from './trafficCenterSql.js';
 
-const Center = Type.Object({ id: Type.Integer(), name: Type.String(), isDefault: Type.Boolean(), createdAt: Type.String() });
+const Center = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  isDefault: Type.Boolean(),
+  createdAt: Type.String(),
+});
 const Rule = Type.Object({
   id: Type.Integer(),
   trafficCenterId: Type.Integer(),
@@ -72,7 +77,12 @@ function listShown(ids: readonly string[]): string {
   return ids.length > 10 ? `${shown} and ${ids.length - 10} more` : shown;
 }
 
-const centerToApi = (row: TrafficCenterRow) => ({ id: row.id, name: row.name, isDefault: row.is_default, createdAt: isoUtc(row.created_at)! });
+const centerToApi = (row: TrafficCenterRow) => ({
+  id: row.id,
+  name: row.name,
+  isDefault: row.is_default,
+  createdAt: isoUtc(row.created_at)!,
+});
 const ruleToApi = (row: InboundRuleRow) => ({
   id: row.id,
   trafficCenterId: row.traffic_center_id,
@@ -93,7 +103,15 @@ export const inboundRoutes: Routes = (app, ctx) => {
 
   app.get(
     '/api/v1/traffic-centers',
-    { onRequest, schema: { tags: ['Inbound'], summary: 'Traffic partitioning centers (one is the default)', security, response: { 200: Type.Object({ items: Type.Array(Center) }) } } },
+    {
+      onRequest,
+      schema: {
+        tags: ['Inbound'],
+        summary: 'Traffic partitioning centers (one is the default)',
+        security,
+        response: { 200: Type.Object({ items: Type.Array(Center) }) },
+      },
+    },
     async (request) => {
       return { items: (await trafficCenterList(ctx.db, principalOf(request).accountId)).map(centerToApi) };
     },
@@ -117,7 +135,8 @@ export const inboundRoutes: Routes = (app, ctx) => {
       const { accountId } = principalOf(request);
       const row = await ctx.db.transaction(async (tx) => {
         await lockAccount(tx, 'inboundSettings', accountId);
-        if ((await trafficCenterCount(tx, accountId)) >= centersPerAccount) throw herald('perAccountLimit', { what: 'traffic centers', limit: centersPerAccount });
+        if ((await trafficCenterCount(tx, accountId)) >= centersPerAccount)
+          throw herald('perAccountLimit', { what: 'traffic centers', limit: centersPerAccount });
         return trafficCenterInsert(tx, accountId, request.body.name, ctx.clock.now());
       });
       return reply.status(201).send(centerToApi(row));
@@ -126,7 +145,16 @@ export const inboundRoutes: Routes = (app, ctx) => {
 
   app.get(
     '/api/v1/traffic-centers/:id',
-    { onRequest, schema: { tags: ['Inbound'], summary: 'One center', security, params: IdParam, response: { 200: Center, ...errorResponses(404) } } },
+    {
+      onRequest,
+      schema: {
+        tags: ['Inbound'],
+        summary: 'One center',
+        security,
+        params: IdParam,
+        response: { 200: Center, ...errorResponses(404) },
+      },
+    },
     async (request) => {
       const row = await trafficCenterGet(ctx.db, principalOf(request).accountId, request.params.id);
       if (!row) throw herald('notFound', { what: `Traffic center ${request.params.id}` });
@@ -143,7 +171,13 @@ export const inboundRoutes: Routes = (app, ctx) => {
         summary: 'Rename a center, or make it the default',
         security,
         params: IdParam,
-        body: Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), isDefault: Type.Optional(Type.Literal(true)) }, { additionalProperties: false }),
+        body: Type.Object(
+          {
+            name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            isDefault: Type.Optional(Type.Literal(true)),
+          },
+          { additionalProperties: false },
+        ),
         response: { 200: Center, ...errorResponses(404, 413, 422) },
       },
       bodyLimit: CENTER_BODY_LIMIT,
@@ -151,7 +185,13 @@ export const inboundRoutes: Routes = (app, ctx) => {
     async (request) => {
       // The 404 is thrown inside the transaction so that clearing the old default rolls back with it.
       const row = await ctx.db.transaction(async (tx) => {
-        const updated = await trafficCenterUpdate(tx, principalOf(request).accountId, request.params.id, request.body, ctx.clock.now());
+        const updated = await trafficCenterUpdate(
+          tx,
+          principalOf(request).accountId,
+          request.params.id,
+          request.body,
+          ctx.clock.now(),
+        );
         if (!updated) throw herald('notFound', { what: `Traffic center ${request.params.id}` });
         return updated;
       });
@@ -181,8 +221,10 @@ export const inboundRoutes: Routes = (app, ctx) => {
         // Locked first: a rule or a key being bound to it meanwhile waits, then finds it gone (trafficCenterHold).
         const center = await trafficCenterLock(tx, accountId, id);
         if (!center) throw herald('notFound', { what: `Traffic center ${id}` });
-        if (center.is_default) throw herald('conflict', { reason: 'The default center cannot be deleted; make another the default first' });
-        if (await inboundRuleUsesCenter(tx, accountId, id)) throw herald('conflict', { reason: 'Inbound rules use this center; change or delete them first' });
+        if (center.is_default)
+          throw herald('conflict', { reason: 'The default center cannot be deleted; make another the default first' });
+        if (await inboundRuleUsesCenter(tx, accountId, id))
+          throw herald('conflict', { reason: 'Inbound rules use this center; change or delete them first' });
         const keys = await tokenLiveBoundToCenter(tx, accountId, id);
         if (keys.length > 0) throw herald('centerHasKeys', { id, keys: listShown(keys) });
         await trafficCenterDelete(tx, accountId, id);
@@ -195,7 +237,12 @@ export const inboundRoutes: Routes = (app, ctx) => {
   const checkRule = async (
     tx: Queryable,
     accountId: number,
-    body: { trafficCenterId: number; callbackUrl?: string | null | undefined; senderNames?: string[] | null | undefined; channelType?: string | undefined },
+    body: {
+      trafficCenterId: number;
+      callbackUrl?: string | null | undefined;
+      senderNames?: string[] | null | undefined;
+      channelType?: string | undefined;
+    },
   ) => {
     if (!(await trafficCenterHold(tx, accountId, body.trafficCenterId))) {
       throw herald('invalidField', { field: 'trafficCenterId', value: `${body.trafficCenterId} (no such center)` });
@@ -214,7 +261,15 @@ export const inboundRoutes: Routes = (app, ctx) => {
 
   app.get(
     '/api/v1/inbound-rules',
-    { onRequest, schema: { tags: ['Inbound'], summary: 'Inbound rules', security, response: { 200: Type.Object({ items: Type.Array(Rule) }) } } },
+    {
+      onRequest,
+      schema: {
+        tags: ['Inbound'],
+        summary: 'Inbound rules',
+        security,
+        response: { 200: Type.Object({ items: Type.Array(Rule) }) },
+      },
+    },
     async (request) => ({ items: (await inboundRuleList(ctx.db, principalOf(request).accountId)).map(ruleToApi) }),
   );
 
@@ -236,7 +291,8 @@ export const inboundRoutes: Routes = (app, ctx) => {
       const { accountId } = principalOf(request);
       const row = await ctx.db.transaction(async (tx) => {
         await lockAccount(tx, 'inboundSettings', accountId);
-        if ((await inboundRuleCount(tx, accountId)) >= rulesPerAccount) throw herald('perAccountLimit', { what: 'inbound rules', limit: rulesPerAccount });
+        if ((await inboundRuleCount(tx, accountId)) >= rulesPerAccount)
+          throw herald('perAccountLimit', { what: 'inbound rules', limit: rulesPerAccount });
         return inboundRuleInsert(tx, accountId, await checkRule(tx, accountId, request.body), ctx.clock.now());
       });
       return reply.status(201).send(ruleToApi(row));
@@ -245,7 +301,16 @@ export const inboundRoutes: Routes = (app, ctx) => {
 
   app.get(
     '/api/v1/inbound-rules/:id',
-    { onRequest, schema: { tags: ['Inbound'], summary: 'One rule', security, params: IdParam, response: { 200: Rule, ...errorResponses(404) } } },
+    {
+      onRequest,
+      schema: {
+        tags: ['Inbound'],
+        summary: 'One rule',
+        security,
+        params: IdParam,
+        response: { 200: Rule, ...errorResponses(404) },
+      },
+    },
     async (request) => {
       const row = await inboundRuleGet(ctx.db, principalOf(request).accountId, request.params.id);
       if (!row) throw herald('notFound', { what: `Inbound rule ${request.params.id}` });
@@ -257,13 +322,26 @@ export const inboundRoutes: Routes = (app, ctx) => {
     '/api/v1/inbound-rules/:id',
     {
       onRequest,
-      schema: { tags: ['Inbound'], summary: 'Replace a rule', security, params: IdParam, body: RuleBody, response: { 200: Rule, ...errorResponses(404, 413, 422) } },
+      schema: {
+        tags: ['Inbound'],
+        summary: 'Replace a rule',
+        security,
+        params: IdParam,
+        body: RuleBody,
+        response: { 200: Rule, ...errorResponses(404, 413, 422) },
+      },
       bodyLimit: ruleLimit,
     },
     async (request) => {
       const { accountId } = principalOf(request);
       const row = await ctx.db.transaction(async (tx) =>
-        inboundRuleUpdate(tx, accountId, request.params.id, await checkRule(tx, accountId, request.body), ctx.clock.now()),
+        inboundRuleUpdate(
+          tx,
+          accountId,
+          request.params.id,
+          await checkRule(tx, accountId, request.body),
+          ctx.clock.now(),
+        ),
       );
       if (!row) throw herald('notFound', { what: `Inbound rule ${request.params.id}` });
       return ruleToApi(row);
@@ -272,9 +350,19 @@ export const inboundRoutes: Routes = (app, ctx) => {
 
   app.delete(
     '/api/v1/inbound-rules/:id',
-    { onRequest, schema: { tags: ['Inbound'], summary: 'Delete a rule', security, params: IdParam, response: { 204: Type.Null(), ...errorResponses(404) } } },
+    {
+      onRequest,
+      schema: {
+        tags: ['Inbound'],
+        summary: 'Delete a rule',
+        security,
+        params: IdParam,
+        response: { 204: Type.Null(), ...errorResponses(404) },
+      },
+    },
     async (request, reply) => {
-      if (!(await inboundRuleDelete(ctx.db, principalOf(request).accountId, request.params.id))) throw herald('notFound', { what: `Inbound rule ${request.params.id}` });
+      if (!(await inboundRuleDelete(ctx.db, principalOf(request).accountId, request.params.id)))
+        throw herald('notFound', { what: `Inbound rule ${request.params.id}` });
       return reply.status(204).send(null);
     },
   );
@@ -292,16 +380,41 @@ export const adminInboundRoutes: Routes = (app, ctx) => {
         security: [{ adminToken: [] }],
         response: {
           200: Type.Object({
-            items: Type.Array(Type.Object({ id: Type.Integer(), connectorId: Type.String(), senderName: Type.Union([Type.String(), Type.Null()]), from: Type.String(), text: Type.String(), receivedAt: Type.String() })),
+            items: Type.Array(
+              Type.Object({
+                id: Type.Integer(),
+                connectorId: Type.String(),
+                senderName: Type.Union([Type.String(), Type.Null()]),
+                from: Type.String(),
+                text: Type.String(),
+                receivedAt: Type.String(),
+              }),
+            ),
           }),
         },
       },
     },
     async () => {
-      const rows = await ctx.db.query<{ id: number; connector_id: string; sender_name: string | null; subscriber: string; text: string; received_at: Date }>(
+      const rows = await ctx.db.query<{
+        id: number;
+        connector_id: string;
+        sender_name: string | null;
+        subscriber: string;
+        text: string;
+        received_at: Date;
+      }>(
         'SELECT id, connector_id, sender_name, subscriber, text, received_at FROM unrouted_inbounds ORDER BY id DESC LIMIT 1000',
       );
-      return { items: rows.map((r) => ({ id: r.id, connectorId: r.connector_id, senderName: r.sender_name, from: r.subscriber, text: r.text, receivedAt: isoUtc(r.received_at)! })) };
+      return {
+        items: rows.map((r) => ({
+          id: r.id,
+          connectorId: r.connector_id,
+          senderName: r.sender_name,
+          from: r.subscriber,
+          text: r.text,
+          receivedAt: isoUtc(r.received_at)!,
+        })),
+      };
     },
   );
 };

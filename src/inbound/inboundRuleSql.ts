@@ -20,7 +20,12 @@ export interface RuleFields {
   channelType: string;
 }
 
-export async function inboundRuleInsert(db: Queryable, accountId: number, f: RuleFields, now: Date): Promise<InboundRuleRow> {
+export async function inboundRuleInsert(
+  db: Queryable,
+  accountId: number,
+  f: RuleFields,
+  now: Date,
+): Promise<InboundRuleRow> {
   const [row] = await db.query<InboundRuleRow>(
     `INSERT INTO inbound_rules (account_id, traffic_center_id, callback_url, sender_names, channel_type, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING ${COLUMNS}`,
@@ -30,26 +35,47 @@ export async function inboundRuleInsert(db: Queryable, accountId: number, f: Rul
 }
 
 export async function inboundRuleCount(db: Queryable, accountId: number): Promise<number> {
-  const [row] = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM inbound_rules WHERE account_id = $1', [accountId]);
+  const [row] = await db.query<{ count: number }>(
+    'SELECT count(*)::int AS count FROM inbound_rules WHERE account_id = $1',
+    [accountId],
+  );
   return row!.count;
 }
 
 /** Whether a rule of the account sends inbounds to the center. */
 export async function inboundRuleUsesCenter(db: Queryable, accountId: number, centerId: number): Promise<boolean> {
-  const rows = await db.query('SELECT 1 FROM inbound_rules WHERE account_id = $1 AND traffic_center_id = $2 LIMIT 1', [accountId, centerId]);
+  const rows = await db.query('SELECT 1 FROM inbound_rules WHERE account_id = $1 AND traffic_center_id = $2 LIMIT 1', [
+    accountId,
+    centerId,
+  ]);
   return rows.length > 0;
 }
 
 export async function inboundRuleList(db: Queryable, accountId: number): Promise<InboundRuleRow[]> {
-  return db.query<InboundRuleRow>(`SELECT ${COLUMNS} FROM inbound_rules WHERE account_id = $1 ORDER BY id`, [accountId]);
+  return db.query<InboundRuleRow>(`SELECT ${COLUMNS} FROM inbound_rules WHERE account_id = $1 ORDER BY id`, [
+    accountId,
+  ]);
 }
 
-export async function inboundRuleGet(db: Queryable, accountId: number, id: number): Promise<InboundRuleRow | undefined> {
-  const [row] = await db.query<InboundRuleRow>(`SELECT ${COLUMNS} FROM inbound_rules WHERE account_id = $1 AND id = $2`, [accountId, id]);
+export async function inboundRuleGet(
+  db: Queryable,
+  accountId: number,
+  id: number,
+): Promise<InboundRuleRow | undefined> {
+  const [row] = await db.query<InboundRuleRow>(
+    `SELECT ${COLUMNS} FROM inbound_rules WHERE account_id = $1 AND id = $2`,
+    [accountId, id],
+  );
   return row;
 }
 
-export async function inboundRuleUpdate(db: Queryable, accountId: number, id: number, f: RuleFields, now: Date): Promise<InboundRuleRow | undefined> {
+export async function inboundRuleUpdate(
+  db: Queryable,
+  accountId: number,
+  id: number,
+  f: RuleFields,
+  now: Date,
+): Promise<InboundRuleRow | undefined> {
   const [row] = await db.query<InboundRuleRow>(
     `UPDATE inbound_rules SET traffic_center_id = $3, callback_url = $4, sender_names = $5, channel_type = $6, updated_at = $7
      WHERE account_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
@@ -59,17 +85,25 @@ export async function inboundRuleUpdate(db: Queryable, accountId: number, id: nu
 }
 
 export async function inboundRuleDelete(db: Queryable, accountId: number, id: number): Promise<boolean> {
-  return (await db.query('DELETE FROM inbound_rules WHERE account_id = $1 AND id = $2 RETURNING id', [accountId, id])).length > 0;
+  return (
+    (await db.query('DELETE FROM inbound_rules WHERE account_id = $1 AND id = $2 RETURNING id', [accountId, id]))
+      .length > 0
+  );
 }
 
 /**
  * The rule an inbound message follows (spec 6.5): a rule that names its sender name wins over a rule for all
  * sender names; among equals, the oldest. Undefined: it goes to the default center.
  */
-export function matchRule(rules: readonly InboundRuleRow[], channel: string, senderName: string): InboundRuleRow | undefined {
+export function matchRule(
+  rules: readonly InboundRuleRow[],
+  channel: string,
+  senderName: string,
+): InboundRuleRow | undefined {
   const ofChannel = rules.filter((r) => r.channel_type === channel);
   return (
-    ofChannel.find((r) => r.sender_names !== null && r.sender_names.length > 0 && r.sender_names.includes(senderName)) ??
-    ofChannel.find((r) => r.sender_names === null || r.sender_names.length === 0)
+    ofChannel.find(
+      (r) => r.sender_names !== null && r.sender_names.length > 0 && r.sender_names.includes(senderName),
+    ) ?? ofChannel.find((r) => r.sender_names === null || r.sender_names.length === 0)
   );
 }

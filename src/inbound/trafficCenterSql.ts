@@ -16,7 +16,10 @@ const COLUMNS = 'id, account_id, name, is_default, created_at, updated_at';
  * to older ones; it is created here if missing all the same (an account inserted by other means, such as a bench).
  */
 export async function trafficCenterDefault(db: Queryable, accountId: number, now: Date): Promise<TrafficCenterRow> {
-  const [existing] = await db.query<TrafficCenterRow>(`SELECT ${COLUMNS} FROM traffic_centers WHERE account_id = $1 AND is_default`, [accountId]);
+  const [existing] = await db.query<TrafficCenterRow>(
+    `SELECT ${COLUMNS} FROM traffic_centers WHERE account_id = $1 AND is_default`,
+    [accountId],
+  );
   if (existing) return existing;
   const [created] = await db.query<TrafficCenterRow>(
     `INSERT INTO traffic_centers (account_id, name, is_default, created_at, updated_at) VALUES ($1, 'Default', true, $2, $2)
@@ -27,20 +30,37 @@ export async function trafficCenterDefault(db: Queryable, accountId: number, now
 }
 
 export async function trafficCenterList(db: Queryable, accountId: number): Promise<TrafficCenterRow[]> {
-  return db.query<TrafficCenterRow>(`SELECT ${COLUMNS} FROM traffic_centers WHERE account_id = $1 ORDER BY id`, [accountId]);
+  return db.query<TrafficCenterRow>(`SELECT ${COLUMNS} FROM traffic_centers WHERE account_id = $1 ORDER BY id`, [
+    accountId,
+  ]);
 }
 
-export async function trafficCenterGet(db: Queryable, accountId: number, id: number): Promise<TrafficCenterRow | undefined> {
-  const [row] = await db.query<TrafficCenterRow>(`SELECT ${COLUMNS} FROM traffic_centers WHERE account_id = $1 AND id = $2`, [accountId, id]);
+export async function trafficCenterGet(
+  db: Queryable,
+  accountId: number,
+  id: number,
+): Promise<TrafficCenterRow | undefined> {
+  const [row] = await db.query<TrafficCenterRow>(
+    `SELECT ${COLUMNS} FROM traffic_centers WHERE account_id = $1 AND id = $2`,
+    [accountId, id],
+  );
   return row;
 }
 
 export async function trafficCenterCount(db: Queryable, accountId: number): Promise<number> {
-  const [row] = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM traffic_centers WHERE account_id = $1', [accountId]);
+  const [row] = await db.query<{ count: number }>(
+    'SELECT count(*)::int AS count FROM traffic_centers WHERE account_id = $1',
+    [accountId],
+  );
   return row!.count;
 }
 
-export async function trafficCenterInsert(db: Queryable, accountId: number, name: string, now: Date): Promise<TrafficCenterRow> {
+export async function trafficCenterInsert(
+  db: Queryable,
+  accountId: number,
+  name: string,
+  now: Date,
+): Promise<TrafficCenterRow> {
   const [row] = await db.query<TrafficCenterRow>(
     `INSERT INTO traffic_centers (account_id, name, created_at, updated_at) VALUES ($1, $2, $3, $3) RETURNING ${COLUMNS}`,
     [accountId, name, now],
@@ -49,9 +69,18 @@ export async function trafficCenterInsert(db: Queryable, accountId: number, name
 }
 
 /** Renames a center and, with isDefault, makes it the account's default (the old default stops being one). */
-export async function trafficCenterUpdate(db: Queryable, accountId: number, id: number, changes: { name?: string | undefined; isDefault?: boolean | undefined }, now: Date): Promise<TrafficCenterRow | undefined> {
+export async function trafficCenterUpdate(
+  db: Queryable,
+  accountId: number,
+  id: number,
+  changes: { name?: string | undefined; isDefault?: boolean | undefined },
+  now: Date,
+): Promise<TrafficCenterRow | undefined> {
   if (changes.isDefault) {
-    await db.query('UPDATE traffic_centers SET is_default = false, updated_at = $3 WHERE account_id = $1 AND is_default AND id <> $2', [accountId, id, now]);
+    await db.query(
+      'UPDATE traffic_centers SET is_default = false, updated_at = $3 WHERE account_id = $1 AND is_default AND id <> $2',
+      [accountId, id, now],
+    );
   }
   const [row] = await db.query<TrafficCenterRow>(
     `UPDATE traffic_centers SET name = coalesce($3, name), is_default = is_default OR coalesce($4, false), updated_at = $5
@@ -65,14 +94,28 @@ export async function trafficCenterUpdate(db: Queryable, accountId: number, id: 
  * A center of the account, held until the transaction ends so that it cannot be deleted meanwhile: what binds a rule
  * or a key to it takes this first (a delete in progress makes it wait, then find nothing).
  */
-export async function trafficCenterHold(tx: Queryable, accountId: number, id: number): Promise<TrafficCenterRow | undefined> {
-  const [row] = await tx.query<TrafficCenterRow>(`SELECT ${COLUMNS} FROM traffic_centers WHERE account_id = $1 AND id = $2 FOR SHARE`, [accountId, id]);
+export async function trafficCenterHold(
+  tx: Queryable,
+  accountId: number,
+  id: number,
+): Promise<TrafficCenterRow | undefined> {
+  const [row] = await tx.query<TrafficCenterRow>(
+    `SELECT ${COLUMNS} FROM traffic_centers WHERE account_id = $1 AND id = $2 FOR SHARE`,
+    [accountId, id],
+  );
   return row;
 }
 
 /** A center of the account, locked for its deletion: whatever would bind to it waits until the transaction ends. */
-export async function trafficCenterLock(tx: Queryable, accountId: number, id: number): Promise<TrafficCenterRow | undefined> {
-  const [row] = await tx.query<TrafficCenterRow>(`SELECT ${COLUMNS} FROM traffic_centers WHERE account_id = $1 AND id = $2 FOR UPDATE`, [accountId, id]);
+export async function trafficCenterLock(
+  tx: Queryable,
+  accountId: number,
+  id: number,
+): Promise<TrafficCenterRow | undefined> {
+  const [row] = await tx.query<TrafficCenterRow>(
+    `SELECT ${COLUMNS} FROM traffic_centers WHERE account_id = $1 AND id = $2 FOR UPDATE`,
+    [accountId, id],
+  );
   return row;
 }
 

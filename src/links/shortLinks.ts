@@ -8,7 +8,7 @@ import type { Queryable } from '../db/db.js';
  * after its one repetition, so it never backtracks: linear in the text.
  */
 const LINK = /https?:\/\/[^\s<>"']+/gi;
-const TRAILING = new Set(".,;:!?)]}'\"»");
+const TRAILING = new Set('.,;:!?)]}\'"»');
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 /**
  * Links one message may have shortened. Each is a code, a row and a redirect; a 1000-message batch of texts made of
@@ -104,7 +104,12 @@ export interface ClickedLink {
  * Records a click and, where the message asked for it, its `click` event, in one statement; returns the link,
  * or undefined for an unknown code.
  */
-export async function shortLinkClick(db: Queryable, code: string, shortUrl: string, now: Date): Promise<ClickedLink | undefined> {
+export async function shortLinkClick(
+  db: Queryable,
+  code: string,
+  shortUrl: string,
+  now: Date,
+): Promise<ClickedLink | undefined> {
   const [row] = await db.query<ClickedLink>(
     `WITH link AS (
        UPDATE short_links SET clicks = clicks + 1, last_click_at = $2 WHERE code = $1

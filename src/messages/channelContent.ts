@@ -130,7 +130,11 @@ function viberContent(value: unknown): void {
     if (charCount(content.text) > VIBER_TEXT_MAX) throw detail(`text must be 1 to ${VIBER_TEXT_MAX} characters`);
   }
   if (content.caption !== undefined) {
-    if (typeof content.caption !== 'string' || isBlank(content.caption) || charCount(content.caption) > VIBER_CAPTION_MAX) {
+    if (
+      typeof content.caption !== 'string' ||
+      isBlank(content.caption) ||
+      charCount(content.caption) > VIBER_CAPTION_MAX
+    ) {
       throw detail(`caption must be 1 to ${VIBER_CAPTION_MAX} characters`);
     }
   }

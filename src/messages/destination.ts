@@ -21,7 +21,11 @@ const RU_MOBILE = ((): { pattern: RegExp; lengths: Set<number> } | undefined => 
   // Metadata.type() is public in the library but missing from its type declarations; without it, parse fully.
   const plan = new Metadata(metadata);
   plan.selectNumberingPlan('RU');
-  const mobile = (plan.numberingPlan as unknown as { type?(name: string): { pattern(): string; possibleLengths(): number[] } | undefined }).type?.('MOBILE');
+  const mobile = (
+    plan.numberingPlan as unknown as {
+      type?(name: string): { pattern(): string; possibleLengths(): number[] } | undefined;
+    }
+  ).type?.('MOBILE');
   if (!mobile) return undefined;
   return { pattern: new RegExp(`^(?:${mobile.pattern()})$`), lengths: new Set(mobile.possibleLengths()) };
 })();

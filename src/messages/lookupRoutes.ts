@@ -39,7 +39,9 @@ export const lookupRoutes: Routes = (app, ctx) => {
     },
     async (request) => {
       const { uuid } = request.params;
-      const row = UUID_PATTERN.test(uuid) ? await messageGet(ctx.db, principalOf(request).accountId, uuid.toLowerCase()) : undefined;
+      const row = UUID_PATTERN.test(uuid)
+        ? await messageGet(ctx.db, principalOf(request).accountId, uuid.toLowerCase())
+        : undefined;
       if (!row) throw herald('notFound', { what: `Message ${uuid}` });
       return messageToApi(row);
     },
@@ -56,33 +58,47 @@ export const lookupRoutes: Routes = (app, ctx) => {
           'Outbound messages unless direction is given. An unknown parameter is 422 4220 Invalid <parameter>. ' +
           'status=read and status=unread filter on readStatus, as read_status does.',
         security,
-        querystring: Type.Object({
-          page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 })),
-          per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-          sort: Type.Optional(Type.Enum(['created_time', '-created_time', 'asc', 'desc'], { description: 'by creation time; default newest first' })),
-          time_from: Type.Optional(Type.String({ description: 'ISO 8601 or YYYY-MM-DD hh:mm:ss (UTC), inclusive' })),
-          time_to: Type.Optional(Type.String({ description: 'ISO 8601 or YYYY-MM-DD hh:mm:ss (UTC), inclusive' })),
-          message_uuid: Type.Optional(Type.String()),
-          destination: Type.Optional(Type.String()),
-          status: Type.Optional(Type.Enum(STATUSES, { description: 'read and unread filter on readStatus' })),
-          read_status: Type.Optional(Type.Enum(READ_STATUSES)),
-          tags: Type.Optional(Type.String({ description: 'comma-separated; messages with any of them' })),
-          channel_type: Type.Optional(ChannelType),
-          sender_name: Type.Optional(Type.String()),
-          traffic_center_id: Type.Optional(Id()),
-          direction: Type.Optional(Type.Enum(['outbound', 'inbound'], { default: 'outbound' })),
-          content: Type.Optional(Type.String({
-            minLength: 1,
-            description:
-              'text the message contains: its text, or of an object content the text, caption, media names, ' +
-              'header, footer and button texts',
-          })),
-          sending_method: Type.Optional(Type.Enum(['API', 'UI'])),
-          template_id: Type.Optional(Id()),
-          country_code: Type.Optional(Type.String({ description: "the destination's country, ISO 3166-1 alpha-2" })),
-        }, { additionalProperties: false }),
+        querystring: Type.Object(
+          {
+            page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 })),
+            per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+            sort: Type.Optional(
+              Type.Enum(['created_time', '-created_time', 'asc', 'desc'], {
+                description: 'by creation time; default newest first',
+              }),
+            ),
+            time_from: Type.Optional(Type.String({ description: 'ISO 8601 or YYYY-MM-DD hh:mm:ss (UTC), inclusive' })),
+            time_to: Type.Optional(Type.String({ description: 'ISO 8601 or YYYY-MM-DD hh:mm:ss (UTC), inclusive' })),
+            message_uuid: Type.Optional(Type.String()),
+            destination: Type.Optional(Type.String()),
+            status: Type.Optional(Type.Enum(STATUSES, { description: 'read and unread filter on readStatus' })),
+            read_status: Type.Optional(Type.Enum(READ_STATUSES)),
+            tags: Type.Optional(Type.String({ description: 'comma-separated; messages with any of them' })),
+            channel_type: Type.Optional(ChannelType),
+            sender_name: Type.Optional(Type.String()),
+            traffic_center_id: Type.Optional(Id()),
+            direction: Type.Optional(Type.Enum(['outbound', 'inbound'], { default: 'outbound' })),
+            content: Type.Optional(
+              Type.String({
+                minLength: 1,
+                description:
+                  'text the message contains: its text, or of an object content the text, caption, media names, ' +
+                  'header, footer and button texts',
+              }),
+            ),
+            sending_method: Type.Optional(Type.Enum(['API', 'UI'])),
+            template_id: Type.Optional(Id()),
+            country_code: Type.Optional(Type.String({ description: "the destination's country, ISO 3166-1 alpha-2" })),
+          },
+          { additionalProperties: false },
+        ),
         response: {
-          200: Type.Object({ items: Type.Array(MessageObject), page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer() }),
+          200: Type.Object({
+            items: Type.Array(MessageObject),
+            page: Type.Integer(),
+            per_page: Type.Integer(),
+            total: Type.Integer(),
+          }),
           ...errorResponses(401, 403, 422),
         },
       },
@@ -92,7 +108,10 @@ export const lookupRoutes: Routes = (app, ctx) => {
       const page = q.page ?? 1;
       const perPage = q.per_page ?? 100;
       if (page * perPage > MAX_LIST_DEPTH) {
-        throw herald('invalidField', { field: 'page', value: `${page} (page * per_page may not exceed ${MAX_LIST_DEPTH}; narrow time_from/time_to)` });
+        throw herald('invalidField', {
+          field: 'page',
+          value: `${page} (page * per_page may not exceed ${MAX_LIST_DEPTH}; narrow time_from/time_to)`,
+        });
       }
       if (q.message_uuid !== undefined && !UUID_PATTERN.test(q.message_uuid)) {
         throw herald('invalidField', { field: 'message_uuid', value: showValue(q.message_uuid) });
@@ -115,7 +134,13 @@ export const lookupRoutes: Routes = (app, ctx) => {
         // Old clients ask status=read|unread; the status itself ends at delivered, the read state is apart.
         status: readAsStatus ? null : (q.status ?? null),
         readStatus: [readAsStatus ? q.status : undefined, q.read_status].filter((v) => v !== undefined),
-        tags: q.tags === undefined ? null : q.tags.split(',').map((t) => t.trim()).filter(Boolean),
+        tags:
+          q.tags === undefined
+            ? null
+            : q.tags
+                .split(',')
+                .map((t) => t.trim())
+                .filter(Boolean),
         channelType: q.channel_type ?? null,
         senderName: q.sender_name ?? null,
         trafficCenterId: q.traffic_center_id ?? null,
@@ -146,7 +171,10 @@ export const lookupRoutes: Routes = (app, ctx) => {
           'Item codes: 200 will be stopped (becomes unsent), 202 may not be stopped (being handed to the carrier), ' +
           '403 already sent or final, 404 not found.',
         security,
-        body: Type.Object({ uuids: Type.Array(Type.String(), { minItems: 1, maxItems: MAX_STOP }) }, { additionalProperties: false }),
+        body: Type.Object(
+          { uuids: Type.Array(Type.String(), { minItems: 1, maxItems: MAX_STOP }) },
+          { additionalProperties: false },
+        ),
         response: {
           200: Type.Object({
             errors: Type.Boolean(),
@@ -160,7 +188,12 @@ export const lookupRoutes: Routes = (app, ctx) => {
       const { uuids } = request.body;
       const valid = [...new Set(uuids.filter((u) => UUID_PATTERN.test(u)).map((u) => u.toLowerCase()))];
       const accountId = principalOf(request).accountId;
-      const found = valid.length === 0 ? [] : await ctx.db.transaction((tx) => messageStop(tx, accountId, valid, ctx.clock.now(), DELIVERY_ERRORS.stopped));
+      const found =
+        valid.length === 0
+          ? []
+          : await ctx.db.transaction((tx) =>
+              messageStop(tx, accountId, valid, ctx.clock.now(), DELIVERY_ERRORS.stopped),
+            );
       const byId = new Map(found.map((row) => [row.id, row]));
       const items = uuids.map((messageUuid) => {
         const row = byId.get(messageUuid.toLowerCase());
@@ -178,4 +211,3 @@ function parseTime(value: string, field: string): number {
   if (Number.isNaN(ms)) throw herald('invalidField', { field, value: showValue(value) });
   return ms;
 }
-

@@ -4,7 +4,10 @@ import { statusTransition } from '../delivery/index.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
 
 export async function messageGet(db: Queryable, accountId: number, id: string): Promise<MessageRow | undefined> {
-  const [row] = await db.query<MessageRow>(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE account_id = $1 AND id = $2`, [accountId, id]);
+  const [row] = await db.query<MessageRow>(
+    `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE account_id = $1 AND id = $2`,
+    [accountId, id],
+  );
   return row;
 }
 
@@ -58,8 +61,22 @@ const WHERE = `account_id = $1
 
 function params(accountId: number, f: MessageFilter): unknown[] {
   return [
-    accountId, f.fromId, f.toId, f.messageUuid, f.destination, f.status, f.tags, f.channelType, f.senderName,
-    f.trafficCenterId, f.direction, f.content, f.readStatus, f.sendingMethod, f.templateId, f.country,
+    accountId,
+    f.fromId,
+    f.toId,
+    f.messageUuid,
+    f.destination,
+    f.status,
+    f.tags,
+    f.channelType,
+    f.senderName,
+    f.trafficCenterId,
+    f.direction,
+    f.content,
+    f.readStatus,
+    f.sendingMethod,
+    f.templateId,
+    f.country,
   ];
 }
 
@@ -79,7 +96,10 @@ export async function messageList(
 }
 
 export async function messageListCount(db: Queryable, accountId: number, filter: MessageFilter): Promise<number> {
-  const [row] = await db.query<{ n: number }>(`SELECT count(*) AS n FROM messages WHERE ${WHERE}`, params(accountId, filter));
+  const [row] = await db.query<{ n: number }>(
+    `SELECT count(*) AS n FROM messages WHERE ${WHERE}`,
+    params(accountId, filter),
+  );
   return row!.n;
 }
 
@@ -104,7 +124,9 @@ export async function messageStop(
   const stoppable = current.filter((c) => c.status === 'sending' && !c.leased);
   const unmoved = await messageApplyTransitions(
     tx,
-    stoppable.map((c) => statusTransition({ accountId, id: c.id, status: 'unsent', at: now, errorCode, detail: 'stopped by the client' })),
+    stoppable.map((c) =>
+      statusTransition({ accountId, id: c.id, status: 'unsent', at: now, errorCode, detail: 'stopped by the client' }),
+    ),
   );
   return current.map((c) => ({ ...c, stopped: stoppable.includes(c) && !unmoved.has(c.id) }));
 }

@@ -19,7 +19,9 @@ export const messageRoutes: Routes = (app, ctx) => {
         summary: 'Send a batch of 1 to 1000 messages',
         security: [{ basicToken: [] }],
         headers: Type.Object({
-          'idempotency-key': Type.Optional(Type.String({ description: 'Same key and body within 24 h returns the first response' })),
+          'idempotency-key': Type.Optional(
+            Type.String({ description: 'Same key and body within 24 h returns the first response' }),
+          ),
         }),
         body: Type.Array(MessageRequest, { minItems: 1, maxItems: MAX_BATCH }),
         response: { 200: SendResponse, ...errorResponses(400, 401, 403, 409, 413, 415, 422, 503) },

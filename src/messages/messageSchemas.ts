@@ -8,12 +8,15 @@ const HttpLink = Type.String({ format: 'uri', pattern: '^https?://', description
 /** WHATSAPP header, footer and buttons (spec 2.4). */
 const Decorations = {
   header: Type.Optional(
-    Type.Object({
-      text: Type.Optional(Type.String({ minLength: 1, maxLength: 60 })),
-      documentUrl: Type.Optional(HttpLink),
-      documentName: Type.Optional(Type.String()),
-      imageUrl: Type.Optional(HttpLink),
-    }, { description: 'One of: text; documentUrl (+ documentName); imageUrl' }),
+    Type.Object(
+      {
+        text: Type.Optional(Type.String({ minLength: 1, maxLength: 60 })),
+        documentUrl: Type.Optional(HttpLink),
+        documentName: Type.Optional(Type.String()),
+        imageUrl: Type.Optional(HttpLink),
+      },
+      { description: 'One of: text; documentUrl (+ documentName); imageUrl' },
+    ),
   ),
   footer: Type.Optional(Type.Object({ text: Type.String({ minLength: 1, maxLength: 60 }) })),
   buttons: Type.Optional(
@@ -24,12 +27,18 @@ const Decorations = {
         phone: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
         payload: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
       }),
-      { minItems: 1, maxItems: 3, description: 'Link buttons (url or phone, at most 2) or text buttons (payload, at most 3)' },
+      {
+        minItems: 1,
+        maxItems: 3,
+        description: 'Link buttons (url or phone, at most 2) or text buttons (payload, at most 3)',
+      },
     ),
   ),
 };
 
-/** The message request object of spec 2.1, for the OpenAPI document; the rules themselves live in validateMessage.ts. */
+/**
+ * The message request object of spec 2.1, for the OpenAPI document; the rules themselves live in validateMessage.ts.
+ */
 export const MessageRequest = Type.Object(
   {
     channelType: ChannelType,
@@ -37,11 +46,17 @@ export const MessageRequest = Type.Object(
       maxLength: LIMITS.senderName,
       description: 'SMS and WHATSAPP: an approved, started sender name; VOICECODE: voicecode',
     }),
-    destination: Type.String({ description: 'Subscriber number: +7 916 123-45-67, 89161234567 and 79161234567 are one number', examples: ['79161234567'] }),
+    destination: Type.String({
+      description: 'Subscriber number: +7 916 123-45-67, 89161234567 and 79161234567 are one number',
+      examples: ['79161234567'],
+    }),
     content: Type.Union([
       Type.String({ description: 'SMS, VK text; FLASHCALL 4-digit code' }),
       Type.Integer({ minimum: 1000, maximum: 9999, description: 'FLASHCALL code as a number, stored as a string' }),
-      Type.Object({ contentType: Type.Literal('text'), text: Type.String({ minLength: 1, maxLength: 1000 }) }, { title: 'VOICECODE or WHATSAPP/VIBER text' }),
+      Type.Object(
+        { contentType: Type.Literal('text'), text: Type.String({ minLength: 1, maxLength: 1000 }) },
+        { title: 'VOICECODE or WHATSAPP/VIBER text' },
+      ),
       Type.Object(
         {
           contentType: Type.Literal('image'),
@@ -55,7 +70,16 @@ export const MessageRequest = Type.Object(
         { contentType: Type.Literal('document'), documentUrl: HttpLink, documentName: Type.String(), ...Decorations },
         { title: 'WHATSAPP document' },
       ),
-      Type.Object({ contentType: Type.Literal('button'), text: Type.String(), caption: Type.String(), action: Type.String(), imageUrl: Type.Optional(Type.String()) }, { title: 'VIBER button' }),
+      Type.Object(
+        {
+          contentType: Type.Literal('button'),
+          text: Type.String(),
+          caption: Type.String(),
+          action: Type.String(),
+          imageUrl: Type.Optional(Type.String()),
+        },
+        { title: 'VIBER button' },
+      ),
     ]),
     tags: Type.Optional(
       Type.Array(Type.String({ pattern: '^[\\p{L}\\p{N}_]+$', maxLength: LIMITS.tagLength }), {
@@ -63,7 +87,9 @@ export const MessageRequest = Type.Object(
       }),
     ),
     useLocalTime: Type.Optional(Type.Boolean({ default: true })),
-    localSendTime: Type.Optional(Type.String({ description: 'YYYY-MM-DD hh:mm:ss, from now UTC - 12 h to now UTC + 7 days' })),
+    localSendTime: Type.Optional(
+      Type.String({ description: 'YYYY-MM-DD hh:mm:ss, from now UTC - 12 h to now UTC + 7 days' }),
+    ),
     localCompletionTime: Type.Optional(
       Type.String({ description: 'YYYY-MM-DD hh:mm:ss, from max(localSendTime, now UTC) to now UTC + 70 days' }),
     ),

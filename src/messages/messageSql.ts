@@ -48,40 +48,59 @@ export async function messageInsertBatch(
   // deadline and lifetime's end now + ttl, the common case) and the account's own currency are left for the
   // statement to fill in.
   const nowMs = batch.now.getTime();
-  const rows = batch.messages.map(({ id, message: m, subscriber, plannedSendAt, deadlineAt, expiresAt, leased, price, currency, callbackTargetId, templateId }) => {
-    const end = nowMs + (m.ttl ?? DEFAULT_TTL_SECONDS) * 1000;
-    const atOnce = plannedSendAt?.getTime() === nowMs && deadlineAt.getTime() === end && expiresAt.getTime() === end;
-    return {
+  const rows = batch.messages.map(
+    ({
       id,
-      channel_type: m.channelType,
-      sender_name: m.senderName,
-      destination: m.destination,
-      country: m.country ?? undefined,
-      region: subscriber.region ?? undefined,
-      brand: subscriber.brand ?? undefined,
-      content: m.content,
-      tags: m.tags.length > 0 ? m.tags : undefined,
-      use_local_time: m.useLocalTime,
-      local_send_time: m.localSendTime ?? undefined,
-      local_completion_time: m.localCompletionTime ?? undefined,
-      ttl: m.ttl ?? undefined,
-      hours: m.hours ?? undefined,
-      days: m.days ?? undefined,
-      short_url: m.shortUrl,
-      callback_url: m.callbackUrl ?? undefined,
-      callback_events: m.callbackEvents ?? undefined,
-      external_message_id: m.externalMessageId ?? undefined,
-      total_parts: m.totalParts,
-      ...(atOnce
-        ? {}
-        : { planned: true, planned_send_at: plannedSendAt?.toISOString(), deadline_at: deadlineAt.toISOString(), expires_at: expiresAt.toISOString() }),
+      message: m,
+      subscriber,
+      plannedSendAt,
+      deadlineAt,
+      expiresAt,
       leased,
       price,
-      currency: currency === batch.currency ? undefined : currency,
-      callback_target_id: callbackTargetId ?? undefined,
-      template_id: templateId ?? undefined,
-    };
-  });
+      currency,
+      callbackTargetId,
+      templateId,
+    }) => {
+      const end = nowMs + (m.ttl ?? DEFAULT_TTL_SECONDS) * 1000;
+      const atOnce = plannedSendAt?.getTime() === nowMs && deadlineAt.getTime() === end && expiresAt.getTime() === end;
+      return {
+        id,
+        channel_type: m.channelType,
+        sender_name: m.senderName,
+        destination: m.destination,
+        country: m.country ?? undefined,
+        region: subscriber.region ?? undefined,
+        brand: subscriber.brand ?? undefined,
+        content: m.content,
+        tags: m.tags.length > 0 ? m.tags : undefined,
+        use_local_time: m.useLocalTime,
+        local_send_time: m.localSendTime ?? undefined,
+        local_completion_time: m.localCompletionTime ?? undefined,
+        ttl: m.ttl ?? undefined,
+        hours: m.hours ?? undefined,
+        days: m.days ?? undefined,
+        short_url: m.shortUrl,
+        callback_url: m.callbackUrl ?? undefined,
+        callback_events: m.callbackEvents ?? undefined,
+        external_message_id: m.externalMessageId ?? undefined,
+        total_parts: m.totalParts,
+        ...(atOnce
+          ? {}
+          : {
+              planned: true,
+              planned_send_at: plannedSendAt?.toISOString(),
+              deadline_at: deadlineAt.toISOString(),
+              expires_at: expiresAt.toISOString(),
+            }),
+        leased,
+        price,
+        currency: currency === batch.currency ? undefined : currency,
+        callback_target_id: callbackTargetId ?? undefined,
+        template_id: templateId ?? undefined,
+      };
+    },
+  );
   await db.query(
     `WITH inserted AS (
      INSERT INTO messages (

@@ -61,7 +61,9 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
   const valid = await validateBatch(ctx, principal.accountId, body, now);
   await ctx.tariffs.refresh();
   const matchTemplate = await ctx.templates.forAccount(principal.accountId);
-  const whatsapp = valid.filter((m) => m.channelType === 'WHATSAPP').map((m): [string, string] => [m.senderName, m.destination]);
+  const whatsapp = valid
+    .filter((m) => m.channelType === 'WHATSAPP')
+    .map((m): [string, string] => [m.senderName, m.destination]);
   const windows = await whatsappWindowsOpenOf(ctx.db, principal.accountId, whatsapp, now);
   const channels = enabledChannels(principal.accountChannels);
   const items: (SendItem | undefined)[] = new Array(valid.length);
@@ -73,11 +75,17 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
     }
     const templateId = matchTemplate(original.channelType, original.senderName, original.content, now) ?? null;
     // WhatsApp chat rules (spec 2.2): outside the 24-hour window only content matching an approved template.
-    if (original.channelType === 'WHATSAPP' && templateId === null && !windows.has(`${original.senderName}\u0000${original.destination}`)) {
+    if (
+      original.channelType === 'WHATSAPP' &&
+      templateId === null &&
+      !windows.has(`${original.senderName}\u0000${original.destination}`)
+    ) {
       items[index] = itemError(herald('noActiveTemplate'));
       return;
     }
-    const shortened = original.shortUrl ? shorten(original, ctx.config.shortUrlBase!) : { message: original, links: [] };
+    const shortened = original.shortUrl
+      ? shorten(original, ctx.config.shortUrlBase!)
+      : { message: original, links: [] };
     if (shortened instanceof HeraldError) {
       items[index] = itemError(shortened);
       return;
@@ -85,7 +93,9 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
     const { message, links } = shortened;
     const price = ctx.tariffs.lookup(principal.accountId, message.channelType, message.destination, message.country);
     if (!price && ctx.config.requireTariff) {
-      items[index] = itemError(herald('noTariff', { channelType: message.channelType, destination: message.destination }));
+      items[index] = itemError(
+        herald('noTariff', { channelType: message.channelType, destination: message.destination }),
+      );
       return;
     }
     const subscriber = lookupSubscriber(ctx.plan, message.destination, message.country);
@@ -107,7 +117,12 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
   let stored: NewMessage[] = [];
   const result = await runIdempotent(ctx.db, idempotent, async (tx) => {
     // Callback URLs first: a message over the account's daily limit of new URLs is refused and reserves nothing.
-    const targets = await ctx.callbackTargets.resolve(tx, principal.accountId, candidates.flatMap((c) => (c.message.callbackUrl ? [c.message.callbackUrl] : [])), now);
+    const targets = await ctx.callbackTargets.resolve(
+      tx,
+      principal.accountId,
+      candidates.flatMap((c) => (c.message.callbackUrl ? [c.message.callbackUrl] : [])),
+      now,
+    );
     const reachable = candidates.map((c) => c.message.callbackUrl === null || targets.has(c.message.callbackUrl));
     const charges = candidates.map((c, i) => (reachable[i] ? c.charge : null));
     const taken = await reserveCharges(tx, principal.accountId, charges, now, `batch ${candidates[0]?.id ?? ''}`);
@@ -154,7 +169,9 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
       await shortLinkInsert(
         tx,
         principal.accountId,
-        candidates.filter((_, i) => reachable[i] && taken[i]).flatMap((c) => c.links.map((l) => ({ messageId: c.id, ...l }))),
+        candidates
+          .filter((_, i) => reachable[i] && taken[i])
+          .flatMap((c) => c.links.map((l) => ({ messageId: c.id, ...l }))),
         now,
       );
     }

@@ -177,7 +177,8 @@ function validateSenderName(channel: Channel, value: unknown, ctx: ValidationCon
   if (typeof value !== 'string') throw herald('invalidField', { field: 'senderName', value: showValue(value) });
   if (charCount(value) > LIMITS.senderName) throw herald('overCeiling', { field: 'senderName' });
   if (channel === 'VOICECODE') {
-    if (value !== VOICECODE_SENDER_NAME) throw herald('noActiveSenderName', { channelType: channel, senderName: value });
+    if (value !== VOICECODE_SENDER_NAME)
+      throw herald('noActiveSenderName', { channelType: channel, senderName: value });
   } else if (REGISTERED_SENDER_CHANNELS.has(channel)) {
     if (!ctx.isSenderNameActive(channel, value)) {
       throw herald('noActiveSenderName', { channelType: channel, senderName: value });
@@ -197,7 +198,9 @@ export function shortenableText(content: unknown): string | undefined {
 function checkLinkCount(content: unknown): void {
   const text = shortenableText(content);
   if (text !== undefined && linkCount(text, LIMITS.linksPerMessage) > LIMITS.linksPerMessage) {
-    throw herald('invalidContentDetail', { reason: `at most ${LIMITS.linksPerMessage} links can be shortened in one message` });
+    throw herald('invalidContentDetail', {
+      reason: `at most ${LIMITS.linksPerMessage} links can be shortened in one message`,
+    });
   }
 }
 

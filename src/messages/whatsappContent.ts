@@ -90,14 +90,16 @@ function validateHeader(header: unknown): void {
   }
   if (kinds.length > 1) throw detail(`header may use only one of text, documentUrl, imageUrl; got ${kinds.join(', ')}`);
   if (kinds[0] === 'text') {
-    if (present.includes('documentName')) throw detail('header.documentName is only allowed together with header.documentUrl');
+    if (present.includes('documentName'))
+      throw detail('header.documentName is only allowed together with header.documentUrl');
     checkLength(header.text, 'header.text', WHATSAPP_LIMITS.headerText);
   } else if (kinds[0] === 'documentUrl') {
     requireNonEmptyString(header.documentUrl, 'header.documentUrl');
     requireHttpLink(header.documentUrl as string, 'header.documentUrl');
     if (present.includes('documentName')) requireNonEmptyString(header.documentName, 'header.documentName');
   } else {
-    if (present.includes('documentName')) throw detail('header.documentName is only allowed together with header.documentUrl');
+    if (present.includes('documentName'))
+      throw detail('header.documentName is only allowed together with header.documentUrl');
     requireNonEmptyString(header.imageUrl, 'header.imageUrl');
     requireHttpLink(header.imageUrl as string, 'header.imageUrl');
   }
@@ -131,7 +133,8 @@ function validateButtons(buttons: unknown): void {
       if (has(key)) checkLength(button[key], `${at}.${key}`, WHATSAPP_LIMITS.buttonField);
     }
     if (has('url') && !(button.url as string).startsWith('http')) throw detail(`${at}.url must begin with http`);
-    if (has('payload') && (has('url') || has('phone'))) throw detail(`${at}: payload cannot be combined with url or phone`);
+    if (has('payload') && (has('url') || has('phone')))
+      throw detail(`${at}: payload cannot be combined with url or phone`);
     if (has('url') && has('phone')) throw detail(`${at}: a link button has either url or phone, not both`);
     if (has('payload')) texts++;
     else if (has('url') || has('phone')) links++;

@@ -4,7 +4,13 @@ import type { Queryable } from '../db/db.js';
 export const WHATSAPP_WINDOW_MS = 24 * 3600_000;
 
 /** Opens (or opens again) the window of (account, sender name, subscriber) at `now`. */
-export async function whatsappWindowOpen(db: Queryable, accountId: number, senderName: string, subscriber: string, now: Date): Promise<void> {
+export async function whatsappWindowOpen(
+  db: Queryable,
+  accountId: number,
+  senderName: string,
+  subscriber: string,
+  now: Date,
+): Promise<void> {
   await db.query(
     `INSERT INTO whatsapp_windows (account_id, sender_name, subscriber, opened_at, expires_at) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (account_id, sender_name, subscriber) DO UPDATE SET opened_at = excluded.opened_at, expires_at = excluded.expires_at`,
@@ -13,7 +19,12 @@ export async function whatsappWindowOpen(db: Queryable, accountId: number, sende
 }
 
 /** The senders and subscribers of a batch whose WhatsApp window is open now, as `sender\u0000subscriber` keys. */
-export async function whatsappWindowsOpenOf(db: Queryable, accountId: number, pairs: readonly [string, string][], now: Date): Promise<Set<string>> {
+export async function whatsappWindowsOpenOf(
+  db: Queryable,
+  accountId: number,
+  pairs: readonly [string, string][],
+  now: Date,
+): Promise<Set<string>> {
   if (pairs.length === 0) return new Set();
   const rows = await db.query<{ sender_name: string; subscriber: string }>(
     `SELECT w.sender_name, w.subscriber FROM whatsapp_windows w

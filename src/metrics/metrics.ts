@@ -38,7 +38,12 @@ export class Metrics {
   constructor(private readonly sources: MetricSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'herald_' });
-    this.httpRequests = new Counter({ name: 'herald_http_requests_total', help: 'HTTP requests answered', labelNames: ['method', 'route', 'status'], registers });
+    this.httpRequests = new Counter({
+      name: 'herald_http_requests_total',
+      help: 'HTTP requests answered',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
     this.httpDuration = new Histogram({
       name: 'herald_http_request_duration_seconds',
       help: 'Time to answer an HTTP request',
@@ -46,8 +51,18 @@ export class Metrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     });
-    this.messagesAccepted = new Counter({ name: 'herald_messages_accepted_total', help: 'Messages accepted by the send operation', labelNames: ['channel'], registers });
-    this.rateLimited = new Counter({ name: 'herald_rate_limited_total', help: 'Requests refused with 429', labelNames: ['kind'], registers });
+    this.messagesAccepted = new Counter({
+      name: 'herald_messages_accepted_total',
+      help: 'Messages accepted by the send operation',
+      labelNames: ['channel'],
+      registers,
+    });
+    this.rateLimited = new Counter({
+      name: 'herald_rate_limited_total',
+      help: 'Requests refused with 429',
+      labelNames: ['kind'],
+      registers,
+    });
     this.receiptLatency = new Histogram({
       name: 'herald_receipt_latency_seconds',
       help: 'From a submission to its carrier receipt (receipts of this process own submissions)',
@@ -56,6 +71,7 @@ export class Metrics {
     });
     sources.writer.onReceiptLatency = (ms) => this.receiptLatency.observe(ms / 1000);
 
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- collect() gets the gauge as `this`.
     const self = this;
     new Gauge({
       name: 'herald_queue_messages',
@@ -102,21 +118,63 @@ export class Metrics {
         if (self.databaseUp) this.set(callbacks.open_deliveries);
       },
     });
-    absoluteCounter('herald_callback_deliveries_total', 'Callback deliveries by result (this process)', ['result'], registers, () => {
-      const stats = sources.callbackSender()?.stats;
-      return stats ? [[{ result: 'delivered' }, stats.delivered], [{ result: 'retry' }, stats.retried], [{ result: 'failed' }, stats.failed]] : [];
-    });
-    absoluteCounter('herald_callback_events_delivered_total', 'Callback events delivered (this process)', [], registers, () => {
-      const stats = sources.callbackSender()?.stats;
-      return stats ? [[{}, stats.events]] : [];
-    });
-    absoluteCounter('herald_connector_submitted_total', 'Messages a connector handed to its carrier', ['connector', 'channel'], registers, () =>
-      sources.connectors().map((c) => [{ connector: c.id, channel: c.channel }, c.submitted]),
+    absoluteCounter(
+      'herald_callback_deliveries_total',
+      'Callback deliveries by result (this process)',
+      ['result'],
+      registers,
+      () => {
+        const stats = sources.callbackSender()?.stats;
+        return stats
+          ? [
+              [{ result: 'delivered' }, stats.delivered],
+              [{ result: 'retry' }, stats.retried],
+              [{ result: 'failed' }, stats.failed],
+            ]
+          : [];
+      },
     );
-    connectorGauge('herald_connector_up', 'Connector bound (SMPP) or ready (HTTP): 1, else 0', registers, sources, (c) => (c.available ? 1 : 0));
-    connectorGauge('herald_connector_in_flight', 'Submissions waiting for the carrier answer', registers, sources, (c) => c.inFlight);
-    connectorGauge('herald_connector_window', 'Largest number of submissions in flight', registers, sources, (c) => c.window);
-    absoluteCounter('herald_receipts_total', 'Carrier receipts recorded (this process)', [], registers, () => [[{}, sources.writer.stats.receipts]]);
+    absoluteCounter(
+      'herald_callback_events_delivered_total',
+      'Callback events delivered (this process)',
+      [],
+      registers,
+      () => {
+        const stats = sources.callbackSender()?.stats;
+        return stats ? [[{}, stats.events]] : [];
+      },
+    );
+    absoluteCounter(
+      'herald_connector_submitted_total',
+      'Messages a connector handed to its carrier',
+      ['connector', 'channel'],
+      registers,
+      () => sources.connectors().map((c) => [{ connector: c.id, channel: c.channel }, c.submitted]),
+    );
+    connectorGauge(
+      'herald_connector_up',
+      'Connector bound (SMPP) or ready (HTTP): 1, else 0',
+      registers,
+      sources,
+      (c) => (c.available ? 1 : 0),
+    );
+    connectorGauge(
+      'herald_connector_in_flight',
+      'Submissions waiting for the carrier answer',
+      registers,
+      sources,
+      (c) => c.inFlight,
+    );
+    connectorGauge(
+      'herald_connector_window',
+      'Largest number of submissions in flight',
+      registers,
+      sources,
+      (c) => c.window,
+    );
+    absoluteCounter('herald_receipts_total', 'Carrier receipts recorded (this process)', [], registers, () => [
+      [{}, sources.writer.stats.receipts],
+    ]);
     new Gauge({
       name: 'herald_database_up',
       help: 'The database answered the last read of the queue figures: 1, else 0 (the queue figures are then absent)',
@@ -151,7 +209,8 @@ export class Metrics {
       this.dbFiguresAt = now;
       const at = this.sources.clock.now();
       // While the database is away, /metrics still answers (the process figures are what an operator needs then),
-      // without the queue figures and with herald_database_up 0; a failed read is not kept, the next scrape tries again.
+      // without the queue figures and with herald_database_up 0; a failed read is not kept, the next scrape tries
+      // again.
       this.dbFigures = Promise.all([queueFigures(this.sources.db, at), callbackBacklog(this.sources.db)]).then(
         ([queue, callbacks]) => {
           this.databaseUp = true;
@@ -178,7 +237,13 @@ const NO_DB_FIGURES: DbFigures = { queue: [], callbacks: { events: 0, open_deliv
 type Labels = Record<string, string>;
 
 /** A counter whose value is kept elsewhere (a component's own running count), set when scraped. */
-function absoluteCounter(name: string, help: string, labelNames: string[], registers: Registry[], read: () => [Labels, number][]): void {
+function absoluteCounter(
+  name: string,
+  help: string,
+  labelNames: string[],
+  registers: Registry[],
+  read: () => [Labels, number][],
+): void {
   new Counter({
     name,
     help,
@@ -191,7 +256,13 @@ function absoluteCounter(name: string, help: string, labelNames: string[], regis
   });
 }
 
-function connectorGauge(name: string, help: string, registers: Registry[], sources: MetricSources, value: (c: ConnectorState) => number): void {
+function connectorGauge(
+  name: string,
+  help: string,
+  registers: Registry[],
+  sources: MetricSources,
+  value: (c: ConnectorState) => number,
+): void {
   new Gauge({
     name,
     help,

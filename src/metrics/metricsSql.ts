@@ -26,7 +26,9 @@ export async function queueFigures(db: Queryable, now: Date): Promise<QueueFigur
 }
 
 /** Callback events not yet taken into a delivery, and open deliveries (being sent or waiting for a retry). */
-export async function callbackBacklog(db: Queryable): Promise<{ events: number; open_deliveries: number; open_events: number }> {
+export async function callbackBacklog(
+  db: Queryable,
+): Promise<{ events: number; open_deliveries: number; open_events: number }> {
   const [row] = await db.query<{ events: number; open_deliveries: number; open_events: number }>(
     `SELECT
        (SELECT count(*)::int FROM callback_events e

@@ -12,7 +12,8 @@ const DB_CHECK_TIMEOUT_MS = 2000;
  */
 export const opsRoutes: Routes = (app, ctx) => {
   // Open on a private network, or the same Bearer check as the operator API (failed attempts limited alike).
-  const auth = ctx.config.metricsToken === undefined ? {} : { onRequest: requireBearer(ctx.config.metricsToken, ctx.limits) };
+  const auth =
+    ctx.config.metricsToken === undefined ? {} : { onRequest: requireBearer(ctx.config.metricsToken, ctx.limits) };
 
   app.get('/metrics', { schema: { hide: true }, ...auth }, async (_request, reply) => {
     const { contentType, body } = await ctx.metrics.render();
@@ -21,7 +22,13 @@ export const opsRoutes: Routes = (app, ctx) => {
 
   app.get(
     '/healthz',
-    { schema: { tags: ['System'], summary: 'Liveness: the process answers', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
+    {
+      schema: {
+        tags: ['System'],
+        summary: 'Liveness: the process answers',
+        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+      },
+    },
     async () => ({ status: 'ok' as const }),
   );
 
@@ -43,7 +50,9 @@ export const opsRoutes: Routes = (app, ctx) => {
       } catch (error) {
         database = { ok: false, latencyMs: Math.round(performance.now() - started), error: (error as Error).message };
       }
-      const connectors = ctx.connectorStates().map((c) => ({ id: c.id, channel: c.channel, up: c.available, state: c.state, lastError: c.lastError }));
+      const connectors = ctx
+        .connectorStates()
+        .map((c) => ({ id: c.id, channel: c.channel, up: c.available, state: c.state, lastError: c.lastError }));
       const connectorsOk = connectors.length === 0 || connectors.some((c) => c.up);
       const checks = { database, connectors };
       if (database.ok && connectorsOk) return { status: 'ready', checks };

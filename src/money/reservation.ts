@@ -21,7 +21,9 @@ export async function reserveCharges(
   now: Date,
   reference: string,
 ): Promise<boolean[]> {
-  const currencies = [...new Set(charges.filter((c): c is Charge => c !== null && c.amount > 0n).map((c) => c.currency))].sort();
+  const currencies = [
+    ...new Set(charges.filter((c): c is Charge => c !== null && c.amount > 0n).map((c) => c.currency)),
+  ].sort();
   const available = new Map<string, Micros>();
   if (currencies.length > 0) {
     // Lock in a fixed order (sorted currencies) so that two batches never wait on each other in a cycle.

@@ -97,9 +97,19 @@ export const adminTariffRoutes: Routes = (app, ctx) => {
 
   app.delete(
     '/admin/v1/tariffs/:id',
-    { onRequest, schema: { tags, summary: 'Remove a tariff', security, params: IdParam, response: { 204: Type.Null(), ...errorResponses(404) } } },
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'Remove a tariff',
+        security,
+        params: IdParam,
+        response: { 204: Type.Null(), ...errorResponses(404) },
+      },
+    },
     async (request, reply) => {
-      if (!(await tariffDelete(ctx.db, request.params.id))) throw herald('notFound', { what: `Tariff ${request.params.id}` });
+      if (!(await tariffDelete(ctx.db, request.params.id)))
+        throw herald('notFound', { what: `Tariff ${request.params.id}` });
       ctx.tariffs.invalidate();
       return reply.status(204).send(null);
     },

@@ -17,7 +17,16 @@ const COLUMNS = 'id, account_id, channel_type, prefix, country, price, currency,
 
 export async function tariffInsert(
   db: Queryable,
-  t: { accountId: number | null; channelType: Channel; prefix: string | null; country: string | null; price: number | string; currency: string; source: 'api' | 'config'; now: Date },
+  t: {
+    accountId: number | null;
+    channelType: Channel;
+    prefix: string | null;
+    country: string | null;
+    price: number | string;
+    currency: string;
+    source: 'api' | 'config';
+    now: Date;
+  },
 ): Promise<TariffRow> {
   const [row] = await db.query<TariffRow>(
     `INSERT INTO tariffs (account_id, channel_type, prefix, country, price, currency, source, created_at)
@@ -39,7 +48,10 @@ export async function tariffDelete(db: Queryable, id: number): Promise<boolean> 
 }
 
 /** Replaces the tariffs that come from the config file, so that the file stays their one source. */
-export async function tariffReplaceFromConfig(db: Queryable, rows: readonly Omit<Parameters<typeof tariffInsert>[1], 'source'>[]): Promise<void> {
+export async function tariffReplaceFromConfig(
+  db: Queryable,
+  rows: readonly Omit<Parameters<typeof tariffInsert>[1], 'source'>[],
+): Promise<void> {
   await db.query("DELETE FROM tariffs WHERE source = 'config'");
   for (const row of rows) await tariffInsert(db, { ...row, source: 'config' });
 }

@@ -54,7 +54,9 @@ export class Tariffs {
 
   /** The price of one part, or undefined when no tariff applies (the message is then free, or refused). */
   lookup(accountId: number, channel: Channel, destination: string, country: string | null): Price | undefined {
-    const row = best(this.index.get(`${accountId}|${channel}`), destination, country) ?? best(this.index.get(`|${channel}`), destination, country);
+    const row =
+      best(this.index.get(`${accountId}|${channel}`), destination, country) ??
+      best(this.index.get(`|${channel}`), destination, country);
     return row ? { perPart: Number(row.price), currency: row.currency } : undefined;
   }
 }

@@ -43,13 +43,28 @@ export class NumberingPlan {
     return undefined;
   }
 
-  /** Reads the plan's CSV (UTF-8 with BOM, `;`-separated: code; from; to; capacity; operator; region; GAR region; INN). */
+  /**
+   * Reads the plan's CSV (UTF-8 with BOM, `;`-separated: code; from; to; capacity; operator; region; GAR region; INN).
+   */
   static parse(csv: string): NumberingPlan {
-    const lines = csv.replace(/^\ufeff/, '').split(/\r?\n/).slice(1).filter((line) => line.trim() !== '');
+    const lines = csv
+      .replace(/^\ufeff/, '')
+      .split(/\r?\n/)
+      .slice(1)
+      .filter((line) => line.trim() !== '');
     const rows = lines.map((line, i) => {
       const cells = line.split(';');
       if (cells.length < 8) throw new Error(`numbering plan line ${i + 2}: expected 8 columns`);
-      const [code, from, to, , operator, , garRegion, inn] = cells as [string, string, string, string, string, string, string, string];
+      const [code, from, to, , operator, , garRegion, inn] = cells as [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
       const start = Number(code) * 1e7 + Number(from);
       const end = Number(code) * 1e7 + Number(to);
       if (!Number.isFinite(start) || !Number.isFinite(end) || end < start) {
@@ -91,7 +106,8 @@ export function regionOf(cell: string): { region: string; zones: string[] } {
   const pieces = cellPieces(cell);
   const subjects = pieces.filter((piece) => piece in SUBJECT_ZONES);
   const zones = [...new Set(subjects.flatMap((subject) => SUBJECT_ZONES[subject]!))];
-  const region = subjects.length > 0 ? [...new Set(subjects)].join(', ') : pieces.includes(WHOLE_COUNTRY) ? WHOLE_COUNTRY : cell;
+  const region =
+    subjects.length > 0 ? [...new Set(subjects)].join(', ') : pieces.includes(WHOLE_COUNTRY) ? WHOLE_COUNTRY : cell;
   return { region, zones };
 }
 
@@ -133,4 +149,3 @@ function brandsByInn(rows: readonly { operator: string; inn: string }[]): Map<st
   }
   return brands;
 }
-

@@ -57,7 +57,11 @@ export function planSend(window: SendWindow, nowMs: number): SendPlan {
     return { plannedSendAt: null, expiresAt: end, deadlineAt: end };
   }
   const expires = planned + ttlMs;
-  return { plannedSendAt: new Date(planned), expiresAt: new Date(expires), deadlineAt: new Date(Math.min(completion ?? expires, expires)) };
+  return {
+    plannedSendAt: new Date(planned),
+    expiresAt: new Date(expires),
+    deadlineAt: new Date(Math.min(completion ?? expires, expires)),
+  };
 }
 
 /** The instant localCompletionTime is reached in the first of the window's zones to reach it. */

@@ -6,11 +6,19 @@ import { ChannelType, errorResponses, Id, IdParam, PageQuery, paginated } from '
 import type { Routes } from '../http/server.js';
 import { SenderName } from './senderNameSchemas.js';
 import { approveSenderName, checkSenderNameFormat, senderNameToApi } from './senderNames.js';
-import { SENDER_NAME_STATUSES, senderNameDecide, senderNameGet, senderNameInsert, senderNameList } from './senderNameSql.js';
+import {
+  SENDER_NAME_STATUSES,
+  senderNameDecide,
+  senderNameGet,
+  senderNameInsert,
+  senderNameList,
+} from './senderNameSql.js';
 
 const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601, e.g. 2026-01-01T08:00:00Z' });
 
-/** The operator's side of sender names: create approved, moderate (approve with a start date, reject with a comment). */
+/**
+ * The operator's side of sender names: create approved, moderate (approve with a start date, reject with a comment).
+ */
 export const adminSenderNameRoutes: Routes = (app, ctx) => {
   const onRequest = requireAdmin(ctx);
   const security = [{ adminToken: [] }];
@@ -23,11 +31,17 @@ export const adminSenderNameRoutes: Routes = (app, ctx) => {
       schema: {
         tags,
         summary: 'Create a sender name already Approved (start date now unless given)',
-        description: 'A WHATSAPP name whose number another account already has approved -> 409 4091 (one owner per number).',
+        description:
+          'A WHATSAPP name whose number another account already has approved -> 409 4091 (one owner per number).',
         security,
         params: IdParam,
         body: Type.Object(
-          { channelType: ChannelType, name: Type.String(), startDate: Type.Optional(DateTime), comment: Type.Optional(Type.String({ maxLength: 1000 })) },
+          {
+            channelType: ChannelType,
+            name: Type.String(),
+            startDate: Type.Optional(DateTime),
+            comment: Type.Optional(Type.String({ maxLength: 1000 })),
+          },
           { additionalProperties: false },
         ),
         response: { 201: SenderName, ...errorResponses(404, 409, 422) },
@@ -77,7 +91,12 @@ export const adminSenderNameRoutes: Routes = (app, ctx) => {
       const { status, accountId, channelType } = request.query;
       const page = request.query.page ?? 1;
       const perPage = request.query.per_page ?? 100;
-      const { rows, total } = await senderNameList(ctx.db, { status, accountId, channelType }, perPage, (page - 1) * perPage);
+      const { rows, total } = await senderNameList(
+        ctx.db,
+        { status, accountId, channelType },
+        perPage,
+        (page - 1) * perPage,
+      );
       return { items: rows.map(senderNameToApi), page, per_page: perPage, total };
     },
   );
@@ -89,7 +108,8 @@ export const adminSenderNameRoutes: Routes = (app, ctx) => {
       schema: {
         tags,
         summary: 'Approve a sender name from a start date (now unless given)',
-        description: 'A WHATSAPP name whose number another account already has approved -> 409 4091 (one owner per number).',
+        description:
+          'A WHATSAPP name whose number another account already has approved -> 409 4091 (one owner per number).',
         security,
         params: IdParam,
         body: Type.Optional(Type.Object({ startDate: Type.Optional(DateTime) }, { additionalProperties: false })),
@@ -101,8 +121,10 @@ export const adminSenderNameRoutes: Routes = (app, ctx) => {
       const startDate = request.body?.startDate ? new Date(request.body.startDate) : now;
       const found = await senderNameGet(ctx.db, request.params.id);
       if (!found) throw herald('notFound', { what: `Sender name ${request.params.id}` });
-      const row = await approveSenderName(ctx.db, { accountId: found.account_id, channelType: found.channel_type, name: found.name }, (tx) =>
-        senderNameDecide(tx, found.id, { status: 'Approved', startDate }, now),
+      const row = await approveSenderName(
+        ctx.db,
+        { accountId: found.account_id, channelType: found.channel_type, name: found.name },
+        (tx) => senderNameDecide(tx, found.id, { status: 'Approved', startDate }, now),
       );
       if (!row) throw herald('notFound', { what: `Sender name ${request.params.id}` });
       return senderNameToApi(row);
@@ -123,7 +145,12 @@ export const adminSenderNameRoutes: Routes = (app, ctx) => {
       },
     },
     async (request) => {
-      const row = await senderNameDecide(ctx.db, request.params.id, { status: 'Rejected', comment: request.body.comment }, ctx.clock.now());
+      const row = await senderNameDecide(
+        ctx.db,
+        request.params.id,
+        { status: 'Rejected', comment: request.body.comment },
+        ctx.clock.now(),
+      );
       if (!row) throw herald('notFound', { what: `Sender name ${request.params.id}` });
       return senderNameToApi(row);
     },

@@ -5,7 +5,13 @@ import { ChannelType, errorResponses, IdParam, PageQuery, paginated } from '../h
 import type { Routes } from '../http/server.js';
 import { SenderName } from './senderNameSchemas.js';
 import { checkSenderNameFormat, senderNameToApi } from './senderNames.js';
-import { SENDER_NAME_STATUSES, senderNameDelete, senderNameGet, senderNameInsert, senderNameList } from './senderNameSql.js';
+import {
+  SENDER_NAME_STATUSES,
+  senderNameDelete,
+  senderNameGet,
+  senderNameInsert,
+  senderNameList,
+} from './senderNameSql.js';
 
 /**
  * The clients' sender names (TOKEN_2): created Pending, approved (with a start date) or rejected
@@ -57,7 +63,13 @@ export const senderNameRoutes: Routes = (app, ctx) => {
         tags,
         summary: "The account's sender names",
         security,
-        querystring: Type.Intersect([PageQuery, Type.Object({ status: Type.Optional(Type.Enum(SENDER_NAME_STATUSES)), channelType: Type.Optional(ChannelType) })]),
+        querystring: Type.Intersect([
+          PageQuery,
+          Type.Object({
+            status: Type.Optional(Type.Enum(SENDER_NAME_STATUSES)),
+            channelType: Type.Optional(ChannelType),
+          }),
+        ]),
         response: { 200: paginated(SenderName), ...errorResponses(401, 403, 422) },
       },
     },
@@ -66,7 +78,11 @@ export const senderNameRoutes: Routes = (app, ctx) => {
       const perPage = request.query.per_page ?? 100;
       const { rows, total } = await senderNameList(
         ctx.db,
-        { accountId: principalOf(request).accountId, status: request.query.status, channelType: request.query.channelType },
+        {
+          accountId: principalOf(request).accountId,
+          status: request.query.status,
+          channelType: request.query.channelType,
+        },
         perPage,
         (page - 1) * perPage,
       );
@@ -76,17 +92,36 @@ export const senderNameRoutes: Routes = (app, ctx) => {
 
   app.get(
     '/api/v1/sender-names/:id',
-    { onRequest, schema: { tags, summary: 'One sender name', security, params: IdParam, response: { 200: SenderName, ...errorResponses(401, 403, 404) } } },
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'One sender name',
+        security,
+        params: IdParam,
+        response: { 200: SenderName, ...errorResponses(401, 403, 404) },
+      },
+    },
     async (request) => {
       const row = await senderNameGet(ctx.db, request.params.id);
-      if (!row || row.account_id !== principalOf(request).accountId) throw herald('notFound', { what: `Sender name ${request.params.id}` });
+      if (!row || row.account_id !== principalOf(request).accountId)
+        throw herald('notFound', { what: `Sender name ${request.params.id}` });
       return senderNameToApi(row);
     },
   );
 
   app.delete(
     '/api/v1/sender-names/:id',
-    { onRequest, schema: { tags, summary: 'Delete a sender name; it can no longer send', security, params: IdParam, response: { 204: Type.Null(), ...errorResponses(401, 403, 404) } } },
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'Delete a sender name; it can no longer send',
+        security,
+        params: IdParam,
+        response: { 204: Type.Null(), ...errorResponses(401, 403, 404) },
+      },
+    },
     async (request, reply) => {
       if (!(await senderNameDelete(ctx.db, principalOf(request).accountId, request.params.id, ctx.clock.now()))) {
         throw herald('notFound', { what: `Sender name ${request.params.id}` });

@@ -17,7 +17,8 @@ export interface SenderNameRow {
   updated_at: Date;
 }
 
-const COLUMNS = 'id, account_id, channel_type, name, status, start_date, comment, manager_comment, created_at, updated_at';
+const COLUMNS =
+  'id, account_id, channel_type, name, status, start_date, comment, manager_comment, created_at, updated_at';
 
 /** Inserts a sender name; undefined when the account already has a live one of that channel and name. */
 export async function senderNameInsert(
@@ -70,7 +71,12 @@ export async function senderNameList(
 }
 
 /** Whether the account has a sender name of the channel, in any status (Pending and Rejected included), not deleted. */
-export async function senderNameExists(db: Queryable, accountId: number, channelType: Channel, name: string): Promise<boolean> {
+export async function senderNameExists(
+  db: Queryable,
+  accountId: number,
+  channelType: Channel,
+  name: string,
+): Promise<boolean> {
   const rows = await db.query(
     'SELECT 1 FROM sender_names WHERE account_id = $1 AND channel_type = $2 AND name = $3 AND deleted_at IS NULL LIMIT 1',
     [accountId, channelType, name],
@@ -167,6 +173,9 @@ export async function senderNameWhatsappOtherOwner(
 
 /** Soft-deletes an account's sender name; false when there is none. */
 export async function senderNameDelete(db: Queryable, accountId: number, id: number, now: Date): Promise<boolean> {
-  const rows = await db.query('UPDATE sender_names SET deleted_at = $3 WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id', [accountId, id, now]);
+  const rows = await db.query(
+    'UPDATE sender_names SET deleted_at = $3 WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id',
+    [accountId, id, now],
+  );
   return rows.length > 0;
 }

@@ -17,13 +17,19 @@ export const REGISTERED_NAME_CHANNELS: readonly Channel[] = ['SMS', 'WHATSAPP', 
 /** Checks a sender name that is being registered for a channel; throws a 422 naming the problem. */
 export function checkSenderNameFormat(channel: Channel, name: unknown): string {
   if (!REGISTERED_NAME_CHANNELS.includes(channel)) {
-    throw herald('invalidField', { field: 'channelType', value: `${showValue(channel)} (sender names are registered for ${REGISTERED_NAME_CHANNELS.join(', ')})` });
+    throw herald('invalidField', {
+      field: 'channelType',
+      value: `${showValue(channel)} (sender names are registered for ${REGISTERED_NAME_CHANNELS.join(', ')})`,
+    });
   }
   if (typeof name !== 'string' || name.trim() === '' || charCount(name) > SENDER_NAME_MAX_LENGTH) {
     throw herald('invalidField', { field: 'name', value: showValue(name) });
   }
   if (channel === 'SMS' && !SMS_SENDER_NAME.test(name)) {
-    throw herald('invalidField', { field: 'name', value: `${showValue(name)} (SMS names are 3 to 11 Latin letters, digits and -_.! )` });
+    throw herald('invalidField', {
+      field: 'name',
+      value: `${showValue(name)} (SMS names are 3 to 11 Latin letters, digits and -_.! )`,
+    });
   }
   return name;
 }

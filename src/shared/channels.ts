@@ -7,7 +7,13 @@ export function isChannel(value: unknown): value is Channel {
 }
 
 /** Channels an account may use until the operator says otherwise; WHATSAPP must be enabled by the operator. */
-export const CHANNELS_ENABLED_BY_DEFAULT: ReadonlySet<Channel> = new Set(['SMS', 'FLASHCALL', 'VOICECODE', 'VIBER', 'VK']);
+export const CHANNELS_ENABLED_BY_DEFAULT: ReadonlySet<Channel> = new Set([
+  'SMS',
+  'FLASHCALL',
+  'VOICECODE',
+  'VIBER',
+  'VK',
+]);
 
 /** An account's channel switches: the defaults overlaid with the operator's choices. */
 export function enabledChannels(overrides: Readonly<Partial<Record<Channel, boolean>>>): Record<Channel, boolean> {

@@ -9,7 +9,9 @@ export class CircuitBreaker {
   private openUntil = 0;
   private openMs: number;
 
-  constructor(private readonly options: { readonly failures: number; readonly openMs: number; readonly maxOpenMs?: number }) {
+  constructor(
+    private readonly options: { readonly failures: number; readonly openMs: number; readonly maxOpenMs?: number },
+  ) {
     this.openMs = options.openMs;
   }
 

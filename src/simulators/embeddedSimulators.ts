@@ -36,8 +36,18 @@ export async function startEmbeddedSimulators(options: {
 }): Promise<EmbeddedSimulators> {
   const secret = randomBytes(16).toString('hex');
   const clock = options.clock === undefined ? {} : { clock: options.clock };
-  const smsc = new SmscSimulator({ systemId: 'herald', password: secret.slice(0, 8), delayMs: options.delayMs, ...clock });
-  const providers = new ProviderSimulator({ delayMs: options.delayMs, apiKey: secret, phoneNumberId: '100000001', ...clock });
+  const smsc = new SmscSimulator({
+    systemId: 'herald',
+    password: secret.slice(0, 8),
+    delayMs: options.delayMs,
+    ...clock,
+  });
+  const providers = new ProviderSimulator({
+    delayMs: options.delayMs,
+    apiKey: secret,
+    phoneNumberId: '100000001',
+    ...clock,
+  });
   await smsc.start();
   await providers.start();
   const flow = { window: options.window ?? 200, mps: options.mps ?? 20_000 };

@@ -45,7 +45,8 @@ const READ_TRACKED = new Set<SimChannel>(['WHATSAPP', 'VIBER', 'VK']);
 const WEBHOOK_ATTEMPTS = 20;
 
 /**
- * HTTP provider simulators on one real port: the WhatsApp Business Cloud API (`POST /whatsapp/{phone-number-id}/messages`)
+ * HTTP provider simulators on one real port: the WhatsApp Business Cloud API (`POST
+ * /whatsapp/{phone-number-id}/messages`)
  * and Herald's provider adapter format for VIBER, VK, FLASHCALL and VOICECODE. Outcomes follow the destination's
  * last digit; statuses are posted, signed, to the webhooks Herald registers, and retried until Herald answers 2xx
  * (as providers do). `POST /sim/v1/inbound` makes a subscriber write to a WhatsApp sender.
@@ -78,11 +79,15 @@ export class ProviderSimulator {
 
   async start(): Promise<number> {
     const server = createServer((req, res) => {
-      this.handle(req, res).catch((error: unknown) => reply(res, 500, { error: { code: 500, message: String(error) } }));
+      this.handle(req, res).catch((error: unknown) =>
+        reply(res, 500, { error: { code: 500, message: String(error) } }),
+      );
     });
     server.keepAliveTimeout = 30_000;
     this.server = server;
-    await new Promise<void>((resolve) => server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', resolve));
+    await new Promise<void>((resolve) =>
+      server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', resolve),
+    );
     this.port = (server.address() as AddressInfo).port;
     return this.port;
   }
@@ -104,7 +109,8 @@ export class ProviderSimulator {
     if (req.headers.authorization !== `Bearer ${this.options.apiKey}`) {
       return reply(res, 401, { error: { code: 190, message: 'Invalid OAuth access token' } });
     }
-    if (req.method === 'POST' && path === `/whatsapp/${this.options.phoneNumberId}/messages`) return this.whatsapp(body, res);
+    if (req.method === 'POST' && path === `/whatsapp/${this.options.phoneNumberId}/messages`)
+      return this.whatsapp(body, res);
     const channel = PATHS[path];
     if (req.method === 'POST' && channel) return this.provider(channel, body, res);
     reply(res, 404, { error: { code: 404, message: `no route ${req.method} ${path}` } });
@@ -142,7 +148,13 @@ export class ProviderSimulator {
     return `${this.prefix}${(++this.counter).toString(16)}`;
   }
 
-  private record(channel: SimChannel, id: string | null, destination: string, body: Record<string, unknown>, status: number): void {
+  private record(
+    channel: SimChannel,
+    id: string | null,
+    destination: string,
+    body: Record<string, unknown>,
+    status: number,
+  ): void {
     if (this.keepRequests) this.requests.push({ channel, id, destination, body, status });
   }
 
@@ -160,21 +172,31 @@ export class ProviderSimulator {
     }
   }
 
-  private postStatus(channel: SimChannel, id: string, destination: string, status: 'delivered' | 'undelivered' | 'read'): void {
+  private postStatus(
+    channel: SimChannel,
+    id: string,
+    destination: string,
+    status: 'delivered' | 'undelivered' | 'read',
+  ): void {
     const timestamp = new Date();
     if (channel === 'WHATSAPP') {
       const waStatus = status === 'undelivered' ? 'failed' : status;
-      this.postWebhook(channel, this.whatsappWebhook({
-        statuses: [
-          {
-            id,
-            status: waStatus,
-            timestamp: String(Math.floor(timestamp.getTime() / 1000)),
-            recipient_id: destination,
-            ...(waStatus === 'failed' ? { errors: [{ code: SIM_UNDELIVERED_ERROR, title: 'Message undeliverable' }] } : {}),
-          },
-        ],
-      }));
+      this.postWebhook(
+        channel,
+        this.whatsappWebhook({
+          statuses: [
+            {
+              id,
+              status: waStatus,
+              timestamp: String(Math.floor(timestamp.getTime() / 1000)),
+              recipient_id: destination,
+              ...(waStatus === 'failed'
+                ? { errors: [{ code: SIM_UNDELIVERED_ERROR, title: 'Message undeliverable' }] }
+                : {}),
+            },
+          ],
+        }),
+      );
       return;
     }
     this.postWebhook(channel, {
@@ -198,19 +220,42 @@ export class ProviderSimulator {
     if (!isPlainObject(body) || body.channelType !== 'WHATSAPP') return { problem: expected };
     if (typeof body.from !== 'string' || typeof body.text !== 'string') return { problem: expected };
     const id = `wamid.in.${this.nextId()}`;
-    this.postWebhook('WHATSAPP', this.whatsappWebhook({
-      contacts: [{ wa_id: body.from, profile: { name: 'Subscriber' } }],
-      messages: [{ from: body.from, id, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: body.text } }],
-    }, String(body.senderName ?? '')));
+    this.postWebhook(
+      'WHATSAPP',
+      this.whatsappWebhook(
+        {
+          contacts: [{ wa_id: body.from, profile: { name: 'Subscriber' } }],
+          messages: [
+            {
+              from: body.from,
+              id,
+              timestamp: String(Math.floor(Date.now() / 1000)),
+              type: 'text',
+              text: { body: body.text },
+            },
+          ],
+        },
+        String(body.senderName ?? ''),
+      ),
+    );
     return { id };
   }
 
   /** A Cloud API webhook carrying one change of the `messages` field. */
   private whatsappWebhook(value: Record<string, unknown>, displayName = this.options.phoneNumberId): unknown {
-    const metadata = { display_phone_number: displayName, phone_number_id: this.options.phoneNumberId, sender_name: displayName };
+    const metadata = {
+      display_phone_number: displayName,
+      phone_number_id: this.options.phoneNumberId,
+      sender_name: displayName,
+    };
     return {
       object: 'whatsapp_business_account',
-      entry: [{ id: 'sim-waba', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata, ...value } }] }],
+      entry: [
+        {
+          id: 'sim-waba',
+          changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata, ...value } }],
+        },
+      ],
     };
   }
 
@@ -220,13 +265,18 @@ export class ProviderSimulator {
     const body = JSON.stringify(payload);
     const signature = createHmac('sha256', webhook.secret).update(body).digest('hex');
     const header = channel === 'WHATSAPP' ? 'x-hub-signature-256' : 'x-signature';
-    request(webhook.url, { method: 'POST', headers: { 'content-type': 'application/json', [header]: `sha256=${signature}` }, body })
+    request(webhook.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [header]: `sha256=${signature}` },
+      body,
+    })
       .then(async (response) => {
         await response.body.dump();
         if (response.statusCode >= 300) throw new Error(`HTTP ${response.statusCode}`);
       })
       .catch(() => {
-        if (attempt < WEBHOOK_ATTEMPTS) this.timers.later(Math.min(1000 * attempt, 5000), () => this.postWebhook(channel, payload, attempt + 1));
+        if (attempt < WEBHOOK_ATTEMPTS)
+          this.timers.later(Math.min(1000 * attempt, 5000), () => this.postWebhook(channel, payload, attempt + 1));
       });
   }
 }

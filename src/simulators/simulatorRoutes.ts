@@ -52,7 +52,7 @@ export function simulatorRoutes(providers: ProviderSimulator): Routes {
 /** The banner's lines naming the control endpoints at `baseUrl`. */
 export function simulatorBanner(baseUrl: string): string[] {
   return [
-    '  Simulators (the carriers of every channel; outcome by the destination\'s last digit):',
+    "  Simulators (the carriers of every channel; outcome by the destination's last digit):",
     ...SIMULATOR_CONTROLS.flatMap((c) => [
       `  ${c.method} ${baseUrl}${c.path}  (${c.what})`,
       `    curl -s ${baseUrl}${c.path} -H 'Content-Type: application/json' -d '${c.example}'`,

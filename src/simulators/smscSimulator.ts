@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import smpp from 'smpp';
 import '../shared/gsmCoderCache.js';
-import { receiptTlvs, ShortMessagePdu, type ShortMessageFields, ShortMessageResp, type Tlv } from '../connectors/index.js';
+import {
+  receiptTlvs,
+  ShortMessagePdu,
+  type ShortMessageFields,
+  ShortMessageResp,
+  type Tlv,
+} from '../connectors/index.js';
 import { corkUntilNextTick } from '../connectors/index.js';
 import { outcomeOf, SIM_UNDELIVERED_ERROR } from './outcomes.js';
 import { Timers } from './timers.js';
@@ -83,7 +89,9 @@ export class SmscSimulator {
   async start(): Promise<number> {
     const server = smpp.createServer({}, (session) => this.onSession(session));
     this.server = server;
-    await new Promise<void>((resolve) => server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', resolve));
+    await new Promise<void>((resolve) =>
+      server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', resolve),
+    );
     this.port = (server.address() as AddressInfo).port;
     return this.port;
   }
@@ -218,7 +226,8 @@ export class SmscSimulator {
     const messageId = outcome === 'rejected' ? null : `${this.prefix}${(++this.counter).toString(16)}`;
     if (outcome === 'rejected') this.counter++;
     const source = String(pdu.source_addr);
-    if (this.keepSubmissions) this.submissions.push(this.describe(session, pdu, systemId, messageId, source, destination));
+    if (this.keepSubmissions)
+      this.submissions.push(this.describe(session, pdu, systemId, messageId, source, destination));
     if (outcome === 'rejected') {
       session.send(pdu.response({ command_status: smpp.ESME_RINVDSTADR }));
       return;
@@ -251,7 +260,14 @@ export class SmscSimulator {
     this.scheduleReceipts();
   }
 
-  private describe(session: smpp.Session, pdu: smpp.PDU, systemId: string, messageId: string | null, source: string, destination: string): SimSubmission {
+  private describe(
+    session: smpp.Session,
+    pdu: smpp.PDU,
+    systemId: string,
+    messageId: string | null,
+    source: string,
+    destination: string,
+  ): SimSubmission {
     const decoded = pdu.short_message as { message?: string; udh?: Buffer[] } | undefined;
     const concatHeader = decoded?.udh?.find((h) => h[0] === 0x00 && h.length >= 5);
     return {
@@ -262,10 +278,13 @@ export class SmscSimulator {
       destination,
       dataCoding: Number(pdu.data_coding ?? 0),
       esmClass: Number(pdu.esm_class ?? 0),
-      concat: concatHeader ? { reference: concatHeader[2]!, total: concatHeader[3]!, sequence: concatHeader[4]! } : null,
+      concat: concatHeader
+        ? { reference: concatHeader[2]!, total: concatHeader[3]!, sequence: concatHeader[4]! }
+        : null,
       text: typeof decoded?.message === 'string' ? decoded.message : '',
       // The smpp package reads a relative time as a Date that far from its own clock's now.
-      validitySeconds: pdu.validity_period instanceof Date ? Math.round((pdu.validity_period.getTime() - Date.now()) / 1000) : null,
+      validitySeconds:
+        pdu.validity_period instanceof Date ? Math.round((pdu.validity_period.getTime() - Date.now()) / 1000) : null,
       status: messageId === null ? smpp.ESME_RINVDSTADR : 0,
       at: Date.now(),
     };
@@ -291,7 +310,9 @@ export class SmscSimulator {
   }
 
   private sendReceipt(preferred: smpp.Session, receipt: PendingReceipt): void {
-    const session = this.bound.has(preferred) ? preferred : [...this.bound].find(([, id]) => id === receipt.systemId)?.[0];
+    const session = this.bound.has(preferred)
+      ? preferred
+      : [...this.bound].find(([, id]) => id === receipt.systemId)?.[0];
     if (!session) {
       this.backlog.push(receipt);
       return;

@@ -2,7 +2,9 @@ import { gsmCharCost, gsmSeptetCount } from './gsm7.js';
 
 export type SmsEncoding = 'gsm7' | 'ucs2';
 
-/** Single-part and per-part (after the 6-byte concatenation header) capacities: septets for GSM, code units for UCS-2. */
+/**
+ * Single-part and per-part (after the 6-byte concatenation header) capacities: septets for GSM, code units for UCS-2.
+ */
 export const SMS_CAPACITY = {
   gsm7: { single: 160, multi: 153 },
   ucs2: { single: 70, multi: 67 },

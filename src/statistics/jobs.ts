@@ -15,7 +15,8 @@ export function statisticsJobs(deps: { db: Db; clock: Clock }, options: { retent
       everyMs: 60_000,
       run: () => {
         const now = deps.clock.now();
-        const frozenBefore = options.retentionDays === undefined ? undefined : new Date(now.getTime() - options.retentionDays * DAY_MS);
+        const frozenBefore =
+          options.retentionDays === undefined ? undefined : new Date(now.getTime() - options.retentionDays * DAY_MS);
         return rollUpStatistics(deps.db, now, frozenBefore === undefined ? {} : { frozenBefore });
       },
     },

@@ -14,25 +14,36 @@ const dayStart = (day: string): number => Date.parse(`${day}T00:00:00Z`);
  * days whose messages changed after their rollup (stats_dirty_days) are aggregated again. Idempotent, safe to run
  * in several workers (each day's work is one transaction; the state row serialises them).
  */
-export async function rollUpStatistics(db: Db, now: Date, options: { frozenBefore?: Date } = {}): Promise<{ days: number; redone: number }> {
+export async function rollUpStatistics(
+  db: Db,
+  now: Date,
+  options: { frozenBefore?: Date } = {},
+): Promise<{ days: number; redone: number }> {
   // Days older than the retention have lost messages: their rollup is final, a late change does not redo it.
   const frozenDay = options.frozenBefore ? dayOf(options.frozenBefore.getTime()) : undefined;
   const target = dayOf(now.getTime() - SETTLE_DAYS * DAY_MS);
   let days = 0;
   for (let i = 0; i < MAX_DAYS_PER_RUN; i++) {
     const done = await db.transaction(async (tx) => {
-      const [state] = await tx.query<{ day: string }>("SELECT to_char(rolled_until, 'YYYY-MM-DD') AS day FROM stats_rollup_state FOR UPDATE");
+      const [state] = await tx.query<{ day: string }>(
+        "SELECT to_char(rolled_until, 'YYYY-MM-DD') AS day FROM stats_rollup_state FOR UPDATE",
+      );
       let rolledUntil = state?.day;
       const accounts = (await tx.query<{ id: number }>('SELECT id FROM accounts ORDER BY id')).map((a) => a.id);
       if (rolledUntil === undefined) {
         // Start the day before the oldest message (by the primary key: ids are time-ordered).
         let oldest = now.getTime();
         for (const id of accounts) {
-          const [first] = await tx.query<{ id: string }>('SELECT id FROM messages WHERE account_id = $1 ORDER BY id LIMIT 1', [id]);
+          const [first] = await tx.query<{ id: string }>(
+            'SELECT id FROM messages WHERE account_id = $1 ORDER BY id LIMIT 1',
+            [id],
+          );
           if (first) oldest = Math.min(oldest, parseInt(first.id.replace(/-/g, '').slice(0, 12), 16));
         }
         rolledUntil = dayOf(Math.floor(oldest / DAY_MS) * DAY_MS - DAY_MS);
-        await tx.query('INSERT INTO stats_rollup_state (rolled_until) VALUES ($1) ON CONFLICT (id) DO NOTHING', [rolledUntil]);
+        await tx.query('INSERT INTO stats_rollup_state (rolled_until) VALUES ($1) ON CONFLICT (id) DO NOTHING', [
+          rolledUntil,
+        ]);
       }
       const next = dayOf(dayStart(rolledUntil) + DAY_MS);
       if (next > target) return false;
@@ -51,7 +62,14 @@ export async function rollUpStatistics(db: Db, now: Date, options: { frozenBefor
        RETURNING account_id, to_char(day, 'YYYY-MM-DD') AS day`,
     );
     const redo = frozenDay === undefined ? dirty : dirty.filter((d) => d.day >= frozenDay);
-    for (const d of redo) await statsRollUpDay(tx, d.account_id, d.day, uuidBound(dayStart(d.day), 'low'), uuidBound(dayStart(d.day) + DAY_MS - 1, 'high'));
+    for (const d of redo)
+      await statsRollUpDay(
+        tx,
+        d.account_id,
+        d.day,
+        uuidBound(dayStart(d.day), 'low'),
+        uuidBound(dayStart(d.day) + DAY_MS - 1, 'high'),
+      );
     return redo.length;
   });
   return { days, redone };

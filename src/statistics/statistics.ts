@@ -1,8 +1,15 @@
 import type { Db } from '../db/db.js';
 import { uuidBound } from '../util/uuid7.js';
-import { type GroupBy, type StatsFilter, statsDirtyDays, statsFromRollup, statsLive, statsRolledUntil, type StatsRow } from './statisticsSql.js';
+import {
+  type GroupBy,
+  type StatsFilter,
+  statsDirtyDays,
+  statsFromRollup,
+  statsLive,
+  statsRolledUntil,
+  type StatsRow,
+} from './statisticsSql.js';
 import { DAY_MS, dayOf } from '../util/time.js';
-
 
 export interface StatsGroup {
   key: string;
@@ -21,7 +28,14 @@ export interface StatsGroup {
  * a few rollup rows plus the messages of the last days only. Grouped by tag, a message counts once in each of its
  * tags' groups; the total counts every message once.
  */
-export async function statistics(db: Db, accountId: number, from: Date, to: Date, groupBy: GroupBy, filter: StatsFilter): Promise<{ items: StatsGroup[]; total: StatsGroup }> {
+export async function statistics(
+  db: Db,
+  accountId: number,
+  from: Date,
+  to: Date,
+  groupBy: GroupBy,
+  filter: StatsFilter,
+): Promise<{ items: StatsGroup[]; total: StatsGroup }> {
   const rolledUntil = await statsRolledUntil(db);
   const dirty = await statsDirtyDays(db, accountId);
   const rolledDays: string[] = [];
@@ -41,7 +55,12 @@ export async function statistics(db: Db, accountId: number, from: Date, to: Date
   }
   const ranges = live.map(([start, end]): [string, string] => [uuidBound(start, 'low'), uuidBound(end - 1, 'high')]);
   const rowsBy = async (grouping: GroupBy): Promise<StatsRow[]> =>
-    (await Promise.all([statsFromRollup(db, accountId, grouping, filter, rolledDays), statsLive(db, accountId, grouping, filter, ranges)])).flat();
+    (
+      await Promise.all([
+        statsFromRollup(db, accountId, grouping, filter, rolledDays),
+        statsLive(db, accountId, grouping, filter, ranges),
+      ])
+    ).flat();
   const rows = await rowsBy(groupBy);
   // A message with several tags is in several tag groups and an untagged one in none: the total counts each once.
   const total = groupBy === 'tag' ? combine(await rowsBy('status')).total : undefined;
@@ -50,7 +69,15 @@ export async function statistics(db: Db, accountId: number, from: Date, to: Date
 }
 
 function combine(rows: readonly StatsRow[]): { items: StatsGroup[]; total: StatsGroup } {
-  const empty = (key: string): StatsGroup => ({ key, messages: 0, parts: 0, statuses: {}, price: {}, clicks: 0, conversions: 0 });
+  const empty = (key: string): StatsGroup => ({
+    key,
+    messages: 0,
+    parts: 0,
+    statuses: {},
+    price: {},
+    clicks: 0,
+    conversions: 0,
+  });
   const groups = new Map<string, StatsGroup>();
   const total = empty('total');
   for (const row of rows) {

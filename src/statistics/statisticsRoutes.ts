@@ -25,7 +25,8 @@ export const statisticsRoutes: Routes = (app, ctx) => {
       onRequest: requireToken(ctx, ['system']),
       schema: {
         tags: ['Statistics'],
-        summary: 'Outbound messages created in [from, to), grouped: counts per status, parts, prices per currency, clicks, conversions',
+        summary:
+          'Outbound messages created in [from, to), grouped: counts per status, parts, prices per currency, clicks, conversions',
         description: 'from and to: YYYY-MM-DD (UTC midnight) or ISO 8601; default the last 30 days. Days are UTC days.',
         security: [{ basicToken: [] }],
         querystring: Type.Object({
@@ -38,7 +39,13 @@ export const statisticsRoutes: Routes = (app, ctx) => {
           tag: Type.Optional(Type.String()),
         }),
         response: {
-          200: Type.Object({ from: Type.String(), to: Type.String(), groupBy: Type.String(), items: Type.Array(Group), total: Group }),
+          200: Type.Object({
+            from: Type.String(),
+            to: Type.String(),
+            groupBy: Type.String(),
+            items: Type.Array(Group),
+            total: Group,
+          }),
           ...errorResponses(401, 403, 422),
         },
       },
@@ -48,9 +55,13 @@ export const statisticsRoutes: Routes = (app, ctx) => {
       const now = ctx.clock.now();
       const to = q.to === undefined ? now : parseTime(q.to, 'to');
       const from = q.from === undefined ? new Date(to.getTime() - 30 * 86_400_000) : parseTime(q.from, 'from');
-      if (from >= to) throw herald('invalidField', { field: 'from', value: `${showValue(q.from)} (must be before to)` });
+      if (from >= to)
+        throw herald('invalidField', { field: 'from', value: `${showValue(q.from)} (must be before to)` });
       if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * 86_400_000) {
-        throw herald('invalidField', { field: 'to', value: `${showValue(q.to)} (at most ${MAX_RANGE_DAYS} days after from)` });
+        throw herald('invalidField', {
+          field: 'to',
+          value: `${showValue(q.to)} (at most ${MAX_RANGE_DAYS} days after from)`,
+        });
       }
       const groupBy = q.groupBy ?? 'day';
       const result = await statistics(ctx.db, principalOf(request).accountId, from, to, groupBy, {

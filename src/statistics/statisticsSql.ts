@@ -64,7 +64,13 @@ function perMessageSql(ranges: (column: string) => string, withTags: boolean): s
 }
 
 /** Rolls one account's day up again: its rows are replaced by a fresh aggregation. */
-export async function statsRollUpDay(db: Queryable, accountId: number, day: string, low: string, high: string): Promise<void> {
+export async function statsRollUpDay(
+  db: Queryable,
+  accountId: number,
+  day: string,
+  low: string,
+  high: string,
+): Promise<void> {
   await db.query('DELETE FROM stats_daily WHERE account_id = $1 AND day = $2', [accountId, day]);
   await db.query(
     `INSERT INTO stats_daily (account_id, day, channel_type, sender_name, status, currency, tag, messages, parts, price, clicks, conversions)
@@ -103,7 +109,8 @@ export async function statsLive(
   ranges: readonly [string, string][],
 ): Promise<StatsRow[]> {
   if (ranges.length === 0) return [];
-  const idRanges = (column: string): string => ranges.map((_, i) => `${column} BETWEEN $${8 + 2 * i}::uuid AND $${9 + 2 * i}::uuid`).join(' OR ');
+  const idRanges = (column: string): string =>
+    ranges.map((_, i) => `${column} BETWEEN $${8 + 2 * i}::uuid AND $${9 + 2 * i}::uuid`).join(' OR ');
   const withTags = groupBy === 'tag' || filter.tag !== null;
   return db.query<StatsRow>(
     `SELECT ${KEY[groupBy]} AS key, s.status, s.currency, count(*)::bigint AS messages, sum(s.parts)::bigint AS parts,
@@ -111,16 +118,30 @@ export async function statsLive(
      FROM (${perMessageSql(idRanges, withTags)}) s
      WHERE ${FILTER} AND $7::int = 0
      GROUP BY 1, 2, 3`,
-    [accountId, filter.channelType, filter.senderName, filter.status, filter.tag, groupBy === 'tag' ? null : '', 0, ...ranges.flat()],
+    [
+      accountId,
+      filter.channelType,
+      filter.senderName,
+      filter.status,
+      filter.tag,
+      groupBy === 'tag' ? null : '',
+      0,
+      ...ranges.flat(),
+    ],
   );
 }
 
 export async function statsRolledUntil(db: Queryable): Promise<string | null> {
-  const [row] = await db.query<{ day: string }>("SELECT to_char(rolled_until, 'YYYY-MM-DD') AS day FROM stats_rollup_state");
+  const [row] = await db.query<{ day: string }>(
+    "SELECT to_char(rolled_until, 'YYYY-MM-DD') AS day FROM stats_rollup_state",
+  );
   return row?.day ?? null;
 }
 
 export async function statsDirtyDays(db: Queryable, accountId: number): Promise<Set<string>> {
-  const rows = await db.query<{ day: string }>("SELECT to_char(day, 'YYYY-MM-DD') AS day FROM stats_dirty_days WHERE account_id = $1", [accountId]);
+  const rows = await db.query<{ day: string }>(
+    "SELECT to_char(day, 'YYYY-MM-DD') AS day FROM stats_dirty_days WHERE account_id = $1",
+    [accountId],
+  );
   return new Set(rows.map((r) => r.day));
 }

@@ -122,7 +122,7 @@ export class TemplatePattern {
         if (literal) takes |= literal[k]!;
         if (isWord) takes |= this.word[k]!;
         if (isDigit) takes |= this.digit[k]!;
-        const now = (((old << 1) | carry) | (old & this.repeat[k]!)) & takes;
+        const now = ((old << 1) | carry | (old & this.repeat[k]!)) & takes;
         carry = old >>> 31;
         next[k] = now;
         alive |= now;

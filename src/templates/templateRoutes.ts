@@ -42,7 +42,11 @@ const TemplateBody = Type.Object(
   {
     channelType: ChannelType,
     templateType: Type.Enum(TEMPLATE_TYPES),
-    pattern: Type.String({ minLength: 1, maxLength: PATTERN_MAX_LENGTH, description: 'Text with %w (a word), %d (digits), %s (any text)' }),
+    pattern: Type.String({
+      minLength: 1,
+      maxLength: PATTERN_MAX_LENGTH,
+      description: 'Text with %w (a word), %d (digits), %s (any text)',
+    }),
     senderName: Type.String({ minLength: 1, maxLength: SENDER_NAME_MAX_LENGTH }),
     dateFrom: Type.Optional(DateTime),
     dateTo: Type.Optional(Type.Union([DateTime, Type.Null()])),
@@ -98,10 +102,15 @@ export const templateRoutes: Routes = (app, ctx) => {
       given === undefined || fields.some((f) => given[f] !== undefined);
     const dateFrom = input.dateFrom ? new Date(input.dateFrom) : now;
     const dateTo = input.dateTo ? new Date(input.dateTo) : null;
-    if (dateTo && dateTo <= dateFrom) throw herald('invalidField', { field: 'dateTo', value: `${showValue(input.dateTo)} (must be after dateFrom)` });
+    if (dateTo && dateTo <= dateFrom)
+      throw herald('invalidField', { field: 'dateTo', value: `${showValue(input.dateTo)} (must be after dateFrom)` });
     if (sent('channelType', 'senderName')) await checkSenderName(accountId, input.channelType, input.senderName);
     const touching = sent('pattern') ? adjacentPlaceholders(input.pattern) : undefined;
-    if (touching) throw herald('invalidField', { field: 'pattern', value: `${showValue(input.pattern)} (placeholders must be separated by text: ${touching})` });
+    if (touching)
+      throw herald('invalidField', {
+        field: 'pattern',
+        value: `${showValue(input.pattern)} (placeholders must be separated by text: ${touching})`,
+      });
     if (input.content !== undefined && input.content !== null && sent('channelType', 'content')) {
       if (input.channelType !== 'WHATSAPP') throw herald('fieldNotAccepted', { field: 'content' });
       try {
@@ -112,12 +121,27 @@ export const templateRoutes: Routes = (app, ctx) => {
       }
       const strings = contentStrings(input.content);
       if (strings.some((string) => charCount(string) > PATTERN_MAX_LENGTH)) {
-        throw herald('invalidField', { field: 'content', value: `every string must be at most ${PATTERN_MAX_LENGTH} characters` });
+        throw herald('invalidField', {
+          field: 'content',
+          value: `every string must be at most ${PATTERN_MAX_LENGTH} characters`,
+        });
       }
       const inContent = strings.map(adjacentPlaceholders).find((found) => found !== undefined);
-      if (inContent) throw herald('invalidField', { field: 'content', value: `placeholders must be separated by text: ${inContent}` });
+      if (inContent)
+        throw herald('invalidField', {
+          field: 'content',
+          value: `placeholders must be separated by text: ${inContent}`,
+        });
     }
-    return { channelType: input.channelType, templateType: input.templateType, pattern: input.pattern, senderName: input.senderName, dateFrom, dateTo, content: input.content ?? null };
+    return {
+      channelType: input.channelType,
+      templateType: input.templateType,
+      pattern: input.pattern,
+      senderName: input.senderName,
+      dateFrom,
+      dateTo,
+      content: input.content ?? null,
+    };
   };
   const mine = async (accountId: number, id: number): Promise<TemplateRow> => {
     const row = await templateGet(ctx.db, id);
@@ -127,7 +151,16 @@ export const templateRoutes: Routes = (app, ctx) => {
 
   app.post(
     '/api/v1/templates',
-    { onRequest, schema: { tags, summary: 'Create a template; it is reviewed by the operator', security, body: TemplateBody, response: { 201: Template, ...errorResponses(401, 403, 422) } } },
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'Create a template; it is reviewed by the operator',
+        security,
+        body: TemplateBody,
+        response: { 201: Template, ...errorResponses(401, 403, 422) },
+      },
+    },
     async (request, reply) => {
       const { accountId } = principalOf(request);
       const now = ctx.clock.now();
@@ -146,14 +179,26 @@ export const templateRoutes: Routes = (app, ctx) => {
         tags,
         summary: "The account's templates",
         security,
-        querystring: Type.Intersect([PageQuery, Type.Object({ status: Type.Optional(Type.Enum(TEMPLATE_STATUSES)), channelType: Type.Optional(ChannelType) })]),
+        querystring: Type.Intersect([
+          PageQuery,
+          Type.Object({ status: Type.Optional(Type.Enum(TEMPLATE_STATUSES)), channelType: Type.Optional(ChannelType) }),
+        ]),
         response: { 200: paginated(Template) },
       },
     },
     async (request) => {
       const page = request.query.page ?? 1;
       const perPage = request.query.per_page ?? 100;
-      const { rows, total } = await templateList(ctx.db, { accountId: principalOf(request).accountId, status: request.query.status, channelType: request.query.channelType }, perPage, (page - 1) * perPage);
+      const { rows, total } = await templateList(
+        ctx.db,
+        {
+          accountId: principalOf(request).accountId,
+          status: request.query.status,
+          channelType: request.query.channelType,
+        },
+        perPage,
+        (page - 1) * perPage,
+      );
       const now = ctx.clock.now();
       return { items: rows.map((r) => templateToApi(r, now)), page, per_page: perPage, total };
     },
@@ -161,7 +206,16 @@ export const templateRoutes: Routes = (app, ctx) => {
 
   app.get(
     '/api/v1/templates/:id',
-    { onRequest, schema: { tags, summary: 'One template', security, params: IdParam, response: { 200: Template, ...errorResponses(401, 403, 404) } } },
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'One template',
+        security,
+        params: IdParam,
+        response: { 200: Template, ...errorResponses(401, 403, 404) },
+      },
+    },
     async (request) => templateToApi(await mine(principalOf(request).accountId, request.params.id), ctx.clock.now()),
   );
 
@@ -197,12 +251,25 @@ export const templateRoutes: Routes = (app, ctx) => {
       const fields = await fieldsOf(accountId, merged, now, patch);
       if (status === 'CLOSED') throw herald('conflict', { reason: 'Template is closed: it can no longer change' });
       if (status === 'APPROVED') {
-        const same = fields.channelType === row.channel_type && fields.templateType === row.template_type && fields.pattern === row.pattern &&
-          fields.senderName === row.sender_name && fields.dateFrom.getTime() === row.date_from.getTime() &&
+        const same =
+          fields.channelType === row.channel_type &&
+          fields.templateType === row.template_type &&
+          fields.pattern === row.pattern &&
+          fields.senderName === row.sender_name &&
+          fields.dateFrom.getTime() === row.date_from.getTime() &&
           JSON.stringify(fields.content ?? null) === JSON.stringify(row.content ?? null);
-        if (!same) throw herald('conflict', { reason: 'Template is approved: only dateTo may change; create a new template for other changes' });
+        if (!same)
+          throw herald('conflict', {
+            reason: 'Template is approved: only dateTo may change; create a new template for other changes',
+          });
       }
-      const updated = await templateUpdate(ctx.db, row.id, fields, status === 'APPROVED' ? 'APPROVED' : 'INTERNAL_REVIEW', now);
+      const updated = await templateUpdate(
+        ctx.db,
+        row.id,
+        fields,
+        status === 'APPROVED' ? 'APPROVED' : 'INTERNAL_REVIEW',
+        now,
+      );
       ctx.templates.invalidate(accountId);
       return templateToApi(updated, now);
     },
@@ -210,10 +277,20 @@ export const templateRoutes: Routes = (app, ctx) => {
 
   app.delete(
     '/api/v1/templates/:id',
-    { onRequest, schema: { tags, summary: 'Delete a template', security, params: IdParam, response: { 204: Type.Null(), ...errorResponses(401, 403, 404) } } },
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'Delete a template',
+        security,
+        params: IdParam,
+        response: { 204: Type.Null(), ...errorResponses(401, 403, 404) },
+      },
+    },
     async (request, reply) => {
       const { accountId } = principalOf(request);
-      if (!(await templateDelete(ctx.db, accountId, request.params.id, ctx.clock.now()))) throw herald('notFound', { what: `Template ${request.params.id}` });
+      if (!(await templateDelete(ctx.db, accountId, request.params.id, ctx.clock.now())))
+        throw herald('notFound', { what: `Template ${request.params.id}` });
       ctx.templates.invalidate(accountId);
       return reply.status(204).send(null);
     },
@@ -234,16 +311,29 @@ export const adminTemplateRoutes: Routes = (app, ctx) => {
         tags,
         summary: 'Templates of all accounts; status=INTERNAL_REVIEW is the moderation queue',
         security,
-        querystring: Type.Intersect([PageQuery, Type.Object({ status: Type.Optional(Type.Enum(TEMPLATE_STATUSES)), accountId: Type.Optional(Id()) })]),
+        querystring: Type.Intersect([
+          PageQuery,
+          Type.Object({ status: Type.Optional(Type.Enum(TEMPLATE_STATUSES)), accountId: Type.Optional(Id()) }),
+        ]),
         response: { 200: paginated(Type.Intersect([Template, Type.Object({ accountId: Type.Integer() })])) },
       },
     },
     async (request) => {
       const page = request.query.page ?? 1;
       const perPage = request.query.per_page ?? 100;
-      const { rows, total } = await templateList(ctx.db, { accountId: request.query.accountId, status: request.query.status }, perPage, (page - 1) * perPage);
+      const { rows, total } = await templateList(
+        ctx.db,
+        { accountId: request.query.accountId, status: request.query.status },
+        perPage,
+        (page - 1) * perPage,
+      );
       const now = ctx.clock.now();
-      return { items: rows.map((r) => ({ ...templateToApi(r, now), accountId: r.account_id })), page, per_page: perPage, total };
+      return {
+        items: rows.map((r) => ({ ...templateToApi(r, now), accountId: r.account_id })),
+        page,
+        per_page: perPage,
+        total,
+      };
     },
   );
 
@@ -257,16 +347,25 @@ export const adminTemplateRoutes: Routes = (app, ctx) => {
           summary: decision === 'approve' ? 'Approve a template' : 'Reject a template with a comment',
           security,
           params: IdParam,
-          body: decision === 'approve'
-            ? Type.Optional(Type.Object({}, { additionalProperties: false }))
-            : Type.Object({ comment: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false }),
+          body:
+            decision === 'approve'
+              ? Type.Optional(Type.Object({}, { additionalProperties: false }))
+              : Type.Object(
+                  { comment: Type.String({ minLength: 1, maxLength: 1000 }) },
+                  { additionalProperties: false },
+                ),
           response: { 200: Template, ...errorResponses(401, 404, 422) },
         },
       },
       async (request) => {
         const now = ctx.clock.now();
         const comment = (request.body as { comment?: string } | undefined)?.comment;
-        const row = await templateDecide(ctx.db, request.params.id, decision === 'approve' ? { status: 'APPROVED' } : { status: 'REJECTED', comment: comment! }, now);
+        const row = await templateDecide(
+          ctx.db,
+          request.params.id,
+          decision === 'approve' ? { status: 'APPROVED' } : { status: 'REJECTED', comment: comment! },
+          now,
+        );
         if (!row) throw herald('notFound', { what: `Template ${request.params.id}` });
         ctx.templates.invalidate(row.account_id);
         return templateToApi(row, now);

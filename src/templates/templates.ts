@@ -53,11 +53,7 @@ export function contentStrings(value: unknown): string[] {
 
 /** A template's `content` read as patterns: the same tree, each string compiled with the pattern placeholders. */
 type ContentPattern =
-  | TemplatePattern
-  | readonly ContentPattern[]
-  | { readonly [key: string]: ContentPattern }
-  | number
-  | boolean;
+  TemplatePattern | readonly ContentPattern[] | { readonly [key: string]: ContentPattern } | number | boolean;
 
 function compileContent(value: unknown): ContentPattern | undefined {
   if (typeof value === 'string') return compilePattern(value);

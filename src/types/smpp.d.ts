@@ -46,7 +46,10 @@ declare module 'smpp' {
   }
 
   export function createServer(options: Record<string, unknown>, listener?: (session: Session) => void): Server;
-  export function connect(options: { host: string; port: number; [key: string]: unknown }, listener?: () => void): Session;
+  export function connect(
+    options: { host: string; port: number; [key: string]: unknown },
+    listener?: () => void,
+  ): Session;
 
   export const ESME_ROK: number;
   export const ESME_RSYSERR: number;

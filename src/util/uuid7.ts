@@ -68,7 +68,9 @@ export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0
 
 /** The lowest or highest version 7 UUID of a millisecond. */
 export function uuidBound(ms: number, side: 'low' | 'high'): string {
-  const hex = Math.max(0, Math.min(ms, 2 ** 48 - 1)).toString(16).padStart(12, '0');
+  const hex = Math.max(0, Math.min(ms, 2 ** 48 - 1))
+    .toString(16)
+    .padStart(12, '0');
   const head = `${hex.slice(0, 8)}-${hex.slice(8, 12)}`;
   return side === 'low' ? `${head}-7000-8000-000000000000` : `${head}-7fff-bfff-ffffffffffff`;
 }

@@ -85,7 +85,8 @@ export function makeWebRoutes(dir: string = WEB_DIR): Routes {
     app.get<{ Params: { '*': string } }>(`${ASSET_PREFIX}*`, hidden, async (request, reply) => {
       const name = request.params['*'];
       const type = CONTENT_TYPES[extname(name).toLowerCase()];
-      const body = ASSET_NAME.test(name) && type !== undefined ? await readOrUndefined(join(assetsDir, name)) : undefined;
+      const body =
+        ASSET_NAME.test(name) && type !== undefined ? await readOrUndefined(join(assetsDir, name)) : undefined;
       if (body === undefined) {
         if ((await readOrUndefined(join(dir, 'app', 'index.html'))) === undefined) throw herald('webNotBuilt');
         throw herald('notFound', { what: `Asset ${name.slice(0, 200)}` });
@@ -106,7 +107,8 @@ async function readOrUndefined(file: string): Promise<Buffer | undefined> {
   try {
     return await readFile(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'EISDIR') return undefined;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'EISDIR')
+      return undefined;
     throw error;
   }
 }

@@ -13,7 +13,9 @@ describe.each(ENGINES)('operator API (DESIGN 2) (%s)', (engine) => {
   afterAll(async () => t?.close());
 
   it('requires the admin token', async () => {
-    expect((await t.call('GET', '/admin/v1/accounts')).body).toEqual({ error: { code: 4010, msg: 'Not Authenticated' } });
+    expect((await t.call('GET', '/admin/v1/accounts')).body).toEqual({
+      error: { code: 4010, msg: 'Not Authenticated' },
+    });
     const wrong = await t.call('GET', '/admin/v1/accounts', { auth: `Bearer ${ADMIN_TOKEN}x` });
     expect(wrong.status).toBe(401);
     expect(wrong.body.error.code).toBe(4012);
@@ -51,7 +53,12 @@ describe.each(ENGINES)('operator API (DESIGN 2) (%s)', (engine) => {
       inbound: true,
       creditLimit: 0,
     });
-    expect(patched.body).toMatchObject({ name: 'Acme Ltd', inbound: true, creditLimit: 0, channels: { WHATSAPP: true, SMS: true } });
+    expect(patched.body).toMatchObject({
+      name: 'Acme Ltd',
+      inbound: true,
+      creditLimit: 0,
+      channels: { WHATSAPP: true, SMS: true },
+    });
     const again = await t.admin('PATCH', `/admin/v1/accounts/${id}`, { channels: { VK: false } });
     expect(again.body.channels).toMatchObject({ WHATSAPP: true, VK: false });
   });
@@ -100,15 +107,22 @@ describe.each(ENGINES)('operator API (DESIGN 2) (%s)', (engine) => {
     expect((await t.admin('DELETE', `/admin/v1/accounts/${account.id}/tokens/${issued.body.id}`)).status).toBe(204);
     expect((await t.admin('DELETE', `/admin/v1/accounts/${account.id}/tokens/${issued.body.id}`)).status).toBe(404);
     const after = await t.admin('GET', `/admin/v1/accounts/${account.id}/tokens`);
-    expect(after.body.items.find((x: { id: string }) => x.id === issued.body.id).revokedAt).toBe('2026-03-10T09:00:00Z');
-    const bound = await t.admin('POST', `/admin/v1/accounts/${account.id}/tokens`, { type: 'system', trafficCenterId: 1 });
+    expect(after.body.items.find((x: { id: string }) => x.id === issued.body.id).revokedAt).toBe(
+      '2026-03-10T09:00:00Z',
+    );
+    const bound = await t.admin('POST', `/admin/v1/accounts/${account.id}/tokens`, {
+      type: 'system',
+      trafficCenterId: 1,
+    });
     expect(bound.status).toBe(422);
   });
 
   it('adjusts balances through the ledger; the balance is the sum of entries', async () => {
     const account = await t.createAccount();
     const path = `/admin/v1/accounts/${account.id}/balance`;
-    expect((await t.admin('POST', path, { currency: 'RUB', amount: 100.5, comment: 'top-up' })).body).toEqual({ RUB: 100.5 });
+    expect((await t.admin('POST', path, { currency: 'RUB', amount: 100.5, comment: 'top-up' })).body).toEqual({
+      RUB: 100.5,
+    });
     expect((await t.admin('POST', path, { currency: 'RUB', amount: -0.25 })).body).toEqual({ RUB: 100.25 });
     expect((await t.admin('POST', path, { currency: 'USD', amount: 3 })).body).toEqual({ RUB: 100.25, USD: 3 });
     expect((await t.admin('POST', path, { currency: 'RUB', amount: 0 })).status).toBe(422);
@@ -129,20 +143,36 @@ describe.each(ENGINES)('operator API (DESIGN 2) (%s)', (engine) => {
   it('keeps the ledger exact under concurrent adjustments', async () => {
     const account = await t.createAccount();
     await Promise.all(
-      Array.from({ length: 20 }, () => t.admin('POST', `/admin/v1/accounts/${account.id}/balance`, { currency: 'RUB', amount: 0.1 })),
+      Array.from({ length: 20 }, () =>
+        t.admin('POST', `/admin/v1/accounts/${account.id}/balance`, { currency: 'RUB', amount: 0.1 }),
+      ),
     );
     expect((await t.call('GET', '/api/v1/balance', { token: account.traffic })).body).toEqual({ RUB: 2 });
   });
 
   it('creates sender names already approved, with a start date, and they can send', async () => {
     const account = await t.createAccount();
-    const made = await t.admin('POST', `/admin/v1/accounts/${account.id}/sender-names`, { channelType: 'SMS', name: 'Shop' });
+    const made = await t.admin('POST', `/admin/v1/accounts/${account.id}/sender-names`, {
+      channelType: 'SMS',
+      name: 'Shop',
+    });
     expect(made.status).toBe(201);
-    expect(made.body).toMatchObject({ channelType: 'SMS', name: 'Shop', status: 'Approved', startDate: '2026-03-10T09:00:00Z' });
-    const send = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { senderName: 'Shop' })] });
+    expect(made.body).toMatchObject({
+      channelType: 'SMS',
+      name: 'Shop',
+      status: 'Approved',
+      startDate: '2026-03-10T09:00:00Z',
+    });
+    const send = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('SMS', { senderName: 'Shop' })],
+    });
     expect(send.status).toBe(200);
 
-    const dup = await t.admin('POST', `/admin/v1/accounts/${account.id}/sender-names`, { channelType: 'SMS', name: 'Shop' });
+    const dup = await t.admin('POST', `/admin/v1/accounts/${account.id}/sender-names`, {
+      channelType: 'SMS',
+      name: 'Shop',
+    });
     expect(dup.status).toBe(409);
     expect(dup.body.error).toEqual({ code: 4091, msg: 'Sender name already exists: (SMS, Shop)' });
 
@@ -150,7 +180,10 @@ describe.each(ENGINES)('operator API (DESIGN 2) (%s)', (engine) => {
       const bad = await t.admin('POST', `/admin/v1/accounts/${account.id}/sender-names`, { channelType: 'SMS', name });
       expect(bad.status, name).toBe(422);
     }
-    const wa = await t.admin('POST', `/admin/v1/accounts/${account.id}/sender-names`, { channelType: 'WHATSAPP', name: 'Shop Brand Ltd.' });
+    const wa = await t.admin('POST', `/admin/v1/accounts/${account.id}/sender-names`, {
+      channelType: 'WHATSAPP',
+      name: 'Shop Brand Ltd.',
+    });
     expect(wa.status).toBe(201);
   });
 
@@ -161,7 +194,8 @@ describe.each(ENGINES)('operator API (DESIGN 2) (%s)', (engine) => {
       name: 'Soon',
       startDate: '2026-03-10T10:00:00Z',
     });
-    const send = () => t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { senderName: 'Soon' })] });
+    const send = () =>
+      t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { senderName: 'Soon' })] });
     expect((await send()).body.error.msg).toBe('No active sender name: (SMS, Soon)');
 
     const rejected = await t.admin('POST', `/admin/v1/sender-names/${future.body.id}/reject`, { comment: 'trademark' });
@@ -169,7 +203,11 @@ describe.each(ENGINES)('operator API (DESIGN 2) (%s)', (engine) => {
     expect((await send()).status).toBe(422);
 
     const approved = await t.admin('POST', `/admin/v1/sender-names/${future.body.id}/approve`, {});
-    expect(approved.body).toMatchObject({ status: 'Approved', startDate: '2026-03-10T09:00:00Z', managerComment: null });
+    expect(approved.body).toMatchObject({
+      status: 'Approved',
+      startDate: '2026-03-10T09:00:00Z',
+      managerComment: null,
+    });
     expect((await send()).status).toBe(200);
 
     const queue = await t.admin('GET', `/admin/v1/sender-names?accountId=${account.id}&status=Approved`);

@@ -16,7 +16,8 @@ describe.each(ENGINES)('authentication per operation (spec 5, 7) (%s)', (engine)
   });
   afterAll(async () => t?.close());
 
-  const forged = () => Buffer.from(`${Buffer.from(account.traffic, 'base64').toString().split(':')[0]}:wrong-secret`).toString('base64');
+  const forged = () =>
+    Buffer.from(`${Buffer.from(account.traffic, 'base64').toString().split(':')[0]}:wrong-secret`).toString('base64');
 
   it.each([
     ['no header', undefined, 401, 4010, 'Not Authenticated'],
@@ -46,7 +47,10 @@ describe.each(ENGINES)('authentication per operation (spec 5, 7) (%s)', (engine)
   });
 
   it('checks authentication before the body: 401 even for a malformed body', async () => {
-    const reply = await t.call('POST', '/api/v1/message', { rawBody: '{', headers: { 'content-type': 'application/json' } });
+    const reply = await t.call('POST', '/api/v1/message', {
+      rawBody: '{',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(reply.status).toBe(401);
   });
 

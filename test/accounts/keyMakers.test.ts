@@ -21,7 +21,10 @@ describe.each(ENGINES)('keys that descend from a user (%s)', (engine) => {
     expect(made.status).toBe(201);
     return made.body as { id: string; token: string };
   };
-  const listed = async (id: string) => (await t.call('GET', '/api/v1/api-keys', { token: account.system })).body.items.find((k: { id: string }) => k.id === id);
+  const listed = async (id: string) =>
+    (await t.call('GET', '/api/v1/api-keys', { token: account.system })).body.items.find(
+      (k: { id: string }) => k.id === id,
+    );
   /** A new user of the account, signed in with login and password. */
   const userSession = async () => {
     const login = `user-${++users}`;
@@ -78,10 +81,18 @@ describe.each(ENGINES)('keys that descend from a user (%s)', (engine) => {
     // A session opened with the account's key does not descend from any user either.
     const keySession = await signIn({ token: account.system });
     const inKeySession = await mint(keySession.body.system);
-    for (const id of [keyIdOf(byOperator.body.token), byAccountKey.id, inKeySession.id]) expect(await listed(id)).toMatchObject({ createdByUser: null });
+    for (const id of [keyIdOf(byOperator.body.token), byAccountKey.id, inKeySession.id])
+      expect(await listed(id)).toMatchObject({ createdByUser: null });
 
     expect((await t.admin('DELETE', `/admin/v1/accounts/${account.id}/users/${leaving.userId}`)).status).toBe(204);
-    for (const token of [byOperator.body.token, byAccountKey.token, inKeySession.token, ofOther.token, account.system, keySession.body.system]) {
+    for (const token of [
+      byOperator.body.token,
+      byAccountKey.token,
+      inKeySession.token,
+      ofOther.token,
+      account.system,
+      keySession.body.system,
+    ]) {
       expect(await works(token)).toBe(200);
     }
     expect(await works(staying.session.system)).toBe(200);
@@ -90,7 +101,13 @@ describe.each(ENGINES)('keys that descend from a user (%s)', (engine) => {
   it("the operator resetting the user's password revokes the keys minted with it too", async () => {
     const { userId, session } = await userSession();
     const key = await mint(session.system);
-    expect((await t.admin('PUT', `/admin/v1/accounts/${account.id}/users/${userId}/password`, { password: 'another password' })).status).toBe(204);
+    expect(
+      (
+        await t.admin('PUT', `/admin/v1/accounts/${account.id}/users/${userId}/password`, {
+          password: 'another password',
+        })
+      ).status,
+    ).toBe(204);
     expect(await works(key.token)).toBe(401);
     expect(await works(session.system)).toBe(401);
     // The user signs in with the new password and mints again.
@@ -98,37 +115,47 @@ describe.each(ENGINES)('keys that descend from a user (%s)', (engine) => {
     expect(await works((await mint(again.body.system)).token)).toBe(200);
   });
 
-  it.runIf(engine === 'postgres')('a key being minted while the user is deleted is revoked with the others', async () => {
-    const { userId } = await userSession();
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let mintedId = '';
-    // What the minting route does: hold the user, write the key; the delete arrives in between.
-    const minting = t.testDb.db.transaction(async (tx) => {
-      expect(await accountUserLock(tx, userId)).toBe(true);
-      mintedId = (await createToken(tx, account.id, 'system', null, t.clock.now(), undefined, { userId, sessionId: null })).row.id;
-      await held;
-    });
-    await waitFor(() => mintedId !== '');
-    const deleting = t.admin('DELETE', `/admin/v1/accounts/${account.id}/users/${userId}`);
-    await waitFor(async () => {
-      const [row] = await t.testDb.db.query<{ waiting: number }>(
-        "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM account_users%'",
+  it.runIf(engine === 'postgres')(
+    'a key being minted while the user is deleted is revoked with the others',
+    async () => {
+      const { userId } = await userSession();
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let mintedId = '';
+      // What the minting route does: hold the user, write the key; the delete arrives in between.
+      const minting = t.testDb.db.transaction(async (tx) => {
+        expect(await accountUserLock(tx, userId)).toBe(true);
+        mintedId = (
+          await createToken(tx, account.id, 'system', null, t.clock.now(), undefined, { userId, sessionId: null })
+        ).row.id;
+        await held;
+      });
+      await waitFor(() => mintedId !== '');
+      const deleting = t.admin('DELETE', `/admin/v1/accounts/${account.id}/users/${userId}`);
+      await waitFor(async () => {
+        const [row] = await t.testDb.db.query<{ waiting: number }>(
+          "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM account_users%'",
+        );
+        return row!.waiting > 0;
+      });
+      release();
+      await minting;
+      expect((await deleting).status).toBe(204);
+      const [row] = await t.testDb.db.query<{ revoked_at: Date | null }>(
+        'SELECT revoked_at FROM api_tokens WHERE id = $1',
+        [mintedId],
       );
-      return row!.waiting > 0;
-    });
-    release();
-    await minting;
-    expect((await deleting).status).toBe(204);
-    const [row] = await t.testDb.db.query<{ revoked_at: Date | null }>('SELECT revoked_at FROM api_tokens WHERE id = $1', [mintedId]);
-    expect(row!.revoked_at).not.toBeNull();
-  });
+      expect(row!.revoked_at).not.toBeNull();
+    },
+  );
 
   it('refuses to mint for a user who is gone while the token is still live (a deletion that won the race): 401 4012', async () => {
     const { userId, session } = await userSession();
     // The user row alone, as a deletion that committed after this request was authenticated leaves things.
     await t.testDb.db.query('DELETE FROM account_users WHERE id = $1', [userId]);
     expect(await works(session.system)).toBe(200);
-    expect((await t.call('POST', '/api/v1/api-keys', { token: session.system, body: { type: 'system' } })).body).toEqual(BAD_CREDENTIALS);
+    expect(
+      (await t.call('POST', '/api/v1/api-keys', { token: session.system, body: { type: 'system' } })).body,
+    ).toEqual(BAD_CREDENTIALS);
   });
 });

@@ -11,11 +11,19 @@ describe('the password hashing gate', () => {
     expect(gate.load).toBe(2);
     const third = gate.verify('right password', stored);
     await expect(third).rejects.toBeInstanceOf(HeraldError);
-    await expect(third).rejects.toMatchObject({ status: 503, code: 5035, message: 'Too many sign-ins in progress; retry after 1 s', params: { retryAfter: 1 } });
+    await expect(third).rejects.toMatchObject({
+      status: 503,
+      code: 5035,
+      message: 'Too many sign-ins in progress; retry after 1 s',
+      params: { retryAfter: 1 },
+    });
     expect(await Promise.all([first, second])).toEqual([true, false]);
     // The slots are free again, the decoy included (an unknown login).
     expect(gate.load).toBe(0);
-    expect(await Promise.all([gate.verify('anything', undefined), gate.hash('new one')])).toEqual([false, expect.stringMatching(/^scrypt\$/)]);
+    expect(await Promise.all([gate.verify('anything', undefined), gate.hash('new one')])).toEqual([
+      false,
+      expect.stringMatching(/^scrypt\$/),
+    ]);
     expect(gate.load).toBe(0);
   });
 

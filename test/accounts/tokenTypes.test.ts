@@ -13,7 +13,12 @@ function kindOf(path: string): Kind {
   if (path === '/api/v1/ping') return 'none';
   if (path === '/api/v1/balance') return 'either';
   if (path.startsWith('/api/v1/message') || path === '/api/v1/flashcall-conversion') return 'traffic';
-  if (/^\/api\/v1\/(sender-names|templates|statistics|traffic-centers|inbound-rules|callbacks|callback-secret|api-keys)(\/|$)/.test(path)) return 'system';
+  if (
+    /^\/api\/v1\/(sender-names|templates|statistics|traffic-centers|inbound-rules|callbacks|callback-secret|api-keys)(\/|$)/.test(
+      path,
+    )
+  )
+    return 'system';
   throw new Error(`no token kind for ${path}`);
 }
 
@@ -28,7 +33,9 @@ describe.each(ENGINES)('token types on every client operation (spec 3) (%s)', (e
     const document = (await t.call('GET', '/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
     operations = Object.entries(document.paths)
       .filter(([path]) => path.startsWith('/api/v1/'))
-      .flatMap(([path, methods]) => Object.keys(methods).map((method): [string, string] => [method.toUpperCase(), path]));
+      .flatMap(([path, methods]) =>
+        Object.keys(methods).map((method): [string, string] => [method.toUpperCase(), path]),
+      );
   });
   afterAll(async () => t?.close());
 
@@ -52,7 +59,9 @@ describe.each(ENGINES)('token types on every client operation (spec 3) (%s)', (e
         else expect([reply.status, reply.body?.error?.code], where).toEqual([403, 4030]);
       }
       // No token at all: 401 4010 everywhere.
-      expect((await t.call(method, path, { body })).body.error.code, `${method} ${template} without a token`).toBe(4010);
+      expect((await t.call(method, path, { body })).body.error.code, `${method} ${template} without a token`).toBe(
+        4010,
+      );
     }
   });
 });

@@ -27,7 +27,10 @@ describe('private addresses of callback URLs', () => {
     ['6to4 of a private address', '2002:c0a8:101::1'],
     ['6to4 of loopback', '2002:7f00:1::'],
     ['6to4, written out', '2002:0a00:0001:0000:0000:0000:0000:0001'],
-    ['Teredo with a private client', `2001:0:4136:e378:8000:63bf:${(0xc0a8 ^ 0xffff).toString(16)}:${(0x0101 ^ 0xffff).toString(16)}`],
+    [
+      'Teredo with a private client',
+      `2001:0:4136:e378:8000:63bf:${(0xc0a8 ^ 0xffff).toString(16)}:${(0x0101 ^ 0xffff).toString(16)}`,
+    ],
   ])('refuses %s (%s)', (_name, address) => {
     expect(isPrivateAddress(address)).toBe(true);
   });
@@ -40,7 +43,10 @@ describe('private addresses of callback URLs', () => {
     ['NAT64 of a public address', '64:ff9b::808:808'],
     ['next to NAT64 (not the well-known prefix)', '64:ff9c::a00:1'],
     ['6to4 of a public address', '2002:808:808::1'],
-    ['Teredo with a public client', `2001:0:4136:e378:8000:63bf:${(0x0808 ^ 0xffff).toString(16)}:${(0x0808 ^ 0xffff).toString(16)}`],
+    [
+      'Teredo with a public client',
+      `2001:0:4136:e378:8000:63bf:${(0x0808 ^ 0xffff).toString(16)}:${(0x0808 ^ 0xffff).toString(16)}`,
+    ],
     ['a host name', 'example.com'],
   ])('lets through %s (%s)', (_name, address) => {
     expect(isPrivateAddress(address)).toBe(false);

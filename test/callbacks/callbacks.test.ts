@@ -24,10 +24,24 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
     t = await startTestHerald(engine, {
       delivery: { delayMs: 20 },
       clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }),
-      env: { HERALD_CALLBACK_ALLOW_PRIVATE: 'true', HERALD_CALLBACK_RETRY_INTERVAL: '1', HERALD_CALLBACK_RETRY_WINDOW: '3', HERALD_LOG_LEVEL: 'info' },
-      log: pino({ level: 'info' }, new Writable({ write: (chunk, _e, done) => (logLines.push(String(chunk)), done()) })),
+      env: {
+        HERALD_CALLBACK_ALLOW_PRIVATE: 'true',
+        HERALD_CALLBACK_RETRY_INTERVAL: '1',
+        HERALD_CALLBACK_RETRY_WINDOW: '3',
+        HERALD_LOG_LEVEL: 'info',
+      },
+      log: pino(
+        { level: 'info' },
+        new Writable({ write: (chunk, _e, done) => (logLines.push(String(chunk)), done()) }),
+      ),
     });
-    account = await t.createAccount({ channels: { WHATSAPP: true }, senderNames: [['SMS', SENDER], ['WHATSAPP', SENDER]] });
+    account = await t.createAccount({
+      channels: { WHATSAPP: true },
+      senderNames: [
+        ['SMS', SENDER],
+        ['WHATSAPP', SENDER],
+      ],
+    });
   });
   afterAll(async () => t?.close());
   beforeAll(async () => {
@@ -41,16 +55,40 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
 
   it('sends exactly the bodies of spec 6.2 and 6.3, only the requested events, in status order', async () => {
     const [id] = await send([
-      message('SMS', { destination: '79161232220', callbackUrl: receiver.url, callbackEvents: ['sent', 'delivered', 'price'] }),
+      message('SMS', {
+        destination: '79161232220',
+        callbackUrl: receiver.url,
+        callbackEvents: ['sent', 'delivered', 'price'],
+      }),
     ]);
     await waitFor(() => eventsFor(id!).length === 4);
     const [price, sent, finalPrice, delivered] = eventsFor(id!);
     // A free message's price is 0 in the account's currency; it is reserved, then final when sent (DESIGN 12).
-    const priceEvent = { message_uuid: id, channel_type: 'SMS', callback_event: 'price', parts: 1, price: 0, currency: 'RUB', price_time: expect.stringMatching(ISO) };
+    const priceEvent = {
+      message_uuid: id,
+      channel_type: 'SMS',
+      callback_event: 'price',
+      parts: 1,
+      price: 0,
+      currency: 'RUB',
+      price_time: expect.stringMatching(ISO),
+    };
     expect(price).toEqual(priceEvent);
-    expect(sent).toEqual({ message_uuid: id, channel_type: 'SMS', callback_event: 'sent', status: 'sent', status_time: expect.stringMatching(ISO) });
+    expect(sent).toEqual({
+      message_uuid: id,
+      channel_type: 'SMS',
+      callback_event: 'sent',
+      status: 'sent',
+      status_time: expect.stringMatching(ISO),
+    });
     expect(finalPrice).toEqual(priceEvent);
-    expect(delivered).toEqual({ message_uuid: id, channel_type: 'SMS', callback_event: 'delivered', status: 'delivered', status_time: expect.stringMatching(ISO) });
+    expect(delivered).toEqual({
+      message_uuid: id,
+      channel_type: 'SMS',
+      callback_event: 'delivered',
+      status: 'delivered',
+      status_time: expect.stringMatching(ISO),
+    });
   });
 
   it('sends only `delivered` when callbackEvents is absent, with error_code for a failure', async () => {
@@ -67,14 +105,26 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
   });
 
   it('reports reads with the read event', async () => {
-    const [id] = await send([message('WHATSAPP', { destination: '79161232240', callbackUrl: receiver.url, callbackEvents: ['read'] })]);
+    const [id] = await send([
+      message('WHATSAPP', { destination: '79161232240', callbackUrl: receiver.url, callbackEvents: ['read'] }),
+    ]);
     await waitFor(() => eventsFor(id!).length === 1);
-    expect(eventsFor(id!)[0]).toEqual({ message_uuid: id, channel_type: 'WHATSAPP', callback_event: 'read', status: 'read', status_time: expect.stringMatching(ISO) });
+    expect(eventsFor(id!)[0]).toEqual({
+      message_uuid: id,
+      channel_type: 'WHATSAPP',
+      callback_event: 'read',
+      status: 'read',
+      status_time: expect.stringMatching(ISO),
+    });
   });
 
   it('batches up to 100 events per POST, keeping each message in status order', async () => {
     const body = Array.from({ length: 250 }, (_, i) =>
-      message('SMS', { destination: `7916223${String(i).padStart(3, '0')}0`, callbackUrl: receiver.url, callbackEvents: ['sent', 'delivered'] }),
+      message('SMS', {
+        destination: `7916223${String(i).padStart(3, '0')}0`,
+        callbackUrl: receiver.url,
+        callbackEvents: ['sent', 'delivered'],
+      }),
     );
     const ids = await send(body);
     await waitFor(() => receiver.events().length === 500, { timeoutMs: 30_000 });
@@ -106,7 +156,13 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
       const reply = await t.call('GET', `/api/v1/callbacks/${deliveryId}`, { token: account.system });
       return reply.body.state === 'delivered' && reply;
     });
-    expect(detail.body).toMatchObject({ id: deliveryId, state: 'delivered', attempts: 3, events: 1, lastHttpStatus: 200 });
+    expect(detail.body).toMatchObject({
+      id: deliveryId,
+      state: 'delivered',
+      attempts: 3,
+      events: 1,
+      lastHttpStatus: 200,
+    });
     expect(detail.body.attemptsLog.map((x: { httpStatus: number }) => x.httpStatus)).toEqual([503, 503, 200]);
     expect(detail.body.body[0].message_uuid).toBe(id);
     // Past the whole retry window nothing more comes for it: a later message's callback arrives alone.
@@ -123,7 +179,9 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
     const failed = await waitFor(
       async () => {
         const list = await t.call('GET', '/api/v1/callbacks?state=failed', { token: account.system });
-        return list.body.items.find((d: { id: string }) => d.id === String(receiver.received[0]?.headers['x-herald-delivery'])) as { id: string; attempts: number } | undefined;
+        return list.body.items.find(
+          (d: { id: string }) => d.id === String(receiver.received[0]?.headers['x-herald-delivery']),
+        ) as { id: string; attempts: number } | undefined;
       },
       { timeoutMs: 40_000 },
     );
@@ -131,14 +189,22 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
     expect(failed.attempts).toBeGreaterThanOrEqual(2);
     const attempts = receiver.received.length;
     receiver.answer = () => 200;
-    const replay = await t.call('POST', '/api/v1/callbacks/replay', { token: account.system, body: { ids: [failed.id, '00000000-0000-4000-8000-000000000000'] } });
+    const replay = await t.call('POST', '/api/v1/callbacks/replay', {
+      token: account.system,
+      body: { ids: [failed.id, '00000000-0000-4000-8000-000000000000'] },
+    });
     expect(replay.body.items).toEqual([
       { id: failed.id, code: 200 },
       { id: '00000000-0000-4000-8000-000000000000', code: 409 },
     ]);
-    await waitFor(() => receiver.received.length > attempts && receiver.received.at(-1)!.headers['x-herald-delivery'] === failed.id);
+    await waitFor(
+      () => receiver.received.length > attempts && receiver.received.at(-1)!.headers['x-herald-delivery'] === failed.id,
+    );
     expect(receiver.received.at(-1)!.body[0].message_uuid).toBe(id);
-    await waitFor(async () => (await t.call('GET', `/api/v1/callbacks/${failed.id}`, { token: account.system })).body.state === 'delivered');
+    await waitFor(
+      async () =>
+        (await t.call('GET', `/api/v1/callbacks/${failed.id}`, { token: account.system })).body.state === 'delivered',
+    );
   }, 60_000);
 
   it('signs every POST so that the receiver can verify it with the account secret, also after rotation', async () => {
@@ -169,7 +235,9 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
     const url = `http://hook-user:pa55-word-xyz@127.0.0.1:${receiver.port}/callbacks`;
     const [id] = await send([message('SMS', { destination: '79161232290', callbackUrl: url })]);
     await waitFor(() => eventsFor(id!).length >= 1, { timeoutMs: 10_000 });
-    expect(receiver.received[0]!.headers.authorization).toBe(`Basic ${Buffer.from('hook-user:pa55-word-xyz').toString('base64')}`);
+    expect(receiver.received[0]!.headers.authorization).toBe(
+      `Basic ${Buffer.from('hook-user:pa55-word-xyz').toString('base64')}`,
+    );
     expect(logLines.some((line) => line.includes('callback not accepted'))).toBe(true);
     expect(logLines.join('\n')).not.toContain('pa55-word-xyz');
     const object = await t.call('GET', `/api/v1/message/${id}`, { token: account.traffic });

@@ -51,7 +51,8 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
    * Forms deliveries until `expected` more exist. On PostgreSQL an event becomes formable only once every transaction
    * older than it has ended, cluster-wide: another test's transaction may hold it back for a moment.
    */
-  const formIn = async (target: number): Promise<number> => (await callbackDeliveriesForm(db, NOW, { pending: [{ targetId: target, lane: 3 }], since: FAR }, 500)).formed;
+  const formIn = async (target: number): Promise<number> =>
+    (await callbackDeliveriesForm(db, NOW, { pending: [{ targetId: target, lane: 3 }], since: FAR }, 500)).formed;
   let current = 0;
   const form = async (expected: number): Promise<void> => {
     let formed = 0;
@@ -61,7 +62,9 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
   const claim = async (targetId: number): Promise<ClaimedDelivery[]> =>
     (await callbackDeliveriesClaim(db, NOW, 100, LEASE_MS)).filter((d) => d.target_id === targetId);
   const bodies = async (d: ClaimedDelivery): Promise<[string, string][]> =>
-    (await callbackDeliveryBodies(db, d)).map((b) => JSON.parse(b) as { message_uuid: string; status: string }).map((b) => [b.message_uuid, b.status]);
+    (await callbackDeliveryBodies(db, d))
+      .map((b) => JSON.parse(b) as { message_uuid: string; status: string })
+      .map((b) => [b.message_uuid, b.status]);
   const record = (d: ClaimedDelivery, result: 'delivered' | 'retry', at = NOW): Promise<void> =>
     callbackDeliveryRecord(db, {
       deliveryId: d.id,
@@ -113,9 +116,14 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
     expect(await claim(target)).toEqual([]);
 
     // The receiver takes the refused delivery at its retry; then X's later event is free to go.
-    const retried = (await callbackDeliveriesClaim(db, new Date(NOW.getTime() + 300_000), 100, LEASE_MS)).filter((d) => d.target_id === target);
+    const retried = (await callbackDeliveriesClaim(db, new Date(NOW.getTime() + 300_000), 100, LEASE_MS)).filter(
+      (d) => d.target_id === target,
+    );
     expect(retried.map((d) => d.id)).toEqual([refused!.id]);
-    expect(await bodies(retried[0]!)).toEqual([[x, 'sent'], [y, 'sent']]);
+    expect(await bodies(retried[0]!)).toEqual([
+      [x, 'sent'],
+      [y, 'sent'],
+    ]);
     await record(retried[0]!, 'delivered', new Date(NOW.getTime() + 300_000));
     const [held] = await claim(target);
     expect(await bodies(held!)).toEqual([[x, 'delivered']]);
@@ -156,7 +164,10 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
       'SELECT message_id, status FROM callback_events WHERE target_id = $1 ORDER BY id',
       [target],
     );
-    expect(left.map((e) => [e.message_id, e.status])).toEqual([[x, 'sent'], [x, 'delivered']]);
+    expect(left.map((e) => [e.message_id, e.status])).toEqual([
+      [x, 'sent'],
+      [x, 'delivered'],
+    ]);
   });
 
   it('keeps a held message waiting behind every older delivery that carries it', async () => {

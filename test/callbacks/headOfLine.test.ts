@@ -19,7 +19,11 @@ describe.each(ENGINES)('a refused callback delivery does not block newer events 
     t = await startTestHerald(engine, {
       delivery: { delayMs: 20 },
       clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }),
-      env: { HERALD_CALLBACK_ALLOW_PRIVATE: 'true', HERALD_CALLBACK_RETRY_INTERVAL: '1', HERALD_CALLBACK_RETRY_WINDOW: '600' },
+      env: {
+        HERALD_CALLBACK_ALLOW_PRIVATE: 'true',
+        HERALD_CALLBACK_RETRY_INTERVAL: '1',
+        HERALD_CALLBACK_RETRY_WINDOW: '600',
+      },
     });
     account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
     receiver = await new Receiver().start();
@@ -32,7 +36,7 @@ describe.each(ENGINES)('a refused callback delivery does not block newer events 
   const laneOf = async (id: string): Promise<number> =>
     (await t.testDb.db.query<{ lane: number }>('SELECT get_byte(uuid_send($1::uuid), 15) % 16 AS lane', [id]))[0]!.lane;
 
-  it('delivers the lane\'s other messages while one delivery keeps being refused, and that message in order after', async () => {
+  it("delivers the lane's other messages while one delivery keeps being refused, and that message in order after", async () => {
     let refusing = true;
     let refused = 0;
     const poisoned = (raw: string, id: string): boolean => raw.includes(id);
@@ -49,7 +53,13 @@ describe.each(ENGINES)('a refused callback delivery does not block newer events 
     };
     const first = await t.call('POST', '/api/v1/message', {
       token: account.traffic,
-      body: [message('SMS', { destination: '79161250000', callbackUrl: receiver.url, callbackEvents: ['sent', 'delivered'] })],
+      body: [
+        message('SMS', {
+          destination: '79161250000',
+          callbackUrl: receiver.url,
+          callbackEvents: ['sent', 'delivered'],
+        }),
+      ],
     });
     x = first.body.items[0].messageUuid;
     await waitFor(() => refused >= 1);
@@ -59,7 +69,12 @@ describe.each(ENGINES)('a refused callback delivery does not block newer events 
     const lane = await laneOf(x);
     const sameLane: string[] = [];
     for (let batch = 0; sameLane.length === 0 && batch < 20; batch++) {
-      const body = Array.from({ length: 16 }, (_, i) => message('SMS', { destination: `79161${String(batch).padStart(2, '0')}${String(i).padStart(3, '0')}0`, callbackUrl: receiver.url }));
+      const body = Array.from({ length: 16 }, (_, i) =>
+        message('SMS', {
+          destination: `79161${String(batch).padStart(2, '0')}${String(i).padStart(3, '0')}0`,
+          callbackUrl: receiver.url,
+        }),
+      );
       const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body });
       for (const item of reply.body.items as { messageUuid: string }[]) {
         ids.push(item.messageUuid);
@@ -71,7 +86,12 @@ describe.each(ENGINES)('a refused callback delivery does not block newer events 
     await waitFor(() => ids.every((id) => accepted.some((e) => e.message_uuid === id)), {
       describe: async () =>
         `${ids.filter((id) => !accepted.some((e) => e.message_uuid === id)).length} not called back; ` +
-        JSON.stringify(await t.testDb.db.query('SELECT lane, state, attempts, events, only_messages, excluded_messages, last_error, next_attempt_at FROM callback_deliveries WHERE account_id = $1 ORDER BY created_at', [account.id])),
+        JSON.stringify(
+          await t.testDb.db.query(
+            'SELECT lane, state, attempts, events, only_messages, excluded_messages, last_error, next_attempt_at FROM callback_deliveries WHERE account_id = $1 ORDER BY created_at',
+            [account.id],
+          ),
+        ),
     });
     expect(accepted.some((e) => e.message_uuid === x)).toBe(false);
     const open = await t.testDb.db.query<{ attempts: number }>(

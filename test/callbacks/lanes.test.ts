@@ -38,7 +38,10 @@ describe.each(ENGINES)('callback lanes: found from new events (%s)', (engine) =>
   });
 
   const sender = (): CallbackSender =>
-    new CallbackSender({ db, clock, log: pino({ level: 'silent' }) }, { ...DEFAULT_SENDER_OPTIONS, retryIntervalS: 300, retryWindowS: 86_400, allowPrivate: true });
+    new CallbackSender(
+      { db, clock, log: pino({ level: 'silent' }) },
+      { ...DEFAULT_SENDER_OPTIONS, retryIntervalS: 300, retryWindowS: 86_400, allowPrivate: true },
+    );
   const targetFor = async (url: string, created = NOW): Promise<number> =>
     (await new CallbackTargets().resolve(db, accountId, [url], created)).get(url)!;
   const event = async (targetId: number, lane: number, messageId = randomUUID()): Promise<string> => {
@@ -78,7 +81,12 @@ describe.each(ENGINES)('callback lanes: found from new events (%s)', (engine) =>
 
   it('reads a backlog bigger than one look in several, each going on where the last stopped', async () => {
     const [a, b] = [await targetFor(`${receiver.url}?backlog-a`), await targetFor(`${receiver.url}?backlog-b`)];
-    const { next: start } = await callbackDeliveriesForm(db, NOW, { pending: [], since: { txid: String(2 ** 60), id: 0 } }, 0);
+    const { next: start } = await callbackDeliveriesForm(
+      db,
+      NOW,
+      { pending: [], since: { txid: String(2 ** 60), id: 0 } },
+      0,
+    );
     // One transaction writes a look's worth of events to lane 1 of one URL, then one to lane 2 of another.
     await db.query(
       `INSERT INTO callback_events (target_id, lane, account_id, message_id, event, channel_type, status, at)
@@ -112,7 +120,11 @@ describe.each(ENGINES)('callback lanes: found from new events (%s)', (engine) =>
     const all = (targetId: number) => Array.from({ length: 16 }, (_, lane) => ({ targetId, lane }));
     await callbackCursorsEnsure(db, [...all(idle), ...all(fresh)]);
     const cursors = async (targetId: number): Promise<number> =>
-      (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM callback_cursors WHERE target_id = $1', [targetId]))[0]!.n;
+      (
+        await db.query<{ n: number }>('SELECT count(*)::int AS n FROM callback_cursors WHERE target_id = $1', [
+          targetId,
+        ])
+      )[0]!.n;
     expect(await cursors(idle)).toBe(16);
     while ((await callbackCursorsExpire(db, new Date(NOW.getTime() - DAY_MS), 1000)) > 0);
     expect(await cursors(idle)).toBe(0);

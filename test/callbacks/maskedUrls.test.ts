@@ -34,7 +34,10 @@ describe.each(ENGINES)('callback URLs are shown masked everywhere (%s)', (engine
   it('in the message object and list, and the callback deliveries, while the receiver gets the real URL', async () => {
     const url = `http://sk_live_X@127.0.0.1:${receiver.port}/hook?token=abc-t0ken&order=7&Signature=s1g-value`;
     const masked = `http://***@127.0.0.1:${receiver.port}/hook?token=***&order=7&Signature=***`;
-    const sent = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { destination: '79161232290', callbackUrl: url })] });
+    const sent = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('SMS', { destination: '79161232290', callbackUrl: url })],
+    });
     const uuid = sent.body.items[0].messageUuid as string;
     const one = await t.call('GET', `/api/v1/message/${uuid}`, { token: account.traffic });
     expect(one.body.callbackUrl).toBe(masked);
@@ -51,11 +54,17 @@ describe.each(ENGINES)('callback URLs are shown masked everywhere (%s)', (engine
 
   it('in inbound rules: created, read, listed, replaced, and refused as too long', async () => {
     const center = await t.call('POST', '/api/v1/traffic-centers', { token: account.system, body: { name: 'Masked' } });
-    const body = { trafficCenterId: center.body.id, callbackUrl: 'https://sk_live_X@hooks.example/in?api_key=abc-t0ken' };
+    const body = {
+      trafficCenterId: center.body.id,
+      callbackUrl: 'https://sk_live_X@hooks.example/in?api_key=abc-t0ken',
+    };
     const created = await t.call('POST', '/api/v1/inbound-rules', { token: account.system, body });
     expect(created.body.callbackUrl).toBe('https://***@hooks.example/in?api_key=***');
     const path = `/api/v1/inbound-rules/${created.body.id}`;
-    const replaced = await t.call('PUT', path, { token: account.system, body: { ...body, callbackUrl: 'https://hooks.example/in?sig=s1g-value' } });
+    const replaced = await t.call('PUT', path, {
+      token: account.system,
+      body: { ...body, callbackUrl: 'https://hooks.example/in?sig=s1g-value' },
+    });
     expect(replaced.body.callbackUrl).toBe('https://hooks.example/in?sig=***');
     const read = await t.call('GET', path, { token: account.system });
     const listed = await t.call('GET', '/api/v1/inbound-rules', { token: account.system });
@@ -64,7 +73,9 @@ describe.each(ENGINES)('callback URLs are shown masked everywhere (%s)', (engine
       body: { ...body, callbackUrl: `https://sk_live_X@hooks.example/in?token=abc-t0ken&pad=${'a'.repeat(2100)}` },
     });
     expect(tooLong.status).toBe(422);
-    expect(tooLong.body.error.msg).toMatch(/^Invalid callbackUrl: "https:\/\/\*\*\*@hooks.example\/in\?token=\*\*\*&pad=a+\.\.\. \(must NOT have more than 2048 characters\)$/);
+    expect(tooLong.body.error.msg).toMatch(
+      /^Invalid callbackUrl: "https:\/\/\*\*\*@hooks.example\/in\?token=\*\*\*&pad=a+\.\.\. \(must NOT have more than 2048 characters\)$/,
+    );
     for (const reply of [created, replaced, read, listed, tooLong]) expectNoSecret(reply.body);
   });
 
@@ -73,11 +84,27 @@ describe.each(ENGINES)('callback URLs are shown masked everywhere (%s)', (engine
     try {
       const other = await strict.createAccount({ senderNames: [['SMS', SENDER]] });
       const url = 'http://sk_live_X@10.0.0.1/hook?token=abc-t0ken';
-      const refusedMessage = await strict.call('POST', '/api/v1/message', { token: other.traffic, body: [message('SMS', { callbackUrl: url })] });
-      expect(refusedMessage.body.error).toEqual({ code: 4220, msg: 'Invalid callbackUrl: private address 10.0.0.1 is not allowed: http://***@10.0.0.1/hook?token=***', index: 0 });
-      const center = await strict.call('POST', '/api/v1/traffic-centers', { token: other.system, body: { name: 'Strict' } });
-      const refusedRule = await strict.call('POST', '/api/v1/inbound-rules', { token: other.system, body: { trafficCenterId: center.body.id, callbackUrl: url } });
-      expect(refusedRule.body.error).toEqual({ code: 4220, msg: 'Invalid callbackUrl: private address 10.0.0.1 is not allowed: http://***@10.0.0.1/hook?token=***' });
+      const refusedMessage = await strict.call('POST', '/api/v1/message', {
+        token: other.traffic,
+        body: [message('SMS', { callbackUrl: url })],
+      });
+      expect(refusedMessage.body.error).toEqual({
+        code: 4220,
+        msg: 'Invalid callbackUrl: private address 10.0.0.1 is not allowed: http://***@10.0.0.1/hook?token=***',
+        index: 0,
+      });
+      const center = await strict.call('POST', '/api/v1/traffic-centers', {
+        token: other.system,
+        body: { name: 'Strict' },
+      });
+      const refusedRule = await strict.call('POST', '/api/v1/inbound-rules', {
+        token: other.system,
+        body: { trafficCenterId: center.body.id, callbackUrl: url },
+      });
+      expect(refusedRule.body.error).toEqual({
+        code: 4220,
+        msg: 'Invalid callbackUrl: private address 10.0.0.1 is not allowed: http://***@10.0.0.1/hook?token=***',
+      });
     } finally {
       await strict.close();
     }

@@ -16,7 +16,15 @@ describe.each(ENGINES)('callbacks across a restart and private addresses (%s)', 
   const clock = new TestClock('2026-03-10T09:00:00Z', { flowing: true });
   const start = (env: Record<string, string>): Promise<Herald> =>
     startHerald({
-      config: loadConfig({ HERALD_PORT: '0', HERALD_DEMO: 'false', HERALD_ADMIN_TOKEN: ADMIN_TOKEN, HERALD_SIMULATORS: 'off', HERALD_LOG_LEVEL: 'silent', HERALD_CALLBACK_RETRY_INTERVAL: '1', ...env }),
+      config: loadConfig({
+        HERALD_PORT: '0',
+        HERALD_DEMO: 'false',
+        HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
+        HERALD_SIMULATORS: 'off',
+        HERALD_LOG_LEVEL: 'silent',
+        HERALD_CALLBACK_RETRY_INTERVAL: '1',
+        ...env,
+      }),
       role: 'all',
       clock,
       db: testDb.db,
@@ -42,14 +50,31 @@ describe.each(ENGINES)('callbacks across a restart and private addresses (%s)', 
     let herald = await start({ HERALD_CALLBACK_ALLOW_PRIVATE: 'true' });
     simulators.connectWebhooks(herald.url!);
     const admin = { auth: `Bearer ${ADMIN_TOKEN}` };
-    const account = (await call(herald.url!, 'POST', '/admin/v1/accounts', { ...admin, body: { name: 'restart' } })).body;
-    await call(herald.url!, 'POST', `/admin/v1/accounts/${account.id}/sender-names`, { ...admin, body: { channelType: 'SMS', name: 'Shop' } });
+    const account = (await call(herald.url!, 'POST', '/admin/v1/accounts', { ...admin, body: { name: 'restart' } }))
+      .body;
+    await call(herald.url!, 'POST', `/admin/v1/accounts/${account.id}/sender-names`, {
+      ...admin,
+      body: { channelType: 'SMS', name: 'Shop' },
+    });
     const sent = await call(herald.url!, 'POST', '/api/v1/message', {
       token: account.tokens.traffic,
-      body: [{ channelType: 'SMS', senderName: 'Shop', destination: '79161233330', content: 'restart', callbackUrl: url, callbackEvents: ['sent', 'delivered'] }],
+      body: [
+        {
+          channelType: 'SMS',
+          senderName: 'Shop',
+          destination: '79161233330',
+          content: 'restart',
+          callbackUrl: url,
+          callbackEvents: ['sent', 'delivered'],
+        },
+      ],
     });
     const id = sent.body.items[0].messageUuid;
-    await waitFor(async () => (await testDb.db.query<{ status: string }>('SELECT status FROM messages WHERE id = $1', [id]))[0]!.status === 'delivered');
+    await waitFor(
+      async () =>
+        (await testDb.db.query<{ status: string }>('SELECT status FROM messages WHERE id = $1', [id]))[0]!.status ===
+        'delivered',
+    );
     await herald.close();
 
     // The receiver comes back on the same port; a new Herald delivers what the old one could not.
@@ -57,7 +82,12 @@ describe.each(ENGINES)('callbacks across a restart and private addresses (%s)', 
     herald = await start({ HERALD_CALLBACK_ALLOW_PRIVATE: 'true' });
     try {
       await waitFor(() => back.events().filter((e) => e.message_uuid === id).length >= 2, { timeoutMs: 15_000 });
-      expect(back.events().filter((e) => e.message_uuid === id).map((e) => e.callback_event)).toEqual(['sent', 'delivered']);
+      expect(
+        back
+          .events()
+          .filter((e) => e.message_uuid === id)
+          .map((e) => e.callback_event),
+      ).toEqual(['sent', 'delivered']);
     } finally {
       await herald.close();
       await back.stop();
@@ -69,11 +99,21 @@ describe.each(ENGINES)('callbacks across a restart and private addresses (%s)', 
     let herald = await start({ HERALD_CALLBACK_ALLOW_PRIVATE: 'true' });
     simulators.connectWebhooks(herald.url!);
     const admin = { auth: `Bearer ${ADMIN_TOKEN}` };
-    const account = (await call(herald.url!, 'POST', '/admin/v1/accounts', { ...admin, body: { name: 'private' } })).body;
+    const account = (await call(herald.url!, 'POST', '/admin/v1/accounts', { ...admin, body: { name: 'private' } }))
+      .body;
     // Accepted while private callbacks were allowed; "localhost" resolves to 127.0.0.1 when it is delivered.
     const sent = await call(herald.url!, 'POST', '/api/v1/message', {
       token: account.tokens.traffic,
-      body: [{ channelType: 'VK', senderName: 'club', destination: '79161233340', content: 'x', callbackUrl: `http://localhost:${receiver.port}/cb`, callbackEvents: ['sent'] }],
+      body: [
+        {
+          channelType: 'VK',
+          senderName: 'club',
+          destination: '79161233340',
+          content: 'x',
+          callbackUrl: `http://localhost:${receiver.port}/cb`,
+          callbackEvents: ['sent'],
+        },
+      ],
     });
     expect(sent.body.errors).toBe(false);
     await herald.close();

@@ -17,20 +17,34 @@ describe('the built Herald (npm start)', () => {
   it('builds, starts on its embedded database with the simulators and a demo account, and delivers an SMS', async () => {
     await promisify(execFile)('npm', ['run', 'build', '--silent'], { timeout: 120_000 });
     const dataDir = mkdtempSync(path.join(tmpdir(), 'herald-built-'));
-    const herald = spawnHerald(['serve'], { HERALD_DATA_DIR: dataDir, HERALD_PORT: '0', HERALD_SIM_DELAY_MS: '20' }, { built: true });
+    const herald = spawnHerald(
+      ['serve'],
+      { HERALD_DATA_DIR: dataDir, HERALD_PORT: '0', HERALD_SIM_DELAY_MS: '20' },
+      { built: true },
+    );
     try {
       const [, url] = await herald.waitFor(/listening at (http:\/\/[^"\s]+)/, 60_000);
       const [, token] = await herald.waitFor(/TOKEN_1 \(traffic\): (\S+)/);
       const sent = await call(url!, 'POST', '/api/v1/message', {
         token: token!,
-        body: [{ channelType: 'SMS', senderName: 'Herald', destination: '+7 916 123-45-61', content: 'Hello from the built Herald' }],
+        body: [
+          {
+            channelType: 'SMS',
+            senderName: 'Herald',
+            destination: '+7 916 123-45-61',
+            content: 'Hello from the built Herald',
+          },
+        ],
       });
       expect(sent.body).toMatchObject({ errors: false, items: [{ code: 201 }] });
       const id = sent.body.items[0].messageUuid;
-      const delivered = await waitFor(async () => {
-        const message = await call(url!, 'GET', `/api/v1/message/${id}`, { token: token! });
-        return message.body.status === 'delivered' ? message.body : undefined;
-      }, { timeoutMs: 20_000 });
+      const delivered = await waitFor(
+        async () => {
+          const message = await call(url!, 'GET', `/api/v1/message/${id}`, { token: token! });
+          return message.body.status === 'delivered' ? message.body : undefined;
+        },
+        { timeoutMs: 20_000 },
+      );
       expect(delivered).toMatchObject({ destination: '79161234561', country: 'RU', totalParts: 1 });
     } finally {
       herald.child.kill('SIGTERM');

@@ -9,11 +9,15 @@ describe('herald command', () => {
   it('stops at start-up on a bad variable, naming it', async () => {
     const run = spawnHerald(['serve'], { HERALD_PORT: 'eighty' });
     expect(await run.exited()).toBe(78);
-    expect(run.output()).toContain('configuration error: HERALD_PORT: must be an integer from 0 to 65535 (got "eighty")');
+    expect(run.output()).toContain(
+      'configuration error: HERALD_PORT: must be an integer from 0 to 65535 (got "eighty")',
+    );
   });
 
   it('refuses an unknown role', async () => {
-    const run = spawnHerald(['serve', '--role', 'both'], { HERALD_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'herald-cli-')) });
+    const run = spawnHerald(['serve', '--role', 'both'], {
+      HERALD_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'herald-cli-')),
+    });
     expect(await run.exited()).toBe(78);
     expect(run.output()).toContain('--role: must be one of api, worker, all (got both)');
   });

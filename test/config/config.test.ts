@@ -81,16 +81,44 @@ describe('configuration (DESIGN 1)', () => {
     ['HERALD_DEMO', '1', 'HERALD_DEMO: must be true or false (got "1")'],
     ['HERALD_CALLBACK_ALLOW_PRIVATE', 'TRUE', 'HERALD_CALLBACK_ALLOW_PRIVATE: must be true or false (got "TRUE")'],
     ['HERALD_SIM_DELAY_MS', '-1', 'HERALD_SIM_DELAY_MS: must be an integer from 0 to 3600000 (got "-1")'],
-    ['HERALD_CALLBACK_RETRY_INTERVAL', '0', 'HERALD_CALLBACK_RETRY_INTERVAL: must be an integer from 1 to 86400 (got "0")'],
-    ['HERALD_SHORT_URL_BASE', 'example.com/s', 'HERALD_SHORT_URL_BASE: must be an absolute http(s) URL (got "example.com/s")'],
-    ['HERALD_ADMIN_TOKEN', 'short', 'HERALD_ADMIN_TOKEN: must be at least 24 characters (value not shown: it may hold a secret)'],
-    ['HERALD_LOG_LEVEL', 'verbose', 'HERALD_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")'],
+    [
+      'HERALD_CALLBACK_RETRY_INTERVAL',
+      '0',
+      'HERALD_CALLBACK_RETRY_INTERVAL: must be an integer from 1 to 86400 (got "0")',
+    ],
+    [
+      'HERALD_SHORT_URL_BASE',
+      'example.com/s',
+      'HERALD_SHORT_URL_BASE: must be an absolute http(s) URL (got "example.com/s")',
+    ],
+    [
+      'HERALD_ADMIN_TOKEN',
+      'short',
+      'HERALD_ADMIN_TOKEN: must be at least 24 characters (value not shown: it may hold a secret)',
+    ],
+    [
+      'HERALD_LOG_LEVEL',
+      'verbose',
+      'HERALD_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")',
+    ],
     ['HERALD_CURRENCY', 'rub', 'HERALD_CURRENCY: must be a three-letter ISO 4217 code such as RUB (got "rub")'],
     // libuv's pool has 4 threads (no UV_THREADPOOL_SIZE in tests): hashing on all of them leaves file reads none.
-    ['HERALD_PASSWORD_HASH_CONCURRENCY', '4', 'HERALD_PASSWORD_HASH_CONCURRENCY: must be an integer from 1 to 3 (got "4")'],
+    [
+      'HERALD_PASSWORD_HASH_CONCURRENCY',
+      '4',
+      'HERALD_PASSWORD_HASH_CONCURRENCY: must be an integer from 1 to 3 (got "4")',
+    ],
     ['HERALD_PASSWORD_HASH_QUEUE', '-1', 'HERALD_PASSWORD_HASH_QUEUE: must be an integer from 0 to 100000 (got "-1")'],
-    ['HERALD_WEBHOOK_BODY_LIMIT', '100', 'HERALD_WEBHOOK_BODY_LIMIT: must be an integer from 1024 to 1073741824 (got "100")'],
-    ['DATABASE_URL', 'mysql://x', 'DATABASE_URL: must be a postgres:// or postgresql:// URL (value not shown: it may hold a secret)'],
+    [
+      'HERALD_WEBHOOK_BODY_LIMIT',
+      '100',
+      'HERALD_WEBHOOK_BODY_LIMIT: must be an integer from 1024 to 1073741824 (got "100")',
+    ],
+    [
+      'DATABASE_URL',
+      'mysql://x',
+      'DATABASE_URL: must be a postgres:// or postgresql:// URL (value not shown: it may hold a secret)',
+    ],
   ])('%s=%s stops start-up naming the variable', (name, value, message) => {
     let error: unknown;
     try {
@@ -103,7 +131,7 @@ describe('configuration (DESIGN 1)', () => {
     expect((error as Error).message).toBe(message);
   });
 
-  it('reads worker tuning with the capabilities\' defaults, in range, and refuses more per host than in all', () => {
+  it("reads worker tuning with the capabilities' defaults, in range, and refuses more per host than in all", () => {
     expect(loadConfig({}).workers).toEqual({
       dispatchBatch: 500,
       dispatchPollMs: 250,
@@ -118,11 +146,19 @@ describe('configuration (DESIGN 1)', () => {
       callbackBreakerFailures: 5,
       callbackBreakerOpenMs: 30_000,
     });
-    const tuned = loadConfig({ HERALD_DISPATCH_BATCH: '100', HERALD_WRITER_LINGER_MS: '0', HERALD_CALLBACK_PER_HOST: '64' }).workers;
+    const tuned = loadConfig({
+      HERALD_DISPATCH_BATCH: '100',
+      HERALD_WRITER_LINGER_MS: '0',
+      HERALD_CALLBACK_PER_HOST: '64',
+    }).workers;
     expect(tuned).toMatchObject({ dispatchBatch: 100, writerLingerMs: 0, callbackPerHost: 64 });
-    expect(() => loadConfig({ HERALD_DISPATCH_BATCH: '0' })).toThrow(/HERALD_DISPATCH_BATCH: must be an integer from 1 to 10000/);
+    expect(() => loadConfig({ HERALD_DISPATCH_BATCH: '0' })).toThrow(
+      /HERALD_DISPATCH_BATCH: must be an integer from 1 to 10000/,
+    );
     expect(() => loadConfig({ HERALD_CALLBACK_POLL_MS: 'fast' })).toThrow(/HERALD_CALLBACK_POLL_MS/);
-    expect(() => loadConfig({ HERALD_CALLBACK_PER_HOST: '65' })).toThrow('HERALD_CALLBACK_PER_HOST: must not exceed HERALD_CALLBACK_MAX_IN_FLIGHT (64)');
+    expect(() => loadConfig({ HERALD_CALLBACK_PER_HOST: '65' })).toThrow(
+      'HERALD_CALLBACK_PER_HOST: must not exceed HERALD_CALLBACK_MAX_IN_FLIGHT (64)',
+    );
   });
 
   it('refuses an unknown HERALD_ variable instead of ignoring a typo', () => {

@@ -12,12 +12,32 @@ describe('HERALD_CONFIG: connectors and routes', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'herald-config-'));
     writeFileSync(
       path.join(dir, 'herald.yaml'),
-      ['connectors:', '  - id: smsc-a', '    type: smpp', '    host: 10.0.0.5', '    port: 2775', '    systemId: herald', '    password: secret', 'routes:', '  - channel: SMS', '    connectors: [smsc-a]'].join('\n'),
+      [
+        'connectors:',
+        '  - id: smsc-a',
+        '    type: smpp',
+        '    host: 10.0.0.5',
+        '    port: 2775',
+        '    systemId: herald',
+        '    password: secret',
+        'routes:',
+        '  - channel: SMS',
+        '    connectors: [smsc-a]',
+      ].join('\n'),
     );
     const file = loadConfigFile(path.join(dir, 'herald.yaml'));
-    expect(file.connectors[0]).toMatchObject({ ...smpp, window: 100, mps: 1000, enquireLinkSeconds: 30, responseTimeoutSeconds: 10 });
+    expect(file.connectors[0]).toMatchObject({
+      ...smpp,
+      window: 100,
+      mps: 1000,
+      enquireLinkSeconds: 30,
+      responseTimeoutSeconds: 10,
+    });
     expect(file.routes).toEqual([{ channel: 'SMS', prefixes: [], connectors: ['smsc-a'] }]);
-    writeFileSync(path.join(dir, 'herald.json'), JSON.stringify({ connectors: [smpp], routes: [{ channel: 'SMS', prefixes: ['7'], connectors: ['smsc-a'] }] }));
+    writeFileSync(
+      path.join(dir, 'herald.json'),
+      JSON.stringify({ connectors: [smpp], routes: [{ channel: 'SMS', prefixes: ['7'], connectors: ['smsc-a'] }] }),
+    );
     expect(loadConfigFile(path.join(dir, 'herald.json')).routes[0]!.prefixes).toEqual(['7']);
   });
 
@@ -25,9 +45,18 @@ describe('HERALD_CONFIG: connectors and routes', () => {
     [{ connectors: [{ ...smpp, port: 70000 }] }, /connectors\[0\]\.port/],
     [{ connectors: [{ ...smpp, type: 'kannel' }] }, /connectors\[0\]/],
     [{ connectors: [smpp, smpp] }, /connector id smsc-a is used twice/],
-    [{ connectors: [smpp], routes: [{ channel: 'SMS', connectors: ['nope'] }] }, /routes\[0\] names unknown connector nope/],
-    [{ connectors: [smpp], routes: [{ channel: 'VK', connectors: ['smsc-a'] }] }, /routes\[0\] is for VK but connector smsc-a carries SMS/],
-    [{ connectors: [smpp], routes: [{ channel: 'SMS', prefixes: ['+7'], connectors: ['smsc-a'] }] }, /routes\[0\]\.prefixes\[0\]/],
+    [
+      { connectors: [smpp], routes: [{ channel: 'SMS', connectors: ['nope'] }] },
+      /routes\[0\] names unknown connector nope/,
+    ],
+    [
+      { connectors: [smpp], routes: [{ channel: 'VK', connectors: ['smsc-a'] }] },
+      /routes\[0\] is for VK but connector smsc-a carries SMS/,
+    ],
+    [
+      { connectors: [smpp], routes: [{ channel: 'SMS', prefixes: ['+7'], connectors: ['smsc-a'] }] },
+      /routes\[0\]\.prefixes\[0\]/,
+    ],
     [{ connectros: [] }, /connectros: unknown setting/],
   ])('refuses %j naming the problem', (data, message) => {
     let error: unknown;

@@ -1,7 +1,14 @@
 import smpp from 'smpp';
 import { describe, expect, it } from 'vitest';
 import '../../src/shared/gsmCoderCache.js';
-import { DeliverSmResp, receiptTlvs, ShortMessagePdu, ShortMessageResp, SubmitSm, type SubmitSmFields } from '../../src/connectors/smpp/hotPdus.js';
+import {
+  DeliverSmResp,
+  receiptTlvs,
+  ShortMessagePdu,
+  ShortMessageResp,
+  SubmitSm,
+  type SubmitSmFields,
+} from '../../src/connectors/smpp/hotPdus.js';
 import { relativeTime, smsPdus, sourceAddress } from '../../src/connectors/smpp/smppMessage.js';
 
 /** The package's own encoding of the same PDU, the reference the direct encoders must match byte for byte. */
@@ -37,16 +44,36 @@ describe('directly encoded submit_sm and deliver_sm_resp', () => {
       const direct = new SubmitSm(fields);
       direct.sequence_number = 1000 + i;
       const { validity_period, ...rest } = fields;
-      const reference = packageBytes('submit_sm', { ...rest, ...(validity_period ? { validity_period } : {}) }, 1000 + i);
+      const reference = packageBytes(
+        'submit_sm',
+        { ...rest, ...(validity_period ? { validity_period } : {}) },
+        1000 + i,
+      );
       expect(direct.toBuffer().toString('hex')).toBe(reference.toString('hex'));
       // And the package reads it back as the same message.
       const decoded = new smpp.PDU(direct.toBuffer());
-      expect(decoded).toMatchObject({ command: 'submit_sm', sequence_number: 1000 + i, source_addr: sender, destination_addr: '79161234567', data_coding: part.data_coding });
+      expect(decoded).toMatchObject({
+        command: 'submit_sm',
+        sequence_number: 1000 + i,
+        source_addr: sender,
+        destination_addr: '79161234567',
+        data_coding: part.data_coding,
+      });
     }
   });
 
   it('refuses a short_message over 255 octets instead of writing a wrong length', () => {
-    const pdu = new SubmitSm({ ...sourceAddress('Herald'), destination_addr: '1', dest_addr_ton: 1, dest_addr_npi: 1, registered_delivery: 1, validity_period: '', esm_class: 0, data_coding: 0, short_message: Buffer.alloc(256) });
+    const pdu = new SubmitSm({
+      ...sourceAddress('Herald'),
+      destination_addr: '1',
+      dest_addr_ton: 1,
+      dest_addr_npi: 1,
+      registered_delivery: 1,
+      validity_period: '',
+      esm_class: 0,
+      data_coding: 0,
+      short_message: Buffer.alloc(256),
+    });
     expect(() => pdu.toBuffer()).toThrow(RangeError);
   });
 
@@ -64,17 +91,42 @@ describe('directly encoded submit_sm and deliver_sm_resp', () => {
     ['delivered', 'sim1a2b', 2],
     ['undelivered', 'sim-ff00', 5],
   ])('encodes a %s receipt deliver_sm as the package does', (_, messageId, state) => {
-    const text = Buffer.from(`id:${messageId} sub:001 dlvrd:001 submit date:2611220201 done date:2611220201 stat:DELIVRD err:000 text:`, 'ascii');
-    const common = { source_addr: '79161234567', source_addr_ton: 1, source_addr_npi: 1, destination_addr: 'Herald', esm_class: 4, data_coding: 0 };
+    const text = Buffer.from(
+      `id:${messageId} sub:001 dlvrd:001 submit date:2611220201 done date:2611220201 stat:DELIVRD err:000 text:`,
+      'ascii',
+    );
+    const common = {
+      source_addr: '79161234567',
+      source_addr_ton: 1,
+      source_addr_npi: 1,
+      destination_addr: 'Herald',
+      esm_class: 4,
+      data_coding: 0,
+    };
     const direct = new ShortMessagePdu(
       'deliver_sm',
-      { ...common, dest_addr_ton: 0, dest_addr_npi: 0, registered_delivery: 0, validity_period: '', short_message: text },
+      {
+        ...common,
+        dest_addr_ton: 0,
+        dest_addr_npi: 0,
+        registered_delivery: 0,
+        validity_period: '',
+        short_message: text,
+      },
       receiptTlvs(messageId, state),
     );
     direct.sequence_number = 9;
-    const reference = packageBytes('deliver_sm', { ...common, receipted_message_id: messageId, message_state: state, short_message: text }, 9);
+    const reference = packageBytes(
+      'deliver_sm',
+      { ...common, receipted_message_id: messageId, message_state: state, short_message: text },
+      9,
+    );
     expect(direct.toBuffer().toString('hex')).toBe(reference.toString('hex'));
-    expect(new smpp.PDU(direct.toBuffer())).toMatchObject({ command: 'deliver_sm', receipted_message_id: messageId, message_state: state });
+    expect(new smpp.PDU(direct.toBuffer())).toMatchObject({
+      command: 'deliver_sm',
+      receipted_message_id: messageId,
+      message_state: state,
+    });
   });
 
   it.each([
@@ -83,14 +135,22 @@ describe('directly encoded submit_sm and deliver_sm_resp', () => {
   ])('answers a submit_sm %s as the package does', (_, status, messageId) => {
     const submit = new smpp.PDU('submit_sm', { destination_addr: '1', short_message: Buffer.from('x') });
     submit.sequence_number = 12;
-    const reference = (status ? submit.response({ command_status: status }) : submit.response({ message_id: messageId })).toBuffer();
-    expect(new ShortMessageResp('submit_sm_resp', 12, status, messageId).toBuffer().toString('hex')).toBe(reference.toString('hex'));
+    const reference = (
+      status ? submit.response({ command_status: status }) : submit.response({ message_id: messageId })
+    ).toBuffer();
+    expect(new ShortMessageResp('submit_sm_resp', 12, status, messageId).toBuffer().toString('hex')).toBe(
+      reference.toString('hex'),
+    );
   });
 
   it('keeps one GSM table per encoding, and receipts still decode with it', () => {
     expect(smpp.gsmCoder.getCoder(0)).toBe(smpp.gsmCoder.getCoder(0));
     expect(smpp.gsmCoder.getCoder(3)).not.toBe(smpp.gsmCoder.getCoder(0));
-    const deliver = new smpp.PDU('deliver_sm', { esm_class: 4, data_coding: 0, short_message: 'id:7 stat:DELIVRD err:000 text:{€}' });
+    const deliver = new smpp.PDU('deliver_sm', {
+      esm_class: 4,
+      data_coding: 0,
+      short_message: 'id:7 stat:DELIVRD err:000 text:{€}',
+    });
     deliver.sequence_number = 5;
     const decoded = new smpp.PDU(deliver.toBuffer());
     expect((decoded.short_message as { message: string }).message).toBe('id:7 stat:DELIVRD err:000 text:{€}');

@@ -14,7 +14,11 @@ function provider(): { server: Server; answer: { status: number } } {
     req.resume();
     req.on('end', () => {
       res.writeHead(answer.status, { 'content-type': 'application/json' });
-      res.end(answer.status === 200 ? JSON.stringify({ id: `p-${Date.now()}` }) : JSON.stringify({ error: { code: answer.status, message: 'x' } }));
+      res.end(
+        answer.status === 200
+          ? JSON.stringify({ id: `p-${Date.now()}` })
+          : JSON.stringify({ error: { code: answer.status, message: 'x' } }),
+      );
     });
   });
   return { server, answer };
@@ -33,7 +37,12 @@ const config = (id: string, port: number): ProviderConnectorConfig => ({
   breakerOpenSeconds: 0.5,
 });
 
-const message = { id: 'm', destination: '79161234560', senderName: 'Shop', content: { text: 'hi' } } as unknown as OutboundMessage;
+const message = {
+  id: 'm',
+  destination: '79161234560',
+  senderName: 'Shop',
+  content: { text: 'hi' },
+} as unknown as OutboundMessage;
 
 describe('circuit breaker of an HTTP provider connector', () => {
   // The breaker runs on Herald's clock: the test moves it instead of waiting.
@@ -58,7 +67,10 @@ describe('circuit breaker of an HTTP provider connector', () => {
   });
 
   it('takes a provider that keeps answering 5xx out of its routes, tries it again after the pause, and closes on success', async () => {
-    const router = new Router([{ channel: 'VIBER', prefixes: [], connectors: ['primary', 'backup'] }], [primary, backup]);
+    const router = new Router(
+      [{ channel: 'VIBER', prefixes: [], connectors: ['primary', 'backup'] }],
+      [primary, backup],
+    );
     failing.answer.status = 503;
     for (let i = 0; i < 2; i++) expect((await primary.submit(message)).kind).toBe('transient');
     expect(primary.available()).toBe(true);
@@ -66,7 +78,11 @@ describe('circuit breaker of an HTTP provider connector', () => {
     expect((await primary.submit(message)).kind).toBe('transient');
     // Three failures in a row: out of the route, which now falls back.
     expect(primary.available()).toBe(false);
-    expect(primary.state()).toMatchObject({ state: 'failing', available: false, lastError: expect.stringContaining('503') });
+    expect(primary.state()).toMatchObject({
+      state: 'failing',
+      available: false,
+      lastError: expect.stringContaining('503'),
+    });
     expect(router.pick('VIBER', '79161234560')?.id).toBe('backup');
 
     advance(550);

@@ -13,7 +13,18 @@ function connector(id: string, channel: Connector['channel'], up = true): Connec
     release: () => undefined,
     available: () => c.up,
     submit: async () => ({ kind: 'accepted' as const, carrierIds: ['x'] }),
-    state: () => ({ id, type: 'test', channel, available: c.up, state: 'x', inFlight: 0, window: 1, mps: 1, submitted: 0, lastError: null }),
+    state: () => ({
+      id,
+      type: 'test',
+      channel,
+      available: c.up,
+      state: 'x',
+      inFlight: 0,
+      window: 1,
+      mps: 1,
+      submitted: 0,
+      lastError: null,
+    }),
   };
   return c;
 }

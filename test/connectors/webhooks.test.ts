@@ -21,7 +21,8 @@ describe.each(ENGINES)('carrier webhooks and sign-in: bounded work for anyone (%
 
   beforeAll(async () => {
     t = await startTestHerald(engine, { delivery: { delayMs: 20 } });
-    secret = (t.simulators!.configFile.connectors.find((c) => c.id === 'sim-viber') as ProviderConnectorConfig).webhookSecret;
+    secret = (t.simulators!.configFile.connectors.find((c) => c.id === 'sim-viber') as ProviderConnectorConfig)
+      .webhookSecret;
   });
   afterAll(async () => t?.close());
 
@@ -37,32 +38,53 @@ describe.each(ENGINES)('carrier webhooks and sign-in: bounded work for anyone (%
 
   it('checks the signature on the raw bytes before parsing them', async () => {
     const notJson = '{"statuses": [';
-    expect((await post('/webhooks/sim-viber', notJson, { 'x-signature': signed('wrong', notJson) })).body).toEqual({ error: { code: 4012, msg: 'Bad credentials' } });
+    expect((await post('/webhooks/sim-viber', notJson, { 'x-signature': signed('wrong', notJson) })).body).toEqual({
+      error: { code: 4012, msg: 'Bad credentials' },
+    });
     expect((await post('/webhooks/sim-viber', notJson)).status).toBe(401);
     const refused = await post('/webhooks/sim-viber', notJson, { 'x-signature': signed(secret, notJson) });
     expect(refused.body).toEqual({ error: { code: 4000, msg: 'Malformed JSON body: not valid JSON' } });
     // No body at all: the signature must still be the empty body's.
     expect((await t.call('POST', '/webhooks/sim-viber')).status).toBe(401);
-    expect((await t.call('POST', '/webhooks/sim-viber', { headers: { 'x-signature': signed(secret, '') } })).body).toEqual({ ok: true });
+    expect(
+      (await t.call('POST', '/webhooks/sim-viber', { headers: { 'x-signature': signed(secret, '') } })).body,
+    ).toEqual({ ok: true });
   });
 });
 
 describe.each(ENGINES)('carrier webhooks: limits from the settings (%s)', (engine) => {
   let t: TestHerald;
   beforeAll(async () => {
-    t = await startTestHerald(engine, { delivery: { delayMs: 20 }, env: { HERALD_AUTH_FAILURE_LIMIT: '2', HERALD_WEBHOOK_BODY_LIMIT: '2048' } });
+    t = await startTestHerald(engine, {
+      delivery: { delayMs: 20 },
+      env: { HERALD_AUTH_FAILURE_LIMIT: '2', HERALD_WEBHOOK_BODY_LIMIT: '2048' },
+    });
   });
   afterAll(async () => t?.close());
 
   it('takes at most HERALD_WEBHOOK_BODY_LIMIT, and counts a bad signature as a failed authentication', async () => {
     const body = JSON.stringify({ statuses: [], padding: 'x'.repeat(3000) });
-    const large = await t.call('POST', '/webhooks/sim-viber', { rawBody: body, headers: { 'content-type': 'application/json' } });
-    expect([large.status, large.body]).toEqual([413, { error: { code: 4130, msg: 'Request body is larger than 2048 bytes' } }]);
-    const forged = () => t.call('POST', '/webhooks/sim-viber', { rawBody: '{}', headers: { 'content-type': 'application/json', 'x-signature': signed('guess', '{}') } });
+    const large = await t.call('POST', '/webhooks/sim-viber', {
+      rawBody: body,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([large.status, large.body]).toEqual([
+      413,
+      { error: { code: 4130, msg: 'Request body is larger than 2048 bytes' } },
+    ]);
+    const forged = () =>
+      t.call('POST', '/webhooks/sim-viber', {
+        rawBody: '{}',
+        headers: { 'content-type': 'application/json', 'x-signature': signed('guess', '{}') },
+      });
     expect((await forged()).status).toBe(401);
     expect((await forged()).status).toBe(401);
     const blocked = await forged();
-    expect([blocked.status, blocked.body.error.code, blocked.headers.get('retry-after')]).toEqual([429, 4290, expect.stringMatching(/^\d+$/)]);
+    expect([blocked.status, blocked.body.error.code, blocked.headers.get('retry-after')]).toEqual([
+      429,
+      4290,
+      expect.stringMatching(/^\d+$/),
+    ]);
   });
 });
 
@@ -70,13 +92,27 @@ describe.each(ENGINES)("Meta's webhook verification (%s)", (engine) => {
   let t: TestHerald;
   let dir: string;
   const verify = (token: string, from: string) =>
-    t.call('GET', `/webhooks/meta?hub.mode=subscribe&hub.verify_token=${encodeURIComponent(token)}&hub.challenge=4711`, { headers: { 'x-forwarded-for': from } });
+    t.call(
+      'GET',
+      `/webhooks/meta?hub.mode=subscribe&hub.verify_token=${encodeURIComponent(token)}&hub.challenge=4711`,
+      { headers: { 'x-forwarded-for': from } },
+    );
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'herald-verify-'));
-    const connector = { id: 'meta', type: 'whatsapp', baseUrl: 'https://graph.example/v21.0', phoneNumberId: '1', accessToken: 'a', appSecret: 's', verifyToken: 'the-verify-token' };
+    const connector = {
+      id: 'meta',
+      type: 'whatsapp',
+      baseUrl: 'https://graph.example/v21.0',
+      phoneNumberId: '1',
+      accessToken: 'a',
+      appSecret: 's',
+      verifyToken: 'the-verify-token',
+    };
     writeFileSync(join(dir, 'herald.json'), JSON.stringify({ connectors: [connector], routes: [] }));
-    t = await startTestHerald(engine, { env: { HERALD_CONFIG: join(dir, 'herald.json'), HERALD_AUTH_FAILURE_LIMIT: '2', HERALD_TRUST_PROXY: '127.0.0.1' } });
+    t = await startTestHerald(engine, {
+      env: { HERALD_CONFIG: join(dir, 'herald.json'), HERALD_AUTH_FAILURE_LIMIT: '2', HERALD_TRUST_PROXY: '127.0.0.1' },
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -86,7 +122,9 @@ describe.each(ENGINES)("Meta's webhook verification (%s)", (engine) => {
   it('echoes the challenge for the right token, and counts a wrong one as a failed authentication', async () => {
     const right = await verify('the-verify-token', '198.51.100.1');
     expect([right.status, right.body]).toEqual([200, 4711]);
-    expect((await verify('the-verify-tokeN', '198.51.100.2')).body).toEqual({ error: { code: 4030, msg: 'Access Denied' } });
+    expect((await verify('the-verify-tokeN', '198.51.100.2')).body).toEqual({
+      error: { code: 4030, msg: 'Access Denied' },
+    });
     expect((await verify('', '198.51.100.2')).status).toBe(403);
     const blocked = await verify('the-verify-token', '198.51.100.2');
     expect([blocked.status, blocked.body.error.code]).toEqual([429, 4290]);

@@ -14,7 +14,10 @@ describe.each(ENGINES)('FLASHCALL conversions (DESIGN 10) (%s)', (engine) => {
   beforeAll(async () => {
     t = await startTestHerald(engine, { env: { HERALD_CONVERSION_PORT: '0' } });
     account = await t.createAccount();
-    const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('FLASHCALL'), message('VK')] });
+    const reply = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('FLASHCALL'), message('VK')],
+    });
     [flashcall, vk] = reply.body.items.map((i: { messageUuid: string }) => i.messageUuid);
   });
   afterAll(async () => t?.close());
@@ -41,16 +44,25 @@ describe.each(ENGINES)('FLASHCALL conversions (DESIGN 10) (%s)', (engine) => {
         { messageUuid: null, code: 422, msg: 'Missing messageUuid' },
       ],
     });
-    const rows = await t.testDb.db.query<{ result: string; code: string }>('SELECT result, code FROM flashcall_conversions WHERE message_id = $1', [flashcall]);
+    const rows = await t.testDb.db.query<{ result: string; code: string }>(
+      'SELECT result, code FROM flashcall_conversions WHERE message_id = $1',
+      [flashcall],
+    );
     expect(rows).toEqual([{ result: 'NUMBER_VERIFIED', code: '1234' }]);
   });
 
   it('takes Bearer and Basic TOKEN_1, refuses TOKEN_2 and no token', async () => {
     const body = [{ messageUuid: flashcall, result: 'WRONG_CODE' }];
     expect((await t.call('POST', '/api/v1/flashcall-conversion', { token: account.traffic, body })).status).toBe(200);
-    expect((await t.call('POST', '/api/v1/flashcall-conversion', { auth: `Bearer ${account.system}`, body })).body.error.code).toBe(4030);
+    expect(
+      (await t.call('POST', '/api/v1/flashcall-conversion', { auth: `Bearer ${account.system}`, body })).body.error
+        .code,
+    ).toBe(4030);
     expect((await t.call('POST', '/api/v1/flashcall-conversion', { body })).body.error.code).toBe(4010);
-    expect((await t.call('POST', '/api/v1/flashcall-conversion', { auth: `Bearer ${account.traffic}`, body: { x: 1 } })).status).toBe(422);
+    expect(
+      (await t.call('POST', '/api/v1/flashcall-conversion', { auth: `Bearer ${account.traffic}`, body: { x: 1 } }))
+        .status,
+    ).toBe(422);
   });
 
   it('is also served on HERALD_CONVERSION_PORT, which serves nothing else', async () => {
@@ -61,7 +73,9 @@ describe.each(ENGINES)('FLASHCALL conversions (DESIGN 10) (%s)', (engine) => {
       body: [{ messageUuid: flashcall, result: 'NUMBER_VERIFIED' }],
     });
     expect(reply.body).toEqual({ errors: false, items: [{ messageUuid: flashcall, code: 201 }] });
-    expect((await call(url, 'POST', '/api/v1/message', { token: account.traffic, body: [message('VK')] })).status).toBe(404);
+    expect((await call(url, 'POST', '/api/v1/message', { token: account.traffic, body: [message('VK')] })).status).toBe(
+      404,
+    );
   });
 
   const conversionOf = (id: string) =>
@@ -115,7 +129,10 @@ describe.each(ENGINES)('FLASHCALL conversions (DESIGN 10) (%s)', (engine) => {
       { messageUuid: second, result: 'NUMBER_VERIFIED', code: '3' },
       { messageUuid: upper, result: 'WRONG_CODE', code: '4' },
     ]);
-    expect(both.body.items).toEqual([{ messageUuid: second, code: 201 }, { messageUuid: upper, code: 201 }]);
+    expect(both.body.items).toEqual([
+      { messageUuid: second, code: 201 },
+      { messageUuid: upper, code: 201 },
+    ]);
     expect(await rows()).toEqual([
       { message_id: first, result: 'NUMBER_VERIFIED', code: '2' },
       { message_id: second, result: 'WRONG_CODE', code: '4' },

@@ -10,7 +10,10 @@ describe.each(ENGINES)('migration 0008 on data of an earlier version (%s)', (eng
     const testDb = await openTestDb(engine, { migrated: false });
     const { db } = testDb;
     try {
-      await migrate(db, loadMigrations().filter((m) => m.version < 8));
+      await migrate(
+        db,
+        loadMigrations().filter((m) => m.version < 8),
+      );
       const account = async (name: string): Promise<number> => {
         const [row] = await db.query<{ id: number }>(
           `INSERT INTO accounts (name, currency, callback_secret, created_at, updated_at)
@@ -33,7 +36,11 @@ describe.each(ENGINES)('migration 0008 on data of an earlier version (%s)', (eng
         [lazy, MESSAGE, `${DAY}T10:00:00Z`],
       );
       await db.query(`INSERT INTO stats_rollup_state (rolled_until) VALUES ('2026-03-05')`);
-      const reports = [['NUMBER_VERIFIED', '10:01'], ['WRONG_CODE', '10:03'], ['NUMBER_VERIFIED', '10:02']];
+      const reports = [
+        ['NUMBER_VERIFIED', '10:01'],
+        ['WRONG_CODE', '10:03'],
+        ['NUMBER_VERIFIED', '10:02'],
+      ];
       for (const [result, at] of reports) {
         await db.query(
           'INSERT INTO flashcall_conversions (account_id, message_id, result, created_at) VALUES ($1, $2, $3, $4)',
@@ -41,7 +48,9 @@ describe.each(ENGINES)('migration 0008 on data of an earlier version (%s)', (eng
         );
       }
 
-      const later = loadMigrations().filter((m) => m.version >= 8).map((m) => m.version);
+      const later = loadMigrations()
+        .filter((m) => m.version >= 8)
+        .map((m) => m.version);
       expect(await migrate(db)).toEqual(later);
 
       expect(await db.query('SELECT result FROM flashcall_conversions')).toEqual([{ result: 'WRONG_CODE' }]);
@@ -53,7 +62,10 @@ describe.each(ENGINES)('migration 0008 on data of an earlier version (%s)', (eng
       const centers = await db.query(
         'SELECT account_id, name FROM traffic_centers WHERE is_default ORDER BY account_id',
       );
-      expect(centers).toEqual([{ account_id: lazy, name: 'Default' }, { account_id: listed, name: 'Main' }]);
+      expect(centers).toEqual([
+        { account_id: lazy, name: 'Default' },
+        { account_id: listed, name: 'Main' },
+      ]);
       // One conversion per message from now on.
       const again = db.query(
         `INSERT INTO flashcall_conversions (account_id, message_id, result, created_at)

@@ -42,7 +42,9 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
     const dir = mkdtempSync(path.join(tmpdir(), 'herald-migrations-'));
     writeFileSync(path.join(dir, '0900_broken.sql'), 'CREATE TABLE half_done (id int);\nSELECT no_such_function();');
     try {
-      await expect(migrate(testDb.db, [...loadMigrations(), ...loadMigrations(dir)])).rejects.toThrow(/no_such_function/);
+      await expect(migrate(testDb.db, [...loadMigrations(), ...loadMigrations(dir)])).rejects.toThrow(
+        /no_such_function/,
+      );
       const recorded = await testDb.db.query('SELECT 1 FROM schema_migrations WHERE version = 900');
       expect(recorded).toHaveLength(0);
       const table = await testDb.db.query("SELECT 1 FROM pg_tables WHERE tablename = 'half_done'");
@@ -76,7 +78,7 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
     const testDb = await openTestDb(engine, { migrated: false });
     try {
       const [row] = await testDb.db.query<{ big: unknown; money: unknown; n: unknown }>(
-        "SELECT 9007199254740991::int8 AS big, 1.5::numeric(20, 6) AS money, count(*) AS n FROM (VALUES (1), (2)) v(x)",
+        'SELECT 9007199254740991::int8 AS big, 1.5::numeric(20, 6) AS money, count(*) AS n FROM (VALUES (1), (2)) v(x)',
       );
       expect(row).toEqual({ big: 9007199254740991, money: '1.500000', n: 2 });
     } finally {

@@ -12,7 +12,11 @@ const T0 = new Date('2026-03-10T09:00:00Z');
 const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
 const LEASE_MS = 60_000;
 /** Message ids in id order, for messages due at the same instant. */
-const IDS = ['01900000-0000-7000-8000-000000000001', '01900000-0000-7000-8000-000000000002', '01900000-0000-7000-8000-000000000003'];
+const IDS = [
+  '01900000-0000-7000-8000-000000000001',
+  '01900000-0000-7000-8000-000000000002',
+  '01900000-0000-7000-8000-000000000003',
+];
 
 interface Row {
   status: string;
@@ -29,11 +33,13 @@ interface Row {
 }
 
 const row = async (db: Queryable, id: string): Promise<Row> =>
-  (await db.query<Row>(
-    `SELECT status, read_status, error_code, due_at, lease_expires_at, attempts, sent_at, status_at, price_final,
+  (
+    await db.query<Row>(
+      `SELECT status, read_status, error_code, due_at, lease_expires_at, attempts, sent_at, status_at, price_final,
        price_refunded, history FROM messages WHERE id = $1`,
-    [id],
-  ))[0]!;
+      [id],
+    )
+  )[0]!;
 const statuses = (r: Row): string[] => r.history.map((h) => h.status);
 /** History entries with their times as ISO strings: those the database writes read `+00:00`, not `Z`. */
 const entries = (r: Row): Row['history'] => r.history.map((h) => ({ ...h, at: new Date(h.at).toISOString() }));
@@ -62,7 +68,8 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
 
     own('takes the earliest due first, by id among those due at the same instant, at most `limit`', async (tx) => {
       const accountId = (await insertAccount(tx)).id;
-      // Written in the reverse of id order, so that neither the heap nor an index on the due time alone has them in order.
+      // Written in the reverse of id order, so that neither the heap nor an index on the due time alone has them in
+      // order.
       for (const id of [...IDS].reverse()) await insertMessage(tx, { accountId, id, createdAt: T0, dueAt: at(-5) });
       const earliest = await insertMessage(tx, { accountId, createdAt: T0, dueAt: at(-6) });
       const [first, ...none] = await messageClaimDue(tx, at(0), 1, LEASE_MS);
@@ -76,7 +83,12 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
       const id = await newMessage(tx, { ttl: 3600 });
       const [claimed] = await messageClaimDue(tx, at(5), 10, LEASE_MS);
       expect(claimed).toMatchObject({ id, attempts: 1, expires_ms: at(3600).getTime(), planned_send_ms: T0.getTime() });
-      expect(await row(tx, id)).toMatchObject({ status: 'sending', due_at: at(65), lease_expires_at: at(65), attempts: 1 });
+      expect(await row(tx, id)).toMatchObject({
+        status: 'sending',
+        due_at: at(65),
+        lease_expires_at: at(65),
+        attempts: 1,
+      });
       // Held until the lease runs out; then any worker claims it again (its worker died).
       expect(await claimedIds(tx, at(64.999))).toEqual([]);
       const [again] = await messageClaimDue(tx, at(65), 10, LEASE_MS);
@@ -84,70 +96,95 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
       expect(await row(tx, id)).toMatchObject({ due_at: at(125), lease_expires_at: at(125) });
     });
 
-    own('is an index scan of messages_sending_due that stops at the limit, with no sort of the due messages', async (tx) => {
-      await manyDueMessages(tx);
-      const plan = await planOf(tx, (explaining) => messageClaimDue(explaining, at(0), 500, LEASE_MS));
-      const nodes = subplanNodes(plan, 'CTE due');
-      expect(nodes.map((n) => n.type)).toEqual(['Limit', 'LockRows', 'Index Scan']);
-      expect(nodes.at(-1)!.index).toBe('messages_sending_due');
-    });
+    own(
+      'is an index scan of messages_sending_due that stops at the limit, with no sort of the due messages',
+      async (tx) => {
+        await manyDueMessages(tx);
+        const plan = await planOf(tx, (explaining) => messageClaimDue(explaining, at(0), 500, LEASE_MS));
+        const nodes = subplanNodes(plan, 'CTE due');
+        expect(nodes.map((n) => n.type)).toEqual(['Limit', 'LockRows', 'Index Scan']);
+        expect(nodes.at(-1)!.index).toBe('messages_sending_due');
+      },
+    );
   });
 
   describe('messageApplyTransitions', () => {
-    own('applies a transition only where the message is in one of its from statuses, and returns those that did not move', async (tx) => {
-      const accountId = (await insertAccount(tx)).id;
-      const ids: Record<string, string> = {};
-      for (const status of ['sending', 'sent', 'delivered', 'undelivered', 'unsent']) {
-        ids[status] = await insertMessage(tx, { accountId, status });
-      }
-      const transitions = Object.values(ids).map((id) =>
-        statusTransition({ accountId, id, status: 'delivered', at: at(2), errorCode: null }),
-      );
-      const unmoved = await messageApplyTransitions(tx, transitions);
-      expect([...unmoved].sort()).toEqual([ids.delivered!, ids.undelivered!, ids.unsent!].sort());
-      expect((await row(tx, ids.sending!)).status).toBe('delivered');
-      expect((await row(tx, ids.sent!)).status).toBe('delivered');
-      expect((await row(tx, ids.undelivered!)).status).toBe('undelivered');
-      expect((await row(tx, ids.unsent!)).status).toBe('unsent');
-      // A read status is set once: an unread after a read changes nothing.
-      const read = await insertMessage(tx, { accountId, channel: 'VK', status: 'delivered', readStatus: 'read' });
-      const late = statusTransition({ accountId, id: read, status: 'unread', at: at(3), errorCode: null });
-      expect([...(await messageApplyTransitions(tx, [late]))]).toEqual([read]);
-      expect((await row(tx, read)).read_status).toBe('read');
-    });
+    own(
+      'applies a transition only where the message is in one of its from statuses, and returns those that did not move',
+      async (tx) => {
+        const accountId = (await insertAccount(tx)).id;
+        const ids: Record<string, string> = {};
+        for (const status of ['sending', 'sent', 'delivered', 'undelivered', 'unsent']) {
+          ids[status] = await insertMessage(tx, { accountId, status });
+        }
+        const transitions = Object.values(ids).map((id) =>
+          statusTransition({ accountId, id, status: 'delivered', at: at(2), errorCode: null }),
+        );
+        const unmoved = await messageApplyTransitions(tx, transitions);
+        expect([...unmoved].sort()).toEqual([ids.delivered!, ids.undelivered!, ids.unsent!].sort());
+        expect((await row(tx, ids.sending!)).status).toBe('delivered');
+        expect((await row(tx, ids.sent!)).status).toBe('delivered');
+        expect((await row(tx, ids.undelivered!)).status).toBe('undelivered');
+        expect((await row(tx, ids.unsent!)).status).toBe('unsent');
+        // A read status is set once: an unread after a read changes nothing.
+        const read = await insertMessage(tx, { accountId, channel: 'VK', status: 'delivered', readStatus: 'read' });
+        const late = statusTransition({ accountId, id: read, status: 'unread', at: at(3), errorCode: null });
+        expect([...(await messageApplyTransitions(tx, [late]))]).toEqual([read]);
+        expect((await row(tx, read)).read_status).toBe('read');
+      },
+    );
 
-    own('refunds the reserved price once when a message becomes unsent: one ledger entry per account and currency', async (tx) => {
-      const accountId = (await insertAccount(tx, { balance: 100 })).id;
-      const a = await insertMessage(tx, { accountId, price: 2.5 });
-      const b = await insertMessage(tx, { accountId, price: 1.5 });
-      const free = await insertMessage(tx, { accountId, price: 0 });
-      const unsent = (id: string, seconds: number) => statusTransition({ accountId, id, status: 'unsent', at: at(seconds), errorCode: 1 });
-      const money = async () => ({
-        balance: (await tx.query<{ amount: string }>('SELECT amount FROM account_balances WHERE account_id = $1', [accountId]))
-          .map((r) => Number(r.amount)),
-        refunds: (await tx.query<{ amount: string; created_at: Date }>(
-          "SELECT amount, created_at FROM balance_ledger WHERE account_id = $1 AND kind = 'refund' ORDER BY id",
-          [accountId],
-        )).map((r) => [Number(r.amount), r.created_at]),
-      });
+    own(
+      'refunds the reserved price once when a message becomes unsent: one ledger entry per account and currency',
+      async (tx) => {
+        const accountId = (await insertAccount(tx, { balance: 100 })).id;
+        const a = await insertMessage(tx, { accountId, price: 2.5 });
+        const b = await insertMessage(tx, { accountId, price: 1.5 });
+        const free = await insertMessage(tx, { accountId, price: 0 });
+        const unsent = (id: string, seconds: number) =>
+          statusTransition({ accountId, id, status: 'unsent', at: at(seconds), errorCode: 1 });
+        const money = async () => ({
+          balance: (
+            await tx.query<{ amount: string }>('SELECT amount FROM account_balances WHERE account_id = $1', [accountId])
+          ).map((r) => Number(r.amount)),
+          refunds: (
+            await tx.query<{ amount: string; created_at: Date }>(
+              "SELECT amount, created_at FROM balance_ledger WHERE account_id = $1 AND kind = 'refund' ORDER BY id",
+              [accountId],
+            )
+          ).map((r) => [Number(r.amount), r.created_at]),
+        });
 
-      expect(await messageApplyTransitions(tx, [unsent(a, 2), unsent(b, 3), unsent(free, 3)])).toEqual(new Set());
-      expect(await money()).toEqual({ balance: [104], refunds: [[4, at(3)]] });
-      expect(await row(tx, a)).toMatchObject({ status: 'unsent', price_final: true, price_refunded: true, due_at: null });
-      expect(await row(tx, free)).toMatchObject({ status: 'unsent', price_final: true, price_refunded: false });
-      // Told again: unsent is final, nothing moves and nothing is refunded twice.
-      expect(await messageApplyTransitions(tx, [unsent(a, 4)])).toEqual(new Set([a]));
-      expect(await money()).toEqual({ balance: [104], refunds: [[4, at(3)]] });
-      // Undelivered is no refund: the carrier took the message.
-      const taken = await insertMessage(tx, { accountId, price: 2 });
-      await messageApplyTransitions(tx, [statusTransition({ accountId, id: taken, status: 'undelivered', at: at(5), errorCode: 1 })]);
-      expect(await money()).toEqual({ balance: [104], refunds: [[4, at(3)]] });
-    });
+        expect(await messageApplyTransitions(tx, [unsent(a, 2), unsent(b, 3), unsent(free, 3)])).toEqual(new Set());
+        expect(await money()).toEqual({ balance: [104], refunds: [[4, at(3)]] });
+        expect(await row(tx, a)).toMatchObject({
+          status: 'unsent',
+          price_final: true,
+          price_refunded: true,
+          due_at: null,
+        });
+        expect(await row(tx, free)).toMatchObject({ status: 'unsent', price_final: true, price_refunded: false });
+        // Told again: unsent is final, nothing moves and nothing is refunded twice.
+        expect(await messageApplyTransitions(tx, [unsent(a, 4)])).toEqual(new Set([a]));
+        expect(await money()).toEqual({ balance: [104], refunds: [[4, at(3)]] });
+        // Undelivered is no refund: the carrier took the message.
+        const taken = await insertMessage(tx, { accountId, price: 2 });
+        await messageApplyTransitions(tx, [
+          statusTransition({ accountId, id: taken, status: 'undelivered', at: at(5), errorCode: 1 }),
+        ]);
+        expect(await money()).toEqual({ balance: [104], refunds: [[4, at(3)]] });
+      },
+    );
 
     own('records sent and delivered first when a read comes before them, and calls back in that order', async (tx) => {
       const accountId = (await insertAccount(tx)).id;
       const callbackTargetId = await insertCallbackTarget(tx, accountId, 'http://127.0.0.1:9/read', T0);
-      const fields = { accountId, channel: 'VIBER' as const, callbackTargetId, callbackEvents: ['sent', 'delivered', 'read'] };
+      const fields = {
+        accountId,
+        channel: 'VIBER' as const,
+        callbackTargetId,
+        callbackEvents: ['sent', 'delivered', 'read'],
+      };
       const sending = await insertMessage(tx, fields);
       const sent = await insertMessage(tx, { ...fields, status: 'sent', dueAt: at(90_000) });
       const read = (id: string) => statusTransition({ accountId, id, status: 'read', at: at(7), errorCode: null });
@@ -155,7 +192,10 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
       for (const id of [sending, sent]) {
         const r = await row(tx, id);
         expect(r).toMatchObject({ status: 'delivered', read_status: 'read', due_at: null, status_at: at(7) });
-        expect(entries(r).slice(-2)).toEqual([{ status: 'delivered', at: at(7).toISOString() }, { status: 'read', at: at(7).toISOString() }]);
+        expect(entries(r).slice(-2)).toEqual([
+          { status: 'delivered', at: at(7).toISOString() },
+          { status: 'read', at: at(7).toISOString() },
+        ]);
       }
       expect(statuses(await row(tx, sending))).toEqual(['sending', 'sent', 'delivered', 'read']);
       expect((await row(tx, sending)).sent_at).toEqual(at(7));
@@ -163,7 +203,11 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
         "SELECT event, status FROM callback_events WHERE message_id = $1 AND event <> 'price' ORDER BY txid, id",
         [sending],
       );
-      expect(events.map((e) => [e.event, e.status])).toEqual([['sent', 'sent'], ['delivered', 'delivered'], ['read', 'read']]);
+      expect(events.map((e) => [e.event, e.status])).toEqual([
+        ['sent', 'sent'],
+        ['delivered', 'delivered'],
+        ['read', 'read'],
+      ]);
     });
 
     own('records the parts a carrier accepted with the sent transition, once when told twice', async (tx) => {
@@ -184,22 +228,36 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
       expect(statuses(await row(tx, id))).toEqual(['sending', 'sent']);
     });
 
-    own('sets the due time the new state waits for: a retry its time, sent and delivered-unread the end of the lifetime', async (tx) => {
-      const accountId = (await insertAccount(tx)).id;
-      const message = (channel: MessageFields['channel'] = 'SMS') => insertMessage(tx, { accountId, channel, ttl: 600, createdAt: T0 });
-      const [retried, sent, deliveredSms, deliveredVk] = [await message(), await message(), await message(), await message('VK')];
-      await messageClaimDue(tx, at(0), 10, LEASE_MS);
-      await messageApplyTransitions(tx, [
-        retryTransition({ accountId, id: retried, dueAt: at(30), at: at(1), reason: 'throttled' }),
-        sentTransition({ accountId, id: sent, connectorId: 'c', at: at(1) }),
-        statusTransition({ accountId, id: deliveredSms, status: 'delivered', at: at(1), errorCode: null }),
-        statusTransition({ accountId, id: deliveredVk, status: 'delivered', at: at(1), errorCode: null }),
-      ]);
-      expect(await row(tx, retried)).toMatchObject({ status: 'sending', due_at: at(30), lease_expires_at: null });
-      expect(await row(tx, sent)).toMatchObject({ status: 'sent', due_at: at(600), lease_expires_at: null, sent_at: at(1) });
-      expect(await row(tx, deliveredSms)).toMatchObject({ status: 'delivered', due_at: null });
-      expect(await row(tx, deliveredVk)).toMatchObject({ status: 'delivered', due_at: at(600), read_status: null });
-    });
+    own(
+      'sets the due time the new state waits for: a retry its time, sent and delivered-unread the end of the lifetime',
+      async (tx) => {
+        const accountId = (await insertAccount(tx)).id;
+        const message = (channel: MessageFields['channel'] = 'SMS') =>
+          insertMessage(tx, { accountId, channel, ttl: 600, createdAt: T0 });
+        const [retried, sent, deliveredSms, deliveredVk] = [
+          await message(),
+          await message(),
+          await message(),
+          await message('VK'),
+        ];
+        await messageClaimDue(tx, at(0), 10, LEASE_MS);
+        await messageApplyTransitions(tx, [
+          retryTransition({ accountId, id: retried, dueAt: at(30), at: at(1), reason: 'throttled' }),
+          sentTransition({ accountId, id: sent, connectorId: 'c', at: at(1) }),
+          statusTransition({ accountId, id: deliveredSms, status: 'delivered', at: at(1), errorCode: null }),
+          statusTransition({ accountId, id: deliveredVk, status: 'delivered', at: at(1), errorCode: null }),
+        ]);
+        expect(await row(tx, retried)).toMatchObject({ status: 'sending', due_at: at(30), lease_expires_at: null });
+        expect(await row(tx, sent)).toMatchObject({
+          status: 'sent',
+          due_at: at(600),
+          lease_expires_at: null,
+          sent_at: at(1),
+        });
+        expect(await row(tx, deliveredSms)).toMatchObject({ status: 'delivered', due_at: null });
+        expect(await row(tx, deliveredVk)).toMatchObject({ status: 'delivered', due_at: at(600), read_status: null });
+      },
+    );
   });
 
   describe('messageExpireDue', () => {
@@ -210,41 +268,64 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
       expect(none).toEqual([]);
       expect(expired).toMatchObject({ id, outcome: 'undelivered' });
       const r = await row(tx, id);
-      expect(r).toMatchObject({ status: 'undelivered', error_code: DELIVERY_ERRORS.noReceipt, due_at: null, status_at: at(600) });
-      expect(entries(r).at(-1)).toEqual({ status: 'undelivered', at: at(600).toISOString(), errorCode: DELIVERY_ERRORS.noReceipt });
+      expect(r).toMatchObject({
+        status: 'undelivered',
+        error_code: DELIVERY_ERRORS.noReceipt,
+        due_at: null,
+        status_at: at(600),
+      });
+      expect(entries(r).at(-1)).toEqual({
+        status: 'undelivered',
+        at: at(600).toISOString(),
+        errorCode: DELIVERY_ERRORS.noReceipt,
+      });
       expect(await messageExpireDue(tx, at(700), 100, DELIVERY_ERRORS)).toEqual([]);
     });
 
-    own('sets a delivered read-tracked message unread at the end of its lifetime, its status staying delivered', async (tx) => {
-      const accountId = (await insertAccount(tx)).id;
-      const callbackTargetId = await insertCallbackTarget(tx, accountId, 'http://127.0.0.1:9/unread', T0);
-      const id = await insertMessage(tx, {
-        accountId,
-        channel: 'WHATSAPP',
-        status: 'delivered',
-        dueAt: at(600),
-        callbackTargetId,
-        callbackEvents: ['read'],
-      });
-      expect(await messageExpireDue(tx, at(599), 100, DELIVERY_ERRORS)).toEqual([]);
-      expect(await messageExpireDue(tx, at(600), 100, DELIVERY_ERRORS)).toEqual([{ account_id: accountId, id, outcome: 'unread' }]);
-      expect(await row(tx, id)).toMatchObject({ status: 'delivered', read_status: 'unread', error_code: null, due_at: null, status_at: T0 });
-      const events = await tx.query<{ event: string; status: string; error_code: number }>(
-        'SELECT event, status, error_code FROM callback_events WHERE message_id = $1',
-        [id],
-      );
-      expect(events).toEqual([{ event: 'read', status: 'unread', error_code: DELIVERY_ERRORS.notRead }]);
-    });
+    own(
+      'sets a delivered read-tracked message unread at the end of its lifetime, its status staying delivered',
+      async (tx) => {
+        const accountId = (await insertAccount(tx)).id;
+        const callbackTargetId = await insertCallbackTarget(tx, accountId, 'http://127.0.0.1:9/unread', T0);
+        const id = await insertMessage(tx, {
+          accountId,
+          channel: 'WHATSAPP',
+          status: 'delivered',
+          dueAt: at(600),
+          callbackTargetId,
+          callbackEvents: ['read'],
+        });
+        expect(await messageExpireDue(tx, at(599), 100, DELIVERY_ERRORS)).toEqual([]);
+        expect(await messageExpireDue(tx, at(600), 100, DELIVERY_ERRORS)).toEqual([
+          { account_id: accountId, id, outcome: 'unread' },
+        ]);
+        expect(await row(tx, id)).toMatchObject({
+          status: 'delivered',
+          read_status: 'unread',
+          error_code: null,
+          due_at: null,
+          status_at: T0,
+        });
+        const events = await tx.query<{ event: string; status: string; error_code: number }>(
+          'SELECT event, status, error_code FROM callback_events WHERE message_id = $1',
+          [id],
+        );
+        expect(events).toEqual([{ event: 'read', status: 'unread', error_code: DELIVERY_ERRORS.notRead }]);
+      },
+    );
 
-    own('leaves messages waiting to be sent, and final ones, alone; ends at most `limit`, earliest due first', async (tx) => {
-      const sending = await newMessage(tx, { dueAt: at(-10) });
-      await newMessage(tx, { status: 'undelivered', dueAt: null });
-      const later = await newMessage(tx, { status: 'sent', dueAt: at(-1) });
-      const earlier = await newMessage(tx, { status: 'sent', dueAt: at(-2) });
-      expect((await messageExpireDue(tx, at(0), 1, DELIVERY_ERRORS)).map((m) => m.id)).toEqual([earlier]);
-      expect((await messageExpireDue(tx, at(0), 10, DELIVERY_ERRORS)).map((m) => m.id)).toEqual([later]);
-      expect((await row(tx, sending)).status).toBe('sending');
-    });
+    own(
+      'leaves messages waiting to be sent, and final ones, alone; ends at most `limit`, earliest due first',
+      async (tx) => {
+        const sending = await newMessage(tx, { dueAt: at(-10) });
+        await newMessage(tx, { status: 'undelivered', dueAt: null });
+        const later = await newMessage(tx, { status: 'sent', dueAt: at(-1) });
+        const earlier = await newMessage(tx, { status: 'sent', dueAt: at(-2) });
+        expect((await messageExpireDue(tx, at(0), 1, DELIVERY_ERRORS)).map((m) => m.id)).toEqual([earlier]);
+        expect((await messageExpireDue(tx, at(0), 10, DELIVERY_ERRORS)).map((m) => m.id)).toEqual([later]);
+        expect((await row(tx, sending)).status).toBe('sending');
+      },
+    );
   });
 });
 

@@ -40,41 +40,78 @@ function expected(channel: Channel, digit: string, carrierRejectCode: number): {
   }
 }
 
-const REJECT_CODES: Record<Channel, number> = { SMS: 0x0b, WHATSAPP: 131026, VIBER: 4221, VK: 4221, FLASHCALL: 4221, VOICECODE: 4221 };
+const REJECT_CODES: Record<Channel, number> = {
+  SMS: 0x0b,
+  WHATSAPP: 131026,
+  VIBER: 4221,
+  VK: 4221,
+  FLASHCALL: 4221,
+  VOICECODE: 4221,
+};
 
 describe.each(ENGINES)('delivery end to end through the simulators (%s)', (engine) => {
   let t: TestHerald;
   let account: TestAccount;
   const rows = async (ids: string[]): Promise<Row[]> =>
-    t.testDb.db.query<Row>('SELECT id, destination, status, error_code, read_status FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[])', [account.id, ids]);
+    t.testDb.db.query<Row>(
+      'SELECT id, destination, status, error_code, read_status FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[])',
+      [account.id, ids],
+    );
 
   beforeAll(async () => {
     t = await startTestHerald(engine, { delivery: { delayMs: 20 } });
-    account = await t.createAccount({ channels: { WHATSAPP: true }, senderNames: [['SMS', SENDER], ['WHATSAPP', SENDER]] });
+    account = await t.createAccount({
+      channels: { WHATSAPP: true },
+      senderNames: [
+        ['SMS', SENDER],
+        ['WHATSAPP', SENDER],
+      ],
+    });
   });
   afterAll(async () => t?.close());
 
   it('brings every last-digit outcome of every channel to its status, then ends lifetimes', async () => {
     const channels: Channel[] = ['SMS', 'WHATSAPP', 'VIBER', 'VK', 'FLASHCALL', 'VOICECODE'];
-    const body = channels.flatMap((channel, c) => DIGITS.map((digit) => message(channel, { destination: `791612340${c}${digit}` })));
+    const body = channels.flatMap((channel, c) =>
+      DIGITS.map((digit) => message(channel, { destination: `791612340${c}${digit}` })),
+    );
     const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body });
     expect(reply.body.errors).toBe(false);
     const ids: string[] = reply.body.items.map((item: { messageUuid: string }) => item.messageUuid);
     const want = (phase: 'settled' | 'final') =>
       body.map((m, i) => {
-        const [status, readStatus, errorCode] = expected(m.channelType as Channel, String(m.destination).at(-1)!, REJECT_CODES[m.channelType as Channel])[phase];
-        return { id: ids[i], channel: m.channelType, digit: String(m.destination).at(-1), status, readStatus, errorCode };
+        const [status, readStatus, errorCode] = expected(
+          m.channelType as Channel,
+          String(m.destination).at(-1)!,
+          REJECT_CODES[m.channelType as Channel],
+        )[phase];
+        return {
+          id: ids[i],
+          channel: m.channelType,
+          digit: String(m.destination).at(-1),
+          status,
+          readStatus,
+          errorCode,
+        };
       });
     const actual = async () => {
       const byId = new Map((await rows(ids)).map((r) => [r.id, r]));
       return body.map((m, i) => {
         const row = byId.get(ids[i]!)!;
-        return { id: ids[i], channel: m.channelType, digit: String(m.destination).at(-1), status: row.status, readStatus: row.read_status, errorCode: row.error_code };
+        return {
+          id: ids[i],
+          channel: m.channelType,
+          digit: String(m.destination).at(-1),
+          status: row.status,
+          readStatus: row.read_status,
+          errorCode: row.error_code,
+        };
       });
     };
     const settled = want('settled');
     await waitFor(async () => JSON.stringify(await actual()) === JSON.stringify(settled), {
-      describe: async () => JSON.stringify((await actual()).filter((a, i) => JSON.stringify(a) !== JSON.stringify(settled[i]))),
+      describe: async () =>
+        JSON.stringify((await actual()).filter((a, i) => JSON.stringify(a) !== JSON.stringify(settled[i]))),
     });
 
     // The lifetime (default 25 hours) runs out: no receipt -> undelivered, delivered but not read -> unread.
@@ -88,9 +125,14 @@ describe.each(ENGINES)('delivery end to end through the simulators (%s)', (engin
   });
 
   it('sends a 500-character Cyrillic SMS as concatenated UCS-2 parts', async () => {
-    const text = 'Привет! Это длинное сообщение на русском языке, которое не помещается в одну часть. '.repeat(6).slice(0, 500);
+    const text = 'Привет! Это длинное сообщение на русском языке, которое не помещается в одну часть. '
+      .repeat(6)
+      .slice(0, 500);
     expect([...text]).toHaveLength(500);
-    const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { destination: '79161230001', content: text })] });
+    const reply = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('SMS', { destination: '79161230001', content: text })],
+    });
     const id = reply.body.items[0].messageUuid;
     await waitFor(async () => (await rows([id]))[0]!.status === 'delivered');
 
@@ -106,23 +148,40 @@ describe.each(ENGINES)('delivery end to end through the simulators (%s)', (engin
     const assembled = t.simulators!.smsc.messages().find((m) => m.destination === '79161230001');
     expect(assembled).toMatchObject({ text, parts: 8, dataCoding: 8, source: SENDER });
     const object = await t.call('GET', `/api/v1/message/${id}`, { token: account.traffic });
-    expect(object.body).toMatchObject({ totalParts: 8, status: 'delivered', region: 'Город Москва, Московская область', brand: 'МТС', country: 'RU' });
+    expect(object.body).toMatchObject({
+      totalParts: 8,
+      status: 'delivered',
+      region: 'Город Москва, Московская область',
+      brand: 'МТС',
+      country: 'RU',
+    });
   });
 
   it('sends GSM text with data_coding 0 and escape sequences', async () => {
     const text = 'Price: 5€ [promo] {code} ~ok~';
-    const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { destination: '79161230002', content: text })] });
+    const reply = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('SMS', { destination: '79161230002', content: text })],
+    });
     await waitFor(async () => (await rows([reply.body.items[0].messageUuid]))[0]!.status === 'delivered');
     const part = t.simulators!.smsc.submissions.find((s) => s.destination === '79161230002')!;
     expect(part).toMatchObject({ dataCoding: 0, concat: null, text });
   });
 
   it('records the status history of a message', async () => {
-    const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('WHATSAPP', { destination: '79161230003' })] });
+    const reply = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('WHATSAPP', { destination: '79161230003' })],
+    });
     const id = reply.body.items[0].messageUuid;
     await waitFor(async () => (await rows([id]))[0]!.read_status === 'read');
     const object = await t.call('GET', `/api/v1/message/${id}`, { token: account.traffic });
-    expect(object.body.statusHistory.map((h: { status: string }) => h.status)).toEqual(['sending', 'sent', 'delivered', 'read']);
+    expect(object.body.statusHistory.map((h: { status: string }) => h.status)).toEqual([
+      'sending',
+      'sent',
+      'delivered',
+      'read',
+    ]);
     expect(object.body).toMatchObject({ status: 'delivered', readStatus: 'read', sentTime: '2026-03-10T09:00:00Z' });
   });
 });

@@ -39,16 +39,24 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
   });
   afterAll(async () => testDb?.drop());
 
-  const writer = (): DeliveryWriter => new DeliveryWriter(db, pino({ level: 'silent' }), { maxBatch: 2000, lingerMs: 5 });
+  const writer = (): DeliveryWriter =>
+    new DeliveryWriter(db, pino({ level: 'silent' }), { maxBatch: 2000, lingerMs: 5 });
   const message = (fields: Partial<MessageFields> = {}): Promise<string> =>
     insertMessage(db, { accountId, channel: 'VK', callbackTargetId: targetId, callbackEvents: ALL_EVENTS, ...fields });
   const row = async (id: string): Promise<Row> =>
-    (await db.query<Row>('SELECT status, read_status, error_code, price_final, price_refunded, due_at, history FROM messages WHERE id = $1', [id]))[0]!;
+    (
+      await db.query<Row>(
+        'SELECT status, read_status, error_code, price_final, price_refunded, due_at, history FROM messages WHERE id = $1',
+        [id],
+      )
+    )[0]!;
   const events = async (id: string): Promise<[string, string | null][]> =>
-    (await db.query<{ event: string; status: string | null; extra: { price: number } | null }>(
-      'SELECT event, status, extra FROM callback_events WHERE message_id = $1 ORDER BY txid, id',
-      [id],
-    )).map((e) => [e.event, e.status ?? String(e.extra?.price)]);
+    (
+      await db.query<{ event: string; status: string | null; extra: { price: number } | null }>(
+        'SELECT event, status, extra FROM callback_events WHERE message_id = $1 ORDER BY txid, id',
+        [id],
+      )
+    ).map((e) => [e.event, e.status ?? String(e.extra?.price)]);
   const statuses = (r: Row): string[] => r.history.filter((h) => !h.ignored).map((h) => h.status);
   const receipt = (carrierId: string, state: CarrierReceipt['state'], seconds: number): CarrierReceipt => ({
     connectorId: CONNECTOR,
@@ -60,7 +68,14 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
   /** Records a submission of the message through a writer, as a dispatcher does, and returns its carrier id. */
   const submit = async (w: DeliveryWriter, id: string, seconds = 1): Promise<string> => {
     const carrierId = `c${++carrier}`;
-    await w.sent({ accountId, id, connectorId: CONNECTOR, at: at(seconds), carrierIds: [carrierId], readTracked: true });
+    await w.sent({
+      accountId,
+      id,
+      connectorId: CONNECTOR,
+      at: at(seconds),
+      carrierIds: [carrierId],
+      readTracked: true,
+    });
     return carrierId;
   };
 
@@ -74,10 +89,18 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
     expect(r).toMatchObject({ status: 'delivered', read_status: 'read', due_at: null });
     expect(statuses(r)).toEqual(['sending', 'sent', 'delivered', 'read']);
     // (Rows made by the factory have no reservation event; the price becomes final when the message is sent.)
-    expect(await events(id)).toEqual([['sent', 'sent'], ['price', '0'], ['delivered', 'delivered'], ['read', 'read']]);
+    expect(await events(id)).toEqual([
+      ['sent', 'sent'],
+      ['price', '0'],
+      ['delivered', 'delivered'],
+      ['read', 'read'],
+    ]);
   });
 
-  for (const order of [['delivered', 'read'], ['read', 'delivered']] as const) {
+  for (const order of [
+    ['delivered', 'read'],
+    ['read', 'delivered'],
+  ] as const) {
     it(`records and calls back delivered before read when both come in one batch (${order.join(' then ')})`, async () => {
       const w = writer();
       const id = await message();
@@ -86,7 +109,11 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
       const r = await row(id);
       expect(r).toMatchObject({ status: 'delivered', read_status: 'read' });
       expect(statuses(r)).toEqual(['sending', 'sent', 'delivered', 'read']);
-      expect((await events(id)).filter(([e]) => e !== 'price')).toEqual([['sent', 'sent'], ['delivered', 'delivered'], ['read', 'read']]);
+      expect((await events(id)).filter(([e]) => e !== 'price')).toEqual([
+        ['sent', 'sent'],
+        ['delivered', 'delivered'],
+        ['read', 'read'],
+      ]);
     });
   }
 
@@ -100,7 +127,11 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
     const r = await row(id);
     expect(statuses(r)).toEqual(['sending', 'sent', 'delivered', 'read']);
     expect(r.history.at(-1)).toMatchObject({ status: 'delivered', ignored: true });
-    expect((await events(id)).filter(([e]) => e !== 'price')).toEqual([['sent', 'sent'], ['delivered', 'delivered'], ['read', 'read']]);
+    expect((await events(id)).filter(([e]) => e !== 'price')).toEqual([
+      ['sent', 'sent'],
+      ['delivered', 'delivered'],
+      ['read', 'read'],
+    ]);
   });
 
   it('does the same for receipts matched through the database (another process submitted the message)', async () => {
@@ -112,7 +143,11 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
     const r = await row(id);
     expect(r).toMatchObject({ status: 'delivered', read_status: 'read' });
     expect(statuses(r)).toEqual(['sending', 'sent', 'delivered', 'read']);
-    expect((await events(id)).filter(([e]) => e !== 'price')).toEqual([['sent', 'sent'], ['delivered', 'delivered'], ['read', 'read']]);
+    expect((await events(id)).filter(([e]) => e !== 'price')).toEqual([
+      ['sent', 'sent'],
+      ['delivered', 'delivered'],
+      ['read', 'read'],
+    ]);
     expect(other.stats.receiptsFromMemory).toBe(0);
   });
 
@@ -128,7 +163,12 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
     const r = await row(id);
     expect(statuses(r)).toEqual(['sending', 'sent', 'delivered', 'read']);
     // (Rows made by the factory have no reservation event; the price becomes final when the message is sent.)
-    expect(await events(id)).toEqual([['sent', 'sent'], ['price', '0'], ['delivered', 'delivered'], ['read', 'read']]);
+    expect(await events(id)).toEqual([
+      ['sent', 'sent'],
+      ['price', '0'],
+      ['delivered', 'delivered'],
+      ['read', 'read'],
+    ]);
   });
 
   it('records sent and delivered when a read overtakes the record of the submission', async () => {
@@ -142,7 +182,11 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
     const r = await row(id);
     expect(r).toMatchObject({ status: 'delivered', read_status: 'read', price_final: true });
     expect(statuses(r)).toEqual(['sending', 'sent', 'delivered', 'read']);
-    expect((await events(id)).filter(([e]) => e !== 'price')).toEqual([['sent', 'sent'], ['delivered', 'delivered'], ['read', 'read']]);
+    expect((await events(id)).filter(([e]) => e !== 'price')).toEqual([
+      ['sent', 'sent'],
+      ['delivered', 'delivered'],
+      ['read', 'read'],
+    ]);
   });
 
   it('ends the wait for a read at the end of the lifetime: read status unread, status still delivered', async () => {
@@ -179,14 +223,24 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
     await submit(w, free);
     await submit(w, priced);
     const prices = async (id: string) =>
-      (await db.query<{ extra: { price: number; currency: string } }>("SELECT extra FROM callback_events WHERE message_id = $1 AND event = 'price' ORDER BY txid, id", [id])).map((e) => e.extra);
+      (
+        await db.query<{ extra: { price: number; currency: string } }>(
+          "SELECT extra FROM callback_events WHERE message_id = $1 AND event = 'price' ORDER BY txid, id",
+          [id],
+        )
+      ).map((e) => e.extra);
     expect(await prices(free)).toEqual([{ parts: 1, price: 0, currency: 'RUB' }]);
     expect(await prices(priced)).toEqual([{ parts: 1, price: 2.5, currency: 'RUB' }]);
     expect(await row(priced)).toMatchObject({ price_final: true, price_refunded: false });
   });
 
   it('refunds a message that becomes unsent once, with one price event, even when told twice', async () => {
-    const balance = async () => Number((await db.query<{ amount: string }>('SELECT amount FROM account_balances WHERE account_id = $1', [accountId]))[0]!.amount);
+    const balance = async () =>
+      Number(
+        (
+          await db.query<{ amount: string }>('SELECT amount FROM account_balances WHERE account_id = $1', [accountId])
+        )[0]!.amount,
+      );
     const before = await balance();
     const w = writer();
     const id = await message({ channel: 'SMS', price: 3 });
@@ -195,6 +249,9 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
     await w.receipts([receipt(c, 'unsent', 3)]);
     expect(await row(id)).toMatchObject({ status: 'unsent', price_refunded: true });
     expect(await balance()).toBe(before + 3);
-    expect((await events(id)).filter(([e]) => e === 'price')).toEqual([['price', '3'], ['price', '0']]);
+    expect((await events(id)).filter(([e]) => e === 'price')).toEqual([
+      ['price', '3'],
+      ['price', '0'],
+    ]);
   });
 });

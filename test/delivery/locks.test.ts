@@ -57,11 +57,19 @@ describe.runIf(ON_POSTGRES)('lock order under concurrent stop, receipts and refu
       await messageApplyTransitions(
         db,
         sent.map((m) => sentTransition({ accountId: m.accountId, id: m.id, connectorId: 'lock-test', at: NOW })),
-        sent.map((m) => ({ connectorId: 'lock-test', carrierIds: [m.carrierId], accountId: m.accountId, id: m.id, at: NOW })),
+        sent.map((m) => ({
+          connectorId: 'lock-test',
+          carrierIds: [m.carrierId],
+          accountId: m.accountId,
+          id: m.id,
+          at: NOW,
+        })),
       );
       const all = [...waiting, ...sent];
       const unsent = (seed: number) =>
-        shuffled(all, seed).map((m) => statusTransition({ accountId: m.accountId, id: m.id, status: 'unsent', at: NOW, errorCode: 1 }));
+        shuffled(all, seed).map((m) =>
+          statusTransition({ accountId: m.accountId, id: m.id, status: 'unsent', at: NOW, errorCode: 1 }),
+        );
       const work: Promise<unknown>[] = [
         // A writer's flush: unsent across all accounts (refunds in three accounts), in a shuffled order.
         db.transaction((tx) => messageApplyTransitions(tx, unsent(round * 7 + 1))),
@@ -69,12 +77,30 @@ describe.runIf(ON_POSTGRES)('lock order under concurrent stop, receipts and refu
         messageApplyTransitions(db, unsent(round * 7 + 2)),
         // Receipts matched through the database, in a transaction.
         db.transaction((tx) =>
-          applyReceipts(tx, shuffled(sent, round * 7 + 3).map((m) => ({ connectorId: 'lock-test', carrierId: m.carrierId, state: 'unsent' as const, at: NOW, errorCode: 2 }))),
+          applyReceipts(
+            tx,
+            shuffled(sent, round * 7 + 3).map((m) => ({
+              connectorId: 'lock-test',
+              carrierId: m.carrierId,
+              state: 'unsent' as const,
+              at: NOW,
+              errorCode: 2,
+            })),
+          ),
         ),
         // Clients stopping their messages, one request per account.
         ...accounts.map((accountId, i) =>
           db.transaction((tx) =>
-            messageStop(tx, accountId, shuffled(all.filter((m) => m.accountId === accountId).map((m) => m.id), round * 7 + 4 + i), NOW, DELIVERY_ERRORS.stopped),
+            messageStop(
+              tx,
+              accountId,
+              shuffled(
+                all.filter((m) => m.accountId === accountId).map((m) => m.id),
+                round * 7 + 4 + i,
+              ),
+              NOW,
+              DELIVERY_ERRORS.stopped,
+            ),
           ),
         ),
       ];
@@ -90,7 +116,10 @@ describe.runIf(ON_POSTGRES)('lock order under concurrent stop, receipts and refu
     );
     expect(refunds!.n).toBe(refundsExpected);
     // Each refund was credited once: every balance is back where it started.
-    const balances = await db.query<{ amount: string }>('SELECT amount FROM account_balances WHERE account_id = ANY($1::bigint[])', [accounts]);
+    const balances = await db.query<{ amount: string }>(
+      'SELECT amount FROM account_balances WHERE account_id = ANY($1::bigint[])',
+      [accounts],
+    );
     expect(balances.map((b) => Number(b.amount))).toEqual([1_000_000, 1_000_000, 1_000_000].map((v) => v + ROUNDS * 2));
   }, 600_000);
 });

@@ -11,39 +11,69 @@ describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts 
   let t: TestHerald;
   let account: TestAccount;
   const row = async (id: string) =>
-    (await t.testDb.db.query<{ status: string; error_code: number | null; history: { status: string; ignored?: boolean }[] }>(
-      'SELECT status, error_code, history FROM messages WHERE id = $1',
-      [id],
-    ))[0]!;
+    (
+      await t.testDb.db.query<{
+        status: string;
+        error_code: number | null;
+        history: { status: string; ignored?: boolean }[];
+      }>('SELECT status, error_code, history FROM messages WHERE id = $1', [id])
+    )[0]!;
   const sendOne = async (body: Record<string, unknown>): Promise<string> =>
     (await t.call('POST', '/api/v1/message', { token: account.traffic, body: [body] })).body.items[0].messageUuid;
 
   beforeAll(async () => {
     t = await startTestHerald(engine, { delivery: { delayMs: 20 } });
-    account = await t.createAccount({ channels: { WHATSAPP: true }, senderNames: [['SMS', SENDER], ['WHATSAPP', SENDER]] });
+    account = await t.createAccount({
+      channels: { WHATSAPP: true },
+      senderNames: [
+        ['SMS', SENDER],
+        ['WHATSAPP', SENDER],
+      ],
+    });
   });
   afterAll(async () => t?.close());
 
   it('refuses a webhook with a wrong signature and records nothing', async () => {
     const id = await sendOne(message('VIBER', { destination: '79161231119' }));
     await waitFor(async () => (await row(id)).status === 'sent');
-    const [submission] = await t.testDb.db.query<{ carrier_id: string }>('SELECT carrier_id FROM submissions WHERE message_id = $1', [id]);
-    const body = JSON.stringify({ statuses: [{ id: submission!.carrier_id, status: 'delivered', timestamp: new Date().toISOString() }] });
+    const [submission] = await t.testDb.db.query<{ carrier_id: string }>(
+      'SELECT carrier_id FROM submissions WHERE message_id = $1',
+      [id],
+    );
+    const body = JSON.stringify({
+      statuses: [{ id: submission!.carrier_id, status: 'delivered', timestamp: new Date().toISOString() }],
+    });
     const forged = await t.call('POST', '/webhooks/sim-viber', {
       rawBody: body,
-      headers: { 'content-type': 'application/json', 'x-signature': `sha256=${createHmac('sha256', 'wrong').update(body).digest('hex')}` },
+      headers: {
+        'content-type': 'application/json',
+        'x-signature': `sha256=${createHmac('sha256', 'wrong').update(body).digest('hex')}`,
+      },
     });
     expect(forged.status).toBe(401);
     expect((await row(id)).status).toBe('sent');
-    const unsigned = await t.call('POST', '/webhooks/sim-viber', { rawBody: body, headers: { 'content-type': 'application/json' } });
+    const unsigned = await t.call('POST', '/webhooks/sim-viber', {
+      rawBody: body,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(unsigned.status).toBe(401);
-    const unknown = await t.call('POST', '/webhooks/nobody', { rawBody: body, headers: { 'content-type': 'application/json' } });
+    const unknown = await t.call('POST', '/webhooks/nobody', {
+      rawBody: body,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(unknown.status).toBe(404);
     // Signed bodies the database could not store, or too deep to walk, are refused before anything reads them.
-    const secret = (t.simulators!.configFile.connectors.find((c) => c.id === 'sim-viber') as ProviderConnectorConfig).webhookSecret;
-    for (const raw of [JSON.stringify({ statuses: [{ id: 'x\u0000', status: 'delivered' }] }), `${'['.repeat(40)}${']'.repeat(40)}`]) {
+    const secret = (t.simulators!.configFile.connectors.find((c) => c.id === 'sim-viber') as ProviderConnectorConfig)
+      .webhookSecret;
+    for (const raw of [
+      JSON.stringify({ statuses: [{ id: 'x\u0000', status: 'delivered' }] }),
+      `${'['.repeat(40)}${']'.repeat(40)}`,
+    ]) {
       const signature = `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
-      const refused = await t.call('POST', '/webhooks/sim-viber', { rawBody: raw, headers: { 'content-type': 'application/json', 'x-signature': signature } });
+      const refused = await t.call('POST', '/webhooks/sim-viber', {
+        rawBody: raw,
+        headers: { 'content-type': 'application/json', 'x-signature': signature },
+      });
       expect(refused.status).toBe(400);
       expect(refused.body.error.code).toBe(4000);
     }
@@ -59,8 +89,19 @@ describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts 
       t.clock.advance(-61_000);
     }
     expect(await row(id)).toMatchObject({ status: 'undelivered', error_code: 9005 });
-    const [submission] = await t.testDb.db.query<{ carrier_id: string }>('SELECT carrier_id FROM submissions WHERE message_id = $1', [id]);
-    await t.herald.writer.receipts([{ connectorId: 'sim-smsc', carrierId: submission!.carrier_id, state: 'delivered', at: t.clock.now(), errorCode: null }]);
+    const [submission] = await t.testDb.db.query<{ carrier_id: string }>(
+      'SELECT carrier_id FROM submissions WHERE message_id = $1',
+      [id],
+    );
+    await t.herald.writer.receipts([
+      {
+        connectorId: 'sim-smsc',
+        carrierId: submission!.carrier_id,
+        state: 'delivered',
+        at: t.clock.now(),
+        errorCode: null,
+      },
+    ]);
     const after = await row(id);
     expect(after.status).toBe('undelivered');
     expect(after.history.at(-1)).toMatchObject({ status: 'delivered', ignored: true });
@@ -69,9 +110,20 @@ describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts 
   it('ignores a duplicate receipt', async () => {
     const id = await sendOne(message('SMS', { destination: '79161231130' }));
     await waitFor(async () => (await row(id)).status === 'delivered');
-    const [submission] = await t.testDb.db.query<{ carrier_id: string }>('SELECT carrier_id FROM submissions WHERE message_id = $1', [id]);
+    const [submission] = await t.testDb.db.query<{ carrier_id: string }>(
+      'SELECT carrier_id FROM submissions WHERE message_id = $1',
+      [id],
+    );
     await t.testDb.db.transaction((tx) =>
-      applyReceipts(tx, [{ connectorId: 'sim-smsc', carrierId: submission!.carrier_id, state: 'undelivered', at: t.clock.now(), errorCode: 5 }]),
+      applyReceipts(tx, [
+        {
+          connectorId: 'sim-smsc',
+          carrierId: submission!.carrier_id,
+          state: 'undelivered',
+          at: t.clock.now(),
+          errorCode: 5,
+        },
+      ]),
     );
     const after = await row(id);
     expect(after.status).toBe('delivered');
@@ -83,7 +135,9 @@ describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts 
     const id = await sendOne(message('SMS', { destination: '79161231139', hours: [3] }));
     // A receipt for a submission another process has not recorded yet.
     const outcome = await t.testDb.db.transaction((tx) =>
-      applyReceipts(tx, [{ connectorId: 'other-smsc', carrierId: 'c-1', state: 'delivered', at: t.clock.now(), errorCode: null }]),
+      applyReceipts(tx, [
+        { connectorId: 'other-smsc', carrierId: 'c-1', state: 'delivered', at: t.clock.now(), errorCode: null },
+      ]),
     );
     expect(outcome).toMatchObject({ orphaned: 1, applied: 0 });
     await t.testDb.db.query(

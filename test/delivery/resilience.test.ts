@@ -20,7 +20,10 @@ describe.each(ENGINES)('delivery under carrier faults and windows (%s)', (engine
 
   beforeAll(async () => {
     // Time flows: retries and leases must come due by themselves.
-    t = await startTestHerald(engine, { delivery: { delayMs: 20 }, clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }) });
+    t = await startTestHerald(engine, {
+      delivery: { delayMs: 20 },
+      clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }),
+    });
     account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
     await smpp().waitBound(5000);
   });
@@ -29,7 +32,9 @@ describe.each(ENGINES)('delivery under carrier faults and windows (%s)', (engine
   it('loses no message when the SMSC drops the connection mid-window', async () => {
     const smsc = t.simulators!.smsc;
     const before = smsc.submitCount;
-    const body = Array.from({ length: 2000 }, (_, i) => message('SMS', { destination: `791655${String(i).padStart(4, '0')}0`, content: `drop test ${i}` }));
+    const body = Array.from({ length: 2000 }, (_, i) =>
+      message('SMS', { destination: `791655${String(i).padStart(4, '0')}0`, content: `drop test ${i}` }),
+    );
     const ids = [...(await send(body.slice(0, 1000))), ...(await send(body.slice(1000)))];
     await waitFor(() => smsc.submitCount - before >= 200);
     smsc.dropConnections();
@@ -43,7 +48,9 @@ describe.each(ENGINES)('delivery under carrier faults and windows (%s)', (engine
     const texts = submissionsByText(smsc, 'drop test');
     expect(texts.size).toBe(2000);
     const rows = await statuses(ids);
-    const retried = new Set(rows.filter((r) => r.history.some((h) => h.detail?.includes('connection closed'))).map((r) => r.id));
+    const retried = new Set(
+      rows.filter((r) => r.history.some((h) => h.detail?.includes('connection closed'))).map((r) => r.id),
+    );
     const duplicated = ids.filter((_, i) => (texts.get(`drop test ${i}`) ?? 0) > 1);
     for (const id of duplicated) expect(retried.has(id)).toBe(true);
     // The drop did catch messages in flight (else this test would prove nothing).
@@ -111,7 +118,10 @@ describe.each(ENGINES)('delivery under carrier faults and windows (%s)', (engine
     });
     const object = await t.call('GET', `/api/v1/message/${waiting[0]}`, { token: account.traffic });
     expect(object.body).toMatchObject({ status: 'unsent', errorCode: 9003 });
-    const again = await t.call('POST', '/api/v1/message/stop', { token: account.traffic, body: { uuids: [waiting[0]] } });
+    const again = await t.call('POST', '/api/v1/message/stop', {
+      token: account.traffic,
+      body: { uuids: [waiting[0]] },
+    });
     expect(again.body.items[0].code).toBe(403);
   });
 });

@@ -32,19 +32,42 @@ describe.each(ENGINES)('retention (HERALD_RETENTION_DAYS) (%s)', (engine) => {
   const send = (destinations: string[], callbackUrl?: string): Promise<string[]> =>
     t.send(
       account.traffic,
-      destinations.map((destination, i) => ({ channelType: 'SMS', senderName: 'Keep', destination, content: `retention ${i}`, ...(callbackUrl ? { callbackUrl } : {}) })),
+      destinations.map((destination, i) => ({
+        channelType: 'SMS',
+        senderName: 'Keep',
+        destination,
+        content: `retention ${i}`,
+        ...(callbackUrl ? { callbackUrl } : {}),
+      })),
     );
-  const count = async (sql: string): Promise<number> => (await t.testDb.db.query<{ n: number }>(sql, [account.id]))[0]!.n;
+  const count = async (sql: string): Promise<number> =>
+    (await t.testDb.db.query<{ n: number }>(sql, [account.id]))[0]!.n;
   const dayTotal = async (): Promise<number> =>
-    (await t.call('GET', '/api/v1/statistics?from=2026-03-10&to=2026-03-11', { token: account.system })).body.total.messages;
+    (await t.call('GET', '/api/v1/statistics?from=2026-03-10&to=2026-03-11', { token: account.system })).body.total
+      .messages;
 
   it('deletes finished messages, submissions and callback deliveries past the retention, and keeps the rest and the statistics', async () => {
     // Day 0: 20 delivered messages, each with its delivered callback; one whose receipt never comes (still running).
-    const old = await send(Array.from({ length: 20 }, (_, i) => `7916123${String(i).padStart(3, '0')}0`), receiver.url);
+    const old = await send(
+      Array.from({ length: 20 }, (_, i) => `7916123${String(i).padStart(3, '0')}0`),
+      receiver.url,
+    );
     const [silent] = await send(['79161239999']);
-    await waitFor(async () => (await count(`SELECT count(*) AS n FROM messages WHERE account_id = $1 AND status = 'delivered'`)) === 20);
-    await waitFor(async () => (await count(`SELECT count(*) AS n FROM callback_deliveries WHERE account_id = $1 AND state = 'delivered'`)) > 0 && receiver.events().length === 20);
-    await waitFor(async () => (await count(`SELECT count(*) AS n FROM callback_deliveries WHERE account_id = $1 AND state <> 'delivered'`)) === 0);
+    await waitFor(
+      async () =>
+        (await count(`SELECT count(*) AS n FROM messages WHERE account_id = $1 AND status = 'delivered'`)) === 20,
+    );
+    await waitFor(
+      async () =>
+        (await count(`SELECT count(*) AS n FROM callback_deliveries WHERE account_id = $1 AND state = 'delivered'`)) >
+          0 && receiver.events().length === 20,
+    );
+    await waitFor(
+      async () =>
+        (await count(
+          `SELECT count(*) AS n FROM callback_deliveries WHERE account_id = $1 AND state <> 'delivered'`,
+        )) === 0,
+    );
 
     // Ten days later: the day is rolled up, and today's messages arrive.
     t.clock.advance(10 * DAY_MS);
@@ -55,27 +78,42 @@ describe.each(ENGINES)('retention (HERALD_RETENTION_DAYS) (%s)', (engine) => {
     const result = await retentionSweep(t.testDb.db, retentionCutoff(t.clock.now(), 7));
     expect(result.messages).toBe(20);
     expect(result.callbackDeliveries).toBeGreaterThan(0);
-    for (const id of old) expect((await t.call('GET', `/api/v1/message/${id}`, { token: account.traffic })).status).toBe(404);
+    for (const id of old)
+      expect((await t.call('GET', `/api/v1/message/${id}`, { token: account.traffic })).status).toBe(404);
     // Kept: the message whose lifetime is still running in the database, and today's.
-    for (const id of [silent!, ...recent]) expect((await t.call('GET', `/api/v1/message/${id}`, { token: account.traffic })).status).toBe(200);
+    for (const id of [silent!, ...recent])
+      expect((await t.call('GET', `/api/v1/message/${id}`, { token: account.traffic })).status).toBe(200);
     expect(await count(`SELECT count(*) AS n FROM callback_deliveries WHERE account_id = $1`)).toBe(0);
     expect(await count(`SELECT count(*) AS n FROM callback_events WHERE account_id = $1`)).toBe(0);
     expect(await count(`SELECT count(*) AS n FROM callback_attempts WHERE account_id = $1`)).toBe(0);
-    expect(await count(`SELECT count(*) AS n FROM submissions WHERE account_id = $1 AND created_at < '2026-03-13'`)).toBe(0);
+    expect(
+      await count(`SELECT count(*) AS n FROM submissions WHERE account_id = $1 AND created_at < '2026-03-13'`),
+    ).toBe(0);
     // The statistics still count the day from its rollup.
     expect(await dayTotal()).toBe(21);
 
     // A late change marks the old day dirty: past the retention its rollup is final, not redone from what is left.
-    await t.testDb.db.query(`INSERT INTO stats_dirty_days (account_id, day) VALUES ($1, '2026-03-10') ON CONFLICT DO NOTHING`, [account.id]);
-    await rollUpStatistics(t.testDb.db, t.clock.now(), { frozenBefore: new Date(t.clock.now().getTime() - 7 * DAY_MS) });
+    await t.testDb.db.query(
+      `INSERT INTO stats_dirty_days (account_id, day) VALUES ($1, '2026-03-10') ON CONFLICT DO NOTHING`,
+      [account.id],
+    );
+    await rollUpStatistics(t.testDb.db, t.clock.now(), {
+      frozenBefore: new Date(t.clock.now().getTime() - 7 * DAY_MS),
+    });
     expect(await dayTotal()).toBe(21);
     // A second sweep finds nothing more.
-    expect(await retentionSweep(t.testDb.db, retentionCutoff(t.clock.now(), 7))).toEqual({ messages: 0, submissions: 0, callbackDeliveries: 0 });
+    expect(await retentionSweep(t.testDb.db, retentionCutoff(t.clock.now(), 7))).toEqual({
+      messages: 0,
+      submissions: 0,
+      callbackDeliveries: 0,
+    });
   });
 
   it('is off unless configured, and takes 7 days at least', () => {
     expect(loadConfig({}).retentionDays).toBeUndefined();
     expect(loadConfig({ HERALD_RETENTION_DAYS: '30' }).retentionDays).toBe(30);
-    expect(() => loadConfig({ HERALD_RETENTION_DAYS: '3' })).toThrow(/HERALD_RETENTION_DAYS: must be an integer from 7 to 36500/);
+    expect(() => loadConfig({ HERALD_RETENTION_DAYS: '3' })).toThrow(
+      /HERALD_RETENTION_DAYS: must be an integer from 7 to 36500/,
+    );
   });
 });

@@ -37,12 +37,19 @@ describe.each(ENGINES)('routing fallback and a stalled SMSC (%s)', (engine) => {
   const send = async (texts: string[]): Promise<string[]> => {
     const reply = await call(herald.url!, 'POST', '/api/v1/message', {
       token,
-      body: texts.map((content, i) => ({ channelType: 'SMS', senderName: 'Shop', destination: `7916777${String(i).padStart(3, '0')}0`, content })),
+      body: texts.map((content, i) => ({
+        channelType: 'SMS',
+        senderName: 'Shop',
+        destination: `7916777${String(i).padStart(3, '0')}0`,
+        content,
+      })),
     });
     return reply.body.items.map((item: { messageUuid: string }) => item.messageUuid);
   };
   const statuses = async (ids: string[]) =>
-    (await testDb.db.query<{ status: string }>('SELECT status FROM messages WHERE id = ANY($1::uuid[])', [ids])).map((r) => r.status);
+    (await testDb.db.query<{ status: string }>('SELECT status FROM messages WHERE id = ANY($1::uuid[])', [ids])).map(
+      (r) => r.status,
+    );
 
   beforeAll(async () => {
     await primary.start();
@@ -54,7 +61,13 @@ describe.each(ENGINES)('routing fallback and a stalled SMSC (%s)', (engine) => {
       tariffs: [],
     };
     herald = await startHerald({
-      config: loadConfig({ HERALD_PORT: '0', HERALD_DEMO: 'false', HERALD_ADMIN_TOKEN: ADMIN_TOKEN, HERALD_SIMULATORS: 'off', HERALD_LOG_LEVEL: 'silent' }),
+      config: loadConfig({
+        HERALD_PORT: '0',
+        HERALD_DEMO: 'false',
+        HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
+        HERALD_SIMULATORS: 'off',
+        HERALD_LOG_LEVEL: 'silent',
+      }),
       role: 'all',
       clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }),
       db: testDb.db,
@@ -65,7 +78,10 @@ describe.each(ENGINES)('routing fallback and a stalled SMSC (%s)', (engine) => {
     for (const c of herald.connectors) await (c as SmppConnector).waitBound(5000);
     const admin = { auth: `Bearer ${ADMIN_TOKEN}` };
     const account = await call(herald.url!, 'POST', '/admin/v1/accounts', { ...admin, body: { name: 'routing' } });
-    await call(herald.url!, 'POST', `/admin/v1/accounts/${account.body.id}/sender-names`, { ...admin, body: { channelType: 'SMS', name: 'Shop' } });
+    await call(herald.url!, 'POST', `/admin/v1/accounts/${account.body.id}/sender-names`, {
+      ...admin,
+      body: { channelType: 'SMS', name: 'Shop' },
+    });
     token = account.body.tokens.traffic;
   });
   afterAll(async () => {
@@ -87,7 +103,9 @@ describe.each(ENGINES)('routing fallback and a stalled SMSC (%s)', (engine) => {
     await waitFor(() => !herald.connectors.find((c) => c.id === 'primary')!.available());
     const ids = await send(['fallback a', 'fallback b', 'fallback c']);
     await waitFor(async () => (await statuses(ids)).every((s) => s === 'delivered'));
-    expect(backup.submissions.map((s) => s.text)).toEqual(expect.arrayContaining(['fallback a', 'fallback b', 'fallback c']));
+    expect(backup.submissions.map((s) => s.text)).toEqual(
+      expect.arrayContaining(['fallback a', 'fallback b', 'fallback c']),
+    );
     primary.setDown(false);
     await (herald.connectors.find((c) => c.id === 'primary') as SmppConnector).waitBound(5000);
   });
@@ -98,7 +116,9 @@ describe.each(ENGINES)('routing fallback and a stalled SMSC (%s)', (engine) => {
     const ids = await send(['stalled a', 'stalled b']);
     // No answer within the response timeout: the session is closed, the messages wait and are retried.
     const connector = herald.connectors.find((c) => c.id === 'primary')!;
-    await waitFor(() => connector.state().lastError?.includes('enquire_link') || connector.state().state !== 'bound', { timeoutMs: 10_000 });
+    await waitFor(() => connector.state().lastError?.includes('enquire_link') || connector.state().state !== 'bound', {
+      timeoutMs: 10_000,
+    });
     expect(await statuses(ids)).toEqual(['sending', 'sending']);
     primary.setStalled(false);
     backup.setDown(false);

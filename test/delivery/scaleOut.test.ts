@@ -25,7 +25,13 @@ describe.runIf(ON_POSTGRES)('two api and two worker processes on one PostgreSQL'
     await Promise.all([cluster.start('worker'), cluster.start('worker')]);
     const account = await cluster.createAccount('Cluster');
     const loads = apis.map((api, i) =>
-      startLoad(() => api.url!, account.traffic, { tag: `scale${i}`, batchSize: 200, concurrency: 2, senderName: 'Cluster', callbackUrl: receiver!.url }),
+      startLoad(() => api.url!, account.traffic, {
+        tag: `scale${i}`,
+        batchSize: 200,
+        concurrency: 2,
+        senderName: 'Cluster',
+        callbackUrl: receiver!.url,
+      }),
     );
     await waitFor(() => loads.every((load) => load.accepted.length >= 2000), { timeoutMs: 60_000 });
     await Promise.all(loads.map((load) => load.stop()));
@@ -33,20 +39,33 @@ describe.runIf(ON_POSTGRES)('two api and two worker processes on one PostgreSQL'
     for (const load of loads) expect([...load.outcomes.keys()]).toEqual([200]);
 
     // What one api stored, the other shows at once.
-    const seen = await call(apis[1]!.url!, 'GET', `/api/v1/message/${loads[0]!.accepted[0]}`, { token: account.traffic });
+    const seen = await call(apis[1]!.url!, 'GET', `/api/v1/message/${loads[0]!.accepted[0]}`, {
+      token: account.traffic,
+    });
     expect(seen.status).toBe(200);
 
     const db = cluster.testDb.db;
     await waitAllDelivered(db, account.id, accepted.length, 90_000);
     const submitted = submissionsByText(cluster.simulators.smsc, 'scale');
-    const sessions = new Set(cluster.simulators.smsc.submissions.filter((s) => s.text.startsWith('scale')).map((s) => s.session));
+    const sessions = new Set(
+      cluster.simulators.smsc.submissions.filter((s) => s.text.startsWith('scale')).map((s) => s.session),
+    );
     expect(submitted.size).toBe(accepted.length);
     expect([...submitted.values()].filter((n) => n > 1)).toEqual([]);
     expect(sessions.size).toBe(2);
 
-    const delivered = (): string[] => receiver!.events().filter((e) => e.callback_event === 'delivered').map((e) => e.message_uuid);
-    await waitFor(() => new Set(delivered()).size === accepted.length, { timeoutMs: 60_000, describe: () => `${new Set(delivered()).size} of ${accepted.length}` });
+    const delivered = (): string[] =>
+      receiver!
+        .events()
+        .filter((e) => e.callback_event === 'delivered')
+        .map((e) => e.message_uuid);
+    await waitFor(() => new Set(delivered()).size === accepted.length, {
+      timeoutMs: 60_000,
+      describe: () => `${new Set(delivered()).size} of ${accepted.length}`,
+    });
     expect(delivered()).toHaveLength(accepted.length);
-    process.stdout.write(`scale-out: ${accepted.length} messages through 2 api and 2 worker processes, each sent and called back once\n`);
+    process.stdout.write(
+      `scale-out: ${accepted.length} messages through 2 api and 2 worker processes, each sent and called back once\n`,
+    );
   }, 180_000);
 });

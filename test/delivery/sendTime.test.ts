@@ -25,21 +25,44 @@ describe.each(ENGINES)('checks at the moment of sending (%s)', (engine) => {
 
   beforeAll(async () => {
     t = await startTestHerald(engine, { delivery: { delayMs: 20 } });
-    account = await t.createAccount({ channels: { WHATSAPP: true }, senderNames: [['SMS', SENDER], ['WHATSAPP', SENDER]], openWhatsapp: false });
+    account = await t.createAccount({
+      channels: { WHATSAPP: true },
+      senderNames: [
+        ['SMS', SENDER],
+        ['WHATSAPP', SENDER],
+      ],
+      openWhatsapp: false,
+    });
   });
   afterAll(async () => t?.close());
 
   const row = async (id: string): Promise<Row> =>
-    (await t.testDb.db.query<Row>('SELECT status, read_status, error_code, due_at, history FROM messages WHERE id = $1', [id]))[0]!;
-  const submitted = (destination: string) => t.simulators!.smsc.submissions.filter((s) => s.destination === destination);
+    (
+      await t.testDb.db.query<Row>(
+        'SELECT status, read_status, error_code, due_at, history FROM messages WHERE id = $1',
+        [id],
+      )
+    )[0]!;
+  const submitted = (destination: string) =>
+    t.simulators!.smsc.submissions.filter((s) => s.destination === destination);
   /** A message stored earlier and due since then, as after a backlog or an outage: the dispatcher claims it late. */
   const late = (fields: Partial<MessageFields>): Promise<string> =>
-    insertMessage(t.testDb.db, { accountId: account.id, senderName: SENDER, createdAt: new Date(t.clock.now().getTime() - 3 * 3600_000), ...fields });
+    insertMessage(t.testDb.db, {
+      accountId: account.id,
+      senderName: SENDER,
+      createdAt: new Date(t.clock.now().getTime() - 3 * 3600_000),
+      ...fields,
+    });
 
   it('holds a message claimed outside its hours until its next allowed instant, then sends it', async () => {
     t.clock.set('2026-03-10T09:00:00Z'); // 12:00 in Moscow
     // Planned for 09:30 Moscow (06:30 UTC) with hours [9], claimed late, at 12:00.
-    const id = await late({ destination: '79161240010', hours: [9], plannedSendAt: new Date('2026-03-10T06:30:00Z'), ttl: 86_400 });
+    const id = await late({
+      destination: '79161240010',
+      hours: [9],
+      plannedSendAt: new Date('2026-03-10T06:30:00Z'),
+      ttl: 86_400,
+    });
     await waitFor(async () => (await row(id)).history.some((h) => h.detail === 'outside its send window'));
     const held = await row(id);
     expect(held).toMatchObject({ status: 'sending', due_at: new Date('2026-03-11T06:00:00Z') });
@@ -54,7 +77,12 @@ describe.each(ENGINES)('checks at the moment of sending (%s)', (engine) => {
 
   it('makes a message unsent when its window does not open again before its deadline', async () => {
     t.clock.set('2026-03-10T07:30:00Z'); // 10:30 in Moscow
-    const id = await late({ destination: '79161240020', hours: [9], plannedSendAt: new Date('2026-03-10T06:00:00Z'), ttl: 7200 });
+    const id = await late({
+      destination: '79161240020',
+      hours: [9],
+      plannedSendAt: new Date('2026-03-10T06:00:00Z'),
+      ttl: 7200,
+    });
     await waitFor(async () => (await row(id)).status === 'unsent');
     expect((await row(id)).error_code).toBe(DELIVERY_ERRORS.deadlinePassed);
     expect(submitted('79161240020')).toHaveLength(0);
@@ -63,7 +91,10 @@ describe.each(ENGINES)('checks at the moment of sending (%s)', (engine) => {
   it('gives the SMSC the lifetime left, and ends the message at the end of its one lifetime', async () => {
     t.clock.set('2026-03-10T09:00:00Z');
     // A fresh message with ttl 600: validity 600 s.
-    const fresh = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { destination: '79161240031', ttl: 600 })] });
+    const fresh = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('SMS', { destination: '79161240031', ttl: 600 })],
+    });
     await waitFor(() => submitted('79161240031').length === 1);
     expect(Math.abs(submitted('79161240031')[0]!.validitySeconds! - 600)).toBeLessThanOrEqual(2);
     expect(fresh.body.errors).toBe(false);
@@ -107,14 +138,21 @@ describe.each(ENGINES)('checks at the moment of sending (%s)', (engine) => {
 
   it('keeps a read message delivered in lists and statistics, with its read status apart', async () => {
     t.clock.set('2026-03-10T09:00:00Z');
-    const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('VK', { destination: '79161240050' })] });
+    const reply = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('VK', { destination: '79161240050' })],
+    });
     const id = reply.body.items[0].messageUuid;
     await waitFor(async () => (await row(id)).read_status === 'read');
     const object = await t.call('GET', `/api/v1/message/${id}`, { token: account.traffic });
     expect(object.body).toMatchObject({ status: 'delivered', readStatus: 'read' });
     const list = await t.call('GET', '/api/v1/message?status=delivered&channel_type=VK', { token: account.traffic });
     expect(list.body.items.map((m: { messageUuid: string }) => m.messageUuid)).toContain(id);
-    const stats = await t.call('GET', '/api/v1/statistics?groupBy=channelType&channelType=VK&from=2026-03-01&to=2026-03-12', { token: account.system });
+    const stats = await t.call(
+      'GET',
+      '/api/v1/statistics?groupBy=channelType&channelType=VK&from=2026-03-01&to=2026-03-12',
+      { token: account.system },
+    );
     expect(stats.body.items.find((g: { key: string }) => g.key === 'VK').statuses).toMatchObject({ delivered: 1 });
     expect(stats.body.items.find((g: { key: string }) => g.key === 'VK').statuses.read).toBeUndefined();
   });

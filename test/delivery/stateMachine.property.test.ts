@@ -76,102 +76,142 @@ describe.each(ENGINES)('the message state machine, as a property (%s)', (engine)
   afterAll(async () => testDb?.drop());
 
   const balance = async (): Promise<number> =>
-    Number((await db.query<{ amount: string }>('SELECT amount FROM account_balances WHERE account_id = $1', [accountId]))[0]?.amount ?? 0);
+    Number(
+      (await db.query<{ amount: string }>('SELECT amount FROM account_balances WHERE account_id = $1', [accountId]))[0]
+        ?.amount ?? 0,
+    );
 
   it('never moves backwards, never reads before delivering, never refunds twice, and calls back in status order', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 24 }), fc.constantFrom('VK', 'SMS'), async (commands, channel) => {
-        const ids: string[] = [];
-        for (let i = 0; i < MESSAGES; i++) {
-          ids.push(await insertMessage(db, { accountId, channel, price: 1, ttl: 3600, callbackTargetId: targetId, callbackEvents: ['sent', 'delivered', 'read', 'price'], createdAt: new Date(T0) }));
-        }
-        const before = await balance();
-        const silent = pino({ level: 'silent' });
-        // Batches end only where the test flushes: no timer flushes behind its back.
-        const newWriter = (): DeliveryWriter => new DeliveryWriter(db, silent, { maxBatch: 100_000, lingerMs: 3_600_000 });
-        let writer = newWriter();
-        let pending: Promise<void>[] = [];
-        let clock = T0;
-        const flush = async (): Promise<void> => {
-          await writer.drain();
-          await Promise.all(pending);
-          pending = [];
-        };
-        for (const c of commands) {
-          const at = new Date((clock += 1000));
-          const ref = c.kind === 'expire' || c.kind === 'flush' || c.kind === 'restart' ? undefined : { accountId, id: ids[c.m]! };
-          switch (c.kind) {
-            case 'submit':
-              pending.push(writer.sent({ ...ref!, connectorId: CONNECTOR, at, carrierIds: [ref!.id], readTracked: channel === 'VK' }));
-              break;
-            case 'retry':
-              pending.push(writer.retry({ ...ref!, dueAt: new Date(clock + 60_000), at, reason: 'transient' }));
-              break;
-            case 'receipt': {
-              const receipt = { connectorId: CONNECTOR, carrierId: ref!.id, state: c.state, at, errorCode: c.state === 'delivered' || c.state === 'read' ? null : 7 };
-              if (c.viaDb) {
-                await flush();
-                await db.transaction((tx) => applyReceipts(tx, [receipt]));
-              } else pending.push(writer.receipts([receipt]));
-              break;
-            }
-            case 'expire':
-              await flush();
-              await messageExpireDue(db, new Date(T0 + 2 * 86_400_000), 1000, DELIVERY_ERRORS);
-              break;
-            case 'stop':
-              await flush();
-              await db.transaction((tx) => messageStop(tx, accountId, [ref!.id], at, DELIVERY_ERRORS.stopped));
-              break;
-            case 'flush':
-              await flush();
-              break;
-            case 'restart':
-              await flush();
-              writer = newWriter();
-              break;
+      fc.asyncProperty(
+        fc.array(command, { minLength: 1, maxLength: 24 }),
+        fc.constantFrom('VK', 'SMS'),
+        async (commands, channel) => {
+          const ids: string[] = [];
+          for (let i = 0; i < MESSAGES; i++) {
+            ids.push(
+              await insertMessage(db, {
+                accountId,
+                channel,
+                price: 1,
+                ttl: 3600,
+                callbackTargetId: targetId,
+                callbackEvents: ['sent', 'delivered', 'read', 'price'],
+                createdAt: new Date(T0),
+              }),
+            );
           }
-        }
-        await flush();
+          const before = await balance();
+          const silent = pino({ level: 'silent' });
+          // Batches end only where the test flushes: no timer flushes behind its back.
+          const newWriter = (): DeliveryWriter =>
+            new DeliveryWriter(db, silent, { maxBatch: 100_000, lingerMs: 3_600_000 });
+          let writer = newWriter();
+          let pending: Promise<void>[] = [];
+          let clock = T0;
+          const flush = async (): Promise<void> => {
+            await writer.drain();
+            await Promise.all(pending);
+            pending = [];
+          };
+          for (const c of commands) {
+            const at = new Date((clock += 1000));
+            const ref =
+              c.kind === 'expire' || c.kind === 'flush' || c.kind === 'restart'
+                ? undefined
+                : { accountId, id: ids[c.m]! };
+            switch (c.kind) {
+              case 'submit':
+                pending.push(
+                  writer.sent({
+                    ...ref!,
+                    connectorId: CONNECTOR,
+                    at,
+                    carrierIds: [ref!.id],
+                    readTracked: channel === 'VK',
+                  }),
+                );
+                break;
+              case 'retry':
+                pending.push(writer.retry({ ...ref!, dueAt: new Date(clock + 60_000), at, reason: 'transient' }));
+                break;
+              case 'receipt': {
+                const receipt = {
+                  connectorId: CONNECTOR,
+                  carrierId: ref!.id,
+                  state: c.state,
+                  at,
+                  errorCode: c.state === 'delivered' || c.state === 'read' ? null : 7,
+                };
+                if (c.viaDb) {
+                  await flush();
+                  await db.transaction((tx) => applyReceipts(tx, [receipt]));
+                } else pending.push(writer.receipts([receipt]));
+                break;
+              }
+              case 'expire':
+                await flush();
+                await messageExpireDue(db, new Date(T0 + 2 * 86_400_000), 1000, DELIVERY_ERRORS);
+                break;
+              case 'stop':
+                await flush();
+                await db.transaction((tx) => messageStop(tx, accountId, [ref!.id], at, DELIVERY_ERRORS.stopped));
+                break;
+              case 'flush':
+                await flush();
+                break;
+              case 'restart':
+                await flush();
+                writer = newWriter();
+                break;
+            }
+          }
+          await flush();
 
-        const rows = await db.query<{ id: string; status: string; read_status: string | null; price_refunded: boolean; history: { status: string; ignored?: boolean; retryAt?: string }[] }>(
-          'SELECT id, status, read_status, price_refunded, history FROM messages WHERE id = ANY($1::uuid[])',
-          [ids],
-        );
-        let refunds = 0;
-        for (const row of rows) {
-          const entries = row.history.filter((h) => !h.ignored && h.status !== 'sending').map((h) => h.status);
-          const ranks = entries.map((s) => RANK[s]!);
-          // Never backwards, each stage once.
-          expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
-          expect(new Set(ranks).size).toBe(ranks.length);
-          // No read without the delivery before it.
-          if (entries.includes('read')) expect(entries[entries.indexOf('read') - 1]).toBe('delivered');
-          if (entries.includes('unread')) expect(entries[entries.indexOf('unread') - 1]).toBe('delivered');
-          // The status is the last delivery outcome; the read status is apart.
-          expect(['sending', 'sent', 'delivered', 'undelivered', 'unsent']).toContain(row.status);
-          const outcomes = entries.filter((s) => RANK[s]! <= 2);
-          expect(row.status).toBe(outcomes.at(-1) ?? 'sending');
-          expect(row.read_status).toBe(entries.find((s) => s === 'read' || s === 'unread') ?? null);
-          if (row.read_status !== null) expect(row.status).toBe('delivered');
-          // Refunded exactly when unsent.
-          expect(row.price_refunded).toBe(row.status === 'unsent');
-          if (row.price_refunded) refunds++;
+          const rows = await db.query<{
+            id: string;
+            status: string;
+            read_status: string | null;
+            price_refunded: boolean;
+            history: { status: string; ignored?: boolean; retryAt?: string }[];
+          }>('SELECT id, status, read_status, price_refunded, history FROM messages WHERE id = ANY($1::uuid[])', [ids]);
+          let refunds = 0;
+          for (const row of rows) {
+            const entries = row.history.filter((h) => !h.ignored && h.status !== 'sending').map((h) => h.status);
+            const ranks = entries.map((s) => RANK[s]!);
+            // Never backwards, each stage once.
+            expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+            expect(new Set(ranks).size).toBe(ranks.length);
+            // No read without the delivery before it.
+            if (entries.includes('read')) expect(entries[entries.indexOf('read') - 1]).toBe('delivered');
+            if (entries.includes('unread')) expect(entries[entries.indexOf('unread') - 1]).toBe('delivered');
+            // The status is the last delivery outcome; the read status is apart.
+            expect(['sending', 'sent', 'delivered', 'undelivered', 'unsent']).toContain(row.status);
+            const outcomes = entries.filter((s) => RANK[s]! <= 2);
+            expect(row.status).toBe(outcomes.at(-1) ?? 'sending');
+            expect(row.read_status).toBe(entries.find((s) => s === 'read' || s === 'unread') ?? null);
+            if (row.read_status !== null) expect(row.status).toBe('delivered');
+            // Refunded exactly when unsent.
+            expect(row.price_refunded).toBe(row.status === 'unsent');
+            if (row.price_refunded) refunds++;
 
-          const events = await db.query<{ event: string; status: string | null; extra: { price: number } | null }>(
-            'SELECT event, status, extra FROM callback_events WHERE message_id = $1 ORDER BY txid, id',
-            [row.id],
-          );
-          // Status events: one per status entry, in the same order.
-          const statusEvents = events.filter((e) => e.event !== 'price');
-          expect(statusEvents.map((e) => [e.event, e.status])).toEqual(entries.map((s) => [EVENT_OF[s], s]));
-          // Price events: final once when it left `sending`, and 0 once if it was refunded.
-          const prices = events.filter((e) => e.event === 'price').map((e) => e.extra!.price);
-          expect(prices).toEqual(entries.length === 0 ? [] : row.price_refunded ? (entries[0] === 'unsent' ? [0] : [1, 0]) : [1]);
-        }
-        // Each refund was credited once.
-        expect(await balance()).toBe(before + refunds);
-      }),
+            const events = await db.query<{ event: string; status: string | null; extra: { price: number } | null }>(
+              'SELECT event, status, extra FROM callback_events WHERE message_id = $1 ORDER BY txid, id',
+              [row.id],
+            );
+            // Status events: one per status entry, in the same order.
+            const statusEvents = events.filter((e) => e.event !== 'price');
+            expect(statusEvents.map((e) => [e.event, e.status])).toEqual(entries.map((s) => [EVENT_OF[s], s]));
+            // Price events: final once when it left `sending`, and 0 once if it was refunded.
+            const prices = events.filter((e) => e.event === 'price').map((e) => e.extra!.price);
+            expect(prices).toEqual(
+              entries.length === 0 ? [] : row.price_refunded ? (entries[0] === 'unsent' ? [0] : [1, 0]) : [1],
+            );
+          }
+          // Each refund was credited once.
+          expect(await balance()).toBe(before + refunds);
+        },
+      ),
       { numRuns: RUNS },
     );
   }, 300_000);

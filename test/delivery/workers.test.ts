@@ -12,7 +12,12 @@ async function sendMany(cluster: Cluster, token: string, count: number, tag: str
   for (let start = 0; start < count; start += 1000) {
     const body = Array.from({ length: Math.min(1000, count - start) }, (_, k) => {
       const i = start + k;
-      return { channelType: 'SMS', senderName: 'Cluster', destination: `7916${String(i).padStart(6, '0')}0`, content: `${tag} ${i}` };
+      return {
+        channelType: 'SMS',
+        senderName: 'Cluster',
+        destination: `7916${String(i).padStart(6, '0')}0`,
+        content: `${tag} ${i}`,
+      };
     });
     const reply = await cluster.call('POST', '/api/v1/message', { token, body });
     if (reply.status !== 200 || reply.body.errors) throw new Error(JSON.stringify(reply.body).slice(0, 300));
@@ -39,7 +44,9 @@ describe.runIf(ON_POSTGRES)('worker processes on one PostgreSQL', () => {
     expect(counts.size).toBe(4000);
     expect([...counts.values()].filter((n) => n > 1)).toEqual([]);
     // Both workers took part: submissions came on both SMPP sessions.
-    const sessions = new Set(cluster.simulators.smsc.submissions.filter((s) => s.text.startsWith('pair ')).map((s) => s.session));
+    const sessions = new Set(
+      cluster.simulators.smsc.submissions.filter((s) => s.text.startsWith('pair ')).map((s) => s.session),
+    );
     expect(sessions.size).toBe(2);
   }, 120_000);
 
@@ -49,7 +56,10 @@ describe.runIf(ON_POSTGRES)('worker processes on one PostgreSQL', () => {
     const first = await cluster.start('worker');
     const account = await cluster.createAccount('Cluster');
     const ids = await sendMany(cluster, account.traffic, 6000, 'crash');
-    await waitFor(() => cluster!.simulators.smsc.submissions.filter((s) => s.text.startsWith('crash ')).length >= 1500, { timeoutMs: 30_000 });
+    await waitFor(
+      () => cluster!.simulators.smsc.submissions.filter((s) => s.text.startsWith('crash ')).length >= 1500,
+      { timeoutMs: 30_000 },
+    );
     first.run.child.kill('SIGKILL');
     await first.run.exited();
     const submittedBeforeKill = submissionsByText(cluster.simulators.smsc, 'crash ').size;

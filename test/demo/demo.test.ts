@@ -24,12 +24,21 @@ describe('demo mode (DESIGN 1)', () => {
         token: demo.trafficToken,
         body: [
           { channelType: 'SMS', senderName: 'Herald', destination: '79161234567', content: 'Hello from Herald' },
-          { channelType: 'WHATSAPP', senderName: 'Herald', destination: '79161234567', content: { contentType: 'text', text: 'Hi' } },
+          {
+            channelType: 'WHATSAPP',
+            senderName: 'Herald',
+            destination: '79161234567',
+            content: { contentType: 'text', text: 'Hi' },
+          },
         ],
       });
       expect(send.body).toMatchObject({ errors: false, items: [{ code: 201 }, { code: 201 }] });
-      expect((await call(first.url!, 'GET', '/api/v1/balance', { token: demo.systemToken })).body).toEqual({ RUB: 1000 });
-      const account = await call(first.url!, 'GET', `/admin/v1/accounts/${demo.accountId}`, { auth: `Bearer ${demo.adminToken}` });
+      expect((await call(first.url!, 'GET', '/api/v1/balance', { token: demo.systemToken })).body).toEqual({
+        RUB: 1000,
+      });
+      const account = await call(first.url!, 'GET', `/admin/v1/accounts/${demo.accountId}`, {
+        auth: `Bearer ${demo.adminToken}`,
+      });
       expect(account.body).toMatchObject({ name: 'Demo', inbound: true, channels: { WHATSAPP: true } });
     } finally {
       await first.close();
@@ -49,7 +58,9 @@ describe('demo mode (DESIGN 1)', () => {
     const testDb = await openTestDb(engine);
     try {
       const config = loadConfig({ HERALD_DEMO: 'true', HERALD_ADMIN_TOKEN: 'x'.repeat(24) });
-      const results = await Promise.all(Array.from({ length: 4 }, () => ensureDemo(testDb.db, config, new TestClock())));
+      const results = await Promise.all(
+        Array.from({ length: 4 }, () => ensureDemo(testDb.db, config, new TestClock())),
+      );
       for (const result of results) expect(result).toEqual(results[0]);
       expect(results[0]!.adminToken).toBeUndefined();
       const [count] = await testDb.db.query<{ n: number }>('SELECT count(*) AS n FROM accounts');
@@ -60,11 +71,18 @@ describe('demo mode (DESIGN 1)', () => {
   });
 
   describe('the banner', () => {
-    const credentials = { accountId: 1, trafficToken: 'dHJhZmZpYw==', systemToken: 'c3lzdGVt', adminToken: 'generated-admin-token-0123456789' };
+    const credentials = {
+      accountId: 1,
+      trafficToken: 'dHJhZmZpYw==',
+      systemToken: 'c3lzdGVt',
+      adminToken: 'generated-admin-token-0123456789',
+    };
     const adminLine = (banner: string) => banner.split('\n').find((line) => line.includes('Admin token'));
 
     it('shows the admin token Herald generated', () => {
-      expect(adminLine(demoBanner(credentials, 'http://127.0.0.1:8080', false))).toBe('  Admin token:       generated-admin-token-0123456789');
+      expect(adminLine(demoBanner(credentials, 'http://127.0.0.1:8080', false))).toBe(
+        '  Admin token:       generated-admin-token-0123456789',
+      );
     });
 
     it('never shows one from HERALD_ADMIN_TOKEN, only that it is set', () => {
@@ -84,9 +102,17 @@ describe('demo mode (DESIGN 1)', () => {
     it('at start-up with HERALD_ADMIN_TOKEN set: the demo tokens are printed, the admin token is not', async () => {
       const dataDir = mkdtempSync(path.join(tmpdir(), 'herald-demo-'));
       const adminToken = 'operator-secret-from-the-environment-0123';
-      const config = loadConfig({ HERALD_DATA_DIR: dataDir, HERALD_PORT: '0', HERALD_LOG_LEVEL: 'silent', HERALD_ADMIN_TOKEN: adminToken, HERALD_SIMULATORS: 'off' });
+      const config = loadConfig({
+        HERALD_DATA_DIR: dataDir,
+        HERALD_PORT: '0',
+        HERALD_LOG_LEVEL: 'silent',
+        HERALD_ADMIN_TOKEN: adminToken,
+        HERALD_SIMULATORS: 'off',
+      });
       const printed: string[] = [];
-      const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (printed.push(String(chunk)), true));
+      const write = vi
+        .spyOn(process.stdout, 'write')
+        .mockImplementation((chunk: string | Uint8Array) => (printed.push(String(chunk)), true));
       let herald: Awaited<ReturnType<typeof startHerald>> | undefined;
       try {
         herald = await startHerald({ config, role: 'api', log: pino({ level: 'silent' }) });

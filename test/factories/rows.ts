@@ -17,7 +17,10 @@ export interface AccountFields {
 }
 
 /** An account, with an opening balance in its currency when one is given. */
-export async function insertAccount(db: Queryable, fields: AccountFields = {}): Promise<{ id: number; currency: string }> {
+export async function insertAccount(
+  db: Queryable,
+  fields: AccountFields = {},
+): Promise<{ id: number; currency: string }> {
   const currency = fields.currency ?? 'RUB';
   const now = fields.now ?? new Date('2026-03-10T09:00:00Z');
   const [row] = await db.query<{ id: number }>(
@@ -35,7 +38,12 @@ export async function insertAccount(db: Queryable, fields: AccountFields = {}): 
 }
 
 /** A callback URL of an account (a callback target), as messages with that callbackUrl point to. */
-export async function insertCallbackTarget(db: Queryable, accountId: number, url: string, now = new Date()): Promise<number> {
+export async function insertCallbackTarget(
+  db: Queryable,
+  accountId: number,
+  url: string,
+  now = new Date(),
+): Promise<number> {
   const [row] = await db.query<{ id: number }>(
     `INSERT INTO callback_targets (account_id, url, created_at) VALUES ($1, $2, $3)
      ON CONFLICT (account_id, url) DO UPDATE SET url = excluded.url RETURNING id`,

@@ -21,7 +21,12 @@ describe.runIf(ON_POSTGRES)('an api process killed during a burst of batches', (
     cluster = await startCluster({ delayMs: 20 });
     const api = await cluster.start('api');
     const account = await cluster.createAccount('Cluster');
-    const load = startLoad(() => api.url!, account.traffic, { tag: 'burst', batchSize: BATCH, concurrency: 4, senderName: 'Cluster' });
+    const load = startLoad(() => api.url!, account.traffic, {
+      tag: 'burst',
+      batchSize: BATCH,
+      concurrency: 4,
+      senderName: 'Cluster',
+    });
     await waitFor(() => load.accepted.length >= 4000, { timeoutMs: 60_000 });
     api.run.child.kill('SIGKILL');
     await api.run.exited();

@@ -19,7 +19,11 @@ describe.each(ENGINES)('a callback receiver down for the whole retry window (%s)
     t = await startTestHerald(engine, {
       delivery: { delayMs: 20 },
       clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }),
-      env: { HERALD_CALLBACK_ALLOW_PRIVATE: 'true', HERALD_CALLBACK_RETRY_INTERVAL: '1', HERALD_CALLBACK_RETRY_WINDOW: '3' },
+      env: {
+        HERALD_CALLBACK_ALLOW_PRIVATE: 'true',
+        HERALD_CALLBACK_RETRY_INTERVAL: '1',
+        HERALD_CALLBACK_RETRY_WINDOW: '3',
+      },
       // The dead host's circuit opens after its failures; a short pause lets the replay through soon after.
       callbackSender: { breakerOpenMs: 1000 },
     });
@@ -48,19 +52,24 @@ describe.each(ENGINES)('a callback receiver down for the whole retry window (%s)
 
     type Delivery = { id: string; state: string; events: number; url: string };
     const failedList = async (): Promise<Delivery[]> =>
-      (await t!.call('GET', '/api/v1/callbacks?state=failed&limit=100', { token: account.system })).body.items as Delivery[];
+      (await t!.call('GET', '/api/v1/callbacks?state=failed&limit=100', { token: account.system })).body
+        .items as Delivery[];
     // Every delivery to the dead receiver ends failed once the window is over, and together they hold its events.
     await waitFor(async () => (await failedList()).reduce((sum, d) => sum + d.events, 0) === COUNT, {
       timeoutMs: 60_000,
       describe: async () => JSON.stringify((await failedList()).map((d) => d.events)),
     });
     const failed = await failedList();
-    const open = (await t.call('GET', '/api/v1/callbacks?state=open', { token: account.system })).body.items as Delivery[];
+    const open = (await t.call('GET', '/api/v1/callbacks?state=open', { token: account.system })).body
+      .items as Delivery[];
     expect(open).toEqual([]);
 
     const back = await new Receiver().start(deadPort);
     receivers.push(back);
-    const replay = await t.call('POST', '/api/v1/callbacks/replay', { token: account.system, body: { ids: failed.map((d) => d.id) } });
+    const replay = await t.call('POST', '/api/v1/callbacks/replay', {
+      token: account.system,
+      body: { ids: failed.map((d) => d.id) },
+    });
     expect(replay.body.items.every((item: { code: number }) => item.code === 200)).toBe(true);
     await waitFor(() => back.events().length >= COUNT, { timeoutMs: 30_000 });
     const got = back.events().map((e) => e.message_uuid);

@@ -22,7 +22,12 @@ describe.runIf(ON_POSTGRES)('SIGTERM under load', () => {
     const api = await cluster.start('api');
     const worker = await cluster.start('worker');
     const account = await cluster.createAccount('Cluster');
-    const load = startLoad(() => api.url!, account.traffic, { tag: 'term', batchSize: 50, concurrency: 2, senderName: 'Cluster' });
+    const load = startLoad(() => api.url!, account.traffic, {
+      tag: 'term',
+      batchSize: 50,
+      concurrency: 2,
+      senderName: 'Cluster',
+    });
     const smsc = cluster.simulators.smsc;
     await waitFor(() => load.accepted.length >= 2000 && smsc.submitCount >= 500, { timeoutMs: 60_000 });
 

@@ -26,7 +26,12 @@ describe.runIf(ON_POSTGRES)('PostgreSQL restarted under load', () => {
     const api = await cluster.start('api');
     const worker = await cluster.start('worker');
     const account = await cluster.createAccount('Cluster');
-    const load = startLoad(() => api.url!, account.traffic, { tag: 'restart', batchSize: 100, concurrency: 2, senderName: 'Cluster' });
+    const load = startLoad(() => api.url!, account.traffic, {
+      tag: 'restart',
+      batchSize: 100,
+      concurrency: 2,
+      senderName: 'Cluster',
+    });
     await waitFor(() => load.accepted.length >= 2000, { timeoutMs: 60_000 });
 
     server.stop();
@@ -70,7 +75,9 @@ describe.runIf(ON_POSTGRES)('PostgreSQL restarted under load', () => {
       expect(refusal.retryAfter).not.toBeNull();
     }
     // Each accepted message is stored, none other, and each reached the SMSC exactly once.
-    const stored = await db.query<{ id: string }>(`SELECT id::text AS id FROM messages WHERE account_id = $1`, [account.id]);
+    const stored = await db.query<{ id: string }>(`SELECT id::text AS id FROM messages WHERE account_id = $1`, [
+      account.id,
+    ]);
     expect(new Set(stored.map((r) => r.id))).toEqual(new Set(load.accepted));
     const submitted = submissionsByText(cluster.simulators.smsc, 'restart ');
     expect(submitted.size).toBe(load.accepted.length);

@@ -23,7 +23,10 @@ describe.runIf(ON_POSTGRES)('a worker killed while it delivers callbacks', () =>
     // The receiver holds one POST unanswered, so a delivery is surely in flight when the worker dies.
     const HELD = 5;
     receiver.answer = (_request, index) => (index === HELD ? 'hang' : 200);
-    cluster = await startCluster({ delayMs: 20, env: { HERALD_LEASE_SECONDS: '3', HERALD_CALLBACK_ALLOW_PRIVATE: 'true' } });
+    cluster = await startCluster({
+      delayMs: 20,
+      env: { HERALD_LEASE_SECONDS: '3', HERALD_CALLBACK_ALLOW_PRIVATE: 'true' },
+    });
     await cluster.start('api');
     const first = await cluster.start('worker');
     const account = await cluster.createAccount('Cluster');
@@ -44,11 +47,19 @@ describe.runIf(ON_POSTGRES)('a worker killed while it delivers callbacks', () =>
     first.run.child.kill('SIGKILL');
     await first.run.exited();
     const heldDelivery = receiver.received[HELD]!.headers['x-herald-delivery'];
-    const heldEvents = new Set((receiver.received[HELD]!.body as { message_uuid: string }[]).map((e) => e.message_uuid));
+    const heldEvents = new Set(
+      (receiver.received[HELD]!.body as { message_uuid: string }[]).map((e) => e.message_uuid),
+    );
     expect(heldEvents.size).toBeGreaterThan(0);
 
     await cluster.start('worker');
-    const delivered = (): Set<string> => new Set(receiver!.events().filter((e) => e.callback_event === 'delivered').map((e) => e.message_uuid));
+    const delivered = (): Set<string> =>
+      new Set(
+        receiver!
+          .events()
+          .filter((e) => e.callback_event === 'delivered')
+          .map((e) => e.message_uuid),
+      );
     await waitFor(() => delivered().size === COUNT, {
       timeoutMs: 90_000,
       describe: () => `${delivered().size} of ${COUNT} delivered events received`,
@@ -65,12 +76,18 @@ describe.runIf(ON_POSTGRES)('a worker killed while it delivers callbacks', () =>
     const repeated = [...byDelivery.values()].filter((raws) => raws.length > 1);
     for (const raws of repeated) expect(new Set(raws).size).toBe(1);
     expect(byDelivery.get(heldDelivery as string)!.length).toBeGreaterThan(1);
-    const once = [...byDelivery.values()].flatMap((raws) => JSON.parse(raws[0]!) as { message_uuid: string }[]).map((e) => e.message_uuid);
+    const once = [...byDelivery.values()]
+      .flatMap((raws) => JSON.parse(raws[0]!) as { message_uuid: string }[])
+      .map((e) => e.message_uuid);
     expect(once).toHaveLength(COUNT);
     expect(new Set(once).size).toBe(COUNT);
     const twice = receiver.events().length - COUNT;
     const db = cluster.testDb.db;
-    await waitFor(async () => (await db.query<{ n: number }>(`SELECT count(*) AS n FROM callback_deliveries WHERE state <> 'delivered'`))[0]!.n === 0);
+    await waitFor(
+      async () =>
+        (await db.query<{ n: number }>(`SELECT count(*) AS n FROM callback_deliveries WHERE state <> 'delivered'`))[0]!
+          .n === 0,
+    );
     process.stdout.write(
       `callback crash: ${receiver.received.length} POSTs, ${repeated.length} sent again whole with their delivery id (${twice} events), none lost\n`,
     );

@@ -34,10 +34,17 @@ export async function startCluster(options: {
   mps?: number;
 }): Promise<Cluster> {
   const testDb = await openTestDb('postgres', options.databaseUrl ? { url: options.databaseUrl } : {});
-  const simulators = await startEmbeddedSimulators({ delayMs: options.delayMs, window: 100, ...(options.mps ? { mps: options.mps } : {}) });
+  const simulators = await startEmbeddedSimulators({
+    delayMs: options.delayMs,
+    window: 100,
+    ...(options.mps ? { mps: options.mps } : {}),
+  });
   const dir = mkdtempSync(path.join(tmpdir(), 'herald-cluster-'));
   const configPath = path.join(dir, 'herald.json');
-  writeFileSync(configPath, JSON.stringify({ connectors: simulators.configFile.connectors, routes: simulators.configFile.routes }));
+  writeFileSync(
+    configPath,
+    JSON.stringify({ connectors: simulators.configFile.connectors, routes: simulators.configFile.routes }),
+  );
   const url = new URL(testDb.url!);
   url.searchParams.set('options', `-c search_path=${testDb.schema}`);
   const processes: Spawned[] = [];
@@ -71,7 +78,10 @@ export async function startCluster(options: {
       return call(apiUrl, method, p, callOptions);
     },
     async createAccount(senderName) {
-      const created = await cluster.call('POST', '/admin/v1/accounts', { auth: `Bearer ${ADMIN_TOKEN}`, body: { name: 'cluster' } });
+      const created = await cluster.call('POST', '/admin/v1/accounts', {
+        auth: `Bearer ${ADMIN_TOKEN}`,
+        body: { name: 'cluster' },
+      });
       await cluster.call('POST', `/admin/v1/accounts/${created.body.id}/sender-names`, {
         auth: `Bearer ${ADMIN_TOKEN}`,
         body: { channelType: 'SMS', name: senderName },

@@ -10,15 +10,27 @@ export function submissionsByText(smsc: SmscSimulator, prefix: string): Map<stri
 }
 
 /** How many messages are in each status: those of one account, or those with the given ids. */
-export async function messageStatusCounts(db: Db, where: { accountId: number } | { ids: readonly string[] }): Promise<Record<string, number>> {
+export async function messageStatusCounts(
+  db: Db,
+  where: { accountId: number } | { ids: readonly string[] },
+): Promise<Record<string, number>> {
   const rows =
     'accountId' in where
-      ? await db.query<{ status: string; n: number }>('SELECT status, count(*) AS n FROM messages WHERE account_id = $1 GROUP BY status', [where.accountId])
-      : await db.query<{ status: string; n: number }>('SELECT status, count(*) AS n FROM messages WHERE id = ANY($1::uuid[]) GROUP BY status', [[...where.ids]]);
+      ? await db.query<{ status: string; n: number }>(
+          'SELECT status, count(*) AS n FROM messages WHERE account_id = $1 GROUP BY status',
+          [where.accountId],
+        )
+      : await db.query<{ status: string; n: number }>(
+          'SELECT status, count(*) AS n FROM messages WHERE id = ANY($1::uuid[]) GROUP BY status',
+          [[...where.ids]],
+        );
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
 
-/** Waits until exactly `count` messages of the account are delivered; on timeout says how many are in each status (and with which error codes). */
+/**
+ * Waits until exactly `count` messages of the account are delivered; on timeout says how many are in each status (and
+ * with which error codes).
+ */
 export async function waitAllDelivered(db: Db, accountId: number, count: number, timeoutMs: number): Promise<void> {
   await waitFor(async () => ((await messageStatusCounts(db, { accountId })).delivered ?? 0) === count, {
     timeoutMs,

@@ -17,7 +17,12 @@ export interface CallOptions {
 }
 
 /** One real HTTP request to a running Herald; the body is parsed as JSON when there is one. */
-export async function call<T = any>(baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<Reply<T>> {
+export async function call<T = any>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<Reply<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.auth !== undefined) headers.authorization = options.auth;
   else if (options.token !== undefined) headers.authorization = `Basic ${options.token}`;

@@ -41,7 +41,8 @@ export function startLoad(
         count(reply.status);
         answered = reply.status === 200;
         if (answered) load.accepted.push(...reply.body.items.map((item: { messageUuid: string }) => item.messageUuid));
-        else load.refusals.push({ status: reply.status, body: reply.body, retryAfter: reply.headers.get('retry-after') });
+        else
+          load.refusals.push({ status: reply.status, body: reply.body, retryAfter: reply.headers.get('retry-after') });
       } catch {
         count('network');
       }

@@ -16,9 +16,14 @@ export interface Spawned {
  * the sources, or with `built` the compiled bin/herald.js as `npm start` runs it.
  */
 export function spawnHerald(args: string[], env: Record<string, string>, options: { built?: boolean } = {}): Spawned {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('HERALD_') && k !== 'DATABASE_URL'));
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('HERALD_') && k !== 'DATABASE_URL'),
+  );
   const command = options.built ? ['bin/herald.js'] : CLI;
-  const child = spawn(process.execPath, [...command, ...args], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...command, ...args], {
+    env: { ...base, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer): void => {

@@ -20,7 +20,12 @@ function parseRaw(bytes: Buffer): RawReply & { complete: boolean } {
     // not JSON: kept as text for the assertion to show
   }
   const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? 0);
-  return { status, body, text: text.slice(0, 500), complete: end >= 0 && length !== null && raw.length >= Number(length[1]) };
+  return {
+    status,
+    body,
+    text: text.slice(0, 500),
+    complete: end >= 0 && length !== null && raw.length >= Number(length[1]),
+  };
 }
 
 /** Raw bytes on a fresh connection, for what fetch will not send; resolves with Herald's answer. */

@@ -46,7 +46,11 @@ export async function createAccountVia(
   const started = new Date(now().getTime() - 60_000).toISOString();
   if (options.channels) await h.admin('PATCH', `/admin/v1/accounts/${id}`, { channels: options.channels });
   for (const [channelType, name] of options.senderNames ?? []) {
-    const made = await h.admin('POST', `/admin/v1/accounts/${id}/sender-names`, { channelType, name, startDate: started });
+    const made = await h.admin('POST', `/admin/v1/accounts/${id}/sender-names`, {
+      channelType,
+      name,
+      startDate: started,
+    });
     if (made.status !== 201) throw new Error(`sender name not created: ${JSON.stringify(made.body)}`);
   }
   if (options.openWhatsapp !== false) {
@@ -60,7 +64,8 @@ export async function createAccountVia(
       await h.admin('POST', `/admin/v1/templates/${template.body.id}/approve`, {});
     }
   }
-  if (options.balance) await h.admin('POST', `/admin/v1/accounts/${id}/balance`, { currency: 'RUB', amount: options.balance });
+  if (options.balance)
+    await h.admin('POST', `/admin/v1/accounts/${id}/balance`, { currency: 'RUB', amount: options.balance });
   return { id, traffic: created.body.tokens.traffic, system: created.body.tokens.system };
 }
 
@@ -99,7 +104,9 @@ export async function startTestHerald(
 ): Promise<TestHerald> {
   const testDb = await openTestDb(engine);
   const clock = options.clock ?? new TestClock();
-  const simulators = options.delivery ? await startEmbeddedSimulators({ delayMs: options.delivery.delayMs, clock }) : undefined;
+  const simulators = options.delivery
+    ? await startEmbeddedSimulators({ delayMs: options.delivery.delayMs, clock })
+    : undefined;
   const config = loadConfig({
     HERALD_PORT: '0',
     HERALD_DEMO: 'false',
@@ -116,7 +123,13 @@ export async function startTestHerald(
     log: options.log ?? pino({ level: config.logLevel }),
     // A receiver slowed by a loaded machine may trip the circuit breaker: a short pause keeps tests from stalling.
     callbackSender: { pollMs: 50, timeoutMs: 1000, breakerOpenMs: 2000, ...options.callbackSender },
-    ...(simulators ? { configFile: simulators.configFile, dispatcher: { pollMs: 50, ...options.delivery?.dispatcher }, startJobs: false } : {}),
+    ...(simulators
+      ? {
+          configFile: simulators.configFile,
+          dispatcher: { pollMs: 50, ...options.delivery?.dispatcher },
+          startJobs: false,
+        }
+      : {}),
   });
   const url = herald.url!;
   simulators?.connectWebhooks(url);
@@ -132,7 +145,8 @@ export async function startTestHerald(
     createAccount: (accountOptions = {}) => createAccountVia(t, () => clock.now(), accountOptions),
     async send(token, messages) {
       const reply = await t.call('POST', '/api/v1/message', { token, body: messages });
-      if (reply.status !== 200 || reply.body.errors !== false) throw new Error(`not every message was taken: ${reply.status} ${JSON.stringify(reply.body)}`);
+      if (reply.status !== 200 || reply.body.errors !== false)
+        throw new Error(`not every message was taken: ${reply.status} ${JSON.stringify(reply.body)}`);
       return reply.body.items.map((item: { messageUuid: string }) => item.messageUuid);
     },
     async close() {

@@ -60,7 +60,15 @@ describe.each(ENGINES)('hostile: unique callback URLs (%s)', (engine) => {
     const send = async (round: number) =>
       t.call('POST', '/api/v1/message', {
         token: owner.traffic,
-        body: [{ channelType: 'SMS', senderName: 'Owner', destination: '79167770001', content: `flow ${round}`, callbackUrl: `${receiver.url}?idle=${round + 1}` }],
+        body: [
+          {
+            channelType: 'SMS',
+            senderName: 'Owner',
+            destination: '79167770001',
+            content: `flow ${round}`,
+            callbackUrl: `${receiver.url}?idle=${round + 1}`,
+          },
+        ],
       });
     const { results, figures } = await underAttack(t, victim, send, { rounds: 10 });
     const ids = results.map((reply) => reply.body.items[0].messageUuid as string);

@@ -31,10 +31,15 @@ describe.each(ENGINES)('hostile: a flood of clicks on one short link (%s)', (eng
     const state = await attack.setup(t);
     const { results, figures } = await underAttack(t, victim, (round) => attack.round(t, state, round), { rounds: 10 });
     expectVictimUnhurt(figures);
-    expect(results.map((reply) => [reply.status, reply.headers.get('location')])).toEqual(results.map(() => [302, CLICK_FLOOD_TARGET]));
+    expect(results.map((reply) => [reply.status, reply.headers.get('location')])).toEqual(
+      results.map(() => [302, CLICK_FLOOD_TARGET]),
+    );
 
     const recorded = async () => {
-      const [link] = await t.testDb.db.query<{ clicks: number }>('SELECT clicks FROM short_links WHERE message_id = $1', [state.messageId]);
+      const [link] = await t.testDb.db.query<{ clicks: number }>(
+        'SELECT clicks FROM short_links WHERE message_id = $1',
+        [state.messageId],
+      );
       const [events] = await t.testDb.db.query<{ n: number }>(
         "SELECT count(*)::int AS n FROM callback_events WHERE message_id = $1 AND event = 'click'",
         [state.messageId],
@@ -42,7 +47,9 @@ describe.each(ENGINES)('hostile: a flood of clicks on one short link (%s)', (eng
       return { clicks: link!.clicks, events: events!.n };
     };
     expect(await recorded()).toEqual({ clicks: 1, events: 1 });
-    await waitFor(() => receiver.events().some((e) => e.message_uuid === state.messageId && e.callback_event === 'click'));
+    await waitFor(() =>
+      receiver.events().some((e) => e.message_uuid === state.messageId && e.callback_event === 'click'),
+    );
 
     // A minute later the same address's click counts again.
     t.clock.advance(60_000);

@@ -116,7 +116,12 @@ export async function underAttack<T>(
   }
   return {
     results,
-    figures: { ping: percentiles(pings), send: percentiles(sends), eventLoopP99Ms: delay.p99Ms, eventLoopMaxMs: delay.maxMs },
+    figures: {
+      ping: percentiles(pings),
+      send: percentiles(sends),
+      eventLoopP99Ms: delay.p99Ms,
+      eventLoopMaxMs: delay.maxMs,
+    },
   };
 }
 
@@ -151,6 +156,8 @@ export function expectVictimUnhurt(figures: VictimFigures): void {
     figures.eventLoopP99Ms >= EVENT_LOOP_P99_MS ? `event-loop delay p99 ${figures.eventLoopP99Ms.toFixed(1)} ms` : '',
   ].filter(Boolean);
   if (missed.length > 0) {
-    throw new Error(`the victim was hurt: ${missed.join(', ')} (targets ${VICTIM_P99_MS} / ${EVENT_LOOP_P99_MS} ms): ${JSON.stringify(figures)}`);
+    throw new Error(
+      `the victim was hurt: ${missed.join(', ')} (targets ${VICTIM_P99_MS} / ${EVENT_LOOP_P99_MS} ms): ${JSON.stringify(figures)}`,
+    );
   }
 }

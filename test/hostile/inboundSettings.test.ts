@@ -4,7 +4,8 @@ import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/t
 import { inboundSettingsFlood } from './attacks/inboundSettings.js';
 import { createVictim, expectVictimUnhurt, underAttack } from './harness.js';
 
-// The defaults (HERALD_TRAFFIC_CENTERS_PER_ACCOUNT, HERALD_INBOUND_RULES_PER_ACCOUNT, HERALD_INBOUND_RULE_SENDER_NAMES).
+// The defaults (HERALD_TRAFFIC_CENTERS_PER_ACCOUNT, HERALD_INBOUND_RULES_PER_ACCOUNT,
+// HERALD_INBOUND_RULE_SENDER_NAMES).
 const CENTERS = 100;
 const RULES = 100;
 
@@ -23,18 +24,26 @@ describe.each(ENGINES)('hostile: traffic centers and inbound rules past their ce
     const attack = inboundSettingsFlood();
     const state = await attack.setup(t);
     // A third of the rounds each: enough to pass both ceilings.
-    const { results, figures } = await underAttack(t, victim, (round) => attack.round(t, state, round), { rounds: 3 * (RULES + 10) });
+    const { results, figures } = await underAttack(t, victim, (round) => attack.round(t, state, round), {
+      rounds: 3 * (RULES + 10),
+    });
     const of = (kind: number) => results.filter((_, round) => round % 3 === kind);
 
     const centers = of(0);
     expect(centers.filter((r) => r.status === 201)).toHaveLength(CENTERS - 1);
     for (const r of centers.filter((r) => r.status !== 201)) {
-      expect([r.status, r.body]).toEqual([409, { error: { code: 4094, msg: `Too many traffic centers: at most ${CENTERS} per account` } }]);
+      expect([r.status, r.body]).toEqual([
+        409,
+        { error: { code: 4094, msg: `Too many traffic centers: at most ${CENTERS} per account` } },
+      ]);
     }
     const rules = of(1);
     expect(rules.filter((r) => r.status === 201)).toHaveLength(RULES);
     for (const r of rules.filter((r) => r.status !== 201)) {
-      expect([r.status, r.body]).toEqual([409, { error: { code: 4094, msg: `Too many inbound rules: at most ${RULES} per account` } }]);
+      expect([r.status, r.body]).toEqual([
+        409,
+        { error: { code: 4094, msg: `Too many inbound rules: at most ${RULES} per account` } },
+      ]);
     }
     for (const r of of(2)) expect([r.status, r.body.error.code]).toEqual([413, 4130]);
     expectVictimUnhurt(figures);
@@ -42,6 +51,8 @@ describe.each(ENGINES)('hostile: traffic centers and inbound rules past their ce
     expect((await t.call('GET', '/api/v1/traffic-centers', { token: state.token })).body.items).toHaveLength(CENTERS);
     expect((await t.call('GET', '/api/v1/inbound-rules', { token: state.token })).body.items).toHaveLength(RULES);
     // The victim's own settings are untouched by the attacker's ceilings.
-    expect((await t.call('POST', '/api/v1/traffic-centers', { token: victim.system, body: { name: 'Mine' } })).status).toBe(201);
+    expect(
+      (await t.call('POST', '/api/v1/traffic-centers', { token: victim.system, body: { name: 'Mine' } })).status,
+    ).toBe(201);
   });
 });

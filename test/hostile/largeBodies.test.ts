@@ -25,7 +25,9 @@ describe.each(ENGINES)('hostile: large bodies without credentials (%s)', (engine
     // A body refused from its headers alone meets a closed connection (Herald reads no more of it), which the client
     // may see as a reset before it reads the answer: status 0, a refusal too.
     const refusedOrReset = (reply: LargeBodyReply, status: number, body: unknown) =>
-      reply.status === 0 ? expect(reply.body.reset).toMatch(/^E(CONNRESET|PIPE)$/) : expect([reply.status, reply.body]).toEqual([status, body]);
+      reply.status === 0
+        ? expect(reply.body.reset).toMatch(/^E(CONNRESET|PIPE)$/)
+        : expect([reply.status, reply.body]).toEqual([status, body]);
     for (const [unknown, signIn] of results) {
       refusedOrReset(unknown!, 404, { error: { code: 4040, msg: 'Connector nope not found' } });
       refusedOrReset(signIn!, 413, { error: { code: 4130, msg: 'Request body is larger than 8192 bytes' } });
@@ -34,7 +36,9 @@ describe.each(ENGINES)('hostile: large bodies without credentials (%s)', (engine
     expect(results.some(([, signIn]) => signIn!.status === 413)).toBe(true);
     const unsigned = results.map((replies) => replies[2]!).filter((reply) => reply.status !== 0);
     expect(unsigned.every((reply) => [401, 429].includes(reply.status))).toBe(true);
-    expect(unsigned.find((reply) => reply.status === 401)!.body).toEqual({ error: { code: 4012, msg: 'Bad credentials' } });
+    expect(unsigned.find((reply) => reply.status === 401)!.body).toEqual({
+      error: { code: 4012, msg: 'Bad credentials' },
+    });
     // Each bad signature is a failed authentication of the sender's address: past the limit (and what refilled
     // while the attack ran), 429 before the body.
     const allowed = DEFAULT_AUTH_FAILURE_LIMIT + Math.ceil((seconds * DEFAULT_AUTH_FAILURE_LIMIT) / 60);

@@ -22,8 +22,12 @@ describe.each(ENGINES)('hostile: links of 20,000 dots to shorten (%s)', (engine)
 
   it('shortens each in linear time while another account is unhurt', async () => {
     const state = await longLinks.setup(t);
-    const { results, figures } = await underAttack(t, victim, (round) => longLinks.round(t, state, round), { rounds: 8 });
-    expect(results.flatMap((reply) => reply.body.items.map((item: { code: number }) => item.code)).every((c) => c === 201)).toBe(true);
+    const { results, figures } = await underAttack(t, victim, (round) => longLinks.round(t, state, round), {
+      rounds: 8,
+    });
+    expect(
+      results.flatMap((reply) => reply.body.items.map((item: { code: number }) => item.code)).every((c) => c === 201),
+    ).toBe(true);
     expectVictimUnhurt(figures);
     // The whole link was shortened (its dots are inside it, not after it), and the text is one short SMS.
     const id = results[0]!.body.items[0].messageUuid;

@@ -11,7 +11,10 @@ describe.each(ENGINES)('hostile: a look-alike WhatsApp sender name (%s)', (engin
   let victim: TestAccount;
 
   beforeAll(async () => {
-    t = await startTestHerald(engine, { delivery: { delayMs: 20 }, clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }) });
+    t = await startTestHerald(engine, {
+      delivery: { delayMs: 20 },
+      clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }),
+    });
     victim = await createVictim(t);
   });
   afterAll(async () => t?.close());
@@ -37,14 +40,25 @@ describe.each(ENGINES)('hostile: a look-alike WhatsApp sender name (%s)', (engin
     expect(await inboundsOf(state.owner)).toBe(results.length);
 
     expect(await inboundsOf(state.thief)).toBe(0);
-    expect(await t.testDb.db.query('SELECT 1 FROM whatsapp_windows WHERE account_id = $1', [state.thief.id])).toEqual([]);
+    expect(await t.testDb.db.query('SELECT 1 FROM whatsapp_windows WHERE account_id = $1', [state.thief.id])).toEqual(
+      [],
+    );
     // B's window with a subscriber who wrote to A stays shut: free text is refused; A's is open.
     const freeText = (account: TestAccount, senderName: string) =>
       t.call('POST', '/api/v1/message', {
         token: account.traffic,
-        body: [message('WHATSAPP', { senderName, destination: '79168880000', content: { contentType: 'text', text: 'Hello again' } })],
+        body: [
+          message('WHATSAPP', {
+            senderName,
+            destination: '79168880000',
+            content: { contentType: 'text', text: 'Hello again' },
+          }),
+        ],
       });
-    expect((await freeText(state.thief, LOOKALIKE_NAME)).body.items[0]).toEqual({ code: 4221, msg: 'No active template for content' });
+    expect((await freeText(state.thief, LOOKALIKE_NAME)).body.items[0]).toEqual({
+      code: 4221,
+      msg: 'No active template for content',
+    });
     expect((await freeText(state.owner, OWNER_NUMBER)).body.items[0].code).toBe(201);
   });
 });

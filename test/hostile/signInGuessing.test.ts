@@ -13,7 +13,9 @@ describe.each(ENGINES)('hostile: concurrent wrong passwords at sign-in (%s)', (e
 
   beforeAll(async () => {
     // The attack's addresses come in X-Forwarded-For from the (trusted) loopback proxy; the victim's is 127.0.0.1.
-    t = await startTestHerald(engine, { env: { HERALD_TRUST_PROXY: '127.0.0.1', HERALD_AUTH_FAILURE_LIMIT: String(LIMIT) } });
+    t = await startTestHerald(engine, {
+      env: { HERALD_TRUST_PROXY: '127.0.0.1', HERALD_AUTH_FAILURE_LIMIT: String(LIMIT) },
+    });
     victim = await createVictim(t);
   });
   afterAll(async () => t?.close());

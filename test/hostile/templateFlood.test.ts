@@ -22,18 +22,25 @@ describe.each(ENGINES)('hostile: templates without end (%s)', (engine) => {
 
   it('takes the limit of templates per account, even when created at once, while another account is unhurt', async () => {
     const state = await templateFlood.setup(t);
-    const { results, figures } = await underAttack(t, victim, (round) => templateFlood.round(t, state, round), { rounds: LIMIT + 20, concurrency: 2 });
+    const { results, figures } = await underAttack(t, victim, (round) => templateFlood.round(t, state, round), {
+      rounds: LIMIT + 20,
+      concurrency: 2,
+    });
     expectVictimUnhurt(figures);
     expect(results.filter((reply) => reply.status === 201)).toHaveLength(LIMIT);
     const refused = results.filter((reply) => reply.status !== 201);
     expect(refused.length).toBeGreaterThanOrEqual(20);
     expect(new Set(refused.map((reply) => JSON.stringify([reply.status, reply.body])))).toEqual(
-      new Set([JSON.stringify([409, { error: { code: 4094, msg: `Too many templates: at most ${LIMIT} per account` } }])]),
+      new Set([
+        JSON.stringify([409, { error: { code: 4094, msg: `Too many templates: at most ${LIMIT} per account` } }]),
+      ]),
     );
     // A deleted template makes room for one more.
     const list = await t.call('GET', '/api/v1/templates?per_page=1', { token: state.token });
     expect(list.body.total).toBe(LIMIT);
-    expect((await t.call('DELETE', `/api/v1/templates/${list.body.items[0].id}`, { token: state.token })).status).toBe(204);
+    expect((await t.call('DELETE', `/api/v1/templates/${list.body.items[0].id}`, { token: state.token })).status).toBe(
+      204,
+    );
     expect((await templateFlood.round(t, state, 100_000)).status).toBe(201);
     expect((await templateFlood.round(t, state, 100_001)).status).toBe(409);
   });

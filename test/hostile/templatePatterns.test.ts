@@ -17,14 +17,18 @@ describe.each(ENGINES)('hostile: long texts against an approved template of plac
 
   it('matches each text in linear time, only the matching one getting the template, while another account is unhurt', async () => {
     const state = await templatePatterns.setup(t);
-    const { results, figures } = await underAttack(t, victim, (round) => templatePatterns.round(t, state, round), { rounds: 5 });
+    const { results, figures } = await underAttack(t, victim, (round) => templatePatterns.round(t, state, round), {
+      rounds: 5,
+    });
     expectVictimUnhurt(figures);
     const items = results[0]!.body.items as { code: number; messageUuid: string }[];
     expect(items.map((item) => item.code)).toEqual([201, 201, 201, 201, 201]);
     const templateIds = await Promise.all(
-      items.map(async (item) => (await t.call('GET', `/api/v1/message/${item.messageUuid}`, { token: state.token })).body.templateId),
+      items.map(
+        async (item) =>
+          (await t.call('GET', `/api/v1/message/${item.messageUuid}`, { token: state.token })).body.templateId,
+      ),
     );
     expect(templateIds).toEqual([null, null, null, null, state.templateId]);
   });
-
 });

@@ -20,7 +20,9 @@ describe.each(ENGINES)('hostile: short links Node cannot put in a Location heade
 
   it('redirects each to its percent-encoded form (no 500) while another account is unhurt', async () => {
     const state = await unencodableLinks.setup(t);
-    const { results, figures } = await underAttack(t, victim, (round) => unencodableLinks.round(t, state, round), { rounds: 20 });
+    const { results, figures } = await underAttack(t, victim, (round) => unencodableLinks.round(t, state, round), {
+      rounds: 20,
+    });
     expectVictimUnhurt(figures);
     expect(new Set(results.map((reply) => reply.status))).toEqual(new Set([302]));
     expect(new Set(results.map((reply) => reply.headers.get('location')))).toEqual(

@@ -19,7 +19,13 @@ describe('the reference page at /docs has a Content-Security-Policy and works un
   });
 
   it('sends the policy on the page and its assets, and on no other route', async () => {
-    for (const path of ['/docs', '/docs/', '/docs/static/swagger-ui-bundle.js', '/docs/static/swagger-initializer.js', '/docs/json']) {
+    for (const path of [
+      '/docs',
+      '/docs/',
+      '/docs/static/swagger-ui-bundle.js',
+      '/docs/static/swagger-initializer.js',
+      '/docs/json',
+    ]) {
       const reply = await t.call('GET', path);
       expect(reply.status, path).toBeLessThan(400);
       expect(reply.headers.get('content-security-policy'), path).toBe(DOCS_CONTENT_SECURITY_POLICY);
@@ -36,7 +42,9 @@ describe('the reference page at /docs has a Content-Security-Policy and works un
     page.on('console', (message) => {
       if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text());
     });
-    await page.addInitScript(`document.addEventListener('securitypolicyviolation', (e) => console.error('Content-Security-Policy violation: ' + e.violatedDirective + ' ' + e.blockedURI))`);
+    await page.addInitScript(
+      `document.addEventListener('securitypolicyviolation', (e) => console.error('Content-Security-Policy violation: ' + e.violatedDirective + ' ' + e.blockedURI))`,
+    );
     await page.goto(`${t.url}/docs`);
     await page.getByRole('heading', { name: /Herald Direct Messaging API/ }).waitFor();
     // "Try it out" on the ping: the page calls Herald itself.

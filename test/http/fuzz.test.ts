@@ -33,20 +33,77 @@ interface FuzzRequest {
 
 /** Percent-encodes the UTF-8 bytes of any string, lone surrogates included (encodeURIComponent throws on those). */
 const encode = (s: string): string =>
-  [...Buffer.from(s, 'utf8')].map((b) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0')}`)).join('');
+  [...Buffer.from(s, 'utf8')]
+    .map((b) =>
+      /[A-Za-z0-9\-._~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0')}`,
+    )
+    .join('');
 
 /** Characters a header value can carry on the wire (fetch refuses control characters and anything above 0xFF). */
 const headerText = (maxLength: number) =>
-  fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength });
+  fc.string({
+    unit: fc
+      .integer({ min: 0x20, max: 0xff })
+      .filter((c) => c !== 0x7f)
+      .map((c) => String.fromCharCode(c)),
+    maxLength,
+  });
 
 const HOSTILE_STRINGS = [
-  '', ' ', '\u0000', '\uFEFFbom', '\uD800', '\uDFFF\uD800', 'e\u0301', '\u202Egnp.exe', '𝕳𝖊𝖗𝖆𝖑𝖉 🙂👨‍👩‍👧', 'Ｈｅｒａｌｄ',
-  "'; DROP TABLE messages; --", "' OR '1'='1", '%s%n%x%d', '${7*7}', '{{7*7}}', '<script>alert(1)</script>', '../../etc/passwd',
-  '__proto__', 'constructor', 'prototype', 'NaN', 'Infinity', '-0', '1e309', '0x1F', 'null', 'true', '[]', '{}',
-  '2026-02-30T25:61:61Z', '9999-12-31T23:59:59Z', '0000-00-00 00:00:00', '2026-01-01 08:00:00', '+79161234567', '7'.repeat(40),
-  'http://user:pass@127.0.0.1:1/x', 'javascript:alert(1)', 'http://[::1', '01980000-0000-7000-8000-000000000000',
+  '',
+  ' ',
+  '\u0000',
+  '\uFEFFbom',
+  '\uD800',
+  '\uDFFF\uD800',
+  'e\u0301',
+  '\u202Egnp.exe',
+  '𝕳𝖊𝖗𝖆𝖑𝖉 🙂👨‍👩‍👧',
+  'Ｈｅｒａｌｄ',
+  "'; DROP TABLE messages; --",
+  "' OR '1'='1",
+  '%s%n%x%d',
+  '${7*7}',
+  '{{7*7}}',
+  '<script>alert(1)</script>',
+  '../../etc/passwd',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'NaN',
+  'Infinity',
+  '-0',
+  '1e309',
+  '0x1F',
+  'null',
+  'true',
+  '[]',
+  '{}',
+  '2026-02-30T25:61:61Z',
+  '9999-12-31T23:59:59Z',
+  '0000-00-00 00:00:00',
+  '2026-01-01 08:00:00',
+  '+79161234567',
+  '7'.repeat(40),
+  'http://user:pass@127.0.0.1:1/x',
+  'javascript:alert(1)',
+  'http://[::1',
+  '01980000-0000-7000-8000-000000000000',
 ];
-const HUGE_NUMBERS = [1e308, -1e308, 2 ** 53 + 2, -(2 ** 63), 2 ** 63, 2 ** 31, -(2 ** 31) - 1, 0.1 + 0.2, -0, 5e-324, 1e21, 123456789012345678901234567890];
+const HUGE_NUMBERS = [
+  1e308,
+  -1e308,
+  2 ** 53 + 2,
+  -(2 ** 63),
+  2 ** 63,
+  2 ** 31,
+  -(2 ** 31) - 1,
+  0.1 + 0.2,
+  -0,
+  5e-324,
+  1e21,
+  1.2345678901234568e29,
+];
 
 const hostileString = fc.oneof(
   fc.constantFrom(...HOSTILE_STRINGS),
@@ -72,8 +129,24 @@ const hostile: fc.Arbitrary<unknown> = fc.oneof(
 const rawText = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 80 }),
   fc.constantFrom(
-    '', ' ', 'null', 'NaN', '[1,]', "{'a':1}", '{"a":1,"a":2}', '\uFEFF[]', '\u0000', '{"a":"\\ud800"}', '"\\u0000"', '1'.repeat(400),
-    '-', '[', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}', '[{"__proto__":{}}]', '{"a":1}garbage',
+    '',
+    ' ',
+    'null',
+    'NaN',
+    '[1,]',
+    "{'a':1}",
+    '{"a":1,"a":2}',
+    '\uFEFF[]',
+    '\u0000',
+    '{"a":"\\ud800"}',
+    '"\\u0000"',
+    '1'.repeat(400),
+    '-',
+    '[',
+    '{"__proto__":{"admin":true}}',
+    '{"constructor":{"prototype":{"admin":true}}}',
+    '[{"__proto__":{}}]',
+    '{"a":1}garbage',
   ),
   // Up to 120 KB, under the 128 KiB limit: deeper than any call stack that walks them recursively.
   fc.integer({ min: 1000, max: 60_000 }).map((n) => '['.repeat(n)),
@@ -83,9 +156,21 @@ const rawText = fc.oneof(
 );
 
 const CONTENT_TYPES = [
-  'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', '', ';', '*/*',
-  'application/json; charset=utf-16', 'application/json; charset=latin1', 'application/json;;;', 'APPLICATION/JSON',
-  'application/json, text/plain', 'application/vnd.api+json', 'application/jsonx', 'application/json; boundary="',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/xml',
+  '',
+  ';',
+  '*/*',
+  'application/json; charset=utf-16',
+  'application/json; charset=latin1',
+  'application/json;;;',
+  'APPLICATION/JSON',
+  'application/json, text/plain',
+  'application/vnd.api+json',
+  'application/jsonx',
+  'application/json; boundary="',
 ];
 
 /** Values a schema accepts, or looks like it does: the starting point for mutations. */
@@ -97,10 +182,14 @@ function fromSchema(schema: Schema | undefined, doc: Schema, depth = 0): fc.Arbi
   const alternatives: Schema[] | undefined = schema.anyOf ?? schema.oneOf;
   if (alternatives) return fc.oneof(...alternatives.map((s) => fromSchema(s, doc, depth + 1)));
   if (schema.allOf) return fromSchema(Object.assign({}, ...(schema.allOf as Schema[])), doc, depth + 1);
-  if (Array.isArray(schema.type)) return fc.oneof(...schema.type.map((type: string) => fromSchema({ ...schema, type }, doc, depth + 1)));
+  if (Array.isArray(schema.type))
+    return fc.oneof(...schema.type.map((type: string) => fromSchema({ ...schema, type }, doc, depth + 1)));
   switch (schema.type) {
     case 'string': {
-      if (schema.format === 'date-time') return fc.date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
+      if (schema.format === 'date-time')
+        return fc
+          .date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true })
+          .map((d) => d.toISOString());
       if (schema.format === 'uuid') return fc.uuid();
       if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern));
       const minLength = schema.minLength ?? 0;
@@ -120,7 +209,10 @@ function fromSchema(schema: Schema | undefined, doc: Schema, depth = 0): fc.Arbi
       return fc.constant(null);
     case 'array': {
       const minLength = schema.minItems ?? 0;
-      return fc.array(fromSchema(schema.items, doc, depth + 1), { minLength, maxLength: Math.min(schema.maxItems ?? 3, minLength + 3) });
+      return fc.array(fromSchema(schema.items, doc, depth + 1), {
+        minLength,
+        maxLength: Math.min(schema.maxItems ?? 3, minLength + 3),
+      });
     }
     case 'object': {
       const properties: Record<string, Schema> = schema.properties ?? {};
@@ -128,7 +220,9 @@ function fromSchema(schema: Schema | undefined, doc: Schema, depth = 0): fc.Arbi
         Object.fromEntries(Object.entries(properties).map(([key, s]) => [key, fromSchema(s, doc, depth + 1)])),
         { requiredKeys: (schema.required ?? []).filter((key: string) => key in properties) },
       );
-      return Object.keys(properties).length > 0 ? record : fc.dictionary(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 });
+      return Object.keys(properties).length > 0
+        ? record
+        : fc.dictionary(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 });
     }
     default:
       return fc.jsonValue({ maxDepth: 2 });
@@ -136,10 +230,15 @@ function fromSchema(schema: Schema | undefined, doc: Schema, depth = 0): fc.Arbi
 }
 
 /** Every object and array inside a value, with the path to it. */
-function containers(value: unknown, path: (string | number)[] = [], found: (string | number)[][] = []): (string | number)[][] {
+function containers(
+  value: unknown,
+  path: (string | number)[] = [],
+  found: (string | number)[][] = [],
+): (string | number)[][] {
   if (value !== null && typeof value === 'object' && found.length < 200) {
     found.push(path);
-    for (const [key, child] of Object.entries(value)) containers(child, [...path, Array.isArray(value) ? Number(key) : key], found);
+    for (const [key, child] of Object.entries(value))
+      containers(child, [...path, Array.isArray(value) ? Number(key) : key], found);
   }
   return found;
 }
@@ -152,7 +251,13 @@ const POISON = ['\u0000', '\uD800', '\uDC00', '\uFEFF', '\u202E', '\u0301', '�
  * One change at one place of a valid value: a field replaced by a hostile value, removed, added, wrapped, or a string
  * poisoned with one character.
  */
-function mutate(valid: unknown, mutation: (typeof MUTATIONS)[number], pick: number, value: unknown, extraKey: string): unknown {
+function mutate(
+  valid: unknown,
+  mutation: (typeof MUTATIONS)[number],
+  pick: number,
+  value: unknown,
+  extraKey: string,
+): unknown {
   // The value sits in a holder so that the root is a field like any other.
   const holder: Record<string, unknown> = { v: structuredClone(valid) };
   if (mutation === 'whole') return value;
@@ -165,7 +270,8 @@ function mutate(valid: unknown, mutation: (typeof MUTATIONS)[number], pick: numb
     const key = strings[pick % Math.max(strings.length, 1)];
     if (key === undefined) return holder.v;
     const text = target[key] as string;
-    target[key] = text.slice(0, pick % (text.length + 1)) + POISON[pick % POISON.length] + text.slice(pick % (text.length + 1));
+    target[key] =
+      text.slice(0, pick % (text.length + 1)) + POISON[pick % POISON.length] + text.slice(pick % (text.length + 1));
   } else if (mutation === 'extra' || keys.length === 0) {
     if (target === holder) return value;
     target[Array.isArray(target) ? target.length : extraKey] = value;
@@ -214,12 +320,36 @@ interface Fixtures {
 }
 
 function seeds(f: Fixtures): Record<string, unknown[]> {
-  const template = { channelType: 'WHATSAPP', templateType: 'SERVICE', pattern: 'Code %s', senderName: SENDER, dateFrom: '2026-01-01T00:00:00Z' };
-  const rule = { trafficCenterId: f.trafficCenterId, callbackUrl: 'http://127.0.0.1:9/in', senderNames: [SENDER], channelType: 'WHATSAPP' };
+  const template = {
+    channelType: 'WHATSAPP',
+    templateType: 'SERVICE',
+    pattern: 'Code %s',
+    senderName: SENDER,
+    dateFrom: '2026-01-01T00:00:00Z',
+  };
+  const rule = {
+    trafficCenterId: f.trafficCenterId,
+    callbackUrl: 'http://127.0.0.1:9/in',
+    senderNames: [SENDER],
+    channelType: 'WHATSAPP',
+  };
   return {
     'POST /api/v1/message': [
-      [message('SMS')], [message('VK'), message('VIBER')], [message('WHATSAPP')], [message('VOICECODE'), message('FLASHCALL')],
-      [message('SMS', { callbackUrl: 'http://u:p@127.0.0.1:9/cb', callbackEvents: ['sent'], tags: ['a'], ttl: 3600, hours: [9, 18], days: [1, 5], useLocalTime: true })],
+      [message('SMS')],
+      [message('VK'), message('VIBER')],
+      [message('WHATSAPP')],
+      [message('VOICECODE'), message('FLASHCALL')],
+      [
+        message('SMS', {
+          callbackUrl: 'http://u:p@127.0.0.1:9/cb',
+          callbackEvents: ['sent'],
+          tags: ['a'],
+          ttl: 3600,
+          hours: [9, 18],
+          days: [1, 5],
+          useLocalTime: true,
+        }),
+      ],
     ],
     'POST /api/v1/message/stop': [{ uuids: [f.messageUuid] }],
     'POST /api/v1/flashcall-conversion': [[{ messageUuid: f.messageUuid, result: 'NUMBER_VERIFIED', code: '1234' }]],
@@ -227,8 +357,13 @@ function seeds(f: Fixtures): Record<string, unknown[]> {
     'PATCH /admin/v1/accounts/{id}': [{ name: 'Fuzzed', channels: { WHATSAPP: true }, creditLimit: 5, inbound: true }],
     'POST /admin/v1/accounts/{id}/balance': [{ currency: 'RUB', amount: 10 }],
     'POST /admin/v1/accounts/{id}/tokens': [{ type: 'traffic', trafficCenterId: f.trafficCenterId }],
-    'POST /admin/v1/accounts/{id}/sender-names': [{ channelType: 'SMS', name: 'FuzzShop', startDate: '2026-01-01T00:00:00Z' }],
-    'POST /admin/v1/tariffs': [{ channelType: 'SMS', prefix: '7916', price: 0.5, currency: 'RUB' }, { channelType: 'VIBER', country: 'DE', price: 1, currency: 'EUR' }],
+    'POST /admin/v1/accounts/{id}/sender-names': [
+      { channelType: 'SMS', name: 'FuzzShop', startDate: '2026-01-01T00:00:00Z' },
+    ],
+    'POST /admin/v1/tariffs': [
+      { channelType: 'SMS', prefix: '7916', price: 0.5, currency: 'RUB' },
+      { channelType: 'VIBER', country: 'DE', price: 1, currency: 'EUR' },
+    ],
     'POST /api/v1/sender-names': [{ channelType: 'SMS', name: 'Shop' }],
     'POST /api/v1/templates': [template],
     'PUT /api/v1/templates/{id}': [template],
@@ -245,8 +380,30 @@ const pathValue = (f: Fixtures) =>
     {
       weight: 2,
       arbitrary: fc.constantFrom(
-        '0', '-1', '1.5', '1e3', '0x1', '+1', '01', '2147483648', '9223372036854775808', '1e309', 'Infinity', '1'.repeat(90), 'NaN', 'null', '%00', '%zz', '%', '%2F', '%252F',
-        '..', f.messageUuid.toUpperCase(), `${f.messageUuid}x`, '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff',
+        '0',
+        '-1',
+        '1.5',
+        '1e3',
+        '0x1',
+        '+1',
+        '01',
+        '2147483648',
+        '9223372036854775808',
+        '1e309',
+        'Infinity',
+        '1'.repeat(90),
+        'NaN',
+        'null',
+        '%00',
+        '%zz',
+        '%',
+        '%2F',
+        '%252F',
+        '..',
+        f.messageUuid.toUpperCase(),
+        `${f.messageUuid}x`,
+        '00000000-0000-0000-0000-000000000000',
+        'ffffffff-ffff-ffff-ffff-ffffffffffff',
       ),
     },
     { weight: 1, arbitrary: fc.uuid() },
@@ -256,25 +413,53 @@ const pathValue = (f: Fixtures) =>
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 const AUTH_NOISE = [
-  '', 'Basic', 'Bearer', 'Basic ', 'Digest abc', 'Basic Og==', 'Basic YTo=', 'Basic Ojo6', 'Bearer a:b', `Basic ${'A'.repeat(6000)}`,
-  `Basic ${b64('\u0000:secret')}`, `Bearer ${b64("t1_x' OR '1'='1:secret")}`, `Basic ${b64(`${'k'.repeat(300)}:s`)}`, `Basic ${b64('\uD800:\uDC00')}`,
+  '',
+  'Basic',
+  'Bearer',
+  'Basic ',
+  'Digest abc',
+  'Basic Og==',
+  'Basic YTo=',
+  'Basic Ojo6',
+  'Bearer a:b',
+  `Basic ${'A'.repeat(6000)}`,
+  `Basic ${b64('\u0000:secret')}`,
+  `Bearer ${b64("t1_x' OR '1'='1:secret")}`,
+  `Basic ${b64(`${'k'.repeat(300)}:s`)}`,
+  `Basic ${b64('\uD800:\uDC00')}`,
 ];
 
 function authFor(admin: boolean, f: Fixtures): fc.Arbitrary<string | undefined> {
   const valid = admin
     ? [`Bearer ${ADMIN_TOKEN}`, `Bearer ${ADMIN_TOKEN}`, `Bearer ${ADMIN_TOKEN}`, `Basic ${f.main.traffic}`]
-    : [`Basic ${f.main.traffic}`, `Basic ${f.main.system}`, `Bearer ${f.main.traffic}`, `Bearer ${f.main.system}`, `Basic ${f.other.system}`, `Bearer ${ADMIN_TOKEN}`];
+    : [
+        `Basic ${f.main.traffic}`,
+        `Basic ${f.main.system}`,
+        `Bearer ${f.main.traffic}`,
+        `Bearer ${f.main.system}`,
+        `Basic ${f.other.system}`,
+        `Bearer ${ADMIN_TOKEN}`,
+      ];
   return fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom(...valid) },
     { weight: 1, arbitrary: fc.constant(undefined) },
     {
       weight: 2,
       arbitrary: fc.constantFrom(
-        ...AUTH_NOISE, `Basic ${f.blocked}`, `Basic ${f.main.traffic}x`, `Basic ${f.main.traffic.slice(0, -2)}`, `bearer ${ADMIN_TOKEN}x`,
-        `Basic ${Buffer.from(f.main.traffic).toString('base64')}`, `Basic ${f.main.traffic} ${f.main.traffic}`, `Bearer  ${ADMIN_TOKEN}  `,
+        ...AUTH_NOISE,
+        `Basic ${f.blocked}`,
+        `Basic ${f.main.traffic}x`,
+        `Basic ${f.main.traffic.slice(0, -2)}`,
+        `bearer ${ADMIN_TOKEN}x`,
+        `Basic ${Buffer.from(f.main.traffic).toString('base64')}`,
+        `Basic ${f.main.traffic} ${f.main.traffic}`,
+        `Bearer  ${ADMIN_TOKEN}  `,
       ),
     },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom('Basic ', 'Bearer ', ''), headerText(60)).map(([scheme, s]) => scheme + s) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(fc.constantFrom('Basic ', 'Bearer ', ''), headerText(60)).map(([scheme, s]) => scheme + s),
+    },
   );
 }
 
@@ -306,11 +491,17 @@ function requestFor(op: Operation, doc: Schema, f: Fixtures): fc.Arbitrary<FuzzR
         if (value === undefined) return [];
         return Array.isArray(value) ? value.map((v): [string, unknown] => [p.name, v]) : [[p.name, value]];
       });
-      const text = [...pairs, ...extra].map(([k, v]) => `${encode(String(k))}=${encode(typeof v === 'string' ? v : JSON.stringify(v) ?? '')}`).join('&') + tail;
+      const text =
+        [...pairs, ...extra]
+          .map(([k, v]) => `${encode(String(k))}=${encode(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))}`)
+          .join('&') + tail;
       return text === '' ? '' : `?${text}`;
     });
 
-  const valid = fc.oneof(fromSchema(op.body, doc), ...(seeds(f)[`${op.method} ${op.path}`] ?? []).map((seed) => fc.constant(seed)));
+  const valid = fc.oneof(
+    fromSchema(op.body, doc),
+    ...(seeds(f)[`${op.method} ${op.path}`] ?? []).map((seed) => fc.constant(seed)),
+  );
   const json = fc.oneof(
     { weight: 3, arbitrary: valid },
     {
@@ -321,8 +512,14 @@ function requestFor(op: Operation, doc: Schema, f: Fixtures): fc.Arbitrary<FuzzR
     },
     { weight: 1, arbitrary: hostile },
   );
-  const anyBody = fc.oneof({ weight: 8, arbitrary: json.map((v) => JSON.stringify(v)) }, { weight: 2, arbitrary: rawText }, { weight: 1, arbitrary: fc.constant(undefined) });
-  const body = op.body ? anyBody : fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: anyBody });
+  const anyBody = fc.oneof(
+    { weight: 8, arbitrary: json.map((v) => JSON.stringify(v)) },
+    { weight: 2, arbitrary: rawText },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  );
+  const body = op.body
+    ? anyBody
+    : fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: anyBody });
   const contentType = fc.oneof(
     { weight: 10, arbitrary: fc.constant('application/json') },
     { weight: 1, arbitrary: fc.constant(undefined) },
@@ -331,7 +528,10 @@ function requestFor(op: Operation, doc: Schema, f: Fixtures): fc.Arbitrary<FuzzR
   );
   const method = fc.oneof(
     { weight: 12, arbitrary: fc.constant(op.method) },
-    { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'PROPFIND', 'FOO') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'PROPFIND', 'FOO'),
+    },
   );
   const optionalHeader = (arbitrary: fc.Arbitrary<string>) => fc.option(arbitrary, { nil: undefined, freq: 3 });
 
@@ -343,7 +543,9 @@ function requestFor(op: Operation, doc: Schema, f: Fixtures): fc.Arbitrary<FuzzR
       body,
       authorization: authFor(op.path.startsWith('/admin/'), f),
       'content-type': contentType,
-      'x-request-id': optionalHeader(fc.oneof(fc.constantFrom('trace-1', 'a'.repeat(128), 'a'.repeat(129), 'a'.repeat(3000)), headerText(100))),
+      'x-request-id': optionalHeader(
+        fc.oneof(fc.constantFrom('trace-1', 'a'.repeat(128), 'a'.repeat(129), 'a'.repeat(3000)), headerText(100)),
+      ),
       'idempotency-key': optionalHeader(fc.oneof(fc.uuid(), headerText(300))),
       accept: optionalHeader(fc.constantFrom('application/xml', 'text/html', '*/*', 'application/json;q=0')),
       'content-encoding': optionalHeader(fc.constantFrom('gzip', 'br', 'identity', 'x')),
@@ -359,10 +561,14 @@ function requestFor(op: Operation, doc: Schema, f: Fixtures): fc.Arbitrary<FuzzR
 }
 
 /** Runs a property; a failure names its seed and its shrunk request, with long strings cut. */
-async function fuzz(requests: fc.Arbitrary<FuzzRequest>, check: (request: FuzzRequest) => Promise<void>): Promise<void> {
+async function fuzz(
+  requests: fc.Arbitrary<FuzzRequest>,
+  check: (request: FuzzRequest) => Promise<void>,
+): Promise<void> {
   const details = await fc.check(fc.asyncProperty(requests, check), { numRuns: RUNS, seed: SEED });
   if (!details.failed) return;
-  const cut = (_key: string, value: unknown) => (typeof value === 'string' && value.length > 300 ? `${value.slice(0, 300)}... (${value.length} characters)` : value);
+  const cut = (_key: string, value: unknown) =>
+    typeof value === 'string' && value.length > 300 ? `${value.slice(0, 300)}... (${value.length} characters)` : value;
   throw new Error(
     `failed after ${details.numRuns} requests; replay with FUZZ_SEED=${details.seed} (path ${details.counterexamplePath})\n` +
       `${JSON.stringify(details.counterexample?.[0], cut, 2)}\n${(details.errorInstance as Error | undefined)?.message ?? ''}`,
@@ -384,19 +590,49 @@ const RAW_REQUESTS: readonly [string, (f: Fixtures) => string | Buffer][] = [
   ['an unknown HTTP version', () => 'GET /api/v1/ping HTTP/2.5\r\nHost: x\r\n\r\n'],
   ['bare LF line ends', () => 'GET /api/v1/ping HTTP/1.1\nHost: x\n\n'],
   ['no Host header', () => 'GET /api/v1/ping HTTP/1.1\r\nConnection: close\r\n\r\n'],
-  ['a control character in a header', (f) => `GET /api/v1/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${f.main.traffic}\x01\r\n\r\n`],
+  [
+    'a control character in a header',
+    (f) => `GET /api/v1/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${f.main.traffic}\x01\r\n\r\n`,
+  ],
   ['a space in a header name', () => 'GET /api/v1/ping HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n'],
-  ['UTF-8 in Authorization', () => Buffer.from('GET /api/v1/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Basic пароль🙂\r\nConnection: close\r\n\r\n')],
-  ['two Content-Lengths', () => 'POST /api/v1/message HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n[]'],
-  ['Content-Length and chunked', () => 'POST /api/v1/message HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'],
+  [
+    'UTF-8 in Authorization',
+    () =>
+      Buffer.from(
+        'GET /api/v1/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Basic пароль🙂\r\nConnection: close\r\n\r\n',
+      ),
+  ],
+  [
+    'two Content-Lengths',
+    () => 'POST /api/v1/message HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n[]',
+  ],
+  [
+    'Content-Length and chunked',
+    () =>
+      'POST /api/v1/message HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+  ],
   ['a bad chunk size', () => 'POST /api/v1/message HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n'],
-  ['an Expect other than 100-continue', () => 'POST /api/v1/message HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nContent-Length: 2\r\n\r\n[]'],
-  ['Expect: 100-continue', (f) => `POST /api/v1/message HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${f.main.traffic}\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n[]`],
+  [
+    'an Expect other than 100-continue',
+    () => 'POST /api/v1/message HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nContent-Length: 2\r\n\r\n[]',
+  ],
+  [
+    'Expect: 100-continue',
+    (f) =>
+      `POST /api/v1/message HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${f.main.traffic}\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n[]`,
+  ],
   ['invalid percent-encoding in a path parameter', () => 'GET /api/v1/message/%zz HTTP/1.1\r\nHost: x\r\n\r\n'],
   ['a path parameter over 100 characters', () => `GET /api/v1/message/${'a'.repeat(500)} HTTP/1.1\r\nHost: x\r\n\r\n`],
-  ['a GET with a broken JSON body', (f) => `GET /api/v1/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${f.main.traffic}\r\nContent-Type: application/json\r\nContent-Length: 6\r\n\r\n{"a":1`],
+  [
+    'a GET with a broken JSON body',
+    (f) =>
+      `GET /api/v1/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${f.main.traffic}\r\nContent-Type: application/json\r\nContent-Length: 6\r\n\r\n{"a":1`,
+  ],
   ['a path escaping the docs folder', () => 'GET /docs/static/../../../package.json HTTP/1.1\r\nHost: x\r\n\r\n'],
-  ['an encoded path escaping the docs folder', () => 'GET /docs/static/..%2f..%2f..%2fpackage.json HTTP/1.1\r\nHost: x\r\n\r\n'],
+  [
+    'an encoded path escaping the docs folder',
+    () => 'GET /docs/static/..%2f..%2f..%2fpackage.json HTTP/1.1\r\nHost: x\r\n\r\n',
+  ],
   ['an absolute URL', () => 'GET http://evil.example/api/v1/ping HTTP/1.1\r\nHost: x\r\n\r\n'],
   ['an asterisk', () => 'OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n'],
 ];
@@ -434,19 +670,41 @@ describe.each(ENGINES)('fuzzing every operation of /openapi.json (%s)', (engine)
 
   beforeAll(async () => {
     t = await startTestHerald(engine, { env: ENV });
-    const main = await t.createAccount({ channels: { WHATSAPP: true }, senderNames: [['SMS', SENDER], ['WHATSAPP', SENDER]], balance: 1000 });
+    const main = await t.createAccount({
+      channels: { WHATSAPP: true },
+      senderNames: [
+        ['SMS', SENDER],
+        ['WHATSAPP', SENDER],
+      ],
+      balance: 1000,
+    });
     const other = await t.createAccount({ senderNames: [['SMS', SENDER]] });
     const blockedAccount = await t.createAccount();
     await t.admin('PATCH', `/admin/v1/accounts/${blockedAccount.id}`, { status: 'blocked' });
     const victim = await t.createAccount();
     const token = await t.admin('POST', `/admin/v1/accounts/${victim.id}/tokens`, { type: 'traffic' });
-    const sent = await t.call('POST', '/api/v1/message', { token: main.traffic, body: [message('SMS'), message('FLASHCALL')] });
+    const sent = await t.call('POST', '/api/v1/message', {
+      token: main.traffic,
+      body: [message('SMS'), message('FLASHCALL')],
+    });
     const tc = await t.call('POST', '/api/v1/traffic-centers', { token: main.system, body: { name: 'Fuzz center' } });
-    const rule = await t.call('POST', '/api/v1/inbound-rules', { token: main.system, body: { trafficCenterId: tc.body.id } });
-    const senderName = await t.call('POST', '/api/v1/sender-names', { token: main.system, body: { channelType: 'SMS', name: 'FuzzName' } });
+    const rule = await t.call('POST', '/api/v1/inbound-rules', {
+      token: main.system,
+      body: { trafficCenterId: tc.body.id },
+    });
+    const senderName = await t.call('POST', '/api/v1/sender-names', {
+      token: main.system,
+      body: { channelType: 'SMS', name: 'FuzzName' },
+    });
     const templates = await t.call('GET', '/api/v1/templates', { token: main.system });
-    const tariff = await t.admin('POST', '/admin/v1/tariffs', { channelType: 'SMS', prefix: '7916', price: 0.5, currency: 'RUB' });
-    for (const reply of [token, tc, rule, senderName, tariff]) expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+    const tariff = await t.admin('POST', '/admin/v1/tariffs', {
+      channelType: 'SMS',
+      prefix: '7916',
+      price: 0.5,
+      currency: 'RUB',
+    });
+    for (const reply of [token, tc, rule, senderName, tariff])
+      expect(reply.status, JSON.stringify(reply.body)).toBe(201);
     expect(sent.body.errors).toBe(false);
     const messageUuid = sent.body.items[0].messageUuid as string;
     f = {
@@ -456,8 +714,19 @@ describe.each(ENGINES)('fuzzing every operation of /openapi.json (%s)', (engine)
       messageUuid,
       trafficCenterId: tc.body.id,
       ids: [
-        ...[main.id, other.id, victim.id, tc.body.id, rule.body.id, senderName.body.id, tariff.body.id, templates.body.items[0].id].map(String),
-        token.body.id, messageUuid, sent.body.items[1].messageUuid,
+        ...[
+          main.id,
+          other.id,
+          victim.id,
+          tc.body.id,
+          rule.body.id,
+          senderName.body.id,
+          tariff.body.id,
+          templates.body.items[0].id,
+        ].map(String),
+        token.body.id,
+        messageUuid,
+        sent.body.items[1].messageUuid,
       ],
     };
   });
@@ -470,7 +739,13 @@ describe.each(ENGINES)('fuzzing every operation of /openapi.json (%s)', (engine)
   it('lists the whole API, client and operator', () => {
     const listed = OPERATIONS.map((op) => `${op.method} ${op.path}`);
     expect(listed.length).toBeGreaterThan(50);
-    for (const op of ['POST /api/v1/message', 'GET /admin/v1/accounts', 'POST /api/v1/flashcall-conversion', 'GET /s/{code}', 'GET /healthz']) {
+    for (const op of [
+      'POST /api/v1/message',
+      'GET /admin/v1/accounts',
+      'POST /api/v1/flashcall-conversion',
+      'GET /s/{code}',
+      'GET /healthz',
+    ]) {
       expect(listed).toContain(op);
     }
   });
@@ -481,7 +756,25 @@ describe.each(ENGINES)('fuzzing every operation of /openapi.json (%s)', (engine)
 
   it('answers any method, path and token, listed or not, without a 5xx', async () => {
     const segment = fc.oneof(
-      fc.constantFrom('api', 'v1', 'admin', 'message', 'accounts', 'tokens', 'templates', 'callbacks', 's', 'webhooks', 'docs', 'static', 'openapi.json', 'metrics', '%2e%2e', '%00', ''),
+      fc.constantFrom(
+        'api',
+        'v1',
+        'admin',
+        'message',
+        'accounts',
+        'tokens',
+        'templates',
+        'callbacks',
+        's',
+        'webhooks',
+        'docs',
+        'static',
+        'openapi.json',
+        'metrics',
+        '%2e%2e',
+        '%00',
+        '',
+      ),
       pathValue(f),
     );
     const requests = fc
@@ -489,12 +782,21 @@ describe.each(ENGINES)('fuzzing every operation of /openapi.json (%s)', (engine)
         method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'),
         segments: fc.array(segment, { minLength: 1, maxLength: 6 }),
         authorization: fc.boolean().chain((admin) => authFor(admin, f)),
-        body: fc.option(fc.oneof(rawText, hostile.map((v) => JSON.stringify(v))), { nil: undefined }),
+        body: fc.option(
+          fc.oneof(
+            rawText,
+            hostile.map((v) => JSON.stringify(v)),
+          ),
+          { nil: undefined },
+        ),
       })
       .map(({ method, segments, authorization, body }): FuzzRequest => ({
         method,
         url: `/${segments.join('/')}`,
-        headers: authorization === undefined ? { 'content-type': 'application/json' } : { authorization, 'content-type': 'application/json' },
+        headers:
+          authorization === undefined
+            ? { 'content-type': 'application/json' }
+            : { authorization, 'content-type': 'application/json' },
         body: method === 'GET' || method === 'HEAD' ? undefined : body,
       }));
     await fuzz(requests, async (request) => expectSafe(request, await send(t, request)));
@@ -507,7 +809,11 @@ describe.each(ENGINES)('fuzzing every operation of /openapi.json (%s)', (engine)
     const sent = await t.call('POST', '/api/v1/message', { token: f.main.traffic, rawBody: over, headers: json });
     expect(sent.status).toBe(413);
     expect(sent.body).toEqual(tooLarge);
-    const admin = await t.call('POST', '/admin/v1/accounts', { auth: `Bearer ${ADMIN_TOKEN}`, rawBody: over, headers: json });
+    const admin = await t.call('POST', '/admin/v1/accounts', {
+      auth: `Bearer ${ADMIN_TOKEN}`,
+      rawBody: over,
+      headers: json,
+    });
     expect(admin.body).toEqual(tooLarge);
 
     const head = `POST /api/v1/message HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${f.main.traffic}\r\nContent-Type: application/json\r\n`;
@@ -520,12 +826,19 @@ describe.each(ENGINES)('fuzzing every operation of /openapi.json (%s)', (engine)
     const frame = JSON.stringify([message('SMS', { content: '' })]);
     const atLimit = frame.replace('"content":""', `"content":"${'x'.repeat(BODY_LIMIT - frame.length)}"`);
     expect(Buffer.byteLength(atLimit)).toBe(BODY_LIMIT);
-    const read = await t.call('POST', '/api/v1/message', { token: f.main.traffic, rawBody: Buffer.from(atLimit), headers: json });
+    const read = await t.call('POST', '/api/v1/message', {
+      token: f.main.traffic,
+      rawBody: Buffer.from(atLimit),
+      headers: json,
+    });
     expect([200, 422]).toContain(read.status);
   });
 
   it('refuses a header block over 16 KiB with 431 and keeps serving', async () => {
-    const reply = await rawRequest(t.url, `GET /api/v1/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${f.main.traffic}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const reply = await rawRequest(
+      t.url,
+      `GET /api/v1/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${f.main.traffic}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
     expect(reply.status, reply.text).toBe(431);
     expect(reply.body).toEqual({ error: { code: 4310, msg: 'Request headers are larger than 16384 bytes' } });
     const many = Array.from({ length: 200 }, (_, i) => `X-H${i}: ${'v'.repeat(100)}\r\n`).join('');

@@ -13,7 +13,13 @@ describe('OpenAPI document and reference page', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.openapi).toBe('3.1.0');
     const paths = Object.keys(reply.body.paths);
-    for (const path of ['/api/v1/ping', '/api/v1/message', '/api/v1/balance', '/admin/v1/accounts', '/admin/v1/accounts/{id}/sender-names']) {
+    for (const path of [
+      '/api/v1/ping',
+      '/api/v1/message',
+      '/api/v1/balance',
+      '/admin/v1/accounts',
+      '/admin/v1/accounts/{id}/sender-names',
+    ]) {
       expect(paths).toContain(path);
     }
     const send = reply.body.paths['/api/v1/message'].post;

@@ -80,28 +80,40 @@ describe.each(ENGINES)('rate limits over HTTP (%s)', (engine) => {
     }
   });
   it('behind a trusted proxy, counts failed authentications per forwarded client address', async () => {
-    const t = await startTestHerald(engine, { env: { HERALD_AUTH_FAILURE_LIMIT: '2', HERALD_TRUST_PROXY: '127.0.0.1' } });
+    const t = await startTestHerald(engine, {
+      env: { HERALD_AUTH_FAILURE_LIMIT: '2', HERALD_TRUST_PROXY: '127.0.0.1' },
+    });
     try {
       const account = await t.createAccount();
       const bad = Buffer.from('t2_nosuchkey:nosuchsecret').toString('base64');
       const from = (address: string) => ({ 'x-forwarded-for': address });
       const codes = [];
-      for (let i = 0; i < 3; i++) codes.push((await t.call('GET', '/api/v1/balance', { token: bad, headers: from('203.0.113.7') })).body.error.code);
+      for (let i = 0; i < 3; i++)
+        codes.push(
+          (await t.call('GET', '/api/v1/balance', { token: bad, headers: from('203.0.113.7') })).body.error.code,
+        );
       expect(codes).toEqual([4012, 4012, 4290]);
       // Another client behind the same proxy is not held to the first one's failures.
-      expect((await t.call('GET', '/api/v1/balance', { token: account.system, headers: from('203.0.113.8') })).status).toBe(200);
-      expect((await t.call('GET', '/api/v1/balance', { token: account.system, headers: from('203.0.113.7') })).status).toBe(429);
+      expect(
+        (await t.call('GET', '/api/v1/balance', { token: account.system, headers: from('203.0.113.8') })).status,
+      ).toBe(200);
+      expect(
+        (await t.call('GET', '/api/v1/balance', { token: account.system, headers: from('203.0.113.7') })).status,
+      ).toBe(429);
     } finally {
       await t.close();
     }
   });
 
   it('counts an IPv6 client by its /64, and an IPv4-mapped address as the IPv4 address', async () => {
-    const t = await startTestHerald(engine, { env: { HERALD_AUTH_FAILURE_LIMIT: '2', HERALD_TRUST_PROXY: '127.0.0.1' } });
+    const t = await startTestHerald(engine, {
+      env: { HERALD_AUTH_FAILURE_LIMIT: '2', HERALD_TRUST_PROXY: '127.0.0.1' },
+    });
     try {
       const account = await t.createAccount();
       const bad = Buffer.from('t2_nosuchkey:nosuchsecret').toString('base64');
-      const status = async (address: string, token: string) => (await t.call('GET', '/api/v1/balance', { token, headers: { 'x-forwarded-for': address } })).status;
+      const status = async (address: string, token: string) =>
+        (await t.call('GET', '/api/v1/balance', { token, headers: { 'x-forwarded-for': address } })).status;
       // Two addresses of one /64 share its two failures; the next /64 has its own.
       expect(await status('2001:db8:1:2::1', bad)).toBe(401);
       expect(await status('2001:db8:1:2:ffff:ffff:ffff:fffe', bad)).toBe(401);

@@ -30,7 +30,8 @@ function searchable(lines: readonly string[]): string {
   const walk = (value: unknown): void => {
     if (value === null || typeof value !== 'object') return;
     const buffer = value as { type?: unknown; data?: unknown };
-    if (buffer.type === 'Buffer' && Array.isArray(buffer.data)) decoded.push(Buffer.from(buffer.data as number[]).toString('latin1'));
+    if (buffer.type === 'Buffer' && Array.isArray(buffer.data))
+      decoded.push(Buffer.from(buffer.data as number[]).toString('latin1'));
     for (const child of Object.values(value)) walk(child);
   };
   for (const line of lines) walk(JSON.parse(line));
@@ -60,7 +61,10 @@ describe.each(ENGINES)('secrets never reach the logs (%s)', (engine) => {
         HERALD_AUTH_FAILURE_LIMIT: '0',
       },
       // The production logger, with its redaction, at its most verbose.
-      log: createLogger('trace', new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) })),
+      log: createLogger(
+        'trace',
+        new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }),
+      ),
     });
   });
   afterAll(async () => {
@@ -80,17 +84,46 @@ describe.each(ENGINES)('secrets never reach the logs (%s)', (engine) => {
     // Valid tokens, on successes and on errors.
     const password = 'pa55-word-xyz';
     const callbackUrl = `http://hook-user:${password}@127.0.0.1:${receiver.port}/callbacks?token=cb-qu3ry-t0ken`;
-    const sent = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { destination: '79161232290', callbackUrl })] });
+    const sent = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('SMS', { destination: '79161232290', callbackUrl })],
+    });
     expect(sent.body.errors).toBe(false);
     expect((await t.call('GET', '/api/v1/message', { token: issued.body.token })).status).toBe(403);
-    expect((await t.call('GET', '/api/v1/message/not-a-uuid', { token: account.traffic })).status).toBeGreaterThanOrEqual(400);
-    expect((await t.call('POST', '/api/v1/message', { token: account.traffic, rawBody: '[{', headers: { 'content-type': 'application/json' } })).status).toBe(400);
-    expect((await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { callbackUrl: `${callbackUrl}\u0000` })] })).status).toBeGreaterThanOrEqual(400);
+    expect(
+      (await t.call('GET', '/api/v1/message/not-a-uuid', { token: account.traffic })).status,
+    ).toBeGreaterThanOrEqual(400);
+    expect(
+      (
+        await t.call('POST', '/api/v1/message', {
+          token: account.traffic,
+          rawBody: '[{',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await t.call('POST', '/api/v1/message', {
+          token: account.traffic,
+          body: [message('SMS', { callbackUrl: `${callbackUrl}\u0000` })],
+        })
+      ).status,
+    ).toBeGreaterThanOrEqual(400);
     const tc = await t.call('POST', '/api/v1/traffic-centers', { token: account.system, body: { name: 'Logs' } });
     const ruleUrl = 'http://rule-user:ru1e-pa55@127.0.0.1:9/in';
-    expect((await t.call('POST', '/api/v1/inbound-rules', { token: account.system, body: { trafficCenterId: tc.body.id, callbackUrl: ruleUrl } })).status).toBe(201);
+    expect(
+      (
+        await t.call('POST', '/api/v1/inbound-rules', {
+          token: account.system,
+          body: { trafficCenterId: tc.body.id, callbackUrl: ruleUrl },
+        })
+      ).status,
+    ).toBe(201);
     // Query strings are not logged: they carry phone numbers and webhook verify tokens.
-    await t.call('GET', '/api/v1/message?destination=79161230042&verify_token=qu3ry-s3cret', { token: account.traffic });
+    await t.call('GET', '/api/v1/message?destination=79161230042&verify_token=qu3ry-s3cret', {
+      token: account.traffic,
+    });
 
     // Invalid tokens: a mistyped real one is as secret as the real one.
     for (const [path, auth] of [
@@ -105,12 +138,24 @@ describe.each(ENGINES)('secrets never reach the logs (%s)', (engine) => {
     }
 
     // Refused by Node's HTTP parser with the token in the raw bytes: a bad header, and a header block over 16 KiB.
-    expect(await rawRequest(t.url, `GET /api/v1/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${account.traffic}\r\nX-Bad: \u0001\r\n\r\n`)).toContain(' 400 ');
-    expect(await rawRequest(t.url, `GET /admin/v1/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)).toContain(' 431 ');
+    expect(
+      await rawRequest(
+        t.url,
+        `GET /api/v1/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${account.traffic}\r\nX-Bad: \u0001\r\n\r\n`,
+      ),
+    ).toContain(' 400 ');
+    expect(
+      await rawRequest(
+        t.url,
+        `GET /admin/v1/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      ),
+    ).toContain(' 431 ');
 
     // The callback carries the URL's credentials as Basic authorization; its first attempt fails and is logged.
     await waitFor(() => receiver.received.length >= 2, { timeoutMs: 15_000 });
-    expect(receiver.received[0]!.headers.authorization).toBe(`Basic ${Buffer.from(`hook-user:${password}`).toString('base64')}`);
+    expect(receiver.received[0]!.headers.authorization).toBe(
+      `Basic ${Buffer.from(`hook-user:${password}`).toString('base64')}`,
+    );
     await waitFor(() => lines.some((line) => line.includes('callback not accepted')));
     expect(lines.find((line) => line.includes('callback not accepted'))).toContain('/callbacks?token=***');
 
@@ -131,8 +176,14 @@ describe.each(ENGINES)('secrets never reach the logs (%s)', (engine) => {
       callbackQueryToken: 'cb-qu3ry-t0ken',
       callbackAuthorization: Buffer.from(`hook-user:${password}`).toString('base64'),
     };
-    for (const token of [account.traffic, account.system, issued.body.token as string]) expect(secretOf(token).length).toBeGreaterThan(16);
-    Object.assign(secrets, { trafficSecret: secretOf(account.traffic), systemSecret: secretOf(account.system), issuedSecret: secretOf(issued.body.token) });
-    for (const [name, secret] of Object.entries(secrets)) expect(log.includes(secret), `${name} appears in the log`).toBe(false);
+    for (const token of [account.traffic, account.system, issued.body.token as string])
+      expect(secretOf(token).length).toBeGreaterThan(16);
+    Object.assign(secrets, {
+      trafficSecret: secretOf(account.traffic),
+      systemSecret: secretOf(account.system),
+      issuedSecret: secretOf(issued.body.token),
+    });
+    for (const [name, secret] of Object.entries(secrets))
+      expect(log.includes(secret), `${name} appears in the log`).toBe(false);
   });
 });

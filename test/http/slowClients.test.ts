@@ -1,6 +1,11 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, loadConfig } from '../../src/config/config.js';
+import {
+  ConfigError,
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  loadConfig,
+} from '../../src/config/config.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 
@@ -21,7 +26,11 @@ interface Cut {
  * A raw connection that sends `bytes` one at a time every `everyMs`; resolves with what Herald answered when Herald
  * closes it, and stops sending then.
  */
-function trickle(url: string, bytes: string, everyMs: number): { socket: Socket; cut: Promise<Cut>; sent: () => number } {
+function trickle(
+  url: string,
+  bytes: string,
+  everyMs: number,
+): { socket: Socket; cut: Promise<Cut>; sent: () => number } {
   const socket = connect(Number(new URL(url).port), '127.0.0.1');
   const started = performance.now();
   let sent = 0;
@@ -36,7 +45,11 @@ function trickle(url: string, bytes: string, everyMs: number): { socket: Socket;
       clearInterval(drip);
       const text = Buffer.concat(chunks).toString('utf8');
       const body = text.slice(text.indexOf('\r\n\r\n') + 4);
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), body: body ? JSON.parse(body) : undefined, afterMs: performance.now() - started });
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0),
+        body: body ? JSON.parse(body) : undefined,
+        afterMs: performance.now() - started,
+      });
     });
   });
   return { socket, cut, sent: () => sent };
@@ -48,7 +61,10 @@ describe.each(ENGINES)('slow clients (%s)', (engine) => {
 
   beforeAll(async () => {
     t = await startTestHerald(engine, {
-      env: { HERALD_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS), HERALD_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) },
+      env: {
+        HERALD_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+        HERALD_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+      },
     });
     account = await t.createAccount();
   });
@@ -99,7 +115,10 @@ describe.each(ENGINES)('slow clients (%s)', (engine) => {
 
   it('keeps an idle keep-alive connection past the headers timeout', async () => {
     const idle = trickle(t.url, 'GET /api/v1/ping HTTP/1.1\r\nHost: x\r\n\r\n', 0);
-    const closedEarly = await Promise.race([idle.cut.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), HEADERS_TIMEOUT_MS * 3))]);
+    const closedEarly = await Promise.race([
+      idle.cut.then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), HEADERS_TIMEOUT_MS * 3)),
+    ]);
     expect(closedEarly).toBe(false);
     idle.socket.destroy();
   });
@@ -107,18 +126,33 @@ describe.each(ENGINES)('slow clients (%s)', (engine) => {
 
 describe('request timeouts configuration', () => {
   it('defaults to 30 s for a request and 10 s for its headers', () => {
-    expect(loadConfig({})).toMatchObject({ requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS, headersTimeoutMs: DEFAULT_HEADERS_TIMEOUT_MS });
+    expect(loadConfig({})).toMatchObject({
+      requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: DEFAULT_HEADERS_TIMEOUT_MS,
+    });
     expect([DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_HEADERS_TIMEOUT_MS]).toEqual([30_000, 10_000]);
   });
 
   it('takes a short request timeout as the headers timeout too', () => {
-    expect(loadConfig({ HERALD_REQUEST_TIMEOUT_MS: '2000' })).toMatchObject({ requestTimeoutMs: 2000, headersTimeoutMs: 2000 });
+    expect(loadConfig({ HERALD_REQUEST_TIMEOUT_MS: '2000' })).toMatchObject({
+      requestTimeoutMs: 2000,
+      headersTimeoutMs: 2000,
+    });
   });
 
   it.each([
-    [{ HERALD_REQUEST_TIMEOUT_MS: '50' }, 'HERALD_REQUEST_TIMEOUT_MS: must be an integer from 100 to 3600000 (got "50")'],
-    [{ HERALD_HEADERS_TIMEOUT_MS: '1s' }, 'HERALD_HEADERS_TIMEOUT_MS: must be an integer from 100 to 3600000 (got "1s")'],
-    [{ HERALD_REQUEST_TIMEOUT_MS: '1000', HERALD_HEADERS_TIMEOUT_MS: '2000' }, 'HERALD_HEADERS_TIMEOUT_MS: must not exceed HERALD_REQUEST_TIMEOUT_MS (1000)'],
+    [
+      { HERALD_REQUEST_TIMEOUT_MS: '50' },
+      'HERALD_REQUEST_TIMEOUT_MS: must be an integer from 100 to 3600000 (got "50")',
+    ],
+    [
+      { HERALD_HEADERS_TIMEOUT_MS: '1s' },
+      'HERALD_HEADERS_TIMEOUT_MS: must be an integer from 100 to 3600000 (got "1s")',
+    ],
+    [
+      { HERALD_REQUEST_TIMEOUT_MS: '1000', HERALD_HEADERS_TIMEOUT_MS: '2000' },
+      'HERALD_HEADERS_TIMEOUT_MS: must not exceed HERALD_REQUEST_TIMEOUT_MS (1000)',
+    ],
   ])('refuses %j at start-up', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -29,7 +29,8 @@ describe.each(ENGINES)('traffic centers and inbound rules (spec 6.5, DESIGN 6) (
   let t: TestHerald;
   let account: TestAccount;
   let stranger: TestAccount;
-  const api = (method: string, path: string, body?: unknown, who?: TestAccount) => t.call(method, path, { token: (who ?? account).system, body });
+  const api = (method: string, path: string, body?: unknown, who?: TestAccount) =>
+    t.call(method, path, { token: (who ?? account).system, body });
 
   beforeAll(async () => {
     t = await startTestHerald(engine);
@@ -46,7 +47,10 @@ describe.each(ENGINES)('traffic centers and inbound rules (spec 6.5, DESIGN 6) (
     expect(created.body).toMatchObject({ name: 'Support', isDefault: false });
     const id = created.body.id;
 
-    expect((await api('PATCH', `/api/v1/traffic-centers/${id}`, { name: 'Customer care' })).body).toMatchObject({ name: 'Customer care', isDefault: false });
+    expect((await api('PATCH', `/api/v1/traffic-centers/${id}`, { name: 'Customer care' })).body).toMatchObject({
+      name: 'Customer care',
+      isDefault: false,
+    });
     expect((await api('PATCH', `/api/v1/traffic-centers/${id}`, { isDefault: true })).body.isDefault).toBe(true);
     const items = (await api('GET', '/api/v1/traffic-centers')).body.items;
     expect(items.filter((c: { isDefault: boolean }) => c.isDefault).map((c: { id: number }) => c.id)).toEqual([id]);

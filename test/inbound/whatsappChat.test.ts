@@ -16,9 +16,14 @@ describe.each(ENGINES)('WhatsApp chat rules and inbound messages (spec 2.2, 6.5)
   let receiver: Receiver;
   let templateId: number;
   const send = (content: Record<string, unknown>, destination = SUBSCRIBER) =>
-    t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('WHATSAPP', { senderName: SHOP, destination, content })] });
+    t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('WHATSAPP', { senderName: SHOP, destination, content })],
+    });
   const inbound = (from: string, text: string, senderName = SHOP) =>
-    call(t.simulators!.providers.url, 'POST', '/sim/v1/inbound', { body: { channelType: 'WHATSAPP', from, senderName, text } });
+    call(t.simulators!.providers.url, 'POST', '/sim/v1/inbound', {
+      body: { channelType: 'WHATSAPP', from, senderName, text },
+    });
 
   beforeAll(async () => {
     receiver = await new Receiver().start();
@@ -31,12 +36,21 @@ describe.each(ENGINES)('WhatsApp chat rules and inbound messages (spec 2.2, 6.5)
     await t.admin('PATCH', `/admin/v1/accounts/${account.id}`, { channels: { WHATSAPP: true }, inbound: true });
     const template = await t.call('POST', '/api/v1/templates', {
       token: account.system,
-      body: { channelType: 'WHATSAPP', templateType: 'SERVICE', senderName: SHOP, pattern: 'Your order %d is ready', dateFrom: '2026-03-01T00:00:00Z' },
+      body: {
+        channelType: 'WHATSAPP',
+        templateType: 'SERVICE',
+        senderName: SHOP,
+        pattern: 'Your order %d is ready',
+        dateFrom: '2026-03-01T00:00:00Z',
+      },
     });
     templateId = template.body.id;
     await t.admin('POST', `/admin/v1/templates/${templateId}/approve`, {});
     const centers = await t.call('GET', '/api/v1/traffic-centers', { token: account.system });
-    const center = await t.call('POST', '/api/v1/traffic-centers', { token: account.system, body: { name: 'Support' } });
+    const center = await t.call('POST', '/api/v1/traffic-centers', {
+      token: account.system,
+      body: { name: 'Support' },
+    });
     expect(centers.body.items).toEqual([expect.objectContaining({ name: 'Default', isDefault: true })]);
     const rule = await t.call('POST', '/api/v1/inbound-rules', {
       token: account.system,
@@ -55,7 +69,9 @@ describe.each(ENGINES)('WhatsApp chat rules and inbound messages (spec 2.2, 6.5)
     expect(free.body).toEqual({ errors: true, items: [{ code: 4221, msg: 'No active template for content' }] });
     const templated = await send({ contentType: 'text', text: 'Your order 4711 is ready' });
     expect(templated.body.items[0].code).toBe(201);
-    const stored = await t.call('GET', `/api/v1/message/${templated.body.items[0].messageUuid}`, { token: account.traffic });
+    const stored = await t.call('GET', `/api/v1/message/${templated.body.items[0].messageUuid}`, {
+      token: account.traffic,
+    });
     expect(stored.body.templateId).toBe(templateId);
 
     // The subscriber answers through the provider: an inbound webhook reaches Herald.
@@ -77,8 +93,12 @@ describe.each(ENGINES)('WhatsApp chat rules and inbound messages (spec 2.2, 6.5)
         content: { contentType: 'text', text: 'Where is my parcel?' },
       }),
     });
-    expect(receiver.received.find((r) => r.body?.[0]?.callback_event === 'inbound_sent')!.headers['x-herald-signature']).toMatch(/^t=\d+,v1=/);
-    const center = (await t.call('GET', '/api/v1/traffic-centers', { token: account.system })).body.items.find((c: { name: string }) => c.name === 'Support');
+    expect(
+      receiver.received.find((r) => r.body?.[0]?.callback_event === 'inbound_sent')!.headers['x-herald-signature'],
+    ).toMatch(/^t=\d+,v1=/);
+    const center = (await t.call('GET', '/api/v1/traffic-centers', { token: account.system })).body.items.find(
+      (c: { name: string }) => c.name === 'Support',
+    );
     expect(callback.item.trafficCenterId).toBe(center.id);
 
     // Inside the window any content goes.
@@ -100,18 +120,32 @@ describe.each(ENGINES)('WhatsApp chat rules and inbound messages (spec 2.2, 6.5)
 
   it('lists inbound messages, stores a repeated webhook once, and puts unmatched ones in the default center', async () => {
     const before = (await t.call('GET', '/api/v1/message?direction=inbound', { token: account.traffic })).body.total;
-    await t.call('PUT', `/api/v1/inbound-rules/${(await t.call('GET', '/api/v1/inbound-rules', { token: account.system })).body.items[0].id}`, {
-      token: account.system,
-      body: { trafficCenterId: (await t.call('GET', '/api/v1/traffic-centers', { token: account.system })).body.items[1].id, senderNames: ['Other'], callbackUrl: receiver.url },
-    });
+    await t.call(
+      'PUT',
+      `/api/v1/inbound-rules/${(await t.call('GET', '/api/v1/inbound-rules', { token: account.system })).body.items[0].id}`,
+      {
+        token: account.system,
+        body: {
+          trafficCenterId: (await t.call('GET', '/api/v1/traffic-centers', { token: account.system })).body.items[1].id,
+          senderNames: ['Other'],
+          callbackUrl: receiver.url,
+        },
+      },
+    );
     await inbound('79161234562', 'No rule for me');
     const list = await waitFor(async () => {
       const reply = await t.call('GET', '/api/v1/message?direction=inbound', { token: account.traffic });
       return reply.body.total === before + 1 ? reply.body : undefined;
     });
-    const defaultCenter = (await t.call('GET', '/api/v1/traffic-centers', { token: account.system })).body.items.find((c: { isDefault: boolean }) => c.isDefault);
+    const defaultCenter = (await t.call('GET', '/api/v1/traffic-centers', { token: account.system })).body.items.find(
+      (c: { isDefault: boolean }) => c.isDefault,
+    );
     const unmatched = list.items.find((m: { content: { text?: string } }) => m.content.text === 'No rule for me');
-    expect(unmatched).toMatchObject({ direction: 'inbound', trafficCenterId: defaultCenter.id, status: 'inbound_sent' });
+    expect(unmatched).toMatchObject({
+      direction: 'inbound',
+      trafficCenterId: defaultCenter.id,
+      status: 'inbound_sent',
+    });
   });
 
   it('keeps an inbound for a sender name no account has, for the operator', async () => {
@@ -127,13 +161,27 @@ describe.each(ENGINES)('WhatsApp chat rules and inbound messages (spec 2.2, 6.5)
     const quiet = await t.createAccount({ senderNames: [['WHATSAPP', 'Quiet']], openWhatsapp: false });
     await t.admin('PATCH', `/admin/v1/accounts/${quiet.id}`, { channels: { WHATSAPP: true } });
     const center = (await t.call('GET', '/api/v1/traffic-centers', { token: quiet.system })).body.items[0];
-    await t.call('POST', '/api/v1/inbound-rules', { token: quiet.system, body: { trafficCenterId: center.id, callbackUrl: receiver.url } });
+    await t.call('POST', '/api/v1/inbound-rules', {
+      token: quiet.system,
+      body: { trafficCenterId: center.id, callbackUrl: receiver.url },
+    });
     const toQuiet = () =>
-      t.call('POST', '/api/v1/message', { token: quiet.traffic, body: [message('WHATSAPP', { senderName: 'Quiet', destination: '79161234564', content: { contentType: 'text', text: 'Hi' } })] });
+      t.call('POST', '/api/v1/message', {
+        token: quiet.traffic,
+        body: [
+          message('WHATSAPP', {
+            senderName: 'Quiet',
+            destination: '79161234564',
+            content: { contentType: 'text', text: 'Hi' },
+          }),
+        ],
+      });
     expect((await toQuiet()).body.items[0].code).toBe(4221);
 
     await inbound('79161234564', 'Anyone there?', 'Quiet');
-    const stored = await waitFor(async () => (await t.call('GET', '/api/v1/message?direction=inbound', { token: quiet.traffic })).body.items[0]);
+    const stored = await waitFor(
+      async () => (await t.call('GET', '/api/v1/message?direction=inbound', { token: quiet.traffic })).body.items[0],
+    );
     expect(stored).toMatchObject({ direction: 'inbound', status: 'inbound_sent', content: { text: 'Anyone there?' } });
     expect((await toQuiet()).body.items[0].code).toBe(201);
     // Events enter the outbox in the inbound's own transaction: none there means none will ever be sent.
@@ -144,7 +192,10 @@ describe.each(ENGINES)('WhatsApp chat rules and inbound messages (spec 2.2, 6.5)
   it('refuses WhatsApp for an account whose channel is off (4031)', async () => {
     const off = await t.createAccount({ senderNames: [['WHATSAPP', 'Off']] });
     await t.admin('PATCH', `/admin/v1/accounts/${off.id}`, { channels: { WHATSAPP: false } });
-    const reply = await t.call('POST', '/api/v1/message', { token: off.traffic, body: [message('WHATSAPP', { senderName: 'Off' })] });
+    const reply = await t.call('POST', '/api/v1/message', {
+      token: off.traffic,
+      body: [message('WHATSAPP', { senderName: 'Off' })],
+    });
     expect(reply.body.items[0]).toEqual({ code: 4031, msg: 'Channel is not enabled: WHATSAPP' });
   });
 });

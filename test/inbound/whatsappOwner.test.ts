@@ -22,15 +22,28 @@ describe('the number a WhatsApp sender name stands for (DESIGN 12)', () => {
 
 describe.each(ENGINES)('one owner per WhatsApp number, matched exactly (DESIGN 12) (%s)', (engine) => {
   let t: TestHerald;
-  const whatsapp = (names: string[]) => t.createAccount({ channels: { WHATSAPP: true }, senderNames: names.map((n) => ['WHATSAPP', n] as const), openWhatsapp: false });
+  const whatsapp = (names: string[]) =>
+    t.createAccount({
+      channels: { WHATSAPP: true },
+      senderNames: names.map((n) => ['WHATSAPP', n] as const),
+      openWhatsapp: false,
+    });
   const inbound = (senderName: string, text: string) =>
-    call(t.simulators!.providers.url, 'POST', '/sim/v1/inbound', { body: { channelType: 'WHATSAPP', from: '79161230000', senderName, text } });
+    call(t.simulators!.providers.url, 'POST', '/sim/v1/inbound', {
+      body: { channelType: 'WHATSAPP', from: '79161230000', senderName, text },
+    });
   const inboundTexts = async (account: TestAccount): Promise<string[]> =>
-    (await t.call('GET', '/api/v1/message?direction=inbound', { token: account.traffic })).body.items.map((m: { content: { text: string } }) => m.content.text);
-  const unroutedTexts = async (): Promise<string[]> => (await t.admin('GET', '/admin/v1/inbounds/unrouted')).body.items.map((i: { text: string }) => i.text);
+    (await t.call('GET', '/api/v1/message?direction=inbound', { token: account.traffic })).body.items.map(
+      (m: { content: { text: string } }) => m.content.text,
+    );
+  const unroutedTexts = async (): Promise<string[]> =>
+    (await t.admin('GET', '/admin/v1/inbounds/unrouted')).body.items.map((i: { text: string }) => i.text);
 
   beforeAll(async () => {
-    t = await startTestHerald(engine, { delivery: { delayMs: 20 }, clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }) });
+    t = await startTestHerald(engine, {
+      delivery: { delayMs: 20 },
+      clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }),
+    });
   });
   afterAll(async () => t?.close());
 
@@ -39,24 +52,59 @@ describe.each(ENGINES)('one owner per WhatsApp number, matched exactly (DESIGN 1
     const other = await whatsapp([]);
     const conflict = (name: string) => ({
       status: 409,
-      body: { error: { code: 4091, msg: `WhatsApp sender name "${name}" is the number of account ${owner.id} (approved as "15550002222"); a WhatsApp number has one owner` } },
+      body: {
+        error: {
+          code: 4091,
+          msg: `WhatsApp sender name "${name}" is the number of account ${owner.id} (approved as "15550002222"); a WhatsApp number has one owner`,
+        },
+      },
     });
     // A client may ask (Pending); the operator cannot approve it.
-    const asked = await t.call('POST', '/api/v1/sender-names', { token: other.system, body: { channelType: 'WHATSAPP', name: '+15550002222' } });
+    const asked = await t.call('POST', '/api/v1/sender-names', {
+      token: other.system,
+      body: { channelType: 'WHATSAPP', name: '+15550002222' },
+    });
     expect(asked.status).toBe(201);
     const approve = await t.admin('POST', `/admin/v1/sender-names/${asked.body.id}/approve`, {});
     expect({ status: approve.status, body: approve.body }).toEqual(conflict('+15550002222'));
-    expect((await t.call('GET', `/api/v1/sender-names/${asked.body.id}`, { token: other.system })).body.status).toBe('Pending');
-    const direct = await t.admin('POST', `/admin/v1/accounts/${other.id}/sender-names`, { channelType: 'WHATSAPP', name: '15550002222' });
+    expect((await t.call('GET', `/api/v1/sender-names/${asked.body.id}`, { token: other.system })).body.status).toBe(
+      'Pending',
+    );
+    const direct = await t.admin('POST', `/admin/v1/accounts/${other.id}/sender-names`, {
+      channelType: 'WHATSAPP',
+      name: '15550002222',
+    });
     expect({ status: direct.status, body: direct.body }).toEqual(conflict('15550002222'));
 
     // Other names are other numbers; the owner may spell its own number both ways; other channels are not numbers.
-    expect((await t.admin('POST', `/admin/v1/accounts/${other.id}/sender-names`, { channelType: 'WHATSAPP', name: 'Promo 1-555-000-2222' })).status).toBe(201);
-    expect((await t.admin('POST', `/admin/v1/accounts/${owner.id}/sender-names`, { channelType: 'WHATSAPP', name: '+15550002222' })).status).toBe(201);
-    expect((await t.admin('POST', `/admin/v1/accounts/${other.id}/sender-names`, { channelType: 'VIBER', name: '15550002222' })).status).toBe(201);
+    expect(
+      (
+        await t.admin('POST', `/admin/v1/accounts/${other.id}/sender-names`, {
+          channelType: 'WHATSAPP',
+          name: 'Promo 1-555-000-2222',
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await t.admin('POST', `/admin/v1/accounts/${owner.id}/sender-names`, {
+          channelType: 'WHATSAPP',
+          name: '+15550002222',
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await t.admin('POST', `/admin/v1/accounts/${other.id}/sender-names`, {
+          channelType: 'VIBER',
+          name: '15550002222',
+        })
+      ).status,
+    ).toBe(201);
 
     // Once the owner gives the number up, another account can have it.
-    const names = (await t.call('GET', '/api/v1/sender-names?channelType=WHATSAPP', { token: owner.system })).body.items;
+    const names = (await t.call('GET', '/api/v1/sender-names?channelType=WHATSAPP', { token: owner.system })).body
+      .items;
     for (const name of names) await t.call('DELETE', `/api/v1/sender-names/${name.id}`, { token: owner.system });
     expect((await t.admin('POST', `/admin/v1/sender-names/${asked.body.id}/approve`, {})).status).toBe(200);
   });

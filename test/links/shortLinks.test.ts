@@ -9,7 +9,10 @@ import { message, SENDER } from '../messages/messageFixtures.js';
 
 describe('link shortening', () => {
   it('replaces every http(s) link, leaving trailing punctuation in the sentence', () => {
-    const { text, links } = shortenText('See https://shop.example/a?b=1, and http://x.example/y. Thanks!', 'https://s.example/l');
+    const { text, links } = shortenText(
+      'See https://shop.example/a?b=1, and http://x.example/y. Thanks!',
+      'https://s.example/l',
+    );
     expect(links.map((l) => l.url)).toEqual(['https://shop.example/a?b=1', 'http://x.example/y']);
     expect(text).toBe(`See https://s.example/l/${links[0]!.code}, and https://s.example/l/${links[1]!.code}. Thanks!`);
   });
@@ -23,9 +26,17 @@ describe('link shortening', () => {
   });
 
   it('keeps links as the URL parser writes them, and leaves a link that is no URL in the text', () => {
-    const { text, links } = shortenText('Buy http://shop.example/€uro?q=ж#я! or HTTP://Shop.Example, not http://[ or http://', 'https://s.example/l');
-    expect(links.map((l) => l.url)).toEqual(['http://shop.example/%E2%82%ACuro?q=%D0%B6#%D1%8F', 'http://shop.example/']);
-    expect(text).toBe(`Buy https://s.example/l/${links[0]!.code}! or https://s.example/l/${links[1]!.code}, not http://[ or http://`);
+    const { text, links } = shortenText(
+      'Buy http://shop.example/€uro?q=ж#я! or HTTP://Shop.Example, not http://[ or http://',
+      'https://s.example/l',
+    );
+    expect(links.map((l) => l.url)).toEqual([
+      'http://shop.example/%E2%82%ACuro?q=%D0%B6#%D1%8F',
+      'http://shop.example/',
+    ]);
+    expect(text).toBe(
+      `Buy https://s.example/l/${links[0]!.code}! or https://s.example/l/${links[1]!.code}, not http://[ or http://`,
+    );
   });
 
   it('counts links up to one more than asked', () => {
@@ -74,7 +85,9 @@ describe.each(ENGINES)('short links over HTTP (%s)', (engine) => {
     const follow = await fetch(`${t.url}/s/${code}`, { redirect: 'manual' });
     expect(follow.status).toBe(302);
     expect(follow.headers.get('location')).toBe(`https://shop.example/${'x'.repeat(200)}`);
-    const [link] = await t.testDb.db.query<{ clicks: number }>('SELECT clicks FROM short_links WHERE code = $1', [code]);
+    const [link] = await t.testDb.db.query<{ clicks: number }>('SELECT clicks FROM short_links WHERE code = $1', [
+      code,
+    ]);
     expect(link!.clicks).toBe(1);
     await waitFor(() => receiver.events().some((e) => e.message_uuid === id));
     expect(receiver.events().find((e) => e.message_uuid === id)).toEqual({
@@ -91,12 +104,20 @@ describe.each(ENGINES)('short links over HTTP (%s)', (engine) => {
     const links = (n: number) => Array.from({ length: n }, (_, i) => `https://a.example/${i}`).join(' ');
     const reply = await t.call('POST', '/api/v1/message', {
       token: account.traffic,
-      body: [message('SMS', { content: links(10), shortUrl: true }), message('SMS', { content: links(11), shortUrl: true })],
+      body: [
+        message('SMS', { content: links(10), shortUrl: true }),
+        message('SMS', { content: links(11), shortUrl: true }),
+      ],
     });
     expect(reply.status).toBe(422);
-    expect(reply.body).toEqual({ error: { code: 4220, msg: 'Invalid content: at most 10 links can be shortened in one message', index: 1 } });
+    expect(reply.body).toEqual({
+      error: { code: 4220, msg: 'Invalid content: at most 10 links can be shortened in one message', index: 1 },
+    });
     // Without shortUrl the links are text like any other.
-    const plain = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { content: links(11) })] });
+    const plain = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('SMS', { content: links(11) })],
+    });
     expect(plain.body.items[0].code).toBe(201);
   });
 
@@ -105,32 +126,51 @@ describe.each(ENGINES)('short links over HTTP (%s)', (engine) => {
     const text = `${'http://a '.repeat(10)}${'x'.repeat(1000 - 90)}`;
     const reply = await t.call('POST', '/api/v1/message', {
       token: account.traffic,
-      body: [message('VIBER', { content: { contentType: 'text', text }, shortUrl: true }), message('SMS', { content: 'Go http://a', shortUrl: true })],
+      body: [
+        message('VIBER', { content: { contentType: 'text', text }, shortUrl: true }),
+        message('SMS', { content: 'Go http://a', shortUrl: true }),
+      ],
     });
     expect(reply.status).toBe(200);
     expect(reply.body.items[0]).toEqual({ code: 4220, msg: 'Invalid content: too long once its links are shortened' });
     expect(reply.body.items[1].code).toBe(201);
     // SMS parts are counted again: 255 parts of 153 characters at most.
     const sms = `${'http://a '.repeat(10)}${'x'.repeat(255 * 153 - 90)}`;
-    const over = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { content: sms, shortUrl: true })] });
+    const over = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('SMS', { content: sms, shortUrl: true })],
+    });
     expect(over.body.items[0]).toEqual({ code: 4220, msg: 'Invalid content: too long once its links are shortened' });
   });
 
   it('redirects a link with characters a Location header cannot carry to its percent-encoded form', async () => {
     const reply = await t.call('POST', '/api/v1/message', {
       token: account.traffic,
-      body: [message('SMS', { content: 'Скидки: https://магазин.example/каталог?q=€ и http://[ тоже', shortUrl: true })],
+      body: [
+        message('SMS', { content: 'Скидки: https://магазин.example/каталог?q=€ и http://[ тоже', shortUrl: true }),
+      ],
     });
-    const object = (await t.call('GET', `/api/v1/message/${reply.body.items[0].messageUuid}`, { token: account.traffic })).body;
+    const object = (
+      await t.call('GET', `/api/v1/message/${reply.body.items[0].messageUuid}`, { token: account.traffic })
+    ).body;
     expect(object.content).toMatch(/^Скидки: http:\/\/127\.0\.0\.1:1\/s\/[A-Za-z0-9]{10} и http:\/\/\[ тоже$/);
     const follow = await fetch(`${t.url}/s/${object.content.split(' ')[1].split('/').at(-1)}`, { redirect: 'manual' });
     expect(follow.status).toBe(302);
-    expect(follow.headers.get('location')).toBe('https://xn--80aairftm.example/%D0%BA%D0%B0%D1%82%D0%B0%D0%BB%D0%BE%D0%B3?q=%E2%82%AC');
+    expect(follow.headers.get('location')).toBe(
+      'https://xn--80aairftm.example/%D0%BA%D0%B0%D1%82%D0%B0%D0%BB%D0%BE%D0%B3?q=%E2%82%AC',
+    );
   });
 
   it('redirects a link stored before links were normalised', async () => {
-    const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { content: 'Hi http://a.example', shortUrl: true })] });
-    const code = (await t.call('GET', `/api/v1/message/${reply.body.items[0].messageUuid}`, { token: account.traffic })).body.content.split('/').at(-1);
+    const reply = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('SMS', { content: 'Hi http://a.example', shortUrl: true })],
+    });
+    const code = (
+      await t.call('GET', `/api/v1/message/${reply.body.items[0].messageUuid}`, { token: account.traffic })
+    ).body.content
+      .split('/')
+      .at(-1);
     await t.testDb.db.query(`UPDATE short_links SET url = 'https://a.example/€' WHERE code = $1`, [code]);
     const follow = await fetch(`${t.url}/s/${code}`, { redirect: 'manual' });
     expect(follow.status).toBe(302);
@@ -138,13 +178,22 @@ describe.each(ENGINES)('short links over HTTP (%s)', (engine) => {
   });
 
   it('records a click once per address and minute; a repeated one is redirected all the same', async () => {
-    const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { content: 'Hi https://b.example/x', shortUrl: true })] });
-    const code = (await t.call('GET', `/api/v1/message/${reply.body.items[0].messageUuid}`, { token: account.traffic })).body.content.split('/').at(-1);
+    const reply = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('SMS', { content: 'Hi https://b.example/x', shortUrl: true })],
+    });
+    const code = (
+      await t.call('GET', `/api/v1/message/${reply.body.items[0].messageUuid}`, { token: account.traffic })
+    ).body.content
+      .split('/')
+      .at(-1);
     const click = async () => {
       const follow = await fetch(`${t.url}/s/${code}`, { redirect: 'manual' });
       return [follow.status, follow.headers.get('location')];
     };
-    const clicks = async () => (await t.testDb.db.query<{ clicks: number }>('SELECT clicks FROM short_links WHERE code = $1', [code]))[0]!.clicks;
+    const clicks = async () =>
+      (await t.testDb.db.query<{ clicks: number }>('SELECT clicks FROM short_links WHERE code = $1', [code]))[0]!
+        .clicks;
     expect(await Promise.all([click(), click(), click()])).toEqual(Array(3).fill([302, 'https://b.example/x']));
     expect(await clicks()).toBe(1);
     t.clock.advance(59_000);
@@ -161,7 +210,9 @@ describe.each(ENGINES)('short links over HTTP (%s)', (engine) => {
   });
 
   it('counts unknown codes as failed authentications of the address', async () => {
-    const limited = await startTestHerald(engine, { env: { HERALD_SHORT_URL_BASE: 'http://127.0.0.1:1/s', HERALD_AUTH_FAILURE_LIMIT: '3' } });
+    const limited = await startTestHerald(engine, {
+      env: { HERALD_SHORT_URL_BASE: 'http://127.0.0.1:1/s', HERALD_AUTH_FAILURE_LIMIT: '3' },
+    });
     try {
       const statuses = [];
       for (const code of ['AAAAAAAAAA', 'AAAAAAAAAB', 'AAAAAAAAAC', 'AAAAAAAAAD']) {
@@ -178,7 +229,9 @@ describe.each(ENGINES)('short links over HTTP (%s)', (engine) => {
       token: account.traffic,
       body: [message('VIBER', { content: { contentType: 'text', text: 'Go https://a.example/b' }, shortUrl: true })],
     });
-    const object = (await t.call('GET', `/api/v1/message/${reply.body.items[0].messageUuid}`, { token: account.traffic })).body;
+    const object = (
+      await t.call('GET', `/api/v1/message/${reply.body.items[0].messageUuid}`, { token: account.traffic })
+    ).body;
     expect(object.content.text).toMatch(/^Go http:\/\/127\.0\.0\.1:1\/s\/[A-Za-z0-9]{10}$/);
   });
 });

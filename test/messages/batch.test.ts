@@ -26,7 +26,13 @@ describe.each(ENGINES)('batches and storage (%s)', (engine) => {
 
   beforeAll(async () => {
     t = await startTestHerald(engine);
-    account = await t.createAccount({ channels: { WHATSAPP: true }, senderNames: [['SMS', SENDER], ['WHATSAPP', SENDER]] });
+    account = await t.createAccount({
+      channels: { WHATSAPP: true },
+      senderNames: [
+        ['SMS', SENDER],
+        ['WHATSAPP', SENDER],
+      ],
+    });
   });
   afterAll(async () => t?.close());
 
@@ -59,7 +65,10 @@ describe.each(ENGINES)('batches and storage (%s)', (engine) => {
     const byId = new Map(rows.map((row) => [row.id, row]));
     reply.body.items.forEach((item: { messageUuid: string; code: number }, i: number) => {
       expect(item.code).toBe(201);
-      expect(byId.get(item.messageUuid)).toMatchObject({ destination: `7916${1_000_000 + i}`, content: `message ${i}` });
+      expect(byId.get(item.messageUuid)).toMatchObject({
+        destination: `7916${1_000_000 + i}`,
+        content: `message ${i}`,
+      });
     });
   });
 
@@ -85,7 +94,12 @@ describe.each(ENGINES)('batches and storage (%s)', (engine) => {
       token: account.traffic,
       body: [
         message('SMS', { destination: '+7 916 123-45-67', content: 'я'.repeat(71), tags: ['a', 'b'], hours: [9, 10] }),
-        message('SMS', { destination: '89161234567', content: 'a'.repeat(161), callbackUrl: 'https://example.com/x', callbackEvents: ['sent', 'price'] }),
+        message('SMS', {
+          destination: '89161234567',
+          content: 'a'.repeat(161),
+          callbackUrl: 'https://example.com/x',
+          callbackEvents: ['sent', 'price'],
+        }),
         message('WHATSAPP', { content: { contentType: 'text', text: 'Hi', footer: { text: 'f' } } }),
       ],
     });
@@ -99,15 +113,31 @@ describe.each(ENGINES)('batches and storage (%s)', (engine) => {
       [account.id, ids],
     );
     const row = (i: number) => rows.find((r) => r.id === ids[i])!;
-    expect(row(0)).toMatchObject({ destination: '79161234567', country: 'RU', status: 'sending', total_parts: 2, tags: ['a', 'b'], hours: [9, 10] });
+    expect(row(0)).toMatchObject({
+      destination: '79161234567',
+      country: 'RU',
+      status: 'sending',
+      total_parts: 2,
+      tags: ['a', 'b'],
+      hours: [9, 10],
+    });
     expect(row(1)).toMatchObject({ destination: '79161234567', total_parts: 2, callback_events: ['sent', 'price'] });
-    expect(row(2)).toMatchObject({ channel_type: 'WHATSAPP', total_parts: 1, content: { contentType: 'text', text: 'Hi', footer: { text: 'f' } } });
+    expect(row(2)).toMatchObject({
+      channel_type: 'WHATSAPP',
+      total_parts: 1,
+      content: { contentType: 'text', text: 'Hi', footer: { text: 'f' } },
+    });
     expect(row(0).created_at.toISOString()).toBe(t.clock.now().toISOString());
   });
 
   it('generates each message in order: a channel the operator has not enabled gets item code 4031', async () => {
     // One WhatsApp sender name has one owner (DESIGN 12): the other account has a name of its own.
-    const other = await t.createAccount({ senderNames: [['SMS', SENDER], ['WHATSAPP', 'Other']] });
+    const other = await t.createAccount({
+      senderNames: [
+        ['SMS', SENDER],
+        ['WHATSAPP', 'Other'],
+      ],
+    });
     const before = await messageCount(t.testDb.db, other.id);
     const reply = await t.call('POST', '/api/v1/message', {
       token: other.traffic,
@@ -122,14 +152,21 @@ describe.each(ENGINES)('batches and storage (%s)', (engine) => {
 
     // The operator switches SMS off: now SMS is refused too.
     await t.admin('PATCH', `/admin/v1/accounts/${other.id}`, { channels: { SMS: false, WHATSAPP: true } });
-    const after = await t.call('POST', '/api/v1/message', { token: other.traffic, body: [message('SMS'), message('WHATSAPP', { senderName: 'Other' })] });
+    const after = await t.call('POST', '/api/v1/message', {
+      token: other.traffic,
+      body: [message('SMS'), message('WHATSAPP', { senderName: 'Other' })],
+    });
     expect(after.body.items[0]).toEqual({ code: 4031, msg: 'Channel is not enabled: SMS' });
     expect(after.body.items[1]).toMatchObject({ code: 201 });
   });
 
   it('gives time-ordered message uuids (version 7)', async () => {
-    const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('VK'), message('VK')] });
-    for (const item of reply.body.items) expect(item.messageUuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const reply = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('VK'), message('VK')],
+    });
+    for (const item of reply.body.items)
+      expect(item.messageUuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(reply.body.items[0].messageUuid.slice(0, 13)).toBe(reply.body.items[1].messageUuid.slice(0, 13));
   });
 });

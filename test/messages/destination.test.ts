@@ -30,9 +30,12 @@ describe('destination normalisation (DESIGN 4)', () => {
     ['89161234567', '79161234567', 'RU', 'a Russian mobile'],
     ['84012345678', '74012345678', 'RU', 'a Kaliningrad landline; not a valid Vietnamese number'],
     ['88001234567', '78001234567', 'RU', 'Russian toll-free; +880 0 is no Bangladeshi number'],
-  ] as [string, string, string | undefined, string][])('rewrites an 8-number only when needed: %s -> %s %s (%s)', (input, msisdn, country) => {
-    expect(normaliseDestination(input)).toEqual({ msisdn, country });
-  });
+  ] as [string, string, string | undefined, string][])(
+    'rewrites an 8-number only when needed: %s -> %s %s (%s)',
+    (input, msisdn, country) => {
+      expect(normaliseDestination(input)).toEqual({ msisdn, country });
+    },
+  );
 
   it.each([
     ['', 'empty'],
@@ -52,7 +55,7 @@ describe('destination normalisation (DESIGN 4)', () => {
     expect(normaliseDestination(input)).toBeUndefined();
   });
 
-  it('gives the full parse\'s verdict for Russian mobiles on every 7-digit prefix, without parsing', () => {
+  it("gives the full parse's verdict for Russian mobiles on every 7-digit prefix, without parsing", () => {
     const full = (digits: string): [boolean, string | undefined] => {
       const phone = parsePhoneNumberFromString(`+${digits}`);
       return phone?.isValid() ? [true, phone.country] : [false, undefined];
@@ -64,7 +67,8 @@ describe('destination normalisation (DESIGN 4)', () => {
       const fast = normaliseDestination(digits);
       const [isValid, country] = full(digits);
       if (isValid) valid++;
-      if ((fast !== undefined) !== isValid || (fast && (fast.msisdn !== digits || fast.country !== country))) differences.push(digits);
+      if ((fast !== undefined) !== isValid || (fast && (fast.msisdn !== digits || fast.country !== country)))
+        differences.push(digits);
     }
     // Too short and too long, on a sample.
     for (const digits of ['7916123456', '791612345678', '7916123456789', '79']) {

@@ -33,14 +33,17 @@ describe.each(ENGINES)('Idempotency-Key on POST /api/v1/message (%s)', (engine) 
     await send('order-2', [message('VK', { content: 'a' })]);
     const other = await send('order-2', [message('VK', { content: 'b' })]);
     expect(other.status).toBe(409);
-    expect(other.body).toEqual({ error: { code: 4090, msg: 'Idempotency-Key order-2 was used with a different request body' } });
+    expect(other.body).toEqual({
+      error: { code: 4090, msg: 'Idempotency-Key order-2 was used with a different request body' },
+    });
   });
 
   it('compares bodies as JSON values: keys in another order are the same body (DESIGN 12)', async () => {
     const viber = message('VIBER', { content: { contentType: 'text', text: 'x' } });
     const first = await send('reordered', [viber, message('VK')]);
     expect(first.body.errors).toBe(false);
-    const reordered = '[{"content":{"text":"x","contentType":"text"},"destination":"79161234567","senderName":"Shop",' +
+    const reordered =
+      '[{"content":{"text":"x","contentType":"text"},"destination":"79161234567","senderName":"Shop",' +
       `"channelType":"VIBER"},${JSON.stringify(Object.fromEntries(Object.entries(message('VK')).reverse()))}]`;
     const again = await t.call('POST', '/api/v1/message', {
       token: account.traffic,
@@ -107,6 +110,9 @@ describe.each(ENGINES)('Idempotency-Key on POST /api/v1/message (%s)', (engine) 
   it('refuses a key that is not 1 to 255 printable characters', async () => {
     const reply = await send('x'.repeat(256), [message('VK')]);
     expect(reply.status).toBe(422);
-    expect(reply.body.error).toEqual({ code: 4220, msg: 'Invalid Idempotency-Key: 1 to 255 printable ASCII characters expected' });
+    expect(reply.body.error).toEqual({
+      code: 4220,
+      msg: 'Invalid Idempotency-Key: 1 to 255 printable ASCII characters expected',
+    });
   });
 });

@@ -16,7 +16,10 @@ describe.each(ENGINES)('GET /api/v1/message and GET /api/v1/message/{uuid} (%s)'
     other = await t.createAccount();
     // Three batches a minute apart: 09:00, 09:01, 09:02.
     for (const [i, body] of [
-      [message('SMS', { destination: '79161234501', content: 'alpha one', tags: ['promo'] }), message('VK', { destination: '79161234502', content: 'beta' })],
+      [
+        message('SMS', { destination: '79161234501', content: 'alpha one', tags: ['promo'] }),
+        message('VK', { destination: '79161234502', content: 'beta' }),
+      ],
       [message('SMS', { destination: '79161234503', content: 'gamma', tags: ['otp', 'x'] })],
       [message('VK', { destination: '+7 916 123-45-01', content: 'alpha two' })],
     ].entries()) {
@@ -56,7 +59,9 @@ describe.each(ENGINES)('GET /api/v1/message and GET /api/v1/message/{uuid} (%s)'
   ])('filters %s', async (query, expected) => {
     const reply = await list(query);
     expect(reply.status).toBe(200);
-    expect(reply.body.items.map((m: { messageUuid: string }) => m.messageUuid).sort()).toEqual(expected.map((i) => ids[i]).sort());
+    expect(reply.body.items.map((m: { messageUuid: string }) => m.messageUuid).sort()).toEqual(
+      expected.map((i) => ids[i]).sort(),
+    );
     expect(reply.body.total).toBe(expected.length);
   });
 
@@ -102,7 +107,26 @@ describe.each(ENGINES)('GET /api/v1/message and GET /api/v1/message/{uuid} (%s)'
       direction: 'outbound',
       errorCode: null,
     });
-    for (const field of ['trafficType', 'templateId', 'trafficCenterId', 'externalMessageId', 'ttl', 'hours', 'days', 'localSendTime', 'localCompletionTime', 'callbackUrl', 'callbackEvents', 'price', 'sentTime', 'statusTime', 'readStatus', 'cascadeMessageUuid', 'cascadeStep', 'statusHistory']) {
+    for (const field of [
+      'trafficType',
+      'templateId',
+      'trafficCenterId',
+      'externalMessageId',
+      'ttl',
+      'hours',
+      'days',
+      'localSendTime',
+      'localCompletionTime',
+      'callbackUrl',
+      'callbackEvents',
+      'price',
+      'sentTime',
+      'statusTime',
+      'readStatus',
+      'cascadeMessageUuid',
+      'cascadeStep',
+      'statusHistory',
+    ]) {
       expect(reply.body).toHaveProperty(field);
     }
   });

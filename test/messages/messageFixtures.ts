@@ -14,8 +14,18 @@ export const VALID: Readonly<Record<Channel, Record<string, unknown>>> = {
     destination: MSISDN,
     content: { contentType: 'text', text: 'Код авторизации от Herald: 1234.' },
   },
-  WHATSAPP: { channelType: 'WHATSAPP', senderName: SENDER, destination: MSISDN, content: { contentType: 'text', text: 'Hi' } },
-  VIBER: { channelType: 'VIBER', senderName: 'Shop', destination: MSISDN, content: { contentType: 'text', text: 'Hi' } },
+  WHATSAPP: {
+    channelType: 'WHATSAPP',
+    senderName: SENDER,
+    destination: MSISDN,
+    content: { contentType: 'text', text: 'Hi' },
+  },
+  VIBER: {
+    channelType: 'VIBER',
+    senderName: 'Shop',
+    destination: MSISDN,
+    content: { contentType: 'text', text: 'Hi' },
+  },
   VK: { channelType: 'VK', senderName: 'club1', destination: MSISDN, content: 'Hi' },
 };
 

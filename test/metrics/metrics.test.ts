@@ -36,7 +36,9 @@ describe.each(ENGINES)('metrics, health and readiness (%s)', (engine) => {
   });
 
   it('counts requests, accepted messages, submissions, receipts and callbacks, and shows the connectors', async () => {
-    const body = ['79161234560', '79161234561', '79161234562'].map((destination) => message('SMS', { destination, callbackUrl: receiver.url }));
+    const body = ['79161234560', '79161234561', '79161234562'].map((destination) =>
+      message('SMS', { destination, callbackUrl: receiver.url }),
+    );
     const sent = await t.call('POST', '/api/v1/message', { token: account.traffic, body });
     expect(sent.body.errors).toBe(false);
     await waitFor(() => receiver.events().length >= 3);
@@ -47,13 +49,17 @@ describe.each(ENGINES)('metrics, health and readiness (%s)', (engine) => {
     });
     expect(value(text, 'herald_messages_accepted_total{channel="SMS"}')).toBe(3);
     expect(value(text, 'herald_http_requests_total{method="POST",route="/api/v1/message",status="200"}')).toBe(1);
-    expect(value(text, 'herald_connector_submitted_total{connector="sim-smsc",channel="SMS"}')).toBeGreaterThanOrEqual(3);
+    expect(value(text, 'herald_connector_submitted_total{connector="sim-smsc",channel="SMS"}')).toBeGreaterThanOrEqual(
+      3,
+    );
     expect(value(text, 'herald_connector_up{connector="sim-smsc",channel="SMS"}')).toBe(1);
     expect(value(text, 'herald_connector_window{connector="sim-smsc",channel="SMS"}')).toBeGreaterThan(0);
     expect(value(text, 'herald_receipts_total')).toBeGreaterThanOrEqual(3);
     expect(value(text, 'herald_receipt_latency_seconds_count')).toBeGreaterThanOrEqual(3);
     expect(value(text, 'herald_callback_deliveries_total{result="delivered"}')).toBeGreaterThanOrEqual(1);
-    expect(text).toMatch(/^herald_http_request_duration_seconds_bucket\{le="0\.005",method="POST",route="\/api\/v1\/message"\} \d+$/m);
+    expect(text).toMatch(
+      /^herald_http_request_duration_seconds_bucket\{le="0\.005",method="POST",route="\/api\/v1\/message"\} \d+$/m,
+    );
     expect(text).toContain('herald_process_resident_memory_bytes');
     if (engine === 'postgres') expect(value(text, 'herald_db_pool_connections{state="total"}')).toBeGreaterThan(0);
   });
@@ -73,7 +79,9 @@ describe.each(ENGINES)('metrics, health and readiness (%s)', (engine) => {
     try {
       const reply = await waitFor(async () => {
         const r = await call(t.url, 'GET', '/readyz');
-        return r.body.checks.connectors.find((c: { id: string; up: boolean }) => c.id === 'sim-smsc' && !c.up) ? r : undefined;
+        return r.body.checks.connectors.find((c: { id: string; up: boolean }) => c.id === 'sim-smsc' && !c.up)
+          ? r
+          : undefined;
       });
       expect(reply.status).toBe(200);
       expect(reply.body.checks.connectors.some((c: { up: boolean }) => c.up)).toBe(true);
@@ -88,10 +96,15 @@ describe.each(ENGINES)('metrics, health and readiness (%s)', (engine) => {
 describe.each(ENGINES)('queue and callback backlog figures (%s)', (engine) => {
   it('shows messages waiting to be sent with the age of the oldest, and callback events not yet delivered', async () => {
     // An api-only process: nothing sends, so what is accepted waits.
-    const t = await startTestHerald(engine, { clock: new TestClock('2026-03-10T09:00:00Z'), env: { HERALD_CALLBACK_ALLOW_PRIVATE: 'true' } });
+    const t = await startTestHerald(engine, {
+      clock: new TestClock('2026-03-10T09:00:00Z'),
+      env: { HERALD_CALLBACK_ALLOW_PRIVATE: 'true' },
+    });
     try {
       const account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
-      const body = [0, 1].map(() => message('SMS', { callbackUrl: 'http://127.0.0.1:9/hook', callbackEvents: ['price'] }));
+      const body = [0, 1].map(() =>
+        message('SMS', { callbackUrl: 'http://127.0.0.1:9/hook', callbackEvents: ['price'] }),
+      );
       expect((await t.call('POST', '/api/v1/message', { token: account.traffic, body })).body.errors).toBe(false);
       t.clock.advance(30_000);
       const text = await (await fetch(`${t.url}/metrics`)).text();
@@ -119,7 +132,9 @@ describe('the operations endpoints of a worker process and the metrics token', (
       expect((await call(url!, 'GET', '/healthz')).status).toBe(200);
       expect((await call(url!, 'GET', '/metrics')).body.error.code).toBe(4010);
       expect((await call(url!, 'GET', '/metrics', { auth: 'Bearer wrong' })).body.error.code).toBe(4012);
-      const metrics = await fetch(`${url}/metrics`, { headers: { authorization: 'Bearer metrics-token-0123456789abcdef' } });
+      const metrics = await fetch(`${url}/metrics`, {
+        headers: { authorization: 'Bearer metrics-token-0123456789abcdef' },
+      });
       expect(await metrics.text()).toContain('herald_connector_up{connector="sim-smsc",channel="SMS"}');
       // A worker has no client API.
       expect((await call(url!, 'GET', '/api/v1/balance')).status).toBe(404);

@@ -25,7 +25,10 @@ describe.each(ENGINES)('money (DESIGN 7) (%s)', (engine) => {
   let receiver: Receiver;
   const balance = async (a: TestAccount) => (await t.call('GET', '/api/v1/balance', { token: a.traffic })).body;
   const account = async (opts: { balance?: number; creditLimit?: number } = {}): Promise<TestAccount> => {
-    const a = await t.createAccount({ senderNames: [['SMS', SENDER]], ...(opts.balance ? { balance: opts.balance } : {}) });
+    const a = await t.createAccount({
+      senderNames: [['SMS', SENDER]],
+      ...(opts.balance ? { balance: opts.balance } : {}),
+    });
     if (opts.creditLimit) await t.admin('PATCH', `/admin/v1/accounts/${a.id}`, { creditLimit: opts.creditLimit });
     return a;
   };
@@ -53,7 +56,13 @@ describe.each(ENGINES)('money (DESIGN 7) (%s)', (engine) => {
 
   it('prices by the longest prefix, then the country, then the channel; an account tariff wins', async () => {
     const a = await account({ balance: 1000 });
-    await t.admin('POST', '/admin/v1/tariffs', { accountId: a.id, channelType: 'SMS', prefix: '7916123', price: 0.5, currency: 'RUB' });
+    await t.admin('POST', '/admin/v1/tariffs', {
+      accountId: a.id,
+      channelType: 'SMS',
+      prefix: '7916123',
+      price: 0.5,
+      currency: 'RUB',
+    });
     const reply = await t.call('POST', '/api/v1/message', {
       token: a.traffic,
       body: [
@@ -66,7 +75,10 @@ describe.each(ENGINES)('money (DESIGN 7) (%s)', (engine) => {
       ],
     });
     const prices = await Promise.all(
-      reply.body.items.map(async (item: { messageUuid: string }) => (await t.call('GET', `/api/v1/message/${item.messageUuid}`, { token: a.traffic })).body.price),
+      reply.body.items.map(
+        async (item: { messageUuid: string }) =>
+          (await t.call('GET', `/api/v1/message/${item.messageUuid}`, { token: a.traffic })).body.price,
+      ),
     );
     expect(prices.map((p: { totalPrice: number }) => p.totalPrice)).toEqual([2.5, 3, 0.5, 6, 1, 0]);
     expect(prices[3]).toMatchObject({ currency: 'RUB', invoicedParts: 2 });
@@ -79,8 +91,16 @@ describe.each(ENGINES)('money (DESIGN 7) (%s)', (engine) => {
     const reply = await t.call('POST', '/api/v1/message', {
       token: a.traffic,
       body: [
-        message('SMS', { destination: '79031234560', callbackUrl: receiver.url, callbackEvents: ['price', 'delivered'] }),
-        message('SMS', { destination: '79031234568', callbackUrl: receiver.url, callbackEvents: ['price', 'delivered'] }),
+        message('SMS', {
+          destination: '79031234560',
+          callbackUrl: receiver.url,
+          callbackEvents: ['price', 'delivered'],
+        }),
+        message('SMS', {
+          destination: '79031234568',
+          callbackUrl: receiver.url,
+          callbackEvents: ['price', 'delivered'],
+        }),
       ],
     });
     const [ok, rejected] = reply.body.items.map((item: { messageUuid: string }) => item.messageUuid);
@@ -88,9 +108,15 @@ describe.each(ENGINES)('money (DESIGN 7) (%s)', (engine) => {
     await waitFor(() => receiver.events().filter((e) => e.message_uuid === rejected).length === 3);
     await waitFor(() => receiver.events().filter((e) => e.message_uuid === ok).length === 3);
     const okMessage = (await t.call('GET', `/api/v1/message/${ok}`, { token: a.traffic })).body;
-    expect(okMessage).toMatchObject({ status: 'delivered', price: { totalPrice: 2.5, currency: 'RUB', invoicedParts: 1, final: true } });
+    expect(okMessage).toMatchObject({
+      status: 'delivered',
+      price: { totalPrice: 2.5, currency: 'RUB', invoicedParts: 1, final: true },
+    });
     const unsent = (await t.call('GET', `/api/v1/message/${rejected}`, { token: a.traffic })).body;
-    expect(unsent).toMatchObject({ status: 'unsent', price: { totalPrice: 0, currency: 'RUB', invoicedParts: 0, final: true } });
+    expect(unsent).toMatchObject({
+      status: 'unsent',
+      price: { totalPrice: 0, currency: 'RUB', invoicedParts: 0, final: true },
+    });
     expect(await balance(a)).toEqual({ RUB: 7.5 });
     const events = receiver.events().filter((e) => e.message_uuid === rejected);
     expect(events.map((e) => [e.callback_event, e.price ?? e.status])).toEqual([
@@ -112,7 +138,10 @@ describe.each(ENGINES)('money (DESIGN 7) (%s)', (engine) => {
       ['reserve', -5],
       ['adjustment', 10],
     ]);
-    const [sum] = await t.testDb.db.query<{ s: string }>('SELECT sum(amount) AS s FROM balance_ledger WHERE account_id = $1', [a.id]);
+    const [sum] = await t.testDb.db.query<{ s: string }>(
+      'SELECT sum(amount) AS s FROM balance_ledger WHERE account_id = $1',
+      [a.id],
+    );
     expect(Number(sum!.s)).toBe(7.5);
   });
 
@@ -133,7 +162,8 @@ describe.each(ENGINES)('money (DESIGN 7) (%s)', (engine) => {
     expect(reply.body.items.map((i: { code: number }) => i.code)).toEqual([201, 201, 4020, 4020]);
     expect(reply.body.items[2]).toEqual({ code: 4020, msg: 'Insufficient funds' });
     expect(await balance(a)).toEqual({ RUB: 0 });
-    const vk = () => t.call('POST', '/api/v1/message', { token: a.traffic, body: [message('VK', { destination: '79161111110' })] });
+    const vk = () =>
+      t.call('POST', '/api/v1/message', { token: a.traffic, body: [message('VK', { destination: '79161111110' })] });
     expect((await vk()).body.items[0].code).toBe(201);
     expect(await balance(a)).toEqual({ RUB: -1 });
     expect((await vk()).body.items[0].code).toBe(4020);
@@ -143,7 +173,10 @@ describe.each(ENGINES)('money (DESIGN 7) (%s)', (engine) => {
     const a = await account({ balance: 20, creditLimit: 4 });
     const replies = await Promise.all(
       Array.from({ length: 12 }, () =>
-        t.call('POST', '/api/v1/message', { token: a.traffic, body: Array.from({ length: 3 }, () => message('VK', { destination: '79161111110' })) }),
+        t.call('POST', '/api/v1/message', {
+          token: a.traffic,
+          body: Array.from({ length: 3 }, () => message('VK', { destination: '79161111110' })),
+        }),
       ),
     );
     const accepted = replies.flatMap((r) => r.body.items).filter((i: { code: number }) => i.code === 201).length;
@@ -156,7 +189,10 @@ describe.each(ENGINES)('money (DESIGN 7) (%s)', (engine) => {
     try {
       const a = await strict.createAccount({ senderNames: [['SMS', SENDER]] });
       await strict.admin('POST', '/admin/v1/tariffs', { channelType: 'SMS', price: 0, currency: 'RUB' });
-      const reply = await strict.call('POST', '/api/v1/message', { token: a.traffic, body: [message('SMS'), message('VK')] });
+      const reply = await strict.call('POST', '/api/v1/message', {
+        token: a.traffic,
+        body: [message('SMS'), message('VK')],
+      });
       expect(reply.body.items[0].code).toBe(201);
       expect(reply.body.items[1]).toEqual({ code: 4021, msg: 'No tariff for (VK, 79161234567)' });
     } finally {
@@ -165,12 +201,38 @@ describe.each(ENGINES)('money (DESIGN 7) (%s)', (engine) => {
   });
 
   it('manages tariffs through the operator API', async () => {
-    const created = await t.admin('POST', '/admin/v1/tariffs', { channelType: 'VIBER', country: 'DE', price: 0.75, currency: 'EUR' });
-    expect(created.body).toMatchObject({ channelType: 'VIBER', country: 'DE', price: 0.75, currency: 'EUR', accountId: null, source: 'api' });
-    expect((await t.admin('GET', '/admin/v1/tariffs')).body.items.map((x: { id: number }) => x.id)).toContain(created.body.id);
+    const created = await t.admin('POST', '/admin/v1/tariffs', {
+      channelType: 'VIBER',
+      country: 'DE',
+      price: 0.75,
+      currency: 'EUR',
+    });
+    expect(created.body).toMatchObject({
+      channelType: 'VIBER',
+      country: 'DE',
+      price: 0.75,
+      currency: 'EUR',
+      accountId: null,
+      source: 'api',
+    });
+    expect((await t.admin('GET', '/admin/v1/tariffs')).body.items.map((x: { id: number }) => x.id)).toContain(
+      created.body.id,
+    );
     expect((await t.admin('DELETE', `/admin/v1/tariffs/${created.body.id}`)).status).toBe(204);
     expect((await t.admin('DELETE', `/admin/v1/tariffs/${created.body.id}`)).status).toBe(404);
-    expect((await t.admin('POST', '/admin/v1/tariffs', { channelType: 'SMS', prefix: '7', country: 'RU', price: 1, currency: 'RUB' })).status).toBe(422);
-    expect((await t.admin('POST', '/admin/v1/tariffs', { channelType: 'SMS', price: -1, currency: 'RUB' })).status).toBe(422);
+    expect(
+      (
+        await t.admin('POST', '/admin/v1/tariffs', {
+          channelType: 'SMS',
+          prefix: '7',
+          country: 'RU',
+          price: 1,
+          currency: 'RUB',
+        })
+      ).status,
+    ).toBe(422);
+    expect(
+      (await t.admin('POST', '/admin/v1/tariffs', { channelType: 'SMS', price: -1, currency: 'RUB' })).status,
+    ).toBe(422);
   });
 });

@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BUNDLED_NUMBERING_PLAN, cellPieces, NumberingPlan, regionOf, tradeName } from '../../src/numbering/numberingPlan.js';
+import {
+  BUNDLED_NUMBERING_PLAN,
+  cellPieces,
+  NumberingPlan,
+  regionOf,
+  tradeName,
+} from '../../src/numbering/numberingPlan.js';
 import { isMunicipality, SUBJECT_ZONES, WHOLE_COUNTRY } from '../../src/numbering/regionZones.js';
 import { BUNDLED_PREFIX_ZONES, PREFIX_ZONES, PrefixZones } from '../../src/numbering/prefixZones.js';
 import { lookupSubscriber, mainZone } from '../../src/numbering/subscriber.js';
@@ -10,7 +16,9 @@ const plan = NumberingPlan.load();
 
 describe('Russian numbering plan', () => {
   it('loads every range of the bundled plan', () => {
-    const rows = readFileSync(BUNDLED_NUMBERING_PLAN, 'utf8').split('\n').filter((l) => /^\d{3};/.test(l.replace(/^\ufeff/, '')));
+    const rows = readFileSync(BUNDLED_NUMBERING_PLAN, 'utf8')
+      .split('\n')
+      .filter((l) => /^\d{3};/.test(l.replace(/^\ufeff/, '')));
     expect(plan.size).toBe(rows.length);
     expect(plan.size).toBeGreaterThan(16_000);
   });
@@ -21,7 +29,7 @@ describe('Russian numbering plan', () => {
     for (const zone of new Set(Object.values(SUBJECT_ZONES).flat())) expect(isValidZone(zone), zone).toBe(true);
   });
 
-  it('maps a subject spanning several zones to all of them (tzdata), its capital\'s first', () => {
+  it("maps a subject spanning several zones to all of them (tzdata), its capital's first", () => {
     expect(SUBJECT_ZONES['Республика Саха (Якутия)']).toEqual([
       'Asia/Yakutsk',
       'Asia/Khandyga',
@@ -30,11 +38,13 @@ describe('Russian numbering plan', () => {
       'Asia/Srednekolymsk',
     ]);
     expect(SUBJECT_ZONES['Сахалинская область']).toEqual(['Asia/Sakhalin', 'Asia/Srednekolymsk']);
-    const multi = Object.entries(SUBJECT_ZONES).filter(([, zones]) => zones.length > 1).map(([subject]) => subject);
+    const multi = Object.entries(SUBJECT_ZONES)
+      .filter(([, zones]) => zones.length > 1)
+      .map(([subject]) => subject);
     expect(multi.sort()).toEqual(['Республика Саха (Якутия)', 'Сахалинская область']);
   });
 
-  it('gives a Sakha mobile every zone of Sakha, and a Sakhalin mobile both of Sakhalin\'s', () => {
+  it("gives a Sakha mobile every zone of Sakha, and a Sakhalin mobile both of Sakhalin's", () => {
     // 7 924 160-0000..179-9999: MegaFon, Sakha; 7 924 180-0000..199-9999: MegaFon, Sakhalin.
     expect(lookupSubscriber(plan, '79241700000', 'RU')).toEqual({
       country: 'RU',
@@ -47,11 +57,18 @@ describe('Russian numbering plan', () => {
 
   it('knows every subject named in the plan: each piece of a region cell is a subject, a municipality or the whole country', () => {
     const cells = new Set(
-      readFileSync(BUNDLED_NUMBERING_PLAN, 'utf8').split('\n').slice(1).filter(Boolean).map((line) => line.split(';')[6]!.trim()),
+      readFileSync(BUNDLED_NUMBERING_PLAN, 'utf8')
+        .split('\n')
+        .slice(1)
+        .filter(Boolean)
+        .map((line) => line.split(';')[6]!.trim()),
     );
     for (const cell of cells) {
       for (const piece of cellPieces(cell)) {
-        expect(piece in SUBJECT_ZONES || isMunicipality(piece) || piece === WHOLE_COUNTRY, `${piece} (in ${cell})`).toBe(true);
+        expect(
+          piece in SUBJECT_ZONES || isMunicipality(piece) || piece === WHOLE_COUNTRY,
+          `${piece} (in ${cell})`,
+        ).toBe(true);
       }
     }
   });
@@ -62,7 +79,10 @@ describe('Russian numbering plan', () => {
       zones: ['Europe/Moscow'],
     });
     expect(regionOf('Город Москва, Калининградская область').zones).toEqual(['Europe/Moscow', 'Europe/Kaliningrad']);
-    expect(regionOf('г. Норильск|г.о. город Норильск|Красноярский край')).toEqual({ region: 'Красноярский край', zones: ['Asia/Krasnoyarsk'] });
+    expect(regionOf('г. Норильск|г.о. город Норильск|Красноярский край')).toEqual({
+      region: 'Красноярский край',
+      zones: ['Asia/Krasnoyarsk'],
+    });
     expect(regionOf('Российская Федерация')).toEqual({ region: 'Российская Федерация', zones: [] });
   });
 
@@ -76,7 +96,12 @@ describe('Russian numbering plan', () => {
   });
 
   it('gives numbers outside the plan the zones of their prefix: a Moscow landline is in Moscow', () => {
-    expect(lookupSubscriber(plan, '74951234567', 'RU')).toEqual({ country: 'RU', region: null, brand: null, zones: ['Europe/Moscow'] });
+    expect(lookupSubscriber(plan, '74951234567', 'RU')).toEqual({
+      country: 'RU',
+      region: null,
+      brand: null,
+      zones: ['Europe/Moscow'],
+    });
     expect(lookupSubscriber(plan, '73432123456', 'RU').zones).toEqual(['Asia/Yekaterinburg']);
     expect(mainZone('AU')).toBe('Australia/Sydney');
     expect(mainZone('IN')).toBe('Asia/Kolkata');
@@ -101,8 +126,8 @@ describe('Russian numbering plan', () => {
   });
 });
 
-describe('time zones from the number\'s prefix (libphonenumber, DESIGN 4 and 12)', () => {
-  it('gives a US number its area code\'s zone, not the country\'s', () => {
+describe("time zones from the number's prefix (libphonenumber, DESIGN 4 and 12)", () => {
+  it("gives a US number its area code's zone, not the country's", () => {
     expect(lookupSubscriber(plan, '12135550123', 'US').zones).toEqual(['America/Los_Angeles']);
     expect(lookupSubscriber(plan, '13105550123', 'US').zones).toEqual(['America/Los_Angeles']);
     expect(lookupSubscriber(plan, '12125550123', 'US').zones).toEqual(['America/New_York']);
@@ -124,7 +149,7 @@ describe('time zones from the number\'s prefix (libphonenumber, DESIGN 4 and 12)
     expect(lookupSubscriber(plan, '4779012345', 'SJ').zones).toEqual(['Arctic/Longyearbyen']);
   });
 
-  it('falls back to the country\'s main zone where the prefix maps to no zone', () => {
+  it("falls back to the country's main zone where the prefix maps to no zone", () => {
     // Toll-free +1 800 has no area: the country, not the 42 zones that libphonenumber lists for +1.
     expect(lookupSubscriber(plan, '18005550123', 'US').zones).toEqual(['America/New_York']);
     expect(lookupSubscriber(plan, '4915112345678', 'DE').zones).toEqual(['Europe/Berlin']);
@@ -163,7 +188,9 @@ describe('time zones from the number\'s prefix (libphonenumber, DESIGN 4 and 12)
 
   it('loads the bundled data: every zone is known to the platform, and no row lists a bare calling code', () => {
     expect(PREFIX_ZONES.size).toBeGreaterThan(3000);
-    const rows = readFileSync(BUNDLED_PREFIX_ZONES, 'utf8').split('\n').filter((line) => /^\d/.test(line));
+    const rows = readFileSync(BUNDLED_PREFIX_ZONES, 'utf8')
+      .split('\n')
+      .filter((line) => /^\d/.test(line));
     let kept = 0;
     for (const row of rows) {
       const [prefix, zones] = row.split('|') as [string, string];

@@ -8,7 +8,8 @@ import { parseLocalTime } from '../../src/util/time.js';
 
 const at = (iso: string): number => new Date(iso).getTime();
 const wall = (text: string): number => parseLocalTime(text)!;
-const iso = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
+const iso = (ms: number | null | undefined): string | null =>
+  ms === null || ms === undefined ? null : new Date(ms).toISOString();
 const plan = (window: SendWindow, now: string) => {
   const result = planSend(window, at(now));
   return { planned: result.plannedSendAt?.toISOString() ?? null, deadline: result.deadlineAt.toISOString() };
@@ -47,21 +48,29 @@ describe('zoned time', () => {
 
 describe('send window planning (DESIGN 4)', () => {
   it('sends at once without constraints; deadline = now + ttl (default 25 hours)', () => {
-    expect(plan({ zones: MSK }, '2026-03-10T09:00:00Z')).toEqual({ planned: '2026-03-10T09:00:00.000Z', deadline: '2026-03-11T10:00:00.000Z' });
+    expect(plan({ zones: MSK }, '2026-03-10T09:00:00Z')).toEqual({
+      planned: '2026-03-10T09:00:00.000Z',
+      deadline: '2026-03-11T10:00:00.000Z',
+    });
     expect(plan({ zones: MSK, ttlSeconds: 600 }, '2026-03-10T09:00:00Z').deadline).toBe('2026-03-10T09:10:00.000Z');
   });
 
   it('holds a message until the allowed hours in the subscriber zone', () => {
     // 23:00 MSK on Tuesday; hours 9-17 -> Wednesday 09:00 MSK.
     const window = { zones: MSK, hours: [9, 10, 11, 12, 13, 14, 15, 16, 17] };
-    expect(plan(window, '2026-03-10T20:00:00Z')).toEqual({ planned: '2026-03-11T06:00:00.000Z', deadline: '2026-03-12T07:00:00.000Z' });
+    expect(plan(window, '2026-03-10T20:00:00Z')).toEqual({
+      planned: '2026-03-11T06:00:00.000Z',
+      deadline: '2026-03-12T07:00:00.000Z',
+    });
     // Inside the window: at once.
     expect(plan(window, '2026-03-10T07:30:00Z').planned).toBe('2026-03-10T07:30:00.000Z');
   });
 
   it('reads hours in the subscriber zone, not in UTC or Moscow', () => {
     // 09:00 in Irkutsk (UTC+8) is 01:00 UTC.
-    expect(plan({ zones: ['Asia/Irkutsk'], hours: [9] }, '2026-03-10T09:00:00Z').planned).toBe('2026-03-11T01:00:00.000Z');
+    expect(plan({ zones: ['Asia/Irkutsk'], hours: [9] }, '2026-03-10T09:00:00Z').planned).toBe(
+      '2026-03-11T01:00:00.000Z',
+    );
   });
 
   it('wraps days: weekend only, asked on a Tuesday', () => {
@@ -70,16 +79,24 @@ describe('send window planning (DESIGN 4)', () => {
 
   it('wraps the week: Monday 00:00, asked on Sunday 23:30', () => {
     // 2026-03-15 is a Sunday; 23:30 MSK = 20:30 UTC.
-    expect(plan({ zones: MSK, days: [1], hours: [0] }, '2026-03-15T20:30:00Z').planned).toBe('2026-03-15T21:00:00.000Z');
+    expect(plan({ zones: MSK, days: [1], hours: [0] }, '2026-03-15T20:30:00Z').planned).toBe(
+      '2026-03-15T21:00:00.000Z',
+    );
     // Asked on Monday 00:30: next Monday.
-    expect(plan({ zones: MSK, days: [1], hours: [0] }, '2026-03-15T21:30:00Z').planned).toBe('2026-03-15T21:30:00.000Z');
-    expect(plan({ zones: MSK, days: [1], hours: [0] }, '2026-03-15T22:00:00Z').planned).toBe('2026-03-22T21:00:00.000Z');
+    expect(plan({ zones: MSK, days: [1], hours: [0] }, '2026-03-15T21:30:00Z').planned).toBe(
+      '2026-03-15T21:30:00.000Z',
+    );
+    expect(plan({ zones: MSK, days: [1], hours: [0] }, '2026-03-15T22:00:00Z').planned).toBe(
+      '2026-03-22T21:00:00.000Z',
+    );
   });
 
   it('honours localSendTime in the zone, and localSendTime in the past means now', () => {
     const window = { zones: ['Asia/Irkutsk'], sendFrom: wall('2026-03-11 10:00:00') };
     expect(plan(window, '2026-03-10T09:00:00Z').planned).toBe('2026-03-11T02:00:00.000Z');
-    expect(plan({ zones: MSK, sendFrom: wall('2026-03-10 01:00:00') }, '2026-03-10T09:00:00Z').planned).toBe('2026-03-10T09:00:00.000Z');
+    expect(plan({ zones: MSK, sendFrom: wall('2026-03-10 01:00:00') }, '2026-03-10T09:00:00Z').planned).toBe(
+      '2026-03-10T09:00:00.000Z',
+    );
   });
 
   it('combines localSendTime with hours: the first allowed hour after the send time', () => {
@@ -90,15 +107,21 @@ describe('send window planning (DESIGN 4)', () => {
   });
 
   it('uses Moscow time when useLocalTime is false (zones = Europe/Moscow)', () => {
-    expect(plan({ zones: MSK, sendFrom: wall('2026-03-11 10:00:00') }, '2026-03-10T09:00:00Z').planned).toBe('2026-03-11T07:00:00.000Z');
+    expect(plan({ zones: MSK, sendFrom: wall('2026-03-11 10:00:00') }, '2026-03-10T09:00:00Z').planned).toBe(
+      '2026-03-11T07:00:00.000Z',
+    );
   });
 
   it('with several zones, sends only at instants allowed in all of them', () => {
     // 9-11 in Moscow (06-09 UTC) and in Yekaterinburg (04-07 UTC): 06:00-07:00 UTC.
     const window = { zones: ['Europe/Moscow', 'Asia/Yekaterinburg'], hours: [9, 10, 11] };
     expect(plan(window, '2026-03-10T01:00:00Z').planned).toBe('2026-03-10T06:00:00.000Z');
-    expect(nextAllowedInstant(window, at('2026-03-10T06:59:00Z'), at('2026-03-20T00:00:00Z'))).toBe(at('2026-03-10T06:59:00Z'));
-    expect(nextAllowedInstant(window, at('2026-03-10T07:00:00Z'), at('2026-03-20T00:00:00Z'))).toBe(at('2026-03-11T06:00:00Z'));
+    expect(nextAllowedInstant(window, at('2026-03-10T06:59:00Z'), at('2026-03-20T00:00:00Z'))).toBe(
+      at('2026-03-10T06:59:00Z'),
+    );
+    expect(nextAllowedInstant(window, at('2026-03-10T07:00:00Z'), at('2026-03-20T00:00:00Z'))).toBe(
+      at('2026-03-11T06:00:00Z'),
+    );
   });
 
   it('never opens when the zones allow no common instant -> no planned time', () => {
@@ -115,14 +138,22 @@ describe('send window planning (DESIGN 4)', () => {
 
   it('uses localCompletionTime as the deadline, in the zone that reaches it first', () => {
     const window = { zones: ['Europe/Moscow', 'Asia/Yekaterinburg'], sendUntil: wall('2026-03-10 23:00:00') };
-    expect(plan(window, '2026-03-10T09:00:00Z')).toEqual({ planned: '2026-03-10T09:00:00.000Z', deadline: '2026-03-10T18:00:00.999Z' });
+    expect(plan(window, '2026-03-10T09:00:00Z')).toEqual({
+      planned: '2026-03-10T09:00:00.000Z',
+      deadline: '2026-03-10T18:00:00.999Z',
+    });
     expect(iso(completionInstant(window))).toBe('2026-03-10T18:00:00.999Z');
   });
 
   it('ends sending at the end of the one lifetime when localCompletionTime is later (DESIGN 12)', () => {
     const window = { zones: MSK, sendUntil: wall('2026-03-12 23:00:00'), ttlSeconds: 3600 };
-    expect(plan(window, '2026-03-10T09:00:00Z')).toEqual({ planned: '2026-03-10T09:00:00.000Z', deadline: '2026-03-10T10:00:00.000Z' });
-    expect(planSend(window, Date.parse('2026-03-10T09:00:00Z')).expiresAt.toISOString()).toBe('2026-03-10T10:00:00.000Z');
+    expect(plan(window, '2026-03-10T09:00:00Z')).toEqual({
+      planned: '2026-03-10T09:00:00.000Z',
+      deadline: '2026-03-10T10:00:00.000Z',
+    });
+    expect(planSend(window, Date.parse('2026-03-10T09:00:00Z')).expiresAt.toISOString()).toBe(
+      '2026-03-10T10:00:00.000Z',
+    );
   });
 
   it('deadline = planned send time + ttl when there is no completion time', () => {
@@ -134,20 +165,30 @@ describe('send window planning (DESIGN 4)', () => {
 
   it('skips an hour that a spring-forward DST change removes', () => {
     // Berlin has no 02:00-03:00 on 2026-03-29: hour 2 next happens on 2026-03-30 (CEST, UTC+2).
-    expect(plan({ zones: ['Europe/Berlin'], hours: [2] }, '2026-03-28T12:00:00Z').planned).toBe('2026-03-30T00:00:00.000Z');
-    expect(plan({ zones: ['Europe/Berlin'], hours: [3] }, '2026-03-28T12:00:00Z').planned).toBe('2026-03-29T01:00:00.000Z');
+    expect(plan({ zones: ['Europe/Berlin'], hours: [2] }, '2026-03-28T12:00:00Z').planned).toBe(
+      '2026-03-30T00:00:00.000Z',
+    );
+    expect(plan({ zones: ['Europe/Berlin'], hours: [3] }, '2026-03-28T12:00:00Z').planned).toBe(
+      '2026-03-29T01:00:00.000Z',
+    );
   });
 
   it('takes the first of the two hours a fall-back DST change repeats', () => {
     // New York shows 01:00-02:00 twice on 2026-11-01: first at 05:00 UTC (EDT), then at 06:00 UTC (EST).
-    expect(plan({ zones: ['America/New_York'], hours: [1] }, '2026-11-01T04:00:00Z').planned).toBe('2026-11-01T05:00:00.000Z');
+    expect(plan({ zones: ['America/New_York'], hours: [1] }, '2026-11-01T04:00:00Z').planned).toBe(
+      '2026-11-01T05:00:00.000Z',
+    );
     // Within the second 01:00 hour it is still allowed.
-    expect(plan({ zones: ['America/New_York'], hours: [1] }, '2026-11-01T06:10:00Z').planned).toBe('2026-11-01T06:10:00.000Z');
+    expect(plan({ zones: ['America/New_York'], hours: [1] }, '2026-11-01T06:10:00Z').planned).toBe(
+      '2026-11-01T06:10:00.000Z',
+    );
   });
 
   it('respects the completion second inclusively', () => {
     const window = { zones: MSK, sendUntil: wall('2026-03-10 12:00:00') };
-    expect(nextAllowedInstant(window, at('2026-03-10T09:00:00.500Z'), at('2026-03-11T00:00:00Z'))).toBe(at('2026-03-10T09:00:00.500Z'));
+    expect(nextAllowedInstant(window, at('2026-03-10T09:00:00.500Z'), at('2026-03-11T00:00:00Z'))).toBe(
+      at('2026-03-10T09:00:00.500Z'),
+    );
     expect(nextAllowedInstant(window, at('2026-03-10T09:00:01Z'), at('2026-03-11T00:00:00Z'))).toBeNull();
   });
 
@@ -159,7 +200,7 @@ describe('send window planning (DESIGN 4)', () => {
   });
 });
 
-describe('planning in the zones of the subscriber\'s number (DESIGN 4 and 12)', () => {
+describe("planning in the zones of the subscriber's number (DESIGN 4 and 12)", () => {
   const numbering = NumberingPlan.load();
   const fields = (over: Partial<WindowFields>): WindowFields => ({
     useLocalTime: true,

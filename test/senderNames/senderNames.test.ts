@@ -7,7 +7,8 @@ describe.each(ENGINES)('sender names for clients (DESIGN 6) (%s)', (engine) => {
   let t: TestHerald;
   let account: TestAccount;
   const post = (body: unknown, token = account.system) => t.call('POST', '/api/v1/sender-names', { token, body });
-  const send = (senderName: string) => t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { senderName })] });
+  const send = (senderName: string) =>
+    t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { senderName })] });
 
   beforeAll(async () => {
     t = await startTestHerald(engine);
@@ -18,7 +19,13 @@ describe.each(ENGINES)('sender names for clients (DESIGN 6) (%s)', (engine) => {
   it('creates a Pending name that cannot send until the operator approves it from a start date', async () => {
     const created = await post({ channelType: 'SMS', name: 'MyShop', comment: 'our brand' });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ channelType: 'SMS', name: 'MyShop', status: 'Pending', startDate: null, comment: 'our brand' });
+    expect(created.body).toMatchObject({
+      channelType: 'SMS',
+      name: 'MyShop',
+      status: 'Pending',
+      startDate: null,
+      comment: 'our brand',
+    });
     expect((await send('MyShop')).body.error.msg).toBe('No active sender name: (SMS, MyShop)');
 
     await t.admin('POST', `/admin/v1/sender-names/${created.body.id}/approve`, { startDate: '2026-03-10T10:00:00Z' });
@@ -63,7 +70,11 @@ describe.each(ENGINES)('sender names for clients (DESIGN 6) (%s)', (engine) => {
     const dup = await post({ channelType: 'SMS', name: 'Dup' });
     expect(dup.status).toBe(409);
     const list = await t.call('GET', '/api/v1/sender-names?status=Pending&channelType=SMS', { token: account.system });
-    expect(list.body.items.every((s: { status: string; channelType: string }) => s.status === 'Pending' && s.channelType === 'SMS')).toBe(true);
+    expect(
+      list.body.items.every(
+        (s: { status: string; channelType: string }) => s.status === 'Pending' && s.channelType === 'SMS',
+      ),
+    ).toBe(true);
     const id = list.body.items.find((s: { name: string }) => s.name === 'Dup').id;
     expect((await t.call('DELETE', `/api/v1/sender-names/${id}`, { token: account.system })).status).toBe(204);
     expect((await t.call('GET', `/api/v1/sender-names/${id}`, { token: account.system })).status).toBe(404);

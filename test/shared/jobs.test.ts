@@ -88,7 +88,9 @@ describe('periodic jobs', () => {
   it('refuses an interval outside 100 ms to a day, a job named twice, and an unknown job', async () => {
     const clock = new TestClock();
     const job = (everyMs: number, name = 'j'): Job => ({ name, everyMs, run: async () => undefined });
-    expect(() => new Jobs({ clock, log }, [job(50)])).toThrow('job j: its interval must be whole milliseconds from 100 to 86400000, not 50');
+    expect(() => new Jobs({ clock, log }, [job(50)])).toThrow(
+      'job j: its interval must be whole milliseconds from 100 to 86400000, not 50',
+    );
     expect(() => new Jobs({ clock, log }, [job(1.5)])).toThrow(/not 1.5/);
     expect(() => new Jobs({ clock, log }, [job(86_400_001)])).toThrow(/not 86400001/);
     expect(() => new Jobs({ clock, log }, [job(1000), job(2000)])).toThrow('job j: named twice');

@@ -14,7 +14,9 @@ describe.each(ENGINES)('statistics (DESIGN 6) (%s)', (engine) => {
   let stopLater = '';
   let linkCode = '';
   const stats = async (query: string) => {
-    const reply = await t.call('GET', `/api/v1/statistics?from=2026-03-01&to=2026-03-04&${query}`, { token: account.system });
+    const reply = await t.call('GET', `/api/v1/statistics?from=2026-03-01&to=2026-03-04&${query}`, {
+      token: account.system,
+    });
     expect(reply.status).toBe(200);
     return reply.body;
   };
@@ -28,7 +30,10 @@ describe.each(ENGINES)('statistics (DESIGN 6) (%s)', (engine) => {
   };
 
   beforeAll(async () => {
-    t = await startTestHerald(engine, { clock: new TestClock('2026-03-01T10:00:00Z'), env: { HERALD_SHORT_URL_BASE: 'http://127.0.0.1:1/s' } });
+    t = await startTestHerald(engine, {
+      clock: new TestClock('2026-03-01T10:00:00Z'),
+      env: { HERALD_SHORT_URL_BASE: 'http://127.0.0.1:1/s' },
+    });
     account = await t.createAccount({ senderNames: [['SMS', SENDER]], channels: { VK: true }, balance: 1000 });
     other = await t.createAccount({ senderNames: [['SMS', SENDER]], balance: 1000 });
     await t.admin('POST', '/admin/v1/tariffs', { channelType: 'SMS', price: 2.5, currency: 'RUB' });
@@ -41,7 +46,9 @@ describe.each(ENGINES)('statistics (DESIGN 6) (%s)', (engine) => {
       message('SMS', { content: 'Sale: https://shop.example/a', shortUrl: true }),
       message('VK', { tags: ['promo', 'vip'] }),
     ]);
-    linkCode = (await t.call('GET', `/api/v1/message/${withLink}`, { token: account.traffic })).body.content.split('/').at(-1);
+    linkCode = (await t.call('GET', `/api/v1/message/${withLink}`, { token: account.traffic })).body.content
+      .split('/')
+      .at(-1);
     expect((await fetch(`${t.url}/s/${linkCode}`, { redirect: 'manual' })).status).toBe(302);
     stopLater = (await send('2026-03-01T23:59:59Z', [message('SMS')]))[0]!;
     // 2 March: two, one stopped (unsent, refunded).
@@ -54,7 +61,14 @@ describe.each(ENGINES)('statistics (DESIGN 6) (%s)', (engine) => {
   });
   afterAll(async () => t?.close());
 
-  const group = (key: string, messages: number, parts: number, statuses: Record<string, number>, rub: number, clicks = 0) => ({
+  const group = (
+    key: string,
+    messages: number,
+    parts: number,
+    statuses: Record<string, number>,
+    rub: number,
+    clicks = 0,
+  ) => ({
     key,
     messages,
     parts,
@@ -75,18 +89,29 @@ describe.each(ENGINES)('statistics (DESIGN 6) (%s)', (engine) => {
   const BY_TAG = [group('promo', 2, 2, { sending: 2 }, 3.5), group('vip', 2, 2, { sending: 1, unsent: 1 }, 1)];
 
   const expectFigures = async () => {
-    expect(await stats('groupBy=day')).toMatchObject({ from: '2026-03-01T00:00:00.000Z', to: '2026-03-04T00:00:00.000Z', groupBy: 'day', ...BY_DAY });
+    expect(await stats('groupBy=day')).toMatchObject({
+      from: '2026-03-01T00:00:00.000Z',
+      to: '2026-03-04T00:00:00.000Z',
+      groupBy: 'day',
+      ...BY_DAY,
+    });
     expect((await stats('groupBy=channelType')).items).toEqual(BY_CHANNEL);
     expect((await stats('groupBy=senderName')).items).toEqual([
       group(SENDER, 6, 7, { sending: 5, unsent: 1 }, 15, 1),
       group('club1', 2, 2, { sending: 2 }, 2),
     ]);
-    expect((await stats('groupBy=status')).items).toEqual([group('sending', 7, 8, { sending: 7 }, 17, 1), group('unsent', 1, 1, { unsent: 1 }, 0)]);
+    expect((await stats('groupBy=status')).items).toEqual([
+      group('sending', 7, 8, { sending: 7 }, 17, 1),
+      group('unsent', 1, 1, { unsent: 1 }, 0),
+    ]);
     const byTag = await stats('groupBy=tag');
     expect(byTag.items).toEqual(BY_TAG);
     expect(byTag.total).toEqual(BY_DAY.total);
     // Filters combine with any grouping.
-    expect((await stats('groupBy=day&tag=vip')).items).toEqual([group('2026-03-01', 1, 1, { sending: 1 }, 1), group('2026-03-02', 1, 1, { unsent: 1 }, 0)]);
+    expect((await stats('groupBy=day&tag=vip')).items).toEqual([
+      group('2026-03-01', 1, 1, { sending: 1 }, 1),
+      group('2026-03-02', 1, 1, { unsent: 1 }, 0),
+    ]);
     expect((await stats('groupBy=day&channelType=VK')).total).toEqual(group('total', 2, 2, { sending: 2 }, 2));
     expect((await stats('groupBy=channelType&status=unsent')).items).toEqual([group('SMS', 1, 1, { unsent: 1 }, 0)]);
     expect((await stats('groupBy=day&senderName=nobody')).items).toEqual([]);
@@ -96,7 +121,9 @@ describe.each(ENGINES)('statistics (DESIGN 6) (%s)', (engine) => {
     t.clock.set('2026-03-04T12:00:00Z');
     await expectFigures();
     // Partial days: from and to may be instants.
-    const partial = await t.call('GET', '/api/v1/statistics?from=2026-03-01T12:00:00Z&to=2026-03-02T00:00:01Z', { token: account.system });
+    const partial = await t.call('GET', '/api/v1/statistics?from=2026-03-01T12:00:00Z&to=2026-03-02T00:00:01Z', {
+      token: account.system,
+    });
     expect(partial.body.total).toEqual(group('total', 3, 3, { sending: 2, unsent: 1 }, 5));
   });
 
@@ -104,7 +131,9 @@ describe.each(ENGINES)('statistics (DESIGN 6) (%s)', (engine) => {
     t.clock.set('2026-03-06T01:00:00Z');
     const first = await rollUpStatistics(t.testDb.db, t.clock.now());
     expect(first.days).toBeGreaterThanOrEqual(4);
-    const [state] = await t.testDb.db.query<{ day: string }>("SELECT to_char(rolled_until, 'YYYY-MM-DD') AS day FROM stats_rollup_state");
+    const [state] = await t.testDb.db.query<{ day: string }>(
+      "SELECT to_char(rolled_until, 'YYYY-MM-DD') AS day FROM stats_rollup_state",
+    );
     expect(state!.day).toBe('2026-03-04');
     const [rolled] = await t.testDb.db.query<{ messages: string }>(
       "SELECT sum(messages)::text AS messages FROM stats_daily WHERE account_id = $1 AND day BETWEEN '2026-03-01' AND '2026-03-03' AND tag = ''",
@@ -118,12 +147,17 @@ describe.each(ENGINES)('statistics (DESIGN 6) (%s)', (engine) => {
     expect((await fetch(`${t.url}/s/${linkCode}`, { redirect: 'manual' })).status).toBe(302);
     const dirty = await t.testDb.db.query('SELECT day FROM stats_dirty_days WHERE account_id = $1', [account.id]);
     expect(dirty).toHaveLength(1);
-    const changed = { items: [group('2026-03-01', 5, 6, { sending: 4, unsent: 1 }, 11, 2), ...BY_DAY.items.slice(1)], total: group('total', 8, 9, { sending: 6, unsent: 2 }, 14.5, 2) };
+    const changed = {
+      items: [group('2026-03-01', 5, 6, { sending: 4, unsent: 1 }, 11, 2), ...BY_DAY.items.slice(1)],
+      total: group('total', 8, 9, { sending: 6, unsent: 2 }, 14.5, 2),
+    };
     expect(await stats('groupBy=day')).toMatchObject(changed);
 
     const again = await rollUpStatistics(t.testDb.db, t.clock.now());
     expect(again).toEqual({ days: 0, redone: 1 });
-    expect(await t.testDb.db.query('SELECT day FROM stats_dirty_days WHERE account_id = $1', [account.id])).toHaveLength(0);
+    expect(
+      await t.testDb.db.query('SELECT day FROM stats_dirty_days WHERE account_id = $1', [account.id]),
+    ).toHaveLength(0);
     expect(await stats('groupBy=day')).toMatchObject(changed);
     expect((await stats('groupBy=tag')).total).toEqual(changed.total);
   });
@@ -131,8 +165,17 @@ describe.each(ENGINES)('statistics (DESIGN 6) (%s)', (engine) => {
   it('defaults to the last 30 days grouped by day', async () => {
     t.clock.set('2026-03-20T00:00:00Z');
     const reply = await t.call('GET', '/api/v1/statistics', { token: account.system });
-    expect(reply.body).toMatchObject({ from: '2026-02-18T00:00:00.000Z', to: '2026-03-20T00:00:00.000Z', groupBy: 'day' });
-    expect(reply.body.items.map((i: { key: string }) => i.key)).toEqual(['2026-03-01', '2026-03-02', '2026-03-03', '2026-03-04']);
+    expect(reply.body).toMatchObject({
+      from: '2026-02-18T00:00:00.000Z',
+      to: '2026-03-20T00:00:00.000Z',
+      groupBy: 'day',
+    });
+    expect(reply.body.items.map((i: { key: string }) => i.key)).toEqual([
+      '2026-03-01',
+      '2026-03-02',
+      '2026-03-03',
+      '2026-03-04',
+    ]);
     expect(reply.body.total.messages).toBe(9);
   });
 

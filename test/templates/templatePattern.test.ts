@@ -54,13 +54,18 @@ describe('template patterns, matched in linear time', () => {
   });
 
   it('know white space as \\s does, for every code point of the BMP', () => {
-    for (let c = 0; c <= 0xffff; c++) expect(isWhiteSpace(c), `U+${c.toString(16)}`).toBe(/\s/u.test(String.fromCharCode(c)));
+    for (let c = 0; c <= 0xffff; c++)
+      expect(isWhiteSpace(c), `U+${c.toString(16)}`).toBe(/\s/u.test(String.fromCharCode(c)));
   });
 
   it('take time linear in the text where the regular expression backtracked', () => {
     const dear = compilePattern('Dear %s, order %s %s %s!');
     const started = performance.now();
-    for (const t of [`Dear ${'a, order '.repeat(700)}`, `Dear x, order ${' '.repeat(6400)}!?`, `Dear ${'x '.repeat(100_000)}`]) {
+    for (const t of [
+      `Dear ${'a, order '.repeat(700)}`,
+      `Dear x, order ${' '.repeat(6400)}!?`,
+      `Dear ${'x '.repeat(100_000)}`,
+    ]) {
       expect(dear.test(t)).toBe(false);
     }
     expect(dear.test(`Dear Ann, order 12 ${'is '.repeat(2000)}ready!`)).toBe(true);

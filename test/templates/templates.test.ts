@@ -27,41 +27,78 @@ describe.each(ENGINES)('templates (DESIGN 6) (%s)', (engine) => {
   let t: TestHerald;
   let account: TestAccount;
   const create = (body: Record<string, unknown>) =>
-    t.call('POST', '/api/v1/templates', { token: account.system, body: { channelType: 'SMS', templateType: 'SERVICE', senderName: SENDER, ...body } });
+    t.call('POST', '/api/v1/templates', {
+      token: account.system,
+      body: { channelType: 'SMS', templateType: 'SERVICE', senderName: SENDER, ...body },
+    });
   const put = (id: number, body: Record<string, unknown>) =>
-    t.call('PUT', `/api/v1/templates/${id}`, { token: account.system, body: { channelType: 'SMS', templateType: 'SERVICE', senderName: SENDER, ...body } });
+    t.call('PUT', `/api/v1/templates/${id}`, {
+      token: account.system,
+      body: { channelType: 'SMS', templateType: 'SERVICE', senderName: SENDER, ...body },
+    });
 
   beforeAll(async () => {
     t = await startTestHerald(engine);
-    account = await t.createAccount({ senderNames: [['SMS', SENDER], ['WHATSAPP', SENDER]], openWhatsapp: false });
+    account = await t.createAccount({
+      senderNames: [
+        ['SMS', SENDER],
+        ['WHATSAPP', SENDER],
+      ],
+      openWhatsapp: false,
+    });
   });
   afterAll(async () => t?.close());
 
   it('goes through review, approval and closing, and marks matching messages with its id', async () => {
     const created = await create({ pattern: 'Your code is %d', dateTo: '2026-03-11T00:00:00Z' });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ status: 'INTERNAL_REVIEW', pattern: 'Your code is %d', dateFrom: '2026-03-10T09:00:00Z', dateTo: '2026-03-11T00:00:00Z', managerComment: null });
+    expect(created.body).toMatchObject({
+      status: 'INTERNAL_REVIEW',
+      pattern: 'Your code is %d',
+      dateFrom: '2026-03-10T09:00:00Z',
+      dateTo: '2026-03-11T00:00:00Z',
+      managerComment: null,
+    });
     const id = created.body.id;
     const queue = await t.admin('GET', '/admin/v1/templates?status=INTERNAL_REVIEW');
     expect(queue.body.items.map((x: { id: number }) => x.id)).toContain(id);
 
     const sendCode = async () => {
-      const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message('SMS', { content: 'Your code is 4711' })] });
-      return (await t.call('GET', `/api/v1/message/${reply.body.items[0].messageUuid}`, { token: account.traffic })).body.templateId;
+      const reply = await t.call('POST', '/api/v1/message', {
+        token: account.traffic,
+        body: [message('SMS', { content: 'Your code is 4711' })],
+      });
+      return (await t.call('GET', `/api/v1/message/${reply.body.items[0].messageUuid}`, { token: account.traffic }))
+        .body.templateId;
     };
     expect(await sendCode()).toBeNull();
     expect((await t.admin('POST', `/admin/v1/templates/${id}/approve`, {})).body.status).toBe('APPROVED');
     expect(await sendCode()).toBe(id);
 
     // Approved: only dateTo may change.
-    expect((await put(id, { pattern: 'Your code: %d', dateFrom: '2026-03-10T09:00:00Z', dateTo: '2026-03-11T00:00:00Z' })).status).toBe(409);
-    const extended = await put(id, { pattern: 'Your code is %d', dateFrom: '2026-03-10T09:00:00Z', dateTo: '2026-03-12T00:00:00Z' });
+    expect(
+      (await put(id, { pattern: 'Your code: %d', dateFrom: '2026-03-10T09:00:00Z', dateTo: '2026-03-11T00:00:00Z' }))
+        .status,
+    ).toBe(409);
+    const extended = await put(id, {
+      pattern: 'Your code is %d',
+      dateFrom: '2026-03-10T09:00:00Z',
+      dateTo: '2026-03-12T00:00:00Z',
+    });
     expect(extended.body).toMatchObject({ status: 'APPROVED', dateTo: '2026-03-12T00:00:00Z' });
 
     t.clock.set('2026-03-12T00:00:01Z');
     try {
       expect((await t.call('GET', `/api/v1/templates/${id}`, { token: account.system })).body.status).toBe('CLOSED');
-      expect((await put(id, { pattern: 'Your code is %d', dateFrom: '2026-03-10T09:00:00Z', dateTo: '2026-03-20T00:00:00Z' })).status).toBe(409);
+      expect(
+        (
+          await put(id, {
+            pattern: 'Your code is %d',
+            dateFrom: '2026-03-10T09:00:00Z',
+            dateTo: '2026-03-20T00:00:00Z',
+          })
+        ).status,
+      ).toBe(409);
     } finally {
       t.clock.set('2026-03-10T09:00:00Z');
     }
@@ -72,7 +109,11 @@ describe.each(ENGINES)('templates (DESIGN 6) (%s)', (engine) => {
     const rejected = await t.admin('POST', `/admin/v1/templates/${created.body.id}/reject`, { comment: 'Too vague' });
     expect(rejected.body).toMatchObject({ status: 'REJECTED', managerComment: 'Too vague' });
     const edited = await put(created.body.id, { pattern: 'Sale: %d% off until %w' });
-    expect(edited.body).toMatchObject({ status: 'INTERNAL_REVIEW', managerComment: null, pattern: 'Sale: %d% off until %w' });
+    expect(edited.body).toMatchObject({
+      status: 'INTERNAL_REVIEW',
+      managerComment: null,
+      pattern: 'Sale: %d% off until %w',
+    });
     const inReview = await put(created.body.id, { pattern: 'Sale: %d% off', templateType: 'MARKETING' });
     expect(inReview.body).toMatchObject({ status: 'INTERNAL_REVIEW', templateType: 'MARKETING' });
   });
@@ -84,8 +125,11 @@ describe.each(ENGINES)('templates (DESIGN 6) (%s)', (engine) => {
     const id = created.body.id;
     const kept = { channelType: 'SMS', templateType: 'MARKETING', senderName: SENDER, dateFrom: created.body.dateFrom };
     const renamed = { ...kept, pattern: 'Sale: %d% off' };
-    expect((await patch(id, { pattern: 'Sale: %d% off' })).body)
-      .toMatchObject({ ...renamed, dateTo: '2026-04-01T00:00:00Z', status: 'INTERNAL_REVIEW' });
+    expect((await patch(id, { pattern: 'Sale: %d% off' })).body).toMatchObject({
+      ...renamed,
+      dateTo: '2026-04-01T00:00:00Z',
+      status: 'INTERNAL_REVIEW',
+    });
     const extended = await patch(id, { dateTo: '2026-05-01T00:00:00Z' });
     expect(extended.body).toMatchObject({ ...renamed, dateTo: '2026-05-01T00:00:00Z' });
     expect((await patch(id, { dateTo: null })).body).toMatchObject({ ...renamed, dateTo: null });
@@ -100,8 +144,11 @@ describe.each(ENGINES)('templates (DESIGN 6) (%s)', (engine) => {
     const names = await t.call('GET', '/api/v1/sender-names?channelType=SMS&per_page=1000', { token: account.system });
     const tempName = names.body.items.find((n: { name: string }) => n.name === 'Temp');
     expect((await t.call('DELETE', `/api/v1/sender-names/${tempName.id}`, { token: account.system })).status).toBe(204);
-    expect((await patch(temp.body.id, { dateTo: '2026-06-01T00:00:00Z' })).body)
-      .toMatchObject({ status: 'APPROVED', pattern: 'Temp %d', dateTo: '2026-06-01T00:00:00Z' });
+    expect((await patch(temp.body.id, { dateTo: '2026-06-01T00:00:00Z' })).body).toMatchObject({
+      status: 'APPROVED',
+      pattern: 'Temp %d',
+      dateTo: '2026-06-01T00:00:00Z',
+    });
     expect((await patch(temp.body.id, { pattern: 'Temp: %d' })).status).toBe(409);
     expect((await patch(temp.body.id, { senderName: 'Temp' })).status).toBe(422);
   });
@@ -113,10 +160,17 @@ describe.each(ENGINES)('templates (DESIGN 6) (%s)', (engine) => {
     [{ pattern: '' }, 'Invalid pattern'],
     [{ pattern: 'x', dateFrom: '2026-03-12T00:00:00Z', dateTo: '2026-03-11T00:00:00Z' }, 'Invalid dateTo'],
     [{ pattern: 'x', content: { contentType: 'text', text: 'hi' } }, 'Invalid content'],
-    [{ pattern: 'x', channelType: 'WHATSAPP', content: { contentType: 'text', text: 'hi', buttons: [] } }, 'Invalid content'],
+    [
+      { pattern: 'x', channelType: 'WHATSAPP', content: { contentType: 'text', text: 'hi', buttons: [] } },
+      'Invalid content',
+    ],
     [{ pattern: 'x'.repeat(2001) }, 'Invalid pattern'],
     [
-      { pattern: 'x', channelType: 'WHATSAPP', content: { contentType: 'image', imageUrl: `https://a.example/${'x'.repeat(2000)}`, imageName: 'x' } },
+      {
+        pattern: 'x',
+        channelType: 'WHATSAPP',
+        content: { contentType: 'image', imageUrl: `https://a.example/${'x'.repeat(2000)}`, imageName: 'x' },
+      },
       'Invalid content: every string must be at most 2000 characters',
     ],
   ])('refuses %j', async (body, msg) => {
@@ -129,8 +183,14 @@ describe.each(ENGINES)('templates (DESIGN 6) (%s)', (engine) => {
     expect((await create({ pattern: 'Dear %s%s!' })).body).toEqual({
       error: { code: 4220, msg: 'Invalid pattern: "Dear %s%s!" (placeholders must be separated by text: %s%s)' },
     });
-    expect((await create({ pattern: 'Code %d%w' })).body.error.msg).toBe('Invalid pattern: "Code %d%w" (placeholders must be separated by text: %d%w)');
-    const content = { contentType: 'text', text: 'Sale %d', buttons: [{ text: 'Shop', url: 'https://shop.example/%w%d' }] };
+    expect((await create({ pattern: 'Code %d%w' })).body.error.msg).toBe(
+      'Invalid pattern: "Code %d%w" (placeholders must be separated by text: %d%w)',
+    );
+    const content = {
+      contentType: 'text',
+      text: 'Sale %d',
+      buttons: [{ text: 'Shop', url: 'https://shop.example/%w%d' }],
+    };
     expect((await create({ channelType: 'WHATSAPP', pattern: 'Sale %d', content })).body).toEqual({
       error: { code: 4220, msg: 'Invalid content: placeholders must be separated by text: %w%d' },
     });
@@ -138,7 +198,10 @@ describe.each(ENGINES)('templates (DESIGN 6) (%s)', (engine) => {
     expect(fine.status).toBe(201);
     // A pattern stored before the rule (and matched in linear time all the same) is not checked again when kept.
     await t.testDb.db.query(`UPDATE templates SET pattern = 'Dear %s%s' WHERE id = $1`, [fine.body.id]);
-    const kept = await t.call('PUT', `/api/v1/templates/${fine.body.id}`, { token: account.system, body: { dateTo: '2026-04-01T00:00:00Z' } });
+    const kept = await t.call('PUT', `/api/v1/templates/${fine.body.id}`, {
+      token: account.system,
+      body: { dateTo: '2026-04-01T00:00:00Z' },
+    });
     expect(kept.body).toMatchObject({ pattern: 'Dear %s%s', dateTo: '2026-04-01T00:00:00Z' });
   });
 
@@ -178,7 +241,9 @@ describe.each(ENGINES)('templates (DESIGN 6) (%s)', (engine) => {
     const other = await t.createAccount();
     expect((await t.call('GET', `/api/v1/templates/${created.body.id}`, { token: other.system })).status).toBe(404);
     expect((await t.call('GET', '/api/v1/templates', { token: account.traffic })).status).toBe(403);
-    expect((await t.call('DELETE', `/api/v1/templates/${created.body.id}`, { token: account.system })).status).toBe(204);
+    expect((await t.call('DELETE', `/api/v1/templates/${created.body.id}`, { token: account.system })).status).toBe(
+      204,
+    );
     expect((await t.call('GET', `/api/v1/templates/${created.body.id}`, { token: account.system })).status).toBe(404);
   });
 });

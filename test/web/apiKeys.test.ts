@@ -8,7 +8,8 @@ const ACCESS_DENIED = { error: { code: 4030, msg: 'Access Denied' } };
 describe.each(ENGINES)('API keys of the client (docs/web.md) (%s)', (engine) => {
   let t: TestHerald;
   let account: TestAccount;
-  const keys = async (token = account.system) => (await t.call('GET', '/api/v1/api-keys', { token })).body.items as Record<string, unknown>[];
+  const keys = async (token = account.system) =>
+    (await t.call('GET', '/api/v1/api-keys', { token })).body.items as Record<string, unknown>[];
 
   beforeAll(async () => {
     t = await startTestHerald(engine);
@@ -21,8 +22,22 @@ describe.each(ENGINES)('API keys of the client (docs/web.md) (%s)', (engine) => 
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
       items: [
-        { id: keyIdOf(account.traffic), type: 'traffic', trafficCenterId: null, createdAt: expect.stringMatching(ISO), revokedAt: null, createdByUser: null },
-        { id: keyIdOf(account.system), type: 'system', trafficCenterId: null, createdAt: expect.stringMatching(ISO), revokedAt: null, createdByUser: null },
+        {
+          id: keyIdOf(account.traffic),
+          type: 'traffic',
+          trafficCenterId: null,
+          createdAt: expect.stringMatching(ISO),
+          revokedAt: null,
+          createdByUser: null,
+        },
+        {
+          id: keyIdOf(account.system),
+          type: 'system',
+          trafficCenterId: null,
+          createdAt: expect.stringMatching(ISO),
+          revokedAt: null,
+          createdByUser: null,
+        },
       ],
     });
     expect(JSON.stringify(reply.body)).not.toContain(account.system);
@@ -31,7 +46,12 @@ describe.each(ENGINES)('API keys of the client (docs/web.md) (%s)', (engine) => 
   it('issues keys that work at once, shown only in the answer', async () => {
     const traffic = await t.call('POST', '/api/v1/api-keys', { token: account.system, body: { type: 'traffic' } });
     expect(traffic.status).toBe(201);
-    expect(traffic.body).toEqual({ id: expect.stringMatching(/^t1_/), type: 'traffic', token: expect.any(String), createdAt: expect.stringMatching(ISO) });
+    expect(traffic.body).toEqual({
+      id: expect.stringMatching(/^t1_/),
+      type: 'traffic',
+      token: expect.any(String),
+      createdAt: expect.stringMatching(ISO),
+    });
     expect(keyIdOf(traffic.body.token)).toBe(traffic.body.id);
     expect((await t.call('GET', '/api/v1/balance', { token: traffic.body.token })).status).toBe(200);
     const system = await t.call('POST', '/api/v1/api-keys', { token: account.system, body: { type: 'system' } });
@@ -44,18 +64,31 @@ describe.each(ENGINES)('API keys of the client (docs/web.md) (%s)', (engine) => 
 
   it('binds a traffic key to a traffic center of the account only', async () => {
     const center = await t.call('POST', '/api/v1/traffic-centers', { token: account.system, body: { name: 'Shop' } });
-    const bound = await t.call('POST', '/api/v1/api-keys', { token: account.system, body: { type: 'traffic', trafficCenterId: center.body.id } });
+    const bound = await t.call('POST', '/api/v1/api-keys', {
+      token: account.system,
+      body: { type: 'traffic', trafficCenterId: center.body.id },
+    });
     expect(bound.status).toBe(201);
     expect((await keys()).find((k) => k.id === bound.body.id)).toMatchObject({ trafficCenterId: center.body.id });
 
     const other = await t.createAccount();
     const foreign = await t.call('POST', '/api/v1/traffic-centers', { token: other.system, body: { name: 'Theirs' } });
-    const refused = await t.call('POST', '/api/v1/api-keys', { token: account.system, body: { type: 'traffic', trafficCenterId: foreign.body.id } });
+    const refused = await t.call('POST', '/api/v1/api-keys', {
+      token: account.system,
+      body: { type: 'traffic', trafficCenterId: foreign.body.id },
+    });
     expect(refused.status).toBe(422);
-    expect(refused.body).toEqual({ error: { code: 4220, msg: `Invalid trafficCenterId: ${foreign.body.id} (no such center)` } });
-    const system = await t.call('POST', '/api/v1/api-keys', { token: account.system, body: { type: 'system', trafficCenterId: center.body.id } });
+    expect(refused.body).toEqual({
+      error: { code: 4220, msg: `Invalid trafficCenterId: ${foreign.body.id} (no such center)` },
+    });
+    const system = await t.call('POST', '/api/v1/api-keys', {
+      token: account.system,
+      body: { type: 'system', trafficCenterId: center.body.id },
+    });
     expect(system.status).toBe(422);
-    expect((await t.call('POST', '/api/v1/api-keys', { token: account.system, body: { type: 'admin' } })).status).toBe(422);
+    expect((await t.call('POST', '/api/v1/api-keys', { token: account.system, body: { type: 'admin' } })).status).toBe(
+      422,
+    );
   });
 
   it("refuses on the operator's route, as on the client's, a center that is missing or another account's", async () => {
@@ -70,7 +103,10 @@ describe.each(ENGINES)('API keys of the client (docs/web.md) (%s)', (engine) => 
       expect([operator.status, operator.body]).toEqual([422, expected]);
     }
     const own = await t.call('POST', '/api/v1/traffic-centers', { token: account.system, body: { name: 'Desk' } });
-    const bound = await t.admin('POST', `/admin/v1/accounts/${account.id}/tokens`, { type: 'traffic', trafficCenterId: own.body.id });
+    const bound = await t.admin('POST', `/admin/v1/accounts/${account.id}/tokens`, {
+      type: 'traffic',
+      trafficCenterId: own.body.id,
+    });
     expect([bound.status, bound.body.trafficCenterId]).toEqual([201, own.body.id]);
   });
 
@@ -78,7 +114,9 @@ describe.each(ENGINES)('API keys of the client (docs/web.md) (%s)', (engine) => 
     const key = await t.call('POST', '/api/v1/api-keys', { token: account.system, body: { type: 'traffic' } });
     const revoked = await t.call('DELETE', `/api/v1/api-keys/${key.body.id}`, { token: account.system });
     expect(revoked.status).toBe(204);
-    expect((await t.call('GET', '/api/v1/balance', { token: key.body.token })).body).toEqual({ error: { code: 4012, msg: 'Bad credentials' } });
+    expect((await t.call('GET', '/api/v1/balance', { token: key.body.token })).body).toEqual({
+      error: { code: 4012, msg: 'Bad credentials' },
+    });
     expect((await keys()).find((k) => k.id === key.body.id)).toMatchObject({ revokedAt: expect.stringMatching(ISO) });
     const again = await t.call('DELETE', `/api/v1/api-keys/${key.body.id}`, { token: account.system });
     expect(again.status).toBe(404);
@@ -88,7 +126,9 @@ describe.each(ENGINES)('API keys of the client (docs/web.md) (%s)', (engine) => 
   it("answers 404 for an unknown key or another account's key, which stays live", async () => {
     const other = await t.createAccount();
     expect((await t.call('DELETE', '/api/v1/api-keys/t1_nothing', { token: account.system })).status).toBe(404);
-    expect((await t.call('DELETE', `/api/v1/api-keys/${keyIdOf(other.traffic)}`, { token: account.system })).status).toBe(404);
+    expect(
+      (await t.call('DELETE', `/api/v1/api-keys/${keyIdOf(other.traffic)}`, { token: account.system })).status,
+    ).toBe(404);
     expect((await t.call('GET', '/api/v1/balance', { token: other.traffic })).status).toBe(200);
     expect((await keys(other.system)).map((k) => k.id)).not.toContain(keyIdOf(account.system));
   });
@@ -97,7 +137,9 @@ describe.each(ENGINES)('API keys of the client (docs/web.md) (%s)', (engine) => 
     const spare = await t.call('POST', '/api/v1/api-keys', { token: account.system, body: { type: 'system' } });
     const self = await t.call('DELETE', `/api/v1/api-keys/${spare.body.id}`, { token: spare.body.token });
     expect(self.status).toBe(409);
-    expect(self.body).toEqual({ error: { code: 4093, msg: 'This key authenticates the request; revoke it with another key' } });
+    expect(self.body).toEqual({
+      error: { code: 4093, msg: 'This key authenticates the request; revoke it with another key' },
+    });
     expect((await t.call('DELETE', `/api/v1/api-keys/${spare.body.id}`, { token: account.system })).status).toBe(204);
   });
 
@@ -107,9 +149,13 @@ describe.each(ENGINES)('API keys of the client (docs/web.md) (%s)', (engine) => 
     expect((await t.call('GET', '/api/v1/api-keys', { token: session.body.system })).status).toBe(200);
     const made = await t.call('POST', '/api/v1/api-keys', { token: session.body.system, body: { type: 'traffic' } });
     expect(made.status).toBe(201);
-    expect((await t.call('DELETE', `/api/v1/api-keys/${made.body.id}`, { token: session.body.system })).status).toBe(204);
+    expect((await t.call('DELETE', `/api/v1/api-keys/${made.body.id}`, { token: session.body.system })).status).toBe(
+      204,
+    );
     expect((await t.call('GET', '/api/v1/api-keys', { token: session.body.system })).status).toBe(200);
-    expect((await t.call('DELETE', `/api/v1/api-keys/${key.body.id}`, { token: session.body.system })).status).toBe(204);
+    expect((await t.call('DELETE', `/api/v1/api-keys/${key.body.id}`, { token: session.body.system })).status).toBe(
+      204,
+    );
     expect((await t.call('GET', '/api/v1/api-keys', { token: session.body.system })).status).toBe(401);
     expect((await t.call('GET', '/api/v1/balance', { token: session.body.traffic })).status).toBe(401);
   });
@@ -123,7 +169,9 @@ describe.each(ENGINES)('API keys of the client (docs/web.md) (%s)', (engine) => 
       const denied = await t.call(method, path, { token: account.traffic, ...(body ? { body } : {}) });
       expect(denied.status, `${method} ${path}`).toBe(403);
       expect(denied.body).toEqual(ACCESS_DENIED);
-      expect((await t.call(method, path, body ? { body } : {})).body).toEqual({ error: { code: 4010, msg: 'Not Authenticated' } });
+      expect((await t.call(method, path, body ? { body } : {})).body).toEqual({
+        error: { code: 4010, msg: 'Not Authenticated' },
+      });
     }
     expect((await t.call('GET', '/api/v1/balance', { token: account.system })).status).toBe(200);
   });

@@ -31,7 +31,11 @@ describe.each(ENGINES)("a message's callback deliveries and attempts, for the me
     t = await startTestHerald(engine, {
       delivery: { delayMs: 20 },
       clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }),
-      env: { HERALD_CALLBACK_ALLOW_PRIVATE: 'true', HERALD_CALLBACK_RETRY_INTERVAL: '1', HERALD_CALLBACK_RETRY_WINDOW: '60' },
+      env: {
+        HERALD_CALLBACK_ALLOW_PRIVATE: 'true',
+        HERALD_CALLBACK_RETRY_INTERVAL: '1',
+        HERALD_CALLBACK_RETRY_WINDOW: '60',
+      },
     });
     account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
   });
@@ -51,20 +55,39 @@ describe.each(ENGINES)("a message's callback deliveries and attempts, for the me
       return reply.body.items?.[0]?.state === 'delivered' ? reply.body : undefined;
     });
     expect(list.items).toHaveLength(1);
-    expect(list.items[0]).toMatchObject({ state: 'delivered', attempts: 2, events: 1, lastHttpStatus: 200, lastError: null, url });
+    expect(list.items[0]).toMatchObject({
+      state: 'delivered',
+      attempts: 2,
+      events: 1,
+      lastHttpStatus: 200,
+      lastError: null,
+      url,
+    });
 
     const detail = await t.call('GET', `/api/v1/callbacks/${list.items[0].id}`, { token: account.system });
     expect(detail.status).toBe(200);
     expect(detail.body.body[0]).toMatchObject({ message_uuid: id, callback_event: 'delivered' });
     const [failed, delivered] = detail.body.attemptsLog;
     expect(detail.body.attemptsLog).toHaveLength(2);
-    expect(failed).toEqual({ time: expect.stringMatching(ISO), httpStatus: 503, latencyMs: expect.any(Number), error: 'HTTP 503' });
+    expect(failed).toEqual({
+      time: expect.stringMatching(ISO),
+      httpStatus: 503,
+      latencyMs: expect.any(Number),
+      error: 'HTTP 503',
+    });
     expect(failed.latencyMs).toBeGreaterThanOrEqual(SLOW_MS - 5);
-    expect(delivered).toEqual({ time: expect.stringMatching(ISO), httpStatus: 200, latencyMs: expect.any(Number), error: null });
+    expect(delivered).toEqual({
+      time: expect.stringMatching(ISO),
+      httpStatus: 200,
+      latencyMs: expect.any(Number),
+      error: null,
+    });
     expect(delivered.latencyMs).toBeLessThan(failed.latencyMs);
 
     // Another message's deliveries are not listed under this one; TOKEN_1 is refused.
-    const unrelated = await t.call('GET', '/api/v1/callbacks?message_uuid=01980000-0000-7000-8000-000000000000', { token: account.system });
+    const unrelated = await t.call('GET', '/api/v1/callbacks?message_uuid=01980000-0000-7000-8000-000000000000', {
+      token: account.system,
+    });
     expect(unrelated.body.items).toEqual([]);
     expect((await t.call('GET', `/api/v1/callbacks/${list.items[0].id}`, { token: account.traffic })).status).toBe(403);
   });

@@ -10,7 +10,8 @@ import { waitFor } from '../helpers/waitFor.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
-const smsc = (items: any[], process?: string) => items.find((c) => c.id === 'sim-smsc' && (process === undefined || c.process === process));
+const smsc = (items: any[], process?: string) =>
+  items.find((c) => c.id === 'sim-smsc' && (process === undefined || c.process === process));
 
 describe.each(ENGINES)('connectors with live state for the operator (DESIGN 2, 8) (%s)', (engine) => {
   let t: TestHerald;
@@ -22,7 +23,10 @@ describe.each(ENGINES)('connectors with live state for the operator (DESIGN 2, 8
   };
 
   beforeAll(async () => {
-    t = await startTestHerald(engine, { delivery: { delayMs: 20 }, clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }) });
+    t = await startTestHerald(engine, {
+      delivery: { delayMs: 20 },
+      clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }),
+    });
     account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
   });
   afterAll(async () => t?.close());
@@ -49,7 +53,11 @@ describe.each(ENGINES)('connectors with live state for the operator (DESIGN 2, 8
       stale: false,
     });
     expect(body.items.map((c) => c.channel)).toEqual(expect.arrayContaining(['SMS', 'WHATSAPP', 'VIBER']));
-    expect(body.queue).toContainEqual({ state: 'waiting', messages: expect.any(Number), oldestAgeSeconds: expect.any(Number) });
+    expect(body.queue).toContainEqual({
+      state: 'waiting',
+      messages: expect.any(Number),
+      oldestAgeSeconds: expect.any(Number),
+    });
   });
 
   it('shows submitted growing, and a submission rate, after sending', async () => {
@@ -67,7 +75,18 @@ describe.each(ENGINES)('connectors with live state for the operator (DESIGN 2, 8
   });
 
   it('flags the rows of a process that stopped reporting as stale, and removes its own rows when it stops', async () => {
-    const state: ConnectorState = { id: 'sim-smsc', type: 'smpp', channel: 'SMS', available: true, state: 'bound', inFlight: 0, window: 10, mps: 5, submitted: 7, lastError: null };
+    const state: ConnectorState = {
+      id: 'sim-smsc',
+      type: 'smpp',
+      channel: 'SMS',
+      available: true,
+      state: 'bound',
+      inFlight: 0,
+      window: 10,
+      mps: 5,
+      submitted: 7,
+      lastError: null,
+    };
     await connectorStatusUpsert(t.testDb.db, 'gone-host:1', [state], new Date(t.clock.now().getTime() - 30_000));
     const body = await connectors();
     expect(smsc(body.items, 'gone-host:1')).toMatchObject({ stale: true, window: 10, submitted: 7, submitRate: null });
@@ -91,9 +110,23 @@ describe.each(ENGINES)('connector status seen from an api process (%s)', (engine
     expect((await t.admin('GET', '/admin/v1/connectors')).body.items).toEqual([]);
     let submitted = 100;
     const states = (): ConnectorState[] => [
-      { id: 'smpp-1', type: 'smpp', channel: 'SMS', available: false, state: 'connecting', inFlight: 3, window: 50, mps: 100, submitted, lastError: 'ECONNREFUSED' },
+      {
+        id: 'smpp-1',
+        type: 'smpp',
+        channel: 'SMS',
+        available: false,
+        state: 'connecting',
+        inFlight: 3,
+        window: 50,
+        mps: 100,
+        submitted,
+        lastError: 'ECONNREFUSED',
+      },
     ];
-    const writer = new ConnectorStatusWriter({ db: t.testDb.db, clock: t.clock, log: pino({ level: 'silent' }), states }, { intervalMs: 60_000, process: 'worker-a:42' });
+    const writer = new ConnectorStatusWriter(
+      { db: t.testDb.db, clock: t.clock, log: pino({ level: 'silent' }), states },
+      { intervalMs: 60_000, process: 'worker-a:42' },
+    );
     await writer.report();
     let item = (await t.admin('GET', '/admin/v1/connectors')).body.items[0];
     expect(item).toEqual({
@@ -121,7 +154,10 @@ describe.each(ENGINES)('connector status seen from an api process (%s)', (engine
     expect((await t.admin('GET', '/admin/v1/connectors')).body.items[0].stale).toBe(true);
     // A process silent for an hour is forgotten by the next report of any process.
     t.clock.advance(3600_000);
-    const other = new ConnectorStatusWriter({ db: t.testDb.db, clock: t.clock, log: pino({ level: 'silent' }), states: () => [] }, { intervalMs: 60_000, process: 'worker-b:7' });
+    const other = new ConnectorStatusWriter(
+      { db: t.testDb.db, clock: t.clock, log: pino({ level: 'silent' }), states: () => [] },
+      { intervalMs: 60_000, process: 'worker-b:7' },
+    );
     await other.report();
     expect((await t.admin('GET', '/admin/v1/connectors')).body.items).toEqual([]);
   });

@@ -21,7 +21,11 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
       // The pages count "today" by the browser's clock: Herald's runs from the real now.
       clock: new TestClock(new Date(), { flowing: true }),
       // A short retry window, so that a callback the receiver refuses ends failed and can be replayed from the page.
-      env: { HERALD_CALLBACK_ALLOW_PRIVATE: 'true', HERALD_CALLBACK_RETRY_INTERVAL: '1', HERALD_CALLBACK_RETRY_WINDOW: '2' },
+      env: {
+        HERALD_CALLBACK_ALLOW_PRIVATE: 'true',
+        HERALD_CALLBACK_RETRY_INTERVAL: '1',
+        HERALD_CALLBACK_RETRY_WINDOW: '2',
+      },
     });
     receiver = await new Receiver().start();
     browser = await launchBrowser();
@@ -55,7 +59,8 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     page.evaluate(`[...document.querySelectorAll('input, select, textarea')]
       .filter((e) => e.type !== 'hidden' && !e.labels?.length && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby'))
       .map((e) => e.outerHTML.slice(0, 120))`);
-  const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
+  const nav = (page: Page, name: string) =>
+    page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
 
   it('a client registers a sender name, the operator approves it, the client sends with it, watches it delivered and replays its callback', async () => {
     const app = await appPage();
@@ -67,7 +72,10 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     await app.getByLabel('Name', { exact: true }).fill('WebShop');
     await app.getByRole('button', { name: 'Register' }).click();
     await app.getByRole('status').filter({ hasText: 'WebShop' }).waitFor();
-    await app.getByRole('region', { name: 'Sender names', exact: true }).getByRole('cell', { name: 'Pending' }).waitFor();
+    await app
+      .getByRole('region', { name: 'Sender names', exact: true })
+      .getByRole('cell', { name: 'Pending' })
+      .waitFor();
     await screenshot(app, `${engine}-app-sender-names`);
 
     const console = await consolePage();
@@ -79,7 +87,9 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     await row.getByRole('button', { name: 'Approve' }).click();
     await row.waitFor({ state: 'detached' });
     const names = await t.call('GET', '/api/v1/sender-names', { token: account.system });
-    expect(names.body.items ?? names.body).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'WebShop', status: 'Approved' })]));
+    expect(names.body.items ?? names.body).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'WebShop', status: 'Approved' })]),
+    );
 
     await nav(app, 'Send').click();
     await app.getByRole('heading', { name: 'Send a message' }).waitFor();
@@ -90,7 +100,10 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     await app.getByLabel('Destination').fill('79161230010');
     await app.getByLabel('Text').fill('Not sent');
     await app.getByRole('button', { name: 'Send', exact: true }).click();
-    await app.getByRole('status').filter({ hasText: 'The message was not accepted: Channel is not enabled: VK' }).waitFor();
+    await app
+      .getByRole('status')
+      .filter({ hasText: 'The message was not accepted: Channel is not enabled: VK' })
+      .waitFor();
     await t.admin('PATCH', `/admin/v1/accounts/${account.id}`, { channels: { VK: true } });
     await app.getByLabel('Channel').selectOption('SMS');
     await app.getByLabel('Sender name').selectOption('WebShop');
@@ -123,7 +136,9 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     receiver.answer = () => 200;
     const refused = receiver.received.length;
     await replay.click();
-    await waitFor(() => receiver.received.slice(refused).some((r) => r.headers['x-herald-delivery'] === deliveryId), { timeoutMs: 15_000 });
+    await waitFor(() => receiver.received.slice(refused).some((r) => r.headers['x-herald-delivery'] === deliveryId), {
+      timeoutMs: 15_000,
+    });
     const answered = attempts.getByRole('cell', { name: '200', exact: true });
     for (let i = 0; i < 50 && (await answered.count()) === 0; i++) {
       await app.waitForTimeout(200);
@@ -134,14 +149,21 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     await expect(replay.isVisible()).resolves.toBe(false);
     await screenshot(app, `${engine}-app-message`);
     // It went to the SMSC under the name the operator approved.
-    expect(t.simulators!.smsc.submissions.filter((s) => s.text === 'Hello from the page').map((s) => s.source)).toEqual(['WebShop']);
+    expect(t.simulators!.smsc.submissions.filter((s) => s.text === 'Hello from the page').map((s) => s.source)).toEqual(
+      ['WebShop'],
+    );
 
     await nav(app, 'Messages').click();
-    await app.getByRole('region', { name: 'Messages', exact: true }).getByTestId('row-status').filter({ hasText: 'delivered' }).first().waitFor();
+    await app
+      .getByRole('region', { name: 'Messages', exact: true })
+      .getByTestId('row-status')
+      .filter({ hasText: 'delivered' })
+      .first()
+      .waitFor();
     await screenshot(app, `${engine}-app-messages`);
     await app.close();
     await console.close();
-    }, 90_000);
+  }, 90_000);
 
   it('a client sets up inbound routing: a center and a rule with its callback URL', async () => {
     await t.admin('PATCH', `/admin/v1/accounts/${account.id}`, { inbound: true, channels: { WHATSAPP: true } });
@@ -160,12 +182,17 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     const rules = await t.call('GET', '/api/v1/inbound-rules', { token: account.system });
     const centers = await t.call('GET', '/api/v1/traffic-centers', { token: account.system });
     const center = (centers.body.items as { id: number; name: string }[]).find((c) => c.name === 'Support desk')!;
-    expect(rules.body.items).toEqual([expect.objectContaining({ trafficCenterId: center.id, callbackUrl: 'https://hooks.example.com/inbound' })]);
+    expect(rules.body.items).toEqual([
+      expect.objectContaining({ trafficCenterId: center.id, callbackUrl: 'https://hooks.example.com/inbound' }),
+    ]);
     await app.close();
   });
 
   it('an account user signs in with a password by keyboard, and every page of both sites renders with labelled controls', async () => {
-    const user = await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login: `clerk-${engine}`, password: 'correct horse battery' });
+    const user = await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, {
+      login: `clerk-${engine}`,
+      password: 'correct horse battery',
+    });
     expect(user.status).toBe(201);
     const app = await browser.newPage();
     await app.goto(`${t.url}/app`);
@@ -193,18 +220,33 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     }
 
     // Statistics export: a CSV of what the page shows, with a message sent now.
-    await t.admin('POST', `/admin/v1/accounts/${account.id}/sender-names`, { channelType: 'SMS', name: `Clerk${engine.length}` });
+    await t.admin('POST', `/admin/v1/accounts/${account.id}/sender-names`, {
+      channelType: 'SMS',
+      name: `Clerk${engine.length}`,
+    });
     const sent = await t.call('POST', '/api/v1/message', {
       token: account.traffic,
-      body: [{ channelType: 'SMS', senderName: `Clerk${engine.length}`, destination: '79161230020', content: 'For the statistics' }],
+      body: [
+        {
+          channelType: 'SMS',
+          senderName: `Clerk${engine.length}`,
+          destination: '79161230020',
+          content: 'For the statistics',
+        },
+      ],
     });
     expect(sent.body.errors).toBe(false);
     await nav(app, 'Statistics').click();
     await app.getByLabel('Group by').selectOption({ label: 'Channel' });
     await app.getByRole('button', { name: 'Show statistics' }).click();
     await app.getByRole('table', { name: 'Statistics' }).getByRole('rowheader', { name: 'SMS', exact: true }).waitFor();
-    const [download] = await Promise.all([app.waitForEvent('download'), app.getByRole('button', { name: 'Export CSV' }).click()]);
-    const csv = readFileSync((await download.path())!, 'utf8').trim().split(/\r?\n/);
+    const [download] = await Promise.all([
+      app.waitForEvent('download'),
+      app.getByRole('button', { name: 'Export CSV' }).click(),
+    ]);
+    const csv = readFileSync((await download.path())!, 'utf8')
+      .trim()
+      .split(/\r?\n/);
     expect(csv[0]).toMatch(/^channelType,messages,parts/);
     expect(csv.find((line) => line.startsWith('SMS,'))).toMatch(/^SMS,\d+,\d+,/);
     expect(csv.at(-1)).toMatch(/^total,\d+,/);
@@ -251,14 +293,20 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     const issuedId = keyIdOf(issued);
     await console.getByRole('button', { name: `Revoke key ${issuedId}` }).click();
     await console.getByRole('button', { name: `Confirm revoke key ${issuedId}` }).click();
-    await console.getByRole('status').filter({ hasText: `Token ${issuedId} revoked` }).waitFor();
+    await console
+      .getByRole('status')
+      .filter({ hasText: `Token ${issuedId} revoked` })
+      .waitFor();
     expect((await t.call('GET', '/api/v1/balance', { token: issued })).status).toBe(401);
 
     // The operator resets the clerk's password: the clerk's page is signed out, and the new password lets in.
     await console.getByLabel('User', { exact: true }).selectOption({ label: `clerk-${engine}` });
     await console.getByLabel('New password').fill('a brand new secret');
     await console.getByRole('button', { name: 'Set password' }).click();
-    await console.getByRole('status').filter({ hasText: `Password of clerk-${engine} set` }).waitFor();
+    await console
+      .getByRole('status')
+      .filter({ hasText: `Password of clerk-${engine} set` })
+      .waitFor();
     await app.reload();
     await app.getByRole('heading', { name: 'Sign in to your account' }).waitFor();
     await app.getByLabel('Login').fill(`clerk-${engine}`);

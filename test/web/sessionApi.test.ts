@@ -19,17 +19,31 @@ describe.each(ENGINES)('web sessions and account users (docs/web.md) (%s)', (eng
   beforeAll(async () => {
     t = await startTestHerald(engine);
     account = await t.createAccount();
-    const made = await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login: 'anna@example.com', password: 'correct horse' });
+    const made = await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, {
+      login: 'anna@example.com',
+      password: 'correct horse',
+    });
     userId = made.body.id;
   });
   afterAll(async () => t?.close());
 
   describe('users (operator)', () => {
     it('creates a user: 201 without the password, stored as a salted scrypt hash', async () => {
-      const made = await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login: 'Boris.K_1-x', password: 'p4ssw0rd!' });
+      const made = await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, {
+        login: 'Boris.K_1-x',
+        password: 'p4ssw0rd!',
+      });
       expect(made.status).toBe(201);
-      expect(made.body).toEqual({ id: expect.any(Number), accountId: account.id, login: 'Boris.K_1-x', createdAt: expect.stringMatching(ISO) });
-      const [row] = await t.testDb.db.query<{ password_hash: string }>('SELECT password_hash FROM account_users WHERE id = $1', [made.body.id]);
+      expect(made.body).toEqual({
+        id: expect.any(Number),
+        accountId: account.id,
+        login: 'Boris.K_1-x',
+        createdAt: expect.stringMatching(ISO),
+      });
+      const [row] = await t.testDb.db.query<{ password_hash: string }>(
+        'SELECT password_hash FROM account_users WHERE id = $1',
+        [made.body.id],
+      );
       expect(row!.password_hash).toMatch(/^scrypt\$32768\$8\$3\$[\w-]{22}\$[\w-]{43}$/);
       expect(await verifyPassword('p4ssw0rd!', row!.password_hash)).toBe(true);
       expect(await verifyPassword('p4ssw0rd?', row!.password_hash)).toBe(false);
@@ -37,25 +51,38 @@ describe.each(ENGINES)('web sessions and account users (docs/web.md) (%s)', (eng
 
     it('lists the users of the account only, in the order they were made', async () => {
       const mine = await t.createAccount();
-      const first = await t.admin('POST', `/admin/v1/accounts/${mine.id}/users`, { login: 'list-first', password: '12345678' });
+      const first = await t.admin('POST', `/admin/v1/accounts/${mine.id}/users`, {
+        login: 'list-first',
+        password: '12345678',
+      });
       await t.admin('POST', `/admin/v1/accounts/${mine.id}/users`, { login: 'list-second', password: '12345678' });
       const other = await t.createAccount();
       await t.admin('POST', `/admin/v1/accounts/${other.id}/users`, { login: 'list-other', password: '12345678' });
       const list = await t.admin('GET', `/admin/v1/accounts/${mine.id}/users`);
       expect(list.status).toBe(200);
       expect(list.body.items.map((u: { login: string }) => u.login)).toEqual(['list-first', 'list-second']);
-      expect(list.body.items[0]).toEqual({ id: first.body.id, accountId: mine.id, login: 'list-first', createdAt: expect.stringMatching(ISO) });
+      expect(list.body.items[0]).toEqual({
+        id: first.body.id,
+        accountId: mine.id,
+        login: 'list-first',
+        createdAt: expect.stringMatching(ISO),
+      });
     });
 
     it('refuses a login taken in any account with 409 4092', async () => {
       const other = await t.createAccount();
-      const taken = await t.admin('POST', `/admin/v1/accounts/${other.id}/users`, { login: 'anna@example.com', password: 'whatever1' });
+      const taken = await t.admin('POST', `/admin/v1/accounts/${other.id}/users`, {
+        login: 'anna@example.com',
+        password: 'whatever1',
+      });
       expect(taken.status).toBe(409);
       expect(taken.body).toEqual({ error: { code: 4092, msg: 'Login is already taken: anna@example.com' } });
     });
 
     it('answers 404 for an unknown account and 422 for a bad login or password', async () => {
-      expect((await t.admin('POST', '/admin/v1/accounts/99999/users', { login: 'nobody', password: '12345678' })).body).toEqual({
+      expect(
+        (await t.admin('POST', '/admin/v1/accounts/99999/users', { login: 'nobody', password: '12345678' })).body,
+      ).toEqual({
         error: { code: 4040, msg: 'Account 99999 not found' },
       });
       expect((await t.admin('GET', '/admin/v1/accounts/99999/users')).status).toBe(404);
@@ -77,9 +104,14 @@ describe.each(ENGINES)('web sessions and account users (docs/web.md) (%s)', (eng
     it('never echoes a password or token it refuses, whatever was wrong with it', async () => {
       const secret = 'Tr0ub4dor&3';
       const refusals = [
-        await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login: 'good-login', password: secret.slice(0, 7) }),
+        await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, {
+          login: 'good-login',
+          password: secret.slice(0, 7),
+        }),
         await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login: 'good-login', password: [secret] }),
-        await t.admin('PUT', `/admin/v1/accounts/${account.id}/users/${userId}/password`, { password: `${secret}${'x'.repeat(200)}` }),
+        await t.admin('PUT', `/admin/v1/accounts/${account.id}/users/${userId}/password`, {
+          password: `${secret}${'x'.repeat(200)}`,
+        }),
         await t.call('POST', '/app/v1/session', { body: { login: 'anna@example.com', password: { secret } } }),
         await t.call('POST', '/app/v1/session', { body: { token: `${secret}${'x'.repeat(400)}` } }),
         // A body refused for its shape, holding a password.
@@ -89,8 +121,12 @@ describe.each(ENGINES)('web sessions and account users (docs/web.md) (%s)', (eng
         expect(reply.status, JSON.stringify(reply.body)).toBe(422);
         expect(JSON.stringify(reply.body)).not.toContain(secret.slice(0, 7));
       }
-      expect(refusals[0]!.body).toEqual({ error: { code: 4220, msg: 'Invalid password (must NOT have fewer than 8 characters); its value is not shown' } });
-      expect(refusals[4]!.body.error.msg).toBe('Invalid token (must NOT have more than 400 characters); its value is not shown');
+      expect(refusals[0]!.body).toEqual({
+        error: { code: 4220, msg: 'Invalid password (must NOT have fewer than 8 characters); its value is not shown' },
+      });
+      expect(refusals[4]!.body.error.msg).toBe(
+        'Invalid token (must NOT have more than 400 characters); its value is not shown',
+      );
       // Other fields are shown as before.
       const login = await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login: 'a b', password: secret });
       expect(login.body.error.msg).toBe('Invalid login: "a b" (must match pattern "^[A-Za-z0-9._@-]{3,64}$")');
@@ -119,8 +155,12 @@ describe.each(ENGINES)('web sessions and account users (docs/web.md) (%s)', (eng
       expect(await trafficWorks(session.body.traffic)).toBe(200);
       expect(await systemWorks(session.body.system)).toBe(200);
       // Each token keeps its type: TOKEN_1 is refused where TOKEN_2 is needed, and the other way round.
-      expect((await t.call('GET', '/api/v1/sender-names', { token: session.body.traffic })).body).toEqual(ACCESS_DENIED);
-      expect((await t.call('POST', '/api/v1/message', { token: session.body.system, body: [] })).body).toEqual(ACCESS_DENIED);
+      expect((await t.call('GET', '/api/v1/sender-names', { token: session.body.traffic })).body).toEqual(
+        ACCESS_DENIED,
+      );
+      expect((await t.call('POST', '/api/v1/message', { token: session.body.system, body: [] })).body).toEqual(
+        ACCESS_DENIED,
+      );
     });
 
     it('with a system API key (TOKEN_2): login is null', async () => {
@@ -139,7 +179,9 @@ describe.each(ENGINES)('web sessions and account users (docs/web.md) (%s)', (eng
       expect(ids).not.toContain(keyIdOf(session.body.traffic));
       const adminList = await t.admin('GET', `/admin/v1/accounts/${account.id}/tokens`);
       expect(adminList.body.items.map((k: { id: string }) => k.id)).not.toContain(keyIdOf(session.body.system));
-      expect((await t.call('DELETE', `/api/v1/api-keys/${keyIdOf(session.body.traffic)}`, { token: account.system })).status).toBe(404);
+      expect(
+        (await t.call('DELETE', `/api/v1/api-keys/${keyIdOf(session.body.traffic)}`, { token: account.system })).status,
+      ).toBe(404);
     });
 
     it.each([
@@ -147,7 +189,10 @@ describe.each(ENGINES)('web sessions and account users (docs/web.md) (%s)', (eng
       ['an unknown login', () => ({ login: 'nobody@example.com', password: 'correct horse' })],
       ['a login of another case', () => ({ login: 'ANNA@example.com', password: 'correct horse' })],
       ['a traffic token', () => ({ token: account.traffic })],
-      ['a token with a wrong secret', () => ({ token: Buffer.from(`${keyIdOf(account.system)}:nope`).toString('base64') })],
+      [
+        'a token with a wrong secret',
+        () => ({ token: Buffer.from(`${keyIdOf(account.system)}:nope`).toString('base64') }),
+      ],
       ['a token that is no token', () => ({ token: 'not a token' })],
     ])('refuses %s with 401 4012', async (_name, body) => {
       const reply = await signIn(body());
@@ -170,7 +215,10 @@ describe.each(ENGINES)('web sessions and account users (docs/web.md) (%s)', (eng
       const cases: [unknown, string][] = [
         [{}, 'Missing login'],
         [{ login: 'anna@example.com' }, 'Missing password'],
-        [{ login: 'anna@example.com', password: 'correct horse', token: account.system }, 'Give either login and password, or token'],
+        [
+          { login: 'anna@example.com', password: 'correct horse', token: account.system },
+          'Give either login and password, or token',
+        ],
       ];
       for (const [body, msg] of cases) expect((await signIn(body)).body).toEqual({ error: { code: 4220, msg } });
       expect((await signIn({ login: 'anna@example.com', password: 'correct horse', remember: true })).status).toBe(422);
@@ -212,7 +260,9 @@ describe.each(ENGINES)('web sessions and account users (docs/web.md) (%s)', (eng
       expect((await t.call('DELETE', '/app/v1/session', { token: session.body.traffic })).body).toEqual(ACCESS_DENIED);
       expect((await t.call('DELETE', '/app/v1/session', { token: account.system })).body).toEqual(ACCESS_DENIED);
       expect((await t.call('DELETE', '/app/v1/session', { token: account.traffic })).body).toEqual(ACCESS_DENIED);
-      expect((await t.call('DELETE', '/app/v1/session')).body).toEqual({ error: { code: 4010, msg: 'Not Authenticated' } });
+      expect((await t.call('DELETE', '/app/v1/session')).body).toEqual({
+        error: { code: 4010, msg: 'Not Authenticated' },
+      });
       expect(await systemWorks(account.system)).toBe(200);
       expect(await systemWorks(session.body.system)).toBe(200);
     });
@@ -252,8 +302,17 @@ describe.each(ENGINES)('web sessions and account users (docs/web.md) (%s)', (eng
       expect((await signIn({ login: 'forgetful', password: 'old password' })).status).toBe(401);
       expect((await signIn({ login: 'forgetful', password: 'new password' })).status).toBe(201);
       // Only through its own account, and only for a user that exists.
-      expect((await t.admin('PUT', `/admin/v1/accounts/${account.id + 1}/users/${user.id}/password`, { password: 'new password' })).status).toBe(404);
-      expect((await t.admin('PUT', `/admin/v1/accounts/${account.id}/users/999999/password`, { password: 'new password' })).status).toBe(404);
+      expect(
+        (
+          await t.admin('PUT', `/admin/v1/accounts/${account.id + 1}/users/${user.id}/password`, {
+            password: 'new password',
+          })
+        ).status,
+      ).toBe(404);
+      expect(
+        (await t.admin('PUT', `/admin/v1/accounts/${account.id}/users/999999/password`, { password: 'new password' }))
+          .status,
+      ).toBe(404);
     });
 
     it('revoking the API key a session signed in with ends that session (client or operator)', async () => {
@@ -277,7 +336,9 @@ describe.each(ENGINES)('web sessions and account users (docs/web.md) (%s)', (eng
       expect(await systemWorks(session.body.system)).toBe(200);
       expect(await trafficWorks(session.body.traffic)).toBe(200);
       t.clock.advance(1000);
-      expect((await t.call('GET', '/api/v1/sender-names', { token: session.body.system })).body).toEqual(BAD_CREDENTIALS);
+      expect((await t.call('GET', '/api/v1/sender-names', { token: session.body.system })).body).toEqual(
+        BAD_CREDENTIALS,
+      );
       expect(await trafficWorks(session.body.traffic)).toBe(401);
       expect((await t.call('DELETE', '/app/v1/session', { token: session.body.system })).status).toBe(401);
       expect(await systemWorks(account.system)).toBe(200);
@@ -296,11 +357,17 @@ describe.each(ENGINES)('web sign-in and the failed-authentication limit (%s)', (
   it('counts wrong passwords and bad tokens like bad API tokens: then 429 4290, even for right credentials', async () => {
     const account = await t.createAccount();
     await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login: 'carol', password: '12345678' });
-    expect((await t.call('POST', '/app/v1/session', { body: { login: 'carol', password: '12345678' } })).status).toBe(201);
-    expect((await t.call('POST', '/app/v1/session', { body: { login: 'carol', password: 'wrong-one' } })).status).toBe(401);
+    expect((await t.call('POST', '/app/v1/session', { body: { login: 'carol', password: '12345678' } })).status).toBe(
+      201,
+    );
+    expect((await t.call('POST', '/app/v1/session', { body: { login: 'carol', password: 'wrong-one' } })).status).toBe(
+      401,
+    );
     expect((await t.call('POST', '/app/v1/session', { body: { token: account.traffic } })).status).toBe(401);
     // A bad API token on another operation counts toward the same limit.
-    expect((await t.call('GET', '/api/v1/balance', { token: Buffer.from('t1_nobody:x').toString('base64') })).status).toBe(401);
+    expect(
+      (await t.call('GET', '/api/v1/balance', { token: Buffer.from('t1_nobody:x').toString('base64') })).status,
+    ).toBe(401);
     const blocked = await t.call('POST', '/app/v1/session', { body: { login: 'carol', password: '12345678' } });
     expect(blocked.status).toBe(429);
     expect(blocked.body.error.code).toBe(4290);
@@ -314,7 +381,12 @@ describe.each(ENGINES)('web sign-in under load: the limit is charged before the 
     t = await startTestHerald(engine, {
       // One hash at a time and none waiting, so that a second sign-in at once is turned away; clients are told apart
       // by X-Forwarded-For from the loopback proxy.
-      env: { HERALD_AUTH_FAILURE_LIMIT: '2', HERALD_PASSWORD_HASH_CONCURRENCY: '1', HERALD_PASSWORD_HASH_QUEUE: '0', HERALD_TRUST_PROXY: '127.0.0.1' },
+      env: {
+        HERALD_AUTH_FAILURE_LIMIT: '2',
+        HERALD_PASSWORD_HASH_CONCURRENCY: '1',
+        HERALD_PASSWORD_HASH_QUEUE: '0',
+        HERALD_TRUST_PROXY: '127.0.0.1',
+      },
     });
     const account = await t.createAccount();
     await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login: 'dora', password: '12345678' });

@@ -16,7 +16,10 @@ import { startTestHerald, type TestHerald } from '../helpers/testHerald.js';
 const BUILT = existsSync(join(WEB_DIR, 'app', 'index.html')) && existsSync(join(WEB_DIR, 'admin', 'index.html'));
 
 /** A raw GET that sends the path exactly as written (fetch would resolve `..` segments before sending). */
-function rawGet(base: string, path: string): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
+function rawGet(
+  base: string,
+  path: string,
+): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: url.hostname, port: url.port, path, method: 'GET' }, (res) => {
@@ -111,7 +114,16 @@ describe.each(ENGINES)('web pages (%s)', (engine) => {
     it('leaves the pages out of the OpenAPI document', async () => {
       const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
       const paths = Object.keys(doc.paths);
-      expect(paths.some((p) => p === '/app' || p.startsWith('/app/*') || p === '/admin' || p.startsWith('/admin/*') || p.startsWith('/web-assets'))).toBe(false);
+      expect(
+        paths.some(
+          (p) =>
+            p === '/app' ||
+            p.startsWith('/app/*') ||
+            p === '/admin' ||
+            p.startsWith('/admin/*') ||
+            p.startsWith('/web-assets'),
+        ),
+      ).toBe(false);
     });
 
     it('does not answer the pages API paths with a page', async () => {
@@ -127,7 +139,9 @@ describe.each(ENGINES)('web pages (%s)', (engine) => {
       for (const url of ['/app', '/admin/moderation', '/web-assets/app-12345678.js']) {
         const response = await server.inject({ method: 'GET', url });
         expect(response.statusCode, url).toBe(503);
-        expect(response.json(), url).toEqual({ error: { code: 5034, msg: 'Web pages are not built: run npm run build' } });
+        expect(response.json(), url).toEqual({
+          error: { code: 5034, msg: 'Web pages are not built: run npm run build' },
+        });
       }
     } finally {
       await server.close();

@@ -49,7 +49,13 @@ export async function request<T>(method: string, path: string, options: RequestO
   }
   let response: Response;
   try {
-    response = await fetch(withQuery(path, options.query), { method, headers, body, signal: options.signal ?? null, credentials: 'omit' });
+    response = await fetch(withQuery(path, options.query), {
+      method,
+      headers,
+      body,
+      signal: options.signal ?? null,
+      credentials: 'omit',
+    });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
     throw new ApiError(0, undefined, 'Herald does not answer: check the connection and try again.');

@@ -55,13 +55,14 @@ type QueryPart<O> = O extends { query?: infer Q }
 type BodyPart<B> = [B] extends [never] ? { readonly body?: never } : { readonly body: B };
 
 /** What a call takes besides its path: `params` fill the template, `query` and `body` as the operation takes them. */
-export type CallOptions<P extends ApiPath<M>, M extends Method> = { readonly signal?: AbortSignal } &
-  PathPart<OperationParameters<P, M>> &
+export type CallOptions<P extends ApiPath<M>, M extends Method> = { readonly signal?: AbortSignal } & PathPart<
+  OperationParameters<P, M>
+> &
   QueryPart<OperationParameters<P, M>> &
   BodyPart<RequestBody<P, M>>;
 
 /** The options argument, optional when the operation needs none. */
-type Rest<O> = {} extends O ? [options?: O] : [options: O];
+type Rest<O> = Record<never, never> extends O ? [options?: O] : [options: O];
 
 type Call<M extends Method> = <P extends ApiPath<M>>(
   path: P,

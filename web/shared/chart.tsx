@@ -21,7 +21,17 @@ function niceMax(value: number): number {
  * A bar chart drawn in SVG, with an optional line: no chart library. It scales to its container's width; the
  * numbers themselves are in the table beside it, so the picture carries a summary for screen readers only.
  */
-export function BarChart({ title, points, barLabel, lineLabel }: { title: string; points: readonly ChartPoint[]; barLabel: string; lineLabel?: string }) {
+export function BarChart({
+  title,
+  points,
+  barLabel,
+  lineLabel,
+}: {
+  title: string;
+  points: readonly ChartPoint[];
+  barLabel: string;
+  lineLabel?: string;
+}) {
   const max = niceMax(Math.max(0, ...points.map((p) => Math.max(p.value, p.line ?? 0))));
   const innerW = WIDTH - PAD.left - PAD.right;
   const innerH = HEIGHT - PAD.top - PAD.bottom;
@@ -32,9 +42,14 @@ export function BarChart({ title, points, barLabel, lineLabel }: { title: string
   const total = points.reduce((sum, p) => sum + p.value, 0);
   const hasLine = lineLabel !== undefined && points.some((p) => p.line !== undefined);
   const linePath = hasLine
-    ? points.map((p, i) => `${i === 0 ? 'M' : 'L'}${(PAD.left + slot * i + slot / 2).toFixed(1)},${y(p.line ?? 0).toFixed(1)}`).join(' ')
+    ? points
+        .map(
+          (p, i) => `${i === 0 ? 'M' : 'L'}${(PAD.left + slot * i + slot / 2).toFixed(1)},${y(p.line ?? 0).toFixed(1)}`,
+        )
+        .join(' ')
     : '';
-  const summary = `${title}: ${points.length} groups, ${total.toLocaleString()} ${barLabel.toLowerCase()} in all` +
+  const summary =
+    `${title}: ${points.length} groups, ${total.toLocaleString()} ${barLabel.toLowerCase()} in all` +
     (points.length ? `, the most ${Math.max(...points.map((p) => p.value)).toLocaleString()}` : '');
   return (
     <figure class="chart">
@@ -50,7 +65,13 @@ export function BarChart({ title, points, barLabel, lineLabel }: { title: string
         ))}
         {points.map((p, i) => (
           <g key={p.label}>
-            <rect class="bar" x={PAD.left + slot * i + (slot - barW) / 2} y={y(p.value)} width={barW} height={Math.max(0, PAD.top + innerH - y(p.value))}>
+            <rect
+              class="bar"
+              x={PAD.left + slot * i + (slot - barW) / 2}
+              y={y(p.value)}
+              width={barW}
+              height={Math.max(0, PAD.top + innerH - y(p.value))}
+            >
               <title>{`${p.label}: ${p.value.toLocaleString()}${p.line !== undefined && lineLabel ? `, ${lineLabel.toLowerCase()} ${p.line.toLocaleString()}` : ''}`}</title>
             </rect>
             {i % labelEvery === 0 && (

@@ -33,7 +33,13 @@ export function localInputToIso(value: string): string | undefined {
 /** Text of a message content (a string, or an object with `text`). */
 export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (content && typeof content === 'object' && 'text' in content && typeof (content as { text: unknown }).text === 'string') return (content as { text: string }).text;
+  if (
+    content &&
+    typeof content === 'object' &&
+    'text' in content &&
+    typeof (content as { text: unknown }).text === 'string'
+  )
+    return (content as { text: string }).text;
   return JSON.stringify(content);
 }
 

@@ -34,7 +34,11 @@ export function KeysTable({
           <td>{centerName(key.trafficCenterId)}</td>
           <td>{formatTime(key.createdAt)}</td>
           <td>{key.revokedAt ? formatTime(key.revokedAt) : 'Active'}</td>
-          <td>{!key.revokedAt && <ConfirmButton label="Revoke" name={`key ${key.id}`} disabled={busy} onConfirm={() => onRevoke(key)} />}</td>
+          <td>
+            {!key.revokedAt && (
+              <ConfirmButton label="Revoke" name={`key ${key.id}`} disabled={busy} onConfirm={() => onRevoke(key)} />
+            )}
+          </td>
         </tr>
       )}
     />

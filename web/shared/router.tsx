@@ -58,7 +58,15 @@ type LinkProps = AnchorHTMLAttributes<HTMLAnchorElement> & { href: string; child
 /** A real link (opens in a new tab with a modifier key) that navigates in place on a plain click. */
 export function Link({ href, children, ...rest }: LinkProps) {
   const onClick = (event: MouseEvent) => {
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (
+      event.defaultPrevented ||
+      event.button !== 0 ||
+      event.metaKey ||
+      event.ctrlKey ||
+      event.shiftKey ||
+      event.altKey
+    )
+      return;
     event.preventDefault();
     navigate(href);
   };

@@ -4,7 +4,15 @@ import { errorText, type Page as ApiPage } from './api.js';
 import { Link, useLocation, wasNavigated } from './router.js';
 
 /** A page: its heading (focused after a navigation, for screen readers and keyboards) and content. */
-export function Page({ title, actions, children }: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
+export function Page({
+  title,
+  actions,
+  children,
+}: {
+  title: string;
+  actions?: ComponentChildren;
+  children: ComponentChildren;
+}) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = `${title} · Herald`;
@@ -31,7 +39,17 @@ export interface NavItem {
 }
 
 /** The site header: product name, navigation (wraps on narrow screens), and what sits on the right. */
-export function Header({ brand, home, items, aside }: { brand: string; home: string; items: readonly NavItem[]; aside?: ComponentChildren }) {
+export function Header({
+  brand,
+  home,
+  items,
+  aside,
+}: {
+  brand: string;
+  home: string;
+  items: readonly NavItem[];
+  aside?: ComponentChildren;
+}) {
   const { path } = useLocation();
   const [open, setOpen] = useState(false);
   useEffect(() => setOpen(false), [path]);
@@ -41,7 +59,13 @@ export function Header({ brand, home, items, aside }: { brand: string; home: str
         <Link class="brand" href={home}>
           {brand}
         </Link>
-        <button type="button" class="menu-toggle" aria-expanded={open} aria-controls="main-nav" onClick={() => setOpen(!open)}>
+        <button
+          type="button"
+          class="menu-toggle"
+          aria-expanded={open}
+          aria-controls="main-nav"
+          onClick={() => setOpen(!open)}
+        >
           Menu
         </button>
         <div class="aside">{aside}</div>
@@ -99,7 +123,11 @@ export interface Async<T> {
 
 /** Runs `load` now and whenever `deps` change; a newer run supersedes an older one. */
 export function useAsync<T>(load: (signal: AbortSignal) => Promise<T>, deps: readonly unknown[]): Async<T> {
-  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: undefined, loading: true });
+  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({
+    data: undefined,
+    error: undefined,
+    loading: true,
+  });
   const [tick, setTick] = useState(0);
   useEffect(() => {
     const controller = new AbortController();
@@ -109,7 +137,6 @@ export function useAsync<T>(load: (signal: AbortSignal) => Promise<T>, deps: rea
       (error: unknown) => !controller.signal.aborted && setState((s) => ({ data: s.data, error, loading: false })),
     );
     return () => controller.abort();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { ...state, reload };
@@ -168,12 +195,31 @@ export function TextField({ label, value, onValue, hint, inputRef, type = 'text'
 }
 
 /** A labelled multi-line text input. */
-export function TextArea({ label, value, onValue, hint, ...rest }: { label: string; value: string; onValue: (value: string) => void; hint?: string; required?: boolean; rows?: number }) {
+export function TextArea({
+  label,
+  value,
+  onValue,
+  hint,
+  ...rest
+}: {
+  label: string;
+  value: string;
+  onValue: (value: string) => void;
+  hint?: string;
+  required?: boolean;
+  rows?: number;
+}) {
   const id = useId();
   return (
     <div class="field wide">
       <label for={id}>{label}</label>
-      <textarea id={id} value={value} onInput={(e) => onValue(e.currentTarget.value)} aria-describedby={hint ? `${id}-hint` : undefined} {...rest} />
+      <textarea
+        id={id}
+        value={value}
+        onInput={(e) => onValue(e.currentTarget.value)}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+        {...rest}
+      />
       {hint && (
         <small id={`${id}-hint`} class="hint">
           {hint}
@@ -186,12 +232,32 @@ export function TextArea({ label, value, onValue, hint, ...rest }: { label: stri
 export type Option<V extends string = string> = V | { value: V; label: string };
 
 /** A labelled select; its value is one of its options' (`V`: the API's enum where a page sends one). */
-export function SelectField<V extends string>({ label, value, onValue, options, required, disabled }: { label: string; value: V; onValue: (value: V) => void; options: readonly Option<V>[]; required?: boolean; disabled?: boolean }) {
+export function SelectField<V extends string>({
+  label,
+  value,
+  onValue,
+  options,
+  required,
+  disabled,
+}: {
+  label: string;
+  value: V;
+  onValue: (value: V) => void;
+  options: readonly Option<V>[];
+  required?: boolean;
+  disabled?: boolean;
+}) {
   const id = useId();
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <select id={id} value={value} onChange={(e) => onValue(e.currentTarget.value as V)} required={required} disabled={disabled}>
+      <select
+        id={id}
+        value={value}
+        onChange={(e) => onValue(e.currentTarget.value as V)}
+        required={required}
+        disabled={disabled}
+      >
         {options.map((o) => {
           const { value: v, label: l } = typeof o === 'string' ? { value: o, label: o } : o;
           return (
@@ -206,11 +272,30 @@ export function SelectField<V extends string>({ label, value, onValue, options, 
 }
 
 /** A labelled checkbox; `role="switch"` when it acts at once rather than on a form's submit. */
-export function CheckField({ label, checked, onChecked, switchLike, disabled }: { label: string; checked: boolean; onChecked: (checked: boolean) => void; switchLike?: boolean; disabled?: boolean }) {
+export function CheckField({
+  label,
+  checked,
+  onChecked,
+  switchLike,
+  disabled,
+}: {
+  label: string;
+  checked: boolean;
+  onChecked: (checked: boolean) => void;
+  switchLike?: boolean;
+  disabled?: boolean;
+}) {
   const id = useId();
   return (
     <div class="field check">
-      <input id={id} type="checkbox" role={switchLike ? 'switch' : undefined} checked={checked} disabled={disabled} onChange={(e) => onChecked(e.currentTarget.checked)} />
+      <input
+        id={id}
+        type="checkbox"
+        role={switchLike ? 'switch' : undefined}
+        checked={checked}
+        disabled={disabled}
+        onChange={(e) => onChecked(e.currentTarget.checked)}
+      />
       <label for={id}>{label}</label>
     </div>
   );
@@ -228,14 +313,30 @@ export function TableWrap({ label, children }: { label: string; children: Compon
   );
 }
 
-/** A column of a ListTable: its header text, or the text with a class (e.g. "num") or visually hidden (e.g. "Actions"). */
+/**
+ * A column of a ListTable: its header text, or the text with a class (e.g. "num") or visually hidden (e.g. "Actions").
+ */
 export type Column = string | { readonly label: string; readonly class?: string; readonly hidden?: boolean };
 
 /**
  * A TableWrap list: a header row of `<th scope="col">`, then a "nothing here" row spanning every column when
  * there are no rows and `empty` is given, then each row as the caller renders it, then an optional footer.
  */
-export function ListTable<T>({ label, columns, rows, empty, row, foot }: { label: string; columns: readonly Column[]; rows: readonly T[]; empty?: ComponentChildren; row: (item: T, index: number) => VNode; foot?: ComponentChildren }) {
+export function ListTable<T>({
+  label,
+  columns,
+  rows,
+  empty,
+  row,
+  foot,
+}: {
+  label: string;
+  columns: readonly Column[];
+  rows: readonly T[];
+  empty?: ComponentChildren;
+  row: (item: T, index: number) => VNode;
+  foot?: ComponentChildren;
+}) {
   return (
     <TableWrap label={label}>
       <thead>
@@ -264,7 +365,17 @@ export function ListTable<T>({ label, columns, rows, empty, row, foot }: { label
 }
 
 /** Previous/next buttons and "Page x of y" for a server-side paginated list. */
-export function Pager({ list, onPage, label = 'Pages', maxItems }: { list: Pick<ApiPage<unknown>, 'page' | 'per_page' | 'total'> | undefined; onPage: (page: number) => void; label?: string; maxItems?: number }) {
+export function Pager({
+  list,
+  onPage,
+  label = 'Pages',
+  maxItems,
+}: {
+  list: Pick<ApiPage<unknown>, 'page' | 'per_page' | 'total'> | undefined;
+  onPage: (page: number) => void;
+  label?: string;
+  maxItems?: number;
+}) {
   if (!list) return null;
   const pages = Math.max(1, Math.ceil(list.total / list.per_page));
   const reachable = maxItems === undefined ? pages : Math.max(1, Math.min(pages, Math.floor(maxItems / list.per_page)));
@@ -294,7 +405,10 @@ export function Secret({ label, value }: { label: string; value: string }) {
       <button
         type="button"
         onClick={() => {
-          void navigator.clipboard?.writeText(value).then(() => setCopied(true), () => setCopied(false));
+          void navigator.clipboard?.writeText(value).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          );
         }}
       >
         Copy
@@ -329,7 +443,17 @@ export function useAction(notice: ReturnType<typeof useNotice>) {
  * A destructive action in two clicks without a browser dialog: the first shows "Confirm <label>" (focused) and
  * "Cancel"; the second runs it. `name` says what it acts on, for the accessible names ("Delete Acme").
  */
-export function ConfirmButton({ label, name, onConfirm, disabled }: { label: string; name: string; onConfirm: () => void; disabled?: boolean }) {
+export function ConfirmButton({
+  label,
+  name,
+  onConfirm,
+  disabled,
+}: {
+  label: string;
+  name: string;
+  onConfirm: () => void;
+  disabled?: boolean;
+}) {
   const [asking, setAsking] = useState(false);
   const confirmRef = useRef<HTMLButtonElement>(null);
   useEffect(() => {
@@ -337,7 +461,13 @@ export function ConfirmButton({ label, name, onConfirm, disabled }: { label: str
   }, [asking]);
   if (!asking) {
     return (
-      <button type="button" class="danger small" disabled={disabled} onClick={() => setAsking(true)} aria-label={`${label} ${name}`}>
+      <button
+        type="button"
+        class="danger small"
+        disabled={disabled}
+        onClick={() => setAsking(true)}
+        aria-label={`${label} ${name}`}
+      >
         {label}
       </button>
     );

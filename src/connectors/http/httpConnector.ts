@@ -44,7 +44,11 @@ export abstract class HttpConnector implements Connector {
     /** Herald's clock, so that tests can move it: the breaker's and the throttle's time. */
     private readonly clock: Clock = systemClock,
   ) {
-    this.breaker = new CircuitBreaker({ failures: flow.breakerFailures, openMs: flow.breakerOpenSeconds * 1000, maxOpenMs: MAX_OPEN_MS });
+    this.breaker = new CircuitBreaker({
+      failures: flow.breakerFailures,
+      openMs: flow.breakerOpenSeconds * 1000,
+      maxOpenMs: MAX_OPEN_MS,
+    });
     const url = new URL(baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.pool = new Pool(url.origin, { connections: Math.min(flow.window, 64), keepAliveTimeout: 30_000 });
@@ -118,7 +122,12 @@ export abstract class HttpConnector implements Connector {
       const status = response.statusCode;
       if (status >= 200 && status < 300) {
         const id = this.carrierId(parsed);
-        if (!id) return this.fail({ kind: 'transient', retryAfterMs: DEFAULT_RETRY_MS, reason: `${this.id}: ${status} without a message id` });
+        if (!id)
+          return this.fail({
+            kind: 'transient',
+            retryAfterMs: DEFAULT_RETRY_MS,
+            reason: `${this.id}: ${status} without a message id`,
+          });
         this.submitted++;
         this.answered();
         return { kind: 'accepted', carrierIds: [id] };
@@ -127,12 +136,21 @@ export abstract class HttpConnector implements Connector {
       if (status >= 500) this.failedToAnswer();
       else this.answered();
       if (status === 408 || status === 425 || status === 429 || status >= 500) {
-        return this.fail({ kind: 'transient', retryAfterMs: retryAfter(response.headers['retry-after']), reason, errorCode: status });
+        return this.fail({
+          kind: 'transient',
+          retryAfterMs: retryAfter(response.headers['retry-after']),
+          reason,
+          errorCode: status,
+        });
       }
       return this.fail({ kind: 'permanent', errorCode: this.errorCode(parsed) ?? status, reason });
     } catch (error) {
       this.failedToAnswer();
-      return this.fail({ kind: 'transient', retryAfterMs: DEFAULT_RETRY_MS, reason: `${this.id}: ${(error as Error).message}` });
+      return this.fail({
+        kind: 'transient',
+        retryAfterMs: DEFAULT_RETRY_MS,
+        reason: `${this.id}: ${(error as Error).message}`,
+      });
     } finally {
       this.throttle.release();
     }

@@ -26,7 +26,11 @@ export class ProviderConnector extends HttpConnector {
   }
 
   protected request(message: OutboundMessage): ProviderRequest {
-    return { path: PROVIDER_PATHS[this.type], headers: { authorization: `Bearer ${this.config.apiKey}` }, body: providerBody(this.type, message) };
+    return {
+      path: PROVIDER_PATHS[this.type],
+      headers: { authorization: `Bearer ${this.config.apiKey}` },
+      body: providerBody(this.type, message),
+    };
   }
 
   protected carrierId(body: unknown): string | undefined {
@@ -57,7 +61,12 @@ export function providerBody(type: ProviderType, message: OutboundMessage): Reco
     case 'flashcall':
       return { phone: message.destination, code: message.content, callerName: message.senderName };
     case 'voicecode':
-      return { phone: message.destination, text: content.text, externalId: message.externalMessageId, ttl: message.ttlSeconds };
+      return {
+        phone: message.destination,
+        text: content.text,
+        externalId: message.externalMessageId,
+        ttl: message.ttlSeconds,
+      };
   }
 }
 

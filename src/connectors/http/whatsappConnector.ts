@@ -25,12 +25,20 @@ export class WhatsappConnector extends HttpConnector {
     return {
       path: `/${encodeURIComponent(this.config.phoneNumberId)}/messages`,
       headers: { authorization: `Bearer ${this.config.accessToken}` },
-      body: { messaging_product: 'whatsapp', recipient_type: 'individual', to: message.destination, ...whatsappPayload(message.content) },
+      body: {
+        messaging_product: 'whatsapp',
+        recipient_type: 'individual',
+        to: message.destination,
+        ...whatsappPayload(message.content),
+      },
     };
   }
 
   protected carrierId(body: unknown): string | undefined {
-    const id = isPlainObject(body) && Array.isArray(body.messages) && isPlainObject(body.messages[0]) ? body.messages[0].id : undefined;
+    const id =
+      isPlainObject(body) && Array.isArray(body.messages) && isPlainObject(body.messages[0])
+        ? body.messages[0].id
+        : undefined;
     return typeof id === 'string' ? id : undefined;
   }
 
@@ -57,7 +65,8 @@ export function whatsappPayload(value: unknown): Record<string, unknown> {
   const decorated = content.header || content.footer || content.buttons;
   if (!decorated) {
     if (content.contentType === 'text') return { type: 'text', text: { body: content.text, preview_url: true } };
-    if (content.contentType === 'image') return { type: 'image', image: { link: content.imageUrl, caption: content.imageName } };
+    if (content.contentType === 'image')
+      return { type: 'image', image: { link: content.imageUrl, caption: content.imageName } };
     return { type: 'document', document: { link: content.documentUrl, filename: content.documentName } };
   }
   const header = headerOf(content);
@@ -72,7 +81,10 @@ export function whatsappPayload(value: unknown): Record<string, unknown> {
   } else if (buttons.length > 0) {
     const link = buttons.find((b) => b.url) ?? buttons[0]!;
     interactive.type = 'cta_url';
-    interactive.action = { name: 'cta_url', parameters: { display_text: link.text, url: link.url ?? `tel:+${link.phone}` } };
+    interactive.action = {
+      name: 'cta_url',
+      parameters: { display_text: link.text, url: link.url ?? `tel:+${link.phone}` },
+    };
   } else {
     interactive.type = 'button';
     interactive.action = { buttons: [] };
@@ -86,7 +98,8 @@ function headerOf(content: Content): Record<string, unknown> | undefined {
   if (h?.imageUrl) return { type: 'image', image: { link: h.imageUrl } };
   if (h?.documentUrl) return { type: 'document', document: { link: h.documentUrl, filename: h.documentName } };
   if (content.contentType === 'image') return { type: 'image', image: { link: content.imageUrl } };
-  if (content.contentType === 'document') return { type: 'document', document: { link: content.documentUrl, filename: content.documentName } };
+  if (content.contentType === 'document')
+    return { type: 'document', document: { link: content.documentUrl, filename: content.documentName } };
   return undefined;
 }
 
@@ -103,8 +116,14 @@ export interface WhatsappInbound {
   readonly displayName: string | undefined;
 }
 
-/** Reads a Cloud API webhook: status changes as receipts (`sent` is not a final fact and is skipped), and inbound messages. */
-export function parseWhatsappWebhook(connectorId: string, payload: unknown): { receipts: CarrierReceipt[]; inbound: WhatsappInbound[] } {
+/**
+ * Reads a Cloud API webhook: status changes as receipts (`sent` is not a final fact and is skipped), and inbound
+ * messages.
+ */
+export function parseWhatsappWebhook(
+  connectorId: string,
+  payload: unknown,
+): { receipts: CarrierReceipt[]; inbound: WhatsappInbound[] } {
   const receipts: CarrierReceipt[] = [];
   const inbound: WhatsappInbound[] = [];
   const entries = isPlainObject(payload) && Array.isArray(payload.entry) ? payload.entry : [];
@@ -118,7 +137,8 @@ export function parseWhatsappWebhook(connectorId: string, payload: unknown): { r
         if (!isPlainObject(status) || typeof status.id !== 'string' || typeof status.status !== 'string') continue;
         const state = WHATSAPP_STATES[status.status as keyof typeof WHATSAPP_STATES];
         if (!state) continue;
-        const firstError = Array.isArray(status.errors) && isPlainObject(status.errors[0]) ? status.errors[0] : undefined;
+        const firstError =
+          Array.isArray(status.errors) && isPlainObject(status.errors[0]) ? status.errors[0] : undefined;
         receipts.push({
           connectorId,
           carrierId: status.id,

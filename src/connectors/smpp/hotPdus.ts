@@ -7,7 +7,12 @@
  */
 
 const HEADER = 16;
-const COMMAND_ID = { submit_sm: 0x00000004, deliver_sm: 0x00000005, submit_sm_resp: 0x80000004, deliver_sm_resp: 0x80000005 } as const;
+const COMMAND_ID = {
+  submit_sm: 0x00000004,
+  deliver_sm: 0x00000005,
+  submit_sm_resp: 0x80000004,
+  deliver_sm_resp: 0x80000005,
+} as const;
 
 /** Optional parameters (SMPP 3.4, 5.3.2) a receipt carries. */
 export const TLV = { receipted_message_id: 0x001e, message_state: 0x0427 } as const;
@@ -54,11 +59,16 @@ export class ShortMessagePdu {
     let length =
       HEADER +
       1 + // service_type ''
-      2 + f.source_addr.length + 1 +
-      2 + f.destination_addr.length + 1 +
+      2 +
+      f.source_addr.length +
+      1 +
+      2 +
+      f.destination_addr.length +
+      1 +
       3 + // esm_class, protocol_id, priority_flag
       1 + // schedule_delivery_time ''
-      f.validity_period.length + 1 +
+      f.validity_period.length +
+      1 +
       5 + // registered_delivery, replace_if_present_flag, data_coding, sm_default_msg_id, sm_length
       f.short_message.length;
     for (const tlv of this.tlvs) length += 4 + tlv.value.length;

@@ -9,7 +9,14 @@ import { type Clock, type ClockTimer, systemClock } from '../../util/clock.js';
 import { corkUntilNextTick } from './corkedWrites.js';
 import { DeliverSmResp, SubmitSm, type SubmitSmFields } from './hotPdus.js';
 import { isTransientStatus, SMPP_STATUS, statusName, THROTTLED_RETRY_MS, TRANSIENT_RETRY_MS } from './smppErrors.js';
-import { ESM_DELIVERY_RECEIPT, parseReceipt, relativeTime, smsPdus, sourceAddress, type SubmitPart } from './smppMessage.js';
+import {
+  ESM_DELIVERY_RECEIPT,
+  parseReceipt,
+  relativeTime,
+  smsPdus,
+  sourceAddress,
+  type SubmitPart,
+} from './smppMessage.js';
 
 type SessionState = 'stopped' | 'connecting' | 'binding' | 'bound' | 'disconnected';
 type PduResult = { kind: 'response'; status: number; messageId: string } | { kind: 'failed'; reason: string };
@@ -125,7 +132,11 @@ export class SmppConnector implements Connector {
 
   async submit(message: OutboundMessage): Promise<SubmitOutcome> {
     if (this.sessionState !== 'bound') {
-      return { kind: 'transient', retryAfterMs: NOT_BOUND_RETRY_MS, reason: `${this.id} is not bound (${this.sessionState})` };
+      return {
+        kind: 'transient',
+        retryAfterMs: NOT_BOUND_RETRY_MS,
+        reason: `${this.id} is not bound (${this.sessionState})`,
+      };
     }
     const text = String(message.content);
     const parts = smsPdus(text, this.nextReference());
@@ -137,12 +148,17 @@ export class SmppConnector implements Connector {
       registered_delivery: 1,
       validity_period: message.ttlSeconds ? relativeTime(message.ttlSeconds) : '',
     };
-    const results = parts.length === 1 ? [await this.submitPart(common, parts[0]!)] : await Promise.all(parts.map((part) => this.submitPart(common, part)));
+    const results =
+      parts.length === 1
+        ? [await this.submitPart(common, parts[0]!)]
+        : await Promise.all(parts.map((part) => this.submitPart(common, part)));
 
     const carrierIds: string[] = [];
     for (const result of results) {
-      // No answer (connection lost, timeout): soon again, through this connector once it is back or another of the route.
-      if (result.kind === 'failed') return { kind: 'transient', retryAfterMs: NOT_BOUND_RETRY_MS, reason: result.reason };
+      // No answer (connection lost, timeout): soon again, through this connector once it is back or another of the
+      // route.
+      if (result.kind === 'failed')
+        return { kind: 'transient', retryAfterMs: NOT_BOUND_RETRY_MS, reason: result.reason };
       if (result.status !== SMPP_STATUS.ROK) {
         const reason = `${this.id}: submit_sm refused with ${statusName(result.status)}`;
         if (isTransientStatus(result.status)) {
@@ -183,7 +199,10 @@ export class SmppConnector implements Connector {
         resolve(result);
       };
       const timer = this.clock.setTimer(this.config.responseTimeoutSeconds * 1000, () =>
-        done({ kind: 'failed', reason: `${this.id}: no submit_sm_resp within ${this.config.responseTimeoutSeconds} s` }),
+        done({
+          kind: 'failed',
+          reason: `${this.id}: no submit_sm_resp within ${this.config.responseTimeoutSeconds} s`,
+        }),
       );
       corkUntilNextTick(session.socket);
       // A PDU by what Session.send uses of one (see hotPdus.ts).
@@ -274,7 +293,10 @@ export class SmppConnector implements Connector {
     this.sessionState = 'disconnected';
     const delay = this.backoffMs;
     this.backoffMs = Math.min(this.backoffMs * 2, this.config.reconnectMaxMs);
-    this.log.warn({ connector: this.id, retryInMs: delay, lastError: this.lastError }, 'SMPP session closed; reconnecting');
+    this.log.warn(
+      { connector: this.id, retryInMs: delay, lastError: this.lastError },
+      'SMPP session closed; reconnecting',
+    );
     this.reconnectTimer = this.clock.setTimer(delay, () => this.connect());
   }
 
@@ -291,13 +313,20 @@ export class SmppConnector implements Connector {
   private onDeliverSm(session: smpp.Session, pdu: smpp.PDU): void {
     const esmClass = Number(pdu.esm_class ?? 0);
     const shortMessage = pdu.short_message as { message?: unknown } | Buffer | undefined;
-    const text = shortMessage && !Buffer.isBuffer(shortMessage) && typeof shortMessage.message === 'string' ? shortMessage.message : '';
+    const text =
+      shortMessage && !Buffer.isBuffer(shortMessage) && typeof shortMessage.message === 'string'
+        ? shortMessage.message
+        : '';
     if ((esmClass & ESM_DELIVERY_RECEIPT) === 0) {
       // A mobile-originated SMS: Herald takes inbound messages on WhatsApp only (spec 6.5).
       session.send(pdu.response());
       return;
     }
-    const parsed = parseReceipt({ receipted_message_id: pdu.receipted_message_id, message_state: pdu.message_state, text });
+    const parsed = parseReceipt({
+      receipted_message_id: pdu.receipted_message_id,
+      message_state: pdu.message_state,
+      text,
+    });
     if (!parsed || parsed.stat === 'intermediate') {
       if (!parsed) this.log.warn({ connector: this.id, text }, 'unreadable delivery receipt acknowledged');
       session.send(pdu.response());

@@ -25,7 +25,10 @@ export function smsPdus(text: string, reference: number): SubmitPart[] {
   return parts.map((part, i) => ({
     esm_class: ESM_UDHI,
     data_coding: DATA_CODING[encoding],
-    short_message: Buffer.concat([Buffer.from([0x05, 0x00, 0x03, reference & 0xff, parts.length, i + 1]), encode(part)]),
+    short_message: Buffer.concat([
+      Buffer.from([0x05, 0x00, 0x03, reference & 0xff, parts.length, i + 1]),
+      encode(part),
+    ]),
   }));
 }
 
@@ -35,7 +38,11 @@ export function ucs2(text: string): Buffer {
 }
 
 /** Source address type: alphanumeric sender ids, international numbers, or short codes. */
-export function sourceAddress(senderName: string): { source_addr: string; source_addr_ton: number; source_addr_npi: number } {
+export function sourceAddress(senderName: string): {
+  source_addr: string;
+  source_addr_ton: number;
+  source_addr_npi: number;
+} {
   if (/^\d+$/.test(senderName)) {
     return senderName.length >= 10
       ? { source_addr: senderName, source_addr_ton: 1, source_addr_npi: 1 }
@@ -88,10 +95,17 @@ export interface ParsedReceipt {
  * text (`id:... stat:DELIVRD err:000`), the state from the message_state TLV or the text. Undefined when it is
  * not a receipt Herald can read.
  */
-export function parseReceipt(fields: { receipted_message_id?: unknown; message_state?: unknown; text: string }): ParsedReceipt | undefined {
+export function parseReceipt(fields: {
+  receipted_message_id?: unknown;
+  message_state?: unknown;
+  text: string;
+}): ParsedReceipt | undefined {
   const text = fields.text;
   const idFromText = /(?:^|\s)id:(\S+)/i.exec(text)?.[1];
-  const carrierId = typeof fields.receipted_message_id === 'string' && fields.receipted_message_id !== '' ? fields.receipted_message_id : idFromText;
+  const carrierId =
+    typeof fields.receipted_message_id === 'string' && fields.receipted_message_id !== ''
+      ? fields.receipted_message_id
+      : idFromText;
   if (!carrierId) return undefined;
   const statText = /(?:^|\s)stat:(\w+)/i.exec(text)?.[1]?.toUpperCase();
   const stat =

@@ -5,7 +5,12 @@ export const uniqueCallbackUrls = (receiverUrl: string): Attack<{ token: string;
   name: 'a unique callback URL per message',
   async setup(h) {
     const attacker = await h.createAccount({ senderNames: [['SMS', 'Attacker']], balance: 1000 });
-    await h.admin('POST', '/admin/v1/tariffs', { accountId: attacker.id, channelType: 'SMS', price: 1, currency: 'RUB' });
+    await h.admin('POST', '/admin/v1/tariffs', {
+      accountId: attacker.id,
+      channelType: 'SMS',
+      price: 1,
+      currency: 'RUB',
+    });
     return { token: attacker.traffic, id: attacker.id };
   },
   round: (h, state, round) =>

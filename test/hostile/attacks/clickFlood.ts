@@ -11,10 +11,15 @@ export const clickFlood = (receiverUrl: string): Attack<{ path: string; messageI
   name: 'a flood of clicks on one short link',
   async setup(h) {
     const owner = await h.createAccount({ senderNames: [['SMS', 'Clicked']] });
-    return sendShortLink(h, owner.traffic, 'Clicked', `Sale ${CLICK_FLOOD_TARGET}`, { callbackUrl: receiverUrl, callbackEvents: ['click'] });
+    return sendShortLink(h, owner.traffic, 'Clicked', `Sale ${CLICK_FLOOD_TARGET}`, {
+      callbackUrl: receiverUrl,
+      callbackEvents: ['click'],
+    });
   },
   async round(h, state) {
-    const replies: Reply[] = await Promise.all(Array.from({ length: 10 }, () => h.call('GET', state.path, { redirect: 'manual' })));
+    const replies: Reply[] = await Promise.all(
+      Array.from({ length: 10 }, () => h.call('GET', state.path, { redirect: 'manual' })),
+    );
     return replies.find((reply) => reply.status !== 302) ?? replies[0]!;
   },
 });

@@ -1,6 +1,8 @@
 import type { Attack } from '../harness.js';
 
-/** The largest sender-name list a rule may have by default (HERALD_INBOUND_RULE_SENDER_NAMES), of 64-character names. */
+/**
+ * The largest sender-name list a rule may have by default (HERALD_INBOUND_RULE_SENDER_NAMES), of 64-character names.
+ */
 const FULL_LIST = Array.from({ length: 100 }, (_, i) => `${String(i).padStart(3, '0')}${'n'.repeat(61)}`);
 
 export interface InboundSettingsState {
@@ -20,7 +22,10 @@ export const inboundSettingsFlood = (): Attack<InboundSettingsState> => ({
     const attacker = await h.createAccount();
     const centers = await h.call('GET', '/api/v1/traffic-centers', { token: attacker.system });
     const center = centers.body.items[0].id as number;
-    const hugeRule = JSON.stringify({ trafficCenterId: center, senderNames: Array.from({ length: 100_000 }, (_, i) => `name${i}`) });
+    const hugeRule = JSON.stringify({
+      trafficCenterId: center,
+      senderNames: Array.from({ length: 100_000 }, (_, i) => `name${i}`),
+    });
     return { token: attacker.system, center, hugeRule };
   },
   round(h, state, round) {
@@ -29,9 +34,20 @@ export const inboundSettingsFlood = (): Attack<InboundSettingsState> => ({
       case 0:
         return h.call('POST', '/api/v1/traffic-centers', { token, body: { name: `Center ${round}` } });
       case 1:
-        return h.call('POST', '/api/v1/inbound-rules', { token, body: { trafficCenterId: state.center, callbackUrl: `https://hooks.example/in/${round}`, senderNames: FULL_LIST } });
+        return h.call('POST', '/api/v1/inbound-rules', {
+          token,
+          body: {
+            trafficCenterId: state.center,
+            callbackUrl: `https://hooks.example/in/${round}`,
+            senderNames: FULL_LIST,
+          },
+        });
       default:
-        return h.call('POST', '/api/v1/inbound-rules', { token, rawBody: state.hugeRule, headers: { 'content-type': 'application/json' } });
+        return h.call('POST', '/api/v1/inbound-rules', {
+          token,
+          rawBody: state.hugeRule,
+          headers: { 'content-type': 'application/json' },
+        });
     }
   },
 });

@@ -24,12 +24,18 @@ export interface LargeBodyReply {
  */
 function post(url: string, path: string, body: Buffer, headers: Record<string, string>): Promise<LargeBodyReply> {
   return new Promise((resolve) => {
-    const sent = request(`${url}${path}`, { method: 'POST', agent: false, headers: { ...headers, 'content-length': String(body.length) } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
-      response.on('error', (error: NodeJS.ErrnoException) => resolve({ status: 0, body: { reset: error.code } }));
-    });
+    const sent = request(
+      `${url}${path}`,
+      { method: 'POST', agent: false, headers: { ...headers, 'content-length': String(body.length) } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }),
+        );
+        response.on('error', (error: NodeJS.ErrnoException) => resolve({ status: 0, body: { reset: error.code } }));
+      },
+    );
     // Herald may close the connection on a body it refused (Fastify does, so that the client stops sending): the
     // reset can come before the answer is read. That is a refusal too, recorded as status 0 with the socket's code.
     sent.on('error', (error: NodeJS.ErrnoException) => resolve({ status: 0, body: { reset: error.code } }));
@@ -59,7 +65,10 @@ export const largeBodies = (): Attack<LargeBodyState, LargeBodyReply[]> => ({
     return Promise.all([
       post(h.url, '/webhooks/nope', state.large, json),
       post(h.url, '/app/v1/session', state.large, json),
-      post(h.url, `/webhooks/${SIM_CONNECTOR_IDS.WHATSAPP}`, state.unsigned, { ...json, 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` }),
+      post(h.url, `/webhooks/${SIM_CONNECTOR_IDS.WHATSAPP}`, state.unsigned, {
+        ...json,
+        'x-hub-signature-256': `sha256=${'0'.repeat(64)}`,
+      }),
     ]);
   },
 });

@@ -1,6 +1,9 @@
 import type { Attack } from '../harness.js';
 
-/** Finding 1's text: a link of 20,000 dots and an `x`, which a regular expression for trailing dots took quadratic time over. */
+/**
+ * Finding 1's text: a link of 20,000 dots and an `x`, which a regular expression for trailing dots took quadratic time
+ * over.
+ */
 export const LONG_LINK_TEXT = `http://a${'.'.repeat(20_000)}x`;
 
 /** Finding 1: 8 messages a round whose one link is 20,000 dots long, with `shortUrl: true`. */

@@ -21,9 +21,20 @@ export interface LookalikeState {
 export const lookalikeWhatsappName = (simulatorUrl: string): Attack<LookalikeState> => ({
   name: 'a look-alike WhatsApp sender name',
   async setup(h) {
-    const owner = await h.createAccount({ channels: { WHATSAPP: true }, senderNames: [['WHATSAPP', OWNER_NUMBER]], openWhatsapp: false });
-    const thief = await h.createAccount({ channels: { WHATSAPP: true }, senderNames: [['WHATSAPP', LOOKALIKE_NAME]], openWhatsapp: false });
-    const copy = await h.admin('POST', `/admin/v1/accounts/${thief.id}/sender-names`, { channelType: 'WHATSAPP', name: `+${OWNER_NUMBER}` });
+    const owner = await h.createAccount({
+      channels: { WHATSAPP: true },
+      senderNames: [['WHATSAPP', OWNER_NUMBER]],
+      openWhatsapp: false,
+    });
+    const thief = await h.createAccount({
+      channels: { WHATSAPP: true },
+      senderNames: [['WHATSAPP', LOOKALIKE_NAME]],
+      openWhatsapp: false,
+    });
+    const copy = await h.admin('POST', `/admin/v1/accounts/${thief.id}/sender-names`, {
+      channelType: 'WHATSAPP',
+      name: `+${OWNER_NUMBER}`,
+    });
     return { owner, thief, copy: { status: copy.status, body: copy.body } };
   },
   // One inbound at a time: a round ends when A has it (or after 5 s), so that the attack measures routing, not a
@@ -31,12 +42,19 @@ export const lookalikeWhatsappName = (simulatorUrl: string): Attack<LookalikeSta
   async round(h, state, round) {
     const text = `for A #${round}.`;
     const sent = await call(simulatorUrl, 'POST', '/sim/v1/inbound', {
-      body: { channelType: 'WHATSAPP', from: `7916888${String(round % 10_000).padStart(4, '0')}`, senderName: OWNER_NUMBER, text },
+      body: {
+        channelType: 'WHATSAPP',
+        from: `7916888${String(round % 10_000).padStart(4, '0')}`,
+        senderName: OWNER_NUMBER,
+        text,
+      },
     });
     if (sent.status !== 200) return sent;
     const deadline = Date.now() + 5000;
     for (;;) {
-      const listed = await h.call('GET', `/api/v1/message?direction=inbound&content=${encodeURIComponent(text)}`, { token: state.owner.traffic });
+      const listed = await h.call('GET', `/api/v1/message?direction=inbound&content=${encodeURIComponent(text)}`, {
+        token: state.owner.traffic,
+      });
       if (listed.status !== 200 || listed.body.total > 0 || Date.now() > deadline) return listed;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

@@ -15,8 +15,13 @@ export const revokedKeys = (): Attack<RevokedKeysState, Reply[]> => ({
   async setup(h) {
     const account = await h.createAccount();
     const login = `leaver-${account.id}`;
-    const user = await h.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login, password: 'a long password, gone soon' });
-    const session = await h.call('POST', '/app/v1/session', { body: { login, password: 'a long password, gone soon' } });
+    const user = await h.admin('POST', `/admin/v1/accounts/${account.id}/users`, {
+      login,
+      password: 'a long password, gone soon',
+    });
+    const session = await h.call('POST', '/app/v1/session', {
+      body: { login, password: 'a long password, gone soon' },
+    });
     const minted = await h.call('POST', '/api/v1/api-keys', { token: session.body.system, body: { type: 'system' } });
     if (minted.status !== 201) throw new Error(`key not minted: ${JSON.stringify(minted.body)}`);
     await h.admin('DELETE', `/admin/v1/accounts/${account.id}/users/${user.body.id}`);

@@ -23,7 +23,10 @@ export const signInGuessing = (): Attack<GuessingState, GuessingRound> => ({
   async setup(h) {
     const account = await h.createAccount();
     const login = `guessed-${account.id}`;
-    const user = await h.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login, password: 'the right one, 16+' });
+    const user = await h.admin('POST', `/admin/v1/accounts/${account.id}/users`, {
+      login,
+      password: 'the right one, 16+',
+    });
     if (user.status !== 201) throw new Error(`user not created: ${JSON.stringify(user.body)}`);
     return { login };
   },
@@ -31,9 +34,18 @@ export const signInGuessing = (): Attack<GuessingState, GuessingRound> => ({
     const address = `198.51.100.${(round % 250) + 1}`;
     const replies = await Promise.all(
       Array.from({ length: GUESSES_PER_ROUND }, (_, i) =>
-        h.call('POST', '/app/v1/session', { body: { login: state.login, password: `guess ${round}.${i}` }, headers: { 'x-forwarded-for': address } }),
+        h.call('POST', '/app/v1/session', {
+          body: { login: state.login, password: `guess ${round}.${i}` },
+          headers: { 'x-forwarded-for': address },
+        }),
       ),
     );
-    return { answers: replies.map((r) => ({ status: r.status, code: r.body?.error?.code, retryAfter: r.headers.get('retry-after') })) };
+    return {
+      answers: replies.map((r) => ({
+        status: r.status,
+        code: r.body?.error?.code,
+        retryAfter: r.headers.get('retry-after'),
+      })),
+    };
   },
 });

@@ -11,7 +11,12 @@ export const templateFlood: Attack<{ token: string }> = {
     const head = `Order ${round}: %d `;
     return h.call('POST', '/api/v1/templates', {
       token: state.token,
-      body: { channelType: 'SMS', templateType: 'SERVICE', senderName: 'Attacker', pattern: head + 'x'.repeat(2000 - head.length) },
+      body: {
+        channelType: 'SMS',
+        templateType: 'SERVICE',
+        senderName: 'Attacker',
+        pattern: head + 'x'.repeat(2000 - head.length),
+      },
     });
   },
 };

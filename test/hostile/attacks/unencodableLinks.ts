@@ -4,7 +4,13 @@ import type { Attack, HeraldClient } from '../harness.js';
 export const UNENCODABLE_LINK = 'https://shop.example/€/каталог?q=\u007f';
 
 /** Sends one SMS with `shortUrl: true`; returns the path of its short link on Herald (the base's path and the code). */
-export async function sendShortLink(h: HeraldClient, token: string, senderName: string, content: string, extra: Record<string, unknown> = {}) {
+export async function sendShortLink(
+  h: HeraldClient,
+  token: string,
+  senderName: string,
+  content: string,
+  extra: Record<string, unknown> = {},
+) {
   const sent = await h.call('POST', '/api/v1/message', {
     token,
     body: [{ channelType: 'SMS', senderName, destination: '79165550000', content, shortUrl: true, ...extra }],
@@ -15,7 +21,9 @@ export async function sendShortLink(h: HeraldClient, token: string, senderName: 
   return { messageId: id, path: new URL(shortUrl).pathname };
 }
 
-/** Finding 8a: a round sends a message whose link Node cannot put in a `Location` header, and follows its short link. */
+/**
+ * Finding 8a: a round sends a message whose link Node cannot put in a `Location` header, and follows its short link.
+ */
 export const unencodableLinks: Attack<{ token: string }> = {
   name: 'short links Node cannot put in a Location header',
   async setup(h) {

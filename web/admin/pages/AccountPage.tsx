@@ -3,11 +3,28 @@ import type { RequestBody } from '../../shared/apiClient.js';
 import { CHANNELS, formatBalance, formatMoney, formatTime } from '../../shared/format.js';
 import { Link } from '../../shared/router.js';
 import { KEY_TYPES, type KeyRow, KeysTable, type KeyType } from '../../shared/keys.js';
-import { AsyncState, CheckField, ConfirmButton, ListTable, NoticeLine, Page, Pager, Secret, SelectField, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import {
+  AsyncState,
+  CheckField,
+  ConfirmButton,
+  ListTable,
+  NoticeLine,
+  Page,
+  Pager,
+  Secret,
+  SelectField,
+  TextField,
+  useAction,
+  useAsync,
+  useNotice,
+} from '../../shared/ui.js';
 import { admin } from '../session.js';
 import type { Account, User } from '../types.js';
 
-/** One account: status, channel and inbound switches, credit limit, balance adjustments with the ledger, API keys, users. */
+/**
+ * One account: status, channel and inbound switches, credit limit, balance adjustments with the ledger, API keys,
+ * users.
+ */
 export function AccountPage({ id }: { id: number }) {
   const account = useAsync((signal) => admin.get('/admin/v1/accounts/{id}', { params: { id }, signal }), [id]);
   const notice = useNotice();
@@ -23,7 +40,10 @@ export function AccountPage({ id }: { id: number }) {
     });
 
   return (
-    <Page title={a ? `Account ${a.name}` : `Account ${id}`} actions={<Link href="/admin/accounts">Back to accounts</Link>}>
+    <Page
+      title={a ? `Account ${a.name}` : `Account ${id}`}
+      actions={<Link href="/admin/accounts">Back to accounts</Link>}
+    >
       <AsyncState state={account} what="the account" />
       <NoticeLine notice={notice.notice} />
       {a && (
@@ -37,11 +57,21 @@ export function AccountPage({ id }: { id: number }) {
                 {a.status}
               </span>{' '}
               {a.status === 'active' ? (
-                <button type="button" class="danger small" disabled={action.busy} onClick={() => void patch({ status: 'blocked' }, `Account ${a.name} blocked.`)}>
+                <button
+                  type="button"
+                  class="danger small"
+                  disabled={action.busy}
+                  onClick={() => void patch({ status: 'blocked' }, `Account ${a.name} blocked.`)}
+                >
                   Block
                 </button>
               ) : (
-                <button type="button" class="small" disabled={action.busy} onClick={() => void patch({ status: 'active' }, `Account ${a.name} unblocked.`)}>
+                <button
+                  type="button"
+                  class="small"
+                  disabled={action.busy}
+                  onClick={() => void patch({ status: 'active' }, `Account ${a.name} unblocked.`)}
+                >
                   Unblock
                 </button>
               )}
@@ -62,14 +92,28 @@ export function AccountPage({ id }: { id: number }) {
                   switchLike
                   disabled={action.busy}
                   checked={a.channels[channel] ?? false}
-                  onChecked={(on) => void patch({ channels: { [channel]: on } }, `${channel} ${on ? 'enabled' : 'disabled'}.`)}
+                  onChecked={(on) =>
+                    void patch({ channels: { [channel]: on } }, `${channel} ${on ? 'enabled' : 'disabled'}.`)
+                  }
                 />
               ))}
-              <CheckField label="Inbound" switchLike disabled={action.busy} checked={a.inbound} onChecked={(on) => void patch({ inbound: on }, `Inbound ${on ? 'enabled' : 'disabled'}.`)} />
+              <CheckField
+                label="Inbound"
+                switchLike
+                disabled={action.busy}
+                checked={a.inbound}
+                onChecked={(on) => void patch({ inbound: on }, `Inbound ${on ? 'enabled' : 'disabled'}.`)}
+              />
             </div>
           </section>
 
-          <CreditLimit account={a} onSave={(limit) => void patch({ creditLimit: limit }, `Credit limit set to ${formatMoney(limit, a.currency)}.`)} busy={action.busy} />
+          <CreditLimit
+            account={a}
+            onSave={(limit) =>
+              void patch({ creditLimit: limit }, `Credit limit set to ${formatMoney(limit, a.currency)}.`)
+            }
+            busy={action.busy}
+          />
           <BalanceAdjustment
             account={a}
             onDone={() => {
@@ -98,7 +142,15 @@ function CreditLimit({ account, onSave, busy }: { account: Account; onSave: (lim
       }}
     >
       <h2 id="credit-limit">Credit limit</h2>
-      <TextField label={`Credit limit (${account.currency})`} type="number" min="0" step="any" value={limit} onValue={setLimit} required />
+      <TextField
+        label={`Credit limit (${account.currency})`}
+        type="number"
+        min="0"
+        step="any"
+        value={limit}
+        onValue={setLimit}
+        required
+      />
       <div class="actions">
         <button type="submit" disabled={busy}>
           Save credit limit
@@ -119,7 +171,11 @@ function BalanceAdjustment({ account, onDone }: { account: Account; onDone: () =
     void action.run(async () => {
       const balance = await admin.post('/admin/v1/accounts/{id}/balance', {
         params: { id: account.id },
-        body: { currency: currency.trim().toUpperCase(), amount: Number(amount), ...(comment.trim() ? { comment: comment.trim() } : {}) },
+        body: {
+          currency: currency.trim().toUpperCase(),
+          amount: Number(amount),
+          ...(comment.trim() ? { comment: comment.trim() } : {}),
+        },
       });
       setAmount('');
       setComment('');
@@ -131,7 +187,15 @@ function BalanceAdjustment({ account, onDone }: { account: Account; onDone: () =
     <form class="card" onSubmit={submit} aria-labelledby="adjust">
       <h2 id="adjust">Adjust the balance</h2>
       <div class="grid">
-        <TextField label="Amount" type="number" step="any" value={amount} onValue={setAmount} required hint="Negative to debit." />
+        <TextField
+          label="Amount"
+          type="number"
+          step="any"
+          value={amount}
+          onValue={setAmount}
+          required
+          hint="Negative to debit."
+        />
         <TextField label="Currency" value={currency} onValue={setCurrency} required maxLength={3} />
         <TextField label="Comment" value={comment} onValue={setComment} maxLength={500} />
       </div>
@@ -147,7 +211,10 @@ function BalanceAdjustment({ account, onDone }: { account: Account; onDone: () =
 
 function Ledger({ id, tick }: { id: number; tick: number }) {
   const [page, setPage] = useState(1);
-  const ledger = useAsync((signal) => admin.get('/admin/v1/accounts/{id}/ledger', { params: { id }, signal, query: { page, per_page: 20 } }), [id, page, tick]);
+  const ledger = useAsync(
+    (signal) => admin.get('/admin/v1/accounts/{id}/ledger', { params: { id }, signal, query: { page, per_page: 20 } }),
+    [id, page, tick],
+  );
   return (
     <section aria-labelledby="ledger">
       <h2 id="ledger">Ledger</h2>
@@ -185,7 +252,10 @@ function Users({ id }: { id: number }) {
   const create = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const user = await admin.post('/admin/v1/accounts/{id}/users', { params: { id }, body: { login: login.trim(), password } });
+      const user = await admin.post('/admin/v1/accounts/{id}/users', {
+        params: { id },
+        body: { login: login.trim(), password },
+      });
       setLogin('');
       setPassword('');
       users.reload();
@@ -205,7 +275,10 @@ function Users({ id }: { id: number }) {
     const user = users.data?.items.find((u) => String(u.id) === resetId) ?? users.data?.items[0];
     if (!user) return;
     void action.run(async () => {
-      await admin.put('/admin/v1/accounts/{id}/users/{userId}/password', { params: { id, userId: user.id }, body: { password: newPassword } });
+      await admin.put('/admin/v1/accounts/{id}/users/{userId}/password', {
+        params: { id, userId: user.id },
+        body: { password: newPassword },
+      });
       setNewPassword('');
       return `Password of ${user.login} set; its sessions have ended.`;
     });
@@ -226,7 +299,12 @@ function Users({ id }: { id: number }) {
               <th scope="row">{u.login}</th>
               <td>{formatTime(u.createdAt)}</td>
               <td>
-                <ConfirmButton label="Delete" name={`user ${u.login}`} disabled={action.busy} onConfirm={() => void remove(u)} />
+                <ConfirmButton
+                  label="Delete"
+                  name={`user ${u.login}`}
+                  disabled={action.busy}
+                  onConfirm={() => void remove(u)}
+                />
               </td>
             </tr>
           )}
@@ -236,7 +314,14 @@ function Users({ id }: { id: number }) {
         <h3 id="new-user">Add a user</h3>
         <div class="grid">
           <TextField label="Login" value={login} onValue={setLogin} required autoComplete="off" />
-          <TextField label="Password" type="password" value={password} onValue={setPassword} required autoComplete="new-password" />
+          <TextField
+            label="Password"
+            type="password"
+            value={password}
+            onValue={setPassword}
+            required
+            autoComplete="new-password"
+          />
         </div>
         <div class="actions">
           <button type="submit" disabled={action.busy}>
@@ -249,8 +334,21 @@ function Users({ id }: { id: number }) {
         <form class="card" onSubmit={reset} aria-labelledby="reset-password">
           <h3 id="reset-password">Reset a password</h3>
           <div class="grid">
-            <SelectField label="User" value={resetId || String(users.data.items[0]!.id)} onValue={setResetId} options={users.data.items.map((u) => ({ value: String(u.id), label: u.login }))} />
-            <TextField label="New password" type="password" value={newPassword} onValue={setNewPassword} required minLength={8} autoComplete="new-password" />
+            <SelectField
+              label="User"
+              value={resetId || String(users.data.items[0]!.id)}
+              onValue={setResetId}
+              options={users.data.items.map((u) => ({ value: String(u.id), label: u.login }))}
+            />
+            <TextField
+              label="New password"
+              type="password"
+              value={newPassword}
+              onValue={setNewPassword}
+              required
+              minLength={8}
+              autoComplete="new-password"
+            />
           </div>
           <div class="actions">
             <button type="submit" disabled={action.busy}>
@@ -290,7 +388,13 @@ function Tokens({ id }: { id: number }) {
       <h2 id="tokens">API keys</h2>
       <AsyncState state={tokens} what="API keys" />
       {tokens.data && (
-        <KeysTable label="Tokens" keys={tokens.data.items} centerName={(c) => (c === null ? '—' : `#${c}`)} busy={action.busy} onRevoke={(key) => void revoke(key)} />
+        <KeysTable
+          label="Tokens"
+          keys={tokens.data.items}
+          centerName={(c) => (c === null ? '—' : `#${c}`)}
+          busy={action.busy}
+          onRevoke={(key) => void revoke(key)}
+        />
       )}
       <form class="card" onSubmit={issue} aria-labelledby="new-token">
         <h3 id="new-token">Issue a token</h3>

@@ -1,7 +1,18 @@
 import { useState } from 'preact/hooks';
 import { formatBalance, formatTime } from '../../shared/format.js';
 import { Link } from '../../shared/router.js';
-import { AsyncState, ListTable, NoticeLine, Page, Pager, Secret, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import {
+  AsyncState,
+  ListTable,
+  NoticeLine,
+  Page,
+  Pager,
+  Secret,
+  TextField,
+  useAction,
+  useAsync,
+  useNotice,
+} from '../../shared/ui.js';
 import { admin } from '../session.js';
 
 const PER_PAGE = 50;
@@ -12,16 +23,25 @@ export function Accounts() {
   const [name, setName] = useState('');
   const [currency, setCurrency] = useState('');
   const [creditLimit, setCreditLimit] = useState('');
-  const [created, setCreated] = useState<{ id: number; name: string; traffic: string; system: string } | undefined>(undefined);
+  const [created, setCreated] = useState<{ id: number; name: string; traffic: string; system: string } | undefined>(
+    undefined,
+  );
   const notice = useNotice();
   const action = useAction(notice);
-  const list = useAsync((signal) => admin.get('/admin/v1/accounts', { signal, query: { page, per_page: PER_PAGE } }), [page]);
+  const list = useAsync(
+    (signal) => admin.get('/admin/v1/accounts', { signal, query: { page, per_page: PER_PAGE } }),
+    [page],
+  );
 
   const create = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
       const account = await admin.post('/admin/v1/accounts', {
-        body: { name: name.trim(), ...(currency.trim() ? { currency: currency.trim().toUpperCase() } : {}), ...(creditLimit ? { creditLimit: Number(creditLimit) } : {}) },
+        body: {
+          name: name.trim(),
+          ...(currency.trim() ? { currency: currency.trim().toUpperCase() } : {}),
+          ...(creditLimit ? { creditLimit: Number(creditLimit) } : {}),
+        },
       });
       setCreated({ id: account.id, name: account.name, ...account.tokens });
       setName('');
@@ -36,8 +56,21 @@ export function Accounts() {
         <h2 id="new-account">Create an account</h2>
         <div class="grid">
           <TextField label="Account name" value={name} onValue={setName} required maxLength={200} />
-          <TextField label="Currency" value={currency} onValue={setCurrency} maxLength={3} hint="ISO 4217; Herald's default when empty." />
-          <TextField label="Credit limit" type="number" min="0" step="any" value={creditLimit} onValue={setCreditLimit} />
+          <TextField
+            label="Currency"
+            value={currency}
+            onValue={setCurrency}
+            maxLength={3}
+            hint="ISO 4217; Herald's default when empty."
+          />
+          <TextField
+            label="Credit limit"
+            type="number"
+            min="0"
+            step="any"
+            value={creditLimit}
+            onValue={setCreditLimit}
+          />
         </div>
         <div class="actions">
           <button type="submit" disabled={action.busy}>

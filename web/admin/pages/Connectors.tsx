@@ -55,7 +55,18 @@ export function Connectors() {
         <>
           <ListTable
             label="Connectors"
-            columns={['Connector', 'Channel', 'Type', 'Process', 'State', { label: 'In flight / window', class: 'num' }, { label: 'Submit rate', class: 'num' }, { label: 'Submitted', class: 'num' }, 'Last error', 'Updated']}
+            columns={[
+              'Connector',
+              'Channel',
+              'Type',
+              'Process',
+              'State',
+              { label: 'In flight / window', class: 'num' },
+              { label: 'Submit rate', class: 'num' },
+              { label: 'Submitted', class: 'num' },
+              'Last error',
+              'Updated',
+            ]}
             rows={data.items}
             empty="No connectors report yet."
             row={(c) => (

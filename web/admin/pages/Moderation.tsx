@@ -11,14 +11,30 @@ export function Moderation() {
   const action = useAction(notice);
   const [namesPage, setNamesPage] = useState(1);
   const [templatesPage, setTemplatesPage] = useState(1);
-  const names = useAsync((signal) => admin.get('/admin/v1/sender-names', { signal, query: { status: 'Pending', page: namesPage, per_page: PER_PAGE } }), [namesPage]);
+  const names = useAsync(
+    (signal) =>
+      admin.get('/admin/v1/sender-names', {
+        signal,
+        query: { status: 'Pending', page: namesPage, per_page: PER_PAGE },
+      }),
+    [namesPage],
+  );
   const templates = useAsync(
-    (signal) => admin.get('/admin/v1/templates', { signal, query: { status: 'INTERNAL_REVIEW', page: templatesPage, per_page: PER_PAGE } }),
+    (signal) =>
+      admin.get('/admin/v1/templates', {
+        signal,
+        query: { status: 'INTERNAL_REVIEW', page: templatesPage, per_page: PER_PAGE },
+      }),
     [templatesPage],
   );
 
   /** Sends one decision, then reloads its queue. */
-  const decide = (what: string, decision: 'approve' | 'reject', queue: { reload(): void }, send: () => Promise<unknown>) =>
+  const decide = (
+    what: string,
+    decision: 'approve' | 'reject',
+    queue: { reload(): void },
+    send: () => Promise<unknown>,
+  ) =>
     action.run(async () => {
       await send();
       queue.reload();
@@ -50,9 +66,18 @@ export function Moderation() {
                     withStartDate
                     busy={action.busy}
                     onApprove={(startDate) =>
-                      void decide(`Sender name ${n.name}`, 'approve', names, () => admin.post('/admin/v1/sender-names/{id}/approve', { params: { id: n.id }, body: startDate ? { startDate } : {} }))
+                      void decide(`Sender name ${n.name}`, 'approve', names, () =>
+                        admin.post('/admin/v1/sender-names/{id}/approve', {
+                          params: { id: n.id },
+                          body: startDate ? { startDate } : {},
+                        }),
+                      )
                     }
-                    onReject={(comment) => void decide(`Sender name ${n.name}`, 'reject', names, () => admin.post('/admin/v1/sender-names/{id}/reject', { params: { id: n.id }, body: { comment } }))}
+                    onReject={(comment) =>
+                      void decide(`Sender name ${n.name}`, 'reject', names, () =>
+                        admin.post('/admin/v1/sender-names/{id}/reject', { params: { id: n.id }, body: { comment } }),
+                      )
+                    }
                   />
                 </td>
               </tr>
@@ -84,8 +109,16 @@ export function Moderation() {
                   <Decision
                     what={`template ${t.id}`}
                     busy={action.busy}
-                    onApprove={() => void decide(`Template ${t.id}`, 'approve', templates, () => admin.post('/admin/v1/templates/{id}/approve', { params: { id: t.id }, body: {} }))}
-                    onReject={(comment) => void decide(`Template ${t.id}`, 'reject', templates, () => admin.post('/admin/v1/templates/{id}/reject', { params: { id: t.id }, body: { comment } }))}
+                    onApprove={() =>
+                      void decide(`Template ${t.id}`, 'approve', templates, () =>
+                        admin.post('/admin/v1/templates/{id}/approve', { params: { id: t.id }, body: {} }),
+                      )
+                    }
+                    onReject={(comment) =>
+                      void decide(`Template ${t.id}`, 'reject', templates, () =>
+                        admin.post('/admin/v1/templates/{id}/reject', { params: { id: t.id }, body: { comment } }),
+                      )
+                    }
                   />
                 </td>
               </tr>
@@ -99,7 +132,19 @@ export function Moderation() {
 }
 
 /** Approve (with an optional start date) or reject (with a required comment) one entry of a queue. */
-function Decision({ what, withStartDate, busy, onApprove, onReject }: { what: string; withStartDate?: boolean; busy: boolean; onApprove: (startDate: string | undefined) => void; onReject: (comment: string) => void }) {
+function Decision({
+  what,
+  withStartDate,
+  busy,
+  onApprove,
+  onReject,
+}: {
+  what: string;
+  withStartDate?: boolean;
+  busy: boolean;
+  onApprove: (startDate: string | undefined) => void;
+  onReject: (comment: string) => void;
+}) {
   const id = useId();
   const [startDate, setStartDate] = useState('');
   const [comment, setComment] = useState('');
@@ -109,18 +154,35 @@ function Decision({ what, withStartDate, busy, onApprove, onReject }: { what: st
       {withStartDate && (
         <div class="field">
           <label for={`${id}-start`}>Start date</label>
-          <input id={`${id}-start`} type="datetime-local" value={startDate} onInput={(e) => setStartDate(e.currentTarget.value)} aria-describedby={`${id}-start-hint`} />
+          <input
+            id={`${id}-start`}
+            type="datetime-local"
+            value={startDate}
+            onInput={(e) => setStartDate(e.currentTarget.value)}
+            aria-describedby={`${id}-start-hint`}
+          />
           <small id={`${id}-start-hint`} class="hint">
             Optional; now when empty.
           </small>
         </div>
       )}
-      <button type="button" class="small" disabled={busy} onClick={() => onApprove(localInputToIso(startDate))} aria-describedby={`${id}-what`}>
+      <button
+        type="button"
+        class="small"
+        disabled={busy}
+        onClick={() => onApprove(localInputToIso(startDate))}
+        aria-describedby={`${id}-what`}
+      >
         Approve
       </button>
       <div class="field">
         <label for={`${id}-comment`}>Rejection comment</label>
-        <input id={`${id}-comment`} value={comment} onInput={(e) => setComment(e.currentTarget.value)} maxLength={1000} />
+        <input
+          id={`${id}-comment`}
+          value={comment}
+          onInput={(e) => setComment(e.currentTarget.value)}
+          maxLength={1000}
+        />
       </div>
       <button
         type="button"

@@ -22,9 +22,12 @@ export function SignIn({ onSignedIn, ended }: { onSignedIn: (token: string) => v
     setMessage('Checking the token…');
     try {
       // A plain fetch: a 401 here is this form's error, not a session that ended (shared/api's onUnauthorized).
-      const response = await fetch('/admin/v1/accounts?per_page=1', { headers: { authorization: `Bearer ${value}`, accept: 'application/json' } });
+      const response = await fetch('/admin/v1/accounts?per_page=1', {
+        headers: { authorization: `Bearer ${value}`, accept: 'application/json' },
+      });
       if (!response.ok) {
-        const body = (await response.json().catch(() => undefined)) as { error?: { msg?: string; code?: number } } | undefined;
+        const body = (await response.json().catch(() => undefined)) as
+          { error?: { msg?: string; code?: number } } | undefined;
         throw new Error(body?.error ? `${body.error.msg} (${body.error.code})` : `HTTP ${response.status}`);
       }
       setMessage('');
@@ -41,7 +44,14 @@ export function SignIn({ onSignedIn, ended }: { onSignedIn: (token: string) => v
     <section class="page narrow" aria-labelledby="page-title">
       <h1 id="page-title">Operator console</h1>
       <form class="card" onSubmit={(e) => void submit(e)} noValidate>
-        <TextField label="Admin token" type="password" value={token} onValue={setToken} autoComplete="off" hint="HERALD_ADMIN_TOKEN of this Herald." />
+        <TextField
+          label="Admin token"
+          type="password"
+          value={token}
+          onValue={setToken}
+          autoComplete="off"
+          hint="HERALD_ADMIN_TOKEN of this Herald."
+        />
         <div class="actions">
           <button type="submit" disabled={busy}>
             Sign in

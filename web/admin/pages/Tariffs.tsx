@@ -1,7 +1,18 @@
 import { useState } from 'preact/hooks';
 import type { RequestBody } from '../../shared/apiClient.js';
 import { type Channel, CHANNELS, formatMoney, formatTime } from '../../shared/format.js';
-import { AsyncState, ConfirmButton, ListTable, NoticeLine, Page, SelectField, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import {
+  AsyncState,
+  ConfirmButton,
+  ListTable,
+  NoticeLine,
+  Page,
+  SelectField,
+  TextField,
+  useAction,
+  useAsync,
+  useNotice,
+} from '../../shared/ui.js';
 import { admin } from '../session.js';
 import type { Tariff } from '../types.js';
 
@@ -11,8 +22,19 @@ export function Tariffs() {
   const action = useAction(notice);
   const [filterAccount, setFilterAccount] = useState('');
   const [shownAccount, setShownAccount] = useState('');
-  const tariffs = useAsync((signal) => admin.get('/admin/v1/tariffs', { signal, query: { accountId: shownAccount } }), [shownAccount]);
-  const [form, setForm] = useState({ accountId: '', channelType: 'SMS' as Channel, match: 'prefix', prefix: '', country: '', price: '', currency: 'RUB' });
+  const tariffs = useAsync(
+    (signal) => admin.get('/admin/v1/tariffs', { signal, query: { accountId: shownAccount } }),
+    [shownAccount],
+  );
+  const [form, setForm] = useState({
+    accountId: '',
+    channelType: 'SMS' as Channel,
+    match: 'prefix',
+    prefix: '',
+    country: '',
+    price: '',
+    currency: 'RUB',
+  });
   const set =
     <K extends keyof typeof form>(name: K) =>
     (value: (typeof form)[K]) =>
@@ -46,7 +68,14 @@ export function Tariffs() {
       <form class="card" onSubmit={create} aria-labelledby="new-tariff">
         <h2 id="new-tariff">Add a tariff</h2>
         <div class="grid">
-          <TextField label="Account id" type="number" min="1" value={form.accountId} onValue={set('accountId')} hint="Empty: the default for every account." />
+          <TextField
+            label="Account id"
+            type="number"
+            min="1"
+            value={form.accountId}
+            onValue={set('accountId')}
+            hint="Empty: the default for every account."
+          />
           <SelectField label="Channel" value={form.channelType} onValue={set('channelType')} options={CHANNELS} />
           <SelectField
             label="Applies to"
@@ -58,9 +87,34 @@ export function Tariffs() {
               { value: 'any', label: 'Any destination' },
             ]}
           />
-          {form.match === 'prefix' && <TextField label="Prefix" value={form.prefix} onValue={set('prefix')} inputMode="numeric" pattern="[0-9]{1,15}" hint="Digits, e.g. 7916" />}
-          {form.match === 'country' && <TextField label="Country" value={form.country} onValue={set('country')} maxLength={2} hint="ISO 3166 code, e.g. RU" />}
-          <TextField label="Price per part" type="number" min="0" step="any" value={form.price} onValue={set('price')} required />
+          {form.match === 'prefix' && (
+            <TextField
+              label="Prefix"
+              value={form.prefix}
+              onValue={set('prefix')}
+              inputMode="numeric"
+              pattern="[0-9]{1,15}"
+              hint="Digits, e.g. 7916"
+            />
+          )}
+          {form.match === 'country' && (
+            <TextField
+              label="Country"
+              value={form.country}
+              onValue={set('country')}
+              maxLength={2}
+              hint="ISO 3166 code, e.g. RU"
+            />
+          )}
+          <TextField
+            label="Price per part"
+            type="number"
+            min="0"
+            step="any"
+            value={form.price}
+            onValue={set('price')}
+            required
+          />
           <TextField label="Currency" value={form.currency} onValue={set('currency')} required maxLength={3} />
         </div>
         <div class="actions">
@@ -79,7 +133,14 @@ export function Tariffs() {
           setShownAccount(filterAccount.trim());
         }}
       >
-        <TextField label="Show tariffs of account" type="number" min="1" value={filterAccount} onValue={setFilterAccount} hint="Empty: all tariffs." />
+        <TextField
+          label="Show tariffs of account"
+          type="number"
+          min="1"
+          value={filterAccount}
+          onValue={setFilterAccount}
+          hint="Empty: all tariffs."
+        />
         <button type="submit" class="secondary">
           Filter
         </button>
@@ -88,7 +149,17 @@ export function Tariffs() {
       {tariffs.data && (
         <ListTable
           label="Tariffs"
-          columns={['Id', 'Account', 'Channel', 'Prefix', 'Country', { label: 'Price', class: 'num' }, 'Source', 'Created', { label: 'Actions', hidden: true }]}
+          columns={[
+            'Id',
+            'Account',
+            'Channel',
+            'Prefix',
+            'Country',
+            { label: 'Price', class: 'num' },
+            'Source',
+            'Created',
+            { label: 'Actions', hidden: true },
+          ]}
           rows={tariffs.data.items}
           empty="No tariffs: messages are sent free unless HERALD_REQUIRE_TARIFF is set."
           row={(t) => (
@@ -102,7 +173,12 @@ export function Tariffs() {
               <td>{t.source}</td>
               <td>{formatTime(t.createdAt)}</td>
               <td>
-                <ConfirmButton label="Delete" name={`tariff ${t.id}`} disabled={action.busy} onConfirm={() => void remove(t)} />
+                <ConfirmButton
+                  label="Delete"
+                  name={`tariff ${t.id}`}
+                  disabled={action.busy}
+                  onConfirm={() => void remove(t)}
+                />
               </td>
             </tr>
           )}

@@ -1,8 +1,17 @@
 import { useState } from 'preact/hooks';
 import { KEY_TYPES, KeysTable, type KeyRow, type KeyType } from '../../shared/keys.js';
-import { AsyncState, ConfirmButton, NoticeLine, Page, Secret, SelectField, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import {
+  AsyncState,
+  ConfirmButton,
+  NoticeLine,
+  Page,
+  Secret,
+  SelectField,
+  useAction,
+  useAsync,
+  useNotice,
+} from '../../shared/ui.js';
 import { system } from '../session.js';
-
 
 /** API keys (list, create, revoke; a new key is shown once) and the callback signing secret (show, rotate). */
 export function ApiKeys() {
@@ -31,7 +40,8 @@ export function ApiKeys() {
       keys.reload();
       return `API key ${key.id} revoked.`;
     });
-  const centerName = (id: number | null) => (id === null ? '—' : (centers.data?.items.find((c) => c.id === id)?.name ?? `#${id}`));
+  const centerName = (id: number | null) =>
+    id === null ? '—' : (centers.data?.items.find((c) => c.id === id)?.name ?? `#${id}`);
 
   return (
     <Page title="API keys">
@@ -45,7 +55,10 @@ export function ApiKeys() {
               label="Traffic partitioning center"
               value={center}
               onValue={setCenter}
-              options={[{ value: '', label: 'None' }, ...(centers.data?.items ?? []).map((c) => ({ value: String(c.id), label: c.name }))]}
+              options={[
+                { value: '', label: 'None' },
+                ...(centers.data?.items ?? []).map((c) => ({ value: String(c.id), label: c.name })),
+              ]}
             />
           )}
         </div>
@@ -58,7 +71,15 @@ export function ApiKeys() {
       </form>
 
       <AsyncState state={keys} what="API keys" />
-      {keys.data && <KeysTable label="API keys" keys={keys.data.items} centerName={centerName} busy={action.busy} onRevoke={(key) => void revoke(key)} />}
+      {keys.data && (
+        <KeysTable
+          label="API keys"
+          keys={keys.data.items}
+          centerName={centerName}
+          busy={action.busy}
+          onRevoke={(key) => void revoke(key)}
+        />
+      )}
 
       <CallbackSecret />
     </Page>
@@ -82,7 +103,8 @@ function CallbackSecret() {
       <h2 id="callback-secret">Callback secret</h2>
       <p class="hint">Callbacks carry an X-Herald-Signature made with this secret.</p>
       <AsyncState state={secret} what="the callback secret" />
-      {secret.data && (shown ? <Secret label="Callback secret" value={secret.data.secret} /> : <p class="mono">••••••••••••••••</p>)}
+      {secret.data &&
+        (shown ? <Secret label="Callback secret" value={secret.data.secret} /> : <p class="mono">••••••••••••••••</p>)}
       <div class="actions">
         <button type="button" class="secondary" onClick={() => setShown(!shown)} aria-pressed={shown}>
           {shown ? 'Hide secret' : 'Show secret'}

@@ -9,7 +9,8 @@ import type { Statistics } from '../types.js';
 export function Dashboard() {
   const balance = useAsync((signal) => system.get('/api/v1/balance', { signal }), []);
   const today = useAsync(
-    (signal) => system.get('/api/v1/statistics', { signal, query: { from: utcDay(new Date()), groupBy: 'channelType' } }),
+    (signal) =>
+      system.get('/api/v1/statistics', { signal, query: { from: utcDay(new Date()), groupBy: 'channelType' } }),
     [],
   );
   const month = useAsync((signal) => {
@@ -50,7 +51,9 @@ export function Dashboard() {
           row={([status, count]) => (
             <tr key={status}>
               <th scope="row">
-                <Link href={`/app/messages?status=${encodeURIComponent(status)}&time_from=${utcDay(new Date())}`}>{status}</Link>
+                <Link href={`/app/messages?status=${encodeURIComponent(status)}&time_from=${utcDay(new Date())}`}>
+                  {status}
+                </Link>
               </th>
               <td class="num">{count.toLocaleString()}</td>
             </tr>
@@ -82,7 +85,9 @@ export function Dashboard() {
 
       <h2>Last 30 days</h2>
       <AsyncState state={month} what="the last 30 days" />
-      {month.data && <BarChart title="Messages per day, last 30 days" points={days} barLabel="Messages" lineLabel="Delivered" />}
+      {month.data && (
+        <BarChart title="Messages per day, last 30 days" points={days} barLabel="Messages" lineLabel="Delivered" />
+      )}
     </Page>
   );
 }

@@ -1,6 +1,18 @@
 import { useState } from 'preact/hooks';
 import { formatTime } from '../../shared/format.js';
-import { AsyncState, CheckField, ConfirmButton, ListTable, NoticeLine, Page, SelectField, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import {
+  AsyncState,
+  CheckField,
+  ConfirmButton,
+  ListTable,
+  NoticeLine,
+  Page,
+  SelectField,
+  TextField,
+  useAction,
+  useAsync,
+  useNotice,
+} from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { InboundRule, TrafficCenter } from '../types.js';
 
@@ -13,7 +25,14 @@ export function Inbounds() {
   const action = useAction(notice);
   const centers = useAsync((signal) => system.get('/api/v1/traffic-centers', { signal }), []);
   const rules = useAsync((signal) => system.get('/api/v1/inbound-rules', { signal }), []);
-  const names = useAsync((signal) => system.get('/api/v1/sender-names', { signal, query: { channelType: 'WHATSAPP', status: 'Approved', per_page: 1000 } }), []);
+  const names = useAsync(
+    (signal) =>
+      system.get('/api/v1/sender-names', {
+        signal,
+        query: { channelType: 'WHATSAPP', status: 'Approved', per_page: 1000 },
+      }),
+    [],
+  );
 
   const [centerName, setCenterName] = useState('');
   const [ruleCenter, setRuleCenter] = useState('');
@@ -50,7 +69,12 @@ export function Inbounds() {
     event.preventDefault();
     void action.run(async () => {
       await system.post('/api/v1/inbound-rules', {
-        body: { trafficCenterId: Number(centerId), channelType: 'WHATSAPP', callbackUrl: callbackUrl.trim() || null, senderNames: limit && chosenNames.length ? chosenNames : null },
+        body: {
+          trafficCenterId: Number(centerId),
+          channelType: 'WHATSAPP',
+          callbackUrl: callbackUrl.trim() || null,
+          senderNames: limit && chosenNames.length ? chosenNames : null,
+        },
       });
       setCallbackUrl('');
       setChosenNames([]);
@@ -68,7 +92,10 @@ export function Inbounds() {
 
   return (
     <Page title="Inbounds">
-      <p class="lead">Inbound messages (WhatsApp) go to the center of the first rule that matches them; those matching no rule go to the default center.</p>
+      <p class="lead">
+        Inbound messages (WhatsApp) go to the center of the first rule that matches them; those matching no rule go to
+        the default center.
+      </p>
       <NoticeLine notice={notice.notice} />
 
       <h2>Traffic partitioning centers</h2>
@@ -86,10 +113,21 @@ export function Inbounds() {
               <td class="row-actions">
                 {!center.isDefault && (
                   <>
-                    <button type="button" class="secondary small" disabled={action.busy} onClick={() => void makeDefault(center)} aria-label={`Make ${center.name} the default`}>
+                    <button
+                      type="button"
+                      class="secondary small"
+                      disabled={action.busy}
+                      onClick={() => void makeDefault(center)}
+                      aria-label={`Make ${center.name} the default`}
+                    >
                       Make default
                     </button>
-                    <ConfirmButton label="Delete" name={`center ${center.name}`} disabled={action.busy} onConfirm={() => void deleteCenter(center)} />
+                    <ConfirmButton
+                      label="Delete"
+                      name={`center ${center.name}`}
+                      disabled={action.busy}
+                      onConfirm={() => void deleteCenter(center)}
+                    />
                   </>
                 )}
               </td>
@@ -123,7 +161,12 @@ export function Inbounds() {
               <td>{rule.senderNames?.join(', ') ?? 'All'}</td>
               <td>{formatTime(rule.createdAt)}</td>
               <td>
-                <ConfirmButton label="Delete" name={`rule ${rule.id}`} disabled={action.busy} onConfirm={() => void deleteRule(rule)} />
+                <ConfirmButton
+                  label="Delete"
+                  name={`rule ${rule.id}`}
+                  disabled={action.busy}
+                  onConfirm={() => void deleteRule(rule)}
+                />
               </td>
             </tr>
           )}
@@ -136,10 +179,20 @@ export function Inbounds() {
             label="Traffic partitioning center"
             value={centerId}
             onValue={setRuleCenter}
-            options={centerList.length ? centerList.map((c) => ({ value: String(c.id), label: c.name })) : [{ value: '', label: 'No centers yet' }]}
+            options={
+              centerList.length
+                ? centerList.map((c) => ({ value: String(c.id), label: c.name }))
+                : [{ value: '', label: 'No centers yet' }]
+            }
             required
           />
-          <TextField label="Callback URL" type="url" value={callbackUrl} onValue={setCallbackUrl} hint="Where inbound callbacks are sent." />
+          <TextField
+            label="Callback URL"
+            type="url"
+            value={callbackUrl}
+            onValue={setCallbackUrl}
+            hint="Where inbound callbacks are sent."
+          />
         </div>
         <CheckField label="Include sender names" checked={limit} onChecked={setLimit} />
         {limit && (
@@ -151,7 +204,9 @@ export function Inbounds() {
                 key={n.id}
                 label={n.name}
                 checked={chosenNames.includes(n.name)}
-                onChecked={(on) => setChosenNames(on ? [...chosenNames, n.name] : chosenNames.filter((x) => x !== n.name))}
+                onChecked={(on) =>
+                  setChosenNames(on ? [...chosenNames, n.name] : chosenNames.filter((x) => x !== n.name))
+                }
               />
             ))}
           </fieldset>

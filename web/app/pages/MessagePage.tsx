@@ -16,7 +16,11 @@ export function MessagePage({ uuid }: { uuid: string }) {
       const result = await traffic.post('/api/v1/message/stop', { body: { uuids: [uuid] } });
       message.reload();
       const code = result.items[0]?.code;
-      return code === 200 ? 'The message is stopped.' : code === 202 ? 'The message is being handed to the carrier and may not stop.' : 'The message was already sent.';
+      return code === 200
+        ? 'The message is stopped.'
+        : code === 202
+          ? 'The message is being handed to the carrier and may not stop.'
+          : 'The message was already sent.';
     });
 
   return (
@@ -81,7 +85,9 @@ export function MessagePage({ uuid }: { uuid: string }) {
             <dt>Tags</dt>
             <dd>{m.tags.length ? m.tags.join(', ') : '—'}</dd>
             <dt>Callback URL</dt>
-            <dd class="mono">{m.callbackUrl ? `${m.callbackUrl} (${(m.callbackEvents ?? ['delivered']).join(', ')})` : '—'}</dd>
+            <dd class="mono">
+              {m.callbackUrl ? `${m.callbackUrl} (${(m.callbackEvents ?? ['delivered']).join(', ')})` : '—'}
+            </dd>
           </dl>
 
           <h2>Status history</h2>
@@ -96,7 +102,13 @@ export function MessagePage({ uuid }: { uuid: string }) {
                 <td>{entry.status}</td>
                 <td>{entry.errorCode ?? '—'}</td>
                 <td>
-                  {[entry.detail, entry.connector && `via ${entry.connector}`, entry.retryAt && `retry at ${formatTime(entry.retryAt)}`].filter(Boolean).join('; ') || '—'}
+                  {[
+                    entry.detail,
+                    entry.connector && `via ${entry.connector}`,
+                    entry.retryAt && `retry at ${formatTime(entry.retryAt)}`,
+                  ]
+                    .filter(Boolean)
+                    .join('; ') || '—'}
                 </td>
               </tr>
             )}
@@ -113,16 +125,21 @@ export function MessagePage({ uuid }: { uuid: string }) {
 function Callbacks({ uuid, loaded }: { uuid: string; loaded: Message }) {
   const notice = useNotice();
   const action = useAction(notice);
-  const deliveries = useAsync(async (signal) => {
-    const list = await system.get('/api/v1/callbacks', { signal, query: { message_uuid: uuid, per_page: 50 } });
-    return Promise.all(list.items.map((d) => system.get('/api/v1/callbacks/{id}', { params: { id: d.id }, signal })));
-  }, [uuid, loaded]);
+  const deliveries = useAsync(
+    async (signal) => {
+      const list = await system.get('/api/v1/callbacks', { signal, query: { message_uuid: uuid, per_page: 50 } });
+      return Promise.all(list.items.map((d) => system.get('/api/v1/callbacks/{id}', { params: { id: d.id }, signal })));
+    },
+    [uuid, loaded],
+  );
 
   const replay = (id: string) =>
     action.run(async () => {
       const result = await system.post('/api/v1/callbacks/replay', { body: { ids: [id] } });
       deliveries.reload();
-      return result.items[0]?.code === 200 ? 'The callback will be sent again.' : 'This delivery cannot be replayed now (it is still open).';
+      return result.items[0]?.code === 200
+        ? 'The callback will be sent again.'
+        : 'This delivery cannot be replayed now (it is still open).';
     });
 
   return (
@@ -135,7 +152,8 @@ function Callbacks({ uuid, loaded }: { uuid: string; loaded: Message }) {
         return (
           <article class="card delivery" key={d.id} aria-labelledby={`delivery-${d.id}`}>
             <h3 id={`delivery-${d.id}`}>
-              Delivery <span class="mono">{d.id.slice(0, 8)}…</span> <span class={`badge delivery-${d.state}`}>{d.state}</span>
+              Delivery <span class="mono">{d.id.slice(0, 8)}…</span>{' '}
+              <span class={`badge delivery-${d.state}`}>{d.state}</span>
             </h3>
             <p class="mono clip">{d.url}</p>
             <p class="hint">

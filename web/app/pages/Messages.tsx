@@ -1,11 +1,29 @@
 import { useEffect, useState } from 'preact/hooks';
-import { CHANNELS, contentText, formatMoney, formatTime, MESSAGE_STATUSES, READ_STATUSES } from '../../shared/format.js';
+import {
+  CHANNELS,
+  contentText,
+  formatMoney,
+  formatTime,
+  MESSAGE_STATUSES,
+  READ_STATUSES,
+} from '../../shared/format.js';
 import { Link, navigate, useLocation } from '../../shared/router.js';
 import { AsyncState, ListTable, Page, Pager, SelectField, TextField, useAsync } from '../../shared/ui.js';
 import { traffic } from '../session.js';
 
 /** The list's filters, as URL parameters (so that a search can be bookmarked and the back button works). */
-const FILTERS = ['time_from', 'time_to', 'status', 'channel_type', 'direction', 'destination', 'sender_name', 'tags', 'message_uuid', 'content'] as const;
+const FILTERS = [
+  'time_from',
+  'time_to',
+  'status',
+  'channel_type',
+  'direction',
+  'destination',
+  'sender_name',
+  'tags',
+  'message_uuid',
+  'content',
+] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
 const PER_PAGE = ['20', '50', '100'];
 /** The API lists at most this deep (page x per_page); older messages are found by narrowing the dates. */
@@ -35,7 +53,10 @@ export function Messages() {
     setFilters(initial);
     setPerPage(query.get('per_page') ?? '50');
   }, [search]);
-  const list = useAsync((signal) => traffic.get('/api/v1/message', { signal, query: apiQuery(new URLSearchParams(search)) }), [search]);
+  const list = useAsync(
+    (signal) => traffic.get('/api/v1/message', { signal, query: apiQuery(new URLSearchParams(search)) }),
+    [search],
+  );
 
   const set = (name: keyof Filters) => (value: string) => setFilters({ ...filters, [name]: value });
   const go = (next: Filters, page: number, size = perPage) => {
@@ -66,8 +87,18 @@ export function Messages() {
         <div class="grid">
           <TextField label="From date" type="date" value={filters.time_from} onValue={set('time_from')} />
           <TextField label="To date" type="date" value={filters.time_to} onValue={set('time_to')} />
-          <SelectField label="Status" value={filters.status} onValue={set('status')} options={[{ value: '', label: 'Any status' }, ...MESSAGE_STATUSES, ...READ_STATUSES]} />
-          <SelectField label="Channel" value={filters.channel_type} onValue={set('channel_type')} options={[{ value: '', label: 'Any channel' }, ...CHANNELS]} />
+          <SelectField
+            label="Status"
+            value={filters.status}
+            onValue={set('status')}
+            options={[{ value: '', label: 'Any status' }, ...MESSAGE_STATUSES, ...READ_STATUSES]}
+          />
+          <SelectField
+            label="Channel"
+            value={filters.channel_type}
+            onValue={set('channel_type')}
+            options={[{ value: '', label: 'Any channel' }, ...CHANNELS]}
+          />
           {/* Without direction the API lists outbound messages (DESIGN 12). */}
           <SelectField
             label="Direction"
@@ -103,7 +134,17 @@ export function Messages() {
         <>
           <ListTable
             label="Messages"
-            columns={['Created', 'Message', 'Channel', 'Sender', 'Destination', 'Status', { label: 'Parts', class: 'num' }, { label: 'Price', class: 'num' }, 'Text']}
+            columns={[
+              'Created',
+              'Message',
+              'Channel',
+              'Sender',
+              'Destination',
+              'Status',
+              { label: 'Parts', class: 'num' },
+              { label: 'Price', class: 'num' },
+              'Text',
+            ]}
             rows={list.data.items}
             empty="No messages match these filters."
             row={(m) => (
@@ -128,7 +169,12 @@ export function Messages() {
               </tr>
             )}
           />
-          <Pager list={list.data} onPage={(page) => go(initial, page)} label="Message pages" maxItems={MAX_LIST_DEPTH} />
+          <Pager
+            list={list.data}
+            onPage={(page) => go(initial, page)}
+            label="Message pages"
+            maxItems={MAX_LIST_DEPTH}
+          />
         </>
       )}
     </Page>

@@ -30,17 +30,27 @@ export function Send() {
   const approved = NEEDS_APPROVED.includes(channel);
 
   const names = useAsync(
-    (signal) => (approved ? system.get('/api/v1/sender-names', { signal, query: { status: 'Approved', channelType: channel, per_page: 1000 } }) : Promise.resolve(undefined)),
+    (signal) =>
+      approved
+        ? system.get('/api/v1/sender-names', {
+            signal,
+            query: { status: 'Approved', channelType: channel, per_page: 1000 },
+          })
+        : Promise.resolve(undefined),
     [channel],
   );
-  const options = names.data?.items.filter((n) => !n.startDate || Date.parse(n.startDate) <= Date.now()).map((n) => n.name) ?? [];
+  const options =
+    names.data?.items.filter((n) => !n.startDate || Date.parse(n.startDate) <= Date.now()).map((n) => n.name) ?? [];
   const chosen = approved ? (options.includes(senderName) ? senderName : (options[0] ?? '')) : senderName;
 
   const submit = (event: Event) => {
     event.preventDefault();
     setSent(undefined);
     void action.run(async () => {
-      const tagList = tags.split(',').map((t) => t.trim()).filter(Boolean);
+      const tagList = tags
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean);
       const message: NewMessage = {
         channelType: channel,
         senderName: chosen,
@@ -70,18 +80,50 @@ export function Send() {
               label="Sender name"
               value={chosen}
               onValue={setSenderName}
-              options={options.length ? options : [{ value: '', label: names.loading ? 'Loading…' : 'No approved sender names' }]}
+              options={
+                options.length
+                  ? options
+                  : [{ value: '', label: names.loading ? 'Loading…' : 'No approved sender names' }]
+              }
               required
             />
           ) : (
             <TextField label="Sender name" value={senderName} onValue={setSenderName} required />
           )}
-          <TextField label="Destination" value={destination} onValue={setDestination} required inputMode="tel" autoComplete="off" hint="Phone number, e.g. +7 916 123-45-67" />
+          <TextField
+            label="Destination"
+            value={destination}
+            onValue={setDestination}
+            required
+            inputMode="tel"
+            autoComplete="off"
+            hint="Phone number, e.g. +7 916 123-45-67"
+          />
         </div>
-        <TextArea label={channel === 'FLASHCALL' ? 'Code' : 'Text'} value={text} onValue={setText} required rows={4} hint={channel === 'FLASHCALL' ? '4 digits.' : `${text.length} characters`} />
+        <TextArea
+          label={channel === 'FLASHCALL' ? 'Code' : 'Text'}
+          value={text}
+          onValue={setText}
+          required
+          rows={4}
+          hint={channel === 'FLASHCALL' ? '4 digits.' : `${text.length} characters`}
+        />
         <div class="grid">
-          {channel !== 'FLASHCALL' && <TextField label="Tags" value={tags} onValue={setTags} hint="Comma-separated: letters, digits, underscore." />}
-          <TextField label="Callback URL" type="url" value={callbackUrl} onValue={setCallbackUrl} hint="Optional: where delivery callbacks go." />
+          {channel !== 'FLASHCALL' && (
+            <TextField
+              label="Tags"
+              value={tags}
+              onValue={setTags}
+              hint="Comma-separated: letters, digits, underscore."
+            />
+          )}
+          <TextField
+            label="Callback URL"
+            type="url"
+            value={callbackUrl}
+            onValue={setCallbackUrl}
+            hint="Optional: where delivery callbacks go."
+          />
         </div>
         {approved && !names.loading && options.length === 0 && (
           <p class="hint">

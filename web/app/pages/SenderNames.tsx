@@ -1,6 +1,18 @@
 import { useState } from 'preact/hooks';
 import { type Channel, CHANNELS, formatTime } from '../../shared/format.js';
-import { AsyncState, ConfirmButton, ListTable, NoticeLine, Page, Pager, SelectField, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import {
+  AsyncState,
+  ConfirmButton,
+  ListTable,
+  NoticeLine,
+  Page,
+  Pager,
+  SelectField,
+  TextField,
+  useAction,
+  useAsync,
+  useNotice,
+} from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { SenderName } from '../types.js';
 
@@ -15,12 +27,17 @@ export function SenderNames() {
   const [comment, setComment] = useState('');
   const notice = useNotice();
   const action = useAction(notice);
-  const list = useAsync((signal) => system.get('/api/v1/sender-names', { signal, query: { page, per_page: PER_PAGE, status } }), [page, status]);
+  const list = useAsync(
+    (signal) => system.get('/api/v1/sender-names', { signal, query: { page, per_page: PER_PAGE, status } }),
+    [page, status],
+  );
 
   const create = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const created = await system.post('/api/v1/sender-names', { body: { channelType, name: name.trim(), ...(comment.trim() ? { comment: comment.trim() } : {}) } });
+      const created = await system.post('/api/v1/sender-names', {
+        body: { channelType, name: name.trim(), ...(comment.trim() ? { comment: comment.trim() } : {}) },
+      });
       setName('');
       setComment('');
       list.reload();
@@ -67,7 +84,16 @@ export function SenderNames() {
         <>
           <ListTable
             label="Sender names"
-            columns={['Name', 'Channel', 'Status', 'Start date', 'Your comment', "Operator's comment", 'Created', { label: 'Actions', hidden: true }]}
+            columns={[
+              'Name',
+              'Channel',
+              'Status',
+              'Start date',
+              'Your comment',
+              "Operator's comment",
+              'Created',
+              { label: 'Actions', hidden: true },
+            ]}
             rows={list.data.items}
             empty="No sender names."
             row={(item) => (
@@ -82,7 +108,12 @@ export function SenderNames() {
                 <td>{item.managerComment ?? '—'}</td>
                 <td>{formatTime(item.createdAt)}</td>
                 <td>
-                  <ConfirmButton label="Delete" name={item.name} disabled={action.busy} onConfirm={() => void remove(item)} />
+                  <ConfirmButton
+                    label="Delete"
+                    name={item.name}
+                    disabled={action.busy}
+                    onConfirm={() => void remove(item)}
+                  />
                 </td>
               </tr>
             )}

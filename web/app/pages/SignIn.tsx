@@ -38,19 +38,36 @@ export function SignIn({ onSignedIn, ended }: { onSignedIn: (session: Session) =
         <fieldset>
           <legend>With a login and password</legend>
           <TextField label="Login" value={login} onValue={setLogin} autoComplete="username" />
-          <TextField label="Password" type="password" value={password} onValue={setPassword} autoComplete="current-password" />
+          <TextField
+            label="Password"
+            type="password"
+            value={password}
+            onValue={setPassword}
+            autoComplete="current-password"
+          />
         </fieldset>
         <p class="or">or</p>
         <fieldset>
           <legend>With a system token</legend>
-          <TextField label="System token" type="password" value={token} onValue={setToken} autoComplete="off" hint="TOKEN_2 of your account, from your account manager." />
+          <TextField
+            label="System token"
+            type="password"
+            value={token}
+            onValue={setToken}
+            autoComplete="off"
+            hint="TOKEN_2 of your account, from your account manager."
+          />
         </fieldset>
         <div class="actions">
           <button type="submit" disabled={busy}>
             Sign in
           </button>
         </div>
-        <p class={`notice ${message.startsWith('Sign-in failed') || message.startsWith('Enter') ? 'error' : 'info'}`} role="status" aria-live="polite">
+        <p
+          class={`notice ${message.startsWith('Sign-in failed') || message.startsWith('Enter') ? 'error' : 'info'}`}
+          role="status"
+          aria-live="polite"
+        >
           {message}
         </p>
       </form>

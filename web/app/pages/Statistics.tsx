@@ -32,7 +32,15 @@ function nextDay(day: string): string {
 
 /** Statistics: a date range, a grouping and filters; a chart, a table, and the table as CSV. */
 export function Statistics() {
-  const [form, setForm] = useState<Query>({ from: utcDay(new Date(Date.now() - 29 * 86_400_000)), to: utcDay(new Date()), groupBy: 'day', channelType: '', senderName: '', status: '', tag: '' });
+  const [form, setForm] = useState<Query>({
+    from: utcDay(new Date(Date.now() - 29 * 86_400_000)),
+    to: utcDay(new Date()),
+    groupBy: 'day',
+    channelType: '',
+    senderName: '',
+    status: '',
+    tag: '',
+  });
   const [query, setQuery] = useState<Query>(form);
   const stats = useAsync(
     (signal) =>
@@ -46,13 +54,37 @@ export function Statistics() {
   const data = stats.data;
   const statuses = data ? [...new Set([...data.items, data.total].flatMap((g) => Object.keys(g.statuses)))].sort() : [];
   const currencies = data ? [...new Set([...data.items, data.total].flatMap((g) => Object.keys(g.price)))].sort() : [];
-  const points = data ? (data.groupBy === 'day' ? fillDays(data) : data.items.map((g) => ({ label: g.key, value: g.messages }))) : [];
+  const points = data
+    ? data.groupBy === 'day'
+      ? fillDays(data)
+      : data.items.map((g) => ({ label: g.key, value: g.messages }))
+    : [];
 
-  const row = (g: StatisticsGroup) => [g.key, g.messages, g.parts, ...statuses.map((s) => g.statuses[s] ?? 0), ...currencies.map((c) => g.price[c] ?? 0), g.clicks, g.conversions];
+  const row = (g: StatisticsGroup) => [
+    g.key,
+    g.messages,
+    g.parts,
+    ...statuses.map((s) => g.statuses[s] ?? 0),
+    ...currencies.map((c) => g.price[c] ?? 0),
+    g.clicks,
+    g.conversions,
+  ];
   const exportCsv = () => {
     if (!data) return;
-    const header = [data.groupBy, 'messages', 'parts', ...statuses, ...currencies.map((c) => `price ${c}`), 'clicks', 'conversions'];
-    downloadCsv(`herald-statistics-${data.groupBy}-${query.from}-${query.to}.csv`, [header, ...data.items.map(row), ['total', ...row(data.total).slice(1)]]);
+    const header = [
+      data.groupBy,
+      'messages',
+      'parts',
+      ...statuses,
+      ...currencies.map((c) => `price ${c}`),
+      'clicks',
+      'conversions',
+    ];
+    downloadCsv(`herald-statistics-${data.groupBy}-${query.from}-${query.to}.csv`, [
+      header,
+      ...data.items.map(row),
+      ['total', ...row(data.total).slice(1)],
+    ]);
   };
 
   return (
@@ -67,11 +99,28 @@ export function Statistics() {
       >
         <div class="grid">
           <TextField label="From date" type="date" value={form.from} onValue={set('from')} required />
-          <TextField label="To date" type="date" value={form.to} onValue={set('to')} required hint="Inclusive; days are UTC." />
+          <TextField
+            label="To date"
+            type="date"
+            value={form.to}
+            onValue={set('to')}
+            required
+            hint="Inclusive; days are UTC."
+          />
           <SelectField label="Group by" value={form.groupBy} onValue={set('groupBy')} options={GROUP_BY} />
-          <SelectField label="Channel" value={form.channelType} onValue={set('channelType')} options={[{ value: '', label: 'Any channel' }, ...CHANNELS]} />
+          <SelectField
+            label="Channel"
+            value={form.channelType}
+            onValue={set('channelType')}
+            options={[{ value: '', label: 'Any channel' }, ...CHANNELS]}
+          />
           <TextField label="Sender name" value={form.senderName} onValue={set('senderName')} />
-          <SelectField label="Status" value={form.status} onValue={set('status')} options={[{ value: '', label: 'Any status' }, ...MESSAGE_STATUSES]} />
+          <SelectField
+            label="Status"
+            value={form.status}
+            onValue={set('status')}
+            options={[{ value: '', label: 'Any status' }, ...MESSAGE_STATUSES]}
+          />
           <TextField label="Tag" value={form.tag} onValue={set('tag')} />
         </div>
         <div class="actions">
@@ -84,9 +133,15 @@ export function Statistics() {
       <AsyncState state={stats} what="statistics" />
       {data && (
         <>
-          <BarChart title={`Messages by ${GROUP_BY.find((g) => g.value === data.groupBy)?.label.toLowerCase() ?? data.groupBy}`} points={points} barLabel="Messages" lineLabel={data.groupBy === 'day' ? 'Delivered' : undefined} />
+          <BarChart
+            title={`Messages by ${GROUP_BY.find((g) => g.value === data.groupBy)?.label.toLowerCase() ?? data.groupBy}`}
+            points={points}
+            barLabel="Messages"
+            lineLabel={data.groupBy === 'day' ? 'Delivered' : undefined}
+          />
           <p>
-            {data.total.messages.toLocaleString()} messages, {data.total.parts.toLocaleString()} parts, cost {formatBalance(data.total.price)}.
+            {data.total.messages.toLocaleString()} messages, {data.total.parts.toLocaleString()} parts, cost{' '}
+            {formatBalance(data.total.price)}.
           </p>
           <ListTable
             label="Statistics"

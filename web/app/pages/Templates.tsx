@@ -1,6 +1,19 @@
 import { useState } from 'preact/hooks';
 import { type Channel, CHANNELS, formatTime, localInputToIso } from '../../shared/format.js';
-import { AsyncState, ConfirmButton, ListTable, NoticeLine, Page, Pager, SelectField, TextArea, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import {
+  AsyncState,
+  ConfirmButton,
+  ListTable,
+  NoticeLine,
+  Page,
+  Pager,
+  SelectField,
+  TextArea,
+  TextField,
+  useAction,
+  useAsync,
+  useNotice,
+} from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { Template } from '../types.js';
 
@@ -20,8 +33,14 @@ export function Templates() {
   const [dateTo, setDateTo] = useState('');
   const notice = useNotice();
   const action = useAction(notice);
-  const list = useAsync((signal) => system.get('/api/v1/templates', { signal, query: { page, per_page: PER_PAGE, status } }), [page, status]);
-  const names = useAsync((signal) => system.get('/api/v1/sender-names', { signal, query: { channelType, per_page: 1000 } }), [channelType]);
+  const list = useAsync(
+    (signal) => system.get('/api/v1/templates', { signal, query: { page, per_page: PER_PAGE, status } }),
+    [page, status],
+  );
+  const names = useAsync(
+    (signal) => system.get('/api/v1/sender-names', { signal, query: { channelType, per_page: 1000 } }),
+    [channelType],
+  );
   const nameOptions = names.data?.items.filter((n) => n.status !== 'Rejected').map((n) => n.name) ?? [];
   const chosen = channelType === 'VK' || nameOptions.includes(senderName) ? senderName : (nameOptions[0] ?? '');
 
@@ -31,7 +50,14 @@ export function Templates() {
       const from = localInputToIso(dateFrom);
       const to = localInputToIso(dateTo);
       const created = await system.post('/api/v1/templates', {
-        body: { channelType, templateType, senderName: chosen, pattern, ...(from ? { dateFrom: from } : {}), ...(to ? { dateTo: to } : {}) },
+        body: {
+          channelType,
+          templateType,
+          senderName: chosen,
+          pattern,
+          ...(from ? { dateFrom: from } : {}),
+          ...(to ? { dateTo: to } : {}),
+        },
       });
       setPattern('');
       list.reload();
@@ -55,12 +81,31 @@ export function Templates() {
           {channelType === 'VK' ? (
             <TextField label="Sender name" value={senderName} onValue={setSenderName} required />
           ) : (
-            <SelectField label="Sender name" value={chosen} onValue={setSenderName} options={nameOptions.length ? nameOptions : [{ value: '', label: 'No sender names for this channel' }]} required />
+            <SelectField
+              label="Sender name"
+              value={chosen}
+              onValue={setSenderName}
+              options={nameOptions.length ? nameOptions : [{ value: '', label: 'No sender names for this channel' }]}
+              required
+            />
           )}
-          <TextField label="Valid from" type="datetime-local" value={dateFrom} onValue={setDateFrom} hint="Optional; now by default." />
+          <TextField
+            label="Valid from"
+            type="datetime-local"
+            value={dateFrom}
+            onValue={setDateFrom}
+            hint="Optional; now by default."
+          />
           <TextField label="Valid to" type="datetime-local" value={dateTo} onValue={setDateTo} hint="Optional." />
         </div>
-        <TextArea label="Pattern" value={pattern} onValue={setPattern} required rows={3} hint="Text with %w (a word), %d (digits), %s (any text)." />
+        <TextArea
+          label="Pattern"
+          value={pattern}
+          onValue={setPattern}
+          required
+          rows={3}
+          hint="Text with %w (a word), %d (digits), %s (any text)."
+        />
         <div class="actions">
           <button type="submit" disabled={action.busy || !chosen}>
             Create template
@@ -85,7 +130,17 @@ export function Templates() {
         <>
           <ListTable
             label="Templates"
-            columns={['Id', 'Channel', 'Type', 'Sender name', 'Pattern', 'Status', 'Valid', "Operator's comment", { label: 'Actions', hidden: true }]}
+            columns={[
+              'Id',
+              'Channel',
+              'Type',
+              'Sender name',
+              'Pattern',
+              'Status',
+              'Valid',
+              "Operator's comment",
+              { label: 'Actions', hidden: true },
+            ]}
             rows={list.data.items}
             empty="No templates."
             row={(item) => (
@@ -103,7 +158,12 @@ export function Templates() {
                 </td>
                 <td>{item.managerComment ?? '—'}</td>
                 <td>
-                  <ConfirmButton label="Delete" name={`template ${item.id}`} disabled={action.busy} onConfirm={() => void remove(item)} />
+                  <ConfirmButton
+                    label="Delete"
+                    name={`template ${item.id}`}
+                    disabled={action.busy}
+                    onConfirm={() => void remove(item)}
+                  />
                 </td>
               </tr>
             )}
