@@ -94,26 +94,27 @@ export async function trafficCenterUpdate(
  * A center of the account, held until the transaction ends so that it cannot be deleted meanwhile: what binds a rule
  * or a key to it takes this first (a delete in progress makes it wait, then find nothing).
  */
-export async function trafficCenterHold(
+export const trafficCenterHold = (
   tx: Queryable,
   accountId: number,
   id: number,
-): Promise<TrafficCenterRow | undefined> {
-  const [row] = await tx.query<TrafficCenterRow>(
-    `SELECT ${COLUMNS} FROM traffic_centers WHERE account_id = $1 AND id = $2 FOR SHARE`,
-    [accountId, id],
-  );
-  return row;
-}
+): Promise<TrafficCenterRow | undefined> => trafficCenterLocked(tx, accountId, id, 'FOR SHARE');
 
 /** A center of the account, locked for its deletion: whatever would bind to it waits until the transaction ends. */
-export async function trafficCenterLock(
+export const trafficCenterLock = (
   tx: Queryable,
   accountId: number,
   id: number,
+): Promise<TrafficCenterRow | undefined> => trafficCenterLocked(tx, accountId, id, 'FOR UPDATE');
+
+async function trafficCenterLocked(
+  tx: Queryable,
+  accountId: number,
+  id: number,
+  mode: 'FOR SHARE' | 'FOR UPDATE',
 ): Promise<TrafficCenterRow | undefined> {
   const [row] = await tx.query<TrafficCenterRow>(
-    `SELECT ${COLUMNS} FROM traffic_centers WHERE account_id = $1 AND id = $2 FOR UPDATE`,
+    `SELECT ${COLUMNS} FROM traffic_centers WHERE account_id = $1 AND id = $2 ${mode}`,
     [accountId, id],
   );
   return row;
