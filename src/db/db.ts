@@ -22,4 +22,6 @@ export interface Db extends Queryable {
    * statements give way to those of requests (see pgliteDb.ts); on PostgreSQL it is this database.
    */
   background?(): Db;
+  /** The whole database as an uncompressed tarball (PGlite): what `openPglite`'s `loadDataDir` starts from. */
+  dumpDataDir?(): Promise<Blob>;
 }

@@ -36,7 +36,7 @@ export function spawnHerald(args: string[], env: Record<string, string>, options
   return {
     child,
     output: () => output,
-    waitFor(pattern, timeoutMs = 20_000) {
+    waitFor(pattern, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
         const check = (): void => {
           const match = output.match(pattern);
