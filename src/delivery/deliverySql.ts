@@ -314,3 +314,23 @@ export async function messageExpireDue(
     [now, limit, errors.noReceipt, errors.notRead],
   );
 }
+
+/**
+ * Locks messages in the global order (account, id) at the start of a transaction of several statements. Each
+ * statement keeps that order by itself, but a later statement of the same transaction could lock a message after an
+ * earlier one locked a balance (for a refund), while a stop holding that message waits for the balance: taken here
+ * first, every message the transaction will change is held before any balance is.
+ */
+export async function messageLockOrdered(
+  tx: Queryable,
+  messages: readonly { accountId: number; id: string }[],
+): Promise<void> {
+  if (messages.length === 0) return;
+  await tx.query(
+    `SELECT 1 FROM messages m
+     JOIN unnest($1::bigint[], $2::uuid[]) AS k(account_id, id) ON m.account_id = k.account_id AND m.id = k.id
+     ORDER BY m.account_id, m.id
+     FOR UPDATE OF m`,
+    [messages.map((m) => m.accountId), messages.map((m) => m.id)],
+  );
+}

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { Db, Queryable } from '../db/db.js';
 import { nowMs, systemClock, type Clock, type ClockTimer } from '../util/clock.js';
-import { messageNoteIgnored, type SubmissionRow } from './deliverySql.js';
+import { messageLockOrdered, messageNoteIgnored, type SubmissionRow } from './deliverySql.js';
 import type { CarrierReceipt } from '../connectors/index.js';
-import { applyReceipts, applyTransitions, receiptsPerPart } from './receipts.js';
+import { applyMatchedReceipts, applyTransitions, matchReceipts, receiptMessages, receiptsPerPart } from './receipts.js';
 import {
   mergeReceipt,
   retryTransition,
@@ -254,12 +254,17 @@ export class DeliveryWriter {
     }
     this.forgetOldSubmissions();
 
-    const run = async (q: Queryable): Promise<void> => {
-      const unmoved = await applyTransitions(q, [...transitions.values(), ...extra], submissions);
+    const all = [...transitions.values(), ...extra];
+    const run = async (q: Queryable, several: boolean): Promise<void> => {
+      const found = dbReceipts.length > 0 ? await matchReceipts(q, dbReceipts) : undefined;
+      // Several statements: every message they change is locked first, in the global order, before any refund
+      // locks a balance (a stop holding one of them may be waiting for that balance).
+      if (several) await messageLockOrdered(q, [...all, ...(found ? receiptMessages(found) : [])]);
+      const unmoved = await applyTransitions(q, all, submissions);
       for (const t of unmoved)
         for (const r of t.receipts) ignored.push({ accountId: t.accountId, id: t.id, status: r.status, at: r.at });
-      if (dbReceipts.length > 0) {
-        const outcome = await applyReceipts(q, dbReceipts);
+      if (found) {
+        const outcome = await applyMatchedReceipts(q, found);
         this.stats.orphaned += outcome.orphaned;
         this.stats.ignored += outcome.ignored;
       }
@@ -268,8 +273,8 @@ export class DeliveryWriter {
     };
     // The common flush is one statement, atomic by itself (refunds and events included); more statements share
     // a transaction. (Fallbacks and notes that follow it are independent, status-guarded statements.)
-    if (dbReceipts.length === 0 && extra.length === 0) await run(this.db);
-    else await this.db.transaction(run);
+    if (dbReceipts.length === 0 && extra.length === 0) await run(this.db, false);
+    else await this.db.transaction((q) => run(q, true));
 
     this.stats.flushes++;
     this.stats.sent += batch.sent.length;

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db.js';
-import { messageApplyTransitions, messageNoteIgnored, type SubmissionRow } from './deliverySql.js';
+import { messageApplyTransitions, messageLockOrdered, messageNoteIgnored, type SubmissionRow } from './deliverySql.js';
 import type { CarrierReceipt } from '../connectors/index.js';
 import {
   type MatchedReceipt,
@@ -87,14 +87,42 @@ export async function applyTransitions(
   return stillUnmoved;
 }
 
+/** Receipts found with their submissions, and how many were kept as orphans for later. */
+export interface FoundReceipts {
+  readonly receipts: number;
+  readonly matched: readonly MatchedReceipt[];
+  readonly orphaned: number;
+}
+
+/**
+ * Finds the submissions of carrier receipts (the first final receipt and the first read of each part), keeping
+ * those not recorded yet as orphans.
+ */
+export async function matchReceipts(tx: Queryable, receipts: readonly CarrierReceipt[]): Promise<FoundReceipts> {
+  const { matched, orphaned } = await submissionMatchReceipts(tx, receiptsPerPart(receipts));
+  return { receipts: receipts.length, matched, orphaned };
+}
+
+/** The messages found receipts change: to be locked first in a transaction of several statements. */
+export const receiptMessages = (found: FoundReceipts): { accountId: number; id: string }[] =>
+  found.matched.map((m) => ({ accountId: m.accountId, id: m.messageId }));
+
 /**
  * Applies carrier receipts through the database, in the caller's transaction: each finds its submission (or is
  * kept as an orphan); a single-part message moves to the receipt's outcome where the rules allow; a multi-part
  * message records each part and becomes undelivered (or unsent) at its first failed part, delivered when all its
- * parts are. Receipts that change nothing are noted in the message's history as ignored.
+ * parts are. Receipts that change nothing are noted in the message's history as ignored. The messages are locked
+ * in the global order before anything else: applying takes several statements, and refunds lock balances.
  */
 export async function applyReceipts(tx: Queryable, receipts: readonly CarrierReceipt[]): Promise<ReceiptOutcome> {
-  const { matched, orphaned } = await submissionMatchReceipts(tx, receiptsPerPart(receipts));
+  const found = await matchReceipts(tx, receipts);
+  await messageLockOrdered(tx, receiptMessages(found));
+  return applyMatchedReceipts(tx, found);
+}
+
+/** Applies receipts already matched ({@link matchReceipts}) whose messages the transaction holds. */
+export async function applyMatchedReceipts(tx: Queryable, found: FoundReceipts): Promise<ReceiptOutcome> {
+  const { matched, orphaned } = found;
   const single = matched.filter((m) => m.parts === 1);
   const perMessage: { accountId: number; messageId: string; receipt: CarrierReceipt }[] = [...single];
 
@@ -139,7 +167,7 @@ export async function applyReceipts(tx: Queryable, receipts: readonly CarrierRec
   await messageNoteIgnored(tx, ignored);
   const unchangedParts = multipart.length - changedParts.length;
   const applied = matched.length - ignored.length - unchangedParts;
-  return { applied, orphaned, ignored: receipts.length - applied - orphaned };
+  return { applied, orphaned, ignored: found.receipts - applied - orphaned };
 }
 
 /** Multi-part receipts split so that each statement sees a part once (a delivery and then its read). */

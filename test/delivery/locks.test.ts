@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
+import pino from 'pino';
 import { messageApplyTransitions } from '../../src/delivery/deliverySql.js';
+import { DeliveryWriter } from '../../src/delivery/deliveryWriter.js';
 import { applyReceipts } from '../../src/delivery/receipts.js';
 import { DELIVERY_ERRORS } from '../../src/delivery/statuses.js';
 import { sentTransition, statusTransition } from '../../src/delivery/transitions.js';
@@ -11,6 +13,7 @@ import { insertAccount, insertMessage } from '../factories/rows.js';
 const ON_POSTGRES = ENGINES.includes('postgres');
 const ROUNDS = 1000;
 const NOW = new Date('2026-03-10T09:00:00Z');
+const silent = pino({ level: 'silent' });
 
 /** A seeded shuffle, so that a failing round can be run again. */
 function shuffled<T>(items: readonly T[], seed: number): T[] {
@@ -26,8 +29,9 @@ function shuffled<T>(items: readonly T[], seed: number): T[] {
 
 /**
  * Every statement that changes messages and balances takes its locks in one global order (messages by account and
- * id, then balances by account and currency): stops, receipts and status changes with refunds across accounts,
- * racing on the same rows in every order, never deadlock. PostgreSQL only: PGlite has one connection.
+ * id, then balances by account and currency), and a transaction of several statements locks all its messages first:
+ * stops, receipts, the writer's flushes and status changes with refunds across accounts, racing on the same rows in
+ * every order, never deadlock. PostgreSQL only: PGlite has one connection.
  */
 describe.runIf(ON_POSTGRES)('lock order under concurrent stop, receipts and refunds (PostgreSQL)', () => {
   let testDb: TestDb;
@@ -75,6 +79,27 @@ describe.runIf(ON_POSTGRES)('lock order under concurrent stop, receipts and refu
         db.transaction((tx) => messageApplyTransitions(tx, unsent(round * 7 + 1))),
         // Another process's flush of the same messages, in another order.
         messageApplyTransitions(db, unsent(round * 7 + 2)),
+        // A writer's own flush of several statements in one transaction: status changes with refunds, then
+        // receipts it matches through the submissions table (not its own submissions).
+        (async () => {
+          const writer = new DeliveryWriter(db, silent, { maxBatch: 100, lingerMs: 0 });
+          const flushed = [
+            ...shuffled(waiting, round * 7 + 5).map((m) =>
+              writer.status({ accountId: m.accountId, id: m.id, status: 'unsent', at: NOW, errorCode: 3 }),
+            ),
+            writer.receipts(
+              shuffled(sent, round * 7 + 6).map((m) => ({
+                connectorId: 'lock-test',
+                carrierId: m.carrierId,
+                state: 'unsent' as const,
+                at: NOW,
+                errorCode: 4,
+              })),
+            ),
+          ];
+          await writer.drain();
+          await Promise.all(flushed);
+        })(),
         // Receipts matched through the database, in a transaction.
         db.transaction((tx) =>
           applyReceipts(
