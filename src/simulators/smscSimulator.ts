@@ -78,6 +78,7 @@ export class SmscSimulator {
   private counter = 0;
   private down = false;
   private stalled = false;
+  private refusal: number | undefined;
   private keepSubmissions = true;
   port = 0;
 
@@ -132,6 +133,14 @@ export class SmscSimulator {
   /** While stalled, the SMSC keeps its connections but answers nothing (no submit_sm_resp, no enquire_link_resp). */
   setStalled(stalled: boolean): void {
     this.stalled = stalled;
+  }
+
+  /**
+   * While set, every submit_sm is answered with this command_status (ESME_RTHROTTLED, say) and goes nowhere, as from
+   * a busy or failing SMSC; `undefined` takes them again.
+   */
+  refuseSubmissions(status: number | undefined): void {
+    this.refusal = status;
   }
 
   /** Writes bytes that are not a valid PDU to every bound session. */
@@ -222,6 +231,15 @@ export class SmscSimulator {
       return;
     }
     const destination = String(pdu.destination_addr);
+    if (this.refusal !== undefined) {
+      if (this.keepSubmissions)
+        this.submissions.push({
+          ...this.describe(session, pdu, systemId, null, String(pdu.source_addr), destination),
+          status: this.refusal,
+        });
+      session.send(pdu.response({ command_status: this.refusal }));
+      return;
+    }
     const outcome = outcomeOf(destination);
     const messageId = outcome === 'rejected' ? null : `${this.prefix}${(++this.counter).toString(16)}`;
     if (outcome === 'rejected') this.counter++;

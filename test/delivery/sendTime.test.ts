@@ -110,6 +110,36 @@ describe.each(ENGINES)('checks at the moment of sending (%s)', (engine) => {
     expect(await row(id)).toMatchObject({ status: 'undelivered', error_code: DELIVERY_ERRORS.noReceipt });
   });
 
+  it('gives a message without ttl 25 hours, and a re-submission after a carrier failure the time left', async () => {
+    t.clock.set('2026-03-10T10:00:00Z');
+    await t.send(account.traffic, [message('SMS', { destination: '79161240051' })]);
+    await waitFor(() => submitted('79161240051').length === 1);
+    expect(Math.abs(submitted('79161240051')[0]!.validitySeconds! - 25 * 3600)).toBeLessThanOrEqual(2);
+
+    // The SMSC is busy (ESME_RTHROTTLED): the message goes back to the queue and is sent again later.
+    const smsc = t.simulators!.smsc;
+    smsc.refuseSubmissions(0x58);
+    try {
+      const [id] = await t.send(account.traffic, [message('SMS', { destination: '79161240052', ttl: 3600 })]);
+      await waitFor(async () => (await row(id!)).history.some((h) => h.retryAt !== undefined));
+      expect(submitted('79161240052').map((s) => s.status)).toEqual([0x58]);
+      smsc.refuseSubmissions(undefined);
+      // Sent again 20 minutes after it was accepted: the carrier gets the 40 minutes left, not the whole hour.
+      t.clock.set('2026-03-10T10:20:00Z');
+      // The jump outlasts the SMPP session's enquire_link answer, so it reconnects first: the clock goes on
+      // a second at a time until the message is sent.
+      await waitFor(() => {
+        if (submitted('79161240052').length === 2) return true;
+        t.clock.advance(1000);
+        return false;
+      });
+      expect(submitted('79161240052')[1]).toMatchObject({ status: 0 });
+      expect(Math.abs(submitted('79161240052')[1]!.validitySeconds! - 40 * 60)).toBeLessThanOrEqual(60);
+    } finally {
+      smsc.refuseSubmissions(undefined);
+    }
+  });
+
   it('makes a free-form WhatsApp message unsent when its chat window closed before its turn came', async () => {
     t.clock.set('2026-03-10T09:00:00Z');
     const now = t.clock.now();
