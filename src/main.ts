@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { adminAccountRoutes } from './accounts/routes.js';
-import { PasswordHasher } from './accounts/index.js';
+import { PasswordHasher, SCRYPT_PARAMS } from './accounts/index.js';
 import { apiKeyRoutes } from './accounts/routes.js';
 import { sessionRoutes } from './accounts/routes.js';
 import { adminUserRoutes } from './accounts/routes.js';
@@ -218,7 +218,10 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       connectorStates,
       metrics,
       limits: createLimits(config, metrics),
-      passwords: new PasswordHasher(config.passwordHashConcurrency, config.passwordHashQueue),
+      passwords: new PasswordHasher(config.passwordHashConcurrency, config.passwordHashQueue, {
+        ...SCRYPT_PARAMS,
+        N: 2 ** config.passwordScryptCost,
+      }),
       directDispatch:
         role === 'all'
           ? {

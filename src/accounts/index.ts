@@ -2,7 +2,7 @@
 export { accountGet, accountSetCallbackSecret, accountUpdate } from './accountSql.js';
 export { accountGetOr404, createAccount, newCallbackSecret } from './accounts.js';
 export { ledgerAppend, ledgerCreditCte } from './ledgerSql.js';
-export { PasswordHasher } from './passwords.js';
+export { PasswordHasher, SCRYPT_PARAMS } from './passwords.js';
 export { tokenFindLive, tokenLiveBoundToCenter } from './tokenSql.js';
 export { parseAuthorization, secretMatches } from './tokens.js';
 export type { TokenType } from './tokens.js';

@@ -4,15 +4,21 @@ import { herald } from '../errors/catalogue.js';
 /**
  * scrypt cost of new hashes: N = 2^15, r = 8, p = 3, one of OWASP's equivalent minimums for scrypt (32 MiB, about
  * 170 ms of one core per hash; paid only at sign-in and when the operator sets a password). Stored hashes carry
- * their parameters, so raising them later needs no migration.
+ * their parameters, so raising them later (HERALD_PASSWORD_SCRYPT_COST) needs no migration.
  */
 export const SCRYPT_PARAMS = { N: 32_768, r: 8, p: 3 } as const;
+
+export interface ScryptParams {
+  readonly N: number;
+  readonly r: number;
+  readonly p: number;
+}
 const KEY_LENGTH = 32;
 const SALT_BYTES = 16;
 /** Limits of parameters read back from a stored hash: a corrupt row must not make a sign-in allocate gigabytes. */
 const MAX_N = 1 << 20;
 
-function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
+function derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
   const options: ScryptOptions = { ...params, maxmem: 256 * params.N * params.r + 1024 * 1024 };
   return new Promise((resolve, reject) =>
     scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (error, key) =>
@@ -22,10 +28,10 @@ function derive(password: string, salt: Buffer, params: { N: number; r: number; 
 }
 
 /** Hashes a password with scrypt and a random salt: `scrypt$N$r$p$<salt>$<hash>` (salt and hash base64url). */
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, params: ScryptParams = SCRYPT_PARAMS): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
-  const key = await derive(password, salt, SCRYPT_PARAMS);
-  const { N, r, p } = SCRYPT_PARAMS;
+  const key = await derive(password, salt, params);
+  const { N, r, p } = params;
   return `scrypt$${N}$${r}$${p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
@@ -52,16 +58,6 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 /**
- * A hash of no one's password, verified when a login names no user, so that an unknown login takes as long to
- * refuse as a wrong password (no telling which logins exist by the time of the answer).
- */
-let decoy: Promise<string> | undefined;
-export function decoyHash(): Promise<string> {
-  decoy ??= hashPassword(randomBytes(16).toString('hex'));
-  return decoy;
-}
-
-/**
  * Runs every scrypt of the process (sign-ins, passwords the operator sets) through a bounded gate: at most
  * `concurrency` at once, at most `queue` waiting, and beyond that a refusal (503 5035, Retry-After) instead of more
  * waiting. scrypt runs on libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE says otherwise), which file reads
@@ -71,19 +67,28 @@ export function decoyHash(): Promise<string> {
 export class PasswordHasher {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
+  /**
+   * A hash of no one's password, verified when a login names no user, so that an unknown login takes as long to
+   * refuse as a wrong password (no telling which logins exist by the time of the answer).
+   */
+  private decoy: Promise<string> | undefined;
 
   constructor(
     private readonly concurrency: number,
     private readonly queue: number,
+    private readonly params: ScryptParams = SCRYPT_PARAMS,
   ) {}
 
   hash(password: string): Promise<string> {
-    return this.run(() => hashPassword(password));
+    return this.run(() => hashPassword(password, this.params));
   }
 
   /** {@link verifyPassword} through the gate; `stored` undefined checks against the decoy (an unknown login). */
   verify(password: string, stored: string | undefined): Promise<boolean> {
-    return this.run(async () => verifyPassword(password, stored ?? (await decoyHash())));
+    return this.run(async () => {
+      this.decoy ??= hashPassword(randomBytes(16).toString('hex'), this.params);
+      return verifyPassword(password, stored ?? (await this.decoy));
+    });
   }
 
   /** Hashes running or waiting now (for tests and metrics). */

@@ -62,6 +62,8 @@ export interface Config {
   readonly passwordHashConcurrency: number;
   /** Password hashes that may wait for a turn; beyond, a sign-in gets 503 5035. */
   readonly passwordHashQueue: number;
+  /** scrypt's N of new password hashes, as its power of two. */
+  readonly passwordScryptCost: number;
   /** When set, GET /metrics takes `Authorization: Bearer <token>`. */
   readonly metricsToken: string | undefined;
   /** Fastify's trustProxy: whose X-Forwarded-For to believe for the client address (rate limits, logs). */
@@ -126,6 +128,11 @@ export const DEFAULT_PASSWORD_HASH_CONCURRENCY = 2;
  * A few seconds of waiting at 2 at a time: more than people signing in ever make, and as long as a sign-in should wait.
  */
 export const DEFAULT_PASSWORD_HASH_QUEUE = 32;
+/**
+ * N = 2^15 (with r = 8, p = 3) is one of OWASP's equivalent minimums for scrypt. Each step down halves a hash's work:
+ * below 15 only for tests, which sign in hundreds of times (10 takes ~3 ms instead of ~170 ms).
+ */
+export const DEFAULT_PASSWORD_SCRYPT_COST = 15;
 /** libuv's default thread pool size, when UV_THREADPOOL_SIZE is not set. */
 const LIBUV_DEFAULT_POOL_SIZE = 4;
 
@@ -282,6 +289,7 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_AUTH_FAILURE_LIMIT: `failed authentications per minute per client address, 0 for none (default ${DEFAULT_AUTH_FAILURE_LIMIT})`,
   HERALD_PASSWORD_HASH_CONCURRENCY: `password hashes (scrypt) at once per process, below libuv's thread pool size (default ${DEFAULT_PASSWORD_HASH_CONCURRENCY}, 1 on fewer than 3 cores)`,
   HERALD_PASSWORD_HASH_QUEUE: `password hashes that may wait for a turn; beyond, 503 5035 (default ${DEFAULT_PASSWORD_HASH_QUEUE})`,
+  HERALD_PASSWORD_SCRYPT_COST: `scrypt's N of new password hashes as a power of two, 10-20 (default ${DEFAULT_PASSWORD_SCRYPT_COST}; lower only for tests)`,
   HERALD_METRICS_TOKEN: 'bearer token GET /metrics requires (default unset: open, for a private network)',
   HERALD_TRUST_PROXY:
     'false|true|<hops>|<addresses and CIDRs, comma-separated>: proxies whose X-Forwarded-For gives the client address (default false)',
@@ -415,6 +423,9 @@ export function loadConfig(env: Env = process.env): Config {
     passwordHashQueue:
       optional(read('HERALD_PASSWORD_HASH_QUEUE'), 'HERALD_PASSWORD_HASH_QUEUE', integerIn(0, 100_000)) ??
       DEFAULT_PASSWORD_HASH_QUEUE,
+    passwordScryptCost:
+      optional(read('HERALD_PASSWORD_SCRYPT_COST'), 'HERALD_PASSWORD_SCRYPT_COST', integerIn(10, 20)) ??
+      DEFAULT_PASSWORD_SCRYPT_COST,
     metricsToken: optional(read('HERALD_METRICS_TOKEN'), 'HERALD_METRICS_TOKEN', parseAdminToken),
     trustProxy: optional(read('HERALD_TRUST_PROXY'), 'HERALD_TRUST_PROXY', parseTrustProxy) ?? false,
   });

@@ -27,6 +27,14 @@ describe('the password hashing gate', () => {
     expect(gate.load).toBe(0);
   });
 
+  it('hashes at N = 2^15, r = 8, p = 3 by default, and at the cost it is given', async () => {
+    expect(await new PasswordHasher(1, 0).hash('x')).toMatch(/^scrypt\$32768\$8\$3\$[\w-]{22}\$[\w-]{43}$/);
+    const cheap = await new PasswordHasher(1, 0, { N: 1024, r: 8, p: 3 }).hash('x');
+    expect(cheap).toMatch(/^scrypt\$1024\$8\$3\$/);
+    // A hash keeps its own parameters: any process verifies it, whatever cost it hashes new ones at.
+    expect(await new PasswordHasher(1, 0).verify('x', cheap)).toBe(true);
+  });
+
   it('frees its slot when a hash fails', async () => {
     const gate = new PasswordHasher(1, 0);
     // A stored hash it cannot read is simply no match; the gate stays usable.

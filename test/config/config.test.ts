@@ -109,6 +109,7 @@ describe('configuration (DESIGN 1)', () => {
       'HERALD_PASSWORD_HASH_CONCURRENCY: must be an integer from 1 to 3 (got "4")',
     ],
     ['HERALD_PASSWORD_HASH_QUEUE', '-1', 'HERALD_PASSWORD_HASH_QUEUE: must be an integer from 0 to 100000 (got "-1")'],
+    ['HERALD_PASSWORD_SCRYPT_COST', '9', 'HERALD_PASSWORD_SCRYPT_COST: must be an integer from 10 to 20 (got "9")'],
     [
       'HERALD_WEBHOOK_BODY_LIMIT',
       '100',
