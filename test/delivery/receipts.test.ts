@@ -18,8 +18,7 @@ describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts 
         history: { status: string; ignored?: boolean }[];
       }>('SELECT status, error_code, history FROM messages WHERE id = $1', [id])
     )[0]!;
-  const sendOne = async (body: Record<string, unknown>): Promise<string> =>
-    (await t.call('POST', '/api/v1/message', { token: account.traffic, body: [body] })).body.items[0].messageUuid;
+  const sendOne = async (body: Record<string, unknown>): Promise<string> => (await t.send(account.traffic, [body]))[0]!;
 
   beforeAll(async () => {
     t = await startTestHerald(engine, { delivery: { delayMs: 20 } });

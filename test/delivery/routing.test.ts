@@ -8,7 +8,7 @@ import { SmscSimulator } from '../../src/simulators/smscSimulator.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { call } from '../helpers/http.js';
-import { ADMIN_TOKEN } from '../helpers/testHerald.js';
+import { ADMIN_TOKEN, sendVia } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 
 const smppConnector = (id: string, port: number): SmppConnectorConfig => ({
@@ -34,18 +34,17 @@ describe.each(ENGINES)('routing fallback and a stalled SMSC (%s)', (engine) => {
   const primary = new SmscSimulator({ systemId: 'herald', password: 'pw', delayMs: 10 });
   const backup = new SmscSimulator({ systemId: 'herald', password: 'pw', delayMs: 10 });
 
-  const send = async (texts: string[]): Promise<string[]> => {
-    const reply = await call(herald.url!, 'POST', '/api/v1/message', {
+  const send = (texts: string[]): Promise<string[]> =>
+    sendVia(
+      { call: (method, path, options) => call(herald.url!, method, path, options) },
       token,
-      body: texts.map((content, i) => ({
+      texts.map((content, i) => ({
         channelType: 'SMS',
         senderName: 'Shop',
         destination: `7916777${String(i).padStart(3, '0')}0`,
         content,
       })),
-    });
-    return reply.body.items.map((item: { messageUuid: string }) => item.messageUuid);
-  };
+    );
   const statuses = async (ids: string[]) =>
     (await testDb.db.query<{ status: string }>('SELECT status FROM messages WHERE id = ANY($1::uuid[])', [ids])).map(
       (r) => r.status,

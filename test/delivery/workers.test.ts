@@ -19,9 +19,7 @@ async function sendMany(cluster: Cluster, token: string, count: number, tag: str
         content: `${tag} ${i}`,
       };
     });
-    const reply = await cluster.call('POST', '/api/v1/message', { token, body });
-    if (reply.status !== 200 || reply.body.errors) throw new Error(JSON.stringify(reply.body).slice(0, 300));
-    ids.push(...reply.body.items.map((item: { messageUuid: string }) => item.messageUuid));
+    ids.push(...(await cluster.send(token, body)));
   }
   return ids;
 }

@@ -39,9 +39,7 @@ describe.runIf(ON_POSTGRES)('a worker killed while it delivers callbacks', () =>
         content: `callback crash ${start + k}`,
         callbackUrl: receiver!.url,
       }));
-      const reply = await cluster.call('POST', '/api/v1/message', { token: account.traffic, body });
-      expect(reply.body.errors).toBe(false);
-      ids.push(...reply.body.items.map((item: { messageUuid: string }) => item.messageUuid));
+      ids.push(...(await cluster.send(account.traffic, body)));
     }
     await waitFor(() => receiver!.received.length > HELD, { timeoutMs: 30_000 });
     first.run.child.kill('SIGKILL');

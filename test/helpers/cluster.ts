@@ -5,7 +5,7 @@ import { startEmbeddedSimulators, type EmbeddedSimulators } from '../../src/simu
 import { openTestDb, type TestDb } from './engines.js';
 import { call, type CallOptions, type Reply } from './http.js';
 import { spawnHerald, type Spawned } from './process.js';
-import { ADMIN_TOKEN, type TestAccount } from './testHerald.js';
+import { ADMIN_TOKEN, sendVia, type TestAccount } from './testHerald.js';
 
 export interface ClusterProcess {
   readonly run: Spawned;
@@ -21,6 +21,8 @@ export interface Cluster {
   readonly simulators: EmbeddedSimulators;
   start(role: 'api' | 'worker' | 'all', env?: Record<string, string>): Promise<ClusterProcess>;
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<Reply<T>>;
+  /** Sends messages through an api process, expects every one taken, and returns their ids in order. */
+  send(token: string, messages: readonly Record<string, unknown>[]): Promise<string[]>;
   createAccount(senderName: string): Promise<TestAccount>;
   close(): Promise<void>;
 }
@@ -77,6 +79,7 @@ export async function startCluster(options: {
       if (!apiUrl) throw new Error('no api process started');
       return call(apiUrl, method, p, callOptions);
     },
+    send: (token, messages) => sendVia(cluster, token, messages),
     async createAccount(senderName) {
       const created = await cluster.call('POST', '/admin/v1/accounts', {
         auth: `Bearer ${ADMIN_TOKEN}`,

@@ -69,6 +69,21 @@ export async function createAccountVia(
   return { id, traffic: created.body.tokens.traffic, system: created.body.tokens.system };
 }
 
+/**
+ * Sends messages with a traffic token through a Herald's API (in-process or a process of a cluster), expects every
+ * one taken, and returns their ids in request order: the one send helper of the tests.
+ */
+export async function sendVia(
+  h: { call<T = any>(method: string, path: string, options?: CallOptions): Promise<Reply<T>> },
+  token: string,
+  messages: readonly Record<string, unknown>[],
+): Promise<string[]> {
+  const reply = await h.call('POST', '/api/v1/message', { token, body: messages });
+  if (reply.status !== 200 || reply.body.errors !== false)
+    throw new Error(`not every message was taken: ${reply.status} ${JSON.stringify(reply.body).slice(0, 500)}`);
+  return reply.body.items.map((item: { messageUuid: string }) => item.messageUuid);
+}
+
 export interface TestHerald {
   readonly herald: Herald;
   /** The carrier simulators, when started with `delivery`. */
@@ -145,12 +160,7 @@ export async function startTestHerald(
     call: (method, path, callOptions) => call(url, method, path, callOptions),
     admin: (method, path, body) => call(url, method, path, { auth: `Bearer ${ADMIN_TOKEN}`, body }),
     createAccount: (accountOptions = {}) => createAccountVia(t, () => clock.now(), accountOptions),
-    async send(token, messages) {
-      const reply = await t.call('POST', '/api/v1/message', { token, body: messages });
-      if (reply.status !== 200 || reply.body.errors !== false)
-        throw new Error(`not every message was taken: ${reply.status} ${JSON.stringify(reply.body)}`);
-      return reply.body.items.map((item: { messageUuid: string }) => item.messageUuid);
-    },
+    send: (token, messages) => sendVia(t, token, messages),
     async close() {
       await herald.close();
       await simulators?.stop();
