@@ -133,8 +133,8 @@ const HistoryEntry = Type.Object(
 );
 
 /**
- * The message object of `GET /api/v1/message/{uuid}` and the list (DESIGN sections 4 and 12), also the `item` of
- * inbound callbacks. Every field is always present; absent values are null.
+ * The message object of `GET /api/v1/message/{uuid}` and the list (the real service's fields, status and read status
+ * apart), also the `item` of inbound callbacks. Every field is always present; absent values are null.
  */
 export const MessageObject = Type.Object(
   {
@@ -184,5 +184,5 @@ export const MessageObject = Type.Object(
     direction: Type.Enum(['outbound', 'inbound']),
     statusHistory: Type.Array(HistoryEntry),
   },
-  { description: 'The message object (DESIGN sections 4 and 12)' },
+  { description: 'The message object: every field always present, absent values null (docs/delivery.md)' },
 );

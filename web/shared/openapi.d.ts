@@ -524,7 +524,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The message object (DESIGN sections 4 and 12) */
+                /** @description The message object: every field always present, absent values null (docs/delivery.md) */
                 200: {
                     headers: {
                         [name: string]: unknown;

@@ -99,7 +99,7 @@ export function Messages() {
             onValue={set('channel_type')}
             options={[{ value: '', label: 'Any channel' }, ...CHANNELS]}
           />
-          {/* Without direction the API lists outbound messages (DESIGN 12). */}
+          {/* Without direction the API lists outbound messages, as the real service does. */}
           <SelectField
             label="Direction"
             value={filters.direction}
