@@ -316,4 +316,59 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     await app.close();
     await console.close();
   }, 60_000);
+
+  it('pages change in place: focus moves to the new heading (not on a first load), the back button restores the filters, a click with a modifier key opens a tab, and signing out leads to /app', async () => {
+    const app = await appPage();
+    // Page sets document.title and then focuses its heading (after a navigation) in one effect.
+    const shown = (title: string) => expect.poll(() => app.title()).toBe(`${title} · Herald`);
+    const headingFocused = () => app.evaluate(`document.activeElement?.id === 'page-title'`);
+    await shown('Dashboard');
+    expect(await headingFocused()).toBe(false);
+    // A reload would lose this: every step up to the new tab stays in the same document.
+    await app.evaluate('window.heraldSameDocument = true');
+
+    await nav(app, 'Messages').click();
+    await shown('Messages');
+    expect(await headingFocused()).toBe(true);
+    await app.getByLabel('Status').selectOption('delivered');
+    await app.getByLabel('Rows per page').selectOption('20');
+    await app.waitForURL(/\/app\/messages\?status=delivered&per_page=20$/);
+    await app.getByLabel('Status').selectOption('');
+    await app.getByRole('button', { name: 'Search' }).click();
+    await app.waitForURL(/\/app\/messages\?per_page=20$/);
+    await app.goBack();
+    await app.waitForURL(/\/app\/messages\?status=delivered&per_page=20$/);
+    await expect.poll(() => app.getByLabel('Status').inputValue()).toBe('delivered');
+    await app.goBack();
+    await app.waitForURL(/\/app\/messages$/);
+    await expect.poll(() => app.getByLabel('Status').inputValue()).toBe('');
+    expect(await app.getByLabel('Rows per page').inputValue()).toBe('50');
+    await app.goBack();
+    await shown('Dashboard');
+    expect(await headingFocused()).toBe(true);
+    expect(await app.evaluate('window.heraldSameDocument')).toBe(true);
+
+    const [tab] = await Promise.all([
+      app.context().waitForEvent('page'),
+      nav(app, 'Send').click({ modifiers: ['ControlOrMeta'] }),
+    ]);
+    await tab.waitForURL(/\/app\/send$/);
+    expect(app.url()).toMatch(/\/app$/);
+    await tab.close();
+
+    // A first load of a filtered list: the form shows the URL's filters, and the heading takes no focus.
+    await app.goto(`${t.url}/app/messages?status=delivered`);
+    await shown('Messages');
+    expect(await app.getByLabel('Status').inputValue()).toBe('delivered');
+    expect(await headingFocused()).toBe(false);
+    await app.goto(`${t.url}/app/nowhere`);
+    await app.getByRole('heading', { name: 'Page not found' }).waitFor();
+
+    await nav(app, 'Messages').click();
+    await shown('Messages');
+    await app.getByRole('button', { name: 'Sign out' }).click();
+    await app.getByRole('heading', { name: 'Sign in to your account' }).waitFor();
+    await app.waitForURL(/\/app$/);
+    await app.close();
+  });
 });

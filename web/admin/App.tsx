@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
+import { Route, useLocation } from 'preact-iso';
 import { onUnauthorized } from '../shared/api.js';
-import { match, navigate, useLocation } from '../shared/router.js';
+import { Routes } from '../shared/routes.js';
 import { Header, type NavItem } from '../shared/ui.js';
 import { AccountPage } from './pages/AccountPage.js';
 import { Accounts } from './pages/Accounts.js';
@@ -19,11 +20,11 @@ const NAV: readonly NavItem[] = [
   { href: `${BASE}/connectors`, label: 'Connectors' },
 ];
 
-/** The operator console: the admin token, then the pages of NAV. */
+/** The operator console: the admin token, then the pages of NAV (inside preact-iso's LocationProvider, main.tsx). */
 export function App() {
   const [signedIn, setSignedIn] = useState(currentToken() !== undefined);
   const [ended, setEnded] = useState(false);
-  const { path } = useLocation();
+  const { route } = useLocation();
 
   useEffect(() => {
     onUnauthorized(() => {
@@ -37,7 +38,7 @@ export function App() {
     setToken(undefined);
     setSignedIn(false);
     setEnded(false);
-    navigate(BASE);
+    route(BASE);
   };
 
   return (
@@ -59,7 +60,7 @@ export function App() {
       />
       <main id="main">
         {signedIn ? (
-          <Routes path={path} />
+          <Pages />
         ) : (
           <SignIn
             ended={ended}
@@ -75,19 +76,16 @@ export function App() {
   );
 }
 
-function Routes({ path }: { path: string }) {
-  let params: Record<string, string> | undefined;
-  if (path === BASE || path === '/' || path === `${BASE}/accounts`) return <Accounts />;
-  if ((params = match(`${BASE}/accounts/:id`, path))) return <AccountPage id={Number(params.id)} />;
-  if (path === `${BASE}/moderation`) return <Moderation />;
-  if (path === `${BASE}/tariffs`) return <Tariffs />;
-  if (path === `${BASE}/connectors`) return <Connectors />;
+function Pages() {
   return (
-    <section class="page">
-      <h1>Page not found</h1>
-      <p>
-        There is no page at <code>{path}</code>. Choose a page from the menu.
-      </p>
-    </section>
+    <Routes>
+      <Route path="/" component={Accounts} />
+      <Route path={BASE} component={Accounts} />
+      <Route path={`${BASE}/accounts`} component={Accounts} />
+      <Route path={`${BASE}/accounts/:id`} component={AccountPage} />
+      <Route path={`${BASE}/moderation`} component={Moderation} />
+      <Route path={`${BASE}/tariffs`} component={Tariffs} />
+      <Route path={`${BASE}/connectors`} component={Connectors} />
+    </Routes>
   );
 }

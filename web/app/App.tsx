@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
+import { Route, useLocation } from 'preact-iso';
 import { onUnauthorized, request } from '../shared/api.js';
-import { match, navigate, useLocation } from '../shared/router.js';
+import { Routes } from '../shared/routes.js';
 import { Header, type NavItem } from '../shared/ui.js';
 import { ApiKeys } from './pages/ApiKeys.js';
 import { Dashboard } from './pages/Dashboard.js';
@@ -27,11 +28,11 @@ const NAV: readonly NavItem[] = [
   { href: `${BASE}/api-keys`, label: 'API keys' },
 ];
 
-/** The personal account: sign-in, then the pages of NAV. */
+/** The personal account: sign-in, then the pages of NAV (inside preact-iso's LocationProvider, main.tsx). */
 export function App() {
   const [session, setSession] = useState<Session | undefined>(loadSession);
   const [ended, setEnded] = useState(false);
-  const { path } = useLocation();
+  const { route } = useLocation();
 
   useEffect(() => {
     onUnauthorized(() => {
@@ -52,7 +53,7 @@ export function App() {
     setSession(undefined);
     setEnded(false);
     if (system) await request('DELETE', `${BASE}/v1/session`, { auth: `Basic ${system}` }).catch(() => undefined);
-    navigate(BASE);
+    route(BASE);
   };
 
   return (
@@ -78,28 +79,24 @@ export function App() {
           )
         }
       />
-      <main id="main">{session ? <Routes path={path} /> : <SignIn onSignedIn={signedIn} ended={ended} />}</main>
+      <main id="main">{session ? <Pages /> : <SignIn onSignedIn={signedIn} ended={ended} />}</main>
     </>
   );
 }
 
-function Routes({ path }: { path: string }) {
-  let params: Record<string, string> | undefined;
-  if (path === BASE || path === '/') return <Dashboard />;
-  if (path === `${BASE}/messages`) return <Messages />;
-  if ((params = match(`${BASE}/messages/:uuid`, path))) return <MessagePage uuid={params.uuid!} />;
-  if (path === `${BASE}/send`) return <Send />;
-  if (path === `${BASE}/sender-names`) return <SenderNames />;
-  if (path === `${BASE}/templates`) return <Templates />;
-  if (path === `${BASE}/inbounds`) return <Inbounds />;
-  if (path === `${BASE}/statistics`) return <Statistics />;
-  if (path === `${BASE}/api-keys`) return <ApiKeys />;
+function Pages() {
   return (
-    <section class="page">
-      <h1>Page not found</h1>
-      <p>
-        There is no page at <code>{path}</code>. Choose a page from the menu.
-      </p>
-    </section>
+    <Routes>
+      <Route path="/" component={Dashboard} />
+      <Route path={BASE} component={Dashboard} />
+      <Route path={`${BASE}/messages`} component={Messages} />
+      <Route path={`${BASE}/messages/:uuid`} component={MessagePage} />
+      <Route path={`${BASE}/send`} component={Send} />
+      <Route path={`${BASE}/sender-names`} component={SenderNames} />
+      <Route path={`${BASE}/templates`} component={Templates} />
+      <Route path={`${BASE}/inbounds`} component={Inbounds} />
+      <Route path={`${BASE}/statistics`} component={Statistics} />
+      <Route path={`${BASE}/api-keys`} component={ApiKeys} />
+    </Routes>
   );
 }

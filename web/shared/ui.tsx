@@ -1,7 +1,8 @@
 import type { ComponentChildren, InputHTMLAttributes, RefObject, VNode } from 'preact';
 import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
 import { errorText, type Page as ApiPage } from './api.js';
-import { Link, useLocation, wasNavigated } from './router.js';
+import { wasNavigated } from './routes.js';
 
 /** A page: its heading (focused after a navigation, for screen readers and keyboards) and content. */
 export function Page({
@@ -38,7 +39,11 @@ export interface NavItem {
   readonly prefix?: boolean;
 }
 
-/** The site header: product name, navigation (wraps on narrow screens), and what sits on the right. */
+/**
+ * The site header: product name, navigation (wraps on narrow screens), and what sits on the right. Its links are
+ * plain `<a href>`: preact-iso's LocationProvider changes the page in place on a plain click and leaves a click with
+ * a modifier key (a new tab or window) to the browser.
+ */
 export function Header({
   brand,
   home,
@@ -56,9 +61,9 @@ export function Header({
   return (
     <header class="site-header">
       <div class="bar">
-        <Link class="brand" href={home}>
+        <a class="brand" href={home}>
           {brand}
-        </Link>
+        </a>
         <button
           type="button"
           class="menu-toggle"
@@ -76,9 +81,9 @@ export function Header({
             const current = path === item.href || ((item.prefix ?? true) && path.startsWith(`${item.href}/`));
             return (
               <li key={item.href}>
-                <Link href={item.href} aria-current={current ? 'page' : undefined}>
+                <a href={item.href} aria-current={current ? 'page' : undefined}>
                   {item.label}
-                </Link>
+                </a>
               </li>
             );
           })}

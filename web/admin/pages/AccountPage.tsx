@@ -1,7 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { RequestBody } from '../../shared/apiClient.js';
 import { CHANNELS, formatBalance, formatMoney, formatTime } from '../../shared/format.js';
-import { Link } from '../../shared/router.js';
 import { KEY_TYPES, type KeyRow, KeysTable, type KeyType } from '../../shared/keys.js';
 import {
   AsyncState,
@@ -25,7 +24,8 @@ import type { Account, User } from '../types.js';
  * One account: status, channel and inbound switches, credit limit, balance adjustments with the ledger, API keys,
  * users.
  */
-export function AccountPage({ id }: { id: number }) {
+export function AccountPage({ id: idInPath }: { id: string }) {
+  const id = Number(idInPath);
   const account = useAsync((signal) => admin.get('/admin/v1/accounts/{id}', { params: { id }, signal }), [id]);
   const notice = useNotice();
   const action = useAction(notice);
@@ -40,10 +40,7 @@ export function AccountPage({ id }: { id: number }) {
     });
 
   return (
-    <Page
-      title={a ? `Account ${a.name}` : `Account ${id}`}
-      actions={<Link href="/admin/accounts">Back to accounts</Link>}
-    >
+    <Page title={a ? `Account ${a.name}` : `Account ${id}`} actions={<a href="/admin/accounts">Back to accounts</a>}>
       <AsyncState state={account} what="the account" />
       <NoticeLine notice={notice.notice} />
       {a && (

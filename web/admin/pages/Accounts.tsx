@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks';
 import { formatBalance, formatTime } from '../../shared/format.js';
-import { Link } from '../../shared/router.js';
 import {
   AsyncState,
   ListTable,
@@ -81,7 +80,7 @@ export function Accounts() {
         {created && (
           <div class="tokens">
             <p>
-              Tokens of <Link href={`/admin/accounts/${created.id}`}>{created.name}</Link>, shown once:
+              Tokens of <a href={`/admin/accounts/${created.id}`}>{created.name}</a>, shown once:
             </p>
             <Secret label="Traffic token (TOKEN_1)" value={created.traffic} />
             <Secret label="System token (TOKEN_2)" value={created.system} />
@@ -100,7 +99,7 @@ export function Accounts() {
               <tr key={a.id}>
                 <td>{a.id}</td>
                 <th scope="row">
-                  <Link href={`/admin/accounts/${a.id}`}>{a.name}</Link>
+                  <a href={`/admin/accounts/${a.id}`}>{a.name}</a>
                 </th>
                 <td>
                   <span class={`badge account-${a.status}`}>{a.status}</span>

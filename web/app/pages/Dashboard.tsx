@@ -1,6 +1,5 @@
 import { BarChart } from '../../shared/chart.js';
 import { formatBalance, utcDay } from '../../shared/format.js';
-import { Link } from '../../shared/router.js';
 import { AsyncState, ListTable, Page, useAsync } from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { Statistics } from '../types.js';
@@ -51,9 +50,9 @@ export function Dashboard() {
           row={([status, count]) => (
             <tr key={status}>
               <th scope="row">
-                <Link href={`/app/messages?status=${encodeURIComponent(status)}&time_from=${utcDay(new Date())}`}>
+                <a href={`/app/messages?status=${encodeURIComponent(status)}&time_from=${utcDay(new Date())}`}>
                   {status}
-                </Link>
+                </a>
               </th>
               <td class="num">{count.toLocaleString()}</td>
             </tr>

@@ -1,5 +1,4 @@
 import { contentText, formatMoney, formatTime } from '../../shared/format.js';
-import { Link } from '../../shared/router.js';
 import { AsyncState, ListTable, NoticeLine, Page, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { system, traffic } from '../session.js';
 import type { Message } from '../types.js';
@@ -28,7 +27,7 @@ export function MessagePage({ uuid }: { uuid: string }) {
       title={`Message ${uuid.slice(0, 8)}…`}
       actions={
         <div class="actions">
-          <Link href="/app/messages">Back to messages</Link>
+          <a href="/app/messages">Back to messages</a>
           <button type="button" class="secondary" onClick={() => message.reload()}>
             Refresh
           </button>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
 import {
   CHANNELS,
   contentText,
@@ -7,7 +8,6 @@ import {
   MESSAGE_STATUSES,
   READ_STATUSES,
 } from '../../shared/format.js';
-import { Link, navigate, useLocation } from '../../shared/router.js';
 import { AsyncState, ListTable, Page, Pager, SelectField, TextField, useAsync } from '../../shared/ui.js';
 import { traffic } from '../session.js';
 
@@ -43,15 +43,15 @@ function apiQuery(query: URLSearchParams) {
 
 /** Messages: the list's filters, server-side pagination (never all rows), a link to each message. */
 export function Messages() {
-  const { query } = useLocation();
-  const search = query.toString();
-  const initial = Object.fromEntries(FILTERS.map((name) => [name, query.get(name) ?? ''])) as Filters;
+  const { url, query, route } = useLocation();
+  const search = new URLSearchParams(query).toString();
+  const initial = Object.fromEntries(FILTERS.map((name) => [name, query[name] ?? ''])) as Filters;
   const [filters, setFilters] = useState<Filters>(initial);
-  const [perPage, setPerPage] = useState(query.get('per_page') ?? '50');
+  const [perPage, setPerPage] = useState(query.per_page ?? '50');
   // The back and forward buttons change the URL under the form.
   useEffect(() => {
     setFilters(initial);
-    setPerPage(query.get('per_page') ?? '50');
+    setPerPage(query.per_page ?? '50');
   }, [search]);
   const list = useAsync(
     (signal) => traffic.get('/api/v1/message', { signal, query: apiQuery(new URLSearchParams(search)) }),
@@ -65,7 +65,12 @@ export function Messages() {
     if (page > 1) params.set('page', String(page));
     if (size !== '50') params.set('per_page', size);
     const text = params.toString();
-    navigate(`/app/messages${text ? `?${text}` : ''}`);
+    const to = `/app/messages${text ? `?${text}` : ''}`;
+    // The same search again adds no history entry. A new one starts at the top, like a new page: preact-iso
+    // scrolls up only when the path changes.
+    if (to === url) return;
+    route(to);
+    scrollTo(0, 0);
   };
   const clear = () => {
     const empty = Object.fromEntries(FILTERS.map((name) => [name, ''])) as Filters;
@@ -151,9 +156,9 @@ export function Messages() {
               <tr key={m.messageUuid}>
                 <td>{formatTime(m.createdTime)}</td>
                 <td>
-                  <Link href={`/app/messages/${m.messageUuid}`} class="mono" aria-label={`Message ${m.messageUuid}`}>
+                  <a href={`/app/messages/${m.messageUuid}`} class="mono" aria-label={`Message ${m.messageUuid}`}>
                     {m.messageUuid.slice(0, 8)}…
-                  </Link>
+                  </a>
                 </td>
                 <td>{m.channelType}</td>
                 <td>{m.senderName}</td>

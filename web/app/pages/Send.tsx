@@ -1,5 +1,4 @@
 import { useState } from 'preact/hooks';
-import { Link } from '../../shared/router.js';
 import { NoticeLine, Page, SelectField, TextArea, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import type { RequestBody } from '../../shared/apiClient.js';
 import { system, traffic } from '../session.js';
@@ -127,7 +126,7 @@ export function Send() {
         </div>
         {approved && !names.loading && options.length === 0 && (
           <p class="hint">
-            No approved sender name for {channel} yet: <Link href="/app/sender-names">register one</Link>.
+            No approved sender name for {channel} yet: <a href="/app/sender-names">register one</a>.
           </p>
         )}
         <div class="actions">
@@ -138,7 +137,7 @@ export function Send() {
         <NoticeLine notice={notice.notice} />
         {sent && (
           <p>
-            <Link href={`/app/messages/${sent}`}>Open the sent message</Link>
+            <a href={`/app/messages/${sent}`}>Open the sent message</a>
           </p>
         )}
       </form>
