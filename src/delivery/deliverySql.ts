@@ -13,8 +13,8 @@ import {
 import { dirtyDaysCte } from '../statistics/index.js';
 import type { Channel } from '../shared/channels.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
-import { READ_TRACKED } from './statuses.js';
-import type { Transition } from './transitions.js';
+import { READ_TRACKED } from '../messages/index.js';
+import type { Transition } from '../messages/index.js';
 
 /** A message claimed for sending, with what sending it needs. */
 export interface ClaimedMessage {

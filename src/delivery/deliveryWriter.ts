@@ -11,7 +11,7 @@ import {
   statusTransition,
   type TargetStatus,
   type Transition,
-} from './transitions.js';
+} from '../messages/index.js';
 
 export interface WriterOptions {
   /** Records that make a flush start at once. */

@@ -5,8 +5,4 @@ export { DEFAULT_WRITER_OPTIONS, DeliveryWriter } from './deliveryWriter.js';
 export { DEFAULT_DISPATCHER_OPTIONS, Dispatcher } from './dispatcher.js';
 export type { DispatcherOptions } from './dispatcher.js';
 export { deliveryJobs } from './jobs.js';
-export { DELIVERY_ERRORS } from './statuses.js';
-export type { ReadStatus, Status } from './statuses.js';
-export { statusTransition } from './transitions.js';
-export type { HistoryEntry } from './transitions.js';
 export { Wakeup } from './wakeup.js';

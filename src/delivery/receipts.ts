@@ -7,7 +7,7 @@ import {
   submissionMatchReceipts,
   submissionSetPartStates,
 } from './receiptSql.js';
-import { mergeReceipt, roundsOf, statusTransition, type Transition } from './transitions.js';
+import { mergeReceipt, roundsOf, statusTransition, type Transition } from '../messages/index.js';
 
 export interface ReceiptOutcome {
   /** Receipts that moved a message's status (or counted a part). */

@@ -6,4 +6,8 @@ export type { MessageRow } from './messageObject.js';
 export { validateWhatsappContent } from './whatsappContent.js';
 export { messageInsertInbound } from './messageSql.js';
 export type { NewInbound } from './messageSql.js';
+export { DELIVERY_ERRORS, READ_TRACKED } from './statuses.js';
+export type { ReadStatus, Status } from './statuses.js';
+export { mergeReceipt, retryTransition, roundsOf, sentTransition, statusTransition } from './transitions.js';
+export type { HistoryEntry, TargetStatus, Transition } from './transitions.js';
 export { WHATSAPP_WINDOW_MS, whatsappWindowOpen, whatsappWindowsOpenOf } from './whatsappWindows.js';

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/db.js';
 import { messageApplyTransitions } from '../delivery/index.js';
-import { statusTransition } from '../delivery/index.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
+import { statusTransition } from './transitions.js';
 
 export async function messageGet(db: Queryable, accountId: number, id: string): Promise<MessageRow | undefined> {
   const [row] = await db.query<MessageRow>(

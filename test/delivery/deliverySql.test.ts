@@ -1,8 +1,8 @@
 import { describe, expect } from 'vitest';
 import type { Queryable } from '../../src/db/db.js';
 import { messageApplyTransitions, messageClaimDue, messageExpireDue } from '../../src/delivery/deliverySql.js';
-import { DELIVERY_ERRORS } from '../../src/delivery/statuses.js';
-import { retryTransition, sentTransition, statusTransition } from '../../src/delivery/transitions.js';
+import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
+import { retryTransition, sentTransition, statusTransition } from '../../src/messages/transitions.js';
 import { ENGINES } from '../helpers/engines.js';
 import { planOf, subplanNodes } from '../helpers/plans.js';
 import { describeClaimSkipsLocked, ownRowsTests } from '../helpers/transactions.js';

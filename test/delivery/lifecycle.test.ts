@@ -5,7 +5,7 @@ import { messageExpireDue } from '../../src/delivery/deliverySql.js';
 import { DeliveryWriter } from '../../src/delivery/deliveryWriter.js';
 import type { CarrierReceipt } from '../../src/connectors/connector.js';
 import { applyReceipts } from '../../src/delivery/receipts.js';
-import { DELIVERY_ERRORS } from '../../src/delivery/statuses.js';
+import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { insertAccount, insertCallbackTarget, insertMessage, type MessageFields } from '../factories/rows.js';
 

@@ -5,7 +5,7 @@ import type { Db } from '../../src/db/db.js';
 import { messageExpireDue } from '../../src/delivery/deliverySql.js';
 import { DeliveryWriter } from '../../src/delivery/deliveryWriter.js';
 import { applyReceipts } from '../../src/delivery/receipts.js';
-import { DELIVERY_ERRORS } from '../../src/delivery/statuses.js';
+import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { messageStop } from '../../src/messages/messageLookupSql.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { insertAccount, insertCallbackTarget, insertMessage } from '../factories/rows.js';
