@@ -8,7 +8,7 @@ import type { Db } from './db/db.js';
 import type { PasswordHasher } from './accounts/index.js';
 import type { Limits } from './http/auth.js';
 import type { Metrics } from './metrics/index.js';
-import type { ClaimedMessage } from './delivery/index.js';
+import type { ClaimedMessage } from './messages/index.js';
 import type { Wakeup } from './delivery/index.js';
 import type { Tariffs } from './money/index.js';
 import type { TemplateMatcher } from './templates/index.js';

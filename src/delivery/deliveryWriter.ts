@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db, Queryable } from '../db/db.js';
 import { nowMs, systemClock, type Clock, type ClockTimer } from '../util/clock.js';
-import { messageNoteIgnored, type SubmissionRow } from './deliverySql.js';
+import { messageNoteIgnored, type SubmissionRow } from '../messages/index.js';
 import type { CarrierReceipt } from '../connectors/index.js';
 import { applyReceipts, applyTransitions, receiptsPerPart } from './receipts.js';
 import {

@@ -1,10 +1,8 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/db.js';
-import { DELIVERY_ERRORS } from '../messages/index.js';
+import { DELIVERY_ERRORS, messageExpireDue, orphanReceiptsTakeMatched } from '../messages/index.js';
 import type { Job } from '../shared/jobs.js';
 import type { Clock } from '../util/clock.js';
-import { messageExpireDue } from './deliverySql.js';
-import { orphanReceiptsTakeMatched } from './receiptSql.js';
 import { applyReceipts } from './receipts.js';
 import { retentionCutoff, retentionSweep } from './retention.js';
 

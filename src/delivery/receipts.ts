@@ -1,12 +1,12 @@
 import type { Queryable } from '../db/db.js';
-import { messageApplyTransitions, messageNoteIgnored, type SubmissionRow } from './deliverySql.js';
+import { messageApplyTransitions, messageNoteIgnored, type SubmissionRow } from '../messages/index.js';
 import type { CarrierReceipt } from '../connectors/index.js';
 import {
   type MatchedReceipt,
   messageCountDeliveredParts,
   submissionMatchReceipts,
   submissionSetPartStates,
-} from './receiptSql.js';
+} from '../messages/index.js';
 import { mergeReceipt, roundsOf, statusTransition, type Transition } from '../messages/index.js';
 
 export interface ReceiptOutcome {

@@ -4,8 +4,18 @@ export { normaliseDestination } from './destination.js';
 export { MESSAGE_COLUMNS, messageToApi } from './messageObject.js';
 export type { MessageRow } from './messageObject.js';
 export { validateWhatsappContent } from './whatsappContent.js';
+export {
+  messageApplyTransitions,
+  messageClaimDue,
+  messageCountDeliveredParts,
+  messageExpireDue,
+  messageNoteIgnored,
+} from './messageDeliverySql.js';
+export type { ClaimedMessage, SubmissionRow } from './messageDeliverySql.js';
 export { messageInsertInbound } from './messageSql.js';
 export type { NewInbound } from './messageSql.js';
+export { orphanReceiptsTakeMatched, submissionMatchReceipts, submissionSetPartStates } from './submissionSql.js';
+export type { MatchedReceipt } from './submissionSql.js';
 export { DELIVERY_ERRORS, READ_TRACKED } from './statuses.js';
 export type { ReadStatus, Status } from './statuses.js';
 export { mergeReceipt, retryTransition, roundsOf, sentTransition, statusTransition } from './transitions.js';

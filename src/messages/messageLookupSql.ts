@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db.js';
-import { messageApplyTransitions } from '../delivery/index.js';
+import { messageApplyTransitions } from './messageDeliverySql.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
 import { statusTransition } from './transitions.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
-import { messageApplyTransitions } from '../../src/delivery/deliverySql.js';
+import { messageApplyTransitions } from '../../src/messages/messageDeliverySql.js';
 import { applyReceipts } from '../../src/delivery/receipts.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { sentTransition, statusTransition } from '../../src/messages/transitions.js';

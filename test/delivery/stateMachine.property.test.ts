@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
-import { messageExpireDue } from '../../src/delivery/deliverySql.js';
+import { messageExpireDue } from '../../src/messages/messageDeliverySql.js';
 import { DeliveryWriter } from '../../src/delivery/deliveryWriter.js';
 import { applyReceipts } from '../../src/delivery/receipts.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';

@@ -1,6 +1,12 @@
 import type { CarrierReceipt, ReceiptState } from '../connectors/index.js';
 import type { Queryable } from '../db/db.js';
 
+/*
+ * The parts carriers accepted (`submissions`, written by messageApplyTransitions with the `sent` it records) and the
+ * receipts that came before their part was recorded (`orphan_receipts`). Both belong to messages/: receipts find
+ * their message through them.
+ */
+
 /** A receipt with the submission it reports on. */
 export interface MatchedReceipt {
   readonly receipt: CarrierReceipt;
@@ -89,31 +95,6 @@ export async function submissionSetPartStates(
     [JSON.stringify(rows)],
   );
   return changed.map((row) => receipts[row.i]!);
-}
-
-/**
- * Counts newly delivered parts of multi-part messages and returns the messages whose every part is delivered.
- * Messages are locked in the global order (account, id).
- */
-export async function messageCountDeliveredParts(
-  db: Queryable,
-  counts: readonly { accountId: number; id: string; parts: number }[],
-): Promise<{ account_id: number; id: string }[]> {
-  if (counts.length === 0) return [];
-  const rows = await db.query<{ account_id: number; id: string; complete: boolean }>(
-    `WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(account_id bigint, id uuid, parts integer)),
-     locked AS (
-       SELECT m.account_id, m.id FROM messages m JOIN r ON m.account_id = r.account_id AND m.id = r.id
-       ORDER BY m.account_id, m.id
-       FOR UPDATE OF m
-     )
-     UPDATE messages m SET parts_delivered = m.parts_delivered + r.parts
-     FROM r JOIN locked l ON l.account_id = r.account_id AND l.id = r.id
-     WHERE m.account_id = r.account_id AND m.id = r.id
-     RETURNING m.account_id, m.id, m.parts_delivered >= m.total_parts AS complete`,
-    [JSON.stringify(counts.map((c) => ({ account_id: c.accountId, id: c.id, parts: c.parts })))],
-  );
-  return rows.filter((r) => r.complete);
 }
 
 /** Takes the orphan receipts whose submission has been recorded since; drops those older than `expiredBefore`. */

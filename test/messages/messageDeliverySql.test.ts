@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import type { Queryable } from '../../src/db/db.js';
-import { messageApplyTransitions, messageClaimDue, messageExpireDue } from '../../src/delivery/deliverySql.js';
+import { messageApplyTransitions, messageClaimDue, messageExpireDue } from '../../src/messages/messageDeliverySql.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { retryTransition, sentTransition, statusTransition } from '../../src/messages/transitions.js';
 import { ENGINES } from '../helpers/engines.js';

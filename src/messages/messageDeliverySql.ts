@@ -13,8 +13,13 @@ import {
 import { dirtyDaysCte } from '../statistics/index.js';
 import type { Channel } from '../shared/channels.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
-import { READ_TRACKED } from '../messages/index.js';
-import type { Transition } from '../messages/index.js';
+import { READ_TRACKED } from './statuses.js';
+import type { Transition } from './transitions.js';
+
+/*
+ * The statements the delivery workers run on messages: claim, transitions (with the submissions, callback events,
+ * refunds and dirty statistics days they bring), ignored receipts, delivered parts and the ends of lifetimes.
+ */
 
 /** A message claimed for sending, with what sending it needs. */
 export interface ClaimedMessage {
@@ -271,6 +276,31 @@ export async function messageNoteIgnored(
      WHERE m.account_id = r.account_id AND m.id = r.id`,
     [JSON.stringify(rows)],
   );
+}
+
+/**
+ * Counts newly delivered parts of multi-part messages and returns the messages whose every part is delivered.
+ * Messages are locked in the global order (account, id).
+ */
+export async function messageCountDeliveredParts(
+  db: Queryable,
+  counts: readonly { accountId: number; id: string; parts: number }[],
+): Promise<{ account_id: number; id: string }[]> {
+  if (counts.length === 0) return [];
+  const rows = await db.query<{ account_id: number; id: string; complete: boolean }>(
+    `WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(account_id bigint, id uuid, parts integer)),
+     locked AS (
+       SELECT m.account_id, m.id FROM messages m JOIN r ON m.account_id = r.account_id AND m.id = r.id
+       ORDER BY m.account_id, m.id
+       FOR UPDATE OF m
+     )
+     UPDATE messages m SET parts_delivered = m.parts_delivered + r.parts
+     FROM r JOIN locked l ON l.account_id = r.account_id AND l.id = r.id
+     WHERE m.account_id = r.account_id AND m.id = r.id
+     RETURNING m.account_id, m.id, m.parts_delivered >= m.total_parts AS complete`,
+    [JSON.stringify(counts.map((c) => ({ account_id: c.accountId, id: c.id, parts: c.parts })))],
+  );
+  return rows.filter((r) => r.complete);
 }
 
 /**
