@@ -12,7 +12,10 @@ export {
   messageNoteIgnored,
 } from './messageDeliverySql.js';
 export type { ClaimedMessage, SubmissionRow } from './messageDeliverySql.js';
-export { messageInsertInbound } from './messageSql.js';
+export { messageOutboundFlashcallIds } from './messageLookupSql.js';
+export { messageFiguresSql, messageOldestId, messageQueueFigures } from './messageStatisticsSql.js';
+export type { MessageCounts, QueueFigure } from './messageStatisticsSql.js';
+export { messageInsertInbound, messagesJoin } from './messageSql.js';
 export type { NewInbound } from './messageSql.js';
 export { orphanReceiptsTakeMatched, submissionMatchReceipts, submissionSetPartStates } from './submissionSql.js';
 export type { MatchedReceipt } from './submissionSql.js';

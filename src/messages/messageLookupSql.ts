@@ -11,6 +11,19 @@ export async function messageGet(db: Queryable, accountId: number, id: string): 
   return row;
 }
 
+/** Which of the given ids are the account's outbound FLASHCALL messages (those a conversion may be reported for). */
+export async function messageOutboundFlashcallIds(
+  db: Queryable,
+  accountId: number,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  const rows = await db.query<{ id: string }>(
+    "SELECT id FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[]) AND channel_type = 'FLASHCALL' AND direction = 'outbound'",
+    [accountId, ids],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
 /** Filters of GET /api/v1/message, already checked. */
 export interface MessageFilter {
   readonly fromId: string | null;

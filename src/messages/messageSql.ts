@@ -159,6 +159,15 @@ export async function messageInsertBatch(
   );
 }
 
+/**
+ * `source` joined to the messages its rows name (by their account_id and message_id), the messages as `alias`: for
+ * statements on other tables that need a message's columns (its callback target, its day for the statistics).
+ */
+export function messagesJoin(source: string, alias: string): string {
+  const on = `${alias}.account_id = ${source}.account_id AND ${alias}.id = ${source}.message_id`;
+  return `${source} JOIN messages ${alias} ON ${on}`;
+}
+
 export async function messageCount(db: Queryable, accountId: number): Promise<number> {
   const [row] = await db.query<{ n: number }>('SELECT count(*) AS n FROM messages WHERE account_id = $1', [accountId]);
   return row!.n;

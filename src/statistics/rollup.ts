@@ -1,4 +1,5 @@
 import type { Db } from '../db/db.js';
+import { messageOldestId } from '../messages/index.js';
 import { uuidBound } from '../util/uuid7.js';
 import { statsRollUpDay } from './statisticsSql.js';
 import { DAY_MS, dayOf } from '../util/time.js';
@@ -34,11 +35,8 @@ export async function rollUpStatistics(
         // Start the day before the oldest message (by the primary key: ids are time-ordered).
         let oldest = now.getTime();
         for (const id of accounts) {
-          const [first] = await tx.query<{ id: string }>(
-            'SELECT id FROM messages WHERE account_id = $1 ORDER BY id LIMIT 1',
-            [id],
-          );
-          if (first) oldest = Math.min(oldest, parseInt(first.id.replace(/-/g, '').slice(0, 12), 16));
+          const first = await messageOldestId(tx, id);
+          if (first) oldest = Math.min(oldest, parseInt(first.replace(/-/g, '').slice(0, 12), 16));
         }
         rolledUntil = dayOf(Math.floor(oldest / DAY_MS) * DAY_MS - DAY_MS);
         await tx.query('INSERT INTO stats_rollup_state (rolled_until) VALUES ($1) ON CONFLICT (id) DO NOTHING', [
