@@ -16,6 +16,7 @@ export {
   wantsEvent,
 } from './eventSql.js';
 export { CALLBACK_EVENTS, isCallbackEvent } from './events.js';
+export { callbackBacklog } from './laneSql.js';
 export type { CallbackEvent } from './events.js';
 export { callbackJobs } from './jobs.js';
 export type { EventColumns, NewEvent } from './eventSql.js';

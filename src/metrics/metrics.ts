@@ -1,11 +1,10 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { CallbackSender } from '../callbacks/index.js';
+import { callbackBacklog, type CallbackSender } from '../callbacks/index.js';
 import type { ConnectorState } from '../connectors/index.js';
 import type { Db } from '../db/db.js';
 import type { DeliveryWriter } from '../delivery/index.js';
 import type { Clock } from '../util/clock.js';
 import { messageQueueFigures } from '../messages/index.js';
-import { callbackBacklog } from './metricsSql.js';
 
 /** What the metrics read when scraped; the worker parts are absent in an api-only process. */
 export interface MetricSources {
