@@ -43,3 +43,17 @@ export function conversionsPerMessageSql(account: string, messageIds: (column: s
   return `SELECT message_id, count(*) AS conversions FROM flashcall_conversions
        WHERE account_id = ${account} AND (${messageIds('message_id')}) GROUP BY message_id`;
 }
+
+/** Deletes an account's conversions of the given messages (deleted by the retention). */
+export async function conversionsDeleteOfMessages(
+  db: Queryable,
+  accountId: number,
+  messageIds: readonly string[],
+): Promise<void> {
+  if (messageIds.length === 0) return;
+  await db.query(
+    `DELETE FROM flashcall_conversions c USING unnest($2::uuid[]) AS d(id)
+     WHERE c.account_id = $1 AND c.message_id = d.id`,
+    [accountId, messageIds],
+  );
+}

@@ -70,3 +70,16 @@ export function shortLinkClicksPerMessageSql(account: string, messageIds: (colum
   return `SELECT message_id, sum(clicks) AS clicks FROM short_links
        WHERE account_id = ${account} AND (${messageIds('message_id')}) GROUP BY message_id`;
 }
+
+/** Deletes an account's short links of the given messages (deleted by the retention). */
+export async function shortLinksDeleteOfMessages(
+  db: Queryable,
+  accountId: number,
+  messageIds: readonly string[],
+): Promise<void> {
+  if (messageIds.length === 0) return;
+  await db.query(
+    'DELETE FROM short_links s USING unnest($2::uuid[]) AS d(id) WHERE s.account_id = $1 AND s.message_id = d.id',
+    [accountId, messageIds],
+  );
+}

@@ -15,9 +15,14 @@ export type { ClaimedMessage, SubmissionRow } from './messageDeliverySql.js';
 export { messageOutboundFlashcallIds } from './messageLookupSql.js';
 export { messageFiguresSql, messageOldestId, messageQueueFigures } from './messageStatisticsSql.js';
 export type { MessageCounts, QueueFigure } from './messageStatisticsSql.js';
-export { messageInsertInbound, messagesJoin } from './messageSql.js';
+export { messageInsertInbound, messagesDeleteFinished, messagesJoin } from './messageSql.js';
 export type { NewInbound } from './messageSql.js';
-export { orphanReceiptsTakeMatched, submissionMatchReceipts, submissionSetPartStates } from './submissionSql.js';
+export {
+  orphanReceiptsTakeMatched,
+  submissionMatchReceipts,
+  submissionSetPartStates,
+  submissionsDeleteBefore,
+} from './submissionSql.js';
 export type { MatchedReceipt } from './submissionSql.js';
 export { DELIVERY_ERRORS, READ_TRACKED } from './statuses.js';
 export type { ReadStatus, Status } from './statuses.js';

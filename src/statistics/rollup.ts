@@ -1,3 +1,4 @@
+import { accountIds } from '../accounts/index.js';
 import type { Db } from '../db/db.js';
 import { messageOldestId } from '../messages/index.js';
 import { uuidBound } from '../util/uuid7.js';
@@ -30,7 +31,7 @@ export async function rollUpStatistics(
         "SELECT to_char(rolled_until, 'YYYY-MM-DD') AS day FROM stats_rollup_state FOR UPDATE",
       );
       let rolledUntil = state?.day;
-      const accounts = (await tx.query<{ id: number }>('SELECT id FROM accounts ORDER BY id')).map((a) => a.id);
+      const accounts = await accountIds(tx);
       if (rolledUntil === undefined) {
         // Start the day before the oldest message (by the primary key: ids are time-ordered).
         let oldest = now.getTime();
