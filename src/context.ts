@@ -2,8 +2,7 @@ import type { Logger } from 'pino';
 import type { CallbackTargets } from './callbacks/index.js';
 import type { Config } from './config/config.js';
 import type { ConfigFile } from './config/configFile.js';
-import type { ConnectorState, ReceiptSink } from './connectors/index.js';
-import type { WhatsappInbound } from './connectors/index.js';
+import type { ConnectorState, InboundSink, ReceiptSink } from './connectors/index.js';
 import type { Db } from './db/db.js';
 import type { PasswordHasher } from './accounts/index.js';
 import type { Limits } from './http/auth.js';
@@ -38,8 +37,8 @@ export interface AppContext {
   readonly wakeup: Wakeup;
   /** Records carrier receipts (batched); resolves once they are committed. */
   readonly receiptSink: ReceiptSink;
-  /** Takes WhatsApp inbound messages from a connector's webhook. */
-  readonly inboundSink: (connectorId: string, messages: readonly WhatsappInbound[]) => Promise<void>;
+  /** Takes inbound messages from a connector's webhook. */
+  readonly inboundSink: InboundSink;
   /**
    * The fast lane of a process that runs both roles: the API may store due messages already leased to this
    * process's dispatcher and hand them over, instead of leaving them for the next claim. Absent in api-only and
