@@ -306,7 +306,9 @@ export async function messageCountDeliveredParts(
 /**
  * Ends the waits that have run out at the end of a message's lifetime: `sent` without a final receipt ->
  * `undelivered`; `delivered` on a read-tracked channel without a read -> read status `unread` (its status stays
- * `delivered`). Rows other workers hold are skipped. Returns what each message reached: a status or `unread`.
+ * `delivered`). The earliest due first, by id among those due at the same instant (an index scan of
+ * `messages_waiting_due` that stops at the limit); rows other workers hold are skipped. Returns what each message
+ * reached: a status or `unread`.
  */
 export async function messageExpireDue(
   db: Queryable,
@@ -320,7 +322,7 @@ export async function messageExpireDue(
               CASE status WHEN 'sent' THEN $3::int ELSE $4::int END AS error_code
        FROM messages
        WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL AND due_at <= $1
-       ORDER BY due_at
+       ORDER BY due_at, id
        LIMIT $2
        FOR UPDATE SKIP LOCKED
      ),
