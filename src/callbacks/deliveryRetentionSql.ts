@@ -13,7 +13,8 @@ export async function callbackDeliveriesDeleteFinished(
 ): Promise<number> {
   const rows = await db.query(
     `WITH doomed AS (
-       SELECT id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id, only_messages, excluded_messages
+       SELECT id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id, only_messages,
+         excluded_messages
        FROM callback_deliveries
        WHERE account_id = $1 AND state IN ('delivered', 'failed') AND created_at < $2 AND finished_at < $2
        LIMIT $3

@@ -187,13 +187,15 @@ export async function messageApplyTransitions(
      moved AS (
        UPDATE messages m
        SET status = c.new_status,
-           status_at = CASE WHEN c.status IN ('read', 'unread') AND m.status = 'delivered' THEN m.status_at ELSE c.at END,
+           status_at = CASE WHEN c.status IN ('read', 'unread') AND m.status = 'delivered' THEN m.status_at
+             ELSE c.at END,
            lease_expires_at = NULL,
            price_final = m.price_final OR c.new_status <> 'sending',
            price_refunded = m.price_refunded OR (c.new_status = 'unsent' AND m.price > 0),
            error_code = coalesce(c.error_code, m.error_code),
            connector_id = coalesce(c.connector_id, m.connector_id),
-           sent_at = coalesce(c.sent_at, CASE WHEN c.new_status IN ('delivered', 'undelivered') THEN coalesce(m.sent_at, c.at) ELSE m.sent_at END),
+           sent_at = coalesce(c.sent_at, CASE WHEN c.new_status IN ('delivered', 'undelivered')
+             THEN coalesce(m.sent_at, c.at) ELSE m.sent_at END),
            read_status = CASE WHEN c.status IN ('read', 'unread') THEN c.status ELSE m.read_status END,
            due_at = CASE
              WHEN c.due_at IS NOT NULL THEN c.due_at
@@ -204,10 +206,10 @@ export async function messageApplyTransitions(
            history = m.history || c.h
        FROM change c
        WHERE m.ctid = c.row_id
-       RETURNING m.account_id, m.id, m.created_at, m.channel_type, m.callback_target_id, m.callback_events, m.total_parts,
-         m.currency, m.price, c.new_status = 'unsent' AND m.price > 0 AND NOT c.was_refunded AS refund,
-         NOT c.was_final AND c.new_status <> 'sending' AS price_now_final, c.h->0->>'status' = 'unsent' AS unsent_at_once,
-         c.at, c.h
+       RETURNING m.account_id, m.id, m.created_at, m.channel_type, m.callback_target_id, m.callback_events,
+         m.total_parts, m.currency, m.price, c.new_status = 'unsent' AND m.price > 0 AND NOT c.was_refunded AS refund,
+         NOT c.was_final AND c.new_status <> 'sending' AS price_now_final,
+         c.h->0->>'status' = 'unsent' AS unsent_at_once, c.at, c.h
      ),
      ${ledgerCreditCte(REFUNDS, 'refund', 'at')},
      events AS (
@@ -226,7 +228,8 @@ export async function messageApplyTransitions(
          priceEvent(priceExtra('mv', '0')),
          'moved mv',
          `mv.refund AND NOT (mv.price_now_final AND mv.unsent_at_once) AND ${wantsEvent('mv', "'price'")}`,
-         "(SELECT x.n FROM jsonb_array_elements(mv.h) WITH ORDINALITY AS x(h, n) WHERE x.h->>'status' = 'unsent' LIMIT 1) + 0.5",
+         `(SELECT x.n FROM jsonb_array_elements(mv.h) WITH ORDINALITY AS x(h, n)
+           WHERE x.h->>'status' = 'unsent' LIMIT 1) + 0.5`,
        )}
      ),
      ${insertEventsCte('events', 'ORDER BY message_id, n')},
@@ -338,7 +341,8 @@ export async function messageExpireDue(
        FROM due
        WHERE m.account_id = due.account_id AND m.id = due.id
        RETURNING m.account_id, m.id, m.created_at, due.outcome, m.channel_type, m.callback_target_id, m.callback_events,
-         jsonb_build_array(jsonb_build_object('status', due.outcome, 'at', $1::timestamptz, 'errorCode', due.error_code)) AS h
+         jsonb_build_array(
+           jsonb_build_object('status', due.outcome, 'at', $1::timestamptz, 'errorCode', due.error_code)) AS h
      ),
      ${statusEventsCte('moved')},
      ${dirtyDaysCte('moved')}

@@ -18,7 +18,8 @@ export async function messageOutboundFlashcallIds(
   ids: readonly string[],
 ): Promise<Set<string>> {
   const rows = await db.query<{ id: string }>(
-    "SELECT id FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[]) AND channel_type = 'FLASHCALL' AND direction = 'outbound'",
+    `SELECT id FROM messages
+     WHERE account_id = $1 AND id = ANY($2::uuid[]) AND channel_type = 'FLASHCALL' AND direction = 'outbound'`,
     [accountId, ids],
   );
   return new Set(rows.map((r) => r.id));

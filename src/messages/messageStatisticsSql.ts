@@ -26,7 +26,8 @@ export function messageFiguresSql(
   counts: MessageCounts,
 ): string {
   return `SELECT (m.created_at AT TIME ZONE 'UTC')::date AS day, m.channel_type, m.sender_name, m.status,
-       coalesce(m.currency, '') AS currency, ${withTags ? 't.tag' : "''::text AS tag"}, 1 AS messages, m.total_parts AS parts,
+       coalesce(m.currency, '') AS currency, ${withTags ? 't.tag' : "''::text AS tag"}, 1 AS messages,
+       m.total_parts AS parts,
        CASE WHEN m.price_refunded THEN 0 ELSE m.price END AS price,
        coalesce(l.clicks, 0) AS clicks, coalesce(c.conversions, 0) AS conversions
      FROM messages m
@@ -63,7 +64,8 @@ export interface QueueFigure {
 export async function messageQueueFigures(db: Queryable, now: Date): Promise<QueueFigure[]> {
   return db.query<QueueFigure>(
     `SELECT 'waiting' AS state, count(*)::int AS messages,
-       coalesce(extract(epoch FROM $1::timestamptz - min(due_at) FILTER (WHERE due_at <= $1)), 0)::float8 AS oldest_age_s
+       coalesce(extract(epoch FROM $1::timestamptz - min(due_at) FILTER (WHERE due_at <= $1)), 0)::float8
+         AS oldest_age_s
      FROM messages WHERE status = 'sending'
      UNION ALL
      SELECT status, count(*)::int, coalesce(extract(epoch FROM $1::timestamptz - min(status_at)), 0)::float8

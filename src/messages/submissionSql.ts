@@ -38,7 +38,8 @@ export async function submissionMatchReceipts(
     parts: number | null;
   }>(
     `WITH input AS (
-       SELECT * FROM json_to_recordset($1::json) AS i(i integer, connector_id text, carrier_id text, state text, error_code integer, received_at timestamptz)
+       SELECT * FROM json_to_recordset($1::json) AS i(i integer, connector_id text, carrier_id text, state text,
+         error_code integer, received_at timestamptz)
      ),
      found AS (
        SELECT i.i, s.account_id, s.message_id, s.parts FROM input i
@@ -46,7 +47,8 @@ export async function submissionMatchReceipts(
      ),
      orphans AS (
        INSERT INTO orphan_receipts (connector_id, carrier_id, state, error_code, received_at)
-       SELECT i.connector_id, i.carrier_id, i.state, i.error_code, i.received_at FROM input i WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.i = i.i)
+       SELECT i.connector_id, i.carrier_id, i.state, i.error_code, i.received_at FROM input i
+       WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.i = i.i)
        ON CONFLICT DO NOTHING
      )
      SELECT i, account_id, message_id, parts FROM found`,
@@ -79,7 +81,8 @@ export async function submissionSetPartStates(
   }));
   const changed = await db.query<{ i: number }>(
     `WITH r AS (
-       SELECT * FROM json_to_recordset($1::json) AS r(i integer, connector_id text, carrier_id text, state text, at timestamptz)
+       SELECT * FROM json_to_recordset($1::json) AS r(i integer, connector_id text, carrier_id text, state text,
+         at timestamptz)
      ),
      locked AS (
        SELECT s.connector_id, s.carrier_id FROM submissions s

@@ -83,7 +83,8 @@ export async function templateInsertDemo(
   now: Date,
 ): Promise<void> {
   await tx.query(
-    `INSERT INTO templates (account_id, channel_type, template_type, pattern, sender_name, date_from, status, manager_comment, created_at, updated_at)
+    `INSERT INTO templates (account_id, channel_type, template_type, pattern, sender_name, date_from, status,
+       manager_comment, created_at, updated_at)
      VALUES ($1, 'WHATSAPP', 'SERVICE', '%s', $2, $3, 'APPROVED', 'demo', $3, $3)`,
     [accountId, senderName, now],
   );

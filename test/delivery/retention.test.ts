@@ -137,11 +137,13 @@ describe.each(ENGINES)('retention of a message with its short links and conversi
     const recent = await insertMessage(db, { accountId, status: 'delivered', createdAt: day(9) });
     for (const [i, messageId] of [finished, running, recent].entries()) {
       await db.query(
-        `INSERT INTO short_links (code, account_id, message_id, url, created_at) VALUES ($1, $2, $3, 'https://a.example', $4)`,
+        `INSERT INTO short_links (code, account_id, message_id, url, created_at)
+         VALUES ($1, $2, $3, 'https://a.example', $4)`,
         [`code${i}`, accountId, messageId, day(0)],
       );
       await db.query(
-        `INSERT INTO flashcall_conversions (account_id, message_id, result, created_at) VALUES ($1, $2, 'WRONG_CODE', $3)`,
+        `INSERT INTO flashcall_conversions (account_id, message_id, result, created_at)
+         VALUES ($1, $2, 'WRONG_CODE', $3)`,
         [accountId, messageId, day(0)],
       );
     }
