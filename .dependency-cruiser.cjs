@@ -42,6 +42,15 @@ module.exports = {
       to: { path: '^src/inbound/' },
     },
     {
+      name: 'messages-below-delivery',
+      comment:
+        'messages/ owns every statement on messages and submissions; delivery/ (dispatcher, writer, receipts, jobs) ' +
+        'calls them and never the other way round.',
+      severity: 'error',
+      from: { path: '^src/messages/' },
+      to: { path: '^src/delivery/' },
+    },
+    {
       name: 'connectors-below-delivery',
       comment: 'Connectors produce receipts and know nothing of what delivery does with them.',
       severity: 'error',

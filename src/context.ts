@@ -2,13 +2,12 @@ import type { Logger } from 'pino';
 import type { CallbackTargets } from './callbacks/index.js';
 import type { Config } from './config/config.js';
 import type { ConfigFile } from './config/configFile.js';
-import type { ConnectorState, ReceiptSink } from './connectors/index.js';
-import type { WhatsappInbound } from './connectors/index.js';
+import type { ConnectorState, InboundSink, ReceiptSink } from './connectors/index.js';
 import type { Db } from './db/db.js';
 import type { PasswordHasher } from './accounts/index.js';
 import type { Limits } from './http/auth.js';
 import type { Metrics } from './metrics/index.js';
-import type { ClaimedMessage } from './delivery/index.js';
+import type { ClaimedMessage } from './messages/index.js';
 import type { Wakeup } from './delivery/index.js';
 import type { Tariffs } from './money/index.js';
 import type { TemplateMatcher } from './templates/index.js';
@@ -38,8 +37,8 @@ export interface AppContext {
   readonly wakeup: Wakeup;
   /** Records carrier receipts (batched); resolves once they are committed. */
   readonly receiptSink: ReceiptSink;
-  /** Takes WhatsApp inbound messages from a connector's webhook. */
-  readonly inboundSink: (connectorId: string, messages: readonly WhatsappInbound[]) => Promise<void>;
+  /** Takes inbound messages from a connector's webhook. */
+  readonly inboundSink: InboundSink;
   /**
    * The fast lane of a process that runs both roles: the API may store due messages already leased to this
    * process's dispatcher and hand them over, instead of leaving them for the next claim. Absent in api-only and

@@ -38,6 +38,11 @@ export async function accountList(db: Queryable, limit: number, offset: number):
   return db.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts ORDER BY id LIMIT $1 OFFSET $2`, [limit, offset]);
 }
 
+/** Every account's id, in order. */
+export async function accountIds(db: Queryable): Promise<number[]> {
+  return (await db.query<{ id: number }>('SELECT id FROM accounts ORDER BY id')).map((a) => a.id);
+}
+
 export async function accountCount(db: Queryable): Promise<number> {
   const [row] = await db.query<{ n: number }>('SELECT count(*) AS n FROM accounts');
   return row!.n;

@@ -1,7 +1,7 @@
 /** What other parts of Herald may use of accounts/; everything else in the folder is its own. */
-export { accountGet, accountSetCallbackSecret, accountUpdate } from './accountSql.js';
+export { accountGet, accountIds, accountSetCallbackSecret, accountUpdate } from './accountSql.js';
 export { accountGetOr404, createAccount, newCallbackSecret } from './accounts.js';
-export { ledgerAppend, ledgerCreditCte } from './ledgerSql.js';
+export { balancesLock, ledgerAppend, ledgerCreditCte } from './ledgerSql.js';
 export { PasswordHasher, SCRYPT_PARAMS } from './passwords.js';
 export { tokenFindLive, tokenLiveBoundToCenter } from './tokenSql.js';
 export { parseAuthorization, secretMatches } from './tokens.js';

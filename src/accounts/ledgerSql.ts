@@ -62,6 +62,30 @@ export async function balanceGet(db: Queryable, accountId: number): Promise<{ cu
   );
 }
 
+/**
+ * Locks an account's balances in the given currencies (sorted), creating those it lacks at 0, for the caller's
+ * transaction, and returns them with the account's credit limit.
+ */
+export async function balancesLock(
+  tx: Queryable,
+  accountId: number,
+  currencies: readonly string[],
+  now: Date,
+): Promise<{ currency: string; amount: string; credit_limit: string }[]> {
+  // Lock in a fixed order (sorted currencies) so that two batches never wait on each other in a cycle.
+  await tx.query(
+    `INSERT INTO account_balances (account_id, currency, amount, updated_at)
+     SELECT $1, c, 0, $3 FROM unnest($2::text[]) AS c ON CONFLICT DO NOTHING`,
+    [accountId, currencies, now],
+  );
+  // FOR UPDATE OF b: the balance rows are locked, the account row (read for its credit limit) is not.
+  return tx.query<{ currency: string; amount: string; credit_limit: string }>(
+    `SELECT b.currency, b.amount, a.credit_limit FROM account_balances b JOIN accounts a ON a.id = b.account_id
+     WHERE b.account_id = $1 AND b.currency = ANY($2::text[]) ORDER BY b.currency FOR UPDATE OF b`,
+    [accountId, currencies],
+  );
+}
+
 export async function ledgerList(
   db: Queryable,
   accountId: number,

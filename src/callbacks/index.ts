@@ -3,7 +3,7 @@ export { CallbackSender, DEFAULT_SENDER_OPTIONS } from './callbackSender.js';
 export type { CallbackSenderOptions } from './callbackSender.js';
 export { CallbackTargets } from './callbackTargets.js';
 export { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem, maskCallbackUrl } from './callbackUrl.js';
-export { inDelivery } from './deliverySql.js';
+export { callbackDeliveriesDeleteFinished } from './deliveryRetentionSql.js';
 export {
   PRICE_EVENT_ORDER,
   callbackEventInsert,
@@ -16,6 +16,7 @@ export {
   wantsEvent,
 } from './eventSql.js';
 export { CALLBACK_EVENTS, isCallbackEvent } from './events.js';
+export { callbackBacklog } from './laneSql.js';
 export type { CallbackEvent } from './events.js';
 export { callbackJobs } from './jobs.js';
 export type { EventColumns, NewEvent } from './eventSql.js';

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { requireAdmin } from '../http/auth.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
-import { queueFigures } from '../metrics/index.js';
+import { messageQueueFigures } from '../messages/index.js';
 import { isoUtc } from '../util/time.js';
 import { CONNECTOR_STATUS_STALE_MS } from './connectorStatus.js';
 import { connectorStatusList } from './connectorStatusSql.js';
@@ -54,7 +54,7 @@ export const adminConnectorRoutes: Routes = (app, ctx) => {
     },
     async () => {
       const now = ctx.clock.now();
-      const [rows, queue] = [await connectorStatusList(ctx.db), await queueFigures(ctx.db, now)];
+      const [rows, queue] = [await connectorStatusList(ctx.db), await messageQueueFigures(ctx.db, now)];
       return {
         items: rows.map((row) => ({
           id: row.connector_id,

@@ -56,6 +56,23 @@ export interface ConnectorState {
  */
 export type ReceiptSink = (receipts: readonly CarrierReceipt[]) => Promise<void>;
 
+/** A subscriber's message a connector received from its provider (the inbound capability stores it). */
+export interface InboundMessage {
+  /** The subscriber's number, as the provider wrote it. */
+  readonly from: string;
+  /** The provider's id of the message: a webhook sent again is recognised by it. */
+  readonly id: string;
+  readonly timestamp: Date;
+  readonly text: string;
+  /** The provider's id of the business number written to (WhatsApp: metadata.phone_number_id). */
+  readonly phoneNumberId: string | undefined;
+  /** The business number or name the subscriber wrote to (WhatsApp: metadata.display_phone_number). */
+  readonly displayName: string | undefined;
+}
+
+/** Stores a connector's inbound messages; resolves once they are committed. */
+export type InboundSink = (connectorId: string, messages: readonly InboundMessage[]) => Promise<void>;
+
 /** One channel to one carrier. */
 export interface Connector {
   readonly id: string;

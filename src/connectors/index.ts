@@ -1,7 +1,13 @@
 /** What other parts of Herald may use of connectors/; everything else in the folder is its own. */
-export type { Connector, ConnectorState, OutboundMessage, ReceiptSink } from './connector.js';
+export type {
+  Connector,
+  ConnectorState,
+  InboundMessage,
+  InboundSink,
+  OutboundMessage,
+  ReceiptSink,
+} from './connector.js';
 export { ConnectorStatusWriter } from './connectorStatus.js';
-export type { WhatsappInbound } from './http/whatsappConnector.js';
 export { Router, buildConnectors } from './registry.js';
 export { corkUntilNextTick } from './smpp/corkedWrites.js';
 export { ShortMessagePdu, ShortMessageResp, receiptTlvs } from './smpp/hotPdus.js';

@@ -5,9 +5,10 @@ import { principalOf, requireToken } from '../http/auth.js';
 import { errorResponses } from '../http/schemas.js';
 import type { HeraldApp, Routes } from '../http/server.js';
 import { idempotencyKeyOf, idempotentReplay, runIdempotent } from '../idempotency/index.js';
+import { messageOutboundFlashcallIds } from '../messages/index.js';
 import { isPlainObject } from '../shared/text.js';
-import { dirtyDaysCte } from '../statistics/index.js';
 import { UUID_PATTERN } from '../util/uuid7.js';
+import { conversionUpsert } from './conversionSql.js';
 
 export const CONVERSION_RESULTS = ['NUMBER_VERIFIED', 'WRONG_CODE'] as const;
 /** The spelling of the real service's field table (spec 4, detail 3), stored as NUMBER_VERIFIED. */
@@ -50,14 +51,7 @@ export async function recordConversions(
         ? [item.messageUuid.toLowerCase()]
         : [],
     );
-    const known = new Set(
-      (
-        await tx.query<{ id: string }>(
-          "SELECT id FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[]) AND channel_type = 'FLASHCALL' AND direction = 'outbound'",
-          [accountId, ids],
-        )
-      ).map((r) => r.id),
-    );
+    const known = await messageOutboundFlashcallIds(tx, accountId, ids);
     // By message: a later item for the same message replaces an earlier one (one row may not be upserted twice).
     const records = new Map<string, { result: string; code: string | null }>();
     const items = body.map((item: unknown): ConversionResponse['items'][number] => {
@@ -77,22 +71,12 @@ export async function recordConversions(
       records.set(id, { result, code: (code as string | undefined) ?? null });
       return { messageUuid, code: 201 };
     });
-    if (records.size > 0) {
-      const rows = [...records];
-      await tx.query(
-        `WITH recorded AS (
-           INSERT INTO flashcall_conversions (account_id, message_id, result, code, created_at)
-           SELECT $1, m, r, c, $5 FROM unnest($2::uuid[], $3::text[], $4::text[]) AS x(m, r, c)
-           ON CONFLICT (account_id, message_id) DO UPDATE
-             SET result = excluded.result, code = excluded.code, created_at = excluded.created_at
-           RETURNING account_id, message_id
-         ),
-         converted AS (SELECT m.account_id, m.created_at FROM recorded JOIN messages m ON m.account_id = recorded.account_id AND m.id = recorded.message_id),
-         ${dirtyDaysCte('converted')}
-         SELECT 1`,
-        [accountId, rows.map(([id]) => id), rows.map(([, r]) => r.result), rows.map(([, r]) => r.code), now],
-      );
-    }
+    await conversionUpsert(
+      tx,
+      accountId,
+      [...records].map(([messageId, r]) => ({ messageId, ...r })),
+      now,
+    );
     return { statusCode: 200, body: { errors: items.some((i) => i.code !== 201), items } };
   });
   return result.body;

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db, Queryable } from '../db/db.js';
 import { nowMs, systemClock, type Clock, type ClockTimer } from '../util/clock.js';
-import { messageLockOrdered, messageNoteIgnored, type SubmissionRow } from './deliverySql.js';
+import { messageLockOrdered, messageNoteIgnored, type SubmissionRow } from '../messages/index.js';
 import type { CarrierReceipt } from '../connectors/index.js';
 import { applyMatchedReceipts, applyTransitions, matchReceipts, receiptMessages, receiptsPerPart } from './receipts.js';
 import {
@@ -11,7 +11,7 @@ import {
   statusTransition,
   type TargetStatus,
   type Transition,
-} from './transitions.js';
+} from '../messages/index.js';
 
 export interface WriterOptions {
   /** Records that make a flush start at once. */

@@ -6,11 +6,10 @@ import type { NumberingPlan } from '../numbering/index.js';
 import { lookupSubscriber } from '../numbering/index.js';
 import { messageWindow } from '../schedule/index.js';
 import { isUnconstrained, nextAllowedInstant, type SendWindow } from '../schedule/index.js';
-import { whatsappWindowsOpenOf } from '../messages/index.js';
+import { DELIVERY_ERRORS, READ_TRACKED, whatsappWindowsOpenOf } from '../messages/index.js';
+import { type ClaimedMessage, messageClaimDue } from '../messages/index.js';
 import type { Clock } from '../util/clock.js';
-import { type ClaimedMessage, messageClaimDue } from './deliverySql.js';
 import type { DeliveryWriter } from './deliveryWriter.js';
-import { DELIVERY_ERRORS, READ_TRACKED } from './statuses.js';
 import type { Wakeup } from './wakeup.js';
 
 export interface DispatcherOptions {

@@ -1,12 +1,6 @@
 /** What other parts of Herald may use of delivery/; everything else in the folder is its own. */
-export { messageApplyTransitions } from './deliverySql.js';
-export type { ClaimedMessage } from './deliverySql.js';
 export { DEFAULT_WRITER_OPTIONS, DeliveryWriter } from './deliveryWriter.js';
 export { DEFAULT_DISPATCHER_OPTIONS, Dispatcher } from './dispatcher.js';
 export type { DispatcherOptions } from './dispatcher.js';
 export { deliveryJobs } from './jobs.js';
-export { DELIVERY_ERRORS } from './statuses.js';
-export type { ReadStatus, Status } from './statuses.js';
-export { statusTransition } from './transitions.js';
-export type { HistoryEntry } from './transitions.js';
 export { Wakeup } from './wakeup.js';

@@ -1,12 +1,10 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/db.js';
+import { DELIVERY_ERRORS, messageExpireDue, orphanReceiptsTakeMatched } from '../messages/index.js';
 import type { Job } from '../shared/jobs.js';
 import type { Clock } from '../util/clock.js';
-import { messageExpireDue } from './deliverySql.js';
-import { orphanReceiptsTakeMatched } from './receiptSql.js';
 import { applyReceipts } from './receipts.js';
 import { retentionCutoff, retentionSweep } from './retention.js';
-import { DELIVERY_ERRORS } from './statuses.js';
 
 /** Orphan receipts are matched again for an hour; a submission recorded later than that is not coming. */
 const ORPHAN_LIFETIME_MS = 3600_000;

@@ -1,13 +1,18 @@
 import type { Queryable } from '../db/db.js';
-import { messageApplyTransitions, messageLockOrdered, messageNoteIgnored, type SubmissionRow } from './deliverySql.js';
+import {
+  messageApplyTransitions,
+  messageLockOrdered,
+  messageNoteIgnored,
+  type SubmissionRow,
+} from '../messages/index.js';
 import type { CarrierReceipt } from '../connectors/index.js';
 import {
   type MatchedReceipt,
   messageCountDeliveredParts,
   submissionMatchReceipts,
   submissionSetPartStates,
-} from './receiptSql.js';
-import { mergeReceipt, roundsOf, statusTransition, type Transition } from './transitions.js';
+} from '../messages/index.js';
+import { mergeReceipt, roundsOf, statusTransition, type Transition } from '../messages/index.js';
 
 export interface ReceiptOutcome {
   /** Receipts that moved a message's status (or counted a part). */

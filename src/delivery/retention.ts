@@ -1,7 +1,11 @@
+import { accountIds } from '../accounts/index.js';
+import { callbackDeliveriesDeleteFinished } from '../callbacks/index.js';
+import { conversionsDeleteOfMessages } from '../conversions/index.js';
 import type { Db } from '../db/db.js';
+import { shortLinksDeleteOfMessages } from '../links/index.js';
+import { messagesDeleteFinished, submissionsDeleteBefore } from '../messages/index.js';
 import { uuidBound } from '../util/uuid7.js';
 import { statsRolledUntil } from '../statistics/index.js';
-import { retentionDeleteCallbacks, retentionDeleteMessages, retentionDeleteSubmissions } from './retentionSql.js';
 import { DAY_MS } from '../util/time.js';
 
 const BATCH = 5000;
@@ -21,34 +25,47 @@ export function retentionCutoff(now: Date, days: number): Date {
 
 /**
  * Retention (HERALD_RETENTION_DAYS): deletes what is older than `before` (see {@link retentionCutoff}) and
- * finished. Messages with nothing left to happen go with their short links and conversions, but only from days the
- * statistics have already rolled up, so
- * that the statistics keep counting them (and the rollup of a day older than the retention is never redone);
- * carrier submissions go by age; finished callback deliveries go with their attempts and events, so a failed
- * delivery older than the retention can no longer be replayed. Batched, bounded per sweep, safe in several workers.
+ * finished, each table through its owner's delete. Messages with nothing left to happen go with their short links
+ * and conversions, but only from days the statistics have already rolled up, so that the statistics keep counting
+ * them (and the rollup of a day older than the retention is never redone); carrier submissions go by age; finished
+ * callback deliveries go with their attempts and events, so a failed delivery older than the retention can no
+ * longer be replayed. Batched, bounded per sweep, safe in several workers.
  */
 export async function retentionSweep(db: Db, before: Date): Promise<RetentionResult> {
   const cutoff = before.getTime();
   const rolledUntil = await statsRolledUntil(db);
   const messagesBefore =
     rolledUntil === null ? undefined : Math.min(cutoff, Date.parse(`${rolledUntil}T00:00:00Z`) + DAY_MS);
-  const accounts = (await db.query<{ id: number }>('SELECT id FROM accounts ORDER BY id')).map((a) => a.id);
+  const accounts = await accountIds(db);
   let messages = 0;
   let callbackDeliveries = 0;
   for (const accountId of accounts) {
     if (messagesBefore !== undefined) {
       messages += await drain(
-        (limit) => retentionDeleteMessages(db, accountId, uuidBound(messagesBefore, 'low'), limit),
+        (limit) => deleteMessages(db, accountId, uuidBound(messagesBefore, 'low'), limit),
         MAX_PER_SWEEP - messages,
       );
     }
     callbackDeliveries += await drain(
-      (limit) => retentionDeleteCallbacks(db, accountId, new Date(cutoff), limit),
+      (limit) => callbackDeliveriesDeleteFinished(db, accountId, new Date(cutoff), limit),
       MAX_PER_SWEEP - callbackDeliveries,
     );
   }
-  const submissions = await drain((limit) => retentionDeleteSubmissions(db, new Date(cutoff), limit), MAX_PER_SWEEP);
+  const submissions = await drain((limit) => submissionsDeleteBefore(db, new Date(cutoff), limit), MAX_PER_SWEEP);
   return { messages, submissions, callbackDeliveries };
+}
+
+/**
+ * Deletes a batch of an account's finished messages with their short links and conversions, in one transaction
+ * (each table's delete is its owner's); returns how many messages went.
+ */
+async function deleteMessages(db: Db, accountId: number, beforeId: string, limit: number): Promise<number> {
+  return db.transaction(async (tx) => {
+    const ids = await messagesDeleteFinished(tx, accountId, beforeId, limit);
+    await shortLinksDeleteOfMessages(tx, accountId, ids);
+    await conversionsDeleteOfMessages(tx, accountId, ids);
+    return ids.length;
+  });
 }
 
 /** Runs a batched delete until a batch comes back short or `budget` rows are gone; returns how many went. */

@@ -5,6 +5,7 @@ import { ledgerAppend } from '../accounts/index.js';
 import type { Config } from '../config/config.js';
 import type { Db } from '../db/db.js';
 import { senderNameInsert } from '../senderNames/index.js';
+import { templateInsertDemo } from '../templates/index.js';
 import type { Clock } from '../util/clock.js';
 
 export const DEMO_SENDER_NAME = 'Herald';
@@ -46,11 +47,7 @@ export async function ensureDemo(db: Db, config: Config, clock: Clock): Promise<
       });
     }
     // Outside a chat window WhatsApp takes only approved templates: the demo has one that matches any text.
-    await tx.query(
-      `INSERT INTO templates (account_id, channel_type, template_type, pattern, sender_name, date_from, status, manager_comment, created_at, updated_at)
-       VALUES ($1, 'WHATSAPP', 'SERVICE', '%s', $2, $3, 'APPROVED', 'demo', $3, $3)`,
-      [account.id, DEMO_SENDER_NAME, now],
-    );
+    await templateInsertDemo(tx, account.id, DEMO_SENDER_NAME, now);
     await ledgerAppend(tx, {
       accountId: account.id,
       currency: config.currency,

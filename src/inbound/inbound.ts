@@ -1,4 +1,4 @@
-import type { WhatsappInbound } from '../connectors/index.js';
+import type { InboundMessage } from '../connectors/index.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/db.js';
 import { messageInsertInbound, messageToApi, normaliseDestination, whatsappWindowOpen } from '../messages/index.js';
@@ -22,19 +22,14 @@ import { trafficCenterDefault } from './trafficCenterSql.js';
 export async function receiveInbound(
   ctx: AppContext,
   connectorId: string,
-  inbounds: readonly WhatsappInbound[],
+  inbounds: readonly InboundMessage[],
 ): Promise<void> {
   for (const inbound of inbounds) {
     await ctx.db.transaction((tx) => receiveOne(ctx, tx, connectorId, inbound));
   }
 }
 
-async function receiveOne(
-  ctx: AppContext,
-  tx: Queryable,
-  connectorId: string,
-  inbound: WhatsappInbound,
-): Promise<void> {
+async function receiveOne(ctx: AppContext, tx: Queryable, connectorId: string, inbound: InboundMessage): Promise<void> {
   const now = ctx.clock.now();
   const senderName = inbound.displayName ?? '';
   const subscriber = normaliseDestination(inbound.from)?.msisdn ?? inbound.from.replace(/\D/g, '');

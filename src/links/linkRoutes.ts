@@ -3,7 +3,8 @@ import { herald } from '../errors/catalogue.js';
 import { authGuard } from '../http/auth.js';
 import type { Routes } from '../http/server.js';
 import { RecentClicks } from './recentClicks.js';
-import { CODE_LENGTH, normalisedUrl, shortLinkClick } from './shortLinks.js';
+import { shortLinkClick } from './shortLinkSql.js';
+import { CODE_LENGTH, normalisedUrl } from './shortLinks.js';
 
 /**
  * `GET <HERALD_SHORT_URL_BASE path>/<code>`: 302 to the original link, with the click recorded (and its `click`

@@ -1,7 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { eventSelect, insertEventsCte, wantsEvent } from '../callbacks/index.js';
-import { dirtyDaysCte } from '../statistics/index.js';
-import type { Queryable } from '../db/db.js';
 
 /**
  * http(s) links in a text; trailing punctuation belongs to the sentence, not to the link. The pattern has nothing
@@ -78,63 +75,4 @@ function endOfLink(match: string): number {
   let end = match.length;
   while (end > 0 && TRAILING.has(match[end - 1]!)) end--;
   return end;
-}
-
-export async function shortLinkInsert(
-  tx: Queryable,
-  accountId: number,
-  links: readonly { messageId: string; code: string; url: string }[],
-  now: Date,
-): Promise<void> {
-  if (links.length === 0) return;
-  await tx.query(
-    `INSERT INTO short_links (code, account_id, message_id, url, created_at)
-     SELECT c, $1, m, u, $5 FROM unnest($2::text[], $3::uuid[], $4::text[]) AS l(c, m, u)`,
-    [accountId, links.map((l) => l.code), links.map((l) => l.messageId), links.map((l) => l.url), now],
-  );
-}
-
-export interface ClickedLink {
-  account_id: number;
-  message_id: string;
-  url: string;
-}
-
-/**
- * Records a click and, where the message asked for it, its `click` event, in one statement; returns the link,
- * or undefined for an unknown code.
- */
-export async function shortLinkClick(
-  db: Queryable,
-  code: string,
-  shortUrl: string,
-  now: Date,
-): Promise<ClickedLink | undefined> {
-  const [row] = await db.query<ClickedLink>(
-    `WITH link AS (
-       UPDATE short_links SET clicks = clicks + 1, last_click_at = $2 WHERE code = $1
-       RETURNING account_id, message_id, url
-     ),
-     click_events AS (${eventSelect(
-       {
-         targetId: 'm.callback_target_id',
-         accountId: 'm.account_id',
-         messageId: 'm.id',
-         event: "'click'",
-         channelType: 'm.channel_type',
-         status: 'NULL::text',
-         at: '$2::timestamptz',
-         errorCode: 'NULL::int',
-         extra: "jsonb_build_object('url', link.url, 'short_url', $3::text)",
-       },
-       'link JOIN messages m ON m.account_id = link.account_id AND m.id = link.message_id',
-       wantsEvent('m', "'click'"),
-     )}),
-     ${insertEventsCte('click_events', '')},
-     clicked AS (SELECT m.account_id, m.created_at FROM link JOIN messages m ON m.account_id = link.account_id AND m.id = link.message_id),
-     ${dirtyDaysCte('clicked')}
-     SELECT account_id, message_id, url FROM link`,
-    [code, now, shortUrl],
-  );
-  return row;
 }

@@ -4,6 +4,29 @@ export { normaliseDestination } from './destination.js';
 export { MESSAGE_COLUMNS, messageToApi } from './messageObject.js';
 export type { MessageRow } from './messageObject.js';
 export { validateWhatsappContent } from './whatsappContent.js';
-export { messageInsertInbound } from './messageSql.js';
+export {
+  messageApplyTransitions,
+  messageClaimDue,
+  messageCountDeliveredParts,
+  messageExpireDue,
+  messageLockOrdered,
+  messageNoteIgnored,
+} from './messageDeliverySql.js';
+export type { ClaimedMessage, SubmissionRow } from './messageDeliverySql.js';
+export { messageOutboundFlashcallIds } from './messageLookupSql.js';
+export { messageFiguresSql, messageOldestId, messageQueueFigures } from './messageStatisticsSql.js';
+export type { MessageCounts, QueueFigure } from './messageStatisticsSql.js';
+export { messageInsertInbound, messagesDeleteFinished, messagesJoin } from './messageSql.js';
 export type { NewInbound } from './messageSql.js';
+export {
+  orphanReceiptsTakeMatched,
+  submissionMatchReceipts,
+  submissionSetPartStates,
+  submissionsDeleteBefore,
+} from './submissionSql.js';
+export type { MatchedReceipt } from './submissionSql.js';
+export { DELIVERY_ERRORS, READ_TRACKED } from './statuses.js';
+export type { ReadStatus, Status } from './statuses.js';
+export { mergeReceipt, retryTransition, roundsOf, sentTransition, statusTransition } from './transitions.js';
+export type { HistoryEntry, TargetStatus, Transition } from './transitions.js';
 export { WHATSAPP_WINDOW_MS, whatsappWindowOpen, whatsappWindowsOpenOf } from './whatsappWindows.js';

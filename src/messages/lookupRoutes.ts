@@ -1,6 +1,5 @@
 import { uuidBound } from '../util/uuid7.js';
 import { Type } from 'typebox';
-import { DELIVERY_ERRORS } from '../delivery/index.js';
 import { herald, showValue } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../http/auth.js';
 import { ChannelType, errorResponses, Id, MAX_PAGE } from '../http/schemas.js';
@@ -10,6 +9,7 @@ import { normaliseDestination } from './destination.js';
 import { messageGet, messageList, messageListCount, messageStop } from './messageLookupSql.js';
 import { messageToApi } from './messageObject.js';
 import { MessageObject } from './messageSchemas.js';
+import { DELIVERY_ERRORS } from './statuses.js';
 
 /** page * per_page may not pass this: deep pages are for the time filters. */
 export const MAX_LIST_DEPTH = 10_000;

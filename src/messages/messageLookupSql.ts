@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/db.js';
-import { messageApplyTransitions } from '../delivery/index.js';
-import { statusTransition } from '../delivery/index.js';
+import { messageApplyTransitions } from './messageDeliverySql.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
+import { statusTransition } from './transitions.js';
 
 export async function messageGet(db: Queryable, accountId: number, id: string): Promise<MessageRow | undefined> {
   const [row] = await db.query<MessageRow>(
@@ -9,6 +9,20 @@ export async function messageGet(db: Queryable, accountId: number, id: string): 
     [accountId, id],
   );
   return row;
+}
+
+/** Which of the given ids are the account's outbound FLASHCALL messages (those a conversion may be reported for). */
+export async function messageOutboundFlashcallIds(
+  db: Queryable,
+  accountId: number,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  const rows = await db.query<{ id: string }>(
+    `SELECT id FROM messages
+     WHERE account_id = $1 AND id = ANY($2::uuid[]) AND channel_type = 'FLASHCALL' AND direction = 'outbound'`,
+    [accountId, ids],
+  );
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Filters of GET /api/v1/message, already checked. */

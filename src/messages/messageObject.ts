@@ -1,10 +1,10 @@
 import { maskCallbackUrl } from '../callbacks/index.js';
 import type { Channel } from '../shared/channels.js';
 import type { Static } from 'typebox';
-import type { ReadStatus, Status } from '../delivery/index.js';
-import type { HistoryEntry } from '../delivery/index.js';
 import { isoUtc } from '../util/time.js';
 import type { MessageObject } from './messageSchemas.js';
+import type { ReadStatus, Status } from './statuses.js';
+import type { HistoryEntry } from './transitions.js';
 
 /** The message object as the API shows it (its schema is in the OpenAPI document). */
 export type MessageApi = Static<typeof MessageObject>;

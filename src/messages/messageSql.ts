@@ -159,6 +159,15 @@ export async function messageInsertBatch(
   );
 }
 
+/**
+ * `source` joined to the messages its rows name (by their account_id and message_id), the messages as `alias`: for
+ * statements on other tables that need a message's columns (its callback target, its day for the statistics).
+ */
+export function messagesJoin(source: string, alias: string): string {
+  const on = `${alias}.account_id = ${source}.account_id AND ${alias}.id = ${source}.message_id`;
+  return `${source} JOIN messages ${alias} ON ${on}`;
+}
+
 export async function messageCount(db: Queryable, accountId: number): Promise<number> {
   const [row] = await db.query<{ n: number }>('SELECT count(*) AS n FROM messages WHERE account_id = $1', [accountId]);
   return row!.n;
@@ -200,4 +209,28 @@ export async function messageInsertInbound(db: Queryable, m: NewInbound): Promis
     ],
   );
   return row;
+}
+
+/**
+ * Deletes up to `limit` of an account's messages created before `beforeId` (a time-ordered uuid bound) that have
+ * nothing left to happen (not waiting to be sent, no lifetime running), and returns their ids: the caller deletes
+ * what other tables hold of them (short links, conversions) in the same transaction.
+ */
+export async function messagesDeleteFinished(
+  db: Queryable,
+  accountId: number,
+  beforeId: string,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    `WITH doomed AS (
+       SELECT id FROM messages
+       WHERE account_id = $1 AND id < $2::uuid AND status <> 'sending' AND due_at IS NULL
+       ORDER BY id LIMIT $3
+     )
+     DELETE FROM messages m USING doomed d WHERE m.account_id = $1 AND m.id = d.id
+     RETURNING m.id`,
+    [accountId, beforeId, limit],
+  );
+  return rows.map((r) => r.id);
 }

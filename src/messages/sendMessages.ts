@@ -1,5 +1,4 @@
 import type { AppContext } from '../context.js';
-import type { ClaimedMessage } from '../delivery/index.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
 import type { Principal } from '../http/auth.js';
 import { idempotentReplay, type IdempotentResult, runIdempotent } from '../idempotency/index.js';
@@ -15,6 +14,7 @@ import { isPlainObject } from '../shared/text.js';
 import { uuid7 } from '../util/uuid7.js';
 import { whatsappWindowsOpenOf } from './whatsappWindows.js';
 import { validateContent, VOICECODE_SENDER_NAME } from './channelContent.js';
+import type { ClaimedMessage } from './messageDeliverySql.js';
 import { messageInsertBatch, type NewMessage } from './messageSql.js';
 import { REGISTERED_SENDER_CHANNELS, shortenableText, validateMessage, type ValidMessage } from './validateMessage.js';
 

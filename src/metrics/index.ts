@@ -1,3 +1,2 @@
 /** What other parts of Herald may use of metrics/; everything else in the folder is its own. */
 export { Metrics } from './metrics.js';
-export { queueFigures } from './metricsSql.js';

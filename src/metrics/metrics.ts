@@ -1,10 +1,10 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { CallbackSender } from '../callbacks/index.js';
+import { callbackBacklog, type CallbackSender } from '../callbacks/index.js';
 import type { ConnectorState } from '../connectors/index.js';
 import type { Db } from '../db/db.js';
 import type { DeliveryWriter } from '../delivery/index.js';
 import type { Clock } from '../util/clock.js';
-import { callbackBacklog, queueFigures } from './metricsSql.js';
+import { messageQueueFigures } from '../messages/index.js';
 
 /** What the metrics read when scraped; the worker parts are absent in an api-only process. */
 export interface MetricSources {
@@ -211,7 +211,7 @@ export class Metrics {
       // While the database is away, /metrics still answers (the process figures are what an operator needs then),
       // without the queue figures and with herald_database_up 0; a failed read is not kept, the next scrape tries
       // again.
-      this.dbFigures = Promise.all([queueFigures(this.sources.db, at), callbackBacklog(this.sources.db)]).then(
+      this.dbFigures = Promise.all([messageQueueFigures(this.sources.db, at), callbackBacklog(this.sources.db)]).then(
         ([queue, callbacks]) => {
           this.databaseUp = true;
           return { queue, callbacks };
@@ -228,7 +228,7 @@ export class Metrics {
 }
 
 interface DbFigures {
-  readonly queue: Awaited<ReturnType<typeof queueFigures>>;
+  readonly queue: Awaited<ReturnType<typeof messageQueueFigures>>;
   readonly callbacks: Awaited<ReturnType<typeof callbackBacklog>>;
 }
 

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db.js';
-import { ledgerAppend } from '../accounts/index.js';
+import { balancesLock, ledgerAppend } from '../accounts/index.js';
 import { fromMicros, type Micros, toMicros } from './amount.js';
 
 export interface Charge {
@@ -26,18 +26,7 @@ export async function reserveCharges(
   ].sort();
   const available = new Map<string, Micros>();
   if (currencies.length > 0) {
-    // Lock in a fixed order (sorted currencies) so that two batches never wait on each other in a cycle.
-    await tx.query(
-      `INSERT INTO account_balances (account_id, currency, amount, updated_at)
-       SELECT $1, c, 0, $3 FROM unnest($2::text[]) AS c ON CONFLICT DO NOTHING`,
-      [accountId, currencies, now],
-    );
-    // FOR UPDATE OF b: the balance rows are locked, the account row (read for its credit limit) is not.
-    const rows = await tx.query<{ currency: string; amount: string; credit_limit: string }>(
-      `SELECT b.currency, b.amount, a.credit_limit FROM account_balances b JOIN accounts a ON a.id = b.account_id
-       WHERE b.account_id = $1 AND b.currency = ANY($2::text[]) ORDER BY b.currency FOR UPDATE OF b`,
-      [accountId, currencies],
-    );
+    const rows = await balancesLock(tx, accountId, currencies, now);
     for (const row of rows) available.set(row.currency, toMicros(row.amount) + toMicros(row.credit_limit));
   }
   const exhausted = new Set<string>();

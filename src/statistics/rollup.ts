@@ -1,4 +1,6 @@
+import { accountIds } from '../accounts/index.js';
 import type { Db } from '../db/db.js';
+import { messageOldestId } from '../messages/index.js';
 import { uuidBound } from '../util/uuid7.js';
 import { statsRollUpDay } from './statisticsSql.js';
 import { DAY_MS, dayOf } from '../util/time.js';
@@ -29,16 +31,13 @@ export async function rollUpStatistics(
         "SELECT to_char(rolled_until, 'YYYY-MM-DD') AS day FROM stats_rollup_state FOR UPDATE",
       );
       let rolledUntil = state?.day;
-      const accounts = (await tx.query<{ id: number }>('SELECT id FROM accounts ORDER BY id')).map((a) => a.id);
+      const accounts = await accountIds(tx);
       if (rolledUntil === undefined) {
         // Start the day before the oldest message (by the primary key: ids are time-ordered).
         let oldest = now.getTime();
         for (const id of accounts) {
-          const [first] = await tx.query<{ id: string }>(
-            'SELECT id FROM messages WHERE account_id = $1 ORDER BY id LIMIT 1',
-            [id],
-          );
-          if (first) oldest = Math.min(oldest, parseInt(first.id.replace(/-/g, '').slice(0, 12), 16));
+          const first = await messageOldestId(tx, id);
+          if (first) oldest = Math.min(oldest, parseInt(first.replace(/-/g, '').slice(0, 12), 16));
         }
         rolledUntil = dayOf(Math.floor(oldest / DAY_MS) * DAY_MS - DAY_MS);
         await tx.query('INSERT INTO stats_rollup_state (rolled_until) VALUES ($1) ON CONFLICT (id) DO NOTHING', [

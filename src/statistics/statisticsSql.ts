@@ -1,4 +1,7 @@
+import { conversionsPerMessageSql } from '../conversions/index.js';
 import type { Queryable } from '../db/db.js';
+import { shortLinkClicksPerMessageSql } from '../links/index.js';
+import { messageFiguresSql } from '../messages/index.js';
 
 /** A group's figures, one row per group key and status and currency. */
 export interface StatsRow {
@@ -40,27 +43,15 @@ const FILTER = `($2::text IS NULL OR s.channel_type = $2) AND ($3::text IS NULL 
   AND (s.tag = coalesce($5::text, $6::text) OR ($5::text IS NULL AND $6::text IS NULL AND s.tag <> ''))`;
 
 /**
- * The per-message figures of an account's outbound messages whose ids fall in the given ranges, as the rollup's
- * rows: by day (UTC), channel, sender name, status, currency, and tag ('' = the message itself; with `withTags`,
- * one more row per tag it carries). Clicks and conversions are summed per message from their own tables, limited
- * to the same id ranges.
+ * The per-message figures of an account's ($1) outbound messages whose ids fall in the given ranges, as the rollup's
+ * rows (see messageFiguresSql). Clicks and conversions are summed per message from their own tables, limited to the
+ * same id ranges.
  */
 function perMessageSql(ranges: (column: string) => string, withTags: boolean): string {
-  return `SELECT (m.created_at AT TIME ZONE 'UTC')::date AS day, m.channel_type, m.sender_name, m.status,
-       coalesce(m.currency, '') AS currency, ${withTags ? 't.tag' : "''::text AS tag"}, 1 AS messages, m.total_parts AS parts,
-       CASE WHEN m.price_refunded THEN 0 ELSE m.price END AS price,
-       coalesce(l.clicks, 0) AS clicks, coalesce(c.conversions, 0) AS conversions
-     FROM messages m
-     LEFT JOIN (
-       SELECT message_id, sum(clicks) AS clicks FROM short_links
-       WHERE account_id = $1 AND (${ranges('message_id')}) GROUP BY message_id
-     ) l ON l.message_id = m.id
-     LEFT JOIN (
-       SELECT message_id, count(*) AS conversions FROM flashcall_conversions
-       WHERE account_id = $1 AND (${ranges('message_id')}) GROUP BY message_id
-     ) c ON c.message_id = m.id
-     ${withTags ? "CROSS JOIN LATERAL (SELECT '' AS tag UNION ALL SELECT unnest(m.tags)) t" : ''}
-     WHERE m.account_id = $1 AND m.direction = 'outbound' AND (${ranges('m.id')})`;
+  return messageFiguresSql('$1', ranges, withTags, {
+    clicks: shortLinkClicksPerMessageSql('$1', ranges),
+    conversions: conversionsPerMessageSql('$1', ranges),
+  });
 }
 
 /** Rolls one account's day up again: its rows are replaced by a fresh aggregation. */

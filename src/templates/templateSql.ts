@@ -75,6 +75,21 @@ export async function templateInsert(
   });
 }
 
+/** The demo account's approved WHATSAPP template that matches any text (`%s`). */
+export async function templateInsertDemo(
+  tx: Queryable,
+  accountId: number,
+  senderName: string,
+  now: Date,
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO templates (account_id, channel_type, template_type, pattern, sender_name, date_from, status,
+       manager_comment, created_at, updated_at)
+     VALUES ($1, 'WHATSAPP', 'SERVICE', '%s', $2, $3, 'APPROVED', 'demo', $3, $3)`,
+    [accountId, senderName, now],
+  );
+}
+
 export async function templateGet(db: Queryable, id: number): Promise<TemplateRow | undefined> {
   const [row] = await db.query<TemplateRow>(`SELECT ${COLUMNS} FROM templates WHERE id = $1 AND deleted_at IS NULL`, [
     id,

@@ -10,7 +10,7 @@ import {
 } from '../../src/callbacks/deliverySql.js';
 import { CallbackTargets } from '../../src/callbacks/callbackTargets.js';
 import { callbackCursorsEnsure } from '../../src/callbacks/laneSql.js';
-import { retentionDeleteCallbacks } from '../../src/delivery/retentionSql.js';
+import { callbackDeliveriesDeleteFinished } from '../../src/callbacks/deliveryRetentionSql.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { insertAccount } from '../factories/rows.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -159,7 +159,9 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
     const [free] = await claim(target);
     await record(free!, 'delivered');
     // Retention of everything finished before tomorrow: the delivered one goes, the held one's event stays.
-    expect(await retentionDeleteCallbacks(db, accountId, new Date(NOW.getTime() + 86_400_000), 100)).toBeGreaterThan(0);
+    expect(
+      await callbackDeliveriesDeleteFinished(db, accountId, new Date(NOW.getTime() + 86_400_000), 100),
+    ).toBeGreaterThan(0);
     const left = await db.query<{ message_id: string; status: string }>(
       'SELECT message_id, status FROM callback_events WHERE target_id = $1 ORDER BY id',
       [target],

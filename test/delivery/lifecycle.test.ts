@@ -1,11 +1,11 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
-import { messageExpireDue } from '../../src/delivery/deliverySql.js';
+import { messageExpireDue } from '../../src/messages/messageDeliverySql.js';
 import { DeliveryWriter } from '../../src/delivery/deliveryWriter.js';
 import type { CarrierReceipt } from '../../src/connectors/connector.js';
 import { applyReceipts } from '../../src/delivery/receipts.js';
-import { DELIVERY_ERRORS } from '../../src/delivery/statuses.js';
+import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { insertAccount, insertCallbackTarget, insertMessage, type MessageFields } from '../factories/rows.js';
 

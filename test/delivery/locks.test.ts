@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
 import pino from 'pino';
-import { messageApplyTransitions } from '../../src/delivery/deliverySql.js';
+import { messageApplyTransitions } from '../../src/messages/messageDeliverySql.js';
 import { DeliveryWriter } from '../../src/delivery/deliveryWriter.js';
 import { applyReceipts } from '../../src/delivery/receipts.js';
-import { DELIVERY_ERRORS } from '../../src/delivery/statuses.js';
-import { sentTransition, statusTransition } from '../../src/delivery/transitions.js';
+import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
+import { sentTransition, statusTransition } from '../../src/messages/transitions.js';
 import { messageStop } from '../../src/messages/messageLookupSql.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { insertAccount, insertMessage } from '../factories/rows.js';

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { retentionCutoff, retentionSweep } from '../../src/delivery/retention.js';
 import { rollUpStatistics } from '../../src/statistics/rollup.js';
+import { insertAccount, insertMessage } from '../factories/rows.js';
 import { TestClock } from '../helpers/clock.js';
-import { ENGINES } from '../helpers/engines.js';
+import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { Receiver } from '../helpers/receiver.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -115,5 +116,50 @@ describe.each(ENGINES)('retention (HERALD_RETENTION_DAYS) (%s)', (engine) => {
     expect(() => loadConfig({ HERALD_RETENTION_DAYS: '3' })).toThrow(
       /HERALD_RETENTION_DAYS: must be an integer from 7 to 36500/,
     );
+  });
+});
+
+describe.each(ENGINES)('retention of a message with its short links and conversions (%s)', (engine) => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await openTestDb(engine);
+  });
+  afterAll(async () => {
+    await t?.drop();
+  });
+
+  it("deletes a finished message's short links and conversions with it, and keeps those of kept messages", async () => {
+    const db = t.db;
+    const day = (n: number): Date => new Date(Date.parse('2026-03-01T09:00:00Z') + n * DAY_MS);
+    const { id: accountId } = await insertAccount(db);
+    const finished = await insertMessage(db, { accountId, status: 'delivered', createdAt: day(0) });
+    const running = await insertMessage(db, { accountId, status: 'sent', createdAt: day(0), dueAt: day(20) });
+    const recent = await insertMessage(db, { accountId, status: 'delivered', createdAt: day(9) });
+    for (const [i, messageId] of [finished, running, recent].entries()) {
+      await db.query(
+        `INSERT INTO short_links (code, account_id, message_id, url, created_at)
+         VALUES ($1, $2, $3, 'https://a.example', $4)`,
+        [`code${i}`, accountId, messageId, day(0)],
+      );
+      await db.query(
+        `INSERT INTO flashcall_conversions (account_id, message_id, result, created_at)
+         VALUES ($1, $2, 'WRONG_CODE', $3)`,
+        [accountId, messageId, day(0)],
+      );
+    }
+    await db.query(`INSERT INTO stats_rollup_state (rolled_until) VALUES ('2026-03-08')`);
+
+    const result = await retentionSweep(db, day(7));
+
+    expect(result.messages).toBe(1);
+    const left = async (table: string): Promise<string[]> =>
+      (
+        await db.query<{ message_id: string }>(
+          `SELECT message_id FROM ${table} WHERE account_id = $1 ORDER BY message_id`,
+          [accountId],
+        )
+      ).map((r) => r.message_id);
+    expect(await left('short_links')).toEqual([running, recent].sort());
+    expect(await left('flashcall_conversions')).toEqual([running, recent].sort());
   });
 });

@@ -1,6 +1,6 @@
 import type { Clock } from '../../util/clock.js';
 import type { WhatsappConnectorConfig } from '../../config/configFile.js';
-import type { CarrierReceipt } from '../connector.js';
+import type { CarrierReceipt, InboundMessage } from '../connector.js';
 import { isPlainObject } from '../../shared/text.js';
 import type { OutboundMessage } from '../connector.js';
 import { HttpConnector, type ProviderRequest } from './httpConnector.js';
@@ -105,17 +105,6 @@ function headerOf(content: Content): Record<string, unknown> | undefined {
 
 const WHATSAPP_STATES = { delivered: 'delivered', read: 'read', failed: 'undelivered' } as const;
 
-/** A subscriber's message in a webhook (handled by the inbound capability). */
-export interface WhatsappInbound {
-  readonly from: string;
-  readonly id: string;
-  readonly timestamp: Date;
-  readonly text: string;
-  readonly phoneNumberId: string | undefined;
-  /** The business number or name the subscriber wrote to (metadata.display_phone_number). */
-  readonly displayName: string | undefined;
-}
-
 /**
  * Reads a Cloud API webhook: status changes as receipts (`sent` is not a final fact and is skipped), and inbound
  * messages.
@@ -123,9 +112,9 @@ export interface WhatsappInbound {
 export function parseWhatsappWebhook(
   connectorId: string,
   payload: unknown,
-): { receipts: CarrierReceipt[]; inbound: WhatsappInbound[] } {
+): { receipts: CarrierReceipt[]; inbound: InboundMessage[] } {
   const receipts: CarrierReceipt[] = [];
-  const inbound: WhatsappInbound[] = [];
+  const inbound: InboundMessage[] = [];
   const entries = isPlainObject(payload) && Array.isArray(payload.entry) ? payload.entry : [];
   for (const entry of entries) {
     const changes = isPlainObject(entry) && Array.isArray(entry.changes) ? entry.changes : [];

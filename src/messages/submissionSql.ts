@@ -1,6 +1,12 @@
 import type { CarrierReceipt, ReceiptState } from '../connectors/index.js';
 import type { Queryable } from '../db/db.js';
 
+/*
+ * The parts carriers accepted (`submissions`, written by messageApplyTransitions with the `sent` it records) and the
+ * receipts that came before their part was recorded (`orphan_receipts`). Both belong to messages/: receipts find
+ * their message through them.
+ */
+
 /** A receipt with the submission it reports on. */
 export interface MatchedReceipt {
   readonly receipt: CarrierReceipt;
@@ -32,7 +38,8 @@ export async function submissionMatchReceipts(
     parts: number | null;
   }>(
     `WITH input AS (
-       SELECT * FROM json_to_recordset($1::json) AS i(i integer, connector_id text, carrier_id text, state text, error_code integer, received_at timestamptz)
+       SELECT * FROM json_to_recordset($1::json) AS i(i integer, connector_id text, carrier_id text, state text,
+         error_code integer, received_at timestamptz)
      ),
      found AS (
        SELECT i.i, s.account_id, s.message_id, s.parts FROM input i
@@ -40,7 +47,8 @@ export async function submissionMatchReceipts(
      ),
      orphans AS (
        INSERT INTO orphan_receipts (connector_id, carrier_id, state, error_code, received_at)
-       SELECT i.connector_id, i.carrier_id, i.state, i.error_code, i.received_at FROM input i WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.i = i.i)
+       SELECT i.connector_id, i.carrier_id, i.state, i.error_code, i.received_at FROM input i
+       WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.i = i.i)
        ON CONFLICT DO NOTHING
      )
      SELECT i, account_id, message_id, parts FROM found`,
@@ -73,7 +81,8 @@ export async function submissionSetPartStates(
   }));
   const changed = await db.query<{ i: number }>(
     `WITH r AS (
-       SELECT * FROM json_to_recordset($1::json) AS r(i integer, connector_id text, carrier_id text, state text, at timestamptz)
+       SELECT * FROM json_to_recordset($1::json) AS r(i integer, connector_id text, carrier_id text, state text,
+         at timestamptz)
      ),
      locked AS (
        SELECT s.connector_id, s.carrier_id FROM submissions s
@@ -89,31 +98,6 @@ export async function submissionSetPartStates(
     [JSON.stringify(rows)],
   );
   return changed.map((row) => receipts[row.i]!);
-}
-
-/**
- * Counts newly delivered parts of multi-part messages and returns the messages whose every part is delivered.
- * Messages are locked in the global order (account, id).
- */
-export async function messageCountDeliveredParts(
-  db: Queryable,
-  counts: readonly { accountId: number; id: string; parts: number }[],
-): Promise<{ account_id: number; id: string }[]> {
-  if (counts.length === 0) return [];
-  const rows = await db.query<{ account_id: number; id: string; complete: boolean }>(
-    `WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(account_id bigint, id uuid, parts integer)),
-     locked AS (
-       SELECT m.account_id, m.id FROM messages m JOIN r ON m.account_id = r.account_id AND m.id = r.id
-       ORDER BY m.account_id, m.id
-       FOR UPDATE OF m
-     )
-     UPDATE messages m SET parts_delivered = m.parts_delivered + r.parts
-     FROM r JOIN locked l ON l.account_id = r.account_id AND l.id = r.id
-     WHERE m.account_id = r.account_id AND m.id = r.id
-     RETURNING m.account_id, m.id, m.parts_delivered >= m.total_parts AS complete`,
-    [JSON.stringify(counts.map((c) => ({ account_id: c.accountId, id: c.id, parts: c.parts })))],
-  );
-  return rows.filter((r) => r.complete);
 }
 
 /** Takes the orphan receipts whose submission has been recorded since; drops those older than `expiredBefore`. */
@@ -137,4 +121,15 @@ export async function orphanReceiptsTakeMatched(db: Queryable, expiredBefore: Da
     at: r.received_at,
     errorCode: r.error_code,
   }));
+}
+
+/** Deletes up to `limit` carrier submissions recorded before `before` (receipts for them would come far too late). */
+export async function submissionsDeleteBefore(db: Queryable, before: Date, limit: number): Promise<number> {
+  const rows = await db.query(
+    `DELETE FROM submissions WHERE (connector_id, carrier_id) IN (
+       SELECT connector_id, carrier_id FROM submissions WHERE created_at < $1 LIMIT $2
+     ) RETURNING 1`,
+    [before, limit],
+  );
+  return rows.length;
 }

@@ -16,6 +16,11 @@ import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
 import { READ_TRACKED } from './statuses.js';
 import type { Transition } from './transitions.js';
 
+/*
+ * The statements the delivery workers run on messages: claim, transitions (with the submissions, callback events,
+ * refunds and dirty statistics days they bring), ignored receipts, delivered parts and the ends of lifetimes.
+ */
+
 /** A message claimed for sending, with what sending it needs. */
 export interface ClaimedMessage {
   account_id: number;
@@ -182,13 +187,15 @@ export async function messageApplyTransitions(
      moved AS (
        UPDATE messages m
        SET status = c.new_status,
-           status_at = CASE WHEN c.status IN ('read', 'unread') AND m.status = 'delivered' THEN m.status_at ELSE c.at END,
+           status_at = CASE WHEN c.status IN ('read', 'unread') AND m.status = 'delivered' THEN m.status_at
+             ELSE c.at END,
            lease_expires_at = NULL,
            price_final = m.price_final OR c.new_status <> 'sending',
            price_refunded = m.price_refunded OR (c.new_status = 'unsent' AND m.price > 0),
            error_code = coalesce(c.error_code, m.error_code),
            connector_id = coalesce(c.connector_id, m.connector_id),
-           sent_at = coalesce(c.sent_at, CASE WHEN c.new_status IN ('delivered', 'undelivered') THEN coalesce(m.sent_at, c.at) ELSE m.sent_at END),
+           sent_at = coalesce(c.sent_at, CASE WHEN c.new_status IN ('delivered', 'undelivered')
+             THEN coalesce(m.sent_at, c.at) ELSE m.sent_at END),
            read_status = CASE WHEN c.status IN ('read', 'unread') THEN c.status ELSE m.read_status END,
            due_at = CASE
              WHEN c.due_at IS NOT NULL THEN c.due_at
@@ -199,10 +206,10 @@ export async function messageApplyTransitions(
            history = m.history || c.h
        FROM change c
        WHERE m.ctid = c.row_id
-       RETURNING m.account_id, m.id, m.created_at, m.channel_type, m.callback_target_id, m.callback_events, m.total_parts,
-         m.currency, m.price, c.new_status = 'unsent' AND m.price > 0 AND NOT c.was_refunded AS refund,
-         NOT c.was_final AND c.new_status <> 'sending' AS price_now_final, c.h->0->>'status' = 'unsent' AS unsent_at_once,
-         c.at, c.h
+       RETURNING m.account_id, m.id, m.created_at, m.channel_type, m.callback_target_id, m.callback_events,
+         m.total_parts, m.currency, m.price, c.new_status = 'unsent' AND m.price > 0 AND NOT c.was_refunded AS refund,
+         NOT c.was_final AND c.new_status <> 'sending' AS price_now_final,
+         c.h->0->>'status' = 'unsent' AS unsent_at_once, c.at, c.h
      ),
      ${ledgerCreditCte(REFUNDS, 'refund', 'at')},
      events AS (
@@ -221,7 +228,8 @@ export async function messageApplyTransitions(
          priceEvent(priceExtra('mv', '0')),
          'moved mv',
          `mv.refund AND NOT (mv.price_now_final AND mv.unsent_at_once) AND ${wantsEvent('mv', "'price'")}`,
-         "(SELECT x.n FROM jsonb_array_elements(mv.h) WITH ORDINALITY AS x(h, n) WHERE x.h->>'status' = 'unsent' LIMIT 1) + 0.5",
+         `(SELECT x.n FROM jsonb_array_elements(mv.h) WITH ORDINALITY AS x(h, n)
+           WHERE x.h->>'status' = 'unsent' LIMIT 1) + 0.5`,
        )}
      ),
      ${insertEventsCte('events', 'ORDER BY message_id, n')},
@@ -274,9 +282,36 @@ export async function messageNoteIgnored(
 }
 
 /**
+ * Counts newly delivered parts of multi-part messages and returns the messages whose every part is delivered.
+ * Messages are locked in the global order (account, id).
+ */
+export async function messageCountDeliveredParts(
+  db: Queryable,
+  counts: readonly { accountId: number; id: string; parts: number }[],
+): Promise<{ account_id: number; id: string }[]> {
+  if (counts.length === 0) return [];
+  const rows = await db.query<{ account_id: number; id: string; complete: boolean }>(
+    `WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(account_id bigint, id uuid, parts integer)),
+     locked AS (
+       SELECT m.account_id, m.id FROM messages m JOIN r ON m.account_id = r.account_id AND m.id = r.id
+       ORDER BY m.account_id, m.id
+       FOR UPDATE OF m
+     )
+     UPDATE messages m SET parts_delivered = m.parts_delivered + r.parts
+     FROM r JOIN locked l ON l.account_id = r.account_id AND l.id = r.id
+     WHERE m.account_id = r.account_id AND m.id = r.id
+     RETURNING m.account_id, m.id, m.parts_delivered >= m.total_parts AS complete`,
+    [JSON.stringify(counts.map((c) => ({ account_id: c.accountId, id: c.id, parts: c.parts })))],
+  );
+  return rows.filter((r) => r.complete);
+}
+
+/**
  * Ends the waits that have run out at the end of a message's lifetime: `sent` without a final receipt ->
  * `undelivered`; `delivered` on a read-tracked channel without a read -> read status `unread` (its status stays
- * `delivered`). Rows other workers hold are skipped. Returns what each message reached: a status or `unread`.
+ * `delivered`). The earliest due first, by id among those due at the same instant (an index scan of
+ * `messages_waiting_due` that stops at the limit); rows other workers hold are skipped. Returns what each message
+ * reached: a status or `unread`.
  */
 export async function messageExpireDue(
   db: Queryable,
@@ -290,7 +325,7 @@ export async function messageExpireDue(
               CASE status WHEN 'sent' THEN $3::int ELSE $4::int END AS error_code
        FROM messages
        WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL AND due_at <= $1
-       ORDER BY due_at
+       ORDER BY due_at, id
        LIMIT $2
        FOR UPDATE SKIP LOCKED
      ),
@@ -306,7 +341,8 @@ export async function messageExpireDue(
        FROM due
        WHERE m.account_id = due.account_id AND m.id = due.id
        RETURNING m.account_id, m.id, m.created_at, due.outcome, m.channel_type, m.callback_target_id, m.callback_events,
-         jsonb_build_array(jsonb_build_object('status', due.outcome, 'at', $1::timestamptz, 'errorCode', due.error_code)) AS h
+         jsonb_build_array(
+           jsonb_build_object('status', due.outcome, 'at', $1::timestamptz, 'errorCode', due.error_code)) AS h
      ),
      ${statusEventsCte('moved')},
      ${dirtyDaysCte('moved')}

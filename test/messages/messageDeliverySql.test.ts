@@ -1,8 +1,8 @@
 import { describe, expect } from 'vitest';
 import type { Queryable } from '../../src/db/db.js';
-import { messageApplyTransitions, messageClaimDue, messageExpireDue } from '../../src/delivery/deliverySql.js';
-import { DELIVERY_ERRORS } from '../../src/delivery/statuses.js';
-import { retryTransition, sentTransition, statusTransition } from '../../src/delivery/transitions.js';
+import { messageApplyTransitions, messageClaimDue, messageExpireDue } from '../../src/messages/messageDeliverySql.js';
+import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
+import { retryTransition, sentTransition, statusTransition } from '../../src/messages/transitions.js';
 import { ENGINES } from '../helpers/engines.js';
 import { planOf, subplanNodes } from '../helpers/plans.js';
 import { describeClaimSkipsLocked, ownRowsTests } from '../helpers/transactions.js';
@@ -326,6 +326,28 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
         expect((await row(tx, sending)).status).toBe('sending');
       },
     );
+
+    own('ends those due at the same instant by id, at most `limit`', async (tx) => {
+      const accountId = (await insertAccount(tx)).id;
+      // Written in the reverse of id order, as in the claim's test above.
+      for (const id of [...IDS].reverse())
+        await insertMessage(tx, { accountId, id, createdAt: T0, status: 'sent', dueAt: at(-5) });
+      const ended = async (limit: number): Promise<string[]> =>
+        (await messageExpireDue(tx, at(0), limit, DELIVERY_ERRORS)).map((m) => m.id).sort();
+      expect(await ended(2)).toEqual(IDS.slice(0, 2));
+      expect(await ended(2)).toEqual(IDS.slice(2));
+    });
+
+    own(
+      'is an index scan of messages_waiting_due that stops at the limit, with no sort of the due messages',
+      async (tx) => {
+        await manyDueMessages(tx, 'sent');
+        const plan = await planOf(tx, (explaining) => messageExpireDue(explaining, at(0), 1000, DELIVERY_ERRORS));
+        const nodes = subplanNodes(plan, 'CTE due');
+        expect(nodes.map((n) => n.type)).toEqual(['Limit', 'LockRows', 'Index Scan']);
+        expect(nodes.at(-1)!.index).toBe('messages_waiting_due');
+      },
+    );
   });
 });
 
@@ -336,15 +358,15 @@ describeClaimSkipsLocked('delivery SQL: a claim skips messages another transacti
 });
 
 /** Enough messages due, with statistics, that the planner weighs an index scan against a sort as in production. */
-async function manyDueMessages(tx: Queryable): Promise<void> {
+async function manyDueMessages(tx: Queryable, status = 'sending'): Promise<void> {
   const accountId = (await insertAccount(tx)).id;
   await tx.query(
     `INSERT INTO messages (account_id, id, created_at, channel_type, sender_name, destination, content, total_parts, status,
        status_at, due_at)
-     SELECT $1, gen_random_uuid(), $2, 'SMS', 'Herald', '79161234560', '"bulk"', 1, 'sending', $2,
+     SELECT $1, gen_random_uuid(), $2, 'SMS', 'Herald', '79161234560', '"bulk"', 1, $3, $2,
        $2::timestamptz - (i % 300) * interval '1 second'
      FROM generate_series(1, 20000) i`,
-    [accountId, T0],
+    [accountId, T0, status],
   );
   await tx.query('ANALYZE messages');
 }

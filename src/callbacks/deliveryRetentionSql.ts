@@ -1,0 +1,32 @@
+import type { Queryable } from '../db/db.js';
+import { inDelivery } from './deliverySql.js';
+
+/**
+ * Deletes up to `limit` of an account's finished callback deliveries (delivered, or failed and not replayed)
+ * created and finished before `before`, with their attempts and the events they carried. Returns how many went.
+ */
+export async function callbackDeliveriesDeleteFinished(
+  db: Queryable,
+  accountId: number,
+  before: Date,
+  limit: number,
+): Promise<number> {
+  const rows = await db.query(
+    `WITH doomed AS (
+       SELECT id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id, only_messages,
+         excluded_messages
+       FROM callback_deliveries
+       WHERE account_id = $1 AND state IN ('delivered', 'failed') AND created_at < $2 AND finished_at < $2
+       LIMIT $3
+     ), events AS (
+       -- Only the delivery's own events: another delivery of the same range may hold the rest (deliverySql.ts).
+       DELETE FROM callback_events e USING doomed d WHERE ${inDelivery('e', 'd')}
+     ), attempts AS (
+       DELETE FROM callback_attempts a USING doomed d WHERE a.delivery_id = d.id
+     )
+     DELETE FROM callback_deliveries c USING doomed d WHERE c.id = d.id
+     RETURNING 1`,
+    [accountId, before, limit],
+  );
+  return rows.length;
+}

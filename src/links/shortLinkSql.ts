@@ -1,0 +1,85 @@
+import { eventSelect, insertEventsCte, wantsEvent } from '../callbacks/index.js';
+import type { Queryable } from '../db/db.js';
+import { messagesJoin } from '../messages/index.js';
+import { dirtyDaysCte } from '../statistics/index.js';
+
+export async function shortLinkInsert(
+  tx: Queryable,
+  accountId: number,
+  links: readonly { messageId: string; code: string; url: string }[],
+  now: Date,
+): Promise<void> {
+  if (links.length === 0) return;
+  await tx.query(
+    `INSERT INTO short_links (code, account_id, message_id, url, created_at)
+     SELECT c, $1, m, u, $5 FROM unnest($2::text[], $3::uuid[], $4::text[]) AS l(c, m, u)`,
+    [accountId, links.map((l) => l.code), links.map((l) => l.messageId), links.map((l) => l.url), now],
+  );
+}
+
+export interface ClickedLink {
+  account_id: number;
+  message_id: string;
+  url: string;
+}
+
+/**
+ * Records a click and, where the message asked for it, its `click` event, in one statement; returns the link,
+ * or undefined for an unknown code.
+ */
+export async function shortLinkClick(
+  db: Queryable,
+  code: string,
+  shortUrl: string,
+  now: Date,
+): Promise<ClickedLink | undefined> {
+  const [row] = await db.query<ClickedLink>(
+    `WITH link AS (
+       UPDATE short_links SET clicks = clicks + 1, last_click_at = $2 WHERE code = $1
+       RETURNING account_id, message_id, url
+     ),
+     click_events AS (${eventSelect(
+       {
+         targetId: 'm.callback_target_id',
+         accountId: 'm.account_id',
+         messageId: 'm.id',
+         event: "'click'",
+         channelType: 'm.channel_type',
+         status: 'NULL::text',
+         at: '$2::timestamptz',
+         errorCode: 'NULL::int',
+         extra: "jsonb_build_object('url', link.url, 'short_url', $3::text)",
+       },
+       messagesJoin('link', 'm'),
+       wantsEvent('m', "'click'"),
+     )}),
+     ${insertEventsCte('click_events', '')},
+     clicked AS (SELECT m.account_id, m.created_at FROM ${messagesJoin('link', 'm')}),
+     ${dirtyDaysCte('clicked')}
+     SELECT account_id, message_id, url FROM link`,
+    [code, now, shortUrl],
+  );
+  return row;
+}
+
+/**
+ * Short links' clicks per message, for the statistics: a SELECT of (message_id, clicks) over the links of `account`
+ * (an SQL expression) whose message ids pass `messageIds` (a condition on the column it is given).
+ */
+export function shortLinkClicksPerMessageSql(account: string, messageIds: (column: string) => string): string {
+  return `SELECT message_id, sum(clicks) AS clicks FROM short_links
+       WHERE account_id = ${account} AND (${messageIds('message_id')}) GROUP BY message_id`;
+}
+
+/** Deletes an account's short links of the given messages (deleted by the retention). */
+export async function shortLinksDeleteOfMessages(
+  db: Queryable,
+  accountId: number,
+  messageIds: readonly string[],
+): Promise<void> {
+  if (messageIds.length === 0) return;
+  await db.query(
+    'DELETE FROM short_links s USING unnest($2::uuid[]) AS d(id) WHERE s.account_id = $1 AND s.message_id = d.id',
+    [accountId, messageIds],
+  );
+}

@@ -1,0 +1,76 @@
+import type { Queryable } from '../db/db.js';
+
+/*
+ * Reads of messages for figures: the statistics (rollup and live), the delivery queue's metrics, and where the
+ * rollup starts.
+ */
+
+/** Per-message counts kept by other tables, joined to each message by its id. */
+export interface MessageCounts {
+  /** A SELECT of (message_id, clicks). */
+  readonly clicks: string;
+  /** A SELECT of (message_id, conversions). */
+  readonly conversions: string;
+}
+
+/**
+ * A SELECT of the per-message figures of an account's outbound messages whose ids pass `messageIds` (a condition on
+ * the column it is given), as the statistics rollup's rows: by day (UTC), channel, sender name, status, currency, and
+ * tag ('' = the message itself; with `withTags`, one more row per tag it carries), with the clicks and conversions of
+ * `counts` (0 where a message has none). `account` is an SQL expression.
+ */
+export function messageFiguresSql(
+  account: string,
+  messageIds: (column: string) => string,
+  withTags: boolean,
+  counts: MessageCounts,
+): string {
+  return `SELECT (m.created_at AT TIME ZONE 'UTC')::date AS day, m.channel_type, m.sender_name, m.status,
+       coalesce(m.currency, '') AS currency, ${withTags ? 't.tag' : "''::text AS tag"}, 1 AS messages,
+       m.total_parts AS parts,
+       CASE WHEN m.price_refunded THEN 0 ELSE m.price END AS price,
+       coalesce(l.clicks, 0) AS clicks, coalesce(c.conversions, 0) AS conversions
+     FROM messages m
+     LEFT JOIN (
+       ${counts.clicks}
+     ) l ON l.message_id = m.id
+     LEFT JOIN (
+       ${counts.conversions}
+     ) c ON c.message_id = m.id
+     ${withTags ? "CROSS JOIN LATERAL (SELECT '' AS tag UNION ALL SELECT unnest(m.tags)) t" : ''}
+     WHERE m.account_id = ${account} AND m.direction = 'outbound' AND (${messageIds('m.id')})`;
+}
+
+/** The id of an account's oldest message (ids are time-ordered), or undefined when it has none. */
+export async function messageOldestId(db: Queryable, accountId: number): Promise<string | undefined> {
+  const [first] = await db.query<{ id: string }>('SELECT id FROM messages WHERE account_id = $1 ORDER BY id LIMIT 1', [
+    accountId,
+  ]);
+  return first?.id;
+}
+
+export interface QueueFigure {
+  /** waiting (to be sent), sent (waiting for a receipt), delivered (waiting for a read). */
+  state: string;
+  messages: number;
+  /** Seconds since the oldest of them became due (waiting) or entered the state (the others); 0 when none. */
+  oldest_age_s: number;
+}
+
+/**
+ * The delivery queue by state, read through the partial indexes that hold only waiting messages, so a scrape
+ * costs the size of the queue, not of the messages table.
+ */
+export async function messageQueueFigures(db: Queryable, now: Date): Promise<QueueFigure[]> {
+  return db.query<QueueFigure>(
+    `SELECT 'waiting' AS state, count(*)::int AS messages,
+       coalesce(extract(epoch FROM $1::timestamptz - min(due_at) FILTER (WHERE due_at <= $1)), 0)::float8
+         AS oldest_age_s
+     FROM messages WHERE status = 'sending'
+     UNION ALL
+     SELECT status, count(*)::int, coalesce(extract(epoch FROM $1::timestamptz - min(status_at)), 0)::float8
+     FROM messages WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL
+     GROUP BY status`,
+    [now],
+  );
+}
