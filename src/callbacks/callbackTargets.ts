@@ -1,3 +1,4 @@
+import { lockAccount } from '../db/accountLocks.js';
 import type { Queryable } from '../db/db.js';
 import { DAY_MS } from '../util/time.js';
 
@@ -33,6 +34,10 @@ export class CallbackTargets {
     if (missing.length === 0) return result;
     let allowed = missing;
     if (this.perDay > 0 && options.limited !== false) {
+      // Until the transaction ends: batches of one account that race would otherwise each count the URLs created
+      // before any of them committed, and together pass the limit. Taken before any target row is touched, so that
+      // a transaction waiting for it holds no row another one needs.
+      await lockAccount(tx, 'callbackUrls', accountId);
       const [row] = await tx.query<{ existing: string[]; today: number }>(
         `SELECT coalesce((SELECT array_agg(url) FROM callback_targets WHERE account_id = $1 AND url = ANY($2::text[])), '{}') AS existing,
            (SELECT count(*)::int FROM callback_targets WHERE account_id = $1 AND created_at >= $3) AS today`,
