@@ -18,4 +18,5 @@ export {
 export { CALLBACK_EVENTS, isCallbackEvent } from './events.js';
 export type { CallbackEvent } from './events.js';
 export { callbackJobs } from './jobs.js';
+export { callbackTargetsRecheck } from './targetSql.js';
 export type { EventColumns, NewEvent } from './eventSql.js';

@@ -1,7 +1,13 @@
+import { callbackTargetsRecheck } from '../callbacks/index.js';
 import type { Db } from '../db/db.js';
 import { uuidBound } from '../util/uuid7.js';
 import { statsRolledUntil } from '../statistics/index.js';
-import { retentionDeleteCallbacks, retentionDeleteMessages, retentionDeleteSubmissions } from './retentionSql.js';
+import {
+  type DeletedBatch,
+  retentionDeleteCallbacks,
+  retentionDeleteMessages,
+  retentionDeleteSubmissions,
+} from './retentionSql.js';
 import { DAY_MS } from '../util/time.js';
 
 const BATCH = 5000;
@@ -25,7 +31,8 @@ export function retentionCutoff(now: Date, days: number): Date {
  * statistics have already rolled up, so
  * that the statistics keep counting them (and the rollup of a day older than the retention is never redone);
  * carrier submissions go by age; finished callback deliveries go with their attempts and events, so a failed
- * delivery older than the retention can no longer be replayed. Batched, bounded per sweep, safe in several workers.
+ * delivery older than the retention can no longer be replayed. The callback URLs they referred to are looked at by
+ * the expiry of idle URLs again (they may now go). Batched, bounded per sweep, safe in several workers.
  */
 export async function retentionSweep(db: Db, before: Date): Promise<RetentionResult> {
   const cutoff = before.getTime();
@@ -35,30 +42,49 @@ export async function retentionSweep(db: Db, before: Date): Promise<RetentionRes
   const accounts = (await db.query<{ id: number }>('SELECT id FROM accounts ORDER BY id')).map((a) => a.id);
   let messages = 0;
   let callbackDeliveries = 0;
+  const targets = new Set<number>();
   for (const accountId of accounts) {
     if (messagesBefore !== undefined) {
       messages += await drain(
         (limit) => retentionDeleteMessages(db, accountId, uuidBound(messagesBefore, 'low'), limit),
         MAX_PER_SWEEP - messages,
+        targets,
       );
     }
     callbackDeliveries += await drain(
       (limit) => retentionDeleteCallbacks(db, accountId, new Date(cutoff), limit),
       MAX_PER_SWEEP - callbackDeliveries,
+      targets,
     );
   }
-  const submissions = await drain((limit) => retentionDeleteSubmissions(db, new Date(cutoff), limit), MAX_PER_SWEEP);
+  const submissions = await drain(
+    async (limit) => ({
+      deleted: await retentionDeleteSubmissions(db, new Date(cutoff), limit),
+      callbackTargetIds: [],
+    }),
+    MAX_PER_SWEEP,
+    targets,
+  );
+  await callbackTargetsRecheck(db, [...targets]);
   return { messages, submissions, callbackDeliveries };
 }
 
-/** Runs a batched delete until a batch comes back short or `budget` rows are gone; returns how many went. */
-async function drain(deleteBatch: (limit: number) => Promise<number>, budget: number): Promise<number> {
+/**
+ * Runs a batched delete until a batch comes back short or `budget` rows are gone; returns how many went, and adds
+ * the callback URLs they referred to to `targets`.
+ */
+async function drain(
+  deleteBatch: (limit: number) => Promise<DeletedBatch>,
+  budget: number,
+  targets: Set<number>,
+): Promise<number> {
   let total = 0;
   while (total < budget) {
     const limit = Math.min(BATCH, budget - total);
-    const deleted = await deleteBatch(limit);
-    total += deleted;
-    if (deleted < limit) break;
+    const batch = await deleteBatch(limit);
+    total += batch.deleted;
+    for (const id of batch.callbackTargetIds) targets.add(id);
+    if (batch.deleted < limit) break;
   }
   return total;
 }

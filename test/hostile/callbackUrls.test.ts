@@ -66,8 +66,8 @@ describe.each(ENGINES)('hostile: unique callback URLs (%s)', (engine) => {
     // Ten thousand URLs with their lane cursors, made the way the limit would otherwise allow over a month.
     await t.testDb.db.query(
       `WITH targets AS (
-         INSERT INTO callback_targets (account_id, url, created_at)
-         SELECT $1, $2 || '?idle=' || i, now() FROM generate_series(1, 10000) AS i RETURNING id
+         INSERT INTO callback_targets (account_id, url, created_at, used_at)
+         SELECT $1, $2 || '?idle=' || i, now(), now() FROM generate_series(1, 10000) AS i RETURNING id
        )
        INSERT INTO callback_cursors (target_id, lane, cursor_txid, cursor_event_id)
        SELECT id, lane, '0', 0 FROM targets, generate_series(0, 15) AS lane`,
