@@ -42,7 +42,8 @@ export async function callbackTargetsTouch(
      )
      SELECT (SELECT json_agg(touched) FROM touched) AS touched,
        CASE WHEN $4::timestamptz IS NULL THEN 0
-         ELSE (SELECT count(*)::int FROM callback_targets WHERE account_id = $1 AND created_at >= $4) END AS created_since`,
+         ELSE (SELECT count(*)::int FROM callback_targets WHERE account_id = $1 AND created_at >= $4)
+       END AS created_since`,
     [accountId, urls, now, createdSince],
   );
   return {
