@@ -32,7 +32,8 @@ export async function benchCallbacks(options: {
     ).rows;
     const targets = (
       await db.query(
-        `INSERT INTO callback_targets (account_id, url, created_at) SELECT $1, $2 || '?t=' || g, now() FROM generate_series(1, $3) g RETURNING id`,
+        `INSERT INTO callback_targets (account_id, url, created_at, used_at)
+         SELECT $1, $2 || '?t=' || g, now(), now() FROM generate_series(1, $3) g RETURNING id`,
         [account.id, receiver.url, options.targets],
       )
     ).rows.map((r) => r.id as number);

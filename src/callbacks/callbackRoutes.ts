@@ -3,6 +3,7 @@ import { accountGet, accountSetCallbackSecret } from '../accounts/index.js';
 import { newCallbackSecret } from '../accounts/index.js';
 import { herald } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../http/auth.js';
+import { bodyLimitFor } from '../http/bodyLimits.js';
 import { errorResponses, PageQuery, paginated } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { isoUtc } from '../util/time.js';
@@ -41,6 +42,22 @@ function deliveryToApi(row: DeliveryRow) {
     finishedTime: isoUtc(row.finished_at),
   };
 }
+
+/** Deliveries replayed at most per request. */
+const MAX_REPLAY = 1000;
+/**
+ * The largest valid replay: 1000 delivery ids (a string that is no id is answered 409 as an item, so the schema does
+ * not bound it; a body is sized for uuids), some 240 KB escaped at worst.
+ */
+const REPLAY_BODY_LIMIT = bodyLimitFor(
+  Type.Object(
+    {
+      ids: Type.Array(Type.String({ format: 'uuid' }), { maxItems: MAX_REPLAY }),
+      allFailed: Type.Boolean(),
+    },
+    { additionalProperties: false },
+  ),
+);
 
 /** Callback deliveries, replay, and the signing secret, with TOKEN_2. */
 export const callbackRoutes: Routes = (app, ctx) => {
@@ -132,13 +149,14 @@ export const callbackRoutes: Routes = (app, ctx) => {
     '/api/v1/callbacks/replay',
     {
       onRequest: auth,
+      bodyLimit: REPLAY_BODY_LIMIT,
       schema: {
         tags,
         summary: 'Send failed deliveries again (same id, same events, a new retry window)',
         security,
         body: Type.Object(
           {
-            ids: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: 1000 })),
+            ids: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: MAX_REPLAY })),
             allFailed: Type.Optional(Type.Boolean()),
           },
           { additionalProperties: false },

@@ -159,7 +159,8 @@ export class CallbackSender {
     for (const lane of round.caughtUp) this.pending.delete(laneKey(lane));
     if (round.cursorless.length > 0) {
       // A URL's first events (or the first since its lanes idled): their lanes get a cursor, and form at once.
-      await callbackCursorsEnsure(db, round.cursorless);
+      // Lanes of a URL that no longer exists have nothing to send (no event can name it): they are let go.
+      for (const lane of await callbackCursorsEnsure(db, round.cursorless)) this.pending.delete(laneKey(lane));
       this.poke();
     }
     this.scannedTo = round.next;

@@ -3,15 +3,16 @@ import { inDelivery } from './deliverySql.js';
 
 /**
  * Deletes up to `limit` of an account's finished callback deliveries (delivered, or failed and not replayed)
- * created and finished before `before`, with their attempts and the events they carried. Returns how many went.
+ * created and finished before `before`, with their attempts and the events they carried. Returns how many went,
+ * and their callback URLs.
  */
 export async function callbackDeliveriesDeleteFinished(
   db: Queryable,
   accountId: number,
   before: Date,
   limit: number,
-): Promise<number> {
-  const rows = await db.query(
+): Promise<{ deleted: number; callbackTargetIds: number[] }> {
+  const rows = await db.query<{ target_id: number }>(
     `WITH doomed AS (
        SELECT id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id, only_messages,
          excluded_messages
@@ -25,8 +26,8 @@ export async function callbackDeliveriesDeleteFinished(
        DELETE FROM callback_attempts a USING doomed d WHERE a.delivery_id = d.id
      )
      DELETE FROM callback_deliveries c USING doomed d WHERE c.id = d.id
-     RETURNING 1`,
+     RETURNING c.target_id`,
     [accountId, before, limit],
   );
-  return rows.length;
+  return { deleted: rows.length, callbackTargetIds: [...new Set(rows.map((r) => r.target_id))] };
 }

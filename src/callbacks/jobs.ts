@@ -1,22 +1,21 @@
+import type { Logger } from 'pino';
 import type { Db } from '../db/db.js';
 import type { Job } from '../shared/jobs.js';
 import type { Clock } from '../util/clock.js';
-import { DAY_MS } from '../util/time.js';
-import { callbackCursorsExpire } from './laneSql.js';
-
-const BATCH = 10_000;
+import { expireCallbackTargets } from './callbackTargets.js';
 
 /**
- * Drops the lane cursors of callback URLs idle for a day, every 10 minutes (they come back with the URL's next event).
+ * Expires idle callback URLs every 10 minutes: a URL unused for a day with nothing left to send loses its lanes'
+ * cursors (they come back with its next event), and goes once nothing refers to it (see expireCallbackTargets).
  */
-export function callbackJobs(deps: { db: Db; clock: Clock }): Job[] {
+export function callbackJobs(deps: { db: Db; clock: Clock; log: Logger }): Job[] {
   return [
     {
-      name: 'expire-callback-cursors',
+      name: 'expire-callback-targets',
       everyMs: 600_000,
       run: async () => {
-        const before = new Date(deps.clock.now().getTime() - DAY_MS);
-        while ((await callbackCursorsExpire(deps.db, before, BATCH)) === BATCH);
+        const result = await expireCallbackTargets(deps.db, deps.clock.now());
+        if (result.parked + result.deleted > 0) deps.log.info(result, 'callback targets: idle ones expired');
       },
     },
   ];

@@ -1,4 +1,5 @@
-import type { Queryable } from '../db/db.js';
+import type { Db, Queryable } from '../db/db.js';
+
 /** A lane of a callback URL (target). */
 export interface Lane {
   readonly targetId: number;
@@ -19,17 +20,36 @@ export async function callbackLanesBehind(db: Queryable): Promise<Lane[]> {
 
 /**
  * Gives lanes that have events a cursor where they have none (a new callback URL's lanes, or lanes whose cursors
- * expired while they were idle, see {@link callbackCursorsExpire}): at the start, since the lane had no events then.
+ * expired while their URL was idle, see callbackTargetsExpire in targetSql.ts): where the expiry left the URL's
+ * lanes (`lanes_from_txid`: after every event already sent), or at the start for a URL that never expired. The URL
+ * is looked at by the expiry again. Returns the lanes of URLs that no longer exist (nothing to send them to).
  */
-export async function callbackCursorsEnsure(db: Queryable, lanes: readonly Lane[]): Promise<void> {
-  if (lanes.length === 0) return;
-  await db.query(
-    `INSERT INTO callback_cursors (target_id, lane, cursor_txid, cursor_event_id)
-     SELECT t, l, '0', 0 FROM unnest($1::bigint[], $2::smallint[]) AS x(t, l)
-     ORDER BY t, l
-     ON CONFLICT DO NOTHING`,
-    [lanes.map((l) => l.targetId), lanes.map((l) => l.lane)],
-  );
+export async function callbackCursorsEnsure(db: Db, lanes: readonly Lane[]): Promise<Lane[]> {
+  if (lanes.length === 0) return [];
+  const targetIds = [...new Set(lanes.map((l) => l.targetId))];
+  return db.transaction(async (tx) => {
+    // The URLs first, held (KEY SHARE: batches that use them meanwhile are not waited for) until the cursors are
+    // written: an expiry holding one is waited for, so that the cursors start where it left the lanes, and none
+    // can start meanwhile.
+    const held = await tx.query<{ id: number }>(
+      `WITH held AS (
+         SELECT id, parked FROM callback_targets WHERE id = ANY($1::bigint[]) ORDER BY id FOR KEY SHARE
+       ),
+       woken AS (UPDATE callback_targets t SET parked = false FROM held h WHERE t.id = h.id AND h.parked)
+       SELECT id FROM held`,
+      [targetIds],
+    );
+    await tx.query(
+      `INSERT INTO callback_cursors (target_id, lane, cursor_txid, cursor_event_id)
+       SELECT x.t, x.l, t.lanes_from_txid, 0
+       FROM unnest($1::bigint[], $2::smallint[]) AS x(t, l) JOIN callback_targets t ON t.id = x.t
+       ORDER BY x.t, x.l
+       ON CONFLICT DO NOTHING`,
+      [lanes.map((l) => l.targetId), lanes.map((l) => l.lane)],
+    );
+    const existing = new Set(held.map((h) => h.id));
+    return lanes.filter((l) => !existing.has(l.targetId));
+  });
 }
 
 /** A place in the outbox's (transaction id, event id) order: a look reads the events after it. */
@@ -59,29 +79,6 @@ export async function callbackScanSave(db: Queryable, at: EventPosition): Promis
      WHERE (callback_scan.scanned_txid, callback_scan.scanned_id) < (excluded.scanned_txid, excluded.scanned_id)`,
     [at.txid, at.id],
   );
-}
-
-/**
- * Drops the cursors of callback URLs created more than `idleFor` ago whose lanes hold no event and no delivery
- * (retention has taken them, or there never were any): an idle URL keeps one row, not seventeen. A lane that gets
- * an event again gets its cursor back (see {@link callbackCursorsEnsure}). Returns how many cursors went.
- */
-export async function callbackCursorsExpire(db: Queryable, createdBefore: Date, limit: number): Promise<number> {
-  const rows = await db.query(
-    `WITH idle AS (
-       SELECT c.target_id, c.lane FROM callback_cursors c JOIN callback_targets t ON t.id = c.target_id
-       WHERE t.created_at < $1
-         AND NOT EXISTS (SELECT 1 FROM callback_events e WHERE e.target_id = c.target_id AND e.lane = c.lane)
-         AND NOT EXISTS (SELECT 1 FROM callback_deliveries d WHERE d.target_id = c.target_id AND d.lane = c.lane)
-       ORDER BY c.target_id, c.lane
-       LIMIT $2
-       FOR UPDATE OF c SKIP LOCKED
-     )
-     DELETE FROM callback_cursors c USING idle WHERE c.target_id = idle.target_id AND c.lane = idle.lane
-     RETURNING 1`,
-    [createdBefore, limit],
-  );
-  return rows.length;
 }
 
 /** Callback events not yet taken into a delivery, and open deliveries (being sent or waiting for a retry). */

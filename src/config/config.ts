@@ -36,6 +36,7 @@ export interface Config {
   readonly conversionPort: number | undefined;
   readonly demo: boolean;
   readonly logLevel: LogLevel;
+  /** Largest body of a message batch (`POST /api/v1/message`); every other route has a limit of its own. */
   readonly bodyLimitBytes: number;
   /** Largest body of a carrier webhook (`POST /webhooks/{connectorId}`), which anyone can send. */
   readonly webhookBodyLimitBytes: number;
@@ -273,7 +274,7 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_CONVERSION_PORT: 'extra listener for the FLASHCALL conversion operation (default unset)',
   HERALD_DEMO: 'true|false: create the demo account on first start (default true in embedded mode)',
   HERALD_LOG_LEVEL: `${LOG_LEVELS.join('|')} (default ${DEFAULT_LOG_LEVEL})`,
-  HERALD_BODY_LIMIT: `largest accepted request body in bytes (default ${DEFAULT_BODY_LIMIT_BYTES})`,
+  HERALD_BODY_LIMIT: `largest body of POST /api/v1/message in bytes (default ${DEFAULT_BODY_LIMIT_BYTES})`,
   HERALD_WEBHOOK_BODY_LIMIT: `largest carrier webhook body in bytes (default ${DEFAULT_WEBHOOK_BODY_LIMIT_BYTES})`,
   HERALD_REQUEST_TIMEOUT_MS: `ms within which a whole request must arrive, else 408 (default ${DEFAULT_REQUEST_TIMEOUT_MS})`,
   HERALD_HEADERS_TIMEOUT_MS: `ms within which a request's headers must arrive, else 408; at most HERALD_REQUEST_TIMEOUT_MS (default ${DEFAULT_HEADERS_TIMEOUT_MS})`,

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../context.js';
 import { herald } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../http/auth.js';
+import { bodyLimitFor } from '../http/bodyLimits.js';
 import { errorResponses } from '../http/schemas.js';
 import type { HeraldApp, Routes } from '../http/server.js';
 import { idempotencyKeyOf, idempotentReplay, runIdempotent } from '../idempotency/index.js';
@@ -18,6 +19,23 @@ const RESULT_SPELLINGS: Readonly<Record<string, (typeof CONVERSION_RESULTS)[numb
   WRONG_CODE: 'WRONG_CODE',
 };
 const MAX_CONVERSIONS = 1000;
+/**
+ * The largest valid report: 1000 conversions of a message uuid, a result and a code of up to 32 characters (fields
+ * beyond these are ignored, not stored: a body is sized without them), some 750 KB escaped at worst.
+ */
+const CONVERSION_BODY_LIMIT = bodyLimitFor(
+  Type.Array(
+    Type.Object(
+      {
+        messageUuid: Type.String({ format: 'uuid' }),
+        result: Type.Enum(Object.keys(RESULT_SPELLINGS)),
+        code: Type.String({ maxLength: 32 }),
+      },
+      { additionalProperties: false },
+    ),
+    { maxItems: MAX_CONVERSIONS },
+  ),
+);
 
 interface ConversionResponse {
   errors: boolean;
@@ -87,6 +105,7 @@ export function registerConversionRoute(app: HeraldApp, ctx: AppContext): void {
     '/api/v1/flashcall-conversion',
     {
       onRequest: requireToken(ctx, ['traffic']),
+      bodyLimit: CONVERSION_BODY_LIMIT,
       validatorCompiler: () => (value) => ({ value }),
       schema: {
         tags: ['Conversions'],

@@ -7,6 +7,8 @@ import type { Queryable } from './db.js';
 const ACCOUNT_LOCK_CLASSES = {
   /** The account's traffic centers and inbound rules: their counts against the per-account ceilings. */
   inboundSettings: 7311_0001,
+  /** The account's callback URLs: the count of those created today against the daily limit of new ones. */
+  callbackUrls: 7311_0002,
 } as const;
 
 /**

@@ -1,5 +1,5 @@
 import { accountIds } from '../accounts/index.js';
-import { callbackDeliveriesDeleteFinished } from '../callbacks/index.js';
+import { callbackDeliveriesDeleteFinished, callbackTargetsRecheck } from '../callbacks/index.js';
 import { conversionsDeleteOfMessages } from '../conversions/index.js';
 import type { Db } from '../db/db.js';
 import { shortLinksDeleteOfMessages } from '../links/index.js';
@@ -18,6 +18,12 @@ export interface RetentionResult {
   readonly callbackDeliveries: number;
 }
 
+/** What a batch of deletes removed: how many rows, and the callback targets (URLs) they referred to. */
+interface DeletedBatch {
+  readonly deleted: number;
+  readonly callbackTargetIds: readonly number[];
+}
+
 /** The moment before which the retention keeps nothing finished. */
 export function retentionCutoff(now: Date, days: number): Date {
   return new Date(now.getTime() - days * DAY_MS);
@@ -29,7 +35,8 @@ export function retentionCutoff(now: Date, days: number): Date {
  * and conversions, but only from days the statistics have already rolled up, so that the statistics keep counting
  * them (and the rollup of a day older than the retention is never redone); carrier submissions go by age; finished
  * callback deliveries go with their attempts and events, so a failed delivery older than the retention can no
- * longer be replayed. Batched, bounded per sweep, safe in several workers.
+ * longer be replayed. The callback URLs they referred to are looked at by the expiry of idle URLs again (they may
+ * now go). Batched, bounded per sweep, safe in several workers.
  */
 export async function retentionSweep(db: Db, before: Date): Promise<RetentionResult> {
   const cutoff = before.getTime();
@@ -39,43 +46,61 @@ export async function retentionSweep(db: Db, before: Date): Promise<RetentionRes
   const accounts = await accountIds(db);
   let messages = 0;
   let callbackDeliveries = 0;
+  const targets = new Set<number>();
   for (const accountId of accounts) {
     if (messagesBefore !== undefined) {
       messages += await drain(
         (limit) => deleteMessages(db, accountId, uuidBound(messagesBefore, 'low'), limit),
         MAX_PER_SWEEP - messages,
+        targets,
       );
     }
     callbackDeliveries += await drain(
       (limit) => callbackDeliveriesDeleteFinished(db, accountId, new Date(cutoff), limit),
       MAX_PER_SWEEP - callbackDeliveries,
+      targets,
     );
   }
-  const submissions = await drain((limit) => submissionsDeleteBefore(db, new Date(cutoff), limit), MAX_PER_SWEEP);
+  const submissions = await drain(
+    async (limit) => ({ deleted: await submissionsDeleteBefore(db, new Date(cutoff), limit), callbackTargetIds: [] }),
+    MAX_PER_SWEEP,
+    targets,
+  );
+  await callbackTargetsRecheck(db, [...targets]);
   return { messages, submissions, callbackDeliveries };
 }
 
 /**
  * Deletes a batch of an account's finished messages with their short links and conversions, in one transaction
- * (each table's delete is its owner's); returns how many messages went.
+ * (each table's delete is its owner's); returns how many messages went and their callback URLs.
  */
-async function deleteMessages(db: Db, accountId: number, beforeId: string, limit: number): Promise<number> {
+async function deleteMessages(db: Db, accountId: number, beforeId: string, limit: number): Promise<DeletedBatch> {
   return db.transaction(async (tx) => {
-    const ids = await messagesDeleteFinished(tx, accountId, beforeId, limit);
+    const deleted = await messagesDeleteFinished(tx, accountId, beforeId, limit);
+    const ids = deleted.map((m) => m.id);
     await shortLinksDeleteOfMessages(tx, accountId, ids);
     await conversionsDeleteOfMessages(tx, accountId, ids);
-    return ids.length;
+    const targets = new Set(deleted.flatMap((m) => (m.callbackTargetId === null ? [] : [m.callbackTargetId])));
+    return { deleted: ids.length, callbackTargetIds: [...targets] };
   });
 }
 
-/** Runs a batched delete until a batch comes back short or `budget` rows are gone; returns how many went. */
-async function drain(deleteBatch: (limit: number) => Promise<number>, budget: number): Promise<number> {
+/**
+ * Runs a batched delete until a batch comes back short or `budget` rows are gone; returns how many went, and adds
+ * the callback URLs they referred to to `targets`.
+ */
+async function drain(
+  deleteBatch: (limit: number) => Promise<DeletedBatch>,
+  budget: number,
+  targets: Set<number>,
+): Promise<number> {
   let total = 0;
   while (total < budget) {
     const limit = Math.min(BATCH, budget - total);
-    const deleted = await deleteBatch(limit);
-    total += deleted;
-    if (deleted < limit) break;
+    const batch = await deleteBatch(limit);
+    total += batch.deleted;
+    for (const id of batch.callbackTargetIds) targets.add(id);
+    if (batch.deleted < limit) break;
   }
   return total;
 }

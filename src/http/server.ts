@@ -22,6 +22,7 @@ import {
   notFoundHandler,
   routeNotFound,
 } from './errorHandler.js';
+import { bodyLimitFor, NO_BODY_LIMIT } from './bodyLimits.js';
 import { ErrorBody } from './schemas.js';
 
 /**
@@ -69,10 +70,11 @@ export type Routes = (app: HeraldApp, ctx: AppContext) => void;
  */
 export async function buildServer(ctx: AppContext, routes: readonly Routes[]): Promise<FastifyInstance> {
   const { requestTimeoutMs, headersTimeoutMs } = ctx.config;
-  const errorHandler = makeErrorHandler(ctx.config.bodyLimitBytes);
+  const errorHandler = makeErrorHandler(NO_BODY_LIMIT);
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
-    bodyLimit: ctx.config.bodyLimitBytes,
+    // Each route has a limit of its own (the hook below); this is for any other.
+    bodyLimit: NO_BODY_LIMIT,
     // A trailing slash names the same route (`POST /api/v1/message/` is `POST /api/v1/message`).
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH, ignoreTrailingSlash: true },
     // A number of hops is a function to Fastify's types (the addresses nearest the server are the proxies).
@@ -176,6 +178,14 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  // Every route that may take a body reads at most its largest valid body: the limit it states, else one computed
+  // from its body schema, else (no body) 1 KiB. A body schema without ceilings and no stated limit stops start-up.
+  app.addHook('onRoute', (route) => {
+    if ([route.method].flat().every((method) => method === 'GET' || method === 'HEAD')) return;
+    if (route.bodyLimit !== undefined) return;
+    const body = route.schema?.body as object | undefined;
+    route.bodyLimit = body === undefined ? NO_BODY_LIMIT : bodyLimitFor(body, `${route.method} ${route.url}`);
+  });
   for (const register of routes) register(app, ctx);
   await app.ready();
   return app;

@@ -9,9 +9,9 @@ import { CODE_LENGTH, normalisedUrl } from './shortLinks.js';
 /**
  * `GET <HERALD_SHORT_URL_BASE path>/<code>`: 302 to the original link, with the click recorded (and its `click`
  * callback event) first. Served when a short-link base is configured; a base on another host proxies here.
- * Anyone may click: a click is recorded once per link, client address and minute (a repeated one is redirected
- * and records nothing), and an unknown code counts as a failed authentication of the address (codes are
- * unguessable; an address that guesses is limited like one guessing tokens).
+ * Anyone may click: a click is recorded once per link, client address (an IPv6 client by its /64) and minute (a
+ * repeated one is redirected and records nothing), and an unknown code counts as a failed authentication of the
+ * address (codes are unguessable; an address that guesses is limited like one guessing tokens).
  */
 export const linkRoutes: Routes = (app, ctx) => {
   const base = ctx.config.shortUrlBase;

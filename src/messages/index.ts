@@ -3,7 +3,7 @@ export { VOICECODE_SENDER_NAME } from './channelContent.js';
 export { normaliseDestination } from './destination.js';
 export { MESSAGE_COLUMNS, messageToApi } from './messageObject.js';
 export type { MessageRow } from './messageObject.js';
-export { validateWhatsappContent } from './whatsappContent.js';
+export { validateWhatsappContent, WHATSAPP_LIMITS } from './whatsappContent.js';
 export {
   messageApplyTransitions,
   messageClaimDue,

@@ -12,6 +12,8 @@ export const messageRoutes: Routes = (app, ctx) => {
     '/api/v1/message',
     {
       onRequest: requireToken(ctx, ['traffic']),
+      // 1000 messages of up to some 16 KiB each (HERALD_BODY_LIMIT): the one route with a big body.
+      bodyLimit: ctx.config.bodyLimitBytes,
       // The body is validated by validateMessage, which gives the spec's own messages; the schema documents it.
       validatorCompiler: () => (value) => ({ value }),
       schema: {

@@ -2,10 +2,11 @@ import { Type } from 'typebox';
 import { accountGetOr404 } from '../accounts/index.js';
 import { herald } from '../errors/catalogue.js';
 import { requireAdmin } from '../http/auth.js';
+import { bodyLimitFor } from '../http/bodyLimits.js';
 import { ChannelType, errorResponses, Id, IdParam, PageQuery, paginated } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { SenderName } from './senderNameSchemas.js';
-import { approveSenderName, checkSenderNameFormat, senderNameToApi } from './senderNames.js';
+import { approveSenderName, checkSenderNameFormat, SENDER_NAME_MAX_LENGTH, senderNameToApi } from './senderNames.js';
 import {
   SENDER_NAME_STATUSES,
   senderNameDecide,
@@ -15,6 +16,22 @@ import {
 } from './senderNameSql.js';
 
 const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601, e.g. 2026-01-01T08:00:00Z' });
+const ApprovedNameBody = Type.Object(
+  {
+    channelType: ChannelType,
+    name: Type.String(),
+    startDate: Type.Optional(DateTime),
+    comment: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { additionalProperties: false },
+);
+/** The name is checked by checkSenderNameFormat (at most 64 characters), not the schema: sized as that allows. */
+const APPROVED_NAME_BODY_LIMIT = bodyLimitFor(
+  Type.Object(
+    { ...ApprovedNameBody.properties, name: Type.String({ maxLength: SENDER_NAME_MAX_LENGTH }) },
+    { additionalProperties: false },
+  ),
+);
 
 /**
  * The operator's side of sender names: create approved, moderate (approve with a start date, reject with a comment).
@@ -28,6 +45,7 @@ export const adminSenderNameRoutes: Routes = (app, ctx) => {
     '/admin/v1/accounts/:id/sender-names',
     {
       onRequest,
+      bodyLimit: APPROVED_NAME_BODY_LIMIT,
       schema: {
         tags,
         summary: 'Create a sender name already Approved (start date now unless given)',
@@ -35,15 +53,7 @@ export const adminSenderNameRoutes: Routes = (app, ctx) => {
           'A WHATSAPP name whose number another account already has approved -> 409 4091 (one owner per number).',
         security,
         params: IdParam,
-        body: Type.Object(
-          {
-            channelType: ChannelType,
-            name: Type.String(),
-            startDate: Type.Optional(DateTime),
-            comment: Type.Optional(Type.String({ maxLength: 1000 })),
-          },
-          { additionalProperties: false },
-        ),
+        body: ApprovedNameBody,
         response: { 201: SenderName, ...errorResponses(404, 409, 422) },
       },
     },

@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { herald } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../http/auth.js';
+import { bodyLimitFor } from '../http/bodyLimits.js';
 import { ChannelType, errorResponses, IdParam, PageQuery, paginated } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { SenderName } from './senderNameSchemas.js';
-import { checkSenderNameFormat, senderNameToApi } from './senderNames.js';
+import { checkSenderNameFormat, SENDER_NAME_MAX_LENGTH, senderNameToApi } from './senderNames.js';
 import {
   SENDER_NAME_STATUSES,
   senderNameDelete,
@@ -17,6 +18,18 @@ import {
  * The clients' sender names (TOKEN_2): created Pending, approved (with a start date) or rejected
  * (with a comment) by the operator; only Approved names whose start date has come may send.
  */
+const SenderNameBody = Type.Object(
+  { channelType: ChannelType, name: Type.String(), comment: Type.Optional(Type.String({ maxLength: 1000 })) },
+  { additionalProperties: false },
+);
+/** The name is checked by checkSenderNameFormat (at most 64 characters), not the schema: sized as that allows. */
+const SENDER_NAME_BODY_LIMIT = bodyLimitFor(
+  Type.Object(
+    { ...SenderNameBody.properties, name: Type.String({ maxLength: SENDER_NAME_MAX_LENGTH }) },
+    { additionalProperties: false },
+  ),
+);
+
 export const senderNameRoutes: Routes = (app, ctx) => {
   const onRequest = requireToken(ctx, ['system']);
   const security = [{ basicToken: [] }];
@@ -26,14 +39,12 @@ export const senderNameRoutes: Routes = (app, ctx) => {
     '/api/v1/sender-names',
     {
       onRequest,
+      bodyLimit: SENDER_NAME_BODY_LIMIT,
       schema: {
         tags,
         summary: 'Register a sender name; it is Pending until the operator decides',
         security,
-        body: Type.Object(
-          { channelType: ChannelType, name: Type.String(), comment: Type.Optional(Type.String({ maxLength: 1000 })) },
-          { additionalProperties: false },
-        ),
+        body: SenderNameBody,
         response: { 201: SenderName, ...errorResponses(401, 403, 409, 422) },
       },
     },

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { herald } from '../errors/catalogue.js';
+import { bodyLimitFor } from '../http/bodyLimits.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import type { ProviderSimulator } from './providerSimulator.js';
@@ -14,6 +15,19 @@ export const SIMULATOR_CONTROLS = [
   },
 ] as const;
 
+/** A subscriber's message: WhatsApp's longest text (4096 characters), a number and a sender name. */
+const INBOUND_BODY_LIMIT = bodyLimitFor(
+  Type.Object(
+    {
+      channelType: Type.Literal('WHATSAPP'),
+      from: Type.String({ maxLength: 32 }),
+      senderName: Type.String({ maxLength: 64 }),
+      text: Type.String({ maxLength: 4096 }),
+    },
+    { additionalProperties: false },
+  ),
+);
+
 /**
  * The simulators' control endpoints on Herald's own API port, with the body and answers they have on
  * the simulator's port, which a demo user cannot find. Registered only when Herald runs its simulators.
@@ -23,6 +37,7 @@ export function simulatorRoutes(providers: ProviderSimulator): Routes {
     app.post(
       '/sim/v1/inbound',
       {
+        bodyLimit: INBOUND_BODY_LIMIT,
         // The simulator checks the body itself, as on its own port.
         validatorCompiler: () => (value) => ({ value }),
         schema: {

@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { herald, HeraldError, showValue } from '../errors/catalogue.js';
 import { principalOf, requireAdmin, requireToken } from '../http/auth.js';
+import { bodyLimitFor } from '../http/bodyLimits.js';
 import { ChannelType, errorResponses, Id, IdParam, PageQuery, paginated } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { VOICECODE_SENDER_NAME } from '../messages/index.js';
-import { validateWhatsappContent } from '../messages/index.js';
+import { validateWhatsappContent, WHATSAPP_LIMITS } from '../messages/index.js';
 import { SENDER_NAME_MAX_LENGTH } from '../senderNames/index.js';
 import { senderNameExists } from '../senderNames/index.js';
 import type { Channel } from '../shared/channels.js';
@@ -56,6 +57,43 @@ const TemplateBody = Type.Object(
 );
 /** PUT changes the fields given and keeps the others. */
 const TemplatePatch = Type.Partial(TemplateBody, { additionalProperties: false });
+/**
+ * The largest valid template: its content is a WhatsApp content object (validateWhatsappContent: text at most 1000
+ * characters, header and footer text 60, a button's text 20 and its other field 1000) each of whose strings is a
+ * pattern of at most 2000 characters (links and file names have no other bound): a document with a document header
+ * and 3 buttons at most, some 160 KB escaped at worst.
+ */
+const TEMPLATE_BODY_LIMIT = (() => {
+  const closed = { additionalProperties: false } as const;
+  const Text = (maxLength: number) => Type.String({ maxLength });
+  const Pattern = Text(PATTERN_MAX_LENGTH);
+  const limits = WHATSAPP_LIMITS;
+  const decorations = {
+    header: Type.Union([
+      Type.Object({ text: Text(limits.headerText) }, closed),
+      Type.Object({ documentUrl: Pattern, documentName: Pattern }, closed),
+      Type.Object({ imageUrl: Pattern }, closed),
+    ]),
+    footer: Type.Object({ text: Text(limits.footerText) }, closed),
+    buttons: Type.Array(
+      Type.Union(
+        ['payload', 'url', 'phone'].map((field) =>
+          Type.Object({ text: Text(limits.buttonText), [field]: Text(limits.buttonField) }, closed),
+        ),
+      ),
+      { maxItems: limits.buttons },
+    ),
+  };
+  const content = Type.Union([
+    Type.Object({ contentType: Type.Literal('text'), text: Text(limits.text), ...decorations }, closed),
+    Type.Object({ contentType: Type.Literal('image'), imageUrl: Pattern, imageName: Pattern, ...decorations }, closed),
+    Type.Object(
+      { contentType: Type.Literal('document'), documentUrl: Pattern, documentName: Pattern, ...decorations },
+      closed,
+    ),
+  ]);
+  return bodyLimitFor(Type.Object({ ...TemplateBody.properties, content }, closed));
+})();
 type TemplateInput = {
   channelType: Channel;
   templateType: string;
@@ -153,6 +191,7 @@ export const templateRoutes: Routes = (app, ctx) => {
     '/api/v1/templates',
     {
       onRequest,
+      bodyLimit: TEMPLATE_BODY_LIMIT,
       schema: {
         tags,
         summary: 'Create a template; it is reviewed by the operator',
@@ -223,6 +262,7 @@ export const templateRoutes: Routes = (app, ctx) => {
     '/api/v1/templates/:id',
     {
       onRequest,
+      bodyLimit: TEMPLATE_BODY_LIMIT,
       schema: {
         tags,
         summary: 'Change the fields given of a template, keeping the others (see the rules per status)',

@@ -159,9 +159,9 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
     const [free] = await claim(target);
     await record(free!, 'delivered');
     // Retention of everything finished before tomorrow: the delivered one goes, the held one's event stays.
-    expect(
-      await callbackDeliveriesDeleteFinished(db, accountId, new Date(NOW.getTime() + 86_400_000), 100),
-    ).toBeGreaterThan(0);
+    const deleted = await callbackDeliveriesDeleteFinished(db, accountId, new Date(NOW.getTime() + 86_400_000), 100);
+    expect(deleted.deleted).toBeGreaterThan(0);
+    expect(deleted.callbackTargetIds).toContain(target);
     const left = await db.query<{ message_id: string; status: string }>(
       'SELECT message_id, status FROM callback_events WHERE target_id = $1 ORDER BY id',
       [target],

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expireCallbackTargets } from '../../src/callbacks/callbackTargets.js';
 import { loadConfig } from '../../src/config/config.js';
 import { retentionCutoff, retentionSweep } from '../../src/delivery/retention.js';
 import { rollUpStatistics } from '../../src/statistics/rollup.js';
@@ -75,6 +76,8 @@ describe.each(ENGINES)('retention (HERALD_RETENTION_DAYS) (%s)', (engine) => {
     await rollUpStatistics(t.testDb.db, t.clock.now());
     expect(await dayTotal()).toBe(21);
     const recent = await send(['79161230500', '79161230510']);
+    // Their callback URL, unused for ten days, loses its cursors, but stays while the messages refer to it.
+    expect(await expireCallbackTargets(t.testDb.db, t.clock.now())).toMatchObject({ parked: 1, deleted: 0 });
 
     const result = await retentionSweep(t.testDb.db, retentionCutoff(t.clock.now(), 7));
     expect(result.messages).toBe(20);
@@ -108,6 +111,22 @@ describe.each(ENGINES)('retention (HERALD_RETENTION_DAYS) (%s)', (engine) => {
       submissions: 0,
       callbackDeliveries: 0,
     });
+
+    // Nothing refers to the URL any more, and the sweep said so: it goes, and a message that uses it again gets a new
+    // target, whose callbacks are delivered.
+    const targetOf = async (): Promise<number | undefined> =>
+      (
+        await t.testDb.db.query<{ id: number }>('SELECT id FROM callback_targets WHERE account_id = $1 AND url = $2', [
+          account.id,
+          receiver.url,
+        ])
+      )[0]?.id;
+    const target = await targetOf();
+    expect(await expireCallbackTargets(t.testDb.db, t.clock.now())).toMatchObject({ deleted: 1 });
+    expect(await targetOf()).toBeUndefined();
+    const [again] = await send(['79161230520'], receiver.url);
+    await waitFor(() => receiver.events().some((e) => e.message_uuid === again));
+    expect(await targetOf()).not.toBe(target);
   });
 
   it('is off unless configured, and takes 7 days at least', () => {

@@ -45,7 +45,7 @@ export async function insertCallbackTarget(
   now = new Date(),
 ): Promise<number> {
   const [row] = await db.query<{ id: number }>(
-    `INSERT INTO callback_targets (account_id, url, created_at) VALUES ($1, $2, $3)
+    `INSERT INTO callback_targets (account_id, url, created_at, used_at) VALUES ($1, $2, $3, $3)
      ON CONFLICT (account_id, url) DO UPDATE SET url = excluded.url RETURNING id`,
     [accountId, url, now],
   );

@@ -45,13 +45,29 @@ describe.each(ENGINES)('hostile: unique callback URLs (%s)', (engine) => {
     expect(again.body.items.map((item: { code: number }) => item.code)).toEqual(Array(100).fill(201));
   });
 
+  it('takes exactly the daily limit when batches of one account race, while another account is unhurt', async () => {
+    const attack = uniqueCallbackUrls(receiver.url);
+    const state = await attack.setup(t);
+    // Four batches of 100 new URLs at a time: each would count the URLs of the day before the others commit.
+    let next = 0;
+    const { results, figures } = await underAttack(t, victim, () => attack.round(t, state, next++), {
+      rounds: 8,
+      concurrency: 4,
+    });
+    const codes = results.flatMap((reply) => reply.body.items.map((item: { code: number }) => item.code));
+    expect(codes.filter((c) => c === 201)).toHaveLength(LIMIT);
+    expect(codes.filter((c) => c !== 201).every((c) => c === 4291)).toBe(true);
+    expect((await t.call('GET', '/api/v1/balance', { token: state.token })).body).toEqual({ RUB: 1000 - LIMIT });
+    expectVictimUnhurt(figures);
+  });
+
   it('spends no work on idle URLs: ten thousand of them leave another account unhurt while callbacks flow', async () => {
     const owner = await t.createAccount({ senderNames: [['SMS', 'Owner']] });
     // Ten thousand URLs with their lane cursors, made the way the limit would otherwise allow over a month.
     await t.testDb.db.query(
       `WITH targets AS (
-         INSERT INTO callback_targets (account_id, url, created_at)
-         SELECT $1, $2 || '?idle=' || i, now() FROM generate_series(1, 10000) AS i RETURNING id
+         INSERT INTO callback_targets (account_id, url, created_at, used_at)
+         SELECT $1, $2 || '?idle=' || i, now(), now() FROM generate_series(1, 10000) AS i RETURNING id
        )
        INSERT INTO callback_cursors (target_id, lane, cursor_txid, cursor_event_id)
        SELECT id, lane, '0', 0 FROM targets, generate_series(0, 15) AS lane`,

@@ -23,6 +23,17 @@ describe.each(ENGINES)('request-level errors (DESIGN 3) (%s)', (engine) => {
     ['a number', '42', 422, 4220, 'Request body must be a JSON array of message objects'],
     ['null', 'null', 422, 4220, 'Request body must be a JSON array of message objects'],
     ['a string', '"hello"', 422, 4220, 'Request body must be a JSON array of message objects'],
+    // The deepest valid body is 5 levels; code that walks a value recursively overflows at a few thousand.
+    [
+      'JSON 33 levels deep',
+      `${'['.repeat(33)}${']'.repeat(33)}`,
+      400,
+      4000,
+      'Malformed JSON body: nested deeper than 32 levels',
+    ],
+    // PostgreSQL stores no NUL, in text or jsonb: the insert would fail with a 500.
+    ['a NUL character', '[{"content":"a\\u0000b"}]', 400, 4000, 'Malformed JSON body: U+0000 (NUL) in a string'],
+    ['a NUL in a key', '[{"a\\u0000":1}]', 400, 4000, 'Malformed JSON body: U+0000 (NUL) in a string'],
   ])('%s', async (_name, body, status, code, msg) => {
     const reply = await raw(body);
     expect(reply.body).toEqual({ error: { code, msg } });
@@ -61,6 +72,19 @@ describe.each(ENGINES)('request-level errors (DESIGN 3) (%s)', (engine) => {
     // A known path with a method it does not take is an unknown route too.
     const wrongMethod = await t.call('DELETE', '/api/v1/balance');
     expect(wrongMethod.body).toEqual({ error: { code: 4040, msg: 'Route not found: DELETE /api/v1/balance' } });
+  });
+
+  it('takes JSON 32 levels deep, refuses a path segment over 100 characters with 414 4140, and NUL in a query', async () => {
+    const deep = await raw(`${'['.repeat(32)}${']'.repeat(32)}`);
+    expect(deep.body.error.code).toBe(4220);
+    const long = await t.call('GET', `/api/v1/message/${'a'.repeat(101)}`, { token: account.traffic });
+    expect([long.status, long.body]).toEqual([
+      414,
+      { error: { code: 4140, msg: 'URL path segment is longer than 100 characters' } },
+    ]);
+    const nul = await t.call('GET', '/api/v1/message?destination=%00', { token: account.traffic });
+    expect([nul.status, nul.body.error.code]).toEqual([422, 4220]);
+    expect(nul.body.error.msg).toMatch(/must not contain U\+0000/);
   });
 
   it('answers ping without authentication', async () => {

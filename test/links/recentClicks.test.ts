@@ -22,6 +22,22 @@ describe('recent clicks', () => {
     expect(recorded).toEqual(['a', 'a', 'b', 'a']);
   });
 
+  it('counts an IPv6 client by its /64 and an IPv4-mapped address as the IPv4 one, as the failure limit does', async () => {
+    const recent = new RecentClicks(new TestClock());
+    const { recorded, record } = recorder();
+    // One subscriber's /64: any of its 2^64 addresses, in any spelling, is the same client.
+    await recent.follow('a', '2001:db8:1:2::1', record('a'));
+    await recent.follow('a', '2001:db8:1:2:ffff:ffff:ffff:ffff', record('a'));
+    await recent.follow('a', '2001:0db8:0001:0002:0000:0000:0000:0007', record('a'));
+    expect(recorded).toEqual(['a']);
+    // The next /64 is another client.
+    await recent.follow('a', '2001:db8:1:3::1', record('a'));
+    expect(recorded).toEqual(['a', 'a']);
+    await recent.follow('a', '192.0.2.1', record('a'));
+    await recent.follow('a', '::ffff:192.0.2.1', record('a'));
+    expect(recorded).toEqual(['a', 'a', 'a']);
+  });
+
   it('remembers at most its bound of pairs, forgetting the oldest first', async () => {
     const recent = new RecentClicks(new TestClock(), 60_000, 3);
     const { recorded, record } = recorder();

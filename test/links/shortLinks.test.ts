@@ -61,7 +61,12 @@ describe.each(ENGINES)('short links over HTTP (%s)', (engine) => {
     t = await startTestHerald(engine, {
       delivery: { delayMs: 10 },
       clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }),
-      env: { HERALD_SHORT_URL_BASE: 'http://127.0.0.1:1/s', HERALD_CALLBACK_ALLOW_PRIVATE: 'true' },
+      // Clicks from addresses of their own come through the loopback as a trusted proxy (X-Forwarded-For).
+      env: {
+        HERALD_SHORT_URL_BASE: 'http://127.0.0.1:1/s',
+        HERALD_CALLBACK_ALLOW_PRIVATE: 'true',
+        HERALD_TRUST_PROXY: '127.0.0.1',
+      },
     });
     account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
   });
@@ -201,6 +206,30 @@ describe.each(ENGINES)('short links over HTTP (%s)', (engine) => {
     expect(await clicks()).toBe(1);
     t.clock.advance(1_000);
     expect(await click()).toEqual([302, 'https://b.example/x']);
+    expect(await clicks()).toBe(2);
+  });
+
+  it('records the clicks of one IPv6 /64 as those of one client: its other addresses record nothing more', async () => {
+    const reply = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('SMS', { content: 'Hi https://c.example/x', shortUrl: true })],
+    });
+    const code = (
+      await t.call('GET', `/api/v1/message/${reply.body.items[0].messageUuid}`, { token: account.traffic })
+    ).body.content
+      .split('/')
+      .at(-1);
+    const clickFrom = async (address: string) => {
+      const follow = await fetch(`${t.url}/s/${code}`, { redirect: 'manual', headers: { 'x-forwarded-for': address } });
+      return [follow.status, follow.headers.get('location')];
+    };
+    const clicks = async () =>
+      (await t.testDb.db.query<{ clicks: number }>('SELECT clicks FROM short_links WHERE code = $1', [code]))[0]!
+        .clicks;
+    const sameSubscriber = ['2001:db8:7:1::1', '2001:db8:7:1::2', '2001:db8:7:1:abcd:ef01:2345:6789'];
+    for (const address of sameSubscriber) expect(await clickFrom(address)).toEqual([302, 'https://c.example/x']);
+    expect(await clicks()).toBe(1);
+    expect(await clickFrom('2001:db8:7:2::1')).toEqual([302, 'https://c.example/x']);
     expect(await clicks()).toBe(2);
   });
 

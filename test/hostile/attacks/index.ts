@@ -1,4 +1,5 @@
 import type { Attack } from '../harness.js';
+import { accountLargeBodies } from './accountLargeBodies.js';
 import { uniqueCallbackUrls } from './callbackUrls.js';
 import { inboundSettingsFlood } from './inboundSettings.js';
 import { clickFlood } from './clickFlood.js';
@@ -30,5 +31,6 @@ export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any, unknown>
   (s) => lookalikeWhatsappName(s.simulatorUrl),
   () => signInGuessing(),
   () => largeBodies(),
+  () => accountLargeBodies(),
   () => revokedKeys(),
 ];

@@ -3,7 +3,7 @@ import { SIM_CONNECTOR_IDS } from '../../../src/simulators/embeddedSimulators.js
 import type { Attack } from '../harness.js';
 
 /** The finding's body: 15 MB of JSON, under the 16 MiB every route used to take. */
-const LARGE = 15 * 1024 * 1024;
+export const LARGE = 15 * 1024 * 1024;
 /** Under the webhook limit (3 MiB), so that it is read, but signed by no one. */
 const UNSIGNED = 2 * 1024 * 1024;
 
@@ -22,7 +22,12 @@ export interface LargeBodyReply {
  * POSTs `body` on a connection of its own, which Herald may close before the body is all sent (it refuses from the
  * headers): a pooled connection, shared with the victim's requests, would fail theirs too when it closes.
  */
-function post(url: string, path: string, body: Buffer, headers: Record<string, string>): Promise<LargeBodyReply> {
+export function postOnOwnConnection(
+  url: string,
+  path: string,
+  body: Buffer,
+  headers: Record<string, string>,
+): Promise<LargeBodyReply> {
   return new Promise((resolve) => {
     const sent = request(
       `${url}${path}`,
@@ -44,7 +49,7 @@ function post(url: string, path: string, body: Buffer, headers: Record<string, s
 }
 
 /** A JSON array of numbers of about `bytes` bytes: what costs most to parse per byte. */
-function jsonOf(bytes: number): Buffer {
+export function jsonOf(bytes: number): Buffer {
   const item = '1234567,';
   return Buffer.from(`[${item.repeat(Math.floor(bytes / item.length))}0]`);
 }
@@ -63,9 +68,9 @@ export const largeBodies = (): Attack<LargeBodyState, LargeBodyReply[]> => ({
   round: (h, state) => {
     const json = { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.66' };
     return Promise.all([
-      post(h.url, '/webhooks/nope', state.large, json),
-      post(h.url, '/app/v1/session', state.large, json),
-      post(h.url, `/webhooks/${SIM_CONNECTOR_IDS.WHATSAPP}`, state.unsigned, {
+      postOnOwnConnection(h.url, '/webhooks/nope', state.large, json),
+      postOnOwnConnection(h.url, '/app/v1/session', state.large, json),
+      postOnOwnConnection(h.url, `/webhooks/${SIM_CONNECTOR_IDS.WHATSAPP}`, state.unsigned, {
         ...json,
         'x-hub-signature-256': `sha256=${'0'.repeat(64)}`,
       }),
