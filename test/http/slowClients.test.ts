@@ -45,7 +45,10 @@ function trickle(
     socket.on('close', () => {
       clearInterval(drip);
       const text = Buffer.concat(chunks).toString('utf8');
-      const body = text.slice(text.indexOf('\r\n\r\n') + 4);
+      // The first answer only: a keep-alive connection may have read several.
+      const length = Number(/\r\ncontent-length: (\d+)/i.exec(text)?.[1] ?? 0);
+      const start = text.indexOf('\r\n\r\n') + 4;
+      const body = text.slice(start, start + length);
       resolve({
         status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0),
         body: body ? JSON.parse(body) : undefined,
