@@ -3,7 +3,7 @@ import type { CallbackTargets } from './callbacks/index.js';
 import type { Config } from './config/config.js';
 import type { ConfigFile } from './config/configFile.js';
 import type { ConnectorState, InboundSink, ReceiptSink } from './connectors/index.js';
-import type { Db } from './db/db.js';
+import type { Db, Queryable } from './db/db.js';
 import type { PasswordHasher } from './accounts/index.js';
 import type { Limits } from './http/auth.js';
 import type { Metrics } from './metrics/index.js';
@@ -51,4 +51,9 @@ export interface AppContext {
   readonly limits: Limits;
   /** Every password hash of the process goes through it (a bounded number at once). */
   readonly passwords: PasswordHasher;
+  /**
+   * Stops running cascades (cascades/), in the caller's transaction, which holds their steps' messages: no later
+   * step will be created. Returns those that were running.
+   */
+  readonly stopCascades: (tx: Queryable, accountId: number, ids: readonly string[], now: Date) => Promise<Set<string>>;
 }

@@ -21,6 +21,8 @@ import { DeliveryWriter } from './delivery/index.js';
 import { Dispatcher, type DispatcherOptions } from './delivery/index.js';
 import { deliveryJobs } from './delivery/index.js';
 import { callbackJobs } from './callbacks/index.js';
+import { CascadeProgress, cascadeJobs, cascadesStop } from './cascades/index.js';
+import { cascadeRoutes } from './cascades/routes.js';
 import { idempotencyJobs } from './idempotency/index.js';
 import { Jobs } from './shared/jobs.js';
 import { statisticsJobs } from './statistics/index.js';
@@ -63,6 +65,7 @@ export const ROUTES: readonly Routes[] = [
   systemRoutes,
   opsRoutes,
   messageRoutes,
+  cascadeRoutes,
   lookupRoutes,
   balanceRoutes,
   adminAccountRoutes,
@@ -172,11 +175,14 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     // Workers' statements give way to requests' on the embedded database (db.ts background()).
     const workDb = db.background?.() ?? db;
     const tuning = config.workers;
+    // Cascades move on in the transactions that record their steps' outcomes (it needs the context built below).
+    const cascadeProgress = new CascadeProgress(() => ctx);
     const writer = new DeliveryWriter(
       workDb,
       log,
       { maxBatch: tuning.writerBatch, lingerMs: tuning.writerLingerMs },
       clock,
+      cascadeProgress,
     );
     const wakeup = new Wakeup(clock);
     const connectors =
@@ -222,6 +228,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         ...SCRYPT_PARAMS,
         N: 2 ** config.passwordScryptCost,
       }),
+      stopCascades: cascadesStop,
       directDispatch:
         role === 'all'
           ? {
@@ -253,7 +260,8 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       const retention = config.retentionDays !== undefined ? { retentionDays: config.retentionDays } : {};
       const jobDeps = { db: workDb, clock, log };
       jobs = new Jobs({ clock, log }, [
-        ...deliveryJobs(jobDeps, retention),
+        ...deliveryJobs({ ...jobDeps, hooks: cascadeProgress }, retention),
+        ...cascadeJobs(jobDeps, retention),
         ...statisticsJobs(jobDeps, retention),
         ...idempotencyJobs(jobDeps),
         ...callbackJobs(jobDeps),

@@ -284,7 +284,8 @@ type EventRange = Pick<
 export async function callbackDeliveryBodies(db: Queryable, d: EventRange): Promise<string[]> {
   const rows = await db.query<EventFacts>(
     // Parameters in place, not a row of them: the range must reach the planner as constants to be an index range.
-    `SELECT message_id, event, channel_type, status, ${isoSql('at')} AS at, error_code, extra FROM callback_events
+    `SELECT message_id, event, channel_type, status, ${isoSql('at')} AS at, error_code, extra, cascade_id,
+       cascade_step FROM callback_events
      WHERE target_id = $1 AND lane = $6 AND (txid, id) > ($2::xid8, $3::bigint) AND (txid, id) <= ($4::xid8, $5::bigint)
        AND ($7::uuid[] IS NULL OR message_id = ANY($7::uuid[])) AND ($8::uuid[] IS NULL OR NOT message_id = ANY($8::uuid[]))
      ORDER BY txid, id`,

@@ -8,6 +8,8 @@ export interface EventFacts {
   at: string;
   error_code: number | null;
   extra: Record<string, unknown> | null;
+  cascade_id: string | null;
+  cascade_step: number | null;
 }
 
 /**
@@ -15,7 +17,13 @@ export interface EventFacts {
  * delivered, read), price, click and inbound messages.
  */
 export function eventBody(e: EventFacts): string {
-  const base = { message_uuid: e.message_id, channel_type: e.channel_type, callback_event: e.event };
+  const base = {
+    message_uuid: e.message_id,
+    channel_type: e.channel_type,
+    // Messages of a cascade only (spec 6.2-6.4).
+    ...(e.cascade_id !== null ? { cascade_message_uuid: e.cascade_id, cascade_step: e.cascade_step } : {}),
+    callback_event: e.event,
+  };
   switch (e.event) {
     case 'price':
       return JSON.stringify({

@@ -47,7 +47,21 @@ export interface EventColumns {
   readonly errorCode: string;
   /** The event's fields beyond the status ones (jsonb), NULL for none. */
   readonly extra: string;
+  /** The message's cascade (its root's id) and step, NULL for a message outside a cascade. */
+  readonly cascadeId: string;
+  readonly cascadeStep: string;
 }
+
+/** The cascade columns of an event of the message `alias` (a row of messages, or with their names). */
+export function cascadeOf(alias: string): Pick<EventColumns, 'cascadeId' | 'cascadeStep'> {
+  return { cascadeId: `${alias}.cascade_id`, cascadeStep: `${alias}.cascade_step` };
+}
+
+/** The cascade columns of an event of no cascade. */
+export const NO_CASCADE: Pick<EventColumns, 'cascadeId' | 'cascadeStep'> = {
+  cascadeId: 'NULL::uuid',
+  cascadeStep: 'NULL::smallint',
+};
 
 /** The column each field of {@link EventColumns} fills. */
 export const EVENT_COLUMNS: Readonly<Record<keyof EventColumns, string>> = {
@@ -60,6 +74,8 @@ export const EVENT_COLUMNS: Readonly<Record<keyof EventColumns, string>> = {
   at: 'at',
   errorCode: 'error_code',
   extra: 'extra',
+  cascadeId: 'cascade_id',
+  cascadeStep: 'cascade_step',
 };
 
 /**
@@ -76,7 +92,8 @@ export function eventSelect(columns: EventColumns, from: string, where: string, 
 /**
  * A SELECT of the status events of moved messages, with the columns {@link insertEventsCte} takes and `n`, the
  * position of the entry in the change. `moved` must have columns account_id, id, channel_type, callback_target_id,
- * callback_events and h (the history entries the change added, in order). Entries marked ignored report nothing.
+ * callback_events, cascade_id, cascade_step and h (the history entries the change added, in order). Entries marked
+ * ignored report nothing.
  */
 export function statusEventsSelect(moved: string): string {
   return eventSelect(
@@ -90,6 +107,7 @@ export function statusEventsSelect(moved: string): string {
       at: "(x.h->>'at')::timestamptz",
       errorCode: "(x.h->>'errorCode')::int",
       extra: 'NULL::jsonb',
+      ...cascadeOf('mv'),
     },
     `${moved} mv CROSS JOIN LATERAL (
          SELECT h, n, ${EVENT_OF_STATUS} AS event FROM jsonb_array_elements(mv.h) WITH ORDINALITY AS x(h, n)
@@ -145,6 +163,7 @@ export async function callbackEventInsert(db: Queryable, e: NewEvent): Promise<v
         at: '$7::timestamptz',
         errorCode: '$8::int',
         extra: '$9::jsonb',
+        ...NO_CASCADE,
       },
       '(SELECT 1) AS single',
       'true',

@@ -7,6 +7,7 @@ export { callbackDeliveriesDeleteFinished } from './deliveryRetentionSql.js';
 export {
   PRICE_EVENT_ORDER,
   callbackEventInsert,
+  cascadeOf,
   eventSelect,
   insertEventsCte,
   laneSql,

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Db, Queryable } from '../db/db.js';
 import { nowMs, systemClock, type Clock, type ClockTimer } from '../util/clock.js';
-import { messageLockOrdered, messageNoteIgnored, type SubmissionRow } from '../messages/index.js';
+import { messageLockOrdered, messageNoteIgnored, type StepOutcome, type SubmissionRow } from '../messages/index.js';
+import type { OutcomeHooks } from './outcomeHooks.js';
 import type { CarrierReceipt } from '../connectors/index.js';
 import { applyMatchedReceipts, applyTransitions, matchReceipts, receiptMessages, receiptsPerPart } from './receipts.js';
 import {
@@ -25,6 +26,8 @@ export const DEFAULT_WRITER_OPTIONS: WriterOptions = { maxBatch: 2000, lingerMs:
 export interface SentRecord {
   readonly accountId: number;
   readonly id: string;
+  /** A step of a cascade: its outcome is recorded with the cascade's next step, in one transaction. */
+  readonly cascade?: boolean;
   readonly connectorId: string;
   readonly at: Date;
   readonly carrierIds: readonly string[];
@@ -35,6 +38,8 @@ export interface SentRecord {
 export interface RetryRecord {
   readonly accountId: number;
   readonly id: string;
+  /** A step of a cascade: its outcome is recorded with the cascade's next step, in one transaction. */
+  readonly cascade?: boolean;
   readonly dueAt: Date;
   readonly at: Date;
   readonly reason: string;
@@ -43,6 +48,8 @@ export interface RetryRecord {
 export interface StatusRecord {
   readonly accountId: number;
   readonly id: string;
+  /** A step of a cascade: its outcome is recorded with the cascade's next step, in one transaction. */
+  readonly cascade?: boolean;
   readonly status: TargetStatus;
   readonly at: Date;
   readonly errorCode: number | null;
@@ -68,6 +75,7 @@ interface RecentSubmission {
   readonly id: string;
   readonly parts: number;
   readonly readTracked: boolean;
+  readonly cascade: boolean;
   readonly at: number;
 }
 
@@ -123,6 +131,7 @@ export class DeliveryWriter {
     private readonly log: Logger,
     private readonly options: WriterOptions = DEFAULT_WRITER_OPTIONS,
     private readonly clock: Clock = systemClock,
+    private readonly hooks?: OutcomeHooks,
   ) {}
 
   sent(record: SentRecord): Promise<void> {
@@ -133,6 +142,7 @@ export class DeliveryWriter {
         id: record.id,
         parts: record.carrierIds.length,
         readTracked: record.readTracked,
+        cascade: record.cascade === true,
         at: now,
       });
     }
@@ -216,6 +226,8 @@ export class DeliveryWriter {
       else transitions.set(transition.id, transition);
     };
     const submissions: SubmissionRow[] = [];
+    // Whether a step of a cascade is among the records: its outcome and the next step share a transaction.
+    let cascade = [...batch.sent, ...batch.retries, ...batch.statuses].some((r) => r.cascade === true);
     for (const r of batch.sent) {
       put(sentTransition(r));
       submissions.push({
@@ -239,6 +251,7 @@ export class DeliveryWriter {
         continue;
       }
       this.stats.receiptsFromMemory++;
+      if (known.cascade) cascade = true;
       this.onReceiptLatency?.(nowMs(this.clock) - known.at);
       if (receipt.state !== 'delivered' || !known.readTracked) this.recent.delete(key);
       const fact = { status: receipt.state, at: receipt.at, errorCode: receipt.errorCode };
@@ -255,26 +268,30 @@ export class DeliveryWriter {
     this.forgetOldSubmissions();
 
     const all = [...transitions.values(), ...extra];
+    const ended: StepOutcome[] = [];
     const run = async (q: Queryable, several: boolean): Promise<void> => {
       const found = dbReceipts.length > 0 ? await matchReceipts(q, dbReceipts) : undefined;
       // Several statements: every message they change is locked first, in the global order, before any refund
       // locks a balance (a stop holding one of them may be waiting for that balance).
       if (several) await messageLockOrdered(q, [...all, ...(found ? receiptMessages(found) : [])]);
-      const unmoved = await applyTransitions(q, all, submissions);
+      const unmoved = await applyTransitions(q, all, submissions, ended);
       for (const t of unmoved)
         for (const r of t.receipts) ignored.push({ accountId: t.accountId, id: t.id, status: r.status, at: r.at });
       if (found) {
-        const outcome = await applyMatchedReceipts(q, found);
+        const outcome = await applyMatchedReceipts(q, found, ended);
         this.stats.orphaned += outcome.orphaned;
         this.stats.ignored += outcome.ignored;
       }
       await messageNoteIgnored(q, ignored);
       this.stats.ignored += ignored.length;
+      if (ended.length > 0) await this.hooks?.stepsEnded(q, ended, this.clock.now());
     };
     // The common flush is one statement, atomic by itself (refunds and events included); more statements share
-    // a transaction. (Fallbacks and notes that follow it are independent, status-guarded statements.)
-    if (dbReceipts.length === 0 && extra.length === 0) await run(this.db, false);
-    else await this.db.transaction((q) => run(q, true));
+    // a transaction, and so does a flush with a step of a cascade (its next step is created with its outcome).
+    // (Fallbacks and notes that follow it are independent, status-guarded statements.)
+    if (dbReceipts.length === 0 && extra.length === 0 && !(cascade && this.hooks)) await run(this.db, false);
+    else await this.db.transaction((q) => run(q, dbReceipts.length > 0 || extra.length > 0));
+    if (ended.length > 0) this.hooks?.committed();
 
     this.stats.flushes++;
     this.stats.sent += batch.sent.length;

@@ -154,7 +154,7 @@ export class Dispatcher {
   private async send(message: ClaimedMessage, chatWindowClosed: boolean): Promise<void> {
     const { writer, clock, router } = this.deps;
     const now = clock.now();
-    const ref = { accountId: message.account_id, id: message.id };
+    const ref = { accountId: message.account_id, id: message.id, cascade: message.cascade_id !== null };
     if (message.planned_send_ms === null) {
       await writer.status({
         ...ref,
@@ -252,7 +252,7 @@ export class Dispatcher {
     reason: string,
     errorCode: number,
   ): Promise<void> {
-    const ref = { accountId: message.account_id, id: message.id };
+    const ref = { accountId: message.account_id, id: message.id, cascade: message.cascade_id !== null };
     const next = nextAllowedInstant(this.windowOf(message), now.getTime() + retryAfterMs, message.deadline_ms);
     if (next === null) {
       await this.deps.writer.status({

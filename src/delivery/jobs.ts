@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/db.js';
-import { DELIVERY_ERRORS, messageExpireDue, orphanReceiptsTakeMatched } from '../messages/index.js';
+import { DELIVERY_ERRORS, messageExpireDue, orphanReceiptsTakeMatched, type StepOutcome } from '../messages/index.js';
+import type { OutcomeHooks } from './outcomeHooks.js';
 import type { Job } from '../shared/jobs.js';
 import type { Clock } from '../util/clock.js';
 import { applyReceipts } from './receipts.js';
@@ -19,19 +20,26 @@ export interface DeliveryJobOptions {
  * Delivery's periodic jobs: lifetimes that have run out (sent -> undelivered, delivered -> unread) every second,
  * orphan receipts whose submission has since been recorded every 5 seconds, the retention every 10 minutes.
  */
-export function deliveryJobs(deps: { db: Db; clock: Clock; log: Logger }, options: DeliveryJobOptions = {}): Job[] {
-  const { db, clock, log } = deps;
+export function deliveryJobs(
+  deps: { db: Db; clock: Clock; log: Logger; hooks?: OutcomeHooks },
+  options: DeliveryJobOptions = {},
+): Job[] {
+  const { db, clock, log, hooks } = deps;
   return [
-    { name: 'expire-lifetimes', everyMs: 1000, run: () => expireLifetimes(db, clock.now()) },
+    { name: 'expire-lifetimes', everyMs: 1000, run: () => expireLifetimes(db, clock.now(), hooks) },
     {
       name: 'match-orphan-receipts',
       everyMs: 5000,
       // Taken and applied in one transaction: a crash between the two would lose them.
-      run: () =>
-        db.transaction(async (tx) => {
+      run: async () => {
+        const ended: StepOutcome[] = [];
+        await db.transaction(async (tx) => {
           const matched = await orphanReceiptsTakeMatched(tx, new Date(clock.now().getTime() - ORPHAN_LIFETIME_MS));
-          if (matched.length > 0) await applyReceipts(tx, matched);
-        }),
+          if (matched.length > 0) await applyReceipts(tx, matched, ended);
+          if (ended.length > 0) await hooks?.stepsEnded(tx, ended, clock.now());
+        });
+        if (ended.length > 0) hooks?.committed();
+      },
     },
     {
       name: 'retention',
@@ -46,14 +54,21 @@ export function deliveryJobs(deps: { db: Db; clock: Clock; log: Logger }, option
   ];
 }
 
-/** Ends the lifetimes that have run out by `now`; returns how many messages reached their end. */
-export async function expireLifetimes(db: Db, now: Date): Promise<number> {
+/**
+ * Ends the lifetimes that have run out by `now`; returns how many messages reached their end. Each batch is one
+ * transaction with what the steps of cascades among them lead to (the next step, or the cascade's end).
+ */
+export async function expireLifetimes(db: Db, now: Date, hooks?: OutcomeHooks): Promise<number> {
   let expired = 0;
+  const errors = { noReceipt: DELIVERY_ERRORS.noReceipt, notRead: DELIVERY_ERRORS.notRead };
   for (;;) {
-    const rows = await messageExpireDue(db, now, EXPIRE_BATCH, {
-      noReceipt: DELIVERY_ERRORS.noReceipt,
-      notRead: DELIVERY_ERRORS.notRead,
+    const ended: StepOutcome[] = [];
+    const rows = await db.transaction(async (tx) => {
+      const batch = await messageExpireDue(tx, now, EXPIRE_BATCH, errors, ended);
+      if (ended.length > 0) await hooks?.stepsEnded(tx, ended, now);
+      return batch;
     });
+    if (ended.length > 0) hooks?.committed();
     expired += rows.length;
     if (rows.length < EXPIRE_BATCH) return expired;
   }

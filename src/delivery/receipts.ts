@@ -3,6 +3,7 @@ import {
   messageApplyTransitions,
   messageLockOrdered,
   messageNoteIgnored,
+  type StepOutcome,
   type SubmissionRow,
 } from '../messages/index.js';
 import type { CarrierReceipt } from '../connectors/index.js';
@@ -69,12 +70,13 @@ export async function applyTransitions(
   tx: Queryable,
   transitions: readonly Transition[],
   submissions: readonly SubmissionRow[] = [],
+  ended?: StepOutcome[],
 ): Promise<Transition[]> {
   const unmoved: Transition[] = [];
   const rounds = roundsOf(transitions);
   if (rounds.length === 0 && submissions.length > 0) rounds.push([]);
   for (const [n, round] of rounds.entries()) {
-    const ids = await messageApplyTransitions(tx, round, n === 0 ? submissions : []);
+    const ids = await messageApplyTransitions(tx, round, n === 0 ? submissions : [], ended);
     for (const t of round) if (ids.has(t.id)) unmoved.push(t);
   }
   // A transition that is more than one receipt: a submission with its receipts, or a delivery with its read.
@@ -86,7 +88,7 @@ export async function applyTransitions(
   );
   const stillUnmoved: Transition[] = unmoved.filter((t) => !merged(t));
   for (const round of roundsOf(alone)) {
-    const ids = await messageApplyTransitions(tx, round);
+    const ids = await messageApplyTransitions(tx, round, [], ended);
     for (const t of round) if (ids.has(t.id)) stillUnmoved.push(t);
   }
   return stillUnmoved;
@@ -119,14 +121,22 @@ export const receiptMessages = (found: FoundReceipts): { accountId: number; id: 
  * parts are. Receipts that change nothing are noted in the message's history as ignored. The messages are locked
  * in the global order before anything else: applying takes several statements, and refunds lock balances.
  */
-export async function applyReceipts(tx: Queryable, receipts: readonly CarrierReceipt[]): Promise<ReceiptOutcome> {
+export async function applyReceipts(
+  tx: Queryable,
+  receipts: readonly CarrierReceipt[],
+  ended?: StepOutcome[],
+): Promise<ReceiptOutcome> {
   const found = await matchReceipts(tx, receipts);
   await messageLockOrdered(tx, receiptMessages(found));
-  return applyMatchedReceipts(tx, found);
+  return applyMatchedReceipts(tx, found, ended);
 }
 
 /** Applies receipts already matched ({@link matchReceipts}) whose messages the transaction holds. */
-export async function applyMatchedReceipts(tx: Queryable, found: FoundReceipts): Promise<ReceiptOutcome> {
+export async function applyMatchedReceipts(
+  tx: Queryable,
+  found: FoundReceipts,
+  ended?: StepOutcome[],
+): Promise<ReceiptOutcome> {
   const { matched, orphaned } = found;
   const single = matched.filter((m) => m.parts === 1);
   const perMessage: { accountId: number; messageId: string; receipt: CarrierReceipt }[] = [...single];
@@ -165,7 +175,7 @@ export async function applyMatchedReceipts(tx: Queryable, found: FoundReceipts):
       }),
     );
   }
-  const unmoved = await applyTransitions(tx, transitions);
+  const unmoved = await applyTransitions(tx, transitions, [], ended);
   const ignored = unmoved.flatMap((t) =>
     t.receipts.map((r) => ({ accountId: t.accountId, id: t.id, status: r.status, at: r.at })),
   );

@@ -1,4 +1,4 @@
-import { eventSelect, insertEventsCte, wantsEvent } from '../callbacks/index.js';
+import { cascadeOf, eventSelect, insertEventsCte, wantsEvent } from '../callbacks/index.js';
 import type { Queryable } from '../db/db.js';
 import { messagesJoin } from '../messages/index.js';
 import { dirtyDaysCte } from '../statistics/index.js';
@@ -49,6 +49,7 @@ export async function shortLinkClick(
          at: '$2::timestamptz',
          errorCode: 'NULL::int',
          extra: "jsonb_build_object('url', link.url, 'short_url', $3::text)",
+         ...cascadeOf('m'),
        },
        messagesJoin('link', 'm'),
        wantsEvent('m', "'click'"),

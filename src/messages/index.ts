@@ -12,8 +12,8 @@ export {
   messageLockOrdered,
   messageNoteIgnored,
 } from './messageDeliverySql.js';
-export type { ClaimedMessage, SubmissionRow } from './messageDeliverySql.js';
-export { messageOutboundFlashcallIds } from './messageLookupSql.js';
+export type { ClaimedMessage, StepOutcome, SubmissionRow } from './messageDeliverySql.js';
+export { messageCascadeSteps, messageOutboundFlashcallIds } from './messageLookupSql.js';
 export { messageFiguresSql, messageOldestId, messageQueueFigures } from './messageStatisticsSql.js';
 export type { MessageCounts, QueueFigure } from './messageStatisticsSql.js';
 export { messageInsertInbound, messagesDeleteFinished, messagesJoin } from './messageSql.js';
@@ -30,3 +30,12 @@ export type { ReadStatus, Status } from './statuses.js';
 export { mergeReceipt, retryTransition, roundsOf, sentTransition, statusTransition } from './transitions.js';
 export type { HistoryEntry, TargetStatus, Transition } from './transitions.js';
 export { WHATSAPP_WINDOW_MS, whatsappWindowOpen, whatsappWindowsOpenOf } from './whatsappWindows.js';
+export { validateMessage, validateWindowFields } from './validateMessage.js';
+export type { ValidationContext, ValidMessage, WindowValues } from './validateMessage.js';
+export { handOver, itemError, MAX_BATCH, senderOf, validationContext } from './sendMessages.js';
+export type { SendItem, SendResponse } from './sendMessages.js';
+export { newMessageId, prepareMessages, storeMessages, storeRefused } from './generate.js';
+export type { Candidate, MessageToGenerate, Sender } from './generate.js';
+export type { NewMessage, SendingMethod } from './messageSql.js';
+export { MessageObject, SendResponse as SendResponseSchema } from './messageSchemas.js';
+export { messageGet } from './messageLookupSql.js';

@@ -100,6 +100,10 @@ export const lookupRoutes: Routes = (app, ctx) => {
             sending_method: Type.Optional(Type.Enum(['API', 'UI'])),
             template_id: Type.Optional(Id()),
             country_code: Type.Optional(Type.String({ description: "the destination's country, ISO 3166-1 alpha-2" })),
+            cascade_message_uuid: Type.Optional(Type.String({ description: 'the steps of this cascade (its root)' })),
+            root: Type.Optional(
+              Type.Boolean({ description: 'true: first steps and messages outside cascades; false: later steps' }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -126,6 +130,9 @@ export const lookupRoutes: Routes = (app, ctx) => {
       }
       if (q.message_uuid !== undefined && !UUID_PATTERN.test(q.message_uuid)) {
         throw herald('invalidField', { field: 'message_uuid', value: showValue(q.message_uuid) });
+      }
+      if (q.cascade_message_uuid !== undefined && !UUID_PATTERN.test(q.cascade_message_uuid)) {
+        throw herald('invalidField', { field: 'cascade_message_uuid', value: showValue(q.cascade_message_uuid) });
       }
       if (q.country_code !== undefined && !COUNTRY.test(q.country_code)) {
         throw herald('invalidField', { field: 'country_code', value: showValue(q.country_code) });
@@ -160,6 +167,8 @@ export const lookupRoutes: Routes = (app, ctx) => {
         sendingMethod: q.sending_method ?? null,
         templateId: q.template_id ?? null,
         country: q.country_code?.toUpperCase() ?? null,
+        cascadeId: q.cascade_message_uuid?.toLowerCase() ?? null,
+        root: q.root ?? null,
       };
       const { accountId } = principalOf(request);
       const order = q.sort === 'created_time' || q.sort === 'asc' ? 'asc' : 'desc';
@@ -181,7 +190,8 @@ export const lookupRoutes: Routes = (app, ctx) => {
         summary: 'Stop messages that have not been sent yet',
         description:
           'Item codes: 200 will be stopped (becomes unsent), 202 may not be stopped (being handed to the carrier), ' +
-          '403 already sent or final, 404 not found.',
+          '403 already sent or final, 404 not found. A step of a running cascade stops the cascade from that ' +
+          'step on: 200, or 202 while its current step is being handed to the carrier.',
         security,
         body: Type.Object(
           { uuids: Type.Array(Type.String(), { minItems: 1, maxItems: MAX_STOP }) },
@@ -200,17 +210,31 @@ export const lookupRoutes: Routes = (app, ctx) => {
       const { uuids } = request.body;
       const valid = [...new Set(uuids.filter((u) => UUID_PATTERN.test(u)).map((u) => u.toLowerCase()))];
       const accountId = principalOf(request).accountId;
-      const found =
+      const now = ctx.clock.now();
+      const { found, cascadesStopped } =
         valid.length === 0
-          ? []
-          : await ctx.db.transaction((tx) =>
-              messageStop(tx, accountId, valid, ctx.clock.now(), DELIVERY_ERRORS.stopped),
-            );
+          ? { found: [], cascadesStopped: new Set<string>() }
+          : await ctx.db.transaction(async (tx) => {
+              const found = await messageStop(tx, accountId, valid, now, DELIVERY_ERRORS.stopped);
+              // Messages first, then their cascades: the order every transaction locks them in.
+              const cascades = [...new Set(found.flatMap((row) => (row.cascadeId ? [row.cascadeId] : [])))];
+              const cascadesStopped =
+                cascades.length > 0 ? await ctx.stopCascades(tx, accountId, cascades, now) : new Set<string>();
+              return { found, cascadesStopped };
+            });
       const byId = new Map(found.map((row) => [row.id, row]));
+      const codeOf = (row: { stopped: boolean; status: string; leased: boolean }): number =>
+        row.stopped ? 200 : row.status === 'sending' && row.leased ? 202 : 403;
       const items = uuids.map((messageUuid) => {
         const row = byId.get(messageUuid.toLowerCase());
-        const code = !row ? 404 : row.stopped ? 200 : row.status === 'sending' && row.leased ? 202 : 403;
-        return { messageUuid, code };
+        if (!row) return { messageUuid, code: 404 };
+        // A running cascade stops as a whole from this step on: 200, or 202 while its current step (the latest)
+        // is being handed to a carrier and may still go.
+        if (row.cascadeId && cascadesStopped.has(row.cascadeId)) {
+          const latest = row.later[0] ?? row;
+          return { messageUuid, code: codeOf(latest) === 202 ? 202 : 200 };
+        }
+        return { messageUuid, code: codeOf(row) };
       });
       return { errors: items.some((item) => item.code !== 200), items };
     },

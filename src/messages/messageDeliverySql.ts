@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/db.js';
 import { ledgerCreditCte } from '../accounts/index.js';
 import {
+  cascadeOf,
   type EventColumns,
   eventSelect,
   insertEventsCte,
@@ -13,7 +14,7 @@ import {
 import { dirtyDaysCte } from '../statistics/index.js';
 import type { Channel } from '../shared/channels.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
-import { READ_TRACKED } from './statuses.js';
+import { READ_TRACKED, type ReadStatus, type Status } from './statuses.js';
 import type { Transition } from './transitions.js';
 
 /*
@@ -45,6 +46,8 @@ export interface ClaimedMessage {
   expires_ms: number;
   planned_send_ms: number | null;
   attempts: number;
+  /** The cascade the message is a step of (its outcome may create the next step), or null. */
+  cascade_id: string | null;
 }
 
 const READ_TRACKED_LIST = [...READ_TRACKED];
@@ -78,7 +81,7 @@ export async function messageClaimDue(
        m.ttl, m.external_message_id, m.use_local_time, m.local_send_time, m.local_completion_time, m.hours, m.days,
        m.template_id, (extract(epoch FROM m.deadline_at) * 1000)::float8 AS deadline_ms,
        (extract(epoch FROM coalesce(m.expires_at, m.deadline_at)) * 1000)::float8 AS expires_ms,
-       (extract(epoch FROM m.planned_send_at) * 1000)::float8 AS planned_send_ms, m.attempts`,
+       (extract(epoch FROM m.planned_send_at) * 1000)::float8 AS planned_send_ms, m.attempts, m.cascade_id`,
     [now, limit, new Date(now.getTime() + leaseMs)],
   );
 }
@@ -103,6 +106,7 @@ const priceEvent = (extra: string): EventColumns => ({
   at: 'mv.at',
   errorCode: 'NULL::int',
   extra,
+  ...cascadeOf('mv'),
 });
 
 /**
@@ -125,6 +129,7 @@ export async function messageApplyTransitions(
   db: Queryable,
   transitions: readonly Transition[],
   submissions: readonly SubmissionRow[] = [],
+  ended?: StepOutcome[],
 ): Promise<Set<string>> {
   if (transitions.length === 0 && submissions.length === 0) return new Set();
   const rows = transitions.map((t) => ({
@@ -151,7 +156,7 @@ export async function messageApplyTransitions(
       at: s.at.toISOString(),
     })),
   );
-  const unmoved = await db.query<{ id: string }>(
+  const result = await db.query<{ id: string; step: StepOutcomeRow | null }>(
     `WITH r AS (
        SELECT * FROM json_to_recordset($1::json) AS r(account_id bigint, id uuid, status text, from_statuses text[],
          at timestamptz, error_code integer, connector_id text, sent_at timestamptz, due_at timestamptz, history jsonb)
@@ -207,6 +212,7 @@ export async function messageApplyTransitions(
        FROM change c
        WHERE m.ctid = c.row_id
        RETURNING m.account_id, m.id, m.created_at, m.channel_type, m.callback_target_id, m.callback_events,
+         m.cascade_id, m.cascade_step, m.status, m.read_status,
          m.total_parts, m.currency, m.price, c.new_status = 'unsent' AND m.price > 0 AND NOT c.was_refunded AS refund,
          NOT c.was_final AND c.new_status <> 'sending' AS price_now_final,
          c.h->0->>'status' = 'unsent' AS unsent_at_once, c.at, c.h
@@ -234,11 +240,56 @@ export async function messageApplyTransitions(
      ),
      ${insertEventsCte('events', 'ORDER BY message_id, n')},
      ${dirtyDaysCte('moved')}
-     SELECT r.id FROM r WHERE NOT EXISTS (SELECT 1 FROM moved WHERE moved.id = r.id)`,
+     SELECT r.id, NULL::json AS step FROM r WHERE NOT EXISTS (SELECT 1 FROM moved WHERE moved.id = r.id)
+     UNION ALL
+     SELECT mv.id, ${STEP_OUTCOME_JSON} AS step FROM moved mv WHERE ${STEP_ENDED}`,
     [JSON.stringify(sortedForLocks(rows)), JSON.stringify(parts), READ_TRACKED_LIST, DEFAULT_TTL],
   );
-  return new Set(unmoved.map((row) => row.id));
+  const unmoved = new Set<string>();
+  for (const row of result) {
+    if (row.step) ended?.push(stepOutcomeOf(row.id, row.step));
+    else unmoved.add(row.id);
+  }
+  return unmoved;
 }
+
+/**
+ * A step of a cascade that reached an outcome its cascade may move on or end at: a final status, or a read status.
+ * (cascades/ decides what it means for the cascade, in the transaction that recorded it.)
+ */
+export interface StepOutcome {
+  readonly accountId: number;
+  readonly id: string;
+  readonly cascadeId: string;
+  readonly cascadeStep: number;
+  readonly status: Status;
+  readonly readStatus: ReadStatus | null;
+  readonly at: Date;
+}
+
+interface StepOutcomeRow {
+  account_id: number;
+  cascade_id: string;
+  cascade_step: number;
+  status: Status;
+  read_status: ReadStatus | null;
+  at: string;
+}
+
+/** A moved row (`mv`, with cascade and status columns) as a {@link StepOutcomeRow}. */
+const STEP_OUTCOME_JSON = `json_build_object('account_id', mv.account_id, 'cascade_id', mv.cascade_id,
+  'cascade_step', mv.cascade_step, 'status', mv.status, 'read_status', mv.read_status, 'at', mv.at)`;
+const STEP_ENDED = `mv.cascade_id IS NOT NULL AND mv.status IN ('delivered', 'undelivered', 'unsent')`;
+
+const stepOutcomeOf = (id: string, row: StepOutcomeRow): StepOutcome => ({
+  accountId: Number(row.account_id),
+  id,
+  cascadeId: row.cascade_id,
+  cascadeStep: Number(row.cascade_step),
+  status: row.status,
+  readStatus: row.read_status,
+  at: new Date(row.at),
+});
 
 /** The refunds of moved messages, per account and currency, in the lock order of balances. */
 const REFUNDS = `(SELECT account_id, currency, sum(price) AS amount, max(at) AS at FROM moved WHERE refund
@@ -318,8 +369,14 @@ export async function messageExpireDue(
   now: Date,
   limit: number,
   errors: { noReceipt: number; notRead: number },
+  ended?: StepOutcome[],
 ): Promise<{ account_id: number; id: string; outcome: 'undelivered' | 'unread' }[]> {
-  return db.query(
+  const rows = await db.query<{
+    account_id: number;
+    id: string;
+    outcome: 'undelivered' | 'unread';
+    step: StepOutcomeRow | null;
+  }>(
     `WITH due AS (
        SELECT account_id, id, CASE status WHEN 'sent' THEN 'undelivered' ELSE 'unread' END AS outcome,
               CASE status WHEN 'sent' THEN $3::int ELSE $4::int END AS error_code
@@ -341,14 +398,17 @@ export async function messageExpireDue(
        FROM due
        WHERE m.account_id = due.account_id AND m.id = due.id
        RETURNING m.account_id, m.id, m.created_at, due.outcome, m.channel_type, m.callback_target_id, m.callback_events,
-         jsonb_build_array(
+         m.cascade_id, m.cascade_step, m.status, m.read_status, $1::timestamptz AS at, jsonb_build_array(
            jsonb_build_object('status', due.outcome, 'at', $1::timestamptz, 'errorCode', due.error_code)) AS h
      ),
      ${statusEventsCte('moved')},
      ${dirtyDaysCte('moved')}
-     SELECT account_id, id, outcome FROM moved`,
+     SELECT mv.account_id, mv.id, mv.outcome, CASE WHEN ${STEP_ENDED} THEN ${STEP_OUTCOME_JSON} END AS step
+     FROM moved mv`,
     [now, limit, errors.noReceipt, errors.notRead],
   );
+  for (const row of rows) if (row.step) ended?.push(stepOutcomeOf(row.id, row.step));
+  return rows.map(({ account_id, id, outcome }) => ({ account_id, id, outcome }));
 }
 
 /**

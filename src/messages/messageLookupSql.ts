@@ -44,6 +44,10 @@ export interface MessageFilter {
   readonly sendingMethod: string | null;
   readonly templateId: number | null;
   readonly country: string | null;
+  /** Steps of this cascade (its root's id). */
+  readonly cascadeId: string | null;
+  /** true: first steps and messages outside cascades; false: later steps of cascades. */
+  readonly root: boolean | null;
 }
 
 /**
@@ -86,6 +90,8 @@ function whereOf(accountId: number, f: MessageFilter, params: unknown[] = []): {
   add(f.sendingMethod, (p) => `sending_method = ${p}`);
   add(f.templateId, (p) => `template_id = ${p}::bigint`);
   add(f.country, (p) => `country = ${p}`);
+  add(f.cascadeId, (p) => `cascade_id = ${p}::uuid`);
+  add(f.root, (p) => `(coalesce(cascade_step, 1) = 1) = ${p}::boolean`);
   return { where: conditions.join(' AND '), params };
 }
 
@@ -123,11 +129,23 @@ export async function messageListCount(db: Queryable, accountId: number, filter:
   return row!.n;
 }
 
+/** A message a stop found: its status before, whether it was being handed to a carrier, whether it was stopped. */
+export interface StopOutcome {
+  readonly id: string;
+  readonly status: string;
+  readonly leased: boolean;
+  readonly stopped: boolean;
+  /** For a step of a cascade: its cascade, and the outcome for its later steps that exist (the latest first). */
+  readonly cascadeId: string | null;
+  readonly later: readonly { readonly status: string; readonly leased: boolean; readonly stopped: boolean }[];
+}
+
 /**
  * Stops messages of an account (POST /api/v1/message/stop): those still waiting in the queue become unsent, with
- * their callback event and refund, like any unsent message. Returns each found message's status before, whether it
- * was being handed to a carrier (leased), and whether it was stopped. Call in a transaction: the rows are locked
- * (in the global order of message locks) while they are looked at, so that no worker claims one in between.
+ * their callback event and refund, like any unsent message; so do the later steps of a cascade whose step is
+ * stopped. Returns, for each message found, its status before, whether it was being handed to a carrier (leased),
+ * and whether it was stopped. Call in a transaction: the rows are locked (in the global order of message locks)
+ * while they are looked at, so that no worker claims one in between.
  */
 export async function messageStop(
   tx: Queryable,
@@ -135,10 +153,22 @@ export async function messageStop(
   ids: readonly string[],
   now: Date,
   errorCode: number,
-): Promise<{ id: string; status: string; leased: boolean; stopped: boolean }[]> {
-  const current = await tx.query<{ id: string; status: string; leased: boolean }>(
-    `SELECT id, status, (lease_expires_at IS NOT NULL AND lease_expires_at > $3) AS leased
-     FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE`,
+): Promise<StopOutcome[]> {
+  const current = await tx.query<{
+    id: string;
+    status: string;
+    leased: boolean;
+    cascade_id: string | null;
+    cascade_step: number | null;
+    given: boolean;
+  }>(
+    `WITH given AS (SELECT cascade_id, cascade_step FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[]))
+     SELECT id, status, (lease_expires_at IS NOT NULL AND lease_expires_at > $3) AS leased, cascade_id, cascade_step,
+       id = ANY($2::uuid[]) AS given
+     FROM messages m
+     WHERE account_id = $1 AND (id = ANY($2::uuid[]) OR EXISTS (
+       SELECT 1 FROM given g WHERE g.cascade_id = m.cascade_id AND m.cascade_step > g.cascade_step))
+     ORDER BY id FOR UPDATE`,
     [accountId, ids, now],
   );
   const stoppable = current.filter((c) => c.status === 'sending' && !c.leased);
@@ -148,5 +178,28 @@ export async function messageStop(
       statusTransition({ accountId, id: c.id, status: 'unsent', at: now, errorCode, detail: 'stopped by the client' }),
     ),
   );
-  return current.map((c) => ({ ...c, stopped: stoppable.includes(c) && !unmoved.has(c.id) }));
+  const outcome = (c: (typeof current)[number]) => ({
+    status: c.status,
+    leased: c.leased,
+    stopped: stoppable.includes(c) && !unmoved.has(c.id),
+  });
+  return current
+    .filter((c) => c.given)
+    .map((c) => ({
+      id: c.id,
+      ...outcome(c),
+      cascadeId: c.cascade_id,
+      later: current
+        .filter((l) => c.cascade_id !== null && l.cascade_id === c.cascade_id && l.cascade_step! > c.cascade_step!)
+        .sort((a, b) => b.cascade_step! - a.cascade_step!)
+        .map(outcome),
+    }));
+}
+
+/** The steps of a cascade (its messages), in order. */
+export async function messageCascadeSteps(db: Queryable, accountId: number, cascadeId: string): Promise<MessageRow[]> {
+  return db.query<MessageRow>(
+    `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE account_id = $1 AND cascade_id = $2 ORDER BY cascade_step`,
+    [accountId, cascadeId],
+  );
 }

@@ -48,13 +48,15 @@ export interface MessageRow {
   price_final: boolean;
   price_refunded: boolean;
   history: HistoryEntry[];
+  cascade_id: string | null;
+  cascade_step: number | null;
 }
 
 export const MESSAGE_COLUMNS = `account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id,
   template_id, sender_name, destination, country, region, brand, content, tags, use_local_time, local_send_time,
   local_completion_time, ttl, hours, days, short_url, callback_url, callback_events, external_message_id,
   total_parts, status, status_at, planned_send_at, sent_at, error_code, read_status, history, price, currency,
-  price_final, price_refunded`;
+  price_final, price_refunded, cascade_id, cascade_step`;
 
 /**
  * The message object of GET /api/v1/message/{uuid}, also the `item` of inbound callbacks.
@@ -100,8 +102,8 @@ export function messageToApi(row: MessageRow): MessageApi {
     statusTime: isoUtc(row.status_at)!,
     status: row.status,
     readStatus: row.read_status,
-    cascadeMessageUuid: null,
-    cascadeStep: null,
+    cascadeMessageUuid: row.cascade_id,
+    cascadeStep: row.cascade_step,
     errorCode: row.error_code,
     direction: row.direction,
     statusHistory: row.history.map((entry) => ({ ...entry, at: isoUtc(new Date(entry.at))! })),

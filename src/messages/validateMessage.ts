@@ -173,6 +173,21 @@ export function validateMessage(input: unknown, ctx: ValidationContext): ValidMe
   };
 }
 
+/** The fields of a message's send window, validated. */
+export type WindowValues = Pick<
+  ValidMessage,
+  'useLocalTime' | 'localSendTime' | 'localCompletionTime' | 'hours' | 'days'
+>;
+
+/** Validates the send window fields of a message (or of a cascade, whose window is every step's). */
+export function validateWindowFields(input: Record<string, unknown>, now: Date): WindowValues {
+  const useLocalTime = optionalBoolean(input.useLocalTime, 'useLocalTime') ?? true;
+  const { localSendTime, localCompletionTime } = validateTimes(input.localSendTime, input.localCompletionTime, now);
+  const hours = validateHourOrDayList(input.hours, 0, 23, 'hours');
+  const days = validateHourOrDayList(input.days, 1, 7, 'days');
+  return { useLocalTime, localSendTime, localCompletionTime, hours, days };
+}
+
 function validateSenderName(channel: Channel, value: unknown, ctx: ValidationContext): string {
   if (typeof value !== 'string') throw herald('invalidField', { field: 'senderName', value: showValue(value) });
   if (charCount(value) > LIMITS.senderName) throw herald('overCeiling', { field: 'senderName' });

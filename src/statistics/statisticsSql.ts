@@ -15,7 +15,7 @@ export interface StatsRow {
   conversions: number;
 }
 
-export const GROUP_BY = ['day', 'channelType', 'senderName', 'status', 'tag'] as const;
+export const GROUP_BY = ['day', 'channelType', 'senderName', 'status', 'tag', 'cascadeStep'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
 
 export interface StatsFilter {
@@ -25,13 +25,18 @@ export interface StatsFilter {
   readonly tag: string | null;
 }
 
-/** Key expressions over a relation `s` with the rollup's columns (day, channel_type, sender_name, status, tag). */
+/**
+ * Key expressions over a relation `s` with the rollup's columns (day, channel_type, sender_name, status, tag,
+ * cascade_step).
+ */
 const KEY: Readonly<Record<GroupBy, string>> = {
   day: "to_char(s.day, 'YYYY-MM-DD')",
   channelType: 's.channel_type',
   senderName: 's.sender_name',
   status: 's.status',
   tag: 's.tag',
+  // Messages outside cascades are their own group.
+  cascadeStep: "CASE WHEN s.cascade_step = 0 THEN 'none' ELSE s.cascade_step::text END",
 };
 
 /**
@@ -64,10 +69,12 @@ export async function statsRollUpDay(
 ): Promise<void> {
   await db.query('DELETE FROM stats_daily WHERE account_id = $1 AND day = $2', [accountId, day]);
   await db.query(
-    `INSERT INTO stats_daily (account_id, day, channel_type, sender_name, status, currency, tag, messages, parts, price, clicks, conversions)
-     SELECT $1, day, channel_type, sender_name, status, currency, tag, count(*), sum(parts), sum(price), sum(clicks), sum(conversions)
+    `INSERT INTO stats_daily (account_id, day, channel_type, sender_name, status, currency, tag, cascade_step,
+       messages, parts, price, clicks, conversions)
+     SELECT $1, day, channel_type, sender_name, status, currency, tag, cascade_step, count(*), sum(parts), sum(price),
+       sum(clicks), sum(conversions)
      FROM (${perMessageSql((column) => `${column} BETWEEN $2::uuid AND $3::uuid`, true)}) s
-     GROUP BY day, channel_type, sender_name, status, currency, tag`,
+     GROUP BY day, channel_type, sender_name, status, currency, tag, cascade_step`,
     [accountId, low, high],
   );
 }

@@ -113,8 +113,14 @@ describe.each(ENGINES)('checks at the moment of sending (%s)', (engine) => {
   it('gives a message without ttl 25 hours, and a re-submission after a carrier failure the time left', async () => {
     t.clock.set('2026-03-10T10:00:00Z');
     await t.send(account.traffic, [message('SMS', { destination: '79161240051' })]);
-    await waitFor(() => submitted('79161240051').length === 1);
-    expect(Math.abs(submitted('79161240051')[0]!.validitySeconds! - 25 * 3600)).toBeLessThanOrEqual(2);
+    // The jump from the test before outlasts the SMPP session's enquire_link answer, so it reconnects first: the
+    // clock goes on a second at a time until the message is sent (the time left shrinks by as much).
+    await waitFor(() => {
+      if (submitted('79161240051').length === 1) return true;
+      t.clock.advance(1000);
+      return false;
+    });
+    expect(Math.abs(submitted('79161240051')[0]!.validitySeconds! - 25 * 3600)).toBeLessThanOrEqual(60);
 
     // The SMSC is busy (ESME_RTHROTTLED): the message goes back to the queue and is sent again later.
     const smsc = t.simulators!.smsc;
@@ -125,7 +131,7 @@ describe.each(ENGINES)('checks at the moment of sending (%s)', (engine) => {
       expect(submitted('79161240052').map((s) => s.status)).toEqual([0x58]);
       smsc.refuseSubmissions(undefined);
       // Sent again 20 minutes after it was accepted: the carrier gets the 40 minutes left, not the whole hour.
-      t.clock.set('2026-03-10T10:20:00Z');
+      t.clock.advance(20 * 60_000);
       // The jump outlasts the SMPP session's enquire_link answer, so it reconnects first: the clock goes on
       // a second at a time until the message is sent.
       await waitFor(() => {

@@ -13,6 +13,7 @@ const GROUP_BY = [
   { value: 'senderName', label: 'Sender name' },
   { value: 'status', label: 'Status' },
   { value: 'tag', label: 'Tag' },
+  { value: 'cascadeStep', label: 'Cascade step' },
 ];
 
 interface Query {

@@ -1,0 +1,140 @@
+import type { Queryable } from '../db/db.js';
+import type { SendingMethod, ValidMessage } from '../messages/index.js';
+import type { Condition } from './validateCascade.js';
+
+/** The statements on cascades (this capability owns the table). */
+
+export type CascadeState = 'running' | 'done' | 'stopped';
+
+export interface StoredStep {
+  readonly message: ValidMessage;
+  readonly condition: Condition | null;
+}
+
+export interface CascadeRow {
+  account_id: number;
+  id: string;
+  created_at: Date;
+  steps: StoredStep[];
+  step_count: number;
+  current_step: number;
+  state: CascadeState;
+  ended_at: Date | null;
+  traffic_center_id: number | null;
+  sending_method: SendingMethod;
+  currency: string;
+}
+
+export interface NewCascade {
+  readonly id: string;
+  readonly steps: readonly StoredStep[];
+}
+
+/** Inserts new cascades of one account, each at its first step. */
+export async function cascadeInsertBatch(
+  tx: Queryable,
+  batch: {
+    accountId: number;
+    now: Date;
+    trafficCenterId: number | null;
+    sendingMethod: SendingMethod;
+    currency: string;
+    cascades: readonly NewCascade[];
+  },
+): Promise<void> {
+  if (batch.cascades.length === 0) return;
+  await tx.query(
+    `INSERT INTO cascades (account_id, id, created_at, steps, step_count, traffic_center_id, sending_method, currency)
+     SELECT $1, c.id, $2, c.steps, jsonb_array_length(c.steps), $3, $4, $5
+     FROM json_to_recordset($6::json) AS c(id uuid, steps jsonb)`,
+    [
+      batch.accountId,
+      batch.now,
+      batch.trafficCenterId,
+      batch.sendingMethod,
+      batch.currency,
+      JSON.stringify(batch.cascades.map((c) => ({ id: c.id, steps: c.steps }))),
+    ],
+  );
+}
+
+/**
+ * Locks the running cascades among `keys`, in the global order of cascade locks (account, id), after the messages
+ * of their steps and before any balance the caller reserves; returns them.
+ */
+export async function cascadesLockRunning(
+  tx: Queryable,
+  keys: readonly { accountId: number; id: string }[],
+): Promise<CascadeRow[]> {
+  if (keys.length === 0) return [];
+  return tx.query<CascadeRow>(
+    `SELECT c.* FROM cascades c
+     JOIN unnest($1::bigint[], $2::uuid[]) AS k(account_id, id) ON c.account_id = k.account_id AND c.id = k.id
+     WHERE c.state = 'running'
+     ORDER BY c.account_id, c.id
+     FOR UPDATE OF c`,
+    [keys.map((k) => k.accountId), keys.map((k) => k.id)],
+  );
+}
+
+/** Records where locked cascades have come: their current step, and their end. */
+export async function cascadeUpdateBatch(
+  tx: Queryable,
+  updates: readonly { accountId: number; id: string; currentStep: number; state: CascadeState }[],
+  now: Date,
+): Promise<void> {
+  if (updates.length === 0) return;
+  await tx.query(
+    `UPDATE cascades c SET current_step = u.current_step, state = u.state,
+       ended_at = CASE WHEN u.state = 'running' THEN NULL ELSE $2::timestamptz END
+     FROM json_to_recordset($1::json) AS u(account_id bigint, id uuid, current_step smallint, state text)
+     WHERE c.account_id = u.account_id AND c.id = u.id`,
+    [
+      JSON.stringify(
+        updates.map((u) => ({ account_id: u.accountId, id: u.id, current_step: u.currentStep, state: u.state })),
+      ),
+      now,
+    ],
+  );
+}
+
+/**
+ * Stops an account's running cascades among `ids` (the caller holds their steps' messages); returns those that were
+ * running.
+ */
+export async function cascadesStop(
+  tx: Queryable,
+  accountId: number,
+  ids: readonly string[],
+  now: Date,
+): Promise<Set<string>> {
+  const rows = await tx.query<{ id: string }>(
+    `WITH locked AS (
+       SELECT id FROM cascades WHERE account_id = $1 AND id = ANY($2::uuid[]) AND state = 'running'
+       ORDER BY id FOR UPDATE
+     )
+     UPDATE cascades c SET state = 'stopped', ended_at = $3 FROM locked
+     WHERE c.account_id = $1 AND c.id = locked.id
+     RETURNING c.id`,
+    [accountId, ids, now],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+export async function cascadeGet(db: Queryable, accountId: number, id: string): Promise<CascadeRow | undefined> {
+  const [row] = await db.query<CascadeRow>('SELECT * FROM cascades WHERE account_id = $1 AND id = $2', [accountId, id]);
+  return row;
+}
+
+/** Deletes cascades that ended before `before` (the retention): up to `limit`; returns how many. */
+export async function cascadesDeleteEnded(db: Queryable, before: Date, limit: number): Promise<number> {
+  const rows = await db.query<{ id: string }>(
+    `DELETE FROM cascades c USING (
+       SELECT account_id, id FROM cascades WHERE ended_at IS NOT NULL AND ended_at < $1 ORDER BY ended_at LIMIT $2
+     ) old
+     WHERE c.account_id = old.account_id AND c.id = old.id
+     RETURNING c.id`,
+    [before, limit],
+  );
+  return rows.length;
+}

@@ -1,0 +1,4 @@
+/** What other parts of Herald may use of cascades/; everything else in the folder is its own. */
+export { CascadeProgress } from './cascades.js';
+export { cascadesStop } from './cascadeSql.js';
+export { cascadeJobs } from './jobs.js';

@@ -1,0 +1,2 @@
+/** The routes cascades/ serves, for the composition root (main.ts) to register. */
+export { cascadeRoutes } from './cascadeRoutes.js';

@@ -1,0 +1,263 @@
+import type { AppContext } from '../context.js';
+import type { Queryable } from '../db/db.js';
+import { herald, HeraldError } from '../errors/catalogue.js';
+import { shortenText, shortLinkInsert, type ShortLink } from '../links/index.js';
+import { fromMicros, type Micros, reserveCharges, toMicros } from '../money/index.js';
+import { lookupSubscriber, type Subscriber } from '../numbering/index.js';
+import { messageWindow, planSend } from '../schedule/index.js';
+import type { Channel } from '../shared/channels.js';
+import { uuid7 } from '../util/uuid7.js';
+import { validateContent } from './channelContent.js';
+import { messageApplyTransitions } from './messageDeliverySql.js';
+import { messageInsertBatch, type NewMessage, type SendingMethod } from './messageSql.js';
+import { statusTransition } from './transitions.js';
+import { shortenableText, type ValidMessage } from './validateMessage.js';
+import { whatsappWindowsOpenOf } from './whatsappWindows.js';
+
+/*
+ * Generation of valid messages, shared by sends and by the steps of cascades: the checks that depend on the
+ * account and the moment (channel enabled, WhatsApp chat rules, tariff), link shortening, the plan, and then, in
+ * the caller's transaction, callback targets, reserved funds and the rows.
+ */
+
+/** Who sends: the account and how it sends. */
+export interface Sender {
+  readonly accountId: number;
+  /** The account's currency. */
+  readonly currency: string;
+  readonly trafficCenterId: number | null;
+  readonly sendingMethod: SendingMethod;
+}
+
+/** A message to generate, with its place in a cascade if it is a step of one. */
+export interface MessageToGenerate {
+  readonly message: ValidMessage;
+  readonly cascade?: { readonly id: string; readonly step: number } | undefined;
+  /** The message's id, when it is given (a cascade's first step is the cascade's id); else a new one. */
+  readonly id?: string;
+}
+
+/** A valid message on its way to being stored: content after link shortening, price, plan. */
+export interface Candidate {
+  readonly id: string;
+  readonly message: ValidMessage;
+  readonly subscriber: Subscriber;
+  readonly plannedSendAt: Date | null;
+  readonly deadlineAt: Date;
+  readonly expiresAt: Date;
+  readonly links: readonly ShortLink[];
+  readonly charge: { amount: Micros; currency: string } | null;
+  readonly templateId: number | null;
+  readonly cascade: { readonly id: string; readonly step: number } | undefined;
+}
+
+/** A new message id for `now`: a version 7 UUID, time-ordered. */
+export const newMessageId = (now: Date): string => uuid7(now.getTime());
+
+/**
+ * Checks and prepares messages in order: each becomes a candidate or the error to refuse it with. `channels`: the
+ * account's enabled channels (undefined: checked already).
+ */
+export async function prepareMessages(
+  ctx: AppContext,
+  db: Queryable,
+  sender: Sender,
+  messages: readonly MessageToGenerate[],
+  channels: Readonly<Record<Channel, boolean>> | undefined,
+  now: Date,
+): Promise<(Candidate | HeraldError)[]> {
+  await ctx.tariffs.refresh();
+  const matchTemplate = await ctx.templates.forAccount(sender.accountId);
+  const whatsapp = messages
+    .filter((m) => m.message.channelType === 'WHATSAPP')
+    .map((m): [string, string] => [m.message.senderName, m.message.destination]);
+  const windows = await whatsappWindowsOpenOf(db, sender.accountId, whatsapp, now);
+  return messages.map(({ message: original, cascade, id }) => {
+    if (channels && !channels[original.channelType])
+      return herald('channelNotEnabled', { channelType: original.channelType });
+    const templateId = matchTemplate(original.channelType, original.senderName, original.content, now) ?? null;
+    // WhatsApp chat rules (spec 2.2): outside the 24-hour window only content matching an approved template.
+    if (
+      original.channelType === 'WHATSAPP' &&
+      templateId === null &&
+      !windows.has(`${original.senderName}\u0000${original.destination}`)
+    )
+      return herald('noActiveTemplate');
+    const shortened = original.shortUrl
+      ? shorten(original, ctx.config.shortUrlBase!)
+      : { message: original, links: [] };
+    if (shortened instanceof HeraldError) return shortened;
+    const { message, links } = shortened;
+    const price = ctx.tariffs.lookup(sender.accountId, message.channelType, message.destination, message.country);
+    if (!price && ctx.config.requireTariff)
+      return herald('noTariff', { channelType: message.channelType, destination: message.destination });
+    const subscriber = lookupSubscriber(ctx.plan, message.destination, message.country);
+    const plan = planSend(messageWindow(message, subscriber.zones), now.getTime());
+    return {
+      id: id ?? newMessageId(now),
+      message,
+      subscriber,
+      plannedSendAt: plan.plannedSendAt,
+      deadlineAt: plan.deadlineAt,
+      expiresAt: plan.expiresAt,
+      links,
+      charge: price ? { amount: toMicros(price.perPart) * BigInt(message.totalParts), currency: price.currency } : null,
+      templateId,
+      cascade,
+    };
+  });
+}
+
+export interface StoreOptions {
+  /** How many due messages may be stored leased to this process's dispatcher (the fast lane). */
+  readonly directRoom: number;
+  readonly leaseUntil: Date;
+  /** Whether new callback URLs count against the account's daily limit (not for URLs admitted before). */
+  readonly limitCallbackUrls: boolean;
+}
+
+/**
+ * Stores candidates in the caller's transaction: callback URLs first (a message over the account's daily limit of
+ * new URLs is refused and reserves nothing), then funds, then the rows and their short links. Returns, in order,
+ * each candidate's stored row or the error it was refused with.
+ */
+export async function storeMessages(
+  tx: Queryable,
+  ctx: AppContext,
+  sender: Sender,
+  candidates: readonly Candidate[],
+  now: Date,
+  options: StoreOptions,
+): Promise<(NewMessage | HeraldError)[]> {
+  if (candidates.length === 0) return [];
+  const urls = candidates.flatMap((c) => (c.message.callbackUrl ? [c.message.callbackUrl] : []));
+  const targets = await ctx.callbackTargets.resolve(tx, sender.accountId, urls, now, {
+    limited: options.limitCallbackUrls,
+  });
+  const reachable = candidates.map((c) => c.message.callbackUrl === null || targets.has(c.message.callbackUrl));
+  const charges = candidates.map((c, i) => (reachable[i] ? c.charge : null));
+  const taken = await reserveCharges(tx, sender.accountId, charges, now, `batch ${candidates[0]!.id}`);
+  let directRoom = options.directRoom;
+  const results = candidates.map((c, i): NewMessage | HeraldError => {
+    if (!reachable[i]) return herald('callbackUrlLimit', { limit: ctx.config.callbackUrlsPerDay });
+    if (!taken[i]) return herald('insufficientFunds');
+    const leased = directRoom > 0 && c.plannedSendAt !== null && c.plannedSendAt.getTime() <= now.getTime();
+    if (leased) directRoom--;
+    return {
+      id: c.id,
+      message: c.message,
+      subscriber: c.subscriber,
+      plannedSendAt: c.plannedSendAt,
+      deadlineAt: c.deadlineAt,
+      expiresAt: c.expiresAt,
+      leased,
+      price: c.charge ? fromMicros(c.charge.amount) : '0',
+      currency: c.charge?.currency ?? sender.currency,
+      callbackTargetId: c.message.callbackUrl ? targets.get(c.message.callbackUrl)! : null,
+      templateId: c.templateId,
+      cascade: c.cascade,
+    };
+  });
+  const rows = results.filter((r): r is NewMessage => !(r instanceof HeraldError));
+  if (rows.length > 0) {
+    await messageInsertBatch(tx, {
+      accountId: sender.accountId,
+      trafficCenterId: sender.trafficCenterId,
+      sendingMethod: sender.sendingMethod,
+      currency: sender.currency,
+      now,
+      leaseUntil: options.leaseUntil,
+      messages: rows,
+    });
+    await shortLinkInsert(
+      tx,
+      sender.accountId,
+      candidates
+        .filter((_, i) => !(results[i] instanceof HeraldError))
+        .flatMap((c) => c.links.map((l) => ({ messageId: c.id, ...l }))),
+      now,
+    );
+  }
+  return results;
+}
+
+/**
+ * Stores messages refused when they were to be generated (a later step of a cascade: no funds, no tariff, a closed
+ * WhatsApp window) as what they are: unsent at once, free, with the refusal's code and their callbacks.
+ */
+export async function storeRefused(
+  tx: Queryable,
+  ctx: AppContext,
+  sender: Sender,
+  refused: readonly { readonly item: MessageToGenerate & { readonly id: string }; readonly error: HeraldError }[],
+  now: Date,
+): Promise<void> {
+  if (refused.length === 0) return;
+  const urls = refused.flatMap((r) => (r.item.message.callbackUrl ? [r.item.message.callbackUrl] : []));
+  const targets = await ctx.callbackTargets.resolve(tx, sender.accountId, urls, now, { limited: false });
+  await messageInsertBatch(tx, {
+    accountId: sender.accountId,
+    trafficCenterId: sender.trafficCenterId,
+    sendingMethod: sender.sendingMethod,
+    currency: sender.currency,
+    now,
+    leaseUntil: now,
+    messages: refused.map(({ item: { id, message, cascade } }) => ({
+      id,
+      message,
+      subscriber: lookupSubscriber(ctx.plan, message.destination, message.country),
+      plannedSendAt: null,
+      deadlineAt: now,
+      expiresAt: now,
+      leased: false,
+      price: '0',
+      currency: sender.currency,
+      callbackTargetId: message.callbackUrl ? (targets.get(message.callbackUrl) ?? null) : null,
+      templateId: null,
+      cascade,
+    })),
+  });
+  await messageApplyTransitions(
+    tx,
+    refused.map(({ item, error }) =>
+      statusTransition({
+        accountId: sender.accountId,
+        id: item.id,
+        status: 'unsent',
+        at: now,
+        errorCode: error.code,
+        detail: error.message,
+      }),
+    ),
+  );
+}
+
+/** Counts accepted messages per channel, for the metrics. */
+export function countAccepted(ctx: AppContext, stored: readonly NewMessage[]): void {
+  const byChannel = new Map<string, number>();
+  for (const row of stored) byChannel.set(row.message.channelType, (byChannel.get(row.message.channelType) ?? 0) + 1);
+  for (const [channel, n] of byChannel) ctx.metrics.messagesAccepted.inc({ channel }, n);
+}
+
+/**
+ * Replaces the links of a message's text with short links, before its parts and price are
+ * counted: SMS and VK text, and the text of WHATSAPP and VIBER content. A short link can be longer than the link it
+ * replaces, so the content is checked again against its channel's limits (length, SMS parts); over them, the
+ * answer is the error to refuse the message with (an item error).
+ */
+function shorten(message: ValidMessage, base: string): { message: ValidMessage; links: ShortLink[] } | HeraldError {
+  const original = message.content;
+  const text = shortenableText(original);
+  if (text === undefined) return { message, links: [] };
+  const shortened = shortenText(text, base);
+  if (shortened.links.length === 0) return { message, links: [] };
+  const content = typeof original === 'string' ? shortened.text : { ...(original as object), text: shortened.text };
+  let totalParts: number;
+  try {
+    totalParts = validateContent(message.channelType, content).totalParts;
+  } catch (error) {
+    if (!(error instanceof HeraldError)) throw error;
+    return herald('invalidContentDetail', { reason: 'too long once its links are shortened' });
+  }
+  return { message: { ...message, content, totalParts }, links: shortened.links };
+}

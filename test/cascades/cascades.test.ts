@@ -1,0 +1,210 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES } from '../helpers/engines.js';
+import { Receiver } from '../helpers/receiver.js';
+import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { SENDER } from '../messages/messageFixtures.js';
+
+const VK = { channelType: 'VK', senderName: 'club1', content: 'Your code 1234', ttl: 60 };
+const VIBER = { channelType: 'VIBER', senderName: 'Shop', content: { contentType: 'text', text: 'Your code 1234' } };
+const SMS = { channelType: 'SMS', senderName: SENDER, content: { text: 'Your code 1234' } };
+
+/** VK (not read) -> VIBER (not delivered) -> SMS, as the real service's clients post it. */
+const chain = (destination: string, extra: Record<string, unknown> = {}) => ({
+  destination,
+  cascade: [{ ...VK, condition: 'not_read' }, { ...VIBER, condition: 'not_delivered', ttl: 600 }, SMS],
+  ...extra,
+});
+
+interface StepRow {
+  id: string;
+  cascade_step: number;
+  channel_type: string;
+  status: string;
+  read_status: string | null;
+  error_code: number | null;
+}
+
+/**
+ * Cascades through the real pipeline: the SMSC simulator over SMPP for SMS, the provider simulator over HTTP for
+ * VK and VIBER; outcomes by the destination's last digit (0 delivered and read, 6 delivered and never read,
+ * 7 undelivered, 8 refused at submission). The clock stands still unless a test moves it.
+ */
+describe.each(ENGINES)('cascades (%s)', (engine) => {
+  let t: TestHerald;
+  let account: TestAccount;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    receiver = await new Receiver().start();
+    t = await startTestHerald(engine, {
+      delivery: { delayMs: 5 },
+      env: { HERALD_CALLBACK_ALLOW_PRIVATE: 'true' },
+    });
+    account = await t.createAccount({
+      channels: { VK: true, VIBER: true, WHATSAPP: true },
+      senderNames: [['SMS', SENDER]],
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.stop();
+  });
+
+  const post = (body: unknown, token = account.traffic, headers: Record<string, string> = {}) =>
+    t.call('POST', '/api/v1/message/cascade', { token, body, headers });
+  const start = async (cascades: unknown[], token = account.traffic): Promise<string[]> => {
+    const reply = await post(cascades, token);
+    expect(reply.status).toBe(200);
+    expect(reply.body.errors).toBe(false);
+    return reply.body.items.map((i: { messageUuid: string }) => i.messageUuid);
+  };
+  const steps = (root: string): Promise<StepRow[]> =>
+    t.testDb.db.query<StepRow>(
+      `SELECT id, cascade_step, channel_type, status, read_status, error_code FROM messages
+       WHERE cascade_id = $1 ORDER BY cascade_step`,
+      [root],
+    );
+  const cascade = async (root: string) =>
+    (await t.call('GET', `/api/v1/message/cascade/${root}`, { token: account.traffic })).body;
+  const settled = (root: string) =>
+    waitFor(async () => (await cascade(root)).state !== 'running', { timeoutMs: 30_000 });
+
+  it('ends at the first step when it is read', async () => {
+    const [root] = await start([chain('79161300010', { callbackUrl: receiver.url })]);
+    await settled(root!);
+    const rows = await steps(root!);
+    expect(rows.map((r) => [r.cascade_step, r.channel_type, r.status, r.read_status])).toEqual([
+      [1, 'VK', 'delivered', 'read'],
+    ]);
+    expect(rows[0]!.id).toBe(root);
+    expect((await cascade(root!)).state).toBe('done');
+  });
+
+  it('moves on at every undelivered step to the last, each step a message whose callbacks name the cascade', async () => {
+    const [root] = await start([
+      chain('79161300017', { callbackUrl: receiver.url, callbackEvents: ['sent', 'delivered', 'price'] }),
+    ]);
+    await settled(root!);
+    const rows = await steps(root!);
+    expect(rows.map((r) => [r.cascade_step, r.channel_type, r.status])).toEqual([
+      [1, 'VK', 'undelivered'],
+      [2, 'VIBER', 'undelivered'],
+      [3, 'SMS', 'undelivered'],
+    ]);
+    const view = await cascade(rows[1]!.id);
+    expect(view).toMatchObject({ cascadeMessageUuid: root, state: 'done', currentStep: 3, stepCount: 3 });
+    expect(view.steps.map((s: { movedOn: string | null }) => s.movedOn)).toEqual(['undelivered', 'undelivered', null]);
+    for (const row of rows) {
+      const message = (await t.call('GET', `/api/v1/message/${row.id}`, { token: account.traffic })).body;
+      expect(message).toMatchObject({ cascadeMessageUuid: root, cascadeStep: row.cascade_step });
+    }
+    // Every callback of every step (sent, delivered, price) carries the cascade's root and the step.
+    const ids = new Set(rows.map((r) => r.id));
+    const ours = () =>
+      receiver.received
+        .flatMap((r) => (Array.isArray(r.body) ? r.body : [r.body]))
+        .filter((b) => ids.has(b.message_uuid));
+    // Each step: its price when created, sent, its final price, its undelivered status.
+    await waitFor(() => ours().length >= 12);
+    const calls = ours();
+    for (const body of calls) {
+      const step = rows.find((r) => r.id === body.message_uuid)!.cascade_step;
+      expect(body).toMatchObject({ cascade_message_uuid: root, cascade_step: step });
+    }
+    expect(new Set(calls.map((c) => c.callback_event))).toEqual(new Set(['sent', 'delivered', 'price']));
+  });
+
+  it('moves on when a not_read step is delivered and not read in its lifetime, and ends at a delivery', async () => {
+    const [root] = await start([chain('79161300016')]);
+    await waitFor(async () => (await steps(root!))[0]?.status === 'delivered');
+    expect(await steps(root!)).toHaveLength(1);
+    // The VK step's lifetime (ttl 60) ends without a read: unread, and the VIBER step is created with it.
+    t.clock.advance(61_000);
+    await t.herald.jobs!.run('expire-lifetimes');
+    await settled(root!);
+    const rows = await steps(root!);
+    expect(rows.map((r) => [r.cascade_step, r.channel_type, r.status, r.read_status])).toEqual([
+      [1, 'VK', 'delivered', 'unread'],
+      [2, 'VIBER', 'delivered', null],
+    ]);
+    expect((await cascade(root!)).steps.map((s: { movedOn: string | null }) => s.movedOn)).toEqual([
+      'unread',
+      null,
+      null,
+    ]);
+  });
+
+  it('moves on when a step is refused at submission (unsent)', async () => {
+    const [root] = await start([
+      { destination: '79161300018', cascade: [{ ...VIBER, condition: 'not_delivered' }, SMS] },
+    ]);
+    await settled(root!);
+    expect((await steps(root!)).map((r) => [r.channel_type, r.status])).toEqual([
+      ['VIBER', 'unsent'],
+      ['SMS', 'unsent'],
+    ]);
+  });
+
+  it('stops the whole cascade by its root: the waiting step becomes unsent and no later step is created', async () => {
+    // Sent no earlier than tomorrow at 10:00 in the subscriber's zone: the first step waits in the queue.
+    const [root] = await start([chain('79161300027', { localSendTime: '2026-03-11 10:00:00' })]);
+    const stop = await t.call('POST', '/api/v1/message/stop', { token: account.traffic, body: { uuids: [root] } });
+    expect(stop.body.items).toEqual([{ messageUuid: root, code: 200 }]);
+    expect((await steps(root!)).map((r) => [r.cascade_step, r.status, r.error_code])).toEqual([[1, 'unsent', 9003]]);
+    expect(await cascade(root!)).toMatchObject({ state: 'stopped', currentStep: 1 });
+    // Stopped again: nothing left to stop.
+    const again = await t.call('POST', '/api/v1/message/stop', { token: account.traffic, body: { uuids: [root] } });
+    expect(again.body.items).toEqual([{ messageUuid: root, code: 403 }]);
+  });
+
+  it('stops a middle step and every later one, and leaves the steps before it', async () => {
+    // The SMSC throttles: the SMS step (2) waits for its next attempt in the queue.
+    t.simulators!.smsc.refuseSubmissions(0x58);
+    try {
+      const [root] = await start([
+        {
+          destination: '79161300037',
+          cascade: [{ ...VK, condition: 'not_delivered' }, { ...SMS, condition: 'not_delivered' }, VIBER],
+        },
+      ]);
+      await waitFor(async () => {
+        const rows = await steps(root!);
+        return rows.length === 2 && rows[1]!.status === 'sending';
+      });
+      await waitFor(async () => {
+        const [row] = await t.testDb.db.query<{ history: { status: string }[] }>(
+          'SELECT history FROM messages WHERE cascade_id = $1 AND cascade_step = 2',
+          [root],
+        );
+        return row!.history.length > 1;
+      });
+      const middle = (await steps(root!))[1]!.id;
+      const stop = await t.call('POST', '/api/v1/message/stop', { token: account.traffic, body: { uuids: [middle] } });
+      expect(stop.body.items).toEqual([{ messageUuid: middle, code: 200 }]);
+      expect((await steps(root!)).map((r) => [r.cascade_step, r.status])).toEqual([
+        [1, 'undelivered'],
+        [2, 'unsent'],
+      ]);
+      expect(await cascade(root!)).toMatchObject({ state: 'stopped', currentStep: 2 });
+    } finally {
+      t.simulators!.smsc.refuseSubmissions(undefined);
+    }
+  });
+
+  it('creates no further step once localCompletionTime has passed', async () => {
+    // 12:00 in Moscow now; the cascade must complete by 12:30; the VK step lives an hour.
+    const [root] = await start(
+      [chain('79161300046', { localCompletionTime: '2026-03-10 12:30:00', useLocalTime: false })].map((c) => ({
+        ...c,
+        cascade: [{ ...c.cascade[0], ttl: 3600 }, ...c.cascade.slice(1)],
+      })),
+    );
+    await waitFor(async () => (await steps(root!))[0]?.status === 'delivered');
+    t.clock.advance(3601_000);
+    await t.herald.jobs!.run('expire-lifetimes');
+    await settled(root!);
+    expect((await steps(root!)).map((r) => [r.cascade_step, r.read_status])).toEqual([[1, 'unread']]);
+    expect(await cascade(root!)).toMatchObject({ state: 'done', currentStep: 1 });
+  });
+});
