@@ -64,8 +64,10 @@ export async function statsRollUpDay(
 ): Promise<void> {
   await db.query('DELETE FROM stats_daily WHERE account_id = $1 AND day = $2', [accountId, day]);
   await db.query(
-    `INSERT INTO stats_daily (account_id, day, channel_type, sender_name, status, currency, tag, messages, parts, price, clicks, conversions)
-     SELECT $1, day, channel_type, sender_name, status, currency, tag, count(*), sum(parts), sum(price), sum(clicks), sum(conversions)
+    `INSERT INTO stats_daily (account_id, day, channel_type, sender_name, status, currency, tag, messages, parts,
+       price, clicks, conversions)
+     SELECT $1, day, channel_type, sender_name, status, currency, tag, count(*), sum(parts), sum(price), sum(clicks),
+       sum(conversions)
      FROM (${perMessageSql((column) => `${column} BETWEEN $2::uuid AND $3::uuid`, true)}) s
      GROUP BY day, channel_type, sender_name, status, currency, tag`,
     [accountId, low, high],
@@ -82,8 +84,9 @@ export async function statsFromRollup(
 ): Promise<StatsRow[]> {
   if (days.length === 0) return [];
   return db.query<StatsRow>(
-    `SELECT ${KEY[groupBy]} AS key, s.status, s.currency, sum(s.messages)::bigint AS messages, sum(s.parts)::bigint AS parts,
-       sum(s.price)::text AS price, sum(s.clicks)::bigint AS clicks, sum(s.conversions)::bigint AS conversions
+    `SELECT ${KEY[groupBy]} AS key, s.status, s.currency, sum(s.messages)::bigint AS messages,
+       sum(s.parts)::bigint AS parts, sum(s.price)::text AS price, sum(s.clicks)::bigint AS clicks,
+       sum(s.conversions)::bigint AS conversions
      FROM stats_daily s
      WHERE s.account_id = $1 AND s.day = ANY($7::date[]) AND ${FILTER}
      GROUP BY 1, 2, 3`,
