@@ -27,7 +27,8 @@ export async function benchCallbacks(options: {
   try {
     const [account] = (
       await db.query(
-        `INSERT INTO accounts (name, currency, callback_secret, created_at, updated_at) VALUES ('bench', 'RUB', 'secret', now(), now()) RETURNING id`,
+        `INSERT INTO accounts (name, currency, callback_secret, created_at, updated_at)
+         VALUES ('bench', 'RUB', 'secret', now(), now()) RETURNING id`,
       )
     ).rows;
     const targets = (
@@ -43,7 +44,8 @@ export async function benchCallbacks(options: {
     );
     await db.query(
       `INSERT INTO callback_events (target_id, lane, account_id, message_id, event, channel_type, status, at)
-       SELECT ($3::bigint[])[1 + g % array_length($3::bigint[], 1)], g % 16, $1, gen_random_uuid(), 'delivered', 'SMS', 'delivered', now()
+       SELECT ($3::bigint[])[1 + g % array_length($3::bigint[], 1)], g % 16, $1, gen_random_uuid(), 'delivered', 'SMS',
+         'delivered', now()
        FROM generate_series(1, $2) g`,
       [account.id, options.events, targets],
     );
@@ -60,7 +62,9 @@ export async function benchCallbacks(options: {
         name: 'callbacks delivered',
         value: options.events / elapsed,
         unit: 'events/s',
-        note: `${options.events} events to ${options.targets} URLs of a local receiver, ${receiver.posts()} POSTs, incl. worker start, ${elapsed.toFixed(1)} s`,
+        note:
+          `${options.events} events to ${options.targets} URLs of a local receiver, ${receiver.posts()} POSTs, ` +
+          `incl. worker start, ${elapsed.toFixed(1)} s`,
       },
     ];
   } finally {

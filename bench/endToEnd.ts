@@ -119,7 +119,8 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       if (process.env.BENCH_VERBOSE && Math.random() < 0.05) {
         const c = await db.query('SELECT status, count(*)::int AS n FROM messages GROUP BY status');
         process.stdout.write(
-          `  ${((performance.now() - start) / 1000).toFixed(1)} s: ${JSON.stringify(Object.fromEntries(c.rows.map((r) => [r.status, r.n])))}\n`,
+          `  ${((performance.now() - start) / 1000).toFixed(1)} s: ` +
+            `${JSON.stringify(Object.fromEntries(c.rows.map((r) => [r.status, r.n])))}\n`,
         );
       }
       if (performance.now() - acceptedAt > 600_000) throw new Error('not all delivered after 10 minutes');
@@ -127,7 +128,8 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     }
     if (process.env.BENCH_VERBOSE)
       process.stdout.write(
-        `  all delivered after ${((performance.now() - start) / 1000).toFixed(1)} s, ${receiver?.count() ?? 0} callbacks\n`,
+        `  all delivered after ${((performance.now() - start) / 1000).toFixed(1)} s, ` +
+          `${receiver?.count() ?? 0} callbacks\n`,
       );
     if (receiver) {
       while (receiver.count() < total) {
@@ -144,7 +146,8 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     );
     if (delivered.rows[0].n !== total) throw new Error(`${delivered.rows[0].n} of ${total} delivered`);
     const latency = await db.query(
-      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99
+      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN
+       GROUP (ORDER BY ms) AS p99
        FROM (SELECT extract(epoch FROM status_at - created_at) * 1000 AS ms FROM messages WHERE account_id = $1) t`,
       [account.id],
     );
@@ -158,7 +161,10 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
         value: total / elapsed,
         unit: 'msg/s',
         target: { op: '>=', value: 10_000 },
-        note: `${total} SMS over SMPP, receipts after ${options.delayMs} ms, ${options.clients} clients, ${options.split ? 'api + worker processes' : '1 process (all)'}${receiver ? ', delivered callbacks to a local receiver' : ''}, ${elapsed.toFixed(1)} s`,
+        note:
+          `${total} SMS over SMPP, receipts after ${options.delayMs} ms, ${options.clients} clients, ` +
+          `${options.split ? 'api + worker processes' : '1 process (all)'}` +
+          `${receiver ? ', delivered callbacks to a local receiver' : ''}, ${elapsed.toFixed(1)} s`,
       },
       ...(receiver
         ? []
@@ -253,7 +259,8 @@ function soakFigures(
     Math.max(...samples.slice(Math.floor(samples.length * from), Math.ceil(samples.length * to)));
   const middle = at(0.2, 0.6);
   const last = at(0.6, 1);
-  const what = `${total} SMS with delivered callbacks, 1 process (all), ${elapsed.toFixed(0)} s, ${samples.length} samples`;
+  const what =
+    `${total} SMS with delivered callbacks, 1 process (all), ${elapsed.toFixed(0)} s, ` + `${samples.length} samples`;
   return [
     {
       name: 'soak: accepted -> callback',

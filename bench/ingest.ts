@@ -80,7 +80,9 @@ export async function benchIngest(options: IngestOptions): Promise<BenchFigure[]
         value: http.messagesPerSecond,
         unit: 'msg/s',
         target: { op: '>=', value: 25_000 },
-        note: `${options.clients} clients, ${options.batch}-message SMS batches, ${options.apiProcesses} api process(es), ${options.seconds} s`,
+        note:
+          `${options.clients} clients, ${options.batch}-message SMS batches, ` +
+          `${options.apiProcesses} api process(es), ${options.seconds} s`,
       },
       { name: 'ingest: request latency p50', value: http.p50, unit: 'ms' },
       { name: 'ingest: request latency p99', value: http.p99, unit: 'ms' },

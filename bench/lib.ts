@@ -100,7 +100,10 @@ export function percentile(sorted: readonly number[], p: number): number {
 
 export function machineDescription(): string {
   const cpus = os.cpus();
-  return `${cpus.length} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+  return (
+    `${cpus.length} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ` +
+    `Node ${process.version}`
+  );
 }
 
 export async function postgresVersion(): Promise<string> {

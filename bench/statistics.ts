@@ -34,7 +34,8 @@ export async function benchStatistics(options: {
     const account = (await created.json()) as { id: number; tokens: { system: string; traffic: string } };
     const [other] = (
       await client.query(
-        `INSERT INTO accounts (name, currency, callback_secret, created_at, updated_at) VALUES ('other', 'RUB', 'secret', now(), now()) RETURNING id`,
+        `INSERT INTO accounts (name, currency, callback_secret, created_at, updated_at)
+         VALUES ('other', 'RUB', 'secret', now(), now()) RETURNING id`,
       )
     ).rows;
     const now = Date.now();
@@ -81,7 +82,9 @@ export async function benchStatistics(options: {
         name: 'statistics rollup',
         value: rollupSeconds,
         unit: 's',
-        note: `${rolled.days} days of ${options.messages * 1.25} messages (2 accounts), once; later runs roll up one new day`,
+        note:
+          `${rolled.days} days of ${options.messages * 1.25} messages (2 accounts), once; ` +
+          `later runs roll up one new day`,
       },
     ];
     for (const groupBy of GROUPINGS) {
@@ -91,7 +94,9 @@ export async function benchStatistics(options: {
         value: p50,
         unit: 'ms',
         target: { op: '<=', value: 300 },
-        note: `median of ${RUNS} API calls, p95 ${p95.toFixed(0)} ms, ${options.messages} messages, rolled up but the last 2 days`,
+        note:
+          `median of ${RUNS} API calls, p95 ${p95.toFixed(0)} ms, ${options.messages} messages, ` +
+          `rolled up but the last 2 days`,
       });
     }
     figures.push(...(await listFigures(api.url, account.tokens.traffic, options.messages)));
@@ -116,23 +121,26 @@ async function seed(client: pg.Client, accountId: number, count: number, from: n
     const end = Math.min(count, start + chunk);
     await client.query(
       `WITH inserted AS (
-         INSERT INTO messages (account_id, id, created_at, channel_type, sender_name, destination, content, tags, total_parts,
-           status, status_at, price, currency, price_final, price_refunded)
+         INSERT INTO messages (account_id, id, created_at, channel_type, sender_name, destination, content, tags,
+           total_parts, status, status_at, price, currency, price_final, price_refunded)
          SELECT $1, m.id, m.at,
            CASE WHEN g % 10 < 8 THEN 'SMS' WHEN g % 10 = 8 THEN 'VIBER' ELSE 'WHATSAPP' END,
            'Sender' || (g % 4), '7916' || lpad((g % 10000000)::text, 7, '0'), '"Your code is 1234"'::jsonb,
            CASE g % 3 WHEN 0 THEN ARRAY['promo'] WHEN 1 THEN '{}'::text[] ELSE ARRAY['otp', 'vip'] END,
            1 + (g % 7 = 0)::int,
-           CASE WHEN g % 10 < 6 THEN 'delivered' WHEN g % 10 < 8 THEN 'sent' WHEN g % 10 = 8 THEN 'undelivered' ELSE 'unsent' END,
+           CASE WHEN g % 10 < 6 THEN 'delivered' WHEN g % 10 < 8 THEN 'sent' WHEN g % 10 = 8 THEN 'undelivered'
+             ELSE 'unsent' END,
            m.at, 2.5, 'RUB', true, g % 10 = 9
          FROM generate_series($2::bigint, $3::bigint) g,
            LATERAL (SELECT $4::float8 + g * $5::float8 AS ms) t,
            LATERAL (SELECT to_timestamp(t.ms / 1000) AS at,
-             (lpad(to_hex(floor(t.ms)::bigint), 12, '0') || '7' || substr(md5(g::text), 1, 3) || '8' || substr(md5(g::text), 4, 15))::uuid AS id) m
+             (lpad(to_hex(floor(t.ms)::bigint), 12, '0') || '7' || substr(md5(g::text), 1, 3) || '8'
+               || substr(md5(g::text), 4, 15))::uuid AS id) m
          RETURNING account_id, id, created_at
        )
        INSERT INTO short_links (code, account_id, message_id, url, clicks, created_at)
-       SELECT 'b' || i.account_id || '_' || i.id, i.account_id, i.id, 'https://shop.example/', (random() < 0.5)::int, i.created_at
+       SELECT 'b' || i.account_id || '_' || i.id, i.account_id, i.id, 'https://shop.example/', (random() < 0.5)::int,
+         i.created_at
        FROM inserted i WHERE get_byte(uuid_send(i.id), 15) % 20 = 0`,
       [accountId, start, end - 1, from, step],
     );
@@ -171,7 +179,9 @@ async function listFigures(url: string, token: string, messages: number): Promis
       value: percentile(times, 50),
       unit: 'ms',
       target: { op: '<=', value: 300 },
-      note: `median of ${RUNS} API calls, p95 ${percentile(times, 95).toFixed(0)} ms, 100 rows with the total, ${messages} messages`,
+      note:
+        `median of ${RUNS} API calls, p95 ${percentile(times, 95).toFixed(0)} ms, 100 rows with the total, ` +
+        `${messages} messages`,
     });
   }
   return figures;

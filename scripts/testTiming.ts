@@ -33,7 +33,8 @@ function timed(label: string, command: string, args: string[], cwd: string): Pro
     child.on('exit', (code) => {
       const seconds = (performance.now() - started) / 1000;
       console.log(
-        `${label}: ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${seconds.toFixed(0)} s (load average now ${loadavg()[0]!.toFixed(1)})`,
+        `${label}: ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${seconds.toFixed(0)} s ` +
+          `(load average now ${loadavg()[0]!.toFixed(1)})`,
       );
       resolve({ seconds, ok: code === 0 });
     });

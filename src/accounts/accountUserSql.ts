@@ -41,7 +41,8 @@ export async function accountUserFindByLogin(
   login: string,
 ): Promise<AccountUserWithAccountRow | undefined> {
   const [row] = await db.query<AccountUserWithAccountRow>(
-    `SELECT u.id, u.account_id, u.login, u.created_at, u.password_hash, a.name AS account_name, a.status AS account_status
+    `SELECT u.id, u.account_id, u.login, u.created_at, u.password_hash, a.name AS account_name,
+       a.status AS account_status
      FROM account_users u JOIN accounts a ON a.id = u.account_id WHERE u.login = $1`,
     [login],
   );

@@ -43,7 +43,8 @@ export const sessionRoutes: Routes = (app, ctx) => {
           'Body: `{login, password}` or `{token}`. Wrong credentials, or a token that is not a live system API key, ' +
           '-> 401 4012, counted against the failed-authentication limit of the client address (429 4290, charged ' +
           'before the password is checked); a blocked account -> 403 4032; more sign-ins in progress than Herald ' +
-          'hashes at once and queues -> 503 5035 with Retry-After; a body over 8 KiB -> 413 4130. No Authorization header.',
+          'hashes at once and queues -> 503 5035 with Retry-After; a body over 8 KiB -> 413 4130. ' +
+          'No Authorization header.',
         security: [],
         body: Type.Object(
           {

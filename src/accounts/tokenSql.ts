@@ -63,8 +63,8 @@ export async function tokenInsert(
   },
 ): Promise<TokenRow> {
   const [row] = await db.query<TokenRow>(
-    `INSERT INTO api_tokens (id, account_id, type, secret_hash, traffic_center_id, created_at, session_id, session_of, expires_at,
-       created_by_user, created_in_session)
+    `INSERT INTO api_tokens (id, account_id, type, secret_hash, traffic_center_id, created_at, session_id, session_of,
+       expires_at, created_by_user, created_in_session)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      RETURNING ${TOKEN_COLUMNS}`,
     [
@@ -137,7 +137,8 @@ export async function tokenRevokeApiKey(db: Db, accountId: number, id: string, n
 /** The ids of the account's live API keys bound to a traffic center, oldest first. */
 export async function tokenLiveBoundToCenter(db: Queryable, accountId: number, centerId: number): Promise<string[]> {
   const rows = await db.query<{ id: string }>(
-    'SELECT id FROM api_tokens WHERE account_id = $1 AND traffic_center_id = $2 AND revoked_at IS NULL ORDER BY created_at, id',
+    'SELECT id FROM api_tokens WHERE account_id = $1 AND traffic_center_id = $2 AND revoked_at IS NULL ' +
+      'ORDER BY created_at, id',
     [accountId, centerId],
   );
   return rows.map((row) => row.id);
@@ -159,7 +160,8 @@ export async function tokenRevokeSession(
   now: Date,
 ): Promise<number> {
   const rows = await db.query(
-    'UPDATE api_tokens SET revoked_at = $3 WHERE account_id = $1 AND session_id = $2 AND revoked_at IS NULL RETURNING id',
+    'UPDATE api_tokens SET revoked_at = $3 WHERE account_id = $1 AND session_id = $2 AND revoked_at IS NULL ' +
+      'RETURNING id',
     [accountId, sessionId, now],
   );
   return rows.length;
@@ -176,7 +178,8 @@ export async function tokenRevokeSessionsOf(
   now: Date,
 ): Promise<number> {
   const rows = await db.query(
-    'UPDATE api_tokens SET revoked_at = $3 WHERE account_id = $1 AND session_of = $2 AND revoked_at IS NULL RETURNING id',
+    'UPDATE api_tokens SET revoked_at = $3 WHERE account_id = $1 AND session_of = $2 AND revoked_at IS NULL ' +
+      'RETURNING id',
     [accountId, sessionOf, now],
   );
   return rows.length;
@@ -190,7 +193,8 @@ export async function tokenRevokeSessionsOf(
  */
 export async function tokenRevokeMadeBy(db: Queryable, accountId: number, userId: number, now: Date): Promise<number> {
   const rows = await db.query(
-    'UPDATE api_tokens SET revoked_at = $3 WHERE account_id = $1 AND created_by_user = $2 AND revoked_at IS NULL RETURNING id',
+    'UPDATE api_tokens SET revoked_at = $3 WHERE account_id = $1 AND created_by_user = $2 AND revoked_at IS NULL ' +
+      'RETURNING id',
     [accountId, userId, now],
   );
   return rows.length;

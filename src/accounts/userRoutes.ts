@@ -96,8 +96,8 @@ export const adminUserRoutes: Routes = (app, ctx) => {
         tags,
         summary: 'Delete a user: their sessions end and the API keys they issued are revoked',
         description:
-          "Revokes every token that descends from the user's sign-ins: session tokens, keys issued with them, and keys " +
-          'issued in turn with those (an API key shows it as `createdByUser`).',
+          "Revokes every token that descends from the user's sign-ins: session tokens, keys issued with them, " +
+          'and keys issued in turn with those (an API key shows it as `createdByUser`).',
         security,
         params: Type.Object({ id: Id(), userId: Id() }),
         response: { 204: Type.Null(), ...errorResponses(401, 404) },
@@ -124,7 +124,8 @@ export const adminUserRoutes: Routes = (app, ctx) => {
       schema: {
         tags,
         summary:
-          "Set a user's password (a reset by the operator); the user's sessions end and the keys they issued are revoked",
+          "Set a user's password (a reset by the operator); " +
+          "the user's sessions end and the keys they issued are revoked",
         security,
         params: Type.Object({ id: Id(), userId: Id() }),
         body: Type.Object({ password: Password }, { additionalProperties: false }),

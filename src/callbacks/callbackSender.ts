@@ -234,7 +234,8 @@ export class CallbackSender {
       [SIGNATURE_HEADER]: signCallback(delivery.secret, body, Math.floor(clock.now().getTime() / 1000)),
     };
     if (url.username || url.password) {
-      headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+      const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+      headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
       url.username = '';
       url.password = '';
     }

@@ -24,7 +24,8 @@ export const NEW_EVENTS_PER_LOOK = 20_000;
  */
 export const inDelivery = (e: string, d: string): string =>
   `${e}.target_id = ${d}.target_id AND ${e}.lane = ${d}.lane
-   AND (${e}.txid, ${e}.id) > (${d}.after_txid, ${d}.after_event_id) AND (${e}.txid, ${e}.id) <= (${d}.last_txid, ${d}.last_event_id)
+   AND (${e}.txid, ${e}.id) > (${d}.after_txid, ${d}.after_event_id)
+   AND (${e}.txid, ${e}.id) <= (${d}.last_txid, ${d}.last_event_id)
    AND (${d}.only_messages IS NULL OR ${e}.message_id = ANY(${d}.only_messages))
    AND (${d}.excluded_messages IS NULL OR NOT ${e}.message_id = ANY(${d}.excluded_messages))`;
 
@@ -124,7 +125,8 @@ export async function callbackDeliveriesForm(
      -- others are not even read.
      open_lanes AS MATERIALIZED (
        SELECT c.target_id, c.lane FROM candidates c
-       WHERE EXISTS (SELECT 1 FROM callback_deliveries o WHERE o.target_id = c.target_id AND o.lane = c.lane AND o.state = 'open')
+       WHERE EXISTS (SELECT 1 FROM callback_deliveries o WHERE o.target_id = c.target_id AND o.lane = c.lane
+         AND o.state = 'open')
      ),
      held AS (
        SELECT e.target_id, e.lane, count(*) AS events, array_agg(DISTINCT e.message_id) AS messages
@@ -134,7 +136,8 @@ export async function callbackDeliveriesForm(
        -- Checked once: without such a lane (the usual round) nothing below runs.
        WHERE EXISTS (SELECT 1 FROM open_lanes) AND EXISTS (
          SELECT 1 FROM callback_deliveries o
-         JOIN callback_events eo ON eo.account_id = e.account_id AND eo.message_id = e.message_id AND ${inDelivery('eo', 'o')}
+         JOIN callback_events eo ON eo.account_id = e.account_id AND eo.message_id = e.message_id
+           AND ${inDelivery('eo', 'o')}
          WHERE o.target_id = e.target_id AND o.lane = e.lane AND o.state = 'open'
        )
        GROUP BY e.target_id, e.lane
@@ -159,8 +162,8 @@ export async function callbackDeliveriesForm(
        SELECT r.*, r.held_messages, NULL, r.held_events FROM ranges r WHERE r.held_events > 0
      ),
      inserted AS (
-       INSERT INTO callback_deliveries (id, account_id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id,
-         only_messages, excluded_messages, events, state, next_attempt_at, window_started_at, created_at)
+       INSERT INTO callback_deliveries (id, account_id, target_id, lane, after_txid, after_event_id, last_txid,
+         last_event_id, only_messages, excluded_messages, events, state, next_attempt_at, window_started_at, created_at)
        SELECT gen_random_uuid(), account_id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id,
          only_messages, excluded_messages, events, 'open', $1, $1, $1
        FROM formed
@@ -168,13 +171,16 @@ export async function callbackDeliveriesForm(
      ),
      -- The next look goes on after the last event read, or from the horizon when this one read them all.
      next_look AS (
-       SELECT CASE WHEN (SELECT count(*) FROM newest) < ${NEW_EVENTS_PER_LOOK} THEN (SELECT xmin FROM horizon) ELSE l.txid END AS txid,
+       SELECT CASE WHEN (SELECT count(*) FROM newest) < ${NEW_EVENTS_PER_LOOK} THEN (SELECT xmin FROM horizon)
+         ELSE l.txid END AS txid,
          CASE WHEN (SELECT count(*) FROM newest) < ${NEW_EVENTS_PER_LOOK} THEN 0 ELSE l.id END AS id
-       FROM (SELECT n.txid, n.id FROM newest n, horizon h WHERE n.txid < h.xmin ORDER BY n.txid DESC, n.id DESC LIMIT 1) l
+       FROM (SELECT n.txid, n.id FROM newest n, horizon h WHERE n.txid < h.xmin ORDER BY n.txid DESC, n.id DESC
+         LIMIT 1) l
        RIGHT JOIN (SELECT 1) one ON true
      )
      SELECT (SELECT count(*) FROM inserted)::int AS formed,
-       coalesce((SELECT txid FROM next_look), $5::xid8)::text AS next_txid, coalesce((SELECT id FROM next_look), $6::bigint) AS next_id,
+       coalesce((SELECT txid FROM next_look), $5::xid8)::text AS next_txid,
+         coalesce((SELECT id FROM next_look), $6::bigint) AS next_id,
        (SELECT json_agg(json_build_array(target_id, lane)) FROM found) AS found,
        (SELECT json_agg(json_build_array(target_id, lane)) FROM probed WHERE has_cursor AND NOT has_new) AS caught_up,
        (SELECT json_agg(json_build_array(target_id, lane)) FROM probed WHERE NOT has_cursor) AS cursorless`,
@@ -249,7 +255,8 @@ export async function callbackDeliveriesClaim(
        WHERE d.state = 'open' AND d.next_attempt_at <= $1
          AND (d.only_messages IS NULL OR NOT EXISTS (
            SELECT 1 FROM callback_deliveries o
-           JOIN callback_events eo ON eo.account_id = o.account_id AND eo.message_id = ANY(d.only_messages) AND ${inDelivery('eo', 'o')}
+           JOIN callback_events eo ON eo.account_id = o.account_id AND eo.message_id = ANY(d.only_messages)
+             AND ${inDelivery('eo', 'o')}
            WHERE o.target_id = d.target_id AND o.lane = d.lane AND o.state = 'open'
              AND (o.last_txid, o.last_event_id) <= (d.after_txid, d.after_event_id)
          ))
@@ -260,9 +267,9 @@ export async function callbackDeliveriesClaim(
      UPDATE callback_deliveries d SET next_attempt_at = $3
      FROM due, callback_targets t, accounts a
      WHERE d.id = due.id AND t.id = d.target_id AND a.id = d.account_id
-     RETURNING d.id, d.account_id, d.target_id, d.lane, t.url, a.callback_secret AS secret, d.attempts, d.window_started_at,
-       d.after_txid::text AS after_txid, d.after_event_id, d.last_txid::text AS last_txid, d.last_event_id,
-       d.only_messages, d.excluded_messages`,
+     RETURNING d.id, d.account_id, d.target_id, d.lane, t.url, a.callback_secret AS secret, d.attempts,
+       d.window_started_at, d.after_txid::text AS after_txid, d.after_event_id, d.last_txid::text AS last_txid,
+       d.last_event_id, d.only_messages, d.excluded_messages`,
     [now, limit, new Date(now.getTime() + leaseMs)],
   );
 }
@@ -287,7 +294,8 @@ export async function callbackDeliveryBodies(db: Queryable, d: EventRange): Prom
     `SELECT message_id, event, channel_type, status, ${isoSql('at')} AS at, error_code, extra, cascade_id,
        cascade_step FROM callback_events
      WHERE target_id = $1 AND lane = $6 AND (txid, id) > ($2::xid8, $3::bigint) AND (txid, id) <= ($4::xid8, $5::bigint)
-       AND ($7::uuid[] IS NULL OR message_id = ANY($7::uuid[])) AND ($8::uuid[] IS NULL OR NOT message_id = ANY($8::uuid[]))
+       AND ($7::uuid[] IS NULL OR message_id = ANY($7::uuid[]))
+         AND ($8::uuid[] IS NULL OR NOT message_id = ANY($8::uuid[]))
      ORDER BY txid, id`,
     [
       d.target_id,
@@ -365,7 +373,8 @@ export async function callbackDeliveryList(
 ): Promise<{ rows: DeliveryRow[]; total: number }> {
   const where = `d.account_id = $1 AND ($2::text IS NULL OR d.state = $2)
     AND ($3::uuid IS NULL OR EXISTS (
-      SELECT 1 FROM callback_events e WHERE e.account_id = d.account_id AND e.message_id = $3 AND ${inDelivery('e', 'd')}))`;
+      SELECT 1 FROM callback_events e WHERE e.account_id = d.account_id AND e.message_id = $3
+        AND ${inDelivery('e', 'd')}))`;
   const rows = await db.query<DeliveryRow>(
     `SELECT ${DELIVERY_COLUMNS} FROM callback_deliveries d JOIN callback_targets t ON t.id = d.target_id
      WHERE ${where} ORDER BY d.created_at DESC, d.id LIMIT $4 OFFSET $5`,

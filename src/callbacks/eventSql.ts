@@ -27,7 +27,10 @@ export function laneSql(messageId: string): string {
 
 /** Whether a message asked for an event: without callbackEvents, only `delivered` (spec 6.1). */
 export function wantsEvent(alias: string, event: string): string {
-  return `${alias}.callback_target_id IS NOT NULL AND ${event} = ANY(coalesce(${alias}.callback_events, ARRAY['delivered']))`;
+  return (
+    `${alias}.callback_target_id IS NOT NULL AND ${event} = ANY(coalesce(${alias}.callback_events, ` +
+    `ARRAY['delivered']))`
+  );
 }
 
 /**
@@ -189,5 +192,8 @@ export async function callbackEventInsert(db: Queryable, e: NewEvent): Promise<v
  * account's, also for a free message).
  */
 export function priceExtra(alias: string, price: string): string {
-  return `jsonb_build_object('parts', ${alias}.total_parts, 'price', trim_scale((${price})::numeric), 'currency', ${alias}.currency)`;
+  return (
+    `jsonb_build_object('parts', ${alias}.total_parts, 'price', trim_scale((${price})::numeric), 'currency', ` +
+    `${alias}.currency)`
+  );
 }

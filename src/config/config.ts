@@ -264,36 +264,57 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_SIM_DELAY_MS: `simulated receipt delay in ms (default ${DEFAULT_SIM_DELAY_MS})`,
   HERALD_SHORT_URL_BASE: 'public base URL of short links (default http://<host>:<port>/s in demo mode)',
   HERALD_CALLBACK_RETRY_INTERVAL: `seconds between callback attempts (default ${DEFAULT_CALLBACK_RETRY_INTERVAL_S})`,
-  HERALD_CALLBACK_RETRY_WINDOW: `seconds during which callbacks are retried (default ${DEFAULT_CALLBACK_RETRY_WINDOW_S})`,
+  HERALD_CALLBACK_RETRY_WINDOW:
+    `seconds during which callbacks are retried ` + `(default ${DEFAULT_CALLBACK_RETRY_WINDOW_S})`,
   HERALD_CALLBACK_ALLOW_PRIVATE: 'true|false: allow callbacks to private addresses (default true in demo mode)',
-  HERALD_CALLBACK_URLS_PER_DAY: `new callback URLs an account may use per UTC day, 0 for no limit (default ${DEFAULT_CALLBACK_URLS_PER_DAY})`,
+  HERALD_CALLBACK_URLS_PER_DAY:
+    `new callback URLs an account may use per UTC day, 0 for no limit ` + `(default ${DEFAULT_CALLBACK_URLS_PER_DAY})`,
   HERALD_INBOUND_RULES_PER_ACCOUNT: `inbound rules an account may have (default ${DEFAULT_INBOUND_RULES_PER_ACCOUNT})`,
-  HERALD_INBOUND_RULE_SENDER_NAMES: `sender names one inbound rule may list (default ${DEFAULT_INBOUND_RULE_SENDER_NAMES})`,
-  HERALD_TRAFFIC_CENTERS_PER_ACCOUNT: `traffic partitioning centers an account may have, its default included (default ${DEFAULT_TRAFFIC_CENTERS_PER_ACCOUNT})`,
-  HERALD_TEMPLATES_PER_ACCOUNT: `templates an account may have, 0 for no limit (default ${DEFAULT_TEMPLATES_PER_ACCOUNT})`,
+  HERALD_INBOUND_RULE_SENDER_NAMES:
+    `sender names one inbound rule may list ` + `(default ${DEFAULT_INBOUND_RULE_SENDER_NAMES})`,
+  HERALD_TRAFFIC_CENTERS_PER_ACCOUNT:
+    `traffic partitioning centers an account may have, its default included ` +
+    `(default ${DEFAULT_TRAFFIC_CENTERS_PER_ACCOUNT})`,
+  HERALD_TEMPLATES_PER_ACCOUNT:
+    `templates an account may have, 0 for no limit ` + `(default ${DEFAULT_TEMPLATES_PER_ACCOUNT})`,
   HERALD_CONVERSION_PORT: 'extra listener for the FLASHCALL conversion operation (default unset)',
   HERALD_DEMO: 'true|false: create the demo account on first start (default true in embedded mode)',
   HERALD_LOG_LEVEL: `${LOG_LEVELS.join('|')} (default ${DEFAULT_LOG_LEVEL})`,
   HERALD_BODY_LIMIT: `largest body of POST /api/v1/message in bytes (default ${DEFAULT_BODY_LIMIT_BYTES})`,
   HERALD_WEBHOOK_BODY_LIMIT: `largest carrier webhook body in bytes (default ${DEFAULT_WEBHOOK_BODY_LIMIT_BYTES})`,
-  HERALD_REQUEST_TIMEOUT_MS: `ms within which a whole request must arrive, else 408 (default ${DEFAULT_REQUEST_TIMEOUT_MS})`,
-  HERALD_HEADERS_TIMEOUT_MS: `ms within which a request's headers must arrive, else 408; at most HERALD_REQUEST_TIMEOUT_MS (default ${DEFAULT_HEADERS_TIMEOUT_MS})`,
+  HERALD_REQUEST_TIMEOUT_MS:
+    `ms within which a whole request must arrive, else 408 ` + `(default ${DEFAULT_REQUEST_TIMEOUT_MS})`,
+  HERALD_HEADERS_TIMEOUT_MS:
+    `ms within which a request's headers must arrive, else 408; ` +
+    `at most HERALD_REQUEST_TIMEOUT_MS (default ${DEFAULT_HEADERS_TIMEOUT_MS})`,
   HERALD_CURRENCY: `currency of new accounts, ISO 4217 (default ${DEFAULT_CURRENCY})`,
   HERALD_DB_POOL_SIZE: `PostgreSQL connections per process (default ${DEFAULT_DB_POOL_SIZE})`,
   HERALD_CONFIG: 'path of the JSON or YAML file with connectors, routes and tariffs (default unset)',
   HERALD_RETENTION_DAYS:
-    'days after which finished messages, their submissions and finished callback deliveries are deleted (7 to 36500; default unset: kept forever)',
-  HERALD_SHUTDOWN_SECONDS: `seconds a stopping process has to finish its work before it exits anyway (default ${DEFAULT_SHUTDOWN_SECONDS})`,
-  HERALD_LEASE_SECONDS: `how long a worker's claim on a message or a callback delivery lasts (default ${DEFAULT_LEASE_SECONDS})`,
+    'days after which finished messages, their submissions and finished callback deliveries are deleted ' +
+    '(7 to 36500; default unset: kept forever)',
+  HERALD_SHUTDOWN_SECONDS:
+    `seconds a stopping process has to finish its work before it exits anyway ` +
+    `(default ${DEFAULT_SHUTDOWN_SECONDS})`,
+  HERALD_LEASE_SECONDS:
+    `how long a worker's claim on a message or a callback delivery lasts ` + `(default ${DEFAULT_LEASE_SECONDS})`,
   HERALD_REQUIRE_TARIFF: 'true|false: refuse messages no tariff prices instead of sending them free (default false)',
-  HERALD_RATE_LIMIT: `client API requests per second per account and process, 0 for none (default ${DEFAULT_RATE_LIMIT})`,
-  HERALD_AUTH_FAILURE_LIMIT: `failed authentications per minute per client address, 0 for none (default ${DEFAULT_AUTH_FAILURE_LIMIT})`,
-  HERALD_PASSWORD_HASH_CONCURRENCY: `password hashes (scrypt) at once per process, below libuv's thread pool size (default ${DEFAULT_PASSWORD_HASH_CONCURRENCY}, 1 on fewer than 3 cores)`,
-  HERALD_PASSWORD_HASH_QUEUE: `password hashes that may wait for a turn; beyond, 503 5035 (default ${DEFAULT_PASSWORD_HASH_QUEUE})`,
-  HERALD_PASSWORD_SCRYPT_COST: `scrypt's N of new password hashes as a power of two, 10-20 (default ${DEFAULT_PASSWORD_SCRYPT_COST}; lower only for tests)`,
+  HERALD_RATE_LIMIT:
+    `client API requests per second per account and process, 0 for none ` + `(default ${DEFAULT_RATE_LIMIT})`,
+  HERALD_AUTH_FAILURE_LIMIT:
+    `failed authentications per minute per client address, 0 for none ` + `(default ${DEFAULT_AUTH_FAILURE_LIMIT})`,
+  HERALD_PASSWORD_HASH_CONCURRENCY:
+    `password hashes (scrypt) at once per process, below libuv's thread pool size ` +
+    `(default ${DEFAULT_PASSWORD_HASH_CONCURRENCY}, 1 on fewer than 3 cores)`,
+  HERALD_PASSWORD_HASH_QUEUE:
+    `password hashes that may wait for a turn; beyond, 503 5035 ` + `(default ${DEFAULT_PASSWORD_HASH_QUEUE})`,
+  HERALD_PASSWORD_SCRYPT_COST:
+    `scrypt's N of new password hashes as a power of two, 10-20 ` +
+    `(default ${DEFAULT_PASSWORD_SCRYPT_COST}; lower only for tests)`,
   HERALD_METRICS_TOKEN: 'bearer token GET /metrics requires (default unset: open, for a private network)',
   HERALD_TRUST_PROXY:
-    'false|true|<hops>|<addresses and CIDRs, comma-separated>: proxies whose X-Forwarded-For gives the client address (default false)',
+    'false|true|<hops>|<addresses and CIDRs, comma-separated>: ' +
+    'proxies whose X-Forwarded-For gives the client address (default false)',
   ...Object.fromEntries(Object.entries(TUNING).map(([name, t]) => [name, `${t.what} (default ${t.default})`])),
 };
 

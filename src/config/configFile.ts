@@ -187,7 +187,8 @@ export function parseConfigFile(data: unknown, source = 'config'): ConfigFile {
       if (CONNECTOR_CHANNEL[connector.type] !== route.channel) {
         throw new ConfigError(
           'HERALD_CONFIG',
-          `${source}: routes[${i}] is for ${route.channel} but connector ${id} carries ${CONNECTOR_CHANNEL[connector.type]}`,
+          `${source}: routes[${i}] is for ${route.channel} ` +
+            `but connector ${id} carries ${CONNECTOR_CHANNEL[connector.type]}`,
         );
       }
     }

@@ -30,14 +30,17 @@ export async function connectorStatusUpsert(
 ): Promise<void> {
   if (states.length === 0) return;
   await db.query(
-    `INSERT INTO connector_status (process, connector_id, channel, type, available, state, in_flight, window_size, mps, submitted, last_error, updated_at)
-     SELECT $1, c.id, c.channel, c.type, c.available, c.state, c.in_flight, c.window_size, c.mps, c.submitted, c.last_error, $2
-     FROM unnest($3::text[], $4::text[], $5::text[], $6::boolean[], $7::text[], $8::int[], $9::int[], $10::float8[], $11::bigint[], $12::text[])
+    `INSERT INTO connector_status (process, connector_id, channel, type, available, state, in_flight, window_size, mps,
+       submitted, last_error, updated_at)
+     SELECT $1, c.id, c.channel, c.type, c.available, c.state, c.in_flight, c.window_size, c.mps, c.submitted,
+       c.last_error, $2
+     FROM unnest($3::text[], $4::text[], $5::text[], $6::boolean[], $7::text[], $8::int[], $9::int[], $10::float8[],
+       $11::bigint[], $12::text[])
        AS c(id, channel, type, available, state, in_flight, window_size, mps, submitted, last_error)
      ON CONFLICT (process, connector_id) DO UPDATE SET
        channel = excluded.channel, type = excluded.type, available = excluded.available, state = excluded.state,
-       in_flight = excluded.in_flight, window_size = excluded.window_size, mps = excluded.mps, submitted = excluded.submitted,
-       last_error = excluded.last_error,
+       in_flight = excluded.in_flight, window_size = excluded.window_size, mps = excluded.mps,
+       submitted = excluded.submitted, last_error = excluded.last_error,
        previous_submitted = connector_status.submitted, previous_at = connector_status.updated_at,
        updated_at = excluded.updated_at`,
     [
@@ -71,7 +74,8 @@ export async function connectorStatusDelete(
 /** Every process's connectors, by connector then process. */
 export async function connectorStatusList(db: Queryable): Promise<ConnectorStatusRow[]> {
   return db.query<ConnectorStatusRow>(
-    `SELECT process, connector_id, channel, type, available, state, in_flight, window_size, mps, submitted, last_error, updated_at,
+    `SELECT process, connector_id, channel, type, available, state, in_flight, window_size, mps, submitted,
+       last_error, updated_at,
        CASE WHEN previous_at IS NOT NULL AND updated_at > previous_at AND submitted >= previous_submitted
          THEN (submitted - previous_submitted) / extract(epoch FROM updated_at - previous_at)::float8 END AS submit_rate
      FROM connector_status ORDER BY connector_id, process`,

@@ -42,9 +42,11 @@ async function refuseNewerSchema(db: Db, migrations: readonly Migration[]): Prom
   const unknown = recorded.filter((r) => !known.has(r.version));
   if (unknown.length === 0) return;
   const newest = Math.max(...known);
+  const names = unknown.map((r) => `${String(r.version).padStart(4, '0')}_${r.name}`).join(', ');
   throw new NewerSchemaError(
-    `the database has migrations this Herald does not know (${unknown.map((r) => `${String(r.version).padStart(4, '0')}_${r.name}`).join(', ')}; ` +
-      `this version knows up to ${String(newest).padStart(4, '0')}): a newer Herald has migrated it; run that version, or restore a backup`,
+    `the database has migrations this Herald does not know (${names}; ` +
+      `this version knows up to ${String(newest).padStart(4, '0')}): a newer Herald has migrated it; ` +
+      `run that version, or restore a backup`,
   );
 }
 
@@ -65,7 +67,8 @@ export async function migrate(db: Db, migrations: Migration[] = loadMigrations()
         applied_at timestamptz NOT NULL DEFAULT now()
       )`);
       const recorded = await tx.query<{ version: number }>(
-        'INSERT INTO schema_migrations (version, name) VALUES ($1, $2) ON CONFLICT (version) DO NOTHING RETURNING version',
+        'INSERT INTO schema_migrations (version, name) VALUES ($1, $2) ON CONFLICT (version) DO NOTHING ' +
+          'RETURNING version',
         [migration.version, migration.name],
       );
       if (recorded.length === 0) return false;

@@ -79,7 +79,8 @@ export function demoBanner(credentials: DemoCredentials, baseUrl: string, adminT
     '',
     '  Herald demo',
     `  API:            ${baseUrl}  (reference: ${baseUrl}/docs)`,
-    `  Pages:          ${baseUrl}/app (personal account: sign in with TOKEN_2), ${baseUrl}/admin (operator console: admin token)`,
+    `  Pages:          ${baseUrl}/app (personal account: sign in with TOKEN_2), ${baseUrl}/admin ` +
+      `(operator console: admin token)`,
     `  TOKEN_1 (traffic): ${credentials.trafficToken}`,
     `  TOKEN_2 (system):  ${credentials.systemToken}`,
     `  Admin token:       ${adminToken}`,
@@ -88,7 +89,8 @@ export function demoBanner(credentials: DemoCredentials, baseUrl: string, adminT
     '  Send an SMS:',
     `  curl -s ${baseUrl}/api/v1/message -H 'Authorization: Basic ${credentials.trafficToken}' \\`,
     `    -H 'Content-Type: application/json' \\`,
-    `    -d '[{"channelType":"SMS","senderName":"${DEMO_SENDER_NAME}","destination":"79161234567","content":"Hello from Herald"}]'`,
+    `    -d '[{"channelType":"SMS","senderName":"${DEMO_SENDER_NAME}",` +
+      `"destination":"79161234567","content":"Hello from Herald"}]'`,
     '',
   ].join('\n');
 }

@@ -124,7 +124,9 @@ export const inboundRoutes: Routes = (app, ctx) => {
       schema: {
         tags: ['Inbound'],
         summary: 'Create a center',
-        description: `At most ${centersPerAccount} per account, the default included (HERALD_TRAFFIC_CENTERS_PER_ACCOUNT): one more is 409 4094.`,
+        description:
+          `At most ${centersPerAccount} per account, the default included ` +
+          `(HERALD_TRAFFIC_CENTERS_PER_ACCOUNT): one more is 409 4094.`,
         security,
         body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
         response: { 201: Center, ...errorResponses(401, 403, 409, 413, 422) },
@@ -207,8 +209,8 @@ export const inboundRoutes: Routes = (app, ctx) => {
         tags: ['Inbound'],
         summary: 'Delete a center that is not the default, no rule uses and no live API key is bound to',
         description:
-          'The default center -> 409 4091; a center rules use -> 409 4091; a center live API keys are bound to -> 409 4095 ' +
-          'naming the keys (revoke them first: a key keeps its center for life).',
+          'The default center -> 409 4091; a center rules use -> 409 4091; a center live API keys are bound to -> ' +
+          '409 4095 naming the keys (revoke them first: a key keeps its center for life).',
         security,
         params: IdParam,
         response: { 204: Type.Null(), ...errorResponses(404, 409) },
@@ -280,7 +282,8 @@ export const inboundRoutes: Routes = (app, ctx) => {
       schema: {
         tags: ['Inbound'],
         summary: 'Add a rule: center, callback URL, optional sender names',
-        description: `At most ${rulesPerAccount} rules per account (HERALD_INBOUND_RULES_PER_ACCOUNT): one more is 409 4094.`,
+        description:
+          `At most ${rulesPerAccount} rules per account (HERALD_INBOUND_RULES_PER_ACCOUNT): ` + `one more is 409 4094.`,
         security,
         body: RuleBody,
         response: { 201: Rule, ...errorResponses(401, 403, 409, 413, 422) },
@@ -403,7 +406,8 @@ export const adminInboundRoutes: Routes = (app, ctx) => {
         text: string;
         received_at: Date;
       }>(
-        'SELECT id, connector_id, sender_name, subscriber, text, received_at FROM unrouted_inbounds ORDER BY id DESC LIMIT 1000',
+        'SELECT id, connector_id, sender_name, subscriber, text, received_at FROM unrouted_inbounds ' +
+          'ORDER BY id DESC LIMIT 1000',
       );
       return {
         items: rows.map((r) => ({

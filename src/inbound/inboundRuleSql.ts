@@ -27,7 +27,8 @@ export async function inboundRuleInsert(
   now: Date,
 ): Promise<InboundRuleRow> {
   const [row] = await db.query<InboundRuleRow>(
-    `INSERT INTO inbound_rules (account_id, traffic_center_id, callback_url, sender_names, channel_type, created_at, updated_at)
+    `INSERT INTO inbound_rules (account_id, traffic_center_id, callback_url, sender_names, channel_type, created_at,
+       updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING ${COLUMNS}`,
     [accountId, f.trafficCenterId, f.callbackUrl, f.senderNames, f.channelType, now],
   );
@@ -77,7 +78,8 @@ export async function inboundRuleUpdate(
   now: Date,
 ): Promise<InboundRuleRow | undefined> {
   const [row] = await db.query<InboundRuleRow>(
-    `UPDATE inbound_rules SET traffic_center_id = $3, callback_url = $4, sender_names = $5, channel_type = $6, updated_at = $7
+    `UPDATE inbound_rules SET traffic_center_id = $3, callback_url = $4, sender_names = $5, channel_type = $6,
+       updated_at = $7
      WHERE account_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
     [accountId, id, f.trafficCenterId, f.callbackUrl, f.senderNames, f.channelType, now],
   );

@@ -22,7 +22,8 @@ export async function trafficCenterDefault(db: Queryable, accountId: number, now
   );
   if (existing) return existing;
   const [created] = await db.query<TrafficCenterRow>(
-    `INSERT INTO traffic_centers (account_id, name, is_default, created_at, updated_at) VALUES ($1, 'Default', true, $2, $2)
+    `INSERT INTO traffic_centers (account_id, name, is_default, created_at, updated_at)
+     VALUES ($1, 'Default', true, $2, $2)
      ON CONFLICT (account_id) WHERE is_default DO NOTHING RETURNING ${COLUMNS}`,
     [accountId, now],
   );
@@ -62,7 +63,8 @@ export async function trafficCenterInsert(
   now: Date,
 ): Promise<TrafficCenterRow> {
   const [row] = await db.query<TrafficCenterRow>(
-    `INSERT INTO traffic_centers (account_id, name, created_at, updated_at) VALUES ($1, $2, $3, $3) RETURNING ${COLUMNS}`,
+    `INSERT INTO traffic_centers (account_id, name, created_at, updated_at) VALUES ($1, $2, $3, $3)
+     RETURNING ${COLUMNS}`,
     [accountId, name, now],
   );
   return row!;
@@ -78,12 +80,14 @@ export async function trafficCenterUpdate(
 ): Promise<TrafficCenterRow | undefined> {
   if (changes.isDefault) {
     await db.query(
-      'UPDATE traffic_centers SET is_default = false, updated_at = $3 WHERE account_id = $1 AND is_default AND id <> $2',
+      'UPDATE traffic_centers SET is_default = false, updated_at = $3 WHERE account_id = $1 AND is_default ' +
+        'AND id <> $2',
       [accountId, id, now],
     );
   }
   const [row] = await db.query<TrafficCenterRow>(
-    `UPDATE traffic_centers SET name = coalesce($3, name), is_default = is_default OR coalesce($4, false), updated_at = $5
+    `UPDATE traffic_centers SET name = coalesce($3, name), is_default = is_default OR coalesce($4, false),
+       updated_at = $5
      WHERE account_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
     [accountId, id, changes.name ?? null, changes.isDefault ?? null, now],
   );

@@ -197,8 +197,8 @@ export interface NewInbound {
 /** Stores an inbound WhatsApp message; undefined when the provider sent it before. */
 export async function messageInsertInbound(db: Queryable, m: NewInbound): Promise<MessageRow | undefined> {
   const [row] = await db.query<MessageRow>(
-    `INSERT INTO messages (account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id, sender_name,
-       destination, country, content, total_parts, status, status_at, history, provider_message_id)
+    `INSERT INTO messages (account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id,
+       sender_name, destination, country, content, total_parts, status, status_at, history, provider_message_id)
      VALUES ($1, $2, $3, 'WHATSAPP', 'inbound', 'API', $4, $5, $6, $7, $8, 1, 'inbound_sent', $3, $9, $10)
      ON CONFLICT (account_id, provider_message_id) WHERE provider_message_id IS NOT NULL DO NOTHING
      RETURNING ${MESSAGE_COLUMNS}`,

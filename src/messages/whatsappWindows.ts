@@ -12,8 +12,10 @@ export async function whatsappWindowOpen(
   now: Date,
 ): Promise<void> {
   await db.query(
-    `INSERT INTO whatsapp_windows (account_id, sender_name, subscriber, opened_at, expires_at) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (account_id, sender_name, subscriber) DO UPDATE SET opened_at = excluded.opened_at, expires_at = excluded.expires_at`,
+    `INSERT INTO whatsapp_windows (account_id, sender_name, subscriber, opened_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (account_id, sender_name, subscriber) DO UPDATE SET opened_at = excluded.opened_at,
+       expires_at = excluded.expires_at`,
     [accountId, senderName, subscriber, now, new Date(now.getTime() + WHATSAPP_WINDOW_MS)],
   );
 }

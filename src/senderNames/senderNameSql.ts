@@ -78,7 +78,8 @@ export async function senderNameExists(
   name: string,
 ): Promise<boolean> {
   const rows = await db.query(
-    'SELECT 1 FROM sender_names WHERE account_id = $1 AND channel_type = $2 AND name = $3 AND deleted_at IS NULL LIMIT 1',
+    'SELECT 1 FROM sender_names WHERE account_id = $1 AND channel_type = $2 AND name = $3 AND deleted_at IS NULL ' +
+      'LIMIT 1',
     [accountId, channelType, name],
   );
   return rows.length > 0;
@@ -148,7 +149,8 @@ export async function senderNameWhatsappOwner(
   if (numbers.length === 0) return undefined;
   const [row] = await db.query<{ account_id: number; name: string }>(
     `SELECT account_id, name FROM sender_names
-     WHERE channel_type = 'WHATSAPP' AND status = 'Approved' AND deleted_at IS NULL AND ${WHATSAPP_NUMBER_SQL} = ANY($1::text[])
+     WHERE channel_type = 'WHATSAPP' AND status = 'Approved' AND deleted_at IS NULL
+       AND ${WHATSAPP_NUMBER_SQL} = ANY($1::text[])
      ORDER BY array_position($1::text[], ${WHATSAPP_NUMBER_SQL}), id LIMIT 1`,
     [numbers],
   );

@@ -54,7 +54,9 @@ export async function approveSenderName<T>(
     const owner = await senderNameWhatsappOtherOwner(tx, name.accountId, name.name);
     if (owner) {
       throw herald('conflict', {
-        reason: `WhatsApp sender name ${showValue(name.name)} is the number of account ${owner.account_id} (approved as ${showValue(owner.name)}); a WhatsApp number has one owner`,
+        reason:
+          `WhatsApp sender name ${showValue(name.name)} is the number of account ${owner.account_id} ` +
+          `(approved as ${showValue(owner.name)}); a WhatsApp number has one owner`,
       });
     }
     return approve(tx);

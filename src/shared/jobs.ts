@@ -31,7 +31,8 @@ export class Jobs {
     for (const job of jobs) {
       if (!Number.isInteger(job.everyMs) || job.everyMs < MIN_EVERY_MS || job.everyMs > MAX_EVERY_MS) {
         throw new Error(
-          `job ${job.name}: its interval must be whole milliseconds from ${MIN_EVERY_MS} to ${MAX_EVERY_MS}, not ${job.everyMs}`,
+          `job ${job.name}: its interval must be whole milliseconds from ${MIN_EVERY_MS} to ${MAX_EVERY_MS}, ` +
+            `not ${job.everyMs}`,
         );
       }
       if (this.jobs.has(job.name)) throw new Error(`job ${job.name}: named twice`);

@@ -366,7 +366,12 @@ export class SmscSimulator {
 function receiptText(messageId: string, delivered: boolean): string {
   const now = new Date();
   const pad = (n: number): string => String(n).padStart(2, '0');
-  const date = `${pad(now.getUTCFullYear() % 100)}${pad(now.getUTCMonth() + 1)}${pad(now.getUTCDate())}${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}`;
+  const date =
+    `${pad(now.getUTCFullYear() % 100)}${pad(now.getUTCMonth() + 1)}${pad(now.getUTCDate())}` +
+    `${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}`;
   const err = delivered ? '000' : String(SIM_UNDELIVERED_ERROR).padStart(3, '0');
-  return `id:${messageId} sub:001 dlvrd:${delivered ? '001' : '000'} submit date:${date} done date:${date} stat:${delivered ? 'DELIVRD' : 'UNDELIV'} err:${err} text:`;
+  return (
+    `id:${messageId} sub:001 dlvrd:${delivered ? '001' : '000'} submit date:${date} done date:${date} ` +
+    `stat:${delivered ? 'DELIVRD' : 'UNDELIV'} err:${err} text:`
+  );
 }

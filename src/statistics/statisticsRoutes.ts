@@ -26,7 +26,8 @@ export const statisticsRoutes: Routes = (app, ctx) => {
       schema: {
         tags: ['Statistics'],
         summary:
-          'Outbound messages created in [from, to), grouped: counts per status, parts, prices per currency, clicks, conversions',
+          'Outbound messages created in [from, to), grouped: counts per status, parts, prices per currency, ' +
+          'clicks, conversions',
         description: 'from and to: YYYY-MM-DD (UTC midnight) or ISO 8601; default the last 30 days. Days are UTC days.',
         security: [{ basicToken: [] }],
         querystring: Type.Object({

@@ -89,8 +89,9 @@ export async function statsFromRollup(
 ): Promise<StatsRow[]> {
   if (days.length === 0) return [];
   return db.query<StatsRow>(
-    `SELECT ${KEY[groupBy]} AS key, s.status, s.currency, sum(s.messages)::bigint AS messages, sum(s.parts)::bigint AS parts,
-       sum(s.price)::text AS price, sum(s.clicks)::bigint AS clicks, sum(s.conversions)::bigint AS conversions
+    `SELECT ${KEY[groupBy]} AS key, s.status, s.currency, sum(s.messages)::bigint AS messages,
+       sum(s.parts)::bigint AS parts, sum(s.price)::text AS price, sum(s.clicks)::bigint AS clicks,
+       sum(s.conversions)::bigint AS conversions
      FROM stats_daily s
      WHERE s.account_id = $1 AND s.day = ANY($7::date[]) AND ${FILTER}
      GROUP BY 1, 2, 3`,

@@ -20,8 +20,8 @@ export interface TemplateRow {
   updated_at: Date;
 }
 
-const COLUMNS = `id, account_id, channel_type, template_type, pattern, sender_name, date_from, date_to, status, manager_comment,
-  content, created_at, updated_at`;
+const COLUMNS = `id, account_id, channel_type, template_type, pattern, sender_name, date_from, date_to, status,
+  manager_comment, content, created_at, updated_at`;
 
 export interface TemplateFields {
   channelType: Channel;
@@ -54,7 +54,8 @@ export async function templateInsert(
       accountId,
     ]);
     const [row] = await tx.query<TemplateRow>(
-      `INSERT INTO templates (account_id, channel_type, template_type, pattern, sender_name, date_from, date_to, status, content, created_at, updated_at)
+      `INSERT INTO templates (account_id, channel_type, template_type, pattern, sender_name, date_from, date_to,
+         status, content, created_at, updated_at)
        SELECT $1, $2, $3, $4, $5, $6, $7, 'INTERNAL_REVIEW', $8, $9, $9
        WHERE $10 = 0 OR (SELECT count(*) FROM templates WHERE account_id = $1 AND deleted_at IS NULL) < $10
        RETURNING ${COLUMNS}`,
@@ -127,8 +128,9 @@ export async function templateUpdate(
   now: Date,
 ): Promise<TemplateRow> {
   const [row] = await db.query<TemplateRow>(
-    `UPDATE templates SET channel_type = $2, template_type = $3, pattern = $4, sender_name = $5, date_from = $6, date_to = $7,
-       content = $8, status = $9, manager_comment = CASE WHEN $9 = status THEN manager_comment ELSE NULL END, updated_at = $10
+    `UPDATE templates SET channel_type = $2, template_type = $3, pattern = $4, sender_name = $5, date_from = $6,
+       date_to = $7, content = $8, status = $9,
+       manager_comment = CASE WHEN $9 = status THEN manager_comment ELSE NULL END, updated_at = $10
      WHERE id = $1 RETURNING ${COLUMNS}`,
     [
       id,
@@ -153,7 +155,8 @@ export async function templateDecide(
   now: Date,
 ): Promise<TemplateRow | undefined> {
   const [row] = await db.query<TemplateRow>(
-    `UPDATE templates SET status = $2, manager_comment = $3, updated_at = $4 WHERE id = $1 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
+    `UPDATE templates SET status = $2, manager_comment = $3, updated_at = $4 WHERE id = $1 AND deleted_at IS NULL
+     RETURNING ${COLUMNS}`,
     [id, decision.status, decision.status === 'REJECTED' ? decision.comment : null, now],
   );
   return row;

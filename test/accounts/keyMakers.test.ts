@@ -134,7 +134,8 @@ describe.each(ENGINES)('keys that descend from a user (%s)', (engine) => {
       const deleting = t.admin('DELETE', `/admin/v1/accounts/${account.id}/users/${userId}`);
       await waitFor(async () => {
         const [row] = await t.testDb.db.query<{ waiting: number }>(
-          "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM account_users%'",
+          "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' " +
+            "AND query LIKE 'DELETE FROM account_users%'",
         );
         return row!.waiting > 0;
       });
@@ -149,7 +150,7 @@ describe.each(ENGINES)('keys that descend from a user (%s)', (engine) => {
     },
   );
 
-  it('refuses to mint for a user who is gone while the token is still live (a deletion that won the race): 401 4012', async () => {
+  it('refuses to mint for a user gone while the token lives (a deletion that won the race): 401 4012', async () => {
     const { userId, session } = await userSession();
     // The user row alone, as a deletion that committed after this request was authenticated leaves things.
     await t.testDb.db.query('DELETE FROM account_users WHERE id = $1', [userId]);

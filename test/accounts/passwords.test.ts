@@ -3,7 +3,7 @@ import { hashPassword, PasswordHasher } from '../../src/accounts/passwords.js';
 import { HeraldError } from '../../src/errors/catalogue.js';
 
 describe('the password hashing gate', () => {
-  it('runs as many hashes at once as allowed, queues as many as allowed, and refuses the rest with 503 5035', async () => {
+  it('runs as many hashes at once as allowed, queues as many as allowed, refuses the rest with 503 5035', async () => {
     const stored = await hashPassword('right password');
     const gate = new PasswordHasher(1, 1);
     const first = gate.verify('right password', stored);

@@ -139,9 +139,10 @@ describe.each(ENGINES)('callback deliveries: the claim (%s)', (engine) => {
       const targetId = await insertCallbackTarget(tx, accountId, 'http://127.0.0.1:9/many', T0);
       // Refused once each (attempts 1): a lane holds any number of those.
       await tx.query(
-        `INSERT INTO callback_deliveries (id, account_id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id,
-         events, state, attempts, next_attempt_at, window_started_at, created_at)
-       SELECT gen_random_uuid(), $1, $2, i % 16, '0', 0, '0', 0, 1, 'open', 1, $3::timestamptz - (i % 300) * interval '1 second', $3, $3
+        `INSERT INTO callback_deliveries (id, account_id, target_id, lane, after_txid, after_event_id, last_txid,
+         last_event_id, events, state, attempts, next_attempt_at, window_started_at, created_at)
+       SELECT gen_random_uuid(), $1, $2, i % 16, '0', 0, '0', 0, 1, 'open', 1,
+         $3::timestamptz - (i % 300) * interval '1 second', $3, $3
        FROM generate_series(1, 20000) i`,
         [accountId, targetId, T0],
       );

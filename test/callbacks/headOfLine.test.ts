@@ -36,7 +36,7 @@ describe.each(ENGINES)('a refused callback delivery does not block newer events 
   const laneOf = async (id: string): Promise<number> =>
     (await t.testDb.db.query<{ lane: number }>('SELECT get_byte(uuid_send($1::uuid), 15) % 16 AS lane', [id]))[0]!.lane;
 
-  it("delivers the lane's other messages while one delivery keeps being refused, and that message in order after", async () => {
+  it("delivers the lane's other messages while one delivery keeps being refused, then that one in order", async () => {
     let refusing = true;
     let refused = 0;
     const poisoned = (raw: string, id: string): boolean => raw.includes(id);
@@ -88,7 +88,8 @@ describe.each(ENGINES)('a refused callback delivery does not block newer events 
         `${ids.filter((id) => !accepted.some((e) => e.message_uuid === id)).length} not called back; ` +
         JSON.stringify(
           await t.testDb.db.query(
-            'SELECT lane, state, attempts, events, only_messages, excluded_messages, last_error, next_attempt_at FROM callback_deliveries WHERE account_id = $1 ORDER BY created_at',
+            'SELECT lane, state, attempts, events, only_messages, excluded_messages, last_error, next_attempt_at ' +
+              'FROM callback_deliveries WHERE account_id = $1 ORDER BY created_at',
             [account.id],
           ),
         ),

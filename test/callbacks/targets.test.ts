@@ -85,7 +85,7 @@ describe.each(ENGINES)('callback targets (%s)', (engine) => {
   };
   const allLanes = (targetId: number) => Array.from({ length: 16 }, (_, lane) => ({ targetId, lane }));
 
-  it('expires URLs unused for a day with nothing pending: their cursors go, and the URL once nothing refers to it', async () => {
+  it('expires URLs unused a day with nothing pending: their cursors go, then the URL once unreferenced', async () => {
     // A month before the other tests' URLs, which are not idle then.
     const start = new Date(NOW.getTime() - 30 * CALLBACK_TARGET_IDLE_MS);
     const clock = new TestClock(start);
@@ -142,7 +142,7 @@ describe.each(ENGINES)('callback targets (%s)', (engine) => {
     for (const id of [messaged, renewed, usedAgain]) expect(await stateOf(id)).toEqual({ exists: false, cursors: 0 });
   });
 
-  it('uses an id from memory for an hour after the last use the database recorded, and keeps at most its bound', async () => {
+  it('uses an id from memory for an hour after the last recorded use, and keeps at most its bound', async () => {
     const { id: accountId } = await insertAccount(db);
     const targets = new CallbackTargets(0, 2);
     const at = (minutes: number) => new Date(NOW.getTime() + minutes * MINUTE_MS);

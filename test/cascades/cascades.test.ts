@@ -81,7 +81,7 @@ describe.each(ENGINES)('cascades (%s)', (engine) => {
     expect((await cascade(root!)).state).toBe('done');
   });
 
-  it('moves on at every undelivered step to the last, each step a message whose callbacks name the cascade', async () => {
+  it('moves on at every undelivered step to the last; every callback of a step names the cascade', async () => {
     const [root] = await start([
       chain('79161300017', { callbackUrl: receiver.url, callbackEvents: ['sent', 'delivered', 'price'] }),
     ]);

@@ -14,7 +14,7 @@ import { waitFor } from '../helpers/waitFor.js';
  * the result in demo mode with its simulators, as an operator's first start would.
  */
 describe('the built Herald (npm start)', () => {
-  it('builds, starts on its embedded database with the simulators and a demo account, and delivers an SMS', async () => {
+  it('builds, starts on its embedded database with the simulators and a demo account, delivers an SMS', async () => {
     await promisify(execFile)('npm', ['run', 'build', '--silent'], { timeout: 120_000 });
     const dataDir = mkdtempSync(path.join(tmpdir(), 'herald-built-'));
     const herald = spawnHerald(

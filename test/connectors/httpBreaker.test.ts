@@ -66,7 +66,7 @@ describe('circuit breaker of an HTTP provider connector', () => {
     for (const p of [failing, healthy]) await new Promise((resolve) => p.server.close(resolve));
   });
 
-  it('takes a provider that keeps answering 5xx out of its routes, tries it again after the pause, and closes on success', async () => {
+  it('takes a provider that keeps answering 5xx out of routes, retries after a pause, closes on success', async () => {
     const router = new Router(
       [{ channel: 'VIBER', prefixes: [], connectors: ['primary', 'backup'] }],
       [primary, backup],

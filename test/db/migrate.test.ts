@@ -63,7 +63,8 @@ describe.each(ENGINES)('migrations (%s)', (engine) => {
       const known = loadMigrations();
       const newest = String(known.at(-1)!.version).padStart(4, '0');
       await expect(migrate(testDb.db, known)).rejects.toThrow(
-        `the database has migrations this Herald does not know (9001_from_the_future; this version knows up to ${newest}): ` +
+        `the database has migrations this Herald does not know (9001_from_the_future; ` +
+          `this version knows up to ${newest}): ` +
           'a newer Herald has migrated it; run that version, or restore a backup',
       );
       // An older code base (without the last migration) is refused the same way, before it applies anything.

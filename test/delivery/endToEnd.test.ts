@@ -54,7 +54,8 @@ describe.each(ENGINES)('delivery end to end through the simulators (%s)', (engin
   let account: TestAccount;
   const rows = async (ids: string[]): Promise<Row[]> =>
     t.testDb.db.query<Row>(
-      'SELECT id, destination, status, error_code, read_status FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[])',
+      'SELECT id, destination, status, error_code, read_status FROM messages WHERE account_id = $1 ' +
+        'AND id = ANY($2::uuid[])',
       [account.id, ids],
     );
 

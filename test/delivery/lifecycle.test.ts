@@ -46,7 +46,8 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
   const row = async (id: string): Promise<Row> =>
     (
       await db.query<Row>(
-        'SELECT status, read_status, error_code, price_final, price_refunded, due_at, history FROM messages WHERE id = $1',
+        'SELECT status, read_status, error_code, price_final, price_refunded, due_at, history FROM messages ' +
+          'WHERE id = $1',
         [id],
       )
     )[0]!;
@@ -101,7 +102,7 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
     ['delivered', 'read'],
     ['read', 'delivered'],
   ] as const) {
-    it(`records and calls back delivered before read when both come in one batch (${order.join(' then ')})`, async () => {
+    it(`records and calls back delivered before read when both come in a batch (${order.join(' then ')})`, async () => {
       const w = writer();
       const id = await message();
       const c = await submit(w, id);
@@ -117,7 +118,7 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
     });
   }
 
-  it('records the delivery first when a read arrives before it, and ignores the delivery that comes later', async () => {
+  it('records the delivery first when a read arrives before it, and ignores the delivery coming later', async () => {
     const w = writer();
     const id = await message();
     const c = await submit(w, id);
@@ -175,7 +176,8 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
     const id = await message();
     // The submission row exists (written by another process) but the message is still `sending`.
     await db.query(
-      `INSERT INTO submissions (connector_id, carrier_id, account_id, message_id, part, parts, created_at) VALUES ($1, 'early', $2, $3, 1, 1, $4)`,
+      `INSERT INTO submissions (connector_id, carrier_id, account_id, message_id, part, parts, created_at)
+       VALUES ($1, 'early', $2, $3, 1, 1, $4)`,
       [CONNECTOR, accountId, id, at(1)],
     );
     await db.transaction((tx) => applyReceipts(tx, [receipt('early', 'read', 3)]));
@@ -216,7 +218,7 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
     expect(await row(id)).toMatchObject({ status: 'undelivered', error_code: DELIVERY_ERRORS.noReceipt });
   });
 
-  it('makes the price final with an event when the message is sent, in the account currency even when free', async () => {
+  it('makes the price final with an event when the message is sent, in the account currency even if free', async () => {
     const w = writer();
     const free = await message({ channel: 'SMS' });
     const priced = await message({ channel: 'SMS', price: 2.5 });

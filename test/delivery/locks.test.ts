@@ -137,7 +137,8 @@ describe.runIf(ON_POSTGRES)('lock order under concurrent stop, receipts and refu
     }
     expect(errors).toEqual([]);
     const [refunds] = await db.query<{ n: number; total: string }>(
-      "SELECT count(*)::int AS n, coalesce(sum(price), 0) AS total FROM messages WHERE status = 'unsent' AND price_refunded",
+      "SELECT count(*)::int AS n, coalesce(sum(price), 0) AS total FROM messages WHERE status = 'unsent' " +
+        'AND price_refunded',
     );
     expect(refunds!.n).toBe(refundsExpected);
     // Each refund was credited once: every balance is back where it started.

@@ -140,7 +140,8 @@ describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts 
     );
     expect(outcome).toMatchObject({ orphaned: 1, applied: 0 });
     await t.testDb.db.query(
-      `INSERT INTO submissions (connector_id, carrier_id, account_id, message_id, part, parts, created_at) VALUES ('other-smsc', 'c-1', $1, $2, 1, 1, now())`,
+      `INSERT INTO submissions (connector_id, carrier_id, account_id, message_id, part, parts, created_at)
+       VALUES ('other-smsc', 'c-1', $1, $2, 1, 1, now())`,
       [account.id, id],
     );
     await t.herald.jobs!.run('match-orphan-receipts');

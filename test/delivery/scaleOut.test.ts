@@ -18,7 +18,7 @@ describe.runIf(ON_POSTGRES)('two api and two worker processes on one PostgreSQL'
     await receiver?.stop();
   });
 
-  it('take traffic on either api, send every message once through both workers, and call back once per message', async () => {
+  it('take traffic on either api, send each message once through both workers, and call back once each', async () => {
     receiver = await new Receiver().start();
     cluster = await startCluster({ delayMs: 20, env: { HERALD_CALLBACK_ALLOW_PRIVATE: 'true' } });
     const apis = await Promise.all([cluster.start('api'), cluster.start('api')]);

@@ -151,7 +151,8 @@ describe.each(ENGINES)('checks at the moment of sending (%s)', (engine) => {
     const now = t.clock.now();
     for (const subscriber of ['79161240040', '79161240041']) {
       await t.testDb.db.query(
-        'INSERT INTO whatsapp_windows (account_id, sender_name, subscriber, opened_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
+        'INSERT INTO whatsapp_windows (account_id, sender_name, subscriber, opened_at, expires_at) ' +
+          'VALUES ($1, $2, $3, $4, $5)',
         [account.id, SENDER, subscriber, now, new Date(now.getTime() + 24 * 3600_000)],
       );
     }

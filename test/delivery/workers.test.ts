@@ -48,7 +48,7 @@ describe.runIf(ON_POSTGRES)('worker processes on one PostgreSQL', () => {
     expect(sessions.size).toBe(2);
   }, 120_000);
 
-  it('a worker killed mid-batch loses nothing: a new worker finishes, and duplicates are only unrecorded submissions', async () => {
+  it('a worker killed mid-batch loses nothing: a new one finishes; only unrecorded submissions repeat', async () => {
     cluster = await startCluster({ delayMs: 20, env: { HERALD_LEASE_SECONDS: '3' } });
     await cluster.start('api');
     const first = await cluster.start('worker');
@@ -81,7 +81,8 @@ describe.runIf(ON_POSTGRES)('worker processes on one PostgreSQL', () => {
       expect(row.sent).toBe(1);
     }
     process.stdout.write(
-      `crash test: ${submittedBeforeKill} submitted before SIGKILL, ${duplicates.length} submitted twice (unrecorded at the kill), 0 lost\n`,
+      `crash test: ${submittedBeforeKill} submitted before SIGKILL, ${duplicates.length} submitted twice ` +
+        `(unrecorded at the kill), 0 lost\n`,
     );
     // At most the window in flight plus one unwritten group of records can be caught unrecorded.
     expect(duplicates.length).toBeLessThanOrEqual(1200);

@@ -11,7 +11,7 @@ import { ENGINES, openTestDb } from '../helpers/engines.js';
 import { call } from '../helpers/http.js';
 
 describe('demo mode (DESIGN 1)', () => {
-  it('on the first embedded start creates a demo account that can send at once, and keeps it across restarts', async () => {
+  it('on the first embedded start creates a demo account that can send at once, kept across restarts', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'herald-demo-'));
     const config = loadConfig({ HERALD_DATA_DIR: dataDir, HERALD_PORT: '0', HERALD_LOG_LEVEL: 'silent' });
     expect(config.demo).toBe(true);

@@ -24,12 +24,14 @@ export async function insertAccount(
   const currency = fields.currency ?? 'RUB';
   const now = fields.now ?? new Date('2026-03-10T09:00:00Z');
   const [row] = await db.query<{ id: number }>(
-    `INSERT INTO accounts (name, currency, callback_secret, created_at, updated_at) VALUES ($1, $2, $3, $4, $4) RETURNING id`,
+    `INSERT INTO accounts (name, currency, callback_secret, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
+     RETURNING id`,
     [fields.name ?? 'Factory account', currency, randomBytes(16).toString('hex'), now],
   );
   if (fields.balance !== undefined) {
     await db.query(
-      `WITH entry AS (INSERT INTO balance_ledger (account_id, currency, amount, kind, created_at) VALUES ($1, $2, $3, 'adjustment', $4))
+      `WITH entry AS (INSERT INTO balance_ledger (account_id, currency, amount, kind, created_at)
+         VALUES ($1, $2, $3, 'adjustment', $4))
        INSERT INTO account_balances (account_id, currency, amount, updated_at) VALUES ($1, $2, $3, $4)`,
       [row!.id, currency, fields.balance, now],
     );
@@ -96,12 +98,12 @@ export async function insertMessage(db: Queryable, f: MessageFields): Promise<st
   const expires = f.expiresAt ?? new Date((planned ?? created).getTime() + (f.ttl ?? 90_000) * 1000);
   const status = f.status ?? 'sending';
   await db.query(
-    `INSERT INTO messages (account_id, id, created_at, channel_type, sender_name, destination, country, content, total_parts,
-       status, status_at, read_status, planned_send_at, due_at, deadline_at, expires_at, ttl, hours, days, use_local_time,
-       local_send_time, local_completion_time, price, currency, price_final, callback_target_id, callback_events,
-       template_id, history)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $3, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23,
-       $24, $25, $26, $27, $28)`,
+    `INSERT INTO messages (account_id, id, created_at, channel_type, sender_name, destination, country, content,
+       total_parts, status, status_at, read_status, planned_send_at, due_at, deadline_at, expires_at, ttl, hours, days,
+       use_local_time, local_send_time, local_completion_time, price, currency, price_final, callback_target_id,
+       callback_events, template_id, history)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $3, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
+       $23, $24, $25, $26, $27, $28)`,
     [
       f.accountId,
       id,
@@ -162,7 +164,8 @@ export interface EventRow {
 export async function insertCallbackEvent(db: Queryable, f: CallbackEventFields): Promise<EventRow> {
   const messageId = f.messageId ?? randomUUID();
   const [row] = await db.query<{ lane: number; txid: string; id: number }>(
-    `INSERT INTO callback_events (target_id, lane, account_id, message_id, event, channel_type, status, at, error_code, extra)
+    `INSERT INTO callback_events (target_id, lane, account_id, message_id, event, channel_type, status, at, error_code,
+       extra)
      VALUES ($1, coalesce($2::smallint, ${laneSql('$3::uuid')}), $4, $3, $5, $6, $7, $8, $9, $10)
      RETURNING lane, txid::text AS txid, id`,
     [
@@ -217,9 +220,9 @@ export async function insertCallbackDelivery(
   const start: LanePosition = { txid: '0', id: 0 };
   const state = f.state ?? 'open';
   await db.query(
-    `INSERT INTO callback_deliveries (id, account_id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id,
-       only_messages, excluded_messages, events, state, replay, attempts, next_attempt_at, window_started_at, created_at,
-       finished_at)
+    `INSERT INTO callback_deliveries (id, account_id, target_id, lane, after_txid, after_event_id, last_txid,
+       last_event_id, only_messages, excluded_messages, events, state, replay, attempts, next_attempt_at,
+       window_started_at, created_at, finished_at)
      VALUES ($1, $2, $3, $4, $5::xid8, $6, $7::xid8, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16, $17)`,
     [
       id,

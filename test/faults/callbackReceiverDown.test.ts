@@ -15,7 +15,7 @@ describe.each(ENGINES)('a callback receiver down for the whole retry window (%s)
     await Promise.all(receivers.map((r) => r.stop()));
   });
 
-  it('ends its deliveries failed without holding up another receiver, and replays every event once it is back', async () => {
+  it('ends its deliveries failed without holding up another receiver, and replays every event once back', async () => {
     t = await startTestHerald(engine, {
       delivery: { delayMs: 20 },
       clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }),

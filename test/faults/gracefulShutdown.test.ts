@@ -15,7 +15,7 @@ describe.runIf(ON_POSTGRES)('SIGTERM under load', () => {
     cluster = undefined;
   });
 
-  it('stops accepting, answers what it took, hands unsent messages back to the queue, unbinds and exits in time', async () => {
+  it('stops accepting, answers what it took, requeues unsent messages, unbinds and exits in time', async () => {
     // A slow SMSC (500 submissions a second through a window of 100) keeps most claimed messages waiting for
     // the window when the signal comes.
     cluster = await startCluster({ delayMs: 20, mps: 500, env: { HERALD_SHUTDOWN_SECONDS: '20' } });
@@ -46,7 +46,8 @@ describe.runIf(ON_POSTGRES)('SIGTERM under load', () => {
     // Every answered message is stored; none is left leased to the stopped worker: each is sent, or due now.
     const db = cluster.testDb.db;
     const stored = await db.query<{ id: string; status: string; leased: boolean }>(
-      `SELECT id::text AS id, status, lease_expires_at IS NOT NULL AND lease_expires_at > now() AS leased FROM messages WHERE account_id = $1`,
+      `SELECT id::text AS id, status, lease_expires_at IS NOT NULL AND lease_expires_at > now() AS leased FROM messages
+       WHERE account_id = $1`,
       [account.id],
     );
     const storedIds = new Set(stored.map((r) => r.id));
@@ -55,7 +56,8 @@ describe.runIf(ON_POSTGRES)('SIGTERM under load', () => {
     const waiting = stored.filter((r) => r.status === 'sending').length;
     expect(waiting).toBeGreaterThan(0);
     process.stdout.write(
-      `graceful shutdown: exited in ${tookMs} ms; ${stored.length} stored, ${stored.length - waiting} sent, ${waiting} back in the queue\n`,
+      `graceful shutdown: exited in ${tookMs} ms; ${stored.length} stored, ${stored.length - waiting} sent, ` +
+        `${waiting} back in the queue\n`,
     );
 
     // A new worker (with the default 60 s lease) sends the rest at once, each message once.

@@ -20,7 +20,7 @@ describe.runIf(ON_POSTGRES)('PostgreSQL restarted under load', () => {
     server = undefined;
   });
 
-  it('answers 503 5031 while the database is away, reconnects by itself, and loses or repeats nothing accepted', async () => {
+  it('answers 503 5031 while Postgres is away, reconnects by itself, loses or repeats nothing accepted', async () => {
     server = await startPrivatePostgres();
     cluster = await startCluster({ delayMs: 20, databaseUrl: server.url });
     const api = await cluster.start('api');
@@ -83,7 +83,8 @@ describe.runIf(ON_POSTGRES)('PostgreSQL restarted under load', () => {
     expect(submitted.size).toBe(load.accepted.length);
     expect([...submitted.values()].filter((n) => n > 1)).toEqual([]);
     process.stdout.write(
-      `postgres restart: ${load.accepted.length} accepted, ${load.outcomes.get(503)} batches answered 503 5031 while down, all delivered once\n`,
+      `postgres restart: ${load.accepted.length} accepted, ` +
+        `${load.outcomes.get(503)} batches answered 503 5031 while down, all delivered once\n`,
     );
   }, 180_000);
 });

@@ -87,7 +87,8 @@ describe.runIf(ON_POSTGRES)('a worker killed while it delivers callbacks', () =>
           .n === 0,
     );
     process.stdout.write(
-      `callback crash: ${receiver.received.length} POSTs, ${repeated.length} sent again whole with their delivery id (${twice} events), none lost\n`,
+      `callback crash: ${receiver.received.length} POSTs, ` +
+        `${repeated.length} sent again whole with their delivery id (${twice} events), none lost\n`,
     );
   }, 150_000);
 });

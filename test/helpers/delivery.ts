@@ -36,11 +36,13 @@ export async function waitAllDelivered(db: Db, accountId: number, count: number,
     timeoutMs,
     describe: async () => {
       const errors = await db.query<{ status: string; error_code: number; n: number }>(
-        'SELECT status, error_code, count(*) AS n FROM messages WHERE account_id = $1 AND error_code IS NOT NULL GROUP BY 1, 2',
+        'SELECT status, error_code, count(*) AS n FROM messages WHERE account_id = $1 AND error_code IS NOT NULL ' +
+          'GROUP BY 1, 2',
         [accountId],
       );
       const statuses = JSON.stringify(await messageStatusCounts(db, { accountId }));
-      return `${statuses} of ${count} expected delivered${errors.length ? `; error codes: ${JSON.stringify(errors)}` : ''}`;
+      const codes = errors.length ? `; error codes: ${JSON.stringify(errors)}` : '';
+      return `${statuses} of ${count} expected delivered${codes}`;
     },
   });
 }

@@ -31,7 +31,8 @@ export function startLoad(
         channelType: 'SMS',
         senderName: options.senderName,
         // The last digit 0 asks the simulators for a delivery.
-        destination: `7916${String((clientNo * 100_003 + batch * options.batchSize + k) % 1_000_000).padStart(6, '0')}0`,
+        destination:
+          '7916' + String((clientNo * 100_003 + batch * options.batchSize + k) % 1_000_000).padStart(6, '0') + '0',
         content: `${options.tag} ${clientNo}-${batch}-${k}`,
         ...(options.callbackUrl ? { callbackUrl: options.callbackUrl } : {}),
       }));

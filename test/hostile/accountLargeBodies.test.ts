@@ -25,7 +25,7 @@ describe.each(ENGINES)('hostile: large bodies from an account holder (%s)', (eng
   });
   afterAll(async () => t?.close());
 
-  it('refuses 15 MB to each route from its Content-Length (413 4130 at its own limit) while another account is unhurt', async () => {
+  it('refuses 15 MB per route by Content-Length (413 4130 at its limit) while another account is unhurt', async () => {
     const attack = accountLargeBodies();
     const state = await attack.setup(t);
     const { results, figures } = await underAttack(t, victim, (round) => attack.round(t, state, round), { rounds: 5 });

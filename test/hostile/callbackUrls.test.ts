@@ -28,7 +28,7 @@ describe.each(ENGINES)('hostile: unique callback URLs (%s)', (engine) => {
     await receiver?.stop();
   });
 
-  it('takes at most the daily limit of new URLs (item code 4291, nothing reserved) while another account is unhurt', async () => {
+  it('takes at most the daily new URL limit (4291, nothing reserved) while another account is unhurt', async () => {
     const attack = uniqueCallbackUrls(receiver.url);
     const state = await attack.setup(t);
     const { results, figures } = await underAttack(t, victim, (round) => attack.round(t, state, round), { rounds: 8 });
@@ -61,7 +61,7 @@ describe.each(ENGINES)('hostile: unique callback URLs (%s)', (engine) => {
     expectVictimUnhurt(figures);
   });
 
-  it('spends no work on idle URLs: ten thousand of them leave another account unhurt while callbacks flow', async () => {
+  it('spends no work on idle URLs: 10,000 of them leave another account unhurt while callbacks flow', async () => {
     const owner = await t.createAccount({ senderNames: [['SMS', 'Owner']] });
     // Ten thousand URLs with their lane cursors, made the way the limit would otherwise allow over a month.
     await t.testDb.db.query(

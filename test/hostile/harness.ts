@@ -157,7 +157,8 @@ export function expectVictimUnhurt(figures: VictimFigures): void {
   ].filter(Boolean);
   if (missed.length > 0) {
     throw new Error(
-      `the victim was hurt: ${missed.join(', ')} (targets ${VICTIM_P99_MS} / ${EVENT_LOOP_P99_MS} ms): ${JSON.stringify(figures)}`,
+      `the victim was hurt: ${missed.join(', ')} (targets ${VICTIM_P99_MS} / ${EVENT_LOOP_P99_MS} ms): ` +
+        `${JSON.stringify(figures)}`,
     );
   }
 }

@@ -27,7 +27,9 @@ describe.each(ENGINES)('hostile: a look-alike WhatsApp sender name (%s)', (engin
       body: {
         error: {
           code: 4091,
-          msg: `WhatsApp sender name "+${OWNER_NUMBER}" is the number of account ${state.owner.id} (approved as "${OWNER_NUMBER}"); a WhatsApp number has one owner`,
+          msg:
+            `WhatsApp sender name "+${OWNER_NUMBER}" is the number of account ${state.owner.id} ` +
+            `(approved as "${OWNER_NUMBER}"); a WhatsApp number has one owner`,
         },
       },
     });

@@ -15,7 +15,7 @@ describe.each(ENGINES)('hostile: the keys of a deleted user (%s)', (engine) => {
   });
   afterAll(async () => t?.close());
 
-  it('refuses every use of a key minted in the session of a deleted user, while another account is unhurt', async () => {
+  it("refuses every use of a key minted in a deleted user's session, while another account is unhurt", async () => {
     const attack = revokedKeys();
     const state = await attack.setup(t);
     const { results, figures } = await underAttack(t, victim, (round) => attack.round(t, state, round), { rounds: 20 });

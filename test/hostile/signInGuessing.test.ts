@@ -25,7 +25,7 @@ describe.each(ENGINES)('hostile: concurrent wrong passwords at sign-in (%s)', (e
   });
   afterAll(async () => t?.close());
 
-  it('lets at most the failure limit through to scrypt per address (the rest 429) while pages and another account stay fast', async () => {
+  it('lets only the failure limit per address reach scrypt (rest 429); pages, another account stay fast', async () => {
     const attack = signInGuessing();
     const state = await attack.setup(t);
     // Static pages are read from disk on libuv's thread pool, which scrypt shares: timed all through the attack.

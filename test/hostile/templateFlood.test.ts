@@ -20,7 +20,7 @@ describe.each(ENGINES)('hostile: templates without end (%s)', (engine) => {
   });
   afterAll(async () => t?.close());
 
-  it('takes the limit of templates per account, even when created at once, while another account is unhurt', async () => {
+  it('takes the limit of templates per account, even if created at once, while another account is unhurt', async () => {
     const state = await templateFlood.setup(t);
     const { results, figures } = await underAttack(t, victim, (round) => templateFlood.round(t, state, round), {
       rounds: LIMIT + 20,

@@ -43,7 +43,8 @@ describe('the reference page at /docs has a Content-Security-Policy and works un
       if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text());
     });
     await page.addInitScript(
-      `document.addEventListener('securitypolicyviolation', (e) => console.error('Content-Security-Policy violation: ' + e.violatedDirective + ' ' + e.blockedURI))`,
+      `document.addEventListener('securitypolicyviolation', (e) => ` +
+        `console.error('Content-Security-Policy violation: ' + e.violatedDirective + ' ' + e.blockedURI))`,
     );
     await page.goto(`${t.url}/docs`);
     await page.getByRole('heading', { name: /Herald Direct Messaging API/ }).waitFor();

@@ -570,8 +570,10 @@ async function fuzz(
   const cut = (_key: string, value: unknown) =>
     typeof value === 'string' && value.length > 300 ? `${value.slice(0, 300)}... (${value.length} characters)` : value;
   throw new Error(
-    `failed after ${details.numRuns} requests; replay with FUZZ_SEED=${details.seed} (path ${details.counterexamplePath})\n` +
-      `${JSON.stringify(details.counterexample?.[0], cut, 2)}\n${(details.errorInstance as Error | undefined)?.message ?? ''}`,
+    `failed after ${details.numRuns} requests; replay with FUZZ_SEED=${details.seed} ` +
+      `(path ${details.counterexamplePath})\n` +
+      `${JSON.stringify(details.counterexample?.[0], cut, 2)}\n` +
+      `${(details.errorInstance as Error | undefined)?.message ?? ''}`,
   );
 }
 
@@ -619,14 +621,16 @@ const RAW_REQUESTS: readonly [string, (f: Fixtures) => string | Buffer][] = [
   [
     'Expect: 100-continue',
     (f) =>
-      `POST /api/v1/message HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${f.main.traffic}\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n[]`,
+      `POST /api/v1/message HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${f.main.traffic}\r\n` +
+      `Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n[]`,
   ],
   ['invalid percent-encoding in a path parameter', () => 'GET /api/v1/message/%zz HTTP/1.1\r\nHost: x\r\n\r\n'],
   ['a path parameter over 100 characters', () => `GET /api/v1/message/${'a'.repeat(500)} HTTP/1.1\r\nHost: x\r\n\r\n`],
   [
     'a GET with a broken JSON body',
     (f) =>
-      `GET /api/v1/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${f.main.traffic}\r\nContent-Type: application/json\r\nContent-Length: 6\r\n\r\n{"a":1`,
+      `GET /api/v1/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${f.main.traffic}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: 6\r\n\r\n{"a":1`,
   ],
   ['a path escaping the docs folder', () => 'GET /docs/static/../../../package.json HTTP/1.1\r\nHost: x\r\n\r\n'],
   [
@@ -817,7 +821,9 @@ describe.each(ENGINES)('fuzzing every operation of /openapi.json (%s)', (engine)
     });
     expect(admin.body).toEqual({ error: { code: 4130, msg: 'Request body is larger than 3072 bytes' } });
 
-    const head = `POST /api/v1/message HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${f.main.traffic}\r\nContent-Type: application/json\r\n`;
+    const head =
+      `POST /api/v1/message HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${f.main.traffic}\r\n` +
+      `Content-Type: application/json\r\n`;
     const declared = await rawRequest(t.url, `${head}Content-Length: ${BODY_LIMIT + 1}\r\n\r\n`);
     expect(declared.body, declared.text).toEqual(tooLarge);
     const chunk = `${(32 * 1024).toString(16)}\r\n${'x'.repeat(32 * 1024)}\r\n`;
@@ -838,7 +844,8 @@ describe.each(ENGINES)('fuzzing every operation of /openapi.json (%s)', (engine)
   it('refuses a header block over 16 KiB with 431 and keeps serving', async () => {
     const reply = await rawRequest(
       t.url,
-      `GET /api/v1/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${f.main.traffic}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      `GET /api/v1/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${f.main.traffic}\r\n` +
+        `X-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
     );
     expect(reply.status, reply.text).toBe(431);
     expect(reply.body).toEqual({ error: { code: 4310, msg: 'Request headers are larger than 16384 bytes' } });

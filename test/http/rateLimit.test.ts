@@ -41,7 +41,7 @@ describe('refunds', () => {
 });
 
 describe.each(ENGINES)('rate limits over HTTP (%s)', (engine) => {
-  it('answers 429 4290 with Retry-After once an account exceeds its rate, and leaves other accounts alone', async () => {
+  it('answers 429 4290 with Retry-After once an account exceeds its rate, leaving other accounts alone', async () => {
     const t = await startTestHerald(engine, { env: { HERALD_RATE_LIMIT: '2' } });
     try {
       const busy = await t.createAccount();

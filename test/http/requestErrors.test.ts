@@ -74,7 +74,7 @@ describe.each(ENGINES)('request-level errors (DESIGN 3) (%s)', (engine) => {
     expect(wrongMethod.body).toEqual({ error: { code: 4040, msg: 'Route not found: DELETE /api/v1/balance' } });
   });
 
-  it('takes JSON 32 levels deep, refuses a path segment over 100 characters with 414 4140, and NUL in a query', async () => {
+  it('takes JSON 32 levels deep, refuses a path segment over 100 chars with 414 4140, and NUL in a query', async () => {
     const deep = await raw(`${'['.repeat(32)}${']'.repeat(32)}`);
     expect(deep.body.error.code).toBe(4220);
     const long = await t.call('GET', `/api/v1/message/${'a'.repeat(101)}`, { token: account.traffic });

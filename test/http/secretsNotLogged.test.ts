@@ -147,7 +147,8 @@ describe.each(ENGINES)('secrets never reach the logs (%s)', (engine) => {
     expect(
       await rawRequest(
         t.url,
-        `GET /admin/v1/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+        `GET /admin/v1/accounts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n` +
+          `X-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
       ),
     ).toContain(' 431 ');
 

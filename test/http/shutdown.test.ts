@@ -15,7 +15,8 @@ describe('stopping the API server', () => {
     // A keep-alive request whose body is still coming when the stop begins.
     const body = JSON.stringify({ name: 'late' });
     socket.write(
-      `POST /api/v1/traffic-centers HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\nAuthorization: Basic ${account.system}\r\n` +
+      `POST /api/v1/traffic-centers HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n` +
+        `Authorization: Basic ${account.system}\r\n` +
         `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
     );
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -75,7 +75,9 @@ describe.each(ENGINES)('slow clients (%s)', (engine) => {
   afterAll(async () => t?.close());
 
   it('cuts a client that sends its headers a byte at a time, with 408, while others are answered', async () => {
-    const headers = `GET /api/v1/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${account.traffic}\r\nX-Slow: ${'a'.repeat(200)}\r\n\r\n`;
+    const headers =
+      `GET /api/v1/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${account.traffic}\r\n` +
+      `X-Slow: ${'a'.repeat(200)}\r\n\r\n`;
     const slow = trickle(t.url, headers, 20);
     let answeredMeanwhile = 0;
     const others = (async () => {
@@ -103,7 +105,9 @@ describe.each(ENGINES)('slow clients (%s)', (engine) => {
   });
 
   it('cuts a client whose body trickles past the request timeout', async () => {
-    const head = `POST /api/v1/message HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${account.traffic}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`;
+    const head =
+      `POST /api/v1/message HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${account.traffic}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n`;
     const slow = trickle(t.url, '', 1000);
     // The headers arrive at once; then one byte of the body every 20 ms would take 20 s.
     slow.socket.write(head);

@@ -24,7 +24,7 @@ describe.each(ENGINES)('traffic centers and the keys bound to them (%s)', (engin
   });
   afterAll(async () => t?.close());
 
-  it("refuses with 409 4095 naming the live keys, the client's and the operator's; deletes once they are revoked", async () => {
+  it("refuses with 409 4095 naming the live keys, the client's and the operator's; deletes once revoked", async () => {
     const center = await newCenter('Shop');
     const client = await bindKey(center);
     const operator = await t.admin('POST', `/admin/v1/accounts/${account.id}/tokens`, {
@@ -97,7 +97,8 @@ describe.each(ENGINES)('traffic centers and the keys bound to them (%s)', (engin
       const binding = api('POST', '/api/v1/api-keys', { type: 'traffic', trafficCenterId: center });
       await waitFor(async () => {
         const [row] = await t.testDb.db.query<{ waiting: number }>(
-          "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'SELECT % FROM traffic_centers % FOR SHARE'",
+          "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' " +
+            "AND query LIKE 'SELECT % FROM traffic_centers % FOR SHARE'",
         );
         return row!.waiting > 0;
       });

@@ -120,10 +120,11 @@ describe.each(ENGINES)('WhatsApp chat rules and inbound messages (spec 2.2, 6.5)
     expect((await send({ contentType: 'text', text: 'Hello there' }, '79161234561')).body.items[0].code).toBe(4221);
   });
 
-  it('lists inbound messages, puts unmatched ones in the default center, and stores a repeated webhook once', async () => {
+  it('lists inbound messages, puts unmatched ones in the default center, stores a repeated webhook once', async () => {
     await t.call(
       'PUT',
-      `/api/v1/inbound-rules/${(await t.call('GET', '/api/v1/inbound-rules', { token: account.system })).body.items[0].id}`,
+      `/api/v1/inbound-rules/` +
+        `${(await t.call('GET', '/api/v1/inbound-rules', { token: account.system })).body.items[0].id}`,
       {
         token: account.system,
         body: {
@@ -198,7 +199,7 @@ describe.each(ENGINES)('WhatsApp chat rules and inbound messages (spec 2.2, 6.5)
     expect(unrouted).toMatchObject({ senderName: 'Nobody Inc', from: '79161234563', connectorId: 'sim-whatsapp' });
   });
 
-  it('stores an inbound for an account without inbound enabled and opens its window, but raises no callback', async () => {
+  it('stores an inbound for an account without inbound enabled and opens its window, but no callback', async () => {
     const quiet = await t.createAccount({ senderNames: [['WHATSAPP', 'Quiet']], openWhatsapp: false });
     await t.admin('PATCH', `/admin/v1/accounts/${quiet.id}`, { channels: { WHATSAPP: true } });
     const center = (await t.call('GET', '/api/v1/traffic-centers', { token: quiet.system })).body.items[0];

@@ -47,7 +47,7 @@ describe.each(ENGINES)('one owner per WhatsApp number, matched exactly (DESIGN 1
   });
   afterAll(async () => t?.close());
 
-  it("refuses to approve another account's number, in either E.164 spelling, and takes look-alikes and the owner's own", async () => {
+  it("refuses another account's number, in either E.164 spelling; takes look-alikes and the owner's own", async () => {
     const owner = await whatsapp(['15550002222']);
     const other = await whatsapp([]);
     const conflict = (name: string) => ({
@@ -55,7 +55,9 @@ describe.each(ENGINES)('one owner per WhatsApp number, matched exactly (DESIGN 1
       body: {
         error: {
           code: 4091,
-          msg: `WhatsApp sender name "${name}" is the number of account ${owner.id} (approved as "15550002222"); a WhatsApp number has one owner`,
+          msg:
+            `WhatsApp sender name "${name}" is the number of account ${owner.id} (approved as "15550002222"); ` +
+            `a WhatsApp number has one owner`,
         },
       },
     });

@@ -22,7 +22,7 @@ describe('recent clicks', () => {
     expect(recorded).toEqual(['a', 'a', 'b', 'a']);
   });
 
-  it('counts an IPv6 client by its /64 and an IPv4-mapped address as the IPv4 one, as the failure limit does', async () => {
+  it('counts an IPv6 client by its /64 and an IPv4-mapped address as IPv4, like the failure limit', async () => {
     const recent = new RecentClicks(new TestClock());
     const { recorded, record } = recorder();
     // One subscriber's /64: any of its 2^64 addresses, in any spelling, is the same client.

@@ -361,8 +361,8 @@ describeClaimSkipsLocked('delivery SQL: a claim skips messages another transacti
 async function manyDueMessages(tx: Queryable, status = 'sending'): Promise<void> {
   const accountId = (await insertAccount(tx)).id;
   await tx.query(
-    `INSERT INTO messages (account_id, id, created_at, channel_type, sender_name, destination, content, total_parts, status,
-       status_at, due_at)
+    `INSERT INTO messages (account_id, id, created_at, channel_type, sender_name, destination, content, total_parts,
+       status, status_at, due_at)
      SELECT $1, gen_random_uuid(), $2, 'SMS', 'Herald', '79161234560', '"bulk"', 1, $3, $2,
        $2::timestamptz - (i % 300) * interval '1 second'
      FROM generate_series(1, 20000) i`,

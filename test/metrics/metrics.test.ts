@@ -94,7 +94,7 @@ describe.each(ENGINES)('metrics, health and readiness (%s)', (engine) => {
 });
 
 describe.each(ENGINES)('queue and callback backlog figures (%s)', (engine) => {
-  it('shows messages waiting to be sent with the age of the oldest, and callback events not yet delivered', async () => {
+  it('shows messages waiting to be sent with the age of the oldest, and undelivered callback events', async () => {
     // An api-only process: nothing sends, so what is accepted waits.
     const t = await startTestHerald(engine, {
       clock: new TestClock('2026-03-10T09:00:00Z'),

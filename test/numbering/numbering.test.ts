@@ -55,7 +55,7 @@ describe('Russian numbering plan', () => {
     expect(lookupSubscriber(plan, '79241850000', 'RU').zones).toEqual(['Asia/Sakhalin', 'Asia/Srednekolymsk']);
   });
 
-  it('knows every subject named in the plan: each piece of a region cell is a subject, a municipality or the whole country', () => {
+  it('knows every subject named in the plan: each piece of a region cell is a subject, municipality or country', () => {
     const cells = new Set(
       readFileSync(BUNDLED_NUMBERING_PLAN, 'utf8')
         .split('\n')

@@ -74,7 +74,7 @@ describe.each(ENGINES)('connectors with live state for the operator (DESIGN 2, 8
     expect(after.submitted).toBeGreaterThanOrEqual(before + 5);
   });
 
-  it('flags the rows of a process that stopped reporting as stale, and removes its own rows when it stops', async () => {
+  it('flags the rows of a process that stopped reporting as stale, and drops its own rows when it stops', async () => {
     const state: ConnectorState = {
       id: 'sim-smsc',
       type: 'smpp',

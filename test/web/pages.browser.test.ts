@@ -56,13 +56,16 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
   /** Form controls without an accessible name (a label, aria-label or aria-labelledby): there should be none. */
   const unlabelledControls = (page: Page): Promise<string[]> =>
     // A string, evaluated in the page: the test code has no DOM types.
-    page.evaluate(`[...document.querySelectorAll('input, select, textarea')]
-      .filter((e) => e.type !== 'hidden' && !e.labels?.length && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby'))
-      .map((e) => e.outerHTML.slice(0, 120))`);
+    page.evaluate(
+      `[...document.querySelectorAll('input, select, textarea')]
+      .filter((e) => e.type !== 'hidden' && !e.labels?.length && !e.getAttribute('aria-label') && ` +
+        `!e.getAttribute('aria-labelledby'))
+      .map((e) => e.outerHTML.slice(0, 120))`,
+    );
   const nav = (page: Page, name: string) =>
     page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
 
-  it('a client registers a sender name, the operator approves it, the client sends with it, watches it delivered and replays its callback', async () => {
+  it('a client registers a sender name the operator approves, sends with it and replays its callback', async () => {
     const app = await appPage();
     await screenshot(app, `${engine}-app-dashboard`);
 
@@ -188,7 +191,7 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     await app.close();
   });
 
-  it('an account user signs in with a password by keyboard, and every page of both sites renders with labelled controls', async () => {
+  it('an account user signs in with a password by keyboard; each page of both sites labels its controls', async () => {
     const user = await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, {
       login: `clerk-${engine}`,
       password: 'correct horse battery',
@@ -317,7 +320,9 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     await console.close();
   }, 60_000);
 
-  it('pages change in place: focus moves to the new heading (not on a first load), the back button restores the filters, a click with a modifier key opens a tab, and signing out leads to /app', async () => {
+  // Focus moves to the new heading (not on a first load), the back button restores the filters, a click with a
+  // modifier key opens a tab, and signing out leads to /app.
+  it('pages change in place: heading focus, back button, modifier-click to a tab, signing out', async () => {
     const app = await appPage();
     // Page sets document.title and then focuses its heading (after a navigation) in one effect.
     const shown = (title: string) => expect.poll(() => app.title()).toBe(`${title} · Herald`);

@@ -256,7 +256,7 @@ describe.each(ENGINES)('web sessions and account users (docs/web.md) (%s)', (eng
       expect(await systemWorks(account.system)).toBe(200);
     });
 
-    it('signs out only with the session system token: 403 4030 with its traffic token or an API key, 401 without', async () => {
+    it('only the session system token signs out: 403 4030 with its traffic token or API key, 401 without', async () => {
       const session = await signIn({ token: account.system });
       expect((await t.call('DELETE', '/app/v1/session', { token: session.body.traffic })).body).toEqual(ACCESS_DENIED);
       expect((await t.call('DELETE', '/app/v1/session', { token: account.system })).body).toEqual(ACCESS_DENIED);
@@ -355,7 +355,7 @@ describe.each(ENGINES)('web sign-in and the failed-authentication limit (%s)', (
   });
   afterAll(async () => t?.close());
 
-  it('counts wrong passwords and bad tokens like bad API tokens: then 429 4290, even for right credentials', async () => {
+  it('counts wrong passwords and bad tokens as bad API tokens: then 429 4290, even for right credentials', async () => {
     const account = await t.createAccount();
     await t.admin('POST', `/admin/v1/accounts/${account.id}/users`, { login: 'carol', password: '12345678' });
     expect((await t.call('POST', '/app/v1/session', { body: { login: 'carol', password: '12345678' } })).status).toBe(
@@ -405,7 +405,7 @@ describe.each(ENGINES)('web sign-in under load: the limit is charged before the 
     expect((await signIn('12345678', '192.0.2.1')).status).toBe(429);
   });
 
-  it('turns away a sign-in beyond the hashes it runs and queues (503 5035, Retry-After), without charging it', async () => {
+  it('turns away a sign-in beyond the hashes it runs and queues (503 5035, Retry-After), not charging it', async () => {
     const [first, second] = await Promise.all([signIn('wrong', '192.0.2.2'), signIn('wrong', '192.0.2.3')]);
     const busy = first.status === 503 ? first : second;
     expect([first.status, second.status].sort()).toEqual([401, 503]);

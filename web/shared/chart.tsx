@@ -72,7 +72,10 @@ export function BarChart({
               width={barW}
               height={Math.max(0, PAD.top + innerH - y(p.value))}
             >
-              <title>{`${p.label}: ${p.value.toLocaleString()}${p.line !== undefined && lineLabel ? `, ${lineLabel.toLowerCase()} ${p.line.toLocaleString()}` : ''}`}</title>
+              <title>
+                {`${p.label}: ${p.value.toLocaleString()}` +
+                  (p.line !== undefined && lineLabel ? `, ${lineLabel.toLowerCase()} ${p.line.toLocaleString()}` : '')}
+              </title>
             </rect>
             {i % labelEvery === 0 && (
               <text class="axis" x={PAD.left + slot * i + slot / 2} y={HEIGHT - PAD.bottom + 16} text-anchor="middle">

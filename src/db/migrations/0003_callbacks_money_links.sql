@@ -89,7 +89,8 @@ CREATE TABLE callback_deliveries (
   created_at timestamptz NOT NULL,
   finished_at timestamptz
 );
-CREATE UNIQUE INDEX callback_deliveries_one_open ON callback_deliveries (target_id, lane) WHERE state = 'open' AND NOT replay;
+CREATE UNIQUE INDEX callback_deliveries_one_open ON callback_deliveries (target_id, lane)
+  WHERE state = 'open' AND NOT replay;
 CREATE INDEX callback_deliveries_due ON callback_deliveries (next_attempt_at) WHERE state = 'open';
 CREATE INDEX callback_deliveries_account ON callback_deliveries (account_id, state, created_at);
 

@@ -65,7 +65,8 @@ CREATE TABLE unrouted_inbounds (
 
 -- An inbound message is stored once even when the provider sends its webhook again.
 ALTER TABLE messages ADD COLUMN provider_message_id text;
-CREATE UNIQUE INDEX messages_inbound_once ON messages (account_id, provider_message_id) WHERE provider_message_id IS NOT NULL;
+CREATE UNIQUE INDEX messages_inbound_once ON messages (account_id, provider_message_id)
+  WHERE provider_message_id IS NOT NULL;
 
 -- Statistics: daily rollups (UTC days) of days that are behind the watermark, per account and dimension; the
 -- rows with tag = '' count whole messages, the others count the messages carrying that tag. Newer days, and days

@@ -24,8 +24,8 @@ SELECT s.account_id, s.day, s.channel_type, s.sender_name,
 FROM stats_daily s JOIN accounts a ON a.id = s.account_id
 WHERE s.status IN ('read', 'unread') OR s.currency = '';
 DELETE FROM stats_daily WHERE status IN ('read', 'unread') OR currency = '';
-INSERT INTO stats_daily (account_id, day, channel_type, sender_name, status, currency, tag, messages, parts, price, clicks,
-  conversions)
+INSERT INTO stats_daily (account_id, day, channel_type, sender_name, status, currency, tag, messages, parts, price,
+  clicks, conversions)
 SELECT account_id, day, channel_type, sender_name, status, currency, tag, sum(messages), sum(parts), sum(price),
   sum(clicks), sum(conversions)
 FROM stats_moved

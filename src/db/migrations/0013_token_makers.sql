@@ -8,7 +8,8 @@
 ALTER TABLE api_tokens
   ADD COLUMN created_by_user bigint,
   ADD COLUMN created_in_session text;
-CREATE INDEX api_tokens_created_by_user ON api_tokens (created_by_user) WHERE created_by_user IS NOT NULL AND revoked_at IS NULL;
+CREATE INDEX api_tokens_created_by_user ON api_tokens (created_by_user)
+  WHERE created_by_user IS NOT NULL AND revoked_at IS NULL;
 
 -- Sessions opened with a login before this migration descend from their user. Keys issued in them before it were
 -- not recorded and cannot be traced.
