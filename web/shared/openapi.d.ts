@@ -158,6 +158,10 @@ export interface paths {
                     template_id?: number;
                     /** @description the destination's country, ISO 3166-1 alpha-2 */
                     country_code?: string;
+                    /** @description the steps of this cascade (its root) */
+                    cascade_message_uuid?: string;
+                    /** @description true: first steps and messages outside cascades; false: later steps */
+                    root?: boolean;
                 };
                 header?: never;
                 path?: never;
@@ -505,6 +509,326 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/message/cascade": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send 1 to 1000 cascades: one notification over a chain of channels
+         * @description Each item of the answer names the cascade by its root, the message of its first step. A step is created when the one before ends as its condition says (not_delivered: undelivered or unsent; not_read: also delivered and not read in its lifetime); a delivery (a read for not_read) ends it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Same key and body within 24 h returns the first response */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        destination: string;
+                        tags?: string[];
+                        /** @enum {unknown} */
+                        trafficType?: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
+                        useLocalTime?: boolean;
+                        localSendTime?: string;
+                        localCompletionTime?: string;
+                        hours?: number[];
+                        days?: number[];
+                        shortUrl?: boolean;
+                        /** Format: uri */
+                        callbackUrl?: string;
+                        callbackEvents?: ("delivered" | "sent" | "read" | "price" | "click")[];
+                        cascade: {
+                            /** @enum {unknown} */
+                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                            senderName: string;
+                            content: string | {
+                                [key: string]: unknown;
+                            };
+                            /** @description seconds, the channel's bounds */
+                            ttl?: number;
+                            /** @description VOICECODE only */
+                            externalMessageId?: string;
+                            /**
+                             * @description when the next step follows; required on every step but the last, refused on the last
+                             * @enum {unknown}
+                             */
+                            condition?: "not_delivered" | "not_read";
+                        }[];
+                    }[];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description false guarantees that every message was generated */
+                            errors: boolean;
+                            items: {
+                                /** Format: uuid */
+                                messageUuid?: string;
+                                /** @description 201 created, else an item error code (4020, 4031, 4221) */
+                                code: number;
+                                msg?: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/message/cascade/{uuid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A cascade with each of its steps (by the uuid of any of its messages) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    uuid: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            cascadeMessageUuid: string;
+                            /**
+                             * @description running: a step is on its way or awaited; done: it ended; stopped: by the client
+                             * @enum {unknown}
+                             */
+                            state: "running" | "done" | "stopped";
+                            /** @description the last step created (1-based) */
+                            currentStep: number;
+                            stepCount: number;
+                            createdTime: string;
+                            endedTime: string | null;
+                            steps: {
+                                step: number;
+                                /** @enum {unknown} */
+                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                senderName: string;
+                                condition: ("not_delivered" | "not_read") | null;
+                                /** @description why the next step was created: undelivered, unsent or unread; null when it was not (or not yet) */
+                                movedOn: string | null;
+                                /** @description null: the step was not created */
+                                message: {
+                                    /** Format: uuid */
+                                    messageUuid: string;
+                                    /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
+                                    createdTime: string;
+                                    /** @enum {unknown} */
+                                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                    /**
+                                     * @description UI: sent from the personal account pages
+                                     * @enum {unknown}
+                                     */
+                                    sendingMethod: "API" | "UI";
+                                    trafficType: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO") | null;
+                                    templateId: number | null;
+                                    trafficCenterId: number | null;
+                                    externalMessageId: string | null;
+                                    senderName: string;
+                                    /** @description E.164 digits without + */
+                                    destination: string;
+                                    country: string | null;
+                                    region: string | null;
+                                    brand: string | null;
+                                    /** @description a string (SMS, FLASHCALL, VK) or the content object */
+                                    content: unknown;
+                                    tags: string[];
+                                    ttl: number | null;
+                                    hours: number[] | null;
+                                    days: number[] | null;
+                                    localSendTime: string | null;
+                                    localCompletionTime: string | null;
+                                    useLocalTime: boolean;
+                                    shortUrl: boolean;
+                                    callbackUrl: string | null;
+                                    callbackEvents: string[] | null;
+                                    totalParts: number;
+                                    price: {
+                                        totalPrice: number;
+                                        currency: string | null;
+                                        invoicedParts: number;
+                                        final: boolean;
+                                    };
+                                    plannedSendTime: string | null;
+                                    sentTime: string | null;
+                                    /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
+                                    statusTime: string;
+                                    /**
+                                     * @description the delivery outcome; it stays delivered when the message is read
+                                     * @enum {unknown}
+                                     */
+                                    status: "sending" | "sent" | "delivered" | "undelivered" | "unsent" | "inbound_sent";
+                                    /** @description VIBER, VK, WHATSAPP: whether a delivered message was read; null before */
+                                    readStatus: ("read" | "unread") | null;
+                                    cascadeMessageUuid: string | null;
+                                    cascadeStep: number | null;
+                                    errorCode: number | null;
+                                    /** @enum {unknown} */
+                                    direction: "outbound" | "inbound";
+                                    statusHistory: ({
+                                        /** @description a status, a read status (read, unread), or sending for a retry */
+                                        status: string;
+                                        /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
+                                        at: string;
+                                        errorCode?: number;
+                                        detail?: string;
+                                        connector?: string;
+                                        /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
+                                        retryAt?: string;
+                                        /** @description a late or duplicate receipt that changed nothing */
+                                        ignored?: boolean;
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[];
+                                } | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/message/{uuid}": {
         parameters: {
             query?: never;
@@ -653,7 +977,7 @@ export interface paths {
         put?: never;
         /**
          * Stop messages that have not been sent yet
-         * @description Item codes: 200 will be stopped (becomes unsent), 202 may not be stopped (being handed to the carrier), 403 already sent or final, 404 not found.
+         * @description Item codes: 200 will be stopped (becomes unsent), 202 may not be stopped (being handed to the carrier), 403 already sent or final, 404 not found. A step of a running cascade stops the cascade from that step on: 200, or 202 while its current step is being handed to the carrier.
          */
         post: {
             parameters: {
@@ -3143,7 +3467,7 @@ export interface paths {
                 query?: {
                     from?: string;
                     to?: string;
-                    groupBy?: "day" | "channelType" | "senderName" | "status" | "tag";
+                    groupBy?: "day" | "channelType" | "senderName" | "status" | "tag" | "cascadeStep";
                     channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
                     senderName?: string;
                     status?: string;
