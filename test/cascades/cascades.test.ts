@@ -65,10 +65,10 @@ describe.each(ENGINES)('cascades (%s)', (engine) => {
        WHERE cascade_id = $1 ORDER BY cascade_step`,
       [root],
     );
-  const cascade = async (root: string) =>
-    (await t.call('GET', `/api/v1/message/cascade/${root}`, { token: account.traffic })).body;
-  const settled = (root: string) =>
-    waitFor(async () => (await cascade(root)).state !== 'running', { timeoutMs: 30_000 });
+  const cascade = async (root: string, owner = account) =>
+    (await t.call('GET', `/api/v1/message/cascade/${root}`, { token: owner.traffic })).body;
+  const settled = (root: string, owner = account) =>
+    waitFor(async () => (await cascade(root, owner)).state !== 'running', { timeoutMs: 30_000 });
 
   it('ends at the first step when it is read', async () => {
     const [root] = await start([chain('79161300010', { callbackUrl: receiver.url })]);
@@ -192,10 +192,31 @@ describe.each(ENGINES)('cascades (%s)', (engine) => {
     }
   });
 
-  it('creates no further step once localCompletionTime has passed', async () => {
-    // 12:00 in Moscow now; the cascade must complete by 12:30; the VK step lives an hour.
+  it('creates a later step outside the window waiting for the next allowed instant', async () => {
+    t.clock.set('2026-03-11T09:50:00Z'); // 12:50 in Moscow; the cascade may send from 12:00 to 12:59
     const [root] = await start(
-      [chain('79161300046', { localCompletionTime: '2026-03-10 12:30:00', useLocalTime: false })].map((c) => ({
+      [chain('79161300056', { hours: [12], useLocalTime: false })].map((c) => ({
+        ...c,
+        cascade: [{ ...c.cascade[0], ttl: 900 }, ...c.cascade.slice(1)],
+      })),
+    );
+    await waitFor(async () => (await steps(root!))[0]?.status === 'delivered');
+    // Unread at 13:05: the VIBER step is created then, planned for tomorrow at 12:00.
+    t.clock.advance(901_000);
+    await t.herald.jobs!.run('expire-lifetimes');
+    await waitFor(async () => (await steps(root!)).length === 2);
+    const [planned] = await t.testDb.db.query<{ status: string; planned_send_at: Date }>(
+      'SELECT status, planned_send_at FROM messages WHERE cascade_id = $1 AND cascade_step = 2',
+      [root],
+    );
+    expect(planned).toEqual({ status: 'sending', planned_send_at: new Date('2026-03-12T09:00:00Z') });
+    expect(await cascade(root!)).toMatchObject({ state: 'running', currentStep: 2 });
+  });
+
+  it('creates no further step once localCompletionTime has passed', async () => {
+    t.clock.set('2026-03-12T09:00:00Z'); // 12:00 in Moscow; the cascade must complete by 12:30
+    const [root] = await start(
+      [chain('79161300046', { localCompletionTime: '2026-03-12 12:30:00', useLocalTime: false })].map((c) => ({
         ...c,
         cascade: [{ ...c.cascade[0], ttl: 3600 }, ...c.cascade.slice(1)],
       })),
@@ -206,5 +227,78 @@ describe.each(ENGINES)('cascades (%s)', (engine) => {
     await settled(root!);
     expect((await steps(root!)).map((r) => [r.cascade_step, r.read_status])).toEqual([[1, 'unread']]);
     expect(await cascade(root!)).toMatchObject({ state: 'done', currentStep: 1 });
+  });
+
+  it("reserves each step's price when it is created; a step that cannot be paid is unsent with 4020 and ends it", async () => {
+    for (const tariff of [
+      { channelType: 'VIBER', prefix: '7903556', price: 1.5, currency: 'RUB' },
+      { channelType: 'SMS', prefix: '7903556', price: 5, currency: 'RUB' },
+    ])
+      expect((await t.admin('POST', '/admin/v1/tariffs', tariff)).status).toBe(201);
+    const poor = await t.createAccount({ channels: { VIBER: true }, senderNames: [['SMS', SENDER]], balance: 2 });
+    // VIBER (1.5, refused by the carrier: unsent and refunded) -> SMS (5: more than the balance of 2).
+    const reply = await t.call('POST', '/api/v1/message/cascade', {
+      token: poor.traffic,
+      body: [
+        {
+          destination: '79035560008',
+          callbackUrl: receiver.url,
+          callbackEvents: ['delivered', 'price'],
+          cascade: [{ ...VIBER, condition: 'not_delivered' }, SMS],
+        },
+      ],
+    });
+    const root = reply.body.items[0].messageUuid as string;
+    await settled(root, poor);
+    const rows = await steps(root);
+    expect(rows.map((r) => [r.cascade_step, r.channel_type, r.status, r.error_code])).toEqual([
+      [1, 'VIBER', 'unsent', expect.any(Number)],
+      [2, 'SMS', 'unsent', 4020],
+    ]);
+    expect((await t.call('GET', '/api/v1/balance', { token: poor.traffic })).body).toEqual({ RUB: 2 });
+    const ledger = (await t.admin('GET', `/admin/v1/accounts/${poor.id}/ledger`)).body.items;
+    expect(ledger.map((e: { kind: string; amount: number }) => [e.kind, e.amount])).toEqual([
+      ['refund', 1.5],
+      ['reserve', -1.5],
+      ['adjustment', 2],
+    ]);
+    // The step refused at its creation is called back like any unsent message, as a step of its cascade.
+    const step2 = rows[1]!.id;
+    await waitFor(() =>
+      receiver.received
+        .flatMap((r) => (Array.isArray(r.body) ? r.body : [r.body]))
+        .some((b) => b.message_uuid === step2 && b.callback_event === 'delivered'),
+    );
+    const calls = receiver.received
+      .flatMap((r) => (Array.isArray(r.body) ? r.body : [r.body]))
+      .filter((b) => b.message_uuid === step2);
+    expect(calls.find((c) => c.callback_event === 'delivered')).toMatchObject({
+      status: 'unsent',
+      error_code: 4020,
+      cascade_message_uuid: root,
+      cascade_step: 2,
+    });
+  });
+
+  it('counts each step as a message in the statistics, and groups them by step', async () => {
+    const stats = await t.call('GET', '/api/v1/statistics?groupBy=cascadeStep', { token: account.system });
+    expect(stats.status).toBe(200);
+    const byStep = Object.fromEntries(
+      stats.body.items.map((g: { key: string; messages: number }) => [g.key, g.messages]),
+    );
+    // Each step of the account's cascades so far, as the messages table counts them.
+    const [counts] = await t.testDb.db.query<Record<string, number>>(
+      `SELECT count(*) FILTER (WHERE cascade_step = 1) AS "1", count(*) FILTER (WHERE cascade_step = 2) AS "2",
+         count(*) FILTER (WHERE cascade_step = 3) AS "3" FROM messages WHERE account_id = $1`,
+      [account.id],
+    );
+    expect(byStep).toEqual(
+      Object.fromEntries(
+        Object.entries(counts!)
+          .filter(([, n]) => Number(n) > 0)
+          .map(([k, n]) => [k, Number(n)]),
+      ),
+    );
+    expect(byStep['3']).toBeGreaterThan(0);
   });
 });

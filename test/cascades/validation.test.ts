@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES } from '../helpers/engines.js';
+import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { SENDER } from '../messages/messageFixtures.js';
+
+const VK = { channelType: 'VK', senderName: 'club1', content: 'Code 1234', condition: 'not_read' };
+const VIBER = { channelType: 'VIBER', senderName: 'Shop', content: { contentType: 'text', text: 'Code 1234' } };
+const SMS = { channelType: 'SMS', senderName: SENDER, content: 'Code 1234' };
+const valid = (changes: Record<string, unknown> = {}): Record<string, unknown> => ({
+  destination: '79161234567',
+  cascade: [VK, { ...VIBER, condition: 'not_delivered', ttl: 600 }, SMS],
+  ...changes,
+});
+
+type Case = readonly [name: string, body: unknown, error: Record<string, unknown>];
+
+/** Each refusal of POST /api/v1/message/cascade, with `index` (the cascade object) and `step` (0-based). */
+const REFUSALS: readonly Case[] = [
+  ['a body that is no array', valid(), { code: 4220, msg: 'Request body must be a JSON array of message objects' }],
+  ['an empty batch', [], { code: 4220, msg: 'Min count of messages is 1' }],
+  ['a cascade that is no object', [valid(), 'x'], { code: 4220, msg: 'Message must be a JSON object', index: 1 }],
+  ['no steps', [valid({ cascade: undefined })], { code: 4220, msg: 'Missing cascade', index: 0 }],
+  [
+    'seven steps',
+    [valid({ cascade: [...Array(6).fill({ ...SMS, condition: 'not_delivered' }), SMS] })],
+    { code: 4220, msg: 'Invalid cascade: an array of 1 to 6 steps', index: 0 },
+  ],
+  ['no destination', [valid({ destination: undefined })], { code: 4220, msg: 'Missing destination', index: 0 }],
+  ['an unknown field', [valid({ priority: 1 })], { code: 4220, msg: 'Invalid priority', index: 0 }],
+  ['a bad hour of the window', [valid({ hours: [25] })], { code: 4222, index: 0 }],
+  ['a bad traffic type', [valid({ trafficType: 'BULK' })], { code: 4220, msg: 'Invalid trafficType: "BULK"' }],
+  [
+    'a step without its condition',
+    [valid({ cascade: [{ ...VK, condition: undefined }, SMS] })],
+    { code: 4220, msg: 'Missing condition', index: 0, step: 0 },
+  ],
+  [
+    'a condition on the last step',
+    [valid(), valid({ cascade: [VK, { ...SMS, condition: 'not_delivered' }] })],
+    { code: 4220, msg: 'Invalid condition', index: 1, step: 1 },
+  ],
+  [
+    'an unknown condition',
+    [valid({ cascade: [{ ...VK, condition: 'not_clicked' }, SMS] })],
+    { code: 4220, msg: 'Invalid condition: not_clicked', index: 0, step: 0 },
+  ],
+  [
+    'not_read after a channel without read receipts',
+    [valid({ cascade: [{ ...SMS, condition: 'not_read' }, VIBER] })],
+    { code: 4220, msg: 'Invalid condition: not_read', index: 0, step: 0 },
+  ],
+  [
+    'a step field a step does not take',
+    [valid({ cascade: [{ ...VK, destination: '79161234567' }, SMS] })],
+    { code: 4220, msg: 'Invalid destination', index: 0, step: 0 },
+  ],
+  [
+    'a ttl out of the channel bounds',
+    [valid({ cascade: [VK, { ...SMS, ttl: 5 }] })],
+    { code: 4220, msg: 'Invalid TTL 5', index: 0, step: 1 },
+  ],
+  [
+    'a sender name not registered for SMS',
+    [valid({ cascade: [VK, { ...SMS, senderName: 'Nope' }] })],
+    { code: 4220, msg: 'No active sender name: (SMS, Nope)', index: 0, step: 1 },
+  ],
+  ['empty content', [valid({ cascade: [{ ...VK, content: '' }, SMS] })], { code: 4220, index: 0, step: 0 }],
+];
+
+describe.each(ENGINES)('cascade requests (%s)', (engine) => {
+  let t: TestHerald;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    t = await startTestHerald(engine);
+    // WHATSAPP has a sender name but stays off (as by default).
+    account = await t.createAccount({
+      channels: { VK: true, VIBER: true },
+      senderNames: [
+        ['SMS', SENDER],
+        ['WHATSAPP', SENDER],
+      ],
+      openWhatsapp: false,
+    });
+  });
+  afterAll(async () => t?.close());
+
+  const post = (body: unknown, options: { token?: string; auth?: string; headers?: Record<string, string> } = {}) =>
+    t.call('POST', '/api/v1/message/cascade', { token: account.traffic, body, ...options });
+  const count = async (): Promise<number> =>
+    Number(
+      (
+        await t.testDb.db.query<{ n: number }>('SELECT count(*) AS n FROM cascades WHERE account_id = $1', [account.id])
+      )[0]!.n,
+    );
+
+  it.each(REFUSALS)('refuses %s with 422 and stores nothing', async (_name, body, error) => {
+    const before = await count();
+    const reply = await post(body);
+    expect(reply.status).toBe(422);
+    expect(reply.body.error).toMatchObject(error);
+    if (!('step' in error)) expect(reply.body.error).not.toHaveProperty('step');
+    expect(await count()).toBe(before);
+  });
+
+  it('takes a valid cascade, its steps in a text channel given as {text}, and answers with the root', async () => {
+    const reply = await post([
+      valid({
+        cascade: [
+          { ...VK, content: { text: 'Code 1234' } },
+          { ...SMS, content: { contentType: 'text', text: 'x' } },
+        ],
+      }),
+    ]);
+    expect(reply.status).toBe(200);
+    expect(reply.body.errors).toBe(false);
+    const root = reply.body.items[0].messageUuid;
+    const message = (await t.call('GET', `/api/v1/message/${root}`, { token: account.traffic })).body;
+    expect(message).toMatchObject({ messageUuid: root, channelType: 'VK', content: 'Code 1234', cascadeStep: 1 });
+    expect(message.cascadeMessageUuid).toBe(root);
+    const cascade = (await t.call('GET', `/api/v1/message/cascade/${root}`, { token: account.traffic })).body;
+    expect(cascade).toMatchObject({ cascadeMessageUuid: root, state: 'running', currentStep: 1, stepCount: 2 });
+    expect(cascade.steps[1]).toMatchObject({ step: 2, channelType: 'SMS', condition: null, message: null });
+  });
+
+  it('applies the window fields to every step, whatever its channel takes', async () => {
+    const reply = await post([
+      valid({
+        hours: [10, 11],
+        cascade: [{ channelType: 'FLASHCALL', senderName: 'any', content: '1234', condition: 'not_delivered' }, SMS],
+      }),
+    ]);
+    expect(reply.body.errors).toBe(false);
+    const message = (
+      await t.call('GET', `/api/v1/message/${reply.body.items[0].messageUuid}`, { token: account.traffic })
+    ).body;
+    expect(message).toMatchObject({ channelType: 'FLASHCALL', hours: [10, 11] });
+  });
+
+  it('takes Bearer as well as Basic, and refuses a system token with 403 4030', async () => {
+    expect((await post([valid()], { auth: `Bearer ${account.traffic}` })).status).toBe(200);
+    const system = await post([valid()], { token: account.system });
+    expect(system.status).toBe(403);
+    expect(system.body.error.code).toBe(4030);
+    expect((await post([valid()], { token: undefined })).status).toBe(401);
+  });
+
+  it('answers a repeated Idempotency-Key with the first answer, creating nothing more', async () => {
+    const headers = { 'idempotency-key': 'cascade-key-1' };
+    const first = await post([valid()], { headers });
+    const before = await count();
+    const again = await post([valid()], { headers });
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await count()).toBe(before);
+  });
+
+  it('refuses a cascade with a step on a channel the account may not use, as an item', async () => {
+    const reply = await post([
+      valid(),
+      valid({
+        cascade: [VK, { channelType: 'WHATSAPP', senderName: SENDER, content: { contentType: 'text', text: 'x' } }],
+      }),
+    ]);
+    expect(reply.status).toBe(200);
+    expect(reply.body.errors).toBe(true);
+    expect(reply.body.items[0].code).toBe(201);
+    expect(reply.body.items[1]).toMatchObject({ code: 4031 });
+  });
+
+  it('lists the steps of a cascade, and first steps apart from later ones', async () => {
+    const [root] = (await post([valid()])).body.items.map((i: { messageUuid: string }) => i.messageUuid);
+    const list = (query: string) =>
+      t.call('GET', `/api/v1/message?${query}`, { token: account.traffic }).then((r) => r.body);
+    const steps = await list(`cascade_message_uuid=${root}`);
+    expect(steps.items.map((m: { messageUuid: string }) => m.messageUuid)).toEqual([root]);
+    expect(steps.total).toBe(1);
+    const roots = await list('root=true&per_page=1000');
+    expect(roots.items.some((m: { messageUuid: string }) => m.messageUuid === root)).toBe(true);
+    expect((await list('root=false')).total).toBe(0);
+    expect((await list('cascade_message_uuid=nope')).items).toBeUndefined();
+  });
+});
