@@ -229,7 +229,7 @@ describe.each(ENGINES)('cascades (%s)', (engine) => {
     expect(await cascade(root!)).toMatchObject({ state: 'done', currentStep: 1 });
   });
 
-  it("reserves each step's price when created; a step that cannot be paid is unsent with 4020 and ends it", async () => {
+  it("reserves each step's price when created; a step that cannot be paid is unsent (4020) and ends it", async () => {
     for (const tariff of [
       { channelType: 'VIBER', prefix: '7903556', price: 1.5, currency: 'RUB' },
       { channelType: 'SMS', prefix: '7903556', price: 5, currency: 'RUB' },
