@@ -27,8 +27,8 @@ const COMMON_FIELDS = [
 const WINDOW_FIELDS = ['useLocalTime', 'localSendTime', 'localCompletionTime', 'hours', 'days'] as const;
 /** The fields of a step. */
 const STEP_FIELDS = ['channelType', 'senderName', 'content', 'ttl', 'externalMessageId', 'condition'] as const;
-/** Channels whose content is a text, which a step may also give as `{"text": ...}`. */
-const TEXT_CHANNELS: ReadonlySet<Channel> = new Set(['SMS', 'VK', 'FLASHCALL', 'VOICECODE']);
+/** Channels whose content is a string (see textContent). */
+const STRING_CHANNELS: ReadonlySet<Channel> = new Set(['SMS', 'VK', 'FLASHCALL']);
 
 export interface ValidStep {
   /** The step as a message, the cascade's common fields in it; its window is the cascade's. */
@@ -121,12 +121,20 @@ function validateCondition(value: unknown, last: boolean): Condition | null {
   return value as Condition;
 }
 
-/** A text channel's step content given as `{"text": ..., "contentType": "text"}` becomes its text. */
+/**
+ * A step's text in the form its channel takes: SMS, VK and FLASHCALL take a string, which a step may also give as
+ * `{"text": ...}` (optionally with `"contentType": "text"`); VOICECODE, VIBER and WHATSAPP take
+ * `{"contentType": "text", "text": ...}`, which a step may also give as a string or without its contentType.
+ */
 function textContent(channel: unknown, content: unknown): unknown {
-  if (!isChannel(channel) || !TEXT_CHANNELS.has(channel) || !isPlainObject(content)) return content;
-  const keys = Object.keys(content);
-  const onlyText = keys.every((k) => k === 'text' || (k === 'contentType' && content.contentType === 'text'));
-  return onlyText && typeof content.text === 'string' ? content.text : content;
+  if (!isChannel(channel)) return content;
+  const textObject =
+    isPlainObject(content) &&
+    typeof content.text === 'string' &&
+    Object.keys(content).every((k) => k === 'text' || (k === 'contentType' && content.contentType === 'text'));
+  if (STRING_CHANNELS.has(channel)) return textObject ? (content as { text: string }).text : content;
+  if (typeof content === 'string') return { contentType: 'text', text: content };
+  return textObject ? { contentType: 'text', text: (content as { text: string }).text } : content;
 }
 
 const acceptsShortUrl = (channel: unknown): boolean =>

@@ -3,7 +3,7 @@ import { ENGINES } from '../helpers/engines.js';
 import { Receiver } from '../helpers/receiver.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { SENDER } from '../messages/messageFixtures.js';
+import { SENDER, VALID } from '../messages/messageFixtures.js';
 
 const VK = { channelType: 'VK', senderName: 'club1', content: 'Your code 1234', ttl: 60 };
 const VIBER = { channelType: 'VIBER', senderName: 'Shop', content: { contentType: 'text', text: 'Your code 1234' } };
@@ -132,6 +132,34 @@ describe.each(ENGINES)('cascades (%s)', (engine) => {
       'unread',
       null,
       null,
+    ]);
+  });
+
+  it('moves on through FLASHCALL, VOICECODE and WHATSAPP steps alike', async () => {
+    const other = await t.createAccount({
+      channels: { WHATSAPP: true },
+      senderNames: [['WHATSAPP', SENDER]],
+    });
+    const reply = await t.call('POST', '/api/v1/message/cascade', {
+      token: other.traffic,
+      body: [
+        {
+          destination: '79161300067',
+          cascade: [
+            { ...VALID.FLASHCALL, destination: undefined, condition: 'not_delivered' },
+            { ...VALID.VOICECODE, destination: undefined, condition: 'not_delivered' },
+            { ...VALID.WHATSAPP, destination: undefined },
+          ],
+        },
+      ],
+    });
+    expect(reply.body, JSON.stringify(reply.body)).toMatchObject({ errors: false });
+    const root = reply.body.items[0].messageUuid as string;
+    await settled(root, other);
+    expect((await steps(root)).map((r) => [r.cascade_step, r.channel_type, r.status])).toEqual([
+      [1, 'FLASHCALL', 'undelivered'],
+      [2, 'VOICECODE', 'undelivered'],
+      [3, 'WHATSAPP', 'undelivered'],
     ]);
   });
 

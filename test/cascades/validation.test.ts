@@ -103,11 +103,12 @@ describe.each(ENGINES)('cascade requests (%s)', (engine) => {
     expect(await count()).toBe(before);
   });
 
-  it('takes a valid cascade, its steps in a text channel given as {text}, and answers with the root', async () => {
+  it('takes a valid cascade, its texts in either form, and answers with the root', async () => {
     const reply = await post([
       valid({
         cascade: [
           { ...VK, content: { text: 'Code 1234' } },
+          { ...VIBER, content: 'Code 1234', condition: 'not_delivered' },
           { ...SMS, content: { contentType: 'text', text: 'x' } },
         ],
       }),
@@ -118,9 +119,18 @@ describe.each(ENGINES)('cascade requests (%s)', (engine) => {
     const message = (await t.call('GET', `/api/v1/message/${root}`, { token: account.traffic })).body;
     expect(message).toMatchObject({ messageUuid: root, channelType: 'VK', content: 'Code 1234', cascadeStep: 1 });
     expect(message.cascadeMessageUuid).toBe(root);
+    const [stored] = await t.testDb.db.query<{ steps: { message: { content: unknown } }[] }>(
+      'SELECT steps FROM cascades WHERE id = $1',
+      [root],
+    );
+    expect(stored!.steps.map((s) => s.message.content)).toEqual([
+      'Code 1234',
+      { contentType: 'text', text: 'Code 1234' },
+      'x',
+    ]);
     const cascade = (await t.call('GET', `/api/v1/message/cascade/${root}`, { token: account.traffic })).body;
-    expect(cascade).toMatchObject({ cascadeMessageUuid: root, state: 'running', currentStep: 1, stepCount: 2 });
-    expect(cascade.steps[1]).toMatchObject({ step: 2, channelType: 'SMS', condition: null, message: null });
+    expect(cascade).toMatchObject({ cascadeMessageUuid: root, state: 'running', currentStep: 1, stepCount: 3 });
+    expect(cascade.steps[2]).toMatchObject({ step: 3, channelType: 'SMS', condition: null, message: null });
   });
 
   it('applies the window fields to every step, whatever its channel takes', async () => {
