@@ -78,6 +78,7 @@ export class SmscSimulator {
   private counter = 0;
   private down = false;
   private stalled = false;
+  private silentBinds = false;
   private refusal: number | undefined;
   private keepSubmissions = true;
   port = 0;
@@ -128,6 +129,11 @@ export class SmscSimulator {
   setDown(down: boolean): void {
     this.down = down;
     if (down) this.dropConnections();
+  }
+
+  /** While set, binds are taken and never answered, as from an SMSC whose bind handling hangs. */
+  setSilentBinds(silent: boolean): void {
+    this.silentBinds = silent;
   }
 
   /** While stalled, the SMSC keeps its connections but answers nothing (no submit_sm_resp, no enquire_link_resp). */
@@ -185,6 +191,7 @@ export class SmscSimulator {
     session.on('close', () => this.onClose(session));
     const bind = (pdu: smpp.PDU): void => {
       this.bindAttempts++;
+      if (this.silentBinds) return;
       if (this.down || pdu.system_id !== this.options.systemId || pdu.password !== this.options.password) {
         session.send(pdu.response({ command_status: this.down ? smpp.ESME_RSYSERR : smpp.ESME_RINVPASWD }));
         session.close();
