@@ -7,14 +7,14 @@ import type { Connector, ConnectorState, OutboundMessage, ReceiptSink, SubmitOut
 import { Throttle } from '../throttle.js';
 import { type Clock, systemClock } from '../../util/clock.js';
 import { DeliverSmResp, SubmitSm, type SubmitSmFields } from './hotPdus.js';
-import { isTransientStatus, SMPP_STATUS, statusName, THROTTLED_RETRY_MS, TRANSIENT_RETRY_MS } from './smppErrors.js';
+import { isTransientStatus, SMPP_STATUS, statusName, TRANSIENT_RETRY_MS } from './smppErrors.js';
+import { SmscThrottling, THROTTLE_PAUSE_MIN_MS } from './smscThrottling.js';
 import {
   ESM_DELIVERY_RECEIPT,
   parseReceipt,
   relativeTime,
   smsPdus,
   sourceAddress,
-  type SubmitPart,
 } from './smppMessage.js';
 import {
   type PduResult,
@@ -29,6 +29,8 @@ import {
 const MAX_QUEUE_WAIT_MS = 10_000;
 /** Retry delay when the session is down: short, because another connector of the route may take it. */
 const NOT_BOUND_RETRY_MS = 1000;
+/** Refusals that mean "send slower": they pause the whole connector instead of failing the message. */
+const SLOW_DOWN: ReadonlySet<number> = new Set([SMPP_STATUS.RTHROTTLED, SMPP_STATUS.RMSGQFUL]);
 
 /** A connector's state is its best session's: bound if any transmitting session is. */
 const STATE_RANK: Readonly<Record<SessionState, number>> = {
@@ -51,6 +53,7 @@ export class SmppConnector implements Connector {
   readonly id: string;
   private readonly sessions: SmppSession[];
   private readonly throttle: Throttle;
+  private readonly throttling: SmscThrottling;
   private reference = Math.floor(Math.random() * 256);
   private submitted = 0;
   private nextSession = 0;
@@ -66,6 +69,7 @@ export class SmppConnector implements Connector {
   ) {
     this.id = config.id;
     this.throttle = new Throttle(config.window, config.mps);
+    this.throttling = new SmscThrottling(this.throttle, clock);
     const settings = { ...config, tls: config.tls ?? SMPP_DEFAULTS.tls };
     const count = config.sessions ?? SMPP_DEFAULTS.sessions;
     const roles: SessionRole[] =
@@ -90,6 +94,7 @@ export class SmppConnector implements Connector {
 
   release(): void {
     this.throttle.rejectAll();
+    this.throttling.cancel();
   }
 
   /** Resolves when bound, or after `timeoutMs` with false. */
@@ -134,6 +139,7 @@ export class SmppConnector implements Connector {
   /** Unbinds every session politely, then closes; submissions in flight fail as transient. */
   async stop(): Promise<void> {
     this.throttle.rejectAll();
+    this.throttling.cancel();
     await Promise.all(this.sessions.map((s) => s.stop()));
   }
 
@@ -168,22 +174,31 @@ export class SmppConnector implements Connector {
       registered_delivery: 1,
       validity_period: message.ttlSeconds ? relativeTime(message.ttlSeconds) : '',
     };
+    const deadline = this.throttling.now() + MAX_QUEUE_WAIT_MS;
     const results =
       parts.length === 1
-        ? [await this.submitPart(session, common, parts[0]!)]
-        : await Promise.all(parts.map((part) => this.submitPart(session, common, part)));
+        ? [await this.submitPart(session, { ...common, ...parts[0]! }, deadline)]
+        : await Promise.all(parts.map((part) => this.submitPart(session, { ...common, ...part }, deadline)));
 
     const carrierIds: string[] = [];
     for (const result of results) {
       // No answer (connection lost, timeout): soon again, through this connector once it is back or another of the
       // route.
       if (result.kind === 'failed')
-        return { kind: 'transient', retryAfterMs: NOT_BOUND_RETRY_MS, reason: result.reason };
+        return {
+          kind: 'transient',
+          retryAfterMs: Math.max(NOT_BOUND_RETRY_MS, this.throttling.pauseLeftMs),
+          reason: result.reason,
+        };
       if (result.status !== SMPP_STATUS.ROK) {
         const reason = `${this.id}: submit_sm refused with ${statusName(result.status)}`;
-        if (isTransientStatus(result.status)) {
-          const retryAfterMs = result.status === SMPP_STATUS.RTHROTTLED ? THROTTLED_RETRY_MS : TRANSIENT_RETRY_MS;
+        if (SLOW_DOWN.has(result.status)) {
+          // Still refused when the submission's time ran out: back to the queue until the pause ends.
+          const retryAfterMs = Math.max(THROTTLE_PAUSE_MIN_MS, this.throttling.pauseLeftMs);
           return { kind: 'transient', retryAfterMs, reason, errorCode: result.status };
+        }
+        if (isTransientStatus(result.status)) {
+          return { kind: 'transient', retryAfterMs: TRANSIENT_RETRY_MS, reason, errorCode: result.status };
         }
         return { kind: 'permanent', errorCode: result.status, reason };
       }
@@ -193,23 +208,45 @@ export class SmppConnector implements Connector {
     return { kind: 'accepted', carrierIds };
   }
 
+  /** The pause and rate after throttling refusals, for tests and the operator. */
+  throttlingState(): { pausedForMs: number; steps: number; rate: number } {
+    return this.throttling.snapshot();
+  }
+
   private nextReference(): number {
     this.reference = (this.reference + 1) & 0xff;
     return this.reference;
   }
 
-  private async submitPart(
-    session: SmppSession,
-    common: Omit<SubmitSmFields, keyof SubmitPart>,
-    part: SubmitPart,
-  ): Promise<PduResult> {
-    if (!this.throttle.tryAcquire() && !(await this.throttle.acquire(MAX_QUEUE_WAIT_MS))) {
-      return { kind: 'failed', reason: `${this.id}: window busy`, sent: false };
-    }
-    try {
-      return await session.request(new SubmitSm({ ...common, ...part }));
-    } finally {
-      this.throttle.release();
+  /**
+   * Sends one part, and sends it again (the same bytes, so the same concatenation reference) while the SMSC answers
+   * that it is busy, after the pause that answer started, until `deadline`: only the refused part goes again.
+   */
+  private async submitPart(session: SmppSession, fields: SubmitSmFields, deadline: number): Promise<PduResult> {
+    let refused: PduResult | undefined;
+    for (;;) {
+      if (!(await this.throttling.waitUnpaused(deadline))) {
+        return refused ?? { kind: 'failed', reason: `${this.id}: the SMSC asked to slow down`, sent: false };
+      }
+      const current = session.state === 'bound' ? session : this.pickSession();
+      if (!current) return { kind: 'failed', reason: `${this.id} is not bound`, sent: false };
+      if (!this.throttle.tryAcquire() && !(await this.throttle.acquire(MAX_QUEUE_WAIT_MS))) {
+        return { kind: 'failed', reason: `${this.id}: window busy`, sent: false };
+      }
+      const sent = this.throttling.sending();
+      let result: PduResult;
+      try {
+        result = await current.request(new SubmitSm(fields));
+      } finally {
+        this.throttle.release();
+      }
+      if (result.kind === 'response' && SLOW_DOWN.has(result.status)) {
+        this.throttling.refused(sent);
+        refused = result;
+        continue;
+      }
+      if (result.kind === 'response' && result.status === SMPP_STATUS.ROK) this.throttling.accepted();
+      return result;
     }
   }
 

@@ -29,8 +29,6 @@ const TRANSIENT: ReadonlySet<number> = new Set([
   0xfe, // ESME_RDELIVERYFAILURE
 ]);
 
-/** Back-off after a throttling answer: the SMSC asked us to slow down. */
-export const THROTTLED_RETRY_MS = 1000;
 export const TRANSIENT_RETRY_MS = 5000;
 
 export function isTransientStatus(status: number): boolean {

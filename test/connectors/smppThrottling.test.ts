@@ -1,0 +1,92 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { OutboundMessage, SubmitOutcome } from '../../src/connectors/connector.js';
+import { SMPP_STATUS } from '../../src/connectors/smpp/smppErrors.js';
+import { THROTTLE_PAUSE_MAX_MS, THROTTLE_PAUSE_MIN_MS } from '../../src/connectors/smpp/smscThrottling.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { type SmppHarness, startSmpp } from './smppHarness.js';
+
+export function sms(destination: string, content: string, id = `m-${destination}-${content.length}`): OutboundMessage {
+  return {
+    accountId: 1,
+    id,
+    channel: 'SMS',
+    senderName: 'Herald',
+    destination,
+    content,
+    totalParts: 1,
+    ttlSeconds: 3600,
+    externalMessageId: null,
+  };
+}
+
+describe('an SMSC that throttles: the connector pauses, slows down and recovers', () => {
+  let h: SmppHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it.each([
+    ['ESME_RTHROTTLED', SMPP_STATUS.RTHROTTLED],
+    ['ESME_RMSGQFUL', SMPP_STATUS.RMSGQFUL],
+  ])('pauses every sending on %s with a growing pause, and sends each refused PDU once more', async (_, status) => {
+    h = await startSmpp({ mps: 1000 });
+    const { smsc, connector, clock } = h;
+    await waitFor(() => connector.available());
+    smsc.refuseSubmissions(status);
+    const outcomes = Promise.all([1, 2, 3, 4, 5].map((i) => connector.submit(sms(`7916000000${i}`, `hello ${i}`))));
+    await waitFor(() => smsc.submissions.length === 5);
+    // Five refusals of PDUs sent together: one step.
+    expect(connector.throttlingState()).toEqual({ pausedForMs: THROTTLE_PAUSE_MIN_MS, steps: 1, rate: 500 });
+    clock.advance(THROTTLE_PAUSE_MIN_MS);
+    await waitFor(() => smsc.submissions.length === 10 && connector.throttlingState().steps === 2, {
+      timeoutMs: 2000,
+      describe: () => JSON.stringify([smsc.submissions.length, connector.throttlingState()]),
+    });
+    expect(connector.throttlingState()).toEqual({ pausedForMs: 2 * THROTTLE_PAUSE_MIN_MS, steps: 2, rate: 250 });
+    clock.advance(2 * THROTTLE_PAUSE_MIN_MS);
+    await waitFor(() => smsc.submissions.length === 15 && connector.throttlingState().steps === 3);
+    expect(connector.throttlingState().rate).toBe(125);
+    smsc.refuseSubmissions(undefined);
+    clock.advance(4 * THROTTLE_PAUSE_MIN_MS);
+    const results = await outcomes;
+    expect(results.map((r) => r.kind)).toEqual(Array(5).fill('accepted'));
+    expect(
+      smsc
+        .messages()
+        .map((m) => m.text)
+        .sort(),
+    ).toEqual([1, 2, 3, 4, 5].map((i) => `hello ${i}`));
+    expect(connector.throttlingState().steps).toBe(0);
+
+    // The rate recovers a step per second of sending without refusals, up to the configured mps.
+    for (let step = 0; step < 4; step++) {
+      clock.advance(1000);
+      expect((await connector.submit(sms('79160000001', `after ${step}`))).kind).toBe('accepted');
+    }
+    expect(connector.throttlingState().rate).toBe(1000);
+  });
+
+  it('hands a message back to the queue until the pause ends when the SMSC stays busy', async () => {
+    h = await startSmpp();
+    const { smsc, connector, clock } = h;
+    await waitFor(() => connector.available());
+    smsc.refuseSubmissions(SMPP_STATUS.RTHROTTLED);
+    let outcome: SubmitOutcome | undefined;
+    void connector.submit(sms('79160000001', 'busy')).then((o) => (outcome = o));
+    let tries = 0;
+    while (!outcome) {
+      await waitFor(() => outcome !== undefined || smsc.submissions.length > tries);
+      tries = smsc.submissions.length;
+      if (!outcome) clock.advance(connector.throttlingState().pausedForMs);
+    }
+    const pauses = [1, 2, 4].map((n) => n * THROTTLE_PAUSE_MIN_MS);
+    // 0.5 + 1 + 2 + 4 + 4 s of pauses: the sixth pause would end after the submission's 10 s.
+    expect(smsc.submissions.length).toBe(pauses.length + 2);
+    expect(outcome).toMatchObject({
+      kind: 'transient',
+      retryAfterMs: THROTTLE_PAUSE_MAX_MS,
+      errorCode: SMPP_STATUS.RTHROTTLED,
+    });
+  });
+});
