@@ -149,6 +149,30 @@ export class SmscSimulator {
     this.refusal = status;
   }
 
+  /**
+   * Sends a request of the SMSC's own to the first bound session (a deliver_sm or data_sm with a subscriber's SMS or
+   * a receipt, or a command the ESME may not know) and resolves with the ESME's answer, or undefined after
+   * `timeoutMs` on the simulator's clock.
+   */
+  request(pdu: smpp.PDU, timeoutMs = 5000): Promise<smpp.PDU | undefined> {
+    const session = [...this.bound.keys()][0];
+    if (!session) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const timer = this.clock.setTimer(timeoutMs, () => resolve(undefined));
+      session.send(pdu, (response) => {
+        timer.cancel();
+        resolve(response);
+      });
+    });
+  }
+
+  /** A request with a command_id SMPP 3.4 does not define (an ESME answers generic_nack). */
+  static unknownCommand(commandId = 0x00000099): smpp.PDU {
+    const pdu = new smpp.PDU('enquire_link');
+    pdu.command_id = commandId;
+    return pdu;
+  }
+
   /** Writes bytes that are not a valid PDU to every bound session. */
   sendMalformedPdu(): void {
     for (const session of this.bound.keys()) {

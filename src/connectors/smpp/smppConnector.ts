@@ -9,13 +9,7 @@ import { type Clock, systemClock } from '../../util/clock.js';
 import { DeliverSmResp, SubmitSm, type SubmitSmFields } from './hotPdus.js';
 import { isTransientStatus, SMPP_STATUS, statusName, TRANSIENT_RETRY_MS } from './smppErrors.js';
 import { SmscThrottling, THROTTLE_PAUSE_MIN_MS } from './smscThrottling.js';
-import {
-  ESM_DELIVERY_RECEIPT,
-  parseReceipt,
-  relativeTime,
-  smsPdus,
-  sourceAddress,
-} from './smppMessage.js';
+import { ESM_MESSAGE_TYPE, parseReceipt, relativeTime, smsPdus, sourceAddress } from './smppMessage.js';
 import {
   type PduResult,
   type SessionEvents,
@@ -25,10 +19,25 @@ import {
   SmppSession,
 } from './smppSession.js';
 
+/** A subscriber's SMS as the SMSC delivered it. */
+export interface SmsInbound {
+  /** The subscriber's number (source_addr). */
+  readonly from: string;
+  /** The number or short code written to (destination_addr). */
+  readonly to: string;
+  readonly text: string;
+  readonly at: Date;
+}
+
+/** Stores inbound SMS; resolves once they are committed (the SMSC's deliver_sm is answered then). */
+export type SmsInboundSink = (connectorId: string, messages: readonly SmsInbound[]) => Promise<void>;
+
 /** How long a submission may wait for a window slot before its message goes back to the queue. */
 const MAX_QUEUE_WAIT_MS = 10_000;
 /** Retry delay when the session is down: short, because another connector of the route may take it. */
 const NOT_BOUND_RETRY_MS = 1000;
+/** Inbound SMS kept in memory for the operator while no inbound storage takes them. */
+const KEPT_INBOUND = 1000;
 /** Refusals that mean "send slower": they pause the whole connector instead of failing the message. */
 const SLOW_DOWN: ReadonlySet<number> = new Set([SMPP_STATUS.RTHROTTLED, SMPP_STATUS.RMSGQFUL]);
 
@@ -58,6 +67,7 @@ export class SmppConnector implements Connector {
   private submitted = 0;
   private nextSession = 0;
   private lastError: string | null = null;
+  private readonly keptInbound: SmsInbound[] = [];
   /** Resolved when a transmitting session is bound; tests and start-up wait on it. */
   private boundWaiters: (() => void)[] = [];
 
@@ -66,6 +76,7 @@ export class SmppConnector implements Connector {
     private readonly sink: ReceiptSink,
     private readonly log: Logger,
     private readonly clock: Clock = systemClock,
+    private readonly inbound?: SmsInboundSink,
   ) {
     this.id = config.id;
     this.throttle = new Throttle(config.window, config.mps);
@@ -255,27 +266,33 @@ export class SmppConnector implements Connector {
     this.log.warn({ connector: this.id, session: session.number, error: message }, 'SMPP problem');
   }
 
-  /** Receipts are recorded first and acknowledged after; a failure to record asks the SMSC to send it again. */
+  /**
+   * A deliver_sm or data_sm: a final receipt is recorded first and acknowledged after (a failure to record asks the
+   * SMSC to send it again); an intermediate notification or an SME acknowledgement is only acknowledged; anything
+   * else is a mobile-originated SMS, handed to the inbound sink.
+   */
   private onMessage(session: SmppSession, link: SmppLink, pdu: smpp.PDU): void {
-    const esmClass = Number(pdu.esm_class ?? 0);
-    const shortMessage = pdu.short_message as { message?: unknown } | Buffer | undefined;
-    const text =
-      shortMessage && !Buffer.isBuffer(shortMessage) && typeof shortMessage.message === 'string'
-        ? shortMessage.message
-        : '';
-    if ((esmClass & ESM_DELIVERY_RECEIPT) === 0) {
-      // A mobile-originated SMS: Herald takes inbound messages on WhatsApp only (spec 6.5).
-      session.respond(link, pdu.response());
+    const kind = messageKind(Number(pdu.esm_class ?? 0));
+    const text = pduText(pdu);
+    const ack = (status = 0): unknown =>
+      pdu.command === 'deliver_sm'
+        ? new DeliverSmResp(pdu.sequence_number, status)
+        : pdu.response(status ? { command_status: status } : {});
+    if (kind === 'mobile-originated') {
+      this.onMobileOriginated(session, link, pdu, text, ack);
       return;
     }
-    const parsed = parseReceipt({
-      receipted_message_id: pdu.receipted_message_id,
-      message_state: pdu.message_state,
-      text,
-    });
+    const parsed =
+      kind === 'receipt'
+        ? parseReceipt({ receipted_message_id: pdu.receipted_message_id, message_state: pdu.message_state, text })
+        : undefined;
     if (!parsed || parsed.stat === 'intermediate') {
-      if (!parsed) this.log.warn({ connector: this.id, text }, 'unreadable delivery receipt acknowledged');
-      session.respond(link, pdu.response());
+      if (kind === 'receipt' && !parsed) {
+        this.log.warn({ connector: this.id, text }, 'unreadable delivery receipt acknowledged');
+      } else {
+        this.log.debug({ connector: this.id, kind, text }, 'SMPP notification acknowledged');
+      }
+      session.respond(link, ack());
       return;
     }
     const receipt: CarrierReceipt = {
@@ -286,11 +303,75 @@ export class SmppConnector implements Connector {
       errorCode: parsed.errorCode,
     };
     this.sink([receipt]).then(
-      () => session.respond(link, new DeliverSmResp(pdu.sequence_number)),
+      () => session.respond(link, ack()),
       (error: unknown) => {
         this.log.error({ connector: this.id, err: error }, 'receipt not recorded; asking the SMSC to resend');
-        session.respond(link, new DeliverSmResp(pdu.sequence_number, SMPP_STATUS.RX_T_APPN));
+        session.respond(link, ack(SMPP_STATUS.RX_T_APPN));
       },
     );
   }
+
+  /**
+   * A subscriber's SMS. With an inbound sink it is acknowledged once stored (else the SMSC is asked to send it
+   * again); without one it is logged in full, kept for the operator (the last {@link KEPT_INBOUND}) and acknowledged.
+   */
+  private onMobileOriginated(
+    session: SmppSession,
+    link: SmppLink,
+    pdu: smpp.PDU,
+    text: string,
+    ack: (status?: number) => unknown,
+  ): void {
+    const message: SmsInbound = {
+      from: String(pdu.source_addr ?? ''),
+      to: String(pdu.destination_addr ?? ''),
+      text,
+      at: this.clock.now(),
+    };
+    if (!this.inbound) {
+      this.log.warn({ connector: this.id, inbound: message }, 'inbound SMS kept in the log: no inbound SMS storage');
+      this.keptInbound.push(message);
+      if (this.keptInbound.length > KEPT_INBOUND) this.keptInbound.shift();
+      session.respond(link, ack());
+      return;
+    }
+    this.inbound(this.id, [message]).then(
+      () => session.respond(link, ack()),
+      (error: unknown) => {
+        this.log.error({ connector: this.id, err: error }, 'inbound SMS not stored; asking the SMSC to resend');
+        session.respond(link, ack(SMPP_STATUS.RX_T_APPN));
+      },
+    );
+  }
+
+  /** Inbound SMS received without an inbound sink, oldest first. */
+  inboundKept(): readonly SmsInbound[] {
+    return this.keptInbound;
+  }
+}
+
+/** What a deliver_sm or data_sm is, by its esm_class message type (bits 2-5, SMPP 3.4, 5.2.12). */
+function messageKind(esmClass: number): 'receipt' | 'intermediate' | 'acknowledgement' | 'mobile-originated' {
+  switch (esmClass & ESM_MESSAGE_TYPE) {
+    case 0x00:
+      return 'mobile-originated';
+    case 0x04:
+      return 'receipt';
+    case 0x20:
+      return 'intermediate';
+    default:
+      // 0x08 SME delivery acknowledgement, 0x10 user acknowledgement, 0x18 conversation abort.
+      return 'acknowledgement';
+  }
+}
+
+/** The text of a deliver_sm (short_message) or data_sm (message_payload), as the package decoded it. */
+function pduText(pdu: smpp.PDU): string {
+  for (const field of [pdu.short_message, pdu.message_payload]) {
+    if (field && !Buffer.isBuffer(field) && typeof (field as { message?: unknown }).message === 'string') {
+      const message = (field as { message: string }).message;
+      if (message !== '') return message;
+    }
+  }
+  return '';
 }

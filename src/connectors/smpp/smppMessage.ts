@@ -4,7 +4,8 @@ import { smsSplit } from '../../sms/index.js';
 /** data_coding values: 0 is the SMSC default alphabet, GSM 03.38 (not IA5, which is 1); 8 is UCS-2. */
 export const DATA_CODING = { gsm7: 0x00, ucs2: 0x08 } as const;
 export const ESM_UDHI = 0x40;
-export const ESM_DELIVERY_RECEIPT = 0x04;
+/** The message type bits of esm_class in a deliver_sm or data_sm (0x04 receipt, 0x20 intermediate, 0 MO). */
+export const ESM_MESSAGE_TYPE = 0x3c;
 
 export interface SubmitPart {
   readonly esm_class: number;
