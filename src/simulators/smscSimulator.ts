@@ -49,6 +49,17 @@ export interface SmscSimulatorOptions {
   readonly delayMs: number;
   /** The clock of the delays (a test's, which can jump over them); the system clock by default. */
   readonly clock?: Clock;
+  /** How submit_sm_resp writes message ids: hexadecimal (the default) or decimal. */
+  readonly submitIds?: 'hex' | 'decimal';
+  /** How receipts write them: as submit_sm_resp does (the default), or in the other base. */
+  readonly receiptIds?: 'hex' | 'decimal';
+  /** Receipt ids in upper case with leading zeros to 12 characters, as some SMSCs write them. */
+  readonly receiptIdsPadded?: boolean;
+  /** The error code of an undelivered receipt (SIM_UNDELIVERED_ERROR by default) and the base of its `err:`. */
+  readonly undeliveredError?: number;
+  readonly receiptErrBase?: 10 | 16;
+  /** One receipt per part (the default), or one per multi-part message, on its last part's id. */
+  readonly multipartReceipts?: 'each' | 'one';
 }
 
 /**
@@ -74,7 +85,8 @@ export class SmscSimulator {
   private readonly clock: Clock;
   private readonly receiptQueue: { due: number; session: smpp.Session; receipt: PendingReceipt }[] = [];
   private receiptTimer: ClockTimer | undefined;
-  private readonly prefix = randomBytes(3).toString('hex');
+  /** Ids are this random number's multiples of 2^32 plus a counter: unique across simulators and runs. */
+  private readonly idBase = randomBytes(2).readUInt16BE(0) * 2 ** 32;
   private counter = 0;
   private down = false;
   private stalled = false;
@@ -272,8 +284,8 @@ export class SmscSimulator {
       return;
     }
     const outcome = outcomeOf(destination);
-    const messageId = outcome === 'rejected' ? null : `${this.prefix}${(++this.counter).toString(16)}`;
-    if (outcome === 'rejected') this.counter++;
+    const idNumber = this.idBase + ++this.counter;
+    const messageId = outcome === 'rejected' ? null : this.writeId(idNumber, this.options.submitIds ?? 'hex');
     const source = String(pdu.source_addr);
     if (this.keepSubmissions)
       this.submissions.push(this.describe(session, pdu, systemId, messageId, source, destination));
@@ -285,7 +297,18 @@ export class SmscSimulator {
     // Directly encoded, as Herald's own hot PDUs (see hotPdus.ts): the simulator answers 10,000 a second too.
     session.send(new ShortMessageResp('submit_sm_resp', pdu.sequence_number, 0, messageId!) as unknown as smpp.PDU);
     if (outcome === 'silent') return;
+    const concat = concatOf(pdu);
+    if (this.options.multipartReceipts === 'one' && concat && concat.sequence !== concat.total) return;
     const delivered = outcome !== 'undelivered';
+    let reportedId = this.writeId(idNumber, this.options.receiptIds ?? this.options.submitIds ?? 'hex');
+    if (this.options.receiptIdsPadded) reportedId = reportedId.toUpperCase().padStart(12, '0');
+    const error = this.options.undeliveredError ?? SIM_UNDELIVERED_ERROR;
+    const err = delivered
+      ? '000'
+      : error
+          .toString(this.options.receiptErrBase ?? 10)
+          .toUpperCase()
+          .padStart(3, '0');
     const receipt: PendingReceipt = {
       systemId,
       attempts: 0,
@@ -301,9 +324,9 @@ export class SmscSimulator {
         data_coding: 0,
         validity_period: '',
         // The receipt text is plain ASCII letters, digits, colons and spaces: their GSM 03.38 codes are the same.
-        short_message: Buffer.from(receiptText(messageId!, delivered), 'ascii'),
+        short_message: Buffer.from(receiptText(reportedId, delivered, err), 'ascii'),
       },
-      tlvs: receiptTlvs(messageId!, delivered ? 2 : 5),
+      tlvs: receiptTlvs(reportedId, delivered ? 2 : 5),
     };
     this.receiptQueue.push({ due: nowMs(this.clock) + this.options.delayMs, session, receipt });
     this.scheduleReceipts();
@@ -376,6 +399,10 @@ export class SmscSimulator {
     this.unacked.get(session)?.set(pdu.sequence_number, receipt);
   }
 
+  private writeId(n: number, form: 'hex' | 'decimal'): string {
+    return form === 'hex' ? n.toString(16) : String(n);
+  }
+
   private onReceiptAck(session: smpp.Session, pdu: smpp.PDU): void {
     const pending = this.unacked.get(session);
     const receipt = pending?.get(pdu.sequence_number);
@@ -394,13 +421,18 @@ export class SmscSimulator {
   }
 }
 
-function receiptText(messageId: string, delivered: boolean): string {
+function concatOf(pdu: smpp.PDU): { total: number; sequence: number } | null {
+  const decoded = pdu.short_message as { udh?: Buffer[] } | undefined;
+  const header = decoded?.udh?.find((h) => h[0] === 0x00 && h.length >= 5);
+  return header ? { total: header[3]!, sequence: header[4]! } : null;
+}
+
+function receiptText(messageId: string, delivered: boolean, err: string): string {
   const now = new Date();
   const pad = (n: number): string => String(n).padStart(2, '0');
   const date =
     `${pad(now.getUTCFullYear() % 100)}${pad(now.getUTCMonth() + 1)}${pad(now.getUTCDate())}` +
     `${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}`;
-  const err = delivered ? '000' : String(SIM_UNDELIVERED_ERROR).padStart(3, '0');
   return (
     `id:${messageId} sub:001 dlvrd:${delivered ? '001' : '000'} submit date:${date} done date:${date} ` +
     `stat:${delivered ? 'DELIVRD' : 'UNDELIV'} err:${err} text:`

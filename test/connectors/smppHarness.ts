@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import type { SmppConnectorConfig } from '../../src/config/configFile.js';
-import type { CarrierReceipt } from '../../src/connectors/connector.js';
+import type { CarrierReceipt, OutboundMessage, SubmitOutcome } from '../../src/connectors/connector.js';
 import { SmppConnector } from '../../src/connectors/smpp/smppConnector.js';
 import { SmscSimulator, type SmscSimulatorOptions } from '../../src/simulators/smscSimulator.js';
 import { TestClock } from '../helpers/clock.js';
@@ -72,4 +72,25 @@ export async function startSmpp(
       await smsc.stop();
     },
   };
+}
+
+/** An SMS to hand to a connector. */
+export function sms(destination: string, content: string, id = `m-${destination}-${content.length}`): OutboundMessage {
+  return {
+    accountId: 1,
+    id,
+    channel: 'SMS',
+    senderName: 'Herald',
+    destination,
+    content,
+    totalParts: 1,
+    ttlSeconds: 3600,
+    externalMessageId: null,
+  };
+}
+
+/** The carrier ids of an accepted outcome; fails the test on any other. */
+export function acceptedIds(outcome: SubmitOutcome): readonly string[] {
+  if (outcome.kind !== 'accepted') throw new Error(`expected accepted, got ${JSON.stringify(outcome)}`);
+  return outcome.carrierIds;
 }

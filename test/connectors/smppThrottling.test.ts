@@ -1,23 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { OutboundMessage, SubmitOutcome } from '../../src/connectors/connector.js';
+import type { SubmitOutcome } from '../../src/connectors/connector.js';
 import { SMPP_STATUS } from '../../src/connectors/smpp/smppErrors.js';
 import { THROTTLE_PAUSE_MAX_MS, THROTTLE_PAUSE_MIN_MS } from '../../src/connectors/smpp/smscThrottling.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { type SmppHarness, startSmpp } from './smppHarness.js';
-
-export function sms(destination: string, content: string, id = `m-${destination}-${content.length}`): OutboundMessage {
-  return {
-    accountId: 1,
-    id,
-    channel: 'SMS',
-    senderName: 'Herald',
-    destination,
-    content,
-    totalParts: 1,
-    ttlSeconds: 3600,
-    externalMessageId: null,
-  };
-}
+import { type SmppHarness, sms, startSmpp } from './smppHarness.js';
 
 describe('an SMSC that throttles: the connector pauses, slows down and recovers', () => {
   let h: SmppHarness | undefined;

@@ -8,6 +8,8 @@ import { Throttle } from '../throttle.js';
 import { type Clock, systemClock } from '../../util/clock.js';
 import { DeliverSmResp, SubmitSm, type SubmitSmFields } from './hotPdus.js';
 import { isTransientStatus, SMPP_STATUS, statusName, TRANSIENT_RETRY_MS } from './smppErrors.js';
+import { type ReceiptIdForm, receiptId, submittedId } from './carrierIds.js';
+import { MultipartReceipts } from './multipartReceipts.js';
 import { SmscThrottling, THROTTLE_PAUSE_MIN_MS } from './smscThrottling.js';
 import { ESM_MESSAGE_TYPE, parseReceipt, relativeTime, smsPdus, sourceAddress } from './smppMessage.js';
 import {
@@ -68,6 +70,8 @@ export class SmppConnector implements Connector {
   private nextSession = 0;
   private lastError: string | null = null;
   private readonly keptInbound: SmsInbound[] = [];
+  private readonly receiptIds: ReceiptIdForm;
+  private readonly multipart: MultipartReceipts;
   /** Resolved when a transmitting session is bound; tests and start-up wait on it. */
   private boundWaiters: (() => void)[] = [];
 
@@ -81,6 +85,12 @@ export class SmppConnector implements Connector {
     this.id = config.id;
     this.throttle = new Throttle(config.window, config.mps);
     this.throttling = new SmscThrottling(this.throttle, clock);
+    this.receiptIds = config.receiptIds ?? SMPP_DEFAULTS.receiptIds;
+    this.multipart = new MultipartReceipts(clock, (receipts) =>
+      this.sink(receipts).catch((error: unknown) =>
+        this.log.error({ connector: this.id, err: error }, 'receipts of the other parts not recorded'),
+      ),
+    );
     const settings = { ...config, tls: config.tls ?? SMPP_DEFAULTS.tls };
     const count = config.sessions ?? SMPP_DEFAULTS.sessions;
     const roles: SessionRole[] =
@@ -151,6 +161,7 @@ export class SmppConnector implements Connector {
   async stop(): Promise<void> {
     this.throttle.rejectAll();
     this.throttling.cancel();
+    this.multipart.clear();
     await Promise.all(this.sessions.map((s) => s.stop()));
   }
 
@@ -213,8 +224,9 @@ export class SmppConnector implements Connector {
         }
         return { kind: 'permanent', errorCode: result.status, reason };
       }
-      carrierIds.push(result.messageId);
+      carrierIds.push(submittedId(result.messageId, this.receiptIds));
     }
+    this.multipart.remember(carrierIds);
     this.submitted++;
     return { kind: 'accepted', carrierIds };
   }
@@ -297,11 +309,12 @@ export class SmppConnector implements Connector {
     }
     const receipt: CarrierReceipt = {
       connectorId: this.id,
-      carrierId: parsed.carrierId,
+      carrierId: receiptId(parsed.carrierId, this.receiptIds),
       state: parsed.stat,
       at: this.clock.now(),
       errorCode: parsed.errorCode,
     };
+    this.multipart.received(receipt);
     this.sink([receipt]).then(
       () => session.respond(link, ack()),
       (error: unknown) => {

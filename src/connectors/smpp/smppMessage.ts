@@ -1,5 +1,6 @@
 import { gsmEncode } from '../../sms/index.js';
 import { smsSplit } from '../../sms/index.js';
+import { receiptError } from './carrierIds.js';
 
 /** data_coding values: 0 is the SMSC default alphabet, GSM 03.38 (not IA5, which is 1); 8 is UCS-2. */
 export const DATA_CODING = { gsm7: 0x00, ucs2: 0x08 } as const;
@@ -113,7 +114,6 @@ export function parseReceipt(fields: {
     (typeof fields.message_state === 'number' ? MESSAGE_STATE[fields.message_state] : undefined) ??
     (statText ? STAT_TEXT[statText] : undefined);
   if (!stat) return undefined;
-  const err = /(?:^|\s)err:(\d+)/i.exec(text)?.[1];
-  const errorCode = err !== undefined && Number(err) !== 0 ? Number(err) : null;
+  const errorCode = receiptError(/(?:^|\s)err:(\S+)/i.exec(text)?.[1]);
   return { carrierId, stat, errorCode };
 }
