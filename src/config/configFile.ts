@@ -43,6 +43,17 @@ export const SMPP_DEFAULTS = {
   receiptIds: 'as-is',
 } as const;
 
+/** TLS with files of its own (PEM paths) or another name to check the SMSC's certificate against. */
+const SmppTlsSchema = Type.Object(
+  {
+    ca: Type.Optional(Type.String({ minLength: 1 })),
+    cert: Type.Optional(Type.String({ minLength: 1 })),
+    key: Type.Optional(Type.String({ minLength: 1 })),
+    servername: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
+
 export const SmppConnectorSchema = Type.Object(
   {
     id: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' }),
@@ -57,29 +68,13 @@ export const SmppConnectorSchema = Type.Object(
     /** Binds of this connector, sharing its window and rate and matching each other's receipts. */
     sessions: Type.Optional(Type.Integer({ minimum: 1, maximum: 16, default: SMPP_DEFAULTS.sessions })),
     /** SMPP over TLS (node:tls): true verifies the SMSC against the system's CAs; files are PEM paths. */
-    tls: Type.Optional(
-      Type.Union(
-        [
-          Type.Boolean(),
-          Type.Object(
-            {
-              ca: Type.Optional(Type.String({ minLength: 1 })),
-              cert: Type.Optional(Type.String({ minLength: 1 })),
-              key: Type.Optional(Type.String({ minLength: 1 })),
-              servername: Type.Optional(Type.String({ minLength: 1 })),
-            },
-            { additionalProperties: false },
-          ),
-        ],
-        { default: false },
-      ),
-    ),
+    tls: Type.Optional(Type.Union([Type.Boolean(), SmppTlsSchema], { default: false })),
     sourceTon: Type.Optional(Type.Integer({ minimum: 0, maximum: 6 })),
     sourceNpi: Type.Optional(Type.Integer({ minimum: 0, maximum: 18 })),
     destTon: Type.Optional(Type.Integer({ minimum: 0, maximum: 6, default: SMPP_DEFAULTS.destTon })),
     destNpi: Type.Optional(Type.Integer({ minimum: 0, maximum: 18, default: SMPP_DEFAULTS.destNpi })),
     /** data_coding for text in the SMSC's default alphabet: 0 (GSM 03.38) or 3 (Latin-1). */
-    dataCoding: Type.Optional(Type.Union([Type.Literal(0), Type.Literal(3)], { default: SMPP_DEFAULTS.dataCoding })),
+    dataCoding: Type.Optional(Type.Enum([0, 3] as const, { default: SMPP_DEFAULTS.dataCoding })),
     /** Text outside the default alphabet goes as UCS-2 (data_coding 8); false refuses it. */
     ucs2: Type.Optional(Type.Boolean({ default: SMPP_DEFAULTS.ucs2 })),
     longMessages: Type.Optional(Type.Enum(SMPP_LONG_MESSAGES, { default: SMPP_DEFAULTS.longMessages })),
@@ -243,6 +238,9 @@ export function parseConfigFile(data: unknown, source = 'config'): ConfigFile {
   }
   const connectors = (withDefaults.connectors ?? []) as ConnectorConfig[];
   const routes = (withDefaults.routes ?? []) as RouteConfig[];
+  connectors.forEach((connector, i) => {
+    if (connector.type === 'smpp') checkSmppConnector(connector as SmppConnectorConfig, `${source}: connectors[${i}]`);
+  });
   const ids = new Set<string>();
   for (const connector of connectors) {
     if (ids.has(connector.id))
@@ -270,6 +268,30 @@ export function parseConfigFile(data: unknown, source = 'config'): ConfigFile {
   return { connectors, routes, tariffs };
 }
 
+/** What the schema cannot say of an SMPP connector: settings that depend on each other, and readable TLS files. */
+function checkSmppConnector(c: SmppConnectorConfig, place: string): void {
+  if (c.reconnectMinMs > c.reconnectMaxMs) {
+    throw new ConfigError(
+      'HERALD_CONFIG',
+      `${place}.reconnectMinMs: ${c.reconnectMinMs} exceeds reconnectMaxMs (${c.reconnectMaxMs})`,
+    );
+  }
+  if (c.tls && typeof c.tls === 'object') {
+    for (const key of ['ca', 'cert', 'key'] as const) {
+      const file = c.tls[key];
+      if (file === undefined) continue;
+      try {
+        readFileSync(file);
+      } catch (error) {
+        throw new ConfigError('HERALD_CONFIG', `${place}.tls.${key}: cannot read ${file}: ${(error as Error).message}`);
+      }
+    }
+    if ((c.tls.cert === undefined) !== (c.tls.key === undefined)) {
+      throw new ConfigError('HERALD_CONFIG', `${place}.tls: a client certificate needs both cert and key`);
+    }
+  }
+}
+
 const SCHEMA_OF_TYPE: Readonly<Record<string, TSchema>> = {
   smpp: SmppConnectorSchema,
   whatsapp: WhatsappConnectorSchema,
@@ -287,6 +309,11 @@ function describeProblem(value: unknown): string {
       const type = (connector as { type?: unknown } | null)?.type;
       const schema = typeof type === 'string' ? SCHEMA_OF_TYPE[type] : undefined;
       if (!schema) return `connectors[${i}].type: must be one of ${Object.keys(SCHEMA_OF_TYPE).join(', ')}`;
+      const tls = (connector as { tls?: unknown }).tls;
+      // A union's error speaks of its first member (boolean): an object is checked as the object form.
+      const tlsProblem =
+        type === 'smpp' && tls !== null && typeof tls === 'object' ? firstError(SmppTlsSchema, tls) : undefined;
+      if (tlsProblem) return `connectors[${i}].tls${tlsProblem}`;
       const problem = firstError(schema, connector);
       if (problem) return `connectors[${i}]${problem}`;
     }
@@ -299,6 +326,12 @@ function firstError(schema: TSchema, value: unknown): string | undefined {
   if (!error) return undefined;
   const path = error.instancePath.replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.');
   // Properties a schema does not allow are reported by Ajv-style validators as "schema is false".
-  const message = error.message === 'schema is false' ? 'unknown setting' : error.message;
+  const allowed = (error.params as { allowedValues?: unknown[] } | undefined)?.allowedValues;
+  const message =
+    error.message === 'schema is false'
+      ? 'unknown setting'
+      : error.keyword === 'enum' && allowed
+        ? `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`
+        : error.message;
   return `${path || '.'}: ${message}`.replace(/^\.:/, ':');
 }

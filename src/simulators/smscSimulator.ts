@@ -24,8 +24,19 @@ export interface SimSubmission {
   readonly destination: string;
   readonly dataCoding: number;
   readonly esmClass: number;
-  /** Concatenation header (8-bit reference), when the part carries one. */
-  readonly concat: { readonly reference: number; readonly total: number; readonly sequence: number } | null;
+  /** Concatenation (a UDH with an 8-bit or 16-bit reference, or SAR TLVs), when the part carries one. */
+  readonly concat: {
+    readonly reference: number;
+    readonly total: number;
+    readonly sequence: number;
+    readonly form: 'udh8' | 'udh16' | 'sar';
+  } | null;
+  /** The whole text came in message_payload. */
+  readonly payload: boolean;
+  readonly sourceTon: number;
+  readonly sourceNpi: number;
+  readonly destTon: number;
+  readonly destNpi: number;
   readonly text: string;
   /** The validity period asked for, in seconds from its arrival; null when none was given. */
   readonly validitySeconds: number | null;
@@ -60,6 +71,8 @@ export interface SmscSimulatorOptions {
   readonly receiptErrBase?: 10 | 16;
   /** One receipt per part (the default), or one per multi-part message, on its last part's id. */
   readonly multipartReceipts?: 'each' | 'one';
+  /** SMPP over TLS with this PEM key and certificate. */
+  readonly tls?: { readonly key: string | Buffer; readonly cert: string | Buffer };
 }
 
 /**
@@ -75,9 +88,13 @@ export class SmscSimulator {
   readonly unbinds: string[] = [];
   /** Binds asked for, accepted or not: a test sees a client keep trying while the SMSC is down. */
   bindAttempts = 0;
+  /** Every bind asked for: its command and system_type. */
+  readonly binds: { command: string; systemType: string }[] = [];
   private server: smpp.Server | undefined;
   private readonly bound = new Map<smpp.Session, string>();
   private readonly sessionNumbers = new Map<smpp.Session, number>();
+  /** Sessions bound as transmitters: they get no deliver_sm. */
+  private readonly transmitters = new WeakSet<smpp.Session>();
   private sessionCounter = 0;
   private readonly unacked = new Map<smpp.Session, Map<number, PendingReceipt>>();
   private readonly backlog: PendingReceipt[] = [];
@@ -91,6 +108,7 @@ export class SmscSimulator {
   private down = false;
   private stalled = false;
   private silentBinds = false;
+  private readonly partRefusals: { sequence: number; status: number; left: number }[] = [];
   private refusal: number | undefined;
   private keepSubmissions = true;
   port = 0;
@@ -101,7 +119,9 @@ export class SmscSimulator {
   }
 
   async start(): Promise<number> {
-    const server = smpp.createServer({}, (session) => this.onSession(session));
+    const server = smpp.createServer(this.options.tls ? { ...this.options.tls } : {}, (session) =>
+      this.onSession(session),
+    );
     this.server = server;
     await new Promise<void>((resolve) =>
       server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', resolve),
@@ -137,6 +157,11 @@ export class SmscSimulator {
     for (const session of [...this.bound.keys(), ...(this.server?.sessions ?? [])]) session.destroy();
   }
 
+  /** Closes the bound session number `n` (1, 2, ... in bind order) alone. */
+  dropSession(n: number): void {
+    for (const [session, number] of this.sessionNumbers) if (number === n) session.destroy();
+  }
+
   /** While down, binds are refused and sessions dropped. */
   setDown(down: boolean): void {
     this.down = down;
@@ -167,7 +192,7 @@ export class SmscSimulator {
    * `timeoutMs` on the simulator's clock.
    */
   request(pdu: smpp.PDU, timeoutMs = 5000): Promise<smpp.PDU | undefined> {
-    const session = [...this.bound.keys()][0];
+    const session = this.receiver(this.options.systemId);
     if (!session) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const timer = this.clock.setTimer(timeoutMs, () => resolve(undefined));
@@ -183,6 +208,11 @@ export class SmscSimulator {
     const pdu = new smpp.PDU('enquire_link');
     pdu.command_id = commandId;
     return pdu;
+  }
+
+  /** Refuses the next `times` parts number `sequence` of concatenated messages with `status`. */
+  refusePart(sequence: number, status: number, times = 1): void {
+    this.partRefusals.push({ sequence, status, left: times });
   }
 
   /** Writes bytes that are not a valid PDU to every bound session. */
@@ -227,6 +257,7 @@ export class SmscSimulator {
     session.on('close', () => this.onClose(session));
     const bind = (pdu: smpp.PDU): void => {
       this.bindAttempts++;
+      this.binds.push({ command: pdu.command, systemType: String(pdu.system_type ?? '') });
       if (this.silentBinds) return;
       if (this.down || pdu.system_id !== this.options.systemId || pdu.password !== this.options.password) {
         session.send(pdu.response({ command_status: this.down ? smpp.ESME_RSYSERR : smpp.ESME_RINVPASWD }));
@@ -235,6 +266,7 @@ export class SmscSimulator {
       }
       session.send(pdu.response({ system_id: 'herald-sim' }));
       this.bound.set(session, String(pdu.system_id));
+      if (pdu.command === 'bind_transmitter') this.transmitters.add(session);
       this.sessionNumbers.set(session, ++this.sessionCounter);
       this.unacked.set(session, new Map());
       this.flushBacklog(String(pdu.system_id));
@@ -274,13 +306,17 @@ export class SmscSimulator {
       return;
     }
     const destination = String(pdu.destination_addr);
-    if (this.refusal !== undefined) {
+    const sequence = concatOf(pdu)?.sequence;
+    const partRefusal = this.partRefusals.find((r) => r.sequence === sequence && r.left > 0);
+    if (partRefusal) partRefusal.left--;
+    const refusal = this.refusal ?? partRefusal?.status;
+    if (refusal !== undefined) {
       if (this.keepSubmissions)
         this.submissions.push({
           ...this.describe(session, pdu, systemId, null, String(pdu.source_addr), destination),
-          status: this.refusal,
+          status: refusal,
         });
-      session.send(pdu.response({ command_status: this.refusal }));
+      session.send(pdu.response({ command_status: refusal }));
       return;
     }
     const outcome = outcomeOf(destination);
@@ -340,8 +376,8 @@ export class SmscSimulator {
     source: string,
     destination: string,
   ): SimSubmission {
-    const decoded = pdu.short_message as { message?: string; udh?: Buffer[] } | undefined;
-    const concatHeader = decoded?.udh?.find((h) => h[0] === 0x00 && h.length >= 5);
+    const decoded = pdu.short_message as { message?: string } | undefined;
+    const payload = pdu.message_payload as { message?: string } | undefined;
     return {
       messageId,
       session: this.sessionNumbers.get(session) ?? 0,
@@ -350,10 +386,13 @@ export class SmscSimulator {
       destination,
       dataCoding: Number(pdu.data_coding ?? 0),
       esmClass: Number(pdu.esm_class ?? 0),
-      concat: concatHeader
-        ? { reference: concatHeader[2]!, total: concatHeader[3]!, sequence: concatHeader[4]! }
-        : null,
-      text: typeof decoded?.message === 'string' ? decoded.message : '',
+      concat: concatOf(pdu),
+      payload: typeof payload?.message === 'string',
+      sourceTon: Number(pdu.source_addr_ton ?? 0),
+      sourceNpi: Number(pdu.source_addr_npi ?? 0),
+      destTon: Number(pdu.dest_addr_ton ?? 0),
+      destNpi: Number(pdu.dest_addr_npi ?? 0),
+      text: typeof payload?.message === 'string' ? payload.message : (decoded?.message ?? ''),
       // The smpp package reads a relative time as a Date that far from its own clock's now.
       validitySeconds:
         pdu.validity_period instanceof Date ? Math.round((pdu.validity_period.getTime() - Date.now()) / 1000) : null,
@@ -382,9 +421,8 @@ export class SmscSimulator {
   }
 
   private sendReceipt(preferred: smpp.Session, receipt: PendingReceipt): void {
-    const session = this.bound.has(preferred)
-      ? preferred
-      : [...this.bound].find(([, id]) => id === receipt.systemId)?.[0];
+    const session =
+      this.bound.has(preferred) && !this.transmitters.has(preferred) ? preferred : this.receiver(receipt.systemId);
     if (!session) {
       this.backlog.push(receipt);
       return;
@@ -412,19 +450,38 @@ export class SmscSimulator {
     if (pdu.command_status !== 0) this.timers.later(500, () => this.sendReceipt(session, receipt));
   }
 
+  /** A bound session of the system id that takes deliver_sm (a transceiver or a receiver). */
+  private receiver(systemId: string): smpp.Session | undefined {
+    return [...this.bound].find(([session, id]) => id === systemId && !this.transmitters.has(session))?.[0];
+  }
+
   private flushBacklog(systemId: string): void {
     const waiting = this.backlog.filter((r) => r.systemId === systemId);
-    if (waiting.length === 0 || ![...this.bound.values()].includes(systemId)) return;
+    const session = this.receiver(systemId);
+    if (waiting.length === 0 || !session) return;
     for (const receipt of waiting) this.backlog.splice(this.backlog.indexOf(receipt), 1);
-    const session = [...this.bound].find(([, id]) => id === systemId)![0];
     for (const receipt of waiting) this.sendReceipt(session, receipt);
   }
 }
 
-function concatOf(pdu: smpp.PDU): { total: number; sequence: number } | null {
+/** A part's concatenation: an 8-bit or 16-bit reference UDH (IEI 0x00 or 0x08), or SAR TLVs. */
+function concatOf(pdu: smpp.PDU): SimSubmission['concat'] {
   const decoded = pdu.short_message as { udh?: Buffer[] } | undefined;
-  const header = decoded?.udh?.find((h) => h[0] === 0x00 && h.length >= 5);
-  return header ? { total: header[3]!, sequence: header[4]! } : null;
+  for (const h of decoded?.udh ?? []) {
+    if (h[0] === 0x00 && h.length >= 5) return { reference: h[2]!, total: h[3]!, sequence: h[4]!, form: 'udh8' };
+    if (h[0] === 0x08 && h.length >= 6) {
+      return { reference: (h[2]! << 8) | h[3]!, total: h[4]!, sequence: h[5]!, form: 'udh16' };
+    }
+  }
+  if (typeof pdu.sar_msg_ref_num === 'number' && typeof pdu.sar_segment_seqnum === 'number') {
+    return {
+      reference: pdu.sar_msg_ref_num,
+      total: Number(pdu.sar_total_segments ?? 0),
+      sequence: pdu.sar_segment_seqnum,
+      form: 'sar',
+    };
+  }
+  return null;
 }
 
 function receiptText(messageId: string, delivered: boolean, err: string): string {

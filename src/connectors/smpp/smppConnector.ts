@@ -6,12 +6,21 @@ import type { CarrierReceipt } from '../connector.js';
 import type { Connector, ConnectorState, OutboundMessage, ReceiptSink, SubmitOutcome } from '../connector.js';
 import { Throttle } from '../throttle.js';
 import { type Clock, systemClock } from '../../util/clock.js';
-import { DeliverSmResp, SubmitSm, type SubmitSmFields } from './hotPdus.js';
+import { DeliverSmResp, SubmitSm, type SubmitSmFields, type Tlv } from './hotPdus.js';
 import { isTransientStatus, SMPP_STATUS, statusName, TRANSIENT_RETRY_MS } from './smppErrors.js';
 import { type ReceiptIdForm, receiptId, submittedId } from './carrierIds.js';
 import { MultipartReceipts } from './multipartReceipts.js';
 import { SmscThrottling, THROTTLE_PAUSE_MIN_MS } from './smscThrottling.js';
-import { ESM_MESSAGE_TYPE, parseReceipt, relativeTime, smsPdus, sourceAddress } from './smppMessage.js';
+import { partialSends } from './partialSends.js';
+import {
+  ESM_MESSAGE_TYPE,
+  parseReceipt,
+  relativeTime,
+  smsPdus,
+  sourceAddress,
+  type SubmitPart,
+  type TextEncoding,
+} from './smppMessage.js';
 import {
   type PduResult,
   type SessionEvents,
@@ -65,12 +74,13 @@ export class SmppConnector implements Connector {
   private readonly sessions: SmppSession[];
   private readonly throttle: Throttle;
   private readonly throttling: SmscThrottling;
-  private reference = Math.floor(Math.random() * 256);
+  private reference = Math.floor(Math.random() * 65_536);
   private submitted = 0;
   private nextSession = 0;
   private lastError: string | null = null;
   private readonly keptInbound: SmsInbound[] = [];
   private readonly receiptIds: ReceiptIdForm;
+  private readonly encoding: TextEncoding;
   private readonly multipart: MultipartReceipts;
   /** Resolved when a transmitting session is bound; tests and start-up wait on it. */
   private boundWaiters: (() => void)[] = [];
@@ -86,6 +96,11 @@ export class SmppConnector implements Connector {
     this.throttle = new Throttle(config.window, config.mps);
     this.throttling = new SmscThrottling(this.throttle, clock);
     this.receiptIds = config.receiptIds ?? SMPP_DEFAULTS.receiptIds;
+    this.encoding = {
+      dataCoding: config.dataCoding ?? SMPP_DEFAULTS.dataCoding,
+      ucs2: config.ucs2 ?? SMPP_DEFAULTS.ucs2,
+      longMessages: config.longMessages ?? SMPP_DEFAULTS.longMessages,
+    };
     this.multipart = new MultipartReceipts(clock, (receipts) =>
       this.sink(receipts).catch((error: unknown) =>
         this.log.error({ connector: this.id, err: error }, 'receipts of the other parts not recorded'),
@@ -178,6 +193,17 @@ export class SmppConnector implements Connector {
   }
 
   async submit(message: OutboundMessage): Promise<SubmitOutcome> {
+    const text = String(message.content);
+    const now = this.throttling.now();
+    const earlier = partialSends.find(message.id, text, now);
+    if (earlier && earlier.connectorId !== this.id) {
+      // Its SMSC holds the accepted parts; another would deliver them twice.
+      return {
+        kind: 'transient',
+        retryAfterMs: NOT_BOUND_RETRY_MS,
+        reason: `${this.id}: parts of this message were accepted through ${earlier.connectorId}`,
+      };
+    }
     const session = this.pickSession();
     if (!session) {
       return {
@@ -186,49 +212,85 @@ export class SmppConnector implements Connector {
         reason: `${this.id} is not bound (${this.state().state})`,
       };
     }
-    const text = String(message.content);
-    const parts = smsPdus(text, this.nextReference());
+    const parts = earlier?.parts ?? smsPdus(text, this.nextReference(), this.encoding);
+    if (!parts) {
+      return {
+        kind: 'permanent',
+        errorCode: SMPP_STATUS.RSUBMITFAIL,
+        reason: `${this.id}: the text needs UCS-2, which this connector does not send (ucs2: false)`,
+      };
+    }
     const common = {
-      ...sourceAddress(message.senderName),
+      ...sourceAddress(message.senderName, this.config),
       destination_addr: message.destination,
-      dest_addr_ton: 1,
-      dest_addr_npi: 1,
+      dest_addr_ton: this.config.destTon ?? SMPP_DEFAULTS.destTon,
+      dest_addr_npi: this.config.destNpi ?? SMPP_DEFAULTS.destNpi,
       registered_delivery: 1,
       validity_period: message.ttlSeconds ? relativeTime(message.ttlSeconds) : '',
     };
-    const deadline = this.throttling.now() + MAX_QUEUE_WAIT_MS;
-    const results =
-      parts.length === 1
-        ? [await this.submitPart(session, { ...common, ...parts[0]! }, deadline)]
-        : await Promise.all(parts.map((part) => this.submitPart(session, { ...common, ...part }, deadline)));
+    const deadline = now + MAX_QUEUE_WAIT_MS;
+    const send = (part: SubmitPart): Promise<PduResult> =>
+      this.submitPart(
+        session,
+        { ...common, esm_class: part.esm_class, data_coding: part.data_coding, short_message: part.short_message },
+        part.tlvs,
+        deadline,
+      );
+    const accepted = earlier?.carrierIds ?? [];
+    const results: (PduResult | string)[] =
+      parts.length === 1 && !earlier
+        ? [await send(parts[0]!)]
+        : await Promise.all(parts.map((part, i) => accepted[i] ?? send(part)));
 
-    const carrierIds: string[] = [];
-    for (const result of results) {
-      // No answer (connection lost, timeout): soon again, through this connector once it is back or another of the
-      // route.
-      if (result.kind === 'failed')
-        return {
-          kind: 'transient',
-          retryAfterMs: Math.max(NOT_BOUND_RETRY_MS, this.throttling.pauseLeftMs),
-          reason: result.reason,
-        };
-      if (result.status !== SMPP_STATUS.ROK) {
-        const reason = `${this.id}: submit_sm refused with ${statusName(result.status)}`;
-        if (SLOW_DOWN.has(result.status)) {
-          // Still refused when the submission's time ran out: back to the queue until the pause ends.
-          const retryAfterMs = Math.max(THROTTLE_PAUSE_MIN_MS, this.throttling.pauseLeftMs);
-          return { kind: 'transient', retryAfterMs, reason, errorCode: result.status };
-        }
-        if (isTransientStatus(result.status)) {
-          return { kind: 'transient', retryAfterMs: TRANSIENT_RETRY_MS, reason, errorCode: result.status };
-        }
-        return { kind: 'permanent', errorCode: result.status, reason };
-      }
-      carrierIds.push(submittedId(result.messageId, this.receiptIds));
+    const carrierIds = results.map((r) =>
+      typeof r === 'string'
+        ? r
+        : r.kind === 'response' && r.status === SMPP_STATUS.ROK
+          ? submittedId(r.messageId, this.receiptIds)
+          : undefined,
+    );
+    const refused = carrierIds.findIndex((id) => id === undefined);
+    if (refused === -1) {
+      partialSends.forget(message.id);
+      const ids = carrierIds as string[];
+      this.multipart.remember(ids);
+      this.submitted++;
+      return { kind: 'accepted', carrierIds: ids };
     }
-    this.multipart.remember(carrierIds);
-    this.submitted++;
-    return { kind: 'accepted', carrierIds };
+    const outcome = this.refusalOutcome(results[refused] as PduResult);
+    if (outcome.kind === 'transient' && carrierIds.some((id) => id !== undefined)) {
+      partialSends.save(
+        message.id,
+        { connectorId: this.id, text, parts, carrierIds, expiresAt: now + message.ttlSeconds * 1000 },
+        now,
+      );
+    } else {
+      partialSends.forget(message.id);
+    }
+    return outcome;
+  }
+
+  /** The outcome of a message from the first of its parts that was not accepted. */
+  private refusalOutcome(result: PduResult): SubmitOutcome {
+    // No answer (connection lost, timeout): soon again, through this connector once it is back or another of the
+    // route.
+    if (result.kind === 'failed') {
+      return {
+        kind: 'transient',
+        retryAfterMs: Math.max(NOT_BOUND_RETRY_MS, this.throttling.pauseLeftMs),
+        reason: result.reason,
+      };
+    }
+    const reason = `${this.id}: submit_sm refused with ${statusName(result.status)}`;
+    if (SLOW_DOWN.has(result.status)) {
+      // Still refused when the submission's time ran out: back to the queue until the pause ends.
+      const retryAfterMs = Math.max(THROTTLE_PAUSE_MIN_MS, this.throttling.pauseLeftMs);
+      return { kind: 'transient', retryAfterMs, reason, errorCode: result.status };
+    }
+    if (isTransientStatus(result.status)) {
+      return { kind: 'transient', retryAfterMs: TRANSIENT_RETRY_MS, reason, errorCode: result.status };
+    }
+    return { kind: 'permanent', errorCode: result.status, reason };
   }
 
   /** The pause and rate after throttling refusals, for tests and the operator. */
@@ -236,8 +298,9 @@ export class SmppConnector implements Connector {
     return this.throttling.snapshot();
   }
 
+  /** A 16-bit concatenation reference (udh16 and SAR take it whole, udh8 its low byte). */
   private nextReference(): number {
-    this.reference = (this.reference + 1) & 0xff;
+    this.reference = (this.reference + 1) & 0xffff;
     return this.reference;
   }
 
@@ -245,7 +308,12 @@ export class SmppConnector implements Connector {
    * Sends one part, and sends it again (the same bytes, so the same concatenation reference) while the SMSC answers
    * that it is busy, after the pause that answer started, until `deadline`: only the refused part goes again.
    */
-  private async submitPart(session: SmppSession, fields: SubmitSmFields, deadline: number): Promise<PduResult> {
+  private async submitPart(
+    session: SmppSession,
+    fields: SubmitSmFields,
+    tlvs: readonly Tlv[],
+    deadline: number,
+  ): Promise<PduResult> {
     let refused: PduResult | undefined;
     for (;;) {
       if (!(await this.throttling.waitUnpaused(deadline))) {
@@ -259,7 +327,7 @@ export class SmppConnector implements Connector {
       const sent = this.throttling.sending();
       let result: PduResult;
       try {
-        result = await current.request(new SubmitSm(fields));
+        result = await current.request(new SubmitSm(fields, tlvs));
       } finally {
         this.throttle.release();
       }
