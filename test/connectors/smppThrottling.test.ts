@@ -15,43 +15,47 @@ describe('an SMSC that throttles: the connector pauses, slows down and recovers'
   it.each([
     ['ESME_RTHROTTLED', SMPP_STATUS.RTHROTTLED],
     ['ESME_RMSGQFUL', SMPP_STATUS.RMSGQFUL],
-  ])('pauses every sending on %s with a growing pause, and sends each refused PDU once more', async (_, status) => {
-    h = await startSmpp({ mps: 1000 });
-    const { smsc, connector, clock } = h;
-    await waitFor(() => connector.available());
-    smsc.refuseSubmissions(status);
-    const outcomes = Promise.all([1, 2, 3, 4, 5].map((i) => connector.submit(sms(`7916000000${i}`, `hello ${i}`))));
-    await waitFor(() => smsc.submissions.length === 5);
-    // Five refusals of PDUs sent together: one step.
-    expect(connector.throttlingState()).toEqual({ pausedForMs: THROTTLE_PAUSE_MIN_MS, steps: 1, rate: 500 });
-    clock.advance(THROTTLE_PAUSE_MIN_MS);
-    await waitFor(() => smsc.submissions.length === 10 && connector.throttlingState().steps === 2, {
-      timeoutMs: 2000,
-      describe: () => JSON.stringify([smsc.submissions.length, connector.throttlingState()]),
-    });
-    expect(connector.throttlingState()).toEqual({ pausedForMs: 2 * THROTTLE_PAUSE_MIN_MS, steps: 2, rate: 250 });
-    clock.advance(2 * THROTTLE_PAUSE_MIN_MS);
-    await waitFor(() => smsc.submissions.length === 15 && connector.throttlingState().steps === 3);
-    expect(connector.throttlingState().rate).toBe(125);
-    smsc.refuseSubmissions(undefined);
-    clock.advance(4 * THROTTLE_PAUSE_MIN_MS);
-    const results = await outcomes;
-    expect(results.map((r) => r.kind)).toEqual(Array(5).fill('accepted'));
-    expect(
-      smsc
-        .messages()
-        .map((m) => m.text)
-        .sort(),
-    ).toEqual([1, 2, 3, 4, 5].map((i) => `hello ${i}`));
-    expect(connector.throttlingState().steps).toBe(0);
+  ])(
+    'pauses every sending on %s with a growing pause, probing with one PDU before the others go',
+    async (_, status) => {
+      h = await startSmpp({ mps: 1000 });
+      const { smsc, connector, clock } = h;
+      await waitFor(() => connector.available());
+      smsc.refuseSubmissions(status);
+      const outcomes = Promise.all([1, 2, 3, 4, 5].map((i) => connector.submit(sms(`7916000000${i}`, `hello ${i}`))));
+      await waitFor(() => smsc.submissions.length === 5);
+      // Five refusals of PDUs sent together: one step.
+      expect(connector.throttlingState()).toEqual({ pausedForMs: THROTTLE_PAUSE_MIN_MS, steps: 1, rate: 500 });
+      // After the pause one PDU goes alone, a probe; refused, it starts the next, longer pause.
+      clock.advance(THROTTLE_PAUSE_MIN_MS);
+      await waitFor(() => connector.throttlingState().steps === 2);
+      expect(smsc.submissions.length).toBe(6);
+      expect(connector.throttlingState()).toEqual({ pausedForMs: 2 * THROTTLE_PAUSE_MIN_MS, steps: 2, rate: 250 });
+      clock.advance(2 * THROTTLE_PAUSE_MIN_MS);
+      await waitFor(() => connector.throttlingState().steps === 3);
+      expect(smsc.submissions.length).toBe(7);
+      expect(connector.throttlingState().rate).toBe(125);
+      smsc.refuseSubmissions(undefined);
+      // The probe is taken: the four others follow it.
+      clock.advance(4 * THROTTLE_PAUSE_MIN_MS);
+      const results = await outcomes;
+      expect(results.map((r) => r.kind)).toEqual(Array(5).fill('accepted'));
+      expect(
+        smsc
+          .messages()
+          .map((m) => m.text)
+          .sort(),
+      ).toEqual([1, 2, 3, 4, 5].map((i) => `hello ${i}`));
+      expect(connector.throttlingState().steps).toBe(0);
 
-    // The rate recovers a step per second of sending without refusals, up to the configured mps.
-    for (let step = 0; step < 4; step++) {
-      clock.advance(1000);
-      expect((await connector.submit(sms('79160000001', `after ${step}`))).kind).toBe('accepted');
-    }
-    expect(connector.throttlingState().rate).toBe(1000);
-  });
+      // The rate recovers a step per second of sending without refusals, up to the configured mps.
+      for (let step = 0; step < 4; step++) {
+        clock.advance(1000);
+        expect((await connector.submit(sms('79160000001', `after ${step}`))).kind).toBe('accepted');
+      }
+      expect(connector.throttlingState().rate).toBe(1000);
+    },
+  );
 
   it('hands a message back to the queue until the pause ends when the SMSC stays busy', async () => {
     h = await startSmpp();

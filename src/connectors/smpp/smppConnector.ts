@@ -316,27 +316,36 @@ export class SmppConnector implements Connector {
   ): Promise<PduResult> {
     let refused: PduResult | undefined;
     for (;;) {
-      if (!(await this.throttling.waitUnpaused(deadline))) {
+      const turn = await this.throttling.waitTurn(deadline);
+      if (!turn) {
         return refused ?? { kind: 'failed', reason: `${this.id}: the SMSC asked to slow down`, sent: false };
       }
-      const current = session.state === 'bound' ? session : this.pickSession();
-      if (!current) return { kind: 'failed', reason: `${this.id} is not bound`, sent: false };
-      if (!this.throttle.tryAcquire() && !(await this.throttle.acquire(MAX_QUEUE_WAIT_MS))) {
-        return { kind: 'failed', reason: `${this.id}: window busy`, sent: false };
-      }
       const sent = this.throttling.sending();
+      const current = session.state === 'bound' ? session : this.pickSession();
       let result: PduResult;
-      try {
-        result = await current.request(new SubmitSm(fields, tlvs));
-      } finally {
+      if (!current) {
+        result = { kind: 'failed', reason: `${this.id} is not bound`, sent: false };
+      } else if (!this.throttle.tryAcquire() && !(await this.throttle.acquire(MAX_QUEUE_WAIT_MS))) {
+        result = { kind: 'failed', reason: `${this.id}: window busy`, sent: false };
+      } else if (this.throttling.sending() !== sent) {
+        // A pause began while this part waited for a window slot: it waits for the pause's end instead.
         this.throttle.release();
+        if (turn === 'probe') this.throttling.probeEnded();
+        continue;
+      } else {
+        try {
+          result = await current.request(new SubmitSm(fields, tlvs));
+        } finally {
+          this.throttle.release();
+        }
+        if (result.kind === 'response' && SLOW_DOWN.has(result.status)) this.throttling.refused(sent);
+        if (result.kind === 'response' && result.status === SMPP_STATUS.ROK) this.throttling.accepted();
       }
+      if (turn === 'probe') this.throttling.probeEnded();
       if (result.kind === 'response' && SLOW_DOWN.has(result.status)) {
-        this.throttling.refused(sent);
         refused = result;
         continue;
       }
-      if (result.kind === 'response' && result.status === SMPP_STATUS.ROK) this.throttling.accepted();
       return result;
     }
   }

@@ -27,6 +27,12 @@ export class SmscThrottling {
   private steps = 0;
   private rateChangedAt = 0;
   private readonly waiters = new Set<{ timer: ClockTimer; resolve: (ok: boolean) => void }>();
+  /**
+   * After a pause one PDU goes alone, a probe: the others wait for its answer, so that an SMSC still busy refuses
+   * one PDU per pause, not a whole window of them.
+   */
+  private probe: 'none' | 'needed' | 'in flight' = 'none';
+  private readonly probeWaiters = new Set<() => void>();
 
   constructor(
     private readonly throttle: Throttle,
@@ -60,6 +66,7 @@ export class SmscThrottling {
     // Refusals of PDUs sent before the current pause started are the same burst: one step for all of them.
     if (sent < this.pauses) return;
     this.pauses++;
+    this.probe = 'needed';
     const now = nowMs(this.clock);
     const pause = Math.min(THROTTLE_PAUSE_MIN_MS * 2 ** this.steps, THROTTLE_PAUSE_MAX_MS);
     this.steps++;
@@ -73,6 +80,7 @@ export class SmscThrottling {
   accepted(): void {
     const now = nowMs(this.clock);
     if (now < this.pausedUntil) return;
+    this.probe = 'none';
     this.steps = 0;
     if (this.throttle.currentRate < this.throttle.mps && now - this.rateChangedAt >= THROTTLE_RECOVERY_STEP_MS) {
       this.throttle.setRate(this.throttle.currentRate * 2);
@@ -80,24 +88,59 @@ export class SmscThrottling {
     }
   }
 
-  /** Resolves true once no pause holds sending, false if that would be after `deadline` or on {@link cancel}. */
-  async waitUnpaused(deadline: number): Promise<boolean> {
+  /**
+   * Resolves once this PDU may go: `probe` when it goes alone after a pause (the caller reports its end through
+   * {@link probeEnded}), `go` when sending is open; false if the pause would end after `deadline`, or on
+   * {@link cancel}.
+   */
+  async waitTurn(deadline: number): Promise<'go' | 'probe' | false> {
     for (;;) {
       const now = nowMs(this.clock);
-      if (now >= this.pausedUntil) return true;
-      if (this.pausedUntil > deadline) return false;
-      const ok = await new Promise<boolean>((resolve) => {
-        const waiter = {
-          resolve,
-          timer: this.clock.setTimer(this.pausedUntil - now, () => {
-            this.waiters.delete(waiter);
-            resolve(true);
-          }),
+      if (now < this.pausedUntil) {
+        if (this.pausedUntil > deadline) return false;
+        if (!(await this.waitFor(this.pausedUntil - now))) return false;
+        continue;
+      }
+      if (this.probe === 'none') return 'go';
+      if (this.probe === 'needed') {
+        this.probe = 'in flight';
+        return 'probe';
+      }
+      // The probe's answer comes within the response timeout; the deadline bounds the wait all the same.
+      if (now >= deadline) return false;
+      const answered = await new Promise<boolean>((resolve) => {
+        const waiter = (): void => {
+          timer.cancel();
+          this.probeWaiters.delete(waiter);
+          resolve(true);
         };
-        this.waiters.add(waiter);
+        const timer = this.clock.setTimer(deadline - now, () => {
+          this.probeWaiters.delete(waiter);
+          resolve(false);
+        });
+        this.probeWaiters.add(waiter);
       });
-      if (!ok) return false;
+      if (!answered && nowMs(this.clock) >= deadline) return false;
     }
+  }
+
+  /** The probe was answered (or failed): the next pause, or open sending, follows from what it was told. */
+  probeEnded(): void {
+    if (this.probe === 'in flight') this.probe = 'none';
+    for (const waiter of [...this.probeWaiters]) waiter();
+  }
+
+  private waitFor(ms: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const waiter = {
+        resolve,
+        timer: this.clock.setTimer(ms, () => {
+          this.waiters.delete(waiter);
+          resolve(true);
+        }),
+      };
+      this.waiters.add(waiter);
+    });
   }
 
   /** Ends every wait (the connector is stopping). */
@@ -107,5 +150,6 @@ export class SmscThrottling {
       waiter.resolve(false);
     }
     this.waiters.clear();
+    for (const waiter of [...this.probeWaiters]) waiter();
   }
 }
