@@ -1,5 +1,6 @@
 import smpp from 'smpp';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MISSING_PART, MO_PARTS_WAIT_MS } from '../../src/connectors/smpp/moAssembler.js';
 import { SMPP_STATUS } from '../../src/connectors/smpp/smppErrors.js';
 import { SmscSimulator } from '../../src/simulators/smscSimulator.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -82,5 +83,50 @@ describe('what the SMSC sends an ESME: every request answered, nothing dropped',
       'Привет',
     ]);
     expect(h.receipts).toEqual([]);
+  });
+});
+
+describe('long inbound SMS are reassembled from their parts before they are kept', () => {
+  let h: SmppHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+  const TEXT = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+
+  it.each(['udh8', 'udh16', 'sar'] as const)('joins the parts of a %s message, in any order', async (form) => {
+    h = await startSmpp();
+    await waitFor(() => h!.connector.available());
+    const answers = await h.smsc.sendMo({
+      from: '79160000001',
+      to: '4242',
+      text: TEXT,
+      form,
+      partSize: 100,
+      order: [3, 1, 2],
+    });
+    expect(answers.map((a) => a?.command_status)).toEqual([0, 0, 0]);
+    expect(h.connector.inboundKept()).toMatchObject([{ from: '79160000001', to: '4242', text: TEXT, parts: 3 }]);
+  });
+
+  it('keeps the parts that came when the others never do, marking the gap', async () => {
+    h = await startSmpp();
+    await waitFor(() => h!.connector.available());
+    await h.smsc.sendMo({ from: '79160000001', to: '4242', text: TEXT, partSize: 100, order: [1, 3] });
+    expect(h.connector.inboundKept()).toEqual([]);
+    h.clock.advance(MO_PARTS_WAIT_MS);
+    expect(h.connector.inboundKept()).toMatchObject([
+      { text: `${TEXT.slice(0, 100)}${MISSING_PART}${TEXT.slice(200)}`, parts: 2 },
+    ]);
+  });
+
+  it('tells apart two long messages from one subscriber by their references', async () => {
+    h = await startSmpp();
+    await waitFor(() => h!.connector.available());
+    const other = TEXT.toUpperCase();
+    await h.smsc.sendMo({ from: '79160000001', to: '4242', text: TEXT, partSize: 100, order: [1], reference: 1 });
+    await h.smsc.sendMo({ from: '79160000001', to: '4242', text: other, partSize: 100, reference: 2 });
+    await h.smsc.sendMo({ from: '79160000001', to: '4242', text: TEXT, partSize: 100, order: [2, 3], reference: 1 });
+    expect(h.connector.inboundKept().map((m) => m.text)).toEqual([other, TEXT]);
   });
 });

@@ -1,54 +1,22 @@
 import type { Logger } from 'pino';
-import smpp from 'smpp';
 import '../../shared/gsmCoderCache.js';
 import { SMPP_DEFAULTS, type SmppConnectorConfig } from '../../config/configFile.js';
-import type { CarrierReceipt } from '../connector.js';
 import type { Connector, ConnectorState, OutboundMessage, ReceiptSink, SubmitOutcome } from '../connector.js';
 import { Throttle } from '../throttle.js';
 import { type Clock, systemClock } from '../../util/clock.js';
-import { DeliverSmResp, SubmitSm, type SubmitSmFields, type Tlv } from './hotPdus.js';
+import { SubmitSm, type SubmitSmFields, type Tlv } from './hotPdus.js';
 import { isTransientStatus, SMPP_STATUS, statusName, TRANSIENT_RETRY_MS } from './smppErrors.js';
-import { type ReceiptIdForm, receiptId, submittedId } from './carrierIds.js';
-import { MultipartReceipts } from './multipartReceipts.js';
+import { type ReceiptIdForm, submittedId } from './carrierIds.js';
+import { SmppDeliveries, type SmsInbound, type SmsInboundSink } from './smppDeliveries.js';
 import { SmscThrottling, THROTTLE_PAUSE_MIN_MS } from './smscThrottling.js';
 import { partialSends } from './partialSends.js';
-import {
-  ESM_MESSAGE_TYPE,
-  parseReceipt,
-  relativeTime,
-  smsPdus,
-  sourceAddress,
-  type SubmitPart,
-  type TextEncoding,
-} from './smppMessage.js';
-import {
-  type PduResult,
-  type SessionEvents,
-  type SessionRole,
-  type SessionState,
-  type SmppLink,
-  SmppSession,
-} from './smppSession.js';
-
-/** A subscriber's SMS as the SMSC delivered it. */
-export interface SmsInbound {
-  /** The subscriber's number (source_addr). */
-  readonly from: string;
-  /** The number or short code written to (destination_addr). */
-  readonly to: string;
-  readonly text: string;
-  readonly at: Date;
-}
-
-/** Stores inbound SMS; resolves once they are committed (the SMSC's deliver_sm is answered then). */
-export type SmsInboundSink = (connectorId: string, messages: readonly SmsInbound[]) => Promise<void>;
+import { relativeTime, smsPdus, sourceAddress, type SubmitPart, type TextEncoding } from './smppMessage.js';
+import { type PduResult, type SessionEvents, type SessionRole, type SessionState, SmppSession } from './smppSession.js';
 
 /** How long a submission may wait for a window slot before its message goes back to the queue. */
 const MAX_QUEUE_WAIT_MS = 10_000;
 /** Retry delay when the session is down: short, because another connector of the route may take it. */
 const NOT_BOUND_RETRY_MS = 1000;
-/** Inbound SMS kept in memory for the operator while no inbound storage takes them. */
-const KEPT_INBOUND = 1000;
 /** Refusals that mean "send slower": they pause the whole connector instead of failing the message. */
 const SLOW_DOWN: ReadonlySet<number> = new Set([SMPP_STATUS.RTHROTTLED, SMPP_STATUS.RMSGQFUL]);
 
@@ -78,19 +46,18 @@ export class SmppConnector implements Connector {
   private submitted = 0;
   private nextSession = 0;
   private lastError: string | null = null;
-  private readonly keptInbound: SmsInbound[] = [];
   private readonly receiptIds: ReceiptIdForm;
   private readonly encoding: TextEncoding;
-  private readonly multipart: MultipartReceipts;
+  private readonly deliveries: SmppDeliveries;
   /** Resolved when a transmitting session is bound; tests and start-up wait on it. */
   private boundWaiters: (() => void)[] = [];
 
   constructor(
     private readonly config: SmppConnectorConfig,
-    private readonly sink: ReceiptSink,
+    sink: ReceiptSink,
     private readonly log: Logger,
     private readonly clock: Clock = systemClock,
-    private readonly inbound?: SmsInboundSink,
+    inbound?: SmsInboundSink,
   ) {
     this.id = config.id;
     this.throttle = new Throttle(config.window, config.mps);
@@ -101,11 +68,7 @@ export class SmppConnector implements Connector {
       ucs2: config.ucs2 ?? SMPP_DEFAULTS.ucs2,
       longMessages: config.longMessages ?? SMPP_DEFAULTS.longMessages,
     };
-    this.multipart = new MultipartReceipts(clock, (receipts) =>
-      this.sink(receipts).catch((error: unknown) =>
-        this.log.error({ connector: this.id, err: error }, 'receipts of the other parts not recorded'),
-      ),
-    );
+    this.deliveries = new SmppDeliveries(config.id, this.receiptIds, sink, inbound, log, clock);
     const settings = { ...config, tls: config.tls ?? SMPP_DEFAULTS.tls };
     const count = config.sessions ?? SMPP_DEFAULTS.sessions;
     const roles: SessionRole[] =
@@ -117,7 +80,7 @@ export class SmppConnector implements Connector {
         if (session.transmits) for (const waiter of this.boundWaiters.splice(0)) waiter();
       },
       unbound: () => undefined,
-      message: (session, link, pdu) => this.onMessage(session, link, pdu),
+      message: (session, link, pdu) => this.deliveries.take(session, link, pdu),
       error: (session, message) => this.noteError(session, message),
     };
     this.sessions = roles.map((role, i) => new SmppSession(settings, role, i + 1, events, log, clock));
@@ -176,7 +139,7 @@ export class SmppConnector implements Connector {
   async stop(): Promise<void> {
     this.throttle.rejectAll();
     this.throttling.cancel();
-    this.multipart.clear();
+    this.deliveries.stop();
     await Promise.all(this.sessions.map((s) => s.stop()));
   }
 
@@ -253,7 +216,7 @@ export class SmppConnector implements Connector {
     if (refused === -1) {
       partialSends.forget(message.id);
       const ids = carrierIds as string[];
-      this.multipart.remember(ids);
+      this.deliveries.remember(ids);
       this.submitted++;
       return { kind: 'accepted', carrierIds: ids };
     }
@@ -355,113 +318,8 @@ export class SmppConnector implements Connector {
     this.log.warn({ connector: this.id, session: session.number, error: message }, 'SMPP problem');
   }
 
-  /**
-   * A deliver_sm or data_sm: a final receipt is recorded first and acknowledged after (a failure to record asks the
-   * SMSC to send it again); an intermediate notification or an SME acknowledgement is only acknowledged; anything
-   * else is a mobile-originated SMS, handed to the inbound sink.
-   */
-  private onMessage(session: SmppSession, link: SmppLink, pdu: smpp.PDU): void {
-    const kind = messageKind(Number(pdu.esm_class ?? 0));
-    const text = pduText(pdu);
-    const ack = (status = 0): unknown =>
-      pdu.command === 'deliver_sm'
-        ? new DeliverSmResp(pdu.sequence_number, status)
-        : pdu.response(status ? { command_status: status } : {});
-    if (kind === 'mobile-originated') {
-      this.onMobileOriginated(session, link, pdu, text, ack);
-      return;
-    }
-    const parsed =
-      kind === 'receipt'
-        ? parseReceipt({ receipted_message_id: pdu.receipted_message_id, message_state: pdu.message_state, text })
-        : undefined;
-    if (!parsed || parsed.stat === 'intermediate') {
-      if (kind === 'receipt' && !parsed) {
-        this.log.warn({ connector: this.id, text }, 'unreadable delivery receipt acknowledged');
-      } else {
-        this.log.debug({ connector: this.id, kind, text }, 'SMPP notification acknowledged');
-      }
-      session.respond(link, ack());
-      return;
-    }
-    const receipt: CarrierReceipt = {
-      connectorId: this.id,
-      carrierId: receiptId(parsed.carrierId, this.receiptIds),
-      state: parsed.stat,
-      at: this.clock.now(),
-      errorCode: parsed.errorCode,
-    };
-    this.multipart.received(receipt);
-    this.sink([receipt]).then(
-      () => session.respond(link, ack()),
-      (error: unknown) => {
-        this.log.error({ connector: this.id, err: error }, 'receipt not recorded; asking the SMSC to resend');
-        session.respond(link, ack(SMPP_STATUS.RX_T_APPN));
-      },
-    );
-  }
-
-  /**
-   * A subscriber's SMS. With an inbound sink it is acknowledged once stored (else the SMSC is asked to send it
-   * again); without one it is logged in full, kept for the operator (the last {@link KEPT_INBOUND}) and acknowledged.
-   */
-  private onMobileOriginated(
-    session: SmppSession,
-    link: SmppLink,
-    pdu: smpp.PDU,
-    text: string,
-    ack: (status?: number) => unknown,
-  ): void {
-    const message: SmsInbound = {
-      from: String(pdu.source_addr ?? ''),
-      to: String(pdu.destination_addr ?? ''),
-      text,
-      at: this.clock.now(),
-    };
-    if (!this.inbound) {
-      this.log.warn({ connector: this.id, inbound: message }, 'inbound SMS kept in the log: no inbound SMS storage');
-      this.keptInbound.push(message);
-      if (this.keptInbound.length > KEPT_INBOUND) this.keptInbound.shift();
-      session.respond(link, ack());
-      return;
-    }
-    this.inbound(this.id, [message]).then(
-      () => session.respond(link, ack()),
-      (error: unknown) => {
-        this.log.error({ connector: this.id, err: error }, 'inbound SMS not stored; asking the SMSC to resend');
-        session.respond(link, ack(SMPP_STATUS.RX_T_APPN));
-      },
-    );
-  }
-
   /** Inbound SMS received without an inbound sink, oldest first. */
   inboundKept(): readonly SmsInbound[] {
-    return this.keptInbound;
+    return this.deliveries.inboundKept();
   }
-}
-
-/** What a deliver_sm or data_sm is, by its esm_class message type (bits 2-5, SMPP 3.4, 5.2.12). */
-function messageKind(esmClass: number): 'receipt' | 'intermediate' | 'acknowledgement' | 'mobile-originated' {
-  switch (esmClass & ESM_MESSAGE_TYPE) {
-    case 0x00:
-      return 'mobile-originated';
-    case 0x04:
-      return 'receipt';
-    case 0x20:
-      return 'intermediate';
-    default:
-      // 0x08 SME delivery acknowledgement, 0x10 user acknowledgement, 0x18 conversation abort.
-      return 'acknowledgement';
-  }
-}
-
-/** The text of a deliver_sm (short_message) or data_sm (message_payload), as the package decoded it. */
-function pduText(pdu: smpp.PDU): string {
-  for (const field of [pdu.short_message, pdu.message_payload]) {
-    if (field && !Buffer.isBuffer(field) && typeof (field as { message?: unknown }).message === 'string') {
-      const message = (field as { message: string }).message;
-      if (message !== '') return message;
-    }
-  }
-  return '';
 }
