@@ -10,6 +10,7 @@ import { type ReceiptIdForm, submittedId } from './carrierIds.js';
 import { SmppDeliveries, type SmsInbound, type SmsInboundSink } from './smppDeliveries.js';
 import { SmscThrottling, THROTTLE_PAUSE_MIN_MS } from './smscThrottling.js';
 import { partialSends } from './partialSends.js';
+import { joinSmscAccount, type SiblingConnectors } from './siblingConnectors.js';
 import { relativeTime, smsPdus, sourceAddress, type SubmitPart, type TextEncoding } from './smppMessage.js';
 import { type PduResult, type SessionEvents, type SessionRole, type SessionState, SmppSession } from './smppSession.js';
 
@@ -49,6 +50,7 @@ export class SmppConnector implements Connector {
   private readonly receiptIds: ReceiptIdForm;
   private readonly encoding: TextEncoding;
   private readonly deliveries: SmppDeliveries;
+  private readonly siblings: SiblingConnectors;
   /** Resolved when a transmitting session is bound; tests and start-up wait on it. */
   private boundWaiters: (() => void)[] = [];
 
@@ -68,7 +70,8 @@ export class SmppConnector implements Connector {
       ucs2: config.ucs2 ?? SMPP_DEFAULTS.ucs2,
       longMessages: config.longMessages ?? SMPP_DEFAULTS.longMessages,
     };
-    this.deliveries = new SmppDeliveries(config.id, this.receiptIds, sink, inbound, log, clock);
+    this.siblings = joinSmscAccount(config, config.id);
+    this.deliveries = new SmppDeliveries(config.id, this.receiptIds, sink, inbound, log, clock, this.siblings);
     const settings = { ...config, tls: config.tls ?? SMPP_DEFAULTS.tls };
     const count = config.sessions ?? SMPP_DEFAULTS.sessions;
     const roles: SessionRole[] =
@@ -217,6 +220,7 @@ export class SmppConnector implements Connector {
       partialSends.forget(message.id);
       const ids = carrierIds as string[];
       this.deliveries.remember(ids);
+      this.siblings.submitted(this.id, ids);
       this.submitted++;
       return { kind: 'accepted', carrierIds: ids };
     }

@@ -6,6 +6,7 @@ import { type ReceiptIdForm, receiptId } from './carrierIds.js';
 import { DeliverSmResp } from './hotPdus.js';
 import { MoAssembler, moPartOf } from './moAssembler.js';
 import { MultipartReceipts } from './multipartReceipts.js';
+import type { SiblingConnectors } from './siblingConnectors.js';
 import { SMPP_STATUS } from './smppErrors.js';
 import { ESM_MESSAGE_TYPE, parseReceipt } from './smppMessage.js';
 import type { SmppLink, SmppSession } from './smppSession.js';
@@ -44,6 +45,7 @@ export class SmppDeliveries {
     private readonly inbound: SmsInboundSink | undefined,
     private readonly log: Logger,
     private readonly clock: Clock,
+    private readonly siblings?: SiblingConnectors,
   ) {
     this.moParts = new MoAssembler(clock, ({ from, to }, text, parts) => {
       const message: SmsInbound = { from, to, text, at: this.clock.now(), parts };
@@ -99,9 +101,11 @@ export class SmppDeliveries {
       session.respond(link, ack());
       return;
     }
+    const carrierId = receiptId(parsed.carrierId, this.receiptIds);
     const receipt: CarrierReceipt = {
-      connectorId: this.id,
-      carrierId: receiptId(parsed.carrierId, this.receiptIds),
+      // A sibling connector to the same SMSC account may have submitted it.
+      connectorId: this.siblings?.owner(carrierId, true) ?? this.id,
+      carrierId,
       state: parsed.stat,
       at: this.clock.now(),
       errorCode: parsed.errorCode,
