@@ -109,6 +109,7 @@ export class SmscSimulator {
   private stalled = false;
   private silentBinds = false;
   private readonly partRefusals: { sequence: number; status: number; left: number }[] = [];
+  private shareRefusal: { status: number; share: number; owed: number } | undefined;
   private refusal: number | undefined;
   private keepSubmissions = true;
   port = 0;
@@ -254,6 +255,14 @@ export class SmscSimulator {
     return pdu;
   }
 
+  /**
+   * Refuses this share (0-1) of submit_sm with `status`, evenly spread (every fifth for 0.2), as a busy SMSC answering
+   * ESME_RTHROTTLED to some submits; `undefined` ends it.
+   */
+  refuseShare(status: number | undefined, share = 0): void {
+    this.shareRefusal = status === undefined ? undefined : { status, share, owed: 0 };
+  }
+
   /** Refuses the next `times` parts number `sequence` of concatenated messages with `status`. */
   refusePart(sequence: number, status: number, times = 1): void {
     this.partRefusals.push({ sequence, status, left: times });
@@ -353,7 +362,15 @@ export class SmscSimulator {
     const sequence = concatOf(pdu)?.sequence;
     const partRefusal = this.partRefusals.find((r) => r.sequence === sequence && r.left > 0);
     if (partRefusal) partRefusal.left--;
-    const refusal = this.refusal ?? partRefusal?.status;
+    let shared: number | undefined;
+    if (this.shareRefusal) {
+      this.shareRefusal.owed += this.shareRefusal.share;
+      if (this.shareRefusal.owed >= 1) {
+        this.shareRefusal.owed -= 1;
+        shared = this.shareRefusal.status;
+      }
+    }
+    const refusal = this.refusal ?? partRefusal?.status ?? shared;
     if (refusal !== undefined) {
       if (this.keepSubmissions)
         this.submissions.push({

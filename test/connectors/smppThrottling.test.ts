@@ -80,3 +80,33 @@ describe('an SMSC that throttles: the connector pauses, slows down and recovers'
     });
   });
 });
+
+describe('an SMSC that throttles a share of submits', () => {
+  let h: SmppHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('gets every message accepted once when a fifth of submits are refused', async () => {
+    h = await startSmpp({ window: 10 });
+    const { smsc, connector, clock } = h;
+    await waitFor(() => connector.available());
+    smsc.refuseShare(SMPP_STATUS.RTHROTTLED, 0.2);
+    const outcomes = Promise.all(
+      Array.from({ length: 50 }, (_, i) => connector.submit(sms(`79160${String(i).padStart(5, '0')}1`, `share ${i}`))),
+    );
+    let done = false;
+    void outcomes.then(() => (done = true));
+    // Through each pause as it comes: the connector's own clock, no more.
+    for (;;) {
+      await waitFor(() => done || connector.throttlingState().pausedForMs > 0);
+      if (done) break;
+      clock.advance(connector.throttlingState().pausedForMs);
+    }
+    expect((await outcomes).map((o) => o.kind)).toEqual(Array(50).fill('accepted'));
+    const accepted = smsc.submissions.filter((s) => s.messageId !== null).map((s) => s.text);
+    expect(new Set(accepted).size).toBe(50);
+    expect(accepted).toHaveLength(50);
+  });
+});
