@@ -50,7 +50,7 @@ import { CallbackSender, type CallbackSenderOptions } from './callbacks/index.js
 import { CallbackTargets } from './callbacks/index.js';
 import { Tariffs } from './money/index.js';
 import { TemplateMatcher } from './templates/index.js';
-import { receiveInbound } from './inbound/index.js';
+import { receiveInbound, receiveSmsInbound } from './inbound/index.js';
 import { statisticsRoutes } from './statistics/routes.js';
 import { adminInboundRoutes, inboundRoutes } from './inbound/routes.js';
 import { adminTemplateRoutes, templateRoutes } from './templates/routes.js';
@@ -186,7 +186,17 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     );
     const wakeup = new Wakeup(clock);
     const connectors =
-      role === 'api' ? [] : buildConnectors(configFile, (receipts) => writer.receipts(receipts), log, clock);
+      role === 'api'
+        ? []
+        : buildConnectors(
+            configFile,
+            (receipts) => writer.receipts(receipts),
+            log,
+            clock,
+            (connectorId, messages) =>
+              // ctx exists by the time an SMSC delivers anything (connectors start after it is built).
+              receiveSmsInbound(ctx, connectorId, messages),
+          );
     let dispatcher: Dispatcher | undefined;
     let callbackSender: CallbackSender | undefined;
     const connectorStates = () => connectors.map((c) => c.state());

@@ -13,3 +13,4 @@ export { corkUntilNextTick } from './smpp/corkedWrites.js';
 export { ShortMessagePdu, ShortMessageResp, receiptTlvs } from './smpp/hotPdus.js';
 export type { ShortMessageFields, Tlv } from './smpp/hotPdus.js';
 export type { CarrierReceipt, ReceiptState } from './connector.js';
+export type { SmsInbound, SmsInboundSink } from './smpp/smppDeliveries.js';

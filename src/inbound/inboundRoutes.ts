@@ -9,6 +9,7 @@ import { errorResponses, Id, IdParam } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { SENDER_NAME_MAX_LENGTH } from '../senderNames/index.js';
 import { isoUtc } from '../util/time.js';
+import { adminInboundNumberRoutes } from './inboundNumberRoutes.js';
 import {
   inboundRuleCount,
   inboundRuleDelete,
@@ -66,7 +67,8 @@ const ruleBody = (maxSenderNames: number) =>
           Type.Null(),
         ]),
       ),
-      channelType: Type.Optional(Type.Literal('WHATSAPP')),
+      // SMS rules match the inbound number written to as their sender name (DESIGN 17).
+      channelType: Type.Optional(Type.Union([Type.Literal('WHATSAPP'), Type.Literal('SMS')])),
     },
     { additionalProperties: false },
   );
@@ -373,6 +375,7 @@ export const inboundRoutes: Routes = (app, ctx) => {
 
 /** Inbound messages no account claimed, for the operator. */
 export const adminInboundRoutes: Routes = (app, ctx) => {
+  adminInboundNumberRoutes(app, ctx);
   app.get(
     '/admin/v1/inbounds/unrouted',
     {

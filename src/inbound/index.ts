@@ -1,3 +1,4 @@
 /** What other parts of Herald may use of inbound/; everything else in the folder is its own. */
 export { receiveInbound } from './inbound.js';
+export { receiveSmsInbound } from './smsInbound.js';
 export { trafficCenterDefault, trafficCenterHold } from './trafficCenterSql.js';

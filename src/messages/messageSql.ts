@@ -192,14 +192,16 @@ export interface NewInbound {
   readonly text: string;
   /** `connectorId:providerId`: a webhook sent again stores nothing twice. */
   readonly providerMessageId: string;
+  /** WHATSAPP unless given (an inbound SMS: SMS). */
+  readonly channelType?: 'WHATSAPP' | 'SMS';
 }
 
-/** Stores an inbound WhatsApp message; undefined when the provider sent it before. */
+/** Stores an inbound message (WhatsApp, or SMS); undefined when the provider sent it before. */
 export async function messageInsertInbound(db: Queryable, m: NewInbound): Promise<MessageRow | undefined> {
   const [row] = await db.query<MessageRow>(
     `INSERT INTO messages (account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id,
        sender_name, destination, country, content, total_parts, status, status_at, history, provider_message_id)
-     VALUES ($1, $2, $3, 'WHATSAPP', 'inbound', 'API', $4, $5, $6, $7, $8, 1, 'inbound_sent', $3, $9, $10)
+     VALUES ($1, $2, $3, $11, 'inbound', 'API', $4, $5, $6, $7, $8, 1, 'inbound_sent', $3, $9, $10)
      ON CONFLICT (account_id, provider_message_id) WHERE provider_message_id IS NOT NULL DO NOTHING
      RETURNING ${MESSAGE_COLUMNS}`,
     [
@@ -210,9 +212,11 @@ export async function messageInsertInbound(db: Queryable, m: NewInbound): Promis
       m.senderName,
       m.subscriber,
       m.country,
-      JSON.stringify({ contentType: 'text', text: m.text }),
+      // SMS content is a string; WhatsApp's a content object (the messages table's content column).
+      JSON.stringify(m.channelType === 'SMS' ? m.text : { contentType: 'text', text: m.text }),
       JSON.stringify([{ status: 'inbound_sent', at: m.at.toISOString() }]),
       m.providerMessageId,
+      m.channelType ?? 'WHATSAPP',
     ],
   );
   return row;
