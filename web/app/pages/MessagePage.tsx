@@ -176,6 +176,7 @@ function Cascade({ uuid, loaded }: { uuid: string; loaded: Message }) {
                 <td>{s.senderName}</td>
                 <td>{conditionText(s.condition)}</td>
                 <td>
+                  {/* In full: the steps' ids are time-ordered (UUIDv7) and share their first characters. */}
                   {!s.message ? (
                     'not created'
                   ) : s.message.messageUuid === uuid ? (
@@ -186,7 +187,7 @@ function Cascade({ uuid, loaded }: { uuid: string; loaded: Message }) {
                       class="mono"
                       aria-label={`Message of step ${s.step}`}
                     >
-                      {s.message.messageUuid.slice(0, 8)}…
+                      {s.message.messageUuid}
                     </a>
                   )}
                 </td>
