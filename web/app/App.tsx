@@ -9,6 +9,7 @@ import { Inbounds } from './pages/Inbounds.js';
 import { MessagePage } from './pages/MessagePage.js';
 import { Messages } from './pages/Messages.js';
 import { Send } from './pages/Send.js';
+import { SendCascade } from './pages/SendCascade.js';
 import { SenderNames } from './pages/SenderNames.js';
 import { SignIn } from './pages/SignIn.js';
 import { Statistics } from './pages/Statistics.js';
@@ -92,6 +93,7 @@ function Pages() {
       <Route path={`${BASE}/messages`} component={Messages} />
       <Route path={`${BASE}/messages/:uuid`} component={MessagePage} />
       <Route path={`${BASE}/send`} component={Send} />
+      <Route path={`${BASE}/send/cascade`} component={SendCascade} />
       <Route path={`${BASE}/sender-names`} component={SenderNames} />
       <Route path={`${BASE}/templates`} component={Templates} />
       <Route path={`${BASE}/inbounds`} component={Inbounds} />

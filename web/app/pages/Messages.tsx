@@ -22,6 +22,7 @@ const FILTERS = [
   'sender_name',
   'tags',
   'message_uuid',
+  'cascade_message_uuid',
   'content',
 ] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
@@ -115,6 +116,12 @@ export function Messages() {
           <TextField label="Sender name" value={filters.sender_name} onValue={set('sender_name')} />
           <TextField label="Tags" value={filters.tags} onValue={set('tags')} hint="Comma-separated; any of them." />
           <TextField label="Message UUID" value={filters.message_uuid} onValue={set('message_uuid')} />
+          <TextField
+            label="Cascade"
+            value={filters.cascade_message_uuid}
+            onValue={set('cascade_message_uuid')}
+            hint="UUID of a cascade's first message: its steps."
+          />
           <TextField label="Text contains" value={filters.content} onValue={set('content')} />
           <SelectField
             label="Rows per page"
@@ -159,6 +166,14 @@ export function Messages() {
                   <a href={`/app/messages/${m.messageUuid}`} class="mono" aria-label={`Message ${m.messageUuid}`}>
                     {m.messageUuid.slice(0, 8)}…
                   </a>
+                  {m.cascadeStep !== null && (
+                    <>
+                      {' '}
+                      <span class="badge" data-testid="row-cascade-step" title="A step of a cascade">
+                        step {m.cascadeStep}
+                      </span>
+                    </>
+                  )}
                 </td>
                 <td>{m.channelType}</td>
                 <td>{m.senderName}</td>
