@@ -197,6 +197,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       leaseMs,
       pollMs: tuning.dispatchPollMs,
       maxInFlight: tuning.dispatchMaxInFlight,
+      urgentPercent: tuning.dispatchUrgentPercent,
       noRouteRetryMs: tuning.noRouteRetryMs,
       ...options.dispatcher,
     };
@@ -232,7 +233,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       directDispatch:
         role === 'all'
           ? {
-              room: () => dispatcher?.directRoom() ?? 0,
+              room: () => dispatcher?.directRoom() ?? { any: 0, bulk: 0 },
               leaseMs: dispatcherOptions.leaseMs,
               take: (messages) => dispatcher?.takeDirect(messages),
             }

@@ -109,8 +109,11 @@ export async function prepareMessages(
 }
 
 export interface StoreOptions {
-  /** How many due messages may be stored leased to this process's dispatcher (the fast lane). */
-  readonly directRoom: number;
+  /**
+   * How many due messages may be stored leased to this process's dispatcher (the fast lane): any, and of them
+   * SERVICE and PROMO ones.
+   */
+  readonly directRoom: { readonly any: number; readonly bulk: number };
   readonly leaseUntil: Date;
   /** Whether new callback URLs count against the account's daily limit (not for URLs admitted before). */
   readonly limitCallbackUrls: boolean;
@@ -137,12 +140,15 @@ export async function storeMessages(
   const reachable = candidates.map((c) => c.message.callbackUrl === null || targets.has(c.message.callbackUrl));
   const charges = candidates.map((c, i) => (reachable[i] ? c.charge : null));
   const taken = await reserveCharges(tx, sender.accountId, charges, now, `batch ${candidates[0]!.id}`);
-  let directRoom = options.directRoom;
+  let { any, bulk } = options.directRoom;
   const results = candidates.map((c, i): NewMessage | HeraldError => {
     if (!reachable[i]) return herald('callbackUrlLimit', { limit: ctx.config.callbackUrlsPerDay });
     if (!taken[i]) return herald('insufficientFunds');
-    const leased = directRoom > 0 && c.plannedSendAt !== null && c.plannedSendAt.getTime() <= now.getTime();
-    if (leased) directRoom--;
+    const urgent = c.message.trafficType === 'AUTHORIZE' || c.message.trafficType === 'TRANSACT';
+    const leased =
+      any > 0 && (urgent || bulk > 0) && c.plannedSendAt !== null && c.plannedSendAt.getTime() <= now.getTime();
+    if (leased) any--;
+    if (leased && !urgent) bulk--;
     return {
       id: c.id,
       message: c.message,

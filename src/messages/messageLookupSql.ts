@@ -48,6 +48,7 @@ export interface MessageFilter {
   readonly cascadeId: string | null;
   /** true: first steps and messages outside cascades; false: later steps of cascades. */
   readonly root: boolean | null;
+  readonly trafficType: string | null;
 }
 
 /**
@@ -92,6 +93,7 @@ function whereOf(accountId: number, f: MessageFilter, params: unknown[] = []): {
   add(f.country, (p) => `country = ${p}`);
   add(f.cascadeId, (p) => `cascade_id = ${p}::uuid`);
   add(f.root, (p) => `(coalesce(cascade_step, 1) = 1) = ${p}::boolean`);
+  add(f.trafficType, (p) => `traffic_type = ${p} AND direction = 'outbound'`);
   return { where: conditions.join(' AND '), params };
 }
 

@@ -85,6 +85,8 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
     expect(limits).toEqual({
       // HERALD_BODY_LIMIT: 1000 messages.
       'POST /api/v1/message': 16 * KiB * KiB,
+      // HERALD_BODY_LIMIT too: 1000 cascades.
+      'POST /api/v1/message/cascade': 16 * KiB * KiB,
       // 10,000 uuids, 1000 delivery ids, 1000 conversions, a WhatsApp template (a document, a header, 3 buttons).
       'POST /api/v1/message/stop': 2295 * KiB,
       'POST /api/v1/callbacks/replay': 230 * KiB,

@@ -160,6 +160,7 @@ export interface paths {
                     country_code?: string;
                     /** @description the steps of this cascade (its root) */
                     cascade_message_uuid?: string;
+                    traffic_type?: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
                     /** @description true: first steps and messages outside cascades; false: later steps */
                     root?: boolean;
                 };
@@ -3467,7 +3468,7 @@ export interface paths {
                 query?: {
                     from?: string;
                     to?: string;
-                    groupBy?: "day" | "channelType" | "senderName" | "status" | "tag" | "cascadeStep";
+                    groupBy?: "day" | "channelType" | "senderName" | "status" | "tag" | "cascadeStep" | "trafficType";
                     channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
                     senderName?: string;
                     status?: string;
