@@ -16,8 +16,8 @@ export interface MessageCounts {
 /**
  * A SELECT of the per-message figures of an account's outbound messages whose ids pass `messageIds` (a condition on
  * the column it is given), as the statistics rollup's rows: by day (UTC), channel, sender name, status, currency,
- * cascade step (0: none), traffic type, and tag ('' = the message itself; with `withTags`, one more row per tag it carries), with
- * the clicks and conversions of `counts` (0 where a message has none). `account` is an SQL expression.
+ * cascade step (0: none), traffic type, and tag ('' = the message itself; with `withTags`, one more row per tag it
+ * carries), with the clicks and conversions of `counts` (0 where a message has none). `account` is an SQL expression.
  */
 export function messageFiguresSql(
   account: string,
