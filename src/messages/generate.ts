@@ -4,7 +4,7 @@ import { herald, HeraldError } from '../errors/catalogue.js';
 import { shortenText, shortLinkInsert, type ShortLink } from '../links/index.js';
 import { fromMicros, type Micros, reserveCharges, toMicros } from '../money/index.js';
 import { lookupSubscriber, type Subscriber } from '../numbering/index.js';
-import { messageWindow, planSend } from '../schedule/index.js';
+import { completionInstant, messageWindow, planSend } from '../schedule/index.js';
 import type { Channel } from '../shared/channels.js';
 import { uuid7 } from '../util/uuid7.js';
 import { validateContent } from './channelContent.js';
@@ -35,6 +35,8 @@ export interface MessageToGenerate {
   readonly cascade?: { readonly id: string; readonly step: number } | undefined;
   /** The message's id, when it is given (a cascade's first step is the cascade's id); else a new one. */
   readonly id?: string;
+  /** The dispatch it belongs to: held, never due, until the dispatch starts (which plans it). */
+  readonly dispatchId?: string;
 }
 
 /** A valid message on its way to being stored: content after link shortening, price, plan. */
@@ -49,6 +51,7 @@ export interface Candidate {
   readonly charge: { amount: Micros; currency: string } | null;
   readonly templateId: number | null;
   readonly cascade: { readonly id: string; readonly step: number } | undefined;
+  readonly dispatchId: string | undefined;
 }
 
 /** A new message id for `now`: a version 7 UUID, time-ordered. */
@@ -72,7 +75,7 @@ export async function prepareMessages(
     .filter((m) => m.message.channelType === 'WHATSAPP')
     .map((m): [string, string] => [m.message.senderName, m.message.destination]);
   const windows = await whatsappWindowsOpenOf(db, sender.accountId, whatsapp, now);
-  return messages.map(({ message: original, cascade, id }) => {
+  return messages.map(({ message: original, cascade, id, dispatchId }) => {
     if (channels && !channels[original.channelType])
       return herald('channelNotEnabled', { channelType: original.channelType });
     const templateId = matchTemplate(original.channelType, original.senderName, original.content, now) ?? null;
@@ -92,7 +95,13 @@ export async function prepareMessages(
     if (!price && ctx.config.requireTariff)
       return herald('noTariff', { channelType: message.channelType, destination: message.destination });
     const subscriber = lookupSubscriber(ctx.plan, message.destination, message.country);
-    const plan = planSend(messageWindow(message, subscriber.zones), now.getTime());
+    const window = messageWindow(message, subscriber.zones);
+    // A dispatch's message is planned when its dispatch starts: until then it keeps only its completion deadline.
+    const completion = dispatchId === undefined ? undefined : completionInstant(window);
+    const plan =
+      dispatchId === undefined
+        ? planSend(window, now.getTime())
+        : { plannedSendAt: now, deadlineAt: new Date(completion ?? HELD_UNTIL), expiresAt: new Date(HELD_UNTIL) };
     return {
       id: id ?? newMessageId(now),
       message,
@@ -104,9 +113,13 @@ export async function prepareMessages(
       charge: price ? { amount: toMicros(price.perPart) * BigInt(message.totalParts), currency: price.currency } : null,
       templateId,
       cascade,
+      dispatchId,
     };
   });
 }
+
+/** The deadline and lifetime of a held message before its dispatch plans it: none. */
+const HELD_UNTIL = Date.parse('9999-12-31T00:00:00Z');
 
 export interface StoreOptions {
   /**
@@ -146,7 +159,11 @@ export async function storeMessages(
     if (!taken[i]) return herald('insufficientFunds');
     const urgent = c.message.trafficType === 'AUTHORIZE' || c.message.trafficType === 'TRANSACT';
     const leased =
-      any > 0 && (urgent || bulk > 0) && c.plannedSendAt !== null && c.plannedSendAt.getTime() <= now.getTime();
+      c.dispatchId === undefined &&
+      any > 0 &&
+      (urgent || bulk > 0) &&
+      c.plannedSendAt !== null &&
+      c.plannedSendAt.getTime() <= now.getTime();
     if (leased) any--;
     if (leased && !urgent) bulk--;
     return {
@@ -162,6 +179,8 @@ export async function storeMessages(
       callbackTargetId: c.message.callbackUrl ? targets.get(c.message.callbackUrl)! : null,
       templateId: c.templateId,
       cascade: c.cascade,
+      dispatchId: c.dispatchId,
+      held: c.dispatchId !== undefined,
     };
   });
   const rows = results.filter((r): r is NewMessage => !(r instanceof HeraldError));

@@ -39,3 +39,10 @@ export type { Candidate, MessageToGenerate, Sender } from './generate.js';
 export type { NewMessage, SendingMethod } from './messageSql.js';
 export { MessageObject, SendResponse as SendResponseSchema } from './messageSchemas.js';
 export { messageGet } from './messageLookupSql.js';
+export {
+  messageDispatchCounts,
+  messageDispatchHold,
+  messageDispatchSchedule,
+  messageDispatchStop,
+} from './dispatchMessageSql.js';
+export type { DispatchCount } from './dispatchMessageSql.js';

@@ -103,6 +103,7 @@ export const lookupRoutes: Routes = (app, ctx) => {
             country_code: Type.Optional(Type.String({ description: "the destination's country, ISO 3166-1 alpha-2" })),
             cascade_message_uuid: Type.Optional(Type.String({ description: 'the steps of this cascade (its root)' })),
             traffic_type: Type.Optional(Type.Enum(TRAFFIC_TYPES)),
+            dispatch_id: Type.Optional(Type.String({ description: 'the messages of this dispatch' })),
             root: Type.Optional(
               Type.Boolean({ description: 'true: first steps and messages outside cascades; false: later steps' }),
             ),
@@ -132,6 +133,9 @@ export const lookupRoutes: Routes = (app, ctx) => {
       }
       if (q.message_uuid !== undefined && !UUID_PATTERN.test(q.message_uuid)) {
         throw herald('invalidField', { field: 'message_uuid', value: showValue(q.message_uuid) });
+      }
+      if (q.dispatch_id !== undefined && !UUID_PATTERN.test(q.dispatch_id)) {
+        throw herald('invalidField', { field: 'dispatch_id', value: showValue(q.dispatch_id) });
       }
       if (q.cascade_message_uuid !== undefined && !UUID_PATTERN.test(q.cascade_message_uuid)) {
         throw herald('invalidField', { field: 'cascade_message_uuid', value: showValue(q.cascade_message_uuid) });
@@ -172,6 +176,7 @@ export const lookupRoutes: Routes = (app, ctx) => {
         cascadeId: q.cascade_message_uuid?.toLowerCase() ?? null,
         root: q.root ?? null,
         trafficType: q.traffic_type ?? null,
+        dispatchId: q.dispatch_id?.toLowerCase() ?? null,
       };
       const { accountId } = principalOf(request);
       const order = q.sort === 'created_time' || q.sort === 'asc' ? 'asc' : 'desc';

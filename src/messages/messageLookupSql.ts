@@ -49,6 +49,7 @@ export interface MessageFilter {
   /** true: first steps and messages outside cascades; false: later steps of cascades. */
   readonly root: boolean | null;
   readonly trafficType: string | null;
+  readonly dispatchId: string | null;
 }
 
 /**
@@ -94,6 +95,7 @@ function whereOf(accountId: number, f: MessageFilter, params: unknown[] = []): {
   add(f.cascadeId, (p) => `cascade_id = ${p}::uuid`);
   add(f.root, (p) => `(coalesce(cascade_step, 1) = 1) = ${p}::boolean`);
   add(f.trafficType, (p) => `traffic_type = ${p} AND direction = 'outbound'`);
+  add(f.dispatchId, (p) => `dispatch_id = ${p}::uuid`);
   return { where: conditions.join(' AND '), params };
 }
 
