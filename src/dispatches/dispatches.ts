@@ -1,3 +1,4 @@
+import { accountTakePace } from '../accounts/index.js';
 import type { AppContext } from '../context.js';
 import { herald, HeraldError, showValue } from '../errors/catalogue.js';
 import type { Principal } from '../http/auth.js';
@@ -254,9 +255,14 @@ export async function changeDispatch(
     if (!(rule.from as readonly string[]).includes(dispatch.status))
       throw herald('conflict', { reason: `Dispatch ${dispatchId} is ${dispatch.status}: it cannot ${change}` });
     await dispatchSetStatus(tx, accountId, dispatchId, rule.to, change === 'start' ? now : undefined);
-    if (change === 'start' || change === 'resume')
-      await messageDispatchSchedule(tx, accountId, dispatchId, now, dispatch.speed_ms);
-    else if (change === 'pause') await messageDispatchHold(tx, accountId, dispatchId, now);
+    if (change === 'start' || change === 'resume') {
+      // A paced account's dispatch takes its send slots, at its own speed or the account's rate if slower.
+      const counts = await messageDispatchCounts(tx, accountId, [dispatchId], now);
+      const held = counts.reduce((n, c) => n + c.held, 0);
+      const slots = await accountTakePace(tx, accountId, 0, held, now, dispatch.speed_ms);
+      const start = slots?.firstBulkAt ?? now;
+      await messageDispatchSchedule(tx, accountId, dispatchId, start, slots?.spacingMs ?? dispatch.speed_ms);
+    } else if (change === 'pause') await messageDispatchHold(tx, accountId, dispatchId, now);
     else while ((await messageDispatchStop(tx, accountId, dispatchId, now, DELIVERY_ERRORS.stopped, STOP_BATCH)) > 0);
   });
   if (change === 'start' || change === 'resume') ctx.wakeup.notify();

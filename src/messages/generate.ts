@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/db.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
 import { shortenText, shortLinkInsert, type ShortLink } from '../links/index.js';
+import { accountTakePace } from '../accounts/index.js';
 import { fromMicros, type Micros, reserveCharges, toMicros } from '../money/index.js';
 import { lookupSubscriber, type Subscriber } from '../numbering/index.js';
 import { completionInstant, messageWindow, planSend } from '../schedule/index.js';
@@ -27,6 +28,8 @@ export interface Sender {
   readonly currency: string;
   readonly trafficCenterId: number | null;
   readonly sendingMethod: SendingMethod;
+  /** The operator capped the account's rate (maxRate): its messages take send slots (accountTakePace). */
+  readonly paced?: boolean;
 }
 
 /** A message to generate, with its place in a cascade if it is a step of one. */
@@ -153,24 +156,28 @@ export async function storeMessages(
   const reachable = candidates.map((c) => c.message.callbackUrl === null || targets.has(c.message.callbackUrl));
   const charges = candidates.map((c, i) => (reachable[i] ? c.charge : null));
   const taken = await reserveCharges(tx, sender.accountId, charges, now, `batch ${candidates[0]!.id}`);
+  const paced = sender.paced
+    ? await pace(tx, sender.accountId, candidates, (i) => reachable[i]! && taken[i]!, now)
+    : [];
   let { any, bulk } = options.directRoom;
   const results = candidates.map((c, i): NewMessage | HeraldError => {
     if (!reachable[i]) return herald('callbackUrlLimit', { limit: ctx.config.callbackUrlsPerDay });
     if (!taken[i]) return herald('insufficientFunds');
-    const urgent = c.message.trafficType === 'AUTHORIZE' || c.message.trafficType === 'TRANSACT';
+    const urgent = isUrgent(c);
+    const plannedSendAt = paced[i] ?? c.plannedSendAt;
     const leased =
       c.dispatchId === undefined &&
       any > 0 &&
       (urgent || bulk > 0) &&
-      c.plannedSendAt !== null &&
-      c.plannedSendAt.getTime() <= now.getTime();
+      plannedSendAt !== null &&
+      plannedSendAt.getTime() <= now.getTime();
     if (leased) any--;
     if (leased && !urgent) bulk--;
     return {
       id: c.id,
       message: c.message,
       subscriber: c.subscriber,
-      plannedSendAt: c.plannedSendAt,
+      plannedSendAt,
       deadlineAt: c.deadlineAt,
       expiresAt: c.expiresAt,
       leased,
@@ -255,6 +262,33 @@ export async function storeRefused(
       }),
     ),
   );
+}
+
+const isUrgent = (c: Candidate): boolean =>
+  c.message.trafficType === 'AUTHORIZE' || c.message.trafficType === 'TRANSACT';
+
+/**
+ * The send times of a paced account's messages (see accountTakePace): urgent ones as planned, the others one
+ * slot apart, each no earlier than its own plan. A dispatch's messages are paced when it starts.
+ */
+async function pace(
+  tx: Queryable,
+  accountId: number,
+  candidates: readonly Candidate[],
+  stored: (i: number) => boolean,
+  now: Date,
+): Promise<(Date | null | undefined)[]> {
+  const going = candidates.map((c, i) => stored(i) && c.dispatchId === undefined && c.plannedSendAt !== null);
+  const urgent = candidates.filter((c, i) => going[i] && isUrgent(c)).length;
+  const bulk = going.filter(Boolean).length - urgent;
+  const slots = await accountTakePace(tx, accountId, urgent, bulk, now);
+  if (!slots) return [];
+  let n = 0;
+  return candidates.map((c, i) => {
+    if (!going[i] || isUrgent(c)) return undefined;
+    const slot = slots.firstBulkAt.getTime() + n++ * slots.spacingMs;
+    return new Date(Math.max(slot, c.plannedSendAt!.getTime()));
+  });
 }
 
 /** Counts accepted messages per channel, for the metrics. */

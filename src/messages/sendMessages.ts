@@ -82,6 +82,7 @@ export function senderOf(principal: Principal): Sender {
     currency: principal.accountCurrency,
     trafficCenterId: principal.trafficCenterId,
     sendingMethod: principal.sessionId === null ? 'API' : 'UI',
+    paced: principal.accountMaxRate !== null,
   };
 }
 

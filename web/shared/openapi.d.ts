@@ -1855,6 +1855,8 @@ export interface paths {
                                 };
                                 inbound: boolean;
                                 creditLimit: number;
+                                /** @description messages per second over all channels; null: no cap */
+                                maxRate: number | null;
                                 callbackSecret: string;
                                 /** @description Currency code -> balance in that currency */
                                 balance: {
@@ -1907,6 +1909,8 @@ export interface paths {
                             };
                             inbound: boolean;
                             creditLimit: number;
+                            /** @description messages per second over all channels; null: no cap */
+                            maxRate: number | null;
                             callbackSecret: string;
                             /** @description Currency code -> balance in that currency */
                             balance: {
@@ -1983,6 +1987,8 @@ export interface paths {
                             };
                             inbound: boolean;
                             creditLimit: number;
+                            /** @description messages per second over all channels; null: no cap */
+                            maxRate: number | null;
                             callbackSecret: string;
                             /** @description Currency code -> balance in that currency */
                             balance: {
@@ -2009,7 +2015,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change an account: name, status, channels, inbound, credit limit */
+        /** Change an account: name, status, channels, inbound, credit limit, maxRate */
         patch: {
             parameters: {
                 query?: never;
@@ -2035,6 +2041,8 @@ export interface paths {
                         };
                         inbound?: boolean;
                         creditLimit?: number;
+                        /** @description messages per second over all channels, exact across worker processes; null: no cap */
+                        maxRate?: number | null;
                     };
                 };
             };
@@ -2055,6 +2063,8 @@ export interface paths {
                             };
                             inbound: boolean;
                             creditLimit: number;
+                            /** @description messages per second over all channels; null: no cap */
+                            maxRate: number | null;
                             callbackSecret: string;
                             /** @description Currency code -> balance in that currency */
                             balance: {
