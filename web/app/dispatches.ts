@@ -20,6 +20,10 @@ export const MAX_ADD = 1000;
 /** Counter names in the order the pages show them. */
 export const COUNTERS = ['total', 'sending', 'sent', 'delivered', 'undelivered', 'unsent'] as const;
 
+/** A counter's column header: "Sending" for `sending`. */
+export const counterLabel = (counter: (typeof COUNTERS)[number]): string =>
+  `${counter[0]!.toUpperCase()}${counter.slice(1)}`;
+
 export type Change = 'start' | 'pause' | 'resume' | 'stop';
 
 /**
@@ -118,6 +122,11 @@ export function entryOf(row: DestinationRow): DispatchEntry {
   return Object.keys(row.substitutions).length
     ? { destination: row.destination, substitutions: { ...row.substitutions } }
     : { destination: row.destination };
+}
+
+/** `1 row`, `2 rows`: a count and its noun. */
+export function plural(count: number, noun: string): string {
+  return `${count.toLocaleString()} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 /** The items in runs of at most `size`, in order. */

@@ -12,7 +12,16 @@ import {
   useAsync,
   useNotice,
 } from '../../shared/ui.js';
-import { type Change, CHANGED, CHANGES, COUNTERS, type Dispatch, isLive, sentPer } from '../dispatches.js';
+import {
+  type Change,
+  CHANGED,
+  CHANGES,
+  counterLabel,
+  COUNTERS,
+  type Dispatch,
+  isLive,
+  sentPer,
+} from '../dispatches.js';
 import { traffic } from '../session.js';
 import { DispatchUpload } from './DispatchUpload.js';
 
@@ -167,7 +176,10 @@ export function DispatchPage({ id }: { id: string }) {
           </p>
           <ListTable
             label="Counters"
-            columns={[{ label: 'Counted', hidden: true }, ...COUNTERS.map((c) => ({ label: c, class: 'num' }))]}
+            columns={[
+              { label: 'Counted', hidden: true },
+              ...COUNTERS.map((c) => ({ label: counterLabel(c), class: 'num' })),
+            ]}
             rows={(['messages', 'parts'] as const).map((kind) => ({ kind, counts: d[kind] }))}
             row={({ kind, counts }) => (
               <tr key={kind}>

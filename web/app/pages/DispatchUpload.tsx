@@ -13,6 +13,7 @@ import {
   entryOf,
   MAX_ADD,
   placeholdersOf,
+  plural,
 } from '../dispatches.js';
 import { traffic } from '../session.js';
 
@@ -61,8 +62,8 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
     const bad = data.rows.length - data.rows.filter((r) => r.problems.length === 0).length;
     setFile({ name: chosen.name, data });
     notice.info(
-      `${chosen.name}: ${data.rows.length.toLocaleString()} rows` +
-        (bad ? `, ${bad.toLocaleString()} with problems (they will not be added).` : ', no problems found.'),
+      `${chosen.name}: ${plural(data.rows.length, 'row')}` +
+        (bad ? `, ${bad.toLocaleString()} with problems (not added).` : ', no problems found.'),
     );
   };
 
@@ -96,9 +97,9 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
       const codes = [...new Set(no.map((a) => a.answer.errorCode))].join(', ');
       const skipped = file.data.rows.length - sendable.length;
       return (
-        `${(done.length - no.length).toLocaleString()} destinations added, ${no.length.toLocaleString()} refused` +
+        `${plural(done.length - no.length, 'destination')} added, ${no.length.toLocaleString()} refused` +
         (no.length ? ` (error ${codes})` : '') +
-        (skipped ? `; ${skipped.toLocaleString()} rows with problems not sent.` : '.')
+        (skipped ? `; ${plural(skipped, 'row')} with problems not sent.` : '.')
       );
     });
 
@@ -136,7 +137,7 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
         {file && (
           <div class="actions">
             <button type="button" disabled={action.busy || sendable.length === 0} onClick={() => void upload()}>
-              Add {sendable.length.toLocaleString()} destinations
+              Add {plural(sendable.length, 'destination')}
             </button>
           </div>
         )}

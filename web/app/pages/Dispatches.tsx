@@ -15,7 +15,7 @@ import {
   useAsync,
   useNotice,
 } from '../../shared/ui.js';
-import { COUNTERS, placeholdersOf } from '../dispatches.js';
+import { counterLabel, COUNTERS, placeholdersOf } from '../dispatches.js';
 import { contentFor, NEEDS_APPROVED, SEND_CHANNELS, type SendChannel, usableNames } from '../sending.js';
 import { system, traffic } from '../session.js';
 
@@ -57,7 +57,7 @@ export function Dispatches() {
               'Status',
               'Channel',
               'Sender name',
-              ...COUNTERS.map((c) => ({ label: c === 'total' ? 'Messages' : c, class: 'num' })),
+              ...COUNTERS.map((c) => ({ label: c === 'total' ? 'Messages' : counterLabel(c), class: 'num' })),
               'Created',
             ]}
             rows={list.data.items}
