@@ -98,7 +98,10 @@ describe.each(ENGINES)('dispatches in the web pages (%s)', (engine) => {
     // Started, the page reads the dispatch again by itself until every message is final.
     await app.getByRole('button', { name: 'Start' }).click();
     await app.getByRole('status').filter({ hasText: 'Dispatch Spring sale started.' }).waitFor();
-    await app.getByTestId('dispatch-status').filter({ hasText: /^done$/ }).waitFor({ timeout: 30_000 });
+    await app
+      .getByTestId('dispatch-status')
+      .filter({ hasText: /^done$/ })
+      .waitFor({ timeout: 30_000 });
     const counts = Object.fromEntries(
       await Promise.all(
         ['total', 'sending', 'sent', 'delivered', 'undelivered', 'unsent'].map(
@@ -135,18 +138,47 @@ describe.each(ENGINES)('dispatches in the web pages (%s)', (engine) => {
     await app.close();
   }, 60_000);
 
-  it('a client stops a dispatch in two clicks', async () => {
+  it('a client pauses, resumes and stops a dispatch (stop in two clicks)', async () => {
     const app = await signIn();
-    await app.getByLabel('Dispatch name').fill('Never sent');
+    await app.getByLabel('Dispatch name').fill('One an hour');
     await app.getByRole('option', { name: 'SpringShop' }).waitFor({ state: 'attached' });
-    await app.getByLabel('Text').fill('Not today');
+    await app.getByLabel('Text').fill('Slowly, {name}');
+    await app.getByRole('group', { name: 'Speed' }).getByLabel('Messages').fill('1');
+    await app.getByLabel('Per', { exact: true }).selectOption('hour');
     await app.getByRole('button', { name: 'Create dispatch' }).click();
-    await app.getByRole('heading', { name: 'Dispatch Never sent' }).waitFor();
-    await app.getByRole('button', { name: 'Stop Never sent' }).click();
-    await app.getByRole('button', { name: 'Confirm stop Never sent' }).click();
-    await app.getByRole('status').filter({ hasText: 'Dispatch Never sent stopped.' }).waitFor();
-    await app.getByTestId('dispatch-status').filter({ hasText: /^stopped$/ }).waitFor();
-    expect(await app.getByLabel('CSV file').count()).toBe(0);
+    await app.getByRole('heading', { name: 'Dispatch One an hour' }).waitFor();
+    const dispatchId = /\/app\/dispatches\/([0-9a-f-]{36})$/.exec(app.url())![1]!;
+    const added = await t.call('POST', `/api/v1/dispatch/${dispatchId}/messages`, {
+      token: account.traffic,
+      body: ['79161250011', '79161250012', '79161250013'].map((destination) => ({
+        destination,
+        substitutions: { name: 'Anna' },
+      })),
+    });
+    expect(added.status).toBe(200);
+    await app.getByRole('button', { name: 'Refresh' }).click();
+    await app.getByTestId('messages-total').filter({ hasText: /^3$/ }).waitFor();
+
+    // One an hour: after the start the first goes and two wait, so the dispatch stays sending while the test acts.
+    const status = app.getByTestId('dispatch-status');
+    await app.getByRole('button', { name: 'Start' }).click();
+    await status.filter({ hasText: /^sending$/ }).waitFor();
+    await app.getByRole('button', { name: 'Pause' }).click();
+    await app.getByRole('status').filter({ hasText: 'Dispatch One an hour paused.' }).waitFor();
+    await status.filter({ hasText: /^paused$/ }).waitFor();
+    expect(await app.getByRole('button', { name: 'Pause' }).count()).toBe(0);
+    await app.getByRole('button', { name: 'Resume' }).click();
+    await app.getByRole('status').filter({ hasText: 'Dispatch One an hour resumed.' }).waitFor();
+    await status.filter({ hasText: /^sending$/ }).waitFor();
+    await app.getByRole('button', { name: 'Stop One an hour' }).click();
+    await app.getByRole('button', { name: 'Confirm stop One an hour' }).click();
+    await app.getByRole('status').filter({ hasText: 'Dispatch One an hour stopped.' }).waitFor();
+    await status.filter({ hasText: /^stopped$/ }).waitFor();
+    // The page reads it again until the messages handed to the carrier before the stop are final too.
+    await app.getByTestId('dispatch-finished').filter({ hasText: '3 of 3 messages have a final status' }).waitFor();
+    expect(Number(await app.getByTestId('messages-unsent').textContent())).toBeGreaterThanOrEqual(1);
+    expect(await app.getByRole('button', { name: /^(Start|Pause|Resume|Stop)/ }).count()).toBe(0);
+    await screenshot(app, `${engine}-app-dispatch-stopped`);
     await app.close();
   }, 30_000);
 });
