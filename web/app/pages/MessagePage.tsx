@@ -105,6 +105,16 @@ export function MessagePage({ uuid }: { uuid: string }) {
                 </dd>
               </>
             )}
+            {m.dispatchId && (
+              <>
+                <dt>Dispatch</dt>
+                <dd>
+                  <a href={`/app/dispatches/${m.dispatchId}`} class="mono">
+                    {m.dispatchId}
+                  </a>
+                </dd>
+              </>
+            )}
             <dt>Callback URL</dt>
             <dd class="mono">
               {m.callbackUrl ? `${m.callbackUrl} (${(m.callbackEvents ?? ['delivered']).join(', ')})` : '—'}

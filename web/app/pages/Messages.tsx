@@ -23,6 +23,7 @@ const FILTERS = [
   'tags',
   'message_uuid',
   'cascade_message_uuid',
+  'dispatch_id',
   'content',
 ] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
@@ -121,6 +122,12 @@ export function Messages() {
             value={filters.cascade_message_uuid}
             onValue={set('cascade_message_uuid')}
             hint="UUID of a cascade's first message: its steps."
+          />
+          <TextField
+            label="Dispatch"
+            value={filters.dispatch_id}
+            onValue={set('dispatch_id')}
+            hint="ID of a dispatch: its messages."
           />
           <TextField label="Text contains" value={filters.content} onValue={set('content')} />
           <SelectField
