@@ -22,6 +22,38 @@ const Breaker = {
   breakerOpenSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 3600, default: 30 })),
 };
 
+export const SMPP_BIND_MODES = ['transceiver', 'transmitter+receiver'] as const;
+export const SMPP_LONG_MESSAGES = ['udh8', 'udh16', 'sar', 'payload'] as const;
+export const SMPP_RECEIPT_IDS = ['as-is', 'hex', 'decimal'] as const;
+
+/**
+ * Defaults of the SMPP options carriers differ in (DESIGN 17). Source TON/NPI have none: without them the sender
+ * decides (alphanumeric 5/0, 10 digits and more 1/1, shorter 3/0).
+ */
+export const SMPP_DEFAULTS = {
+  systemType: 'herald',
+  bindMode: 'transceiver',
+  sessions: 1,
+  tls: false,
+  destTon: 1,
+  destNpi: 1,
+  dataCoding: 0,
+  ucs2: true,
+  longMessages: 'udh8',
+  receiptIds: 'as-is',
+} as const;
+
+/** TLS with files of its own (PEM paths) or another name to check the SMSC's certificate against. */
+const SmppTlsSchema = Type.Object(
+  {
+    ca: Type.Optional(Type.String({ minLength: 1 })),
+    cert: Type.Optional(Type.String({ minLength: 1 })),
+    key: Type.Optional(Type.String({ minLength: 1 })),
+    servername: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
+
 export const SmppConnectorSchema = Type.Object(
   {
     id: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' }),
@@ -30,7 +62,24 @@ export const SmppConnectorSchema = Type.Object(
     port: Type.Integer({ minimum: 1, maximum: 65_535 }),
     systemId: Type.String({ minLength: 1, maxLength: 15 }),
     password: Type.String({ maxLength: 8 }),
-    systemType: Type.Optional(Type.String({ maxLength: 12, default: '' })),
+    /** Some SMSCs refuse an empty system_type (Kannel's opensmppbox does): `herald` unless told. */
+    systemType: Type.Optional(Type.String({ maxLength: 12, default: SMPP_DEFAULTS.systemType })),
+    bindMode: Type.Optional(Type.Enum(SMPP_BIND_MODES, { default: SMPP_DEFAULTS.bindMode })),
+    /** Binds of this connector, sharing its window and rate and matching each other's receipts. */
+    sessions: Type.Optional(Type.Integer({ minimum: 1, maximum: 16, default: SMPP_DEFAULTS.sessions })),
+    /** SMPP over TLS (node:tls): true verifies the SMSC against the system's CAs; files are PEM paths. */
+    tls: Type.Optional(Type.Union([Type.Boolean(), SmppTlsSchema], { default: false })),
+    sourceTon: Type.Optional(Type.Integer({ minimum: 0, maximum: 6 })),
+    sourceNpi: Type.Optional(Type.Integer({ minimum: 0, maximum: 18 })),
+    destTon: Type.Optional(Type.Integer({ minimum: 0, maximum: 6, default: SMPP_DEFAULTS.destTon })),
+    destNpi: Type.Optional(Type.Integer({ minimum: 0, maximum: 18, default: SMPP_DEFAULTS.destNpi })),
+    /** data_coding for text in the SMSC's default alphabet: 0 (GSM 03.38) or 3 (Latin-1). */
+    dataCoding: Type.Optional(Type.Enum([0, 3] as const, { default: SMPP_DEFAULTS.dataCoding })),
+    /** Text outside the default alphabet goes as UCS-2 (data_coding 8); false refuses it. */
+    ucs2: Type.Optional(Type.Boolean({ default: SMPP_DEFAULTS.ucs2 })),
+    longMessages: Type.Optional(Type.Enum(SMPP_LONG_MESSAGES, { default: SMPP_DEFAULTS.longMessages })),
+    /** How a receipt's id is written relative to the submit_sm_resp id. */
+    receiptIds: Type.Optional(Type.Enum(SMPP_RECEIPT_IDS, { default: SMPP_DEFAULTS.receiptIds })),
     enquireLinkSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 3600, default: 30 })),
     responseTimeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 600, default: 10 })),
     reconnectMinMs: Type.Optional(Type.Integer({ minimum: 10, maximum: 600_000, default: 500 })),
@@ -112,7 +161,22 @@ export const ConfigFileSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export type SmppConnectorConfig = Required<Static<typeof SmppConnectorSchema>>;
+/** The options of DESIGN 17: optional in a connector built in code (the connector applies SMPP_DEFAULTS). */
+type SmppCarrierOption =
+  | 'bindMode'
+  | 'sessions'
+  | 'tls'
+  | 'sourceTon'
+  | 'sourceNpi'
+  | 'destTon'
+  | 'destNpi'
+  | 'dataCoding'
+  | 'ucs2'
+  | 'longMessages'
+  | 'receiptIds';
+type SmppStatic = Static<typeof SmppConnectorSchema>;
+export type SmppConnectorConfig = Required<Omit<SmppStatic, SmppCarrierOption>> & Pick<SmppStatic, SmppCarrierOption>;
+export type SmppTlsConfig = Exclude<SmppStatic['tls'], undefined>;
 /** What every HTTP connector's configuration has once defaults are applied. */
 export interface HttpFlowConfig {
   readonly window: number;
@@ -174,6 +238,9 @@ export function parseConfigFile(data: unknown, source = 'config'): ConfigFile {
   }
   const connectors = (withDefaults.connectors ?? []) as ConnectorConfig[];
   const routes = (withDefaults.routes ?? []) as RouteConfig[];
+  connectors.forEach((connector, i) => {
+    if (connector.type === 'smpp') checkSmppConnector(connector as SmppConnectorConfig, `${source}: connectors[${i}]`);
+  });
   const ids = new Set<string>();
   for (const connector of connectors) {
     if (ids.has(connector.id))
@@ -201,6 +268,30 @@ export function parseConfigFile(data: unknown, source = 'config'): ConfigFile {
   return { connectors, routes, tariffs };
 }
 
+/** What the schema cannot say of an SMPP connector: settings that depend on each other, and readable TLS files. */
+function checkSmppConnector(c: SmppConnectorConfig, place: string): void {
+  if (c.reconnectMinMs > c.reconnectMaxMs) {
+    throw new ConfigError(
+      'HERALD_CONFIG',
+      `${place}.reconnectMinMs: ${c.reconnectMinMs} exceeds reconnectMaxMs (${c.reconnectMaxMs})`,
+    );
+  }
+  if (c.tls && typeof c.tls === 'object') {
+    for (const key of ['ca', 'cert', 'key'] as const) {
+      const file = c.tls[key];
+      if (file === undefined) continue;
+      try {
+        readFileSync(file);
+      } catch (error) {
+        throw new ConfigError('HERALD_CONFIG', `${place}.tls.${key}: cannot read ${file}: ${(error as Error).message}`);
+      }
+    }
+    if ((c.tls.cert === undefined) !== (c.tls.key === undefined)) {
+      throw new ConfigError('HERALD_CONFIG', `${place}.tls: a client certificate needs both cert and key`);
+    }
+  }
+}
+
 const SCHEMA_OF_TYPE: Readonly<Record<string, TSchema>> = {
   smpp: SmppConnectorSchema,
   whatsapp: WhatsappConnectorSchema,
@@ -218,6 +309,11 @@ function describeProblem(value: unknown): string {
       const type = (connector as { type?: unknown } | null)?.type;
       const schema = typeof type === 'string' ? SCHEMA_OF_TYPE[type] : undefined;
       if (!schema) return `connectors[${i}].type: must be one of ${Object.keys(SCHEMA_OF_TYPE).join(', ')}`;
+      const tls = (connector as { tls?: unknown }).tls;
+      // A union's error speaks of its first member (boolean): an object is checked as the object form.
+      const tlsProblem =
+        type === 'smpp' && tls !== null && typeof tls === 'object' ? firstError(SmppTlsSchema, tls) : undefined;
+      if (tlsProblem) return `connectors[${i}].tls${tlsProblem}`;
       const problem = firstError(schema, connector);
       if (problem) return `connectors[${i}]${problem}`;
     }
@@ -230,6 +326,12 @@ function firstError(schema: TSchema, value: unknown): string | undefined {
   if (!error) return undefined;
   const path = error.instancePath.replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.');
   // Properties a schema does not allow are reported by Ajv-style validators as "schema is false".
-  const message = error.message === 'schema is false' ? 'unknown setting' : error.message;
+  const allowed = (error.params as { allowedValues?: unknown[] } | undefined)?.allowedValues;
+  const message =
+    error.message === 'schema is false'
+      ? 'unknown setting'
+      : error.keyword === 'enum' && allowed
+        ? `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`
+        : error.message;
   return `${path || '.'}: ${message}`.replace(/^\.:/, ':');
 }

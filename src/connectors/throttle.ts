@@ -18,14 +18,28 @@ export class Throttle {
   private readonly waiters: { resolve: (ok: boolean) => void; until: number }[] = [];
   private timer: ClockTimer | undefined;
   private refusing = false;
+  private rate: number;
 
   constructor(
     readonly window: number,
     readonly mps: number,
     private readonly clock: Clock = systemClock,
   ) {
+    this.rate = mps;
     this.tokens = mps;
     this.refilledAt = nowMs(clock);
+  }
+
+  /** The rate now: `mps` unless a carrier asked to slow down ({@link setRate}). */
+  get currentRate(): number {
+    return this.rate;
+  }
+
+  /** Slows down to (or back up towards) `rate` starts per second, at most `mps`. */
+  setRate(rate: number): void {
+    this.refill();
+    this.rate = Math.max(1, Math.min(this.mps, rate));
+    this.tokens = Math.min(this.tokens, this.rate);
   }
 
   get active(): number {
@@ -70,7 +84,7 @@ export class Throttle {
 
   private refill(): void {
     const now = nowMs(this.clock);
-    this.tokens = Math.min(this.mps, this.tokens + ((now - this.refilledAt) * this.mps) / 1000);
+    this.tokens = Math.min(this.rate, this.tokens + ((now - this.refilledAt) * this.rate) / 1000);
     this.refilledAt = now;
   }
 
@@ -102,7 +116,7 @@ export class Throttle {
   private schedule(): void {
     if (this.timer || this.waiters.length === 0) return;
     // Wake when a token is due (a window slot frees itself through release()).
-    const wait = this.tokens >= 1 ? 5 : Math.max(1, Math.ceil(((1 - this.tokens) * 1000) / this.mps));
+    const wait = this.tokens >= 1 ? 5 : Math.max(1, Math.ceil(((1 - this.tokens) * 1000) / this.rate));
     this.timer = this.clock.setTimer(Math.min(wait, 50), () => {
       this.timer = undefined;
       this.drain();

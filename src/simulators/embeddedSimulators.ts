@@ -59,7 +59,7 @@ export async function startEmbeddedSimulators(options: {
       port: smsc.port,
       systemId: 'herald',
       password: secret.slice(0, 8),
-      systemType: '',
+      systemType: 'herald',
       enquireLinkSeconds: 30,
       responseTimeoutSeconds: 10,
       reconnectMinMs: 200,

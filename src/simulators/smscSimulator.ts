@@ -24,8 +24,19 @@ export interface SimSubmission {
   readonly destination: string;
   readonly dataCoding: number;
   readonly esmClass: number;
-  /** Concatenation header (8-bit reference), when the part carries one. */
-  readonly concat: { readonly reference: number; readonly total: number; readonly sequence: number } | null;
+  /** Concatenation (a UDH with an 8-bit or 16-bit reference, or SAR TLVs), when the part carries one. */
+  readonly concat: {
+    readonly reference: number;
+    readonly total: number;
+    readonly sequence: number;
+    readonly form: 'udh8' | 'udh16' | 'sar';
+  } | null;
+  /** The whole text came in message_payload. */
+  readonly payload: boolean;
+  readonly sourceTon: number;
+  readonly sourceNpi: number;
+  readonly destTon: number;
+  readonly destNpi: number;
   readonly text: string;
   /** The validity period asked for, in seconds from its arrival; null when none was given. */
   readonly validitySeconds: number | null;
@@ -49,6 +60,19 @@ export interface SmscSimulatorOptions {
   readonly delayMs: number;
   /** The clock of the delays (a test's, which can jump over them); the system clock by default. */
   readonly clock?: Clock;
+  /** How submit_sm_resp writes message ids: hexadecimal (the default) or decimal. */
+  readonly submitIds?: 'hex' | 'decimal';
+  /** How receipts write them: as submit_sm_resp does (the default), or in the other base. */
+  readonly receiptIds?: 'hex' | 'decimal';
+  /** Receipt ids in upper case with leading zeros to 12 characters, as some SMSCs write them. */
+  readonly receiptIdsPadded?: boolean;
+  /** The error code of an undelivered receipt (SIM_UNDELIVERED_ERROR by default) and the base of its `err:`. */
+  readonly undeliveredError?: number;
+  readonly receiptErrBase?: 10 | 16;
+  /** One receipt per part (the default), or one per multi-part message, on its last part's id. */
+  readonly multipartReceipts?: 'each' | 'one';
+  /** SMPP over TLS with this PEM key and certificate. */
+  readonly tls?: { readonly key: string | Buffer; readonly cert: string | Buffer };
 }
 
 /**
@@ -64,9 +88,13 @@ export class SmscSimulator {
   readonly unbinds: string[] = [];
   /** Binds asked for, accepted or not: a test sees a client keep trying while the SMSC is down. */
   bindAttempts = 0;
+  /** Every bind asked for: its command and system_type. */
+  readonly binds: { command: string; systemType: string }[] = [];
   private server: smpp.Server | undefined;
   private readonly bound = new Map<smpp.Session, string>();
   private readonly sessionNumbers = new Map<smpp.Session, number>();
+  /** Sessions bound as transmitters: they get no deliver_sm. */
+  private readonly transmitters = new WeakSet<smpp.Session>();
   private sessionCounter = 0;
   private readonly unacked = new Map<smpp.Session, Map<number, PendingReceipt>>();
   private readonly backlog: PendingReceipt[] = [];
@@ -74,10 +102,14 @@ export class SmscSimulator {
   private readonly clock: Clock;
   private readonly receiptQueue: { due: number; session: smpp.Session; receipt: PendingReceipt }[] = [];
   private receiptTimer: ClockTimer | undefined;
-  private readonly prefix = randomBytes(3).toString('hex');
+  /** Ids are this random number's multiples of 2^32 plus a counter: unique across simulators and runs. */
+  private readonly idBase = randomBytes(2).readUInt16BE(0) * 2 ** 32;
   private counter = 0;
   private down = false;
   private stalled = false;
+  private silentBinds = false;
+  private readonly partRefusals: { sequence: number; status: number; left: number }[] = [];
+  private shareRefusal: { status: number; share: number; owed: number } | undefined;
   private refusal: number | undefined;
   private keepSubmissions = true;
   port = 0;
@@ -88,7 +120,9 @@ export class SmscSimulator {
   }
 
   async start(): Promise<number> {
-    const server = smpp.createServer({}, (session) => this.onSession(session));
+    const server = smpp.createServer(this.options.tls ? { ...this.options.tls } : {}, (session) =>
+      this.onSession(session),
+    );
     this.server = server;
     await new Promise<void>((resolve) =>
       server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', resolve),
@@ -124,10 +158,20 @@ export class SmscSimulator {
     for (const session of [...this.bound.keys(), ...(this.server?.sessions ?? [])]) session.destroy();
   }
 
+  /** Closes the bound session number `n` (1, 2, ... in bind order) alone. */
+  dropSession(n: number): void {
+    for (const [session, number] of this.sessionNumbers) if (number === n) session.destroy();
+  }
+
   /** While down, binds are refused and sessions dropped. */
   setDown(down: boolean): void {
     this.down = down;
     if (down) this.dropConnections();
+  }
+
+  /** While set, binds are taken and never answered, as from an SMSC whose bind handling hangs. */
+  setSilentBinds(silent: boolean): void {
+    this.silentBinds = silent;
   }
 
   /** While stalled, the SMSC keeps its connections but answers nothing (no submit_sm_resp, no enquire_link_resp). */
@@ -141,6 +185,87 @@ export class SmscSimulator {
    */
   refuseSubmissions(status: number | undefined): void {
     this.refusal = status;
+  }
+
+  /**
+   * Sends a request of the SMSC's own to the first bound session (a deliver_sm or data_sm with a subscriber's SMS or
+   * a receipt, or a command the ESME may not know) and resolves with the ESME's answer, or undefined after
+   * `timeoutMs` on the simulator's clock.
+   */
+  request(pdu: smpp.PDU, timeoutMs = 5000): Promise<smpp.PDU | undefined> {
+    const session = this.receiver(this.options.systemId);
+    if (!session) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const timer = this.clock.setTimer(timeoutMs, () => resolve(undefined));
+      session.send(pdu, (response) => {
+        timer.cancel();
+        resolve(response);
+      });
+    });
+  }
+
+  /**
+   * Sends a subscriber's SMS (MO) to the ESME: one deliver_sm, or the parts of a long one (`partSize` characters
+   * each) with an 8-bit or 16-bit concatenation UDH or SAR TLVs, in the given order of part numbers. The text is
+   * plain ASCII letters, digits and punctuation, whose GSM 03.38 codes are the same. Resolves with the answers.
+   */
+  async sendMo(mo: {
+    from: string;
+    to: string;
+    text: string;
+    form?: 'udh8' | 'udh16' | 'sar';
+    partSize?: number;
+    order?: readonly number[];
+    reference?: number;
+  }): Promise<(smpp.PDU | undefined)[]> {
+    const size = mo.partSize ?? 153;
+    const chunks: string[] = [];
+    for (let i = 0; i < mo.text.length; i += size) chunks.push(mo.text.slice(i, i + size));
+    const total = chunks.length;
+    const reference = mo.reference ?? 0x1234;
+    const order = mo.order ?? chunks.map((_, i) => i + 1);
+    const answers: (smpp.PDU | undefined)[] = [];
+    for (const n of order) {
+      const text = Buffer.from(chunks[n - 1]!, 'ascii');
+      const fields: Record<string, unknown> = { source_addr: mo.from, destination_addr: mo.to, data_coding: 0 };
+      if (total === 1) fields.short_message = text;
+      else if (mo.form === 'sar') {
+        Object.assign(fields, {
+          short_message: text,
+          sar_msg_ref_num: reference,
+          sar_total_segments: total,
+          sar_segment_seqnum: n,
+        });
+      } else {
+        const udh =
+          mo.form === 'udh16'
+            ? [0x06, 0x08, 0x04, (reference >> 8) & 0xff, reference & 0xff, total, n]
+            : [0x05, 0x00, 0x03, reference & 0xff, total, n];
+        Object.assign(fields, { esm_class: 0x40, short_message: Buffer.concat([Buffer.from(udh), text]) });
+      }
+      answers.push(await this.request(new smpp.PDU('deliver_sm', fields)));
+    }
+    return answers;
+  }
+
+  /** A request with a command_id SMPP 3.4 does not define (an ESME answers generic_nack). */
+  static unknownCommand(commandId = 0x00000099): smpp.PDU {
+    const pdu = new smpp.PDU('enquire_link');
+    pdu.command_id = commandId;
+    return pdu;
+  }
+
+  /**
+   * Refuses this share (0-1) of submit_sm with `status`, evenly spread (every fifth for 0.2), as a busy SMSC answering
+   * ESME_RTHROTTLED to some submits; `undefined` ends it.
+   */
+  refuseShare(status: number | undefined, share = 0): void {
+    this.shareRefusal = status === undefined ? undefined : { status, share, owed: 0 };
+  }
+
+  /** Refuses the next `times` parts number `sequence` of concatenated messages with `status`. */
+  refusePart(sequence: number, status: number, times = 1): void {
+    this.partRefusals.push({ sequence, status, left: times });
   }
 
   /** Writes bytes that are not a valid PDU to every bound session. */
@@ -185,6 +310,8 @@ export class SmscSimulator {
     session.on('close', () => this.onClose(session));
     const bind = (pdu: smpp.PDU): void => {
       this.bindAttempts++;
+      this.binds.push({ command: pdu.command, systemType: String(pdu.system_type ?? '') });
+      if (this.silentBinds) return;
       if (this.down || pdu.system_id !== this.options.systemId || pdu.password !== this.options.password) {
         session.send(pdu.response({ command_status: this.down ? smpp.ESME_RSYSERR : smpp.ESME_RINVPASWD }));
         session.close();
@@ -192,6 +319,7 @@ export class SmscSimulator {
       }
       session.send(pdu.response({ system_id: 'herald-sim' }));
       this.bound.set(session, String(pdu.system_id));
+      if (pdu.command === 'bind_transmitter') this.transmitters.add(session);
       this.sessionNumbers.set(session, ++this.sessionCounter);
       this.unacked.set(session, new Map());
       this.flushBacklog(String(pdu.system_id));
@@ -231,18 +359,30 @@ export class SmscSimulator {
       return;
     }
     const destination = String(pdu.destination_addr);
-    if (this.refusal !== undefined) {
+    const sequence = concatOf(pdu)?.sequence;
+    const partRefusal = this.partRefusals.find((r) => r.sequence === sequence && r.left > 0);
+    if (partRefusal) partRefusal.left--;
+    let shared: number | undefined;
+    if (this.shareRefusal) {
+      this.shareRefusal.owed += this.shareRefusal.share;
+      if (this.shareRefusal.owed >= 1) {
+        this.shareRefusal.owed -= 1;
+        shared = this.shareRefusal.status;
+      }
+    }
+    const refusal = this.refusal ?? partRefusal?.status ?? shared;
+    if (refusal !== undefined) {
       if (this.keepSubmissions)
         this.submissions.push({
           ...this.describe(session, pdu, systemId, null, String(pdu.source_addr), destination),
-          status: this.refusal,
+          status: refusal,
         });
-      session.send(pdu.response({ command_status: this.refusal }));
+      session.send(pdu.response({ command_status: refusal }));
       return;
     }
     const outcome = outcomeOf(destination);
-    const messageId = outcome === 'rejected' ? null : `${this.prefix}${(++this.counter).toString(16)}`;
-    if (outcome === 'rejected') this.counter++;
+    const idNumber = this.idBase + ++this.counter;
+    const messageId = outcome === 'rejected' ? null : this.writeId(idNumber, this.options.submitIds ?? 'hex');
     const source = String(pdu.source_addr);
     if (this.keepSubmissions)
       this.submissions.push(this.describe(session, pdu, systemId, messageId, source, destination));
@@ -254,7 +394,18 @@ export class SmscSimulator {
     // Directly encoded, as Herald's own hot PDUs (see hotPdus.ts): the simulator answers 10,000 a second too.
     session.send(new ShortMessageResp('submit_sm_resp', pdu.sequence_number, 0, messageId!) as unknown as smpp.PDU);
     if (outcome === 'silent') return;
+    const concat = concatOf(pdu);
+    if (this.options.multipartReceipts === 'one' && concat && concat.sequence !== concat.total) return;
     const delivered = outcome !== 'undelivered';
+    let reportedId = this.writeId(idNumber, this.options.receiptIds ?? this.options.submitIds ?? 'hex');
+    if (this.options.receiptIdsPadded) reportedId = reportedId.toUpperCase().padStart(12, '0');
+    const error = this.options.undeliveredError ?? SIM_UNDELIVERED_ERROR;
+    const err = delivered
+      ? '000'
+      : error
+          .toString(this.options.receiptErrBase ?? 10)
+          .toUpperCase()
+          .padStart(3, '0');
     const receipt: PendingReceipt = {
       systemId,
       attempts: 0,
@@ -270,9 +421,9 @@ export class SmscSimulator {
         data_coding: 0,
         validity_period: '',
         // The receipt text is plain ASCII letters, digits, colons and spaces: their GSM 03.38 codes are the same.
-        short_message: Buffer.from(receiptText(messageId!, delivered), 'ascii'),
+        short_message: Buffer.from(receiptText(reportedId, delivered, err), 'ascii'),
       },
-      tlvs: receiptTlvs(messageId!, delivered ? 2 : 5),
+      tlvs: receiptTlvs(reportedId, delivered ? 2 : 5),
     };
     this.receiptQueue.push({ due: nowMs(this.clock) + this.options.delayMs, session, receipt });
     this.scheduleReceipts();
@@ -286,8 +437,8 @@ export class SmscSimulator {
     source: string,
     destination: string,
   ): SimSubmission {
-    const decoded = pdu.short_message as { message?: string; udh?: Buffer[] } | undefined;
-    const concatHeader = decoded?.udh?.find((h) => h[0] === 0x00 && h.length >= 5);
+    const decoded = pdu.short_message as { message?: string } | undefined;
+    const payload = pdu.message_payload as { message?: string } | undefined;
     return {
       messageId,
       session: this.sessionNumbers.get(session) ?? 0,
@@ -296,10 +447,13 @@ export class SmscSimulator {
       destination,
       dataCoding: Number(pdu.data_coding ?? 0),
       esmClass: Number(pdu.esm_class ?? 0),
-      concat: concatHeader
-        ? { reference: concatHeader[2]!, total: concatHeader[3]!, sequence: concatHeader[4]! }
-        : null,
-      text: typeof decoded?.message === 'string' ? decoded.message : '',
+      concat: concatOf(pdu),
+      payload: typeof payload?.message === 'string',
+      sourceTon: Number(pdu.source_addr_ton ?? 0),
+      sourceNpi: Number(pdu.source_addr_npi ?? 0),
+      destTon: Number(pdu.dest_addr_ton ?? 0),
+      destNpi: Number(pdu.dest_addr_npi ?? 0),
+      text: typeof payload?.message === 'string' ? payload.message : (decoded?.message ?? ''),
       // The smpp package reads a relative time as a Date that far from its own clock's now.
       validitySeconds:
         pdu.validity_period instanceof Date ? Math.round((pdu.validity_period.getTime() - Date.now()) / 1000) : null,
@@ -328,9 +482,8 @@ export class SmscSimulator {
   }
 
   private sendReceipt(preferred: smpp.Session, receipt: PendingReceipt): void {
-    const session = this.bound.has(preferred)
-      ? preferred
-      : [...this.bound].find(([, id]) => id === receipt.systemId)?.[0];
+    const session =
+      this.bound.has(preferred) && !this.transmitters.has(preferred) ? preferred : this.receiver(receipt.systemId);
     if (!session) {
       this.backlog.push(receipt);
       return;
@@ -345,6 +498,10 @@ export class SmscSimulator {
     this.unacked.get(session)?.set(pdu.sequence_number, receipt);
   }
 
+  private writeId(n: number, form: 'hex' | 'decimal'): string {
+    return form === 'hex' ? n.toString(16) : String(n);
+  }
+
   private onReceiptAck(session: smpp.Session, pdu: smpp.PDU): void {
     const pending = this.unacked.get(session);
     const receipt = pending?.get(pdu.sequence_number);
@@ -354,22 +511,46 @@ export class SmscSimulator {
     if (pdu.command_status !== 0) this.timers.later(500, () => this.sendReceipt(session, receipt));
   }
 
+  /** A bound session of the system id that takes deliver_sm (a transceiver or a receiver). */
+  private receiver(systemId: string): smpp.Session | undefined {
+    return [...this.bound].find(([session, id]) => id === systemId && !this.transmitters.has(session))?.[0];
+  }
+
   private flushBacklog(systemId: string): void {
     const waiting = this.backlog.filter((r) => r.systemId === systemId);
-    if (waiting.length === 0 || ![...this.bound.values()].includes(systemId)) return;
+    const session = this.receiver(systemId);
+    if (waiting.length === 0 || !session) return;
     for (const receipt of waiting) this.backlog.splice(this.backlog.indexOf(receipt), 1);
-    const session = [...this.bound].find(([, id]) => id === systemId)![0];
     for (const receipt of waiting) this.sendReceipt(session, receipt);
   }
 }
 
-function receiptText(messageId: string, delivered: boolean): string {
+/** A part's concatenation: an 8-bit or 16-bit reference UDH (IEI 0x00 or 0x08), or SAR TLVs. */
+function concatOf(pdu: smpp.PDU): SimSubmission['concat'] {
+  const decoded = pdu.short_message as { udh?: Buffer[] } | undefined;
+  for (const h of decoded?.udh ?? []) {
+    if (h[0] === 0x00 && h.length >= 5) return { reference: h[2]!, total: h[3]!, sequence: h[4]!, form: 'udh8' };
+    if (h[0] === 0x08 && h.length >= 6) {
+      return { reference: (h[2]! << 8) | h[3]!, total: h[4]!, sequence: h[5]!, form: 'udh16' };
+    }
+  }
+  if (typeof pdu.sar_msg_ref_num === 'number' && typeof pdu.sar_segment_seqnum === 'number') {
+    return {
+      reference: pdu.sar_msg_ref_num,
+      total: Number(pdu.sar_total_segments ?? 0),
+      sequence: pdu.sar_segment_seqnum,
+      form: 'sar',
+    };
+  }
+  return null;
+}
+
+function receiptText(messageId: string, delivered: boolean, err: string): string {
   const now = new Date();
   const pad = (n: number): string => String(n).padStart(2, '0');
   const date =
     `${pad(now.getUTCFullYear() % 100)}${pad(now.getUTCMonth() + 1)}${pad(now.getUTCDate())}` +
     `${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}`;
-  const err = delivered ? '000' : String(SIM_UNDELIVERED_ERROR).padStart(3, '0');
   return (
     `id:${messageId} sub:001 dlvrd:${delivered ? '001' : '000'} submit date:${date} done date:${date} ` +
     `stat:${delivered ? 'DELIVRD' : 'UNDELIV'} err:${err} text:`

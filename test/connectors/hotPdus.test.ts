@@ -29,7 +29,7 @@ describe('directly encoded submit_sm and deliver_sm_resp', () => {
   ];
 
   it.each(cases)('encodes %s as the package does', (_, sender, text, ttl) => {
-    const parts = smsPdus(text, 0x2a);
+    const parts = smsPdus(text, 0x2a)!;
     expect(parts.length).toBeGreaterThan(0);
     for (const [i, part] of parts.entries()) {
       const fields: SubmitSmFields = {
@@ -39,7 +39,9 @@ describe('directly encoded submit_sm and deliver_sm_resp', () => {
         dest_addr_npi: 1,
         registered_delivery: 1,
         validity_period: ttl ? relativeTime(ttl) : '',
-        ...part,
+        esm_class: part.esm_class,
+        data_coding: part.data_coding,
+        short_message: part.short_message,
       };
       const direct = new SubmitSm(fields);
       direct.sequence_number = 1000 + i;

@@ -103,8 +103,8 @@ export class ShortMessagePdu {
 
 /** A submit_sm (the ESME's side). */
 export class SubmitSm extends ShortMessagePdu {
-  constructor(fields: SubmitSmFields) {
-    super('submit_sm', fields);
+  constructor(fields: SubmitSmFields, tlvs: readonly Tlv[] = []) {
+    super('submit_sm', fields, tlvs);
   }
 }
 

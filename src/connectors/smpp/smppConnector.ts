@@ -1,82 +1,107 @@
 import type { Logger } from 'pino';
-import smpp from 'smpp';
 import '../../shared/gsmCoderCache.js';
-import type { SmppConnectorConfig } from '../../config/configFile.js';
-import type { CarrierReceipt } from '../connector.js';
+import { SMPP_DEFAULTS, type SmppConnectorConfig } from '../../config/configFile.js';
 import type { Connector, ConnectorState, OutboundMessage, ReceiptSink, SubmitOutcome } from '../connector.js';
 import { Throttle } from '../throttle.js';
-import { type Clock, type ClockTimer, systemClock } from '../../util/clock.js';
-import { corkUntilNextTick } from './corkedWrites.js';
-import { DeliverSmResp, SubmitSm, type SubmitSmFields } from './hotPdus.js';
-import { isTransientStatus, SMPP_STATUS, statusName, THROTTLED_RETRY_MS, TRANSIENT_RETRY_MS } from './smppErrors.js';
-import {
-  ESM_DELIVERY_RECEIPT,
-  parseReceipt,
-  relativeTime,
-  smsPdus,
-  sourceAddress,
-  type SubmitPart,
-} from './smppMessage.js';
-
-type SessionState = 'stopped' | 'connecting' | 'binding' | 'bound' | 'disconnected';
-type PduResult = { kind: 'response'; status: number; messageId: string } | { kind: 'failed'; reason: string };
+import { type Clock, systemClock } from '../../util/clock.js';
+import { SubmitSm, type SubmitSmFields, type Tlv } from './hotPdus.js';
+import { isTransientStatus, SMPP_STATUS, statusName, TRANSIENT_RETRY_MS } from './smppErrors.js';
+import { type ReceiptIdForm, submittedId } from './carrierIds.js';
+import { SmppDeliveries, type SmsInbound, type SmsInboundSink } from './smppDeliveries.js';
+import { SmscThrottling, THROTTLE_PAUSE_MIN_MS } from './smscThrottling.js';
+import { partialSends } from './partialSends.js';
+import { joinSmscAccount, type SiblingConnectors } from './siblingConnectors.js';
+import { relativeTime, smsPdus, sourceAddress, type SubmitPart, type TextEncoding } from './smppMessage.js';
+import { type PduResult, type SessionEvents, type SessionRole, type SessionState, SmppSession } from './smppSession.js';
 
 /** How long a submission may wait for a window slot before its message goes back to the queue. */
 const MAX_QUEUE_WAIT_MS = 10_000;
 /** Retry delay when the session is down: short, because another connector of the route may take it. */
 const NOT_BOUND_RETRY_MS = 1000;
+/** Refusals that mean "send slower": they pause the whole connector instead of failing the message. */
+const SLOW_DOWN: ReadonlySet<number> = new Set([SMPP_STATUS.RTHROTTLED, SMPP_STATUS.RMSGQFUL]);
+
+/** A connector's state is its best session's: bound if any transmitting session is. */
+const STATE_RANK: Readonly<Record<SessionState, number>> = {
+  stopped: 0,
+  disconnected: 1,
+  connecting: 2,
+  binding: 3,
+  bound: 4,
+};
 
 /**
- * SMS over SMPP 3.4 as a transceiver ESME. The `smpp` package gives PDUs and a socket session; this class adds
- * what it lacks: binding, enquire_link with its own timeout, response timeouts, reconnection with exponential
- * back-off, an in-flight window and rate, GSM 03.38 / UCS-2 encoding with concatenation, and receipts that are
- * acknowledged only after they are recorded. The package stops reading a session after a malformed PDU (it
- * emits `error` and never reads again): every session error therefore closes the session and reconnects.
+ * SMS over SMPP 3.4 as an ESME with one or more binds (transceivers, or transmitters and receivers), sharing one
+ * window and rate. The `smpp` package gives PDUs and sockets; {@link SmppSession} binds, keeps each link alive and
+ * reconnects; this class adds the in-flight window and rate, GSM 03.38 / UCS-2 encoding with concatenation, and
+ * receipts that are acknowledged only after they are recorded, whichever bind they arrive on.
  */
 export class SmppConnector implements Connector {
   readonly type = 'smpp';
   readonly channel = 'SMS' as const;
   readonly id: string;
-  private session: smpp.Session | undefined;
-  private sessionState: SessionState = 'stopped';
+  private readonly sessions: SmppSession[];
   private readonly throttle: Throttle;
-  private readonly inFlight = new Map<number, (result: PduResult) => void>();
-  private reconnectTimer: ClockTimer | undefined;
-  /** The session's enquire_link timer and the wait for its answer: both end with the session. */
-  private enquireTimer: ClockTimer | undefined;
-  private enquireAnswerTimer: ClockTimer | undefined;
-  private backoffMs: number;
-  private reference = Math.floor(Math.random() * 256);
+  private readonly throttling: SmscThrottling;
+  private reference = Math.floor(Math.random() * 65_536);
   private submitted = 0;
+  private nextSession = 0;
   private lastError: string | null = null;
-  private stopping = false;
-  /** Resolved when the session is bound; tests and start-up wait on it. */
+  private readonly receiptIds: ReceiptIdForm;
+  private readonly encoding: TextEncoding;
+  private readonly deliveries: SmppDeliveries;
+  private readonly siblings: SiblingConnectors;
+  /** Resolved when a transmitting session is bound; tests and start-up wait on it. */
   private boundWaiters: (() => void)[] = [];
 
   constructor(
     private readonly config: SmppConnectorConfig,
-    private readonly sink: ReceiptSink,
+    sink: ReceiptSink,
     private readonly log: Logger,
     private readonly clock: Clock = systemClock,
+    inbound?: SmsInboundSink,
   ) {
     this.id = config.id;
     this.throttle = new Throttle(config.window, config.mps);
-    this.backoffMs = config.reconnectMinMs;
+    this.throttling = new SmscThrottling(this.throttle, clock);
+    this.receiptIds = config.receiptIds ?? SMPP_DEFAULTS.receiptIds;
+    this.encoding = {
+      dataCoding: config.dataCoding ?? SMPP_DEFAULTS.dataCoding,
+      ucs2: config.ucs2 ?? SMPP_DEFAULTS.ucs2,
+      longMessages: config.longMessages ?? SMPP_DEFAULTS.longMessages,
+    };
+    this.siblings = joinSmscAccount(config, config.id);
+    this.deliveries = new SmppDeliveries(config.id, this.receiptIds, sink, inbound, log, clock, this.siblings);
+    const settings = { ...config, tls: config.tls ?? SMPP_DEFAULTS.tls };
+    const count = config.sessions ?? SMPP_DEFAULTS.sessions;
+    const roles: SessionRole[] =
+      (config.bindMode ?? SMPP_DEFAULTS.bindMode) === 'transceiver'
+        ? Array.from({ length: count }, () => 'transceiver')
+        : Array.from({ length: count * 2 }, (_, i) => (i < count ? 'transmitter' : 'receiver'));
+    const events: SessionEvents = {
+      bound: (session) => {
+        if (session.transmits) for (const waiter of this.boundWaiters.splice(0)) waiter();
+      },
+      unbound: () => undefined,
+      message: (session, link, pdu) => this.deliveries.take(session, link, pdu),
+      error: (session, message) => this.noteError(session, message),
+    };
+    this.sessions = roles.map((role, i) => new SmppSession(settings, role, i + 1, events, log, clock));
   }
 
   async start(): Promise<void> {
-    this.stopping = false;
     this.throttle.reopen();
-    this.connect();
+    for (const session of this.sessions) session.start();
   }
 
   release(): void {
     this.throttle.rejectAll();
+    this.throttling.cancel();
   }
 
   /** Resolves when bound, or after `timeoutMs` with false. */
   waitBound(timeoutMs: number): Promise<boolean> {
-    if (this.sessionState === 'bound') return Promise.resolve(true);
+    if (this.available()) return Promise.resolve(true);
     return new Promise((resolve) => {
       const timer = this.clock.setTimer(timeoutMs, () => resolve(false));
       this.boundWaiters.push(() => {
@@ -87,16 +112,24 @@ export class SmppConnector implements Connector {
   }
 
   available(): boolean {
-    return this.sessionState === 'bound';
+    return this.sessions.some((s) => s.transmits && s.state === 'bound');
+  }
+
+  /** Each bind's state, for tests and the operator's logs. */
+  sessionStates(): { role: SessionRole; state: SessionState; liveTimers: number }[] {
+    return this.sessions.map((s) => ({ role: s.role, state: s.state, liveTimers: s.liveTimers }));
   }
 
   state(): ConnectorState {
+    const best = this.sessions
+      .filter((s) => s.transmits)
+      .reduce<SessionState>((state, s) => (STATE_RANK[s.state] > STATE_RANK[state] ? s.state : state), 'stopped');
     return {
       id: this.id,
       type: this.type,
       channel: this.channel,
       available: this.available(),
-      state: this.sessionState,
+      state: best,
       inFlight: this.throttle.active,
       window: this.config.window,
       mps: this.config.mps,
@@ -105,249 +138,192 @@ export class SmppConnector implements Connector {
     };
   }
 
-  /** Unbinds politely (waiting up to the response timeout), then closes; submissions in flight fail as transient. */
+  /** Unbinds every session politely, then closes; submissions in flight fail as transient. */
   async stop(): Promise<void> {
-    this.stopping = true;
-    this.reconnectTimer?.cancel();
-    this.stopEnquireLink();
     this.throttle.rejectAll();
-    const session = this.session;
-    if (session && this.sessionState === 'bound') {
-      await new Promise<void>((resolve) => {
-        const timer = this.clock.setTimer(this.config.responseTimeoutSeconds * 1000, resolve);
-        const sent = session.send(new smpp.PDU('unbind'), () => {
-          timer.cancel();
-          resolve();
-        });
-        if (!sent) {
-          timer.cancel();
-          resolve();
-        }
-      });
+    this.throttling.cancel();
+    this.deliveries.stop();
+    await Promise.all(this.sessions.map((s) => s.stop()));
+  }
+
+  /** The next bound transmitting session, in turn. */
+  private pickSession(): SmppSession | undefined {
+    for (let i = 0; i < this.sessions.length; i++) {
+      const session = this.sessions[(this.nextSession + i) % this.sessions.length]!;
+      if (session.transmits && session.state === 'bound') {
+        this.nextSession = (this.nextSession + i + 1) % this.sessions.length;
+        return session;
+      }
     }
-    this.sessionState = 'stopped';
-    if (session) await new Promise<void>((resolve) => session.destroy(() => resolve()));
-    this.failInFlight('connector stopped');
+    return undefined;
   }
 
   async submit(message: OutboundMessage): Promise<SubmitOutcome> {
-    if (this.sessionState !== 'bound') {
+    const text = String(message.content);
+    const now = this.throttling.now();
+    const earlier = partialSends.find(message.id, text, now);
+    if (earlier && earlier.connectorId !== this.id) {
+      // Its SMSC holds the accepted parts; another would deliver them twice.
       return {
         kind: 'transient',
         retryAfterMs: NOT_BOUND_RETRY_MS,
-        reason: `${this.id} is not bound (${this.sessionState})`,
+        reason: `${this.id}: parts of this message were accepted through ${earlier.connectorId}`,
       };
     }
-    const text = String(message.content);
-    const parts = smsPdus(text, this.nextReference());
+    const session = this.pickSession();
+    if (!session) {
+      return {
+        kind: 'transient',
+        retryAfterMs: NOT_BOUND_RETRY_MS,
+        reason: `${this.id} is not bound (${this.state().state})`,
+      };
+    }
+    const parts = earlier?.parts ?? smsPdus(text, this.nextReference(), this.encoding);
+    if (!parts) {
+      return {
+        kind: 'permanent',
+        errorCode: SMPP_STATUS.RSUBMITFAIL,
+        reason: `${this.id}: the text needs UCS-2, which this connector does not send (ucs2: false)`,
+      };
+    }
     const common = {
-      ...sourceAddress(message.senderName),
+      ...sourceAddress(message.senderName, this.config),
       destination_addr: message.destination,
-      dest_addr_ton: 1,
-      dest_addr_npi: 1,
+      dest_addr_ton: this.config.destTon ?? SMPP_DEFAULTS.destTon,
+      dest_addr_npi: this.config.destNpi ?? SMPP_DEFAULTS.destNpi,
       registered_delivery: 1,
       validity_period: message.ttlSeconds ? relativeTime(message.ttlSeconds) : '',
     };
-    const results =
-      parts.length === 1
-        ? [await this.submitPart(common, parts[0]!)]
-        : await Promise.all(parts.map((part) => this.submitPart(common, part)));
+    const deadline = now + MAX_QUEUE_WAIT_MS;
+    const send = (part: SubmitPart): Promise<PduResult> =>
+      this.submitPart(
+        session,
+        { ...common, esm_class: part.esm_class, data_coding: part.data_coding, short_message: part.short_message },
+        part.tlvs,
+        deadline,
+      );
+    const accepted = earlier?.carrierIds ?? [];
+    const results: (PduResult | string)[] =
+      parts.length === 1 && !earlier
+        ? [await send(parts[0]!)]
+        : await Promise.all(parts.map((part, i) => accepted[i] ?? send(part)));
 
-    const carrierIds: string[] = [];
-    for (const result of results) {
-      // No answer (connection lost, timeout): soon again, through this connector once it is back or another of the
-      // route.
-      if (result.kind === 'failed')
-        return { kind: 'transient', retryAfterMs: NOT_BOUND_RETRY_MS, reason: result.reason };
-      if (result.status !== SMPP_STATUS.ROK) {
-        const reason = `${this.id}: submit_sm refused with ${statusName(result.status)}`;
-        if (isTransientStatus(result.status)) {
-          const retryAfterMs = result.status === SMPP_STATUS.RTHROTTLED ? THROTTLED_RETRY_MS : TRANSIENT_RETRY_MS;
-          return { kind: 'transient', retryAfterMs, reason, errorCode: result.status };
-        }
-        return { kind: 'permanent', errorCode: result.status, reason };
-      }
-      carrierIds.push(result.messageId);
+    const carrierIds = results.map((r) =>
+      typeof r === 'string'
+        ? r
+        : r.kind === 'response' && r.status === SMPP_STATUS.ROK
+          ? submittedId(r.messageId, this.receiptIds)
+          : undefined,
+    );
+    const refused = carrierIds.findIndex((id) => id === undefined);
+    if (refused === -1) {
+      partialSends.forget(message.id);
+      const ids = carrierIds as string[];
+      this.deliveries.remember(ids);
+      this.siblings.submitted(this.id, ids);
+      this.submitted++;
+      return { kind: 'accepted', carrierIds: ids };
     }
-    this.submitted++;
-    return { kind: 'accepted', carrierIds };
+    const outcome = this.refusalOutcome(results[refused] as PduResult);
+    if (outcome.kind === 'transient' && carrierIds.some((id) => id !== undefined)) {
+      partialSends.save(
+        message.id,
+        { connectorId: this.id, text, parts, carrierIds, expiresAt: now + message.ttlSeconds * 1000 },
+        now,
+      );
+    } else {
+      partialSends.forget(message.id);
+    }
+    return outcome;
   }
 
+  /** The outcome of a message from the first of its parts that was not accepted. */
+  private refusalOutcome(result: PduResult): SubmitOutcome {
+    // No answer (connection lost, timeout): soon again, through this connector once it is back or another of the
+    // route.
+    if (result.kind === 'failed') {
+      return {
+        kind: 'transient',
+        retryAfterMs: Math.max(NOT_BOUND_RETRY_MS, this.throttling.pauseLeftMs),
+        reason: result.reason,
+      };
+    }
+    const reason = `${this.id}: submit_sm refused with ${statusName(result.status)}`;
+    if (SLOW_DOWN.has(result.status)) {
+      // Still refused when the submission's time ran out: back to the queue until the pause ends.
+      const retryAfterMs = Math.max(THROTTLE_PAUSE_MIN_MS, this.throttling.pauseLeftMs);
+      return { kind: 'transient', retryAfterMs, reason, errorCode: result.status };
+    }
+    if (isTransientStatus(result.status)) {
+      return { kind: 'transient', retryAfterMs: TRANSIENT_RETRY_MS, reason, errorCode: result.status };
+    }
+    return { kind: 'permanent', errorCode: result.status, reason };
+  }
+
+  /** The pause and rate after throttling refusals, for tests and the operator. */
+  throttlingState(): { pausedForMs: number; steps: number; rate: number } {
+    return this.throttling.snapshot();
+  }
+
+  /** A 16-bit concatenation reference (udh16 and SAR take it whole, udh8 its low byte). */
   private nextReference(): number {
-    this.reference = (this.reference + 1) & 0xff;
+    this.reference = (this.reference + 1) & 0xffff;
     return this.reference;
   }
 
-  private async submitPart(common: Omit<SubmitSmFields, keyof SubmitPart>, part: SubmitPart): Promise<PduResult> {
-    if (!this.throttle.tryAcquire() && !(await this.throttle.acquire(MAX_QUEUE_WAIT_MS))) {
-      return { kind: 'failed', reason: `${this.id}: window busy` };
-    }
-    const session = this.session;
-    if (!session || this.sessionState !== 'bound') {
-      this.throttle.release();
-      return { kind: 'failed', reason: `${this.id} is not bound` };
-    }
-    return new Promise<PduResult>((resolve) => {
-      const pdu = new SubmitSm({ ...common, ...part });
-      let settled = false;
-      const done = (result: PduResult): void => {
-        if (settled) return;
-        settled = true;
-        timer.cancel();
-        this.inFlight.delete(pdu.sequence_number);
+  /**
+   * Sends one part, and sends it again (the same bytes, so the same concatenation reference) while the SMSC answers
+   * that it is busy, after the pause that answer started, until `deadline`: only the refused part goes again.
+   */
+  private async submitPart(
+    session: SmppSession,
+    fields: SubmitSmFields,
+    tlvs: readonly Tlv[],
+    deadline: number,
+  ): Promise<PduResult> {
+    let refused: PduResult | undefined;
+    for (;;) {
+      const turn = await this.throttling.waitTurn(deadline);
+      if (!turn) {
+        return refused ?? { kind: 'failed', reason: `${this.id}: the SMSC asked to slow down`, sent: false };
+      }
+      const sent = this.throttling.sending();
+      const current = session.state === 'bound' ? session : this.pickSession();
+      let result: PduResult;
+      if (!current) {
+        result = { kind: 'failed', reason: `${this.id} is not bound`, sent: false };
+      } else if (!this.throttle.tryAcquire() && !(await this.throttle.acquire(MAX_QUEUE_WAIT_MS))) {
+        result = { kind: 'failed', reason: `${this.id}: window busy`, sent: false };
+      } else if (this.throttling.sending() !== sent) {
+        // A pause began while this part waited for a window slot: it waits for the pause's end instead.
         this.throttle.release();
-        resolve(result);
-      };
-      const timer = this.clock.setTimer(this.config.responseTimeoutSeconds * 1000, () =>
-        done({
-          kind: 'failed',
-          reason: `${this.id}: no submit_sm_resp within ${this.config.responseTimeoutSeconds} s`,
-        }),
-      );
-      corkUntilNextTick(session.socket);
-      // A PDU by what Session.send uses of one (see hotPdus.ts).
-      const sent = session.send(pdu as unknown as smpp.PDU, (response) =>
-        done({ kind: 'response', status: response.command_status, messageId: String(response.message_id ?? '') }),
-      );
-      if (!sent) done({ kind: 'failed', reason: `${this.id}: socket not writable` });
-      else this.inFlight.set(pdu.sequence_number, done);
-    });
-  }
-
-  private connect(): void {
-    if (this.stopping) return;
-    this.sessionState = 'connecting';
-    const session = smpp.connect({ host: this.config.host, port: this.config.port });
-    this.session = session;
-    session.on('connect', () => this.bind(session));
-    session.on('error', (error: Error) => {
-      // Also raised for a malformed PDU, after which the package reads no more: close and start again.
-      this.noteError(`session error: ${error.message}`);
-      session.destroy();
-    });
-    session.on('close', () => this.onClose(session));
-    session.on('deliver_sm', (pdu: smpp.PDU) => this.onDeliverSm(session, pdu));
-    session.on('enquire_link', (pdu: smpp.PDU) => session.send(pdu.response()));
-    session.on('unbind', (pdu: smpp.PDU) => {
-      session.send(pdu.response());
-      session.close();
-    });
-  }
-
-  private bind(session: smpp.Session): void {
-    this.sessionState = 'binding';
-    session.send(
-      new smpp.PDU('bind_transceiver', {
-        system_id: this.config.systemId,
-        password: this.config.password,
-        system_type: this.config.systemType,
-        interface_version: 0x34,
-      }),
-      (response) => {
-        if (response.command_status !== SMPP_STATUS.ROK) {
-          this.noteError(`bind refused with ${statusName(response.command_status)}`);
-          session.destroy();
-          return;
+        if (turn === 'probe') this.throttling.probeEnded();
+        continue;
+      } else {
+        try {
+          result = await current.request(new SubmitSm(fields, tlvs));
+        } finally {
+          this.throttle.release();
         }
-        if (this.session !== session || this.stopping) return;
-        this.sessionState = 'bound';
-        this.backoffMs = this.config.reconnectMinMs;
-        this.log.info({ connector: this.id }, 'SMPP session bound');
-        this.startEnquireLink(session);
-        for (const waiter of this.boundWaiters.splice(0)) waiter();
-      },
-    );
-  }
-
-  /** enquire_link on a timer; no answer within the response timeout means the link is dead. */
-  private startEnquireLink(session: smpp.Session): void {
-    this.stopEnquireLink();
-    const tick = (): void => {
-      this.enquireAnswerTimer = this.clock.setTimer(this.config.responseTimeoutSeconds * 1000, () => {
-        if (this.session !== session) return;
-        this.noteError('no enquire_link_resp');
-        session.destroy();
-      });
-      const sent = session.send(new smpp.PDU('enquire_link'), () => this.enquireAnswerTimer?.cancel());
-      if (!sent) this.enquireAnswerTimer.cancel();
-      this.enquireTimer = this.clock.setTimer(this.config.enquireLinkSeconds * 1000, tick);
-    };
-    this.enquireTimer = this.clock.setTimer(this.config.enquireLinkSeconds * 1000, tick);
-  }
-
-  private stopEnquireLink(): void {
-    this.enquireTimer?.cancel();
-    this.enquireAnswerTimer?.cancel();
-    this.enquireTimer = undefined;
-    this.enquireAnswerTimer = undefined;
-  }
-
-  private onClose(session: smpp.Session): void {
-    if (this.session !== session) return;
-    this.stopEnquireLink();
-    this.failInFlight('connection closed');
-    if (this.stopping) {
-      this.sessionState = 'stopped';
-      return;
+        if (result.kind === 'response' && SLOW_DOWN.has(result.status)) this.throttling.refused(sent);
+        if (result.kind === 'response' && result.status === SMPP_STATUS.ROK) this.throttling.accepted();
+      }
+      if (turn === 'probe') this.throttling.probeEnded();
+      if (result.kind === 'response' && SLOW_DOWN.has(result.status)) {
+        refused = result;
+        continue;
+      }
+      return result;
     }
-    this.sessionState = 'disconnected';
-    const delay = this.backoffMs;
-    this.backoffMs = Math.min(this.backoffMs * 2, this.config.reconnectMaxMs);
-    this.log.warn(
-      { connector: this.id, retryInMs: delay, lastError: this.lastError },
-      'SMPP session closed; reconnecting',
-    );
-    this.reconnectTimer = this.clock.setTimer(delay, () => this.connect());
   }
 
-  private failInFlight(reason: string): void {
-    for (const done of [...this.inFlight.values()]) done({ kind: 'failed', reason: `${this.id}: ${reason}` });
-  }
-
-  private noteError(message: string): void {
+  private noteError(session: SmppSession, message: string): void {
     this.lastError = message;
-    this.log.warn({ connector: this.id, error: message }, 'SMPP problem');
+    this.log.warn({ connector: this.id, session: session.number, error: message }, 'SMPP problem');
   }
 
-  /** Receipts are recorded first and acknowledged after; a failure to record asks the SMSC to send it again. */
-  private onDeliverSm(session: smpp.Session, pdu: smpp.PDU): void {
-    const esmClass = Number(pdu.esm_class ?? 0);
-    const shortMessage = pdu.short_message as { message?: unknown } | Buffer | undefined;
-    const text =
-      shortMessage && !Buffer.isBuffer(shortMessage) && typeof shortMessage.message === 'string'
-        ? shortMessage.message
-        : '';
-    if ((esmClass & ESM_DELIVERY_RECEIPT) === 0) {
-      // A mobile-originated SMS: Herald takes inbound messages on WhatsApp only (spec 6.5).
-      session.send(pdu.response());
-      return;
-    }
-    const parsed = parseReceipt({
-      receipted_message_id: pdu.receipted_message_id,
-      message_state: pdu.message_state,
-      text,
-    });
-    if (!parsed || parsed.stat === 'intermediate') {
-      if (!parsed) this.log.warn({ connector: this.id, text }, 'unreadable delivery receipt acknowledged');
-      session.send(pdu.response());
-      return;
-    }
-    const receipt: CarrierReceipt = {
-      connectorId: this.id,
-      carrierId: parsed.carrierId,
-      state: parsed.stat,
-      at: this.clock.now(),
-      errorCode: parsed.errorCode,
-    };
-    this.sink([receipt]).then(
-      () => {
-        corkUntilNextTick(session.socket);
-        session.send(new DeliverSmResp(pdu.sequence_number) as unknown as smpp.PDU);
-      },
-      (error: unknown) => {
-        this.log.error({ connector: this.id, err: error }, 'receipt not recorded; asking the SMSC to resend');
-        session.send(new DeliverSmResp(pdu.sequence_number, SMPP_STATUS.RX_T_APPN) as unknown as smpp.PDU);
-      },
-    );
+  /** Inbound SMS received without an inbound sink, oldest first. */
+  inboundKept(): readonly SmsInbound[] {
+    return this.deliveries.inboundKept();
   }
 }

@@ -6,6 +6,7 @@
 export const SMPP_STATUS = {
   ROK: 0x00,
   RINVMSGLEN: 0x01,
+  RINVCMDID: 0x03,
   RSYSERR: 0x08,
   RINVSRCADR: 0x0a,
   RINVDSTADR: 0x0b,
@@ -23,13 +24,11 @@ const TRANSIENT: ReadonlySet<number> = new Set([
   SMPP_STATUS.RMSGQFUL,
   SMPP_STATUS.RTHROTTLED,
   SMPP_STATUS.RX_T_APPN,
-  0x03, // ESME_RINVCMDID: the SMSC does not know submit_sm on this bind yet
+  SMPP_STATUS.RINVCMDID, // the SMSC does not know submit_sm on this bind yet
   0x04, // ESME_RINVBNDSTS: not bound (a bind race)
   0xfe, // ESME_RDELIVERYFAILURE
 ]);
 
-/** Back-off after a throttling answer: the SMSC asked us to slow down. */
-export const THROTTLED_RETRY_MS = 1000;
 export const TRANSIENT_RETRY_MS = 5000;
 
 export function isTransientStatus(status: number): boolean {

@@ -1,0 +1,132 @@
+import smpp from 'smpp';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MISSING_PART, MO_PARTS_WAIT_MS } from '../../src/connectors/smpp/moAssembler.js';
+import { SMPP_STATUS } from '../../src/connectors/smpp/smppErrors.js';
+import { SmscSimulator } from '../../src/simulators/smscSimulator.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { type SmppHarness, startSmpp } from './smppHarness.js';
+
+const receiptText = (id: string, stat: string, err = '000'): string =>
+  `id:${id} sub:001 dlvrd:001 submit date:2603100900 done date:2603100901 stat:${stat} err:${err} text:`;
+
+describe('what the SMSC sends an ESME: every request answered, nothing dropped', () => {
+  let h: SmppHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('answers a command it does not know, or does not take, with generic_nack ESME_RINVCMDID', async () => {
+    h = await startSmpp();
+    await waitFor(() => h!.connector.available());
+    for (const pdu of [SmscSimulator.unknownCommand(), new smpp.PDU('query_sm', { message_id: '1' })]) {
+      const answer = await h.smsc.request(pdu);
+      expect(answer).toMatchObject({ command: 'generic_nack', command_status: SMPP_STATUS.RINVCMDID });
+    }
+    // And the session goes on.
+    expect(h.connector.state().state).toBe('bound');
+  });
+
+  it('answers data_sm with data_sm_resp and takes a receipt in a data_sm as in a deliver_sm', async () => {
+    h = await startSmpp();
+    await waitFor(() => h!.connector.available());
+    const answer = await h.smsc.request(
+      new smpp.PDU('data_sm', {
+        source_addr: '79160000001',
+        destination_addr: 'Herald',
+        esm_class: 0x04,
+        receipted_message_id: 'ab12',
+        message_state: 2,
+      }),
+    );
+    expect(answer).toMatchObject({ command: 'data_sm_resp', command_status: 0 });
+    expect(h.receipts).toMatchObject([{ carrierId: 'ab12', state: 'delivered', errorCode: null }]);
+  });
+
+  it('acknowledges intermediate notifications without taking them as final receipts', async () => {
+    h = await startSmpp();
+    await waitFor(() => h!.connector.available());
+    for (const [esmClass, stat] of [
+      [0x20, 'DELIVRD'],
+      [0x04, 'ENROUTE'],
+      [0x04, 'ACCEPTD'],
+      [0x08, 'DELIVRD'],
+    ] as const) {
+      const answer = await h.smsc.request(
+        new smpp.PDU('deliver_sm', { esm_class: esmClass, short_message: receiptText('c0ffee', stat) }),
+      );
+      expect(answer).toMatchObject({ command: 'deliver_sm_resp', command_status: 0 });
+    }
+    expect(h.receipts).toEqual([]);
+  });
+
+  it('keeps a subscriber SMS (deliver_sm or data_sm) instead of dropping it, and logs it in full', async () => {
+    h = await startSmpp();
+    await waitFor(() => h!.connector.available());
+    await h.smsc.request(
+      new smpp.PDU('deliver_sm', { source_addr: '79160000001', destination_addr: '4242', short_message: 'STOP' }),
+    );
+    await h.smsc.request(
+      new smpp.PDU('data_sm', {
+        source_addr: '79160000002',
+        destination_addr: '4242',
+        data_coding: 8,
+        message_payload: { message: 'Привет' },
+      }),
+    );
+    expect(h.connector.inboundKept()).toMatchObject([
+      { from: '79160000001', to: '4242', text: 'STOP' },
+      { from: '79160000002', to: '4242', text: 'Привет' },
+    ]);
+    expect(h.logs.filter((l) => l.inbound).map((l) => (l.inbound as { text: string }).text)).toEqual([
+      'STOP',
+      'Привет',
+    ]);
+    expect(h.receipts).toEqual([]);
+  });
+});
+
+describe('long inbound SMS are reassembled from their parts before they are kept', () => {
+  let h: SmppHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+  const TEXT = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+
+  it.each(['udh8', 'udh16', 'sar'] as const)('joins the parts of a %s message, in any order', async (form) => {
+    h = await startSmpp();
+    await waitFor(() => h!.connector.available());
+    const answers = await h.smsc.sendMo({
+      from: '79160000001',
+      to: '4242',
+      text: TEXT,
+      form,
+      partSize: 100,
+      order: [3, 1, 2],
+    });
+    expect(answers.map((a) => a?.command_status)).toEqual([0, 0, 0]);
+    expect(h.connector.inboundKept()).toMatchObject([{ from: '79160000001', to: '4242', text: TEXT, parts: 3 }]);
+  });
+
+  it('keeps the parts that came when the others never do, marking the gap', async () => {
+    h = await startSmpp();
+    await waitFor(() => h!.connector.available());
+    await h.smsc.sendMo({ from: '79160000001', to: '4242', text: TEXT, partSize: 100, order: [1, 3] });
+    expect(h.connector.inboundKept()).toEqual([]);
+    h.clock.advance(MO_PARTS_WAIT_MS);
+    expect(h.connector.inboundKept()).toMatchObject([
+      { text: `${TEXT.slice(0, 100)}${MISSING_PART}${TEXT.slice(200)}`, parts: 2 },
+    ]);
+  });
+
+  it('tells apart two long messages from one subscriber by their references', async () => {
+    h = await startSmpp();
+    await waitFor(() => h!.connector.available());
+    const other = TEXT.toUpperCase();
+    await h.smsc.sendMo({ from: '79160000001', to: '4242', text: TEXT, partSize: 100, order: [1], reference: 1 });
+    await h.smsc.sendMo({ from: '79160000001', to: '4242', text: other, partSize: 100, reference: 2 });
+    await h.smsc.sendMo({ from: '79160000001', to: '4242', text: TEXT, partSize: 100, order: [2, 3], reference: 1 });
+    expect(h.connector.inboundKept().map((m) => m.text)).toEqual([other, TEXT]);
+  });
+});
