@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { startEmbeddedSimulators } from '../src/simulators/embeddedSimulators.js';
-import { type BenchFigure, type BenchSchema, percentile, startHeraldProcess } from './lib.js';
+import { type BenchFigure, type BenchSchema, percentile, startHeraldProcess, watchCpu } from './lib.js';
 
 export interface EndToEndOptions {
   readonly schema: BenchSchema;
@@ -84,6 +84,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       );
     let next = 0;
     const rss = options.soak ? sampleRss(herald.child.pid!, 250) : undefined;
+    const cpu = [herald, worker].flatMap((p) => (p ? [watchCpu(p.child.pid!)] : []));
     const start = performance.now();
     const postLatencies: number[] = [];
     await Promise.all(
@@ -140,6 +141,8 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     }
     const elapsed = (performance.now() - start) / 1000;
     const samples = rss?.stop() ?? [];
+    const used = cpu.map((c) => c.stop());
+    const heraldCpuSeconds = used.reduce((sum, u) => sum + u.processSeconds, 0);
     const delivered = await db.query(
       "SELECT count(*)::int AS n FROM messages WHERE account_id = $1 AND status = 'delivered'",
       [account.id],
@@ -171,6 +174,14 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
         : [
             { name: 'end to end: accept -> delivered p50', value: Number(latency.rows[0].p50), unit: 'ms' },
             { name: 'end to end: accept -> delivered p99', value: Number(latency.rows[0].p99), unit: 'ms' },
+            {
+              name: 'end to end: Herald CPU per message',
+              value: (heraldCpuSeconds * 1000) / total,
+              unit: 'ms',
+              note:
+                `${heraldCpuSeconds.toFixed(1)} CPU s; the machine ${used[0]!.machineBusyPercent.toFixed(0)} % busy, ` +
+                `1-min load ${used[0]!.loadStart.toFixed(1)} at the start`,
+            },
             {
               name: 'end to end: POST latency p50',
               value: percentile(postLatencies, 50),

@@ -71,16 +71,25 @@ export async function startHeraldProcess(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  const onData = (chunk: Buffer): void => {
+    output += chunk.toString();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
   const url = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
+    const check = (): void => {
       const match = ready.exec(output);
       if (match) resolve(match[1] ?? '');
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout!.on('data', check);
+    child.stderr!.on('data', check);
     child.once('exit', (code) => reject(new Error(`herald exited with ${code}:\n${output}`)));
   });
+  // Once it listens, its log is no longer kept here (the streams keep flowing, so Herald never blocks on a full
+  // pipe): at info, Fastify logs every request twice, and a run of webhooks made hundreds of MB of it, searched
+  // again on every chunk. A benchmark that wants the log listens to child.stdout itself.
+  for (const stream of [child.stdout!, child.stderr!]) stream.removeAllListeners('data').resume();
+  output = '';
   return {
     url,
     child,
@@ -150,4 +159,53 @@ function formatNumber(n: number): string {
   if (!Number.isFinite(n)) return String(n);
   if (Math.abs(n) >= 100) return Math.round(n).toLocaleString('en-US');
   return n.toFixed(n >= 10 ? 1 : 2);
+}
+
+/** CPU used over an interval: by a process (Linux /proc), by this one, and by the whole machine. */
+export interface CpuUse {
+  readonly seconds: number;
+  /** CPU seconds of the watched process (all its threads). */
+  readonly processSeconds: number;
+  /** CPU seconds of this (the benchmark's) process: clients, simulators, polling. */
+  readonly selfSeconds: number;
+  /** Share of the machine's CPU time that was not idle, in percent. */
+  readonly machineBusyPercent: number;
+  /** The 1-minute load average at the start and at the end. */
+  readonly loadStart: number;
+  readonly loadEnd: number;
+}
+
+/** Starts measuring CPU use; `stop` (while the process still runs) gives the use since. */
+export function watchCpu(pid: number): { stop(): CpuUse } {
+  // USER_HZ, the unit of /proc's CPU times, is 100 on every Linux Node runs on.
+  const hz = 100;
+  const processSeconds = (): number => {
+    // Fields after the command name's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / hz;
+  };
+  const machine = (): { idle: number; total: number } => {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    // idle and iowait
+    return { idle: cpu[3]! + cpu[4]!, total: cpu.reduce((a, b) => a + b, 0) };
+  };
+  const t0 = performance.now();
+  const process0 = processSeconds();
+  const self0 = process.cpuUsage();
+  const machine0 = machine();
+  const loadStart = os.loadavg()[0]!;
+  return {
+    stop() {
+      const self = process.cpuUsage(self0);
+      const m = machine();
+      return {
+        seconds: (performance.now() - t0) / 1000,
+        processSeconds: processSeconds() - process0,
+        selfSeconds: (self.user + self.system) / 1e6,
+        machineBusyPercent: (1 - (m.idle - machine0.idle) / (m.total - machine0.total)) * 100,
+        loadStart,
+        loadEnd: os.loadavg()[0]!,
+      };
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchCallbacks } from './callbacks.js';
+import { benchCascade, type PlainRate } from './cascade.js';
 import { benchEndToEnd } from './endToEnd.js';
 import { benchHostile } from './hostile.js';
 import { benchIngest } from './ingest.js';
@@ -16,8 +17,8 @@ import {
 /**
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
- * (ingest,e2e,callbacks,e2e-callbacks,soak,statistics,hostile), BENCH_SOAK_MESSAGES, BENCH_STATS_MESSAGES,
- * BENCH_DATABASE_URL.
+ * (ingest,e2e,callbacks,e2e-callbacks,soak,statistics,hostile,cascade), BENCH_SOAK_MESSAGES, BENCH_STATS_MESSAGES,
+ * BENCH_CASCADES, BENCH_DATABASE_URL.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const clients = Number(process.env.BENCH_CLIENTS ?? 4);
@@ -33,10 +34,12 @@ process.stdout.write(`Herald benchmarks on ${machine}; ${database}\n\n`);
 const figures: BenchFigure[] = [];
 async function inSchema(
   run: (schema: Awaited<ReturnType<typeof createBenchSchema>>) => Promise<BenchFigure[]>,
-): Promise<void> {
+): Promise<BenchFigure[]> {
   const schema = await createBenchSchema();
   try {
-    figures.push(...(await run(schema)));
+    const measured = await run(schema);
+    figures.push(...measured);
+    return measured;
   } finally {
     // BENCH_KEEP_SCHEMA=true leaves the run's schema for inspection.
     if (process.env.BENCH_KEEP_SCHEMA === 'true') process.stdout.write(`  kept schema ${schema.name}\n`);
@@ -47,12 +50,22 @@ if (wanted('ingest')) {
   process.stdout.write(`ingest: ${clients} clients for ${seconds} s...\n`);
   await inSchema((schema) => benchIngest({ schema, seconds, clients, apiProcesses, batch: 1000 }));
 }
+// The plain end-to-end rate of this run: what the cascades are compared with.
+let plain: PlainRate | undefined;
+function plainRate(measured: readonly BenchFigure[], messages: number): PlainRate {
+  return {
+    msgPerSecond: measured[0]!.value,
+    messages: Math.ceil(messages / 1000) * 1000,
+    cpuMsPerMessage: measured.find((f) => f.name === 'end to end: Herald CPU per message')?.value ?? NaN,
+  };
+}
 if (wanted('e2e')) {
   process.stdout.write(`end to end: ${e2eMessages} SMS through SMPP...\n`);
   const split = process.env.BENCH_E2E_SPLIT === 'true';
-  await inSchema((schema) =>
+  const measured = await inSchema((schema) =>
     benchEndToEnd({ schema, messages: e2eMessages, clients, delayMs: 20, split, callbacks: false }),
   );
+  if (!split) plain = plainRate(measured, e2eMessages);
 }
 if (wanted('callbacks')) {
   process.stdout.write('callbacks: 200,000 events to a local receiver...\n');
@@ -80,6 +93,20 @@ if (wanted('statistics')) {
 if (wanted('hostile')) {
   process.stdout.write('hostile: every attack of test/hostile while a victim account works...\n');
   await inSchema((schema) => benchHostile({ schema, rounds: Number(process.env.BENCH_HOSTILE_ROUNDS ?? 5) }));
+}
+if (wanted('cascade')) {
+  const cascades = Number(process.env.BENCH_CASCADES ?? 100_000);
+  if (!plain) {
+    // The same size and the same machine state as the cascades: the figure they are held against.
+    process.stdout.write(`cascades: first the plain end to end of ${cascades} SMS, for comparison...\n`);
+    const measured = await inSchema((schema) =>
+      benchEndToEnd({ schema, messages: cascades, clients, delayMs: 20, split: false, callbacks: false }),
+    );
+    plain = plainRate(measured, cascades);
+  }
+  const against = plain;
+  process.stdout.write(`cascades: ${cascades} VK -> VIBER -> SMS cascades, a third ending at each step...\n`);
+  await inSchema((schema) => benchCascade({ schema, cascades, clients, delayMs: 20, plain: against }));
 }
 
 process.stdout.write(`\n${renderTable(figures)}\n`);

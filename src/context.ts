@@ -15,7 +15,8 @@ import type { NumberingPlan } from './numbering/index.js';
 import type { Clock } from './util/clock.js';
 
 export interface DirectDispatch {
-  room(): number;
+  /** Messages it may take now: any, and of them SERVICE and PROMO ones (a share is kept for urgent ones). */
+  room(): { readonly any: number; readonly bulk: number };
   readonly leaseMs: number;
   take(messages: readonly ClaimedMessage[]): void;
 }

@@ -23,6 +23,7 @@ import { deliveryJobs } from './delivery/index.js';
 import { callbackJobs } from './callbacks/index.js';
 import { CascadeProgress, cascadeJobs, cascadesStop } from './cascades/index.js';
 import { cascadeRoutes } from './cascades/routes.js';
+import { dispatchRoutes } from './dispatches/routes.js';
 import { idempotencyJobs } from './idempotency/index.js';
 import { Jobs } from './shared/jobs.js';
 import { statisticsJobs } from './statistics/index.js';
@@ -66,6 +67,7 @@ export const ROUTES: readonly Routes[] = [
   opsRoutes,
   messageRoutes,
   cascadeRoutes,
+  dispatchRoutes,
   lookupRoutes,
   balanceRoutes,
   adminAccountRoutes,
@@ -207,6 +209,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       leaseMs,
       pollMs: tuning.dispatchPollMs,
       maxInFlight: tuning.dispatchMaxInFlight,
+      urgentPercent: tuning.dispatchUrgentPercent,
       noRouteRetryMs: tuning.noRouteRetryMs,
       ...options.dispatcher,
     };
@@ -242,7 +245,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       directDispatch:
         role === 'all'
           ? {
-              room: () => dispatcher?.directRoom() ?? 0,
+              room: () => dispatcher?.directRoom() ?? { any: 0, bulk: 0 },
               leaseMs: dispatcherOptions.leaseMs,
               take: (messages) => dispatcher?.takeDirect(messages),
             }

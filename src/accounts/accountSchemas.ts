@@ -10,6 +10,9 @@ export const Account = Type.Object({
   channels: Type.Record(Type.String(), Type.Boolean()),
   inbound: Type.Boolean(),
   creditLimit: Type.Number(),
+  maxRate: Type.Union([Type.Number(), Type.Null()], {
+    description: 'messages per second over all channels; null: no cap',
+  }),
   callbackSecret: Type.String(),
   balance: Balance,
   createdAt: Type.String(),

@@ -10,12 +10,14 @@ export interface AccountRow {
   inbound_enabled: boolean;
   credit_limit: string;
   callback_secret: string;
+  max_rate: number | null;
   created_at: Date;
   updated_at: Date;
 }
 
 const COLUMNS =
-  'id, name, status, currency, channels, inbound_enabled, credit_limit, callback_secret, created_at, updated_at';
+  'id, name, status, currency, channels, inbound_enabled, credit_limit, callback_secret, max_rate, created_at, ' +
+  'updated_at';
 
 export async function accountInsert(
   db: Queryable,
@@ -54,6 +56,8 @@ export interface AccountChanges {
   channels?: Partial<Record<Channel, boolean>> | undefined;
   inboundEnabled?: boolean | undefined;
   creditLimit?: number | undefined;
+  /** Messages per second; null removes the cap. */
+  maxRate?: number | null | undefined;
 }
 
 /** Applies the given changes; absent fields keep their value. Channel switches merge into the stored ones. */
@@ -70,6 +74,8 @@ export async function accountUpdate(
        channels = channels || coalesce($4::jsonb, '{}'::jsonb),
        inbound_enabled = coalesce($5, inbound_enabled),
        credit_limit = coalesce($6, credit_limit),
+       max_rate = CASE WHEN $8 THEN $9::float8 ELSE max_rate END,
+       pace_next = CASE WHEN $8 THEN NULL ELSE pace_next END,
        updated_at = $7
      WHERE id = $1 RETURNING ${COLUMNS}`,
     [
@@ -80,6 +86,8 @@ export async function accountUpdate(
       changes.inboundEnabled ?? null,
       changes.creditLimit ?? null,
       now,
+      changes.maxRate !== undefined,
+      changes.maxRate ?? null,
     ],
   );
   return row;

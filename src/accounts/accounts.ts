@@ -108,6 +108,7 @@ export async function accountToApi(db: Queryable, row: AccountRow): Promise<Acco
     channels: enabledChannels(row.channels),
     inbound: row.inbound_enabled,
     creditLimit: Number(row.credit_limit),
+    maxRate: row.max_rate,
     callbackSecret: row.callback_secret,
     balance: await balanceOf(db, row.id, row.currency),
     createdAt: isoUtc(row.created_at)!,

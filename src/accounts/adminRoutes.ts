@@ -102,7 +102,7 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
       onRequest: admin.onRequest,
       schema: {
         tags,
-        summary: 'Change an account: name, status, channels, inbound, credit limit',
+        summary: 'Change an account: name, status, channels, inbound, credit limit, maxRate',
         security: admin.security,
         params: IdParam,
         body: Type.Object(
@@ -112,6 +112,11 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
             channels: Type.Optional(Channels),
             inbound: Type.Optional(Type.Boolean()),
             creditLimit: Type.Optional(Type.Number({ minimum: 0, maximum: 1e12 })),
+            maxRate: Type.Optional(
+              Type.Union([Type.Number({ minimum: 0.001, maximum: 1e6 }), Type.Null()], {
+                description: 'messages per second over all channels, exact across worker processes; null: no cap',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -119,11 +124,11 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
       },
     },
     async (request) => {
-      const { name, status, channels, inbound, creditLimit } = request.body;
+      const { name, status, channels, inbound, creditLimit, maxRate } = request.body;
       const row = await accountUpdate(
         ctx.db,
         request.params.id,
-        { name, status, channels, inboundEnabled: inbound, creditLimit },
+        { name, status, channels, inboundEnabled: inbound, creditLimit, maxRate },
         ctx.clock.now(),
       );
       if (!row) throw herald('notFound', { what: `Account ${request.params.id}` });

@@ -2,6 +2,7 @@
 export { accountGet, accountIds, accountSetCallbackSecret, accountUpdate } from './accountSql.js';
 export { accountGetOr404, createAccount, newCallbackSecret } from './accounts.js';
 export { balancesLock, ledgerAppend, ledgerCreditCte } from './ledgerSql.js';
+export { accountTakePace } from './paceSql.js';
 export { PasswordHasher, SCRYPT_PARAMS } from './passwords.js';
 export { tokenFindLive, tokenLiveBoundToCenter } from './tokenSql.js';
 export { parseAuthorization, secretMatches } from './tokens.js';

@@ -28,6 +28,7 @@ export interface TokenWithAccountRow {
   account_status: 'active' | 'blocked';
   account_channels: Partial<Record<Channel, boolean>>;
   account_currency: string;
+  account_max_rate: number | null;
 }
 
 /** What makes a token a session token: its session, how the session began, and when it ends. */
@@ -89,7 +90,7 @@ export async function tokenFindLive(db: Queryable, id: string, now: Date): Promi
   const [row] = await db.query<TokenWithAccountRow>(
     `SELECT t.id, t.account_id, t.type, t.secret_hash, t.traffic_center_id, t.session_id, t.created_by_user,
        a.name AS account_name, a.status AS account_status, a.channels AS account_channels,
-       a.currency AS account_currency
+       a.currency AS account_currency, a.max_rate AS account_max_rate
      FROM api_tokens t JOIN accounts a ON a.id = t.account_id
      WHERE t.id = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)`,
     [id, now],

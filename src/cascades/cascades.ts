@@ -69,7 +69,7 @@ export async function sendCascades(ctx: AppContext, request: CascadeRequest): Pr
   let stored: NewMessage[] = [];
   const result = await runIdempotent(ctx.db, idempotent, async (tx) => {
     const results = await storeMessages(tx, ctx, sender, candidates, now, {
-      directRoom: ctx.directDispatch?.room() ?? 0,
+      directRoom: ctx.directDispatch?.room() ?? { any: 0, bulk: 0 },
       leaseUntil: new Date(now.getTime() + (ctx.directDispatch?.leaseMs ?? 0)),
       limitCallbackUrls: true,
     });
@@ -194,7 +194,7 @@ export class CascadeProgress {
         else candidates.push(p);
       });
       const results = await storeMessages(tx, ctx, sender, candidates, now, {
-        directRoom: 0,
+        directRoom: { any: 0, bulk: 0 },
         leaseUntil: now,
         limitCallbackUrls: false,
       });

@@ -1,5 +1,5 @@
 import { herald, HeraldError, showValue } from '../errors/catalogue.js';
-import { READ_TRACKED, validateMessage, validateWindowFields } from '../messages/index.js';
+import { READ_TRACKED, validateMessage, validateTrafficType, validateWindowFields } from '../messages/index.js';
 import type { ValidationContext, ValidMessage } from '../messages/index.js';
 import { type Channel, isChannel } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';
@@ -8,7 +8,6 @@ import { isPlainObject } from '../shared/text.js';
 export const MAX_STEPS = 6;
 export const CONDITIONS = ['not_delivered', 'not_read'] as const;
 export type Condition = (typeof CONDITIONS)[number];
-export const TRAFFIC_TYPES = ['AUTHORIZE', 'TRANSACT', 'SERVICE', 'PROMO'] as const;
 
 /** The fields of a cascade object that belong to the whole cascade. */
 const COMMON_FIELDS = [
@@ -59,12 +58,10 @@ export function validateCascade(input: unknown, ctx: ValidationContext): ValidCa
     throw herald('invalidField', { field: 'cascade', value: `an array of 1 to ${MAX_STEPS} steps` });
   if (input.destination === undefined || input.destination === null)
     throw herald('missingField', { field: 'destination' });
-  const trafficType = input.trafficType;
-  if (trafficType !== undefined && trafficType !== null && !(TRAFFIC_TYPES as readonly unknown[]).includes(trafficType))
-    throw herald('invalidField', { field: 'trafficType', value: showValue(trafficType) });
+  validateTrafficType(input.trafficType);
   const window = validateWindowFields(input, ctx.now);
   const common: Record<string, unknown> = {};
-  for (const field of COMMON_FIELDS) if (field !== 'trafficType') common[field] = input[field];
+  for (const field of COMMON_FIELDS) common[field] = input[field];
 
   const valid = steps.map((step: unknown, i): ValidStep => {
     try {

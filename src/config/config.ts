@@ -152,6 +152,7 @@ export interface WorkerTuning {
   readonly dispatchBatch: number;
   readonly dispatchPollMs: number;
   readonly dispatchMaxInFlight: number;
+  readonly dispatchUrgentPercent: number;
   readonly noRouteRetryMs: number;
   readonly writerBatch: number;
   readonly writerLingerMs: number;
@@ -187,6 +188,13 @@ const TUNING: Readonly<
     max: 1_000_000,
     default: DEFAULT_DISPATCHER_OPTIONS.maxInFlight,
     what: 'messages being handed to connectors at once',
+  },
+  HERALD_DISPATCH_URGENT_PERCENT: {
+    field: 'dispatchUrgentPercent',
+    min: 0,
+    max: 90,
+    default: DEFAULT_DISPATCHER_OPTIONS.urgentPercent,
+    what: 'percent of the messages in hand kept for AUTHORIZE and TRANSACT ones',
   },
   HERALD_NO_ROUTE_RETRY_MS: {
     field: 'noRouteRetryMs',

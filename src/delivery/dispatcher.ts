@@ -23,6 +23,11 @@ export interface DispatcherOptions {
   readonly maxInFlight: number;
   /** Retry delay when no connector of the route is available. */
   readonly noRouteRetryMs: number;
+  /**
+   * The share (percent) of maxInFlight that only AUTHORIZE and TRANSACT messages may take: a flood of SERVICE and
+   * PROMO messages never fills every place an authorisation code needs.
+   */
+  readonly urgentPercent: number;
 }
 
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
@@ -31,7 +36,11 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
   pollMs: 250,
   maxInFlight: 4000,
   noRouteRetryMs: 2000,
+  urgentPercent: 20,
 };
+
+/** AUTHORIZE and TRANSACT: taken first, with a share of the places kept for them. */
+export const isUrgent = (trafficType: string): boolean => trafficType === 'AUTHORIZE' || trafficType === 'TRANSACT';
 
 /**
  * Takes due messages from the queue and hands them to connectors. Claims are leased (SKIP LOCKED), so any number
@@ -43,6 +52,8 @@ export class Dispatcher {
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Of those, SERVICE and PROMO messages. */
+  private bulkInFlight = 0;
   private capacityWaiter: (() => void) | undefined;
   claimed = 0;
 
@@ -96,6 +107,7 @@ export class Dispatcher {
           now,
           Math.min(room, this.options.batchSize),
           this.options.leaseMs,
+          Math.max(0, Math.min(room, this.options.batchSize, this.bulkRoom())),
         );
         windowsClosed = await closedChatWindows(this.deps.db, claimed, now);
       } catch (error) {
@@ -105,14 +117,24 @@ export class Dispatcher {
         continue;
       }
       this.claimed += claimed.length;
-      for (const message of claimed) this.track(this.dispatch(message, windowsClosed.has(message.id)));
+      for (const message of claimed) this.track(message, this.dispatch(message, windowsClosed.has(message.id)));
       if (claimed.length < Math.min(room, this.options.batchSize)) await this.deps.wakeup.wait(this.options.pollMs);
     }
   }
 
-  /** How many messages this process's API may hand over directly right now (see {@link takeDirect}). */
-  directRoom(): number {
-    return this.running ? Math.max(0, this.options.maxInFlight - this.inFlight.size) : 0;
+  /**
+   * How many messages this process's API may hand over directly right now (see {@link takeDirect}): any, and of
+   * them SERVICE and PROMO ones.
+   */
+  directRoom(): { any: number; bulk: number } {
+    if (!this.running) return { any: 0, bulk: 0 };
+    const any = Math.max(0, this.options.maxInFlight - this.inFlight.size);
+    return { any, bulk: Math.max(0, Math.min(any, this.bulkRoom())) };
+  }
+
+  /** Places SERVICE and PROMO messages may still take. */
+  private bulkRoom(): number {
+    return Math.floor((this.options.maxInFlight * (100 - this.options.urgentPercent)) / 100) - this.bulkInFlight;
   }
 
   /**
@@ -123,13 +145,16 @@ export class Dispatcher {
   takeDirect(messages: readonly ClaimedMessage[]): void {
     this.claimed += messages.length;
     // Their chat windows were checked when they were accepted, a moment ago.
-    for (const message of messages) this.track(this.dispatch(message, false));
+    for (const message of messages) this.track(message, this.dispatch(message, false));
   }
 
-  private track(work: Promise<void>): void {
+  private track(message: ClaimedMessage, work: Promise<void>): void {
+    const bulk = !isUrgent(message.traffic_type);
     this.inFlight.add(work);
+    if (bulk) this.bulkInFlight++;
     void work.finally(() => {
       this.inFlight.delete(work);
+      if (bulk) this.bulkInFlight--;
       if (this.capacityWaiter && this.inFlight.size < this.options.maxInFlight / 2) this.capacityWaiter();
     });
   }

@@ -1,6 +1,6 @@
 /** What other parts of Herald may use of delivery/; everything else in the folder is its own. */
 export { DEFAULT_WRITER_OPTIONS, DeliveryWriter } from './deliveryWriter.js';
-export { DEFAULT_DISPATCHER_OPTIONS, Dispatcher } from './dispatcher.js';
+export { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, isUrgent } from './dispatcher.js';
 export type { DispatcherOptions } from './dispatcher.js';
 export { deliveryJobs } from './jobs.js';
 export { Wakeup } from './wakeup.js';

@@ -1,7 +1,8 @@
 /**
  * The one catalogue of Herald's API errors. Every error body is `{"error": {"code", "msg"}}`; `code` is the HTTP
  * status x 10 + n, `msg` a template whose `{placeholders}` are filled from the error's parameters. Item codes
- * (4020, 4031, 4221) appear on single items of a send response rather than as an HTTP error.
+ * (4020, 4031, 4221) appear on single items of a send response rather than as an HTTP error; 7401, an item of a
+ * dispatch's messages, follows the real service's numbering instead.
  * docs/errors.md is generated from this table (`npm run docs:errors`) and a test keeps the two equal.
  */
 export const ERRORS = {
@@ -10,6 +11,8 @@ export const ERRORS = {
   notAuthenticated: { status: 401, code: 4010, msg: 'Not Authenticated' },
   badCredentials: { status: 401, code: 4012, msg: 'Bad credentials' },
   insufficientFunds: { status: 402, code: 4020, msg: 'Insufficient funds' },
+  // An item of a dispatch's messages that cannot be a message (DESIGN 15): an item code only, never an HTTP error.
+  dispatchItemInvalid: { status: 422, code: 7401, msg: '{reason}' },
   noTariff: { status: 402, code: 4021, msg: 'No tariff for ({channelType}, {destination})' },
   accessDenied: { status: 403, code: 4030, msg: 'Access Denied' },
   channelNotEnabled: { status: 403, code: 4031, msg: 'Channel is not enabled: {channelType}' },

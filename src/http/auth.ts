@@ -19,6 +19,8 @@ export interface Principal {
   readonly accountChannels: Partial<Record<Channel, boolean>>;
   /** The account's currency (ISO 4217): prices and balances are in it. */
   readonly accountCurrency: string;
+  /** The operator's cap on the account's sending (messages per second), or null. */
+  readonly accountMaxRate: number | null;
   /** The web sign-in that issued the token (a session token, accounts/sessions.ts), or null for an API key. */
   readonly sessionId: string | null;
   /**
@@ -127,6 +129,7 @@ export function requireToken(ctx: AuthContext, allowed: readonly TokenType[]) {
       trafficCenterId: token.traffic_center_id,
       accountChannels: token.account_channels,
       accountCurrency: token.account_currency,
+      accountMaxRate: token.account_max_rate,
       sessionId: token.session_id,
       createdByUser: token.created_by_user,
     };

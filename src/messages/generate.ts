@@ -2,9 +2,10 @@ import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/db.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
 import { shortenText, shortLinkInsert, type ShortLink } from '../links/index.js';
+import { accountTakePace } from '../accounts/index.js';
 import { fromMicros, type Micros, reserveCharges, toMicros } from '../money/index.js';
 import { lookupSubscriber, type Subscriber } from '../numbering/index.js';
-import { messageWindow, planSend } from '../schedule/index.js';
+import { completionInstant, messageWindow, planSend } from '../schedule/index.js';
 import type { Channel } from '../shared/channels.js';
 import { uuid7 } from '../util/uuid7.js';
 import { validateContent } from './channelContent.js';
@@ -27,6 +28,8 @@ export interface Sender {
   readonly currency: string;
   readonly trafficCenterId: number | null;
   readonly sendingMethod: SendingMethod;
+  /** The operator capped the account's rate (maxRate): its messages take send slots (accountTakePace). */
+  readonly paced?: boolean;
 }
 
 /** A message to generate, with its place in a cascade if it is a step of one. */
@@ -35,6 +38,8 @@ export interface MessageToGenerate {
   readonly cascade?: { readonly id: string; readonly step: number } | undefined;
   /** The message's id, when it is given (a cascade's first step is the cascade's id); else a new one. */
   readonly id?: string;
+  /** The dispatch it belongs to: held, never due, until the dispatch starts (which plans it). */
+  readonly dispatchId?: string;
 }
 
 /** A valid message on its way to being stored: content after link shortening, price, plan. */
@@ -49,6 +54,7 @@ export interface Candidate {
   readonly charge: { amount: Micros; currency: string } | null;
   readonly templateId: number | null;
   readonly cascade: { readonly id: string; readonly step: number } | undefined;
+  readonly dispatchId: string | undefined;
 }
 
 /** A new message id for `now`: a version 7 UUID, time-ordered. */
@@ -72,7 +78,7 @@ export async function prepareMessages(
     .filter((m) => m.message.channelType === 'WHATSAPP')
     .map((m): [string, string] => [m.message.senderName, m.message.destination]);
   const windows = await whatsappWindowsOpenOf(db, sender.accountId, whatsapp, now);
-  return messages.map(({ message: original, cascade, id }) => {
+  return messages.map(({ message: original, cascade, id, dispatchId }) => {
     if (channels && !channels[original.channelType])
       return herald('channelNotEnabled', { channelType: original.channelType });
     const templateId = matchTemplate(original.channelType, original.senderName, original.content, now) ?? null;
@@ -92,7 +98,13 @@ export async function prepareMessages(
     if (!price && ctx.config.requireTariff)
       return herald('noTariff', { channelType: message.channelType, destination: message.destination });
     const subscriber = lookupSubscriber(ctx.plan, message.destination, message.country);
-    const plan = planSend(messageWindow(message, subscriber.zones), now.getTime());
+    const window = messageWindow(message, subscriber.zones);
+    // A dispatch's message is planned when its dispatch starts: until then it keeps only its completion deadline.
+    const completion = dispatchId === undefined ? undefined : completionInstant(window);
+    const plan =
+      dispatchId === undefined
+        ? planSend(window, now.getTime())
+        : { plannedSendAt: now, deadlineAt: new Date(completion ?? HELD_UNTIL), expiresAt: new Date(HELD_UNTIL) };
     return {
       id: id ?? newMessageId(now),
       message,
@@ -104,13 +116,20 @@ export async function prepareMessages(
       charge: price ? { amount: toMicros(price.perPart) * BigInt(message.totalParts), currency: price.currency } : null,
       templateId,
       cascade,
+      dispatchId,
     };
   });
 }
 
+/** The deadline and lifetime of a held message before its dispatch plans it: none. */
+const HELD_UNTIL = Date.parse('9999-12-31T00:00:00Z');
+
 export interface StoreOptions {
-  /** How many due messages may be stored leased to this process's dispatcher (the fast lane). */
-  readonly directRoom: number;
+  /**
+   * How many due messages may be stored leased to this process's dispatcher (the fast lane): any, and of them
+   * SERVICE and PROMO ones.
+   */
+  readonly directRoom: { readonly any: number; readonly bulk: number };
   readonly leaseUntil: Date;
   /** Whether new callback URLs count against the account's daily limit (not for URLs admitted before). */
   readonly limitCallbackUrls: boolean;
@@ -137,17 +156,28 @@ export async function storeMessages(
   const reachable = candidates.map((c) => c.message.callbackUrl === null || targets.has(c.message.callbackUrl));
   const charges = candidates.map((c, i) => (reachable[i] ? c.charge : null));
   const taken = await reserveCharges(tx, sender.accountId, charges, now, `batch ${candidates[0]!.id}`);
-  let directRoom = options.directRoom;
+  const paced = sender.paced
+    ? await pace(tx, sender.accountId, candidates, (i) => reachable[i]! && taken[i]!, now)
+    : [];
+  let { any, bulk } = options.directRoom;
   const results = candidates.map((c, i): NewMessage | HeraldError => {
     if (!reachable[i]) return herald('callbackUrlLimit', { limit: ctx.config.callbackUrlsPerDay });
     if (!taken[i]) return herald('insufficientFunds');
-    const leased = directRoom > 0 && c.plannedSendAt !== null && c.plannedSendAt.getTime() <= now.getTime();
-    if (leased) directRoom--;
+    const urgent = isUrgent(c);
+    const plannedSendAt = paced[i] ?? c.plannedSendAt;
+    const leased =
+      c.dispatchId === undefined &&
+      any > 0 &&
+      (urgent || bulk > 0) &&
+      plannedSendAt !== null &&
+      plannedSendAt.getTime() <= now.getTime();
+    if (leased) any--;
+    if (leased && !urgent) bulk--;
     return {
       id: c.id,
       message: c.message,
       subscriber: c.subscriber,
-      plannedSendAt: c.plannedSendAt,
+      plannedSendAt,
       deadlineAt: c.deadlineAt,
       expiresAt: c.expiresAt,
       leased,
@@ -156,6 +186,8 @@ export async function storeMessages(
       callbackTargetId: c.message.callbackUrl ? targets.get(c.message.callbackUrl)! : null,
       templateId: c.templateId,
       cascade: c.cascade,
+      dispatchId: c.dispatchId,
+      held: c.dispatchId !== undefined,
     };
   });
   const rows = results.filter((r): r is NewMessage => !(r instanceof HeraldError));
@@ -230,6 +262,33 @@ export async function storeRefused(
       }),
     ),
   );
+}
+
+const isUrgent = (c: Candidate): boolean =>
+  c.message.trafficType === 'AUTHORIZE' || c.message.trafficType === 'TRANSACT';
+
+/**
+ * The send times of a paced account's messages (see accountTakePace): urgent ones as planned, the others one
+ * slot apart, each no earlier than its own plan. A dispatch's messages are paced when it starts.
+ */
+async function pace(
+  tx: Queryable,
+  accountId: number,
+  candidates: readonly Candidate[],
+  stored: (i: number) => boolean,
+  now: Date,
+): Promise<(Date | null | undefined)[]> {
+  const going = candidates.map((c, i) => stored(i) && c.dispatchId === undefined && c.plannedSendAt !== null);
+  const urgent = candidates.filter((c, i) => going[i] && isUrgent(c)).length;
+  const bulk = going.filter(Boolean).length - urgent;
+  const slots = await accountTakePace(tx, accountId, urgent, bulk, now);
+  if (!slots) return [];
+  let n = 0;
+  return candidates.map((c, i) => {
+    if (!going[i] || isUrgent(c)) return undefined;
+    const slot = slots.firstBulkAt.getTime() + n++ * slots.spacingMs;
+    return new Date(Math.max(slot, c.plannedSendAt!.getTime()));
+  });
 }
 
 /** Counts accepted messages per channel, for the metrics. */

@@ -30,8 +30,8 @@ export type { ReadStatus, Status } from './statuses.js';
 export { mergeReceipt, retryTransition, roundsOf, sentTransition, statusTransition } from './transitions.js';
 export type { HistoryEntry, TargetStatus, Transition } from './transitions.js';
 export { WHATSAPP_WINDOW_MS, whatsappWindowOpen, whatsappWindowsOpenOf } from './whatsappWindows.js';
-export { validateMessage, validateWindowFields } from './validateMessage.js';
-export type { ValidationContext, ValidMessage, WindowValues } from './validateMessage.js';
+export { TRAFFIC_TYPES, validateMessage, validateTrafficType, validateWindowFields } from './validateMessage.js';
+export type { TrafficType, ValidationContext, ValidMessage, WindowValues } from './validateMessage.js';
 export { handOver, itemError, MAX_BATCH, senderOf, validationContext } from './sendMessages.js';
 export type { SendItem, SendResponse } from './sendMessages.js';
 export { newMessageId, prepareMessages, storeMessages, storeRefused } from './generate.js';
@@ -39,3 +39,10 @@ export type { Candidate, MessageToGenerate, Sender } from './generate.js';
 export type { NewMessage, SendingMethod } from './messageSql.js';
 export { MessageObject, SendResponse as SendResponseSchema } from './messageSchemas.js';
 export { messageGet } from './messageLookupSql.js';
+export {
+  messageDispatchCounts,
+  messageDispatchHold,
+  messageDispatchSchedule,
+  messageDispatchStop,
+} from './dispatchMessageSql.js';
+export type { DispatchCount } from './dispatchMessageSql.js';

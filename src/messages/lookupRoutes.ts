@@ -11,6 +11,7 @@ import { messageGet, messageList, messageListCount, messageStop } from './messag
 import { messageToApi } from './messageObject.js';
 import { MessageObject } from './messageSchemas.js';
 import { DELIVERY_ERRORS } from './statuses.js';
+import { TRAFFIC_TYPES } from './validateMessage.js';
 
 /** page * per_page may not pass this: deep pages are for the time filters. */
 export const MAX_LIST_DEPTH = 10_000;
@@ -101,6 +102,8 @@ export const lookupRoutes: Routes = (app, ctx) => {
             template_id: Type.Optional(Id()),
             country_code: Type.Optional(Type.String({ description: "the destination's country, ISO 3166-1 alpha-2" })),
             cascade_message_uuid: Type.Optional(Type.String({ description: 'the steps of this cascade (its root)' })),
+            traffic_type: Type.Optional(Type.Enum(TRAFFIC_TYPES)),
+            dispatch_id: Type.Optional(Type.String({ description: 'the messages of this dispatch' })),
             root: Type.Optional(
               Type.Boolean({ description: 'true: first steps and messages outside cascades; false: later steps' }),
             ),
@@ -130,6 +133,9 @@ export const lookupRoutes: Routes = (app, ctx) => {
       }
       if (q.message_uuid !== undefined && !UUID_PATTERN.test(q.message_uuid)) {
         throw herald('invalidField', { field: 'message_uuid', value: showValue(q.message_uuid) });
+      }
+      if (q.dispatch_id !== undefined && !UUID_PATTERN.test(q.dispatch_id)) {
+        throw herald('invalidField', { field: 'dispatch_id', value: showValue(q.dispatch_id) });
       }
       if (q.cascade_message_uuid !== undefined && !UUID_PATTERN.test(q.cascade_message_uuid)) {
         throw herald('invalidField', { field: 'cascade_message_uuid', value: showValue(q.cascade_message_uuid) });
@@ -169,6 +175,8 @@ export const lookupRoutes: Routes = (app, ctx) => {
         country: q.country_code?.toUpperCase() ?? null,
         cascadeId: q.cascade_message_uuid?.toLowerCase() ?? null,
         root: q.root ?? null,
+        trafficType: q.traffic_type ?? null,
+        dispatchId: q.dispatch_id?.toLowerCase() ?? null,
       };
       const { accountId } = principalOf(request);
       const order = q.sort === 'created_time' || q.sort === 'asc' ? 'asc' : 'desc';

@@ -16,6 +16,7 @@ import type { Channel } from '../shared/channels.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
 import { READ_TRACKED, type ReadStatus, type Status } from './statuses.js';
 import type { Transition } from './transitions.js';
+import type { TrafficType } from './validateMessage.js';
 
 /*
  * The statements the delivery workers run on messages: claim, transitions (with the submissions, callback events,
@@ -48,31 +49,50 @@ export interface ClaimedMessage {
   attempts: number;
   /** The cascade the message is a step of (its outcome may create the next step), or null. */
   cascade_id: string | null;
+  traffic_type: TrafficType;
 }
 
 const READ_TRACKED_LIST = [...READ_TRACKED];
 const DEFAULT_TTL = DEFAULT_TTL_SECONDS;
 
+/** Traffic types in the order due messages are claimed; the first two are urgent (see messageClaimDue). */
+const CLAIM_ORDER = ['AUTHORIZE', 'TRANSACT', 'SERVICE', 'PROMO'] as const;
+
 /**
- * Claims up to `limit` messages whose send attempt is due, the earliest due first (and by id, which is time-ordered,
- * among those due at the same instant: an index scan of `messages_sending_due` that stops at the limit), skipping
- * rows other workers hold, and leases them: their due time moves to the end of the lease, so that a worker that dies
- * holding them lets them fall due again.
+ * Claims up to `limit` messages whose send attempt is due, by traffic type first (AUTHORIZE, TRANSACT, SERVICE,
+ * PROMO: an authorisation code never waits behind promotions) and then the earliest due (by id among those due at
+ * the same instant): one index range scan of `messages_sending_due` per type, each stopping at what is left of the
+ * limit, however many messages of later types wait. SERVICE and PROMO messages take at most `bulkLimit` of it
+ * (the caller keeps room for urgent ones). Rows other workers hold are skipped. The claimed messages are leased:
+ * their due time moves to the end of the lease, so that a worker that dies holding them lets them fall due again.
+ * Returned in claim order.
  */
 export async function messageClaimDue(
   db: Queryable,
   now: Date,
   limit: number,
   leaseMs: number,
+  bulkLimit = limit,
 ): Promise<ClaimedMessage[]> {
-  return db.query<ClaimedMessage>(
-    `WITH due AS (
-       SELECT account_id, id FROM messages
-       WHERE status = 'sending' AND due_at <= $1
+  // What is left of the limit after the types before; for the bulk types, also of bulkLimit.
+  const taken = (n: number): string =>
+    CLAIM_ORDER.slice(0, n)
+      .map((_, i) => ` - (SELECT count(*) FROM t${i})`)
+      .join('');
+  const left = (n: number): string =>
+    n < 2 ? `$2${taken(n)}` : `least($2${taken(n)}, $4${n === 3 ? ' - (SELECT count(*) FROM t2)' : ''})`;
+  const perType = CLAIM_ORDER.map(
+    (type, n) => `t${n} AS (
+       SELECT account_id, id, ${n} AS rank FROM messages
+       WHERE status = 'sending' AND traffic_type = '${type}' AND due_at <= $1
        ORDER BY due_at, id
-       LIMIT $2
+       LIMIT greatest(${left(n)}, 0)
        FOR UPDATE SKIP LOCKED
-     )
+     )`,
+  );
+  const claimed = await db.query<ClaimedMessage & { rank: number }>(
+    `WITH ${perType.join(',\n     ')},
+     due AS (${CLAIM_ORDER.map((_, n) => `SELECT * FROM t${n}`).join(' UNION ALL ')})
      UPDATE messages m
      SET due_at = $3, lease_expires_at = $3, attempts = m.attempts + 1
      FROM due
@@ -81,9 +101,12 @@ export async function messageClaimDue(
        m.ttl, m.external_message_id, m.use_local_time, m.local_send_time, m.local_completion_time, m.hours, m.days,
        m.template_id, (extract(epoch FROM m.deadline_at) * 1000)::float8 AS deadline_ms,
        (extract(epoch FROM coalesce(m.expires_at, m.deadline_at)) * 1000)::float8 AS expires_ms,
-       (extract(epoch FROM m.planned_send_at) * 1000)::float8 AS planned_send_ms, m.attempts, m.cascade_id`,
-    [now, limit, new Date(now.getTime() + leaseMs)],
+       (extract(epoch FROM m.planned_send_at) * 1000)::float8 AS planned_send_ms, m.attempts, m.cascade_id,
+       m.traffic_type, due.rank`,
+    [now, limit, new Date(now.getTime() + leaseMs), bulkLimit],
   );
+  // UPDATE ... RETURNING keeps no order: urgent messages go to the connectors first.
+  return claimed.sort((a, b) => a.rank - b.rank).map(({ rank: _rank, ...message }) => message);
 }
 
 /** One accepted submission's parts, so that receipts find their message. */

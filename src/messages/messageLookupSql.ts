@@ -48,6 +48,8 @@ export interface MessageFilter {
   readonly cascadeId: string | null;
   /** true: first steps and messages outside cascades; false: later steps of cascades. */
   readonly root: boolean | null;
+  readonly trafficType: string | null;
+  readonly dispatchId: string | null;
 }
 
 /**
@@ -92,6 +94,8 @@ function whereOf(accountId: number, f: MessageFilter, params: unknown[] = []): {
   add(f.country, (p) => `country = ${p}`);
   add(f.cascadeId, (p) => `cascade_id = ${p}::uuid`);
   add(f.root, (p) => `(coalesce(cascade_step, 1) = 1) = ${p}::boolean`);
+  add(f.trafficType, (p) => `traffic_type = ${p} AND direction = 'outbound'`);
+  add(f.dispatchId, (p) => `dispatch_id = ${p}::uuid`);
   return { where: conditions.join(' AND '), params };
 }
 

@@ -5,6 +5,7 @@ import { isoUtc } from '../util/time.js';
 import type { MessageObject } from './messageSchemas.js';
 import type { ReadStatus, Status } from './statuses.js';
 import type { HistoryEntry } from './transitions.js';
+import type { TrafficType } from './validateMessage.js';
 
 /** The message object as the API shows it (its schema is in the OpenAPI document). */
 export type MessageApi = Static<typeof MessageObject>;
@@ -50,13 +51,15 @@ export interface MessageRow {
   history: HistoryEntry[];
   cascade_id: string | null;
   cascade_step: number | null;
+  traffic_type: TrafficType | null;
+  dispatch_id: string | null;
 }
 
 export const MESSAGE_COLUMNS = `account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id,
   template_id, sender_name, destination, country, region, brand, content, tags, use_local_time, local_send_time,
   local_completion_time, ttl, hours, days, short_url, callback_url, callback_events, external_message_id,
   total_parts, status, status_at, planned_send_at, sent_at, error_code, read_status, history, price, currency,
-  price_final, price_refunded, cascade_id, cascade_step`;
+  price_final, price_refunded, cascade_id, cascade_step, traffic_type, dispatch_id`;
 
 /**
  * The message object of GET /api/v1/message/{uuid}, also the `item` of inbound callbacks.
@@ -69,7 +72,8 @@ export function messageToApi(row: MessageRow): MessageApi {
     createdTime: isoUtc(row.created_at)!,
     channelType: row.channel_type,
     sendingMethod: row.sending_method,
-    trafficType: null,
+    // Inbound messages have none.
+    trafficType: row.direction === 'inbound' ? null : row.traffic_type,
     templateId: row.template_id,
     trafficCenterId: row.traffic_center_id,
     externalMessageId: row.external_message_id,
@@ -104,6 +108,7 @@ export function messageToApi(row: MessageRow): MessageApi {
     readStatus: row.read_status,
     cascadeMessageUuid: row.cascade_id,
     cascadeStep: row.cascade_step,
+    dispatchId: row.dispatch_id,
     errorCode: row.error_code,
     direction: row.direction,
     statusHistory: row.history.map((entry) => ({ ...entry, at: isoUtc(new Date(entry.at))! })),

@@ -180,6 +180,7 @@ export const MessageObject = Type.Object(
     }),
     cascadeMessageUuid: Nullable(Type.String({ format: 'uuid' })),
     cascadeStep: Type.Union([Type.Integer(), Type.Null()]),
+    dispatchId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'its dispatch, or null' }),
     errorCode: Type.Union([Type.Integer(), Type.Null()]),
     direction: Type.Enum(['outbound', 'inbound']),
     statusHistory: Type.Array(HistoryEntry),

@@ -16,8 +16,8 @@ export interface MessageCounts {
 /**
  * A SELECT of the per-message figures of an account's outbound messages whose ids pass `messageIds` (a condition on
  * the column it is given), as the statistics rollup's rows: by day (UTC), channel, sender name, status, currency,
- * cascade step (0: none), and tag ('' = the message itself; with `withTags`, one more row per tag it carries), with
- * the clicks and conversions of `counts` (0 where a message has none). `account` is an SQL expression.
+ * cascade step (0: none), traffic type, and tag ('' = the message itself; with `withTags`, one more row per tag it
+ * carries), with the clicks and conversions of `counts` (0 where a message has none). `account` is an SQL expression.
  */
 export function messageFiguresSql(
   account: string,
@@ -27,7 +27,7 @@ export function messageFiguresSql(
 ): string {
   return `SELECT (m.created_at AT TIME ZONE 'UTC')::date AS day, m.channel_type, m.sender_name, m.status,
        coalesce(m.currency, '') AS currency, ${withTags ? 't.tag' : "''::text AS tag"},
-       coalesce(m.cascade_step, 0)::smallint AS cascade_step, 1 AS messages,
+       coalesce(m.cascade_step, 0)::smallint AS cascade_step, m.traffic_type, 1 AS messages,
        m.total_parts AS parts,
        CASE WHEN m.price_refunded THEN 0 ELSE m.price END AS price,
        coalesce(l.clicks, 0) AS clicks, coalesce(c.conversions, 0) AS conversions

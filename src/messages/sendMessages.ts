@@ -58,7 +58,7 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
   const result = await runIdempotent(ctx.db, idempotent, async (tx) => {
     const results = await storeMessages(tx, ctx, sender, candidates, now, {
       // The fast lane: messages due now go straight to this process's dispatcher, as far as it has room.
-      directRoom: ctx.directDispatch?.room() ?? 0,
+      directRoom: ctx.directDispatch?.room() ?? { any: 0, bulk: 0 },
       leaseUntil: new Date(now.getTime() + (ctx.directDispatch?.leaseMs ?? 0)),
       limitCallbackUrls: true,
     });
@@ -82,6 +82,7 @@ export function senderOf(principal: Principal): Sender {
     currency: principal.accountCurrency,
     trafficCenterId: principal.trafficCenterId,
     sendingMethod: principal.sessionId === null ? 'API' : 'UI',
+    paced: principal.accountMaxRate !== null,
   };
 }
 
@@ -142,6 +143,7 @@ function claimedOf(row: NewMessage, accountId: number): ClaimedMessage {
     planned_send_ms: row.plannedSendAt!.getTime(),
     attempts: 1,
     cascade_id: row.cascade?.id ?? null,
+    traffic_type: m.trafficType,
   };
 }
 

@@ -26,11 +26,21 @@ export const MESSAGE_FIELDS = [
   'callbackUrl',
   'callbackEvents',
   'externalMessageId',
+  'trafficType',
 ] as const;
 type Field = (typeof MESSAGE_FIELDS)[number];
 
 const ALL_BUT_EXTERNAL_ID: readonly Field[] = MESSAGE_FIELDS.filter((f) => f !== 'externalMessageId');
 const REQUIRED: readonly Field[] = ['channelType', 'senderName', 'destination', 'content'];
+/** Fields every channel accepts beside its own: the traffic type (Herald's, after the real service's). */
+const EVERY_CHANNEL: readonly Field[] = [...REQUIRED, 'tags', 'callbackUrl', 'callbackEvents', 'trafficType'];
+
+/** Traffic types, in the order workers take due messages: an authorisation code never waits behind promotions. */
+export const TRAFFIC_TYPES = ['AUTHORIZE', 'TRANSACT', 'SERVICE', 'PROMO'] as const;
+export type TrafficType = (typeof TRAFFIC_TYPES)[number];
+/** AUTHORIZE for the channels that carry codes, SERVICE for the others. */
+export const defaultTrafficType = (channel: Channel): TrafficType =>
+  channel === 'FLASHCALL' || channel === 'VOICECODE' ? 'AUTHORIZE' : 'SERVICE';
 
 interface ChannelRule {
   /** Fields a message of the channel may carry (spec 2.2 "Other fields accepted"). */
@@ -44,9 +54,9 @@ interface ChannelRule {
  */
 export const CHANNEL_RULES: Readonly<Record<Channel, ChannelRule>> = {
   SMS: { accepts: new Set(ALL_BUT_EXTERNAL_ID), ttl: { min: 60, max: 86_400 } },
-  FLASHCALL: { accepts: new Set([...REQUIRED, 'tags', 'callbackUrl', 'callbackEvents']) },
+  FLASHCALL: { accepts: new Set(EVERY_CHANNEL) },
   VOICECODE: {
-    accepts: new Set([...REQUIRED, 'tags', 'callbackUrl', 'callbackEvents', 'ttl', 'externalMessageId']),
+    accepts: new Set([...EVERY_CHANNEL, 'ttl', 'externalMessageId']),
     ttl: { min: 30, max: 86_400 },
   },
   WHATSAPP: { accepts: new Set(ALL_BUT_EXTERNAL_ID), ttl: { min: 60, max: 86_400 } },
@@ -112,6 +122,7 @@ export interface ValidMessage {
   readonly callbackEvents: readonly CallbackEvent[] | null;
   readonly externalMessageId: string | null;
   readonly totalParts: number;
+  readonly trafficType: TrafficType;
 }
 
 const present = (value: unknown): boolean => value !== undefined && value !== null;
@@ -151,6 +162,7 @@ export function validateMessage(input: unknown, ctx: ValidationContext): ValidMe
   const callbackUrl = validateCallbackUrl(input.callbackUrl, ctx.allowPrivateCallbacks);
   const callbackEvents = validateCallbackEvents(input.callbackEvents);
   const externalMessageId = validateExternalMessageId(input.externalMessageId);
+  const trafficType = validateTrafficType(input.trafficType) ?? defaultTrafficType(channel);
 
   return {
     channelType: channel,
@@ -170,7 +182,16 @@ export function validateMessage(input: unknown, ctx: ValidationContext): ValidMe
     callbackEvents,
     externalMessageId,
     totalParts,
+    trafficType,
   };
+}
+
+/** An optional traffic type: one of TRAFFIC_TYPES. */
+export function validateTrafficType(value: unknown): TrafficType | undefined {
+  if (!present(value)) return undefined;
+  if (!(TRAFFIC_TYPES as readonly unknown[]).includes(value))
+    throw herald('invalidField', { field: 'trafficType', value: showValue(value) });
+  return value as TrafficType;
 }
 
 /** The fields of a message's send window, validated. */

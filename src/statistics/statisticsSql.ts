@@ -15,7 +15,7 @@ export interface StatsRow {
   conversions: number;
 }
 
-export const GROUP_BY = ['day', 'channelType', 'senderName', 'status', 'tag', 'cascadeStep'] as const;
+export const GROUP_BY = ['day', 'channelType', 'senderName', 'status', 'tag', 'cascadeStep', 'trafficType'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
 
 export interface StatsFilter {
@@ -37,6 +37,8 @@ const KEY: Readonly<Record<GroupBy, string>> = {
   tag: 's.tag',
   // Messages outside cascades are their own group.
   cascadeStep: "CASE WHEN s.cascade_step = 0 THEN 'none' ELSE s.cascade_step::text END",
+  // Days rolled up before traffic types were recorded read as SERVICE, as their messages do.
+  trafficType: "CASE WHEN s.traffic_type = '' THEN 'SERVICE' ELSE s.traffic_type END",
 };
 
 /**
@@ -70,11 +72,11 @@ export async function statsRollUpDay(
   await db.query('DELETE FROM stats_daily WHERE account_id = $1 AND day = $2', [accountId, day]);
   await db.query(
     `INSERT INTO stats_daily (account_id, day, channel_type, sender_name, status, currency, tag, cascade_step,
-       messages, parts, price, clicks, conversions)
-     SELECT $1, day, channel_type, sender_name, status, currency, tag, cascade_step, count(*), sum(parts), sum(price),
-       sum(clicks), sum(conversions)
+       traffic_type, messages, parts, price, clicks, conversions)
+     SELECT $1, day, channel_type, sender_name, status, currency, tag, cascade_step, traffic_type, count(*),
+       sum(parts), sum(price), sum(clicks), sum(conversions)
      FROM (${perMessageSql((column) => `${column} BETWEEN $2::uuid AND $3::uuid`, true)}) s
-     GROUP BY day, channel_type, sender_name, status, currency, tag, cascade_step`,
+     GROUP BY day, channel_type, sender_name, status, currency, tag, cascade_step, traffic_type`,
     [accountId, low, high],
   );
 }

@@ -40,3 +40,14 @@ export const DAY_MS = 86_400_000;
 export function dayOf(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
+
+/** A time of a query: `YYYY-MM-DD` (UTC midnight), `YYYY-MM-DD hh:mm:ss` (UTC) or ISO 8601; undefined if none. */
+export function parseQueryTime(value: string): number | undefined {
+  const text = /^\d{4}-\d{2}-\d{2}$/.test(value)
+    ? `${value}T00:00:00Z`
+    : /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(value)
+      ? `${value.replace(' ', 'T')}Z`
+      : value;
+  const ms = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : NaN;
+  return Number.isNaN(ms) ? undefined : ms;
+}

@@ -12,7 +12,8 @@ type Kind = 'traffic' | 'system' | 'either' | 'none';
 function kindOf(path: string): Kind {
   if (path === '/api/v1/ping') return 'none';
   if (path === '/api/v1/balance') return 'either';
-  if (path.startsWith('/api/v1/message') || path === '/api/v1/flashcall-conversion') return 'traffic';
+  if (path.startsWith('/api/v1/message') || path.startsWith('/api/v1/dispatch')) return 'traffic';
+  if (path === '/api/v1/flashcall-conversion') return 'traffic';
   if (
     /^\/api\/v1\/(sender-names|templates|statistics|traffic-centers|inbound-rules|callbacks|callback-secret|api-keys)(\/|$)/.test(
       path,

@@ -137,6 +137,7 @@ describe('configuration (DESIGN 1)', () => {
       dispatchBatch: 500,
       dispatchPollMs: 250,
       dispatchMaxInFlight: 4000,
+      dispatchUrgentPercent: 20,
       noRouteRetryMs: 2000,
       writerBatch: 2000,
       writerLingerMs: 5,

@@ -83,6 +83,7 @@ export interface MessageFields {
   readonly callbackEvents?: string[] | null;
   readonly templateId?: number | null;
   readonly country?: string | null;
+  readonly trafficType?: string;
 }
 
 const DAY_MS = 86_400_000;
@@ -101,9 +102,9 @@ export async function insertMessage(db: Queryable, f: MessageFields): Promise<st
     `INSERT INTO messages (account_id, id, created_at, channel_type, sender_name, destination, country, content,
        total_parts, status, status_at, read_status, planned_send_at, due_at, deadline_at, expires_at, ttl, hours, days,
        use_local_time, local_send_time, local_completion_time, price, currency, price_final, callback_target_id,
-       callback_events, template_id, history)
+       callback_events, template_id, history, traffic_type)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $3, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-       $23, $24, $25, $26, $27, $28)`,
+       $23, $24, $25, $26, $27, $28, $29)`,
     [
       f.accountId,
       id,
@@ -133,6 +134,7 @@ export async function insertMessage(db: Queryable, f: MessageFields): Promise<st
       f.callbackEvents ?? null,
       f.templateId ?? null,
       JSON.stringify([{ status: 'sending', at: created.toISOString() }]),
+      f.trafficType ?? 'SERVICE',
     ],
   );
   return id;

@@ -55,5 +55,5 @@ describe.runIf(ON_POSTGRES)('a worker killed while cascades move on', () => {
     for (const row of rows) {
       expect(row).toEqual({ steps: 'SMS,VK', statuses: 'undelivered,undelivered', current_step: 2 });
     }
-  });
+  }, 240_000);
 });

@@ -57,7 +57,7 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
         : security === 'bearerToken'
           ? `Bearer ${account.traffic}`
           : security === 'basicToken'
-            ? `Basic ${/message|conversion/.test(path) ? account.traffic : account.system}`
+            ? `Basic ${/message|conversion|dispatch/.test(path) ? account.traffic : account.system}`
             : undefined;
     const head =
       `${method.toUpperCase()} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
@@ -85,6 +85,15 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
     expect(limits).toEqual({
       // HERALD_BODY_LIMIT: 1000 messages.
       'POST /api/v1/message': 16 * KiB * KiB,
+      // HERALD_BODY_LIMIT too: 1000 cascades, 1000 destinations of a dispatch with their substitutions.
+      'POST /api/v1/message/cascade': 16 * KiB * KiB,
+      'POST /api/v1/dispatch/{id}/messages': 16 * KiB * KiB,
+      // A dispatch's message (its own ceiling: the message fields are validated as a message's), no body.
+      'POST /api/v1/dispatch': 64 * KiB,
+      'POST /api/v1/dispatch/{id}/pause': NO_BODY_LIMIT,
+      'POST /api/v1/dispatch/{id}/resume': NO_BODY_LIMIT,
+      'POST /api/v1/dispatch/{id}/start': NO_BODY_LIMIT,
+      'POST /api/v1/dispatch/{id}/stop': NO_BODY_LIMIT,
       // 10,000 uuids, 1000 delivery ids, 1000 conversions, a WhatsApp template (a document, a header, 3 buttons).
       'POST /api/v1/message/stop': 2295 * KiB,
       'POST /api/v1/callbacks/replay': 230 * KiB,

@@ -97,13 +97,41 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
     });
 
     own(
-      'is an index scan of messages_sending_due that stops at the limit, with no sort of the due messages',
+      'is an index scan of messages_sending_due per traffic type that stops at the limit, with no sort',
       async (tx) => {
         await manyDueMessages(tx);
         const plan = await planOf(tx, (explaining) => messageClaimDue(explaining, at(0), 500, LEASE_MS));
-        const nodes = subplanNodes(plan, 'CTE due');
-        expect(nodes.map((n) => n.type)).toEqual(['Limit', 'LockRows', 'Index Scan']);
-        expect(nodes.at(-1)!.index).toBe('messages_sending_due');
+        for (const type of ['t0', 't1', 't2', 't3']) {
+          // Its limit (what the types before left: a count of their few rows) over the locked index scan.
+          const nodes = subplanNodes(plan, `CTE ${type}`);
+          const types = nodes.map((n) => n.type);
+          expect(types[0]).toBe('Limit');
+          expect(types).not.toContain('Sort');
+          const scan = types.indexOf('LockRows') + 1;
+          expect(nodes[scan]).toMatchObject({ type: 'Index Scan', index: 'messages_sending_due' });
+        }
+      },
+    );
+
+    own(
+      'claims by traffic type first, then by due time, and keeps the urgent share from SERVICE and PROMO',
+      async (tx) => {
+        const accountId = (await insertAccount(tx)).id;
+        const due = (trafficType: string, seconds: number) =>
+          insertMessage(tx, { accountId, trafficType, dueAt: at(seconds) });
+        const promo = await due('PROMO', -30);
+        const service = await due('SERVICE', -20);
+        const transact = await due('TRANSACT', -5);
+        const authorize = await due('AUTHORIZE', -1);
+        const laterAuthorize = await due('AUTHORIZE', 0);
+        await due('AUTHORIZE', 10); // not due yet
+        const ids = async (limit: number, bulk?: number) =>
+          (await messageClaimDue(tx, at(0), limit, LEASE_MS, bulk)).map((m) => m.id);
+        // Two places, of which none for bulk: the two AUTHORIZE messages, the earlier due first.
+        expect(await ids(2, 0)).toEqual([authorize, laterAuthorize]);
+        // Bulk may take one of three places: TRANSACT, then SERVICE (due before PROMO but of an earlier type).
+        expect(await ids(3, 1)).toEqual([transact, service]);
+        expect(await ids(3)).toEqual([promo]);
       },
     );
   });

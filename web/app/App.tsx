@@ -5,10 +5,13 @@ import { Routes } from '../shared/routes.js';
 import { Header, type NavItem } from '../shared/ui.js';
 import { ApiKeys } from './pages/ApiKeys.js';
 import { Dashboard } from './pages/Dashboard.js';
+import { DispatchPage } from './pages/DispatchPage.js';
+import { Dispatches } from './pages/Dispatches.js';
 import { Inbounds } from './pages/Inbounds.js';
 import { MessagePage } from './pages/MessagePage.js';
 import { Messages } from './pages/Messages.js';
 import { Send } from './pages/Send.js';
+import { SendCascade } from './pages/SendCascade.js';
 import { SenderNames } from './pages/SenderNames.js';
 import { SignIn } from './pages/SignIn.js';
 import { Statistics } from './pages/Statistics.js';
@@ -21,6 +24,7 @@ const NAV: readonly NavItem[] = [
   { href: `${BASE}`, label: 'Dashboard', prefix: false },
   { href: `${BASE}/messages`, label: 'Messages' },
   { href: `${BASE}/send`, label: 'Send' },
+  { href: `${BASE}/dispatches`, label: 'Dispatches' },
   { href: `${BASE}/sender-names`, label: 'Sender names' },
   { href: `${BASE}/templates`, label: 'Templates' },
   { href: `${BASE}/inbounds`, label: 'Inbounds' },
@@ -92,6 +96,9 @@ function Pages() {
       <Route path={`${BASE}/messages`} component={Messages} />
       <Route path={`${BASE}/messages/:uuid`} component={MessagePage} />
       <Route path={`${BASE}/send`} component={Send} />
+      <Route path={`${BASE}/send/cascade`} component={SendCascade} />
+      <Route path={`${BASE}/dispatches`} component={Dispatches} />
+      <Route path={`${BASE}/dispatches/:id`} component={DispatchPage} />
       <Route path={`${BASE}/sender-names`} component={SenderNames} />
       <Route path={`${BASE}/templates`} component={Templates} />
       <Route path={`${BASE}/inbounds`} component={Inbounds} />

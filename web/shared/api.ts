@@ -1,9 +1,13 @@
-/** An error answer of Herald's API: `{"error": {"code", "msg"}}` with its HTTP status. */
+/**
+ * An error answer of Herald's API: `{"error": {"code", "msg"}}` with its HTTP status; `detail` holds the error's
+ * other fields, e.g. a refused batch's `index` and a cascade's `step`.
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: number | undefined,
     message: string,
+    readonly detail: Readonly<Record<string, unknown>> = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -70,8 +74,9 @@ export async function request<T>(method: string, path: string, options: RequestO
     }
   }
   if (!response.ok) {
-    const error = (parsed as { error?: { code?: number; msg?: string } } | undefined)?.error;
-    const apiError = new ApiError(response.status, error?.code, error?.msg ?? `HTTP ${response.status}`);
+    const { code, msg, ...detail } =
+      (parsed as { error?: { code?: number; msg?: string } & Record<string, unknown> } | undefined)?.error ?? {};
+    const apiError = new ApiError(response.status, code, msg ?? `HTTP ${response.status}`, detail);
     if (response.status === 401 && options.auth && unauthorized) unauthorized();
     throw apiError;
   }

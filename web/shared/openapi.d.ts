@@ -160,6 +160,9 @@ export interface paths {
                     country_code?: string;
                     /** @description the steps of this cascade (its root) */
                     cascade_message_uuid?: string;
+                    traffic_type?: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
+                    /** @description the messages of this dispatch */
+                    dispatch_id?: string;
                     /** @description true: first steps and messages outside cascades; false: later steps */
                     root?: boolean;
                 };
@@ -230,6 +233,8 @@ export interface paths {
                                 readStatus: ("read" | "unread") | null;
                                 cascadeMessageUuid: string | null;
                                 cascadeStep: number | null;
+                                /** @description its dispatch, or null */
+                                dispatchId: string | null;
                                 errorCode: number | null;
                                 /** @enum {unknown} */
                                 direction: "outbound" | "inbound";
@@ -769,6 +774,8 @@ export interface paths {
                                     readStatus: ("read" | "unread") | null;
                                     cascadeMessageUuid: string | null;
                                     cascadeStep: number | null;
+                                    /** @description its dispatch, or null */
+                                    dispatchId: string | null;
                                     errorCode: number | null;
                                     /** @enum {unknown} */
                                     direction: "outbound" | "inbound";
@@ -789,6 +796,715 @@ export interface paths {
                                     })[];
                                 } | null;
                             }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dispatch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's dispatches, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    created_from?: string;
+                    created_to?: string;
+                    status?: "initiated" | "scheduled" | "sending" | "awaiting" | "done" | "paused" | "stopped";
+                    dispatch_id?: string;
+                    dispatch_name?: string;
+                    traffic_center_id?: number;
+                    page?: number;
+                    per_page?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            total: number;
+                            items: {
+                                /** Format: uuid */
+                                dispatchId: string;
+                                dispatchName: string;
+                                created: string;
+                                localSendTime: string | null;
+                                localCompletionTime: string | null;
+                                useLocalTime: boolean;
+                                /** @enum {unknown} */
+                                status: "initiated" | "scheduled" | "sending" | "awaiting" | "done" | "paused" | "stopped";
+                                /** @enum {unknown} */
+                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                /** @description the sender name */
+                                source: string;
+                                /** @description the content, with its {placeholders} */
+                                message: unknown;
+                                /** @enum {unknown} */
+                                trafficType: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
+                                trafficCenterId: number | null;
+                                speed: {
+                                    amount: number;
+                                    /** @enum {unknown} */
+                                    unit: "minute" | "hour";
+                                } | null;
+                                messages: {
+                                    total: number;
+                                    sending: number;
+                                    sent: number;
+                                    delivered: number;
+                                    undelivered: number;
+                                    unsent: number;
+                                };
+                                parts: {
+                                    total: number;
+                                    sending: number;
+                                    sent: number;
+                                    delivered: number;
+                                    undelivered: number;
+                                    unsent: number;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a dispatch: one message, with {placeholders}, for many destinations */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description and the fields of a message but destination */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        dispatchName: string;
+                        /** @enum {unknown} */
+                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                        speed?: {
+                            amount: number;
+                            /** @enum {unknown} */
+                            unit: "minute" | "hour";
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            dispatchId: string;
+                            status: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dispatch/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add 1 to 1000 destinations with their substitutions, before the start
+         * @description Items in request order: a messageUuid, or errorCode 7401 (no valid message) or a send code.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        destination: string;
+                        substitutions?: {
+                            [key: string]: string;
+                        };
+                    }[];
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            destination: unknown;
+                            messageUuid?: string;
+                            errorCode?: number;
+                            msg?: string;
+                        }[];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dispatch/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a dispatch */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            dispatchId: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dispatch/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pause a dispatch */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            dispatchId: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dispatch/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a dispatch */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            dispatchId: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dispatch/{id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a dispatch */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            dispatchId: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dispatch/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A dispatch with its counters, exact at the moment */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            dispatchId: string;
+                            dispatchName: string;
+                            created: string;
+                            localSendTime: string | null;
+                            localCompletionTime: string | null;
+                            useLocalTime: boolean;
+                            /** @enum {unknown} */
+                            status: "initiated" | "scheduled" | "sending" | "awaiting" | "done" | "paused" | "stopped";
+                            /** @enum {unknown} */
+                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                            /** @description the sender name */
+                            source: string;
+                            /** @description the content, with its {placeholders} */
+                            message: unknown;
+                            /** @enum {unknown} */
+                            trafficType: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
+                            trafficCenterId: number | null;
+                            speed: {
+                                amount: number;
+                                /** @enum {unknown} */
+                                unit: "minute" | "hour";
+                            } | null;
+                            messages: {
+                                total: number;
+                                sending: number;
+                                sent: number;
+                                delivered: number;
+                                undelivered: number;
+                                unsent: number;
+                            };
+                            parts: {
+                                total: number;
+                                sending: number;
+                                sent: number;
+                                delivered: number;
+                                undelivered: number;
+                                unsent: number;
+                            };
                         };
                     };
                 };
@@ -908,6 +1624,8 @@ export interface paths {
                             readStatus: ("read" | "unread") | null;
                             cascadeMessageUuid: string | null;
                             cascadeStep: number | null;
+                            /** @description its dispatch, or null */
+                            dispatchId: string | null;
                             errorCode: number | null;
                             /** @enum {unknown} */
                             direction: "outbound" | "inbound";
@@ -1137,6 +1855,8 @@ export interface paths {
                                 };
                                 inbound: boolean;
                                 creditLimit: number;
+                                /** @description messages per second over all channels; null: no cap */
+                                maxRate: number | null;
                                 callbackSecret: string;
                                 /** @description Currency code -> balance in that currency */
                                 balance: {
@@ -1189,6 +1909,8 @@ export interface paths {
                             };
                             inbound: boolean;
                             creditLimit: number;
+                            /** @description messages per second over all channels; null: no cap */
+                            maxRate: number | null;
                             callbackSecret: string;
                             /** @description Currency code -> balance in that currency */
                             balance: {
@@ -1265,6 +1987,8 @@ export interface paths {
                             };
                             inbound: boolean;
                             creditLimit: number;
+                            /** @description messages per second over all channels; null: no cap */
+                            maxRate: number | null;
                             callbackSecret: string;
                             /** @description Currency code -> balance in that currency */
                             balance: {
@@ -1291,7 +2015,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change an account: name, status, channels, inbound, credit limit */
+        /** Change an account: name, status, channels, inbound, credit limit, maxRate */
         patch: {
             parameters: {
                 query?: never;
@@ -1317,6 +2041,8 @@ export interface paths {
                         };
                         inbound?: boolean;
                         creditLimit?: number;
+                        /** @description messages per second over all channels, exact across worker processes; null: no cap */
+                        maxRate?: number | null;
                     };
                 };
             };
@@ -1337,6 +2063,8 @@ export interface paths {
                             };
                             inbound: boolean;
                             creditLimit: number;
+                            /** @description messages per second over all channels; null: no cap */
+                            maxRate: number | null;
                             callbackSecret: string;
                             /** @description Currency code -> balance in that currency */
                             balance: {
@@ -3467,7 +4195,7 @@ export interface paths {
                 query?: {
                     from?: string;
                     to?: string;
-                    groupBy?: "day" | "channelType" | "senderName" | "status" | "tag" | "cascadeStep";
+                    groupBy?: "day" | "channelType" | "senderName" | "status" | "tag" | "cascadeStep" | "trafficType";
                     channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
                     senderName?: string;
                     status?: string;

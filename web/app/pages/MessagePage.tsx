@@ -1,9 +1,13 @@
 import { contentText, formatMoney, formatTime } from '../../shared/format.js';
 import { AsyncState, ListTable, NoticeLine, Page, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { conditionText } from '../cascades.js';
 import { system, traffic } from '../session.js';
 import type { Message } from '../types.js';
 
-/** One message: its fields, price and parts, status history, and every callback delivery with its attempts. */
+/**
+ * One message: its fields, price and parts, status history, its cascade's chain when it is a step of one, and every
+ * callback delivery with its attempts.
+ */
 export function MessagePage({ uuid }: { uuid: string }) {
   const message = useAsync((signal) => traffic.get('/api/v1/message/{uuid}', { params: { uuid }, signal }), [uuid]);
   const notice = useNotice();
@@ -83,6 +87,34 @@ export function MessagePage({ uuid }: { uuid: string }) {
             <dd>{formatTime(m.sentTime)}</dd>
             <dt>Tags</dt>
             <dd>{m.tags.length ? m.tags.join(', ') : '—'}</dd>
+            {m.cascadeMessageUuid && (
+              <>
+                <dt>Cascade</dt>
+                <dd>
+                  step {m.cascadeStep}
+                  {m.cascadeMessageUuid !== m.messageUuid && (
+                    <>
+                      {' '}
+                      (first step{' '}
+                      <a href={`/app/messages/${m.cascadeMessageUuid}`} class="mono">
+                        {m.cascadeMessageUuid.slice(0, 8)}…
+                      </a>
+                      )
+                    </>
+                  )}
+                </dd>
+              </>
+            )}
+            {m.dispatchId && (
+              <>
+                <dt>Dispatch</dt>
+                <dd>
+                  <a href={`/app/dispatches/${m.dispatchId}`} class="mono">
+                    {m.dispatchId}
+                  </a>
+                </dd>
+              </>
+            )}
             <dt>Callback URL</dt>
             <dd class="mono">
               {m.callbackUrl ? `${m.callbackUrl} (${(m.callbackEvents ?? ['delivered']).join(', ')})` : '—'}
@@ -113,11 +145,79 @@ export function MessagePage({ uuid }: { uuid: string }) {
             )}
           />
 
-          {/* Each load of the message (Refresh included) loads its callbacks again. */}
+          {/* Each load of the message (Refresh included) loads its cascade and callbacks again. */}
+          {m.cascadeMessageUuid && <Cascade uuid={m.messageUuid} loaded={m} />}
           <Callbacks uuid={m.messageUuid} loaded={m} />
         </>
       )}
     </Page>
+  );
+}
+
+/** The cascade a message is a step of: its state and each step, created or not, with why it moved on. */
+function Cascade({ uuid, loaded }: { uuid: string; loaded: Message }) {
+  const cascade = useAsync(
+    (signal) => traffic.get('/api/v1/message/cascade/{uuid}', { params: { uuid }, signal }),
+    [uuid, loaded],
+  );
+  const c = cascade.data;
+  return (
+    <>
+      <h2>Cascade</h2>
+      <AsyncState state={cascade} what="the cascade" />
+      {c && (
+        <>
+          <p>
+            <span class={`badge cascade-${c.state}`} data-testid="cascade-state">
+              {c.state}
+            </span>{' '}
+            at step {c.currentStep} of {c.stepCount}, started {formatTime(c.createdTime)}
+            {c.endedTime ? `, ended ${formatTime(c.endedTime)}` : ''}.{' '}
+            <a href={`/app/messages?cascade_message_uuid=${c.cascadeMessageUuid}`}>Its messages in the list</a>
+          </p>
+          <ListTable
+            label="Cascade steps"
+            columns={['Step', 'Channel', 'Sender name', 'Next step', 'Message', 'Status', 'Moved on']}
+            rows={c.steps}
+            row={(s) => (
+              <tr key={s.step} data-testid="cascade-step" aria-current={s.message?.messageUuid === uuid || undefined}>
+                <td>{s.step}</td>
+                <td>{s.channelType}</td>
+                <td>{s.senderName}</td>
+                <td>{conditionText(s.condition)}</td>
+                <td>
+                  {/* In full: the steps' ids are time-ordered (UUIDv7) and share their first characters. */}
+                  {!s.message ? (
+                    'not created'
+                  ) : s.message.messageUuid === uuid ? (
+                    'this message'
+                  ) : (
+                    <a
+                      href={`/app/messages/${s.message.messageUuid}`}
+                      class="mono"
+                      aria-label={`Message of step ${s.step}`}
+                    >
+                      {s.message.messageUuid}
+                    </a>
+                  )}
+                </td>
+                <td>
+                  {s.message ? (
+                    <>
+                      <span class={`badge status-${s.message.status}`}>{s.message.status}</span>
+                      {s.message.readStatus && <span class="hint"> ({s.message.readStatus})</span>}
+                    </>
+                  ) : (
+                    '—'
+                  )}
+                </td>
+                <td>{s.movedOn ?? '—'}</td>
+              </tr>
+            )}
+          />
+        </>
+      )}
+    </>
   );
 }
 

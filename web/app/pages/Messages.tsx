@@ -22,6 +22,8 @@ const FILTERS = [
   'sender_name',
   'tags',
   'message_uuid',
+  'cascade_message_uuid',
+  'dispatch_id',
   'content',
 ] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
@@ -115,6 +117,18 @@ export function Messages() {
           <TextField label="Sender name" value={filters.sender_name} onValue={set('sender_name')} />
           <TextField label="Tags" value={filters.tags} onValue={set('tags')} hint="Comma-separated; any of them." />
           <TextField label="Message UUID" value={filters.message_uuid} onValue={set('message_uuid')} />
+          <TextField
+            label="Cascade"
+            value={filters.cascade_message_uuid}
+            onValue={set('cascade_message_uuid')}
+            hint="UUID of a cascade's first message: its steps."
+          />
+          <TextField
+            label="Dispatch"
+            value={filters.dispatch_id}
+            onValue={set('dispatch_id')}
+            hint="ID of a dispatch: its messages."
+          />
           <TextField label="Text contains" value={filters.content} onValue={set('content')} />
           <SelectField
             label="Rows per page"
@@ -159,6 +173,14 @@ export function Messages() {
                   <a href={`/app/messages/${m.messageUuid}`} class="mono" aria-label={`Message ${m.messageUuid}`}>
                     {m.messageUuid.slice(0, 8)}…
                   </a>
+                  {m.cascadeStep !== null && (
+                    <>
+                      {' '}
+                      <span class="badge" data-testid="row-cascade-step" title="A step of a cascade">
+                        step {m.cascadeStep}
+                      </span>
+                    </>
+                  )}
                 </td>
                 <td>{m.channelType}</td>
                 <td>{m.senderName}</td>

@@ -1,19 +1,18 @@
 import { useState } from 'preact/hooks';
 import { NoticeLine, Page, SelectField, TextArea, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import type { RequestBody } from '../../shared/apiClient.js';
+import {
+  contentFor,
+  NEEDS_APPROVED,
+  SEND_CHANNELS,
+  type SendChannel,
+  SendModes,
+  tagsOf,
+  usableNames,
+} from '../sending.js';
 import { system, traffic } from '../session.js';
 
-/** Channels the form sends; SMS and WHATSAPP need an approved sender name, the others take any. */
-const SEND_CHANNELS = ['SMS', 'WHATSAPP', 'VIBER', 'VK', 'FLASHCALL'] as const;
-type SendChannel = (typeof SEND_CHANNELS)[number];
-const NEEDS_APPROVED: readonly SendChannel[] = ['SMS', 'WHATSAPP', 'VIBER'];
-
 type NewMessage = RequestBody<'/api/v1/message', 'post'>[number];
-
-/** Builds the content of a message of the channel from plain text (spec 2.2). */
-function contentFor(channel: SendChannel, text: string): NewMessage['content'] {
-  return channel === 'WHATSAPP' || channel === 'VIBER' ? { contentType: 'text', text } : text;
-}
 
 /** Send one message: channel, sender name (approved ones to choose from), destination, text. */
 export function Send() {
@@ -38,18 +37,14 @@ export function Send() {
         : Promise.resolve(undefined),
     [channel],
   );
-  const options =
-    names.data?.items.filter((n) => !n.startDate || Date.parse(n.startDate) <= Date.now()).map((n) => n.name) ?? [];
+  const options = usableNames(names.data?.items);
   const chosen = approved ? (options.includes(senderName) ? senderName : (options[0] ?? '')) : senderName;
 
   const submit = (event: Event) => {
     event.preventDefault();
     setSent(undefined);
     void action.run(async () => {
-      const tagList = tags
-        .split(',')
-        .map((t) => t.trim())
-        .filter(Boolean);
+      const tagList = tagsOf(tags);
       const message: NewMessage = {
         channelType: channel,
         senderName: chosen,
@@ -70,7 +65,7 @@ export function Send() {
   };
 
   return (
-    <Page title="Send a message">
+    <Page title="Send a message" actions={<SendModes />}>
       <form class="card" onSubmit={submit}>
         <div class="grid">
           <SelectField label="Channel" value={channel} onValue={setChannel} options={SEND_CHANNELS} />

@@ -14,6 +14,7 @@ const GROUP_BY = [
   { value: 'status', label: 'Status' },
   { value: 'tag', label: 'Tag' },
   { value: 'cascadeStep', label: 'Cascade step' },
+  { value: 'trafficType', label: 'Traffic type' },
 ];
 
 interface Query {

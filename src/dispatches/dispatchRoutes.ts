@@ -1,0 +1,244 @@
+import { Type } from 'typebox';
+import { herald, showValue } from '../errors/catalogue.js';
+import { principalOf, requireToken } from '../http/auth.js';
+import { ChannelType, errorResponses, Id, MAX_PAGE } from '../http/schemas.js';
+import type { Routes } from '../http/server.js';
+import { TRAFFIC_TYPES } from '../messages/index.js';
+import { parseQueryTime } from '../util/time.js';
+import { UUID_PATTERN } from '../util/uuid7.js';
+import { dispatchGet, dispatchList, type StoredStatus } from './dispatchSql.js';
+import {
+  addDispatchMessages,
+  type Change,
+  changeDispatch,
+  countsOf,
+  createDispatch,
+  dispatchToApi,
+  MAX_ADD,
+  STATUSES,
+} from './dispatches.js';
+
+/** The stored status each status of the API is read from. */
+const STORED: Readonly<Record<(typeof STATUSES)[number], StoredStatus>> = {
+  initiated: 'initiated',
+  scheduled: 'started',
+  sending: 'started',
+  awaiting: 'started',
+  done: 'started',
+  paused: 'paused',
+  stopped: 'stopped',
+};
+
+const Counters = Type.Object({
+  total: Type.Integer(),
+  sending: Type.Integer(),
+  sent: Type.Integer(),
+  delivered: Type.Integer(),
+  undelivered: Type.Integer(),
+  unsent: Type.Integer(),
+});
+const DispatchObject = Type.Object({
+  dispatchId: Type.String({ format: 'uuid' }),
+  dispatchName: Type.String(),
+  created: Type.String(),
+  localSendTime: Type.Union([Type.String(), Type.Null()]),
+  localCompletionTime: Type.Union([Type.String(), Type.Null()]),
+  useLocalTime: Type.Boolean(),
+  status: Type.Enum(STATUSES),
+  channelType: ChannelType,
+  source: Type.String({ description: 'the sender name' }),
+  message: Type.Unknown({ description: 'the content, with its {placeholders}' }),
+  trafficType: Type.Enum(TRAFFIC_TYPES),
+  trafficCenterId: Type.Union([Type.Integer(), Type.Null()]),
+  speed: Type.Union([Type.Object({ amount: Type.Integer(), unit: Type.Enum(['minute', 'hour']) }), Type.Null()]),
+  messages: Counters,
+  parts: Counters,
+});
+const DispatchId = Type.Object({ id: Type.String({ maxLength: 100 }) });
+
+/** The dispatch operations of the client API, with TOKEN_1 (DESIGN 15). */
+export const dispatchRoutes: Routes = (app, ctx) => {
+  const auth = requireToken(ctx, ['traffic']);
+  const security = [{ basicToken: [] }];
+  const tags = ['Dispatches'];
+  const idOf = (id: string): string => {
+    if (!UUID_PATTERN.test(id)) throw herald('notFound', { what: `Dispatch ${id}` });
+    return id.toLowerCase();
+  };
+
+  app.post(
+    '/api/v1/dispatch',
+    {
+      onRequest: auth,
+      bodyLimit: 64 * 1024,
+      // createDispatch validates the message as one of its channel, with the spec's own messages.
+      validatorCompiler: () => (value) => ({ value }),
+      schema: {
+        tags,
+        summary: 'Create a dispatch: one message, with {placeholders}, for many destinations',
+        security,
+        body: Type.Object(
+          {
+            dispatchName: Type.String({ maxLength: 200 }),
+            channelType: ChannelType,
+            speed: Type.Optional(
+              Type.Object({ amount: Type.Integer({ minimum: 1 }), unit: Type.Enum(['minute', 'hour']) }),
+            ),
+          },
+          { additionalProperties: true, description: 'and the fields of a message but destination' },
+        ),
+        response: {
+          201: Type.Object({ dispatchId: Type.String({ format: 'uuid' }), status: Type.String() }),
+          ...errorResponses(401, 403, 413, 422),
+        },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await createDispatch(ctx, principalOf(request), request.body)),
+  );
+
+  app.post(
+    '/api/v1/dispatch/:id/messages',
+    {
+      onRequest: auth,
+      bodyLimit: ctx.config.bodyLimitBytes,
+      validatorCompiler: () => (value) => ({ value }),
+      schema: {
+        tags,
+        summary: 'Add 1 to 1000 destinations with their substitutions, before the start',
+        description: 'Items in request order: a messageUuid, or errorCode 7401 (no valid message) or a send code.',
+        security,
+        params: DispatchId,
+        body: Type.Array(
+          Type.Object({
+            destination: Type.String({ maxLength: 100 }),
+            substitutions: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 1000 }))),
+          }),
+          { minItems: 1, maxItems: MAX_ADD },
+        ),
+        response: {
+          200: Type.Array(
+            Type.Object({
+              destination: Type.Unknown(),
+              messageUuid: Type.Optional(Type.String()),
+              errorCode: Type.Optional(Type.Integer()),
+              msg: Type.Optional(Type.String()),
+            }),
+          ),
+          ...errorResponses(401, 403, 404, 409, 413, 422),
+        },
+      },
+    },
+    async (request) => addDispatchMessages(ctx, principalOf(request), idOf(request.params.id), request.body),
+  );
+
+  for (const change of ['start', 'pause', 'resume', 'stop'] as const satisfies readonly Change[]) {
+    app.post(
+      `/api/v1/dispatch/:id/${change}`,
+      {
+        onRequest: auth,
+        schema: {
+          tags,
+          summary: `${change[0]!.toUpperCase()}${change.slice(1)} a dispatch`,
+          security,
+          params: DispatchId,
+          response: { 200: Type.Object({ dispatchId: Type.String() }), ...errorResponses(401, 403, 404, 409) },
+        },
+      },
+      async (request) => {
+        const id = idOf(request.params.id);
+        await changeDispatch(ctx, principalOf(request).accountId, id, change);
+        return { dispatchId: id };
+      },
+    );
+  }
+
+  app.get(
+    '/api/v1/dispatch',
+    {
+      onRequest: auth,
+      schema: {
+        tags,
+        summary: "The account's dispatches, newest first",
+        security,
+        querystring: Type.Object(
+          {
+            created_from: Type.Optional(Type.String()),
+            created_to: Type.Optional(Type.String()),
+            status: Type.Optional(Type.Enum(STATUSES)),
+            dispatch_id: Type.Optional(Type.String()),
+            dispatch_name: Type.Optional(Type.String({ maxLength: 200 })),
+            traffic_center_id: Type.Optional(Id()),
+            page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 })),
+            per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({ total: Type.Integer(), items: Type.Array(DispatchObject) }),
+          ...errorResponses(401, 403, 422),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const time = (value: string | undefined, field: string): Date | null => {
+        if (value === undefined) return null;
+        const ms = parseQueryTime(value);
+        if (ms === undefined) throw herald('invalidField', { field, value: showValue(value) });
+        return new Date(ms);
+      };
+      if (q.dispatch_id !== undefined && !UUID_PATTERN.test(q.dispatch_id))
+        throw herald('invalidField', { field: 'dispatch_id', value: showValue(q.dispatch_id) });
+      const accountId = principalOf(request).accountId;
+      const perPage = q.per_page ?? 20;
+      const { rows, total } = await dispatchList(
+        ctx.db,
+        accountId,
+        {
+          createdFrom: time(q.created_from, 'created_from'),
+          createdTo: time(q.created_to, 'created_to'),
+          statuses: q.status === undefined ? null : [STORED[q.status]],
+          id: q.dispatch_id?.toLowerCase() ?? null,
+          name: q.dispatch_name ?? null,
+          trafficCenterId: q.traffic_center_id ?? null,
+        },
+        perPage,
+        ((q.page ?? 1) - 1) * perPage,
+      );
+      const counts = await countsOf(
+        ctx,
+        accountId,
+        rows.map((r) => r.id),
+      );
+      const items = rows.map((r) =>
+        dispatchToApi(
+          r,
+          counts.filter((c) => c.dispatch_id === r.id),
+        ),
+      );
+      // A status read from the messages filters the page it is on (the total counts the stored status).
+      return { total, items: q.status === undefined ? items : items.filter((i) => i.status === q.status) };
+    },
+  );
+
+  app.get(
+    '/api/v1/dispatch/:id',
+    {
+      onRequest: auth,
+      schema: {
+        tags,
+        summary: 'A dispatch with its counters, exact at the moment',
+        security,
+        params: DispatchId,
+        response: { 200: DispatchObject, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const id = idOf(request.params.id);
+      const accountId = principalOf(request).accountId;
+      const dispatch = await dispatchGet(ctx.db, accountId, id);
+      if (!dispatch) throw herald('notFound', { what: `Dispatch ${id}` });
+      return dispatchToApi(dispatch, await countsOf(ctx, accountId, [id]));
+    },
+  );
+};

@@ -1,0 +1,123 @@
+import type { Queryable } from '../db/db.js';
+import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
+import { messageApplyTransitions } from './messageDeliverySql.js';
+import { statusTransition } from './transitions.js';
+
+/*
+ * The statements on the messages of dispatches (dispatches/ runs the dispatches; the messages are this capability's):
+ * schedule the held ones when a dispatch starts or resumes, hold them again on a pause, stop them, count them.
+ */
+
+/**
+ * Plans a dispatch's held messages from `start`, one every `spacingMs` in the order they were added (the speed
+ * spread evenly): each is due then, planned then, and lives its ttl from then; its send deadline is the earlier of
+ * that and the completion deadline it was stored with. Returns how many were scheduled.
+ */
+export async function messageDispatchSchedule(
+  tx: Queryable,
+  accountId: number,
+  dispatchId: string,
+  start: Date,
+  spacingMs: number,
+): Promise<number> {
+  const rows = await tx.query<{ id: string }>(
+    `WITH locked AS (
+       SELECT id FROM messages
+       WHERE account_id = $1 AND dispatch_id = $2 AND status = 'sending' AND due_at = 'infinity'
+       ORDER BY id
+       FOR UPDATE
+     ),
+     held AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS n FROM locked),
+     planned AS (
+       SELECT id, $3::timestamptz + make_interval(secs => n * $4::float8 / 1000) AS at FROM held
+     )
+     UPDATE messages m
+     SET due_at = p.at, planned_send_at = p.at,
+       expires_at = p.at + make_interval(secs => coalesce(m.ttl, $5)),
+       deadline_at = least(m.deadline_at, p.at + make_interval(secs => coalesce(m.ttl, $5)))
+     FROM planned p
+     WHERE m.account_id = $1 AND m.id = p.id
+     RETURNING m.id`,
+    [accountId, dispatchId, start, spacingMs, DEFAULT_TTL_SECONDS],
+  );
+  return rows.length;
+}
+
+/**
+ * Holds a paused dispatch's messages that wait in the queue (not those being handed to a carrier now, whose lease
+ * must stay able to run out): never due until scheduled again. Returns how many.
+ */
+export async function messageDispatchHold(
+  tx: Queryable,
+  accountId: number,
+  dispatchId: string,
+  now: Date,
+): Promise<number> {
+  const rows = await tx.query<{ id: string }>(
+    `UPDATE messages SET due_at = 'infinity'
+     WHERE account_id = $1 AND dispatch_id = $2 AND status = 'sending' AND due_at <> 'infinity'
+       AND (lease_expires_at IS NULL OR lease_expires_at <= $3)
+     RETURNING id`,
+    [accountId, dispatchId, now],
+  );
+  return rows.length;
+}
+
+/**
+ * Stops up to `limit` of a dispatch's messages that wait in the queue: they become unsent, refunded, with their
+ * callbacks. Returns how many were stopped (call again until fewer than `limit`).
+ */
+export async function messageDispatchStop(
+  tx: Queryable,
+  accountId: number,
+  dispatchId: string,
+  now: Date,
+  errorCode: number,
+  limit: number,
+): Promise<number> {
+  const waiting = await tx.query<{ id: string }>(
+    `SELECT id FROM messages
+     WHERE account_id = $1 AND dispatch_id = $2 AND status = 'sending'
+       AND (lease_expires_at IS NULL OR lease_expires_at <= $3)
+     ORDER BY id LIMIT $4
+     FOR UPDATE`,
+    [accountId, dispatchId, now, limit],
+  );
+  const unmoved = await messageApplyTransitions(
+    tx,
+    waiting.map((w) =>
+      statusTransition({ accountId, id: w.id, status: 'unsent', at: now, errorCode, detail: 'dispatch stopped' }),
+    ),
+  );
+  return waiting.length - unmoved.size;
+}
+
+/** A dispatch's messages and parts by status. */
+export interface DispatchCount {
+  dispatch_id: string;
+  status: string;
+  messages: number;
+  parts: number;
+  /** Of those in sending: held until the dispatch starts or resumes. */
+  held: number;
+  /** Of those in sending: planned for later (their window is ahead), not held, not leased. */
+  later: number;
+}
+
+export async function messageDispatchCounts(
+  db: Queryable,
+  accountId: number,
+  dispatchIds: readonly string[],
+  now: Date,
+): Promise<DispatchCount[]> {
+  if (dispatchIds.length === 0) return [];
+  return db.query<DispatchCount>(
+    `SELECT dispatch_id, status, count(*)::int AS messages, sum(total_parts)::int AS parts,
+       (count(*) FILTER (WHERE status = 'sending' AND due_at = 'infinity'))::int AS held,
+       (count(*) FILTER (WHERE status = 'sending' AND due_at > $3 AND due_at <> 'infinity'
+         AND (lease_expires_at IS NULL OR lease_expires_at <= $3)))::int AS later
+     FROM messages WHERE account_id = $1 AND dispatch_id = ANY($2::uuid[])
+     GROUP BY dispatch_id, status`,
+    [accountId, dispatchIds, now],
+  );
+}

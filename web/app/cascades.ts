@@ -1,0 +1,27 @@
+import type { Answer } from '../shared/apiClient.js';
+
+/*
+ * Cascades (DESIGN section 13) as the pages show and compose them: one notification over a chain of 1 to 6
+ * channels, each next step sent when the one before ends as its condition says.
+ */
+
+/** GET /api/v1/message/cascade/{uuid}: the cascade's state and each of its steps with its message. */
+export type Cascade = Answer<'/api/v1/message/cascade/{uuid}', 'get'>;
+export type CascadeStep = Cascade['steps'][number];
+export type Condition = NonNullable<CascadeStep['condition']>;
+
+/** Steps of one cascade: at most 6. */
+export const MAX_STEPS = 6;
+
+/** Channels with read receipts: only after one of them may the next step follow on `not_read`. */
+export const READ_TRACKED: ReadonlySet<string> = new Set(['VK', 'VIBER', 'WHATSAPP']);
+
+/** When the next step follows, in words. */
+export const CONDITIONS: readonly { value: Condition; label: string }[] = [
+  { value: 'not_delivered', label: 'if not delivered' },
+  { value: 'not_read', label: 'if not read' },
+];
+
+export function conditionText(condition: Condition | null): string {
+  return CONDITIONS.find((c) => c.value === condition)?.label ?? '—';
+}

@@ -1,0 +1,233 @@
+import { useEffect, useState } from 'preact/hooks';
+import { errorText } from '../../shared/api.js';
+import { BarChart } from '../../shared/chart.js';
+import { contentText, formatTime } from '../../shared/format.js';
+import {
+  AsyncState,
+  ConfirmButton,
+  ListTable,
+  NoticeLine,
+  Page,
+  useAction,
+  useAsync,
+  useNotice,
+} from '../../shared/ui.js';
+import {
+  type Change,
+  CHANGED,
+  CHANGES,
+  counterLabel,
+  COUNTERS,
+  type Dispatch,
+  isLive,
+  sentPer,
+} from '../dispatches.js';
+import { traffic } from '../session.js';
+import { DispatchUpload } from './DispatchUpload.js';
+
+/** A live dispatch is read again this long after each answer (5 times as long while the tab is hidden). */
+const REFRESH_MS = 2000;
+/** The chart reads the dispatch's messages in one page of the list (its largest): beyond, it is left out. */
+const CHART_MAX_MESSAGES = 1000;
+
+const CHANGE_PATHS = {
+  start: '/api/v1/dispatch/{id}/start',
+  pause: '/api/v1/dispatch/{id}/pause',
+  resume: '/api/v1/dispatch/{id}/resume',
+  stop: '/api/v1/dispatch/{id}/stop',
+} as const satisfies Record<Change, string>;
+
+/**
+ * One dispatch: its fields, its counters (read again every 2 s while it changes by itself), start, pause, resume
+ * and stop as its status allows, the destinations upload while it is initiated, and a chart of messages sent.
+ */
+export function DispatchPage({ id }: { id: string }) {
+  const dispatch = useAsync((signal) => traffic.get('/api/v1/dispatch/{id}', { params: { id }, signal }), [id]);
+  const [updated, setUpdated] = useState<Date | undefined>(undefined);
+  const notice = useNotice();
+  const action = useAction(notice);
+  const d = dispatch.data;
+  const live = d !== undefined && isLive(d);
+
+  // The next read starts 2 s after the previous answer (or failure), so a slow answer never piles requests up.
+  useEffect(() => {
+    if (dispatch.loading) return;
+    if (d) setUpdated(new Date());
+    if (!live) return;
+    const timer = setTimeout(dispatch.reload, document.hidden ? REFRESH_MS * 5 : REFRESH_MS);
+    return () => clearTimeout(timer);
+  }, [d, dispatch.loading, dispatch.error]);
+
+  const change = (c: Change) =>
+    action.run(async () => {
+      await traffic.post(CHANGE_PATHS[c], { params: { id } });
+      dispatch.reload();
+      return `Dispatch ${d?.dispatchName ?? id} ${CHANGED[c]}.`;
+    });
+  const allowed = d ? CHANGES[d.status] : [];
+  const finished = d ? d.messages.delivered + d.messages.undelivered + d.messages.unsent : 0;
+
+  return (
+    <Page
+      title={d ? `Dispatch ${d.dispatchName}` : 'Dispatch'}
+      actions={
+        <div class="actions">
+          <a href="/app/dispatches">Back to dispatches</a>
+          <button type="button" class="secondary" onClick={() => dispatch.reload()}>
+            Refresh
+          </button>
+        </div>
+      }
+    >
+      {/* After the first load only failures are announced: a line every 2 s would drown a screen reader. */}
+      {d ? (
+        <p class={`notice ${dispatch.error ? 'error' : ''}`} role="status" aria-live="polite">
+          {dispatch.error ? `Could not refresh: ${errorText(dispatch.error)}` : ''}
+        </p>
+      ) : (
+        <AsyncState state={dispatch} what="the dispatch" />
+      )}
+      {d && (
+        <>
+          <dl class="card facts">
+            <dt>Status</dt>
+            <dd>
+              <span class={`badge dispatch-${d.status}`} data-testid="dispatch-status">
+                {d.status}
+              </span>
+            </dd>
+            <dt>ID</dt>
+            <dd class="mono">{d.dispatchId}</dd>
+            <dt>Channel</dt>
+            <dd>{d.channelType}</dd>
+            <dt>Sender name</dt>
+            <dd>{d.source}</dd>
+            <dt>Text</dt>
+            <dd class="pre" data-testid="dispatch-text">
+              {contentText(d.message)}
+            </dd>
+            <dt>Speed</dt>
+            <dd>
+              {d.speed ? `${d.speed.amount.toLocaleString()} per ${d.speed.unit}` : 'As fast as the carriers take them'}
+            </dd>
+            <dt>Traffic type</dt>
+            <dd>{d.trafficType}</dd>
+            <dt>Created</dt>
+            <dd>{formatTime(d.created)}</dd>
+            {(d.localSendTime || d.localCompletionTime) && (
+              <>
+                <dt>Send window</dt>
+                <dd>
+                  {formatTime(d.localSendTime)} to {formatTime(d.localCompletionTime)}
+                  {d.useLocalTime ? " (destinations' local time)" : ''}
+                </dd>
+              </>
+            )}
+          </dl>
+
+          <div class="actions">
+            {allowed.includes('start') && (
+              <button
+                type="button"
+                disabled={action.busy || d.messages.total === 0}
+                onClick={() => void change('start')}
+              >
+                Start
+              </button>
+            )}
+            {allowed.includes('pause') && (
+              <button type="button" class="secondary" disabled={action.busy} onClick={() => void change('pause')}>
+                Pause
+              </button>
+            )}
+            {allowed.includes('resume') && (
+              <button type="button" disabled={action.busy} onClick={() => void change('resume')}>
+                Resume
+              </button>
+            )}
+            {allowed.includes('stop') && (
+              <ConfirmButton
+                label="Stop"
+                name={d.dispatchName}
+                disabled={action.busy}
+                onConfirm={() => void change('stop')}
+              />
+            )}
+          </div>
+          {allowed.includes('start') && d.messages.total === 0 && (
+            <p class="hint">Add destinations before the start.</p>
+          )}
+          {allowed.includes('stop') && (
+            <p class="hint">Stop: every message not yet handed to a carrier ends unsent and is refunded.</p>
+          )}
+          <NoticeLine notice={notice.notice} />
+
+          <h2>Progress</h2>
+          <p>
+            <progress value={finished} max={Math.max(1, d.messages.total)} aria-labelledby="dispatch-finished" />{' '}
+            <span id="dispatch-finished" data-testid="dispatch-finished">
+              {finished.toLocaleString()} of {d.messages.total.toLocaleString()} messages have a final status
+            </span>
+            . {/* Not a live region: the counters change every 2 s. */}
+            <span class="hint">
+              {updated ? `Updated ${updated.toLocaleTimeString()}` : ''}
+              {live ? `; read again every ${REFRESH_MS / 1000} seconds while messages are under way.` : '.'}
+            </span>
+          </p>
+          <ListTable
+            label="Counters"
+            columns={[
+              { label: 'Counted', hidden: true },
+              ...COUNTERS.map((c) => ({ label: counterLabel(c), class: 'num' })),
+            ]}
+            rows={(['messages', 'parts'] as const).map((kind) => ({ kind, counts: d[kind] }))}
+            row={({ kind, counts }) => (
+              <tr key={kind}>
+                <th scope="row">{kind === 'messages' ? 'Messages' : 'Parts'}</th>
+                {COUNTERS.map((c) => (
+                  <td class="num" key={c} data-testid={`${kind}-${c}`}>
+                    {counts[c].toLocaleString()}
+                  </td>
+                ))}
+              </tr>
+            )}
+          />
+          <p>
+            <a href={`/app/messages?dispatch_id=${d.dispatchId}`}>Its messages in the list</a>
+          </p>
+          <SentChart dispatch={d} />
+
+          {d.status === 'initiated' && <DispatchUpload dispatch={d} onAdded={dispatch.reload} />}
+        </>
+      )}
+    </Page>
+  );
+}
+
+/** Messages sent per minute (or hour), from the sent times of the dispatch's messages, read when a counter moves. */
+function SentChart({ dispatch }: { dispatch: Dispatch }) {
+  const { dispatchId, messages } = dispatch;
+  const handed = messages.sent + messages.delivered + messages.undelivered;
+  const readable = messages.total <= CHART_MAX_MESSAGES;
+  const list = useAsync(
+    (signal) =>
+      readable && handed > 0
+        ? traffic.get('/api/v1/message', {
+            signal,
+            query: { dispatch_id: dispatchId, per_page: CHART_MAX_MESSAGES },
+          })
+        : Promise.resolve(undefined),
+    [dispatchId, JSON.stringify(messages)],
+  );
+  if (handed === 0) return null;
+  if (!readable)
+    return (
+      <p class="hint">
+        The chart of messages sent is drawn for dispatches of up to {CHART_MAX_MESSAGES.toLocaleString()} messages; the
+        counters above are exact.
+      </p>
+    );
+  if (!list.data) return list.error ? <AsyncState state={list} what="the messages sent" /> : null;
+  const { unit, points } = sentPer(list.data.items.map((m) => m.sentTime));
+  return <BarChart title={`Messages sent per ${unit}`} points={points} barLabel="Sent" />;
+}

@@ -1,0 +1,216 @@
+import { useId, useRef, useState } from 'preact/hooks';
+import { errorText } from '../../shared/api.js';
+import { contentText } from '../../shared/format.js';
+import { parseCsv } from '../../shared/parseCsv.js';
+import { ListTable, NoticeLine, useAction, useNotice } from '../../shared/ui.js';
+import {
+  type AddAnswer,
+  chunksOf,
+  type DestinationFile,
+  type DestinationRow,
+  destinationsOf,
+  type Dispatch,
+  entryOf,
+  MAX_ADD,
+  placeholdersOf,
+  plural,
+} from '../dispatches.js';
+import { traffic } from '../session.js';
+
+/** Tables show the first rows and then only those with a problem or a refusal, up to this many in all. */
+const FIRST_ROWS = 50;
+const MAX_SHOWN = 500;
+
+interface Answered {
+  readonly row: DestinationRow;
+  readonly answer: AddAnswer;
+}
+
+/** The first rows, then only the bad ones: a file of 100 000 rows is not drawn whole. */
+function excerpt<T>(items: readonly T[], bad: (item: T) => boolean): T[] {
+  return items.filter((item, i) => i < FIRST_ROWS || bad(item)).slice(0, MAX_SHOWN);
+}
+
+const refused = (a: Answered) => a.answer.messageUuid === undefined;
+
+/**
+ * Destinations of an initiated dispatch from a CSV file: a header row naming the columns, then the destination in
+ * the first column and the substitutions in the others. The page reads the file, previews it with what is wrong
+ * with each row, then adds the rows without problems in calls of up to 1000 and shows the API's answer to each.
+ */
+export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAdded: () => void }) {
+  const placeholders = placeholdersOf(contentText(dispatch.message));
+  const [file, setFile] = useState<{ name: string; data: DestinationFile } | undefined>(undefined);
+  const [answers, setAnswers] = useState<readonly Answered[] | undefined>(undefined);
+  const input = useRef<HTMLInputElement>(null);
+  const notice = useNotice();
+  const action = useAction(notice);
+  const id = useId();
+  const sendable = file?.data.rows.filter((r) => r.problems.length === 0) ?? [];
+
+  const read = async (chosen: File | undefined) => {
+    setFile(undefined);
+    setAnswers(undefined);
+    if (!chosen) return notice.clear();
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(await chosen.arrayBuffer());
+    } catch {
+      return notice.error(new Error(`${chosen.name} is not UTF-8 text: save it as CSV UTF-8.`));
+    }
+    const data = destinationsOf(parseCsv(text), placeholders);
+    const bad = data.rows.length - data.rows.filter((r) => r.problems.length === 0).length;
+    setFile({ name: chosen.name, data });
+    notice.info(
+      `${chosen.name}: ${plural(data.rows.length, 'row')}` +
+        (bad ? `, ${bad.toLocaleString()} with problems (not added).` : ', no problems found.'),
+    );
+  };
+
+  const upload = () =>
+    action.run(async () => {
+      if (!file) return;
+      const done: Answered[] = [];
+      try {
+        for (const [i, chunk] of chunksOf(sendable, MAX_ADD).entries()) {
+          if (i > 0) notice.info(`Adding destinations: ${done.length.toLocaleString()} of ${sendable.length}…`);
+          const reply = await traffic.post('/api/v1/dispatch/{id}/messages', {
+            params: { id: dispatch.dispatchId },
+            body: chunk.map(entryOf),
+          });
+          reply.forEach((answer, j) => done.push({ row: chunk[j]!, answer }));
+        }
+      } catch (error) {
+        if (!done.length) throw error;
+        const of = `${done.length.toLocaleString()} of ${sendable.length.toLocaleString()}`;
+        throw new Error(`Stopped after ${of} rows (answered below): ${errorText(error)}`, { cause: error });
+      } finally {
+        // Rows once sent are not offered again: a second click would add them twice.
+        if (done.length) {
+          setAnswers(done);
+          setFile(undefined);
+          if (input.current) input.current.value = '';
+          onAdded();
+        }
+      }
+      const no = done.filter(refused);
+      const codes = [...new Set(no.map((a) => a.answer.errorCode))].join(', ');
+      const skipped = file.data.rows.length - sendable.length;
+      return (
+        `${plural(done.length - no.length, 'destination')} added, ${no.length.toLocaleString()} refused` +
+        (no.length ? ` (error ${codes})` : '') +
+        (skipped ? `; ${plural(skipped, 'row')} with problems not sent.` : '.')
+      );
+    });
+
+  const shownRows = file ? excerpt(file.data.rows, (r) => r.problems.length > 0) : [];
+  const shownAnswers = answers ? excerpt(answers, refused) : [];
+
+  return (
+    <section aria-labelledby="destinations">
+      <h2 id="destinations">Destinations</h2>
+      <div class="card">
+        <div class="field">
+          <label for={id}>CSV file</label>
+          <input
+            id={id}
+            ref={input}
+            type="file"
+            accept=".csv,text/csv"
+            aria-describedby={`${id}-hint`}
+            disabled={action.busy}
+            onChange={(e) => void read(e.currentTarget.files?.[0])}
+          />
+          <small id={`${id}-hint`} class="hint">
+            The first row names the columns. Then a row per destination: the destination in the first column, and the
+            values of the text's placeholders in columns named after them
+            {placeholders.length ? ` (${placeholders.join(', ')})` : ''}. Commas or semicolons, UTF-8.
+          </small>
+        </div>
+        {file && file.data.problems.length > 0 && (
+          <ul class="problems" aria-label="Problems of the file">
+            {file.data.problems.map((p) => (
+              <li key={p}>{p}</li>
+            ))}
+          </ul>
+        )}
+        {file && (
+          <div class="actions">
+            <button type="button" disabled={action.busy || sendable.length === 0} onClick={() => void upload()}>
+              Add {plural(sendable.length, 'destination')}
+            </button>
+          </div>
+        )}
+        <NoticeLine notice={notice.notice} />
+      </div>
+
+      {file && file.data.rows.length > 0 && (
+        <>
+          <h3>Preview of {file.name}</h3>
+          <ListTable
+            label="Destinations preview"
+            columns={[{ label: 'Row', class: 'num' }, 'Destination', ...file.data.columns, 'Problems']}
+            rows={shownRows}
+            row={(r) => (
+              <tr key={r.row} class={r.problems.length ? 'problem' : undefined}>
+                <td class="num">{r.row}</td>
+                <td>{r.destination || '—'}</td>
+                {file.data.columns.map((c, i) => (
+                  <td key={i} class="clip">
+                    {r.substitutions[c] ?? '—'}
+                  </td>
+                ))}
+                <td data-testid={r.problems.length ? 'row-problem' : undefined}>{r.problems.join('; ') || '—'}</td>
+              </tr>
+            )}
+          />
+          {shownRows.length < file.data.rows.length && (
+            <p class="hint">
+              {`Showing ${shownRows.length.toLocaleString()} of ${file.data.rows.length.toLocaleString()} rows: ` +
+                `the first ${FIRST_ROWS} and those with problems.`}
+            </p>
+          )}
+        </>
+      )}
+
+      {answers && (
+        <>
+          <h3>Upload results</h3>
+          <ListTable
+            label="Upload results"
+            columns={[{ label: 'Row', class: 'num' }, 'Destination', 'Result']}
+            rows={shownAnswers}
+            row={({ row, answer }) => (
+              <tr key={row.row} class={answer.messageUuid ? undefined : 'problem'}>
+                <td class="num">{row.row}</td>
+                <td>{row.destination}</td>
+                {answer.messageUuid ? (
+                  <td>
+                    added:{' '}
+                    <a
+                      href={`/app/messages/${answer.messageUuid}`}
+                      class="mono"
+                      aria-label={`Message ${answer.messageUuid}`}
+                    >
+                      {answer.messageUuid.slice(0, 8)}…
+                    </a>
+                  </td>
+                ) : (
+                  <td data-testid="row-answer-error">
+                    {answer.errorCode} {answer.msg}
+                  </td>
+                )}
+              </tr>
+            )}
+          />
+          {shownAnswers.length < answers.length && (
+            <p class="hint">
+              {`Showing ${shownAnswers.length.toLocaleString()} of ${answers.length.toLocaleString()} answers: ` +
+                `the first ${FIRST_ROWS} and those refused.`}
+            </p>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

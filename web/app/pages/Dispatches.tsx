@@ -1,0 +1,202 @@
+import { useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import type { RequestBody } from '../../shared/apiClient.js';
+import { formatTime } from '../../shared/format.js';
+import {
+  AsyncState,
+  ListTable,
+  NoticeLine,
+  Page,
+  Pager,
+  SelectField,
+  TextArea,
+  TextField,
+  useAction,
+  useAsync,
+  useNotice,
+} from '../../shared/ui.js';
+import { counterLabel, COUNTERS, placeholdersOf } from '../dispatches.js';
+import { contentFor, NEEDS_APPROVED, SEND_CHANNELS, type SendChannel, usableNames } from '../sending.js';
+import { system, traffic } from '../session.js';
+
+type NewDispatch = RequestBody<'/api/v1/dispatch', 'post'>;
+
+/** A dispatch is one text for many people: FLASHCALL sends a code, which has no placeholders. */
+const DISPATCH_CHANNELS = SEND_CHANNELS.filter((c): c is Exclude<SendChannel, 'FLASHCALL'> => c !== 'FLASHCALL');
+const UNITS = [
+  { value: 'minute', label: 'per minute' },
+  { value: 'hour', label: 'per hour' },
+] as const;
+const PER_PAGE = 20;
+
+/** Dispatches: the account's list with counters (newest first, a page at a time) and a form to create one. */
+export function Dispatches() {
+  const { query, route } = useLocation();
+  const page = Math.max(1, Number(query.page) || 1);
+  const list = useAsync(
+    (signal) => traffic.get('/api/v1/dispatch', { signal, query: { page, per_page: PER_PAGE } }),
+    [page],
+  );
+
+  return (
+    <Page title="Dispatches">
+      <p class="lead">
+        A dispatch sends one text to many destinations, each with its own values for the text's {'{placeholders}'}, at
+        the speed you choose. Create it, upload its destinations as CSV on its page, then start it.
+      </p>
+      <CreateDispatch onCreated={(id) => route(`/app/dispatches/${id}`)} />
+
+      <h2>Your dispatches</h2>
+      <AsyncState state={list} what="dispatches" />
+      {list.data && (
+        <>
+          <ListTable
+            label="Dispatches"
+            columns={[
+              'Name',
+              'Status',
+              'Channel',
+              'Sender name',
+              ...COUNTERS.map((c) => ({ label: c === 'total' ? 'Messages' : counterLabel(c), class: 'num' })),
+              'Created',
+            ]}
+            rows={list.data.items}
+            empty="No dispatches yet."
+            row={(d) => (
+              <tr key={d.dispatchId}>
+                <th scope="row">
+                  <a href={`/app/dispatches/${d.dispatchId}`}>{d.dispatchName}</a>
+                </th>
+                <td>
+                  <span class={`badge dispatch-${d.status}`} data-testid="row-dispatch-status">
+                    {d.status}
+                  </span>
+                </td>
+                <td>{d.channelType}</td>
+                <td>{d.source}</td>
+                {COUNTERS.map((c) => (
+                  <td class="num" key={c}>
+                    {d.messages[c].toLocaleString()}
+                  </td>
+                ))}
+                <td>{formatTime(d.created)}</td>
+              </tr>
+            )}
+          />
+          <Pager
+            list={{ page, per_page: PER_PAGE, total: list.data.total }}
+            onPage={(next) => {
+              route(next > 1 ? `/app/dispatches?page=${next}` : '/app/dispatches');
+              scrollTo(0, 0);
+            }}
+            label="Dispatch pages"
+          />
+        </>
+      )}
+    </Page>
+  );
+}
+
+/** The form that creates a dispatch: its name, channel, sender name, text and optional speed. */
+function CreateDispatch({ onCreated }: { onCreated: (id: string) => void }) {
+  const [name, setName] = useState('');
+  const [channel, setChannel] = useState<(typeof DISPATCH_CHANNELS)[number]>('SMS');
+  const [senderName, setSenderName] = useState('');
+  const [text, setText] = useState('');
+  const [amount, setAmount] = useState('');
+  const [unit, setUnit] = useState<'minute' | 'hour'>('minute');
+  const notice = useNotice();
+  const action = useAction(notice);
+  const approved = NEEDS_APPROVED.includes(channel);
+
+  const names = useAsync(
+    (signal) =>
+      approved
+        ? system.get('/api/v1/sender-names', {
+            signal,
+            query: { status: 'Approved', channelType: channel, per_page: 1000 },
+          })
+        : Promise.resolve(undefined),
+    [channel],
+  );
+  const options = usableNames(names.data?.items);
+  const chosen = approved ? (options.includes(senderName) ? senderName : (options[0] ?? '')) : senderName;
+  const placeholders = placeholdersOf(text);
+
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      const body: NewDispatch = {
+        dispatchName: name.trim(),
+        channelType: channel,
+        senderName: chosen,
+        content: contentFor(channel, text),
+        ...(amount.trim() ? { speed: { amount: Number(amount), unit } } : {}),
+      };
+      const created = await traffic.post('/api/v1/dispatch', { body });
+      onCreated(created.dispatchId);
+    });
+  };
+
+  return (
+    <form class="card" onSubmit={submit} aria-labelledby="create-dispatch">
+      <h2 id="create-dispatch">Create a dispatch</h2>
+      <div class="grid">
+        <TextField label="Dispatch name" value={name} onValue={setName} required maxLength={200} />
+        <SelectField label="Channel" value={channel} onValue={setChannel} options={DISPATCH_CHANNELS} />
+        {approved ? (
+          <SelectField
+            label="Sender name"
+            value={chosen}
+            onValue={setSenderName}
+            options={
+              options.length ? options : [{ value: '', label: names.loading ? 'Loading…' : 'No approved sender names' }]
+            }
+            required
+          />
+        ) : (
+          <TextField label="Sender name" value={senderName} onValue={setSenderName} required />
+        )}
+      </div>
+      <TextArea
+        label="Text"
+        value={text}
+        onValue={setText}
+        required
+        rows={4}
+        hint={
+          `${text.length} characters. {name}: a placeholder (letters, digits, _), filled from the CSV column of ` +
+          `that name.` +
+          (placeholders.length ? ` Placeholders: ${placeholders.map((p) => `{${p}}`).join(', ')}.` : '')
+        }
+      />
+      <fieldset>
+        <legend>Speed</legend>
+        <div class="grid">
+          <TextField
+            label="Messages"
+            type="number"
+            min="1"
+            step="1"
+            inputMode="numeric"
+            value={amount}
+            onValue={setAmount}
+            hint="Optional: without it, all go as fast as the carriers take them."
+          />
+          <SelectField label="Per" value={unit} onValue={setUnit} options={UNITS} />
+        </div>
+      </fieldset>
+      {approved && !names.loading && options.length === 0 && (
+        <p class="hint">
+          No approved sender name for {channel} yet: <a href="/app/sender-names">register one</a>.
+        </p>
+      )}
+      <div class="actions">
+        <button type="submit" disabled={action.busy || (approved && !chosen)}>
+          Create dispatch
+        </button>
+      </div>
+      <NoticeLine notice={notice.notice} />
+    </form>
+  );
+}
