@@ -3955,8 +3955,7 @@ export interface paths {
                         trafficCenterId: number;
                         callbackUrl?: string | null;
                         senderNames?: string[] | null;
-                        /** @enum {string} */
-                        channelType?: "WHATSAPP";
+                        channelType?: "WHATSAPP" | "SMS";
                     };
                 };
             };
@@ -4092,8 +4091,7 @@ export interface paths {
                         trafficCenterId: number;
                         callbackUrl?: string | null;
                         senderNames?: string[] | null;
-                        /** @enum {string} */
-                        channelType?: "WHATSAPP";
+                        channelType?: "WHATSAPP" | "SMS";
                     };
                 };
             };
@@ -4806,6 +4804,127 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/inbound-numbers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's inbound numbers */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                /** @enum {string} */
+                                channelType: "SMS";
+                                number: string;
+                                accountId: number;
+                                createdAt: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Assign a number (or short code) to the account: inbound SMS written to it are its own
+         * @description A number another account has -> 409 4091 (one owner per number).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        channelType: "SMS";
+                        number: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            channelType: "SMS";
+                            number: string;
+                            accountId: number;
+                            createdAt: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
