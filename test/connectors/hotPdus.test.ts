@@ -158,3 +158,45 @@ describe('directly encoded submit_sm and deliver_sm_resp', () => {
     expect((decoded.short_message as { message: string }).message).toBe('id:7 stat:DELIVRD err:000 text:{€}');
   });
 });
+
+describe('submit_sm with the long-message options', () => {
+  it.each(['udh16', 'sar', 'payload'] as const)('encodes %s parts as the package reads them', (longMessages) => {
+    const text = 'y'.repeat(400);
+    const parts = smsPdus(text, 0x1234, { dataCoding: 0, ucs2: true, longMessages })!;
+    const decoded = parts.map((part, i) => {
+      const pdu = new SubmitSm(
+        {
+          ...sourceAddress('Herald'),
+          destination_addr: '79161234567',
+          dest_addr_ton: 1,
+          dest_addr_npi: 1,
+          registered_delivery: 1,
+          validity_period: '',
+          esm_class: part.esm_class,
+          data_coding: part.data_coding,
+          short_message: part.short_message,
+        },
+        part.tlvs,
+      );
+      pdu.sequence_number = i + 1;
+      return new smpp.PDU(pdu.toBuffer());
+    });
+    if (longMessages === 'payload') {
+      expect(decoded).toHaveLength(1);
+      expect((decoded[0]!.message_payload as { message: string }).message).toBe(text);
+      return;
+    }
+    expect(decoded).toHaveLength(3);
+    if (longMessages === 'sar') {
+      expect(decoded.map((p) => [p.sar_msg_ref_num, p.sar_total_segments, p.sar_segment_seqnum])).toEqual([
+        [0x1234, 3, 1],
+        [0x1234, 3, 2],
+        [0x1234, 3, 3],
+      ]);
+    } else {
+      const udh = decoded.map((p) => (p.short_message as { udh: Buffer[] }).udh[0]!.toString('hex'));
+      expect(udh).toEqual(['0804123403' + '01', '0804123403' + '02', '0804123403' + '03']);
+    }
+    expect(decoded.map((p) => (p.short_message as { message: string }).message).join('')).toBe(text);
+  });
+});

@@ -21,6 +21,12 @@ const NOT_BOUND_RETRY_MS = 1000;
 /** Refusals that mean "send slower": they pause the whole connector instead of failing the message. */
 const SLOW_DOWN: ReadonlySet<number> = new Set([SMPP_STATUS.RTHROTTLED, SMPP_STATUS.RMSGQFUL]);
 
+/** How long accepted parts are remembered for a message without a lifetime (ttlSeconds 0): three days. */
+const PARTIAL_SEND_DEFAULT_TTL_MS = 3 * 86_400_000;
+
+const partialSendTtlMs = (message: OutboundMessage): number =>
+  message.ttlSeconds > 0 ? message.ttlSeconds * 1000 : PARTIAL_SEND_DEFAULT_TTL_MS;
+
 /** A connector's state is its best session's: bound if any transmitting session is. */
 const STATE_RANK: Readonly<Record<SessionState, number>> = {
   stopped: 0,
@@ -228,7 +234,7 @@ export class SmppConnector implements Connector {
     if (outcome.kind === 'transient' && carrierIds.some((id) => id !== undefined)) {
       partialSends.save(
         message.id,
-        { connectorId: this.id, text, parts, carrierIds, expiresAt: now + message.ttlSeconds * 1000 },
+        { connectorId: this.id, text, parts, carrierIds, expiresAt: now + partialSendTtlMs(message) },
         now,
       );
     } else {
