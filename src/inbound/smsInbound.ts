@@ -29,28 +29,30 @@ async function receiveOne(ctx: AppContext, tx: Queryable, connectorId: string, i
   const subscriber = normaliseDestination(inbound.from)?.msisdn ?? inbound.from.replace(/\D/g, '');
   // SMPP gives an MO no id of its own: one of Herald's makes each stored once.
   const providerId = uuid7(now.getTime());
-  const owner = await inboundNumberOwner(tx, 'SMS', inbound.to);
+  // Numbers are assigned as digits; an SMSC may write an international one with a `+`.
+  const number = inbound.to.replace(/^\+/, '');
+  const owner = await inboundNumberOwner(tx, 'SMS', number);
   if (owner === undefined) {
     await tx.query(
       `INSERT INTO unrouted_inbounds (connector_id, provider_message_id, sender_name, subscriber, text, received_at)
        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-      [connectorId, providerId, inbound.to, subscriber, inbound.text, now],
+      [connectorId, providerId, number, subscriber, inbound.text, now],
     );
     ctx.log.warn(
-      { connector: connectorId, to: inbound.to },
+      { connector: connectorId, to: number },
       'inbound SMS for a number no account has; kept as unrouted',
     );
     return;
   }
   const inboundEnabled = (await accountGet(tx, owner))?.inbound_enabled ?? false;
-  const rule = inboundEnabled ? matchRule(await inboundRuleList(tx, owner), 'SMS', inbound.to) : undefined;
+  const rule = inboundEnabled ? matchRule(await inboundRuleList(tx, owner), 'SMS', number) : undefined;
   const centerId = rule?.traffic_center_id ?? (await trafficCenterDefault(tx, owner, now)).id;
   const row = await messageInsertInbound(tx, {
     accountId: owner,
     id: uuid7(now.getTime()),
     at: now,
     trafficCenterId: centerId,
-    senderName: inbound.to,
+    senderName: number,
     subscriber,
     country: normaliseDestination(inbound.from)?.country ?? null,
     text: inbound.text,

@@ -54,3 +54,31 @@ describe('SMPP sessions: every timer belongs to its connection', () => {
     expect(connector.state().lastError).toBe('no enquire_link_resp');
   });
 });
+
+describe('SMPP binds: transmitters and receivers, and stopping at any point', () => {
+  let h: SmppHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('is available only while a transmitting bind is bound', async () => {
+    h = await startSmpp({ bindMode: 'transmitter+receiver', reconnectMinMs: 60_000, reconnectMaxMs: 60_000 });
+    const { smsc, connector } = h;
+    await waitFor(() => connector.sessionStates().every((s) => s.state === 'bound'));
+    const transmitter = smsc.binds.findIndex((b) => b.command === 'bind_transmitter') + 1;
+    smsc.dropSession(transmitter);
+    await waitFor(() => !connector.available());
+    expect(connector.state().state).toBe('disconnected');
+    expect(connector.sessionStates().find((s) => s.role === 'receiver')!.state).toBe('bound');
+  });
+
+  it.each(['binding', 'bound'] as const)('stops while %s, leaving no timer behind', async (at) => {
+    h = await startSmpp({}, {}, (smsc) => smsc.setSilentBinds(at === 'binding'));
+    const { connector, clock } = h;
+    await waitFor(() => connector.state().state === at);
+    await connector.stop();
+    expect(connector.sessionStates()).toEqual([{ role: 'transceiver', state: 'stopped', liveTimers: 0 }]);
+    expect(clock.timers).toBe(0);
+  });
+});
