@@ -38,10 +38,7 @@ async function receiveOne(ctx: AppContext, tx: Queryable, connectorId: string, i
        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
       [connectorId, providerId, number, subscriber, inbound.text, now],
     );
-    ctx.log.warn(
-      { connector: connectorId, to: number },
-      'inbound SMS for a number no account has; kept as unrouted',
-    );
+    ctx.log.warn({ connector: connectorId, to: number }, 'inbound SMS for a number no account has; kept as unrouted');
     return;
   }
   const inboundEnabled = (await accountGet(tx, owner))?.inbound_enabled ?? false;
