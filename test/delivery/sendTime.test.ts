@@ -127,20 +127,28 @@ describe.each(ENGINES)('checks at the moment of sending (%s)', (engine) => {
     smsc.refuseSubmissions(0x58);
     try {
       const [id] = await t.send(account.traffic, [message('SMS', { destination: '79161240052', ttl: 3600 })]);
-      await waitFor(async () => (await row(id!)).history.some((h) => h.retryAt !== undefined));
-      expect(submitted('79161240052').map((s) => s.status)).toEqual([0x58]);
+      // The connector pauses and probes on Herald's clock; after 10 s refused the message goes back to the queue.
+      await waitFor(async () => {
+        if ((await row(id!)).history.some((h) => h.retryAt !== undefined)) return true;
+        t.clock.advance(1000);
+        return false;
+      });
+      const refused = submitted('79161240052').map((s) => s.status);
+      expect(refused.length).toBeGreaterThan(0);
+      expect(new Set(refused)).toEqual(new Set([0x58]));
       smsc.refuseSubmissions(undefined);
       // Sent again 20 minutes after it was accepted: the carrier gets the 40 minutes left, not the whole hour.
       t.clock.advance(20 * 60_000);
       // The jump outlasts the SMPP session's enquire_link answer, so it reconnects first: the clock goes on
       // a second at a time until the message is sent.
+      const accepted = () => submitted('79161240052').find((s) => s.status === 0);
       await waitFor(() => {
-        if (submitted('79161240052').length === 2) return true;
+        if (accepted()) return true;
         t.clock.advance(1000);
         return false;
       });
-      expect(submitted('79161240052')[1]).toMatchObject({ status: 0 });
-      expect(Math.abs(submitted('79161240052')[1]!.validitySeconds! - 40 * 60)).toBeLessThanOrEqual(60);
+      // 40 minutes left, less the seconds the refusals and the reconnection took.
+      expect(Math.abs(accepted()!.validitySeconds! - 40 * 60)).toBeLessThanOrEqual(90);
     } finally {
       smsc.refuseSubmissions(undefined);
     }
