@@ -104,6 +104,8 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
       'PUT /api/v1/inbound-rules/{id}': 16 * KiB + 100 * 800,
       'POST /api/v1/sender-names': 13 * KiB,
       'POST /admin/v1/accounts/{id}/sender-names': 14 * KiB,
+      // A channel and a number: the smallest limit.
+      'POST /admin/v1/accounts/{id}/inbound-numbers': NO_BODY_LIMIT,
       'POST /admin/v1/sender-names/{id}/reject': 12 * KiB,
       'POST /admin/v1/templates/{id}/reject': 12 * KiB,
       'POST /app/v1/session': 8 * KiB,
