@@ -105,6 +105,40 @@ describe.each(ENGINES)('short links over HTTP (%s)', (engine) => {
     });
   });
 
+  it("calls a click on a cascade step back with the cascade's root and the step", async () => {
+    const reply = await t.call('POST', '/api/v1/message/cascade', {
+      token: account.traffic,
+      body: [
+        {
+          destination: '79161234566',
+          shortUrl: true,
+          callbackUrl: receiver.url,
+          callbackEvents: ['click'],
+          cascade: [
+            {
+              channelType: 'SMS',
+              senderName: SENDER,
+              content: 'Track: https://shop.example/t',
+              condition: 'not_delivered',
+            },
+            { channelType: 'VK', senderName: 'club1', content: 'Track: https://shop.example/t' },
+          ],
+        },
+      ],
+    });
+    const root = reply.body.items[0].messageUuid;
+    const object = (await t.call('GET', `/api/v1/message/${root}`, { token: account.traffic })).body;
+    const code = object.content.split('/').at(-1);
+    expect((await fetch(`${t.url}/s/${code}`, { redirect: 'manual' })).status).toBe(302);
+    await waitFor(() => receiver.events().some((e) => e.message_uuid === root));
+    expect(receiver.events().find((e) => e.message_uuid === root)).toMatchObject({
+      callback_event: 'click',
+      cascade_message_uuid: root,
+      cascade_step: 1,
+      url: 'https://shop.example/t',
+    });
+  });
+
   it('shortens at most 10 links of a message: more are refused with the index of the message', async () => {
     const links = (n: number) => Array.from({ length: n }, (_, i) => `https://a.example/${i}`).join(' ');
     const reply = await t.call('POST', '/api/v1/message', {
