@@ -192,20 +192,31 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
 }
 
 /**
- * Why a parsed body is refused, if it is: nested deeper than {@link MAX_JSON_DEPTH}, or a NUL character in a string
- * (PostgreSQL stores none, in text or jsonb: the insert would fail with a 500). Walks the value with a stack of its
- * own, so that the check itself cannot overflow; it runs on every batch, so it allocates nothing per node and looks
- * for NUL only when the text holds its escape (JSON cannot carry it unescaped).
+ * Why a parsed body is refused, if it is: nested deeper than {@link MAX_JSON_DEPTH}, or a NUL character or an
+ * unpaired surrogate in a string (PostgreSQL stores neither in jsonb: the insert would fail with a 500). Walks the
+ * value with a stack of its own, so that the check itself cannot overflow; it runs on every batch, so it allocates
+ * nothing per node and looks for either only when the text holds its escape (JSON cannot carry them unescaped).
  */
 export function bodyProblem(value: unknown, text: string): string | undefined {
   const mayHoldNul = text.includes('\\u0000');
+  // An unpaired surrogate comes only escaped (UTF-8 cannot carry one); jsonb refuses it as NUL.
+  const mayHoldSurrogate = /\\u[dD][89a-fA-F]/.test(text);
+  const badString = (s: string): string | undefined =>
+    mayHoldNul && s.includes('\u0000')
+      ? NUL_PROBLEM
+      : mayHoldSurrogate && UNPAIRED_SURROGATE.test(s)
+        ? SURROGATE_PROBLEM
+        : undefined;
   const values: unknown[] = [value];
   const depths: number[] = [0];
   while (values.length > 0) {
     const node = values.pop();
     const depth = depths.pop()!;
     if (typeof node !== 'object' || node === null) {
-      if (mayHoldNul && typeof node === 'string' && node.includes('\u0000')) return NUL_PROBLEM;
+      if (typeof node === 'string' && (mayHoldNul || mayHoldSurrogate)) {
+        const problem = badString(node);
+        if (problem) return problem;
+      }
       continue;
     }
     if (depth >= MAX_JSON_DEPTH) return `nested deeper than ${MAX_JSON_DEPTH} levels`;
@@ -217,7 +228,8 @@ export function bodyProblem(value: unknown, text: string): string | undefined {
       continue;
     }
     for (const key in node) {
-      if (mayHoldNul && key.includes('\u0000')) return NUL_PROBLEM;
+      const problem = mayHoldNul || mayHoldSurrogate ? badString(key) : undefined;
+      if (problem) return problem;
       values.push((node as Record<string, unknown>)[key]);
       depths.push(depth + 1);
     }
@@ -226,6 +238,8 @@ export function bodyProblem(value: unknown, text: string): string | undefined {
 }
 
 const NUL_PROBLEM = 'U+0000 (NUL) in a string';
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const SURROGATE_PROBLEM = 'an unpaired surrogate (\\uD800-\\uDFFF) in a string';
 
 function trustHops(hops: number): (address: string, hop: number) => boolean {
   return (_address, hop) => hop < hops;
