@@ -1,5 +1,6 @@
 import { accountTakePace } from '../accounts/index.js';
 import type { AppContext } from '../context.js';
+import type { Queryable } from '../db/db.js';
 import { herald, HeraldError, showValue } from '../errors/catalogue.js';
 import type { Principal } from '../http/auth.js';
 import {
@@ -10,6 +11,7 @@ import {
   messageDispatchHold,
   messageDispatchSchedule,
   messageDispatchStop,
+  messageDispatchUnsettled,
   newMessageId,
   type NewMessage,
   normaliseDestination,
@@ -237,9 +239,10 @@ const CHANGES = {
 export type Change = keyof typeof CHANGES;
 
 /**
- * Start, pause, resume or stop. Start and resume plan the held messages from now, spread at the dispatch's speed;
- * pause holds those still waiting (those being handed to a carrier go); stop makes every waiting message unsent,
- * refunded.
+ * Start, pause, resume or stop. Start and resume plan the held messages from now, spread at the dispatch's speed.
+ * Pause holds every message waiting in the queue, stop makes each one unsent, refunded; then both wait until the
+ * dispatch is settled (see settle) before they answer: no message of it goes to a carrier after a pause's or a
+ * stop's answer, and every message a pause held is planned again by the resume.
  */
 export async function changeDispatch(
   ctx: AppContext,
@@ -262,10 +265,66 @@ export async function changeDispatch(
       const slots = await accountTakePace(tx, accountId, 0, held, now, dispatch.speed_ms);
       const start = slots?.firstBulkAt ?? now;
       await messageDispatchSchedule(tx, accountId, dispatchId, start, slots?.spacingMs ?? dispatch.speed_ms);
-    } else if (change === 'pause') await messageDispatchHold(tx, accountId, dispatchId, now);
-    else while ((await messageDispatchStop(tx, accountId, dispatchId, now, DELIVERY_ERRORS.stopped, STOP_BATCH)) > 0);
+    } else await takeWaiting(tx, accountId, dispatchId, change === 'pause' ? 'paused' : 'stopped', now);
   });
   if (change === 'start' || change === 'resume') ctx.wakeup.notify();
+  else await settle(ctx, accountId, dispatchId, change === 'pause' ? 'paused' : 'stopped');
+}
+
+/** Holds (paused) or stops (stopped) the dispatch's messages in `sending` that no worker holds now. */
+async function takeWaiting(
+  tx: Queryable,
+  accountId: number,
+  dispatchId: string,
+  status: 'paused' | 'stopped',
+  now: Date,
+): Promise<void> {
+  if (status === 'paused') await messageDispatchHold(tx, accountId, dispatchId, now);
+  else while ((await messageDispatchStop(tx, accountId, dispatchId, now, DELIVERY_ERRORS.stopped, STOP_BATCH)) > 0);
+}
+
+/** How often a pause or a stop looks again at the messages in workers' hands (a hand-over takes milliseconds). */
+const SETTLE_POLL_MS = 10;
+/** Beyond a lease, how long a pause or a stop waits for a worker's outcome to be recorded. */
+const SETTLE_GRACE_MS = 5000;
+
+/**
+ * Waits until a paused or stopped dispatch is settled: no message of it in `sending` that a worker could still
+ * send (for a pause, every one held). The messages a worker held when the change came (claimed, leased, outcome
+ * not yet recorded) end as their hand-over ends: sent, unsent, or back in the queue (a transient failure), where
+ * the next look takes them as the change took the others. Once nothing is left, none can be claimed any more.
+ * A worker that dies holding messages lets them go when its lease runs out: the wait is bounded by a lease
+ * (HERALD_LEASE_SECONDS) and a grace for the record, on the system clock; past that it answers anyway, with a
+ * warning. A resume or stop that comes meanwhile ends a pause's wait.
+ */
+async function settle(
+  ctx: AppContext,
+  accountId: number,
+  dispatchId: string,
+  status: 'paused' | 'stopped',
+): Promise<void> {
+  const giveUpAt = Date.now() + ctx.config.leaseSeconds * 1000 + SETTLE_GRACE_MS;
+  for (;;) {
+    const now = ctx.clock.now();
+    const left = await messageDispatchUnsettled(ctx.db, accountId, dispatchId, now, status === 'stopped');
+    if (left.left === 0) return;
+    if (left.left > left.inHand) {
+      const still = await ctx.db.transaction(async (tx) => {
+        const dispatch = await dispatchGet(tx, accountId, dispatchId, 'update');
+        if (dispatch?.status !== status) return false;
+        await takeWaiting(tx, accountId, dispatchId, status, now);
+        return true;
+      });
+      if (!still) return;
+    } else if (Date.now() > giveUpAt) {
+      ctx.log.warn(
+        { dispatchId, inHand: left.inHand, leasedUntil: left.leasedUntil },
+        `dispatch ${status}: messages still in a worker's hand; answering without them`,
+      );
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
+  }
 }
 
 const COUNTED = ['sending', 'sent', 'delivered', 'undelivered', 'unsent'] as const;
