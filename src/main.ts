@@ -24,6 +24,7 @@ import { callbackJobs } from './callbacks/index.js';
 import { CascadeProgress, cascadeJobs, cascadesStop } from './cascades/index.js';
 import { cascadeRoutes } from './cascades/routes.js';
 import { dispatchRoutes } from './dispatches/routes.js';
+import { dispatchStatusesShared } from './dispatches/index.js';
 import { idempotencyJobs } from './idempotency/index.js';
 import { Jobs } from './shared/jobs.js';
 import { statisticsJobs } from './statistics/index.js';
@@ -242,6 +243,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         N: 2 ** config.passwordScryptCost,
       }),
       stopCascades: cascadesStop,
+      dispatchStatuses: dispatchStatusesShared,
       directDispatch:
         role === 'all'
           ? {

@@ -23,6 +23,8 @@ export interface CascadeRow {
   traffic_center_id: number | null;
   sending_method: SendingMethod;
   currency: string;
+  /** The dispatch the cascade was created for, or null. */
+  dispatch_id: string | null;
 }
 
 export interface NewCascade {
@@ -40,12 +42,15 @@ export async function cascadeInsertBatch(
     sendingMethod: SendingMethod;
     currency: string;
     cascades: readonly NewCascade[];
+    /** The dispatch they are created for. */
+    dispatchId?: string;
   },
 ): Promise<void> {
   if (batch.cascades.length === 0) return;
   await tx.query(
-    `INSERT INTO cascades (account_id, id, created_at, steps, step_count, traffic_center_id, sending_method, currency)
-     SELECT $1, c.id, $2, c.steps, jsonb_array_length(c.steps), $3, $4, $5
+    `INSERT INTO cascades (account_id, id, created_at, steps, step_count, traffic_center_id, sending_method, currency,
+       dispatch_id)
+     SELECT $1, c.id, $2, c.steps, jsonb_array_length(c.steps), $3, $4, $5, $7
      FROM json_to_recordset($6::json) AS c(id uuid, steps jsonb)`,
     [
       batch.accountId,
@@ -54,6 +59,7 @@ export async function cascadeInsertBatch(
       batch.sendingMethod,
       batch.currency,
       JSON.stringify(batch.cascades.map((c) => ({ id: c.id, steps: c.steps }))),
+      batch.dispatchId ?? null,
     ],
   );
 }
@@ -119,6 +125,26 @@ export async function cascadesStop(
     [accountId, ids, now],
   );
   return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * Stops the running cascades of a stopped dispatch: no later step of them will be created. Locks them after the
+ * messages of the dispatch the caller stopped, as the delivery writer does (messages, then cascades). Returns how
+ * many were running.
+ */
+export async function cascadesStopOfDispatch(
+  tx: Queryable,
+  accountId: number,
+  dispatchId: string,
+  now: Date,
+): Promise<number> {
+  const rows = await tx.query<{ id: string }>(
+    `UPDATE cascades SET state = 'stopped', ended_at = $3
+     WHERE account_id = $1 AND dispatch_id = $2 AND state = 'running'
+     RETURNING id`,
+    [accountId, dispatchId, now],
+  );
+  return rows.length;
 }
 
 export async function cascadeGet(db: Queryable, accountId: number, id: string): Promise<CascadeRow | undefined> {

@@ -174,6 +174,24 @@ export class CascadeProgress {
         item: { id: newMessageId(now), message: following.message, cascade: { id: cascade.id, step: stepNumber } },
       });
     }
+    // A dispatch's cascade: its next step belongs to the dispatch, held while it is paused, and none follows once
+    // it is stopped.
+    const dispatches = await ctx.dispatchStatuses(tx, [
+      ...new Map(
+        next
+          .filter((n) => n.cascade.dispatch_id !== null)
+          .map((n) => [n.cascade.dispatch_id, { accountId: n.cascade.account_id, id: n.cascade.dispatch_id! }]),
+      ).values(),
+    ]);
+    for (const n of [...next]) {
+      if (n.cascade.dispatch_id === null) continue;
+      const status = dispatches.get(n.cascade.dispatch_id);
+      if (status === 'stopped') {
+        next.splice(next.indexOf(n), 1);
+        const { account_id: accountId, id, current_step: currentStep } = n.cascade;
+        updates.push({ accountId, id, currentStep, state: 'stopped' });
+      } else n.item = { ...n.item, dispatchId: n.cascade.dispatch_id, held: status === 'paused' };
+    }
     for (const [accountId, group] of groupBy(next, (n) => n.cascade.account_id)) {
       const cascade = group[0]!.cascade;
       const sender: Sender = {

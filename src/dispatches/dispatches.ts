@@ -1,4 +1,5 @@
 import { accountTakePace } from '../accounts/index.js';
+import { cascadeInsertBatch, cascadesStopOfDispatch, type ValidStep, validateCascade } from '../cascades/index.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/db.js';
 import { herald, HeraldError, showValue } from '../errors/catalogue.js';
@@ -6,6 +7,7 @@ import type { Principal } from '../http/auth.js';
 import {
   type Candidate,
   type DispatchCount,
+  type MessageToGenerate,
   DELIVERY_ERRORS,
   messageDispatchCounts,
   messageDispatchHold,
@@ -14,7 +16,6 @@ import {
   messageDispatchUnsettled,
   newMessageId,
   type NewMessage,
-  normaliseDestination,
   prepareMessages,
   senderOf,
   storeMessages,
@@ -24,7 +25,15 @@ import {
 } from '../messages/index.js';
 import { enabledChannels } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';
-import { type DispatchRow, dispatchGet, dispatchInsert, dispatchSetStatus, type Speed } from './dispatchSql.js';
+import {
+  type DispatchCascade,
+  type DispatchRow,
+  dispatchGet,
+  dispatchInsert,
+  dispatchSetStatus,
+  type Speed,
+} from './dispatchSql.js';
+import { substitutedCascade, substitutedMessage } from './substitutions.js';
 
 /** A dispatch's statuses in the API. */
 export const STATUSES = ['initiated', 'scheduled', 'sending', 'awaiting', 'done', 'paused', 'stopped'] as const;
@@ -34,8 +43,6 @@ export type DispatchStatus = (typeof STATUSES)[number];
 export const MAX_ADD = 1000;
 /** Dispatches hold PROMO traffic unless they say otherwise. */
 const DEFAULT_TRAFFIC_TYPE = 'PROMO';
-/** `{name}`: letters, digits, underscore. */
-const PLACEHOLDER = /\{([\p{L}\p{N}_]+)\}/gu;
 /** Stands in for the destinations while the dispatch's own message is validated. */
 const SOME_DESTINATION = '79000000000';
 const UNIT_MS = { minute: 60_000, hour: 3_600_000 } as const;
@@ -59,19 +66,34 @@ export async function createDispatch(
     throw name === undefined || name === null
       ? herald('missingField', { field: 'dispatchName' })
       : herald('invalidField', { field: 'dispatchName', value: showValue(name) });
-  if (body.cascade !== undefined && body.cascade !== null)
-    throw herald('invalidField', { field: 'cascade', value: 'cascades of dispatches are not supported yet' });
   const speed = validateSpeed(body.speed);
   const fields = Object.fromEntries(Object.entries(body).filter(([key]) => !DISPATCH_FIELDS.includes(key)));
   if ('destination' in fields) throw herald('fieldNotAccepted', { field: 'destination' });
   const now = ctx.clock.now();
-  const validation = await validationContext(ctx, principal.accountId, [fields], now);
-  const message = validateMessage(
-    { trafficType: DEFAULT_TRAFFIC_TYPE, ...fields, destination: SOME_DESTINATION },
-    validation,
-  );
-  if (!enabledChannels(principal.accountChannels)[message.channelType])
-    throw herald('channelNotEnabled', { channelType: message.channelType });
+  const channels = enabledChannels(principal.accountChannels);
+  let message: ValidMessage;
+  let cascade: DispatchCascade | null = null;
+  if (body.cascade !== undefined && body.cascade !== null) {
+    // The steps replace channelType, senderName and content; the other fields are the cascade's common fields.
+    for (const field of ['channelType', 'senderName', 'content'])
+      if (fields[field] !== undefined && fields[field] !== null) throw herald('fieldNotAccepted', { field });
+    const steps = Array.isArray(body.cascade) ? (body.cascade as unknown[]) : [];
+    const validation = await validationContext(ctx, principal.accountId, steps, now);
+    const common = { trafficType: DEFAULT_TRAFFIC_TYPE, ...fields };
+    const valid = validateCascade({ ...common, destination: SOME_DESTINATION, cascade: body.cascade }, validation);
+    for (const step of valid.steps)
+      if (!channels[step.message.channelType])
+        throw herald('channelNotEnabled', { channelType: step.message.channelType });
+    message = valid.steps[0]!.message;
+    cascade = { fields: common, steps: steps as Record<string, unknown>[] };
+  } else {
+    const validation = await validationContext(ctx, principal.accountId, [fields], now);
+    message = validateMessage(
+      { trafficType: DEFAULT_TRAFFIC_TYPE, ...fields, destination: SOME_DESTINATION },
+      validation,
+    );
+    if (!channels[message.channelType]) throw herald('channelNotEnabled', { channelType: message.channelType });
+  }
   const id = newMessageId(now);
   const sender = senderOf(principal);
   await dispatchInsert(ctx.db, {
@@ -85,6 +107,7 @@ export async function createDispatch(
     trafficCenterId: sender.trafficCenterId,
     sendingMethod: sender.sendingMethod,
     currency: sender.currency,
+    cascade,
   });
   return { dispatchId: id, status: 'initiated' };
 }
@@ -123,13 +146,23 @@ export async function addDispatchMessages(
   const now = ctx.clock.now();
   const dispatch = await dispatchGet(ctx.db, accountId, dispatchId);
   if (!dispatch) throw herald('notFound', { what: `Dispatch ${dispatchId}` });
-  const validation = await validationContext(ctx, accountId, [dispatch.message], now);
+  const cascade = dispatch.cascade;
+  const validation = await validationContext(ctx, accountId, cascade ? cascade.steps : [dispatch.message], now);
   const items: (AddItem | undefined)[] = new Array(body.length);
-  const valid: { index: number; message: ValidMessage }[] = [];
+  // Each valid entry: a message, or a cascade whose first step is its message (its id the cascade's).
+  const valid: { index: number; message: MessageToGenerate & { id: string }; steps?: readonly ValidStep[] }[] = [];
   body.forEach((item: unknown, index) => {
     const destination = isPlainObject(item) ? item.destination : undefined;
     try {
-      valid.push({ index, message: substituted(dispatch, item, validation) });
+      const id = newMessageId(now);
+      if (cascade) {
+        const { steps } = substitutedCascade(cascade, item, validation);
+        valid.push({ index, message: { id, message: steps[0]!.message, cascade: { id, step: 1 }, dispatchId }, steps });
+      } else
+        valid.push({
+          index,
+          message: { id, message: substitutedMessage(dispatch.message, item, validation), dispatchId },
+        });
     } catch (error) {
       if (!(error instanceof HeraldError)) throw error;
       items[index] = {
@@ -144,7 +177,7 @@ export async function addDispatchMessages(
     ctx,
     ctx.db,
     sender,
-    valid.map((v) => ({ message: v.message, dispatchId })),
+    valid.map((v) => v.message),
     undefined,
     now,
   );
@@ -162,6 +195,20 @@ export async function addDispatchMessages(
       limitCallbackUrls: true,
     });
     const byId = new Map(candidates.map((c, i) => [c.id, results[i]!]));
+    if (cascade)
+      await cascadeInsertBatch(tx, {
+        accountId,
+        now,
+        trafficCenterId: sender.trafficCenterId,
+        sendingMethod: sender.sendingMethod,
+        currency: sender.currency,
+        cascades: valid.flatMap((v) =>
+          byId.get(v.message.id) instanceof HeraldError || !byId.has(v.message.id)
+            ? []
+            : [{ id: v.message.id, steps: v.steps! }],
+        ),
+        dispatchId,
+      });
     prepared.forEach((p, i) => {
       const { index } = valid[i]!;
       const destination = (body[index] as { destination: unknown }).destination;
@@ -173,60 +220,6 @@ export async function addDispatchMessages(
     });
   });
   return items as AddItem[];
-}
-
-/** The dispatch's message for one item: its destination, its content with the item's substitutions. */
-function substituted(
-  dispatch: DispatchRow,
-  item: unknown,
-  validation: Parameters<typeof validateMessage>[1],
-): ValidMessage {
-  if (!isPlainObject(item)) throw herald('notAnObject');
-  for (const key of Object.keys(item))
-    if (key !== 'destination' && key !== 'substitutions') throw herald('fieldNotAccepted', { field: key });
-  const destination = normaliseDestination(item.destination);
-  if (!destination) throw herald('invalidMsisdn');
-  const values = item.substitutions ?? {};
-  if (!isPlainObject(values) || Object.values(values).some((v) => typeof v !== 'string' && typeof v !== 'number'))
-    throw herald('invalidField', { field: 'substitutions', value: showValue(values) });
-  const fill = (text: string): string =>
-    text.replace(PLACEHOLDER, (_, name: string) => {
-      if (!(name in values)) throw herald('missingField', { field: `substitution ${name}` });
-      return String(values[name]);
-    });
-  const m = dispatch.message;
-  const content =
-    typeof m.content === 'string'
-      ? fill(m.content)
-      : isPlainObject(m.content) && typeof m.content.text === 'string'
-        ? { ...m.content, text: fill(m.content.text) }
-        : m.content;
-  // Validated again as a message: a substitution can make a text too long, or a FLASHCALL code no code.
-  return validateMessage(
-    {
-      channelType: m.channelType,
-      senderName: m.senderName,
-      destination: destination.msisdn,
-      content,
-      tags: m.tags.length > 0 ? m.tags : undefined,
-      trafficType: m.trafficType,
-      ...(m.channelType === 'FLASHCALL' || m.channelType === 'VOICECODE'
-        ? {}
-        : {
-            useLocalTime: m.useLocalTime,
-            localSendTime: m.localSendTime,
-            localCompletionTime: m.localCompletionTime,
-            hours: m.hours,
-            days: m.days,
-            shortUrl: m.shortUrl,
-          }),
-      ttl: m.ttl,
-      callbackUrl: m.callbackUrl,
-      callbackEvents: m.callbackEvents,
-      externalMessageId: m.externalMessageId,
-    },
-    validation,
-  );
 }
 
 /** What a status change may come from. */
@@ -265,13 +258,19 @@ export async function changeDispatch(
       const slots = await accountTakePace(tx, accountId, 0, held, now, dispatch.speed_ms);
       const start = slots?.firstBulkAt ?? now;
       await messageDispatchSchedule(tx, accountId, dispatchId, start, slots?.spacingMs ?? dispatch.speed_ms);
-    } else await takeWaiting(tx, accountId, dispatchId, change === 'pause' ? 'paused' : 'stopped', now);
+    }
+    // A pause or stop takes its messages after this commit (see settle): a transaction recording a step of one of
+    // its cascades locks messages, then cascades, then this row (FOR SHARE); taking messages here, after this row,
+    // could deadlock with it.
   });
   if (change === 'start' || change === 'resume') ctx.wakeup.notify();
   else await settle(ctx, accountId, dispatchId, change === 'pause' ? 'paused' : 'stopped');
 }
 
-/** Holds (paused) or stops (stopped) the dispatch's messages in `sending` that no worker holds now. */
+/**
+ * Holds (paused) or stops (stopped) the dispatch's messages in `sending` that no worker holds now; a stop also stops
+ * its running cascades (no later step). Messages are locked before cascades, as the delivery writer does.
+ */
 async function takeWaiting(
   tx: Queryable,
   accountId: number,
@@ -279,8 +278,12 @@ async function takeWaiting(
   status: 'paused' | 'stopped',
   now: Date,
 ): Promise<void> {
-  if (status === 'paused') await messageDispatchHold(tx, accountId, dispatchId, now);
-  else while ((await messageDispatchStop(tx, accountId, dispatchId, now, DELIVERY_ERRORS.stopped, STOP_BATCH)) > 0);
+  if (status === 'paused') {
+    await messageDispatchHold(tx, accountId, dispatchId, now);
+    return;
+  }
+  while ((await messageDispatchStop(tx, accountId, dispatchId, now, DELIVERY_ERRORS.stopped, STOP_BATCH)) > 0);
+  await cascadesStopOfDispatch(tx, accountId, dispatchId, now);
 }
 
 /** How often a pause or a stop looks again at the messages in workers' hands (a hand-over takes milliseconds). */
@@ -304,19 +307,22 @@ async function settle(
   status: 'paused' | 'stopped',
 ): Promise<void> {
   const giveUpAt = Date.now() + ctx.config.leaseSeconds * 1000 + SETTLE_GRACE_MS;
-  for (;;) {
+  for (let take = true; ;) {
     const now = ctx.clock.now();
-    const left = await messageDispatchUnsettled(ctx.db, accountId, dispatchId, now, status === 'stopped');
-    if (left.left === 0) return;
-    if (left.left > left.inHand) {
+    if (take) {
       const still = await ctx.db.transaction(async (tx) => {
-        const dispatch = await dispatchGet(tx, accountId, dispatchId, 'update');
+        // Shared: a resume (FOR UPDATE) waits for this pass, and the pass sees whether one came.
+        const dispatch = await dispatchGet(tx, accountId, dispatchId, 'share');
         if (dispatch?.status !== status) return false;
         await takeWaiting(tx, accountId, dispatchId, status, now);
         return true;
       });
       if (!still) return;
-    } else if (Date.now() > giveUpAt) {
+    }
+    const left = await messageDispatchUnsettled(ctx.db, accountId, dispatchId, now, status === 'stopped');
+    if (left.left === 0) return;
+    take = left.left > left.inHand;
+    if (!take && Date.now() > giveUpAt) {
       ctx.log.warn(
         { dispatchId, inHand: left.inHand, leasedUntil: left.leasedUntil },
         `dispatch ${status}: messages still in a worker's hand; answering without them`,
@@ -357,6 +363,7 @@ export function dispatchToApi(d: DispatchRow, counts: readonly DispatchCount[]) 
     trafficType: d.message.trafficType,
     trafficCenterId: d.traffic_center_id,
     speed: d.speed,
+    cascade: d.cascade ? [...d.cascade.steps] : null,
     messages,
     parts,
   };

@@ -894,6 +894,8 @@ export interface paths {
                                     /** @enum {unknown} */
                                     unit: "minute" | "hour";
                                 } | null;
+                                /** @description the steps as given, with their {placeholders}; channelType, source and message are the first */
+                                cascade: unknown[] | null;
                                 messages: {
                                     total: number;
                                     sending: number;
@@ -958,12 +960,16 @@ export interface paths {
                     "application/json": {
                         dispatchName: string;
                         /** @enum {unknown} */
-                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                        channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
                         speed?: {
                             amount: number;
                             /** @enum {unknown} */
                             unit: "minute" | "hour";
                         };
+                        /** @description cascade steps (DESIGN 13), instead of channelType, senderName and content */
+                        cascade?: {
+                            [key: string]: unknown;
+                        }[];
                     } & {
                         [key: string]: unknown;
                     };
@@ -1489,6 +1495,8 @@ export interface paths {
                                 /** @enum {unknown} */
                                 unit: "minute" | "hour";
                             } | null;
+                            /** @description the steps as given, with their {placeholders}; channelType, source and message are the first */
+                            cascade: unknown[] | null;
                             messages: {
                                 total: number;
                                 sending: number;
