@@ -105,6 +105,8 @@ export interface Unsettled {
 /**
  * What a pause (`heldToo` false: held messages are settled) or a stop (`heldToo` true: every message in `sending`)
  * still waits for: the dispatch is settled when `left` is 0, since then no message of it can be claimed again.
+ * A pause's look reads the index of messages not held (messages_dispatch_unheld), a stop's that of its messages
+ * by status.
  */
 export async function messageDispatchUnsettled(
   db: Queryable,
@@ -118,8 +120,8 @@ export async function messageDispatchUnsettled(
        (count(*) FILTER (WHERE lease_expires_at > $3))::int AS in_hand,
        max(lease_expires_at) FILTER (WHERE lease_expires_at > $3) AS leased_until
      FROM messages
-     WHERE account_id = $1 AND dispatch_id = $2 AND status = 'sending' AND ($4 OR due_at <> 'infinity')`,
-    [accountId, dispatchId, now, heldToo],
+     WHERE account_id = $1 AND dispatch_id = $2 AND status = 'sending'${heldToo ? '' : " AND due_at <> 'infinity'"}`,
+    [accountId, dispatchId, now],
   );
   return { left: row!.left, inHand: row!.in_hand, leasedUntil: row!.leased_until };
 }
