@@ -79,8 +79,10 @@ export async function prepareMessages(
   channels: Readonly<Record<Channel, boolean>> | undefined,
   now: Date,
 ): Promise<(Candidate | HeraldError)[]> {
-  await ctx.tariffs.refresh();
-  const matchTemplate = await ctx.templates.forAccount(sender.accountId);
+  // Inside a transaction (a cascade's next step), the caches are read through it: see Tariffs.refresh.
+  const tx = db === ctx.db ? undefined : db;
+  await ctx.tariffs.refresh(tx);
+  const matchTemplate = await ctx.templates.forAccount(sender.accountId, tx);
   const whatsapp = messages
     .filter((m) => m.message.channelType === 'WHATSAPP')
     .map((m): [string, string] => [m.message.senderName, m.message.destination]);

@@ -1,4 +1,4 @@
-import type { Db } from '../db/db.js';
+import type { Db, Queryable } from '../db/db.js';
 import type { Channel } from '../shared/channels.js';
 import { type TariffRow, tariffList } from './tariffSql.js';
 
@@ -36,8 +36,18 @@ export class Tariffs {
     this.loadedAt = 0;
   }
 
-  async refresh(): Promise<void> {
+  /**
+   * Loads the table again when the copy is older than TARIFF_CACHE_MS. `tx`: the caller's transaction, read
+   * through it rather than the pool: on PGlite's one connection a read outside it would wait for it to end (the
+   * delivery writer creates cascade steps inside its transaction).
+   */
+  async refresh(tx?: Queryable): Promise<void> {
     if (Date.now() - this.loadedAt < TARIFF_CACHE_MS) return;
+    if (tx) {
+      this.index = indexTariffs(await tariffList(tx));
+      this.loadedAt = Date.now();
+      return;
+    }
     this.loading ??= tariffList(this.db).then(
       (rows) => {
         this.index = indexTariffs(rows);
