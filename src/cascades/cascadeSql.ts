@@ -147,6 +147,22 @@ export async function cascadesStopOfDispatch(
   return rows.length;
 }
 
+/** How many cascades of each of an account's dispatches still run (a later step may still come). */
+export async function cascadesRunningOfDispatches(
+  db: Queryable,
+  accountId: number,
+  dispatchIds: readonly string[],
+): Promise<Map<string, number>> {
+  if (dispatchIds.length === 0) return new Map();
+  const rows = await db.query<{ dispatch_id: string; n: number }>(
+    `SELECT dispatch_id, count(*)::int AS n FROM cascades
+     WHERE account_id = $1 AND dispatch_id = ANY($2::uuid[]) AND state = 'running'
+     GROUP BY dispatch_id`,
+    [accountId, dispatchIds],
+  );
+  return new Map(rows.map((r) => [r.dispatch_id, r.n]));
+}
+
 export async function cascadeGet(db: Queryable, accountId: number, id: string): Promise<CascadeRow | undefined> {
   const [row] = await db.query<CascadeRow>('SELECT * FROM cascades WHERE account_id = $1 AND id = $2', [accountId, id]);
   return row;

@@ -220,12 +220,7 @@ export const dispatchRoutes: Routes = (app, ctx) => {
         accountId,
         rows.map((r) => r.id),
       );
-      const items = rows.map((r) =>
-        dispatchToApi(
-          r,
-          counts.filter((c) => c.dispatch_id === r.id),
-        ),
-      );
+      const items = rows.map((r) => dispatchToApi(r, counts));
       // A status read from the messages filters the page it is on (the total counts the stored status).
       return { total, items: q.status === undefined ? items : items.filter((i) => i.status === q.status) };
     },

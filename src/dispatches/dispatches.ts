@@ -1,5 +1,11 @@
 import { accountTakePace } from '../accounts/index.js';
-import { cascadeInsertBatch, cascadesStopOfDispatch, type ValidStep, validateCascade } from '../cascades/index.js';
+import {
+  cascadeInsertBatch,
+  cascadesRunningOfDispatches,
+  cascadesStopOfDispatch,
+  type ValidStep,
+  validateCascade,
+} from '../cascades/index.js';
 import { type AppContext, NO_DIRECT_ROOM } from '../context.js';
 import type { Queryable } from '../db/db.js';
 import { herald, HeraldError, showValue } from '../errors/catalogue.js';
@@ -337,7 +343,8 @@ const COUNTED = ['sending', 'sent', 'delivered', 'undelivered', 'unsent'] as con
 type Counters = Record<'total' | (typeof COUNTED)[number], number>;
 
 /** The dispatch object of the list and of GET /api/v1/dispatch/{id}. */
-export function dispatchToApi(d: DispatchRow, counts: readonly DispatchCount[]) {
+export function dispatchToApi(d: DispatchRow, read: DispatchCounts) {
+  const counts = read.counts.filter((c) => c.dispatch_id === d.id);
   const messages = Object.fromEntries(['total', ...COUNTED].map((k) => [k, 0])) as Counters;
   const parts = { ...messages };
   let later = 0;
@@ -356,7 +363,7 @@ export function dispatchToApi(d: DispatchRow, counts: readonly DispatchCount[]) 
     localSendTime: d.message.localSendTime,
     localCompletionTime: d.message.localCompletionTime,
     useLocalTime: d.message.useLocalTime,
-    status: statusOf(d, messages, later),
+    status: statusOf(d, messages, later, read.running.get(d.id) ?? 0),
     channelType: d.message.channelType,
     source: d.message.senderName,
     message: d.message.content,
@@ -371,15 +378,25 @@ export function dispatchToApi(d: DispatchRow, counts: readonly DispatchCount[]) 
 
 /**
  * A started dispatch is `scheduled` while every message of it waits for a later instant (its window is ahead),
- * `sending` while messages wait or go, `awaiting` once all are with carriers and final statuses are pending, `done`
- * when every message is final.
+ * `sending` while messages wait or go, `awaiting` once all are with carriers and final statuses are pending (or a
+ * cascade of it still runs: a later step may come, after an unread step), `done` when every message is final.
  */
-function statusOf(d: DispatchRow, m: Counters, later: number): DispatchStatus {
+function statusOf(d: DispatchRow, m: Counters, later: number, runningCascades: number): DispatchStatus {
   if (d.status !== 'started') return d.status;
   if (m.sending > 0) return later === m.total ? 'scheduled' : 'sending';
-  return m.sent > 0 ? 'awaiting' : 'done';
+  return m.sent > 0 || runningCascades > 0 ? 'awaiting' : 'done';
 }
 
-export async function countsOf(ctx: AppContext, accountId: number, ids: readonly string[]) {
-  return messageDispatchCounts(ctx.db, accountId, ids, ctx.clock.now());
+/** What a dispatch object is read from: its messages by status, and its cascades still running. */
+export interface DispatchCounts {
+  readonly counts: readonly DispatchCount[];
+  readonly running: ReadonlyMap<string, number>;
+}
+
+export async function countsOf(ctx: AppContext, accountId: number, ids: readonly string[]): Promise<DispatchCounts> {
+  const [counts, running] = await Promise.all([
+    messageDispatchCounts(ctx.db, accountId, ids, ctx.clock.now()),
+    cascadesRunningOfDispatches(ctx.db, accountId, ids),
+  ]);
+  return { counts, running };
 }

@@ -127,6 +127,23 @@ describe.each(ENGINES)('dispatches of cascades (%s)', (engine) => {
     ).toEqual(['SMS,2,true', 'SMS,2,true', 'VK,1,true', 'VK,1,true', 'VK,1,true']);
   });
 
+  it('awaits while a cascade waits for a read: its next step may still come', async () => {
+    const prefix = '791660030';
+    const reply = await api('POST', '', {
+      dispatchName: 'Read or SMS',
+      cascade: [{ ...CASCADE[0], condition: 'not_read', ttl: 60 }, CASCADE[1]],
+    });
+    const id = reply.body.dispatchId;
+    // Last digit 6: the VK message is delivered and never read.
+    await api('POST', `/${id}/messages`, people(prefix, ['6']));
+    await api('POST', `/${id}/start`);
+    await waitFor(async () => (await get(id)).messages.sent === 1);
+    receipts();
+    await waitFor(async () => (await get(id)).messages.delivered === 1);
+    // Every message so far is final, but the cascade runs until the read or the end of the VK step's lifetime.
+    expect(await get(id)).toMatchObject({ status: 'awaiting', messages: { total: 1, sending: 0, sent: 0 } });
+  });
+
   it('a stop applies to later steps: a step that fails after it leads nowhere', async () => {
     const prefix = '791660010';
     const id = await started(prefix, ['7', '7', '7']);

@@ -4,7 +4,9 @@
 -- a cascade was created for; each of its steps' messages carries the dispatch's id too.
 ALTER TABLE dispatches ADD COLUMN cascade jsonb;
 ALTER TABLE cascades ADD COLUMN dispatch_id uuid;
-CREATE INDEX cascades_dispatch ON cascades (account_id, dispatch_id) WHERE dispatch_id IS NOT NULL;
+-- A dispatch's running cascades: those a stop ends, and those a read counts (a dispatch awaits while one runs).
+CREATE INDEX cascades_dispatch_running ON cascades (account_id, dispatch_id)
+  WHERE dispatch_id IS NOT NULL AND state = 'running';
 
 -- A dispatch's messages that a worker may take (in sending, not held): what a pause waits on, looked at every 10 ms
 -- of its wait. Without it a look scans every message of the dispatch (150 ms for a million held ones, measured on
