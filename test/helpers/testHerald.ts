@@ -2,6 +2,7 @@ import pino, { type Logger } from 'pino';
 import type { CallbackSenderOptions } from '../../src/callbacks/callbackSender.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { DispatcherOptions } from '../../src/delivery/dispatcher.js';
+import { SmppConnector } from '../../src/connectors/smpp/smppConnector.js';
 import { type Herald, startHerald } from '../../src/main.js';
 import { type EmbeddedSimulators, startEmbeddedSimulators } from '../../src/simulators/embeddedSimulators.js';
 import type { Channel } from '../../src/shared/channels.js';
@@ -150,6 +151,11 @@ export async function startTestHerald(
   });
   const url = herald.url!;
   simulators?.connectWebhooks(url);
+  // A message sent before the SMSC bind finds no connector and waits for the test clock to retry it: tests begin bound.
+  for (const connector of herald.connectors) {
+    if (connector instanceof SmppConnector && !(await connector.waitBound(20_000)))
+      throw new Error(`${connector.id} did not bind within 20 s`);
+  }
 
   const t: TestHerald = {
     herald,
