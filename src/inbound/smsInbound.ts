@@ -10,6 +10,7 @@ import { inboundRuleList, matchRule } from './inboundRuleSql.js';
 import { smsPartsHandOn, smsPartTake } from './smsParts.js';
 import { smsPartsLock, smsPartsOverdue, smsPartsWaiting } from './smsPartSql.js';
 import { trafficCenterDefault } from './trafficCenterSql.js';
+import { unroutedInboundInsert } from './unroutedInboundSql.js';
 
 /**
  * Takes inbound SMS (DESIGN 17): each belongs to the account the operator assigned its destination number to
@@ -76,11 +77,14 @@ async function receiveOne(ctx: AppContext, tx: Queryable, connectorId: string, i
   const number = inbound.to.replace(/^\+/, '');
   const owner = await inboundNumberOwner(tx, 'SMS', number);
   if (owner === undefined) {
-    await tx.query(
-      `INSERT INTO unrouted_inbounds (connector_id, provider_message_id, sender_name, subscriber, text, received_at)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-      [connectorId, providerId, number, subscriber, inbound.text, now],
-    );
+    await unroutedInboundInsert(tx, {
+      connectorId,
+      providerMessageId: providerId,
+      senderName: number,
+      subscriber,
+      text: inbound.text,
+      at: now,
+    });
     ctx.log.warn({ connector: connectorId, to: number }, 'inbound SMS for a number no account has; kept as unrouted');
     return;
   }
