@@ -208,8 +208,11 @@ function heraldRun(options: SmppBenchOptions, sessions: number, throttledShare: 
       configPath,
       JSON.stringify({ connectors: sms, routes: simulators.configFile.routes.filter((r) => r.channel === 'SMS') }),
     );
+    // Named, so that its PostgreSQL backends are told apart from other sessions' (other work on the same server).
+    const heraldUrl = new URL(schema.url);
+    heraldUrl.searchParams.set('application_name', schema.name);
     const herald = await startHeraldProcess('all', {
-      DATABASE_URL: schema.url,
+      DATABASE_URL: heraldUrl.toString(),
       HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
       HERALD_PORT: '0',
       HERALD_CONFIG: configPath,
@@ -281,7 +284,10 @@ function heraldRun(options: SmppBenchOptions, sessions: number, throttledShare: 
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       const seconds = (performance.now() - start) / 1000;
-      const used = cpu.stop();
+      const backends = await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [
+        schema.name,
+      ]);
+      const used = cpu.stop({}, { label: "Herald's postgres backends", pids: backends.rows.map((r) => r.pid) });
       const counted = await db.query("SELECT count(*)::int AS n FROM messages WHERE status = 'delivered'");
       const delivered = counted.rows[0].n as number;
       if (finished && delivered !== options.messages) throw new Error(`${delivered} of ${options.messages} delivered`);
@@ -310,14 +316,17 @@ interface CpuShares {
 function watchMachine(
   named: Record<string, number>,
   self: string,
-): { stop(exited?: Record<string, number>): CpuShares } {
+): { stop(exited?: Record<string, number>, backends?: { label: string; pids: readonly number[] }): CpuShares } {
   const before = processTimes();
   const self0 = process.cpuUsage();
   const load = os.loadavg()[0]!;
   const t0 = performance.now();
   return {
-    /** `exited`: the CPU seconds of named processes that ended before (their /proc entries are gone). */
-    stop(exited = {}) {
+    /**
+     * `exited`: the CPU seconds of named processes that ended before (their /proc entries are gone); `backends`: the
+     * PostgreSQL backends of the process under test, counted apart from the server's other backends.
+     */
+    stop(exited = {}, backends = undefined) {
       const seconds = (performance.now() - t0) / 1000;
       const after = processTimes();
       const used = (pid: number): number => ((after.get(pid)?.ticks ?? 0) - (before.get(pid)?.ticks ?? 0)) / HZ;
@@ -335,11 +344,16 @@ function watchMachine(
         ...exited,
       };
       for (const s of Object.values(exited)) all += s;
+      if (backends) {
+        const own = backends.pids.reduce((sum, pid) => sum + used(pid), 0);
+        namedSeconds[backends.label] = own;
+        postgres -= own;
+      }
       const others = all - postgres - selfSeconds - Object.values(namedSeconds).reduce((a, b) => a + b, 0);
       const cores = os.cpus().length;
       const parts = [
         ...Object.entries(namedSeconds).map(([name, s]) => `${name} ${s.toFixed(1)}`),
-        `postgres ${postgres.toFixed(1)}`,
+        `${backends ? 'other postgres' : 'postgres'} ${postgres.toFixed(1)}`,
         `${self} ${selfSeconds.toFixed(1)}`,
         `other processes ${Math.max(0, others).toFixed(1)}`,
       ];
@@ -347,14 +361,19 @@ function watchMachine(
       const busy = Math.min(100, (all / (seconds * cores)) * 100);
       const share = (s: number): string => `${((s / seconds) * 100).toFixed(0)} % of a core`;
       const main = Object.entries(namedSeconds)[0];
+      // Other work: other processes, and the server's other backends when the run's own are known.
+      const foreign = others + (backends ? postgres : 0);
+      const ours = [
+        ...Object.entries(namedSeconds).map(([name, s]) => `${name} ${share(s)}`),
+        ...(backends ? [] : [`postgres ${share(postgres)}`]),
+      ].join(', ');
       const verdict =
-        busy >= 90 && others / all >= 0.3
-          ? `the machine: ${busy.toFixed(0)} % busy, other processes took ${((others / all) * 100).toFixed(0)} % ` +
-            `of its CPU (${main ? `${main[0]} ${share(main[1])}, ` : ''}postgres ${share(postgres)})`
+        busy >= 90 && foreign / all >= 0.3
+          ? `the machine: ${busy.toFixed(0)} % busy, other work took ${((foreign / all) * 100).toFixed(0)} % ` +
+            `of its CPU (${ours})`
           : main && main[1] / seconds >= 0.9
             ? `${main[0]}'s one process: ${share(main[1])}`
-            : `waiting, not CPU: ${main ? `${main[0]} ${share(main[1])}, ` : ''}postgres ${share(postgres)}, ` +
-              `the machine ${busy.toFixed(0)} % busy`;
+            : `waiting, not CPU: ${ours}, the machine ${busy.toFixed(0)} % busy`;
       return {
         verdict,
         text:
