@@ -40,8 +40,9 @@ export async function smsPartTake(
   const ready: SmsWhole[] = [];
   const held = await smsPartGet(tx, key, part.partNumber);
   if (held?.text === part.text) return ready;
-  if (held?.completed_at) await smsPartsDeleteCompleted(tx, key);
-  else if (held) ready.push(await smsPartsHandOn(tx, key, part.at));
+  if (held && !held.completed_at) ready.push(await smsPartsHandOn(tx, key, part.at));
+  // The parts of the message stored before make way for the new one's.
+  if (held) await smsPartsDeleteCompleted(tx, key);
   await smsPartInsert(tx, key, part);
   const waiting = await smsPartsWaiting(tx, key);
   if (waiting.length >= key.total) ready.push(await smsPartsHandOn(tx, key, part.at, waiting));

@@ -106,6 +106,18 @@ describe.each(ENGINES)('long inbound SMS: parts kept in the database before they
     expect(calledBack(text)).toBe(1);
   });
 
+  it('stores the message held as it is when a newer one with its reference starts before it is complete', async () => {
+    const from = '79161240005';
+    // Three parts each, none alike.
+    const older = LONG.replaceAll('word', 'old');
+    const newer = LONG.replaceAll('word', 'new');
+    await simulators.smsc.sendMo({ from, to: '4242', text: older, partSize: 100, order: [2] });
+    await simulators.smsc.sendMo({ from, to: '4242', text: newer, partSize: 100, order: [2, 1, 3] });
+    const asItIs = `${MISSING_PART}${partOf(older, 2)}${MISSING_PART}`;
+    await waitFor(() => calledBack(asItIs) === 1 && calledBack(newer) === 1);
+    expect(await partRows(from)).toEqual([1, 2, 3].map((n) => ({ part_number: n, completed: true })));
+  });
+
   it('takes two parts of one message arriving at once as one message', async () => {
     const from = '79161240003';
     const texts = Array.from({ length: 20 }, (_, i) => `${LONG} at once ${i}`);
