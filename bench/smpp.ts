@@ -367,10 +367,12 @@ function watchMachine(
         ...Object.entries(namedSeconds).map(([name, s]) => `${name} ${share(s)}`),
         ...(backends ? [] : [`postgres ${share(postgres)}`]),
       ].join(', ');
+      // A machine mostly busy with other work, or with more runnable processes than twice its cores, leaves the run's
+      // processes waiting for a core even while their own use looks small.
       const verdict =
-        busy >= 90 && foreign / all >= 0.3
-          ? `the machine: ${busy.toFixed(0)} % busy, other work took ${((foreign / all) * 100).toFixed(0)} % ` +
-            `of its CPU (${ours})`
+        foreign / all >= 0.3 && (busy >= 85 || load >= 2 * cores)
+          ? `the machine: ${busy.toFixed(0)} % busy, load ${load.toFixed(1)} on ${cores} cores, other work took ` +
+            `${((foreign / all) * 100).toFixed(0)} % of its CPU (${ours})`
           : main && main[1] / seconds >= 0.9
             ? `${main[0]}'s one process: ${share(main[1])}`
             : `waiting, not CPU: ${ours}, the machine ${busy.toFixed(0)} % busy`;
