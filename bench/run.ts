@@ -4,6 +4,7 @@ import { benchCascade, type PlainRate } from './cascade.js';
 import { benchEndToEnd } from './endToEnd.js';
 import { benchHostile } from './hostile.js';
 import { benchIngest } from './ingest.js';
+import { benchPriority } from './priority.js';
 import { benchSmpp } from './smpp.js';
 import { benchStatistics } from './statistics.js';
 import {
@@ -18,8 +19,9 @@ import {
 /**
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
- * (ingest,e2e,callbacks,e2e-callbacks,soak,statistics,hostile,cascade,smpp), BENCH_SOAK_MESSAGES, BENCH_STATS_MESSAGES,
- * BENCH_CASCADES, BENCH_SMPP_MESSAGES, BENCH_SMPP_BARE_MESSAGES, BENCH_SMPP_MAX_SECONDS, BENCH_DATABASE_URL.
+ * (ingest,e2e,callbacks,e2e-callbacks,soak,statistics,hostile,cascade,priority,smpp), BENCH_SOAK_MESSAGES,
+ * BENCH_STATS_MESSAGES, BENCH_CASCADES, BENCH_PRIORITY_PROMOS, BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES,
+ * BENCH_SMPP_BARE_MESSAGES, BENCH_SMPP_MAX_SECONDS, BENCH_DATABASE_URL.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const clients = Number(process.env.BENCH_CLIENTS ?? 4);
@@ -127,6 +129,13 @@ if (wanted('smpp')) {
       throttledShare: 0.2,
     })),
   );
+}
+
+if (wanted('priority')) {
+  const promos = Number(process.env.BENCH_PRIORITY_PROMOS ?? 1_000_000);
+  const codeSeconds = Number(process.env.BENCH_PRIORITY_SECONDS ?? 20);
+  process.stdout.write(`priority: AUTHORIZE codes idle, then behind ${promos} PROMO messages of a dispatch...\n`);
+  await inSchema((schema) => benchPriority({ schema, promos, seconds: codeSeconds, clients }));
 }
 
 process.stdout.write(`\n${renderTable(figures)}\n`);

@@ -12,13 +12,31 @@ import type { Wakeup } from './delivery/index.js';
 import type { Tariffs } from './money/index.js';
 import type { TemplateMatcher } from './templates/index.js';
 import type { NumberingPlan } from './numbering/index.js';
+import type { Channel } from './shared/channels.js';
 import type { Clock } from './util/clock.js';
 
+/**
+ * The places a dispatcher has now for messages handed to it directly: each take() that answers yes uses one (of
+ * the message's channel, and of the share SERVICE and PROMO messages may hold unless `urgent`).
+ */
+export interface DirectRoom {
+  take(channel: Channel, urgent: boolean): boolean;
+}
+
+/** One request's hand-over: places reserved while its messages are stored, the messages handed after the commit. */
+export interface DirectHandOver extends DirectRoom {
+  /** Hands over the stored messages places were taken for. */
+  hand(messages: readonly ClaimedMessage[]): void;
+  /** Gives back the places taken and not handed over (a refused message, a rolled back transaction). */
+  close(): void;
+}
+
+export const NO_DIRECT_ROOM: DirectHandOver = { take: () => false, hand: () => undefined, close: () => undefined };
+
 export interface DirectDispatch {
-  /** Messages it may take now: any, and of them SERVICE and PROMO ones (a share is kept for urgent ones). */
-  room(): { readonly any: number; readonly bulk: number };
+  /** Opens a hand-over; the caller closes it. */
+  open(): DirectHandOver;
   readonly leaseMs: number;
-  take(messages: readonly ClaimedMessage[]): void;
 }
 
 /** What every capability is given: configuration, database, clock, logger and the shared delivery plumbing. */

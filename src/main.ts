@@ -13,7 +13,7 @@ import type { Connector } from './connectors/index.js';
 import { ConnectorStatusWriter } from './connectors/index.js';
 import { buildConnectors, Router } from './connectors/index.js';
 import { webhookRoutes } from './connectors/routes.js';
-import type { AppContext } from './context.js';
+import { type AppContext, NO_DIRECT_ROOM } from './context.js';
 import type { Db } from './db/db.js';
 import { migrate } from './db/migrate.js';
 import { openDb } from './db/openDb.js';
@@ -209,6 +209,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       leaseMs,
       pollMs: tuning.dispatchPollMs,
       maxInFlight: tuning.dispatchMaxInFlight,
+      channelInFlight: tuning.dispatchChannelInFlight,
       urgentPercent: tuning.dispatchUrgentPercent,
       noRouteRetryMs: tuning.noRouteRetryMs,
       ...options.dispatcher,
@@ -245,9 +246,8 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       directDispatch:
         role === 'all'
           ? {
-              room: () => dispatcher?.directRoom() ?? { any: 0, bulk: 0 },
+              open: () => dispatcher?.directRoom() ?? NO_DIRECT_ROOM,
               leaseMs: dispatcherOptions.leaseMs,
-              take: (messages) => dispatcher?.takeDirect(messages),
             }
           : undefined,
     };

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import { type AppContext, NO_DIRECT_ROOM } from '../context.js';
 import type { Queryable } from '../db/db.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
 import type { Principal } from '../http/auth.js';
@@ -67,40 +67,45 @@ export async function sendCascades(ctx: AppContext, request: CascadeRequest): Pr
   const candidates = prepared.filter((c): c is Candidate => !(c instanceof HeraldError));
 
   let stored: NewMessage[] = [];
-  const result = await runIdempotent(ctx.db, idempotent, async (tx) => {
-    const results = await storeMessages(tx, ctx, sender, candidates, now, {
-      directRoom: ctx.directDispatch?.room() ?? { any: 0, bulk: 0 },
-      leaseUntil: new Date(now.getTime() + (ctx.directDispatch?.leaseMs ?? 0)),
-      limitCallbackUrls: true,
+  const direct = ctx.directDispatch?.open() ?? NO_DIRECT_ROOM;
+  try {
+    const result = await runIdempotent(ctx.db, idempotent, async (tx) => {
+      const results = await storeMessages(tx, ctx, sender, candidates, now, {
+        directRoom: direct,
+        leaseUntil: new Date(now.getTime() + (ctx.directDispatch?.leaseMs ?? 0)),
+        limitCallbackUrls: true,
+      });
+      stored = results.filter((r): r is NewMessage => !(r instanceof HeraldError));
+      const storedIds = new Set(stored.map((r) => r.id));
+      await cascadeInsertBatch(tx, {
+        accountId: principal.accountId,
+        now,
+        trafficCenterId: sender.trafficCenterId,
+        sendingMethod: sender.sendingMethod,
+        currency: sender.currency,
+        cascades: cascades.flatMap((c, i) => {
+          const id = rootIds[i];
+          return id !== undefined && storedIds.has(id) ? [{ id, steps: c.steps }] : [];
+        }),
+      });
+      // Each first step's outcome: refused when prepared, or when stored, or stored.
+      const outcomes = new Map<string, HeraldError | NewMessage>();
+      prepared.forEach((p, i) => p instanceof HeraldError && outcomes.set(firsts[i]!.id, p));
+      candidates.forEach((c, i) => outcomes.set(c.id, results[i]!));
+      const items = cascades.map((_, i): SendItem => {
+        const step = disabled[i];
+        if (step) return itemError(herald('channelNotEnabled', { channelType: step.message.channelType }));
+        const outcome = outcomes.get(rootIds[i]!)!;
+        return outcome instanceof HeraldError ? itemError(outcome) : { messageUuid: outcome.id, code: 201 };
+      });
+      return { statusCode: 200, body: { errors: items.some((item) => item.code !== 201), items } };
     });
-    stored = results.filter((r): r is NewMessage => !(r instanceof HeraldError));
-    const storedIds = new Set(stored.map((r) => r.id));
-    await cascadeInsertBatch(tx, {
-      accountId: principal.accountId,
-      now,
-      trafficCenterId: sender.trafficCenterId,
-      sendingMethod: sender.sendingMethod,
-      currency: sender.currency,
-      cascades: cascades.flatMap((c, i) => {
-        const id = rootIds[i];
-        return id !== undefined && storedIds.has(id) ? [{ id, steps: c.steps }] : [];
-      }),
-    });
-    // Each first step's outcome: refused when prepared, or when stored, or stored.
-    const outcomes = new Map<string, HeraldError | NewMessage>();
-    prepared.forEach((p, i) => p instanceof HeraldError && outcomes.set(firsts[i]!.id, p));
-    candidates.forEach((c, i) => outcomes.set(c.id, results[i]!));
-    const items = cascades.map((_, i): SendItem => {
-      const step = disabled[i];
-      if (step) return itemError(herald('channelNotEnabled', { channelType: step.message.channelType }));
-      const outcome = outcomes.get(rootIds[i]!)!;
-      return outcome instanceof HeraldError ? itemError(outcome) : { messageUuid: outcome.id, code: 201 };
-    });
-    return { statusCode: 200, body: { errors: items.some((item) => item.code !== 201), items } };
-  });
 
-  if (!result.replayed) handOver(ctx, stored, principal.accountId);
-  return result;
+    if (!result.replayed) handOver(ctx, stored, principal.accountId, direct);
+    return result;
+  } finally {
+    direct.close();
+  }
 }
 
 async function validateBatch(ctx: AppContext, accountId: number, body: unknown, now: Date): Promise<ValidCascade[]> {
@@ -194,7 +199,7 @@ export class CascadeProgress {
         else candidates.push(p);
       });
       const results = await storeMessages(tx, ctx, sender, candidates, now, {
-        directRoom: { any: 0, bulk: 0 },
+        directRoom: NO_DIRECT_ROOM,
         leaseUntil: now,
         limitCallbackUrls: false,
       });

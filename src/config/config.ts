@@ -166,6 +166,7 @@ export interface WorkerTuning {
   readonly dispatchBatch: number;
   readonly dispatchPollMs: number;
   readonly dispatchMaxInFlight: number;
+  readonly dispatchChannelInFlight: number;
   readonly dispatchUrgentPercent: number;
   readonly noRouteRetryMs: number;
   readonly writerBatch: number;
@@ -202,6 +203,13 @@ const TUNING: Readonly<
     max: 1_000_000,
     default: DEFAULT_DISPATCHER_OPTIONS.maxInFlight,
     what: 'messages being handed to connectors at once',
+  },
+  HERALD_DISPATCH_CHANNEL_IN_FLIGHT: {
+    field: 'dispatchChannelInFlight',
+    min: 1,
+    max: 1_000_000,
+    default: DEFAULT_DISPATCHER_OPTIONS.channelInFlight,
+    what: 'of those, messages of one channel',
   },
   HERALD_DISPATCH_URGENT_PERCENT: {
     field: 'dispatchUrgentPercent',

@@ -5,12 +5,17 @@ import YAML from 'yaml';
 import { CHANNELS } from '../shared/channels.js';
 import { ConfigError } from './config.js';
 
+/** The share (percent) of a connector's window kept for AUTHORIZE and TRANSACT messages unless it says. */
+export const DEFAULT_URGENT_PERCENT = 20;
+
 /** Flow control shared by every connector type. */
 const Flow = {
   /** Submissions in flight at once (SMPP: PDUs awaiting their response). */
   window: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 100 })),
   /** Submissions started per second. */
   mps: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1000 })),
+  /** The share (percent) of the window only AUTHORIZE and TRANSACT messages may take. */
+  urgentPercent: Type.Optional(Type.Integer({ minimum: 0, maximum: 90, default: DEFAULT_URGENT_PERCENT })),
 };
 
 /**
@@ -173,7 +178,8 @@ type SmppCarrierOption =
   | 'dataCoding'
   | 'ucs2'
   | 'longMessages'
-  | 'receiptIds';
+  | 'receiptIds'
+  | 'urgentPercent';
 type SmppStatic = Static<typeof SmppConnectorSchema>;
 export type SmppConnectorConfig = Required<Omit<SmppStatic, SmppCarrierOption>> & Pick<SmppStatic, SmppCarrierOption>;
 export type SmppTlsConfig = Exclude<SmppStatic['tls'], undefined>;
@@ -181,6 +187,7 @@ export type SmppTlsConfig = Exclude<SmppStatic['tls'], undefined>;
 export interface HttpFlowConfig {
   readonly window: number;
   readonly mps: number;
+  readonly urgentPercent?: number;
   readonly timeoutSeconds: number;
   readonly breakerFailures: number;
   readonly breakerOpenSeconds: number;

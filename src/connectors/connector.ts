@@ -24,6 +24,8 @@ export interface OutboundMessage {
   /** Seconds left of the message's lifetime when it is handed over (a resubmission gets less): its validity. */
   readonly ttlSeconds: number;
   readonly externalMessageId: string | null;
+  /** An AUTHORIZE or TRANSACT message: it goes ahead of the others and may take the window's urgent share. */
+  readonly urgent: boolean;
 }
 
 /**

@@ -2,8 +2,10 @@ import { type Clock, type ClockTimer, nowMs, systemClock } from '../util/clock.j
 
 /**
  * A connector's flow control: at most `window` submissions in flight and at most `mps` started per second (a
- * token bucket holding one second of tokens). Waiters are served in order; a waiter that cannot start within
- * `maxWaitMs` gets false, so that its message goes back to the queue instead of outliving its lease here.
+ * token bucket holding one second of tokens). Urgent waiters (AUTHORIZE and TRANSACT messages) are served before
+ * the others, each kind in order, and `urgentPercent` of the window is kept for them: a PROMO flood never holds
+ * every slot an authorisation code needs. A waiter that cannot start within `maxWaitMs` gets false, so that its
+ * message goes back to the queue instead of outliving its lease here.
  * Connectors run it on the system clock, not Herald's: a carrier takes so many submissions per real second, whatever
  * a test's clock says; its own tests drive a test clock.
  *
@@ -13,9 +15,14 @@ import { type Clock, type ClockTimer, nowMs, systemClock } from '../util/clock.j
  */
 export class Throttle {
   private inFlight = 0;
+  /** Of those, not urgent. */
+  private bulkInFlight = 0;
+  /** Slots the not urgent may hold: the window less its urgent share, at least one. */
+  private readonly bulkWindow: number;
   private tokens: number;
   private refilledAt: number;
-  private readonly waiters: { resolve: (ok: boolean) => void; until: number }[] = [];
+  /** Urgent waiters first, then the others, each in arrival order. */
+  private readonly waiters: Waiter[] = [];
   private timer: ClockTimer | undefined;
   private refusing = false;
   private rate: number;
@@ -24,7 +31,9 @@ export class Throttle {
     readonly window: number,
     readonly mps: number,
     private readonly clock: Clock = systemClock,
+    urgentPercent = 0,
   ) {
+    this.bulkWindow = Math.max(1, Math.floor((window * (100 - urgentPercent)) / 100));
     this.rate = mps;
     this.tokens = mps;
     this.refilledAt = nowMs(clock);
@@ -50,23 +59,32 @@ export class Throttle {
     return this.waiters.length;
   }
 
-  /** Takes a slot and a token at once if both are free and nobody waits; the fast path of a busy connector. */
-  tryAcquire(): boolean {
-    return this.waiters.length === 0 && this.tryTake();
+  /**
+   * Takes a slot and a token at once if both are free and nobody it must let go first waits; the fast path of a
+   * busy connector.
+   */
+  tryAcquire(urgent = false): boolean {
+    const ahead = urgent ? this.waiters[0]?.urgent === true : this.waiters.length > 0;
+    return !ahead && this.tryTake(urgent);
   }
 
-  /** Waits for a free slot and a token; false when none came within `maxWaitMs`. */
-  acquire(maxWaitMs: number): Promise<boolean> {
-    if (this.tryAcquire()) return Promise.resolve(true);
+  /** Waits for a free slot and a token; false when none came within `maxWaitMs`. Release with the same `urgent`. */
+  acquire(maxWaitMs: number, urgent = false): Promise<boolean> {
+    if (this.tryAcquire(urgent)) return Promise.resolve(true);
     if (this.refusing) return Promise.resolve(false);
     return new Promise((resolve) => {
-      this.waiters.push({ resolve, until: nowMs(this.clock) + maxWaitMs });
+      const waiter = { resolve, until: nowMs(this.clock) + maxWaitMs, urgent };
+      // An urgent waiter goes after the urgent ones already waiting, before every other.
+      const at = urgent ? this.waiters.findIndex((w) => !w.urgent) : -1;
+      if (at < 0) this.waiters.push(waiter);
+      else this.waiters.splice(at, 0, waiter);
       this.schedule();
     });
   }
 
-  release(): void {
+  release(urgent = false): void {
     this.inFlight--;
+    if (!urgent) this.bulkInFlight--;
     this.drain();
   }
 
@@ -88,12 +106,13 @@ export class Throttle {
     this.refilledAt = now;
   }
 
-  private tryTake(): boolean {
-    if (this.inFlight >= this.window) return false;
+  private tryTake(urgent: boolean): boolean {
+    if (this.inFlight >= this.window || (!urgent && this.bulkInFlight >= this.bulkWindow)) return false;
     this.refill();
     if (this.tokens < 1) return false;
     this.tokens -= 1;
     this.inFlight++;
+    if (!urgent) this.bulkInFlight++;
     return true;
   }
 
@@ -106,7 +125,7 @@ export class Throttle {
         first.resolve(false);
         continue;
       }
-      if (!this.tryTake()) break;
+      if (!this.tryTake(first.urgent)) break;
       this.waiters.shift();
       first.resolve(true);
     }
@@ -122,4 +141,10 @@ export class Throttle {
       this.drain();
     });
   }
+}
+
+interface Waiter {
+  readonly resolve: (ok: boolean) => void;
+  readonly until: number;
+  readonly urgent: boolean;
 }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { DirectHandOver } from '../context.js';
 import type { OutboundMessage } from '../connectors/index.js';
 import type { Router } from '../connectors/index.js';
 import type { Db } from '../db/db.js';
@@ -7,7 +8,8 @@ import { lookupSubscriber } from '../numbering/index.js';
 import { messageWindow } from '../schedule/index.js';
 import { isUnconstrained, nextAllowedInstant, type SendWindow } from '../schedule/index.js';
 import { DELIVERY_ERRORS, READ_TRACKED, whatsappWindowsOpenOf } from '../messages/index.js';
-import { type ClaimedMessage, messageClaimDue } from '../messages/index.js';
+import { type ClaimedMessage, type ClaimLimits, messageClaimDue } from '../messages/index.js';
+import { type Channel, CHANNELS } from '../shared/channels.js';
 import type { Clock } from '../util/clock.js';
 import type { DeliveryWriter } from './deliveryWriter.js';
 import type { Wakeup } from './wakeup.js';
@@ -21,6 +23,11 @@ export interface DispatcherOptions {
   readonly pollMs: number;
   /** Messages being handed to connectors at once, across all connectors. */
   readonly maxInFlight: number;
+  /**
+   * Of those, messages of one channel: a carrier that is slow or down holds at most this many of a worker's
+   * places, and the other channels go on.
+   */
+  readonly channelInFlight: number;
   /** Retry delay when no connector of the route is available. */
   readonly noRouteRetryMs: number;
   /**
@@ -34,7 +41,8 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
   batchSize: 500,
   leaseMs: 60_000,
   pollMs: 250,
-  maxInFlight: 4000,
+  maxInFlight: 6000,
+  channelInFlight: 2000,
   noRouteRetryMs: 2000,
   urgentPercent: 20,
 };
@@ -52,8 +60,18 @@ export class Dispatcher {
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly inFlight = new Set<Promise<void>>();
-  /** Of those, SERVICE and PROMO messages. */
-  private bulkInFlight = 0;
+  /**
+   * Places taken in all, per channel, and of them by SERVICE and PROMO messages: messages in hand and the places
+   * reserved for messages the API is storing (see {@link directRoom}).
+   */
+  private readonly taken = { all: 0, bulk: 0 };
+  private readonly channelTaken = new Map<Channel, { all: number; bulk: number }>(
+    CHANNELS.map((channel) => [channel, { all: 0, bulk: 0 }]),
+  );
+  /** The limits of the claim being run: the fast lane leaves them to it. */
+  private pending: ClaimLimits | undefined;
+  /** Channels that had no room (or none for bulk) at the last claim: a place freed there wakes the loop. */
+  private readonly pressed = new Set<Channel>();
   private capacityWaiter: (() => void) | undefined;
   claimed = 0;
 
@@ -92,70 +110,147 @@ export class Dispatcher {
 
   private async run(): Promise<void> {
     while (this.running) {
-      const room = this.options.maxInFlight - this.inFlight.size;
-      if (room <= 0) {
-        await new Promise<void>((resolve) => (this.capacityWaiter = resolve));
-        this.capacityWaiter = undefined;
+      const limits = this.claimLimits();
+      if (limits.total <= 0 || limits.channels.every((c) => c.any === 0)) {
+        await this.idle();
         continue;
       }
       let claimed: ClaimedMessage[];
       let windowsClosed: Set<string>;
+      this.pending = limits;
       try {
         const now = this.deps.clock.now();
-        claimed = await messageClaimDue(
-          this.deps.db,
-          now,
-          Math.min(room, this.options.batchSize),
-          this.options.leaseMs,
-          Math.max(0, Math.min(room, this.options.batchSize, this.bulkRoom())),
-        );
+        claimed = await messageClaimDue(this.deps.db, now, limits, this.options.leaseMs);
         windowsClosed = await closedChatWindows(this.deps.db, claimed, now);
       } catch (error) {
         // Claimed messages stay leased and fall due again when the lease ends.
         this.deps.log.error({ err: error }, 'claiming due messages failed');
         await this.deps.wakeup.wait(1000);
         continue;
+      } finally {
+        this.pending = undefined;
       }
       this.claimed += claimed.length;
-      for (const message of claimed) this.track(message, this.dispatch(message, windowsClosed.has(message.id)));
-      if (claimed.length < Math.min(room, this.options.batchSize)) await this.deps.wakeup.wait(this.options.pollMs);
+      for (const message of claimed) {
+        this.count(message.channel_type, !isUrgent(message.traffic_type), 1);
+        this.track(message, this.dispatch(message, windowsClosed.has(message.id)));
+      }
+      if (claimed.length < limits.total) await this.idle(this.options.pollMs);
     }
   }
 
   /**
-   * How many messages this process's API may hand over directly right now (see {@link takeDirect}): any, and of
-   * them SERVICE and PROMO ones.
+   * Waits until places free up (half of all, or half of a pressed channel's), new messages are announced or
+   * `pollMs` passes; without `pollMs`, for places only.
    */
-  directRoom(): { any: number; bulk: number } {
-    if (!this.running) return { any: 0, bulk: 0 };
-    const any = Math.max(0, this.options.maxInFlight - this.inFlight.size);
-    return { any, bulk: Math.max(0, Math.min(any, this.bulkRoom())) };
+  private async idle(pollMs?: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.capacityWaiter = resolve;
+      if (pollMs !== undefined) void this.deps.wakeup.wait(pollMs).then(resolve);
+    });
+    this.capacityWaiter = undefined;
   }
 
-  /** Places SERVICE and PROMO messages may still take. */
-  private bulkRoom(): number {
-    return Math.floor((this.options.maxInFlight * (100 - this.options.urgentPercent)) / 100) - this.bulkInFlight;
+  /** What the next claim may take: of the batch, what is left of the places in all and of each channel's. */
+  private claimLimits(): ClaimLimits {
+    const room = this.room();
+    const total = Math.min(room.any, this.options.batchSize);
+    const bulk = Math.min(total, room.bulk);
+    this.pressed.clear();
+    const channels = CHANNELS.map((channel) => {
+      const lane = this.channelRoom(channel);
+      if (lane.any === 0 || lane.bulk === 0) this.pressed.add(channel);
+      return { channel, any: Math.min(total, lane.any), bulk: Math.min(bulk, lane.bulk) };
+    });
+    return { total, bulk, channels };
+  }
+
+  /** Places left in all: any, and for SERVICE and PROMO messages; less what a claim being run may take. */
+  private room(): { any: number; bulk: number } {
+    const any = this.options.maxInFlight - this.taken.all - (this.pending?.total ?? 0);
+    const bulk = this.bulkShare(this.options.maxInFlight) - this.taken.bulk - (this.pending?.bulk ?? 0);
+    return { any: Math.max(0, any), bulk: Math.max(0, Math.min(any, bulk)) };
+  }
+
+  /** Places left to a channel's messages: any, and SERVICE and PROMO ones; less what a claim being run may take. */
+  private channelRoom(channel: Channel): { any: number; bulk: number } {
+    const taken = this.channelTaken.get(channel)!;
+    const pending = this.pending?.channels.find((c) => c.channel === channel);
+    const any = this.options.channelInFlight - taken.all - (pending?.any ?? 0);
+    const bulk = this.bulkShare(this.options.channelInFlight) - taken.bulk - (pending?.bulk ?? 0);
+    return { any: Math.max(0, any), bulk: Math.max(0, Math.min(any, bulk)) };
+  }
+
+  /** Of `places`, those SERVICE and PROMO messages may hold. */
+  private bulkShare(places: number): number {
+    return Math.floor((places * (100 - this.options.urgentPercent)) / 100);
+  }
+
+  /** Counts places taken (or, with a negative delta, freed) by messages of a channel. */
+  private count(channel: Channel, bulk: boolean, delta: number): void {
+    const taken = this.channelTaken.get(channel)!;
+    this.taken.all += delta;
+    taken.all += delta;
+    if (bulk) {
+      this.taken.bulk += delta;
+      taken.bulk += delta;
+    }
+    if (delta > 0 || !this.capacityWaiter) return;
+    const half = this.options.channelInFlight / 2;
+    const channelFreed = this.pressed.has(channel) && taken.all <= half && taken.bulk <= this.bulkShare(half);
+    if (channelFreed) this.pressed.delete(channel);
+    if (channelFreed || this.taken.all < this.options.maxInFlight / 2) this.capacityWaiter();
   }
 
   /**
-   * Sends messages that this process's API stored already leased to it (the fast lane of a process running both
-   * roles): they skip the claim query and the poll delay. If the process dies, their lease runs out and any worker
-   * claims them, as with any claim.
+   * The fast lane of a process running both roles: the API stores messages due now already leased to this
+   * dispatcher, as far as it has places, and hands them over after its commit; they skip the claim query and the
+   * poll delay. A place is reserved when the API takes it (counted as the claim counts them, so that neither
+   * overfills a channel) and given back when the hand-over closes without the message. If the process dies, the
+   * messages' lease runs out and any worker claims them, as with any claim.
    */
-  takeDirect(messages: readonly ClaimedMessage[]): void {
-    this.claimed += messages.length;
-    // Their chat windows were checked when they were accepted, a moment ago.
-    for (const message of messages) this.track(message, this.dispatch(message, false));
+  directRoom(): DirectHandOver {
+    // Places reserved and not handed over yet, by channel and kind.
+    const reserved = new Map<string, number>();
+    const key = (channel: Channel, bulk: boolean) => `${channel}/${bulk}`;
+    return {
+      take: (channel, urgent) => {
+        if (!this.running) return false;
+        const room = this.room();
+        const lane = this.channelRoom(channel);
+        if (room.any === 0 || lane.any === 0 || (!urgent && (room.bulk === 0 || lane.bulk === 0))) return false;
+        this.count(channel, !urgent, 1);
+        reserved.set(key(channel, !urgent), (reserved.get(key(channel, !urgent)) ?? 0) + 1);
+        return true;
+      },
+      hand: (messages) => {
+        this.claimed += messages.length;
+        for (const message of messages) {
+          const bulk = !isUrgent(message.traffic_type);
+          const k = key(message.channel_type, bulk);
+          const left = reserved.get(k) ?? 0;
+          if (left > 0) reserved.set(k, left - 1);
+          else this.count(message.channel_type, bulk, 1);
+          // Its chat window was checked when it was accepted, a moment ago.
+          this.track(message, this.dispatch(message, false));
+        }
+      },
+      close: () => {
+        for (const [k, n] of reserved) {
+          const [channel, bulk] = k.split('/') as [Channel, string];
+          this.count(channel, bulk === 'true', -n);
+        }
+        reserved.clear();
+      },
+    };
   }
 
+  /** Keeps a message's work in hand until it ends, then frees its place. */
   private track(message: ClaimedMessage, work: Promise<void>): void {
-    const bulk = !isUrgent(message.traffic_type);
     this.inFlight.add(work);
-    if (bulk) this.bulkInFlight++;
     void work.finally(() => {
       this.inFlight.delete(work);
-      if (bulk) this.bulkInFlight--;
-      if (this.capacityWaiter && this.inFlight.size < this.options.maxInFlight / 2) this.capacityWaiter();
+      this.count(message.channel_type, !isUrgent(message.traffic_type), -1);
     });
   }
 
@@ -341,5 +436,6 @@ function outbound(message: ClaimedMessage, now: Date): OutboundMessage {
     totalParts: message.total_parts,
     ttlSeconds: Math.max(1, Math.floor((message.expires_ms - now.getTime()) / 1000)),
     externalMessageId: message.external_message_id,
+    urgent: isUrgent(message.traffic_type),
   };
 }

@@ -1,5 +1,5 @@
 import { accountTakePace } from '../accounts/index.js';
-import type { AppContext } from '../context.js';
+import { type AppContext, NO_DIRECT_ROOM } from '../context.js';
 import { herald, HeraldError, showValue } from '../errors/catalogue.js';
 import type { Principal } from '../http/auth.js';
 import {
@@ -155,7 +155,7 @@ export async function addDispatchMessages(
         reason: `Dispatch ${dispatchId} is ${locked?.status}: messages are added before it starts`,
       });
     const results = await storeMessages(tx, ctx, sender, candidates, now, {
-      directRoom: { any: 0, bulk: 0 },
+      directRoom: NO_DIRECT_ROOM,
       leaseUntil: now,
       limitCallbackUrls: true,
     });

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext, DirectRoom } from '../context.js';
 import type { Queryable } from '../db/db.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
 import { shortenText, shortLinkInsert, type ShortLink } from '../links/index.js';
@@ -125,11 +125,8 @@ export async function prepareMessages(
 const HELD_UNTIL = Date.parse('9999-12-31T00:00:00Z');
 
 export interface StoreOptions {
-  /**
-   * How many due messages may be stored leased to this process's dispatcher (the fast lane): any, and of them
-   * SERVICE and PROMO ones.
-   */
-  readonly directRoom: { readonly any: number; readonly bulk: number };
+  /** How many due messages may be stored leased to this process's dispatcher (the fast lane). */
+  readonly directRoom: DirectRoom;
   readonly leaseUntil: Date;
   /** Whether new callback URLs count against the account's daily limit (not for URLs admitted before). */
   readonly limitCallbackUrls: boolean;
@@ -159,20 +156,15 @@ export async function storeMessages(
   const paced = sender.paced
     ? await pace(tx, sender.accountId, candidates, (i) => reachable[i]! && taken[i]!, now)
     : [];
-  let { any, bulk } = options.directRoom;
   const results = candidates.map((c, i): NewMessage | HeraldError => {
     if (!reachable[i]) return herald('callbackUrlLimit', { limit: ctx.config.callbackUrlsPerDay });
     if (!taken[i]) return herald('insufficientFunds');
-    const urgent = isUrgent(c);
     const plannedSendAt = paced[i] ?? c.plannedSendAt;
     const leased =
       c.dispatchId === undefined &&
-      any > 0 &&
-      (urgent || bulk > 0) &&
       plannedSendAt !== null &&
-      plannedSendAt.getTime() <= now.getTime();
-    if (leased) any--;
-    if (leased && !urgent) bulk--;
+      plannedSendAt.getTime() <= now.getTime() &&
+      options.directRoom.take(c.message.channelType, isUrgent(c));
     return {
       id: c.id,
       message: c.message,

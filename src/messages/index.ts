@@ -5,6 +5,7 @@ export { MESSAGE_COLUMNS, messageToApi } from './messageObject.js';
 export type { MessageRow } from './messageObject.js';
 export { validateWhatsappContent, WHATSAPP_LIMITS } from './whatsappContent.js';
 export {
+  claimLimits,
   messageApplyTransitions,
   messageClaimDue,
   messageCountDeliveredParts,
@@ -12,7 +13,7 @@ export {
   messageLockOrdered,
   messageNoteIgnored,
 } from './messageDeliverySql.js';
-export type { ClaimedMessage, StepOutcome, SubmissionRow } from './messageDeliverySql.js';
+export type { ClaimedMessage, ClaimLimits, StepOutcome, SubmissionRow } from './messageDeliverySql.js';
 export { messageCascadeSteps, messageOutboundFlashcallIds } from './messageLookupSql.js';
 export { messageFiguresSql, messageOldestId, messageQueueFigures } from './messageStatisticsSql.js';
 export type { MessageCounts, QueueFigure } from './messageStatisticsSql.js';

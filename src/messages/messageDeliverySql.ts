@@ -12,7 +12,7 @@ import {
   wantsEvent,
 } from '../callbacks/index.js';
 import { dirtyDaysCte } from '../statistics/index.js';
-import type { Channel } from '../shared/channels.js';
+import { type Channel, CHANNELS } from '../shared/channels.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
 import { READ_TRACKED, type ReadStatus, type Status } from './statuses.js';
 import type { Transition } from './transitions.js';
@@ -58,41 +58,66 @@ const DEFAULT_TTL = DEFAULT_TTL_SECONDS;
 /** Traffic types in the order due messages are claimed; the first two are urgent (see messageClaimDue). */
 const CLAIM_ORDER = ['AUTHORIZE', 'TRANSACT', 'SERVICE', 'PROMO'] as const;
 
+/** How many due messages one claim may take. */
+export interface ClaimLimits {
+  /** In all. */
+  readonly total: number;
+  /** Of them SERVICE and PROMO messages (the caller keeps room for urgent ones). */
+  readonly bulk: number;
+  /** Per channel, what it may take and of that its SERVICE and PROMO messages; a channel not listed takes none. */
+  readonly channels: readonly { readonly channel: Channel; readonly any: number; readonly bulk: number }[];
+}
+
+/** Limits where every channel may take the whole claim. */
+export function claimLimits(total: number, bulk = total): ClaimLimits {
+  return { total, bulk, channels: CHANNELS.map((channel) => ({ channel, any: total, bulk })) };
+}
+
 /**
- * Claims up to `limit` messages whose send attempt is due, by traffic type first (AUTHORIZE, TRANSACT, SERVICE,
- * PROMO: an authorisation code never waits behind promotions) and then the earliest due (by id among those due at
- * the same instant): one index range scan of `messages_sending_due` per type, each stopping at what is left of the
- * limit, however many messages of later types wait. SERVICE and PROMO messages take at most `bulkLimit` of it
- * (the caller keeps room for urgent ones). Rows other workers hold are skipped. The claimed messages are leased:
- * their due time moves to the end of the lease, so that a worker that dies holding them lets them fall due again.
- * Returned in claim order.
+ * Claims due messages by traffic type first (AUTHORIZE, TRANSACT, SERVICE, PROMO: an authorisation code never
+ * waits behind promotions), then the earliest due (by id among those due at the same instant), within `limits`:
+ * per channel (a carrier that is slow or down fills its channel's share of a worker's hands, not every place) and
+ * in all. One index range scan of `messages_sending_due` per channel and type, each stopping at what is left of
+ * its channel's limit, however many messages of later types or of a full channel wait. Rows other workers hold
+ * are skipped. The claimed messages are leased: their due time moves to the end of the lease, so that a worker
+ * that dies holding them lets them fall due again. Returned in claim order.
  */
 export async function messageClaimDue(
   db: Queryable,
   now: Date,
-  limit: number,
+  limits: ClaimLimits,
   leaseMs: number,
-  bulkLimit = limit,
 ): Promise<ClaimedMessage[]> {
-  // What is left of the limit after the types before; for the bulk types, also of bulkLimit.
-  const taken = (n: number): string =>
-    CLAIM_ORDER.slice(0, n)
-      .map((_, i) => ` - (SELECT count(*) FROM t${i})`)
+  const lanes = limits.channels.filter((c) => c.any > 0);
+  if (lanes.length === 0 || limits.total <= 0) return [];
+  // What a channel's earlier types took of its limit; the bulk types also count against its bulk limit.
+  const taken = (n: number, from = 0): string =>
+    CLAIM_ORDER.slice(from, n)
+      .map((_, i) => ` - (SELECT count(*) FROM t${from + i} WHERE t${from + i}.channel_type = l.channel_type)`)
       .join('');
   const left = (n: number): string =>
-    n < 2 ? `$2${taken(n)}` : `least($2${taken(n)}, $4${n === 3 ? ' - (SELECT count(*) FROM t2)' : ''})`;
+    n < 2 ? `l.room${taken(n)}` : `least(l.room${taken(n)}, l.bulk_room${taken(n, 2)})`;
   const perType = CLAIM_ORDER.map(
     (type, n) => `t${n} AS (
-       SELECT account_id, id, ${n} AS rank FROM messages
-       WHERE status = 'sending' AND traffic_type = '${type}' AND due_at <= $1
-       ORDER BY due_at, id
-       LIMIT greatest(${left(n)}, 0)
-       FOR UPDATE SKIP LOCKED
+       SELECT c.account_id, c.id, c.due_at, l.channel_type, ${n} AS rank FROM lane l CROSS JOIN LATERAL (
+         SELECT account_id, id, due_at FROM messages
+         WHERE status = 'sending' AND channel_type = l.channel_type AND traffic_type = '${type}' AND due_at <= $1
+         ORDER BY due_at, id
+         LIMIT greatest(${left(n)}, 0)
+         FOR UPDATE SKIP LOCKED
+       ) c
      )`,
   );
   const claimed = await db.query<ClaimedMessage & { rank: number }>(
-    `WITH ${perType.join(',\n     ')},
-     due AS (${CLAIM_ORDER.map((_, n) => `SELECT * FROM t${n}`).join(' UNION ALL ')})
+    `WITH lane AS (SELECT * FROM unnest($4::text[], $5::int[], $6::int[]) AS l(channel_type, room, bulk_room)),
+     ${perType.join(',\n     ')},
+     ranked AS (
+       SELECT u.*, row_number() OVER (ORDER BY rank, due_at, id) AS n,
+         row_number() OVER (PARTITION BY rank >= 2 ORDER BY rank, due_at, id) AS bulk_n
+       FROM (${CLAIM_ORDER.map((_, n) => `SELECT * FROM t${n}`).join(' UNION ALL ')}) u
+     ),
+     -- The limits in all: urgent types first, then by due time. Rows cut here were locked only until the commit.
+     due AS (SELECT account_id, id, rank FROM ranked WHERE n <= $2 AND (rank < 2 OR bulk_n <= $7))
      UPDATE messages m
      SET due_at = $3, lease_expires_at = $3, attempts = m.attempts + 1
      FROM due
@@ -103,7 +128,15 @@ export async function messageClaimDue(
        (extract(epoch FROM coalesce(m.expires_at, m.deadline_at)) * 1000)::float8 AS expires_ms,
        (extract(epoch FROM m.planned_send_at) * 1000)::float8 AS planned_send_ms, m.attempts, m.cascade_id,
        m.traffic_type, due.rank`,
-    [now, limit, new Date(now.getTime() + leaseMs), bulkLimit],
+    [
+      now,
+      limits.total,
+      new Date(now.getTime() + leaseMs),
+      lanes.map((l) => l.channel),
+      lanes.map((l) => l.any),
+      lanes.map((l) => l.bulk),
+      limits.bulk,
+    ],
   );
   // UPDATE ... RETURNING keeps no order: urgent messages go to the connectors first.
   return claimed.sort((a, b) => a.rank - b.rank).map(({ rank: _rank, ...message }) => message);

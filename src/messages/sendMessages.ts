@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import { type AppContext, type DirectHandOver, NO_DIRECT_ROOM } from '../context.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
 import type { Principal } from '../http/auth.js';
 import { idempotentReplay, type IdempotentResult, runIdempotent } from '../idempotency/index.js';
@@ -55,24 +55,29 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
   const candidates = prepared.filter((c): c is Candidate => !(c instanceof HeraldError));
 
   let stored: NewMessage[] = [];
-  const result = await runIdempotent(ctx.db, idempotent, async (tx) => {
-    const results = await storeMessages(tx, ctx, sender, candidates, now, {
-      // The fast lane: messages due now go straight to this process's dispatcher, as far as it has room.
-      directRoom: ctx.directDispatch?.room() ?? { any: 0, bulk: 0 },
-      leaseUntil: new Date(now.getTime() + (ctx.directDispatch?.leaseMs ?? 0)),
-      limitCallbackUrls: true,
+  // The fast lane: messages due now go straight to this process's dispatcher, as far as it has room.
+  const direct = ctx.directDispatch?.open() ?? NO_DIRECT_ROOM;
+  try {
+    const result = await runIdempotent(ctx.db, idempotent, async (tx) => {
+      const results = await storeMessages(tx, ctx, sender, candidates, now, {
+        directRoom: direct,
+        leaseUntil: new Date(now.getTime() + (ctx.directDispatch?.leaseMs ?? 0)),
+        limitCallbackUrls: true,
+      });
+      const byId = new Map(candidates.map((c, i) => [c.id, results[i]!]));
+      const items = prepared.map((p): SendItem => {
+        const outcome = p instanceof HeraldError ? p : byId.get(p.id)!;
+        return outcome instanceof HeraldError ? itemError(outcome) : { messageUuid: outcome.id, code: 201 };
+      });
+      stored = results.filter((r): r is NewMessage => !(r instanceof HeraldError));
+      return { statusCode: 200, body: { errors: items.some((item) => item.code !== 201), items } };
     });
-    const byId = new Map(candidates.map((c, i) => [c.id, results[i]!]));
-    const items = prepared.map((p): SendItem => {
-      const outcome = p instanceof HeraldError ? p : byId.get(p.id)!;
-      return outcome instanceof HeraldError ? itemError(outcome) : { messageUuid: outcome.id, code: 201 };
-    });
-    stored = results.filter((r): r is NewMessage => !(r instanceof HeraldError));
-    return { statusCode: 200, body: { errors: items.some((item) => item.code !== 201), items } };
-  });
 
-  if (!result.replayed) handOver(ctx, stored, principal.accountId);
-  return result;
+    if (!result.replayed) handOver(ctx, stored, principal.accountId, direct);
+    return result;
+  } finally {
+    direct.close();
+  }
 }
 
 /** The sender of a request: the web pages send with a sign-in's session token, which API clients cannot hold. */
@@ -90,12 +95,17 @@ export function senderOf(principal: Principal): Sender {
  * After the commit: counts the stored messages, hands those leased to this process to its dispatcher, and wakes
  * the dispatcher for the others.
  */
-export function handOver(ctx: AppContext, stored: readonly NewMessage[], accountId: number): void {
+export function handOver(
+  ctx: AppContext,
+  stored: readonly NewMessage[],
+  accountId: number,
+  direct: DirectHandOver,
+): void {
   if (stored.length === 0) return;
   countAccepted(ctx, stored);
-  const direct = stored.filter((row) => row.leased);
-  if (direct.length > 0) ctx.directDispatch!.take(direct.map((row) => claimedOf(row, accountId)));
-  if (direct.length < stored.length) ctx.wakeup.notify();
+  const leased = stored.filter((row) => row.leased);
+  if (leased.length > 0) direct.hand(leased.map((row) => claimedOf(row, accountId)));
+  if (leased.length < stored.length) ctx.wakeup.notify();
 }
 
 export function itemError(error: HeraldError): SendItem {

@@ -59,6 +59,8 @@ export class ProviderSimulator {
   private readonly prefix = randomBytes(3).toString('hex');
   private counter = 0;
   private keepRequests = true;
+  /** Channels whose requests are held unanswered (a carrier that stalls), with the answers they wait for. */
+  private readonly holding = new Map<SimChannel, (() => void)[]>();
   port = 0;
 
   constructor(private readonly options: ProviderSimulatorOptions) {
@@ -71,6 +73,23 @@ export class ProviderSimulator {
 
   setWebhook(channel: SimChannel, webhook: SimWebhook): void {
     this.webhooks.set(channel, webhook);
+  }
+
+  /** Holds every request of a channel unanswered until {@link release}: a provider that has stalled. */
+  hold(channel: SimChannel): void {
+    if (!this.holding.has(channel)) this.holding.set(channel, []);
+  }
+
+  /** How many requests of a held channel wait for their answer. */
+  heldRequests(channel: SimChannel): number {
+    return this.holding.get(channel)?.length ?? 0;
+  }
+
+  /** Answers a held channel's requests, in order, and takes the next ones at once. */
+  release(channel: SimChannel): void {
+    const held = this.holding.get(channel) ?? [];
+    this.holding.delete(channel);
+    for (const answer of held) answer();
   }
 
   recordRequests(keep: boolean): void {
@@ -112,6 +131,11 @@ export class ProviderSimulator {
     if (req.method === 'POST' && path === `/whatsapp/${this.options.phoneNumberId}/messages`)
       return this.whatsapp(body, res);
     const channel = PATHS[path];
+    const held = channel && this.holding.get(channel);
+    if (req.method === 'POST' && held) {
+      held.push(() => this.provider(channel, body, res));
+      return;
+    }
     if (req.method === 'POST' && channel) return this.provider(channel, body, res);
     reply(res, 404, { error: { code: 404, message: `no route ${req.method} ${path}` } });
   }

@@ -111,7 +111,7 @@ export class SmscSimulator {
   private readonly partRefusals: { sequence: number; status: number; left: number }[] = [];
   private shareRefusal: { status: number; share: number; owed: number } | undefined;
   private refusal: number | undefined;
-  private keepSubmissions = true;
+  private keepSubmissions: (destination: string) => boolean = () => true;
   port = 0;
 
   constructor(private readonly options: SmscSimulatorOptions) {
@@ -140,9 +140,9 @@ export class SmscSimulator {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
-  /** Stops recording every submission (long benchmark runs); counts stay available. */
-  recordSubmissions(keep: boolean): void {
-    this.keepSubmissions = keep;
+  /** Stops recording submissions (long benchmark runs), or keeps those to some destinations; counts stay. */
+  recordSubmissions(keep: boolean | ((destination: string) => boolean)): void {
+    this.keepSubmissions = typeof keep === 'function' ? keep : () => keep;
   }
 
   get submitCount(): number {
@@ -372,7 +372,7 @@ export class SmscSimulator {
     }
     const refusal = this.refusal ?? partRefusal?.status ?? shared;
     if (refusal !== undefined) {
-      if (this.keepSubmissions)
+      if (this.keepSubmissions(destination))
         this.submissions.push({
           ...this.describe(session, pdu, systemId, null, String(pdu.source_addr), destination),
           status: refusal,
@@ -384,7 +384,7 @@ export class SmscSimulator {
     const idNumber = this.idBase + ++this.counter;
     const messageId = outcome === 'rejected' ? null : this.writeId(idNumber, this.options.submitIds ?? 'hex');
     const source = String(pdu.source_addr);
-    if (this.keepSubmissions)
+    if (this.keepSubmissions(destination))
       this.submissions.push(this.describe(session, pdu, systemId, messageId, source, destination));
     if (outcome === 'rejected') {
       session.send(pdu.response({ command_status: smpp.ESME_RINVDSTADR }));

@@ -136,7 +136,8 @@ describe('configuration (DESIGN 1)', () => {
     expect(loadConfig({}).workers).toEqual({
       dispatchBatch: 500,
       dispatchPollMs: 250,
-      dispatchMaxInFlight: 4000,
+      dispatchMaxInFlight: 6000,
+      dispatchChannelInFlight: 2000,
       dispatchUrgentPercent: 20,
       noRouteRetryMs: 2000,
       writerBatch: 2000,

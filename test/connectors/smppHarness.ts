@@ -86,6 +86,7 @@ export function sms(destination: string, content: string, id = `m-${destination}
     totalParts: 1,
     ttlSeconds: 3600,
     externalMessageId: null,
+    urgent: false,
   };
 }
 

@@ -55,4 +55,45 @@ describe('connector flow control', () => {
     throttle.rejectAll();
     expect(await waiting).toBe(false);
   });
+
+  it('serves urgent waiters before the others, each kind in order', async () => {
+    const throttle = new Throttle(1, 1000);
+    expect(await throttle.acquire(1000)).toBe(true);
+    const order: string[] = [];
+    const wait = (name: string, urgent: boolean) =>
+      throttle.acquire(1000, urgent).then((ok) => {
+        order.push(name);
+        throttle.release(urgent);
+        return ok;
+      });
+    const all = [wait('promo 1', false), wait('promo 2', false), wait('code 1', true), wait('code 2', true)];
+    // A new urgent submission does not jump urgent waiters, and a bulk one waits behind everyone.
+    expect(throttle.tryAcquire(true)).toBe(false);
+    expect(throttle.tryAcquire(false)).toBe(false);
+    throttle.release();
+    expect(await Promise.all(all)).toEqual([true, true, true, true]);
+    expect(order).toEqual(['code 1', 'code 2', 'promo 1', 'promo 2']);
+  });
+
+  it('keeps the urgent share of the window free of other submissions', async () => {
+    const throttle = new Throttle(10, 1000, undefined, 20);
+    for (let i = 0; i < 8; i++) expect(throttle.tryAcquire(false)).toBe(true);
+    // Eight of ten slots are the most PROMO traffic may hold; the last two take codes only.
+    expect(throttle.tryAcquire(false)).toBe(false);
+    expect(throttle.tryAcquire(true)).toBe(true);
+    expect(throttle.tryAcquire(true)).toBe(true);
+    expect(throttle.tryAcquire(true)).toBe(false);
+    expect(throttle.active).toBe(10);
+    // A freed bulk slot goes to a waiting bulk submission; a freed urgent one cannot.
+    const bulk = throttle.acquire(1000, false);
+    throttle.release(true);
+    expect(throttle.waiting).toBe(1);
+    throttle.release(false);
+    expect(await bulk).toBe(true);
+  });
+
+  it('lets a bulk submission take the only slot of a window of one', () => {
+    const throttle = new Throttle(1, 1000, undefined, 90);
+    expect(throttle.tryAcquire(false)).toBe(true);
+  });
 });

@@ -1,6 +1,11 @@
 import { describe, expect } from 'vitest';
 import type { Queryable } from '../../src/db/db.js';
-import { messageApplyTransitions, messageClaimDue, messageExpireDue } from '../../src/messages/messageDeliverySql.js';
+import {
+  claimLimits,
+  messageApplyTransitions,
+  messageClaimDue,
+  messageExpireDue,
+} from '../../src/messages/messageDeliverySql.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { retryTransition, sentTransition, statusTransition } from '../../src/messages/transitions.js';
 import { ENGINES } from '../helpers/engines.js';
@@ -44,7 +49,7 @@ const statuses = (r: Row): string[] => r.history.map((h) => h.status);
 /** History entries with their times as ISO strings: those the database writes read `+00:00`, not `Z`. */
 const entries = (r: Row): Row['history'] => r.history.map((h) => ({ ...h, at: new Date(h.at).toISOString() }));
 const claimedIds = async (db: Queryable, now: Date, limit = 100): Promise<string[]> =>
-  (await messageClaimDue(db, now, limit, LEASE_MS)).map((m) => m.id).sort();
+  (await messageClaimDue(db, now, claimLimits(limit), LEASE_MS)).map((m) => m.id).sort();
 
 /** The delivery queue's statements on their own, each test in a transaction rolled back at its end. */
 describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine) => {
@@ -72,7 +77,7 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
       // order.
       for (const id of [...IDS].reverse()) await insertMessage(tx, { accountId, id, createdAt: T0, dueAt: at(-5) });
       const earliest = await insertMessage(tx, { accountId, createdAt: T0, dueAt: at(-6) });
-      const [first, ...none] = await messageClaimDue(tx, at(0), 1, LEASE_MS);
+      const [first, ...none] = await messageClaimDue(tx, at(0), claimLimits(1), LEASE_MS);
       expect(none).toEqual([]);
       expect(first!.id).toBe(earliest);
       expect(await claimedIds(tx, at(0), 2)).toEqual(IDS.slice(0, 2));
@@ -81,7 +86,7 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
 
     own('leases what it claims: due and lease end move to now + lease, attempts count up', async (tx) => {
       const id = await newMessage(tx, { ttl: 3600 });
-      const [claimed] = await messageClaimDue(tx, at(5), 10, LEASE_MS);
+      const [claimed] = await messageClaimDue(tx, at(5), claimLimits(10), LEASE_MS);
       expect(claimed).toMatchObject({ id, attempts: 1, expires_ms: at(3600).getTime(), planned_send_ms: T0.getTime() });
       expect(await row(tx, id)).toMatchObject({
         status: 'sending',
@@ -91,24 +96,25 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
       });
       // Held until the lease runs out; then any worker claims it again (its worker died).
       expect(await claimedIds(tx, at(64.999))).toEqual([]);
-      const [again] = await messageClaimDue(tx, at(65), 10, LEASE_MS);
+      const [again] = await messageClaimDue(tx, at(65), claimLimits(10), LEASE_MS);
       expect(again).toMatchObject({ id, attempts: 2 });
       expect(await row(tx, id)).toMatchObject({ due_at: at(125), lease_expires_at: at(125) });
     });
 
     own(
-      'is an index scan of messages_sending_due per traffic type that stops at the limit, with no sort',
+      'is an index scan of messages_sending_due per channel and traffic type that stops at the limit, with no sort',
       async (tx) => {
         await manyDueMessages(tx);
-        const plan = await planOf(tx, (explaining) => messageClaimDue(explaining, at(0), 500, LEASE_MS));
+        const plan = await planOf(tx, (explaining) => messageClaimDue(explaining, at(0), claimLimits(500), LEASE_MS));
         for (const type of ['t0', 't1', 't2', 't3']) {
-          // Its limit (what the types before left: a count of their few rows) over the locked index scan.
+          // Per channel, its limit (what the types before left: a count of their few rows) over the locked scan.
           const nodes = subplanNodes(plan, `CTE ${type}`);
           const types = nodes.map((n) => n.type);
-          expect(types[0]).toBe('Limit');
+          expect(types.slice(0, 2)).toEqual(['Nested Loop', 'CTE Scan']);
           expect(types).not.toContain('Sort');
-          const scan = types.indexOf('LockRows') + 1;
-          expect(nodes[scan]).toMatchObject({ type: 'Index Scan', index: 'messages_sending_due' });
+          const lock = types.indexOf('LockRows');
+          expect(types.slice(2, lock)).toContain('Limit');
+          expect(nodes[lock + 1]).toMatchObject({ type: 'Index Scan', index: 'messages_sending_due' });
         }
       },
     );
@@ -126,7 +132,7 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
         const laterAuthorize = await due('AUTHORIZE', 0);
         await due('AUTHORIZE', 10); // not due yet
         const ids = async (limit: number, bulk?: number) =>
-          (await messageClaimDue(tx, at(0), limit, LEASE_MS, bulk)).map((m) => m.id);
+          (await messageClaimDue(tx, at(0), claimLimits(limit, bulk), LEASE_MS)).map((m) => m.id);
         // Two places, of which none for bulk: the two AUTHORIZE messages, the earlier due first.
         expect(await ids(2, 0)).toEqual([authorize, laterAuthorize]);
         // Bulk may take one of three places: TRANSACT, then SERVICE (due before PROMO but of an earlier type).
@@ -134,6 +140,45 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
         expect(await ids(3)).toEqual([promo]);
       },
     );
+
+    own("takes each channel's messages within its own limit, and the limits in all across channels", async (tx) => {
+      const accountId = (await insertAccount(tx)).id;
+      const due = (channel: MessageFields['channel'], trafficType: string, seconds: number) =>
+        insertMessage(tx, { accountId, channel, trafficType, dueAt: at(seconds) });
+      // A VK backlog due long before the SMS messages.
+      const vk = [await due('VK', 'PROMO', -60), await due('VK', 'PROMO', -59), await due('VK', 'AUTHORIZE', -58)];
+      const sms = [await due('SMS', 'PROMO', -10), await due('SMS', 'PROMO', -9)];
+      const code = await due('SMS', 'AUTHORIZE', -1);
+      const claim = async (channels: { channel: 'SMS' | 'VK'; any: number; bulk: number }[], total = 10) =>
+        (await messageClaimDue(tx, at(0), { total, bulk: total, channels }, LEASE_MS)).map((m) => m.id);
+      // VK has no room: its backlog does not stand in the way of SMS, and a channel not listed takes nothing.
+      expect(await claim([{ channel: 'SMS', any: 1, bulk: 1 }])).toEqual([code]);
+      // VK may take one, of which no bulk: its AUTHORIZE message, not the PROMO ones due before it.
+      expect(await claim([{ channel: 'VK', any: 1, bulk: 0 }])).toEqual([vk[2]]);
+      // Two in all: by due time across channels once the urgent ones are taken.
+      expect(
+        await claim(
+          [
+            { channel: 'SMS', any: 5, bulk: 5 },
+            { channel: 'VK', any: 5, bulk: 5 },
+          ],
+          2,
+        ),
+      ).toEqual([vk[0], vk[1]]);
+      expect(await claim([{ channel: 'SMS', any: 5, bulk: 5 }])).toEqual(sms);
+    });
+
+    own('keeps the bulk limit in all across channels, after every urgent message', async (tx) => {
+      const accountId = (await insertAccount(tx)).id;
+      const due = (channel: MessageFields['channel'], trafficType: string, seconds: number) =>
+        insertMessage(tx, { accountId, channel, trafficType, dueAt: at(seconds) });
+      const promoVk = await due('VK', 'PROMO', -30);
+      await due('SMS', 'PROMO', -20);
+      const codeSms = await due('SMS', 'AUTHORIZE', -1);
+      const codeVk = await due('VK', 'TRANSACT', -2);
+      const claimed = await messageClaimDue(tx, at(0), { ...claimLimits(10, 10), bulk: 1 }, LEASE_MS);
+      expect(claimed.map((m) => m.id)).toEqual([codeSms, codeVk, promoVk]);
+    });
   });
 
   describe('messageApplyTransitions', () => {
@@ -268,7 +313,7 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
           await message(),
           await message('VK'),
         ];
-        await messageClaimDue(tx, at(0), 10, LEASE_MS);
+        await messageClaimDue(tx, at(0), claimLimits(10), LEASE_MS);
         await messageApplyTransitions(tx, [
           retryTransition({ accountId, id: retried, dueAt: at(30), at: at(1), reason: 'throttled' }),
           sentTransition({ accountId, id: sent, connectorId: 'c', at: at(1) }),

@@ -1,5 +1,5 @@
 import { Pool } from 'undici';
-import type { HttpFlowConfig } from '../../config/configFile.js';
+import { DEFAULT_URGENT_PERCENT, type HttpFlowConfig } from '../../config/configFile.js';
 import type { Channel } from '../../shared/channels.js';
 import type { Connector, ConnectorState, OutboundMessage, SubmitOutcome } from '../connector.js';
 import { CircuitBreaker } from '../../shared/circuitBreaker.js';
@@ -52,7 +52,7 @@ export abstract class HttpConnector implements Connector {
     const url = new URL(baseUrl);
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.pool = new Pool(url.origin, { connections: Math.min(flow.window, 64), keepAliveTimeout: 30_000 });
-    this.throttle = new Throttle(flow.window, flow.mps);
+    this.throttle = new Throttle(flow.window, flow.mps, systemClock, flow.urgentPercent ?? DEFAULT_URGENT_PERCENT);
   }
 
   protected readonly basePath: string;
@@ -99,7 +99,7 @@ export abstract class HttpConnector implements Connector {
   }
 
   async submit(message: OutboundMessage): Promise<SubmitOutcome> {
-    if (!(await this.throttle.acquire(MAX_QUEUE_WAIT_MS))) {
+    if (!(await this.throttle.acquire(MAX_QUEUE_WAIT_MS, message.urgent))) {
       return { kind: 'transient', retryAfterMs: 1000, reason: `${this.id}: window busy` };
     }
     try {
@@ -152,7 +152,7 @@ export abstract class HttpConnector implements Connector {
         reason: `${this.id}: ${(error as Error).message}`,
       });
     } finally {
-      this.throttle.release();
+      this.throttle.release(message.urgent);
     }
   }
 

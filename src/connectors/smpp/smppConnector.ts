@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import '../../shared/gsmCoderCache.js';
-import { SMPP_DEFAULTS, type SmppConnectorConfig } from '../../config/configFile.js';
+import { DEFAULT_URGENT_PERCENT, SMPP_DEFAULTS, type SmppConnectorConfig } from '../../config/configFile.js';
 import type { Connector, ConnectorState, OutboundMessage, ReceiptSink, SubmitOutcome } from '../connector.js';
 import { Throttle } from '../throttle.js';
 import { type Clock, systemClock } from '../../util/clock.js';
@@ -68,7 +68,12 @@ export class SmppConnector implements Connector {
     inbound?: SmsInboundSink,
   ) {
     this.id = config.id;
-    this.throttle = new Throttle(config.window, config.mps);
+    this.throttle = new Throttle(
+      config.window,
+      config.mps,
+      systemClock,
+      config.urgentPercent ?? DEFAULT_URGENT_PERCENT,
+    );
     this.throttling = new SmscThrottling(this.throttle, clock);
     this.receiptIds = config.receiptIds ?? SMPP_DEFAULTS.receiptIds;
     this.encoding = {
@@ -207,6 +212,7 @@ export class SmppConnector implements Connector {
         { ...common, esm_class: part.esm_class, data_coding: part.data_coding, short_message: part.short_message },
         part.tlvs,
         deadline,
+        message.urgent,
       );
     const accepted = earlier?.carrierIds ?? [];
     const results: (PduResult | string)[] =
@@ -286,6 +292,7 @@ export class SmppConnector implements Connector {
     fields: SubmitSmFields,
     tlvs: readonly Tlv[],
     deadline: number,
+    urgent: boolean,
   ): Promise<PduResult> {
     let refused: PduResult | undefined;
     for (;;) {
@@ -298,18 +305,18 @@ export class SmppConnector implements Connector {
       let result: PduResult;
       if (!current) {
         result = { kind: 'failed', reason: `${this.id} is not bound`, sent: false };
-      } else if (!this.throttle.tryAcquire() && !(await this.throttle.acquire(MAX_QUEUE_WAIT_MS))) {
+      } else if (!this.throttle.tryAcquire(urgent) && !(await this.throttle.acquire(MAX_QUEUE_WAIT_MS, urgent))) {
         result = { kind: 'failed', reason: `${this.id}: window busy`, sent: false };
       } else if (this.throttling.sending() !== sent) {
         // A pause began while this part waited for a window slot: it waits for the pause's end instead.
-        this.throttle.release();
+        this.throttle.release(urgent);
         if (turn === 'probe') this.throttling.probeEnded();
         continue;
       } else {
         try {
           result = await current.request(new SubmitSm(fields, tlvs));
         } finally {
-          this.throttle.release();
+          this.throttle.release(urgent);
         }
         if (result.kind === 'response' && SLOW_DOWN.has(result.status)) this.throttling.refused(sent);
         if (result.kind === 'response' && result.status === SMPP_STATUS.ROK) this.throttling.accepted();
