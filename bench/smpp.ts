@@ -323,6 +323,7 @@ function watchMachine(
   self: string,
 ): { stop(exited?: Record<string, number>, backends?: { label: string; pids: readonly number[] }): CpuShares } {
   const before = processTimes();
+  const stat0 = machineTimes();
   const self0 = process.cpuUsage();
   const load = os.loadavg()[0]!;
   const t0 = performance.now();
@@ -334,6 +335,9 @@ function watchMachine(
     stop(exited = {}, backends = undefined) {
       const seconds = (performance.now() - t0) / 1000;
       const after = processTimes();
+      const stat = machineTimes();
+      // Time the cores sat idle while a process waited for the disk (PostgreSQL's commits, others' writes).
+      const iowait = ((stat.iowait - stat0.iowait) / (stat.total - stat0.total)) * 100;
       const used = (pid: number): number => ((after.get(pid)?.ticks ?? 0) - (before.get(pid)?.ticks ?? 0)) / HZ;
       const mine = process.cpuUsage(self0);
       const selfSeconds = (mine.user + mine.system) / 1e6;
@@ -382,12 +386,13 @@ function watchMachine(
               : `nearly all by the run itself (${ours}, ${self} ${share(selfSeconds)})`)
           : main && main[1] / seconds >= 0.9
             ? `${main[0]}'s one process: ${share(main[1])}`
-            : `waiting, not CPU: ${ours}, the machine ${busy.toFixed(0)} % busy`;
+            : `waiting, not CPU: ${ours}, the machine ${busy.toFixed(0)} % busy, ${iowait.toFixed(0)} % in I/O wait`;
       return {
         verdict,
         text:
           `CPU s: ${parts.join(', ')} of ${(seconds * cores).toFixed(1)} ` +
           `(${cores} cores x ${seconds.toFixed(1)} s; machine ${busy.toFixed(0)} % busy, ` +
+          `${iowait.toFixed(0)} % in I/O wait, ` +
           `load ${load.toFixed(1)} at the start)`,
       };
     },
@@ -410,4 +415,10 @@ function processTimes(): Map<number, { comm: string; ticks: number }> {
     }
   }
   return times;
+}
+
+/** The machine's CPU time (/proc/stat's first line): all of it, and the part idle in I/O wait, in clock ticks. */
+function machineTimes(): { total: number; iowait: number } {
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return { total: cpu.reduce((a, b) => a + b, 0), iowait: cpu[4]! };
 }
