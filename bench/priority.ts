@@ -12,6 +12,8 @@ export interface PriorityOptions {
   /** Seconds of authorisation codes in each phase (idle, then under the PROMO flood). */
   readonly seconds: number;
   readonly clients: number;
+  /** An api process and a worker process instead of one process of both roles. */
+  readonly split: boolean;
 }
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
@@ -29,8 +31,8 @@ const RAMP_MS = 5000;
  * of `promos` PROMO SMS (queued first, then started) goes out through the same SMSC connector at full speed.
  * Latency is from the moment the code's POST is sent to the moment the SMSC simulator (in this process, on the same
  * clock) receives its submit_sm: what the code's owner waits for, whatever lane it took inside Herald. Herald runs
- * as one process (role all) on PostgreSQL; the connector's window is 1000, of which 20 % is kept for urgent
- * messages.
+ * as one process (role all; with `split`, an api and a worker process) on PostgreSQL; the connector's window is
+ * 1000, of which 20 % is kept for urgent messages.
  */
 export async function benchPriority(options: PriorityOptions): Promise<BenchFigure[]> {
   const simulators = await startEmbeddedSimulators({ delayMs: 20, window: 1000, mps: 100_000 });
@@ -45,13 +47,15 @@ export async function benchPriority(options: PriorityOptions): Promise<BenchFigu
       routes: simulators.configFile.routes.filter((r) => r.channel === 'SMS'),
     }),
   );
-  const herald = await startHeraldProcess('all', {
+  const env = {
     DATABASE_URL: options.schema.url,
     HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
     HERALD_PORT: '0',
     HERALD_CONFIG: configPath,
     HERALD_DB_POOL_SIZE: '12',
-  });
+  };
+  const herald = await startHeraldProcess(options.split ? 'api' : 'all', env);
+  const worker = options.split ? await startHeraldProcess('worker', env, /SMPP session bound/) : undefined;
   simulators.connectWebhooks(herald.url);
   const http = new Pool(herald.url, { connections: options.clients + 8 });
   try {
@@ -192,6 +196,7 @@ export async function benchPriority(options: PriorityOptions): Promise<BenchFigu
   } finally {
     await http.close();
     await herald.stop();
+    await worker?.stop();
     await simulators.stop();
   }
 }

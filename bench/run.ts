@@ -135,7 +135,8 @@ if (wanted('priority')) {
   const promos = Number(process.env.BENCH_PRIORITY_PROMOS ?? 1_000_000);
   const codeSeconds = Number(process.env.BENCH_PRIORITY_SECONDS ?? 20);
   process.stdout.write(`priority: AUTHORIZE codes idle, then behind ${promos} PROMO messages of a dispatch...\n`);
-  await inSchema((schema) => benchPriority({ schema, promos, seconds: codeSeconds, clients }));
+  const split = process.env.BENCH_PRIORITY_SPLIT === 'true';
+  await inSchema((schema) => benchPriority({ schema, promos, seconds: codeSeconds, clients, split }));
 }
 
 process.stdout.write(`\n${renderTable(figures)}\n`);
