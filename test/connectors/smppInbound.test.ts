@@ -1,5 +1,6 @@
 import smpp from 'smpp';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { SmsInbound } from '../../src/connectors/smpp/smppDeliveries.js';
 import { SMPP_STATUS } from '../../src/connectors/smpp/smppErrors.js';
 import { SmscSimulator } from '../../src/simulators/smscSimulator.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -118,6 +119,35 @@ describe('the parts of long inbound SMS are handed on one by one, each with its 
         part: { reference, total: 3, sequence: n },
       })),
     );
+  });
+
+  it('answers a part only once the inbound sink stored it, and asks for it again when that failed', async () => {
+    const stored: SmsInbound[] = [];
+    let failNext = true;
+    let release: (() => void) | undefined;
+    h = await startSmpp({}, {}, undefined, async (_connectorId, messages) => {
+      if (failNext) {
+        failNext = false;
+        throw new Error('database away');
+      }
+      // The answer waits for the commit.
+      await new Promise<void>((resolve) => (release = resolve));
+      stored.push(...messages);
+    });
+    await waitFor(() => h!.connector.available());
+    const mo = { from: '79160000001', to: '4242', text: TEXT, partSize: 100, order: [1] };
+    const [refused] = await h.smsc.sendMo(mo);
+    expect(refused?.command_status).toBe(SMPP_STATUS.RX_T_APPN);
+    let answered = false;
+    const again = h.smsc.sendMo(mo).then((answers) => {
+      answered = true;
+      return answers;
+    });
+    await waitFor(() => release !== undefined);
+    expect(answered).toBe(false);
+    release!();
+    expect((await again)[0]?.command_status).toBe(0);
+    expect(stored).toMatchObject([{ text: TEXT.slice(0, 100), part: { total: 3, sequence: 1 } }]);
   });
 
   it('hands on a message of one part without a part', async () => {
