@@ -141,8 +141,8 @@ export class SmppDeliveries {
   }
 
   /**
-   * Hands an inbound SMS to the inbound sink; without one it is logged in full and kept in memory for the operator
-   * (the last {@link KEPT_INBOUND}).
+   * Hands an inbound SMS (or part) to the inbound sink; without one it is logged in full and kept in memory for the
+   * operator (the last {@link KEPT_INBOUND}), parts as they came.
    */
   private async storeInbound(message: SmsInbound): Promise<void> {
     if (this.inbound) return this.inbound(this.id, [message]);
