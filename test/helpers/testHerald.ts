@@ -116,13 +116,18 @@ export async function startTestHerald(
     delivery?: { delayMs: number; dispatcher?: Partial<DispatcherOptions> };
     log?: Logger;
     callbackSender?: Partial<CallbackSenderOptions>;
+    /**
+     * A database and simulators of the test's own, for a test that starts several Heralds on them in turn (a
+     * restart); `close()` leaves them open.
+     */
+    on?: { testDb: TestDb; simulators: EmbeddedSimulators | undefined };
   } = {},
 ): Promise<TestHerald> {
-  const testDb = await openTestDb(engine);
+  const testDb = options.on?.testDb ?? (await openTestDb(engine));
   const clock = options.clock ?? new TestClock();
-  const simulators = options.delivery
-    ? await startEmbeddedSimulators({ delayMs: options.delivery.delayMs, clock })
-    : undefined;
+  const simulators =
+    options.on?.simulators ??
+    (options.delivery ? await startEmbeddedSimulators({ delayMs: options.delivery.delayMs, clock }) : undefined);
   const config = loadConfig({
     HERALD_PORT: '0',
     HERALD_DEMO: 'false',
@@ -169,6 +174,7 @@ export async function startTestHerald(
     send: (token, messages) => sendVia(t, token, messages),
     async close() {
       await herald.close();
+      if (options.on) return;
       await simulators?.stop();
       await testDb.drop();
     },
