@@ -52,7 +52,7 @@ import { CallbackSender, type CallbackSenderOptions } from './callbacks/index.js
 import { CallbackTargets } from './callbacks/index.js';
 import { Tariffs } from './money/index.js';
 import { TemplateMatcher } from './templates/index.js';
-import { receiveInbound, receiveSmsInbound } from './inbound/index.js';
+import { inboundJobs, receiveInbound, receiveSmsInbound } from './inbound/index.js';
 import { statisticsRoutes } from './statistics/routes.js';
 import { adminInboundRoutes, inboundRoutes } from './inbound/routes.js';
 import { adminTemplateRoutes, templateRoutes } from './templates/routes.js';
@@ -280,6 +280,10 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         ...statisticsJobs(jobDeps, retention),
         ...idempotencyJobs(jobDeps),
         ...callbackJobs(jobDeps),
+        ...inboundJobs(ctx, {
+          partsWaitMs: config.inboundPartsWaitSeconds * 1000,
+          sweepEveryMs: config.inboundPartsSweepSeconds * 1000,
+        }),
       ]);
       callbackSender = new CallbackSender(
         { db: workDb, clock, log },

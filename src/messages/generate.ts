@@ -79,10 +79,10 @@ export async function prepareMessages(
   channels: Readonly<Record<Channel, boolean>> | undefined,
   now: Date,
 ): Promise<(Candidate | HeraldError)[]> {
-  // Inside a transaction (a cascade's next step), the caches are read through it: see Tariffs.refresh.
-  const tx = db === ctx.db ? undefined : db;
-  await ctx.tariffs.refresh(tx);
-  const matchTemplate = await ctx.templates.forAccount(sender.accountId, tx);
+  // A transaction (a cascade's next step is created in the one recording an outcome) reads the caches through itself.
+  const within = db === ctx.db ? undefined : db;
+  await ctx.tariffs.refresh(within);
+  const matchTemplate = await ctx.templates.forAccount(sender.accountId, within);
   const whatsapp = messages
     .filter((m) => m.message.channelType === 'WHATSAPP')
     .map((m): [string, string] => [m.message.senderName, m.message.destination]);

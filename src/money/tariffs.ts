@@ -37,21 +37,19 @@ export class Tariffs {
   }
 
   /**
-   * Loads the table again when the copy is older than TARIFF_CACHE_MS. `tx`: the caller's transaction, read
-   * through it rather than the pool: on PGlite's one connection a read outside it would wait for it to end (the
-   * delivery writer creates cascade steps inside its transaction).
+   * Loads the table again when the cached one is old. `within`: the caller's transaction, read through itself: a
+   * transaction that waited for a read on another connection would wait forever on the embedded database (one
+   * connection), so it neither starts nor joins a shared load.
    */
-  async refresh(tx?: Queryable): Promise<void> {
+  async refresh(within?: Queryable): Promise<void> {
     if (Date.now() - this.loadedAt < TARIFF_CACHE_MS) return;
-    if (tx) {
-      this.index = indexTariffs(await tariffList(tx));
-      this.loadedAt = Date.now();
+    if (within) {
+      this.loaded(await tariffList(within));
       return;
     }
     this.loading ??= tariffList(this.db).then(
       (rows) => {
-        this.index = indexTariffs(rows);
-        this.loadedAt = Date.now();
+        this.loaded(rows);
         this.loading = undefined;
       },
       (error: unknown) => {
@@ -60,6 +58,11 @@ export class Tariffs {
       },
     );
     await this.loading;
+  }
+
+  private loaded(rows: readonly TariffRow[]): void {
+    this.index = indexTariffs(rows);
+    this.loadedAt = Date.now();
   }
 
   /** The price of one part, or undefined when no tariff applies (the message is then free, or refused). */

@@ -132,11 +132,11 @@ export class TemplateMatcher {
     else this.cache.delete(accountId);
   }
 
-  /** `tx`: the caller's transaction, read through when given (see Tariffs.refresh). */
-  async forAccount(accountId: number, tx?: Queryable): Promise<TemplateMatch> {
+  /** `within`: the caller's transaction, read through itself (see Tariffs.refresh). */
+  async forAccount(accountId: number, within?: Queryable): Promise<TemplateMatch> {
     let entry = this.cache.get(accountId);
     if (!entry || Date.now() - entry.at > CACHE_MS) {
-      const rows = await templateApprovedList(tx ?? this.db, accountId);
+      const rows = await templateApprovedList(within ?? this.db, accountId);
       const templates = rows.map((row) => ({
         row,
         pattern: compilePattern(row.pattern),

@@ -4964,10 +4964,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Inbound messages whose sender name no account has (kept, never dropped) */
+        /** Inbound messages whose sender name or number no account has (kept, never dropped), newest first */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    page?: number;
+                    per_page?: number;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -4989,6 +4992,9 @@ export interface paths {
                                 text: string;
                                 receivedAt: string;
                             }[];
+                            page: number;
+                            per_page: number;
+                            total: number;
                         };
                     };
                 };
