@@ -156,9 +156,12 @@ export class CascadeProgress {
     ]);
     const updates: { accountId: number; id: string; currentStep: number; state: CascadeState }[] = [];
     const next: { cascade: CascadeRow; item: MessageToGenerate & { id: string } }[] = [];
+    // The latest outcome of each step (a delivery and its read may both be here); a flush holds thousands.
+    const latest = new Map<string, StepOutcome>();
+    for (const s of steps) latest.set(`${s.cascadeId}/${s.cascadeStep}`, s);
     for (const cascade of cascades) {
-      // The latest outcome of its current step (a delivery and its read may both be here): earlier steps' are late.
-      const outcome = steps.filter((s) => s.cascadeId === cascade.id && s.cascadeStep === cascade.current_step).at(-1);
+      // Its current step's: earlier steps' outcomes are late.
+      const outcome = latest.get(`${cascade.id}/${cascade.current_step}`);
       if (!outcome) continue;
       const step = cascade.steps[cascade.current_step - 1]!;
       const decision = decide(step.condition, outcome);
@@ -221,16 +224,17 @@ export class CascadeProgress {
         leaseUntil: now,
         limitCallbackUrls: false,
       });
+      const itemsById = new Map(items.map((it) => [it.id, it]));
       results.forEach((r, i) => {
-        if (r instanceof HeraldError)
-          refused.push({ item: items.find((it) => it.id === candidates[i]!.id)!, error: r });
+        if (r instanceof HeraldError) refused.push({ item: itemsById.get(candidates[i]!.id)!, error: r });
       });
       // A step refused at its creation (4020 and the like) is stored unsent, with its callbacks, and ends the cascade.
       await storeRefused(tx, ctx, sender, refused, now);
       for (const r of refused) ended.add(r.item.cascade!.id);
+      const refusedIds = new Set(refused.map((r) => r.item.id));
       for (const { cascade: c, item } of group) {
         const done = ended.has(c.id);
-        const created = !done || refused.some((r) => r.item.id === item.id);
+        const created = !done || refusedIds.has(item.id);
         updates.push({
           accountId,
           id: c.id,
