@@ -2138,7 +2138,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Issue a token (traffic = TOKEN_1, system = TOKEN_2); the token is shown only here */
+        /** Issue a token (traffic = TOKEN_1, system = TOKEN_2, verify = TOKEN_3); the token is shown only here */
         post: {
             parameters: {
                 query?: never;
@@ -2151,7 +2151,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        type: "traffic" | "system";
+                        /** @description traffic = TOKEN_1 (sending), system = TOKEN_2 (settings), verify = TOKEN_3 (one-time codes) */
+                        type: "traffic" | "system" | "verify";
                         trafficCenterId?: number;
                     };
                 };
@@ -2834,7 +2835,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Issue an API key (traffic = TOKEN_1, system = TOKEN_2); the token is shown only here */
+        /** Issue an API key (traffic = TOKEN_1, system = TOKEN_2, verify = TOKEN_3); shown only here */
         post: {
             parameters: {
                 query?: never;
@@ -2845,7 +2846,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        type: "traffic" | "system";
+                        /** @description traffic = TOKEN_1 (sending), system = TOKEN_2 (settings), verify = TOKEN_3 (one-time codes) */
+                        type: "traffic" | "system" | "verify";
                         trafficCenterId?: number;
                     };
                 };
