@@ -56,6 +56,7 @@ import { statisticsRoutes } from './statistics/routes.js';
 import { adminInboundRoutes, inboundRoutes } from './inbound/routes.js';
 import { adminTemplateRoutes, templateRoutes } from './templates/routes.js';
 import { senderNameRoutes } from './senderNames/routes.js';
+import { verifierRoutes } from './verify/routes.js';
 import { webRoutes } from './web/routes.js';
 
 export const ROLES = ['api', 'worker', 'all'] as const;
@@ -68,6 +69,7 @@ export const ROUTES: readonly Routes[] = [
   messageRoutes,
   cascadeRoutes,
   dispatchRoutes,
+  verifierRoutes,
   lookupRoutes,
   balanceRoutes,
   adminAccountRoutes,

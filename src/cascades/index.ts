@@ -2,3 +2,5 @@
 export { CascadeProgress } from './cascades.js';
 export { cascadesStop } from './cascadeSql.js';
 export { cascadeJobs } from './jobs.js';
+export { validateCascade } from './validateCascade.js';
+export type { ValidCascade } from './validateCascade.js';

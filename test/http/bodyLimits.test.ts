@@ -103,6 +103,9 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
       'POST /api/v1/inbound-rules': 16 * KiB + 100 * 800,
       'PUT /api/v1/inbound-rules/{id}': 16 * KiB + 100 * 800,
       'POST /api/v1/sender-names': 13 * KiB,
+      // A verifier: six steps of a channel, a sender name and a timeout, a name and a brand.
+      'POST /api/v1/verifiers': 16 * KiB,
+      'PATCH /api/v1/verifiers/{gatewayId}': 16 * KiB,
       'POST /admin/v1/accounts/{id}/sender-names': 14 * KiB,
       // A channel and a number: the smallest limit.
       'POST /admin/v1/accounts/{id}/inbound-numbers': NO_BODY_LIMIT,
@@ -133,6 +136,7 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
           'DELETE /api/v1/templates/{id}',
           'DELETE /api/v1/traffic-centers/{id}',
           'DELETE /api/v1/inbound-rules/{id}',
+          'DELETE /api/v1/verifiers/{gatewayId}',
           'DELETE /admin/v1/tariffs/{id}',
         ].map((route) => [route, NO_BODY_LIMIT]),
       ),

@@ -1545,6 +1545,435 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/verifiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's verifiers, oldest first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                /** @description what codes are sent through: POST /api/v1/verifier/send {gatewayId} */
+                                gatewayId: string;
+                                name: string;
+                                brand: string;
+                                codeLength: number;
+                                codeTtl: number;
+                                maxChecks: number;
+                                workflow: {
+                                    /** @enum {unknown} */
+                                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                    senderName: string;
+                                    /** @description seconds this step waits for a confirmation before the next step is sent */
+                                    timeout: number;
+                                }[];
+                                createdAt: string;
+                                updatedAt: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a verifier: how one-time codes are made and over which channels they are sent
+         * @description Each workflow step is validated as the message it will send (an active sender name, `voicecode` for VOICECODE, codeLength 4 with a FLASHCALL step, the channel enabled); an error names the step (0-based). At most 100 per account (409 4094).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        brand: string;
+                        /**
+                         * @description digits of a code (4)
+                         * @default 4
+                         */
+                        codeLength?: number;
+                        /**
+                         * @description seconds a code can be checked (300)
+                         * @default 300
+                         */
+                        codeTtl?: number;
+                        /**
+                         * @description checks of one code before it expires (3)
+                         * @default 3
+                         */
+                        maxChecks?: number;
+                        workflow: {
+                            /** @enum {unknown} */
+                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                            senderName: string;
+                            /** @description seconds this step waits for a confirmation before the next step is sent */
+                            timeout: number;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what codes are sent through: POST /api/v1/verifier/send {gatewayId} */
+                            gatewayId: string;
+                            name: string;
+                            brand: string;
+                            codeLength: number;
+                            codeTtl: number;
+                            maxChecks: number;
+                            workflow: {
+                                /** @enum {unknown} */
+                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                senderName: string;
+                                /** @description seconds this step waits for a confirmation before the next step is sent */
+                                timeout: number;
+                            }[];
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/verifiers/{gatewayId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One verifier */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    gatewayId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what codes are sent through: POST /api/v1/verifier/send {gatewayId} */
+                            gatewayId: string;
+                            name: string;
+                            brand: string;
+                            codeLength: number;
+                            codeTtl: number;
+                            maxChecks: number;
+                            workflow: {
+                                /** @enum {unknown} */
+                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                senderName: string;
+                                /** @description seconds this step waits for a confirmation before the next step is sent */
+                                timeout: number;
+                            }[];
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a verifier; codes already sent through it can still be checked until they expire */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    gatewayId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change a verifier: the fields given replace its own; codes already sent keep their settings */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    gatewayId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        brand?: string;
+                        /**
+                         * @description digits of a code (4)
+                         * @default 4
+                         */
+                        codeLength?: number;
+                        /**
+                         * @description seconds a code can be checked (300)
+                         * @default 300
+                         */
+                        codeTtl?: number;
+                        /**
+                         * @description checks of one code before it expires (3)
+                         * @default 3
+                         */
+                        maxChecks?: number;
+                        workflow?: {
+                            /** @enum {unknown} */
+                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                            senderName: string;
+                            /** @description seconds this step waits for a confirmation before the next step is sent */
+                            timeout: number;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what codes are sent through: POST /api/v1/verifier/send {gatewayId} */
+                            gatewayId: string;
+                            name: string;
+                            brand: string;
+                            codeLength: number;
+                            codeTtl: number;
+                            maxChecks: number;
+                            workflow: {
+                                /** @enum {unknown} */
+                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                senderName: string;
+                                /** @description seconds this step waits for a confirmation before the next step is sent */
+                                timeout: number;
+                            }[];
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/api/v1/message/{uuid}": {
         parameters: {
             query?: never;
