@@ -56,7 +56,8 @@ import { statisticsRoutes } from './statistics/routes.js';
 import { adminInboundRoutes, inboundRoutes } from './inbound/routes.js';
 import { adminTemplateRoutes, templateRoutes } from './templates/routes.js';
 import { senderNameRoutes } from './senderNames/routes.js';
-import { verifierRoutes } from './verify/routes.js';
+import { verificationRoutes, verifierRoutes } from './verify/routes.js';
+import { verifyJobs } from './verify/index.js';
 import { webRoutes } from './web/routes.js';
 
 export const ROLES = ['api', 'worker', 'all'] as const;
@@ -70,6 +71,7 @@ export const ROUTES: readonly Routes[] = [
   cascadeRoutes,
   dispatchRoutes,
   verifierRoutes,
+  verificationRoutes,
   lookupRoutes,
   balanceRoutes,
   adminAccountRoutes,
@@ -276,10 +278,11 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       const jobDeps = { db: workDb, clock, log };
       jobs = new Jobs({ clock, log }, [
         ...deliveryJobs({ ...jobDeps, hooks: cascadeProgress }, retention),
-        ...cascadeJobs(jobDeps, retention),
+        ...cascadeJobs({ ...jobDeps, progress: cascadeProgress }, retention),
         ...statisticsJobs(jobDeps, retention),
         ...idempotencyJobs(jobDeps),
         ...callbackJobs(jobDeps),
+        ...verifyJobs(jobDeps),
       ]);
       callbackSender = new CallbackSender(
         { db: workDb, clock, log },

@@ -717,7 +717,7 @@ export interface paths {
                                 channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
                                 senderName: string;
                                 condition: ("not_delivered" | "not_read") | null;
-                                /** @description why the next step was created: undelivered, unsent or unread; null when it was not (or not yet) */
+                                /** @description why the next step was created: undelivered, unsent, unread, or timeout (a verification step not confirmed in time); null when it was not (or not yet) */
                                 movedOn: string | null;
                                 /** @description null: the step was not created */
                                 message: {
@@ -1972,6 +1972,208 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/api/v1/verifier/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a one-time code to a destination through a verifier's workflow; check it with the uuid
+         * @description The code goes as a cascade of AUTHORIZE messages (SMS `<brand>: <code>`, VOICECODE the spec template, FLASHCALL the caller's last digits); a step gives way to the next when it is not delivered or when its timeout passes unconfirmed. A new send to the same destination through the same verifier replaces the older code. Limits: 5 sends per destination and verifier in 10 minutes, and HERALD_VERIFY_SENDS_PER_ADDRESS (60) per client address in 10 minutes: 429 4290 with Retry-After. The message of a step is an ordinary message (TOKEN_1 sees it), priced as one.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        gatewayId: string;
+                        destination: string;
+                        /**
+                         * @description only the workflow's steps of this channel
+                         * @enum {unknown}
+                         */
+                        channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what the code is checked with */
+                            uuid: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                402: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/verifier/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a code sent with /api/v1/verifier/send
+         * @description CONFIRMED: the right code (what is left of the workflow is stopped; the same code answers CONFIRMED again until the code expires). WRONG_CODE. EXPIRED: past the verifier's codeTtl, past its maxChecks checks, or replaced by a newer send. NOT_FOUND: no code of this account has this uuid.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        uuid: string;
+                        code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {unknown} */
+                            status: "CONFIRMED" | "WRONG_CODE" | "EXPIRED" | "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/message/{uuid}": {
