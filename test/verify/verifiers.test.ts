@@ -156,6 +156,33 @@ describe.each(ENGINES)('verifiers (%s)', (engine) => {
     expect((await t.call('GET', path, { token: account.system })).body.name).toBe('Mine');
   });
 
+  it('is in the OpenAPI document: verifiers with TOKEN_2, send and check with TOKEN_3 (Basic or Bearer)', async () => {
+    const doc = (await t.call('GET', '/openapi.json')).body;
+    for (const [path, method] of [
+      ['/api/v1/verifiers', 'post'],
+      ['/api/v1/verifiers', 'get'],
+      ['/api/v1/verifiers/{gatewayId}', 'get'],
+      ['/api/v1/verifiers/{gatewayId}', 'patch'],
+      ['/api/v1/verifiers/{gatewayId}', 'delete'],
+    ] as const)
+      expect(doc.paths[path][method].security, `${method} ${path}`).toEqual([{ basicToken: [] }]);
+    const send = doc.paths['/api/v1/verifier/send'].post;
+    const check = doc.paths['/api/v1/verifier/check'].post;
+    for (const operation of [send, check])
+      expect(operation.security).toEqual([{ basicToken: [] }, { bearerToken: [] }]);
+    expect(send.requestBody.content['application/json'].schema.required).toEqual(['gatewayId', 'destination']);
+    expect(send.responses['429']).toBeDefined();
+    expect(check.responses['200'].content['application/json'].schema.properties.status.enum).toEqual([
+      'CONFIRMED',
+      'WRONG_CODE',
+      'EXPIRED',
+      'NOT_FOUND',
+    ]);
+    const step = doc.paths['/api/v1/verifiers'].post.requestBody.content['application/json'].schema.properties.workflow;
+    expect(step.maxItems).toBe(6);
+    expect(step.items.properties.timeout).toMatchObject({ minimum: 30, maximum: 900 });
+  });
+
   it('takes TOKEN_2 only', async () => {
     const denied = await t.call('GET', '/api/v1/verifiers', { token: account.traffic });
     expect([denied.status, denied.body.error.code]).toEqual([403, 4030]);
