@@ -4,7 +4,8 @@ import { cascadesStop, startCascade, type StoredStep } from '../cascades/index.j
 import type { Queryable } from '../db/db.js';
 import { herald } from '../errors/catalogue.js';
 import type { Principal } from '../http/auth.js';
-import { DELIVERY_ERRORS, messageStop, senderOf } from '../messages/index.js';
+import { conversionUpsert } from '../conversions/index.js';
+import { DELIVERY_ERRORS, messageCascadeSteps, messageStop, senderOf } from '../messages/index.js';
 import { type Channel, enabledChannels } from '../shared/channels.js';
 import {
   verificationInsert,
@@ -150,8 +151,26 @@ export async function checkCode(
     await verificationRecordCheck(tx, accountId, row.id, right ? now : null);
     if (!right) return 'WRONG_CODE';
     await stopWorkflows(tx, accountId, [row.id], now);
+    await recordFlashcallConversions(tx, accountId, row.id, now);
     return 'CONFIRMED';
   });
+}
+
+/**
+ * Records a confirmed code's flash calls that reached the phone as NUMBER_VERIFIED conversions, as a client would
+ * report them (POST /api/v1/flashcall-conversion): the carrier's FLASHCALL quality depends on them (spec 3). A call
+ * that was not delivered, or never placed, verified nothing.
+ */
+async function recordFlashcallConversions(tx: Queryable, accountId: number, id: string, now: Date): Promise<void> {
+  const calls = (await messageCascadeSteps(tx, accountId, id)).filter(
+    (m) => m.channel_type === 'FLASHCALL' && m.status !== 'undelivered' && m.status !== 'unsent',
+  );
+  await conversionUpsert(
+    tx,
+    accountId,
+    calls.map((m) => ({ messageId: m.id, result: 'NUMBER_VERIFIED', code: null })),
+    now,
+  );
 }
 
 /**

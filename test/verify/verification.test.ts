@@ -85,6 +85,8 @@ describe.each(ENGINES)('verification (%s)', (engine) => {
     const text = typeof first!.content === 'string' ? first!.content : (first!.content as { text: string }).text;
     return /(\d+)\.?$/.exec(text)![1]!;
   };
+  const conversions = (c: Client) =>
+    t.testDb.db.query('SELECT message_id, result FROM flashcall_conversions WHERE account_id = $1', [c.accountId]);
   const timeouts = () => t.herald.jobs!.run('cascade-step-timeouts');
 
   it('sends the code as an AUTHORIZE SMS `<brand>: <code>` and confirms the right code', async () => {
@@ -135,6 +137,21 @@ describe.each(ENGINES)('verification (%s)', (engine) => {
     expect(code).toMatch(/^\d{4}$/);
     expect(rows[1]!.content).toBe(`Shop: ${code}`);
     expect(await check(c, uuid, code)).toBe('CONFIRMED');
+    // The call did not reach the phone: it verified nothing.
+    expect(await conversions(c)).toEqual([]);
+  });
+
+  it('records a delivered flash call of a confirmed code as a NUMBER_VERIFIED conversion', async () => {
+    const c = await client({ workflow: [FLASHCALL, SMS] });
+    const uuid = await sent(c, '79161400150');
+    await waitFor(async () => (await steps(uuid))[0]?.status === 'delivered');
+    const code = await codeOf(uuid);
+    expect(await conversions(c)).toEqual([]);
+    expect(await check(c, uuid, code)).toBe('CONFIRMED');
+    expect(await conversions(c)).toEqual([{ message_id: uuid, result: 'NUMBER_VERIFIED' }]);
+    // Checked again: recorded once.
+    expect(await check(c, uuid, code)).toBe('CONFIRMED');
+    expect(await conversions(c)).toHaveLength(1);
   });
 
   it('moves on when a step is delivered but not confirmed within its timeout (test clock)', async () => {
