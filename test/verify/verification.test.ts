@@ -227,6 +227,21 @@ describe.each(ENGINES)('verification (%s)', (engine) => {
     expect(await check(c, elsewhere, await codeOf(elsewhere))).toBe('CONFIRMED');
   });
 
+  it('keeps an expired code a day (EXPIRED), then deletes it (NOT_FOUND)', async () => {
+    const c = await client({ codeTtl: 60, workflow: [SMS] });
+    const uuid = await sent(c, '79161400160');
+    const code = await codeOf(uuid);
+    t.clock.advance(60_000);
+    await t.herald.jobs!.run('verification-retention');
+    expect(await check(c, uuid, code)).toBe('EXPIRED');
+    t.clock.advance(24 * 3600_000);
+    await t.herald.jobs!.run('verification-retention');
+    expect(await check(c, uuid, code)).toBe('EXPIRED');
+    t.clock.advance(1000);
+    await t.herald.jobs!.run('verification-retention');
+    expect(await check(c, uuid, code)).toBe('NOT_FOUND');
+  });
+
   it('takes 5 sends per destination and verifier in 10 minutes, then 429 4290 with Retry-After', async () => {
     const c = await client({ workflow: [SMS] });
     for (let i = 0; i < 5; i++) {
