@@ -24,6 +24,7 @@ import { callbackJobs } from './callbacks/index.js';
 import { CascadeProgress, cascadeJobs, cascadesStop } from './cascades/index.js';
 import { cascadeRoutes } from './cascades/routes.js';
 import { dispatchRoutes } from './dispatches/routes.js';
+import { dispatchStatusesShared } from './dispatches/index.js';
 import { idempotencyJobs } from './idempotency/index.js';
 import { Jobs } from './shared/jobs.js';
 import { statisticsJobs } from './statistics/index.js';
@@ -51,7 +52,7 @@ import { CallbackSender, type CallbackSenderOptions } from './callbacks/index.js
 import { CallbackTargets } from './callbacks/index.js';
 import { Tariffs } from './money/index.js';
 import { TemplateMatcher } from './templates/index.js';
-import { receiveInbound, receiveSmsInbound } from './inbound/index.js';
+import { inboundJobs, receiveInbound, receiveSmsInbound } from './inbound/index.js';
 import { statisticsRoutes } from './statistics/routes.js';
 import { adminInboundRoutes, inboundRoutes } from './inbound/routes.js';
 import { adminTemplateRoutes, templateRoutes } from './templates/routes.js';
@@ -247,6 +248,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         N: 2 ** config.passwordScryptCost,
       }),
       stopCascades: cascadesStop,
+      dispatchStatuses: dispatchStatusesShared,
       directDispatch:
         role === 'all'
           ? {
@@ -283,6 +285,10 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         ...idempotencyJobs(jobDeps),
         ...callbackJobs(jobDeps),
         ...verifyJobs(jobDeps),
+        ...inboundJobs(ctx, {
+          partsWaitMs: config.inboundPartsWaitSeconds * 1000,
+          sweepEveryMs: config.inboundPartsSweepSeconds * 1000,
+        }),
       ]);
       callbackSender = new CallbackSender(
         { db: workDb, clock, log },

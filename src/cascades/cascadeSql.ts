@@ -32,6 +32,8 @@ export interface CascadeRow {
   step_timeout_at: Date | null;
   /** No step is created from this instant on (verify/: the code's expiry), or null. */
   steps_until: Date | null;
+  /** The dispatch the cascade was created for, or null. */
+  dispatch_id: string | null;
 }
 
 export interface NewCascade {
@@ -52,13 +54,15 @@ export async function cascadeInsertBatch(
     sendingMethod: SendingMethod;
     currency: string;
     cascades: readonly NewCascade[];
+    /** The dispatch they are created for. */
+    dispatchId?: string;
   },
 ): Promise<void> {
   if (batch.cascades.length === 0) return;
   await tx.query(
     `INSERT INTO cascades (account_id, id, created_at, steps, step_count, traffic_center_id, sending_method, currency,
-       step_timeout_at, steps_until)
-     SELECT $1, c.id, $2, c.steps, jsonb_array_length(c.steps), $3, $4, $5, c.step_timeout_at, c.steps_until
+       step_timeout_at, steps_until, dispatch_id)
+     SELECT $1, c.id, $2, c.steps, jsonb_array_length(c.steps), $3, $4, $5, c.step_timeout_at, c.steps_until, $7
      FROM json_to_recordset($6::json) AS c(id uuid, steps jsonb, step_timeout_at timestamptz, steps_until timestamptz)`,
     [
       batch.accountId,
@@ -74,6 +78,7 @@ export async function cascadeInsertBatch(
           steps_until: c.stepsUntil ?? null,
         })),
       ),
+      batch.dispatchId ?? null,
     ],
   );
 }
@@ -168,6 +173,42 @@ export async function cascadesStop(
     [accountId, ids, now],
   );
   return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * Stops the running cascades of a stopped dispatch: no later step of them will be created. Locks them after the
+ * messages of the dispatch the caller stopped, as the delivery writer does (messages, then cascades). Returns how
+ * many were running.
+ */
+export async function cascadesStopOfDispatch(
+  tx: Queryable,
+  accountId: number,
+  dispatchId: string,
+  now: Date,
+): Promise<number> {
+  const rows = await tx.query<{ id: string }>(
+    `UPDATE cascades SET state = 'stopped', ended_at = $3
+     WHERE account_id = $1 AND dispatch_id = $2 AND state = 'running'
+     RETURNING id`,
+    [accountId, dispatchId, now],
+  );
+  return rows.length;
+}
+
+/** How many cascades of each of an account's dispatches still run (a later step may still come). */
+export async function cascadesRunningOfDispatches(
+  db: Queryable,
+  accountId: number,
+  dispatchIds: readonly string[],
+): Promise<Map<string, number>> {
+  if (dispatchIds.length === 0) return new Map();
+  const rows = await db.query<{ dispatch_id: string; n: number }>(
+    `SELECT dispatch_id, count(*)::int AS n FROM cascades
+     WHERE account_id = $1 AND dispatch_id = ANY($2::uuid[]) AND state = 'running'
+     GROUP BY dispatch_id`,
+    [accountId, dispatchIds],
+  );
+  return new Map(rows.map((r) => [r.dispatch_id, r.n]));
 }
 
 export async function cascadeGet(db: Queryable, accountId: number, id: string): Promise<CascadeRow | undefined> {

@@ -229,9 +229,12 @@ export class CascadeProgress {
     ]);
     const updates: CascadeUpdate[] = [];
     const next: CascadeRow[] = [];
+    // The latest outcome of each step (a delivery and its read may both be here); a flush holds thousands.
+    const latest = new Map<string, StepOutcome>();
+    for (const s of steps) latest.set(`${s.cascadeId}/${s.cascadeStep}`, s);
     for (const cascade of cascades) {
-      // The latest outcome of its current step (a delivery and its read may both be here): earlier steps' are late.
-      const outcome = steps.filter((s) => s.cascadeId === cascade.id && s.cascadeStep === cascade.current_step).at(-1);
+      // Its current step's: earlier steps' outcomes are late.
+      const outcome = latest.get(`${cascade.id}/${cascade.current_step}`);
       if (!outcome) continue;
       const step = cascade.steps[cascade.current_step - 1]!;
       const decision = decide(step.condition, outcome, step.timeout !== undefined);
@@ -257,8 +260,8 @@ export class CascadeProgress {
   }
 
   /**
-   * Creates the next step of each locked cascade in `next` (or ends it: no step left, past `steps_until`, past
-   * the window's end, or a step refused at its creation), and records `updates` with them.
+   * Creates the next step of each locked cascade in `cascades` (or ends it: no step left, past `steps_until`, past
+   * the window's end, its dispatch stopped, or a step refused at its creation), and records `updates` with them.
    */
   private async moveOn(tx: Queryable, cascades: readonly CascadeRow[], updates: CascadeUpdate[], now: Date) {
     const ctx = this.ctx();
@@ -274,6 +277,23 @@ export class CascadeProgress {
         cascade,
         item: { id: newMessageId(now), message: following.message, cascade: { id: cascade.id, step: stepNumber } },
       });
+    }
+    // A dispatch's cascade: its next step belongs to the dispatch, held while it is paused, and none follows once
+    // it is stopped.
+    const dispatches = await ctx.dispatchStatuses(tx, [
+      ...new Map(
+        next
+          .filter((n) => n.cascade.dispatch_id !== null)
+          .map((n) => [n.cascade.dispatch_id, { accountId: n.cascade.account_id, id: n.cascade.dispatch_id! }]),
+      ).values(),
+    ]);
+    for (const n of [...next]) {
+      if (n.cascade.dispatch_id === null) continue;
+      const status = dispatches.get(n.cascade.dispatch_id);
+      if (status === 'stopped') {
+        next.splice(next.indexOf(n), 1);
+        updates.push({ ...ended(n.cascade), state: 'stopped' });
+      } else n.item = { ...n.item, dispatchId: n.cascade.dispatch_id, held: status === 'paused' };
     }
     for (const [accountId, group] of groupBy(next, (n) => n.cascade.account_id)) {
       const cascade = group[0]!.cascade;
@@ -299,16 +319,17 @@ export class CascadeProgress {
         leaseUntil: now,
         limitCallbackUrls: false,
       });
+      const itemsById = new Map(items.map((it) => [it.id, it]));
       results.forEach((r, i) => {
-        if (r instanceof HeraldError)
-          refused.push({ item: items.find((it) => it.id === candidates[i]!.id)!, error: r });
+        if (r instanceof HeraldError) refused.push({ item: itemsById.get(candidates[i]!.id)!, error: r });
       });
       // A step refused at its creation (4020 and the like) is stored unsent, with its callbacks, and ends the cascade.
       await storeRefused(tx, ctx, sender, refused, now);
       for (const r of refused) over.add(r.item.cascade!.id);
+      const refusedIds = new Set(refused.map((r) => r.item.id));
       for (const { cascade: c, item } of group) {
         const done = over.has(c.id);
-        const created = !done || refused.some((r) => r.item.id === item.id);
+        const created = !done || refusedIds.has(item.id);
         const step = created ? item.cascade!.step : c.current_step;
         updates.push({
           accountId,

@@ -33,6 +33,13 @@ export interface Config {
   readonly trafficCentersPerAccount: number;
   /** Templates (not deleted) an account may have (0: no limit). */
   readonly templatesPerAccount: number;
+  /**
+   * How long the parts of a long inbound SMS wait for the rest before the message is stored as it is, and how long
+   * the parts of a complete one are remembered to recognise a part the SMSC sends again.
+   */
+  readonly inboundPartsWaitSeconds: number;
+  /** How often the parts of long inbound SMS are looked over (HERALD_INBOUND_PARTS_WAIT_SECONDS's sweep). */
+  readonly inboundPartsSweepSeconds: number;
   readonly conversionPort: number | undefined;
   readonly demo: boolean;
   readonly logLevel: LogLevel;
@@ -100,6 +107,13 @@ export const DEFAULT_TRAFFIC_CENTERS_PER_ACCOUNT = 100;
  * that matching a message against all of them, and the operator's review queue, stay small.
  */
 export const DEFAULT_TEMPLATES_PER_ACCOUNT = 1000;
+/**
+ * Handsets send the parts of a long SMS within seconds; an SMSC may hold one back for minutes when its network is
+ * busy, and resends a part whose answer it missed within a minute or two. Ten minutes covers both.
+ */
+export const DEFAULT_INBOUND_PARTS_WAIT_SECONDS = 600;
+/** A minute: an incomplete message is stored at most a minute after its wait ends; a look costs one indexed query. */
+export const DEFAULT_INBOUND_PARTS_SWEEP_SECONDS = 60;
 export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
 /** 1000 WhatsApp messages with full headers, footers and three 1000-character buttons stay below 16 MiB. */
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -300,6 +314,12 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
     `(default ${DEFAULT_TRAFFIC_CENTERS_PER_ACCOUNT})`,
   HERALD_TEMPLATES_PER_ACCOUNT:
     `templates an account may have, 0 for no limit ` + `(default ${DEFAULT_TEMPLATES_PER_ACCOUNT})`,
+  HERALD_INBOUND_PARTS_WAIT_SECONDS:
+    `seconds the parts of a long inbound SMS wait for the rest before it is stored as it is, and the parts of a ` +
+    `complete one are remembered to store a part sent again once (default ${DEFAULT_INBOUND_PARTS_WAIT_SECONDS})`,
+  HERALD_INBOUND_PARTS_SWEEP_SECONDS:
+    `seconds between looks for long inbound SMS whose wait ended, at most the wait ` +
+    `(default ${DEFAULT_INBOUND_PARTS_SWEEP_SECONDS})`,
   HERALD_CONVERSION_PORT: 'extra listener for the FLASHCALL conversion operation (default unset)',
   HERALD_DEMO: 'true|false: create the demo account on first start (default true in embedded mode)',
   HERALD_LOG_LEVEL: `${LOG_LEVELS.join('|')} (default ${DEFAULT_LOG_LEVEL})`,
@@ -395,6 +415,21 @@ export function loadConfig(env: Env = process.env): Config {
       `must not exceed HERALD_REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
     );
   }
+  const inboundPartsWaitSeconds =
+    optional(
+      read('HERALD_INBOUND_PARTS_WAIT_SECONDS'),
+      'HERALD_INBOUND_PARTS_WAIT_SECONDS',
+      integerIn(10, 7 * 86_400),
+    ) ?? DEFAULT_INBOUND_PARTS_WAIT_SECONDS;
+  const inboundPartsSweepSeconds =
+    optional(read('HERALD_INBOUND_PARTS_SWEEP_SECONDS'), 'HERALD_INBOUND_PARTS_SWEEP_SECONDS', integerIn(1, 3600)) ??
+    Math.min(DEFAULT_INBOUND_PARTS_SWEEP_SECONDS, inboundPartsWaitSeconds);
+  if (inboundPartsSweepSeconds > inboundPartsWaitSeconds) {
+    throw new ConfigError(
+      'HERALD_INBOUND_PARTS_SWEEP_SECONDS',
+      `must not exceed HERALD_INBOUND_PARTS_WAIT_SECONDS (${inboundPartsWaitSeconds})`,
+    );
+  }
   // Every thread of the pool hashing would leave file reads and DNS lookups none (the process's own setting).
   const poolSize = Number(process.env.UV_THREADPOOL_SIZE) || LIBUV_DEFAULT_POOL_SIZE;
   const passwordHashConcurrency =
@@ -440,6 +475,8 @@ export function loadConfig(env: Env = process.env): Config {
     templatesPerAccount:
       optional(read('HERALD_TEMPLATES_PER_ACCOUNT'), 'HERALD_TEMPLATES_PER_ACCOUNT', integerIn(0, 1_000_000)) ??
       DEFAULT_TEMPLATES_PER_ACCOUNT,
+    inboundPartsWaitSeconds,
+    inboundPartsSweepSeconds,
     conversionPort: optional(read('HERALD_CONVERSION_PORT'), 'HERALD_CONVERSION_PORT', parsePort),
     demo,
     logLevel: optional(read('HERALD_LOG_LEVEL'), 'HERALD_LOG_LEVEL', parseLogLevel) ?? DEFAULT_LOG_LEVEL,

@@ -51,6 +51,9 @@ const DispatchObject = Type.Object({
   trafficType: Type.Enum(TRAFFIC_TYPES),
   trafficCenterId: Type.Union([Type.Integer(), Type.Null()]),
   speed: Type.Union([Type.Object({ amount: Type.Integer(), unit: Type.Enum(['minute', 'hour']) }), Type.Null()]),
+  cascade: Type.Union([Type.Array(Type.Unknown()), Type.Null()], {
+    description: 'the steps as given, with their {placeholders}; channelType, source and message are the first',
+  }),
   messages: Counters,
   parts: Counters,
 });
@@ -80,9 +83,16 @@ export const dispatchRoutes: Routes = (app, ctx) => {
         body: Type.Object(
           {
             dispatchName: Type.String({ maxLength: 200 }),
-            channelType: ChannelType,
+            channelType: Type.Optional(ChannelType),
             speed: Type.Optional(
               Type.Object({ amount: Type.Integer({ minimum: 1 }), unit: Type.Enum(['minute', 'hour']) }),
+            ),
+            cascade: Type.Optional(
+              Type.Array(Type.Object({}, { additionalProperties: true }), {
+                minItems: 1,
+                maxItems: 6,
+                description: 'cascade steps (DESIGN 13), instead of channelType, senderName and content',
+              }),
             ),
           },
           { additionalProperties: true, description: 'and the fields of a message but destination' },
@@ -210,12 +220,7 @@ export const dispatchRoutes: Routes = (app, ctx) => {
         accountId,
         rows.map((r) => r.id),
       );
-      const items = rows.map((r) =>
-        dispatchToApi(
-          r,
-          counts.filter((c) => c.dispatch_id === r.id),
-        ),
-      );
+      const items = rows.map((r) => dispatchToApi(r, counts));
       // A status read from the messages filters the page it is on (the total counts the stored status).
       return { total, items: q.status === undefined ? items : items.filter((i) => i.status === q.status) };
     },

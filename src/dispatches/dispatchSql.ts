@@ -24,6 +24,16 @@ export interface DispatchRow {
   traffic_center_id: number | null;
   sending_method: SendingMethod;
   currency: string;
+  /** A dispatch of cascades: the cascade as given (see DispatchCascade), or null. */
+  cascade: DispatchCascade | null;
+}
+
+/** A dispatch's cascade as the client gave it: validated again with each destination's substitutions. */
+export interface DispatchCascade {
+  /** The cascade's common fields (the dispatch's message fields but channelType, senderName and content). */
+  readonly fields: Record<string, unknown>;
+  /** The steps, with their {placeholders}. */
+  readonly steps: readonly Record<string, unknown>[];
 }
 
 export async function dispatchInsert(
@@ -39,12 +49,13 @@ export async function dispatchInsert(
     trafficCenterId: number | null;
     sendingMethod: SendingMethod;
     currency: string;
+    cascade: DispatchCascade | null;
   },
 ): Promise<void> {
   await db.query(
     `INSERT INTO dispatches (account_id, id, name, created_at, message, speed, speed_ms, traffic_center_id,
-       sending_method, currency)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+       sending_method, currency, cascade)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
     [
       d.accountId,
       d.id,
@@ -56,6 +67,7 @@ export async function dispatchInsert(
       d.trafficCenterId,
       d.sendingMethod,
       d.currency,
+      d.cascade === null ? null : JSON.stringify(d.cascade),
     ],
   );
 }
@@ -75,6 +87,27 @@ export async function dispatchGet(
     [accountId, id],
   );
   return row;
+}
+
+/**
+ * The stored statuses of dispatches, locked FOR SHARE: the transaction that records a step of a dispatch's cascade
+ * (which holds the step's message and its cascade) reads whether the dispatch is paused or stopped, and a pause or
+ * stop (FOR UPDATE) waits for it to commit, or it waits for the pause or stop. Dispatches are locked after
+ * messages and cascades here: a pause or stop holds its dispatch's row alone (see changeDispatch).
+ */
+export async function dispatchStatusesShared(
+  tx: Queryable,
+  keys: readonly { accountId: number; id: string }[],
+): Promise<Map<string, StoredStatus>> {
+  if (keys.length === 0) return new Map();
+  const rows = await tx.query<{ id: string; status: StoredStatus }>(
+    `SELECT d.id, d.status FROM dispatches d
+     JOIN unnest($1::bigint[], $2::uuid[]) AS k(account_id, id) ON d.account_id = k.account_id AND d.id = k.id
+     ORDER BY d.account_id, d.id
+     FOR SHARE OF d`,
+    [keys.map((k) => k.accountId), keys.map((k) => k.id)],
+  );
+  return new Map(rows.map((r) => [r.id, r.status]));
 }
 
 export async function dispatchSetStatus(

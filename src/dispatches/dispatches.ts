@@ -1,18 +1,27 @@
 import { accountTakePace } from '../accounts/index.js';
+import {
+  cascadeInsertBatch,
+  cascadesRunningOfDispatches,
+  cascadesStopOfDispatch,
+  type ValidStep,
+  validateCascade,
+} from '../cascades/index.js';
 import { type AppContext, NO_DIRECT_ROOM } from '../context.js';
+import type { Queryable } from '../db/db.js';
 import { herald, HeraldError, showValue } from '../errors/catalogue.js';
 import type { Principal } from '../http/auth.js';
 import {
   type Candidate,
   type DispatchCount,
+  type MessageToGenerate,
   DELIVERY_ERRORS,
   messageDispatchCounts,
   messageDispatchHold,
   messageDispatchSchedule,
   messageDispatchStop,
+  messageDispatchUnsettled,
   newMessageId,
   type NewMessage,
-  normaliseDestination,
   prepareMessages,
   senderOf,
   storeMessages,
@@ -22,7 +31,15 @@ import {
 } from '../messages/index.js';
 import { enabledChannels } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';
-import { type DispatchRow, dispatchGet, dispatchInsert, dispatchSetStatus, type Speed } from './dispatchSql.js';
+import {
+  type DispatchCascade,
+  type DispatchRow,
+  dispatchGet,
+  dispatchInsert,
+  dispatchSetStatus,
+  type Speed,
+} from './dispatchSql.js';
+import { substitutedCascade, substitutedMessage } from './substitutions.js';
 
 /** A dispatch's statuses in the API. */
 export const STATUSES = ['initiated', 'scheduled', 'sending', 'awaiting', 'done', 'paused', 'stopped'] as const;
@@ -32,8 +49,6 @@ export type DispatchStatus = (typeof STATUSES)[number];
 export const MAX_ADD = 1000;
 /** Dispatches hold PROMO traffic unless they say otherwise. */
 const DEFAULT_TRAFFIC_TYPE = 'PROMO';
-/** `{name}`: letters, digits, underscore. */
-const PLACEHOLDER = /\{([\p{L}\p{N}_]+)\}/gu;
 /** Stands in for the destinations while the dispatch's own message is validated. */
 const SOME_DESTINATION = '79000000000';
 const UNIT_MS = { minute: 60_000, hour: 3_600_000 } as const;
@@ -57,19 +72,34 @@ export async function createDispatch(
     throw name === undefined || name === null
       ? herald('missingField', { field: 'dispatchName' })
       : herald('invalidField', { field: 'dispatchName', value: showValue(name) });
-  if (body.cascade !== undefined && body.cascade !== null)
-    throw herald('invalidField', { field: 'cascade', value: 'cascades of dispatches are not supported yet' });
   const speed = validateSpeed(body.speed);
   const fields = Object.fromEntries(Object.entries(body).filter(([key]) => !DISPATCH_FIELDS.includes(key)));
   if ('destination' in fields) throw herald('fieldNotAccepted', { field: 'destination' });
   const now = ctx.clock.now();
-  const validation = await validationContext(ctx, principal.accountId, [fields], now);
-  const message = validateMessage(
-    { trafficType: DEFAULT_TRAFFIC_TYPE, ...fields, destination: SOME_DESTINATION },
-    validation,
-  );
-  if (!enabledChannels(principal.accountChannels)[message.channelType])
-    throw herald('channelNotEnabled', { channelType: message.channelType });
+  const channels = enabledChannels(principal.accountChannels);
+  let message: ValidMessage;
+  let cascade: DispatchCascade | null = null;
+  if (body.cascade !== undefined && body.cascade !== null) {
+    // The steps replace channelType, senderName and content; the other fields are the cascade's common fields.
+    for (const field of ['channelType', 'senderName', 'content'])
+      if (fields[field] !== undefined && fields[field] !== null) throw herald('fieldNotAccepted', { field });
+    const steps = Array.isArray(body.cascade) ? (body.cascade as unknown[]) : [];
+    const validation = await validationContext(ctx, principal.accountId, steps, now);
+    const common = { trafficType: DEFAULT_TRAFFIC_TYPE, ...fields };
+    const valid = validateCascade({ ...common, destination: SOME_DESTINATION, cascade: body.cascade }, validation);
+    for (const step of valid.steps)
+      if (!channels[step.message.channelType])
+        throw herald('channelNotEnabled', { channelType: step.message.channelType });
+    message = valid.steps[0]!.message;
+    cascade = { fields: common, steps: steps as Record<string, unknown>[] };
+  } else {
+    const validation = await validationContext(ctx, principal.accountId, [fields], now);
+    message = validateMessage(
+      { trafficType: DEFAULT_TRAFFIC_TYPE, ...fields, destination: SOME_DESTINATION },
+      validation,
+    );
+    if (!channels[message.channelType]) throw herald('channelNotEnabled', { channelType: message.channelType });
+  }
   const id = newMessageId(now);
   const sender = senderOf(principal);
   await dispatchInsert(ctx.db, {
@@ -83,6 +113,7 @@ export async function createDispatch(
     trafficCenterId: sender.trafficCenterId,
     sendingMethod: sender.sendingMethod,
     currency: sender.currency,
+    cascade,
   });
   return { dispatchId: id, status: 'initiated' };
 }
@@ -121,13 +152,23 @@ export async function addDispatchMessages(
   const now = ctx.clock.now();
   const dispatch = await dispatchGet(ctx.db, accountId, dispatchId);
   if (!dispatch) throw herald('notFound', { what: `Dispatch ${dispatchId}` });
-  const validation = await validationContext(ctx, accountId, [dispatch.message], now);
+  const cascade = dispatch.cascade;
+  const validation = await validationContext(ctx, accountId, cascade ? cascade.steps : [dispatch.message], now);
   const items: (AddItem | undefined)[] = new Array(body.length);
-  const valid: { index: number; message: ValidMessage }[] = [];
+  // Each valid entry: a message, or a cascade whose first step is its message (its id the cascade's).
+  const valid: { index: number; message: MessageToGenerate & { id: string }; steps?: readonly ValidStep[] }[] = [];
   body.forEach((item: unknown, index) => {
     const destination = isPlainObject(item) ? item.destination : undefined;
     try {
-      valid.push({ index, message: substituted(dispatch, item, validation) });
+      const id = newMessageId(now);
+      if (cascade) {
+        const { steps } = substitutedCascade(cascade, item, validation);
+        valid.push({ index, message: { id, message: steps[0]!.message, cascade: { id, step: 1 }, dispatchId }, steps });
+      } else
+        valid.push({
+          index,
+          message: { id, message: substitutedMessage(dispatch.message, item, validation), dispatchId },
+        });
     } catch (error) {
       if (!(error instanceof HeraldError)) throw error;
       items[index] = {
@@ -142,7 +183,7 @@ export async function addDispatchMessages(
     ctx,
     ctx.db,
     sender,
-    valid.map((v) => ({ message: v.message, dispatchId })),
+    valid.map((v) => v.message),
     undefined,
     now,
   );
@@ -160,6 +201,20 @@ export async function addDispatchMessages(
       limitCallbackUrls: true,
     });
     const byId = new Map(candidates.map((c, i) => [c.id, results[i]!]));
+    if (cascade)
+      await cascadeInsertBatch(tx, {
+        accountId,
+        now,
+        trafficCenterId: sender.trafficCenterId,
+        sendingMethod: sender.sendingMethod,
+        currency: sender.currency,
+        cascades: valid.flatMap((v) =>
+          byId.get(v.message.id) instanceof HeraldError || !byId.has(v.message.id)
+            ? []
+            : [{ id: v.message.id, steps: v.steps! }],
+        ),
+        dispatchId,
+      });
     prepared.forEach((p, i) => {
       const { index } = valid[i]!;
       const destination = (body[index] as { destination: unknown }).destination;
@@ -173,60 +228,6 @@ export async function addDispatchMessages(
   return items as AddItem[];
 }
 
-/** The dispatch's message for one item: its destination, its content with the item's substitutions. */
-function substituted(
-  dispatch: DispatchRow,
-  item: unknown,
-  validation: Parameters<typeof validateMessage>[1],
-): ValidMessage {
-  if (!isPlainObject(item)) throw herald('notAnObject');
-  for (const key of Object.keys(item))
-    if (key !== 'destination' && key !== 'substitutions') throw herald('fieldNotAccepted', { field: key });
-  const destination = normaliseDestination(item.destination);
-  if (!destination) throw herald('invalidMsisdn');
-  const values = item.substitutions ?? {};
-  if (!isPlainObject(values) || Object.values(values).some((v) => typeof v !== 'string' && typeof v !== 'number'))
-    throw herald('invalidField', { field: 'substitutions', value: showValue(values) });
-  const fill = (text: string): string =>
-    text.replace(PLACEHOLDER, (_, name: string) => {
-      if (!(name in values)) throw herald('missingField', { field: `substitution ${name}` });
-      return String(values[name]);
-    });
-  const m = dispatch.message;
-  const content =
-    typeof m.content === 'string'
-      ? fill(m.content)
-      : isPlainObject(m.content) && typeof m.content.text === 'string'
-        ? { ...m.content, text: fill(m.content.text) }
-        : m.content;
-  // Validated again as a message: a substitution can make a text too long, or a FLASHCALL code no code.
-  return validateMessage(
-    {
-      channelType: m.channelType,
-      senderName: m.senderName,
-      destination: destination.msisdn,
-      content,
-      tags: m.tags.length > 0 ? m.tags : undefined,
-      trafficType: m.trafficType,
-      ...(m.channelType === 'FLASHCALL' || m.channelType === 'VOICECODE'
-        ? {}
-        : {
-            useLocalTime: m.useLocalTime,
-            localSendTime: m.localSendTime,
-            localCompletionTime: m.localCompletionTime,
-            hours: m.hours,
-            days: m.days,
-            shortUrl: m.shortUrl,
-          }),
-      ttl: m.ttl,
-      callbackUrl: m.callbackUrl,
-      callbackEvents: m.callbackEvents,
-      externalMessageId: m.externalMessageId,
-    },
-    validation,
-  );
-}
-
 /** What a status change may come from. */
 const CHANGES = {
   start: { from: ['initiated'], to: 'started' },
@@ -237,9 +238,10 @@ const CHANGES = {
 export type Change = keyof typeof CHANGES;
 
 /**
- * Start, pause, resume or stop. Start and resume plan the held messages from now, spread at the dispatch's speed;
- * pause holds those still waiting (those being handed to a carrier go); stop makes every waiting message unsent,
- * refunded.
+ * Start, pause, resume or stop. Start and resume plan the held messages from now, spread at the dispatch's speed.
+ * Pause holds every message waiting in the queue, stop makes each one unsent, refunded; then both wait until the
+ * dispatch is settled (see settle) before they answer: no message of it goes to a carrier after a pause's or a
+ * stop's answer, and every message a pause held is planned again by the resume.
  */
 export async function changeDispatch(
   ctx: AppContext,
@@ -262,17 +264,87 @@ export async function changeDispatch(
       const slots = await accountTakePace(tx, accountId, 0, held, now, dispatch.speed_ms);
       const start = slots?.firstBulkAt ?? now;
       await messageDispatchSchedule(tx, accountId, dispatchId, start, slots?.spacingMs ?? dispatch.speed_ms);
-    } else if (change === 'pause') await messageDispatchHold(tx, accountId, dispatchId, now);
-    else while ((await messageDispatchStop(tx, accountId, dispatchId, now, DELIVERY_ERRORS.stopped, STOP_BATCH)) > 0);
+    }
+    // A pause or stop takes its messages after this commit (see settle): a transaction recording a step of one of
+    // its cascades locks messages, then cascades, then this row (FOR SHARE); taking messages here, after this row,
+    // could deadlock with it.
   });
   if (change === 'start' || change === 'resume') ctx.wakeup.notify();
+  else await settle(ctx, accountId, dispatchId, change === 'pause' ? 'paused' : 'stopped');
+}
+
+/**
+ * Holds (paused) or stops (stopped) the dispatch's messages in `sending` that no worker holds now; a stop also stops
+ * its running cascades (no later step). Messages are locked before cascades, as the delivery writer does.
+ */
+async function takeWaiting(
+  tx: Queryable,
+  accountId: number,
+  dispatchId: string,
+  status: 'paused' | 'stopped',
+  now: Date,
+): Promise<void> {
+  if (status === 'paused') {
+    await messageDispatchHold(tx, accountId, dispatchId, now);
+    return;
+  }
+  while ((await messageDispatchStop(tx, accountId, dispatchId, now, DELIVERY_ERRORS.stopped, STOP_BATCH)) > 0);
+  await cascadesStopOfDispatch(tx, accountId, dispatchId, now);
+}
+
+/** How often a pause or a stop looks again at the messages in workers' hands (a hand-over takes milliseconds). */
+const SETTLE_POLL_MS = 10;
+/** Beyond a lease, how long a pause or a stop waits for a worker's outcome to be recorded. */
+const SETTLE_GRACE_MS = 5000;
+
+/**
+ * Waits until a paused or stopped dispatch is settled: no message of it in `sending` that a worker could still
+ * send (for a pause, every one held). The messages a worker held when the change came (claimed, leased, outcome
+ * not yet recorded) end as their hand-over ends: sent, unsent, or back in the queue (a transient failure), where
+ * the next look takes them as the change took the others. Once nothing is left, none can be claimed any more.
+ * A worker that dies holding messages lets them go when its lease runs out: the wait is bounded by a lease
+ * (HERALD_LEASE_SECONDS) and a grace for the record, on the system clock; past that it answers anyway, with a
+ * warning. A resume or stop that comes meanwhile ends a pause's wait.
+ */
+async function settle(
+  ctx: AppContext,
+  accountId: number,
+  dispatchId: string,
+  status: 'paused' | 'stopped',
+): Promise<void> {
+  const giveUpAt = Date.now() + ctx.config.leaseSeconds * 1000 + SETTLE_GRACE_MS;
+  for (let take = true; ;) {
+    const now = ctx.clock.now();
+    if (take) {
+      const still = await ctx.db.transaction(async (tx) => {
+        // Shared: a resume (FOR UPDATE) waits for this pass, and the pass sees whether one came.
+        const dispatch = await dispatchGet(tx, accountId, dispatchId, 'share');
+        if (dispatch?.status !== status) return false;
+        await takeWaiting(tx, accountId, dispatchId, status, now);
+        return true;
+      });
+      if (!still) return;
+    }
+    const left = await messageDispatchUnsettled(ctx.db, accountId, dispatchId, now, status === 'stopped');
+    if (left.left === 0) return;
+    take = left.left > left.inHand;
+    if (!take && Date.now() > giveUpAt) {
+      ctx.log.warn(
+        { dispatchId, inHand: left.inHand, leasedUntil: left.leasedUntil },
+        `dispatch ${status}: messages still in a worker's hand; answering without them`,
+      );
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
+  }
 }
 
 const COUNTED = ['sending', 'sent', 'delivered', 'undelivered', 'unsent'] as const;
 type Counters = Record<'total' | (typeof COUNTED)[number], number>;
 
 /** The dispatch object of the list and of GET /api/v1/dispatch/{id}. */
-export function dispatchToApi(d: DispatchRow, counts: readonly DispatchCount[]) {
+export function dispatchToApi(d: DispatchRow, read: DispatchCounts) {
+  const counts = read.counts.filter((c) => c.dispatch_id === d.id);
   const messages = Object.fromEntries(['total', ...COUNTED].map((k) => [k, 0])) as Counters;
   const parts = { ...messages };
   let later = 0;
@@ -291,13 +363,14 @@ export function dispatchToApi(d: DispatchRow, counts: readonly DispatchCount[]) 
     localSendTime: d.message.localSendTime,
     localCompletionTime: d.message.localCompletionTime,
     useLocalTime: d.message.useLocalTime,
-    status: statusOf(d, messages, later),
+    status: statusOf(d, messages, later, read.running.get(d.id) ?? 0),
     channelType: d.message.channelType,
     source: d.message.senderName,
     message: d.message.content,
     trafficType: d.message.trafficType,
     trafficCenterId: d.traffic_center_id,
     speed: d.speed,
+    cascade: d.cascade ? [...d.cascade.steps] : null,
     messages,
     parts,
   };
@@ -305,15 +378,25 @@ export function dispatchToApi(d: DispatchRow, counts: readonly DispatchCount[]) 
 
 /**
  * A started dispatch is `scheduled` while every message of it waits for a later instant (its window is ahead),
- * `sending` while messages wait or go, `awaiting` once all are with carriers and final statuses are pending, `done`
- * when every message is final.
+ * `sending` while messages wait or go, `awaiting` once all are with carriers and final statuses are pending (or a
+ * cascade of it still runs: a later step may come, after an unread step), `done` when every message is final.
  */
-function statusOf(d: DispatchRow, m: Counters, later: number): DispatchStatus {
+function statusOf(d: DispatchRow, m: Counters, later: number, runningCascades: number): DispatchStatus {
   if (d.status !== 'started') return d.status;
   if (m.sending > 0) return later === m.total ? 'scheduled' : 'sending';
-  return m.sent > 0 ? 'awaiting' : 'done';
+  return m.sent > 0 || runningCascades > 0 ? 'awaiting' : 'done';
 }
 
-export async function countsOf(ctx: AppContext, accountId: number, ids: readonly string[]) {
-  return messageDispatchCounts(ctx.db, accountId, ids, ctx.clock.now());
+/** What a dispatch object is read from: its messages by status, and its cascades still running. */
+export interface DispatchCounts {
+  readonly counts: readonly DispatchCount[];
+  readonly running: ReadonlyMap<string, number>;
+}
+
+export async function countsOf(ctx: AppContext, accountId: number, ids: readonly string[]): Promise<DispatchCounts> {
+  const [counts, running] = await Promise.all([
+    messageDispatchCounts(ctx.db, accountId, ids, ctx.clock.now()),
+    cascadesRunningOfDispatches(ctx.db, accountId, ids),
+  ]);
+  return { counts, running };
 }

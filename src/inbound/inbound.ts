@@ -8,6 +8,7 @@ import { senderNameWhatsappOwner, whatsappNumberOf } from '../senderNames/index.
 import { uuid7 } from '../util/uuid7.js';
 import { inboundRuleList, matchRule } from './inboundRuleSql.js';
 import { trafficCenterDefault } from './trafficCenterSql.js';
+import { unroutedInboundInsert } from './unroutedInboundSql.js';
 
 /**
  * Takes inbound WhatsApp messages: each belongs to the one account whose approved
@@ -37,11 +38,14 @@ async function receiveOne(ctx: AppContext, tx: Queryable, connectorId: string, i
   const numbers = [inbound.displayName, inbound.phoneNumberId].filter((n): n is string => !!n).map(whatsappNumberOf);
   const owner = await senderNameWhatsappOwner(tx, numbers);
   if (!owner) {
-    await tx.query(
-      `INSERT INTO unrouted_inbounds (connector_id, provider_message_id, sender_name, subscriber, text, received_at)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-      [connectorId, inbound.id, senderName || null, subscriber, inbound.text, now],
-    );
+    await unroutedInboundInsert(tx, {
+      connectorId,
+      providerMessageId: inbound.id,
+      senderName: senderName || null,
+      subscriber,
+      text: inbound.text,
+      at: now,
+    });
     ctx.log.warn(
       { connector: connectorId, senderName },
       'inbound message for a sender name no account has; kept as unrouted',

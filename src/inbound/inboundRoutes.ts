@@ -5,11 +5,12 @@ import { lockAccount } from '../db/accountLocks.js';
 import type { Queryable } from '../db/db.js';
 import { herald } from '../errors/catalogue.js';
 import { principalOf, requireAdmin, requireToken } from '../http/auth.js';
-import { errorResponses, Id, IdParam } from '../http/schemas.js';
+import { errorResponses, Id, IdParam, PageQuery, paginated } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { SENDER_NAME_MAX_LENGTH } from '../senderNames/index.js';
 import { isoUtc } from '../util/time.js';
 import { adminInboundNumberRoutes } from './inboundNumberRoutes.js';
+import { unroutedInboundList } from './unroutedInboundSql.js';
 import {
   inboundRuleCount,
   inboundRuleDelete,
@@ -373,6 +374,11 @@ export const inboundRoutes: Routes = (app, ctx) => {
   );
 };
 
+/**
+ * A page of the unrouted list when none is asked for: the 1,000 newest, the whole answer before the list had pages.
+ */
+const UNROUTED_PER_PAGE = 1000;
+
 /** Inbound messages no account claimed, for the operator. */
 export const adminInboundRoutes: Routes = (app, ctx) => {
   adminInboundNumberRoutes(app, ctx);
@@ -382,37 +388,34 @@ export const adminInboundRoutes: Routes = (app, ctx) => {
       onRequest: requireAdmin(ctx),
       schema: {
         tags: ['Operator: inbound'],
-        summary: 'Inbound messages whose sender name no account has (kept, never dropped)',
+        summary: 'Inbound messages whose sender name or number no account has (kept, never dropped), newest first',
         security: [{ adminToken: [] }],
+        querystring: Type.Object({
+          page: PageQuery.properties.page,
+          per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: UNROUTED_PER_PAGE })),
+        }),
         response: {
-          200: Type.Object({
-            items: Type.Array(
-              Type.Object({
-                id: Type.Integer(),
-                connectorId: Type.String(),
-                senderName: Type.Union([Type.String(), Type.Null()]),
-                from: Type.String(),
-                text: Type.String(),
-                receivedAt: Type.String(),
-              }),
-            ),
-          }),
+          200: paginated(
+            Type.Object({
+              id: Type.Integer(),
+              connectorId: Type.String(),
+              senderName: Type.Union([Type.String(), Type.Null()]),
+              from: Type.String(),
+              text: Type.String(),
+              receivedAt: Type.String(),
+            }),
+          ),
         },
       },
     },
-    async () => {
-      const rows = await ctx.db.query<{
-        id: number;
-        connector_id: string;
-        sender_name: string | null;
-        subscriber: string;
-        text: string;
-        received_at: Date;
-      }>(
-        'SELECT id, connector_id, sender_name, subscriber, text, received_at FROM unrouted_inbounds ' +
-          'ORDER BY id DESC LIMIT 1000',
-      );
+    async (request) => {
+      const page = request.query.page ?? 1;
+      const perPage = request.query.per_page ?? UNROUTED_PER_PAGE;
+      const { rows, total } = await unroutedInboundList(ctx.db, perPage, (page - 1) * perPage);
       return {
+        page,
+        per_page: perPage,
+        total,
         items: rows.map((r) => ({
           id: r.id,
           connectorId: r.connector_id,

@@ -7,21 +7,65 @@ import { messageInsertInbound, messageToApi, normaliseDestination } from '../mes
 import { uuid7 } from '../util/uuid7.js';
 import { inboundNumberOwner } from './inboundNumberSql.js';
 import { inboundRuleList, matchRule } from './inboundRuleSql.js';
+import { smsPartsHandOn, smsPartTake } from './smsParts.js';
+import { smsPartsLock, smsPartsOverdue, smsPartsWaiting } from './smsPartSql.js';
 import { trafficCenterDefault } from './trafficCenterSql.js';
+import { unroutedInboundInsert } from './unroutedInboundSql.js';
 
 /**
  * Takes inbound SMS (DESIGN 17): each belongs to the account the operator assigned its destination number to
  * (`POST /admin/v1/accounts/{id}/inbound-numbers`), stored as an inbound message (`channelType: SMS`, status
  * `inbound_sent`) in the center of the account's first matching SMS rule (the number is the rule's sender name), and
  * called back (spec 6.5) when the rule has a callback URL. Nothing is dropped: a number nobody owns keeps its
- * message in unrouted_inbounds, listed to the operator.
+ * message in unrouted_inbounds, listed to the operator. A part of a long SMS is kept in inbound_sms_parts
+ * ({@link smsPartTake}) and the message stored with its last part, in the same transaction: once this resolves, the
+ * SMSC may be answered, and a restart loses nothing.
  */
 export async function receiveSmsInbound(
   ctx: AppContext,
   connectorId: string,
   inbounds: readonly SmsInbound[],
 ): Promise<void> {
-  for (const inbound of inbounds) await ctx.db.transaction((tx) => receiveOne(ctx, tx, connectorId, inbound));
+  for (const inbound of inbounds) {
+    await ctx.db.transaction(async (tx) => {
+      const { part } = inbound;
+      // A part numbered outside its count could never complete its message: it is stored as it is.
+      if (!part || part.total < 2 || part.sequence < 1 || part.sequence > part.total)
+        return receiveOne(ctx, tx, connectorId, inbound);
+      const key = { connectorId, sender: inbound.from, recipient: inbound.to, ...part };
+      const ready = await smsPartTake(tx, key, { partNumber: part.sequence, text: inbound.text, at: inbound.at });
+      for (const whole of ready) await receiveOne(ctx, tx, connectorId, { ...inbound, text: whole.text });
+    });
+  }
+}
+
+/**
+ * Stores, as they are, the long inbound SMS whose first waiting part arrived before `before` (their other parts never
+ * came), up to `limit` of them; returns how many. Each in its own transaction, under its parts' lock: a part that
+ * arrives meanwhile either completes the message first or waits for the next.
+ */
+export async function smsPartsSweepOverdue(ctx: AppContext, before: Date, limit: number): Promise<number> {
+  const overdue = await smsPartsOverdue(ctx.db, before, limit);
+  for (const key of overdue) {
+    await ctx.db.transaction(async (tx) => {
+      await smsPartsLock(tx, key);
+      const waiting = await smsPartsWaiting(tx, key);
+      const first = Math.min(...waiting.map((p) => p.received_at.getTime()));
+      if (waiting.length === 0 || first >= before.getTime()) return;
+      const whole = await smsPartsHandOn(tx, key, ctx.clock.now(), waiting);
+      ctx.log.warn(
+        { connector: key.connectorId, from: key.sender, to: key.recipient, parts: whole.parts, of: key.total },
+        'long inbound SMS stored without its missing parts',
+      );
+      await receiveOne(ctx, tx, key.connectorId, {
+        from: key.sender,
+        to: key.recipient,
+        text: whole.text,
+        at: ctx.clock.now(),
+      });
+    });
+  }
+  return overdue.length;
 }
 
 async function receiveOne(ctx: AppContext, tx: Queryable, connectorId: string, inbound: SmsInbound): Promise<void> {
@@ -33,11 +77,14 @@ async function receiveOne(ctx: AppContext, tx: Queryable, connectorId: string, i
   const number = inbound.to.replace(/^\+/, '');
   const owner = await inboundNumberOwner(tx, 'SMS', number);
   if (owner === undefined) {
-    await tx.query(
-      `INSERT INTO unrouted_inbounds (connector_id, provider_message_id, sender_name, subscriber, text, received_at)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-      [connectorId, providerId, number, subscriber, inbound.text, now],
-    );
+    await unroutedInboundInsert(tx, {
+      connectorId,
+      providerMessageId: providerId,
+      senderName: number,
+      subscriber,
+      text: inbound.text,
+      at: now,
+    });
     ctx.log.warn({ connector: connectorId, to: number }, 'inbound SMS for a number no account has; kept as unrouted');
     return;
   }

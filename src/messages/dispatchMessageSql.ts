@@ -92,6 +92,40 @@ export async function messageDispatchStop(
   return waiting.length - unmoved.size;
 }
 
+/** A paused or stopped dispatch's messages that are not settled yet (see messageDispatchUnsettled). */
+export interface Unsettled {
+  /** Messages still in `sending` that a worker may send: for a pause, those not held. */
+  readonly left: number;
+  /** Of those, in a worker's hand: claimed, with a lease that has not run out, outcome not yet recorded. */
+  readonly inHand: number;
+  /** The latest end of those leases, or null. */
+  readonly leasedUntil: Date | null;
+}
+
+/**
+ * What a pause (`heldToo` false: held messages are settled) or a stop (`heldToo` true: every message in `sending`)
+ * still waits for: the dispatch is settled when `left` is 0, since then no message of it can be claimed again.
+ * A pause's look reads the index of messages not held (messages_dispatch_unheld), a stop's that of its messages
+ * by status.
+ */
+export async function messageDispatchUnsettled(
+  db: Queryable,
+  accountId: number,
+  dispatchId: string,
+  now: Date,
+  heldToo: boolean,
+): Promise<Unsettled> {
+  const [row] = await db.query<{ left: number; in_hand: number; leased_until: Date | null }>(
+    `SELECT count(*)::int AS left,
+       (count(*) FILTER (WHERE lease_expires_at > $3))::int AS in_hand,
+       max(lease_expires_at) FILTER (WHERE lease_expires_at > $3) AS leased_until
+     FROM messages
+     WHERE account_id = $1 AND dispatch_id = $2 AND status = 'sending'${heldToo ? '' : " AND due_at <> 'infinity'"}`,
+    [accountId, dispatchId, now],
+  );
+  return { left: row!.left, inHand: row!.in_hand, leasedUntil: row!.leased_until };
+}
+
 /** A dispatch's messages and parts by status. */
 export interface DispatchCount {
   dispatch_id: string;

@@ -40,6 +40,11 @@ export interface MessageToGenerate {
   readonly id?: string;
   /** The dispatch it belongs to: held, never due, until the dispatch starts (which plans it). */
   readonly dispatchId?: string;
+  /**
+   * Whether a message of a dispatch is held (default: yes). A later step of a dispatch's cascade is held only while
+   * its dispatch is paused; otherwise it is planned as any message, when its previous step ends.
+   */
+  readonly held?: boolean;
 }
 
 /** A valid message on its way to being stored: content after link shortening, price, plan. */
@@ -55,6 +60,8 @@ export interface Candidate {
   readonly templateId: number | null;
   readonly cascade: { readonly id: string; readonly step: number } | undefined;
   readonly dispatchId: string | undefined;
+  /** Never due until its dispatch plans it. */
+  readonly held: boolean;
 }
 
 /** A new message id for `now`: a version 7 UUID, time-ordered. */
@@ -72,13 +79,16 @@ export async function prepareMessages(
   channels: Readonly<Record<Channel, boolean>> | undefined,
   now: Date,
 ): Promise<(Candidate | HeraldError)[]> {
-  await ctx.tariffs.refresh();
-  const matchTemplate = await ctx.templates.forAccount(sender.accountId);
+  // A transaction (a cascade's next step is created in the one recording an outcome) reads the caches through itself.
+  const within = db === ctx.db ? undefined : db;
+  await ctx.tariffs.refresh(within);
+  const matchTemplate = await ctx.templates.forAccount(sender.accountId, within);
   const whatsapp = messages
     .filter((m) => m.message.channelType === 'WHATSAPP')
     .map((m): [string, string] => [m.message.senderName, m.message.destination]);
   const windows = await whatsappWindowsOpenOf(db, sender.accountId, whatsapp, now);
-  return messages.map(({ message: original, cascade, id, dispatchId }) => {
+  return messages.map(({ message: original, cascade, id, dispatchId, held: heldAsked }) => {
+    const held = dispatchId !== undefined && heldAsked !== false;
     if (channels && !channels[original.channelType])
       return herald('channelNotEnabled', { channelType: original.channelType });
     const templateId = matchTemplate(original.channelType, original.senderName, original.content, now) ?? null;
@@ -100,11 +110,10 @@ export async function prepareMessages(
     const subscriber = lookupSubscriber(ctx.plan, message.destination, message.country);
     const window = messageWindow(message, subscriber.zones);
     // A dispatch's message is planned when its dispatch starts: until then it keeps only its completion deadline.
-    const completion = dispatchId === undefined ? undefined : completionInstant(window);
-    const plan =
-      dispatchId === undefined
-        ? planSend(window, now.getTime())
-        : { plannedSendAt: now, deadlineAt: new Date(completion ?? HELD_UNTIL), expiresAt: new Date(HELD_UNTIL) };
+    const completion = held ? completionInstant(window) : undefined;
+    const plan = !held
+      ? planSend(window, now.getTime())
+      : { plannedSendAt: now, deadlineAt: new Date(completion ?? HELD_UNTIL), expiresAt: new Date(HELD_UNTIL) };
     return {
       id: id ?? newMessageId(now),
       message,
@@ -117,6 +126,7 @@ export async function prepareMessages(
       templateId,
       cascade,
       dispatchId,
+      held,
     };
   });
 }
@@ -161,7 +171,7 @@ export async function storeMessages(
     if (!taken[i]) return herald('insufficientFunds');
     const plannedSendAt = paced[i] ?? c.plannedSendAt;
     const leased =
-      c.dispatchId === undefined &&
+      !c.held &&
       plannedSendAt !== null &&
       plannedSendAt.getTime() <= now.getTime() &&
       options.directRoom.take(c.message.channelType, isUrgent(c));
@@ -179,7 +189,7 @@ export async function storeMessages(
       templateId: c.templateId,
       cascade: c.cascade,
       dispatchId: c.dispatchId,
-      held: c.dispatchId !== undefined,
+      held: c.held,
     };
   });
   const rows = results.filter((r): r is NewMessage => !(r instanceof HeraldError));
@@ -270,7 +280,7 @@ async function pace(
   stored: (i: number) => boolean,
   now: Date,
 ): Promise<(Date | null | undefined)[]> {
-  const going = candidates.map((c, i) => stored(i) && c.dispatchId === undefined && c.plannedSendAt !== null);
+  const going = candidates.map((c, i) => stored(i) && !c.held && c.plannedSendAt !== null);
   const urgent = candidates.filter((c, i) => going[i] && isUrgent(c)).length;
   const bulk = going.filter(Boolean).length - urgent;
   const slots = await accountTakePace(tx, accountId, urgent, bulk, now);

@@ -45,5 +45,6 @@ export {
   messageDispatchHold,
   messageDispatchSchedule,
   messageDispatchStop,
+  messageDispatchUnsettled,
 } from './dispatchMessageSql.js';
-export type { DispatchCount } from './dispatchMessageSql.js';
+export type { DispatchCount, Unsettled } from './dispatchMessageSql.js';

@@ -1,4 +1,4 @@
-import type { Db } from '../db/db.js';
+import type { Db, Queryable } from '../db/db.js';
 import type { Channel } from '../shared/channels.js';
 import { type TariffRow, tariffList } from './tariffSql.js';
 
@@ -36,12 +36,20 @@ export class Tariffs {
     this.loadedAt = 0;
   }
 
-  async refresh(): Promise<void> {
+  /**
+   * Loads the table again when the cached one is old. `within`: the caller's transaction, read through itself: a
+   * transaction that waited for a read on another connection would wait forever on the embedded database (one
+   * connection), so it neither starts nor joins a shared load.
+   */
+  async refresh(within?: Queryable): Promise<void> {
     if (Date.now() - this.loadedAt < TARIFF_CACHE_MS) return;
+    if (within) {
+      this.loaded(await tariffList(within));
+      return;
+    }
     this.loading ??= tariffList(this.db).then(
       (rows) => {
-        this.index = indexTariffs(rows);
-        this.loadedAt = Date.now();
+        this.loaded(rows);
         this.loading = undefined;
       },
       (error: unknown) => {
@@ -50,6 +58,11 @@ export class Tariffs {
       },
     );
     await this.loading;
+  }
+
+  private loaded(rows: readonly TariffRow[]): void {
+    this.index = indexTariffs(rows);
+    this.loadedAt = Date.now();
   }
 
   /** The price of one part, or undefined when no tariff applies (the message is then free, or refused). */

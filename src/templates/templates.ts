@@ -1,4 +1,4 @@
-import type { Db } from '../db/db.js';
+import type { Db, Queryable } from '../db/db.js';
 import type { Channel } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';
 import { isoUtc } from '../util/time.js';
@@ -132,10 +132,11 @@ export class TemplateMatcher {
     else this.cache.delete(accountId);
   }
 
-  async forAccount(accountId: number): Promise<TemplateMatch> {
+  /** `within`: the caller's transaction, read through itself (see Tariffs.refresh). */
+  async forAccount(accountId: number, within?: Queryable): Promise<TemplateMatch> {
     let entry = this.cache.get(accountId);
     if (!entry || Date.now() - entry.at > CACHE_MS) {
-      const rows = await templateApprovedList(this.db, accountId);
+      const rows = await templateApprovedList(within ?? this.db, accountId);
       const templates = rows.map((row) => ({
         row,
         pattern: compilePattern(row.pattern),

@@ -164,6 +164,20 @@ describe('configuration (DESIGN 1)', () => {
     );
   });
 
+  it('reads how long parts of long inbound SMS wait and how often they are looked over, within the wait', () => {
+    expect(loadConfig({})).toMatchObject({ inboundPartsWaitSeconds: 600, inboundPartsSweepSeconds: 60 });
+    expect(loadConfig({ HERALD_INBOUND_PARTS_WAIT_SECONDS: '30' })).toMatchObject({
+      inboundPartsWaitSeconds: 30,
+      inboundPartsSweepSeconds: 30,
+    });
+    expect(() => loadConfig({ HERALD_INBOUND_PARTS_WAIT_SECONDS: '5' })).toThrow(
+      'HERALD_INBOUND_PARTS_WAIT_SECONDS: must be an integer from 10 to 604800 (got "5")',
+    );
+    expect(() =>
+      loadConfig({ HERALD_INBOUND_PARTS_WAIT_SECONDS: '60', HERALD_INBOUND_PARTS_SWEEP_SECONDS: '120' }),
+    ).toThrow('HERALD_INBOUND_PARTS_SWEEP_SECONDS: must not exceed HERALD_INBOUND_PARTS_WAIT_SECONDS (60)');
+  });
+
   it('refuses an unknown HERALD_ variable instead of ignoring a typo', () => {
     expect(() => loadConfig({ HERALD_PROT: '80' })).toThrow(/^HERALD_PROT: unknown variable; known: HERALD_HOST/);
   });

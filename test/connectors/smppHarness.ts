@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import type { SmppConnectorConfig } from '../../src/config/configFile.js';
 import type { CarrierReceipt, OutboundMessage, SubmitOutcome } from '../../src/connectors/connector.js';
+import type { SmsInboundSink } from '../../src/connectors/smpp/smppDeliveries.js';
 import { SmppConnector } from '../../src/connectors/smpp/smppConnector.js';
 import { SmscSimulator, type SmscSimulatorOptions } from '../../src/simulators/smscSimulator.js';
 import { TestClock } from '../helpers/clock.js';
@@ -39,6 +40,7 @@ export async function startSmpp(
   options: Partial<SmppConnectorConfig> = {},
   simulator: Partial<SmscSimulatorOptions> = {},
   setUp: (smsc: SmscSimulator) => void = () => undefined,
+  inbound?: SmsInboundSink,
 ): Promise<SmppHarness> {
   const clock = new TestClock('2026-03-10T09:00:00Z');
   const smsc = new SmscSimulator({ systemId: 'herald', password: 'pw', delayMs: 10, clock, ...simulator });
@@ -59,6 +61,7 @@ export async function startSmpp(
     },
     pino({ level: 'debug' }, stream),
     clock,
+    inbound,
   );
   await connector.start();
   return {

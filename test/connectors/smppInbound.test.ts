@@ -1,6 +1,6 @@
 import smpp from 'smpp';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MISSING_PART, MO_PARTS_WAIT_MS } from '../../src/connectors/smpp/moAssembler.js';
+import type { SmsInbound } from '../../src/connectors/smpp/smppDeliveries.js';
 import { SMPP_STATUS } from '../../src/connectors/smpp/smppErrors.js';
 import { SmscSimulator } from '../../src/simulators/smscSimulator.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -86,7 +86,8 @@ describe('what the SMSC sends an ESME: every request answered, nothing dropped',
   });
 });
 
-describe('long inbound SMS are reassembled from their parts before they are kept', () => {
+// Their reassembly, durable across restarts, is the inbound sink's: test/inbound/smsParts.test.ts.
+describe('the parts of long inbound SMS are handed on one by one, each with its place in the message', () => {
   let h: SmppHarness | undefined;
   afterEach(async () => {
     await h?.close();
@@ -94,7 +95,11 @@ describe('long inbound SMS are reassembled from their parts before they are kept
   });
   const TEXT = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
 
-  it.each(['udh8', 'udh16', 'sar'] as const)('joins the parts of a %s message, in any order', async (form) => {
+  it.each([
+    ['udh8', 0x34],
+    ['udh16', 0x1234],
+    ['sar', 0x1234],
+  ] as const)('reads the reference, count and number of a %s part', async (form, reference) => {
     h = await startSmpp();
     await waitFor(() => h!.connector.available());
     const answers = await h.smsc.sendMo({
@@ -106,27 +111,49 @@ describe('long inbound SMS are reassembled from their parts before they are kept
       order: [3, 1, 2],
     });
     expect(answers.map((a) => a?.command_status)).toEqual([0, 0, 0]);
-    expect(h.connector.inboundKept()).toMatchObject([{ from: '79160000001', to: '4242', text: TEXT, parts: 3 }]);
+    expect(h.connector.inboundKept()).toMatchObject(
+      [3, 1, 2].map((n) => ({
+        from: '79160000001',
+        to: '4242',
+        text: TEXT.slice((n - 1) * 100, n * 100),
+        part: { reference, total: 3, sequence: n },
+      })),
+    );
   });
 
-  it('keeps the parts that came when the others never do, marking the gap', async () => {
-    h = await startSmpp();
+  it('answers a part only once the inbound sink stored it, and asks for it again when that failed', async () => {
+    const stored: SmsInbound[] = [];
+    let failNext = true;
+    let release: (() => void) | undefined;
+    h = await startSmpp({}, {}, undefined, async (_connectorId, messages) => {
+      if (failNext) {
+        failNext = false;
+        throw new Error('database away');
+      }
+      // The answer waits for the commit.
+      await new Promise<void>((resolve) => (release = resolve));
+      stored.push(...messages);
+    });
     await waitFor(() => h!.connector.available());
-    await h.smsc.sendMo({ from: '79160000001', to: '4242', text: TEXT, partSize: 100, order: [1, 3] });
-    expect(h.connector.inboundKept()).toEqual([]);
-    h.clock.advance(MO_PARTS_WAIT_MS);
-    expect(h.connector.inboundKept()).toMatchObject([
-      { text: `${TEXT.slice(0, 100)}${MISSING_PART}${TEXT.slice(200)}`, parts: 2 },
-    ]);
+    const mo = { from: '79160000001', to: '4242', text: TEXT, partSize: 100, order: [1] };
+    const [refused] = await h.smsc.sendMo(mo);
+    expect(refused?.command_status).toBe(SMPP_STATUS.RX_T_APPN);
+    let answered = false;
+    const again = h.smsc.sendMo(mo).then((answers) => {
+      answered = true;
+      return answers;
+    });
+    await waitFor(() => release !== undefined);
+    expect(answered).toBe(false);
+    release!();
+    expect((await again)[0]?.command_status).toBe(0);
+    expect(stored).toMatchObject([{ text: TEXT.slice(0, 100), part: { total: 3, sequence: 1 } }]);
   });
 
-  it('tells apart two long messages from one subscriber by their references', async () => {
+  it('hands on a message of one part without a part', async () => {
     h = await startSmpp();
     await waitFor(() => h!.connector.available());
-    const other = TEXT.toUpperCase();
-    await h.smsc.sendMo({ from: '79160000001', to: '4242', text: TEXT, partSize: 100, order: [1], reference: 1 });
-    await h.smsc.sendMo({ from: '79160000001', to: '4242', text: other, partSize: 100, reference: 2 });
-    await h.smsc.sendMo({ from: '79160000001', to: '4242', text: TEXT, partSize: 100, order: [2, 3], reference: 1 });
-    expect(h.connector.inboundKept().map((m) => m.text)).toEqual([other, TEXT]);
+    await h.smsc.sendMo({ from: '79160000001', to: '4242', text: 'short', partSize: 100 });
+    expect(h.connector.inboundKept()).toEqual([expect.not.objectContaining({ part: expect.anything() })]);
   });
 });

@@ -109,4 +109,24 @@ describe('an SMSC that throttles a share of submits', () => {
     expect(new Set(accepted).size).toBe(50);
     expect(accepted).toHaveLength(50);
   });
+
+  it('sends a refused PDU again without pausing while most answers are acceptances', async () => {
+    h = await startSmpp({ window: 10 });
+    const { smsc, connector } = h;
+    await waitFor(() => connector.available());
+    const batch = (from: number, n: number) =>
+      Promise.all(
+        Array.from({ length: n }, (_, i) => connector.submit(sms(`79161${String(from + i).padStart(5, '0')}1`, 'x'))),
+      );
+    await batch(0, 20);
+    const { rate } = connector.throttlingState();
+    smsc.refuseShare(SMPP_STATUS.RTHROTTLED, 0.2);
+    const outcomes = await batch(20, 50);
+    expect(outcomes.map((o) => o.kind)).toEqual(Array(50).fill('accepted'));
+    // Never paused (the clock never moved) and every refused PDU went once more: 50 accepted, a fifth refused.
+    expect(connector.throttlingState()).toEqual({ pausedForMs: 0, steps: 0, rate });
+    const after = smsc.submissions.slice(20);
+    expect(after.filter((s) => s.messageId !== null)).toHaveLength(50);
+    expect(after.filter((s) => s.status === SMPP_STATUS.RTHROTTLED).length).toBeGreaterThanOrEqual(10);
+  });
 });

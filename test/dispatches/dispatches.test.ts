@@ -142,12 +142,92 @@ describe.each(ENGINES)('dispatches (%s)', (engine) => {
     await api('POST', `/${id}/resume`);
     await waitFor(() => submitted('7916502').filter((s) => !s.destination.endsWith('9990')).length === 2);
     expect((await api('POST', `/${id}/stop`)).status).toBe(200);
-    // The second may still be on its way to the SMSC (leased) when the stop comes: it goes, the rest do not.
-    await waitFor(async () => (await get(id)).messages.sending === 0);
+    // The second may have been on its way to the SMSC (leased) when the stop came: the answer waited for it.
     const stopped = await get(id);
     expect(stopped).toMatchObject({ status: 'stopped', messages: { total: 5, sending: 0, unsent: 3 } });
     expect(submitted('7916502').filter((s) => !s.destination.endsWith('9990'))).toHaveLength(2);
     expect((await api('POST', `/${id}/resume`)).status).toBe(409);
+  });
+
+  /** `n` destinations of `prefix` (6 digits), each ending 0 (delivered by the simulators). */
+  const many = (prefix: string, n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      destination: `${prefix}${String(i).padStart(4, '0')}0`,
+      substitutions: { name: `P${i}`, order: String(i) },
+    }));
+  /** A dispatch of `n` messages, added 1000 a call, started, and sending at full speed once `going` have gone. */
+  const sendingAtSpeed = async (prefix: string, n: number, going: number): Promise<string> => {
+    const id = await create();
+    for (let i = 0; i < n; i += 1000) {
+      const reply = await add(id, many(prefix, n).slice(i, i + 1000));
+      expect(reply.body.every((item: { messageUuid?: string }) => item.messageUuid)).toBe(true);
+    }
+    expect((await api('POST', `/${id}/start`)).status).toBe(200);
+    await waitFor(() => submitted(prefix).length >= going, { intervalMs: 1 });
+    return id;
+  };
+  /** After a change's answer, the dispatcher keeps sending (a marker goes) and none of the dispatch's goes. */
+  const noneGoesAfter = async (prefix: string, marker: string, answered: number) => {
+    await t.send(account.traffic, [{ ...SMS, content: 'marker', destination: marker }]);
+    await waitFor(() => submitted(marker).length === 1);
+    expect(submitted(prefix)).toHaveLength(answered);
+  };
+  const submittedOnce = (prefix: string) => {
+    const destinations = submitted(prefix).map((s) => s.destination);
+    expect(new Set(destinations).size).toBe(destinations.length);
+    return destinations.length;
+  };
+
+  it('stop races with sending: no message goes to the SMSC after its answer, each one gone counted once', async () => {
+    const prefix = '791651';
+    const id = await sendingAtSpeed(prefix, 2000, 100);
+    const before = submitted(prefix).length;
+    expect((await api('POST', `/${id}/stop`)).status).toBe(200);
+    const answered = submitted(prefix).length;
+    // Settled at the answer: nothing of it waits or is in a worker's hand.
+    const at = await get(id);
+    expect(at).toMatchObject({ status: 'stopped', messages: { total: 2000, sending: 0 } });
+    await noneGoesAfter(prefix, '79165991110', answered);
+    expect(answered).toBeGreaterThanOrEqual(before);
+    expect(submittedOnce(prefix)).toBe(answered);
+    await waitFor(async () => (await get(id)).messages.sent === 0);
+    const end = (await get(id)).messages;
+    // Each message that went is delivered, each that did not is unsent: none lost, none twice.
+    expect(end).toEqual({
+      total: 2000,
+      sending: 0,
+      sent: 0,
+      delivered: answered,
+      undelivered: 0,
+      unsent: 2000 - answered,
+    });
+  });
+
+  it('pause races with sending: none goes after its answer; after resume each goes exactly once', async () => {
+    const prefix = '791652';
+    const id = await sendingAtSpeed(prefix, 2000, 100);
+    expect((await api('POST', `/${id}/pause`)).status).toBe(200);
+    const answered = submitted(prefix).length;
+    // Every message not yet handed over is held: none is due, none in a worker's hand.
+    const [waiting] = await t.testDb.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM messages WHERE dispatch_id = $1 AND status = 'sending' AND due_at <> 'infinity'`,
+      [id],
+    );
+    expect(waiting!.n).toBe(0);
+    expect(await get(id)).toMatchObject({ status: 'paused', messages: { total: 2000, sending: 2000 - answered } });
+    await noneGoesAfter(prefix, '79165992220', answered);
+
+    expect((await api('POST', `/${id}/resume`)).status).toBe(200);
+    await waitFor(async () => (await get(id)).status === 'done', { timeoutMs: 60_000 });
+    expect(submittedOnce(prefix)).toBe(2000);
+    expect((await get(id)).messages).toEqual({
+      total: 2000,
+      sending: 0,
+      sent: 0,
+      delivered: 2000,
+      undelivered: 0,
+      unsent: 0,
+    });
   });
 
   it('lists dispatches with filters', async () => {

@@ -2,6 +2,7 @@ import pino, { type Logger } from 'pino';
 import type { CallbackSenderOptions } from '../../src/callbacks/callbackSender.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { DispatcherOptions } from '../../src/delivery/dispatcher.js';
+import { SmppConnector } from '../../src/connectors/smpp/smppConnector.js';
 import { type Herald, startHerald } from '../../src/main.js';
 import { type EmbeddedSimulators, startEmbeddedSimulators } from '../../src/simulators/embeddedSimulators.js';
 import type { Channel } from '../../src/shared/channels.js';
@@ -115,13 +116,18 @@ export async function startTestHerald(
     delivery?: { delayMs: number; dispatcher?: Partial<DispatcherOptions> };
     log?: Logger;
     callbackSender?: Partial<CallbackSenderOptions>;
+    /**
+     * A database and simulators of the test's own, for a test that starts several Heralds on them in turn (a
+     * restart); `close()` leaves them open.
+     */
+    on?: { testDb: TestDb; simulators: EmbeddedSimulators | undefined };
   } = {},
 ): Promise<TestHerald> {
-  const testDb = await openTestDb(engine);
+  const testDb = options.on?.testDb ?? (await openTestDb(engine));
   const clock = options.clock ?? new TestClock();
-  const simulators = options.delivery
-    ? await startEmbeddedSimulators({ delayMs: options.delivery.delayMs, clock })
-    : undefined;
+  const simulators =
+    options.on?.simulators ??
+    (options.delivery ? await startEmbeddedSimulators({ delayMs: options.delivery.delayMs, clock }) : undefined);
   const config = loadConfig({
     HERALD_PORT: '0',
     HERALD_DEMO: 'false',
@@ -150,6 +156,11 @@ export async function startTestHerald(
   });
   const url = herald.url!;
   simulators?.connectWebhooks(url);
+  // A message sent before the SMSC bind finds no connector and waits for the test clock to retry it: tests begin bound.
+  for (const connector of herald.connectors) {
+    if (connector instanceof SmppConnector && !(await connector.waitBound(20_000)))
+      throw new Error(`${connector.id} did not bind within 20 s`);
+  }
 
   const t: TestHerald = {
     herald,
@@ -163,6 +174,7 @@ export async function startTestHerald(
     send: (token, messages) => sendVia(t, token, messages),
     async close() {
       await herald.close();
+      if (options.on) return;
       await simulators?.stop();
       await testDb.drop();
     },

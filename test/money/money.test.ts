@@ -200,6 +200,22 @@ describe.each(ENGINES)('money (DESIGN 7) (%s)', (engine) => {
     }
   });
 
+  it('reads stale tariff and template caches through the transaction that needs them', async () => {
+    // A cascade's next step is priced in the transaction that records the outcome before it. The embedded database
+    // has one connection: a read of the caches on another would wait for that transaction, which waits for it.
+    const { ctx } = t.herald;
+    const a = await account();
+    const price = await t.testDb.db.transaction(async (tx) => {
+      ctx.tariffs.invalidate();
+      ctx.templates.invalidate();
+      await ctx.tariffs.refresh(tx);
+      const match = await ctx.templates.forAccount(a.id, tx);
+      expect(match('SMS', SENDER, 'Hello', new Date())).toBeUndefined();
+      return ctx.tariffs.lookup(a.id, 'SMS', '79161234567', 'RU');
+    });
+    expect(price).toEqual({ perPart: 3, currency: 'RUB' });
+  });
+
   it('manages tariffs through the operator API', async () => {
     const created = await t.admin('POST', '/admin/v1/tariffs', {
       channelType: 'VIBER',

@@ -9,6 +9,7 @@ import { Connectors } from './pages/Connectors.js';
 import { Moderation } from './pages/Moderation.js';
 import { SignIn } from './pages/SignIn.js';
 import { Tariffs } from './pages/Tariffs.js';
+import { Unrouted } from './pages/Unrouted.js';
 import { currentToken, setToken } from './session.js';
 
 export const BASE = '/admin';
@@ -18,6 +19,7 @@ const NAV: readonly NavItem[] = [
   { href: `${BASE}/moderation`, label: 'Moderation' },
   { href: `${BASE}/tariffs`, label: 'Tariffs' },
   { href: `${BASE}/connectors`, label: 'Connectors' },
+  { href: `${BASE}/unrouted`, label: 'Unrouted inbound' },
 ];
 
 /** The operator console: the admin token, then the pages of NAV (inside preact-iso's LocationProvider, main.tsx). */
@@ -86,6 +88,7 @@ function Pages() {
       <Route path={`${BASE}/moderation`} component={Moderation} />
       <Route path={`${BASE}/tariffs`} component={Tariffs} />
       <Route path={`${BASE}/connectors`} component={Connectors} />
+      <Route path={`${BASE}/unrouted`} component={Unrouted} />
     </Routes>
   );
 }

@@ -894,6 +894,8 @@ export interface paths {
                                     /** @enum {unknown} */
                                     unit: "minute" | "hour";
                                 } | null;
+                                /** @description the steps as given, with their {placeholders}; channelType, source and message are the first */
+                                cascade: unknown[] | null;
                                 messages: {
                                     total: number;
                                     sending: number;
@@ -958,12 +960,16 @@ export interface paths {
                     "application/json": {
                         dispatchName: string;
                         /** @enum {unknown} */
-                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                        channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
                         speed?: {
                             amount: number;
                             /** @enum {unknown} */
                             unit: "minute" | "hour";
                         };
+                        /** @description cascade steps (DESIGN 13), instead of channelType, senderName and content */
+                        cascade?: {
+                            [key: string]: unknown;
+                        }[];
                     } & {
                         [key: string]: unknown;
                     };
@@ -1489,6 +1495,8 @@ export interface paths {
                                 /** @enum {unknown} */
                                 unit: "minute" | "hour";
                             } | null;
+                            /** @description the steps as given, with their {placeholders}; channelType, source and message are the first */
+                            cascade: unknown[] | null;
                             messages: {
                                 total: number;
                                 sending: number;
@@ -5589,10 +5597,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Inbound messages whose sender name no account has (kept, never dropped) */
+        /** Inbound messages whose sender name or number no account has (kept, never dropped), newest first */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    page?: number;
+                    per_page?: number;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -5614,6 +5625,9 @@ export interface paths {
                                 text: string;
                                 receivedAt: string;
                             }[];
+                            page: number;
+                            per_page: number;
+                            total: number;
                         };
                     };
                 };

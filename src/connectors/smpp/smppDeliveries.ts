@@ -4,7 +4,7 @@ import type { Clock } from '../../util/clock.js';
 import type { CarrierReceipt, ReceiptSink } from '../connector.js';
 import { type ReceiptIdForm, receiptId } from './carrierIds.js';
 import { DeliverSmResp } from './hotPdus.js';
-import { MoAssembler, moPartOf } from './moAssembler.js';
+import { type MoPart, moPartOf } from './moParts.js';
 import { MultipartReceipts } from './multipartReceipts.js';
 import type { SiblingConnectors } from './siblingConnectors.js';
 import { SMPP_STATUS } from './smppErrors.js';
@@ -19,11 +19,14 @@ export interface SmsInbound {
   readonly to: string;
   readonly text: string;
   readonly at: Date;
-  /** The parts it came in (a long SMS is reassembled first); fewer than its total when some never came. */
-  readonly parts: number;
+  /** For one part of a long SMS: which (the inbound sink keeps it until the others came). */
+  readonly part?: MoPart;
 }
 
-/** Stores inbound SMS; resolves once they are committed (the SMSC's deliver_sm is answered then). */
+/**
+ * Stores inbound SMS, and the parts of long ones (reassembled durably by the sink); resolves once they are committed:
+ * the SMSC's deliver_sm is answered then, so an answered SMS or part survives a restart.
+ */
 export type SmsInboundSink = (connectorId: string, messages: readonly SmsInbound[]) => Promise<void>;
 
 /** Inbound SMS kept in memory for the operator while no inbound storage takes them. */
@@ -31,11 +34,11 @@ const KEPT_INBOUND = 1000;
 
 /**
  * What an SMPP connector's SMSC delivers to it, on any of its binds: receipts (matched to the parts it submitted,
- * see {@link MultipartReceipts}), notifications, and subscribers' SMS (reassembled by {@link MoAssembler}).
+ * see {@link MultipartReceipts}), notifications, and subscribers' SMS and the parts of long ones (handed to the inbound
+ * sink, which reassembles them).
  */
 export class SmppDeliveries {
   private readonly keptInbound: SmsInbound[] = [];
-  private readonly moParts: MoAssembler;
   private readonly multipart: MultipartReceipts;
 
   constructor(
@@ -47,13 +50,6 @@ export class SmppDeliveries {
     private readonly clock: Clock,
     private readonly siblings?: SiblingConnectors,
   ) {
-    this.moParts = new MoAssembler(clock, ({ from, to }, text, parts) => {
-      const message: SmsInbound = { from, to, text, at: this.clock.now(), parts };
-      // Its parts were acknowledged already: a failure here can only be logged, with the whole message.
-      this.storeInbound(message).catch((error: unknown) =>
-        this.log.error({ connector: this.id, err: error, inbound: message }, 'long inbound SMS not stored'),
-      );
-    });
     this.multipart = new MultipartReceipts(clock, (receipts) =>
       this.sink(receipts).catch((error: unknown) =>
         this.log.error({ connector: this.id, err: error }, 'receipts of the other parts not recorded'),
@@ -66,10 +62,9 @@ export class SmppDeliveries {
     this.multipart.remember(carrierIds);
   }
 
-  /** Ends every wait: incomplete inbound messages are handed on as they are. */
+  /** Ends every wait (the parts of incomplete inbound messages are the sink's, kept across restarts). */
   stop(): void {
     this.multipart.clear();
-    this.moParts.flushAll();
   }
 
   /**
@@ -121,8 +116,9 @@ export class SmppDeliveries {
   }
 
   /**
-   * A subscriber's SMS. A single one is acknowledged once stored (else the SMSC is asked to send it again); the parts
-   * of a long one are acknowledged as they come and stored together once complete ({@link MoAssembler}).
+   * A subscriber's SMS, or a part of a long one: acknowledged once stored (else the SMSC is asked to send it again).
+   * An SMSC may send no part before the previous one is answered, so each part is stored on its own and the message
+   * reassembled by the inbound sink.
    */
   private onMobileOriginated(
     session: SmppSession,
@@ -134,12 +130,8 @@ export class SmppDeliveries {
     const from = String(pdu.source_addr ?? '');
     const to = String(pdu.destination_addr ?? '');
     const part = moPartOf(udhOf(pdu), pdu);
-    if (part && part.total > 1) {
-      this.moParts.add(from, to, part, text);
-      session.respond(link, ack());
-      return;
-    }
-    this.storeInbound({ from, to, text, at: this.clock.now(), parts: 1 }).then(
+    const inbound: SmsInbound = { from, to, text, at: this.clock.now(), ...(part && part.total > 1 ? { part } : {}) };
+    this.storeInbound(inbound).then(
       () => session.respond(link, ack()),
       (error: unknown) => {
         this.log.error({ connector: this.id, err: error }, 'inbound SMS not stored; asking the SMSC to resend');
@@ -149,8 +141,8 @@ export class SmppDeliveries {
   }
 
   /**
-   * Hands an inbound SMS to the inbound sink; without one it is logged in full and kept in memory for the operator
-   * (the last {@link KEPT_INBOUND}).
+   * Hands an inbound SMS (or part) to the inbound sink; without one it is logged in full and kept in memory for the
+   * operator (the last {@link KEPT_INBOUND}), parts as they came.
    */
   private async storeInbound(message: SmsInbound): Promise<void> {
     if (this.inbound) return this.inbound(this.id, [message]);

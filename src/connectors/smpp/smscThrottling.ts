@@ -14,6 +14,14 @@ export const THROTTLE_PAUSE_MAX_MS = 4000;
  */
 export const THROTTLE_RATE_FLOOR_SHARE = 1 / 16;
 export const THROTTLE_RECOVERY_STEP_MS = 1000;
+/**
+ * A refusal pauses the connector when refusals are at least half of the last answers (or too few answers came to
+ * tell): an SMSC over its capacity refuses most of what it is sent. A refusal among mostly accepted PDUs (an SMSC
+ * refusing a share of submits, whatever the rate) only sends that PDU again: a pause each time would idle the
+ * connector for most of the time the SMSC would take its PDUs.
+ */
+export const THROTTLE_RECENT_ANSWERS = 20;
+export const THROTTLE_PAUSE_SHARE = 0.5;
 
 /**
  * A connector's answer to an SMSC that is busy: the whole connector (every session) stops sending for a pause that
@@ -33,6 +41,8 @@ export class SmscThrottling {
    */
   private probe: 'none' | 'needed' | 'in flight' = 'none';
   private readonly probeWaiters = new Set<() => void>();
+  /** The last answers, true for a refusal, oldest first. */
+  private readonly recent: boolean[] = [];
 
   constructor(
     private readonly throttle: Throttle,
@@ -61,10 +71,18 @@ export class SmscThrottling {
     return this.pauses;
   }
 
-  /** The SMSC refused, as throttled, a PDU `sent` at this mark: pause, longer if the last pause did not help. */
+  /**
+   * The SMSC refused, as throttled, a PDU `sent` at this mark: pause, longer if the last pause did not help, unless
+   * most recent answers were acceptances (the PDU is then only sent again).
+   */
   refused(sent: number): void {
+    this.answered(true);
     // Refusals of PDUs sent before the current pause started are the same burst: one step for all of them.
     if (sent < this.pauses) return;
+    const refusals = this.recent.filter(Boolean).length;
+    const mostlyAccepted =
+      this.recent.length >= THROTTLE_RECENT_ANSWERS / 2 && refusals < this.recent.length * THROTTLE_PAUSE_SHARE;
+    if (mostlyAccepted && this.probe === 'none') return;
     this.pauses++;
     this.probe = 'needed';
     const now = nowMs(this.clock);
@@ -78,6 +96,7 @@ export class SmscThrottling {
 
   /** The SMSC took a PDU: the refusals in a row end, and the rate recovers a step per second. */
   accepted(): void {
+    this.answered(false);
     const now = nowMs(this.clock);
     if (now < this.pausedUntil) return;
     this.probe = 'none';
@@ -128,6 +147,11 @@ export class SmscThrottling {
   probeEnded(): void {
     if (this.probe === 'in flight') this.probe = 'none';
     for (const waiter of [...this.probeWaiters]) waiter();
+  }
+
+  private answered(refused: boolean): void {
+    this.recent.push(refused);
+    if (this.recent.length > THROTTLE_RECENT_ANSWERS) this.recent.shift();
   }
 
   private waitFor(ms: number): Promise<boolean> {

@@ -1,0 +1,96 @@
+import smpp from 'smpp';
+import { corkUntilNextTick } from '../src/connectors/index.js';
+import { DeliverSmResp, SubmitSm } from '../src/connectors/smpp/hotPdus.js';
+
+/**
+ * The bare SMPP client of `BENCH_ONLY=smpp` (bench/smpp.ts), run as a process of its own: it binds `sessions`
+ * transceivers to the simulator, keeps `window` submit_sm in flight over them (the same window Herald's connector
+ * has), encodes them as Herald does (hotPdus.ts) and answers every receipt; no database, no HTTP. It prints one JSON
+ * line: the seconds from the first submit_sm to the last receipt, and the counts.
+ */
+interface ClientOptions {
+  readonly port: number;
+  readonly systemId: string;
+  readonly password: string;
+  readonly sessions: number;
+  readonly window: number;
+  readonly messages: number;
+}
+
+const options = JSON.parse(process.env.BENCH_SMPP_CLIENT ?? '{}') as ClientOptions;
+
+function bind(): Promise<smpp.Session> {
+  return new Promise((resolve, reject) => {
+    const session = smpp.connect({ host: '127.0.0.1', port: options.port });
+    session.on('error', reject);
+    session.on('connect', () =>
+      session.send(
+        new smpp.PDU('bind_transceiver', {
+          system_id: options.systemId,
+          password: options.password,
+          system_type: 'bench',
+          interface_version: 0x34,
+        }),
+        (response) =>
+          response.command_status === 0
+            ? resolve(session)
+            : reject(new Error(`bind refused: ${response.command_status}`)),
+      ),
+    );
+  });
+}
+
+const sessions = await Promise.all(Array.from({ length: options.sessions }, bind));
+// The benchmark starts watching the machine's CPU here.
+process.stdout.write('bound\n');
+let next = 0;
+let inFlight = 0;
+let accepted = 0;
+let refused = 0;
+let receipts = 0;
+const start = performance.now();
+const cpu0 = process.cpuUsage();
+await new Promise<void>((resolve) => {
+  const pump = (): void => {
+    while (inFlight < options.window && next < options.messages) {
+      const session = sessions[next % sessions.length]!;
+      const n = next++;
+      inFlight++;
+      corkUntilNextTick(session.socket);
+      const pdu = new SubmitSm({
+        source_addr: 'Bench',
+        source_addr_ton: 5,
+        source_addr_npi: 0,
+        // Last digit 0: the simulator delivers it.
+        destination_addr: `7916${String(n % 1_000_000).padStart(6, '0')}0`,
+        dest_addr_ton: 1,
+        dest_addr_npi: 1,
+        esm_class: 0,
+        registered_delivery: 1,
+        data_coding: 0,
+        validity_period: '',
+        short_message: Buffer.from(`Your code is ${String(n % 10_000).padStart(4, '0')}`, 'latin1'),
+      });
+      session.send(pdu as unknown as smpp.PDU, (response) => {
+        inFlight--;
+        if (response.command_status === 0) accepted++;
+        else refused++;
+        pump();
+      });
+    }
+  };
+  for (const session of sessions) {
+    session.on('deliver_sm', (pdu: smpp.PDU) => {
+      corkUntilNextTick(session.socket);
+      session.send(new DeliverSmResp(pdu.sequence_number) as unknown as smpp.PDU);
+      if (++receipts === options.messages) resolve();
+    });
+  }
+  pump();
+});
+const seconds = (performance.now() - start) / 1000;
+// The CPU of the measured span only (not of starting Node and compiling this file).
+const cpu = process.cpuUsage(cpu0);
+const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+process.stdout.write(`${JSON.stringify({ seconds, accepted, refused, receipts, cpuSeconds })}\n`);
+for (const session of sessions) session.destroy();
