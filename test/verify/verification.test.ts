@@ -260,6 +260,30 @@ describe.each(ENGINES)('verification (%s)', (engine) => {
     await sent(c, '79161400100');
   });
 
+  it('counts sends racing to one destination exactly: 5 taken, the rest 429, one code pending', async () => {
+    const c = await client({ workflow: [SMS] });
+    const replies = await Promise.all(Array.from({ length: 8 }, () => send(c, '79161400170')));
+    expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+    const states = await t.testDb.db.query<{ state: string; n: number }>(
+      'SELECT state, count(*)::int AS n FROM verifications WHERE account_id = $1 GROUP BY state ORDER BY state',
+      [c.accountId],
+    );
+    expect(states).toEqual([
+      { state: 'pending', n: 1 },
+      { state: 'replaced', n: 4 },
+    ]);
+  });
+
+  it('counts checks racing on one code exactly: maxChecks wrong guesses, then EXPIRED', async () => {
+    const c = await client({ maxChecks: 3, workflow: [SMS] });
+    const uuid = await sent(c, '79161400180');
+    const code = await codeOf(uuid);
+    const wrong = code === '0000' ? '0001' : '0000';
+    const answers = await Promise.all(Array.from({ length: 6 }, () => check(c, uuid, wrong)));
+    expect(answers.sort()).toEqual(['EXPIRED', 'EXPIRED', 'EXPIRED', 'WRONG_CODE', 'WRONG_CODE', 'WRONG_CODE']);
+    expect(await check(c, uuid, code)).toBe('EXPIRED');
+  });
+
   it("answers NOT_FOUND for another account's uuid, and for no uuid at all", async () => {
     const c = await client({ workflow: [SMS] });
     const uuid = await sent(c, '79161400120');
