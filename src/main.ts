@@ -57,6 +57,8 @@ import { statisticsRoutes } from './statistics/routes.js';
 import { adminInboundRoutes, inboundRoutes } from './inbound/routes.js';
 import { adminTemplateRoutes, templateRoutes } from './templates/routes.js';
 import { senderNameRoutes } from './senderNames/routes.js';
+import { verificationRoutes, verifierRoutes } from './verify/routes.js';
+import { verifyJobs } from './verify/index.js';
 import { webRoutes } from './web/routes.js';
 
 export const ROLES = ['api', 'worker', 'all'] as const;
@@ -69,6 +71,8 @@ export const ROUTES: readonly Routes[] = [
   messageRoutes,
   cascadeRoutes,
   dispatchRoutes,
+  verifierRoutes,
+  verificationRoutes,
   lookupRoutes,
   balanceRoutes,
   adminAccountRoutes,
@@ -276,10 +280,11 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       const jobDeps = { db: workDb, clock, log };
       jobs = new Jobs({ clock, log }, [
         ...deliveryJobs({ ...jobDeps, hooks: cascadeProgress }, retention),
-        ...cascadeJobs(jobDeps, retention),
+        ...cascadeJobs({ ...jobDeps, progress: cascadeProgress }, retention),
         ...statisticsJobs(jobDeps, retention),
         ...idempotencyJobs(jobDeps),
         ...callbackJobs(jobDeps),
+        ...verifyJobs(jobDeps),
         ...inboundJobs(ctx, {
           partsWaitMs: config.inboundPartsWaitSeconds * 1000,
           sweepEveryMs: config.inboundPartsSweepSeconds * 1000,

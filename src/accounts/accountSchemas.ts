@@ -33,7 +33,9 @@ export const Token = Type.Object({
 /** The body that issues an API key, on the client's and on the operator's route. */
 export const ApiKeyRequest = Type.Object(
   {
-    type: Type.Union([Type.Literal('traffic'), Type.Literal('system')]),
+    type: Type.Union([Type.Literal('traffic'), Type.Literal('system'), Type.Literal('verify')], {
+      description: 'traffic = TOKEN_1 (sending), system = TOKEN_2 (settings), verify = TOKEN_3 (one-time codes)',
+    }),
     trafficCenterId: Type.Optional(Id()),
   },
   { additionalProperties: false },

@@ -142,7 +142,7 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
       onRequest: admin.onRequest,
       schema: {
         tags,
-        summary: 'Issue a token (traffic = TOKEN_1, system = TOKEN_2); the token is shown only here',
+        summary: 'Issue a token (traffic = TOKEN_1, system = TOKEN_2, verify = TOKEN_3); the token is shown only here',
         security: admin.security,
         params: IdParam,
         body: ApiKeyRequest,

@@ -39,7 +39,7 @@ export const apiKeyRoutes: Routes = (app, ctx) => {
       onRequest,
       schema: {
         tags,
-        summary: 'Issue an API key (traffic = TOKEN_1, system = TOKEN_2); the token is shown only here',
+        summary: 'Issue an API key (traffic = TOKEN_1, system = TOKEN_2, verify = TOKEN_3); shown only here',
         security,
         body: ApiKeyRequest,
         response: {

@@ -1,7 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export const TOKEN_TYPES = ['traffic', 'system'] as const;
-/** `traffic` is the spec's TOKEN_1 (sending, conversions); `system` is TOKEN_2 (sender names, templates, ...). */
+export const TOKEN_TYPES = ['traffic', 'system', 'verify'] as const;
+/**
+ * `traffic` is the spec's TOKEN_1 (sending, conversions); `system` is TOKEN_2 (sender names, templates, ...);
+ * `verify` is TOKEN_3 (sending and checking one-time codes through a verifier, and nothing else: DESIGN 16).
+ */
 export type TokenType = (typeof TOKEN_TYPES)[number];
 
 export interface IssuedToken {
@@ -12,9 +15,12 @@ export interface IssuedToken {
   readonly secretHash: Buffer;
 }
 
+/** How a key id starts: the token's type can be read from it (TOKEN_1, TOKEN_2, TOKEN_3). */
+const KEY_ID_PREFIX: Record<TokenType, string> = { traffic: 't1', system: 't2', verify: 't3' };
+
 /** Issues a new token. The secret has 256 random bits, so a fast hash (SHA-256) is enough to store it. */
 export function issueToken(type: TokenType): IssuedToken {
-  const id = `${type === 'traffic' ? 't1' : 't2'}_${randomBytes(9).toString('base64url')}`;
+  const id = `${KEY_ID_PREFIX[type]}_${randomBytes(9).toString('base64url')}`;
   const secret = randomBytes(32).toString('base64url');
   return { id, token: Buffer.from(`${id}:${secret}`).toString('base64'), secretHash: hashSecret(secret) };
 }

@@ -90,8 +90,11 @@ export const cascadeRoutes: Routes = (app, ctx) => {
         endedTime: isoUtc(cascade.ended_at),
         steps: cascade.steps.map((step, i) => {
           const row = messages.get(i + 1);
-          // A step moved on when the next one exists: it ended undelivered, unsent or unread.
-          const movedOn = row && messages.has(i + 2) ? (row.read_status === 'unread' ? 'unread' : row.status) : null;
+          // A step moved on when the next one exists: it ended undelivered, unsent or unread, or timed out.
+          const failed = row?.status === 'undelivered' || row?.status === 'unsent';
+          const why =
+            row?.read_status === 'unread' ? 'unread' : step.timeout !== undefined && !failed ? 'timeout' : row?.status;
+          const movedOn = row && messages.has(i + 2) ? why! : null;
           return {
             step: i + 1,
             channelType: step.message.channelType,

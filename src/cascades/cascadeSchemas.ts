@@ -65,7 +65,9 @@ export const CascadeObject = Type.Object({
       senderName: Type.String(),
       condition: Type.Union([Type.Enum(CONDITIONS), Type.Null()]),
       movedOn: Type.Union([Type.String(), Type.Null()], {
-        description: 'why the next step was created: undelivered, unsent or unread; null when it was not (or not yet)',
+        description:
+          'why the next step was created: undelivered, unsent, unread, or timeout (a verification step not ' +
+          'confirmed in time); null when it was not (or not yet)',
       }),
       message: Type.Union([MessageObject, Type.Null()], { description: 'null: the step was not created' }),
     }),

@@ -9,6 +9,11 @@ export type CascadeState = 'running' | 'done' | 'stopped';
 export interface StoredStep {
   readonly message: ValidMessage;
   readonly condition: Condition | null;
+  /**
+   * Seconds after its creation at which the step gives way to the next one unless the cascade was stopped first
+   * (verify/: a code not confirmed in time); a delivery then does not end the cascade. Absent for a client's cascade.
+   */
+  readonly timeout?: number;
 }
 
 export interface CascadeRow {
@@ -23,6 +28,10 @@ export interface CascadeRow {
   traffic_center_id: number | null;
   sending_method: SendingMethod;
   currency: string;
+  /** When the current step times out (its `timeout`), or null. */
+  step_timeout_at: Date | null;
+  /** No step is created from this instant on (verify/: the code's expiry), or null. */
+  steps_until: Date | null;
   /** The dispatch the cascade was created for, or null. */
   dispatch_id: string | null;
 }
@@ -30,6 +39,9 @@ export interface CascadeRow {
 export interface NewCascade {
   readonly id: string;
   readonly steps: readonly StoredStep[];
+  /** When the first step times out, if it has a timeout. */
+  readonly stepTimeoutAt?: Date | null;
+  readonly stepsUntil?: Date | null;
 }
 
 /** Inserts new cascades of one account, each at its first step. */
@@ -49,16 +61,23 @@ export async function cascadeInsertBatch(
   if (batch.cascades.length === 0) return;
   await tx.query(
     `INSERT INTO cascades (account_id, id, created_at, steps, step_count, traffic_center_id, sending_method, currency,
-       dispatch_id)
-     SELECT $1, c.id, $2, c.steps, jsonb_array_length(c.steps), $3, $4, $5, $7
-     FROM json_to_recordset($6::json) AS c(id uuid, steps jsonb)`,
+       step_timeout_at, steps_until, dispatch_id)
+     SELECT $1, c.id, $2, c.steps, jsonb_array_length(c.steps), $3, $4, $5, c.step_timeout_at, c.steps_until, $7
+     FROM json_to_recordset($6::json) AS c(id uuid, steps jsonb, step_timeout_at timestamptz, steps_until timestamptz)`,
     [
       batch.accountId,
       batch.now,
       batch.trafficCenterId,
       batch.sendingMethod,
       batch.currency,
-      JSON.stringify(batch.cascades.map((c) => ({ id: c.id, steps: c.steps }))),
+      JSON.stringify(
+        batch.cascades.map((c) => ({
+          id: c.id,
+          steps: c.steps,
+          step_timeout_at: c.stepTimeoutAt ?? null,
+          steps_until: c.stepsUntil ?? null,
+        })),
+      ),
       batch.dispatchId ?? null,
     ],
   );
@@ -83,24 +102,53 @@ export async function cascadesLockRunning(
   );
 }
 
-/** Records where locked cascades have come: their current step, and their end. */
-export async function cascadeUpdateBatch(
-  tx: Queryable,
-  updates: readonly { accountId: number; id: string; currentStep: number; state: CascadeState }[],
-  now: Date,
-): Promise<void> {
+export interface CascadeUpdate {
+  readonly accountId: number;
+  readonly id: string;
+  readonly currentStep: number;
+  readonly state: CascadeState;
+  /** When the current step times out; null or absent: it does not. */
+  readonly stepTimeoutAt?: Date | null;
+}
+
+/** Records where locked cascades have come: their current step, when it times out, and their end. */
+export async function cascadeUpdateBatch(tx: Queryable, updates: readonly CascadeUpdate[], now: Date): Promise<void> {
   if (updates.length === 0) return;
   await tx.query(
     `UPDATE cascades c SET current_step = u.current_step, state = u.state,
+       step_timeout_at = CASE WHEN u.state = 'running' THEN u.step_timeout_at END,
        ended_at = CASE WHEN u.state = 'running' THEN NULL ELSE $2::timestamptz END
-     FROM json_to_recordset($1::json) AS u(account_id bigint, id uuid, current_step smallint, state text)
+     FROM json_to_recordset($1::json)
+       AS u(account_id bigint, id uuid, current_step smallint, state text, step_timeout_at timestamptz)
      WHERE c.account_id = u.account_id AND c.id = u.id`,
     [
       JSON.stringify(
-        updates.map((u) => ({ account_id: u.accountId, id: u.id, current_step: u.currentStep, state: u.state })),
+        updates.map((u) => ({
+          account_id: u.accountId,
+          id: u.id,
+          current_step: u.currentStep,
+          state: u.state,
+          step_timeout_at: u.stepTimeoutAt ?? null,
+        })),
       ),
       now,
     ],
+  );
+}
+
+/**
+ * Claims up to `limit` running cascades whose current step has timed out at `now`, oldest timeout first, locked
+ * until the transaction ends; those another transaction holds (a step's outcome being recorded) are skipped and
+ * taken at the next pass.
+ */
+export async function cascadesClaimTimedOut(tx: Queryable, now: Date, limit: number): Promise<CascadeRow[]> {
+  return tx.query<CascadeRow>(
+    `SELECT * FROM cascades
+     WHERE state = 'running' AND step_timeout_at <= $1
+     ORDER BY step_timeout_at, account_id, id
+     LIMIT $2
+     FOR UPDATE SKIP LOCKED`,
+    [now, limit],
   );
 }
 
@@ -119,7 +167,7 @@ export async function cascadesStop(
        SELECT id FROM cascades WHERE account_id = $1 AND id = ANY($2::uuid[]) AND state = 'running'
        ORDER BY id FOR UPDATE
      )
-     UPDATE cascades c SET state = 'stopped', ended_at = $3 FROM locked
+     UPDATE cascades c SET state = 'stopped', ended_at = $3, step_timeout_at = NULL FROM locked
      WHERE c.account_id = $1 AND c.id = locked.id
      RETURNING c.id`,
     [accountId, ids, now],

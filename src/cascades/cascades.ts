@@ -21,14 +21,17 @@ import {
   storeRefused,
   validationContext,
 } from '../messages/index.js';
-import { enabledChannels } from '../shared/channels.js';
+import type { Db } from '../db/db.js';
+import { type Channel, enabledChannels } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';
 import {
   type CascadeRow,
-  type CascadeState,
   cascadeInsertBatch,
+  cascadesClaimTimedOut,
   cascadesLockRunning,
+  type CascadeUpdate,
   cascadeUpdateBatch,
+  type StoredStep,
 } from './cascadeSql.js';
 import { type ValidCascade, validateCascade } from './validateCascade.js';
 
@@ -124,19 +127,90 @@ async function validateBatch(ctx: AppContext, accountId: number, body: unknown, 
   });
 }
 
+/**
+ * Starts one cascade for another capability (verify/): its first step is created as a send creates a message
+ * (channel enabled, priced, funds reserved), the cascade and that step stored in one transaction, in which
+ * `within(tx, id)` runs first with the cascade's id (its root's). A first step that cannot be created throws its
+ * error (4020, 4031 ...) and nothing is stored. Steps with a `timeout` move on when it passes (see {@link decide});
+ * no step is created from `stepsUntil` on.
+ */
+export async function startCascade<T>(
+  ctx: AppContext,
+  start: {
+    readonly sender: Sender;
+    readonly channels: Readonly<Record<Channel, boolean>>;
+    readonly steps: readonly StoredStep[];
+    readonly stepsUntil: Date | null;
+  },
+  within: (tx: Queryable, id: string) => Promise<T>,
+): Promise<{ id: string; result: T }> {
+  const now = ctx.clock.now();
+  const first = start.steps[0]!;
+  const id = newMessageId(now);
+  const [prepared] = await prepareMessages(
+    ctx,
+    ctx.db,
+    start.sender,
+    [{ id, message: first.message, cascade: { id, step: 1 } }],
+    start.channels,
+    now,
+  );
+  if (prepared instanceof HeraldError) throw prepared;
+  let stored: NewMessage | undefined;
+  const direct = ctx.directDispatch?.open() ?? NO_DIRECT_ROOM;
+  try {
+    const result = await ctx.db.transaction(async (tx) => {
+      const result = await within(tx, id);
+      const [outcome] = await storeMessages(tx, ctx, start.sender, [prepared!], now, {
+        directRoom: direct,
+        leaseUntil: new Date(now.getTime() + (ctx.directDispatch?.leaseMs ?? 0)),
+        limitCallbackUrls: true,
+      });
+      if (outcome instanceof HeraldError) throw outcome;
+      stored = outcome;
+      await cascadeInsertBatch(tx, {
+        accountId: start.sender.accountId,
+        now,
+        trafficCenterId: start.sender.trafficCenterId,
+        sendingMethod: start.sender.sendingMethod,
+        currency: start.sender.currency,
+        cascades: [
+          { id, steps: start.steps, stepTimeoutAt: timeoutOf(start.steps, 1, now), stepsUntil: start.stepsUntil },
+        ],
+      });
+      return result;
+    });
+    handOver(ctx, stored ? [stored] : [], start.sender.accountId, direct);
+    return { id, result };
+  } finally {
+    direct.close();
+  }
+}
+
+/** When step `step` (1-based) created at `now` times out: null for a step without a timeout, or the last one. */
+function timeoutOf(steps: readonly StoredStep[], step: number, now: Date): Date | null {
+  const timeout = steps[step - 1]?.timeout;
+  return timeout === undefined || step >= steps.length ? null : new Date(now.getTime() + timeout * 1000);
+}
+
 /** What a step's outcome means for its cascade. */
 type Decision = 'wait' | 'next' | 'end';
 
 /**
  * A step's outcome against its condition: `not_delivered` moves on when the step ends undelivered or unsent;
  * `not_read` also when it was delivered and then not read in its lifetime; a delivery (for `not_read`, a read)
- * ends the cascade, as does any end of the last step.
+ * ends the cascade, as does any end of the last step. A step with a timeout (`timed`, not the last) is not ended by
+ * a delivery: it waits for its timeout, at which the next step follows unless the cascade was stopped first.
  */
-export function decide(condition: string | null, outcome: Pick<StepOutcome, 'status' | 'readStatus'>): Decision {
+export function decide(
+  condition: string | null,
+  outcome: Pick<StepOutcome, 'status' | 'readStatus'>,
+  timed = false,
+): Decision {
   const failed = outcome.status === 'undelivered' || outcome.status === 'unsent';
   if (condition === null) return failed || outcome.status === 'delivered' ? 'end' : 'wait';
   if (failed) return 'next';
-  if (outcome.status !== 'delivered') return 'wait';
+  if (outcome.status !== 'delivered' || timed) return 'wait';
   if (condition === 'not_delivered' || outcome.readStatus === 'read') return 'end';
   return outcome.readStatus === 'unread' ? 'next' : 'wait';
 }
@@ -150,12 +224,11 @@ export class CascadeProgress {
   constructor(private readonly ctx: () => AppContext) {}
 
   async stepsEnded(tx: Queryable, steps: readonly StepOutcome[], now: Date): Promise<void> {
-    const ctx = this.ctx();
     const cascades = await cascadesLockRunning(tx, [
       ...new Map(steps.map((s) => [s.cascadeId, { accountId: s.accountId, id: s.cascadeId }])).values(),
     ]);
-    const updates: { accountId: number; id: string; currentStep: number; state: CascadeState }[] = [];
-    const next: { cascade: CascadeRow; item: MessageToGenerate & { id: string } }[] = [];
+    const updates: CascadeUpdate[] = [];
+    const next: CascadeRow[] = [];
     // The latest outcome of each step (a delivery and its read may both be here); a flush holds thousands.
     const latest = new Map<string, StepOutcome>();
     for (const s of steps) latest.set(`${s.cascadeId}/${s.cascadeStep}`, s);
@@ -164,16 +237,39 @@ export class CascadeProgress {
       const outcome = latest.get(`${cascade.id}/${cascade.current_step}`);
       if (!outcome) continue;
       const step = cascade.steps[cascade.current_step - 1]!;
-      const decision = decide(step.condition, outcome);
+      const decision = decide(step.condition, outcome, step.timeout !== undefined);
       if (decision === 'wait') continue;
+      if (decision === 'end') updates.push(ended(cascade));
+      else next.push(cascade);
+    }
+    await this.moveOn(tx, next, updates, now);
+  }
+
+  /**
+   * Moves on the running cascades whose current step has timed out (up to `limit`, in one transaction); returns
+   * how many it took. A cascade whose step's outcome is being recorded meanwhile is left to the next pass.
+   */
+  async timeoutsDue(db: Db, now: Date, limit: number): Promise<number> {
+    const taken = await db.transaction(async (tx) => {
+      const cascades = await cascadesClaimTimedOut(tx, now, limit);
+      await this.moveOn(tx, cascades, [], now);
+      return cascades.length;
+    });
+    if (taken > 0) this.committed();
+    return taken;
+  }
+
+  /**
+   * Creates the next step of each locked cascade in `cascades` (or ends it: no step left, past `steps_until`, past
+   * the window's end, its dispatch stopped, or a step refused at its creation), and records `updates` with them.
+   */
+  private async moveOn(tx: Queryable, cascades: readonly CascadeRow[], updates: CascadeUpdate[], now: Date) {
+    const ctx = this.ctx();
+    const next: { cascade: CascadeRow; item: MessageToGenerate & { id: string } }[] = [];
+    for (const cascade of cascades) {
       const following = cascade.steps[cascade.current_step];
-      if (decision === 'end' || !following) {
-        updates.push({
-          accountId: cascade.account_id,
-          id: cascade.id,
-          currentStep: cascade.current_step,
-          state: 'done',
-        });
+      if (!following || (cascade.steps_until !== null && now >= cascade.steps_until)) {
+        updates.push(ended(cascade));
         continue;
       }
       const stepNumber = cascade.current_step + 1;
@@ -196,8 +292,7 @@ export class CascadeProgress {
       const status = dispatches.get(n.cascade.dispatch_id);
       if (status === 'stopped') {
         next.splice(next.indexOf(n), 1);
-        const { account_id: accountId, id, current_step: currentStep } = n.cascade;
-        updates.push({ accountId, id, currentStep, state: 'stopped' });
+        updates.push({ ...ended(n.cascade), state: 'stopped' });
       } else n.item = { ...n.item, dispatchId: n.cascade.dispatch_id, held: status === 'paused' };
     }
     for (const [accountId, group] of groupBy(next, (n) => n.cascade.account_id)) {
@@ -212,11 +307,11 @@ export class CascadeProgress {
       const prepared = await prepareMessages(ctx, tx, sender, items, undefined, now);
       const refused: { item: (typeof items)[number]; error: HeraldError }[] = [];
       const candidates: Candidate[] = [];
-      const ended = new Set<string>();
+      const over = new Set<string>();
       prepared.forEach((p, i) => {
         if (p instanceof HeraldError) refused.push({ item: items[i]!, error: p });
         // Past localCompletionTime (or a window that never opens again) no further step is created.
-        else if (p.plannedSendAt === null) ended.add(group[i]!.cascade.id);
+        else if (p.plannedSendAt === null) over.add(group[i]!.cascade.id);
         else candidates.push(p);
       });
       const results = await storeMessages(tx, ctx, sender, candidates, now, {
@@ -230,16 +325,18 @@ export class CascadeProgress {
       });
       // A step refused at its creation (4020 and the like) is stored unsent, with its callbacks, and ends the cascade.
       await storeRefused(tx, ctx, sender, refused, now);
-      for (const r of refused) ended.add(r.item.cascade!.id);
+      for (const r of refused) over.add(r.item.cascade!.id);
       const refusedIds = new Set(refused.map((r) => r.item.id));
       for (const { cascade: c, item } of group) {
-        const done = ended.has(c.id);
+        const done = over.has(c.id);
         const created = !done || refusedIds.has(item.id);
+        const step = created ? item.cascade!.step : c.current_step;
         updates.push({
           accountId,
           id: c.id,
-          currentStep: created ? item.cascade!.step : c.current_step,
+          currentStep: step,
           state: done ? 'done' : 'running',
+          stepTimeoutAt: done ? null : timeoutOf(c.steps, step, now),
         });
       }
     }
@@ -251,6 +348,14 @@ export class CascadeProgress {
     this.ctx().wakeup.notify();
   }
 }
+
+/** The update that ends a cascade at its current step. */
+const ended = (cascade: CascadeRow): CascadeUpdate => ({
+  accountId: cascade.account_id,
+  id: cascade.id,
+  currentStep: cascade.current_step,
+  state: 'done',
+});
 
 function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();

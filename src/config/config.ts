@@ -66,6 +66,8 @@ export interface Config {
   readonly rateLimit: number;
   /** Failed authentications per minute per client address before it gets 429 (0: no limit). */
   readonly authFailureLimit: number;
+  /** Code sends (POST /api/v1/verifier/send) per client address per 10 minutes in this process (0: no limit). */
+  readonly verifySendsPerAddress: number;
   /** Password hashes (scrypt) running at once in this process; the rest of libuv's thread pool stays free. */
   readonly passwordHashConcurrency: number;
   /** Password hashes that may wait for a turn; beyond, a sign-in gets 503 5035. */
@@ -132,6 +134,11 @@ export const DEFAULT_SHUTDOWN_SECONDS = 30;
 /** Far above what one client's integration needs (a 1000-message batch is one request), low enough to stop a loop. */
 export const DEFAULT_RATE_LIMIT = 200;
 export const DEFAULT_AUTH_FAILURE_LIMIT = 30;
+/**
+ * A person asks for a code a few times while signing in; 60 in 10 minutes from one address is a family or an office
+ * behind one NAT, and well short of what a script pumping codes to premium numbers needs (docs/verify.md).
+ */
+export const DEFAULT_VERIFY_SENDS_PER_ADDRESS = 60;
 /**
  * scrypt holds a thread of libuv's pool (4 unless UV_THREADPOOL_SIZE says otherwise) and a core for ~170-250 ms;
  * file reads and DNS lookups wait for the same threads. Two at a time keeps half the pool for them (about 10
@@ -339,6 +346,9 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
     `client API requests per second per account and process, 0 for none ` + `(default ${DEFAULT_RATE_LIMIT})`,
   HERALD_AUTH_FAILURE_LIMIT:
     `failed authentications per minute per client address, 0 for none ` + `(default ${DEFAULT_AUTH_FAILURE_LIMIT})`,
+  HERALD_VERIFY_SENDS_PER_ADDRESS:
+    `code sends per 10 minutes per client address and process, 0 for none ` +
+    `(default ${DEFAULT_VERIFY_SENDS_PER_ADDRESS})`,
   HERALD_PASSWORD_HASH_CONCURRENCY:
     `password hashes (scrypt) at once per process, below libuv's thread pool size ` +
     `(default ${DEFAULT_PASSWORD_HASH_CONCURRENCY}, 1 on fewer than 3 cores)`,
@@ -494,6 +504,9 @@ export function loadConfig(env: Env = process.env): Config {
     authFailureLimit:
       optional(read('HERALD_AUTH_FAILURE_LIMIT'), 'HERALD_AUTH_FAILURE_LIMIT', integerIn(0, 1_000_000)) ??
       DEFAULT_AUTH_FAILURE_LIMIT,
+    verifySendsPerAddress:
+      optional(read('HERALD_VERIFY_SENDS_PER_ADDRESS'), 'HERALD_VERIFY_SENDS_PER_ADDRESS', integerIn(0, 1_000_000)) ??
+      DEFAULT_VERIFY_SENDS_PER_ADDRESS,
     passwordHashConcurrency,
     passwordHashQueue:
       optional(read('HERALD_PASSWORD_HASH_QUEUE'), 'HERALD_PASSWORD_HASH_QUEUE', integerIn(0, 100_000)) ??

@@ -1,2 +1,2 @@
 /** What other parts of Herald may use of conversions/; everything else in the folder is its own. */
-export { conversionsDeleteOfMessages, conversionsPerMessageSql } from './conversionSql.js';
+export { conversionsDeleteOfMessages, conversionsPerMessageSql, conversionUpsert } from './conversionSql.js';

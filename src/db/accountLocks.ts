@@ -9,6 +9,8 @@ const ACCOUNT_LOCK_CLASSES = {
   inboundSettings: 7311_0001,
   /** The account's callback URLs: the count of those created today against the daily limit of new ones. */
   callbackUrls: 7311_0002,
+  /** The account's verifiers: their count against the per-account ceiling. */
+  verifiers: 7311_0003,
 } as const;
 
 /**

@@ -39,7 +39,7 @@ export { newMessageId, prepareMessages, storeMessages, storeRefused } from './ge
 export type { Candidate, MessageToGenerate, Sender } from './generate.js';
 export type { NewMessage, SendingMethod } from './messageSql.js';
 export { MessageObject, SendResponse as SendResponseSchema } from './messageSchemas.js';
-export { messageGet } from './messageLookupSql.js';
+export { messageGet, messageStop } from './messageLookupSql.js';
 export {
   messageDispatchCounts,
   messageDispatchHold,

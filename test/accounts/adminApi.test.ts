@@ -115,6 +115,11 @@ describe.each(ENGINES)('operator API (DESIGN 2) (%s)', (engine) => {
       trafficCenterId: 1,
     });
     expect(bound.status).toBe(422);
+    const verify = await t.admin('POST', `/admin/v1/accounts/${account.id}/tokens`, { type: 'verify' });
+    expect(verify.status).toBe(201);
+    expect(verify.body).toMatchObject({ id: expect.stringMatching(/^t3_/), type: 'verify', revokedAt: null });
+    const unknown = await t.admin('POST', `/admin/v1/accounts/${account.id}/tokens`, { type: 'admin' });
+    expect(unknown.status).toBe(422);
   });
 
   it('adjusts balances through the ledger; the balance is the sum of entries', async () => {

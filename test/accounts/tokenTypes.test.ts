@@ -2,20 +2,28 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 
-type Kind = 'traffic' | 'system' | 'either' | 'none';
+type Kind = 'traffic' | 'system' | 'verify' | 'either' | 'none';
+type TokenType = 'traffic' | 'system' | 'verify';
+const NAMES: Record<TokenType, string> = {
+  traffic: 'TOKEN_1',
+  system: 'TOKEN_2',
+  verify: 'TOKEN_3',
+};
 
 /**
  * Which token each client operation takes (spec section 3: TOKEN_1 for sending and conversion, TOKEN_2 for system
- * entities, either for the balance). Operations are read from the OpenAPI document, so a new route that is missing
- * here fails the test instead of escaping it.
+ * entities, either of those two for the balance; DESIGN 16: TOKEN_3 for sending and checking codes, and only
+ * that). Operations are read from the OpenAPI document, so a new route that is missing here fails the test instead
+ * of escaping it.
  */
 function kindOf(path: string): Kind {
   if (path === '/api/v1/ping') return 'none';
   if (path === '/api/v1/balance') return 'either';
   if (path.startsWith('/api/v1/message') || path.startsWith('/api/v1/dispatch')) return 'traffic';
   if (path === '/api/v1/flashcall-conversion') return 'traffic';
+  if (path.startsWith('/api/v1/verifier/')) return 'verify';
   if (
-    /^\/api\/v1\/(sender-names|templates|statistics|traffic-centers|inbound-rules|callbacks|callback-secret|api-keys)(\/|$)/.test(
+    /^\/api\/v1\/(sender-names|templates|statistics|traffic-centers|inbound-rules|callbacks|callback-secret|api-keys|verifiers)(\/|$)/.test(
       path,
     )
   )
@@ -26,11 +34,15 @@ function kindOf(path: string): Kind {
 describe.each(ENGINES)('token types on every client operation (spec 3) (%s)', (engine) => {
   let t: TestHerald;
   let account: TestAccount;
+  let tokens: Record<TokenType, string>;
   let operations: [method: string, path: string][] = [];
 
   beforeAll(async () => {
     t = await startTestHerald(engine);
     account = await t.createAccount();
+    const verify = await t.admin('POST', `/admin/v1/accounts/${account.id}/tokens`, { type: 'verify' });
+    expect(verify.status).toBe(201);
+    tokens = { traffic: account.traffic, system: account.system, verify: verify.body.token };
     const document = (await t.call('GET', '/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
     operations = Object.entries(document.paths)
       .filter(([path]) => path.startsWith('/api/v1/'))
@@ -52,10 +64,10 @@ describe.each(ENGINES)('token types on every client operation (spec 3) (%s)', (e
       // Placeholder ids: the right token gets 404 or 422 or 200, never 403; the wrong one is refused before that.
       const path = template.replace('{uuid}', '00000000-0000-7000-8000-000000000000').replace(/\{\w+\}/g, '999999');
       const body = method === 'GET' || method === 'DELETE' ? undefined : {};
-      for (const type of ['traffic', 'system'] as const) {
-        const reply = await t.call(method, path, { token: account[type], body });
-        const allowed = kind === 'either' || kind === type;
-        const where = `${method} ${template} with ${type === 'traffic' ? 'TOKEN_1' : 'TOKEN_2'}`;
+      for (const type of ['traffic', 'system', 'verify'] as const) {
+        const reply = await t.call(method, path, { token: tokens[type], body });
+        const allowed = kind === type || (kind === 'either' && type !== 'verify');
+        const where = `${method} ${template} with ${NAMES[type]}`;
         if (allowed) expect(reply.status, where).not.toBe(403);
         else expect([reply.status, reply.body?.error?.code], where).toEqual([403, 4030]);
       }

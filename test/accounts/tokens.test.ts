@@ -19,6 +19,7 @@ describe('tokens (DESIGN 2)', () => {
     const b = issueToken('system');
     expect(a.token).not.toBe(b.token);
     expect(a.id).toMatch(/^t2_/);
+    expect(issueToken('verify').id).toMatch(/^t3_/);
   });
 
   it.each([

@@ -42,10 +42,12 @@ describe('the largest valid JSON of a body schema', () => {
 describe.each(ENGINES)('body limits by route (%s)', (engine) => {
   let t: TestHerald;
   let account: TestAccount;
+  let verifyToken: string;
 
   beforeAll(async () => {
     t = await startTestHerald(engine, { env: { HERALD_SHORT_URL_BASE: 'http://127.0.0.1:1/s' } });
     account = await t.createAccount({ senderNames: [['SMS', 'Limits']] });
+    verifyToken = (await t.admin('POST', `/admin/v1/accounts/${account.id}/tokens`, { type: 'verify' })).body.token;
   });
   afterAll(async () => t?.close());
 
@@ -57,7 +59,7 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
         : security === 'bearerToken'
           ? `Bearer ${account.traffic}`
           : security === 'basicToken'
-            ? `Basic ${/message|conversion|dispatch/.test(path) ? account.traffic : account.system}`
+            ? `Basic ${/message|conversion|dispatch/.test(path) ? account.traffic : /verifier\//.test(path) ? verifyToken : account.system}`
             : undefined;
     const head =
       `${method.toUpperCase()} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
@@ -103,6 +105,12 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
       'POST /api/v1/inbound-rules': 16 * KiB + 100 * 800,
       'PUT /api/v1/inbound-rules/{id}': 16 * KiB + 100 * 800,
       'POST /api/v1/sender-names': 13 * KiB,
+      // A verifier: six steps of a channel, a sender name and a timeout, a name and a brand.
+      'POST /api/v1/verifiers': 16 * KiB,
+      'PATCH /api/v1/verifiers/{gatewayId}': 16 * KiB,
+      // A gateway id and a destination (and a channel); a uuid and a code: what their schemas allow, escaped.
+      'POST /api/v1/verifier/send': 2 * KiB,
+      'POST /api/v1/verifier/check': 2 * KiB,
       'POST /admin/v1/accounts/{id}/sender-names': 14 * KiB,
       // A channel and a number: the smallest limit.
       'POST /admin/v1/accounts/{id}/inbound-numbers': NO_BODY_LIMIT,
@@ -133,6 +141,7 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
           'DELETE /api/v1/templates/{id}',
           'DELETE /api/v1/traffic-centers/{id}',
           'DELETE /api/v1/inbound-rules/{id}',
+          'DELETE /api/v1/verifiers/{gatewayId}',
           'DELETE /admin/v1/tariffs/{id}',
         ].map((route) => [route, NO_BODY_LIMIT]),
       ),

@@ -62,6 +62,28 @@ describe.each(ENGINES)('API keys of the client (docs/web.md) (%s)', (engine) => 
     expect(listed.every((k) => !('token' in k))).toBe(true);
   });
 
+  it('issues verify keys (TOKEN_3, t3_), which take no traffic center and open no other operation', async () => {
+    const verify = await t.call('POST', '/api/v1/api-keys', { token: account.system, body: { type: 'verify' } });
+    expect(verify.status).toBe(201);
+    expect(verify.body).toMatchObject({ id: expect.stringMatching(/^t3_/), type: 'verify' });
+    expect((await keys()).find((k) => k.id === verify.body.id)).toMatchObject({ type: 'verify', revokedAt: null });
+    for (const [method, path] of [
+      ['GET', '/api/v1/balance'],
+      ['GET', '/api/v1/api-keys'],
+      ['GET', '/api/v1/message'],
+    ] as const)
+      expect((await t.call(method, path, { token: verify.body.token })).body, `${method} ${path}`).toEqual(
+        ACCESS_DENIED,
+      );
+    // Not a key to sign in to the personal account with, either.
+    expect((await t.call('POST', '/app/v1/session', { body: { token: verify.body.token } })).status).toBe(401);
+    const centered = await t.call('POST', '/api/v1/api-keys', {
+      token: account.system,
+      body: { type: 'verify', trafficCenterId: 1 },
+    });
+    expect([centered.status, centered.body.error.code]).toEqual([422, 4220]);
+  });
+
   it('binds a traffic key to a traffic center of the account only', async () => {
     const center = await t.call('POST', '/api/v1/traffic-centers', { token: account.system, body: { name: 'Shop' } });
     const bound = await t.call('POST', '/api/v1/api-keys', {

@@ -45,10 +45,11 @@ export function KeysTable({
   );
 }
 
-/** The two kinds of key, as a select offers them. */
+/** The three kinds of key, as a select offers them. */
 export const KEY_TYPES = [
   { value: 'traffic', label: 'Traffic (TOKEN_1: sending)' },
   { value: 'system', label: 'System (TOKEN_2: settings, statistics)' },
+  { value: 'verify', label: 'Verify (TOKEN_3: one-time codes)' },
 ] as const;
 
 export type KeyType = (typeof KEY_TYPES)[number]['value'];

@@ -717,7 +717,7 @@ export interface paths {
                                 channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
                                 senderName: string;
                                 condition: ("not_delivered" | "not_read") | null;
-                                /** @description why the next step was created: undelivered, unsent or unread; null when it was not (or not yet) */
+                                /** @description why the next step was created: undelivered, unsent, unread, or timeout (a verification step not confirmed in time); null when it was not (or not yet) */
                                 movedOn: string | null;
                                 /** @description null: the step was not created */
                                 message: {
@@ -1553,6 +1553,637 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/verifiers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's verifiers, oldest first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                /** @description what codes are sent through: POST /api/v1/verifier/send {gatewayId} */
+                                gatewayId: string;
+                                name: string;
+                                brand: string;
+                                codeLength: number;
+                                codeTtl: number;
+                                maxChecks: number;
+                                workflow: {
+                                    /** @enum {unknown} */
+                                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                    senderName: string;
+                                    /** @description seconds this step waits for a confirmation before the next step is sent */
+                                    timeout: number;
+                                }[];
+                                createdAt: string;
+                                updatedAt: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a verifier: how one-time codes are made and over which channels they are sent
+         * @description Each workflow step is validated as the message it will send (an active sender name, `voicecode` for VOICECODE, codeLength 4 with a FLASHCALL step, the channel enabled); an error names the step (0-based). At most 100 per account (409 4094).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        brand: string;
+                        /**
+                         * @description digits of a code (4)
+                         * @default 4
+                         */
+                        codeLength?: number;
+                        /**
+                         * @description seconds a code can be checked (300)
+                         * @default 300
+                         */
+                        codeTtl?: number;
+                        /**
+                         * @description checks of one code before it expires (3)
+                         * @default 3
+                         */
+                        maxChecks?: number;
+                        workflow: {
+                            /** @enum {unknown} */
+                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                            senderName: string;
+                            /** @description seconds this step waits for a confirmation before the next step is sent */
+                            timeout: number;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what codes are sent through: POST /api/v1/verifier/send {gatewayId} */
+                            gatewayId: string;
+                            name: string;
+                            brand: string;
+                            codeLength: number;
+                            codeTtl: number;
+                            maxChecks: number;
+                            workflow: {
+                                /** @enum {unknown} */
+                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                senderName: string;
+                                /** @description seconds this step waits for a confirmation before the next step is sent */
+                                timeout: number;
+                            }[];
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/verifiers/{gatewayId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One verifier */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    gatewayId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what codes are sent through: POST /api/v1/verifier/send {gatewayId} */
+                            gatewayId: string;
+                            name: string;
+                            brand: string;
+                            codeLength: number;
+                            codeTtl: number;
+                            maxChecks: number;
+                            workflow: {
+                                /** @enum {unknown} */
+                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                senderName: string;
+                                /** @description seconds this step waits for a confirmation before the next step is sent */
+                                timeout: number;
+                            }[];
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a verifier; codes already sent through it can still be checked until they expire */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    gatewayId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change a verifier: the fields given replace its own; codes already sent keep their settings */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    gatewayId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        brand?: string;
+                        /**
+                         * @description digits of a code (4)
+                         * @default 4
+                         */
+                        codeLength?: number;
+                        /**
+                         * @description seconds a code can be checked (300)
+                         * @default 300
+                         */
+                        codeTtl?: number;
+                        /**
+                         * @description checks of one code before it expires (3)
+                         * @default 3
+                         */
+                        maxChecks?: number;
+                        workflow?: {
+                            /** @enum {unknown} */
+                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                            senderName: string;
+                            /** @description seconds this step waits for a confirmation before the next step is sent */
+                            timeout: number;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what codes are sent through: POST /api/v1/verifier/send {gatewayId} */
+                            gatewayId: string;
+                            name: string;
+                            brand: string;
+                            codeLength: number;
+                            codeTtl: number;
+                            maxChecks: number;
+                            workflow: {
+                                /** @enum {unknown} */
+                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                senderName: string;
+                                /** @description seconds this step waits for a confirmation before the next step is sent */
+                                timeout: number;
+                            }[];
+                            createdAt: string;
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/verifier/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a one-time code to a destination through a verifier's workflow; check it with the uuid
+         * @description The code goes as a cascade of AUTHORIZE messages (SMS `<brand>: <code>`, VOICECODE the spec template, FLASHCALL the caller's last digits); a step gives way to the next when it is not delivered or when its timeout passes unconfirmed. A new send to the same destination through the same verifier replaces the older code. Limits: 5 sends per destination and verifier in 10 minutes, and HERALD_VERIFY_SENDS_PER_ADDRESS (60) per client address in 10 minutes: 429 4290 with Retry-After. The message of a step is an ordinary message (TOKEN_1 sees it), priced as one.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        gatewayId: string;
+                        destination: string;
+                        /**
+                         * @description only the workflow's steps of this channel
+                         * @enum {unknown}
+                         */
+                        channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description what the code is checked with */
+                            uuid: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                402: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/verifier/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a code sent with /api/v1/verifier/send
+         * @description CONFIRMED: the right code (what is left of the workflow is stopped; the same code answers CONFIRMED again until the code expires). WRONG_CODE. EXPIRED: past the verifier's codeTtl, past its maxChecks checks, or replaced by a newer send. NOT_FOUND: no code of this account has this uuid.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        uuid: string;
+                        code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {unknown} */
+                            status: "CONFIRMED" | "WRONG_CODE" | "EXPIRED" | "NOT_FOUND";
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/message/{uuid}": {
         parameters: {
             query?: never;
@@ -2146,7 +2777,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Issue a token (traffic = TOKEN_1, system = TOKEN_2); the token is shown only here */
+        /** Issue a token (traffic = TOKEN_1, system = TOKEN_2, verify = TOKEN_3); the token is shown only here */
         post: {
             parameters: {
                 query?: never;
@@ -2159,7 +2790,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        type: "traffic" | "system";
+                        /** @description traffic = TOKEN_1 (sending), system = TOKEN_2 (settings), verify = TOKEN_3 (one-time codes) */
+                        type: "traffic" | "system" | "verify";
                         trafficCenterId?: number;
                     };
                 };
@@ -2842,7 +3474,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Issue an API key (traffic = TOKEN_1, system = TOKEN_2); the token is shown only here */
+        /** Issue an API key (traffic = TOKEN_1, system = TOKEN_2, verify = TOKEN_3); shown only here */
         post: {
             parameters: {
                 query?: never;
@@ -2853,7 +3485,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        type: "traffic" | "system";
+                        /** @description traffic = TOKEN_1 (sending), system = TOKEN_2 (settings), verify = TOKEN_3 (one-time codes) */
+                        type: "traffic" | "system" | "verify";
                         trafficCenterId?: number;
                     };
                 };

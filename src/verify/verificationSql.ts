@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import type { Queryable } from '../db/db.js';
+
+/** The statements on verifications and verify_keys (this capability owns both tables). */
+
+export const VERIFICATION_STATES = { pending: 'pending', confirmed: 'confirmed', replaced: 'replaced' } as const;
+export type VerificationState = (typeof VERIFICATION_STATES)[keyof typeof VERIFICATION_STATES];
+
+export interface VerificationRow {
+  account_id: number;
+  id: string;
+  gateway_id: string;
+  destination: string;
+  code_hmac: Uint8Array;
+  created_at: Date;
+  expires_at: Date;
+  max_checks: number;
+  checks: number;
+  state: VerificationState;
+  confirmed_at: Date | null;
+}
+
+/** The HMAC key of codes: made by the first process that asks (a concurrent one keeps the first), then read. */
+export async function verifyKeyGet(db: Queryable, now: Date): Promise<Buffer> {
+  await db.query('INSERT INTO verify_keys (id, secret, created_at) VALUES (1, $1, $2) ON CONFLICT (id) DO NOTHING', [
+    randomBytes(32),
+    now,
+  ]);
+  const [row] = await db.query<{ secret: Uint8Array }>('SELECT secret FROM verify_keys WHERE id = 1');
+  return Buffer.from(row!.secret);
+}
+
+/** A per-destination key space of pg_advisory_xact_lock(int, int), apart from the account locks (7311_000n). */
+const DESTINATION_LOCK_CLASS = 7311_0101;
+
+/**
+ * Serialises, until the transaction ends, the sends to one destination through one verifier, so that the count of
+ * recent sends and the replacement of the pending code are exact when sends race. Different destinations whose
+ * hashes meet share a lock: a needless wait, never a missed one.
+ */
+export async function verificationLockDestination(
+  tx: Queryable,
+  accountId: number,
+  gatewayId: string,
+  destination: string,
+): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [
+    DESTINATION_LOCK_CLASS,
+    `${accountId}:${gatewayId}:${destination}`,
+  ]);
+}
+
+/** How many codes were sent to the destination through the verifier since `since`, and when the first of them. */
+export async function verificationRecentSends(
+  db: Queryable,
+  key: { accountId: number; gatewayId: string; destination: string },
+  since: Date,
+): Promise<{ count: number; oldest: Date | null }> {
+  const [row] = await db.query<{ count: number; oldest: Date | null }>(
+    `SELECT count(*)::int AS count, min(created_at) AS oldest FROM verifications
+     WHERE account_id = $1 AND gateway_id = $2 AND destination = $3 AND created_at > $4`,
+    [key.accountId, key.gatewayId, key.destination, since],
+  );
+  return row!;
+}
+
+/** Marks the pending codes of the destination and verifier replaced; returns their ids (their cascades'). */
+export async function verificationReplacePending(
+  tx: Queryable,
+  key: { accountId: number; gatewayId: string; destination: string },
+): Promise<string[]> {
+  const rows = await tx.query<{ id: string }>(
+    `UPDATE verifications SET state = 'replaced'
+     WHERE account_id = $1 AND gateway_id = $2 AND destination = $3 AND state = 'pending'
+     RETURNING id`,
+    [key.accountId, key.gatewayId, key.destination],
+  );
+  return rows.map((r) => r.id);
+}
+
+export async function verificationInsert(
+  tx: Queryable,
+  v: {
+    accountId: number;
+    id: string;
+    gatewayId: string;
+    destination: string;
+    codeHmac: Buffer;
+    createdAt: Date;
+    expiresAt: Date;
+    maxChecks: number;
+  },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO verifications (account_id, id, gateway_id, destination, code_hmac, created_at, expires_at, max_checks)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [v.accountId, v.id, v.gatewayId, v.destination, v.codeHmac, v.createdAt, v.expiresAt, v.maxChecks],
+  );
+}
+
+/** The account's verification, locked until the transaction ends (a check counts and may confirm it). */
+export async function verificationLock(
+  tx: Queryable,
+  accountId: number,
+  id: string,
+): Promise<VerificationRow | undefined> {
+  const [row] = await tx.query<VerificationRow>(
+    'SELECT * FROM verifications WHERE account_id = $1 AND id = $2 FOR UPDATE',
+    [accountId, id],
+  );
+  return row;
+}
+
+/** Records a check of a locked verification: one more check, and its confirmation when the code was right. */
+export async function verificationRecordCheck(
+  tx: Queryable,
+  accountId: number,
+  id: string,
+  confirmedAt: Date | null,
+): Promise<void> {
+  await tx.query(
+    `UPDATE verifications SET checks = checks + 1,
+       state = CASE WHEN $3::timestamptz IS NULL THEN state ELSE 'confirmed' END,
+       confirmed_at = coalesce($3::timestamptz, confirmed_at)
+     WHERE account_id = $1 AND id = $2`,
+    [accountId, id, confirmedAt],
+  );
+}
+
+/** Deletes verifications that expired before `before`: up to `limit`; returns how many. */
+export async function verificationsDeleteExpired(db: Queryable, before: Date, limit: number): Promise<number> {
+  const rows = await db.query<{ id: string }>(
+    `DELETE FROM verifications v USING (
+       SELECT account_id, id FROM verifications WHERE expires_at < $1 ORDER BY expires_at LIMIT $2
+     ) old
+     WHERE v.account_id = old.account_id AND v.id = old.id
+     RETURNING v.id`,
+    [before, limit],
+  );
+  return rows.length;
+}

@@ -1,0 +1,184 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { cascadesStop, startCascade, type StoredStep } from '../cascades/index.js';
+import type { Queryable } from '../db/db.js';
+import { herald } from '../errors/catalogue.js';
+import type { Principal } from '../http/auth.js';
+import { conversionUpsert } from '../conversions/index.js';
+import { DELIVERY_ERRORS, messageCascadeSteps, messageStop, senderOf } from '../messages/index.js';
+import { type Channel, enabledChannels } from '../shared/channels.js';
+import {
+  verificationInsert,
+  verificationLock,
+  verificationLockDestination,
+  verificationRecentSends,
+  verificationRecordCheck,
+  verificationReplacePending,
+  verifyKeyGet,
+} from './verificationSql.js';
+import { cascadeOf, newCode, settingsOfRow } from './verifiers.js';
+import { verifierGet } from './verifierSql.js';
+
+/** At most 5 sends to one destination through one verifier in 10 minutes (DESIGN 16). */
+export const SENDS_PER_DESTINATION = 5;
+export const SEND_WINDOW_MS = 10 * 60_000;
+
+export const CHECK_STATUSES = ['CONFIRMED', 'WRONG_CODE', 'EXPIRED', 'NOT_FOUND'] as const;
+export type CheckStatus = (typeof CHECK_STATUSES)[number];
+
+/**
+ * Codes are never stored: only HMAC-SHA256(key, "<uuid>:<code>"), the key kept in its own table and read once per
+ * process (before any transaction of a send or check: the embedded database has one connection, which the
+ * transaction holds). Binding the uuid in makes each code's HMAC its own: two sends of one code store different values.
+ */
+export class CodeHasher {
+  private key: Promise<Buffer> | undefined;
+
+  constructor(private readonly ctx: Pick<AppContext, 'db' | 'clock'>) {}
+
+  /** The means to HMAC codes, with the key read (once) from the database. */
+  async ready(): Promise<{
+    hmac(id: string, code: string): Buffer;
+    matches(id: string, code: string, stored: Uint8Array): boolean;
+  }> {
+    this.key ??= verifyKeyGet(this.ctx.db, this.ctx.clock.now()).catch((error: unknown) => {
+      this.key = undefined;
+      throw error;
+    });
+    const key = await this.key;
+    const hmac = (id: string, code: string) => createHmac('sha256', key).update(`${id}:${code}`).digest();
+    return {
+      hmac,
+      // Compared in constant time.
+      matches: (id, code, stored) => {
+        const presented = hmac(id, code);
+        return presented.length === stored.length && timingSafeEqual(presented, stored);
+      },
+    };
+  }
+}
+
+export interface SendRequest {
+  readonly gatewayId: string;
+  readonly destination: string;
+  /** Only the steps of this channel (the real service's clients name one). */
+  readonly channelType?: Channel | undefined;
+}
+
+/**
+ * POST /api/v1/verifier/send: makes a code (CSPRNG) and sends it through the verifier's workflow as a cascade of
+ * AUTHORIZE messages whose steps move on when not delivered or when their timeout passes unconfirmed, and whose
+ * last step is created before the code expires. In one transaction: the send limit per destination and verifier
+ * (429 4290), the replacement of the destination's pending code (its cascade and unsent steps stopped), the
+ * verification and the first step. Returns the uuid the code is checked with.
+ */
+export async function sendCode(
+  ctx: AppContext,
+  hasher: CodeHasher,
+  principal: Principal,
+  request: SendRequest,
+): Promise<{ uuid: string }> {
+  const now = ctx.clock.now();
+  const { accountId } = principal;
+  const verifier = await verifierGet(ctx.db, accountId, request.gatewayId);
+  if (!verifier) throw herald('notFound', { what: `Verifier ${request.gatewayId}` });
+  const all = settingsOfRow(verifier);
+  const workflow = request.channelType
+    ? all.workflow.filter((s) => s.channelType === request.channelType)
+    : all.workflow;
+  if (workflow.length === 0)
+    throw herald('invalidField', { field: 'channelType', value: `${request.channelType} (not in the workflow)` });
+  const settings = { ...all, workflow };
+  const code = newCode(settings.codeLength);
+  const cascade = await cascadeOf(ctx, accountId, settings, request.destination, code, now);
+  const steps: StoredStep[] = cascade.steps.map((step, i) => ({ ...step, timeout: workflow[i]!.timeout }));
+  const destination = steps[0]!.message.destination;
+  const expiresAt = new Date(now.getTime() + settings.codeTtl * 1000);
+  const key = { accountId, gatewayId: verifier.gateway_id, destination };
+  const codes = await hasher.ready();
+
+  const { id } = await startCascade(
+    ctx,
+    {
+      sender: senderOf(principal),
+      channels: enabledChannels(principal.accountChannels),
+      steps,
+      stepsUntil: expiresAt,
+    },
+    async (tx, id) => {
+      await verificationLockDestination(tx, accountId, key.gatewayId, destination);
+      const recent = await verificationRecentSends(tx, key, new Date(now.getTime() - SEND_WINDOW_MS));
+      if (recent.count >= SENDS_PER_DESTINATION) {
+        const free = recent.oldest!.getTime() + SEND_WINDOW_MS - now.getTime();
+        throw herald('tooManyRequests', { retryAfter: Math.max(1, Math.ceil(free / 1000)) });
+      }
+      const replaced = await verificationReplacePending(tx, key);
+      await stopWorkflows(tx, accountId, replaced, now);
+      await verificationInsert(tx, {
+        ...key,
+        id,
+        codeHmac: codes.hmac(id, code),
+        createdAt: now,
+        expiresAt,
+        maxChecks: settings.maxChecks,
+      });
+    },
+  );
+  return { uuid: id };
+}
+
+/**
+ * POST /api/v1/verifier/check: NOT_FOUND for a uuid the account has not sent (another account's included);
+ * EXPIRED once the code's lifetime has passed, after its maxChecks checks, or when a newer send replaced it;
+ * CONFIRMED for the right code, which stops what is left of the workflow, and again for the right code until the
+ * code expires; WRONG_CODE otherwise. Every check of a pending code counts toward maxChecks.
+ */
+export async function checkCode(
+  ctx: AppContext,
+  hasher: CodeHasher,
+  accountId: number,
+  request: { uuid: string; code: string },
+): Promise<CheckStatus> {
+  const now = ctx.clock.now();
+  const codes = await hasher.ready();
+  return ctx.db.transaction(async (tx) => {
+    const row = await verificationLock(tx, accountId, request.uuid);
+    if (!row) return 'NOT_FOUND';
+    if (row.state === 'replaced' || now >= row.expires_at) return 'EXPIRED';
+    const right = codes.matches(row.id, request.code, row.code_hmac);
+    if (row.state === 'confirmed') return right ? 'CONFIRMED' : 'WRONG_CODE';
+    if (row.checks >= row.max_checks) return 'EXPIRED';
+    await verificationRecordCheck(tx, accountId, row.id, right ? now : null);
+    if (!right) return 'WRONG_CODE';
+    await stopWorkflows(tx, accountId, [row.id], now);
+    await recordFlashcallConversions(tx, accountId, row.id, now);
+    return 'CONFIRMED';
+  });
+}
+
+/**
+ * Records a confirmed code's flash calls that reached the phone as NUMBER_VERIFIED conversions, as a client would
+ * report them (POST /api/v1/flashcall-conversion): the carrier's FLASHCALL quality depends on them (spec 3). A call
+ * that was not delivered, or never placed, verified nothing.
+ */
+async function recordFlashcallConversions(tx: Queryable, accountId: number, id: string, now: Date): Promise<void> {
+  const calls = (await messageCascadeSteps(tx, accountId, id)).filter(
+    (m) => m.channel_type === 'FLASHCALL' && m.status !== 'undelivered' && m.status !== 'unsent',
+  );
+  await conversionUpsert(
+    tx,
+    accountId,
+    calls.map((m) => ({ messageId: m.id, result: 'NUMBER_VERIFIED', code: null })),
+    now,
+  );
+}
+
+/**
+ * Stops the workflows (cascades) of verifications: their steps not yet handed to a carrier become unsent, and no
+ * later step is created. Messages first, then cascades: the order every transaction locks them in.
+ */
+async function stopWorkflows(tx: Queryable, accountId: number, ids: readonly string[], now: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await messageStop(tx, accountId, ids, now, DELIVERY_ERRORS.stopped);
+  await cascadesStop(tx, accountId, ids, now);
+}

@@ -1,0 +1,354 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES } from '../helpers/engines.js';
+import { startTestHerald, type TestHerald } from '../helpers/testHerald.js';
+import { waitFor } from '../helpers/waitFor.js';
+
+const SMS = { channelType: 'SMS', senderName: 'Shop', timeout: 60 };
+const FLASHCALL = { channelType: 'FLASHCALL', senderName: 'any', timeout: 30 };
+const VOICECODE = { channelType: 'VOICECODE', senderName: 'voicecode', timeout: 60 };
+
+interface StepRow {
+  cascade_step: number;
+  channel_type: string;
+  status: string;
+  content: unknown;
+  traffic_type: string;
+}
+
+/** A client of verification: an account of its own with a verify token (TOKEN_3) and a verifier. */
+interface Client {
+  readonly accountId: number;
+  readonly traffic: string;
+  readonly verify: string;
+  readonly gatewayId: string;
+}
+
+/**
+ * Sending and checking codes through the real pipeline (DESIGN 16): the SMSC simulator over SMPP for SMS, the
+ * provider simulator over HTTP for FLASHCALL and VOICECODE; outcomes by the destination's last digit (0 and 6
+ * delivered, 7 undelivered). The clock stands still unless a test moves it; step timeouts move on when the test
+ * runs the timeout job.
+ */
+describe.each(ENGINES)('verification (%s)', (engine) => {
+  let t: TestHerald;
+
+  beforeAll(async () => {
+    t = await startTestHerald(engine, { delivery: { delayMs: 5 } });
+  });
+  afterAll(async () => t?.close());
+
+  const client = async (verifier: Record<string, unknown>): Promise<Client> => {
+    const account = await t.createAccount({ senderNames: [['SMS', 'Shop']] });
+    const token = await t.admin('POST', `/admin/v1/accounts/${account.id}/tokens`, { type: 'verify' });
+    const made = await t.call('POST', '/api/v1/verifiers', {
+      token: account.system,
+      body: { name: 'Sign-in', brand: 'Shop', ...verifier },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    return {
+      accountId: account.id,
+      traffic: account.traffic,
+      verify: token.body.token,
+      gatewayId: made.body.gatewayId,
+    };
+  };
+  const send = async (c: Client, destination: string, extra: Record<string, unknown> = {}) => {
+    // A clock moved far ahead by an earlier test may have made the SMSC session look dead: it binds again in real
+    // time, while a message retried meanwhile would wait for a test clock that stands still.
+    await waitFor(() => t.herald.connectors.every((connector) => connector.state().available));
+    return t.call('POST', '/api/v1/verifier/send', {
+      token: c.verify,
+      body: { gatewayId: c.gatewayId, destination, ...extra },
+    });
+  };
+  const sent = async (c: Client, destination: string): Promise<string> => {
+    const reply = await send(c, destination);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    return reply.body.uuid;
+  };
+  const check = async (c: Client, uuid: string, code: string): Promise<string> => {
+    const reply = await t.call('POST', '/api/v1/verifier/check', { token: c.verify, body: { uuid, code } });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    return reply.body.status;
+  };
+  const steps = (uuid: string): Promise<StepRow[]> =>
+    t.testDb.db.query<StepRow>(
+      `SELECT cascade_step, channel_type, status, content, traffic_type FROM messages
+       WHERE cascade_id = $1 ORDER BY cascade_step`,
+      [uuid],
+    );
+  const cascade = async (c: Client, uuid: string) =>
+    (await t.call('GET', `/api/v1/message/cascade/${uuid}`, { token: c.traffic })).body;
+  /** The code as the person got it: the digits at the end of the first step's text. */
+  const codeOf = async (uuid: string): Promise<string> => {
+    const [first] = await steps(uuid);
+    const text = typeof first!.content === 'string' ? first!.content : (first!.content as { text: string }).text;
+    return /(\d+)\.?$/.exec(text)![1]!;
+  };
+  const conversions = (c: Client) =>
+    t.testDb.db.query('SELECT message_id, result FROM flashcall_conversions WHERE account_id = $1', [c.accountId]);
+  const timeouts = () => t.herald.jobs!.run('cascade-step-timeouts');
+
+  it('sends the code as an AUTHORIZE SMS `<brand>: <code>` and confirms the right code', async () => {
+    const c = await client({ codeLength: 6, workflow: [SMS] });
+    const uuid = await sent(c, '+7 (916) 140-00-10');
+    await waitFor(async () => (await steps(uuid))[0]?.status === 'delivered');
+    const [step] = await steps(uuid);
+    expect(step).toMatchObject({ channel_type: 'SMS', traffic_type: 'AUTHORIZE' });
+    expect(step!.content).toMatch(/^Shop: \d{6}$/);
+    const code = await codeOf(uuid);
+    const wrong = code === '000000' ? '000001' : '000000';
+    expect(await check(c, uuid, wrong)).toBe('WRONG_CODE');
+    expect(await check(c, uuid, code)).toBe('CONFIRMED');
+    // Answered again for the same code (a client retrying), until the code expires.
+    expect(await check(c, uuid, code)).toBe('CONFIRMED');
+    t.clock.advance(300_000);
+    expect(await check(c, uuid, code)).toBe('EXPIRED');
+  });
+
+  it('stores only an HMAC of the code, bound to the uuid', async () => {
+    const c = await client({ workflow: [SMS] });
+    const first = await sent(c, '79161400020');
+    const second = await sent(c, '79161400030');
+    const rows = await t.testDb.db.query<Record<string, unknown>>(
+      'SELECT * FROM verifications WHERE account_id = $1 ORDER BY created_at, id',
+      [c.accountId],
+    );
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      expect(Buffer.from(row.code_hmac as Uint8Array)).toHaveLength(32);
+      const code = await codeOf(row.id as string);
+      expect(JSON.stringify(row)).not.toContain(`"${code}"`);
+    }
+    expect(new Set(rows.map((r) => r.id))).toEqual(new Set([first, second]));
+  });
+
+  it('falls back from a FLASHCALL not delivered to SMS; the call carries the code as its last digits', async () => {
+    const c = await client({ workflow: [FLASHCALL, SMS] });
+    const uuid = await sent(c, '79161400017');
+    await waitFor(async () => (await steps(uuid)).length === 2, { timeoutMs: 30_000 });
+    const rows = await steps(uuid);
+    expect(rows.map((r) => [r.cascade_step, r.channel_type, r.traffic_type])).toEqual([
+      [1, 'FLASHCALL', 'AUTHORIZE'],
+      [2, 'SMS', 'AUTHORIZE'],
+    ]);
+    expect(rows[0]!.status).toBe('undelivered');
+    const code = rows[0]!.content as string;
+    expect(code).toMatch(/^\d{4}$/);
+    expect(rows[1]!.content).toBe(`Shop: ${code}`);
+    expect(await check(c, uuid, code)).toBe('CONFIRMED');
+    // The call did not reach the phone: it verified nothing.
+    expect(await conversions(c)).toEqual([]);
+  });
+
+  it('records a delivered flash call of a confirmed code as a NUMBER_VERIFIED conversion', async () => {
+    const c = await client({ workflow: [FLASHCALL, SMS] });
+    const uuid = await sent(c, '79161400150');
+    await waitFor(async () => (await steps(uuid))[0]?.status === 'delivered');
+    const code = await codeOf(uuid);
+    expect(await conversions(c)).toEqual([]);
+    expect(await check(c, uuid, code)).toBe('CONFIRMED');
+    expect(await conversions(c)).toEqual([{ message_id: uuid, result: 'NUMBER_VERIFIED' }]);
+    // Checked again: recorded once.
+    expect(await check(c, uuid, code)).toBe('CONFIRMED');
+    expect(await conversions(c)).toHaveLength(1);
+  });
+
+  it('moves on when a step is delivered but not confirmed within its timeout (test clock)', async () => {
+    const c = await client({ workflow: [SMS, VOICECODE] });
+    const uuid = await sent(c, '79161400046');
+    await waitFor(async () => (await steps(uuid))[0]?.status === 'delivered');
+    // Delivered: the cascade waits for the step's timeout instead of ending.
+    await timeouts();
+    expect(await steps(uuid)).toHaveLength(1);
+    expect(await cascade(c, uuid)).toMatchObject({ state: 'running', currentStep: 1 });
+    t.clock.advance(59_000);
+    await timeouts();
+    expect(await steps(uuid)).toHaveLength(1);
+    t.clock.advance(1000);
+    await timeouts();
+    const rows = await steps(uuid);
+    expect(rows.map((r) => [r.cascade_step, r.channel_type])).toEqual([
+      [1, 'SMS'],
+      [2, 'VOICECODE'],
+    ]);
+    const code = await codeOf(uuid);
+    expect(rows[1]!.content).toEqual({ contentType: 'text', text: `Код авторизации от Shop: ${code}.` });
+    expect((await cascade(c, uuid)).steps[0].movedOn).toBe('timeout');
+    expect(await check(c, uuid, code)).toBe('CONFIRMED');
+  });
+
+  it('stops the rest of the workflow once confirmed', async () => {
+    const c = await client({ workflow: [SMS, VOICECODE] });
+    const uuid = await sent(c, '79161400056');
+    await waitFor(async () => (await steps(uuid))[0]?.status === 'delivered');
+    expect(await check(c, uuid, await codeOf(uuid))).toBe('CONFIRMED');
+    t.clock.advance(61_000);
+    await timeouts();
+    expect(await steps(uuid)).toHaveLength(1);
+    expect(await cascade(c, uuid)).toMatchObject({ state: 'stopped', currentStep: 1 });
+  });
+
+  it('creates no step once the code has expired', async () => {
+    const c = await client({ codeTtl: 60, workflow: [{ ...SMS, timeout: 30 }, { ...VOICECODE, timeout: 30 }, SMS] });
+    const uuid = await sent(c, '79161400066');
+    await waitFor(async () => (await steps(uuid))[0]?.status === 'delivered');
+    t.clock.advance(30_000);
+    await timeouts();
+    expect((await steps(uuid)).map((r) => r.channel_type)).toEqual(['SMS', 'VOICECODE']);
+    t.clock.advance(30_000);
+    await timeouts();
+    expect((await steps(uuid)).map((r) => r.channel_type)).toEqual(['SMS', 'VOICECODE']);
+    expect(await cascade(c, uuid)).toMatchObject({ state: 'done', currentStep: 2 });
+    expect(await check(c, uuid, await codeOf(uuid))).toBe('EXPIRED');
+  });
+
+  it('expires a code after maxChecks checks, the right code included (brute force)', async () => {
+    const c = await client({ maxChecks: 3, workflow: [SMS] });
+    const uuid = await sent(c, '79161400070');
+    const code = await codeOf(uuid);
+    const wrong = code === '0000' ? '0001' : '0000';
+    for (let i = 0; i < 3; i++) expect(await check(c, uuid, wrong)).toBe('WRONG_CODE');
+    expect(await check(c, uuid, code)).toBe('EXPIRED');
+  });
+
+  it('replaces an older code with a new send to the same destination, and stops its workflow', async () => {
+    const c = await client({ workflow: [SMS, VOICECODE] });
+    const older = await sent(c, '79161400086');
+    await waitFor(async () => (await steps(older))[0]?.status === 'delivered');
+    const olderCode = await codeOf(older);
+    const newer = await sent(c, '79161400086');
+    expect(newer).not.toBe(older);
+    expect(await check(c, older, olderCode)).toBe('EXPIRED');
+    expect(await cascade(c, older)).toMatchObject({ state: 'stopped' });
+    // Another destination keeps its own code.
+    const elsewhere = await sent(c, '79161400096');
+    expect(await check(c, newer, await codeOf(newer))).toBe('CONFIRMED');
+    expect(await check(c, elsewhere, await codeOf(elsewhere))).toBe('CONFIRMED');
+  });
+
+  it('keeps an expired code a day (EXPIRED), then deletes it (NOT_FOUND)', async () => {
+    const c = await client({ codeTtl: 60, workflow: [SMS] });
+    const uuid = await sent(c, '79161400160');
+    const code = await codeOf(uuid);
+    t.clock.advance(60_000);
+    await t.herald.jobs!.run('verification-retention');
+    expect(await check(c, uuid, code)).toBe('EXPIRED');
+    t.clock.advance(24 * 3600_000);
+    await t.herald.jobs!.run('verification-retention');
+    expect(await check(c, uuid, code)).toBe('EXPIRED');
+    t.clock.advance(1000);
+    await t.herald.jobs!.run('verification-retention');
+    expect(await check(c, uuid, code)).toBe('NOT_FOUND');
+  });
+
+  it('takes 5 sends per destination and verifier in 10 minutes, then 429 4290 with Retry-After', async () => {
+    const c = await client({ workflow: [SMS] });
+    for (let i = 0; i < 5; i++) {
+      await sent(c, '79161400100');
+      t.clock.advance(60_000);
+    }
+    const refused = await send(c, '79161400100');
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toEqual({ code: 4290, msg: 'Too many requests; retry after 300 s' });
+    expect(refused.headers.get('retry-after')).toBe('300');
+    // Other destinations, and other verifiers, are counted apart.
+    await sent(c, '79161400110');
+    const other = await client({ workflow: [SMS] });
+    await sent(other, '79161400100');
+    t.clock.advance(300_000);
+    await sent(c, '79161400100');
+  });
+
+  it('counts sends racing to one destination exactly: 5 taken, the rest 429, one code pending', async () => {
+    const c = await client({ workflow: [SMS] });
+    const replies = await Promise.all(Array.from({ length: 8 }, () => send(c, '79161400170')));
+    expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+    const states = await t.testDb.db.query<{ state: string; n: number }>(
+      'SELECT state, count(*)::int AS n FROM verifications WHERE account_id = $1 GROUP BY state ORDER BY state',
+      [c.accountId],
+    );
+    expect(states).toEqual([
+      { state: 'pending', n: 1 },
+      { state: 'replaced', n: 4 },
+    ]);
+  });
+
+  it('counts checks racing on one code exactly: maxChecks wrong guesses, then EXPIRED', async () => {
+    const c = await client({ maxChecks: 3, workflow: [SMS] });
+    const uuid = await sent(c, '79161400180');
+    const code = await codeOf(uuid);
+    const wrong = code === '0000' ? '0001' : '0000';
+    const answers = await Promise.all(Array.from({ length: 6 }, () => check(c, uuid, wrong)));
+    expect(answers.sort()).toEqual(['EXPIRED', 'EXPIRED', 'EXPIRED', 'WRONG_CODE', 'WRONG_CODE', 'WRONG_CODE']);
+    expect(await check(c, uuid, code)).toBe('EXPIRED');
+  });
+
+  it("answers NOT_FOUND for another account's uuid, and for no uuid at all", async () => {
+    const c = await client({ workflow: [SMS] });
+    const uuid = await sent(c, '79161400120');
+    const stranger = await client({ workflow: [SMS] });
+    expect(await check(stranger, uuid, await codeOf(uuid))).toBe('NOT_FOUND');
+    expect(await check(c, '00000000-0000-7000-8000-000000000000', '1234')).toBe('NOT_FOUND');
+    expect(await check(c, 'not-a-uuid', '1234')).toBe('NOT_FOUND');
+    // The stranger's tries did not count against the code.
+    expect(await check(c, uuid, await codeOf(uuid))).toBe('CONFIRMED');
+  });
+
+  it('refuses an unknown verifier, a bad destination and a channel not in the workflow', async () => {
+    const c = await client({ workflow: [SMS] });
+    const unknown = await t.call('POST', '/api/v1/verifier/send', {
+      token: c.verify,
+      body: { gatewayId: 'nosuchgate', destination: '79161400130' },
+    });
+    expect([unknown.status, unknown.body.error]).toEqual([404, { code: 4040, msg: 'Verifier nosuchgate not found' }]);
+    const bad = await send(c, '12');
+    expect([bad.status, bad.body.error.code, bad.body.error.msg]).toEqual([422, 4220, 'Invalid msisdn']);
+    const channel = await send(c, '79161400130', { channelType: 'VOICECODE' });
+    expect([channel.status, channel.body.error.msg]).toEqual([
+      422,
+      'Invalid channelType: VOICECODE (not in the workflow)',
+    ]);
+    const missing = await t.call('POST', '/api/v1/verifier/send', { token: c.verify, body: { gatewayId: 'x' } });
+    expect(missing.body.error).toEqual({ code: 4220, msg: 'Missing destination' });
+  });
+
+  it('takes TOKEN_3 only, Basic or Bearer', async () => {
+    const c = await client({ workflow: [SMS] });
+    const body = { gatewayId: c.gatewayId, destination: '79161400140' };
+    const bearer = await t.call('POST', '/api/v1/verifier/send', { auth: `Bearer ${c.verify}`, body });
+    expect(bearer.status).toBe(200);
+    const traffic = await t.call('POST', '/api/v1/verifier/send', { token: c.traffic, body });
+    expect([traffic.status, traffic.body.error.code]).toEqual([403, 4030]);
+  });
+});
+
+/** The send limit per client address (HERALD_VERIFY_SENDS_PER_ADDRESS), on Herald's clock. */
+describe.each(ENGINES)('verification sends per client address (%s)', (engine) => {
+  let t: TestHerald;
+
+  beforeAll(async () => {
+    t = await startTestHerald(engine, { env: { HERALD_VERIFY_SENDS_PER_ADDRESS: '3' } });
+  });
+  afterAll(async () => t?.close());
+
+  it('takes 3 sends in 10 minutes from one address, whatever the destination, then 429 4290', async () => {
+    const account = await t.createAccount({ senderNames: [['SMS', 'Shop']] });
+    const verify = (await t.admin('POST', `/admin/v1/accounts/${account.id}/tokens`, { type: 'verify' })).body.token;
+    const made = await t.call('POST', '/api/v1/verifiers', {
+      token: account.system,
+      body: { name: 'Sign-in', brand: 'Shop', workflow: [SMS] },
+    });
+    const send = (destination: string) =>
+      t.call('POST', '/api/v1/verifier/send', { token: verify, body: { gatewayId: made.body.gatewayId, destination } });
+    for (const destination of ['79161400210', '79161400220', '79161400230'])
+      expect((await send(destination)).status).toBe(200);
+    const refused = await send('79161400240');
+    expect([refused.status, refused.body.error.code]).toEqual([429, 4290]);
+    // One send comes back every 200 s (3 per 600 s).
+    expect(refused.headers.get('retry-after')).toBe('200');
+    t.clock.advance(200_000);
+    expect((await send('79161400240')).status).toBe(200);
+    expect((await send('79161400250')).status).toBe(429);
+  });
+});
