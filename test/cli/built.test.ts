@@ -1,40 +1,16 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { builtIsFresh } from '../helpers/built.js';
 import { call } from '../helpers/http.js';
 import { spawnHerald } from '../helpers/process.js';
 import { waitFor } from '../helpers/waitFor.js';
 
-/** What `npm run build` reads: when none changed since its last output, the build in dist/ is this checkout's. */
-const BUILD_INPUTS = [
-  'src',
-  'web',
-  'scripts',
-  'package.json',
-  'package-lock.json',
-  'tsconfig.json',
-  'tsconfig.build.json',
-];
-/** The last file `npm run build` writes (vite empties dist/public first): its time is the build's. */
-const BUILT_MARK = 'dist/public/app/index.html';
-
-/** Whether dist/ was built after every input (file or folder) last changed: a fresh clone's `npm ci` builds it. */
-function builtIsFresh(): boolean {
-  if (!existsSync(BUILT_MARK)) return false;
-  const built = statSync(BUILT_MARK).mtimeMs;
-  const inputs = BUILD_INPUTS.flatMap((input) =>
-    statSync(input).isDirectory()
-      ? [input, ...readdirSync(input, { recursive: true, encoding: 'utf8' }).map((name) => path.join(input, name))]
-      : [input],
-  );
-  return inputs.every((file) => statSync(file).mtimeMs <= built);
-}
-
 /**
- * `npm start` runs the compiled JavaScript, which the other tests (on the TypeScript sources) do not: module
+ * `npm start` runs the compiled JavaScript, which the in-process tests (on the TypeScript sources) do not: module
  * resolution and package exports can differ between the two. This builds Herald as `npm run build` does and runs
  * the result in demo mode with its simulators, as an operator's first start would.
  */
