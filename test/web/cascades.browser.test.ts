@@ -1,6 +1,6 @@
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { launchBrowser, screenshot, unlabelledControls } from '../helpers/browser.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
@@ -61,7 +61,7 @@ describe.each(ENGINES)('cascades in the web pages (%s)', (engine) => {
     await step2.getByLabel('Next step').waitFor();
     await app.getByRole('button', { name: 'Remove step 3' }).click();
     await app.getByRole('group', { name: 'Step 3' }).waitFor({ state: 'detached' });
-    expect(await unlabelled(app)).toEqual([]);
+    expect(await unlabelledControls(app)).toEqual([]);
 
     // A step the API refuses: the page names the step, in the API's words.
     await step2.getByLabel('TTL').fill('5');
@@ -113,15 +113,6 @@ describe.each(ENGINES)('cascades in the web pages (%s)', (engine) => {
     await app.close();
   }, 60_000);
 });
-
-/** Form controls without an accessible name: there should be none. */
-const unlabelled = (page: Page): Promise<string[]> =>
-  page.evaluate(
-    `[...document.querySelectorAll('input, select, textarea')]
-    .filter((e) => e.type !== 'hidden' && !e.labels?.length && !e.getAttribute('aria-label') && ` +
-      `!e.getAttribute('aria-labelledby'))
-    .map((e) => e.outerHTML.slice(0, 120))`,
-  );
 
 /** The trimmed text of each cell of each row. */
 const rowsText = async (rows: Locator): Promise<string[][]> =>

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { launchBrowser, screenshot, unlabelledControls } from '../helpers/browser.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
@@ -43,7 +43,7 @@ describe.each(ENGINES)('dispatches in the web pages (%s)', (engine) => {
 
   it('a client creates a dispatch, uploads its destinations as CSV, starts it and sees it done', async () => {
     const app = await signIn();
-    expect(await unlabelled(app)).toEqual([]);
+    expect(await unlabelledControls(app)).toEqual([]);
     await app.getByLabel('Dispatch name').fill('Spring sale');
     await app.getByLabel('Channel').selectOption('SMS');
     await app.getByRole('option', { name: 'SpringShop' }).waitFor({ state: 'attached' });
@@ -60,7 +60,7 @@ describe.each(ENGINES)('dispatches in the web pages (%s)', (engine) => {
     expect(await app.getByTestId('dispatch-status').textContent()).toBe('initiated');
     expect(await app.getByTestId('dispatch-text').textContent()).toBe('Hello {name}, spring is here');
     expect(await app.getByRole('button', { name: 'Start' }).isDisabled()).toBe(true);
-    expect(await unlabelled(app)).toEqual([]);
+    expect(await unlabelledControls(app)).toEqual([]);
 
     // Three rows, one without a destination: the preview says so and the row is not sent.
     const file = app.getByLabel('CSV file');
@@ -184,15 +184,6 @@ describe.each(ENGINES)('dispatches in the web pages (%s)', (engine) => {
     await app.close();
   }, 120_000);
 });
-
-/** Form controls without an accessible name: there should be none. */
-const unlabelled = (page: Page): Promise<string[]> =>
-  page.evaluate(
-    `[...document.querySelectorAll('input, select, textarea')]
-    .filter((e) => e.type !== 'hidden' && !e.labels?.length && !e.getAttribute('aria-label') && ` +
-      `!e.getAttribute('aria-labelledby'))
-    .map((e) => e.outerHTML.slice(0, 120))`,
-  );
 
 /** The trimmed text of each cell of each body row of a table. */
 const cells = async (table: ReturnType<Page['getByRole']>): Promise<string[][]> =>

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { launchBrowser, screenshot, signInToConsole, unlabelledControls } from '../helpers/browser.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 import { Receiver } from '../helpers/receiver.js';
@@ -45,23 +45,7 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     return page;
   };
-  const consolePage = async (): Promise<Page> => {
-    const page = await browser.newPage();
-    await page.goto(`${t.url}/admin`);
-    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Accounts', exact: true }).waitFor();
-    return page;
-  };
-  /** Form controls without an accessible name (a label, aria-label or aria-labelledby): there should be none. */
-  const unlabelledControls = (page: Page): Promise<string[]> =>
-    // A string, evaluated in the page: the test code has no DOM types.
-    page.evaluate(
-      `[...document.querySelectorAll('input, select, textarea')]
-      .filter((e) => e.type !== 'hidden' && !e.labels?.length && !e.getAttribute('aria-label') && ` +
-        `!e.getAttribute('aria-labelledby'))
-      .map((e) => e.outerHTML.slice(0, 120))`,
-    );
+  const consolePage = (): Promise<Page> => signInToConsole(browser, t.url, ADMIN_TOKEN);
   const nav = (page: Page, name: string) =>
     page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
 

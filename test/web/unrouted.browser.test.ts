@@ -1,6 +1,6 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { launchBrowser, screenshot, signInToConsole, unlabelledControls } from '../helpers/browser.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 import { ADMIN_TOKEN, startTestHerald, type TestHerald } from '../helpers/testHerald.js';
@@ -58,7 +58,7 @@ describe.each(ENGINES)('unrouted inbound messages in the operator console (%s)',
     expect(newest!.slice(1)).toEqual(['79161259999', '9999', LONG, 'sim-smsc']);
     expect(newest![0]).toMatch(/\d/);
     await page.getByText(`Page 1 of 2 (${EARLIER + 1} in all)`).waitFor();
-    expect(await unlabelled(page)).toEqual([]);
+    expect(await unlabelledControls(page)).toEqual([]);
     await screenshot(page, `${engine}-admin-unrouted`);
 
     const pager = page.getByRole('navigation', { name: 'Unrouted inbound pages' });
@@ -77,24 +77,8 @@ describe.each(ENGINES)('unrouted inbound messages in the operator console (%s)',
     await page.close();
   }, 60_000);
 
-  const consolePage = async (): Promise<Page> => {
-    const page = await browser.newPage();
-    await page.goto(`${t.url}/admin`);
-    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Accounts', exact: true }).waitFor();
-    return page;
-  };
+  const consolePage = (): Promise<Page> => signInToConsole(browser, t.url, ADMIN_TOKEN);
 });
-
-/** Form controls without an accessible name: there should be none. */
-const unlabelled = (page: Page): Promise<string[]> =>
-  page.evaluate(
-    `[...document.querySelectorAll('input, select, textarea')]
-    .filter((e) => e.type !== 'hidden' && !e.labels?.length && !e.getAttribute('aria-label') && ` +
-      `!e.getAttribute('aria-labelledby'))
-    .map((e) => e.outerHTML.slice(0, 120))`,
-  );
 
 /** The trimmed text of each cell (header cells too) of each row. */
 const rowsText = async (rows: Locator): Promise<string[][]> =>
