@@ -45,17 +45,7 @@ export async function verifierInsert(
        created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
      RETURNING *`,
-    [
-      accountId,
-      gatewayId,
-      settings.name,
-      settings.brand,
-      settings.codeLength,
-      settings.codeTtl,
-      settings.maxChecks,
-      JSON.stringify(settings.workflow),
-      now,
-    ],
+    [accountId, gatewayId, ...settingsParams(settings), now],
   );
   return row!;
 }
@@ -99,17 +89,7 @@ export async function verifierUpdate(
        updated_at = $9
      WHERE account_id = $1 AND gateway_id = $2
      RETURNING *`,
-    [
-      accountId,
-      gatewayId,
-      settings.name,
-      settings.brand,
-      settings.codeLength,
-      settings.codeTtl,
-      settings.maxChecks,
-      JSON.stringify(settings.workflow),
-      now,
-    ],
+    [accountId, gatewayId, ...settingsParams(settings), now],
   );
   return row;
 }
@@ -121,4 +101,10 @@ export async function verifierDelete(db: Queryable, accountId: number, gatewayId
     gatewayId,
   ]);
   return rows.length > 0;
+}
+
+/** A verifier's settings in the column order of its insert and update ($3-$8). */
+function settingsParams(settings: VerifierSettings): unknown[] {
+  const { name, brand, codeLength, codeTtl, maxChecks, workflow } = settings;
+  return [name, brand, codeLength, codeTtl, maxChecks, JSON.stringify(workflow)];
 }
