@@ -20,7 +20,7 @@ describe.each(ENGINES)('dispatches in the web pages (%s)', (engine) => {
       clock: new TestClock(new Date(), { flowing: true }),
     });
     browser = await launchBrowser();
-    account = await t.createAccount({ senderNames: [['SMS', 'SpringShop']] });
+    account = await t.createAccount({ channels: { VK: true }, senderNames: [['SMS', 'SpringShop']] });
   });
   afterAll(async () => {
     await browser?.close();
@@ -137,6 +137,59 @@ describe.each(ENGINES)('dispatches in the web pages (%s)', (engine) => {
     expect(await row.getByTestId('row-dispatch-status').textContent()).toBe('done');
     await row.getByRole('link', { name: 'Spring sale' }).click();
     await app.getByRole('heading', { name: 'Dispatch Spring sale' }).waitFor();
+    await app.close();
+  }, 150_000);
+
+  it('a client creates a dispatch of cascades (VK, then SMS when not delivered) and sees its steps', async () => {
+    const app = await signIn();
+    await app.getByLabel('Dispatch name').fill('Chain sale');
+    await app.getByLabel('Send as').selectOption({ label: 'A cascade of channels' });
+    const step1 = app.getByRole('group', { name: 'Step 1' });
+    const step2 = app.getByRole('group', { name: 'Step 2' });
+    await step1.getByLabel('Channel').selectOption('VK');
+    await step1.getByLabel('Sender name').fill('club1');
+    await step1.getByLabel('Text').fill('Hi {name}');
+    await step1.getByLabel('Next step').selectOption({ label: 'if not delivered' });
+    await step2.getByLabel('Channel').selectOption('SMS');
+    await step2.getByRole('option', { name: 'SpringShop' }).waitFor({ state: 'attached' });
+    await step2.getByLabel('Sender name').selectOption('SpringShop');
+    await step2.getByLabel('Text').fill('Hi {name} by SMS');
+    expect(await unlabelledControls(app)).toEqual([]);
+    await screenshot(app, `${engine}-app-dispatch-cascade`);
+    await app.getByRole('button', { name: 'Create dispatch' }).click();
+
+    await app.getByRole('heading', { name: 'Dispatch Chain sale' }).waitFor();
+    const dispatchId = /\/app\/dispatches\/([0-9a-f-]{36})$/.exec(app.url())![1]!;
+    expect(await app.getByTestId('dispatch-step').allTextContents()).toEqual([
+      'VK from club1; the next step if not delivered: Hi {name}',
+      'SMS from SpringShop: Hi {name} by SMS',
+    ]);
+    // 1: VK delivers; 7: VK does not, nor SMS after it.
+    const added = await t.call('POST', `/api/v1/dispatch/${dispatchId}/messages`, {
+      token: account.traffic,
+      body: [
+        { destination: '79161270011', substitutions: { name: 'Anna' } },
+        { destination: '79161270017', substitutions: { name: 'Boris' } },
+      ],
+    });
+    expect(added.status).toBe(200);
+    await app.getByRole('button', { name: 'Refresh' }).click();
+    await app.getByTestId('messages-total').filter({ hasText: /^2$/ }).waitFor();
+    await app.getByRole('button', { name: 'Start' }).click();
+    await app
+      .getByTestId('dispatch-status')
+      .filter({ hasText: /^done$/ })
+      .waitFor({ timeout: 30_000 });
+
+    // Every step is a message of the dispatch: Boris's VK step and the SMS after it, each undelivered.
+    await app.getByRole('link', { name: 'Its messages in the list' }).click();
+    const list = app.getByRole('region', { name: 'Messages', exact: true });
+    await list.getByTestId('row-status').nth(2).waitFor();
+    expect((await list.getByRole('cell', { name: /^Hi / }).allTextContents()).sort()).toEqual([
+      'Hi Anna',
+      'Hi Boris',
+      'Hi Boris by SMS',
+    ]);
     await app.close();
   }, 150_000);
 

@@ -1,4 +1,5 @@
 import { useLocation } from 'preact-iso';
+import { SelectField, TextField } from '../shared/ui.js';
 
 /*
  * What the two send pages share: one message (/app/send) and a cascade (/app/send/cascade).
@@ -43,5 +44,29 @@ export function SendModes() {
         </a>
       ))}
     </nav>
+  );
+}
+
+/**
+ * The sender name of a message or step: a select of the approved names its channel needs (`approved`), else free
+ * text.
+ */
+export function SenderNameField(props: {
+  approved: boolean;
+  value: string;
+  onValue: (name: string) => void;
+  options: readonly string[];
+  loading: boolean;
+}) {
+  const { approved, value, onValue, options, loading } = props;
+  if (!approved) return <TextField label="Sender name" value={value} onValue={onValue} required />;
+  return (
+    <SelectField
+      label="Sender name"
+      value={value}
+      onValue={onValue}
+      options={options.length ? options : [{ value: '', label: loading ? 'Loading…' : 'No approved sender names' }]}
+      required
+    />
   );
 }

@@ -22,6 +22,7 @@ import {
   isLive,
   sentPer,
 } from '../dispatches.js';
+import { type Condition, conditionText } from '../cascades.js';
 import { traffic } from '../session.js';
 import { DispatchUpload } from './DispatchUpload.js';
 
@@ -98,14 +99,25 @@ export function DispatchPage({ id }: { id: string }) {
             </dd>
             <dt>ID</dt>
             <dd class="mono">{d.dispatchId}</dd>
-            <dt>Channel</dt>
-            <dd>{d.channelType}</dd>
-            <dt>Sender name</dt>
-            <dd>{d.source}</dd>
-            <dt>Text</dt>
-            <dd class="pre" data-testid="dispatch-text">
-              {contentText(d.message)}
-            </dd>
+            {d.cascade ? (
+              <>
+                <dt>Cascade</dt>
+                <dd>
+                  <CascadeSteps steps={d.cascade} />
+                </dd>
+              </>
+            ) : (
+              <>
+                <dt>Channel</dt>
+                <dd>{d.channelType}</dd>
+                <dt>Sender name</dt>
+                <dd>{d.source}</dd>
+                <dt>Text</dt>
+                <dd class="pre" data-testid="dispatch-text">
+                  {contentText(d.message)}
+                </dd>
+              </>
+            )}
             <dt>Speed</dt>
             <dd>
               {d.speed ? `${d.speed.amount.toLocaleString()} per ${d.speed.unit}` : 'As fast as the carriers take them'}
@@ -201,6 +213,24 @@ export function DispatchPage({ id }: { id: string }) {
         </>
       )}
     </Page>
+  );
+}
+
+/** A dispatch's cascade steps as given: each step's channel, sender name, text and when the next one follows. */
+function CascadeSteps({ steps }: { steps: readonly unknown[] }) {
+  return (
+    <ol class="steps" aria-label="Cascade steps">
+      {steps.map((raw, i) => {
+        const step = raw as { channelType?: string; senderName?: string; content?: unknown; condition?: Condition };
+        return (
+          <li key={i} data-testid="dispatch-step">
+            {step.channelType} from {step.senderName}
+            {step.condition ? `; the next step ${conditionText(step.condition)}` : ''}:{' '}
+            <span class="pre">{contentText(step.content)}</span>
+          </li>
+        );
+      })}
+    </ol>
   );
 }
 

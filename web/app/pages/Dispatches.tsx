@@ -15,8 +15,16 @@ import {
   useAsync,
   useNotice,
 } from '../../shared/ui.js';
+import { namingStep, useCascadeSteps } from '../cascadeSteps.js';
 import { counterLabel, COUNTERS, placeholdersOf } from '../dispatches.js';
-import { contentFor, NEEDS_APPROVED, SEND_CHANNELS, type SendChannel, usableNames } from '../sending.js';
+import {
+  contentFor,
+  NEEDS_APPROVED,
+  SEND_CHANNELS,
+  type SendChannel,
+  SenderNameField,
+  usableNames,
+} from '../sending.js';
 import { system, traffic } from '../session.js';
 
 type NewDispatch = RequestBody<'/api/v1/dispatch', 'post'>;
@@ -26,6 +34,10 @@ const DISPATCH_CHANNELS = SEND_CHANNELS.filter((c): c is Exclude<SendChannel, 'F
 const UNITS = [
   { value: 'minute', label: 'per minute' },
   { value: 'hour', label: 'per hour' },
+] as const;
+const KINDS = [
+  { value: 'single', label: 'One channel' },
+  { value: 'cascade', label: 'A cascade of channels' },
 ] as const;
 const PER_PAGE = 20;
 
@@ -97,9 +109,14 @@ export function Dispatches() {
   );
 }
 
-/** The form that creates a dispatch: its name, channel, sender name, text and optional speed. */
+/**
+ * The form that creates a dispatch: its name, channel, sender name, text and optional speed; or, for a dispatch of
+ * cascades, its steps in place of the channel, sender name and text.
+ */
 function CreateDispatch({ onCreated }: { onCreated: (id: string) => void }) {
   const [name, setName] = useState('');
+  const [kind, setKind] = useState<(typeof KINDS)[number]['value']>('single');
+  const steps = useCascadeSteps(DISPATCH_CHANNELS);
   const [channel, setChannel] = useState<(typeof DISPATCH_CHANNELS)[number]>('SMS');
   const [senderName, setSenderName] = useState('');
   const [text, setText] = useState('');
@@ -107,7 +124,7 @@ function CreateDispatch({ onCreated }: { onCreated: (id: string) => void }) {
   const [unit, setUnit] = useState<'minute' | 'hour'>('minute');
   const notice = useNotice();
   const action = useAction(notice);
-  const approved = NEEDS_APPROVED.includes(channel);
+  const approved = kind === 'single' && NEEDS_APPROVED.includes(channel);
 
   const names = useAsync(
     (signal) =>
@@ -126,14 +143,16 @@ function CreateDispatch({ onCreated }: { onCreated: (id: string) => void }) {
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
+      const message =
+        kind === 'cascade'
+          ? { cascade: steps.body() }
+          : { channelType: channel, senderName: chosen, content: contentFor(channel, text) };
       const body: NewDispatch = {
         dispatchName: name.trim(),
-        channelType: channel,
-        senderName: chosen,
-        content: contentFor(channel, text),
+        ...message,
         ...(amount.trim() ? { speed: { amount: Number(amount), unit } } : {}),
       };
-      const created = await traffic.post('/api/v1/dispatch', { body });
+      const created = await namingStep(() => traffic.post('/api/v1/dispatch', { body }));
       onCreated(created.dispatchId);
     });
   };
@@ -143,33 +162,36 @@ function CreateDispatch({ onCreated }: { onCreated: (id: string) => void }) {
       <h2 id="create-dispatch">Create a dispatch</h2>
       <div class="grid">
         <TextField label="Dispatch name" value={name} onValue={setName} required maxLength={200} />
-        <SelectField label="Channel" value={channel} onValue={setChannel} options={DISPATCH_CHANNELS} />
-        {approved ? (
-          <SelectField
-            label="Sender name"
-            value={chosen}
-            onValue={setSenderName}
-            options={
-              options.length ? options : [{ value: '', label: names.loading ? 'Loading…' : 'No approved sender names' }]
-            }
-            required
-          />
-        ) : (
-          <TextField label="Sender name" value={senderName} onValue={setSenderName} required />
+        <SelectField label="Send as" value={kind} onValue={setKind} options={KINDS} />
+        {kind === 'single' && (
+          <>
+            <SelectField label="Channel" value={channel} onValue={setChannel} options={DISPATCH_CHANNELS} />
+            <SenderNameField
+              approved={approved}
+              value={approved ? chosen : senderName}
+              onValue={setSenderName}
+              options={options}
+              loading={names.loading}
+            />
+          </>
         )}
       </div>
-      <TextArea
-        label="Text"
-        value={text}
-        onValue={setText}
-        required
-        rows={4}
-        hint={
-          `${text.length} characters. {name}: a placeholder (letters, digits, _), filled from the CSV column of ` +
-          `that name.` +
-          (placeholders.length ? ` Placeholders: ${placeholders.map((p) => `{${p}}`).join(', ')}.` : '')
-        }
-      />
+      {kind === 'single' ? (
+        <TextArea
+          label="Text"
+          value={text}
+          onValue={setText}
+          required
+          rows={4}
+          hint={
+            `${text.length} characters. {name}: a placeholder (letters, digits, _), filled from the CSV column of ` +
+            `that name.` +
+            (placeholders.length ? ` Placeholders: ${placeholders.map((p) => `{${p}}`).join(', ')}.` : '')
+          }
+        />
+      ) : (
+        steps.view()
+      )}
       <fieldset>
         <legend>Speed</legend>
         <div class="grid">
@@ -192,7 +214,10 @@ function CreateDispatch({ onCreated }: { onCreated: (id: string) => void }) {
         </p>
       )}
       <div class="actions">
-        <button type="submit" disabled={action.busy || (approved && !chosen)}>
+        <button
+          type="submit"
+          disabled={action.busy || (approved && !chosen) || (kind === 'cascade' && steps.incomplete)}
+        >
           Create dispatch
         </button>
       </div>

@@ -6,6 +6,7 @@ import {
   NEEDS_APPROVED,
   SEND_CHANNELS,
   type SendChannel,
+  SenderNameField,
   SendModes,
   tagsOf,
   usableNames,
@@ -69,21 +70,13 @@ export function Send() {
       <form class="card" onSubmit={submit}>
         <div class="grid">
           <SelectField label="Channel" value={channel} onValue={setChannel} options={SEND_CHANNELS} />
-          {approved ? (
-            <SelectField
-              label="Sender name"
-              value={chosen}
-              onValue={setSenderName}
-              options={
-                options.length
-                  ? options
-                  : [{ value: '', label: names.loading ? 'Loading…' : 'No approved sender names' }]
-              }
-              required
-            />
-          ) : (
-            <TextField label="Sender name" value={senderName} onValue={setSenderName} required />
-          )}
+          <SenderNameField
+            approved={approved}
+            value={approved ? chosen : senderName}
+            onValue={setSenderName}
+            options={options}
+            loading={names.loading}
+          />
           <TextField
             label="Destination"
             value={destination}

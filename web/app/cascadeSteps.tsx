@@ -1,0 +1,181 @@
+import { useRef, useState } from 'preact/hooks';
+import { ApiError } from '../shared/api.js';
+import type { RequestBody } from '../shared/apiClient.js';
+import { SelectField, TextArea, TextField, useAsync } from '../shared/ui.js';
+import { type Condition, CONDITIONS, MAX_STEPS, READ_TRACKED } from './cascades.js';
+import { contentFor, NEEDS_APPROVED, type SendChannel, SenderNameField, usableNames } from './sending.js';
+import { system } from './session.js';
+
+/*
+ * The steps of a cascade as the pages compose them: the Send page's cascade and a dispatch of cascades share them.
+ */
+
+export type StepBody = RequestBody<'/api/v1/message/cascade', 'post'>[number]['cascade'][number];
+
+/** A step as the form holds it; `key` keeps each step's inputs in place when another is removed. */
+interface StepDraft {
+  readonly key: number;
+  readonly channel: SendChannel;
+  readonly senderName: string;
+  readonly text: string;
+  readonly ttl: string;
+  readonly condition: Condition;
+}
+
+const draft = (key: number, channel: SendChannel): StepDraft => ({
+  key,
+  channel,
+  senderName: '',
+  text: '',
+  ttl: '',
+  condition: 'not_delivered',
+});
+
+/** `not_read` only follows a channel with read receipts; after another the step moves on when not delivered. */
+const conditionOf = (step: StepDraft): Condition =>
+  step.condition === 'not_read' && !READ_TRACKED.has(step.channel) ? 'not_delivered' : step.condition;
+
+export interface CascadeSteps {
+  /** The steps as the API takes them. */
+  readonly body: () => StepBody[];
+  /** Whether a step lacks the approved sender name its channel needs. */
+  readonly incomplete: boolean;
+  /** Whether a step is a FLASHCALL (a cascade with one takes no tags). */
+  readonly flashcall: boolean;
+  readonly view: () => preact.JSX.Element;
+}
+
+/**
+ * A cascade's steps (1 to 6, each a channel, sender name, text and lifetime, and all but the last when the next one
+ * follows) with their inputs, starting with `first` then SMS. `channels`: what a step may use.
+ */
+export function useCascadeSteps(channels: readonly SendChannel[], first: SendChannel = 'VK'): CascadeSteps {
+  const nextKey = useRef(2);
+  const [steps, setSteps] = useState<StepDraft[]>(() => [draft(0, first), draft(1, 'SMS')]);
+
+  // Every approved name at once: each step picks those of its channel.
+  const names = useAsync(
+    (signal) => system.get('/api/v1/sender-names', { signal, query: { status: 'Approved', per_page: 1000 } }),
+    [],
+  );
+  const optionsFor = (channel: SendChannel) => usableNames(names.data?.items.filter((n) => n.channelType === channel));
+  const approved = (step: StepDraft) => NEEDS_APPROVED.includes(step.channel);
+  const senderOf = (step: StepDraft) => {
+    if (!approved(step)) return step.senderName;
+    const options = optionsFor(step.channel);
+    return options.includes(step.senderName) ? step.senderName : (options[0] ?? '');
+  };
+
+  const change = (key: number, fields: Partial<Omit<StepDraft, 'key'>>) =>
+    setSteps((all) => all.map((s) => (s.key === key ? { ...s, ...fields } : s)));
+  const add = () => setSteps((all) => [...all, draft(nextKey.current++, 'SMS')]);
+  const remove = (key: number) => setSteps((all) => all.filter((s) => s.key !== key));
+
+  const body = (): StepBody[] =>
+    steps.map((s, i) => ({
+      channelType: s.channel,
+      senderName: senderOf(s),
+      content: contentFor(s.channel, s.text),
+      ...(s.ttl.trim() ? { ttl: Number(s.ttl) } : {}),
+      ...(i < steps.length - 1 ? { condition: conditionOf(s) } : {}),
+    }));
+
+  const view = () => (
+    <>
+      {steps.map((s, i) => {
+        const options = optionsFor(s.channel);
+        const last = i === steps.length - 1;
+        return (
+          <fieldset key={s.key}>
+            <legend>Step {i + 1}</legend>
+            <div class="grid">
+              <SelectField
+                label="Channel"
+                value={s.channel}
+                onValue={(channel) => change(s.key, { channel })}
+                options={channels}
+              />
+              <SenderNameField
+                approved={approved(s)}
+                value={senderOf(s)}
+                onValue={(senderName) => change(s.key, { senderName })}
+                options={options}
+                loading={names.loading}
+              />
+              <TextField
+                label="TTL"
+                type="number"
+                min="1"
+                step="1"
+                inputMode="numeric"
+                value={s.ttl}
+                onValue={(ttl) => change(s.key, { ttl })}
+                hint="Seconds; optional, within the channel's bounds."
+              />
+              {last ? (
+                <p class="hint">The last step: the cascade ends with it.</p>
+              ) : (
+                <SelectField
+                  label="Next step"
+                  value={conditionOf(s)}
+                  onValue={(condition) => change(s.key, { condition })}
+                  options={READ_TRACKED.has(s.channel) ? CONDITIONS : CONDITIONS.slice(0, 1)}
+                />
+              )}
+            </div>
+            <TextArea
+              label={s.channel === 'FLASHCALL' ? 'Code' : 'Text'}
+              value={s.text}
+              onValue={(text) => change(s.key, { text })}
+              required
+              rows={3}
+              hint={s.channel === 'FLASHCALL' ? '4 digits.' : `${s.text.length} characters`}
+            />
+            {approved(s) && !names.loading && options.length === 0 && (
+              <p class="hint">
+                No approved sender name for {s.channel} yet: <a href="/app/sender-names">register one</a>.
+              </p>
+            )}
+            {steps.length > 1 && (
+              <div class="actions">
+                <button
+                  type="button"
+                  class="secondary small"
+                  onClick={() => remove(s.key)}
+                  aria-label={`Remove step ${i + 1}`}
+                >
+                  Remove step
+                </button>
+              </div>
+            )}
+          </fieldset>
+        );
+      })}
+      <div class="actions">
+        <button type="button" class="secondary" disabled={steps.length >= MAX_STEPS} onClick={add}>
+          Add a step
+        </button>
+      </div>
+      {steps.length >= MAX_STEPS && <p class="hint">A cascade has at most {MAX_STEPS} steps.</p>}
+    </>
+  );
+
+  return {
+    body,
+    incomplete: steps.some((s) => approved(s) && !senderOf(s)),
+    flashcall: steps.some((s) => s.channel === 'FLASHCALL'),
+    view,
+  };
+}
+
+/** Runs a request with cascade steps: a refused step's error (0-based `step`) is told as "Step n: ...". */
+export async function namingStep<T>(request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    const step = error instanceof ApiError ? error.detail.step : undefined;
+    if (error instanceof ApiError && typeof step === 'number')
+      throw new ApiError(error.status, error.code, `Step ${step + 1}: ${error.message}`, error.detail);
+    throw error;
+  }
+}
