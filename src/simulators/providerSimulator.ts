@@ -43,13 +43,15 @@ const PATHS: Readonly<Record<string, SimChannel>> = {
 };
 const READ_TRACKED = new Set<SimChannel>(['WHATSAPP', 'VIBER', 'VK']);
 const WEBHOOK_ATTEMPTS = 20;
+/** Statuses due at once go in one webhook per channel, at most this many, as providers batch them. */
+const STATUSES_PER_WEBHOOK = 100;
 
 /**
  * HTTP provider simulators on one real port: the WhatsApp Business Cloud API (`POST
- * /whatsapp/{phone-number-id}/messages`)
- * and Herald's provider adapter format for VIBER, VK, FLASHCALL and VOICECODE. Outcomes follow the destination's
- * last digit; statuses are posted, signed, to the webhooks Herald registers, and retried until Herald answers 2xx
- * (as providers do). `POST /sim/v1/inbound` makes a subscriber write to a WhatsApp sender.
+ * /whatsapp/{phone-number-id}/messages`) and Herald's provider adapter format for VIBER, VK, FLASHCALL and
+ * VOICECODE. Outcomes follow the destination's last digit; statuses are posted, signed, to the webhooks Herald
+ * registers, those due at the same moment together, and retried until Herald answers 2xx (as providers do).
+ * `POST /sim/v1/inbound` makes a subscriber write to a WhatsApp sender.
  */
 export class ProviderSimulator {
   readonly requests: SimRequest[] = [];
@@ -59,6 +61,8 @@ export class ProviderSimulator {
   private readonly prefix = randomBytes(3).toString('hex');
   private counter = 0;
   private keepRequests = true;
+  /** Statuses due now, by channel, posted together once the timers due with them have run. */
+  private readonly dueStatuses = new Map<SimChannel, Record<string, unknown>[]>();
   /** Channels whose requests are held unanswered (a carrier that stalls), with the answers they wait for. */
   private readonly holding = new Map<SimChannel, (() => void)[]>();
   port = 0;
@@ -205,33 +209,41 @@ export class ProviderSimulator {
     const timestamp = new Date();
     if (channel === 'WHATSAPP') {
       const waStatus = status === 'undelivered' ? 'failed' : status;
-      this.postWebhook(
-        channel,
-        this.whatsappWebhook({
-          statuses: [
-            {
-              id,
-              status: waStatus,
-              timestamp: String(Math.floor(timestamp.getTime() / 1000)),
-              recipient_id: destination,
-              ...(waStatus === 'failed'
-                ? { errors: [{ code: SIM_UNDELIVERED_ERROR, title: 'Message undeliverable' }] }
-                : {}),
-            },
-          ],
-        }),
-      );
+      this.queueStatus(channel, {
+        id,
+        status: waStatus,
+        timestamp: String(Math.floor(timestamp.getTime() / 1000)),
+        recipient_id: destination,
+        ...(waStatus === 'failed' ? { errors: [{ code: SIM_UNDELIVERED_ERROR, title: 'Message undeliverable' }] } : {}),
+      });
       return;
     }
-    this.postWebhook(channel, {
-      statuses: [
-        {
-          id,
-          status,
-          timestamp: timestamp.toISOString(),
-          ...(status === 'undelivered' ? { errorCode: SIM_UNDELIVERED_ERROR } : {}),
-        },
-      ],
+    this.queueStatus(channel, {
+      id,
+      status,
+      timestamp: timestamp.toISOString(),
+      ...(status === 'undelivered' ? { errorCode: SIM_UNDELIVERED_ERROR } : {}),
+    });
+  }
+
+  /** Holds a status until the timers due with it have run (setImmediate runs after them), then posts them together. */
+  private queueStatus(channel: SimChannel, status: Record<string, unknown>): void {
+    const due = this.dueStatuses.get(channel);
+    if (due) {
+      due.push(status);
+      return;
+    }
+    this.dueStatuses.set(channel, [status]);
+    setImmediate(() => {
+      const statuses = this.dueStatuses.get(channel) ?? [];
+      this.dueStatuses.delete(channel);
+      for (let i = 0; i < statuses.length; i += STATUSES_PER_WEBHOOK) {
+        const batch = statuses.slice(i, i + STATUSES_PER_WEBHOOK);
+        this.postWebhook(
+          channel,
+          channel === 'WHATSAPP' ? this.whatsappWebhook({ statuses: batch }) : { statuses: batch },
+        );
+      }
     });
   }
 
