@@ -61,13 +61,14 @@ describe.each(ENGINES)('the total of GET /api/v1/message (%s)', (engine) => {
     account = await t.createAccount({ senderNames: [['SMS', SENDER]], channels: { VK: true } });
     const other = await t.createAccount({ senderNames: [['SMS', SENDER]] });
     // 1 March: tags (one repeated within a message), a PROMO message, a cascade of two steps.
-    [, , , , stopLater] = await send('2026-03-01T10:00:00Z', [
+    const first = await send('2026-03-01T10:00:00Z', [
       message('SMS', { tags: ['promo'], destination: '79161234501' }),
       message('SMS', { tags: ['vip', 'vip'] }),
       message('VK', { tags: ['promo', 'vip'] }),
       message('SMS', { trafficType: 'PROMO' }),
       message('SMS'),
     ]);
+    stopLater = first[4]!;
     const cascade = await t.call('POST', '/api/v1/message/cascade', {
       token: account.traffic,
       body: [
