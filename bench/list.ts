@@ -1,11 +1,9 @@
 import os from 'node:os';
-import pg from 'pg';
-import { openPostgres } from '../src/db/postgresDb.js';
+import type pg from 'pg';
 import { rollUpStatistics } from '../src/statistics/rollup.js';
-import { type BenchFigure, type BenchSchema, percentile, startHeraldProcess } from './lib.js';
-import { seed } from './statistics.js';
+import { type BenchFigure, type BenchSchema, percentile } from './lib.js';
+import { startSeeded } from './statistics.js';
 
-const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const DAY_MS = 86_400_000;
 const RUNS = 21;
 /** A page found by a key (one destination, one uuid): the target of issue 18. */
@@ -22,33 +20,15 @@ const FILTERED_MS = 150;
  * biggest first.
  */
 export async function benchList(options: { schema: BenchSchema; messages: number }): Promise<BenchFigure[]> {
-  const env = { DATABASE_URL: options.schema.url, HERALD_PORT: '0', HERALD_ADMIN_TOKEN: ADMIN_TOKEN };
-  const api = await startHeraldProcess('api', env);
-  const client = new pg.Client({ connectionString: options.schema.url });
-  await client.connect();
-  const db = await openPostgres({ url: options.schema.url, poolSize: 2 });
+  const seeded = await startSeeded(options.schema, options.messages, 30, 'bench list');
+  const { api, client, db, account, now } = seeded;
   try {
-    const created = await fetch(`${api.url}/admin/v1/accounts`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'bench list' }),
-    });
-    const account = (await created.json()) as { id: number; tokens: { traffic: string } };
-    const [other] = (
-      await client.query(
-        `INSERT INTO accounts (name, currency, callback_secret, created_at, updated_at)
-         VALUES ('other', 'RUB', 'secret', now(), now()) RETURNING id`,
-      )
-    ).rows;
-    const now = Date.now();
     const started = performance.now();
-    await seed(client, account.id, options.messages, now - 30 * DAY_MS, now);
-    await seed(client, other.id, options.messages / 4, now - 30 * DAY_MS, now);
     await rollUpStatistics(db, new Date(now));
     await client.query('VACUUM ANALYZE messages');
     process.stdout.write(
-      `  seeded ${options.messages} + ${options.messages / 4} messages, rolled up and vacuumed in ` +
-        `${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+      `  seeded ${options.messages} + ${options.messages / 4} messages in ${seeded.seconds.toFixed(0)} s, rolled up ` +
+        `and vacuumed in ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
     );
 
     // A message from the middle of the history: its destination and its uuid.
@@ -100,9 +80,7 @@ export async function benchList(options: { schema: BenchSchema; messages: number
     figures.push(...(await storageFigures(client, options.messages * 1.25)));
     return figures;
   } finally {
-    await db.close();
-    await client.end();
-    await api.stop();
+    await seeded.close();
   }
 }
 

@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { openPostgres } from '../src/db/postgresDb.js';
 import { rollUpStatistics } from '../src/statistics/rollup.js';
-import { type BenchFigure, type BenchSchema, percentile, startHeraldProcess } from './lib.js';
+import type { Db } from '../src/db/db.js';
+import { type BenchFigure, type BenchSchema, type HeraldProcess, percentile, startHeraldProcess } from './lib.js';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const DAY_MS = 86_400_000;
@@ -20,31 +21,13 @@ export async function benchStatistics(options: {
   messages: number;
   days: number;
 }): Promise<BenchFigure[]> {
-  const env = { DATABASE_URL: options.schema.url, HERALD_PORT: '0', HERALD_ADMIN_TOKEN: ADMIN_TOKEN };
-  const api = await startHeraldProcess('api', env);
-  const client = new pg.Client({ connectionString: options.schema.url });
-  await client.connect();
-  const db = await openPostgres({ url: options.schema.url, poolSize: 2 });
+  const seeded = await startSeeded(options.schema, options.messages, options.days, 'bench statistics');
+  const { api, db, account, now } = seeded;
   try {
-    const created = await fetch(`${api.url}/admin/v1/accounts`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'bench statistics' }),
-    });
-    const account = (await created.json()) as { id: number; tokens: { system: string; traffic: string } };
-    const [other] = (
-      await client.query(
-        `INSERT INTO accounts (name, currency, callback_secret, created_at, updated_at)
-         VALUES ('other', 'RUB', 'secret', now(), now()) RETURNING id`,
-      )
-    ).rows;
-    const now = Date.now();
-    const seedStart = performance.now();
-    await seed(client, account.id, options.messages, now - options.days * DAY_MS, now);
-    await seed(client, other.id, options.messages / 4, now - options.days * DAY_MS, now);
-    await client.query('ANALYZE');
-    const seeded = (performance.now() - seedStart) / 1000;
-    process.stdout.write(`  seeded ${options.messages} + ${options.messages / 4} messages in ${seeded.toFixed(0)} s\n`);
+    await seeded.client.query('ANALYZE');
+    process.stdout.write(
+      `  seeded ${options.messages} + ${options.messages / 4} messages in ${seeded.seconds.toFixed(0)} s\n`,
+    );
 
     const query = async (groupBy: string): Promise<number> => {
       const started = performance.now();
@@ -101,9 +84,59 @@ export async function benchStatistics(options: {
     }
     return figures;
   } finally {
+    await seeded.close();
+  }
+}
+
+/** A Herald api process on a schema with an account's seeded messages, and connections to the schema. */
+export interface Seeded {
+  readonly api: HeraldProcess;
+  readonly client: pg.Client;
+  readonly db: Db;
+  readonly account: { id: number; tokens: { system: string; traffic: string } };
+  /** When the seed ends (ms): its messages are spread over the days before. */
+  readonly now: number;
+  /** How long the seed took. */
+  readonly seconds: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a Herald api process on the schema, creates an account through it and seeds `messages` of its messages
+ * over the last `days` days, and a quarter as many of another account's (see {@link seed}).
+ */
+export async function startSeeded(schema: BenchSchema, messages: number, days: number, name: string): Promise<Seeded> {
+  const env = { DATABASE_URL: schema.url, HERALD_PORT: '0', HERALD_ADMIN_TOKEN: ADMIN_TOKEN };
+  const api = await startHeraldProcess('api', env);
+  const client = new pg.Client({ connectionString: schema.url });
+  await client.connect();
+  const db = await openPostgres({ url: schema.url, poolSize: 2 });
+  const close = async (): Promise<void> => {
     await db.close();
     await client.end();
     await api.stop();
+  };
+  try {
+    const created = await fetch(`${api.url}/admin/v1/accounts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name }),
+    });
+    const account = (await created.json()) as Seeded['account'];
+    const [other] = (
+      await client.query(
+        `INSERT INTO accounts (name, currency, callback_secret, created_at, updated_at)
+         VALUES ('other', 'RUB', 'secret', now(), now()) RETURNING id`,
+      )
+    ).rows;
+    const now = Date.now();
+    const started = performance.now();
+    await seed(client, account.id, messages, now - days * DAY_MS, now);
+    await seed(client, other.id, messages / 4, now - days * DAY_MS, now);
+    return { api, client, db, account, now, seconds: (performance.now() - started) / 1000, close };
+  } catch (error) {
+    await close();
+    throw error;
   }
 }
 

@@ -80,6 +80,9 @@ function whereOf(accountId: number, f: MessageFilter, params: unknown[] = []): {
   add(f.fromId, (p) => `id >= ${p}::uuid`);
   add(f.toId, (p) => `id <= ${p}::uuid`);
   add(f.messageUuid, (p) => `id = ${p}::uuid`);
+  // Through messages_destination (a GIN index of the key account:destination; see migration 0029).
+  const destinationKey = f.destination === null ? null : `${accountId}:${f.destination}`;
+  add(destinationKey, (p) => `ARRAY[account_id::text || ':' || destination] @> ARRAY[${p}::text]`);
   add(f.destination, (p) => `destination = ${p}`);
   add(f.status, (p) => `status = ${p}`);
   add(f.tags, (p) => `tags && ${p}::text[]`);
