@@ -11,9 +11,10 @@ import { messageOldestId } from './messageStatisticsSql.js';
  * takes the whole UTC days that are rolled up and unchanged since from `stats_daily` (a few rows a day) and counts
  * only the rest from the messages themselves (the last two days, the partial days at the edges, days changed
  * since their rollup): the rollup is exact at every moment (see docs/entities.md, Statistics). Days older than the
- * retention (HERALD_RETENTION_DAYS, plus a day) are always counted from the messages: the retention deletes their
- * messages while their rollup stays. Any other filter (a destination, a uuid, a dispatch or cascade, each read
- * through an index; or content, read state, several tags...) is counted from the messages alone.
+ * retention (HERALD_RETENTION_DAYS, plus a day) or than the account's oldest message are always counted from the
+ * messages: their messages are deleted while their rollup stays. Any other filter (a destination, a uuid, a
+ * dispatch or cascade, each read through an index; or content, read state, several tags...) is counted from the
+ * messages alone.
  */
 export async function messageListTotal(
   db: Queryable,
@@ -23,17 +24,16 @@ export async function messageListTotal(
 ): Promise<number> {
   const counted = rollupFilter(filter);
   if (!counted) return messageListCount(db, accountId, filter);
-  let fromMs: number;
-  if (filter.fromId !== null) fromMs = uuidTime(filter.fromId);
-  else {
-    const oldest = await messageOldestId(db, accountId);
-    if (oldest === undefined) return 0;
-    // Without a lower bound the oldest message's whole day is in the list.
-    fromMs = Math.floor(uuidTime(oldest) / DAY_MS) * DAY_MS;
-  }
-  const horizon =
-    options.retentionDays === undefined ? fromMs : options.now.getTime() - (options.retentionDays - 1) * DAY_MS;
-  const firstDay = Math.ceil(Math.max(fromMs, horizon) / DAY_MS) * DAY_MS;
+  // Rolled-up days before the account's oldest message have lost theirs (partitions dropped, see
+  // docs/operations.md), and so have days older than the retention (plus a day): both count from the messages.
+  const oldest = await messageOldestId(db, accountId);
+  if (oldest === undefined) return 0;
+  const horizon = Math.max(
+    Math.floor(uuidTime(oldest) / DAY_MS) * DAY_MS,
+    options.retentionDays === undefined ? 0 : options.now.getTime() - (options.retentionDays - 1) * DAY_MS,
+    filter.fromId === null ? 0 : uuidTime(filter.fromId),
+  );
+  const firstDay = Math.ceil(horizon / DAY_MS) * DAY_MS;
   // The last day that ends within the bounds (time_to is inclusive to its millisecond).
   const lastDay =
     filter.toId === null ? options.now.getTime() : Math.floor((uuidTime(filter.toId) + 1) / DAY_MS) * DAY_MS - DAY_MS;

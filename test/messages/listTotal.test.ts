@@ -153,6 +153,11 @@ describe.each(ENGINES)('the total of GET /api/v1/message (%s)', (engine) => {
     await rollUpStatistics(t.testDb.db, t.clock.now());
     await expectTotals(t, account.traffic, changed);
   });
+
+  it('counts the days before the oldest message from the messages: a dropped partition leaves its rollup', async () => {
+    await t.testDb.db.query("DELETE FROM messages WHERE account_id = $1 AND created_at < '2026-03-02'", [account.id]);
+    await expectTotals(t, account.traffic, { '': 5, '?tags=vip': 2, '?root=false': 0 });
+  });
 });
 
 describe.each(ENGINES)('the total of GET /api/v1/message with HERALD_RETENTION_DAYS (%s)', (engine) => {
