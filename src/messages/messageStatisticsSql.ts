@@ -13,6 +13,10 @@ export interface MessageCounts {
   readonly conversions: string;
 }
 
+/** A message's tags, each once (at its first place): no hash or sort per message, unlike UNION or DISTINCT. */
+const DISTINCT_TAGS =
+  'SELECT u.tag FROM unnest(m.tags) WITH ORDINALITY AS u(tag, n) WHERE array_position(m.tags, u.tag) = u.n';
+
 /**
  * A SELECT of the per-message figures of an account's outbound messages whose ids pass `messageIds` (a condition on
  * the column it is given), as the statistics rollup's rows: by day (UTC), channel, sender name, status, currency,
@@ -39,7 +43,7 @@ export function messageFiguresSql(
      LEFT JOIN (
        ${counts.conversions}
      ) c ON c.message_id = m.id
-     ${withTags ? "CROSS JOIN LATERAL (SELECT '' AS tag UNION SELECT unnest(m.tags)) t" : ''}
+     ${withTags ? `CROSS JOIN LATERAL (SELECT '' AS tag UNION ALL ${DISTINCT_TAGS}) t` : ''}
      WHERE m.account_id = ${account} AND m.direction = 'outbound' AND (${messageIds('m.id')})`;
 }
 
