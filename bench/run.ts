@@ -5,6 +5,7 @@ import { benchDispatch } from './dispatch.js';
 import { benchEndToEnd } from './endToEnd.js';
 import { benchHostile } from './hostile.js';
 import { benchIngest } from './ingest.js';
+import { benchList } from './list.js';
 import { benchPriority } from './priority.js';
 import { benchSmpp } from './smpp.js';
 import { benchStatistics } from './statistics.js';
@@ -20,10 +21,10 @@ import {
 /**
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
- * (ingest,e2e,callbacks,e2e-callbacks,soak,statistics,hostile,cascade,priority,smpp,dispatch), BENCH_SOAK_MESSAGES,
- * BENCH_STATS_MESSAGES, BENCH_CASCADES, BENCH_PRIORITY_PROMOS, BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES,
- * BENCH_SMPP_BARE_MESSAGES, BENCH_SMPP_MAX_SECONDS, BENCH_DISPATCH_MESSAGES, BENCH_DISPATCH_PER_MINUTE,
- * BENCH_DISPATCH_SLICE_SECONDS, BENCH_DATABASE_URL.
+ * (ingest,e2e,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,dispatch),
+ * BENCH_SOAK_MESSAGES, BENCH_STATS_MESSAGES, BENCH_LIST_MESSAGES, BENCH_CASCADES, BENCH_PRIORITY_PROMOS,
+ * BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES, BENCH_SMPP_BARE_MESSAGES, BENCH_SMPP_MAX_SECONDS,
+ * BENCH_DISPATCH_MESSAGES, BENCH_DISPATCH_PER_MINUTE, BENCH_DISPATCH_SLICE_SECONDS, BENCH_DATABASE_URL.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const clients = Number(process.env.BENCH_CLIENTS ?? 4);
@@ -94,6 +95,11 @@ if (wanted('statistics')) {
   const messages = Number(process.env.BENCH_STATS_MESSAGES ?? 1_000_000);
   process.stdout.write(`statistics: ${messages} messages over 30 days...\n`);
   await inSchema((schema) => benchStatistics({ schema, messages, days: 30 }));
+}
+if (wanted('list')) {
+  const messages = Number(process.env.BENCH_LIST_MESSAGES ?? 1_000_000);
+  process.stdout.write(`message list: ${messages} messages over 30 days, a page of 100 with its total...\n`);
+  await inSchema((schema) => benchList({ schema, messages }));
 }
 if (wanted('hostile')) {
   process.stdout.write('hostile: every attack of test/hostile while a victim account works...\n');

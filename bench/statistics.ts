@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { openPostgres } from '../src/db/postgresDb.js';
 import { rollUpStatistics } from '../src/statistics/rollup.js';
-import { type BenchFigure, type BenchSchema, percentile, startHeraldProcess } from './lib.js';
+import type { Db } from '../src/db/db.js';
+import { type BenchFigure, type BenchSchema, type HeraldProcess, percentile, startHeraldProcess } from './lib.js';
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const DAY_MS = 86_400_000;
@@ -20,31 +21,13 @@ export async function benchStatistics(options: {
   messages: number;
   days: number;
 }): Promise<BenchFigure[]> {
-  const env = { DATABASE_URL: options.schema.url, HERALD_PORT: '0', HERALD_ADMIN_TOKEN: ADMIN_TOKEN };
-  const api = await startHeraldProcess('api', env);
-  const client = new pg.Client({ connectionString: options.schema.url });
-  await client.connect();
-  const db = await openPostgres({ url: options.schema.url, poolSize: 2 });
+  const seeded = await startSeeded(options.schema, options.messages, options.days, 'bench statistics');
+  const { api, db, account, now } = seeded;
   try {
-    const created = await fetch(`${api.url}/admin/v1/accounts`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'bench statistics' }),
-    });
-    const account = (await created.json()) as { id: number; tokens: { system: string; traffic: string } };
-    const [other] = (
-      await client.query(
-        `INSERT INTO accounts (name, currency, callback_secret, created_at, updated_at)
-         VALUES ('other', 'RUB', 'secret', now(), now()) RETURNING id`,
-      )
-    ).rows;
-    const now = Date.now();
-    const seedStart = performance.now();
-    await seed(client, account.id, options.messages, now - options.days * DAY_MS, now);
-    await seed(client, other.id, options.messages / 4, now - options.days * DAY_MS, now);
-    await client.query('ANALYZE');
-    const seeded = (performance.now() - seedStart) / 1000;
-    process.stdout.write(`  seeded ${options.messages} + ${options.messages / 4} messages in ${seeded.toFixed(0)} s\n`);
+    await seeded.client.query('ANALYZE');
+    process.stdout.write(
+      `  seeded ${options.messages} + ${options.messages / 4} messages in ${seeded.seconds.toFixed(0)} s\n`,
+    );
 
     const query = async (groupBy: string): Promise<number> => {
       const started = performance.now();
@@ -99,12 +82,61 @@ export async function benchStatistics(options: {
           `rolled up but the last 2 days`,
       });
     }
-    figures.push(...(await listFigures(api.url, account.tokens.traffic, options.messages)));
     return figures;
   } finally {
+    await seeded.close();
+  }
+}
+
+/** A Herald api process on a schema with an account's seeded messages, and connections to the schema. */
+export interface Seeded {
+  readonly api: HeraldProcess;
+  readonly client: pg.Client;
+  readonly db: Db;
+  readonly account: { id: number; tokens: { system: string; traffic: string } };
+  /** When the seed ends (ms): its messages are spread over the days before. */
+  readonly now: number;
+  /** How long the seed took. */
+  readonly seconds: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a Herald api process on the schema, creates an account through it and seeds `messages` of its messages
+ * over the last `days` days, and a quarter as many of another account's (see {@link seed}).
+ */
+export async function startSeeded(schema: BenchSchema, messages: number, days: number, name: string): Promise<Seeded> {
+  const env = { DATABASE_URL: schema.url, HERALD_PORT: '0', HERALD_ADMIN_TOKEN: ADMIN_TOKEN };
+  const api = await startHeraldProcess('api', env);
+  const client = new pg.Client({ connectionString: schema.url });
+  await client.connect();
+  const db = await openPostgres({ url: schema.url, poolSize: 2 });
+  const close = async (): Promise<void> => {
     await db.close();
     await client.end();
     await api.stop();
+  };
+  try {
+    const created = await fetch(`${api.url}/admin/v1/accounts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name }),
+    });
+    const account = (await created.json()) as Seeded['account'];
+    const [other] = (
+      await client.query(
+        `INSERT INTO accounts (name, currency, callback_secret, created_at, updated_at)
+         VALUES ('other', 'RUB', 'secret', now(), now()) RETURNING id`,
+      )
+    ).rows;
+    const now = Date.now();
+    const started = performance.now();
+    await seed(client, account.id, messages, now - days * DAY_MS, now);
+    await seed(client, other.id, messages / 4, now - days * DAY_MS, now);
+    return { api, client, db, account, now, seconds: (performance.now() - started) / 1000, close };
+  } catch (error) {
+    await close();
+    throw error;
   }
 }
 
@@ -112,9 +144,16 @@ export async function benchStatistics(options: {
  * `count` messages of one account evenly between `from` and `to` (ms), in 100,000-row statements. Ids are version 7
  * UUIDs of the creation time, like Herald's own; about 60% delivered, 20% sent, 10% undelivered, 10% unsent
  * (refunded); 80% SMS over 4 sender names, the rest VIBER and WHATSAPP; a third tagged; 1 in 20 with a short link,
- * half of them clicked.
+ * half of them clicked; each to its own destination, in no order (g * 7919 mod 10^7 visits every number once), as
+ * a destination index sees real traffic.
  */
-async function seed(client: pg.Client, accountId: number, count: number, from: number, to: number): Promise<void> {
+export async function seed(
+  client: pg.Client,
+  accountId: number,
+  count: number,
+  from: number,
+  to: number,
+): Promise<void> {
   const step = (to - from) / count;
   const chunk = 100_000;
   for (let start = 0; start < count; start += chunk) {
@@ -125,7 +164,7 @@ async function seed(client: pg.Client, accountId: number, count: number, from: n
            total_parts, status, status_at, price, currency, price_final, price_refunded)
          SELECT $1, m.id, m.at,
            CASE WHEN g % 10 < 8 THEN 'SMS' WHEN g % 10 = 8 THEN 'VIBER' ELSE 'WHATSAPP' END,
-           'Sender' || (g % 4), '7916' || lpad((g % 10000000)::text, 7, '0'), '"Your code is 1234"'::jsonb,
+           'Sender' || (g % 4), '7916' || lpad((g * 7919 % 10000000)::text, 7, '0'), '"Your code is 1234"'::jsonb,
            CASE g % 3 WHEN 0 THEN ARRAY['promo'] WHEN 1 THEN '{}'::text[] ELSE ARRAY['otp', 'vip'] END,
            1 + (g % 7 = 0)::int,
            CASE WHEN g % 10 < 6 THEN 'delivered' WHEN g % 10 < 8 THEN 'sent' WHEN g % 10 = 8 THEN 'undelivered'
@@ -145,44 +184,4 @@ async function seed(client: pg.Client, accountId: number, count: number, from: n
       [accountId, start, end - 1, from, step],
     );
   }
-}
-
-/**
- * The message list the personal account's Messages page runs (GET /api/v1/message, 100 rows a page) on the same
- * seeded messages: the newest page, a deep page, filters by status, sender name and tag, and one destination; the
- * median of RUNS calls each (target 300 ms, as for statistics).
- */
-async function listFigures(url: string, token: string, messages: number): Promise<BenchFigure[]> {
-  const searches: [string, string][] = [
-    ['newest page', ''],
-    ['page 50', 'page=50'],
-    ['status=undelivered', 'status=undelivered'],
-    ['sender name and tag', 'sender_name=Sender2&tags=vip'],
-    ['one destination', 'destination=79160004242'],
-  ];
-  const figures: BenchFigure[] = [];
-  for (const [label, query] of searches) {
-    const call = async (): Promise<number> => {
-      const started = performance.now();
-      const reply = await fetch(`${url}/api/v1/message?${query}`, { headers: { authorization: `Basic ${token}` } });
-      const body = (await reply.json()) as { items?: unknown[] };
-      if (reply.status !== 200 || !body.items)
-        throw new Error(`message list answered ${reply.status}: ${JSON.stringify(body).slice(0, 200)}`);
-      return performance.now() - started;
-    };
-    await call();
-    const times: number[] = [];
-    for (let i = 0; i < RUNS; i++) times.push(await call());
-    times.sort((a, b) => a - b);
-    figures.push({
-      name: `message list, ${label}`,
-      value: percentile(times, 50),
-      unit: 'ms',
-      target: { op: '<=', value: 300 },
-      note:
-        `median of ${RUNS} API calls, p95 ${percentile(times, 95).toFixed(0)} ms, 100 rows with the total, ` +
-        `${messages} messages`,
-    });
-  }
-  return figures;
 }

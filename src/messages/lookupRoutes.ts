@@ -7,7 +7,8 @@ import { ChannelType, errorResponses, Id, MAX_PAGE } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { UUID_PATTERN } from '../util/uuid7.js';
 import { normaliseDestination } from './destination.js';
-import { messageGet, messageList, messageListCount, messageStop } from './messageLookupSql.js';
+import { messageListTotal } from './listTotal.js';
+import { messageGet, messageList, messageStop } from './messageLookupSql.js';
 import { messageToApi } from './messageObject.js';
 import { MessageObject } from './messageSchemas.js';
 import { DELIVERY_ERRORS } from './statuses.js';
@@ -182,7 +183,7 @@ export const lookupRoutes: Routes = (app, ctx) => {
       const order = q.sort === 'created_time' || q.sort === 'asc' ? 'asc' : 'desc';
       const [rows, total] = await Promise.all([
         messageList(ctx.db, accountId, filter, order, perPage, (page - 1) * perPage),
-        messageListCount(ctx.db, accountId, filter),
+        messageListTotal(ctx.db, accountId, filter, { now: ctx.clock.now(), retentionDays: ctx.config.retentionDays }),
       ]);
       return { items: rows.map(messageToApi), page, per_page: perPage, total };
     },

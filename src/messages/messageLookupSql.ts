@@ -80,6 +80,9 @@ function whereOf(accountId: number, f: MessageFilter, params: unknown[] = []): {
   add(f.fromId, (p) => `id >= ${p}::uuid`);
   add(f.toId, (p) => `id <= ${p}::uuid`);
   add(f.messageUuid, (p) => `id = ${p}::uuid`);
+  // Through messages_destination (a GIN index of the key account:destination; see migration 0029).
+  const destinationKey = f.destination === null ? null : `${accountId}:${f.destination}`;
+  add(destinationKey, (p) => `ARRAY[account_id::text || ':' || destination] @> ARRAY[${p}::text]`);
   add(f.destination, (p) => `destination = ${p}`);
   add(f.status, (p) => `status = ${p}`);
   add(f.tags, (p) => `tags && ${p}::text[]`);
@@ -115,22 +118,37 @@ export async function messageList(
   );
 }
 
-export async function messageListCount(db: Queryable, accountId: number, filter: MessageFilter): Promise<number> {
+/** An id range of a list count: its low and high ids, inclusive (null: open). */
+export type IdRange = readonly [low: string | null, high: string | null];
+
+/**
+ * How many messages pass the filter within the given id ranges (by default the filter's own time bounds): one
+ * statement whatever the number of ranges, each range a scan of the primary key (or of an index of the filter).
+ */
+export async function messageListCount(
+  db: Queryable,
+  accountId: number,
+  filter: MessageFilter,
+  ranges: readonly IdRange[] = [[filter.fromId, filter.toId]],
+): Promise<number> {
+  if (ranges.length === 0) return 0;
+  const params: unknown[] = [];
+  const counts = ranges.map(([fromId, toId]) => countSql(accountId, { ...filter, fromId, toId }, params));
+  const [row] = await db.query<{ n: number }>(`SELECT ${counts.join(' + ')} AS n`, params);
+  return row!.n;
+}
+
+/** A count of the messages that pass the filter, as an SQL expression; its parameters are added to `params`. */
+function countSql(accountId: number, filter: MessageFilter, params: unknown[]): string {
   if (filter.direction === 'outbound') {
     // All the account's matching messages less its inbound ones (a partial index), so that no row's direction is
     // tested: the default list counts as fast as a list with no direction filter.
-    const all = whereOf(accountId, { ...filter, direction: null });
-    const inbound = whereOf(accountId, { ...filter, direction: 'inbound' }, all.params);
-    const [row] = await db.query<{ n: number }>(
-      `SELECT (SELECT count(*) FROM messages WHERE ${all.where})
-         - (SELECT count(*) FROM messages WHERE ${inbound.where}) AS n`,
-      inbound.params,
-    );
-    return row!.n;
+    const all = whereOf(accountId, { ...filter, direction: null }, params);
+    const inbound = whereOf(accountId, { ...filter, direction: 'inbound' }, params);
+    return `((SELECT count(*) FROM messages WHERE ${all.where})
+      - (SELECT count(*) FROM messages WHERE ${inbound.where}))`;
   }
-  const { where, params } = whereOf(accountId, filter);
-  const [row] = await db.query<{ n: number }>(`SELECT count(*) AS n FROM messages WHERE ${where}`, params);
-  return row!.n;
+  return `(SELECT count(*) FROM messages WHERE ${whereOf(accountId, filter, params).where})`;
 }
 
 /** A message a stop found: its status before, whether it was being handed to a carrier, whether it was stopped. */

@@ -13,11 +13,16 @@ export interface MessageCounts {
   readonly conversions: string;
 }
 
+/** A message's tags, each once (at its first place): no hash or sort per message, unlike UNION or DISTINCT. */
+const DISTINCT_TAGS =
+  'SELECT u.tag FROM unnest(m.tags) WITH ORDINALITY AS u(tag, n) WHERE array_position(m.tags, u.tag) = u.n';
+
 /**
  * A SELECT of the per-message figures of an account's outbound messages whose ids pass `messageIds` (a condition on
  * the column it is given), as the statistics rollup's rows: by day (UTC), channel, sender name, status, currency,
  * cascade step (0: none), traffic type, and tag ('' = the message itself; with `withTags`, one more row per tag it
- * carries), with the clicks and conversions of `counts` (0 where a message has none). `account` is an SQL expression.
+ * carries, once however often it is repeated: a list filtered by a tag counts from these rows), with the clicks
+ * and conversions of `counts` (0 where a message has none). `account` is an SQL expression.
  */
 export function messageFiguresSql(
   account: string,
@@ -38,7 +43,7 @@ export function messageFiguresSql(
      LEFT JOIN (
        ${counts.conversions}
      ) c ON c.message_id = m.id
-     ${withTags ? "CROSS JOIN LATERAL (SELECT '' AS tag UNION ALL SELECT unnest(m.tags)) t" : ''}
+     ${withTags ? `CROSS JOIN LATERAL (SELECT '' AS tag UNION ALL ${DISTINCT_TAGS}) t` : ''}
      WHERE m.account_id = ${account} AND m.direction = 'outbound' AND (${messageIds('m.id')})`;
 }
 

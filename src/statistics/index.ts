@@ -1,4 +1,5 @@
 /** What other parts of Herald may use of statistics/; everything else in the folder is its own. */
 export { dirtyDaysCte } from './dirtyDaysSql.js';
 export { statisticsJobs } from './jobs.js';
-export { statsRolledUntil } from './statisticsSql.js';
+export { statsCleanDayCounts, statsRolledUntil } from './statisticsSql.js';
+export type { StatsCountFilter } from './statisticsSql.js';

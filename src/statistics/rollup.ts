@@ -1,7 +1,7 @@
 import { accountIds } from '../accounts/index.js';
 import type { Db } from '../db/db.js';
 import { messageOldestId } from '../messages/index.js';
-import { uuidBound } from '../util/uuid7.js';
+import { uuidBound, uuidTime } from '../util/uuid7.js';
 import { statsRollUpDay } from './statisticsSql.js';
 import { DAY_MS, dayOf } from '../util/time.js';
 
@@ -37,7 +37,7 @@ export async function rollUpStatistics(
         let oldest = now.getTime();
         for (const id of accounts) {
           const first = await messageOldestId(tx, id);
-          if (first) oldest = Math.min(oldest, parseInt(first.replace(/-/g, '').slice(0, 12), 16));
+          if (first) oldest = Math.min(oldest, uuidTime(first));
         }
         rolledUntil = dayOf(Math.floor(oldest / DAY_MS) * DAY_MS - DAY_MS);
         await tx.query('INSERT INTO stats_rollup_state (rolled_until) VALUES ($1) ON CONFLICT (id) DO NOTHING', [

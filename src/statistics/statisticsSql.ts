@@ -146,3 +146,56 @@ export async function statsDirtyDays(db: Queryable, accountId: number): Promise<
   );
   return new Set(rows.map((r) => r.day));
 }
+
+/** Conditions of a message list that the rollup can count (null: any); see statsCleanDayCounts. */
+export interface StatsCountFilter {
+  readonly channelType: string | null;
+  readonly senderName: string | null;
+  readonly status: string | null;
+  /** Messages carrying this tag. */
+  readonly tag: string | null;
+  readonly trafficType: string | null;
+  /** true: first steps of cascades and messages outside them; false: later steps. */
+  readonly root: boolean | null;
+}
+
+/**
+ * For each UTC day of [firstDay, lastDay] that is rolled up and not dirty, how many of the account's outbound
+ * messages created that day pass the filter (0 for a day without any): the days a message list can count from the
+ * rollup instead of reading their messages. One statement, so the rollup state, dirty days and rows agree.
+ */
+export async function statsCleanDayCounts(
+  db: Queryable,
+  accountId: number,
+  filter: StatsCountFilter,
+  firstDay: string,
+  lastDay: string,
+): Promise<Map<string, number>> {
+  const rows = await db.query<{ day: string; messages: string }>(
+    `WITH days AS (
+       SELECT g::date AS day
+       FROM stats_rollup_state r, generate_series($2::date, least($3::date, r.rolled_until), interval '1 day') g
+       WHERE NOT EXISTS (SELECT 1 FROM stats_dirty_days x WHERE x.account_id = $1 AND x.day = g::date)
+     )
+     SELECT to_char(d.day, 'YYYY-MM-DD') AS day, coalesce(sum(s.messages), 0)::bigint AS messages
+     FROM days d
+     LEFT JOIN stats_daily s ON s.account_id = $1 AND s.day = d.day AND s.tag = coalesce($4::text, '')
+       AND ($5::text IS NULL OR s.channel_type = $5) AND ($6::text IS NULL OR s.sender_name = $6)
+       AND ($7::text IS NULL OR s.status = $7)
+       AND ($8::text IS NULL OR (CASE WHEN s.traffic_type = '' THEN 'SERVICE' ELSE s.traffic_type END) = $8)
+       AND ($9::boolean IS NULL OR (s.cascade_step <= 1) = $9)
+     GROUP BY d.day`,
+    [
+      accountId,
+      firstDay,
+      lastDay,
+      filter.tag,
+      filter.channelType,
+      filter.senderName,
+      filter.status,
+      filter.trafficType,
+      filter.root,
+    ],
+  );
+  return new Map(rows.map((r) => [r.day, Number(r.messages)]));
+}

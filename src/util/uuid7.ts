@@ -74,3 +74,8 @@ export function uuidBound(ms: number, side: 'low' | 'high'): string {
   const head = `${hex.slice(0, 8)}-${hex.slice(8, 12)}`;
   return side === 'low' ? `${head}-7000-8000-000000000000` : `${head}-7fff-bfff-ffffffffffff`;
 }
+
+/** The Unix milliseconds of a version 7 UUID (its first 48 bits). */
+export function uuidTime(id: string): number {
+  return parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+}
