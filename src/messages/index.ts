@@ -14,7 +14,8 @@ export {
   messageNoteIgnored,
 } from './messageDeliverySql.js';
 export type { ClaimedMessage, ClaimLimits, StepOutcome, SubmissionRow } from './messageDeliverySql.js';
-export { messageCascadeSteps, messageOutboundFlashcallIds } from './messageLookupSql.js';
+export { messageCascadeChannelCounts, messageCascadeSteps, messageOutboundFlashcallIds } from './messageLookupSql.js';
+export type { CascadeChannelCount } from './messageLookupSql.js';
 export { messageFiguresSql, messageOldestId, messageQueueFigures } from './messageStatisticsSql.js';
 export type { MessageCounts, QueueFigure } from './messageStatisticsSql.js';
 export { messageInsertInbound, messagesDeleteFinished, messagesJoin } from './messageSql.js';

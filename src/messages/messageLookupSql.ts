@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db.js';
+import type { Channel } from '../shared/channels.js';
 import { messageApplyTransitions } from './messageDeliverySql.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
 import { statusTransition } from './transitions.js';
@@ -223,5 +224,35 @@ export async function messageCascadeSteps(db: Queryable, accountId: number, casc
   return db.query<MessageRow>(
     `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE account_id = $1 AND cascade_id = $2 ORDER BY cascade_step`,
     [accountId, cascadeId],
+  );
+}
+
+export interface CascadeChannelCount {
+  label: string;
+  channel_type: Channel;
+  /** Cascades whose first step went on this channel. */
+  firsts: number;
+  /** Steps on this channel that left Herald (not `unsent`). */
+  steps: number;
+}
+
+/**
+ * Per label and channel, over the account's cascades given with a label each (verify/: the verifier, and the hour
+ * of a code): how many began on the channel and how many of their steps on it left Herald.
+ */
+export async function messageCascadeChannelCounts(
+  db: Queryable,
+  accountId: number,
+  cascades: readonly { id: string; label: string }[],
+): Promise<CascadeChannelCount[]> {
+  if (cascades.length === 0) return [];
+  return db.query<CascadeChannelCount>(
+    `SELECT c.label, m.channel_type,
+       count(*) FILTER (WHERE m.cascade_step = 1)::int AS firsts,
+       count(*) FILTER (WHERE m.status <> 'unsent')::int AS steps
+     FROM unnest($2::uuid[], $3::text[]) AS c(id, label)
+     JOIN messages m ON m.account_id = $1 AND m.cascade_id = c.id
+     GROUP BY c.label, m.channel_type`,
+    [accountId, cascades.map((c) => c.id), cascades.map((c) => c.label)],
   );
 }

@@ -3,3 +3,4 @@ export { dirtyDaysCte } from './dirtyDaysSql.js';
 export { statisticsJobs } from './jobs.js';
 export { statsCleanDayCounts, statsRolledUntil } from './statisticsSql.js';
 export type { StatsCountFilter } from './statisticsSql.js';
+export { statsRange } from './range.js';

@@ -1,12 +1,11 @@
 import { Type } from 'typebox';
-import { herald, showValue } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../http/auth.js';
 import { ChannelType, errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
+import { statsRange } from './range.js';
 import { statistics } from './statistics.js';
 import { GROUP_BY } from './statisticsSql.js';
 
-const MAX_RANGE_DAYS = 400;
 const Group = Type.Object({
   key: Type.String(),
   messages: Type.Integer(),
@@ -53,17 +52,7 @@ export const statisticsRoutes: Routes = (app, ctx) => {
     },
     async (request) => {
       const q = request.query;
-      const now = ctx.clock.now();
-      const to = q.to === undefined ? now : parseTime(q.to, 'to');
-      const from = q.from === undefined ? new Date(to.getTime() - 30 * 86_400_000) : parseTime(q.from, 'from');
-      if (from >= to)
-        throw herald('invalidField', { field: 'from', value: `${showValue(q.from)} (must be before to)` });
-      if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * 86_400_000) {
-        throw herald('invalidField', {
-          field: 'to',
-          value: `${showValue(q.to)} (at most ${MAX_RANGE_DAYS} days after from)`,
-        });
-      }
+      const { from, to } = statsRange(q, ctx.clock.now());
       const groupBy = q.groupBy ?? 'day';
       const result = await statistics(ctx.db, principalOf(request).accountId, from, to, groupBy, {
         channelType: q.channelType ?? null,
@@ -75,10 +64,3 @@ export const statisticsRoutes: Routes = (app, ctx) => {
     },
   );
 };
-
-function parseTime(value: string, field: string): Date {
-  const text = /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value;
-  const ms = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : NaN;
-  if (Number.isNaN(ms)) throw herald('invalidField', { field, value: showValue(value) });
-  return new Date(ms);
-}

@@ -2,7 +2,7 @@ import type { Db } from '../db/db.js';
 import type { Job } from '../shared/jobs.js';
 import type { Clock } from '../util/clock.js';
 import { DAY_MS } from '../util/time.js';
-import { verificationsDeleteExpired } from './verificationSql.js';
+import { rollUpExpired } from './verificationStatistics.js';
 
 const DELETE_BATCH = 1000;
 /**
@@ -11,7 +11,7 @@ const DELETE_BATCH = 1000;
  */
 export const EXPIRED_KEPT_MS = DAY_MS;
 
-/** Deletes verifications a day after they expired, every 10 minutes. */
+/** Deletes verifications a day after they expired, their figures rolled up for the statistics, every 10 minutes. */
 export function verifyJobs(deps: { db: Db; clock: Clock }): Job[] {
   return [
     {
@@ -19,7 +19,7 @@ export function verifyJobs(deps: { db: Db; clock: Clock }): Job[] {
       everyMs: 600_000,
       run: async () => {
         const before = new Date(deps.clock.now().getTime() - EXPIRED_KEPT_MS);
-        while ((await verificationsDeleteExpired(deps.db, before, DELETE_BATCH)) === DELETE_BATCH);
+        while ((await rollUpExpired(deps.db, before, DELETE_BATCH)) === DELETE_BATCH);
       },
     },
   ];

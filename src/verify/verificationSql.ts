@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/db.js';
+import type { Channel } from '../shared/channels.js';
 
 /** The statements on verifications and verify_keys (this capability owns both tables). */
 
@@ -18,6 +19,8 @@ export interface VerificationRow {
   checks: number;
   state: VerificationState;
   confirmed_at: Date | null;
+  /** The channel of the step the code was confirmed after: the last one that left Herald. */
+  confirmed_channel: Channel | null;
 }
 
 /** The HMAC key of codes: made by the first process that asks (a concurrent one keeps the first), then read. */
@@ -111,31 +114,64 @@ export async function verificationLock(
   return row;
 }
 
-/** Records a check of a locked verification: one more check, and its confirmation when the code was right. */
+/**
+ * Records a check of a locked verification: one more check, and its confirmation (with the channel of the step it
+ * came after) when the code was right.
+ */
 export async function verificationRecordCheck(
   tx: Queryable,
   accountId: number,
   id: string,
-  confirmedAt: Date | null,
+  confirmed: { at: Date; channel: Channel | null } | null,
 ): Promise<void> {
   await tx.query(
     `UPDATE verifications SET checks = checks + 1,
        state = CASE WHEN $3::timestamptz IS NULL THEN state ELSE 'confirmed' END,
-       confirmed_at = coalesce($3::timestamptz, confirmed_at)
+       confirmed_at = coalesce($3::timestamptz, confirmed_at),
+       confirmed_channel = coalesce($4, confirmed_channel)
      WHERE account_id = $1 AND id = $2`,
-    [accountId, id, confirmedAt],
+    [accountId, id, confirmed?.at ?? null, confirmed?.channel ?? null],
   );
 }
 
-/** Deletes verifications that expired before `before`: up to `limit`; returns how many. */
-export async function verificationsDeleteExpired(db: Queryable, before: Date, limit: number): Promise<number> {
-  const rows = await db.query<{ id: string }>(
+/** What the statistics read of a code. */
+export type VerificationFigures = Pick<
+  VerificationRow,
+  'account_id' | 'id' | 'gateway_id' | 'created_at' | 'state' | 'confirmed_channel'
+>;
+const FIGURE_COLUMNS = 'account_id, id, gateway_id, created_at, state, confirmed_channel';
+
+/** The account's codes sent in [from, to), of one verifier or all. */
+export async function verificationsSentBetween(
+  db: Queryable,
+  accountId: number,
+  range: { from: Date; to: Date; gatewayId: string | null },
+): Promise<VerificationFigures[]> {
+  return db.query<VerificationFigures>(
+    `SELECT ${FIGURE_COLUMNS} FROM verifications
+     WHERE account_id = $1 AND created_at >= $2 AND created_at < $3 AND ($4::text IS NULL OR gateway_id = $4)`,
+    [accountId, range.from, range.to, range.gatewayId],
+  );
+}
+
+/**
+ * Deletes verifications that expired before `before`, up to `limit`, and returns them (their figures are rolled up
+ * in the same transaction). Rows another worker is deleting are skipped.
+ */
+export async function verificationsTakeExpired(
+  tx: Queryable,
+  before: Date,
+  limit: number,
+): Promise<VerificationFigures[]> {
+  return tx.query<VerificationFigures>(
     `DELETE FROM verifications v USING (
        SELECT account_id, id FROM verifications WHERE expires_at < $1 ORDER BY expires_at LIMIT $2
+       FOR UPDATE SKIP LOCKED
      ) old
      WHERE v.account_id = old.account_id AND v.id = old.id
-     RETURNING v.id`,
+     RETURNING ${FIGURE_COLUMNS.split(', ')
+       .map((c) => `v.${c}`)
+       .join(', ')}`,
     [before, limit],
   );
-  return rows.length;
 }

@@ -5,7 +5,7 @@ import type { Queryable } from '../db/db.js';
 import { herald } from '../errors/catalogue.js';
 import type { Principal } from '../http/auth.js';
 import { conversionUpsert } from '../conversions/index.js';
-import { DELIVERY_ERRORS, messageCascadeSteps, messageStop, senderOf } from '../messages/index.js';
+import { DELIVERY_ERRORS, messageCascadeSteps, type MessageRow, messageStop, senderOf } from '../messages/index.js';
 import { type Channel, enabledChannels } from '../shared/channels.js';
 import {
   verificationInsert,
@@ -148,10 +148,18 @@ export async function checkCode(
     const right = codes.matches(row.id, request.code, row.code_hmac);
     if (row.state === 'confirmed') return right ? 'CONFIRMED' : 'WRONG_CODE';
     if (row.checks >= row.max_checks) return 'EXPIRED';
-    await verificationRecordCheck(tx, accountId, row.id, right ? now : null);
-    if (!right) return 'WRONG_CODE';
+    if (!right) {
+      await verificationRecordCheck(tx, accountId, row.id, null);
+      return 'WRONG_CODE';
+    }
     await stopWorkflows(tx, accountId, [row.id], now);
-    await recordFlashcallConversions(tx, accountId, row.id, now);
+    const steps = await messageCascadeSteps(tx, accountId, row.id);
+    // Sent: what left Herald (steps stopped by this confirmation end unsent).
+    const sent = steps.filter((m) => m.status !== 'unsent');
+    // The code came through the last step that left Herald (the first, if none did: a guess, or a fast reader).
+    const channel = (sent.at(-1) ?? steps[0])?.channel_type ?? null;
+    await verificationRecordCheck(tx, accountId, row.id, { at: now, channel });
+    await recordFlashcallConversions(tx, accountId, sent, now);
     return 'CONFIRMED';
   });
 }
@@ -161,10 +169,13 @@ export async function checkCode(
  * report them (POST /api/v1/flashcall-conversion): the carrier's FLASHCALL quality depends on them (spec 3). A call
  * that was not delivered, or never placed, verified nothing.
  */
-async function recordFlashcallConversions(tx: Queryable, accountId: number, id: string, now: Date): Promise<void> {
-  const calls = (await messageCascadeSteps(tx, accountId, id)).filter(
-    (m) => m.channel_type === 'FLASHCALL' && m.status !== 'undelivered' && m.status !== 'unsent',
-  );
+async function recordFlashcallConversions(
+  tx: Queryable,
+  accountId: number,
+  sent: readonly MessageRow[],
+  now: Date,
+): Promise<void> {
+  const calls = sent.filter((m) => m.channel_type === 'FLASHCALL' && m.status !== 'undelivered');
   await conversionUpsert(
     tx,
     accountId,

@@ -4,7 +4,16 @@ import { herald } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../http/auth.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
-import { GatewayIdParam, VerifierCreate, VerifierObject, VerifierUpdate } from './verifierSchemas.js';
+import { statsRange } from '../statistics/index.js';
+import { verificationStatistics } from './verificationStatistics.js';
+import {
+  GatewayIdParam,
+  VerificationStatisticsObject,
+  VerificationStatisticsQuery,
+  VerifierCreate,
+  VerifierObject,
+  VerifierUpdate,
+} from './verifierSchemas.js';
 import {
   verifierCount,
   verifierDelete,
@@ -75,6 +84,32 @@ export const verifierRoutes: Routes = (app, ctx) => {
       },
     },
     async (request) => ({ items: (await verifierList(ctx.db, principalOf(request).accountId)).map(verifierToApi) }),
+  );
+
+  app.get(
+    '/api/v1/verifiers/statistics',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: 'Codes sent in [from, to): sends, confirmations and conversion rate per verifier and per channel',
+        description:
+          "A verifier's sends are its codes, confirmations the codes confirmed; a channel's sends are the workflow " +
+          'steps that left Herald on it, its confirmations the codes confirmed after a step of it (the last step ' +
+          'sent before the check). Codes deleted a day after they expired are counted by the hour they were sent ' +
+          'in (the hour must begin in [from, to)). Every verifier of the account is listed, and a deleted one ' +
+          'with figures (name null).',
+        security,
+        querystring: VerificationStatisticsQuery,
+        response: { 200: VerificationStatisticsObject, ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (request) => {
+      const { from, to } = statsRange(request.query, ctx.clock.now());
+      const gatewayId = request.query.gatewayId ?? null;
+      const figures = await verificationStatistics(ctx.db, principalOf(request).accountId, { from, to, gatewayId });
+      return { from: from.toISOString(), to: to.toISOString(), ...figures };
+    },
   );
 
   app.get(

@@ -83,3 +83,34 @@ export const GatewayIdParam = Type.Object({ gatewayId: Type.String({ maxLength: 
 export type VerifierCreateJson = Static<typeof VerifierCreate>;
 export type VerifierUpdateJson = Static<typeof VerifierUpdate>;
 export type VerifierJson = Static<typeof VerifierObject>;
+
+const conversionFields = {
+  sends: Type.Integer(),
+  confirmations: Type.Integer(),
+  conversionRate: Type.Union([Type.Number(), Type.Null()], { description: 'confirmations / sends, 4 decimals' }),
+};
+const ChannelConversion = Type.Object({ channelType: Type.Enum(CHANNELS), ...conversionFields });
+
+export const VerificationStatisticsQuery = Type.Object(
+  {
+    from: Type.Optional(Type.String({ description: 'YYYY-MM-DD (UTC midnight) or ISO 8601; default to - 30 days' })),
+    to: Type.Optional(Type.String({ description: 'YYYY-MM-DD (UTC midnight) or ISO 8601; default now' })),
+    gatewayId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'one verifier only' })),
+  },
+  { additionalProperties: false },
+);
+
+export const VerificationStatisticsObject = Type.Object({
+  from: Type.String(),
+  to: Type.String(),
+  verifiers: Type.Array(
+    Type.Object({
+      gatewayId: Type.String(),
+      name: Type.Union([Type.String(), Type.Null()], { description: 'null for a verifier deleted since' }),
+      ...conversionFields,
+      channels: Type.Array(ChannelConversion),
+    }),
+  ),
+  channels: Type.Array(ChannelConversion),
+  total: Type.Object(conversionFields),
+});

@@ -1,27 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestHerald } from '../helpers/testHerald.js';
+import { FLASHCALL, SMS, type VerifyClient, verifyHarness, VOICECODE } from '../helpers/verify.js';
 import { waitFor } from '../helpers/waitFor.js';
-
-const SMS = { channelType: 'SMS', senderName: 'Shop', timeout: 60 };
-const FLASHCALL = { channelType: 'FLASHCALL', senderName: 'any', timeout: 30 };
-const VOICECODE = { channelType: 'VOICECODE', senderName: 'voicecode', timeout: 60 };
-
-interface StepRow {
-  cascade_step: number;
-  channel_type: string;
-  status: string;
-  content: unknown;
-  traffic_type: string;
-}
-
-/** A client of verification: an account of its own with a verify token (TOKEN_3) and a verifier. */
-interface Client {
-  readonly accountId: number;
-  readonly traffic: string;
-  readonly verify: string;
-  readonly gatewayId: string;
-}
 
 /**
  * Sending and checking codes through the real pipeline (DESIGN 16): the SMSC simulator over SMPP for SMS, the
@@ -37,55 +18,10 @@ describe.each(ENGINES)('verification (%s)', (engine) => {
   });
   afterAll(async () => t?.close());
 
-  const client = async (verifier: Record<string, unknown>): Promise<Client> => {
-    const account = await t.createAccount({ senderNames: [['SMS', 'Shop']] });
-    const token = await t.admin('POST', `/admin/v1/accounts/${account.id}/tokens`, { type: 'verify' });
-    const made = await t.call('POST', '/api/v1/verifiers', {
-      token: account.system,
-      body: { name: 'Sign-in', brand: 'Shop', ...verifier },
-    });
-    expect(made.status, JSON.stringify(made.body)).toBe(201);
-    return {
-      accountId: account.id,
-      traffic: account.traffic,
-      verify: token.body.token,
-      gatewayId: made.body.gatewayId,
-    };
-  };
-  const send = async (c: Client, destination: string, extra: Record<string, unknown> = {}) => {
-    // A clock moved far ahead by an earlier test may have made the SMSC session look dead: it binds again in real
-    // time, while a message retried meanwhile would wait for a test clock that stands still.
-    await waitFor(() => t.herald.connectors.every((connector) => connector.state().available));
-    return t.call('POST', '/api/v1/verifier/send', {
-      token: c.verify,
-      body: { gatewayId: c.gatewayId, destination, ...extra },
-    });
-  };
-  const sent = async (c: Client, destination: string): Promise<string> => {
-    const reply = await send(c, destination);
-    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-    return reply.body.uuid;
-  };
-  const check = async (c: Client, uuid: string, code: string): Promise<string> => {
-    const reply = await t.call('POST', '/api/v1/verifier/check', { token: c.verify, body: { uuid, code } });
-    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-    return reply.body.status;
-  };
-  const steps = (uuid: string): Promise<StepRow[]> =>
-    t.testDb.db.query<StepRow>(
-      `SELECT cascade_step, channel_type, status, content, traffic_type FROM messages
-       WHERE cascade_id = $1 ORDER BY cascade_step`,
-      [uuid],
-    );
-  const cascade = async (c: Client, uuid: string) =>
+  const { client, send, sent, check, steps, codeOf } = verifyHarness(() => t);
+  const cascade = async (c: VerifyClient, uuid: string) =>
     (await t.call('GET', `/api/v1/message/cascade/${uuid}`, { token: c.traffic })).body;
-  /** The code as the person got it: the digits at the end of the first step's text. */
-  const codeOf = async (uuid: string): Promise<string> => {
-    const [first] = await steps(uuid);
-    const text = typeof first!.content === 'string' ? first!.content : (first!.content as { text: string }).text;
-    return /(\d+)\.?$/.exec(text)![1]!;
-  };
-  const conversions = (c: Client) =>
+  const conversions = (c: VerifyClient) =>
     t.testDb.db.query('SELECT message_id, result FROM flashcall_conversions WHERE account_id = $1', [c.accountId]);
   const timeouts = () => t.herald.jobs!.run('cascade-step-timeouts');
 

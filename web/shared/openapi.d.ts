@@ -1740,6 +1740,113 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/verifiers/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Codes sent in [from, to): sends, confirmations and conversion rate per verifier and per channel
+         * @description A verifier's sends are its codes, confirmations the codes confirmed; a channel's sends are the workflow steps that left Herald on it, its confirmations the codes confirmed after a step of it (the last step sent before the check). Codes deleted a day after they expired are counted by the hour they were sent in (the hour must begin in [from, to)). Every verifier of the account is listed, and a deleted one with figures (name null).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description YYYY-MM-DD (UTC midnight) or ISO 8601; default to - 30 days */
+                    from?: string;
+                    /** @description YYYY-MM-DD (UTC midnight) or ISO 8601; default now */
+                    to?: string;
+                    /** @description one verifier only */
+                    gatewayId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            from: string;
+                            to: string;
+                            verifiers: {
+                                gatewayId: string;
+                                /** @description null for a verifier deleted since */
+                                name: string | null;
+                                sends: number;
+                                confirmations: number;
+                                /** @description confirmations / sends, 4 decimals */
+                                conversionRate: number | null;
+                                channels: {
+                                    /** @enum {unknown} */
+                                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                    sends: number;
+                                    confirmations: number;
+                                    /** @description confirmations / sends, 4 decimals */
+                                    conversionRate: number | null;
+                                }[];
+                            }[];
+                            channels: {
+                                /** @enum {unknown} */
+                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                sends: number;
+                                confirmations: number;
+                                /** @description confirmations / sends, 4 decimals */
+                                conversionRate: number | null;
+                            }[];
+                            total: {
+                                sends: number;
+                                confirmations: number;
+                                /** @description confirmations / sends, 4 decimals */
+                                conversionRate: number | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/verifiers/{gatewayId}": {
         parameters: {
             query?: never;
