@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
+import type { Pool } from 'undici';
 
 /** The PostgreSQL server benchmarks run on: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else the local one. */
 export const BENCH_DATABASE_URL =
@@ -208,4 +209,29 @@ export function watchCpu(pid: number): { stop(): CpuUse } {
       };
     },
   };
+}
+
+/**
+ * A JSON caller over an undici pool: sends `body` as JSON with the given Authorization, returns the parsed answer,
+ * and throws on a status of 300 or more.
+ */
+export function jsonCaller(http: {
+  request: Pool['request'];
+}): (auth: string, method: string, p: string, body?: unknown) => Promise<any> {
+  return async (auth, method, p, body) => {
+    const response = await http.request({
+      method: method as 'POST',
+      path: p,
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const answer = await response.body.json();
+    if (response.statusCode >= 300) throw new Error(`${method} ${p}: ${response.statusCode} ${JSON.stringify(answer)}`);
+    return answer;
+  };
+}
+
+/** The output of `uptime` (load averages), as the benchmarks print it. */
+export function uptime(): string {
+  return execFileSync('uptime', { encoding: 'utf8' }).trim();
 }

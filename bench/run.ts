@@ -9,6 +9,7 @@ import { benchList } from './list.js';
 import { benchPriority } from './priority.js';
 import { benchSmpp } from './smpp.js';
 import { benchStatistics } from './statistics.js';
+import { benchVerify } from './verify.js';
 import {
   type BenchFigure,
   createBenchSchema,
@@ -21,10 +22,11 @@ import {
 /**
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
- * (ingest,e2e,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,dispatch),
+ * (ingest,e2e,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,dispatch,verify),
  * BENCH_SOAK_MESSAGES, BENCH_STATS_MESSAGES, BENCH_LIST_MESSAGES, BENCH_CASCADES, BENCH_PRIORITY_PROMOS,
  * BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES, BENCH_SMPP_BARE_MESSAGES, BENCH_SMPP_MAX_SECONDS,
- * BENCH_DISPATCH_MESSAGES, BENCH_DISPATCH_PER_MINUTE, BENCH_DISPATCH_SLICE_SECONDS, BENCH_DATABASE_URL.
+ * BENCH_DISPATCH_MESSAGES, BENCH_DISPATCH_PER_MINUTE, BENCH_DISPATCH_SLICE_SECONDS, BENCH_VERIFY_COUNT,
+ * BENCH_DATABASE_URL.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const clients = Number(process.env.BENCH_CLIENTS ?? 4);
@@ -157,6 +159,14 @@ if (wanted('priority')) {
   process.stdout.write(`priority: AUTHORIZE codes idle, then behind ${promos} PROMO messages of a dispatch...\n`);
   const split = process.env.BENCH_PRIORITY_SPLIT === 'true';
   await inSchema((schema) => benchPriority({ schema, promos, seconds: codeSeconds, clients, split }));
+}
+
+if (wanted('verify')) {
+  const count = Number(process.env.BENCH_VERIFY_COUNT ?? 20_000);
+  process.stdout.write(
+    `verify: ${count} verifications (send, then check) against ${count} plain one-message sends...\n`,
+  );
+  await inSchema((schema) => benchVerify({ schema, count, clients }));
 }
 
 process.stdout.write(`\n${renderTable(figures)}\n`);

@@ -95,7 +95,7 @@ export function apiClient(auth: () => string | undefined): ApiClient {
   const call =
     <M extends Method>(method: M): Call<M> =>
     (path, ...[options]) => {
-      const { params, query, body, signal } = (options ?? {}) as {
+      const { params, query, body, signal } = ((options as unknown) ?? {}) as {
         params?: Record<string, string | number>;
         query?: Record<string, Text>;
         body?: unknown;
