@@ -195,6 +195,7 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
       ['Statistics', 'Statistics'],
       ['API keys', 'API keys'],
       ['Inbounds', 'Inbounds'],
+      ['Verifiers', 'Verifiers'],
       ['Sender names', 'Sender names'],
       ['Messages', 'Messages'],
     ] as const) {

@@ -16,6 +16,7 @@ import { SenderNames } from './pages/SenderNames.js';
 import { SignIn } from './pages/SignIn.js';
 import { Statistics } from './pages/Statistics.js';
 import { Templates } from './pages/Templates.js';
+import { Verifiers } from './pages/Verifiers.js';
 import { loadSession, type Session, setCurrentSession } from './session.js';
 
 export const BASE = '/app';
@@ -28,6 +29,7 @@ const NAV: readonly NavItem[] = [
   { href: `${BASE}/sender-names`, label: 'Sender names' },
   { href: `${BASE}/templates`, label: 'Templates' },
   { href: `${BASE}/inbounds`, label: 'Inbounds' },
+  { href: `${BASE}/verifiers`, label: 'Verifiers' },
   { href: `${BASE}/statistics`, label: 'Statistics' },
   { href: `${BASE}/api-keys`, label: 'API keys' },
 ];
@@ -102,6 +104,7 @@ function Pages() {
       <Route path={`${BASE}/sender-names`} component={SenderNames} />
       <Route path={`${BASE}/templates`} component={Templates} />
       <Route path={`${BASE}/inbounds`} component={Inbounds} />
+      <Route path={`${BASE}/verifiers`} component={Verifiers} />
       <Route path={`${BASE}/statistics`} component={Statistics} />
       <Route path={`${BASE}/api-keys`} component={ApiKeys} />
     </Routes>

@@ -16,3 +16,8 @@ export type InboundRule = Item<Answer<'/api/v1/inbound-rules', 'get'>>;
 /** GET /api/v1/statistics: groups, each with its counts, and their total. */
 export type Statistics = Answer<'/api/v1/statistics', 'get'>;
 export type StatisticsGroup = Statistics['total'];
+
+/** GET /api/v1/verifiers: a verifier (DESIGN 16), how one-time codes are made and sent. */
+export type Verifier = Item<Answer<'/api/v1/verifiers', 'get'>>;
+/** GET /api/v1/verifiers/statistics: sends, confirmations and conversion per verifier and channel. */
+export type VerificationStatistics = Answer<'/api/v1/verifiers/statistics', 'get'>;

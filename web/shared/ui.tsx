@@ -161,11 +161,14 @@ interface InputProps {
   value: string;
   onValue: (value: string) => void;
   hint?: string;
+  /** What is wrong with the value (the API's words), shown under the field and announced with it. */
+  error?: string | undefined;
   type?: 'text' | 'password' | 'number' | 'date' | 'datetime-local' | 'url' | 'email' | 'tel' | 'search';
   required?: boolean;
   maxLength?: number;
   minLength?: number;
   min?: string;
+  max?: string;
   step?: string;
   pattern?: string;
   inputMode?: 'text' | 'tel' | 'numeric' | 'decimal' | 'email' | 'url' | 'search';
@@ -174,7 +177,7 @@ interface InputProps {
 }
 
 /** A labelled text input (or date, number, password...). */
-export function TextField({ label, value, onValue, hint, inputRef, type = 'text', ...rest }: InputProps) {
+export function TextField({ label, value, onValue, hint, error, inputRef, type = 'text', ...rest }: InputProps) {
   const id = useId();
   // Preact's input attributes are a union per `type`; this one component serves several types.
   const inputProps = {
@@ -184,18 +187,38 @@ export function TextField({ label, value, onValue, hint, inputRef, type = 'text'
     type,
     value,
     onInput: (e: Event) => onValue((e.currentTarget as HTMLInputElement).value),
-    'aria-describedby': hint ? `${id}-hint` : undefined,
+    ...errorAttributes(id, hint, error),
   } as unknown as InputHTMLAttributes<HTMLInputElement>;
   return (
     <div class="field">
       <label for={id}>{label}</label>
       <input {...inputProps} />
+      <FieldNotes id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+/** aria-describedby (the hint, the error) and aria-invalid of a field's control. */
+function errorAttributes(id: string, hint: string | undefined, error: string | undefined) {
+  const describedBy = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return { 'aria-describedby': describedBy || undefined, 'aria-invalid': error ? true : undefined };
+}
+
+/** A field's hint and error lines, referred to by its control's aria-describedby. */
+function FieldNotes({ id, hint, error }: { id: string; hint?: string | undefined; error?: string | undefined }) {
+  return (
+    <>
       {hint && (
         <small id={`${id}-hint`} class="hint">
           {hint}
         </small>
       )}
-    </div>
+      {error && (
+        <small id={`${id}-error`} class="field-error">
+          {error}
+        </small>
+      )}
+    </>
   );
 }
 
@@ -244,6 +267,7 @@ export function SelectField<V extends string>({
   options,
   required,
   disabled,
+  error,
 }: {
   label: string;
   value: V;
@@ -251,6 +275,8 @@ export function SelectField<V extends string>({
   options: readonly Option<V>[];
   required?: boolean;
   disabled?: boolean;
+  /** What is wrong with the value (the API's words), shown under the field and announced with it. */
+  error?: string | undefined;
 }) {
   const id = useId();
   return (
@@ -262,6 +288,7 @@ export function SelectField<V extends string>({
         onChange={(e) => onValue(e.currentTarget.value as V)}
         required={required}
         disabled={disabled}
+        {...errorAttributes(id, undefined, error)}
       >
         {options.map((o) => {
           const { value: v, label: l } = typeof o === 'string' ? { value: o, label: o } : o;
@@ -272,6 +299,7 @@ export function SelectField<V extends string>({
           );
         })}
       </select>
+      <FieldNotes id={id} error={error} />
     </div>
   );
 }

@@ -6,6 +6,7 @@ import { AsyncState, ListTable, Page, SelectField, TextField, useAsync } from '.
 import { system } from '../session.js';
 import type { StatisticsGroup } from '../types.js';
 import { fillDays } from './Dashboard.js';
+import { VerificationStatistics } from './VerificationStatistics.js';
 
 const GROUP_BY = [
   { value: 'day', label: 'Day' },
@@ -191,6 +192,7 @@ export function Statistics() {
           />
         </>
       )}
+      <VerificationStatistics from={query.from} to={query.to ? nextDay(query.to) : undefined} />
     </Page>
   );
 }
