@@ -149,7 +149,8 @@ export async function benchVerify(options: VerifyBenchOptions): Promise<BenchFig
         `verification sends: ${sendRate.toFixed(0)}/s (p50 ${p(sendRun.latencies, 50).toFixed(1)} ms, ` +
         `p99 ${p(sendRun.latencies, 99).toFixed(1)} ms) = ${share.toFixed(0)} % of plain ` +
         `(target >= ${TARGET_SHARE} %)\n  checks: ${(toCheck.length / checkRun.seconds).toFixed(0)}/s, ` +
-        `p50 ${p(checkRun.latencies, 50).toFixed(1)} ms, p99 ${p(checkRun.latencies, 99).toFixed(1)} ms, all ${toCheck.length} CONFIRMED\n  load after: ${load}\n`,
+        `p50 ${p(checkRun.latencies, 50).toFixed(1)} ms, p99 ${p(checkRun.latencies, 99).toFixed(1)} ms, ` +
+        `all ${toCheck.length} CONFIRMED\n  load after: ${load}\n`,
     );
     return [
       { name: 'verify: plain one-message sends', value: plainRate, unit: 'msg/s', note: `${options.clients} clients` },
