@@ -1,10 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { Pool } from 'undici';
-import { startEmbeddedSimulators } from '../src/simulators/embeddedSimulators.js';
-import { type BenchFigure, type BenchSchema, createBenchSchema, startHeraldProcess, watchCpu } from './lib.js';
+import {
+  type BenchFigure,
+  type BenchSchema,
+  createBenchSchema,
+  startHeraldProcess,
+  startSmsSimulators,
+  watchCpu,
+} from './lib.js';
 
 export interface DispatchBenchOptions {
   /** Messages added to the dispatch (and posted as plain messages, for the comparison). */
@@ -52,17 +56,7 @@ export async function benchDispatch(options: DispatchBenchOptions): Promise<Benc
   );
 
   const schema = await createBenchSchema();
-  const simulators = await startEmbeddedSimulators({ delayMs: 20, window: 1000, mps: 100_000 });
-  simulators.providers.recordRequests(false);
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'herald-bench-'));
-  const configPath = path.join(dir, 'herald.json');
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      connectors: simulators.configFile.connectors.filter((c) => c.type === 'smpp'),
-      routes: simulators.configFile.routes.filter((r) => r.channel === 'SMS'),
-    }),
-  );
+  const { simulators, configPath } = await startSmsSimulators();
   const env = { ...heraldEnv(schema), HERALD_CONFIG: configPath };
   const api = await startHeraldProcess('api', env);
   let worker: Awaited<ReturnType<typeof startHeraldProcess>> | undefined;

@@ -1,10 +1,12 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import type { Pool } from 'undici';
+import { type EmbeddedSimulators, startEmbeddedSimulators } from '../src/simulators/embeddedSimulators.js';
 
 /** The PostgreSQL server benchmarks run on: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else the local one. */
 export const BENCH_DATABASE_URL =
@@ -234,4 +236,23 @@ export function jsonCaller(http: {
 /** The output of `uptime` (load averages), as the benchmarks print it. */
 export function uptime(): string {
   return execFileSync('uptime', { encoding: 'utf8' }).trim();
+}
+
+/**
+ * The carrier simulators in this process (receipts after 20 ms, window 1000, no rate limit; the providers' requests
+ * not kept), and a Herald config file that sends SMS only, to the SMSC simulator over SMPP.
+ */
+export async function startSmsSimulators(): Promise<{ simulators: EmbeddedSimulators; configPath: string }> {
+  const simulators = await startEmbeddedSimulators({ delayMs: 20, window: 1000, mps: 100_000 });
+  simulators.providers.recordRequests(false);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'herald-bench-'));
+  const configPath = path.join(dir, 'herald.json');
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      connectors: simulators.configFile.connectors.filter((c) => c.type === 'smpp'),
+      routes: simulators.configFile.routes.filter((r) => r.channel === 'SMS'),
+    }),
+  );
+  return { simulators, configPath };
 }

@@ -1,9 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import path from 'node:path';
+import { loadavg } from 'node:os';
 import { Pool } from 'undici';
-import { startEmbeddedSimulators } from '../src/simulators/embeddedSimulators.js';
-import { type BenchFigure, type BenchSchema, percentile, startHeraldProcess } from './lib.js';
+import { type BenchFigure, type BenchSchema, percentile, startHeraldProcess, startSmsSimulators } from './lib.js';
 
 export interface PriorityOptions {
   readonly schema: BenchSchema;
@@ -37,18 +34,8 @@ const RAMP_MS = 5000;
  * 1000, of which 20 % is kept for urgent messages.
  */
 export async function benchPriority(options: PriorityOptions): Promise<BenchFigure[]> {
-  const simulators = await startEmbeddedSimulators({ delayMs: 20, window: 1000, mps: 100_000 });
+  const { simulators, configPath } = await startSmsSimulators();
   simulators.smsc.recordSubmissions((destination) => destination.startsWith(CODE_PREFIX));
-  simulators.providers.recordRequests(false);
-  const dir = mkdtempSync(path.join(tmpdir(), 'herald-bench-'));
-  const configPath = path.join(dir, 'herald.json');
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      connectors: simulators.configFile.connectors.filter((c) => c.type === 'smpp'),
-      routes: simulators.configFile.routes.filter((r) => r.channel === 'SMS'),
-    }),
-  );
   const env = {
     DATABASE_URL: options.schema.url,
     HERALD_ADMIN_TOKEN: ADMIN_TOKEN,

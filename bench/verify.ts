@@ -1,9 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Pool } from 'undici';
-import { startEmbeddedSimulators } from '../src/simulators/embeddedSimulators.js';
-import { type BenchFigure, type BenchSchema, jsonCaller, percentile, startHeraldProcess, uptime } from './lib.js';
+import {
+  type BenchFigure,
+  type BenchSchema,
+  jsonCaller,
+  percentile,
+  startHeraldProcess,
+  startSmsSimulators,
+  uptime,
+} from './lib.js';
 
 export interface VerifyBenchOptions {
   readonly schema: BenchSchema;
@@ -33,18 +37,8 @@ const WARM_UP = 300;
  * sends per second, their ratio (target >= 50 %), check latency p50 and p99 (from the request to its answer).
  */
 export async function benchVerify(options: VerifyBenchOptions): Promise<BenchFigure[]> {
-  const simulators = await startEmbeddedSimulators({ delayMs: 20, window: 1000, mps: 100_000 });
+  const { simulators, configPath } = await startSmsSimulators();
   simulators.smsc.recordSubmissions((destination) => destination.startsWith(CODE_PREFIX));
-  simulators.providers.recordRequests(false);
-  const dir = mkdtempSync(path.join(tmpdir(), 'herald-bench-'));
-  const configPath = path.join(dir, 'herald.json');
-  writeFileSync(
-    configPath,
-    JSON.stringify({
-      connectors: simulators.configFile.connectors.filter((c) => c.type === 'smpp'),
-      routes: simulators.configFile.routes.filter((r) => r.channel === 'SMS'),
-    }),
-  );
   const herald = await startHeraldProcess('all', {
     DATABASE_URL: options.schema.url,
     HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -68,6 +62,8 @@ export async function benchVerify(options: VerifyBenchOptions): Promise<BenchFig
     const verifier = await call(system, 'POST', '/api/v1/verifiers', {
       name: 'bench',
       brand: SENDER,
+      // The longest lifetime: the first codes are checked only once every code is sent, minutes later.
+      codeTtl: 3600,
       workflow: [{ channelType: 'SMS', senderName: SENDER, timeout: 60 }],
     });
 

@@ -1,6 +1,9 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { TestClock } from './clock.js';
+import type { Engine } from './engines.js';
+import { startTestHerald, type TestHerald } from './testHerald.js';
 
 /** Debian's Chromium (`apt-get install -y chromium`; .ci/run installs it): never a browser downloaded by a tool. */
 export const CHROMIUM = process.env.HERALD_TEST_CHROMIUM ?? '/usr/bin/chromium';
@@ -41,4 +44,39 @@ export async function signInToConsole(browser: Browser, url: string, adminToken:
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Accounts', exact: true }).waitFor();
   return page;
+}
+
+/** A page of the personal account at `url`, signed in with a system token (TOKEN_2), on its Dashboard. */
+export async function signInToApp(browser: Browser, url: string, systemToken: string): Promise<Page> {
+  const page = await browser.newPage();
+  // A busy machine (one core kept busy beside the suite) took the first page past Playwright's 30 s once.
+  page.setDefaultTimeout(60_000);
+  await page.goto(`${url}/app`);
+  await page.getByLabel('System token').fill(systemToken);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+  return page;
+}
+
+/**
+ * A Herald that runs the whole pipeline against the carrier simulators (receipts after 20 ms) on a clock that flows
+ * from the real now, since pages count their days and offer sender names by the browser's clock, and a browser;
+ * `close` ends both.
+ */
+export async function startBrowserHerald(
+  engine: Engine,
+): Promise<{ t: TestHerald; browser: Browser; close(): Promise<void> }> {
+  const t = await startTestHerald(engine, {
+    delivery: { delayMs: 20 },
+    clock: new TestClock(new Date(), { flowing: true }),
+  });
+  const browser = await launchBrowser();
+  return {
+    t,
+    browser,
+    async close() {
+      await browser.close();
+      await t.close();
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot, signInToConsole, unlabelledControls } from '../helpers/browser.js';
+import { launchBrowser, screenshot, signInToApp, signInToConsole, unlabelledControls } from '../helpers/browser.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 import { Receiver } from '../helpers/receiver.js';
@@ -37,14 +37,7 @@ describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
     await receiver?.stop();
   });
 
-  const appPage = async (): Promise<Page> => {
-    const page = await browser.newPage();
-    await page.goto(`${t.url}/app`);
-    await page.getByLabel('System token').fill(account.system);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
-    return page;
-  };
+  const appPage = (): Promise<Page> => signInToApp(browser, t.url, account.system);
   const consolePage = (): Promise<Page> => signInToConsole(browser, t.url, ADMIN_TOKEN);
   const nav = (page: Page, name: string) =>
     page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });

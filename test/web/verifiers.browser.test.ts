@@ -1,41 +1,25 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot, unlabelledControls } from '../helpers/browser.js';
-import { TestClock } from '../helpers/clock.js';
+import { screenshot, signInToApp, startBrowserHerald, unlabelledControls } from '../helpers/browser.js';
 import { ENGINES } from '../helpers/engines.js';
-import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import type { TestAccount, TestHerald } from '../helpers/testHerald.js';
 import { verifyHarness } from '../helpers/verify.js';
 import { waitFor } from '../helpers/waitFor.js';
 
 // The Verifiers page and the Statistics page's verification section, in Debian's Chromium: names as docs/web.md
-// lists them.
+// lists them. The Statistics page's range is the browser's last 30 days: Herald's clock runs from the real now.
 describe.each(ENGINES)('verifiers in the web pages (%s)', (engine) => {
   let t: TestHerald;
   let browser: Browser;
   let account: TestAccount;
+  let close: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    t = await startTestHerald(engine, {
-      delivery: { delayMs: 20 },
-      // The Statistics page's range is the browser's last 30 days: Herald's clock runs from the real now.
-      clock: new TestClock(new Date(), { flowing: true }),
-    });
-    browser = await launchBrowser();
+    ({ t, browser, close } = await startBrowserHerald(engine));
     account = await t.createAccount({ senderNames: [['SMS', 'Shop']] });
   });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  afterAll(async () => close?.());
 
-  const appPage = async (): Promise<Page> => {
-    const page = await browser.newPage();
-    await page.goto(`${t.url}/app`);
-    await page.getByLabel('System token').fill(account.system);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
-    return page;
-  };
   const nav = (page: Page, name: string) =>
     page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
   /** The text of the error line a control points to (aria-describedby), once it is marked invalid. */
@@ -47,7 +31,7 @@ describe.each(ENGINES)('verifiers in the web pages (%s)', (engine) => {
   };
 
   it('a client creates a verifier (the API refusals beside their fields), edits it and deletes it', async () => {
-    const app = await appPage();
+    const app = await signInToApp(browser, t.url, account.system);
     await nav(app, 'Verifiers').click();
     await app.getByRole('heading', { name: 'Verifiers', exact: true }).waitFor();
     await app.getByRole('table', { name: 'Verifiers' }).getByText('No verifiers yet.').waitFor();
@@ -130,10 +114,7 @@ describe.each(ENGINES)('verifiers in the web pages (%s)', (engine) => {
     expect(await check(c, confirmed, await codeOf(confirmed))).toBe('CONFIRMED');
     await sent(c, '79161600020');
 
-    const page = await browser.newPage();
-    await page.goto(`${t.url}/app`);
-    await page.getByLabel('System token').fill(c.system);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    const page = await signInToApp(browser, t.url, c.system);
     await nav(page, 'Statistics').click();
     await page.getByRole('heading', { name: 'Verification' }).waitFor();
     const byVerifier = page.getByRole('table', { name: 'Verification by verifier' });

@@ -59,6 +59,9 @@ export function fieldOf(error: ApiError): string | undefined {
 }
 
 const secondsOf = (n: number) => `${n} s`;
+/** A number input's props for a whole number in [min, max], the API's bounds kept by the browser too. */
+const whole = (min: number, max: number) =>
+  ({ type: 'number', min: String(min), max: String(max), step: '1', inputMode: 'numeric' }) as const;
 const workflowText = (v: Verifier) => v.workflow.map((s) => `${s.channelType} (${secondsOf(s.timeout)})`).join(' → ');
 
 /**
@@ -187,11 +190,7 @@ export function Verifiers() {
           />
           <TextField
             label="Code length"
-            type="number"
-            min="4"
-            max="8"
-            step="1"
-            inputMode="numeric"
+            {...whole(4, 8)}
             value={draft.codeLength}
             onValue={(codeLength) => set({ codeLength })}
             required
@@ -200,11 +199,7 @@ export function Verifiers() {
           />
           <TextField
             label="Code lifetime"
-            type="number"
-            min="60"
-            max="3600"
-            step="1"
-            inputMode="numeric"
+            {...whole(60, 3600)}
             value={draft.codeTtl}
             onValue={(codeTtl) => set({ codeTtl })}
             required
@@ -213,11 +208,7 @@ export function Verifiers() {
           />
           <TextField
             label="Max checks"
-            type="number"
-            min="1"
-            max="10"
-            step="1"
-            inputMode="numeric"
+            {...whole(1, 10)}
             value={draft.maxChecks}
             onValue={(maxChecks) => set({ maxChecks })}
             required
@@ -255,11 +246,7 @@ export function Verifiers() {
               />
               <TextField
                 label="Timeout"
-                type="number"
-                min="30"
-                max="900"
-                step="1"
-                inputMode="numeric"
+                {...whole(30, 900)}
                 value={s.timeout}
                 onValue={(timeout) => setStep(s.key, i, { timeout })}
                 required
