@@ -84,10 +84,11 @@ export function Verifiers() {
   const action = useAction(notice);
   const list = useAsync((signal) => system.get('/api/v1/verifiers', { signal }), []);
 
-  /** Sets fields of the draft and clears their errors. */
+  /** Sets fields of the draft and clears their errors (all the steps' when steps are added or removed). */
   const set = (fields: Partial<Draft>) => {
     setDraft((d) => ({ ...d, ...fields }));
-    setErrors((e) => Object.fromEntries(Object.entries(e).filter(([k]) => !(k in fields))));
+    const cleared = (k: string) => k in fields || ('steps' in fields && (k === 'workflow' || k.startsWith('step.')));
+    setErrors((e) => Object.fromEntries(Object.entries(e).filter(([k]) => !cleared(k))));
   };
   const setStep = (key: number, index: number, fields: Partial<Omit<StepDraft, 'key'>>) => {
     setDraft((d) => ({ ...d, steps: d.steps.map((s) => (s.key === key ? { ...s, ...fields } : s)) }));
