@@ -185,12 +185,17 @@ export async function messageStop(
     cascade_step: number | null;
     given: boolean;
   }>(
-    `WITH given AS (SELECT cascade_id, cascade_step FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[]))
+    // The later steps are looked up through the cascade index, and all ids read by key: an OR with EXISTS here
+    // made the planner scan every message of the account (a check of a code slowed as the account grew).
+    `WITH given AS (SELECT cascade_id, cascade_step FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[])),
+     later AS (
+       SELECT m.id FROM given g
+       JOIN messages m ON m.account_id = $1 AND m.cascade_id = g.cascade_id AND m.cascade_step > g.cascade_step
+     )
      SELECT id, status, (lease_expires_at IS NOT NULL AND lease_expires_at > $3) AS leased, cascade_id, cascade_step,
        id = ANY($2::uuid[]) AS given
-     FROM messages m
-     WHERE account_id = $1 AND (id = ANY($2::uuid[]) OR EXISTS (
-       SELECT 1 FROM given g WHERE g.cascade_id = m.cascade_id AND m.cascade_step > g.cascade_step))
+     FROM messages
+     WHERE account_id = $1 AND id = ANY(ARRAY(SELECT id FROM later) || $2::uuid[])
      ORDER BY id FOR UPDATE`,
     [accountId, ids, now],
   );
