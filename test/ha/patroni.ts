@@ -55,7 +55,8 @@ interface Proc {
 /**
  * The cluster's timing. A crashed primary is failed over at once instead of restarted in place
  * (`primary_start_timeout: 0`); Patroni loops every second; a node lost whole (Patroni with it) is replaced when
- * its leader key expires (`ttl`). HAProxy checks every 500 ms and takes a node out after two failed checks.
+ * its leader key expires (`ttl`). HAProxy checks every 500 ms, takes a node out after two failed checks or one
+ * refused connection, and back after two passed checks.
  */
 const DCS = {
   ttl: 20,
@@ -279,6 +280,9 @@ export async function startPatroniCluster(options: { startTimeoutMs: number }): 
         '  timeout client 30m',
         '  timeout server 30m',
         '  timeout check 2s',
+        // A connection to a node that refuses it is cut at once rather than tried again three times a second
+        // apart: Herald answers 503 at once and its client retries, by then perhaps on the new primary.
+        '  retries 0',
         'listen primary',
         `  bind 127.0.0.1:${haproxyPort}`,
         // Patroni answers GET /primary with 200 only on the leader with PostgreSQL running.
@@ -286,7 +290,10 @@ export async function startPatroniCluster(options: { startTimeoutMs: number }): 
         '  http-check send meth GET uri /primary',
         '  http-check expect status 200',
         // A node marked down loses its sessions at once: no client stays on a server that is no longer primary.
-        '  default-server inter 500ms fall 2 rise 1 on-marked-down shutdown-sessions',
+        // A refused connection marks a node down at once, before its checks fail (its Patroni may still answer
+        // 200 for a second or two after PostgreSQL died).
+        '  default-server inter 500ms fall 2 rise 2 on-marked-down shutdown-sessions' +
+          ' observe layer4 error-limit 1 on-error mark-down',
         ...nodes.map((n) => `  server ${n.name} 127.0.0.1:${n.pgPort} check port ${n.apiPort}`),
         '',
       ].join('\n'),
