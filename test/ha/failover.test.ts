@@ -3,7 +3,7 @@ import { type Cluster, startCluster } from '../helpers/cluster.js';
 import { messageStatusCounts, submissionsByText } from '../helpers/delivery.js';
 import { ENGINES } from '../helpers/engines.js';
 import { call } from '../helpers/http.js';
-import { startLoad } from '../helpers/load.js';
+import { type Load, startLoad } from '../helpers/load.js';
 import { Receiver } from '../helpers/receiver.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { type PatroniCluster, PATRONI_TOOLS, patroniInstalled, startPatroniCluster } from './patroni.js';
@@ -34,6 +34,10 @@ describe.runIf(ON_POSTGRES).each(ROUTES)('failover of the primary under load, th
   let patroni: PatroniCluster | undefined;
   let cluster: Cluster | undefined;
   let receiver: Receiver | undefined;
+  // The test's clients, stopped in afterAll too: a failed test must not leave them sending in the worker.
+  let sending: Load | undefined;
+  let probing = false;
+  let probe: Promise<void> | undefined;
 
   beforeAll(async () => {
     if (!patroniInstalled())
@@ -44,7 +48,12 @@ describe.runIf(ON_POSTGRES).each(ROUTES)('failover of the primary under load, th
   }, 120_000);
 
   afterAll(async () => {
+    // Herald goes first, so that no request of the clients can keep them waiting.
+    probing = false;
+    const stopped = sending?.stop();
     await cluster?.close().catch(() => undefined);
+    await probe;
+    await stopped;
     await receiver?.stop();
     await patroni?.destroy();
   }, 60_000);
@@ -72,6 +81,7 @@ describe.runIf(ON_POSTGRES).each(ROUTES)('failover of the primary under load, th
       pauseMs: 100,
     });
     // Steady state first: sends accepted and callbacks of final statuses arriving.
+    sending = load;
     await waitFor(() => load.accepted.length >= 400 && receiver!.events().length >= 100, { timeoutMs: 60_000 });
 
     const steadyAt = Date.now();
@@ -81,8 +91,8 @@ describe.runIf(ON_POSTGRES).each(ROUTES)('failover of the primary under load, th
 
     // A client that sends one message at a time from the kill on, recording when each answer came and what it was.
     const probes: Probe[] = [];
-    let probing = true;
-    const probe = (async () => {
+    probing = true;
+    probe = (async () => {
       for (let n = 0; probing; n++) {
         const sentAt = Date.now();
         const body = [
