@@ -64,8 +64,10 @@ describe.runIf(ON_POSTGRES).each(ROUTES)('failover of the primary under load, th
       delayMs: 20,
       databaseUrl: route.url(patroni!),
       // A callback POST whose outcome could not be recorded in the gap is sent again when its lease ends (with
-      // its delivery id), and its URL's later events wait behind it: a short lease keeps the test short.
-      env: { HERALD_CALLBACK_ALLOW_PRIVATE: 'true', HERALD_LEASE_SECONDS: '5' },
+      // its delivery id), and its URL's later events wait behind it: a shorter lease than the default 60 s keeps
+      // the test short. Not too short: carrier acceptances written late (the gap, then the writer's back-off of up
+      // to 5 s) must still find their messages leased, or those are sent again (seen with 5 s).
+      env: { HERALD_CALLBACK_ALLOW_PRIVATE: 'true', HERALD_LEASE_SECONDS: '20' },
     });
     const api = await cluster.start('api');
     const worker = await cluster.start('worker');
