@@ -1,4 +1,6 @@
-/** SQLSTATE classes and socket errors that mean "the database cannot be reached now", not "this query is wrong". */
+/**
+ * SQLSTATE classes and socket errors that mean "the primary cannot be reached now", not "this query is wrong".
+ */
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -15,6 +17,9 @@ const UNAVAILABLE_CODES = new Set([
   '08004',
   '08006',
   '53300', // too_many_connections
+  // read_only_sql_transaction: the connection reached a standby, as in a failover while a proxy still passes
+  // connections to the old primary restarted as a standby, or to the new one before its promotion has finished.
+  '25006',
 ]);
 const UNAVAILABLE_MESSAGES =
   /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed/i;

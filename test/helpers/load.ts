@@ -18,7 +18,15 @@ export interface Load {
 export function startLoad(
   url: () => string,
   token: string,
-  options: { tag: string; batchSize: number; concurrency: number; senderName: string; callbackUrl?: string },
+  options: {
+    tag: string;
+    batchSize: number;
+    concurrency: number;
+    senderName: string;
+    callbackUrl?: string;
+    /** A pause after each accepted batch too: a steady load below what the machine can take (default none). */
+    pauseMs?: number;
+  },
 ): Load {
   const load: Load = { accepted: [], outcomes: new Map(), refusals: [], stop: async () => undefined };
   let running = true;
@@ -48,7 +56,8 @@ export function startLoad(
         count('network');
       }
       // A refused or unanswered client backs off a little, as a real one would.
-      if (!answered) await new Promise((resolve) => setTimeout(resolve, 50));
+      const pause = answered ? (options.pauseMs ?? 0) : Math.max(50, options.pauseMs ?? 0);
+      if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
     }
   };
   const clients = Array.from({ length: options.concurrency }, (_, i) => client(i));

@@ -16,14 +16,14 @@ export interface PrivatePostgres {
   destroy(): void;
 }
 
-function binDir(): string {
+export function binDir(): string {
   const root = '/usr/lib/postgresql';
   const versions = readdirSync(root).sort((a, b) => Number(b) - Number(a));
   if (versions.length === 0) throw new Error(`no PostgreSQL binaries under ${root}`);
   return path.join(root, versions[0]!, 'bin');
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
