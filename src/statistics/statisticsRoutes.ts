@@ -65,7 +65,7 @@ export const statisticsRoutes: Routes = (app, ctx) => {
         });
       }
       const groupBy = q.groupBy ?? 'day';
-      const result = await statistics(ctx.db, principalOf(request).accountId, from, to, groupBy, {
+      const result = await statistics(ctx.readDb, principalOf(request).accountId, from, to, groupBy, {
         channelType: q.channelType ?? null,
         senderName: q.senderName ?? null,
         status: q.status ?? null,
