@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,9 @@ import { waitFor } from '../helpers/waitFor.js';
 const STEP_TIMEOUT_MS = 60_000;
 /** A PgBouncer left behind by a crashed test process exits by itself after this. */
 const PGBOUNCER_LIFETIME_S = 900;
+
+/** Debian's package pgbouncer. */
+const PGBOUNCER = '/usr/sbin/pgbouncer';
 
 const AS_ROOT = process.getuid?.() === 0;
 
@@ -145,6 +148,7 @@ export async function startPgBouncer(options: {
   databases: Readonly<Record<string, string>>;
   poolSize: number;
 }): Promise<PgBouncer> {
+  if (!existsSync(PGBOUNCER)) throw new Error(`${PGBOUNCER} is missing: apt-get install pgbouncer (.ci/run does)`);
   const dir = serverDir('herald-pgbouncer-');
   const port = await freePort();
   const ini = path.join(dir, 'pgbouncer.ini');
@@ -174,7 +178,7 @@ export async function startPgBouncer(options: {
     for (const file of ['pgbouncer.ini', 'userlist.txt'])
       chownSync(path.join(dir, file), postgresId('-u'), postgresId('-g'));
   // In the foreground under timeout(1): it ends with the test, or by itself should the test process die.
-  const [command, args] = asServerUser('timeout', [String(PGBOUNCER_LIFETIME_S), '/usr/sbin/pgbouncer', ini]);
+  const [command, args] = asServerUser('timeout', [String(PGBOUNCER_LIFETIME_S), PGBOUNCER, ini]);
   const child: ChildProcess = spawn(command, args, { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let gone = false;
