@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { startPgBouncer } from '../test/ha/servers.js';
 import { benchEndToEnd } from './endToEnd.js';
 import { BENCH_DATABASE_URL, type BenchFigure, type BenchSchema } from './lib.js';
@@ -16,6 +17,7 @@ export async function benchPgBouncer(options: {
   clients: number;
   withSchema: (run: (schema: BenchSchema) => Promise<BenchFigure[]>) => Promise<BenchFigure[]>;
 }): Promise<BenchFigure[]> {
+  const loadAtStart = os.loadavg()[0]!;
   const run = { messages: options.messages, clients: options.clients, delayMs: 20, split: false, callbacks: false };
   const [direct] = await options.withSchema((schema) => benchEndToEnd({ ...run, schema }));
   const [pooled] = await options.withSchema(async (schema) => {
@@ -47,7 +49,8 @@ export async function benchPgBouncer(options: {
       target: { op: '>=', value: TARGET_SHARE * 100 },
       note:
         `${pooled!.value.toFixed(0)} against ${direct!.value.toFixed(0)} msg/s in the same run; PgBouncer ` +
-        `transaction mode, ${SERVER_CONNECTIONS} server connections for Herald's pool of 12`,
+        `transaction mode, ${SERVER_CONNECTIONS} server connections for Herald's pool of 12; 1-min load ` +
+        `${loadAtStart.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end`,
     },
   ];
 }
