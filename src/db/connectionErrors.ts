@@ -14,6 +14,9 @@ const UNAVAILABLE_CODES = new Set([
   '08003',
   '08004',
   '08006',
+  // PgBouncer's own errors (query_wait_timeout: no server connection came free in time; the pooler cannot reach
+  // the server); PostgreSQL itself sends it only for a broken client protocol, which Herald's driver never sends.
+  '08P01',
   '53300', // too_many_connections
 ]);
 const UNAVAILABLE_MESSAGES =

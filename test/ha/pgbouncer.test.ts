@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type Cluster, startCluster } from '../helpers/cluster.js';
 import { submissionsByText, waitAllDelivered } from '../helpers/delivery.js';
 import { ENGINES } from '../helpers/engines.js';
+import { call } from '../helpers/http.js';
 import { startLoad } from '../helpers/load.js';
 import { Receiver } from '../helpers/receiver.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -26,7 +27,7 @@ describe.runIf(ON_POSTGRES)('Herald through PgBouncer in transaction mode', () =
     receiver = undefined;
   });
 
-  it('takes a steady load of sends with callbacks: each message sent once, final once, its callback once', async () => {
+  it('takes steady sends with callbacks (each sent, final and called back once); no server connection: 503 5031', async () => {
     receiver = await new Receiver().start();
     const server = new URL(process.env.TEST_DATABASE_URL!);
     cluster = await startCluster({
@@ -42,6 +43,7 @@ describe.runIf(ON_POSTGRES)('Herald through PgBouncer in transaction mode', () =
               `connect_query='SET search_path = ${testDb.schema}'`,
           },
           poolSize: SERVER_CONNECTIONS,
+          queryWaitTimeoutS: 3,
         });
         return bouncer.url('herald');
       },
@@ -110,6 +112,22 @@ describe.runIf(ON_POSTGRES)('Herald through PgBouncer in transaction mode', () =
         `pgbouncer: ${accepted} accepted, delivered and called back once; ${stats.total_xact_count} transactions ` +
           `of ${clients.length} client connections on ${servers.length} server connections\n`,
       );
+
+      // No server connection to be had (the pool paused, as when every one is busy for too long): PgBouncer fails
+      // the query after query_wait_timeout, and Herald answers 503 5031 as for a database away, never a 500.
+      await admin.query('PAUSE herald');
+      const message = {
+        channelType: 'SMS',
+        senderName: 'Cluster',
+        destination: '79161234560',
+        content: 'while paused',
+      };
+      const during = await call(api.url!, 'POST', '/api/v1/message', { token: account.traffic, body: [message] });
+      expect(during.status).toBe(503);
+      expect(during.body.error.code).toBe(5031);
+      await admin.query('RESUME herald');
+      const after = await call(api.url!, 'POST', '/api/v1/message', { token: account.traffic, body: [message] });
+      expect(after.status).toBe(200);
     } finally {
       await admin.end();
     }

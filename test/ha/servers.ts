@@ -147,6 +147,8 @@ export interface PgBouncer {
 export async function startPgBouncer(options: {
   databases: Readonly<Record<string, string>>;
   poolSize: number;
+  /** How long a client waits for a server connection before PgBouncer fails its query (its default: 120). */
+  queryWaitTimeoutS?: number;
 }): Promise<PgBouncer> {
   if (!existsSync(PGBOUNCER)) throw new Error(`${PGBOUNCER} is missing: apt-get install pgbouncer (.ci/run does)`);
   const dir = serverDir('herald-pgbouncer-');
@@ -169,6 +171,7 @@ export async function startPgBouncer(options: {
       'pool_mode = transaction',
       `default_pool_size = ${options.poolSize}`,
       'max_client_conn = 1000',
+      `query_wait_timeout = ${options.queryWaitTimeoutS ?? 120}`,
       `pidfile = ${pidFile}`,
       `logfile = ${logFile}`,
     ].join('\n') + '\n',
