@@ -27,7 +27,7 @@ describe.runIf(ON_POSTGRES)('Herald through PgBouncer in transaction mode', () =
     receiver = undefined;
   });
 
-  it('takes steady sends with callbacks (each sent, final and called back once); no server connection: 503 5031', async () => {
+  it('takes steady sends with callbacks, each sent, final and called back once; 503 5031 when stalled', async () => {
     receiver = await new Receiver().start();
     const server = new URL(process.env.TEST_DATABASE_URL!);
     cluster = await startCluster({
