@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { startPgBouncer } from '../test/ha/servers.js';
+import { schemaDatabase, startPgBouncer } from '../test/ha/servers.js';
 import { benchEndToEnd } from './endToEnd.js';
 import { BENCH_DATABASE_URL, type BenchFigure, type BenchSchema } from './lib.js';
 
@@ -21,19 +21,13 @@ export async function benchPgBouncer(options: {
   const run = { messages: options.messages, clients: options.clients, delayMs: 20, split: false, callbacks: false };
   const [direct] = await options.withSchema((schema) => benchEndToEnd({ ...run, schema }));
   const [pooled] = await options.withSchema(async (schema) => {
-    const server = new URL(BENCH_DATABASE_URL);
     const bouncer = await startPgBouncer({
-      databases: {
-        herald:
-          `host=${server.hostname} port=${server.port || 5432} dbname=${server.pathname.slice(1)} ` +
-          `connect_query='SET search_path = ${schema.name}'`,
-      },
+      databases: { herald: schemaDatabase(BENCH_DATABASE_URL, schema.name) },
       poolSize: SERVER_CONNECTIONS,
     });
     try {
-      const url = new URL(bouncer.url('herald'));
-      url.username = server.username;
-      return await benchEndToEnd({ ...run, schema, heraldUrl: url.toString() });
+      // As user postgres, trusted on loopback (PgBouncer's auth file knows only it), like the local server.
+      return await benchEndToEnd({ ...run, schema, heraldUrl: bouncer.url('herald') });
     } finally {
       await bouncer.stop();
     }

@@ -126,6 +126,18 @@ async function launch(bin: string, dir: string, data: string): Promise<PostgresS
   };
 }
 
+/**
+ * A PgBouncer database entry for one schema of a PostgreSQL server (`url`): its server connections put the schema on
+ * their search path (connect_query), as clients of a transaction pooler cannot (PgBouncer refuses `options`).
+ */
+export function schemaDatabase(url: string, schema: string): string {
+  const server = new URL(url);
+  return (
+    `host=${server.hostname} port=${server.port || 5432} dbname=${server.pathname.slice(1)} ` +
+    `connect_query='SET search_path = ${schema}'`
+  );
+}
+
 /** A PgBouncer of the test's own. */
 export interface PgBouncer {
   readonly port: number;
