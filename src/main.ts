@@ -157,8 +157,12 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
   const clock = options.clock ?? systemClock;
   const db = options.db ?? (await openDb(config, (error) => log.warn({ err: error }, 'database connection lost')));
   const ownsDb = options.db === undefined;
+  // Only the API reads from the replica: a worker opens no pool to it.
   const replica =
-    options.readDb ?? openReadDb(config, (error) => log.warn({ err: error }, 'read replica connection lost'));
+    options.readDb ??
+    (role === 'worker'
+      ? undefined
+      : openReadDb(config, (error) => log.warn({ err: error }, 'read replica connection lost')));
   const ownsReplica = options.readDb === undefined && replica !== undefined;
   const closers: (() => Promise<void>)[] = [];
   const closeAll = async (): Promise<void> => {
