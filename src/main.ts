@@ -115,8 +115,6 @@ export interface HeraldOptions {
   readonly log?: Logger;
   /** An already open database (tests); otherwise opened from the configuration and closed with Herald. */
   readonly db?: Db;
-  /** An already open read replica (tests); otherwise HERALD_READ_DATABASE_URL's, closed with Herald. */
-  readonly readDb?: Db;
   /** Connectors and routes instead of HERALD_CONFIG (tests). */
   readonly configFile?: ConfigFile;
   readonly dispatcher?: Partial<DispatcherOptions>;
@@ -159,16 +157,14 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
   const ownsDb = options.db === undefined;
   // Only the API reads from the replica: a worker opens no pool to it.
   const replica =
-    options.readDb ??
-    (role === 'worker'
+    role === 'worker'
       ? undefined
-      : openReadDb(config, (error) => log.warn({ err: error }, 'read replica connection lost')));
-  const ownsReplica = options.readDb === undefined && replica !== undefined;
+      : openReadDb(config, (error) => log.warn({ err: error }, 'read replica connection lost'));
   const closers: (() => Promise<void>)[] = [];
   const closeAll = async (): Promise<void> => {
     for (const close of closers.reverse())
       await close().catch((error: unknown) => log.error({ err: error }, 'shutdown step failed'));
-    if (ownsReplica) await replica.close();
+    await replica?.close();
     if (ownsDb) await db.close();
   };
 
