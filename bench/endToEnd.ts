@@ -19,6 +19,8 @@ export interface EndToEndOptions {
   readonly callbacks: boolean;
   /** A soak: Herald's resident memory is sampled through the run and reported with its growth after warm-up. */
   readonly soak?: boolean;
+  /** Herald's DATABASE_URL when not the schema's own (a pooler in front of it); the benchmark reads the schema's. */
+  readonly heraldUrl?: string;
 }
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
@@ -45,7 +47,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
   const receiver = options.callbacks ? await startCountingReceiver() : undefined;
   const env = {
     HERALD_CALLBACK_ALLOW_PRIVATE: 'true',
-    DATABASE_URL: options.schema.url,
+    DATABASE_URL: options.heraldUrl ?? options.schema.url,
     HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
     HERALD_PORT: '0',
     HERALD_CONFIG: configPath,

@@ -6,12 +6,14 @@ import { benchEndToEnd } from './endToEnd.js';
 import { benchHostile } from './hostile.js';
 import { benchIngest } from './ingest.js';
 import { benchList } from './list.js';
+import { benchPgBouncer } from './pgbouncer.js';
 import { benchPriority } from './priority.js';
 import { benchSmpp } from './smpp.js';
 import { benchStatistics } from './statistics.js';
 import { benchVerify } from './verify.js';
 import {
   type BenchFigure,
+  type BenchSchema,
   createBenchSchema,
   machineDescription,
   meetsTarget,
@@ -22,8 +24,8 @@ import {
 /**
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
- * (ingest,e2e,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,dispatch,verify),
- * BENCH_SOAK_MESSAGES, BENCH_STATS_MESSAGES, BENCH_LIST_MESSAGES, BENCH_CASCADES, BENCH_PRIORITY_PROMOS,
+ * (ingest,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,dispatch,
+ * verify), BENCH_SOAK_MESSAGES, BENCH_STATS_MESSAGES, BENCH_LIST_MESSAGES, BENCH_CASCADES, BENCH_PRIORITY_PROMOS,
  * BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES, BENCH_SMPP_BARE_MESSAGES, BENCH_SMPP_MAX_SECONDS,
  * BENCH_DISPATCH_MESSAGES, BENCH_DISPATCH_PER_MINUTE, BENCH_DISPATCH_SLICE_SECONDS, BENCH_VERIFY_COUNT,
  * BENCH_DATABASE_URL.
@@ -40,19 +42,22 @@ const database = await postgresVersion();
 process.stdout.write(`Herald benchmarks on ${machine}; ${database}\n\n`);
 
 const figures: BenchFigure[] = [];
-async function inSchema(
-  run: (schema: Awaited<ReturnType<typeof createBenchSchema>>) => Promise<BenchFigure[]>,
-): Promise<BenchFigure[]> {
+/** Runs a benchmark on a fresh schema, dropped afterwards. */
+async function withSchema(run: (schema: BenchSchema) => Promise<BenchFigure[]>): Promise<BenchFigure[]> {
   const schema = await createBenchSchema();
   try {
-    const measured = await run(schema);
-    figures.push(...measured);
-    return measured;
+    return await run(schema);
   } finally {
     // BENCH_KEEP_SCHEMA=true leaves the run's schema for inspection.
     if (process.env.BENCH_KEEP_SCHEMA === 'true') process.stdout.write(`  kept schema ${schema.name}\n`);
     else await schema.drop();
   }
+}
+/** The same, its figures added to the table. */
+async function inSchema(run: (schema: BenchSchema) => Promise<BenchFigure[]>): Promise<BenchFigure[]> {
+  const measured = await withSchema(run);
+  figures.push(...measured);
+  return measured;
 }
 if (wanted('ingest')) {
   process.stdout.write(`ingest: ${clients} clients for ${seconds} s...\n`);
@@ -74,6 +79,11 @@ if (wanted('e2e')) {
     benchEndToEnd({ schema, messages: e2eMessages, clients, delayMs: 20, split, callbacks: false }),
   );
   if (!split) plain = plainRate(measured, e2eMessages);
+}
+if (wanted('pgbouncer')) {
+  process.stdout.write(`pgbouncer: ${e2eMessages} SMS end to end straight on PostgreSQL, then through PgBouncer...\n`);
+  // Each run in a schema of its own; the figures (the two rates and their ratio) are added once, here.
+  figures.push(...(await benchPgBouncer({ messages: e2eMessages, clients, withSchema })));
 }
 if (wanted('callbacks')) {
   process.stdout.write('callbacks: 200,000 events to a local receiver...\n');

@@ -44,6 +44,12 @@ export interface AppContext {
   readonly config: Config;
   readonly configFile: ConfigFile;
   readonly db: Db;
+  /**
+   * Where reads that may lag the caller's own writes a little go (message lists, statistics, dispatch and console
+   * reads): the read replica (HERALD_READ_DATABASE_URL), else {@link db} itself. Writes, reads inside a write's
+   * transaction and idempotency checks stay on {@link db}; see db/replica.ts for a read of one's own fresh write.
+   */
+  readonly readDb: Db;
   readonly clock: Clock;
   readonly log: Logger;
   /** The operator API token: HERALD_ADMIN_TOKEN, or the one demo mode generated; undefined disables the API. */

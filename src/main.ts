@@ -6,7 +6,7 @@ import { apiKeyRoutes } from './accounts/routes.js';
 import { sessionRoutes } from './accounts/routes.js';
 import { adminUserRoutes } from './accounts/routes.js';
 import { balanceRoutes } from './accounts/routes.js';
-import type { Config } from './config/config.js';
+import { type Config, ConfigError } from './config/config.js';
 import { type ConfigFile, loadConfigFile } from './config/configFile.js';
 import { adminConnectorRoutes } from './connectors/routes.js';
 import type { Connector } from './connectors/index.js';
@@ -16,7 +16,8 @@ import { webhookRoutes } from './connectors/routes.js';
 import { type AppContext, NO_DIRECT_ROOM } from './context.js';
 import type { Db } from './db/db.js';
 import { migrate } from './db/migrate.js';
-import { openDb } from './db/openDb.js';
+import { openDb, openReadDb } from './db/openDb.js';
+import { replicaIsStandby } from './db/replica.js';
 import { DeliveryWriter } from './delivery/index.js';
 import { Dispatcher, type DispatcherOptions } from './delivery/index.js';
 import { deliveryJobs } from './delivery/index.js';
@@ -60,6 +61,18 @@ import { senderNameRoutes } from './senderNames/routes.js';
 import { verificationRoutes, verifierRoutes } from './verify/routes.js';
 import { verifyJobs } from './verify/index.js';
 import { webRoutes } from './web/routes.js';
+
+/** Stops start-up when the read replica does not answer; warns when it is no standby (a second pool on a primary). */
+async function checkReplica(replica: Db, log: Logger): Promise<void> {
+  let standby: boolean;
+  try {
+    standby = await replicaIsStandby(replica);
+  } catch (error) {
+    throw new ConfigError('HERALD_READ_DATABASE_URL', `the read replica does not answer: ${(error as Error).message}`);
+  }
+  if (!standby) log.warn('HERALD_READ_DATABASE_URL is not a standby in recovery: its reads go to a primary');
+  else log.info('read replica answers: lists, statistics, dispatch and console reads go to it');
+}
 
 export const ROLES = ['api', 'worker', 'all'] as const;
 export type Role = (typeof ROLES)[number];
@@ -142,16 +155,23 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
   const clock = options.clock ?? systemClock;
   const db = options.db ?? (await openDb(config, (error) => log.warn({ err: error }, 'database connection lost')));
   const ownsDb = options.db === undefined;
+  // Only the API reads from the replica: a worker opens no pool to it.
+  const replica =
+    role === 'worker'
+      ? undefined
+      : openReadDb(config, (error) => log.warn({ err: error }, 'read replica connection lost'));
   const closers: (() => Promise<void>)[] = [];
   const closeAll = async (): Promise<void> => {
     for (const close of closers.reverse())
       await close().catch((error: unknown) => log.error({ err: error }, 'shutdown step failed'));
+    await replica?.close();
     if (ownsDb) await db.close();
   };
 
   try {
     const applied = await migrate(db);
     if (applied.length > 0) log.info({ versions: applied }, 'migrations applied');
+    if (replica) await checkReplica(replica, log);
     const demo = config.demo ? await ensureDemo(db, config, clock) : undefined;
     const plan = NumberingPlan.load();
 
@@ -221,6 +241,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     };
     const metrics = new Metrics({
       db,
+      replica,
       clock,
       writer,
       connectors: connectorStates,
@@ -230,6 +251,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       config,
       configFile,
       db,
+      readDb: replica ?? db,
       clock,
       log,
       adminToken: config.adminToken ?? demo?.adminToken,

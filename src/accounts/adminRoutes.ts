@@ -75,9 +75,10 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
     async (request) => {
       const page = request.query.page ?? 1;
       const perPage = request.query.per_page ?? 100;
-      const rows = await accountList(ctx.db, perPage, (page - 1) * perPage);
-      const items = await Promise.all(rows.map((row) => accountToApi(ctx.db, row)));
-      return { items, page, per_page: perPage, total: await accountCount(ctx.db) };
+      // The console's list: from the read replica (an account created a moment ago may be missing for as long).
+      const rows = await accountList(ctx.readDb, perPage, (page - 1) * perPage);
+      const items = await Promise.all(rows.map((row) => accountToApi(ctx.readDb, row)));
+      return { items, page, per_page: perPage, total: await accountCount(ctx.readDb) };
     },
   );
 
@@ -243,7 +244,7 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
       const account = await mustGet(request.params.id);
       const page = request.query.page ?? 1;
       const perPage = request.query.per_page ?? 100;
-      const rows = await ledgerList(ctx.db, account.id, perPage, (page - 1) * perPage);
+      const rows = await ledgerList(ctx.readDb, account.id, perPage, (page - 1) * perPage);
       return {
         items: rows.map((row) => ({
           id: row.id,
@@ -256,7 +257,7 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
         })),
         page,
         per_page: perPage,
-        total: await ledgerCount(ctx.db, account.id),
+        total: await ledgerCount(ctx.readDb, account.id),
       };
     },
   );

@@ -54,7 +54,7 @@ export const adminConnectorRoutes: Routes = (app, ctx) => {
     },
     async () => {
       const now = ctx.clock.now();
-      const [rows, queue] = [await connectorStatusList(ctx.db), await messageQueueFigures(ctx.db, now)];
+      const [rows, queue] = [await connectorStatusList(ctx.readDb), await messageQueueFigures(ctx.readDb, now)];
       return {
         items: rows.map((row) => ({
           id: row.connector_id,

@@ -16,6 +16,9 @@ const UNAVAILABLE_CODES = new Set([
   '08003',
   '08004',
   '08006',
+  // PgBouncer's own errors (query_wait_timeout: no server connection came free in time; the pooler cannot reach
+  // the server); PostgreSQL itself sends it only for a broken client protocol, which Herald's driver never sends.
+  '08P01',
   '53300', // too_many_connections
   // read_only_sql_transaction: the connection reached a standby, as in a failover while a proxy still passes
   // connections to the old primary restarted as a standby, or to the new one before its promotion has finished.

@@ -12,3 +12,9 @@ export async function openDb(config: Config, onError?: (error: Error) => void): 
   mkdirSync(config.dataDir, { recursive: true });
   return openPglite(config.dataDir);
 }
+
+/** The read replica's pool (`HERALD_READ_DATABASE_URL`, as large as the primary's), or undefined without one. */
+export function openReadDb(config: Config, onError?: (error: Error) => void): Db | undefined {
+  if (!config.readDatabaseUrl) return undefined;
+  return openPostgres({ url: config.readDatabaseUrl, poolSize: config.dbPoolSize, ...(onError ? { onError } : {}) });
+}

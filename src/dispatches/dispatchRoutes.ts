@@ -3,6 +3,7 @@ import { herald, showValue } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../http/auth.js';
 import { ChannelType, errorResponses, Id, MAX_PAGE } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
+import { readOwnWrite } from '../db/replica.js';
 import { TRAFFIC_TYPES } from '../messages/index.js';
 import { parseQueryTime } from '../util/time.js';
 import { UUID_PATTERN } from '../util/uuid7.js';
@@ -202,7 +203,7 @@ export const dispatchRoutes: Routes = (app, ctx) => {
       const accountId = principalOf(request).accountId;
       const perPage = q.per_page ?? 20;
       const { rows, total } = await dispatchList(
-        ctx.db,
+        ctx.readDb,
         accountId,
         {
           createdFrom: time(q.created_from, 'created_from'),
@@ -216,7 +217,8 @@ export const dispatchRoutes: Routes = (app, ctx) => {
         ((q.page ?? 1) - 1) * perPage,
       );
       const counts = await countsOf(
-        ctx,
+        ctx.readDb,
+        ctx.clock.now(),
         accountId,
         rows.map((r) => r.id),
       );
@@ -241,9 +243,13 @@ export const dispatchRoutes: Routes = (app, ctx) => {
     async (request) => {
       const id = idOf(request.params.id);
       const accountId = principalOf(request).accountId;
-      const dispatch = await dispatchGet(ctx.db, accountId, id);
-      if (!dispatch) throw herald('notFound', { what: `Dispatch ${id}` });
-      return dispatchToApi(dispatch, await countsOf(ctx, accountId, [id]));
+      // One just created may not be on the replica yet: then the primary answers, counters and all.
+      const found = await readOwnWrite(ctx.readDb, ctx.db, async (db) => {
+        const dispatch = await dispatchGet(db, accountId, id);
+        return dispatch && dispatchToApi(dispatch, await countsOf(db, ctx.clock.now(), accountId, [id]));
+      });
+      if (!found) throw herald('notFound', { what: `Dispatch ${id}` });
+      return found;
     },
   );
 };

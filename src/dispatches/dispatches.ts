@@ -393,10 +393,16 @@ export interface DispatchCounts {
   readonly running: ReadonlyMap<string, number>;
 }
 
-export async function countsOf(ctx: AppContext, accountId: number, ids: readonly string[]): Promise<DispatchCounts> {
+/** Read on `db`: the read replica for the API's lists and gets, where the dispatches themselves were read. */
+export async function countsOf(
+  db: Queryable,
+  now: Date,
+  accountId: number,
+  ids: readonly string[],
+): Promise<DispatchCounts> {
   const [counts, running] = await Promise.all([
-    messageDispatchCounts(ctx.db, accountId, ids, ctx.clock.now()),
-    cascadesRunningOfDispatches(ctx.db, accountId, ids),
+    messageDispatchCounts(db, accountId, ids, now),
+    cascadesRunningOfDispatches(db, accountId, ids),
   ]);
   return { counts, running };
 }

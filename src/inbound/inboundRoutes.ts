@@ -411,7 +411,7 @@ export const adminInboundRoutes: Routes = (app, ctx) => {
     async (request) => {
       const page = request.query.page ?? 1;
       const perPage = request.query.per_page ?? UNROUTED_PER_PAGE;
-      const { rows, total } = await unroutedInboundList(ctx.db, perPage, (page - 1) * perPage);
+      const { rows, total } = await unroutedInboundList(ctx.readDb, perPage, (page - 1) * perPage);
       return {
         page,
         per_page: perPage,

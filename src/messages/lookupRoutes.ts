@@ -1,5 +1,6 @@
 import { uuidBound } from '../util/uuid7.js';
 import { Type } from 'typebox';
+import { readOwnWrite } from '../db/replica.js';
 import { herald, showValue } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../http/auth.js';
 import { bodyLimitFor } from '../http/bodyLimits.js';
@@ -52,8 +53,11 @@ export const lookupRoutes: Routes = (app, ctx) => {
     },
     async (request) => {
       const { uuid } = request.params;
+      // The replica serves status polls; a message sent a moment ago and not replayed there yet, the primary.
       const row = UUID_PATTERN.test(uuid)
-        ? await messageGet(ctx.db, principalOf(request).accountId, uuid.toLowerCase())
+        ? await readOwnWrite(ctx.readDb, ctx.db, (db) =>
+            messageGet(db, principalOf(request).accountId, uuid.toLowerCase()),
+          )
         : undefined;
       if (!row) throw herald('notFound', { what: `Message ${uuid}` });
       return messageToApi(row);
@@ -182,8 +186,11 @@ export const lookupRoutes: Routes = (app, ctx) => {
       const { accountId } = principalOf(request);
       const order = q.sort === 'created_time' || q.sort === 'asc' ? 'asc' : 'desc';
       const [rows, total] = await Promise.all([
-        messageList(ctx.db, accountId, filter, order, perPage, (page - 1) * perPage),
-        messageListTotal(ctx.db, accountId, filter, { now: ctx.clock.now(), retentionDays: ctx.config.retentionDays }),
+        messageList(ctx.readDb, accountId, filter, order, perPage, (page - 1) * perPage),
+        messageListTotal(ctx.readDb, accountId, filter, {
+          now: ctx.clock.now(),
+          retentionDays: ctx.config.retentionDays,
+        }),
       ]);
       return { items: rows.map(messageToApi), page, per_page: perPage, total };
     },

@@ -2,6 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { callbackBacklog, type CallbackSender } from '../callbacks/index.js';
 import type { ConnectorState } from '../connectors/index.js';
 import type { Db } from '../db/db.js';
+import { type ReplicaLag, replicaLag } from '../db/replica.js';
 import type { DeliveryWriter } from '../delivery/index.js';
 import type { Clock } from '../util/clock.js';
 import { messageQueueFigures } from '../messages/index.js';
@@ -9,6 +10,8 @@ import { messageQueueFigures } from '../messages/index.js';
 /** What the metrics read when scraped; the worker parts are absent in an api-only process. */
 export interface MetricSources {
   readonly db: Db;
+  /** The read replica (HERALD_READ_DATABASE_URL), when there is one: its pool and lag. */
+  readonly replica?: Db | undefined;
   readonly clock: Clock;
   readonly connectors: () => readonly ConnectorState[];
   readonly writer: DeliveryWriter;
@@ -31,6 +34,8 @@ export class Metrics {
   readonly rateLimited: Counter<'kind'>;
   readonly receiptLatency: Histogram;
   private dbFigures: Promise<DbFigures> | undefined;
+  private lag: Promise<ReplicaLag | undefined> | undefined;
+  private lagAt = 0;
   private dbFiguresAt = 0;
   /** Whether the last read of the database figures succeeded (herald_database_up). */
   private databaseUp = true;
@@ -184,19 +189,51 @@ export class Metrics {
         this.set(self.databaseUp ? 1 : 0);
       },
     });
-    new Gauge({
-      name: 'herald_db_pool_connections',
-      help: 'Database connections of this process: total, idle, and requests waiting for one',
-      labelNames: ['state'],
+    poolGauge(
+      'herald_db_pool_connections',
+      'Database connections of this process: total, idle, and requests waiting for one',
       registers,
-      collect() {
-        const pool = sources.db.poolStats?.();
-        if (!pool) return;
-        this.set({ state: 'total' }, pool.total);
-        this.set({ state: 'idle' }, pool.idle);
-        this.set({ state: 'waiting' }, pool.waiting);
-      },
-    });
+      sources.db,
+    );
+    const replica = sources.replica;
+    if (replica) {
+      poolGauge(
+        'herald_db_replica_pool_connections',
+        'Read replica connections of this process: total, idle, and requests waiting for one',
+        registers,
+        replica,
+      );
+      new Gauge({
+        name: 'herald_db_replica_lag_seconds',
+        help:
+          'How far the read replica is behind the primary: 0 when it has replayed all the primary had written, ' +
+          'else the age of the last transaction it replayed (absent while either does not answer)',
+        registers,
+        async collect() {
+          const lag = await self.readLag(replica);
+          if (lag) this.set(lag.seconds);
+        },
+      });
+      new Gauge({
+        name: 'herald_db_replica_lag_bytes',
+        help: 'WAL the primary has written and the read replica has not replayed yet',
+        registers,
+        async collect() {
+          const lag = await self.readLag(replica);
+          if (lag) this.set(lag.bytes);
+        },
+      });
+    }
+  }
+
+  /** The replica's lag, read at most once per DB_FIGURES_MS; undefined while either server does not answer. */
+  private readLag(replica: Db): Promise<ReplicaLag | undefined> {
+    const now = Date.now();
+    if (!this.lag || now - this.lagAt > DB_FIGURES_MS) {
+      this.lagAt = now;
+      this.lag = replicaLag(this.sources.db, replica).catch(() => undefined);
+    }
+    return this.lag;
   }
 
   async render(): Promise<{ contentType: string; body: string }> {
@@ -252,6 +289,23 @@ function absoluteCounter(
     collect() {
       this.reset();
       for (const [labels, value] of read()) this.inc(labels, value);
+    },
+  });
+}
+
+/** A pool's connections by state (PostgreSQL only: PGlite has no pool). */
+function poolGauge(name: string, help: string, registers: Registry[], db: Db): void {
+  new Gauge({
+    name,
+    help,
+    labelNames: ['state'],
+    registers,
+    collect() {
+      const pool = db.poolStats?.();
+      if (!pool) return;
+      this.set({ state: 'total' }, pool.total);
+      this.set({ state: 'idle' }, pool.idle);
+      this.set({ state: 'waiting' }, pool.waiting);
     },
   });
 }

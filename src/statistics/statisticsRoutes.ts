@@ -54,7 +54,7 @@ export const statisticsRoutes: Routes = (app, ctx) => {
       const q = request.query;
       const { from, to } = statsRange(q, ctx.clock.now());
       const groupBy = q.groupBy ?? 'day';
-      const result = await statistics(ctx.db, principalOf(request).accountId, from, to, groupBy, {
+      const result = await statistics(ctx.readDb, principalOf(request).accountId, from, to, groupBy, {
         channelType: q.channelType ?? null,
         senderName: q.senderName ?? null,
         status: q.status ?? null,

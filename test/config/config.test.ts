@@ -27,6 +27,7 @@ describe('configuration (DESIGN 1)', () => {
 
   it('turns demo, simulators, short links and private callbacks off with DATABASE_URL', () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://u@db:5432/herald' });
+    expect(config.readDatabaseUrl).toBeUndefined();
     expect(config).toMatchObject({
       databaseUrl: 'postgres://u@db:5432/herald',
       demo: false,
@@ -34,6 +35,14 @@ describe('configuration (DESIGN 1)', () => {
       shortUrlBase: undefined,
       callbackAllowPrivate: false,
     });
+  });
+
+  it('reads a read replica next to a PostgreSQL primary', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u@db:5432/herald',
+      HERALD_READ_DATABASE_URL: 'postgres://u@replica:5432/herald',
+    });
+    expect(config.readDatabaseUrl).toBe('postgres://u@replica:5432/herald');
   });
 
   it('reads every variable', () => {
@@ -119,6 +128,17 @@ describe('configuration (DESIGN 1)', () => {
       'DATABASE_URL',
       'mysql://x',
       'DATABASE_URL: must be a postgres:// or postgresql:// URL (value not shown: it may hold a secret)',
+    ],
+    [
+      'HERALD_READ_DATABASE_URL',
+      'replica:5432',
+      'HERALD_READ_DATABASE_URL: must be a postgres:// or postgresql:// URL (value not shown: it may hold a secret)',
+    ],
+    // A replica needs a PostgreSQL primary: with the embedded database it is refused, not ignored.
+    [
+      'HERALD_READ_DATABASE_URL',
+      'postgres://u@replica:5432/herald',
+      'HERALD_READ_DATABASE_URL: needs DATABASE_URL (a replica of a PostgreSQL primary)',
     ],
   ])('%s=%s stops start-up naming the variable', (name, value, message) => {
     let error: unknown;

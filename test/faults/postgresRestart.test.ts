@@ -4,14 +4,14 @@ import { submissionsByText, waitAllDelivered } from '../helpers/delivery.js';
 import { ENGINES } from '../helpers/engines.js';
 import { call } from '../helpers/http.js';
 import { startLoad } from '../helpers/load.js';
-import { type PrivatePostgres, startPrivatePostgres } from '../helpers/privatePostgres.js';
+import { type PostgresServer, startPostgres } from '../ha/servers.js';
 import { waitFor } from '../helpers/waitFor.js';
 
 // A server restart needs a PostgreSQL server (a private one: the shared one stays up for the other tests).
 const ON_POSTGRES = ENGINES.includes('postgres');
 
 describe.runIf(ON_POSTGRES)('PostgreSQL restarted under load', () => {
-  let server: PrivatePostgres | undefined;
+  let server: PostgresServer | undefined;
   let cluster: Cluster | undefined;
   afterEach(async () => {
     await cluster?.close().catch(() => undefined);
@@ -21,7 +21,7 @@ describe.runIf(ON_POSTGRES)('PostgreSQL restarted under load', () => {
   });
 
   it('answers 503 5031 while Postgres is away, reconnects by itself, loses or repeats nothing accepted', async () => {
-    server = await startPrivatePostgres();
+    server = await startPostgres();
     cluster = await startCluster({ delayMs: 20, databaseUrl: server.url });
     const api = await cluster.start('api');
     const worker = await cluster.start('worker');

@@ -3,7 +3,7 @@ import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { binDir, freePort } from '../helpers/privatePostgres.js';
+import { binDir, freePort } from './servers.js';
 import { waitFor } from '../helpers/waitFor.js';
 
 /**
@@ -77,7 +77,7 @@ const DCS = {
       max_wal_senders: 10,
       max_replication_slots: 10,
       wal_keep_size: '128MB',
-      // As in test/helpers/privatePostgres.ts: these tests kill processes, not the machine; the OS keeps what
+      // As in test/ha/servers.ts: these tests kill processes, not the machine; the OS keeps what
       // was written. A standby's acknowledgement still means the WAL was written there.
       fsync: 'off',
     },

@@ -34,6 +34,11 @@ export async function startCluster(options: {
   databaseUrl?: string;
   /** Submissions per second each connector may start (the connectors' flow control). */
   mps?: number;
+  /**
+   * The processes' DATABASE_URL for the test's database (a pooler in front of it); by default the server's URL
+   * with the schema on the search path.
+   */
+  heraldDatabaseUrl?: (testDb: TestDb) => Promise<string>;
 }): Promise<Cluster> {
   const testDb = await openTestDb('postgres', options.databaseUrl ? { url: options.databaseUrl } : {});
   const simulators = await startEmbeddedSimulators({
@@ -49,6 +54,7 @@ export async function startCluster(options: {
   );
   const url = new URL(testDb.url!);
   url.searchParams.set('options', `-c search_path=${testDb.schema}`);
+  const databaseUrl = options.heraldDatabaseUrl ? await options.heraldDatabaseUrl(testDb) : url.toString();
   const processes: Spawned[] = [];
   let apiUrl: string | undefined;
 
@@ -57,7 +63,7 @@ export async function startCluster(options: {
     simulators,
     async start(role, env = {}) {
       const run = spawnHerald(['serve', '--role', role], {
-        DATABASE_URL: url.toString(),
+        DATABASE_URL: databaseUrl,
         HERALD_CONFIG: configPath,
         HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
         HERALD_PORT: '0',
