@@ -6,18 +6,36 @@ import { call } from '../helpers/http.js';
 import { type Load, startLoad } from '../helpers/load.js';
 import { Receiver } from '../helpers/receiver.js';
 import { waitFor } from '../helpers/waitFor.js';
+import type { TestDb } from '../helpers/engines.js';
 import { type PatroniCluster, PATRONI_TOOLS, patroniInstalled, startPatroniCluster } from './patroni.js';
+import { schemaDatabase, startPgBouncer } from './servers.js';
 
 // Failover is PostgreSQL's (Patroni, a streaming standby): there is no PGlite half. `.ci/run` installs the Debian
 // packages; on a machine with TEST_DATABASE_URL but without them the test fails and says what to install.
 const ON_POSTGRES = ENGINES.includes('postgres');
 
 /**
- * How Herald reaches the primary. Each route is one run of the same test; a route through a pooler in front of
- * HAProxy goes here as another entry.
+ * How Herald reaches the primary, each route one run of the same test: HAProxy itself, and PgBouncer (transaction
+ * mode) in front of HAProxy, as an operator with a pooler runs it. `heraldUrl` makes the route of the test's schema
+ * on the cluster (`testDb`), and tells how to stop what it started.
  */
-const ROUTES: { name: string; url: (patroni: PatroniCluster) => string }[] = [
-  { name: 'HAProxy (Patroni health checks)', url: (patroni) => patroni.url },
+const ROUTES: {
+  name: string;
+  heraldUrl?: (testDb: TestDb) => Promise<{ url: string; stop: () => Promise<void> }>;
+}[] = [
+  { name: 'HAProxy (Patroni health checks)' },
+  {
+    name: 'PgBouncer in front of HAProxy',
+    heraldUrl: async (testDb) => {
+      // A query waits for a server connection at most 3 s in the gap, then fails: 503 5031 (08P01).
+      const bouncer = await startPgBouncer({
+        databases: { herald: schemaDatabase(testDb.url!, testDb.schema!) },
+        poolSize: 8,
+        queryWaitTimeoutS: 3,
+      });
+      return { url: bouncer.url('herald'), stop: () => bouncer.stop() };
+    },
+  },
 ];
 
 /** What one request of the probe saw: when it was sent and answered, and how. */
@@ -38,6 +56,7 @@ describe.runIf(ON_POSTGRES).each(ROUTES)('failover of the primary under load, th
   let sending: Load | undefined;
   let probing = false;
   let probe: Promise<void> | undefined;
+  let stopRoute: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     if (!patroniInstalled())
@@ -55,6 +74,7 @@ describe.runIf(ON_POSTGRES).each(ROUTES)('failover of the primary under load, th
     await probe;
     await stopped;
     await receiver?.stop();
+    await stopRoute?.();
     await patroni?.destroy();
   }, 60_000);
 
@@ -62,7 +82,14 @@ describe.runIf(ON_POSTGRES).each(ROUTES)('failover of the primary under load, th
     const startedAt = Date.now();
     cluster = await startCluster({
       delayMs: 20,
-      databaseUrl: route.url(patroni!),
+      databaseUrl: patroni!.url,
+      ...(route.heraldUrl && {
+        heraldDatabaseUrl: async (testDb: TestDb) => {
+          const { url, stop } = await route.heraldUrl!(testDb);
+          stopRoute = stop;
+          return url;
+        },
+      }),
       // A callback POST whose outcome could not be recorded in the gap is sent again when its lease ends (with
       // its delivery id), and its URL's later events wait behind it: a shorter lease than the default 60 s keeps
       // the test short. Not too short: carrier acceptances written late (the gap, then the writer's back-off of up

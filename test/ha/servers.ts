@@ -184,6 +184,8 @@ export async function startPgBouncer(options: {
       `default_pool_size = ${options.poolSize}`,
       'max_client_conn = 1000',
       `query_wait_timeout = ${options.queryWaitTimeoutS ?? 120}`,
+      // After a failed server connection (a failover), PgBouncer waits this long before the next: 15 s by default.
+      'server_login_retry = 1',
       `pidfile = ${pidFile}`,
       `logfile = ${logFile}`,
     ].join('\n') + '\n',
