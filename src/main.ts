@@ -306,6 +306,17 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
           ...options.callbackSender,
         },
       );
+      // Other processes' work (and this one's, heard the same way) wakes the loops at its commit (db/wake.ts).
+      const sender = callbackSender;
+      const unlisten = await db.listenWakeups({
+        onWake: (topic) => (topic === 'callbacks' ? sender.poke() : wakeup.notify()),
+        onListening: () => {
+          wakeup.notify();
+          sender.poke();
+        },
+        onLost: (error) => log.warn({ err: error }, 'the wake-up listener lost its connection; connecting again'),
+      });
+      closers.push(unlisten);
       dispatcher.start();
       if (options.startJobs !== false) jobs.start();
       callbackSender.start();

@@ -10,6 +10,7 @@ import {
   callbackDeliveriesClaim,
   callbackDeliveriesForm,
   callbackDeliveryBodies,
+  callbackDeliveryNextDue,
   callbackDeliveryPostpone,
   callbackDeliveryRecord,
   type ClaimedDelivery,
@@ -34,6 +35,10 @@ export interface CallbackSenderOptions {
   readonly maxInFlight: number;
   /** Connections to one receiver host at once. */
   readonly perHost: number;
+  /**
+   * The longest an idle sender sleeps between looks: a safety poll for a missed wake-up. New events wake it (the
+   * listener, db/wake.ts), and it wakes by itself when the next open delivery falls due.
+   */
   readonly pollMs: number;
   readonly leaseMs: number;
   /** Consecutive failures of a host that open its circuit, and for how long. */
@@ -45,11 +50,17 @@ export const DEFAULT_SENDER_OPTIONS: Omit<CallbackSenderOptions, 'retryIntervalS
   timeoutMs: 10_000,
   maxInFlight: 64,
   perHost: 16,
-  pollMs: 100,
+  pollMs: 5000,
   leaseMs: 60_000,
   breakerFailures: 5,
   breakerOpenMs: 30_000,
 };
+
+/**
+ * How soon an idle sender looks again when a delivery is due that its round did not start (a replay waiting for
+ * the lane's open delivery, one another worker holds, no place left): a finished delivery pokes it sooner.
+ */
+const DUE_LEFT_POLL_MS = 250;
 
 class PrivateAddressError extends Error {}
 
@@ -189,8 +200,10 @@ export class CallbackSender {
         this.deps.log.error({ err: error }, 'callback round failed');
       }
       if (started === 0 && this.running && !this.poked) {
+        const sleepMs = await this.untilNextDue();
+        if (this.poked || !this.running) continue;
         await new Promise<void>((resolve) => {
-          const timer = this.deps.clock.setTimer(this.options.pollMs, resolve);
+          const timer = this.deps.clock.setTimer(sleepMs, resolve);
           this.wake = () => {
             timer.cancel();
             resolve();
@@ -198,6 +211,20 @@ export class CallbackSender {
         });
         this.wake = undefined;
       }
+    }
+  }
+
+  /** Until the next open delivery falls due, at most pollMs; soon again when one is due that was not taken. */
+  private async untilNextDue(): Promise<number> {
+    const { pollMs } = this.options;
+    try {
+      const next = await callbackDeliveryNextDue(this.deps.db);
+      if (next === null) return pollMs;
+      const wait = next.getTime() - nowMs(this.deps.clock);
+      return Math.min(pollMs, Math.max(wait, DUE_LEFT_POLL_MS));
+    } catch (error) {
+      this.deps.log.error({ err: error }, 'reading the next due callback delivery failed');
+      return Math.min(pollMs, 1000);
     }
   }
 

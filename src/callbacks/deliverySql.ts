@@ -243,6 +243,17 @@ export interface ClaimedDelivery {
  * A delivery of held messages (see {@link callbackDeliveriesForm}) waits while an older open delivery of its lane
  * holds an event of one of them.
  */
+/**
+ * When the next open delivery falls due (a retry, a parked host's, a claimed one's lease end), or null when none is
+ * open: the first entry of `callback_deliveries_due`, so that an idle sender sleeps until then instead of polling.
+ */
+export async function callbackDeliveryNextDue(db: Queryable): Promise<Date | null> {
+  const [row] = await db.query<{ next_attempt_at: Date }>(
+    `SELECT next_attempt_at FROM callback_deliveries WHERE state = 'open' ORDER BY next_attempt_at LIMIT 1`,
+  );
+  return row?.next_attempt_at ?? null;
+}
+
 export async function callbackDeliveriesClaim(
   db: Queryable,
   now: Date,

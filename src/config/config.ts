@@ -14,6 +14,11 @@ export interface Config {
   readonly port: number;
   /** PostgreSQL connection string; undefined selects the embedded PGlite database in {@link dataDir}. */
   readonly databaseUrl: string | undefined;
+  /**
+   * The connection workers LISTEN on for wake-ups (PostgreSQL): a direct one, since LISTEN needs a session that a
+   * transaction pooler does not keep. Defaults to {@link databaseUrl}; undefined on PGlite.
+   */
+  readonly listenDatabaseUrl: string | undefined;
   readonly dataDir: string;
   /** Operator API token; undefined disables the operator API unless demo mode generates one. */
   readonly adminToken: string | undefined;
@@ -295,6 +300,9 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_HOST: `address the API listens on (default ${DEFAULT_HOST})`,
   HERALD_PORT: `port the API listens on (default ${DEFAULT_PORT}; 0 picks a free port)`,
   DATABASE_URL: 'PostgreSQL connection string; unset runs the embedded PGlite database',
+  HERALD_LISTEN_DATABASE_URL:
+    'PostgreSQL connection string the workers LISTEN on for wake-ups: a direct connection, not through a ' +
+    'transaction pooler (default DATABASE_URL)',
   HERALD_DATA_DIR: `embedded database folder (default ${DEFAULT_DATA_DIR})`,
   HERALD_ADMIN_TOKEN: 'operator API token; unset disables the operator API (demo mode generates one)',
   HERALD_SIMULATORS: 'on|off: start the built-in carrier simulators (default on in embedded mode)',
@@ -396,6 +404,11 @@ export function loadConfig(env: Env = process.env): Config {
 
   const databaseUrl = optional(read('DATABASE_URL'), 'DATABASE_URL', parsePostgresUrl);
   const embedded = databaseUrl === undefined;
+  const listenDatabaseUrl =
+    optional(read('HERALD_LISTEN_DATABASE_URL'), 'HERALD_LISTEN_DATABASE_URL', parsePostgresUrl) ?? databaseUrl;
+  if (embedded && listenDatabaseUrl !== undefined) {
+    throw new ConfigError('HERALD_LISTEN_DATABASE_URL', 'needs DATABASE_URL (the embedded database listens itself)');
+  }
   const demo = optional(read('HERALD_DEMO'), 'HERALD_DEMO', parseBoolean) ?? embedded;
   const host = read('HERALD_HOST') ?? DEFAULT_HOST;
   const port = optional(read('HERALD_PORT'), 'HERALD_PORT', parsePort) ?? DEFAULT_PORT;
@@ -443,6 +456,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     port,
     databaseUrl,
+    listenDatabaseUrl,
     dataDir: path.resolve(read('HERALD_DATA_DIR') ?? DEFAULT_DATA_DIR),
     adminToken: optional(read('HERALD_ADMIN_TOKEN'), 'HERALD_ADMIN_TOKEN', parseAdminToken),
     simulators: optional(read('HERALD_SIMULATORS'), 'HERALD_SIMULATORS', parseOnOff) ?? embedded,
@@ -520,7 +534,12 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 /** Variables whose values may hold a password or a token: a refusal names the variable, never the value. */
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'HERALD_ADMIN_TOKEN', 'HERALD_METRICS_TOKEN']);
+const SECRET_VARIABLES = new Set([
+  'DATABASE_URL',
+  'HERALD_LISTEN_DATABASE_URL',
+  'HERALD_ADMIN_TOKEN',
+  'HERALD_METRICS_TOKEN',
+]);
 
 function optional<T>(value: string | undefined, name: string, parse: (value: string) => T): T | undefined {
   if (value === undefined) return undefined;

@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import type { Db, Queryable } from './db.js';
+import { wakeChannel, type WakeTopic } from './wake.js';
 
 /** One turn of the event loop: timers and sockets run before the next statement. */
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -88,6 +89,18 @@ export async function openPglite(dataDir: string, options: { loadDataDir?: Blob 
         run(() => pglite.transaction((tx) => fn(on(tx, inTransaction)))),
       background: () => background,
       dumpDataDir: () => run(async () => pglite.dumpDataDir('none')),
+      // PGlite's own LISTEN: its one connection hears the notifications of its own commits (of api and worker in
+      // this one process), and is never lost, so there is nothing to make again.
+      async listenWakeups(listener) {
+        const [row] = await run(
+          async () => (await pglite.query<{ schema: string }>('SELECT current_schema() AS schema')).rows,
+        );
+        const unlisten = await pglite.listen(wakeChannel(row?.schema ?? 'public'), (topic) =>
+          listener.onWake(topic as WakeTopic),
+        );
+        listener.onListening();
+        return () => unlisten();
+      },
       async close(): Promise<void> {
         if (running) await new Promise<void>((resolve) => (idle = resolve));
         await pglite.close();

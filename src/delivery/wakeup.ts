@@ -1,27 +1,49 @@
 import { type Clock, systemClock } from '../util/clock.js';
 
-/** Wakes a polling loop early: the API notifies after it stores messages, so that the dispatcher needn't wait. */
+/**
+ * Wakes a waiting loop early: the API notifies after it stores messages, and so does the process's listener when
+ * another process announces work (db/wake.ts). A notify that finds no one waiting is kept for the next wait, which
+ * then returns at once: the loop was busy and may have looked before the work was committed. However many
+ * notifies come meanwhile (a burst of 10,000 sends), the loop goes round once more, not once per notify.
+ */
 export class Wakeup {
   private waiters: (() => void)[] = [];
+  private pending = false;
 
   constructor(private readonly clock: Clock = systemClock) {}
 
   notify(): void {
+    if (this.waiters.length === 0) {
+      this.pending = true;
+      return;
+    }
     for (const wake of this.waiters.splice(0)) wake();
   }
 
-  /** Resolves on the next notify() or after `ms`. */
+  /** Resolves on the next notify() (at once if one came since the last wait) or after `ms`. */
   wait(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = this.clock.setTimer(ms, done);
-      const waiters = this.waiters;
-      function done(): void {
-        timer.cancel();
-        const i = waiters.indexOf(done);
-        if (i >= 0) waiters.splice(i, 1);
-        resolve();
-      }
-      this.waiters.push(done);
-    });
+    return new Promise((resolve) => this.onWake(ms, resolve));
+  }
+
+  /** Calls `fn` once, on the next notify() or after `ms`; the returned function cancels the wait. */
+  onWake(ms: number, fn: () => void): () => void {
+    if (this.pending) {
+      this.pending = false;
+      fn();
+      return () => undefined;
+    }
+    const waiters = this.waiters;
+    const timer = this.clock.setTimer(ms, done);
+    function cancel(): void {
+      timer.cancel();
+      const i = waiters.indexOf(done);
+      if (i >= 0) waiters.splice(i, 1);
+    }
+    function done(): void {
+      cancel();
+      fn();
+    }
+    waiters.push(done);
+    return cancel;
   }
 }

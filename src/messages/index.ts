@@ -8,6 +8,7 @@ export {
   claimLimits,
   messageApplyTransitions,
   messageClaimDue,
+  messageNextDue,
   messageCountDeliveredParts,
   messageExpireDue,
   messageLockOrdered,
