@@ -4,6 +4,7 @@ import { benchCascade, type PlainRate } from './cascade.js';
 import { benchDispatch } from './dispatch.js';
 import { benchEndToEnd } from './endToEnd.js';
 import { benchHostile } from './hostile.js';
+import { benchIdle } from './idle.js';
 import { benchIngest } from './ingest.js';
 import { benchPriority } from './priority.js';
 import { benchSmpp } from './smpp.js';
@@ -20,10 +21,10 @@ import {
 /**
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
- * (ingest,e2e,callbacks,e2e-callbacks,soak,statistics,hostile,cascade,priority,smpp,dispatch), BENCH_SOAK_MESSAGES,
+ * (ingest,e2e,callbacks,e2e-callbacks,soak,statistics,hostile,cascade,priority,smpp,dispatch,idle), BENCH_SOAK_MESSAGES,
  * BENCH_STATS_MESSAGES, BENCH_CASCADES, BENCH_PRIORITY_PROMOS, BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES,
  * BENCH_SMPP_BARE_MESSAGES, BENCH_SMPP_MAX_SECONDS, BENCH_DISPATCH_MESSAGES, BENCH_DISPATCH_PER_MINUTE,
- * BENCH_DISPATCH_SLICE_SECONDS, BENCH_DATABASE_URL.
+ * BENCH_DISPATCH_SLICE_SECONDS, BENCH_IDLE_SECONDS, BENCH_DATABASE_URL.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const clients = Number(process.env.BENCH_CLIENTS ?? 4);
@@ -151,6 +152,12 @@ if (wanted('priority')) {
   process.stdout.write(`priority: AUTHORIZE codes idle, then behind ${promos} PROMO messages of a dispatch...\n`);
   const split = process.env.BENCH_PRIORITY_SPLIT === 'true';
   await inSchema((schema) => benchPriority({ schema, promos, seconds: codeSeconds, clients, split }));
+}
+
+if (wanted('idle')) {
+  const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 60);
+  process.stdout.write(`idle: Herald on PostgreSQL, then embedded, ${idleSeconds} s each with no traffic...\n`);
+  figures.push(...(await benchIdle({ seconds: idleSeconds, settleSeconds: 10 })));
 }
 
 process.stdout.write(`\n${renderTable(figures)}\n`);

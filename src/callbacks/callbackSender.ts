@@ -62,6 +62,9 @@ export const DEFAULT_SENDER_OPTIONS: Omit<CallbackSenderOptions, 'retryIntervalS
  */
 const DUE_LEFT_POLL_MS = 250;
 
+/** The first wait for events of transactions above the horizon, doubled at each look that still finds them. */
+const HORIZON_WAIT_MS = 20;
+
 class PrivateAddressError extends Error {}
 
 const laneKey = (lane: Lane): string => `${lane.targetId}:${lane.lane}`;
@@ -88,6 +91,9 @@ export class CallbackSender {
   /** Events of transactions below this have been looked at (undefined: not yet, at start). */
   private scannedTo: EventPosition | undefined;
   private unsaved = false;
+  /** The last look left events for later (see FormRound.behind), and how many looks in a row did. */
+  private behind = false;
+  private behindRounds = 0;
   private savedAt = 0;
   readonly stats = { delivered: 0, retried: 0, failed: 0, events: 0 };
 
@@ -175,6 +181,7 @@ export class CallbackSender {
       this.poke();
     }
     this.scannedTo = round.next;
+    this.behind = round.behind;
     if (round.found.length > 0) this.unsaved = true;
     // At most once a second of real time (a write rate, not a span of the clock), the look is saved for a sender
     // that starts later (every event below it has a cursor).
@@ -217,11 +224,17 @@ export class CallbackSender {
   /** Until the next open delivery falls due, at most pollMs; soon again when one is due that was not taken. */
   private async untilNextDue(): Promise<number> {
     const { pollMs } = this.options;
+    // Events wait for older transactions to end, which takes milliseconds, unless one is left open somewhere on
+    // the server: look again soon, then less and less often.
+    this.behindRounds = this.behind ? this.behindRounds + 1 : 0;
+    const behindMs = this.behind
+      ? Math.min(pollMs, HORIZON_WAIT_MS * 2 ** Math.min(this.behindRounds - 1, 10))
+      : pollMs;
     try {
       const next = await callbackDeliveryNextDue(this.deps.db);
-      if (next === null) return pollMs;
+      if (next === null) return behindMs;
       const wait = next.getTime() - nowMs(this.deps.clock);
-      return Math.min(pollMs, Math.max(wait, DUE_LEFT_POLL_MS));
+      return Math.min(behindMs, Math.max(wait, DUE_LEFT_POLL_MS));
     } catch (error) {
       this.deps.log.error({ err: error }, 'reading the next due callback delivery failed');
       return Math.min(pollMs, 1000);

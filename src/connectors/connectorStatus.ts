@@ -12,6 +12,9 @@ export const CONNECTOR_STATUS_STALE_MS = 10_000;
 /** Rows of a process silent this long are deleted by the next report of any process: it died without cleaning up. */
 export const CONNECTOR_STATUS_FORGET_MS = 3600_000;
 
+/** How often a worker's report also deletes the rows of processes silent for {@link CONNECTOR_STATUS_FORGET_MS}. */
+const FORGET_EVERY_MS = 60_000;
+
 /** The name a process reports under: hostname:pid. */
 export function processName(): string {
   return `${hostname()}:${process.pid}`;
@@ -26,6 +29,7 @@ export class ConnectorStatusWriter {
   private timer: ClockTimer | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = false;
+  private forgotAt = -Infinity;
 
   constructor(
     private readonly deps: { db: Db; clock: Clock; log: Logger; states: () => ConnectorState[] },
@@ -60,6 +64,9 @@ export class ConnectorStatusWriter {
   async report(): Promise<void> {
     const now = this.deps.clock.now();
     await connectorStatusUpsert(this.deps.db, this.options.process, this.deps.states(), now);
+    // Forgetting the dead is not urgent: once a minute at most, not a statement at every report of an idle worker.
+    if (now.getTime() - this.forgotAt < FORGET_EVERY_MS) return;
+    this.forgotAt = now.getTime();
     await connectorStatusDelete(this.deps.db, null, new Date(now.getTime() - CONNECTOR_STATUS_FORGET_MS));
   }
 }

@@ -1,6 +1,13 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/db.js';
-import { DELIVERY_ERRORS, messageExpireDue, orphanReceiptsTakeMatched, type StepOutcome } from '../messages/index.js';
+import {
+  DELIVERY_ERRORS,
+  messageExpireDue,
+  messageExpiryDue,
+  orphanReceiptsAny,
+  orphanReceiptsTakeMatched,
+  type StepOutcome,
+} from '../messages/index.js';
 import type { OutcomeHooks } from './outcomeHooks.js';
 import type { Job } from '../shared/jobs.js';
 import type { Clock } from '../util/clock.js';
@@ -32,6 +39,8 @@ export function deliveryJobs(
       everyMs: 5000,
       // Taken and applied in one transaction: a crash between the two would lose them.
       run: async () => {
+        // Most of the time there are none: one statement, no transaction.
+        if (!(await orphanReceiptsAny(db))) return;
         const ended: StepOutcome[] = [];
         await db.transaction(async (tx) => {
           const matched = await orphanReceiptsTakeMatched(tx, new Date(clock.now().getTime() - ORPHAN_LIFETIME_MS));
@@ -59,6 +68,7 @@ export function deliveryJobs(
  * transaction with what the steps of cascades among them lead to (the next step, or the cascade's end).
  */
 export async function expireLifetimes(db: Db, now: Date, hooks?: OutcomeHooks): Promise<number> {
+  if (!(await messageExpiryDue(db, now))) return 0;
   let expired = 0;
   const errors = { noReceipt: DELIVERY_ERRORS.noReceipt, notRead: DELIVERY_ERRORS.notRead };
   for (;;) {

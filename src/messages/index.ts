@@ -11,6 +11,7 @@ export {
   messageNextDue,
   messageCountDeliveredParts,
   messageExpireDue,
+  messageExpiryDue,
   messageLockOrdered,
   messageNoteIgnored,
 } from './messageDeliverySql.js';
@@ -21,6 +22,7 @@ export type { MessageCounts, QueueFigure } from './messageStatisticsSql.js';
 export { messageInsertInbound, messagesDeleteFinished, messagesJoin } from './messageSql.js';
 export type { NewInbound } from './messageSql.js';
 export {
+  orphanReceiptsAny,
   orphanReceiptsTakeMatched,
   submissionMatchReceipts,
   submissionSetPartStates,

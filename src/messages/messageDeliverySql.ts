@@ -143,6 +143,18 @@ export async function messageClaimDue(
 }
 
 /**
+ * Whether a lifetime has run out by `now` (an index probe of `messages_waiting_due`): the job looks before it
+ * opens a transaction, so that an idle pass is one statement.
+ */
+export async function messageExpiryDue(db: Queryable, now: Date): Promise<boolean> {
+  const rows = await db.query(
+    `SELECT 1 FROM messages WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL AND due_at <= $1 LIMIT 1`,
+    [now],
+  );
+  return rows.length > 0;
+}
+
+/**
  * When the next message of the queue falls due (a leased one: when its lease ends), or null when none waits: the
  * first entry of `messages_sending_due`, so that an idle dispatcher sleeps until then instead of polling.
  */
