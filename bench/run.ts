@@ -21,10 +21,10 @@ import {
 /**
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
- * (ingest,e2e,callbacks,e2e-callbacks,soak,statistics,hostile,cascade,priority,smpp,dispatch,idle), BENCH_SOAK_MESSAGES,
- * BENCH_STATS_MESSAGES, BENCH_CASCADES, BENCH_PRIORITY_PROMOS, BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES,
- * BENCH_SMPP_BARE_MESSAGES, BENCH_SMPP_MAX_SECONDS, BENCH_DISPATCH_MESSAGES, BENCH_DISPATCH_PER_MINUTE,
- * BENCH_DISPATCH_SLICE_SECONDS, BENCH_IDLE_SECONDS, BENCH_DATABASE_URL.
+ * (ingest,e2e,callbacks,e2e-callbacks,soak,statistics,hostile,cascade,priority,smpp,dispatch,idle),
+ * BENCH_SOAK_MESSAGES, BENCH_STATS_MESSAGES, BENCH_CASCADES, BENCH_PRIORITY_PROMOS, BENCH_PRIORITY_SECONDS,
+ * BENCH_SMPP_MESSAGES, BENCH_SMPP_BARE_MESSAGES, BENCH_SMPP_MAX_SECONDS, BENCH_DISPATCH_MESSAGES,
+ * BENCH_DISPATCH_PER_MINUTE, BENCH_DISPATCH_SLICE_SECONDS, BENCH_IDLE_SECONDS, BENCH_DATABASE_URL.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const clients = Number(process.env.BENCH_CLIENTS ?? 4);
