@@ -278,7 +278,9 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       );
       const retention = config.retentionDays !== undefined ? { retentionDays: config.retentionDays } : {};
       const jobDeps = { db: workDb, clock, log };
-      jobs = new Jobs({ clock, log }, [
+      // Writes and wake-ups: while their count stands still, a quiet job rests (shared/jobs.ts).
+      const activity = (): number => writer.stats.flushes + wakeup.notifies;
+      jobs = new Jobs({ clock, log, activity }, [
         ...deliveryJobs({ ...jobDeps, hooks: cascadeProgress }, retention),
         ...cascadeJobs({ ...jobDeps, progress: cascadeProgress }, retention),
         ...statisticsJobs(jobDeps, retention),

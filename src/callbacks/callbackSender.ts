@@ -23,6 +23,7 @@ import {
   type EventPosition,
   type Lane,
 } from './laneSql.js';
+import { callbackEventsAfter } from './eventSql.js';
 import { DELIVERY_HEADER, SIGNATURE_HEADER, signCallback } from './signing.js';
 import { CircuitBreaker } from '../shared/circuitBreaker.js';
 
@@ -94,6 +95,8 @@ export class CallbackSender {
   /** The last look left events for later (see FormRound.behind), and how many looks in a row did. */
   private behind = false;
   private behindRounds = 0;
+  /** When the next open delivery falls due, as the last round that formed nothing read it. */
+  private nextDue: Date | null | undefined;
   private savedAt = 0;
   readonly stats = { delivered: 0, retried: 0, failed: 0, events: 0 };
 
@@ -134,9 +137,14 @@ export class CallbackSender {
    */
   async round(): Promise<number> {
     const { db, clock } = this.deps;
-    await this.form();
+    const formed = await this.form();
     const room = this.options.maxInFlight - this.inFlight.size;
     if (room <= 0) return 0;
+    if (formed === 0) {
+      // Nothing new: the claim (a bigger statement) runs only when a delivery is due.
+      this.nextDue = await callbackDeliveryNextDue(db);
+      if (this.nextDue === null || this.nextDue.getTime() > nowMs(clock)) return 0;
+    }
     const due = await callbackDeliveriesClaim(db, clock.now(), room, this.options.leaseMs);
     for (const delivery of due) {
       const work = this.attempt(delivery).catch((error: unknown) =>
@@ -160,11 +168,16 @@ export class CallbackSender {
    * start, also takes every lane behind its cursor (whatever happened while no sender ran) and the events since the
    * look that the last sender saved.
    */
-  private async form(): Promise<void> {
+  private async form(): Promise<number> {
     const { db, clock } = this.deps;
     if (this.scannedTo === undefined) {
       this.scannedTo = await callbackScanLoad(db);
       for (const lane of await callbackLanesBehind(db)) this.pending.set(laneKey(lane), lane);
+    }
+    // An idle round: one index probe instead of the forming statement.
+    if (this.pending.size === 0 && !(await callbackEventsAfter(db, this.scannedTo))) {
+      this.behind = false;
+      return 0;
     }
     const round = await callbackDeliveriesForm(
       db,
@@ -190,6 +203,7 @@ export class CallbackSender {
       this.unsaved = false;
       await callbackScanSave(db, round.next);
     }
+    return round.formed;
   }
 
   /** Waits until nothing is in flight (tests). */
@@ -201,6 +215,7 @@ export class CallbackSender {
     while (this.running) {
       let started = 0;
       this.poked = false;
+      this.nextDue = undefined;
       try {
         started = await this.round();
       } catch (error) {
@@ -231,7 +246,7 @@ export class CallbackSender {
       ? Math.min(pollMs, HORIZON_WAIT_MS * 2 ** Math.min(this.behindRounds - 1, 10))
       : pollMs;
     try {
-      const next = await callbackDeliveryNextDue(this.deps.db);
+      const next = this.nextDue !== undefined ? this.nextDue : await callbackDeliveryNextDue(this.deps.db);
       if (next === null) return behindMs;
       const wait = next.getTime() - nowMs(this.deps.clock);
       return Math.min(behindMs, Math.max(wait, DUE_LEFT_POLL_MS));

@@ -28,7 +28,6 @@ import {
   type CascadeRow,
   cascadeInsertBatch,
   cascadesClaimTimedOut,
-  cascadesTimedOutAny,
   cascadesLockRunning,
   type CascadeUpdate,
   cascadeUpdateBatch,
@@ -251,8 +250,6 @@ export class CascadeProgress {
    * how many it took. A cascade whose step's outcome is being recorded meanwhile is left to the next pass.
    */
   async timeoutsDue(db: Db, now: Date, limit: number): Promise<number> {
-    // Most passes find none: one statement, no transaction.
-    if (!(await cascadesTimedOutAny(db, now))) return 0;
     const taken = await db.transaction(async (tx) => {
       const cascades = await cascadesClaimTimedOut(tx, now, limit);
       await this.moveOn(tx, cascades, [], now);

@@ -10,7 +10,7 @@ import { isUnconstrained, nextAllowedInstant, type SendWindow } from '../schedul
 import { DELIVERY_ERRORS, READ_TRACKED, whatsappWindowsOpenOf } from '../messages/index.js';
 import { type ClaimedMessage, type ClaimLimits, messageClaimDue, messageNextDue } from '../messages/index.js';
 import { type Channel, CHANNELS } from '../shared/channels.js';
-import type { Clock } from '../util/clock.js';
+import { type Clock, nowMs } from '../util/clock.js';
 import type { DeliveryWriter } from './deliveryWriter.js';
 import type { Wakeup } from './wakeup.js';
 
@@ -150,37 +150,49 @@ export class Dispatcher {
         this.count(message.channel_type, !isUrgent(message.traffic_type), 1);
         this.track(message, this.dispatch(message, windowsClosed.has(message.id)));
       }
-      if (claimed.length < limits.total) await this.idle(await this.untilNextDue());
+      if (claimed.length < limits.total) await this.sleepUntilDue();
     }
   }
 
-  /** How long to sleep when the queue has nothing more due: until its next message falls due, at most pollMs. */
-  private async untilNextDue(): Promise<number> {
-    const { pollMs } = this.options;
+  /**
+   * Sleeps until woken (new messages, places freed) or until the next message of the queue falls due, at most
+   * pollMs. A timer that finds nothing due (the safety poll) sleeps again without a claim, the bigger statement.
+   */
+  private async sleepUntilDue(): Promise<void> {
+    let next = await this.nextDue();
+    while (this.running) {
+      const { pollMs } = this.options;
+      const wait = next === undefined ? Math.min(pollMs, 1000) : next === null ? pollMs : next - nowMs(this.deps.clock);
+      if (await this.idle(wait <= 0 ? Math.min(pollMs, DUE_LEFT_POLL_MS) : Math.min(pollMs, wait))) return;
+      next = await this.nextDue();
+      if (next !== undefined && next !== null && next <= nowMs(this.deps.clock)) return;
+    }
+  }
+
+  /** When the next message of the queue falls due (ms), null when none waits, undefined when it could not be read. */
+  private async nextDue(): Promise<number | null | undefined> {
     try {
-      const next = await messageNextDue(this.deps.db);
-      if (next === null) return pollMs;
-      const wait = next.getTime() - this.deps.clock.now().getTime();
-      return wait <= 0 ? Math.min(pollMs, DUE_LEFT_POLL_MS) : Math.min(pollMs, wait);
+      return (await messageNextDue(this.deps.db))?.getTime() ?? null;
     } catch (error) {
       this.deps.log.error({ err: error }, 'reading the next due message failed');
-      return Math.min(pollMs, 1000);
+      return undefined;
     }
   }
 
   /**
    * Waits until places free up (half of all, or half of a pressed channel's), new messages are announced or
-   * `pollMs` passes; without `pollMs`, for places only.
+   * `pollMs` passes; without `pollMs`, for places only. True when woken, false when the time passed.
    */
-  private async idle(pollMs?: number): Promise<void> {
-    await new Promise<void>((resolve) => {
+  private async idle(pollMs?: number): Promise<boolean> {
+    const woken = await new Promise<boolean>((resolve) => {
       const cancel = pollMs !== undefined ? this.deps.wakeup.onWake(pollMs, resolve) : undefined;
       this.capacityWaiter = () => {
         cancel?.();
-        resolve();
+        resolve(true);
       };
     });
     this.capacityWaiter = undefined;
+    return woken;
   }
 
   /** What the next claim may take: of the batch, what is left of the places in all and of each channel's. */

@@ -9,10 +9,13 @@ import { type Clock, systemClock } from '../util/clock.js';
 export class Wakeup {
   private waiters: (() => void)[] = [];
   private pending = false;
+  /** Notifies so far: part of a process's activity (shared/jobs.ts). */
+  notifies = 0;
 
   constructor(private readonly clock: Clock = systemClock) {}
 
   notify(): void {
+    this.notifies++;
     if (this.waiters.length === 0) {
       this.pending = true;
       return;
@@ -22,28 +25,31 @@ export class Wakeup {
 
   /** Resolves on the next notify() (at once if one came since the last wait) or after `ms`. */
   wait(ms: number): Promise<void> {
-    return new Promise((resolve) => this.onWake(ms, resolve));
+    return new Promise((resolve) => this.onWake(ms, () => resolve()));
   }
 
-  /** Calls `fn` once, on the next notify() or after `ms`; the returned function cancels the wait. */
-  onWake(ms: number, fn: () => void): () => void {
+  /**
+   * Calls `fn` once: with true on the next notify(), with false after `ms`. The returned function cancels the wait.
+   */
+  onWake(ms: number, fn: (notified: boolean) => void): () => void {
     if (this.pending) {
       this.pending = false;
-      fn();
+      fn(true);
       return () => undefined;
     }
     const waiters = this.waiters;
-    const timer = this.clock.setTimer(ms, done);
+    const timer = this.clock.setTimer(ms, () => done(false));
+    const notified = (): void => done(true);
     function cancel(): void {
       timer.cancel();
-      const i = waiters.indexOf(done);
+      const i = waiters.indexOf(notified);
       if (i >= 0) waiters.splice(i, 1);
     }
-    function done(): void {
+    function done(byNotify: boolean): void {
       cancel();
-      fn();
+      fn(byNotify);
     }
-    waiters.push(done);
+    waiters.push(notified);
     return cancel;
   }
 }

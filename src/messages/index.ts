@@ -11,7 +11,7 @@ export {
   messageNextDue,
   messageCountDeliveredParts,
   messageExpireDue,
-  messageExpiryDue,
+  messageNextExpiry,
   messageLockOrdered,
   messageNoteIgnored,
 } from './messageDeliverySql.js';

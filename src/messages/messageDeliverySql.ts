@@ -143,15 +143,14 @@ export async function messageClaimDue(
 }
 
 /**
- * Whether a lifetime has run out by `now` (an index probe of `messages_waiting_due`): the job looks before it
- * opens a transaction, so that an idle pass is one statement.
+ * When the next lifetime runs out (the first entry of `messages_waiting_due`), or null when none is running: the
+ * job looks before it opens a transaction, so that an idle pass is one statement, and knows how long it may rest.
  */
-export async function messageExpiryDue(db: Queryable, now: Date): Promise<boolean> {
-  const rows = await db.query(
-    `SELECT 1 FROM messages WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL AND due_at <= $1 LIMIT 1`,
-    [now],
+export async function messageNextExpiry(db: Queryable): Promise<Date | null> {
+  const [row] = await db.query<{ due_at: Date }>(
+    `SELECT due_at FROM messages WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL ORDER BY due_at LIMIT 1`,
   );
-  return rows.length > 0;
+  return row?.due_at ?? null;
 }
 
 /**
