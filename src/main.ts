@@ -28,7 +28,8 @@ import { dispatchStatusesShared } from './dispatches/index.js';
 import { idempotencyJobs } from './idempotency/index.js';
 import { Jobs } from './shared/jobs.js';
 import { statisticsJobs } from './statistics/index.js';
-import { Wakeup } from './delivery/index.js';
+import { AnnouncingWakeup, Wakeup } from './delivery/index.js';
+import { wakeAtCommit } from './db/wake.js';
 import { type DemoCredentials, demoBanner, ensureDemo } from './demo/index.js';
 import { buildServer, closeServer, type Routes } from './http/server.js';
 import { systemRoutes } from './http/systemRoutes.js';
@@ -191,7 +192,16 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       clock,
       cascadeProgress,
     );
-    const wakeup = new Wakeup(clock);
+    // An api process announces stored messages to the workers of other processes (db/wake.ts); a process with a
+    // dispatcher wakes its own, which claims them (other processes' workers are told nothing: no notification).
+    const wakeup =
+      role === 'api'
+        ? new AnnouncingWakeup(
+            clock,
+            () => wakeAtCommit(db, 'messages'),
+            (error) => log.warn({ err: error }, 'announcing stored messages to the workers failed'),
+          )
+        : new Wakeup(clock);
     const connectors =
       role === 'api'
         ? []

@@ -14,7 +14,12 @@ export function wakeChannel(schema: string): string {
   return `herald_wake_${schema}`.slice(0, 63);
 }
 
-/** Wakes the listeners of `topic` when the caller's transaction commits. */
+/**
+ * Wakes the listeners of `topic`: at once on the database itself, at the commit in a transaction. An api process
+ * runs it after the commit that stored the messages, not in that transaction: PostgreSQL serialises the commits of
+ * notifying transactions (a cluster-wide lock held through the commit's WAL flush), which cut end-to-end throughput
+ * by more than half when every send transaction notified (measured, bench e2e).
+ */
 export async function wakeAtCommit(tx: Queryable, topic: WakeTopic): Promise<void> {
   await tx.query(`SELECT pg_notify(left('herald_wake_' || current_schema(), 63), $1)`, [topic]);
 }

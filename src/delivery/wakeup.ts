@@ -53,3 +53,40 @@ export class Wakeup {
     return cancel;
   }
 }
+
+/**
+ * The Wakeup of a process without a dispatcher (role api): a notify also wakes the workers of other processes, by a
+ * notification sent after the commit that stored the work (the caller notifies after its commit). One statement
+ * at a time: the notifies that come while one is under way make one more after it, not one each, so a burst of
+ * sends costs the database a few notifications.
+ */
+export class AnnouncingWakeup extends Wakeup {
+  private sending = false;
+  private again = false;
+
+  constructor(
+    clock: Clock,
+    private readonly announce: () => Promise<void>,
+    private readonly onError: (error: unknown) => void,
+  ) {
+    super(clock);
+  }
+
+  override notify(): void {
+    super.notify();
+    if (this.sending) {
+      this.again = true;
+      return;
+    }
+    this.sending = true;
+    void this.send();
+  }
+
+  private async send(): Promise<void> {
+    do {
+      this.again = false;
+      await this.announce().catch(this.onError);
+    } while (this.again);
+    this.sending = false;
+  }
+}

@@ -1,4 +1,3 @@
-import { wakeAtCommit } from '../db/wake.js';
 import { accountTakePace } from '../accounts/index.js';
 import {
   cascadeInsertBatch,
@@ -265,7 +264,6 @@ export async function changeDispatch(
       const slots = await accountTakePace(tx, accountId, 0, held, now, dispatch.speed_ms);
       const start = slots?.firstBulkAt ?? now;
       await messageDispatchSchedule(tx, accountId, dispatchId, start, slots?.spacingMs ?? dispatch.speed_ms);
-      await wakeAtCommit(tx, 'messages');
     }
     // A pause or stop takes its messages after this commit (see settle): a transaction recording a step of one of
     // its cascades locks messages, then cascades, then this row (FOR SHARE); taking messages here, after this row,

@@ -1,4 +1,3 @@
-import { wakeAtCommit } from '../db/wake.js';
 import type { AppContext, DirectRoom } from '../context.js';
 import type { Queryable } from '../db/db.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
@@ -212,8 +211,6 @@ export async function storeMessages(
         .flatMap((c) => c.links.map((l) => ({ messageId: c.id, ...l }))),
       now,
     );
-    // Workers of other processes claim the rows not handed to this process's dispatcher, woken at the commit.
-    if (rows.some((r) => !r.leased && !r.held)) await wakeAtCommit(tx, 'messages');
   }
   return results;
 }
