@@ -97,7 +97,7 @@ describe('periodic jobs', () => {
     await expect(new Jobs({ clock, log }, [job(1000)]).run('other')).rejects.toThrow('no job named other');
   });
 
-  it('rests a quiet job until its next work is due, while the activity stands still, at most QUIET_MAX_MS', async () => {
+  it('rests a quiet job until its next work is due while the activity stands still, at most QUIET_MAX_MS', async () => {
     const clock = new TestClock();
     let runs = 0;
     let activity = 0;
