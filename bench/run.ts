@@ -4,6 +4,7 @@ import { benchCascade, type PlainRate } from './cascade.js';
 import { benchDispatch } from './dispatch.js';
 import { benchEndToEnd } from './endToEnd.js';
 import { benchHostile } from './hostile.js';
+import { benchIdle } from './idle.js';
 import { benchIngest } from './ingest.js';
 import { benchList } from './list.js';
 import { benchPgBouncer } from './pgbouncer.js';
@@ -25,10 +26,10 @@ import {
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
  * (ingest,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,dispatch,
- * verify), BENCH_SOAK_MESSAGES, BENCH_STATS_MESSAGES, BENCH_LIST_MESSAGES, BENCH_CASCADES, BENCH_PRIORITY_PROMOS,
- * BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES, BENCH_SMPP_BARE_MESSAGES, BENCH_SMPP_MAX_SECONDS,
- * BENCH_DISPATCH_MESSAGES, BENCH_DISPATCH_PER_MINUTE, BENCH_DISPATCH_SLICE_SECONDS, BENCH_VERIFY_COUNT,
- * BENCH_DATABASE_URL.
+ * verify,idle), BENCH_SOAK_MESSAGES, BENCH_STATS_MESSAGES, BENCH_LIST_MESSAGES, BENCH_CASCADES,
+ * BENCH_PRIORITY_PROMOS, BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES, BENCH_SMPP_BARE_MESSAGES,
+ * BENCH_SMPP_MAX_SECONDS, BENCH_DISPATCH_MESSAGES, BENCH_DISPATCH_PER_MINUTE, BENCH_DISPATCH_SLICE_SECONDS,
+ * BENCH_VERIFY_COUNT, BENCH_IDLE_SECONDS, BENCH_DATABASE_URL.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const clients = Number(process.env.BENCH_CLIENTS ?? 4);
@@ -177,6 +178,12 @@ if (wanted('verify')) {
     `verify: ${count} verifications (send, then check) against ${count} plain one-message sends...\n`,
   );
   await inSchema((schema) => benchVerify({ schema, count, clients }));
+}
+
+if (wanted('idle')) {
+  const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 60);
+  process.stdout.write(`idle: Herald on PostgreSQL, then embedded, ${idleSeconds} s each with no traffic...\n`);
+  figures.push(...(await benchIdle({ seconds: idleSeconds, settleSeconds: 10 })));
 }
 
 process.stdout.write(`\n${renderTable(figures)}\n`);

@@ -29,7 +29,8 @@ import { dispatchStatusesShared } from './dispatches/index.js';
 import { idempotencyJobs } from './idempotency/index.js';
 import { Jobs } from './shared/jobs.js';
 import { statisticsJobs } from './statistics/index.js';
-import { Wakeup } from './delivery/index.js';
+import { AnnouncingWakeup, Wakeup } from './delivery/index.js';
+import { wakeAtCommit } from './db/wake.js';
 import { type DemoCredentials, demoBanner, ensureDemo } from './demo/index.js';
 import { buildServer, closeServer, type Routes } from './http/server.js';
 import { systemRoutes } from './http/systemRoutes.js';
@@ -211,7 +212,16 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       clock,
       cascadeProgress,
     );
-    const wakeup = new Wakeup(clock);
+    // An api process announces stored messages to the workers of other processes (db/wake.ts); a process with a
+    // dispatcher wakes its own, which claims them (other processes' workers are told nothing: no notification).
+    const wakeup =
+      role === 'api'
+        ? new AnnouncingWakeup(
+            clock,
+            () => wakeAtCommit(db, 'messages'),
+            (error) => log.warn({ err: error }, 'announcing stored messages to the workers failed'),
+          )
+        : new Wakeup(clock);
     const connectors =
       role === 'api'
         ? []
@@ -300,7 +310,9 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       );
       const retention = config.retentionDays !== undefined ? { retentionDays: config.retentionDays } : {};
       const jobDeps = { db: workDb, clock, log };
-      jobs = new Jobs({ clock, log }, [
+      // Writes and wake-ups: while their count stands still, a quiet job rests (shared/jobs.ts).
+      const activity = (): number => writer.stats.flushes + wakeup.notifies;
+      jobs = new Jobs({ clock, log, activity }, [
         ...deliveryJobs({ ...jobDeps, hooks: cascadeProgress }, retention),
         ...cascadeJobs({ ...jobDeps, progress: cascadeProgress }, retention),
         ...statisticsJobs(jobDeps, retention),
@@ -328,6 +340,17 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
           ...options.callbackSender,
         },
       );
+      // Other processes' work (and this one's, heard the same way) wakes the loops at its commit (db/wake.ts).
+      const sender = callbackSender;
+      const unlisten = await db.listenWakeups({
+        onWake: (topic) => (topic === 'callbacks' ? sender.poke() : wakeup.notify()),
+        onListening: () => {
+          wakeup.notify();
+          sender.poke();
+        },
+        onLost: (error) => log.warn({ err: error }, 'the wake-up listener lost its connection; connecting again'),
+      });
+      closers.push(unlisten);
       dispatcher.start();
       if (options.startJobs !== false) jobs.start();
       callbackSender.start();

@@ -10,6 +10,7 @@ import {
   callbackDeliveriesClaim,
   callbackDeliveriesForm,
   callbackDeliveryBodies,
+  callbackDeliveryNextDue,
   callbackDeliveryPostpone,
   callbackDeliveryRecord,
   type ClaimedDelivery,
@@ -22,6 +23,7 @@ import {
   type EventPosition,
   type Lane,
 } from './laneSql.js';
+import { callbackEventsAfter } from './eventSql.js';
 import { DELIVERY_HEADER, SIGNATURE_HEADER, signCallback } from './signing.js';
 import { CircuitBreaker } from '../shared/circuitBreaker.js';
 
@@ -34,6 +36,10 @@ export interface CallbackSenderOptions {
   readonly maxInFlight: number;
   /** Connections to one receiver host at once. */
   readonly perHost: number;
+  /**
+   * The longest an idle sender sleeps between looks: a safety poll for a missed wake-up. New events wake it (the
+   * listener, db/wake.ts), and it wakes by itself when the next open delivery falls due.
+   */
   readonly pollMs: number;
   readonly leaseMs: number;
   /** Consecutive failures of a host that open its circuit, and for how long. */
@@ -45,11 +51,20 @@ export const DEFAULT_SENDER_OPTIONS: Omit<CallbackSenderOptions, 'retryIntervalS
   timeoutMs: 10_000,
   maxInFlight: 64,
   perHost: 16,
-  pollMs: 100,
+  pollMs: 5000,
   leaseMs: 60_000,
   breakerFailures: 5,
   breakerOpenMs: 30_000,
 };
+
+/**
+ * How soon an idle sender looks again when a delivery is due that its round did not start (a replay waiting for
+ * the lane's open delivery, one another worker holds, no place left): a finished delivery pokes it sooner.
+ */
+const DUE_LEFT_POLL_MS = 250;
+
+/** The first wait for events of transactions above the horizon, doubled at each look that still finds them. */
+const HORIZON_WAIT_MS = 20;
 
 class PrivateAddressError extends Error {}
 
@@ -77,6 +92,11 @@ export class CallbackSender {
   /** Events of transactions below this have been looked at (undefined: not yet, at start). */
   private scannedTo: EventPosition | undefined;
   private unsaved = false;
+  /** The last look left events for later (see FormRound.behind), and how many looks in a row did. */
+  private behind = false;
+  private behindRounds = 0;
+  /** When the next open delivery falls due, as the last round that formed nothing read it. */
+  private nextDue: Date | null | undefined;
   private savedAt = 0;
   readonly stats = { delivered: 0, retried: 0, failed: 0, events: 0 };
 
@@ -117,9 +137,14 @@ export class CallbackSender {
    */
   async round(): Promise<number> {
     const { db, clock } = this.deps;
-    await this.form();
+    const formed = await this.form();
     const room = this.options.maxInFlight - this.inFlight.size;
     if (room <= 0) return 0;
+    if (formed === 0) {
+      // Nothing new: the claim (a bigger statement) runs only when a delivery is due.
+      this.nextDue = await callbackDeliveryNextDue(db);
+      if (this.nextDue === null || this.nextDue.getTime() > nowMs(clock)) return 0;
+    }
     const due = await callbackDeliveriesClaim(db, clock.now(), room, this.options.leaseMs);
     for (const delivery of due) {
       const work = this.attempt(delivery).catch((error: unknown) =>
@@ -143,11 +168,16 @@ export class CallbackSender {
    * start, also takes every lane behind its cursor (whatever happened while no sender ran) and the events since the
    * look that the last sender saved.
    */
-  private async form(): Promise<void> {
+  private async form(): Promise<number> {
     const { db, clock } = this.deps;
     if (this.scannedTo === undefined) {
       this.scannedTo = await callbackScanLoad(db);
       for (const lane of await callbackLanesBehind(db)) this.pending.set(laneKey(lane), lane);
+    }
+    // An idle round: one index probe instead of the forming statement.
+    if (this.pending.size === 0 && !(await callbackEventsAfter(db, this.scannedTo))) {
+      this.behind = false;
+      return 0;
     }
     const round = await callbackDeliveriesForm(
       db,
@@ -164,6 +194,7 @@ export class CallbackSender {
       this.poke();
     }
     this.scannedTo = round.next;
+    this.behind = round.behind;
     if (round.found.length > 0) this.unsaved = true;
     // At most once a second of real time (a write rate, not a span of the clock), the look is saved for a sender
     // that starts later (every event below it has a cursor).
@@ -172,6 +203,7 @@ export class CallbackSender {
       this.unsaved = false;
       await callbackScanSave(db, round.next);
     }
+    return round.formed;
   }
 
   /** Waits until nothing is in flight (tests). */
@@ -183,14 +215,17 @@ export class CallbackSender {
     while (this.running) {
       let started = 0;
       this.poked = false;
+      this.nextDue = undefined;
       try {
         started = await this.round();
       } catch (error) {
         this.deps.log.error({ err: error }, 'callback round failed');
       }
       if (started === 0 && this.running && !this.poked) {
+        const sleepMs = await this.untilNextDue();
+        if (this.poked || !this.running) continue;
         await new Promise<void>((resolve) => {
-          const timer = this.deps.clock.setTimer(this.options.pollMs, resolve);
+          const timer = this.deps.clock.setTimer(sleepMs, resolve);
           this.wake = () => {
             timer.cancel();
             resolve();
@@ -198,6 +233,26 @@ export class CallbackSender {
         });
         this.wake = undefined;
       }
+    }
+  }
+
+  /** Until the next open delivery falls due, at most pollMs; soon again when one is due that was not taken. */
+  private async untilNextDue(): Promise<number> {
+    const { pollMs } = this.options;
+    // Events wait for older transactions to end, which takes milliseconds, unless one is left open somewhere on
+    // the server: look again soon, then less and less often.
+    this.behindRounds = this.behind ? this.behindRounds + 1 : 0;
+    const behindMs = this.behind
+      ? Math.min(pollMs, HORIZON_WAIT_MS * 2 ** Math.min(this.behindRounds - 1, 10))
+      : pollMs;
+    try {
+      const next = this.nextDue !== undefined ? this.nextDue : await callbackDeliveryNextDue(this.deps.db);
+      if (next === null) return behindMs;
+      const wait = next.getTime() - nowMs(this.deps.clock);
+      return Math.min(behindMs, Math.max(wait, DUE_LEFT_POLL_MS));
+    } catch (error) {
+      this.deps.log.error({ err: error }, 'reading the next due callback delivery failed');
+      return Math.min(pollMs, 1000);
     }
   }
 

@@ -55,6 +55,7 @@ export async function callbackDeliveriesForm(
     found: [number, number][] | null;
     caught_up: [number, number][] | null;
     cursorless: [number, number][] | null;
+    behind: boolean;
   }>(
     `WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
      -- The lanes of the events written since the last look, found by their transaction ids: idle URLs cost nothing.
@@ -183,7 +184,9 @@ export async function callbackDeliveriesForm(
          coalesce((SELECT id FROM next_look), $6::bigint) AS next_id,
        (SELECT json_agg(json_build_array(target_id, lane)) FROM found) AS found,
        (SELECT json_agg(json_build_array(target_id, lane)) FROM probed WHERE has_cursor AND NOT has_new) AS caught_up,
-       (SELECT json_agg(json_build_array(target_id, lane)) FROM probed WHERE NOT has_cursor) AS cursorless`,
+       (SELECT json_agg(json_build_array(target_id, lane)) FROM probed WHERE NOT has_cursor) AS cursorless,
+       (SELECT count(*) FROM newest) = ${NEW_EVENTS_PER_LOOK}
+         OR EXISTS (SELECT 1 FROM newest n, horizon h WHERE n.txid >= h.xmin) AS behind`,
     [
       now,
       maxLanes,
@@ -202,6 +205,7 @@ export async function callbackDeliveriesForm(
     found: lanes(r.found),
     caughtUp: lanes(r.caught_up),
     cursorless: lanes(r.cursorless),
+    behind: r.behind,
   };
 }
 
@@ -216,6 +220,11 @@ export interface FormRound {
   readonly caughtUp: Lane[];
   /** Lanes with events but no cursor (it expired while the lane was idle): they need one before they can form. */
   readonly cursorless: Lane[];
+  /**
+   * Whether events were left for a later look: beyond this look's limit, or of transactions above the horizon (an
+   * older transaction still running anywhere on the server may yet commit events below them).
+   */
+  readonly behind: boolean;
 }
 
 /** A delivery claimed for an attempt, with what sending it needs. */
@@ -243,6 +252,17 @@ export interface ClaimedDelivery {
  * A delivery of held messages (see {@link callbackDeliveriesForm}) waits while an older open delivery of its lane
  * holds an event of one of them.
  */
+/**
+ * When the next open delivery falls due (a retry, a parked host's, a claimed one's lease end), or null when none is
+ * open: the first entry of `callback_deliveries_due`, so that an idle sender sleeps until then instead of polling.
+ */
+export async function callbackDeliveryNextDue(db: Queryable): Promise<Date | null> {
+  const [row] = await db.query<{ next_attempt_at: Date }>(
+    `SELECT next_attempt_at FROM callback_deliveries WHERE state = 'open' ORDER BY next_attempt_at LIMIT 1`,
+  );
+  return row?.next_attempt_at ?? null;
+}
+
 export async function callbackDeliveriesClaim(
   db: Queryable,
   now: Date,

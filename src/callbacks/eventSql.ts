@@ -197,3 +197,12 @@ export function priceExtra(alias: string, price: string): string {
     `${alias}.currency)`
   );
 }
+
+/** Whether any event was written after `position` (an index probe of callback_events_txid). */
+export async function callbackEventsAfter(db: Queryable, position: { txid: string; id: number }): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM callback_events WHERE (txid, id) > ($1::xid8, $2::bigint) LIMIT 1', [
+    position.txid,
+    position.id,
+  ]);
+  return rows.length > 0;
+}

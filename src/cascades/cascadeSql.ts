@@ -141,6 +141,15 @@ export async function cascadeUpdateBatch(tx: Queryable, updates: readonly Cascad
  * until the transaction ends; those another transaction holds (a step's outcome being recorded) are skipped and
  * taken at the next pass.
  */
+/** When the next running step times out (the first entry of cascades_step_timeout), or null when none will. */
+export async function cascadesNextTimeout(db: Queryable): Promise<Date | null> {
+  const [row] = await db.query<{ step_timeout_at: Date }>(
+    `SELECT step_timeout_at FROM cascades WHERE state = 'running' AND step_timeout_at IS NOT NULL
+     ORDER BY step_timeout_at LIMIT 1`,
+  );
+  return row?.step_timeout_at ?? null;
+}
+
 export async function cascadesClaimTimedOut(tx: Queryable, now: Date, limit: number): Promise<CascadeRow[]> {
   return tx.query<CascadeRow>(
     `SELECT * FROM cascades

@@ -1,9 +1,9 @@
 import type { Db } from '../db/db.js';
-import type { Job } from '../shared/jobs.js';
+import type { Job, Quiet } from '../shared/jobs.js';
 import type { Clock } from '../util/clock.js';
 import { DAY_MS } from '../util/time.js';
 import type { CascadeProgress } from './cascades.js';
-import { cascadesDeleteEnded } from './cascadeSql.js';
+import { cascadesDeleteEnded, cascadesNextTimeout } from './cascadeSql.js';
 
 const DELETE_BATCH = 1000;
 /** Cascades moved on per transaction: a pass takes what is due in batches until none is left. */
@@ -28,9 +28,13 @@ export function cascadeJobs(
   const timeouts: Job = {
     name: 'cascade-step-timeouts',
     everyMs: STEP_TIMEOUT_EVERY_MS,
-    run: async () => {
+    run: async (): Promise<Quiet | undefined> => {
       const now = deps.clock.now();
+      // Most passes find none: one statement, no transaction, and the job rests until the next timeout.
+      const next = await cascadesNextTimeout(deps.db);
+      if (next === null || next > now) return { quietUntil: next?.getTime() ?? Infinity };
       while ((await deps.progress.timeoutsDue(deps.db, now, TIMEOUT_BATCH)) === TIMEOUT_BATCH);
+      return undefined;
     },
   };
   if (retentionDays === undefined) return [timeouts];

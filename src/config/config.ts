@@ -19,6 +19,11 @@ export interface Config {
    * dispatch and console reads; undefined reads everything from the primary (docs/scaling.md).
    */
   readonly readDatabaseUrl: string | undefined;
+  /**
+   * The connection workers LISTEN on for wake-ups (PostgreSQL): a direct one, since LISTEN needs a session that a
+   * transaction pooler does not keep. Defaults to {@link databaseUrl}; undefined on PGlite.
+   */
+  readonly listenDatabaseUrl: string | undefined;
   readonly dataDir: string;
   /** Operator API token; undefined disables the operator API unless demo mode generates one. */
   readonly adminToken: string | undefined;
@@ -303,6 +308,9 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_READ_DATABASE_URL:
     'PostgreSQL read replica for lists, statistics, dispatch and console reads (needs DATABASE_URL; ' +
     'default: none, every read on the primary)',
+  HERALD_LISTEN_DATABASE_URL:
+    'PostgreSQL connection string the workers LISTEN on for wake-ups: a direct connection, not through a ' +
+    'transaction pooler (default DATABASE_URL)',
   HERALD_DATA_DIR: `embedded database folder (default ${DEFAULT_DATA_DIR})`,
   HERALD_ADMIN_TOKEN: 'operator API token; unset disables the operator API (demo mode generates one)',
   HERALD_SIMULATORS: 'on|off: start the built-in carrier simulators (default on in embedded mode)',
@@ -408,6 +416,11 @@ export function loadConfig(env: Env = process.env): Config {
   // A replica of the embedded database cannot exist: refused rather than ignored.
   if (readDatabaseUrl !== undefined && embedded)
     throw new ConfigError('HERALD_READ_DATABASE_URL', 'needs DATABASE_URL (a replica of a PostgreSQL primary)');
+  const listenDatabaseUrl =
+    optional(read('HERALD_LISTEN_DATABASE_URL'), 'HERALD_LISTEN_DATABASE_URL', parsePostgresUrl) ?? databaseUrl;
+  if (embedded && listenDatabaseUrl !== undefined) {
+    throw new ConfigError('HERALD_LISTEN_DATABASE_URL', 'needs DATABASE_URL (the embedded database listens itself)');
+  }
   const demo = optional(read('HERALD_DEMO'), 'HERALD_DEMO', parseBoolean) ?? embedded;
   const host = read('HERALD_HOST') ?? DEFAULT_HOST;
   const port = optional(read('HERALD_PORT'), 'HERALD_PORT', parsePort) ?? DEFAULT_PORT;
@@ -456,6 +469,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     databaseUrl,
     readDatabaseUrl,
+    listenDatabaseUrl,
     dataDir: path.resolve(read('HERALD_DATA_DIR') ?? DEFAULT_DATA_DIR),
     adminToken: optional(read('HERALD_ADMIN_TOKEN'), 'HERALD_ADMIN_TOKEN', parseAdminToken),
     simulators: optional(read('HERALD_SIMULATORS'), 'HERALD_SIMULATORS', parseOnOff) ?? embedded,
@@ -536,6 +550,7 @@ export function loadConfig(env: Env = process.env): Config {
 const SECRET_VARIABLES = new Set([
   'DATABASE_URL',
   'HERALD_READ_DATABASE_URL',
+  'HERALD_LISTEN_DATABASE_URL',
   'HERALD_ADMIN_TOKEN',
   'HERALD_METRICS_TOKEN',
 ]);

@@ -1,16 +1,21 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Db } from '../db/db.js';
-import type { Clock, ClockTimer } from '../util/clock.js';
+import { type Clock, type ClockTimer, nowMs } from '../util/clock.js';
 import type { ConnectorState } from './connector.js';
 import { connectorStatusDelete, connectorStatusUpsert } from './connectorStatusSql.js';
 
-/** How often a worker process records its connectors' state. */
+/** How often a worker process looks at its connectors' state, and records it when it changed. */
 export const CONNECTOR_STATUS_INTERVAL_MS = 2000;
-/** A report older than this (five missed reports) is shown as stale: its process is stuck, cut off or dead. */
+/** An unchanged state is recorded again after this long: an idle worker writes a row every 6 s, not every 2 s. */
+const UNCHANGED_EVERY_MS = 6000;
+/** A report older than this (a missed report) is shown as stale: its process is stuck, cut off or dead. */
 export const CONNECTOR_STATUS_STALE_MS = 10_000;
 /** Rows of a process silent this long are deleted by the next report of any process: it died without cleaning up. */
 export const CONNECTOR_STATUS_FORGET_MS = 3600_000;
+
+/** How often a worker's report also deletes the rows of processes silent for {@link CONNECTOR_STATUS_FORGET_MS}. */
+const FORGET_EVERY_MS = 60_000;
 
 /** The name a process reports under: hostname:pid. */
 export function processName(): string {
@@ -26,6 +31,9 @@ export class ConnectorStatusWriter {
   private timer: ClockTimer | undefined;
   private running: Promise<unknown> | undefined;
   private stopped = false;
+  private forgotAt = -Infinity;
+  /** The state last recorded, and when. */
+  private written = { states: '', at: -Infinity };
 
   constructor(
     private readonly deps: { db: Db; clock: Clock; log: Logger; states: () => ConnectorState[] },
@@ -38,7 +46,7 @@ export class ConnectorStatusWriter {
   /** Reports at once, then every interval. */
   start(): void {
     const loop = (): void => {
-      this.running = this.report()
+      this.running = this.reportIfChanged()
         .catch((error: unknown) => this.deps.log.warn({ err: error }, 'connector status not recorded'))
         .finally(() => {
           if (!this.stopped) this.timer = this.deps.clock.setTimer(this.options.intervalMs, loop);
@@ -56,10 +64,22 @@ export class ConnectorStatusWriter {
     );
   }
 
+  /** Records the current states when they changed since the last report, or that one is getting old. */
+  private async reportIfChanged(): Promise<void> {
+    const states = JSON.stringify(this.deps.states());
+    if (states === this.written.states && nowMs(this.deps.clock) - this.written.at < UNCHANGED_EVERY_MS) return;
+    await this.report();
+  }
+
   /** Records the current states, and forgets processes that have been silent for an hour. */
   async report(): Promise<void> {
     const now = this.deps.clock.now();
-    await connectorStatusUpsert(this.deps.db, this.options.process, this.deps.states(), now);
+    const states = this.deps.states();
+    await connectorStatusUpsert(this.deps.db, this.options.process, states, now);
+    this.written = { states: JSON.stringify(states), at: now.getTime() };
+    // Forgetting the dead is not urgent: once a minute at most, not a statement at every report of an idle worker.
+    if (now.getTime() - this.forgotAt < FORGET_EVERY_MS) return;
+    this.forgotAt = now.getTime();
     await connectorStatusDelete(this.deps.db, null, new Date(now.getTime() - CONNECTOR_STATUS_FORGET_MS));
   }
 }

@@ -1,3 +1,5 @@
+import type { WakeListener } from './wake.js';
+
 /** Something that runs parameterised SQL: the database itself or a transaction. */
 export interface Queryable {
   /** Runs one parameterised statement (`$1`, `$2`, ...) and returns its rows. */
@@ -15,6 +17,12 @@ export interface Db extends Queryable {
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * Listens for the wake-ups of this database (wake.ts) until the returned function is called. On PostgreSQL, on
+   * a connection of its own (HERALD_LISTEN_DATABASE_URL: LISTEN needs a session, which a transaction pooler does
+   * not keep), made again after a loss; resolves once listening, and rejects if the first connection fails.
+   */
+  listenWakeups(listener: WakeListener): Promise<() => Promise<void>>;
   /** Connections of the pool (PostgreSQL): open, idle, and requests waiting for one. */
   poolStats?(): { total: number; idle: number; waiting: number };
   /**

@@ -7,7 +7,12 @@ import { openPostgres } from './postgresDb.js';
 /** Opens PostgreSQL when `DATABASE_URL` is set, else the embedded PGlite database in the data folder. */
 export async function openDb(config: Config, onError?: (error: Error) => void): Promise<Db> {
   if (config.databaseUrl) {
-    return openPostgres({ url: config.databaseUrl, poolSize: config.dbPoolSize, ...(onError ? { onError } : {}) });
+    return openPostgres({
+      url: config.databaseUrl,
+      poolSize: config.dbPoolSize,
+      ...(config.listenDatabaseUrl ? { listenUrl: config.listenDatabaseUrl } : {}),
+      ...(onError ? { onError } : {}),
+    });
   }
   mkdirSync(config.dataDir, { recursive: true });
   return openPglite(config.dataDir);

@@ -1,5 +1,33 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Db, Queryable } from './db.js';
+import { wakeChannel, type WakeTopic } from './wake.js';
+
+/**
+ * Settings of the embedded server. PostgreSQL's default 128 MB of shared buffers were most of an idle Herald's
+ * resident memory (PGlite's WebAssembly memory only grows); with 16 MB an idle Herald stays under 250 MB, and the
+ * operating system's page cache still holds the database's files.
+ */
+const SETTINGS = ['-c', 'shared_buffers=16MB'];
+
+/**
+ * Creates a new database folder (initdb) in a short-lived process: initdb's WebAssembly memory, some 500 MB that a
+ * process never hands back, leaves with it, and Herald then opens the folder as on any later start.
+ */
+async function createInChild(dataDir: string): Promise<void> {
+  const module = import.meta.resolve('@electric-sql/pglite');
+  const code =
+    `const { PGlite } = await import(${JSON.stringify(module)});` +
+    `const db = await PGlite.create(${JSON.stringify(dataDir)}); await db.close();`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [exitCode] = (await once(child, 'exit')) as [number | null];
+  if (exitCode !== 0) throw new Error(`creating the embedded database in ${dataDir} failed: ${stderr.trim()}`);
+}
 
 /** One turn of the event loop: timers and sockets run before the next statement. */
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -26,7 +54,12 @@ interface Job {
  * {@link REQUESTS_IN_A_ROW} in a row, so that a request waits for a few statements, not for a worker's backlog.
  */
 export async function openPglite(dataDir: string, options: { loadDataDir?: Blob } = {}): Promise<Db> {
-  const pglite = await PGlite.create(dataDir, options.loadDataDir ? { loadDataDir: options.loadDataDir } : {});
+  if (!options.loadDataDir && !dataDir.includes('://') && !existsSync(path.join(dataDir, 'PG_VERSION')))
+    await createInChild(dataDir);
+  const pglite = await PGlite.create(dataDir, {
+    startParams: [...PGlite.defaultStartParams, ...SETTINGS],
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+  });
   const queues: { requests: Job[]; background: Job[] } = { requests: [], background: [] };
   let running = false;
   let inARow = 0;
@@ -88,6 +121,18 @@ export async function openPglite(dataDir: string, options: { loadDataDir?: Blob 
         run(() => pglite.transaction((tx) => fn(on(tx, inTransaction)))),
       background: () => background,
       dumpDataDir: () => run(async () => pglite.dumpDataDir('none')),
+      // PGlite's own LISTEN: its one connection hears the notifications of its own commits (of api and worker in
+      // this one process), and is never lost, so there is nothing to make again.
+      async listenWakeups(listener) {
+        const [row] = await run(
+          async () => (await pglite.query<{ schema: string }>('SELECT current_schema() AS schema')).rows,
+        );
+        const unlisten = await pglite.listen(wakeChannel(row?.schema ?? 'public'), (topic) =>
+          listener.onWake(topic as WakeTopic),
+        );
+        listener.onListening();
+        return () => unlisten();
+      },
       async close(): Promise<void> {
         if (running) await new Promise<void>((resolve) => (idle = resolve));
         await pglite.close();

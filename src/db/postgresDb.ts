@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Db, Queryable } from './db.js';
+import { listenPostgres } from './postgresListener.js';
 
 // int8 (count(*), bigint ids) as a number: ids and counts stay far below 2^53, and PGlite does the same.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -10,6 +11,8 @@ export interface PostgresOptions {
   /** Schema put first on the search path of every connection (tests and benchmarks isolate themselves so). */
   readonly schema?: string;
   readonly onError?: (error: Error) => void;
+  /** The connection for LISTEN (HERALD_LISTEN_DATABASE_URL): a direct one, never through a transaction pooler. */
+  readonly listenUrl?: string;
 }
 
 /** A {@link Db} over a `pg` connection pool. */
@@ -69,6 +72,11 @@ export function openPostgres(options: PostgresOptions): Db {
     async close(): Promise<void> {
       await pool.end();
     },
+    listenWakeups: (listener) =>
+      listenPostgres(
+        { url: options.listenUrl ?? options.url, ...(options.schema ? { schema: options.schema } : {}) },
+        listener,
+      ),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
 }

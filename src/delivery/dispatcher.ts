@@ -8,9 +8,9 @@ import { lookupSubscriber } from '../numbering/index.js';
 import { messageWindow } from '../schedule/index.js';
 import { isUnconstrained, nextAllowedInstant, type SendWindow } from '../schedule/index.js';
 import { DELIVERY_ERRORS, READ_TRACKED, whatsappWindowsOpenOf } from '../messages/index.js';
-import { type ClaimedMessage, type ClaimLimits, messageClaimDue } from '../messages/index.js';
+import { type ClaimedMessage, type ClaimLimits, messageClaimDue, messageNextDue } from '../messages/index.js';
 import { type Channel, CHANNELS } from '../shared/channels.js';
-import type { Clock } from '../util/clock.js';
+import { type Clock, nowMs } from '../util/clock.js';
 import type { DeliveryWriter } from './deliveryWriter.js';
 import type { Wakeup } from './wakeup.js';
 
@@ -19,7 +19,10 @@ export interface DispatcherOptions {
   readonly batchSize: number;
   /** How long a claim lasts; a worker that dies holding messages lets them fall due again after it. */
   readonly leaseMs: number;
-  /** How long an idle dispatcher sleeps between claims (a Wakeup cuts it short). */
+  /**
+   * The longest an idle dispatcher sleeps between claims: a safety poll for a wake-up that was missed. It wakes
+   * sooner when messages are announced (Wakeup) or when the next stored message falls due.
+   */
   readonly pollMs: number;
   /** Messages being handed to connectors at once, across all connectors. */
   readonly maxInFlight: number;
@@ -40,12 +43,18 @@ export interface DispatcherOptions {
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
   batchSize: 500,
   leaseMs: 60_000,
-  pollMs: 250,
+  pollMs: 5000,
   maxInFlight: 6000,
   channelInFlight: 2000,
   noRouteRetryMs: 2000,
   urgentPercent: 20,
 };
+
+/**
+ * How soon a dispatcher looks again when messages are due that its last claim left (their channel had no room, or
+ * another worker held them): a place freed wakes it sooner.
+ */
+const DUE_LEFT_POLL_MS = 250;
 
 /** Messages of a claim handed to connectors in one turn of the event loop. */
 const HAND_OVER_SLICE = 50;
@@ -141,20 +150,49 @@ export class Dispatcher {
         this.count(message.channel_type, !isUrgent(message.traffic_type), 1);
         this.track(message, this.dispatch(message, windowsClosed.has(message.id)));
       }
-      if (claimed.length < limits.total) await this.idle(this.options.pollMs);
+      if (claimed.length < limits.total) await this.sleepUntilDue();
+    }
+  }
+
+  /**
+   * Sleeps until woken (new messages, places freed) or until the next message of the queue falls due, at most
+   * pollMs. A timer that finds nothing due (the safety poll) sleeps again without a claim, the bigger statement.
+   */
+  private async sleepUntilDue(): Promise<void> {
+    let next = await this.nextDue();
+    while (this.running) {
+      const { pollMs } = this.options;
+      const wait = next === undefined ? Math.min(pollMs, 1000) : next === null ? pollMs : next - nowMs(this.deps.clock);
+      if (await this.idle(wait <= 0 ? Math.min(pollMs, DUE_LEFT_POLL_MS) : Math.min(pollMs, wait))) return;
+      next = await this.nextDue();
+      if (next !== undefined && next !== null && next <= nowMs(this.deps.clock)) return;
+    }
+  }
+
+  /** When the next message of the queue falls due (ms), null when none waits, undefined when it could not be read. */
+  private async nextDue(): Promise<number | null | undefined> {
+    try {
+      return (await messageNextDue(this.deps.db))?.getTime() ?? null;
+    } catch (error) {
+      this.deps.log.error({ err: error }, 'reading the next due message failed');
+      return undefined;
     }
   }
 
   /**
    * Waits until places free up (half of all, or half of a pressed channel's), new messages are announced or
-   * `pollMs` passes; without `pollMs`, for places only.
+   * `pollMs` passes; without `pollMs`, for places only. True when woken, false when the time passed.
    */
-  private async idle(pollMs?: number): Promise<void> {
-    await new Promise<void>((resolve) => {
-      this.capacityWaiter = resolve;
-      if (pollMs !== undefined) void this.deps.wakeup.wait(pollMs).then(resolve);
+  private async idle(pollMs?: number): Promise<boolean> {
+    const woken = await new Promise<boolean>((resolve) => {
+      const cancel = pollMs !== undefined ? this.deps.wakeup.onWake(pollMs, resolve) : undefined;
+      this.capacityWaiter = () => {
+        cancel?.();
+        resolve(true);
+      };
     });
     this.capacityWaiter = undefined;
+    return woken;
   }
 
   /** What the next claim may take: of the batch, what is left of the places in all and of each channel's. */
@@ -325,7 +363,7 @@ export class Dispatcher {
         return;
       }
       if (next > now.getTime()) {
-        await writer.retry({ ...ref, dueAt: new Date(next), at: now, reason: 'outside its send window' });
+        await this.retryAt({ ...ref, dueAt: new Date(next), at: now, reason: 'outside its send window' });
         return;
       }
     }
@@ -390,7 +428,16 @@ export class Dispatcher {
       });
       return;
     }
-    await this.deps.writer.retry({ ...ref, dueAt: new Date(next), at: now, reason });
+    await this.retryAt({ ...ref, dueAt: new Date(next), at: now, reason });
+  }
+
+  /**
+   * Back to the queue for a later instant; then the loop goes round once, so that it sleeps no longer than until
+   * that instant (it reads the next due time when it goes idle).
+   */
+  private async retryAt(retry: Parameters<DeliveryWriter['retry']>[0]): Promise<void> {
+    await this.deps.writer.retry(retry);
+    this.deps.wakeup.notify();
   }
 
   private windowOf(message: ClaimedMessage): SendWindow {

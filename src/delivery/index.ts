@@ -3,4 +3,4 @@ export { DEFAULT_WRITER_OPTIONS, DeliveryWriter } from './deliveryWriter.js';
 export { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, isUrgent } from './dispatcher.js';
 export type { DispatcherOptions } from './dispatcher.js';
 export { deliveryJobs } from './jobs.js';
-export { Wakeup } from './wakeup.js';
+export { AnnouncingWakeup, Wakeup } from './wakeup.js';

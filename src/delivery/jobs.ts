@@ -1,8 +1,15 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/db.js';
-import { DELIVERY_ERRORS, messageExpireDue, orphanReceiptsTakeMatched, type StepOutcome } from '../messages/index.js';
+import {
+  DELIVERY_ERRORS,
+  messageExpireDue,
+  messageNextExpiry,
+  orphanReceiptsAny,
+  orphanReceiptsTakeMatched,
+  type StepOutcome,
+} from '../messages/index.js';
 import type { OutcomeHooks } from './outcomeHooks.js';
-import type { Job } from '../shared/jobs.js';
+import type { Job, Quiet } from '../shared/jobs.js';
 import type { Clock } from '../util/clock.js';
 import { applyReceipts } from './receipts.js';
 import { retentionCutoff, retentionSweep } from './retention.js';
@@ -26,12 +33,23 @@ export function deliveryJobs(
 ): Job[] {
   const { db, clock, log, hooks } = deps;
   return [
-    { name: 'expire-lifetimes', everyMs: 1000, run: () => expireLifetimes(db, clock.now(), hooks) },
+    {
+      name: 'expire-lifetimes',
+      everyMs: 1000,
+      run: async (): Promise<Quiet | number> => {
+        const now = clock.now();
+        const next = await messageNextExpiry(db);
+        if (next === null || next > now) return { quietUntil: next?.getTime() ?? Infinity };
+        return expireLifetimes(db, now, hooks);
+      },
+    },
     {
       name: 'match-orphan-receipts',
       everyMs: 5000,
       // Taken and applied in one transaction: a crash between the two would lose them.
       run: async () => {
+        // Most of the time there are none: one statement, no transaction, and rest while nothing is written.
+        if (!(await orphanReceiptsAny(db))) return { quietUntil: Infinity };
         const ended: StepOutcome[] = [];
         await db.transaction(async (tx) => {
           const matched = await orphanReceiptsTakeMatched(tx, new Date(clock.now().getTime() - ORPHAN_LIFETIME_MS));

@@ -8,8 +8,10 @@ export {
   claimLimits,
   messageApplyTransitions,
   messageClaimDue,
+  messageNextDue,
   messageCountDeliveredParts,
   messageExpireDue,
+  messageNextExpiry,
   messageLockOrdered,
   messageNoteIgnored,
 } from './messageDeliverySql.js';
@@ -21,6 +23,7 @@ export type { MessageCounts, QueueFigure } from './messageStatisticsSql.js';
 export { messageInsertInbound, messagesDeleteFinished, messagesJoin } from './messageSql.js';
 export type { NewInbound } from './messageSql.js';
 export {
+  orphanReceiptsAny,
   orphanReceiptsTakeMatched,
   submissionMatchReceipts,
   submissionSetPartStates,

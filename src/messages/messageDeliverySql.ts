@@ -142,6 +142,28 @@ export async function messageClaimDue(
   return claimed.sort((a, b) => a.rank - b.rank).map(({ rank: _rank, ...message }) => message);
 }
 
+/**
+ * When the next lifetime runs out (the first entry of `messages_waiting_due`), or null when none is running: the
+ * job looks before it opens a transaction, so that an idle pass is one statement, and knows how long it may rest.
+ */
+export async function messageNextExpiry(db: Queryable): Promise<Date | null> {
+  const [row] = await db.query<{ due_at: Date }>(
+    `SELECT due_at FROM messages WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL ORDER BY due_at LIMIT 1`,
+  );
+  return row?.due_at ?? null;
+}
+
+/**
+ * When the next message of the queue falls due (a leased one: when its lease ends), or null when none waits: the
+ * first entry of `messages_sending_due`, so that an idle dispatcher sleeps until then instead of polling.
+ */
+export async function messageNextDue(db: Queryable): Promise<Date | null> {
+  const [row] = await db.query<{ due_at: Date }>(
+    `SELECT due_at FROM messages WHERE status = 'sending' ORDER BY due_at LIMIT 1`,
+  );
+  return row?.due_at ?? null;
+}
+
 /** One accepted submission's parts, so that receipts find their message. */
 export interface SubmissionRow {
   readonly connectorId: string;

@@ -155,7 +155,7 @@ describe('configuration (DESIGN 1)', () => {
   it("reads worker tuning with the capabilities' defaults, in range, and refuses more per host than in all", () => {
     expect(loadConfig({}).workers).toEqual({
       dispatchBatch: 500,
-      dispatchPollMs: 250,
+      dispatchPollMs: 5000,
       dispatchMaxInFlight: 6000,
       dispatchChannelInFlight: 2000,
       dispatchUrgentPercent: 20,
@@ -165,7 +165,7 @@ describe('configuration (DESIGN 1)', () => {
       callbackTimeoutMs: 10_000,
       callbackMaxInFlight: 64,
       callbackPerHost: 16,
-      callbackPollMs: 100,
+      callbackPollMs: 5000,
       callbackBreakerFailures: 5,
       callbackBreakerOpenMs: 30_000,
     });
@@ -181,6 +181,20 @@ describe('configuration (DESIGN 1)', () => {
     expect(() => loadConfig({ HERALD_CALLBACK_POLL_MS: 'fast' })).toThrow(/HERALD_CALLBACK_POLL_MS/);
     expect(() => loadConfig({ HERALD_CALLBACK_PER_HOST: '65' })).toThrow(
       'HERALD_CALLBACK_PER_HOST: must not exceed HERALD_CALLBACK_MAX_IN_FLIGHT (64)',
+    );
+  });
+
+  it('listens for wake-ups on DATABASE_URL unless HERALD_LISTEN_DATABASE_URL names a direct connection', () => {
+    const pooled = 'postgres://herald@127.0.0.1:6432/herald';
+    const direct = 'postgres://herald@127.0.0.1:5432/herald';
+    expect(loadConfig({}).listenDatabaseUrl).toBeUndefined();
+    expect(loadConfig({ DATABASE_URL: direct }).listenDatabaseUrl).toBe(direct);
+    expect(loadConfig({ DATABASE_URL: pooled, HERALD_LISTEN_DATABASE_URL: direct }).listenDatabaseUrl).toBe(direct);
+    expect(() => loadConfig({ HERALD_LISTEN_DATABASE_URL: direct })).toThrow(
+      'HERALD_LISTEN_DATABASE_URL: needs DATABASE_URL (the embedded database listens itself)',
+    );
+    expect(() => loadConfig({ DATABASE_URL: direct, HERALD_LISTEN_DATABASE_URL: 'mysql://x/y' })).toThrow(
+      'HERALD_LISTEN_DATABASE_URL: must be a postgres:// or postgresql:// URL (value not shown: it may hold a secret)',
     );
   });
 

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { type Job, Jobs } from '../../src/shared/jobs.js';
+import { type Job, Jobs, QUIET_MAX_MS } from '../../src/shared/jobs.js';
 import { TestClock } from '../helpers/clock.js';
 
 const log = pino({ level: 'silent' });
@@ -95,5 +95,49 @@ describe('periodic jobs', () => {
     expect(() => new Jobs({ clock, log }, [job(86_400_001)])).toThrow(/not 86400001/);
     expect(() => new Jobs({ clock, log }, [job(1000), job(2000)])).toThrow('job j: named twice');
     await expect(new Jobs({ clock, log }, [job(1000)]).run('other')).rejects.toThrow('no job named other');
+  });
+
+  it('rests a quiet job until its next work is due while the activity stands still, at most QUIET_MAX_MS', async () => {
+    const clock = new TestClock();
+    let runs = 0;
+    let activity = 0;
+    let dueAt = clock.now().getTime() + 5000;
+    const job: Job = {
+      name: 'quiet',
+      everyMs: 1000,
+      run: async () => {
+        runs++;
+        return clock.now().getTime() < dueAt ? { quietUntil: dueAt } : undefined;
+      },
+    };
+    const jobs = new Jobs({ clock, log, activity: () => activity }, [job]);
+    jobs.start();
+    const tick = async (): Promise<void> => {
+      clock.advance(1000);
+      await settled();
+    };
+    await tick();
+    expect(runs).toBe(1);
+    // Nothing due for 4 more seconds and nothing happened: no run.
+    for (let i = 0; i < 3; i++) await tick();
+    expect(runs).toBe(1);
+    // Its next work falls due: it runs again (and, not quiet, every second).
+    await tick();
+    expect(runs).toBe(2);
+    await tick();
+    expect(runs).toBe(3);
+    // Quiet again, with nothing due ever: a write of the process (activity) ends its rest at the next tick.
+    dueAt = Infinity;
+    await tick();
+    const quietRuns = runs;
+    await tick();
+    expect(runs).toBe(quietRuns);
+    activity++;
+    await tick();
+    expect(runs).toBe(quietRuns + 1);
+    // And the rest never lasts longer than QUIET_MAX_MS.
+    for (let i = 0; i < QUIET_MAX_MS / 1000; i++) await tick();
+    expect(runs).toBe(quietRuns + 2);
+    await jobs.stop();
   });
 });

@@ -1,0 +1,185 @@
+import pg from 'pg';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
+import { SmppConnector } from '../../src/connectors/smpp/smppConnector.js';
+import type { Db } from '../../src/db/db.js';
+import { openPostgres } from '../../src/db/postgresDb.js';
+import { listenPostgres } from '../../src/db/postgresListener.js';
+import { wakeAtCommit, type WakeTopic } from '../../src/db/wake.js';
+import { type Herald, startHerald } from '../../src/main.js';
+import { startEmbeddedSimulators, type EmbeddedSimulators } from '../../src/simulators/embeddedSimulators.js';
+import { TestClock } from '../helpers/clock.js';
+import { ENGINES, type Engine, openTestDb, type TestDb } from '../helpers/engines.js';
+import { Receiver } from '../helpers/receiver.js';
+import { ADMIN_TOKEN, startTestHerald, type TestHerald } from '../helpers/testHerald.js';
+import { waitFor } from '../helpers/waitFor.js';
+
+/** Longer than any test: a loop that claims within a test was woken, not polled. */
+const HOUR_MS = 3_600_000;
+
+/**
+ * An api Herald and a worker Herald on one database through different connections (PostgreSQL: two pools; PGlite:
+ * its one connection, as in one process), the worker's safety polls an hour long, the test clock standing still.
+ */
+async function startPair(engine: Engine): Promise<{
+  testDb: TestDb;
+  api: TestHerald;
+  worker: Herald;
+  simulators: EmbeddedSimulators;
+  close(): Promise<void>;
+}> {
+  const testDb = await openTestDb(engine);
+  const clock = new TestClock();
+  const simulators = await startEmbeddedSimulators({ delayMs: 0, clock });
+  const workerDb: Db =
+    engine === 'postgres' ? openPostgres({ url: testDb.url!, poolSize: 4, schema: testDb.schema! }) : testDb.db;
+  const config = loadConfig({
+    HERALD_PORT: '0',
+    HERALD_DEMO: 'false',
+    HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
+    HERALD_SIMULATORS: 'off',
+    HERALD_CALLBACK_ALLOW_PRIVATE: 'true',
+  });
+  const worker = await startHerald({
+    config,
+    role: 'worker',
+    clock,
+    db: workerDb,
+    log: pino({ level: 'silent' }),
+    configFile: simulators.configFile,
+    dispatcher: { pollMs: HOUR_MS },
+    callbackSender: { pollMs: HOUR_MS, timeoutMs: 5000 },
+    startJobs: false,
+  });
+  for (const connector of worker.connectors)
+    if (connector instanceof SmppConnector) expect(await connector.waitBound(20_000)).toBe(true);
+  const api = await startTestHerald(engine, {
+    clock,
+    on: { testDb, simulators: undefined },
+    env: { HERALD_CALLBACK_ALLOW_PRIVATE: 'true' },
+  });
+  simulators.connectWebhooks(api.url);
+  return {
+    testDb,
+    api,
+    worker,
+    simulators,
+    async close() {
+      await api.close();
+      await worker.close();
+      if (workerDb !== testDb.db) await workerDb.close();
+      await simulators.stop();
+      await testDb.drop();
+    },
+  };
+}
+
+describe.each(ENGINES)('wake-ups across connections (%s)', (engine) => {
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  });
+
+  it('a message sent through the api is claimed by a worker sleeping an hour, and its callback goes out', async () => {
+    const pair = await startPair(engine);
+    closers.push(() => pair.close());
+    const receiver = await new Receiver().start();
+    closers.push(() => receiver.stop());
+    const account = await pair.api.createAccount({ senderNames: [['SMS', 'Wake']] });
+    const [id] = await pair.api.send(account.traffic, [
+      {
+        channelType: 'SMS',
+        senderName: 'Wake',
+        destination: '79161234567',
+        content: 'woken across',
+        callbackUrl: receiver.url,
+        callbackEvents: ['sent'],
+      },
+    ]);
+    await waitFor(() => pair.simulators.smsc.submissions.some((s) => s.text === 'woken across'));
+    // The status events were stored by the worker's writer; the trigger's notification woke its callback sender.
+    const event = await waitFor(() => receiver.events().find((e) => e.message_uuid === id));
+    expect(event).toMatchObject({ message_uuid: id, status: 'sent' });
+  });
+
+  it('notifications reach the listener at the commit only, and a burst wakes a busy loop once', async () => {
+    const testDb = await openTestDb(engine);
+    closers.push(() => testDb.drop());
+    const heard: WakeTopic[] = [];
+    const stop = await testDb.db.listenWakeups({ onWake: (topic) => heard.push(topic), onListening: () => undefined });
+    closers.push(stop);
+    await expect(
+      testDb.db.transaction(async (tx) => {
+        await wakeAtCommit(tx, 'messages');
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    await testDb.db.transaction(async (tx) => {
+      for (let i = 0; i < 100; i++) await wakeAtCommit(tx, 'messages');
+    });
+    await waitFor(() => heard.length > 0);
+    // The rolled back transaction's notification never came; the hundred of one transaction came as one.
+    expect(heard).toEqual(['messages']);
+  });
+});
+
+describe.runIf(ENGINES.includes('postgres'))('the wake-up listener on PostgreSQL', () => {
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  });
+
+  /** The server process of the schema's listening connection (the last statement it ran was its LISTEN). */
+  async function listenerPid(testDb: TestDb): Promise<number | undefined> {
+    const admin = new pg.Client({ connectionString: testDb.url });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE query = $1', [
+        `LISTEN "herald_wake_${testDb.schema}"`,
+      ]);
+      return rows[0]?.pid;
+    } finally {
+      await admin.end();
+    }
+  }
+
+  it('connects again after its connection is terminated, and has the loops catch up', async () => {
+    const testDb = await openTestDb('postgres');
+    closers.push(() => testDb.drop());
+    let listening = 0;
+    let lost = 0;
+    const heard: WakeTopic[] = [];
+    const stop = await listenPostgres(
+      { url: testDb.url!, schema: testDb.schema! },
+      { onWake: (topic) => heard.push(topic), onListening: () => listening++, onLost: () => lost++ },
+    );
+    closers.push(stop);
+    expect(listening).toBe(1);
+    const first = await waitFor(() => listenerPid(testDb));
+    await testDb.db.query('SELECT pg_terminate_backend($1)', [first]);
+    // onListening again: the caller's catch-up pass (main.ts wakes the dispatcher and the callback sender).
+    await waitFor(() => listening === 2);
+    expect(lost).toBeGreaterThanOrEqual(1);
+    const second = await waitFor(() => listenerPid(testDb));
+    expect(second).not.toBe(first);
+    await testDb.db.transaction((tx) => wakeAtCommit(tx, 'callbacks'));
+    await waitFor(() => heard.includes('callbacks'));
+  });
+
+  it('a worker whose listener was terminated claims a message sent after it listens again', async () => {
+    const pair = await startPair('postgres');
+    closers.push(() => pair.close());
+    const account = await pair.api.createAccount({ senderNames: [['SMS', 'Wake']] });
+    const first = await waitFor(() => listenerPid(pair.testDb));
+    await pair.testDb.db.query('SELECT pg_terminate_backend($1)', [first]);
+    await waitFor(async () => {
+      const pid = await listenerPid(pair.testDb);
+      return pid !== undefined && pid !== first;
+    });
+    await pair.api.send(account.traffic, [
+      { channelType: 'SMS', senderName: 'Wake', destination: '79161234567', content: 'after the loss' },
+    ]);
+    await waitFor(() => pair.simulators.smsc.submissions.some((s) => s.text === 'after the loss'));
+  });
+});
