@@ -54,7 +54,8 @@ export async function startCluster(options: {
   );
   const url = new URL(testDb.url!);
   url.searchParams.set('options', `-c search_path=${testDb.schema}`);
-  const databaseUrl = options.heraldDatabaseUrl ? await options.heraldDatabaseUrl(testDb) : url.toString();
+  const direct = url.toString();
+  const databaseUrl = options.heraldDatabaseUrl ? await options.heraldDatabaseUrl(testDb) : direct;
   const processes: Spawned[] = [];
   let apiUrl: string | undefined;
 
@@ -64,6 +65,8 @@ export async function startCluster(options: {
     async start(role, env = {}) {
       const run = spawnHerald(['serve', '--role', role], {
         DATABASE_URL: databaseUrl,
+        // LISTEN needs a session of its own: the direct URL, never a transaction pooler's.
+        HERALD_LISTEN_DATABASE_URL: direct,
         HERALD_CONFIG: configPath,
         HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
         HERALD_PORT: '0',
