@@ -288,7 +288,12 @@ async function takeWaiting(
     await messageDispatchHold(tx, accountId, dispatchId, now);
     return;
   }
-  while ((await messageDispatchStop(tx, accountId, dispatchId, now, DELIVERY_ERRORS.stopped, STOP_BATCH)) > 0);
+  let after: string | null = null;
+  for (;;) {
+    const batch = await messageDispatchStop(tx, accountId, dispatchId, now, DELIVERY_ERRORS.stopped, STOP_BATCH, after);
+    if (batch.taken < STOP_BATCH) break;
+    after = batch.last;
+  }
   await cascadesStopOfDispatch(tx, accountId, dispatchId, now);
 }
 

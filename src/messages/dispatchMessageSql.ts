@@ -64,8 +64,10 @@ export async function messageDispatchHold(
 }
 
 /**
- * Stops up to `limit` of a dispatch's messages that wait in the queue: they become unsent, refunded, with their
- * callbacks. Returns how many were stopped (call again until fewer than `limit`).
+ * Stops up to `limit` of a dispatch's messages that wait in the queue, those after `after` in id order: they become
+ * unsent, refunded, with their callbacks. Returns how many were looked at and the last id (call again after it until
+ * fewer than `limit`): each call goes on where the last one ended, so stopping a million messages reads each once,
+ * not the stopped ones again per batch.
  */
 export async function messageDispatchStop(
   tx: Queryable,
@@ -74,22 +76,23 @@ export async function messageDispatchStop(
   now: Date,
   errorCode: number,
   limit: number,
-): Promise<number> {
+  after: string | null,
+): Promise<{ taken: number; last: string | null }> {
   const waiting = await tx.query<{ id: string }>(
     `SELECT id FROM messages
      WHERE account_id = $1 AND dispatch_id = $2 AND status = 'sending'
-       AND (lease_expires_at IS NULL OR lease_expires_at <= $3)
+       AND (lease_expires_at IS NULL OR lease_expires_at <= $3) AND ($5::uuid IS NULL OR id > $5)
      ORDER BY id LIMIT $4
      FOR UPDATE`,
-    [accountId, dispatchId, now, limit],
+    [accountId, dispatchId, now, limit, after],
   );
-  const unmoved = await messageApplyTransitions(
+  await messageApplyTransitions(
     tx,
     waiting.map((w) =>
       statusTransition({ accountId, id: w.id, status: 'unsent', at: now, errorCode, detail: 'dispatch stopped' }),
     ),
   );
-  return waiting.length - unmoved.size;
+  return { taken: waiting.length, last: waiting.at(-1)?.id ?? after };
 }
 
 /** A paused or stopped dispatch's messages that are not settled yet (see messageDispatchUnsettled). */

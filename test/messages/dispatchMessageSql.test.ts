@@ -72,7 +72,13 @@ describe.each(ENGINES)('dispatch messages SQL: pause, stop, what is left (%s)', 
   own('a stop makes unsent what waits and what is held, and counts held ones as left until then', async (tx) => {
     const m = await dispatchMessages(tx);
     expect(await messageDispatchUnsettled(tx, m.accountId, DISPATCH, T0, true)).toMatchObject({ left: 4, inHand: 1 });
-    expect(await messageDispatchStop(tx, m.accountId, DISPATCH, T0, DELIVERY_ERRORS.stopped, 10)).toBe(3);
+    const stop = (limit: number, after: string | null) =>
+      messageDispatchStop(tx, m.accountId, DISPATCH, T0, DELIVERY_ERRORS.stopped, limit, after);
+    // A batch at a time, each going on after the last id of the one before.
+    const stopped = [m.waiting, m.held, m.leftByTheDead].sort();
+    expect(await stop(2, null)).toEqual({ taken: 2, last: stopped[1] });
+    expect(await stop(2, stopped[1]!)).toEqual({ taken: 1, last: stopped[2] });
+    expect(await stop(2, stopped[2]!)).toEqual({ taken: 0, last: stopped[2] });
     for (const id of [m.waiting, m.held, m.leftByTheDead]) expect((await statusOf(tx, id)).status).toBe('unsent');
     expect((await statusOf(tx, m.inHand)).status).toBe('sending');
     expect((await statusOf(tx, m.sent)).status).toBe('sent');
