@@ -14,7 +14,15 @@ import {
   stepCounts,
   stepLags,
 } from './cascadeReport.js';
-import { type BenchFigure, type BenchSchema, percentile, startHeraldProcess, watchCpu } from './lib.js';
+import {
+  type BenchFigure,
+  type BenchSchema,
+  percentile,
+  startHeraldProcess,
+  watchCpu,
+  BENCH_ADMIN_TOKEN,
+  benchHeraldEnv,
+} from './lib.js';
 
 /** The plain end-to-end figure of the same run the cascades are compared with. */
 export interface PlainRate {
@@ -33,7 +41,7 @@ export interface CascadeOptions {
   readonly plain: PlainRate;
 }
 
-const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+const ADMIN_TOKEN = BENCH_ADMIN_TOKEN;
 const SENDER = 'Bench';
 /** The VK step's lifetime, the shortest VK allows: a delivered, never-read VK step waits this long to be `unread`. */
 const VK_TTL_SECONDS = 60;
@@ -76,11 +84,7 @@ export async function benchCascade(options: CascadeOptions): Promise<BenchFigure
     JSON.stringify({ connectors: simulators.configFile.connectors.filter((c) => connectorIds.has(c.id)), routes }),
   );
   const herald = await startHeraldProcess('all', {
-    DATABASE_URL: options.schema.url,
-    HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
-    HERALD_PORT: '0',
-    HERALD_CONFIG: configPath,
-    HERALD_DB_POOL_SIZE: '12',
+    ...benchHeraldEnv(options.schema.url, configPath),
   });
   const log = watchLog([herald.child.stdout!, herald.child.stderr!]);
   simulators.connectWebhooks(herald.url);

@@ -6,7 +6,15 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { startEmbeddedSimulators } from '../src/simulators/embeddedSimulators.js';
-import { type BenchFigure, type BenchSchema, percentile, startHeraldProcess, watchCpu } from './lib.js';
+import {
+  type BenchFigure,
+  type BenchSchema,
+  percentile,
+  startHeraldProcess,
+  watchCpu,
+  BENCH_ADMIN_TOKEN,
+  benchHeraldEnv,
+} from './lib.js';
 
 export interface EndToEndOptions {
   readonly schema: BenchSchema;
@@ -23,7 +31,7 @@ export interface EndToEndOptions {
   readonly heraldUrl?: string;
 }
 
-const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+const ADMIN_TOKEN = BENCH_ADMIN_TOKEN;
 const SENDER = 'Bench';
 
 /**
@@ -47,11 +55,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
   const receiver = options.callbacks ? await startCountingReceiver() : undefined;
   const env = {
     HERALD_CALLBACK_ALLOW_PRIVATE: 'true',
-    DATABASE_URL: options.heraldUrl ?? options.schema.url,
-    HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
-    HERALD_PORT: '0',
-    HERALD_CONFIG: configPath,
-    HERALD_DB_POOL_SIZE: '12',
+    ...benchHeraldEnv(options.heraldUrl ?? options.schema.url, configPath),
   };
   const herald = await startHeraldProcess(options.split ? 'api' : 'all', env);
   const worker = options.split ? await startHeraldProcess('worker', env, /SMPP session bound/) : undefined;

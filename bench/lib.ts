@@ -256,3 +256,20 @@ export async function startSmsSimulators(): Promise<{ simulators: EmbeddedSimula
   );
   return { simulators, configPath };
 }
+
+/** The operator token of every benchmark's Herald. */
+export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+
+/**
+ * The environment of a benchmark's Herald process: its database (`databaseUrl`: a schema of the bench database), the
+ * simulators' configuration file, the operator token, a free port, and a pool of 12 connections.
+ */
+export function benchHeraldEnv(databaseUrl: string, configPath: string): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    HERALD_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+    HERALD_PORT: '0',
+    HERALD_CONFIG: configPath,
+    HERALD_DB_POOL_SIZE: '12',
+  };
+}

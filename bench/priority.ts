@@ -1,6 +1,14 @@
 import { loadavg } from 'node:os';
 import { Pool } from 'undici';
-import { type BenchFigure, type BenchSchema, percentile, startHeraldProcess, startSmsSimulators } from './lib.js';
+import {
+  type BenchFigure,
+  type BenchSchema,
+  percentile,
+  startHeraldProcess,
+  startSmsSimulators,
+  BENCH_ADMIN_TOKEN,
+  benchHeraldEnv,
+} from './lib.js';
 
 export interface PriorityOptions {
   readonly schema: BenchSchema;
@@ -13,7 +21,7 @@ export interface PriorityOptions {
   readonly split: boolean;
 }
 
-const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+const ADMIN_TOKEN = BENCH_ADMIN_TOKEN;
 const SENDER = 'Bench';
 const CODES_PER_SECOND = 50;
 /** Codes go to 7999..., promotions to 7916...: the simulator keeps the codes' submissions only. */
@@ -37,11 +45,7 @@ export async function benchPriority(options: PriorityOptions): Promise<BenchFigu
   const { simulators, configPath } = await startSmsSimulators();
   simulators.smsc.recordSubmissions((destination) => destination.startsWith(CODE_PREFIX));
   const env = {
-    DATABASE_URL: options.schema.url,
-    HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
-    HERALD_PORT: '0',
-    HERALD_CONFIG: configPath,
-    HERALD_DB_POOL_SIZE: '12',
+    ...benchHeraldEnv(options.schema.url, configPath),
   };
   const herald = await startHeraldProcess(options.split ? 'api' : 'all', env);
   const worker = options.split ? await startHeraldProcess('worker', env, /SMPP session bound/) : undefined;

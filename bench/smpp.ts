@@ -7,7 +7,7 @@ import { Pool } from 'undici';
 import type { SmppConnectorConfig } from '../src/config/configFile.js';
 import { SMPP_STATUS } from '../src/connectors/smpp/smppErrors.js';
 import { type EmbeddedSimulators, startEmbeddedSimulators } from '../src/simulators/embeddedSimulators.js';
-import { type BenchFigure, createBenchSchema, startHeraldProcess } from './lib.js';
+import { type BenchFigure, createBenchSchema, startHeraldProcess, BENCH_ADMIN_TOKEN, benchHeraldEnv } from './lib.js';
 
 export interface SmppBenchOptions {
   /** SMS per Herald run (BENCH_SMPP_MESSAGES). */
@@ -25,7 +25,7 @@ export interface SmppBenchOptions {
   readonly throttledShare: number;
 }
 
-const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+const ADMIN_TOKEN = BENCH_ADMIN_TOKEN;
 const SENDER = 'Bench';
 const HZ = 100;
 
@@ -237,11 +237,7 @@ function heraldRun(options: SmppBenchOptions, sessions: number, throttledShare: 
     const heraldUrl = new URL(schema.url);
     heraldUrl.searchParams.set('application_name', schema.name);
     const herald = await startHeraldProcess('all', {
-      DATABASE_URL: heraldUrl.toString(),
-      HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
-      HERALD_PORT: '0',
-      HERALD_CONFIG: configPath,
-      HERALD_DB_POOL_SIZE: '12',
+      ...benchHeraldEnv(heraldUrl.toString(), configPath),
     });
     const db = new pg.Pool({ connectionString: schema.url, max: 2 });
     const http = new Pool(herald.url, { connections: options.clients });

@@ -7,6 +7,8 @@ import {
   startHeraldProcess,
   startSmsSimulators,
   uptime,
+  BENCH_ADMIN_TOKEN,
+  benchHeraldEnv,
 } from './lib.js';
 
 export interface VerifyBenchOptions {
@@ -16,7 +18,7 @@ export interface VerifyBenchOptions {
   readonly clients: number;
 }
 
-const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+const ADMIN_TOKEN = BENCH_ADMIN_TOKEN;
 const SENDER = 'Bench';
 /** Codes go to 7999..., plain messages to 7916...: the simulator keeps the codes' submissions only. */
 const CODE_PREFIX = '7999';
@@ -40,11 +42,7 @@ export async function benchVerify(options: VerifyBenchOptions): Promise<BenchFig
   const { simulators, configPath } = await startSmsSimulators();
   simulators.smsc.recordSubmissions((destination) => destination.startsWith(CODE_PREFIX));
   const herald = await startHeraldProcess('all', {
-    DATABASE_URL: options.schema.url,
-    HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
-    HERALD_PORT: '0',
-    HERALD_CONFIG: configPath,
-    HERALD_DB_POOL_SIZE: '12',
+    ...benchHeraldEnv(options.schema.url, configPath),
     // Every send comes from this one address: a client server that keeps its own limit per user.
     HERALD_VERIFY_SENDS_PER_ADDRESS: '0',
     // Neither phase is held at the per-account request rate (200 a second by default): each runs as fast as it goes.
