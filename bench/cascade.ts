@@ -41,7 +41,6 @@ export interface CascadeOptions {
   readonly plain: PlainRate;
 }
 
-const ADMIN_TOKEN = BENCH_ADMIN_TOKEN;
 const SENDER = 'Bench';
 /** The VK step's lifetime, the shortest VK allows: a delivered, never-read VK step waits this long to be `unread`. */
 const VK_TTL_SECONDS = 60;
@@ -95,7 +94,7 @@ export async function benchCascade(options: CascadeOptions): Promise<BenchFigure
       const response = await http.request({
         method,
         path: p,
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
       const answer = await response.body.json();

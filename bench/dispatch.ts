@@ -8,6 +8,7 @@ import {
   startHeraldProcess,
   startSmsSimulators,
   watchCpu,
+  BENCH_ADMIN_TOKEN,
 } from './lib.js';
 
 export interface DispatchBenchOptions {
@@ -19,7 +20,6 @@ export interface DispatchBenchOptions {
   readonly sliceSeconds: number;
 }
 
-const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const SENDER = 'Bench';
 const PER_CALL = 1000;
 const TEXT = 'Hello {name}, your code is {code} at {shop}. It is valid for 5 minutes.';
@@ -203,7 +203,7 @@ async function inCalls(
 function heraldEnv(schema: BenchSchema): Record<string, string> {
   return {
     DATABASE_URL: schema.url,
-    HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
+    HERALD_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
     HERALD_PORT: '0',
     HERALD_DB_POOL_SIZE: '8',
   };
@@ -214,7 +214,7 @@ async function createAccount(http: Pool): Promise<string> {
     const response = await http.request({
       method: 'POST',
       path: p,
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
     return response.body.json();

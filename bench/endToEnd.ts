@@ -31,7 +31,6 @@ export interface EndToEndOptions {
   readonly heraldUrl?: string;
 }
 
-const ADMIN_TOKEN = BENCH_ADMIN_TOKEN;
 const SENDER = 'Bench';
 
 /**
@@ -66,7 +65,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       const response = await http.request({
         method: 'POST',
         path: p,
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
       return response.body.json();

@@ -12,9 +12,7 @@ import {
   VICTIM_P99_MS,
 } from '../test/hostile/harness.js';
 import { startCountingReceiver } from './endToEnd.js';
-import { type BenchFigure, type BenchSchema, startHeraldProcess } from './lib.js';
-
-const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+import { type BenchFigure, type BenchSchema, startHeraldProcess, BENCH_ADMIN_TOKEN } from './lib.js';
 
 /**
  * The hostile benchmark: every attack of test/hostile, one after another, against one Herald process on
@@ -28,7 +26,7 @@ export async function benchHostile(options: { schema: BenchSchema; rounds: numbe
   const herald = await startHeraldProcess('all', {
     DATABASE_URL: options.schema.url,
     HERALD_PORT: String(port),
-    HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
+    HERALD_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
     HERALD_SIMULATORS: 'on',
     HERALD_DEMO: 'false',
     HERALD_CALLBACK_ALLOW_PRIVATE: 'true',
@@ -42,7 +40,7 @@ export async function benchHostile(options: { schema: BenchSchema; rounds: numbe
   const client: HeraldClient = {
     url: herald.url,
     call: (method, path, callOptions) => call(herald.url, method, path, callOptions),
-    admin: (method, path, body) => call(herald.url, method, path, { auth: `Bearer ${ADMIN_TOKEN}`, body }),
+    admin: (method, path, body) => call(herald.url, method, path, { auth: `Bearer ${BENCH_ADMIN_TOKEN}`, body }),
     createAccount: (accountOptions) => createAccountVia(client, () => new Date(), accountOptions),
   };
   const figures: BenchFigure[] = [];

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { Pool } from 'undici';
 import { uuid7 } from '../src/util/uuid7.js';
-import { type BenchFigure, type BenchSchema, percentile, startHeraldProcess } from './lib.js';
+import { type BenchFigure, type BenchSchema, percentile, startHeraldProcess, BENCH_ADMIN_TOKEN } from './lib.js';
 
 export interface IngestOptions {
   readonly schema: BenchSchema;
@@ -11,7 +11,6 @@ export interface IngestOptions {
   readonly batch: number;
 }
 
-const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const SENDER = 'Bench';
 
 /** An SMS batch like a client's: distinct Russian mobile numbers, a one-part text. */
@@ -33,7 +32,7 @@ function smsBatch(size: number, seed: number): Record<string, unknown>[] {
 export async function benchIngest(options: IngestOptions): Promise<BenchFigure[]> {
   const env = {
     DATABASE_URL: options.schema.url,
-    HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
+    HERALD_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
     HERALD_PORT: '0',
     HERALD_DB_POOL_SIZE: '8',
   };
@@ -47,7 +46,7 @@ export async function benchIngest(options: IngestOptions): Promise<BenchFigure[]
       await admin.request({
         method: 'POST',
         path: '/admin/v1/accounts',
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' },
         body: JSON.stringify({ name: 'bench' }),
       })
     ).body.json()) as { id: number; tokens: { traffic: string } };
@@ -55,7 +54,7 @@ export async function benchIngest(options: IngestOptions): Promise<BenchFigure[]
       await admin.request({
         method: 'POST',
         path: `/admin/v1/accounts/${account.id}/sender-names`,
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' },
         body: JSON.stringify({ channelType: 'SMS', name: SENDER }),
       })
     ).body.dump();

@@ -21,7 +21,6 @@ export interface PriorityOptions {
   readonly split: boolean;
 }
 
-const ADMIN_TOKEN = BENCH_ADMIN_TOKEN;
 const SENDER = 'Bench';
 const CODES_PER_SECOND = 50;
 /** Codes go to 7999..., promotions to 7916...: the simulator keeps the codes' submissions only. */
@@ -63,7 +62,7 @@ export async function benchPriority(options: PriorityOptions): Promise<BenchFigu
       if (response.statusCode >= 300) throw new Error(`${method} ${p}: ${JSON.stringify(answer)}`);
       return answer;
     };
-    const admin = `Bearer ${ADMIN_TOKEN}`;
+    const admin = `Bearer ${BENCH_ADMIN_TOKEN}`;
     const account = await call(admin, 'POST', '/admin/v1/accounts', { name: 'bench priority' });
     await call(admin, 'POST', `/admin/v1/accounts/${account.id}/sender-names`, { channelType: 'SMS', name: SENDER });
     const client = `Basic ${account.tokens.traffic as string}`;

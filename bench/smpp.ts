@@ -25,7 +25,6 @@ export interface SmppBenchOptions {
   readonly throttledShare: number;
 }
 
-const ADMIN_TOKEN = BENCH_ADMIN_TOKEN;
 const SENDER = 'Bench';
 const HZ = 100;
 
@@ -246,7 +245,7 @@ function heraldRun(options: SmppBenchOptions, sessions: number, throttledShare: 
         const response = await http.request({
           method: 'POST',
           path: p,
-          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+          headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' },
           body: JSON.stringify(body),
         });
         return response.body.json();

@@ -2,9 +2,15 @@ import pg from 'pg';
 import { openPostgres } from '../src/db/postgresDb.js';
 import { rollUpStatistics } from '../src/statistics/rollup.js';
 import type { Db } from '../src/db/db.js';
-import { type BenchFigure, type BenchSchema, type HeraldProcess, percentile, startHeraldProcess } from './lib.js';
+import {
+  type BenchFigure,
+  type BenchSchema,
+  type HeraldProcess,
+  percentile,
+  startHeraldProcess,
+  BENCH_ADMIN_TOKEN,
+} from './lib.js';
 
-const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const DAY_MS = 86_400_000;
 const GROUPINGS = ['day', 'channelType', 'senderName', 'status', 'tag'] as const;
 const RUNS = 15;
@@ -106,7 +112,7 @@ export interface Seeded {
  * over the last `days` days, and a quarter as many of another account's (see {@link seed}).
  */
 export async function startSeeded(schema: BenchSchema, messages: number, days: number, name: string): Promise<Seeded> {
-  const env = { DATABASE_URL: schema.url, HERALD_PORT: '0', HERALD_ADMIN_TOKEN: ADMIN_TOKEN };
+  const env = { DATABASE_URL: schema.url, HERALD_PORT: '0', HERALD_ADMIN_TOKEN: BENCH_ADMIN_TOKEN };
   const api = await startHeraldProcess('api', env);
   const client = new pg.Client({ connectionString: schema.url });
   await client.connect();
@@ -119,7 +125,7 @@ export async function startSeeded(schema: BenchSchema, messages: number, days: n
   try {
     const created = await fetch(`${api.url}/admin/v1/accounts`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name }),
     });
     const account = (await created.json()) as Seeded['account'];

@@ -18,7 +18,6 @@ export interface VerifyBenchOptions {
   readonly clients: number;
 }
 
-const ADMIN_TOKEN = BENCH_ADMIN_TOKEN;
 const SENDER = 'Bench';
 /** Codes go to 7999..., plain messages to 7916...: the simulator keeps the codes' submissions only. */
 const CODE_PREFIX = '7999';
@@ -52,7 +51,7 @@ export async function benchVerify(options: VerifyBenchOptions): Promise<BenchFig
   const http = new Pool(herald.url, { connections: options.clients + 2 });
   const call = jsonCaller(http);
   try {
-    const admin = `Bearer ${ADMIN_TOKEN}`;
+    const admin = `Bearer ${BENCH_ADMIN_TOKEN}`;
     const account = await call(admin, 'POST', '/admin/v1/accounts', { name: 'bench verify' });
     await call(admin, 'POST', `/admin/v1/accounts/${account.id}/sender-names`, { channelType: 'SMS', name: SENDER });
     const traffic = `Basic ${account.tokens.traffic as string}`;
