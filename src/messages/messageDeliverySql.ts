@@ -16,7 +16,7 @@ import { type Channel, CHANNELS } from '../shared/channels.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
 import { READ_TRACKED, type ReadStatus, type Status } from './statuses.js';
 import type { Transition } from './transitions.js';
-import type { TrafficType } from './validateMessage.js';
+import { TRAFFIC_TYPES, type TrafficType } from './validateMessage.js';
 
 /*
  * The statements the delivery workers run on messages: claim, transitions (with the submissions, callback events,
@@ -155,11 +155,21 @@ export async function messageNextExpiry(db: Queryable): Promise<Date | null> {
 
 /**
  * When the next message of the queue falls due (a leased one: when its lease ends), or null when none waits: the
- * first entry of `messages_sending_due`, so that an idle dispatcher sleeps until then instead of polling.
+ * first entry of each lane of `messages_sending_due` (channel, traffic type), so that an idle dispatcher sleeps
+ * until then instead of polling. The index leads with the lane: a plain ORDER BY due_at would read all of it, a
+ * million entries behind a large dispatch, each time a dispatcher goes idle.
  */
 export async function messageNextDue(db: Queryable): Promise<Date | null> {
-  const [row] = await db.query<{ due_at: Date }>(
-    `SELECT due_at FROM messages WHERE status = 'sending' ORDER BY due_at LIMIT 1`,
+  const [row] = await db.query<{ due_at: Date | null }>(
+    `SELECT min(l.due_at) AS due_at
+     FROM unnest($1::text[]) AS c(channel_type)
+     CROSS JOIN unnest($2::text[]) AS t(traffic_type)
+     CROSS JOIN LATERAL (
+       SELECT due_at FROM messages m
+       WHERE m.status = 'sending' AND m.channel_type = c.channel_type AND m.traffic_type = t.traffic_type
+       ORDER BY m.due_at LIMIT 1
+     ) l`,
+    [CHANNELS, TRAFFIC_TYPES],
   );
   return row?.due_at ?? null;
 }

@@ -5,6 +5,7 @@ import {
   messageApplyTransitions,
   messageClaimDue,
   messageExpireDue,
+  messageNextDue,
 } from '../../src/messages/messageDeliverySql.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { retryTransition, sentTransition, statusTransition } from '../../src/messages/transitions.js';
@@ -57,6 +58,26 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
   /** A message of a new account, due at T0 by default. */
   const newMessage = async (tx: Queryable, fields: Partial<MessageFields> = {}): Promise<string> =>
     insertMessage(tx, { accountId: (await insertAccount(tx)).id, createdAt: T0, ...fields });
+
+  describe('messageNextDue', () => {
+    own('is the earliest due time of any lane (channel, traffic type) in sending, null when none waits', async (tx) => {
+      expect(await messageNextDue(tx)).toBeNull();
+      const accountId = (await insertAccount(tx)).id;
+      await insertMessage(tx, { accountId, channel: 'SMS', trafficType: 'PROMO', dueAt: at(30) });
+      await insertMessage(tx, { accountId, channel: 'VK', trafficType: 'AUTHORIZE', dueAt: at(20) });
+      await insertMessage(tx, { accountId, status: 'sent', dueAt: at(5) });
+      expect(await messageNextDue(tx)).toEqual(at(20));
+    });
+
+    if (engine === 'postgres')
+      own('reads one entry of each lane of messages_sending_due, no sort of the whole queue', async (tx) => {
+        await tx.query('SET LOCAL enable_seqscan = off');
+        const plan = await planOf(tx, (explaining) => messageNextDue(explaining));
+        const text = JSON.stringify(plan);
+        expect(text).toContain('"Index Name":"messages_sending_due"');
+        expect(text).not.toContain('"Node Type":"Sort"');
+      });
+  });
 
   describe('messageClaimDue', () => {
     own('claims only messages in sending that are due by now', async (tx) => {
