@@ -63,7 +63,7 @@ export async function cascadeInsertBatch(
     `INSERT INTO cascades (account_id, id, created_at, steps, step_count, traffic_center_id, sending_method, currency,
        step_timeout_at, steps_until, dispatch_id)
      SELECT $1, c.id, $2, c.steps, jsonb_array_length(c.steps), $3, $4, $5, c.step_timeout_at, c.steps_until, $7
-     FROM json_to_recordset($6::json) AS c(id uuid, steps jsonb, step_timeout_at timestamptz, steps_until timestamptz)`,
+     FROM jsonb_to_recordset($6::jsonb) AS c(id uuid, steps jsonb, step_timeout_at timestamptz, steps_until timestamptz)`,
     [
       batch.accountId,
       batch.now,
@@ -118,7 +118,7 @@ export async function cascadeUpdateBatch(tx: Queryable, updates: readonly Cascad
     `UPDATE cascades c SET current_step = u.current_step, state = u.state,
        step_timeout_at = CASE WHEN u.state = 'running' THEN u.step_timeout_at END,
        ended_at = CASE WHEN u.state = 'running' THEN NULL ELSE $2::timestamptz END
-     FROM json_to_recordset($1::json)
+     FROM jsonb_to_recordset($1::jsonb)
        AS u(account_id bigint, id uuid, current_step smallint, state text, step_timeout_at timestamptz)
      WHERE c.account_id = u.account_id AND c.id = u.id`,
     [

@@ -249,13 +249,13 @@ export async function messageApplyTransitions(
   );
   const result = await db.query<{ id: string; step: StepOutcomeRow | null }>(
     `WITH r AS (
-       SELECT * FROM json_to_recordset($1::json) AS r(account_id bigint, id uuid, status text, from_statuses text[],
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(account_id bigint, id uuid, status text, from_statuses text[],
          at timestamptz, error_code integer, connector_id text, sent_at timestamptz, due_at timestamptz, history jsonb)
      ),
      parts AS (
        INSERT INTO submissions (connector_id, carrier_id, account_id, message_id, part, parts, created_at)
        SELECT p.connector_id, p.carrier_id, p.account_id, p.message_id, p.part, p.parts, p.at
-       FROM json_to_recordset($2::json) AS p(connector_id text, carrier_id text, account_id bigint, message_id uuid,
+       FROM jsonb_to_recordset($2::jsonb) AS p(connector_id text, carrier_id text, account_id bigint, message_id uuid,
          part smallint, parts smallint, at timestamptz)
        ON CONFLICT (connector_id, carrier_id) DO NOTHING
      ),
@@ -408,7 +408,7 @@ export async function messageNoteIgnored(
     `WITH r AS (
        SELECT account_id, id,
          jsonb_agg(jsonb_build_object('status', status, 'at', at, 'ignored', true) ORDER BY i) AS entries
-       FROM json_to_recordset($1::json) AS r(account_id bigint, id uuid, status text, at timestamptz, i integer)
+       FROM jsonb_to_recordset($1::jsonb) AS r(account_id bigint, id uuid, status text, at timestamptz, i integer)
        GROUP BY account_id, id
      ),
      locked AS (
@@ -433,7 +433,7 @@ export async function messageCountDeliveredParts(
 ): Promise<{ account_id: number; id: string }[]> {
   if (counts.length === 0) return [];
   const rows = await db.query<{ account_id: number; id: string; complete: boolean }>(
-    `WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(account_id bigint, id uuid, parts integer)),
+    `WITH r AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(account_id bigint, id uuid, parts integer)),
      locked AS (
        SELECT m.account_id, m.id FROM messages m JOIN r ON m.account_id = r.account_id AND m.id = r.id
        ORDER BY m.account_id, m.id

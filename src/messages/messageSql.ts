@@ -34,7 +34,9 @@ export interface NewMessage {
 
 /**
  * Inserts a batch of new messages in status `sending`, due at their planned send time, with one statement: the rows
- * travel as one JSON array and are expanded by json_to_recordset, so a 1000-message batch is one round trip.
+ * travel as one JSON array and are expanded by jsonb_to_recordset, so a 1000-message batch is one round trip.
+ * (jsonb, here and in every batch statement: json_to_recordset parsed the same 1000 rows 3-5 times slower, 94 ms
+ * against 20 ms for a batch of receipts' transitions on PostgreSQL 15.)
  */
 export async function messageInsertBatch(
   db: Queryable,
@@ -49,7 +51,7 @@ export async function messageInsertBatch(
     messages: readonly NewMessage[];
   },
 ): Promise<void> {
-  // Each row is a JSON object named by the columns it fills. Absent keys read as NULL in json_to_recordset: leaving
+  // Each row is a JSON object named by the columns it fills. Absent keys read as NULL in jsonb_to_recordset: leaving
   // nulls out keeps the statement's text small. Likewise the plan of a message that may go at once (planned now, its
   // deadline and lifetime's end now + ttl, the common case) and the account's own currency are left for the
   // statement to fill in.
@@ -133,7 +135,7 @@ export async function messageInsertBatch(
        $5::jsonb, CASE WHEN r.leased THEN $6::timestamptz END, CASE WHEN r.leased THEN 1 ELSE 0 END, r.price,
        coalesce(r.currency, $9), r.callback_target_id, r.template_id, $7, r.cascade_id, r.cascade_step,
        r.traffic_type, r.dispatch_id
-     FROM json_to_recordset($4::json) AS r(
+     FROM jsonb_to_recordset($4::jsonb) AS r(
        id uuid, channel_type text, sender_name text, destination text, country text, region text, brand text,
        content jsonb, tags text[], use_local_time boolean, local_send_time text, local_completion_time text,
        ttl integer, hours smallint[], days smallint[], short_url boolean, callback_url text, callback_events text[],

@@ -38,7 +38,7 @@ export async function submissionMatchReceipts(
     parts: number | null;
   }>(
     `WITH input AS (
-       SELECT * FROM json_to_recordset($1::json) AS i(i integer, connector_id text, carrier_id text, state text,
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(i integer, connector_id text, carrier_id text, state text,
          error_code integer, received_at timestamptz)
      ),
      found AS (
@@ -81,7 +81,7 @@ export async function submissionSetPartStates(
   }));
   const changed = await db.query<{ i: number }>(
     `WITH r AS (
-       SELECT * FROM json_to_recordset($1::json) AS r(i integer, connector_id text, carrier_id text, state text,
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(i integer, connector_id text, carrier_id text, state text,
          at timestamptz)
      ),
      locked AS (
