@@ -151,23 +151,26 @@ export async function benchCascade(options: CascadeOptions): Promise<BenchFigure
     const acceptedS = (performance.now() - start) / 1000;
     verbose(`all ${total} cascades accepted after ${acceptedS.toFixed(1)} s`);
 
-    // Done when every cascade has ended, counted once a second on the partial index of ended cascades (the end time
-    // itself is read from the rows afterwards: the polling interval does not enter the figure).
+    // Done when no cascade is running, looked at once a second (the end time itself is read from the rows afterwards:
+    // the polling interval does not enter the figure). EXISTS stops at the first running cascade: counting the ended
+    // ones on their partial index took 120 ms of PostgreSQL's time per look at 20,000 cascades, under the run.
     let lastReport = 0;
+    const endedCount = async (): Promise<number> =>
+      (await db.query('SELECT count(*)::int AS n FROM cascades WHERE ended_at IS NOT NULL')).rows[0].n;
     for (;;) {
-      const ended = await db.query('SELECT count(*)::int AS n FROM cascades WHERE ended_at IS NOT NULL');
-      if (ended.rows[0].n >= total) break;
+      const running = await db.query('SELECT EXISTS (SELECT 1 FROM cascades WHERE ended_at IS NULL) AS any');
+      if (!running.rows[0].any) break;
       const now = performance.now();
       if (now - start - acceptedS * 1000 > STUCK_AFTER_MS) {
         await reportTrouble(db, log.lines());
         throw new Error(
-          `${total - ended.rows[0].n} of ${total} cascades still running ` +
+          `${total - (await endedCount())} of ${total} cascades still running ` +
             `${STUCK_AFTER_MS / 1000} s after the last was accepted`,
         );
       }
       if (process.env.BENCH_VERBOSE && now - lastReport > 10_000) {
         lastReport = now;
-        verbose(`${((now - start) / 1000).toFixed(0)} s: ${ended.rows[0].n} ended, ${await stepCounts(db)}`);
+        verbose(`${((now - start) / 1000).toFixed(0)} s: ${await endedCount()} ended, ${await stepCounts(db)}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
