@@ -65,9 +65,9 @@ export interface AppContext {
   /** Takes inbound messages from a connector's webhook. */
   readonly inboundSink: InboundSink;
   /**
-   * The fast lane of a process that runs both roles: the API may store due messages already leased to this
-   * process's dispatcher and hand them over, instead of leaving them for the next claim. Absent in api-only and
-   * worker-only processes.
+   * The fast lane of a process that has a dispatcher (roles all and worker): the API (role all) and the progress of
+   * cascades may store due messages already leased to this process's dispatcher and hand them over after their
+   * commit, instead of leaving them for the next claim. Absent in api-only processes.
    */
   readonly directDispatch: DirectDispatch | undefined;
   /** Live state of this process's connectors (empty in an api-only process). */

@@ -282,7 +282,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       stopCascades: cascadesStop,
       dispatchStatuses: dispatchStatusesShared,
       directDispatch:
-        role === 'all'
+        role !== 'api'
           ? {
               open: () => dispatcher?.directRoom() ?? NO_DIRECT_ROOM,
               leaseMs: dispatcherOptions.leaseMs,

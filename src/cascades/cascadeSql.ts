@@ -63,7 +63,8 @@ export async function cascadeInsertBatch(
     `INSERT INTO cascades (account_id, id, created_at, steps, step_count, traffic_center_id, sending_method, currency,
        step_timeout_at, steps_until, dispatch_id)
      SELECT $1, c.id, $2, c.steps, jsonb_array_length(c.steps), $3, $4, $5, c.step_timeout_at, c.steps_until, $7
-     FROM jsonb_to_recordset($6::jsonb) AS c(id uuid, steps jsonb, step_timeout_at timestamptz, steps_until timestamptz)`,
+     FROM jsonb_to_recordset($6::jsonb)
+       AS c(id uuid, steps jsonb, step_timeout_at timestamptz, steps_until timestamptz)`,
     [
       batch.accountId,
       batch.now,

@@ -1,10 +1,11 @@
-import { type AppContext, NO_DIRECT_ROOM } from '../context.js';
+import { type AppContext, type DirectHandOver, NO_DIRECT_ROOM } from '../context.js';
 import type { Queryable } from '../db/db.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
 import type { Principal } from '../http/auth.js';
 import { idempotentReplay, type IdempotentResult, runIdempotent } from '../idempotency/index.js';
 import {
   type Candidate,
+  handLeased,
   handOver,
   itemError,
   MAX_BATCH,
@@ -22,6 +23,7 @@ import {
   validationContext,
 } from '../messages/index.js';
 import type { Db } from '../db/db.js';
+import { NO_STEPS_CREATED, type OutcomeHooks, type StepsCreated } from '../delivery/index.js';
 import { type Channel, enabledChannels } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';
 import {
@@ -220,10 +222,10 @@ export function decide(
  * delivery/outcomeHooks.ts): the next step is created there, or the cascade ends. Exactly once: the cascade's row
  * is locked and says which step is current, and a step's message is unique per cascade and step.
  */
-export class CascadeProgress {
+export class CascadeProgress implements OutcomeHooks {
   constructor(private readonly ctx: () => AppContext) {}
 
-  async stepsEnded(tx: Queryable, steps: readonly StepOutcome[], now: Date): Promise<void> {
+  async stepsEnded(tx: Queryable, steps: readonly StepOutcome[], now: Date): Promise<StepsCreated> {
     const cascades = await cascadesLockRunning(tx, [
       ...new Map(steps.map((s) => [s.cascadeId, { accountId: s.accountId, id: s.cascadeId }])).values(),
     ]);
@@ -242,7 +244,7 @@ export class CascadeProgress {
       if (decision === 'end') updates.push(ended(cascade));
       else next.push(cascade);
     }
-    await this.moveOn(tx, next, updates, now);
+    return this.moveOn(tx, next, updates, now);
   }
 
   /**
@@ -250,21 +252,83 @@ export class CascadeProgress {
    * how many it took. A cascade whose step's outcome is being recorded meanwhile is left to the next pass.
    */
   async timeoutsDue(db: Db, now: Date, limit: number): Promise<number> {
-    const taken = await db.transaction(async (tx) => {
-      const cascades = await cascadesClaimTimedOut(tx, now, limit);
-      await this.moveOn(tx, cascades, [], now);
-      return cascades.length;
-    });
-    if (taken > 0) this.committed();
-    return taken;
+    let created = NO_STEPS_CREATED;
+    try {
+      const taken = await db.transaction(async (tx) => {
+        const cascades = await cascadesClaimTimedOut(tx, now, limit);
+        created = await this.moveOn(tx, cascades, [], now);
+        return cascades.length;
+      });
+      created.committed();
+      return taken;
+    } finally {
+      created.close();
+    }
   }
 
   /**
    * Creates the next step of each locked cascade in `cascades` (or ends it: no step left, past `steps_until`, past
    * the window's end, its dispatch stopped, or a step refused at its creation), and records `updates` with them.
+   * The new steps due now are stored leased to this process's dispatcher as far as it has room, and handed to it
+   * once the transaction commits (see {@link StepsCreated}), instead of waiting for its next claim.
    */
-  private async moveOn(tx: Queryable, cascades: readonly CascadeRow[], updates: CascadeUpdate[], now: Date) {
+  private async moveOn(
+    tx: Queryable,
+    cascades: readonly CascadeRow[],
+    updates: CascadeUpdate[],
+    now: Date,
+  ): Promise<StepsCreated> {
     const ctx = this.ctx();
+    const direct = ctx.directDispatch?.open() ?? NO_DIRECT_ROOM;
+    try {
+      const stored = await this.createSteps(ctx, tx, cascades, updates, now, direct);
+      return this.settle(ctx, stored, direct);
+    } catch (error) {
+      direct.close();
+      throw error;
+    }
+  }
+
+  /** What {@link moveOn} created, handed over after the commit: the leased steps directly, the others by a claim. */
+  private settle(ctx: AppContext, stored: StoredSteps[], direct: DirectHandOver): StepsCreated {
+    if (stored.length === 0) {
+      direct.close();
+      return NO_STEPS_CREATED;
+    }
+    let open = true;
+    return {
+      committed: () => {
+        if (!open) return;
+        open = false;
+        try {
+          let handed = 0;
+          let total = 0;
+          for (const { accountId, rows } of stored) {
+            handed += handLeased(rows, accountId, direct);
+            total += rows.length;
+          }
+          if (handed < total) ctx.wakeup.notify();
+        } finally {
+          direct.close();
+        }
+      },
+      close: () => {
+        if (!open) return;
+        open = false;
+        direct.close();
+      },
+    };
+  }
+
+  private async createSteps(
+    ctx: AppContext,
+    tx: Queryable,
+    cascades: readonly CascadeRow[],
+    updates: CascadeUpdate[],
+    now: Date,
+    direct: DirectHandOver,
+  ): Promise<StoredSteps[]> {
+    const created: StoredSteps[] = [];
     const next: { cascade: CascadeRow; item: MessageToGenerate & { id: string } }[] = [];
     for (const cascade of cascades) {
       const following = cascade.steps[cascade.current_step];
@@ -315,14 +379,17 @@ export class CascadeProgress {
         else candidates.push(p);
       });
       const results = await storeMessages(tx, ctx, sender, candidates, now, {
-        directRoom: NO_DIRECT_ROOM,
-        leaseUntil: now,
+        directRoom: direct,
+        leaseUntil: new Date(now.getTime() + (ctx.directDispatch?.leaseMs ?? 0)),
         limitCallbackUrls: false,
       });
       const itemsById = new Map(items.map((it) => [it.id, it]));
+      const rows: NewMessage[] = [];
       results.forEach((r, i) => {
         if (r instanceof HeraldError) refused.push({ item: itemsById.get(candidates[i]!.id)!, error: r });
+        else rows.push(r);
       });
+      if (rows.length > 0) created.push({ accountId, rows });
       // A step refused at its creation (4020 and the like) is stored unsent, with its callbacks, and ends the cascade.
       await storeRefused(tx, ctx, sender, refused, now);
       for (const r of refused) over.add(r.item.cascade!.id);
@@ -341,12 +408,14 @@ export class CascadeProgress {
       }
     }
     await cascadeUpdateBatch(tx, updates, now);
+    return created;
   }
+}
 
-  /** New steps are waiting: the dispatcher of this process claims them at once. */
-  committed(): void {
-    this.ctx().wakeup.notify();
-  }
+/** The steps of one account that a transaction created. */
+interface StoredSteps {
+  readonly accountId: number;
+  readonly rows: readonly NewMessage[];
 }
 
 /** The update that ends a cascade at its current step. */

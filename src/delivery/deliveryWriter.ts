@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Db, Queryable } from '../db/db.js';
 import { nowMs, systemClock, type Clock, type ClockTimer } from '../util/clock.js';
 import { messageLockOrdered, messageNoteIgnored, type StepOutcome, type SubmissionRow } from '../messages/index.js';
-import type { OutcomeHooks } from './outcomeHooks.js';
+import { NO_STEPS_CREATED, type OutcomeHooks } from './outcomeHooks.js';
 import type { CarrierReceipt } from '../connectors/index.js';
 import { applyMatchedReceipts, applyTransitions, matchReceipts, receiptMessages, receiptsPerPart } from './receipts.js';
 import {
@@ -269,6 +269,7 @@ export class DeliveryWriter {
 
     const all = [...transitions.values(), ...extra];
     const ended: StepOutcome[] = [];
+    let created = NO_STEPS_CREATED;
     const run = async (q: Queryable, several: boolean): Promise<void> => {
       const found = dbReceipts.length > 0 ? await matchReceipts(q, dbReceipts) : undefined;
       // Several statements: every message they change is locked first, in the global order, before any refund
@@ -284,14 +285,18 @@ export class DeliveryWriter {
       }
       await messageNoteIgnored(q, ignored);
       this.stats.ignored += ignored.length;
-      if (ended.length > 0) await this.hooks?.stepsEnded(q, ended, this.clock.now());
+      if (ended.length > 0 && this.hooks) created = await this.hooks.stepsEnded(q, ended, this.clock.now());
     };
     // The common flush is one statement, atomic by itself (refunds and events included); more statements share
     // a transaction, and so does a flush with a step of a cascade (its next step is created with its outcome).
     // (Fallbacks and notes that follow it are independent, status-guarded statements.)
-    if (dbReceipts.length === 0 && extra.length === 0 && !(cascade && this.hooks)) await run(this.db, false);
-    else await this.db.transaction((q) => run(q, dbReceipts.length > 0 || extra.length > 0));
-    if (ended.length > 0) this.hooks?.committed();
+    try {
+      if (dbReceipts.length === 0 && extra.length === 0 && !(cascade && this.hooks)) await run(this.db, false);
+      else await this.db.transaction((q) => run(q, dbReceipts.length > 0 || extra.length > 0));
+      created.committed();
+    } finally {
+      created.close();
+    }
 
     this.stats.flushes++;
     this.stats.sent += batch.sent.length;

@@ -3,4 +3,6 @@ export { DEFAULT_WRITER_OPTIONS, DeliveryWriter } from './deliveryWriter.js';
 export { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, isUrgent } from './dispatcher.js';
 export type { DispatcherOptions } from './dispatcher.js';
 export { deliveryJobs } from './jobs.js';
+export { NO_STEPS_CREATED } from './outcomeHooks.js';
+export type { OutcomeHooks, StepsCreated } from './outcomeHooks.js';
 export { AnnouncingWakeup, Wakeup } from './wakeup.js';

@@ -6,9 +6,8 @@ import {
   messageNextExpiry,
   orphanReceiptsAny,
   orphanReceiptsTakeMatched,
-  type StepOutcome,
 } from '../messages/index.js';
-import type { OutcomeHooks } from './outcomeHooks.js';
+import { type OutcomeHooks, withStepOutcomes } from './outcomeHooks.js';
 import type { Job, Quiet } from '../shared/jobs.js';
 import type { Clock } from '../util/clock.js';
 import { applyReceipts } from './receipts.js';
@@ -50,13 +49,15 @@ export function deliveryJobs(
       run: async () => {
         // Most of the time there are none: one statement, no transaction, and rest while nothing is written.
         if (!(await orphanReceiptsAny(db))) return { quietUntil: Infinity };
-        const ended: StepOutcome[] = [];
-        await db.transaction(async (tx) => {
-          const matched = await orphanReceiptsTakeMatched(tx, new Date(clock.now().getTime() - ORPHAN_LIFETIME_MS));
-          if (matched.length > 0) await applyReceipts(tx, matched, ended);
-          if (ended.length > 0) await hooks?.stepsEnded(tx, ended, clock.now());
-        });
-        if (ended.length > 0) hooks?.committed();
+        await withStepOutcomes(
+          db,
+          hooks,
+          () => clock.now(),
+          async (tx, ended) => {
+            const matched = await orphanReceiptsTakeMatched(tx, new Date(clock.now().getTime() - ORPHAN_LIFETIME_MS));
+            if (matched.length > 0) await applyReceipts(tx, matched, ended);
+          },
+        );
       },
     },
     {
@@ -80,13 +81,12 @@ export async function expireLifetimes(db: Db, now: Date, hooks?: OutcomeHooks): 
   let expired = 0;
   const errors = { noReceipt: DELIVERY_ERRORS.noReceipt, notRead: DELIVERY_ERRORS.notRead };
   for (;;) {
-    const ended: StepOutcome[] = [];
-    const rows = await db.transaction(async (tx) => {
-      const batch = await messageExpireDue(tx, now, EXPIRE_BATCH, errors, ended);
-      if (ended.length > 0) await hooks?.stepsEnded(tx, ended, now);
-      return batch;
-    });
-    if (ended.length > 0) hooks?.committed();
+    const rows = await withStepOutcomes(
+      db,
+      hooks,
+      () => now,
+      (tx, ended) => messageExpireDue(tx, now, EXPIRE_BATCH, errors, ended),
+    );
     expired += rows.length;
     if (rows.length < EXPIRE_BATCH) return expired;
   }

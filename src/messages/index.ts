@@ -37,7 +37,7 @@ export type { HistoryEntry, TargetStatus, Transition } from './transitions.js';
 export { WHATSAPP_WINDOW_MS, whatsappWindowOpen, whatsappWindowsOpenOf } from './whatsappWindows.js';
 export { TRAFFIC_TYPES, validateMessage, validateTrafficType, validateWindowFields } from './validateMessage.js';
 export type { TrafficType, ValidationContext, ValidMessage, WindowValues } from './validateMessage.js';
-export { handOver, itemError, MAX_BATCH, senderOf, validationContext } from './sendMessages.js';
+export { handLeased, handOver, itemError, MAX_BATCH, senderOf, validationContext } from './sendMessages.js';
 export type { SendItem, SendResponse } from './sendMessages.js';
 export { newMessageId, prepareMessages, storeMessages, storeRefused } from './generate.js';
 export type { Candidate, MessageToGenerate, Sender } from './generate.js';

@@ -103,9 +103,17 @@ export function handOver(
 ): void {
   if (stored.length === 0) return;
   countAccepted(ctx, stored);
+  if (handLeased(stored, accountId, direct) < stored.length) ctx.wakeup.notify();
+}
+
+/**
+ * After the commit: hands the stored messages leased to this process to its dispatcher; returns how many. The
+ * others are left for a claim (the caller wakes the dispatcher).
+ */
+export function handLeased(stored: readonly NewMessage[], accountId: number, direct: DirectHandOver): number {
   const leased = stored.filter((row) => row.leased);
   if (leased.length > 0) direct.hand(leased.map((row) => claimedOf(row, accountId)));
-  if (leased.length < stored.length) ctx.wakeup.notify();
+  return leased.length;
 }
 
 export function itemError(error: HeraldError): SendItem {

@@ -107,7 +107,9 @@ describe.each(ENGINES)('cascades (%s)', (engine) => {
         .filter((b) => ids.has(b.message_uuid));
     // Each step: its price when created, sent, its final price, its undelivered status. A delivery that timed out
     // on a busy machine is retried at an instant of Herald's clock: the clock moves on while the test waits.
-    await waitFor(() => ours().length >= 12 || void t.clock.advance(1000));
+    await waitFor(() => ours().length >= 12 || void t.clock.advance(1000), {
+      describe: () => JSON.stringify(ours().map((b) => [b.cascade_step, b.type ?? b.event, b.status, b.price])),
+    });
     const calls = ours();
     for (const body of calls) {
       const step = rows.find((r) => r.id === body.message_uuid)!.cascade_step;
