@@ -62,11 +62,16 @@ async function serverQuery(url: string, sql: string): Promise<pg.QueryResult> {
   }
 }
 
-/** Counters of the server that bound a primary: WAL written and flushed, transactions committed. */
+/** Counters of the server that bound a primary: WAL written and flushed, transactions. */
 interface ServerCounters {
   readonly walBytes: number;
   readonly walFlushes: number;
+  /** Full-page images written to the WAL (the first change of a page after a checkpoint). */
+  readonly walPageImages: number;
+  /** Transactions committed, read-only ones included (the benchmark's polling among them). */
   readonly commits: number;
+  /** Transaction ids assigned: the transactions that wrote, each a commit record to flush. */
+  readonly writes: number;
 }
 
 async function serverCounters(url: string): Promise<ServerCounters> {
@@ -74,10 +79,18 @@ async function serverCounters(url: string): Promise<ServerCounters> {
     url,
     `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8 AS wal_bytes,
             (SELECT wal_sync FROM pg_stat_wal)::float8 AS wal_flushes,
-            (SELECT sum(xact_commit) FROM pg_stat_database)::float8 AS commits`,
+            (SELECT wal_fpi FROM pg_stat_wal)::float8 AS wal_fpi,
+            (SELECT sum(xact_commit) FROM pg_stat_database)::float8 AS commits,
+            pg_snapshot_xmax(pg_current_snapshot())::text::float8 AS next_xid`,
   );
   const row = result.rows[0];
-  return { walBytes: row.wal_bytes, walFlushes: row.wal_flushes, commits: row.commits };
+  return {
+    walBytes: row.wal_bytes,
+    walFlushes: row.wal_flushes,
+    walPageImages: row.wal_fpi,
+    commits: row.commits,
+    writes: row.next_xid,
+  };
 }
 
 /**
@@ -126,7 +139,9 @@ function observeRoles(
       const before = await counters0;
       // PostgreSQL publishes a backend's statistics within a second of its going idle (PGSTAT_MIN_INTERVAL): the
       // WAL position is exact at once, the commit and flush counts after that second.
-      const walBytes = (await serverCounters(url)).walBytes - before.walBytes;
+      const atEnd = await serverCounters(url);
+      const walBytes = atEnd.walBytes - before.walBytes;
+      const writes = atEnd.writes - before.writes;
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const after = await serverCounters(url);
       const machine = used[0]!.use;
@@ -160,13 +175,23 @@ function observeRoles(
           name: `${phase}: WAL per message`,
           value: walBytes / messages,
           unit: 'bytes',
-          note: `${(walBytes / 2 ** 20).toFixed(0)} MiB for ${messages} messages (pg_current_wal_lsn before and after)`,
+          note:
+            `${(walBytes / 2 ** 20).toFixed(0)} MiB for ${messages} messages (pg_current_wal_lsn before and after), ` +
+            `${after.walPageImages - before.walPageImages} full-page images in it (pg_stat_wal wal_fpi)`,
+        },
+        {
+          name: `${phase}: write transactions per 1000 messages`,
+          value: (writes * 1000) / messages,
+          unit: '',
+          note: `${writes} transaction ids assigned (pg_snapshot_xmax before and after): each a commit to flush`,
         },
         {
           name: `${phase}: commits per 1000 messages`,
           value: ((after.commits - before.commits) * 1000) / messages,
           unit: '',
-          note: `${after.commits - before.commits} (pg_stat_database xact_commit)`,
+          note:
+            `${after.commits - before.commits} (pg_stat_database xact_commit), read-only ones included: Herald's ` +
+            "and the benchmark's polling",
         },
         {
           name: `${phase}: WAL flushes per 1000 messages`,
