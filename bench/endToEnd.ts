@@ -9,6 +9,7 @@ import { startEmbeddedSimulators } from '../src/simulators/embeddedSimulators.js
 import {
   type BenchFigure,
   type BenchSchema,
+  type HeraldProcess,
   percentile,
   startHeraldProcess,
   watchCpu,
@@ -29,6 +30,22 @@ export interface EndToEndOptions {
   readonly soak?: boolean;
   /** Herald's DATABASE_URL when not the schema's own (a pooler in front of it); the benchmark reads the schema's. */
   readonly heraldUrl?: string;
+  /** When split: how many api processes (the clients spread over them) and worker processes; 1 each by default. */
+  readonly apiProcesses?: number;
+  readonly workerProcesses?: number;
+  /**
+   * Watches the run: called with Herald's processes just before the first POST; its `stop` when the last message is
+   * delivered (and called back), while the processes still run. Its figures follow the run's own.
+   */
+  readonly observe?: (processes: readonly HeraldRole[]) => {
+    stop(messages: number, seconds: number): Promise<BenchFigure[]>;
+  };
+}
+
+/** One Herald process of a run and its role. */
+export interface HeraldRole {
+  readonly role: 'all' | 'api' | 'worker';
+  readonly pid: number;
 }
 
 const SENDER = 'Bench';
@@ -56,11 +73,19 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     HERALD_CALLBACK_ALLOW_PRIVATE: 'true',
     ...benchHeraldEnv(options.heraldUrl ?? options.schema.url, configPath),
   };
-  const herald = await startHeraldProcess(options.split ? 'api' : 'all', env);
-  const worker = options.split ? await startHeraldProcess('worker', env, /SMPP session bound/) : undefined;
+  const apis: HeraldProcess[] = [];
+  const workers: HeraldProcess[] = [];
   const db = new pg.Pool({ connectionString: options.schema.url, max: 2 });
   try {
-    const http = new Pool(herald.url, { connections: options.clients });
+    // One by one: each applies (or finds applied) the migrations at start-up.
+    for (let i = 0; i < (options.split ? (options.apiProcesses ?? 1) : 1); i++)
+      apis.push(await startHeraldProcess(options.split ? 'api' : 'all', env));
+    for (let i = 0; i < (options.split ? (options.workerProcesses ?? 1) : 0); i++)
+      workers.push(await startHeraldProcess('worker', env, /SMPP session bound/));
+    const herald = apis[0]!;
+    // The clients take turns over the api processes.
+    const pools = apis.map((p) => new Pool(p.url, { connections: Math.ceil(options.clients / apis.length) }));
+    const http = pools[0]!;
     const admin = async (p: string, body: unknown): Promise<any> => {
       const response = await http.request({
         method: 'POST',
@@ -89,15 +114,19 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       );
     let next = 0;
     const rss = options.soak ? sampleRss(herald.child.pid!, 250) : undefined;
-    const cpu = [herald, worker].flatMap((p) => (p ? [watchCpu(p.child.pid!)] : []));
+    const cpu = [...apis, ...workers].map((p) => watchCpu(p.child.pid!));
+    const observer = options.observe?.([
+      ...apis.map((p) => ({ role: options.split ? ('api' as const) : ('all' as const), pid: p.child.pid! })),
+      ...workers.map((p) => ({ role: 'worker' as const, pid: p.child.pid! })),
+    ]);
     const start = performance.now();
     const postLatencies: number[] = [];
     await Promise.all(
-      Array.from({ length: options.clients }, async () => {
+      Array.from({ length: options.clients }, async (_, client) => {
         while (next < batches) {
           const body = bodyOf(next++);
           const t0 = performance.now();
-          const response = await http.request({
+          const response = await pools[client % pools.length]!.request({
             method: 'POST',
             path: '/api/v1/message',
             headers: { authorization: `Basic ${token}`, 'content-type': 'application/json' },
@@ -147,6 +176,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     const elapsed = (performance.now() - start) / 1000;
     const samples = rss?.stop() ?? [];
     const used = cpu.map((c) => c.stop());
+    const observed = (await observer?.stop(total, elapsed)) ?? [];
     const heraldCpuSeconds = used.reduce((sum, u) => sum + u.processSeconds, 0);
     const delivered = await db.query(
       "SELECT count(*)::int AS n FROM messages WHERE account_id = $1 AND status = 'delivered'",
@@ -159,10 +189,11 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
        FROM (SELECT extract(epoch FROM status_at - created_at) * 1000 AS ms FROM messages WHERE account_id = $1) t`,
       [account.id],
     );
-    await http.close();
+    for (const pool of pools) await pool.close();
     postLatencies.sort((a, b) => a - b);
     const label = receiver ? 'end to end with callbacks: accepted -> callback' : 'end to end: accepted -> delivered';
     if (options.soak) return soakFigures(samples, total, elapsed, options);
+    const processes = options.split ? `${apis.length} api + ${workers.length} worker processes` : '1 process (all)';
     return [
       {
         name: label,
@@ -171,7 +202,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
         target: { op: '>=', value: 10_000 },
         note:
           `${total} SMS over SMPP, receipts after ${options.delayMs} ms, ${options.clients} clients, ` +
-          `${options.split ? 'api + worker processes' : '1 process (all)'}` +
+          processes +
           `${receiver ? ', delivered callbacks to a local receiver' : ''}, ${elapsed.toFixed(1)} s`,
       },
       ...(receiver
@@ -194,11 +225,11 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
               note: 'while the pipeline runs',
             },
           ]),
+      ...observed,
     ];
   } finally {
     await db.end();
-    await herald.stop();
-    await worker?.stop();
+    for (const p of [...apis, ...workers]) await p.stop();
     await simulators.stop();
     await receiver?.stop();
   }

@@ -9,6 +9,7 @@ import { benchIngest } from './ingest.js';
 import { benchList } from './list.js';
 import { benchPgBouncer } from './pgbouncer.js';
 import { benchPriority } from './priority.js';
+import { benchRoles } from './roles.js';
 import { benchSmpp } from './smpp.js';
 import { benchStatistics } from './statistics.js';
 import { benchVerify } from './verify.js';
@@ -26,10 +27,11 @@ import {
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
  * (ingest,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,dispatch,
- * verify,idle), BENCH_SOAK_MESSAGES, BENCH_STATS_MESSAGES, BENCH_LIST_MESSAGES, BENCH_CASCADES,
+ * verify,idle,roles), BENCH_SOAK_MESSAGES, BENCH_STATS_MESSAGES, BENCH_LIST_MESSAGES, BENCH_CASCADES,
  * BENCH_PRIORITY_PROMOS, BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES, BENCH_SMPP_BARE_MESSAGES,
  * BENCH_SMPP_MAX_SECONDS, BENCH_DISPATCH_MESSAGES, BENCH_DISPATCH_PER_MINUTE, BENCH_DISPATCH_SLICE_SECONDS,
- * BENCH_VERIFY_COUNT, BENCH_IDLE_SECONDS, BENCH_DATABASE_URL.
+ * BENCH_VERIFY_COUNT, BENCH_IDLE_SECONDS, BENCH_ROLES_MESSAGES, BENCH_ROLES_API, BENCH_ROLES_WORKERS,
+ * BENCH_DATABASE_URL.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const clients = Number(process.env.BENCH_CLIENTS ?? 4);
@@ -184,6 +186,18 @@ if (wanted('idle')) {
   const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 60);
   process.stdout.write(`idle: Herald on PostgreSQL, then embedded, ${idleSeconds} s each with no traffic...\n`);
   figures.push(...(await benchIdle({ seconds: idleSeconds, settleSeconds: 10 })));
+}
+
+if (wanted('roles')) {
+  const messages = Number(process.env.BENCH_ROLES_MESSAGES ?? e2eMessages);
+  const api = Number(process.env.BENCH_ROLES_API ?? 1);
+  const workers = Number(process.env.BENCH_ROLES_WORKERS ?? 1);
+  process.stdout.write(
+    `roles: ${messages} SMS end to end through ${api} api and ${workers} worker processes on a PostgreSQL of its ` +
+      'own, without then with callbacks; CPU per message of each role and of PostgreSQL...\n',
+  );
+  // Its own server (a throwaway cluster), not a schema of the shared one: PostgreSQL's CPU and WAL are the run's.
+  figures.push(...(await benchRoles({ messages, clients, apiProcesses: api, workerProcesses: workers })));
 }
 
 process.stdout.write(`\n${renderTable(figures)}\n`);

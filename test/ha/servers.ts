@@ -74,16 +74,17 @@ export interface PostgresServer {
 }
 
 /**
- * A new PostgreSQL server (initdb, trust on loopback, fsync off: durability across a power cut is not what these
- * tests examine). It can be the primary of streaming standbys: wal_level is replica by default, and initdb's
- * pg_hba.conf lets loopback replication connections in.
+ * A new PostgreSQL server (initdb, trust on loopback, fsync off unless `durable`: durability across a power cut is
+ * not what the tests examine; a benchmark that counts WAL flushes wants them real). It can be the primary of
+ * streaming standbys: wal_level is replica by default, and initdb's pg_hba.conf lets loopback replication
+ * connections in.
  */
-export async function startPostgres(): Promise<PostgresServer> {
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<PostgresServer> {
   const bin = binDir();
   const dir = serverDir('herald-pg-');
   const data = path.join(dir, 'data');
   run(path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
-  return launch(bin, dir, data);
+  return launch(bin, dir, data, options.durable === true);
 }
 
 /**
@@ -101,9 +102,10 @@ export async function startStandby(primary: PostgresServer): Promise<PostgresSer
   return launch(bin, dir, data);
 }
 
-async function launch(bin: string, dir: string, data: string): Promise<PostgresServer> {
+async function launch(bin: string, dir: string, data: string, durable = false): Promise<PostgresServer> {
   const port = await freePort();
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+  const fsync = durable ? 'on' : 'off';
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${fsync} -c max_connections=200`;
   const pgCtl = path.join(bin, 'pg_ctl');
   const timeout = ['-t', String(STEP_TIMEOUT_MS / 1000 - 5)];
   const start = (): void =>

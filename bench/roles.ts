@@ -1,0 +1,217 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { type PostgresServer, startPostgres } from '../test/ha/servers.js';
+import { benchEndToEnd, type HeraldRole } from './endToEnd.js';
+import { type BenchFigure, watchCpu } from './lib.js';
+
+export interface RolesOptions {
+  readonly messages: number;
+  readonly clients: number;
+  readonly apiProcesses: number;
+  readonly workerProcesses: number;
+}
+
+/**
+ * What each role costs: Herald split into api and worker processes, end to end over SMPP (as `e2e`), without and
+ * then with a delivered callback per message, on a PostgreSQL server of the benchmark's own (a throwaway cluster,
+ * fsync on): its every process is Herald's, so its CPU, WAL and commits are the run's alone, whatever else the shared
+ * machine runs. The figures are CPU time per message (what survives a loaded machine, unlike a rate) for each role,
+ * PostgreSQL and the benchmark's own process, messages per second per core (1000 / ms), and WAL bytes, commits and
+ * WAL flushes per message: what bounds one primary.
+ */
+export async function benchRoles(options: RolesOptions): Promise<BenchFigure[]> {
+  const server = await startPostgres({ durable: true });
+  try {
+    const figures: BenchFigure[] = [];
+    for (const callbacks of [false, true]) {
+      const database = callbacks ? 'roles_callbacks' : 'roles_plain';
+      await serverQuery(server.url, `CREATE DATABASE ${database}`);
+      const url = new URL(server.url);
+      url.pathname = `/${database}`;
+      const phase = callbacks ? 'roles, with callbacks' : 'roles';
+      const measured = await benchEndToEnd({
+        schema: { name: 'public', url: url.toString(), drop: async () => {} },
+        messages: options.messages,
+        clients: options.clients,
+        delayMs: 20,
+        split: true,
+        apiProcesses: options.apiProcesses,
+        workerProcesses: options.workerProcesses,
+        callbacks,
+        observe: (processes) => observeRoles(server, url.toString(), processes, phase),
+      });
+      // The run's rate, then the per-role figures; the single-process figures of `e2e` (latency, CPU) are left out.
+      figures.push({ ...measured[0]!, name: `${phase}: accepted -> ${callbacks ? 'callback' : 'delivered'}` });
+      figures.push(...measured.filter((f) => f.name.startsWith(`${phase}:`)));
+    }
+    return figures;
+  } finally {
+    server.destroy();
+  }
+}
+
+async function serverQuery(url: string, sql: string): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Counters of the server that bound a primary: WAL written and flushed, transactions. */
+interface ServerCounters {
+  readonly walBytes: number;
+  readonly walFlushes: number;
+  /** Full-page images written to the WAL (the first change of a page after a checkpoint). */
+  readonly walPageImages: number;
+  /** Transactions committed, read-only ones included (the benchmark's polling among them). */
+  readonly commits: number;
+  /** Transaction ids assigned: the transactions that wrote, each a commit record to flush. */
+  readonly writes: number;
+}
+
+async function serverCounters(url: string): Promise<ServerCounters> {
+  const result = await serverQuery(
+    url,
+    `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8 AS wal_bytes,
+            (SELECT wal_sync FROM pg_stat_wal)::float8 AS wal_flushes,
+            (SELECT wal_fpi FROM pg_stat_wal)::float8 AS wal_fpi,
+            (SELECT sum(xact_commit) FROM pg_stat_database)::float8 AS commits,
+            pg_snapshot_xmax(pg_current_snapshot())::text::float8 AS next_xid`,
+  );
+  const row = result.rows[0];
+  return {
+    walBytes: row.wal_bytes,
+    walFlushes: row.wal_flushes,
+    walPageImages: row.wal_fpi,
+    commits: row.commits,
+    writes: row.next_xid,
+  };
+}
+
+/**
+ * CPU seconds of the whole PostgreSQL server: the postmaster, its live children (backends, WAL writer,
+ * checkpointer, autovacuum) and, through the postmaster's cutime/cstime, every child it has reaped.
+ */
+function postgresCpuSeconds(server: PostgresServer): number {
+  const postmaster = Number(readFileSync(path.join(server.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  // USER_HZ is 100 on every Linux Node runs on; after the command's ')': ppid is the 2nd field, utime to cstime
+  // the 12th to 15th.
+  const stat = (pid: number): string[] | undefined => {
+    try {
+      return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    } catch {
+      return undefined; // gone meanwhile
+    }
+  };
+  const ticks = (fields: readonly string[]): number =>
+    fields.slice(11, 15).reduce((sum, field) => sum + Number(field), 0);
+  let total = ticks(stat(postmaster)!);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = stat(Number(entry));
+    if (fields && Number(fields[1]) === postmaster) total += ticks(fields);
+  }
+  return total / 100;
+}
+
+/**
+ * Measures one run: each Herald process's CPU (by role), PostgreSQL's, this process's (clients, simulators, the
+ * callback receiver), the server's counters, and the load. Figures are per message.
+ */
+function observeRoles(
+  server: PostgresServer,
+  url: string,
+  processes: readonly HeraldRole[],
+  phase: string,
+): { stop(messages: number, seconds: number): Promise<BenchFigure[]> } {
+  const watched = processes.map((p) => ({ role: p.role, cpu: watchCpu(p.pid) }));
+  const pg0 = postgresCpuSeconds(server);
+  const counters0 = serverCounters(url);
+  return {
+    async stop(messages, seconds) {
+      const used = watched.map((w) => ({ role: w.role, use: w.cpu.stop() }));
+      const pgSeconds = postgresCpuSeconds(server) - pg0;
+      const before = await counters0;
+      // PostgreSQL publishes a backend's statistics within a second of its going idle (PGSTAT_MIN_INTERVAL): the
+      // WAL position is exact at once, the commit and flush counts after that second.
+      const atEnd = await serverCounters(url);
+      const walBytes = atEnd.walBytes - before.walBytes;
+      const writes = atEnd.writes - before.writes;
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const after = await serverCounters(url);
+      const machine = used[0]!.use;
+      const load = `1-min load ${machine.loadStart.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end`;
+      const perMessage = (cpuSeconds: number): number => (cpuSeconds * 1000) / messages;
+      const rate = messages / seconds;
+      const cpuFigure = (who: string, cpuSeconds: number, what: string): BenchFigure => {
+        const ms = perMessage(cpuSeconds);
+        return {
+          name: `${phase}: ${who} CPU per message`,
+          value: ms,
+          unit: 'ms',
+          note:
+            `${Math.round(1000 / ms).toLocaleString('en-US')} msg/s per core; ${what}; ` +
+            `${cpuSeconds.toFixed(1)} CPU s, ${((cpuSeconds / seconds) * 100).toFixed(0)} % of a core at ` +
+            `${Math.round(rate).toLocaleString('en-US')} msg/s`,
+        };
+      };
+      const roles = (['api', 'worker', 'all'] as const).flatMap((role) => {
+        const mine = used.filter((u) => u.role === role);
+        if (mine.length === 0) return [];
+        const cpuSeconds = mine.reduce((sum, u) => sum + u.use.processSeconds, 0);
+        return [cpuFigure(role, cpuSeconds, `${mine.length} process${mine.length > 1 ? 'es' : ''}`)];
+      });
+      const ours = used.reduce((sum, u) => sum + u.use.processSeconds, pgSeconds + machine.selfSeconds);
+      const figures: BenchFigure[] = [
+        ...roles,
+        cpuFigure('PostgreSQL', pgSeconds, 'every process of the server (backends, WAL writer, checkpointer, ...)'),
+        cpuFigure('benchmark process', machine.selfSeconds, 'the clients, the SMSC simulator, the callback receiver'),
+        {
+          name: `${phase}: WAL per message`,
+          value: walBytes / messages,
+          unit: 'bytes',
+          note:
+            `${(walBytes / 2 ** 20).toFixed(0)} MiB for ${messages} messages (pg_current_wal_lsn before and after), ` +
+            `${after.walPageImages - before.walPageImages} full-page images in it (pg_stat_wal wal_fpi)`,
+        },
+        {
+          name: `${phase}: write transactions per 1000 messages`,
+          value: (writes * 1000) / messages,
+          unit: '',
+          note: `${writes} transaction ids assigned (pg_snapshot_xmax before and after): each a commit to flush`,
+        },
+        {
+          name: `${phase}: commits per 1000 messages`,
+          value: ((after.commits - before.commits) * 1000) / messages,
+          unit: '',
+          note:
+            `${after.commits - before.commits} (pg_stat_database xact_commit), read-only ones included: Herald's ` +
+            "and the benchmark's polling",
+        },
+        {
+          name: `${phase}: WAL flushes per 1000 messages`,
+          value: ((after.walFlushes - before.walFlushes) * 1000) / messages,
+          unit: '',
+          note: `${after.walFlushes - before.walFlushes} fsyncs of WAL (pg_stat_wal wal_sync), fsync on`,
+        },
+        {
+          name: `${phase}: machine busy`,
+          value: machine.machineBusyPercent,
+          unit: '%',
+          note:
+            `${os.cpus().length} cores, ${((ours / (os.cpus().length * seconds)) * 100).toFixed(0)} % of them this ` +
+            `run's (Herald, PostgreSQL, the benchmark), the rest other work; ${load}; ${seconds.toFixed(1)} s`,
+        },
+      ];
+      process.stdout.write(
+        figures.map((f) => `  ${f.name}: ${f.value.toFixed(3)} ${f.unit} (${f.note ?? ''})`).join('\n') + '\n',
+      );
+      return figures;
+    },
+  };
+}
