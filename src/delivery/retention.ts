@@ -13,8 +13,8 @@ import {
   submissionsDeleteBefore,
 } from '../messages/index.js';
 import { uuidBound } from '../util/uuid7.js';
-import { statsRolledUntil } from '../statistics/index.js';
-import { DAY_MS } from '../util/time.js';
+import { statsDirtyBetween, statsRolledUntil } from '../statistics/index.js';
+import { DAY_MS, dayOf } from '../util/time.js';
 
 const BATCH = 5000;
 /** At most this many rows of each kind per sweep, so that a first sweep over years of data stays a short job. */
@@ -50,9 +50,10 @@ export function retentionCutoff(now: Date, days: number): Date {
  * now go). Batched, bounded per sweep, safe in several workers.
  *
  * Messages go by whole partitions first (docs/scaling.md, Partitions): a day partition older than that bound with
- * nothing left to happen in it is dropped, after its messages' short links and conversions. A partition with a
- * message still waiting (scheduled far ahead, a lifetime running) stays; its finished messages go one by one as
- * those of DEFAULT do, and the partition goes on a later run, once its last message has finished.
+ * nothing left to happen in it (and not a day the statistics count live) is dropped, after its messages' short
+ * links and conversions. A partition with a message still waiting (scheduled far ahead, a lifetime running) stays;
+ * its finished messages go one by one as those of DEFAULT do, and the partition goes on a later run, once its last
+ * message has finished.
  */
 export async function retentionSweep(db: Db, before: Date): Promise<RetentionResult> {
   const cutoff = before.getTime();
@@ -64,6 +65,8 @@ export async function retentionSweep(db: Db, before: Date): Promise<RetentionRes
   let partitions = 0;
   if (messagesBefore !== undefined) {
     for (const p of await messagePartitionsDroppable(db, messagesBefore)) {
+      // A day changed since its rollup is counted live from its messages until the rollup redoes it (a minute).
+      if (await statsDirtyBetween(db, p.fromMs === null ? null : dayOf(p.fromMs), dayOf(p.toMs!))) continue;
       for (const id of await dropPartition(db, accounts, p)) targets.add(id);
       partitions++;
     }

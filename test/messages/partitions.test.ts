@@ -201,6 +201,10 @@ describe.each(ENGINES)('retention by partitions (%s)', (engine) => {
       accountId,
       waiting,
     ]);
+    // Not while the day is counted live (changed since its rollup, until the rollup redoes it).
+    await db.query(`INSERT INTO stats_dirty_days (account_id, day) VALUES ($1, '2031-01-02')`, [accountId]);
+    expect((await retentionSweep(db, at('2031-01-03T00:00:00Z'))).partitions).toBe(0);
+    await db.query('DELETE FROM stats_dirty_days WHERE account_id = $1', [accountId]);
     expect((await retentionSweep(db, at('2031-01-03T00:00:00Z'))).partitions).toBe(1);
     expect(await inherited(db)).not.toContain('messages_p20310102');
   });
