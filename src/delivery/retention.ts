@@ -4,6 +4,7 @@ import { conversionsDeleteOfMessageRange, conversionsDeleteOfMessages } from '..
 import type { Db } from '../db/db.js';
 import { shortLinksDeleteOfMessageRange, shortLinksDeleteOfMessages } from '../links/index.js';
 import {
+  isLockTimeout,
   type MessagePartition,
   messagePartitionCallbackTargets,
   messagePartitionDrop,
@@ -67,8 +68,13 @@ export async function retentionSweep(db: Db, before: Date): Promise<RetentionRes
     for (const p of await messagePartitionsDroppable(db, messagesBefore)) {
       // A day changed since its rollup is counted live from its messages until the rollup redoes it (a minute).
       if (await statsDirtyBetween(db, p.fromMs === null ? null : dayOf(p.fromMs), dayOf(p.toMs!))) continue;
-      for (const id of await dropPartition(db, accounts, p)) targets.add(id);
-      partitions++;
+      try {
+        for (const id of await dropPartition(db, accounts, p)) targets.add(id);
+        partitions++;
+      } catch (error) {
+        // Statements on messages held their locks longer than the drop may wait: the next run tries again.
+        if (!isLockTimeout(error)) throw error;
+      }
     }
   }
   let messages = 0;

@@ -22,6 +22,7 @@ export { messageFiguresSql, messageOldestId, messageQueueFigures } from './messa
 export type { MessageCounts, QueueFigure } from './messageStatisticsSql.js';
 export { messageInsertInbound, messagesDeleteFinished, messagesJoin } from './messageSql.js';
 export {
+  isLockTimeout,
   messageJobs,
   messagePartitionCallbackTargets,
   messagePartitionDrop,

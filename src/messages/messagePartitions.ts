@@ -137,6 +137,11 @@ export async function messagePartitionDrop(tx: Queryable, p: MessagePartition): 
   await tx.exec(`DROP TABLE ${p.name}`);
 }
 
+/** True for the error of a statement that gave up waiting for its lock (lock_timeout: lock_not_available). */
+export function isLockTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '55P03';
+}
+
 /** The partition maintenance: day partitions made {@link PARTITION_DAYS_AHEAD} days ahead, every hour. */
 export function messageJobs(deps: { db: Db; clock: Clock }): Job[] {
   return [

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
 import { retentionSweep } from '../../src/delivery/retention.js';
@@ -207,6 +208,39 @@ describe.each(ENGINES)('retention by partitions (%s)', (engine) => {
     await db.query('DELETE FROM stats_dirty_days WHERE account_id = $1', [accountId]);
     expect((await retentionSweep(db, at('2031-01-03T00:00:00Z'))).partitions).toBe(1);
     expect(await inherited(db)).not.toContain('messages_p20310102');
+  });
+});
+
+describe.runIf(ENGINES.includes('postgres'))('a drop that cannot have its lock (postgres)', () => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await openTestDb('postgres');
+  });
+  afterAll(async () => {
+    await t?.drop();
+  });
+
+  it('gives up after the lock timeout, leaves the day whole, and drops it on the next run', async () => {
+    const db = t.db;
+    await messagePartitionsEnsure(db, at('2033-04-01T00:00:00Z'), 1);
+    const { id: accountId } = await insertAccount(db);
+    const id = await insertMessage(db, { accountId, status: 'delivered', createdAt: at('2033-04-01T10:00:00Z') });
+    await db.query(`INSERT INTO stats_rollup_state (rolled_until) VALUES ('2033-04-20')`);
+    // A long transaction that has read messages (a report): its lock outlasts the drop's 2 s.
+    const reader = new pg.Client({ connectionString: t.url, options: `-c search_path=${t.schema}` });
+    await reader.connect();
+    try {
+      await reader.query('BEGIN');
+      await reader.query('SELECT count(*) FROM messages');
+      const result = await retentionSweep(db, at('2033-04-10T00:00:00Z'));
+      expect(result.partitions).toBe(0);
+      expect(await partitionOf(db, id)).toBe('messages_p20330401');
+    } finally {
+      await reader.query('ROLLBACK');
+      await reader.end();
+    }
+    expect((await retentionSweep(db, at('2033-04-10T00:00:00Z'))).partitions).toBeGreaterThanOrEqual(1);
+    expect(await inherited(db)).not.toContain('messages_p20330401');
   });
 });
 
