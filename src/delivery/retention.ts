@@ -22,7 +22,7 @@ const BATCH = 5000;
 const MAX_PER_SWEEP = 200_000;
 
 export interface RetentionResult {
-  /** Day partitions of messages dropped whole. */
+  /** Week partitions of messages dropped whole. */
   readonly partitions: number;
   /** Messages deleted one by one (the rest: DEFAULT, the table of before partitioning, days still busy). */
   readonly messages: number;
@@ -50,7 +50,7 @@ export function retentionCutoff(now: Date, days: number): Date {
  * longer be replayed. The callback URLs they referred to are looked at by the expiry of idle URLs again (they may
  * now go). Batched, bounded per sweep, safe in several workers.
  *
- * Messages go by whole partitions first (docs/scaling.md, Partitions): a day partition older than that bound with
+ * Messages go by whole partitions first (docs/scaling.md, Partitions): a week partition older than that bound with
  * nothing left to happen in it (and not a day the statistics count live) is dropped, after its messages' short
  * links and conversions. A partition with a message still waiting (scheduled far ahead, a lifetime running) stays;
  * its finished messages go one by one as those of DEFAULT do, and the partition goes on a later run, once its last
@@ -64,25 +64,32 @@ export async function retentionSweep(db: Db, before: Date): Promise<RetentionRes
   const accounts = await accountIds(db);
   const targets = new Set<number>();
   let partitions = 0;
+  // Row deletes stop at a partition left for a later drop: deleting its rows one by one would defeat the drop.
+  let rowsBefore = messagesBefore ?? -Infinity;
   if (messagesBefore !== undefined) {
     for (const p of await messagePartitionsDroppable(db, messagesBefore)) {
+      const later = (): void => void (rowsBefore = Math.min(rowsBefore, p.fromMs ?? -Infinity));
       // A day changed since its rollup is counted live from its messages until the rollup redoes it (a minute).
-      if (await statsDirtyBetween(db, p.fromMs === null ? null : dayOf(p.fromMs), dayOf(p.toMs!))) continue;
+      if (await statsDirtyBetween(db, p.fromMs === null ? null : dayOf(p.fromMs), dayOf(p.toMs!))) {
+        later();
+        continue;
+      }
       try {
         for (const id of await dropPartition(db, accounts, p)) targets.add(id);
         partitions++;
       } catch (error) {
         // Statements on messages held their locks longer than the drop may wait: the next run tries again.
         if (!isLockTimeout(error)) throw error;
+        later();
       }
     }
   }
   let messages = 0;
   let callbackDeliveries = 0;
   for (const accountId of accounts) {
-    if (messagesBefore !== undefined) {
+    if (rowsBefore > -Infinity) {
       messages += await drain(
-        (limit) => deleteMessages(db, accountId, uuidBound(messagesBefore, 'low'), limit),
+        (limit) => deleteMessages(db, accountId, uuidBound(rowsBefore, 'low'), limit),
         MAX_PER_SWEEP - messages,
         targets,
       );

@@ -6,9 +6,9 @@ import { uuidBound, uuidTime } from '../util/uuid7.js';
 import { messageKeysDeleteRange } from './messageKeys.js';
 
 /**
- * Partitions of `messages` (docs/scaling.md, Partitions): one per UTC day by RANGE of the id (a version 7 UUID: its
- * first 48 bits are the milliseconds of its creation), the table of before partitioning (`messages_legacy`, every id
- * before the day after the migration) and a DEFAULT partition for ids no day covers.
+ * Partitions of `messages` (docs/scaling.md, Partitions): one per week (Monday to Monday, UTC) by RANGE of the id
+ * (a version 7 UUID: its first 48 bits are the milliseconds of its creation), the table of before partitioning
+ * (`messages_legacy`, every id before the day after the migration) and a DEFAULT partition for ids none covers.
  */
 export interface MessagePartition {
   readonly name: string;
@@ -19,7 +19,7 @@ export interface MessagePartition {
   readonly isDefault: boolean;
 }
 
-/** Days of partitions made ahead of today: a week without a maintenance run before ids land in DEFAULT. */
+/** Days made ahead of today: a week without a maintenance run before ids land in DEFAULT. */
 export const PARTITION_DAYS_AHEAD = 7;
 /** The partition maintenance looks every hour: a missed run or a lock it gave up on has 7 days to succeed. */
 export const PARTITION_MAINTENANCE_EVERY_MS = 3_600_000;
@@ -49,28 +49,39 @@ export async function messagePartitions(db: Queryable): Promise<MessagePartition
   return partitions.sort((a, b) => key(a) - key(b));
 }
 
+/** A partition's span: a week, from Monday 00:00 UTC (see docs/scaling.md, Partitions, for the measure behind it). */
+export const PARTITION_MS = 7 * DAY_MS;
+// 1970-01-05, the first Monday of Unix time.
+const FIRST_MONDAY_MS = 4 * DAY_MS;
+
+/** The start of the partition week of `ms`. */
+export function partitionWeekOf(ms: number): number {
+  return Math.floor((ms - FIRST_MONDAY_MS) / PARTITION_MS) * PARTITION_MS + FIRST_MONDAY_MS;
+}
+
 /**
- * Makes the day partitions of today and the {@link PARTITION_DAYS_AHEAD} days after `now` that no partition covers
- * yet; returns their names. Ids of those days already in DEFAULT move into their day's partition in the same
- * transaction. A partition is made apart and then attached, which locks messages only against other DDL (SHARE
- * UPDATE EXCLUSIVE) instead of every statement (CREATE TABLE ... PARTITION OF); attaching reads DEFAULT under its
- * ACCESS EXCLUSIVE lock to check it, which is short while DEFAULT is near empty.
+ * Makes the week partitions that cover today and the {@link PARTITION_DAYS_AHEAD} days after `now` where no
+ * partition covers them yet (a week that another partition covers in part gets a partition for the rest of it: the
+ * table of before partitioning ends on a day); returns their names. Ids of those ranges already in DEFAULT move into
+ * their partition in the same transaction. A partition is made apart and then attached, which locks messages only
+ * against other DDL (SHARE UPDATE EXCLUSIVE) instead of every statement (CREATE TABLE ... PARTITION OF); attaching
+ * reads DEFAULT under its ACCESS EXCLUSIVE lock to check it, which is short while DEFAULT is near empty.
  */
 export async function messagePartitionsEnsure(db: Db, now: Date, daysAhead = PARTITION_DAYS_AHEAD): Promise<string[]> {
-  const today = Math.floor(now.getTime() / DAY_MS) * DAY_MS;
+  const until = Math.floor(now.getTime() / DAY_MS) * DAY_MS + (daysAhead + 1) * DAY_MS;
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [PARTITION_LOCK_KEY]);
     await tx.exec(`SET LOCAL lock_timeout = '${PARTITION_LOCK_TIMEOUT}'`);
-    const existing = await messagePartitions(tx);
-    const fallback = existing.find((p) => p.isDefault);
+    const all = await messagePartitions(tx);
+    const existing = all.filter((p) => !p.isDefault);
+    const fallback = all.find((p) => p.isDefault);
     const created: string[] = [];
-    for (let day = today; day <= today + daysAhead * DAY_MS; day += DAY_MS) {
-      const end = day + DAY_MS;
-      const covered = existing.some((p) => !p.isDefault && (p.fromMs ?? -Infinity) < end && (p.toMs ?? Infinity) > day);
-      if (covered) continue;
-      // DDL takes no parameters: the name and bounds are made here from a number, never from input.
-      const name = `messages_p${dayOf(day).replaceAll('-', '')}`;
-      const [from, to] = [uuidBound(day, 'low'), uuidBound(end, 'low')];
+    for (let week = partitionWeekOf(now.getTime()); week < until; week += PARTITION_MS) {
+      const [start, end] = uncovered(existing, week, week + PARTITION_MS);
+      if (start >= end) continue;
+      // DDL takes no parameters: the name and bounds are made here from numbers, never from input.
+      const name = `messages_p${dayOf(start).replaceAll('-', '')}`;
+      const [from, to] = [uuidBound(start, 'low'), uuidBound(end, 'low')];
       await tx.exec(`CREATE TABLE ${name} (LIKE messages INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
       if (fallback) {
         await tx.query(
@@ -84,6 +95,16 @@ export async function messagePartitionsEnsure(db: Db, now: Date, daysAhead = PAR
     }
     return created;
   });
+}
+
+/** The part of [start, end) that starts where the partitions covering its start end, up to the next one's start. */
+function uncovered(partitions: readonly MessagePartition[], start: number, end: number): [number, number] {
+  let from = start;
+  for (const p of partitions)
+    if ((p.fromMs ?? -Infinity) <= from && (p.toMs ?? Infinity) > from) from = p.toMs ?? Infinity;
+  let to = end;
+  for (const p of partitions) if (p.fromMs !== null && p.fromMs > from && p.fromMs < to) to = p.fromMs;
+  return [from, to];
 }
 
 /**
@@ -142,7 +163,7 @@ export function isLockTimeout(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === '55P03';
 }
 
-/** The partition maintenance: day partitions made {@link PARTITION_DAYS_AHEAD} days ahead, every hour. */
+/** The partition maintenance: week partitions made {@link PARTITION_DAYS_AHEAD} days ahead, every hour. */
 export function messageJobs(deps: { db: Db; clock: Clock }): Job[] {
   return [
     {

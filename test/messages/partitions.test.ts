@@ -3,9 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
 import { retentionSweep } from '../../src/delivery/retention.js';
 import { messageInsertInbound, messagePartitions, messagePartitionsEnsure } from '../../src/messages/index.js';
+import { PARTITION_MS, partitionWeekOf } from '../../src/messages/messagePartitions.js';
 import { messageInsertBatch, type NewMessage } from '../../src/messages/messageSql.js';
 import { rollUpStatistics } from '../../src/statistics/rollup.js';
 import { statistics } from '../../src/statistics/statistics.js';
+import { dayOf } from '../../src/util/time.js';
 import { uuid7 } from '../../src/util/uuid7.js';
 import { insertAccount, insertMessage } from '../factories/rows.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
@@ -51,37 +53,37 @@ describe.each(ENGINES)('partitions of messages (%s)', (engine) => {
     expect(partitions.at(-1)).toMatchObject({ name: 'messages_default', isDefault: true });
   });
 
-  it("makes today's partition and 7 days ahead once, and moves what DEFAULT held of those days into them", async () => {
+  it('makes the weeks of today and 7 days ahead once, and moves what DEFAULT held of them into them', async () => {
     const { id: accountId } = await insertAccount(t.db);
+    // A Friday: its week (from Monday 2041-05-06) and the next one cover the 7 days ahead.
     const now = at('2041-05-10T12:00:00Z');
     // Before any partition of 2041: DEFAULT takes the message.
     const early = await insertMessage(t.db, { accountId, status: 'delivered', createdAt: at('2041-05-12T08:00:00Z') });
     expect(await partitionOf(t.db, early)).toBe('messages_default');
 
     const created = await messagePartitionsEnsure(t.db, now);
-    expect(created).toEqual([
-      'messages_p20410510',
-      'messages_p20410511',
-      'messages_p20410512',
-      'messages_p20410513',
-      'messages_p20410514',
-      'messages_p20410515',
-      'messages_p20410516',
-      'messages_p20410517',
-    ]);
+    expect(created).toEqual(['messages_p20410506', 'messages_p20410513']);
     expect(await inherited(t.db)).toEqual(expect.arrayContaining(created));
-    expect(await partitionOf(t.db, early)).toBe('messages_p20410512');
-    const day = (await messagePartitions(t.db)).find((p) => p.name === 'messages_p20410512')!;
-    expect([day.fromMs, day.toMs]).toEqual([Date.parse('2041-05-12'), Date.parse('2041-05-13')]);
+    expect(await partitionOf(t.db, early)).toBe('messages_p20410506');
+    const week = (await messagePartitions(t.db)).find((p) => p.name === 'messages_p20410506')!;
+    expect([week.fromMs, week.toMs]).toEqual([Date.parse('2041-05-06'), Date.parse('2041-05-13')]);
 
-    // Again the same day: nothing to make; the next day: one more.
-    expect(await messagePartitionsEnsure(t.db, at('2041-05-10T23:59:59Z'))).toEqual([]);
-    expect(await messagePartitionsEnsure(t.db, at('2041-05-11T00:00:00Z'))).toEqual(['messages_p20410518']);
-    // A message of a day with its partition goes there; one past the last partition goes to DEFAULT.
-    const inDay = await insertMessage(t.db, { accountId, createdAt: at('2041-05-18T23:59:59.999Z') });
-    const beyond = await insertMessage(t.db, { accountId, createdAt: at('2041-05-19T00:00:00Z') });
-    expect(await partitionOf(t.db, inDay)).toBe('messages_p20410518');
+    // Again until the 7 days ahead reach the next week: nothing to make; then one more.
+    expect(await messagePartitionsEnsure(t.db, at('2041-05-12T23:59:59Z'))).toEqual([]);
+    expect(await messagePartitionsEnsure(t.db, at('2041-05-13T00:00:00Z'))).toEqual(['messages_p20410520']);
+    // A message of a covered week goes there; one past the last partition goes to DEFAULT.
+    const inWeek = await insertMessage(t.db, { accountId, createdAt: at('2041-05-26T23:59:59.999Z') });
+    const beyond = await insertMessage(t.db, { accountId, createdAt: at('2041-05-27T00:00:00Z') });
+    expect(await partitionOf(t.db, inWeek)).toBe('messages_p20410520');
     expect(await partitionOf(t.db, beyond)).toBe('messages_default');
+  });
+
+  it('makes the rest of the week the table of before partitioning ends in', async () => {
+    const legacy = (await messagePartitions(t.db)).find((p) => p.name === 'messages_legacy')!;
+    const created = await messagePartitionsEnsure(t.db, new Date(legacy.toMs! - DAY_MS), 0);
+    expect(created).toEqual([`messages_p${dayOf(legacy.toMs!).replaceAll('-', '')}`]);
+    const rest = (await messagePartitions(t.db)).find((p) => p.name === created[0])!;
+    expect([rest.fromMs, rest.toMs]).toEqual([legacy.toMs, partitionWeekOf(legacy.toMs!) + PARTITION_MS]);
   });
 
   it('keeps DEFAULT out of the drops: its old finished messages go one by one, its running ones stay', async () => {
@@ -121,11 +123,11 @@ describe.each(ENGINES)('retention by partitions (%s)', (engine) => {
     await t?.drop();
   });
 
-  it('drops the oldest day of 30 whole, with its short links and keys; the statistics stay the same', async () => {
+  it('drops the oldest week of 30 days whole with its short links and keys; the statistics stay the same', async () => {
     const db = t.db;
-    const day0 = at('2031-01-01T00:00:00Z');
-    // 31 day partitions from day 0: the retention test's month, made ahead as the maintenance would have.
-    expect(await messagePartitionsEnsure(db, day0, 30)).toHaveLength(31);
+    // A Monday: 5 week partitions cover the 30 days, made ahead as the maintenance would have.
+    const day0 = at('2031-01-06T00:00:00Z');
+    expect(await messagePartitionsEnsure(db, day0, 30)).toHaveLength(5);
     const { id: accountId } = await insertAccount(db);
     const statuses = ['delivered', 'undelivered', 'delivered', 'unsent'] as const;
     const ids: string[][] = [];
@@ -136,37 +138,37 @@ describe.each(ENGINES)('retention by partitions (%s)', (engine) => {
           await insertMessage(db, {
             accountId,
             status,
-            createdAt: at('2031-01-01T06:00:00Z', d + i / 10),
+            createdAt: at('2031-01-06T06:00:00Z', d + i / 10),
             price: d + i,
             senderName: i % 2 === 0 ? 'Shop' : 'Bank',
           }),
         );
       }
     }
-    // Day 1 keeps one message waiting (a lifetime running past the cutoff): its day is not dropped.
+    // Week 2 keeps one message waiting (a lifetime running past the cutoff): its partition is not dropped.
     const waiting = await insertMessage(db, {
       accountId,
       status: 'sent',
-      createdAt: at('2031-01-02T07:00:00Z'),
+      createdAt: at('2031-01-14T07:00:00Z'),
       dueAt: at('2031-03-01T00:00:00Z'),
     });
     for (const [code, messageId] of [
-      ['day0', ids[0]![0]!],
-      ['day2', ids[2]![0]!],
+      ['week1', ids[0]![0]!],
+      ['week3', ids[14]![0]!],
     ])
       await db.query(
         `INSERT INTO short_links (code, account_id, message_id, url, created_at)
          VALUES ($1, $2, $3, 'https://a.example', $4)`,
         [code, accountId, messageId, day0],
       );
-    const inbound = await messageInsertInbound(db, inboundOf(accountId, 'day0-inbound', at('2031-01-01T09:00:00Z')));
-    expect(await partitionOf(db, inbound!.id)).toBe('messages_p20310101');
+    const inbound = await messageInsertInbound(db, inboundOf(accountId, 'week1-inbound', at('2031-01-06T09:00:00Z')));
+    expect(await partitionOf(db, inbound!.id)).toBe('messages_p20310106');
 
     // The month rolled up (two days settle; at most 31 days a run).
-    const now = at('2031-02-05T00:00:00Z');
+    const now = at('2031-02-08T00:00:00Z');
     for (;;) if ((await rollUpStatistics(db, now)).days === 0) break;
     const figures = () =>
-      statistics(db, accountId, day0, at('2031-02-01T00:00:00Z'), 'day', {
+      statistics(db, accountId, day0, at('2031-02-05T00:00:00Z'), 'day', {
         channelType: null,
         senderName: null,
         status: null,
@@ -175,39 +177,40 @@ describe.each(ENGINES)('retention by partitions (%s)', (engine) => {
     const before = await figures();
     expect(before.total.messages).toBe(121);
 
-    // Keep from day 2: days 0 and 1 are past the cutoff; day 0 goes whole, day 1 (still waiting) row by row.
-    const result = await retentionSweep(db, at('2031-01-03T00:00:00Z'));
+    // Keep from week 3: weeks 1 and 2 are past the cutoff; week 1 goes whole, week 2 (still waiting) row by row.
+    const cutoff = at('2031-01-20T00:00:00Z');
+    const result = await retentionSweep(db, cutoff);
 
     expect(result.partitions).toBeGreaterThanOrEqual(1);
-    expect(result.messages).toBe(4);
+    expect(result.messages).toBe(28);
     const names = await inherited(db);
-    expect(names).not.toContain('messages_p20310101');
-    expect(names).toContain('messages_p20310102');
-    expect(names).toContain('messages_p20310103');
+    expect(names).not.toContain('messages_p20310106');
+    expect(names).toContain('messages_p20310113');
+    expect(names).toContain('messages_p20310120');
     const [gone] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_class WHERE relname = $1`, [
-      'messages_p20310101',
+      'messages_p20310106',
     ]);
     expect(gone!.n).toBe(0);
-    expect(await partitionOf(db, waiting)).toBe('messages_p20310102');
-    for (const id of [...ids[0]!, ...ids[1]!]) expect(await partitionOf(db, id)).toBeUndefined();
-    expect(await partitionOf(db, ids[2]![0]!)).toBe('messages_p20310103');
+    expect(await partitionOf(db, waiting)).toBe('messages_p20310113');
+    for (const id of ids.slice(0, 14).flat()) expect(await partitionOf(db, id)).toBeUndefined();
+    expect(await partitionOf(db, ids[14]![0]!)).toBe('messages_p20310120');
     expect(await figures()).toEqual(before);
     const links = await db.query<{ code: string }>('SELECT code FROM short_links WHERE account_id = $1', [accountId]);
-    expect(links.map((l) => l.code)).toEqual(['day2']);
+    expect(links.map((l) => l.code)).toEqual(['week3']);
     const keys = await db.query('SELECT key FROM message_keys WHERE account_id = $1', [accountId]);
     expect(keys).toEqual([]);
 
-    // Once day 1's last message has finished, the next run drops its partition too.
+    // Once week 2's last message has finished, the next run drops its partition too.
     await db.query(`UPDATE messages SET status = 'delivered', due_at = NULL WHERE account_id = $1 AND id = $2`, [
       accountId,
       waiting,
     ]);
     // Not while the day is counted live (changed since its rollup, until the rollup redoes it).
-    await db.query(`INSERT INTO stats_dirty_days (account_id, day) VALUES ($1, '2031-01-02')`, [accountId]);
-    expect((await retentionSweep(db, at('2031-01-03T00:00:00Z'))).partitions).toBe(0);
+    await db.query(`INSERT INTO stats_dirty_days (account_id, day) VALUES ($1, '2031-01-14')`, [accountId]);
+    expect((await retentionSweep(db, cutoff)).partitions).toBe(0);
     await db.query('DELETE FROM stats_dirty_days WHERE account_id = $1', [accountId]);
-    expect((await retentionSweep(db, at('2031-01-03T00:00:00Z'))).partitions).toBe(1);
-    expect(await inherited(db)).not.toContain('messages_p20310102');
+    expect((await retentionSweep(db, cutoff)).partitions).toBe(1);
+    expect(await inherited(db)).not.toContain('messages_p20310113');
   });
 });
 
@@ -220,11 +223,11 @@ describe.runIf(ENGINES.includes('postgres'))('a drop that cannot have its lock (
     await t?.drop();
   });
 
-  it('gives up after the lock timeout, leaves the day whole, and drops it on the next run', async () => {
+  it('gives up after the lock timeout, leaves the week whole, and drops it on the next run', async () => {
     const db = t.db;
-    await messagePartitionsEnsure(db, at('2033-04-01T00:00:00Z'), 1);
+    await messagePartitionsEnsure(db, at('2033-04-04T00:00:00Z'), 1);
     const { id: accountId } = await insertAccount(db);
-    const id = await insertMessage(db, { accountId, status: 'delivered', createdAt: at('2033-04-01T10:00:00Z') });
+    const id = await insertMessage(db, { accountId, status: 'delivered', createdAt: at('2033-04-04T10:00:00Z') });
     await db.query(`INSERT INTO stats_rollup_state (rolled_until) VALUES ('2033-04-20')`);
     // A long transaction that has read messages (a report): its lock outlasts the drop's 2 s.
     const reader = new pg.Client({ connectionString: t.url, options: `-c search_path=${t.schema}` });
@@ -232,15 +235,15 @@ describe.runIf(ENGINES.includes('postgres'))('a drop that cannot have its lock (
     try {
       await reader.query('BEGIN');
       await reader.query('SELECT count(*) FROM messages');
-      const result = await retentionSweep(db, at('2033-04-10T00:00:00Z'));
+      const result = await retentionSweep(db, at('2033-04-12T00:00:00Z'));
       expect(result.partitions).toBe(0);
-      expect(await partitionOf(db, id)).toBe('messages_p20330401');
+      expect(await partitionOf(db, id)).toBe('messages_p20330404');
     } finally {
       await reader.query('ROLLBACK');
       await reader.end();
     }
-    expect((await retentionSweep(db, at('2033-04-10T00:00:00Z'))).partitions).toBeGreaterThanOrEqual(1);
-    expect(await inherited(db)).not.toContain('messages_p20330401');
+    expect((await retentionSweep(db, at('2033-04-12T00:00:00Z'))).partitions).toBeGreaterThanOrEqual(1);
+    expect(await inherited(db)).not.toContain('messages_p20330404');
   });
 });
 
@@ -262,22 +265,23 @@ describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
   let t: TestDb;
   beforeAll(async () => {
     t = await openTestDb(engine);
-    await messagePartitionsEnsure(t.db, at('2035-06-01T00:00:00Z'), 3);
+    // Weeks from Monday 2035-06-04 and 2035-06-11.
+    await messagePartitionsEnsure(t.db, at('2035-06-04T00:00:00Z'), 10);
   });
   afterAll(async () => {
     await t?.drop();
   });
 
-  it('stores an inbound message once per provider id, though sent again on another day or at once', async () => {
+  it('stores an inbound message once per provider id, though sent again in another week or at once', async () => {
     const { id: accountId } = await insertAccount(t.db);
-    const first = await messageInsertInbound(t.db, inboundOf(accountId, 'p1', at('2035-06-01T23:59:00Z')));
-    expect(await partitionOf(t.db, first!.id)).toBe('messages_p20350601');
-    // The same webhook the next day: another partition, which a unique index of the partitioned table cannot see.
-    expect(await messageInsertInbound(t.db, inboundOf(accountId, 'p1', at('2035-06-02T00:01:00Z')))).toBeUndefined();
+    const first = await messageInsertInbound(t.db, inboundOf(accountId, 'p1', at('2035-06-10T23:59:00Z')));
+    expect(await partitionOf(t.db, first!.id)).toBe('messages_p20350604');
+    // The same webhook the next week: another partition, which a unique index of the partitioned table cannot see.
+    expect(await messageInsertInbound(t.db, inboundOf(accountId, 'p1', at('2035-06-11T00:01:00Z')))).toBeUndefined();
     // Ten at once (on PostgreSQL, ten connections of the pool racing): one is stored.
     const racing = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        messageInsertInbound(t.db, inboundOf(accountId, 'p2', at('2035-06-01T12:00:00Z', i / 5))),
+        messageInsertInbound(t.db, inboundOf(accountId, 'p2', at('2035-06-05T12:00:00Z', i / 5))),
       ),
     );
     expect(racing.filter((r) => r !== undefined)).toHaveLength(1);
@@ -288,12 +292,12 @@ describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
     expect(count!.n).toBe(2);
     // Another account may have the same provider id.
     const { id: other } = await insertAccount(t.db);
-    expect(await messageInsertInbound(t.db, inboundOf(other, 'p1', at('2035-06-02T00:02:00Z')))).toBeDefined();
+    expect(await messageInsertInbound(t.db, inboundOf(other, 'p1', at('2035-06-11T00:02:00Z')))).toBeDefined();
   });
 
-  it('creates a cascade step once: the same step again, on another day or at once, fails its statement', async () => {
+  it('creates a cascade step once: the same step again, in another week or at once, fails its statement', async () => {
     const { id: accountId } = await insertAccount(t.db);
-    const cascade = uuid7(Date.parse('2035-06-01T10:00:00Z'));
+    const cascade = uuid7(Date.parse('2035-06-05T10:00:00Z'));
     const step = (when: Date, n: number): Promise<void> =>
       messageInsertBatch(t.db, {
         accountId,
@@ -304,13 +308,13 @@ describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
         leaseUntil: when,
         messages: [stepMessage(uuid7(when.getTime()), when, { id: cascade, step: n })],
       });
-    await step(at('2035-06-01T10:00:00Z'), 1);
-    await step(at('2035-06-01T11:00:00Z'), 2);
-    // Step 2 again the next day, in the next partition.
-    await expect(step(at('2035-06-02T11:00:00Z'), 2)).rejects.toThrow(/message_keys_pkey|duplicate key/);
+    await step(at('2035-06-05T10:00:00Z'), 1);
+    await step(at('2035-06-05T11:00:00Z'), 2);
+    // Step 2 again a week later, in the next partition.
+    await expect(step(at('2035-06-12T11:00:00Z'), 2)).rejects.toThrow(/message_keys_pkey|duplicate key/);
     // Step 3 five times at once: one is created.
     const racing = await Promise.allSettled(
-      Array.from({ length: 5 }, (_, i) => step(at('2035-06-02T12:00:00Z', i / 3), 3)),
+      Array.from({ length: 5 }, (_, i) => step(at('2035-06-12T12:00:00Z', i / 3), 3)),
     );
     expect(racing.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const rows = await t.db.query<{ step: number }>(
