@@ -9,6 +9,7 @@ import {
   messagePartitionCallbackTargets,
   messagePartitionDrop,
   messagePartitionIds,
+  messagePartitions,
   messagePartitionsDroppable,
   messagesDeleteFinished,
   submissionsDeleteBefore,
@@ -64,9 +65,14 @@ export async function retentionSweep(db: Db, before: Date): Promise<RetentionRes
   const accounts = await accountIds(db);
   const targets = new Set<number>();
   let partitions = 0;
-  // Row deletes stop at a partition left for a later drop: deleting its rows one by one would defeat the drop.
+  // Row deletes stop at a partition left for a later drop, and at the week the cutoff falls in: deleting their rows
+  // one by one would defeat the drop. The table of before partitioning (from MINVALUE) goes by rows meanwhile.
   let rowsBefore = messagesBefore ?? -Infinity;
   if (messagesBefore !== undefined) {
+    const current = (await messagePartitions(db)).find(
+      (p) => p.fromMs !== null && p.fromMs < messagesBefore && (p.toMs ?? Infinity) > messagesBefore,
+    );
+    if (current) rowsBefore = current.fromMs!;
     for (const p of await messagePartitionsDroppable(db, messagesBefore)) {
       const later = (): void => void (rowsBefore = Math.min(rowsBefore, p.fromMs ?? -Infinity));
       // A day changed since its rollup is counted live from its messages until the rollup redoes it (a minute).
