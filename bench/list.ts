@@ -84,16 +84,17 @@ export async function benchList(options: { schema: BenchSchema; messages: number
   }
 }
 
-/** Bytes per stored message: the messages table's heap, its TOAST and each index, the biggest first. */
+/** Bytes per stored message: the heap of messages' partitions, their TOAST and each index, the biggest first. */
 async function storageFigures(client: pg.Client, rows: number): Promise<BenchFigure[]> {
   const parts = (
     await client.query<{ name: string; bytes: string }>(
-      `SELECT 'heap' AS name, pg_relation_size('messages'::regclass) AS bytes
+      `WITH leaves AS (SELECT relid FROM pg_partition_tree('messages') WHERE isleaf)
+       SELECT 'heap' AS name, sum(pg_relation_size(relid)) AS bytes FROM leaves
        UNION ALL
-       SELECT 'TOAST', coalesce(pg_total_relation_size(nullif(reltoastrelid, 0)), 0)
-       FROM pg_class WHERE oid = 'messages'::regclass
+       SELECT 'TOAST', sum(coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0))
+       FROM leaves l JOIN pg_class c ON c.oid = l.relid
        UNION ALL
-       SELECT 'index ' || c.relname, pg_relation_size(c.oid)
+       SELECT 'index ' || c.relname, (SELECT sum(pg_relation_size(relid)) FROM pg_partition_tree(c.oid))
        FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = 'messages'::regclass`,
     )
   ).rows.map((r) => ({ name: r.name, perMessage: Number(r.bytes) / rows }));

@@ -27,6 +27,7 @@ import { cascadeRoutes } from './cascades/routes.js';
 import { dispatchRoutes } from './dispatches/routes.js';
 import { dispatchStatusesShared } from './dispatches/index.js';
 import { idempotencyJobs } from './idempotency/index.js';
+import { messageJobs, messagePartitionsEnsure } from './messages/index.js';
 import { Jobs } from './shared/jobs.js';
 import { statisticsJobs } from './statistics/index.js';
 import { AnnouncingWakeup, Wakeup } from './delivery/index.js';
@@ -172,6 +173,9 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
   try {
     const applied = await migrate(db);
     if (applied.length > 0) log.info({ versions: applied }, 'migrations applied');
+    // Today's and the next days' partitions of messages, before the first message (then the hourly job keeps them).
+    const partitions = await messagePartitionsEnsure(db, clock.now());
+    if (partitions.length > 0) log.info({ partitions }, 'message partitions created');
     if (replica) await checkReplica(replica, log);
     const demo = config.demo ? await ensureDemo(db, config, clock) : undefined;
     const plan = NumberingPlan.load();
@@ -317,6 +321,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         ...cascadeJobs({ ...jobDeps, progress: cascadeProgress }, retention),
         ...statisticsJobs(jobDeps, retention),
         ...idempotencyJobs(jobDeps),
+        ...messageJobs(jobDeps),
         ...callbackJobs(jobDeps),
         ...verifyJobs(jobDeps),
         ...inboundJobs(ctx, {

@@ -220,7 +220,7 @@ export function decide(
 /**
  * Moves cascades on in the transaction that records their steps' outcomes (delivery calls it: see
  * delivery/outcomeHooks.ts): the next step is created there, or the cascade ends. Exactly once: the cascade's row
- * is locked and says which step is current, and a step's message is unique per cascade and step.
+ * is locked and says which step is current, and a step's key is unique per cascade and step (message_keys).
  */
 export class CascadeProgress implements OutcomeHooks {
   constructor(private readonly ctx: () => AppContext) {}

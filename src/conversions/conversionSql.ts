@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db.js';
-import { messagesJoin } from '../messages/index.js';
+import { type MessageIdRange, messagesJoin } from '../messages/index.js';
 import { dirtyDaysCte } from '../statistics/index.js';
 
 /** A FLASHCALL conversion as the client reported it. */
@@ -42,6 +42,16 @@ export async function conversionUpsert(
 export function conversionsPerMessageSql(account: string, messageIds: (column: string) => string): string {
   return `SELECT message_id, count(*) AS conversions FROM flashcall_conversions
        WHERE account_id = ${account} AND (${messageIds('message_id')}) GROUP BY message_id`;
+}
+
+/** Deletes an account's conversions of the messages with ids in [from, to) (a partition the retention drops). */
+export async function conversionsDeleteOfMessageRange(
+  db: Queryable,
+  accountId: number,
+  ids: MessageIdRange,
+): Promise<void> {
+  const sql = 'DELETE FROM flashcall_conversions WHERE account_id = $1 AND message_id >= $2 AND message_id < $3';
+  await db.query(sql, [accountId, ids.from, ids.to]);
 }
 
 /** Deletes an account's conversions of the given messages (deleted by the retention). */

@@ -1,2 +1,7 @@
 /** What other parts of Herald may use of conversions/; everything else in the folder is its own. */
-export { conversionsDeleteOfMessages, conversionsPerMessageSql, conversionUpsert } from './conversionSql.js';
+export {
+  conversionsDeleteOfMessageRange,
+  conversionsDeleteOfMessages,
+  conversionsPerMessageSql,
+  conversionUpsert,
+} from './conversionSql.js';

@@ -66,7 +66,7 @@ export function deliveryJobs(
       run: async () => {
         if (options.retentionDays === undefined) return;
         const result = await retentionSweep(db, retentionCutoff(clock.now(), options.retentionDays));
-        if (result.messages + result.submissions + result.callbackDeliveries > 0)
+        if (result.partitions + result.messages + result.submissions + result.callbackDeliveries > 0)
           log.info(result, 'retention: old records deleted');
       },
     },

@@ -1,18 +1,31 @@
 import { accountIds } from '../accounts/index.js';
 import { callbackDeliveriesDeleteFinished, callbackTargetsRecheck } from '../callbacks/index.js';
-import { conversionsDeleteOfMessages } from '../conversions/index.js';
+import { conversionsDeleteOfMessageRange, conversionsDeleteOfMessages } from '../conversions/index.js';
 import type { Db } from '../db/db.js';
-import { shortLinksDeleteOfMessages } from '../links/index.js';
-import { messagesDeleteFinished, submissionsDeleteBefore } from '../messages/index.js';
+import { shortLinksDeleteOfMessageRange, shortLinksDeleteOfMessages } from '../links/index.js';
+import {
+  isLockTimeout,
+  type MessagePartition,
+  messagePartitionCallbackTargets,
+  messagePartitionDrop,
+  messagePartitionIds,
+  messagePartitions,
+  messagePartitionsDroppable,
+  messagesDeleteFinished,
+  submissionsDeleteBefore,
+} from '../messages/index.js';
 import { uuidBound } from '../util/uuid7.js';
-import { statsRolledUntil } from '../statistics/index.js';
-import { DAY_MS } from '../util/time.js';
+import { statsDirtyBetween, statsRolledUntil } from '../statistics/index.js';
+import { DAY_MS, dayOf } from '../util/time.js';
 
 const BATCH = 5000;
 /** At most this many rows of each kind per sweep, so that a first sweep over years of data stays a short job. */
 const MAX_PER_SWEEP = 200_000;
 
 export interface RetentionResult {
+  /** Week partitions of messages dropped whole. */
+  readonly partitions: number;
+  /** Messages deleted one by one (the rest: DEFAULT, the table of before partitioning, days still busy). */
   readonly messages: number;
   readonly submissions: number;
   readonly callbackDeliveries: number;
@@ -37,6 +50,12 @@ export function retentionCutoff(now: Date, days: number): Date {
  * callback deliveries go with their attempts and events, so a failed delivery older than the retention can no
  * longer be replayed. The callback URLs they referred to are looked at by the expiry of idle URLs again (they may
  * now go). Batched, bounded per sweep, safe in several workers.
+ *
+ * Messages go by whole partitions first (docs/scaling.md, Partitions): a week partition older than that bound with
+ * nothing left to happen in it (and not a day the statistics count live) is dropped, after its messages' short
+ * links and conversions. A partition with a message still waiting (scheduled far ahead, a lifetime running) stays;
+ * its finished messages go one by one as those of DEFAULT do, and the partition goes on a later run, once its last
+ * message has finished.
  */
 export async function retentionSweep(db: Db, before: Date): Promise<RetentionResult> {
   const cutoff = before.getTime();
@@ -44,13 +63,39 @@ export async function retentionSweep(db: Db, before: Date): Promise<RetentionRes
   const messagesBefore =
     rolledUntil === null ? undefined : Math.min(cutoff, Date.parse(`${rolledUntil}T00:00:00Z`) + DAY_MS);
   const accounts = await accountIds(db);
+  const targets = new Set<number>();
+  let partitions = 0;
+  // Row deletes stop at a partition left for a later drop, and at the week the cutoff falls in: deleting their rows
+  // one by one would defeat the drop. The table of before partitioning (from MINVALUE) goes by rows meanwhile.
+  let rowsBefore = messagesBefore ?? -Infinity;
+  if (messagesBefore !== undefined) {
+    const current = (await messagePartitions(db)).find(
+      (p) => p.fromMs !== null && p.fromMs < messagesBefore && (p.toMs ?? Infinity) > messagesBefore,
+    );
+    if (current) rowsBefore = current.fromMs!;
+    for (const p of await messagePartitionsDroppable(db, messagesBefore)) {
+      const later = (): void => void (rowsBefore = Math.min(rowsBefore, p.fromMs ?? -Infinity));
+      // A day changed since its rollup is counted live from its messages until the rollup redoes it (a minute).
+      if (await statsDirtyBetween(db, p.fromMs === null ? null : dayOf(p.fromMs), dayOf(p.toMs!))) {
+        later();
+        continue;
+      }
+      try {
+        for (const id of await dropPartition(db, accounts, p)) targets.add(id);
+        partitions++;
+      } catch (error) {
+        // Statements on messages held their locks longer than the drop may wait: the next run tries again.
+        if (!isLockTimeout(error)) throw error;
+        later();
+      }
+    }
+  }
   let messages = 0;
   let callbackDeliveries = 0;
-  const targets = new Set<number>();
   for (const accountId of accounts) {
-    if (messagesBefore !== undefined) {
+    if (rowsBefore > -Infinity) {
       messages += await drain(
-        (limit) => deleteMessages(db, accountId, uuidBound(messagesBefore, 'low'), limit),
+        (limit) => deleteMessages(db, accountId, uuidBound(rowsBefore, 'low'), limit),
         MAX_PER_SWEEP - messages,
         targets,
       );
@@ -67,7 +112,7 @@ export async function retentionSweep(db: Db, before: Date): Promise<RetentionRes
     targets,
   );
   await callbackTargetsRecheck(db, [...targets]);
-  return { messages, submissions, callbackDeliveries };
+  return { partitions, messages, submissions, callbackDeliveries };
 }
 
 /**
@@ -82,6 +127,23 @@ async function deleteMessages(db: Db, accountId: number, beforeId: string, limit
     await conversionsDeleteOfMessages(tx, accountId, ids);
     const targets = new Set(deleted.flatMap((m) => (m.callbackTargetId === null ? [] : [m.callbackTargetId])));
     return { deleted: ids.length, callbackTargetIds: [...targets] };
+  });
+}
+
+/**
+ * Drops a partition of messages with their short links and conversions, in one transaction (each table's delete is
+ * its owner's); returns the callback URLs its messages referred to.
+ */
+async function dropPartition(db: Db, accounts: readonly number[], p: MessagePartition): Promise<number[]> {
+  return db.transaction(async (tx) => {
+    const ids = messagePartitionIds(p);
+    const targets = await messagePartitionCallbackTargets(tx, p);
+    for (const accountId of accounts) {
+      await shortLinksDeleteOfMessageRange(tx, accountId, ids);
+      await conversionsDeleteOfMessageRange(tx, accountId, ids);
+    }
+    await messagePartitionDrop(tx, p);
+    return targets;
   });
 }
 

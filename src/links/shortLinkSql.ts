@@ -1,6 +1,6 @@
 import { cascadeOf, eventSelect, insertEventsCte, wantsEvent } from '../callbacks/index.js';
 import type { Queryable } from '../db/db.js';
-import { messagesJoin } from '../messages/index.js';
+import { type MessageIdRange, messagesJoin } from '../messages/index.js';
 import { dirtyDaysCte } from '../statistics/index.js';
 
 export async function shortLinkInsert(
@@ -70,6 +70,16 @@ export async function shortLinkClick(
 export function shortLinkClicksPerMessageSql(account: string, messageIds: (column: string) => string): string {
   return `SELECT message_id, sum(clicks) AS clicks FROM short_links
        WHERE account_id = ${account} AND (${messageIds('message_id')}) GROUP BY message_id`;
+}
+
+/** Deletes an account's short links of the messages with ids in [from, to) (a partition the retention drops). */
+export async function shortLinksDeleteOfMessageRange(
+  db: Queryable,
+  accountId: number,
+  ids: MessageIdRange,
+): Promise<void> {
+  const sql = 'DELETE FROM short_links WHERE account_id = $1 AND message_id >= $2 AND message_id < $3';
+  await db.query(sql, [accountId, ids.from, ids.to]);
 }
 
 /** Deletes an account's short links of the given messages (deleted by the retention). */

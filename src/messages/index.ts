@@ -21,6 +21,18 @@ export type { CascadeChannelCount } from './messageLookupSql.js';
 export { messageFiguresSql, messageOldestId, messageQueueFigures } from './messageStatisticsSql.js';
 export type { MessageCounts, QueueFigure } from './messageStatisticsSql.js';
 export { messageInsertInbound, messagesDeleteFinished, messagesJoin } from './messageSql.js';
+export {
+  isLockTimeout,
+  messageJobs,
+  messagePartitionCallbackTargets,
+  messagePartitionDrop,
+  messagePartitionIds,
+  messagePartitions,
+  messagePartitionsDroppable,
+  messagePartitionsEnsure,
+  PARTITION_DAYS_AHEAD,
+} from './messagePartitions.js';
+export type { MessageIdRange, MessagePartition } from './messagePartitions.js';
 export type { NewInbound } from './messageSql.js';
 export {
   orphanReceiptsAny,

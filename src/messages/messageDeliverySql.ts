@@ -99,8 +99,9 @@ export async function messageClaimDue(
     n < 2 ? `l.room${taken(n)}` : `least(l.room${taken(n)}, l.bulk_room${taken(n, 2)})`;
   const perType = CLAIM_ORDER.map(
     (type, n) => `t${n} AS (
-       SELECT c.row_id, c.account_id, c.id, c.due_at, l.channel_type, ${n} AS rank FROM lane l CROSS JOIN LATERAL (
-         SELECT ctid AS row_id, account_id, id, due_at FROM messages
+       SELECT c.part, c.row_id, c.account_id, c.id, c.due_at, l.channel_type, ${n} AS rank
+       FROM lane l CROSS JOIN LATERAL (
+         SELECT tableoid AS part, ctid AS row_id, account_id, id, due_at FROM messages
          WHERE status = 'sending' AND channel_type = l.channel_type AND traffic_type = '${type}' AND due_at <= $1
          ORDER BY due_at, id
          LIMIT greatest(${left(n)}, 0)
@@ -117,14 +118,15 @@ export async function messageClaimDue(
        FROM (${CLAIM_ORDER.map((_, n) => `SELECT * FROM t${n}`).join(' UNION ALL ')}) u
      ),
      -- The limits in all: urgent types first, then by due time. Rows cut here were locked only until the commit.
-     due AS (SELECT row_id, rank FROM ranked WHERE n <= $2 AND (rank < 2 OR bulk_n <= $7))
+     due AS (SELECT part, row_id, rank FROM ranked WHERE n <= $2 AND (rank < 2 OR bulk_n <= $7))
      -- Found again by the versions just locked (nobody else can change them now), through a TID scan: joined by
      -- key, the planner (expecting thousands of claimed rows) hashed the whole table on each claim, 170-500 ms
      -- per claim at 200,000 messages (found by the cascade benchmark, whose later steps all go through claims).
+     -- A TID names a row within its partition only: the partition (tableoid) is matched too.
      UPDATE messages m
      SET due_at = $3, lease_expires_at = $3, attempts = m.attempts + 1
      FROM due
-     WHERE m.ctid = ANY(ARRAY(SELECT row_id FROM due)) AND m.ctid = due.row_id
+     WHERE m.ctid = ANY(ARRAY(SELECT row_id FROM due)) AND m.tableoid = due.part AND m.ctid = due.row_id
      RETURNING m.account_id, m.id, m.channel_type, m.sender_name, m.destination, m.country, m.content, m.total_parts,
        m.ttl, m.external_message_id, m.use_local_time, m.local_send_time, m.local_completion_time, m.hours, m.days,
        m.template_id, (extract(epoch FROM m.deadline_at) * 1000)::float8 AS deadline_ms,
@@ -263,13 +265,14 @@ export async function messageApplyTransitions(
      -- just locked, which nobody else can change now): a second index lookup per row cost 7-13 % of the writer's
      -- throughput (measured on 2,000-row batches).
      locked AS (
-       SELECT m.ctid AS row_id, m.account_id, m.id, m.status, m.read_status, m.price_final, m.price_refunded
+       SELECT m.tableoid AS part, m.ctid AS row_id, m.account_id, m.id, m.status, m.read_status, m.price_final,
+         m.price_refunded
        FROM messages m JOIN r ON m.account_id = r.account_id AND m.id = r.id
        ORDER BY m.account_id, m.id
        FOR UPDATE OF m
      ),
      change AS (
-       SELECT r.*, l.row_id, l.price_final AS was_final, l.price_refunded AS was_refunded,
+       SELECT r.*, l.part, l.row_id, l.price_final AS was_final, l.price_refunded AS was_refunded,
          CASE WHEN r.status IN ('read', 'unread') THEN 'delivered' ELSE r.status END AS new_status,
          CASE WHEN l.status = 'sending' AND r.status IN ('delivered', 'undelivered', 'read')
                 AND NOT r.history @> '[{"status": "sent"}]'
@@ -301,7 +304,7 @@ export async function messageApplyTransitions(
              ELSE NULL END,
            history = m.history || c.h
        FROM change c
-       WHERE m.ctid = c.row_id
+       WHERE m.tableoid = c.part AND m.ctid = c.row_id
        RETURNING m.account_id, m.id, m.created_at, m.channel_type, m.callback_target_id, m.callback_events,
          m.cascade_id, m.cascade_step, m.status, m.read_status,
          m.total_parts, m.currency, m.price, c.new_status = 'unsent' AND m.price > 0 AND NOT c.was_refunded AS refund,

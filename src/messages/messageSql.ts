@@ -1,4 +1,5 @@
 import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
+import { cascadeStepKeysCte, inboundKeyCte, messageKeysDeleteOf } from './messageKeys.js';
 import { cascadeOf, eventSelect, insertEventsCte, priceExtra, wantsEvent } from '../callbacks/index.js';
 import type { Queryable } from '../db/db.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
@@ -146,6 +147,7 @@ export async function messageInsertBatch(
      RETURNING account_id, id, channel_type, total_parts, price, currency, callback_target_id, callback_events,
        cascade_id, cascade_step
      ),
+     ${cascadeStepKeysCte('inserted')},
      price_events AS (${eventSelect(
        {
          targetId: 'callback_target_id',
@@ -211,11 +213,13 @@ export interface NewInbound {
 
 /** Stores an inbound message (WhatsApp, or SMS); undefined when the provider sent it before. */
 export async function messageInsertInbound(db: Queryable, m: NewInbound): Promise<MessageRow | undefined> {
+  // The key first: a webhook sent again, even at the same moment, finds it taken (or waits for its transaction).
   const [row] = await db.query<MessageRow>(
-    `INSERT INTO messages (account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id,
+    `WITH ${inboundKeyCte('$1::bigint', '$10::text', '$2::uuid')}
+     INSERT INTO messages (account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id,
        sender_name, destination, country, content, total_parts, status, status_at, history, provider_message_id)
-     VALUES ($1, $2, $3, $11, 'inbound', 'API', $4, $5, $6, $7, $8, 1, 'inbound_sent', $3, $9, $10)
-     ON CONFLICT (account_id, provider_message_id) WHERE provider_message_id IS NOT NULL DO NOTHING
+     SELECT $1, k.message_id, $3, $11, 'inbound', 'API', $4, $5, $6, $7, $8, 1, 'inbound_sent', $3, $9, $10
+     FROM key k
      RETURNING ${MESSAGE_COLUMNS}`,
     [
       m.accountId,
@@ -238,7 +242,8 @@ export async function messageInsertInbound(db: Queryable, m: NewInbound): Promis
 /**
  * Deletes up to `limit` of an account's messages created before `beforeId` (a time-ordered uuid bound) that have
  * nothing left to happen (not waiting to be sent, no lifetime running), and returns their ids and callback URLs: the
- * caller deletes what other tables hold of them (short links, conversions) in the same transaction.
+ * caller deletes what other tables hold of them (short links, conversions) in the same transaction. Their keys
+ * (messageKeys.ts) go with them.
  */
 export async function messagesDeleteFinished(
   db: Queryable,
@@ -255,6 +260,10 @@ export async function messagesDeleteFinished(
      DELETE FROM messages m USING doomed d WHERE m.account_id = $1 AND m.id = d.id
      RETURNING m.id, m.callback_target_id`,
     [accountId, beforeId, limit],
+  );
+  await messageKeysDeleteOf(
+    db,
+    rows.map((r) => r.id),
   );
   return rows.map((r) => ({ id: r.id, callbackTargetId: r.callback_target_id }));
 }

@@ -1,6 +1,6 @@
 /** What other parts of Herald may use of statistics/; everything else in the folder is its own. */
 export { dirtyDaysCte } from './dirtyDaysSql.js';
 export { statisticsJobs } from './jobs.js';
-export { statsCleanDayCounts, statsRolledUntil } from './statisticsSql.js';
+export { statsCleanDayCounts, statsDirtyBetween, statsRolledUntil } from './statisticsSql.js';
 export type { StatsCountFilter } from './statisticsSql.js';
 export { statsRange } from './range.js';

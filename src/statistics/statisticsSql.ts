@@ -147,6 +147,19 @@ export async function statsDirtyDays(db: Queryable, accountId: number): Promise<
   return new Set(rows.map((r) => r.day));
 }
 
+/**
+ * Whether any account has a day in [fromDay, toDay) (YYYY-MM-DD; fromDay null: any before) whose messages changed
+ * after its rollup and is counted live until the rollup redoes it: its messages must not go before.
+ */
+export async function statsDirtyBetween(db: Queryable, fromDay: string | null, toDay: string): Promise<boolean> {
+  const [row] = await db.query<{ dirty: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM stats_dirty_days WHERE ($1::date IS NULL OR day >= $1::date) AND day < $2::date)
+       AS dirty`,
+    [fromDay, toDay],
+  );
+  return row!.dirty;
+}
+
 /** Conditions of a message list that the rollup can count (null: any); see statsCleanDayCounts. */
 export interface StatsCountFilter {
   readonly channelType: string | null;

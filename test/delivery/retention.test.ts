@@ -107,6 +107,7 @@ describe.each(ENGINES)('retention (HERALD_RETENTION_DAYS) (%s)', (engine) => {
     expect(await dayTotal()).toBe(21);
     // A second sweep finds nothing more.
     expect(await retentionSweep(t.testDb.db, retentionCutoff(t.clock.now(), 7))).toEqual({
+      partitions: 0,
       messages: 0,
       submissions: 0,
       callbackDeliveries: 0,

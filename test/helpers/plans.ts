@@ -24,7 +24,37 @@ export async function planOf(db: Queryable, run: (explaining: Queryable) => Prom
   };
   await run(explaining);
   if (!plan) throw new Error('no statement was sent');
-  return plan;
+  return asUnpartitioned(plan, await partitionIndexParents(db));
+}
+
+/** The index of a partitioned table that each of its partitions' indexes belongs to, by name. */
+async function partitionIndexParents(db: Queryable): Promise<Map<string, string>> {
+  const rows = await db.query<{ child: string; parent: string }>(
+    `SELECT c.relname AS child, p.relname AS parent
+     FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+     WHERE p.relkind = 'I'`,
+  );
+  return new Map(rows.map((r) => [r.child, r.parent]));
+}
+
+/**
+ * The plan as it reads over a partitioned table's own indexes (messages: docs/scaling.md, Partitions): an Append or
+ * Merge Append of the same scan on each partition reads as that scan, named by the partitioned table's index.
+ */
+function asUnpartitioned(node: PlanNode, parents: Map<string, string>): PlanNode {
+  const index = node['Index Name'];
+  const plans = node.Plans?.map((child) => asUnpartitioned(child, parents));
+  const renamed: PlanNode = {
+    ...node,
+    ...(index !== undefined ? { 'Index Name': parents.get(index) ?? index } : {}),
+    ...(plans ? { Plans: plans } : {}),
+  };
+  const appended = node['Node Type'] === 'Append' || node['Node Type'] === 'Merge Append';
+  if (!appended || !plans || plans.length === 0) return renamed;
+  const same = plans.every(
+    (p) => p['Node Type'] === plans[0]!['Node Type'] && p['Index Name'] === plans[0]!['Index Name'],
+  );
+  return same ? { ...plans[0]!, 'Subplan Name': node['Subplan Name'] ?? plans[0]!['Subplan Name'] } : renamed;
 }
 
 /** The nodes of a plan's subtree named `subplan` (a CTE: `CTE due`), as node type and index name. */

@@ -1,0 +1,175 @@
+import type { Db, Queryable } from '../db/db.js';
+import type { Job } from '../shared/jobs.js';
+import type { Clock } from '../util/clock.js';
+import { DAY_MS, dayOf } from '../util/time.js';
+import { uuidBound, uuidTime } from '../util/uuid7.js';
+import { messageKeysDeleteRange } from './messageKeys.js';
+
+/**
+ * Partitions of `messages` (docs/scaling.md, Partitions): one per week (Monday to Monday, UTC) by RANGE of the id
+ * (a version 7 UUID: its first 48 bits are the milliseconds of its creation), the table of before partitioning
+ * (`messages_legacy`, every id before the day after the migration) and a DEFAULT partition for ids none covers.
+ */
+export interface MessagePartition {
+  readonly name: string;
+  /** The first millisecond of its ids (null: MINVALUE); both null for the DEFAULT partition. */
+  readonly fromMs: number | null;
+  /** The millisecond after its last ids (null: no end). */
+  readonly toMs: number | null;
+  readonly isDefault: boolean;
+}
+
+/** Days made ahead of today: a week without a maintenance run before ids land in DEFAULT. */
+export const PARTITION_DAYS_AHEAD = 7;
+/** The partition maintenance looks every hour: a missed run or a lock it gave up on has 7 days to succeed. */
+export const PARTITION_MAINTENANCE_EVERY_MS = 3_600_000;
+/**
+ * How long attaching or dropping a partition waits for its lock before giving up until the next run: the lock
+ * queues every statement on messages behind it, so it must not wait behind a long transaction (a report) for long.
+ */
+const PARTITION_LOCK_TIMEOUT = '2s';
+// Any fixed number: one maintenance at a time among the processes of a database.
+const PARTITION_LOCK_KEY = 7_311_400_530;
+
+const bound = (text: string): number | null => (text === 'MINVALUE' || text === 'MAXVALUE' ? null : uuidTime(text));
+
+/** The partitions of messages, from the catalogue, oldest first (DEFAULT last). */
+export async function messagePartitions(db: Queryable): Promise<MessagePartition[]> {
+  const rows = await db.query<{ name: string; bound: string }>(
+    `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
+     FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+     WHERE i.inhparent = 'messages'::regclass`,
+  );
+  const partitions = rows.map(({ name, bound: text }): MessagePartition => {
+    const range = /^FOR VALUES FROM \('?([^')]+)'?\) TO \('?([^')]+)'?\)$/.exec(text);
+    if (!range) return { name, fromMs: null, toMs: null, isDefault: true };
+    return { name, fromMs: bound(range[1]!), toMs: bound(range[2]!), isDefault: false };
+  });
+  const key = (p: MessagePartition): number => (p.isDefault ? Infinity : (p.fromMs ?? -Infinity));
+  return partitions.sort((a, b) => key(a) - key(b));
+}
+
+/** A partition's span: a week, from Monday 00:00 UTC (see docs/scaling.md, Partitions, for the measure behind it). */
+export const PARTITION_MS = 7 * DAY_MS;
+// 1970-01-05, the first Monday of Unix time.
+const FIRST_MONDAY_MS = 4 * DAY_MS;
+
+/** The start of the partition week of `ms`. */
+export function partitionWeekOf(ms: number): number {
+  return Math.floor((ms - FIRST_MONDAY_MS) / PARTITION_MS) * PARTITION_MS + FIRST_MONDAY_MS;
+}
+
+/**
+ * Makes the week partitions that cover today and the {@link PARTITION_DAYS_AHEAD} days after `now` where no
+ * partition covers them yet (a week that another partition covers in part gets a partition for the rest of it: the
+ * table of before partitioning ends on a day); returns their names. Ids of those ranges already in DEFAULT move into
+ * their partition in the same transaction. A partition is made apart and then attached, which locks messages only
+ * against other DDL (SHARE UPDATE EXCLUSIVE) instead of every statement (CREATE TABLE ... PARTITION OF); attaching
+ * reads DEFAULT under its ACCESS EXCLUSIVE lock to check it, which is short while DEFAULT is near empty.
+ */
+export async function messagePartitionsEnsure(db: Db, now: Date, daysAhead = PARTITION_DAYS_AHEAD): Promise<string[]> {
+  const until = Math.floor(now.getTime() / DAY_MS) * DAY_MS + (daysAhead + 1) * DAY_MS;
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [PARTITION_LOCK_KEY]);
+    await tx.exec(`SET LOCAL lock_timeout = '${PARTITION_LOCK_TIMEOUT}'`);
+    const all = await messagePartitions(tx);
+    const existing = all.filter((p) => !p.isDefault);
+    const fallback = all.find((p) => p.isDefault);
+    const created: string[] = [];
+    for (let week = partitionWeekOf(now.getTime()); week < until; week += PARTITION_MS) {
+      const [start, end] = uncovered(existing, week, week + PARTITION_MS);
+      if (start >= end) continue;
+      // DDL takes no parameters: the name and bounds are made here from numbers, never from input.
+      const name = `messages_p${dayOf(start).replaceAll('-', '')}`;
+      const [from, to] = [uuidBound(start, 'low'), uuidBound(end, 'low')];
+      await tx.exec(`CREATE TABLE ${name} (LIKE messages INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
+      if (fallback) {
+        await tx.query(
+          `WITH moved AS (DELETE FROM ${fallback.name} WHERE id >= $1 AND id < $2 RETURNING *)
+           INSERT INTO ${name} SELECT * FROM moved`,
+          [from, to],
+        );
+      }
+      await tx.exec(`ALTER TABLE messages ATTACH PARTITION ${name} FOR VALUES FROM ('${from}') TO ('${to}')`);
+      created.push(name);
+    }
+    return created;
+  });
+}
+
+/** The part of [start, end) that starts where the partitions covering its start end, up to the next one's start. */
+function uncovered(partitions: readonly MessagePartition[], start: number, end: number): [number, number] {
+  let from = start;
+  for (const p of partitions)
+    if ((p.fromMs ?? -Infinity) <= from && (p.toMs ?? Infinity) > from) from = p.toMs ?? Infinity;
+  let to = end;
+  for (const p of partitions) if (p.fromMs !== null && p.fromMs > from && p.fromMs < to) to = p.fromMs;
+  return [from, to];
+}
+
+/**
+ * The partitions (DEFAULT aside) whose every id is older than `beforeMs` and which hold no message with something
+ * left to happen (waiting to be sent, or a lifetime running: the row deletes' rule in messagesDeleteFinished).
+ * Reads each candidate until its first such message: once per retention run, on days older than the retention.
+ */
+export async function messagePartitionsDroppable(db: Queryable, beforeMs: number): Promise<MessagePartition[]> {
+  const droppable: MessagePartition[] = [];
+  for (const p of await messagePartitions(db)) {
+    if (p.isDefault || p.toMs === null || p.toMs > beforeMs) continue;
+    const [row] = await db.query<{ busy: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM ${p.name} WHERE status = 'sending' OR due_at IS NOT NULL) AS busy`,
+    );
+    if (!row!.busy) droppable.push(p);
+  }
+  return droppable;
+}
+
+/** Message ids from `from` (inclusive) to `to` (exclusive). */
+export interface MessageIdRange {
+  readonly from: string;
+  readonly to: string;
+}
+
+/** The lowest UUID: where a partition from MINVALUE starts (ids of other versions than 7 included). */
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+/** The ids of a partition's messages (a partition with an end: DEFAULT has none). */
+export function messagePartitionIds(p: MessagePartition): MessageIdRange {
+  return { from: p.fromMs === null ? NIL_UUID : uuidBound(p.fromMs, 'low'), to: uuidBound(p.toMs!, 'low') };
+}
+
+/** The callback URLs (callback_targets ids) the messages of a partition refer to. */
+export async function messagePartitionCallbackTargets(db: Queryable, p: MessagePartition): Promise<number[]> {
+  const rows = await db.query<{ id: number }>(
+    `SELECT DISTINCT callback_target_id AS id FROM ${p.name} WHERE callback_target_id IS NOT NULL`,
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Drops a partition with its messages' keys, in the caller's transaction, after what other tables hold of its
+ * messages has gone (short links, conversions: their owners' deletes). Waits at most
+ * {@link PARTITION_LOCK_TIMEOUT} for the lock on messages (dropping a partition locks the table against every
+ * statement until the transaction ends), then fails: the next retention run tries again.
+ */
+export async function messagePartitionDrop(tx: Queryable, p: MessagePartition): Promise<void> {
+  await messageKeysDeleteRange(tx, messagePartitionIds(p));
+  await tx.exec(`SET LOCAL lock_timeout = '${PARTITION_LOCK_TIMEOUT}'`);
+  await tx.exec(`DROP TABLE ${p.name}`);
+}
+
+/** True for the error of a statement that gave up waiting for its lock (lock_timeout: lock_not_available). */
+export function isLockTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '55P03';
+}
+
+/** The partition maintenance: week partitions made {@link PARTITION_DAYS_AHEAD} days ahead, every hour. */
+export function messageJobs(deps: { db: Db; clock: Clock }): Job[] {
+  return [
+    {
+      name: 'message-partitions',
+      everyMs: PARTITION_MAINTENANCE_EVERY_MS,
+      run: () => messagePartitionsEnsure(deps.db, deps.clock.now()),
+    },
+  ];
+}

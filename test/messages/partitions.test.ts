@@ -1,0 +1,420 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/db.js';
+import { retentionSweep } from '../../src/delivery/retention.js';
+import {
+  claimLimits,
+  messageApplyTransitions,
+  messageClaimDue,
+  messageInsertInbound,
+  messagePartitions,
+  messagePartitionsEnsure,
+} from '../../src/messages/index.js';
+import { statusTransition } from '../../src/messages/transitions.js';
+import { PARTITION_MS, partitionWeekOf } from '../../src/messages/messagePartitions.js';
+import { messageInsertBatch, type NewMessage } from '../../src/messages/messageSql.js';
+import { rollUpStatistics } from '../../src/statistics/rollup.js';
+import { statistics } from '../../src/statistics/statistics.js';
+import { dayOf } from '../../src/util/time.js';
+import { uuid7 } from '../../src/util/uuid7.js';
+import { insertAccount, insertMessage } from '../factories/rows.js';
+import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
+
+const DAY_MS = 86_400_000;
+const at = (iso: string, days = 0): Date => new Date(Date.parse(iso) + days * DAY_MS);
+
+/** The partition that holds a message, by its row's tableoid. */
+async function partitionOf(db: Db, id: string): Promise<string | undefined> {
+  const [row] = await db.query<{ name: string }>(
+    'SELECT tableoid::regclass::text AS name FROM messages WHERE id = $1',
+    [id],
+  );
+  return row?.name;
+}
+
+/** The names of the partitions of messages in the catalogue (pg_inherits). */
+async function inherited(db: Db): Promise<string[]> {
+  const rows = await db.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+     WHERE i.inhparent = 'messages'::regclass ORDER BY 1`,
+  );
+  return rows.map((r) => r.name);
+}
+
+// Each block has a database of its own and years no other block uses: partitions are the database's, not a test's.
+describe.each(ENGINES)('partitions of messages (%s)', (engine) => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await openTestDb(engine);
+  });
+  afterAll(async () => {
+    await t?.drop();
+  });
+
+  it('has the table of before partitioning and DEFAULT after the migration', async () => {
+    const partitions = await messagePartitions(t.db);
+    expect(partitions.map((p) => p.name)).toEqual(expect.arrayContaining(['messages_legacy', 'messages_default']));
+    const legacy = partitions.find((p) => p.name === 'messages_legacy')!;
+    expect(legacy.fromMs).toBeNull();
+    // It ends at a UTC midnight (the day after the migration ran).
+    expect(legacy.toMs! % DAY_MS).toBe(0);
+    expect(partitions.at(-1)).toMatchObject({ name: 'messages_default', isDefault: true });
+  });
+
+  it('makes the weeks of today and 7 days ahead once, and moves what DEFAULT held of them into them', async () => {
+    const { id: accountId } = await insertAccount(t.db);
+    // A Friday: its week (from Monday 2041-05-06) and the next one cover the 7 days ahead.
+    const now = at('2041-05-10T12:00:00Z');
+    // Before any partition of 2041: DEFAULT takes the message.
+    const early = await insertMessage(t.db, { accountId, status: 'delivered', createdAt: at('2041-05-12T08:00:00Z') });
+    expect(await partitionOf(t.db, early)).toBe('messages_default');
+
+    const created = await messagePartitionsEnsure(t.db, now);
+    expect(created).toEqual(['messages_p20410506', 'messages_p20410513']);
+    expect(await inherited(t.db)).toEqual(expect.arrayContaining(created));
+    expect(await partitionOf(t.db, early)).toBe('messages_p20410506');
+    const week = (await messagePartitions(t.db)).find((p) => p.name === 'messages_p20410506')!;
+    expect([week.fromMs, week.toMs]).toEqual([Date.parse('2041-05-06'), Date.parse('2041-05-13')]);
+
+    // Again until the 7 days ahead reach the next week: nothing to make; then one more.
+    expect(await messagePartitionsEnsure(t.db, at('2041-05-12T23:59:59Z'))).toEqual([]);
+    expect(await messagePartitionsEnsure(t.db, at('2041-05-13T00:00:00Z'))).toEqual(['messages_p20410520']);
+    // A message of a covered week goes there; one past the last partition goes to DEFAULT.
+    const inWeek = await insertMessage(t.db, { accountId, createdAt: at('2041-05-26T23:59:59.999Z') });
+    const beyond = await insertMessage(t.db, { accountId, createdAt: at('2041-05-27T00:00:00Z') });
+    expect(await partitionOf(t.db, inWeek)).toBe('messages_p20410520');
+    expect(await partitionOf(t.db, beyond)).toBe('messages_default');
+  });
+
+  it('makes the rest of the week the table of before partitioning ends in', async () => {
+    const legacy = (await messagePartitions(t.db)).find((p) => p.name === 'messages_legacy')!;
+    const created = await messagePartitionsEnsure(t.db, new Date(legacy.toMs! - DAY_MS), 0);
+    expect(created).toEqual([`messages_p${dayOf(legacy.toMs!).replaceAll('-', '')}`]);
+    const rest = (await messagePartitions(t.db)).find((p) => p.name === created[0])!;
+    expect([rest.fromMs, rest.toMs]).toEqual([legacy.toMs, partitionWeekOf(legacy.toMs!) + PARTITION_MS]);
+  });
+
+  it('keeps DEFAULT out of the drops: its old finished messages go one by one, its running ones stay', async () => {
+    const { id: accountId } = await insertAccount(t.db);
+    // 2043: no day partition, the messages are DEFAULT's.
+    const finished = await insertMessage(t.db, {
+      accountId,
+      status: 'delivered',
+      createdAt: at('2043-01-01T10:00:00Z'),
+    });
+    const running = await insertMessage(t.db, {
+      accountId,
+      status: 'sent',
+      createdAt: at('2043-01-01T10:00:00Z'),
+      dueAt: at('2043-03-01T00:00:00Z'),
+    });
+    expect(await partitionOf(t.db, finished)).toBe('messages_default');
+    await t.db.query(`UPDATE stats_rollup_state SET rolled_until = '2043-01-20'`);
+    await t.db.query(`INSERT INTO stats_rollup_state (rolled_until) SELECT '2043-01-20' WHERE NOT EXISTS (
+      SELECT 1 FROM stats_rollup_state)`);
+
+    const result = await retentionSweep(t.db, at('2043-01-10T00:00:00Z'));
+
+    expect(await partitionOf(t.db, finished)).toBeUndefined();
+    expect(await partitionOf(t.db, running)).toBe('messages_default');
+    expect(result.messages).toBeGreaterThanOrEqual(1);
+    expect(await inherited(t.db)).toContain('messages_default');
+  });
+});
+
+describe.each(ENGINES)('retention by partitions (%s)', (engine) => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await openTestDb(engine);
+  });
+  afterAll(async () => {
+    await t?.drop();
+  });
+
+  it('drops the oldest week of 30 days whole with its short links and keys; the statistics stay the same', async () => {
+    const db = t.db;
+    // A Monday: 5 week partitions cover the 30 days, made ahead as the maintenance would have.
+    const day0 = at('2031-01-06T00:00:00Z');
+    expect(await messagePartitionsEnsure(db, day0, 30)).toHaveLength(5);
+    const { id: accountId } = await insertAccount(db);
+    const statuses = ['delivered', 'undelivered', 'delivered', 'unsent'] as const;
+    const ids: string[][] = [];
+    for (let d = 0; d < 30; d++) {
+      ids.push([]);
+      for (const [i, status] of statuses.entries()) {
+        ids[d]!.push(
+          await insertMessage(db, {
+            accountId,
+            status,
+            createdAt: at('2031-01-06T06:00:00Z', d + i / 10),
+            price: d + i,
+            senderName: i % 2 === 0 ? 'Shop' : 'Bank',
+          }),
+        );
+      }
+    }
+    // Week 2 keeps one message waiting (a lifetime running past the cutoff): its partition is not dropped.
+    const waiting = await insertMessage(db, {
+      accountId,
+      status: 'sent',
+      createdAt: at('2031-01-14T07:00:00Z'),
+      dueAt: at('2031-03-01T00:00:00Z'),
+    });
+    for (const [code, messageId] of [
+      ['week1', ids[0]![0]!],
+      ['week3', ids[14]![0]!],
+    ])
+      await db.query(
+        `INSERT INTO short_links (code, account_id, message_id, url, created_at)
+         VALUES ($1, $2, $3, 'https://a.example', $4)`,
+        [code, accountId, messageId, day0],
+      );
+    const inbound = await messageInsertInbound(db, inboundOf(accountId, 'week1-inbound', at('2031-01-06T09:00:00Z')));
+    expect(await partitionOf(db, inbound!.id)).toBe('messages_p20310106');
+
+    // The month rolled up (two days settle; at most 31 days a run).
+    const now = at('2031-02-08T00:00:00Z');
+    for (;;) if ((await rollUpStatistics(db, now)).days === 0) break;
+    const figures = () =>
+      statistics(db, accountId, day0, at('2031-02-05T00:00:00Z'), 'day', {
+        channelType: null,
+        senderName: null,
+        status: null,
+        tag: null,
+      });
+    const before = await figures();
+    expect(before.total.messages).toBe(121);
+
+    // Keep from week 3: weeks 1 and 2 are past the cutoff; week 1 goes whole, week 2 (still waiting) row by row.
+    const cutoff = at('2031-01-20T00:00:00Z');
+    const result = await retentionSweep(db, cutoff);
+
+    expect(result.partitions).toBeGreaterThanOrEqual(1);
+    expect(result.messages).toBe(28);
+    const names = await inherited(db);
+    expect(names).not.toContain('messages_p20310106');
+    expect(names).toContain('messages_p20310113');
+    expect(names).toContain('messages_p20310120');
+    const [gone] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_class WHERE relname = $1`, [
+      'messages_p20310106',
+    ]);
+    expect(gone!.n).toBe(0);
+    expect(await partitionOf(db, waiting)).toBe('messages_p20310113');
+    for (const id of ids.slice(0, 14).flat()) expect(await partitionOf(db, id)).toBeUndefined();
+    expect(await partitionOf(db, ids[14]![0]!)).toBe('messages_p20310120');
+    expect(await figures()).toEqual(before);
+    const links = await db.query<{ code: string }>('SELECT code FROM short_links WHERE account_id = $1', [accountId]);
+    expect(links.map((l) => l.code)).toEqual(['week3']);
+    const keys = await db.query('SELECT key FROM message_keys WHERE account_id = $1', [accountId]);
+    expect(keys).toEqual([]);
+
+    // Once week 2's last message has finished, the next run drops its partition too.
+    await db.query(`UPDATE messages SET status = 'delivered', due_at = NULL WHERE account_id = $1 AND id = $2`, [
+      accountId,
+      waiting,
+    ]);
+    // Not while the day is counted live (changed since its rollup, until the rollup redoes it).
+    await db.query(`INSERT INTO stats_dirty_days (account_id, day) VALUES ($1, '2031-01-14')`, [accountId]);
+    expect((await retentionSweep(db, cutoff)).partitions).toBe(0);
+    await db.query('DELETE FROM stats_dirty_days WHERE account_id = $1', [accountId]);
+    expect((await retentionSweep(db, cutoff)).partitions).toBe(1);
+    expect(await inherited(db)).not.toContain('messages_p20310113');
+    // A cutoff within week 3 deletes none of its messages one by one: the week goes whole once past.
+    expect(await retentionSweep(db, at('2031-01-23T00:00:00Z'))).toMatchObject({ partitions: 0, messages: 0 });
+    expect(await partitionOf(db, ids[14]![0]!)).toBe('messages_p20310120');
+  });
+});
+
+describe.runIf(ENGINES.includes('postgres'))('a drop that cannot have its lock (postgres)', () => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await openTestDb('postgres');
+  });
+  afterAll(async () => {
+    await t?.drop();
+  });
+
+  it('gives up after the lock timeout, leaves the week whole, and drops it on the next run', async () => {
+    const db = t.db;
+    await messagePartitionsEnsure(db, at('2033-04-04T00:00:00Z'), 1);
+    const { id: accountId } = await insertAccount(db);
+    const id = await insertMessage(db, { accountId, status: 'delivered', createdAt: at('2033-04-04T10:00:00Z') });
+    await db.query(`INSERT INTO stats_rollup_state (rolled_until) VALUES ('2033-04-20')`);
+    // A long transaction that has read messages (a report): its lock outlasts the drop's 2 s.
+    const reader = new pg.Client({ connectionString: t.url, options: `-c search_path=${t.schema}` });
+    await reader.connect();
+    try {
+      await reader.query('BEGIN');
+      await reader.query('SELECT count(*) FROM messages');
+      const result = await retentionSweep(db, at('2033-04-12T00:00:00Z'));
+      expect(result.partitions).toBe(0);
+      expect(await partitionOf(db, id)).toBe('messages_p20330404');
+    } finally {
+      await reader.query('ROLLBACK');
+      await reader.end();
+    }
+    expect((await retentionSweep(db, at('2033-04-12T00:00:00Z'))).partitions).toBeGreaterThanOrEqual(1);
+    expect(await inherited(db)).not.toContain('messages_p20330404');
+  });
+});
+
+function inboundOf(accountId: number, providerId: string, when: Date) {
+  return {
+    accountId,
+    id: uuid7(when.getTime()),
+    at: when,
+    trafficCenterId: 1,
+    senderName: 'Shop',
+    subscriber: '79161234567',
+    country: 'RU',
+    text: 'hi',
+    providerMessageId: `wa:${providerId}`,
+  };
+}
+
+describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await openTestDb(engine);
+    // Weeks from Monday 2035-06-04 and 2035-06-11.
+    await messagePartitionsEnsure(t.db, at('2035-06-04T00:00:00Z'), 10);
+  });
+  afterAll(async () => {
+    await t?.drop();
+  });
+
+  it('stores an inbound message once per provider id, though sent again in another week or at once', async () => {
+    const { id: accountId } = await insertAccount(t.db);
+    const first = await messageInsertInbound(t.db, inboundOf(accountId, 'p1', at('2035-06-10T23:59:00Z')));
+    expect(await partitionOf(t.db, first!.id)).toBe('messages_p20350604');
+    // The same webhook the next week: another partition, which a unique index of the partitioned table cannot see.
+    expect(await messageInsertInbound(t.db, inboundOf(accountId, 'p1', at('2035-06-11T00:01:00Z')))).toBeUndefined();
+    // Ten at once (on PostgreSQL, ten connections of the pool racing): one is stored.
+    const racing = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        messageInsertInbound(t.db, inboundOf(accountId, 'p2', at('2035-06-05T12:00:00Z', i / 5))),
+      ),
+    );
+    expect(racing.filter((r) => r !== undefined)).toHaveLength(1);
+    const [count] = await t.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM messages WHERE account_id = $1 AND provider_message_id IN ('wa:p1', 'wa:p2')`,
+      [accountId],
+    );
+    expect(count!.n).toBe(2);
+    // Another account may have the same provider id.
+    const { id: other } = await insertAccount(t.db);
+    expect(await messageInsertInbound(t.db, inboundOf(other, 'p1', at('2035-06-11T00:02:00Z')))).toBeDefined();
+  });
+
+  it('creates a cascade step once: the same step again, in another week or at once, fails its statement', async () => {
+    const { id: accountId } = await insertAccount(t.db);
+    const cascade = uuid7(Date.parse('2035-06-05T10:00:00Z'));
+    const step = (when: Date, n: number): Promise<void> =>
+      messageInsertBatch(t.db, {
+        accountId,
+        trafficCenterId: null,
+        sendingMethod: 'API',
+        currency: 'RUB',
+        now: when,
+        leaseUntil: when,
+        messages: [stepMessage(uuid7(when.getTime()), when, { id: cascade, step: n })],
+      });
+    await step(at('2035-06-05T10:00:00Z'), 1);
+    await step(at('2035-06-05T11:00:00Z'), 2);
+    // Step 2 again a week later, in the next partition.
+    await expect(step(at('2035-06-12T11:00:00Z'), 2)).rejects.toThrow(/message_keys_pkey|duplicate key/);
+    // Step 3 five times at once: one is created.
+    const racing = await Promise.allSettled(
+      Array.from({ length: 5 }, (_, i) => step(at('2035-06-12T12:00:00Z', i / 3), 3)),
+    );
+    expect(racing.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const rows = await t.db.query<{ step: number }>(
+      'SELECT cascade_step AS step FROM messages WHERE account_id = $1 AND cascade_id = $2 ORDER BY 1',
+      [accountId, cascade],
+    );
+    expect(rows.map((r) => r.step)).toEqual([1, 2, 3]);
+  });
+
+  it('claims and moves only its own rows, though a row of another week sits at the same TID', async () => {
+    // A database of its own: a claim takes whatever is due, and this one must see only its two messages.
+    const own = await openTestDb(engine);
+    try {
+      const { db } = own;
+      const { id: accountId } = await insertAccount(db);
+      await messagePartitionsEnsure(db, at('2043-03-04T12:00:00Z'));
+      const first = await insertMessage(db, { accountId, createdAt: at('2043-03-04T12:00:00Z') });
+      const second = await insertMessage(db, { accountId, createdAt: at('2043-03-10T12:00:00Z') });
+      const place = async (id: string) =>
+        (
+          await db.query<{ part: string; tid: string }>(
+            'SELECT tableoid::regclass::text AS part, ctid::text AS tid FROM messages WHERE id = $1',
+            [id],
+          )
+        )[0]!;
+      const [a, b] = [await place(first), await place(second)];
+      // The premise: two weeks, the same TID (a TID names a row within its partition only).
+      expect(a.part).not.toBe(b.part);
+      expect(a.tid).toBe(b.tid);
+      const state = async (id: string) =>
+        (
+          await db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM messages WHERE id = $1', [
+            id,
+          ])
+        )[0]!;
+
+      // One place: the claim takes the earlier and leaves the other as it was.
+      const claimed = await messageClaimDue(db, at('2043-03-11T00:00:00Z'), claimLimits(1), 60_000);
+      expect(claimed.map((m) => m.id)).toEqual([first]);
+      expect(await state(second)).toEqual({ status: 'sending', attempts: 0 });
+      // A receipt's transition of the one moves it alone.
+      const delivered = statusTransition({
+        accountId,
+        id: first,
+        status: 'delivered',
+        at: at('2043-03-11T00:00:01Z'),
+        errorCode: null,
+      });
+      expect([...(await messageApplyTransitions(db, [delivered]))]).toEqual([]);
+      expect((await state(first)).status).toBe('delivered');
+      expect(await state(second)).toEqual({ status: 'sending', attempts: 0 });
+    } finally {
+      await own.drop();
+    }
+  });
+});
+
+function stepMessage(id: string, when: Date, cascade: { id: string; step: number }): NewMessage {
+  return {
+    id,
+    message: {
+      channelType: 'SMS',
+      senderName: 'Shop',
+      destination: '79161234567',
+      country: 'RU',
+      content: 'step',
+      tags: [],
+      useLocalTime: false,
+      localSendTime: null,
+      localCompletionTime: null,
+      ttl: null,
+      hours: null,
+      days: null,
+      shortUrl: false,
+      callbackUrl: null,
+      callbackEvents: null,
+      externalMessageId: null,
+      totalParts: 1,
+      trafficType: 'SERVICE',
+    },
+    subscriber: { country: 'RU', region: null, brand: null, zones: ['Europe/Moscow'] },
+    plannedSendAt: when,
+    deadlineAt: new Date(when.getTime() + DAY_MS),
+    expiresAt: new Date(when.getTime() + DAY_MS),
+    leased: false,
+    price: '0',
+    currency: 'RUB',
+    callbackTargetId: null,
+    templateId: null,
+    cascade,
+  };
+}
