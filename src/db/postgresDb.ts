@@ -15,11 +15,17 @@ export interface PostgresOptions {
   readonly listenUrl?: string;
 }
 
+/** Connections a pool keeps open however long they are idle. */
+const IDLE_CONNECTIONS = 2;
+
 /** A {@link Db} over a `pg` connection pool. */
 export function openPostgres(options: PostgresOptions): Db {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize,
+    // Kept open while idle: without a floor the pool closed every connection idle for 10 s, and an idle Herald's
+    // rounds (a few every 5-10 s) opened new ones, each a server backend forked and authenticated again.
+    min: Math.min(IDLE_CONNECTIONS, options.poolSize),
     // A database that does not answer fails requests with 503 within seconds instead of holding them.
     connectionTimeoutMillis: 5000,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
