@@ -49,6 +49,8 @@ export const patroniInstalled = (): boolean => PATRONI_TOOLS.every((tool) => exi
 interface Proc {
   readonly name: string;
   readonly child: ChildProcess;
+  /** The first lines (how the start went) and the last 20 kB. */
+  head: string;
   log: string;
 }
 
@@ -84,6 +86,9 @@ const DCS = {
   },
 };
 
+/** Characters kept of the start of each process's output. */
+const LOG_HEAD = 6000;
+
 export async function startPatroniCluster(options: { startTimeoutMs: number }): Promise<PatroniCluster> {
   const dir = mkdtempSync(path.join(tmpdir(), 'herald-patroni-'));
   const uid = Number(execFileSync('id', ['-u', 'postgres']).toString());
@@ -101,9 +106,9 @@ export async function startPatroniCluster(options: { startTimeoutMs: number }): 
       env: { ...process.env, HOME: dir, PYTHONUNBUFFERED: '1' },
       ...(asPostgres && asRoot ? { uid, gid } : {}),
     });
-    const proc: Proc = { name, child, log: '' };
+    const proc: Proc = { name, child, head: '', log: '' };
     const onData = (chunk: Buffer): void => {
-      // The last 20 kB are enough to say why a start failed.
+      if (proc.head.length < LOG_HEAD) proc.head = (proc.head + chunk.toString()).slice(0, LOG_HEAD);
       proc.log = (proc.log + chunk.toString()).slice(-20_000);
     };
     child.stdout!.on('data', onData);
@@ -137,7 +142,12 @@ export async function startPatroniCluster(options: { startTimeoutMs: number }): 
   };
   process.once('exit', killAll);
 
-  const logs = (): string => procs.map((p) => `--- ${p.name}\n${p.log.slice(-4000)}`).join('\n');
+  // The head says how a start went (a bootstrap that never ended); the tail, what happened last (Patroni's REST API
+  // writes a traceback for each request its client gave up on, which alone filled the tail of a failed start).
+  const logs = (): string =>
+    procs
+      .map((p) => `--- ${p.name}\n${p.log.length > 4000 ? `${p.head}\n[...]\n${p.log.slice(-4000)}` : p.log}`)
+      .join('\n');
 
   const cluster: PatroniCluster = {
     url: '',

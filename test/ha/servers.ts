@@ -29,12 +29,30 @@ export function binDir(): string {
   return path.join(root, versions[0]!, 'bin');
 }
 
+/** Ports below Linux's ephemeral range (32768-60999), from which outgoing connections take their own ports. */
+const PORTS = { from: 20_000, to: 32_000 };
+const handedOut = new Set<number>();
+
+/**
+ * A free loopback port for a server that a test starts later (PostgreSQL, Patroni, etcd, HAProxy, PgBouncer). Not
+ * one of bind(0)'s: those lie in the ephemeral range, where between this check and the server's own bind any of
+ * the thousands of connections the other test files open could take it as its local port, and the server would not
+ * start. A port is handed out once per process.
+ */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  for (;;) {
+    const port = PORTS.from + Math.floor(Math.random() * (PORTS.to - PORTS.from));
+    if (handedOut.has(port)) continue;
+    const server = createServer();
+    const free = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!free) continue;
+    await new Promise((resolve) => server.close(resolve));
+    handedOut.add(port);
+    return port;
+  }
 }
 
 /** A temporary directory the servers' user owns. */
