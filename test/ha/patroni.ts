@@ -103,6 +103,10 @@ export async function startPatroniCluster(options: { startTimeoutMs: number }): 
       // Its own process group, so that the whole of it (Patroni and its pg_basebackup) is killed at once.
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
+      // In the cluster's directory, which the postgres user owns: the test's own directory may be closed to it (a
+      // fresh clone in a mkdtemp folder, mode 700), and there a bootstrap started (initdb: "could not change
+      // directory") and never ended.
+      cwd: dir,
       env: { ...process.env, HOME: dir, PYTHONUNBUFFERED: '1' },
       ...(asPostgres && asRoot ? { uid, gid } : {}),
     });

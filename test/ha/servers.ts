@@ -73,7 +73,8 @@ function asServerUser(tool: string, args: string[]): [string, string[]] {
 
 function run(tool: string, args: string[]): void {
   const [command, commandArgs] = asServerUser(tool, args);
-  const result = spawnSync(command, commandArgs, { encoding: 'utf8', timeout: STEP_TIMEOUT_MS });
+  // From a directory the servers' user may enter: the test's own may be closed to it (a fresh clone, mode 700).
+  const result = spawnSync(command, commandArgs, { encoding: 'utf8', timeout: STEP_TIMEOUT_MS, cwd: tmpdir() });
   if (result.status !== 0)
     throw new Error(`${path.basename(tool)} failed: ${result.error?.message ?? ''}${result.stderr || result.stdout}`);
 }
@@ -216,7 +217,7 @@ export async function startPgBouncer(options: {
       chownSync(path.join(dir, file), postgresId('-u'), postgresId('-g'));
   // In the foreground under timeout(1): it ends with the test, or by itself should the test process die.
   const [command, args] = asServerUser('timeout', [String(PGBOUNCER_LIFETIME_S), PGBOUNCER, ini]);
-  const child: ChildProcess = spawn(command, args, { stdio: 'ignore' });
+  const child: ChildProcess = spawn(command, args, { stdio: 'ignore', cwd: tmpdir() });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let gone = false;
   void exited.then(() => (gone = true));
