@@ -49,8 +49,9 @@ export const patroniInstalled = (): boolean => PATRONI_TOOLS.every((tool) => exi
 interface Proc {
   readonly name: string;
   readonly child: ChildProcess;
-  /** The first lines (how the start went) and the last 20 kB. */
+  /** The first LOG_HEAD characters: how the start went. */
   head: string;
+  /** The last 20 kB: what happened last. */
   log: string;
 }
 
