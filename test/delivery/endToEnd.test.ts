@@ -73,6 +73,9 @@ describe.each(ENGINES)('delivery end to end through the simulators (%s)', (engin
         if (row?.status === status) return true;
         const due = row?.status === 'sending' && !row.lease_expires_at && row.due_at ? new Date(row.due_at) : undefined;
         if (due && due > t.clock.now()) t.clock.set(due);
+        // A receipt that came before its submission was recorded waits as an orphan for a job these tests do not
+        // start (a CI run left a message 'sent' 20 s): the job is run here, as a worker runs it every 5 s.
+        if (row?.status === 'sent') await t.herald.jobs!.run('match-orphan-receipts');
         return false;
       },
       { describe: () => `message ${JSON.stringify(row)}, Herald's clock ${t.clock.now().toISOString()}` },
