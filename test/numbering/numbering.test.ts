@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import {
   BUNDLED_NUMBERING_PLAN,
@@ -21,6 +23,21 @@ describe('Russian numbering plan', () => {
       .filter((l) => /^\d{3};/.test(l.replace(/^\ufeff/, '')));
     expect(plan.size).toBe(rows.length);
     expect(plan.size).toBeGreaterThan(16_000);
+  });
+
+  it('keeps a few hundred kilobytes once loaded, not the text it was read from (3.9 MB in the heap)', () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const heapUsed = (): number => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const before = heapUsed();
+    const loaded = Array.from({ length: 5 }, () => NumberingPlan.load());
+    const held = (heapUsed() - before) / loaded.length;
+    expect(loaded.every((each) => each.size === plan.size)).toBe(true);
+    expect(held).toBeLessThan(1_500_000);
   });
 
   it('maps all 89 federal subjects to valid IANA zones', () => {
