@@ -44,10 +44,11 @@ export async function adminQuery(sql: string, params: unknown[] = []): Promise<p
   }
 }
 
-/** The node flags of bin/herald.js's shebang line. */
-function heraldNodeFlags(): string {
+/** bin/herald.js's shebang line: the environment it sets (`NAME=value` before `node`) and node's flags. */
+function heraldLauncher(): { env: string; flags: string } {
   const first = readFileSync('bin/herald.js', 'utf8').split('\n')[0] ?? '';
-  return first.replace(/^#!.*?\bnode\b/, '').trim();
+  const [, env = '', flags = ''] = /^#!\S*env -S\s+(.*?)\bnode\b(.*)$/.exec(first) ?? [];
+  return { env: env.trim(), flags: flags.trim() };
 }
 
 export interface HeraldProcess {
@@ -67,10 +68,18 @@ export async function startHeraldProcess(
   );
   // BENCH_PROFILE=<dir>: Herald writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  // The same V8 flags as bin/herald.js's first line, unless BENCH_NODE_FLAGS says otherwise.
-  const v8 = (process.env.BENCH_NODE_FLAGS ?? heraldNodeFlags()).split(' ').filter(Boolean);
+  // The same environment and V8 flags as bin/herald.js's first line, unless BENCH_NODE_ENV (`NAME=value ...`, or
+  // empty for none) and BENCH_NODE_FLAGS say otherwise.
+  const launcher = heraldLauncher();
+  const v8 = (process.env.BENCH_NODE_FLAGS ?? launcher.flags).split(' ').filter(Boolean);
+  const launcherEnv = Object.fromEntries(
+    (process.env.BENCH_NODE_ENV ?? launcher.env)
+      .split(' ')
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
   const child = spawn(process.execPath, [...v8, ...profile, 'bin/herald.js', 'serve', '--role', role], {
-    env: { ...clean, HERALD_LOG_LEVEL: 'info', ...env },
+    env: { ...clean, ...launcherEnv, HERALD_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

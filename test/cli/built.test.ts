@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -27,6 +27,12 @@ describe('the built Herald (npm start)', () => {
     );
     try {
       const [, url] = await herald.waitFor(/listening at (http:\/\/[^"\s]+)/, 60_000);
+      // The launcher line's node flag and malloc thresholds reached the process (docs/operations.md).
+      const proc = (file: string): string[] => readFileSync(`/proc/${herald.child.pid}/${file}`, 'utf8').split('\0');
+      expect(proc('cmdline')).toContain('--max-semi-space-size=128');
+      expect(proc('environ')).toEqual(
+        expect.arrayContaining(['MALLOC_MMAP_THRESHOLD_=4194304', 'MALLOC_TRIM_THRESHOLD_=1048576']),
+      );
       const [, token] = await herald.waitFor(/TOKEN_1 \(traffic\): (\S+)/);
       const sent = await call(url!, 'POST', '/api/v1/message', {
         token: token!,

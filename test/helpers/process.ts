@@ -29,10 +29,11 @@ export function spawnHerald(args: string[], env: Record<string, string>, options
   const base = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith('HERALD_') && k !== 'DATABASE_URL'),
   );
-  const child = spawn(process.execPath, [...(options.built ? ['bin/herald.js'] : heraldCommand()), ...args], {
-    env: { ...base, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // Built: bin/herald.js run as a program, its first line choosing node's flags and environment, as `npm start` does.
+  const [program, programArgs] = options.built
+    ? ['bin/herald.js', args]
+    : [process.execPath, [...heraldCommand(), ...args]];
+  const child = spawn(program, programArgs, { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer): void => {
