@@ -76,7 +76,10 @@ export async function startHeraldProcess(
     (process.env.BENCH_NODE_ENV ?? launcher.env)
       .split(' ')
       .filter(Boolean)
-      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+      .map((pair) => {
+        const [name = '', ...value] = pair.split('=');
+        return [name, value.join('=')];
+      }),
   );
   const child = spawn(process.execPath, [...v8, ...profile, 'bin/herald.js', 'serve', '--role', role], {
     env: { ...clean, ...launcherEnv, HERALD_LOG_LEVEL: 'info', ...env },
