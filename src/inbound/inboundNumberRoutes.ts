@@ -133,7 +133,7 @@ export const adminInboundNumberRoutes: Routes = (app, ctx) => {
         tags,
         summary: 'Move a number of the account to another account, at once (it is never unowned meanwhile)',
         description:
-          'SMS written to it from then on are the other account\'s; those stored before stay where they are. A ' +
+          "SMS written to it from then on are the other account's; those stored before stay where they are. A " +
           'number the account does not have, or an `accountId` that names no account -> 404 4040.',
         security,
         params: NumberParams,

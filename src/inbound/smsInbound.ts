@@ -35,8 +35,7 @@ export async function receiveSmsInbound(
         return receiveOne(ctx, tx, connectorId, inbound);
       const key = { connectorId, sender: inbound.from, recipient: inbound.to, ...part };
       const ready = await smsPartTake(tx, key, { partNumber: part.sequence, text: inbound.text, at: inbound.at });
-      for (const whole of ready)
-        await receiveOne(ctx, tx, connectorId, { ...inbound, text: whole.text }, part.total);
+      for (const whole of ready) await receiveOne(ctx, tx, connectorId, { ...inbound, text: whole.text }, part.total);
     });
   }
 }

@@ -455,9 +455,9 @@ export async function messageCountDeliveredParts(
  * Ends the waits that have run out at the end of a message's lifetime: `sent` without a final receipt ->
  * `undelivered` (error `noReceipt`); `delivered` on a read-tracked channel without a read -> read status `unread`
  * (its status stays `delivered`, with no error: the `read` event carries the message's error code, as every status
- * event does, so the two never disagree). The earliest due first, by id among those due at the same instant (an index scan of
- * `messages_waiting_due` that stops at the limit); rows other workers hold are skipped. Returns what each message
- * reached: a status or `unread`.
+ * event does, so the two never disagree). The earliest due first, by id among those due at the same instant (an
+ * index scan of `messages_waiting_due` that stops at the limit); rows other workers hold are skipped. Returns what
+ * each message reached: a status or `unread`.
  */
 export async function messageExpireDue(
   db: Queryable,
