@@ -367,7 +367,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
 
     // A worker serves only the operations endpoints (metrics, health) on HERALD_PORT. With its simulators on,
     // Herald serves their control endpoints too, where a demo user finds them.
-    const apiRoutes = simulators ? [...ROUTES, simulatorRoutes(simulators.providers)] : ROUTES;
+    const apiRoutes = simulators ? [...ROUTES, simulatorRoutes(simulators)] : ROUTES;
     const server = await buildServer(ctx, role === 'worker' ? [systemRoutes, opsRoutes] : apiRoutes);
     const url = (await server.listen({ host: config.host, port: config.port })).replace('[::1]', 'localhost');
     // Stop taking requests first, before the workers and the database behind them.
@@ -383,7 +383,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       }
       const banner = [
         ...(demo ? [demoBanner(demo, url, config.adminToken !== undefined)] : []),
-        ...(simulators ? simulatorBanner(url) : []),
+        ...(simulators ? simulatorBanner(url, demo?.inboundNumber) : []),
       ];
       if (banner.length > 0) process.stdout.write(`${banner.join('\n')}\n\n`);
     }

@@ -11,6 +11,7 @@ export { ConnectorStatusWriter } from './connectorStatus.js';
 export { Router, buildConnectors } from './registry.js';
 export { corkUntilNextTick } from './smpp/corkedWrites.js';
 export { ShortMessagePdu, ShortMessageResp, receiptTlvs } from './smpp/hotPdus.js';
+export { smsPdus } from './smpp/smppMessage.js';
 export type { ShortMessageFields, Tlv } from './smpp/hotPdus.js';
 export type { CarrierReceipt, ReceiptState } from './connector.js';
 export type { SmsInbound, SmsInboundSink } from './smpp/smppDeliveries.js';

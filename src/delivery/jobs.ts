@@ -79,7 +79,7 @@ export function deliveryJobs(
  */
 export async function expireLifetimes(db: Db, now: Date, hooks?: OutcomeHooks): Promise<number> {
   let expired = 0;
-  const errors = { noReceipt: DELIVERY_ERRORS.noReceipt, notRead: DELIVERY_ERRORS.notRead };
+  const errors = { noReceipt: DELIVERY_ERRORS.noReceipt };
   for (;;) {
     const rows = await withStepOutcomes(
       db,

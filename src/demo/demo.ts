@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createAccount } from '../accounts/index.js';
 import { accountUpdate } from '../accounts/index.js';
 import { ledgerAppend } from '../accounts/index.js';
+import { inboundNumberAssign } from '../inbound/index.js';
 import type { Config } from '../config/config.js';
 import type { Db } from '../db/db.js';
 import { senderNameInsert } from '../senderNames/index.js';
@@ -9,6 +10,8 @@ import { templateInsertDemo } from '../templates/index.js';
 import type { Clock } from '../util/clock.js';
 
 export const DEMO_SENDER_NAME = 'Herald';
+/** The short code the demo account receives SMS on: `POST /sim/v1/inbound` `{"channelType":"SMS","to":"4242",...}`. */
+export const DEMO_INBOUND_NUMBER = '4242';
 export const DEMO_BALANCE = 1000;
 const DEMO_LOCK_KEY = 7_311_400_524;
 
@@ -19,11 +22,17 @@ export interface DemoCredentials {
   readonly systemToken: string;
   /** Generated when HERALD_ADMIN_TOKEN is unset. */
   readonly adminToken: string | undefined;
+  /**
+   * The number the demo account receives SMS on; absent for a demo account made before it had one, or when another
+   * account of the database had the number already.
+   */
+  readonly inboundNumber?: string;
 }
 
 /**
  * On the first start in demo mode, creates the demo account: WHATSAPP and inbound enabled, an approved sender name
- * `Herald` for SMS and WHATSAPP, a balance, its two tokens and, without HERALD_ADMIN_TOKEN, an operator token.
+ * `Herald` for SMS and WHATSAPP, the inbound number {@link DEMO_INBOUND_NUMBER} (SMS written to it are the account's),
+ * a balance, its two tokens and, without HERALD_ADMIN_TOKEN, an operator token.
  * Later starts return the same credentials. Demo credentials are stored in clear: demo mode is for a laptop.
  */
 export async function ensureDemo(db: Db, config: Config, clock: Clock): Promise<DemoCredentials> {
@@ -56,11 +65,18 @@ export async function ensureDemo(db: Db, config: Config, clock: Clock): Promise<
       comment: 'demo balance',
       now,
     });
+    const inbound = await inboundNumberAssign(tx, {
+      channelType: 'SMS',
+      number: DEMO_INBOUND_NUMBER,
+      accountId: account.id,
+      at: now,
+    });
     const credentials: DemoCredentials = {
       accountId: account.id,
       trafficToken: tokens.traffic,
       systemToken: tokens.system,
       adminToken: config.adminToken ? undefined : randomBytes(24).toString('base64url'),
+      ...(Number(inbound.account_id) === account.id ? { inboundNumber: DEMO_INBOUND_NUMBER } : {}),
     };
     await tx.query("INSERT INTO settings (key, value) VALUES ('demo', $1)", [JSON.stringify(credentials)]);
     return credentials;
@@ -85,6 +101,12 @@ export function demoBanner(credentials: DemoCredentials, baseUrl: string, adminT
     `  TOKEN_2 (system):  ${credentials.systemToken}`,
     `  Admin token:       ${adminToken}`,
     `  Sender name:       ${DEMO_SENDER_NAME} (SMS and WHATSAPP)`,
+    ...(credentials.inboundNumber
+      ? [
+          `  Inbound number:    ${credentials.inboundNumber} (SMS to it are the demo account's: ` +
+            `GET ${baseUrl}/api/v1/message?direction=inbound with TOKEN_1)`,
+        ]
+      : []),
     '',
     '  Send an SMS:',
     `  curl -s ${baseUrl}/api/v1/message -H 'Authorization: Basic ${credentials.trafficToken}' \\`,

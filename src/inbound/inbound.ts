@@ -52,7 +52,8 @@ async function receiveOne(ctx: AppContext, tx: Queryable, connectorId: string, i
     );
     return;
   }
-  const inboundEnabled = (await accountGet(tx, owner.account_id))?.inbound_enabled ?? false;
+  const account = (await accountGet(tx, owner.account_id))!;
+  const inboundEnabled = account.inbound_enabled;
   const rule = inboundEnabled
     ? matchRule(await inboundRuleList(tx, owner.account_id), 'WHATSAPP', owner.name)
     : undefined;
@@ -67,6 +68,7 @@ async function receiveOne(ctx: AppContext, tx: Queryable, connectorId: string, i
     country: normaliseDestination(inbound.from)?.country ?? null,
     text: inbound.text,
     providerMessageId: `${connectorId}:${inbound.id}`,
+    currency: account.currency,
   });
   if (!row) return; // The provider sent this webhook before.
   await whatsappWindowOpen(tx, owner.account_id, owner.name, subscriber, now);

@@ -1,5 +1,6 @@
 /** What other parts of Herald may use of inbound/; everything else in the folder is its own. */
 export { receiveInbound } from './inbound.js';
 export { receiveSmsInbound } from './smsInbound.js';
+export { inboundNumberAssign } from './inboundNumberSql.js';
 export { trafficCenterDefault, trafficCenterHold } from './trafficCenterSql.js';
 export { inboundJobs } from './jobs.js';

@@ -6,6 +6,7 @@ import { callbackEventInsert } from '../callbacks/index.js';
 import { messageInsertInbound, messageToApi, normaliseDestination } from '../messages/index.js';
 import { uuid7 } from '../util/uuid7.js';
 import { inboundNumberOwner } from './inboundNumberSql.js';
+import { normaliseInboundNumber } from './inboundNumbers.js';
 import { inboundRuleList, matchRule } from './inboundRuleSql.js';
 import { smsPartsHandOn, smsPartTake } from './smsParts.js';
 import { smsPartsLock, smsPartsOverdue, smsPartsWaiting } from './smsPartSql.js';
@@ -34,7 +35,7 @@ export async function receiveSmsInbound(
         return receiveOne(ctx, tx, connectorId, inbound);
       const key = { connectorId, sender: inbound.from, recipient: inbound.to, ...part };
       const ready = await smsPartTake(tx, key, { partNumber: part.sequence, text: inbound.text, at: inbound.at });
-      for (const whole of ready) await receiveOne(ctx, tx, connectorId, { ...inbound, text: whole.text });
+      for (const whole of ready) await receiveOne(ctx, tx, connectorId, { ...inbound, text: whole.text }, part.total);
     });
   }
 }
@@ -57,38 +58,53 @@ export async function smsPartsSweepOverdue(ctx: AppContext, before: Date, limit:
         { connector: key.connectorId, from: key.sender, to: key.recipient, parts: whole.parts, of: key.total },
         'long inbound SMS stored without its missing parts',
       );
-      await receiveOne(ctx, tx, key.connectorId, {
-        from: key.sender,
-        to: key.recipient,
-        text: whole.text,
-        at: ctx.clock.now(),
-      });
+      await receiveOne(
+        ctx,
+        tx,
+        key.connectorId,
+        { from: key.sender, to: key.recipient, text: whole.text, at: ctx.clock.now() },
+        key.total,
+      );
     });
   }
   return overdue.length;
 }
 
-async function receiveOne(ctx: AppContext, tx: Queryable, connectorId: string, inbound: SmsInbound): Promise<void> {
+/** Stores one whole inbound SMS of `totalParts` parts (1 unless it was a long one). */
+async function receiveOne(
+  ctx: AppContext,
+  tx: Queryable,
+  connectorId: string,
+  inbound: SmsInbound,
+  totalParts = 1,
+): Promise<void> {
   const now = ctx.clock.now();
   const subscriber = normaliseDestination(inbound.from)?.msisdn ?? inbound.from.replace(/\D/g, '');
   // SMPP gives an MO no id of its own: one of Herald's makes each stored once.
   const providerId = uuid7(now.getTime());
-  // Numbers are assigned as digits; an SMSC may write an international one with a `+`.
-  const number = inbound.to.replace(/^\+/, '');
-  const owner = await inboundNumberOwner(tx, 'SMS', number);
-  if (owner === undefined) {
+  // Numbers are assigned normalised; an SMSC may write one with a `+` or in a national form. As written too: a number
+  // assigned before assignments were normalised keeps its SMS.
+  const written = inbound.to.replace(/^\+/, '');
+  const normalised = normaliseInboundNumber(inbound.to) ?? written;
+  const owned = await inboundNumberOwner(tx, 'SMS', [normalised, written]);
+  if (owned === undefined) {
     await unroutedInboundInsert(tx, {
       connectorId,
       providerMessageId: providerId,
-      senderName: number,
+      senderName: normalised,
       subscriber,
       text: inbound.text,
       at: now,
     });
-    ctx.log.warn({ connector: connectorId, to: number }, 'inbound SMS for a number no account has; kept as unrouted');
+    ctx.log.warn(
+      { connector: connectorId, to: normalised },
+      'inbound SMS for a number no account has; kept as unrouted',
+    );
     return;
   }
-  const inboundEnabled = (await accountGet(tx, owner))?.inbound_enabled ?? false;
+  const { accountId: owner, number } = owned;
+  const account = (await accountGet(tx, owner))!;
+  const inboundEnabled = account.inbound_enabled;
   const rule = inboundEnabled ? matchRule(await inboundRuleList(tx, owner), 'SMS', number) : undefined;
   const centerId = rule?.traffic_center_id ?? (await trafficCenterDefault(tx, owner, now)).id;
   const row = await messageInsertInbound(tx, {
@@ -102,6 +118,8 @@ async function receiveOne(ctx: AppContext, tx: Queryable, connectorId: string, i
     text: inbound.text,
     providerMessageId: `${connectorId}:${providerId}`,
     channelType: 'SMS',
+    currency: account.currency,
+    totalParts,
   });
   if (!row || !rule?.callback_url) return;
   const targets = await ctx.callbackTargets.resolve(tx, owner, [rule.callback_url], now, { limited: false });

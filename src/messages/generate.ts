@@ -217,7 +217,8 @@ export async function storeMessages(
 
 /**
  * Stores messages refused when they were to be generated (a later step of a cascade: no funds, no tariff, a closed
- * WhatsApp window) as what they are: unsent at once, free, with the refusal's code and their callbacks.
+ * WhatsApp window) as what they are: unsent at once, free, with the refusal's code and their callbacks. Nothing was
+ * reserved for them: their one price event is the final 0 that comes with the unsent status (DESIGN 12: no duplicate).
  */
 export async function storeRefused(
   tx: Queryable,
@@ -234,6 +235,7 @@ export async function storeRefused(
     trafficCenterId: sender.trafficCenterId,
     sendingMethod: sender.sendingMethod,
     currency: sender.currency,
+    reserved: false,
     now,
     leaseUntil: now,
     messages: refused.map(({ item: { id, message, cascade } }) => ({

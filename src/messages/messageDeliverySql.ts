@@ -453,16 +453,17 @@ export async function messageCountDeliveredParts(
 
 /**
  * Ends the waits that have run out at the end of a message's lifetime: `sent` without a final receipt ->
- * `undelivered`; `delivered` on a read-tracked channel without a read -> read status `unread` (its status stays
- * `delivered`). The earliest due first, by id among those due at the same instant (an index scan of
- * `messages_waiting_due` that stops at the limit); rows other workers hold are skipped. Returns what each message
- * reached: a status or `unread`.
+ * `undelivered` (error `noReceipt`); `delivered` on a read-tracked channel without a read -> read status `unread`
+ * (its status stays `delivered`, with no error: the `read` event carries the message's error code, as every status
+ * event does, so the two never disagree). The earliest due first, by id among those due at the same instant (an
+ * index scan of `messages_waiting_due` that stops at the limit); rows other workers hold are skipped. Returns what
+ * each message reached: a status or `unread`.
  */
 export async function messageExpireDue(
   db: Queryable,
   now: Date,
   limit: number,
-  errors: { noReceipt: number; notRead: number },
+  errors: { noReceipt: number },
   ended?: StepOutcome[],
 ): Promise<{ account_id: number; id: string; outcome: 'undelivered' | 'unread' }[]> {
   const rows = await db.query<{
@@ -473,7 +474,7 @@ export async function messageExpireDue(
   }>(
     `WITH due AS (
        SELECT account_id, id, CASE status WHEN 'sent' THEN 'undelivered' ELSE 'unread' END AS outcome,
-              CASE status WHEN 'sent' THEN $3::int ELSE $4::int END AS error_code
+              CASE status WHEN 'sent' THEN $3::int END AS error_code
        FROM messages
        WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL AND due_at <= $1
        ORDER BY due_at, id
@@ -487,19 +488,20 @@ export async function messageExpireDue(
            error_code = CASE WHEN due.outcome = 'undelivered' THEN due.error_code ELSE m.error_code END,
            status_at = CASE WHEN due.outcome = 'undelivered' THEN $1 ELSE m.status_at END,
            due_at = NULL,
-           history = m.history || jsonb_build_array(
-             jsonb_build_object('status', due.outcome, 'at', $1::timestamptz, 'errorCode', due.error_code))
+           history = m.history || jsonb_build_array(jsonb_strip_nulls(
+             jsonb_build_object('status', due.outcome, 'at', $1::timestamptz, 'errorCode', due.error_code)))
        FROM due
        WHERE m.account_id = due.account_id AND m.id = due.id
        RETURNING m.account_id, m.id, m.created_at, due.outcome, m.channel_type, m.callback_target_id, m.callback_events,
          m.cascade_id, m.cascade_step, m.status, m.read_status, $1::timestamptz AS at, jsonb_build_array(
-           jsonb_build_object('status', due.outcome, 'at', $1::timestamptz, 'errorCode', due.error_code)) AS h
+           jsonb_strip_nulls(
+             jsonb_build_object('status', due.outcome, 'at', $1::timestamptz, 'errorCode', due.error_code))) AS h
      ),
      ${statusEventsCte('moved')},
      ${dirtyDaysCte('moved')}
      SELECT mv.account_id, mv.id, mv.outcome, CASE WHEN ${STEP_ENDED} THEN ${STEP_OUTCOME_JSON} END AS step
      FROM moved mv`,
-    [now, limit, errors.noReceipt, errors.notRead],
+    [now, limit, errors.noReceipt],
   );
   for (const row of rows) if (row.step) ended?.push(stepOutcomeOf(row.id, row.step));
   return rows.map(({ account_id, id, outcome }) => ({ account_id, id, outcome }));

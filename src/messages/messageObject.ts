@@ -94,11 +94,10 @@ export function messageToApi(row: MessageRow): MessageApi {
     callbackUrl: row.callback_url === null ? null : maskCallbackUrl(row.callback_url),
     callbackEvents: row.callback_events,
     totalParts: row.total_parts,
-    // A refunded (unsent) message costs nothing; a free message (no tariff) has no currency.
     price: {
-      totalPrice: row.price_refunded ? 0 : Number(row.price),
+      totalPrice: invoiced(row) ? Number(row.price) : 0,
       currency: row.currency,
-      invoicedParts: row.price_refunded ? 0 : row.total_parts,
+      invoicedParts: invoiced(row) ? row.total_parts : 0,
       final: row.price_final,
     },
     plannedSendTime: isoUtc(row.planned_send_at),
@@ -113,4 +112,12 @@ export function messageToApi(row: MessageRow): MessageApi {
     direction: row.direction,
     statusHistory: row.history.map((entry) => ({ ...entry, at: isoUtc(new Date(entry.at))! })),
   };
+}
+
+/**
+ * Whether the message's parts are invoiced: not for an inbound message, nor for an unsent one (refunded, or refused
+ * at its creation and never charged), whose price is 0.
+ */
+function invoiced(row: MessageRow): boolean {
+  return row.direction === 'outbound' && row.status !== 'unsent' && !row.price_refunded;
 }

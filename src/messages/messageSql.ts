@@ -47,6 +47,11 @@ export async function messageInsertBatch(
     sendingMethod: SendingMethod;
     /** The account's currency: the messages' unless one says otherwise. */
     currency: string;
+    /**
+     * False for messages refused at their creation (stored only to become unsent in the same transaction): nothing
+     * is reserved, so no price event now; the one that makes their price final (0) follows with the unsent status.
+     */
+    reserved?: boolean;
     now: Date;
     leaseUntil: Date;
     messages: readonly NewMessage[];
@@ -162,7 +167,7 @@ export async function messageInsertBatch(
          ...cascadeOf('inserted'),
        },
        'inserted',
-       wantsEvent('inserted', "'price'"),
+       `$10::boolean AND ${wantsEvent('inserted', "'price'")}`,
      )}),
      ${insertEventsCte('price_events', 'ORDER BY message_id')}
      SELECT 1`,
@@ -177,6 +182,7 @@ export async function messageInsertBatch(
       batch.sendingMethod,
       DEFAULT_TTL_SECONDS,
       batch.currency,
+      batch.reserved ?? true,
     ],
   );
 }
@@ -209,16 +215,25 @@ export interface NewInbound {
   readonly providerMessageId: string;
   /** WHATSAPP unless given (an inbound SMS: SMS). */
   readonly channelType?: 'WHATSAPP' | 'SMS';
+  /** The account's currency: an inbound message costs 0 in it (DESIGN 12: a price always has a currency). */
+  readonly currency: string;
+  /** The parts it came in (a long SMS); 1 unless given. */
+  readonly totalParts?: number;
 }
 
-/** Stores an inbound message (WhatsApp, or SMS); undefined when the provider sent it before. */
+/**
+ * Stores an inbound message (WhatsApp, or SMS), its price 0 in the account's currency and final (nothing is charged
+ * for it); undefined when the provider sent it before.
+ */
 export async function messageInsertInbound(db: Queryable, m: NewInbound): Promise<MessageRow | undefined> {
   // The key first: a webhook sent again, even at the same moment, finds it taken (or waits for its transaction).
   const [row] = await db.query<MessageRow>(
     `WITH ${inboundKeyCte('$1::bigint', '$10::text', '$2::uuid')}
      INSERT INTO messages (account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id,
-       sender_name, destination, country, content, total_parts, status, status_at, history, provider_message_id)
-     SELECT $1, k.message_id, $3, $11, 'inbound', 'API', $4, $5, $6, $7, $8, 1, 'inbound_sent', $3, $9, $10
+       sender_name, destination, country, content, total_parts, status, status_at, history, provider_message_id,
+       currency, price_final)
+     SELECT $1, k.message_id, $3, $11, 'inbound', 'API', $4, $5, $6, $7, $8, $13, 'inbound_sent', $3, $9, $10, $12,
+       true
      FROM key k
      RETURNING ${MESSAGE_COLUMNS}`,
     [
@@ -234,6 +249,8 @@ export async function messageInsertInbound(db: Queryable, m: NewInbound): Promis
       JSON.stringify([{ status: 'inbound_sent', at: m.at.toISOString() }]),
       m.providerMessageId,
       m.channelType ?? 'WHATSAPP',
+      m.currency,
+      m.totalParts ?? 1,
     ],
   );
   return row;

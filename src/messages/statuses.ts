@@ -57,8 +57,8 @@ export const DELIVERY_ERRORS = {
   noRoute: 9004,
   /** No final receipt within the message's lifetime. */
   noReceipt: 9005,
-  /** Delivered but not read within the message's lifetime. */
-  notRead: 9006,
+  // 9006 (delivered, not read in the lifetime) is retired: `unread` is a read status, not an error, and a delivered
+  // message has no error code (docs/callbacks.md). The number is not given to anything else.
   /** A free-form WHATSAPP message whose 24-hour chat window had closed when its turn to be sent came. */
   chatWindowClosed: 9007,
 } as const;

@@ -298,6 +298,14 @@ describe.each(ENGINES)('cascades (%s)', (engine) => {
     ]);
     // The step refused at its creation is called back like any unsent message, as a step of its cascade.
     const step2 = rows[1]!.id;
+    // Nothing was invoiced for it, and its price (0, final at once) was set once: one price event, not two alike.
+    const refused = (await t.call('GET', `/api/v1/message/${step2}`, { token: poor.traffic })).body;
+    expect(refused.price).toEqual({ totalPrice: 0, currency: 'RUB', invoicedParts: 0, final: true });
+    const priceEvents = await t.testDb.db.query<{ extra: unknown }>(
+      "SELECT extra FROM callback_events WHERE message_id = $1 AND event = 'price'",
+      [step2],
+    );
+    expect(priceEvents.map((e) => e.extra)).toEqual([{ parts: 1, price: 0, currency: 'RUB' }]);
     await waitFor(
       () =>
         receiver.received

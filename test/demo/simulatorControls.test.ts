@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
+import { DEMO_INBOUND_NUMBER } from '../../src/demo/demo.js';
 import { type Herald, startHerald } from '../../src/main.js';
 import { ENGINES, openTestDb } from '../helpers/engines.js';
 import { call } from '../helpers/http.js';
@@ -9,6 +10,14 @@ import { waitFor } from '../helpers/waitFor.js';
 
 const INBOUND = { channelType: 'WHATSAPP', from: '79161234560', senderName: 'Herald', text: 'Where is my parcel?' };
 const EXPECTED = { error: { code: 4220, msg: 'Expected {channelType: "WHATSAPP", from, senderName, text}' } };
+const EXPECTED_ANY = {
+  error: {
+    code: 4220,
+    msg: 'Expected {channelType: "WHATSAPP", from, senderName, text} or {channelType: "SMS", from, to, text}',
+  },
+};
+/** Three UCS-2 parts (67 characters each): the SMSC simulator delivers it in parts, Herald joins them. */
+const LONG_SMS = 'Где моя посылка? '.repeat(10).trim();
 
 describe.each(ENGINES)("the simulators' control endpoints on Herald's API port (DESIGN 12) (%s)", (engine) => {
   it('serves POST /sim/v1/inbound on the API port when the simulators are on, and prints it at start-up', async () => {
@@ -46,12 +55,77 @@ describe.each(ENGINES)("the simulators' control endpoints on Herald's API port (
       expect(inbound).toMatchObject({ direction: 'inbound', senderName: 'Herald', destination: '79161234560' });
       expect(inbound.content).toEqual({ contentType: 'text', text: 'Where is my parcel?' });
 
-      // The same answers as on the simulator's own port.
-      const bad = { channelType: 'SMS', from: '79161234560', text: 'x' };
+      // The same answers as on the WhatsApp simulator's own port.
+      const bad = { channelType: 'WHATSAPP', from: '79161234560' };
       const onApi = await call(url, 'POST', '/sim/v1/inbound', { body: bad });
       const onSimulator = await call(herald.simulators!.providers.url, 'POST', '/sim/v1/inbound', { body: bad });
       expect([onApi.status, onApi.body]).toEqual([422, EXPECTED]);
       expect([onSimulator.status, onSimulator.body]).toEqual([422, EXPECTED]);
+      const noChannel = await call(url, 'POST', '/sim/v1/inbound', { body: { from: '79161234560', text: 'x' } });
+      expect([noChannel.status, noChannel.body]).toEqual([422, EXPECTED_ANY]);
+    } finally {
+      await herald.close();
+      await testDb.drop();
+    }
+  });
+
+  it('takes an SMS to the demo inbound number, delivered by the SMSC simulator as MO deliver_sm parts', async () => {
+    const testDb = await openTestDb(engine);
+    const config = loadConfig({
+      HERALD_PORT: '0',
+      HERALD_SIMULATORS: 'on',
+      HERALD_DEMO: 'true',
+      HERALD_ADMIN_TOKEN: 'a'.repeat(32),
+      HERALD_SIM_DELAY_MS: '10',
+      HERALD_LOG_LEVEL: 'silent',
+    });
+    const printed: string[] = [];
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => printed.push(String(chunk)) > 0);
+    let herald: Herald | undefined;
+    try {
+      herald = await startHerald({ config, role: 'all', db: testDb.db, log: pino({ level: 'silent' }) });
+    } finally {
+      stdout.mockRestore();
+    }
+    try {
+      const url = herald.url!;
+      const token = herald.demo!.trafficToken;
+      // The banner names the SMS control with an example that works as printed: the demo account owns its number.
+      const banner = printed.join('');
+      const example = `-d '{"channelType":"SMS","from":"79161234567","to":"${DEMO_INBOUND_NUMBER}","text":"Hi"}'`;
+      expect(banner).toContain(example);
+      const numbers = await call(url, 'GET', `/admin/v1/accounts/${herald.demo!.accountId}/inbound-numbers`, {
+        auth: `Bearer ${'a'.repeat(32)}`,
+      });
+      expect(numbers.body.items).toEqual([
+        expect.objectContaining({ channelType: 'SMS', number: DEMO_INBOUND_NUMBER }),
+      ]);
+      // Herald's SMPP connector binds to the simulator after start-up.
+      await waitFor(() => herald!.simulators!.smsc.boundSessions > 0);
+
+      const sms = { channelType: 'SMS', from: '79161234561', to: DEMO_INBOUND_NUMBER, text: LONG_SMS };
+      const reply = await call(url, 'POST', '/sim/v1/inbound', { body: sms });
+      expect(reply).toMatchObject({ status: 200, body: { parts: 3 } });
+      const inbound = await waitFor(async () => {
+        const list = await call(url, 'GET', '/api/v1/message?direction=inbound', { token });
+        return list.body.items?.find((m: { channelType: string }) => m.channelType === 'SMS');
+      });
+      expect(inbound).toMatchObject({
+        channelType: 'SMS',
+        direction: 'inbound',
+        senderName: DEMO_INBOUND_NUMBER,
+        destination: '79161234561',
+        content: LONG_SMS,
+        totalParts: 3,
+      });
+
+      const missingTo = await call(url, 'POST', '/sim/v1/inbound', {
+        body: { channelType: 'SMS', from: '1', text: 'x' },
+      });
+      expect([missingTo.status, missingTo.body]).toEqual([
+        422,
+        { error: { code: 4220, msg: 'Expected {channelType: "SMS", from, to, text}' } },
+      ]);
     } finally {
       await herald.close();
       await testDb.drop();

@@ -112,8 +112,9 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
       'POST /api/v1/verifier/send': 2 * KiB,
       'POST /api/v1/verifier/check': 2 * KiB,
       'POST /admin/v1/accounts/{id}/sender-names': 14 * KiB,
-      // A channel and a number: the smallest limit.
+      // A channel and a number, an account id to move one to: the smallest limit.
       'POST /admin/v1/accounts/{id}/inbound-numbers': NO_BODY_LIMIT,
+      'PATCH /admin/v1/accounts/{id}/inbound-numbers/{number}': NO_BODY_LIMIT,
       'POST /admin/v1/sender-names/{id}/reject': 12 * KiB,
       'POST /admin/v1/templates/{id}/reject': 12 * KiB,
       'POST /app/v1/session': 8 * KiB,
@@ -133,6 +134,7 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
           'POST /admin/v1/sender-names/{id}/approve',
           'POST /admin/v1/templates/{id}/approve',
           'POST /api/v1/callback-secret/rotate',
+          'DELETE /admin/v1/accounts/{id}/inbound-numbers/{number}',
           'DELETE /admin/v1/accounts/{id}/tokens/{tokenId}',
           'DELETE /admin/v1/accounts/{id}/users/{userId}',
           'DELETE /app/v1/session',

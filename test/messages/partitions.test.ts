@@ -269,6 +269,7 @@ function inboundOf(accountId: number, providerId: string, when: Date) {
     country: 'RU',
     text: 'hi',
     providerMessageId: `wa:${providerId}`,
+    currency: 'RUB',
   };
 }
 

@@ -5605,8 +5605,10 @@ export interface paths {
                             items: {
                                 /** @enum {string} */
                                 channelType: "SMS";
+                                /** @description as stored: a phone number in E.164 digits without `+`, or a short code */
                                 number: string;
                                 accountId: number;
+                                /** @description when the account got it (assigned or moved to it) */
                                 createdAt: string;
                             }[];
                         };
@@ -5626,7 +5628,7 @@ export interface paths {
         put?: never;
         /**
          * Assign a number (or short code) to the account: inbound SMS written to it are its own
-         * @description A number another account has -> 409 4091 (one owner per number).
+         * @description The number is normalised as message destinations are (`+7 916 124-00-01` and `89161240001` are `79161240001`); a short code is kept as written. A number another account has -> 409 4091 (one owner per number: move it with PATCH).
          */
         post: {
             parameters: {
@@ -5642,6 +5644,10 @@ export interface paths {
                     "application/json": {
                         /** @enum {string} */
                         channelType: "SMS";
+                        /**
+                         * @example 79161240001
+                         * @example 4242
+                         */
                         number: string;
                     };
                 };
@@ -5656,8 +5662,10 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             channelType: "SMS";
+                            /** @description as stored: a phone number in E.164 digits without `+`, or a short code */
                             number: string;
                             accountId: number;
+                            /** @description when the account got it (assigned or moved to it) */
                             createdAt: string;
                         };
                     };
@@ -5695,6 +5703,122 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/inbound-numbers/{number}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Release a number of the account: inbound SMS written to it are then kept as unrouted
+         * @description A number the account does not have -> 404 4040.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    number: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Move a number of the account to another account, at once (it is never unowned meanwhile)
+         * @description SMS written to it from then on are the other account's; those stored before stay where they are. A number the account does not have, or an `accountId` that names no account -> 404 4040.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    number: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        accountId: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            channelType: "SMS";
+                            /** @description as stored: a phone number in E.164 digits without `+`, or a short code */
+                            number: string;
+                            accountId: number;
+                            /** @description when the account got it (assigned or moved to it) */
+                            createdAt: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/admin/v1/inbounds/unrouted": {
