@@ -69,6 +69,11 @@ export interface SmscSimulatorOptions {
   /** The error code of an undelivered receipt (SIM_UNDELIVERED_ERROR by default) and the base of its `err:`. */
   readonly undeliveredError?: number;
   readonly receiptErrBase?: 10 | 16;
+  /**
+   * Undelivered receipts as Kannel's opensmppbox writes a submission its upstream SMSC refused: `err:000` and the
+   * refusal in the text, `text:NACK/0x<command_status, 8 hex digits>/<its name>`.
+   */
+  readonly receiptErrInNack?: boolean;
   /** One receipt per part (the default), or one per multi-part message, on its last part's id. */
   readonly multipartReceipts?: 'each' | 'one';
   /** SMPP over TLS with this PEM key and certificate. */
@@ -421,7 +426,12 @@ export class SmscSimulator {
         data_coding: 0,
         validity_period: '',
         // The receipt text is plain ASCII letters, digits, colons and spaces: their GSM 03.38 codes are the same.
-        short_message: Buffer.from(receiptText(reportedId, delivered, err), 'ascii'),
+        short_message: Buffer.from(
+          this.options.receiptErrInNack && !delivered
+            ? receiptText(reportedId, false, '000', `NACK/0x${error.toString(16).padStart(8, '0')}/Submit failed`)
+            : receiptText(reportedId, delivered, err),
+          'ascii',
+        ),
       },
       tlvs: receiptTlvs(reportedId, delivered ? 2 : 5),
     };
@@ -545,7 +555,7 @@ function concatOf(pdu: smpp.PDU): SimSubmission['concat'] {
   return null;
 }
 
-function receiptText(messageId: string, delivered: boolean, err: string): string {
+function receiptText(messageId: string, delivered: boolean, err: string, text = ''): string {
   const now = new Date();
   const pad = (n: number): string => String(n).padStart(2, '0');
   const date =
@@ -553,6 +563,6 @@ function receiptText(messageId: string, delivered: boolean, err: string): string
     `${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}`;
   return (
     `id:${messageId} sub:001 dlvrd:${delivered ? '001' : '000'} submit date:${date} done date:${date} ` +
-    `stat:${delivered ? 'DELIVRD' : 'UNDELIV'} err:${err} text:`
+    `stat:${delivered ? 'DELIVRD' : 'UNDELIV'} err:${err} text:${text}`
   );
 }
