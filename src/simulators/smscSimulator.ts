@@ -76,6 +76,11 @@ export interface SmscSimulatorOptions {
   readonly receiptErrInNack?: boolean;
   /** One receipt per part (the default), or one per multi-part message, on its last part's id. */
   readonly multipartReceipts?: 'each' | 'one';
+  /**
+   * One bind per system_type and bind command, as opensmppbox takes them (unless `use-systemid-as-smsboxid`): a
+   * second one while the first is bound is answered, then closed at once.
+   */
+  readonly oneBindPerSystemType?: boolean;
   /** SMPP over TLS with this PEM key and certificate. */
   readonly tls?: { readonly key: string | Buffer; readonly cert: string | Buffer };
 }
@@ -93,10 +98,12 @@ export class SmscSimulator {
   readonly unbinds: string[] = [];
   /** Binds asked for, accepted or not: a test sees a client keep trying while the SMSC is down. */
   bindAttempts = 0;
-  /** Every bind asked for: its command and system_type. */
-  readonly binds: { command: string; systemType: string }[] = [];
+  /** Every bind asked for: its command, system_type and time on the simulator's clock. */
+  readonly binds: { command: string; systemType: string; at: number }[] = [];
   private server: smpp.Server | undefined;
   private readonly bound = new Map<smpp.Session, string>();
+  /** Bound sessions by bind command and system_type (see `oneBindPerSystemType`). */
+  private readonly bindKeys = new Map<smpp.Session, string>();
   private readonly sessionNumbers = new Map<smpp.Session, number>();
   /** Sessions bound as transmitters: they get no deliver_sm. */
   private readonly transmitters = new WeakSet<smpp.Session>();
@@ -315,7 +322,7 @@ export class SmscSimulator {
     session.on('close', () => this.onClose(session));
     const bind = (pdu: smpp.PDU): void => {
       this.bindAttempts++;
-      this.binds.push({ command: pdu.command, systemType: String(pdu.system_type ?? '') });
+      this.binds.push({ command: pdu.command, systemType: String(pdu.system_type ?? ''), at: nowMs(this.clock) });
       if (this.silentBinds) return;
       if (this.down || pdu.system_id !== this.options.systemId || pdu.password !== this.options.password) {
         session.send(pdu.response({ command_status: this.down ? smpp.ESME_RSYSERR : smpp.ESME_RINVPASWD }));
@@ -323,6 +330,12 @@ export class SmscSimulator {
         return;
       }
       session.send(pdu.response({ system_id: 'herald-sim' }));
+      const bindKey = `${pdu.command}\u0000${String(pdu.system_type ?? '')}`;
+      if (this.options.oneBindPerSystemType && [...this.bindKeys.values()].includes(bindKey)) {
+        session.close();
+        return;
+      }
+      this.bindKeys.set(session, bindKey);
       this.bound.set(session, String(pdu.system_id));
       if (pdu.command === 'bind_transmitter') this.transmitters.add(session);
       this.sessionNumbers.set(session, ++this.sessionCounter);
@@ -349,6 +362,7 @@ export class SmscSimulator {
   private onClose(session: smpp.Session): void {
     const systemId = this.bound.get(session);
     this.bound.delete(session);
+    this.bindKeys.delete(session);
     const unacked = this.unacked.get(session);
     this.unacked.delete(session);
     if (systemId && unacked) {
