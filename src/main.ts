@@ -182,7 +182,11 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
 
     let simulators: EmbeddedSimulators | undefined;
     let configFile = options.configFile ?? loadConfigFile(config.configFile);
-    if (config.simulators) {
+    // The simulators belong with the connectors that talk to them: an api process of split roles has none (its own
+    // would be carriers nobody submits to, and a worker's providers would post their status reports to nobody).
+    if (config.simulators && role === 'api') {
+      log.info('HERALD_SIMULATORS=on: the simulators run in the worker processes, with their controls');
+    } else if (config.simulators) {
       simulators = await startEmbeddedSimulators({ delayMs: config.simDelayMs });
       closers.push(() => simulators!.stop());
       // The simulators stand in for carriers unless the config file names real ones.
@@ -366,15 +370,22 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     }
 
     // A worker serves only the operations endpoints (metrics, health) on HERALD_PORT. With its simulators on,
-    // Herald serves their control endpoints too, where a demo user finds them.
-    const apiRoutes = simulators ? [...ROUTES, simulatorRoutes(simulators)] : ROUTES;
-    const server = await buildServer(ctx, role === 'worker' ? [systemRoutes, opsRoutes] : apiRoutes);
+    // Herald serves their control endpoints too, where a demo user finds them, and a worker the carrier webhooks its
+    // simulated providers post their status reports and inbound messages to.
+    const simulatorApi = simulators ? [simulatorRoutes(simulators)] : [];
+    const server = await buildServer(
+      ctx,
+      role === 'worker'
+        ? [systemRoutes, opsRoutes, ...(simulators ? [webhookRoutes] : []), ...simulatorApi]
+        : [...ROUTES, ...simulatorApi],
+    );
     const url = (await server.listen({ host: config.host, port: config.port })).replace('[::1]', 'localhost');
     // Stop taking requests first, before the workers and the database behind them.
     closers.push(() => closeServer(server));
+    simulators?.connectWebhooks(url);
+    if (role === 'worker' && simulators) process.stdout.write(`${simulatorBanner(url).join('\n')}\n\n`);
     let conversionUrl: string | undefined;
     if (role === 'api' || role === 'all') {
-      simulators?.connectWebhooks(url);
       if (config.conversionPort !== undefined) {
         // The conversion operation has a base address of its own ({conversion_url} in the spec).
         const conversionServer = await buildServer(ctx, [systemRoutes, conversionRoutes]);

@@ -33,7 +33,8 @@ export const inDelivery = (e: string, d: string): string =>
  * Forms deliveries, in one statement, for the lanes of callback URLs that have events written since the last look
  * (`since`, a transaction id) or that the caller still watches (`pending`), and that have no delivery waiting for
  * its first attempt: the next (up to) 100 events of each lane in (txid, id) order, from transactions that can no
- * longer commit behind the cursor. Lanes another sender is forming are skipped (their cursor row is locked).
+ * longer commit behind the cursor. Lanes another sender is forming are skipped (their cursor row is locked), and so
+ * are those it formed while this statement looked (their cursor moved since its snapshot).
  *
  * A lane waits for its delivery's first attempt (events stay in order while receivers answer), not for the retries
  * of a delivery its receiver refused: those would hold newer events back for up to a day (but see
@@ -75,6 +76,7 @@ export async function callbackDeliveriesForm(
      ),
      probed AS (
        SELECT l.target_id, l.lane, c.target_id IS NOT NULL AS has_cursor, n.has_new IS NOT NULL AS has_new,
+         c.cursor_txid AS seen_txid, c.cursor_event_id AS seen_event_id,
          EXISTS (
            SELECT 1 FROM callback_deliveries d
            WHERE d.target_id = l.target_id AND d.lane = l.lane AND d.state = 'open' AND NOT d.replay AND d.attempts = 0
@@ -97,11 +99,16 @@ export async function callbackDeliveriesForm(
          ) first WHERE first.txid < h.xmin
        ) n ON true
      ),
-     -- Only the lanes that will form are locked (a lock is a write), and their cursors are read as locked.
+     -- Only the lanes that will form are locked (a lock is a write), and their cursors are read as locked. A cursor
+     -- another sender moved after this statement's snapshot (it formed the lane and committed while this one
+     -- looked) no longer matches the one probed, on the recheck of the locked row: the lane is left to it, whose
+     -- delivery this snapshot cannot see. (Forming it again failed on callback_deliveries_one_fresh, 3-6 times a
+     -- run with two workers.)
      candidates AS (
        SELECT c.target_id, c.lane, c.cursor_txid, c.cursor_event_id
        FROM callback_cursors c JOIN probed p ON p.target_id = c.target_id AND p.lane = c.lane
        WHERE p.has_new AND NOT p.blocked
+         AND c.cursor_txid = p.seen_txid AND c.cursor_event_id = p.seen_event_id
        ORDER BY c.target_id, c.lane
        LIMIT $2
        FOR UPDATE OF c SKIP LOCKED

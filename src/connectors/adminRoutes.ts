@@ -22,6 +22,12 @@ const ConnectorStatus = Type.Object({
     description: 'Messages per second between the last two reports (2 s apart); null until there are two',
   }),
   lastError: Type.Union([Type.String(), Type.Null()]),
+  throttled: Type.Integer({
+    description: 'Answers that asked to send slower (SMPP ESME_RTHROTTLED, ESME_RMSGQFUL) since the process started',
+  }),
+  pausedUntil: Type.Union([Type.String(), Type.Null()], {
+    description: 'While those answers pause sending: when the pause ends (as last reported); null when sending',
+  }),
   updatedAt: Type.String(),
   stale: Type.Boolean({ description: 'The last report is older than 10 s: the process is stuck, cut off or gone' }),
 });
@@ -69,6 +75,9 @@ export const adminConnectorRoutes: Routes = (app, ctx) => {
           submitted: row.submitted,
           submitRate: row.submit_rate === null ? null : Math.round(row.submit_rate * 100) / 100,
           lastError: row.last_error,
+          throttled: Number(row.throttled),
+          // A pause over by now (reports come every 2 s, pauses last 0.5-4 s) is not shown as current.
+          pausedUntil: row.paused_until && row.paused_until > now ? isoUtc(row.paused_until)! : null,
           updatedAt: isoUtc(row.updated_at)!,
           stale: now.getTime() - row.updated_at.getTime() > CONNECTOR_STATUS_STALE_MS,
         })),

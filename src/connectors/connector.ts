@@ -50,6 +50,10 @@ export interface ConnectorState {
   readonly mps: number;
   readonly submitted: number;
   readonly lastError: string | null;
+  /** Answers of the carrier that asked to send slower (SMPP ESME_RTHROTTLED, ESME_RMSGQFUL) since the start. */
+  readonly throttled?: number;
+  /** The end of the pause in sending those answers started, while it lasts; null when sending. */
+  readonly pausedUntil?: Date | null;
 }
 
 /**

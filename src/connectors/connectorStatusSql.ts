@@ -13,6 +13,8 @@ export interface ConnectorStatusRow {
   mps: number;
   submitted: number;
   last_error: string | null;
+  throttled: number;
+  paused_until: Date | null;
   /** Messages per second between the last two reports; null until there are two, a time apart. */
   submit_rate: number | null;
   updated_at: Date;
@@ -31,16 +33,18 @@ export async function connectorStatusUpsert(
   if (states.length === 0) return;
   await db.query(
     `INSERT INTO connector_status (process, connector_id, channel, type, available, state, in_flight, window_size, mps,
-       submitted, last_error, updated_at)
+       submitted, last_error, throttled, paused_until, updated_at)
      SELECT $1, c.id, c.channel, c.type, c.available, c.state, c.in_flight, c.window_size, c.mps, c.submitted,
-       c.last_error, $2
+       c.last_error, c.throttled, c.paused_until, $2
      FROM unnest($3::text[], $4::text[], $5::text[], $6::boolean[], $7::text[], $8::int[], $9::int[], $10::float8[],
-       $11::bigint[], $12::text[])
-       AS c(id, channel, type, available, state, in_flight, window_size, mps, submitted, last_error)
+       $11::bigint[], $12::text[], $13::bigint[], $14::timestamptz[])
+       AS c(id, channel, type, available, state, in_flight, window_size, mps, submitted, last_error, throttled,
+         paused_until)
      ON CONFLICT (process, connector_id) DO UPDATE SET
        channel = excluded.channel, type = excluded.type, available = excluded.available, state = excluded.state,
        in_flight = excluded.in_flight, window_size = excluded.window_size, mps = excluded.mps,
-       submitted = excluded.submitted, last_error = excluded.last_error,
+       submitted = excluded.submitted, last_error = excluded.last_error, throttled = excluded.throttled,
+       paused_until = excluded.paused_until,
        previous_submitted = connector_status.submitted, previous_at = connector_status.updated_at,
        updated_at = excluded.updated_at`,
     [
@@ -56,6 +60,8 @@ export async function connectorStatusUpsert(
       states.map((s) => s.mps),
       states.map((s) => s.submitted),
       states.map((s) => s.lastError),
+      states.map((s) => s.throttled ?? 0),
+      states.map((s) => s.pausedUntil ?? null),
     ],
   );
 }
@@ -75,7 +81,7 @@ export async function connectorStatusDelete(
 export async function connectorStatusList(db: Queryable): Promise<ConnectorStatusRow[]> {
   return db.query<ConnectorStatusRow>(
     `SELECT process, connector_id, channel, type, available, state, in_flight, window_size, mps, submitted,
-       last_error, updated_at,
+       last_error, throttled, paused_until, updated_at,
        CASE WHEN previous_at IS NOT NULL AND updated_at > previous_at AND submitted >= previous_submitted
          THEN (submitted - previous_submitted) / extract(epoch FROM updated_at - previous_at)::float8 END AS submit_rate
      FROM connector_status ORDER BY connector_id, process`,

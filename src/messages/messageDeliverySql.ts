@@ -302,7 +302,13 @@ export async function messageApplyTransitions(
                OR (c.status = 'delivered' AND m.read_status IS NULL AND m.channel_type = ANY($3::text[]))
                THEN coalesce(m.expires_at, c.at + make_interval(secs => coalesce(m.ttl, $4)))
              ELSE NULL END,
-           history = m.history || c.h
+           -- A wait for the same reason as the last entry's (a connector down, a closed window: a retry every 2 s
+           -- for hours) keeps that entry, from when it started, with the next try: one entry, not one per round.
+           history = CASE WHEN c.new_status = 'sending' AND jsonb_array_length(c.h) = 1
+               AND m.history->-1->>'status' = 'sending' AND m.history->-1->>'retryAt' IS NOT NULL
+               AND m.history->-1->'detail' = c.h->0->'detail'
+             THEN jsonb_set(m.history, '{-1,retryAt}', c.h->0->'retryAt')
+             ELSE m.history || c.h END
        FROM change c
        WHERE m.tableoid = c.part AND m.ctid = c.row_id
        RETURNING m.account_id, m.id, m.created_at, m.channel_type, m.callback_target_id, m.callback_events,

@@ -166,6 +166,20 @@ export class Metrics {
       registers,
       () => sources.connectors().map((c) => [{ connector: c.id, channel: c.channel }, c.submitted]),
     );
+    absoluteCounter(
+      'herald_connector_throttled_total',
+      'Answers of a carrier that asked to send slower (SMPP ESME_RTHROTTLED, ESME_RMSGQFUL)',
+      ['connector', 'channel'],
+      registers,
+      () => sources.connectors().map((c) => [{ connector: c.id, channel: c.channel }, c.throttled ?? 0]),
+    );
+    connectorGauge(
+      'herald_connector_paused_seconds',
+      'Seconds left of the pause in sending that a carrier asking to send slower started; 0 when sending',
+      registers,
+      sources,
+      (c) => (c.pausedUntil ? Math.max(0, c.pausedUntil.getTime() - sources.clock.now().getTime()) / 1000 : 0),
+    );
     connectorGauge(
       'herald_connector_up',
       'Connector bound (SMPP) or ready (HTTP): 1, else 0',

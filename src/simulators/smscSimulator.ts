@@ -69,8 +69,18 @@ export interface SmscSimulatorOptions {
   /** The error code of an undelivered receipt (SIM_UNDELIVERED_ERROR by default) and the base of its `err:`. */
   readonly undeliveredError?: number;
   readonly receiptErrBase?: 10 | 16;
+  /**
+   * Undelivered receipts as Kannel's opensmppbox writes a submission its upstream SMSC refused: `err:000` and the
+   * refusal in the text, `text:NACK/0x<command_status, 8 hex digits>/<its name>`.
+   */
+  readonly receiptErrInNack?: boolean;
   /** One receipt per part (the default), or one per multi-part message, on its last part's id. */
   readonly multipartReceipts?: 'each' | 'one';
+  /**
+   * One bind per system_type and bind command, as opensmppbox takes them (unless `use-systemid-as-smsboxid`): a
+   * second one while the first is bound is answered, then closed at once.
+   */
+  readonly oneBindPerSystemType?: boolean;
   /** SMPP over TLS with this PEM key and certificate. */
   readonly tls?: { readonly key: string | Buffer; readonly cert: string | Buffer };
 }
@@ -88,10 +98,12 @@ export class SmscSimulator {
   readonly unbinds: string[] = [];
   /** Binds asked for, accepted or not: a test sees a client keep trying while the SMSC is down. */
   bindAttempts = 0;
-  /** Every bind asked for: its command and system_type. */
-  readonly binds: { command: string; systemType: string }[] = [];
+  /** Every bind asked for: its command, system_type and time on the simulator's clock. */
+  readonly binds: { command: string; systemType: string; at: number }[] = [];
   private server: smpp.Server | undefined;
   private readonly bound = new Map<smpp.Session, string>();
+  /** Bound sessions by bind command and system_type (see `oneBindPerSystemType`). */
+  private readonly bindKeys = new Map<smpp.Session, string>();
   private readonly sessionNumbers = new Map<smpp.Session, number>();
   /** Sessions bound as transmitters: they get no deliver_sm. */
   private readonly transmitters = new WeakSet<smpp.Session>();
@@ -310,7 +322,7 @@ export class SmscSimulator {
     session.on('close', () => this.onClose(session));
     const bind = (pdu: smpp.PDU): void => {
       this.bindAttempts++;
-      this.binds.push({ command: pdu.command, systemType: String(pdu.system_type ?? '') });
+      this.binds.push({ command: pdu.command, systemType: String(pdu.system_type ?? ''), at: nowMs(this.clock) });
       if (this.silentBinds) return;
       if (this.down || pdu.system_id !== this.options.systemId || pdu.password !== this.options.password) {
         session.send(pdu.response({ command_status: this.down ? smpp.ESME_RSYSERR : smpp.ESME_RINVPASWD }));
@@ -318,6 +330,12 @@ export class SmscSimulator {
         return;
       }
       session.send(pdu.response({ system_id: 'herald-sim' }));
+      const bindKey = `${pdu.command}\u0000${String(pdu.system_type ?? '')}`;
+      if (this.options.oneBindPerSystemType && [...this.bindKeys.values()].includes(bindKey)) {
+        session.close();
+        return;
+      }
+      this.bindKeys.set(session, bindKey);
       this.bound.set(session, String(pdu.system_id));
       if (pdu.command === 'bind_transmitter') this.transmitters.add(session);
       this.sessionNumbers.set(session, ++this.sessionCounter);
@@ -344,6 +362,7 @@ export class SmscSimulator {
   private onClose(session: smpp.Session): void {
     const systemId = this.bound.get(session);
     this.bound.delete(session);
+    this.bindKeys.delete(session);
     const unacked = this.unacked.get(session);
     this.unacked.delete(session);
     if (systemId && unacked) {
@@ -421,7 +440,12 @@ export class SmscSimulator {
         data_coding: 0,
         validity_period: '',
         // The receipt text is plain ASCII letters, digits, colons and spaces: their GSM 03.38 codes are the same.
-        short_message: Buffer.from(receiptText(reportedId, delivered, err), 'ascii'),
+        short_message: Buffer.from(
+          this.options.receiptErrInNack && !delivered
+            ? receiptText(reportedId, false, '000', `NACK/0x${error.toString(16).padStart(8, '0')}/Submit failed`)
+            : receiptText(reportedId, delivered, err),
+          'ascii',
+        ),
       },
       tlvs: receiptTlvs(reportedId, delivered ? 2 : 5),
     };
@@ -545,7 +569,7 @@ function concatOf(pdu: smpp.PDU): SimSubmission['concat'] {
   return null;
 }
 
-function receiptText(messageId: string, delivered: boolean, err: string): string {
+function receiptText(messageId: string, delivered: boolean, err: string, text = ''): string {
   const now = new Date();
   const pad = (n: number): string => String(n).padStart(2, '0');
   const date =
@@ -553,6 +577,6 @@ function receiptText(messageId: string, delivered: boolean, err: string): string
     `${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}`;
   return (
     `id:${messageId} sub:001 dlvrd:${delivered ? '001' : '000'} submit date:${date} done date:${date} ` +
-    `stat:${delivered ? 'DELIVRD' : 'UNDELIV'} err:${err} text:`
+    `stat:${delivered ? 'DELIVRD' : 'UNDELIV'} err:${err} text:${text}`
   );
 }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SmppConnectorConfig } from '../../src/config/configFile.js';
 import { receiptError, receiptId, submittedId } from '../../src/connectors/smpp/carrierIds.js';
 import { MULTIPART_RECEIPT_WAIT_MS } from '../../src/connectors/smpp/multipartReceipts.js';
+import { parseReceipt } from '../../src/connectors/smpp/smppMessage.js';
 import type { SmscSimulatorOptions } from '../../src/simulators/smscSimulator.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { acceptedIds, type SmppHarness, sms, startSmpp } from './smppHarness.js';
@@ -55,6 +56,24 @@ describe('receipts as SMSCs write them', () => {
     await h.connector.submit(sms('79160000007', 'undelivered'));
     await waitFor(() => h!.receipts.length === 1);
     expect(h.receipts[0]).toMatchObject({ state: 'undelivered', errorCode: 11 });
+  });
+
+  it("reads the error of Kannel's NACK text when err: says none", async () => {
+    h = await startSmpp({}, { undeliveredError: 0x45, receiptErrInNack: true });
+    await waitFor(() => h!.connector.available());
+    await h.connector.submit(sms('79160000007', 'refused upstream'));
+    await waitFor(() => h!.receipts.length === 1);
+    expect(h.receipts[0]).toMatchObject({ state: 'undelivered', errorCode: 0x45 });
+  });
+
+  it.each([
+    ['stat:UNDELIV err:000 text:NACK/0x0000000b/Invalid Destination Address', 0x0b],
+    ['stat:REJECTD err:000 text:NACK/0x45/Submit failed', 0x45],
+    ['stat:UNDELIV err:011 text:NACK/0x00000045/Submit failed', 11],
+    ['stat:UNDELIV err:000 text:NACK/none', null],
+    ['stat:UNDELIV err:000 text:hello', null],
+  ])('reads the error code of "%s" as %s', (text, code) => {
+    expect(parseReceipt({ text: `id:1a ${text}` })?.errorCode).toBe(code);
   });
 
   it('takes one receipt for a whole multi-part message as the receipt of each part', async () => {

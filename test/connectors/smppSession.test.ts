@@ -82,3 +82,52 @@ describe('SMPP binds: transmitters and receivers, and stopping at any point', ()
     expect(clock.timers).toBe(0);
   });
 });
+
+describe('SMPP reconnects: binds that do not last back off', () => {
+  let h: SmppHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  /** Moves the clock 100 ms at a time until the session starts connecting again; the time that took. */
+  const untilReconnect = async (session: number): Promise<number> => {
+    const { connector, clock } = h!;
+    await waitFor(() => connector.sessionStates()[session]!.state === 'disconnected');
+    let waited = 0;
+    while (connector.sessionStates()[session]!.state === 'disconnected') {
+      clock.advance(100);
+      waited += 100;
+    }
+    return waited;
+  };
+
+  it('waits longer after each bind the SMSC closes at once, and says why in the last error', async () => {
+    // An SMSC that takes one bind per system_type (opensmppbox) against two sessions: the second flaps.
+    h = await startSmpp({ sessions: 2, reconnectMinMs: 500, reconnectMaxMs: 30_000 }, { oneBindPerSystemType: true });
+    const { smsc, connector } = h;
+    await waitFor(() => smsc.boundSessions === 1 && smsc.binds.length === 2);
+    const second = connector.sessionStates().findIndex((s) => s.state !== 'bound');
+    const gaps: number[] = [];
+    for (let i = 0; i < 6; i++) gaps.push(await untilReconnect(second));
+    expect(gaps).toEqual([500, 1000, 2000, 4000, 8000, 16_000]);
+    expect(connector.state()).toMatchObject({ state: 'bound', available: true });
+    expect(connector.state().lastError).toMatch(
+      /^session 2 closed 0(\.\d)? s after its bind; binding again in 16 s \(the wait doubles while binds do not last/,
+    );
+  });
+
+  it('starts the back-off again once a bind has lasted a minute', async () => {
+    h = await startSmpp({ reconnectMinMs: 500, reconnectMaxMs: 30_000 }, { oneBindPerSystemType: true });
+    const { smsc, connector, clock } = h;
+    await waitFor(() => connector.available());
+    for (const expected of [500, 1000]) {
+      smsc.dropConnections();
+      expect(await untilReconnect(0)).toBe(expected);
+      await waitFor(() => connector.available());
+    }
+    clock.advance(60_000);
+    smsc.dropConnections();
+    expect(await untilReconnect(0)).toBe(500);
+  });
+});

@@ -35,7 +35,8 @@ describe.each(ENGINES)("the simulators' control endpoints on Herald's API port (
     const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => printed.push(String(chunk)) > 0);
     let herald: Herald | undefined;
     try {
-      herald = await startHerald({ config, role: 'api', db: testDb.db, log: pino({ level: 'silent' }) });
+      // The simulators run with the connectors (all, or a worker): an api process of split roles has none.
+      herald = await startHerald({ config, role: 'all', db: testDb.db, log: pino({ level: 'silent' }) });
     } finally {
       stdout.mockRestore();
     }

@@ -354,6 +354,40 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
     );
   });
 
+  describe('the history of a message that waits', () => {
+    own(
+      'records a wait once while its reason stays the same, with its next try, and again when the reason changes',
+      async (tx) => {
+        const id = await newMessage(tx);
+        const { account_id: accountId } = (
+          await tx.query<{ account_id: number }>('SELECT account_id FROM messages WHERE id = $1', [id])
+        )[0]!;
+        const retry = (second: number, reason: string) =>
+          messageApplyTransitions(tx, [
+            retryTransition({ accountId, id, dueAt: at(second + 2), at: at(second), reason }),
+          ]);
+        for (let second = 0; second < 20; second += 2) await retry(second, 'no connector of the route is available');
+        expect(entries(await row(tx, id)).slice(1)).toEqual([
+          {
+            status: 'sending',
+            at: at(0).toISOString(),
+            retryAt: at(20).toISOString(),
+            detail: 'no connector of the route is available',
+          },
+        ]);
+        await retry(20, 'outside its send window');
+        await retry(22, 'outside its send window');
+        await retry(24, 'no connector of the route is available');
+        expect(entries(await row(tx, id)).slice(1)).toMatchObject([
+          { at: at(0).toISOString(), detail: 'no connector of the route is available' },
+          { at: at(20).toISOString(), retryAt: at(24).toISOString(), detail: 'outside its send window' },
+          { at: at(24).toISOString(), retryAt: at(26).toISOString(), detail: 'no connector of the route is available' },
+        ]);
+        expect((await row(tx, id)).due_at).toEqual(at(26));
+      },
+    );
+  });
+
   describe('messageExpireDue', () => {
     own('makes a sent message undelivered (no receipt) at the end of its lifetime, not before', async (tx) => {
       const id = await newMessage(tx, { status: 'sent', dueAt: at(600) });

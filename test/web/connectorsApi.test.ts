@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectorState } from '../../src/connectors/connector.js';
 import { ConnectorStatusWriter, processName } from '../../src/connectors/connectorStatus.js';
 import { connectorStatusUpsert } from '../../src/connectors/connectorStatusSql.js';
+import { SMPP_STATUS } from '../../src/connectors/smpp/smppErrors.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
@@ -49,6 +50,8 @@ describe.each(ENGINES)('connectors with live state for the operator (DESIGN 2, 8
       submitted: expect.any(Number),
       submitRate: expect.toSatisfy((v: unknown) => v === null || typeof v === 'number'),
       lastError: null,
+      throttled: 0,
+      pausedUntil: null,
       updatedAt: expect.stringMatching(ISO),
       stale: false,
     });
@@ -99,6 +102,44 @@ describe.each(ENGINES)('connectors with live state for the operator (DESIGN 2, 8
   });
 });
 
+describe.each(ENGINES)('an SMSC that throttles, seen by the operator (%s)', (engine) => {
+  let t: TestHerald;
+  let account: TestAccount;
+  beforeAll(async () => {
+    // The clock stands still: the pause lasts until the test moves it.
+    t = await startTestHerald(engine, { delivery: { delayMs: 20 }, clock: new TestClock('2026-03-10T09:00:00Z') });
+    account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
+  });
+  afterAll(async () => t?.close());
+
+  it('shows the throttled answers and the pause with its end in the connectors list and the metrics', async () => {
+    const simulator = t.simulators!.smsc;
+    simulator.refuseSubmissions(SMPP_STATUS.RTHROTTLED);
+    await t.send(account.traffic, [message('SMS', { destination: '79161239901', content: 'throttled' })]);
+    const connector = t.herald.connectors.find((c) => c.id === 'sim-smsc')!;
+    await waitFor(() => connector.state().throttled === 1);
+    await t.herald.connectorStatus!.report();
+    const item = smsc((await t.admin('GET', '/admin/v1/connectors')).body.items);
+    expect(item).toMatchObject({ throttled: 1, pausedUntil: '2026-03-10T09:00:00Z' });
+    // The pause (0.5 s) ends on the second: shown to the millisecond by the metrics.
+    const metrics = await (await fetch(`${t.url}/metrics`)).text();
+    expect(metrics).toContain('herald_connector_throttled_total{connector="sim-smsc",channel="SMS"} 1\n');
+    expect(metrics).toContain('herald_connector_paused_seconds{connector="sim-smsc",channel="SMS"} 0.5\n');
+
+    simulator.refuseSubmissions(undefined);
+    t.clock.advance(500);
+    await waitFor(() => simulator.submissions.some((s) => s.text === 'throttled' && s.status === 0));
+    await t.herald.connectorStatus!.report();
+    expect(smsc((await t.admin('GET', '/admin/v1/connectors')).body.items)).toMatchObject({
+      throttled: 1,
+      pausedUntil: null,
+    });
+    expect(await (await fetch(`${t.url}/metrics`)).text()).toContain(
+      'herald_connector_paused_seconds{connector="sim-smsc",channel="SMS"} 0\n',
+    );
+  });
+});
+
 describe.each(ENGINES)('connector status seen from an api process (%s)', (engine) => {
   let t: TestHerald;
   beforeAll(async () => {
@@ -142,6 +183,8 @@ describe.each(ENGINES)('connector status seen from an api process (%s)', (engine
       submitted: 100,
       submitRate: null,
       lastError: 'ECONNREFUSED',
+      throttled: 0,
+      pausedUntil: null,
       updatedAt: '2026-03-10T09:00:00Z',
       stale: false,
     });

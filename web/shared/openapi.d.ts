@@ -6080,6 +6080,10 @@ export interface paths {
                                 /** @description Messages per second between the last two reports (2 s apart); null until there are two */
                                 submitRate: number | null;
                                 lastError: string | null;
+                                /** @description Answers that asked to send slower (SMPP ESME_RTHROTTLED, ESME_RMSGQFUL) since the process started */
+                                throttled: number;
+                                /** @description While those answers pause sending: when the pause ends (as last reported); null when sending */
+                                pausedUntil: string | null;
                                 updatedAt: string;
                                 /** @description The last report is older than 10 s: the process is stuck, cut off or gone */
                                 stale: boolean;

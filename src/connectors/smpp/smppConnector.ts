@@ -135,6 +135,7 @@ export class SmppConnector implements Connector {
     const best = this.sessions
       .filter((s) => s.transmits)
       .reduce<SessionState>((state, s) => (STATE_RANK[s.state] > STATE_RANK[state] ? s.state : state), 'stopped');
+    const throttling = this.throttling.shown();
     return {
       id: this.id,
       type: this.type,
@@ -146,6 +147,8 @@ export class SmppConnector implements Connector {
       mps: this.config.mps,
       submitted: this.submitted,
       lastError: this.lastError,
+      throttled: throttling.refusals,
+      pausedUntil: throttling.pausedUntil,
     };
   }
 

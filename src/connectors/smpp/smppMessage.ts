@@ -232,6 +232,17 @@ export function parseReceipt(fields: {
     (typeof fields.message_state === 'number' ? MESSAGE_STATE[fields.message_state] : undefined) ??
     (statText ? STAT_TEXT[statText] : undefined);
   if (!stat) return undefined;
-  const errorCode = receiptError(/(?:^|\s)err:(\S+)/i.exec(text)?.[1]);
+  const errorCode = receiptError(/(?:^|\s)err:(\S+)/i.exec(text)?.[1]) ?? nackError(text);
   return { carrierId, stat, errorCode };
+}
+
+/**
+ * The SMPP command_status of Kannel's `NACK/0x<hex>/<name>` (the text Kannel, and opensmppbox after it, gives a
+ * submission its upstream SMSC refused), which such a receipt carries in its `text:` with `err:000`.
+ */
+function nackError(text: string): number | null {
+  const status = /\bNACK\/0x([0-9a-f]{1,8})\b/i.exec(text)?.[1];
+  if (status === undefined) return null;
+  const value = Number.parseInt(status, 16);
+  return value === 0 ? null : value;
 }

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import smpp from 'smpp';
 import type { SmppTlsConfig } from '../../config/configFile.js';
-import type { Clock, ClockTimer } from '../../util/clock.js';
+import { type Clock, type ClockTimer, nowMs } from '../../util/clock.js';
 import { corkUntilNextTick } from './corkedWrites.js';
 import { SMPP_STATUS, statusName } from './smppErrors.js';
 
@@ -38,6 +38,13 @@ export interface SessionEvents {
   error(session: SmppSession, message: string): void;
 }
 
+/**
+ * How long a bind must last for the reconnect back-off to start again from `reconnectMinMs`. An SMSC that takes
+ * fewer binds than a connector's `sessions` (opensmppbox: one per system_type and bind type) answers the extra bind
+ * and closes it at once: 52 times in 70 s when each drop reset the back-off. A minute up is a working session.
+ */
+export const SESSION_STABLE_MS = 60_000;
+
 /** Requests an ESME answers itself; any other request is answered generic_nack (SMPP 3.4, 4.3). */
 const NO_ANSWER = new Set(['alert_notification', 'outbind']);
 
@@ -51,6 +58,8 @@ export class SmppLink {
   /** Submissions awaiting their response on this connection, by sequence number. */
   readonly inFlight = new Map<number, (result: PduResult) => void>();
   closed = false;
+  /** A problem was reported on it (Herald closes it for that): its close needs no other explanation. */
+  failed = false;
 
   constructor(
     readonly socket: smpp.Session,
@@ -99,6 +108,8 @@ export class SmppSession {
   private link: SmppLink | undefined;
   private reconnectTimer: ClockTimer | undefined;
   private backoffMs: number;
+  /** When the live connection was bound (the clock's ms), undefined while not bound. */
+  private boundAt: number | undefined;
   private stopping = true;
 
   constructor(
@@ -257,7 +268,9 @@ export class SmppSession {
           return;
         }
         this.sessionState = 'bound';
-        this.backoffMs = this.settings.reconnectMinMs;
+        this.boundAt = nowMs(this.clock);
+        // A bind that is closed at once counts as a failed one: the back-off starts again only once it has lasted.
+        link.later(SESSION_STABLE_MS, () => (this.backoffMs = this.settings.reconnectMinMs));
         this.log.info({ connector: this.settings.id, session: this.number, role: this.role }, 'SMPP session bound');
         this.startEnquireLink(link);
         this.events.bound(this);
@@ -316,6 +329,8 @@ export class SmppSession {
       return;
     }
     this.sessionState = 'disconnected';
+    const upForMs = wasBound && this.boundAt !== undefined ? nowMs(this.clock) - this.boundAt : undefined;
+    this.boundAt = undefined;
     if (wasBound) this.events.unbound(this);
     const delay = this.backoffMs;
     this.backoffMs = Math.min(this.backoffMs * 2, this.settings.reconnectMaxMs);
@@ -323,6 +338,13 @@ export class SmppSession {
       { connector: this.settings.id, session: this.number, retryInMs: delay },
       'SMPP session closed; reconnecting',
     );
+    if (upForMs !== undefined && upForMs < SESSION_STABLE_MS && !link.failed) {
+      this.events.error(
+        this,
+        `session ${this.number} closed ${seconds(upForMs)} s after its bind; binding again in ${seconds(delay)} s ` +
+          '(the wait doubles while binds do not last: an SMSC that takes fewer binds than `sessions` does this)',
+      );
+    }
     this.reconnectTimer = this.clock.setTimer(delay, () => {
       this.reconnectTimer = undefined;
       this.connect();
@@ -335,9 +357,13 @@ export class SmppSession {
       this.log.debug({ connector: this.settings.id, error: message }, 'SMPP problem on a closed connection');
       return;
     }
+    link.failed = true;
     this.events.error(this, message);
   }
 }
+
+/** Milliseconds as seconds with one decimal at most. */
+const seconds = (ms: number): number => Math.round(ms / 100) / 10;
 
 /** node:tls options from the connector's `tls` setting: PEM files read at each connection (they may be renewed). */
 function tlsOptions(tls: Exclude<SmppTlsConfig, false>, host: string): Record<string, unknown> {

@@ -30,6 +30,8 @@ export const THROTTLE_PAUSE_SHARE = 0.5;
  */
 export class SmscThrottling {
   private pausedUntil = 0;
+  /** Answers that asked to slow down, since the start (the operator's view and metrics). */
+  private refusals = 0;
   /** Counts pauses: a PDU sent during pause number n is refused as part of the burst that started pause n + 1. */
   private pauses = 0;
   private steps = 0;
@@ -58,6 +60,11 @@ export class SmscThrottling {
     };
   }
 
+  /** For the operator: every refusal since the start, and when the pause ends (null when not paused). */
+  shown(): { refusals: number; pausedUntil: Date | null } {
+    return { refusals: this.refusals, pausedUntil: this.pauseLeftMs > 0 ? new Date(this.pausedUntil) : null };
+  }
+
   get pauseLeftMs(): number {
     return Math.max(0, this.pausedUntil - nowMs(this.clock));
   }
@@ -76,6 +83,7 @@ export class SmscThrottling {
    * most recent answers were acceptances (the PDU is then only sent again).
    */
   refused(sent: number): void {
+    this.refusals++;
     this.answered(true);
     // Refusals of PDUs sent before the current pause started are the same burst: one step for all of them.
     if (sent < this.pauses) return;

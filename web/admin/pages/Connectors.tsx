@@ -64,6 +64,7 @@ export function Connectors() {
               { label: 'In flight / window', class: 'num' },
               { label: 'Submit rate', class: 'num' },
               { label: 'Submitted', class: 'num' },
+              { label: 'Throttled', class: 'num' },
               'Last error',
               'Updated',
             ]}
@@ -90,6 +91,11 @@ export function Connectors() {
                   {c.mps ? ` (max ${c.mps})` : ''}
                 </td>
                 <td class="num">{c.submitted.toLocaleString()}</td>
+                <td class="num" data-testid="connector-throttled">
+                  {/* Answers that asked to send slower; the pause they started, while it lasts */}
+                  {c.throttled.toLocaleString()}
+                  {c.pausedUntil && <span class="hint"> (paused until {formatTime(c.pausedUntil)})</span>}
+                </td>
                 <td class="clip">{c.lastError ?? '—'}</td>
                 <td>{formatTime(c.updatedAt)}</td>
               </tr>

@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestClock } from '../helpers/clock.js';
+import { ENGINES } from '../helpers/engines.js';
+import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { message, SENDER } from '../messages/messageFixtures.js';
+
+describe.each(ENGINES)('the status history of a message that waits for a connector (%s)', (engine) => {
+  let t: TestHerald;
+  let account: TestAccount;
+  const row = async (id: string) =>
+    (
+      await t.testDb.db.query<{ status: string; attempts: number; history: { status: string; detail?: string }[] }>(
+        'SELECT status, attempts, history FROM messages WHERE account_id = $1 AND id = $2',
+        [account.id, id],
+      )
+    )[0]!;
+
+  beforeAll(async () => {
+    // The clock stands still: each retry comes when the test moves it by the retry delay (2 s).
+    t = await startTestHerald(engine, { delivery: { delayMs: 20 }, clock: new TestClock('2026-03-10T09:00:00Z') });
+    account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
+  });
+  afterAll(async () => t?.close());
+
+  it('records an outage over many claim rounds as one entry, then the send', async () => {
+    const smsc = t.simulators!.smsc;
+    smsc.setDown(true);
+    await waitFor(() => !t.herald.connectors.find((c) => c.type === 'smpp')!.available());
+    const [id] = await t.send(account.traffic, [message('SMS', { destination: '79161230001', content: 'outage' })]);
+    await waitFor(async () => (await row(id!)).attempts >= 1);
+    for (let round = 2; round <= 12; round++) {
+      t.clock.advance(2000);
+      await waitFor(async () => (await row(id!)).attempts >= round, {
+        describe: async () => JSON.stringify(await row(id!)),
+      });
+    }
+    smsc.setDown(false);
+    // Reconnection and the next retry come as the clock moves.
+    await waitFor(
+      async () => {
+        t.clock.advance(1000);
+        return (await row(id!)).status === 'delivered';
+      },
+      { describe: async () => JSON.stringify(await row(id!)) },
+    );
+    const { history, attempts } = await row(id!);
+    expect(attempts).toBeGreaterThanOrEqual(12);
+    expect(history.map((h) => h.status)).toEqual(['sending', 'sending', 'sent', 'delivered']);
+    expect(history[1]).toMatchObject({
+      at: '2026-03-10T09:00:00.000Z',
+      detail: 'no connector of the route is available',
+    });
+  });
+});
