@@ -23,7 +23,7 @@ import {
   routeNotFound,
 } from './errorHandler.js';
 import { bodyLimitFor, NO_BODY_LIMIT } from './bodyLimits.js';
-import { ErrorBody } from './schemas.js';
+import { ErrorBody, Query } from './schemas.js';
 
 /**
  * The reference page at /docs (Swagger UI) loads its scripts, styles and images from Herald itself and calls only
@@ -60,6 +60,9 @@ const KEEP_ALIVE_TIMEOUT_MS = 72_000;
  * recursively, JSON.stringify included, overflows the stack at a few thousand: 8 KB of brackets.
  */
 export const MAX_JSON_DEPTH = 32;
+
+/** The query of an operation that takes none. */
+const NO_QUERY = Query({});
 
 /** A route module: registers its routes on the server. */
 export type Routes = (app: HeraldApp, ctx: AppContext) => void;
@@ -185,6 +188,20 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
     if (route.bodyLimit !== undefined) return;
     const body = route.schema?.body as object | undefined;
     route.bodyLimit = body === undefined ? NO_BODY_LIMIT : bodyLimitFor(body, `${route.method} ${route.url}`);
+  });
+  // DESIGN 12: every query-taking route refuses an unknown or misspelt parameter (422 4220 `Invalid <parameter>`).
+  // A reading operation that needs credentials and declares no query takes none; a query schema that is not
+  // closed stops start-up, so that no route ignores a parameter it does not know.
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema as (typeof route.schema & { security?: unknown[] }) | undefined;
+    if (!schema) return;
+    const query = schema.querystring as { additionalProperties?: unknown } | undefined;
+    if (query === undefined) {
+      const reads = [route.method].flat().every((method) => method === 'GET' || method === 'HEAD');
+      if (reads && (schema.security?.length ?? 0) > 0) schema.querystring = NO_QUERY;
+    } else if (query.additionalProperties !== false) {
+      throw new Error(`${route.method} ${route.url}: its query schema must be closed (http/schemas.ts Query)`);
+    }
   });
   for (const register of routes) register(app, ctx);
   await app.ready();
