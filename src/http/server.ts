@@ -110,7 +110,13 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
   const ajv = { removeAdditional: false, allErrors: false, verbose: true } as const;
   const strict = compilers({}, { customOptions: { ...ajv, coerceTypes: false }, plugins: [] });
   const coercing = compilers({}, { customOptions: { ...ajv, coerceTypes: 'array' }, plugins: [] });
-  app.setValidatorCompiler((route) => (route.httpPart === 'body' ? strict(route) : storableOnly(coercing(route))));
+  app.setValidatorCompiler((route) =>
+    route.httpPart !== 'body'
+      ? storableOnly(coercing(route))
+      : needsBody(route.schema)
+        ? strict(route)
+        : orNoBody(strict(route)),
+  );
 
   app.server.on('checkExpectation', expectationFailed);
   app.addHook('onRequest', async (request) => {
@@ -127,14 +133,16 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
   // Fastify's own JSON parser (with its __proto__ and constructor checks), then what no handler should see.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // An empty body is no body where the route needs none: many clients label every POST as JSON.
+    if (body === '' && !needsBody(request.routeOptions.schema?.body)) return done(null, undefined);
     parseJson(request, body as string, (error, value) => {
       if (error) return done(error, undefined);
       const problem = bodyProblem(value, body as string);
       if (problem) return done(herald('badJson', { reason: problem }), undefined);
       done(null, value);
-    }),
-  );
+    });
+  });
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -206,6 +214,22 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
   for (const register of routes) register(app, ctx);
   await app.ready();
   return app;
+}
+
+/** A body validator that also takes no body (Fastify validates a missing body as null). */
+function orNoBody(validate: Validator): Validator {
+  const checked: Validator = (data: unknown) => {
+    if (data === null || data === undefined) return true;
+    const valid = validate(data);
+    checked.errors = validate.errors;
+    return valid;
+  };
+  return checked;
+}
+
+/** Whether a route's body schema requires a body: it has one, not marked optional (TypeBox's `Type.Optional`). */
+function needsBody(schema: unknown): boolean {
+  return typeof schema === 'object' && schema !== null && (schema as { '~optional'?: boolean })['~optional'] !== true;
 }
 
 /**
