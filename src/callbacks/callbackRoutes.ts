@@ -4,7 +4,7 @@ import { newCallbackSecret } from '../accounts/index.js';
 import { herald } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../http/auth.js';
 import { bodyLimitFor } from '../http/bodyLimits.js';
-import { errorResponses, PageQuery, paginated } from '../http/schemas.js';
+import { errorResponses, PAGE_PARAMETERS, paginated, Query } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { isoUtc } from '../util/time.js';
 import { UUID_PATTERN } from '../util/uuid7.js';
@@ -73,13 +73,11 @@ export const callbackRoutes: Routes = (app, ctx) => {
         tags,
         summary: 'Callback deliveries: open (pending or retrying), delivered, failed',
         security,
-        querystring: Type.Intersect([
-          PageQuery,
-          Type.Object({
-            state: Type.Optional(Type.Enum(['open', 'delivered', 'failed'])),
-            message_uuid: Type.Optional(Type.String({ pattern: UUID_PATTERN.source })),
-          }),
-        ]),
+        querystring: Query({
+          ...PAGE_PARAMETERS,
+          state: Type.Optional(Type.Enum(['open', 'delivered', 'failed'])),
+          message_uuid: Type.Optional(Type.String({ pattern: UUID_PATTERN.source })),
+        }),
         response: { 200: paginated(Delivery), ...errorResponses(401, 403, 422) },
       },
     },

@@ -1,6 +1,6 @@
 import { herald, HeraldError, showValue } from '../errors/catalogue.js';
-import { READ_TRACKED, validateMessage, validateTrafficType, validateWindowFields } from '../messages/index.js';
-import type { ValidationContext, ValidMessage } from '../messages/index.js';
+import { READ_TRACKED, validateCommonFields, validateMessage } from '../messages/index.js';
+import type { ValidationContext, ValidMessage, WindowValues } from '../messages/index.js';
 import { type Channel, isChannel } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';
 
@@ -43,7 +43,8 @@ export interface ValidCascade {
 /**
  * Validates one cascade object: its common fields, then each step as a message of its channel with the common
  * fields it accepts (the window fields apply to every step whatever its channel). Errors carry `step` (0-based)
- * when they are a step's; the caller adds `index`.
+ * when they are a step's, and only then (an error of a common field is the cascade's); the caller adds `index`.
+ * `shortUrl` follows the rule of a message of a channel that does not take it: refused when no step takes it.
  */
 export function validateCascade(input: unknown, ctx: ValidationContext): ValidCascade {
   if (!isPlainObject(input)) throw herald('notAnObject');
@@ -58,8 +59,12 @@ export function validateCascade(input: unknown, ctx: ValidationContext): ValidCa
     throw herald('invalidField', { field: 'cascade', value: `an array of 1 to ${MAX_STEPS} steps` });
   if (input.destination === undefined || input.destination === null)
     throw herald('missingField', { field: 'destination' });
-  validateTrafficType(input.trafficType);
-  const window = validateWindowFields(input, ctx.now);
+  // As a message of a channel that does not take shortUrl refuses it, whatever its value, before anything else.
+  const channels = steps.map((step: unknown) => (isPlainObject(step) ? step.channelType : undefined));
+  const shortUrlGiven = input.shortUrl !== undefined && input.shortUrl !== null;
+  if (shortUrlGiven && channels.every(isChannel) && !channels.some(acceptsShortUrl))
+    throw herald('fieldNotAccepted', { field: 'shortUrl' });
+  const { window } = validateCommonFields(input, ctx);
   const common: Record<string, unknown> = {};
   for (const field of COMMON_FIELDS) common[field] = input[field];
 
@@ -78,7 +83,7 @@ function validateStep(
   step: unknown,
   last: boolean,
   common: Record<string, unknown>,
-  window: ReturnType<typeof validateWindowFields>,
+  window: WindowValues,
   ctx: ValidationContext,
 ): ValidStep {
   if (!isPlainObject(step)) throw herald('notAnObject');

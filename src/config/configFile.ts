@@ -277,6 +277,13 @@ export function parseConfigFile(data: unknown, source = 'config'): ConfigFile {
 
 /** What the schema cannot say of an SMPP connector: settings that depend on each other, and readable TLS files. */
 function checkSmppConnector(c: SmppConnectorConfig, place: string): void {
+  // Some SMSCs refuse an empty system_type at bind (Kannel's opensmppbox does): refused here, not at the first bind.
+  if (c.systemType === '') {
+    throw new ConfigError(
+      'HERALD_CONFIG',
+      `${place}.systemType: must not be empty (connector ${c.id}); leave it out for the default "herald"`,
+    );
+  }
   if (c.reconnectMinMs > c.reconnectMaxMs) {
     throw new ConfigError(
       'HERALD_CONFIG',

@@ -16,22 +16,21 @@ interface AjvError {
   message?: string;
 }
 
-/** Maps an Ajv schema error to the API's `Missing <field>` / `Invalid <field>: <value>` messages. */
+/**
+ * Maps an Ajv schema error to the API's `Missing <field>` / `Invalid <field>: <value>` messages. A field is named as
+ * the client wrote it, whatever part of the request holds it: `Invalid per_page: 0`, not `querystring.per_page`.
+ */
 function schemaError(error: FastifyError & { validation: AjvError[]; validationContext?: string }): HeraldError {
   const first = error.validation[0]!;
-  const location = error.validationContext === 'body' ? '' : `${error.validationContext ?? ''}.`;
   const path = first.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const within = path ? `${path}.` : '';
   if (first.keyword === 'required') {
-    const missing = String(first.params.missingProperty);
-    return herald('missingField', { field: `${location}${path ? `${path}.` : ''}${missing}` });
+    return herald('missingField', { field: `${within}${String(first.params.missingProperty)}` });
   }
   if (first.keyword === 'additionalProperties') {
-    const extra = String(first.params.additionalProperty);
-    // An unknown query parameter is named as the client wrote it: `Invalid <parameter>`.
-    const prefix = error.validationContext === 'querystring' ? '' : location;
-    return herald('fieldNotAccepted', { field: `${prefix}${path ? `${path}.` : ''}${extra}` });
+    return herald('fieldNotAccepted', { field: `${within}${String(first.params.additionalProperty)}` });
   }
-  const field = `${location}${path}` || error.validationContext || 'body';
+  const field = path || error.validationContext || 'body';
   if (first.keyword === 'maxItems') return herald('tooManyItems', { field, limit: Number(first.params.limit) });
   if (maySecret(field, first.data))
     return herald('invalidSecretField', { field, reason: first.message ?? first.keyword });

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from 'typebox';
+import { type TProperties, Type, type TSchema } from 'typebox';
 import { CHANNELS } from '../shared/channels.js';
 
 /** The error body of every failure (spec 2.7). */
@@ -36,10 +36,19 @@ export const IdParam = Type.Object({ id: Id() });
 /** Keeps the offset, (page - 1) x per_page, an exact integer the database takes. */
 export const MAX_PAGE = 1_000_000_000;
 
-export const PageQuery = Type.Object({
+/**
+ * A query string's schema: closed, so that an unknown or misspelt parameter is 422 4220 `Invalid <parameter>`
+ * (DESIGN 12). The server refuses to start with a query schema that is not closed (server.ts).
+ */
+export const Query = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
+
+/** The page parameters of a list. */
+export const PAGE_PARAMETERS = {
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-});
+};
+
+export const PageQuery = Query(PAGE_PARAMETERS);
 
 export function paginated<T extends TSchema>(item: T) {
   return Type.Object({

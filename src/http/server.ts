@@ -23,7 +23,7 @@ import {
   routeNotFound,
 } from './errorHandler.js';
 import { bodyLimitFor, NO_BODY_LIMIT } from './bodyLimits.js';
-import { ErrorBody } from './schemas.js';
+import { ErrorBody, Query } from './schemas.js';
 
 /**
  * The reference page at /docs (Swagger UI) loads its scripts, styles and images from Herald itself and calls only
@@ -60,6 +60,9 @@ const KEEP_ALIVE_TIMEOUT_MS = 72_000;
  * recursively, JSON.stringify included, overflows the stack at a few thousand: 8 KB of brackets.
  */
 export const MAX_JSON_DEPTH = 32;
+
+/** The query of an operation that takes none. */
+const NO_QUERY = Query({});
 
 /** A route module: registers its routes on the server. */
 export type Routes = (app: HeraldApp, ctx: AppContext) => void;
@@ -107,7 +110,13 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
   const ajv = { removeAdditional: false, allErrors: false, verbose: true } as const;
   const strict = compilers({}, { customOptions: { ...ajv, coerceTypes: false }, plugins: [] });
   const coercing = compilers({}, { customOptions: { ...ajv, coerceTypes: 'array' }, plugins: [] });
-  app.setValidatorCompiler((route) => (route.httpPart === 'body' ? strict(route) : storableOnly(coercing(route))));
+  app.setValidatorCompiler((route) =>
+    route.httpPart !== 'body'
+      ? storableOnly(coercing(route))
+      : needsBody(route.schema)
+        ? strict(route)
+        : orNoBody(strict(route)),
+  );
 
   app.server.on('checkExpectation', expectationFailed);
   app.addHook('onRequest', async (request) => {
@@ -124,14 +133,16 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
   // Fastify's own JSON parser (with its __proto__ and constructor checks), then what no handler should see.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // An empty body is no body where the route needs none: many clients label every POST as JSON.
+    if (body === '' && !needsBody(request.routeOptions.schema?.body)) return done(null, undefined);
     parseJson(request, body as string, (error, value) => {
       if (error) return done(error, undefined);
       const problem = bodyProblem(value, body as string);
       if (problem) return done(herald('badJson', { reason: problem }), undefined);
       done(null, value);
-    }),
-  );
+    });
+  });
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -186,9 +197,39 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
     const body = route.schema?.body as object | undefined;
     route.bodyLimit = body === undefined ? NO_BODY_LIMIT : bodyLimitFor(body, `${route.method} ${route.url}`);
   });
+  // DESIGN 12: every query-taking route refuses an unknown or misspelt parameter (422 4220 `Invalid <parameter>`).
+  // A reading operation that needs credentials and declares no query takes none; a query schema that is not
+  // closed stops start-up, so that no route ignores a parameter it does not know.
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema as (typeof route.schema & { security?: unknown[] }) | undefined;
+    if (!schema) return;
+    const query = schema.querystring as { additionalProperties?: unknown } | undefined;
+    if (query === undefined) {
+      const reads = [route.method].flat().every((method) => method === 'GET' || method === 'HEAD');
+      if (reads && (schema.security?.length ?? 0) > 0) schema.querystring = NO_QUERY;
+    } else if (query.additionalProperties !== false) {
+      throw new Error(`${route.method} ${route.url}: its query schema must be closed (http/schemas.ts Query)`);
+    }
+  });
   for (const register of routes) register(app, ctx);
   await app.ready();
   return app;
+}
+
+/** A body validator that also takes no body (Fastify validates a missing body as null). */
+function orNoBody(validate: Validator): Validator {
+  const checked: Validator = (data: unknown) => {
+    if (data === null || data === undefined) return true;
+    const valid = validate(data);
+    checked.errors = validate.errors;
+    return valid;
+  };
+  return checked;
+}
+
+/** Whether a route's body schema requires a body: it has one, not marked optional (TypeBox's `Type.Optional`). */
+function needsBody(schema: unknown): boolean {
+  return typeof schema === 'object' && schema !== null && (schema as { '~optional'?: boolean })['~optional'] !== true;
 }
 
 /**

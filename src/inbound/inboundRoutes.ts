@@ -5,7 +5,7 @@ import { lockAccount } from '../db/accountLocks.js';
 import type { Queryable } from '../db/db.js';
 import { herald } from '../errors/catalogue.js';
 import { principalOf, requireAdmin, requireToken } from '../http/auth.js';
-import { errorResponses, Id, IdParam, PageQuery, paginated } from '../http/schemas.js';
+import { errorResponses, Id, IdParam, PAGE_PARAMETERS, paginated, Query } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { SENDER_NAME_MAX_LENGTH } from '../senderNames/index.js';
 import { isoUtc } from '../util/time.js';
@@ -390,8 +390,8 @@ export const adminInboundRoutes: Routes = (app, ctx) => {
         tags: ['Operator: inbound'],
         summary: 'Inbound messages whose sender name or number no account has (kept, never dropped), newest first',
         security: [{ adminToken: [] }],
-        querystring: Type.Object({
-          page: PageQuery.properties.page,
+        querystring: Query({
+          page: PAGE_PARAMETERS.page,
           per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: UNROUTED_PER_PAGE })),
         }),
         response: {

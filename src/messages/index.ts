@@ -1,6 +1,7 @@
 /** What other parts of Herald may use of messages/; everything else in the folder is its own. */
 export { VOICECODE_SENDER_NAME } from './channelContent.js';
 export { normaliseDestination } from './destination.js';
+export type { Destination } from './destination.js';
 export { MESSAGE_COLUMNS, messageToApi } from './messageObject.js';
 export type { MessageRow } from './messageObject.js';
 export { validateWhatsappContent, WHATSAPP_LIMITS } from './whatsappContent.js';
@@ -47,8 +48,8 @@ export type { ReadStatus, Status } from './statuses.js';
 export { mergeReceipt, retryTransition, roundsOf, sentTransition, statusTransition } from './transitions.js';
 export type { HistoryEntry, TargetStatus, Transition } from './transitions.js';
 export { WHATSAPP_WINDOW_MS, whatsappWindowOpen, whatsappWindowsOpenOf } from './whatsappWindows.js';
-export { TRAFFIC_TYPES, validateMessage, validateTrafficType, validateWindowFields } from './validateMessage.js';
-export type { TrafficType, ValidationContext, ValidMessage, WindowValues } from './validateMessage.js';
+export { TRAFFIC_TYPES, validateCommonFields, validateMessage, validateTrafficType } from './validateMessage.js';
+export type { CommonValues, TrafficType, ValidationContext, ValidMessage, WindowValues } from './validateMessage.js';
 export { handLeased, handOver, itemError, MAX_BATCH, senderOf, validationContext } from './sendMessages.js';
 export type { SendItem, SendResponse } from './sendMessages.js';
 export { newMessageId, prepareMessages, storeMessages, storeRefused } from './generate.js';

@@ -2,6 +2,7 @@ import { type AppContext, type DirectHandOver, NO_DIRECT_ROOM } from '../context
 import { herald, HeraldError } from '../errors/catalogue.js';
 import type { Principal } from '../http/auth.js';
 import { idempotentReplay, type IdempotentResult, runIdempotent } from '../idempotency/index.js';
+import { lookupSubscriber } from '../numbering/index.js';
 import { activeSenderNames } from '../senderNames/index.js';
 import { type Channel, enabledChannels } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';
@@ -192,5 +193,6 @@ export async function validationContext(
       matchTemplate?.('VOICECODE', VOICECODE_SENDER_NAME, content, now) !== undefined,
     allowPrivateCallbacks: ctx.config.callbackAllowPrivate,
     shortenerAvailable: ctx.config.shortUrlBase !== undefined,
+    subscriberZones: (destination) => lookupSubscriber(ctx.plan, destination.msisdn, destination.country ?? null).zones,
   };
 }

@@ -5,9 +5,10 @@ import { linkCount, MAX_LINKS_PER_MESSAGE } from '../links/index.js';
 import { SENDER_NAME_MAX_LENGTH } from '../senderNames/index.js';
 import { type Channel, isChannel } from '../shared/channels.js';
 import { charCount, isPlainObject } from '../shared/text.js';
+import { wallBound, windowZones } from '../schedule/index.js';
 import { formatLocalTime, parseLocalTime } from '../util/time.js';
 import { VOICECODE_SENDER_NAME, validateContent } from './channelContent.js';
-import { normaliseDestination } from './destination.js';
+import { type Destination, normaliseDestination } from './destination.js';
 
 /** Every field of the message request object (spec 2.1). */
 export const MESSAGE_FIELDS = [
@@ -101,6 +102,8 @@ export interface ValidationContext {
   readonly isArrangedVoicecode?: (content: unknown) => boolean;
   readonly allowPrivateCallbacks: boolean;
   readonly shortenerAvailable: boolean;
+  /** The subscriber's time zones, in which its local times are written when useLocalTime is true. */
+  readonly subscriberZones: (destination: Destination) => readonly string[];
 }
 
 /** A message that passed validation, normalised for storage. */
@@ -152,7 +155,13 @@ export function validateMessage(input: unknown, ctx: ValidationContext): ValidMe
   const { totalParts, content } = validateContent(channel, input.content, ctx.isArrangedVoicecode);
   const tags = validateTags(input.tags);
   const useLocalTime = optionalBoolean(input.useLocalTime, 'useLocalTime') ?? true;
-  const { localSendTime, localCompletionTime } = validateTimes(input.localSendTime, input.localCompletionTime, ctx.now);
+  const zones = (): readonly string[] => windowZones(useLocalTime, ctx.subscriberZones(destination));
+  const { localSendTime, localCompletionTime } = validateTimes(
+    input.localSendTime,
+    input.localCompletionTime,
+    zones,
+    ctx.now,
+  );
   const ttl = validateTtl(input.ttl, rule);
   const hours = validateHourOrDayList(input.hours, 0, 23, 'hours');
   const days = validateHourOrDayList(input.days, 1, 7, 'days');
@@ -200,10 +209,48 @@ export type WindowValues = Pick<
   'useLocalTime' | 'localSendTime' | 'localCompletionTime' | 'hours' | 'days'
 >;
 
-/** Validates the send window fields of a message (or of a cascade, whose window is every step's). */
-export function validateWindowFields(input: Record<string, unknown>, now: Date): WindowValues {
+/** The fields of spec 2.1 that are not per channel, validated: a cascade's common fields. */
+export interface CommonValues {
+  readonly destination: Destination;
+  readonly window: WindowValues;
+  readonly shortUrl: boolean;
+}
+
+/**
+ * Validates the fields of a message that are not per channel (destination, tags, trafficType, the window fields,
+ * shortUrl, callbackUrl, callbackEvents): a cascade's common fields, whose errors are the cascade's, not a step's.
+ * The destination must be present.
+ */
+export function validateCommonFields(input: Record<string, unknown>, ctx: ValidationContext): CommonValues {
+  const destination = normaliseDestination(input.destination);
+  if (!destination) throw herald('invalidMsisdn');
+  validateTags(input.tags);
+  validateTrafficType(input.trafficType);
+  const window = validateWindowFields(input, destination, ctx);
+  const shortUrl = optionalBoolean(input.shortUrl, 'shortUrl') ?? false;
+  if (shortUrl && !ctx.shortenerAvailable) throw herald('shortenerUnavailable');
+  validateCallbackUrl(input.callbackUrl, ctx.allowPrivateCallbacks);
+  validateCallbackEvents(input.callbackEvents);
+  return { destination, window, shortUrl };
+}
+
+/**
+ * Validates the send window fields of a message (or of a cascade, whose window is every step's) to `destination`
+ * (normalised), whose zones its local times are written in.
+ */
+function validateWindowFields(
+  input: Record<string, unknown>,
+  destination: Destination,
+  ctx: ValidationContext,
+): WindowValues {
   const useLocalTime = optionalBoolean(input.useLocalTime, 'useLocalTime') ?? true;
-  const { localSendTime, localCompletionTime } = validateTimes(input.localSendTime, input.localCompletionTime, now);
+  const zones = (): readonly string[] => windowZones(useLocalTime, ctx.subscriberZones(destination));
+  const { localSendTime, localCompletionTime } = validateTimes(
+    input.localSendTime,
+    input.localCompletionTime,
+    zones,
+    ctx.now,
+  );
   const hours = validateHourOrDayList(input.hours, 0, 23, 'hours');
   const days = validateHourOrDayList(input.days, 1, 7, 'days');
   return { useLocalTime, localSendTime, localCompletionTime, hours, days };
@@ -258,22 +305,24 @@ function optionalBoolean(value: unknown, field: string): boolean | undefined {
 
 /**
  * Spec 2.1 and 8: localSendTime within [now - 12 h, now + 7 days], localCompletionTime within
- * [max(localSendTime, now), now + 70 days] (a completion time already past is refused), both wall-clock
- * times compared with UTC at whole seconds.
+ * [max(localSendTime, now), now + 70 days] (a completion time already past is refused), at whole seconds. Both are
+ * wall-clock times in `zones` (the subscriber's, or Moscow's): the bounds are compared, and shown in errors, as the
+ * wall-clock times of those instants there (of several zones, the tightest).
  */
 function validateTimes(
   send: unknown,
   completion: unknown,
+  zones: () => readonly string[],
   now: Date,
 ): { localSendTime: string | null; localCompletionTime: string | null } {
   const nowMs = Math.floor(now.getTime() / 1000) * 1000;
-  const minSend = nowMs - LIMITS.sendTimeBeforeNowMs;
   let sendMs: number | undefined;
   if (present(send)) {
     sendMs = typeof send === 'string' ? parseLocalTime(send) : undefined;
     if (sendMs === undefined) throw herald('invalidField', { field: 'localSendTime', value: showValue(send) });
+    const minSend = wallBound(zones(), nowMs - LIMITS.sendTimeBeforeNowMs, 'lower');
     if (sendMs < minSend) throw herald('sendTimeTooEarly', { minLocalSendTime: formatLocalTime(minSend) });
-    const maxSend = nowMs + LIMITS.sendTimeAfterNowMs;
+    const maxSend = wallBound(zones(), nowMs + LIMITS.sendTimeAfterNowMs, 'upper');
     if (sendMs > maxSend) throw herald('sendTimeTooLate', { maxLocalSendTime: formatLocalTime(maxSend) });
   }
   if (present(completion)) {
@@ -281,11 +330,11 @@ function validateTimes(
     if (completionMs === undefined) {
       throw herald('invalidField', { field: 'localCompletionTime', value: showValue(completion) });
     }
-    const minCompletion = Math.max(sendMs ?? nowMs, nowMs);
+    const minCompletion = Math.max(sendMs ?? -Infinity, wallBound(zones(), nowMs, 'lower'));
     if (completionMs < minCompletion) {
       throw herald('completionTimeTooEarly', { minLocalCompletionTime: formatLocalTime(minCompletion) });
     }
-    const maxCompletion = nowMs + LIMITS.completionTimeAfterNowMs;
+    const maxCompletion = wallBound(zones(), nowMs + LIMITS.completionTimeAfterNowMs, 'upper');
     if (completionMs > maxCompletion) {
       throw herald('completionTimeTooLate', { maxLocalCompletionTime: formatLocalTime(maxCompletion) });
     }

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { accountGetOr404 } from '../accounts/index.js';
 import { herald } from '../errors/catalogue.js';
 import { requireAdmin } from '../http/auth.js';
-import { ChannelType, errorResponses, Id, IdParam } from '../http/schemas.js';
+import { ChannelType, errorResponses, Id, IdParam, Query } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { isoUtc } from '../util/time.js';
 import { type TariffRow, tariffDelete, tariffInsert, tariffList } from './tariffSql.js';
@@ -88,7 +88,7 @@ export const adminTariffRoutes: Routes = (app, ctx) => {
         tags,
         summary: "List tariffs (with accountId: that account's and the defaults)",
         security,
-        querystring: Type.Object({ accountId: Type.Optional(Id()) }),
+        querystring: Query({ accountId: Type.Optional(Id()) }),
         response: { 200: Type.Object({ items: Type.Array(Tariff) }) },
       },
     },

@@ -1,5 +1,5 @@
 /** What other parts of Herald may use of schedule/; everything else in the folder is its own. */
-export { messageWindow } from './messageWindow.js';
+export { messageWindow, windowZones } from './messageWindow.js';
 export { completionInstant, DEFAULT_TTL_SECONDS, isUnconstrained, nextAllowedInstant, planSend } from './sendWindow.js';
 export type { SendWindow } from './sendWindow.js';
-export { isValidZone } from './zonedTime.js';
+export { isValidZone, wallBound } from './zonedTime.js';

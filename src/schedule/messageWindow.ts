@@ -14,10 +14,15 @@ export interface WindowFields {
   readonly ttl: number | null;
 }
 
+/** The zones a message's local times are written in: its subscriber's, or Moscow's when useLocalTime is false. */
+export function windowZones(useLocalTime: boolean, subscriberZones: readonly string[]): readonly string[] {
+  return useLocalTime ? subscriberZones : [MOSCOW_ZONE];
+}
+
 /** A message's send window in its subscriber's zones (or Moscow's). */
 export function messageWindow(fields: WindowFields, subscriberZones: readonly string[]): SendWindow {
   return {
-    zones: fields.useLocalTime ? subscriberZones : [MOSCOW_ZONE],
+    zones: windowZones(fields.useLocalTime, subscriberZones),
     sendFrom: fields.localSendTime ? parseLocalTime(fields.localSendTime) : undefined,
     sendUntil: fields.localCompletionTime ? parseLocalTime(fields.localCompletionTime) : undefined,
     hours: fields.hours ?? undefined,

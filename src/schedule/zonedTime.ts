@@ -67,6 +67,16 @@ export function toWall(zone: string, instantMs: number): number {
 }
 
 /**
+ * An instant as the wall-clock time that bounds a local time written for all of `zones` (milliseconds of the same
+ * wall time read as UTC): for a lower bound the latest of their wall clocks at that instant, for an upper bound the
+ * earliest, so that a local time within the bounds is within them in every zone.
+ */
+export function wallBound(zones: readonly string[], instantMs: number, bound: 'lower' | 'upper'): number {
+  const walls = zones.map((zone) => toWall(zone, instantMs));
+  return bound === 'lower' ? Math.max(...walls) : Math.min(...walls);
+}
+
+/**
  * The instant at which a zone's wall clock shows `wallMs`. In a spring-forward gap (a wall time that does not
  * exist) it is the instant the gap ends; in a fall-back overlap, the first of the two instants.
  */

@@ -3,7 +3,7 @@ import { accountGetOr404 } from '../accounts/index.js';
 import { herald } from '../errors/catalogue.js';
 import { requireAdmin } from '../http/auth.js';
 import { bodyLimitFor } from '../http/bodyLimits.js';
-import { ChannelType, errorResponses, Id, IdParam, PageQuery, paginated } from '../http/schemas.js';
+import { ChannelType, errorResponses, Id, IdParam, PAGE_PARAMETERS, paginated, Query } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { SenderName } from './senderNameSchemas.js';
 import { approveSenderName, checkSenderNameFormat, SENDER_NAME_MAX_LENGTH, senderNameToApi } from './senderNames.js';
@@ -86,14 +86,12 @@ export const adminSenderNameRoutes: Routes = (app, ctx) => {
         tags,
         summary: 'List sender names of all accounts; status=Pending is the moderation queue',
         security,
-        querystring: Type.Intersect([
-          PageQuery,
-          Type.Object({
-            status: Type.Optional(Type.Enum(SENDER_NAME_STATUSES)),
-            accountId: Type.Optional(Id()),
-            channelType: Type.Optional(ChannelType),
-          }),
-        ]),
+        querystring: Query({
+          ...PAGE_PARAMETERS,
+          status: Type.Optional(Type.Enum(SENDER_NAME_STATUSES)),
+          accountId: Type.Optional(Id()),
+          channelType: Type.Optional(ChannelType),
+        }),
         response: { 200: paginated(SenderName) },
       },
     },

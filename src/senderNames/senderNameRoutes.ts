@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { herald } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../http/auth.js';
 import { bodyLimitFor } from '../http/bodyLimits.js';
-import { ChannelType, errorResponses, IdParam, PageQuery, paginated } from '../http/schemas.js';
+import { ChannelType, errorResponses, IdParam, PAGE_PARAMETERS, paginated, Query } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { SenderName } from './senderNameSchemas.js';
 import { checkSenderNameFormat, SENDER_NAME_MAX_LENGTH, senderNameToApi } from './senderNames.js';
@@ -74,13 +74,11 @@ export const senderNameRoutes: Routes = (app, ctx) => {
         tags,
         summary: "The account's sender names",
         security,
-        querystring: Type.Intersect([
-          PageQuery,
-          Type.Object({
-            status: Type.Optional(Type.Enum(SENDER_NAME_STATUSES)),
-            channelType: Type.Optional(ChannelType),
-          }),
-        ]),
+        querystring: Query({
+          ...PAGE_PARAMETERS,
+          status: Type.Optional(Type.Enum(SENDER_NAME_STATUSES)),
+          channelType: Type.Optional(ChannelType),
+        }),
         response: { 200: paginated(SenderName), ...errorResponses(401, 403, 422) },
       },
     },

@@ -23,7 +23,11 @@ export interface StatsFilter {
   readonly senderName: string | null;
   readonly status: string | null;
   readonly tag: string | null;
+  readonly trafficType: string | null;
 }
+
+/** Days rolled up before traffic types were recorded read as SERVICE, as their messages do. */
+const TRAFFIC_TYPE = "CASE WHEN s.traffic_type = '' THEN 'SERVICE' ELSE s.traffic_type END";
 
 /**
  * Key expressions over a relation `s` with the rollup's columns (day, channel_type, sender_name, status, tag,
@@ -37,17 +41,27 @@ const KEY: Readonly<Record<GroupBy, string>> = {
   tag: 's.tag',
   // Messages outside cascades are their own group.
   cascadeStep: "CASE WHEN s.cascade_step = 0 THEN 'none' ELSE s.cascade_step::text END",
-  // Days rolled up before traffic types were recorded read as SERVICE, as their messages do.
-  trafficType: "CASE WHEN s.traffic_type = '' THEN 'SERVICE' ELSE s.traffic_type END",
+  trafficType: TRAFFIC_TYPE,
 };
 
 /**
  * $5 is the tag filter; $6 is '' to read the per-message rows (tag '') or NULL, grouping by tag, to read the
- * per-tag rows (any tag but '').
+ * per-tag rows (any tag but ''); $7 the traffic type.
  */
 const FILTER = `($2::text IS NULL OR s.channel_type = $2) AND ($3::text IS NULL OR s.sender_name = $3)
   AND ($4::text IS NULL OR s.status = $4)
-  AND (s.tag = coalesce($5::text, $6::text) OR ($5::text IS NULL AND $6::text IS NULL AND s.tag <> ''))`;
+  AND (s.tag = coalesce($5::text, $6::text) OR ($5::text IS NULL AND $6::text IS NULL AND s.tag <> ''))
+  AND ($7::text IS NULL OR ${TRAFFIC_TYPE} = $7)`;
+
+/** The parameters $2 to $7 of FILTER. */
+const filterParameters = (groupBy: GroupBy, filter: StatsFilter): unknown[] => [
+  filter.channelType,
+  filter.senderName,
+  filter.status,
+  filter.tag,
+  groupBy === 'tag' ? null : '',
+  filter.trafficType,
+];
 
 /**
  * The per-message figures of an account's ($1) outbound messages whose ids fall in the given ranges, as the rollup's
@@ -95,9 +109,9 @@ export async function statsFromRollup(
        sum(s.parts)::bigint AS parts, sum(s.price)::text AS price, sum(s.clicks)::bigint AS clicks,
        sum(s.conversions)::bigint AS conversions
      FROM stats_daily s
-     WHERE s.account_id = $1 AND s.day = ANY($7::date[]) AND ${FILTER}
+     WHERE s.account_id = $1 AND s.day = ANY($8::date[]) AND ${FILTER}
      GROUP BY 1, 2, 3`,
-    [accountId, filter.channelType, filter.senderName, filter.status, filter.tag, groupBy === 'tag' ? null : '', days],
+    [accountId, ...filterParameters(groupBy, filter), days],
   );
 }
 
@@ -117,18 +131,9 @@ export async function statsLive(
     `SELECT ${KEY[groupBy]} AS key, s.status, s.currency, count(*)::bigint AS messages, sum(s.parts)::bigint AS parts,
        sum(s.price)::text AS price, sum(s.clicks)::bigint AS clicks, sum(s.conversions)::bigint AS conversions
      FROM (${perMessageSql(idRanges, withTags)}) s
-     WHERE ${FILTER} AND $7::int = 0
+     WHERE ${FILTER}
      GROUP BY 1, 2, 3`,
-    [
-      accountId,
-      filter.channelType,
-      filter.senderName,
-      filter.status,
-      filter.tag,
-      groupBy === 'tag' ? null : '',
-      0,
-      ...ranges.flat(),
-    ],
+    [accountId, ...filterParameters(groupBy, filter), ...ranges.flat()],
   );
 }
 

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { herald, HeraldError, showValue } from '../errors/catalogue.js';
 import { principalOf, requireAdmin, requireToken } from '../http/auth.js';
 import { bodyLimitFor } from '../http/bodyLimits.js';
-import { ChannelType, errorResponses, Id, IdParam, PageQuery, paginated } from '../http/schemas.js';
+import { ChannelType, errorResponses, Id, IdParam, PAGE_PARAMETERS, paginated, Query } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { VOICECODE_SENDER_NAME } from '../messages/index.js';
 import { validateWhatsappContent, WHATSAPP_LIMITS } from '../messages/index.js';
@@ -218,10 +218,11 @@ export const templateRoutes: Routes = (app, ctx) => {
         tags,
         summary: "The account's templates",
         security,
-        querystring: Type.Intersect([
-          PageQuery,
-          Type.Object({ status: Type.Optional(Type.Enum(TEMPLATE_STATUSES)), channelType: Type.Optional(ChannelType) }),
-        ]),
+        querystring: Query({
+          ...PAGE_PARAMETERS,
+          status: Type.Optional(Type.Enum(TEMPLATE_STATUSES)),
+          channelType: Type.Optional(ChannelType),
+        }),
         response: { 200: paginated(Template) },
       },
     },
@@ -351,10 +352,11 @@ export const adminTemplateRoutes: Routes = (app, ctx) => {
         tags,
         summary: 'Templates of all accounts; status=INTERNAL_REVIEW is the moderation queue',
         security,
-        querystring: Type.Intersect([
-          PageQuery,
-          Type.Object({ status: Type.Optional(Type.Enum(TEMPLATE_STATUSES)), accountId: Type.Optional(Id()) }),
-        ]),
+        querystring: Query({
+          ...PAGE_PARAMETERS,
+          status: Type.Optional(Type.Enum(TEMPLATE_STATUSES)),
+          accountId: Type.Optional(Id()),
+        }),
         response: { 200: paginated(Type.Intersect([Template, Type.Object({ accountId: Type.Integer() })])) },
       },
     },

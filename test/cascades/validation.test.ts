@@ -6,6 +6,7 @@ import { SENDER } from '../messages/messageFixtures.js';
 const VK = { channelType: 'VK', senderName: 'club1', content: 'Code 1234', condition: 'not_read' };
 const VIBER = { channelType: 'VIBER', senderName: 'Shop', content: { contentType: 'text', text: 'Code 1234' } };
 const SMS = { channelType: 'SMS', senderName: SENDER, content: 'Code 1234' };
+const FLASHCALL = { channelType: 'FLASHCALL', senderName: 'any caller', content: '1234' };
 const valid = (changes: Record<string, unknown> = {}): Record<string, unknown> => ({
   destination: '79161234567',
   cascade: [VK, { ...VIBER, condition: 'not_delivered', ttl: 600 }, SMS],
@@ -65,6 +66,47 @@ const REFUSALS: readonly Case[] = [
     { code: 4220, msg: 'No active sender name: (SMS, Nope)', index: 0, step: 1 },
   ],
   ['empty content', [valid({ cascade: [{ ...VK, content: '' }, SMS] })], { code: 4220, index: 0, step: 0 }],
+  // DESIGN 13: an error of a field of the whole cascade has no step.
+  ['an invalid destination', [valid({ destination: '123' })], { code: 4220, msg: 'Invalid msisdn', index: 0 }],
+  [
+    'an invalid callbackUrl',
+    [valid({ callbackUrl: 'ftp://example.com/cb' })],
+    { code: 4220, msg: 'Invalid callbackUrl: only http and https are allowed: ftp://example.com/cb', index: 0 },
+  ],
+  ['invalid tags', [valid({ tags: ['a b'] })], { code: 4220, msg: 'Invalid tags: ["a b"]', index: 0 }],
+  [
+    'invalid callbackEvents',
+    [valid({ callbackEvents: ['opened'] })],
+    { code: 4220, msg: 'Invalid callbackEvents: ["opened"]', index: 0 },
+  ],
+  ['a shortUrl not boolean', [valid({ shortUrl: 'yes' })], { code: 4220, msg: 'Invalid shortUrl: "yes"', index: 0 }],
+  [
+    'a shortUrl not boolean where no step takes it',
+    [valid({ shortUrl: 'yes', cascade: [FLASHCALL] })],
+    { code: 4220, msg: 'Invalid shortUrl', index: 0 },
+  ],
+  // As for a FLASHCALL or VOICECODE message, which refuses the field.
+  [
+    'a shortUrl no step takes',
+    [valid({ shortUrl: true, cascade: [{ ...FLASHCALL, condition: 'not_delivered' }, FLASHCALL] })],
+    { code: 4220, msg: 'Invalid shortUrl', index: 0 },
+  ],
+  // The clock stands at 09:00 UTC: 12:00 in Moscow, the zone of 79161234567 and of useLocalTime false.
+  [
+    'a completion time past in Moscow',
+    [valid({ useLocalTime: false, localCompletionTime: '2026-03-10 10:00:00' })],
+    { code: 4220, msg: 'Local completion time is less than minimal 2026-03-10 12:00:00', index: 0 },
+  ],
+  [
+    "a completion time past in the subscriber's zone",
+    [valid({ localCompletionTime: '2026-03-10 10:00:00' })],
+    { code: 4220, msg: 'Local completion time is less than minimal 2026-03-10 12:00:00', index: 0 },
+  ],
+  [
+    "a send time under the bound in the subscriber's zone",
+    [valid({ localSendTime: '2026-03-09 23:59:59' })],
+    { code: 4220, msg: 'Local send time is less than minimal 2026-03-10 00:00:00', index: 0 },
+  ],
 ];
 
 describe.each(ENGINES)('cascade requests (%s)', (engine) => {

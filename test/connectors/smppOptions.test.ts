@@ -142,6 +142,9 @@ describe('SMPP connector options (DESIGN 17)', () => {
     [{ sourceTon: 7 }, 'connectors[0].sourceTon: must be <= 6'],
     [{ ucs2: 'no' }, 'connectors[0].ucs2: must be boolean'],
     [{ reconnectMinMs: 5000, reconnectMaxMs: 1000 }, 'connectors[0].reconnectMinMs: 5000 exceeds reconnectMaxMs'],
+    // DESIGN 12, 17: an empty system_type is refused by some SMSCs; leaving the key out gives the default.
+    [{ systemType: '' }, 'connectors[0].systemType: must not be empty (connector smsc-a)'],
+    [{ systemType: 'x'.repeat(13) }, 'connectors[0].systemType: must not have more than 12 characters'],
   ])('refuses %j at start-up, naming the setting', (extra, message) => {
     let error: unknown;
     try {

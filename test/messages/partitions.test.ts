@@ -181,6 +181,7 @@ describe.each(ENGINES)('retention by partitions (%s)', (engine) => {
         senderName: null,
         status: null,
         tag: null,
+        trafficType: null,
       });
     const before = await figures();
     expect(before.total.messages).toBe(121);

@@ -4,14 +4,18 @@ import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { message, type Refusal, refused, SENDER } from './messageFixtures.js';
 
-// The test clock stands at 2026-03-10T09:00:00Z, so the spec's time bounds are:
-// localSendTime [2026-03-09 21:00:00, 2026-03-17 09:00:00], localCompletionTime up to 2026-05-19 09:00:00.
+// The test clock stands at 2026-03-10T09:00:00Z (12:00 in Moscow), so the spec's time bounds in Moscow are:
+// localSendTime [2026-03-10 00:00:00, 2026-03-17 12:00:00], localCompletionTime up to 2026-05-19 12:00:00.
 const OK = 'accepted' as const;
 type Case = readonly [name: string, body: Record<string, unknown>, expected: typeof OK | Refusal];
 
 const long = (n: number, char = 'a'): string => char.repeat(n);
-const BEFORE_NOW = refused('Local completion time is less than minimal 2026-03-10 09:00:00');
-const pastSend = (localCompletionTime: string) => ({ localSendTime: '2026-03-10 07:00:00', localCompletionTime });
+const BEFORE_NOW = refused('Local completion time is less than minimal 2026-03-10 12:00:00');
+const pastSend = (localCompletionTime: string) => ({ localSendTime: '2026-03-10 10:00:00', localCompletionTime });
+/** A message whose times are Moscow's (useLocalTime false). */
+const moscow = (changes: Record<string, unknown>) => message('SMS', { useLocalTime: false, ...changes });
+/** A message to a subscriber in Tokyo (UTC+9), whose times are Tokyo's. */
+const tokyo = (changes: Record<string, unknown>) => message('VK', { destination: '819012345678', ...changes });
 const NO_EVENTS = refused('Invalid callbackEvents: []');
 const NO_URL = refused('Invalid callbackUrl');
 
@@ -324,18 +328,20 @@ const CASES: Readonly<Record<string, readonly Case[]>> = {
     ['day as string', message('SMS', { days: ['1'] }), refused('Invalid days: ["1"]', 4223)],
     ['empty days', message('SMS', { days: [] }), refused('Invalid days: []', 4223)],
   ],
-  'localSendTime and localCompletionTime (spec 2.1, 7, 8)': [
-    ['send at lower bound', message('SMS', { localSendTime: '2026-03-09 21:00:00' }), OK],
+  // Times are wall-clock times in the zone they are written in (DESIGN 4): Moscow with useLocalTime false, else the
+  // subscriber's. At 09:00 UTC it is 12:00 in Moscow and 18:00 in Tokyo; the bounds are shown in the same zone.
+  'localSendTime and localCompletionTime in Moscow (spec 2.1, 7, 8)': [
+    ['send at lower bound', moscow({ localSendTime: '2026-03-10 00:00:00' }), OK],
     [
       'send below lower bound',
-      message('SMS', { localSendTime: '2026-03-09 20:59:59' }),
-      refused('Local send time is less than minimal 2026-03-09 21:00:00'),
+      moscow({ localSendTime: '2026-03-09 23:59:59' }),
+      refused('Local send time is less than minimal 2026-03-10 00:00:00'),
     ],
-    ['send at upper bound', message('SMS', { localSendTime: '2026-03-17 09:00:00' }), OK],
+    ['send at upper bound', moscow({ localSendTime: '2026-03-17 12:00:00' }), OK],
     [
       'send above upper bound',
-      message('SMS', { localSendTime: '2026-03-17 09:00:01' }),
-      refused('Local send time is greater than minimal 2026-03-17 09:00:00'),
+      moscow({ localSendTime: '2026-03-17 12:00:01' }),
+      refused('Local send time is greater than minimal 2026-03-17 12:00:00'),
     ],
     [
       'send with T separator',
@@ -354,26 +360,57 @@ const CASES: Readonly<Record<string, readonly Case[]>> = {
     ],
     [
       'completion equal to send',
-      message('SMS', { localSendTime: '2026-03-11 10:00:00', localCompletionTime: '2026-03-11 10:00:00' }),
+      moscow({ localSendTime: '2026-03-11 10:00:00', localCompletionTime: '2026-03-11 10:00:00' }),
       OK,
     ],
     [
       'completion before send',
-      message('SMS', { localSendTime: '2026-03-11 10:00:00', localCompletionTime: '2026-03-11 09:59:59' }),
+      moscow({ localSendTime: '2026-03-11 10:00:00', localCompletionTime: '2026-03-11 09:59:59' }),
       refused('Local completion time is less than minimal 2026-03-11 10:00:00'),
     ],
-    ['completion at upper bound', message('SMS', { localCompletionTime: '2026-05-19 09:00:00' }), OK],
+    ['completion at upper bound', moscow({ localCompletionTime: '2026-05-19 12:00:00' }), OK],
     [
       'completion above upper bound',
-      message('SMS', { localCompletionTime: '2026-05-19 09:00:01' }),
-      refused('Local completion time is greater than maximal 2026-05-19 09:00:00'),
+      moscow({ localCompletionTime: '2026-05-19 12:00:01' }),
+      refused('Local completion time is greater than maximal 2026-05-19 12:00:00'),
     ],
     // DESIGN 12: a completion time already past is refused; the lower bound is max(localSendTime, now).
-    ['completion without send, at now', message('SMS', { localCompletionTime: '2026-03-10 09:00:00' }), OK],
-    ['completion without send, before now', message('SMS', { localCompletionTime: '2026-03-10 08:59:59' }), BEFORE_NOW],
-    ['completion without send, 12 h ago', message('SMS', { localCompletionTime: '2026-03-09 21:00:00' }), BEFORE_NOW],
-    ['completion after past send, before now', message('SMS', pastSend('2026-03-10 08:00:00')), BEFORE_NOW],
-    ['completion after past send, at now', message('SMS', pastSend('2026-03-10 09:00:00')), OK],
+    ['completion without send, at now', moscow({ localCompletionTime: '2026-03-10 12:00:00' }), OK],
+    ['completion without send, before now', moscow({ localCompletionTime: '2026-03-10 11:59:59' }), BEFORE_NOW],
+    ['completion two hours ago (after UTC now)', moscow({ localCompletionTime: '2026-03-10 10:00:00' }), BEFORE_NOW],
+    ['completion without send, 12 h ago', moscow({ localCompletionTime: '2026-03-10 00:00:00' }), BEFORE_NOW],
+    ['completion after past send, before now', moscow(pastSend('2026-03-10 11:00:00')), BEFORE_NOW],
+    ['completion after past send, at now', moscow(pastSend('2026-03-10 12:00:00')), OK],
+  ],
+  "localSendTime and localCompletionTime in the subscriber's zone": [
+    [
+      'Moscow subscriber, completion two hours ago',
+      message('SMS', { localCompletionTime: '2026-03-10 10:00:00' }),
+      BEFORE_NOW,
+    ],
+    ['Tokyo subscriber, completion at now', tokyo({ localCompletionTime: '2026-03-10 18:00:00' }), OK],
+    [
+      'Tokyo subscriber, completion two hours ago',
+      tokyo({ localCompletionTime: '2026-03-10 16:00:00' }),
+      refused('Local completion time is less than minimal 2026-03-10 18:00:00'),
+    ],
+    [
+      'Tokyo subscriber, send below lower bound',
+      tokyo({ localSendTime: '2026-03-10 05:59:59' }),
+      refused('Local send time is less than minimal 2026-03-10 06:00:00'),
+    ],
+    [
+      'Tokyo subscriber, send above upper bound',
+      tokyo({ localSendTime: '2026-03-17 18:00:01' }),
+      refused('Local send time is greater than minimal 2026-03-17 18:00:00'),
+    ],
+    [
+      'Tokyo subscriber, completion above upper bound',
+      tokyo({ localCompletionTime: '2026-05-19 18:00:01' }),
+      refused('Local completion time is greater than maximal 2026-05-19 18:00:00'),
+    ],
+  ],
+  'localSendTime and localCompletionTime as written': [
     [
       'completion not a string',
       message('SMS', { localCompletionTime: 20260311 }),
@@ -503,6 +540,21 @@ describe.each(ENGINES)('message validation over HTTP (%s)', (engine) => {
       });
     });
   }
+
+  it("refuses a dispatch's completion time past in its zone, as a message's (DESIGN 15)", async () => {
+    const dispatch = (fields: Record<string, unknown>) =>
+      t.call('POST', '/api/v1/dispatch', {
+        token: account.traffic,
+        body: { dispatchName: 'March', channelType: 'SMS', senderName: SENDER, content: 'Hi', ...fields },
+      });
+    const past = await dispatch({ useLocalTime: false, localCompletionTime: '2026-03-10 10:00:00' });
+    expect(past.body).toEqual({
+      error: { code: 4220, msg: 'Local completion time is less than minimal 2026-03-10 12:00:00' },
+    });
+    const early = await dispatch({ useLocalTime: false, localSendTime: '2026-03-09 23:59:59' });
+    expect(early.body.error.msg).toBe('Local send time is less than minimal 2026-03-10 00:00:00');
+    expect((await dispatch({ useLocalTime: false, localCompletionTime: '2026-03-10 12:00:00' })).status).toBe(201);
+  });
 
   it('reports the first invalid message of a batch with its index', async () => {
     const reply = await t.call('POST', '/api/v1/message', {

@@ -115,6 +115,15 @@ describe.each(ENGINES)('statistics (DESIGN 6) (%s)', (engine) => {
     expect((await stats('groupBy=day&channelType=VK')).total).toEqual(group('total', 2, 2, { sending: 2 }, 2));
     expect((await stats('groupBy=channelType&status=unsent')).items).toEqual([group('SMS', 1, 1, { unsent: 1 }, 0)]);
     expect((await stats('groupBy=day&senderName=nobody')).items).toEqual([]);
+    // The list's spellings name the same filters (DESIGN 12, 14); every message here is SERVICE traffic.
+    expect((await stats('groupBy=day&channel_type=VK')).total).toEqual(group('total', 2, 2, { sending: 2 }, 2));
+    expect((await stats('groupBy=day&sender_name=nobody')).items).toEqual([]);
+    expect((await stats('groupBy=day&trafficType=SERVICE')).total).toEqual(BY_DAY.total);
+    expect((await stats('groupBy=channelType&traffic_type=SERVICE')).items).toEqual(BY_CHANNEL);
+    expect((await stats('groupBy=day&traffic_type=PROMO')).items).toEqual([]);
+    expect((await stats('groupBy=trafficType&channelType=VK')).items).toEqual([
+      group('SERVICE', 2, 2, { sending: 2 }, 2),
+    ]);
   };
 
   it('counts messages, parts, statuses, prices and clicks per group, live before any rollup', async () => {
@@ -190,6 +199,19 @@ describe.each(ENGINES)('statistics (DESIGN 6) (%s)', (engine) => {
     expect(reply.status).toBe(422);
     expect(reply.body.error.code).toBe(4220);
     expect(reply.body.error.msg).toContain(field);
+  });
+
+  it.each([
+    ['channel_type=TELEGRAM', 'Invalid channel_type: "TELEGRAM"'],
+    ['traffic_type=BULK', 'Invalid traffic_type: "BULK"'],
+    ['channelType=VK&channel_type=SMS', 'Invalid channel_type: "SMS" (channelType is "VK")'],
+    ['tags=promo', 'Invalid tags'],
+    ['channeltype=VK', 'Invalid channeltype'],
+  ])('refuses %s with 422 4220', async (query, msg) => {
+    const reply = await t.call('GET', `/api/v1/statistics?${query}`, { token: account.system });
+    expect(reply.body.error).toMatchObject({ code: 4220 });
+    expect(reply.body.error.msg.startsWith(msg), reply.body.error.msg).toBe(true);
+    expect(reply.status).toBe(422);
   });
 
   it('refuses an unknown grouping and TOKEN_1', async () => {

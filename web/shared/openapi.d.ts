@@ -4934,7 +4934,7 @@ export interface paths {
         };
         /**
          * Outbound messages created in [from, to), grouped: counts per status, parts, prices per currency, clicks, conversions
-         * @description from and to: YYYY-MM-DD (UTC midnight) or ISO 8601; default the last 30 days. Days are UTC days.
+         * @description from and to: YYYY-MM-DD (UTC midnight) or ISO 8601; default the last 30 days. Days are UTC days. Filters: channelType, senderName, status, tag, trafficType; channel_type, sender_name and traffic_type as the message list spells them. An unknown parameter is 422 4220 Invalid <parameter>.
          */
         get: {
             parameters: {
@@ -4943,9 +4943,13 @@ export interface paths {
                     to?: string;
                     groupBy?: "day" | "channelType" | "senderName" | "status" | "tag" | "cascadeStep" | "trafficType";
                     channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                    channel_type?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
                     senderName?: string;
+                    sender_name?: string;
                     status?: string;
                     tag?: string;
+                    trafficType?: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
+                    traffic_type?: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
                 };
                 header?: never;
                 path?: never;
