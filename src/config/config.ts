@@ -145,8 +145,9 @@ export const DEFAULT_SHUTDOWN_SECONDS = 30;
 export const DEFAULT_RATE_LIMIT = 200;
 export const DEFAULT_AUTH_FAILURE_LIMIT = 30;
 /**
- * A person asks for a code a few times while signing in; 60 in 10 minutes from one address is a family or an office
- * behind one NAT, and well short of what a script pumping codes to premium numbers needs (docs/verify.md).
+ * A person asks for a code a few times while signing in; 60 in 10 minutes from one address to one account is a
+ * family or an office behind one NAT, and well short of what a script pumping codes to premium numbers needs
+ * (docs/verify.md).
  */
 export const DEFAULT_VERIFY_SENDS_PER_ADDRESS = 60;
 /**
@@ -363,7 +364,7 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_AUTH_FAILURE_LIMIT:
     `failed authentications per minute per client address, 0 for none ` + `(default ${DEFAULT_AUTH_FAILURE_LIMIT})`,
   HERALD_VERIFY_SENDS_PER_ADDRESS:
-    `code sends per 10 minutes per client address and process, 0 for none ` +
+    `code sends per 10 minutes per account, client address and process, 0 for none ` +
     `(default ${DEFAULT_VERIFY_SENDS_PER_ADDRESS})`,
   HERALD_PASSWORD_HASH_CONCURRENCY:
     `password hashes (scrypt) at once per process, below libuv's thread pool size ` +

@@ -21,7 +21,9 @@ export const verificationRoutes: Routes = (app, ctx) => {
   const tags = ['Verification'];
   const hasher = new CodeHasher(ctx);
   const perAddress = ctx.config.verifySendsPerAddress;
-  // A token bucket of `perAddress` sends refilled over the send window, on Herald's clock.
+  // A token bucket of `perAddress` sends per account and client address, refilled over the send window, on Herald's
+  // clock. Keyed by the account too: two clients of Herald behind one address (a NAT, a hosting provider's proxy)
+  // never spend each other's sends.
   const addresses = new RateLimiter(perAddress / (SEND_WINDOW_MS / 1000), perAddress, () => ctx.clock.now().getTime());
 
   app.post(
@@ -36,8 +38,8 @@ export const verificationRoutes: Routes = (app, ctx) => {
           "FLASHCALL the caller's last digits); a step gives way to the next when it is not delivered or when its " +
           'timeout passes unconfirmed. A new send to the same destination through the same verifier replaces the ' +
           `older code. Limits: 5 sends per destination and verifier in 10 minutes, and ` +
-          `HERALD_VERIFY_SENDS_PER_ADDRESS (${perAddress}) per client address in 10 minutes: 429 4290 with ` +
-          'Retry-After. The message of a step is an ordinary message (TOKEN_1 sees it), priced as one.',
+          `HERALD_VERIFY_SENDS_PER_ADDRESS (${perAddress}) per account and client address in 10 minutes: ` +
+          '429 4290 with Retry-After. The message of a step is an ordinary message (TOKEN_1 sees it), priced as one.',
         security,
         body: Type.Object(
           {
@@ -56,12 +58,13 @@ export const verificationRoutes: Routes = (app, ctx) => {
       },
     },
     async (request) => {
-      const wait = addresses.take(failureKeyOf(request.ip));
+      const principal = principalOf(request);
+      const wait = addresses.take(`${principal.accountId} ${failureKeyOf(request.ip)}`);
       if (wait > 0) {
         ctx.metrics.rateLimited.inc({ kind: 'verify_sends' });
         throw herald('tooManyRequests', { retryAfter: wait });
       }
-      return sendCode(ctx, hasher, principalOf(request), request.body);
+      return sendCode(ctx, hasher, principal, request.body);
     },
   );
 
@@ -75,12 +78,17 @@ export const verificationRoutes: Routes = (app, ctx) => {
         description:
           'CONFIRMED: the right code (what is left of the workflow is stopped; the same code answers CONFIRMED again ' +
           "until the code expires). WRONG_CODE. EXPIRED: past the verifier's codeTtl, past its maxChecks checks, " +
-          'or replaced by a newer send. NOT_FOUND: no code of this account has this uuid.',
+          'or replaced by a newer send. NOT_FOUND: no code of this account has this uuid. A code sent as a JSON ' +
+          'number is taken as its decimal digits: a code with a leading zero must be sent as a string.',
         security,
         body: Type.Object(
           {
             uuid: Type.String({ minLength: 1, maxLength: 64 }),
-            code: Type.String({ minLength: 1, maxLength: CODE_MAX_LENGTH }),
+            code: Type.Union([
+              Type.String({ minLength: 1, maxLength: CODE_MAX_LENGTH }),
+              // Real clients send the digits as a number.
+              Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+            ]),
           },
           { additionalProperties: false },
         ),
@@ -93,7 +101,10 @@ export const verificationRoutes: Routes = (app, ctx) => {
     async (request) => {
       const { uuid, code } = request.body;
       if (!UUID_PATTERN.test(uuid)) return { status: 'NOT_FOUND' as const };
-      const status = await checkCode(ctx, hasher, principalOf(request).accountId, { uuid: uuid.toLowerCase(), code });
+      const status = await checkCode(ctx, hasher, principalOf(request).accountId, {
+        uuid: uuid.toLowerCase(),
+        code: String(code),
+      });
       return { status };
     },
   );

@@ -4,7 +4,17 @@ import type { Channel } from '../shared/channels.js';
 
 /** The statements on verifications and verify_keys (this capability owns both tables). */
 
-export const VERIFICATION_STATES = { pending: 'pending', confirmed: 'confirmed', replaced: 'replaced' } as const;
+/**
+ * pending: can be confirmed; confirmed; replaced by a newer send to its destination through its verifier; expired:
+ * used up by its maxChecks checks, or past its codeTtl (a code past its codeTtl may stay pending until the expiry job
+ * or a check comes to it).
+ */
+export const VERIFICATION_STATES = {
+  pending: 'pending',
+  confirmed: 'confirmed',
+  replaced: 'replaced',
+  expired: 'expired',
+} as const;
 export type VerificationState = (typeof VERIFICATION_STATES)[keyof typeof VERIFICATION_STATES];
 
 export interface VerificationRow {
@@ -67,18 +77,62 @@ export async function verificationRecentSends(
   return row!;
 }
 
-/** Marks the pending codes of the destination and verifier replaced; returns their ids (their cascades'). */
-export async function verificationReplacePending(
+/** The pending codes of the destination and verifier (one at most), locked until the transaction ends. */
+export async function verificationLockPending(
   tx: Queryable,
   key: { accountId: number; gatewayId: string; destination: string },
 ): Promise<string[]> {
   const rows = await tx.query<{ id: string }>(
-    `UPDATE verifications SET state = 'replaced'
+    `SELECT id FROM verifications
      WHERE account_id = $1 AND gateway_id = $2 AND destination = $3 AND state = 'pending'
-     RETURNING id`,
+     ORDER BY id FOR UPDATE`,
     [key.accountId, key.gatewayId, key.destination],
   );
   return rows.map((r) => r.id);
+}
+
+/** A code's key. */
+export interface VerificationKey {
+  readonly accountId: number;
+  readonly id: string;
+}
+
+/** Moves the codes among `keys` that are pending to `state`; returns those it moved. */
+export async function verificationsEnd(
+  tx: Queryable,
+  keys: readonly VerificationKey[],
+  state: Exclude<VerificationState, 'pending'>,
+): Promise<VerificationKey[]> {
+  return tx.query<VerificationKey>(
+    `UPDATE verifications v SET state = $3
+     FROM unnest($1::bigint[], $2::uuid[]) AS k(account_id, id)
+     WHERE v.account_id = k.account_id AND v.id = k.id AND v.state = 'pending'
+     RETURNING v.account_id AS "accountId", v.id`,
+    [keys.map((k) => k.accountId), keys.map((k) => k.id), state],
+  );
+}
+
+/**
+ * Claims up to `limit` pending codes whose lifetime has ended at `now`, oldest first, locked until the transaction
+ * ends; those a check or a send holds are skipped (they are ended there, or at the next pass).
+ */
+export async function verificationsClaimExpired(tx: Queryable, now: Date, limit: number): Promise<VerificationKey[]> {
+  return tx.query<VerificationKey>(
+    `SELECT account_id AS "accountId", id FROM verifications
+     WHERE state = 'pending' AND expires_at <= $1
+     ORDER BY expires_at, account_id, id
+     LIMIT $2
+     FOR UPDATE SKIP LOCKED`,
+    [now, limit],
+  );
+}
+
+/** When the next pending code expires (the first entry of verifications_pending_expiry), or null. */
+export async function verificationNextExpiry(db: Queryable): Promise<Date | null> {
+  const [row] = await db.query<{ expires_at: Date }>(
+    `SELECT expires_at FROM verifications WHERE state = 'pending' ORDER BY expires_at LIMIT 1`,
+  );
+  return row?.expires_at ?? null;
 }
 
 export async function verificationInsert(

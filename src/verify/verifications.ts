@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { cascadesStop, startCascade, type StoredStep } from '../cascades/index.js';
-import type { Queryable } from '../db/db.js';
+import type { Db, Queryable } from '../db/db.js';
 import { herald } from '../errors/catalogue.js';
 import type { Principal } from '../http/auth.js';
 import { conversionUpsert } from '../conversions/index.js';
@@ -11,9 +11,14 @@ import {
   verificationInsert,
   verificationLock,
   verificationLockDestination,
+  verificationLockPending,
   verificationRecentSends,
   verificationRecordCheck,
-  verificationReplacePending,
+  type VerificationRow,
+  verificationsClaimExpired,
+  verificationsEnd,
+  type VerificationKey,
+  type VerificationState,
   verifyKeyGet,
 } from './verificationSql.js';
 import { cascadeOf, newCode, settingsOfRow } from './verifiers.js';
@@ -112,8 +117,13 @@ export async function sendCode(
         const free = recent.oldest!.getTime() + SEND_WINDOW_MS - now.getTime();
         throw herald('tooManyRequests', { retryAfter: Math.max(1, Math.ceil(free / 1000)) });
       }
-      const replaced = await verificationReplacePending(tx, key);
-      await stopWorkflows(tx, accountId, replaced, now);
+      const pending = await verificationLockPending(tx, key);
+      await endCodes(
+        tx,
+        pending.map((id) => ({ accountId, id })),
+        'replaced',
+        now,
+      );
       await verificationInsert(tx, {
         ...key,
         id,
@@ -130,8 +140,9 @@ export async function sendCode(
 /**
  * POST /api/v1/verifier/check: NOT_FOUND for a uuid the account has not sent (another account's included);
  * EXPIRED once the code's lifetime has passed, after its maxChecks checks, or when a newer send replaced it;
- * CONFIRMED for the right code, which stops what is left of the workflow, and again for the right code until the
- * code expires; WRONG_CODE otherwise. Every check of a pending code counts toward maxChecks.
+ * CONFIRMED for the right code, and again for the right code until the code expires; WRONG_CODE otherwise. Every
+ * check of a pending code counts toward maxChecks. The check that confirms the code, or that uses it up, ends it
+ * ({@link endCodes}).
  */
 export async function checkCode(
   ctx: AppContext,
@@ -144,15 +155,22 @@ export async function checkCode(
   return ctx.db.transaction(async (tx) => {
     const row = await verificationLock(tx, accountId, request.uuid);
     if (!row) return 'NOT_FOUND';
-    if (row.state === 'replaced' || now >= row.expires_at) return 'EXPIRED';
+    if (row.state === 'pending' && usedUp(row, now)) {
+      // Expired before the expiry job came to it.
+      await endCodes(tx, [{ accountId, id: row.id }], 'expired', now);
+      return 'EXPIRED';
+    }
+    if (row.state === 'replaced' || row.state === 'expired' || now >= row.expires_at) return 'EXPIRED';
     const right = codes.matches(row.id, request.code, row.code_hmac);
     if (row.state === 'confirmed') return right ? 'CONFIRMED' : 'WRONG_CODE';
-    if (row.checks >= row.max_checks) return 'EXPIRED';
     if (!right) {
       await verificationRecordCheck(tx, accountId, row.id, null);
+      // The last check it had: the workflow stops now, not at the next guess.
+      if (usedUp({ ...row, checks: row.checks + 1 }, now))
+        await endCodes(tx, [{ accountId, id: row.id }], 'expired', now);
       return 'WRONG_CODE';
     }
-    await stopWorkflows(tx, accountId, [row.id], now);
+    await endCodes(tx, [{ accountId, id: row.id }], 'confirmed', now);
     const steps = await messageCascadeSteps(tx, accountId, row.id);
     // Sent: what left Herald (steps stopped by this confirmation end unsent).
     const sent = steps.filter((m) => m.status !== 'unsent');
@@ -184,12 +202,43 @@ async function recordFlashcallConversions(
   );
 }
 
+/** Whether a code can no longer be confirmed: past its codeTtl, or its maxChecks checks made. */
+function usedUp(row: Pick<VerificationRow, 'expires_at' | 'checks' | 'max_checks'>, now: Date): boolean {
+  return now >= row.expires_at || row.checks >= row.max_checks;
+}
+
 /**
- * Stops the workflows (cascades) of verifications: their steps not yet handed to a carrier become unsent, and no
- * later step is created. Messages first, then cascades: the order every transaction locks them in.
+ * Ends the pending codes among `codes` (locked by the caller): the one way a code stops being pending, be it
+ * confirmed, replaced by a newer send, used up by its maxChecks checks or past its codeTtl. What is left of an ended
+ * code's workflow (its cascade) stops with it: its steps not yet handed to a carrier end unsent (9003), refunded,
+ * and no later step is created. Every account's messages first, then the cascades, each by account in turn: the
+ * global order of those locks, which the delivery writer takes too.
  */
-async function stopWorkflows(tx: Queryable, accountId: number, ids: readonly string[], now: Date): Promise<void> {
-  if (ids.length === 0) return;
-  await messageStop(tx, accountId, ids, now, DELIVERY_ERRORS.stopped);
-  await cascadesStop(tx, accountId, ids, now);
+async function endCodes(
+  tx: Queryable,
+  codes: readonly VerificationKey[],
+  state: Exclude<VerificationState, 'pending'>,
+  now: Date,
+): Promise<void> {
+  if (codes.length === 0) return;
+  const ended = new Map<number, string[]>();
+  for (const code of await verificationsEnd(tx, codes, state))
+    ended.set(code.accountId, [...(ended.get(code.accountId) ?? []), code.id]);
+  const accounts = [...ended.keys()].sort((a, b) => a - b);
+  for (const accountId of accounts)
+    await messageStop(tx, accountId, ended.get(accountId)!, now, DELIVERY_ERRORS.stopped);
+  for (const accountId of accounts) await cascadesStop(tx, accountId, ended.get(accountId)!, now);
+}
+
+/**
+ * Ends the pending codes whose codeTtl has passed at `now` (up to `limit`, in one transaction), as a check would
+ * find them: a step still queued (a FLASHCALL step has no lifetime of its own) is not sent for a code that can no
+ * longer be confirmed. Returns how many it took; codes a check or a send holds are left to the next pass.
+ */
+export async function expireCodes(db: Db, now: Date, limit: number): Promise<number> {
+  return db.transaction(async (tx) => {
+    const codes = await verificationsClaimExpired(tx, now, limit);
+    await endCodes(tx, codes, 'expired', now);
+    return codes.length;
+  });
 }

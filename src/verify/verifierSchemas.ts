@@ -2,17 +2,24 @@ import { Type, type Static } from 'typebox';
 import { CHANNELS } from '../shared/channels.js';
 import { SENDER_NAME_MAX_LENGTH } from '../senderNames/index.js';
 
-/** Bounds of a verifier's settings (DESIGN 16), with the defaults of the optional ones. */
+/** Bounds of a verifier's settings (DESIGN 16). */
 export const VERIFIER_LIMITS = {
-  codeLength: { minimum: 4, maximum: 8, default: 4 },
-  codeTtl: { minimum: 60, maximum: 3600, default: 300 },
-  maxChecks: { minimum: 1, maximum: 10, default: 3 },
+  codeLength: { minimum: 4, maximum: 8 },
+  codeTtl: { minimum: 60, maximum: 3600 },
+  maxChecks: { minimum: 1, maximum: 10 },
   timeout: { minimum: 30, maximum: 900 },
   /** As many steps as a cascade has at most. */
   steps: 6,
   brand: 64,
   name: 200,
 } as const;
+
+/**
+ * What a new verifier takes for the optional settings it leaves out (DESIGN 16). Applied by the code that creates
+ * one, never as a schema `default`: Ajv would write it into every request body that leaves the field out, and an
+ * update that names only `name` would then set them back (every PATCH changes only the fields given, DESIGN 12).
+ */
+export const VERIFIER_DEFAULTS = { codeLength: 4, codeTtl: 300, maxChecks: 3 } as const;
 
 /**
  * A brand as codes name it (`<brand>: <code>`, and the VOICECODE template `Код авторизации от {brand}: {code}.`):
@@ -35,9 +42,18 @@ export const WorkflowStepSchema = Type.Object(
 const settingsFields = {
   name: Type.String({ minLength: 1, maxLength: VERIFIER_LIMITS.name }),
   brand: Type.String({ minLength: 1, maxLength: VERIFIER_LIMITS.brand, pattern: BRAND_PATTERN }),
-  codeLength: Type.Integer({ ...VERIFIER_LIMITS.codeLength, description: 'digits of a code (4)' }),
-  codeTtl: Type.Integer({ ...VERIFIER_LIMITS.codeTtl, description: 'seconds a code can be checked (300)' }),
-  maxChecks: Type.Integer({ ...VERIFIER_LIMITS.maxChecks, description: 'checks of one code before it expires (3)' }),
+  codeLength: Type.Integer({
+    ...VERIFIER_LIMITS.codeLength,
+    description: `digits of a code (a new verifier without it: ${VERIFIER_DEFAULTS.codeLength})`,
+  }),
+  codeTtl: Type.Integer({
+    ...VERIFIER_LIMITS.codeTtl,
+    description: `seconds a code can be checked (a new verifier without it: ${VERIFIER_DEFAULTS.codeTtl})`,
+  }),
+  maxChecks: Type.Integer({
+    ...VERIFIER_LIMITS.maxChecks,
+    description: `checks of one code before it expires (a new verifier without it: ${VERIFIER_DEFAULTS.maxChecks})`,
+  }),
   workflow: Type.Array(WorkflowStepSchema, { minItems: 1, maxItems: VERIFIER_LIMITS.steps }),
 };
 

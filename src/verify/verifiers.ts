@@ -6,7 +6,7 @@ import { validationContext } from '../messages/index.js';
 import { type Channel, enabledChannels } from '../shared/channels.js';
 import { isoUtc } from '../util/time.js';
 import type { VerifierCreateJson, VerifierJson, VerifierUpdateJson } from './verifierSchemas.js';
-import { VERIFIER_LIMITS } from './verifierSchemas.js';
+import { VERIFIER_DEFAULTS } from './verifierSchemas.js';
 import type { VerifierRow, VerifierSettings } from './verifierSql.js';
 
 /** A FLASHCALL carries a 4-digit code as the caller's last digits (spec 2.2); longer codes need the carrier's help. */
@@ -108,9 +108,9 @@ export function settingsOfCreate(body: VerifierCreateJson): VerifierSettings {
   return {
     name: body.name,
     brand: body.brand,
-    codeLength: body.codeLength ?? VERIFIER_LIMITS.codeLength.default,
-    codeTtl: body.codeTtl ?? VERIFIER_LIMITS.codeTtl.default,
-    maxChecks: body.maxChecks ?? VERIFIER_LIMITS.maxChecks.default,
+    codeLength: body.codeLength ?? VERIFIER_DEFAULTS.codeLength,
+    codeTtl: body.codeTtl ?? VERIFIER_DEFAULTS.codeTtl,
+    maxChecks: body.maxChecks ?? VERIFIER_DEFAULTS.maxChecks,
     workflow: body.workflow,
   };
 }

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { TestHerald } from './testHerald.js';
+import type { AccountOptions, TestHerald } from './testHerald.js';
 import { waitFor } from './waitFor.js';
 
 export const SMS = { channelType: 'SMS', senderName: 'Shop', timeout: 60 };
@@ -28,9 +28,9 @@ export interface VerifyClient {
  * with a verifier, send codes, read them back from the steps' texts as the person would, and check them.
  */
 export function verifyHarness(herald: () => TestHerald) {
-  const client = async (verifier: Record<string, unknown>): Promise<VerifyClient> => {
+  const client = async (verifier: Record<string, unknown>, options: AccountOptions = {}): Promise<VerifyClient> => {
     const t = herald();
-    const account = await t.createAccount({ senderNames: [['SMS', 'Shop']] });
+    const account = await t.createAccount({ senderNames: [['SMS', 'Shop']], ...options });
     const token = await t.admin('POST', `/admin/v1/accounts/${account.id}/tokens`, { type: 'verify' });
     const made = await t.call('POST', '/api/v1/verifiers', {
       token: account.system,
@@ -60,7 +60,7 @@ export function verifyHarness(herald: () => TestHerald) {
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
     return reply.body.uuid;
   };
-  const check = async (c: Pick<VerifyClient, 'verify'>, uuid: string, code: string): Promise<string> => {
+  const check = async (c: Pick<VerifyClient, 'verify'>, uuid: string, code: string | number): Promise<string> => {
     const reply = await herald().call('POST', '/api/v1/verifier/check', { token: c.verify, body: { uuid, code } });
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
     return reply.body.status;

@@ -145,6 +145,18 @@ describe.each(ENGINES)('verifiers (%s)', (engine) => {
     expect((await t.call('PATCH', path, { token: account.system, body: { name: 'Z' } })).status).toBe(404);
   });
 
+  it('changes only the fields a PATCH gives: a rename keeps codeLength, codeTtl, maxChecks (DESIGN 12)', async () => {
+    const settings = { brand: 'Shop', codeLength: 6, codeTtl: 900, maxChecks: 5, workflow: [SMS] };
+    const made = (await create({ name: 'Six digits', ...settings })).body;
+    const path = `/api/v1/verifiers/${made.gatewayId}`;
+    const renamed = await t.call('PATCH', path, { token: account.system, body: { name: 'Sign-in' } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ name: 'Sign-in', ...settings });
+    const untouched = await t.call('PATCH', path, { token: account.system, body: {} });
+    expect(untouched.body).toMatchObject({ name: 'Sign-in', ...settings });
+    expect((await t.call('GET', path, { token: account.system })).body).toMatchObject({ name: 'Sign-in', ...settings });
+  });
+
   it("keeps each account to its own verifiers: another account's gatewayId is not found", async () => {
     const made = (await create({ name: 'Mine', brand: 'Shop', workflow: [FLASHCALL] })).body;
     const other = await t.createAccount();
