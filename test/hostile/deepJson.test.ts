@@ -17,7 +17,7 @@ describe.each(ENGINES)('hostile: deep and dense JSON from an account holder (%s)
   });
   afterAll(async () => t?.close());
 
-  it('refuses them from a scan of the text as it arrives, before JSON.parse, while another account is unhurt', async () => {
+  it('refuses them from a scan of the text as it arrives, before JSON.parse; another account is unhurt', async () => {
     const attack = deepJson();
     const state = await attack.setup(t);
     const { results, figures } = await underAttack(t, victim, (round) => attack.round(t, state, round), { rounds: 6 });

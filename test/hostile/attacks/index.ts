@@ -9,6 +9,7 @@ import { templatePatterns } from './templatePatterns.js';
 import { unencodableLinks } from './unencodableLinks.js';
 import { largeBodies } from './largeBodies.js';
 import { deepJson } from './deepJson.js';
+import { bigCascades } from './bigCascades.js';
 import { lookalikeWhatsappName } from './lookalikeWhatsappName.js';
 import { revokedKeys } from './revokedKeys.js';
 import { signInGuessing } from './signInGuessing.js';
@@ -35,4 +36,5 @@ export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any, unknown>
   () => accountLargeBodies(),
   () => revokedKeys(),
   () => deepJson(),
+  () => bigCascades(),
 ];
