@@ -23,7 +23,7 @@ import {
   notFoundHandler,
   routeNotFound,
 } from './errorHandler.js';
-import { bodyLimitFor, DEFAULT_JSON_VALUES, largestValues, NO_BODY_LIMIT } from './bodyLimits.js';
+import { bodyLimitFor, BYTES_PER_VALUE, DEFAULT_JSON_VALUES, largestValues, NO_BODY_LIMIT } from './bodyLimits.js';
 import { JsonShape } from './jsonShape.js';
 import { ErrorBody } from './schemas.js';
 
@@ -191,9 +191,12 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
     if ([route.method].flat().every((method) => method === 'GET' || method === 'HEAD')) return;
     const body = route.schema?.body as object | undefined;
     route.bodyLimit ??= body === undefined ? NO_BODY_LIMIT : bodyLimitFor(body, `${route.method} ${route.url}`);
-    // And at most the values of its largest valid body: stated by the route, else counted from its schema.
+    // And at most the values of its largest valid body: stated by the route, else counted from its schema, else
+    // one per 32 bytes of its limit (a uuid in a list is 39), at least DEFAULT_JSON_VALUES.
     const jsonValues =
-      route.config?.jsonValues ?? (body === undefined ? NO_BODY_LIMIT : largestValues(body)) ?? DEFAULT_JSON_VALUES;
+      route.config?.jsonValues ??
+      (body === undefined ? NO_BODY_LIMIT : largestValues(body)) ??
+      Math.max(DEFAULT_JSON_VALUES, Math.ceil(route.bodyLimit / BYTES_PER_VALUE));
     route.config = { ...route.config, jsonValues };
   });
   for (const register of routes) register(app, ctx);
@@ -204,8 +207,8 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
-     * The most values (brackets, commas and colons: see jsonShape.ts) a JSON body of the route may hold; by default
-     * counted from its body schema, else {@link DEFAULT_JSON_VALUES}.
+     * The most values (commas and colons, and 8 an array or object: see jsonShape.ts) a JSON body of the route may
+     * hold; by default counted from its body schema, else one per {@link BYTES_PER_VALUE} bytes of its body limit.
      */
     jsonValues?: number;
   }
