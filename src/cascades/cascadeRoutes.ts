@@ -18,6 +18,13 @@ import { cascadeGet } from './cascadeSql.js';
 import { CascadeObject, CascadeRequest } from './cascadeSchemas.js';
 import { sendCascades } from './cascades.js';
 
+/**
+ * The values of the largest valid cascade, as jsonShape.ts counts them (an array or object 8): its 12 fields, 20
+ * tags, 24 hours, 7 days and every callback event (about 130), and 6 steps of 6 fields with a WhatsApp content of
+ * a header, a footer and three buttons (about 6 x 130): about 900, and room for fields sent as null.
+ */
+const CASCADE_VALUES = 1536;
+
 /** The cascade operations of the client API, with TOKEN_1 (Basic or Bearer). */
 export const cascadeRoutes: Routes = (app, ctx) => {
   const auth = requireToken(ctx, ['traffic']);
@@ -30,6 +37,7 @@ export const cascadeRoutes: Routes = (app, ctx) => {
       onRequest: auth,
       // 1000 cascades of up to 6 steps: as big as a message batch may be (HERALD_BODY_LIMIT).
       bodyLimit: ctx.config.bodyLimitBytes,
+      config: { jsonValues: MAX_BATCH * CASCADE_VALUES },
       // validateCascade gives the spec's own messages, with `index` and `step`; the schema documents the body.
       validatorCompiler: () => (value) => ({ value }),
       schema: {

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db.js';
+import { jsonSlices } from '../db/jsonSlices.js';
 import type { SendingMethod, ValidMessage } from '../messages/index.js';
 import type { Condition } from './validateCascade.js';
 
@@ -44,7 +45,7 @@ export interface NewCascade {
   readonly stepsUntil?: Date | null;
 }
 
-/** Inserts new cascades of one account, each at its first step. */
+/** Inserts new cascades of one account, each at its first step (in statements of at most 512 KiB of steps). */
 export async function cascadeInsertBatch(
   tx: Queryable,
   batch: {
@@ -58,30 +59,30 @@ export async function cascadeInsertBatch(
     dispatchId?: string;
   },
 ): Promise<void> {
-  if (batch.cascades.length === 0) return;
-  await tx.query(
-    `INSERT INTO cascades (account_id, id, created_at, steps, step_count, traffic_center_id, sending_method, currency,
+  const rows = batch.cascades.map((c) => ({
+    id: c.id,
+    steps: c.steps,
+    step_timeout_at: c.stepTimeoutAt ?? null,
+    steps_until: c.stepsUntil ?? null,
+  }));
+  for (const slice of jsonSlices(rows)) {
+    await tx.query(
+      `INSERT INTO cascades (account_id, id, created_at, steps, step_count, traffic_center_id, sending_method, currency,
        step_timeout_at, steps_until, dispatch_id)
      SELECT $1, c.id, $2, c.steps, jsonb_array_length(c.steps), $3, $4, $5, c.step_timeout_at, c.steps_until, $7
      FROM jsonb_to_recordset($6::jsonb)
        AS c(id uuid, steps jsonb, step_timeout_at timestamptz, steps_until timestamptz)`,
-    [
-      batch.accountId,
-      batch.now,
-      batch.trafficCenterId,
-      batch.sendingMethod,
-      batch.currency,
-      JSON.stringify(
-        batch.cascades.map((c) => ({
-          id: c.id,
-          steps: c.steps,
-          step_timeout_at: c.stepTimeoutAt ?? null,
-          steps_until: c.stepsUntil ?? null,
-        })),
-      ),
-      batch.dispatchId ?? null,
-    ],
-  );
+      [
+        batch.accountId,
+        batch.now,
+        batch.trafficCenterId,
+        batch.sendingMethod,
+        batch.currency,
+        slice,
+        batch.dispatchId ?? null,
+      ],
+    );
+  }
 }
 
 /**

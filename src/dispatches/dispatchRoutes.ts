@@ -60,6 +60,12 @@ const DispatchObject = Type.Object({
 });
 const DispatchId = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
+/**
+ * The values of one added destination, as jsonShape.ts counts them (an array or object 8): its two fields and
+ * room for 100 substitutions (a message's placeholders are a handful).
+ */
+const DESTINATION_VALUES = 256;
+
 /** The dispatch operations of the client API, with TOKEN_1 (DESIGN 15). */
 export const dispatchRoutes: Routes = (app, ctx) => {
   const auth = requireToken(ctx, ['traffic']);
@@ -112,6 +118,7 @@ export const dispatchRoutes: Routes = (app, ctx) => {
     {
       onRequest: auth,
       bodyLimit: ctx.config.bodyLimitBytes,
+      config: { jsonValues: MAX_ADD * DESTINATION_VALUES },
       validatorCompiler: () => (value) => ({ value }),
       schema: {
         tags,

@@ -40,6 +40,7 @@ export const ERRORS = {
     msg: 'Traffic center {id} has live API keys bound to it: {keys}; revoke them first',
   },
   bodyTooLarge: { status: 413, code: 4130, msg: 'Request body is larger than {limit} bytes' },
+  bodyTooManyValues: { status: 413, code: 4131, msg: 'Request body holds more than {limit} JSON values' },
   urlTooLong: { status: 414, code: 4140, msg: 'URL path segment is longer than {limit} characters' },
   unsupportedMediaType: { status: 415, code: 4150, msg: 'Content-Type must be application/json' },
   expectationFailed: { status: 417, code: 4170, msg: 'Expect: 100-continue is the only expectation supported' },

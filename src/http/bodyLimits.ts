@@ -7,6 +7,8 @@
  * (a string without maxLength, an open object) must state its limit itself; Herald refuses to start otherwise.
  */
 
+import { CONTAINER_VALUES } from './jsonShape.js';
+
 /** What a route that takes no body reads at most: room for `{}` and what a client sends out of habit. */
 export const NO_BODY_LIMIT = 1024;
 
@@ -122,4 +124,71 @@ export function bodyLimitFor(schema: object, route = 'a route'): number {
     );
   }
   return Math.max(NO_BODY_LIMIT, Math.ceil(largest / 1024) * 1024);
+}
+
+/**
+ * What a route whose body schema sets no ceiling on its values (an open object, an array without maxItems) takes:
+ * far more than any settings body holds, and few enough that JSON.parse of the densest such body costs under a
+ * millisecond.
+ */
+export const DEFAULT_JSON_VALUES = 10_000;
+
+/**
+ * For a route that states its byte limit and whose schema counts no values: a value per 32 bytes of the limit (a
+ * uuid in a list takes 39, a conversion of 1000 in 886 KiB 59), which JSON.parse takes in about 4 ms at its densest
+ * for the 2.3 MB of `POST /api/v1/message/stop`.
+ */
+export const BYTES_PER_VALUE = 32;
+
+/**
+ * The most values the JSON text of a value valid against `schema` holds, as jsonShape.ts counts them (a comma or a
+ * colon announces one, an array or object counts as {@link CONTAINER_VALUES}): undefined when the schema sets no
+ * ceiling.
+ */
+export function largestValues(jsonSchema: object): number | undefined {
+  const schema = jsonSchema as Schema;
+  if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) {
+    return largestOf(((schema.anyOf ?? schema.oneOf) as Schema[]).map(largestValues));
+  }
+  if (Array.isArray(schema.allOf)) {
+    const bounded = (schema.allOf as Schema[]).map(largestValues).filter((s): s is number => s !== undefined);
+    return bounded.length > 0 ? Math.min(...bounded) : undefined;
+  }
+  const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type];
+  if (schema.const !== undefined) return valuesOf(schema.const);
+  if (Array.isArray(schema.enum)) return Math.max(0, ...schema.enum.map(valuesOf));
+  return largestOf(types.map((type) => (typeof type === 'string' ? valuesOfType(type, schema) : undefined)));
+}
+
+/** The values of a constant's JSON text. */
+function valuesOf(constant: unknown): number {
+  const text = JSON.stringify(constant);
+  return [...text].reduce(
+    (sum, c) => sum + (c === '[' || c === '{' ? CONTAINER_VALUES : c === ',' || c === ':' ? 1 : 0),
+    0,
+  );
+}
+
+function valuesOfType(type: string, schema: Schema): number | undefined {
+  switch (type) {
+    case 'array': {
+      if (typeof schema.maxItems !== 'number' || typeof schema.items !== 'object' || schema.items === null) return;
+      const item = largestValues(schema.items);
+      // The array, and a comma and the item's own for each item.
+      return item === undefined ? undefined : CONTAINER_VALUES + schema.maxItems * (1 + item);
+    }
+    case 'object': {
+      if (schema.additionalProperties !== false || schema.patternProperties !== undefined) return undefined;
+      let sum = CONTAINER_VALUES;
+      for (const value of Object.values((schema.properties ?? {}) as Record<string, Schema>)) {
+        const size = largestValues(value);
+        if (size === undefined) return undefined;
+        // A colon and a comma for each property, and the value's own.
+        sum += 2 + size;
+      }
+      return sum;
+    }
+    default:
+      return 0;
+  }
 }

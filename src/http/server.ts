@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
+  type FastifyRequest,
   type FastifySchemaCompiler,
   type FastifySchemaValidationError,
   type RawReplyDefaultExpression,
@@ -22,7 +23,8 @@ import {
   notFoundHandler,
   routeNotFound,
 } from './errorHandler.js';
-import { bodyLimitFor, NO_BODY_LIMIT } from './bodyLimits.js';
+import { bodyLimitFor, BYTES_PER_VALUE, DEFAULT_JSON_VALUES, largestValues, NO_BODY_LIMIT } from './bodyLimits.js';
+import { JsonShape } from './jsonShape.js';
 import { ErrorBody, Query } from './schemas.js';
 
 /**
@@ -73,7 +75,7 @@ export type Routes = (app: HeraldApp, ctx: AppContext) => void;
  */
 export async function buildServer(ctx: AppContext, routes: readonly Routes[]): Promise<FastifyInstance> {
   const { requestTimeoutMs, headersTimeoutMs } = ctx.config;
-  const errorHandler = makeErrorHandler(NO_BODY_LIMIT);
+  const errorHandler = makeErrorHandler(NO_BODY_LIMIT, ctx.config.bodyLimitBytes);
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     // Each route has a limit of its own (the hook below); this is for any other.
@@ -130,19 +132,24 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
 
   // JSON is the only body the API takes; without this, text/plain would reach handlers as a string.
   app.removeContentTypeParser('text/plain');
-  // Fastify's own JSON parser (with its __proto__ and constructor checks), then what no handler should see.
+  // Fastify's own JSON parser (with its __proto__ and constructor checks), after a structural pre-scan of the body
+  // as it arrives (jsonShape.ts): a body nested too deep or holding more values than its route takes is refused
+  // before JSON.parse pays for it, and before the rest of it is read.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    // An empty body is no body where the route needs none: many clients label every POST as JSON.
-    if (body === '' && !needsBody(request.routeOptions.schema?.body)) return done(null, undefined);
-    parseJson(request, body as string, (error, value) => {
+  app.addContentTypeParser('application/json', (request, payload, done) =>
+    readJsonBody(request, payload, (error, text) => {
       if (error) return done(error, undefined);
-      const problem = bodyProblem(value, body as string);
-      if (problem) return done(herald('badJson', { reason: problem }), undefined);
-      done(null, value);
-    });
-  });
+      // An empty body is no body where the route needs none: many clients label every POST as JSON.
+      if (text === '' && !needsBody(request.routeOptions.schema?.body)) return done(null, undefined);
+      parseJson(request, text!, (parseError, value) => {
+        if (parseError) return done(parseError, undefined);
+        const problem = bodyProblem(value, text!);
+        if (problem) return done(herald('badJson', { reason: problem }), undefined);
+        done(null, value);
+      });
+    }),
+  );
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -193,9 +200,15 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
   // from its body schema, else (no body) 1 KiB. A body schema without ceilings and no stated limit stops start-up.
   app.addHook('onRoute', (route) => {
     if ([route.method].flat().every((method) => method === 'GET' || method === 'HEAD')) return;
-    if (route.bodyLimit !== undefined) return;
     const body = route.schema?.body as object | undefined;
-    route.bodyLimit = body === undefined ? NO_BODY_LIMIT : bodyLimitFor(body, `${route.method} ${route.url}`);
+    route.bodyLimit ??= body === undefined ? NO_BODY_LIMIT : bodyLimitFor(body, `${route.method} ${route.url}`);
+    // And at most the values of its largest valid body: stated by the route, else counted from its schema, else
+    // one per 32 bytes of its limit (a uuid in a list is 39), at least DEFAULT_JSON_VALUES.
+    const jsonValues =
+      route.config?.jsonValues ??
+      (body === undefined ? NO_BODY_LIMIT : largestValues(body)) ??
+      Math.max(DEFAULT_JSON_VALUES, Math.ceil(route.bodyLimit / BYTES_PER_VALUE));
+    route.config = { ...route.config, jsonValues };
   });
   // DESIGN 12: every query-taking route refuses an unknown or misspelt parameter (422 4220 `Invalid <parameter>`).
   // A reading operation that needs credentials and declares no query takes none; a query schema that is not
@@ -230,6 +243,57 @@ function orNoBody(validate: Validator): Validator {
 /** Whether a route's body schema requires a body: it has one, not marked optional (TypeBox's `Type.Optional`). */
 function needsBody(schema: unknown): boolean {
   return typeof schema === 'object' && schema !== null && (schema as { '~optional'?: boolean })['~optional'] !== true;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The most values (commas and colons, and 8 an array or object: see jsonShape.ts) a JSON body of the route may
+     * hold; by default counted from its body schema, else one per {@link BYTES_PER_VALUE} bytes of its body limit.
+     */
+    jsonValues?: number;
+  }
+}
+
+/**
+ * Reads a JSON body as it arrives, scanning each chunk (jsonShape.ts): more bytes than the route's limit (413 4130,
+ * from Content-Length when it says so), more values than it takes (413 4131), or brackets nested deeper than
+ * {@link MAX_JSON_DEPTH} (400 4000) stop it at once; otherwise `done` gets the text, which the scan has bounded.
+ */
+function readJsonBody(
+  request: FastifyRequest,
+  payload: NodeJS.ReadableStream,
+  done: (error: Error | null, text?: string) => void,
+): void {
+  const limit = request.routeOptions.bodyLimit ?? NO_BODY_LIMIT;
+  const maxValues = request.routeOptions.config?.jsonValues ?? DEFAULT_JSON_VALUES;
+  if (Number(request.headers['content-length']) > limit) return done(herald('bodyTooLarge', { limit }));
+  const shape = new JsonShape(MAX_JSON_DEPTH, maxValues);
+  const chunks: Buffer[] = [];
+  let length = 0;
+  const stop = (error: Error | null, text?: string): void => {
+    payload.removeListener('data', onData);
+    payload.removeListener('end', onEnd);
+    payload.removeListener('error', onError);
+    done(error, text);
+  };
+  const onData = (chunk: Buffer): void => {
+    length += chunk.length;
+    if (length > limit) return stop(herald('bodyTooLarge', { limit }));
+    const problem = shape.feed(chunk);
+    if (problem === 'depth') return stop(herald('badJson', { reason: `nested deeper than ${MAX_JSON_DEPTH} levels` }));
+    if (problem === 'values') return stop(herald('bodyTooManyValues', { limit: maxValues }));
+    chunks.push(chunk);
+  };
+  const onEnd = (): void => stop(null, Buffer.concat(chunks, length).toString('utf8'));
+  const onError = (error: Error & { statusCode?: number }): void => {
+    error.statusCode ??= 400;
+    stop(error);
+  };
+  payload.on('data', onData);
+  payload.on('end', onEnd);
+  payload.on('error', onError);
+  payload.resume();
 }
 
 /**

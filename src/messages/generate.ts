@@ -7,6 +7,7 @@ import { fromMicros, type Micros, reserveCharges, toMicros } from '../money/inde
 import { lookupSubscriber, type Subscriber } from '../numbering/index.js';
 import { completionInstant, messageWindow, planSend } from '../schedule/index.js';
 import type { Channel } from '../shared/channels.js';
+import { mapInSlices } from '../util/turns.js';
 import { uuid7 } from '../util/uuid7.js';
 import { validateContent } from './channelContent.js';
 import { messageApplyTransitions } from './messageDeliverySql.js';
@@ -68,6 +69,12 @@ export interface Candidate {
 export const newMessageId = (now: Date): string => uuid7(now.getTime());
 
 /**
+ * Messages prepared between turns of the event loop: planning 1000 sends with a send time days ahead took 90-100 ms
+ * of one block (planSend walks the window in the subscriber's zones); 100 take under 10 ms.
+ */
+const PREPARE_SLICE = 100;
+
+/**
  * Checks and prepares messages in order: each becomes a candidate or the error to refuse it with. `channels`: the
  * account's enabled channels (undefined: checked already).
  */
@@ -87,7 +94,7 @@ export async function prepareMessages(
     .filter((m) => m.message.channelType === 'WHATSAPP')
     .map((m): [string, string] => [m.message.senderName, m.message.destination]);
   const windows = await whatsappWindowsOpenOf(db, sender.accountId, whatsapp, now);
-  return messages.map(({ message: original, cascade, id, dispatchId, held: heldAsked }) => {
+  return mapInSlices(messages, PREPARE_SLICE, ({ message: original, cascade, id, dispatchId, held: heldAsked }) => {
     const held = dispatchId !== undefined && heldAsked !== false;
     if (channels && !channels[original.channelType])
       return herald('channelNotEnabled', { channelType: original.channelType });

@@ -6,6 +6,13 @@ import type { Routes } from '../http/server.js';
 import { MessageRequest, SendResponse } from './messageSchemas.js';
 import { MAX_BATCH, sendMessages } from './sendMessages.js';
 
+/**
+ * The values of the largest valid message, as jsonShape.ts counts them (an array or object 8): its 17 fields (42),
+ * a WhatsApp content with a header, a footer and three buttons (about 110), 20 tags, 24 hours, 7 days and every
+ * callback event (about 90): about 240, and room for fields sent as null.
+ */
+const MESSAGE_VALUES = 384;
+
 /** The message operations of the client API. */
 export const messageRoutes: Routes = (app, ctx) => {
   app.post(
@@ -14,6 +21,7 @@ export const messageRoutes: Routes = (app, ctx) => {
       onRequest: requireToken(ctx, ['traffic']),
       // 1000 messages of up to some 16 KiB each (HERALD_BODY_LIMIT): the one route with a big body.
       bodyLimit: ctx.config.bodyLimitBytes,
+      config: { jsonValues: MAX_BATCH * MESSAGE_VALUES },
       // The body is validated by validateMessage, which gives the spec's own messages; the schema documents it.
       validatorCompiler: () => (value) => ({ value }),
       schema: {

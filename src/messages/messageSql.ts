@@ -2,6 +2,7 @@ import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
 import { cascadeStepKeysCte, inboundKeyCte, messageKeysDeleteOf } from './messageKeys.js';
 import { cascadeOf, eventSelect, insertEventsCte, priceExtra, wantsEvent } from '../callbacks/index.js';
 import type { Queryable } from '../db/db.js';
+import { jsonSlices } from '../db/jsonSlices.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
 import type { Subscriber } from '../numbering/index.js';
 import type { ValidMessage } from './validateMessage.js';
@@ -123,8 +124,10 @@ export async function messageInsertBatch(
       };
     },
   );
-  await db.query(
-    `WITH inserted AS (
+  // Statements of at most 512 KiB of rows each: a batch of long messages holds PGlite a slice at a time.
+  for (const slice of jsonSlices(rows)) {
+    await db.query(
+      `WITH inserted AS (
      INSERT INTO messages (
        account_id, id, created_at, channel_type, traffic_center_id, sender_name, destination, country, region, brand,
        content, tags, use_local_time, local_send_time, local_completion_time, ttl, hours, days, short_url,
@@ -171,20 +174,21 @@ export async function messageInsertBatch(
      )}),
      ${insertEventsCte('price_events', 'ORDER BY message_id')}
      SELECT 1`,
-    // Every message of the batch starts its history with the same entry.
-    [
-      batch.accountId,
-      batch.now,
-      batch.trafficCenterId,
-      JSON.stringify(rows),
-      JSON.stringify([{ status: 'sending', at: batch.now.toISOString() }]),
-      batch.leaseUntil,
-      batch.sendingMethod,
-      DEFAULT_TTL_SECONDS,
-      batch.currency,
-      batch.reserved ?? true,
-    ],
-  );
+      // Every message of the batch starts its history with the same entry.
+      [
+        batch.accountId,
+        batch.now,
+        batch.trafficCenterId,
+        slice,
+        JSON.stringify([{ status: 'sending', at: batch.now.toISOString() }]),
+        batch.leaseUntil,
+        batch.sendingMethod,
+        DEFAULT_TTL_SECONDS,
+        batch.currency,
+        batch.reserved ?? true,
+      ],
+    );
+  }
 }
 
 /**

@@ -31,10 +31,13 @@ describe.each(ENGINES)('hostile: large bodies without credentials (%s)', (engine
         : expect([reply.status, reply.body]).toEqual([status, body]);
     for (const [unknown, signIn] of results) {
       refusedOrReset(unknown!, 404, { error: { code: 4040, msg: 'Connector nope not found' } });
-      refusedOrReset(signIn!, 413, { error: { code: 4130, msg: 'Request body is larger than 8192 bytes' } });
+      // Refused from its Content-Length, and the rest of it read and dropped: the client reads the 413 (issue 27).
+      expect([signIn!.status, signIn!.body]).toEqual([
+        413,
+        { error: { code: 4130, msg: 'Request body is larger than 8192 bytes' } },
+      ]);
     }
     expect(results.some(([unknown]) => unknown!.status === 404)).toBe(true);
-    expect(results.some(([, signIn]) => signIn!.status === 413)).toBe(true);
     const unsigned = results.map((replies) => replies[2]!).filter((reply) => reply.status !== 0);
     expect(unsigned.every((reply) => [401, 429].includes(reply.status))).toBe(true);
     expect(unsigned.find((reply) => reply.status === 401)!.body).toEqual({

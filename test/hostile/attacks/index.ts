@@ -8,6 +8,8 @@ import { templateFlood } from './templateFlood.js';
 import { templatePatterns } from './templatePatterns.js';
 import { unencodableLinks } from './unencodableLinks.js';
 import { largeBodies } from './largeBodies.js';
+import { deepJson } from './deepJson.js';
+import { bigCascades } from './bigCascades.js';
 import { lookalikeWhatsappName } from './lookalikeWhatsappName.js';
 import { revokedKeys } from './revokedKeys.js';
 import { signInGuessing } from './signInGuessing.js';
@@ -33,4 +35,6 @@ export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any, unknown>
   () => largeBodies(),
   () => accountLargeBodies(),
   () => revokedKeys(),
+  () => deepJson(),
+  () => bigCascades(),
 ];
