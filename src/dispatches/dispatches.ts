@@ -201,7 +201,8 @@ export async function addDispatchMessages(
   // Each valid entry: a message, or a cascade whose first step is its message (its id the cascade's).
   const valid: { index: number; message: MessageToGenerate & { id: string }; steps?: readonly ValidStep[] }[] = [];
   body.forEach((item: unknown, index) => {
-    const destination = isPlainObject(item) ? item.destination : undefined;
+    // null for an item without one: every item of the answer has its destination (its schema says so).
+    const destination = isPlainObject(item) ? (item.destination ?? null) : null;
     try {
       const id = newMessageId(now);
       if (substituted.cascade) {

@@ -14,7 +14,7 @@ describe.each(ENGINES)('hostile: dispatch substitutions multiplied by placeholde
   });
   afterAll(async () => t?.close());
 
-  it('refuses a text over the channel maximum without building it, and no inherited name, while another account is unhurt', async () => {
+  it('builds no text over its channel maximum, fills no inherited name; another account unhurt', async () => {
     const state = await dispatchSubstitutions.setup(t);
     const { results, figures } = await underAttack(t, victim, (round) => dispatchSubstitutions.round(t, state, round), {
       rounds: 3,

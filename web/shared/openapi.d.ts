@@ -950,7 +950,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Same key and request within 24 h returns the first response and changes nothing */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1044,12 +1047,15 @@ export interface paths {
         put?: never;
         /**
          * Add 1 to 1000 destinations with their substitutions, before the start
-         * @description Items in request order: a messageUuid, or errorCode 7401 (no valid message) or a send code.
+         * @description Items in request order: a messageUuid, or errorCode 7401 (an item not as its schema says, or no valid message: its destination, a placeholder without a substitution, or its text after substitution) or a send code. A text longer than its channel allows (SMS: 255 parts) is refused from its length, unbuilt.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Same key and request within 24 h returns the first response and changes nothing */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1059,8 +1065,9 @@ export interface paths {
                 content: {
                     "application/json": {
                         destination: string;
+                        /** @description a value for each {placeholder} of the content: a string of at most 1000 characters, or a number */
                         substitutions?: {
-                            [key: string]: string;
+                            [key: string]: string | number;
                         };
                     }[];
                 };
@@ -1155,7 +1162,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Same key and request within 24 h returns the first response and changes nothing */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1203,6 +1213,15 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1231,7 +1250,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Same key and request within 24 h returns the first response and changes nothing */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1279,6 +1301,15 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1307,7 +1338,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Same key and request within 24 h returns the first response and changes nothing */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1355,6 +1389,15 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1383,7 +1426,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Same key and request within 24 h returns the first response and changes nothing */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1431,6 +1477,15 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
