@@ -1,7 +1,9 @@
 import { Type } from 'typebox';
 import { herald, showValue } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../http/auth.js';
+import { idempotencyKeyOf, type IdempotentResult } from '../idempotency/index.js';
 import { ChannelType, errorResponses, Id, MAX_PAGE } from '../http/schemas.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Routes } from '../http/server.js';
 import { readOwnWrite } from '../db/replica.js';
 import { TRAFFIC_TYPES } from '../messages/index.js';
@@ -18,6 +20,7 @@ import {
   MAX_ADD,
   STATUSES,
 } from './dispatches.js';
+import { AddItemSchema } from './substitutions.js';
 
 /** The stored status each status of the API is read from. */
 const STORED: Readonly<Record<(typeof STATUSES)[number], StoredStatus>> = {
@@ -59,6 +62,19 @@ const DispatchObject = Type.Object({
   parts: Counters,
 });
 const DispatchId = Type.Object({ id: Type.String({ maxLength: 100 }) });
+/** Every creating POST of dispatches honours it (DESIGN 12): the same key and request within 24 h, the first answer. */
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({ description: 'Same key and request within 24 h returns the first response and changes nothing' }),
+  ),
+});
+
+/** The key of a request, and its answer marked when it is the stored answer to an earlier one. */
+const keyOf = (request: FastifyRequest): string | undefined => idempotencyKeyOf(request.headers['idempotency-key']);
+function answer<T>(reply: FastifyReply, result: IdempotentResult<T>): FastifyReply {
+  if (result.replayed) void reply.header('idempotent-replayed', 'true');
+  return reply.status(result.statusCode).send(result.body);
+}
 
 /**
  * The values of one added destination, as jsonShape.ts counts them (an array or object 8): its two fields and
@@ -87,6 +103,7 @@ export const dispatchRoutes: Routes = (app, ctx) => {
         tags,
         summary: 'Create a dispatch: one message, with {placeholders}, for many destinations',
         security,
+        headers: IdempotencyHeaders,
         body: Type.Object(
           {
             dispatchName: Type.String({ maxLength: 200 }),
@@ -110,7 +127,8 @@ export const dispatchRoutes: Routes = (app, ctx) => {
         },
       },
     },
-    async (request, reply) => reply.status(201).send(await createDispatch(ctx, principalOf(request), request.body)),
+    async (request, reply) =>
+      answer(reply, await createDispatch(ctx, principalOf(request), request.body, keyOf(request))),
   );
 
   app.post(
@@ -119,20 +137,20 @@ export const dispatchRoutes: Routes = (app, ctx) => {
       onRequest: auth,
       bodyLimit: ctx.config.bodyLimitBytes,
       config: { jsonValues: MAX_ADD * DESTINATION_VALUES },
+      // Each item is checked against AddItemSchema by addDispatchMessages, which answers a 7401 for it in request
+      // order (DESIGN 15): a schema check of the whole body would refuse the batch for one item.
       validatorCompiler: () => (value) => ({ value }),
       schema: {
         tags,
         summary: 'Add 1 to 1000 destinations with their substitutions, before the start',
-        description: 'Items in request order: a messageUuid, or errorCode 7401 (no valid message) or a send code.',
+        description:
+          'Items in request order: a messageUuid, or errorCode 7401 (an item not as its schema says, or no valid ' +
+          'message: its destination, a placeholder without a substitution, or its text after substitution) or a ' +
+          'send code. A text longer than its channel allows (SMS: 255 parts) is refused from its length, unbuilt.',
         security,
+        headers: IdempotencyHeaders,
         params: DispatchId,
-        body: Type.Array(
-          Type.Object({
-            destination: Type.String({ maxLength: 100 }),
-            substitutions: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 1000 }))),
-          }),
-          { minItems: 1, maxItems: MAX_ADD },
-        ),
+        body: Type.Array(AddItemSchema, { minItems: 1, maxItems: MAX_ADD }),
         response: {
           200: Type.Array(
             Type.Object({
@@ -146,7 +164,11 @@ export const dispatchRoutes: Routes = (app, ctx) => {
         },
       },
     },
-    async (request) => addDispatchMessages(ctx, principalOf(request), idOf(request.params.id), request.body),
+    async (request, reply) =>
+      answer(
+        reply,
+        await addDispatchMessages(ctx, principalOf(request), idOf(request.params.id), request.body, keyOf(request)),
+      ),
   );
 
   for (const change of ['start', 'pause', 'resume', 'stop'] as const satisfies readonly Change[]) {
@@ -158,15 +180,16 @@ export const dispatchRoutes: Routes = (app, ctx) => {
           tags,
           summary: `${change[0]!.toUpperCase()}${change.slice(1)} a dispatch`,
           security,
+          headers: IdempotencyHeaders,
           params: DispatchId,
-          response: { 200: Type.Object({ dispatchId: Type.String() }), ...errorResponses(401, 403, 404, 409) },
+          response: { 200: Type.Object({ dispatchId: Type.String() }), ...errorResponses(401, 403, 404, 409, 422) },
         },
       },
-      async (request) => {
-        const id = idOf(request.params.id);
-        await changeDispatch(ctx, principalOf(request).accountId, id, change);
-        return { dispatchId: id };
-      },
+      async (request, reply) =>
+        answer(
+          reply,
+          await changeDispatch(ctx, principalOf(request).accountId, idOf(request.params.id), change, keyOf(request)),
+        ),
     );
   }
 

@@ -10,6 +10,7 @@ import { type AppContext, NO_DIRECT_ROOM } from '../context.js';
 import type { Queryable } from '../db/db.js';
 import { herald, HeraldError, showValue } from '../errors/catalogue.js';
 import type { Principal } from '../http/auth.js';
+import { idempotentReplay, type IdempotentResult, runIdempotent } from '../idempotency/index.js';
 import {
   type Candidate,
   type DispatchCount,
@@ -39,7 +40,7 @@ import {
   dispatchSetStatus,
   type Speed,
 } from './dispatchSql.js';
-import { substitutedCascade, substitutedMessage } from './substitutions.js';
+import { cascadeSubstitution, contentToValidate, messageSubstitution } from './substitutions.js';
 
 /** A dispatch's statuses in the API. */
 export const STATUSES = ['initiated', 'scheduled', 'sending', 'awaiting', 'done', 'paused', 'stopped'] as const;
@@ -57,15 +58,26 @@ const STOP_BATCH = 1000;
 
 const DISPATCH_FIELDS = ['dispatchName', 'speed', 'cascade'];
 
+export interface Created {
+  dispatchId: string;
+  status: string;
+}
+
 /**
  * POST /api/v1/dispatch: the dispatch's message is validated as a message of its channel (its content may hold
- * placeholders, which are plain text until substituted); its status is `initiated`.
+ * placeholders, which are plain text until substituted, except in a FLASHCALL code or a VOICECODE text: see
+ * contentToValidate); its status is `initiated`. With an `Idempotency-Key`, a retry gets the first answer.
  */
 export async function createDispatch(
   ctx: AppContext,
   principal: Principal,
   body: unknown,
-): Promise<{ dispatchId: string; status: string }> {
+  key: string | undefined,
+): Promise<IdempotentResult<Created>> {
+  const now = ctx.clock.now();
+  const idempotent = { accountId: principal.accountId, operation: 'dispatch', key, body, now };
+  const earlier = await idempotentReplay<Created>(ctx.db, idempotent);
+  if (earlier) return earlier;
   if (!isPlainObject(body)) throw herald('notAnObject');
   const name = body.dispatchName;
   if (typeof name !== 'string' || name.trim() === '' || name.length > 200)
@@ -75,7 +87,6 @@ export async function createDispatch(
   const speed = validateSpeed(body.speed);
   const fields = Object.fromEntries(Object.entries(body).filter(([key]) => !DISPATCH_FIELDS.includes(key)));
   if ('destination' in fields) throw herald('fieldNotAccepted', { field: 'destination' });
-  const now = ctx.clock.now();
   const channels = enabledChannels(principal.accountChannels);
   let message: ValidMessage;
   let cascade: DispatchCascade | null = null;
@@ -86,36 +97,59 @@ export async function createDispatch(
     const steps = Array.isArray(body.cascade) ? (body.cascade as unknown[]) : [];
     const validation = await validationContext(ctx, principal.accountId, steps, now);
     const common = { trafficType: DEFAULT_TRAFFIC_TYPE, ...fields };
-    const valid = validateCascade({ ...common, destination: SOME_DESTINATION, cascade: body.cascade }, validation);
+    const standIns = steps.map((step) =>
+      isPlainObject(step) ? contentToValidate(step.channelType, step.content) : undefined,
+    );
+    const valid = validateCascade(
+      {
+        ...common,
+        destination: SOME_DESTINATION,
+        cascade: steps.map((step, i) => (isPlainObject(step) ? { ...step, content: standIns[i] } : step)),
+      },
+      validation,
+    );
     for (const step of valid.steps)
       if (!channels[step.message.channelType])
         throw herald('channelNotEnabled', { channelType: step.message.channelType });
-    message = valid.steps[0]!.message;
+    message = withContent(valid.steps[0]!.message, (steps[0] as Record<string, unknown>).content, standIns[0]);
     cascade = { fields: common, steps: steps as Record<string, unknown>[] };
   } else {
     const validation = await validationContext(ctx, principal.accountId, [fields], now);
+    const content = contentToValidate(fields.channelType, fields.content);
     message = validateMessage(
-      { trafficType: DEFAULT_TRAFFIC_TYPE, ...fields, destination: SOME_DESTINATION },
+      { trafficType: DEFAULT_TRAFFIC_TYPE, ...fields, content, destination: SOME_DESTINATION },
       validation,
     );
+    message = withContent(message, fields.content, content);
     if (!channels[message.channelType]) throw herald('channelNotEnabled', { channelType: message.channelType });
   }
   const id = newMessageId(now);
   const sender = senderOf(principal);
-  await dispatchInsert(ctx.db, {
-    accountId: principal.accountId,
-    id,
-    name,
-    now,
-    message,
-    speed,
-    speedMs: speed ? UNIT_MS[speed.unit] / speed.amount : 0,
-    trafficCenterId: sender.trafficCenterId,
-    sendingMethod: sender.sendingMethod,
-    currency: sender.currency,
-    cascade,
+  const stored = message;
+  return runIdempotent(ctx.db, idempotent, async (tx) => {
+    await dispatchInsert(tx, {
+      accountId: principal.accountId,
+      id,
+      name,
+      now,
+      message: stored,
+      speed,
+      speedMs: speed ? UNIT_MS[speed.unit] / speed.amount : 0,
+      trafficCenterId: sender.trafficCenterId,
+      sendingMethod: sender.sendingMethod,
+      currency: sender.currency,
+      cascade,
+    });
+    return { statusCode: 201, body: { dispatchId: id, status: 'initiated' } };
   });
-  return { dispatchId: id, status: 'initiated' };
+}
+
+/**
+ * A message validated with `validatedWith`: when that stood in for the content given (contentToValidate), the message
+ * with the content given, placeholders and all.
+ */
+function withContent(message: ValidMessage, given: unknown, validatedWith: unknown): ValidMessage {
+  return given === validatedWith ? message : { ...message, content: given };
 }
 
 function validateSpeed(value: unknown): Speed | null {
@@ -137,38 +171,44 @@ export type AddItem =
 /**
  * POST /api/v1/dispatch/{id}/messages: 1-1000 destinations with their substitutions, while the dispatch is
  * `initiated`. Each becomes a message at once (priced and reserved, held until the start) or an item error: 7401
- * when its destination or substitutions make no valid message, else the send's own codes (4020 and the like).
+ * when it differs from AddItemSchema or its destination or substitutions make no valid message, else the send's own
+ * codes (4020 and the like). With an `Idempotency-Key`, a retry gets the first answer and adds nothing.
  */
 export async function addDispatchMessages(
   ctx: AppContext,
   principal: Principal,
   dispatchId: string,
   body: unknown,
-): Promise<AddItem[]> {
+  key: string | undefined,
+): Promise<IdempotentResult<AddItem[]>> {
+  const accountId = principal.accountId;
+  const now = ctx.clock.now();
+  // The dispatch is part of the request: one key for adds to two dispatches is a key reused.
+  const idempotent = { accountId, operation: 'dispatch-messages', key, body: { dispatchId, items: body }, now };
+  const earlier = await idempotentReplay<AddItem[]>(ctx.db, idempotent);
+  if (earlier) return earlier;
   if (!Array.isArray(body)) throw herald('notAnArray');
   if (body.length === 0) throw herald('emptyBatch');
   if (body.length > MAX_ADD) throw herald('tooManyMessages');
-  const accountId = principal.accountId;
-  const now = ctx.clock.now();
   const dispatch = await dispatchGet(ctx.db, accountId, dispatchId);
   if (!dispatch) throw herald('notFound', { what: `Dispatch ${dispatchId}` });
   const cascade = dispatch.cascade;
   const validation = await validationContext(ctx, accountId, cascade ? cascade.steps : [dispatch.message], now);
+  const substituted = cascade
+    ? { cascade: cascadeSubstitution(cascade, validation) }
+    : { message: messageSubstitution(dispatch.message, validation) };
   const items: (AddItem | undefined)[] = new Array(body.length);
   // Each valid entry: a message, or a cascade whose first step is its message (its id the cascade's).
   const valid: { index: number; message: MessageToGenerate & { id: string }; steps?: readonly ValidStep[] }[] = [];
   body.forEach((item: unknown, index) => {
-    const destination = isPlainObject(item) ? item.destination : undefined;
+    // null for an item without one: every item of the answer has its destination (its schema says so).
+    const destination = isPlainObject(item) ? (item.destination ?? null) : null;
     try {
       const id = newMessageId(now);
-      if (cascade) {
-        const { steps } = substitutedCascade(cascade, item, validation);
+      if (substituted.cascade) {
+        const { steps } = substituted.cascade(item);
         valid.push({ index, message: { id, message: steps[0]!.message, cascade: { id, step: 1 }, dispatchId }, steps });
-      } else
-        valid.push({
-          index,
-          message: { id, message: substitutedMessage(dispatch.message, item, validation), dispatchId },
-        });
+      } else valid.push({ index, message: { id, message: substituted.message(item), dispatchId } });
     } catch (error) {
       if (!(error instanceof HeraldError)) throw error;
       items[index] = {
@@ -188,7 +228,7 @@ export async function addDispatchMessages(
     now,
   );
   const candidates = prepared.filter((c): c is Candidate => !(c instanceof HeraldError));
-  await ctx.db.transaction(async (tx) => {
+  return runIdempotent(ctx.db, idempotent, async (tx) => {
     // Shared with other adds; a start waits for them, and no add follows it.
     const locked = await dispatchGet(tx, accountId, dispatchId, 'share');
     if (locked?.status !== 'initiated')
@@ -224,8 +264,8 @@ export async function addDispatchMessages(
           ? { destination, errorCode: outcome.code, msg: outcome.message }
           : { destination, messageUuid: outcome.id };
     });
+    return { statusCode: 200, body: items as AddItem[] };
   });
-  return items as AddItem[];
 }
 
 /** What a status change may come from. */
@@ -248,29 +288,38 @@ export async function changeDispatch(
   accountId: number,
   dispatchId: string,
   change: Change,
-): Promise<void> {
+  key: string | undefined,
+): Promise<IdempotentResult<{ dispatchId: string }>> {
   const now = ctx.clock.now();
   const rule = CHANGES[change];
-  await ctx.db.transaction(async (tx) => {
-    const dispatch = await dispatchGet(tx, accountId, dispatchId, 'update');
-    if (!dispatch) throw herald('notFound', { what: `Dispatch ${dispatchId}` });
-    if (!(rule.from as readonly string[]).includes(dispatch.status))
-      throw herald('conflict', { reason: `Dispatch ${dispatchId} is ${dispatch.status}: it cannot ${change}` });
-    await dispatchSetStatus(tx, accountId, dispatchId, rule.to, change === 'start' ? now : undefined);
-    if (change === 'start' || change === 'resume') {
-      // A paced account's dispatch takes its send slots, at its own speed or the account's rate if slower.
-      const counts = await messageDispatchCounts(tx, accountId, [dispatchId], now);
-      const held = counts.reduce((n, c) => n + c.held, 0);
-      const slots = await accountTakePace(tx, accountId, 0, held, now, dispatch.speed_ms);
-      const start = slots?.firstBulkAt ?? now;
-      await messageDispatchSchedule(tx, accountId, dispatchId, start, slots?.spacingMs ?? dispatch.speed_ms);
-    }
-    // A pause or stop takes its messages after this commit (see settle): a transaction recording a step of one of
-    // its cascades locks messages, then cascades, then this row (FOR SHARE); taking messages here, after this row,
-    // could deadlock with it.
-  });
+  // One key for another change or another dispatch is a key reused.
+  const idempotent = { accountId, operation: 'dispatch-change', key, body: { dispatchId, change }, now };
+  const result =
+    (await idempotentReplay<{ dispatchId: string }>(ctx.db, idempotent)) ??
+    (await runIdempotent(ctx.db, idempotent, async (tx) => {
+      const dispatch = await dispatchGet(tx, accountId, dispatchId, 'update');
+      if (!dispatch) throw herald('notFound', { what: `Dispatch ${dispatchId}` });
+      if (!(rule.from as readonly string[]).includes(dispatch.status))
+        throw herald('conflict', { reason: `Dispatch ${dispatchId} is ${dispatch.status}: it cannot ${change}` });
+      await dispatchSetStatus(tx, accountId, dispatchId, rule.to, change === 'start' ? now : undefined);
+      if (change === 'start' || change === 'resume') {
+        // A paced account's dispatch takes its send slots, at its own speed or the account's rate if slower.
+        const counts = await messageDispatchCounts(tx, accountId, [dispatchId], now);
+        const held = counts.reduce((n, c) => n + c.held, 0);
+        const slots = await accountTakePace(tx, accountId, 0, held, now, dispatch.speed_ms);
+        const start = slots?.firstBulkAt ?? now;
+        await messageDispatchSchedule(tx, accountId, dispatchId, start, slots?.spacingMs ?? dispatch.speed_ms);
+      }
+      // A pause or stop takes its messages after this commit (see settle): a transaction recording a step of one of
+      // its cascades locks messages, then cascades, then this row (FOR SHARE); taking messages here, after this row,
+      // could deadlock with it.
+      return { statusCode: 200, body: { dispatchId } };
+    }));
+  // A replayed pause or stop waits as the first did (its client may have gone before that answer): settle ends at
+  // once when the dispatch has changed since.
   if (change === 'start' || change === 'resume') ctx.wakeup.notify();
   else await settle(ctx, accountId, dispatchId, change === 'pause' ? 'paused' : 'stopped');
+  return result;
 }
 
 /**

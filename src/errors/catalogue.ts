@@ -76,6 +76,8 @@ export const ERRORS = {
   blankContent: { status: 422, code: 4220, msg: 'Blank content' },
   invalidContent: { status: 422, code: 4220, msg: 'Invalid content' },
   invalidContentDetail: { status: 422, code: 4220, msg: 'Invalid content: {reason}' },
+  // A dispatch's text whose substitutions make it longer than any valid one of its channel: never built.
+  substitutedTooLong: { status: 422, code: 4220, msg: 'Content after substitution is longer than {limit}' },
   invalidTags: { status: 422, code: 4220, msg: 'Invalid tags: {tags}' },
   invalidTtl: { status: 422, code: 4220, msg: 'Invalid TTL {ttl}' },
   invalidCallbackUrl: { status: 422, code: 4220, msg: 'Invalid callbackUrl: {reason}' },

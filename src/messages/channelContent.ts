@@ -2,8 +2,8 @@ import { herald, type HeraldError } from '../errors/catalogue.js';
 import { type Channel } from '../shared/channels.js';
 import { charCount, isBlank, isPlainObject, startsWithBom } from '../shared/text.js';
 import { readContentObject } from './contentObject.js';
-import { SMS_MAX_PARTS, smsPartCount } from '../sms/index.js';
-import { validateWhatsappContent } from './whatsappContent.js';
+import { SMS_CAPACITY, SMS_MAX_PARTS, smsPartCount } from '../sms/index.js';
+import { validateWhatsappContent, WHATSAPP_LIMITS } from './whatsappContent.js';
 
 export const VK_TEXT_MAX = 2048;
 export const VOICECODE_TEXT_MAX = 1000;
@@ -15,6 +15,21 @@ export const VOICECODE_SENDER_NAME = 'voicecode';
  * VOICECODE text template (spec 2.2): `Код авторизации от {brand}: {code}.`, where the code's digits may be written
  * together, separated by spaces, or separated by one special character.
  */
+/**
+ * Per channel, the longest text content (a string, or a content object's `text`) that can be valid, in UTF-16 code
+ * units, and that limit as a client reads it. A text longer than `units` is invalid whatever it holds: a character
+ * counts at least one septet of an SMS part (UCS-2 parts hold fewer), and a character counted by `charCount` is at
+ * most two code units. Dispatches refuse a substituted text from its length, before building it.
+ */
+export const TEXT_BOUNDS: Readonly<Record<Channel, { readonly units: number; readonly limit: string }>> = {
+  SMS: { units: SMS_MAX_PARTS * SMS_CAPACITY.gsm7.multi, limit: `${SMS_MAX_PARTS} SMS parts` },
+  FLASHCALL: { units: 4, limit: '4 digits' },
+  VOICECODE: { units: 2 * VOICECODE_TEXT_MAX, limit: `${VOICECODE_TEXT_MAX} characters` },
+  VK: { units: 2 * VK_TEXT_MAX, limit: `${VK_TEXT_MAX} characters` },
+  WHATSAPP: { units: 2 * WHATSAPP_LIMITS.text, limit: `${WHATSAPP_LIMITS.text} characters` },
+  VIBER: { units: 2 * VIBER_TEXT_MAX, limit: `${VIBER_TEXT_MAX} characters` },
+};
+
 const VOICECODE_TEMPLATE = /^Код авторизации от (\S(?:.*\S)?): (\d(?:[^\p{L}\p{N}]?\d)*)\.$/u;
 const FLASHCALL_CODE = /^\d{4}$/;
 

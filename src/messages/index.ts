@@ -1,5 +1,5 @@
 /** What other parts of Herald may use of messages/; everything else in the folder is its own. */
-export { VOICECODE_SENDER_NAME } from './channelContent.js';
+export { TEXT_BOUNDS, VOICECODE_SENDER_NAME } from './channelContent.js';
 export { normaliseDestination } from './destination.js';
 export type { Destination } from './destination.js';
 export { MESSAGE_COLUMNS, messageToApi } from './messageObject.js';

@@ -950,7 +950,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Same key and request within 24 h returns the first response and changes nothing */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1044,12 +1047,15 @@ export interface paths {
         put?: never;
         /**
          * Add 1 to 1000 destinations with their substitutions, before the start
-         * @description Items in request order: a messageUuid, or errorCode 7401 (no valid message) or a send code.
+         * @description Items in request order: a messageUuid, or errorCode 7401 (an item not as its schema says, or no valid message: its destination, a placeholder without a substitution, or its text after substitution) or a send code. A text longer than its channel allows (SMS: 255 parts) is refused from its length, unbuilt.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Same key and request within 24 h returns the first response and changes nothing */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1059,8 +1065,9 @@ export interface paths {
                 content: {
                     "application/json": {
                         destination: string;
+                        /** @description a value for each {placeholder} of the content: a string of at most 1000 characters, or a number */
                         substitutions?: {
-                            [key: string]: string;
+                            [key: string]: string | number;
                         };
                     }[];
                 };
@@ -1155,7 +1162,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Same key and request within 24 h returns the first response and changes nothing */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1203,6 +1213,15 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1231,7 +1250,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Same key and request within 24 h returns the first response and changes nothing */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1279,6 +1301,15 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1307,7 +1338,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Same key and request within 24 h returns the first response and changes nothing */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1355,6 +1389,15 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1383,7 +1426,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Same key and request within 24 h returns the first response and changes nothing */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     id: string;
                 };
@@ -1431,6 +1477,15 @@ export interface paths {
                 };
                 /** @description Error */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1635,20 +1690,11 @@ export interface paths {
                     "application/json": {
                         name: string;
                         brand: string;
-                        /**
-                         * @description digits of a code (4)
-                         * @default 4
-                         */
+                        /** @description digits of a code (a new verifier without it: 4) */
                         codeLength?: number;
-                        /**
-                         * @description seconds a code can be checked (300)
-                         * @default 300
-                         */
+                        /** @description seconds a code can be checked (a new verifier without it: 300) */
                         codeTtl?: number;
-                        /**
-                         * @description checks of one code before it expires (3)
-                         * @default 3
-                         */
+                        /** @description checks of one code before it expires (a new verifier without it: 3) */
                         maxChecks?: number;
                         workflow: {
                             /** @enum {unknown} */
@@ -1988,20 +2034,11 @@ export interface paths {
                     "application/json": {
                         name?: string;
                         brand?: string;
-                        /**
-                         * @description digits of a code (4)
-                         * @default 4
-                         */
+                        /** @description digits of a code (a new verifier without it: 4) */
                         codeLength?: number;
-                        /**
-                         * @description seconds a code can be checked (300)
-                         * @default 300
-                         */
+                        /** @description seconds a code can be checked (a new verifier without it: 300) */
                         codeTtl?: number;
-                        /**
-                         * @description checks of one code before it expires (3)
-                         * @default 3
-                         */
+                        /** @description checks of one code before it expires (a new verifier without it: 3) */
                         maxChecks?: number;
                         workflow?: {
                             /** @enum {unknown} */
@@ -2100,7 +2137,7 @@ export interface paths {
         put?: never;
         /**
          * Send a one-time code to a destination through a verifier's workflow; check it with the uuid
-         * @description The code goes as a cascade of AUTHORIZE messages (SMS `<brand>: <code>`, VOICECODE the spec template, FLASHCALL the caller's last digits); a step gives way to the next when it is not delivered or when its timeout passes unconfirmed. A new send to the same destination through the same verifier replaces the older code. Limits: 5 sends per destination and verifier in 10 minutes, and HERALD_VERIFY_SENDS_PER_ADDRESS (60) per client address in 10 minutes: 429 4290 with Retry-After. The message of a step is an ordinary message (TOKEN_1 sees it), priced as one.
+         * @description The code goes as a cascade of AUTHORIZE messages (SMS `<brand>: <code>`, VOICECODE the spec template, FLASHCALL the caller's last digits); a step gives way to the next when it is not delivered or when its timeout passes unconfirmed. A new send to the same destination through the same verifier replaces the older code. Limits: 5 sends per destination and verifier in 10 minutes, and HERALD_VERIFY_SENDS_PER_ADDRESS (60) per account and client address in 10 minutes: 429 4290 with Retry-After. The message of a step is an ordinary message (TOKEN_1 sees it), priced as one.
          */
         post: {
             parameters: {
@@ -2217,7 +2254,7 @@ export interface paths {
         put?: never;
         /**
          * Check a code sent with /api/v1/verifier/send
-         * @description CONFIRMED: the right code (what is left of the workflow is stopped; the same code answers CONFIRMED again until the code expires). WRONG_CODE. EXPIRED: past the verifier's codeTtl, past its maxChecks checks, or replaced by a newer send. NOT_FOUND: no code of this account has this uuid.
+         * @description CONFIRMED: the right code (what is left of the workflow is stopped; the same code answers CONFIRMED again until the code expires). WRONG_CODE. EXPIRED: past the verifier's codeTtl, past its maxChecks checks, or replaced by a newer send. NOT_FOUND: no code of this account has this uuid. A code sent as a JSON number is taken as its decimal digits: a code with a leading zero must be sent as a string.
          */
         post: {
             parameters: {
@@ -2230,7 +2267,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         uuid: string;
-                        code: string;
+                        code: string | number;
                     };
                 };
             };

@@ -3,6 +3,7 @@ import { accountLargeBodies } from './accountLargeBodies.js';
 import { uniqueCallbackUrls } from './callbackUrls.js';
 import { inboundSettingsFlood } from './inboundSettings.js';
 import { clickFlood } from './clickFlood.js';
+import { dispatchSubstitutions } from './dispatchSubstitutions.js';
 import { longLinks } from './longLinks.js';
 import { templateFlood } from './templateFlood.js';
 import { templatePatterns } from './templatePatterns.js';
@@ -37,4 +38,5 @@ export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any, unknown>
   () => revokedKeys(),
   () => deepJson(),
   () => bigCascades(),
+  () => dispatchSubstitutions,
 ];
