@@ -17,7 +17,6 @@ import {
   DELIVERY_ERRORS,
   messageDispatchCounts,
   messageDispatchHold,
-  messageDispatchSchedule,
   messageDispatchStop,
   messageDispatchUnsettled,
   newMessageId,
@@ -39,6 +38,7 @@ import {
   dispatchSetStatus,
   type Speed,
 } from './dispatchSql.js';
+import { planHeldMessages } from './dispatchPlan.js';
 import { substitutedCascade, substitutedMessage } from './substitutions.js';
 
 /** A dispatch's statuses in the API. */
@@ -238,7 +238,8 @@ const CHANGES = {
 export type Change = keyof typeof CHANGES;
 
 /**
- * Start, pause, resume or stop. Start and resume plan the held messages from now, spread at the dispatch's speed.
+ * Start, pause, resume or stop. Start and resume plan the held messages from now, spread at the dispatch's speed
+ * from the moment each one's send window opens (see planHeldMessages).
  * Pause holds every message waiting in the queue, stop makes each one unsent, refunded; then both wait until the
  * dispatch is settled (see settle) before they answer: no message of it goes to a carrier after a pause's or a
  * stop's answer, and every message a pause held is planned again by the resume.
@@ -263,7 +264,7 @@ export async function changeDispatch(
       const held = counts.reduce((n, c) => n + c.held, 0);
       const slots = await accountTakePace(tx, accountId, 0, held, now, dispatch.speed_ms);
       const start = slots?.firstBulkAt ?? now;
-      await messageDispatchSchedule(tx, accountId, dispatchId, start, slots?.spacingMs ?? dispatch.speed_ms);
+      await planHeldMessages(tx, ctx.plan, accountId, dispatch, start, slots?.spacingMs ?? dispatch.speed_ms);
     }
     // A pause or stop takes its messages after this commit (see settle): a transaction recording a step of one of
     // its cascades locks messages, then cascades, then this row (FOR SHARE); taking messages here, after this row,

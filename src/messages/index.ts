@@ -58,9 +58,11 @@ export { MessageObject, SendResponse as SendResponseSchema } from './messageSche
 export { messageGet, messageStop } from './messageLookupSql.js';
 export {
   messageDispatchCounts,
+  messageDispatchHeld,
   messageDispatchHold,
+  messageDispatchPlan,
   messageDispatchSchedule,
   messageDispatchStop,
   messageDispatchUnsettled,
 } from './dispatchMessageSql.js';
-export type { DispatchCount, Unsettled } from './dispatchMessageSql.js';
+export type { DispatchCount, HeldMessage, HeldPlan, Unsettled } from './dispatchMessageSql.js';
