@@ -30,6 +30,7 @@ import {
 } from '../messages/index.js';
 import { enabledChannels } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';
+import { isoUtc } from '../util/time.js';
 import {
   type DispatchCascade,
   type DispatchRow,
@@ -348,24 +349,32 @@ async function settle(
 const COUNTED = ['sending', 'sent', 'delivered', 'undelivered', 'unsent'] as const;
 type Counters = Record<'total' | (typeof COUNTED)[number], number>;
 
-/** The dispatch object of the list and of GET /api/v1/dispatch/{id}. */
-export function dispatchToApi(d: DispatchRow, read: DispatchCounts) {
-  const counts = read.counts.filter((c) => c.dispatch_id === d.id);
+/** A dispatch's messages and parts by status, and how many of its messages wait for a later instant. */
+export function countersOf(
+  dispatchId: string,
+  counts: readonly DispatchCount[],
+): { messages: Counters; parts: Counters; later: number } {
   const messages = Object.fromEntries(['total', ...COUNTED].map((k) => [k, 0])) as Counters;
   const parts = { ...messages };
   let later = 0;
   for (const c of counts) {
-    if (!(COUNTED as readonly string[]).includes(c.status)) continue;
+    if (c.dispatch_id !== dispatchId || !(COUNTED as readonly string[]).includes(c.status)) continue;
     messages[c.status as keyof Counters] += c.messages;
     parts[c.status as keyof Counters] += c.parts;
     messages.total += c.messages;
     parts.total += c.parts;
     later += c.later;
   }
+  return { messages, parts, later };
+}
+
+/** The dispatch object of the list and of GET /api/v1/dispatch/{id}. */
+export function dispatchToApi(d: DispatchRow, read: DispatchCounts) {
+  const { messages, parts, later } = countersOf(d.id, read.counts);
   return {
     dispatchId: d.id,
     dispatchName: d.name,
-    created: d.created_at.toISOString(),
+    created: isoUtc(d.created_at)!,
     localSendTime: d.message.localSendTime,
     localCompletionTime: d.message.localCompletionTime,
     useLocalTime: d.message.useLocalTime,
@@ -389,8 +398,25 @@ export function dispatchToApi(d: DispatchRow, read: DispatchCounts) {
  */
 function statusOf(d: DispatchRow, m: Counters, later: number, runningCascades: number): DispatchStatus {
   if (d.status !== 'started') return d.status;
-  if (m.sending > 0) return later === m.total ? 'scheduled' : 'sending';
-  return m.sent > 0 || runningCascades > 0 ? 'awaiting' : 'done';
+  return startedStatus({
+    sending: m.sending > 0,
+    allLater: later === m.total,
+    sent: m.sent > 0,
+    running: runningCascades > 0,
+  });
+}
+
+/** A started dispatch's status (see statusOf) from what its messages and cascades show. */
+export function startedStatus(s: {
+  readonly sending: boolean;
+  /** Every message of it waits for a later instant. */
+  readonly allLater: boolean;
+  readonly sent: boolean;
+  /** A cascade of it still runs. */
+  readonly running: boolean;
+}): DispatchStatus {
+  if (s.sending) return s.allLater ? 'scheduled' : 'sending';
+  return s.sent || s.running ? 'awaiting' : 'done';
 }
 
 /** What a dispatch object is read from: its messages by status, and its cascades still running. */

@@ -228,3 +228,24 @@ export async function messageDispatchCounts(
     [accountId, dispatchIds, now],
   );
 }
+
+/**
+ * Whether each dispatch has a message in `sending`, and one in `sent`: two index probes a dispatch, however many
+ * messages it has (a finished dispatch's status needs no count).
+ */
+export async function messageDispatchActivity(
+  db: Queryable,
+  accountId: number,
+  dispatchIds: readonly string[],
+): Promise<Map<string, { sending: boolean; sent: boolean }>> {
+  if (dispatchIds.length === 0) return new Map();
+  const rows = await db.query<{ id: string; sending: boolean; sent: boolean }>(
+    `SELECT d.id,
+       EXISTS (SELECT 1 FROM messages m WHERE m.account_id = $1 AND m.dispatch_id = d.id AND m.status = 'sending')
+         AS sending,
+       EXISTS (SELECT 1 FROM messages m WHERE m.account_id = $1 AND m.dispatch_id = d.id AND m.status = 'sent') AS sent
+     FROM unnest($2::uuid[]) AS d(id)`,
+    [accountId, dispatchIds],
+  );
+  return new Map(rows.map((r) => [r.id, { sending: r.sending, sent: r.sent }]));
+}

@@ -57,6 +57,7 @@ export type { NewMessage, SendingMethod } from './messageSql.js';
 export { MessageObject, SendResponse as SendResponseSchema } from './messageSchemas.js';
 export { messageGet, messageStop } from './messageLookupSql.js';
 export {
+  messageDispatchActivity,
   messageDispatchCounts,
   messageDispatchHeld,
   messageDispatchHold,

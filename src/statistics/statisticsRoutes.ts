@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { principalOf, requireToken } from '../http/auth.js';
 import { ChannelType, errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
+import { isoUtc } from '../util/time.js';
 import { statsRange } from './range.js';
 import { statistics } from './statistics.js';
 import { GROUP_BY } from './statisticsSql.js';
@@ -60,7 +61,7 @@ export const statisticsRoutes: Routes = (app, ctx) => {
         status: q.status ?? null,
         tag: q.tag ?? null,
       });
-      return { from: from.toISOString(), to: to.toISOString(), groupBy, ...result };
+      return { from: isoUtc(from)!, to: isoUtc(to)!, groupBy, ...result };
     },
   );
 };
