@@ -18,7 +18,7 @@ import {
 } from '../schedule/index.js';
 
 /** Held messages planned per read and write when a dispatch with a send window starts or resumes. */
-const PLAN_BATCH = 5000;
+const PLAN_BATCH = 20_000;
 
 /**
  * Plans a dispatch's held messages when it starts or resumes (DESIGN 4 and 15): each at the first free slot of the

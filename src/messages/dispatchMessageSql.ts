@@ -61,8 +61,10 @@ export interface HeldMessage {
 }
 
 /**
- * Up to `limit` of a dispatch's held messages after `after`, in the order they were added, locked: call again after
- * the last until fewer come.
+ * Up to `limit` of a dispatch's held messages after `after`, in the order they were added: call again after the
+ * last until fewer come. Not locked: the caller holds its dispatch FOR UPDATE (no add, step or stop of it
+ * meanwhile), and messageDispatchPlan writes only messages still held (a message stopped by its uuid meanwhile is
+ * left as it is).
  */
 export async function messageDispatchHeld(
   tx: Queryable,
@@ -77,8 +79,7 @@ export async function messageDispatchHeld(
      FROM messages
      WHERE account_id = $1 AND dispatch_id = $2 AND status = 'sending' AND due_at = 'infinity'
        AND ($3::uuid IS NULL OR id > $3)
-     ORDER BY id LIMIT $4
-     FOR UPDATE`,
+     ORDER BY id LIMIT $4`,
     [accountId, dispatchId, after, limit],
   );
 }
