@@ -378,8 +378,9 @@ export class CascadeProgress implements OutcomeHooks {
       const over = new Set<string>();
       prepared.forEach((p, i) => {
         if (p instanceof HeraldError) refused.push({ item: items[i]!, error: p });
-        // Past localCompletionTime (or a window that never opens again) no further step is created.
-        else if (p.plannedSendAt === null) over.add(group[i]!.cascade.id);
+        // Past localCompletionTime (or a window that never opens again) no further step is created. A step held
+        // while its dispatch is paused has no plan until the resume.
+        else if (p.plannedSendAt === null && !p.held) over.add(group[i]!.cascade.id);
         else candidates.push(p);
       });
       const results = await storeMessages(tx, ctx, sender, candidates, now, {

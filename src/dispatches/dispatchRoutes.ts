@@ -9,7 +9,8 @@ import { readOwnWrite } from '../db/replica.js';
 import { TRAFFIC_TYPES } from '../messages/index.js';
 import { parseQueryTime } from '../util/time.js';
 import { UUID_PATTERN } from '../util/uuid7.js';
-import { dispatchGet, dispatchList, type StoredStatus } from './dispatchSql.js';
+import { listDispatches } from './dispatchList.js';
+import { dispatchGet } from './dispatchSql.js';
 import {
   addDispatchMessages,
   type Change,
@@ -21,17 +22,6 @@ import {
   STATUSES,
 } from './dispatches.js';
 import { AddItemSchema } from './substitutions.js';
-
-/** The stored status each status of the API is read from. */
-const STORED: Readonly<Record<(typeof STATUSES)[number], StoredStatus>> = {
-  initiated: 'initiated',
-  scheduled: 'started',
-  sending: 'started',
-  awaiting: 'started',
-  done: 'started',
-  paused: 'paused',
-  stopped: 'stopped',
-};
 
 const Counters = Type.Object({
   total: Type.Integer(),
@@ -232,29 +222,21 @@ export const dispatchRoutes: Routes = (app, ctx) => {
         throw herald('invalidField', { field: 'dispatch_id', value: showValue(q.dispatch_id) });
       const accountId = principalOf(request).accountId;
       const perPage = q.per_page ?? 20;
-      const { rows, total } = await dispatchList(
+      return listDispatches(
         ctx.readDb,
+        ctx.clock.now(),
         accountId,
         {
           createdFrom: time(q.created_from, 'created_from'),
           createdTo: time(q.created_to, 'created_to'),
-          statuses: q.status === undefined ? null : [STORED[q.status]],
           id: q.dispatch_id?.toLowerCase() ?? null,
           name: q.dispatch_name ?? null,
           trafficCenterId: q.traffic_center_id ?? null,
         },
+        q.status,
         perPage,
         ((q.page ?? 1) - 1) * perPage,
       );
-      const counts = await countsOf(
-        ctx.readDb,
-        ctx.clock.now(),
-        accountId,
-        rows.map((r) => r.id),
-      );
-      const items = rows.map((r) => dispatchToApi(r, counts));
-      // A status read from the messages filters the page it is on (the total counts the stored status).
-      return { total, items: q.status === undefined ? items : items.filter((i) => i.status === q.status) };
     },
   );
 

@@ -155,3 +155,27 @@ export async function dispatchList(
   ]);
   return { rows, total: count!.n };
 }
+
+/** The ids of an account's dispatches that match, newest first (a filter on a status read from the messages). */
+export async function dispatchIds(db: Queryable, accountId: number, f: DispatchFilter): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    `SELECT id FROM dispatches WHERE ${WHERE} ORDER BY created_at DESC, id DESC`,
+    [accountId, f.createdFrom, f.createdTo, f.statuses, f.id, f.name, f.trafficCenterId],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** An account's dispatches of `ids`, in that order (those that exist). */
+export async function dispatchGetMany(
+  db: Queryable,
+  accountId: number,
+  ids: readonly string[],
+): Promise<DispatchRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.query<DispatchRow>('SELECT * FROM dispatches WHERE account_id = $1 AND id = ANY($2::uuid[])', [
+    accountId,
+    ids,
+  ]);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}

@@ -18,7 +18,6 @@ import {
   DELIVERY_ERRORS,
   messageDispatchCounts,
   messageDispatchHold,
-  messageDispatchSchedule,
   messageDispatchStop,
   messageDispatchUnsettled,
   newMessageId,
@@ -32,6 +31,7 @@ import {
 } from '../messages/index.js';
 import { enabledChannels } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';
+import { isoUtc } from '../util/time.js';
 import {
   type DispatchCascade,
   type DispatchRow,
@@ -40,6 +40,7 @@ import {
   dispatchSetStatus,
   type Speed,
 } from './dispatchSql.js';
+import { planHeldMessages } from './dispatchPlan.js';
 import { cascadeSubstitution, contentToValidate, messageSubstitution } from './substitutions.js';
 
 /** A dispatch's statuses in the API. */
@@ -278,7 +279,8 @@ const CHANGES = {
 export type Change = keyof typeof CHANGES;
 
 /**
- * Start, pause, resume or stop. Start and resume plan the held messages from now, spread at the dispatch's speed.
+ * Start, pause, resume or stop. Start and resume plan the held messages from now, spread at the dispatch's speed
+ * from the moment each one's send window opens (see planHeldMessages).
  * Pause holds every message waiting in the queue, stop makes each one unsent, refunded; then both wait until the
  * dispatch is settled (see settle) before they answer: no message of it goes to a carrier after a pause's or a
  * stop's answer, and every message a pause held is planned again by the resume.
@@ -308,7 +310,7 @@ export async function changeDispatch(
         const held = counts.reduce((n, c) => n + c.held, 0);
         const slots = await accountTakePace(tx, accountId, 0, held, now, dispatch.speed_ms);
         const start = slots?.firstBulkAt ?? now;
-        await messageDispatchSchedule(tx, accountId, dispatchId, start, slots?.spacingMs ?? dispatch.speed_ms);
+        await planHeldMessages(tx, ctx.plan, accountId, dispatch, start, slots?.spacingMs ?? dispatch.speed_ms);
       }
       // A pause or stop takes its messages after this commit (see settle): a transaction recording a step of one of
       // its cascades locks messages, then cascades, then this row (FOR SHARE); taking messages here, after this row,
@@ -396,24 +398,32 @@ async function settle(
 const COUNTED = ['sending', 'sent', 'delivered', 'undelivered', 'unsent'] as const;
 type Counters = Record<'total' | (typeof COUNTED)[number], number>;
 
-/** The dispatch object of the list and of GET /api/v1/dispatch/{id}. */
-export function dispatchToApi(d: DispatchRow, read: DispatchCounts) {
-  const counts = read.counts.filter((c) => c.dispatch_id === d.id);
+/** A dispatch's messages and parts by status, and how many of its messages wait for a later instant. */
+export function countersOf(
+  dispatchId: string,
+  counts: readonly DispatchCount[],
+): { messages: Counters; parts: Counters; later: number } {
   const messages = Object.fromEntries(['total', ...COUNTED].map((k) => [k, 0])) as Counters;
   const parts = { ...messages };
   let later = 0;
   for (const c of counts) {
-    if (!(COUNTED as readonly string[]).includes(c.status)) continue;
+    if (c.dispatch_id !== dispatchId || !(COUNTED as readonly string[]).includes(c.status)) continue;
     messages[c.status as keyof Counters] += c.messages;
     parts[c.status as keyof Counters] += c.parts;
     messages.total += c.messages;
     parts.total += c.parts;
     later += c.later;
   }
+  return { messages, parts, later };
+}
+
+/** The dispatch object of the list and of GET /api/v1/dispatch/{id}. */
+export function dispatchToApi(d: DispatchRow, read: DispatchCounts) {
+  const { messages, parts, later } = countersOf(d.id, read.counts);
   return {
     dispatchId: d.id,
     dispatchName: d.name,
-    created: d.created_at.toISOString(),
+    created: isoUtc(d.created_at)!,
     localSendTime: d.message.localSendTime,
     localCompletionTime: d.message.localCompletionTime,
     useLocalTime: d.message.useLocalTime,
@@ -437,8 +447,25 @@ export function dispatchToApi(d: DispatchRow, read: DispatchCounts) {
  */
 function statusOf(d: DispatchRow, m: Counters, later: number, runningCascades: number): DispatchStatus {
   if (d.status !== 'started') return d.status;
-  if (m.sending > 0) return later === m.total ? 'scheduled' : 'sending';
-  return m.sent > 0 || runningCascades > 0 ? 'awaiting' : 'done';
+  return startedStatus({
+    sending: m.sending > 0,
+    allLater: later === m.total,
+    sent: m.sent > 0,
+    running: runningCascades > 0,
+  });
+}
+
+/** A started dispatch's status (see statusOf) from what its messages and cascades show. */
+export function startedStatus(s: {
+  readonly sending: boolean;
+  /** Every message of it waits for a later instant. */
+  readonly allLater: boolean;
+  readonly sent: boolean;
+  /** A cascade of it still runs. */
+  readonly running: boolean;
+}): DispatchStatus {
+  if (s.sending) return s.allLater ? 'scheduled' : 'sending';
+  return s.sent || s.running ? 'awaiting' : 'done';
 }
 
 /** What a dispatch object is read from: its messages by status, and its cascades still running. */

@@ -9,9 +9,11 @@ import { statusTransition } from './transitions.js';
  */
 
 /**
- * Plans a dispatch's held messages from `start`, one every `spacingMs` in the order they were added (the speed
- * spread evenly): each is due then, planned then, and lives its ttl from then; its send deadline is the earlier of
- * that and the completion deadline it was stored with. Returns how many were scheduled.
+ * Plans the held messages of a dispatch without a send window from `start`, one every `spacingMs` in the order they
+ * were added (the speed spread evenly), in one statement: each is due then, planned then, and lives its ttl from
+ * then; its send deadline is the earlier of that and the deadline it was stored with (a resume keeps the lifetime
+ * its start gave). A dispatch with a window is planned message by message (messageDispatchHeld,
+ * messageDispatchPlan). Returns how many were scheduled.
  */
 export async function messageDispatchSchedule(
   tx: Queryable,
@@ -41,6 +43,75 @@ export async function messageDispatchSchedule(
     [accountId, dispatchId, start, spacingMs, DEFAULT_TTL_SECONDS],
   );
   return rows.length;
+}
+
+/** A held message of a dispatch, with what its plan is made of: its subscriber and its window fields. */
+export interface HeldMessage {
+  readonly id: string;
+  readonly destination: string;
+  readonly country: string | null;
+  readonly useLocalTime: boolean;
+  readonly localSendTime: string | null;
+  readonly localCompletionTime: string | null;
+  readonly hours: number[] | null;
+  readonly days: number[] | null;
+  readonly ttl: number | null;
+  /** Its completion deadline before its first start; the deadline its start gave, on a resume. */
+  readonly deadlineAt: Date;
+}
+
+/**
+ * Up to `limit` of a dispatch's held messages after `after`, in the order they were added: call again after the
+ * last until fewer come. Not locked: the caller holds its dispatch FOR UPDATE (no add, step or stop of it
+ * meanwhile), and messageDispatchPlan writes only messages still held (a message stopped by its uuid meanwhile is
+ * left as it is).
+ */
+export async function messageDispatchHeld(
+  tx: Queryable,
+  accountId: number,
+  dispatchId: string,
+  after: string | null,
+  limit: number,
+): Promise<HeldMessage[]> {
+  return tx.query<HeldMessage>(
+    `SELECT id, destination, country, use_local_time AS "useLocalTime", local_send_time AS "localSendTime",
+       local_completion_time AS "localCompletionTime", hours, days, ttl, deadline_at AS "deadlineAt"
+     FROM messages
+     WHERE account_id = $1 AND dispatch_id = $2 AND status = 'sending' AND due_at = 'infinity'
+       AND ($3::uuid IS NULL OR id > $3)
+     ORDER BY id LIMIT $4`,
+    [accountId, dispatchId, after, limit],
+  );
+}
+
+/** The plan of one held message (see messageDispatchPlan). */
+export interface HeldPlan {
+  readonly id: string;
+  readonly dueAt: Date;
+  /** Null: its window never opens before its deadline (it ends unsent, 9002, when the dispatcher takes it). */
+  readonly plannedSendAt: Date | null;
+  readonly deadlineAt: Date;
+  readonly expiresAt: Date;
+}
+
+/** Writes the plans of held messages (of one account), in one statement. */
+export async function messageDispatchPlan(tx: Queryable, accountId: number, plans: readonly HeldPlan[]): Promise<void> {
+  if (plans.length === 0) return;
+  await tx.query(
+    `UPDATE messages m
+     SET due_at = p.due_at, planned_send_at = p.planned_send_at, deadline_at = p.deadline_at, expires_at = p.expires_at
+     FROM unnest($2::uuid[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
+       AS p(id, due_at, planned_send_at, deadline_at, expires_at)
+     WHERE m.account_id = $1 AND m.id = p.id AND m.status = 'sending' AND m.due_at = 'infinity'`,
+    [
+      accountId,
+      plans.map((p) => p.id),
+      plans.map((p) => p.dueAt),
+      plans.map((p) => p.plannedSendAt),
+      plans.map((p) => p.deadlineAt),
+      plans.map((p) => p.expiresAt),
+    ],
+  );
 }
 
 /**
@@ -157,4 +228,25 @@ export async function messageDispatchCounts(
      GROUP BY dispatch_id, status`,
     [accountId, dispatchIds, now],
   );
+}
+
+/**
+ * Whether each dispatch has a message in `sending`, and one in `sent`: two index probes a dispatch, however many
+ * messages it has (a finished dispatch's status needs no count).
+ */
+export async function messageDispatchActivity(
+  db: Queryable,
+  accountId: number,
+  dispatchIds: readonly string[],
+): Promise<Map<string, { sending: boolean; sent: boolean }>> {
+  if (dispatchIds.length === 0) return new Map();
+  const rows = await db.query<{ id: string; sending: boolean; sent: boolean }>(
+    `SELECT d.id,
+       EXISTS (SELECT 1 FROM messages m WHERE m.account_id = $1 AND m.dispatch_id = d.id AND m.status = 'sending')
+         AS sending,
+       EXISTS (SELECT 1 FROM messages m WHERE m.account_id = $1 AND m.dispatch_id = d.id AND m.status = 'sent') AS sent
+     FROM unnest($2::uuid[]) AS d(id)`,
+    [accountId, dispatchIds],
+  );
+  return new Map(rows.map((r) => [r.id, { sending: r.sending, sent: r.sent }]));
 }

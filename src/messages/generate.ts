@@ -116,11 +116,12 @@ export async function prepareMessages(
       return herald('noTariff', { channelType: message.channelType, destination: message.destination });
     const subscriber = lookupSubscriber(ctx.plan, message.destination, message.country);
     const window = messageWindow(message, subscriber.zones);
-    // A dispatch's message is planned when its dispatch starts: until then it keeps only its completion deadline.
+    // A dispatch's message is planned when its dispatch starts (no planned time until then: it depends on the start
+    // and the speed); until then it keeps only its completion deadline.
     const completion = held ? completionInstant(window) : undefined;
     const plan = !held
       ? planSend(window, now.getTime())
-      : { plannedSendAt: now, deadlineAt: new Date(completion ?? HELD_UNTIL), expiresAt: new Date(HELD_UNTIL) };
+      : { plannedSendAt: null, deadlineAt: new Date(completion ?? HELD_UNTIL), expiresAt: new Date(HELD_UNTIL) };
     return {
       id: id ?? newMessageId(now),
       message,

@@ -58,10 +58,13 @@ export type { NewMessage, SendingMethod } from './messageSql.js';
 export { MessageObject, SendResponse as SendResponseSchema } from './messageSchemas.js';
 export { messageGet, messageStop } from './messageLookupSql.js';
 export {
+  messageDispatchActivity,
   messageDispatchCounts,
+  messageDispatchHeld,
   messageDispatchHold,
+  messageDispatchPlan,
   messageDispatchSchedule,
   messageDispatchStop,
   messageDispatchUnsettled,
 } from './dispatchMessageSql.js';
-export type { DispatchCount, Unsettled } from './dispatchMessageSql.js';
+export type { DispatchCount, HeldMessage, HeldPlan, Unsettled } from './dispatchMessageSql.js';

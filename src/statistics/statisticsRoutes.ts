@@ -4,6 +4,7 @@ import { principalOf, requireToken } from '../http/auth.js';
 import { ChannelType, errorResponses, Query } from '../http/schemas.js';
 import { TRAFFIC_TYPES } from '../messages/index.js';
 import type { Routes } from '../http/server.js';
+import { isoUtc } from '../util/time.js';
 import { statsRange } from './range.js';
 import { statistics } from './statistics.js';
 import { GROUP_BY } from './statisticsSql.js';
@@ -70,7 +71,7 @@ export const statisticsRoutes: Routes = (app, ctx) => {
         tag: q.tag ?? null,
         trafficType: filterOf(q, 'trafficType', 'traffic_type'),
       });
-      return { from: from.toISOString(), to: to.toISOString(), groupBy, ...result };
+      return { from: isoUtc(from)!, to: isoUtc(to)!, groupBy, ...result };
     },
   );
 };

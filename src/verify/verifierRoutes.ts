@@ -5,6 +5,7 @@ import { principalOf, requireToken } from '../http/auth.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { statsRange } from '../statistics/index.js';
+import { isoUtc } from '../util/time.js';
 import { verificationStatistics } from './verificationStatistics.js';
 import {
   GatewayIdParam,
@@ -108,7 +109,7 @@ export const verifierRoutes: Routes = (app, ctx) => {
       const { from, to } = statsRange(request.query, ctx.clock.now());
       const gatewayId = request.query.gatewayId ?? null;
       const figures = await verificationStatistics(ctx.db, principalOf(request).accountId, { from, to, gatewayId });
-      return { from: from.toISOString(), to: to.toISOString(), ...figures };
+      return { from: isoUtc(from)!, to: isoUtc(to)!, ...figures };
     },
   );
 

@@ -1,7 +1,10 @@
 import { describe, expect } from 'vitest';
 import type { Queryable } from '../../src/db/db.js';
 import {
+  messageDispatchActivity,
+  messageDispatchHeld,
   messageDispatchHold,
+  messageDispatchPlan,
   messageDispatchStop,
   messageDispatchUnsettled,
 } from '../../src/messages/dispatchMessageSql.js';
@@ -83,6 +86,58 @@ describe.each(ENGINES)('dispatch messages SQL: pause, stop, what is left (%s)', 
     expect((await statusOf(tx, m.inHand)).status).toBe('sending');
     expect((await statusOf(tx, m.sent)).status).toBe('sent');
     expect(await messageDispatchUnsettled(tx, m.accountId, DISPATCH, T0, true)).toMatchObject({ left: 1, inHand: 1 });
+  });
+
+  own('reads the held messages in the order they were added, a batch at a time, and writes their plans', async (tx) => {
+    const m = await dispatchMessages(tx);
+    const more = await insertMessage(tx, { accountId: m.accountId, createdAt: T0 });
+    await tx.query(`UPDATE messages SET dispatch_id = $2, due_at = 'infinity', hours = '{14}' WHERE id = $1`, [
+      more,
+      DISPATCH,
+    ]);
+    const held = [m.held, more].sort();
+    const first = await messageDispatchHeld(tx, m.accountId, DISPATCH, null, 1);
+    expect(first.map((h) => h.id)).toEqual([held[0]]);
+    const second = await messageDispatchHeld(tx, m.accountId, DISPATCH, held[0]!, 1);
+    expect(second.map((h) => h.id)).toEqual([held[1]]);
+    expect((await messageDispatchHeld(tx, m.accountId, DISPATCH, held[1]!, 1)).length).toBe(0);
+    expect([...first, ...second].find((h) => h.id === more)).toMatchObject({
+      hours: [14],
+      deadlineAt: expect.any(Date),
+    });
+    await messageDispatchPlan(tx, m.accountId, [
+      { id: m.held, dueAt: at(3600), plannedSendAt: at(3600), deadlineAt: at(7200), expiresAt: at(9000) },
+      { id: more, dueAt: T0, plannedSendAt: null, deadlineAt: T0, expiresAt: T0 },
+      // Not held: left alone.
+      { id: m.waiting, dueAt: at(3600), plannedSendAt: at(3600), deadlineAt: at(7200), expiresAt: at(9000) },
+    ]);
+    const rows = await tx.query<{ id: string; due_at: Date; planned_send_at: Date | null; deadline_at: Date }>(
+      'SELECT id, due_at, planned_send_at, deadline_at FROM messages WHERE id = ANY($1::uuid[])',
+      [[m.held, more, m.waiting]],
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    expect(byId.get(m.held)).toMatchObject({ due_at: at(3600), planned_send_at: at(3600), deadline_at: at(7200) });
+    expect(byId.get(more)).toMatchObject({ due_at: T0, planned_send_at: null, deadline_at: T0 });
+    expect(byId.get(m.waiting)!.due_at).not.toEqual(at(3600));
+    expect(await messageDispatchHeld(tx, m.accountId, DISPATCH, null, 10)).toEqual([]);
+  });
+
+  own('tells which dispatches have a message sending, and one sent', async (tx) => {
+    const m = await dispatchMessages(tx);
+    const other = '01900000-0000-7000-8000-0000000000d2';
+    const none = '01900000-0000-7000-8000-0000000000d3';
+    const done = await insertMessage(tx, { accountId: m.accountId, createdAt: T0 });
+    await tx.query(`UPDATE messages SET dispatch_id = $2, status = 'delivered' WHERE id = $1`, [done, other]);
+    const activity = await messageDispatchActivity(tx, m.accountId, [DISPATCH, other, none]);
+    expect(Object.fromEntries(activity)).toEqual({
+      [DISPATCH]: { sending: true, sent: true },
+      [other]: { sending: false, sent: false },
+      [none]: { sending: false, sent: false },
+    });
+    expect((await messageDispatchActivity(tx, m.accountId + 1, [DISPATCH])).get(DISPATCH)).toEqual({
+      sending: false,
+      sent: false,
+    });
   });
 
   if (engine === 'postgres')

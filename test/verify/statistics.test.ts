@@ -43,8 +43,8 @@ describe.each(ENGINES)('verification statistics (%s)', (engine) => {
     items.sort((x, y) => (x.gatewayId < y.gatewayId ? -1 : 1));
   /** What account a's codes make: see the first test. */
   const expected = () => ({
-    from: '2026-03-10T00:00:00.000Z',
-    to: '2026-03-11T00:00:00.000Z',
+    from: '2026-03-10T00:00:00Z',
+    to: '2026-03-11T00:00:00Z',
     verifiers: listed([
       {
         gatewayId: a.gatewayId,
@@ -113,8 +113,8 @@ describe.each(ENGINES)('verification statistics (%s)', (engine) => {
 
   it("shows an account its own codes only, and another account's verifier as nothing", async () => {
     expect(await figures(b)).toEqual({
-      from: '2026-03-10T00:00:00.000Z',
-      to: '2026-03-11T00:00:00.000Z',
+      from: '2026-03-10T00:00:00Z',
+      to: '2026-03-11T00:00:00Z',
       verifiers: [
         {
           gatewayId: b.gatewayId,
