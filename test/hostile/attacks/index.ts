@@ -7,6 +7,7 @@ import { longLinks } from './longLinks.js';
 import { templateFlood } from './templateFlood.js';
 import { templatePatterns } from './templatePatterns.js';
 import { unencodableLinks } from './unencodableLinks.js';
+import { heavyReads } from './heavyReads.js';
 import { largeBodies } from './largeBodies.js';
 import { lookalikeWhatsappName } from './lookalikeWhatsappName.js';
 import { revokedKeys } from './revokedKeys.js';
@@ -33,4 +34,5 @@ export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any, unknown>
   () => largeBodies(),
   () => accountLargeBodies(),
   () => revokedKeys(),
+  () => heavyReads(),
 ];
