@@ -150,13 +150,15 @@ export const DEFAULT_SHUTDOWN_SECONDS = 30;
 export const DEFAULT_RATE_LIMIT = 200;
 export const DEFAULT_AUTH_FAILURE_LIMIT = 30;
 /**
- * A client's integration rarely has more than a few requests of its own under way, and a browser page's burst of
- * calls waits some milliseconds for a place. On PostgreSQL a request may hold two connections at once (a list and its
- * total), so 4 requests of one account hold at most 8 of the default pool's 10; at most half the pool in any case.
- * With 16 heavy reads at once of one account, another account's send p99 was 480 ms without a limit on the embedded
- * database, 400 ms on PostgreSQL (test/hostile/heavyReads.test.ts).
+ * Each running request of an account may hold a core of the database server (a heavy read scans its messages): on
+ * the 2-core reference machine, with 16 heavy reads of one account at once on PostgreSQL, another account's send p50
+ * was 28-35 ms with 2 places, 51-54 ms with 3 and 66-77 ms with 4 (p99 118-135, 145-151 and 152-215 ms; 480 ms and
+ * 400 ms without a limit on the embedded database and on PostgreSQL). Ingest is no slower for it: four clients
+ * posting 1000-message batches to one account stored 32,600 and 26,360 messages/s with 2 places, 33,884 and 24,621
+ * with 4. The requests beyond wait for a place (a browser page's burst of calls, a client's extra threads); a larger
+ * database server takes more (HERALD_ACCOUNT_CONCURRENCY).
  */
-export const DEFAULT_ACCOUNT_CONCURRENCY = 4;
+export const DEFAULT_ACCOUNT_CONCURRENCY = 2;
 /**
  * A person asks for a code a few times while signing in; 60 in 10 minutes from one address is a family or an office
  * behind one NAT, and well short of what a script pumping codes to premium numbers needs (docs/verify.md).
@@ -377,7 +379,7 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
     `failed authentications per minute per client address, 0 for none ` + `(default ${DEFAULT_AUTH_FAILURE_LIMIT})`,
   HERALD_ACCOUNT_CONCURRENCY:
     `client API requests of one account handled at once per process, 0 for no limit; more wait up to 1 s, then 429 ` +
-    `(default ${DEFAULT_ACCOUNT_CONCURRENCY}; on PostgreSQL at most half of HERALD_DB_POOL_SIZE)`,
+    `(default ${DEFAULT_ACCOUNT_CONCURRENCY}; on PostgreSQL at most (HERALD_DB_POOL_SIZE - 1) / 2)`,
   HERALD_VERIFY_SENDS_PER_ADDRESS:
     `code sends per 10 minutes per client address and process, 0 for none ` +
     `(default ${DEFAULT_VERIFY_SENDS_PER_ADDRESS})`,
@@ -473,15 +475,16 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const dbPoolSize =
     optional(read('HERALD_DB_POOL_SIZE'), 'HERALD_DB_POOL_SIZE', integerIn(1, 1000)) ?? DEFAULT_DB_POOL_SIZE;
-  // One account's requests must leave connections to the others: a request may hold two at once.
-  const concurrencyCap = embedded ? 100_000 : Math.max(1, Math.floor(dbPoolSize / 2));
+  // One account's requests must leave a connection to the others: a request may hold two at once (a list and its
+  // total).
+  const concurrencyCap = embedded ? 100_000 : Math.max(1, Math.floor((dbPoolSize - 1) / 2));
   const accountConcurrency =
     optional(read('HERALD_ACCOUNT_CONCURRENCY'), 'HERALD_ACCOUNT_CONCURRENCY', integerIn(0, 100_000)) ??
     Math.min(DEFAULT_ACCOUNT_CONCURRENCY, concurrencyCap);
   if (accountConcurrency > concurrencyCap) {
     throw new ConfigError(
       'HERALD_ACCOUNT_CONCURRENCY',
-      `must not exceed half of HERALD_DB_POOL_SIZE (${concurrencyCap}): one account would hold every connection`,
+      `must not exceed (HERALD_DB_POOL_SIZE - 1) / 2 (${concurrencyCap}): one account would hold every connection`,
     );
   }
   // Every thread of the pool hashing would leave file reads and DNS lookups none (the process's own setting).

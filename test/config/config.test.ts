@@ -217,22 +217,22 @@ describe('configuration (DESIGN 1)', () => {
     ).toThrow('HERALD_INBOUND_PARTS_SWEEP_SECONDS: must not exceed HERALD_INBOUND_PARTS_WAIT_SECONDS (60)');
   });
 
-  it("limits an account's requests at once: 4 by default, 0 for none, on PostgreSQL at most half the pool", () => {
+  it("limits an account's requests at once: 2 by default, 0 for none, on PostgreSQL below half the pool", () => {
     expect(loadConfig({}).accountConcurrency).toBe(DEFAULT_ACCOUNT_CONCURRENCY);
     expect(loadConfig({ HERALD_ACCOUNT_CONCURRENCY: '0' }).accountConcurrency).toBe(0);
     expect(loadConfig({ HERALD_ACCOUNT_CONCURRENCY: '50' }).accountConcurrency).toBe(50);
     const postgres = { DATABASE_URL: 'postgres://u@db:5432/herald' };
-    expect(loadConfig(postgres).accountConcurrency).toBe(4);
+    expect(loadConfig(postgres).accountConcurrency).toBe(2);
     expect(
-      loadConfig({ ...postgres, HERALD_DB_POOL_SIZE: '30', HERALD_ACCOUNT_CONCURRENCY: '15' }).accountConcurrency,
+      loadConfig({ ...postgres, HERALD_DB_POOL_SIZE: '31', HERALD_ACCOUNT_CONCURRENCY: '15' }).accountConcurrency,
     ).toBe(15);
     // A smaller pool lowers the default with it, never to no limit.
-    expect(loadConfig({ ...postgres, HERALD_DB_POOL_SIZE: '4' }).accountConcurrency).toBe(2);
+    expect(loadConfig({ ...postgres, HERALD_DB_POOL_SIZE: '4' }).accountConcurrency).toBe(1);
     expect(loadConfig({ ...postgres, HERALD_DB_POOL_SIZE: '1' }).accountConcurrency).toBe(1);
-    expect(() => loadConfig({ ...postgres, HERALD_ACCOUNT_CONCURRENCY: '6' })).toThrow(
+    expect(() => loadConfig({ ...postgres, HERALD_ACCOUNT_CONCURRENCY: '5' })).toThrow(
       new ConfigError(
         'HERALD_ACCOUNT_CONCURRENCY',
-        'must not exceed half of HERALD_DB_POOL_SIZE (5): one account would hold every connection',
+        'must not exceed (HERALD_DB_POOL_SIZE - 1) / 2 (4): one account would hold every connection',
       ),
     );
     expect(() => loadConfig({ HERALD_ACCOUNT_CONCURRENCY: '-1' })).toThrow(

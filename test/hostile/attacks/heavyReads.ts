@@ -1,6 +1,6 @@
 import type { Attack, Reply } from '../harness.js';
 
-/** Concurrent heavy reads the attack keeps going: more than Herald lets one account run at once by default (4). */
+/** Concurrent heavy reads the attack keeps going: far more than Herald lets one account run at once (2 by default). */
 export const HEAVY_READ_CONCURRENCY = 16;
 
 /** Messages the attacker stores first, so that each read scans them: 2,000 make a read's statements 15-30 ms. */
