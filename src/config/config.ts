@@ -378,7 +378,7 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_AUTH_FAILURE_LIMIT:
     `failed authentications per minute per client address, 0 for none ` + `(default ${DEFAULT_AUTH_FAILURE_LIMIT})`,
   HERALD_ACCOUNT_CONCURRENCY:
-    `client API requests of one account handled at once per process, 0 for no limit; more wait up to 1 s, then 429 ` +
+    `client API requests of one account handled at once per process, 0 for no limit; more wait up to 5 s, then 429 ` +
     `(default ${DEFAULT_ACCOUNT_CONCURRENCY}; on PostgreSQL at most (HERALD_DB_POOL_SIZE - 1) / 2)`,
   HERALD_VERIFY_SENDS_PER_ADDRESS:
     `code sends per 10 minutes per client address and process, 0 for none ` +

@@ -4,11 +4,12 @@ import { herald } from '../errors/catalogue.js';
 import type { Clock } from '../util/clock.js';
 
 /**
- * How long a request beyond its account's places waits for one before 429: a browser page's burst of a few calls, or
- * a client's few more threads than places, waits some tens of milliseconds; an account that keeps more requests
- * going than its places serve gets its answer within a second instead of holding a connection.
+ * How long a request beyond its account's places waits for one before 429. A browser page's burst of a few calls waits
+ * some milliseconds; eight 1000-message batches posted at once, 300 ms each with 2 places, about a second for the
+ * last. The wait is the account's own (its requests ahead of it), and holds a connection, not the database; past
+ * 5 s the account is sending more than its places serve, and is told to retry.
  */
-export const ACCOUNT_WAIT_MS = 1000;
+export const ACCOUNT_WAIT_MS = 5000;
 /**
  * Requests of one account that may wait for a place: beyond, 429 at once. Waiting costs a connection and a few objects,
  * not the database; a client with some tens of threads waits rather than being refused.
