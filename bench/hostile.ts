@@ -51,6 +51,7 @@ export async function benchHostile(options: { schema: BenchSchema; rounds: numbe
       const state = await attack.setup(client);
       const { figures: f } = await underAttack(client, victim, (round) => attack.round(client, state, round), {
         rounds: options.rounds,
+        ...(attack.concurrency ? { concurrency: attack.concurrency } : {}),
         eventLoop: metricsEventLoop(herald.url),
       });
       const note = `${f.send.n} victim sends and pings`;

@@ -282,7 +282,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       inboundSink: (connectorId, messages) => receiveInbound(ctx, connectorId, messages),
       connectorStates,
       metrics,
-      limits: createLimits(config, metrics),
+      limits: createLimits(config, metrics, clock),
       passwords: new PasswordHasher(config.passwordHashConcurrency, config.passwordHashQueue, {
         ...SCRYPT_PARAMS,
         N: 2 ** config.passwordScryptCost,

@@ -1,9 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { tokenFindLive } from '../accounts/index.js';
 import { parseAuthorization, secretMatches, type TokenType } from '../accounts/index.js';
 import type { Db } from '../db/db.js';
 import { herald, type HeraldError } from '../errors/catalogue.js';
+import { AccountConcurrency, enterForRequest } from './accountConcurrency.js';
 import { failureKeyOf } from './clientAddress.js';
 import { RateLimiter } from './rateLimit.js';
 import type { Channel } from '../shared/channels.js';
@@ -48,17 +49,21 @@ export interface AuthContext {
 export interface Limits {
   /** Requests per account. */
   readonly requests: RateLimiter;
+  /** Requests of one account handled at once. */
+  readonly concurrency: AccountConcurrency;
   /** Failed authentications per client address, an IPv6 one by its /64 (guessing tokens; see clientAddress.ts). */
   readonly authFailures: RateLimiter;
   readonly metrics: { rateLimited: { inc(labels: { kind: string }): void } };
 }
 
 export function createLimits(
-  config: { rateLimit: number; authFailureLimit: number },
+  config: { rateLimit: number; authFailureLimit: number; accountConcurrency: number },
   metrics: Limits['metrics'],
+  clock: Clock,
 ): Limits {
   return {
     requests: new RateLimiter(config.rateLimit, config.rateLimit * 2),
+    concurrency: new AccountConcurrency(config.accountConcurrency, clock),
     authFailures: new RateLimiter(config.authFailureLimit / 60, config.authFailureLimit),
     metrics,
   };
@@ -103,11 +108,12 @@ export function authChargeFirst(limits: Limits, request: FastifyRequest): { refu
 /**
  * An onRequest hook that authenticates a client token before the body is read (spec section 5): no header ->
  * 401 4010, a header that is no live token -> 401 4012, a token of another type -> 403 4030, a blocked account ->
- * 403 4032; then the account's request rate (429 4290 with Retry-After). An address that keeps presenting bad
- * tokens gets 429 before any lookup.
+ * 403 4032; then the account's request rate (429 4290 with Retry-After), and one of the account's places (requests
+ * at once, accountConcurrency.ts: waits briefly for one, else 429 4290). An address that keeps presenting bad tokens
+ * gets 429 before any lookup.
  */
 export function requireToken(ctx: AuthContext, allowed: readonly TokenType[]) {
-  return async (request: FastifyRequest): Promise<void> => {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const presented = parseAuthorization(request.headers.authorization);
     if (presented === 'missing') throw herald('notAuthenticated');
     const failed = authGuard(ctx.limits, request);
@@ -121,6 +127,13 @@ export function requireToken(ctx: AuthContext, allowed: readonly TokenType[]) {
     if (wait > 0) {
       ctx.limits.metrics.rateLimited.inc({ kind: 'requests' });
       throw herald('tooManyRequests', { retryAfter: wait });
+    }
+    try {
+      await enterForRequest(ctx.limits.concurrency, token.account_id, request, reply);
+    } catch (error) {
+      // A client that left while waiting was refused nothing.
+      if (!reply.raw.destroyed) ctx.limits.metrics.rateLimited.inc({ kind: 'account_concurrency' });
+      throw error;
     }
     request.principal = {
       accountId: token.account_id,

@@ -23,6 +23,7 @@ import {
   notFoundHandler,
   routeNotFound,
 } from './errorHandler.js';
+import { asAccountHandler } from './accountConcurrency.js';
 import { bodyLimitFor, BYTES_PER_VALUE, DEFAULT_JSON_VALUES, largestValues, NO_BODY_LIMIT } from './bodyLimits.js';
 import { JsonShape } from './jsonShape.js';
 import { ErrorBody, Query } from './schemas.js';
@@ -196,6 +197,10 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  // A request of an account runs as the account's, and holds one of its places until its handler returns.
+  app.addHook('onRoute', (route) => {
+    route.handler = asAccountHandler(route.handler);
+  });
   // Every route that may take a body reads at most its largest valid body: the limit it states, else one computed
   // from its body schema, else (no body) 1 KiB. A body schema without ceilings and no stated limit stops start-up.
   app.addHook('onRoute', (route) => {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_BODY_LIMIT_BYTES, loadConfig } from '../../src/config/config.js';
+import {
+  ConfigError,
+  DEFAULT_ACCOUNT_CONCURRENCY,
+  DEFAULT_BODY_LIMIT_BYTES,
+  loadConfig,
+} from '../../src/config/config.js';
 
 describe('configuration (DESIGN 1)', () => {
   it('defaults to embedded mode with demo, simulators and private callbacks on', () => {
@@ -210,6 +215,29 @@ describe('configuration (DESIGN 1)', () => {
     expect(() =>
       loadConfig({ HERALD_INBOUND_PARTS_WAIT_SECONDS: '60', HERALD_INBOUND_PARTS_SWEEP_SECONDS: '120' }),
     ).toThrow('HERALD_INBOUND_PARTS_SWEEP_SECONDS: must not exceed HERALD_INBOUND_PARTS_WAIT_SECONDS (60)');
+  });
+
+  it("limits an account's requests at once: 2 by default, 0 for none, on PostgreSQL below half the pool", () => {
+    expect(loadConfig({}).accountConcurrency).toBe(DEFAULT_ACCOUNT_CONCURRENCY);
+    expect(loadConfig({ HERALD_ACCOUNT_CONCURRENCY: '0' }).accountConcurrency).toBe(0);
+    expect(loadConfig({ HERALD_ACCOUNT_CONCURRENCY: '50' }).accountConcurrency).toBe(50);
+    const postgres = { DATABASE_URL: 'postgres://u@db:5432/herald' };
+    expect(loadConfig(postgres).accountConcurrency).toBe(2);
+    expect(
+      loadConfig({ ...postgres, HERALD_DB_POOL_SIZE: '31', HERALD_ACCOUNT_CONCURRENCY: '15' }).accountConcurrency,
+    ).toBe(15);
+    // A smaller pool lowers the default with it, never to no limit.
+    expect(loadConfig({ ...postgres, HERALD_DB_POOL_SIZE: '4' }).accountConcurrency).toBe(1);
+    expect(loadConfig({ ...postgres, HERALD_DB_POOL_SIZE: '1' }).accountConcurrency).toBe(1);
+    expect(() => loadConfig({ ...postgres, HERALD_ACCOUNT_CONCURRENCY: '5' })).toThrow(
+      new ConfigError(
+        'HERALD_ACCOUNT_CONCURRENCY',
+        'must not exceed (HERALD_DB_POOL_SIZE - 1) / 2 (4): one account would hold every connection',
+      ),
+    );
+    expect(() => loadConfig({ HERALD_ACCOUNT_CONCURRENCY: '-1' })).toThrow(
+      'HERALD_ACCOUNT_CONCURRENCY: must be an integer from 0 to 100000 (got "-1")',
+    );
   });
 
   it('refuses an unknown HERALD_ variable instead of ignoring a typo', () => {

@@ -14,6 +14,9 @@ export type Engine = 'pglite' | 'postgres';
 /** PGlite always; PostgreSQL too when TEST_DATABASE_URL is set (CI sets it). */
 export const ENGINES: readonly Engine[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 
+/** Connections of a PostgreSQL test database's pool. */
+export const TEST_POOL_SIZE = 8;
+
 export interface TestDb {
   readonly db: Db;
   readonly engine: Engine;
@@ -37,7 +40,7 @@ export async function openTestDb(engine: Engine, options: { migrated?: boolean; 
   const url = options.url ?? process.env.TEST_DATABASE_URL!;
   const schema = `t_${randomBytes(6).toString('hex')}`;
   await adminQuery(url, `CREATE SCHEMA ${schema}`);
-  const db = openPostgres({ url, poolSize: 8, schema });
+  const db = openPostgres({ url, poolSize: TEST_POOL_SIZE, schema });
   if (migrated) await migrate(db);
   return {
     db,

@@ -15,6 +15,8 @@ export type HeraldClient = Pick<TestHerald, 'url' | 'call' | 'admin' | 'createAc
  */
 export interface Attack<State = unknown, Result = Reply> {
   readonly name: string;
+  /** Rounds going at once (`underAttack`'s `concurrency`; default 1). */
+  readonly concurrency?: number;
   setup(h: HeraldClient): Promise<State>;
   round(h: HeraldClient, state: State, round: number): Promise<Result>;
 }

@@ -203,7 +203,8 @@ describe.each(ENGINES)('verifiers (%s)', (engine) => {
   it('keeps an account to 100 verifiers (409 4094)', async () => {
     const full = await t.createAccount();
     const body = { name: 'N', brand: 'Shop', workflow: [FLASHCALL] };
-    await Promise.all(Array.from({ length: 100 }, () => create(body, full.system)));
+    // Ten at a time: a hundred at once would be more than an account's requests may wait (429 4290).
+    for (let i = 0; i < 100; i += 10) await Promise.all(Array.from({ length: 10 }, () => create(body, full.system)));
     const [over, racing] = await Promise.all([create(body, full.system), create(body, full.system)]);
     for (const reply of [over, racing])
       expect(reply.body).toEqual({ error: { code: 4094, msg: 'Too many verifiers: at most 100 per account' } });

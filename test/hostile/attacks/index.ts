@@ -8,6 +8,7 @@ import { longLinks } from './longLinks.js';
 import { templateFlood } from './templateFlood.js';
 import { templatePatterns } from './templatePatterns.js';
 import { unencodableLinks } from './unencodableLinks.js';
+import { heavyReads } from './heavyReads.js';
 import { largeBodies } from './largeBodies.js';
 import { deepJson } from './deepJson.js';
 import { bigCascades } from './bigCascades.js';
@@ -39,4 +40,5 @@ export const ATTACKS: readonly ((setting: AttackSetting) => Attack<any, unknown>
   () => deepJson(),
   () => bigCascades(),
   () => dispatchSubstitutions,
+  () => heavyReads(),
 ];
