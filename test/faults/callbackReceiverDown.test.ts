@@ -52,7 +52,7 @@ describe.each(ENGINES)('a callback receiver down for the whole retry window (%s)
 
     type Delivery = { id: string; state: string; events: number; url: string };
     const failedList = async (): Promise<Delivery[]> =>
-      (await t!.call('GET', '/api/v1/callbacks?state=failed&limit=100', { token: account.system })).body
+      (await t!.call('GET', '/api/v1/callbacks?state=failed&per_page=100', { token: account.system })).body
         .items as Delivery[];
     // Every delivery to the dead receiver ends failed once the window is over, and together they hold its events.
     await waitFor(async () => (await failedList()).reduce((sum, d) => sum + d.events, 0) === COUNT, {
