@@ -2,13 +2,14 @@ import { type AppContext, type DirectHandOver, NO_DIRECT_ROOM } from '../context
 import type { Queryable } from '../db/db.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
 import type { Principal } from '../http/auth.js';
-import { idempotentReplay, type IdempotentResult, runIdempotent } from '../idempotency/index.js';
+import { idempotentReplay, type IdempotentResult } from '../idempotency/index.js';
 import {
   type Candidate,
   handLeased,
   handOver,
   itemError,
   MAX_BATCH,
+  messageRowBytes,
   type MessageToGenerate,
   type NewMessage,
   newMessageId,
@@ -18,6 +19,7 @@ import {
   type Sender,
   senderOf,
   type StepOutcome,
+  storeBatch,
   storeMessages,
   storeRefused,
   validationContext,
@@ -47,7 +49,8 @@ export interface CascadeRequest {
 /**
  * POST /api/v1/message/cascade: validates every cascade (the first invalid one -> 422 with its `index`, and `step`
  * when a step is at fault; nothing stored), then creates each cascade's first step as a send creates a message
- * (channels enabled, priced, funds reserved), the cascades and their first steps in one transaction. Each item's
+ * (channels enabled, priced, funds reserved), the cascades and their first steps in one transaction (a batch of
+ * large rows in slices: see storeBatch). Each item's
  * `messageUuid` is the cascade's root: its first step's message.
  */
 export async function sendCascades(ctx: AppContext, request: CascadeRequest): Promise<IdempotentResult<SendResponse>> {
@@ -70,45 +73,51 @@ export async function sendCascades(ctx: AppContext, request: CascadeRequest): Pr
     return id === undefined ? [] : [{ id, message: c.steps[0]!.message, cascade: { id, step: 1 } }];
   });
   const prepared = await prepareMessages(ctx, ctx.db, sender, firsts, undefined, now);
-  const candidates = prepared.filter((c): c is Candidate => !(c instanceof HeraldError));
-
-  let stored: NewMessage[] = [];
+  // Each cascade's first step prepared, or why it was refused.
+  const firstOf = new Map<string, Candidate | HeraldError>(firsts.map((f, i) => [f.id, prepared[i]!]));
   const direct = ctx.directDispatch?.open() ?? NO_DIRECT_ROOM;
-  try {
-    const result = await runIdempotent(ctx.db, idempotent, async (tx) => {
-      const results = await storeMessages(tx, ctx, sender, candidates, now, {
-        directRoom: direct,
-        leaseUntil: new Date(now.getTime() + (ctx.directDispatch?.leaseMs ?? 0)),
-        limitCallbackUrls: true,
-      });
-      stored = results.filter((r): r is NewMessage => !(r instanceof HeraldError));
-      const storedIds = new Set(stored.map((r) => r.id));
-      await cascadeInsertBatch(tx, {
-        accountId: principal.accountId,
-        now,
-        trafficCenterId: sender.trafficCenterId,
-        sendingMethod: sender.sendingMethod,
-        currency: sender.currency,
-        cascades: cascades.flatMap((c, i) => {
-          const id = rootIds[i];
-          return id !== undefined && storedIds.has(id) ? [{ id, steps: c.steps }] : [];
-        }),
-      });
-      // Each first step's outcome: refused when prepared, or when stored, or stored.
-      const outcomes = new Map<string, HeraldError | NewMessage>();
-      prepared.forEach((p, i) => p instanceof HeraldError && outcomes.set(firsts[i]!.id, p));
-      candidates.forEach((c, i) => outcomes.set(c.id, results[i]!));
-      const items = cascades.map((_, i): SendItem => {
-        const step = disabled[i];
-        if (step) return itemError(herald('channelNotEnabled', { channelType: step.message.channelType }));
-        const outcome = outcomes.get(rootIds[i]!)!;
-        return outcome instanceof HeraldError ? itemError(outcome) : { messageUuid: outcome.id, code: 201 };
-      });
-      return { statusCode: 200, body: { errors: items.some((item) => item.code !== 201), items } };
+  const exhausted = new Set<string>();
+  let stored: NewMessage[] = [];
+  const store = async (tx: Queryable, start: number, end: number): Promise<SendItem[]> => {
+    const ids = rootIds.slice(start, end);
+    const candidates = ids.flatMap((id) => {
+      const first = id === undefined ? undefined : firstOf.get(id);
+      return first === undefined || first instanceof HeraldError ? [] : [first];
     });
-
-    if (!result.replayed) handOver(ctx, stored, principal.accountId, direct);
-    return result;
+    const results = await storeMessages(tx, ctx, sender, candidates, now, {
+      directRoom: direct,
+      leaseUntil: new Date(now.getTime() + (ctx.directDispatch?.leaseMs ?? 0)),
+      limitCallbackUrls: true,
+      exhausted,
+    });
+    stored = results.filter((r): r is NewMessage => !(r instanceof HeraldError));
+    const storedIds = new Set(stored.map((r) => r.id));
+    await cascadeInsertBatch(tx, {
+      accountId: principal.accountId,
+      now,
+      trafficCenterId: sender.trafficCenterId,
+      sendingMethod: sender.sendingMethod,
+      currency: sender.currency,
+      cascades: ids.flatMap((id, i) =>
+        id !== undefined && storedIds.has(id) ? [{ id, steps: cascades[start + i]!.steps }] : [],
+      ),
+    });
+    // Each first step's outcome: refused when prepared, or when stored, or stored.
+    const outcomes = new Map<string, HeraldError | NewMessage>(candidates.map((c, i) => [c.id, results[i]!]));
+    return ids.map((id, i): SendItem => {
+      const step = disabled[start + i];
+      if (step) return itemError(herald('channelNotEnabled', { channelType: step.message.channelType }));
+      const outcome = outcomes.get(id!) ?? firstOf.get(id!)!;
+      return outcome instanceof HeraldError ? itemError(outcome) : { messageUuid: outcome.id, code: 201 };
+    });
+  };
+  try {
+    return await storeBatch(
+      ctx,
+      idempotent,
+      { count: cascades.length, store, committed: () => handOver(ctx, stored, principal.accountId, direct) },
+      (i) => cascades[i]!.steps.reduce((bytes, step) => bytes + messageRowBytes(step.message), 0),
+    );
   } finally {
     direct.close();
   }

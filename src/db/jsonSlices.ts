@@ -26,3 +26,23 @@ export function* jsonSlices(rows: readonly unknown[], maxBytes = JSON_SLICE_BYTE
  * messages (about 300 KB) stays one statement.
  */
 export const JSON_SLICE_BYTES = 512 * 1024;
+
+/**
+ * Where a batch of `count` items is cut into slices of at most about `maxBytes` of rows each (an item larger than that
+ * alone), `bytesOf(i)` estimating item i's: each slice's end (exclusive), in order. A batch of large rows is stored
+ * one slice a transaction (messages/sendMessages.ts); a batch within `maxBytes` is one slice.
+ */
+export function sliceEnds(count: number, bytesOf: (index: number) => number, maxBytes = JSON_SLICE_BYTES): number[] {
+  const ends: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < count; i++) {
+    const size = bytesOf(i);
+    if (i > 0 && bytes + size > maxBytes) {
+      ends.push(i);
+      bytes = 0;
+    }
+    bytes += size;
+  }
+  if (count > 0) ends.push(count);
+  return ends;
+}

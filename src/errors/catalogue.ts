@@ -27,6 +27,12 @@ export const ERRORS = {
     code: 4090,
     msg: 'Idempotency-Key {key} was used with a different request body',
   },
+  // A batch stored in slices whose first attempt still holds its key (idempotency/idempotency.ts).
+  idempotencyInProgress: {
+    status: 409,
+    code: 4090,
+    msg: 'A request with Idempotency-Key {key} is still in progress: retry later',
+  },
   conflict: { status: 409, code: 4091, msg: '{reason}' },
   loginTaken: { status: 409, code: 4092, msg: 'Login is already taken: {login}' },
   keyInUse: { status: 409, code: 4093, msg: 'This key authenticates the request; revoke it with another key' },

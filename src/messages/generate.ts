@@ -148,6 +148,8 @@ export interface StoreOptions {
   readonly leaseUntil: Date;
   /** Whether new callback URLs count against the account's daily limit (not for URLs admitted before). */
   readonly limitCallbackUrls: boolean;
+  /** The currencies the batch's earlier slices ran out of: refused here too (see reserveCharges). */
+  readonly exhausted?: Set<string>;
 }
 
 /**
@@ -170,7 +172,14 @@ export async function storeMessages(
   });
   const reachable = candidates.map((c) => c.message.callbackUrl === null || targets.has(c.message.callbackUrl));
   const charges = candidates.map((c, i) => (reachable[i] ? c.charge : null));
-  const taken = await reserveCharges(tx, sender.accountId, charges, now, `batch ${candidates[0]!.id}`);
+  const taken = await reserveCharges(
+    tx,
+    sender.accountId,
+    charges,
+    now,
+    `batch ${candidates[0]!.id}`,
+    options.exhausted,
+  );
   const paced = sender.paced
     ? await pace(tx, sender.accountId, candidates, (i) => reachable[i]! && taken[i]!, now)
     : [];

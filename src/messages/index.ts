@@ -50,7 +50,16 @@ export type { HistoryEntry, TargetStatus, Transition } from './transitions.js';
 export { WHATSAPP_WINDOW_MS, whatsappWindowOpen, whatsappWindowsOpenOf } from './whatsappWindows.js';
 export { TRAFFIC_TYPES, validateCommonFields, validateMessage, validateTrafficType } from './validateMessage.js';
 export type { CommonValues, TrafficType, ValidationContext, ValidMessage, WindowValues } from './validateMessage.js';
-export { handLeased, handOver, itemError, MAX_BATCH, senderOf, validationContext } from './sendMessages.js';
+export {
+  handLeased,
+  handOver,
+  itemError,
+  MAX_BATCH,
+  messageRowBytes,
+  senderOf,
+  storeBatch,
+  validationContext,
+} from './sendMessages.js';
 export type { SendItem, SendResponse } from './sendMessages.js';
 export { newMessageId, prepareMessages, storeMessages, storeRefused } from './generate.js';
 export type { Candidate, MessageToGenerate, Sender } from './generate.js';

@@ -12,7 +12,9 @@ export interface Charge {
  * transaction. Messages are taken in request order while the balance plus the credit limit lasts: the first that
  * does not fit, and every later one in that currency, is refused. The balance row is locked for the transaction,
  * so concurrent batches of one account queue here and never take it below minus the credit limit. One ledger
- * entry per currency records the batch. Returns which charges were taken.
+ * entry per currency records the batch. Returns which charges were taken. `exhausted`: the currencies a batch's
+ * earlier slices ran out of (a batch of large rows is stored in several transactions); those that run out here are
+ * added to it.
  */
 export async function reserveCharges(
   tx: Queryable,
@@ -20,6 +22,7 @@ export async function reserveCharges(
   charges: readonly (Charge | null)[],
   now: Date,
   reference: string,
+  exhausted = new Set<string>(),
 ): Promise<boolean[]> {
   const currencies = [
     ...new Set(charges.filter((c): c is Charge => c !== null && c.amount > 0n).map((c) => c.currency)),
@@ -29,7 +32,6 @@ export async function reserveCharges(
     const rows = await balancesLock(tx, accountId, currencies, now);
     for (const row of rows) available.set(row.currency, toMicros(row.amount) + toMicros(row.credit_limit));
   }
-  const exhausted = new Set<string>();
   const spent = new Map<string, Micros>();
   const taken = charges.map((charge) => {
     if (charge === null || charge.amount === 0n) return true;
