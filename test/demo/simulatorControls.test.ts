@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { DEMO_INBOUND_NUMBER } from '../../src/demo/demo.js';
 import { type Herald, startHerald } from '../../src/main.js';
-import { ENGINES, openTestDb } from '../helpers/engines.js';
+import { type Engine, ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { call } from '../helpers/http.js';
 import { startTestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -19,27 +19,36 @@ const EXPECTED_ANY = {
 /** Three UCS-2 parts (67 characters each): the SMSC simulator delivers it in parts, Herald joins them. */
 const LONG_SMS = 'Где моя посылка? '.repeat(10).trim();
 
+/**
+ * An embedded demo Herald with its simulators, as `npm start` runs it (role all: the simulators run with the
+ * connectors), and what it printed at start-up (the banner goes to standard output; only the start is captured).
+ */
+async function startDemo(engine: Engine): Promise<{ herald: Herald; printed: string[]; testDb: TestDb }> {
+  const testDb = await openTestDb(engine);
+  const config = loadConfig({
+    HERALD_PORT: '0',
+    HERALD_SIMULATORS: 'on',
+    HERALD_DEMO: 'true',
+    HERALD_ADMIN_TOKEN: 'a'.repeat(32),
+    HERALD_SIM_DELAY_MS: '10',
+    HERALD_LOG_LEVEL: 'silent',
+  });
+  const printed: string[] = [];
+  const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => printed.push(String(chunk)) > 0);
+  try {
+    const herald = await startHerald({ config, role: 'all', db: testDb.db, log: pino({ level: 'silent' }) });
+    return { herald, printed, testDb };
+  } catch (error) {
+    await testDb.drop();
+    throw error;
+  } finally {
+    stdout.mockRestore();
+  }
+}
+
 describe.each(ENGINES)("the simulators' control endpoints on Herald's API port (DESIGN 12) (%s)", (engine) => {
   it('serves POST /sim/v1/inbound on the API port when the simulators are on, and prints it at start-up', async () => {
-    const testDb = await openTestDb(engine);
-    const config = loadConfig({
-      HERALD_PORT: '0',
-      HERALD_SIMULATORS: 'on',
-      HERALD_DEMO: 'true',
-      HERALD_ADMIN_TOKEN: 'a'.repeat(32),
-      HERALD_SIM_DELAY_MS: '10',
-      HERALD_LOG_LEVEL: 'silent',
-    });
-    const printed: string[] = [];
-    // The banner goes to standard output; only the start is captured.
-    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => printed.push(String(chunk)) > 0);
-    let herald: Herald | undefined;
-    try {
-      // The simulators run with the connectors (all, or a worker): an api process of split roles has none.
-      herald = await startHerald({ config, role: 'all', db: testDb.db, log: pino({ level: 'silent' }) });
-    } finally {
-      stdout.mockRestore();
-    }
+    const { herald, printed, testDb } = await startDemo(engine);
     try {
       const url = herald.url!;
       expect(printed.join('')).toContain(`POST ${url}/sim/v1/inbound`);
@@ -71,23 +80,7 @@ describe.each(ENGINES)("the simulators' control endpoints on Herald's API port (
   });
 
   it('takes an SMS to the demo inbound number, delivered by the SMSC simulator as MO deliver_sm parts', async () => {
-    const testDb = await openTestDb(engine);
-    const config = loadConfig({
-      HERALD_PORT: '0',
-      HERALD_SIMULATORS: 'on',
-      HERALD_DEMO: 'true',
-      HERALD_ADMIN_TOKEN: 'a'.repeat(32),
-      HERALD_SIM_DELAY_MS: '10',
-      HERALD_LOG_LEVEL: 'silent',
-    });
-    const printed: string[] = [];
-    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => printed.push(String(chunk)) > 0);
-    let herald: Herald | undefined;
-    try {
-      herald = await startHerald({ config, role: 'all', db: testDb.db, log: pino({ level: 'silent' }) });
-    } finally {
-      stdout.mockRestore();
-    }
+    const { herald, printed, testDb } = await startDemo(engine);
     try {
       const url = herald.url!;
       const token = herald.demo!.trafficToken;
@@ -102,7 +95,7 @@ describe.each(ENGINES)("the simulators' control endpoints on Herald's API port (
         expect.objectContaining({ channelType: 'SMS', number: DEMO_INBOUND_NUMBER }),
       ]);
       // Herald's SMPP connector binds to the simulator after start-up.
-      await waitFor(() => herald!.simulators!.smsc.boundSessions > 0);
+      await waitFor(() => herald.simulators!.smsc.boundSessions > 0);
 
       const sms = { channelType: 'SMS', from: '79161234561', to: DEMO_INBOUND_NUMBER, text: LONG_SMS };
       const reply = await call(url, 'POST', '/sim/v1/inbound', { body: sms });
