@@ -80,12 +80,18 @@ describe('the places of an account', () => {
   });
 });
 
-/** Sends `head` on a connection of its own and keeps it open: a request whose body is still coming. */
-async function openRequest(url: string, head: string): Promise<Socket> {
+/**
+ * Opens a send of the account's whose body is still coming, on a connection of its own kept open: authenticated, it
+ * holds one of the account's places until the connection goes.
+ */
+async function openSend(url: string, traffic: string): Promise<Socket> {
   const socket = connect(Number(new URL(url).port), '127.0.0.1');
   socket.on('error', () => undefined);
   await new Promise((resolve) => socket.once('connect', resolve));
-  socket.write(head);
+  socket.write(
+    `POST /api/v1/message HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${traffic}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n[`,
+  );
   return socket;
 }
 
@@ -105,11 +111,7 @@ describe.each(ENGINES)('the places of an account over HTTP (%s)', (engine) => {
       const other = await t.createAccount();
       const places = t.herald.ctx.limits.concurrency;
       // Authenticated, its body not all sent: the request holds the account's one place.
-      const pending = await openRequest(
-        t.url,
-        `POST /api/v1/message HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${account.traffic}\r\n` +
-          `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n[`,
-      );
+      const pending = await openSend(t.url, account.traffic);
       await waitFor(() => places.load(account.id).running === 1);
       // Another account is not held up.
       expect((await t.call('GET', '/api/v1/balance', { token: other.system })).status).toBe(200);
@@ -124,11 +126,7 @@ describe.each(ENGINES)('the places of an account over HTTP (%s)', (engine) => {
     withHerald(async (t) => {
       const account = await t.createAccount();
       const places = t.herald.ctx.limits.concurrency;
-      const pending = await openRequest(
-        t.url,
-        `POST /api/v1/message HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${account.traffic}\r\n` +
-          `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n[`,
-      );
+      const pending = await openSend(t.url, account.traffic);
       await waitFor(() => places.load(account.id).running === 1);
       const waiting = t.call('GET', '/api/v1/balance', { token: account.system });
       await waitFor(() => places.load(account.id).waiting === 1);
