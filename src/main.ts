@@ -21,6 +21,7 @@ import { replicaIsStandby } from './db/replica.js';
 import { DeliveryWriter } from './delivery/index.js';
 import { Dispatcher, type DispatcherOptions } from './delivery/index.js';
 import { deliveryJobs } from './delivery/index.js';
+import { retentionJobs } from './retention/index.js';
 import { callbackJobs } from './callbacks/index.js';
 import { CascadeProgress, cascadeJobs, cascadesStop } from './cascades/index.js';
 import { cascadeRoutes } from './cascades/routes.js';
@@ -40,7 +41,7 @@ import { Metrics } from './metrics/index.js';
 import { opsRoutes } from './metrics/routes.js';
 import { createLogger } from './logger.js';
 import { lookupRoutes } from './messages/routes.js';
-import { messageRoutes } from './messages/routes.js';
+import { messageRoutes } from './sending/routes.js';
 import { NumberingPlan } from './numbering/index.js';
 import { adminSenderNameRoutes } from './senderNames/routes.js';
 import { callbackRoutes } from './callbacks/routes.js';
@@ -321,7 +322,8 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       // Writes and wake-ups: while their count stands still, a quiet job rests (shared/jobs.ts).
       const activity = (): number => writer.stats.flushes + wakeup.notifies;
       jobs = new Jobs({ clock, log, activity }, [
-        ...deliveryJobs({ ...jobDeps, hooks: cascadeProgress }, retention),
+        ...deliveryJobs({ ...jobDeps, hooks: cascadeProgress }),
+        ...retentionJobs(jobDeps, config.retentionDays),
         ...cascadeJobs({ ...jobDeps, progress: cascadeProgress }, retention),
         ...statisticsJobs(jobDeps, retention),
         ...idempotencyJobs(jobDeps),

@@ -4,14 +4,8 @@ import { principalOf, requireToken } from '../http/auth.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { idempotencyKeyOf } from '../idempotency/index.js';
-import {
-  MAX_BATCH,
-  messageCascadeSteps,
-  messageGet,
-  messageToApi,
-  SendResponseSchema,
-  type MessageRow,
-} from '../messages/index.js';
+import { MAX_BATCH, SendResponseSchema } from '../sending/index.js';
+import { messageCascadeSteps, messageGet, messageToApi, type MessageRow } from '../messages/index.js';
 import { isoUtc } from '../util/time.js';
 import { UUID_PATTERN } from '../util/uuid7.js';
 import { cascadeGet } from './cascadeSql.js';

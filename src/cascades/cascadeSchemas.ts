@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { CALLBACK_EVENTS } from '../callbacks/index.js';
 import { ChannelType } from '../http/schemas.js';
-import { MessageObject, TRAFFIC_TYPES } from '../messages/index.js';
+import { MessageObject } from '../messages/index.js';
+import { TRAFFIC_TYPES } from '../shared/trafficTypes.js';
 import { CONDITIONS, MAX_STEPS } from './validateCascade.js';
 
 /** The request and answers of the cascade operations, for the OpenAPI document (validateCascade.ts validates). */

@@ -11,19 +11,18 @@ import {
   MAX_BATCH,
   messageRowBytes,
   type MessageToGenerate,
-  type NewMessage,
   newMessageId,
   prepareMessages,
   type SendItem,
   type SendResponse,
   type Sender,
   senderOf,
-  type StepOutcome,
   storeBatch,
   storeMessages,
   storeRefused,
   validationContext,
-} from '../messages/index.js';
+} from '../sending/index.js';
+import { type NewMessage, type StepOutcome } from '../messages/index.js';
 import type { Db } from '../db/db.js';
 import { NO_STEPS_CREATED, type OutcomeHooks, type StepsCreated } from '../delivery/index.js';
 import { type Channel, enabledChannels } from '../shared/channels.js';

@@ -36,3 +36,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const cause = (error as { cause?: unknown }).cause;
   return cause !== undefined && cause !== error && isDatabaseUnavailable(cause);
 }
+
+/** True for the error of a statement that gave up waiting for its lock (lock_timeout: lock_not_available). */
+export function isLockTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '55P03';
+}

@@ -30,7 +30,7 @@ export const JSON_SLICE_BYTES = 512 * 1024;
 /**
  * Where a batch of `count` items is cut into slices of at most about `maxBytes` of rows each (an item larger than that
  * alone), `bytesOf(i)` estimating item i's: each slice's end (exclusive), in order. A batch of large rows is stored
- * one slice a transaction (messages/sendMessages.ts); a batch within `maxBytes` is one slice.
+ * one slice a transaction (sending/sendMessages.ts); a batch within `maxBytes` is one slice.
  */
 export function sliceEnds(count: number, bytesOf: (index: number) => number, maxBytes = JSON_SLICE_BYTES): number[] {
   const ends: number[] = [];

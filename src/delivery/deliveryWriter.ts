@@ -1,15 +1,18 @@
 import type { Logger } from 'pino';
 import type { Db, Queryable } from '../db/db.js';
 import { nowMs, systemClock, type Clock, type ClockTimer } from '../util/clock.js';
-import { messageLockOrdered, messageNoteIgnored, type StepOutcome, type SubmissionRow } from '../messages/index.js';
 import { NO_STEPS_CREATED, type OutcomeHooks } from './outcomeHooks.js';
 import type { CarrierReceipt } from '../connectors/index.js';
-import { applyMatchedReceipts, applyTransitions, matchReceipts, receiptMessages, receiptsPerPart } from './receipts.js';
 import {
+  type IgnoredReceipt,
   mergeReceipt,
+  messageRecordOutcomes,
+  receiptsPerPart,
   retryTransition,
   sentTransition,
   statusTransition,
+  type StepOutcome,
+  type SubmissionRow,
   type TargetStatus,
   type Transition,
 } from '../messages/index.js';
@@ -242,7 +245,7 @@ export class DeliveryWriter {
     for (const r of batch.statuses) put(statusTransition(r));
 
     const dbReceipts: CarrierReceipt[] = [];
-    const ignored: { accountId: number; id: string; status: string; at: Date }[] = [];
+    const ignored: IgnoredReceipt[] = [];
     for (const receipt of receiptsPerPart(batch.receipts)) {
       const key = `${receipt.connectorId}\u0000${receipt.carrierId}`;
       const known = this.recent.get(key);
@@ -271,20 +274,13 @@ export class DeliveryWriter {
     const ended: StepOutcome[] = [];
     let created = NO_STEPS_CREATED;
     const run = async (q: Queryable, several: boolean): Promise<void> => {
-      const found = dbReceipts.length > 0 ? await matchReceipts(q, dbReceipts) : undefined;
-      // Several statements: every message they change is locked first, in the global order, before any refund
-      // locks a balance (a stop holding one of them may be waiting for that balance).
-      if (several) await messageLockOrdered(q, [...all, ...(found ? receiptMessages(found) : [])]);
-      const unmoved = await applyTransitions(q, all, submissions, ended);
-      for (const t of unmoved)
-        for (const r of t.receipts) ignored.push({ accountId: t.accountId, id: t.id, status: r.status, at: r.at });
-      if (found) {
-        const outcome = await applyMatchedReceipts(q, found, ended);
-        this.stats.orphaned += outcome.orphaned;
-        this.stats.ignored += outcome.ignored;
-      }
-      await messageNoteIgnored(q, ignored);
-      this.stats.ignored += ignored.length;
+      const recorded = await messageRecordOutcomes(
+        q,
+        { transitions: all, submissions, receipts: dbReceipts, ignored, lockFirst: several },
+        ended,
+      );
+      this.stats.orphaned += recorded.orphaned;
+      this.stats.ignored += recorded.ignored;
       if (ended.length > 0 && this.hooks) created = await this.hooks.stepsEnded(q, ended, this.clock.now());
     };
     // The common flush is one statement, atomic by itself (refunds and events included); more statements share

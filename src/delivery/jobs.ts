@@ -1,7 +1,7 @@
-import type { Logger } from 'pino';
 import type { Db } from '../db/db.js';
 import {
   DELIVERY_ERRORS,
+  messageApplyReceipts,
   messageExpireDue,
   messageNextExpiry,
   orphanReceiptsAny,
@@ -10,27 +10,17 @@ import {
 import { type OutcomeHooks, withStepOutcomes } from './outcomeHooks.js';
 import type { Job, Quiet } from '../shared/jobs.js';
 import type { Clock } from '../util/clock.js';
-import { applyReceipts } from './receipts.js';
-import { retentionCutoff, retentionSweep } from './retention.js';
 
 /** Orphan receipts are matched again for an hour; a submission recorded later than that is not coming. */
 const ORPHAN_LIFETIME_MS = 3600_000;
 const EXPIRE_BATCH = 1000;
 
-export interface DeliveryJobOptions {
-  /** HERALD_RETENTION_DAYS: what is older and finished is deleted (unset: everything is kept). */
-  readonly retentionDays?: number;
-}
-
 /**
  * Delivery's periodic jobs: lifetimes that have run out (sent -> undelivered, delivered -> unread) every second,
- * orphan receipts whose submission has since been recorded every 5 seconds, the retention every 10 minutes.
+ * orphan receipts whose submission has since been recorded every 5 seconds.
  */
-export function deliveryJobs(
-  deps: { db: Db; clock: Clock; log: Logger; hooks?: OutcomeHooks },
-  options: DeliveryJobOptions = {},
-): Job[] {
-  const { db, clock, log, hooks } = deps;
+export function deliveryJobs(deps: { db: Db; clock: Clock; hooks?: OutcomeHooks }): Job[] {
+  const { db, clock, hooks } = deps;
   return [
     {
       name: 'expire-lifetimes',
@@ -55,19 +45,9 @@ export function deliveryJobs(
           () => clock.now(),
           async (tx, ended) => {
             const matched = await orphanReceiptsTakeMatched(tx, new Date(clock.now().getTime() - ORPHAN_LIFETIME_MS));
-            if (matched.length > 0) await applyReceipts(tx, matched, ended);
+            if (matched.length > 0) await messageApplyReceipts(tx, matched, ended);
           },
         );
-      },
-    },
-    {
-      name: 'retention',
-      everyMs: 600_000,
-      run: async () => {
-        if (options.retentionDays === undefined) return;
-        const result = await retentionSweep(db, retentionCutoff(clock.now(), options.retentionDays));
-        if (result.partitions + result.messages + result.submissions + result.callbackDeliveries > 0)
-          log.info(result, 'retention: old records deleted');
       },
     },
   ];

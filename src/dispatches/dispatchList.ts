@@ -1,6 +1,6 @@
 import { cascadesRunningOfDispatches } from '../cascades/index.js';
 import type { Queryable } from '../db/db.js';
-import { messageDispatchActivity, messageDispatchCounts } from '../messages/index.js';
+import { dispatchMessages } from '../messages/index.js';
 import { type DispatchFilter, dispatchGetMany, dispatchIds, dispatchList, type StoredStatus } from './dispatchSql.js';
 import { countersOf, countsOf, type DispatchStatus, dispatchToApi, startedStatus } from './dispatches.js';
 
@@ -60,11 +60,11 @@ async function startedStatuses(
   ids: readonly string[],
 ): Promise<Map<string, DispatchStatus>> {
   const [activity, running] = await Promise.all([
-    messageDispatchActivity(db, accountId, ids),
+    dispatchMessages.activity(db, accountId, ids),
     cascadesRunningOfDispatches(db, accountId, ids),
   ]);
   const active = ids.filter((id) => activity.get(id)?.sending);
-  const counts = await messageDispatchCounts(db, accountId, active, now);
+  const counts = await dispatchMessages.counts(db, accountId, active, now);
   return new Map(
     ids.map((id) => {
       const { messages, later } = countersOf(id, counts);

@@ -1,11 +1,5 @@
 import type { Queryable } from '../db/db.js';
-import {
-  type HeldMessage,
-  type HeldPlan,
-  messageDispatchHeld,
-  messageDispatchPlan,
-  messageDispatchSchedule,
-} from '../messages/index.js';
+import { dispatchMessages } from '../messages/index.js';
 import { lookupSubscriber, type NumberingPlan } from '../numbering/index.js';
 import {
   DEFAULT_TTL_SECONDS,
@@ -36,12 +30,12 @@ export async function planHeldMessages(
   spacingMs: number,
 ): Promise<void> {
   if (isUnconstrained(messageWindow(dispatch.message, []))) {
-    await messageDispatchSchedule(tx, accountId, dispatch.id, start, spacingMs);
+    await dispatchMessages.schedule(tx, accountId, dispatch.id, start, spacingMs);
     return;
   }
   const slots = new PaceSlots(start.getTime(), spacingMs);
   const windows = new Map<string, SendWindow>();
-  const windowOf = (m: HeldMessage): SendWindow => {
+  const windowOf = (m: dispatchMessages.HeldMessage): SendWindow => {
     const zones = m.useLocalTime ? lookupSubscriber(numberingPlan, m.destination, m.country).zones : [];
     const key = zones.join(' ');
     let window = windows.get(key);
@@ -49,8 +43,8 @@ export async function planHeldMessages(
     return window;
   };
   for (let after: string | null = null; ;) {
-    const held = await messageDispatchHeld(tx, accountId, dispatch.id, after, PLAN_BATCH);
-    await messageDispatchPlan(
+    const held = await dispatchMessages.held(tx, accountId, dispatch.id, after, PLAN_BATCH);
+    await dispatchMessages.plan(
       tx,
       accountId,
       held.map((m) => planOf(m, windowOf(m), slots, start)),
@@ -60,7 +54,12 @@ export async function planHeldMessages(
   }
 }
 
-function planOf(m: HeldMessage, window: SendWindow, slots: PaceSlots, start: Date): HeldPlan {
+function planOf(
+  m: dispatchMessages.HeldMessage,
+  window: SendWindow,
+  slots: PaceSlots,
+  start: Date,
+): dispatchMessages.HeldPlan {
   const deadline = m.deadlineAt.getTime();
   // Past its deadline already (a resume after its lifetime): the dispatcher makes it unsent (9001) at once.
   if (deadline <= start.getTime())

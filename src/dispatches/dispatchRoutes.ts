@@ -6,7 +6,7 @@ import { ChannelType, errorResponses, Id, MAX_PAGE } from '../http/schemas.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Routes } from '../http/server.js';
 import { readOwnWrite } from '../db/replica.js';
-import { TRAFFIC_TYPES } from '../messages/index.js';
+import { TRAFFIC_TYPES } from '../shared/trafficTypes.js';
 import { parseQueryTime } from '../util/time.js';
 import { UUID_PATTERN } from '../util/uuid7.js';
 import { listDispatches } from './dispatchList.js';

@@ -13,22 +13,15 @@ import type { Principal } from '../http/auth.js';
 import { idempotentReplay, type IdempotentResult, runIdempotent } from '../idempotency/index.js';
 import {
   type Candidate,
-  type DispatchCount,
   type MessageToGenerate,
-  DELIVERY_ERRORS,
-  messageDispatchCounts,
-  messageDispatchHold,
-  messageDispatchStop,
-  messageDispatchUnsettled,
   newMessageId,
-  type NewMessage,
   prepareMessages,
   senderOf,
   storeMessages,
   validateMessage,
   validationContext,
-  type ValidMessage,
-} from '../messages/index.js';
+} from '../sending/index.js';
+import { DELIVERY_ERRORS, type NewMessage, type ValidMessage, dispatchMessages } from '../messages/index.js';
 import { enabledChannels } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';
 import { isoUtc } from '../util/time.js';
@@ -306,7 +299,7 @@ export async function changeDispatch(
       await dispatchSetStatus(tx, accountId, dispatchId, rule.to, change === 'start' ? now : undefined);
       if (change === 'start' || change === 'resume') {
         // A paced account's dispatch takes its send slots, at its own speed or the account's rate if slower.
-        const counts = await messageDispatchCounts(tx, accountId, [dispatchId], now);
+        const counts = await dispatchMessages.counts(tx, accountId, [dispatchId], now);
         const held = counts.reduce((n, c) => n + c.held, 0);
         const slots = await accountTakePace(tx, accountId, 0, held, now, dispatch.speed_ms);
         const start = slots?.firstBulkAt ?? now;
@@ -336,12 +329,20 @@ async function takeWaiting(
   now: Date,
 ): Promise<void> {
   if (status === 'paused') {
-    await messageDispatchHold(tx, accountId, dispatchId, now);
+    await dispatchMessages.hold(tx, accountId, dispatchId, now);
     return;
   }
   let after: string | null = null;
   for (;;) {
-    const batch = await messageDispatchStop(tx, accountId, dispatchId, now, DELIVERY_ERRORS.stopped, STOP_BATCH, after);
+    const batch = await dispatchMessages.stop(
+      tx,
+      accountId,
+      dispatchId,
+      now,
+      DELIVERY_ERRORS.stopped,
+      STOP_BATCH,
+      after,
+    );
     if (batch.taken < STOP_BATCH) break;
     after = batch.last;
   }
@@ -381,7 +382,7 @@ async function settle(
       });
       if (!still) return;
     }
-    const left = await messageDispatchUnsettled(ctx.db, accountId, dispatchId, now, status === 'stopped');
+    const left = await dispatchMessages.unsettled(ctx.db, accountId, dispatchId, now, status === 'stopped');
     if (left.left === 0) return;
     take = left.left > left.inHand;
     if (!take && Date.now() > giveUpAt) {
@@ -401,7 +402,7 @@ type Counters = Record<'total' | (typeof COUNTED)[number], number>;
 /** A dispatch's messages and parts by status, and how many of its messages wait for a later instant. */
 export function countersOf(
   dispatchId: string,
-  counts: readonly DispatchCount[],
+  counts: readonly dispatchMessages.DispatchCount[],
 ): { messages: Counters; parts: Counters; later: number } {
   const messages = Object.fromEntries(['total', ...COUNTED].map((k) => [k, 0])) as Counters;
   const parts = { ...messages };
@@ -470,7 +471,7 @@ export function startedStatus(s: {
 
 /** What a dispatch object is read from: its messages by status, and its cascades still running. */
 export interface DispatchCounts {
-  readonly counts: readonly DispatchCount[];
+  readonly counts: readonly dispatchMessages.DispatchCount[];
   readonly running: ReadonlyMap<string, number>;
 }
 
@@ -482,7 +483,7 @@ export async function countsOf(
   ids: readonly string[],
 ): Promise<DispatchCounts> {
   const [counts, running] = await Promise.all([
-    messageDispatchCounts(db, accountId, ids, now),
+    dispatchMessages.counts(db, accountId, ids, now),
     cascadesRunningOfDispatches(db, accountId, ids),
   ]);
   return { counts, running };

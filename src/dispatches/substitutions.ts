@@ -2,13 +2,9 @@ import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { type ValidCascade, validateCascade } from '../cascades/index.js';
 import { herald, type HeraldError } from '../errors/catalogue.js';
-import {
-  normaliseDestination,
-  TEXT_BOUNDS,
-  validateMessage,
-  type ValidationContext,
-  type ValidMessage,
-} from '../messages/index.js';
+import { normaliseDestination } from '../numbering/index.js';
+import { TEXT_BOUNDS, validateMessage, type ValidationContext } from '../sending/index.js';
+import { type ValidMessage } from '../messages/index.js';
 import { isChannel } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';
 import type { DispatchCascade } from './dispatchSql.js';

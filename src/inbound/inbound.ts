@@ -1,7 +1,8 @@
 import type { InboundMessage } from '../connectors/index.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/db.js';
-import { messageInsertInbound, messageToApi, normaliseDestination, whatsappWindowOpen } from '../messages/index.js';
+import { messageInsertInbound, messageToApi, whatsappWindowOpen } from '../messages/index.js';
+import { normaliseDestination } from '../numbering/index.js';
 import { callbackEventInsert } from '../callbacks/index.js';
 import { accountGet } from '../accounts/index.js';
 import { senderNameWhatsappOwner, whatsappNumberOf } from '../senderNames/index.js';

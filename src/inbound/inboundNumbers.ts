@@ -1,4 +1,4 @@
-import { normaliseDestination } from '../messages/index.js';
+import { normaliseDestination } from '../numbering/index.js';
 
 /** A short code (or a number libphonenumber does not know) is kept as its digits, as the SMSC writes it. */
 const SHORT_CODE = /^[0-9]{1,20}$/;

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
-import { messageApplyTransitions } from './messageDeliverySql.js';
+import { messageApplyTransitions } from './transitionSql.js';
 import { statusTransition } from './transitions.js';
 
 /*
@@ -12,10 +12,10 @@ import { statusTransition } from './transitions.js';
  * Plans the held messages of a dispatch without a send window from `start`, one every `spacingMs` in the order they
  * were added (the speed spread evenly), in one statement: each is due then, planned then, and lives its ttl from
  * then; its send deadline is the earlier of that and the deadline it was stored with (a resume keeps the lifetime
- * its start gave). A dispatch with a window is planned message by message (messageDispatchHeld,
- * messageDispatchPlan). Returns how many were scheduled.
+ * its start gave). A dispatch with a window is planned message by message (held,
+ * plan). Returns how many were scheduled.
  */
-export async function messageDispatchSchedule(
+export async function schedule(
   tx: Queryable,
   accountId: number,
   dispatchId: string,
@@ -63,10 +63,10 @@ export interface HeldMessage {
 /**
  * Up to `limit` of a dispatch's held messages after `after`, in the order they were added: call again after the
  * last until fewer come. Not locked: the caller holds its dispatch FOR UPDATE (no add, step or stop of it
- * meanwhile), and messageDispatchPlan writes only messages still held (a message stopped by its uuid meanwhile is
+ * meanwhile), and plan writes only messages still held (a message stopped by its uuid meanwhile is
  * left as it is).
  */
-export async function messageDispatchHeld(
+export async function held(
   tx: Queryable,
   accountId: number,
   dispatchId: string,
@@ -84,7 +84,7 @@ export async function messageDispatchHeld(
   );
 }
 
-/** The plan of one held message (see messageDispatchPlan). */
+/** The plan of one held message (see plan). */
 export interface HeldPlan {
   readonly id: string;
   readonly dueAt: Date;
@@ -95,7 +95,7 @@ export interface HeldPlan {
 }
 
 /** Writes the plans of held messages (of one account), in one statement. */
-export async function messageDispatchPlan(tx: Queryable, accountId: number, plans: readonly HeldPlan[]): Promise<void> {
+export async function plan(tx: Queryable, accountId: number, plans: readonly HeldPlan[]): Promise<void> {
   if (plans.length === 0) return;
   await tx.query(
     `UPDATE messages m
@@ -118,12 +118,7 @@ export async function messageDispatchPlan(tx: Queryable, accountId: number, plan
  * Holds a paused dispatch's messages that wait in the queue (not those being handed to a carrier now, whose lease
  * must stay able to run out): never due until scheduled again. Returns how many.
  */
-export async function messageDispatchHold(
-  tx: Queryable,
-  accountId: number,
-  dispatchId: string,
-  now: Date,
-): Promise<number> {
+export async function hold(tx: Queryable, accountId: number, dispatchId: string, now: Date): Promise<number> {
   const rows = await tx.query<{ id: string }>(
     `UPDATE messages SET due_at = 'infinity'
      WHERE account_id = $1 AND dispatch_id = $2 AND status = 'sending' AND due_at <> 'infinity'
@@ -140,7 +135,7 @@ export async function messageDispatchHold(
  * fewer than `limit`): each call goes on where the last one ended, so stopping a million messages reads each once,
  * not the stopped ones again per batch.
  */
-export async function messageDispatchStop(
+export async function stop(
   tx: Queryable,
   accountId: number,
   dispatchId: string,
@@ -166,7 +161,7 @@ export async function messageDispatchStop(
   return { taken: waiting.length, last: waiting.at(-1)?.id ?? after };
 }
 
-/** A paused or stopped dispatch's messages that are not settled yet (see messageDispatchUnsettled). */
+/** A paused or stopped dispatch's messages that are not settled yet (see unsettled). */
 export interface Unsettled {
   /** Messages still in `sending` that a worker may send: for a pause, those not held. */
   readonly left: number;
@@ -182,7 +177,7 @@ export interface Unsettled {
  * A pause's look reads the index of messages not held (messages_dispatch_unheld), a stop's that of its messages
  * by status.
  */
-export async function messageDispatchUnsettled(
+export async function unsettled(
   db: Queryable,
   accountId: number,
   dispatchId: string,
@@ -212,7 +207,7 @@ export interface DispatchCount {
   later: number;
 }
 
-export async function messageDispatchCounts(
+export async function counts(
   db: Queryable,
   accountId: number,
   dispatchIds: readonly string[],
@@ -234,7 +229,7 @@ export async function messageDispatchCounts(
  * Whether each dispatch has a message in `sending`, and one in `sent`: two index probes a dispatch, however many
  * messages it has (a finished dispatch's status needs no count).
  */
-export async function messageDispatchActivity(
+export async function activity(
   db: Queryable,
   accountId: number,
   dispatchIds: readonly string[],

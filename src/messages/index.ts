@@ -1,79 +1,43 @@
-/** What other parts of Herald may use of messages/; everything else in the folder is its own. */
-export { TEXT_BOUNDS, VOICECODE_SENDER_NAME } from './channelContent.js';
-export { normaliseDestination } from './destination.js';
-export type { Destination } from './destination.js';
-export { MESSAGE_COLUMNS, messageToApi } from './messageObject.js';
+/**
+ * What other parts of Herald may use of messages/, the owner of the messages table (and of submissions, orphan
+ * receipts, message keys and WhatsApp windows) through a message's whole life: stored, claimed, moved by outcomes
+ * and receipts, looked up, stopped, expired, dropped with its partition. Everything else in the folder is its own.
+ * Intake (validation, prices, generation) is sending/'s; it stores through messageInsertBatch.
+ */
+export type { ClaimedMessage, ClaimLimits } from './claimSql.js';
+export { messageClaimDue, messageNextDue } from './claimSql.js';
+export { messageExpireDue, messageNextExpiry } from './expirySql.js';
+export type { IgnoredReceipt } from './outcomes.js';
+export { messageApplyReceipts, messageRecordOutcomes, receiptsPerPart } from './outcomes.js';
+export type { StepOutcome } from './stepOutcomes.js';
+export type { SubmissionRow } from './transitionSql.js';
+export { messageApplyTransitions } from './transitionSql.js';
+export type { TargetStatus, Transition } from './transitions.js';
+export { mergeReceipt, retryTransition, sentTransition, statusTransition } from './transitions.js';
+export { orphanReceiptsAny, orphanReceiptsTakeMatched, submissionsDeleteBefore } from './submissionSql.js';
+export { DELIVERY_ERRORS, READ_TRACKED } from './statuses.js';
 export type { MessageRow } from './messageObject.js';
-export { validateWhatsappContent, WHATSAPP_LIMITS } from './whatsappContent.js';
+export { messageToApi } from './messageObject.js';
+export { MessageObject } from './messageSchemas.js';
 export {
-  claimLimits,
-  messageApplyTransitions,
-  messageClaimDue,
-  messageNextDue,
-  messageCountDeliveredParts,
-  messageExpireDue,
-  messageNextExpiry,
-  messageLockOrdered,
-  messageNoteIgnored,
-} from './messageDeliverySql.js';
-export type { ClaimedMessage, ClaimLimits, StepOutcome, SubmissionRow } from './messageDeliverySql.js';
-export { messageCascadeChannelCounts, messageCascadeSteps, messageOutboundFlashcallIds } from './messageLookupSql.js';
-export type { CascadeChannelCount } from './messageLookupSql.js';
+  messageCascadeChannelCounts,
+  messageCascadeSteps,
+  messageGet,
+  messageOutboundFlashcallIds,
+  messageStop,
+} from './messageLookupSql.js';
 export { messageFiguresSql, messageOldestId, messageQueueFigures } from './messageStatisticsSql.js';
-export type { MessageCounts, QueueFigure } from './messageStatisticsSql.js';
-export { messageInsertInbound, messagesDeleteFinished, messagesJoin } from './messageSql.js';
+export type { NewMessage, SendingMethod, ValidMessage } from './messageSql.js';
+export { messageInsertBatch, messageInsertInbound, messagesDeleteFinished, messagesJoin } from './messageSql.js';
+export type { MessageIdRange, MessagePartition } from './messagePartitions.js';
 export {
-  isLockTimeout,
   messageJobs,
-  messagePartitionCallbackTargets,
   messagePartitionDrop,
   messagePartitionIds,
   messagePartitions,
   messagePartitionsDroppable,
   messagePartitionsEnsure,
-  PARTITION_DAYS_AHEAD,
 } from './messagePartitions.js';
-export type { MessageIdRange, MessagePartition } from './messagePartitions.js';
-export type { NewInbound } from './messageSql.js';
-export {
-  orphanReceiptsAny,
-  orphanReceiptsTakeMatched,
-  submissionMatchReceipts,
-  submissionSetPartStates,
-  submissionsDeleteBefore,
-} from './submissionSql.js';
-export type { MatchedReceipt } from './submissionSql.js';
-export { DELIVERY_ERRORS, READ_TRACKED } from './statuses.js';
-export type { ReadStatus, Status } from './statuses.js';
-export { mergeReceipt, retryTransition, roundsOf, sentTransition, statusTransition } from './transitions.js';
-export type { HistoryEntry, TargetStatus, Transition } from './transitions.js';
-export { WHATSAPP_WINDOW_MS, whatsappWindowOpen, whatsappWindowsOpenOf } from './whatsappWindows.js';
-export { TRAFFIC_TYPES, validateCommonFields, validateMessage, validateTrafficType } from './validateMessage.js';
-export type { CommonValues, TrafficType, ValidationContext, ValidMessage, WindowValues } from './validateMessage.js';
-export {
-  handLeased,
-  handOver,
-  itemError,
-  MAX_BATCH,
-  messageRowBytes,
-  senderOf,
-  storeBatch,
-  validationContext,
-} from './sendMessages.js';
-export type { SendItem, SendResponse } from './sendMessages.js';
-export { newMessageId, prepareMessages, storeMessages, storeRefused } from './generate.js';
-export type { Candidate, MessageToGenerate, Sender } from './generate.js';
-export type { NewMessage, SendingMethod } from './messageSql.js';
-export { MessageObject, SendResponse as SendResponseSchema } from './messageSchemas.js';
-export { messageGet, messageStop } from './messageLookupSql.js';
-export {
-  messageDispatchActivity,
-  messageDispatchCounts,
-  messageDispatchHeld,
-  messageDispatchHold,
-  messageDispatchPlan,
-  messageDispatchSchedule,
-  messageDispatchStop,
-  messageDispatchUnsettled,
-} from './dispatchMessageSql.js';
-export type { DispatchCount, HeldMessage, HeldPlan, Unsettled } from './dispatchMessageSql.js';
+/** The statements on the messages of a dispatch (dispatches/ is their one user): `dispatchMessages.hold(...)`. */
+export * as dispatchMessages from './dispatchMessageSql.js';
+export { whatsappWindowOpen, whatsappWindowsOpenOf } from './whatsappWindows.js';

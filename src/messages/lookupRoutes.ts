@@ -7,13 +7,13 @@ import { bodyLimitFor } from '../http/bodyLimits.js';
 import { ChannelType, errorResponses, Id, MAX_PAGE } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { UUID_PATTERN } from '../util/uuid7.js';
-import { normaliseDestination } from './destination.js';
+import { normaliseDestination } from '../numbering/index.js';
 import { messageListTotal } from './listTotal.js';
 import { messageGet, messageList, messageStop } from './messageLookupSql.js';
 import { messageToApi } from './messageObject.js';
 import { MessageObject } from './messageSchemas.js';
 import { DELIVERY_ERRORS } from './statuses.js';
-import { TRAFFIC_TYPES } from './validateMessage.js';
+import { TRAFFIC_TYPES } from '../shared/trafficTypes.js';
 
 /** page * per_page may not pass this: deep pages are for the time filters. */
 export const MAX_LIST_DEPTH = 10_000;

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db.js';
 import type { Channel } from '../shared/channels.js';
-import { messageApplyTransitions } from './messageDeliverySql.js';
+import { messageApplyTransitions } from './transitionSql.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
 import { statusTransition } from './transitions.js';
 

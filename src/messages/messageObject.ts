@@ -5,7 +5,7 @@ import { isoUtc } from '../util/time.js';
 import type { MessageObject } from './messageSchemas.js';
 import type { ReadStatus, Status } from './statuses.js';
 import type { HistoryEntry } from './transitions.js';
-import type { TrafficType } from './validateMessage.js';
+import type { TrafficType } from '../shared/trafficTypes.js';
 
 /** The message object as the API shows it (its schema is in the OpenAPI document). */
 export type MessageApi = Static<typeof MessageObject>;

@@ -138,29 +138,21 @@ export function messagePartitionIds(p: MessagePartition): MessageIdRange {
   return { from: p.fromMs === null ? NIL_UUID : uuidBound(p.fromMs, 'low'), to: uuidBound(p.toMs!, 'low') };
 }
 
-/** The callback URLs (callback_targets ids) the messages of a partition refer to. */
-export async function messagePartitionCallbackTargets(db: Queryable, p: MessagePartition): Promise<number[]> {
-  const rows = await db.query<{ id: number }>(
-    `SELECT DISTINCT callback_target_id AS id FROM ${p.name} WHERE callback_target_id IS NOT NULL`,
-  );
-  return rows.map((r) => r.id);
-}
-
 /**
  * Drops a partition with its messages' keys, in the caller's transaction, after what other tables hold of its
  * messages has gone (short links, conversions: their owners' deletes). Waits at most
  * {@link PARTITION_LOCK_TIMEOUT} for the lock on messages (dropping a partition locks the table against every
- * statement until the transaction ends), then fails: the next retention run tries again.
+ * statement until the transaction ends), then fails: the next retention run tries again. Returns the callback URLs
+ * (callback_targets ids) its messages referred to.
  */
-export async function messagePartitionDrop(tx: Queryable, p: MessagePartition): Promise<void> {
+export async function messagePartitionDrop(tx: Queryable, p: MessagePartition): Promise<number[]> {
+  const targets = await tx.query<{ id: number }>(
+    `SELECT DISTINCT callback_target_id AS id FROM ${p.name} WHERE callback_target_id IS NOT NULL`,
+  );
   await messageKeysDeleteRange(tx, messagePartitionIds(p));
   await tx.exec(`SET LOCAL lock_timeout = '${PARTITION_LOCK_TIMEOUT}'`);
   await tx.exec(`DROP TABLE ${p.name}`);
-}
-
-/** True for the error of a statement that gave up waiting for its lock (lock_timeout: lock_not_available). */
-export function isLockTimeout(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === '55P03';
+  return targets.map((r) => r.id);
 }
 
 /** The partition maintenance: week partitions made {@link PARTITION_DAYS_AHEAD} days ahead, every hour. */

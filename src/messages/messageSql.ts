@@ -5,7 +5,31 @@ import type { Queryable } from '../db/db.js';
 import { jsonSlices } from '../db/jsonSlices.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
 import type { Subscriber } from '../numbering/index.js';
-import type { ValidMessage } from './validateMessage.js';
+import type { CallbackEvent } from '../callbacks/index.js';
+import type { Channel } from '../shared/channels.js';
+import type { TrafficType } from '../shared/trafficTypes.js';
+
+/** A message that passed validation, normalised for storage. */
+export interface ValidMessage {
+  readonly channelType: Channel;
+  readonly senderName: string;
+  readonly destination: string;
+  readonly country: string | null;
+  readonly content: unknown;
+  readonly tags: readonly string[];
+  readonly useLocalTime: boolean;
+  readonly localSendTime: string | null;
+  readonly localCompletionTime: string | null;
+  readonly ttl: number | null;
+  readonly hours: readonly number[] | null;
+  readonly days: readonly number[] | null;
+  readonly shortUrl: boolean;
+  readonly callbackUrl: string | null;
+  readonly callbackEvents: readonly CallbackEvent[] | null;
+  readonly externalMessageId: string | null;
+  readonly totalParts: number;
+  readonly trafficType: TrafficType;
+}
 
 /** How a message was sent (the message object's `sendingMethod`): through the API, or from the web pages. */
 export type SendingMethod = 'API' | 'UI';

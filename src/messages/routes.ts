@@ -1,3 +1,2 @@
 /** The routes messages/ serves, for the composition root (main.ts) to register. */
 export { lookupRoutes } from './lookupRoutes.js';
-export { messageRoutes } from './messageRoutes.js';

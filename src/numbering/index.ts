@@ -2,3 +2,5 @@
 export { NumberingPlan } from './numberingPlan.js';
 export { lookupSubscriber } from './subscriber.js';
 export type { Subscriber } from './subscriber.js';
+export { normaliseDestination } from './destination.js';
+export type { Destination } from './destination.js';

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { herald, showValue } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../http/auth.js';
 import { ChannelType, errorResponses, Query } from '../http/schemas.js';
-import { TRAFFIC_TYPES } from '../messages/index.js';
+import { TRAFFIC_TYPES } from '../shared/trafficTypes.js';
 import type { Routes } from '../http/server.js';
 import { isoUtc } from '../util/time.js';
 import { statsRange } from './range.js';

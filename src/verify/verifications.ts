@@ -5,7 +5,8 @@ import type { Db, Queryable } from '../db/db.js';
 import { herald } from '../errors/catalogue.js';
 import type { Principal } from '../http/auth.js';
 import { conversionUpsert } from '../conversions/index.js';
-import { DELIVERY_ERRORS, messageCascadeSteps, type MessageRow, messageStop, senderOf } from '../messages/index.js';
+import { DELIVERY_ERRORS, messageCascadeSteps, type MessageRow, messageStop } from '../messages/index.js';
+import { senderOf } from '../sending/index.js';
 import { type Channel, enabledChannels } from '../shared/channels.js';
 import {
   verificationInsert,

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { validateCascade, type ValidCascade } from '../cascades/index.js';
 import { herald } from '../errors/catalogue.js';
-import { validationContext } from '../messages/index.js';
+import { validationContext } from '../sending/index.js';
 import { type Channel, enabledChannels } from '../shared/channels.js';
 import { isoUtc } from '../util/time.js';
 import type { VerifierCreateJson, VerifierJson, VerifierUpdateJson } from './verifierSchemas.js';

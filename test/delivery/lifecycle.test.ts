@@ -1,10 +1,10 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
-import { messageExpireDue } from '../../src/messages/messageDeliverySql.js';
+import { messageExpireDue } from '../../src/messages/expirySql.js';
 import { DeliveryWriter } from '../../src/delivery/deliveryWriter.js';
 import type { CarrierReceipt } from '../../src/connectors/connector.js';
-import { applyReceipts } from '../../src/delivery/receipts.js';
+import { messageApplyReceipts } from '../../src/messages/outcomes.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { insertAccount, insertCallbackTarget, insertMessage, type MessageFields } from '../factories/rows.js';
@@ -180,7 +180,7 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
        VALUES ($1, 'early', $2, $3, 1, 1, $4)`,
       [CONNECTOR, accountId, id, at(1)],
     );
-    await db.transaction((tx) => applyReceipts(tx, [receipt('early', 'read', 3)]));
+    await db.transaction((tx) => messageApplyReceipts(tx, [receipt('early', 'read', 3)]));
     const r = await row(id);
     expect(r).toMatchObject({ status: 'delivered', read_status: 'read', price_final: true });
     expect(statuses(r)).toEqual(['sending', 'sent', 'delivered', 'read']);

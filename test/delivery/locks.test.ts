@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
 import pino from 'pino';
-import { messageApplyTransitions } from '../../src/messages/messageDeliverySql.js';
+import { messageApplyTransitions } from '../../src/messages/transitionSql.js';
 import { DeliveryWriter } from '../../src/delivery/deliveryWriter.js';
-import { applyReceipts } from '../../src/delivery/receipts.js';
+import { messageApplyReceipts } from '../../src/messages/outcomes.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { sentTransition, statusTransition } from '../../src/messages/transitions.js';
 import { messageStop } from '../../src/messages/messageLookupSql.js';
@@ -110,7 +110,7 @@ describe.runIf(ON_POSTGRES)('lock order under concurrent stop, receipts and refu
         })(),
         // Receipts matched through the database, in a transaction.
         db.transaction((tx) =>
-          applyReceipts(
+          messageApplyReceipts(
             tx,
             shuffled(sent, round * 7 + 3).map((m) => ({
               connectorId: 'lock-test',

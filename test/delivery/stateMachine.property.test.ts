@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
-import { messageExpireDue } from '../../src/messages/messageDeliverySql.js';
+import { messageExpireDue } from '../../src/messages/expirySql.js';
 import { DeliveryWriter } from '../../src/delivery/deliveryWriter.js';
-import { applyReceipts } from '../../src/delivery/receipts.js';
+import { messageApplyReceipts } from '../../src/messages/outcomes.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { messageStop } from '../../src/messages/messageLookupSql.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
@@ -145,7 +145,7 @@ describe.each(ENGINES)('the message state machine, as a property (%s)', (engine)
                 };
                 if (c.viaDb) {
                   await flush();
-                  await db.transaction((tx) => applyReceipts(tx, [receipt]));
+                  await db.transaction((tx) => messageApplyReceipts(tx, [receipt]));
                 } else pending.push(writer.receipts([receipt]));
                 break;
               }

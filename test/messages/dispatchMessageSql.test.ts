@@ -1,13 +1,6 @@
 import { describe, expect } from 'vitest';
 import type { Queryable } from '../../src/db/db.js';
-import {
-  messageDispatchActivity,
-  messageDispatchHeld,
-  messageDispatchHold,
-  messageDispatchPlan,
-  messageDispatchStop,
-  messageDispatchUnsettled,
-} from '../../src/messages/dispatchMessageSql.js';
+import * as messagesOfDispatch from '../../src/messages/dispatchMessageSql.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { ENGINES } from '../helpers/engines.js';
 import { planOf } from '../helpers/plans.js';
@@ -53,19 +46,22 @@ describe.each(ENGINES)('dispatch messages SQL: pause, stop, what is left (%s)', 
 
   own('a pause holds what waits (a lease over included) and leaves what a worker holds', async (tx) => {
     const m = await dispatchMessages(tx);
-    expect(await messageDispatchUnsettled(tx, m.accountId, DISPATCH, T0, false)).toEqual({
+    expect(await messagesOfDispatch.unsettled(tx, m.accountId, DISPATCH, T0, false)).toEqual({
       left: 3,
       inHand: 1,
       leasedUntil: at(60),
     });
-    expect(await messageDispatchHold(tx, m.accountId, DISPATCH, T0)).toBe(2);
+    expect(await messagesOfDispatch.hold(tx, m.accountId, DISPATCH, T0)).toBe(2);
     for (const id of [m.waiting, m.leftByTheDead, m.held])
       expect(await statusOf(tx, id)).toEqual({ status: 'sending', held: true });
     expect(await statusOf(tx, m.inHand)).toEqual({ status: 'sending', held: false });
     // Settled once the message in hand is recorded (sent here): nothing left that a worker could take.
-    expect(await messageDispatchUnsettled(tx, m.accountId, DISPATCH, T0, false)).toMatchObject({ left: 1, inHand: 1 });
+    expect(await messagesOfDispatch.unsettled(tx, m.accountId, DISPATCH, T0, false)).toMatchObject({
+      left: 1,
+      inHand: 1,
+    });
     await tx.query(`UPDATE messages SET status = 'sent', lease_expires_at = NULL WHERE id = $1`, [m.inHand]);
-    expect(await messageDispatchUnsettled(tx, m.accountId, DISPATCH, T0, false)).toEqual({
+    expect(await messagesOfDispatch.unsettled(tx, m.accountId, DISPATCH, T0, false)).toEqual({
       left: 0,
       inHand: 0,
       leasedUntil: null,
@@ -74,9 +70,12 @@ describe.each(ENGINES)('dispatch messages SQL: pause, stop, what is left (%s)', 
 
   own('a stop makes unsent what waits and what is held, and counts held ones as left until then', async (tx) => {
     const m = await dispatchMessages(tx);
-    expect(await messageDispatchUnsettled(tx, m.accountId, DISPATCH, T0, true)).toMatchObject({ left: 4, inHand: 1 });
+    expect(await messagesOfDispatch.unsettled(tx, m.accountId, DISPATCH, T0, true)).toMatchObject({
+      left: 4,
+      inHand: 1,
+    });
     const stop = (limit: number, after: string | null) =>
-      messageDispatchStop(tx, m.accountId, DISPATCH, T0, DELIVERY_ERRORS.stopped, limit, after);
+      messagesOfDispatch.stop(tx, m.accountId, DISPATCH, T0, DELIVERY_ERRORS.stopped, limit, after);
     // A batch at a time, each going on after the last id of the one before.
     const stopped = [m.waiting, m.held, m.leftByTheDead].sort();
     expect(await stop(2, null)).toEqual({ taken: 2, last: stopped[1] });
@@ -85,7 +84,10 @@ describe.each(ENGINES)('dispatch messages SQL: pause, stop, what is left (%s)', 
     for (const id of [m.waiting, m.held, m.leftByTheDead]) expect((await statusOf(tx, id)).status).toBe('unsent');
     expect((await statusOf(tx, m.inHand)).status).toBe('sending');
     expect((await statusOf(tx, m.sent)).status).toBe('sent');
-    expect(await messageDispatchUnsettled(tx, m.accountId, DISPATCH, T0, true)).toMatchObject({ left: 1, inHand: 1 });
+    expect(await messagesOfDispatch.unsettled(tx, m.accountId, DISPATCH, T0, true)).toMatchObject({
+      left: 1,
+      inHand: 1,
+    });
   });
 
   own('reads the held messages in the order they were added, a batch at a time, and writes their plans', async (tx) => {
@@ -96,16 +98,16 @@ describe.each(ENGINES)('dispatch messages SQL: pause, stop, what is left (%s)', 
       DISPATCH,
     ]);
     const held = [m.held, more].sort();
-    const first = await messageDispatchHeld(tx, m.accountId, DISPATCH, null, 1);
+    const first = await messagesOfDispatch.held(tx, m.accountId, DISPATCH, null, 1);
     expect(first.map((h) => h.id)).toEqual([held[0]]);
-    const second = await messageDispatchHeld(tx, m.accountId, DISPATCH, held[0]!, 1);
+    const second = await messagesOfDispatch.held(tx, m.accountId, DISPATCH, held[0]!, 1);
     expect(second.map((h) => h.id)).toEqual([held[1]]);
-    expect((await messageDispatchHeld(tx, m.accountId, DISPATCH, held[1]!, 1)).length).toBe(0);
+    expect((await messagesOfDispatch.held(tx, m.accountId, DISPATCH, held[1]!, 1)).length).toBe(0);
     expect([...first, ...second].find((h) => h.id === more)).toMatchObject({
       hours: [14],
       deadlineAt: expect.any(Date),
     });
-    await messageDispatchPlan(tx, m.accountId, [
+    await messagesOfDispatch.plan(tx, m.accountId, [
       { id: m.held, dueAt: at(3600), plannedSendAt: at(3600), deadlineAt: at(7200), expiresAt: at(9000) },
       { id: more, dueAt: T0, plannedSendAt: null, deadlineAt: T0, expiresAt: T0 },
       // Not held: left alone.
@@ -119,7 +121,7 @@ describe.each(ENGINES)('dispatch messages SQL: pause, stop, what is left (%s)', 
     expect(byId.get(m.held)).toMatchObject({ due_at: at(3600), planned_send_at: at(3600), deadline_at: at(7200) });
     expect(byId.get(more)).toMatchObject({ due_at: T0, planned_send_at: null, deadline_at: T0 });
     expect(byId.get(m.waiting)!.due_at).not.toEqual(at(3600));
-    expect(await messageDispatchHeld(tx, m.accountId, DISPATCH, null, 10)).toEqual([]);
+    expect(await messagesOfDispatch.held(tx, m.accountId, DISPATCH, null, 10)).toEqual([]);
   });
 
   own('tells which dispatches have a message sending, and one sent', async (tx) => {
@@ -128,13 +130,13 @@ describe.each(ENGINES)('dispatch messages SQL: pause, stop, what is left (%s)', 
     const none = '01900000-0000-7000-8000-0000000000d3';
     const done = await insertMessage(tx, { accountId: m.accountId, createdAt: T0 });
     await tx.query(`UPDATE messages SET dispatch_id = $2, status = 'delivered' WHERE id = $1`, [done, other]);
-    const activity = await messageDispatchActivity(tx, m.accountId, [DISPATCH, other, none]);
+    const activity = await messagesOfDispatch.activity(tx, m.accountId, [DISPATCH, other, none]);
     expect(Object.fromEntries(activity)).toEqual({
       [DISPATCH]: { sending: true, sent: true },
       [other]: { sending: false, sent: false },
       [none]: { sending: false, sent: false },
     });
-    expect((await messageDispatchActivity(tx, m.accountId + 1, [DISPATCH])).get(DISPATCH)).toEqual({
+    expect((await messagesOfDispatch.activity(tx, m.accountId + 1, [DISPATCH])).get(DISPATCH)).toEqual({
       sending: false,
       sent: false,
     });
@@ -146,7 +148,7 @@ describe.each(ENGINES)('dispatch messages SQL: pause, stop, what is left (%s)', 
       await tx.query('SET LOCAL enable_seqscan = off');
       // Explained, not run: the function finds no row to read its counts from, once the plan is taken.
       const plan = await planOf(tx, (explaining) =>
-        messageDispatchUnsettled(explaining, m.accountId, DISPATCH, T0, false).catch(() => undefined),
+        messagesOfDispatch.unsettled(explaining, m.accountId, DISPATCH, T0, false).catch(() => undefined),
       );
       expect(JSON.stringify(plan)).toContain('"Index Name":"messages_dispatch_unheld"');
     });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { retentionCutoff, retentionSweep } from '../../src/delivery/retention.js';
+import { retentionCutoff, retentionSweep } from '../../src/retention/retention.js';
 import { rollUpStatistics } from '../../src/statistics/rollup.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';

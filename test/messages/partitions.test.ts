@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
-import { retentionSweep } from '../../src/delivery/retention.js';
+import { retentionSweep } from '../../src/retention/retention.js';
+import { claimLimits } from '../../src/messages/claimSql.js';
 import {
-  claimLimits,
   messageApplyTransitions,
   messageClaimDue,
   messageInsertInbound,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageCount } from '../../src/messages/messageSql.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
-import { message, MSISDN, openChatWindow, SENDER } from './messageFixtures.js';
+import { message, MSISDN, openChatWindow, SENDER } from '../messages/messageFixtures.js';
 
 interface StoredRow {
   id: string;

@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { describe, expect, it } from 'vitest';
-import { normaliseDestination } from '../../src/messages/destination.js';
+import { normaliseDestination } from '../../src/numbering/destination.js';
 
 describe('destination normalisation (DESIGN 4)', () => {
   it.each([

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageCount } from '../../src/messages/messageSql.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
-import { message, SENDER } from './messageFixtures.js';
+import { message, SENDER } from '../messages/messageFixtures.js';
 
 describe.each(ENGINES)('Idempotency-Key on POST /api/v1/message (%s)', (engine) => {
   let t: TestHerald;

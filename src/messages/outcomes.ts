@@ -1,19 +1,82 @@
 import type { Queryable } from '../db/db.js';
+import type { CarrierReceipt } from '../connectors/index.js';
+import { type MatchedReceipt, submissionMatchReceipts, submissionSetPartStates } from './submissionSql.js';
+import type { StepOutcome } from './stepOutcomes.js';
 import {
   messageApplyTransitions,
+  messageCountDeliveredParts,
   messageLockOrdered,
   messageNoteIgnored,
-  type StepOutcome,
   type SubmissionRow,
-} from '../messages/index.js';
-import type { CarrierReceipt } from '../connectors/index.js';
-import {
-  type MatchedReceipt,
-  messageCountDeliveredParts,
-  submissionMatchReceipts,
-  submissionSetPartStates,
-} from '../messages/index.js';
-import { mergeReceipt, roundsOf, statusTransition, type Transition } from '../messages/index.js';
+} from './transitionSql.js';
+import { mergeReceipt, roundsOf, statusTransition, type Transition } from './transitions.js';
+
+/*
+ * What happened to messages, recorded: the submitter's outcomes (sent, retries, statuses) and carriers' receipts,
+ * in the order of the statements of transitionSql.ts and submissionSql.ts. The delivery writer and the jobs call
+ * one function each here; the statements stay the owner's.
+ */
+
+/** A receipt, duplicate or late, that changed nothing: noted in its message's history as ignored. */
+export interface IgnoredReceipt {
+  readonly accountId: number;
+  readonly id: string;
+  readonly status: string;
+  readonly at: Date;
+}
+
+/** One flush of outcomes to record. */
+export interface Outcomes {
+  /** Transitions already formed (sent, retries, statuses, receipts matched in memory). */
+  readonly transitions: readonly Transition[];
+  /** The submissions to record with the first round of transitions. */
+  readonly submissions: readonly SubmissionRow[];
+  /** Carrier receipts whose submissions are looked up in the database. */
+  readonly receipts: readonly CarrierReceipt[];
+  /** Receipts already known to have changed nothing. */
+  readonly ignored: readonly IgnoredReceipt[];
+  /**
+   * Whether the caller's transaction runs several statements: every message they change is then locked first, in
+   * the global order, before any refund locks a balance (a stop holding one of them may be waiting for it).
+   */
+  readonly lockFirst: boolean;
+}
+
+/** What {@link messageRecordOutcomes} did beside moving messages. */
+export interface RecordedOutcomes {
+  /** Receipts kept for later because their submission is not recorded yet. */
+  readonly orphaned: number;
+  /** Receipts that changed nothing. */
+  readonly ignored: number;
+}
+
+/**
+ * Records a flush of outcomes in the caller's transaction (or as one statement when it is only transitions):
+ * receipts find their submissions, transitions apply in rounds, receipts then apply to what they found, and
+ * whatever changed nothing is noted. Steps of cascades that ended are added to `ended`.
+ */
+export async function messageRecordOutcomes(
+  q: Queryable,
+  outcomes: Outcomes,
+  ended: StepOutcome[],
+): Promise<RecordedOutcomes> {
+  const found = outcomes.receipts.length > 0 ? await matchReceipts(q, outcomes.receipts) : undefined;
+  if (outcomes.lockFirst)
+    await messageLockOrdered(q, [...outcomes.transitions, ...(found ? receiptMessages(found) : [])]);
+  const ignored = [...outcomes.ignored];
+  const unmoved = await applyTransitions(q, outcomes.transitions, outcomes.submissions, ended);
+  for (const t of unmoved)
+    for (const r of t.receipts) ignored.push({ accountId: t.accountId, id: t.id, status: r.status, at: r.at });
+  let orphaned = 0;
+  let ignoredInDb = 0;
+  if (found) {
+    const outcome = await applyMatchedReceipts(q, found, ended);
+    orphaned = outcome.orphaned;
+    ignoredInDb = outcome.ignored;
+  }
+  await messageNoteIgnored(q, ignored);
+  return { orphaned, ignored: ignoredInDb + ignored.length };
+}
 
 export interface ReceiptOutcome {
   /** Receipts that moved a message's status (or counted a part). */
@@ -121,7 +184,7 @@ export const receiptMessages = (found: FoundReceipts): { accountId: number; id: 
  * parts are. Receipts that change nothing are noted in the message's history as ignored. The messages are locked
  * in the global order before anything else: applying takes several statements, and refunds lock balances.
  */
-export async function applyReceipts(
+export async function messageApplyReceipts(
   tx: Queryable,
   receipts: readonly CarrierReceipt[],
   ended?: StepOutcome[],

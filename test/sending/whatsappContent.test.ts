@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
-import { message, MSISDN, openChatWindow, SENDER } from './messageFixtures.js';
+import { message, MSISDN, openChatWindow, SENDER } from '../messages/messageFixtures.js';
 
 const wa = (content: Record<string, unknown>) => message('WHATSAPP', { content });
 const text = (extra: Record<string, unknown> = {}) => wa({ contentType: 'text', text: 'Hello', ...extra });

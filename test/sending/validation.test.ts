@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/shared/channels.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
-import { message, type Refusal, refused, SENDER } from './messageFixtures.js';
+import { message, type Refusal, refused, SENDER } from '../messages/messageFixtures.js';
 
 // The test clock stands at 2026-03-10T09:00:00Z (12:00 in Moscow), so the spec's time bounds in Moscow are:
 // localSendTime [2026-03-10 00:00:00, 2026-03-17 12:00:00], localCompletionTime up to 2026-05-19 12:00:00.

@@ -1,12 +1,8 @@
 import { describe, expect } from 'vitest';
 import type { Queryable } from '../../src/db/db.js';
-import {
-  claimLimits,
-  messageApplyTransitions,
-  messageClaimDue,
-  messageExpireDue,
-  messageNextDue,
-} from '../../src/messages/messageDeliverySql.js';
+import { claimLimits, messageClaimDue, messageNextDue } from '../../src/messages/claimSql.js';
+import { messageExpireDue } from '../../src/messages/expirySql.js';
+import { messageApplyTransitions } from '../../src/messages/transitionSql.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { retryTransition, sentTransition, statusTransition } from '../../src/messages/transitions.js';
 import { ENGINES } from '../helpers/engines.js';

@@ -10,11 +10,16 @@ import type { Channel } from '../shared/channels.js';
 import { mapInSlices } from '../util/turns.js';
 import { uuid7 } from '../util/uuid7.js';
 import { validateContent } from './channelContent.js';
-import { messageApplyTransitions } from './messageDeliverySql.js';
-import { messageInsertBatch, type NewMessage, type SendingMethod } from './messageSql.js';
-import { statusTransition } from './transitions.js';
-import { shortenableText, type ValidMessage } from './validateMessage.js';
-import { whatsappWindowsOpenOf } from './whatsappWindows.js';
+import {
+  messageApplyTransitions,
+  messageInsertBatch,
+  type NewMessage,
+  type SendingMethod,
+  statusTransition,
+  type ValidMessage,
+  whatsappWindowsOpenOf,
+} from '../messages/index.js';
+import { shortenableText } from './validateMessage.js';
 
 /*
  * Generation of valid messages, shared by sends and by the steps of cascades: the checks that depend on the

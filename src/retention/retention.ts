@@ -1,12 +1,11 @@
 import { accountIds } from '../accounts/index.js';
 import { callbackDeliveriesDeleteFinished, callbackTargetsRecheck } from '../callbacks/index.js';
 import { conversionsDeleteOfMessageRange, conversionsDeleteOfMessages } from '../conversions/index.js';
+import { isLockTimeout } from '../db/connectionErrors.js';
 import type { Db } from '../db/db.js';
 import { shortLinksDeleteOfMessageRange, shortLinksDeleteOfMessages } from '../links/index.js';
 import {
-  isLockTimeout,
   type MessagePartition,
-  messagePartitionCallbackTargets,
   messagePartitionDrop,
   messagePartitionIds,
   messagePartitions,
@@ -137,13 +136,11 @@ async function deleteMessages(db: Db, accountId: number, beforeId: string, limit
 async function dropPartition(db: Db, accounts: readonly number[], p: MessagePartition): Promise<number[]> {
   return db.transaction(async (tx) => {
     const ids = messagePartitionIds(p);
-    const targets = await messagePartitionCallbackTargets(tx, p);
     for (const accountId of accounts) {
       await shortLinksDeleteOfMessageRange(tx, accountId, ids);
       await conversionsDeleteOfMessageRange(tx, accountId, ids);
     }
-    await messagePartitionDrop(tx, p);
-    return targets;
+    return messagePartitionDrop(tx, p);
   });
 }
 

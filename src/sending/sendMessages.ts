@@ -15,15 +15,9 @@ import { activeSenderNames } from '../senderNames/index.js';
 import { type Channel, enabledChannels } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';
 import { VOICECODE_SENDER_NAME } from './channelContent.js';
-import { type Candidate, countAccepted, prepareMessages, type Sender, storeMessages } from './generate.js';
-import type { ClaimedMessage } from './messageDeliverySql.js';
-import type { NewMessage } from './messageSql.js';
-import {
-  REGISTERED_SENDER_CHANNELS,
-  validateMessage,
-  type ValidationContext,
-  type ValidMessage,
-} from './validateMessage.js';
+import { type Candidate, countAccepted, prepareMessages, type Sender, storeMessages } from './generation.js';
+import type { ClaimedMessage, NewMessage, ValidMessage } from '../messages/index.js';
+import { REGISTERED_SENDER_CHANNELS, validateMessage, type ValidationContext } from './validateMessage.js';
 
 export const MAX_BATCH = 1000;
 

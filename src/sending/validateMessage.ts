@@ -5,10 +5,12 @@ import { linkCount, MAX_LINKS_PER_MESSAGE } from '../links/index.js';
 import { SENDER_NAME_MAX_LENGTH } from '../senderNames/index.js';
 import { type Channel, isChannel } from '../shared/channels.js';
 import { charCount, isPlainObject } from '../shared/text.js';
+import { defaultTrafficType, TRAFFIC_TYPES, type TrafficType } from '../shared/trafficTypes.js';
 import { wallBound, windowZones } from '../schedule/index.js';
 import { formatLocalTime, parseLocalTime } from '../util/time.js';
 import { VOICECODE_SENDER_NAME, validateContent } from './channelContent.js';
-import { type Destination, normaliseDestination } from './destination.js';
+import { type Destination, normaliseDestination } from '../numbering/index.js';
+import type { ValidMessage } from '../messages/index.js';
 
 /** Every field of the message request object (spec 2.1). */
 export const MESSAGE_FIELDS = [
@@ -35,13 +37,6 @@ const ALL_BUT_EXTERNAL_ID: readonly Field[] = MESSAGE_FIELDS.filter((f) => f !==
 const REQUIRED: readonly Field[] = ['channelType', 'senderName', 'destination', 'content'];
 /** Fields every channel accepts beside its own: the traffic type (Herald's, after the real service's). */
 const EVERY_CHANNEL: readonly Field[] = [...REQUIRED, 'tags', 'callbackUrl', 'callbackEvents', 'trafficType'];
-
-/** Traffic types, in the order workers take due messages: an authorisation code never waits behind promotions. */
-export const TRAFFIC_TYPES = ['AUTHORIZE', 'TRANSACT', 'SERVICE', 'PROMO'] as const;
-export type TrafficType = (typeof TRAFFIC_TYPES)[number];
-/** AUTHORIZE for the channels that carry codes, SERVICE for the others. */
-export const defaultTrafficType = (channel: Channel): TrafficType =>
-  channel === 'FLASHCALL' || channel === 'VOICECODE' ? 'AUTHORIZE' : 'SERVICE';
 
 interface ChannelRule {
   /** Fields a message of the channel may carry (spec 2.2 "Other fields accepted"). */
@@ -104,28 +99,6 @@ export interface ValidationContext {
   readonly shortenerAvailable: boolean;
   /** The subscriber's time zones, in which its local times are written when useLocalTime is true. */
   readonly subscriberZones: (destination: Destination) => readonly string[];
-}
-
-/** A message that passed validation, normalised for storage. */
-export interface ValidMessage {
-  readonly channelType: Channel;
-  readonly senderName: string;
-  readonly destination: string;
-  readonly country: string | null;
-  readonly content: unknown;
-  readonly tags: readonly string[];
-  readonly useLocalTime: boolean;
-  readonly localSendTime: string | null;
-  readonly localCompletionTime: string | null;
-  readonly ttl: number | null;
-  readonly hours: readonly number[] | null;
-  readonly days: readonly number[] | null;
-  readonly shortUrl: boolean;
-  readonly callbackUrl: string | null;
-  readonly callbackEvents: readonly CallbackEvent[] | null;
-  readonly externalMessageId: string | null;
-  readonly totalParts: number;
-  readonly trafficType: TrafficType;
 }
 
 const present = (value: unknown): boolean => value !== undefined && value !== null;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireCallbackTargets } from '../../src/callbacks/callbackTargets.js';
 import { loadConfig } from '../../src/config/config.js';
-import { retentionCutoff, retentionSweep } from '../../src/delivery/retention.js';
+import { retentionCutoff, retentionSweep } from '../../src/retention/retention.js';
 import { rollUpStatistics } from '../../src/statistics/rollup.js';
 import { insertAccount, insertMessage } from '../factories/rows.js';
 import { TestClock } from '../helpers/clock.js';

@@ -3,7 +3,7 @@ import { messageCount } from '../../src/messages/messageSql.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
-import { message, SENDER } from './messageFixtures.js';
+import { message, SENDER } from '../messages/messageFixtures.js';
 
 /** A long SMS (13 parts): 600 of them are about 1.3 MB of rows, stored in about ten short transactions. */
 const LONG = 'x'.repeat(1900);

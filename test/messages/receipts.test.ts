@@ -1,11 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderConnectorConfig } from '../../src/config/configFile.js';
-import { applyReceipts } from '../../src/delivery/receipts.js';
+import { messageApplyReceipts } from '../../src/messages/outcomes.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { message, SENDER } from '../messages/messageFixtures.js';
+import { message, SENDER } from './messageFixtures.js';
 
 describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts (%s)', (engine) => {
   let t: TestHerald;
@@ -114,7 +114,7 @@ describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts 
       [id],
     );
     await t.testDb.db.transaction((tx) =>
-      applyReceipts(tx, [
+      messageApplyReceipts(tx, [
         {
           connectorId: 'sim-smsc',
           carrierId: submission!.carrier_id,
@@ -134,7 +134,7 @@ describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts 
     const id = await sendOne(message('SMS', { destination: '79161231139', hours: [3] }));
     // A receipt for a submission another process has not recorded yet.
     const outcome = await t.testDb.db.transaction((tx) =>
-      applyReceipts(tx, [
+      messageApplyReceipts(tx, [
         { connectorId: 'other-smsc', carrierId: 'c-1', state: 'delivered', at: t.clock.now(), errorCode: null },
       ]),
     );

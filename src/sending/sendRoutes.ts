@@ -3,7 +3,7 @@ import { idempotencyKeyOf } from '../idempotency/index.js';
 import { principalOf, requireToken } from '../http/auth.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
-import { MessageRequest, SendResponse } from './messageSchemas.js';
+import { MessageRequest, SendResponse } from './sendSchemas.js';
 import { MAX_BATCH, sendMessages } from './sendMessages.js';
 
 /**

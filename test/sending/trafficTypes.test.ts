@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
-import { message, SENDER } from './messageFixtures.js';
+import { message, SENDER } from '../messages/messageFixtures.js';
 
 /** Traffic types on messages (DESIGN 14): defaults, validation, the message object, the list and statistics. */
 describe.each(ENGINES)('traffic types (%s)', (engine) => {

@@ -1,0 +1,2 @@
+/** The routes sending/ serves, for the composition root (main.ts) to register. */
+export { messageRoutes } from './sendRoutes.js';
