@@ -77,11 +77,6 @@ export interface AppContext {
   /** Every password hash of the process goes through it (a bounded number at once). */
   readonly passwords: PasswordHasher;
   /**
-   * Stops running cascades (cascades/), in the caller's transaction, which holds their steps' messages: no later
-   * step will be created. Returns those that were running.
-   */
-  readonly stopCascades: (tx: Queryable, accountId: number, ids: readonly string[], now: Date) => Promise<Set<string>>;
-  /**
    * The stored statuses of dispatches (dispatches/), read FOR SHARE in the caller's transaction, which records the
    * outcomes of steps of their cascades: a pause or stop waits for it, or it sees the pause or stop.
    */

@@ -30,7 +30,7 @@ import { dispatchStatusesShared } from './dispatches/index.js';
 import { idempotencyJobs } from './idempotency/index.js';
 import { messageJobs, messagePartitionsEnsure } from './messages/index.js';
 import { Jobs } from './shared/jobs.js';
-import { statisticsJobs } from './statistics/index.js';
+import { statisticsJobs, statsCleanDayCounts } from './statistics/index.js';
 import { AnnouncingWakeup, Wakeup } from './delivery/index.js';
 import { wakeAtCommit } from './db/wake.js';
 import { type DemoCredentials, demoBanner, ensureDemo } from './demo/index.js';
@@ -89,7 +89,7 @@ export const ROUTES: readonly Routes[] = [
   dispatchRoutes,
   verifierRoutes,
   verificationRoutes,
-  lookupRoutes,
+  lookupRoutes({ cascades: { stopCascades: cascadesStop }, rollup: { cleanDayCounts: statsCleanDayCounts } }),
   balanceRoutes,
   adminAccountRoutes,
   adminUserRoutes,
@@ -288,7 +288,6 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         ...SCRYPT_PARAMS,
         N: 2 ** config.passwordScryptCost,
       }),
-      stopCascades: cascadesStop,
       dispatchStatuses: dispatchStatusesShared,
       directDispatch:
         role !== 'api'

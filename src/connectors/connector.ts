@@ -1,14 +1,7 @@
 import type { Channel } from '../shared/channels.js';
+import type { CarrierReceipt } from '../shared/receipts.js';
 
-/** A carrier's report on one submitted part. */
-export interface CarrierReceipt {
-  readonly connectorId: string;
-  readonly carrierId: string;
-  readonly state: ReceiptState;
-  readonly at: Date;
-  readonly errorCode: number | null;
-}
-export type ReceiptState = 'delivered' | 'undelivered' | 'unsent' | 'read';
+export type { CarrierReceipt, ReceiptState } from '../shared/receipts.js';
 
 /** What a connector is given to send: one message, already validated and planned. */
 export interface OutboundMessage {

@@ -26,6 +26,7 @@ export {
   messageOutboundFlashcallIds,
   messageStop,
 } from './messageLookupSql.js';
+export type { RollupFilter } from './listTotal.js';
 export { messageFiguresSql, messageOldestId, messageQueueFigures } from './messageStatisticsSql.js';
 export type { NewMessage, SendingMethod, ValidMessage } from './messageSql.js';
 export { messageInsertBatch, messageInsertInbound, messagesDeleteFinished, messagesJoin } from './messageSql.js';

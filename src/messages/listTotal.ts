@@ -1,9 +1,38 @@
 import type { Queryable } from '../db/db.js';
-import { statsCleanDayCounts, type StatsCountFilter } from '../statistics/index.js';
 import { DAY_MS, dayOf } from '../util/time.js';
 import { uuidBound, uuidTime } from '../util/uuid7.js';
 import { type IdRange, type MessageFilter, messageListCount } from './messageLookupSql.js';
 import { messageOldestId } from './messageStatisticsSql.js';
+
+/** Conditions of a message list that the statistics rollup can count (null: any). */
+export interface RollupFilter {
+  readonly channelType: string | null;
+  readonly senderName: string | null;
+  readonly status: string | null;
+  /** Messages carrying this tag. */
+  readonly tag: string | null;
+  readonly trafficType: string | null;
+  /** true: first steps of cascades and messages outside them; false: later steps. */
+  readonly root: boolean | null;
+}
+
+/**
+ * What a message list's total asks of the capability that keeps the statistics rollup (statistics/:
+ * `statsCleanDayCounts`, given in main.ts): messages/ is below statistics/, which reads messages to roll them up.
+ */
+export interface RolledUpDays {
+  /**
+   * For each UTC day of [firstDay, lastDay] that is rolled up and unchanged since, how many of the account's
+   * outbound messages created that day pass the filter (0 for a day without any).
+   */
+  cleanDayCounts(
+    db: Queryable,
+    accountId: number,
+    filter: RollupFilter,
+    firstDay: string,
+    lastDay: string,
+  ): Promise<Map<string, number>>;
+}
 
 /**
  * The exact `total` of GET /api/v1/message without reading the whole history. A list of outbound messages whose
@@ -20,7 +49,7 @@ export async function messageListTotal(
   db: Queryable,
   accountId: number,
   filter: MessageFilter,
-  options: { now: Date; retentionDays: number | undefined },
+  options: { now: Date; retentionDays: number | undefined; rollup: RolledUpDays },
 ): Promise<number> {
   const counted = rollupFilter(filter);
   if (!counted) return messageListCount(db, accountId, filter);
@@ -38,7 +67,7 @@ export async function messageListTotal(
   const lastDay =
     filter.toId === null ? options.now.getTime() : Math.floor((uuidTime(filter.toId) + 1) / DAY_MS) * DAY_MS - DAY_MS;
   if (lastDay < firstDay) return messageListCount(db, accountId, filter);
-  const days = await statsCleanDayCounts(db, accountId, counted, dayOf(firstDay), dayOf(lastDay));
+  const days = await options.rollup.cleanDayCounts(db, accountId, counted, dayOf(firstDay), dayOf(lastDay));
   let total = 0;
   const live: IdRange[] = [];
   let low = filter.fromId;
@@ -54,7 +83,7 @@ export async function messageListTotal(
 }
 
 /** The filter as the rollup can count it, or undefined when it has a condition the rollup does not keep. */
-function rollupFilter(f: MessageFilter): StatsCountFilter | undefined {
+function rollupFilter(f: MessageFilter): RollupFilter | undefined {
   const tags = f.tags === null ? null : [...new Set(f.tags)];
   const unkept = [f.messageUuid, f.destination, f.content, f.sendingMethod, f.templateId, f.country, f.cascadeId];
   if (

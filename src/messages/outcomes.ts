@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db.js';
-import type { CarrierReceipt } from '../connectors/index.js';
+import type { CarrierReceipt } from '../shared/receipts.js';
 import { type MatchedReceipt, submissionMatchReceipts, submissionSetPartStates } from './submissionSql.js';
 import type { StepOutcome } from './stepOutcomes.js';
 import {

@@ -1,4 +1,4 @@
-import type { CarrierReceipt, ReceiptState } from '../connectors/index.js';
+import type { CarrierReceipt, ReceiptState } from '../shared/receipts.js';
 import type { Queryable } from '../db/db.js';
 
 /*

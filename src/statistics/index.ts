@@ -2,5 +2,4 @@
 export { dirtyDaysCte } from './dirtyDaysSql.js';
 export { statisticsJobs } from './jobs.js';
 export { statsCleanDayCounts, statsDirtyBetween, statsRolledUntil } from './statisticsSql.js';
-export type { StatsCountFilter } from './statisticsSql.js';
 export { statsRange } from './range.js';

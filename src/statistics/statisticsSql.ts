@@ -1,7 +1,7 @@
 import { conversionsPerMessageSql } from '../conversions/index.js';
 import type { Queryable } from '../db/db.js';
 import { shortLinkClicksPerMessageSql } from '../links/index.js';
-import { messageFiguresSql } from '../messages/index.js';
+import { messageFiguresSql, type RollupFilter } from '../messages/index.js';
 
 /** A group's figures, one row per group key and status and currency. */
 export interface StatsRow {
@@ -165,18 +165,6 @@ export async function statsDirtyBetween(db: Queryable, fromDay: string | null, t
   return row!.dirty;
 }
 
-/** Conditions of a message list that the rollup can count (null: any); see statsCleanDayCounts. */
-export interface StatsCountFilter {
-  readonly channelType: string | null;
-  readonly senderName: string | null;
-  readonly status: string | null;
-  /** Messages carrying this tag. */
-  readonly tag: string | null;
-  readonly trafficType: string | null;
-  /** true: first steps of cascades and messages outside them; false: later steps. */
-  readonly root: boolean | null;
-}
-
 /**
  * For each UTC day of [firstDay, lastDay] that is rolled up and not dirty, how many of the account's outbound
  * messages created that day pass the filter (0 for a day without any): the days a message list can count from the
@@ -185,7 +173,7 @@ export interface StatsCountFilter {
 export async function statsCleanDayCounts(
   db: Queryable,
   accountId: number,
-  filter: StatsCountFilter,
+  filter: RollupFilter,
   firstDay: string,
   lastDay: string,
 ): Promise<Map<string, number>> {
