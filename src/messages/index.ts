@@ -14,7 +14,7 @@ export type { SubmissionRow } from './transitionSql.js';
 export { messageApplyTransitions } from './transitionSql.js';
 export type { TargetStatus, Transition } from './transitions.js';
 export { mergeReceipt, retryTransition, sentTransition, statusTransition } from './transitions.js';
-export { orphanReceiptsAny, orphanReceiptsTakeMatched, submissionsDeleteBefore } from './submissionSql.js';
+export { orphanReceiptsAny, orphanReceiptsTakeMatched } from './submissionSql.js';
 export { DELIVERY_ERRORS, READ_TRACKED } from './statuses.js';
 export type { MessageRow } from './messageObject.js';
 export { messageToApi } from './messageObject.js';
@@ -29,16 +29,11 @@ export {
 export type { RollupFilter } from './listTotal.js';
 export { messageFiguresSql, messageOldestId, messageQueueFigures } from './messageStatisticsSql.js';
 export type { NewMessage, SendingMethod, ValidMessage } from './messageSql.js';
-export { messageInsertBatch, messageInsertInbound, messagesDeleteFinished, messagesJoin } from './messageSql.js';
-export type { MessageIdRange, MessagePartition } from './messagePartitions.js';
-export {
-  messageJobs,
-  messagePartitionDrop,
-  messagePartitionIds,
-  messagePartitions,
-  messagePartitionsDroppable,
-  messagePartitionsEnsure,
-} from './messagePartitions.js';
+export { messageInsertBatch, messageInsertInbound, messagesJoin } from './messageSql.js';
+export type { MessageIdRange } from './messagePartitions.js';
+export { messageJobs, messagePartitionsEnsure } from './messagePartitions.js';
+/** The deletes of the retention (retention/ is their one user): `messageRetention.dropPartition(...)`. */
+export * as messageRetention from './retentionSql.js';
 /** The statements on the messages of a dispatch (dispatches/ is their one user): `dispatchMessages.hold(...)`. */
 export * as dispatchMessages from './dispatchMessageSql.js';
 export { whatsappWindowOpen, whatsappWindowsOpenOf } from './whatsappWindows.js';

@@ -3,7 +3,6 @@ import type { Job } from '../shared/jobs.js';
 import type { Clock } from '../util/clock.js';
 import { DAY_MS, dayOf } from '../util/time.js';
 import { uuidBound, uuidTime } from '../util/uuid7.js';
-import { messageKeysDeleteRange } from './messageKeys.js';
 
 /**
  * Partitions of `messages` (docs/scaling.md, Partitions): one per week (Monday to Monday, UTC) by RANGE of the id
@@ -27,7 +26,7 @@ export const PARTITION_MAINTENANCE_EVERY_MS = 3_600_000;
  * How long attaching or dropping a partition waits for its lock before giving up until the next run: the lock
  * queues every statement on messages behind it, so it must not wait behind a long transaction (a report) for long.
  */
-const PARTITION_LOCK_TIMEOUT = '2s';
+export const PARTITION_LOCK_TIMEOUT = '2s';
 // Any fixed number: one maintenance at a time among the processes of a database.
 const PARTITION_LOCK_KEY = 7_311_400_530;
 
@@ -107,23 +106,6 @@ function uncovered(partitions: readonly MessagePartition[], start: number, end: 
   return [from, to];
 }
 
-/**
- * The partitions (DEFAULT aside) whose every id is older than `beforeMs` and which hold no message with something
- * left to happen (waiting to be sent, or a lifetime running: the row deletes' rule in messagesDeleteFinished).
- * Reads each candidate until its first such message: once per retention run, on days older than the retention.
- */
-export async function messagePartitionsDroppable(db: Queryable, beforeMs: number): Promise<MessagePartition[]> {
-  const droppable: MessagePartition[] = [];
-  for (const p of await messagePartitions(db)) {
-    if (p.isDefault || p.toMs === null || p.toMs > beforeMs) continue;
-    const [row] = await db.query<{ busy: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM ${p.name} WHERE status = 'sending' OR due_at IS NOT NULL) AS busy`,
-    );
-    if (!row!.busy) droppable.push(p);
-  }
-  return droppable;
-}
-
 /** Message ids from `from` (inclusive) to `to` (exclusive). */
 export interface MessageIdRange {
   readonly from: string;
@@ -136,23 +118,6 @@ const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 /** The ids of a partition's messages (a partition with an end: DEFAULT has none). */
 export function messagePartitionIds(p: MessagePartition): MessageIdRange {
   return { from: p.fromMs === null ? NIL_UUID : uuidBound(p.fromMs, 'low'), to: uuidBound(p.toMs!, 'low') };
-}
-
-/**
- * Drops a partition with its messages' keys, in the caller's transaction, after what other tables hold of its
- * messages has gone (short links, conversions: their owners' deletes). Waits at most
- * {@link PARTITION_LOCK_TIMEOUT} for the lock on messages (dropping a partition locks the table against every
- * statement until the transaction ends), then fails: the next retention run tries again. Returns the callback URLs
- * (callback_targets ids) its messages referred to.
- */
-export async function messagePartitionDrop(tx: Queryable, p: MessagePartition): Promise<number[]> {
-  const targets = await tx.query<{ id: number }>(
-    `SELECT DISTINCT callback_target_id AS id FROM ${p.name} WHERE callback_target_id IS NOT NULL`,
-  );
-  await messageKeysDeleteRange(tx, messagePartitionIds(p));
-  await tx.exec(`SET LOCAL lock_timeout = '${PARTITION_LOCK_TIMEOUT}'`);
-  await tx.exec(`DROP TABLE ${p.name}`);
-  return targets.map((r) => r.id);
 }
 
 /** The partition maintenance: week partitions made {@link PARTITION_DAYS_AHEAD} days ahead, every hour. */

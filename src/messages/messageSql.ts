@@ -1,5 +1,5 @@
 import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
-import { cascadeStepKeysCte, inboundKeyCte, messageKeysDeleteOf } from './messageKeys.js';
+import { cascadeStepKeysCte, inboundKeyCte } from './messageKeys.js';
 import { cascadeOf, eventSelect, insertEventsCte, priceExtra, wantsEvent } from '../callbacks/index.js';
 import type { Queryable } from '../db/db.js';
 import { jsonSlices } from '../db/jsonSlices.js';
@@ -282,33 +282,4 @@ export async function messageInsertInbound(db: Queryable, m: NewInbound): Promis
     ],
   );
   return row;
-}
-
-/**
- * Deletes up to `limit` of an account's messages created before `beforeId` (a time-ordered uuid bound) that have
- * nothing left to happen (not waiting to be sent, no lifetime running), and returns their ids and callback URLs: the
- * caller deletes what other tables hold of them (short links, conversions) in the same transaction. Their keys
- * (messageKeys.ts) go with them.
- */
-export async function messagesDeleteFinished(
-  db: Queryable,
-  accountId: number,
-  beforeId: string,
-  limit: number,
-): Promise<{ id: string; callbackTargetId: number | null }[]> {
-  const rows = await db.query<{ id: string; callback_target_id: number | null }>(
-    `WITH doomed AS (
-       SELECT id FROM messages
-       WHERE account_id = $1 AND id < $2::uuid AND status <> 'sending' AND due_at IS NULL
-       ORDER BY id LIMIT $3
-     )
-     DELETE FROM messages m USING doomed d WHERE m.account_id = $1 AND m.id = d.id
-     RETURNING m.id, m.callback_target_id`,
-    [accountId, beforeId, limit],
-  );
-  await messageKeysDeleteOf(
-    db,
-    rows.map((r) => r.id),
-  );
-  return rows.map((r) => ({ id: r.id, callbackTargetId: r.callback_target_id }));
 }

@@ -127,14 +127,3 @@ export async function orphanReceiptsTakeMatched(db: Queryable, expiredBefore: Da
     errorCode: r.error_code,
   }));
 }
-
-/** Deletes up to `limit` carrier submissions recorded before `before` (receipts for them would come far too late). */
-export async function submissionsDeleteBefore(db: Queryable, before: Date, limit: number): Promise<number> {
-  const rows = await db.query(
-    `DELETE FROM submissions WHERE (connector_id, carrier_id) IN (
-       SELECT connector_id, carrier_id FROM submissions WHERE created_at < $1 LIMIT $2
-     ) RETURNING 1`,
-    [before, limit],
-  );
-  return rows.length;
-}

@@ -4,15 +4,7 @@ import { conversionsDeleteOfMessageRange, conversionsDeleteOfMessages } from '..
 import { isLockTimeout } from '../db/connectionErrors.js';
 import type { Db } from '../db/db.js';
 import { shortLinksDeleteOfMessageRange, shortLinksDeleteOfMessages } from '../links/index.js';
-import {
-  type MessagePartition,
-  messagePartitionDrop,
-  messagePartitionIds,
-  messagePartitions,
-  messagePartitionsDroppable,
-  messagesDeleteFinished,
-  submissionsDeleteBefore,
-} from '../messages/index.js';
+import { messageRetention } from '../messages/index.js';
 import { uuidBound } from '../util/uuid7.js';
 import { statsDirtyBetween, statsRolledUntil } from '../statistics/index.js';
 import { DAY_MS, dayOf } from '../util/time.js';
@@ -68,11 +60,9 @@ export async function retentionSweep(db: Db, before: Date): Promise<RetentionRes
   // one by one would defeat the drop. The table of before partitioning (from MINVALUE) goes by rows meanwhile.
   let rowsBefore = messagesBefore ?? -Infinity;
   if (messagesBefore !== undefined) {
-    const current = (await messagePartitions(db)).find(
-      (p) => p.fromMs !== null && p.fromMs < messagesBefore && (p.toMs ?? Infinity) > messagesBefore,
-    );
+    const current = await messageRetention.partitionCovering(db, messagesBefore);
     if (current) rowsBefore = current.fromMs!;
-    for (const p of await messagePartitionsDroppable(db, messagesBefore)) {
+    for (const p of await messageRetention.droppablePartitions(db, messagesBefore)) {
       const later = (): void => void (rowsBefore = Math.min(rowsBefore, p.fromMs ?? -Infinity));
       // A day changed since its rollup is counted live from its messages until the rollup redoes it (a minute).
       if (await statsDirtyBetween(db, p.fromMs === null ? null : dayOf(p.fromMs), dayOf(p.toMs!))) {
@@ -106,7 +96,10 @@ export async function retentionSweep(db: Db, before: Date): Promise<RetentionRes
     );
   }
   const submissions = await drain(
-    async (limit) => ({ deleted: await submissionsDeleteBefore(db, new Date(cutoff), limit), callbackTargetIds: [] }),
+    async (limit) => ({
+      deleted: await messageRetention.deleteSubmissionsBefore(db, new Date(cutoff), limit),
+      callbackTargetIds: [],
+    }),
     MAX_PER_SWEEP,
     targets,
   );
@@ -120,7 +113,7 @@ export async function retentionSweep(db: Db, before: Date): Promise<RetentionRes
  */
 async function deleteMessages(db: Db, accountId: number, beforeId: string, limit: number): Promise<DeletedBatch> {
   return db.transaction(async (tx) => {
-    const deleted = await messagesDeleteFinished(tx, accountId, beforeId, limit);
+    const deleted = await messageRetention.deleteFinished(tx, accountId, beforeId, limit);
     const ids = deleted.map((m) => m.id);
     await shortLinksDeleteOfMessages(tx, accountId, ids);
     await conversionsDeleteOfMessages(tx, accountId, ids);
@@ -133,14 +126,18 @@ async function deleteMessages(db: Db, accountId: number, beforeId: string, limit
  * Drops a partition of messages with their short links and conversions, in one transaction (each table's delete is
  * its owner's); returns the callback URLs its messages referred to.
  */
-async function dropPartition(db: Db, accounts: readonly number[], p: MessagePartition): Promise<number[]> {
+async function dropPartition(
+  db: Db,
+  accounts: readonly number[],
+  p: messageRetention.MessagePartition,
+): Promise<number[]> {
   return db.transaction(async (tx) => {
-    const ids = messagePartitionIds(p);
-    for (const accountId of accounts) {
-      await shortLinksDeleteOfMessageRange(tx, accountId, ids);
-      await conversionsDeleteOfMessageRange(tx, accountId, ids);
-    }
-    return messagePartitionDrop(tx, p);
+    return messageRetention.dropPartition(tx, p, async (ids) => {
+      for (const accountId of accounts) {
+        await shortLinksDeleteOfMessageRange(tx, accountId, ids);
+        await conversionsDeleteOfMessageRange(tx, accountId, ids);
+      }
+    });
   });
 }
 

@@ -7,11 +7,10 @@ import {
   messageApplyTransitions,
   messageClaimDue,
   messageInsertInbound,
-  messagePartitions,
   messagePartitionsEnsure,
 } from '../../src/messages/index.js';
 import { statusTransition } from '../../src/messages/transitions.js';
-import { PARTITION_MS, partitionWeekOf } from '../../src/messages/messagePartitions.js';
+import { messagePartitions, PARTITION_MS, partitionWeekOf } from '../../src/messages/messagePartitions.js';
 import { messageInsertBatch, type NewMessage } from '../../src/messages/messageSql.js';
 import { rollUpStatistics } from '../../src/statistics/rollup.js';
 import { statistics } from '../../src/statistics/statistics.js';
