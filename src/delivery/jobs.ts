@@ -1,11 +1,10 @@
 import type { Db } from '../db/db.js';
 import {
   DELIVERY_ERRORS,
-  messageApplyReceipts,
+  messageApplyOrphanReceipts,
   messageExpireDue,
   messageNextExpiry,
   orphanReceiptsAny,
-  orphanReceiptsTakeMatched,
 } from '../messages/index.js';
 import { type OutcomeHooks, withStepOutcomes } from './outcomeHooks.js';
 import type { Job, Quiet } from '../shared/jobs.js';
@@ -43,10 +42,7 @@ export function deliveryJobs(deps: { db: Db; clock: Clock; hooks?: OutcomeHooks 
           db,
           hooks,
           () => clock.now(),
-          async (tx, ended) => {
-            const matched = await orphanReceiptsTakeMatched(tx, new Date(clock.now().getTime() - ORPHAN_LIFETIME_MS));
-            if (matched.length > 0) await messageApplyReceipts(tx, matched, ended);
-          },
+          (tx, ended) => messageApplyOrphanReceipts(tx, new Date(clock.now().getTime() - ORPHAN_LIFETIME_MS), ended),
         );
       },
     },

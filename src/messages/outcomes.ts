@@ -1,6 +1,11 @@
 import type { Queryable } from '../db/db.js';
 import type { CarrierReceipt } from '../shared/receipts.js';
-import { type MatchedReceipt, submissionMatchReceipts, submissionSetPartStates } from './submissionSql.js';
+import {
+  type MatchedReceipt,
+  orphanReceiptsTakeMatched,
+  submissionMatchReceipts,
+  submissionSetPartStates,
+} from './submissionSql.js';
 import type { StepOutcome } from './stepOutcomes.js';
 import {
   messageApplyTransitions,
@@ -192,6 +197,19 @@ export async function messageApplyReceipts(
   const found = await matchReceipts(tx, receipts);
   await messageLockOrdered(tx, receiptMessages(found));
   return applyMatchedReceipts(tx, found, ended);
+}
+
+/**
+ * Takes the orphan receipts whose submission has been recorded since and applies them, in the caller's transaction
+ * (taken and applied together: a crash between the two would lose them); drops those older than `expiredBefore`.
+ */
+export async function messageApplyOrphanReceipts(
+  tx: Queryable,
+  expiredBefore: Date,
+  ended?: StepOutcome[],
+): Promise<ReceiptOutcome | undefined> {
+  const matched = await orphanReceiptsTakeMatched(tx, expiredBefore);
+  return matched.length > 0 ? messageApplyReceipts(tx, matched, ended) : undefined;
 }
 
 /** Applies receipts already matched ({@link matchReceipts}) whose messages the transaction holds. */

@@ -100,12 +100,12 @@ export async function submissionSetPartStates(
   return changed.map((row) => receipts[row.i]!);
 }
 
-/** Takes the orphan receipts whose submission has been recorded since; drops those older than `expiredBefore`. */
 /** Whether any receipt waits for its submission. */
 export async function orphanReceiptsAny(db: Queryable): Promise<boolean> {
   return (await db.query('SELECT 1 FROM orphan_receipts LIMIT 1')).length > 0;
 }
 
+/** Takes the orphan receipts whose submission has been recorded since; drops those older than `expiredBefore`. */
 export async function orphanReceiptsTakeMatched(db: Queryable, expiredBefore: Date): Promise<CarrierReceipt[]> {
   await db.query('DELETE FROM orphan_receipts WHERE received_at < $1', [expiredBefore]);
   const rows = await db.query<{
