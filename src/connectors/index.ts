@@ -8,7 +8,8 @@ export type {
   ReceiptSink,
 } from './connector.js';
 export { ConnectorStatusWriter } from './connectorStatus.js';
-export { Router, buildConnectors } from './registry.js';
+export { buildConnectors } from './buildConnectors.js';
+export { Router } from './router.js';
 export { corkUntilNextTick } from './smpp/corkedWrites.js';
 export { ShortMessagePdu, ShortMessageResp, receiptTlvs } from './smpp/hotPdus.js';
 export { smsPdus } from './smpp/smppMessage.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import smpp from 'smpp';
-import '../shared/gsmCoderCache.js';
+import '../shared/smppGsmCoderPatch.js';
 import {
   receiptTlvs,
   ShortMessagePdu,

@@ -1,6 +1,6 @@
 import smpp from 'smpp';
 import { describe, expect, it } from 'vitest';
-import '../../src/shared/gsmCoderCache.js';
+import '../../src/shared/smppGsmCoderPatch.js';
 import {
   DeliverSmResp,
   receiptTlvs,

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderConnectorConfig } from '../../src/config/configFile.js';
 import type { OutboundMessage } from '../../src/connectors/connector.js';
 import { ProviderConnector } from '../../src/connectors/http/providerConnector.js';
-import { Router } from '../../src/connectors/registry.js';
+import { Router } from '../../src/connectors/router.js';
 
 /** A provider on a real socket that answers with whatever status the test sets. */
 function provider(): { server: Server; answer: { status: number } } {

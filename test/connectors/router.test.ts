@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Connector } from '../../src/connectors/connector.js';
-import { Router } from '../../src/connectors/registry.js';
+import { Router } from '../../src/connectors/router.js';
 
 function connector(id: string, channel: Connector['channel'], up = true): Connector & { up: boolean } {
   const c = {

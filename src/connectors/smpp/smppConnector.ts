@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import '../../shared/gsmCoderCache.js';
+import '../../shared/smppGsmCoderPatch.js';
 import { DEFAULT_URGENT_PERCENT, SMPP_DEFAULTS, type SmppConnectorConfig } from '../../config/configFile.js';
 import type { Connector, ConnectorState, OutboundMessage, ReceiptSink, SubmitOutcome } from '../connector.js';
 import { Throttle } from '../throttle.js';

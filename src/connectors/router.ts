@@ -1,40 +1,6 @@
-import type { Logger } from 'pino';
-import type { ConfigFile, ConnectorConfig, RouteConfig, SmppConnectorConfig } from '../config/configFile.js';
+import type { RouteConfig } from '../config/configFile.js';
 import type { Channel } from '../shared/channels.js';
-import type { Clock } from '../util/clock.js';
-import type { Connector, ReceiptSink } from './connector.js';
-import { ProviderConnector } from './http/providerConnector.js';
-import { WhatsappConnector } from './http/whatsappConnector.js';
-import { SmppConnector } from './smpp/smppConnector.js';
-import type { SmsInboundSink } from './smpp/smppDeliveries.js';
-
-/** Builds the connectors of the configuration; none is started yet. */
-export function buildConnectors(
-  file: ConfigFile,
-  sink: ReceiptSink,
-  log: Logger,
-  clock: Clock,
-  smsInbound?: SmsInboundSink,
-): Connector[] {
-  return file.connectors.map((config) => buildConnector(config, sink, log, clock, smsInbound));
-}
-
-function buildConnector(
-  config: ConnectorConfig,
-  sink: ReceiptSink,
-  log: Logger,
-  clock: Clock,
-  smsInbound: SmsInboundSink | undefined,
-): Connector {
-  switch (config.type) {
-    case 'smpp':
-      return new SmppConnector(config as SmppConnectorConfig, sink, log, clock, smsInbound);
-    case 'whatsapp':
-      return new WhatsappConnector(config, clock);
-    default:
-      return new ProviderConnector(config, clock);
-  }
-}
+import type { Connector } from './connector.js';
 
 /**
  * Picks a connector for a message: among the channel's routes, the one with the longest
