@@ -55,7 +55,7 @@ export class Wakeup {
 }
 
 /**
- * The Wakeup of a process without a dispatcher (role api): a notify also wakes the workers of other processes, by a
+ * The Wakeup of a process without a submitter (role api): a notify also wakes the workers of other processes, by a
  * notification sent after the commit that stored the work (the caller notifies after its commit). One statement
  * at a time: the notifies that come while one is under way make one more after it, not one each, so a burst of
  * sends costs the database a few notifications.

@@ -30,7 +30,7 @@ describe.each(ENGINES)('callbacks across a restart and private addresses (%s)', 
       db: testDb.db,
       log: pino({ level: 'silent' }),
       configFile: simulators.configFile,
-      dispatcher: { pollMs: 50 },
+      submitter: { pollMs: 50 },
       callbackSender: { pollMs: 50, timeoutMs: 1000 },
     });
 

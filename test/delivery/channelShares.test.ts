@@ -8,7 +8,7 @@ import { message, SENDER } from '../messages/messageFixtures.js';
  * A worker's places: ten in all (eight for SERVICE and PROMO messages), five per channel (four), the rest kept for
  * AUTHORIZE and TRANSACT messages. Without places per channel, a stalled channel would take all eight.
  */
-const DISPATCHER = { maxInFlight: 10, channelInFlight: 5, urgentPercent: 20 };
+const SUBMITTER = { maxInFlight: 10, channelInFlight: 5, urgentPercent: 20 };
 
 /**
  * How a worker's hands are shared when a carrier stalls (the provider simulator holds every VK request
@@ -29,7 +29,7 @@ describe.each(ENGINES)('places per channel (%s)', (engine) => {
     ).map((r) => r.status);
 
   beforeAll(async () => {
-    t = await startTestHerald(engine, { delivery: { delayMs: 0, dispatcher: DISPATCHER } });
+    t = await startTestHerald(engine, { delivery: { delayMs: 0, submitter: SUBMITTER } });
     account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
   });
   afterEach(() => t.simulators!.providers.release('VK'));

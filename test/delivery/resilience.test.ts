@@ -71,7 +71,7 @@ describe.each(ENGINES)('delivery under carrier faults and windows (%s)', (engine
     const ids = await send([message('SMS', { destination: '79161239991', content: 'window test', hours: [14] })]);
     const object = await t.call('GET', `/api/v1/message/${ids[0]}`, { token: account.traffic });
     expect(object.body).toMatchObject({ status: 'sending', plannedSendTime: '2026-03-10T11:00:00Z' });
-    // A message sent after it, with no window, goes out: the dispatcher has looked, and held the first.
+    // A message sent after it, with no window, goes out: the submitter has looked, and held the first.
     const [after] = await send([message('SMS', { destination: '79161239981', content: 'after the window test' })]);
     await waitFor(async () => (await statuses([after!]))[0]!.status === 'delivered');
     expect(t.simulators!.smsc.submissions.some((s) => s.text === 'window test')).toBe(false);

@@ -72,7 +72,7 @@ describe.each(ENGINES)('routing fallback and a stalled SMSC (%s)', (engine) => {
       db: testDb.db,
       log: pino({ level: 'silent' }),
       configFile,
-      dispatcher: { pollMs: 50 },
+      submitter: { pollMs: 50 },
     });
     for (const c of herald.connectors) await (c as SmppConnector).waitBound(5000);
     const admin = { auth: `Bearer ${ADMIN_TOKEN}` };

@@ -15,9 +15,9 @@ interface Row {
 }
 
 /**
- * What is checked again when a message's turn to be sent comes (DESIGN section 12), through the real dispatcher,
+ * What is checked again when a message's turn to be sent comes (DESIGN section 12), through the real submitter,
  * connectors and simulators: the send window, the one lifetime (and the validity given to the SMSC), the WhatsApp
- * chat window. The clock stands still unless a test moves it; the dispatcher claims by itself as it polls.
+ * chat window. The clock stands still unless a test moves it; the submitter claims by itself as it polls.
  */
 describe.each(ENGINES)('checks at the moment of sending (%s)', (engine) => {
   let t: TestHerald;
@@ -45,7 +45,7 @@ describe.each(ENGINES)('checks at the moment of sending (%s)', (engine) => {
     )[0]!;
   const submitted = (destination: string) =>
     t.simulators!.smsc.submissions.filter((s) => s.destination === destination);
-  /** A message stored earlier and due since then, as after a backlog or an outage: the dispatcher claims it late. */
+  /** A message stored earlier and due since then, as after a backlog or an outage: the submitter claims it late. */
   const late = (fields: Partial<MessageFields>): Promise<string> =>
     insertMessage(t.testDb.db, {
       accountId: account.id,

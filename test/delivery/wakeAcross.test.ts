@@ -48,7 +48,7 @@ async function startPair(engine: Engine): Promise<{
     db: workerDb,
     log: pino({ level: 'silent' }),
     configFile: simulators.configFile,
-    dispatcher: { pollMs: HOUR_MS },
+    submitter: { pollMs: HOUR_MS },
     callbackSender: { pollMs: HOUR_MS, timeoutMs: 5000 },
     startJobs: false,
   });
@@ -158,7 +158,7 @@ describe.runIf(ENGINES.includes('postgres'))('the wake-up listener on PostgreSQL
     expect(listening).toBe(1);
     const first = await waitFor(() => listenerPid(testDb));
     await testDb.db.query('SELECT pg_terminate_backend($1)', [first]);
-    // onListening again: the caller's catch-up pass (main.ts wakes the dispatcher and the callback sender).
+    // onListening again: the caller's catch-up pass (main.ts wakes the submitter and the callback sender).
     await waitFor(() => listening === 2);
     expect(lost).toBeGreaterThanOrEqual(1);
     const second = await waitFor(() => listenerPid(testDb));

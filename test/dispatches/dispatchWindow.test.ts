@@ -56,7 +56,7 @@ describe.each(ENGINES)('dispatch send windows (%s)', (engine) => {
     return { id, uuids: uuids as string[] };
   };
 
-  /** The dispatcher went round (a plain message sent now went) and the dispatch's submissions are still `n`. */
+  /** The submitter went round (a plain message sent now went) and the dispatch's submissions are still `n`. */
   const stillSubmitted = async (prefix: string, n: number) => {
     const marker = `7916599${String(markers++).padStart(3, '0')}0`;
     await t.send(account.traffic, [{ ...SMS, content: 'marker', destination: marker }]);

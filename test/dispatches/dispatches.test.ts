@@ -93,7 +93,7 @@ describe.each(ENGINES)('dispatches (%s)', (engine) => {
       messages: { total: 3, sending: 3, sent: 0, delivered: 0, undelivered: 0, unsent: 0 },
       parts: { total: 3, sending: 3 },
     });
-    // Held: the dispatcher, polling all along, sends none of them before the start.
+    // Held: the submitter, polling all along, sends none of them before the start.
     await t.send(account.traffic, [{ ...SMS, content: 'marker', destination: '79165019990' }]);
     await waitFor(() => submitted('79165019990').length === 1);
     expect(submitted('7916500')).toHaveLength(0);
@@ -166,7 +166,7 @@ describe.each(ENGINES)('dispatches (%s)', (engine) => {
     await waitFor(() => submitted(prefix).length >= going, { intervalMs: 1 });
     return id;
   };
-  /** After a change's answer, the dispatcher keeps sending (a marker goes) and none of the dispatch's goes. */
+  /** After a change's answer, the submitter keeps sending (a marker goes) and none of the dispatch's goes. */
   const noneGoesAfter = async (prefix: string, marker: string, answered: number) => {
     await t.send(account.traffic, [{ ...SMS, content: 'marker', destination: marker }]);
     await waitFor(() => submitted(marker).length === 1);

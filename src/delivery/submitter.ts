@@ -14,13 +14,13 @@ import { type Clock, nowMs } from '../util/clock.js';
 import type { DeliveryWriter } from './deliveryWriter.js';
 import type { Wakeup } from './wakeup.js';
 
-export interface DispatcherOptions {
+export interface SubmitterOptions {
   /** Messages claimed per query. */
   readonly batchSize: number;
   /** How long a claim lasts; a worker that dies holding messages lets them fall due again after it. */
   readonly leaseMs: number;
   /**
-   * The longest an idle dispatcher sleeps between claims: a safety poll for a wake-up that was missed. It wakes
+   * The longest an idle submitter sleeps between claims: a safety poll for a wake-up that was missed. It wakes
    * sooner when messages are announced (Wakeup) or when the next stored message falls due.
    */
   readonly pollMs: number;
@@ -40,7 +40,7 @@ export interface DispatcherOptions {
   readonly urgentPercent: number;
 }
 
-export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
+export const DEFAULT_SUBMITTER_OPTIONS: SubmitterOptions = {
   batchSize: 500,
   leaseMs: 60_000,
   pollMs: 5000,
@@ -51,7 +51,7 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
 };
 
 /**
- * How soon a dispatcher looks again when messages are due that its last claim left (their channel had no room, or
+ * How soon a submitter looks again when messages are due that its last claim left (their channel had no room, or
  * another worker held them): a place freed wakes it sooner.
  */
 const DUE_LEFT_POLL_MS = 250;
@@ -64,11 +64,11 @@ export const isUrgent = (trafficType: string): boolean => trafficType === 'AUTHO
 
 /**
  * Takes due messages from the queue and hands them to connectors. Claims are leased (SKIP LOCKED), so any number
- * of dispatchers in any number of processes share the queue without handing one message to a carrier twice;
+ * of submitters in any number of processes share the queue without handing one message to a carrier twice;
  * outcomes go through the DeliveryWriter. A transient failure sends the message back to the queue for the next
  * allowed instant of its window, or makes it unsent when that is past its deadline.
  */
-export class Dispatcher {
+export class Submitter {
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly inFlight = new Set<Promise<void>>();
@@ -97,7 +97,7 @@ export class Dispatcher {
       plan: NumberingPlan;
       wakeup: Wakeup;
     },
-    private readonly options: DispatcherOptions = DEFAULT_DISPATCHER_OPTIONS,
+    private readonly options: SubmitterOptions = DEFAULT_SUBMITTER_OPTIONS,
   ) {}
 
   start(): void {
@@ -148,7 +148,7 @@ export class Dispatcher {
         // client's request (an authorisation code) from waiting behind a whole batch.
         if (i > 0 && i % HAND_OVER_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
         this.count(message.channel_type, !isUrgent(message.traffic_type), 1);
-        this.track(message, this.dispatch(message, windowsClosed.has(message.id)));
+        this.track(message, this.handOver(message, windowsClosed.has(message.id)));
       }
       if (claimed.length < limits.total) await this.sleepUntilDue();
     }
@@ -248,7 +248,7 @@ export class Dispatcher {
 
   /**
    * The fast lane of a process running both roles: the API stores messages due now already leased to this
-   * dispatcher, as far as it has places, and hands them over after its commit; they skip the claim query and the
+   * submitter, as far as it has places, and hands them over after its commit; they skip the claim query and the
    * poll delay. A place is reserved when the API takes it (counted as the claim counts them, so that neither
    * overfills a channel) and given back when the hand-over closes without the message. If the process dies, the
    * messages' lease runs out and any worker claims them, as with any claim.
@@ -276,7 +276,7 @@ export class Dispatcher {
           if (left > 0) reserved.set(k, left - 1);
           else this.count(message.channel_type, bulk, 1);
           // Its chat window was checked when it was accepted, a moment ago.
-          this.track(message, this.dispatch(message, false));
+          this.track(message, this.handOver(message, false));
         }
       },
       close: () => {
@@ -298,7 +298,7 @@ export class Dispatcher {
     });
   }
 
-  private async dispatch(message: ClaimedMessage, chatWindowClosed: boolean): Promise<void> {
+  private async handOver(message: ClaimedMessage, chatWindowClosed: boolean): Promise<void> {
     try {
       await this.send(message, chatWindowClosed);
     } catch (error) {
