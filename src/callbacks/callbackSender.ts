@@ -27,6 +27,7 @@ import { callbackEventsAfter } from './eventSql.js';
 import { DELIVERY_HEADER, SIGNATURE_HEADER, signCallback } from './signing.js';
 import { CircuitBreaker } from '../shared/circuitBreaker.js';
 import { DUE_LEFT_POLL_MS, ERROR_POLL_MS, Loop } from '../shared/loop.js';
+import { TestSignal } from '../shared/testSignal.js';
 
 export interface CallbackSenderOptions {
   readonly retryIntervalS: number;
@@ -94,6 +95,8 @@ export class CallbackSender extends Loop {
   private nextDue: Date | null | undefined;
   private savedAt = 0;
   readonly stats = { delivered: 0, retried: 0, failed: 0, events: 0 };
+  /** For tests: `round` fires at the end of each round of the loop with the number of attempts it started. */
+  readonly testSignals = { round: new TestSignal<number>() };
 
   constructor(
     private readonly deps: { db: Db; clock: Clock; log: Logger },
@@ -209,6 +212,7 @@ export class CallbackSender extends Loop {
       } catch (error) {
         this.deps.log.error({ err: error }, 'callback round failed');
       }
+      this.testSignals.round.signal(started);
       // Poked during the round, or during the look for the next due delivery: the wait returns at once.
       if (started === 0 && this.running && !this.wake.notified) await this.wake.wait(await this.untilNextDue());
     }

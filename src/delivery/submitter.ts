@@ -11,6 +11,7 @@ import { DELIVERY_ERRORS, READ_TRACKED, whatsappWindowsOpenOf } from '../message
 import { type ClaimedMessage, type ClaimLimits, messageClaimDue, messageNextDue } from '../messages/index.js';
 import { type Channel, CHANNELS } from '../shared/channels.js';
 import { DUE_LEFT_POLL_MS, ERROR_POLL_MS, Loop } from '../shared/loop.js';
+import { TestSignal } from '../shared/testSignal.js';
 import { type Clock, nowMs } from '../util/clock.js';
 import type { DeliveryWriter } from './deliveryWriter.js';
 import type { Wakeup } from './wakeup.js';
@@ -80,6 +81,8 @@ export class Submitter extends Loop {
   /** Channels that had no room (or none for bulk) at the last claim: a place freed there wakes the loop. */
   private readonly pressed = new Set<Channel>();
   claimed = 0;
+  /** For tests: `claimed` fires at the end of each claim round with the number of messages it took. */
+  readonly testSignals = { claimed: new TestSignal<number>() };
 
   constructor(
     private readonly deps: {
@@ -139,6 +142,7 @@ export class Submitter extends Loop {
         this.count(message.channel_type, !isUrgent(message.traffic_type), 1);
         this.track(message, this.handOver(message, windowsClosed.has(message.id)));
       }
+      this.testSignals.claimed.signal(claimed.length);
       if (claimed.length < limits.total) await this.sleepUntilDue();
     }
   }

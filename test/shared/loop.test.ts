@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Loop, Wake } from '../../src/shared/loop.js';
+import { TestSignal } from '../../src/shared/testSignal.js';
 import type { Clock } from '../../src/util/clock.js';
 import { TestClock } from '../helpers/clock.js';
 
@@ -9,6 +10,7 @@ const settled = (): Promise<void> => new Promise((resolve) => setImmediate(resol
 /** A loop that counts its rounds and sleeps `sleepMs` of the clock (or until woken) after each. */
 class CountingLoop extends Loop {
   rounds = 0;
+  readonly testSignals = { round: new TestSignal<number>() };
 
   constructor(
     clock: Clock,
@@ -24,6 +26,7 @@ class CountingLoop extends Loop {
   protected async run(): Promise<void> {
     while (this.running) {
       this.rounds++;
+      this.testSignals.round.signal(this.rounds);
       await this.wake.wait(this.sleepMs);
     }
   }
@@ -95,11 +98,12 @@ describe('the skeleton of a loop', () => {
     loop.start();
     expect(loop.running).toBe(true);
     expect(loop.rounds).toBe(1);
+    const second = loop.testSignals.round.next();
     clock.advance(5000);
-    await settled();
-    expect(loop.rounds).toBe(2);
+    expect(await second).toBe(2);
+    const third = loop.testSignals.round.next();
     loop.poke();
-    await settled();
+    expect(await third).toBe(3);
     expect(loop.rounds).toBe(3);
     await loop.stop();
   });
@@ -115,5 +119,19 @@ describe('the skeleton of a loop', () => {
     expect(loop.running).toBe(false);
     expect(loop.rounds).toBe(1);
     expect(clock.timers).toBe(0);
+  });
+});
+
+describe('a test signal', () => {
+  it('gives each waiter the value of the first firing after it asked; a firing no one waits for is lost', async () => {
+    const signal = new TestSignal<number>();
+    signal.signal(1);
+    const next = signal.next();
+    signal.signal(2);
+    signal.signal(3);
+    expect(await next).toBe(2);
+    const both = Promise.all([signal.next(), signal.next()]);
+    signal.signal(4);
+    expect(await both).toEqual([4, 4]);
   });
 });
