@@ -12,6 +12,7 @@ import { startEmbeddedSimulators, type EmbeddedSimulators } from '../../src/simu
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES, type Engine, openTestDb, type TestDb } from '../helpers/engines.js';
 import { Receiver } from '../helpers/receiver.js';
+import { signalled, untilCallbackRound, untilWritten } from '../helpers/signals.js';
 import { ADMIN_TOKEN, startTestHerald, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 
@@ -87,6 +88,7 @@ describe.each(ENGINES)('wake-ups across connections (%s)', (engine) => {
     const receiver = await new Receiver().start();
     closers.push(() => receiver.stop());
     const account = await pair.api.createAccount({ senderNames: [['SMS', 'Wake']] });
+    const claimed = signalled(pair.worker.submitter!.testSignals.claimed, (n) => n > 0);
     const [id] = await pair.api.send(account.traffic, [
       {
         channelType: 'SMS',
@@ -97,9 +99,10 @@ describe.each(ENGINES)('wake-ups across connections (%s)', (engine) => {
         callbackEvents: ['sent'],
       },
     ]);
-    await waitFor(() => pair.simulators.smsc.submissions.some((s) => s.text === 'woken across'));
+    expect(await claimed).toBe(1);
+    await untilWritten(pair.worker, () => pair.simulators.smsc.submissions.some((s) => s.text === 'woken across'));
     // The status events were stored by the worker's writer; the trigger's notification woke its callback sender.
-    const event = await waitFor(() => receiver.events().find((e) => e.message_uuid === id));
+    const event = await untilCallbackRound(pair.worker, () => receiver.events().find((e) => e.message_uuid === id));
     expect(event).toMatchObject({ message_uuid: id, status: 'sent' });
   });
 
@@ -177,9 +180,11 @@ describe.runIf(ENGINES.includes('postgres'))('the wake-up listener on PostgreSQL
       const pid = await listenerPid(pair.testDb);
       return pid !== undefined && pid !== first;
     });
+    const claimed = signalled(pair.worker.submitter!.testSignals.claimed, (n) => n > 0);
     await pair.api.send(account.traffic, [
       { channelType: 'SMS', senderName: 'Wake', destination: '79161234567', content: 'after the loss' },
     ]);
-    await waitFor(() => pair.simulators.smsc.submissions.some((s) => s.text === 'after the loss'));
+    expect(await claimed).toBe(1);
+    await untilWritten(pair.worker, () => pair.simulators.smsc.submissions.some((s) => s.text === 'after the loss'));
   });
 });

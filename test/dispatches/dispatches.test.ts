@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
+import { untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { SENDER } from '../messages/messageFixtures.js';
@@ -99,7 +100,7 @@ describe.each(ENGINES)('dispatches (%s)', (engine) => {
     expect(submitted('7916500')).toHaveLength(0);
 
     expect((await api('POST', `/${id}/start`)).body).toEqual({ dispatchId: id });
-    await waitFor(async () => (await get(id)).status === 'done');
+    await untilWritten(t.herald, async () => (await get(id)).status === 'done');
     expect(await get(id)).toMatchObject({ messages: { total: 3, sending: 0, delivered: 3 } });
     expect(
       submitted('7916500')
@@ -190,7 +191,7 @@ describe.each(ENGINES)('dispatches (%s)', (engine) => {
     await noneGoesAfter(prefix, '79165991110', answered);
     expect(answered).toBeGreaterThanOrEqual(before);
     expect(submittedOnce(prefix)).toBe(answered);
-    await waitFor(async () => (await get(id)).messages.sent === 0);
+    await untilWritten(t.herald, async () => (await get(id)).messages.sent === 0);
     const end = (await get(id)).messages;
     // Each message that went is delivered, each that did not is unsent: none lost, none twice.
     expect(end).toEqual({
@@ -218,7 +219,7 @@ describe.each(ENGINES)('dispatches (%s)', (engine) => {
     await noneGoesAfter(prefix, '79165992220', answered);
 
     expect((await api('POST', `/${id}/resume`)).status).toBe(200);
-    await waitFor(async () => (await get(id)).status === 'done', { timeoutMs: 60_000 });
+    await untilWritten(t.herald, async () => (await get(id)).status === 'done', { timeoutMs: 60_000 });
     expect(submittedOnce(prefix)).toBe(2000);
     expect((await get(id)).messages).toEqual({
       total: 2000,
