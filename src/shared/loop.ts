@@ -84,8 +84,8 @@ export class Wake {
 /**
  * The skeleton of a worker loop (the submitter, the callback sender), after river's startstop.BaseStartStop: start()
  * and stop() may each be called any number of times, `running` tells which came last, and stop() resolves once the
- * round under way has ended. The loop sleeps on its {@link wake}, with the timers of the clock it was given (tests
- * jump over a sleep instead of waiting it out); each loop says how long, at most its poll interval.
+ * round under way has ended (a loop starts again only after that). The loop sleeps on its {@link wake}, with the
+ * timers of the clock it was given (tests jump over a sleep instead of waiting it out); each loop says how long.
  */
 export abstract class Loop {
   /** Woken by stop(), and by what each loop waits for besides its time (see each). */
