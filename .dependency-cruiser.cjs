@@ -44,7 +44,7 @@ module.exports = {
     {
       name: 'messages-below-delivery',
       comment:
-        'messages/ owns every statement on messages and submissions; delivery/ (dispatcher, writer, receipts, jobs) ' +
+        'messages/ owns every statement on messages and submissions; delivery/ (submitter, writer, receipts, jobs) ' +
         'calls them and never the other way round.',
       severity: 'error',
       from: { path: '^src/messages/' },

@@ -16,7 +16,7 @@ import type { Channel } from './shared/channels.js';
 import type { Clock } from './util/clock.js';
 
 /**
- * The places a dispatcher has now for messages handed to it directly: each take() that answers yes uses one (of
+ * The places a submitter has now for messages handed to it directly: each take() that answers yes uses one (of
  * the message's channel, and of the share SERVICE and PROMO messages may hold unless `urgent`).
  */
 export interface DirectRoom {
@@ -58,15 +58,15 @@ export interface AppContext {
   readonly tariffs: Tariffs;
   readonly templates: TemplateMatcher;
   readonly callbackTargets: CallbackTargets;
-  /** Notified when messages are stored, so that an in-process dispatcher claims them at once. */
+  /** Notified when messages are stored, so that an in-process submitter claims them at once. */
   readonly wakeup: Wakeup;
   /** Records carrier receipts (batched); resolves once they are committed. */
   readonly receiptSink: ReceiptSink;
   /** Takes inbound messages from a connector's webhook. */
   readonly inboundSink: InboundSink;
   /**
-   * The fast lane of a process that has a dispatcher (roles all and worker): the API (role all) and the progress of
-   * cascades may store due messages already leased to this process's dispatcher and hand them over after their
+   * The fast lane of a process that has a submitter (roles all and worker): the API (role all) and the progress of
+   * cascades may store due messages already leased to this process's submitter and hand them over after their
    * commit, instead of leaving them for the next claim. Absent in api-only processes.
    */
   readonly directDispatch: DirectDispatch | undefined;

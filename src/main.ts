@@ -19,7 +19,7 @@ import { migrate } from './db/migrate.js';
 import { openDb, openReadDb } from './db/openDb.js';
 import { replicaIsStandby } from './db/replica.js';
 import { DeliveryWriter } from './delivery/index.js';
-import { Dispatcher, type DispatcherOptions } from './delivery/index.js';
+import { Submitter, type SubmitterOptions } from './delivery/index.js';
 import { deliveryJobs } from './delivery/index.js';
 import { retentionJobs } from './retention/index.js';
 import { callbackJobs } from './callbacks/index.js';
@@ -120,7 +120,7 @@ export interface HeraldOptions {
   readonly db?: Db;
   /** Connectors and routes instead of HERALD_CONFIG (tests). */
   readonly configFile?: ConfigFile;
-  readonly dispatcher?: Partial<DispatcherOptions>;
+  readonly submitter?: Partial<SubmitterOptions>;
   /** false: the periodic jobs are built but not started; tests run them with `jobs.run()` (default true). */
   readonly startJobs?: boolean;
   readonly callbackSender?: Partial<CallbackSenderOptions>;
@@ -136,7 +136,7 @@ export interface Herald {
   readonly conversionUrl: string | undefined;
   readonly demo: DemoCredentials | undefined;
   readonly connectors: readonly Connector[];
-  readonly dispatcher: Dispatcher | undefined;
+  readonly submitter: Submitter | undefined;
   /** The periodic jobs (lifetimes, orphan receipts, retention, rollups, purges), for the worker and all roles. */
   readonly jobs: Jobs | undefined;
   readonly callbackSender: CallbackSender | undefined;
@@ -149,7 +149,7 @@ export interface Herald {
 
 /**
  * The composition root: config -> database -> migrations -> demo account -> simulators -> HTTP server (api role)
- * and connectors, dispatcher and periodic jobs (worker role); `all` runs both in one process.
+ * and connectors, submitter and periodic jobs (worker role); `all` runs both in one process.
  */
 export async function startHerald(options: HeraldOptions): Promise<Herald> {
   const { config } = options;
@@ -222,7 +222,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       cascadeProgress,
     );
     // An api process announces stored messages to the workers of other processes (db/wake.ts); a process with a
-    // dispatcher wakes its own, which claims them (other processes' workers are told nothing: no notification).
+    // submitter wakes its own, which claims them (other processes' workers are told nothing: no notification).
     const wakeup =
       role === 'api'
         ? new AnnouncingWakeup(
@@ -243,12 +243,12 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
               // ctx exists by the time an SMSC delivers anything (connectors start after it is built).
               receiveSmsInbound(ctx, connectorId, messages),
           );
-    let dispatcher: Dispatcher | undefined;
+    let submitter: Submitter | undefined;
     let callbackSender: CallbackSender | undefined;
     const connectorStates = () => connectors.map((c) => c.state());
     const leaseMs = config.leaseSeconds * 1000;
     // One lease for claimed messages and those this process's API hands over directly (tests may shorten it).
-    const dispatcherOptions: DispatcherOptions = {
+    const submitterOptions: SubmitterOptions = {
       batchSize: tuning.dispatchBatch,
       leaseMs,
       pollMs: tuning.dispatchPollMs,
@@ -256,7 +256,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       channelInFlight: tuning.dispatchChannelInFlight,
       urgentPercent: tuning.dispatchUrgentPercent,
       noRouteRetryMs: tuning.noRouteRetryMs,
-      ...options.dispatcher,
+      ...options.submitter,
     };
     const metrics = new Metrics({
       db,
@@ -292,8 +292,8 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       directDispatch:
         role !== 'api'
           ? {
-              open: () => dispatcher?.directRoom() ?? NO_DIRECT_ROOM,
-              leaseMs: dispatcherOptions.leaseMs,
+              open: () => submitter?.directRoom() ?? NO_DIRECT_ROOM,
+              leaseMs: submitterOptions.leaseMs,
             }
           : undefined,
     };
@@ -312,9 +312,9 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       connectorStatus = new ConnectorStatusWriter({ db: workDb, clock, log, states: ctx.connectorStates });
       connectorStatus.start();
       closers.push(() => connectorStatus!.stop());
-      dispatcher = new Dispatcher(
+      submitter = new Submitter(
         { db: workDb, clock, log, router: new Router(configFile.routes, connectors), writer, plan, wakeup },
-        dispatcherOptions,
+        submitterOptions,
       );
       const retention = config.retentionDays !== undefined ? { retentionDays: config.retentionDays } : {};
       const jobDeps = { db: workDb, clock, log };
@@ -361,13 +361,13 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         onLost: (error) => log.warn({ err: error }, 'the wake-up listener lost its connection; connecting again'),
       });
       closers.push(unlisten);
-      dispatcher.start();
+      submitter.start();
       if (options.startJobs !== false) jobs.start();
       callbackSender.start();
       closers.push(() => callbackSender!.stop());
       closers.push(() => jobs!.stop());
       // Stop claiming and hand back what waits for a connector's window; what is already sent finishes.
-      closers.push(() => dispatcher!.stop(() => connectors.forEach((c) => c.release())));
+      closers.push(() => submitter!.stop(() => connectors.forEach((c) => c.release())));
     }
 
     // A worker serves only the operations endpoints (metrics, health) on HERALD_PORT. With its simulators on,
@@ -407,7 +407,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       conversionUrl,
       demo,
       connectors,
-      dispatcher,
+      submitter,
       jobs,
       callbackSender,
       connectorStatus,

@@ -26,6 +26,8 @@ import {
 import { callbackEventsAfter } from './eventSql.js';
 import { DELIVERY_HEADER, SIGNATURE_HEADER, signCallback } from './signing.js';
 import { CircuitBreaker } from '../shared/circuitBreaker.js';
+import { DUE_LEFT_POLL_MS, ERROR_POLL_MS, Loop } from '../shared/loop.js';
+import { TestSignal } from '../shared/testSignal.js';
 
 export interface CallbackSenderOptions {
   readonly retryIntervalS: number;
@@ -57,12 +59,6 @@ export const DEFAULT_SENDER_OPTIONS: Omit<CallbackSenderOptions, 'retryIntervalS
   breakerOpenMs: 30_000,
 };
 
-/**
- * How soon an idle sender looks again when a delivery is due that its round did not start (a replay waiting for
- * the lane's open delivery, one another worker holds, no place left): a finished delivery pokes it sooner.
- */
-const DUE_LEFT_POLL_MS = 250;
-
 /** The first wait for events of transactions above the horizon, doubled at each look that still finds them. */
 const HORIZON_WAIT_MS = 20;
 
@@ -78,15 +74,15 @@ const laneKey = (lane: Lane): string => `${lane.targetId}:${lane.lane}`;
  * delivery per URL, a connection limit per host, and a circuit breaker that parks a host after repeated failures,
  * so one dead receiver never delays the others. Private addresses are refused at connect time (after DNS), unless
  * allowed.
+ *
+ * Its loop's {@link wake} is poke(): new events, a finished delivery. A delivery due that a round did not start (a
+ * replay waiting for the lane's open delivery, one another worker holds, no place left) is looked at again after
+ * DUE_LEFT_POLL_MS, or when a finished delivery pokes it.
  */
-export class CallbackSender {
-  private running = false;
-  private loop: Promise<void> | undefined;
+export class CallbackSender extends Loop {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly agent: Agent;
   private readonly breakers = new Map<string, CircuitBreaker>();
-  private wake: (() => void) | undefined;
-  private poked = false;
   /** Lanes with events not yet in a delivery, as far as this sender knows, by `target:lane`. */
   private readonly pending = new Map<string, Lane>();
   /** Events of transactions below this have been looked at (undefined: not yet, at start). */
@@ -99,11 +95,14 @@ export class CallbackSender {
   private nextDue: Date | null | undefined;
   private savedAt = 0;
   readonly stats = { delivered: 0, retried: 0, failed: 0, events: 0 };
+  /** For tests: `round` fires at the end of each round of the loop with the number of attempts it started. */
+  readonly testSignals = { round: new TestSignal<number>() };
 
   constructor(
     private readonly deps: { db: Db; clock: Clock; log: Logger },
     private readonly options: CallbackSenderOptions,
   ) {
+    super(deps.clock);
     this.agent = new Agent({
       connections: options.perHost,
       keepAliveTimeout: 30_000,
@@ -111,22 +110,13 @@ export class CallbackSender {
     });
   }
 
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
-  }
-
   /** Wakes the loop now, or has it go round once more if it is in a round. */
   poke(): void {
-    this.poked = true;
-    this.wake?.();
+    this.wake.notify();
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    this.poke();
-    await this.loop;
+  override async stop(): Promise<void> {
+    await super.stop();
     await Promise.allSettled([...this.inFlight]);
     await this.agent.close();
   }
@@ -211,28 +201,20 @@ export class CallbackSender {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  private async run(): Promise<void> {
+  protected async run(): Promise<void> {
     while (this.running) {
       let started = 0;
-      this.poked = false;
+      // A poke that came before the round is spent: the round sees what it announced.
+      this.wake.clear();
       this.nextDue = undefined;
       try {
         started = await this.round();
       } catch (error) {
         this.deps.log.error({ err: error }, 'callback round failed');
       }
-      if (started === 0 && this.running && !this.poked) {
-        const sleepMs = await this.untilNextDue();
-        if (this.poked || !this.running) continue;
-        await new Promise<void>((resolve) => {
-          const timer = this.deps.clock.setTimer(sleepMs, resolve);
-          this.wake = () => {
-            timer.cancel();
-            resolve();
-          };
-        });
-        this.wake = undefined;
-      }
+      this.testSignals.round.signal(started);
+      // Poked during the round, or during the look for the next due delivery: the wait returns at once.
+      if (started === 0 && this.running && !this.wake.notified) await this.wake.wait(await this.untilNextDue());
     }
   }
 
@@ -252,7 +234,7 @@ export class CallbackSender {
       return Math.min(behindMs, Math.max(wait, DUE_LEFT_POLL_MS));
     } catch (error) {
       this.deps.log.error({ err: error }, 'reading the next due callback delivery failed');
-      return Math.min(pollMs, 1000);
+      return Math.min(pollMs, ERROR_POLL_MS);
     }
   }
 

@@ -281,7 +281,7 @@ export class CascadeProgress implements OutcomeHooks {
   /**
    * Creates the next step of each locked cascade in `cascades` (or ends it: no step left, past `steps_until`, past
    * the window's end, its dispatch stopped, or a step refused at its creation), and records `updates` with them.
-   * The new steps due now are stored leased to this process's dispatcher as far as it has room, and handed to it
+   * The new steps due now are stored leased to this process's submitter as far as it has room, and handed to it
    * once the transaction commits (see {@link StepsCreated}), instead of waiting for its next claim.
    */
   private async moveOn(

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_SENDER_OPTIONS } from '../callbacks/index.js';
 import { DEFAULT_WRITER_OPTIONS } from '../delivery/index.js';
-import { DEFAULT_DISPATCHER_OPTIONS } from '../delivery/index.js';
+import { DEFAULT_SUBMITTER_OPTIONS } from '../delivery/index.js';
 
 /**
  * Herald's configuration: parsed once at start-up from `HERALD_*` variables (and `DATABASE_URL`) into one frozen
@@ -220,42 +220,42 @@ const TUNING: Readonly<
     field: 'dispatchBatch',
     min: 1,
     max: 10_000,
-    default: DEFAULT_DISPATCHER_OPTIONS.batchSize,
+    default: DEFAULT_SUBMITTER_OPTIONS.batchSize,
     what: 'messages one claim takes',
   },
   HERALD_DISPATCH_POLL_MS: {
     field: 'dispatchPollMs',
     min: 10,
     max: 60_000,
-    default: DEFAULT_DISPATCHER_OPTIONS.pollMs,
-    what: 'ms an idle dispatcher waits between claims (new messages wake it sooner)',
+    default: DEFAULT_SUBMITTER_OPTIONS.pollMs,
+    what: 'ms an idle submitter waits between claims (new messages wake it sooner)',
   },
   HERALD_DISPATCH_MAX_IN_FLIGHT: {
     field: 'dispatchMaxInFlight',
     min: 1,
     max: 1_000_000,
-    default: DEFAULT_DISPATCHER_OPTIONS.maxInFlight,
+    default: DEFAULT_SUBMITTER_OPTIONS.maxInFlight,
     what: 'messages being handed to connectors at once',
   },
   HERALD_DISPATCH_CHANNEL_IN_FLIGHT: {
     field: 'dispatchChannelInFlight',
     min: 1,
     max: 1_000_000,
-    default: DEFAULT_DISPATCHER_OPTIONS.channelInFlight,
+    default: DEFAULT_SUBMITTER_OPTIONS.channelInFlight,
     what: 'of those, messages of one channel',
   },
   HERALD_DISPATCH_URGENT_PERCENT: {
     field: 'dispatchUrgentPercent',
     min: 0,
     max: 90,
-    default: DEFAULT_DISPATCHER_OPTIONS.urgentPercent,
+    default: DEFAULT_SUBMITTER_OPTIONS.urgentPercent,
     what: 'percent of the messages in hand kept for AUTHORIZE and TRANSACT ones',
   },
   HERALD_NO_ROUTE_RETRY_MS: {
     field: 'noRouteRetryMs',
     min: 100,
     max: 3_600_000,
-    default: DEFAULT_DISPATCHER_OPTIONS.noRouteRetryMs,
+    default: DEFAULT_SUBMITTER_OPTIONS.noRouteRetryMs,
     what: 'ms before a message whose route has no available connector is tried again',
   },
   HERALD_WRITER_BATCH: {

@@ -82,7 +82,7 @@ export interface Connector {
   stop(): Promise<void>;
   /**
    * Hands back the submissions still waiting for room in the window, and any later ones, as transient outcomes
-   * (the dispatcher returns them to the queue), while those already sent finish: the process is stopping.
+   * (the submitter returns them to the queue), while those already sent finish: the process is stopping.
    */
   release(): void;
   available(): boolean;

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db, Queryable } from '../db/db.js';
+import { TestSignal } from '../shared/testSignal.js';
 import { nowMs, systemClock, type Clock, type ClockTimer } from '../util/clock.js';
 import { NO_STEPS_CREATED, type OutcomeHooks } from './outcomeHooks.js';
 import type { CarrierReceipt } from '../connectors/index.js';
@@ -128,6 +129,8 @@ export class DeliveryWriter {
     ignored: 0,
     failures: 0,
   };
+  /** For tests: `flushed` fires after each committed batch with the number of records it wrote. */
+  readonly testSignals = { flushed: new TestSignal<number>() };
 
   constructor(
     private readonly db: Db,
@@ -201,6 +204,7 @@ export class DeliveryWriter {
       await this.flushing;
       this.backoffMs = 0;
       for (const waiter of batch.waiters) waiter.resolve();
+      this.testSignals.flushed.signal(batch.waiters.length);
     } catch (error) {
       this.stats.failures++;
       this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 100), 5000);

@@ -16,9 +16,9 @@ export interface OutcomeHooks {
 
 /** The steps a transaction created, to be handed over once it commits. */
 export interface StepsCreated {
-  /** The transaction committed: the new steps go to this process's dispatcher, or are left for a claim. */
+  /** The transaction committed: the new steps go to this process's submitter, or are left for a claim. */
   committed(): void;
-  /** Gives back the dispatcher's places taken for steps not handed over; does nothing after `committed()`. */
+  /** Gives back the submitter's places taken for steps not handed over; does nothing after `committed()`. */
   close(): void;
 }
 

@@ -61,11 +61,11 @@ function planOf(
   start: Date,
 ): dispatchMessages.HeldPlan {
   const deadline = m.deadlineAt.getTime();
-  // Past its deadline already (a resume after its lifetime): the dispatcher makes it unsent (9001) at once.
+  // Past its deadline already (a resume after its lifetime): the submitter makes it unsent (9001) at once.
   if (deadline <= start.getTime())
     return { id: m.id, dueAt: start, plannedSendAt: start, deadlineAt: m.deadlineAt, expiresAt: m.deadlineAt };
   const at = slots.take(window, Math.min(deadline, start.getTime() + SEARCH_HORIZON_MS));
-  // Its window never opens before its deadline: the dispatcher makes it unsent (9002) at once, as a plain message.
+  // Its window never opens before its deadline: the submitter makes it unsent (9002) at once, as a plain message.
   if (at === null) return { id: m.id, dueAt: start, plannedSendAt: null, deadlineAt: start, expiresAt: start };
   const expires = at + (m.ttl ?? DEFAULT_TTL_SECONDS) * 1000;
   return {

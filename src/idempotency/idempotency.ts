@@ -162,7 +162,7 @@ export interface Slices<Item, T> {
   readonly ends: readonly number[];
   /** Stores the items [start, end) in `tx`; returns their items of the answer, in order. */
   store(tx: Queryable, start: number, end: number): Promise<Item[]>;
-  /** After a slice's commit (hands its messages to the dispatcher). */
+  /** After a slice's commit (hands its messages to the submitter). */
   committed(): void;
   /** The answer of the whole batch, from its items in order. */
   respond(items: Item[]): { statusCode: number; body: T };

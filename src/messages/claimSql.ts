@@ -127,9 +127,9 @@ export async function messageClaimDue(
 
 /**
  * When the next message of the queue falls due (a leased one: when its lease ends), or null when none waits: the
- * first entry of each lane of `messages_sending_due` (channel, traffic type), so that an idle dispatcher sleeps
+ * first entry of each lane of `messages_sending_due` (channel, traffic type), so that an idle submitter sleeps
  * until then instead of polling. The index leads with the lane: a plain ORDER BY due_at would read all of it, a
- * million entries behind a large dispatch, each time a dispatcher goes idle.
+ * million entries behind a large dispatch, each time a submitter goes idle.
  */
 export async function messageNextDue(db: Queryable): Promise<Date | null> {
   const [row] = await db.query<{ due_at: Date | null }>(

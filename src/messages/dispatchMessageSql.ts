@@ -88,7 +88,7 @@ export async function held(
 export interface HeldPlan {
   readonly id: string;
   readonly dueAt: Date;
-  /** Null: its window never opens before its deadline (it ends unsent, 9002, when the dispatcher takes it). */
+  /** Null: its window never opens before its deadline (it ends unsent, 9002, when the submitter takes it). */
   readonly plannedSendAt: Date | null;
   readonly deadlineAt: Date;
   readonly expiresAt: Date;

@@ -38,12 +38,12 @@ export interface NewMessage {
   readonly id: string;
   readonly message: ValidMessage;
   readonly subscriber: Subscriber;
-  /** Null when the send window never opens: the dispatcher makes the message unsent at once. */
+  /** Null when the send window never opens: the submitter makes the message unsent at once. */
   readonly plannedSendAt: Date | null;
   readonly deadlineAt: Date;
   /** The end of the message's lifetime (see SendPlan). */
   readonly expiresAt: Date;
-  /** Stored already leased to this process's dispatcher (see AppContext.directDispatch). */
+  /** Stored already leased to this process's submitter (see AppContext.directDispatch). */
   readonly leased: boolean;
   /** The reserved price (decimal string) and its currency: '0' and the account's currency when free. */
   readonly price: string;

@@ -31,7 +31,7 @@ export class PaceSlots {
    * The instant a message goes, its slot taken; null when its window allows no instant from the start until
    * `untilMs` (its deadline), as planSend says of a plain message. A message whose window closes before a free
    * slot comes (a speed too slow for its window) takes the first free slot after its window's last one: the
-   * dispatcher then finds its deadline passed, as it would for a plain message claimed late.
+   * submitter then finds its deadline passed, as it would for a plain message claimed late.
    */
   take(window: SendWindow, untilMs: number): number | null {
     const free = isUnconstrained(window);

@@ -148,7 +148,7 @@ export async function prepareMessages(
 const HELD_UNTIL = Date.parse('9999-12-31T00:00:00Z');
 
 export interface StoreOptions {
-  /** How many due messages may be stored leased to this process's dispatcher (the fast lane). */
+  /** How many due messages may be stored leased to this process's submitter (the fast lane). */
   readonly directRoom: DirectRoom;
   readonly leaseUntil: Date;
   /** Whether new callback URLs count against the account's daily limit (not for URLs admitted before). */

@@ -57,7 +57,7 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
     now,
   );
 
-  // The fast lane: messages due now go straight to this process's dispatcher, as far as it has room.
+  // The fast lane: messages due now go straight to this process's submitter, as far as it has room.
   const direct = ctx.directDispatch?.open() ?? NO_DIRECT_ROOM;
   try {
     const store = storeInOrder(ctx, sender, prepared, now, direct);
@@ -180,8 +180,8 @@ export function senderOf(principal: Principal): Sender {
 }
 
 /**
- * After the commit: counts the stored messages, hands those leased to this process to its dispatcher, and wakes
- * the dispatcher for the others.
+ * After the commit: counts the stored messages, hands those leased to this process to its submitter, and wakes
+ * the submitter for the others.
  */
 export function handOver(
   ctx: AppContext,
@@ -195,8 +195,8 @@ export function handOver(
 }
 
 /**
- * After the commit: hands the stored messages leased to this process to its dispatcher; returns how many. The
- * others are left for a claim (the caller wakes the dispatcher).
+ * After the commit: hands the stored messages leased to this process to its submitter; returns how many. The
+ * others are left for a claim (the caller wakes the submitter).
  */
 export function handLeased(stored: readonly NewMessage[], accountId: number, direct: DirectHandOver): number {
   const leased = stored.filter((row) => row.leased);
@@ -224,7 +224,7 @@ async function validateBatch(ctx: AppContext, accountId: number, body: unknown, 
   });
 }
 
-/** A stored, leased message as the dispatcher takes it from a claim. */
+/** A stored, leased message as the submitter takes it from a claim. */
 function claimedOf(row: NewMessage, accountId: number): ClaimedMessage {
   const m = row.message;
   return {

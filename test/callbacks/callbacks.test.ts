@@ -5,8 +5,8 @@ import { verifyCallbackSignature } from '../../src/callbacks/signing.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 import { Receiver } from '../helpers/receiver.js';
+import { untilCallbackRound } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
-import { waitFor } from '../helpers/waitFor.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
@@ -61,7 +61,7 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
         callbackEvents: ['sent', 'delivered', 'price'],
       }),
     ]);
-    await waitFor(() => eventsFor(id!).length === 4);
+    await untilCallbackRound(t.herald, () => eventsFor(id!).length === 4);
     const [price, sent, finalPrice, delivered] = eventsFor(id!);
     // A free message's price is 0 in the account's currency; it is reserved, then final when sent (DESIGN 12).
     const priceEvent = {
@@ -97,7 +97,7 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
       message('SMS', { destination: '79161232237', callbackUrl: receiver.url }),
       message('SMS', { destination: '79161232238', callbackUrl: receiver.url }),
     ]);
-    await waitFor(() => ids.every((id) => eventsFor(id).length === 1));
+    await untilCallbackRound(t.herald, () => ids.every((id) => eventsFor(id).length === 1));
     expect(eventsFor(ids[0]!)[0]).toMatchObject({ callback_event: 'delivered', status: 'delivered' });
     expect(eventsFor(ids[1]!)[0]).toMatchObject({ callback_event: 'delivered', status: 'undelivered', error_code: 1 });
     expect(eventsFor(ids[2]!)[0]).toMatchObject({ callback_event: 'delivered', status: 'unsent', error_code: 11 });
@@ -108,7 +108,7 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
     const [id] = await send([
       message('WHATSAPP', { destination: '79161232240', callbackUrl: receiver.url, callbackEvents: ['read'] }),
     ]);
-    await waitFor(() => eventsFor(id!).length === 1);
+    await untilCallbackRound(t.herald, () => eventsFor(id!).length === 1);
     expect(eventsFor(id!)[0]).toEqual({
       message_uuid: id,
       channel_type: 'WHATSAPP',
@@ -127,7 +127,7 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
       }),
     );
     const ids = await send(body);
-    await waitFor(() => receiver.events().length === 500, { timeoutMs: 30_000 });
+    await untilCallbackRound(t.herald, () => receiver.events().length === 500, { timeoutMs: 30_000 });
     for (const request of receiver.received) {
       expect(Array.isArray(request.body)).toBe(true);
       expect(request.body.length).toBeLessThanOrEqual(100);
@@ -140,7 +140,7 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
   it('retries a receiver that fails twice with the same delivery id and events, then stops', async () => {
     receiver.answer = (_r, i) => (i < 2 ? 503 : 200);
     const [id] = await send([message('SMS', { destination: '79161232250', callbackUrl: receiver.url })]);
-    await waitFor(() => receiver.received.length === 3, { timeoutMs: 15_000 });
+    await untilCallbackRound(t.herald, () => receiver.received.length === 3, { timeoutMs: 15_000 });
     const [a, b, c] = receiver.received;
     expect(a!.headers['x-herald-delivery']).toBeDefined();
     expect(b!.headers['x-herald-delivery']).toBe(a!.headers['x-herald-delivery']);
@@ -152,7 +152,7 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
     expect(c!.at - b!.at).toBeGreaterThanOrEqual(900);
     const deliveryId = String(a!.headers['x-herald-delivery']);
     // The third attempt is recorded once the receiver has answered it.
-    const detail = await waitFor(async () => {
+    const detail = await untilCallbackRound(t.herald, async () => {
       const reply = await t.call('GET', `/api/v1/callbacks/${deliveryId}`, { token: account.system });
       return reply.body.state === 'delivered' && reply;
     });
@@ -168,7 +168,7 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
     // Past the whole retry window nothing more comes for it: a later message's callback arrives alone.
     t.clock.advance(10_000);
     const [later] = await send([message('SMS', { destination: '79161232251', callbackUrl: receiver.url })]);
-    await waitFor(() => eventsFor(later!).length === 1);
+    await untilCallbackRound(t.herald, () => eventsFor(later!).length === 1);
     expect(receiver.received.filter((r) => r.headers['x-herald-delivery'] === deliveryId)).toHaveLength(3);
     expect(receiver.received).toHaveLength(4);
   });
@@ -176,7 +176,8 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
   it('marks a delivery failed after the retry window when the receiver never answers, and replays it', async () => {
     receiver.answer = () => 'hang';
     const [id] = await send([message('SMS', { destination: '79161232260', callbackUrl: receiver.url })]);
-    const failed = await waitFor(
+    const failed = await untilCallbackRound(
+      t.herald,
       async () => {
         const list = await t.call('GET', '/api/v1/callbacks?state=failed', { token: account.system });
         return list.body.items.find(
@@ -197,11 +198,13 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
       { id: failed.id, code: 200 },
       { id: '00000000-0000-4000-8000-000000000000', code: 409 },
     ]);
-    await waitFor(
+    await untilCallbackRound(
+      t.herald,
       () => receiver.received.length > attempts && receiver.received.at(-1)!.headers['x-herald-delivery'] === failed.id,
     );
     expect(receiver.received.at(-1)!.body[0].message_uuid).toBe(id);
-    await waitFor(
+    await untilCallbackRound(
+      t.herald,
       async () =>
         (await t.call('GET', `/api/v1/callbacks/${failed.id}`, { token: account.system })).body.state === 'delivered',
     );
@@ -210,7 +213,7 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
   it('signs every POST so that the receiver can verify it with the account secret, also after rotation', async () => {
     const secret = (await t.call('GET', '/api/v1/callback-secret', { token: account.system })).body.secret;
     const [id] = await send([message('SMS', { destination: '79161232270', callbackUrl: receiver.url })]);
-    await waitFor(() => eventsFor(id!).length === 1);
+    await untilCallbackRound(t.herald, () => eventsFor(id!).length === 1);
     const request = receiver.received.find((r) => r.body?.[0]?.message_uuid === id)!;
     const header = String(request.headers['x-herald-signature']);
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
@@ -221,7 +224,7 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
     const rotated = (await t.call('POST', '/api/v1/callback-secret/rotate', { token: account.system })).body.secret;
     expect(rotated).not.toBe(secret);
     const [second] = await send([message('SMS', { destination: '79161232280', callbackUrl: receiver.url })]);
-    await waitFor(() => eventsFor(second!).length === 1);
+    await untilCallbackRound(t.herald, () => eventsFor(second!).length === 1);
     const next = receiver.received.find((r) => r.body?.[0]?.message_uuid === second)!;
     const nextHeader = String(next.headers['x-herald-signature']);
     const nextNow = Number(/t=(\d+)/.exec(nextHeader)![1]);
@@ -234,7 +237,7 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
     receiver.answer = (_r, i) => (i === 0 ? 500 : 200);
     const url = `http://hook-user:pa55-word-xyz@127.0.0.1:${receiver.port}/callbacks`;
     const [id] = await send([message('SMS', { destination: '79161232290', callbackUrl: url })]);
-    await waitFor(() => eventsFor(id!).length >= 1, { timeoutMs: 10_000 });
+    await untilCallbackRound(t.herald, () => eventsFor(id!).length >= 1, { timeoutMs: 10_000 });
     expect(receiver.received[0]!.headers.authorization).toBe(
       `Basic ${Buffer.from('hook-user:pa55-word-xyz').toString('base64')}`,
     );

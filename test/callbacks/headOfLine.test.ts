@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 import { Receiver } from '../helpers/receiver.js';
+import { untilCallbackRound } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
-import { waitFor } from '../helpers/waitFor.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
 
 /**
@@ -62,7 +62,7 @@ describe.each(ENGINES)('a refused callback delivery does not block newer events 
       ],
     });
     x = first.body.items[0].messageUuid;
-    await waitFor(() => refused >= 1);
+    await untilCallbackRound(t.herald, () => refused >= 1);
 
     // Batches of 16 until one of them lands in the first message's lane (a lane is 1 in 16, by uuid).
     const ids: string[] = [];
@@ -83,7 +83,7 @@ describe.each(ENGINES)('a refused callback delivery does not block newer events 
     }
     expect(sameLane.length).toBeGreaterThan(0);
     // Every one of them is called back while the receiver still refuses the first message's delivery.
-    await waitFor(() => ids.every((id) => accepted.some((e) => e.message_uuid === id)), {
+    await untilCallbackRound(t.herald, () => ids.every((id) => accepted.some((e) => e.message_uuid === id)), {
       describe: async () =>
         `${ids.filter((id) => !accepted.some((e) => e.message_uuid === id)).length} not called back; ` +
         JSON.stringify(
@@ -102,7 +102,9 @@ describe.each(ENGINES)('a refused callback delivery does not block newer events 
     expect(open.length).toBeGreaterThan(0);
 
     refusing = false;
-    await waitFor(() => accepted.filter((e) => e.message_uuid === x).length === 2, { timeoutMs: 15_000 });
+    await untilCallbackRound(t.herald, () => accepted.filter((e) => e.message_uuid === x).length === 2, {
+      timeoutMs: 15_000,
+    });
     expect(accepted.filter((e) => e.message_uuid === x).map((e) => e.callback_event)).toEqual(['sent', 'delivered']);
   });
 });

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 import { Receiver } from '../helpers/receiver.js';
+import { untilCallbackRound } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
-import { waitFor } from '../helpers/waitFor.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
 
 /** A callback URL's user name alone and its secret query parameters are never shown (docs/security.md). */
@@ -44,7 +44,7 @@ describe.each(ENGINES)('callback URLs are shown masked everywhere (%s)', (engine
     const list = await t.call('GET', `/api/v1/message?message_uuid=${uuid}`, { token: account.traffic });
     expect(list.body.items[0].callbackUrl).toBe(masked);
 
-    await waitFor(() => receiver.received.length > 0);
+    await untilCallbackRound(t.herald, () => receiver.received.length > 0);
     expect(receiver.received[0]!.url).toBe('/hook?token=abc-t0ken&order=7&Signature=s1g-value');
     expect(receiver.received[0]!.headers.authorization).toBe(`Basic ${Buffer.from('sk_live_X:').toString('base64')}`);
     const deliveries = await t.call('GET', `/api/v1/callbacks?message_uuid=${uuid}`, { token: account.system });

@@ -7,8 +7,8 @@ import { TestClock } from '../helpers/clock.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { call } from '../helpers/http.js';
 import { Receiver } from '../helpers/receiver.js';
+import { untilCallbackRound, untilWritten } from '../helpers/signals.js';
 import { ADMIN_TOKEN } from '../helpers/testHerald.js';
-import { waitFor } from '../helpers/waitFor.js';
 
 describe.each(ENGINES)('callbacks across a restart and private addresses (%s)', (engine) => {
   let testDb: TestDb;
@@ -30,7 +30,7 @@ describe.each(ENGINES)('callbacks across a restart and private addresses (%s)', 
       db: testDb.db,
       log: pino({ level: 'silent' }),
       configFile: simulators.configFile,
-      dispatcher: { pollMs: 50 },
+      submitter: { pollMs: 50 },
       callbackSender: { pollMs: 50, timeoutMs: 1000 },
     });
 
@@ -70,7 +70,8 @@ describe.each(ENGINES)('callbacks across a restart and private addresses (%s)', 
       ],
     });
     const id = sent.body.items[0].messageUuid;
-    await waitFor(
+    await untilWritten(
+      herald,
       async () =>
         (await testDb.db.query<{ status: string }>('SELECT status FROM messages WHERE id = $1', [id]))[0]!.status ===
         'delivered',
@@ -81,7 +82,9 @@ describe.each(ENGINES)('callbacks across a restart and private addresses (%s)', 
     const back = await new Receiver().start(Number(new URL(url).port));
     herald = await start({ HERALD_CALLBACK_ALLOW_PRIVATE: 'true' });
     try {
-      await waitFor(() => back.events().filter((e) => e.message_uuid === id).length >= 2, { timeoutMs: 15_000 });
+      await untilCallbackRound(herald, () => back.events().filter((e) => e.message_uuid === id).length >= 2, {
+        timeoutMs: 15_000,
+      });
       expect(
         back
           .events()
@@ -119,7 +122,7 @@ describe.each(ENGINES)('callbacks across a restart and private addresses (%s)', 
     await herald.close();
     herald = await start({ HERALD_CALLBACK_ALLOW_PRIVATE: 'false' });
     try {
-      const failed = await waitFor(async () => {
+      const failed = await untilCallbackRound(herald, async () => {
         const list = await call(herald.url!, 'GET', '/api/v1/callbacks?state=failed', { token: account.tokens.system });
         return list.body.items[0] as { lastError: string } | undefined;
       });

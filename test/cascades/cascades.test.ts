@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
+import { untilWritten } from '../helpers/signals.js';
 import { Receiver } from '../helpers/receiver.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -68,7 +69,7 @@ describe.each(ENGINES)('cascades (%s)', (engine) => {
   const cascade = async (root: string, owner = account) =>
     (await t.call('GET', `/api/v1/message/cascade/${root}`, { token: owner.traffic })).body;
   const settled = (root: string, owner = account) =>
-    waitFor(async () => (await cascade(root, owner)).state !== 'running', { timeoutMs: 30_000 });
+    untilWritten(t.herald, async () => (await cascade(root, owner)).state !== 'running', { timeoutMs: 30_000 });
 
   it('ends at the first step when it is read', async () => {
     const [root] = await start([chain('79161300010', { callbackUrl: receiver.url })]);
@@ -120,7 +121,7 @@ describe.each(ENGINES)('cascades (%s)', (engine) => {
 
   it('moves on when a not_read step is delivered and not read in its lifetime, and ends at a delivery', async () => {
     const [root] = await start([chain('79161300016')]);
-    await waitFor(async () => (await steps(root!))[0]?.status === 'delivered');
+    await untilWritten(t.herald, async () => (await steps(root!))[0]?.status === 'delivered');
     expect(await steps(root!)).toHaveLength(1);
     // The VK step's lifetime (ttl 60) ends without a read: unread, and the VIBER step is created with it.
     t.clock.advance(61_000);
@@ -199,7 +200,7 @@ describe.each(ENGINES)('cascades (%s)', (engine) => {
           cascade: [{ ...VK, condition: 'not_delivered' }, { ...SMS, condition: 'not_delivered' }, VIBER],
         },
       ]);
-      await waitFor(async () => {
+      await untilWritten(t.herald, async () => {
         const rows = await steps(root!);
         return rows.length === 2 && rows[1]!.status === 'sending';
       });
@@ -234,11 +235,11 @@ describe.each(ENGINES)('cascades (%s)', (engine) => {
         cascade: [{ ...c.cascade[0], ttl: 900 }, ...c.cascade.slice(1)],
       })),
     );
-    await waitFor(async () => (await steps(root!))[0]?.status === 'delivered');
+    await untilWritten(t.herald, async () => (await steps(root!))[0]?.status === 'delivered');
     // Unread at 13:05: the VIBER step is created then, planned for tomorrow at 12:00.
     t.clock.advance(901_000);
     await t.herald.jobs!.run('expire-lifetimes');
-    await waitFor(async () => (await steps(root!)).length === 2);
+    await untilWritten(t.herald, async () => (await steps(root!)).length === 2);
     const [planned] = await t.testDb.db.query<{ status: string; planned_send_at: Date }>(
       'SELECT status, planned_send_at FROM messages WHERE cascade_id = $1 AND cascade_step = 2',
       [root],
@@ -255,7 +256,7 @@ describe.each(ENGINES)('cascades (%s)', (engine) => {
         cascade: [{ ...c.cascade[0], ttl: 3600 }, ...c.cascade.slice(1)],
       })),
     );
-    await waitFor(async () => (await steps(root!))[0]?.status === 'delivered');
+    await untilWritten(t.herald, async () => (await steps(root!))[0]?.status === 'delivered');
     t.clock.advance(3601_000);
     await t.herald.jobs!.run('expire-lifetimes');
     await settled(root!);

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
+import { untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
@@ -8,7 +9,7 @@ import { message, SENDER } from '../messages/messageFixtures.js';
  * A worker's places: ten in all (eight for SERVICE and PROMO messages), five per channel (four), the rest kept for
  * AUTHORIZE and TRANSACT messages. Without places per channel, a stalled channel would take all eight.
  */
-const DISPATCHER = { maxInFlight: 10, channelInFlight: 5, urgentPercent: 20 };
+const SUBMITTER = { maxInFlight: 10, channelInFlight: 5, urgentPercent: 20 };
 
 /**
  * How a worker's hands are shared when a carrier stalls (the provider simulator holds every VK request
@@ -29,7 +30,7 @@ describe.each(ENGINES)('places per channel (%s)', (engine) => {
     ).map((r) => r.status);
 
   beforeAll(async () => {
-    t = await startTestHerald(engine, { delivery: { delayMs: 0, dispatcher: DISPATCHER } });
+    t = await startTestHerald(engine, { delivery: { delayMs: 0, submitter: SUBMITTER } });
     account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
   });
   afterEach(() => t.simulators!.providers.release('VK'));
@@ -48,12 +49,12 @@ describe.each(ENGINES)('places per channel (%s)', (engine) => {
       account.traffic,
       Array.from({ length: 3 }, () => message('SMS', { destination: destination() })),
     );
-    await waitFor(async () => (await statuses(sms)).every((s) => s === 'delivered'), {
+    await untilWritten(t.herald, async () => (await statuses(sms)).every((s) => s === 'delivered'), {
       describe: async () => (await statuses(sms)).join(),
     });
     expect(providers.heldRequests('VK')).toBe(4);
     providers.release('VK');
-    await waitFor(async () => (await statuses(vk)).every((s) => s === 'delivered'), {
+    await untilWritten(t.herald, async () => (await statuses(vk)).every((s) => s === 'delivered'), {
       describe: async () => (await statuses(vk)).join(),
     });
   });
@@ -76,6 +77,6 @@ describe.each(ENGINES)('places per channel (%s)', (engine) => {
     providers.release('VK');
     // Answered in the order they came: four PROMO messages, then the code.
     expect(providers.requests.slice(before).map((r) => r.destination)[4]).toBe(codeDestination);
-    await waitFor(async () => (await statuses([code!]))[0] === 'delivered');
+    await untilWritten(t.herald, async () => (await statuses([code!]))[0] === 'delivered');
   });
 });

@@ -66,7 +66,7 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
     at: at(seconds),
     errorCode: state === 'undelivered' ? 1 : null,
   });
-  /** Records a submission of the message through a writer, as a dispatcher does, and returns its carrier id. */
+  /** Records a submission of the message through a writer, as a submitter does, and returns its carrier id. */
   const submit = async (w: DeliveryWriter, id: string, seconds = 1): Promise<string> => {
     const carrierId = `c${++carrier}`;
     await w.sent({

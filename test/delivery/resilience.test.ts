@@ -3,6 +3,7 @@ import type { SmppConnector } from '../../src/connectors/smpp/smppConnector.js';
 import { TestClock } from '../helpers/clock.js';
 import { submissionsByText } from '../helpers/delivery.js';
 import { ENGINES } from '../helpers/engines.js';
+import { untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
@@ -38,7 +39,7 @@ describe.each(ENGINES)('delivery under carrier faults and windows (%s)', (engine
     const ids = [...(await send(body.slice(0, 1000))), ...(await send(body.slice(1000)))];
     await waitFor(() => smsc.submitCount - before >= 200);
     smsc.dropConnections();
-    await waitFor(async () => (await statuses(ids)).every((r) => r.status === 'delivered'), {
+    await untilWritten(t.herald, async () => (await statuses(ids)).every((r) => r.status === 'delivered'), {
       timeoutMs: 20_000,
       describe: async () => JSON.stringify((await statuses(ids)).filter((r) => r.status !== 'delivered').slice(0, 3)),
     });
@@ -63,7 +64,7 @@ describe.each(ENGINES)('delivery under carrier faults and windows (%s)', (engine
     await waitFor(() => smpp().state().state !== 'bound');
     await smpp().waitBound(10_000);
     const ids = await send([message('SMS', { destination: '79161239990', content: 'after junk' })]);
-    await waitFor(async () => (await statuses(ids))[0]!.status === 'delivered');
+    await untilWritten(t.herald, async () => (await statuses(ids))[0]!.status === 'delivered');
   });
 
   it('holds a message whose window excludes the current hour, then sends it when the window opens', async () => {
@@ -71,9 +72,9 @@ describe.each(ENGINES)('delivery under carrier faults and windows (%s)', (engine
     const ids = await send([message('SMS', { destination: '79161239991', content: 'window test', hours: [14] })]);
     const object = await t.call('GET', `/api/v1/message/${ids[0]}`, { token: account.traffic });
     expect(object.body).toMatchObject({ status: 'sending', plannedSendTime: '2026-03-10T11:00:00Z' });
-    // A message sent after it, with no window, goes out: the dispatcher has looked, and held the first.
+    // A message sent after it, with no window, goes out: the submitter has looked, and held the first.
     const [after] = await send([message('SMS', { destination: '79161239981', content: 'after the window test' })]);
-    await waitFor(async () => (await statuses([after!]))[0]!.status === 'delivered');
+    await untilWritten(t.herald, async () => (await statuses([after!]))[0]!.status === 'delivered');
     expect(t.simulators!.smsc.submissions.some((s) => s.text === 'window test')).toBe(false);
     expect((await statuses(ids))[0]!.status).toBe('sending');
 
@@ -81,7 +82,7 @@ describe.each(ENGINES)('delivery under carrier faults and windows (%s)', (engine
     t.clock.set('2026-03-10T11:00:00Z');
     try {
       t.herald.ctx.wakeup.notify();
-      await waitFor(async () => (await statuses(ids))[0]!.status === 'delivered');
+      await untilWritten(t.herald, async () => (await statuses(ids))[0]!.status === 'delivered');
     } finally {
       t.clock.set(resume);
     }
@@ -93,7 +94,7 @@ describe.each(ENGINES)('delivery under carrier faults and windows (%s)', (engine
     const ids = await send([
       message('SMS', { destination: '79161239992', hours: [23], localCompletionTime: '2026-03-10 20:00:00' }),
     ]);
-    await waitFor(async () => (await statuses(ids))[0]!.status === 'unsent');
+    await untilWritten(t.herald, async () => (await statuses(ids))[0]!.status === 'unsent');
     const object = await t.call('GET', `/api/v1/message/${ids[0]}`, { token: account.traffic });
     expect(object.body).toMatchObject({ status: 'unsent', errorCode: 9002, plannedSendTime: null });
   });
@@ -101,7 +102,7 @@ describe.each(ENGINES)('delivery under carrier faults and windows (%s)', (engine
   it('stops messages that wait, refuses those already sent, and does not know others', async () => {
     const waiting = await send([message('SMS', { destination: '79161239993', hours: [20] })]);
     const done = await send([message('SMS', { destination: '79161239994' })]);
-    await waitFor(async () => (await statuses(done))[0]!.status === 'delivered');
+    await untilWritten(t.herald, async () => (await statuses(done))[0]!.status === 'delivered');
     const reply = await t.call('POST', '/api/v1/message/stop', {
       token: account.traffic,
       body: { uuids: [waiting[0], done[0], '00000000-0000-7000-8000-000000000000', 'not-a-uuid'] },

@@ -8,6 +8,7 @@ import { SmscSimulator } from '../../src/simulators/smscSimulator.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { call } from '../helpers/http.js';
+import { untilWritten } from '../helpers/signals.js';
 import { ADMIN_TOKEN, sendVia } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 
@@ -72,7 +73,7 @@ describe.each(ENGINES)('routing fallback and a stalled SMSC (%s)', (engine) => {
       db: testDb.db,
       log: pino({ level: 'silent' }),
       configFile,
-      dispatcher: { pollMs: 50 },
+      submitter: { pollMs: 50 },
     });
     for (const c of herald.connectors) await (c as SmppConnector).waitBound(5000);
     const admin = { auth: `Bearer ${ADMIN_TOKEN}` };
@@ -92,7 +93,7 @@ describe.each(ENGINES)('routing fallback and a stalled SMSC (%s)', (engine) => {
 
   it('sends through the first connector of the route while it is up', async () => {
     const ids = await send(['first a', 'first b']);
-    await waitFor(async () => (await statuses(ids)).every((s) => s === 'delivered'));
+    await untilWritten(herald, async () => (await statuses(ids)).every((s) => s === 'delivered'));
     expect(primary.submissions.map((s) => s.text)).toEqual(expect.arrayContaining(['first a', 'first b']));
     expect(backup.submissions).toHaveLength(0);
   });
@@ -101,7 +102,7 @@ describe.each(ENGINES)('routing fallback and a stalled SMSC (%s)', (engine) => {
     primary.setDown(true);
     await waitFor(() => !herald.connectors.find((c) => c.id === 'primary')!.available());
     const ids = await send(['fallback a', 'fallback b', 'fallback c']);
-    await waitFor(async () => (await statuses(ids)).every((s) => s === 'delivered'));
+    await untilWritten(herald, async () => (await statuses(ids)).every((s) => s === 'delivered'));
     expect(backup.submissions.map((s) => s.text)).toEqual(
       expect.arrayContaining(['fallback a', 'fallback b', 'fallback c']),
     );
@@ -121,6 +122,8 @@ describe.each(ENGINES)('routing fallback and a stalled SMSC (%s)', (engine) => {
     expect(await statuses(ids)).toEqual(['sending', 'sending']);
     primary.setStalled(false);
     backup.setDown(false);
-    await waitFor(async () => (await statuses(ids)).every((s) => s === 'delivered'), { timeoutMs: 20_000 });
+    await untilWritten(herald, async () => (await statuses(ids)).every((s) => s === 'delivered'), {
+      timeoutMs: 20_000,
+    });
   });
 });

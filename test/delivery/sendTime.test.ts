@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { ENGINES } from '../helpers/engines.js';
+import { untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { insertMessage, type MessageFields } from '../factories/rows.js';
@@ -15,9 +16,9 @@ interface Row {
 }
 
 /**
- * What is checked again when a message's turn to be sent comes (DESIGN section 12), through the real dispatcher,
+ * What is checked again when a message's turn to be sent comes (DESIGN section 12), through the real submitter,
  * connectors and simulators: the send window, the one lifetime (and the validity given to the SMSC), the WhatsApp
- * chat window. The clock stands still unless a test moves it; the dispatcher claims by itself as it polls.
+ * chat window. The clock stands still unless a test moves it; the submitter claims by itself as it polls.
  */
 describe.each(ENGINES)('checks at the moment of sending (%s)', (engine) => {
   let t: TestHerald;
@@ -45,7 +46,7 @@ describe.each(ENGINES)('checks at the moment of sending (%s)', (engine) => {
     )[0]!;
   const submitted = (destination: string) =>
     t.simulators!.smsc.submissions.filter((s) => s.destination === destination);
-  /** A message stored earlier and due since then, as after a backlog or an outage: the dispatcher claims it late. */
+  /** A message stored earlier and due since then, as after a backlog or an outage: the submitter claims it late. */
   const late = (fields: Partial<MessageFields>): Promise<string> =>
     insertMessage(t.testDb.db, {
       accountId: account.id,
@@ -63,13 +64,15 @@ describe.each(ENGINES)('checks at the moment of sending (%s)', (engine) => {
       plannedSendAt: new Date('2026-03-10T06:30:00Z'),
       ttl: 86_400,
     });
-    await waitFor(async () => (await row(id)).history.some((h) => h.detail === 'outside its send window'));
+    await untilWritten(t.herald, async () =>
+      (await row(id)).history.some((h) => h.detail === 'outside its send window'),
+    );
     const held = await row(id);
     expect(held).toMatchObject({ status: 'sending', due_at: new Date('2026-03-11T06:00:00Z') });
     expect(submitted('79161240010')).toHaveLength(0);
 
     t.clock.set('2026-03-11T06:00:00Z');
-    await waitFor(async () => (await row(id)).status === 'delivered');
+    await untilWritten(t.herald, async () => (await row(id)).status === 'delivered');
     const [submission] = submitted('79161240010');
     // Its lifetime ends 24 hours after its planned time (06:30 UTC on the 11th): the SMSC is given what is left.
     expect(Math.abs(submission!.validitySeconds! - 1800)).toBeLessThanOrEqual(2);
@@ -83,7 +86,7 @@ describe.each(ENGINES)('checks at the moment of sending (%s)', (engine) => {
       plannedSendAt: new Date('2026-03-10T06:00:00Z'),
       ttl: 7200,
     });
-    await waitFor(async () => (await row(id)).status === 'unsent');
+    await untilWritten(t.herald, async () => (await row(id)).status === 'unsent');
     expect((await row(id)).error_code).toBe(DELIVERY_ERRORS.deadlinePassed);
     expect(submitted('79161240020')).toHaveLength(0);
   });
@@ -95,15 +98,15 @@ describe.each(ENGINES)('checks at the moment of sending (%s)', (engine) => {
       token: account.traffic,
       body: [message('SMS', { destination: '79161240031', ttl: 600 })],
     });
-    await waitFor(() => submitted('79161240031').length === 1);
+    await untilWritten(t.herald, () => submitted('79161240031').length === 1);
     expect(Math.abs(submitted('79161240031')[0]!.validitySeconds! - 600)).toBeLessThanOrEqual(2);
     expect(fresh.body.errors).toBe(false);
 
     // Planned 300 s ago with ttl 600, sent now: 300 s left; no receipt ever comes (last digit 9).
     const id = await late({ destination: '79161240039', ttl: 600, plannedSendAt: new Date('2026-03-10T08:55:00Z') });
-    await waitFor(() => submitted('79161240039').length === 1);
+    await untilWritten(t.herald, () => submitted('79161240039').length === 1);
     expect(Math.abs(submitted('79161240039')[0]!.validitySeconds! - 300)).toBeLessThanOrEqual(2);
-    await waitFor(async () => (await row(id)).status === 'sent');
+    await untilWritten(t.herald, async () => (await row(id)).status === 'sent');
     expect((await row(id)).due_at).toEqual(new Date('2026-03-10T09:05:00Z'));
     t.clock.set('2026-03-10T09:05:00Z');
     await t.herald.jobs!.run('expire-lifetimes');
@@ -174,10 +177,10 @@ describe.each(ENGINES)('checks at the moment of sending (%s)', (engine) => {
     });
     expect(reply.body.items.map((i: { code: number }) => i.code)).toEqual([201, 201]);
     const [now_, later] = reply.body.items.map((i: { messageUuid: string }) => i.messageUuid);
-    await waitFor(async () => (await row(now_)).status === 'delivered');
+    await untilWritten(t.herald, async () => (await row(now_)).status === 'delivered');
 
     t.clock.set('2026-03-11T10:00:00Z'); // 13:00 in Moscow: the window closed at 09:00 UTC.
-    await waitFor(async () => (await row(later)).status === 'unsent');
+    await untilWritten(t.herald, async () => (await row(later)).status === 'unsent');
     expect((await row(later)).error_code).toBe(DELIVERY_ERRORS.chatWindowClosed);
   });
 
@@ -188,7 +191,7 @@ describe.each(ENGINES)('checks at the moment of sending (%s)', (engine) => {
       body: [message('VK', { destination: '79161240050' })],
     });
     const id = reply.body.items[0].messageUuid;
-    await waitFor(async () => (await row(id)).read_status === 'read');
+    await untilWritten(t.herald, async () => (await row(id)).read_status === 'read');
     const object = await t.call('GET', `/api/v1/message/${id}`, { token: account.traffic });
     expect(object.body).toMatchObject({ status: 'delivered', readStatus: 'read' });
     const list = await t.call('GET', '/api/v1/message?status=delivered&channel_type=VK', { token: account.traffic });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
+import { untilSignalled } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
@@ -28,10 +29,12 @@ describe.each(ENGINES)('the status history of a message that waits for a connect
     smsc.setDown(true);
     await waitFor(() => !t.herald.connectors.find((c) => c.type === 'smpp')!.available());
     const [id] = await t.send(account.traffic, [message('SMS', { destination: '79161230001', content: 'outage' })]);
-    await waitFor(async () => (await row(id!)).attempts >= 1);
+    // A claim counts an attempt: each look follows a claim round.
+    const claimed = t.herald.submitter!.testSignals.claimed;
+    await untilSignalled(claimed, async () => (await row(id!)).attempts >= 1);
     for (let round = 2; round <= 12; round++) {
       t.clock.advance(2000);
-      await waitFor(async () => (await row(id!)).attempts >= round, {
+      await untilSignalled(claimed, async () => (await row(id!)).attempts >= round, {
         describe: async () => JSON.stringify(await row(id!)),
       });
     }

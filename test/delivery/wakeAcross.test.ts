@@ -12,6 +12,7 @@ import { startEmbeddedSimulators, type EmbeddedSimulators } from '../../src/simu
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES, type Engine, openTestDb, type TestDb } from '../helpers/engines.js';
 import { Receiver } from '../helpers/receiver.js';
+import { signalled, untilCallbackRound, untilWritten } from '../helpers/signals.js';
 import { ADMIN_TOKEN, startTestHerald, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 
@@ -48,7 +49,7 @@ async function startPair(engine: Engine): Promise<{
     db: workerDb,
     log: pino({ level: 'silent' }),
     configFile: simulators.configFile,
-    dispatcher: { pollMs: HOUR_MS },
+    submitter: { pollMs: HOUR_MS },
     callbackSender: { pollMs: HOUR_MS, timeoutMs: 5000 },
     startJobs: false,
   });
@@ -87,6 +88,7 @@ describe.each(ENGINES)('wake-ups across connections (%s)', (engine) => {
     const receiver = await new Receiver().start();
     closers.push(() => receiver.stop());
     const account = await pair.api.createAccount({ senderNames: [['SMS', 'Wake']] });
+    const claimed = signalled(pair.worker.submitter!.testSignals.claimed, (n) => n > 0);
     const [id] = await pair.api.send(account.traffic, [
       {
         channelType: 'SMS',
@@ -97,9 +99,10 @@ describe.each(ENGINES)('wake-ups across connections (%s)', (engine) => {
         callbackEvents: ['sent'],
       },
     ]);
-    await waitFor(() => pair.simulators.smsc.submissions.some((s) => s.text === 'woken across'));
+    expect(await claimed).toBe(1);
+    await untilWritten(pair.worker, () => pair.simulators.smsc.submissions.some((s) => s.text === 'woken across'));
     // The status events were stored by the worker's writer; the trigger's notification woke its callback sender.
-    const event = await waitFor(() => receiver.events().find((e) => e.message_uuid === id));
+    const event = await untilCallbackRound(pair.worker, () => receiver.events().find((e) => e.message_uuid === id));
     expect(event).toMatchObject({ message_uuid: id, status: 'sent' });
   });
 
@@ -158,7 +161,7 @@ describe.runIf(ENGINES.includes('postgres'))('the wake-up listener on PostgreSQL
     expect(listening).toBe(1);
     const first = await waitFor(() => listenerPid(testDb));
     await testDb.db.query('SELECT pg_terminate_backend($1)', [first]);
-    // onListening again: the caller's catch-up pass (main.ts wakes the dispatcher and the callback sender).
+    // onListening again: the caller's catch-up pass (main.ts wakes the submitter and the callback sender).
     await waitFor(() => listening === 2);
     expect(lost).toBeGreaterThanOrEqual(1);
     const second = await waitFor(() => listenerPid(testDb));
@@ -177,9 +180,11 @@ describe.runIf(ENGINES.includes('postgres'))('the wake-up listener on PostgreSQL
       const pid = await listenerPid(pair.testDb);
       return pid !== undefined && pid !== first;
     });
+    const claimed = signalled(pair.worker.submitter!.testSignals.claimed, (n) => n > 0);
     await pair.api.send(account.traffic, [
       { channelType: 'SMS', senderName: 'Wake', destination: '79161234567', content: 'after the loss' },
     ]);
-    await waitFor(() => pair.simulators.smsc.submissions.some((s) => s.text === 'after the loss'));
+    expect(await claimed).toBe(1);
+    await untilWritten(pair.worker, () => pair.simulators.smsc.submissions.some((s) => s.text === 'after the loss'));
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
+import { untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { SENDER } from '../messages/messageFixtures.js';
@@ -50,7 +51,7 @@ describe.each(ENGINES)('dispatches of cascades (%s)', (engine) => {
       JSON.stringify(added.body),
     ).toBe(true);
     expect((await api('POST', `/${id}/start`)).status).toBe(200);
-    await waitFor(async () => (await get(id)).messages.sent === digits.length);
+    await untilWritten(t.herald, async () => (await get(id)).messages.sent === digits.length);
     return id;
   };
 
@@ -89,7 +90,7 @@ describe.each(ENGINES)('dispatches of cascades (%s)', (engine) => {
       messages: { total: 3, sending: 3 },
     });
     expect((await api('POST', `/${id}/start`)).status).toBe(200);
-    await waitFor(async () => (await get(id)).messages.sent === 3);
+    await untilWritten(t.herald, async () => (await get(id)).messages.sent === 3);
     expect(
       vk(prefix)
         .map((r) => JSON.stringify(r.body))
@@ -97,7 +98,7 @@ describe.each(ENGINES)('dispatches of cascades (%s)', (engine) => {
     ).toEqual(['Hi P0', 'Hi P1', 'Hi P2'].map((text) => expect.stringContaining(text)));
     receipts();
     // The two VK steps not delivered lead to their SMS steps, created with the dispatch's id.
-    await waitFor(async () => {
+    await untilWritten(t.herald, async () => {
       const m = (await get(id)).messages;
       return m.undelivered === 2 && m.sent === 2;
     });
@@ -107,7 +108,7 @@ describe.each(ENGINES)('dispatches of cascades (%s)', (engine) => {
         .sort(),
     ).toEqual(['Code 101 for P1', 'Code 102 for P2']);
     receipts();
-    await waitFor(async () => (await get(id)).status === 'done');
+    await untilWritten(t.herald, async () => (await get(id)).status === 'done');
     expect((await get(id)).messages).toEqual({
       total: 5,
       sending: 0,
@@ -137,9 +138,9 @@ describe.each(ENGINES)('dispatches of cascades (%s)', (engine) => {
     // Last digit 6: the VK message is delivered and never read.
     await api('POST', `/${id}/messages`, people(prefix, ['6']));
     await api('POST', `/${id}/start`);
-    await waitFor(async () => (await get(id)).messages.sent === 1);
+    await untilWritten(t.herald, async () => (await get(id)).messages.sent === 1);
     receipts();
-    await waitFor(async () => (await get(id)).messages.delivered === 1);
+    await untilWritten(t.herald, async () => (await get(id)).messages.delivered === 1);
     // Every message so far is final, but the cascade runs until the read or the end of the VK step's lifetime.
     expect(await get(id)).toMatchObject({ status: 'awaiting', messages: { total: 1, sending: 0, sent: 0 } });
   });
@@ -149,7 +150,7 @@ describe.each(ENGINES)('dispatches of cascades (%s)', (engine) => {
     const id = await started(prefix, ['7', '7', '7']);
     expect((await api('POST', `/${id}/stop`)).status).toBe(200);
     receipts();
-    await waitFor(async () => (await get(id)).messages.undelivered === 3);
+    await untilWritten(t.herald, async () => (await get(id)).messages.undelivered === 3);
     // A message sent through the same pipeline afterwards goes: the SMS steps would have gone before it.
     await t.send(account.traffic, [
       { channelType: 'SMS', senderName: SENDER, content: 'marker', destination: '79166099990' },
@@ -169,7 +170,7 @@ describe.each(ENGINES)('dispatches of cascades (%s)', (engine) => {
     expect((await api('POST', `/${id}/pause`)).status).toBe(200);
     receipts();
     // Two VK steps fail while paused: their SMS steps exist, held.
-    await waitFor(async () => (await get(id)).messages.total === 5);
+    await untilWritten(t.herald, async () => (await get(id)).messages.total === 5);
     await t.send(account.traffic, [
       { channelType: 'SMS', senderName: SENDER, content: 'marker', destination: '79166099980' },
     ]);
@@ -178,9 +179,9 @@ describe.each(ENGINES)('dispatches of cascades (%s)', (engine) => {
     expect(await get(id)).toMatchObject({ status: 'paused', messages: { total: 5, sending: 2 } });
 
     expect((await api('POST', `/${id}/resume`)).status).toBe(200);
-    await waitFor(async () => (await get(id)).messages.sent === 2);
+    await untilWritten(t.herald, async () => (await get(id)).messages.sent === 2);
     receipts();
-    await waitFor(async () => (await get(id)).status === 'done');
+    await untilWritten(t.herald, async () => (await get(id)).status === 'done');
     expect(new Set(sms(prefix).map((s) => s.destination)).size).toBe(2);
     expect((await get(id)).messages).toMatchObject({ total: 5, delivered: 1, undelivered: 4 });
   });

@@ -9,7 +9,7 @@ const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
 /**
  * The dispatch list (DESIGN 12, 15): `total` counts exactly what its filters match, statuses read from the messages
- * included. An api Herald: no dispatcher, so a started dispatch's messages stay where their plan put them.
+ * included. An api Herald: no submitter, so a started dispatch's messages stay where their plan put them.
  */
 describe.each(ENGINES)('dispatch list (%s)', (engine) => {
   let t: TestHerald;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatLocalTime, isoUtc } from '../../src/util/time.js';
 import { ENGINES } from '../helpers/engines.js';
+import { untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { SENDER } from '../messages/messageFixtures.js';
@@ -56,7 +57,7 @@ describe.each(ENGINES)('dispatch send windows (%s)', (engine) => {
     return { id, uuids: uuids as string[] };
   };
 
-  /** The dispatcher went round (a plain message sent now went) and the dispatch's submissions are still `n`. */
+  /** The submitter went round (a plain message sent now went) and the dispatch's submissions are still `n`. */
   const stillSubmitted = async (prefix: string, n: number) => {
     const marker = `7916599${String(markers++).padStart(3, '0')}0`;
     await t.send(account.traffic, [{ ...SMS, content: 'marker', destination: marker }]);
@@ -77,7 +78,7 @@ describe.each(ENGINES)('dispatch send windows (%s)', (engine) => {
       expect((await get(id)).status).toBe('sending');
       t.clock.advance(SPACING_MS);
     }
-    await waitFor(async () => (await get(id)).status === 'done');
+    await untilWritten(t.herald, async () => (await get(id)).status === 'done');
     expect((await get(id)).messages).toMatchObject({ total: n, delivered: n, unsent: 0 });
     const sent = (await messagesOf(id)).map((m) => m.sentTime).sort();
     expect(sent).toEqual(planned);

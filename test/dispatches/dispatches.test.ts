@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
+import { untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { SENDER } from '../messages/messageFixtures.js';
@@ -93,13 +94,13 @@ describe.each(ENGINES)('dispatches (%s)', (engine) => {
       messages: { total: 3, sending: 3, sent: 0, delivered: 0, undelivered: 0, unsent: 0 },
       parts: { total: 3, sending: 3 },
     });
-    // Held: the dispatcher, polling all along, sends none of them before the start.
+    // Held: the submitter, polling all along, sends none of them before the start.
     await t.send(account.traffic, [{ ...SMS, content: 'marker', destination: '79165019990' }]);
     await waitFor(() => submitted('79165019990').length === 1);
     expect(submitted('7916500')).toHaveLength(0);
 
     expect((await api('POST', `/${id}/start`)).body).toEqual({ dispatchId: id });
-    await waitFor(async () => (await get(id)).status === 'done');
+    await untilWritten(t.herald, async () => (await get(id)).status === 'done');
     expect(await get(id)).toMatchObject({ messages: { total: 3, sending: 0, delivered: 3 } });
     expect(
       submitted('7916500')
@@ -166,7 +167,7 @@ describe.each(ENGINES)('dispatches (%s)', (engine) => {
     await waitFor(() => submitted(prefix).length >= going, { intervalMs: 1 });
     return id;
   };
-  /** After a change's answer, the dispatcher keeps sending (a marker goes) and none of the dispatch's goes. */
+  /** After a change's answer, the submitter keeps sending (a marker goes) and none of the dispatch's goes. */
   const noneGoesAfter = async (prefix: string, marker: string, answered: number) => {
     await t.send(account.traffic, [{ ...SMS, content: 'marker', destination: marker }]);
     await waitFor(() => submitted(marker).length === 1);
@@ -190,7 +191,7 @@ describe.each(ENGINES)('dispatches (%s)', (engine) => {
     await noneGoesAfter(prefix, '79165991110', answered);
     expect(answered).toBeGreaterThanOrEqual(before);
     expect(submittedOnce(prefix)).toBe(answered);
-    await waitFor(async () => (await get(id)).messages.sent === 0);
+    await untilWritten(t.herald, async () => (await get(id)).messages.sent === 0);
     const end = (await get(id)).messages;
     // Each message that went is delivered, each that did not is unsent: none lost, none twice.
     expect(end).toEqual({
@@ -218,7 +219,7 @@ describe.each(ENGINES)('dispatches (%s)', (engine) => {
     await noneGoesAfter(prefix, '79165992220', answered);
 
     expect((await api('POST', `/${id}/resume`)).status).toBe(200);
-    await waitFor(async () => (await get(id)).status === 'done', { timeoutMs: 60_000 });
+    await untilWritten(t.herald, async () => (await get(id)).status === 'done', { timeoutMs: 60_000 });
     expect(submittedOnce(prefix)).toBe(2000);
     expect((await get(id)).messages).toEqual({
       total: 2000,

@@ -49,8 +49,8 @@ describe.runIf(ON_POSTGRES)('PostgreSQL restarted under load', () => {
     const metrics = await call(api.url!, 'GET', '/metrics');
     expect(metrics.status).toBe(200);
     expect(metrics.body).toMatch(/^herald_database_up 0$/m);
-    // The worker meets the outage too (its dispatcher, receipt writer and callback sender share its pool), and the
-    // load keeps being refused: the outage is seen everywhere before the server comes back. A dispatcher with
+    // The worker meets the outage too (its submitter, receipt writer and callback sender share its pool), and the
+    // load keeps being refused: the outage is seen everywhere before the server comes back. A submitter with
     // nothing to claim sleeps until the next due message: it meets the outage reading when that is.
     await worker.run.waitFor(/claiming due messages failed|reading the next due message failed/);
     const refusedBefore = load.refusals.length;

@@ -5,7 +5,7 @@ import { ENGINES, type Engine } from '../helpers/engines.js';
 import { startTestHerald, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 
-// A minute of Herald's clock: the SMPP session's reconnect backoff, the dispatcher's retries and the lifetimes all
+// A minute of Herald's clock: the SMPP session's reconnect backoff, the submitter's retries and the lifetimes all
 // run on it, so the test jumps over the outage instead of waiting it out.
 const OUTAGE_MS = 65_000;
 /** The embedded simulators' SMPP connector retries a bind at most this long after the last try. */

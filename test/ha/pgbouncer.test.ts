@@ -42,7 +42,7 @@ describe.runIf(ON_POSTGRES)('Herald through PgBouncer in transaction mode', () =
         return bouncer.url('herald');
       },
     });
-    // Migrations, the api process and a worker (dispatcher, receipts, callbacks, jobs), all through PgBouncer.
+    // Migrations, the api process and a worker (submitter, receipts, callbacks, jobs), all through PgBouncer.
     const api = await cluster.start('api');
     await cluster.start('worker');
     const account = await cluster.createAccount('Cluster');

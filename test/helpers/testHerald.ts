@@ -1,7 +1,7 @@
 import pino, { type Logger } from 'pino';
 import type { CallbackSenderOptions } from '../../src/callbacks/callbackSender.js';
 import { loadConfig } from '../../src/config/config.js';
-import type { DispatcherOptions } from '../../src/delivery/dispatcher.js';
+import type { SubmitterOptions } from '../../src/delivery/submitter.js';
 import { SmppConnector } from '../../src/connectors/smpp/smppConnector.js';
 import { type Herald, startHerald } from '../../src/main.js';
 import { type EmbeddedSimulators, startEmbeddedSimulators } from '../../src/simulators/embeddedSimulators.js';
@@ -113,7 +113,7 @@ export async function startTestHerald(
     env?: Record<string, string>;
     clock?: TestClock;
     /** Runs the whole pipeline (role all) against test-owned carrier simulators with this receipt delay. */
-    delivery?: { delayMs: number; dispatcher?: Partial<DispatcherOptions> };
+    delivery?: { delayMs: number; submitter?: Partial<SubmitterOptions> };
     log?: Logger;
     callbackSender?: Partial<CallbackSenderOptions>;
     /**
@@ -149,7 +149,7 @@ export async function startTestHerald(
     ...(simulators
       ? {
           configFile: simulators.configFile,
-          dispatcher: { pollMs: 50, ...options.delivery?.dispatcher },
+          submitter: { pollMs: 50, ...options.delivery?.submitter },
           startJobs: false,
         }
       : {}),

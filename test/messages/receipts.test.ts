@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderConnectorConfig } from '../../src/config/configFile.js';
 import { messageApplyReceipts } from '../../src/messages/outcomes.js';
 import { ENGINES } from '../helpers/engines.js';
+import { untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
-import { waitFor } from '../helpers/waitFor.js';
 import { message, SENDER } from './messageFixtures.js';
 
 describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts (%s)', (engine) => {
@@ -34,7 +34,7 @@ describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts 
 
   it('refuses a webhook with a wrong signature and records nothing', async () => {
     const id = await sendOne(message('VIBER', { destination: '79161231119' }));
-    await waitFor(async () => (await row(id)).status === 'sent');
+    await untilWritten(t.herald, async () => (await row(id)).status === 'sent');
     const [submission] = await t.testDb.db.query<{ carrier_id: string }>(
       'SELECT carrier_id FROM submissions WHERE message_id = $1',
       [id],
@@ -80,7 +80,7 @@ describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts 
 
   it('ignores a late receipt after the lifetime ended, and notes it in the history', async () => {
     const id = await sendOne(message('SMS', { destination: '79161231129', ttl: 60 }));
-    await waitFor(async () => (await row(id)).status === 'sent');
+    await untilWritten(t.herald, async () => (await row(id)).status === 'sent');
     t.clock.advance(61_000);
     try {
       await t.herald.jobs!.run('expire-lifetimes');
@@ -108,7 +108,7 @@ describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts 
 
   it('ignores a duplicate receipt', async () => {
     const id = await sendOne(message('SMS', { destination: '79161231130' }));
-    await waitFor(async () => (await row(id)).status === 'delivered');
+    await untilWritten(t.herald, async () => (await row(id)).status === 'delivered');
     const [submission] = await t.testDb.db.query<{ carrier_id: string }>(
       'SELECT carrier_id FROM submissions WHERE message_id = $1',
       [id],

@@ -7,8 +7,8 @@ import { insertAccount, insertMessage } from '../factories/rows.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { Receiver } from '../helpers/receiver.js';
+import { untilCallbackRound, untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
-import { waitFor } from '../helpers/waitFor.js';
 
 const DAY_MS = 86_400_000;
 
@@ -55,16 +55,19 @@ describe.each(ENGINES)('retention (HERALD_RETENTION_DAYS) (%s)', (engine) => {
       receiver.url,
     );
     const [silent] = await send(['79161239999']);
-    await waitFor(
+    await untilWritten(
+      t.herald,
       async () =>
         (await count(`SELECT count(*) AS n FROM messages WHERE account_id = $1 AND status = 'delivered'`)) === 20,
     );
-    await waitFor(
+    await untilCallbackRound(
+      t.herald,
       async () =>
         (await count(`SELECT count(*) AS n FROM callback_deliveries WHERE account_id = $1 AND state = 'delivered'`)) >
           0 && receiver.events().length === 20,
     );
-    await waitFor(
+    await untilCallbackRound(
+      t.herald,
       async () =>
         (await count(
           `SELECT count(*) AS n FROM callback_deliveries WHERE account_id = $1 AND state <> 'delivered'`,
@@ -126,7 +129,7 @@ describe.each(ENGINES)('retention (HERALD_RETENTION_DAYS) (%s)', (engine) => {
     expect(await expireCallbackTargets(t.testDb.db, t.clock.now())).toMatchObject({ deleted: 1 });
     expect(await targetOf()).toBeUndefined();
     const [again] = await send(['79161230520'], receiver.url);
-    await waitFor(() => receiver.events().some((e) => e.message_uuid === again));
+    await untilCallbackRound(t.herald, () => receiver.events().some((e) => e.message_uuid === again));
     expect(await targetOf()).not.toBe(target);
   });
 

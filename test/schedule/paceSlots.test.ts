@@ -59,7 +59,7 @@ describe('pace slots', () => {
     expect(slots.take(window, at('2026-03-10T10:00:00Z'))).toBeNull();
   });
 
-  it('gives a message whose window closes before a free slot the slot after it (the dispatcher finds it late)', () => {
+  it('gives a message whose window closes before a free slot the slot after it (the submitter finds it late)', () => {
     const slots = new PaceSlots(at(START), 3_600_000);
     const until = at('2026-03-10T10:30:00Z');
     const window: SendWindow = { zones: ['Europe/Moscow'], sendUntil: parseLocalTime('2026-03-10 13:30:00') };

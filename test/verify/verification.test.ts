@@ -395,7 +395,7 @@ describe.each(ENGINES)('verification: a step still queued when its code ends (%s
     const routes = simulators.configFile.routes.filter((route) => route.channel !== 'FLASHCALL');
     t = await startTestHerald(engine, {
       clock,
-      delivery: { delayMs: 5, dispatcher: { noRouteRetryMs: 3600_000 } },
+      delivery: { delayMs: 5, submitter: { noRouteRetryMs: 3600_000 } },
       on: { testDb, simulators: { ...simulators, configFile: { ...simulators.configFile, routes } } },
     });
   });

@@ -10,18 +10,20 @@ import { isUnconstrained, nextAllowedInstant, type SendWindow } from '../schedul
 import { DELIVERY_ERRORS, READ_TRACKED, whatsappWindowsOpenOf } from '../messages/index.js';
 import { type ClaimedMessage, type ClaimLimits, messageClaimDue, messageNextDue } from '../messages/index.js';
 import { type Channel, CHANNELS } from '../shared/channels.js';
+import { DUE_LEFT_POLL_MS, ERROR_POLL_MS, Loop } from '../shared/loop.js';
+import { TestSignal } from '../shared/testSignal.js';
 import { type Clock, nowMs } from '../util/clock.js';
 import type { DeliveryWriter } from './deliveryWriter.js';
 import type { Wakeup } from './wakeup.js';
 
-export interface DispatcherOptions {
+export interface SubmitterOptions {
   /** Messages claimed per query. */
   readonly batchSize: number;
   /** How long a claim lasts; a worker that dies holding messages lets them fall due again after it. */
   readonly leaseMs: number;
   /**
-   * The longest an idle dispatcher sleeps between claims: a safety poll for a wake-up that was missed. It wakes
-   * sooner when messages are announced (Wakeup) or when the next stored message falls due.
+   * The longest an idle submitter sleeps between claims: a safety poll for a wake-up that was missed. It wakes
+   * sooner when messages are announced (Wakeup), places free up, or the next stored message falls due.
    */
   readonly pollMs: number;
   /** Messages being handed to connectors at once, across all connectors. */
@@ -40,7 +42,7 @@ export interface DispatcherOptions {
   readonly urgentPercent: number;
 }
 
-export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
+export const DEFAULT_SUBMITTER_OPTIONS: SubmitterOptions = {
   batchSize: 500,
   leaseMs: 60_000,
   pollMs: 5000,
@@ -50,12 +52,6 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
   urgentPercent: 20,
 };
 
-/**
- * How soon a dispatcher looks again when messages are due that its last claim left (their channel had no room, or
- * another worker held them): a place freed wakes it sooner.
- */
-const DUE_LEFT_POLL_MS = 250;
-
 /** Messages of a claim handed to connectors in one turn of the event loop. */
 const HAND_OVER_SLICE = 50;
 
@@ -64,13 +60,13 @@ export const isUrgent = (trafficType: string): boolean => trafficType === 'AUTHO
 
 /**
  * Takes due messages from the queue and hands them to connectors. Claims are leased (SKIP LOCKED), so any number
- * of dispatchers in any number of processes share the queue without handing one message to a carrier twice;
+ * of submitters in any number of processes share the queue without handing one message to a carrier twice;
  * outcomes go through the DeliveryWriter. A transient failure sends the message back to the queue for the next
  * allowed instant of its window, or makes it unsent when that is past its deadline.
+ *
+ * Its loop's {@link wake} is for places freed: it sleeps on it, and on the Wakeup of stored messages when it has room.
  */
-export class Dispatcher {
-  private running = false;
-  private loop: Promise<void> | undefined;
+export class Submitter extends Loop {
   private readonly inFlight = new Set<Promise<void>>();
   /**
    * Places taken in all, per channel, and of them by SERVICE and PROMO messages: messages in hand and the places
@@ -84,8 +80,9 @@ export class Dispatcher {
   private pending: ClaimLimits | undefined;
   /** Channels that had no room (or none for bulk) at the last claim: a place freed there wakes the loop. */
   private readonly pressed = new Set<Channel>();
-  private capacityWaiter: (() => void) | undefined;
   claimed = 0;
+  /** For tests: `claimed` fires at the end of each claim round with the number of messages it took. */
+  readonly testSignals = { claimed: new TestSignal<number>() };
 
   constructor(
     private readonly deps: {
@@ -97,30 +94,25 @@ export class Dispatcher {
       plan: NumberingPlan;
       wakeup: Wakeup;
     },
-    private readonly options: DispatcherOptions = DEFAULT_DISPATCHER_OPTIONS,
-  ) {}
-
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
+    private readonly options: SubmitterOptions = DEFAULT_SUBMITTER_OPTIONS,
+  ) {
+    super(deps.clock);
   }
 
   /**
    * Stops claiming and waits for the messages in hand to reach an outcome (and their records to be written).
    * `handBack` runs once no more claims start, to have the connectors return what has not gone out yet.
    */
-  async stop(handBack?: () => void): Promise<void> {
-    this.running = false;
+  override async stop(handBack?: () => void): Promise<void> {
+    // The back-off after a failed claim waits on the Wakeup alone.
     this.deps.wakeup.notify();
-    this.capacityWaiter?.();
-    await this.loop;
+    await super.stop();
     handBack?.();
     await Promise.allSettled([...this.inFlight]);
     await this.deps.writer.drain();
   }
 
-  private async run(): Promise<void> {
+  protected async run(): Promise<void> {
     while (this.running) {
       const limits = this.claimLimits();
       if (limits.total <= 0 || limits.channels.every((c) => c.any === 0)) {
@@ -137,7 +129,7 @@ export class Dispatcher {
       } catch (error) {
         // Claimed messages stay leased and fall due again when the lease ends.
         this.deps.log.error({ err: error }, 'claiming due messages failed');
-        await this.deps.wakeup.wait(1000);
+        await this.deps.wakeup.wait(ERROR_POLL_MS);
         continue;
       } finally {
         this.pending = undefined;
@@ -148,8 +140,9 @@ export class Dispatcher {
         // client's request (an authorisation code) from waiting behind a whole batch.
         if (i > 0 && i % HAND_OVER_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
         this.count(message.channel_type, !isUrgent(message.traffic_type), 1);
-        this.track(message, this.dispatch(message, windowsClosed.has(message.id)));
+        this.track(message, this.handOver(message, windowsClosed.has(message.id)));
       }
+      this.testSignals.claimed.signal(claimed.length);
       if (claimed.length < limits.total) await this.sleepUntilDue();
     }
   }
@@ -162,7 +155,8 @@ export class Dispatcher {
     let next = await this.nextDue();
     while (this.running) {
       const { pollMs } = this.options;
-      const wait = next === undefined ? Math.min(pollMs, 1000) : next === null ? pollMs : next - nowMs(this.deps.clock);
+      const wait =
+        next === undefined ? Math.min(pollMs, ERROR_POLL_MS) : next === null ? pollMs : next - nowMs(this.deps.clock);
       if (await this.idle(wait <= 0 ? Math.min(pollMs, DUE_LEFT_POLL_MS) : Math.min(pollMs, wait))) return;
       next = await this.nextDue();
       if (next !== undefined && next !== null && next <= nowMs(this.deps.clock)) return;
@@ -183,16 +177,8 @@ export class Dispatcher {
    * Waits until places free up (half of all, or half of a pressed channel's), new messages are announced or
    * `pollMs` passes; without `pollMs`, for places only. True when woken, false when the time passed.
    */
-  private async idle(pollMs?: number): Promise<boolean> {
-    const woken = await new Promise<boolean>((resolve) => {
-      const cancel = pollMs !== undefined ? this.deps.wakeup.onWake(pollMs, resolve) : undefined;
-      this.capacityWaiter = () => {
-        cancel?.();
-        resolve(true);
-      };
-    });
-    this.capacityWaiter = undefined;
-    return woken;
+  private idle(pollMs?: number): Promise<boolean> {
+    return pollMs === undefined ? this.wake.wait() : this.wake.wait(pollMs, this.deps.wakeup);
   }
 
   /** What the next claim may take: of the batch, what is left of the places in all and of each channel's. */
@@ -239,16 +225,17 @@ export class Dispatcher {
       this.taken.bulk += delta;
       taken.bulk += delta;
     }
-    if (delta > 0 || !this.capacityWaiter) return;
+    // Only a waiting loop is woken: a place freed while it claims is not kept for later, its next claim sees it.
+    if (delta > 0 || !this.wake.waiting) return;
     const half = this.options.channelInFlight / 2;
     const channelFreed = this.pressed.has(channel) && taken.all <= half && taken.bulk <= this.bulkShare(half);
     if (channelFreed) this.pressed.delete(channel);
-    if (channelFreed || this.taken.all < this.options.maxInFlight / 2) this.capacityWaiter();
+    if (channelFreed || this.taken.all < this.options.maxInFlight / 2) this.wake.notify();
   }
 
   /**
    * The fast lane of a process running both roles: the API stores messages due now already leased to this
-   * dispatcher, as far as it has places, and hands them over after its commit; they skip the claim query and the
+   * submitter, as far as it has places, and hands them over after its commit; they skip the claim query and the
    * poll delay. A place is reserved when the API takes it (counted as the claim counts them, so that neither
    * overfills a channel) and given back when the hand-over closes without the message. If the process dies, the
    * messages' lease runs out and any worker claims them, as with any claim.
@@ -276,7 +263,7 @@ export class Dispatcher {
           if (left > 0) reserved.set(k, left - 1);
           else this.count(message.channel_type, bulk, 1);
           // Its chat window was checked when it was accepted, a moment ago.
-          this.track(message, this.dispatch(message, false));
+          this.track(message, this.handOver(message, false));
         }
       },
       close: () => {
@@ -298,7 +285,7 @@ export class Dispatcher {
     });
   }
 
-  private async dispatch(message: ClaimedMessage, chatWindowClosed: boolean): Promise<void> {
+  private async handOver(message: ClaimedMessage, chatWindowClosed: boolean): Promise<void> {
     try {
       await this.send(message, chatWindowClosed);
     } catch (error) {

@@ -1,0 +1,119 @@
+import type { Clock, ClockTimer } from '../util/clock.js';
+
+/**
+ * How soon an idle loop looks again when work is due that its last round left (a channel or a lane had no room,
+ * another worker held it): what frees it wakes the loop sooner.
+ */
+export const DUE_LEFT_POLL_MS = 250;
+
+/**
+ * How soon a loop looks again after a statement failed (the database away): soon enough to go on within a second
+ * of its return, seldom enough that an outage logs a line a second, not thousands.
+ */
+export const ERROR_POLL_MS = 1000;
+
+type Waiter = (notified: boolean) => void;
+
+/**
+ * Wakes a waiting loop early: the one wake primitive of Herald's loops. A notify that finds no one waiting is kept
+ * for the next wait, which then returns at once: the loop was busy and may have looked before the work was
+ * committed. However many notifies come meanwhile (a burst of 10,000 sends), the loop goes round once more, not once
+ * per notify.
+ */
+export class Wake {
+  private waiters: Waiter[] = [];
+  private pending = false;
+
+  constructor(private readonly clock: Clock) {}
+
+  notify(): void {
+    if (this.waiters.length === 0) {
+      this.pending = true;
+      return;
+    }
+    for (const wake of this.waiters.splice(0)) wake(true);
+  }
+
+  /** Whether a loop waits now: a wake worth giving only to a waiting loop is not kept for later. */
+  get waiting(): boolean {
+    return this.waiters.length > 0;
+  }
+
+  /** Whether a notify is kept for the next wait: the loop need not work out how long it would sleep. */
+  get notified(): boolean {
+    return this.pending;
+  }
+
+  /** Forgets a notify kept for the next wait: the round about to start sees the work it announced. */
+  clear(): void {
+    this.pending = false;
+  }
+
+  /**
+   * Resolves to true on the next notify of this wake or of `also` (at once if one came since the last wait), to
+   * false once `ms` of the clock have passed; without `ms`, on a notify only.
+   */
+  wait(ms?: number, also?: Wake): Promise<boolean> {
+    if (this.take() || also?.take()) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      let timer: ClockTimer | undefined;
+      const done: Waiter = (notified) => {
+        timer?.cancel();
+        this.remove(done);
+        also?.remove(done);
+        resolve(notified);
+      };
+      if (ms !== undefined) timer = this.clock.setTimer(ms, () => done(false));
+      this.waiters.push(done);
+      also?.waiters.push(done);
+    });
+  }
+
+  private take(): boolean {
+    const pending = this.pending;
+    this.pending = false;
+    return pending;
+  }
+
+  private remove(waiter: Waiter): void {
+    const i = this.waiters.indexOf(waiter);
+    if (i >= 0) this.waiters.splice(i, 1);
+  }
+}
+
+/**
+ * The skeleton of a worker loop (the submitter, the callback sender), after river's startstop.BaseStartStop: start()
+ * and stop() may each be called any number of times, `running` tells which came last, and stop() resolves once the
+ * round under way has ended (a loop starts again only after that). The loop sleeps on its {@link wake}, with the
+ * timers of the clock it was given (tests jump over a sleep instead of waiting it out); each loop says how long.
+ */
+export abstract class Loop {
+  /** Woken by stop(), and by what each loop waits for besides its time (see each). */
+  protected readonly wake: Wake;
+  private on = false;
+  private loop: Promise<void> = Promise.resolve();
+
+  protected constructor(clock: Clock) {
+    this.wake = new Wake(clock);
+  }
+
+  get running(): boolean {
+    return this.on;
+  }
+
+  start(): void {
+    if (this.on) return;
+    this.on = true;
+    this.loop = this.run();
+  }
+
+  /** Stops the loop: wakes it, and resolves once its round under way has ended. */
+  async stop(): Promise<void> {
+    this.on = false;
+    this.wake.notify();
+    await this.loop;
+  }
+
+  /** The rounds, while {@link running}. */
+  protected abstract run(): Promise<void>;
+}

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { Loop, Wake } from '../../src/shared/loop.js';
+import { TestSignal } from '../../src/shared/testSignal.js';
+import type { Clock } from '../../src/util/clock.js';
+import { TestClock } from '../helpers/clock.js';
+
+/** Lets every promise chain that needs no I/O run to its end. */
+const settled = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** A loop that counts its rounds and sleeps `sleepMs` of the clock (or until woken) after each. */
+class CountingLoop extends Loop {
+  rounds = 0;
+  readonly testSignals = { round: new TestSignal<number>() };
+
+  constructor(
+    clock: Clock,
+    private readonly sleepMs: number,
+  ) {
+    super(clock);
+  }
+
+  poke(): void {
+    this.wake.notify();
+  }
+
+  protected async run(): Promise<void> {
+    while (this.running) {
+      this.rounds++;
+      this.testSignals.round.signal(this.rounds);
+      await this.wake.wait(this.sleepMs);
+    }
+  }
+}
+
+describe('the wake of a loop', () => {
+  it('keeps a notify that finds no one waiting for the next wait, once however many came', async () => {
+    const clock = new TestClock();
+    const wake = new Wake(clock);
+    for (let i = 0; i < 10_000; i++) wake.notify();
+    expect(wake.notified).toBe(true);
+    expect(await wake.wait(1000)).toBe(true);
+    const second = wake.wait(1000);
+    clock.advance(1000);
+    expect(await second).toBe(false);
+    expect(clock.timers).toBe(0);
+  });
+
+  it('wakes a waiting loop at once, and keeps nothing of that notify', async () => {
+    const clock = new TestClock();
+    const wake = new Wake(clock);
+    const waited = wake.wait(60_000);
+    expect(wake.waiting).toBe(true);
+    wake.notify();
+    expect(await waited).toBe(true);
+    expect(wake.waiting).toBe(false);
+    expect(wake.notified).toBe(false);
+    expect(clock.timers).toBe(0);
+  });
+
+  it('waits without a timer when given no time, and forgets a kept notify when cleared', async () => {
+    const clock = new TestClock();
+    const wake = new Wake(clock);
+    wake.notify();
+    wake.clear();
+    let woken: boolean | undefined;
+    void wake.wait().then((value) => (woken = value));
+    expect(clock.timers).toBe(0);
+    clock.advance(3_600_000);
+    await settled();
+    expect(woken).toBeUndefined();
+    wake.notify();
+    await settled();
+    expect(woken).toBe(true);
+  });
+
+  it('wakes a wait on two wakes at a notify of either, and leaves neither waiting', async () => {
+    const clock = new TestClock();
+    const own = new Wake(clock);
+    const other = new Wake(clock);
+    const waited = own.wait(1000, other);
+    expect([own.waiting, other.waiting]).toEqual([true, true]);
+    other.notify();
+    expect(await waited).toBe(true);
+    expect([own.waiting, other.waiting]).toEqual([false, false]);
+    // A notify kept by the other one returns the next wait at once, and is spent.
+    other.notify();
+    expect(await own.wait(1000, other)).toBe(true);
+    expect(other.notified).toBe(false);
+    expect(clock.timers).toBe(0);
+  });
+});
+
+describe('the skeleton of a loop', () => {
+  it('starts once however often started, sleeps on the clock, and goes round when woken', async () => {
+    const clock = new TestClock();
+    const loop = new CountingLoop(clock, 5000);
+    loop.start();
+    loop.start();
+    expect(loop.running).toBe(true);
+    expect(loop.rounds).toBe(1);
+    const second = loop.testSignals.round.next();
+    clock.advance(5000);
+    expect(await second).toBe(2);
+    const third = loop.testSignals.round.next();
+    loop.poke();
+    expect(await third).toBe(3);
+    expect(loop.rounds).toBe(3);
+    await loop.stop();
+  });
+
+  it('stops a sleeping loop at once, any number of times, and stops one never started', async () => {
+    const clock = new TestClock();
+    const idle = new CountingLoop(clock, 3_600_000);
+    await idle.stop();
+    expect(idle.running).toBe(false);
+    const loop = new CountingLoop(clock, 3_600_000);
+    loop.start();
+    await Promise.all([loop.stop(), loop.stop()]);
+    expect(loop.running).toBe(false);
+    expect(loop.rounds).toBe(1);
+    expect(clock.timers).toBe(0);
+  });
+});
+
+describe('a test signal', () => {
+  it('gives each waiter the value of the first firing after it asked; a firing no one waits for is lost', async () => {
+    const signal = new TestSignal<number>();
+    signal.signal(1);
+    const next = signal.next();
+    signal.signal(2);
+    signal.signal(3);
+    expect(await next).toBe(2);
+    const both = Promise.all([signal.next(), signal.next()]);
+    signal.signal(4);
+    expect(await both).toEqual([4, 4]);
+  });
+});
