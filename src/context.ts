@@ -33,7 +33,7 @@ export interface DirectHandOver extends DirectRoom {
 
 export const NO_DIRECT_ROOM: DirectHandOver = { take: () => false, hand: () => undefined, close: () => undefined };
 
-export interface DirectDispatch {
+export interface DirectSubmit {
   /** Opens a hand-over; the caller closes it. */
   open(): DirectHandOver;
   readonly leaseMs: number;
@@ -69,7 +69,7 @@ export interface AppContext {
    * cascades may store due messages already leased to this process's submitter and hand them over after their
    * commit, instead of leaving them for the next claim. Absent in api-only processes.
    */
-  readonly directDispatch: DirectDispatch | undefined;
+  readonly directSubmit: DirectSubmit | undefined;
   /** Live state of this process's connectors (empty in an api-only process). */
   readonly connectorStates: () => ConnectorState[];
   readonly metrics: Metrics;

@@ -289,7 +289,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         N: 2 ** config.passwordScryptCost,
       }),
       dispatchStatuses: dispatchStatusesShared,
-      directDispatch:
+      directSubmit:
         role !== 'api'
           ? {
               open: () => submitter?.directRoom() ?? NO_DIRECT_ROOM,

@@ -74,7 +74,7 @@ export async function sendCascades(ctx: AppContext, request: CascadeRequest): Pr
   const prepared = await prepareMessages(ctx, ctx.db, sender, firsts, undefined, now);
   // Each cascade's first step prepared, or why it was refused.
   const firstOf = new Map<string, Candidate | HeraldError>(firsts.map((f, i) => [f.id, prepared[i]!]));
-  const direct = ctx.directDispatch?.open() ?? NO_DIRECT_ROOM;
+  const direct = ctx.directSubmit?.open() ?? NO_DIRECT_ROOM;
   const exhausted = new Set<string>();
   let stored: NewMessage[] = [];
   const store = async (tx: Queryable, start: number, end: number): Promise<SendItem[]> => {
@@ -85,7 +85,7 @@ export async function sendCascades(ctx: AppContext, request: CascadeRequest): Pr
     });
     const results = await storeMessages(tx, ctx, sender, candidates, now, {
       directRoom: direct,
-      leaseUntil: new Date(now.getTime() + (ctx.directDispatch?.leaseMs ?? 0)),
+      leaseUntil: new Date(now.getTime() + (ctx.directSubmit?.leaseMs ?? 0)),
       limitCallbackUrls: true,
       exhausted,
     });
@@ -171,13 +171,13 @@ export async function startCascade<T>(
   );
   if (prepared instanceof HeraldError) throw prepared;
   let stored: NewMessage | undefined;
-  const direct = ctx.directDispatch?.open() ?? NO_DIRECT_ROOM;
+  const direct = ctx.directSubmit?.open() ?? NO_DIRECT_ROOM;
   try {
     const result = await ctx.db.transaction(async (tx) => {
       const result = await within(tx, id);
       const [outcome] = await storeMessages(tx, ctx, start.sender, [prepared!], now, {
         directRoom: direct,
-        leaseUntil: new Date(now.getTime() + (ctx.directDispatch?.leaseMs ?? 0)),
+        leaseUntil: new Date(now.getTime() + (ctx.directSubmit?.leaseMs ?? 0)),
         limitCallbackUrls: true,
       });
       if (outcome instanceof HeraldError) throw outcome;
@@ -291,7 +291,7 @@ export class CascadeProgress implements OutcomeHooks {
     now: Date,
   ): Promise<StepsCreated> {
     const ctx = this.ctx();
-    const direct = ctx.directDispatch?.open() ?? NO_DIRECT_ROOM;
+    const direct = ctx.directSubmit?.open() ?? NO_DIRECT_ROOM;
     try {
       const stored = await this.createSteps(ctx, tx, cascades, updates, now, direct);
       return this.settle(ctx, stored, direct);
@@ -393,7 +393,7 @@ export class CascadeProgress implements OutcomeHooks {
       });
       const results = await storeMessages(tx, ctx, sender, candidates, now, {
         directRoom: direct,
-        leaseUntil: new Date(now.getTime() + (ctx.directDispatch?.leaseMs ?? 0)),
+        leaseUntil: new Date(now.getTime() + (ctx.directSubmit?.leaseMs ?? 0)),
         limitCallbackUrls: false,
       });
       const itemsById = new Map(items.map((it) => [it.id, it]));

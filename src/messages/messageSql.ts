@@ -43,7 +43,7 @@ export interface NewMessage {
   readonly deadlineAt: Date;
   /** The end of the message's lifetime (see SendPlan). */
   readonly expiresAt: Date;
-  /** Stored already leased to this process's submitter (see AppContext.directDispatch). */
+  /** Stored already leased to this process's submitter (see AppContext.directSubmit). */
   readonly leased: boolean;
   /** The reserved price (decimal string) and its currency: '0' and the account's currency when free. */
   readonly price: string;

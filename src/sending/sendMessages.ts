@@ -58,7 +58,7 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
   );
 
   // The fast lane: messages due now go straight to this process's submitter, as far as it has room.
-  const direct = ctx.directDispatch?.open() ?? NO_DIRECT_ROOM;
+  const direct = ctx.directSubmit?.open() ?? NO_DIRECT_ROOM;
   try {
     const store = storeInOrder(ctx, sender, prepared, now, direct);
     return await storeBatch(ctx, idempotent, store, (i) => messageRowBytes(valid[i]!));
@@ -153,7 +153,7 @@ function storeInOrder(
       const candidates = range.filter((c): c is Candidate => !(c instanceof HeraldError));
       const results = await storeMessages(tx, ctx, sender, candidates, now, {
         directRoom: direct,
-        leaseUntil: new Date(now.getTime() + (ctx.directDispatch?.leaseMs ?? 0)),
+        leaseUntil: new Date(now.getTime() + (ctx.directSubmit?.leaseMs ?? 0)),
         limitCallbackUrls: true,
         exhausted,
       });
