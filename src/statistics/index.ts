@@ -1,6 +1,7 @@
 /** What other parts of Herald may use of statistics/; everything else in the folder is its own. */
-export { dirtyDaysCte } from './dirtyDaysSql.js';
 export { statisticsJobs } from './jobs.js';
 export { statsCleanDayCounts, statsDirtyBetween, statsRolledUntil } from './statisticsSql.js';
 export type { StatsCountFilter } from './statisticsSql.js';
 export { statsRange } from './range.js';
+// messages/messageDeliverySql.ts still takes the fragment from here; it belongs to db/ (see db/dirtyDaysSql.ts).
+export { dirtyDaysCte } from '../db/dirtyDaysSql.js';
