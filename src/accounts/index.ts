@@ -6,4 +6,16 @@ export { accountTakePace } from './paceSql.js';
 export { PasswordHasher, SCRYPT_PARAMS } from './passwords.js';
 export { tokenFindLive, tokenLiveBoundToCenter } from './tokenSql.js';
 export { parseAuthorization, secretMatches } from './tokens.js';
+export {
+  trafficCenterCount,
+  trafficCenterDefault,
+  trafficCenterDelete,
+  trafficCenterGet,
+  trafficCenterHold,
+  trafficCenterInsert,
+  trafficCenterList,
+  trafficCenterLock,
+  trafficCenterUpdate,
+} from './trafficCenterSql.js';
+export type { TrafficCenterRow } from './trafficCenterSql.js';
 export type { TokenType } from './tokens.js';

@@ -1,5 +1,16 @@
 import { Type } from 'typebox';
-import { tokenLiveBoundToCenter } from '../accounts/index.js';
+import {
+  tokenLiveBoundToCenter,
+  trafficCenterCount,
+  trafficCenterDelete,
+  trafficCenterGet,
+  trafficCenterHold,
+  trafficCenterInsert,
+  trafficCenterList,
+  trafficCenterLock,
+  type TrafficCenterRow,
+  trafficCenterUpdate,
+} from '../accounts/index.js';
 import { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem, maskCallbackUrl } from '../callbacks/index.js';
 import { lockAccount } from '../db/accountLocks.js';
 import type { Queryable } from '../db/db.js';
@@ -21,17 +32,6 @@ import {
   inboundRuleUpdate,
   inboundRuleUsesCenter,
 } from './inboundRuleSql.js';
-import {
-  trafficCenterCount,
-  trafficCenterDelete,
-  trafficCenterGet,
-  trafficCenterHold,
-  trafficCenterLock,
-  trafficCenterInsert,
-  trafficCenterList,
-  type TrafficCenterRow,
-  trafficCenterUpdate,
-} from './trafficCenterSql.js';
 
 const Center = Type.Object({
   id: Type.Integer(),
