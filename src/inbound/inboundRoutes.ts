@@ -11,7 +11,7 @@ import {
   type TrafficCenterRow,
   trafficCenterUpdate,
 } from '../accounts/index.js';
-import { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem, maskCallbackUrl } from '../callbacks/index.js';
+import { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem } from '../callbacks/index.js';
 import { lockAccount } from '../db/accountLocks.js';
 import type { Queryable } from '../db/db.js';
 import { herald } from '../errors/catalogue.js';
@@ -19,6 +19,7 @@ import { principalOf, requireAdmin, requireToken } from '../http/auth.js';
 import { errorResponses, Id, IdParam, PAGE_PARAMETERS, paginated, Query } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { SENDER_NAME_MAX_LENGTH } from '../senderNames/index.js';
+import { maskCallbackUrl } from '../shared/callbackUrlMask.js';
 import { isoUtc } from '../util/time.js';
 import { adminInboundNumberRoutes } from './inboundNumberRoutes.js';
 import { unroutedInboundList } from './unroutedInboundSql.js';
