@@ -4,8 +4,9 @@ export { accountGetOr404, createAccount, newCallbackSecret } from './accounts.js
 export { balancesLock, ledgerAppend, ledgerCreditCte } from './ledgerSql.js';
 export { accountTakePace } from './paceSql.js';
 export { PasswordHasher, SCRYPT_PARAMS } from './passwords.js';
-export { tokenFindLive, tokenLiveBoundToCenter } from './tokenSql.js';
-export { parseAuthorization, secretMatches } from './tokens.js';
+export { principalOf, requireToken } from './principal.js';
+export type { Principal } from './principal.js';
+export { tokenLiveBoundToCenter } from './tokenSql.js';
 export {
   trafficCenterCount,
   trafficCenterDefault,
@@ -18,4 +19,3 @@ export {
   trafficCenterUpdate,
 } from './trafficCenterSql.js';
 export type { TrafficCenterRow } from './trafficCenterSql.js';
-export type { TokenType } from './tokens.js';

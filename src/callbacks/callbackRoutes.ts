@@ -1,8 +1,7 @@
 import { Type } from 'typebox';
-import { accountGet, accountSetCallbackSecret } from '../accounts/index.js';
+import { accountGet, accountSetCallbackSecret, principalOf, requireToken } from '../accounts/index.js';
 import { newCallbackSecret } from '../accounts/index.js';
 import { herald } from '../errors/catalogue.js';
-import { principalOf, requireToken } from '../http/auth.js';
 import { bodyLimitFor } from '../http/bodyLimits.js';
 import { errorResponses, PAGE_PARAMETERS, paginated, Query } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';

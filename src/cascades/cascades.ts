@@ -1,7 +1,7 @@
 import { type AppContext, type DirectHandOver, NO_DIRECT_ROOM } from '../context.js';
 import type { Queryable } from '../db/db.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
-import type { Principal } from '../http/auth.js';
+import type { Principal } from '../accounts/index.js';
 import { idempotentReplay, type IdempotentResult } from '../idempotency/index.js';
 import {
   type Candidate,

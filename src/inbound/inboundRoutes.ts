@@ -1,5 +1,7 @@
 import { Type } from 'typebox';
 import {
+  principalOf,
+  requireToken,
   tokenLiveBoundToCenter,
   trafficCenterCount,
   trafficCenterDelete,
@@ -15,7 +17,7 @@ import { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem } from '../callbacks/index.
 import { lockAccount } from '../db/accountLocks.js';
 import type { Queryable } from '../db/db.js';
 import { herald } from '../errors/catalogue.js';
-import { principalOf, requireAdmin, requireToken } from '../http/auth.js';
+import { requireAdmin } from '../http/auth.js';
 import { errorResponses, Id, IdParam, PAGE_PARAMETERS, paginated, Query } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { SENDER_NAME_MAX_LENGTH } from '../senderNames/index.js';

@@ -2,7 +2,7 @@ import { uuidBound } from '../util/uuid7.js';
 import { Type } from 'typebox';
 import { readOwnWrite } from '../db/replica.js';
 import { herald, showValue } from '../errors/catalogue.js';
-import { principalOf, requireToken } from '../http/auth.js';
+import { principalOf, requireToken } from '../accounts/index.js';
 import { bodyLimitFor } from '../http/bodyLimits.js';
 import { ChannelType, errorResponses, Id, MAX_PAGE } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
