@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { CallbackTargets } from './callbacks/index.js';
-import type { Config } from './config/config.js';
-import type { ConfigFile } from './config/configFile.js';
+import type { Config, ConfigFile } from './config/index.js';
 import type { ConnectorState, InboundSink, ReceiptSink } from './connectors/index.js';
 import type { Db, Queryable } from './db/db.js';
 import type { PasswordHasher } from './accounts/index.js';

@@ -6,8 +6,7 @@ import { apiKeyRoutes } from './accounts/routes.js';
 import { sessionRoutes } from './accounts/routes.js';
 import { adminUserRoutes } from './accounts/routes.js';
 import { balanceRoutes } from './accounts/routes.js';
-import { type Config, ConfigError } from './config/config.js';
-import { type ConfigFile, loadConfigFile } from './config/configFile.js';
+import { type Config, ConfigError, type ConfigFile, loadConfigFile } from './config/index.js';
 import { adminConnectorRoutes } from './connectors/routes.js';
 import type { Connector } from './connectors/index.js';
 import { ConnectorStatusWriter } from './connectors/index.js';
@@ -234,7 +233,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       role === 'api'
         ? []
         : buildConnectors(
-            configFile,
+            configFile.connectors,
             (receipts) => writer.receipts(receipts),
             log,
             clock,

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProviderConnectorConfig } from '../../src/config/configFile.js';
+import type { ProviderConnectorConfig } from '../../src/connectors/connectorConfig.js';
 import { applyReceipts } from '../../src/delivery/receipts.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
