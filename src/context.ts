@@ -80,12 +80,4 @@ export interface AppContext {
    * step will be created. Returns those that were running.
    */
   readonly stopCascades: (tx: Queryable, accountId: number, ids: readonly string[], now: Date) => Promise<Set<string>>;
-  /**
-   * The stored statuses of dispatches (dispatches/), read FOR SHARE in the caller's transaction, which records the
-   * outcomes of steps of their cascades: a pause or stop waits for it, or it sees the pause or stop.
-   */
-  readonly dispatchStatuses: (
-    tx: Queryable,
-    keys: readonly { accountId: number; id: string }[],
-  ) => Promise<Map<string, 'initiated' | 'started' | 'paused' | 'stopped'>>;
 }

@@ -24,7 +24,7 @@ import { callbackJobs } from './callbacks/index.js';
 import { CascadeProgress, cascadeJobs, cascadesStop } from './cascades/index.js';
 import { cascadeRoutes } from './cascades/routes.js';
 import { dispatchRoutes } from './dispatches/routes.js';
-import { dispatchStatusesShared } from './dispatches/index.js';
+import { dispatchStatuses } from './dispatches/index.js';
 import { idempotencyJobs } from './idempotency/index.js';
 import { messageJobs, messagePartitionsEnsure } from './messages/index.js';
 import { Jobs } from './shared/jobs.js';
@@ -211,7 +211,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     const workDb = db.background?.() ?? db;
     const tuning = config.workers;
     // Cascades move on in the transactions that record their steps' outcomes (it needs the context built below).
-    const cascadeProgress = new CascadeProgress(() => ctx);
+    const cascadeProgress = new CascadeProgress(() => ctx, dispatchStatuses);
     const writer = new DeliveryWriter(
       workDb,
       log,
@@ -287,7 +287,6 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         N: 2 ** config.passwordScryptCost,
       }),
       stopCascades: cascadesStop,
-      dispatchStatuses: dispatchStatusesShared,
       directDispatch:
         role !== 'api'
           ? {

@@ -38,6 +38,7 @@ import {
   cascadeUpdateBatch,
   type StoredStep,
 } from './cascadeSql.js';
+import type { DispatchStatuses } from './dispatchStatuses.js';
 import { type ValidCascade, validateCascade } from './validateCascade.js';
 
 export interface CascadeRequest {
@@ -236,7 +237,10 @@ export function decide(
  * is locked and says which step is current, and a step's key is unique per cascade and step (message_keys).
  */
 export class CascadeProgress implements OutcomeHooks {
-  constructor(private readonly ctx: () => AppContext) {}
+  constructor(
+    private readonly ctx: () => AppContext,
+    private readonly dispatchStatuses: DispatchStatuses,
+  ) {}
 
   async stepsEnded(tx: Queryable, steps: readonly StepOutcome[], now: Date): Promise<StepsCreated> {
     const cascades = await cascadesLockRunning(tx, [
@@ -357,7 +361,7 @@ export class CascadeProgress implements OutcomeHooks {
     }
     // A dispatch's cascade: its next step belongs to the dispatch, held while it is paused, and none follows once
     // it is stopped.
-    const dispatches = await ctx.dispatchStatuses(tx, [
+    const dispatches = await this.dispatchStatuses.readShared(tx, [
       ...new Map(
         next
           .filter((n) => n.cascade.dispatch_id !== null)
