@@ -26,7 +26,7 @@ import { cascadeRoutes } from './cascades/routes.js';
 import { dispatchRoutes } from './dispatches/routes.js';
 import { dispatchStatuses } from './dispatches/index.js';
 import { idempotencyJobs } from './idempotency/index.js';
-import { messageJobs, messagePartitionsEnsure } from './messages/index.js';
+import { messageJobs, messagePartitionsEnsure, messageQueueFigures } from './messages/index.js';
 import { Jobs } from './shared/jobs.js';
 import { statisticsJobs } from './statistics/index.js';
 import { AnnouncingWakeup, Wakeup } from './delivery/index.js';
@@ -101,7 +101,7 @@ export const ROUTES: readonly Routes[] = [
   adminTemplateRoutes,
   adminInboundRoutes,
   adminTariffRoutes,
-  adminConnectorRoutes,
+  adminConnectorRoutes({ figures: messageQueueFigures }),
   callbackRoutes,
   conversionRoutes,
   linkRoutes,
