@@ -11,7 +11,7 @@ import {
   statusEventsSelect,
   wantsEvent,
 } from '../callbacks/index.js';
-import { dirtyDaysCte } from '../statistics/index.js';
+import { dirtyDaysCte } from '../db/dirtyDaysSql.js';
 import { type Channel, CHANNELS } from '../shared/channels.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
 import { READ_TRACKED, type ReadStatus, type Status } from './statuses.js';

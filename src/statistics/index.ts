@@ -3,5 +3,3 @@ export { statisticsJobs } from './jobs.js';
 export { statsCleanDayCounts, statsDirtyBetween, statsRolledUntil } from './statisticsSql.js';
 export type { StatsCountFilter } from './statisticsSql.js';
 export { statsRange } from './range.js';
-// messages/messageDeliverySql.ts still takes the fragment from here; it belongs to db/ (see db/dirtyDaysSql.ts).
-export { dirtyDaysCte } from '../db/dirtyDaysSql.js';
