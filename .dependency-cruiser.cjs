@@ -6,10 +6,11 @@
  *   imports included; a file counts for the first folder of its path, and the files at the root of src/ (main.ts,
  *   cli.ts, context.ts, logger.ts: the composition) do not count. dependency-cruiser cannot say this (its folder
  *   scope keeps subfolders apart), so scripts/capabilityCycles.ts checks it on this configuration's JSON output.
- * - capability-internals, root-through-index: a capability (a folder of src/ that owns tables, routes or settings)
- *   is used by other folders and by the root only through its index.ts (the root also registers its routes.ts).
+ * - capability-internals, root-through-index: a capability (a folder of src/ other than the layers below) is used
+ *   by other folders and by the root only through its index.ts (the root also registers its routes.ts); a layer's
+ *   files may be imported one by one.
  * - layers-know-no-capability: the layers below the capabilities (util, shared, db, errors, types, http) import
- *   only each other, and http/server.ts the context type its route modules are given (context.ts). http/ is the
+ *   only each other and context.ts (http/server.ts names the AppContext its route modules are given). http/ is the
  *   server shell and plumbing (schemas, body limits, JSON shape, rate limits, client addresses, the bearer checks
  *   and limits of auth.ts); token authentication belongs to accounts/.
  * - config-above-capabilities: config/ reads the defaults of delivery/ and callbacks/ and the settings of
