@@ -4,7 +4,7 @@ import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { Pool } from 'undici';
-import type { SmppConnectorConfig } from '../src/config/configFile.js';
+import type { SmppConnectorConfig } from '../src/connectors/connectorConfig.js';
 import { SMPP_STATUS } from '../src/connectors/smpp/smppErrors.js';
 import { type EmbeddedSimulators, startEmbeddedSimulators } from '../src/simulators/embeddedSimulators.js';
 import { type BenchFigure, createBenchSchema, startHeraldProcess, BENCH_ADMIN_TOKEN, benchHeraldEnv } from './lib.js';

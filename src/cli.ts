@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config/config.js';
+import { ConfigError, loadConfig } from './config/index.js';
 import { migrate } from './db/migrate.js';
 import { openDb } from './db/openDb.js';
 import { ROLES, type Role, startHerald } from './main.js';

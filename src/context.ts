@@ -1,9 +1,8 @@
 import type { Logger } from 'pino';
 import type { CallbackTargets } from './callbacks/index.js';
-import type { Config } from './config/config.js';
-import type { ConfigFile } from './config/configFile.js';
+import type { Config, ConfigFile } from './config/index.js';
 import type { ConnectorState, InboundSink, ReceiptSink } from './connectors/index.js';
-import type { Db, Queryable } from './db/db.js';
+import type { Db } from './db/db.js';
 import type { PasswordHasher } from './accounts/index.js';
 import type { Limits } from './http/auth.js';
 import type { Metrics } from './metrics/index.js';
@@ -76,12 +75,4 @@ export interface AppContext {
   readonly limits: Limits;
   /** Every password hash of the process goes through it (a bounded number at once). */
   readonly passwords: PasswordHasher;
-  /**
-   * The stored statuses of dispatches (dispatches/), read FOR SHARE in the caller's transaction, which records the
-   * outcomes of steps of their cascades: a pause or stop waits for it, or it sees the pause or stop.
-   */
-  readonly dispatchStatuses: (
-    tx: Queryable,
-    keys: readonly { accountId: number; id: string }[],
-  ) => Promise<Map<string, 'initiated' | 'started' | 'paused' | 'stopped'>>;
 }

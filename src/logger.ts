@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import type { LogLevel } from './config/config.js';
+import type { LogLevel } from './config/index.js';
 
 /**
  * Herald's structured logger. Credentials never reach a log line: authorization headers are redacted wherever they

@@ -6,8 +6,7 @@ import { apiKeyRoutes } from './accounts/routes.js';
 import { sessionRoutes } from './accounts/routes.js';
 import { adminUserRoutes } from './accounts/routes.js';
 import { balanceRoutes } from './accounts/routes.js';
-import { type Config, ConfigError } from './config/config.js';
-import { type ConfigFile, loadConfigFile } from './config/configFile.js';
+import { type Config, ConfigError, type ConfigFile, loadConfigFile } from './config/index.js';
 import { adminConnectorRoutes } from './connectors/routes.js';
 import type { Connector } from './connectors/index.js';
 import { ConnectorStatusWriter } from './connectors/index.js';
@@ -26,9 +25,9 @@ import { callbackJobs } from './callbacks/index.js';
 import { CascadeProgress, cascadeJobs, cascadesStop } from './cascades/index.js';
 import { cascadeRoutes } from './cascades/routes.js';
 import { dispatchRoutes } from './dispatches/routes.js';
-import { dispatchStatusesShared } from './dispatches/index.js';
+import { dispatchStatuses } from './dispatches/index.js';
 import { idempotencyJobs } from './idempotency/index.js';
-import { messageJobs, messagePartitionsEnsure } from './messages/index.js';
+import { messageJobs, messagePartitionsEnsure, messageQueueFigures } from './messages/index.js';
 import { Jobs } from './shared/jobs.js';
 import { statisticsJobs, statsCleanDayCounts } from './statistics/index.js';
 import { AnnouncingWakeup, Wakeup } from './delivery/index.js';
@@ -103,7 +102,7 @@ export const ROUTES: readonly Routes[] = [
   adminTemplateRoutes,
   adminInboundRoutes,
   adminTariffRoutes,
-  adminConnectorRoutes,
+  adminConnectorRoutes({ figures: messageQueueFigures }),
   callbackRoutes,
   conversionRoutes,
   linkRoutes,
@@ -213,7 +212,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     const workDb = db.background?.() ?? db;
     const tuning = config.workers;
     // Cascades move on in the transactions that record their steps' outcomes (it needs the context built below).
-    const cascadeProgress = new CascadeProgress(() => ctx);
+    const cascadeProgress = new CascadeProgress(() => ctx, dispatchStatuses);
     const writer = new DeliveryWriter(
       workDb,
       log,
@@ -235,7 +234,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       role === 'api'
         ? []
         : buildConnectors(
-            configFile,
+            configFile.connectors,
             (receipts) => writer.receipts(receipts),
             log,
             clock,
@@ -288,7 +287,6 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         ...SCRYPT_PARAMS,
         N: 2 ** config.passwordScryptCost,
       }),
-      dispatchStatuses: dispatchStatusesShared,
       directSubmit:
         role !== 'api'
           ? {

@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/db.js';
 import { enabledChannels } from '../shared/channels.js';
 import { herald } from '../errors/catalogue.js';
-import { trafficCenterDefault, trafficCenterHold } from '../inbound/index.js';
 import { isoUtc } from '../util/time.js';
 import type { AccountJson, ApiKeyRequestJson, TokenJson } from './accountSchemas.js';
 import { type AccountRow, accountGet, accountInsert } from './accountSql.js';
 import { balanceGet } from './ledgerSql.js';
 import { type SessionMark, tokenInsert, type TokenMaker, type TokenRow } from './tokenSql.js';
+import { trafficCenterDefault, trafficCenterHold } from './trafficCenterSql.js';
 import { issueToken, type TokenType } from './tokens.js';
 
 export function newCallbackSecret(): string {

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { herald } from '../errors/catalogue.js';
-import { principalOf, requireToken } from '../http/auth.js';
+import { principalOf, requireToken } from './principal.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { isoUtc } from '../util/time.js';

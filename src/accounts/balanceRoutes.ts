@@ -1,4 +1,4 @@
-import { principalOf, requireToken } from '../http/auth.js';
+import { principalOf, requireToken } from './principal.js';
 import { Balance, errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { accountGet, balanceOf } from './accounts.js';

@@ -4,6 +4,18 @@ export { accountGetOr404, createAccount, newCallbackSecret } from './accounts.js
 export { balancesLock, ledgerAppend, ledgerCreditCte } from './ledgerSql.js';
 export { accountTakePace } from './paceSql.js';
 export { PasswordHasher, SCRYPT_PARAMS } from './passwords.js';
-export { tokenFindLive, tokenLiveBoundToCenter } from './tokenSql.js';
-export { parseAuthorization, secretMatches } from './tokens.js';
-export type { TokenType } from './tokens.js';
+export { principalOf, requireToken } from './principal.js';
+export type { Principal } from './principal.js';
+export { tokenLiveBoundToCenter } from './tokenSql.js';
+export {
+  trafficCenterCount,
+  trafficCenterDefault,
+  trafficCenterDelete,
+  trafficCenterGet,
+  trafficCenterHold,
+  trafficCenterInsert,
+  trafficCenterList,
+  trafficCenterLock,
+  trafficCenterUpdate,
+} from './trafficCenterSql.js';
+export type { TrafficCenterRow } from './trafficCenterSql.js';

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { herald } from '../errors/catalogue.js';
-import { authChargeFirst, principalOf, requireToken } from '../http/auth.js';
+import { principalOf, requireToken } from './principal.js';
+import { authChargeFirst } from '../http/auth.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { isoUtc } from '../util/time.js';

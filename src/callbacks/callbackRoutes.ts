@@ -1,14 +1,13 @@
 import { Type } from 'typebox';
-import { accountGet, accountSetCallbackSecret } from '../accounts/index.js';
+import { accountGet, accountSetCallbackSecret, principalOf, requireToken } from '../accounts/index.js';
 import { newCallbackSecret } from '../accounts/index.js';
 import { herald } from '../errors/catalogue.js';
-import { principalOf, requireToken } from '../http/auth.js';
 import { bodyLimitFor } from '../http/bodyLimits.js';
 import { errorResponses, PAGE_PARAMETERS, paginated, Query } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
+import { maskCallbackUrl } from '../shared/callbackUrlMask.js';
 import { isoUtc } from '../util/time.js';
 import { UUID_PATTERN } from '../util/uuid7.js';
-import { maskCallbackUrl } from './callbackUrl.js';
 import { callbackDeliveryGet, callbackDeliveryList, callbackDeliveryReplay, type DeliveryRow } from './deliverySql.js';
 
 const Delivery = Type.Object({

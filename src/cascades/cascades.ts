@@ -1,7 +1,7 @@
 import { type AppContext, type DirectHandOver, NO_DIRECT_ROOM } from '../context.js';
 import type { Queryable } from '../db/db.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
-import type { Principal } from '../http/auth.js';
+import type { Principal } from '../accounts/index.js';
 import { idempotentReplay, type IdempotentResult } from '../idempotency/index.js';
 import {
   type Candidate,
@@ -37,6 +37,7 @@ import {
   cascadeUpdateBatch,
   type StoredStep,
 } from './cascadeSql.js';
+import type { DispatchStatuses } from './dispatchStatuses.js';
 import { type ValidCascade, validateCascade } from './validateCascade.js';
 
 export interface CascadeRequest {
@@ -235,7 +236,10 @@ export function decide(
  * is locked and says which step is current, and a step's key is unique per cascade and step (message_keys).
  */
 export class CascadeProgress implements OutcomeHooks {
-  constructor(private readonly ctx: () => AppContext) {}
+  constructor(
+    private readonly ctx: () => AppContext,
+    private readonly dispatchStatuses: DispatchStatuses,
+  ) {}
 
   async stepsEnded(tx: Queryable, steps: readonly StepOutcome[], now: Date): Promise<StepsCreated> {
     const cascades = await cascadesLockRunning(tx, [
@@ -356,7 +360,7 @@ export class CascadeProgress implements OutcomeHooks {
     }
     // A dispatch's cascade: its next step belongs to the dispatch, held while it is paused, and none follows once
     // it is stopped.
-    const dispatches = await ctx.dispatchStatuses(tx, [
+    const dispatches = await this.dispatchStatuses.readShared(tx, [
       ...new Map(
         next
           .filter((n) => n.cascade.dispatch_id !== null)

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ConfigFile, ConnectorConfig, SmppConnectorConfig } from '../config/configFile.js';
+import type { ConnectorConfig, SmppConnectorConfig } from './connectorConfig.js';
 import type { Clock } from '../util/clock.js';
 import type { Connector, ReceiptSink } from './connector.js';
 import { ProviderConnector } from './http/providerConnector.js';
@@ -7,15 +7,15 @@ import { WhatsappConnector } from './http/whatsappConnector.js';
 import { SmppConnector } from './smpp/smppConnector.js';
 import type { SmsInboundSink } from './smpp/smppDeliveries.js';
 
-/** Builds the connectors of the configuration; none is started yet. */
+/** Builds the configured connectors; none is started yet. */
 export function buildConnectors(
-  file: ConfigFile,
+  configs: readonly ConnectorConfig[],
   sink: ReceiptSink,
   log: Logger,
   clock: Clock,
   smsInbound?: SmsInboundSink,
 ): Connector[] {
-  return file.connectors.map((config) => buildConnector(config, sink, log, clock, smsInbound));
+  return configs.map((config) => buildConnector(config, sink, log, clock, smsInbound));
 }
 
 function buildConnector(

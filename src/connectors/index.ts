@@ -7,6 +7,16 @@ export type {
   OutboundMessage,
   ReceiptSink,
 } from './connector.js';
+export {
+  CONNECTOR_CHANNEL,
+  PROVIDER_TYPES,
+  ProviderConnectorSchema,
+  RouteSchema,
+  SmppConnectorSchema,
+  SmppTlsSchema,
+  WhatsappConnectorSchema,
+} from './connectorConfig.js';
+export type { ConnectorConfig, RouteConfig, SmppConnectorConfig } from './connectorConfig.js';
 export { ConnectorStatusWriter } from './connectorStatus.js';
 export { buildConnectors } from './buildConnectors.js';
 export { Router } from './router.js';

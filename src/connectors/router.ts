@@ -1,4 +1,4 @@
-import type { RouteConfig } from '../config/configFile.js';
+import type { RouteConfig } from './connectorConfig.js';
 import type { Channel } from '../shared/channels.js';
 import type { Connector } from './connector.js';
 

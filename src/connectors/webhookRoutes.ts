@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { ProviderConnectorConfig, WhatsappConnectorConfig } from '../config/configFile.js';
+import type { ProviderConnectorConfig, WhatsappConnectorConfig } from './connectorConfig.js';
 import type { CarrierReceipt } from './connector.js';
 import { herald } from '../errors/catalogue.js';
 import { authFailed, authGuard, sameSecret } from '../http/auth.js';

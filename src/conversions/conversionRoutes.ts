@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../context.js';
 import { herald } from '../errors/catalogue.js';
-import { principalOf, requireToken } from '../http/auth.js';
+import { principalOf, requireToken } from '../accounts/index.js';
 import { bodyLimitFor } from '../http/bodyLimits.js';
 import { errorResponses } from '../http/schemas.js';
 import type { HeraldApp, Routes } from '../http/server.js';

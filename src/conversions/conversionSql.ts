@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db.js';
+import { dirtyDaysCte } from '../db/dirtyDaysSql.js';
 import { type MessageIdRange, messagesJoin } from '../messages/index.js';
-import { dirtyDaysCte } from '../statistics/index.js';
 
 /** A FLASHCALL conversion as the client reported it. */
 export interface ConversionRecord {

@@ -1,11 +1,19 @@
 import { mkdirSync } from 'node:fs';
-import type { Config } from '../config/config.js';
 import type { Db } from './db.js';
 import { openPglite } from './pgliteDb.js';
 import { openPostgres } from './postgresDb.js';
 
+/** Where the databases are (config/config.ts documents each setting). */
+export interface DbSettings {
+  readonly databaseUrl: string | undefined;
+  readonly listenDatabaseUrl: string | undefined;
+  readonly readDatabaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly dbPoolSize: number;
+}
+
 /** Opens PostgreSQL when `DATABASE_URL` is set, else the embedded PGlite database in the data folder. */
-export async function openDb(config: Config, onError?: (error: Error) => void): Promise<Db> {
+export async function openDb(config: DbSettings, onError?: (error: Error) => void): Promise<Db> {
   if (config.databaseUrl) {
     return openPostgres({
       url: config.databaseUrl,
@@ -19,7 +27,7 @@ export async function openDb(config: Config, onError?: (error: Error) => void): 
 }
 
 /** The read replica's pool (`HERALD_READ_DATABASE_URL`, as large as the primary's), or undefined without one. */
-export function openReadDb(config: Config, onError?: (error: Error) => void): Db | undefined {
+export function openReadDb(config: DbSettings, onError?: (error: Error) => void): Db | undefined {
   if (!config.readDatabaseUrl) return undefined;
   return openPostgres({ url: config.readDatabaseUrl, poolSize: config.dbPoolSize, ...(onError ? { onError } : {}) });
 }

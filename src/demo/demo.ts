@@ -3,7 +3,7 @@ import { createAccount } from '../accounts/index.js';
 import { accountUpdate } from '../accounts/index.js';
 import { ledgerAppend } from '../accounts/index.js';
 import { inboundNumberAssign } from '../inbound/index.js';
-import type { Config } from '../config/config.js';
+import type { Config } from '../config/index.js';
 import type { Db } from '../db/db.js';
 import { senderNameInsert } from '../senderNames/index.js';
 import { templateInsertDemo } from '../templates/index.js';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { herald, showValue } from '../errors/catalogue.js';
-import { principalOf, requireToken } from '../http/auth.js';
+import { principalOf, requireToken } from '../accounts/index.js';
 import { idempotencyKeyOf, type IdempotentResult } from '../idempotency/index.js';
 import { ChannelType, errorResponses, Id, MAX_PAGE } from '../http/schemas.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';

@@ -1,3 +1,4 @@
+import type { DispatchStatuses } from '../cascades/index.js';
 import type { Queryable } from '../db/db.js';
 import type { SendingMethod, ValidMessage } from '../messages/index.js';
 
@@ -109,6 +110,9 @@ export async function dispatchStatusesShared(
   );
   return new Map(rows.map((r) => [r.id, r.status]));
 }
+
+/** What cascades of dispatches ask of dispatches/ (cascades/dispatchStatuses.ts). */
+export const dispatchStatuses: DispatchStatuses = { readShared: dispatchStatusesShared };
 
 export async function dispatchSetStatus(
   db: Queryable,

@@ -1,4 +1,4 @@
-import { accountTakePace } from '../accounts/index.js';
+import { accountTakePace, type Principal } from '../accounts/index.js';
 import {
   cascadeInsertBatch,
   cascadesRunningOfDispatches,
@@ -9,7 +9,6 @@ import {
 import { type AppContext, NO_DIRECT_ROOM } from '../context.js';
 import type { Queryable } from '../db/db.js';
 import { herald, HeraldError, showValue } from '../errors/catalogue.js';
-import type { Principal } from '../http/auth.js';
 import { idempotentReplay, type IdempotentResult, runIdempotent } from '../idempotency/index.js';
 import {
   type Candidate,

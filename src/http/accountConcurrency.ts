@@ -112,6 +112,7 @@ export class AccountConcurrency {
 
 /** The place a request holds: given back once its answer is sent or its client has left, and its handler returned. */
 interface RequestPlace {
+  readonly accountId: number;
   handlerStarted(): void;
   handlerEnded(): void;
 }
@@ -147,6 +148,7 @@ export async function enterForRequest(
     if (closed && !running) place.release();
   };
   requestPlaces.set(request, {
+    accountId,
     handlerStarted: () => {
       running = true;
     },
@@ -166,27 +168,24 @@ export async function enterForRequest(
 }
 
 /**
- * Wraps a route's handler (every route, server.ts): for a request of an account, the handler runs as the account's
- * ({@link asAccount}: its statements take the account's turns on the embedded database), and holds the request's
- * place until it returns; the same handler otherwise.
+ * Wraps a route's handler (every route, server.ts): for a request of an account (one that holds one of its places,
+ * {@link enterForRequest}), the handler runs as the account's ({@link asAccount}: its statements take the account's
+ * turns on the embedded database), and holds the request's place until it returns; the same handler otherwise.
  */
 export function asAccountHandler(handler: RouteHandlerMethod): RouteHandlerMethod {
   return function (this: ThisParameterType<RouteHandlerMethod>, request, reply) {
-    const accountId = request.principal?.accountId;
-    if (accountId === undefined) return handler.call(this, request, reply);
     const place = requestPlaces.get(request);
-    place?.handlerStarted();
+    if (place === undefined) return handler.call(this, request, reply);
+    place.handlerStarted();
     let result: unknown;
     try {
-      result = asAccount(accountId, () => handler.call(this, request, reply));
+      result = asAccount(place.accountId, () => handler.call(this, request, reply));
     } catch (error) {
-      place?.handlerEnded();
+      place.handlerEnded();
       throw error;
     }
-    if (place) {
-      if (isThenable(result)) result.then(place.handlerEnded, place.handlerEnded);
-      else place.handlerEnded();
-    }
+    if (isThenable(result)) result.then(place.handlerEnded, place.handlerEnded);
+    else place.handlerEnded();
     return result;
   } as RouteHandlerMethod;
 }

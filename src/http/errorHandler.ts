@@ -1,9 +1,9 @@
 import { type IncomingMessage, maxHeaderSize, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { maskCallbackUrl } from '../callbacks/index.js';
 import { isDatabaseUnavailable } from '../db/connectionErrors.js';
 import { ERRORS, HeraldError, herald, showValue } from '../errors/catalogue.js';
+import { maskCallbackUrl } from '../shared/callbackUrlMask.js';
 
 /** Fastify's default longest path parameter; no id or code of the API comes near it. */
 export const MAX_PARAM_LENGTH = 100;

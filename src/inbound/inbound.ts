@@ -4,11 +4,10 @@ import type { Queryable } from '../db/db.js';
 import { messageInsertInbound, messageToApi, whatsappWindowOpen } from '../messages/index.js';
 import { normaliseDestination } from '../numbering/index.js';
 import { callbackEventInsert } from '../callbacks/index.js';
-import { accountGet } from '../accounts/index.js';
+import { accountGet, trafficCenterDefault } from '../accounts/index.js';
 import { senderNameWhatsappOwner, whatsappNumberOf } from '../senderNames/index.js';
 import { uuid7 } from '../util/uuid7.js';
 import { inboundRuleList, matchRule } from './inboundRuleSql.js';
-import { trafficCenterDefault } from './trafficCenterSql.js';
 import { unroutedInboundInsert } from './unroutedInboundSql.js';
 
 /**

@@ -1,13 +1,27 @@
 import { Type } from 'typebox';
-import { tokenLiveBoundToCenter } from '../accounts/index.js';
-import { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem, maskCallbackUrl } from '../callbacks/index.js';
+import {
+  principalOf,
+  requireToken,
+  tokenLiveBoundToCenter,
+  trafficCenterCount,
+  trafficCenterDelete,
+  trafficCenterGet,
+  trafficCenterHold,
+  trafficCenterInsert,
+  trafficCenterList,
+  trafficCenterLock,
+  type TrafficCenterRow,
+  trafficCenterUpdate,
+} from '../accounts/index.js';
+import { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem } from '../callbacks/index.js';
 import { lockAccount } from '../db/accountLocks.js';
 import type { Queryable } from '../db/db.js';
 import { herald } from '../errors/catalogue.js';
-import { principalOf, requireAdmin, requireToken } from '../http/auth.js';
+import { requireAdmin } from '../http/auth.js';
 import { errorResponses, Id, IdParam, PAGE_PARAMETERS, paginated, Query } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { SENDER_NAME_MAX_LENGTH } from '../senderNames/index.js';
+import { maskCallbackUrl } from '../shared/callbackUrlMask.js';
 import { isoUtc } from '../util/time.js';
 import { adminInboundNumberRoutes } from './inboundNumberRoutes.js';
 import { unroutedInboundList } from './unroutedInboundSql.js';
@@ -21,17 +35,6 @@ import {
   inboundRuleUpdate,
   inboundRuleUsesCenter,
 } from './inboundRuleSql.js';
-import {
-  trafficCenterCount,
-  trafficCenterDelete,
-  trafficCenterGet,
-  trafficCenterHold,
-  trafficCenterLock,
-  trafficCenterInsert,
-  trafficCenterList,
-  type TrafficCenterRow,
-  trafficCenterUpdate,
-} from './trafficCenterSql.js';
 
 const Center = Type.Object({
   id: Type.Integer(),

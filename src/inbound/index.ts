@@ -2,5 +2,4 @@
 export { receiveInbound } from './inbound.js';
 export { receiveSmsInbound } from './smsInbound.js';
 export { inboundNumberAssign } from './inboundNumberSql.js';
-export { trafficCenterDefault, trafficCenterHold } from './trafficCenterSql.js';
 export { inboundJobs } from './jobs.js';

@@ -1,7 +1,7 @@
 import type { SmsInbound } from '../connectors/index.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/db.js';
-import { accountGet } from '../accounts/index.js';
+import { accountGet, trafficCenterDefault } from '../accounts/index.js';
 import { callbackEventInsert } from '../callbacks/index.js';
 import { messageInsertInbound, messageToApi } from '../messages/index.js';
 import { normaliseDestination } from '../numbering/index.js';
@@ -11,7 +11,6 @@ import { normaliseInboundNumber } from './inboundNumbers.js';
 import { inboundRuleList, matchRule } from './inboundRuleSql.js';
 import { smsPartsHandOn, smsPartTake } from './smsParts.js';
 import { smsPartsLock, smsPartsOverdue, smsPartsWaiting } from './smsPartSql.js';
-import { trafficCenterDefault } from './trafficCenterSql.js';
 import { unroutedInboundInsert } from './unroutedInboundSql.js';
 
 /**

@@ -1,7 +1,7 @@
 import { cascadeOf, eventSelect, insertEventsCte, wantsEvent } from '../callbacks/index.js';
 import type { Queryable } from '../db/db.js';
+import { dirtyDaysCte } from '../db/dirtyDaysSql.js';
 import { type MessageIdRange, messagesJoin } from '../messages/index.js';
-import { dirtyDaysCte } from '../statistics/index.js';
 
 export async function shortLinkInsert(
   tx: Queryable,

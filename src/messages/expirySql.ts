@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db.js';
 import { statusEventsCte } from '../callbacks/index.js';
-import { dirtyDaysCte } from '../statistics/index.js';
+import { dirtyDaysCte } from '../db/dirtyDaysSql.js';
 import { STEP_ENDED, STEP_OUTCOME_JSON, type StepOutcome, type StepOutcomeRow, stepOutcomeOf } from './stepOutcomes.js';
 
 /* The ends of lifetimes: a sent message that got no final receipt, a delivered one that was never read. */

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { Queryable } from '../db/db.js';
 import { readOwnWrite } from '../db/replica.js';
 import { herald, showValue } from '../errors/catalogue.js';
-import { principalOf, requireToken } from '../http/auth.js';
+import { principalOf, requireToken } from '../accounts/index.js';
 import { bodyLimitFor } from '../http/bodyLimits.js';
 import { ChannelType, errorResponses, Id, MAX_PAGE } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';

@@ -10,7 +10,7 @@ import {
   statusEventsSelect,
   wantsEvent,
 } from '../callbacks/index.js';
-import { dirtyDaysCte } from '../statistics/index.js';
+import { dirtyDaysCte } from '../db/dirtyDaysSql.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
 import { READ_TRACKED } from './statuses.js';
 import type { Transition } from './transitions.js';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { herald } from '../errors/catalogue.js';
-import { principalOf, requireToken } from '../http/auth.js';
+import { principalOf, requireToken } from '../accounts/index.js';
 import { bodyLimitFor } from '../http/bodyLimits.js';
 import { ChannelType, errorResponses, IdParam, PAGE_PARAMETERS, paginated, Query } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';

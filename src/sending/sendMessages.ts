@@ -1,6 +1,6 @@
 import { type AppContext, type DirectHandOver, NO_DIRECT_ROOM } from '../context.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
-import type { Principal } from '../http/auth.js';
+import type { Principal } from '../accounts/index.js';
 import type { Queryable } from '../db/db.js';
 import { JSON_SLICE_BYTES, sliceEnds } from '../db/jsonSlices.js';
 import {

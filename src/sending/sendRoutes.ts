@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { idempotencyKeyOf } from '../idempotency/index.js';
-import { principalOf, requireToken } from '../http/auth.js';
+import { principalOf, requireToken } from '../accounts/index.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { MessageRequest, SendResponse } from './sendSchemas.js';

@@ -1,6 +1,7 @@
 import type { Clock } from '../util/clock.js';
 import { randomBytes } from 'node:crypto';
-import type { ConfigFile, ConnectorConfig, RouteConfig } from '../config/configFile.js';
+import type { ConfigFile } from '../config/index.js';
+import type { ConnectorConfig, RouteConfig } from '../connectors/index.js';
 import { ProviderSimulator, type SimChannel } from './providerSimulator.js';
 import { SmscSimulator } from './smscSimulator.js';
 

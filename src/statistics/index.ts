@@ -1,5 +1,4 @@
 /** What other parts of Herald may use of statistics/; everything else in the folder is its own. */
-export { dirtyDaysCte } from './dirtyDaysSql.js';
 export { statisticsJobs } from './jobs.js';
 export { statsCleanDayCounts, statsDirtyBetween, statsRolledUntil } from './statisticsSql.js';
 export { statsRange } from './range.js';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { herald, showValue } from '../errors/catalogue.js';
-import { principalOf, requireToken } from '../http/auth.js';
+import { principalOf, requireToken } from '../accounts/index.js';
 import { ChannelType, errorResponses, Query } from '../http/schemas.js';
 import { TRAFFIC_TYPES } from '../shared/trafficTypes.js';
 import type { Routes } from '../http/server.js';

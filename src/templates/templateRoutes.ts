@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { herald, HeraldError, showValue } from '../errors/catalogue.js';
-import { principalOf, requireAdmin, requireToken } from '../http/auth.js';
+import { principalOf, requireToken } from '../accounts/index.js';
+import { requireAdmin } from '../http/auth.js';
 import { bodyLimitFor } from '../http/bodyLimits.js';
 import { ChannelType, errorResponses, Id, IdParam, PAGE_PARAMETERS, paginated, Query } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { herald } from '../errors/catalogue.js';
-import { principalOf, requireToken } from '../http/auth.js';
+import { principalOf, requireToken } from '../accounts/index.js';
 import { failureKeyOf } from '../http/clientAddress.js';
 import { RateLimiter } from '../http/rateLimit.js';
 import { errorResponses } from '../http/schemas.js';

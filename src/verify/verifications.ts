@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { cascadesStop, startCascade, type StoredStep } from '../cascades/index.js';
 import type { Db, Queryable } from '../db/db.js';
 import { herald } from '../errors/catalogue.js';
-import type { Principal } from '../http/auth.js';
+import type { Principal } from '../accounts/index.js';
 import { conversionUpsert } from '../conversions/index.js';
 import { DELIVERY_ERRORS, messageCascadeSteps, type MessageRow, messageStop } from '../messages/index.js';
 import { senderOf } from '../sending/index.js';

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { lockAccount } from '../db/accountLocks.js';
 import { herald } from '../errors/catalogue.js';
-import { principalOf, requireToken } from '../http/auth.js';
+import { principalOf, requireToken } from '../accounts/index.js';
 import { errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { statsRange } from '../statistics/index.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callbackUrlProblem, isPrivateAddress, maskCallbackUrl } from '../../src/callbacks/callbackUrl.js';
+import { callbackUrlProblem, isPrivateAddress } from '../../src/callbacks/callbackUrl.js';
+import { maskCallbackUrl } from '../../src/shared/callbackUrlMask.js';
 
 describe('private addresses of callback URLs', () => {
   it.each([

@@ -2,7 +2,7 @@ import { TestClock } from '../helpers/clock.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProviderConnectorConfig } from '../../src/config/configFile.js';
+import type { ProviderConnectorConfig } from '../../src/connectors/connectorConfig.js';
 import type { OutboundMessage } from '../../src/connectors/connector.js';
 import { ProviderConnector } from '../../src/connectors/http/providerConnector.js';
 import { Router } from '../../src/connectors/router.js';

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import type { SmppConnectorConfig } from '../../src/config/configFile.js';
+import type { SmppConnectorConfig } from '../../src/connectors/connectorConfig.js';
 import type { CarrierReceipt, OutboundMessage, SubmitOutcome } from '../../src/connectors/connector.js';
 import type { SmsInboundSink } from '../../src/connectors/smpp/smppDeliveries.js';
 import { SmppConnector } from '../../src/connectors/smpp/smppConnector.js';

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseConfigFile, type SmppConnectorConfig } from '../../src/config/configFile.js';
+import { parseConfigFile } from '../../src/config/configFile.js';
+import type { SmppConnectorConfig } from '../../src/connectors/connectorConfig.js';
 import { ConfigError } from '../../src/config/config.js';
 import { SMPP_STATUS } from '../../src/connectors/smpp/smppErrors.js';
 import { waitFor } from '../helpers/waitFor.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SmppConnectorConfig } from '../../src/config/configFile.js';
+import type { SmppConnectorConfig } from '../../src/connectors/connectorConfig.js';
 import { receiptError, receiptId, submittedId } from '../../src/connectors/smpp/carrierIds.js';
 import { MULTIPART_RECEIPT_WAIT_MS } from '../../src/connectors/smpp/multipartReceipts.js';
 import { parseReceipt } from '../../src/connectors/smpp/smppMessage.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProviderConnectorConfig } from '../../src/config/configFile.js';
+import type { ProviderConnectorConfig } from '../../src/connectors/connectorConfig.js';
 import { ENGINES } from '../helpers/engines.js';
 import { rawRequest } from '../helpers/rawHttp.js';
 import { startTestHerald, type TestHerald } from '../helpers/testHerald.js';

@@ -1,7 +1,8 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import type { ConfigFile, SmppConnectorConfig } from '../../src/config/configFile.js';
+import type { ConfigFile } from '../../src/config/configFile.js';
+import type { SmppConnectorConfig } from '../../src/connectors/connectorConfig.js';
 import type { SmppConnector } from '../../src/connectors/smpp/smppConnector.js';
 import { type Herald, startHerald } from '../../src/main.js';
 import { SmscSimulator } from '../../src/simulators/smscSimulator.js';

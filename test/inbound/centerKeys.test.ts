@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { trafficCenterDelete, trafficCenterLock } from '../../src/inbound/trafficCenterSql.js';
+import { trafficCenterDelete, trafficCenterLock } from '../../src/accounts/trafficCenterSql.js';
 import { ENGINES } from '../helpers/engines.js';
 import { keyIdOf, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WhatsappConnectorConfig } from '../../src/config/configFile.js';
+import type { WhatsappConnectorConfig } from '../../src/connectors/connectorConfig.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 import { call } from '../helpers/http.js';

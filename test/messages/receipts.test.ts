@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProviderConnectorConfig } from '../../src/config/configFile.js';
+import type { ProviderConnectorConfig } from '../../src/connectors/connectorConfig.js';
 import { messageApplyReceipts } from '../../src/messages/outcomes.js';
 import { ENGINES } from '../helpers/engines.js';
 import { untilWritten } from '../helpers/signals.js';

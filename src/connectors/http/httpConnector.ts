@@ -1,5 +1,5 @@
 import { Pool } from 'undici';
-import { DEFAULT_URGENT_PERCENT, type HttpFlowConfig } from '../../config/configFile.js';
+import { DEFAULT_URGENT_PERCENT, type HttpFlowConfig } from '../connectorConfig.js';
 import type { Channel } from '../../shared/channels.js';
 import type { Connector, ConnectorState, OutboundMessage, SubmitOutcome } from '../connector.js';
 import { CircuitBreaker } from '../../shared/circuitBreaker.js';

@@ -1,5 +1,5 @@
 import type { Clock } from '../../util/clock.js';
-import type { ProviderConnectorConfig, ProviderType } from '../../config/configFile.js';
+import type { ProviderConnectorConfig, ProviderType } from '../connectorConfig.js';
 import type { CarrierReceipt, ReceiptState } from '../connector.js';
 import { isPlainObject } from '../../shared/text.js';
 import type { OutboundMessage } from '../connector.js';

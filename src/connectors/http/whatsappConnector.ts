@@ -1,5 +1,5 @@
 import type { Clock } from '../../util/clock.js';
-import type { WhatsappConnectorConfig } from '../../config/configFile.js';
+import type { WhatsappConnectorConfig } from '../connectorConfig.js';
 import type { CarrierReceipt, InboundMessage } from '../connector.js';
 import { isPlainObject } from '../../shared/text.js';
 import type { OutboundMessage } from '../connector.js';

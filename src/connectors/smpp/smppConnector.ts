@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import '../../shared/smppGsmCoderPatch.js';
-import { DEFAULT_URGENT_PERCENT, SMPP_DEFAULTS, type SmppConnectorConfig } from '../../config/configFile.js';
+import { DEFAULT_URGENT_PERCENT, SMPP_DEFAULTS, type SmppConnectorConfig } from '../connectorConfig.js';
 import type { Connector, ConnectorState, OutboundMessage, ReceiptSink, SubmitOutcome } from '../connector.js';
 import { Throttle } from '../throttle.js';
 import { type Clock, systemClock } from '../../util/clock.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import smpp from 'smpp';
-import type { SmppTlsConfig } from '../../config/configFile.js';
+import type { SmppTlsConfig } from '../connectorConfig.js';
 import { type Clock, type ClockTimer, nowMs } from '../../util/clock.js';
 import { corkUntilNextTick } from './corkedWrites.js';
 import { SMPP_STATUS, statusName } from './smppErrors.js';
