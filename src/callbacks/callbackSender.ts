@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
 import type { Db } from '../db/db.js';
 import { nowMs, type Clock } from '../util/clock.js';
-import { isPrivateAddress, maskCallbackUrl } from './callbackUrl.js';
+import { maskCallbackUrl } from '../shared/callbackUrlMask.js';
+import { isPrivateAddress } from './callbackUrl.js';
 import {
   callbackDeliveriesClaim,
   callbackDeliveriesForm,

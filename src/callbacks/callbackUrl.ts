@@ -1,8 +1,5 @@
 import { BlockList, isIP } from 'node:net';
 
-// Offered here too: callbackSender.ts, and messages/ through index.ts, take it from callbacks/.
-export { maskCallbackUrl } from '../shared/callbackUrlMask.js';
-
 /** Longest callback URL accepted; URLs beyond a few kilobytes are refused by common servers and proxies anyway. */
 export const CALLBACK_URL_MAX_LENGTH = 2048;
 

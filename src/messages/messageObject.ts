@@ -1,4 +1,4 @@
-import { maskCallbackUrl } from '../callbacks/index.js';
+import { maskCallbackUrl } from '../shared/callbackUrlMask.js';
 import type { Channel } from '../shared/channels.js';
 import type { Static } from 'typebox';
 import { isoUtc } from '../util/time.js';
