@@ -5,17 +5,11 @@ import { nowMs, systemClock, type Clock, type ClockTimer } from '../util/clock.j
 import { NO_STEPS_CREATED, type OutcomeHooks } from './outcomeHooks.js';
 import type { CarrierReceipt } from '../connectors/index.js';
 import {
-  type IgnoredReceipt,
-  mergeReceipt,
+  messageOutcomes,
   messageRecordOutcomes,
+  type OutcomeBatch,
   receiptsPerPart,
-  retryTransition,
-  sentTransition,
-  statusTransition,
   type StepOutcome,
-  type SubmissionRow,
-  type TargetStatus,
-  type Transition,
 } from '../messages/index.js';
 
 export interface WriterOptions {
@@ -27,38 +21,12 @@ export interface WriterOptions {
 
 export const DEFAULT_WRITER_OPTIONS: WriterOptions = { maxBatch: 2000, lingerMs: 5 };
 
-export interface SentRecord {
-  readonly accountId: number;
-  readonly id: string;
-  /** A step of a cascade: its outcome is recorded with the cascade's next step, in one transaction. */
-  readonly cascade?: boolean;
-  readonly connectorId: string;
-  readonly at: Date;
-  readonly carrierIds: readonly string[];
-  /** VIBER, VK, WHATSAPP: a read may follow the delivery. */
-  readonly readTracked: boolean;
-}
-
-export interface RetryRecord {
-  readonly accountId: number;
-  readonly id: string;
-  /** A step of a cascade: its outcome is recorded with the cascade's next step, in one transaction. */
-  readonly cascade?: boolean;
-  readonly dueAt: Date;
-  readonly at: Date;
-  readonly reason: string;
-}
-
-export interface StatusRecord {
-  readonly accountId: number;
-  readonly id: string;
-  /** A step of a cascade: its outcome is recorded with the cascade's next step, in one transaction. */
-  readonly cascade?: boolean;
-  readonly status: TargetStatus;
-  readonly at: Date;
-  readonly errorCode: number | null;
-  readonly detail?: string;
-}
+/** A message a connector accepted (see OutcomeBatch in messages/). */
+export type SentRecord = OutcomeBatch['sent'][number];
+/** A message to try again later. */
+export type RetryRecord = OutcomeBatch['retries'][number];
+/** A message that reached a status without a receipt. */
+export type StatusRecord = OutcomeBatch['statuses'][number];
 
 interface Waiter {
   resolve(): void;
@@ -226,63 +194,30 @@ export class DeliveryWriter {
   }
 
   private async write(batch: Pending): Promise<void> {
-    const transitions = new Map<string, Transition>();
-    const extra: Transition[] = [];
-    const put = (transition: Transition): void => {
-      if (transitions.has(transition.id)) extra.push(transition);
-      else transitions.set(transition.id, transition);
-    };
-    const submissions: SubmissionRow[] = [];
     // Whether a step of a cascade is among the records: its outcome and the next step share a transaction.
     let cascade = [...batch.sent, ...batch.retries, ...batch.statuses].some((r) => r.cascade === true);
-    for (const r of batch.sent) {
-      put(sentTransition(r));
-      submissions.push({
-        connectorId: r.connectorId,
-        carrierIds: r.carrierIds,
-        accountId: r.accountId,
-        id: r.id,
-        at: r.at,
-      });
-    }
-    for (const r of batch.retries) put(retryTransition(r));
-    for (const r of batch.statuses) put(statusTransition(r));
-
+    const known: { accountId: number; id: string; receipt: CarrierReceipt }[] = [];
     const dbReceipts: CarrierReceipt[] = [];
-    const ignored: IgnoredReceipt[] = [];
     for (const receipt of receiptsPerPart(batch.receipts)) {
       const key = `${receipt.connectorId}\u0000${receipt.carrierId}`;
-      const known = this.recent.get(key);
-      if (!known || known.parts > 1) {
+      const submission = this.recent.get(key);
+      if (!submission || submission.parts > 1) {
         dbReceipts.push(receipt);
         continue;
       }
       this.stats.receiptsFromMemory++;
-      if (known.cascade) cascade = true;
-      this.onReceiptLatency?.(nowMs(this.clock) - known.at);
-      if (receipt.state !== 'delivered' || !known.readTracked) this.recent.delete(key);
-      const fact = { status: receipt.state, at: receipt.at, errorCode: receipt.errorCode };
-      const pending = transitions.get(known.id);
-      if (!pending) {
-        transitions.set(
-          known.id,
-          statusTransition({ accountId: known.accountId, id: known.id, ...fact, fromReceipt: true }),
-        );
-      } else if (!mergeReceipt(pending, fact)) {
-        ignored.push({ accountId: known.accountId, id: known.id, status: receipt.state, at: receipt.at });
-      }
+      if (submission.cascade) cascade = true;
+      this.onReceiptLatency?.(nowMs(this.clock) - submission.at);
+      if (receipt.state !== 'delivered' || !submission.readTracked) this.recent.delete(key);
+      known.push({ accountId: submission.accountId, id: submission.id, receipt });
     }
     this.forgetOldSubmissions();
 
-    const all = [...transitions.values(), ...extra];
+    const outcomes = messageOutcomes({ ...batch, known, receipts: dbReceipts });
     const ended: StepOutcome[] = [];
     let created = NO_STEPS_CREATED;
-    const run = async (q: Queryable, several: boolean): Promise<void> => {
-      const recorded = await messageRecordOutcomes(
-        q,
-        { transitions: all, submissions, receipts: dbReceipts, ignored, lockFirst: several },
-        ended,
-      );
+    const run = async (q: Queryable): Promise<void> => {
+      const recorded = await messageRecordOutcomes(q, outcomes, ended);
       this.stats.orphaned += recorded.orphaned;
       this.stats.ignored += recorded.ignored;
       if (ended.length > 0 && this.hooks) created = await this.hooks.stepsEnded(q, ended, this.clock.now());
@@ -291,8 +226,8 @@ export class DeliveryWriter {
     // a transaction, and so does a flush with a step of a cascade (its next step is created with its outcome).
     // (Fallbacks and notes that follow it are independent, status-guarded statements.)
     try {
-      if (dbReceipts.length === 0 && extra.length === 0 && !(cascade && this.hooks)) await run(this.db, false);
-      else await this.db.transaction((q) => run(q, dbReceipts.length > 0 || extra.length > 0));
+      if (!outcomes.severalStatements && !(cascade && this.hooks)) await run(this.db);
+      else await this.db.transaction(run);
       created.committed();
     } finally {
       created.close();

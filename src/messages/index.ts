@@ -7,13 +7,9 @@
 export type { ClaimedMessage, ClaimLimits } from './claimSql.js';
 export { messageClaimDue, messageNextDue } from './claimSql.js';
 export { messageExpireDue, messageNextExpiry } from './expirySql.js';
-export type { IgnoredReceipt } from './outcomes.js';
-export { messageApplyOrphanReceipts, messageRecordOutcomes, receiptsPerPart } from './outcomes.js';
+export type { OutcomeBatch } from './outcomes.js';
+export { messageApplyOrphanReceipts, messageOutcomes, messageRecordOutcomes, receiptsPerPart } from './outcomes.js';
 export type { StepOutcome } from './stepOutcomes.js';
-export type { SubmissionRow } from './transitionSql.js';
-export { messageApplyTransitions } from './transitionSql.js';
-export type { TargetStatus, Transition } from './transitions.js';
-export { mergeReceipt, retryTransition, sentTransition, statusTransition } from './transitions.js';
 export { orphanReceiptsAny } from './submissionSql.js';
 export { DELIVERY_ERRORS, READ_TRACKED } from './statuses.js';
 export type { MessageRow } from './messageObject.js';

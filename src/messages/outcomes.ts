@@ -14,25 +14,73 @@ import {
   messageNoteIgnored,
   type SubmissionRow,
 } from './transitionSql.js';
-import { mergeReceipt, roundsOf, statusTransition, type Transition } from './transitions.js';
+import {
+  mergeReceipt,
+  retryTransition,
+  roundsOf,
+  sentTransition,
+  statusTransition,
+  type TargetStatus,
+  type Transition,
+} from './transitions.js';
 
 /*
  * What happened to messages, recorded: the submitter's outcomes (sent, retries, statuses) and carriers' receipts,
- * in the order of the statements of transitionSql.ts and submissionSql.ts. The delivery writer and the jobs call
- * one function each here; the statements stay the owner's.
+ * in the order of the statements of transitionSql.ts and submissionSql.ts. The delivery writer forms its batch with
+ * messageOutcomes and records it with messageRecordOutcomes; the jobs and intake call one function each here.
  */
 
 /** A receipt, duplicate or late, that changed nothing: noted in its message's history as ignored. */
-export interface IgnoredReceipt {
+interface IgnoredReceipt {
   readonly accountId: number;
   readonly id: string;
   readonly status: string;
   readonly at: Date;
 }
 
-/** One flush of outcomes to record. */
+/**
+ * A batch of what happened to messages, as the submitter and the connectors report it. A record of a step of a
+ * cascade says so (`cascade`): its outcome is recorded with the cascade's next step, in one transaction.
+ */
+export interface OutcomeBatch {
+  /** Messages a connector accepted, with the carrier ids of their parts. */
+  readonly sent: readonly {
+    readonly accountId: number;
+    readonly id: string;
+    readonly cascade?: boolean;
+    readonly connectorId: string;
+    readonly at: Date;
+    readonly carrierIds: readonly string[];
+    /** VIBER, VK, WHATSAPP: a read may follow the delivery. */
+    readonly readTracked: boolean;
+  }[];
+  /** Messages to try again at `dueAt`. */
+  readonly retries: readonly {
+    readonly accountId: number;
+    readonly id: string;
+    readonly cascade?: boolean;
+    readonly dueAt: Date;
+    readonly at: Date;
+    readonly reason: string;
+  }[];
+  /** Messages that reached a status without a receipt (refused by a connector, no route, past their deadline). */
+  readonly statuses: readonly {
+    readonly accountId: number;
+    readonly id: string;
+    readonly cascade?: boolean;
+    readonly status: TargetStatus;
+    readonly at: Date;
+    readonly errorCode: number | null;
+    readonly detail?: string;
+  }[];
+  /** Receipts of single-part messages whose submission the caller knows (made recently in this process). */
+  readonly known: readonly { readonly accountId: number; readonly id: string; readonly receipt: CarrierReceipt }[];
+  /** Receipts whose submissions are looked up in the database. */
+  readonly receipts: readonly CarrierReceipt[];
+}
+
+/** A batch formed into transitions, ready to record ({@link messageOutcomes}). */
 export interface Outcomes {
-  /** Transitions already formed (sent, retries, statuses, receipts matched in memory). */
   readonly transitions: readonly Transition[];
   /** The submissions to record with the first round of transitions. */
   readonly submissions: readonly SubmissionRow[];
@@ -41,10 +89,54 @@ export interface Outcomes {
   /** Receipts already known to have changed nothing. */
   readonly ignored: readonly IgnoredReceipt[];
   /**
-   * Whether the caller's transaction runs several statements: every message they change is then locked first, in
-   * the global order, before any refund locks a balance (a stop holding one of them may be waiting for it).
+   * Recording takes several statements (receipts to look up, or more than one change of a message): the caller
+   * runs them in one transaction, and every message they change is locked first, in the global order, before any
+   * refund locks a balance (a stop holding one of them may be waiting for it). Otherwise it is one statement,
+   * atomic by itself (refunds and events included).
    */
-  readonly lockFirst: boolean;
+  readonly severalStatements: boolean;
+}
+
+/**
+ * Forms a batch into transitions, one per message where they can be merged (a sent message and its receipt in the
+ * same batch become one change), more where they cannot (applied in rounds); a known receipt that contradicts the
+ * change already formed for its message is noted as ignored.
+ */
+export function messageOutcomes(batch: Partial<OutcomeBatch>): Outcomes {
+  const transitions = new Map<string, Transition>();
+  const extra: Transition[] = [];
+  const put = (transition: Transition): void => {
+    if (transitions.has(transition.id)) extra.push(transition);
+    else transitions.set(transition.id, transition);
+  };
+  const submissions: SubmissionRow[] = [];
+  for (const r of batch.sent ?? []) {
+    put(sentTransition(r));
+    submissions.push({
+      connectorId: r.connectorId,
+      carrierIds: r.carrierIds,
+      accountId: r.accountId,
+      id: r.id,
+      at: r.at,
+    });
+  }
+  for (const r of batch.retries ?? []) put(retryTransition(r));
+  for (const r of batch.statuses ?? []) put(statusTransition(r));
+  const ignored: IgnoredReceipt[] = [];
+  for (const { accountId, id, receipt } of batch.known ?? []) {
+    const fact = { status: receipt.state, at: receipt.at, errorCode: receipt.errorCode };
+    const pending = transitions.get(id);
+    if (!pending) transitions.set(id, statusTransition({ accountId, id, ...fact, fromReceipt: true }));
+    else if (!mergeReceipt(pending, fact)) ignored.push({ accountId, id, status: receipt.state, at: receipt.at });
+  }
+  const receipts = batch.receipts ?? [];
+  return {
+    transitions: [...transitions.values(), ...extra],
+    submissions,
+    receipts,
+    ignored,
+    severalStatements: receipts.length > 0 || extra.length > 0,
+  };
 }
 
 /** What {@link messageRecordOutcomes} did beside moving messages. */
@@ -56,7 +148,7 @@ export interface RecordedOutcomes {
 }
 
 /**
- * Records a flush of outcomes in the caller's transaction (or as one statement when it is only transitions):
+ * Records formed outcomes in the caller's transaction (one statement when not {@link Outcomes.severalStatements}):
  * receipts find their submissions, transitions apply in rounds, receipts then apply to what they found, and
  * whatever changed nothing is noted. Steps of cascades that ended are added to `ended`.
  */
@@ -66,7 +158,7 @@ export async function messageRecordOutcomes(
   ended: StepOutcome[],
 ): Promise<RecordedOutcomes> {
   const found = outcomes.receipts.length > 0 ? await matchReceipts(q, outcomes.receipts) : undefined;
-  if (outcomes.lockFirst)
+  if (outcomes.severalStatements)
     await messageLockOrdered(q, [...outcomes.transitions, ...(found ? receiptMessages(found) : [])]);
   const ignored = [...outcomes.ignored];
   const unmoved = await applyTransitions(q, outcomes.transitions, outcomes.submissions, ended);

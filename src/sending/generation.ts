@@ -11,11 +11,11 @@ import { mapInSlices } from '../util/turns.js';
 import { uuid7 } from '../util/uuid7.js';
 import { validateContent } from './channelContent.js';
 import {
-  messageApplyTransitions,
   messageInsertBatch,
+  messageOutcomes,
+  messageRecordOutcomes,
   type NewMessage,
   type SendingMethod,
-  statusTransition,
   type ValidMessage,
   whatsappWindowsOpenOf,
 } from '../messages/index.js';
@@ -275,18 +275,19 @@ export async function storeRefused(
       cascade,
     })),
   });
-  await messageApplyTransitions(
+  await messageRecordOutcomes(
     tx,
-    refused.map(({ item, error }) =>
-      statusTransition({
+    messageOutcomes({
+      statuses: refused.map(({ item, error }) => ({
         accountId: sender.accountId,
         id: item.id,
         status: 'unsent',
         at: now,
         errorCode: error.code,
         detail: error.message,
-      }),
-    ),
+      })),
+    }),
+    [],
   );
 }
 

@@ -3,12 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
 import { retentionSweep } from '../../src/retention/retention.js';
 import { claimLimits } from '../../src/messages/claimSql.js';
-import {
-  messageApplyTransitions,
-  messageClaimDue,
-  messageInsertInbound,
-  messagePartitionsEnsure,
-} from '../../src/messages/index.js';
+import { messageClaimDue, messageInsertInbound, messagePartitionsEnsure } from '../../src/messages/index.js';
+import { messageApplyTransitions } from '../../src/messages/transitionSql.js';
 import { statusTransition } from '../../src/messages/transitions.js';
 import { messagePartitions, PARTITION_MS, partitionWeekOf } from '../../src/messages/messagePartitions.js';
 import { messageInsertBatch, type NewMessage } from '../../src/messages/messageSql.js';
