@@ -23,6 +23,8 @@ export default tseslint.config(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
       ],
+      // One import statement per module: what a file takes from another is read in one place.
+      'no-duplicate-imports': 'error',
     },
   },
   {

@@ -1,5 +1,4 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { call } from '../test/helpers/http.js';
 import { createAccountVia } from '../test/helpers/testHerald.js';
 import { ATTACKS } from '../test/hostile/attacks/index.js';

@@ -1,27 +1,25 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { adminAccountRoutes } from './accounts/routes.js';
+import { adminAccountRoutes, adminUserRoutes, apiKeyRoutes, balanceRoutes, sessionRoutes } from './accounts/routes.js';
 import { PasswordHasher, SCRYPT_PARAMS } from './accounts/index.js';
-import { apiKeyRoutes } from './accounts/routes.js';
-import { sessionRoutes } from './accounts/routes.js';
-import { adminUserRoutes } from './accounts/routes.js';
-import { balanceRoutes } from './accounts/routes.js';
 import { type Config, ConfigError, type ConfigFile, loadConfigFile } from './config/index.js';
-import { adminConnectorRoutes } from './connectors/routes.js';
-import type { Connector } from './connectors/index.js';
-import { ConnectorStatusWriter } from './connectors/index.js';
-import { buildConnectors, Router } from './connectors/index.js';
-import { webhookRoutes } from './connectors/routes.js';
+import { adminConnectorRoutes, webhookRoutes } from './connectors/routes.js';
+import { buildConnectors, type Connector, ConnectorStatusWriter, Router } from './connectors/index.js';
 import { type AppContext, NO_DIRECT_ROOM } from './context.js';
 import type { Db } from './db/db.js';
 import { migrate } from './db/migrate.js';
 import { openDb, openReadDb } from './db/openDb.js';
 import { replicaIsStandby } from './db/replica.js';
-import { DeliveryWriter } from './delivery/index.js';
-import { Submitter, type SubmitterOptions } from './delivery/index.js';
-import { deliveryJobs } from './delivery/index.js';
+import {
+  AnnouncingWakeup,
+  deliveryJobs,
+  DeliveryWriter,
+  Submitter,
+  type SubmitterOptions,
+  Wakeup,
+} from './delivery/index.js';
 import { retentionJobs } from './retention/index.js';
-import { callbackJobs } from './callbacks/index.js';
+import { callbackJobs, CallbackSender, type CallbackSenderOptions, CallbackTargets } from './callbacks/index.js';
 import { CascadeProgress, cascadeJobs, cascadesStop } from './cascades/index.js';
 import { cascadeRoutes } from './cascades/routes.js';
 import { dispatchRoutes } from './dispatches/routes.js';
@@ -30,7 +28,6 @@ import { idempotencyJobs } from './idempotency/index.js';
 import { messageJobs, messagePartitionsEnsure, messageQueueFigures } from './messages/index.js';
 import { Jobs } from './shared/jobs.js';
 import { statisticsJobs, statsCleanDayCounts } from './statistics/index.js';
-import { AnnouncingWakeup, Wakeup } from './delivery/index.js';
 import { wakeAtCommit } from './db/wake.js';
 import { type DemoCredentials, demoBanner, ensureDemo } from './demo/index.js';
 import { buildServer, closeServer, type Routes } from './http/server.js';
@@ -42,24 +39,20 @@ import { createLogger } from './logger.js';
 import { lookupRoutes } from './messages/routes.js';
 import { messageRoutes } from './sending/routes.js';
 import { NumberingPlan } from './numbering/index.js';
-import { adminSenderNameRoutes } from './senderNames/routes.js';
+import { adminSenderNameRoutes, senderNameRoutes } from './senderNames/routes.js';
 import { callbackRoutes } from './callbacks/routes.js';
 import { conversionRoutes } from './conversions/routes.js';
 import { linkRoutes } from './links/routes.js';
 import { adminTariffRoutes } from './money/routes.js';
-import { tariffReplaceFromConfig } from './money/index.js';
+import { tariffReplaceFromConfig, Tariffs } from './money/index.js';
 import { type EmbeddedSimulators, startEmbeddedSimulators } from './simulators/index.js';
 import { simulatorBanner, simulatorRoutes } from './simulators/routes.js';
 import { type Clock, systemClock } from './util/clock.js';
-import { CallbackSender, type CallbackSenderOptions } from './callbacks/index.js';
-import { CallbackTargets } from './callbacks/index.js';
-import { Tariffs } from './money/index.js';
 import { TemplateMatcher } from './templates/index.js';
 import { inboundJobs, receiveInbound, receiveSmsInbound } from './inbound/index.js';
 import { statisticsRoutes } from './statistics/routes.js';
 import { adminInboundRoutes, inboundRoutes } from './inbound/routes.js';
 import { adminTemplateRoutes, templateRoutes } from './templates/routes.js';
-import { senderNameRoutes } from './senderNames/routes.js';
 import { verificationRoutes, verifierRoutes } from './verify/routes.js';
 import { verifyJobs } from './verify/index.js';
 import { webRoutes } from './web/routes.js';

@@ -1,6 +1,11 @@
 import { Type } from 'typebox';
-import { accountGet, accountSetCallbackSecret, principalOf, requireToken } from '../accounts/index.js';
-import { newCallbackSecret } from '../accounts/index.js';
+import {
+  accountGet,
+  accountSetCallbackSecret,
+  newCallbackSecret,
+  principalOf,
+  requireToken,
+} from '../accounts/index.js';
 import { herald } from '../errors/catalogue.js';
 import { bodyLimitFor } from '../http/bodyLimits.js';
 import { errorResponses, PAGE_PARAMETERS, paginated, Query } from '../http/schemas.js';

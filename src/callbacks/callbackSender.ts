@@ -1,5 +1,4 @@
-import { lookup } from 'node:dns';
-import type { LookupAddress } from 'node:dns';
+import { lookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { Agent, request } from 'undici';

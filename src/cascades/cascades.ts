@@ -1,5 +1,5 @@
 import { type AppContext, type DirectHandOver, NO_DIRECT_ROOM } from '../context.js';
-import type { Queryable } from '../db/db.js';
+import type { Db, Queryable } from '../db/db.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
 import type { Principal } from '../accounts/index.js';
 import { idempotentReplay, type IdempotentResult } from '../idempotency/index.js';
@@ -23,7 +23,6 @@ import {
   validationContext,
 } from '../sending/index.js';
 import { type NewMessage, type StepOutcome } from '../messages/index.js';
-import type { Db } from '../db/db.js';
 import { NO_STEPS_CREATED, type OutcomeHooks, type StepsCreated } from '../delivery/index.js';
 import { type Channel, enabledChannels } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';

@@ -1,8 +1,6 @@
 import { herald, HeraldError, showValue } from '../errors/catalogue.js';
-import { READ_TRACKED } from '../messages/index.js';
-import { validateCommonFields, validateMessage } from '../sending/index.js';
-import type { ValidationContext, WindowValues } from '../sending/index.js';
-import type { ValidMessage } from '../messages/index.js';
+import { READ_TRACKED, type ValidMessage } from '../messages/index.js';
+import { validateCommonFields, validateMessage, type ValidationContext, type WindowValues } from '../sending/index.js';
 import { type Channel, isChannel } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';
 

@@ -1,8 +1,7 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_SENDER_OPTIONS } from '../callbacks/index.js';
-import { DEFAULT_WRITER_OPTIONS } from '../delivery/index.js';
-import { DEFAULT_SUBMITTER_OPTIONS } from '../delivery/index.js';
+import { DEFAULT_SUBMITTER_OPTIONS, DEFAULT_WRITER_OPTIONS } from '../delivery/index.js';
 
 /**
  * Herald's configuration: parsed once at start-up from `HERALD_*` variables (and `DATABASE_URL`) into one frozen

@@ -6,10 +6,9 @@ import type { ProviderConnectorConfig, WhatsappConnectorConfig } from './connect
 import type { CarrierReceipt } from './connector.js';
 import { herald } from '../errors/catalogue.js';
 import { authFailed, authGuard, sameSecret } from '../http/auth.js';
-import type { Routes } from '../http/server.js';
+import { bodyProblem, type Routes } from '../http/server.js';
 import { parseProviderWebhook } from './http/providerConnector.js';
 import { parseWhatsappWebhook } from './http/whatsappConnector.js';
-import { bodyProblem } from '../http/server.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

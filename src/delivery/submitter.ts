@@ -1,14 +1,18 @@
 import type { Logger } from 'pino';
 import type { DirectHandOver } from '../context.js';
-import type { OutboundMessage } from '../connectors/index.js';
-import type { Router } from '../connectors/index.js';
+import type { OutboundMessage, Router } from '../connectors/index.js';
 import type { Db } from '../db/db.js';
-import type { NumberingPlan } from '../numbering/index.js';
-import { lookupSubscriber } from '../numbering/index.js';
-import { messageWindow } from '../schedule/index.js';
-import { isUnconstrained, nextAllowedInstant, type SendWindow } from '../schedule/index.js';
-import { DELIVERY_ERRORS, READ_TRACKED, whatsappWindowsOpenOf } from '../messages/index.js';
-import { type ClaimedMessage, type ClaimLimits, messageClaimDue, messageNextDue } from '../messages/index.js';
+import { lookupSubscriber, type NumberingPlan } from '../numbering/index.js';
+import { isUnconstrained, messageWindow, nextAllowedInstant, type SendWindow } from '../schedule/index.js';
+import {
+  type ClaimedMessage,
+  type ClaimLimits,
+  DELIVERY_ERRORS,
+  messageClaimDue,
+  messageNextDue,
+  READ_TRACKED,
+  whatsappWindowsOpenOf,
+} from '../messages/index.js';
 import { type Channel, CHANNELS } from '../shared/channels.js';
 import { DUE_LEFT_POLL_MS, ERROR_POLL_MS, Loop } from '../shared/loop.js';
 import { TestSignal } from '../shared/testSignal.js';

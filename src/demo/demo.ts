@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createAccount } from '../accounts/index.js';
-import { accountUpdate } from '../accounts/index.js';
-import { ledgerAppend } from '../accounts/index.js';
+import { accountUpdate, createAccount, ledgerAppend } from '../accounts/index.js';
 import { inboundNumberAssign } from '../inbound/index.js';
 import type { Config } from '../config/index.js';
 import type { Db } from '../db/db.js';

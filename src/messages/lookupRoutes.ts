@@ -1,4 +1,4 @@
-import { uuidBound } from '../util/uuid7.js';
+import { UUID_PATTERN, uuidBound } from '../util/uuid7.js';
 import { Type } from 'typebox';
 import type { Queryable } from '../db/db.js';
 import { readOwnWrite } from '../db/replica.js';
@@ -7,7 +7,6 @@ import { principalOf, requireToken } from '../accounts/index.js';
 import { bodyLimitFor } from '../http/bodyLimits.js';
 import { ChannelType, errorResponses, Id, MAX_PAGE } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
-import { UUID_PATTERN } from '../util/uuid7.js';
 import { normaliseDestination } from '../numbering/index.js';
 import { messageListTotal, type RolledUpDays } from './listTotal.js';
 import { messageGet, messageList, messageStop } from './messageLookupSql.js';

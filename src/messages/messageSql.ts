@@ -1,11 +1,17 @@
 import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
 import { cascadeStepKeysCte, inboundKeyCte } from './messageKeys.js';
-import { cascadeOf, eventSelect, insertEventsCte, priceExtra, wantsEvent } from '../callbacks/index.js';
+import {
+  type CallbackEvent,
+  cascadeOf,
+  eventSelect,
+  insertEventsCte,
+  priceExtra,
+  wantsEvent,
+} from '../callbacks/index.js';
 import type { Queryable } from '../db/db.js';
 import { jsonSlices } from '../db/jsonSlices.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
 import type { Subscriber } from '../numbering/index.js';
-import type { CallbackEvent } from '../callbacks/index.js';
 import type { Channel } from '../shared/channels.js';
 import type { TrafficType } from '../shared/trafficTypes.js';
 

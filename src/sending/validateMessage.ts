@@ -1,6 +1,10 @@
-import { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem } from '../callbacks/index.js';
+import {
+  CALLBACK_URL_MAX_LENGTH,
+  type CallbackEvent,
+  callbackUrlProblem,
+  isCallbackEvent,
+} from '../callbacks/index.js';
 import { maskCallbackUrl } from '../shared/callbackUrlMask.js';
-import { type CallbackEvent, isCallbackEvent } from '../callbacks/index.js';
 import { herald, showValue } from '../errors/catalogue.js';
 import { linkCount, MAX_LINKS_PER_MESSAGE } from '../links/index.js';
 import { SENDER_NAME_MAX_LENGTH } from '../senderNames/index.js';

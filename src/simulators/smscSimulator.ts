@@ -3,13 +3,13 @@ import type { AddressInfo } from 'node:net';
 import smpp from 'smpp';
 import '../shared/smppGsmCoderPatch.js';
 import {
+  corkUntilNextTick,
   receiptTlvs,
-  ShortMessagePdu,
   type ShortMessageFields,
+  ShortMessagePdu,
   ShortMessageResp,
   type Tlv,
 } from '../connectors/index.js';
-import { corkUntilNextTick } from '../connectors/index.js';
 import { outcomeOf, SIM_UNDELIVERED_ERROR } from './outcomes.js';
 import { Timers } from './timers.js';
 import { type Clock, type ClockTimer, nowMs, systemClock } from '../util/clock.js';

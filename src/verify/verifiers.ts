@@ -5,8 +5,12 @@ import { herald } from '../errors/catalogue.js';
 import { validationContext } from '../sending/index.js';
 import { type Channel, enabledChannels } from '../shared/channels.js';
 import { isoUtc } from '../util/time.js';
-import type { VerifierCreateJson, VerifierJson, VerifierUpdateJson } from './verifierSchemas.js';
-import { VERIFIER_DEFAULTS } from './verifierSchemas.js';
+import {
+  VERIFIER_DEFAULTS,
+  type VerifierCreateJson,
+  type VerifierJson,
+  type VerifierUpdateJson,
+} from './verifierSchemas.js';
 import type { VerifierRow, VerifierSettings } from './verifierSql.js';
 
 /** A FLASHCALL carries a 4-digit code as the caller's last digits (spec 2.2); longer codes need the carrier's help. */

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Cluster, startCluster } from '../helpers/cluster.js';
 import { messageStatusCounts, submissionsByText } from '../helpers/delivery.js';
-import { ENGINES } from '../helpers/engines.js';
+import { ENGINES, type TestDb } from '../helpers/engines.js';
 import { call } from '../helpers/http.js';
 import { type Load, startLoad } from '../helpers/load.js';
 import { Receiver } from '../helpers/receiver.js';
 import { waitFor } from '../helpers/waitFor.js';
-import type { TestDb } from '../helpers/engines.js';
 import { type PatroniCluster, PATRONI_TOOLS, patroniInstalled, startPatroniCluster } from './patroni.js';
 import { schemaDatabase, startPgBouncer } from './servers.js';
 

@@ -1,8 +1,7 @@
 import type { Clock } from '../../util/clock.js';
 import type { ProviderConnectorConfig, ProviderType } from '../connectorConfig.js';
-import type { CarrierReceipt, ReceiptState } from '../connector.js';
+import type { CarrierReceipt, OutboundMessage, ReceiptState } from '../connector.js';
 import { isPlainObject } from '../../shared/text.js';
-import type { OutboundMessage } from '../connector.js';
 import { HttpConnector, type ProviderRequest } from './httpConnector.js';
 
 const CHANNEL_OF = { viber: 'VIBER', vk: 'VK', flashcall: 'FLASHCALL', voicecode: 'VOICECODE' } as const;

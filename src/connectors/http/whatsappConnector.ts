@@ -1,8 +1,7 @@
 import type { Clock } from '../../util/clock.js';
 import type { WhatsappConnectorConfig } from '../connectorConfig.js';
-import type { CarrierReceipt, InboundMessage } from '../connector.js';
+import type { CarrierReceipt, InboundMessage, OutboundMessage } from '../connector.js';
 import { isPlainObject } from '../../shared/text.js';
-import type { OutboundMessage } from '../connector.js';
 import { HttpConnector, type ProviderRequest } from './httpConnector.js';
 
 /**
