@@ -23,8 +23,11 @@ const smppConnector = (id: string, port: number): SmppConnectorConfig => ({
   systemType: '',
   window: 50,
   mps: 5000,
-  enquireLinkSeconds: 1,
-  responseTimeoutSeconds: 1,
+  // Spans the test crosses by moving the clock, too long to fall due in real time during the file: submissions sent
+  // at once (30 s) and the first enquire_link's answer (10 + 30 s) time out in one move, before the retry they set
+  // (1 s later) falls due and within the dispatcher's 60 s lease. Reconnecting stays short and in real time.
+  enquireLinkSeconds: 10,
+  responseTimeoutSeconds: 30,
   reconnectMinMs: 100,
   reconnectMaxMs: 500,
 });
@@ -33,6 +36,8 @@ describe.each(ENGINES)('routing fallback and a stalled SMSC (%s)', (engine) => {
   let testDb: TestDb;
   let herald: Herald;
   let token: string;
+  // It stands still: the stalled SMSC's timeouts and the messages' retries come when the test moves it.
+  const clock = new TestClock('2026-03-10T09:00:00Z');
   const primary = new SmscSimulator({ systemId: 'herald', password: 'pw', delayMs: 10 });
   const backup = new SmscSimulator({ systemId: 'herald', password: 'pw', delayMs: 10 });
 
@@ -70,7 +75,7 @@ describe.each(ENGINES)('routing fallback and a stalled SMSC (%s)', (engine) => {
         HERALD_LOG_LEVEL: 'silent',
       }),
       role: 'all',
-      clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }),
+      clock,
       db: testDb.db,
       log: pino({ level: 'silent' }),
       configFile,
@@ -112,19 +117,29 @@ describe.each(ENGINES)('routing fallback and a stalled SMSC (%s)', (engine) => {
   });
 
   it('times out a stalled SMSC, reconnects, and sends the waiting messages through the route', async () => {
+    const connector = herald.connectors.find((c) => c.id === 'primary') as SmppConnector;
     backup.setDown(true);
     primary.setStalled(true);
     const ids = await send(['stalled a', 'stalled b']);
-    // No answer within the response timeout: the session is closed, the messages wait and are retried.
-    const connector = herald.connectors.find((c) => c.id === 'primary')!;
-    await waitFor(() => connector.state().lastError?.includes('enquire_link') || connector.state().state !== 'bound', {
-      timeoutMs: 10_000,
-    });
+    await waitFor(() => connector.state().inFlight === 2);
+    const binds = primary.binds.length;
+    // The enquire_link goes out, then no answer to it or to the submissions within the response timeout: the
+    // session is closed, the messages wait (1 s, by the clock) and are retried.
+    clock.advance(10_000);
+    expect(connector.state().lastError).not.toBe('no enquire_link_resp');
+    clock.advance(30_000);
+    expect(connector.state().lastError).toBe('no enquire_link_resp');
+    await waitFor(() => connector.state().inFlight === 0);
     expect(await statuses(ids)).toEqual(['sending', 'sending']);
     primary.setStalled(false);
     backup.setDown(false);
+    // Bound again on a new connection (the stalled SMSC took its bind), and the backup too: then their retry falls due.
+    await waitFor(() => primary.binds.length > binds && connector.available());
+    expect(await (herald.connectors.find((c) => c.id === 'backup') as SmppConnector).waitBound(20_000)).toBe(true);
+    clock.advance(1000);
     await untilWritten(herald, async () => (await statuses(ids)).every((s) => s === 'delivered'), {
       timeoutMs: 20_000,
     });
+    expect(primary.submissions.map((s) => s.text)).toEqual(expect.arrayContaining(['stalled a', 'stalled b']));
   });
 });

@@ -9,11 +9,13 @@ import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { messageStop } from '../../src/messages/messageLookupSql.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { insertAccount, insertCallbackTarget, insertMessage } from '../factories/rows.js';
+import { runCount } from '../helpers/runCount.js';
 
 const T0 = Date.parse('2026-03-10T09:00:00Z');
 const MESSAGES = 3;
 const CONNECTOR = 'prop';
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 40);
+/** Command sequences: 40 in `npm test` (about 3 s per engine), 400 nightly (`npm run test:nightly`: 12 s). */
+const RUNS = runCount('HERALD_TEST_STATE_MACHINE_RUNS', 40);
 
 /** What can happen to a message, in any order, any number of times, split into writer batches anywhere. */
 type Command =

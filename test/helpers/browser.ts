@@ -8,6 +8,13 @@ import { startTestHerald, type TestHerald } from './testHerald.js';
 /** Debian's Chromium (`apt-get install -y chromium`; .ci/run installs it): never a browser downloaded by a tool. */
 export const CHROMIUM = process.env.HERALD_TEST_CHROMIUM ?? '/usr/bin/chromium';
 
+/**
+ * The one engine of the browser tests (`*.browser.test.ts`): a page does not differ by engine, and the API tests
+ * under the pages run on both. PGlite, which every run has; no browser test needs PostgreSQL. On both engines the
+ * five files of test/web took 85-105 s one after the other, on PGlite alone 45-56 s (the same busy machine).
+ */
+export const BROWSER_ENGINE: Engine = 'pglite';
+
 /** Where browser tests keep their screenshots (a test artifact, not committed). */
 export const SCREENSHOTS = path.resolve('test-artifacts/screenshots');
 

@@ -1,16 +1,15 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_CONTENT_SECURITY_POLICY } from '../../src/http/server.js';
-import { launchBrowser } from '../helpers/browser.js';
+import { BROWSER_ENGINE, launchBrowser } from '../helpers/browser.js';
 import { startTestHerald, type TestHerald } from '../helpers/testHerald.js';
 
-// The reference page touches no table: one engine is enough.
 describe('the reference page at /docs has a Content-Security-Policy and works under it', () => {
   let t: TestHerald;
   let browser: Browser;
 
   beforeAll(async () => {
-    t = await startTestHerald('pglite');
+    t = await startTestHerald(BROWSER_ENGINE);
     browser = await launchBrowser();
   });
   afterAll(async () => {

@@ -1,15 +1,14 @@
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot, unlabelledControls } from '../helpers/browser.js';
+import { BROWSER_ENGINE, launchBrowser, screenshot, unlabelledControls } from '../helpers/browser.js';
 import { TestClock } from '../helpers/clock.js';
-import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 
 // A cascade composed on the Send page and followed on the message page, in Debian's Chromium: names as docs/web.md
 // lists them. The simulators answer by the destination's last digit: 7 is undelivered on every channel, so the VK
 // step moves on to the SMS step, which ends the cascade undelivered too.
-describe.each(ENGINES)('cascades in the web pages (%s)', (engine) => {
+describe.each([BROWSER_ENGINE])('cascades in the web pages (%s)', (engine) => {
   let t: TestHerald;
   let browser: Browser;
   let account: TestAccount;

@@ -1,13 +1,12 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot, unlabelledControls } from '../helpers/browser.js';
+import { BROWSER_ENGINE, launchBrowser, screenshot, unlabelledControls } from '../helpers/browser.js';
 import { TestClock } from '../helpers/clock.js';
-import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 
 // A dispatch created, filled from a CSV file and followed to its end on the Dispatches pages, in Debian's Chromium:
 // names as docs/web.md lists them. The simulators deliver SMS to destinations ending in 1 and 2.
-describe.each(ENGINES)('dispatches in the web pages (%s)', (engine) => {
+describe.each([BROWSER_ENGINE])('dispatches in the web pages (%s)', (engine) => {
   let t: TestHerald;
   let browser: Browser;
   let account: TestAccount;

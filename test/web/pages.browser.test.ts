@@ -1,15 +1,21 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot, signInToApp, signInToConsole, unlabelledControls } from '../helpers/browser.js';
+import {
+  BROWSER_ENGINE,
+  launchBrowser,
+  screenshot,
+  signInToApp,
+  signInToConsole,
+  unlabelledControls,
+} from '../helpers/browser.js';
 import { TestClock } from '../helpers/clock.js';
-import { ENGINES } from '../helpers/engines.js';
 import { Receiver } from '../helpers/receiver.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { ADMIN_TOKEN, keyIdOf, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 
 // The pages as people use them, in Debian's Chromium: names are those docs/web.md lists.
-describe.each(ENGINES)('the web pages in a browser (%s)', (engine) => {
+describe.each([BROWSER_ENGINE])('the web pages in a browser (%s)', (engine) => {
   let t: TestHerald;
   let browser: Browser;
   let account: TestAccount;

@@ -1,14 +1,13 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { screenshot, signInToApp, startBrowserHerald, unlabelledControls } from '../helpers/browser.js';
-import { ENGINES } from '../helpers/engines.js';
+import { BROWSER_ENGINE, screenshot, signInToApp, startBrowserHerald, unlabelledControls } from '../helpers/browser.js';
 import type { TestAccount, TestHerald } from '../helpers/testHerald.js';
 import { verifyHarness } from '../helpers/verify.js';
 import { waitFor } from '../helpers/waitFor.js';
 
 // The Verifiers page and the Statistics page's verification section, in Debian's Chromium: names as docs/web.md
 // lists them. The Statistics page's range is the browser's last 30 days: Herald's clock runs from the real now.
-describe.each(ENGINES)('verifiers in the web pages (%s)', (engine) => {
+describe.each([BROWSER_ENGINE])('verifiers in the web pages (%s)', (engine) => {
   let t: TestHerald;
   let browser: Browser;
   let account: TestAccount;
