@@ -13,7 +13,7 @@ import type { Routes } from '../http/server.js';
 import { maskCallbackUrl } from '../shared/callbackUrlMask.js';
 import { isoUtc } from '../util/time.js';
 import { UUID_PATTERN } from '../util/uuid7.js';
-import { callbackDeliveryGet, callbackDeliveryList, callbackDeliveryReplay, type DeliveryRow } from './deliverySql.js';
+import { callbackPostGet, callbackPostList, callbackPostReplay, type CallbackPostRow } from './postSql.js';
 
 const Delivery = Type.Object({
   id: Type.String({ description: 'The X-Herald-Delivery id, the same on every attempt' }),
@@ -30,7 +30,7 @@ const Delivery = Type.Object({
   finishedTime: Type.Union([Type.String(), Type.Null()]),
 });
 
-function deliveryToApi(row: DeliveryRow) {
+function callbackPostToApi(row: CallbackPostRow) {
   return {
     id: row.id,
     url: maskCallbackUrl(row.url),
@@ -47,10 +47,10 @@ function deliveryToApi(row: DeliveryRow) {
   };
 }
 
-/** Deliveries replayed at most per request. */
+/** POSTs replayed at most per request. */
 const MAX_REPLAY = 1000;
 /**
- * The largest valid replay: 1000 delivery ids (a string that is no id is answered 409 as an item, so the schema does
+ * The largest valid replay: 1000 POST ids (a string that is no id is answered 409 as an item, so the schema does
  * not bound it; a body is sized for uuids), some 240 KB escaped at worst.
  */
 const REPLAY_BODY_LIMIT = bodyLimitFor(
@@ -63,7 +63,7 @@ const REPLAY_BODY_LIMIT = bodyLimitFor(
   ),
 );
 
-/** Callback deliveries, replay, and the signing secret, with TOKEN_2. */
+/** Callback POSTs, replay, and the signing secret, with TOKEN_2. */
 export const callbackRoutes: Routes = (app, ctx) => {
   const auth = requireToken(ctx, ['system']);
   const security = [{ basicToken: [] }];
@@ -88,7 +88,7 @@ export const callbackRoutes: Routes = (app, ctx) => {
     async (request) => {
       const page = request.query.page ?? 1;
       const perPage = request.query.per_page ?? 100;
-      const { rows, total } = await callbackDeliveryList(
+      const { rows, total } = await callbackPostList(
         ctx.db,
         principalOf(request).accountId,
         request.query.state ?? null,
@@ -96,7 +96,7 @@ export const callbackRoutes: Routes = (app, ctx) => {
         perPage,
         (page - 1) * perPage,
       );
-      return { items: rows.map(deliveryToApi), page, per_page: perPage, total };
+      return { items: rows.map(callbackPostToApi), page, per_page: perPage, total };
     },
   );
 
@@ -130,12 +130,10 @@ export const callbackRoutes: Routes = (app, ctx) => {
     },
     async (request) => {
       const id = request.params.id;
-      const row = UUID_PATTERN.test(id)
-        ? await callbackDeliveryGet(ctx.db, principalOf(request).accountId, id)
-        : undefined;
+      const row = UUID_PATTERN.test(id) ? await callbackPostGet(ctx.db, principalOf(request).accountId, id) : undefined;
       if (!row) throw herald('notFound', { what: `Delivery ${id}` });
       return {
-        ...deliveryToApi(row),
+        ...callbackPostToApi(row),
         body: row.bodies,
         attemptsLog: row.attempts_list.map((a) => ({
           time: isoUtc(a.at)!,
@@ -177,13 +175,11 @@ export const callbackRoutes: Routes = (app, ctx) => {
       if (!ids === !allFailed) throw herald('unprocessable', { reason: 'Give either ids or allFailed: true' });
       const accountId = principalOf(request).accountId;
       if (allFailed) {
-        const replayed = await callbackDeliveryReplay(ctx.db, accountId, 'all-failed', ctx.clock.now());
+        const replayed = await callbackPostReplay(ctx.db, accountId, 'all-failed', ctx.clock.now());
         return { errors: false, items: replayed.map((id) => ({ id, code: 200 })) };
       }
       const valid = ids!.filter((id) => UUID_PATTERN.test(id)).map((id) => id.toLowerCase());
-      const replayed = new Set(
-        valid.length ? await callbackDeliveryReplay(ctx.db, accountId, valid, ctx.clock.now()) : [],
-      );
+      const replayed = new Set(valid.length ? await callbackPostReplay(ctx.db, accountId, valid, ctx.clock.now()) : []);
       const items = ids!.map((id) => ({ id, code: replayed.has(id.toLowerCase()) ? 200 : 409 }));
       return { errors: items.some((i) => i.code !== 200), items };
     },

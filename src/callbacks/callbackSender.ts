@@ -7,14 +7,14 @@ import { nowMs, type Clock } from '../util/clock.js';
 import { maskCallbackUrl } from '../shared/callbackUrlMask.js';
 import { isPrivateAddress } from './callbackUrl.js';
 import {
-  callbackDeliveriesClaim,
-  callbackDeliveriesForm,
-  callbackDeliveryBodies,
-  callbackDeliveryNextDue,
-  callbackDeliveryPostpone,
-  callbackDeliveryRecord,
-  type ClaimedDelivery,
-} from './deliverySql.js';
+  callbackPostsClaim,
+  callbackPostsForm,
+  callbackPostBodies,
+  callbackPostNextDue,
+  callbackPostDefer,
+  callbackPostRecord,
+  type ClaimedPost,
+} from './postSql.js';
 import {
   callbackCursorsEnsure,
   callbackLanesBehind,
@@ -34,13 +34,13 @@ export interface CallbackSenderOptions {
   readonly retryWindowS: number;
   readonly allowPrivate: boolean;
   readonly timeoutMs: number;
-  /** Deliveries in flight at once, over all receivers. */
+  /** POSTs in flight at once, over all receivers. */
   readonly maxInFlight: number;
   /** Connections to one receiver host at once. */
   readonly perHost: number;
   /**
    * The longest an idle sender sleeps between looks: a safety poll for a missed wake-up. New events wake it (the
-   * listener, db/wake.ts), and it wakes by itself when the next open delivery falls due.
+   * listener, db/wake.ts), and it wakes by itself when the next open POST falls due.
    */
   readonly pollMs: number;
   readonly leaseMs: number;
@@ -67,23 +67,23 @@ class PrivateAddressError extends Error {}
 const laneKey = (lane: Lane): string => `${lane.targetId}:${lane.lane}`;
 
 /**
- * Delivers the callback outbox: forms deliveries of up to 100 events per callback URL, POSTs
- * each as a JSON array with the account's signature and the delivery id (the same on every retry), and records
+ * Delivers the callback outbox: forms POSTs of up to 100 events per callback URL, POSTs
+ * each as a JSON array with the account's signature and the POST id (the same on every retry), and records
  * each attempt. A non-2xx answer, a timeout (10 s) or a connection error is retried every retry interval until
- * the retry window ends, then the delivery is failed and kept for replay. Receivers are isolated: one open
- * delivery per URL, a connection limit per host, and a circuit breaker that parks a host after repeated failures,
+ * the retry window ends, then the POST is failed and kept for replay. Receivers are isolated: one open
+ * POST per URL, a connection limit per host, and a circuit breaker that parks a host after repeated failures,
  * so one dead receiver never delays the others. Private addresses are refused at connect time (after DNS), unless
  * allowed.
  *
- * Its loop's {@link wake} is poke(): new events, a finished delivery. A delivery due that a round did not start (a
- * replay waiting for the lane's open delivery, one another worker holds, no place left) is looked at again after
- * DUE_LEFT_POLL_MS, or when a finished delivery pokes it.
+ * Its loop's {@link wake} is poke(): new events, a finished POST. A POST due that a round did not start (a
+ * replay waiting for the lane's open POST, one another worker holds, no place left) is looked at again after
+ * DUE_LEFT_POLL_MS, or when a finished POST pokes it.
  */
 export class CallbackSender extends Loop {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly agent: Agent;
   private readonly breakers = new Map<string, CircuitBreaker>();
-  /** Lanes with events not yet in a delivery, as far as this sender knows, by `target:lane`. */
+  /** Lanes with events not yet in a POST, as far as this sender knows, by `target:lane`. */
   private readonly pending = new Map<string, Lane>();
   /** Events of transactions below this have been looked at (undefined: not yet, at start). */
   private scannedTo: EventPosition | undefined;
@@ -91,7 +91,7 @@ export class CallbackSender extends Loop {
   /** The last look left events for later (see FormRound.behind), and how many looks in a row did. */
   private behind = false;
   private behindRounds = 0;
-  /** When the next open delivery falls due, as the last round that formed nothing read it. */
+  /** When the next open POST falls due, as the last round that formed nothing read it. */
   private nextDue: Date | null | undefined;
   private savedAt = 0;
   readonly stats = { delivered: 0, retried: 0, failed: 0, events: 0 };
@@ -122,7 +122,7 @@ export class CallbackSender extends Loop {
   }
 
   /**
-   * One round: form the deliveries of the lanes with new events, then start the due ones. Returns how many attempts
+   * One round: form the POSTs of the lanes with new events, then start the due ones. Returns how many attempts
    * it started.
    */
   async round(): Promise<number> {
@@ -131,20 +131,20 @@ export class CallbackSender extends Loop {
     const room = this.options.maxInFlight - this.inFlight.size;
     if (room <= 0) return 0;
     if (formed === 0) {
-      // Nothing new: the claim (a bigger statement) runs only when a delivery is due.
-      this.nextDue = await callbackDeliveryNextDue(db);
+      // Nothing new: the claim (a bigger statement) runs only when a POST is due.
+      this.nextDue = await callbackPostNextDue(db);
       if (this.nextDue === null || this.nextDue.getTime() > nowMs(clock)) return 0;
     }
-    const due = await callbackDeliveriesClaim(db, clock.now(), room, this.options.leaseMs);
-    for (const delivery of due) {
-      const work = this.attempt(delivery).catch((error: unknown) =>
+    const due = await callbackPostsClaim(db, clock.now(), room, this.options.leaseMs);
+    for (const post of due) {
+      const work = this.attempt(post).catch((error: unknown) =>
         this.deps.log.error(
-          { err: error, delivery: delivery.id },
+          { err: error, delivery: post.id },
           'callback attempt could not be recorded; retried after its lease',
         ),
       );
       this.inFlight.add(work);
-      // A finished delivery frees its URL for the next one: go round again at once rather than at the next poll.
+      // A finished POST frees its URL for the next one: go round again at once rather than at the next poll.
       void work.finally(() => {
         this.inFlight.delete(work);
         this.poke();
@@ -154,7 +154,7 @@ export class CallbackSender extends Loop {
   }
 
   /**
-   * Forms deliveries for the lanes with events since the last look and those still pending. The first round, at
+   * Forms POSTs for the lanes with events since the last look and those still pending. The first round, at
    * start, also takes every lane behind its cursor (whatever happened while no sender ran) and the events since the
    * look that the last sender saved.
    */
@@ -169,7 +169,7 @@ export class CallbackSender extends Loop {
       this.behind = false;
       return 0;
     }
-    const round = await callbackDeliveriesForm(
+    const round = await callbackPostsForm(
       db,
       clock.now(),
       { pending: [...this.pending.values()], since: this.scannedTo },
@@ -213,12 +213,12 @@ export class CallbackSender extends Loop {
         this.deps.log.error({ err: error }, 'callback round failed');
       }
       this.testSignals.round.signal(started);
-      // Poked during the round, or during the look for the next due delivery: the wait returns at once.
+      // Poked during the round, or during the look for the next due POST: the wait returns at once.
       if (started === 0 && this.running && !this.wake.notified) await this.wake.wait(await this.untilNextDue());
     }
   }
 
-  /** Until the next open delivery falls due, at most pollMs; soon again when one is due that was not taken. */
+  /** Until the next open POST falls due, at most pollMs; soon again when one is due that was not taken. */
   private async untilNextDue(): Promise<number> {
     const { pollMs } = this.options;
     // Events wait for older transactions to end, which takes milliseconds, unless one is left open somewhere on
@@ -228,30 +228,30 @@ export class CallbackSender extends Loop {
       ? Math.min(pollMs, HORIZON_WAIT_MS * 2 ** Math.min(this.behindRounds - 1, 10))
       : pollMs;
     try {
-      const next = this.nextDue !== undefined ? this.nextDue : await callbackDeliveryNextDue(this.deps.db);
+      const next = this.nextDue !== undefined ? this.nextDue : await callbackPostNextDue(this.deps.db);
       if (next === null) return behindMs;
       const wait = next.getTime() - nowMs(this.deps.clock);
       return Math.min(behindMs, Math.max(wait, DUE_LEFT_POLL_MS));
     } catch (error) {
-      this.deps.log.error({ err: error }, 'reading the next due callback delivery failed');
+      this.deps.log.error({ err: error }, 'reading the next due callback POST failed');
       return Math.min(pollMs, ERROR_POLL_MS);
     }
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  private async attempt(post: ClaimedPost): Promise<void> {
     const { db, clock, log } = this.deps;
-    const url = new URL(delivery.url);
+    const url = new URL(post.url);
     const breaker = this.breakers.get(url.host);
     if (breaker?.isOpen(nowMs(clock))) {
-      await callbackDeliveryPostpone(db, delivery.id, new Date(nowMs(clock) + breaker.remainingMs(nowMs(clock))));
+      await callbackPostDefer(db, post.id, new Date(nowMs(clock) + breaker.remainingMs(nowMs(clock))));
       return;
     }
     const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
     if (!this.options.allowPrivate && isIP(literal) && isPrivateAddress(literal)) {
       // An IP literal is never looked up, so the connect-time guard would not see it.
-      await callbackDeliveryRecord(db, {
-        deliveryId: delivery.id,
-        accountId: delivery.account_id,
+      await callbackPostRecord(db, {
+        postId: post.id,
+        accountId: post.account_id,
         at: clock.now(),
         httpStatus: null,
         latencyMs: 0,
@@ -262,13 +262,13 @@ export class CallbackSender extends Loop {
       this.stats.failed++;
       return;
     }
-    const bodies = await callbackDeliveryBodies(db, delivery);
+    const bodies = await callbackPostBodies(db, post);
     const body = `[${bodies.join(',')}]`;
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': 'Herald-Callbacks/1',
-      [DELIVERY_HEADER]: delivery.id,
-      [SIGNATURE_HEADER]: signCallback(delivery.secret, body, Math.floor(clock.now().getTime() / 1000)),
+      [DELIVERY_HEADER]: post.id,
+      [SIGNATURE_HEADER]: signCallback(post.secret, body, Math.floor(clock.now().getTime() / 1000)),
     };
     if (url.username || url.password) {
       const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
@@ -313,17 +313,17 @@ export class CallbackSender extends Loop {
     let nextAttemptAt: Date | null = null;
     if (!ok) {
       const next = at.getTime() + this.options.retryIntervalS * 1000;
-      const windowEnd = delivery.window_started_at.getTime() + this.options.retryWindowS * 1000;
+      const windowEnd = post.window_started_at.getTime() + this.options.retryWindowS * 1000;
       result = permanent || next > windowEnd ? 'failed' : 'retry';
       if (result === 'retry') nextAttemptAt = new Date(next);
       log.warn(
-        { delivery: delivery.id, url: maskCallbackUrl(delivery.url), status: httpStatus, error, result },
+        { delivery: post.id, url: maskCallbackUrl(post.url), status: httpStatus, error, result },
         'callback not accepted',
       );
     }
-    await callbackDeliveryRecord(db, {
-      deliveryId: delivery.id,
-      accountId: delivery.account_id,
+    await callbackPostRecord(db, {
+      postId: post.id,
+      accountId: post.account_id,
       at,
       httpStatus,
       latencyMs,

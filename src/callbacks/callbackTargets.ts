@@ -119,7 +119,7 @@ const EXPIRY_MAX_PER_RUN = 100_000;
 
 /**
  * Expires the callback targets unused since `now` minus {@link CALLBACK_TARGET_IDLE_MS} that have nothing left to
- * send (no open delivery, no event beyond its lane's cursor): their 16 lane cursors go, and the target itself once
+ * send (no open POST, no event beyond its lane's cursor): their 16 lane cursors go, and the target itself once
  * nothing refers to it (no event, no message: with HERALD_RETENTION_DAYS unset, a target that had messages stays,
  * as one row, as long as they do). In batches of 1000 targets, at most 100,000 a run. Returns what it did.
  */

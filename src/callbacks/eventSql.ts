@@ -11,7 +11,7 @@ const EVENT_OF_STATUS = `CASE x.h->>'status'
   WHEN 'delivered' THEN 'delivered' WHEN 'undelivered' THEN 'delivered' WHEN 'unsent' THEN 'delivered'
   WHEN 'read' THEN 'read' WHEN 'unread' THEN 'read' END`;
 
-/** Lanes per callback URL: its deliveries in flight at once. */
+/** Lanes per callback URL: its POSTs in flight at once. */
 export const LANES = 16;
 
 /**

@@ -3,7 +3,7 @@ export { CallbackSender, DEFAULT_SENDER_OPTIONS } from './callbackSender.js';
 export type { CallbackSenderOptions } from './callbackSender.js';
 export { CallbackTargets } from './callbackTargets.js';
 export { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem } from './callbackUrl.js';
-export { callbackDeliveriesDeleteFinished } from './deliveryRetentionSql.js';
+export { callbackPostsDeleteFinished } from './postRetentionSql.js';
 export {
   PRICE_EVENT_ORDER,
   callbackEventInsert,

@@ -81,7 +81,7 @@ export async function callbackScanSave(db: Queryable, at: EventPosition): Promis
   );
 }
 
-/** Callback events not yet taken into a delivery, and open deliveries (being sent or waiting for a retry). */
+/** Callback events not yet taken into a POST, and open POSTs (being sent or waiting for a retry). */
 export async function callbackBacklog(
   db: Queryable,
 ): Promise<{ events: number; open_deliveries: number; open_events: number }> {

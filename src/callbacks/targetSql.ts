@@ -59,7 +59,7 @@ export async function callbackTargetsInsert(
   urls: readonly string[],
   now: Date,
 ): Promise<TargetRow[]> {
-  // Its lanes get their cursors when their first events are formed into deliveries (callbacks/laneSql.ts).
+  // Its lanes get their cursors when their first events are formed into POSTs (callbacks/laneSql.ts).
   return db.query<TargetRow>(
     `INSERT INTO callback_targets (account_id, url, created_at, used_at)
      SELECT $1, u, $3, $3 FROM unnest($2::text[]) AS u
@@ -92,11 +92,11 @@ export interface ExpiryBatch {
 
 /**
  * Expires up to `limit` targets last used before `usedBefore`, after `after` in (used_at, id) order, that have
- * nothing pending: no open delivery, and no event beyond where its lane stands (its cursor, or, for a lane without
+ * nothing pending: no open POST, and no event beyond where its lane stands (its cursor, or, for a lane without
  * one, `lanes_from_txid`). Their cursors go (16 rows of an idle URL), and lanes without one start again after every
  * event of a transaction that had ended when this statement began (`lanes_from_txid`): events written later come from
  * transactions that had not, so a lane's next events are neither missed nor sent twice. A target that nothing refers
- * to any more (no event, which a delivery holds until the retention deletes both, and no message, which could still
+ * to any more (no event, which a POST holds until the retention deletes both, and no message, which could still
  * raise one: a click, a read receipt) is deleted instead. Such a target is parked (no longer looked at) until a lane
  * gets a cursor again or the retention deletes what referred to it (see {@link callbackTargetsRecheck}).
  *
@@ -140,7 +140,7 @@ export async function callbackTargetsExpire(
          )
      ),
      -- A cursor is deleted only where it still stands as this statement saw it: a sender that moved it meanwhile
-     -- formed a delivery this statement cannot see.
+     -- formed a POST this statement cannot see.
      seen AS (
        SELECT k.target_id, k.lane, k.cursor_txid, k.cursor_event_id
        FROM callback_cursors k JOIN idle i ON i.id = k.target_id

@@ -17,7 +17,7 @@ export function retentionJobs(deps: { db: Db; clock: Clock; log: Logger }, reten
       everyMs: 600_000,
       run: async () => {
         const result = await retentionSweep(db, retentionCutoff(clock.now(), retentionDays));
-        if (result.partitions + result.messages + result.submissions + result.callbackDeliveries > 0)
+        if (result.partitions + result.messages + result.submissions + result.callbackPosts > 0)
           log.info(result, 'retention: old records deleted');
       },
     },

@@ -1,5 +1,5 @@
 import { accountIds } from '../accounts/index.js';
-import { callbackDeliveriesDeleteFinished, callbackTargetsRecheck } from '../callbacks/index.js';
+import { callbackPostsDeleteFinished, callbackTargetsRecheck } from '../callbacks/index.js';
 import { conversionsDeleteOfMessageRange, conversionsDeleteOfMessages } from '../conversions/index.js';
 import { isLockTimeout } from '../db/connectionErrors.js';
 import type { Db } from '../db/db.js';
@@ -19,7 +19,7 @@ export interface RetentionResult {
   /** Messages deleted one by one (the rest: DEFAULT, the table of before partitioning, days still busy). */
   readonly messages: number;
   readonly submissions: number;
-  readonly callbackDeliveries: number;
+  readonly callbackPosts: number;
 }
 
 /** What a batch of deletes removed: how many rows, and the callback targets (URLs) they referred to. */
@@ -38,7 +38,7 @@ export function retentionCutoff(now: Date, days: number): Date {
  * finished, each table through its owner's delete. Messages with nothing left to happen go with their short links
  * and conversions, but only from days the statistics have already rolled up, so that the statistics keep counting
  * them (and the rollup of a day older than the retention is never redone); carrier submissions go by age; finished
- * callback deliveries go with their attempts and events, so a failed delivery older than the retention can no
+ * callback POSTs go with their attempts and events, so a failed POST older than the retention can no
  * longer be replayed. The callback URLs they referred to are looked at by the expiry of idle URLs again (they may
  * now go). Batched, bounded per sweep, safe in several workers.
  *
@@ -80,7 +80,7 @@ export async function retentionSweep(db: Db, before: Date): Promise<RetentionRes
     }
   }
   let messages = 0;
-  let callbackDeliveries = 0;
+  let callbackPosts = 0;
   for (const accountId of accounts) {
     if (rowsBefore > -Infinity) {
       messages += await drain(
@@ -89,9 +89,9 @@ export async function retentionSweep(db: Db, before: Date): Promise<RetentionRes
         targets,
       );
     }
-    callbackDeliveries += await drain(
-      (limit) => callbackDeliveriesDeleteFinished(db, accountId, new Date(cutoff), limit),
-      MAX_PER_SWEEP - callbackDeliveries,
+    callbackPosts += await drain(
+      (limit) => callbackPostsDeleteFinished(db, accountId, new Date(cutoff), limit),
+      MAX_PER_SWEEP - callbackPosts,
       targets,
     );
   }
@@ -104,7 +104,7 @@ export async function retentionSweep(db: Db, before: Date): Promise<RetentionRes
     targets,
   );
   await callbackTargetsRecheck(db, [...targets]);
-  return { partitions, messages, submissions, callbackDeliveries };
+  return { partitions, messages, submissions, callbackPosts };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import type { Queryable } from '../../src/db/db.js';
-import { callbackDeliveriesClaim, callbackDeliveryRecord } from '../../src/callbacks/deliverySql.js';
+import { callbackPostsClaim, callbackPostRecord } from '../../src/callbacks/postSql.js';
 import { ENGINES } from '../helpers/engines.js';
 import { planOf, subplanNodes } from '../helpers/plans.js';
 import { describeClaimSkipsLocked, ownRowsTests } from '../helpers/transactions.js';
@@ -18,7 +18,7 @@ const IDS = [
 ];
 
 const claimedIds = async (db: Queryable, now: Date, limit = 100): Promise<string[]> =>
-  (await callbackDeliveriesClaim(db, now, limit, LEASE_MS)).map((d) => d.id).sort();
+  (await callbackPostsClaim(db, now, limit, LEASE_MS)).map((d) => d.id).sort();
 const nextAttemptAt = async (db: Queryable, id: string): Promise<{ next_attempt_at: Date; attempts: number }> =>
   (
     await db.query<{ next_attempt_at: Date; attempts: number }>(
@@ -40,7 +40,7 @@ describe.each(ENGINES)('callback deliveries: the claim (%s)', (engine) => {
     await insertCallbackDelivery(tx, { accountId, nextAttemptAt: at(1) });
     await insertCallbackDelivery(tx, { accountId, nextAttemptAt: at(-10), state: 'delivered' });
     await insertCallbackDelivery(tx, { accountId, nextAttemptAt: at(-10), state: 'failed', attempts: 9 });
-    const claimed = await callbackDeliveriesClaim(tx, at(0), 100, LEASE_MS);
+    const claimed = await callbackPostsClaim(tx, at(0), 100, LEASE_MS);
     expect(claimed.map((d) => d.id).sort()).toEqual([early.id, onTime.id].sort());
     const [secret] = await tx.query<{ callback_secret: string }>('SELECT callback_secret FROM accounts WHERE id = $1', [
       accountId,
@@ -119,8 +119,8 @@ describe.each(ENGINES)('callback deliveries: the claim (%s)', (engine) => {
         onlyMessages: [randomUUID()],
       });
       expect(await claimedIds(tx, at(0))).toEqual([refused.id, ofNoneHeld.id].sort());
-      await callbackDeliveryRecord(tx, {
-        deliveryId: refused.id,
+      await callbackPostRecord(tx, {
+        postId: refused.id,
         accountId,
         at: at(1),
         httpStatus: 200,
@@ -147,7 +147,7 @@ describe.each(ENGINES)('callback deliveries: the claim (%s)', (engine) => {
         [accountId, targetId, T0],
       );
       await tx.query('ANALYZE callback_deliveries');
-      const plan = await planOf(tx, (explaining) => callbackDeliveriesClaim(explaining, at(0), 100, LEASE_MS));
+      const plan = await planOf(tx, (explaining) => callbackPostsClaim(explaining, at(0), 100, LEASE_MS));
       // (The nodes after these are the look for an older delivery of held messages, a filter on each row.)
       expect(subplanNodes(plan, 'CTE due').slice(0, 3)).toEqual([
         { type: 'Limit', index: undefined },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
 import { CallbackTargets } from '../../src/callbacks/callbackTargets.js';
-import { callbackDeliveriesForm, EVENTS_PER_DELIVERY } from '../../src/callbacks/deliverySql.js';
+import { callbackPostsForm, EVENTS_PER_POST } from '../../src/callbacks/postSql.js';
 import { callbackCursorsEnsure, type Lane } from '../../src/callbacks/laneSql.js';
 import { insertAccount } from '../factories/rows.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
@@ -57,7 +57,7 @@ describe.each(ENGINES)('two senders forming deliveries for the same lane (%s)', 
         `INSERT INTO callback_events (target_id, lane, account_id, message_id, event, channel_type, status, at)
          SELECT $1, $2, $3, gen_random_uuid(), 'delivered', 'SMS', 'delivered', $4
          FROM generate_series(1, $5)`,
-        [contended.targetId, contended.lane, accountId, NOW, EVENTS_PER_DELIVERY + 50],
+        [contended.targetId, contended.lane, accountId, NOW, EVENTS_PER_POST + 50],
       );
       // Formable once every older transaction of the server has ended (another file's may still run): then it stays.
       await waitFor(async () => {
@@ -68,11 +68,11 @@ describe.each(ENGINES)('two senders forming deliveries for the same lane (%s)', 
         );
         return row!.below;
       });
-      const slow = callbackDeliveriesForm(db, NOW, { pending: [...others, contended], since: FAR }, 500);
+      const slow = callbackPostsForm(db, NOW, { pending: [...others, contended], since: FAR }, 500);
       // The quick one starts a little after, at a different moment each round (0-9 ms), so that some rounds commit
       // it while the slow one is looking.
       await new Promise((resolve) => setTimeout(resolve, round % 10));
-      const quick = callbackDeliveriesForm(db, NOW, { pending: [contended], since: FAR }, 500);
+      const quick = callbackPostsForm(db, NOW, { pending: [contended], since: FAR }, 500);
       for (const result of await Promise.allSettled([slow, quick]))
         if (result.status === 'rejected') failures.push(`round ${round}: ${String(result.reason)}`);
       const [fresh] = await db.query<{ n: number }>(

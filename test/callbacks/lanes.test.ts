@@ -3,7 +3,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallbackSender, DEFAULT_SENDER_OPTIONS } from '../../src/callbacks/callbackSender.js';
 import { CallbackTargets, expireCallbackTargets } from '../../src/callbacks/callbackTargets.js';
-import { callbackDeliveriesForm, NEW_EVENTS_PER_LOOK } from '../../src/callbacks/deliverySql.js';
+import { callbackPostsForm, NEW_EVENTS_PER_LOOK } from '../../src/callbacks/postSql.js';
 import { callbackCursorsEnsure, type EventPosition } from '../../src/callbacks/laneSql.js';
 import type { Db } from '../../src/db/db.js';
 import { TestClock } from '../helpers/clock.js';
@@ -65,7 +65,7 @@ describe.each(ENGINES)('callback lanes: found from new events (%s)', (engine) =>
   it('finds the lanes of new events only, however many idle URLs the account has', async () => {
     for (let i = 0; i < 200; i++) await targetFor(`${receiver.url}?idle=${i}`);
     const busy = await targetFor(`${receiver.url}?busy`);
-    const look = (since: EventPosition) => callbackDeliveriesForm(db, NOW, { pending: [], since }, 500);
+    const look = (since: EventPosition) => callbackPostsForm(db, NOW, { pending: [], since }, 500);
     const { next: horizon } = await look({ txid: String(2 ** 60), id: 0 });
     const id = await event(busy, 5);
     // Another test's transaction may hold PostgreSQL's horizon back for a moment: look until the event is below it.
@@ -81,7 +81,7 @@ describe.each(ENGINES)('callback lanes: found from new events (%s)', (engine) =>
 
   it('reads a backlog bigger than one look in several, each going on where the last stopped', async () => {
     const [a, b] = [await targetFor(`${receiver.url}?backlog-a`), await targetFor(`${receiver.url}?backlog-b`)];
-    const { next: start } = await callbackDeliveriesForm(
+    const { next: start } = await callbackPostsForm(
       db,
       NOW,
       { pending: [], since: { txid: String(2 ** 60), id: 0 } },
@@ -96,11 +96,11 @@ describe.each(ENGINES)('callback lanes: found from new events (%s)', (engine) =>
       [a, b, accountId, NOW, NEW_EVENTS_PER_LOOK],
     );
     const first = await waitFor(async () => {
-      const r = await callbackDeliveriesForm(db, NOW, { pending: [], since: start }, 0);
+      const r = await callbackPostsForm(db, NOW, { pending: [], since: start }, 0);
       return r.found.length > 0 && r;
     });
     expect(first.found).toEqual([{ targetId: a, lane: 1 }]);
-    const second = await callbackDeliveriesForm(db, NOW, { pending: [], since: first.next }, 0);
+    const second = await callbackPostsForm(db, NOW, { pending: [], since: first.next }, 0);
     expect(second.found).toEqual([{ targetId: b, lane: 2 }]);
   });
 

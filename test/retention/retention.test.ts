@@ -84,7 +84,7 @@ describe.each(ENGINES)('retention (HERALD_RETENTION_DAYS) (%s)', (engine) => {
 
     const result = await retentionSweep(t.testDb.db, retentionCutoff(t.clock.now(), 7));
     expect(result.messages).toBe(20);
-    expect(result.callbackDeliveries).toBeGreaterThan(0);
+    expect(result.callbackPosts).toBeGreaterThan(0);
     for (const id of old)
       expect((await t.call('GET', `/api/v1/message/${id}`, { token: account.traffic })).status).toBe(404);
     // Kept: the message whose lifetime is still running in the database, and today's.
@@ -113,7 +113,7 @@ describe.each(ENGINES)('retention (HERALD_RETENTION_DAYS) (%s)', (engine) => {
       partitions: 0,
       messages: 0,
       submissions: 0,
-      callbackDeliveries: 0,
+      callbackPosts: 0,
     });
 
     // Nothing refers to the URL any more, and the sweep said so: it goes, and a message that uses it again gets a new

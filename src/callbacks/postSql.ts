@@ -6,12 +6,12 @@ import type { EventPosition, Lane } from './laneSql.js';
 const isoSql = (expr: string): string => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 
 /** At most this many events go in one POST. */
-export const EVENTS_PER_DELIVERY = 100;
+export const EVENTS_PER_POST = 100;
 
 /**
- * A lane with this many refused deliveries still open forms no more until one of them ends: a receiver that refuses
- * one delivery (a body it cannot take) lets the rest of the lane go, while one that is down refuses every new
- * delivery too, and would otherwise get a new one for every batch of events (16 lanes x 3 = 48 per URL at most).
+ * A lane with this many refused POSTs still open forms no more until one of them ends: a receiver that refuses
+ * one POST (a body it cannot take) lets the rest of the lane go, while one that is down refuses every new
+ * POST too, and would otherwise get a new one for every batch of events (16 lanes x 3 = 48 per URL at most).
  */
 export const MAX_REFUSED_PER_LANE = 3;
 
@@ -19,10 +19,10 @@ export const MAX_REFUSED_PER_LANE = 3;
 export const NEW_EVENTS_PER_LOOK = 20_000;
 
 /**
- * Which events of a lane's range belong to a delivery (SQL over `e`, an event, and `d`, the delivery): all of
+ * Which events of a lane's range belong to a POST (SQL over `e`, an event, and `d`, the POST): all of
  * them, or only those of `only_messages`, or all but those of `excluded_messages`.
  */
-export const inDelivery = (e: string, d: string): string =>
+export const inPost = (e: string, d: string): string =>
   `${e}.target_id = ${d}.target_id AND ${e}.lane = ${d}.lane
    AND (${e}.txid, ${e}.id) > (${d}.after_txid, ${d}.after_event_id)
    AND (${e}.txid, ${e}.id) <= (${d}.last_txid, ${d}.last_event_id)
@@ -30,20 +30,20 @@ export const inDelivery = (e: string, d: string): string =>
    AND (${d}.excluded_messages IS NULL OR NOT ${e}.message_id = ANY(${d}.excluded_messages))`;
 
 /**
- * Forms deliveries, in one statement, for the lanes of callback URLs that have events written since the last look
- * (`since`, a transaction id) or that the caller still watches (`pending`), and that have no delivery waiting for
+ * Forms POSTs, in one statement, for the lanes of callback URLs that have events written since the last look
+ * (`since`, a transaction id) or that the caller still watches (`pending`), and that have no POST waiting for
  * its first attempt: the next (up to) 100 events of each lane in (txid, id) order, from transactions that can no
  * longer commit behind the cursor. Lanes another sender is forming are skipped (their cursor row is locked), and so
  * are those it formed while this statement looked (their cursor moved since its snapshot).
  *
- * A lane waits for its delivery's first attempt (events stay in order while receivers answer), not for the retries
- * of a delivery its receiver refused: those would hold newer events back for up to a day (but see
+ * A lane waits for its POST's first attempt (events stay in order while receivers answer), not for the retries
+ * of a POST its receiver refused: those would hold newer events back for up to a day (but see
  * {@link MAX_REFUSED_PER_LANE}). Events of a message that
- * still has an event in an open delivery of the lane (held messages) go apart, in a second delivery of the same
- * range that waits for those older ones (see {@link callbackDeliveriesClaim}): each message's events arrive in
- * order, and a refused delivery holds back only its own messages' later events.
+ * still has an event in an open POST of the lane (held messages) go apart, in a second POST of the same
+ * range that waits for those older ones (see {@link callbackPostsClaim}): each message's events arrive in
+ * order, and a refused POST holds back only its own messages' later events.
  */
-export async function callbackDeliveriesForm(
+export async function callbackPostsForm(
   db: Queryable,
   now: Date,
   look: { readonly pending: readonly Lane[]; readonly since: EventPosition },
@@ -102,7 +102,7 @@ export async function callbackDeliveriesForm(
      -- Only the lanes that will form are locked (a lock is a write), and their cursors are read as locked. A cursor
      -- another sender moved after this statement's snapshot (it formed the lane and committed while this one
      -- looked) no longer matches the one probed, on the recheck of the locked row: the lane is left to it, whose
-     -- delivery this snapshot cannot see. (Forming it again failed on callback_deliveries_one_fresh, 3-6 times a
+     -- POST this snapshot cannot see. (Forming it again failed on callback_deliveries_one_fresh, 3-6 times a
      -- run with two workers.)
      candidates AS (
        SELECT c.target_id, c.lane, c.cursor_txid, c.cursor_event_id
@@ -123,13 +123,13 @@ export async function callbackDeliveriesForm(
          SELECT e.txid, e.id FROM callback_events e
          WHERE e.target_id = c.target_id AND e.lane = c.lane AND (e.txid, e.id) > (c.cursor_txid, c.cursor_event_id)
          ORDER BY e.txid, e.id
-         LIMIT ${EVENTS_PER_DELIVERY}
+         LIMIT ${EVENTS_PER_POST}
        ) e
        -- Filtered after the limit: events above the horizon come last in this order, and a filter inside would make
        -- the planner expect few rows and read all of a lane's events (a bitmap scan and a sort) instead of 100.
        WHERE e.txid < h.xmin
      ),
-     -- Only a lane with an open delivery (one its receiver refused) can hold messages back: the events of the
+     -- Only a lane with an open POST (one its receiver refused) can hold messages back: the events of the
      -- others are not even read.
      open_lanes AS MATERIALIZED (
        SELECT c.target_id, c.lane FROM candidates c
@@ -145,7 +145,7 @@ export async function callbackDeliveriesForm(
        WHERE EXISTS (SELECT 1 FROM open_lanes) AND EXISTS (
          SELECT 1 FROM callback_deliveries o
          JOIN callback_events eo ON eo.account_id = e.account_id AND eo.message_id = e.message_id
-           AND ${inDelivery('eo', 'o')}
+           AND ${inPost('eo', 'o')}
          WHERE o.target_id = e.target_id AND o.lane = e.lane AND o.state = 'open'
        )
        GROUP BY e.target_id, e.lane
@@ -234,8 +234,8 @@ export interface FormRound {
   readonly behind: boolean;
 }
 
-/** A delivery claimed for an attempt, with what sending it needs. */
-export interface ClaimedDelivery {
+/** A POST claimed for an attempt, with what sending it needs. */
+export interface ClaimedPost {
   id: string;
   account_id: number;
   target_id: number;
@@ -253,37 +253,37 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Claims open deliveries whose attempt is due, the earliest due first (by id among those due at the same instant: an
+ * Claims open POSTs whose attempt is due, the earliest due first (by id among those due at the same instant: an
  * index scan of `callback_deliveries_due` that stops at the limit), leasing them for `leaseMs` (SKIP LOCKED: senders
  * share the work).
- * A delivery of held messages (see {@link callbackDeliveriesForm}) waits while an older open delivery of its lane
+ * A POST of held messages (see {@link callbackPostsForm}) waits while an older open POST of its lane
  * holds an event of one of them.
  */
 /**
- * When the next open delivery falls due (a retry, a parked host's, a claimed one's lease end), or null when none is
+ * When the next open POST falls due (a retry, a parked host's, a claimed one's lease end), or null when none is
  * open: the first entry of `callback_deliveries_due`, so that an idle sender sleeps until then instead of polling.
  */
-export async function callbackDeliveryNextDue(db: Queryable): Promise<Date | null> {
+export async function callbackPostNextDue(db: Queryable): Promise<Date | null> {
   const [row] = await db.query<{ next_attempt_at: Date }>(
     `SELECT next_attempt_at FROM callback_deliveries WHERE state = 'open' ORDER BY next_attempt_at LIMIT 1`,
   );
   return row?.next_attempt_at ?? null;
 }
 
-export async function callbackDeliveriesClaim(
+export async function callbackPostsClaim(
   db: Queryable,
   now: Date,
   limit: number,
   leaseMs: number,
-): Promise<ClaimedDelivery[]> {
-  return db.query<ClaimedDelivery>(
+): Promise<ClaimedPost[]> {
+  return db.query<ClaimedPost>(
     `WITH due AS (
        SELECT d.id FROM callback_deliveries d
        WHERE d.state = 'open' AND d.next_attempt_at <= $1
          AND (d.only_messages IS NULL OR NOT EXISTS (
            SELECT 1 FROM callback_deliveries o
            JOIN callback_events eo ON eo.account_id = o.account_id AND eo.message_id = ANY(d.only_messages)
-             AND ${inDelivery('eo', 'o')}
+             AND ${inPost('eo', 'o')}
            WHERE o.target_id = d.target_id AND o.lane = d.lane AND o.state = 'open'
              AND (o.last_txid, o.last_event_id) <= (d.after_txid, d.after_event_id)
          ))
@@ -301,9 +301,9 @@ export async function callbackDeliveriesClaim(
   );
 }
 
-/** Where a delivery's events lie: its lane and range. */
+/** Where a POST's events lie: its lane and range. */
 type EventRange = Pick<
-  ClaimedDelivery,
+  ClaimedPost,
   | 'target_id'
   | 'lane'
   | 'after_txid'
@@ -314,8 +314,8 @@ type EventRange = Pick<
   | 'excluded_messages'
 >;
 
-/** The bodies of a delivery's events, in order, as JSON text. */
-export async function callbackDeliveryBodies(db: Queryable, d: EventRange): Promise<string[]> {
+/** The bodies of a POST's events, in order, as JSON text. */
+export async function callbackPostBodies(db: Queryable, d: EventRange): Promise<string[]> {
   const rows = await db.query<EventFacts>(
     // Parameters in place, not a row of them: the range must reach the planner as constants to be an index range.
     `SELECT message_id, event, channel_type, status, ${isoSql('at')} AS at, error_code, extra, cascade_id,
@@ -339,7 +339,7 @@ export async function callbackDeliveryBodies(db: Queryable, d: EventRange): Prom
 }
 
 export interface AttemptOutcome {
-  readonly deliveryId: string;
+  readonly postId: string;
   readonly accountId: number;
   readonly at: Date;
   readonly httpStatus: number | null;
@@ -350,8 +350,8 @@ export interface AttemptOutcome {
   readonly nextAttemptAt: Date | null;
 }
 
-/** Records an attempt and its consequence for the delivery, in one statement. */
-export async function callbackDeliveryRecord(db: Queryable, o: AttemptOutcome): Promise<void> {
+/** Records an attempt and its consequence for the POST, in one statement. */
+export async function callbackPostRecord(db: Queryable, o: AttemptOutcome): Promise<void> {
   await db.query(
     `WITH attempt AS (
        INSERT INTO callback_attempts (delivery_id, account_id, at, http_status, latency_ms, error)
@@ -363,16 +363,16 @@ export async function callbackDeliveryRecord(db: Queryable, o: AttemptOutcome): 
          next_attempt_at = coalesce($8, next_attempt_at),
          finished_at = CASE $7 WHEN 'retry' THEN NULL ELSE $3::timestamptz END
      WHERE id = $1`,
-    [o.deliveryId, o.accountId, o.at, o.httpStatus, o.latencyMs, o.error, o.result, o.nextAttemptAt],
+    [o.postId, o.accountId, o.at, o.httpStatus, o.latencyMs, o.error, o.result, o.nextAttemptAt],
   );
 }
 
-/** Puts a delivery back in the queue without counting an attempt (its receiver's circuit is open). */
-export async function callbackDeliveryPostpone(db: Queryable, id: string, until: Date): Promise<void> {
+/** Puts a POST back in the queue without counting an attempt (its receiver's circuit is open). */
+export async function callbackPostDefer(db: Queryable, id: string, until: Date): Promise<void> {
   await db.query(`UPDATE callback_deliveries SET next_attempt_at = $2 WHERE id = $1 AND state = 'open'`, [id, until]);
 }
 
-export interface DeliveryRow {
+export interface CallbackPostRow {
   id: string;
   url: string;
   state: 'open' | 'delivered' | 'failed';
@@ -387,23 +387,23 @@ export interface DeliveryRow {
   finished_at: Date | null;
 }
 
-const DELIVERY_COLUMNS = `d.id, t.url, d.state, d.replay, d.events, d.attempts, d.next_attempt_at, d.last_attempt_at,
+const POST_COLUMNS = `d.id, t.url, d.state, d.replay, d.events, d.attempts, d.next_attempt_at, d.last_attempt_at,
   d.last_http_status, d.last_error, d.created_at, d.finished_at`;
 
-export async function callbackDeliveryList(
+export async function callbackPostList(
   db: Queryable,
   accountId: number,
   state: string | null,
   messageId: string | null,
   limit: number,
   offset: number,
-): Promise<{ rows: DeliveryRow[]; total: number }> {
+): Promise<{ rows: CallbackPostRow[]; total: number }> {
   const where = `d.account_id = $1 AND ($2::text IS NULL OR d.state = $2)
     AND ($3::uuid IS NULL OR EXISTS (
       SELECT 1 FROM callback_events e WHERE e.account_id = d.account_id AND e.message_id = $3
-        AND ${inDelivery('e', 'd')}))`;
-  const rows = await db.query<DeliveryRow>(
-    `SELECT ${DELIVERY_COLUMNS} FROM callback_deliveries d JOIN callback_targets t ON t.id = d.target_id
+        AND ${inPost('e', 'd')}))`;
+  const rows = await db.query<CallbackPostRow>(
+    `SELECT ${POST_COLUMNS} FROM callback_deliveries d JOIN callback_targets t ON t.id = d.target_id
      WHERE ${where} ORDER BY d.created_at DESC, d.id LIMIT $4 OFFSET $5`,
     [accountId, state, messageId, limit, offset],
   );
@@ -415,25 +415,25 @@ export async function callbackDeliveryList(
   return { rows, total: count!.n };
 }
 
-export async function callbackDeliveryGet(
+export async function callbackPostGet(
   db: Queryable,
   accountId: number,
   id: string,
 ): Promise<
-  | (DeliveryRow & {
+  | (CallbackPostRow & {
       bodies: unknown[];
       attempts_list: { at: Date; http_status: number | null; latency_ms: number; error: string | null }[];
     })
   | undefined
 > {
-  const [row] = await db.query<DeliveryRow & EventRange & { account_id: number }>(
-    `SELECT ${DELIVERY_COLUMNS}, d.target_id, d.lane, d.account_id, d.after_txid::text AS after_txid, d.after_event_id,
+  const [row] = await db.query<CallbackPostRow & EventRange & { account_id: number }>(
+    `SELECT ${POST_COLUMNS}, d.target_id, d.lane, d.account_id, d.after_txid::text AS after_txid, d.after_event_id,
        d.last_txid::text AS last_txid, d.last_event_id, d.only_messages, d.excluded_messages
      FROM callback_deliveries d JOIN callback_targets t ON t.id = d.target_id WHERE d.account_id = $1 AND d.id = $2`,
     [accountId, id],
   );
   if (!row) return undefined;
-  const bodies = (await callbackDeliveryBodies(db, row)).map((b) => JSON.parse(b) as unknown);
+  const bodies = (await callbackPostBodies(db, row)).map((b) => JSON.parse(b) as unknown);
   const attempts = await db.query<{ at: Date; http_status: number | null; latency_ms: number; error: string | null }>(
     'SELECT at, http_status, latency_ms, error FROM callback_attempts WHERE delivery_id = $1 ORDER BY id',
     [id],
@@ -442,10 +442,10 @@ export async function callbackDeliveryGet(
 }
 
 /**
- * Opens failed deliveries again (a client's replay): same id, same events, a fresh retry window. Returns the ids
+ * Opens failed POSTs again (a client's replay): same id, same events, a fresh retry window. Returns the ids
  * replayed; ids not found or not failed are left alone.
  */
-export async function callbackDeliveryReplay(
+export async function callbackPostReplay(
   db: Queryable,
   accountId: number,
   ids: readonly string[] | 'all-failed',

@@ -2,15 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
 import {
-  callbackDeliveriesClaim,
-  callbackDeliveriesForm,
-  callbackDeliveryBodies,
-  callbackDeliveryRecord,
-  type ClaimedDelivery,
-} from '../../src/callbacks/deliverySql.js';
+  callbackPostsClaim,
+  callbackPostsForm,
+  callbackPostBodies,
+  callbackPostRecord,
+  type ClaimedPost,
+} from '../../src/callbacks/postSql.js';
 import { CallbackTargets } from '../../src/callbacks/callbackTargets.js';
 import { callbackCursorsEnsure } from '../../src/callbacks/laneSql.js';
-import { callbackDeliveriesDeleteFinished } from '../../src/callbacks/deliveryRetentionSql.js';
+import { callbackPostsDeleteFinished } from '../../src/callbacks/postRetentionSql.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { insertAccount } from '../factories/rows.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -52,22 +52,22 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
    * older than it has ended, cluster-wide: another test's transaction may hold it back for a moment.
    */
   const formIn = async (target: number): Promise<number> =>
-    (await callbackDeliveriesForm(db, NOW, { pending: [{ targetId: target, lane: 3 }], since: FAR }, 500)).formed;
+    (await callbackPostsForm(db, NOW, { pending: [{ targetId: target, lane: 3 }], since: FAR }, 500)).formed;
   let current = 0;
   const form = async (expected: number): Promise<void> => {
     let formed = 0;
     await waitFor(async () => (formed += await formIn(current)) >= expected);
     expect(formed).toBe(expected);
   };
-  const claim = async (targetId: number): Promise<ClaimedDelivery[]> =>
-    (await callbackDeliveriesClaim(db, NOW, 100, LEASE_MS)).filter((d) => d.target_id === targetId);
-  const bodies = async (d: ClaimedDelivery): Promise<[string, string][]> =>
-    (await callbackDeliveryBodies(db, d))
+  const claim = async (targetId: number): Promise<ClaimedPost[]> =>
+    (await callbackPostsClaim(db, NOW, 100, LEASE_MS)).filter((d) => d.target_id === targetId);
+  const bodies = async (d: ClaimedPost): Promise<[string, string][]> =>
+    (await callbackPostBodies(db, d))
       .map((b) => JSON.parse(b) as { message_uuid: string; status: string })
       .map((b) => [b.message_uuid, b.status]);
-  const record = (d: ClaimedDelivery, result: 'delivered' | 'retry', at = NOW): Promise<void> =>
-    callbackDeliveryRecord(db, {
-      deliveryId: d.id,
+  const record = (d: ClaimedPost, result: 'delivered' | 'retry', at = NOW): Promise<void> =>
+    callbackPostRecord(db, {
+      postId: d.id,
       accountId,
       at,
       httpStatus: result === 'delivered' ? 200 : 503,
@@ -116,7 +116,7 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
     expect(await claim(target)).toEqual([]);
 
     // The receiver takes the refused delivery at its retry; then X's later event is free to go.
-    const retried = (await callbackDeliveriesClaim(db, new Date(NOW.getTime() + 300_000), 100, LEASE_MS)).filter(
+    const retried = (await callbackPostsClaim(db, new Date(NOW.getTime() + 300_000), 100, LEASE_MS)).filter(
       (d) => d.target_id === target,
     );
     expect(retried.map((d) => d.id)).toEqual([refused!.id]);
@@ -141,7 +141,7 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
     expect(await formIn(target)).toBe(0);
     // One of them is taken at its retry: the lane moves again.
     const later = new Date(NOW.getTime() + 300_000);
-    const [retried] = (await callbackDeliveriesClaim(db, later, 100, LEASE_MS)).filter((d) => d.target_id === target);
+    const [retried] = (await callbackPostsClaim(db, later, 100, LEASE_MS)).filter((d) => d.target_id === target);
     await record(retried!, 'delivered', later);
     await form(1);
   });
@@ -159,7 +159,7 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
     const [free] = await claim(target);
     await record(free!, 'delivered');
     // Retention of everything finished before tomorrow: the delivered one goes, the held one's event stays.
-    const deleted = await callbackDeliveriesDeleteFinished(db, accountId, new Date(NOW.getTime() + 86_400_000), 100);
+    const deleted = await callbackPostsDeleteFinished(db, accountId, new Date(NOW.getTime() + 86_400_000), 100);
     expect(deleted.deleted).toBeGreaterThan(0);
     expect(deleted.callbackTargetIds).toContain(target);
     const left = await db.query<{ message_id: string; status: string }>(
@@ -185,7 +185,7 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
     await form(1);
     expect(await claim(target)).toEqual([]);
     const later = new Date(NOW.getTime() + 300_000);
-    const [first] = (await callbackDeliveriesClaim(db, later, 100, LEASE_MS)).filter((d) => d.target_id === target);
+    const [first] = (await callbackPostsClaim(db, later, 100, LEASE_MS)).filter((d) => d.target_id === target);
     await record(first!, 'delivered', later);
     const [second, ...rest] = await claim(target);
     expect(rest).toEqual([]);

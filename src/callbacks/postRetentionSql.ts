@@ -1,12 +1,12 @@
 import type { Queryable } from '../db/db.js';
-import { inDelivery } from './deliverySql.js';
+import { inPost } from './postSql.js';
 
 /**
- * Deletes up to `limit` of an account's finished callback deliveries (delivered, or failed and not replayed)
+ * Deletes up to `limit` of an account's finished callback POSTs (delivered, or failed and not replayed)
  * created and finished before `before`, with their attempts and the events they carried. Returns how many went,
  * and their callback URLs.
  */
-export async function callbackDeliveriesDeleteFinished(
+export async function callbackPostsDeleteFinished(
   db: Queryable,
   accountId: number,
   before: Date,
@@ -20,8 +20,8 @@ export async function callbackDeliveriesDeleteFinished(
        WHERE account_id = $1 AND state IN ('delivered', 'failed') AND created_at < $2 AND finished_at < $2
        LIMIT $3
      ), events AS (
-       -- Only the delivery's own events: another delivery of the same range may hold the rest (deliverySql.ts).
-       DELETE FROM callback_events e USING doomed d WHERE ${inDelivery('e', 'd')}
+       -- Only the POST's own events: another POST of the same range may hold the rest (postSql.ts).
+       DELETE FROM callback_events e USING doomed d WHERE ${inPost('e', 'd')}
      ), attempts AS (
        DELETE FROM callback_attempts a USING doomed d WHERE a.delivery_id = d.id
      )
