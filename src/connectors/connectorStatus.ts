@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Db } from '../db/db.js';
-import { type Clock, type ClockTimer, nowMs } from '../util/clock.js';
+import { Loop } from '../shared/loop.js';
+import { type Clock, nowMs } from '../util/clock.js';
 import type { ConnectorState } from './connector.js';
 import { connectorStatusDelete, connectorStatusUpsert } from './connectorStatusSql.js';
 
@@ -27,10 +28,7 @@ export function processName(): string {
  * that any api process can show the operator every connector of every worker (GET /admin/v1/connectors). Deletes its
  * rows when it stops. A failed write is logged and the next one tries again.
  */
-export class ConnectorStatusWriter {
-  private timer: ClockTimer | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = false;
+export class ConnectorStatusWriter extends Loop {
   private forgotAt = -Infinity;
   /** The state last recorded, and when. */
   private written = { states: '', at: -Infinity };
@@ -41,24 +39,23 @@ export class ConnectorStatusWriter {
       intervalMs: CONNECTOR_STATUS_INTERVAL_MS,
       process: processName(),
     },
-  ) {}
-
-  /** Reports at once, then every interval. */
-  start(): void {
-    const loop = (): void => {
-      this.running = this.reportIfChanged()
-        .catch((error: unknown) => this.deps.log.warn({ err: error }, 'connector status not recorded'))
-        .finally(() => {
-          if (!this.stopped) this.timer = this.deps.clock.setTimer(this.options.intervalMs, loop);
-        });
-    };
-    loop();
+  ) {
+    super(deps.clock);
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.timer?.cancel();
-    await this.running;
+  /** Reports at once, then every interval, until stopped. */
+  protected async run(): Promise<void> {
+    while (this.running) {
+      await this.reportIfChanged().catch((error: unknown) =>
+        this.deps.log.warn({ err: error }, 'connector status not recorded'),
+      );
+      if (this.running) await this.wake.wait(this.options.intervalMs);
+    }
+  }
+
+  /** Stops reporting (the report under way ends first), then deletes this process's rows. */
+  override async stop(): Promise<void> {
+    await super.stop();
     await connectorStatusDelete(this.deps.db, this.options.process, null).catch((error: unknown) =>
       this.deps.log.warn({ err: error }, 'connector status rows not deleted'),
     );
