@@ -8,6 +8,7 @@ import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { sentTransition, statusTransition } from '../../src/messages/transitions.js';
 import { messageStop } from '../../src/messages/messageLookupSql.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
+import { runCount } from '../helpers/runCount.js';
 import { insertAccount, insertMessage } from '../factories/rows.js';
 
 const ON_POSTGRES = ENGINES.includes('postgres');
@@ -18,7 +19,7 @@ const ON_POSTGRES = ENGINES.includes('postgres');
  * (median 13; 2, 3, 4, 4, 5, 6, 8, 8, 10, 10, 10, 13, 13, 13, 15, 15, 15, 21, 24, 25, 35, 41, 53, 104): about one
  * round in 20, so 200 rounds miss it about once in 30,000 runs. The first lock-order bug (63ae630) came in round 2.
  */
-const ROUNDS = Number(process.env.HERALD_TEST_LOCK_ROUNDS ?? 200);
+const ROUNDS = runCount('HERALD_TEST_LOCK_ROUNDS', 200);
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`HERALD_TEST_LOCK_ROUNDS: not a positive integer`);
 const NOW = new Date('2026-03-10T09:00:00Z');
 const silent = pino({ level: 'silent' });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
+import { runCount } from '../helpers/runCount.js';
 import type { Reply } from '../helpers/http.js';
 import { rawRequest } from '../helpers/rawHttp.js';
 import { ADMIN_TOKEN, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
@@ -13,7 +14,7 @@ import { message, SENDER } from '../messages/messageFixtures.js';
  * fast-check picks a seed per run and prints it with the shrunk counterexample; FUZZ_SEED replays one, FUZZ_RUNS
  * runs longer (30 requests per operation by default: about 5 s per engine).
  */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
+const RUNS = runCount('FUZZ_RUNS', 30);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 const BODY_LIMIT = 128 * 1024;
 
