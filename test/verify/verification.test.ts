@@ -5,6 +5,7 @@ import { TestClock } from '../helpers/clock.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { startTestHerald, type TestHerald } from '../helpers/testHerald.js';
 import { FLASHCALL, SMS, type VerifyClient, verifyHarness, VOICECODE } from '../helpers/verify.js';
+import { untilWritten } from '../helpers/signals.js';
 import { waitFor } from '../helpers/waitFor.js';
 
 /**
@@ -31,7 +32,7 @@ describe.each(ENGINES)('verification (%s)', (engine) => {
   it('sends the code as an AUTHORIZE SMS `<brand>: <code>` and confirms the right code', async () => {
     const c = await client({ codeLength: 6, workflow: [SMS] });
     const uuid = await sent(c, '+7 (916) 140-00-10');
-    await waitFor(async () => (await steps(uuid))[0]?.status === 'delivered');
+    await untilWritten(t.herald, async () => (await steps(uuid))[0]?.status === 'delivered');
     const [step] = await steps(uuid);
     expect(step).toMatchObject({ channel_type: 'SMS', traffic_type: 'AUTHORIZE' });
     expect(step!.content).toMatch(/^Shop: \d{6}$/);
@@ -83,7 +84,7 @@ describe.each(ENGINES)('verification (%s)', (engine) => {
   it('records a delivered flash call of a confirmed code as a NUMBER_VERIFIED conversion', async () => {
     const c = await client({ workflow: [FLASHCALL, SMS] });
     const uuid = await sent(c, '79161400150');
-    await waitFor(async () => (await steps(uuid))[0]?.status === 'delivered');
+    await untilWritten(t.herald, async () => (await steps(uuid))[0]?.status === 'delivered');
     const code = await codeOf(uuid);
     expect(await conversions(c)).toEqual([]);
     expect(await check(c, uuid, code)).toBe('CONFIRMED');
@@ -96,7 +97,7 @@ describe.each(ENGINES)('verification (%s)', (engine) => {
   it('moves on when a step is delivered but not confirmed within its timeout (test clock)', async () => {
     const c = await client({ workflow: [SMS, VOICECODE] });
     const uuid = await sent(c, '79161400046');
-    await waitFor(async () => (await steps(uuid))[0]?.status === 'delivered');
+    await untilWritten(t.herald, async () => (await steps(uuid))[0]?.status === 'delivered');
     // Delivered: the cascade waits for the step's timeout instead of ending.
     await timeouts();
     expect(await steps(uuid)).toHaveLength(1);
@@ -120,7 +121,7 @@ describe.each(ENGINES)('verification (%s)', (engine) => {
   it('stops the rest of the workflow once confirmed', async () => {
     const c = await client({ workflow: [SMS, VOICECODE] });
     const uuid = await sent(c, '79161400056');
-    await waitFor(async () => (await steps(uuid))[0]?.status === 'delivered');
+    await untilWritten(t.herald, async () => (await steps(uuid))[0]?.status === 'delivered');
     expect(await check(c, uuid, await codeOf(uuid))).toBe('CONFIRMED');
     t.clock.advance(61_000);
     await timeouts();
@@ -131,12 +132,12 @@ describe.each(ENGINES)('verification (%s)', (engine) => {
   it('creates no step once the code has expired', async () => {
     const c = await client({ codeTtl: 60, workflow: [{ ...SMS, timeout: 30 }, { ...VOICECODE, timeout: 30 }, SMS] });
     const uuid = await sent(c, '79161400066');
-    await waitFor(async () => (await steps(uuid))[0]?.status === 'delivered');
+    await untilWritten(t.herald, async () => (await steps(uuid))[0]?.status === 'delivered');
     t.clock.advance(30_000);
     await timeouts();
     expect((await steps(uuid)).map((r) => r.channel_type)).toEqual(['SMS', 'VOICECODE']);
     // The second step's time runs from when it went out: on a busy machine it may still be queued here.
-    await waitFor(async () => (await steps(uuid))[1]?.status !== 'sending');
+    await untilWritten(t.herald, async () => (await steps(uuid))[1]?.status !== 'sending');
     t.clock.advance(30_000);
     // A pass skips a cascade whose step's receipt is being recorded at that moment (SKIP LOCKED): the next takes it.
     await waitFor(async () => {
@@ -160,7 +161,7 @@ describe.each(ENGINES)('verification (%s)', (engine) => {
   it('stops the rest of the workflow once maxChecks wrong checks have used the code up', async () => {
     const c = await client({ maxChecks: 2, workflow: [SMS, VOICECODE] });
     const uuid = await sent(c, '79161400196');
-    await waitFor(async () => (await steps(uuid))[0]?.status === 'delivered');
+    await untilWritten(t.herald, async () => (await steps(uuid))[0]?.status === 'delivered');
     const code = await codeOf(uuid);
     expect(await check(c, uuid, wrongOf(code))).toBe('WRONG_CODE');
     expect(await check(c, uuid, wrongOf(code))).toBe('WRONG_CODE');
@@ -177,7 +178,8 @@ describe.each(ENGINES)('verification (%s)', (engine) => {
     const b = await client({ codeTtl: 60, workflow: [SMS, VOICECODE] });
     const codes = [await sent(a, '79161400506'), await sent(a, '79161400516'), await sent(b, '79161400506')];
     const confirmed = await sent(b, '79161400526');
-    for (const uuid of [...codes, confirmed]) await waitFor(async () => (await steps(uuid))[0]?.status === 'delivered');
+    for (const uuid of [...codes, confirmed])
+      await untilWritten(t.herald, async () => (await steps(uuid))[0]?.status === 'delivered');
     expect(await check(b, confirmed, await codeOf(confirmed))).toBe('CONFIRMED');
     const states = async () =>
       (
@@ -227,7 +229,7 @@ describe.each(ENGINES)('verification (%s)', (engine) => {
   it('replaces an older code with a new send to the same destination, and stops its workflow', async () => {
     const c = await client({ workflow: [SMS, VOICECODE] });
     const older = await sent(c, '79161400086');
-    await waitFor(async () => (await steps(older))[0]?.status === 'delivered');
+    await untilWritten(t.herald, async () => (await steps(older))[0]?.status === 'delivered');
     const olderCode = await codeOf(older);
     const newer = await sent(c, '79161400086');
     expect(newer).not.toBe(older);
@@ -421,7 +423,7 @@ describe.each(ENGINES)('verification: a step still queued when its code ends (%s
     const tariff = { accountId: c.accountId, channelType: 'FLASHCALL', price: 2, currency: 'RUB' };
     expect((await t.admin('POST', '/admin/v1/tariffs', tariff)).status).toBe(201);
     const uuid = await sent(c, destination);
-    await waitFor(async () => (await rows(uuid))[0]?.status === 'delivered');
+    await untilWritten(t.herald, async () => (await rows(uuid))[0]?.status === 'delivered');
     t.clock.advance(30_000);
     await t.herald.jobs!.run('cascade-step-timeouts');
     // Tried once, no route: back in the queue, in no one's hands.
