@@ -1,9 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { request } from 'undici';
 import { isPlainObject } from '../shared/text.js';
 import { outcomeOf, SIM_UNDELIVERED_ERROR } from './outcomes.js';
+import { closeServer, jsonServer, listenOn, sendJson } from './simulatorServers.js';
 import { Timers } from './timers.js';
 import type { Clock } from '../util/clock.js';
 
@@ -101,24 +101,17 @@ export class ProviderSimulator {
   }
 
   async start(): Promise<number> {
-    const server = createServer((req, res) => {
-      this.handle(req, res).catch((error: unknown) =>
-        reply(res, 500, { error: { code: 500, message: String(error) } }),
-      );
-    });
-    server.keepAliveTimeout = 30_000;
-    this.server = server;
-    await new Promise<void>((resolve) =>
-      server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', resolve),
+    this.server = jsonServer(
+      (req, res) => this.handle(req, res),
+      (error) => ({ status: 500, body: { error: { code: 500, message: String(error) } } }),
     );
-    this.port = (server.address() as AddressInfo).port;
+    this.port = await listenOn(this.server, this.options.host, this.options.port);
     return this.port;
   }
 
   async stop(): Promise<void> {
     this.timers.clear();
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await closeServer(this.server);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -126,11 +119,12 @@ export class ProviderSimulator {
     const path = (req.url ?? '').split('?')[0]!;
     if (req.method === 'POST' && path === '/sim/v1/inbound') {
       const answer = this.inbound(body);
-      if ('problem' in answer) return reply(res, 422, { error: { code: 4220, msg: answer.problem } });
-      return reply(res, 200, answer);
+      if ('problem' in answer)
+        return sendJson(res, { status: 422, body: { error: { code: 4220, msg: answer.problem } } });
+      return sendJson(res, { status: 200, body: answer });
     }
     if (req.headers.authorization !== `Bearer ${this.options.apiKey}`) {
-      return reply(res, 401, { error: { code: 190, message: 'Invalid OAuth access token' } });
+      return sendJson(res, { status: 401, body: { error: { code: 190, message: 'Invalid OAuth access token' } } });
     }
     if (req.method === 'POST' && path === `/whatsapp/${this.options.phoneNumberId}/messages`)
       return this.whatsapp(body, res);
@@ -141,34 +135,44 @@ export class ProviderSimulator {
       return;
     }
     if (req.method === 'POST' && channel) return this.provider(channel, body, res);
-    reply(res, 404, { error: { code: 404, message: `no route ${req.method} ${path}` } });
+    sendJson(res, { status: 404, body: { error: { code: 404, message: `no route ${req.method} ${path}` } } });
   }
 
   private whatsapp(body: Record<string, unknown>, res: ServerResponse): void {
     const to = String(body.to ?? '');
     if (body.messaging_product !== 'whatsapp' || !/^\d{6,15}$/.test(to)) {
-      return reply(res, 400, { error: { code: 100, message: 'Invalid parameter' } });
+      return sendJson(res, { status: 400, body: { error: { code: 100, message: 'Invalid parameter' } } });
     }
     if (outcomeOf(to) === 'rejected') {
       this.record('WHATSAPP', null, to, body, 400);
-      return reply(res, 400, { error: { code: 131026, message: 'Message undeliverable', type: 'OAuthException' } });
+      return sendJson(res, {
+        status: 400,
+        body: { error: { code: 131026, message: 'Message undeliverable', type: 'OAuthException' } },
+      });
     }
     const id = `wamid.${this.nextId()}`;
     this.record('WHATSAPP', id, to, body, 200);
-    reply(res, 200, { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to }], messages: [{ id }] });
+    sendJson(res, {
+      status: 200,
+      body: { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to }], messages: [{ id }] },
+    });
     this.scheduleStatuses('WHATSAPP', id, to);
   }
 
   private provider(channel: SimChannel, body: Record<string, unknown>, res: ServerResponse): void {
     const to = String(body.to ?? body.phone ?? '');
-    if (!/^\d{6,15}$/.test(to)) return reply(res, 400, { error: { code: 4001, message: 'bad destination' } });
+    if (!/^\d{6,15}$/.test(to))
+      return sendJson(res, { status: 400, body: { error: { code: 4001, message: 'bad destination' } } });
     if (outcomeOf(to) === 'rejected') {
       this.record(channel, null, to, body, 422);
-      return reply(res, 422, { error: { code: 4221, message: 'destination refused by the network' } });
+      return sendJson(res, {
+        status: 422,
+        body: { error: { code: 4221, message: 'destination refused by the network' } },
+      });
     }
     const id = `${channel.toLowerCase()}-${this.nextId()}`;
     this.record(channel, id, to, body, 200);
-    reply(res, 200, { id });
+    sendJson(res, { status: 200, body: { id } });
     this.scheduleStatuses(channel, id, to);
   }
 
@@ -327,10 +331,4 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   } catch {
     return {};
   }
-}
-
-function reply(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
 }

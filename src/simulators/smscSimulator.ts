@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import smpp from 'smpp';
 import '../shared/smppGsmCoderPatch.js';
 import {
@@ -11,6 +10,7 @@ import {
   type Tlv,
 } from '../connectors/index.js';
 import { outcomeOf, SIM_UNDELIVERED_ERROR } from './outcomes.js';
+import { closeServer, listenOn } from './simulatorServers.js';
 import { Timers } from './timers.js';
 import { type Clock, type ClockTimer, nowMs, systemClock } from '../util/clock.js';
 
@@ -136,10 +136,7 @@ export class SmscSimulator {
       this.onSession(session),
     );
     this.server = server;
-    await new Promise<void>((resolve) =>
-      server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', resolve),
-    );
-    this.port = (server.address() as AddressInfo).port;
+    this.port = await listenOn(server, this.options.host, this.options.port);
     return this.port;
   }
 
@@ -149,7 +146,7 @@ export class SmscSimulator {
     this.receiptTimer = undefined;
     this.receiptQueue.length = 0;
     this.dropConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await closeServer(this.server);
   }
 
   /** Stops recording submissions (long benchmark runs), or keeps those to some destinations; counts stay. */

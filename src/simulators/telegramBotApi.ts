@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type ApiAnswer, postJson } from './telegramHttp.js';
+import { type ApiAnswer, postJson } from './simulatorServers.js';
 import type { Timers } from './timers.js';
 
 /**

@@ -1,8 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { isPlainObject } from '../shared/text.js';
 import { TelegramBotApi } from './telegramBotApi.js';
-import type { ApiAnswer } from './telegramHttp.js';
+import { type ApiAnswer, closeServer, jsonServer, listenOn, sendJson } from './simulatorServers.js';
 import { TelegramGatewayApi } from './telegramGatewayApi.js';
 import { Timers } from './timers.js';
 import type { Clock } from '../util/clock.js';
@@ -78,24 +77,17 @@ export class TelegramSimulator {
   }
 
   async start(): Promise<number> {
-    const server = createServer((req, res) => {
-      this.handle(req, res).catch((error: unknown) =>
-        send(res, { status: 500, body: { ok: false, error: String(error) } }),
-      );
-    });
-    server.keepAliveTimeout = 30_000;
-    this.server = server;
-    await new Promise<void>((resolve) =>
-      server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', resolve),
+    this.server = jsonServer(
+      (req, res) => this.handle(req, res),
+      (error) => ({ status: 500, body: { ok: false, error: String(error) } }),
     );
-    this.port = (server.address() as AddressInfo).port;
+    this.port = await listenOn(this.server, this.options.host, this.options.port);
     return this.port;
   }
 
   async stop(): Promise<void> {
     this.timers.clear();
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await closeServer(this.server);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -103,16 +95,16 @@ export class TelegramSimulator {
     const params = req.method === 'POST' ? await readParams(req, url) : Object.fromEntries(url.searchParams);
     const bot = BOT_PATH.exec(url.pathname);
     if (bot && (req.method === 'GET' || req.method === 'POST')) {
-      return send(res, params ? this.bot.call(decodeURIComponent(bot[1]!), bot[2]!, params) : badBotRequest());
+      return sendJson(res, params ? this.bot.call(decodeURIComponent(bot[1]!), bot[2]!, params) : badBotRequest());
     }
     const gateway = GATEWAY_PATH.exec(url.pathname);
     if (gateway && (req.method === 'GET' || req.method === 'POST')) {
       const answer = params
         ? this.gateway.call(gateway[1]!, params, req.headers.authorization)
         : { status: 400, body: { ok: false, error: 'BAD_REQUEST' } };
-      return send(res, answer);
+      return sendJson(res, answer);
     }
-    send(res, { status: 404, body: { ok: false, error_code: 404, description: 'Not Found' } });
+    sendJson(res, { status: 404, body: { ok: false, error_code: 404, description: 'Not Found' } });
   }
 }
 
@@ -138,10 +130,4 @@ async function readParams(req: IncomingMessage, url: URL): Promise<Record<string
   } catch {
     return undefined;
   }
-}
-
-function send(res: ServerResponse, answer: ApiAnswer): void {
-  const text = JSON.stringify(answer.body);
-  res.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
 }
