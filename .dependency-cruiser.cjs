@@ -5,7 +5,7 @@
  * - no-capability-cycles: no folders of src/ import each other, in a pair or round a longer cycle, type-only
  *   imports included; a file counts for the first folder of its path, and the files at the root of src/ (main.ts,
  *   cli.ts, context.ts, logger.ts: the composition) do not count. dependency-cruiser cannot say this (its folder
- *   scope keeps subfolders apart), so scripts/capabilityCycles.ts checks it on this configuration's JSON output.
+ *   scope keeps subfolders apart), so scripts/lintDeps.ts checks it on this configuration's JSON output.
  * - capability-internals, root-through-index: a capability (a folder of src/ other than the layers below) is used
  *   by other folders and by the root only through its index.ts (the root also registers its routes.ts); a layer's
  *   files may be imported one by one.

@@ -1,15 +1,20 @@
 /**
- * The rule no-capability-cycles of .dependency-cruiser.cjs, which dependency-cruiser cannot say itself (its folder
- * scope keeps a capability's subfolders apart, so connectors/smpp/ -> config/ would not count as connectors/'s).
- * Reads `depcruise --output-type json` on stdin and fails when the folders of src/ (a file counts for the first
- * folder of its path; type-only imports count; files at the root of src/ are the composition and do not) import
- * each other in a cycle. Lists each mutual pair with the imports that make it, then each longer cycle that remains
- * without the pairs' arrows.
+ * `npm run lint:deps` from one cruise: reads `depcruise --output-type json` on stdin, reports the violations of the
+ * rules of .dependency-cruiser.cjs, and checks the rule no-capability-cycles, which dependency-cruiser cannot say
+ * itself (its folder scope keeps a capability's subfolders apart, so connectors/smpp/ -> config/ would not count as
+ * connectors/'s): it fails when the folders of src/ (a file counts for the first folder of its path; type-only
+ * imports count; files at the root of src/ are the composition and do not) import each other in a cycle. Lists
+ * each mutual pair with the imports that make it, then each longer cycle that remains without the pairs' arrows.
  */
 import { readFileSync } from 'node:fs';
 
 interface Cruise {
   modules: { source: string; dependencies: { resolved: string; dependencyTypes: string[] }[] }[];
+  summary: {
+    violations: { from: string; to: string; rule: { name: string }; cycle?: { name: string }[] }[];
+    totalCruised: number;
+    totalDependenciesCruised: number;
+  };
 }
 
 const capabilityOf = (file: string): string | undefined => /^src\/([^/]+)\/./.exec(file)?.[1];
@@ -85,6 +90,20 @@ for (const start of [...arrows.keys()].sort()) {
 }
 
 const count = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+const { violations, totalCruised, totalDependenciesCruised } = cruise.summary;
+if (violations.length > 0) {
+  const lines = violations.map(({ rule, from, to, cycle }) =>
+    cycle
+      ? `  error ${rule.name}: ${[from, ...cycle.map((c) => c.name)].join(' → ')}`
+      : `  error ${rule.name}: ${from} → ${to}`,
+  );
+  process.stdout.write(`\n${lines.join('\n')}\n\nx ${count(violations.length, 'dependency violation')}.\n`);
+  process.exitCode = 1;
+} else {
+  process.stdout.write(
+    `\n✔ no dependency violations found (${totalCruised} modules, ${totalDependenciesCruised} dependencies cruised)\n`,
+  );
+}
 if (report.length > 0) {
   process.stdout.write(
     `\n  error no-capability-cycles: folders of src/ that import each other (type-only imports count):\n` +
