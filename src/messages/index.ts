@@ -11,7 +11,7 @@ export type { OutcomeBatch } from './outcomes.js';
 export { messageApplyOrphanReceipts, messageOutcomes, messageRecordOutcomes, receiptsPerPart } from './outcomes.js';
 export type { StepOutcome } from './stepOutcomes.js';
 export { orphanReceiptsAny } from './submissionSql.js';
-export { DELIVERY_ERRORS, READ_TRACKED } from './statuses.js';
+export { DELIVERY_ERRORS, isReadTracked, READ_TRACKED } from './statuses.js';
 export type { MessageRow } from './messageObject.js';
 export { messageToApi } from './messageObject.js';
 export { MessageObject } from './messageSchemas.js';

@@ -28,6 +28,20 @@ export const FINAL_STATUSES: ReadonlySet<Status> = new Set(['delivered', 'undeli
 export const READ_TRACKED: ReadonlySet<Channel> = new Set(['VIBER', 'VK', 'WHATSAPP']);
 
 /**
+ * Whether a message is read or not read after delivery: every message of a READ_TRACKED channel, and a TELEGRAM
+ * code (the Gateway API reports reads; the Bot API reports nothing after `sendMessage`).
+ */
+export function isReadTracked(channel: Channel, content: unknown): boolean {
+  if (READ_TRACKED.has(channel)) return true;
+  return (
+    (channel as string) === 'TELEGRAM' &&
+    typeof content === 'object' &&
+    content !== null &&
+    (content as { contentType?: unknown }).contentType === 'code'
+  );
+}
+
+/**
  * The statuses a message may be in for each outcome to apply: a status never goes backwards. A receipt may
  * overtake the record of its submission (`sending` -> `delivered`), and a read may overtake the delivery (the
  * delivery is then recorded first). A read or unread applies only while the read status is
