@@ -4,6 +4,8 @@ import { adminAccountRoutes, adminUserRoutes, apiKeyRoutes, balanceRoutes, sessi
 import { PasswordHasher, SCRYPT_PARAMS } from './accounts/index.js';
 import { type Config, ConfigError, type ConfigFile, loadConfigFile } from './config/index.js';
 import { adminConnectorRoutes, webhookRoutes } from './connectors/routes.js';
+import { botConnectorOf, botWebhooksRegisterAll, TelegramChatDirectory } from './telegram/index.js';
+import { telegramRoutes } from './telegram/routes.js';
 import { buildConnectors, type Connector, ConnectorStatusWriter, Router } from './connectors/index.js';
 import { type AppContext, NO_DIRECT_ROOM } from './context.js';
 import type { Db } from './db/db.js';
@@ -29,7 +31,7 @@ import { messageJobs, messagePartitionsEnsure, messageQueueFigures } from './mes
 import { Jobs } from './shared/jobs.js';
 import { statisticsJobs, statsCleanDayCounts } from './statistics/index.js';
 import { wakeAtCommit } from './db/wake.js';
-import { type DemoCredentials, demoBanner, ensureDemo } from './demo/index.js';
+import { DEMO_BOT, type DemoCredentials, demoBanner, ensureDemo, ensureDemoBot } from './demo/index.js';
 import { buildServer, closeServer, type Routes } from './http/server.js';
 import { systemRoutes } from './http/systemRoutes.js';
 import { createLimits } from './http/auth.js';
@@ -100,6 +102,7 @@ export const ROUTES: readonly Routes[] = [
   conversionRoutes,
   linkRoutes,
   webhookRoutes,
+  telegramRoutes,
   webRoutes,
 ];
 
@@ -136,6 +139,8 @@ export interface Herald {
   readonly connectorStatus: ConnectorStatusWriter | undefined;
   readonly writer: DeliveryWriter;
   readonly simulators: EmbeddedSimulators | undefined;
+  /** Resolves with the number of bots whose webhooks were registered at start (api and all roles). */
+  readonly botWebhooks: Promise<number>;
   close(): Promise<void>;
 }
 
@@ -171,6 +176,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     if (partitions.length > 0) log.info({ partitions }, 'message partitions created');
     if (replica) await checkReplica(replica, log);
     const demo = config.demo ? await ensureDemo(db, config, clock) : undefined;
+    if (demo && config.simulators) await ensureDemoBot(db, demo.accountId, clock);
     const plan = NumberingPlan.load();
 
     let simulators: EmbeddedSimulators | undefined;
@@ -180,7 +186,10 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     if (config.simulators && role === 'api') {
       log.info('HERALD_SIMULATORS=on: the simulators run in the worker processes, with their controls');
     } else if (config.simulators) {
-      simulators = await startEmbeddedSimulators({ delayMs: config.simDelayMs });
+      simulators = await startEmbeddedSimulators({
+        delayMs: config.simDelayMs,
+        telegramBots: { [DEMO_BOT.token]: DEMO_BOT.name },
+      });
       closers.push(() => simulators!.stop());
       // The simulators stand in for carriers unless the config file names real ones.
       if (configFile.connectors.length === 0) configFile = { ...simulators.configFile, tariffs: configFile.tariffs };
@@ -234,6 +243,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
             (connectorId, messages) =>
               // ctx exists by the time an SMSC delivers anything (connectors start after it is built).
               receiveSmsInbound(ctx, connectorId, messages),
+            new TelegramChatDirectory(workDb, clock),
           );
     let submitter: Submitter | undefined;
     let callbackSender: CallbackSender | undefined;
@@ -368,13 +378,32 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     const server = await buildServer(
       ctx,
       role === 'worker'
-        ? [systemRoutes, opsRoutes, ...(simulators ? [webhookRoutes] : []), ...simulatorApi]
+        ? [systemRoutes, opsRoutes, ...(simulators ? [webhookRoutes, telegramRoutes] : []), ...simulatorApi]
         : [...ROUTES, ...simulatorApi],
     );
     const url = (await server.listen({ host: config.host, port: config.port })).replace('[::1]', 'localhost');
     // Stop taking requests first, before the workers and the database behind them.
     closers.push(() => closeServer(server));
     simulators?.connectWebhooks(url);
+    // Carriers that call back reach the simulators' Herald at its own address; real ones need publicUrl.
+    if (simulators) for (const connector of connectors) connector.defaultPublicUrl?.(url);
+    const botConnector = botConnectorOf(configFile.connectors);
+    const servesBots = role !== 'worker' || simulators !== undefined;
+    const botsUrl = botConnector?.publicUrl ?? (simulators ? url : undefined);
+    if (botConnector && servesBots && !botsUrl) {
+      log.warn(
+        { connector: botConnector.id },
+        'telegram-bot connector without publicUrl: no bot webhook is registered, so no subscriber can link a number',
+      );
+    }
+    // In the background: a Bot API that does not answer must not hold the start (each bot is logged if refused).
+    const botWebhooks =
+      botConnector && servesBots && botsUrl
+        ? botWebhooksRegisterAll(db, botConnector, botsUrl, log).catch((error: unknown) => {
+            log.warn({ err: error }, 'registering the bots webhooks failed');
+            return 0;
+          })
+        : Promise.resolve(0);
     if (role === 'worker' && simulators) process.stdout.write(`${simulatorBanner(url).join('\n')}\n\n`);
     let conversionUrl: string | undefined;
     if (role === 'api' || role === 'all') {
@@ -404,6 +433,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       connectorStatus,
       writer,
       simulators,
+      botWebhooks,
       close: closeAll,
     };
   } catch (error) {

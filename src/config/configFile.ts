@@ -12,6 +12,8 @@ import {
   type SmppConnectorConfig,
   SmppConnectorSchema,
   SmppTlsSchema,
+  TelegramBotConnectorSchema,
+  TelegramGatewayConnectorSchema,
   WhatsappConnectorSchema,
 } from '../connectors/index.js';
 import { CHANNELS } from '../shared/channels.js';
@@ -33,7 +35,16 @@ export const TariffSchema = Type.Object(
 export const ConfigFileSchema = Type.Object(
   {
     connectors: Type.Optional(
-      Type.Array(Type.Union([SmppConnectorSchema, WhatsappConnectorSchema, ProviderConnectorSchema]), { default: [] }),
+      Type.Array(
+        Type.Union([
+          SmppConnectorSchema,
+          WhatsappConnectorSchema,
+          ProviderConnectorSchema,
+          TelegramBotConnectorSchema,
+          TelegramGatewayConnectorSchema,
+        ]),
+        { default: [] },
+      ),
     ),
     routes: Type.Optional(Type.Array(RouteSchema, { default: [] })),
     tariffs: Type.Optional(Type.Array(TariffSchema, { default: [] })),
@@ -144,6 +155,8 @@ const SCHEMA_OF_TYPE: Readonly<Record<string, TSchema>> = {
   smpp: SmppConnectorSchema,
   whatsapp: WhatsappConnectorSchema,
   ...Object.fromEntries(PROVIDER_TYPES.map((t) => [t, ProviderConnectorSchema])),
+  'telegram-bot': TelegramBotConnectorSchema,
+  'telegram-gateway': TelegramGatewayConnectorSchema,
 };
 
 /**

@@ -1,8 +1,10 @@
 import type { Logger } from 'pino';
 import type { ConnectorConfig, SmppConnectorConfig } from './connectorConfig.js';
 import type { Clock } from '../util/clock.js';
-import type { Connector, ReceiptSink } from './connector.js';
+import type { Connector, ReceiptSink, TelegramChats } from './connector.js';
 import { ProviderConnector } from './http/providerConnector.js';
+import { TelegramBotConnector } from './http/telegramBotConnector.js';
+import { TelegramGatewayConnector } from './http/telegramGatewayConnector.js';
 import { WhatsappConnector } from './http/whatsappConnector.js';
 import { SmppConnector } from './smpp/smppConnector.js';
 import type { SmsInboundSink } from './smpp/smppDeliveries.js';
@@ -14,8 +16,9 @@ export function buildConnectors(
   log: Logger,
   clock: Clock,
   smsInbound?: SmsInboundSink,
+  telegramChats?: TelegramChats,
 ): Connector[] {
-  return configs.map((config) => buildConnector(config, sink, log, clock, smsInbound));
+  return configs.map((config) => buildConnector(config, sink, log, clock, smsInbound, telegramChats));
 }
 
 function buildConnector(
@@ -24,12 +27,18 @@ function buildConnector(
   log: Logger,
   clock: Clock,
   smsInbound: SmsInboundSink | undefined,
+  telegramChats: TelegramChats | undefined,
 ): Connector {
   switch (config.type) {
     case 'smpp':
       return new SmppConnector(config as SmppConnectorConfig, sink, log, clock, smsInbound);
     case 'whatsapp':
       return new WhatsappConnector(config, clock);
+    case 'telegram-bot':
+      if (!telegramChats) throw new Error(`connector ${config.id}: telegram-bot needs the chats of telegram/`);
+      return new TelegramBotConnector(config, telegramChats, clock);
+    case 'telegram-gateway':
+      return new TelegramGatewayConnector(config, clock);
     default:
       return new ProviderConnector(config, clock);
   }

@@ -23,10 +23,16 @@ export interface OutboundMessage {
 
 /**
  * The typed outcome of one submission: the carrier took it (with its ids, one per part), or it may be tried again
- * later (transient), or it never will be (permanent, with the carrier's error code).
+ * later (transient), or it never will be (permanent, with the carrier's error code). A carrier whose answer is also
+ * the delivery outcome (Telegram's Bot API: `sendMessage` succeeds once the chat has the message, and nothing is
+ * reported later) gives it as `final`, recorded as the submission's receipt.
  */
 export type SubmitOutcome =
-  | { readonly kind: 'accepted'; readonly carrierIds: readonly string[] }
+  | {
+      readonly kind: 'accepted';
+      readonly carrierIds: readonly string[];
+      readonly final?: { readonly state: 'delivered' | 'undelivered'; readonly errorCode: number | null };
+    }
   | { readonly kind: 'transient'; readonly retryAfterMs: number; readonly reason: string; readonly errorCode?: number }
   | { readonly kind: 'permanent'; readonly errorCode: number; readonly reason: string };
 
@@ -86,6 +92,23 @@ export interface Connector {
    */
   release(): void;
   available(): boolean;
+  /** Whether the connector sends this content of its channel (TELEGRAM: texts by the Bot API, codes by the Gateway). */
+  carries?(content: unknown): boolean;
+  /** Where the carrier reaches Herald when the configuration does not say (the embedded simulators' address). */
+  defaultPublicUrl?(url: string): void;
   submit(message: OutboundMessage): Promise<SubmitOutcome>;
   state(): ConnectorState;
+}
+
+/**
+ * What the telegram-bot connector needs of Herald's records (telegram/ keeps them): the token of an account's bot
+ * (its TELEGRAM sender name) and the chats subscribers linked to it. `bot` is the sender name in lower case.
+ */
+export interface TelegramChats {
+  /** The bot's token, while the sender name is active (approved, started, with a token). */
+  botToken(accountId: number, bot: string): Promise<string | undefined>;
+  /** The chat of a number with the bot, if the subscriber linked it. */
+  chatOf(accountId: number, bot: string, phone: string): Promise<string | undefined>;
+  /** Forgets a number's chat: the subscriber blocked the bot, or the chat is gone. */
+  unlink(accountId: number, bot: string, phone: string): Promise<void>;
 }

@@ -129,6 +129,54 @@ export const ProviderConnectorSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Telegram's public Bot API and Gateway API (DESIGN 18). */
+export const TELEGRAM_BOT_API_URL = 'https://api.telegram.org';
+export const TELEGRAM_GATEWAY_URL = 'https://gatewayapi.telegram.org';
+
+/**
+ * TELEGRAM texts over the Bot API. The bots are the accounts' TELEGRAM sender names, with the tokens the operator
+ * attaches to them; this connector sends for all of them.
+ */
+export const TelegramBotConnectorSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' }),
+    type: Type.Literal('telegram-bot'),
+    /** The Bot API's base (a local Bot API server's, or the simulator's). */
+    baseUrl: Type.Optional(Type.String({ pattern: '^https?://', default: TELEGRAM_BOT_API_URL })),
+    /**
+     * Herald's address as Telegram reaches it (https, a public name): bots' webhooks are registered at
+     * `{publicUrl}/webhooks/{id}/bots/{sender name id}`. Without it no webhook is registered, so no subscriber can link.
+     */
+    publicUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
+    /**
+     * For the embedded simulator only: a number without a link is taken as linked, to the chat the simulator gives it
+     * (every number counts as linked there, DESIGN 18).
+     */
+    simulatedLinks: Type.Optional(Type.Boolean({ default: false })),
+    timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 120, default: 15 })),
+    ...Flow,
+    ...Breaker,
+  },
+  { additionalProperties: false },
+);
+
+/** TELEGRAM codes over the Gateway API, with the operator's Gateway token. */
+export const TelegramGatewayConnectorSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' }),
+    type: Type.Literal('telegram-gateway'),
+    baseUrl: Type.Optional(Type.String({ pattern: '^https?://', default: TELEGRAM_GATEWAY_URL })),
+    /** The Gateway API token (https://gateway.telegram.org/account/api): authorises calls and signs reports. */
+    token: Type.String({ minLength: 1 }),
+    /** Herald's address as Telegram reaches it: delivery reports go to `{publicUrl}/webhooks/{id}`. */
+    publicUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
+    timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 120, default: 15 })),
+    ...Flow,
+    ...Breaker,
+  },
+  { additionalProperties: false },
+);
+
 export const RouteSchema = Type.Object(
   {
     channel: Type.Enum(CHANNELS),
@@ -168,7 +216,16 @@ export interface HttpFlowConfig {
 }
 export type WhatsappConnectorConfig = Static<typeof WhatsappConnectorSchema> & HttpFlowConfig;
 export type ProviderConnectorConfig = Static<typeof ProviderConnectorSchema> & HttpFlowConfig;
-export type ConnectorConfig = SmppConnectorConfig | WhatsappConnectorConfig | ProviderConnectorConfig;
+export type TelegramBotConnectorConfig = Static<typeof TelegramBotConnectorSchema> &
+  HttpFlowConfig & { readonly baseUrl: string; readonly simulatedLinks: boolean };
+export type TelegramGatewayConnectorConfig = Static<typeof TelegramGatewayConnectorSchema> &
+  HttpFlowConfig & { readonly baseUrl: string };
+export type ConnectorConfig =
+  | SmppConnectorConfig
+  | WhatsappConnectorConfig
+  | ProviderConnectorConfig
+  | TelegramBotConnectorConfig
+  | TelegramGatewayConnectorConfig;
 export type RouteConfig = Required<Static<typeof RouteSchema>>;
 
 /** The channel each connector type carries. */
@@ -179,4 +236,6 @@ export const CONNECTOR_CHANNEL = {
   vk: 'VK',
   flashcall: 'FLASHCALL',
   voicecode: 'VOICECODE',
+  'telegram-bot': 'TELEGRAM',
+  'telegram-gateway': 'TELEGRAM',
 } as const;

@@ -6,6 +6,7 @@ export type {
   InboundSink,
   OutboundMessage,
   ReceiptSink,
+  TelegramChats,
 } from './connector.js';
 export {
   CONNECTOR_CHANNEL,
@@ -14,10 +15,20 @@ export {
   RouteSchema,
   SmppConnectorSchema,
   SmppTlsSchema,
+  TELEGRAM_BOT_API_URL,
+  TelegramBotConnectorSchema,
+  TelegramGatewayConnectorSchema,
   WhatsappConnectorSchema,
 } from './connectorConfig.js';
-export type { ConnectorConfig, RouteConfig, SmppConnectorConfig } from './connectorConfig.js';
+export type {
+  ConnectorConfig,
+  RouteConfig,
+  SmppConnectorConfig,
+  TelegramBotConnectorConfig,
+  TelegramGatewayConnectorConfig,
+} from './connectorConfig.js';
 export { ConnectorStatusWriter } from './connectorStatus.js';
+export { botApiCall, botWebhookSecret, botWebhookSecretValid, TELEGRAM_ERRORS } from './http/telegramApi.js';
 export { buildConnectors } from './buildConnectors.js';
 export { Router } from './router.js';
 export { corkUntilNextTick } from './smpp/corkedWrites.js';

@@ -36,12 +36,14 @@ export class Router {
     return best;
   }
 
-  /** The first available connector for a destination. */
-  pick(channel: Channel, destination: string): Connector | undefined {
+  /** The first available connector for a destination that carries the content. */
+  pick(channel: Channel, destination: string, content?: unknown): Connector | undefined {
     const routes = this.byChannel.get(channel);
     // The usual case, one route for the whole channel, without building a candidate list per message.
     const only = routes?.length === 1 && routes[0]!.prefixes.length === 0 ? routes[0]!.connectors : undefined;
-    for (const connector of only ?? this.candidates(channel, destination)) if (connector.available()) return connector;
+    for (const connector of only ?? this.candidates(channel, destination)) {
+      if (connector.available() && (connector.carries?.(content) ?? true)) return connector;
+    }
     return undefined;
   }
 }

@@ -2,13 +2,19 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { ProviderConnectorConfig, WhatsappConnectorConfig } from './connectorConfig.js';
+import type {
+  ProviderConnectorConfig,
+  TelegramGatewayConnectorConfig,
+  WhatsappConnectorConfig,
+} from './connectorConfig.js';
 import type { CarrierReceipt } from './connector.js';
 import { herald } from '../errors/catalogue.js';
 import { authFailed, authGuard, sameSecret } from '../http/auth.js';
 import { bodyProblem, type Routes } from '../http/server.js';
 import { parseProviderWebhook } from './http/providerConnector.js';
 import { parseWhatsappWebhook } from './http/whatsappConnector.js';
+import { gatewayReportValid, parseGatewayReport } from './http/telegramApi.js';
+import { messageCarrierRefund } from '../messages/index.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,14 +30,27 @@ export function signatureValid(header: unknown, secret: string, raw: Buffer): bo
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-/** A connector that takes webhooks: an HTTP provider (WhatsApp Cloud API, or one of the simulated providers). */
-type WebhookConnector = WhatsappConnectorConfig | ProviderConnectorConfig;
+/**
+ * A connector that takes webhooks: an HTTP provider (WhatsApp Cloud API, Telegram's Gateway, or one of the simulated
+ * providers). Telegram bots' updates have routes of their own (telegram/).
+ */
+type WebhookConnector = WhatsappConnectorConfig | ProviderConnectorConfig | TelegramGatewayConnectorConfig;
 
 /** Whether the raw bytes carry the connector's signature (its header and secret). */
-function signedBy(connector: WebhookConnector, headers: FastifyRequest['headers'], raw: Buffer): boolean {
-  return connector.type === 'whatsapp'
-    ? signatureValid(headers['x-hub-signature-256'], connector.appSecret, raw)
-    : signatureValid(headers['x-signature'], connector.webhookSecret, raw);
+function signedBy(
+  connector: WebhookConnector,
+  headers: FastifyRequest['headers'],
+  raw: Buffer,
+  nowMs: number,
+): boolean {
+  switch (connector.type) {
+    case 'whatsapp':
+      return signatureValid(headers['x-hub-signature-256'], connector.appSecret, raw);
+    case 'telegram-gateway':
+      return gatewayReportValid(connector.token, headers, raw, nowMs);
+    default:
+      return signatureValid(headers['x-signature'], connector.webhookSecret, raw);
+  }
 }
 
 /**
@@ -51,7 +70,9 @@ export const webhookRoutes: Routes = (app, ctx) => {
     return receipts.map((receipt) => ({ ...receipt, at }));
   };
   const connectors = new Map(
-    ctx.configFile.connectors.filter((c): c is WebhookConnector => c.type !== 'smpp').map((c) => [c.id, c]),
+    ctx.configFile.connectors
+      .filter((c): c is WebhookConnector => c.type !== 'smpp' && c.type !== 'telegram-bot')
+      .map((c) => [c.id, c]),
   );
   const connectorOf = (request: FastifyRequest): WebhookConnector | undefined =>
     connectors.get((request.params as { connectorId: string }).connectorId);
@@ -66,8 +87,10 @@ export const webhookRoutes: Routes = (app, ctx) => {
       const raw = body as Buffer;
       const connector = connectorOf(request);
       if (!connector) return done(notFound(request), undefined);
-      if (!signedBy(connector, request.headers, raw))
+      if (!signedBy(connector, request.headers, raw, ctx.clock.now().getTime())) {
+        ctx.metrics.webhookRefused.inc({ connector: connector.id });
         return done(authFailed(ctx.limits, request, herald('badCredentials')), undefined);
+      }
       request.rawBody = raw;
       const text = raw.toString('utf8');
       let value: unknown;
@@ -95,10 +118,27 @@ export const webhookRoutes: Routes = (app, ctx) => {
       async (request) => {
         const connector = connectorOf(request)!;
         // No JSON body reached the parser (and its signature check): the signature must cover the empty body.
-        if (request.rawBody === undefined && !signedBy(connector, request.headers, Buffer.alloc(0))) {
+        if (
+          request.rawBody === undefined &&
+          !signedBy(connector, request.headers, Buffer.alloc(0), ctx.clock.now().getTime())
+        ) {
+          ctx.metrics.webhookRefused.inc({ connector: connector.id });
           throw authFailed(ctx.limits, request, herald('badCredentials'));
         }
-        if (connector.type === 'whatsapp') {
+        if (connector.type === 'telegram-gateway') {
+          const at = ctx.clock.now();
+          const report = parseGatewayReport(connector.id, request.body, at);
+          if (report.receipt) await ctx.receiptSink([report.receipt]);
+          if (report.refunded && report.requestId) {
+            const refund = await messageCarrierRefund(ctx.db, {
+              connectorId: connector.id,
+              carrierId: report.requestId,
+              at,
+            });
+            // The Gateway sends a report again until it is answered 200: again once the message is final.
+            if (refund === 'not-final') throw herald('notReady', { reason: 'the message is not final yet' });
+          }
+        } else if (connector.type === 'whatsapp') {
           const { receipts, inbound } = parseWhatsappWebhook(connector.id, request.body);
           await ctx.receiptSink(receivedNow(receipts));
           if (inbound.length > 0) await ctx.inboundSink(connector.id, inbound);

@@ -10,7 +10,7 @@ import {
   DELIVERY_ERRORS,
   messageClaimDue,
   messageNextDue,
-  READ_TRACKED,
+  isReadTracked,
   whatsappWindowsOpenOf,
 } from '../messages/index.js';
 import { type Channel, CHANNELS } from '../shared/channels.js';
@@ -358,7 +358,7 @@ export class Submitter extends Loop {
         return;
       }
     }
-    const connector = router.pick(message.channel_type, message.destination);
+    const connector = router.pick(message.channel_type, message.destination, message.content);
     if (!connector) {
       const anyRoute = router.candidates(message.channel_type, message.destination).length > 0;
       await this.retryOrGiveUp(
@@ -373,15 +373,21 @@ export class Submitter extends Loop {
     const outcome = await connector.submit(outbound(message, now));
     const at = clock.now();
     switch (outcome.kind) {
-      case 'accepted':
-        await writer.sent({
+      case 'accepted': {
+        const sent = writer.sent({
           ...ref,
           connectorId: connector.id,
           at,
           carrierIds: outcome.carrierIds,
-          readTracked: READ_TRACKED.has(message.channel_type),
+          readTracked: isReadTracked(message.channel_type, message.content),
         });
+        if (!outcome.final) return sent;
+        // The answer was the outcome too (Telegram's Bot API): its receipt joins the submission in the same flush.
+        const { state, errorCode } = outcome.final;
+        const receipt = { connectorId: connector.id, carrierId: outcome.carrierIds[0]!, state, at, errorCode };
+        await Promise.all([sent, writer.receipts([receipt])]);
         return;
+      }
       case 'permanent':
         await writer.status({ ...ref, status: 'unsent', at, errorCode: outcome.errorCode, detail: outcome.reason });
         return;

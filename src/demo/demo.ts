@@ -3,11 +3,16 @@ import { accountUpdate, createAccount, ledgerAppend } from '../accounts/index.js
 import { inboundNumberAssign } from '../inbound/index.js';
 import type { Config } from '../config/index.js';
 import type { Db } from '../db/db.js';
-import { senderNameInsert } from '../senderNames/index.js';
+import { senderNameBotToken, senderNameInsert, senderNameSetBotToken } from '../senderNames/index.js';
 import { templateInsertDemo } from '../templates/index.js';
 import type { Clock } from '../util/clock.js';
 
 export const DEMO_SENDER_NAME = 'Herald';
+/**
+ * The demo account's bot (a TELEGRAM sender name), known to the embedded Telegram simulator by this token: the token
+ * is a secret between Herald and its own simulator only, so it may be written here.
+ */
+export const DEMO_BOT = { name: 'herald_demo_bot', token: '1000000001:HeraldDemoBotOfTheEmbeddedSimulator0' } as const;
 /** The short code the demo account receives SMS on: `POST /sim/v1/inbound` `{"channelType":"SMS","to":"4242",...}`. */
 export const DEMO_INBOUND_NUMBER = '4242';
 export const DEMO_BALANCE = 1000;
@@ -113,4 +118,26 @@ export function demoBanner(credentials: DemoCredentials, baseUrl: string, adminT
       `"destination":"79161234567","content":"Hello from Herald"}]'`,
     '',
   ].join('\n');
+}
+
+/**
+ * With the simulators on, the demo account has an approved bot with its token (DESIGN 18), so that a TELEGRAM message
+ * and a VK -> TELEGRAM -> SMS cascade can be sent at once; added on a later start too, for a demo made before bots.
+ */
+export async function ensureDemoBot(db: Db, accountId: number, clock: Clock): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [DEMO_LOCK_KEY]);
+    if (await senderNameBotToken(tx, accountId, DEMO_BOT.name)) return;
+    const now = clock.now();
+    const row = await senderNameInsert(tx, {
+      accountId,
+      channelType: 'TELEGRAM',
+      name: DEMO_BOT.name,
+      status: 'Approved',
+      startDate: now,
+      comment: 'demo bot of the embedded Telegram simulator',
+      now,
+    });
+    if (row) await senderNameSetBotToken(tx, Number(row.id), DEMO_BOT.token, now);
+  });
 }

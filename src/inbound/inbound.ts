@@ -1,7 +1,7 @@
 import type { InboundMessage } from '../connectors/index.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/db.js';
-import { messageInsertInbound, messageToApi, whatsappWindowOpen } from '../messages/index.js';
+import { type MessageRow, messageInsertInbound, messageToApi, whatsappWindowOpen } from '../messages/index.js';
 import { normaliseDestination } from '../numbering/index.js';
 import { callbackEventInsert } from '../callbacks/index.js';
 import { accountGet, trafficCenterDefault } from '../accounts/index.js';
@@ -52,40 +52,78 @@ async function receiveOne(ctx: AppContext, tx: Queryable, connectorId: string, i
     );
     return;
   }
-  const account = (await accountGet(tx, owner.account_id))!;
-  const inboundEnabled = account.inbound_enabled;
-  const rule = inboundEnabled
-    ? matchRule(await inboundRuleList(tx, owner.account_id), 'WHATSAPP', owner.name)
-    : undefined;
-  const centerId = rule?.traffic_center_id ?? (await trafficCenterDefault(tx, owner.account_id, now)).id;
-  const row = await messageInsertInbound(tx, {
+  const row = await storeInbound(ctx, tx, {
+    channel: 'WHATSAPP',
     accountId: owner.account_id,
-    id: uuid7(now.getTime()),
-    at: now,
-    trafficCenterId: centerId,
     senderName: owner.name,
     subscriber,
     country: normaliseDestination(inbound.from)?.country ?? null,
     text: inbound.text,
     providerMessageId: `${connectorId}:${inbound.id}`,
-    currency: account.currency,
+    at: now,
   });
-  if (!row) return; // The provider sent this webhook before.
-  await whatsappWindowOpen(tx, owner.account_id, owner.name, subscriber, now);
+  if (row) await whatsappWindowOpen(tx, owner.account_id, owner.name, subscriber, now);
+}
+
+/** A subscriber's message to one of an account's sender names, its account known (WhatsApp, TELEGRAM). */
+export interface ChannelInbound {
+  readonly channel: 'WHATSAPP' | 'TELEGRAM';
+  readonly accountId: number;
+  readonly senderName: string;
+  /** E.164 digits. */
+  readonly subscriber: string;
+  readonly country: string | null;
+  readonly text: string;
+  /** Unique per provider message (`connector:id`): a webhook sent again stores nothing twice. */
+  readonly providerMessageId: string;
+  readonly at: Date;
+}
+
+/**
+ * Stores an inbound message in the center of the first inbound rule that matches it (or the account's default
+ * center) and, when that rule has a callback URL, raises the inbound callback of spec 6.5 through the outbox; none for
+ * an account without inbound enabled. Undefined when the provider sent it before.
+ */
+export async function storeInbound(
+  ctx: AppContext,
+  tx: Queryable,
+  inbound: ChannelInbound,
+): Promise<MessageRow | undefined> {
+  const { accountId, at: now } = inbound;
+  const account = (await accountGet(tx, accountId))!;
+  const rule = account.inbound_enabled
+    ? matchRule(await inboundRuleList(tx, accountId), inbound.channel, inbound.senderName)
+    : undefined;
+  const centerId = rule?.traffic_center_id ?? (await trafficCenterDefault(tx, accountId, now)).id;
+  const row = await messageInsertInbound(tx, {
+    accountId,
+    id: uuid7(now.getTime()),
+    at: now,
+    trafficCenterId: centerId,
+    senderName: inbound.senderName,
+    subscriber: inbound.subscriber,
+    country: inbound.country,
+    text: inbound.text,
+    providerMessageId: inbound.providerMessageId,
+    currency: account.currency,
+    channelType: inbound.channel,
+  });
+  if (!row) return undefined; // The provider sent this webhook before.
   if (rule?.callback_url) {
-    const targets = await ctx.callbackTargets.resolve(tx, owner.account_id, [rule.callback_url], now, {
+    const targets = await ctx.callbackTargets.resolve(tx, accountId, [rule.callback_url], now, {
       limited: false,
     });
     await callbackEventInsert(tx, {
       targetId: targets.get(rule.callback_url)!,
-      accountId: owner.account_id,
+      accountId,
       messageId: row.id,
       event: 'inbound_sent',
-      channelType: 'WHATSAPP',
+      channelType: inbound.channel,
       status: 'inbound_sent',
       at: now,
       errorCode: null,
       extra: { item: messageToApi(row) },
     });
   }
+  return row;
 }

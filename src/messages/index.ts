@@ -33,3 +33,4 @@ export * as messageRetention from './retentionSql.js';
 /** The statements on the messages of a dispatch (dispatches/ is their one user): `dispatchMessages.hold(...)`. */
 export * as dispatchMessages from './dispatchMessageSql.js';
 export { whatsappWindowOpen, whatsappWindowsOpenOf } from './whatsappWindows.js';
+export { messageCarrierRefund } from './refundSql.js';

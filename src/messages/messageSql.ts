@@ -248,7 +248,7 @@ export interface NewInbound {
   /** `connectorId:providerId`: a webhook sent again stores nothing twice. */
   readonly providerMessageId: string;
   /** WHATSAPP unless given (an inbound SMS: SMS). */
-  readonly channelType?: 'WHATSAPP' | 'SMS';
+  readonly channelType?: 'WHATSAPP' | 'SMS' | 'TELEGRAM';
   /** The account's currency: an inbound message costs 0 in it (DESIGN 12: a price always has a currency). */
   readonly currency: string;
   /** The parts it came in (a long SMS); 1 unless given. */

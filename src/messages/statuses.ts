@@ -24,7 +24,10 @@ export type Outcome = Exclude<Status, 'sending' | 'inbound_sent'> | ReadStatus;
 /** Statuses after which nothing changes the delivery outcome. */
 export const FINAL_STATUSES: ReadonlySet<Status> = new Set(['delivered', 'undelivered', 'unsent', 'inbound_sent']);
 
-/** Channels whose messages are also read or not read after delivery. */
+/**
+ * Channels whose messages are also read or not read after delivery (with TELEGRAM codes: isReadTracked, and the
+ * transitions' SQL, which say so once each).
+ */
 export const READ_TRACKED: ReadonlySet<Channel> = new Set(['VIBER', 'VK', 'WHATSAPP']);
 
 /**

@@ -144,7 +144,8 @@ export async function messageApplyTransitions(
            due_at = CASE
              WHEN c.due_at IS NOT NULL THEN c.due_at
              WHEN c.new_status = 'sent'
-               OR (c.status = 'delivered' AND m.read_status IS NULL AND m.channel_type = ANY($3::text[]))
+               OR (c.status = 'delivered' AND m.read_status IS NULL AND (m.channel_type = ANY($3::text[])
+                 OR (m.channel_type = 'TELEGRAM' AND m.content->>'contentType' = 'code')))
                THEN coalesce(m.expires_at, c.at + make_interval(secs => coalesce(m.ttl, $4)))
              ELSE NULL END,
            -- A wait for the same reason as the last entry's (a connector down, a closed window: a retry every 2 s

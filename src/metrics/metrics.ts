@@ -38,6 +38,8 @@ export class Metrics {
   readonly httpDuration: Histogram<'method' | 'route'>;
   readonly messagesAccepted: Counter<'channel'>;
   readonly rateLimited: Counter<'kind'>;
+  /** Carrier webhooks refused for a bad signature or secret, per connector: a forger, or a secret out of step. */
+  readonly webhookRefused: Counter<'connector'>;
   readonly receiptLatency: Histogram;
   private dbFigures: Promise<DbFigures> | undefined;
   private lag: Promise<ReplicaLag | undefined> | undefined;
@@ -79,6 +81,12 @@ export class Metrics {
       name: 'herald_rate_limited_total',
       help: 'Requests refused with 429',
       labelNames: ['kind'],
+      registers,
+    });
+    this.webhookRefused = new Counter({
+      name: 'herald_webhook_signature_failures_total',
+      help: 'Carrier webhooks (status reports, Telegram updates) refused for a bad signature or secret token',
+      labelNames: ['connector'],
       registers,
     });
     this.receiptLatency = new Histogram({

@@ -28,6 +28,7 @@ export const TEXT_BOUNDS: Readonly<Record<Channel, { readonly units: number; rea
   VK: { units: 2 * VK_TEXT_MAX, limit: `${VK_TEXT_MAX} characters` },
   WHATSAPP: { units: 2 * WHATSAPP_LIMITS.text, limit: `${WHATSAPP_LIMITS.text} characters` },
   VIBER: { units: 2 * VIBER_TEXT_MAX, limit: `${VIBER_TEXT_MAX} characters` },
+  TELEGRAM: { units: 2 * 4096, limit: '4096 characters' },
 };
 
 const VOICECODE_TEMPLATE = /^Код авторизации от (\S(?:.*\S)?): (\d(?:[^\p{L}\p{N}]?\d)*)\.$/u;
@@ -69,6 +70,8 @@ export function validateContent(
       return { totalParts: 1, content };
     case 'VIBER':
       viberContent(content);
+      return { totalParts: 1, content };
+    case 'TELEGRAM':
       return { totalParts: 1, content };
   }
 }

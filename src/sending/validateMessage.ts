@@ -63,6 +63,7 @@ export const CHANNEL_RULES: Readonly<Record<Channel, ChannelRule>> = {
   WHATSAPP: { accepts: new Set(ALL_BUT_EXTERNAL_ID), ttl: { min: 60, max: 86_400 } },
   VIBER: { accepts: new Set(ALL_BUT_EXTERNAL_ID), ttl: { min: 60, max: 86_400 } },
   VK: { accepts: new Set(ALL_BUT_EXTERNAL_ID), ttl: { min: 60, max: 86_400 } },
+  TELEGRAM: { accepts: new Set(ALL_BUT_EXTERNAL_ID), ttl: { min: 30, max: 86_400 } },
 };
 
 /** Channels whose sender name must be registered, approved and started (spec 2.2). */

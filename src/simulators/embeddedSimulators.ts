@@ -4,10 +4,13 @@ import type { ConfigFile } from '../config/index.js';
 import type { ConnectorConfig, RouteConfig } from '../connectors/index.js';
 import { ProviderSimulator, type SimChannel } from './providerSimulator.js';
 import { SmscSimulator } from './smscSimulator.js';
+import { TelegramSimulator } from './telegramSimulator.js';
 
 export interface EmbeddedSimulators {
   readonly smsc: SmscSimulator;
   readonly providers: ProviderSimulator;
+  /** Telegram's Bot API and Gateway API. */
+  readonly telegram: TelegramSimulator;
   /** Connectors and routes for every channel, pointing at the simulators. */
   readonly configFile: ConfigFile;
   /** Tells the provider simulator where Herald takes webhooks (known once the API listens). */
@@ -24,6 +27,9 @@ export const SIM_CONNECTOR_IDS = {
   VOICECODE: 'sim-voicecode',
 } as const;
 
+/** TELEGRAM's two connectors: texts by the Bot API, codes by the Gateway API (one route holds both). */
+export const SIM_TELEGRAM_IDS = { bot: 'sim-telegram-bot', gateway: 'sim-telegram-gateway' } as const;
+
 /**
  * Starts the SMSC and the HTTP provider simulators on loopback ports and describes Herald's connectors to them,
  * as an operator's config file would. They are real peers: Herald reaches them only through sockets.
@@ -34,6 +40,8 @@ export async function startEmbeddedSimulators(options: {
   mps?: number;
   /** The clock of the simulated delays: a test's lets the test jump over them. */
   clock?: Clock;
+  /** Bots the Telegram simulator knows at start: token -> username (the demo's); tests add theirs later. */
+  telegramBots?: Readonly<Record<string, string>>;
 }): Promise<EmbeddedSimulators> {
   const secret = randomBytes(16).toString('hex');
   const clock = options.clock === undefined ? {} : { clock: options.clock };
@@ -49,8 +57,15 @@ export async function startEmbeddedSimulators(options: {
     phoneNumberId: '100000001',
     ...clock,
   });
+  const telegram = new TelegramSimulator({
+    delayMs: options.delayMs,
+    bots: options.telegramBots ?? {},
+    gatewayToken: secret,
+    ...clock,
+  });
   await smsc.start();
   await providers.start();
+  await telegram.start();
   const flow = { window: options.window ?? 200, mps: options.mps ?? 20_000 };
   const connectors: ConnectorConfig[] = [
     {
@@ -90,15 +105,40 @@ export async function startEmbeddedSimulators(options: {
       breakerOpenSeconds: 30,
       ...flow,
     })),
+    {
+      id: SIM_TELEGRAM_IDS.bot,
+      type: 'telegram-bot',
+      baseUrl: telegram.botApiUrl,
+      // Every number counts as linked to every bot here (DESIGN 18); the public address is Herald's, once it listens.
+      simulatedLinks: true,
+      timeoutSeconds: 15,
+      breakerFailures: 5,
+      breakerOpenSeconds: 30,
+      ...flow,
+    },
+    {
+      id: SIM_TELEGRAM_IDS.gateway,
+      type: 'telegram-gateway',
+      baseUrl: telegram.gatewayUrl,
+      token: secret,
+      timeoutSeconds: 15,
+      breakerFailures: 5,
+      breakerOpenSeconds: 30,
+      ...flow,
+    },
   ];
-  const routes: RouteConfig[] = Object.entries(SIM_CONNECTOR_IDS).map(([channel, id]) => ({
-    channel: channel as RouteConfig['channel'],
-    prefixes: [],
-    connectors: [id],
-  }));
+  const routes: RouteConfig[] = [
+    ...Object.entries(SIM_CONNECTOR_IDS).map(([channel, id]) => ({
+      channel: channel as RouteConfig['channel'],
+      prefixes: [],
+      connectors: [id],
+    })),
+    { channel: 'TELEGRAM', prefixes: [], connectors: [SIM_TELEGRAM_IDS.bot, SIM_TELEGRAM_IDS.gateway] },
+  ];
   return {
     smsc,
     providers,
+    telegram,
     configFile: { connectors, routes, tariffs: [] },
     connectWebhooks(apiUrl) {
       for (const [channel, id] of Object.entries(SIM_CONNECTOR_IDS)) {
@@ -107,7 +147,7 @@ export async function startEmbeddedSimulators(options: {
       }
     },
     async stop() {
-      await Promise.all([smsc.stop(), providers.stop()]);
+      await Promise.all([smsc.stop(), providers.stop(), telegram.stop()]);
     },
   };
 }

@@ -25,6 +25,12 @@ export function simulatorControls(smsNumber: string) {
     {
       method: 'POST',
       path: '/sim/v1/inbound',
+      example: '{"channelType":"TELEGRAM","from":"79161234567","senderName":"herald_demo_bot","text":"Hi"}',
+      what: 'a subscriber writes to a Telegram bot (sharing their contact with it first, if they had not)',
+    },
+    {
+      method: 'POST',
+      path: '/sim/v1/inbound',
       example: `{"channelType":"SMS","from":"79161234567","to":"${smsNumber}","text":"Hi"}`,
       what:
         'a subscriber sends an SMS to an inbound number (an account owns it: ' +
@@ -42,6 +48,15 @@ const WhatsappInbound = Type.Object(
   },
   { additionalProperties: false },
 );
+const TelegramInbound = Type.Object(
+  {
+    channelType: Type.Literal('TELEGRAM'),
+    from: Type.String({ maxLength: 32, description: 'the subscriber number', examples: ['79161234567'] }),
+    senderName: Type.String({ maxLength: 64, description: 'the bot written to', examples: ['herald_demo_bot'] }),
+    text: Type.String({ minLength: 1, maxLength: 4096 }),
+  },
+  { additionalProperties: false },
+);
 const SmsInbound = Type.Object(
   {
     channelType: Type.Literal('SMS'),
@@ -55,15 +70,17 @@ const SmsInbound = Type.Object(
   },
   { additionalProperties: false },
 );
-const InboundBody = Type.Union([WhatsappInbound, SmsInbound]);
+const InboundBody = Type.Union([WhatsappInbound, TelegramInbound, SmsInbound]);
 const INBOUND_BODY_LIMIT = bodyLimitFor(InboundBody);
-const EITHER = `Expected {channelType: "WHATSAPP", from, senderName, text} or ${SUBSCRIBER_SMS_SHAPE}`;
+const EITHER =
+  'Expected {channelType: "WHATSAPP", from, senderName, text}, {channelType: "TELEGRAM", from, senderName, text} ' +
+  `or ${SUBSCRIBER_SMS_SHAPE}`;
 
 /**
  * The simulators' control endpoints on Herald's own API port, with the body and answers they have on
  * the simulator's port, which a demo user cannot find. Registered only when Herald runs its simulators.
  */
-export function simulatorRoutes(simulators: Pick<EmbeddedSimulators, 'providers' | 'smsc'>): Routes {
+export function simulatorRoutes(simulators: Pick<EmbeddedSimulators, 'providers' | 'smsc' | 'telegram'>): Routes {
   return (app) => {
     app.post(
       '/sim/v1/inbound',
@@ -74,13 +91,15 @@ export function simulatorRoutes(simulators: Pick<EmbeddedSimulators, 'providers'
         schema: {
           tags: ['Simulators'],
           summary:
-            'Simulator: a subscriber writes to a WhatsApp sender name (an inbound webhook reaches Herald) or sends ' +
-            'an SMS to an inbound number (the SMSC simulator delivers it as MO deliver_sm, in parts when long)',
+            'Simulator: a subscriber writes to a WhatsApp sender name (an inbound webhook reaches Herald) or to a ' +
+            'Telegram bot (an update reaches the bot webhook), or sends an SMS to an inbound number (the SMSC ' +
+            'simulator delivers it as MO deliver_sm, in parts when long)',
           body: InboundBody,
           response: {
             200: Type.Union([
               Type.Object({ id: Type.String({ description: "WHATSAPP: the provider's message id" }) }),
               Type.Object({ parts: Type.Integer({ description: 'SMS: the deliver_sm parts Herald took' }) }),
+              Type.Object({ updateId: Type.Integer({ description: "TELEGRAM: the update's id" }) }),
             ]),
             ...errorResponses(422, 503),
           },
@@ -96,6 +115,7 @@ export function simulatorRoutes(simulators: Pick<EmbeddedSimulators, 'providers'
             throw herald('notReady', { reason: `the SMSC simulator: ${answer.unavailable}` });
           return answer;
         }
+        if (channel === 'TELEGRAM' && isPlainObject(body)) return telegramInbound(simulators.telegram, body);
         if (channel !== 'WHATSAPP') throw herald('unprocessable', { reason: EITHER });
         const answer = simulators.providers.inbound(body);
         if ('problem' in answer) throw herald('unprocessable', { reason: answer.problem });
@@ -114,4 +134,31 @@ export function simulatorBanner(baseUrl: string, smsNumber = EXAMPLE_SMS_NUMBER)
       `    curl -s ${baseUrl}${c.path} -H 'Content-Type: application/json' -d '${c.example}'`,
     ]),
   ];
+}
+
+/** A linked subscriber writes to a bot of the Telegram simulator: the update reaches Herald's webhook. */
+async function telegramInbound(
+  telegram: EmbeddedSimulators['telegram'],
+  body: Record<string, unknown>,
+): Promise<{ updateId: number }> {
+  const { from, senderName, text } = body;
+  if (typeof from !== 'string' || !/^\+?\d{6,15}$/.test(from) || typeof senderName !== 'string')
+    throw herald('unprocessable', { reason: EITHER });
+  if (typeof text !== 'string' || text.trim() === '' || text.length > 4096)
+    throw herald('unprocessable', { reason: 'text must be 1 to 4096 characters' });
+  const number = from.replace(/^\+/, '');
+  if (number.endsWith('7')) throw herald('unprocessable', { reason: `${from} has no Telegram (numbers ending in 7)` });
+  if (!telegram.bot.knows(senderName))
+    throw herald('unprocessable', { reason: `the Telegram simulator has no bot ${senderName}` });
+  if (!telegram.bot.webhookOf(senderName))
+    throw herald('notReady', {
+      reason: `the bot ${senderName} has no webhook: Herald registers it once it has its token`,
+    });
+  const delivery = await telegram.bot.writeAsLinked(senderName, number, text);
+  if (delivery.status !== 200) {
+    throw herald('notReady', {
+      reason: `the bot webhook answered ${delivery.status ?? 'nothing'} (is the bot token attached and approved?)`,
+    });
+  }
+  return { updateId: Number(delivery.update.update_id) };
 }

@@ -44,15 +44,23 @@ export function sendJson(res: ServerResponse, answer: ApiAnswer): void {
 
 /** POSTs a JSON body; resolves with the status it was answered, or null when no answer came. */
 export async function postJson(url: string, headers: Record<string, string>, body: string): Promise<number | null> {
+  return (await postJsonAnswer(url, headers, body)).status;
+}
+
+/** {@link postJson}, with the answer's body as text (empty when no answer came). */
+export async function postJsonAnswer(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number | null; text: string }> {
   try {
     const response = await request(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body,
     });
-    await response.body.dump();
-    return response.statusCode;
+    return { status: response.statusCode, text: await response.body.text() };
   } catch {
-    return null;
+    return { status: null, text: '' };
   }
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { type ApiAnswer, postJson } from './simulatorServers.js';
+import { isPlainObject } from '../shared/text.js';
+import { type ApiAnswer, postJsonAnswer } from './simulatorServers.js';
 import type { Timers } from './timers.js';
 
 /**
@@ -29,13 +30,17 @@ export interface BotSentMessage {
   readonly status: number;
 }
 
-/** One POST of an Update to a bot's webhook, with the status it was answered (null when no answer came). */
+/**
+ * One POST of an Update to a bot's webhook, with the status it was answered (null when no answer came) and the
+ * method call the answer made, if any, with the simulator's answer to it.
+ */
 export interface UpdateDelivery {
   readonly botUsername: string;
   readonly update: Record<string, unknown>;
   readonly secretToken: string | undefined;
   readonly attempt: number;
   readonly status: number | null;
+  readonly reply?: { readonly method: string; readonly params: Record<string, unknown>; readonly answer: ApiAnswer };
 }
 
 interface Bot {
@@ -88,27 +93,36 @@ export class TelegramBotApi {
   private readonly byToken = new Map<string, Bot>();
   private readonly byUsername = new Map<string, Bot>();
 
+  /** Subscribers (numbers) who shared their own contact with a bot, by bot username in lower case. */
+  private readonly shared = new Map<string, Set<string>>();
+
   constructor(
     bots: Readonly<Record<string, string>>,
     private readonly timers: Timers,
   ) {
-    for (const [token, username] of Object.entries(bots)) {
-      const prefix = token.split(':')[0]!;
-      const id = /^\d{1,15}$/.test(prefix)
-        ? Number(prefix)
-        : createHash('sha256').update(token).digest().readUInt32BE(0);
-      const bot: Bot = {
-        token,
-        username,
-        id,
-        webhook: undefined,
-        lastUpdateId: 0,
-        lastMessageId: 0,
-        throttled: { count: 0, retryAfter: 0 },
-      };
-      this.byToken.set(token, bot);
-      this.byUsername.set(username.toLowerCase(), bot);
-    }
+    for (const [token, username] of Object.entries(bots)) this.addBot(token, username);
+  }
+
+  /** A bot the Bot API knows from now on (`token` is `<bot id>:<secret>`; `username` without `@`). */
+  addBot(token: string, username: string): void {
+    const prefix = token.split(':')[0]!;
+    const id = /^\d{1,15}$/.test(prefix) ? Number(prefix) : createHash('sha256').update(token).digest().readUInt32BE(0);
+    const bot: Bot = {
+      token,
+      username,
+      id,
+      webhook: undefined,
+      lastUpdateId: 0,
+      lastMessageId: 0,
+      throttled: { count: 0, retryAfter: 0 },
+    };
+    this.byToken.set(token, bot);
+    this.byUsername.set(username.toLowerCase(), bot);
+  }
+
+  /** Whether the Bot API knows a bot of this username. */
+  knows(username: string): boolean {
+    return this.byUsername.has(username.replace(/^@/, '').toLowerCase());
   }
 
   /** The webhook a bot registered with setWebhook, if any. */
@@ -206,6 +220,10 @@ export class TelegramBotApi {
     const webhook = bot.webhook;
     if (!webhook) throw new Error(`bot ${bot.username} has no webhook`);
     if (from.endsWith('7')) throw new Error(`${from} has no Telegram account`);
+    if (message.kind === 'contact' && (message.phoneNumber ?? from) === from) {
+      const key = bot.username.toLowerCase();
+      this.shared.set(key, (this.shared.get(key) ?? new Set()).add(from));
+    }
     const user = { id: telegramUserId(from), is_bot: false, first_name: SUBSCRIBER_NAME, language_code: 'en' };
     const update = {
       update_id: ++bot.lastUpdateId,
@@ -242,13 +260,44 @@ export class TelegramBotApi {
   ): Promise<UpdateDelivery> {
     const headers: Record<string, string> = {};
     if (webhook.secretToken !== undefined) headers['x-telegram-bot-api-secret-token'] = webhook.secretToken;
-    const status = await postJson(webhook.url, headers, JSON.stringify(update));
-    const delivery = { botUsername: bot.username, update, secretToken: webhook.secretToken, attempt, status };
+    const { status, text } = await postJsonAnswer(webhook.url, headers, JSON.stringify(update));
+    const reply = status !== null && status < 300 ? this.replyOf(bot, text) : undefined;
+    const delivery = { botUsername: bot.username, update, secretToken: webhook.secretToken, attempt, status, reply };
     this.deliveries.push(delivery);
     if ((status === null || status >= 300) && attempt < UPDATE_ATTEMPTS) {
       this.timers.later(1000 * attempt, () => void this.postUpdate(bot, webhook, update, attempt + 1));
     }
     return delivery;
+  }
+
+  /**
+   * The method call a webhook's answer makes ("Making requests when getting updates": a JSON object with `method`
+   * and its parameters), made as if it came on its own; undefined for an answer without one.
+   */
+  private replyOf(bot: Bot, text: string): UpdateDelivery['reply'] {
+    let value: unknown;
+    try {
+      value = text ? JSON.parse(text) : undefined;
+    } catch {
+      return undefined;
+    }
+    if (!isPlainObject(value) || typeof value.method !== 'string') return undefined;
+    const { method, ...params } = value;
+    return { method, params, answer: this.call(bot.token, method, params) };
+  }
+
+  /**
+   * The subscriber `from` writes `text` to the bot, having shared their own contact first if they had not yet (the
+   * `POST /sim/v1/inbound` of TELEGRAM: a linked subscriber's message, DESIGN 18).
+   */
+  async writeAsLinked(username: string, from: string, text: string): Promise<UpdateDelivery> {
+    const key = username.replace(/^@/, '').toLowerCase();
+    const shared = this.shared.get(key) ?? new Set<string>();
+    if (!shared.has(from)) {
+      const linked = await this.write(username, from, { kind: 'contact' });
+      if (linked.status !== 200) return linked;
+    }
+    return this.write(username, from, { kind: 'text', text });
   }
 
   private bot(username: string): Bot {

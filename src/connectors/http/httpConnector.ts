@@ -19,6 +19,14 @@ export interface ProviderRequest {
   readonly body: unknown;
 }
 
+/** A provider's answer: its HTTP status, its body parsed as JSON (undefined when it is not), and its headers. */
+export interface ProviderAnswer {
+  readonly status: number;
+  readonly body: unknown;
+  readonly text: string;
+  readonly headers: Record<string, string | string[] | undefined>;
+}
+
 /**
  * The shell of every HTTP provider connector: connection pool, window and rate, timeout, and the classification
  * of answers: 2xx accepted (the adapter reads the provider's id), 408/425/429/5xx and network failures
@@ -61,6 +69,19 @@ export abstract class HttpConnector implements Connector {
 
   /** The request for a message. */
   protected abstract request(message: OutboundMessage): ProviderRequest;
+
+  /**
+   * The request for a message, or its outcome when no request is needed (or an earlier call decided it): adapters
+   * that look something up, or make a call of their own first, override this.
+   */
+  protected async prepare(message: OutboundMessage): Promise<ProviderRequest | SubmitOutcome> {
+    return this.request(message);
+  }
+
+  /** An adapter's own reading of an answer; undefined leaves it to the common classification. */
+  protected classify(_message: OutboundMessage, _answer: ProviderAnswer): SubmitOutcome | undefined {
+    return undefined;
+  }
   /** The provider's message id in a 2xx answer. */
   protected abstract carrierId(body: unknown): string | undefined;
   /** The provider's error code in an error answer, else the HTTP status is used. */
@@ -105,23 +126,18 @@ export abstract class HttpConnector implements Connector {
       return { kind: 'transient', retryAfterMs: 1000, reason: `${this.id}: window busy` };
     }
     try {
-      const { path, headers, body } = this.request(message);
-      const response = await this.pool.request({
-        method: 'POST',
-        path: this.basePath + path,
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(body),
-        headersTimeout: this.flow.timeoutSeconds * 1000,
-        bodyTimeout: this.flow.timeoutSeconds * 1000,
-      });
-      const text = await response.body.text();
-      let parsed: unknown;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        parsed = undefined;
+      const prepared = await this.prepare(message);
+      if ('kind' in prepared) return prepared.kind === 'accepted' ? prepared : this.fail(prepared);
+      const answer = await this.call(prepared);
+      const { status, body: parsed, text } = answer;
+      const own = this.classify(message, answer);
+      if (own) {
+        if (status >= 500) this.failedToAnswer();
+        else this.answered();
+        if (own.kind !== 'accepted') return this.fail(own);
+        this.submitted++;
+        return own;
       }
-      const status = response.statusCode;
       if (status >= 200 && status < 300) {
         const id = this.carrierId(parsed);
         if (!id)
@@ -140,7 +156,7 @@ export abstract class HttpConnector implements Connector {
       if (status === 408 || status === 425 || status === 429 || status >= 500) {
         return this.fail({
           kind: 'transient',
-          retryAfterMs: retryAfter(response.headers['retry-after']),
+          retryAfterMs: retryAfter(answer.headers['retry-after']),
           reason,
           errorCode: status,
         });
@@ -156,6 +172,26 @@ export abstract class HttpConnector implements Connector {
     } finally {
       this.throttle.release(message.urgent);
     }
+  }
+
+  /** One POST of JSON to the provider, through the connector's pool and within its timeout. */
+  protected async call(request: ProviderRequest): Promise<ProviderAnswer> {
+    const response = await this.pool.request({
+      method: 'POST',
+      path: this.basePath + request.path,
+      headers: { 'content-type': 'application/json', ...request.headers },
+      body: JSON.stringify(request.body),
+      headersTimeout: this.flow.timeoutSeconds * 1000,
+      bodyTimeout: this.flow.timeoutSeconds * 1000,
+    });
+    const text = await response.body.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    return { status: response.statusCode, body, text, headers: response.headers };
   }
 
   /** The provider answered (any 2xx or 4xx): it is up, whatever it thought of the message. */
@@ -174,7 +210,7 @@ export abstract class HttpConnector implements Connector {
   }
 }
 
-function retryAfter(header: string | string[] | undefined): number {
+export function retryAfter(header: string | string[] | undefined): number {
   const value = Array.isArray(header) ? header[0] : header;
   const seconds = value === undefined ? NaN : Number(value);
   return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 3600) * 1000 : DEFAULT_RETRY_MS;
