@@ -1,5 +1,5 @@
 /** The channel values of the API (spec section 1). */
-export const CHANNELS = ['SMS', 'FLASHCALL', 'VOICECODE', 'VIBER', 'WHATSAPP', 'VK'] as const;
+export const CHANNELS = ['SMS', 'FLASHCALL', 'VOICECODE', 'VIBER', 'WHATSAPP', 'VK', 'TELEGRAM'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 export function isChannel(value: unknown): value is Channel {
@@ -13,6 +13,7 @@ export const CHANNELS_ENABLED_BY_DEFAULT: ReadonlySet<Channel> = new Set([
   'VOICECODE',
   'VIBER',
   'VK',
+  'TELEGRAM',
 ]);
 
 /** An account's channel switches: the defaults overlaid with the operator's choices. */
