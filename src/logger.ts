@@ -17,6 +17,8 @@ export function createLogger(level: LogLevel, destination?: pino.DestinationStre
           '*.authorization',
           'token',
           '*.token',
+          'botToken',
+          '*.botToken',
           'password',
         ],
         censor: '[redacted]',

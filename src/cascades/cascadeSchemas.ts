@@ -19,7 +19,9 @@ const Step = Type.Object(
     externalMessageId: Type.Optional(Type.String({ maxLength: 100, description: 'VOICECODE only' })),
     condition: Type.Optional(
       Type.Enum(CONDITIONS, {
-        description: 'when the next step follows; required on every step but the last, refused on the last',
+        description:
+          'when the next step follows; required on every step but the last, refused on the last; not_read only ' +
+          'after a step with read receipts (VIBER, VK, WHATSAPP, a TELEGRAM code)',
       }),
     ),
   },

@@ -1,5 +1,5 @@
 import { herald, HeraldError, showValue } from '../errors/catalogue.js';
-import { READ_TRACKED, type ValidMessage } from '../messages/index.js';
+import { isReadTracked, type ValidMessage } from '../messages/index.js';
 import { validateCommonFields, validateMessage, type ValidationContext, type WindowValues } from '../sending/index.js';
 import { type Channel, isChannel } from '../shared/channels.js';
 import { isPlainObject } from '../shared/text.js';
@@ -107,7 +107,8 @@ function validateStep(
     else if (windowField && acceptsWindow(channel)) message[field] = value;
   }
   const valid = validateMessage(message, ctx);
-  if (condition === 'not_read' && !READ_TRACKED.has(valid.channelType))
+  // Only a step whose message is read or not read can be followed on `not_read` (a TELEGRAM step: a code).
+  if (condition === 'not_read' && !isReadTracked(valid.channelType, valid.content))
     throw herald('invalidField', { field: 'condition', value: 'not_read' });
   return { message: { ...valid, ...window }, condition };
 }
@@ -125,7 +126,7 @@ function validateCondition(value: unknown, last: boolean): Condition | null {
 
 /**
  * A step's text in the form its channel takes: SMS, VK and FLASHCALL take a string, which a step may also give as
- * `{"text": ...}` (optionally with `"contentType": "text"`); VOICECODE, VIBER and WHATSAPP take
+ * `{"text": ...}` (optionally with `"contentType": "text"`); VOICECODE, VIBER, WHATSAPP and TELEGRAM take
  * `{"contentType": "text", "text": ...}`, which a step may also give as a string or without its contentType.
  */
 function textContent(channel: unknown, content: unknown): unknown {

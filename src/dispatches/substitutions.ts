@@ -107,7 +107,7 @@ function fill(template: TextTemplate, values: Values): string {
   return text;
 }
 
-/** How a content is filled: a string, or an object's `text`; other contents stay as they are. */
+/** How a content is filled: a string, an object's `text`, or a TELEGRAM code; other contents stay as they are. */
 function contentFiller(content: unknown, channel: unknown): (values: Values) => unknown {
   if (typeof content === 'string') {
     const template = templateOf(content, channel);
@@ -116,6 +116,10 @@ function contentFiller(content: unknown, channel: unknown): (values: Values) => 
   if (isPlainObject(content) && typeof content.text === 'string') {
     const template = templateOf(content.text, channel);
     return (values) => ({ ...content, text: fill(template, values) });
+  }
+  if (channel === 'TELEGRAM' && isPlainObject(content) && typeof content.code === 'string') {
+    const template = templateOf(content.code, channel);
+    return (values) => ({ ...content, code: fill(template, values) });
   }
   return () => content;
 }
@@ -183,24 +187,32 @@ export function cascadeSubstitution(
   };
 }
 
-/** A FLASHCALL code any 4 digits may fill: digits and placeholders only, at most 4 digits of its own. */
-const FLASHCALL_TEMPLATE = /^(?:\d|\{[\p{L}\p{N}_]+\})+$/u;
+/** A FLASHCALL or TELEGRAM code digits may fill: digits and placeholders only. */
+const CODE_TEMPLATE = /^(?:\d|\{[\p{L}\p{N}_]+\})+$/u;
+/** The most digits of its own a TELEGRAM code with placeholders may have: a code has 4 to 8. */
+const TELEGRAM_CODE_MAX = 8;
 /** What a code with placeholders stands for while the rest of its message is validated. */
 const SOME_CODE = '0000';
 const SOME_VOICECODE_TEXT = `Код авторизации от Herald: ${SOME_CODE}.`;
 
 /**
- * The content a dispatch's message (or cascade step) is validated with at its creation. A FLASHCALL code or a
- * VOICECODE text with placeholders (`{code}`, `Код авторизации от {brand}: {code}.`) becomes a code only once
- * substituted: a valid content of its channel stands for it, and each message is validated in full after its
- * substitution (7401 when it is not valid). A FLASHCALL code with a character that no value can make a digit, or with
- * more than 4 digits of its own, could never be one, and stays as it is, to be refused.
+ * The content a dispatch's message (or cascade step) is validated with at its creation. A FLASHCALL code, a
+ * VOICECODE text or a TELEGRAM code with placeholders (`{code}`, `Код авторизации от {brand}: {code}.`,
+ * `{"contentType": "code", "code": "{code}"}`) becomes a code only once substituted: a valid content of its channel
+ * stands for it, and each message is validated in full after its substitution (7401 when it is not valid). A code
+ * with a character that no value can make a digit, or with more digits of its own than a code has (FLASHCALL 4,
+ * TELEGRAM 8), could never be one, and stays as it is, to be refused.
  */
 export function contentToValidate(channel: unknown, content: unknown): unknown {
   const holds = (text: unknown): text is string => typeof text === 'string' && HAS_PLACEHOLDER.test(text);
   if (channel === 'FLASHCALL' && holds(content)) {
     const digits = content.replace(PLACEHOLDER, '');
-    return FLASHCALL_TEMPLATE.test(content) && digits.length <= SOME_CODE.length ? SOME_CODE : content;
+    return CODE_TEMPLATE.test(content) && digits.length <= SOME_CODE.length ? SOME_CODE : content;
+  }
+  if (channel === 'TELEGRAM' && isPlainObject(content) && content.contentType === 'code' && holds(content.code)) {
+    const digits = content.code.replace(PLACEHOLDER, '');
+    const canBe = CODE_TEMPLATE.test(content.code) && digits.length <= TELEGRAM_CODE_MAX;
+    return canBe ? { ...content, code: SOME_CODE } : content;
   }
   if (channel === 'VOICECODE' && isPlainObject(content) && holds(content.text))
     return { ...content, text: SOME_VOICECODE_TEXT };

@@ -71,8 +71,13 @@ const ruleBody = (maxSenderNames: number) =>
           Type.Null(),
         ]),
       ),
-      // SMS rules match the inbound number written to as their sender name (DESIGN 17).
-      channelType: Type.Optional(Type.Union([Type.Literal('WHATSAPP'), Type.Literal('SMS')])),
+      // SMS rules match the inbound number written to as their sender name (DESIGN 17); TELEGRAM rules the bot
+      // written to (DESIGN 18).
+      channelType: Type.Optional(
+        Type.Union([Type.Literal('WHATSAPP'), Type.Literal('SMS'), Type.Literal('TELEGRAM')], {
+          description: 'WHATSAPP (the default), SMS or TELEGRAM: the channel of the inbound messages the rule routes',
+        }),
+      ),
     },
     { additionalProperties: false },
   );

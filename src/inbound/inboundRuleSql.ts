@@ -95,7 +95,8 @@ export async function inboundRuleDelete(db: Queryable, accountId: number, id: nu
 
 /**
  * The rule an inbound message follows (spec 6.5): a rule that names its sender name wins over a rule for all
- * sender names; among equals, the oldest. Undefined: it goes to the default center.
+ * sender names; among equals, the oldest. Undefined: it goes to the default center. A TELEGRAM sender name (a bot's
+ * username) matches in any case, as Telegram compares usernames.
  */
 export function matchRule(
   rules: readonly InboundRuleRow[],
@@ -103,9 +104,12 @@ export function matchRule(
   senderName: string,
 ): InboundRuleRow | undefined {
   const ofChannel = rules.filter((r) => r.channel_type === channel);
+  const same =
+    channel === 'TELEGRAM'
+      ? (name: string) => name.toLowerCase() === senderName.toLowerCase()
+      : (name: string) => name === senderName;
   return (
-    ofChannel.find(
-      (r) => r.sender_names !== null && r.sender_names.length > 0 && r.sender_names.includes(senderName),
-    ) ?? ofChannel.find((r) => r.sender_names === null || r.sender_names.length === 0)
+    ofChannel.find((r) => r.sender_names !== null && r.sender_names.length > 0 && r.sender_names.some(same)) ??
+    ofChannel.find((r) => r.sender_names === null || r.sender_names.length === 0)
   );
 }

@@ -37,9 +37,15 @@ export const MessageObject = Type.Object(
     country: Nullable(Type.String({ description: 'ISO 3166-1 alpha-2' })),
     region: Nullable(Type.String()),
     brand: Nullable(Type.String({ description: 'the operator, where known' })),
-    content: Type.Unknown({ description: 'a string (SMS, FLASHCALL, VK) or the content object' }),
+    content: Type.Unknown({
+      description:
+        'a string (SMS, FLASHCALL, VK) or the content object; a TELEGRAM content is always an object: ' +
+        '{"contentType": "text", "text"} (however the text was sent) or {"contentType": "code", "code"}',
+    }),
     tags: Type.Array(Type.String()),
-    ttl: Type.Union([Type.Integer(), Type.Null()]),
+    ttl: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'seconds, as given (null: the default lifetime); a TELEGRAM code given none shows its 3600',
+    }),
     hours: Type.Union([Type.Array(Type.Integer()), Type.Null()]),
     days: Type.Union([Type.Array(Type.Integer()), Type.Null()]),
     localSendTime: Nullable(Type.String({ description: 'YYYY-MM-DD hh:mm:ss, as given' })),

@@ -37,7 +37,7 @@ export const READ_TRACKED: ReadonlySet<Channel> = new Set(['VIBER', 'VK', 'WHATS
 export function isReadTracked(channel: Channel, content: unknown): boolean {
   if (READ_TRACKED.has(channel)) return true;
   return (
-    (channel as string) === 'TELEGRAM' &&
+    channel === 'TELEGRAM' &&
     typeof content === 'object' &&
     content !== null &&
     (content as { contentType?: unknown }).contentType === 'code'
@@ -61,7 +61,8 @@ export const FROM_STATUSES: Readonly<Record<Outcome, readonly Status[]>> = {
 
 /**
  * Herald's own error codes on messages (`errorCode`), beside the carriers' codes (SMPP command_status or receipt
- * `err`, provider error codes), which are passed through as they come. Herald's are 9000 and up.
+ * `err`, provider error codes), which are passed through as they come. Herald's are 9000 and up, and 7601 to 7603
+ * for the outcomes of TELEGRAM (DESIGN 18).
  */
 export const DELIVERY_ERRORS = {
   /** The message could not be sent before its deadline (localCompletionTime, or the end of its lifetime). */
@@ -78,4 +79,11 @@ export const DELIVERY_ERRORS = {
   // message has no error code (docs/callbacks.md). The number is not given to anything else.
   /** A free-form WHATSAPP message whose 24-hour chat window had closed when its turn to be sent came. */
   chatWindowClosed: 9007,
+  // TELEGRAM (DESIGN 18): 76xx, the channel's own outcomes, which no carrier code stands for.
+  /** A TELEGRAM text to a number that has shared no contact with the bot: no chat to send it to. */
+  telegramNotLinked: 7601,
+  /** A TELEGRAM text the Bot API refused with 403: the subscriber blocked the bot (the link is removed). */
+  telegramBlocked: 7602,
+  /** A TELEGRAM code to a number the Gateway API cannot reach (checkSendAbility said no): unsent, refunded. */
+  telegramUnavailable: 7603,
 } as const;

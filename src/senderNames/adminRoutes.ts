@@ -6,15 +6,34 @@ import { bodyLimitFor } from '../http/bodyLimits.js';
 import { ChannelType, errorResponses, Id, IdParam, PAGE_PARAMETERS, paginated, Query } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { SenderName } from './senderNameSchemas.js';
-import { approveSenderName, checkSenderNameFormat, SENDER_NAME_MAX_LENGTH, senderNameToApi } from './senderNames.js';
+import {
+  approveSenderName,
+  checkSenderNameFormat,
+  isBotToken,
+  SENDER_NAME_MAX_LENGTH,
+  senderNameToApi,
+} from './senderNames.js';
 import {
   SENDER_NAME_STATUSES,
   senderNameDecide,
   senderNameGet,
   senderNameInsert,
   senderNameList,
+  senderNameSetBotToken,
 } from './senderNameSql.js';
 
+/** Longer than any valid token (checked by isBotToken), short enough that a refused one costs nothing. */
+const BOT_TOKEN_MAX_LENGTH = 200;
+const BotTokenBody = Type.Object(
+  {
+    botToken: Type.String({
+      maxLength: BOT_TOKEN_MAX_LENGTH,
+      description: "the bot's token from @BotFather: `<bot id>:<30 to 50 letters, digits, _ or ->`",
+      examples: ['123456789:AAE-example-secret-0123456789abcdef'],
+    }),
+  },
+  { additionalProperties: false },
+);
 const DateTime = Type.String({ format: 'date-time', description: 'ISO 8601, e.g. 2026-01-01T08:00:00Z' });
 const ApprovedNameBody = Type.Object(
   {
@@ -160,6 +179,45 @@ export const adminSenderNameRoutes: Routes = (app, ctx) => {
         ctx.clock.now(),
       );
       if (!row) throw herald('notFound', { what: `Sender name ${request.params.id}` });
+      return senderNameToApi(row);
+    },
+  );
+
+  app.patch(
+    '/admin/v1/sender-names/:id',
+    {
+      onRequest,
+      schema: {
+        tags,
+        summary: "Attach a bot's token to a TELEGRAM sender name",
+        description:
+          'A TELEGRAM sender name (a bot) sends only once it has its token (DESIGN 18); a new token replaces the old. ' +
+          'The token is never shown again: every answer masks it as the bot id and an ellipsis (`123456:…`). ' +
+          'Another channel, or a token not of the form `<bot id>:<secret>`, is 422 4220.',
+        security,
+        params: IdParam,
+        body: BotTokenBody,
+        response: { 200: SenderName, ...errorResponses(404, 422) },
+      },
+    },
+    async (request) => {
+      const found = await senderNameGet(ctx.db, request.params.id);
+      if (!found) throw herald('notFound', { what: `Sender name ${request.params.id}` });
+      if (found.channel_type !== 'TELEGRAM') {
+        throw herald('unprocessable', {
+          reason: `Bot tokens are for TELEGRAM sender names; sender name ${found.id} is ${found.channel_type}`,
+        });
+      }
+      const { botToken } = request.body;
+      if (!isBotToken(botToken)) {
+        throw herald('invalidSecretField', {
+          field: 'botToken',
+          reason: 'a bot token is <bot id>:<30 to 50 letters, digits, _ or ->',
+        });
+      }
+      const row = await senderNameSetBotToken(ctx.db, found.id, botToken, ctx.clock.now());
+      if (!row) throw herald('notFound', { what: `Sender name ${request.params.id}` });
+      // The token is stored: the bot can be set up from here on (its webhook, by the Telegram connector).
       return senderNameToApi(row);
     },
   );

@@ -13,6 +13,11 @@ export const SenderName = Type.Object({
   managerComment: Type.Union([Type.String(), Type.Null()]),
   createdAt: Type.String(),
   updatedAt: Type.String(),
+  botToken: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never " +
+      'shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels',
+  }),
 });
 
 export type SenderNameJson = Static<typeof SenderName>;

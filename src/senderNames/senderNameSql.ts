@@ -15,12 +15,18 @@ export interface SenderNameRow {
   manager_comment: string | null;
   created_at: Date;
   updated_at: Date;
+  /** A TELEGRAM name's bot token (DESIGN 18): a credential, never shown (senderNameToApi masks it). */
+  bot_token: string | null;
 }
 
 const COLUMNS =
-  'id, account_id, channel_type, name, status, start_date, comment, manager_comment, created_at, updated_at';
+  'id, account_id, channel_type, name, status, start_date, comment, manager_comment, created_at, updated_at, ' +
+  'bot_token';
 
-/** Inserts a sender name; undefined when the account already has a live one of that channel and name. */
+/**
+ * Inserts a sender name; undefined when the account already has a live one of that channel and name (for TELEGRAM, in
+ * any case: a bot's username is case-insensitive, migration 0040).
+ */
 export async function senderNameInsert(
   db: Queryable,
   row: {
@@ -36,7 +42,7 @@ export async function senderNameInsert(
   const [inserted] = await db.query<SenderNameRow>(
     `INSERT INTO sender_names (account_id, channel_type, name, status, start_date, comment, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
-     ON CONFLICT (account_id, channel_type, name) WHERE deleted_at IS NULL DO NOTHING
+     ON CONFLICT DO NOTHING
      RETURNING ${COLUMNS}`,
     [row.accountId, row.channelType, row.name, row.status, row.startDate, row.comment, row.now],
   );
@@ -70,7 +76,10 @@ export async function senderNameList(
   return { rows, total: count!.n };
 }
 
-/** Whether the account has a sender name of the channel, in any status (Pending and Rejected included), not deleted. */
+/**
+ * Whether the account has a sender name of the channel, in any status (Pending and Rejected included), not deleted.
+ * A TELEGRAM name (a bot's username) is compared in any case, as Telegram compares usernames.
+ */
 export async function senderNameExists(
   db: Queryable,
   accountId: number,
@@ -78,8 +87,9 @@ export async function senderNameExists(
   name: string,
 ): Promise<boolean> {
   const rows = await db.query(
-    'SELECT 1 FROM sender_names WHERE account_id = $1 AND channel_type = $2 AND name = $3 AND deleted_at IS NULL ' +
-      'LIMIT 1',
+    `SELECT 1 FROM sender_names WHERE account_id = $1 AND channel_type = $2 AND deleted_at IS NULL
+       AND (name = $3 OR ($2 = 'TELEGRAM' AND lower(name) = lower($3)))
+     LIMIT 1`,
     [accountId, channelType, name],
   );
   return rows.length > 0;
@@ -109,8 +119,12 @@ export async function senderNameDecide(
 
 /**
  * The one rule of which sender names may send (spec 2.2): status Approved and a start date not later than the
- * request time. Returns the account's active names of the given channels.
+ * request time, and for TELEGRAM a bot token attached (DESIGN 18).
  */
+const active = (now: string): string => `status = 'Approved' AND start_date <= ${now} AND deleted_at IS NULL
+  AND (channel_type <> 'TELEGRAM' OR bot_token IS NOT NULL)`;
+
+/** The account's active names of the given channels (see `active`). */
 export async function senderNameActiveList(
   db: Queryable,
   accountId: number,
@@ -118,11 +132,73 @@ export async function senderNameActiveList(
   now: Date,
 ): Promise<{ channel_type: Channel; name: string }[]> {
   return db.query<{ channel_type: Channel; name: string }>(
-    `SELECT channel_type, name FROM sender_names
-     WHERE account_id = $1 AND channel_type = ANY($2::text[]) AND status = 'Approved' AND start_date <= $3
-       AND deleted_at IS NULL`,
+    `SELECT channel_type, name FROM sender_names WHERE account_id = $1 AND channel_type = ANY($2::text[]) AND ${active('$3')}`,
     [accountId, channels, now],
   );
+}
+
+/** Attaches a bot token to a sender name (any channel: the caller checks it is TELEGRAM); undefined when none. */
+export async function senderNameSetBotToken(
+  db: Queryable,
+  id: number,
+  token: string,
+  now: Date,
+): Promise<SenderNameRow | undefined> {
+  const [row] = await db.query<SenderNameRow>(
+    `UPDATE sender_names SET bot_token = $2, updated_at = $3 WHERE id = $1 AND deleted_at IS NULL
+     RETURNING ${COLUMNS}`,
+    [id, token, now],
+  );
+  return row;
+}
+
+/** A TELEGRAM sender name with its bot token, for the Telegram connector. */
+export interface SenderNameBot {
+  readonly id: number;
+  readonly accountId: number;
+  readonly name: string;
+  readonly token: string;
+}
+
+const BOT_COLUMNS = 'id, account_id AS "accountId", name, bot_token AS token';
+
+/**
+ * The bot token of the account's active TELEGRAM sender name `name`, compared case-insensitively as Telegram compares
+ * usernames; undefined when it has none active. Active is `active` at `now`; without `now`, Approved with a token, its
+ * start date aside (a message to send was validated against it when it was accepted).
+ */
+export async function senderNameBotToken(
+  db: Queryable,
+  accountId: number,
+  name: string,
+  now?: Date,
+): Promise<{ id: number; token: string } | undefined> {
+  const [row] = await db.query<{ id: number; token: string }>(
+    `SELECT id, bot_token AS token FROM sender_names
+     WHERE account_id = $1 AND channel_type = 'TELEGRAM' AND lower(name) = lower($2)
+       AND ${active('coalesce($3::timestamptz, start_date)')}
+     ORDER BY id LIMIT 1`,
+    [accountId, name, now ?? null],
+  );
+  return row;
+}
+
+/** Every TELEGRAM sender name with a bot token, whatever its status (deleted ones aside), in id order. */
+export async function senderNameBots(db: Queryable): Promise<SenderNameBot[]> {
+  return db.query<SenderNameBot>(
+    `SELECT ${BOT_COLUMNS} FROM sender_names
+     WHERE channel_type = 'TELEGRAM' AND bot_token IS NOT NULL AND deleted_at IS NULL ORDER BY id`,
+  );
+}
+
+/** The TELEGRAM sender name `id` with its bot token, whatever its status; undefined when it has none or is deleted. */
+export async function senderNameBotById(db: Queryable, id: number): Promise<SenderNameBot | undefined> {
+  const [row] = await db.query<SenderNameBot>(
+    `SELECT ${BOT_COLUMNS} FROM sender_names
+     WHERE id = $1 AND channel_type = 'TELEGRAM' AND bot_token IS NOT NULL AND deleted_at IS NULL`,
+    [id],
+  );
+  return row;
 }
 
 /**

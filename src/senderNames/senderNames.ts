@@ -12,7 +12,32 @@ const SMS_SENDER_NAME = /^[A-Za-z0-9\-_.! ]{3,11}$/;
 export const SENDER_NAME_MAX_LENGTH = 64;
 
 /** Channels whose sender names are registered and moderated; others take any name. */
-export const REGISTERED_NAME_CHANNELS: readonly Channel[] = ['SMS', 'WHATSAPP', 'VIBER'];
+export const REGISTERED_NAME_CHANNELS: readonly Channel[] = ['SMS', 'WHATSAPP', 'VIBER', 'TELEGRAM'];
+
+/** A Telegram bot's username, without `@`: 5 to 32 letters, digits and `_`, ending in `bot` in any case. */
+const TELEGRAM_BOT_USERNAME = /^[A-Za-z0-9_]{2,29}[Bb][Oo][Tt]$/;
+
+/** Whether `name` can be a TELEGRAM sender name: a bot's username (DESIGN 18). */
+export function isTelegramBotUsername(name: string): boolean {
+  return TELEGRAM_BOT_USERNAME.test(name);
+}
+
+/** A Telegram bot token: the bot's id, `:`, and its secret. */
+const BOT_TOKEN = /^([0-9]{1,20}):[A-Za-z0-9_-]{30,50}$/;
+
+/** Whether `token` has the form of a Telegram bot token. */
+export function isBotToken(token: string): boolean {
+  return BOT_TOKEN.test(token);
+}
+
+/**
+ * A bot token as every answer shows it: the bot's id (public: it is in every update the bot sends) and an ellipsis,
+ * never the secret.
+ */
+export function maskBotToken(token: string | null): string | null {
+  if (token === null) return null;
+  return `${token.slice(0, Math.max(0, token.indexOf(':')))}:…`;
+}
 
 /** Checks a sender name that is being registered for a channel; throws a 422 naming the problem. */
 export function checkSenderNameFormat(channel: Channel, name: unknown): string {
@@ -29,6 +54,14 @@ export function checkSenderNameFormat(channel: Channel, name: unknown): string {
     throw herald('invalidField', {
       field: 'name',
       value: `${showValue(name)} (SMS names are 3 to 11 Latin letters, digits and -_.! )`,
+    });
+  }
+  if (channel === 'TELEGRAM' && !isTelegramBotUsername(name)) {
+    throw herald('invalidField', {
+      field: 'name',
+      value:
+        `${showValue(name)} (TELEGRAM names are bot usernames without @: 5 to 32 letters, digits and _, ` +
+        'ending in bot)',
     });
   }
   return name;
@@ -72,8 +105,11 @@ export async function activeSenderNames(
 ): Promise<(channel: Channel, name: string) => boolean> {
   if (channels.length === 0) return () => false;
   const rows = await senderNameActiveList(db, accountId, channels, now);
-  const active = new Set(rows.map((row) => `${row.channel_type}\u0000${row.name}`));
-  return (channel, name) => active.has(`${channel}\u0000${name}`);
+  const key = (channel: Channel, name: string): string =>
+    `${channel}\u0000${channel === 'TELEGRAM' ? name.toLowerCase() : name}`;
+  // TELEGRAM names are bots' usernames, which Telegram compares in any case; other names are compared as written.
+  const active = new Set(rows.map((row) => key(row.channel_type, row.name)));
+  return (channel, name) => active.has(key(channel, name));
 }
 
 export function senderNameToApi(row: SenderNameRow): SenderNameJson {
@@ -88,5 +124,6 @@ export function senderNameToApi(row: SenderNameRow): SenderNameJson {
     managerComment: row.manager_comment,
     createdAt: isoUtc(row.created_at)!,
     updatedAt: isoUtc(row.updated_at)!,
+    botToken: maskBotToken(row.bot_token),
   };
 }

@@ -9,6 +9,8 @@ export const VK_TEXT_MAX = 2048;
 export const VOICECODE_TEXT_MAX = 1000;
 export const VIBER_TEXT_MAX = 1000;
 export const VIBER_CAPTION_MAX = 30;
+/** Telegram's own bound on a message's text (Bot API `sendMessage`). */
+export const TELEGRAM_TEXT_MAX = 4096;
 export const VOICECODE_SENDER_NAME = 'voicecode';
 
 /**
@@ -28,16 +30,22 @@ export const TEXT_BOUNDS: Readonly<Record<Channel, { readonly units: number; rea
   VK: { units: 2 * VK_TEXT_MAX, limit: `${VK_TEXT_MAX} characters` },
   WHATSAPP: { units: 2 * WHATSAPP_LIMITS.text, limit: `${WHATSAPP_LIMITS.text} characters` },
   VIBER: { units: 2 * VIBER_TEXT_MAX, limit: `${VIBER_TEXT_MAX} characters` },
-  TELEGRAM: { units: 2 * 4096, limit: '4096 characters' },
+  TELEGRAM: { units: 2 * TELEGRAM_TEXT_MAX, limit: `${TELEGRAM_TEXT_MAX} characters` },
 };
 
 const VOICECODE_TEMPLATE = /^Код авторизации от (\S(?:.*\S)?): (\d(?:[^\p{L}\p{N}]?\d)*)\.$/u;
 const FLASHCALL_CODE = /^\d{4}$/;
+/** A verification code of the Telegram Gateway API: 4 to 8 digits. */
+const TELEGRAM_CODE = /^[0-9]{4,8}$/;
 
 export interface ContentResult {
   /** Parts the message is billed and sent as: SMS parts, 1 for every other channel. */
   readonly totalParts: number;
-  /** The content as stored: as sent, except a FLASHCALL code sent as a number, which becomes its string. */
+  /**
+   * The content as stored: as sent, except a FLASHCALL code sent as a number, which becomes its string, and a
+   * TELEGRAM content, which becomes `{contentType: "text", text}` or `{contentType: "code", code}` whatever form it
+   * came in (its connector tells a text for the Bot API from a code for the Gateway API by it).
+   */
   readonly content: unknown;
 }
 
@@ -72,8 +80,34 @@ export function validateContent(
       viberContent(content);
       return { totalParts: 1, content };
     case 'TELEGRAM':
-      return { totalParts: 1, content };
+      return { totalParts: 1, content: telegramContent(content) };
   }
+}
+
+/** A TELEGRAM content as stored: a text for the Bot API or a code for the Gateway API (DESIGN 18). */
+export type TelegramContent = { contentType: 'text'; text: string } | { contentType: 'code'; code: string };
+
+/** Whether a stored TELEGRAM content is a code, which goes through the Gateway API. */
+export function isTelegramCode(content: unknown): content is { contentType: 'code'; code: string } {
+  return isPlainObject(content) && content.contentType === 'code';
+}
+
+/**
+ * TELEGRAM content (DESIGN 18): a string, `{text}` or `{contentType: "text", text}` is a text of 1 to 4096
+ * characters; `{contentType: "code", code}` a code of 4 to 8 digits. Anything else is `Invalid content`.
+ */
+function telegramContent(content: unknown): TelegramContent {
+  if (typeof content === 'string') return { contentType: 'text', text: plainText(content, TELEGRAM_TEXT_MAX) };
+  if (!isPlainObject(content)) throw invalid();
+  const keys = Object.keys(content);
+  if (content.contentType === 'code') {
+    if (keys.some((key) => key !== 'contentType' && key !== 'code')) throw invalid();
+    if (typeof content.code !== 'string' || !TELEGRAM_CODE.test(content.code)) throw invalid();
+    return { contentType: 'code', code: content.code };
+  }
+  if (content.contentType !== undefined && content.contentType !== 'text') throw invalid();
+  if (keys.some((key) => key !== 'contentType' && key !== 'text')) throw invalid();
+  return { contentType: 'text', text: plainText(content.text, TELEGRAM_TEXT_MAX) };
 }
 
 /** A UTF-8 text without byte order mark, 1 to `max` characters. */

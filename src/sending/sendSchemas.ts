@@ -44,18 +44,36 @@ export const MessageRequest = Type.Object(
     channelType: ChannelType,
     senderName: Type.String({
       maxLength: LIMITS.senderName,
-      description: 'SMS and WHATSAPP: an approved, started sender name; VOICECODE: voicecode',
+      description:
+        'SMS and WHATSAPP: an approved, started sender name; TELEGRAM: the username of a bot that is such a sender ' +
+        'name, with its bot token attached (5 to 32 letters, digits and _, ending in bot); VOICECODE: voicecode',
     }),
     destination: Type.String({
       description: 'Subscriber number: +7 916 123-45-67, 89161234567 and 79161234567 are one number',
       examples: ['79161234567'],
     }),
     content: Type.Union([
-      Type.String({ description: 'SMS, VK text; FLASHCALL 4-digit code' }),
+      Type.String({
+        description: 'SMS, VK text; FLASHCALL 4-digit code; TELEGRAM text, stored as {"contentType": "text", "text"}',
+      }),
       Type.Integer({ minimum: 1000, maximum: 9999, description: 'FLASHCALL code as a number, stored as a string' }),
       Type.Object(
-        { contentType: Type.Literal('text'), text: Type.String({ minLength: 1, maxLength: 1000 }) },
-        { title: 'VOICECODE or WHATSAPP/VIBER text' },
+        { contentType: Type.Literal('text'), text: Type.String({ minLength: 1, maxLength: 4096 }) },
+        {
+          title: 'VOICECODE, WHATSAPP/VIBER or TELEGRAM text',
+          description:
+            'VOICECODE, WHATSAPP and VIBER up to 1000 characters; TELEGRAM up to 4096, sent by the Bot API (' +
+            'contentType may be left out)',
+        },
+      ),
+      Type.Object(
+        { contentType: Type.Literal('code'), code: Type.String({ pattern: '^[0-9]{4,8}$' }) },
+        {
+          title: 'TELEGRAM verification code',
+          description:
+            '4 to 8 digits, sent by the Telegram Gateway API in its verification message; ttl 30 to 3600 s, 3600 ' +
+            'when left out',
+        },
       ),
       Type.Object(
         {
@@ -93,7 +111,11 @@ export const MessageRequest = Type.Object(
     localCompletionTime: Type.Optional(
       Type.String({ description: 'YYYY-MM-DD hh:mm:ss, from max(localSendTime, now UTC) to now UTC + 70 days' }),
     ),
-    ttl: Type.Optional(Type.Integer({ description: 'seconds: 60 to 86400 (VOICECODE 30 to 86400)' })),
+    ttl: Type.Optional(
+      Type.Integer({
+        description: 'seconds: 60 to 86400 (VOICECODE 30 to 86400; a TELEGRAM code 30 to 3600, 3600 when left out)',
+      }),
+    ),
     hours: Type.Optional(Type.Array(Type.Integer({ minimum: 0, maximum: 23 }), { uniqueItems: true, minItems: 1 })),
     days: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 7 }), { uniqueItems: true, minItems: 1 })),
     shortUrl: Type.Optional(Type.Boolean({ default: false })),

@@ -7,13 +7,13 @@ import {
 import { maskCallbackUrl } from '../shared/callbackUrlMask.js';
 import { herald, showValue } from '../errors/catalogue.js';
 import { linkCount, MAX_LINKS_PER_MESSAGE } from '../links/index.js';
-import { SENDER_NAME_MAX_LENGTH } from '../senderNames/index.js';
 import { type Channel, isChannel } from '../shared/channels.js';
 import { charCount, isPlainObject } from '../shared/text.js';
 import { defaultTrafficType, TRAFFIC_TYPES, type TrafficType } from '../shared/trafficTypes.js';
 import { wallBound, windowZones } from '../schedule/index.js';
 import { formatLocalTime, parseLocalTime } from '../util/time.js';
-import { VOICECODE_SENDER_NAME, validateContent } from './channelContent.js';
+import { isTelegramCode, VOICECODE_SENDER_NAME, validateContent } from './channelContent.js';
+import { isTelegramBotUsername, SENDER_NAME_MAX_LENGTH } from '../senderNames/index.js';
 import { type Destination, normaliseDestination } from '../numbering/index.js';
 import type { ValidMessage } from '../messages/index.js';
 
@@ -63,11 +63,22 @@ export const CHANNEL_RULES: Readonly<Record<Channel, ChannelRule>> = {
   WHATSAPP: { accepts: new Set(ALL_BUT_EXTERNAL_ID), ttl: { min: 60, max: 86_400 } },
   VIBER: { accepts: new Set(ALL_BUT_EXTERNAL_ID), ttl: { min: 60, max: 86_400 } },
   VK: { accepts: new Set(ALL_BUT_EXTERNAL_ID), ttl: { min: 60, max: 86_400 } },
-  TELEGRAM: { accepts: new Set(ALL_BUT_EXTERNAL_ID), ttl: { min: 30, max: 86_400 } },
+  // A text's bounds; a code's are TELEGRAM_CODE_TTL's.
+  TELEGRAM: { accepts: new Set(ALL_BUT_EXTERNAL_ID), ttl: { min: 60, max: 86_400 } },
 };
 
-/** Channels whose sender name must be registered, approved and started (spec 2.2). */
-export const REGISTERED_SENDER_CHANNELS: ReadonlySet<Channel> = new Set(['SMS', 'WHATSAPP']);
+/**
+ * A TELEGRAM code's ttl: the Gateway API's bounds, 30 to 3600 s, and its lifetime when the message gives none (DESIGN
+ * 18). The default is stored as the message's ttl, so that every later step (plans, expiry, the cascade's next step,
+ * the connector's `ttl`) sees the same lifetime, and GET shows it.
+ */
+export const TELEGRAM_CODE_TTL = { min: 30, max: 3600, default: 3600 } as const;
+
+/**
+ * Channels whose sender name must be registered, approved and started (spec 2.2); a TELEGRAM name (a bot) also needs
+ * its bot token (DESIGN 18).
+ */
+export const REGISTERED_SENDER_CHANNELS: ReadonlySet<Channel> = new Set(['SMS', 'WHATSAPP', 'TELEGRAM']);
 
 export const LIMITS = {
   sendTimeBeforeNowMs: 12 * 3600_000,
@@ -141,7 +152,10 @@ export function validateMessage(input: unknown, ctx: ValidationContext): ValidMe
     zones,
     ctx.now,
   );
-  const ttl = validateTtl(input.ttl, rule);
+  const telegramCode = channel === 'TELEGRAM' && isTelegramCode(content);
+  const ttl = telegramCode
+    ? (validateTtl(input.ttl, { ...rule, ttl: TELEGRAM_CODE_TTL }) ?? TELEGRAM_CODE_TTL.default)
+    : validateTtl(input.ttl, rule);
   const hours = validateHourOrDayList(input.hours, 0, 23, 'hours');
   const days = validateHourOrDayList(input.days, 1, 7, 'days');
   const shortUrl = optionalBoolean(input.shortUrl, 'shortUrl') ?? false;
@@ -242,7 +256,8 @@ function validateSenderName(channel: Channel, value: unknown, ctx: ValidationCon
     if (value !== VOICECODE_SENDER_NAME)
       throw herald('noActiveSenderName', { channelType: channel, senderName: value });
   } else if (REGISTERED_SENDER_CHANNELS.has(channel)) {
-    if (!ctx.isSenderNameActive(channel, value)) {
+    // A TELEGRAM name must also be a bot's username (DESIGN 18), as the registration of its sender name checked.
+    if ((channel === 'TELEGRAM' && !isTelegramBotUsername(value)) || !ctx.isSenderNameActive(channel, value)) {
       throw herald('noActiveSenderName', { channelType: channel, senderName: value });
     }
   } else if (value.trim() === '') {

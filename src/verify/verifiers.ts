@@ -30,11 +30,16 @@ export function newCode(length: number): string {
   return String(randomInt(10 ** length)).padStart(length, '0');
 }
 
-/** A code's text on a channel: `<brand>: <code>`, the spec's VOICECODE template, or the code itself (FLASHCALL). */
+/**
+ * A code's content on a channel: `<brand>: <code>`, the spec's VOICECODE template, the code itself (FLASHCALL), or a
+ * TELEGRAM code, which the Gateway API sends in Telegram's own verification message (DESIGN 18).
+ */
 export function codeContent(channel: Channel, brand: string, code: string): unknown {
   switch (channel) {
     case 'FLASHCALL':
       return code;
+    case 'TELEGRAM':
+      return { contentType: 'code', code };
     case 'VOICECODE':
       return { contentType: 'text', text: `Код авторизации от ${brand}: ${code}.` };
     case 'VIBER':

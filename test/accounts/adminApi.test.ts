@@ -72,7 +72,7 @@ describe.each(ENGINES)('operator API (DESIGN 2) (%s)', (engine) => {
     ['GET', '/admin/v1/accounts/abc', undefined, 422, 4220, null],
     ['PATCH', '/admin/v1/accounts/999999', { name: 'x' }, 404, 4040, 'Account 999999 not found'],
     ['PATCH', '/admin/v1/accounts/1', { status: 'deleted' }, 422, 4220, null],
-    ['PATCH', '/admin/v1/accounts/1', { channels: { TELEGRAM: true } }, 422, 4220, 'Invalid channels.TELEGRAM'],
+    ['PATCH', '/admin/v1/accounts/1', { channels: { MMS: true } }, 422, 4220, 'Invalid channels.MMS'],
   ] as const)('%s %s -> %s', async (method, path, body, status, code, msg) => {
     const reply = await t.admin(method, path, body);
     expect(reply.status).toBe(status);

@@ -2,6 +2,9 @@ import type { Channel } from '../../src/shared/channels.js';
 import type { TestHerald } from '../helpers/testHerald.js';
 
 export const SENDER = 'Herald';
+/** The TELEGRAM sender name (a bot's username) of the fixtures, and a token of its form. */
+export const BOT = 'herald_test_bot';
+export const BOT_TOKEN = '123456789:AAE-test-token-0123456789abcdefghij';
 export const MSISDN = '79161234567';
 
 /** A valid message of each channel; tests change one field at a time. */
@@ -27,6 +30,12 @@ export const VALID: Readonly<Record<Channel, Record<string, unknown>>> = {
     content: { contentType: 'text', text: 'Hi' },
   },
   VK: { channelType: 'VK', senderName: 'club1', destination: MSISDN, content: 'Hi' },
+  TELEGRAM: {
+    channelType: 'TELEGRAM',
+    senderName: BOT,
+    destination: MSISDN,
+    content: { contentType: 'text', text: 'Hi' },
+  },
 };
 
 export function message(channel: Channel, changes: Record<string, unknown> = {}): Record<string, unknown> {

@@ -204,7 +204,7 @@ describe.each(ENGINES)('statistics (DESIGN 6) (%s)', (engine) => {
   });
 
   it.each([
-    ['channel_type=TELEGRAM', 'Invalid channel_type: "TELEGRAM"'],
+    ['channel_type=MMS', 'Invalid channel_type: "MMS"'],
     ['traffic_type=BULK', 'Invalid traffic_type: "BULK"'],
     ['channelType=VK&channel_type=SMS', 'Invalid channel_type: "SMS" (channelType is "VK")'],
     ['tags=promo', 'Invalid tags'],
