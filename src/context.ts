@@ -69,6 +69,11 @@ export interface AppContext {
    * commit, instead of leaving them for the next claim. Absent in api-only processes.
    */
   readonly directSubmit: DirectSubmit | undefined;
+  /**
+   * Herald's own address, for carriers that are its simulators (embedded, or a test's): they call it back where no
+   * public address is configured. Set once the API listens; undefined with real carriers, which need publicUrl.
+   */
+  readonly selfCallbackUrl: { value: string | undefined };
   /** Live state of this process's connectors (empty in an api-only process). */
   readonly connectorStates: () => ConnectorState[];
   readonly metrics: Metrics;

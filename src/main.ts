@@ -4,7 +4,13 @@ import { adminAccountRoutes, adminUserRoutes, apiKeyRoutes, balanceRoutes, sessi
 import { PasswordHasher, SCRYPT_PARAMS } from './accounts/index.js';
 import { type Config, ConfigError, type ConfigFile, loadConfigFile } from './config/index.js';
 import { adminConnectorRoutes, webhookRoutes } from './connectors/routes.js';
-import { botConnectorOf, botWebhooksRegisterAll, TelegramChatDirectory } from './telegram/index.js';
+import {
+  botConnectorOf,
+  botsPublicUrl,
+  botWebhooksRegisterAll,
+  TelegramChatDirectory,
+  telegramBotSetup,
+} from './telegram/index.js';
 import { telegramRoutes } from './telegram/routes.js';
 import { buildConnectors, type Connector, ConnectorStatusWriter, Router } from './connectors/index.js';
 import { type AppContext, NO_DIRECT_ROOM } from './context.js';
@@ -93,7 +99,7 @@ export const ROUTES: readonly Routes[] = [
   templateRoutes,
   inboundRoutes,
   statisticsRoutes,
-  adminSenderNameRoutes,
+  adminSenderNameRoutes(telegramBotSetup),
   adminTemplateRoutes,
   adminInboundRoutes,
   adminTariffRoutes,
@@ -119,6 +125,8 @@ export interface HeraldOptions {
   /** false: the periodic jobs are built but not started; tests run them with `jobs.run()` (default true). */
   readonly startJobs?: boolean;
   readonly callbackSender?: Partial<CallbackSenderOptions>;
+  /** The connectors of `configFile` talk to the caller's simulators (tests): they call Herald back at its address. */
+  readonly simulatorCarriers?: boolean;
 }
 
 export interface Herald {
@@ -284,6 +292,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       receiptSink: (receipts) => writer.receipts(receipts),
       inboundSink: (connectorId, messages) => receiveInbound(ctx, connectorId, messages),
       connectorStates,
+      selfCallbackUrl: { value: undefined },
       metrics,
       limits: createLimits(config, metrics, clock),
       passwords: new PasswordHasher(config.passwordHashConcurrency, config.passwordHashQueue, {
@@ -385,11 +394,14 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     // Stop taking requests first, before the workers and the database behind them.
     closers.push(() => closeServer(server));
     simulators?.connectWebhooks(url);
-    // Carriers that call back reach the simulators' Herald at its own address; real ones need publicUrl.
-    if (simulators) for (const connector of connectors) connector.defaultPublicUrl?.(url);
+    // Carriers that are simulators call Herald back at its own address; real ones need publicUrl.
+    if (config.simulators || options.simulatorCarriers) {
+      ctx.selfCallbackUrl.value = url;
+      for (const connector of connectors) connector.defaultPublicUrl?.(url);
+    }
     const botConnector = botConnectorOf(configFile.connectors);
     const servesBots = role !== 'worker' || simulators !== undefined;
-    const botsUrl = botConnector?.publicUrl ?? (simulators ? url : undefined);
+    const botsUrl = botConnector && botsPublicUrl(ctx, botConnector);
     if (botConnector && servesBots && !botsUrl) {
       log.warn(
         { connector: botConnector.id },

@@ -28,7 +28,7 @@ export type {
   TelegramGatewayConnectorConfig,
 } from './connectorConfig.js';
 export { ConnectorStatusWriter } from './connectorStatus.js';
-export { botApiCall, botWebhookSecret, botWebhookSecretValid, TELEGRAM_ERRORS } from './http/telegramApi.js';
+export { botApiCall, botWebhookSecret, botWebhookSecretValid } from './http/telegramApi.js';
 export { buildConnectors } from './buildConnectors.js';
 export { Router } from './router.js';
 export { corkUntilNextTick } from './smpp/corkedWrites.js';

@@ -61,7 +61,7 @@ export const FROM_STATUSES: Readonly<Record<Outcome, readonly Status[]>> = {
 
 /**
  * Herald's own error codes on messages (`errorCode`), beside the carriers' codes (SMPP command_status or receipt
- * `err`, provider error codes), which are passed through as they come. Herald's are 9000 and up, and 7601 to 7603
+ * `err`, provider error codes), which are passed through as they come. Herald's are 9000 and up, and 7601 to 7604
  * for the outcomes of TELEGRAM (DESIGN 18).
  */
 export const DELIVERY_ERRORS = {
@@ -86,4 +86,6 @@ export const DELIVERY_ERRORS = {
   telegramBlocked: 7602,
   /** A TELEGRAM code to a number the Gateway API cannot reach (checkSendAbility said no): unsent, refunded. */
   telegramUnavailable: 7603,
+  /** A TELEGRAM text whose bot lost its token (or its sender name) after the message was accepted: unsent, refunded. */
+  telegramNoBot: 7604,
 } as const;

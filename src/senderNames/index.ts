@@ -6,7 +6,9 @@ export {
   senderNameBotToken,
   senderNameExists,
   senderNameInsert,
+  senderNameSetBotToken,
   senderNameWhatsappOwner,
   whatsappNumberOf,
 } from './senderNameSql.js';
 export { SENDER_NAME_MAX_LENGTH, activeSenderNames, isTelegramBotUsername } from './senderNames.js';
+export type { BotCheck, BotSetup } from './adminRoutes.js';

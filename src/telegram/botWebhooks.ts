@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { AppContext } from '../context.js';
 import type { Db } from '../db/db.js';
 import {
   botApiCall,
@@ -6,7 +7,7 @@ import {
   type ConnectorConfig,
   type TelegramBotConnectorConfig,
 } from '../connectors/index.js';
-import { senderNameBots } from '../senderNames/index.js';
+import { type BotSetup, senderNameBots } from '../senderNames/index.js';
 import { isPlainObject } from '../shared/text.js';
 
 /**
@@ -63,4 +64,36 @@ export async function botWebhooksRegisterAll(
     else registered++;
   }
   return registered;
+}
+
+/** Where bots' webhooks go: the configured public address, or Herald's own when the carriers are simulators. */
+export function botsPublicUrl(ctx: AppContext, connector: TelegramBotConnectorConfig): string | undefined {
+  return connector.publicUrl ?? ctx.selfCallbackUrl.value;
+}
+
+/**
+ * How an operator's `PATCH /admin/v1/sender-names/{id}` `{botToken}` reaches Telegram: the token is checked with
+ * `getMe` before it is stored (it must be the sender name's bot), then the bot's webhook is registered. Without a
+ * telegram-bot connector nothing is asked: the token is only stored.
+ */
+export function telegramBotSetup(ctx: AppContext): BotSetup | undefined {
+  const connector = botConnectorOf(ctx.configFile.connectors);
+  if (!connector) return undefined;
+  return {
+    async check(name, token) {
+      const me = await botApiCall(connector.baseUrl, token, 'getMe', {});
+      if (!me.ok)
+        return me.reachable ? { refused: me.description ?? 'refused' } : { unreachable: me.description ?? '' };
+      const username = isPlainObject(me.result) ? me.result.username : undefined;
+      if (typeof username !== 'string' || username.toLowerCase() !== name.toLowerCase())
+        return { refused: `it is the token of @${String(username)}, not of @${name}` };
+      return undefined;
+    },
+    async attached(bot) {
+      const publicUrl = botsPublicUrl(ctx, connector);
+      if (!publicUrl) return `not registered: the connector ${connector.id} has no publicUrl`;
+      const problem = await botWebhookRegister(connector, publicUrl, bot);
+      return problem ? `not registered: ${problem}` : `registered at ${botWebhookUrl(publicUrl, connector.id, bot.id)}`;
+    },
+  };
 }

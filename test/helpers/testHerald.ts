@@ -149,6 +149,7 @@ export async function startTestHerald(
     ...(simulators
       ? {
           configFile: simulators.configFile,
+          simulatorCarriers: true,
           submitter: { pollMs: 50, ...options.delivery?.submitter },
           startJobs: false,
         }

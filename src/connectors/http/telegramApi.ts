@@ -3,23 +3,13 @@ import { request } from 'undici';
 import type { CarrierReceipt } from '../connector.js';
 import { isPlainObject } from '../../shared/text.js';
 
-/** Delivery error codes of TELEGRAM messages (DESIGN 18; docs/telegram.md). */
-export const TELEGRAM_ERRORS = {
-  /** The number has not linked a chat with the bot (Bot API), or Telegram no longer knows the chat. */
-  notLinked: 7601,
-  /** The subscriber blocked the bot (Bot API 403). */
-  blocked: 7602,
-  /** The Gateway says the number cannot receive a code (checkSendAbility). */
-  unavailable: 7603,
-  /** The bot's sender name lost its token (or its approval) after the message was accepted. */
-  noBot: 7604,
-} as const;
-
 const CALL_TIMEOUT_MS = 15_000;
 
 /** A Bot API answer: `{ok: true, result}` or `{ok: false, error_code, description}`. */
 export interface BotApiAnswer {
   readonly ok: boolean;
+  /** Whether the Bot API answered at all (a refusal), or not (a network failure, a timeout, not JSON). */
+  readonly reachable: boolean;
   readonly result?: unknown;
   readonly description?: string;
 }
@@ -44,14 +34,15 @@ export async function botApiCall(
     });
     const text = await response.body.text();
     const body: unknown = JSON.parse(text);
-    if (!isPlainObject(body)) return { ok: false, description: `HTTP ${response.statusCode}` };
+    if (!isPlainObject(body)) return { ok: false, reachable: false, description: `HTTP ${response.statusCode}` };
     return {
       ok: body.ok === true,
+      reachable: true,
       result: body.result,
       description: typeof body.description === 'string' ? body.description : `HTTP ${response.statusCode}`,
     };
   } catch (error) {
-    return { ok: false, description: (error as Error).message };
+    return { ok: false, reachable: false, description: (error as Error).message };
   }
 }
 

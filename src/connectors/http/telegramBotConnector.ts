@@ -3,7 +3,7 @@ import type { TelegramBotConnectorConfig } from '../connectorConfig.js';
 import type { OutboundMessage, SubmitOutcome, TelegramChats } from '../connector.js';
 import { isPlainObject } from '../../shared/text.js';
 import { HttpConnector, type ProviderAnswer, type ProviderRequest, retryAfter } from './httpConnector.js';
-import { TELEGRAM_ERRORS } from './telegramApi.js';
+import { DELIVERY_ERRORS } from '../../messages/index.js';
 
 /**
  * TELEGRAM texts over the Bot API (DESIGN 18): `POST {baseUrl}/bot<token>/sendMessage` to the chat the subscriber
@@ -38,12 +38,16 @@ export class TelegramBotConnector extends HttpConnector {
     const token = await this.chats.botToken(message.accountId, bot);
     if (token === undefined) {
       // The operator took the token away (or the sender name) after the message was accepted.
-      return { kind: 'permanent', errorCode: TELEGRAM_ERRORS.noBot, reason: `${this.id}: bot ${bot} has no token` };
+      return {
+        kind: 'permanent',
+        errorCode: DELIVERY_ERRORS.telegramNoBot,
+        reason: `${this.id}: bot ${bot} has no token`,
+      };
     }
     const chat =
       (await this.chats.chatOf(message.accountId, bot, message.destination)) ??
       (this.config.simulatedLinks ? simulatedChat(message.destination) : undefined);
-    if (chat === undefined) return undelivered(message, TELEGRAM_ERRORS.notLinked);
+    if (chat === undefined) return undelivered(message, DELIVERY_ERRORS.telegramNotLinked);
     return {
       path: `/bot${token}/sendMessage`,
       headers: {},
@@ -64,11 +68,11 @@ export class TelegramBotConnector extends HttpConnector {
     const description = typeof body.description === 'string' ? body.description : '';
     if (answer.status === 403) {
       void this.forget(message);
-      return undelivered(message, TELEGRAM_ERRORS.blocked);
+      return undelivered(message, DELIVERY_ERRORS.telegramBlocked);
     }
     if (answer.status === 400 && /chat not found|user not found/i.test(description)) {
       void this.forget(message);
-      return undelivered(message, TELEGRAM_ERRORS.notLinked);
+      return undelivered(message, DELIVERY_ERRORS.telegramNotLinked);
     }
     if (answer.status === 429) {
       const parameters = isPlainObject(body.parameters) ? body.parameters : {};

@@ -3,7 +3,7 @@ import type { TelegramGatewayConnectorConfig } from '../connectorConfig.js';
 import type { OutboundMessage, SubmitOutcome } from '../connector.js';
 import { isPlainObject } from '../../shared/text.js';
 import { HttpConnector, type ProviderAnswer, type ProviderRequest } from './httpConnector.js';
-import { TELEGRAM_ERRORS } from './telegramApi.js';
+import { DELIVERY_ERRORS } from '../../messages/index.js';
 import { isCode } from './telegramBotConnector.js';
 
 /** sendVerificationMessage's ttl bounds (https://core.telegram.org/gateway/api). */
@@ -56,7 +56,7 @@ export class TelegramGatewayConnector extends HttpConnector {
     const error = typeof body.error === 'string' ? body.error : undefined;
     if (body.ok !== true || !isPlainObject(body.result) || typeof body.result.request_id !== 'string') {
       if (error && CANNOT_RECEIVE.test(error)) {
-        return { kind: 'permanent', errorCode: TELEGRAM_ERRORS.unavailable, reason: `${this.id}: ${error}` };
+        return { kind: 'permanent', errorCode: DELIVERY_ERRORS.telegramUnavailable, reason: `${this.id}: ${error}` };
       }
       // A refused token is the operator's to mend: the codes wait for it (until their deadline) rather than fail.
       const transient = check.status >= 500 || check.status === 429 || check.status === 401;
@@ -89,7 +89,7 @@ export class TelegramGatewayConnector extends HttpConnector {
       return typeof id === 'string' ? { kind: 'accepted', carrierIds: [id] } : undefined;
     }
     if (typeof body.error === 'string' && CANNOT_RECEIVE.test(body.error)) {
-      return { kind: 'permanent', errorCode: TELEGRAM_ERRORS.unavailable, reason: `${this.id}: ${body.error}` };
+      return { kind: 'permanent', errorCode: DELIVERY_ERRORS.telegramUnavailable, reason: `${this.id}: ${body.error}` };
     }
     return undefined;
   }
