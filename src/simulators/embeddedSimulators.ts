@@ -42,6 +42,8 @@ export async function startEmbeddedSimulators(options: {
   clock?: Clock;
   /** Bots the Telegram simulator knows at start: token -> username (the demo's); tests add theirs later. */
   telegramBots?: Readonly<Record<string, string>>;
+  /** false: TELEGRAM numbers must link by sharing their contact, as with the real Bot API (default true). */
+  simulatedTelegramLinks?: boolean;
 }): Promise<EmbeddedSimulators> {
   const secret = randomBytes(16).toString('hex');
   const clock = options.clock === undefined ? {} : { clock: options.clock };
@@ -110,7 +112,7 @@ export async function startEmbeddedSimulators(options: {
       type: 'telegram-bot',
       baseUrl: telegram.botApiUrl,
       // Every number counts as linked to every bot here (DESIGN 18); the public address is Herald's, once it listens.
-      simulatedLinks: true,
+      simulatedLinks: options.simulatedTelegramLinks ?? true,
       timeoutSeconds: 15,
       breakerFailures: 5,
       breakerOpenSeconds: 30,
