@@ -426,7 +426,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         closers.push(() => closeServer(conversionServer));
       }
       const banner = [
-        ...(demo ? [demoBanner(demo, url, config.adminToken !== undefined)] : []),
+        ...(demo ? [demoBanner(demo, url, config.adminToken !== undefined, config.simulators)] : []),
         ...(simulators ? simulatorBanner(url, demo?.inboundNumber) : []),
       ];
       if (banner.length > 0) process.stdout.write(`${banner.join('\n')}\n\n`);

@@ -90,7 +90,13 @@ export async function ensureDemo(db: Db, config: Config, clock: Clock): Promise<
  * The banner printed at start-up in demo mode. It shows the admin token only when Herald generated it: one that came
  * from HERALD_ADMIN_TOKEN is the operator's secret, and start-up output ends up in terminals, CI logs and journals.
  */
-export function demoBanner(credentials: DemoCredentials, baseUrl: string, adminTokenFromEnv: boolean): string {
+export function demoBanner(
+  credentials: DemoCredentials,
+  baseUrl: string,
+  adminTokenFromEnv: boolean,
+  /** The demo bot is there (the simulators run): the banner shows a VK -> TELEGRAM -> SMS cascade too. */
+  withBot = false,
+): string {
   const adminToken = adminTokenFromEnv
     ? 'set by HERALD_ADMIN_TOKEN (not shown)'
     : (credentials.adminToken ?? 'none: the operator API is off (HERALD_ADMIN_TOKEN)');
@@ -104,6 +110,7 @@ export function demoBanner(credentials: DemoCredentials, baseUrl: string, adminT
     `  TOKEN_2 (system):  ${credentials.systemToken}`,
     `  Admin token:       ${adminToken}`,
     `  Sender name:       ${DEMO_SENDER_NAME} (SMS and WHATSAPP)`,
+    ...(withBot ? [`  Telegram bot:      ${DEMO_BOT.name} (TELEGRAM, on the Telegram simulator)`] : []),
     ...(credentials.inboundNumber
       ? [
           `  Inbound number:    ${credentials.inboundNumber} (SMS to it are the demo account's: ` +
@@ -116,6 +123,19 @@ export function demoBanner(credentials: DemoCredentials, baseUrl: string, adminT
     `    -H 'Content-Type: application/json' \\`,
     `    -d '[{"channelType":"SMS","senderName":"${DEMO_SENDER_NAME}",` +
       `"destination":"79161234567","content":"Hello from Herald"}]'`,
+    ...(withBot
+      ? [
+          '',
+          '  Send a cascade VK -> TELEGRAM -> SMS (each step when the one before is not delivered):',
+          `  curl -s ${baseUrl}/api/v1/message/cascade -H 'Authorization: Basic ${credentials.trafficToken}' \\`,
+          `    -H 'Content-Type: application/json' \\`,
+          `    -d '[{"destination":"79161234568","cascade":[` +
+            `{"channelType":"VK","senderName":"${DEMO_SENDER_NAME}","content":"Hello from Herald","condition":"not_delivered"},` +
+            `{"channelType":"TELEGRAM","senderName":"${DEMO_BOT.name}","content":{"contentType":"text","text":"Hello from Herald"},` +
+            `"condition":"not_delivered","ttl":600},` +
+            `{"channelType":"SMS","senderName":"${DEMO_SENDER_NAME}","content":"Hello from Herald"}]}]'`,
+        ]
+      : []),
     '',
   ].join('\n');
 }

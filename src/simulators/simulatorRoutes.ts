@@ -25,7 +25,7 @@ export function simulatorControls(smsNumber: string) {
     {
       method: 'POST',
       path: '/sim/v1/inbound',
-      example: '{"channelType":"TELEGRAM","from":"79161234567","senderName":"herald_demo_bot","text":"Hi"}',
+      example: '{"channelType":"TELEGRAM","from":"79161234561","senderName":"herald_demo_bot","text":"Hi"}',
       what: 'a subscriber writes to a Telegram bot (sharing their contact with it first, if they had not)',
     },
     {
