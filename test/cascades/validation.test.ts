@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
-import { SENDER } from '../messages/messageFixtures.js';
+import { BOT, SENDER } from '../messages/messageFixtures.js';
 
 const VK = { channelType: 'VK', senderName: 'club1', content: 'Code 1234', condition: 'not_read' };
 const VIBER = { channelType: 'VIBER', senderName: 'Shop', content: { contentType: 'text', text: 'Code 1234' } };
 const SMS = { channelType: 'SMS', senderName: SENDER, content: 'Code 1234' };
 const FLASHCALL = { channelType: 'FLASHCALL', senderName: 'any caller', content: '1234' };
+const TELEGRAM_TEXT = { channelType: 'TELEGRAM', senderName: BOT, content: { contentType: 'text', text: 'Code 1234' } };
+const TELEGRAM_CODE = { channelType: 'TELEGRAM', senderName: BOT, content: { contentType: 'code', code: '1234' } };
 const valid = (changes: Record<string, unknown> = {}): Record<string, unknown> => ({
   destination: '79161234567',
   cascade: [VK, { ...VIBER, condition: 'not_delivered', ttl: 600 }, SMS],
@@ -49,6 +51,32 @@ const REFUSALS: readonly Case[] = [
     'not_read after a channel without read receipts',
     [valid({ cascade: [{ ...SMS, condition: 'not_read' }, VIBER] })],
     { code: 4220, msg: 'Invalid condition: not_read', index: 0, step: 0 },
+  ],
+  // DESIGN 18: a TELEGRAM text is never read or not read (the Bot API reports nothing after sendMessage).
+  [
+    'not_read after a TELEGRAM text',
+    [valid({ cascade: [{ ...TELEGRAM_TEXT, condition: 'not_read' }, SMS] })],
+    { code: 4220, msg: 'Invalid condition: not_read', index: 0, step: 0 },
+  ],
+  [
+    'a TELEGRAM step of a bot that is not a sender name',
+    [valid({ cascade: [VK, { ...TELEGRAM_TEXT, senderName: 'other_bot', condition: 'not_delivered' }, SMS] })],
+    { code: 4220, msg: 'No active sender name: (TELEGRAM, other_bot)', index: 0, step: 1 },
+  ],
+  [
+    'a TELEGRAM code step with a ttl over the Gateway bound',
+    [valid({ cascade: [{ ...TELEGRAM_CODE, ttl: 3601, condition: 'not_read' }, SMS] })],
+    { code: 4220, msg: 'Invalid TTL 3601', index: 0, step: 0 },
+  ],
+  [
+    'a TELEGRAM code of 3 digits',
+    [valid({ cascade: [{ ...TELEGRAM_CODE, content: { contentType: 'code', code: '123' } }] })],
+    { code: 4220, msg: 'Invalid content', index: 0, step: 0 },
+  ],
+  [
+    'a TELEGRAM step with externalMessageId',
+    [valid({ cascade: [{ ...TELEGRAM_TEXT, externalMessageId: 'x' }] })],
+    { code: 4220, msg: 'Invalid externalMessageId', index: 0, step: 0 },
   ],
   [
     'a step field a step does not take',
@@ -121,6 +149,7 @@ describe.each(ENGINES)('cascade requests (%s)', (engine) => {
       senderNames: [
         ['SMS', SENDER],
         ['WHATSAPP', SENDER],
+        ['TELEGRAM', BOT],
       ],
       openWhatsapp: false,
     });
@@ -173,6 +202,65 @@ describe.each(ENGINES)('cascade requests (%s)', (engine) => {
     const cascade = (await t.call('GET', `/api/v1/message/cascade/${root}`, { token: account.traffic })).body;
     expect(cascade).toMatchObject({ cascadeMessageUuid: root, state: 'running', currentStep: 1, stepCount: 3 });
     expect(cascade.steps[2]).toMatchObject({ step: 3, channelType: 'SMS', condition: null, message: null });
+  });
+
+  it("takes the real public client's cascade: VK, a TELEGRAM text with ttl 600, SMS (DESIGN 18)", async () => {
+    const reply = await post([
+      {
+        destination: '79161234567',
+        tags: ['otp'],
+        callbackUrl: 'https://example.com/cb',
+        cascade: [
+          { channelType: 'VK', senderName: 'club1', content: 'Code 1234', condition: 'not_delivered', ttl: 300 },
+          {
+            channelType: 'TELEGRAM',
+            senderName: 'Herald_Test_Bot',
+            content: { contentType: 'text', text: 'Code 1234' },
+            condition: 'not_delivered',
+            ttl: 600,
+          },
+          { channelType: 'SMS', senderName: SENDER, content: 'Code 1234' },
+        ],
+      },
+    ]);
+    expect(reply.body).toMatchObject({ errors: false, items: [{ code: 201 }] });
+    const root = reply.body.items[0].messageUuid;
+    const [stored] = await t.testDb.db.query<{ steps: { message: Record<string, unknown> }[] }>(
+      'SELECT steps FROM cascades WHERE id = $1',
+      [root],
+    );
+    expect(stored!.steps[1]!.message).toMatchObject({
+      channelType: 'TELEGRAM',
+      senderName: 'Herald_Test_Bot',
+      content: { contentType: 'text', text: 'Code 1234' },
+      ttl: 600,
+    });
+  });
+
+  it('takes not_read after a TELEGRAM code, its text in any form, and a code without ttl lives 3600 s', async () => {
+    const reply = await post([
+      valid({ cascade: [{ ...TELEGRAM_CODE, condition: 'not_read' }, SMS] }),
+      valid({ cascade: [{ ...TELEGRAM_TEXT, content: 'Code 1234', condition: 'not_delivered' }, SMS] }),
+      valid({ cascade: [VK, { ...TELEGRAM_TEXT, content: { text: 'Code 1234' } }] }),
+    ]);
+    expect(reply.body).toMatchObject({ errors: false });
+    const [codeRoot, stringRoot, textRoot] = reply.body.items.map((i: { messageUuid: string }) => i.messageUuid);
+    const first = (await t.call('GET', `/api/v1/message/${codeRoot}`, { token: account.traffic })).body;
+    expect(first).toMatchObject({
+      channelType: 'TELEGRAM',
+      content: { contentType: 'code', code: '1234' },
+      ttl: 3600,
+      cascadeStep: 1,
+    });
+    const steps = async (root: string) =>
+      (
+        await t.testDb.db.query<{ steps: { message: { content: unknown } }[] }>(
+          'SELECT steps FROM cascades WHERE id = $1',
+          [root],
+        )
+      )[0]!.steps.map((step) => step.message.content);
+    expect((await steps(stringRoot))[0]).toEqual({ contentType: 'text', text: 'Code 1234' });
+    expect((await steps(textRoot))[1]).toEqual({ contentType: 'text', text: 'Code 1234' });
   });
 
   it('applies the window fields to every step, whatever its channel takes', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
-import { SENDER } from '../messages/messageFixtures.js';
+import { BOT, SENDER } from '../messages/messageFixtures.js';
 
 const SMS = { channelType: 'SMS', senderName: SENDER, content: 'Hello {name}' };
 
@@ -15,7 +15,12 @@ describe.each(ENGINES)('dispatch requests (%s)', (engine) => {
 
   beforeAll(async () => {
     t = await startTestHerald(engine);
-    account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
+    account = await t.createAccount({
+      senderNames: [
+        ['SMS', SENDER],
+        ['TELEGRAM', BOT],
+      ],
+    });
   });
   afterAll(async () => t?.close());
 
@@ -121,6 +126,72 @@ describe.each(ENGINES)('dispatch requests (%s)', (engine) => {
       expect(
         (await call('', { dispatchName: 'x', channelType: 'FLASHCALL', senderName: 'c', content: code })).status,
       ).toBe(422);
+  });
+
+  it('takes TELEGRAM texts and codes with placeholders, and TELEGRAM steps of a cascade (DESIGN 18)', async () => {
+    const refused = await call('', {
+      dispatchName: 'x',
+      channelType: 'TELEGRAM',
+      senderName: 'nope_bot',
+      content: 'x',
+    });
+    expect(refused.body.error).toEqual({ code: 4220, msg: 'No active sender name: (TELEGRAM, nope_bot)' });
+    const text = await create({ channelType: 'TELEGRAM', senderName: BOT, content: 'Hello {name}' });
+    const texts = await call(`/${text}/messages`, [{ destination: '79165140001', substitutions: { name: 'Ann' } }]);
+    expect(await content(texts.body[0].messageUuid)).toEqual({ contentType: 'text', text: 'Hello Ann' });
+
+    const codes = await create({
+      channelType: 'TELEGRAM',
+      senderName: BOT,
+      content: { contentType: 'code', code: '{code}' },
+    });
+    const sent = await call(`/${codes}/messages`, [
+      { destination: '79165140002', substitutions: { code: '01234567' } },
+      { destination: '79165140003', substitutions: { code: '12a4' } },
+      { destination: '79165140004', substitutions: { code: '123456789' } },
+    ]);
+    expect(sent.body.slice(1).map((i: { errorCode?: number; msg?: string }) => [i.errorCode, i.msg])).toEqual([
+      [7401, 'Invalid content'],
+      [7401, 'Invalid content'],
+    ]);
+    const code = await t.call('GET', `/api/v1/message/${sent.body[0].messageUuid}`, { token: account.traffic });
+    expect(code.body).toMatchObject({
+      channelType: 'TELEGRAM',
+      content: { contentType: 'code', code: '01234567' },
+      ttl: 3600,
+      dispatchId: codes,
+    });
+    // A code that no substitution can make one is refused at once.
+    for (const bad of ['ab{code}', '123456789{code}'])
+      expect(
+        (
+          await call('', {
+            dispatchName: 'x',
+            channelType: 'TELEGRAM',
+            senderName: BOT,
+            content: { contentType: 'code', code: bad },
+          })
+        ).body.error,
+      ).toEqual({ code: 4220, msg: 'Invalid content' });
+
+    const cascade = await create({
+      cascade: [
+        {
+          channelType: 'TELEGRAM',
+          senderName: BOT,
+          content: { contentType: 'code', code: '{code}' },
+          condition: 'not_read',
+        },
+        { ...SMS, content: 'Code {code}' },
+      ],
+    });
+    const steps = await call(`/${cascade}/messages`, [{ destination: '79165140005', substitutions: { code: '4321' } }]);
+    expect(await content(steps.body[0].messageUuid)).toEqual({ contentType: 'code', code: '4321' });
+    const notRead = await call('', {
+      dispatchName: 'x',
+      cascade: [{ channelType: 'TELEGRAM', senderName: BOT, content: 'Hi {name}', condition: 'not_read' }, SMS],
+    });
+    expect(notRead.body.error).toMatchObject({ code: 4220, msg: 'Invalid condition: not_read', step: 0 });
   });
 
   it('honours Idempotency-Key on create, add and each action: the first answer again, nothing done twice', async () => {

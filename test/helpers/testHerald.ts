@@ -30,7 +30,16 @@ export interface AccountOptions {
    * without a chat window (default true).
    */
   readonly openWhatsapp?: boolean;
+  /**
+   * The bot token attached to each TELEGRAM sender name, by name (null: none, so the name is not active); a name left
+   * out gets testBotToken(its id), so that a TELEGRAM name of `senderNames` can send.
+   */
+  readonly botTokens?: Readonly<Record<string, string | null>>;
 }
+
+/** The bot token a TELEGRAM sender name of a test account gets unless told otherwise: the form of a real one. */
+export const testBotToken = (senderNameId: number): string =>
+  `${1_000_000 + senderNameId}:AAE-test-bot-token-${String(senderNameId).padStart(12, '0')}`;
 
 /**
  * Creates an account through a Herald's operator API (a test's in-process Herald or, in benchmarks, a Herald
@@ -53,6 +62,11 @@ export async function createAccountVia(
       startDate: started,
     });
     if (made.status !== 201) throw new Error(`sender name not created: ${JSON.stringify(made.body)}`);
+    if (channelType !== 'TELEGRAM') continue;
+    const botToken = options.botTokens?.[name] === undefined ? testBotToken(made.body.id) : options.botTokens[name];
+    if (botToken === null) continue;
+    const patched = await h.admin('PATCH', `/admin/v1/sender-names/${made.body.id}`, { botToken });
+    if (patched.status !== 200) throw new Error(`bot token not attached: ${JSON.stringify(patched.body)}`);
   }
   if (options.openWhatsapp !== false) {
     for (const [channelType, name] of options.senderNames ?? []) {

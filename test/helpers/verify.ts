@@ -5,6 +5,7 @@ import { waitFor } from './waitFor.js';
 export const SMS = { channelType: 'SMS', senderName: 'Shop', timeout: 60 };
 export const FLASHCALL = { channelType: 'FLASHCALL', senderName: 'any', timeout: 30 };
 export const VOICECODE = { channelType: 'VOICECODE', senderName: 'voicecode', timeout: 60 };
+export const TELEGRAM = { channelType: 'TELEGRAM', senderName: 'shop_verify_bot', timeout: 60 };
 
 export interface StepRow {
   cascade_step: number;
@@ -71,10 +72,12 @@ export function verifyHarness(herald: () => TestHerald) {
        WHERE cascade_id = $1 ORDER BY cascade_step`,
       [uuid],
     );
-  /** The code as the person got it: the digits at the end of the first step's text. */
+  /** The code as the person got it: the digits at the end of the first step's text, or its TELEGRAM code. */
   const codeOf = async (uuid: string): Promise<string> => {
     const [first] = await steps(uuid);
-    const text = typeof first!.content === 'string' ? first!.content : (first!.content as { text: string }).text;
+    const content = first!.content as string | { text?: string; code?: string };
+    if (typeof content === 'object' && content.code !== undefined) return content.code;
+    const text = typeof content === 'string' ? content : content.text!;
     return /(\d+)\.?$/.exec(text)![1]!;
   };
   /** A code that is not `code`, of its length. */

@@ -120,6 +120,18 @@ describe.each(ENGINES)('secrets never reach the logs (%s)', (engine) => {
         })
       ).status,
     ).toBe(201);
+    // A bot token attached to a TELEGRAM sender name, and a mistyped one refused, in the body and in its answer.
+    const bot = await t.admin('POST', `/admin/v1/accounts/${account.id}/sender-names`, {
+      channelType: 'TELEGRAM',
+      name: 'logs_test_bot',
+    });
+    const botSecret = 'AAHb0t-s3cret-0123456789abcdefghij';
+    const botToken = `4242424242:${botSecret}`;
+    expect((await t.admin('PATCH', `/admin/v1/sender-names/${bot.body.id}`, { botToken })).status).toBe(200);
+    for (const mistyped of [`${botToken}!`, `${botToken}${'x'.repeat(200)}`])
+      expect((await t.admin('PATCH', `/admin/v1/sender-names/${bot.body.id}`, { botToken: mistyped })).status).toBe(
+        422,
+      );
     // Query strings are not logged: they carry phone numbers and webhook verify tokens.
     await t.call('GET', '/api/v1/message?destination=79161230042&verify_token=qu3ry-s3cret', {
       token: account.traffic,
@@ -176,6 +188,7 @@ describe.each(ENGINES)('secrets never reach the logs (%s)', (engine) => {
       queryToken: 'qu3ry-s3cret',
       callbackQueryToken: 'cb-qu3ry-t0ken',
       callbackAuthorization: Buffer.from(`hook-user:${password}`).toString('base64'),
+      botSecret,
     };
     for (const token of [account.traffic, account.system, issued.body.token as string])
       expect(secretOf(token).length).toBeGreaterThan(16);

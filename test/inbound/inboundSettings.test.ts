@@ -23,6 +23,14 @@ describe('the inbound rule a message follows', () => {
     expect(matchRule([rule(3, ['Shop'])], 'WHATSAPP', 'Other')).toBeUndefined();
     expect(matchRule([rule(1, null, 'VIBER')], 'WHATSAPP', 'Shop')).toBeUndefined();
   });
+
+  it('matches a TELEGRAM bot in any case, as Telegram compares usernames; other names as written', () => {
+    const rules = [rule(1, null, 'TELEGRAM'), rule(2, ['Shop_Bot'], 'TELEGRAM'), rule(3, ['Shop'])];
+    expect(matchRule(rules, 'TELEGRAM', 'shop_bot')?.id).toBe(2);
+    expect(matchRule(rules, 'TELEGRAM', 'SHOP_BOT')?.id).toBe(2);
+    expect(matchRule(rules, 'TELEGRAM', 'other_bot')?.id).toBe(1);
+    expect(matchRule(rules, 'WHATSAPP', 'shop')).toBeUndefined();
+  });
 });
 
 describe.each(ENGINES)('traffic centers and inbound rules (spec 6.5, DESIGN 6) (%s)', (engine) => {
@@ -109,6 +117,19 @@ describe.each(ENGINES)('traffic centers and inbound rules (spec 6.5, DESIGN 6) (
     expect((await api('GET', `/api/v1/inbound-rules/${id}`)).status).toBe(404);
     expect((await api('DELETE', `/api/v1/inbound-rules/${id}`)).status).toBe(404);
     expect((await api('DELETE', `/api/v1/traffic-centers/${center.id}`)).status).toBe(204);
+  });
+
+  it('takes a rule for the inbound messages of TELEGRAM bots (DESIGN 18)', async () => {
+    const center = (await api('GET', '/api/v1/traffic-centers')).body.items[0];
+    const created = await api('POST', '/api/v1/inbound-rules', {
+      trafficCenterId: center.id,
+      senderNames: ['shop_bot'],
+      channelType: 'TELEGRAM',
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ senderNames: ['shop_bot'], channelType: 'TELEGRAM' });
+    expect((await api('GET', `/api/v1/inbound-rules/${created.body.id}`)).body.channelType).toBe('TELEGRAM');
+    expect((await api('DELETE', `/api/v1/inbound-rules/${created.body.id}`)).status).toBe(204);
   });
 
   it.each([

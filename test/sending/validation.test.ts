@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Channel } from '../../src/shared/channels.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
-import { message, type Refusal, refused, SENDER } from '../messages/messageFixtures.js';
+import { BOT, message, type Refusal, refused, SENDER } from '../messages/messageFixtures.js';
 
 // The test clock stands at 2026-03-10T09:00:00Z (12:00 in Moscow), so the spec's time bounds in Moscow are:
 // localSendTime [2026-03-10 00:00:00, 2026-03-17 12:00:00], localCompletionTime up to 2026-05-19 12:00:00.
@@ -22,7 +22,7 @@ const NO_URL = refused('Invalid callbackUrl');
 const CASES: Readonly<Record<string, readonly Case[]>> = {
   'channelType and required fields': [
     ['missing channelType', message('SMS', { channelType: undefined }), refused('Missing channelType')],
-    ['unknown channelType', message('SMS', { channelType: 'TELEGRAM' }), refused('Invalid channelType: "TELEGRAM"')],
+    ['unknown channelType', message('SMS', { channelType: 'MMS' }), refused('Invalid channelType: "MMS"')],
     ['lower-case channelType', message('SMS', { channelType: 'sms' }), refused('Invalid channelType: "sms"')],
     ['missing senderName', message('SMS', { senderName: undefined }), refused('Missing senderName')],
     ['missing destination', message('SMS', { destination: undefined }), refused('Missing destination')],
@@ -514,6 +514,7 @@ describe.each(ENGINES)('message validation over HTTP (%s)', (engine) => {
         ['SMS', SENDER],
         ['WHATSAPP', SENDER],
         ['WHATSAPP', 'WaOnly'],
+        ['TELEGRAM', BOT],
       ],
     });
     // Approved, but from tomorrow: not active yet.
@@ -588,7 +589,7 @@ describe.each(ENGINES)('message validation over HTTP (%s)', (engine) => {
     expect(reply.body).toEqual({ error: { code: 4220, msg: 'Message must be a JSON object', index: 1 } });
   });
 
-  it.each<[Channel]>([['SMS'], ['FLASHCALL'], ['VOICECODE'], ['WHATSAPP'], ['VIBER'], ['VK']])(
+  it.each<[Channel]>([['SMS'], ['FLASHCALL'], ['VOICECODE'], ['WHATSAPP'], ['VIBER'], ['VK'], ['TELEGRAM']])(
     'accepts a minimal valid %s message',
     async (channel) => {
       const reply = await t.call('POST', '/api/v1/message', { token: account.traffic, body: [message(channel)] });

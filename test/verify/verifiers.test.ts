@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { TELEGRAM, verifyHarness } from '../helpers/verify.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const SMS = { channelType: 'SMS', senderName: 'Shop', timeout: 60 };
@@ -121,6 +122,36 @@ describe.each(ENGINES)('verifiers (%s)', (engine) => {
     ).toEqual([403, { code: 4031, msg: 'Channel is not enabled: WHATSAPP', step: 0 }]);
     const voice = await create({ name: 'Voice', brand: 'Shop', codeLength: 6, workflow: [VOICECODE, SMS] });
     expect(voice.status).toBe(201);
+  });
+
+  it('takes a TELEGRAM step of a bot with its token; its code goes as a Gateway code (DESIGN 18)', async () => {
+    expect(await refusal({ name: 'X', brand: 'Shop', workflow: [TELEGRAM, SMS] })).toEqual([
+      422,
+      { code: 4220, msg: `No active sender name: (TELEGRAM, ${TELEGRAM.senderName})`, step: 0 },
+    ]);
+    const { client, sent, steps, codeOf, check } = verifyHarness(() => t);
+    const c = await client(
+      { codeLength: 8, codeTtl: 600, workflow: [TELEGRAM, SMS] },
+      {
+        senderNames: [
+          ['SMS', 'Shop'],
+          ['TELEGRAM', TELEGRAM.senderName],
+        ],
+      },
+    );
+    const uuid = await sent(c, '79161500010');
+    // Herald runs no workers here: the first step waits, stored as the Telegram connector will take it.
+    const [first] = await t.testDb.db.query<{ content: unknown; ttl: number; traffic_type: string }>(
+      'SELECT content, ttl, traffic_type FROM messages WHERE cascade_id = $1 AND cascade_step = 1',
+      [uuid],
+    );
+    expect(first).toMatchObject({
+      content: { contentType: 'code', code: expect.stringMatching(/^\d{8}$/) },
+      ttl: 600,
+      traffic_type: 'AUTHORIZE',
+    });
+    expect(await steps(uuid)).toHaveLength(1);
+    expect(await check(c, uuid, await codeOf(uuid))).toBe('CONFIRMED');
   });
 
   it('updates the fields given and validates the result; deletes', async () => {
