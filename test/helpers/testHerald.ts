@@ -35,6 +35,8 @@ export interface AccountOptions {
    * out gets testBotToken(its id), so that a TELEGRAM name of `senderNames` can send.
    */
   readonly botTokens?: Readonly<Record<string, string | null>>;
+  /** Called before a bot token is attached (a test's Telegram simulator learns the bot, as Telegram knows it). */
+  readonly beforeBotToken?: (token: string, name: string) => void;
 }
 
 /** The bot token a TELEGRAM sender name of a test account gets unless told otherwise: the form of a real one. */
@@ -65,6 +67,7 @@ export async function createAccountVia(
     if (channelType !== 'TELEGRAM') continue;
     const botToken = options.botTokens?.[name] === undefined ? testBotToken(made.body.id) : options.botTokens[name];
     if (botToken === null) continue;
+    options.beforeBotToken?.(botToken, name);
     const patched = await h.admin('PATCH', `/admin/v1/sender-names/${made.body.id}`, { botToken });
     if (patched.status !== 200) throw new Error(`bot token not attached: ${JSON.stringify(patched.body)}`);
   }
@@ -127,7 +130,12 @@ export async function startTestHerald(
     env?: Record<string, string>;
     clock?: TestClock;
     /** Runs the whole pipeline (role all) against test-owned carrier simulators with this receipt delay. */
-    delivery?: { delayMs: number; submitter?: Partial<SubmitterOptions> };
+    delivery?: {
+      delayMs: number;
+      submitter?: Partial<SubmitterOptions>;
+      /** false: TELEGRAM numbers must link by sharing their contact (default: every number counts as linked). */
+      simulatedTelegramLinks?: boolean;
+    };
     log?: Logger;
     callbackSender?: Partial<CallbackSenderOptions>;
     /**
@@ -141,7 +149,13 @@ export async function startTestHerald(
   const clock = options.clock ?? new TestClock();
   const simulators =
     options.on?.simulators ??
-    (options.delivery ? await startEmbeddedSimulators({ delayMs: options.delivery.delayMs, clock }) : undefined);
+    (options.delivery
+      ? await startEmbeddedSimulators({
+          delayMs: options.delivery.delayMs,
+          clock,
+          simulatedTelegramLinks: options.delivery.simulatedTelegramLinks,
+        })
+      : undefined);
   const config = loadConfig({
     HERALD_PORT: '0',
     HERALD_DEMO: 'false',
@@ -185,7 +199,11 @@ export async function startTestHerald(
     clock,
     call: (method, path, callOptions) => call(url, method, path, callOptions),
     admin: (method, path, body) => call(url, method, path, { auth: `Bearer ${ADMIN_TOKEN}`, body }),
-    createAccount: (accountOptions = {}) => createAccountVia(t, () => clock.now(), accountOptions),
+    createAccount: (accountOptions = {}) =>
+      createAccountVia(t, () => clock.now(), {
+        beforeBotToken: (token, name) => simulators?.telegram.bot.addBot(token, name),
+        ...accountOptions,
+      }),
     send: (token, messages) => sendVia(t, token, messages),
     async close() {
       await herald.close();
