@@ -145,7 +145,7 @@ export const TelegramBotConnectorSchema = Type.Object(
     baseUrl: Type.Optional(Type.String({ pattern: '^https?://', default: TELEGRAM_BOT_API_URL })),
     /**
      * Herald's address as Telegram reaches it (https, a public name): bots' webhooks are registered at
-     * `{publicUrl}/webhooks/{id}/bots/{sender name id}`. Without it no webhook is registered, so no subscriber can link.
+     * `{publicUrl}/webhooks/{id}/bots/{sender name id}`. Without it no webhook is registered: no subscriber can link.
      */
     publicUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
     /**

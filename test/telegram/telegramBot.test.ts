@@ -98,7 +98,7 @@ describe.each(ENGINES)('TELEGRAM over the Bot API (%s)', (engine) => {
     expect(bot.webhookOf(BOT)!.secretToken).toBe(botWebhookSecret(testBotToken(botId)));
   });
 
-  it('answers /start with a contact button, and a text to a number with no link is undelivered 7601 at once', async () => {
+  it('answers /start with a contact button; a text to a number with no link is undelivered 7601 at once', async () => {
     const start = await bot.write(BOT, '79160000011', { kind: 'start' });
     expect(start.status).toBe(200);
     expect(start.reply?.method).toBe('sendMessage');
@@ -158,7 +158,7 @@ describe.each(ENGINES)('TELEGRAM over the Bot API (%s)', (engine) => {
     expect(bot.sent.filter((s) => s.text === 'Slowly').map((s) => s.status)).toEqual([429, 200]);
   });
 
-  it("routes a linked subscriber's message by the inbound rules and calls it back; an unlinked one is asked to link", async () => {
+  it("routes a linked subscriber's message by inbound rules and calls it back; an unlinked one is asked to link", async () => {
     await bot.write(BOT, '79160000051', { kind: 'contact' });
     const wrote = await bot.write(BOT, '79160000051', { kind: 'text', text: 'Where is my parcel?' });
     expect(wrote.status).toBe(200);
