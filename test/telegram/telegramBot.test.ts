@@ -158,7 +158,7 @@ describe.each(ENGINES)('TELEGRAM over the Bot API (%s)', (engine) => {
     expect(bot.sent.filter((s) => s.text === 'Slowly').map((s) => s.status)).toEqual([429, 200]);
   });
 
-  it("routes a linked subscriber's message by inbound rules and calls it back; an unlinked one is asked to link", async () => {
+  it("routes a linked subscriber's message by the inbound rules and calls it back; asks others to link", async () => {
     await bot.write(BOT, '79160000051', { kind: 'contact' });
     const wrote = await bot.write(BOT, '79160000051', { kind: 'text', text: 'Where is my parcel?' });
     expect(wrote.status).toBe(200);
