@@ -130,8 +130,10 @@ export function demoBanner(
           `  curl -s ${baseUrl}/api/v1/message/cascade -H 'Authorization: Basic ${credentials.trafficToken}' \\`,
           `    -H 'Content-Type: application/json' \\`,
           `    -d '[{"destination":"79161234568","cascade":[` +
-            `{"channelType":"VK","senderName":"${DEMO_SENDER_NAME}","content":"Hello from Herald","condition":"not_delivered"},` +
-            `{"channelType":"TELEGRAM","senderName":"${DEMO_BOT.name}","content":{"contentType":"text","text":"Hello from Herald"},` +
+            `{"channelType":"VK","senderName":"${DEMO_SENDER_NAME}","content":"Hello from Herald",` +
+            `"condition":"not_delivered"},` +
+            `{"channelType":"TELEGRAM","senderName":"${DEMO_BOT.name}",` +
+            `"content":{"contentType":"text","text":"Hello from Herald"},` +
             `"condition":"not_delivered","ttl":600},` +
             `{"channelType":"SMS","senderName":"${DEMO_SENDER_NAME}","content":"Hello from Herald"}]}]'`,
         ]

@@ -220,7 +220,9 @@ export const adminSenderNameRoutes =
           tags,
           summary: "Attach a bot's token to a TELEGRAM sender name",
           description:
-            'A TELEGRAM sender name (a bot) sends only once it has its token (DESIGN 18); a new token replaces the old. ' +
+            'A TELEGRAM sender name (a bot) sends only once it has its token (DESIGN 18); a new token replaces the ' +
+            'old. With a telegram-bot connector, Telegram is asked whose token it is first (getMe: refused is 422, ' +
+            'no answer 503), and the webhook is registered after (`webhook` says how it went). ' +
             'The token is never shown again: every answer masks it as the bot id and an ellipsis (`123456:…`). ' +
             'Another channel, or a token not of the form `<bot id>:<secret>`, is 422 4220.',
           security,

@@ -99,7 +99,7 @@ describe.each(ENGINES)('TELEGRAM codes over the Gateway API (%s)', (engine) => {
     expect(reportsOf(gateway, id).map((r) => r.delivery_status.status)).toEqual(['sent', 'delivered']);
   });
 
-  it('a number that cannot receive a code is unsent 7603, not charged; a revoked code is unsent, refunded', async () => {
+  it('a code a number cannot receive is unsent 7603, not charged; a revoked code is unsent, refunded', async () => {
     const before = await balance();
     const unreachable = await send('79160000017');
     const revoked = await send('79160000018');
