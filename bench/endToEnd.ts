@@ -17,6 +17,9 @@ import {
   benchHeraldEnv,
 } from './lib.js';
 
+/** The bot of the TELEGRAM runs, known to the benchmark's Telegram simulator by this token. */
+const BENCH_BOT = { name: 'bench_bot', token: '1000000002:HeraldBenchBotOfTheTelegramSimulator00' } as const;
+
 export interface EndToEndOptions {
   readonly schema: BenchSchema;
   readonly messages: number;
@@ -26,6 +29,8 @@ export interface EndToEndOptions {
   readonly split: boolean;
   /** Each message asks for its `delivered` callback; the run ends when the last one has arrived. */
   readonly callbacks: boolean;
+  /** TELEGRAM: texts over the Bot API to the Telegram simulator instead of SMS over SMPP (default SMS). */
+  readonly channel?: 'SMS' | 'TELEGRAM';
   /** A soak: Herald's resident memory is sampled through the run and reported with its growth after warm-up. */
   readonly soak?: boolean;
   /** Herald's DATABASE_URL when not the schema's own (a pooler in front of it); the benchmark reads the schema's. */
@@ -58,15 +63,29 @@ const SENDER = 'Bench';
  * latencies are accept-to-delivered per message, from the database's own times.
  */
 export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigure[]> {
-  const simulators = await startEmbeddedSimulators({ delayMs: options.delayMs, window: 1000, mps: 100_000 });
+  const channel = options.channel ?? 'SMS';
+  const simulators = await startEmbeddedSimulators({
+    delayMs: options.delayMs,
+    window: 1000,
+    mps: 100_000,
+    telegramBots: { [BENCH_BOT.token]: BENCH_BOT.name },
+  });
   simulators.smsc.recordSubmissions(false);
   simulators.providers.recordRequests(false);
+  simulators.telegram.bot.recordSent(false);
   const dir = mkdtempSync(path.join(tmpdir(), 'herald-bench-'));
   const configPath = path.join(dir, 'herald.json');
-  const sms = simulators.configFile.connectors.filter((c) => c.type === 'smpp');
+  const connectors = simulators.configFile.connectors.filter((c) =>
+    channel === 'SMS' ? c.type === 'smpp' : c.type === 'telegram-bot',
+  );
   writeFileSync(
     configPath,
-    JSON.stringify({ connectors: sms, routes: simulators.configFile.routes.filter((r) => r.channel === 'SMS') }),
+    JSON.stringify({
+      connectors,
+      routes: simulators.configFile.routes
+        .filter((r) => r.channel === channel)
+        .map((r) => ({ ...r, connectors: r.connectors.filter((id) => connectors.some((c) => c.id === id)) })),
+    }),
   );
   const receiver = options.callbacks ? await startCountingReceiver() : undefined;
   const env = {
@@ -81,7 +100,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     for (let i = 0; i < (options.split ? (options.apiProcesses ?? 1) : 1); i++)
       apis.push(await startHeraldProcess(options.split ? 'api' : 'all', env));
     for (let i = 0; i < (options.split ? (options.workerProcesses ?? 1) : 0); i++)
-      workers.push(await startHeraldProcess('worker', env, /SMPP session bound/));
+      workers.push(await startHeraldProcess('worker', env, channel === 'SMS' ? /SMPP session bound/ : undefined));
     const herald = apis[0]!;
     // The clients take turns over the api processes.
     const pools = apis.map((p) => new Pool(p.url, { connections: Math.ceil(options.clients / apis.length) }));
@@ -96,7 +115,21 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       return response.body.json();
     };
     const account = await admin('/admin/v1/accounts', { name: 'bench e2e' });
-    await admin(`/admin/v1/accounts/${account.id}/sender-names`, { channelType: 'SMS', name: SENDER });
+    const senderName = channel === 'SMS' ? SENDER : BENCH_BOT.name;
+    const name = await admin(`/admin/v1/accounts/${account.id}/sender-names`, {
+      channelType: channel,
+      name: senderName,
+    });
+    if (channel === 'TELEGRAM') {
+      const patched = await http.request({
+        method: 'PATCH',
+        path: `/admin/v1/sender-names/${name.id}`,
+        headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ botToken: BENCH_BOT.token }),
+      });
+      if (patched.statusCode !== 200) throw new Error(`bot token refused: ${await patched.body.text()}`);
+      await patched.body.dump();
+    }
     const token = account.tokens.traffic as string;
 
     const batches = Math.ceil(options.messages / 1000);
@@ -104,8 +137,8 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     const bodyOf = (b: number): string =>
       JSON.stringify(
         Array.from({ length: 1000 }, (_, i) => ({
-          channelType: 'SMS',
-          senderName: SENDER,
+          channelType: channel,
+          senderName,
           // Last digit 0: delivered.
           destination: `7916${String((b * 1000 + i) % 1_000_000).padStart(6, '0')}0`,
           content: `Your code is ${String(i).padStart(4, '0')}`,
@@ -201,7 +234,9 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
         unit: 'msg/s',
         target: { op: '>=', value: 10_000 },
         note:
-          `${total} SMS over SMPP, receipts after ${options.delayMs} ms, ${options.clients} clients, ` +
+          (channel === 'SMS'
+            ? `${total} SMS over SMPP, receipts after ${options.delayMs} ms, ${options.clients} clients, `
+            : `${total} TELEGRAM texts over the Bot API (sendMessage), ${options.clients} clients, `) +
           processes +
           `${receiver ? ', delivered callbacks to a local receiver' : ''}, ${elapsed.toFixed(1)} s`,
       },

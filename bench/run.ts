@@ -12,6 +12,7 @@ import { benchPriority } from './priority.js';
 import { benchRoles } from './roles.js';
 import { benchSmpp } from './smpp.js';
 import { benchStatistics } from './statistics.js';
+import { benchTelegram } from './telegram.js';
 import { benchVerify } from './verify.js';
 import {
   type BenchFigure,
@@ -27,7 +28,7 @@ import {
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
  * (ingest,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,dispatch,
- * verify,idle,roles), BENCH_SOAK_MESSAGES, BENCH_STATS_MESSAGES, BENCH_LIST_MESSAGES, BENCH_CASCADES,
+ * verify,idle,roles,telegram), BENCH_SOAK_MESSAGES, BENCH_TELEGRAM_MESSAGES, BENCH_TELEGRAM_PAIRS, BENCH_STATS_MESSAGES, BENCH_LIST_MESSAGES, BENCH_CASCADES,
  * BENCH_PRIORITY_PROMOS, BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES, BENCH_SMPP_BARE_MESSAGES,
  * BENCH_SMPP_MAX_SECONDS, BENCH_DISPATCH_MESSAGES, BENCH_DISPATCH_PER_MINUTE, BENCH_DISPATCH_SLICE_SECONDS,
  * BENCH_VERIFY_COUNT, BENCH_IDLE_SECONDS, BENCH_IDLE_SETTLE_SECONDS, BENCH_ROLES_MESSAGES, BENCH_ROLES_API,
@@ -88,6 +89,12 @@ if (wanted('pgbouncer')) {
   process.stdout.write(`pgbouncer: ${e2eMessages} SMS end to end straight on PostgreSQL, then through PgBouncer...\n`);
   // Each run in a schema of its own; the figures (the two rates and their ratio) are added once, here.
   figures.push(...(await benchPgBouncer({ messages: e2eMessages, clients, withSchema })));
+}
+if (wanted('telegram')) {
+  const messages = Number(process.env.BENCH_TELEGRAM_MESSAGES ?? 50_000);
+  const pairs = Number(process.env.BENCH_TELEGRAM_PAIRS ?? 2);
+  process.stdout.write(`telegram: ${messages} TELEGRAM texts against ${messages} SMS, ${pairs} alternating pairs...\n`);
+  figures.push(...(await benchTelegram({ messages, clients, pairs, withSchema })));
 }
 if (wanted('callbacks')) {
   process.stdout.write('callbacks: 200,000 events to a local receiver...\n');

@@ -89,6 +89,7 @@ function success(result: unknown, description?: string): ApiAnswer {
 
 export class TelegramBotApi {
   readonly sent: BotSentMessage[] = [];
+  private recording = true;
   readonly deliveries: UpdateDelivery[] = [];
   private readonly byToken = new Map<string, Bot>();
   private readonly byUsername = new Map<string, Bot>();
@@ -118,6 +119,11 @@ export class TelegramBotApi {
     };
     this.byToken.set(token, bot);
     this.byUsername.set(username.toLowerCase(), bot);
+  }
+
+  /** false: sendMessage calls are not kept in `sent` (benchmarks send hundreds of thousands). */
+  recordSent(on: boolean): void {
+    this.recording = on;
   }
 
   /** Whether the Bot API knows a bot of this username. */
@@ -183,7 +189,7 @@ export class TelegramBotApi {
   private sendMessage(bot: Bot, params: Record<string, unknown>): ApiAnswer {
     const { chat_id: chatId, text } = params;
     const answer = this.sendOutcome(bot, chatId, text);
-    if (typeof text === 'string') {
+    if (typeof text === 'string' && this.recording) {
       this.sent.push({ botUsername: bot.username, chatId: String(chatId), text, status: answer.status });
     }
     return answer;

@@ -13,7 +13,9 @@ const EXPECTED = { error: { code: 4220, msg: 'Expected {channelType: "WHATSAPP",
 const EXPECTED_ANY = {
   error: {
     code: 4220,
-    msg: 'Expected {channelType: "WHATSAPP", from, senderName, text} or {channelType: "SMS", from, to, text}',
+    msg:
+      'Expected {channelType: "WHATSAPP", from, senderName, text}, {channelType: "TELEGRAM", from, senderName, text} ' +
+      'or {channelType: "SMS", from, to, text}',
   },
 };
 /** Three UCS-2 parts (67 characters each): the SMSC simulator delivers it in parts, Herald joins them. */
@@ -134,6 +136,73 @@ describe.each(ENGINES)("the simulators' control endpoints on Herald's API port (
       expect(reply.body.error.code).toBe(4040);
     } finally {
       await t.close();
+    }
+  });
+
+  it('has a demo bot: a TELEGRAM text, code and inbound message, and the banner cascade VK -> TELEGRAM -> SMS', async () => {
+    const { herald, printed, testDb } = await startDemo(engine);
+    try {
+      const url = herald.url!;
+      const token = herald.demo!.trafficToken;
+      const banner = printed.join('');
+      expect(banner).toContain('Telegram bot:      herald_demo_bot');
+      // The banner's own cascade, as a demo user would paste it.
+      const body = JSON.parse(/-d '(\[\{"destination".*?)'\n/.exec(banner)![1]!);
+      const cascade = await call(url, 'POST', '/api/v1/message/cascade', { token, body });
+      expect(cascade.body).toMatchObject({ errors: false, items: [{ code: 201 }] });
+      const sent = await call(url, 'POST', '/api/v1/message', {
+        token,
+        body: [
+          { channelType: 'TELEGRAM', senderName: 'herald_demo_bot', destination: '79161234561', content: 'Hi' },
+          {
+            channelType: 'TELEGRAM',
+            senderName: 'herald_demo_bot',
+            destination: '79161234560',
+            content: { contentType: 'code', code: '4321' },
+          },
+        ],
+      });
+      expect(sent.body.errors).toBe(false);
+      const [text, code] = sent.body.items.map((i: { messageUuid: string }) => i.messageUuid);
+      const get = async (id: string) => (await call(url, 'GET', `/api/v1/message/${id}`, { token })).body;
+      expect(await waitFor(async () => (await get(text)).status === 'delivered')).toBe(true);
+      expect(await waitFor(async () => (await get(code)).readStatus === 'read')).toBe(true);
+      // The cascade: VK and TELEGRAM (number ending in 8: the bot is blocked, 7602) fail over to SMS.
+      const root = cascade.body.items[0].messageUuid;
+      const steps = await waitFor(async () => {
+        const c = (await call(url, 'GET', `/api/v1/message/cascade/${root}`, { token })).body;
+        return (
+          c.steps?.length === 3 &&
+          c.steps.every(
+            (s: { message: { status: string } }) => s.message.status !== 'sending' && s.message.status !== 'sent',
+          ) &&
+          c.steps
+        );
+      });
+      expect(steps.map((s: { message: { channelType: string } }) => s.message.channelType)).toEqual([
+        'VK',
+        'TELEGRAM',
+        'SMS',
+      ]);
+      expect(steps[1].message).toMatchObject({ status: 'undelivered', errorCode: 7602 });
+
+      // A subscriber writes to the bot through the simulator's control: an inbound TELEGRAM message.
+      const wrote = await call(url, 'POST', '/sim/v1/inbound', {
+        body: { channelType: 'TELEGRAM', from: '79161234561', senderName: 'herald_demo_bot', text: 'Thanks!' },
+      });
+      expect(wrote.status).toBe(200);
+      const inbound = await waitFor(async () => {
+        const list = await call(url, 'GET', '/api/v1/message?direction=inbound&channel_type=TELEGRAM', { token });
+        return list.body.items?.[0];
+      });
+      expect(inbound).toMatchObject({ senderName: 'herald_demo_bot', destination: '79161234561' });
+      const noTelegram = await call(url, 'POST', '/sim/v1/inbound', {
+        body: { channelType: 'TELEGRAM', from: '79161234567', senderName: 'herald_demo_bot', text: 'x' },
+      });
+      expect(noTelegram.status).toBe(422);
+    } finally {
+      await herald.close();
+      await testDb.drop();
     }
   });
 });
