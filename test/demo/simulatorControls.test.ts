@@ -139,7 +139,7 @@ describe.each(ENGINES)("the simulators' control endpoints on Herald's API port (
     }
   });
 
-  it('has a demo bot: TELEGRAM text, code and inbound message, and the banner cascade VK -> TELEGRAM -> SMS', async () => {
+  it('has a demo bot: a TELEGRAM text, code and inbound, and the banner cascade VK -> TELEGRAM -> SMS', async () => {
     const { herald, printed, testDb } = await startDemo(engine);
     try {
       const url = herald.url!;
