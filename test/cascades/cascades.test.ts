@@ -9,6 +9,7 @@ import { SENDER, VALID } from '../messages/messageFixtures.js';
 const VK = { channelType: 'VK', senderName: 'club1', content: 'Your code 1234', ttl: 60 };
 const VIBER = { channelType: 'VIBER', senderName: 'Shop', content: { contentType: 'text', text: 'Your code 1234' } };
 const SMS = { channelType: 'SMS', senderName: SENDER, content: { text: 'Your code 1234' } };
+const BOT = 'shop_codes_bot';
 
 /** VK (not read) -> VIBER (not delivered) -> SMS, as the real service's clients post it. */
 const chain = (destination: string, extra: Record<string, unknown> = {}) => ({
@@ -44,7 +45,10 @@ describe.each(ENGINES)('cascades (%s)', (engine) => {
     });
     account = await t.createAccount({
       channels: { VK: true, VIBER: true, WHATSAPP: true },
-      senderNames: [['SMS', SENDER]],
+      senderNames: [
+        ['SMS', SENDER],
+        ['TELEGRAM', BOT],
+      ],
     });
   });
   afterAll(async () => {
@@ -137,6 +141,58 @@ describe.each(ENGINES)('cascades (%s)', (engine) => {
       null,
       null,
     ]);
+  });
+
+  it("runs the real public client's cascade to its end: VK, a TELEGRAM text (ttl 600), SMS", async () => {
+    const [root] = await start([
+      {
+        destination: '79161300077',
+        cascade: [
+          { channelType: 'VK', senderName: 'club1', content: 'Code 1234', condition: 'not_delivered' },
+          {
+            channelType: 'TELEGRAM',
+            senderName: BOT,
+            content: { contentType: 'text', text: 'Code 1234' },
+            condition: 'not_delivered',
+            ttl: 600,
+          },
+          { channelType: 'SMS', senderName: SENDER, content: 'Code 1234' },
+        ],
+      },
+    ]);
+    await settled(root!);
+    // A number ending in 7: undelivered on VK, no Telegram (7601 at once, without waiting out the ttl), then SMS.
+    expect((await steps(root!)).map((r) => [r.channel_type, r.status, r.error_code])).toEqual([
+      ['VK', 'undelivered', 1],
+      ['TELEGRAM', 'undelivered', 7601],
+      ['SMS', 'undelivered', 1],
+    ]);
+    expect((await cascade(root!)).state).toBe('done');
+  });
+
+  it('moves on after a TELEGRAM code: not_delivered when the Gateway cannot send, not_read when unread', async () => {
+    const code = { channelType: 'TELEGRAM', senderName: BOT, content: { contentType: 'code', code: '1234' } };
+    const [unreachable, unread, read] = await start([
+      { destination: '79161300047', cascade: [{ ...code, condition: 'not_delivered' }, SMS] },
+      { destination: '79161300046', cascade: [{ ...code, condition: 'not_read', ttl: 30 }, SMS] },
+      { destination: '79161300040', cascade: [{ ...code, condition: 'not_read', ttl: 30 }, SMS] },
+    ]);
+    await settled(unreachable!);
+    expect((await steps(unreachable!)).map((r) => [r.channel_type, r.status, r.error_code])).toEqual([
+      ['TELEGRAM', 'unsent', 7603],
+      ['SMS', 'undelivered', 1],
+    ]);
+    await untilWritten(t.herald, async () => (await steps(read!))[0]?.read_status === 'read');
+    await untilWritten(t.herald, async () => (await steps(unread!))[0]?.status === 'delivered');
+    // The code's lifetime (ttl 30) ends without a read: unread, and the SMS step follows; a read code ends it.
+    t.clock.advance(31_000);
+    await t.herald.jobs!.run('expire-lifetimes');
+    await settled(unread!);
+    expect((await steps(unread!)).map((r) => [r.channel_type, r.status, r.read_status])).toEqual([
+      ['TELEGRAM', 'delivered', 'unread'],
+      ['SMS', 'delivered', null],
+    ]);
+    expect((await steps(read!)).map((r) => [r.channel_type, r.read_status])).toEqual([['TELEGRAM', 'read']]);
   });
 
   it('moves on through FLASHCALL, VOICECODE and WHATSAPP steps alike', async () => {
