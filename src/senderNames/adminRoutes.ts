@@ -191,8 +191,8 @@ export const adminSenderNameRoutes: Routes = (app, ctx) => {
         tags,
         summary: "Attach a bot's token to a TELEGRAM sender name",
         description:
-          'A TELEGRAM sender name (a bot) sends only once it has its token (DESIGN 18); a new token replaces the old. ' +
-          'The token is never shown again: every answer masks it as the bot id and an ellipsis (`123456:…`). ' +
+          'A TELEGRAM sender name (a bot) sends only once it has its token (DESIGN 18); a new token replaces the ' +
+          'old. The token is never shown again: every answer masks it as the bot id and an ellipsis (`123456:…`). ' +
           'Another channel, or a token not of the form `<bot id>:<secret>`, is 422 4220.',
         security,
         params: IdParam,
