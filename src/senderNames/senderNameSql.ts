@@ -132,7 +132,8 @@ export async function senderNameActiveList(
   now: Date,
 ): Promise<{ channel_type: Channel; name: string }[]> {
   return db.query<{ channel_type: Channel; name: string }>(
-    `SELECT channel_type, name FROM sender_names WHERE account_id = $1 AND channel_type = ANY($2::text[]) AND ${active('$3')}`,
+    `SELECT channel_type, name FROM sender_names
+     WHERE account_id = $1 AND channel_type = ANY($2::text[]) AND ${active('$3')}`,
     [accountId, channels, now],
   );
 }

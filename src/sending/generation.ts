@@ -326,10 +326,10 @@ export function countAccepted(ctx: AppContext, stored: readonly NewMessage[]): v
 }
 
 /**
- * Replaces the links of a message's text with short links, before its parts and price are
- * counted: SMS and VK text, and the text of WHATSAPP and VIBER content. A short link can be longer than the link it
- * replaces, so the content is checked again against its channel's limits (length, SMS parts); over them, the
- * answer is the error to refuse the message with (an item error).
+ * Replaces the links of a message's text with short links, before its parts and price are counted: SMS and VK text,
+ * and the text of WHATSAPP, VIBER and TELEGRAM content. A short link can be longer than the link it replaces, so the
+ * content is checked again against its channel's limits (length, SMS parts); over them, the answer is the error to
+ * refuse the message with (an item error).
  */
 function shorten(message: ValidMessage, base: string): { message: ValidMessage; links: ShortLink[] } | HeraldError {
   const original = message.content;

@@ -5,7 +5,7 @@ import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { BOT, message, SENDER } from '../messages/messageFixtures.js';
 
-/** TELEGRAM in tariffs, statistics and the message list's filters (DESIGN 18: a channel value wherever one is taken). */
+/** TELEGRAM in tariffs, statistics and the message list's filters (DESIGN 18: a channel wherever one is taken). */
 describe.each(ENGINES)('TELEGRAM in tariffs, statistics and list filters (%s)', (engine) => {
   let t: TestHerald;
   let account: TestAccount;

@@ -2,8 +2,19 @@ import { useRef, useState } from 'preact/hooks';
 import { ApiError } from '../shared/api.js';
 import type { RequestBody } from '../shared/apiClient.js';
 import { SelectField, TextArea, TextField, useAsync } from '../shared/ui.js';
-import { type Condition, CONDITIONS, MAX_STEPS, READ_TRACKED } from './cascades.js';
-import { contentFor, NEEDS_APPROVED, type SendChannel, SenderNameField, usableNames } from './sending.js';
+import { type Condition, CONDITIONS, isReadTracked, MAX_STEPS } from './cascades.js';
+import {
+  contentField,
+  contentFor,
+  isCode,
+  NEEDS_APPROVED,
+  NoSenderNameHint,
+  type SendChannel,
+  SenderNameField,
+  TELEGRAM_KINDS,
+  type TelegramKind,
+  usableNames,
+} from './sending.js';
 import { system } from './session.js';
 
 /*
@@ -18,6 +29,8 @@ interface StepDraft {
   readonly channel: SendChannel;
   readonly senderName: string;
   readonly text: string;
+  /** A TELEGRAM step's content: a text or a code. */
+  readonly kind: TelegramKind;
   readonly ttl: string;
   readonly condition: Condition;
 }
@@ -27,13 +40,17 @@ const draft = (key: number, channel: SendChannel): StepDraft => ({
   channel,
   senderName: '',
   text: '',
+  kind: 'text',
   ttl: '',
   condition: 'not_delivered',
 });
 
-/** `not_read` only follows a channel with read receipts; after another the step moves on when not delivered. */
+/** Whether the step is read or not read after delivery: only then may the next step follow on `not_read`. */
+const readTracked = (step: StepDraft): boolean => isReadTracked(step.channel, isCode(step.channel, step.kind));
+
+/** `not_read` only follows a step with read receipts; after another the step moves on when not delivered. */
 const conditionOf = (step: StepDraft): Condition =>
-  step.condition === 'not_read' && !READ_TRACKED.has(step.channel) ? 'not_delivered' : step.condition;
+  step.condition === 'not_read' && !readTracked(step) ? 'not_delivered' : step.condition;
 
 export interface CascadeSteps {
   /** The steps as the API takes them. */
@@ -75,7 +92,7 @@ export function useCascadeSteps(channels: readonly SendChannel[], first: SendCha
     steps.map((s, i) => ({
       channelType: s.channel,
       senderName: senderOf(s),
-      content: contentFor(s.channel, s.text),
+      content: contentFor(s.channel, s.text, s.kind),
       ...(s.ttl.trim() ? { ttl: Number(s.ttl) } : {}),
       ...(i < steps.length - 1 ? { condition: conditionOf(s) } : {}),
     }));
@@ -85,6 +102,7 @@ export function useCascadeSteps(channels: readonly SendChannel[], first: SendCha
       {steps.map((s, i) => {
         const options = optionsFor(s.channel);
         const last = i === steps.length - 1;
+        const field = contentField(s.channel, s.kind, s.text);
         return (
           <fieldset key={s.key}>
             <legend>Step {i + 1}</legend>
@@ -119,23 +137,27 @@ export function useCascadeSteps(channels: readonly SendChannel[], first: SendCha
                   label="Next step"
                   value={conditionOf(s)}
                   onValue={(condition) => change(s.key, { condition })}
-                  options={READ_TRACKED.has(s.channel) ? CONDITIONS : CONDITIONS.slice(0, 1)}
+                  options={readTracked(s) ? CONDITIONS : CONDITIONS.slice(0, 1)}
+                />
+              )}
+              {s.channel === 'TELEGRAM' && (
+                <SelectField
+                  label="Content"
+                  value={s.kind}
+                  onValue={(kind) => change(s.key, { kind })}
+                  options={TELEGRAM_KINDS}
                 />
               )}
             </div>
             <TextArea
-              label={s.channel === 'FLASHCALL' ? 'Code' : 'Text'}
+              label={field.label}
               value={s.text}
               onValue={(text) => change(s.key, { text })}
               required
-              rows={3}
-              hint={s.channel === 'FLASHCALL' ? '4 digits.' : `${s.text.length} characters`}
+              rows={isCode(s.channel, s.kind) ? 1 : 3}
+              hint={field.hint}
             />
-            {approved(s) && !names.loading && options.length === 0 && (
-              <p class="hint">
-                No approved sender name for {s.channel} yet: <a href="/app/sender-names">register one</a>.
-              </p>
-            )}
+            {approved(s) && !names.loading && options.length === 0 && <NoSenderNameHint channel={s.channel} />}
             {steps.length > 1 && (
               <div class="actions">
                 <button

@@ -16,6 +16,10 @@ export const MAX_STEPS = 6;
 /** Channels with read receipts: only after one of them may the next step follow on `not_read`. */
 export const READ_TRACKED: ReadonlySet<string> = new Set(['VK', 'VIBER', 'WHATSAPP']);
 
+/** Whether a step is read or not read after delivery: a READ_TRACKED channel, or a TELEGRAM code (DESIGN 18). */
+export const isReadTracked = (channel: string, code: boolean): boolean =>
+  READ_TRACKED.has(channel) || (channel === 'TELEGRAM' && code);
+
 /** When the next step follows, in words. */
 export const CONDITIONS: readonly { value: Condition; label: string }[] = [
   { value: 'not_delivered', label: 'if not delivered' },

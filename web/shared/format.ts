@@ -43,7 +43,7 @@ export function contentText(content: unknown): string {
   return JSON.stringify(content);
 }
 
-export const CHANNELS = ['SMS', 'FLASHCALL', 'VOICECODE', 'VIBER', 'WHATSAPP', 'VK'] as const;
+export const CHANNELS = ['SMS', 'FLASHCALL', 'VOICECODE', 'VIBER', 'WHATSAPP', 'VK', 'TELEGRAM'] as const;
 export type Channel = (typeof CHANNELS)[number];
 /** A message's status: its delivery outcome. Whether a delivered message was read is its read status, apart. */
 export const MESSAGE_STATUSES = ['sending', 'sent', 'delivered', 'undelivered', 'unsent', 'inbound_sent'] as const;

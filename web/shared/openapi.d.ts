@@ -148,7 +148,7 @@ export interface paths {
                     read_status?: "read" | "unread";
                     /** @description comma-separated; messages with any of them */
                     tags?: string;
-                    channel_type?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                    channel_type?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                     sender_name?: string;
                     traffic_center_id?: number;
                     direction?: "outbound" | "inbound";
@@ -185,7 +185,7 @@ export interface paths {
                                 /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
                                 createdTime: string;
                                 /** @enum {unknown} */
-                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                                 /**
                                  * @description UI: sent from the personal account pages
                                  * @enum {unknown}
@@ -201,9 +201,10 @@ export interface paths {
                                 country: string | null;
                                 region: string | null;
                                 brand: string | null;
-                                /** @description a string (SMS, FLASHCALL, VK) or the content object */
+                                /** @description a string (SMS, FLASHCALL, VK) or the content object; a TELEGRAM content is always an object: {"contentType": "text", "text"} (however the text was sent) or {"contentType": "code", "code"} */
                                 content: unknown;
                                 tags: string[];
+                                /** @description seconds, as given (null: the default lifetime); a TELEGRAM code given none shows its 3600 */
                                 ttl: number | null;
                                 hours: number[] | null;
                                 days: number[] | null;
@@ -305,8 +306,8 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
-                        /** @description SMS and WHATSAPP: an approved, started sender name; VOICECODE: voicecode */
+                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                        /** @description SMS and WHATSAPP: an approved, started sender name; TELEGRAM: the username of a bot that is such a sender name, with its bot token attached (5 to 32 letters, digits and _, ending in bot); VOICECODE: voicecode */
                         senderName: string;
                         /**
                          * @description Subscriber number: +7 916 123-45-67, 89161234567 and 79161234567 are one number
@@ -317,6 +318,10 @@ export interface paths {
                             /** @enum {string} */
                             contentType: "text";
                             text: string;
+                        } | {
+                            /** @enum {string} */
+                            contentType: "code";
+                            code: string;
                         } | {
                             /** @enum {string} */
                             contentType: "image";
@@ -400,7 +405,7 @@ export interface paths {
                         localSendTime?: string;
                         /** @description YYYY-MM-DD hh:mm:ss, from max(localSendTime, now UTC) to now UTC + 70 days */
                         localCompletionTime?: string;
-                        /** @description seconds: 60 to 86400 (VOICECODE 30 to 86400) */
+                        /** @description seconds: 60 to 86400 (VOICECODE 30 to 86400; a TELEGRAM code 30 to 3600, 3600 when left out) */
                         ttl?: number;
                         hours?: number[];
                         days?: number[];
@@ -555,7 +560,7 @@ export interface paths {
                         callbackEvents?: ("delivered" | "sent" | "read" | "price" | "click")[];
                         cascade: {
                             /** @enum {unknown} */
-                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                             senderName: string;
                             content: string | {
                                 [key: string]: unknown;
@@ -565,7 +570,7 @@ export interface paths {
                             /** @description VOICECODE only */
                             externalMessageId?: string;
                             /**
-                             * @description when the next step follows; required on every step but the last, refused on the last
+                             * @description when the next step follows; required on every step but the last, refused on the last; not_read only after a step with read receipts (VIBER, VK, WHATSAPP, a TELEGRAM code)
                              * @enum {unknown}
                              */
                             condition?: "not_delivered" | "not_read";
@@ -714,7 +719,7 @@ export interface paths {
                             steps: {
                                 step: number;
                                 /** @enum {unknown} */
-                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                                 senderName: string;
                                 condition: ("not_delivered" | "not_read") | null;
                                 /** @description why the next step was created: undelivered, unsent, unread, or timeout (a verification step not confirmed in time); null when it was not (or not yet) */
@@ -726,7 +731,7 @@ export interface paths {
                                     /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
                                     createdTime: string;
                                     /** @enum {unknown} */
-                                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                                     /**
                                      * @description UI: sent from the personal account pages
                                      * @enum {unknown}
@@ -742,9 +747,10 @@ export interface paths {
                                     country: string | null;
                                     region: string | null;
                                     brand: string | null;
-                                    /** @description a string (SMS, FLASHCALL, VK) or the content object */
+                                    /** @description a string (SMS, FLASHCALL, VK) or the content object; a TELEGRAM content is always an object: {"contentType": "text", "text"} (however the text was sent) or {"contentType": "code", "code"} */
                                     content: unknown;
                                     tags: string[];
+                                    /** @description seconds, as given (null: the default lifetime); a TELEGRAM code given none shows its 3600 */
                                     ttl: number | null;
                                     hours: number[] | null;
                                     days: number[] | null;
@@ -881,7 +887,7 @@ export interface paths {
                                 /** @enum {unknown} */
                                 status: "initiated" | "scheduled" | "sending" | "awaiting" | "done" | "paused" | "stopped";
                                 /** @enum {unknown} */
-                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                                 /** @description the sender name */
                                 source: string;
                                 /** @description the content, with its {placeholders} */
@@ -963,7 +969,7 @@ export interface paths {
                     "application/json": {
                         dispatchName: string;
                         /** @enum {unknown} */
-                        channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                        channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                         speed?: {
                             amount: number;
                             /** @enum {unknown} */
@@ -1537,7 +1543,7 @@ export interface paths {
                             /** @enum {unknown} */
                             status: "initiated" | "scheduled" | "sending" | "awaiting" | "done" | "paused" | "stopped";
                             /** @enum {unknown} */
-                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                             /** @description the sender name */
                             source: string;
                             /** @description the content, with its {placeholders} */
@@ -1642,7 +1648,7 @@ export interface paths {
                                 maxChecks: number;
                                 workflow: {
                                     /** @enum {unknown} */
-                                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                                     senderName: string;
                                     /** @description seconds this step waits for a confirmation before the next step is sent */
                                     timeout: number;
@@ -1698,7 +1704,7 @@ export interface paths {
                         maxChecks?: number;
                         workflow: {
                             /** @enum {unknown} */
-                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                             senderName: string;
                             /** @description seconds this step waits for a confirmation before the next step is sent */
                             timeout: number;
@@ -1723,7 +1729,7 @@ export interface paths {
                             maxChecks: number;
                             workflow: {
                                 /** @enum {unknown} */
-                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                                 senderName: string;
                                 /** @description seconds this step waits for a confirmation before the next step is sent */
                                 timeout: number;
@@ -1832,7 +1838,7 @@ export interface paths {
                                 conversionRate: number | null;
                                 channels: {
                                     /** @enum {unknown} */
-                                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                                     sends: number;
                                     confirmations: number;
                                     /** @description confirmations / sends, 4 decimals */
@@ -1841,7 +1847,7 @@ export interface paths {
                             }[];
                             channels: {
                                 /** @enum {unknown} */
-                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                                 sends: number;
                                 confirmations: number;
                                 /** @description confirmations / sends, 4 decimals */
@@ -1928,7 +1934,7 @@ export interface paths {
                             maxChecks: number;
                             workflow: {
                                 /** @enum {unknown} */
-                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                                 senderName: string;
                                 /** @description seconds this step waits for a confirmation before the next step is sent */
                                 timeout: number;
@@ -2042,7 +2048,7 @@ export interface paths {
                         maxChecks?: number;
                         workflow?: {
                             /** @enum {unknown} */
-                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                             senderName: string;
                             /** @description seconds this step waits for a confirmation before the next step is sent */
                             timeout: number;
@@ -2067,7 +2073,7 @@ export interface paths {
                             maxChecks: number;
                             workflow: {
                                 /** @enum {unknown} */
-                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                                 senderName: string;
                                 /** @description seconds this step waits for a confirmation before the next step is sent */
                                 timeout: number;
@@ -2155,7 +2161,7 @@ export interface paths {
                          * @description only the workflow's steps of this channel
                          * @enum {unknown}
                          */
-                        channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                        channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                     };
                 };
             };
@@ -2359,7 +2365,7 @@ export interface paths {
                             /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
                             createdTime: string;
                             /** @enum {unknown} */
-                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                             /**
                              * @description UI: sent from the personal account pages
                              * @enum {unknown}
@@ -2375,9 +2381,10 @@ export interface paths {
                             country: string | null;
                             region: string | null;
                             brand: string | null;
-                            /** @description a string (SMS, FLASHCALL, VK) or the content object */
+                            /** @description a string (SMS, FLASHCALL, VK) or the content object; a TELEGRAM content is always an object: {"contentType": "text", "text"} (however the text was sent) or {"contentType": "code", "code"} */
                             content: unknown;
                             tags: string[];
+                            /** @description seconds, as given (null: the default lifetime); a TELEGRAM code given none shows its 3600 */
                             ttl: number | null;
                             hours: number[] | null;
                             days: number[] | null;
@@ -2821,6 +2828,7 @@ export interface paths {
                             VIBER?: boolean;
                             WHATSAPP?: boolean;
                             VK?: boolean;
+                            TELEGRAM?: boolean;
                         };
                         inbound?: boolean;
                         creditLimit?: number;
@@ -3774,7 +3782,7 @@ export interface paths {
                     page?: number;
                     per_page?: number;
                     status?: "Pending" | "Approved" | "Rejected";
-                    channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                    channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                 };
                 header?: never;
                 path?: never;
@@ -3801,6 +3809,8 @@ export interface paths {
                                 managerComment: string | null;
                                 createdAt: string;
                                 updatedAt: string;
+                                /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
+                                botToken: string | null;
                             }[];
                             page: number;
                             per_page: number;
@@ -3850,7 +3860,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                         name: string;
                         comment?: string;
                     };
@@ -3875,6 +3885,8 @@ export interface paths {
                             managerComment: string | null;
                             createdAt: string;
                             updatedAt: string;
+                            /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
+                            botToken: string | null;
                         };
                     };
                 };
@@ -3959,6 +3971,8 @@ export interface paths {
                             managerComment: string | null;
                             createdAt: string;
                             updatedAt: string;
+                            /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
+                            botToken: string | null;
                         };
                     };
                 };
@@ -4060,7 +4074,7 @@ export interface paths {
                     page?: number;
                     per_page?: number;
                     status?: "INTERNAL_REVIEW" | "APPROVED" | "REJECTED";
-                    channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                    channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                 };
                 header?: never;
                 path?: never;
@@ -4111,7 +4125,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                         /** @enum {unknown} */
                         templateType: "SERVICE" | "AUTHENTICATION" | "MARKETING";
                         /** @description Text with %w (a word), %d (digits), %s (any text) */
@@ -4269,7 +4283,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                        channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                         /** @enum {unknown} */
                         templateType?: "SERVICE" | "AUTHENTICATION" | "MARKETING";
                         /** @description Text with %w (a word), %d (digits), %s (any text) */
@@ -4740,7 +4754,8 @@ export interface paths {
                         trafficCenterId: number;
                         callbackUrl?: string | null;
                         senderNames?: string[] | null;
-                        channelType?: "WHATSAPP" | "SMS";
+                        /** @description WHATSAPP (the default), SMS or TELEGRAM: the channel of the inbound messages the rule routes */
+                        channelType?: "WHATSAPP" | "SMS" | "TELEGRAM";
                     };
                 };
             };
@@ -4876,7 +4891,8 @@ export interface paths {
                         trafficCenterId: number;
                         callbackUrl?: string | null;
                         senderNames?: string[] | null;
-                        channelType?: "WHATSAPP" | "SMS";
+                        /** @description WHATSAPP (the default), SMS or TELEGRAM: the channel of the inbound messages the rule routes */
+                        channelType?: "WHATSAPP" | "SMS" | "TELEGRAM";
                     };
                 };
             };
@@ -4979,8 +4995,8 @@ export interface paths {
                     from?: string;
                     to?: string;
                     groupBy?: "day" | "channelType" | "senderName" | "status" | "tag" | "cascadeStep" | "trafficType";
-                    channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
-                    channel_type?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                    channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                    channel_type?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                     senderName?: string;
                     sender_name?: string;
                     status?: string;
@@ -5096,7 +5112,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                         name: string;
                         /**
                          * Format: date-time
@@ -5126,6 +5142,8 @@ export interface paths {
                             managerComment: string | null;
                             createdAt: string;
                             updatedAt: string;
+                            /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
+                            botToken: string | null;
                         };
                     };
                 };
@@ -5179,7 +5197,7 @@ export interface paths {
                     per_page?: number;
                     status?: "Pending" | "Approved" | "Rejected";
                     accountId?: number;
-                    channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                    channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                 };
                 header?: never;
                 path?: never;
@@ -5206,6 +5224,8 @@ export interface paths {
                                 managerComment: string | null;
                                 createdAt: string;
                                 updatedAt: string;
+                                /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
+                                botToken: string | null;
                             }[];
                             page: number;
                             per_page: number;
@@ -5275,6 +5295,8 @@ export interface paths {
                             managerComment: string | null;
                             createdAt: string;
                             updatedAt: string;
+                            /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
+                            botToken: string | null;
                         };
                     };
                 };
@@ -5358,6 +5380,8 @@ export interface paths {
                             managerComment: string | null;
                             createdAt: string;
                             updatedAt: string;
+                            /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
+                            botToken: string | null;
                         };
                     };
                 };
@@ -5385,6 +5409,89 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/sender-names/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Attach a bot's token to a TELEGRAM sender name
+         * @description A TELEGRAM sender name (a bot) sends only once it has its token (DESIGN 18); a new token replaces the old. The token is never shown again: every answer masks it as the bot id and an ellipsis (`123456:…`). Another channel, or a token not of the form `<bot id>:<secret>`, is 422 4220.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description the bot's token from @BotFather: `<bot id>:<30 to 50 letters, digits, _ or ->`
+                         * @example 123456789:AAE-example-secret-0123456789abcdef
+                         */
+                        botToken: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            accountId: number;
+                            channelType: string;
+                            name: string;
+                            /** @enum {unknown} */
+                            status: "Pending" | "Approved" | "Rejected";
+                            startDate: string | null;
+                            comment: string | null;
+                            managerComment: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
+                            botToken: string | null;
+                        };
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/admin/v1/templates": {
@@ -5969,7 +6076,7 @@ export interface paths {
                     "application/json": {
                         accountId?: number;
                         /** @enum {unknown} */
-                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK";
+                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                         prefix?: string;
                         country?: string;
                         price: number;

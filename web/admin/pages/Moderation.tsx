@@ -5,7 +5,10 @@ import { admin } from '../session.js';
 
 const PER_PAGE = 50;
 
-/** The moderation queues: Pending sender names and templates in INTERNAL_REVIEW, approve or reject each. */
+/**
+ * The moderation queues: Pending sender names and templates in INTERNAL_REVIEW, approve or reject each; and the
+ * TELEGRAM sender names (bots), each with the token the operator attaches (DESIGN 18).
+ */
 export function Moderation() {
   const notice = useNotice();
   const action = useAction(notice);
@@ -50,7 +53,7 @@ export function Moderation() {
         <>
           <ListTable
             label="Sender names waiting for moderation"
-            columns={['Name', 'Account', 'Channel', "Client's comment", 'Requested', 'Decision']}
+            columns={['Name', 'Account', 'Channel', "Client's comment", 'Requested', 'Bot token', 'Decision']}
             rows={names.data.items}
             empty="No sender names wait for moderation."
             row={(n) => (
@@ -60,6 +63,7 @@ export function Moderation() {
                 <td>{n.channelType}</td>
                 <td>{n.comment ?? '—'}</td>
                 <td>{formatTime(n.createdAt)}</td>
+                <td>{n.channelType === 'TELEGRAM' ? (n.botToken ?? 'None') : '—'}</td>
                 <td>
                   <Decision
                     what={`sender name ${n.name}`}
@@ -86,6 +90,8 @@ export function Moderation() {
           <Pager list={names.data} onPage={setNamesPage} label="Sender name pages" />
         </>
       )}
+
+      <TelegramBots />
 
       <h2>Templates</h2>
       <AsyncState state={templates} what="templates" />
@@ -207,5 +213,105 @@ function Decision({
         {problem}
       </span>
     </div>
+  );
+}
+
+/**
+ * The TELEGRAM sender names of every account: each is a bot, which sends only once the operator has attached its
+ * token. The token is written once and never shown again: the list shows the bot id and an ellipsis.
+ */
+function TelegramBots() {
+  const notice = useNotice();
+  const action = useAction(notice);
+  const [page, setPage] = useState(1);
+  const bots = useAsync(
+    (signal) =>
+      admin.get('/admin/v1/sender-names', {
+        signal,
+        query: { channelType: 'TELEGRAM', page, per_page: PER_PAGE },
+      }),
+    [page],
+  );
+  /** Attaches the token; whether it was. */
+  const attach = async (id: number, name: string, botToken: string): Promise<boolean> => {
+    let attached = false;
+    await action.run(async () => {
+      const changed = await admin.patch('/admin/v1/sender-names/{id}', { params: { id }, body: { botToken } });
+      attached = true;
+      bots.reload();
+      return `Bot token of ${name} attached: ${changed.botToken ?? ''}`;
+    });
+    return attached;
+  };
+
+  return (
+    <>
+      <h2>Telegram bots</h2>
+      <p class="hint">
+        A TELEGRAM sender name is a bot’s username; it sends once it is approved and has the bot’s token from
+        @BotFather.
+      </p>
+      <NoticeLine notice={notice.notice} />
+      <AsyncState state={bots} what="Telegram bots" />
+      {bots.data && (
+        <>
+          <ListTable
+            label="Telegram bots"
+            columns={['Bot', 'Account', 'Status', 'Bot token', 'Attach a token']}
+            rows={bots.data.items}
+            empty="No TELEGRAM sender names."
+            row={(n) => (
+              <tr key={n.id} data-testid="bot-row">
+                <th scope="row">{n.name}</th>
+                <td>{n.accountId}</td>
+                <td>{n.status}</td>
+                <td class="mono">{n.botToken ?? 'None'}</td>
+                <td>
+                  <BotTokenForm name={n.name} busy={action.busy} onAttach={(token) => attach(n.id, n.name, token)} />
+                </td>
+              </tr>
+            )}
+          />
+          <Pager list={bots.data} onPage={setPage} label="Telegram bot pages" />
+        </>
+      )}
+    </>
+  );
+}
+
+/** A password input for one bot's token, emptied once the token is attached. */
+function BotTokenForm({
+  name,
+  busy,
+  onAttach,
+}: {
+  name: string;
+  busy: boolean;
+  onAttach: (token: string) => Promise<boolean>;
+}) {
+  const id = useId();
+  const [token, setToken] = useState('');
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void onAttach(token.trim()).then((attached) => attached && setToken(''));
+  };
+  return (
+    <form class="decision" onSubmit={submit}>
+      <div class="field">
+        <label for={id}>Bot token of {name}</label>
+        <input
+          id={id}
+          type="password"
+          value={token}
+          onInput={(e) => setToken(e.currentTarget.value)}
+          autoComplete="off"
+          required
+          maxLength={200}
+        />
+      </div>
+      <button type="submit" class="small" disabled={busy}>
+        Attach token
+      </button>
+    </form>
   );
 }

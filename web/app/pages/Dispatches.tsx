@@ -20,6 +20,7 @@ import { counterLabel, COUNTERS, placeholdersOf } from '../dispatches.js';
 import {
   contentFor,
   NEEDS_APPROVED,
+  NoSenderNameHint,
   SEND_CHANNELS,
   type SendChannel,
   SenderNameField,
@@ -208,11 +209,7 @@ function CreateDispatch({ onCreated }: { onCreated: (id: string) => void }) {
           <SelectField label="Per" value={unit} onValue={setUnit} options={UNITS} />
         </div>
       </fieldset>
-      {approved && !names.loading && options.length === 0 && (
-        <p class="hint">
-          No approved sender name for {channel} yet: <a href="/app/sender-names">register one</a>.
-        </p>
-      )}
+      {approved && !names.loading && options.length === 0 && <NoSenderNameHint channel={channel} />}
       <div class="actions">
         <button
           type="submit"

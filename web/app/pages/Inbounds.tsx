@@ -16,6 +16,10 @@ import {
 import { system } from '../session.js';
 import type { InboundRule, TrafficCenter } from '../types.js';
 
+/** The channels whose inbound messages rules route here: WhatsApp chats and Telegram bots (DESIGN 18). */
+const RULE_CHANNELS = ['WHATSAPP', 'TELEGRAM'] as const;
+type RuleChannel = (typeof RULE_CHANNELS)[number];
+
 /**
  * Settings / Inbounds (spec 6.5): traffic partitioning centers (one is the default, where inbounds matching no
  * rule go) and inbound rules: a center, a callback URL, and optionally the sender names the rule is limited to.
@@ -25,13 +29,14 @@ export function Inbounds() {
   const action = useAction(notice);
   const centers = useAsync((signal) => system.get('/api/v1/traffic-centers', { signal }), []);
   const rules = useAsync((signal) => system.get('/api/v1/inbound-rules', { signal }), []);
+  const [ruleChannel, setRuleChannel] = useState<RuleChannel>('WHATSAPP');
   const names = useAsync(
     (signal) =>
       system.get('/api/v1/sender-names', {
         signal,
-        query: { channelType: 'WHATSAPP', status: 'Approved', per_page: 1000 },
+        query: { channelType: ruleChannel, status: 'Approved', per_page: 1000 },
       }),
-    [],
+    [ruleChannel],
   );
 
   const [centerName, setCenterName] = useState('');
@@ -71,7 +76,7 @@ export function Inbounds() {
       await system.post('/api/v1/inbound-rules', {
         body: {
           trafficCenterId: Number(centerId),
-          channelType: 'WHATSAPP',
+          channelType: ruleChannel,
           callbackUrl: callbackUrl.trim() || null,
           senderNames: limit && chosenNames.length ? chosenNames : null,
         },
@@ -93,8 +98,8 @@ export function Inbounds() {
   return (
     <Page title="Inbounds">
       <p class="lead">
-        Inbound messages (WhatsApp) go to the center of the first rule that matches them; those matching no rule go to
-        the default center.
+        Inbound messages (WhatsApp, and Telegram bots’ chats) go to the center of the first rule that matches them;
+        those matching no rule go to the default center.
       </p>
       <NoticeLine notice={notice.notice} />
 
@@ -176,6 +181,15 @@ export function Inbounds() {
         <h3 id="new-rule">Add a rule</h3>
         <div class="grid">
           <SelectField
+            label="Channel"
+            value={ruleChannel}
+            onValue={(channel) => {
+              setRuleChannel(channel);
+              setChosenNames([]);
+            }}
+            options={RULE_CHANNELS}
+          />
+          <SelectField
             label="Traffic partitioning center"
             value={centerId}
             onValue={setRuleCenter}
@@ -198,7 +212,9 @@ export function Inbounds() {
         {limit && (
           <fieldset class="names">
             <legend>Sender names the rule applies to</legend>
-            {(names.data?.items ?? []).length === 0 && <p class="hint">No approved WhatsApp sender names.</p>}
+            {(names.data?.items ?? []).length === 0 && (
+              <p class="hint">No approved {ruleChannel === 'TELEGRAM' ? 'Telegram bots' : 'WhatsApp sender names'}.</p>
+            )}
             {(names.data?.items ?? []).map((n) => (
               <CheckField
                 key={n.id}

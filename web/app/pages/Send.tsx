@@ -2,13 +2,18 @@ import { useState } from 'preact/hooks';
 import { NoticeLine, Page, SelectField, TextArea, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import type { RequestBody } from '../../shared/apiClient.js';
 import {
+  contentField,
   contentFor,
+  isCode,
   NEEDS_APPROVED,
+  NoSenderNameHint,
   SEND_CHANNELS,
   type SendChannel,
   SenderNameField,
   SendModes,
   tagsOf,
+  TELEGRAM_KINDS,
+  type TelegramKind,
   usableNames,
 } from '../sending.js';
 import { system, traffic } from '../session.js';
@@ -21,12 +26,14 @@ export function Send() {
   const [senderName, setSenderName] = useState('');
   const [destination, setDestination] = useState('');
   const [text, setText] = useState('');
+  const [kind, setKind] = useState<TelegramKind>('text');
   const [tags, setTags] = useState('');
   const [callbackUrl, setCallbackUrl] = useState('');
   const [sent, setSent] = useState<string | undefined>(undefined);
   const notice = useNotice();
   const action = useAction(notice);
   const approved = NEEDS_APPROVED.includes(channel);
+  const field = contentField(channel, kind, text);
 
   const names = useAsync(
     (signal) =>
@@ -50,7 +57,7 @@ export function Send() {
         channelType: channel,
         senderName: chosen,
         destination: destination.trim(),
-        content: contentFor(channel, text),
+        content: contentFor(channel, text, kind),
         ...(tagList.length && channel !== 'FLASHCALL' ? { tags: tagList } : {}),
         ...(callbackUrl.trim() ? { callbackUrl: callbackUrl.trim() } : {}),
       };
@@ -86,14 +93,17 @@ export function Send() {
             autoComplete="off"
             hint="Phone number, e.g. +7 916 123-45-67"
           />
+          {channel === 'TELEGRAM' && (
+            <SelectField label="Content" value={kind} onValue={setKind} options={TELEGRAM_KINDS} />
+          )}
         </div>
         <TextArea
-          label={channel === 'FLASHCALL' ? 'Code' : 'Text'}
+          label={field.label}
           value={text}
           onValue={setText}
           required
-          rows={4}
-          hint={channel === 'FLASHCALL' ? '4 digits.' : `${text.length} characters`}
+          rows={isCode(channel, kind) ? 1 : 4}
+          hint={field.hint}
         />
         <div class="grid">
           {channel !== 'FLASHCALL' && (
@@ -112,11 +122,7 @@ export function Send() {
             hint="Optional: where delivery callbacks go."
           />
         </div>
-        {approved && !names.loading && options.length === 0 && (
-          <p class="hint">
-            No approved sender name for {channel} yet: <a href="/app/sender-names">register one</a>.
-          </p>
-        )}
+        {approved && !names.loading && options.length === 0 && <NoSenderNameHint channel={channel} />}
         <div class="actions">
           <button type="submit" disabled={action.busy || (approved && !chosen)}>
             Send

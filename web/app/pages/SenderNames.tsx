@@ -57,7 +57,18 @@ export function SenderNames() {
         <h2 id="new-sender-name">Register a sender name</h2>
         <div class="grid">
           <SelectField label="Channel" value={channelType} onValue={setChannelType} options={CHANNELS} />
-          <TextField label="Name" value={name} onValue={setName} required maxLength={50} />
+          <TextField
+            label="Name"
+            value={name}
+            onValue={setName}
+            required
+            maxLength={50}
+            hint={
+              channelType === 'TELEGRAM'
+                ? 'The bot’s username without @ (ends in bot); the operator attaches its token.'
+                : undefined
+            }
+          />
           <TextField label="Comment" value={comment} onValue={setComment} hint="Optional: a note for the operator." />
         </div>
         <div class="actions">
@@ -89,6 +100,7 @@ export function SenderNames() {
               'Channel',
               'Status',
               'Start date',
+              'Bot token',
               'Your comment',
               "Operator's comment",
               'Created',
@@ -104,6 +116,7 @@ export function SenderNames() {
                   <span class={`badge sn-${item.status}`}>{item.status}</span>
                 </td>
                 <td>{formatTime(item.startDate)}</td>
+                <td>{item.channelType === 'TELEGRAM' ? (item.botToken ?? 'Not attached yet') : '—'}</td>
                 <td>{item.comment ?? '—'}</td>
                 <td>{item.managerComment ?? '—'}</td>
                 <td>{formatTime(item.createdAt)}</td>

@@ -239,9 +239,11 @@ export function Verifiers() {
                 hint={
                   s.channelType === 'SMS' || s.channelType === 'WHATSAPP'
                     ? 'An approved sender name.'
-                    : s.channelType === 'VOICECODE'
-                      ? 'Always voicecode.'
-                      : undefined
+                    : s.channelType === 'TELEGRAM'
+                      ? 'An approved bot with its token; the code goes through the Telegram Gateway.'
+                      : s.channelType === 'VOICECODE'
+                        ? 'Always voicecode.'
+                        : undefined
                 }
                 error={errors[`step.${i}.senderName`]}
               />
