@@ -25,8 +25,8 @@ export type Outcome = Exclude<Status, 'sending' | 'inbound_sent'> | ReadStatus;
 export const FINAL_STATUSES: ReadonlySet<Status> = new Set(['delivered', 'undelivered', 'unsent', 'inbound_sent']);
 
 /**
- * Channels whose messages are also read or not read after delivery (with TELEGRAM codes: isReadTracked, and the
- * transitions' SQL, which say so once each).
+ * Channels whose messages are also read or not read after delivery; TELEGRAM codes are too (isReadTracked, and the
+ * same test in the transitions' SQL).
  */
 export const READ_TRACKED: ReadonlySet<Channel> = new Set(['VIBER', 'VK', 'WHATSAPP']);
 

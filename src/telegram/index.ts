@@ -8,4 +8,3 @@ export {
   botWebhookUrl,
   telegramBotSetup,
 } from './botWebhooks.js';
-export { telegramLinkChat } from './telegramLinkSql.js';

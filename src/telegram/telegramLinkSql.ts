@@ -1,25 +1,5 @@
 import type { Queryable } from '../db/db.js';
 
-/** A subscriber's number linked to a bot's chat (DESIGN 18). */
-export interface TelegramLink {
-  readonly phone: string;
-  readonly chatId: string;
-}
-
-/** The chat of a number with an account's bot, if the subscriber linked it. `bot` in lower case. */
-export async function telegramLinkChat(
-  db: Queryable,
-  accountId: number,
-  bot: string,
-  phone: string,
-): Promise<string | undefined> {
-  const [row] = await db.query<{ chat_id: string }>(
-    `SELECT chat_id::text FROM telegram_links WHERE account_id = $1 AND bot = $2 AND phone = $3`,
-    [accountId, bot, phone],
-  );
-  return row?.chat_id;
-}
-
 /** The number linked to a chat with an account's bot, if any. */
 export async function telegramLinkPhone(
   db: Queryable,
@@ -66,4 +46,17 @@ export async function telegramLinkDelete(
     [accountId, bot, phone],
   );
   return rows.length > 0;
+}
+
+/** The chats of many numbers at once (one statement for the telegram-bot connector's concurrent sends). */
+export async function telegramLinkChats(
+  db: Queryable,
+  keys: readonly { accountId: number; bot: string; phone: string }[],
+): Promise<{ account_id: string; bot: string; phone: string; chat_id: string }[]> {
+  return db.query(
+    `SELECT l.account_id::text, l.bot, l.phone, l.chat_id::text
+     FROM unnest($1::bigint[], $2::text[], $3::text[]) AS k(account_id, bot, phone)
+     JOIN telegram_links l ON l.account_id = k.account_id AND l.bot = k.bot AND l.phone = k.phone`,
+    [keys.map((k) => k.accountId), keys.map((k) => k.bot), keys.map((k) => k.phone)],
+  );
 }

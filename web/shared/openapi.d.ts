@@ -5426,7 +5426,7 @@ export interface paths {
         head?: never;
         /**
          * Attach a bot's token to a TELEGRAM sender name
-         * @description A TELEGRAM sender name (a bot) sends only once it has its token (DESIGN 18); a new token replaces the old. The token is never shown again: every answer masks it as the bot id and an ellipsis (`123456:…`). Another channel, or a token not of the form `<bot id>:<secret>`, is 422 4220.
+         * @description A TELEGRAM sender name (a bot) sends only once it has its token (DESIGN 18); a new token replaces the old. With a telegram-bot connector, Telegram is asked whose token it is first (getMe: refused is 422, no answer 503), and the webhook is registered after (`webhook` says how it went). The token is never shown again: every answer masks it as the bot id and an ellipsis (`123456:…`). Another channel, or a token not of the form `<bot id>:<secret>`, is 422 4220.
          */
         patch: {
             parameters: {
@@ -5469,6 +5469,8 @@ export interface paths {
                             updatedAt: string;
                             /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
                             botToken: string | null;
+                            /** @description How the bot's webhook registration went (`registered at <url>`, or why not), when a telegram-bot connector is configured */
+                            webhook?: string;
                         };
                     };
                 };
@@ -5483,6 +5485,15 @@ export interface paths {
                 };
                 /** @description Error */
                 422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
