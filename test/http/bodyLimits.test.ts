@@ -116,6 +116,8 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
       'POST /admin/v1/accounts/{id}/inbound-numbers': NO_BODY_LIMIT,
       'PATCH /admin/v1/accounts/{id}/inbound-numbers/{number}': NO_BODY_LIMIT,
       'POST /admin/v1/sender-names/{id}/reject': 12 * KiB,
+      // A bot token of at most 200 characters (a valid one has at most 71), escaped.
+      'PATCH /admin/v1/sender-names/{id}': 3 * KiB,
       'POST /admin/v1/templates/{id}/reject': 12 * KiB,
       'POST /app/v1/session': 8 * KiB,
       'POST /admin/v1/accounts/{id}/balance': 7 * KiB,
