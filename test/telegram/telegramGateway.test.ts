@@ -85,7 +85,8 @@ describe.each(ENGINES)('TELEGRAM codes over the Gateway API (%s)', (engine) => {
     const m = await until(id, (x) => x.readStatus === 'read');
     expect(m).toMatchObject({ status: 'delivered', readStatus: 'read', errorCode: null });
     expect(m.price).toMatchObject({ totalPrice: PRICE, final: true });
-    const reports = reportsOf(gateway, id);
+    // The simulator notes a report once Herald has answered it, just after Herald recorded it.
+    const reports = await waitFor(() => reportsOf(gateway, id).length === 3 && reportsOf(gateway, id));
     expect(reports.map((r) => r.delivery_status.status)).toEqual(['sent', 'delivered', 'read']);
     const request = gateway.request(reports[0].request_id)!;
     expect(request).toMatchObject({ phoneNumber: '+79160000010', code: '123456', payload: id });
@@ -96,7 +97,8 @@ describe.each(ENGINES)('TELEGRAM codes over the Gateway API (%s)', (engine) => {
     const id = await send('79160000016');
     const m = await until(id, (x) => x.status === 'delivered');
     expect(m.readStatus).toBeNull();
-    expect(reportsOf(gateway, id).map((r) => r.delivery_status.status)).toEqual(['sent', 'delivered']);
+    const reports = await waitFor(() => reportsOf(gateway, id).length === 2 && reportsOf(gateway, id));
+    expect(reports.map((r) => r.delivery_status.status)).toEqual(['sent', 'delivered']);
   });
 
   it('a code a number cannot receive is unsent 7603, not charged; a revoked code is unsent, refunded', async () => {
