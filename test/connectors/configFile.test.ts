@@ -70,6 +70,39 @@ describe('HERALD_CONFIG: connectors and routes', () => {
     expect((error as Error).message).toMatch(message);
   });
 
+  it('takes TELEGRAM connectors with their defaults, and refuses each one missing or wrong (DESIGN 18)', () => {
+    const bot = { id: 'tg-bot', type: 'telegram-bot', publicUrl: 'https://herald.example.com' };
+    const gateway = { id: 'tg-gw', type: 'telegram-gateway', token: 'AAH-gateway-token' };
+    const file = parseConfigFile({
+      connectors: [bot, gateway],
+      routes: [{ channel: 'TELEGRAM', connectors: ['tg-bot', 'tg-gw'] }],
+    });
+    expect(file.connectors).toEqual([
+      expect.objectContaining({
+        ...bot,
+        baseUrl: 'https://api.telegram.org',
+        simulatedLinks: false,
+        timeoutSeconds: 15,
+      }),
+      expect.objectContaining({ ...gateway, baseUrl: 'https://gatewayapi.telegram.org' }),
+    ]);
+    const problem = (data: unknown) => {
+      try {
+        parseConfigFile(data);
+        return 'taken';
+      } catch (error) {
+        return (error as ConfigError).message;
+      }
+    };
+    expect(problem({ connectors: [{ id: 'tg-gw', type: 'telegram-gateway' }] })).toContain('connectors[0]');
+    expect(problem({ connectors: [{ id: 'tg-gw', type: 'telegram-gateway' }] })).toContain('token');
+    expect(problem({ connectors: [{ ...bot, publicUrl: 'herald.example.com' }] })).toContain('connectors[0].publicUrl');
+    expect(problem({ connectors: [smpp], routes: [{ channel: 'TELEGRAM', connectors: ['smsc-a'] }] })).toContain(
+      'routes[0] is for TELEGRAM but connector smsc-a carries SMS',
+    );
+    expect(problem({ connectors: [bot], routes: [{ channel: 'TELEGRAM', connectors: ['tg-bot'] }] })).toBe('taken');
+  });
+
   it('refuses a file that is not there or not valid', () => {
     expect(() => loadConfigFile('/nonexistent/herald.json')).toThrow(/HERALD_CONFIG: cannot read/);
     const dir = mkdtempSync(path.join(tmpdir(), 'herald-config-'));

@@ -49,7 +49,8 @@ const REJECT_CODES: Record<Channel, number> = {
   VK: 4221,
   FLASHCALL: 4221,
   VOICECODE: 4221,
-  // Not among the channels this test sends yet: TELEGRAM's outcomes are its connectors' (DESIGN 18).
+  // Not among the channels this test sends: TELEGRAM's outcomes (a text's answer is its outcome, a code's reports) are
+  // tested in test/telegram, through both of its connectors.
   TELEGRAM: 0,
 };
 
