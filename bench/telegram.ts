@@ -21,6 +21,7 @@ const TARGET_SHARE = 0.8;
  */
 export async function benchTelegram(options: TelegramOptions): Promise<BenchFigure[]> {
   const rates = { SMS: [] as number[], TELEGRAM: [] as number[] };
+  const cpu = { SMS: [] as number[], TELEGRAM: [] as number[] };
   const loadStart = os.loadavg()[0]!;
   for (let pair = 0; pair < options.pairs; pair++) {
     for (const channel of ['SMS', 'TELEGRAM'] as const) {
@@ -36,7 +37,11 @@ export async function benchTelegram(options: TelegramOptions): Promise<BenchFigu
         }),
       );
       rates[channel].push(measured[0]!.value);
-      process.stdout.write(`  ${channel}: ${measured[0]!.value.toFixed(0)} msg/s\n`);
+      const cpuMs = measured.find((f) => f.name === 'end to end: Herald CPU per message')?.value ?? NaN;
+      cpu[channel].push(cpuMs);
+      process.stdout.write(
+        `  ${channel}: ${measured[0]!.value.toFixed(0)} msg/s, Herald ${cpuMs.toFixed(3)} CPU ms/msg\n`,
+      );
     }
   }
   const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -54,6 +59,12 @@ export async function benchTelegram(options: TelegramOptions): Promise<BenchFigu
       value: mean(rates.SMS),
       unit: 'msg/s',
       note: `${options.messages} SMS a run over SMPP; runs ${runs(rates.SMS)}`,
+    },
+    {
+      name: 'telegram: Herald CPU per TELEGRAM text / per SMS',
+      value: mean(cpu.TELEGRAM) / mean(cpu.SMS),
+      unit: 'ratio',
+      note: `${mean(cpu.TELEGRAM).toFixed(3)} against ${mean(cpu.SMS).toFixed(3)} ms, the Herald process alone`,
     },
     {
       name: 'telegram: TELEGRAM / SMS',

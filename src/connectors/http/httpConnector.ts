@@ -71,8 +71,16 @@ export abstract class HttpConnector implements Connector {
   protected abstract request(message: OutboundMessage): ProviderRequest;
 
   /**
-   * The request for a message, or its outcome when no request is needed (or an earlier call decided it): adapters
-   * that look something up, or make a call of their own first, override this.
+   * What an adapter looks up in Herald's records before the message waits for room in the window: the request, or
+   * the outcome when none is needed; undefined leaves it to {@link prepare}, in the window.
+   */
+  protected async resolve(_message: OutboundMessage): Promise<ProviderRequest | SubmitOutcome | undefined> {
+    return undefined;
+  }
+
+  /**
+   * The request for a message, or its outcome when no request is needed (or an earlier call decided it), made with
+   * a slot of the window: adapters that make a call of their own first override this.
    */
   protected async prepare(message: OutboundMessage): Promise<ProviderRequest | SubmitOutcome> {
     return this.request(message);
@@ -122,11 +130,14 @@ export abstract class HttpConnector implements Connector {
   }
 
   async submit(message: OutboundMessage): Promise<SubmitOutcome> {
+    // Looked up before waiting for the window: the messages a turn hands over look up together, not one per slot.
+    const resolved = await this.resolve(message);
+    if (resolved && 'kind' in resolved) return resolved.kind === 'accepted' ? resolved : this.fail(resolved);
     if (!(await this.throttle.acquire(MAX_QUEUE_WAIT_MS, message.urgent))) {
       return { kind: 'transient', retryAfterMs: 1000, reason: `${this.id}: window busy` };
     }
     try {
-      const prepared = await this.prepare(message);
+      const prepared = resolved ?? (await this.prepare(message));
       if ('kind' in prepared) return prepared.kind === 'accepted' ? prepared : this.fail(prepared);
       const answer = await this.call(prepared);
       const { status, body: parsed, text } = answer;

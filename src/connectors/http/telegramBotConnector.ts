@@ -30,10 +30,11 @@ export class TelegramBotConnector extends HttpConnector {
   }
 
   protected request(): ProviderRequest {
-    throw new Error('telegram-bot prepares its requests (prepare)');
+    throw new Error('telegram-bot resolves its requests (resolve)');
   }
 
-  protected override async prepare(message: OutboundMessage): Promise<ProviderRequest | SubmitOutcome> {
+  // Before the window: the chats of the texts handed over together are read in one statement (telegram/).
+  protected override async resolve(message: OutboundMessage): Promise<ProviderRequest | SubmitOutcome> {
     const bot = message.senderName.toLowerCase();
     const token = await this.chats.botToken(message.accountId, bot);
     if (token === undefined) {
