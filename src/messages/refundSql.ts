@@ -1,13 +1,7 @@
 import type { Queryable } from '../db/db.js';
 import { ledgerCreditCte } from '../accounts/index.js';
-import {
-  cascadeOf,
-  eventSelect,
-  insertEventsCte,
-  PRICE_EVENT_ORDER,
-  priceExtra,
-  wantsEvent,
-} from '../callbacks/index.js';
+import { eventSelect, insertEventsCte, PRICE_EVENT_ORDER, priceExtra, wantsEvent } from '../callbacks/index.js';
+import { priceEvent } from './transitionSql.js';
 import { dirtyDaysCte } from '../db/dirtyDaysSql.js';
 
 /** What became of a carrier's refund of a submission. */
@@ -39,23 +33,7 @@ export async function messageCarrierRefund(
      ),
      ${ledgerCreditCte('(SELECT account_id, currency, price AS amount FROM mv)', 'refund', '$3::timestamptz')},
      events AS (
-       ${eventSelect(
-         {
-           targetId: 'mv.callback_target_id',
-           accountId: 'mv.account_id',
-           messageId: 'mv.id',
-           event: "'price'",
-           channelType: 'mv.channel_type',
-           status: 'NULL::text',
-           at: 'mv.at',
-           errorCode: 'NULL::int',
-           extra: priceExtra('mv', '0'),
-           ...cascadeOf('mv'),
-         },
-         'mv',
-         wantsEvent('mv', "'price'"),
-         String(PRICE_EVENT_ORDER),
-       )}
+       ${eventSelect(priceEvent(priceExtra('mv', '0')), 'mv', wantsEvent('mv', "'price'"), String(PRICE_EVENT_ORDER))}
      ),
      ${insertEventsCte('events', '')},
      ${dirtyDaysCte('mv')}

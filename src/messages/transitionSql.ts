@@ -33,8 +33,8 @@ export interface SubmissionRow {
   readonly at: Date;
 }
 
-/** A price event of a moved message (`mv`), with the given extra fields. */
-const priceEvent = (extra: string): EventColumns => ({
+/** A price event of a moved message (`mv`), with the given extra fields (refundSql.ts writes them too). */
+export const priceEvent = (extra: string): EventColumns => ({
   targetId: 'mv.callback_target_id',
   accountId: 'mv.account_id',
   messageId: 'mv.id',
