@@ -380,9 +380,11 @@ export class Submitter extends Loop {
           at,
           carrierIds: outcome.carrierIds,
           readTracked: isReadTracked(message.channel_type, message.content),
+          ...(outcome.final ? { receiptsFollow: false } : {}),
         });
         if (!outcome.final) return sent;
-        // The answer was the outcome too (Telegram's Bot API): its receipt joins the submission in the same flush.
+        // The answer was the outcome too (Telegram's Bot API): its receipt joins the submission in the same flush,
+        // matched in memory (nothing later looks for it, so the submission is not stored).
         const { state, errorCode } = outcome.final;
         const receipt = { connectorId: connector.id, carrierId: outcome.carrierIds[0]!, state, at, errorCode };
         await Promise.all([sent, writer.receipts([receipt])]);

@@ -53,6 +53,11 @@ export interface OutcomeBatch {
     readonly carrierIds: readonly string[];
     /** VIBER, VK, WHATSAPP: a read may follow the delivery. */
     readonly readTracked: boolean;
+    /**
+     * false: no receipt will come to look for the submission, as the carrier's answer was the outcome (Telegram's
+     * Bot API; the caller hands that receipt over with it): its parts are not recorded in `submissions`.
+     */
+    readonly receiptsFollow?: boolean;
   }[];
   /** Messages to try again at `dueAt`. */
   readonly retries: readonly {
@@ -112,6 +117,7 @@ export function messageOutcomes(batch: Partial<OutcomeBatch>): Outcomes {
   const submissions: SubmissionRow[] = [];
   for (const r of batch.sent ?? []) {
     put(sentTransition(r));
+    if (r.receiptsFollow === false) continue;
     submissions.push({
       connectorId: r.connectorId,
       carrierIds: r.carrierIds,

@@ -127,6 +127,9 @@ describe.each(ENGINES)('TELEGRAM over the Bot API (%s)', (engine) => {
     const m = await final(id);
     expect(m).toMatchObject({ status: 'delivered', errorCode: null, readStatus: null });
     expect(m.price).toMatchObject({ totalPrice: 0.5, final: true });
+    // Nothing comes later for a text: its submission is not kept for receipts to find.
+    const kept = await t.testDb.db.query('SELECT 1 FROM submissions WHERE message_id = $1', [id]);
+    expect(kept).toHaveLength(0);
     expect(bot.sent).toContainEqual(
       expect.objectContaining({ chatId: String(telegramUserId('79160000031')), text: 'Linked at last', status: 200 }),
     );

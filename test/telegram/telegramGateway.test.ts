@@ -91,6 +91,12 @@ describe.each(ENGINES)('TELEGRAM codes over the Gateway API (%s)', (engine) => {
     const request = gateway.request(reports[0].request_id)!;
     expect(request).toMatchObject({ phoneNumber: '+79160000010', code: '123456', payload: id });
     expect(request.callbackUrl).toBe(`${t.url}/webhooks/${SIM_TELEGRAM_IDS.gateway}`);
+    // A code's reports find it by its request id.
+    const kept = await t.testDb.db.query<{ carrier_id: string }>(
+      'SELECT carrier_id FROM submissions WHERE message_id = $1',
+      [id],
+    );
+    expect(kept).toEqual([{ carrier_id: reports[0].request_id }]);
   });
 
   it('a code delivered and never read stays delivered, its read status unset', async () => {
