@@ -20,6 +20,7 @@ import {
   senderNameGet,
   senderNameInsert,
   senderNameList,
+  senderNameBots,
   senderNameSetBotToken,
 } from './senderNameSql.js';
 
@@ -244,6 +245,15 @@ export const adminSenderNameRoutes =
           throw herald('invalidSecretField', {
             field: 'botToken',
             reason: 'a bot token is <bot id>:<30 to 50 letters, digits, _ or ->',
+          });
+        }
+        // A bot has one webhook: its updates (and so its subscribers' links) can belong to one account only.
+        const other = (await senderNameBots(ctx.db)).find(
+          (b) => b.name.toLowerCase() === found.name.toLowerCase() && Number(b.accountId) !== Number(found.account_id),
+        );
+        if (other) {
+          throw herald('unprocessable', {
+            reason: `The bot @${found.name} is attached to account ${other.accountId} already (sender name ${other.id})`,
           });
         }
         const checked = await bots?.check(found.name, botToken);

@@ -94,6 +94,13 @@ describe.each(ENGINES)('TELEGRAM over the Bot API (%s)', (engine) => {
     });
     expect(another.status).toBe(422);
     expect(another.body.error.msg).toContain('it is the token of @other_bot, not of @shop_news_bot');
+    // Another account may ask for the same bot's name, but not have its token: a bot has one webhook.
+    const rival = await t.createAccount({ senderNames: [['TELEGRAM', BOT]], botTokens: { [BOT]: null } });
+    const rivalNames = await t.call('GET', '/api/v1/sender-names', { token: rival.system });
+    const rivalBot = rivalNames.body.items.find((n: { name: string }) => n.name === BOT).id;
+    const taken = await t.admin('PATCH', `/admin/v1/sender-names/${rivalBot}`, { botToken: testBotToken(botId) });
+    expect(taken.status).toBe(422);
+    expect(taken.body.error.msg).toContain(`attached to account ${account.id} already`);
     // The bot still sends with its own token: a text to a linked number is delivered (below), not refused 401.
     expect(bot.webhookOf(BOT)!.secretToken).toBe(botWebhookSecret(testBotToken(botId)));
   });
