@@ -253,7 +253,8 @@ export const adminSenderNameRoutes =
         );
         if (other) {
           throw herald('unprocessable', {
-            reason: `The bot @${found.name} is attached to account ${other.accountId} already (sender name ${other.id})`,
+            reason:
+              `The bot @${found.name} is attached to account ${other.accountId} already ` + `(sender name ${other.id})`,
           });
         }
         const checked = await bots?.check(found.name, botToken);
