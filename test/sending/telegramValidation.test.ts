@@ -211,8 +211,15 @@ describe.each(ENGINES)('TELEGRAM message validation (DESIGN 18) (%s)', (engine) 
   });
 
   it('refuses TELEGRAM for an account whose operator turned it off, and lists it by channel_type', async () => {
-    const off = await t.createAccount({ senderNames: [['TELEGRAM', BOT]], channels: { TELEGRAM: false } });
-    const refusedReply = await t.call('POST', '/api/v1/message', { token: off.traffic, body: [tg()] });
+    // A bot of its own: a bot's token attaches to one account only.
+    const off = await t.createAccount({
+      senderNames: [['TELEGRAM', 'off_account_bot']],
+      channels: { TELEGRAM: false },
+    });
+    const refusedReply = await t.call('POST', '/api/v1/message', {
+      token: off.traffic,
+      body: [tg({ senderName: 'off_account_bot' })],
+    });
     expect(refusedReply.body).toMatchObject({ errors: true, items: [{ code: 4031 }] });
     const list = await t.call('GET', '/api/v1/message?channel_type=TELEGRAM', { token: account.traffic });
     expect(list.status).toBe(200);
