@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import {
+  compileHttpConnector,
+  HttpConnectorConfigError,
+  type HttpConnectorSettings,
+} from '../../src/connectors/http/declarative/httpConnectorConfig.js';
+import { renderJson, renderString } from '../../src/connectors/http/declarative/templates.js';
+
+/** A VK provider described as an operator would: JSON in, an id out, statuses by a signed webhook. */
+const VALID: HttpConnectorSettings = {
+  id: 'vk-provider',
+  type: 'http',
+  channel: 'VK',
+  baseUrl: 'https://api.provider.example/v6',
+  secrets: { LOGIN: 'shop', PASSWORD: 'pa55', HOOK: 'hook-key' },
+  request: {
+    method: 'POST',
+    path: '/messages/{messageUuid}',
+    headers: { Authorization: 'Basic {secret:PASSWORD}' },
+    body: {
+      id: '{messageUuid}',
+      destination: '{destination}',
+      message: {
+        type: 'VK',
+        data: { text: '{text}', serviceNumber: '{senderName}', ttl: '{ttl}', ttlUnit: 'SECONDS' },
+      },
+      notifyUrl: '{statusUrl}',
+    },
+  },
+  response: {
+    successStatus: [200, 201],
+    id: '$.id',
+    errorCode: '$.error.code',
+    permanent: ['INVALID_DESTINATION', 2],
+    transient: [429, 'THROTTLED'],
+    price: '$.price',
+  },
+  status: {
+    webhook: {
+      signature: { kind: 'hmac-sha256', header: 'X-Signature', secret: 'HOOK', prefix: 'sha256=' },
+      items: '$.reports[*]',
+      id: '$.id',
+      status: '$.status',
+      errorCode: '$.reason',
+    },
+    map: { '0': 'sent', '2': 'delivered', '5': 'undelivered', '9': 'read' },
+  },
+};
+
+/** The message of the refusal of `settings` (VALID changed), or 'taken'. */
+function problem(change: (s: HttpConnectorSettings) => void): string {
+  const settings = structuredClone(VALID) as HttpConnectorSettings;
+  change(settings);
+  try {
+    compileHttpConnector(settings, 'connectors[3]');
+    return 'taken';
+  } catch (error) {
+    expect(error).toBeInstanceOf(HttpConnectorConfigError);
+    return (error as Error).message;
+  }
+}
+
+describe('declarative HTTP connectors: settings read at start-up (DESIGN 19)', () => {
+  it('reads a valid connector: templates fill, the status map is Herald-side', () => {
+    const compiled = compileHttpConnector(VALID, 'connectors[3]');
+    const values = { messageUuid: 'u-1', destination: '79161234567', text: 'Hi', senderName: 'club1', ttl: 600 };
+    expect(renderString(compiled.request.path, values, VALID.secrets!, true)).toBe('/messages/u-1');
+    expect(
+      renderJson(compiled.request.body!, { ...values, statusUrl: 'https://h/webhooks/http/vk' }, VALID.secrets!),
+    ).toMatchObject({ destination: '79161234567', message: { data: { ttl: 600, ttlUnit: 'SECONDS' } } });
+    expect(compiled.statusMap.get('9')).toBe('read');
+    expect(problem(() => undefined)).toBe('taken');
+  });
+
+  it('names the key of each invalid setting', () => {
+    const refusals: [(s: HttpConnectorSettings) => void, string][] = [
+      [
+        (s) => ((s.request.body as any).destination = '{phone}'),
+        'connectors[3].request.body.destination: unknown placeholder {phone}',
+      ],
+      [
+        (s) => (s.request.headers!.Authorization = 'Key {secret:API_KEY}'),
+        'connectors[3].request.headers.Authorization: {secret:API_KEY} names no key',
+      ],
+      [(s) => (s.request.path = '/send/{'), 'connectors[3].request.path: "{" without "}"'],
+      [(s) => (s.response.id = 'id'), 'connectors[3].response.id: "id": a path starts with $'],
+      [(s) => (s.response.errorCode = '$..code'), 'connectors[3].response.errorCode: "$..code": a member name'],
+      [(s) => (s.status.webhook!.status = '$.items[?(@.s)]'), 'connectors[3].status.webhook.status:'],
+      [(s) => (s.status.map['7'] = 'bounced'), 'connectors[3].status.map.7: "bounced" is not a status of Herald\'s'],
+      [(s) => (s.status.map = {}), 'connectors[3].status.map: no status is mapped'],
+      [(s) => delete s.secrets!.HOOK, 'connectors[3].status.webhook.signature.secret: HOOK names no key'],
+      [(s) => delete s.status.webhook, 'connectors[3].status: a webhook or a poll is needed'],
+      [(s) => (s.request.method = 'GET'), 'connectors[3].request.body: a GET request has no body'],
+      [(s) => s.response.transient!.push(2), 'connectors[3].response: 2 both permanent and transient'],
+      [
+        (s) => (s.status.poll = { request: { path: '/status?id={messageId}' }, intervalSeconds: 30, items: '$[*]' }),
+        'connectors[3].status.poll.request.path: unknown placeholder {messageId}',
+      ],
+    ];
+    for (const [change, message] of refusals) expect(problem(change)).toContain(message);
+  });
+});
