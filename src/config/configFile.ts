@@ -3,7 +3,10 @@ import { type Static, type TSchema, Type } from 'typebox';
 import Value from 'typebox/value';
 import YAML from 'yaml';
 import {
-  CONNECTOR_CHANNEL,
+  compileHttpConnector,
+  connectorChannel,
+  HttpConnectorConfigError,
+  HttpConnectorSchema,
   type ConnectorConfig,
   PROVIDER_TYPES,
   ProviderConnectorSchema,
@@ -42,6 +45,7 @@ export const ConfigFileSchema = Type.Object(
           ProviderConnectorSchema,
           TelegramBotConnectorSchema,
           TelegramGatewayConnectorSchema,
+          HttpConnectorSchema,
         ]),
         { default: [] },
       ),
@@ -92,6 +96,15 @@ export function parseConfigFile(data: unknown, source = 'config'): ConfigFile {
   const routes = (withDefaults.routes ?? []) as RouteConfig[];
   connectors.forEach((connector, i) => {
     if (connector.type === 'smpp') checkSmppConnector(connector as SmppConnectorConfig, `${source}: connectors[${i}]`);
+    if (connector.type === 'http') {
+      try {
+        compileHttpConnector(connector, `connectors[${i}]`);
+      } catch (error) {
+        if (error instanceof HttpConnectorConfigError)
+          throw new ConfigError('HERALD_CONFIG', `${source}: ${error.message}`);
+        throw error;
+      }
+    }
   });
   const ids = new Set<string>();
   for (const connector of connectors) {
@@ -103,11 +116,10 @@ export function parseConfigFile(data: unknown, source = 'config'): ConfigFile {
     for (const id of route.connectors) {
       const connector = connectors.find((c) => c.id === id);
       if (!connector) throw new ConfigError('HERALD_CONFIG', `${source}: routes[${i}] names unknown connector ${id}`);
-      if (CONNECTOR_CHANNEL[connector.type] !== route.channel) {
+      if (connectorChannel(connector) !== route.channel) {
         throw new ConfigError(
           'HERALD_CONFIG',
-          `${source}: routes[${i}] is for ${route.channel} ` +
-            `but connector ${id} carries ${CONNECTOR_CHANNEL[connector.type]}`,
+          `${source}: routes[${i}] is for ${route.channel} but connector ${id} carries ${connectorChannel(connector)}`,
         );
       }
     }
@@ -157,6 +169,7 @@ const SCHEMA_OF_TYPE: Readonly<Record<string, TSchema>> = {
   ...Object.fromEntries(PROVIDER_TYPES.map((t) => [t, ProviderConnectorSchema])),
   'telegram-bot': TelegramBotConnectorSchema,
   'telegram-gateway': TelegramGatewayConnectorSchema,
+  http: HttpConnectorSchema,
 };
 
 /**

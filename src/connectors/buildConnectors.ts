@@ -5,6 +5,8 @@ import type { Connector, ReceiptSink, TelegramChats } from './connector.js';
 import { ProviderConnector } from './http/providerConnector.js';
 import { TelegramBotConnector } from './http/telegramBotConnector.js';
 import { TelegramGatewayConnector } from './http/telegramGatewayConnector.js';
+import { DeclarativeConnector } from './http/declarative/declarativeConnector.js';
+import { compileHttpConnector } from './http/declarative/httpConnectorConfig.js';
 import { WhatsappConnector } from './http/whatsappConnector.js';
 import { SmppConnector } from './smpp/smppConnector.js';
 import type { SmsInboundSink } from './smpp/smppDeliveries.js';
@@ -39,6 +41,8 @@ function buildConnector(
       return new TelegramBotConnector(config, telegramChats, clock);
     case 'telegram-gateway':
       return new TelegramGatewayConnector(config, clock);
+    case 'http':
+      return new DeclarativeConnector(compileHttpConnector(config, config.id), config, clock, config.publicUrl);
     default:
       return new ProviderConnector(config, clock);
   }

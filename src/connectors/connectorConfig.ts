@@ -2,28 +2,10 @@
 // file): the connectors' own, so that they take their settings without knowing where the configuration comes from.
 import { type Static, Type } from 'typebox';
 import { CHANNELS } from '../shared/channels.js';
+import { Breaker, Flow } from './flowSettings.js';
+import type { HttpConnectorSettings } from './http/declarative/httpConnectorConfig.js';
 
-/** The share (percent) of a connector's window kept for AUTHORIZE and TRANSACT messages unless it says. */
-export const DEFAULT_URGENT_PERCENT = 20;
-
-/** Flow control shared by every connector type. */
-const Flow = {
-  /** Submissions in flight at once (SMPP: PDUs awaiting their response). */
-  window: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 100 })),
-  /** Submissions started per second. */
-  mps: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1000 })),
-  /** The share (percent) of the window only AUTHORIZE and TRANSACT messages may take. */
-  urgentPercent: Type.Optional(Type.Integer({ minimum: 0, maximum: 90, default: DEFAULT_URGENT_PERCENT })),
-};
-
-/**
- * An HTTP provider that fails this many submissions in a row (no answer, timeout, 5xx) is taken out of its routes
- * for the pause, so that messages go to the next connector; then it is tried again.
- */
-const Breaker = {
-  breakerFailures: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 5 })),
-  breakerOpenSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 3600, default: 30 })),
-};
+export { DEFAULT_URGENT_PERCENT } from './flowSettings.js';
 
 export const SMPP_BIND_MODES = ['transceiver', 'transmitter+receiver'] as const;
 export const SMPP_LONG_MESSAGES = ['udh8', 'udh16', 'sar', 'payload'] as const;
@@ -225,7 +207,15 @@ export type ConnectorConfig =
   | WhatsappConnectorConfig
   | ProviderConnectorConfig
   | TelegramBotConnectorConfig
-  | TelegramGatewayConnectorConfig;
+  | TelegramGatewayConnectorConfig
+  | HttpConnectorConfig;
+/** A declarative HTTP connector (DESIGN 19): its channel is its own setting. */
+export type HttpConnectorConfig = HttpConnectorSettings & HttpFlowConfig;
+
+/** The channel a connector carries. */
+export function connectorChannel(config: ConnectorConfig): (typeof CHANNELS)[number] {
+  return config.type === 'http' ? config.channel : CONNECTOR_CHANNEL[config.type];
+}
 export type RouteConfig = Required<Static<typeof RouteSchema>>;
 
 /** The channel each connector type carries. */

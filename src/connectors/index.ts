@@ -10,6 +10,7 @@ export type {
 } from './connector.js';
 export {
   CONNECTOR_CHANNEL,
+  connectorChannel,
   PROVIDER_TYPES,
   ProviderConnectorSchema,
   RouteSchema,
@@ -20,8 +21,14 @@ export {
   TelegramGatewayConnectorSchema,
   WhatsappConnectorSchema,
 } from './connectorConfig.js';
+export {
+  compileHttpConnector,
+  HttpConnectorConfigError,
+  HttpConnectorSchema,
+} from './http/declarative/httpConnectorConfig.js';
 export type {
   ConnectorConfig,
+  HttpConnectorConfig,
   RouteConfig,
   SmppConnectorConfig,
   TelegramBotConnectorConfig,

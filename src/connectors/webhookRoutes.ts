@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type {
+  HttpConnectorConfig,
   ProviderConnectorConfig,
   TelegramGatewayConnectorConfig,
   WhatsappConnectorConfig,
@@ -14,6 +15,8 @@ import { bodyProblem, type Routes } from '../http/server.js';
 import { parseProviderWebhook } from './http/providerConnector.js';
 import { parseWhatsappWebhook } from './http/whatsappConnector.js';
 import { gatewayReportValid, parseGatewayReport } from './http/telegramApi.js';
+import { statusReceipts, statusReportSigned } from './http/declarative/statusReports.js';
+import { compileHttpConnector, type CompiledHttpConnector } from './http/declarative/httpConnectorConfig.js';
 import { messageCarrierRefund } from '../messages/index.js';
 
 declare module 'fastify' {
@@ -34,7 +37,11 @@ export function signatureValid(header: unknown, secret: string, raw: Buffer): bo
  * A connector that takes webhooks: an HTTP provider (WhatsApp Cloud API, Telegram's Gateway, or one of the simulated
  * providers). Telegram bots' updates have routes of their own (telegram/).
  */
-type WebhookConnector = WhatsappConnectorConfig | ProviderConnectorConfig | TelegramGatewayConnectorConfig;
+type WebhookConnector =
+  | WhatsappConnectorConfig
+  | ProviderConnectorConfig
+  | TelegramGatewayConnectorConfig
+  | { readonly type: 'http'; readonly id: string; readonly compiled: CompiledHttpConnector };
 
 /** Whether the raw bytes carry the connector's signature (its header and secret). */
 function signedBy(
@@ -48,6 +55,8 @@ function signedBy(
       return signatureValid(headers['x-hub-signature-256'], connector.appSecret, raw);
     case 'telegram-gateway':
       return gatewayReportValid(connector.token, headers, raw, nowMs);
+    case 'http':
+      return statusReportSigned(connector.compiled, headers, raw);
     default:
       return signatureValid(headers['x-signature'], connector.webhookSecret, raw);
   }
@@ -69,13 +78,24 @@ export const webhookRoutes: Routes = (app, ctx) => {
     const at = ctx.clock.now();
     return receipts.map((receipt) => ({ ...receipt, at }));
   };
-  const connectors = new Map(
+  const connectors = new Map<string, WebhookConnector>(
     ctx.configFile.connectors
-      .filter((c): c is WebhookConnector => c.type !== 'smpp' && c.type !== 'telegram-bot')
+      .filter(
+        (c): c is Exclude<WebhookConnector, { type: 'http' }> =>
+          c.type !== 'smpp' && c.type !== 'telegram-bot' && c.type !== 'http',
+      )
       .map((c) => [c.id, c]),
   );
+  // Declarative connectors' reports come to /webhooks/http/{id}, read by their own settings (DESIGN 19).
+  const declarative = new Map<string, WebhookConnector>(
+    ctx.configFile.connectors
+      .filter((c) => c.type === 'http')
+      .map((c) => [c.id, { type: 'http', id: c.id, compiled: compileHttpConnector(c as HttpConnectorConfig, c.id) }]),
+  );
   const connectorOf = (request: FastifyRequest): WebhookConnector | undefined =>
-    connectors.get((request.params as { connectorId: string }).connectorId);
+    (request.url.startsWith('/webhooks/http/') ? declarative : connectors).get(
+      (request.params as { connectorId: string }).connectorId,
+    );
   const notFound = (request: FastifyRequest) =>
     herald('notFound', { what: `Connector ${(request.params as { connectorId: string }).connectorId}` });
 
@@ -104,50 +124,55 @@ export const webhookRoutes: Routes = (app, ctx) => {
       done(problem ? herald('badJson', { reason: problem }) : null, problem ? undefined : value);
     });
 
-    scope.post(
-      '/webhooks/:connectorId',
-      {
-        schema: { hide: true, params: Type.Object({ connectorId: Type.String() }) },
-        bodyLimit: ctx.config.webhookBodyLimitBytes,
-        // Before the body is read: a connector that does not exist, and an address that keeps failing.
-        onRequest: async (request) => {
-          if (!connectorOf(request)) throw notFound(request);
-          authGuard(ctx.limits, request);
+    // The same for both: the connector (and so how its reports are read) follows from the path.
+    for (const path of ['/webhooks/:connectorId', '/webhooks/http/:connectorId']) {
+      scope.post(
+        path,
+        {
+          schema: { hide: true, params: Type.Object({ connectorId: Type.String() }) },
+          bodyLimit: ctx.config.webhookBodyLimitBytes,
+          // Before the body is read: a connector that does not exist, and an address that keeps failing.
+          onRequest: async (request) => {
+            if (!connectorOf(request)) throw notFound(request);
+            authGuard(ctx.limits, request);
+          },
         },
-      },
-      async (request) => {
-        const connector = connectorOf(request)!;
-        // No JSON body reached the parser (and its signature check): the signature must cover the empty body.
-        if (
-          request.rawBody === undefined &&
-          !signedBy(connector, request.headers, Buffer.alloc(0), ctx.clock.now().getTime())
-        ) {
-          ctx.metrics.webhookRefused.inc({ connector: connector.id });
-          throw authFailed(ctx.limits, request, herald('badCredentials'));
-        }
-        if (connector.type === 'telegram-gateway') {
-          const at = ctx.clock.now();
-          const report = parseGatewayReport(connector.id, request.body, at);
-          if (report.receipt) await ctx.receiptSink([report.receipt]);
-          if (report.refunded && report.requestId) {
-            const refund = await messageCarrierRefund(ctx.db, {
-              connectorId: connector.id,
-              carrierId: report.requestId,
-              at,
-            });
-            // The Gateway sends a report again until it is answered 200: again once the message is final.
-            if (refund === 'not-final') throw herald('notReady', { reason: 'the message is not final yet' });
+        async (request) => {
+          const connector = connectorOf(request)!;
+          // No JSON body reached the parser (and its signature check): the signature must cover the empty body.
+          if (
+            request.rawBody === undefined &&
+            !signedBy(connector, request.headers, Buffer.alloc(0), ctx.clock.now().getTime())
+          ) {
+            ctx.metrics.webhookRefused.inc({ connector: connector.id });
+            throw authFailed(ctx.limits, request, herald('badCredentials'));
           }
-        } else if (connector.type === 'whatsapp') {
-          const { receipts, inbound } = parseWhatsappWebhook(connector.id, request.body);
-          await ctx.receiptSink(receivedNow(receipts));
-          if (inbound.length > 0) await ctx.inboundSink(connector.id, inbound);
-        } else {
-          await ctx.receiptSink(receivedNow(parseProviderWebhook(connector.id, request.body)));
-        }
-        return { ok: true };
-      },
-    );
+          if (connector.type === 'telegram-gateway') {
+            const at = ctx.clock.now();
+            const report = parseGatewayReport(connector.id, request.body, at);
+            if (report.receipt) await ctx.receiptSink([report.receipt]);
+            if (report.refunded && report.requestId) {
+              const refund = await messageCarrierRefund(ctx.db, {
+                connectorId: connector.id,
+                carrierId: report.requestId,
+                at,
+              });
+              // The Gateway sends a report again until it is answered 200: again once the message is final.
+              if (refund === 'not-final') throw herald('notReady', { reason: 'the message is not final yet' });
+            }
+          } else if (connector.type === 'http') {
+            await ctx.receiptSink(statusReceipts(connector.compiled, request.body, ctx.clock.now()));
+          } else if (connector.type === 'whatsapp') {
+            const { receipts, inbound } = parseWhatsappWebhook(connector.id, request.body);
+            await ctx.receiptSink(receivedNow(receipts));
+            if (inbound.length > 0) await ctx.inboundSink(connector.id, inbound);
+          } else {
+            await ctx.receiptSink(receivedNow(parseProviderWebhook(connector.id, request.body)));
+          }
+          return { ok: true };
+        },
+      );
+    }
 
     // Meta's verification handshake. The verify token is a secret like a signature: compared in constant time, and
     // a wrong one counts as a failed authentication of the address (else it could be guessed at full speed).

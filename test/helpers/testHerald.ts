@@ -6,6 +6,7 @@ import { SmppConnector } from '../../src/connectors/smpp/smppConnector.js';
 import { type Herald, startHerald } from '../../src/main.js';
 import { type EmbeddedSimulators, startEmbeddedSimulators } from '../../src/simulators/embeddedSimulators.js';
 import type { Channel } from '../../src/shared/channels.js';
+import type { ConfigFile } from '../../src/config/index.js';
 import { TestClock } from './clock.js';
 import { type Engine, openTestDb, type TestDb } from './engines.js';
 import { call, type CallOptions, type Reply } from './http.js';
@@ -135,6 +136,8 @@ export async function startTestHerald(
       submitter?: Partial<SubmitterOptions>;
       /** false: TELEGRAM numbers must link by sharing their contact (default: every number counts as linked). */
       simulatedTelegramLinks?: boolean;
+      /** Changes the simulators' connectors and routes before Herald reads them (another connector for a channel). */
+      configure?: (file: ConfigFile) => ConfigFile;
     };
     log?: Logger;
     callbackSender?: Partial<CallbackSenderOptions>;
@@ -176,7 +179,7 @@ export async function startTestHerald(
     callbackSender: { pollMs: 50, timeoutMs: 1000, breakerOpenMs: 2000, ...options.callbackSender },
     ...(simulators
       ? {
-          configFile: simulators.configFile,
+          configFile: options.delivery?.configure?.(simulators.configFile) ?? simulators.configFile,
           simulatorCarriers: true,
           submitter: { pollMs: 50, ...options.delivery?.submitter },
           startJobs: false,

@@ -14,6 +14,8 @@ const MAX_OPEN_MS = 600_000;
 
 /** One HTTP request a provider adapter makes for a message. */
 export interface ProviderRequest {
+  /** POST unless said. */
+  readonly method?: 'POST' | 'PUT' | 'GET';
   readonly path: string;
   readonly headers: Record<string, string>;
   readonly body: unknown;
@@ -185,13 +187,14 @@ export abstract class HttpConnector implements Connector {
     }
   }
 
-  /** One POST of JSON to the provider, through the connector's pool and within its timeout. */
+  /** One request to the provider (JSON, POST unless said), through the connector's pool and within its timeout. */
   protected async call(request: ProviderRequest): Promise<ProviderAnswer> {
+    const withBody = request.body !== undefined && request.method !== 'GET';
     const response = await this.pool.request({
-      method: 'POST',
+      method: request.method ?? 'POST',
       path: this.basePath + request.path,
-      headers: { 'content-type': 'application/json', ...request.headers },
-      body: JSON.stringify(request.body),
+      headers: withBody ? { 'content-type': 'application/json', ...request.headers } : request.headers,
+      ...(withBody ? { body: JSON.stringify(request.body) } : {}),
       headersTimeout: this.flow.timeoutSeconds * 1000,
       bodyTimeout: this.flow.timeoutSeconds * 1000,
     });

@@ -2,6 +2,7 @@
 // template and path compiled once, every problem named by its key (`connectors[3].response.id: ...`).
 import { type Static, Type } from 'typebox';
 import { CHANNELS } from '../../../shared/channels.js';
+import { Breaker, Flow } from '../../flowSettings.js';
 import { compileJsonPath, type JsonPath, JsonPathError } from './jsonPath.js';
 import { compileJson, compileString, type JsonTemplate, type StringTemplate, TemplateError } from './templates.js';
 
@@ -61,6 +62,11 @@ export const HttpConnectorSchema = Type.Object(
       },
       { additionalProperties: false },
     ),
+    timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 120, default: 15 })),
+    ...Flow,
+    ...Breaker,
+    /** Herald's address as the provider reaches it: `{statusUrl}` is `{publicUrl}/webhooks/http/{id}`. */
+    publicUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
     status: Type.Object(
       {
         webhook: Type.Optional(
@@ -130,6 +136,15 @@ export interface CompiledHttpConnector {
     readonly balance: JsonPath | undefined;
   };
   readonly statusMap: ReadonlyMap<string, MappedStatus>;
+  /** The status webhook's paths, read. */
+  readonly webhook:
+    | {
+        readonly items: JsonPath | undefined;
+        readonly id: JsonPath;
+        readonly status: JsonPath;
+        readonly errorCode: JsonPath | undefined;
+      }
+    | undefined;
 }
 
 /** A problem of a declarative connector's settings, naming its key. */
@@ -196,9 +211,13 @@ export function compileHttpConnector(settings: HttpConnectorSettings, place: str
   const status = settings.status;
   if (!status.webhook && !status.poll)
     throw new HttpConnectorConfigError(`${place}.status: a webhook or a poll is needed to learn statuses`);
+  const webhook = status.webhook && {
+    items: path('status.webhook.items', status.webhook.items),
+    id: path('status.webhook.id', status.webhook.id)!,
+    status: path('status.webhook.status', status.webhook.status)!,
+    errorCode: path('status.webhook.errorCode', status.webhook.errorCode),
+  };
   if (status.webhook) {
-    for (const key of ['items', 'id', 'status', 'errorCode'] as const)
-      path(`status.webhook.${key}`, status.webhook[key]);
     const signature = status.webhook.signature;
     if (signature.kind === 'hmac-sha256' && !Object.hasOwn(secrets, signature.secret))
       throw new HttpConnectorConfigError(
@@ -220,5 +239,5 @@ export function compileHttpConnector(settings: HttpConnectorSettings, place: str
     statusMap.set(theirs, ours as MappedStatus);
   }
   if (statusMap.size === 0) throw new HttpConnectorConfigError(`${place}.status.map: no status is mapped`);
-  return { settings, request, response: compiledResponse, statusMap };
+  return { settings, request, response: compiledResponse, statusMap, webhook };
 }

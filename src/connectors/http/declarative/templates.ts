@@ -20,9 +20,11 @@ export const PLACEHOLDERS = [
   'ttl',
   'messageUuid',
   'statusUrl',
+  'content',
 ] as const;
 export type Placeholder = (typeof PLACEHOLDERS)[number];
-export type PlaceholderValues = Readonly<Partial<Record<Placeholder, string | number>>>;
+/** `content` is the message's content as stored (an object for VIBER, VOICECODE, WHATSAPP, TELEGRAM). */
+export type PlaceholderValues = Readonly<Partial<Record<Placeholder, unknown>>>;
 
 export class TemplateError extends Error {}
 
@@ -128,7 +130,9 @@ export function renderString(
     if ('literal' in part) out += part.literal;
     else if ('secret' in part) out += secrets[part.secret]!;
     else {
-      const value = String(values[part.placeholder] ?? '');
+      const raw = values[part.placeholder];
+      const value =
+        raw === undefined || raw === null ? '' : typeof raw === 'object' ? JSON.stringify(raw) : String(raw);
       out += encode ? encodeURIComponent(value) : value;
     }
   }

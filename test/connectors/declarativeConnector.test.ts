@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConfigFile } from '../../src/config/index.js';
+import type { ConnectorConfig, HttpConnectorConfig } from '../../src/connectors/index.js';
+import { TestClock } from '../helpers/clock.js';
+import { ENGINES } from '../helpers/engines.js';
+import { call } from '../helpers/http.js';
+import { untilWritten } from '../helpers/signals.js';
+import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+
+const ID = 'vk-declarative';
+
+/**
+ * Herald's own provider format for VK (docs/connectors.md), described as a declarative connector instead of built
+ * in: the same provider simulator answers it, and its signed status webhooks come to /webhooks/http/{id}.
+ */
+function heraldVk(file: ConfigFile): ConfigFile {
+  const builtIn = file.connectors.find((c) => c.id === 'sim-vk') as ConnectorConfig & {
+    baseUrl: string;
+    apiKey: string;
+    webhookSecret: string;
+  };
+  const declarative: HttpConnectorConfig = {
+    id: ID,
+    type: 'http',
+    channel: 'VK',
+    baseUrl: builtIn.baseUrl,
+    secrets: { API_KEY: builtIn.apiKey, WEBHOOK: builtIn.webhookSecret },
+    request: {
+      method: 'POST',
+      path: '/vk/messages',
+      headers: { Authorization: 'Bearer {secret:API_KEY}' },
+      body: { group: '{senderName}', phone: '{destination}', text: '{text}', ttl: '{ttl}' },
+    },
+    response: { id: '$.id', errorCode: '$.error.code', permanent: [4221] },
+    status: {
+      webhook: {
+        signature: { kind: 'hmac-sha256', header: 'X-Signature', secret: 'WEBHOOK', prefix: 'sha256=' },
+        items: '$.statuses[*]',
+        id: '$.id',
+        status: '$.status',
+        errorCode: '$.errorCode',
+      },
+      map: { delivered: 'delivered', undelivered: 'undelivered', rejected: 'unsent', read: 'read' },
+    },
+    window: 100,
+    mps: 1000,
+    timeoutSeconds: 15,
+    breakerFailures: 5,
+    breakerOpenSeconds: 30,
+  };
+  return {
+    ...file,
+    connectors: [...file.connectors.filter((c) => c.id !== 'sim-vk'), declarative],
+    routes: file.routes.map((r) => (r.channel === 'VK' ? { ...r, connectors: [ID] } : r)),
+  };
+}
+
+describe.each(ENGINES)('a declarative HTTP connector (DESIGN 19) (%s)', (engine) => {
+  let t: TestHerald;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    t = await startTestHerald(engine, {
+      delivery: { delayMs: 10, configure: heraldVk },
+      clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }),
+    });
+    const builtIn = t.simulators!.configFile.connectors.find((c) => c.id === 'sim-vk') as { webhookSecret: string };
+    t.simulators!.providers.setWebhook('VK', { url: `${t.url}/webhooks/http/${ID}`, secret: builtIn.webhookSecret });
+    account = await t.createAccount({ channels: { VK: true } });
+  });
+  afterAll(async () => t?.close());
+
+  const get = async (id: string) =>
+    (await t.call('GET', `/api/v1/message/${id}`, { token: account.traffic })).body as Record<string, any>;
+
+  it('sends by its templates, reads the id, takes signed status reports: delivered, read, undelivered', async () => {
+    const ids = await t.send(account.traffic, [
+      { channelType: 'VK', senderName: 'club1', destination: '79161600010', content: 'Read me' },
+      { channelType: 'VK', senderName: 'club1', destination: '79161600017', content: 'Lost' },
+    ]);
+    const [read, lost] = await untilWritten(t.herald, async () => {
+      const m = await Promise.all(ids.map(get));
+      return m[0]!.readStatus === 'read' && m[1]!.status === 'undelivered' && m;
+    });
+    expect(read).toMatchObject({ status: 'delivered', readStatus: 'read' });
+    expect(lost).toMatchObject({ status: 'undelivered', errorCode: 1 });
+    const request = t.simulators!.providers.requests.find((r) => r.destination === '79161600010');
+    expect(request?.body).toEqual({ group: 'club1', phone: '79161600010', text: 'Read me', ttl: expect.any(Number) });
+  });
+
+  it('maps a refusal listed permanent to unsent with its code', async () => {
+    const [id] = await t.send(account.traffic, [
+      { channelType: 'VK', senderName: 'club1', destination: '79161600018', content: 'Refused' },
+    ]);
+    const m = await untilWritten(t.herald, async () => {
+      const x = await get(id!);
+      return x.status === 'unsent' && x;
+    });
+    expect(m.errorCode).toBe(4221);
+  });
+
+  it('refuses a status report without the signature its settings name', async () => {
+    const body = { statuses: [{ id: 'x', status: 'delivered' }] };
+    const unsigned = await call(t.url, 'POST', `/webhooks/http/${ID}`, { body });
+    expect(unsigned.status).toBe(401);
+    // The built-in route does not know a declarative connector, and the declarative one no built-in connector.
+    expect((await call(t.url, 'POST', `/webhooks/${ID}`, { body })).status).toBe(404);
+    expect((await call(t.url, 'POST', '/webhooks/http/sim-viber', { body })).status).toBe(404);
+  });
+});
