@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type Static, type TSchema, Type } from 'typebox';
 import Value from 'typebox/value';
 import YAML from 'yaml';
@@ -87,7 +89,41 @@ export function loadConfigFile(file: string | undefined): ConfigFile {
   return parseConfigFile(data ?? {}, file);
 }
 
-export function parseConfigFile(data: unknown, source = 'config'): ConfigFile {
+/** Where profiles of declarative connectors are: the repository's `profiles/`, from src/ and from dist/ alike. */
+const PROFILES_DIR = fileURLToPath(new URL('../../profiles/', import.meta.url));
+
+/**
+ * A declarative connector that names a `profile` gets the profile's description (profiles/<name>.json: its
+ * channel, request, response and status) under its own keys: the operator's secrets, addresses and flow, and any key
+ * it sets itself, win. A profile that is not there stops start-up naming the key.
+ */
+function withProfiles(data: unknown, source: string, profilesDir: string): unknown {
+  const connectors = (data as { connectors?: unknown }).connectors;
+  if (!Array.isArray(connectors)) return data;
+  return {
+    ...(data as object),
+    connectors: connectors.map((connector: unknown, i) => {
+      const c = connector as { type?: unknown; profile?: unknown };
+      if (c?.type !== 'http' || c.profile === undefined) return connector;
+      if (typeof c.profile !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,62}$/.test(c.profile))
+        throw new ConfigError('HERALD_CONFIG', `${source}: connectors[${i}].profile: not a profile name`);
+      let profile: unknown;
+      try {
+        profile = JSON.parse(readFileSync(path.join(profilesDir, `${c.profile}.json`), 'utf8'));
+      } catch {
+        throw new ConfigError(
+          'HERALD_CONFIG',
+          `${source}: connectors[${i}].profile: no profile ${c.profile} in ${profilesDir}`,
+        );
+      }
+      const { name: _name, documentation: _documentation, ...description } = profile as Record<string, unknown>;
+      return { ...description, ...(connector as object) };
+    }),
+  };
+}
+
+export function parseConfigFile(data: unknown, source = 'config', profilesDir = PROFILES_DIR): ConfigFile {
+  data = withProfiles(data, source, profilesDir);
   const withDefaults = Value.Default(ConfigFileSchema, Value.Clone(data)) as Static<typeof ConfigFileSchema>;
   if (!Value.Check(ConfigFileSchema, withDefaults)) {
     throw new ConfigError('HERALD_CONFIG', `${source}: ${describeProblem(withDefaults)}`);

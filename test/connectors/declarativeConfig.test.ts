@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseConfigFile } from '../../src/config/configFile.js';
 import {
   compileHttpConnector,
   HttpConnectorConfigError,
@@ -98,5 +99,38 @@ describe('declarative HTTP connectors: settings read at start-up (DESIGN 19)', (
       ],
     ];
     for (const [change, message] of refusals) expect(problem(change)).toContain(message);
+  });
+
+  it('completes a connector from its profile (profiles/), its own keys winning; an unknown profile is refused', () => {
+    const file = parseConfigFile({
+      connectors: [
+        {
+          id: 'vk-herald',
+          type: 'http',
+          profile: 'herald-vk',
+          baseUrl: 'https://provider.example/api',
+          secrets: { API_KEY: 'k', WEBHOOK: 'w' },
+          response: { id: '$.messageId' },
+        },
+      ],
+      routes: [{ channel: 'VK', connectors: ['vk-herald'] }],
+    });
+    expect(file.connectors[0]).toMatchObject({
+      channel: 'VK',
+      request: { path: '/vk/messages' },
+      response: { id: '$.messageId' },
+      status: { map: { rejected: 'unsent' } },
+      window: 100,
+    });
+    const refused = (profile: string) => () =>
+      parseConfigFile({ connectors: [{ id: 'x', type: 'http', profile, baseUrl: 'https://p.example' }] });
+    expect(refused('nobody')).toThrow('config: connectors[0].profile: no profile nobody in');
+    expect(refused('../etc')).toThrow('connectors[0].profile: not a profile name');
+    // The profile's secrets are the operator's to give: without them its templates are refused.
+    expect(() =>
+      parseConfigFile({
+        connectors: [{ id: 'x', type: 'http', profile: 'herald-vk', baseUrl: 'https://p.example' }],
+      }),
+    ).toThrow('connectors[0].request.headers.Authorization: {secret:API_KEY} names no key');
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigFile } from '../../src/config/index.js';
-import type { ConnectorConfig, HttpConnectorConfig } from '../../src/connectors/index.js';
+import { parseConfigFile } from '../../src/config/configFile.js';
+import type { ConnectorConfig } from '../../src/connectors/index.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 import { call } from '../helpers/http.js';
@@ -10,8 +11,9 @@ import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/t
 const ID = 'vk-declarative';
 
 /**
- * Herald's own provider format for VK (docs/connectors.md), described as a declarative connector instead of built
- * in: the same provider simulator answers it, and its signed status webhooks come to /webhooks/http/{id}.
+ * Herald's own provider format for VK (docs/connectors.md), as the profile `herald-vk` (profiles/herald-vk.json)
+ * rather than the built-in connector: the same provider simulator answers it, and its signed status webhooks come
+ * to /webhooks/http/{id}. Read as HERALD_CONFIG is, so that the profile completes the connector.
  */
 function heraldVk(file: ConfigFile): ConfigFile {
   const builtIn = file.connectors.find((c) => c.id === 'sim-vk') as ConnectorConfig & {
@@ -19,40 +21,19 @@ function heraldVk(file: ConfigFile): ConfigFile {
     apiKey: string;
     webhookSecret: string;
   };
-  const declarative: HttpConnectorConfig = {
-    id: ID,
-    type: 'http',
-    channel: 'VK',
-    baseUrl: builtIn.baseUrl,
-    secrets: { API_KEY: builtIn.apiKey, WEBHOOK: builtIn.webhookSecret },
-    request: {
-      method: 'POST',
-      path: '/vk/messages',
-      headers: { Authorization: 'Bearer {secret:API_KEY}' },
-      body: { group: '{senderName}', phone: '{destination}', text: '{text}', ttl: '{ttl}' },
-    },
-    response: { id: '$.id', errorCode: '$.error.code', permanent: [4221] },
-    status: {
-      webhook: {
-        signature: { kind: 'hmac-sha256', header: 'X-Signature', secret: 'WEBHOOK', prefix: 'sha256=' },
-        items: '$.statuses[*]',
-        id: '$.id',
-        status: '$.status',
-        errorCode: '$.errorCode',
+  return parseConfigFile({
+    connectors: [
+      ...file.connectors.filter((c) => c.id !== 'sim-vk'),
+      {
+        id: ID,
+        type: 'http',
+        profile: 'herald-vk',
+        baseUrl: builtIn.baseUrl,
+        secrets: { API_KEY: builtIn.apiKey, WEBHOOK: builtIn.webhookSecret },
       },
-      map: { delivered: 'delivered', undelivered: 'undelivered', rejected: 'unsent', read: 'read' },
-    },
-    window: 100,
-    mps: 1000,
-    timeoutSeconds: 15,
-    breakerFailures: 5,
-    breakerOpenSeconds: 30,
-  };
-  return {
-    ...file,
-    connectors: [...file.connectors.filter((c) => c.id !== 'sim-vk'), declarative],
+    ],
     routes: file.routes.map((r) => (r.channel === 'VK' ? { ...r, connectors: [ID] } : r)),
-  };
+  });
 }
 
 describe.each(ENGINES)('a declarative HTTP connector (DESIGN 19) (%s)', (engine) => {
