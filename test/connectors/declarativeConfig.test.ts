@@ -97,6 +97,10 @@ describe('declarative HTTP connectors: settings read at start-up (DESIGN 19)', (
         (s) => (s.status.poll = { request: { path: '/status?id={messageId}' }, intervalSeconds: 30, items: '$[*]' }),
         'connectors[3].status.poll.request.path: unknown placeholder {messageId}',
       ],
+      [
+        (s) => (s.status.poll = { request: { path: '/status/{messageUuid}' }, intervalSeconds: 30, items: '$[*]' }),
+        'connectors[3].status.poll: polling is not built yet',
+      ],
     ];
     for (const [change, message] of refusals) expect(problem(change)).toContain(message);
   });

@@ -226,9 +226,9 @@ export function compileHttpConnector(settings: HttpConnectorSettings, place: str
   }
   if (status.poll) {
     path('status.poll.items', status.poll.items);
-    at('status.poll.request.path', () =>
-      compileString(status.poll!.request.path, `${place}.status.poll.request.path`, secrets),
-    );
+    compileRequest(status.poll.request, 'status.poll.request');
+    // Refused rather than taken and never done: its messages would learn nothing until their lifetimes end.
+    throw new HttpConnectorConfigError(`${place}.status.poll: polling is not built yet; statuses come by webhook`);
   }
   const statusMap = new Map<string, MappedStatus>();
   for (const [theirs, ours] of Object.entries(status.map)) {
