@@ -21,7 +21,15 @@ const ConnectorStatus = Type.Object({
   submitRate: Type.Union([Type.Number(), Type.Null()], {
     description: 'Messages per second between the last two reports (2 s apart); null until there are two',
   }),
-  lastError: Type.Union([Type.String(), Type.Null()]),
+  lastError: Type.Union([Type.String(), Type.Null()], { description: 'The last error, in words' }),
+  lastErrorAt: Type.Union([Type.String(), Type.Null()], { description: 'When the last error happened' }),
+  queued: Type.Integer({ description: 'Submissions waiting for room in the window' }),
+  profile: Type.Union([Type.String(), Type.Null()], {
+    description: 'A declarative connector (type http): the profile it follows (profiles/), if any',
+  }),
+  balance: Type.Union([Type.Number(), Type.Null()], {
+    description: 'The balance left at the provider, as its last answer said (declarative connectors that read one)',
+  }),
   throttled: Type.Integer({
     description: 'Answers that asked to send slower (SMPP ESME_RTHROTTLED, ESME_RMSGQFUL) since the process started',
   }),
@@ -85,6 +93,10 @@ export function adminConnectorRoutes(deliveryQueue: DeliveryQueue): Routes {
             submitted: row.submitted,
             submitRate: row.submit_rate === null ? null : Math.round(row.submit_rate * 100) / 100,
             lastError: row.last_error,
+            lastErrorAt: isoUtc(row.last_error_at),
+            queued: row.queued,
+            profile: row.profile,
+            balance: row.balance === null ? null : Number(row.balance),
             throttled: Number(row.throttled),
             // A pause over by now (reports come every 2 s, pauses last 0.5-4 s) is not shown as current.
             pausedUntil: row.paused_until && row.paused_until > now ? isoUtc(row.paused_until)! : null,

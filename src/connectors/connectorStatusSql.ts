@@ -15,6 +15,10 @@ export interface ConnectorStatusRow {
   last_error: string | null;
   throttled: number;
   paused_until: Date | null;
+  last_error_at: Date | null;
+  queued: number;
+  profile: string | null;
+  balance: string | null;
   /** Messages per second between the last two reports; null until there are two, a time apart. */
   submit_rate: number | null;
   updated_at: Date;
@@ -33,18 +37,20 @@ export async function connectorStatusUpsert(
   if (states.length === 0) return;
   await db.query(
     `INSERT INTO connector_status (process, connector_id, channel, type, available, state, in_flight, window_size, mps,
-       submitted, last_error, throttled, paused_until, updated_at)
+       submitted, last_error, throttled, paused_until, last_error_at, queued, profile, balance, updated_at)
      SELECT $1, c.id, c.channel, c.type, c.available, c.state, c.in_flight, c.window_size, c.mps, c.submitted,
-       c.last_error, c.throttled, c.paused_until, $2
+       c.last_error, c.throttled, c.paused_until, c.last_error_at, c.queued, c.profile, c.balance, $2
      FROM unnest($3::text[], $4::text[], $5::text[], $6::boolean[], $7::text[], $8::int[], $9::int[], $10::float8[],
-       $11::bigint[], $12::text[], $13::bigint[], $14::timestamptz[])
+       $11::bigint[], $12::text[], $13::bigint[], $14::timestamptz[], $15::timestamptz[], $16::int[], $17::text[],
+       $18::numeric[])
        AS c(id, channel, type, available, state, in_flight, window_size, mps, submitted, last_error, throttled,
-         paused_until)
+         paused_until, last_error_at, queued, profile, balance)
      ON CONFLICT (process, connector_id) DO UPDATE SET
        channel = excluded.channel, type = excluded.type, available = excluded.available, state = excluded.state,
        in_flight = excluded.in_flight, window_size = excluded.window_size, mps = excluded.mps,
        submitted = excluded.submitted, last_error = excluded.last_error, throttled = excluded.throttled,
-       paused_until = excluded.paused_until,
+       paused_until = excluded.paused_until, last_error_at = excluded.last_error_at, queued = excluded.queued,
+       profile = excluded.profile, balance = excluded.balance,
        previous_submitted = connector_status.submitted, previous_at = connector_status.updated_at,
        updated_at = excluded.updated_at`,
     [
@@ -62,6 +68,10 @@ export async function connectorStatusUpsert(
       states.map((s) => s.lastError),
       states.map((s) => s.throttled ?? 0),
       states.map((s) => s.pausedUntil ?? null),
+      states.map((s) => s.lastErrorAt ?? null),
+      states.map((s) => s.queued ?? 0),
+      states.map((s) => s.profile ?? null),
+      states.map((s) => s.balance ?? null),
     ],
   );
 }
@@ -81,7 +91,7 @@ export async function connectorStatusDelete(
 export async function connectorStatusList(db: Queryable): Promise<ConnectorStatusRow[]> {
   return db.query<ConnectorStatusRow>(
     `SELECT process, connector_id, channel, type, available, state, in_flight, window_size, mps, submitted,
-       last_error, throttled, paused_until, updated_at,
+       last_error, throttled, paused_until, last_error_at, queued, profile, balance::text, updated_at,
        CASE WHEN previous_at IS NOT NULL AND updated_at > previous_at AND submitted >= previous_submitted
          THEN (submitted - previous_submitted) / extract(epoch FROM updated_at - previous_at)::float8 END AS submit_rate
      FROM connector_status ORDER BY connector_id, process`,

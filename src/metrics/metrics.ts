@@ -206,6 +206,27 @@ export class Metrics {
       (c) => c.inFlight,
     );
     connectorGauge(
+      'herald_connector_queued',
+      'Submissions waiting for room in the connector window',
+      registers,
+      sources,
+      (c) => c.queued ?? 0,
+    );
+    connectorGauge(
+      'herald_connector_balance',
+      'The balance left at the provider as its last answer said (declarative connectors that read one)',
+      registers,
+      sources,
+      (c) => c.balance ?? undefined,
+    );
+    connectorGauge(
+      'herald_connector_last_error_timestamp_seconds',
+      'When the connector last failed (Unix time); 0 if it has not since the start',
+      registers,
+      sources,
+      (c) => (c.lastErrorAt ? c.lastErrorAt.getTime() / 1000 : 0),
+    );
+    connectorGauge(
       'herald_connector_window',
       'Largest number of submissions in flight',
       registers,
@@ -350,7 +371,8 @@ function connectorGauge(
   help: string,
   registers: Registry[],
   sources: MetricSources,
-  value: (c: ConnectorState) => number,
+  /** undefined: the connector has no such figure (it is left out). */
+  value: (c: ConnectorState) => number | undefined,
 ): void {
   new Gauge({
     name,
@@ -359,7 +381,10 @@ function connectorGauge(
     registers,
     collect() {
       this.reset();
-      for (const c of sources.connectors()) this.set({ connector: c.id, channel: c.channel }, value(c));
+      for (const c of sources.connectors()) {
+        const v = value(c);
+        if (v !== undefined) this.set({ connector: c.id, channel: c.channel }, v);
+      }
     },
   });
 }

@@ -89,10 +89,11 @@ describe('declarative HTTP connectors: settings read at start-up (DESIGN 19)', (
       [(s) => (s.response.id = 'id'), 'connectors[3].response.id: "id": a path starts with $'],
       [(s) => (s.response.errorCode = '$..code'), 'connectors[3].response.errorCode: "$..code": a member name'],
       [(s) => (s.status.webhook!.status = '$.items[?(@.s)]'), 'connectors[3].status.webhook.status:'],
-      [(s) => (s.status.map['7'] = 'bounced'), 'connectors[3].status.map.7: "bounced" is not a status of Herald\'s'],
+      [(s) => (s.status.map!['7'] = 'bounced'), 'connectors[3].status.map.7: "bounced" is not a status of Herald\'s'],
       [(s) => (s.status.map = {}), 'connectors[3].status.map: no status is mapped'],
       [(s) => delete s.secrets!.HOOK, 'connectors[3].status.webhook.signature.secret: HOOK names no key'],
       [(s) => delete s.status.webhook, 'connectors[3].status: a webhook or a poll is needed'],
+      [(s) => (s.status.none = true), 'connectors[3].status.none: a provider that reports no status has no webhook'],
       [(s) => (s.request.method = 'GET'), 'connectors[3].request.body: a GET request has no body'],
       [(s) => s.response.transient!.push(2), 'connectors[3].response: 2 both permanent and transient'],
       [

@@ -6238,7 +6238,16 @@ export interface paths {
                                 submitted: number;
                                 /** @description Messages per second between the last two reports (2 s apart); null until there are two */
                                 submitRate: number | null;
+                                /** @description The last error, in words */
                                 lastError: string | null;
+                                /** @description When the last error happened */
+                                lastErrorAt: string | null;
+                                /** @description Submissions waiting for room in the window */
+                                queued: number;
+                                /** @description A declarative connector (type http): the profile it follows (profiles/), if any */
+                                profile: string | null;
+                                /** @description The balance left at the provider, as its last answer said (declarative connectors that read one) */
+                                balance: number | null;
                                 /** @description Answers that asked to send slower (SMPP ESME_RTHROTTLED, ESME_RMSGQFUL) since the process started */
                                 throttled: number;
                                 /** @description While those answers pause sending: when the pause ends (as last reported); null when sending */

@@ -14,3 +14,8 @@ CREATE TABLE submission_polls (
   PRIMARY KEY (connector_id, carrier_id)
 );
 CREATE INDEX submission_polls_due ON submission_polls (connector_id, next_at);
+
+-- The operator's view of a connector (connectors/connectorStatusSql.ts): when its last error happened, what waits
+-- for its window, and, for declarative connectors, their profile and the balance their provider last reported.
+ALTER TABLE connector_status ADD COLUMN last_error_at timestamptz, ADD COLUMN queued integer NOT NULL DEFAULT 0,
+  ADD COLUMN profile text, ADD COLUMN balance numeric;

@@ -59,12 +59,15 @@ export function Connectors() {
               'Connector',
               'Channel',
               'Type',
+              'Profile',
               'Process',
               'State',
               { label: 'In flight / window', class: 'num' },
               { label: 'Submit rate', class: 'num' },
               { label: 'Submitted', class: 'num' },
+              { label: 'Queued', class: 'num' },
               { label: 'Throttled', class: 'num' },
+              { label: 'Balance', class: 'num' },
               'Last error',
               'Updated',
             ]}
@@ -75,6 +78,7 @@ export function Connectors() {
                 <th scope="row">{c.id}</th>
                 <td>{c.channel}</td>
                 <td>{c.type}</td>
+                <td data-testid="connector-profile">{c.profile ?? '—'}</td>
                 <td class="mono">{c.process}</td>
                 <td>
                   <span class={`badge conn-${c.available ? 'up' : 'down'}`} data-testid="connector-state">
@@ -91,12 +95,21 @@ export function Connectors() {
                   {c.mps ? ` (max ${c.mps})` : ''}
                 </td>
                 <td class="num">{c.submitted.toLocaleString()}</td>
+                <td class="num" data-testid="connector-queued">
+                  {c.queued.toLocaleString()}
+                </td>
                 <td class="num" data-testid="connector-throttled">
                   {/* Answers that asked to send slower; the pause they started, while it lasts */}
                   {c.throttled.toLocaleString()}
                   {c.pausedUntil && <span class="hint"> (paused until {formatTime(c.pausedUntil)})</span>}
                 </td>
-                <td class="clip">{c.lastError ?? '—'}</td>
+                <td class="num" data-testid="connector-balance">
+                  {c.balance === null ? '—' : c.balance.toLocaleString()}
+                </td>
+                <td class="clip" data-testid="connector-last-error">
+                  {c.lastError ?? '—'}
+                  {c.lastError && c.lastErrorAt && <span class="hint"> ({formatTime(c.lastErrorAt)})</span>}
+                </td>
                 <td>{formatTime(c.updatedAt)}</td>
               </tr>
             )}

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { Clock } from '../../../util/clock.js';
 import type { OutboundMessage, SubmitOutcome } from '../../connector.js';
 import { isPlainObject } from '../../../shared/text.js';
@@ -5,7 +6,7 @@ import { HttpConnector, type ProviderAnswer, type ProviderRequest, retryAfter } 
 import type { HttpFlowConfig } from '../../connectorConfig.js';
 import type { CompiledHttpConnector, CompiledRequest } from './httpConnectorConfig.js';
 import { jsonPathAll, jsonPathFirst } from './jsonPath.js';
-import { priceOf, type StatusReport, statusReports } from './statusReports.js';
+import { errorNumber, priceOf, type StatusReport, statusReports } from './statusReports.js';
 import { type PlaceholderValues, renderJson, renderString } from './templates.js';
 
 /** A polled message is asked about until its lifetime ends and this long after: a late final status still counts. */
@@ -159,8 +160,11 @@ export class DeclarativeConnector extends HttpConnector {
     const { response } = this.compiled;
     const found = response.errorCode && jsonPathFirst(response.errorCode, where);
     const code = typeof found === 'string' || typeof found === 'number' ? String(found) : String(answer.status);
-    const reason = `${this.id}: HTTP ${answer.status}, error ${code}`;
-    const numeric = /^-?\d{1,9}$/.test(code) ? Number(code) : answer.status;
+    // In words for the operator: the provider's own, else the HTTP status's name.
+    const text = response.errorText && jsonPathFirst(response.errorText, where);
+    const words = typeof text === 'string' && text ? text.slice(0, 200) : (STATUS_CODES[answer.status] ?? 'error');
+    const reason = `${this.id}: HTTP ${answer.status}, error ${code}: ${words}`;
+    const numeric = errorNumber(this.compiled, code) ?? answer.status;
     if (this.permanent.has(code)) return { kind: 'permanent', errorCode: numeric, reason };
     if (this.transient.has(code) || [408, 425, 429].includes(answer.status) || answer.status >= 500) {
       const seconds = response.retryAfter && jsonPathFirst(response.retryAfter, answer.body);

@@ -72,6 +72,11 @@ export const HttpConnectorSchema = Type.Object(
         Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()])),
       ),
     ),
+    /**
+     * The provider's error codes that are not numbers ("BAD_NUMBER", "USER_BLOCKED"), as the numbers Herald reports
+     * in errorCode; a code neither numeric nor listed is reported as the answer's HTTP status.
+     */
+    errorCodes: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 0, maximum: 2_147_483_647 }))),
     request: RequestSchema,
     /** Several messages in one request: each one's `item` is appended to the array at `into` of the body. */
     batch: Type.Optional(
@@ -96,6 +101,8 @@ export const HttpConnectorSchema = Type.Object(
         /** Where the provider's id of the message is. */
         id: Path,
         errorCode: Type.Optional(Path),
+        /** Where the provider says what went wrong in words (shown as the connector's last error). */
+        errorText: Type.Optional(Path),
         /** Error codes that mean "never": the message becomes unsent; others are tried again. */
         permanent: Type.Optional(Codes),
         /** Error codes that mean "later", even with a 4xx. */
@@ -160,8 +167,13 @@ export const HttpConnectorSchema = Type.Object(
             { additionalProperties: false },
           ),
         ),
+        /**
+         * true: the provider reports no status at all (Unibell's flash calls): an accepted message stays sent until
+         * its lifetime ends (undelivered 9005). Said outright, so that a forgotten webhook is still refused.
+         */
+        none: Type.Optional(Type.Literal(true)),
         /** The provider's statuses and what each is in Herald; a status not listed is noted and ignored. */
-        map: Type.Record(Type.String(), Type.String()),
+        map: Type.Optional(Type.Record(Type.String(), Type.String())),
       },
       { additionalProperties: false },
     ),
@@ -198,6 +210,7 @@ export interface CompiledHttpConnector {
     readonly results: JsonPath | undefined;
     readonly id: JsonPath;
     readonly errorCode: JsonPath | undefined;
+    readonly errorText: JsonPath | undefined;
     readonly success: { readonly path: JsonPath; readonly equals: string | number | boolean } | undefined;
     readonly retryAfter: JsonPath | undefined;
     readonly price: JsonPath | undefined;
@@ -290,6 +303,7 @@ function compile(settings: HttpConnectorSettings, place: string): CompiledHttpCo
     results: path('response.results', response.results),
     id: path('response.id', response.id)!,
     errorCode: path('response.errorCode', response.errorCode),
+    errorText: path('response.errorText', response.errorText),
     success: response.success && {
       path: path('response.success.path', response.success.path)!,
       equals: response.success.equals,
@@ -314,7 +328,10 @@ function compile(settings: HttpConnectorSettings, place: string): CompiledHttpCo
   });
 
   const status = settings.status;
-  if (!status.webhook && !status.poll) fail('status', 'a webhook or a poll is needed to learn statuses');
+  if (status.none && (status.webhook || status.poll || status.map))
+    fail('status.none', 'a provider that reports no status has no webhook, poll or map');
+  if (!status.none && !status.webhook && !status.poll)
+    fail('status', 'a webhook or a poll is needed to learn statuses (or none: true, said outright)');
   const webhook = status.webhook && reports('status.webhook', status.webhook);
   const signature = status.webhook?.signature;
   if (signature && signature.kind !== 'none' && !Object.hasOwn(secrets, signature.secret))
@@ -336,12 +353,12 @@ function compile(settings: HttpConnectorSettings, place: string): CompiledHttpCo
       fail('status.poll.batch', 'more than one id a request needs {carrierIds} in the request');
   }
   const statusMap = new Map<string, MappedStatus>();
-  for (const [theirs, ours] of Object.entries(status.map)) {
+  for (const [theirs, ours] of Object.entries(status.map ?? {})) {
     if (!(MAPPED_STATUSES as readonly string[]).includes(ours))
       fail(`status.map.${theirs}`, `"${ours}" is not a status of Herald's (${MAPPED_STATUSES.join(', ')})`);
     statusMap.set(theirs, ours as MappedStatus);
   }
-  if (statusMap.size === 0) fail('status.map', 'no status is mapped');
+  if (statusMap.size === 0 && !status.none) fail('status.map', 'no status is mapped');
   return { settings, request, batch, response: compiledResponse, statusMap, webhook, poll };
 }
 

@@ -93,3 +93,11 @@ export function priceOf(value: unknown): number | undefined {
   const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
   return Number.isFinite(n) ? Math.abs(n) : undefined;
 }
+
+/** A provider's error code as the number Herald reports: a number as it is, else the connector's `errorCodes`. */
+export function errorNumber(compiled: CompiledHttpConnector, code: unknown): number | undefined {
+  if (typeof code === 'number' && Number.isInteger(code)) return code;
+  if (typeof code !== 'string' || code === '') return undefined;
+  if (/^-?\d{1,9}$/.test(code)) return Number(code);
+  return compiled.settings.errorCodes?.[code];
+}
