@@ -95,7 +95,8 @@ const PROFILES_DIR = fileURLToPath(new URL('../../profiles/', import.meta.url));
 /**
  * A declarative connector that names a `profile` gets the profile's description (profiles/<name>.json: its
  * channel, request, response and status) under its own keys: the operator's secrets, addresses and flow, and any key
- * it sets itself, win. A profile that is not there stops start-up naming the key.
+ * it sets itself, win. A profile that is not there stops start-up naming the key. Its `name`, `documentation` and
+ * `notes` (limits and gaps, for the reader) are not settings.
  */
 function withProfiles(data: unknown, source: string, profilesDir: string): unknown {
   const connectors = (data as { connectors?: unknown }).connectors;
@@ -116,7 +117,7 @@ function withProfiles(data: unknown, source: string, profilesDir: string): unkno
           `${source}: connectors[${i}].profile: no profile ${c.profile} in ${profilesDir}`,
         );
       }
-      const { name: _name, documentation: _documentation, ...description } = profile as Record<string, unknown>;
+      const { name: _name, documentation: _doc, notes: _notes, ...description } = profile as Record<string, unknown>;
       return { ...description, ...(connector as object) };
     }),
   };
