@@ -19,7 +19,9 @@ import type { Clock } from '../../../src/util/clock.js';
  *   HMAC-SHA1, keyed by the auth token, of the callback's full URL followed by every POST parameter sorted by name,
  *   each name then its value. Messages: MessageSid, MessageStatus, ErrorCode (on failed and undelivered) and
  *   RawDlrDoneDate (YYMMDDhhmm, on delivered and undelivered), none for the initial status. Calls: CallSid,
- *   CallStatus, CallDuration on completion, only for the completed event unless StatusCallbackEvent asks for more.
+ *   CallStatus and the standard request parameters (AccountSid, From, To, Caller, Called, ApiVersion, Direction),
+ *   only for the completed event unless StatusCallbackEvent asks for more. (Other parameters Twilio adds, such as a
+ *   call's duration, were not read in its documentation and are not sent.)
  *
  * What happens to a message or call follows the destination's last digit (src/simulators/outcomes.ts): delivered
  * (a call: completed), undelivered (a message: undelivered with 30003 "Unreachable destination handset"; a call:
@@ -342,10 +344,7 @@ export class TwilioSimulator {
     if (events.has('initiated')) steps.push({ CallStatus: 'initiated' });
     if (events.has('ringing')) steps.push({ CallStatus: 'ringing' });
     if (answered && events.has('answered')) steps.push({ CallStatus: 'in-progress' });
-    if (events.has('completed'))
-      steps.push(
-        answered ? { CallStatus: 'completed', CallDuration: '9' } : { CallStatus: 'no-answer', CallDuration: '0' },
-      );
+    if (events.has('completed')) steps.push({ CallStatus: answered ? 'completed' : 'no-answer' });
     const base = {
       AccountSid: this.options.accountSid,
       ApiVersion: API_VERSION,
