@@ -93,6 +93,8 @@ export class TwilioSimulator {
   private server: Server | undefined;
   private readonly timers: Timers;
   private readonly forced: ForcedFailure[] = [];
+  /** Checks waiting on the callbacks, run again as each one is answered. */
+  private readonly waiting = new Set<() => void>();
   private port = 0;
 
   constructor(private readonly options: TwilioSimulatorOptions) {
@@ -119,6 +121,28 @@ export class TwilioSimulator {
   /** The next request (of either resource) is refused so, once, before anything else is looked at. */
   failNext(failure: ForcedFailure): void {
     this.forced.push(failure);
+  }
+
+  /**
+   * The callbacks `select` picks, once there are `count` of them (each answered by Herald, or not at all): checked
+   * now and after each callback, failing after `timeoutMs`.
+   */
+  untilCallbacks(select: (c: TwilioCallback) => boolean, count: number, timeoutMs = 10_000): Promise<TwilioCallback[]> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(check);
+        reject(new Error(`${count} callbacks awaited, ${this.callbacks.filter(select).length} came`));
+      }, timeoutMs);
+      const check = () => {
+        const found = this.callbacks.filter(select);
+        if (found.length < count) return;
+        clearTimeout(timer);
+        this.waiting.delete(check);
+        resolve(found);
+      };
+      this.waiting.add(check);
+      check();
+    });
   }
 
   /** The X-Twilio-Signature of a callback to `url` with these POST parameters, signed with `token`. */
@@ -385,6 +409,7 @@ export class TwilioSimulator {
       // Herald unreachable: the callback is lost, as Twilio does not retry it.
     }
     this.callbacks.push({ url, params, signature, status });
+    for (const check of [...this.waiting]) check();
   }
 }
 
