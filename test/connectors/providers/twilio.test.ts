@@ -120,7 +120,7 @@ describe.each(ENGINES)('the Twilio profiles, SMS and VOICECODE, against a Twilio
     ]);
   const requestTo = (to: string) => twilio.requests.filter((r) => r.params.To === to);
 
-  it('sends an SMS as a signed-in form, reads its sid, and takes its signed status callbacks: delivered', async () => {
+  it('sends an SMS as a form with Basic auth, reads its sid, takes signed status callbacks: delivered', async () => {
     const [id] = await sms('79161000010', 'Ваш код 1234', { ttl: 600 });
     const m = await untilStatus(id!, 'delivered');
     const [request] = requestTo('+79161000010');
