@@ -117,7 +117,8 @@ function withProfiles(data: unknown, source: string, profilesDir: string): unkno
           `${source}: connectors[${i}].profile: no profile ${c.profile} in ${profilesDir}`,
         );
       }
-      const { name: _name, documentation: _doc, notes: _notes, ...description } = profile as Record<string, unknown>;
+      // Its name, documentation and notes (what the provider's documentation leaves open) are for readers.
+      const { name: _n, documentation: _d, notes: _notes, ...description } = profile as Record<string, unknown>;
       return { ...description, ...(connector as object) };
     }),
   };
