@@ -12,13 +12,6 @@ import { startTestHerald, type TestAccount, type TestHerald } from '../../helper
 const KEY = 'd8ac9959r12b43545unibell';
 const ID = 'unibell';
 
-/**
- * Unibell documents no status (profiles/research/flashcall-voicecode-sms.md), so its profile has none; but the
- * declarative connector refuses a connector with neither a status webhook nor a poll. This stand-in only lets the
- * connector start: its paths find nothing, and the simulator calls no webhook, as Unibell describes none.
- */
-const NO_STATUS = { webhook: { signature: { kind: 'none' }, id: '$.none', status: '$.none' }, map: { none: 'sent' } };
-
 /** The FLASHCALL route through the profile `unibell-flashcall`, read as HERALD_CONFIG is, against the simulator. */
 const withUnibell =
   (sim: UnibellSimulator) =>
@@ -32,20 +25,23 @@ const withUnibell =
           profile: 'unibell-flashcall',
           baseUrl: sim.url,
           secrets: { ACCESS_KEY: KEY },
-          status: NO_STATUS,
         },
       ],
       routes: file.routes.map((r) => (r.channel === 'FLASHCALL' ? { ...r, connectors: [ID] } : r)),
     });
 
 describe('the unibell-flashcall profile', () => {
-  it('is refused alone today: Unibell reports no status, and the connector needs a webhook or a poll', () => {
+  it('says outright that Unibell reports no status; a webhook added to it is refused', () => {
     const connector = { id: ID, type: 'http', profile: 'unibell-flashcall', secrets: { ACCESS_KEY: KEY } };
-    expect(() => parseConfigFile({ connectors: [connector] })).toThrow(/connectors\[0\].*status/);
-    expect(parseConfigFile({ connectors: [{ ...connector, status: NO_STATUS }] }).connectors[0]).toMatchObject({
+    expect(parseConfigFile({ connectors: [connector] }).connectors[0]).toMatchObject({
       channel: 'FLASHCALL',
       baseUrl: 'https://api.unibell.ru',
+      status: { none: true },
     });
+    const webhook = { none: true, webhook: { signature: { kind: 'none' }, id: '$.id', status: '$.s' } };
+    expect(() => parseConfigFile({ connectors: [{ ...connector, status: webhook }] })).toThrow(
+      'connectors[0].status.none: a provider that reports no status has no webhook, poll or map',
+    );
   });
 });
 
