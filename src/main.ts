@@ -400,6 +400,10 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       ctx.selfCallbackUrl.value = url;
       for (const connector of connectors) connector.defaultPublicUrl?.(url);
     }
+    for (const connector of connectors) {
+      const missing = connector.publicUrlMissing?.();
+      if (missing) log.warn({ connector: connector.id }, missing);
+    }
     const botConnector = botConnectorOf(configFile.connectors);
     const servesBots = role !== 'worker' || simulators !== undefined;
     const botsUrl = botConnector && botsPublicUrl(ctx, botConnector);

@@ -108,6 +108,8 @@ export interface Connector {
   carries?(content: unknown): boolean;
   /** Where the carrier reaches Herald when the configuration does not say (the embedded simulators' address). */
   defaultPublicUrl?(url: string): void;
+  /** What goes wrong without Herald's public address, when the connector needs one and has none. */
+  publicUrlMissing?(): string | undefined;
   submit(message: OutboundMessage): Promise<SubmitOutcome>;
   state(): ConnectorState;
 }

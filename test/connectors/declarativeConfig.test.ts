@@ -6,6 +6,7 @@ import {
   type HttpConnectorSettings,
 } from '../../src/connectors/http/declarative/httpConnectorConfig.js';
 import { renderJson, renderString } from '../../src/connectors/http/declarative/templates.js';
+import { DeclarativeConnector } from '../../src/connectors/http/declarative/declarativeConnector.js';
 
 /** A VK provider described as an operator would: JSON in, an id out, statuses by a signed webhook. */
 const VALID: HttpConnectorSettings = {
@@ -168,5 +169,16 @@ describe('declarative HTTP connectors: settings read at start-up (DESIGN 19)', (
         connectors: [{ id: 'x', type: 'http', profile: 'herald-vk', baseUrl: 'https://p.example' }],
       }),
     ).toThrow('connectors[0].request.headers.Authorization: {secret:API_KEY} names no key');
+  });
+
+  it('says at start-up when its requests would name no status URL: no publicUrl, and Herald not its own carrier', () => {
+    const flow = { window: 1, mps: 1, timeoutSeconds: 1, breakerFailures: 1, breakerOpenSeconds: 1 };
+    const compiled = compileHttpConnector(structuredClone(VALID), 'connectors[3]');
+    expect(new DeclarativeConnector(compiled, flow).publicUrlMissing()).toContain('no status report will come');
+    expect(new DeclarativeConnector(compiled, flow, undefined, 'https://h.example').publicUrlMissing()).toBeUndefined();
+    const polled = structuredClone(VALID);
+    polled.request.body = { to: '{destination}' };
+    const quiet = compileHttpConnector(polled, 'connectors[3]');
+    expect(new DeclarativeConnector(quiet, flow).publicUrlMissing()).toBeUndefined();
   });
 });

@@ -7,7 +7,7 @@ import type { HttpFlowConfig } from '../../connectorConfig.js';
 import type { CompiledHttpConnector, CompiledRequest } from './httpConnectorConfig.js';
 import { jsonPathAll, jsonPathFirst } from './jsonPath.js';
 import { errorNumber, priceOf, type StatusReport, statusReports } from './statusReports.js';
-import { type PlaceholderValues, renderJson, renderString } from './templates.js';
+import { type PlaceholderValues, placeholdersOf, renderJson, renderString } from './templates.js';
 
 /** A polled message is asked about until its lifetime ends and this long after: a late final status still counts. */
 const POLL_GRACE_MS = 600_000;
@@ -50,6 +50,14 @@ export class DeclarativeConnector extends HttpConnector {
 
   defaultPublicUrl(url: string): void {
     this.statusUrl ??= `${url.replace(/\/+$/, '')}/webhooks/http/${encodeURIComponent(this.id)}`;
+  }
+
+  publicUrlMissing(): string | undefined {
+    if (this.statusUrl) return undefined;
+    const { request, batch } = this.compiled;
+    const templates = [request.path, ...request.headers.map(([, t]) => t), request.body, batch?.item];
+    if (!templates.some((t) => t && placeholdersOf(t).has('statusUrl'))) return undefined;
+    return 'declarative connector without publicUrl: its requests name no status URL, so no status report will come';
   }
 
   override state() {
