@@ -171,7 +171,7 @@ describe('declarative HTTP connectors: settings read at start-up (DESIGN 19)', (
     ).toThrow('connectors[0].request.headers.Authorization: {secret:API_KEY} names no key');
   });
 
-  it('says at start-up when its requests would name no status URL: no publicUrl, and Herald not its own carrier', () => {
+  it('warns at start-up when its requests would name no status URL: no publicUrl, Herald not its carrier', () => {
     const flow = { window: 1, mps: 1, timeoutSeconds: 1, breakerFailures: 1, breakerOpenSeconds: 1 };
     const compiled = compileHttpConnector(structuredClone(VALID), 'connectors[3]');
     expect(new DeclarativeConnector(compiled, flow).publicUrlMissing()).toContain('no status report will come');
