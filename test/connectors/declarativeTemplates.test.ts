@@ -13,6 +13,7 @@ import {
   renderString,
   TemplateError,
 } from '../../src/connectors/http/declarative/templates.js';
+import { jsonText, parseExact } from '../../src/connectors/http/jsonText.js';
 
 const SECRETS = { KEY: 's3cr3t/+key' };
 const SCOPE = { secrets: SECRETS };
@@ -184,5 +185,23 @@ describe('declarative connectors: request templates (DESIGN 19)', () => {
     // The ids of a status poll are its own: a list, comma-separated within a string.
     const poll = compileString('/status?ids={carrierIds}&one={carrierId}', 'p', { ...scope, poll: true });
     expect(renderString(poll, { carrierIds: ['a', 'b'], carrierId: 'a' }, SECRETS)).toBe('/status?ids=a,b&one=a');
+    // Filters apply to each id of the list: long ones stay exact.
+    const ids = compileJson({ messages: '{carrierIds|number}' }, 'p', { ...scope, poll: true });
+    expect(jsonText(renderJson(ids, { carrierIds: ['12', '3158611117333282816'] }, SECRETS))).toBe(
+      '{"messages":[12,3158611117333282816]}',
+    );
+  });
+
+  it('reads and writes long integers exactly, and nothing else differently from JSON', () => {
+    const text =
+      '{"id":3158611117333282816,"s":"x\\"3158611117333282816","n":-12.5e3,"small":[1,9007199254740991],"neg":-31586111173332828160}';
+    expect(parseExact(text)).toEqual({
+      id: '3158611117333282816',
+      s: 'x"3158611117333282816',
+      n: -12500,
+      small: [1, 9007199254740991],
+      neg: '-31586111173332828160',
+    });
+    expect(parseExact('[1.5, "a", true, null]')).toEqual([1.5, 'a', true, null]);
   });
 });

@@ -3,9 +3,6 @@
  * (Devino's `3158611117333282816`), which a plain JSON.parse rounds to another id.
  */
 
-/** Integers longer than this may not survive a double (2^53 has 16 digits): they are read as strings. */
-const SAFE_DIGITS = 15;
-
 /** JSON.parse, with integers too long for a double read as their digits (a string). */
 export function parseExact(text: string): unknown {
   return JSON.parse(quoteLongIntegers(text));
@@ -25,7 +22,8 @@ function quoteLongIntegers(text: string): string {
       let end = i + 1;
       while (end < text.length && /[0-9.eE+-]/.test(text[end]!)) end++;
       const token = text.slice(i, end);
-      if (/^-?\d+$/.test(token) && token.replace('-', '').length > SAFE_DIGITS) {
+      // An integer a double cannot hold exactly (beyond 2^53) is read as its digits.
+      if (/^-?\d{16,}$/.test(token) && !Number.isSafeInteger(Number(token))) {
         out += `${text.slice(from, i)}"${token}"`;
         from = end;
       }

@@ -175,6 +175,8 @@ const XML: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': 
 
 function applyFilter(value: unknown, filter: Filter): unknown {
   if (value === undefined || value === null) return value;
+  // A list (the carrier ids of a poll) is filtered item by item: "{carrierIds|number}" is an array of numbers.
+  if (Array.isArray(value)) return value.map((item) => applyFilter(item, filter));
   switch (filter.kind) {
     case 'xml':
       return asText(value).replace(/[&<>"']/g, (c) => XML[c]!);
