@@ -78,7 +78,6 @@ export class DevinoSimulator {
   private nextId = FIRST_ID;
   /** Request-level errors the next send requests of an API get, one each. */
   private readonly failures: Record<DevinoApi, string[]> = { vk: [], viber: [] };
-  private readonly waiting = new Set<{ accept: (r: DevinoRequest) => boolean; resolve: (r: DevinoRequest) => void }>();
   port = 0;
 
   constructor(private readonly options: DevinoSimulatorOptions) {
@@ -95,11 +94,6 @@ export class DevinoSimulator {
    */
   failNext(api: DevinoApi, code: string, times = 1): void {
     for (let i = 0; i < times; i++) this.failures[api].push(code);
-  }
-
-  /** The first request from now on that `accept` takes: ask before the action that makes it, await after. */
-  nextRequest(accept: (r: DevinoRequest) => boolean): Promise<DevinoRequest> {
-    return new Promise((resolve) => this.waiting.add({ accept, resolve }));
   }
 
   /** The send requests of an API, in order. */
@@ -142,7 +136,7 @@ export class DevinoSimulator {
     }
     const authorized = this.authorized(req.headers.authorization);
     const record = (api: DevinoApi, kind: 'send' | 'status', answer: unknown): void => {
-      const taken: DevinoRequest = {
+      this.requests.push({
         api,
         kind,
         method: req.method ?? '',
@@ -150,14 +144,8 @@ export class DevinoSimulator {
         authorization: req.headers.authorization,
         body,
         answer,
-      };
-      this.requests.push(taken);
+      });
       answerJson(res, answer);
-      for (const waiter of this.waiting)
-        if (waiter.accept(taken)) {
-          this.waiting.delete(waiter);
-          waiter.resolve(taken);
-        }
     };
     switch (route) {
       case 'POST /send/vk':
