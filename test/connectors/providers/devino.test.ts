@@ -141,6 +141,11 @@ describe.each(ENGINES)('Devino profiles devino-ok and devino-viber, against thei
       { channelType: 'VK', senderName: 'shop', destination: '79161700018', content: 'Refused' },
     ]);
     await until([refused!], (m) => m.status === 'unsent');
+    const [history] = await t.testDb.db.query<{ detail: string }>(
+      "SELECT history->-1->>'detail' AS detail FROM messages WHERE id = $1",
+      [refused],
+    );
+    expect(history!.detail).toContain('error phone_invalid');
     expect(sim.sends('vk').at(-1)!.answer).toEqual({ code: 'ok', description: '', result: { code: 'phone_invalid' } });
 
     sim.failNext('vk', 'queue_full');
