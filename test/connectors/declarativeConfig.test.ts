@@ -89,6 +89,10 @@ describe('declarative HTTP connectors: settings read at start-up (DESIGN 19)', (
       [(s) => (s.request.path = '/send/{'), 'connectors[3].request.path: "{" without "}"'],
       [(s) => (s.response.id = 'id'), 'connectors[3].response.id: "id": a path starts with $'],
       [(s) => (s.response.errorCode = '$..code'), 'connectors[3].response.errorCode: "$..code": a member name'],
+      [
+        (s) => (s.response.errorCode = ['$.code', 'code']),
+        'connectors[3].response.errorCode[1]: "code": a path starts',
+      ],
       [(s) => (s.status.webhook!.status = '$.items[?(@.s)]'), 'connectors[3].status.webhook.status:'],
       [(s) => (s.status.map!['7'] = 'bounced'), 'connectors[3].status.map.7: "bounced" is not a status of Herald\'s'],
       [(s) => (s.status.map = {}), 'connectors[3].status.map: no status is mapped'],

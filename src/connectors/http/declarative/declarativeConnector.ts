@@ -5,7 +5,7 @@ import { isPlainObject } from '../../../shared/text.js';
 import { HttpConnector, type ProviderAnswer, type ProviderRequest, retryAfter } from '../httpConnector.js';
 import type { HttpFlowConfig } from '../../connectorConfig.js';
 import type { CompiledHttpConnector, CompiledRequest } from './httpConnectorConfig.js';
-import { jsonPathAll, jsonPathFirst } from './jsonPath.js';
+import { type JsonPath, jsonPathAll, jsonPathFirst } from './jsonPath.js';
 import { errorNumber, priceOf, type StatusReport, statusReports } from './statusReports.js';
 import { type PlaceholderValues, placeholdersOf, renderJson, renderString } from './templates.js';
 
@@ -158,7 +158,7 @@ export class DeclarativeConnector extends HttpConnector {
       const price = priceOf(response.price && jsonPathFirst(response.price, result));
       return { kind: 'accepted', carrierIds: [String(id)], ...(price === undefined ? {} : { buyPrice: price }) };
     }
-    if (result !== answer.body && response.errorCode && jsonPathFirst(response.errorCode, result) !== undefined)
+    if (result !== answer.body && firstFound(response.errorCode, result) !== undefined)
       return this.refused(result, answer);
     return { kind: 'transient', retryAfterMs: 5000, reason: `${this.id}: ${answer.status} without an id` };
   }
@@ -166,10 +166,10 @@ export class DeclarativeConnector extends HttpConnector {
   /** A refusal, by the error code at `errorCode` of `where` (or the HTTP status). */
   private refused(where: unknown, answer: ProviderAnswer): SubmitOutcome {
     const { response } = this.compiled;
-    const found = response.errorCode && jsonPathFirst(response.errorCode, where);
+    const found = firstFound(response.errorCode, where);
     const code = typeof found === 'string' || typeof found === 'number' ? String(found) : String(answer.status);
     // In words for the operator: the provider's own, else the HTTP status's name.
-    const text = response.errorText && jsonPathFirst(response.errorText, where);
+    const text = firstFound(response.errorText, where);
     const words = typeof text === 'string' && text ? text.slice(0, 200) : (STATUS_CODES[answer.status] ?? 'error');
     const reason = `${this.id}: HTTP ${answer.status}, error ${code}: ${words}`;
     const numeric = errorNumber(this.compiled, code) ?? answer.status;
@@ -249,4 +249,13 @@ export class DeclarativeConnector extends HttpConnector {
       imageUrl: object?.imageUrl,
     };
   }
+}
+
+/** The value at the first of `paths` that finds one. */
+function firstFound(paths: readonly JsonPath[], document: unknown): unknown {
+  for (const path of paths) {
+    const value = jsonPathFirst(path, document);
+    if (value !== undefined && value !== null) return value;
+  }
+  return undefined;
 }

@@ -19,6 +19,8 @@ export const MAPPED_STATUSES = ['sent', 'delivered', 'undelivered', 'read', 'uns
 export type MappedStatus = (typeof MAPPED_STATUSES)[number];
 
 const Path = Type.String({ minLength: 1, description: 'a path into JSON: $.a.b, $["a b"], $.list[0], $.items[*]' });
+/** One path, or several tried in order: the first that finds a value wins. */
+const Paths = Type.Union([Path, Type.Array(Path, { minItems: 1, maxItems: 8 })]);
 const Codes = Type.Array(Type.Union([Type.String(), Type.Integer()]), { maxItems: 1000 });
 
 /** Where a status report's parts are: in each item (at `items`, or the whole answer), its id, status, code, price. */
@@ -100,9 +102,10 @@ export const HttpConnectorSchema = Type.Object(
         results: Type.Optional(Path),
         /** Where the provider's id of the message is. */
         id: Path,
-        errorCode: Type.Optional(Path),
+        /** Where the error code is; several paths are tried in order (a request's code, a message's code). */
+        errorCode: Type.Optional(Paths),
         /** Where the provider says what went wrong in words (shown as the connector's last error). */
-        errorText: Type.Optional(Path),
+        errorText: Type.Optional(Paths),
         /** Error codes that mean "never": the message becomes unsent; others are tried again. */
         permanent: Type.Optional(Codes),
         /** Error codes that mean "later", even with a 4xx. */
@@ -209,8 +212,8 @@ export interface CompiledHttpConnector {
   readonly response: {
     readonly results: JsonPath | undefined;
     readonly id: JsonPath;
-    readonly errorCode: JsonPath | undefined;
-    readonly errorText: JsonPath | undefined;
+    readonly errorCode: readonly JsonPath[];
+    readonly errorText: readonly JsonPath[];
     readonly success: { readonly path: JsonPath; readonly equals: string | number | boolean } | undefined;
     readonly retryAfter: JsonPath | undefined;
     readonly price: JsonPath | undefined;
@@ -263,6 +266,11 @@ function compile(settings: HttpConnectorSettings, place: string): CompiledHttpCo
   const path = (key: string, source: string | undefined): JsonPath | undefined =>
     source === undefined ? undefined : at(key, () => compileJsonPath(source));
 
+  const paths = (key: string, source: string | readonly string[] | undefined): JsonPath[] =>
+    (typeof source === 'string' ? [source] : (source ?? [])).map((one, i) =>
+      path(typeof source === 'string' ? key : `${key}[${i}]`, one)!,
+    );
+
   type RequestSettings = HttpConnectorSettings['request'];
   const compileRequest = (r: RequestSettings, key: string, requestScope: TemplateScope): CompiledRequest => {
     const where = `${place}.${key}`;
@@ -302,8 +310,8 @@ function compile(settings: HttpConnectorSettings, place: string): CompiledHttpCo
   const compiledResponse = {
     results: path('response.results', response.results),
     id: path('response.id', response.id)!,
-    errorCode: path('response.errorCode', response.errorCode),
-    errorText: path('response.errorText', response.errorText),
+    errorCode: paths('response.errorCode', response.errorCode),
+    errorText: paths('response.errorText', response.errorText),
     success: response.success && {
       path: path('response.success.path', response.success.path)!,
       equals: response.success.equals,
