@@ -194,7 +194,8 @@ describe('declarative connectors: request templates (DESIGN 19)', () => {
 
   it('reads and writes long integers exactly, and nothing else differently from JSON', () => {
     const text =
-      '{"id":3158611117333282816,"s":"x\\"3158611117333282816","n":-12.5e3,"small":[1,9007199254740991],"neg":-31586111173332828160}';
+      '{"id":3158611117333282816,"s":"x\\"3158611117333282816",' +
+      '"n":-12.5e3,"small":[1,9007199254740991],"neg":-31586111173332828160}';
     expect(parseExact(text)).toEqual({
       id: '3158611117333282816',
       s: 'x"3158611117333282816',
