@@ -12,7 +12,7 @@ import {
   telegramBotSetup,
 } from './telegram/index.js';
 import { telegramRoutes } from './telegram/routes.js';
-import { buildConnectors, type Connector, ConnectorStatusWriter, Router } from './connectors/index.js';
+import { buildConnectors, type Connector, ConnectorStatusWriter, Router, statusPollJobs } from './connectors/index.js';
 import { type AppContext, NO_DIRECT_ROOM } from './context.js';
 import type { Db } from './db/db.js';
 import { migrate } from './db/migrate.js';
@@ -339,6 +339,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         ...messageJobs(jobDeps),
         ...callbackJobs(jobDeps),
         ...verifyJobs(jobDeps),
+        ...statusPollJobs({ db: workDb, clock, connectors, receiptSink: ctx.receiptSink }),
         ...inboundJobs(ctx, {
           partsWaitMs: config.inboundPartsWaitSeconds * 1000,
           sweepEveryMs: config.inboundPartsSweepSeconds * 1000,

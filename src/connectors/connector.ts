@@ -31,6 +31,10 @@ export type SubmitOutcome =
   | {
       readonly kind: 'accepted';
       readonly carrierIds: readonly string[];
+      /** The provider's price of the message, where its answer gives one (the buy price). */
+      readonly buyPrice?: number;
+      /** The provider reports no status by itself: Herald polls it until this time (declarative connectors). */
+      readonly pollUntil?: Date;
       readonly final?: { readonly state: 'delivered' | 'undelivered'; readonly errorCode: number | null };
     }
   | { readonly kind: 'transient'; readonly retryAfterMs: number; readonly reason: string; readonly errorCode?: number }
@@ -49,6 +53,14 @@ export interface ConnectorState {
   readonly mps: number;
   readonly submitted: number;
   readonly lastError: string | null;
+  /** When the last error happened. */
+  readonly lastErrorAt?: Date | null;
+  /** Submissions waiting for room in the window. */
+  readonly queued?: number;
+  /** A declarative connector's profile (profiles/). */
+  readonly profile?: string;
+  /** The balance left at the provider, as its last answer said (declarative connectors that read one). */
+  readonly balance?: number | null;
   /** Answers of the carrier that asked to send slower (SMPP ESME_RTHROTTLED, ESME_RMSGQFUL) since the start. */
   readonly throttled?: number;
   /** The end of the pause in sending those answers started, while it lasts; null when sending. */

@@ -15,9 +15,9 @@ import { bodyProblem, type Routes } from '../http/server.js';
 import { parseProviderWebhook } from './http/providerConnector.js';
 import { parseWhatsappWebhook } from './http/whatsappConnector.js';
 import { gatewayReportValid, parseGatewayReport } from './http/telegramApi.js';
-import { statusReceipts, statusReportSigned } from './http/declarative/statusReports.js';
+import { statusReportBody, statusReports, statusReportSigned } from './http/declarative/statusReports.js';
 import { compileHttpConnector, type CompiledHttpConnector } from './http/declarative/httpConnectorConfig.js';
-import { messageCarrierRefund } from '../messages/index.js';
+import { messageCarrierRefund, submissionRecordPrices } from '../messages/index.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -44,19 +44,18 @@ type WebhookConnector =
   | { readonly type: 'http'; readonly id: string; readonly compiled: CompiledHttpConnector };
 
 /** Whether the raw bytes carry the connector's signature (its header and secret). */
-function signedBy(
-  connector: WebhookConnector,
-  headers: FastifyRequest['headers'],
-  raw: Buffer,
-  nowMs: number,
-): boolean {
+function signedBy(connector: WebhookConnector, request: FastifyRequest, raw: Buffer, nowMs: number): boolean {
+  const headers = request.headers;
   switch (connector.type) {
     case 'whatsapp':
       return signatureValid(headers['x-hub-signature-256'], connector.appSecret, raw);
     case 'telegram-gateway':
       return gatewayReportValid(connector.token, headers, raw, nowMs);
-    case 'http':
-      return statusReportSigned(connector.compiled, headers, raw);
+    case 'http': {
+      // The address the provider called, as it knows it (Twilio signs it): Herald's public URL, else the Host.
+      const base = connector.compiled.settings.publicUrl ?? `${request.protocol}://${request.headers.host ?? ''}`;
+      return statusReportSigned(connector.compiled, headers, raw, base.replace(/\/+$/, '') + request.url);
+    }
     default:
       return signatureValid(headers['x-signature'], connector.webhookSecret, raw);
   }
@@ -101,13 +100,12 @@ export const webhookRoutes: Routes = (app, ctx) => {
 
   void app.register(async (plain) => {
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
-    // Signatures cover the exact bytes: keep them, check them, and only then parse.
-    scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-      const raw = body as Buffer;
+    // Signatures cover the exact bytes: keep them, check them, and only then parse. Declarative connectors'
+    // providers may write forms (Twilio); the others write JSON.
+    const parse = (request: FastifyRequest, raw: Buffer, done: (error: Error | null, body?: unknown) => void) => {
       const connector = connectorOf(request);
       if (!connector) return done(notFound(request), undefined);
-      if (!signedBy(connector, request.headers, raw, ctx.clock.now().getTime())) {
+      if (!signedBy(connector, request, raw, ctx.clock.now().getTime())) {
         ctx.metrics.webhookRefused.inc({ connector: connector.id });
         return done(authFailed(ctx.limits, request, herald('badCredentials')), undefined);
       }
@@ -115,14 +113,22 @@ export const webhookRoutes: Routes = (app, ctx) => {
       const text = raw.toString('utf8');
       let value: unknown;
       try {
-        value = JSON.parse(text);
+        value = connector.type === 'http' ? statusReportBody(connector.compiled, raw) : JSON.parse(text);
       } catch {
         return done(herald('badJson', { reason: 'not valid JSON' }), undefined);
       }
       // The same refusals as every other JSON body: too deep, or a NUL the database cannot store.
       const problem = bodyProblem(value, text);
       done(problem ? herald('badJson', { reason: problem }) : null, problem ? undefined : value);
-    });
+    };
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) =>
+      parse(request, body as Buffer, done),
+    );
+    scope.removeContentTypeParser('application/x-www-form-urlencoded');
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (request, body, done) =>
+      parse(request, body as Buffer, done),
+    );
 
     // The same for both: the connector (and so how its reports are read) follows from the path.
     for (const path of ['/webhooks/:connectorId', '/webhooks/http/:connectorId']) {
@@ -137,12 +143,12 @@ export const webhookRoutes: Routes = (app, ctx) => {
             authGuard(ctx.limits, request);
           },
         },
-        async (request) => {
+        async (request, reply) => {
           const connector = connectorOf(request)!;
           // No JSON body reached the parser (and its signature check): the signature must cover the empty body.
           if (
             request.rawBody === undefined &&
-            !signedBy(connector, request.headers, Buffer.alloc(0), ctx.clock.now().getTime())
+            !signedBy(connector, request, Buffer.alloc(0), ctx.clock.now().getTime())
           ) {
             ctx.metrics.webhookRefused.inc({ connector: connector.id });
             throw authFailed(ctx.limits, request, herald('badCredentials'));
@@ -161,7 +167,15 @@ export const webhookRoutes: Routes = (app, ctx) => {
               if (refund === 'not-final') throw herald('notReady', { reason: 'the message is not final yet' });
             }
           } else if (connector.type === 'http') {
-            await ctx.receiptSink(statusReceipts(connector.compiled, request.body, ctx.clock.now()));
+            const { compiled } = connector;
+            const reports = statusReports(compiled, compiled.webhook!, request.body, ctx.clock.now());
+            const prices = reports.flatMap((r) =>
+              r.price === undefined ? [] : [{ connectorId: connector.id, carrierId: r.carrierId, price: r.price }],
+            );
+            await submissionRecordPrices(ctx.db, prices);
+            await ctx.receiptSink(reports.flatMap((r) => (r.receipt ? [r.receipt] : [])));
+            // Some providers want nothing but a 200 back (Devino: an empty body).
+            return reply.code(200).send();
           } else if (connector.type === 'whatsapp') {
             const { receipts, inbound } = parseWhatsappWebhook(connector.id, request.body);
             await ctx.receiptSink(receivedNow(receipts));

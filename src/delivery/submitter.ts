@@ -381,6 +381,8 @@ export class Submitter extends Loop {
           carrierIds: outcome.carrierIds,
           readTracked: isReadTracked(message.channel_type, message.content),
           ...(outcome.final ? { receiptsFollow: false } : {}),
+          ...(outcome.buyPrice === undefined ? {} : { buyPrice: outcome.buyPrice }),
+          ...(outcome.pollUntil === undefined ? {} : { pollUntil: outcome.pollUntil }),
         });
         if (!outcome.final) return sent;
         // The answer was the outcome too (Telegram's Bot API): its receipt joins the submission in the same flush,

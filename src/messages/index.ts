@@ -10,7 +10,13 @@ export { messageExpireDue, messageNextExpiry } from './expirySql.js';
 export type { OutcomeBatch } from './outcomes.js';
 export { messageApplyOrphanReceipts, messageOutcomes, messageRecordOutcomes, receiptsPerPart } from './outcomes.js';
 export type { StepOutcome } from './stepOutcomes.js';
-export { orphanReceiptsAny } from './submissionSql.js';
+export {
+  orphanReceiptsAny,
+  submissionPollsClaim,
+  submissionPollsDone,
+  submissionPollsNext,
+  submissionRecordPrices,
+} from './submissionSql.js';
 export { DELIVERY_ERRORS, isReadTracked, READ_TRACKED } from './statuses.js';
 export type { MessageRow } from './messageObject.js';
 export { messageToApi } from './messageObject.js';

@@ -58,6 +58,10 @@ export interface OutcomeBatch {
      * Bot API; the caller hands that receipt over with it): its parts are not recorded in `submissions`.
      */
     readonly receiptsFollow?: boolean;
+    /** The provider's price of the message (declarative connectors that read one). */
+    readonly buyPrice?: number;
+    /** The provider is polled for its statuses until then. */
+    readonly pollUntil?: Date;
   }[];
   /** Messages to try again at `dueAt`. */
   readonly retries: readonly {
@@ -124,6 +128,8 @@ export function messageOutcomes(batch: Partial<OutcomeBatch>): Outcomes {
       accountId: r.accountId,
       id: r.id,
       at: r.at,
+      ...(r.buyPrice === undefined ? {} : { buyPrice: r.buyPrice }),
+      ...(r.pollUntil === undefined ? {} : { pollUntil: r.pollUntil }),
     });
   }
   for (const r of batch.retries ?? []) put(retryTransition(r));

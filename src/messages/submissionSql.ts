@@ -127,3 +127,60 @@ export async function orphanReceiptsTakeMatched(db: Queryable, expiredBefore: Da
     errorCode: r.error_code,
   }));
 }
+
+/** Records the providers' prices of submitted messages (the buy price) from their status reports. */
+export async function submissionRecordPrices(
+  db: Queryable,
+  prices: readonly { readonly connectorId: string; readonly carrierId: string; readonly price: number }[],
+): Promise<void> {
+  if (prices.length === 0) return;
+  await db.query(
+    `UPDATE submissions s SET buy_price = p.price
+     FROM jsonb_to_recordset($1::jsonb) AS p(connector_id text, carrier_id text, price numeric)
+     WHERE s.connector_id = p.connector_id AND s.carrier_id = p.carrier_id AND s.buy_price IS DISTINCT FROM p.price`,
+    [JSON.stringify(prices.map((p) => ({ connector_id: p.connectorId, carrier_id: p.carrierId, price: p.price })))],
+  );
+}
+
+/**
+ * Claims up to `limit` of a polled connector's submissions that are due to be asked about: their next time moves
+ * to `nextAt`, so that another worker does not ask too. Those past their `poll_until` are forgotten instead.
+ */
+export async function submissionPollsClaim(
+  db: Queryable,
+  connectorId: string,
+  now: Date,
+  nextAt: Date,
+  limit: number,
+): Promise<string[]> {
+  await db.query('DELETE FROM submission_polls WHERE connector_id = $1 AND poll_until < $2', [connectorId, now]);
+  const rows = await db.query<{ carrier_id: string }>(
+    `WITH due AS (
+       SELECT carrier_id FROM submission_polls WHERE connector_id = $1 AND next_at <= $2
+       ORDER BY next_at LIMIT $4 FOR UPDATE SKIP LOCKED
+     )
+     UPDATE submission_polls p SET next_at = $3 FROM due
+     WHERE p.connector_id = $1 AND p.carrier_id = due.carrier_id
+     RETURNING p.carrier_id`,
+    [connectorId, now, nextAt, limit],
+  );
+  return rows.map((r) => r.carrier_id);
+}
+
+/** Stops asking about submissions whose status is final. */
+export async function submissionPollsDone(db: Queryable, connectorId: string, carrierIds: readonly string[]) {
+  if (carrierIds.length === 0) return;
+  await db.query('DELETE FROM submission_polls WHERE connector_id = $1 AND carrier_id = ANY($2::text[])', [
+    connectorId,
+    carrierIds,
+  ]);
+}
+
+/** When a polled connector's next submission is due to be asked about, if it has any. */
+export async function submissionPollsNext(db: Queryable, connectorId: string): Promise<Date | null> {
+  const [row] = await db.query<{ next_at: Date | null }>(
+    'SELECT min(next_at) AS next_at FROM submission_polls WHERE connector_id = $1',
+    [connectorId],
+  );
+  return row?.next_at ?? null;
+}

@@ -61,6 +61,8 @@ function problem(change: (s: HttpConnectorSettings) => void): string {
   }
 }
 
+const POLL = { items: '$[*]', id: '$.id', status: '$.status' };
+
 describe('declarative HTTP connectors: settings read at start-up (DESIGN 19)', () => {
   it('reads a valid connector: templates fill, the status map is Herald-side', () => {
     const compiled = compileHttpConnector(VALID, 'connectors[3]');
@@ -94,12 +96,41 @@ describe('declarative HTTP connectors: settings read at start-up (DESIGN 19)', (
       [(s) => (s.request.method = 'GET'), 'connectors[3].request.body: a GET request has no body'],
       [(s) => s.response.transient!.push(2), 'connectors[3].response: 2 both permanent and transient'],
       [
-        (s) => (s.status.poll = { request: { path: '/status?id={messageId}' }, intervalSeconds: 30, items: '$[*]' }),
+        (s) => (s.status.poll = { request: { path: '/status?id={messageId}' }, intervalSeconds: 30, ...POLL }),
         'connectors[3].status.poll.request.path: unknown placeholder {messageId}',
       ],
       [
-        (s) => (s.status.poll = { request: { path: '/status/{messageUuid}' }, intervalSeconds: 30, items: '$[*]' }),
-        'connectors[3].status.poll: polling is not built yet',
+        (s) => (s.status.poll = { request: { path: '/status/{messageUuid}' }, intervalSeconds: 30, ...POLL }),
+        'connectors[3].status.poll.request: names no {carrierId} or {carrierIds}',
+      ],
+      [
+        (s) => (s.status.poll = { request: { path: '/status/{carrierId}' }, intervalSeconds: 30, batch: 5, ...POLL }),
+        'connectors[3].status.poll.batch: more than one id a request needs {carrierIds}',
+      ],
+      [
+        (s) => (s.status.poll = { request: { path: '/s' }, intervalSeconds: 30, ...POLL, id: '$.a[' }),
+        'connectors[3].status.poll.id:',
+      ],
+      [
+        (s) => (s.batch = { size: 10, into: '$.messages', item: { to: '{destination}' } }),
+        "connectors[3].response.results: a batch needs where its messages' results are",
+      ],
+      [
+        (s) => (s.batch = { size: 10, into: '$.a.b', item: {} }),
+        'connectors[3].batch.into: "$.a.b": a batch goes into a member of the body',
+      ],
+      [(s) => (s.response.results = '$.messages[*]'), 'connectors[3].response.results: results are read in the answer'],
+      [
+        (s) => Object.assign(s.request, { encoding: 'form', body: ['x'] }),
+        'connectors[3].request.body: a form is an object',
+      ],
+      [
+        (s) => (s.request.auth = { basic: { user: '{secret:SID}', password: 'x' } }),
+        'connectors[3].request.auth.basic.user: {secret:SID} names no key',
+      ],
+      [
+        (s) => (s.status.webhook!.signature = { kind: 'twilio', secret: 'TOKEN' }),
+        'connectors[3].status.webhook.signature.secret: TOKEN names no key',
       ],
     ];
     for (const [change, message] of refusals) expect(problem(change)).toContain(message);

@@ -15,6 +15,7 @@ import {
 } from '../../src/connectors/http/declarative/templates.js';
 
 const SECRETS = { KEY: 's3cr3t/+key' };
+const SCOPE = { secrets: SECRETS };
 
 describe('declarative connectors: the JSON path subset (DESIGN 19)', () => {
   const doc = {
@@ -84,7 +85,7 @@ describe('declarative connectors: request templates (DESIGN 19)', () => {
         list: ['{destination}', 1, true, null],
       },
       'connectors[0].request.body',
-      SECRETS,
+      SCOPE,
     );
     expect(renderJson(template, values, SECRETS)).toEqual({
       to: '+79161234567',
@@ -108,7 +109,7 @@ describe('declarative connectors: request templates (DESIGN 19)', () => {
     const url = compileString(
       'https://api.example.com/send?to={destination}&from={senderName}&key={secret:KEY}',
       'url',
-      SECRETS,
+      SCOPE,
     );
     expect(renderString(url, values, SECRETS, true)).toBe(
       'https://api.example.com/send?to=79161234567&from=Shop%20%26%20Co&key=s3cr3t/+key',
@@ -123,10 +124,65 @@ describe('declarative connectors: request templates (DESIGN 19)', () => {
       [{ t: 'a } b' }, 'connectors[1].request.body.t: "}" without "{"'],
     ];
     for (const [body, message] of refusals) {
-      expect(() => compileJson(body, 'connectors[1].request.body', SECRETS)).toThrow(TemplateError);
-      expect(() => compileJson(body, 'connectors[1].request.body', SECRETS)).toThrow(message);
+      expect(() => compileJson(body, 'connectors[1].request.body', SCOPE)).toThrow(TemplateError);
+      expect(() => compileJson(body, 'connectors[1].request.body', SCOPE)).toThrow(message);
     }
     // Positive control: the same shapes, written right.
-    expect(() => compileJson({ to: '{destination}', k: '{secret:KEY}', t: 'a {{ b }}' }, 'b', SECRETS)).not.toThrow();
+    expect(() => compileJson({ to: '{destination}', k: '{secret:KEY}', t: 'a {{ b }}' }, 'b', SCOPE)).not.toThrow();
+  });
+
+  it('applies filters in order, fills vars, maps values, and leaves out keys whose placeholder has no value', () => {
+    const scope = {
+      secrets: SECRETS,
+      vars: { TEMPLATE: '3222269333010907123', FROM: '+15005550006' },
+      valueMaps: { viber: { text: 'TEXT', image: 'IMAGE_URL' } },
+    };
+    const template = compileJson(
+      {
+        say: '<Say>{text|xml}</Say>',
+        code: '{code|number}',
+        digits: '{text|digits}',
+        validity: '{ttl|max:600|min:60}',
+        type: '{contentType|map:viber}',
+        other: '{caption|upper}',
+        template: '{var:TEMPLATE|number}',
+        from: '{var:FROM}',
+        loud: '{senderName|upper}',
+      },
+      'body',
+      scope,
+    );
+    const filled = renderJson(
+      template,
+      { text: 'Код <1234> & "go"', code: '0042', ttl: 3600, contentType: 'image', senderName: 'Shop' },
+      SECRETS,
+    );
+    expect(filled).toEqual({
+      say: '<Say>Код &lt;1234&gt; &amp; &quot;go&quot;</Say>',
+      code: 42,
+      digits: '1234',
+      validity: 600,
+      type: 'IMAGE_URL',
+      template: expect.objectContaining({ digits: '3222269333010907123' }),
+      from: '+15005550006',
+      loud: 'SHOP',
+    });
+    expect(filled).not.toHaveProperty('other');
+    expect(renderJson(template, { ttl: 5, contentType: 'video' }, SECRETS)).toMatchObject({
+      validity: 60,
+      type: 'video',
+    });
+    const refusals: [string, string][] = [
+      ['{text|shout}', 'body: unknown filter |shout'],
+      ['{ttl|max:x}', 'body: unknown filter |max:x'],
+      ['{contentType|map:none}', 'body: |map:none names no key'],
+      ['{var:NONE}', 'body: {var:NONE} names no key'],
+      ['{secret:KEY|upper}', 'body: {secret:KEY} takes no filter'],
+      ['{carrierId}', 'body: unknown placeholder {carrierId}'],
+    ];
+    for (const [source, message] of refusals) expect(() => compileString(source, 'body', scope)).toThrow(message);
+    // The ids of a status poll are its own: a list, comma-separated within a string.
+    const poll = compileString('/status?ids={carrierIds}&one={carrierId}', 'p', { ...scope, poll: true });
+    expect(renderString(poll, { carrierIds: ['a', 'b'], carrierId: 'a' }, SECRETS)).toBe('/status?ids=a,b&one=a');
   });
 });

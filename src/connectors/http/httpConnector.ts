@@ -5,6 +5,7 @@ import type { Connector, ConnectorState, OutboundMessage, SubmitOutcome } from '
 import { CircuitBreaker } from '../../shared/circuitBreaker.js';
 import { Throttle } from '../throttle.js';
 import { type Clock, nowMs, systemClock } from '../../util/clock.js';
+import { formBody, jsonText, parseExact } from './jsonText.js';
 
 /** How long a submission may wait for a window slot before its message goes back to the queue. */
 const MAX_QUEUE_WAIT_MS = 10_000;
@@ -16,6 +17,8 @@ const MAX_OPEN_MS = 600_000;
 export interface ProviderRequest {
   /** POST unless said. */
   readonly method?: 'POST' | 'PUT' | 'GET';
+  /** How the body is written: JSON unless said; a form is application/x-www-form-urlencoded. */
+  readonly encoding?: 'json' | 'form';
   readonly path: string;
   readonly headers: Record<string, string>;
   readonly body: unknown;
@@ -44,6 +47,7 @@ export abstract class HttpConnector implements Connector {
   private readonly throttle: Throttle;
   private submitted = 0;
   private lastError: string | null = null;
+  private lastErrorAt: Date | null = null;
   private stopped = false;
   private readonly breaker: CircuitBreaker;
 
@@ -128,6 +132,8 @@ export abstract class HttpConnector implements Connector {
       mps: this.flow.mps,
       submitted: this.submitted,
       lastError: this.lastError,
+      lastErrorAt: this.lastErrorAt,
+      queued: this.throttle.waiting,
     };
   }
 
@@ -187,21 +193,61 @@ export abstract class HttpConnector implements Connector {
     }
   }
 
+  /**
+   * Several messages in one request (a provider's batch), with one slot of the window: `read` makes the answer
+   * one outcome per message, in their order; no answer is a transient outcome for each.
+   */
+  protected async submitMany(
+    messages: readonly OutboundMessage[],
+    request: ProviderRequest,
+    read: (answer: ProviderAnswer) => readonly SubmitOutcome[],
+  ): Promise<readonly SubmitOutcome[]> {
+    const urgent = messages.some((m) => m.urgent);
+    const each = (outcome: SubmitOutcome): SubmitOutcome[] => messages.map(() => outcome);
+    if (!(await this.throttle.acquire(MAX_QUEUE_WAIT_MS, urgent)))
+      return each({ kind: 'transient', retryAfterMs: 1000, reason: `${this.id}: window busy` });
+    try {
+      const answer = await this.call(request);
+      if (answer.status >= 500) this.failedToAnswer();
+      else this.answered();
+      const outcomes = read(answer);
+      for (const outcome of outcomes) {
+        if (outcome.kind === 'accepted') this.submitted++;
+        else this.fail(outcome);
+      }
+      return outcomes;
+    } catch (error) {
+      this.failedToAnswer();
+      return each(
+        this.fail({
+          kind: 'transient',
+          retryAfterMs: DEFAULT_RETRY_MS,
+          reason: `${this.id}: ${(error as Error).message}`,
+        }),
+      );
+    } finally {
+      this.throttle.release(urgent);
+    }
+  }
+
   /** One request to the provider (JSON, POST unless said), through the connector's pool and within its timeout. */
   protected async call(request: ProviderRequest): Promise<ProviderAnswer> {
     const withBody = request.body !== undefined && request.method !== 'GET';
+    const form = request.encoding === 'form';
     const response = await this.pool.request({
       method: request.method ?? 'POST',
       path: this.basePath + request.path,
-      headers: withBody ? { 'content-type': 'application/json', ...request.headers } : request.headers,
-      ...(withBody ? { body: JSON.stringify(request.body) } : {}),
+      headers: withBody
+        ? { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json', ...request.headers }
+        : request.headers,
+      ...(withBody ? { body: form ? formBody(request.body) : jsonText(request.body) } : {}),
       headersTimeout: this.flow.timeoutSeconds * 1000,
       bodyTimeout: this.flow.timeoutSeconds * 1000,
     });
     const text = await response.body.text();
     let body: unknown;
     try {
-      body = text ? JSON.parse(text) : undefined;
+      body = text ? parseExact(text) : undefined;
     } catch {
       body = undefined;
     }
@@ -220,6 +266,7 @@ export abstract class HttpConnector implements Connector {
 
   private fail(outcome: Exclude<SubmitOutcome, { kind: 'accepted' }>): SubmitOutcome {
     this.lastError = outcome.reason;
+    this.lastErrorAt = this.clock.now();
     return outcome;
   }
 }

@@ -4,7 +4,15 @@ import { type Static, Type } from 'typebox';
 import { CHANNELS } from '../../../shared/channels.js';
 import { Breaker, Flow } from '../../flowSettings.js';
 import { compileJsonPath, type JsonPath, JsonPathError } from './jsonPath.js';
-import { compileJson, compileString, type JsonTemplate, type StringTemplate, TemplateError } from './templates.js';
+import {
+  compileJson,
+  compileString,
+  type JsonTemplate,
+  placeholdersOf,
+  type StringTemplate,
+  TemplateError,
+  type TemplateScope,
+} from './templates.js';
 
 /** Herald's statuses a provider's status may map to; `sent` is no news (the message is sent already). */
 export const MAPPED_STATUSES = ['sent', 'delivered', 'undelivered', 'read', 'unsent'] as const;
@@ -12,6 +20,17 @@ export type MappedStatus = (typeof MAPPED_STATUSES)[number];
 
 const Path = Type.String({ minLength: 1, description: 'a path into JSON: $.a.b, $["a b"], $.list[0], $.items[*]' });
 const Codes = Type.Array(Type.Union([Type.String(), Type.Integer()]), { maxItems: 1000 });
+
+/** Where a status report's parts are: in each item (at `items`, or the whole answer), its id, status, code, price. */
+const ReportPaths = {
+  /** Where the reports of one request or answer are ("$", the default, for one report). */
+  items: Type.Optional(Path),
+  id: Path,
+  status: Path,
+  errorCode: Type.Optional(Path),
+  /** The provider's price of the message, where its report gives one (the buy price). */
+  price: Type.Optional(Path),
+};
 
 const RequestSchema = Type.Object(
   {
@@ -21,6 +40,15 @@ const RequestSchema = Type.Object(
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
     /** A JSON value with placeholders in its strings; none for a GET. */
     body: Type.Optional(Type.Unknown()),
+    /** How the body is written: JSON, or a form (application/x-www-form-urlencoded, arrays as repeated keys). */
+    encoding: Type.Optional(Type.Enum(['json', 'form'] as const, { default: 'json' })),
+    /** HTTP Basic authentication, its user and password templates (usually secrets). */
+    auth: Type.Optional(
+      Type.Object(
+        { basic: Type.Object({ user: Type.String(), password: Type.String() }, { additionalProperties: false }) },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -35,7 +63,23 @@ export const HttpConnectorSchema = Type.Object(
     baseUrl: Type.String({ pattern: '^https?://' }),
     /** Values the templates name as {secret:NAME}: never logged, never shown. */
     secrets: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String())),
+    /** Values the templates name as {var:NAME}: the operator's settings that are not secret (a template id). */
+    vars: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String())),
+    /** Tables the templates name as {x|map:NAME}: Herald's value -> the provider's. */
+    valueMaps: Type.Optional(
+      Type.Record(
+        Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+        Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()])),
+      ),
+    ),
     request: RequestSchema,
+    /** Several messages in one request: each one's `item` is appended to the array at `into` of the body. */
+    batch: Type.Optional(
+      Type.Object(
+        { size: Type.Integer({ minimum: 1, maximum: 10_000 }), into: Path, item: Type.Unknown() },
+        { additionalProperties: false },
+      ),
+    ),
     response: Type.Object(
       {
         /** HTTP statuses that may be a success (default 200-299). */
@@ -47,6 +91,8 @@ export const HttpConnectorSchema = Type.Object(
             { additionalProperties: false },
           ),
         ),
+        /** A batch's per-message results, in the order of its messages: `id`, `errorCode`, `price` are read in each. */
+        results: Type.Optional(Path),
         /** Where the provider's id of the message is. */
         id: Path,
         errorCode: Type.Optional(Path),
@@ -77,6 +123,14 @@ export const HttpConnectorSchema = Type.Object(
                 Type.Object({ kind: Type.Literal('none') }, { additionalProperties: false }),
                 Type.Object(
                   {
+                    /** Twilio's X-Twilio-Signature: HMAC-SHA1 of the URL called and the sorted form parameters. */
+                    kind: Type.Literal('twilio'),
+                    secret: Type.String({ minLength: 1 }),
+                  },
+                  { additionalProperties: false },
+                ),
+                Type.Object(
+                  {
                     kind: Type.Literal('hmac-sha256'),
                     header: Type.String({ minLength: 1 }),
                     /** The name of the secret that keys the HMAC of the raw body. */
@@ -87,18 +141,22 @@ export const HttpConnectorSchema = Type.Object(
                   { additionalProperties: false },
                 ),
               ]),
-              /** Where the reports of one request are ("$" for one report a request). */
-              items: Type.Optional(Path),
-              id: Path,
-              status: Path,
-              errorCode: Type.Optional(Path),
+              /** How the provider writes its reports: JSON, or a form (application/x-www-form-urlencoded). */
+              encoding: Type.Optional(Type.Enum(['json', 'form'] as const, { default: 'json' })),
+              ...ReportPaths,
             },
             { additionalProperties: false },
           ),
         ),
         poll: Type.Optional(
           Type.Object(
-            { request: RequestSchema, intervalSeconds: Type.Number({ minimum: 1, maximum: 86_400 }), items: Path },
+            {
+              /** The request: {carrierId} (one message a request), or {carrierIds} (up to `batch`). */
+              request: RequestSchema,
+              intervalSeconds: Type.Number({ minimum: 1, maximum: 86_400 }),
+              batch: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 1 })),
+              ...ReportPaths,
+            },
             { additionalProperties: false },
           ),
         ),
@@ -112,22 +170,32 @@ export const HttpConnectorSchema = Type.Object(
 );
 export type HttpConnectorSettings = Static<typeof HttpConnectorSchema>;
 
-/** A request template read: its path, headers and body. */
+/** A request template read: its path, headers, body and how the body is written. */
 export interface CompiledRequest {
+  readonly method: 'POST' | 'PUT' | 'GET';
   readonly path: StringTemplate;
   readonly headers: readonly (readonly [string, StringTemplate])[];
   readonly body: JsonTemplate | undefined;
+  readonly encoding: 'json' | 'form';
+  readonly basic: { readonly user: StringTemplate; readonly password: StringTemplate } | undefined;
+}
+
+/** Where a report's parts are, read. */
+export interface CompiledReports {
+  readonly items: JsonPath;
+  readonly id: JsonPath;
+  readonly status: JsonPath;
+  readonly errorCode: JsonPath | undefined;
+  readonly price: JsonPath | undefined;
 }
 
 /** A declarative connector's settings read: templates and paths compiled, secrets kept apart. */
 export interface CompiledHttpConnector {
   readonly settings: HttpConnectorSettings;
-  readonly request: {
-    readonly path: StringTemplate;
-    readonly headers: readonly (readonly [string, StringTemplate])[];
-    readonly body: JsonTemplate | undefined;
-  };
+  readonly request: CompiledRequest;
+  readonly batch: { readonly size: number; readonly into: string; readonly item: JsonTemplate } | undefined;
   readonly response: {
+    readonly results: JsonPath | undefined;
     readonly id: JsonPath;
     readonly errorCode: JsonPath | undefined;
     readonly success: { readonly path: JsonPath; readonly equals: string | number | boolean } | undefined;
@@ -137,32 +205,44 @@ export interface CompiledHttpConnector {
   };
   readonly statusMap: ReadonlyMap<string, MappedStatus>;
   /** The status webhook's paths, read. */
-  readonly webhook:
-    | {
-        readonly items: JsonPath | undefined;
-        readonly id: JsonPath;
-        readonly status: JsonPath;
-        readonly errorCode: JsonPath | undefined;
-      }
+  readonly webhook: CompiledReports | undefined;
+  /** The status poll: its request, how many ids one carries, how often, and where its answer's reports are. */
+  readonly poll:
+    | (CompiledReports & { readonly request: CompiledRequest; readonly batch: number; readonly everyMs: number })
     | undefined;
 }
 
 /** A problem of a declarative connector's settings, naming its key. */
 export class HttpConnectorConfigError extends Error {}
 
+const ROOT = '$';
+
 /**
  * Reads a declarative connector's settings at start-up (`place` is where they are, e.g. `connectors[3]`), or throws
- * HttpConnectorConfigError naming the key: a template's unknown placeholder or missing secret, a path outside the
- * syntax, a status mapped to no status of Herald's, a webhook signed with a secret the connector lacks, no way to
- * learn statuses at all.
+ * HttpConnectorConfigError naming the key: a template's unknown placeholder or filter, missing secret or var, a path
+ * outside the syntax, a status mapped to no status of Herald's, a webhook signed with a secret the connector lacks,
+ * a batch without its results, no way to learn statuses at all.
  */
 export function compileHttpConnector(settings: HttpConnectorSettings, place: string): CompiledHttpConnector {
+  // Read once: the configuration's check, the webhook routes and the connector share the same settings object.
+  let compiled = COMPILED.get(settings);
+  if (!compiled) COMPILED.set(settings, (compiled = compile(settings, place)));
+  return compiled;
+}
+
+const COMPILED = new WeakMap<HttpConnectorSettings, CompiledHttpConnector>();
+
+function compile(settings: HttpConnectorSettings, place: string): CompiledHttpConnector {
   const secrets = settings.secrets ?? {};
+  const scope: TemplateScope = { secrets, vars: settings.vars ?? {}, valueMaps: settings.valueMaps ?? {} };
+  const fail = (key: string, what: string): never => {
+    throw new HttpConnectorConfigError(`${place}.${key}: ${what}`);
+  };
   const at = <T>(key: string, read: () => T): T => {
     try {
       return read();
     } catch (error) {
-      if (error instanceof JsonPathError) throw new HttpConnectorConfigError(`${place}.${key}: ${error.message}`);
+      if (error instanceof JsonPathError) return fail(key, error.message);
       if (error instanceof TemplateError) throw new HttpConnectorConfigError(error.message);
       throw error;
     }
@@ -171,29 +251,43 @@ export function compileHttpConnector(settings: HttpConnectorSettings, place: str
     source === undefined ? undefined : at(key, () => compileJsonPath(source));
 
   type RequestSettings = HttpConnectorSettings['request'];
-  const compileRequest = (r: RequestSettings, key: string): CompiledRequest => {
-    const compiled = {
-      path: at(`${key}.path`, () => compileString(r.path, `${place}.${key}.path`, secrets)),
+  const compileRequest = (r: RequestSettings, key: string, requestScope: TemplateScope): CompiledRequest => {
+    const where = `${place}.${key}`;
+    const method = r.method ?? 'POST';
+    const encoding = r.encoding ?? 'json';
+    if (method === 'GET' && r.body !== undefined) fail(`${key}.body`, 'a GET request has no body');
+    if (encoding === 'form' && r.body !== undefined && !isObject(r.body))
+      fail(`${key}.body`, 'a form is an object of fields');
+    return {
+      method,
+      encoding,
+      path: compileString(r.path, `${where}.path`, requestScope),
       headers: Object.entries(r.headers ?? {}).map(
-        ([name, value]) =>
-          [
-            name,
-            at(`${key}.headers.${name}`, () => compileString(value, `${place}.${key}.headers.${name}`, secrets)),
-          ] as const,
+        ([name, value]) => [name, compileString(value, `${where}.headers.${name}`, requestScope)] as const,
       ),
-      body:
-        r.body === undefined
-          ? undefined
-          : at(`${key}.body`, () => compileJson(r.body, `${place}.${key}.body`, secrets)),
+      body: r.body === undefined ? undefined : compileJson(r.body, `${where}.body`, requestScope),
+      basic: r.auth && {
+        user: compileString(r.auth.basic.user, `${where}.auth.basic.user`, requestScope),
+        password: compileString(r.auth.basic.password, `${where}.auth.basic.password`, requestScope),
+      },
     };
-    if (r.method === 'GET' && compiled.body)
-      throw new HttpConnectorConfigError(`${place}.${key}.body: a GET request has no body`);
-    return compiled;
   };
-  const request = compileRequest(settings.request, 'request');
+  const request = at('request', () => compileRequest(settings.request, 'request', scope));
+
+  const batch = settings.batch && {
+    size: settings.batch.size,
+    into: at('batch.into', () => batchTarget(settings.batch!.into)),
+    item: at('batch.item', () => compileJson(settings.batch!.item, `${place}.batch.item`, scope)),
+  };
+  if (batch) {
+    if (request.method === 'GET' || !isObject(settings.request.body))
+      fail('request.body', 'a batch needs an object body to put its messages in');
+    if (!settings.response.results) fail('response.results', "a batch needs where its messages' results are");
+  } else if (settings.response.results) fail('response.results', 'results are read in the answer to a batch only');
 
   const response = settings.response;
   const compiledResponse = {
+    results: path('response.results', response.results),
     id: path('response.id', response.id)!,
     errorCode: path('response.errorCode', response.errorCode),
     success: response.success && {
@@ -205,39 +299,65 @@ export function compileHttpConnector(settings: HttpConnectorSettings, place: str
     balance: path('response.balance', response.balance),
   };
   const overlap = (response.permanent ?? []).filter((c) => (response.transient ?? []).map(String).includes(String(c)));
-  if (overlap.length > 0)
-    throw new HttpConnectorConfigError(`${place}.response: ${overlap.join(', ')} both permanent and transient`);
+  if (overlap.length > 0) fail('response', `${overlap.join(', ')} both permanent and transient`);
+
+  type Reports = Pick<
+    NonNullable<HttpConnectorSettings['status']['webhook']>,
+    'items' | 'id' | 'status' | 'errorCode' | 'price'
+  >;
+  const reports = (key: string, r: Reports): CompiledReports => ({
+    items: path(`${key}.items`, r.items ?? ROOT)!,
+    id: path(`${key}.id`, r.id)!,
+    status: path(`${key}.status`, r.status)!,
+    errorCode: path(`${key}.errorCode`, r.errorCode),
+    price: path(`${key}.price`, r.price),
+  });
 
   const status = settings.status;
-  if (!status.webhook && !status.poll)
-    throw new HttpConnectorConfigError(`${place}.status: a webhook or a poll is needed to learn statuses`);
-  const webhook = status.webhook && {
-    items: path('status.webhook.items', status.webhook.items),
-    id: path('status.webhook.id', status.webhook.id)!,
-    status: path('status.webhook.status', status.webhook.status)!,
-    errorCode: path('status.webhook.errorCode', status.webhook.errorCode),
+  if (!status.webhook && !status.poll) fail('status', 'a webhook or a poll is needed to learn statuses');
+  const webhook = status.webhook && reports('status.webhook', status.webhook);
+  const signature = status.webhook?.signature;
+  if (signature && signature.kind !== 'none' && !Object.hasOwn(secrets, signature.secret))
+    fail('status.webhook.signature.secret', `${signature.secret} names no key of the connector's secrets`);
+  const poll = status.poll && {
+    ...reports('status.poll', status.poll),
+    request: at('status.poll.request', () =>
+      compileRequest(status.poll!.request, 'status.poll.request', { ...scope, poll: true }),
+    ),
+    batch: status.poll.batch ?? 1,
+    everyMs: status.poll.intervalSeconds * 1000,
   };
-  if (status.webhook) {
-    const signature = status.webhook.signature;
-    if (signature.kind === 'hmac-sha256' && !Object.hasOwn(secrets, signature.secret))
-      throw new HttpConnectorConfigError(
-        `${place}.status.webhook.signature.secret: ${signature.secret} names no key of the connector's secrets`,
-      );
-  }
-  if (status.poll) {
-    path('status.poll.items', status.poll.items);
-    compileRequest(status.poll.request, 'status.poll.request');
-    // Refused rather than taken and never done: its messages would learn nothing until their lifetimes end.
-    throw new HttpConnectorConfigError(`${place}.status.poll: polling is not built yet; statuses come by webhook`);
+  if (poll) {
+    const used = new Set([poll.request.path, ...poll.request.headers.map(([, t]) => t)].flatMap(placeholderNames));
+    if (poll.request.body) placeholdersOf(poll.request.body).forEach((p) => used.add(p));
+    if (!used.has('carrierId') && !used.has('carrierIds'))
+      fail('status.poll.request', 'names no {carrierId} or {carrierIds}: the provider could not tell which messages');
+    if (poll.batch > 1 && used.has('carrierId') && !used.has('carrierIds'))
+      fail('status.poll.batch', 'more than one id a request needs {carrierIds} in the request');
   }
   const statusMap = new Map<string, MappedStatus>();
   for (const [theirs, ours] of Object.entries(status.map)) {
     if (!(MAPPED_STATUSES as readonly string[]).includes(ours))
-      throw new HttpConnectorConfigError(
-        `${place}.status.map.${theirs}: "${ours}" is not a status of Herald's (${MAPPED_STATUSES.join(', ')})`,
-      );
+      fail(`status.map.${theirs}`, `"${ours}" is not a status of Herald's (${MAPPED_STATUSES.join(', ')})`);
     statusMap.set(theirs, ours as MappedStatus);
   }
-  if (statusMap.size === 0) throw new HttpConnectorConfigError(`${place}.status.map: no status is mapped`);
-  return { settings, request, response: compiledResponse, statusMap, webhook };
+  if (statusMap.size === 0) fail('status.map', 'no status is mapped');
+  return { settings, request, batch, response: compiledResponse, statusMap, webhook, poll };
+}
+
+/** The member of the request body a batch's items go into: `$.name` (one level, so that it is plain to see). */
+function batchTarget(source: string): string {
+  const compiled = compileJsonPath(source);
+  const [only] = compiled.segments;
+  if (compiled.segments.length !== 1 || only?.kind !== 'name')
+    throw new JsonPathError(`${JSON.stringify(source)}: a batch goes into a member of the body, as $.messages`);
+  return only.name;
+}
+
+function placeholderNames(template: StringTemplate): string[] {
+  return [...placeholdersOf(template)];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
