@@ -53,9 +53,9 @@ describe.each(ENGINES)('carrier webhooks and sign-in: bounded work for anyone (%
     expect(refused.body).toEqual({ error: { code: 4000, msg: 'Malformed JSON body: not valid JSON' } });
     // No body at all: the signature must still be the empty body's.
     expect((await t.call('POST', '/webhooks/http/sim-viber')).status).toBe(401);
-    expect(
-      (await t.call('POST', '/webhooks/http/sim-viber', { headers: { 'x-signature': signed(secret, '') } })).body,
-    ).toEqual({ ok: true });
+    // A declarative connector's report is answered 200 with an empty body once recorded.
+    const empty = await t.call('POST', '/webhooks/http/sim-viber', { headers: { 'x-signature': signed(secret, '') } });
+    expect([empty.status, empty.body]).toEqual([200, '']);
   });
 });
 
