@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { Pool } from 'undici';
+import type { ConnectorConfig, HttpConnectorConfig } from '../src/connectors/index.js';
 import { startEmbeddedSimulators } from '../src/simulators/embeddedSimulators.js';
 import {
   type BenchFigure,
@@ -29,8 +30,13 @@ export interface EndToEndOptions {
   readonly split: boolean;
   /** Each message asks for its `delivered` callback; the run ends when the last one has arrived. */
   readonly callbacks: boolean;
-  /** TELEGRAM: texts over the Bot API to the Telegram simulator instead of SMS over SMPP (default SMS). */
-  readonly channel?: 'SMS' | 'TELEGRAM';
+  /**
+   * TELEGRAM: texts over the Bot API to the Telegram simulator; VK: texts in Herald's provider adapter format to the
+   * provider simulator, each delivered then read (two signed status webhooks); SMS over SMPP by default.
+   */
+  readonly channel?: 'SMS' | 'TELEGRAM' | 'VK';
+  /** VK through the built-in `vk` connector instead of the declarative one of the profile herald-vk (the default). */
+  readonly builtInVk?: boolean;
   /** A soak: Herald's resident memory is sampled through the run and reported with its growth after warm-up. */
   readonly soak?: boolean;
   /** Herald's DATABASE_URL when not the schema's own (a pooler in front of it); the benchmark reads the schema's. */
@@ -75,9 +81,11 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
   simulators.telegram.bot.recordSent(false);
   const dir = mkdtempSync(path.join(tmpdir(), 'herald-bench-'));
   const configPath = path.join(dir, 'herald.json');
-  const connectors = simulators.configFile.connectors.filter((c) =>
-    channel === 'SMS' ? c.type === 'smpp' : c.type === 'telegram-bot',
-  );
+  const connectors = simulators.configFile.connectors
+    .filter((c) =>
+      channel === 'SMS' ? c.type === 'smpp' : channel === 'VK' ? c.id === 'sim-vk' : c.type === 'telegram-bot',
+    )
+    .map((c) => (options.builtInVk && c.id === 'sim-vk' ? builtInVk(c as HttpConnectorConfig) : c));
   writeFileSync(
     configPath,
     JSON.stringify({
@@ -102,6 +110,13 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     for (let i = 0; i < (options.split ? (options.workerProcesses ?? 1) : 0); i++)
       workers.push(await startHeraldProcess('worker', env, channel === 'SMS' ? /SMPP session bound/ : undefined));
     const herald = apis[0]!;
+    if (channel === 'VK') {
+      // Where the provider simulator posts its status reports: the route of the connector's kind.
+      const vk = connectors[0]!;
+      const secret = vk.type === 'http' ? vk.secrets!.WEBHOOK! : (vk as { webhookSecret: string }).webhookSecret;
+      const route = vk.type === 'http' ? `/webhooks/http/${vk.id}` : `/webhooks/${vk.id}`;
+      simulators.providers.setWebhook('VK', { url: `${herald.url}${route}`, secret });
+    }
     // The clients take turns over the api processes.
     const pools = apis.map((p) => new Pool(p.url, { connections: Math.ceil(options.clients / apis.length) }));
     const http = pools[0]!;
@@ -115,7 +130,17 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       return response.body.json();
     };
     const account = await admin('/admin/v1/accounts', { name: 'bench e2e' });
-    const senderName = channel === 'SMS' ? SENDER : BENCH_BOT.name;
+    if (channel === 'VK') {
+      const switched = await http.request({
+        method: 'PATCH',
+        path: `/admin/v1/accounts/${account.id}`,
+        headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ channels: { VK: true } }),
+      });
+      if (switched.statusCode !== 200) throw new Error(`VK not switched on: ${await switched.body.text()}`);
+      await switched.body.dump();
+    }
+    const senderName = channel === 'TELEGRAM' ? BENCH_BOT.name : SENDER;
     const name = await admin(`/admin/v1/accounts/${account.id}/sender-names`, {
       channelType: channel,
       name: senderName,
@@ -236,7 +261,11 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
         note:
           (channel === 'SMS'
             ? `${total} SMS over SMPP, receipts after ${options.delayMs} ms, ${options.clients} clients, `
-            : `${total} TELEGRAM texts over the Bot API (sendMessage), ${options.clients} clients, `) +
+            : channel === 'VK'
+              ? `${total} VK texts through the ${options.builtInVk ? 'built-in vk' : 'declarative herald-vk'} ` +
+                `connector, delivered and read webhooks after ${options.delayMs} and ${2 * options.delayMs} ms, ` +
+                `${options.clients} clients, `
+              : `${total} TELEGRAM texts over the Bot API (sendMessage), ${options.clients} clients, `) +
           processes +
           `${receiver ? ', delivered callbacks to a local receiver' : ''}, ${elapsed.toFixed(1)} s`,
       },
@@ -268,6 +297,21 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     await simulators.stop();
     await receiver?.stop();
   }
+}
+
+/** The simulators' VK connector as the built-in `vk` type: the same id, address, secrets and flow. */
+function builtInVk(declarative: HttpConnectorConfig): ConnectorConfig {
+  const {
+    type: _type,
+    channel: _channel,
+    profile: _profile,
+    request: _request,
+    response: _response,
+    status: _status,
+    secrets,
+    ...flow
+  } = declarative;
+  return { ...flow, type: 'vk', apiKey: secrets!.API_KEY!, webhookSecret: secrets!.WEBHOOK! } as ConnectorConfig;
 }
 
 /** A callback receiver that only counts the events it gets (answering 200 at once). */

@@ -9,6 +9,7 @@ import { benchIngest } from './ingest.js';
 import { benchList } from './list.js';
 import { benchPgBouncer } from './pgbouncer.js';
 import { benchPriority } from './priority.js';
+import { benchProviders } from './providers.js';
 import { benchRoles } from './roles.js';
 import { benchSmpp } from './smpp.js';
 import { benchStatistics } from './statistics.js';
@@ -28,7 +29,8 @@ import {
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
  * (ingest,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,dispatch,
- * verify,idle,roles,telegram), BENCH_SOAK_MESSAGES, BENCH_TELEGRAM_MESSAGES, BENCH_TELEGRAM_PAIRS,
+ * verify,idle,roles,telegram,providers), BENCH_SOAK_MESSAGES, BENCH_TELEGRAM_MESSAGES, BENCH_TELEGRAM_PAIRS,
+ * BENCH_PROVIDERS_MESSAGES, BENCH_PROVIDERS_PAIRS,
  * BENCH_STATS_MESSAGES, BENCH_LIST_MESSAGES, BENCH_CASCADES,
  * BENCH_PRIORITY_PROMOS, BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES, BENCH_SMPP_BARE_MESSAGES,
  * BENCH_SMPP_MAX_SECONDS, BENCH_DISPATCH_MESSAGES, BENCH_DISPATCH_PER_MINUTE, BENCH_DISPATCH_SLICE_SECONDS,
@@ -96,6 +98,15 @@ if (wanted('telegram')) {
   const pairs = Number(process.env.BENCH_TELEGRAM_PAIRS ?? 2);
   process.stdout.write(`telegram: ${messages} TELEGRAM texts against ${messages} SMS, ${pairs} alternating pairs...\n`);
   figures.push(...(await benchTelegram({ messages, clients, pairs, withSchema })));
+}
+if (wanted('providers')) {
+  const messages = Number(process.env.BENCH_PROVIDERS_MESSAGES ?? 50_000);
+  const pairs = Number(process.env.BENCH_PROVIDERS_PAIRS ?? 2);
+  process.stdout.write(
+    `providers: ${messages} VK texts through the built-in vk connector against as many through the declarative ` +
+      `herald-vk, ${pairs} alternating pairs...\n`,
+  );
+  figures.push(...(await benchProviders({ messages, clients, pairs, withSchema })));
 }
 if (wanted('callbacks')) {
   process.stdout.write('callbacks: 200,000 events to a local receiver...\n');

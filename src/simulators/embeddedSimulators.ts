@@ -1,7 +1,7 @@
 import type { Clock } from '../util/clock.js';
 import { randomBytes } from 'node:crypto';
-import type { ConfigFile } from '../config/index.js';
-import type { ConnectorConfig, RouteConfig } from '../connectors/index.js';
+import { type ConfigFile, parseConfigFile } from '../config/configFile.js';
+import type { RouteConfig } from '../connectors/index.js';
 import { ProviderSimulator, type SimChannel } from './providerSimulator.js';
 import { SmscSimulator } from './smscSimulator.js';
 import { TelegramSimulator } from './telegramSimulator.js';
@@ -27,12 +27,17 @@ export const SIM_CONNECTOR_IDS = {
   VOICECODE: 'sim-voicecode',
 } as const;
 
+/** The channels of Herald's provider adapter format, sent by declarative connectors of the profiles herald-<type>. */
+const HERALD_FORMAT_TYPES = ['viber', 'vk', 'flashcall', 'voicecode'] as const;
+
 /** TELEGRAM's two connectors: texts by the Bot API, codes by the Gateway API (one route holds both). */
 export const SIM_TELEGRAM_IDS = { bot: 'sim-telegram-bot', gateway: 'sim-telegram-gateway' } as const;
 
 /**
  * Starts the SMSC and the HTTP provider simulators on loopback ports and describes Herald's connectors to them,
- * as an operator's config file would. They are real peers: Herald reaches them only through sockets.
+ * as an operator's config file would, read as one is (the profiles complete their connectors). They are real peers:
+ * Herald reaches them only through sockets. VIBER, VK, FLASHCALL and VOICECODE go through declarative connectors of
+ * the profiles herald-<type> (DESIGN 19), so that the demo and the tests run the path operators' providers take.
  */
 export async function startEmbeddedSimulators(options: {
   delayMs: number;
@@ -69,7 +74,7 @@ export async function startEmbeddedSimulators(options: {
   await providers.start();
   await telegram.start();
   const flow = { window: options.window ?? 200, mps: options.mps ?? 20_000 };
-  const connectors: ConnectorConfig[] = [
+  const connectors: unknown[] = [
     {
       id: SIM_CONNECTOR_IDS.SMS,
       type: 'smpp',
@@ -96,12 +101,12 @@ export async function startEmbeddedSimulators(options: {
       breakerOpenSeconds: 30,
       ...flow,
     },
-    ...(['viber', 'vk', 'flashcall', 'voicecode'] as const).map((type) => ({
+    ...HERALD_FORMAT_TYPES.map((type) => ({
       id: `sim-${type}`,
-      type,
+      type: 'http',
+      profile: `herald-${type}`,
       baseUrl: providers.url,
-      apiKey: secret,
-      webhookSecret: secret,
+      secrets: { API_KEY: secret, WEBHOOK: secret },
       timeoutSeconds: 15,
       breakerFailures: 5,
       breakerOpenSeconds: 30,
@@ -141,11 +146,13 @@ export async function startEmbeddedSimulators(options: {
     smsc,
     providers,
     telegram,
-    configFile: { connectors, routes, tariffs: [] },
+    configFile: parseConfigFile({ connectors, routes, tariffs: [] }, 'the embedded simulators'),
     connectWebhooks(apiUrl) {
       for (const [channel, id] of Object.entries(SIM_CONNECTOR_IDS)) {
         if (channel === 'SMS') continue;
-        providers.setWebhook(channel as SimChannel, { url: `${apiUrl}/webhooks/${id}`, secret });
+        // Declarative connectors take their reports at /webhooks/http/{id}; WhatsApp's built-in one at /webhooks/{id}.
+        const path = channel === 'WHATSAPP' ? `/webhooks/${id}` : `/webhooks/http/${id}`;
+        providers.setWebhook(channel as SimChannel, { url: `${apiUrl}${path}`, secret });
       }
     },
     async stop() {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigFile } from '../../src/config/index.js';
 import { parseConfigFile } from '../../src/config/configFile.js';
-import type { ConnectorConfig } from '../../src/connectors/index.js';
+import type { HttpConnectorConfig } from '../../src/connectors/index.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 import { call } from '../helpers/http.js';
@@ -16,11 +16,7 @@ const ID = 'vk-declarative';
  * to /webhooks/http/{id}. Read as HERALD_CONFIG is, so that the profile completes the connector.
  */
 function heraldVk(file: ConfigFile): ConfigFile {
-  const builtIn = file.connectors.find((c) => c.id === 'sim-vk') as ConnectorConfig & {
-    baseUrl: string;
-    apiKey: string;
-    webhookSecret: string;
-  };
+  const simulated = file.connectors.find((c) => c.id === 'sim-vk') as HttpConnectorConfig;
   return parseConfigFile({
     connectors: [
       ...file.connectors.filter((c) => c.id !== 'sim-vk'),
@@ -28,8 +24,8 @@ function heraldVk(file: ConfigFile): ConfigFile {
         id: ID,
         type: 'http',
         profile: 'herald-vk',
-        baseUrl: builtIn.baseUrl,
-        secrets: { API_KEY: builtIn.apiKey, WEBHOOK: builtIn.webhookSecret },
+        baseUrl: simulated.baseUrl,
+        secrets: simulated.secrets,
       },
     ],
     routes: file.routes.map((r) => (r.channel === 'VK' ? { ...r, connectors: [ID] } : r)),
@@ -45,8 +41,11 @@ describe.each(ENGINES)('a declarative HTTP connector (DESIGN 19) (%s)', (engine)
       delivery: { delayMs: 10, configure: heraldVk },
       clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }),
     });
-    const builtIn = t.simulators!.configFile.connectors.find((c) => c.id === 'sim-vk') as { webhookSecret: string };
-    t.simulators!.providers.setWebhook('VK', { url: `${t.url}/webhooks/http/${ID}`, secret: builtIn.webhookSecret });
+    const simulated = t.simulators!.configFile.connectors.find((c) => c.id === 'sim-vk') as HttpConnectorConfig;
+    t.simulators!.providers.setWebhook('VK', {
+      url: `${t.url}/webhooks/http/${ID}`,
+      secret: simulated.secrets!.WEBHOOK!,
+    });
     account = await t.createAccount({ channels: { VK: true } });
   });
   afterAll(async () => t?.close());
@@ -86,6 +85,6 @@ describe.each(ENGINES)('a declarative HTTP connector (DESIGN 19) (%s)', (engine)
     expect(unsigned.status).toBe(401);
     // The built-in route does not know a declarative connector, and the declarative one no built-in connector.
     expect((await call(t.url, 'POST', `/webhooks/${ID}`, { body })).status).toBe(404);
-    expect((await call(t.url, 'POST', '/webhooks/http/sim-viber', { body })).status).toBe(404);
+    expect((await call(t.url, 'POST', '/webhooks/http/sim-whatsapp', { body })).status).toBe(404);
   });
 });

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProviderConnectorConfig } from '../../src/connectors/connectorConfig.js';
+import type { HttpConnectorConfig } from '../../src/connectors/connectorConfig.js';
 import { messageApplyReceipts } from '../../src/messages/outcomes.js';
 import { ENGINES } from '../helpers/engines.js';
 import { untilWritten } from '../helpers/signals.js';
@@ -42,7 +42,7 @@ describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts 
     const body = JSON.stringify({
       statuses: [{ id: submission!.carrier_id, status: 'delivered', timestamp: new Date().toISOString() }],
     });
-    const forged = await t.call('POST', '/webhooks/sim-viber', {
+    const forged = await t.call('POST', '/webhooks/http/sim-viber', {
       rawBody: body,
       headers: {
         'content-type': 'application/json',
@@ -51,7 +51,7 @@ describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts 
     });
     expect(forged.status).toBe(401);
     expect((await row(id)).status).toBe('sent');
-    const unsigned = await t.call('POST', '/webhooks/sim-viber', {
+    const unsigned = await t.call('POST', '/webhooks/http/sim-viber', {
       rawBody: body,
       headers: { 'content-type': 'application/json' },
     });
@@ -62,14 +62,14 @@ describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts 
     });
     expect(unknown.status).toBe(404);
     // Signed bodies the database could not store, or too deep to walk, are refused before anything reads them.
-    const secret = (t.simulators!.configFile.connectors.find((c) => c.id === 'sim-viber') as ProviderConnectorConfig)
-      .webhookSecret;
+    const secret = (t.simulators!.configFile.connectors.find((c) => c.id === 'sim-viber') as HttpConnectorConfig)
+      .secrets!.WEBHOOK!;
     for (const raw of [
       JSON.stringify({ statuses: [{ id: 'x\u0000', status: 'delivered' }] }),
       `${'['.repeat(40)}${']'.repeat(40)}`,
     ]) {
       const signature = `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
-      const refused = await t.call('POST', '/webhooks/sim-viber', {
+      const refused = await t.call('POST', '/webhooks/http/sim-viber', {
         rawBody: raw,
         headers: { 'content-type': 'application/json', 'x-signature': signature },
       });
