@@ -46,7 +46,7 @@ describe.each(ENGINES)('a declarative HTTP connector (DESIGN 19) (%s)', (engine)
       url: `${t.url}/webhooks/http/${ID}`,
       secret: simulated.secrets!.WEBHOOK!,
     });
-    account = await t.createAccount({ channels: { VK: true } });
+    account = await t.createAccount({ channels: { VK: true, VOICECODE: true } });
   });
   afterAll(async () => t?.close());
 
@@ -77,6 +77,25 @@ describe.each(ENGINES)('a declarative HTTP connector (DESIGN 19) (%s)', (engine)
       return x.status === 'unsent' && x;
     });
     expect(m.errorCode).toBe(4221);
+  });
+
+  it("sends the client's external id where the profile names it (herald-voicecode), and leaves it out otherwise", async () => {
+    const call = (destination: string, extra: Record<string, unknown>) => ({
+      channelType: 'VOICECODE',
+      senderName: 'voicecode',
+      destination,
+      content: { contentType: 'text', text: 'Код авторизации от Shop: 1234.' },
+      ...extra,
+    });
+    await t.send(account.traffic, [call('79161600020', { externalMessageId: 'order-77' }), call('79161600021', {})]);
+    const bodies = await untilWritten(t.herald, async () => {
+      const found = ['79161600020', '79161600021'].map(
+        (d) => t.simulators!.providers.requests.find((r) => r.destination === d)?.body as Record<string, unknown>,
+      );
+      return found.every(Boolean) && found;
+    });
+    expect(bodies[0]).toMatchObject({ phone: '79161600020', externalId: 'order-77' });
+    expect(bodies[1]).not.toHaveProperty('externalId');
   });
 
   it('refuses a status report without the signature its settings name', async () => {

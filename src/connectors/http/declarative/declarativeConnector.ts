@@ -241,6 +241,7 @@ export class DeclarativeConnector extends HttpConnector {
       code: typeof content === 'string' ? content : object?.code,
       ttl: Math.floor(message.ttlSeconds),
       messageUuid: message.id,
+      externalMessageId: message.externalMessageId ?? undefined,
       statusUrl: this.statusUrl,
       content,
       contentType: object?.contentType,

@@ -26,6 +26,7 @@ export const PLACEHOLDERS = [
   'code',
   'ttl',
   'messageUuid',
+  'externalMessageId',
   'statusUrl',
   'content',
   'contentType',
