@@ -1,6 +1,4 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type Static, type TSchema, Type } from 'typebox';
 import Value from 'typebox/value';
 import YAML from 'yaml';
@@ -10,6 +8,9 @@ import {
   HttpConnectorConfigError,
   HttpConnectorSchema,
   type ConnectorConfig,
+  PROFILES_DIR,
+  ProfileError,
+  withProfile,
   PROVIDER_TYPES,
   ProviderConnectorSchema,
   type RouteConfig,
@@ -89,37 +90,19 @@ export function loadConfigFile(file: string | undefined): ConfigFile {
   return parseConfigFile(data ?? {}, file);
 }
 
-/** Where profiles of declarative connectors are: the repository's `profiles/`, from src/ and from dist/ alike. */
-const PROFILES_DIR = fileURLToPath(new URL('../../profiles/', import.meta.url));
-
-/**
- * A declarative connector that names a `profile` gets the profile's description (profiles/<name>.json: its
- * channel, request, response and status) under its own keys: the operator's secrets, addresses and flow, and any key
- * it sets itself, win. A profile that is not there stops start-up naming the key. Its `name`, `documentation` and
- * `notes` (limits and gaps, for the reader) are not settings.
- */
+/** Declarative connectors that name a profile, completed by it (connectors/: withProfile). */
 function withProfiles(data: unknown, source: string, profilesDir: string): unknown {
   const connectors = (data as { connectors?: unknown }).connectors;
   if (!Array.isArray(connectors)) return data;
   return {
     ...(data as object),
     connectors: connectors.map((connector: unknown, i) => {
-      const c = connector as { type?: unknown; profile?: unknown };
-      if (c?.type !== 'http' || c.profile === undefined) return connector;
-      if (typeof c.profile !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,62}$/.test(c.profile))
-        throw new ConfigError('HERALD_CONFIG', `${source}: connectors[${i}].profile: not a profile name`);
-      let profile: unknown;
       try {
-        profile = JSON.parse(readFileSync(path.join(profilesDir, `${c.profile}.json`), 'utf8'));
-      } catch {
-        throw new ConfigError(
-          'HERALD_CONFIG',
-          `${source}: connectors[${i}].profile: no profile ${c.profile} in ${profilesDir}`,
-        );
+        return withProfile(connector, profilesDir);
+      } catch (error) {
+        if (!(error instanceof ProfileError)) throw error;
+        throw new ConfigError('HERALD_CONFIG', `${source}: connectors[${i}].profile: ${error.message}`);
       }
-      // Its name, documentation and notes (what the provider's documentation leaves open) are for readers.
-      const { name: _n, documentation: _d, notes: _notes, ...description } = profile as Record<string, unknown>;
-      return { ...description, ...(connector as object) };
     }),
   };
 }

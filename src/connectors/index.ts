@@ -35,6 +35,7 @@ export type {
   TelegramGatewayConnectorConfig,
 } from './connectorConfig.js';
 export { ConnectorStatusWriter } from './connectorStatus.js';
+export { PROFILES_DIR, ProfileError, withProfile } from './http/declarative/profiles.js';
 export { statusPollJobs } from './statusPolls.js';
 export { botApiCall, botWebhookSecret, botWebhookSecretValid } from './http/telegramApi.js';
 export { buildConnectors } from './buildConnectors.js';

@@ -1,7 +1,7 @@
 import type { Clock } from '../util/clock.js';
 import { randomBytes } from 'node:crypto';
-import { type ConfigFile, parseConfigFile } from '../config/configFile.js';
-import type { RouteConfig } from '../connectors/index.js';
+import type { ConfigFile } from '../config/index.js';
+import { type ConnectorConfig, type RouteConfig, withProfile } from '../connectors/index.js';
 import { ProviderSimulator, type SimChannel } from './providerSimulator.js';
 import { SmscSimulator } from './smscSimulator.js';
 import { TelegramSimulator } from './telegramSimulator.js';
@@ -35,7 +35,7 @@ export const SIM_TELEGRAM_IDS = { bot: 'sim-telegram-bot', gateway: 'sim-telegra
 
 /**
  * Starts the SMSC and the HTTP provider simulators on loopback ports and describes Herald's connectors to them,
- * as an operator's config file would, read as one is (the profiles complete their connectors). They are real peers:
+ * as an operator's config file would, its profiles completing their connectors as they do an operator's. Real peers:
  * Herald reaches them only through sockets. VIBER, VK, FLASHCALL and VOICECODE go through declarative connectors of
  * the profiles herald-<type> (DESIGN 19), so that the demo and the tests run the path operators' providers take.
  */
@@ -146,7 +146,8 @@ export async function startEmbeddedSimulators(options: {
     smsc,
     providers,
     telegram,
-    configFile: parseConfigFile({ connectors, routes, tariffs: [] }, 'the embedded simulators'),
+    // The herald-<type> profiles complete their connectors, as they would an operator's HERALD_CONFIG.
+    configFile: { connectors: connectors.map((c) => withProfile(c) as ConnectorConfig), routes, tariffs: [] },
     connectWebhooks(apiUrl) {
       for (const [channel, id] of Object.entries(SIM_CONNECTOR_IDS)) {
         if (channel === 'SMS') continue;

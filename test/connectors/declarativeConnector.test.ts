@@ -79,7 +79,7 @@ describe.each(ENGINES)('a declarative HTTP connector (DESIGN 19) (%s)', (engine)
     expect(m.errorCode).toBe(4221);
   });
 
-  it("sends the client's external id where the profile names it (herald-voicecode), and leaves it out otherwise", async () => {
+  it("sends the client's external id where the profile names it (herald-voicecode), else leaves it out", async () => {
     const call = (destination: string, extra: Record<string, unknown>) => ({
       channelType: 'VOICECODE',
       senderName: 'voicecode',

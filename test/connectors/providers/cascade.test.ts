@@ -5,7 +5,7 @@ import { TestClock } from '../../helpers/clock.js';
 import { ENGINES } from '../../helpers/engines.js';
 import { DevinoSimulator } from '../../helpers/providers/devinoSimulator.js';
 import { RapportoSimulator } from '../../helpers/providers/rapportoSimulator.js';
-import { untilWritten } from '../../helpers/signals.js';
+import { waitFor } from '../../helpers/waitFor.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../../helpers/testHerald.js';
 import { SENDER } from '../../messages/messageFixtures.js';
 
@@ -89,16 +89,16 @@ describe.each(ENGINES)('a cascade through two real providers: Rapporto VK, Devin
     const [lost, read] = reply.body.items.map((i: { messageUuid: string }) => i.messageUuid) as string[];
     const state = async (root: string) =>
       (await t.call('GET', `/api/v1/message/cascade/${root}`, { token: account.traffic })).body.state;
-    // Devino is asked every 30 s: each round moves the clock on and runs its poll, until both cascades are done.
-    await untilWritten(
-      t.herald,
+    // Devino is asked every 30 s: each round moves the clock on and runs its poll, until both cascades are done. A
+    // poll that learns nothing writes nothing, so the rounds are driven by time, not by the writer's signal.
+    await waitFor(
       async () => {
         if ((await state(lost!)) === 'done' && (await state(read!)) === 'done') return true;
         clock.advance(POLL_MS);
         await t.herald.jobs!.run(`status-poll:${VIBER}`);
         return false;
       },
-      { timeoutMs: 60_000 },
+      { timeoutMs: 60_000, intervalMs: 50 },
     );
     const steps = (root: string) =>
       t.testDb.db.query<{ channel_type: string; status: string; read_status: string | null; connector_id: string }>(

@@ -134,6 +134,8 @@ describe.each(ENGINES)('Rapporto REST v6 profiles (%s)', (engine) => {
 
   it('takes unsigned reports as Rapporto sends them: SEND (0) is no news, an unknown mtNum is harmless', async () => {
     const [id] = await t.send(account.traffic, [vk('79161700019', 'Silent')]);
+    // Sent (Herald's record of the answer), and the SEND report taken: it changes nothing.
+    await until([id!], (m) => m[0]!.status === 'sent');
     await waitFor(() => sim.reports.some((r) => r.body.destAddr === '79161700019' && r.answered === 200));
     expect((await get(id!)).status).toBe('sent');
     const unknown = { mtNum: '1', status: 2, type: 'VK', destAddr: '79161700099', errorCode: '0' };
