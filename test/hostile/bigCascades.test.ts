@@ -14,7 +14,7 @@ describe.each(ENGINES)('hostile: batches of 1000 six-step cascades (%s)', (engin
   });
   afterAll(async () => t?.close());
 
-  // Each batch is stored in slices of 128 KiB, one short transaction each (docs/security.md, "Large batches and the
+  // Each batch is stored in slices of 64 KiB, one short transaction each (docs/security.md, "Large batches and the
   // event loop"): the victim's statements run between them, also on PGlite's one connection.
   it('takes each (12 MB, 6000 steps) while another account is unhurt', async () => {
     const attack = bigCascades();
