@@ -7,6 +7,7 @@ import {
 } from '../../src/connectors/http/declarative/httpConnectorConfig.js';
 import { renderJson, renderString } from '../../src/connectors/http/declarative/templates.js';
 import { DeclarativeConnector } from '../../src/connectors/http/declarative/declarativeConnector.js';
+import { statusReportBody, statusReports } from '../../src/connectors/http/declarative/statusReports.js';
 
 /** A VK provider described as an operator would: JSON in, an id out, statuses by a signed webhook. */
 const VALID: HttpConnectorSettings = {
@@ -184,5 +185,15 @@ describe('declarative HTTP connectors: settings read at start-up (DESIGN 19)', (
     polled.request.body = { to: '{destination}' };
     const quiet = compileHttpConnector(polled, 'connectors[3]');
     expect(new DeclarativeConnector(quiet, flow).publicUrlMissing()).toBeUndefined();
+  });
+
+  it("reads a status report's long ids exactly, and its statuses by the map", () => {
+    const compiled = compileHttpConnector(structuredClone(VALID), 'connectors[3]');
+    const raw = Buffer.from('{"reports":[{"id":3158611117333282817,"status":5,"reason":"7"},{"id":"a","status":0}]}');
+    const reports = statusReports(compiled, compiled.webhook!, statusReportBody(compiled, raw), new Date(0));
+    expect(reports.map((r) => [r.carrierId, r.receipt?.state, r.receipt?.errorCode])).toEqual([
+      ['3158611117333282817', 'undelivered', 7],
+      ['a', undefined, undefined],
+    ]);
   });
 });

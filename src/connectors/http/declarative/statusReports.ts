@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { CarrierReceipt } from '../../connector.js';
 import type { CompiledHttpConnector, CompiledReports } from './httpConnectorConfig.js';
 import { jsonPathAll, jsonPathFirst } from './jsonPath.js';
+import { parseExact } from '../jsonText.js';
 
 /**
  * Whether a status webhook's raw body carries the provider's signature as its connector describes it. `url` is the
@@ -41,7 +42,8 @@ function sameDigest(received: Buffer, expected: Buffer): boolean {
 export function statusReportBody(compiled: CompiledHttpConnector, raw: Buffer): unknown {
   const text = raw.toString('utf8');
   if (compiled.settings.status.webhook?.encoding === 'form') return Object.fromEntries(new URLSearchParams(text));
-  return text ? JSON.parse(text) : undefined;
+  // Exact: a provider's 64-bit ids (Devino's) must find their submissions.
+  return text ? parseExact(text) : undefined;
 }
 
 /** A provider's report read: the receipt it makes, if its status means one, and the price it gives. */
