@@ -20,7 +20,7 @@ import {
   senderNameGet,
   senderNameInsert,
   senderNameList,
-  senderNameBots,
+  senderNameBotElsewhere,
   senderNameSetBotToken,
 } from './senderNameSql.js';
 
@@ -248,9 +248,7 @@ export const adminSenderNameRoutes =
           });
         }
         // A bot has one webhook: its updates (and so its subscribers' links) can belong to one account only.
-        const other = (await senderNameBots(ctx.db)).find(
-          (b) => b.name.toLowerCase() === found.name.toLowerCase() && Number(b.accountId) !== Number(found.account_id),
-        );
+        const other = await senderNameBotElsewhere(ctx.db, found.name, Number(found.account_id));
         if (other) {
           throw herald('unprocessable', {
             reason:

@@ -192,6 +192,25 @@ export async function senderNameBots(db: Queryable): Promise<SenderNameBot[]> {
   );
 }
 
+/**
+ * Another account's TELEGRAM sender name of the bot `name` (case-insensitively) that holds a token: a bot has one
+ * webhook, so its token attaches to one account only.
+ */
+export async function senderNameBotElsewhere(
+  db: Queryable,
+  name: string,
+  accountId: number,
+): Promise<SenderNameBot | undefined> {
+  const [row] = await db.query<SenderNameBot>(
+    `SELECT ${BOT_COLUMNS} FROM sender_names
+     WHERE channel_type = 'TELEGRAM' AND bot_token IS NOT NULL AND deleted_at IS NULL
+       AND lower(name) = lower($1) AND account_id <> $2
+     ORDER BY id LIMIT 1`,
+    [name, accountId],
+  );
+  return row;
+}
+
 /** The TELEGRAM sender name `id` with its bot token, whatever its status; undefined when it has none or is deleted. */
 export async function senderNameBotById(db: Queryable, id: number): Promise<SenderNameBot | undefined> {
   const [row] = await db.query<SenderNameBot>(

@@ -112,3 +112,8 @@ export function parseGatewayReport(
     refunded: payload.is_refunded === true,
   };
 }
+
+/** A TELEGRAM content that is a code (`{contentType: "code"}`): the Gateway API's; a text is the Bot API's. */
+export function isCode(content: unknown): boolean {
+  return isPlainObject(content) && content.contentType === 'code';
+}

@@ -4,6 +4,7 @@ import type { OutboundMessage, SubmitOutcome, TelegramChats } from '../connector
 import { isPlainObject } from '../../shared/text.js';
 import { HttpConnector, type ProviderAnswer, type ProviderRequest, retryAfter } from './httpConnector.js';
 import { DELIVERY_ERRORS } from '../../messages/index.js';
+import { isCode } from './telegramApi.js';
 
 /**
  * TELEGRAM texts over the Bot API (DESIGN 18): `POST {baseUrl}/bot<token>/sendMessage` to the chat the subscriber
@@ -114,10 +115,6 @@ function undelivered(message: OutboundMessage, errorCode: number): SubmitOutcome
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   return isPlainObject(content) && typeof content.text === 'string' ? content.text : '';
-}
-
-export function isCode(content: unknown): boolean {
-  return isPlainObject(content) && content.contentType === 'code';
 }
 
 /** The embedded simulator's chat of a number (its user id: 10^15 + the number; simulators/telegramBotApi.ts). */

@@ -4,7 +4,7 @@ import type { OutboundMessage, SubmitOutcome } from '../connector.js';
 import { isPlainObject } from '../../shared/text.js';
 import { HttpConnector, type ProviderAnswer, type ProviderRequest } from './httpConnector.js';
 import { DELIVERY_ERRORS } from '../../messages/index.js';
-import { isCode } from './telegramBotConnector.js';
+import { isCode } from './telegramApi.js';
 
 /** sendVerificationMessage's ttl bounds (https://core.telegram.org/gateway/api). */
 const TTL_MIN = 30;
