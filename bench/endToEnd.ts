@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -410,3 +410,58 @@ function soakFigures(
     },
   ];
 }
+
+/** What alternating end-to-end runs measured: each kind's rates and Herald CPU per message, and the load. */
+export interface AlternatingRuns<K extends string> {
+  readonly rates: Record<K, number[]>;
+  readonly cpu: Record<K, number[]>;
+  /** The 1-min load at the start and at the end. */
+  readonly load: string;
+}
+
+/**
+ * Runs of the same size for each kind in turn, `pairs` times (each in a schema of its own): the machine's load moves
+ * every kind alike, so that their ratios mean something on a shared machine. Prints each run as it ends.
+ */
+export async function alternatingEndToEnd<K extends string>(
+  options: {
+    readonly messages: number;
+    readonly clients: number;
+    readonly pairs: number;
+    readonly withSchema: (run: (schema: BenchSchema) => Promise<BenchFigure[]>) => Promise<BenchFigure[]>;
+  },
+  kinds: Readonly<Record<K, { readonly label: string; readonly run: Partial<EndToEndOptions> }>>,
+): Promise<AlternatingRuns<K>> {
+  const keys = Object.keys(kinds) as K[];
+  const rates = Object.fromEntries(keys.map((k) => [k, []])) as unknown as Record<K, number[]>;
+  const cpu = Object.fromEntries(keys.map((k) => [k, []])) as unknown as Record<K, number[]>;
+  const loadStart = os.loadavg()[0]!;
+  for (let pair = 0; pair < options.pairs; pair++) {
+    for (const kind of keys) {
+      const measured = await options.withSchema((schema) =>
+        benchEndToEnd({
+          schema,
+          messages: options.messages,
+          clients: options.clients,
+          delayMs: 20,
+          split: false,
+          callbacks: false,
+          ...kinds[kind].run,
+        }),
+      );
+      rates[kind].push(measured[0]!.value);
+      const cpuMs = measured.find((f) => f.name === 'end to end: Herald CPU per message')?.value ?? NaN;
+      cpu[kind].push(cpuMs);
+      process.stdout.write(
+        `  ${kinds[kind].label}: ${measured[0]!.value.toFixed(0)} msg/s, Herald ${cpuMs.toFixed(3)} CPU ms/msg\n`,
+      );
+    }
+  }
+  const load = `1-min load ${loadStart.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end`;
+  return { rates, cpu, load };
+}
+
+/** The mean of some runs' figures. */
+export const meanOf = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+/** Runs' figures as `2522 / 2496 / 2889`. */
+export const runsOf = (xs: readonly number[]): string => xs.map((x) => x.toFixed(0)).join(' / ');
