@@ -7,8 +7,9 @@ import {
 } from '../messages/index.js';
 import type { Job, Quiet } from '../shared/jobs.js';
 import type { Clock } from '../util/clock.js';
-import type { Connector, ReceiptSink } from './connector.js';
+import type { CarrierReceipt, Connector, ReceiptSink } from './connector.js';
 import { DeclarativeConnector } from './http/declarative/declarativeConnector.js';
+import type { StatusReport } from './http/declarative/statusReports.js';
 
 /** How many of a connector's submissions one claim takes (the poll's own batch splits them into requests). */
 const CLAIM = 1000;
@@ -47,15 +48,7 @@ export function statusPollJobs(deps: {
             );
             if (ids.length === 0) break;
             asked += ids.length;
-            const reports = await connector.poll(ids, now);
-            await submissionRecordPrices(
-              db,
-              reports.flatMap((r) =>
-                r.price === undefined ? [] : [{ connectorId: connector.id, carrierId: r.carrierId, price: r.price }],
-              ),
-            );
-            const receipts = reports.flatMap((r) => (r.receipt ? [r.receipt] : []));
-            await receiptSink(receipts);
+            const receipts = await recordStatusReports(db, receiptSink, connector.id, await connector.poll(ids, now));
             const done = receipts.filter((r) => r.state !== 'delivered' || !readFollows).map((r) => r.carrierId);
             await submissionPollsDone(db, connector.id, done);
             if (ids.length < CLAIM) break;
@@ -66,4 +59,23 @@ export function statusPollJobs(deps: {
         },
       };
     });
+}
+
+/**
+ * Records a declarative connector's status reports, from a webhook or a poll: their prices on the submissions, then
+ * their receipts (resolved once committed). Returns the receipts.
+ */
+export async function recordStatusReports(
+  db: Db,
+  receiptSink: ReceiptSink,
+  connectorId: string,
+  reports: readonly StatusReport[],
+): Promise<CarrierReceipt[]> {
+  const prices = reports.flatMap((r) =>
+    r.price === undefined ? [] : [{ connectorId, carrierId: r.carrierId, price: r.price }],
+  );
+  await submissionRecordPrices(db, prices);
+  const receipts = reports.flatMap((r) => (r.receipt ? [r.receipt] : []));
+  await receiptSink(receipts);
+  return receipts;
 }

@@ -17,7 +17,8 @@ import { parseWhatsappWebhook } from './http/whatsappConnector.js';
 import { gatewayReportValid, parseGatewayReport } from './http/telegramApi.js';
 import { statusReportBody, statusReports, statusReportSigned } from './http/declarative/statusReports.js';
 import { compileHttpConnector, type CompiledHttpConnector } from './http/declarative/httpConnectorConfig.js';
-import { messageCarrierRefund, submissionRecordPrices } from '../messages/index.js';
+import { messageCarrierRefund } from '../messages/index.js';
+import { recordStatusReports } from './statusPolls.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -169,11 +170,7 @@ export const webhookRoutes: Routes = (app, ctx) => {
           } else if (connector.type === 'http') {
             const { compiled } = connector;
             const reports = statusReports(compiled, compiled.webhook!, request.body, ctx.clock.now());
-            const prices = reports.flatMap((r) =>
-              r.price === undefined ? [] : [{ connectorId: connector.id, carrierId: r.carrierId, price: r.price }],
-            );
-            await submissionRecordPrices(ctx.db, prices);
-            await ctx.receiptSink(reports.flatMap((r) => (r.receipt ? [r.receipt] : [])));
+            await recordStatusReports(ctx.db, ctx.receiptSink, connector.id, reports);
             // Some providers want nothing but a 200 back (Devino: an empty body).
             return reply.code(200).send();
           } else if (connector.type === 'whatsapp') {

@@ -56,7 +56,7 @@ export abstract class HttpConnector implements Connector {
     baseUrl: string,
     private readonly flow: HttpFlowConfig,
     /** Herald's clock, so that tests can move it: the breaker's and the throttle's time. */
-    private readonly clock: Clock = systemClock,
+    protected readonly clock: Clock = systemClock,
   ) {
     this.breaker = new CircuitBreaker({
       failures: flow.breakerFailures,
@@ -172,7 +172,7 @@ export abstract class HttpConnector implements Connector {
       const reason = `${this.id}: HTTP ${status} ${text.slice(0, 200)}`;
       if (status >= 500) this.failedToAnswer();
       else this.answered();
-      if (status === 408 || status === 425 || status === 429 || status >= 500) {
+      if (transientStatus(status)) {
         return this.fail({
           kind: 'transient',
           retryAfterMs: retryAfter(answer.headers['retry-after']),
@@ -269,6 +269,11 @@ export abstract class HttpConnector implements Connector {
     this.lastErrorAt = this.clock.now();
     return outcome;
   }
+}
+
+/** An HTTP status that means "later" whatever the provider's code: 408, 425, 429 and 5xx. */
+export function transientStatus(status: number): boolean {
+  return status === 408 || status === 425 || status === 429 || status >= 500;
 }
 
 export function retryAfter(header: string | string[] | undefined): number {

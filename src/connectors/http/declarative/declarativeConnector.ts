@@ -2,7 +2,13 @@ import { STATUS_CODES } from 'node:http';
 import type { Clock } from '../../../util/clock.js';
 import type { OutboundMessage, SubmitOutcome } from '../../connector.js';
 import { isPlainObject } from '../../../shared/text.js';
-import { HttpConnector, type ProviderAnswer, type ProviderRequest, retryAfter } from '../httpConnector.js';
+import {
+  HttpConnector,
+  type ProviderAnswer,
+  type ProviderRequest,
+  retryAfter,
+  transientStatus,
+} from '../httpConnector.js';
 import type { HttpFlowConfig } from '../../connectorConfig.js';
 import type { CompiledHttpConnector, CompiledRequest } from './httpConnectorConfig.js';
 import { type JsonPath, jsonPathAll, jsonPathFirst } from './jsonPath.js';
@@ -37,11 +43,11 @@ export class DeclarativeConnector extends HttpConnector {
   constructor(
     readonly compiled: CompiledHttpConnector,
     flow: HttpFlowConfig,
-    private readonly clockOf?: Clock,
+    clock?: Clock,
     /** Herald's address as the provider reaches it: `{statusUrl}` is `{publicUrl}/webhooks/http/{id}`. */
     publicUrl?: string,
   ) {
-    super(compiled.settings.id, compiled.settings.baseUrl, flow, clockOf);
+    super(compiled.settings.id, compiled.settings.baseUrl, flow, clock);
     this.channel = compiled.settings.channel;
     this.permanent = new Set((compiled.settings.response.permanent ?? []).map(String));
     this.transient = new Set((compiled.settings.response.transient ?? []).map(String));
@@ -174,7 +180,7 @@ export class DeclarativeConnector extends HttpConnector {
     const reason = `${this.id}: HTTP ${answer.status}, error ${code}: ${words}`;
     const numeric = errorNumber(this.compiled, code) ?? answer.status;
     if (this.permanent.has(code)) return { kind: 'permanent', errorCode: numeric, reason };
-    if (this.transient.has(code) || [408, 425, 429].includes(answer.status) || answer.status >= 500) {
+    if (this.transient.has(code) || transientStatus(answer.status)) {
       const seconds = response.retryAfter && jsonPathFirst(response.retryAfter, answer.body);
       const header = answer.headers['retry-after'];
       return {
@@ -196,7 +202,7 @@ export class DeclarativeConnector extends HttpConnector {
   /** An accepted message of a polled provider is polled until its lifetime ends. */
   private withPoll(message: OutboundMessage, outcome: SubmitOutcome): SubmitOutcome {
     if (outcome.kind !== 'accepted' || !this.compiled.poll) return outcome;
-    const until = new Date((this.clockOf?.now().getTime() ?? Date.now()) + message.ttlSeconds * 1000 + POLL_GRACE_MS);
+    const until = new Date(this.clock.now().getTime() + message.ttlSeconds * 1000 + POLL_GRACE_MS);
     return { ...outcome, pollUntil: until };
   }
 

@@ -353,7 +353,9 @@ function compile(settings: HttpConnectorSettings, place: string): CompiledHttpCo
     everyMs: status.poll.intervalSeconds * 1000,
   };
   if (poll) {
-    const used = new Set([poll.request.path, ...poll.request.headers.map(([, t]) => t)].flatMap(placeholderNames));
+    const used = new Set(
+      [poll.request.path, ...poll.request.headers.map(([, t]) => t)].flatMap((t) => [...placeholdersOf(t)]),
+    );
     if (poll.request.body) placeholdersOf(poll.request.body).forEach((p) => used.add(p));
     if (!used.has('carrierId') && !used.has('carrierIds'))
       fail('status.poll.request', 'names no {carrierId} or {carrierIds}: the provider could not tell which messages');
@@ -377,10 +379,6 @@ function batchTarget(source: string): string {
   if (compiled.segments.length !== 1 || only?.kind !== 'name')
     throw new JsonPathError(`${JSON.stringify(source)}: a batch goes into a member of the body, as $.messages`);
   return only.name;
-}
-
-function placeholderNames(template: StringTemplate): string[] {
-  return [...placeholdersOf(template)];
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
