@@ -1,0 +1,10 @@
+/** What other parts of Herald may use of stoplists/; everything else in the folder is its own. */
+export {
+  type NewStopEntry,
+  STOP_SOURCES,
+  type StopCheck,
+  type StopEntry,
+  stopListAdd,
+  stopListMatch,
+  type StopSource,
+} from './stopListSql.js';
