@@ -51,6 +51,7 @@ import { adminSenderNameRoutes, senderNameRoutes } from './senderNames/routes.js
 import { callbackRoutes } from './callbacks/routes.js';
 import { conversionRoutes } from './conversions/routes.js';
 import { linkRoutes } from './links/routes.js';
+import { optOutRoutes, unsubscribeRoutes } from './optout/routes.js';
 import { adminTariffRoutes } from './money/routes.js';
 import { tariffReplaceFromConfig, Tariffs } from './money/index.js';
 import { type EmbeddedSimulators, startEmbeddedSimulators } from './simulators/index.js';
@@ -107,6 +108,8 @@ export const ROUTES: readonly Routes[] = [
   callbackRoutes,
   conversionRoutes,
   linkRoutes,
+  optOutRoutes,
+  unsubscribeRoutes,
   webhookRoutes,
   telegramRoutes,
   webRoutes,

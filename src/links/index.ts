@@ -9,6 +9,7 @@ export {
 } from './shortLinkSql.js';
 export type { UnsubscribeTarget } from './shortLinkSql.js';
 export {
+  CODE_LENGTH,
   insertUnsubscribeLink,
   MAX_LINKS_PER_MESSAGE,
   linkCount,

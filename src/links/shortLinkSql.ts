@@ -90,10 +90,10 @@ export async function shortLinkUnsubscribeTarget(db: Queryable, code: string): P
  * the redirects' only.
  */
 export async function shortLinkUnsubscribeConfirmed(db: Queryable, code: string, now: Date): Promise<void> {
-  await db.query(
-    'UPDATE short_links SET last_click_at = coalesce(last_click_at, $2) WHERE code = $1 AND unsubscribe',
-    [code, now],
-  );
+  await db.query('UPDATE short_links SET last_click_at = coalesce(last_click_at, $2) WHERE code = $1 AND unsubscribe', [
+    code,
+    now,
+  ]);
 }
 
 /**

@@ -41,6 +41,8 @@ export class Metrics {
   /** Carrier webhooks refused for a bad signature or secret, per connector: a forger, or a secret out of step. */
   readonly webhookRefused: Counter<'connector'>;
   readonly receiptLatency: Histogram;
+  /** Subscribers' opt-outs (DESIGN 20), by how they opted out (keyword, link) and channel. */
+  readonly optOuts: Counter<'source' | 'channel'>;
   private dbFigures: Promise<DbFigures> | undefined;
   private lag: Promise<ReplicaLag | undefined> | undefined;
   private lagAt = 0;
@@ -93,6 +95,12 @@ export class Metrics {
       name: 'herald_receipt_latency_seconds',
       help: 'From a submission to its carrier receipt (receipts of this process own submissions)',
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+    this.optOuts = new Counter({
+      name: 'herald_opt_outs_total',
+      help: "Subscribers' opt-outs: an inbound keyword or a confirmed unsubscribe link",
+      labelNames: ['source', 'channel'],
       registers,
     });
     sources.writer.onReceiptLatency = (ms) => this.receiptLatency.observe(ms / 1000);
