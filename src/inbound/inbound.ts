@@ -12,14 +12,13 @@ import { inboundRuleList, matchRule } from './inboundRuleSql.js';
 import { unroutedInboundInsert } from './unroutedInboundSql.js';
 
 /**
- * Takes inbound WhatsApp messages: each belongs to the one account whose approved
- * WHATSAPP sender name is exactly the number or name it was written to (see senderNameWhatsappOwner), stored as an
- * inbound message
- * (`direction: inbound`, status `inbound_sent`) in the center of the first matching rule (or the default center),
- * opens the 24-hour window for (account, sender name, subscriber), and, when the rule has a callback URL, raises
- * the inbound callback of spec 6.5 through the outbox; a keyword opts its subscriber out (DESIGN 20). Nothing is dropped: a message no account claims is kept in
- * unrouted_inbounds; one for an account without inbound enabled is stored without a callback. A webhook sent
- * again stores nothing twice.
+ * Takes inbound WhatsApp messages: each belongs to the one account whose approved WHATSAPP sender name is exactly
+ * the number or name it was written to (see senderNameWhatsappOwner), stored as an inbound message (`direction:
+ * inbound`, status `inbound_sent`) in the center of the first matching rule (or the default center), opens the
+ * 24-hour window for (account, sender name, subscriber), and, when the rule has a callback URL, raises the inbound
+ * callback of spec 6.5 through the outbox; a keyword opts its subscriber out (DESIGN 20). Nothing is dropped: a
+ * message no account claims is kept in unrouted_inbounds; one for an account without inbound enabled is stored
+ * without a callback. A webhook sent again stores nothing twice.
  */
 export async function receiveInbound(
   ctx: AppContext,

@@ -31,7 +31,7 @@ export function matchKeyword(text: string, keywords: readonly string[]): string 
   return keywords.find((keyword) => foldKeyword(keyword) === folded);
 }
 
-/** The settings as a client writes them, checked: keywords trimmed and without repeats (as compared), a reply or none. */
+/** The settings as a client writes them, checked: keywords trimmed, without repeats (as compared); a reply or none. */
 export function checkSettings(body: {
   keywords: readonly string[];
   reply?: string | null | undefined;
