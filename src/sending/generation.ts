@@ -6,11 +6,13 @@ import { accountTakePace } from '../accounts/index.js';
 import { fromMicros, type Micros, reserveCharges, toMicros } from '../money/index.js';
 import { lookupSubscriber, type Subscriber } from '../numbering/index.js';
 import { completionInstant, messageWindow, planSend } from '../schedule/index.js';
+import { stopListMatch } from '../stoplists/index.js';
 import type { Channel } from '../shared/channels.js';
 import { mapInSlices } from '../util/turns.js';
 import { uuid7 } from '../util/uuid7.js';
 import { validateContent } from './channelContent.js';
 import {
+  DELIVERY_ERRORS,
   messageInsertBatch,
   messageOutcomes,
   messageRecordOutcomes,
@@ -99,10 +101,16 @@ export async function prepareMessages(
     .filter((m) => m.message.channelType === 'WHATSAPP')
     .map((m): [string, string] => [m.message.senderName, m.message.destination]);
   const windows = await whatsappWindowsOpenOf(db, sender.accountId, whatsapp, now);
-  return mapInSlices(messages, PREPARE_SLICE, ({ message: original, cascade, id, dispatchId, held: heldAsked }) => {
+  const listed = await stopListMatch(
+    db,
+    sender.accountId,
+    messages.map((m) => m.message),
+  );
+  return mapInSlices(messages, PREPARE_SLICE, ({ message: original, cascade, id, dispatchId, held: heldAsked }, i) => {
     const held = dispatchId !== undefined && heldAsked !== false;
     if (channels && !channels[original.channelType])
       return herald('channelNotEnabled', { channelType: original.channelType });
+    if (listed[i]) return herald('stopListed');
     const templateId = matchTemplate(original.channelType, original.senderName, original.content, now) ?? null;
     // WhatsApp chat rules (spec 2.2): outside the 24-hour window only content matching an approved template.
     if (
@@ -283,13 +291,17 @@ export async function storeRefused(
         id: item.id,
         status: 'unsent',
         at: now,
-        errorCode: error.code,
+        errorCode: unsentCodeOf(error),
         detail: error.message,
       })),
     }),
     [],
   );
 }
+
+/** The error code a message refused at its creation is stored unsent with: a stop list's as the real service's. */
+const unsentCodeOf = (error: HeraldError): number =>
+  error.errorName === 'stopListed' ? DELIVERY_ERRORS.stopListed : error.code;
 
 const isUrgent = (c: Candidate): boolean =>
   c.message.trafficType === 'AUTHORIZE' || c.message.trafficType === 'TRANSACT';
