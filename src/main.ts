@@ -278,6 +278,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       writer,
       connectors: connectorStates,
       callbackSender: () => callbackSender,
+      submitter: () => submitter,
     });
     const ctx: AppContext = {
       config,

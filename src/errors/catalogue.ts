@@ -17,6 +17,8 @@ export const ERRORS = {
   accessDenied: { status: 403, code: 4030, msg: 'Access Denied' },
   channelNotEnabled: { status: 403, code: 4031, msg: 'Channel is not enabled: {channelType}' },
   accountBlocked: { status: 403, code: 4032, msg: 'Account is blocked' },
+  // An item code of the send answer (DESIGN 20): the destination is on the account's or the operator's stop list.
+  stopListed: { status: 403, code: 4032, msg: 'Destination is on the stop list' },
   notFound: { status: 404, code: 4040, msg: '{what} not found' },
   // An unknown route is 4040 like any other missing thing, whatever the method.
   routeNotFound: { status: 404, code: 4040, msg: 'Route not found: {method} {url}' },

@@ -12,11 +12,13 @@ import { accountTakePace } from '../accounts/index.js';
 import { fromMicros, type Micros, reserveCharges, toMicros } from '../money/index.js';
 import { lookupSubscriber, type Subscriber } from '../numbering/index.js';
 import { completionInstant, messageWindow, planSend } from '../schedule/index.js';
+import { stopListMatch } from '../stoplists/index.js';
 import type { Channel } from '../shared/channels.js';
 import { mapInSlices } from '../util/turns.js';
 import { uuid7 } from '../util/uuid7.js';
 import { validateContent } from './channelContent.js';
 import {
+  DELIVERY_ERRORS,
   messageInsertBatch,
   messageOutcomes,
   messageRecordOutcomes,
@@ -107,55 +109,56 @@ export async function prepareMessages(
     .filter((m) => m.message.channelType === 'WHATSAPP')
     .map((m): [string, string] => [m.message.senderName, m.message.destination]);
   const windows = await whatsappWindowsOpenOf(db, sender.accountId, whatsapp, now);
-  return mapInSlices(
-    messages,
-    PREPARE_SLICE,
-    ({ message: original, cascade, id, dispatchId, held: heldAsked, free }) => {
-      const held = dispatchId !== undefined && heldAsked !== false;
-      if (channels && !channels[original.channelType])
-        return herald('channelNotEnabled', { channelType: original.channelType });
-      const templateId = matchTemplate(original.channelType, original.senderName, original.content, now) ?? null;
-      // WhatsApp chat rules (spec 2.2): outside the 24-hour window only content matching an approved template.
-      if (
-        original.channelType === 'WHATSAPP' &&
-        templateId === null &&
-        !windows.has(`${original.senderName}\u0000${original.destination}`)
-      )
-        return herald('noActiveTemplate');
-      const shortened = withLinks(original, ctx.config.shortUrlBase);
-      if (shortened instanceof HeraldError) return shortened;
-      const { message, links } = shortened;
-      const price = free
-        ? undefined
-        : ctx.tariffs.lookup(sender.accountId, message.channelType, message.destination, message.country);
-      if (!price && !free && ctx.config.requireTariff)
-        return herald('noTariff', { channelType: message.channelType, destination: message.destination });
-      const subscriber = lookupSubscriber(ctx.plan, message.destination, message.country);
-      const window = messageWindow(message, subscriber.zones);
-      // A dispatch's message is planned when its dispatch starts (no planned time until then: it depends on the start
-      // and the speed); until then it keeps only its completion deadline.
-      const completion = held ? completionInstant(window) : undefined;
-      const plan = !held
-        ? planSend(window, now.getTime())
-        : { plannedSendAt: null, deadlineAt: new Date(completion ?? HELD_UNTIL), expiresAt: new Date(HELD_UNTIL) };
-      return {
-        id: id ?? newMessageId(now),
-        message,
-        subscriber,
-        plannedSendAt: plan.plannedSendAt,
-        deadlineAt: plan.deadlineAt,
-        expiresAt: plan.expiresAt,
-        links,
-        charge: price
-          ? { amount: toMicros(price.perPart) * BigInt(message.totalParts), currency: price.currency }
-          : null,
-        templateId,
-        cascade,
-        dispatchId,
-        held,
-      };
-    },
+  const listed = await stopListMatch(
+    db,
+    sender.accountId,
+    messages.map((m) => m.message),
   );
+  return mapInSlices(messages, PREPARE_SLICE, ({ message: original, cascade, id, dispatchId, held: heldAsked }, i) => {
+    const held = dispatchId !== undefined && heldAsked !== false;
+    if (channels && !channels[original.channelType])
+      return herald('channelNotEnabled', { channelType: original.channelType });
+    if (listed[i]) return herald('stopListed');
+    const templateId = matchTemplate(original.channelType, original.senderName, original.content, now) ?? null;
+    // WhatsApp chat rules (spec 2.2): outside the 24-hour window only content matching an approved template.
+    if (
+      original.channelType === 'WHATSAPP' &&
+      templateId === null &&
+      !windows.has(`${original.senderName}\u0000${original.destination}`)
+    )
+      return herald('noActiveTemplate');
+    const shortened = withLinks(original, ctx.config.shortUrlBase);
+    if (shortened instanceof HeraldError) return shortened;
+    const { message, links } = shortened;
+    const free = messages[i]!.free === true;
+    const price = free
+      ? undefined
+      : ctx.tariffs.lookup(sender.accountId, message.channelType, message.destination, message.country);
+    if (!price && !free && ctx.config.requireTariff)
+      return herald('noTariff', { channelType: message.channelType, destination: message.destination });
+    const subscriber = lookupSubscriber(ctx.plan, message.destination, message.country);
+    const window = messageWindow(message, subscriber.zones);
+    // A dispatch's message is planned when its dispatch starts (no planned time until then: it depends on the start
+    // and the speed); until then it keeps only its completion deadline.
+    const completion = held ? completionInstant(window) : undefined;
+    const plan = !held
+      ? planSend(window, now.getTime())
+      : { plannedSendAt: null, deadlineAt: new Date(completion ?? HELD_UNTIL), expiresAt: new Date(HELD_UNTIL) };
+    return {
+      id: id ?? newMessageId(now),
+      message,
+      subscriber,
+      plannedSendAt: plan.plannedSendAt,
+      deadlineAt: plan.deadlineAt,
+      expiresAt: plan.expiresAt,
+      links,
+      charge: price ? { amount: toMicros(price.perPart) * BigInt(message.totalParts), currency: price.currency } : null,
+      templateId,
+      cascade,
+      dispatchId,
+      held,
+    };
+  });
 }
 
 /** The deadline and lifetime of a held message before its dispatch plans it: none. */
@@ -297,13 +300,17 @@ export async function storeRefused(
         id: item.id,
         status: 'unsent',
         at: now,
-        errorCode: error.code,
+        errorCode: unsentCodeOf(error),
         detail: error.message,
       })),
     }),
     [],
   );
 }
+
+/** The error code a message refused at its creation is stored unsent with: a stop list's as the real service's. */
+const unsentCodeOf = (error: HeraldError): number =>
+  error.errorName === 'stopListed' ? DELIVERY_ERRORS.stopListed : error.code;
 
 const isUrgent = (c: Candidate): boolean =>
   c.message.trafficType === 'AUTHORIZE' || c.message.trafficType === 'TRANSACT';

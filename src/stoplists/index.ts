@@ -6,5 +6,6 @@ export {
   type StopEntry,
   stopListAdd,
   stopListMatch,
+  stopListMatchOfAccounts,
   type StopSource,
 } from './stopListSql.js';

@@ -90,25 +90,41 @@ export async function stopListAdd(
 }
 
 /**
- * Whether each message is on the stop list: the account's or the operator's, an entry whose scope fields are absent
- * or equal to the message's. One statement: the numbers' entries of both lists by one scan of the unique index, then
- * the scopes matched in memory of the database.
+ * Whether each message of an account is on the stop list: the account's or the operator's, an entry whose scope
+ * fields are absent or equal to the message's. One statement (see {@link stopListMatchOfAccounts}).
  */
 export async function stopListMatch(db: Queryable, accountId: number, items: readonly StopCheck[]): Promise<boolean[]> {
+  return stopListMatchOfAccounts(
+    db,
+    items.map((item) => ({ ...item, accountId })),
+  );
+}
+
+/**
+ * {@link stopListMatch} for messages of any accounts (a claim of the submitter). One statement: the numbers' entries
+ * of the accounts' lists and of the operator's by one scan of the scope index, then the scopes matched in the
+ * database.
+ */
+export async function stopListMatchOfAccounts(
+  db: Queryable,
+  items: readonly (StopCheck & { readonly accountId: number })[],
+): Promise<boolean[]> {
   if (items.length === 0) return [];
   const rows = await db.query<{ n: number }>(
     `WITH listed AS (
-       SELECT number, channel_type, sender_name, traffic_types FROM stop_list_entries
-       WHERE number = ANY($2::text[]) AND ${ACCOUNT_KEY} IN ($1, 0)
+       SELECT number, account_id, channel_type, sender_name, traffic_types FROM stop_list_entries
+       WHERE number = ANY($2::text[]) AND ${ACCOUNT_KEY} = ANY($1::bigint[] || 0::bigint)
      )
      SELECT DISTINCT i.n::int AS n
-     FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS i(number, channel, sender, traffic, n)
+     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[])
+       WITH ORDINALITY AS i(account, number, channel, sender, traffic, n)
      JOIN listed l ON l.number = i.number
+       AND (l.account_id IS NULL OR l.account_id = i.account)
        AND (l.channel_type IS NULL OR l.channel_type = i.channel)
        AND (l.sender_name IS NULL OR l.sender_name = i.sender)
        AND (l.traffic_types IS NULL OR i.traffic = ANY(l.traffic_types))`,
     [
-      accountId,
+      items.map((i) => i.accountId),
       items.map((i) => i.destination),
       items.map((i) => i.channelType),
       items.map((i) => i.senderName),
