@@ -78,8 +78,11 @@ export interface UnsubscribeTarget {
 /** The message of an unsubscribe link, or undefined for a code that is none (or whose message is gone). */
 export async function shortLinkUnsubscribeTarget(db: Queryable, code: string): Promise<UnsubscribeTarget | undefined> {
   const [row] = await db.query<UnsubscribeTarget>(
-    `SELECT link.account_id, link.message_id, m.channel_type, m.sender_name, m.destination, link.last_click_at
-       FROM ${messagesJoin('(SELECT * FROM short_links WHERE code = $1 AND unsubscribe) link', 'm')}`,
+    `WITH link AS (
+       SELECT account_id, message_id, last_click_at FROM short_links WHERE code = $1 AND unsubscribe
+     )
+     SELECT link.account_id, link.message_id, m.channel_type, m.sender_name, m.destination, link.last_click_at
+     FROM ${messagesJoin('link', 'm')}`,
     [code],
   );
   return row;
