@@ -9,6 +9,7 @@ import { DispatchPage } from './pages/DispatchPage.js';
 import { Dispatches } from './pages/Dispatches.js';
 import { Inbounds } from './pages/Inbounds.js';
 import { MessagePage } from './pages/MessagePage.js';
+import { OptOut } from './pages/OptOut.js';
 import { Messages } from './pages/Messages.js';
 import { Send } from './pages/Send.js';
 import { SendCascade } from './pages/SendCascade.js';
@@ -29,6 +30,7 @@ const NAV: readonly NavItem[] = [
   { href: `${BASE}/sender-names`, label: 'Sender names' },
   { href: `${BASE}/templates`, label: 'Templates' },
   { href: `${BASE}/inbounds`, label: 'Inbounds' },
+  { href: `${BASE}/opt-out`, label: 'Opt-out' },
   { href: `${BASE}/verifiers`, label: 'Verifiers' },
   { href: `${BASE}/statistics`, label: 'Statistics' },
   { href: `${BASE}/api-keys`, label: 'API keys' },
@@ -104,6 +106,7 @@ function Pages() {
       <Route path={`${BASE}/sender-names`} component={SenderNames} />
       <Route path={`${BASE}/templates`} component={Templates} />
       <Route path={`${BASE}/inbounds`} component={Inbounds} />
+      <Route path={`${BASE}/opt-out`} component={OptOut} />
       <Route path={`${BASE}/verifiers`} component={Verifiers} />
       <Route path={`${BASE}/statistics`} component={Statistics} />
       <Route path={`${BASE}/api-keys`} component={ApiKeys} />
