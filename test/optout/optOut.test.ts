@@ -175,7 +175,7 @@ describe.each(ENGINES)('opt-out: keywords, reply, unsubscribe links (DESIGN 20) 
     });
   });
 
-  it('an SMS keyword to an inbound number lists the subscriber for every sender name: PROMO refused, AUTHORIZE goes', async () => {
+  it('an SMS keyword to an inbound number opts out of every sender name: PROMO out, AUTHORIZE goes', async () => {
     const subscriber = '79161230001';
     // Positive control: before the opt-out a promotion goes.
     expect(await sendOne(account, sms(subscriber, 'PROMO'))).toMatchObject({ code: 201 });
