@@ -22,11 +22,16 @@ export function foldKeyword(text: string): string {
 }
 
 /**
- * The keyword a whole inbound text is, if it is one of `keywords`. A text far longer than any keyword is no keyword,
- * and is not folded.
+ * Whether a text is short enough to be a keyword: at most 4 times the longest keyword in UTF-16 units (room for the
+ * whitespace around it and for characters NFKC folds into fewer). A longer one is not folded, nor its settings read.
  */
+export function mayBeKeyword(text: string): boolean {
+  return text.length <= OPT_OUT_LIMITS.keywordLength * 4;
+}
+
+/** The keyword a whole inbound text is, if it is one of `keywords`. */
 export function matchKeyword(text: string, keywords: readonly string[]): string | undefined {
-  if (text.length > OPT_OUT_LIMITS.keywordLength * 4) return undefined;
+  if (!mayBeKeyword(text)) return undefined;
   const folded = foldKeyword(text);
   return keywords.find((keyword) => foldKeyword(keyword) === folded);
 }

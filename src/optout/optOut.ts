@@ -7,7 +7,7 @@ import { handOver, prepareMessages, type Sender, storeMessages, validateContent 
 import type { Channel } from '../shared/channels.js';
 import type { TrafficType } from '../shared/trafficTypes.js';
 import { type NewStopEntry, stopListAdd } from '../stoplists/index.js';
-import { DEFAULT_KEYWORDS, matchKeyword } from './keywords.js';
+import { DEFAULT_KEYWORDS, matchKeyword, mayBeKeyword } from './keywords.js';
 import { optOutSettingGet } from './optOutSettingSql.js';
 
 /**
@@ -51,6 +51,8 @@ export async function optOutByKeyword(
   tx: Queryable,
   inbound: InboundText,
 ): Promise<OptOut | undefined> {
+  // Most inbound messages are sentences: no keyword, and no read of the settings.
+  if (!mayBeKeyword(inbound.text)) return undefined;
   const settings = await optOutSettingGet(tx, inbound.accountId);
   const keyword = matchKeyword(inbound.text, settings?.keywords ?? DEFAULT_KEYWORDS);
   if (keyword === undefined) return undefined;
