@@ -48,6 +48,7 @@ import { lookupRoutes } from './messages/routes.js';
 import { messageRoutes } from './sending/routes.js';
 import { NumberingPlan } from './numbering/index.js';
 import { adminSenderNameRoutes, senderNameRoutes } from './senderNames/routes.js';
+import { adminStopListRoutes, stopListRoutes } from './stoplists/routes.js';
 import { callbackRoutes } from './callbacks/routes.js';
 import { conversionRoutes } from './conversions/routes.js';
 import { linkRoutes } from './links/routes.js';
@@ -99,11 +100,13 @@ export const ROUTES: readonly Routes[] = [
   templateRoutes,
   inboundRoutes,
   statisticsRoutes,
+  stopListRoutes,
   adminSenderNameRoutes(telegramBotSetup),
   adminTemplateRoutes,
   adminInboundRoutes,
   adminTariffRoutes,
   adminConnectorRoutes({ figures: messageQueueFigures }),
+  adminStopListRoutes,
   callbackRoutes,
   conversionRoutes,
   linkRoutes,
