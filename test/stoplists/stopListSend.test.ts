@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConfigFile } from '../../src/config/index.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
+import { SIM_UNDELIVERED_ERROR } from '../../src/simulators/outcomes.js';
 import { ENGINES } from '../helpers/engines.js';
 import { untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { waitFor } from '../helpers/waitFor.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
 
 const VK = { channelType: 'VK', senderName: 'club1', content: 'Your code 1234' };
@@ -24,7 +27,14 @@ describe.each(ENGINES)('stop lists where messages go out (%s)', (engine) => {
   let account: TestAccount;
 
   beforeAll(async () => {
-    t = await startTestHerald(engine, { delivery: { delayMs: 5 } });
+    // The SMSC's receipts with the simulators' undelivered code mean its blocklist; the VK provider's do not.
+    const blocklist = (file: ConfigFile): ConfigFile => ({
+      ...file,
+      connectors: file.connectors.map((c) =>
+        c.type === 'smpp' ? { ...c, blocklistErrorCodes: [SIM_UNDELIVERED_ERROR] } : c,
+      ),
+    });
+    t = await startTestHerald(engine, { delivery: { delayMs: 5, configure: blocklist } });
     for (const tariff of [
       { channelType: 'SMS', prefix: '7916', price: 2, currency: 'RUB' },
       { channelType: 'VK', prefix: '7916', price: 1, currency: 'RUB' },
@@ -67,7 +77,7 @@ describe.each(ENGINES)('stop lists where messages go out (%s)', (engine) => {
     const root = reply.body.items[0].messageUuid as string;
     await untilWritten(
       t.herald,
-      async () => (await steps(root)).length === 3 && (await steps(root))[2]!.status !== 'sending',
+      async () => (await steps(root)).length === 3 && (await steps(root))[2]!.status === 'undelivered',
     );
     expect((await steps(root)).map((s) => [s.cascade_step, s.channel_type, s.status, s.error_code])).toEqual([
       [1, 'VK', 'undelivered', expect.any(Number)],
@@ -111,16 +121,57 @@ describe.each(ENGINES)('stop lists where messages go out (%s)', (engine) => {
     t.clock.set('2026-03-11T06:00:00Z');
     await untilWritten(
       t.herald,
-      async () => (await row(listed!)).status === 'unsent' && (await row(control!)).status !== 'sending',
+      async () => (await row(listed!)).status === 'unsent' && (await row(control!)).status === 'delivered',
     );
     expect(await row(listed!)).toEqual({ status: 'unsent', error_code: DELIVERY_ERRORS.stopListed });
     // The positive control, waiting for the same window: sent.
-    expect((await row(control!)).status).toMatch(/^(sent|delivered)$/);
+    expect((await row(control!)).status).toBe('delivered');
     expect(t.simulators!.smsc.submissions.map((s) => s.destination)).not.toContain('79161200031');
     expect(await balance()).toBe(before - 2);
     const shown = (await t.call('GET', `/api/v1/message/${listed}`, { token: account.traffic })).body;
     expect(shown).toMatchObject({ status: 'unsent', errorCode: 453 });
     const text = (await t.call('GET', '/metrics')).body as string;
     expect(text).toMatch(/herald_stop_list_refusals_total\{stage="send"\} [1-9]/);
+  });
+
+  it("lists a number the carrier's receipt says is on its blocklist: the account's list, its channel and sender", async () => {
+    const [sms, vk] = await t.send(account.traffic, [
+      message('SMS', { destination: '79161200047' }),
+      message('VK', { destination: '79161200057' }),
+    ]);
+    await untilWritten(
+      t.herald,
+      async () => (await row(sms!)).status === 'undelivered' && (await row(vk!)).status === 'undelivered',
+    );
+    // The receipt is recorded first, then its number listed.
+    const entries = await waitFor(async () => {
+      const reply = await t.call('GET', '/api/v1/stop-list?source=carrier', { token: account.system });
+      return reply.body.items.length > 0 && reply;
+    });
+    expect(entries.body.items).toEqual([
+      {
+        id: expect.any(Number),
+        number: '79161200047',
+        channelType: 'SMS',
+        senderName: SENDER,
+        trafficTypes: null,
+        source: 'carrier',
+        comment: `carrier error ${SIM_UNDELIVERED_ERROR}`,
+        createdTime: expect.any(String),
+      },
+    ]);
+    // Its scope: an SMS from the same sender name is refused, a VK message to the number goes.
+    const reply = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [message('SMS', { destination: '79161200047' }), message('VK', { destination: '79161200047' })],
+    });
+    expect(reply.body.items.map((i: { code: number }) => i.code)).toEqual([4032, 201]);
+    // Another account's messages to the number are not concerned.
+    const other = await t.createAccount({ senderNames: [['SMS', SENDER]], balance: 10 });
+    const theirs = await t.call('POST', '/api/v1/message', {
+      token: other.traffic,
+      body: [message('SMS', { destination: '79161200047' })],
+    });
+    expect(theirs.body.items[0].code).toBe(201);
   });
 });
