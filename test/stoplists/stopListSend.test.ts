@@ -134,7 +134,7 @@ describe.each(ENGINES)('stop lists where messages go out (%s)', (engine) => {
     expect(text).toMatch(/herald_stop_list_refusals_total\{stage="send"\} [1-9]/);
   });
 
-  it("lists a number the carrier's receipt says is on its blocklist: the account's list, its channel and sender", async () => {
+  it("lists a number a carrier's receipt says is blocklisted: the account's list, the channel and sender", async () => {
     const [sms, vk] = await t.send(account.traffic, [
       message('SMS', { destination: '79161200047' }),
       message('VK', { destination: '79161200057' }),
