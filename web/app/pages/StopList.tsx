@@ -6,7 +6,10 @@ import { system, tokenOf } from '../session.js';
 export function StopList() {
   return (
     <StopListPage
-      intro="Numbers your messages are not sent to. Subscribers' opt-outs and carriers' blocklists are added here too; the operator's list applies as well."
+      intro={
+        'Numbers your messages are not sent to. Subscribers’ opt-outs and carriers’ blocklists are added here ' +
+        'too; the operator’s list applies as well.'
+      }
       api={{
         list: (query, signal) => system.get('/api/v1/stop-list', { query, signal }),
         add: (body) => system.post('/api/v1/stop-list', { body }),
