@@ -54,6 +54,8 @@ export const ERRORS = {
   expectationFailed: { status: 417, code: 4170, msg: 'Expect: 100-continue is the only expectation supported' },
 
   tooManyMessages: { status: 422, code: 4220, msg: 'Max count of messages is 1000' },
+  // A CSV import of a stop list (DESIGN 20) over its row limit: nothing is added.
+  tooManyRows: { status: 422, code: 4220, msg: 'At most {limit} rows in one import' },
   emptyBatch: { status: 422, code: 4220, msg: 'Min count of messages is 1' },
   notAnArray: { status: 422, code: 4220, msg: 'Request body must be a JSON array of message objects' },
   notAnObject: { status: 422, code: 4220, msg: 'Message must be a JSON object' },

@@ -114,6 +114,7 @@ export async function prepareMessages(
     sender.accountId,
     messages.map((m) => m.message),
   );
+  ctx.metrics.stopListedAtGeneration += listed.filter(Boolean).length;
   return mapInSlices(messages, PREPARE_SLICE, ({ message: original, cascade, id, dispatchId, held: heldAsked }, i) => {
     const held = dispatchId !== undefined && heldAsked !== false;
     if (channels && !channels[original.channelType])

@@ -1,4 +1,5 @@
 /** What other parts of Herald may use of stoplists/; everything else in the folder is its own. */
+export { carrierBlocklistSink } from './carrierBlocklist.js';
 export {
   type NewStopEntry,
   STOP_SOURCES,

@@ -16,6 +16,7 @@ import { SendCascade } from './pages/SendCascade.js';
 import { SenderNames } from './pages/SenderNames.js';
 import { SignIn } from './pages/SignIn.js';
 import { Statistics } from './pages/Statistics.js';
+import { StopList } from './pages/StopList.js';
 import { Templates } from './pages/Templates.js';
 import { Verifiers } from './pages/Verifiers.js';
 import { loadSession, type Session, setCurrentSession } from './session.js';
@@ -32,6 +33,7 @@ const NAV: readonly NavItem[] = [
   { href: `${BASE}/inbounds`, label: 'Inbounds' },
   { href: `${BASE}/opt-out`, label: 'Opt-out' },
   { href: `${BASE}/verifiers`, label: 'Verifiers' },
+  { href: `${BASE}/stop-list`, label: 'Stop list' },
   { href: `${BASE}/statistics`, label: 'Statistics' },
   { href: `${BASE}/api-keys`, label: 'API keys' },
 ];
@@ -108,6 +110,7 @@ function Pages() {
       <Route path={`${BASE}/inbounds`} component={Inbounds} />
       <Route path={`${BASE}/opt-out`} component={OptOut} />
       <Route path={`${BASE}/verifiers`} component={Verifiers} />
+      <Route path={`${BASE}/stop-list`} component={StopList} />
       <Route path={`${BASE}/statistics`} component={Statistics} />
       <Route path={`${BASE}/api-keys`} component={ApiKeys} />
     </Routes>
