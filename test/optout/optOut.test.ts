@@ -200,6 +200,17 @@ describe.each(ENGINES)('opt-out: keywords, reply, unsubscribe links (DESIGN 20) 
         source: 'keyword',
       },
     ]);
+    // The client reads it on its stop list.
+    const listed = await t.call('GET', `/api/v1/stop-list?number=${subscriber}`, { token: account.system });
+    expect(listed.body.items).toEqual([
+      expect.objectContaining({
+        number: subscriber,
+        channelType: 'SMS',
+        senderName: null,
+        trafficTypes: ['SERVICE', 'PROMO'],
+        source: 'keyword',
+      }),
+    ]);
     expect(await sendOne(account, sms(subscriber, 'PROMO'))).toEqual({
       code: 4032,
       msg: 'Destination is on the stop list',
