@@ -166,6 +166,8 @@ describe.each(ENGINES)('opt-out: keywords, reply, unsubscribe links (DESIGN 20) 
         expect(reply.body.error.code).toBe(code);
         expect(reply.body.error.msg).toMatch(msg);
       }
+      // A body larger than any valid one is refused before it is read.
+      expect((await put({ keywords: ['x'.repeat(20_000)] })).body.error.code).toBe(4130);
       // A traffic token is not a settings token.
       expect((await put({ keywords: ['STOP'] }, account.traffic)).status).toBeGreaterThanOrEqual(401);
       // Positive control: the same account takes bounded settings, at the bounds.
