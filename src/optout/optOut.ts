@@ -42,9 +42,9 @@ export interface OptOut {
 /**
  * Lists the subscriber when the whole inbound text is one of the account's keywords (default DEFAULT_KEYWORDS), in
  * the caller's transaction: the account's list, source `keyword`, scoped to the inbound's channel and sender name
- * (none for an SMS to an inbound number) and to {@link OPTED_OUT_TRAFFIC}; and stores the account's confirmation
- * reply, free, on the same channel and sender name. Undefined when the text is no keyword. The inbound itself is
- * stored and called back as any other by the caller.
+ * (none for an SMS to an inbound number) and to {@link OPTED_OUT_TRAFFIC}; and, when that listed them, stores the
+ * account's confirmation reply, free, on the same channel and sender name. Undefined when the text is no keyword.
+ * The inbound itself is stored and called back as any other by the caller.
  */
 export async function optOutByKeyword(
   ctx: AppContext,
@@ -56,7 +56,7 @@ export async function optOutByKeyword(
   const settings = await optOutSettingGet(tx, inbound.accountId);
   const keyword = matchKeyword(inbound.text, settings?.keywords ?? DEFAULT_KEYWORDS);
   if (keyword === undefined) return undefined;
-  await optOutList(tx, inbound.accountId, {
+  const added = await optOutList(tx, inbound.accountId, {
     number: inbound.subscriber,
     channelType: inbound.channel,
     senderName: inbound.senderName,
@@ -64,8 +64,9 @@ export async function optOutByKeyword(
     comment: `keyword ${keyword}`,
     at: inbound.at,
   });
-  ctx.metrics.optOuts.inc({ source: 'keyword', channel: inbound.channel });
-  const reply = settings?.reply ? await storeReply(ctx, tx, inbound, settings.reply) : undefined;
+  if (added) ctx.metrics.optOuts.inc({ source: 'keyword', channel: inbound.channel });
+  // Once per opt-out: a subscriber who writes the keyword again is listed already, and gets no reply again.
+  const reply = settings?.reply && added ? await storeReply(ctx, tx, inbound, settings.reply) : undefined;
   return { accountId: inbound.accountId, keyword, reply };
 }
 
@@ -85,8 +86,11 @@ export interface OptOutEntry {
   readonly at: Date;
 }
 
-/** Lists a subscriber on the account's list, scoped as every opt-out is (idempotent). */
-export async function optOutList(tx: Queryable, accountId: number, entry: OptOutEntry): Promise<void> {
+/**
+ * Lists a subscriber on the account's list, scoped as every opt-out is. Idempotent: false when the subscriber was
+ * listed so already.
+ */
+export async function optOutList(tx: Queryable, accountId: number, entry: OptOutEntry): Promise<boolean> {
   const stop: NewStopEntry = {
     number: entry.number,
     channelType: entry.channelType,
@@ -95,7 +99,7 @@ export async function optOutList(tx: Queryable, accountId: number, entry: OptOut
     source: entry.source,
     comment: entry.comment,
   };
-  await stopListAdd(tx, accountId, [stop], entry.at);
+  return (await stopListAdd(tx, accountId, [stop], entry.at)) > 0;
 }
 
 /**

@@ -71,7 +71,7 @@ export const unsubscribeRoutes: Routes = (app, ctx) => {
           const found = await find(ctx, request, code, tx);
           if (!found || !isChannel(found.channel_type)) return found;
           const at = ctx.clock.now();
-          await optOutList(tx, found.account_id, {
+          const added = await optOutList(tx, found.account_id, {
             number: found.destination,
             channelType: found.channel_type,
             senderName: found.sender_name,
@@ -80,7 +80,7 @@ export const unsubscribeRoutes: Routes = (app, ctx) => {
             at,
           });
           await shortLinkUnsubscribeConfirmed(tx, code, at);
-          if (!found.last_click_at) ctx.metrics.optOuts.inc({ source: 'link', channel: found.channel_type });
+          if (added) ctx.metrics.optOuts.inc({ source: 'link', channel: found.channel_type });
           return found;
         });
         if (!target) return page(request, reply, 404, 'unknown');

@@ -307,14 +307,19 @@ describe.each(ENGINES)('opt-out: keywords, reply, unsubscribe links (DESIGN 20) 
       price: { totalPrice: 0 },
     });
     expect(await balance(a)).toBe(before);
+    // Written again: listed already, no second reply (it would be stored with the inbound, in its transaction).
+    await t.simulators!.smsc.sendMo({ from: subscriber, to: '4252', text: 'STOP' });
+    await waitFor(async () => (await inboundTexts(a)).includes('STOP'));
+    expect(await outbound(a, subscriber)).toHaveLength(1);
     // Positive control of the price: a message of the account's own to the subscriber costs its tariff.
     const paid = await sendOne(a, sms(subscriber, 'TRANSACT', 'Your order shipped'));
     expect(paid.code).toBe(201);
     expect(await balance(a)).toBe(before - 2.5);
   });
 
-  it('a TELEGRAM keyword to a bot lists the subscriber for that bot', async () => {
+  it('a TELEGRAM keyword to a bot lists the subscriber for that bot, and the bot replies free', async () => {
     const a = await newAccount('4253');
+    await t.call('PUT', '/api/v1/opt-out', { token: a.system, body: { keywords: ['ОТПИСКА'], reply: 'Вы отписаны.' } });
     const bot = botName('4253');
     const subscriber = '79161230004';
     // The subscriber, linked to the bot, writes to it: a signed update reaches Herald's webhook.
@@ -324,6 +329,17 @@ describe.each(ENGINES)('opt-out: keywords, reply, unsubscribe links (DESIGN 20) 
     expect(await entries(a, subscriber)).toEqual([
       expect.objectContaining({ channel_type: 'TELEGRAM', sender_name: bot, source: 'keyword' }),
     ]);
+    // The reply goes through the bot to the subscriber's chat, free.
+    const reply = await waitFor(async () =>
+      (await outbound(a, subscriber)).find((m: { status: string }) => m.status === 'delivered'),
+    );
+    expect(reply).toMatchObject({
+      channelType: 'TELEGRAM',
+      senderName: bot,
+      content: { contentType: 'text', text: 'Вы отписаны.' },
+      price: { totalPrice: 0 },
+    });
+    expect(t.simulators!.telegram.bot.sent.some((m) => m.botUsername === bot && m.text === 'Вы отписаны.')).toBe(true);
     const telegram = (trafficType: string) =>
       message('TELEGRAM', { senderName: bot, destination: subscriber, trafficType, content: 'Hi' });
     expect(await sendOne(a, telegram('PROMO'))).toMatchObject({ code: 4032 });
