@@ -1,8 +1,8 @@
 /** The page an unsubscribe link opens (DESIGN 20), in the subscriber's language: Russian or English. */
 export type PageLanguage = 'ru' | 'en';
 
-/** What the page says: the question with its button, the answer once confirmed, or an unknown link. */
-export type PageKind = 'confirm' | 'done' | 'unknown';
+/** What the page says: the question with its button, or the answer once confirmed. */
+export type PageKind = 'confirm' | 'done';
 
 const TEXTS = {
   en: {
@@ -18,7 +18,6 @@ const TEXTS = {
       text: (sender: string, number: string) =>
         `Done: ${sender} will send no more promotional or service messages to ${number}.`,
     },
-    unknown: { title: 'Link not found', text: 'This link is unknown or no longer valid.' },
   },
   ru: {
     confirm: {
@@ -33,7 +32,6 @@ const TEXTS = {
       text: (sender: string, number: string) =>
         `Готово: ${sender} больше не будет присылать рекламные и сервисные сообщения на номер ${number}.`,
     },
-    unknown: { title: 'Ссылка не найдена', text: 'Эта ссылка неизвестна или больше не действует.' },
   },
 } as const;
 
@@ -58,24 +56,16 @@ export function maskedNumber(msisdn: string): string {
 }
 
 /** The page's HTML. `sender` and `number` are escaped here. */
-export function unsubscribePage(lang: PageLanguage, kind: PageKind, sender = '', number = ''): string {
+export function unsubscribePage(lang: PageLanguage, kind: PageKind, sender: string, number: string): string {
   const texts = TEXTS[lang];
   const who = escapeHtml(sender);
   const to = escapeHtml(number);
-  let title: string;
-  let body: string;
-  if (kind === 'confirm') {
-    title = texts.confirm.title;
-    body =
-      `<p>${texts.confirm.text(who, to)}</p>` +
-      `<form method="post"><button type="submit">${texts.confirm.button}</button></form>`;
-  } else if (kind === 'done') {
-    title = texts.done.title;
-    body = `<p>${texts.done.text(who, to)}</p>`;
-  } else {
-    title = texts.unknown.title;
-    body = `<p>${texts.unknown.text}</p>`;
-  }
+  const title = texts[kind].title;
+  const body =
+    kind === 'confirm'
+      ? `<p>${texts.confirm.text(who, to)}</p>` +
+        `<form method="post"><button type="submit">${texts.confirm.button}</button></form>`
+      : `<p>${texts.done.text(who, to)}</p>`;
   return (
     `<!doctype html><html lang="${lang}"><head><meta charset="utf-8">` +
     '<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">' +

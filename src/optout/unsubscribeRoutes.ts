@@ -31,8 +31,9 @@ const FORM_LIMIT = 1024;
  * `<HERALD_SHORT_URL_BASE path>/u/<code>`, the unsubscribe link `{unsubscribe}` becomes (DESIGN 20). GET shows a page
  * that asks for one confirming click and changes nothing: mail and messenger link scanners open links, and must not
  * opt anyone out. The click POSTs the page's form: the message's subscriber is listed on its account's list (source
- * `link`, the message's channel and sender name, PROMO and SERVICE), and the page says so. An unknown code counts as
- * a failed authentication of the address, as short links' do. Served when a short-link base is configured.
+ * `link`, the message's channel and sender name, PROMO and SERVICE), and the page says so. An unknown code is 404
+ * 4040 and counts as a failed authentication of the address, as short links' do. Served when a short-link base is
+ * configured.
  */
 export const unsubscribeRoutes: Routes = (app, ctx) => {
   const base = ctx.config.shortUrlBase;
@@ -45,8 +46,7 @@ export const unsubscribeRoutes: Routes = (app, ctx) => {
     { schema: { tags: ['Short links'], summary: 'An unsubscribe link: the page that asks to confirm', params } },
     async (request, reply) => {
       const target = await find(ctx, request, request.params.code);
-      if (!target) return page(request, reply, 404, 'unknown');
-      return page(request, reply, 200, target.last_click_at ? 'done' : 'confirm', target);
+      return page(request, reply, target.last_click_at ? 'done' : 'confirm', target);
     },
   );
 
@@ -69,7 +69,7 @@ export const unsubscribeRoutes: Routes = (app, ctx) => {
         const { code } = request.params;
         const target = await ctx.db.transaction(async (tx) => {
           const found = await find(ctx, request, code, tx);
-          if (!found || !isChannel(found.channel_type)) return found;
+          if (!isChannel(found.channel_type)) return found;
           const at = ctx.clock.now();
           const added = await optOutList(tx, found.account_id, {
             number: found.destination,
@@ -83,38 +83,32 @@ export const unsubscribeRoutes: Routes = (app, ctx) => {
           if (added) ctx.metrics.optOuts.inc({ source: 'link', channel: found.channel_type });
           return found;
         });
-        if (!target) return page(request, reply, 404, 'unknown');
-        return page(request, reply, 200, 'done', target);
+        return page(request, reply, 'done', target);
       },
     );
   });
 };
 
-/** The unsubscribe link of `code`; an unknown one counts as a failed authentication of the client's address. */
+/**
+ * The unsubscribe link of `code`. An unknown one is 404 4040 `Link not found`, as an unknown short link is, and
+ * counts as a failed authentication of the client's address.
+ */
 async function find(
   ctx: AppContext,
   request: FastifyRequest,
   code: string,
   db: Queryable = ctx.db,
-): Promise<UnsubscribeTarget | undefined> {
+): Promise<UnsubscribeTarget> {
   const failed = authGuard(ctx.limits, request);
   const target = CODE.test(code) ? await shortLinkUnsubscribeTarget(db, code) : undefined;
-  // Answered with a page, not this error: only the failure is counted.
-  if (!target) failed(herald('notFound', { what: 'Link' }));
+  if (!target) throw failed(herald('notFound', { what: 'Link' }));
   return target;
 }
 
-function page(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  status: number,
-  kind: PageKind,
-  target?: UnsubscribeTarget,
-): FastifyReply {
+function page(request: FastifyRequest, reply: FastifyReply, kind: PageKind, target: UnsubscribeTarget): FastifyReply {
   const lang = pageLanguage(request.headers['accept-language']);
-  const html = unsubscribePage(lang, kind, target?.sender_name, target ? maskedNumber(target.destination) : '');
+  const html = unsubscribePage(lang, kind, target.sender_name, maskedNumber(target.destination));
   return reply
-    .status(status)
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
     .header('content-security-policy', PAGE_CONTENT_SECURITY_POLICY)

@@ -395,10 +395,13 @@ describe.each(ENGINES)('opt-out: keywords, reply, unsubscribe links (DESIGN 20) 
       expect(await (await page(code)).text()).toContain('Unsubscribed');
     });
 
-    it('an unknown code is a page of its own, 404, and lists nobody', async () => {
+    it('an unknown code is 404 4040 in the API error format, as an unknown short link', async () => {
       for (const code of ['AAAAAAAAAA', 'short', 'x'.repeat(11), 'a-b_c.d~e!']) {
-        expect((await page(code)).status).toBe(404);
-        expect((await page(code, 'POST')).status).toBe(404);
+        for (const method of ['GET', 'POST']) {
+          const answer = await page(code, method);
+          expect(answer.status, `${method} ${code}`).toBe(404);
+          expect(await answer.json()).toEqual({ error: { code: 4040, msg: 'Link not found' } });
+        }
       }
     });
 
