@@ -119,6 +119,8 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
       // A bot token of at most 200 characters (a valid one has at most 71), escaped.
       'PATCH /admin/v1/sender-names/{id}': 3 * KiB,
       'POST /admin/v1/templates/{id}/reject': 12 * KiB,
+      // 20 keywords of 80 UTF-16 units and a reply of 320, each unit escaped (6 bytes), and 1 KiB of the rest.
+      'PUT /api/v1/opt-out': (20 * 80 + 320) * 6 + KiB,
       'POST /app/v1/session': 8 * KiB,
       'POST /admin/v1/accounts/{id}/balance': 7 * KiB,
       'PATCH /admin/v1/accounts/{id}': 4 * KiB,
@@ -147,6 +149,8 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
           'DELETE /api/v1/inbound-rules/{id}',
           'DELETE /api/v1/verifiers/{gatewayId}',
           'DELETE /admin/v1/tariffs/{id}',
+          // An unsubscribe page's form: its button has no name, nothing is sent.
+          'POST /s/u/{code}',
         ].map((route) => [route, NO_BODY_LIMIT]),
       ),
     });

@@ -194,6 +194,7 @@ describe.each([BROWSER_ENGINE])('the web pages in a browser (%s)', (engine) => {
       ['Statistics', 'Statistics'],
       ['API keys', 'API keys'],
       ['Inbounds', 'Inbounds'],
+      ['Opt-out', 'Opt-out'],
       ['Verifiers', 'Verifiers'],
       ['Sender names', 'Sender names'],
       ['Messages', 'Messages'],

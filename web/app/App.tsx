@@ -9,12 +9,14 @@ import { DispatchPage } from './pages/DispatchPage.js';
 import { Dispatches } from './pages/Dispatches.js';
 import { Inbounds } from './pages/Inbounds.js';
 import { MessagePage } from './pages/MessagePage.js';
+import { OptOut } from './pages/OptOut.js';
 import { Messages } from './pages/Messages.js';
 import { Send } from './pages/Send.js';
 import { SendCascade } from './pages/SendCascade.js';
 import { SenderNames } from './pages/SenderNames.js';
 import { SignIn } from './pages/SignIn.js';
 import { Statistics } from './pages/Statistics.js';
+import { StopList } from './pages/StopList.js';
 import { Templates } from './pages/Templates.js';
 import { Verifiers } from './pages/Verifiers.js';
 import { loadSession, type Session, setCurrentSession } from './session.js';
@@ -29,7 +31,9 @@ const NAV: readonly NavItem[] = [
   { href: `${BASE}/sender-names`, label: 'Sender names' },
   { href: `${BASE}/templates`, label: 'Templates' },
   { href: `${BASE}/inbounds`, label: 'Inbounds' },
+  { href: `${BASE}/opt-out`, label: 'Opt-out' },
   { href: `${BASE}/verifiers`, label: 'Verifiers' },
+  { href: `${BASE}/stop-list`, label: 'Stop list' },
   { href: `${BASE}/statistics`, label: 'Statistics' },
   { href: `${BASE}/api-keys`, label: 'API keys' },
 ];
@@ -104,7 +108,9 @@ function Pages() {
       <Route path={`${BASE}/sender-names`} component={SenderNames} />
       <Route path={`${BASE}/templates`} component={Templates} />
       <Route path={`${BASE}/inbounds`} component={Inbounds} />
+      <Route path={`${BASE}/opt-out`} component={OptOut} />
       <Route path={`${BASE}/verifiers`} component={Verifiers} />
+      <Route path={`${BASE}/stop-list`} component={StopList} />
       <Route path={`${BASE}/statistics`} component={Statistics} />
       <Route path={`${BASE}/api-keys`} component={ApiKeys} />
     </Routes>
