@@ -59,6 +59,7 @@ import { type Clock, systemClock } from './util/clock.js';
 import { TemplateMatcher } from './templates/index.js';
 import { inboundJobs, receiveInbound, receiveSmsInbound } from './inbound/index.js';
 import { statisticsRoutes } from './statistics/routes.js';
+import { settingsRoutes } from './guard/routes.js';
 import { adminInboundRoutes, inboundRoutes } from './inbound/routes.js';
 import { adminTemplateRoutes, templateRoutes } from './templates/routes.js';
 import { verificationRoutes, verifierRoutes } from './verify/routes.js';
@@ -99,6 +100,7 @@ export const ROUTES: readonly Routes[] = [
   templateRoutes,
   inboundRoutes,
   statisticsRoutes,
+  settingsRoutes,
   adminSenderNameRoutes(telegramBotSetup),
   adminTemplateRoutes,
   adminInboundRoutes,

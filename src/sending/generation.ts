@@ -3,6 +3,7 @@ import type { Queryable } from '../db/db.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
 import { shortenText, shortLinkInsert, type ShortLink } from '../links/index.js';
 import { accountTakePace } from '../accounts/index.js';
+import type { GuardSettings } from '../guard/index.js';
 import { fromMicros, type Micros, reserveCharges, toMicros } from '../money/index.js';
 import { lookupSubscriber, type Subscriber } from '../numbering/index.js';
 import { completionInstant, messageWindow, planSend } from '../schedule/index.js';
@@ -36,6 +37,8 @@ export interface Sender {
   readonly sendingMethod: SendingMethod;
   /** The operator capped the account's rate (maxRate): its messages take send slots (accountTakePace). */
   readonly paced?: boolean;
+  /** The account's effective fraud guard and consent settings (guardOf: the defaults when absent). */
+  readonly guard?: GuardSettings;
 }
 
 /** A message to generate, with its place in a cascade if it is a step of one. */

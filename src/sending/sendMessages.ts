@@ -178,6 +178,7 @@ export function senderOf(principal: Principal): Sender {
     trafficCenterId: principal.trafficCenterId,
     sendingMethod: principal.sessionId === null ? 'API' : 'UI',
     paced: principal.accountMaxRate !== null,
+    guard: principal.guard,
   };
 }
 
