@@ -17,7 +17,7 @@ describe.each(ENGINES)('guard checks at generation (DESIGN 20) (%s)', (engine) =
 
   /** A fresh account with an SMS sender name, a balance and its own SMS tariff of 10 RUB a part. */
   async function account(): Promise<TestAccount> {
-    const a = await t.createAccount({ senderNames: [['SMS', SENDER]], balance: 1000 });
+    const a = await t.createAccount({ senderNames: [['SMS', SENDER]], balance: 1000, guardDefaults: true });
     const tariff = { accountId: a.id, channelType: 'SMS', price: 10, currency: 'RUB' };
     expect((await t.admin('POST', '/admin/v1/tariffs', tariff)).status).toBe(201);
     return a;

@@ -19,7 +19,7 @@ describe.each(ENGINES)('guard settings (DESIGN 20) (%s)', (engine) => {
   afterAll(async () => t?.close());
 
   it('are the defaults until someone sets them, for the client and the operator', async () => {
-    const account = await t.createAccount();
+    const account = await t.createAccount({ guardDefaults: true });
     const own = await t.call('GET', '/api/v1/settings', { token: account.system });
     expect(own.status).toBe(200);
     expect(own.body).toEqual({ operator: {}, client: {}, effective: DEFAULTS });
@@ -30,7 +30,7 @@ describe.each(ENGINES)('guard settings (DESIGN 20) (%s)', (engine) => {
   });
 
   it("lets the client narrow the operator's settings and refuses a loosening with 4030", async () => {
-    const account = await t.createAccount();
+    const account = await t.createAccount({ guardDefaults: true });
     const operator = await t.admin('PATCH', `/admin/v1/accounts/${account.id}`, {
       geoPermissions: { allow: ['RU', 'KZ', 'BY'], deny: ['UA'], mode: 'monitor' },
       flood: { identical: 3, any: 10 },
@@ -81,7 +81,7 @@ describe.each(ENGINES)('guard settings (DESIGN 20) (%s)', (engine) => {
   });
 
   it('lets only the operator turn the flood filter off', async () => {
-    const account = await t.createAccount();
+    const account = await t.createAccount({ guardDefaults: true });
     const off = await t.call('PATCH', '/api/v1/settings', {
       token: account.system,
       body: { flood: { identical: 0, any: 0 } },
@@ -98,7 +98,7 @@ describe.each(ENGINES)('guard settings (DESIGN 20) (%s)', (engine) => {
   });
 
   it('refuses malformed settings with 4220', async () => {
-    const account = await t.createAccount();
+    const account = await t.createAccount({ guardDefaults: true });
     for (const body of [
       { geoPermissions: { allow: ['russia'], mode: 'enforce' } },
       { geoPermissions: { mode: 'audit' } },
@@ -117,7 +117,7 @@ describe.each(ENGINES)('guard settings (DESIGN 20) (%s)', (engine) => {
   });
 
   it('audits every change: who, when, before and after, readable by both', async () => {
-    const account = await t.createAccount();
+    const account = await t.createAccount({ guardDefaults: true });
     await t.admin('PATCH', `/admin/v1/accounts/${account.id}`, { dailySpendLimit: { RUB: 100 } });
     t.clock.advance(60_000);
     await t.call('PATCH', '/api/v1/settings', { token: account.system, body: { dailySpendLimit: { RUB: 50 } } });
@@ -144,7 +144,7 @@ describe.each(ENGINES)('guard settings (DESIGN 20) (%s)', (engine) => {
     expect(operator.body.items).toEqual(client.body.items);
     expect((await t.admin('GET', '/admin/v1/accounts/999999/settings-audit')).status).toBe(404);
     // Another account sees only its own.
-    const other = await t.createAccount();
+    const other = await t.createAccount({ guardDefaults: true });
     expect((await t.call('GET', '/api/v1/settings/audit', { token: other.system })).body.total).toBe(0);
   });
 });
