@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { guardJobs } from '../../src/guard/jobs.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
@@ -170,5 +171,40 @@ describe.each(ENGINES)('guard checks at generation (DESIGN 20) (%s)', (engine) =
     const b = await account();
     await setting(b, { dailySpendLimit: { USD: 1 } });
     expect(await send(b, three)).toEqual([201, 201, 201]);
+  });
+
+  it('shows refusal statistics to the operator and refuses a bad range with 4220', async () => {
+    const a = await account();
+    await setting(a, { geoPermissions: { deny: ['DE'], mode: 'enforce' } });
+    await send(a, [message('SMS', { destination: DE }), message('SMS', { destination: DE })]);
+    const operator = await t.admin('GET', `/admin/v1/accounts/${a.id}/refusals?from=2026-03-01&to=2026-03-31`);
+    expect(operator.status).toBe(200);
+    expect(operator.body).toMatchObject({ from: '2026-03-01', to: '2026-03-31', byCode: { 4035: 2 } });
+    const earlier = await t.call('GET', '/api/v1/statistics/refusals?from=2026-02-01&to=2026-02-28', {
+      token: a.system,
+    });
+    expect(earlier.body.items).toEqual([]);
+    for (const query of ['from=2026-03-10&to=2026-03-01', 'from=2024-01-01&to=2026-03-10', 'from=2026-13-01', 'x=1']) {
+      const bad = await t.call('GET', `/api/v1/statistics/refusals?${query}`, { token: a.system });
+      expect(bad.status, query).toBe(422);
+      expect(bad.body.error.code).toBe(4220);
+    }
+    expect((await t.admin('GET', '/admin/v1/accounts/999999/refusals')).status).toBe(404);
+  });
+
+  it('forgets flood counts after their hour and spend after its day (the guard job)', async () => {
+    const a = await account();
+    await setting(a, { flood: { identical: 1, any: 1 }, dailySpendLimit: { RUB: 100 } });
+    expect(await send(a, [message('SMS', { destination: RU })])).toEqual([201]);
+    const rows = async (table: string) =>
+      (
+        await t.testDb.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE account_id = $1`, [a.id])
+      )[0]!.n;
+    expect(await rows('flood_events')).toBe(1);
+    expect(await rows('daily_spend')).toBe(1);
+    t.clock.advance(2 * 86_400_000);
+    await guardJobs({ db: t.testDb.db, clock: t.clock })[0]!.run();
+    expect(await rows('flood_events')).toBe(0);
+    expect(await rows('daily_spend')).toBe(0);
   });
 });
