@@ -40,3 +40,4 @@ export * as messageRetention from './retentionSql.js';
 export * as dispatchMessages from './dispatchMessageSql.js';
 export { whatsappWindowOpen, whatsappWindowsOpenOf } from './whatsappWindows.js';
 export { messageCarrierRefund } from './refundSql.js';
+export { messagesOfReceipts, type ReceiptDestination } from './submissionSql.js';

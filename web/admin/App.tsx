@@ -8,6 +8,7 @@ import { Accounts } from './pages/Accounts.js';
 import { Connectors } from './pages/Connectors.js';
 import { Moderation } from './pages/Moderation.js';
 import { SignIn } from './pages/SignIn.js';
+import { StopList } from './pages/StopList.js';
 import { Tariffs } from './pages/Tariffs.js';
 import { Unrouted } from './pages/Unrouted.js';
 import { currentToken, setToken } from './session.js';
@@ -20,6 +21,7 @@ const NAV: readonly NavItem[] = [
   { href: `${BASE}/tariffs`, label: 'Tariffs' },
   { href: `${BASE}/connectors`, label: 'Connectors' },
   { href: `${BASE}/unrouted`, label: 'Unrouted inbound' },
+  { href: `${BASE}/stop-list`, label: 'Stop list' },
 ];
 
 /** The operator console: the admin token, then the pages of NAV (inside preact-iso's LocationProvider, main.tsx). */
@@ -89,6 +91,7 @@ function Pages() {
       <Route path={`${BASE}/tariffs`} component={Tariffs} />
       <Route path={`${BASE}/connectors`} component={Connectors} />
       <Route path={`${BASE}/unrouted`} component={Unrouted} />
+      <Route path={`${BASE}/stop-list`} component={StopList} />
     </Routes>
   );
 }
