@@ -9,6 +9,7 @@ import {
   UNSUBSCRIBE_PLACEHOLDER,
 } from '../links/index.js';
 import { accountTakePace } from '../accounts/index.js';
+import { guardAtGeneration, guardAtStore, guardOf, type GuardSettings } from '../guard/index.js';
 import { fromMicros, type Micros, reserveCharges, toMicros } from '../money/index.js';
 import { lookupSubscriber, type Subscriber } from '../numbering/index.js';
 import { completionInstant, messageWindow, planSend } from '../schedule/index.js';
@@ -44,6 +45,8 @@ export interface Sender {
   readonly sendingMethod: SendingMethod;
   /** The operator capped the account's rate (maxRate): its messages take send slots (accountTakePace). */
   readonly paced?: boolean;
+  /** The account's effective fraud guard and consent settings (guardOf: the defaults when absent). */
+  readonly guard?: GuardSettings;
 }
 
 /** A message to generate, with its place in a cascade if it is a step of one. */
@@ -91,9 +94,21 @@ const PREPARE_SLICE = 100;
 
 /**
  * Checks and prepares messages in order: each becomes a candidate or the error to refuse it with. `channels`: the
- * account's enabled channels (undefined: checked already).
+ * account's enabled channels (undefined: checked already). Then the guard's checks of generation (geo, consent).
  */
 export async function prepareMessages(
+  ctx: AppContext,
+  db: Queryable,
+  sender: Sender,
+  messages: readonly MessageToGenerate[],
+  channels: Readonly<Record<Channel, boolean>> | undefined,
+  now: Date,
+): Promise<(Candidate | HeraldError)[]> {
+  const prepared = await prepareEach(ctx, db, sender, messages, channels, now);
+  return guardAtGeneration(db, sender.accountId, guardOf(sender), prepared, now, ctx.metrics.refusals);
+}
+
+async function prepareEach(
   ctx: AppContext,
   db: Queryable,
   sender: Sender,
@@ -194,7 +209,8 @@ export async function storeMessages(
     limited: options.limitCallbackUrls,
   });
   const reachable = candidates.map((c) => c.message.callbackUrl === null || targets.has(c.message.callbackUrl));
-  const charges = candidates.map((c, i) => (reachable[i] ? c.charge : null));
+  const guard = await guardAtStore(tx, sender.accountId, guardOf(sender), candidates, reachable, now);
+  const charges = candidates.map((c, i) => (reachable[i] && !guard.refused[i] ? c.charge : null));
   const taken = await reserveCharges(
     tx,
     sender.accountId,
@@ -204,10 +220,11 @@ export async function storeMessages(
     options.exhausted,
   );
   const paced = sender.paced
-    ? await pace(tx, sender.accountId, candidates, (i) => reachable[i]! && taken[i]!, now)
+    ? await pace(tx, sender.accountId, candidates, (i) => reachable[i]! && !guard.refused[i] && taken[i]!, now)
     : [];
   const results = candidates.map((c, i): NewMessage | HeraldError => {
     if (!reachable[i]) return herald('callbackUrlLimit', { limit: ctx.config.callbackUrlsPerDay });
+    if (guard.refused[i]) return guard.refused[i];
     if (!taken[i]) return herald('insufficientFunds');
     const plannedSendAt = paced[i] ?? c.plannedSendAt;
     const leased =
@@ -232,6 +249,7 @@ export async function storeMessages(
       held: c.held,
     };
   });
+  await guard.record(results.map((r) => !(r instanceof HeraldError)));
   const rows = results.filter((r): r is NewMessage => !(r instanceof HeraldError));
   if (rows.length > 0) {
     await messageInsertBatch(tx, {

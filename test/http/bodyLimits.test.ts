@@ -129,7 +129,11 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
       'POST /admin/v1/stop-list/import': 500_000 * 12 + 640,
       'POST /app/v1/session': 8 * KiB,
       'POST /admin/v1/accounts/{id}/balance': 7 * KiB,
-      'PATCH /admin/v1/accounts/{id}': 4 * KiB,
+      // The account's fields and the guard's settings: two lists of up to 300 countries, 20 currencies' limits.
+      'PATCH /admin/v1/accounts/{id}': 25 * KiB,
+      'PATCH /api/v1/settings': 22 * KiB,
+      // A consent: a number, a sender name, a source and a proof of 2000 characters, escaped.
+      'POST /api/v1/consents': 27 * KiB,
       'POST /api/v1/traffic-centers': 4 * KiB,
       'PATCH /api/v1/traffic-centers/{id}': 4 * KiB,
       'POST /admin/v1/accounts': 3 * KiB,

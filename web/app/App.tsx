@@ -4,6 +4,7 @@ import { onUnauthorized, request } from '../shared/api.js';
 import { Routes } from '../shared/routes.js';
 import { Header, type NavItem } from '../shared/ui.js';
 import { ApiKeys } from './pages/ApiKeys.js';
+import { Consents } from './pages/Consents.js';
 import { Dashboard } from './pages/Dashboard.js';
 import { DispatchPage } from './pages/DispatchPage.js';
 import { Dispatches } from './pages/Dispatches.js';
@@ -14,6 +15,7 @@ import { Messages } from './pages/Messages.js';
 import { Send } from './pages/Send.js';
 import { SendCascade } from './pages/SendCascade.js';
 import { SenderNames } from './pages/SenderNames.js';
+import { Settings } from './pages/Settings.js';
 import { SignIn } from './pages/SignIn.js';
 import { Statistics } from './pages/Statistics.js';
 import { StopList } from './pages/StopList.js';
@@ -35,6 +37,8 @@ const NAV: readonly NavItem[] = [
   { href: `${BASE}/verifiers`, label: 'Verifiers' },
   { href: `${BASE}/stop-list`, label: 'Stop list' },
   { href: `${BASE}/statistics`, label: 'Statistics' },
+  { href: `${BASE}/consents`, label: 'Consents' },
+  { href: `${BASE}/settings`, label: 'Settings' },
   { href: `${BASE}/api-keys`, label: 'API keys' },
 ];
 
@@ -112,6 +116,8 @@ function Pages() {
       <Route path={`${BASE}/verifiers`} component={Verifiers} />
       <Route path={`${BASE}/stop-list`} component={StopList} />
       <Route path={`${BASE}/statistics`} component={Statistics} />
+      <Route path={`${BASE}/consents`} component={Consents} />
+      <Route path={`${BASE}/settings`} component={Settings} />
       <Route path={`${BASE}/api-keys`} component={ApiKeys} />
     </Routes>
   );
