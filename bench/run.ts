@@ -3,6 +3,7 @@ import { benchCallbacks } from './callbacks.js';
 import { benchCascade, type PlainRate } from './cascade.js';
 import { benchDispatch } from './dispatch.js';
 import { benchEndToEnd } from './endToEnd.js';
+import { benchGuards } from './guards.js';
 import { benchHostile } from './hostile.js';
 import { benchIdle } from './idle.js';
 import { benchIngest } from './ingest.js';
@@ -27,11 +28,10 @@ import {
 
 /**
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
- * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES,
- * BENCH_STOP_LIST (stop list entries filled before the ingest run), BENCH_ONLY
- * (ingest,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,dispatch,
+ * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
+ * (ingest,guards,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,dispatch,
  * verify,idle,roles,telegram,providers), BENCH_SOAK_MESSAGES, BENCH_TELEGRAM_MESSAGES, BENCH_TELEGRAM_PAIRS,
- * BENCH_PROVIDERS_MESSAGES, BENCH_PROVIDERS_PAIRS,
+ * BENCH_PROVIDERS_MESSAGES, BENCH_PROVIDERS_PAIRS, BENCH_GUARDS_PAIRS, BENCH_STOP_LIST (the guarded runs' stop list),
  * BENCH_STATS_MESSAGES, BENCH_LIST_MESSAGES, BENCH_CASCADES,
  * BENCH_PRIORITY_PROMOS, BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES, BENCH_SMPP_BARE_MESSAGES,
  * BENCH_SMPP_MAX_SECONDS, BENCH_DISPATCH_MESSAGES, BENCH_DISPATCH_PER_MINUTE, BENCH_DISPATCH_SLICE_SECONDS,
@@ -70,8 +70,16 @@ async function inSchema(run: (schema: BenchSchema) => Promise<BenchFigure[]>): P
 }
 if (wanted('ingest')) {
   process.stdout.write(`ingest: ${clients} clients for ${seconds} s...\n`);
-  const stopList = Number(process.env.BENCH_STOP_LIST ?? 0);
-  await inSchema((schema) => benchIngest({ schema, seconds, clients, apiProcesses, batch: 1000, stopList }));
+  await inSchema((schema) => benchIngest({ schema, seconds, clients, apiProcesses, batch: 1000 }));
+}
+// The guards' cost at ingest (DESIGN 20) is part of `ingest`, and runs alone as `guards`.
+if (wanted('ingest') || wanted('guards')) {
+  const pairs = Number(process.env.BENCH_GUARDS_PAIRS ?? 2);
+  const stopListSize = Number(process.env.BENCH_STOP_LIST ?? 1_000_000);
+  process.stdout.write(
+    `guards: ingest with every guard off, then on with a stop list of ${stopListSize} numbers, ${pairs} pair(s)...\n`,
+  );
+  figures.push(...(await benchGuards({ seconds, clients, pairs, stopListSize, withSchema })));
 }
 // The plain end-to-end rate of this run: what the cascades are compared with.
 let plain: PlainRate | undefined;

@@ -1,0 +1,96 @@
+import os from 'node:os';
+import { Pool } from 'undici';
+import { meanOf, runsOf } from './endToEnd.js';
+import { benchIngest } from './ingest.js';
+import { BENCH_ADMIN_TOKEN, type BenchFigure, type BenchSchema } from './lib.js';
+
+export interface GuardsOptions {
+  readonly seconds: number;
+  readonly clients: number;
+  readonly pairs: number;
+  /** Numbers on the operator's stop list in the guarded runs. */
+  readonly stopListSize: number;
+  readonly withSchema: (run: (schema: BenchSchema) => Promise<BenchFigure[]>) => Promise<BenchFigure[]>;
+}
+
+/**
+ * What the checks of DESIGN 20 cost at ingest: the same spread SMS batches posted with every guard off, then with a
+ * stop list of `stopListSize` numbers (none of them sent to: a refusal would make the runs' work differ) and every
+ * guard on (geo permissions enforced, the flooding filter, pumping detection, a daily spend limit, consent required
+ * for PROMO), in alternating runs, each in a schema of its own. Target: the guarded rate at least 90 % of the other.
+ */
+export async function benchGuards(options: GuardsOptions): Promise<BenchFigure[]> {
+  const rates = { off: [] as number[], on: [] as number[] };
+  const loadStart = os.loadavg()[0]!;
+  for (let pair = 0; pair < options.pairs; pair++) {
+    for (const kind of ['off', 'on'] as const) {
+      const measured = await options.withSchema((schema) =>
+        benchIngest({
+          schema,
+          seconds: options.seconds,
+          clients: options.clients,
+          apiProcesses: 1,
+          batch: 1000,
+          spread: true,
+          bare: false,
+          ...(kind === 'on' ? { stopList: options.stopListSize } : {}),
+          prepare: (account) => (kind === 'on' ? guardsOn(account) : guardsOff(account)),
+        }),
+      );
+      rates[kind].push(measured[0]!.value);
+      process.stdout.write(`  guards ${kind}: ${measured[0]!.value.toFixed(0)} msg/s\n`);
+    }
+  }
+  const load = `1-min load ${loadStart.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end`;
+  const off = meanOf(rates.off);
+  const on = meanOf(rates.on);
+  const runs = `${options.pairs} alternating pair(s), ${options.seconds} s each, ${options.clients} clients`;
+  return [
+    { name: 'guards: ingest, every guard off', value: off, unit: 'msg/s', note: `${runsOf(rates.off)}; ${load}` },
+    {
+      name: 'guards: ingest, every guard on',
+      value: on,
+      unit: 'msg/s',
+      note: `${runsOf(rates.on)}; stop list of ${options.stopListSize.toLocaleString('en')} numbers; ${runs}`,
+    },
+    { name: 'guards: on / off', value: (on / off) * 100, unit: '%', target: { op: '>=', value: 90 } },
+  ];
+}
+
+async function patchAccount(url: string, accountId: number, body: unknown): Promise<void> {
+  const http = new Pool(url);
+  try {
+    const reply = await http.request({
+      method: 'PATCH',
+      path: `/admin/v1/accounts/${accountId}`,
+      headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const text = await reply.body.text();
+    if (reply.statusCode !== 200) throw new Error(`guards: settings refused: ${reply.statusCode} ${text}`);
+  } finally {
+    await http.close();
+  }
+}
+
+/** Every guard off: what the operator can switch off. */
+async function guardsOff(account: { readonly id: number; readonly url: string }): Promise<void> {
+  await patchAccount(account.url, account.id, {
+    geoPermissions: null,
+    flood: null,
+    dailySpendLimit: null,
+    consentRequired: [],
+    pumping: { mode: 'off', rangeFloor: 100, countryFloor: 300, factor: 10 },
+  });
+}
+
+/** Every guard on (the stop list is filled by benchIngest). */
+async function guardsOn(account: { readonly id: number; readonly url: string }): Promise<void> {
+  await patchAccount(account.url, account.id, {
+    geoPermissions: { allow: ['RU'], mode: 'enforce' },
+    flood: { identical: 6, any: 20 },
+    dailySpendLimit: { RUB: 1_000_000_000 },
+    consentRequired: ['PROMO'],
+    pumping: { mode: 'hold', rangeFloor: 100, countryFloor: 300, factor: 10 },
+  });
+}
