@@ -50,6 +50,7 @@ import { NumberingPlan } from './numbering/index.js';
 import { adminSenderNameRoutes, senderNameRoutes } from './senderNames/routes.js';
 import { callbackRoutes } from './callbacks/routes.js';
 import { conversionRoutes } from './conversions/routes.js';
+import { adminHoldRoutes } from './fraud/routes.js';
 import { linkRoutes } from './links/routes.js';
 import { adminTariffRoutes } from './money/routes.js';
 import { tariffReplaceFromConfig, Tariffs } from './money/index.js';
@@ -104,6 +105,7 @@ export const ROUTES: readonly Routes[] = [
   adminInboundRoutes,
   adminTariffRoutes,
   adminConnectorRoutes({ figures: messageQueueFigures }),
+  adminHoldRoutes,
   callbackRoutes,
   conversionRoutes,
   linkRoutes,

@@ -88,4 +88,7 @@ export const DELIVERY_ERRORS = {
   telegramUnavailable: 7603,
   /** A TELEGRAM text whose bot lost its token (or its sender name) after the message was accepted: unsent, refunded. */
   telegramNoBot: 7604,
+  // Fraud guard (DESIGN 20): 77xx.
+  /** A message held by the pumping detection whose hold the operator rejected: unsent, refunded. */
+  fraudHoldRejected: 7701,
 } as const;

@@ -3,6 +3,7 @@ import type { Queryable } from '../db/db.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
 import { shortenText, shortLinkInsert, type ShortLink } from '../links/index.js';
 import { accountTakePace } from '../accounts/index.js';
+import { pumpingCheck, pumpingSettingsOf } from '../fraud/index.js';
 import { fromMicros, type Micros, reserveCharges, toMicros } from '../money/index.js';
 import { lookupSubscriber, type Subscriber } from '../numbering/index.js';
 import { completionInstant, messageWindow, planSend } from '../schedule/index.js';
@@ -185,15 +186,27 @@ export async function storeMessages(
     `batch ${candidates[0]!.id}`,
     options.exhausted,
   );
+  // Pumping (fraud/): a burst's messages wait in a hold. A dispatch's messages are not counted: a mailing the client
+  // creates and then starts, whose messages are planned by the start, not here.
+  const holds = await pumpingCheck(
+    tx,
+    ctx,
+    sender.accountId,
+    pumpingSettingsOf(sender),
+    candidates.map((c, i) => (reachable[i] && taken[i] && !c.held ? c.message : undefined)),
+    now,
+  );
   const paced = sender.paced
-    ? await pace(tx, sender.accountId, candidates, (i) => reachable[i]! && taken[i]!, now)
+    ? await pace(tx, sender.accountId, candidates, (i) => reachable[i]! && taken[i]! && !holds[i], now)
     : [];
   const results = candidates.map((c, i): NewMessage | HeraldError => {
     if (!reachable[i]) return herald('callbackUrlLimit', { limit: ctx.config.callbackUrlsPerDay });
     if (!taken[i]) return herald('insufficientFunds');
     const plannedSendAt = paced[i] ?? c.plannedSendAt;
+    const fraudHoldId = holds[i];
     const leased =
       !c.held &&
+      fraudHoldId === undefined &&
       plannedSendAt !== null &&
       plannedSendAt.getTime() <= now.getTime() &&
       options.directRoom.take(c.message.channelType, isUrgent(c));
@@ -212,6 +225,7 @@ export async function storeMessages(
       cascade: c.cascade,
       dispatchId: c.dispatchId,
       held: c.held,
+      fraudHoldId,
     };
   });
   const rows = results.filter((r): r is NewMessage => !(r instanceof HeraldError));
