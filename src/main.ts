@@ -51,6 +51,7 @@ import { adminSenderNameRoutes, senderNameRoutes } from './senderNames/routes.js
 import { callbackRoutes } from './callbacks/routes.js';
 import { conversionRoutes } from './conversions/routes.js';
 import { adminHoldRoutes } from './fraud/routes.js';
+import { fraudJobs } from './fraud/index.js';
 import { linkRoutes } from './links/routes.js';
 import { adminTariffRoutes } from './money/routes.js';
 import { tariffReplaceFromConfig, Tariffs } from './money/index.js';
@@ -341,6 +342,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         ...messageJobs(jobDeps),
         ...callbackJobs(jobDeps),
         ...verifyJobs(jobDeps),
+        ...fraudJobs(jobDeps),
         ...statusPollJobs({ db: workDb, clock, connectors, receiptSink: ctx.receiptSink }),
         ...inboundJobs(ctx, {
           partsWaitMs: config.inboundPartsWaitSeconds * 1000,

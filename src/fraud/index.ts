@@ -3,4 +3,4 @@ export type { PumpingSettings } from './pumping.js';
 export { DEFAULT_PUMPING, pumpingSettingsOf } from './pumping.js';
 export type { PumpingItem } from './holds.js';
 export { pumpingCheck, pumpingProofs } from './holds.js';
-export { pumpingCountsDeleteBefore } from './fraudSql.js';
+export { fraudJobs } from './jobs.js';
