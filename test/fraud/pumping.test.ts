@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fraudJobs } from '../../src/fraud/index.js';
 import { normaliseDestination } from '../../src/numbering/index.js';
 import { BUNDLED_NUMBERING_PLAN } from '../../src/numbering/numberingPlan.js';
 import { ENGINES } from '../helpers/engines.js';
@@ -232,5 +233,25 @@ describe.each(ENGINES)('pumping detection and fraud holds (%s)', (engine) => {
     expect(rejected.body).toMatchObject({ items: [], total: 0 });
     expect((await t.call('GET', '/admin/v1/holds', { token: account.system })).status).toBe(401);
     expect((await t.admin('GET', '/admin/v1/holds?status=closed')).status).toBe(422);
+  });
+
+  it('deletes counts older than the 7 days the baseline reads, keeping newer ones', async () => {
+    const account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
+    const counts = async () =>
+      (
+        await t.testDb.db.query<{ n: number }>('SELECT count(*)::int AS n FROM fraud_counts WHERE account_id = $1', [
+          account.id,
+        ])
+      )[0]!.n;
+    await t.send(account.traffic, sms(rangeNumbers('7900789', 10)));
+    t.clock.advance(7 * 24 * 3_600_000);
+    await t.send(account.traffic, sms(rangeNumbers('7900789', 10, 100)));
+    expect(await counts()).toBe(2);
+    const [expiry] = fraudJobs({ db: t.testDb.db, clock: t.clock });
+    await expiry!.run();
+    expect(await counts()).toBe(2);
+    t.clock.advance(2 * 24 * 3_600_000);
+    await expiry!.run();
+    expect(await counts()).toBe(1);
   });
 });
