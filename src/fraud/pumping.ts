@@ -24,12 +24,19 @@ export const DEFAULT_PUMPING: PumpingSettings = Object.freeze({
   factor: 10,
 });
 
-/** The pumping settings of a sender: its guard settings' block when it has them, else the defaults. */
-export function pumpingSettingsOf(sender: {
-  readonly accountId: number;
-  readonly guard?: { readonly pumping?: PumpingSettings };
-}): PumpingSettings {
-  return sender.guard?.pumping ?? DEFAULT_PUMPING;
+/** Modes from the laxest: an account's mode is capped by the operator's switch (HERALD_PUMPING_MODE). */
+const MODES: readonly PumpingSettings['mode'][] = ['off', 'monitor', 'hold'];
+
+/**
+ * The pumping settings of a sender: its guard settings' block when it has them, else the defaults; the mode no
+ * stricter than the operator's switch `ceiling`.
+ */
+export function pumpingSettingsOf(
+  sender: { readonly accountId: number; readonly guard?: { readonly pumping?: PumpingSettings } },
+  ceiling: PumpingSettings['mode'],
+): PumpingSettings {
+  const settings = sender.guard?.pumping ?? DEFAULT_PUMPING;
+  return MODES.indexOf(settings.mode) <= MODES.indexOf(ceiling) ? settings : { ...settings, mode: ceiling };
 }
 
 export type KeyKind = 'range' | 'country';

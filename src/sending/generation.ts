@@ -192,7 +192,7 @@ export async function storeMessages(
     tx,
     ctx,
     sender.accountId,
-    pumpingSettingsOf(sender),
+    pumpingSettingsOf(sender, ctx.config.pumpingMode),
     candidates.map((c, i) => (reachable[i] && taken[i] && !c.held ? c.message : undefined)),
     now,
   );

@@ -39,7 +39,7 @@ describe.each(ENGINES)('pumping detection and fraud holds (%s)', (engine) => {
   let t: TestHerald;
 
   beforeAll(async () => {
-    t = await startTestHerald(engine);
+    t = await startTestHerald(engine, { env: { HERALD_PUMPING_MODE: 'hold' } });
   });
   afterAll(async () => t?.close());
 
@@ -253,5 +253,23 @@ describe.each(ENGINES)('pumping detection and fraud holds (%s)', (engine) => {
     t.clock.advance(2 * 24 * 3_600_000);
     await expiry!.run();
     expect(await counts()).toBe(1);
+  });
+
+  it("caps every account's mode by the operator's switch: monitor counts bursts and holds nothing", async () => {
+    const watched = await startTestHerald(engine, { env: { HERALD_PUMPING_MODE: 'monitor' } });
+    try {
+      const account = await watched.createAccount({ senderNames: [['SMS', SENDER]] });
+      const ids = await watched.send(account.traffic, sms(rangeNumbers('7900890', 150)));
+      const [row] = await watched.testDb.db.query<{ held: number }>(
+        'SELECT count(*) FILTER (WHERE fraud_hold_id IS NOT NULL)::int AS held FROM messages WHERE id = ANY($1::uuid[])',
+        [ids],
+      );
+      expect(row!.held).toBe(0);
+      expect((await watched.admin('GET', '/admin/v1/holds')).body.total).toBe(0);
+      const metrics = await fetch(`${watched.url}/metrics`).then((r) => r.text());
+      expect(metrics).toMatch(/herald_pumping_burst_messages_total\{mode="monitor"\} 50\b/);
+    } finally {
+      await watched.close();
+    }
   });
 });
