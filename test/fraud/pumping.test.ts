@@ -261,7 +261,8 @@ describe.each(ENGINES)('pumping detection and fraud holds (%s)', (engine) => {
       const account = await watched.createAccount({ senderNames: [['SMS', SENDER]] });
       const ids = await watched.send(account.traffic, sms(rangeNumbers('7900890', 150)));
       const [row] = await watched.testDb.db.query<{ held: number }>(
-        'SELECT count(*) FILTER (WHERE fraud_hold_id IS NOT NULL)::int AS held FROM messages WHERE id = ANY($1::uuid[])',
+        `SELECT count(*) FILTER (WHERE fraud_hold_id IS NOT NULL)::int AS held
+         FROM messages WHERE id = ANY($1::uuid[])`,
         [ids],
       );
       expect(row!.held).toBe(0);
