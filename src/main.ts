@@ -27,6 +27,7 @@ import {
   Wakeup,
 } from './delivery/index.js';
 import { retentionJobs } from './retention/index.js';
+import { guardJobs } from './guard/index.js';
 import { callbackJobs, CallbackSender, type CallbackSenderOptions, CallbackTargets } from './callbacks/index.js';
 import { CascadeProgress, cascadeJobs, cascadesStop } from './cascades/index.js';
 import { cascadeRoutes } from './cascades/routes.js';
@@ -61,6 +62,7 @@ import { type Clock, systemClock } from './util/clock.js';
 import { TemplateMatcher } from './templates/index.js';
 import { inboundJobs, receiveInbound, receiveSmsInbound } from './inbound/index.js';
 import { statisticsRoutes } from './statistics/routes.js';
+import { consentRoutes, refusalRoutes, settingsRoutes } from './guard/routes.js';
 import { adminInboundRoutes, inboundRoutes } from './inbound/routes.js';
 import { adminTemplateRoutes, templateRoutes } from './templates/routes.js';
 import { verificationRoutes, verifierRoutes } from './verify/routes.js';
@@ -101,6 +103,9 @@ export const ROUTES: readonly Routes[] = [
   templateRoutes,
   inboundRoutes,
   statisticsRoutes,
+  settingsRoutes,
+  consentRoutes,
+  refusalRoutes,
   adminSenderNameRoutes(telegramBotSetup),
   adminTemplateRoutes,
   adminInboundRoutes,
@@ -339,6 +344,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         ...cascadeJobs({ ...jobDeps, progress: cascadeProgress }, retention),
         ...statisticsJobs(jobDeps, retention),
         ...idempotencyJobs(jobDeps),
+        ...guardJobs(jobDeps),
         ...messageJobs(jobDeps),
         ...callbackJobs(jobDeps),
         ...verifyJobs(jobDeps),

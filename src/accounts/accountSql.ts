@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/db.js';
 import type { Channel } from '../shared/channels.js';
+import type { GuardSide } from '../shared/guardSettings.js';
 
 export interface AccountRow {
   id: number;
@@ -11,13 +12,15 @@ export interface AccountRow {
   credit_limit: string;
   callback_secret: string;
   max_rate: number | null;
+  guard_operator: GuardSide;
+  guard_client: GuardSide;
   created_at: Date;
   updated_at: Date;
 }
 
 const COLUMNS =
-  'id, name, status, currency, channels, inbound_enabled, credit_limit, callback_secret, max_rate, created_at, ' +
-  'updated_at';
+  'id, name, status, currency, channels, inbound_enabled, credit_limit, callback_secret, max_rate, guard_operator, ' +
+  'guard_client, created_at, updated_at';
 
 export async function accountInsert(
   db: Queryable,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/db.js';
 import { enabledChannels } from '../shared/channels.js';
+import { effectiveGuard } from '../shared/guardSettings.js';
 import { herald } from '../errors/catalogue.js';
 import { isoUtc } from '../util/time.js';
 import type { AccountJson, ApiKeyRequestJson, TokenJson } from './accountSchemas.js';
@@ -110,6 +111,11 @@ export async function accountToApi(db: Queryable, row: AccountRow): Promise<Acco
     creditLimit: Number(row.credit_limit),
     maxRate: row.max_rate,
     callbackSecret: row.callback_secret,
+    settings: {
+      operator: row.guard_operator,
+      client: row.guard_client,
+      effective: effectiveGuard(row.guard_operator, row.guard_client),
+    },
     balance: await balanceOf(db, row.id, row.currency),
     createdAt: isoUtc(row.created_at)!,
     updatedAt: isoUtc(row.updated_at)!,

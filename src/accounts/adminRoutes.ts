@@ -2,7 +2,8 @@ import { Type } from 'typebox';
 import { herald } from '../errors/catalogue.js';
 import { requireAdmin } from '../http/auth.js';
 import { Balance, errorResponses, Id, IdParam, PageQuery, paginated } from '../http/schemas.js';
-import { Account, ApiKeyRequest, LedgerEntry, Token } from './accountSchemas.js';
+import { Account, ApiKeyRequest, GuardChange, LedgerEntry, SettingsAudit, Token } from './accountSchemas.js';
+import { accountGuardChange, accountSettingsAuditList, settingsAuditToApi } from './accountSettingsSql.js';
 import type { Routes } from '../http/server.js';
 import { CHANNELS } from '../shared/channels.js';
 import { accountGetOr404, accountToApi, balanceOf, createAccount, issueApiKey, tokenToApi } from './accounts.js';
@@ -103,7 +104,9 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
       onRequest: admin.onRequest,
       schema: {
         tags,
-        summary: 'Change an account: name, status, channels, inbound, credit limit, maxRate',
+        summary:
+          'Change an account: name, status, channels, inbound, credit limit, maxRate, and its fraud guard and ' +
+          'consent settings (geoPermissions, flood, dailySpendLimit, consentRequired, pumping; audited)',
         security: admin.security,
         params: IdParam,
         body: Type.Object(
@@ -118,6 +121,7 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
                 description: 'messages per second over all channels, exact across worker processes; null: no cap',
               }),
             ),
+            ...GuardChange.properties,
           },
           { additionalProperties: false },
         ),
@@ -125,12 +129,17 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
       },
     },
     async (request) => {
-      const { name, status, channels, inbound, creditLimit, maxRate } = request.body;
+      const { name, status, channels, inbound, creditLimit, maxRate, ...settings } = request.body;
+      const now = ctx.clock.now();
+      if (Object.keys(settings).length > 0) {
+        const changed = await accountGuardChange(ctx.db, request.params.id, 'operator', 'operator', settings, now);
+        if (!changed) throw herald('notFound', { what: `Account ${request.params.id}` });
+      }
       const row = await accountUpdate(
         ctx.db,
         request.params.id,
         { name, status, channels, inboundEnabled: inbound, creditLimit, maxRate },
-        ctx.clock.now(),
+        now,
       );
       if (!row) throw herald('notFound', { what: `Account ${request.params.id}` });
       return accountToApi(ctx.db, row);
@@ -259,6 +268,28 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
         per_page: perPage,
         total: await ledgerCount(ctx.readDb, account.id),
       };
+    },
+  );
+
+  app.get(
+    '/admin/v1/accounts/:id/settings-audit',
+    {
+      onRequest: admin.onRequest,
+      schema: {
+        tags,
+        summary: "The audit of the account's guard and consent settings, newest first",
+        security: admin.security,
+        params: IdParam,
+        querystring: PageQuery,
+        response: { 200: paginated(SettingsAudit), ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      await mustGet(request.params.id);
+      const page = request.query.page ?? 1;
+      const perPage = request.query.per_page ?? 100;
+      const { rows, total } = await accountSettingsAuditList(ctx.db, request.params.id, perPage, (page - 1) * perPage);
+      return { items: rows.map(settingsAuditToApi), page, per_page: perPage, total };
     },
   );
 };

@@ -4,6 +4,7 @@ import { herald } from '../errors/catalogue.js';
 import { enterForRequest } from '../http/accountConcurrency.js';
 import { authGuard, type Limits } from '../http/auth.js';
 import type { Channel } from '../shared/channels.js';
+import { effectiveGuard, type GuardSettings } from '../shared/guardSettings.js';
 import type { Clock } from '../util/clock.js';
 import { tokenFindLive } from './tokenSql.js';
 import { parseAuthorization, secretMatches, type TokenType } from './tokens.js';
@@ -26,6 +27,8 @@ export interface Principal {
    * The user the token descends from (a sign-in's user; migration 0013), or null. Keys it issues descend from them too.
    */
   readonly createdByUser: number | null;
+  /** The account's effective fraud guard and consent settings, loaded with the token (guard/ applies them). */
+  readonly guard: GuardSettings;
 }
 
 declare module 'fastify' {
@@ -84,6 +87,7 @@ export function requireToken(ctx: AuthContext, allowed: readonly TokenType[]) {
       accountMaxRate: token.account_max_rate,
       sessionId: token.session_id,
       createdByUser: token.created_by_user,
+      guard: effectiveGuard(token.account_guard_operator, token.account_guard_client),
     };
   };
 }

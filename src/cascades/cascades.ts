@@ -1,7 +1,7 @@
 import { type AppContext, type DirectHandOver, NO_DIRECT_ROOM } from '../context.js';
 import type { Db, Queryable } from '../db/db.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
-import type { Principal } from '../accounts/index.js';
+import { accountGuardGet, type Principal } from '../accounts/index.js';
 import { idempotentReplay, type IdempotentResult } from '../idempotency/index.js';
 import {
   type Candidate,
@@ -381,6 +381,8 @@ export class CascadeProgress implements OutcomeHooks {
         currency: cascade.currency,
         trafficCenterId: cascade.traffic_center_id,
         sendingMethod: cascade.sending_method,
+        // A later step has no token to bring its account's guard settings: one read per account of the tick.
+        guard: (await accountGuardGet(tx, accountId))?.effective,
       };
       const items = group.map((g) => g.item);
       const prepared = await prepareMessages(ctx, tx, sender, items, undefined, now);

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { PUMPING_MODES, type PumpingMode } from '../shared/guardSettings.js';
 import path from 'node:path';
 import { DEFAULT_SENDER_OPTIONS } from '../callbacks/index.js';
 import { DEFAULT_SUBMITTER_OPTIONS, DEFAULT_WRITER_OPTIONS } from '../delivery/index.js';
@@ -611,9 +612,6 @@ function parseBoolean(value: string): boolean {
   if (value === 'false') return false;
   throw new Error('must be true or false');
 }
-
-const PUMPING_MODES = ['hold', 'monitor', 'off'] as const;
-export type PumpingMode = (typeof PUMPING_MODES)[number];
 
 function parsePumpingMode(value: string): PumpingMode {
   if (!(PUMPING_MODES as readonly string[]).includes(value))

@@ -14,7 +14,13 @@ export const ERRORS = {
   // An item of a dispatch's messages that cannot be a message (DESIGN 15): an item code only, never an HTTP error.
   dispatchItemInvalid: { status: 422, code: 7401, msg: '{reason}' },
   noTariff: { status: 402, code: 4021, msg: 'No tariff for ({channelType}, {destination})' },
+  // Guard items (DESIGN 20): refused at generation, never charged.
+  dailySpendLimit: { status: 402, code: 4022, msg: 'Daily spend limit reached' },
   accessDenied: { status: 403, code: 4030, msg: 'Access Denied' },
+  // A client's settings may only narrow the operator's (DESIGN 20).
+  settingLoosened: { status: 403, code: 4030, msg: 'Only the operator may loosen {setting}' },
+  noConsent: { status: 403, code: 4034, msg: 'No consent: {number}' },
+  countryNotAllowed: { status: 403, code: 4035, msg: 'Destination country not allowed: {country}' },
   channelNotEnabled: { status: 403, code: 4031, msg: 'Channel is not enabled: {channelType}' },
   accountBlocked: { status: 403, code: 4032, msg: 'Account is blocked' },
   notFound: { status: 404, code: 4040, msg: '{what} not found' },
@@ -102,6 +108,8 @@ export const ERRORS = {
   // An item code of the send response: the account used its new callback URLs of the day
   // (HERALD_CALLBACK_URLS_PER_DAY).
   callbackUrlLimit: { status: 429, code: 4291, msg: 'Too many new callback URLs today: at most {limit} a day' },
+  // The flood filter (DESIGN 20): an item of a send, free.
+  destinationFlood: { status: 429, code: 4291, msg: 'Too many messages to this destination' },
   headersTooLarge: { status: 431, code: 4310, msg: 'Request headers are larger than {limit} bytes' },
 
   internal: { status: 500, code: 5000, msg: 'Internal error' },

@@ -4,39 +4,23 @@
  * per batch.
  */
 
-/** The `pumping` block of an account's guard settings (guard/ stores, validates and narrows it). */
-export interface PumpingSettings {
-  /** hold: a burst's messages wait for the operator; monitor: they go, counted in the metrics; off: no counting. */
-  readonly mode: 'hold' | 'monitor' | 'off';
-  /** The least allowance per hour to one number range, whatever the account's history. */
-  readonly rangeFloor: number;
-  /** The least allowance per hour to one country (outside the numbering plan's: see keysOf). */
-  readonly countryFloor: number;
-  /** How far above its baseline (and per proof of real traffic) an account may go in an hour. */
-  readonly factor: number;
-}
+import { DEFAULT_PUMPING, PUMPING_MODES, type PumpingSettings } from '../shared/guardSettings.js';
 
-/** The settings of an account that set nothing (and until the account's guard settings are loaded with it). */
-export const DEFAULT_PUMPING: PumpingSettings = Object.freeze({
-  mode: 'hold',
-  rangeFloor: 100,
-  countryFloor: 300,
-  factor: 10,
-});
-
-/** Modes from the laxest: an account's mode is capped by the operator's switch (HERALD_PUMPING_MODE). */
-const MODES: readonly PumpingSettings['mode'][] = ['off', 'monitor', 'hold'];
+export { DEFAULT_PUMPING, type PumpingSettings };
 
 /**
- * The pumping settings of a sender: its guard settings' block when it has them, else the defaults; the mode no
- * stricter than the operator's switch `ceiling`.
+ * An account's effective pumping settings (guard/: the operator's narrowed by the client's) with the mode no stricter
+ * than the operator's switch `ceiling` (HERALD_PUMPING_MODE).
+ *
+ * - mode `hold`: a burst's messages wait for the operator; `monitor`: they go, counted in the metrics; `off`: no
+ *   counting;
+ * - `rangeFloor`, `countryFloor`: the least allowance per hour to one range, one foreign country (see keysOf);
+ * - `factor`: how far above its baseline, and how many messages per proof of real traffic, an account may go.
  */
-export function pumpingSettingsOf(
-  sender: { readonly accountId: number; readonly guard?: { readonly pumping?: PumpingSettings } },
-  ceiling: PumpingSettings['mode'],
-): PumpingSettings {
-  const settings = sender.guard?.pumping ?? DEFAULT_PUMPING;
-  return MODES.indexOf(settings.mode) <= MODES.indexOf(ceiling) ? settings : { ...settings, mode: ceiling };
+export function pumpingCapped(settings: PumpingSettings, ceiling: PumpingSettings['mode']): PumpingSettings {
+  return PUMPING_MODES.indexOf(settings.mode) <= PUMPING_MODES.indexOf(ceiling)
+    ? settings
+    : { ...settings, mode: ceiling };
 }
 
 export type KeyKind = 'range' | 'country';

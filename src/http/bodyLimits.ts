@@ -49,6 +49,21 @@ function largestString(schema: Schema): number | undefined {
 const largestOf = (values: readonly (number | undefined)[]): number | undefined =>
   values.some((v) => v === undefined) ? undefined : Math.max(0, ...(values as number[]));
 
+/**
+ * A closed object of pattern-named properties (a TypeBox Record with maxProperties): maxProperties of the largest
+ * name and value; undefined unless every pattern bounds its names.
+ */
+function largestRecord(schema: Schema): number | undefined {
+  if (typeof schema.maxProperties !== 'number') return undefined;
+  const entries = Object.entries(schema.patternProperties as Record<string, Schema>).map(([pattern, value]) => {
+    const key = largestString({ pattern });
+    const size = largestJson(value);
+    return key === undefined || size === undefined ? undefined : key + 1 + size + 1;
+  });
+  const entry = largestOf(entries);
+  return entry === undefined ? undefined : 2 + schema.maxProperties * entry;
+}
+
 function largestOfType(type: string, schema: Schema): number | undefined {
   switch (type) {
     case 'string':
@@ -67,7 +82,8 @@ function largestOfType(type: string, schema: Schema): number | undefined {
     }
     case 'object': {
       // Only a closed object has a largest value: any other may carry more properties.
-      if (schema.additionalProperties !== false || schema.patternProperties !== undefined) return undefined;
+      if (schema.additionalProperties !== false) return undefined;
+      if (schema.patternProperties !== undefined) return largestRecord(schema);
       let sum = 2;
       for (const [key, value] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
         const size = largestJson(value);

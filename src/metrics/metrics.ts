@@ -38,6 +38,8 @@ export class Metrics {
   readonly httpDuration: Histogram<'method' | 'route'>;
   readonly messagesAccepted: Counter<'channel'>;
   readonly rateLimited: Counter<'kind'>;
+  /** Items refused at generation (never stored as messages) and messages a monitor-mode setting let through. */
+  readonly refusals: Counter<'code' | 'outcome'>;
   /** Carrier webhooks refused for a bad signature or secret, per connector: a forger, or a secret out of step. */
   readonly webhookRefused: Counter<'connector'>;
   readonly receiptLatency: Histogram;
@@ -86,6 +88,12 @@ export class Metrics {
       name: 'herald_rate_limited_total',
       help: 'Requests refused with 429',
       labelNames: ['kind'],
+      registers,
+    });
+    this.refusals = new Counter({
+      name: 'herald_refusals_total',
+      help: 'Messages refused at generation, by item code; outcome monitored: let through by a monitor-mode setting',
+      labelNames: ['code', 'outcome'],
       registers,
     });
     this.webhookRefused = new Counter({

@@ -3,7 +3,8 @@ import type { Queryable } from '../db/db.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
 import { shortenText, shortLinkInsert, type ShortLink } from '../links/index.js';
 import { accountTakePace } from '../accounts/index.js';
-import { pumpingCheck, pumpingSettingsOf } from '../fraud/index.js';
+import { pumpingCapped, pumpingCheck } from '../fraud/index.js';
+import { guardAtGeneration, guardAtStore, guardOf, type GuardSettings } from '../guard/index.js';
 import { fromMicros, type Micros, reserveCharges, toMicros } from '../money/index.js';
 import { lookupSubscriber, type Subscriber } from '../numbering/index.js';
 import { completionInstant, messageWindow, planSend } from '../schedule/index.js';
@@ -37,6 +38,8 @@ export interface Sender {
   readonly sendingMethod: SendingMethod;
   /** The operator capped the account's rate (maxRate): its messages take send slots (accountTakePace). */
   readonly paced?: boolean;
+  /** The account's effective fraud guard and consent settings (guardOf: the defaults when absent). */
+  readonly guard?: GuardSettings;
 }
 
 /** A message to generate, with its place in a cascade if it is a step of one. */
@@ -100,49 +103,56 @@ export async function prepareMessages(
     .filter((m) => m.message.channelType === 'WHATSAPP')
     .map((m): [string, string] => [m.message.senderName, m.message.destination]);
   const windows = await whatsappWindowsOpenOf(db, sender.accountId, whatsapp, now);
-  return mapInSlices(messages, PREPARE_SLICE, ({ message: original, cascade, id, dispatchId, held: heldAsked }) => {
-    const held = dispatchId !== undefined && heldAsked !== false;
-    if (channels && !channels[original.channelType])
-      return herald('channelNotEnabled', { channelType: original.channelType });
-    const templateId = matchTemplate(original.channelType, original.senderName, original.content, now) ?? null;
-    // WhatsApp chat rules (spec 2.2): outside the 24-hour window only content matching an approved template.
-    if (
-      original.channelType === 'WHATSAPP' &&
-      templateId === null &&
-      !windows.has(`${original.senderName}\u0000${original.destination}`)
-    )
-      return herald('noActiveTemplate');
-    const shortened = original.shortUrl
-      ? shorten(original, ctx.config.shortUrlBase!)
-      : { message: original, links: [] };
-    if (shortened instanceof HeraldError) return shortened;
-    const { message, links } = shortened;
-    const price = ctx.tariffs.lookup(sender.accountId, message.channelType, message.destination, message.country);
-    if (!price && ctx.config.requireTariff)
-      return herald('noTariff', { channelType: message.channelType, destination: message.destination });
-    const subscriber = lookupSubscriber(ctx.plan, message.destination, message.country);
-    const window = messageWindow(message, subscriber.zones);
-    // A dispatch's message is planned when its dispatch starts (no planned time until then: it depends on the start
-    // and the speed); until then it keeps only its completion deadline.
-    const completion = held ? completionInstant(window) : undefined;
-    const plan = !held
-      ? planSend(window, now.getTime())
-      : { plannedSendAt: null, deadlineAt: new Date(completion ?? HELD_UNTIL), expiresAt: new Date(HELD_UNTIL) };
-    return {
-      id: id ?? newMessageId(now),
-      message,
-      subscriber,
-      plannedSendAt: plan.plannedSendAt,
-      deadlineAt: plan.deadlineAt,
-      expiresAt: plan.expiresAt,
-      links,
-      charge: price ? { amount: toMicros(price.perPart) * BigInt(message.totalParts), currency: price.currency } : null,
-      templateId,
-      cascade,
-      dispatchId,
-      held,
-    };
-  });
+  const prepared = await mapInSlices(
+    messages,
+    PREPARE_SLICE,
+    ({ message: original, cascade, id, dispatchId, held: heldAsked }) => {
+      const held = dispatchId !== undefined && heldAsked !== false;
+      if (channels && !channels[original.channelType])
+        return herald('channelNotEnabled', { channelType: original.channelType });
+      const templateId = matchTemplate(original.channelType, original.senderName, original.content, now) ?? null;
+      // WhatsApp chat rules (spec 2.2): outside the 24-hour window only content matching an approved template.
+      if (
+        original.channelType === 'WHATSAPP' &&
+        templateId === null &&
+        !windows.has(`${original.senderName}\u0000${original.destination}`)
+      )
+        return herald('noActiveTemplate');
+      const shortened = original.shortUrl
+        ? shorten(original, ctx.config.shortUrlBase!)
+        : { message: original, links: [] };
+      if (shortened instanceof HeraldError) return shortened;
+      const { message, links } = shortened;
+      const price = ctx.tariffs.lookup(sender.accountId, message.channelType, message.destination, message.country);
+      if (!price && ctx.config.requireTariff)
+        return herald('noTariff', { channelType: message.channelType, destination: message.destination });
+      const subscriber = lookupSubscriber(ctx.plan, message.destination, message.country);
+      const window = messageWindow(message, subscriber.zones);
+      // A dispatch's message is planned when its dispatch starts (no planned time until then: it depends on the start
+      // and the speed); until then it keeps only its completion deadline.
+      const completion = held ? completionInstant(window) : undefined;
+      const plan = !held
+        ? planSend(window, now.getTime())
+        : { plannedSendAt: null, deadlineAt: new Date(completion ?? HELD_UNTIL), expiresAt: new Date(HELD_UNTIL) };
+      return {
+        id: id ?? newMessageId(now),
+        message,
+        subscriber,
+        plannedSendAt: plan.plannedSendAt,
+        deadlineAt: plan.deadlineAt,
+        expiresAt: plan.expiresAt,
+        links,
+        charge: price
+          ? { amount: toMicros(price.perPart) * BigInt(message.totalParts), currency: price.currency }
+          : null,
+        templateId,
+        cascade,
+        dispatchId,
+        held,
+      };
+    },
+  );
+  return guardAtGeneration(db, sender.accountId, guardOf(sender), prepared, now, ctx.metrics.refusals);
 }
 
 /** The deadline and lifetime of a held message before its dispatch plans it: none. */
@@ -177,7 +187,8 @@ export async function storeMessages(
     limited: options.limitCallbackUrls,
   });
   const reachable = candidates.map((c) => c.message.callbackUrl === null || targets.has(c.message.callbackUrl));
-  const charges = candidates.map((c, i) => (reachable[i] ? c.charge : null));
+  const guard = await guardAtStore(tx, sender.accountId, guardOf(sender), candidates, reachable, now);
+  const charges = candidates.map((c, i) => (reachable[i] && !guard.refused[i] ? c.charge : null));
   const taken = await reserveCharges(
     tx,
     sender.accountId,
@@ -186,21 +197,21 @@ export async function storeMessages(
     `batch ${candidates[0]!.id}`,
     options.exhausted,
   );
+  const stored = (i: number): boolean => reachable[i]! && !guard.refused[i] && taken[i]!;
   // Pumping (fraud/): a burst's messages wait in a hold. A dispatch's messages are not counted: a mailing the client
   // creates and then starts, whose messages are planned by the start, not here.
   const holds = await pumpingCheck(
     tx,
     ctx,
     sender.accountId,
-    pumpingSettingsOf(sender, ctx.config.pumpingMode),
-    candidates.map((c, i) => (reachable[i] && taken[i] && !c.held ? c.message : undefined)),
+    pumpingCapped(guardOf(sender).pumping, ctx.config.pumpingMode),
+    candidates.map((c, i) => (stored(i) && !c.held ? c.message : undefined)),
     now,
   );
-  const paced = sender.paced
-    ? await pace(tx, sender.accountId, candidates, (i) => reachable[i]! && taken[i]! && !holds[i], now)
-    : [];
+  const paced = sender.paced ? await pace(tx, sender.accountId, candidates, (i) => stored(i) && !holds[i], now) : [];
   const results = candidates.map((c, i): NewMessage | HeraldError => {
     if (!reachable[i]) return herald('callbackUrlLimit', { limit: ctx.config.callbackUrlsPerDay });
+    if (guard.refused[i]) return guard.refused[i];
     if (!taken[i]) return herald('insufficientFunds');
     const plannedSendAt = paced[i] ?? c.plannedSendAt;
     const fraudHoldId = holds[i];
@@ -228,6 +239,7 @@ export async function storeMessages(
       fraudHoldId,
     };
   });
+  await guard.record(results.map((r) => !(r instanceof HeraldError)));
   const rows = results.filter((r): r is NewMessage => !(r instanceof HeraldError));
   if (rows.length > 0) {
     await messageInsertBatch(tx, {

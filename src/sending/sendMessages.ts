@@ -1,6 +1,7 @@
 import { type AppContext, type DirectHandOver, NO_DIRECT_ROOM } from '../context.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
 import type { Principal } from '../accounts/index.js';
+import { countRefusals } from '../guard/index.js';
 import type { Queryable } from '../db/db.js';
 import { JSON_SLICE_BYTES, sliceEnds } from '../db/jsonSlices.js';
 import {
@@ -61,7 +62,14 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
   const direct = ctx.directSubmit?.open() ?? NO_DIRECT_ROOM;
   try {
     const store = storeInOrder(ctx, sender, prepared, now, direct);
-    return await storeBatch(ctx, idempotent, store, (i) => messageRowBytes(valid[i]!));
+    const result = await storeBatch(ctx, idempotent, store, (i) => messageRowBytes(valid[i]!));
+    if (!result.replayed) {
+      const refusals = result.body.items.flatMap((item, i) =>
+        item.code === 201 ? [] : [{ channelType: valid[i]!.channelType, code: item.code }],
+      );
+      await countRefusals(ctx.db, ctx.metrics.refusals, principal.accountId, refusals, now);
+    }
+    return result;
   } finally {
     direct.close();
   }
@@ -178,6 +186,7 @@ export function senderOf(principal: Principal): Sender {
     trafficCenterId: principal.trafficCenterId,
     sendingMethod: principal.sessionId === null ? 'API' : 'UI',
     paced: principal.accountMaxRate !== null,
+    guard: principal.guard,
   };
 }
 

@@ -194,7 +194,7 @@ describe('configuration (DESIGN 1)', () => {
     expect(loadConfig({ HERALD_PUMPING_MODE: 'monitor' }).pumpingMode).toBe('monitor');
     expect(loadConfig({ HERALD_PUMPING_MODE: 'off' }).pumpingMode).toBe('off');
     expect(() => loadConfig({ HERALD_PUMPING_MODE: 'strict' })).toThrow(
-      /HERALD_PUMPING_MODE: must be one of hold, monitor, off/,
+      /HERALD_PUMPING_MODE: must be one of off, monitor, hold/,
     );
   });
 

@@ -159,6 +159,28 @@ describe.each(ENGINES)('pumping detection and fraud holds (%s)', (engine) => {
     expect(await heldOf(unproven)).toBe(181);
   });
 
+  it("follows the account's settings: the operator's floor, the client's narrowing, mode off", async () => {
+    const account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
+    const pumping = { mode: 'hold', rangeFloor: 40, countryFloor: 300, factor: 10 };
+    expect((await t.admin('PATCH', `/admin/v1/accounts/${account.id}`, { pumping })).status).toBe(200);
+    expect(await heldOf(await t.send(account.traffic, sms(rangeNumbers('7900901', 50))))).toBe(10);
+    // The client narrows the floor further.
+    const narrowed = await t.call('PATCH', '/api/v1/settings', {
+      token: account.system,
+      body: { pumping: { ...pumping, rangeFloor: 20 } },
+    });
+    expect(narrowed.status).toBe(200);
+    expect(await heldOf(await t.send(account.traffic, sms(rangeNumbers('7900902', 50))))).toBe(30);
+    // The client's hold outranks an operator's off (the narrower of both); an account the operator switched off
+    // and the client did not narrow holds nothing.
+    const off = { ...pumping, mode: 'off' };
+    expect((await t.admin('PATCH', `/admin/v1/accounts/${account.id}`, { pumping: off })).status).toBe(200);
+    expect(await heldOf(await t.send(account.traffic, sms(rangeNumbers('7900903', 50))))).toBe(30);
+    const trusted = await t.createAccount({ senderNames: [['SMS', SENDER]] });
+    expect((await t.admin('PATCH', `/admin/v1/accounts/${trusted.id}`, { pumping: off })).status).toBe(200);
+    expect(await heldOf(await t.send(trusted.traffic, sms(rangeNumbers('7900904', 150))))).toBe(0);
+  });
+
   it('releases a hold: its messages become due and the range is not held again that day', async () => {
     const account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
     const ids = await t.send(account.traffic, sms(rangeNumbers('7900456', 150)));

@@ -38,6 +38,12 @@ export interface AccountOptions {
   readonly botTokens?: Readonly<Record<string, string | null>>;
   /** Called before a bot token is attached (a test's Telegram simulator learns the bot, as Telegram knows it). */
   readonly beforeBotToken?: (token: string, name: string) => void;
+  /**
+   * Keep the fraud guard's defaults (default false): tests and benchmarks send many messages to one fixture number,
+   * so their accounts have the flood filter (6 equal texts, 20 messages per destination an hour) off, as the
+   * operator may set it; the guard's own tests keep it.
+   */
+  readonly guardDefaults?: boolean;
 }
 
 /** The bot token a TELEGRAM sender name of a test account gets unless told otherwise: the form of a real one. */
@@ -57,7 +63,11 @@ export async function createAccountVia(
   if (created.status !== 201) throw new Error(`account not created: ${JSON.stringify(created.body)}`);
   const id = created.body.id as number;
   const started = new Date(now().getTime() - 60_000).toISOString();
-  if (options.channels) await h.admin('PATCH', `/admin/v1/accounts/${id}`, { channels: options.channels });
+  const changes = {
+    ...(options.channels ? { channels: options.channels } : {}),
+    ...(options.guardDefaults ? {} : { flood: null }),
+  };
+  if (Object.keys(changes).length > 0) await h.admin('PATCH', `/admin/v1/accounts/${id}`, changes);
   for (const [channelType, name] of options.senderNames ?? []) {
     const made = await h.admin('POST', `/admin/v1/accounts/${id}/sender-names`, {
       channelType,

@@ -193,6 +193,8 @@ describe.each([BROWSER_ENGINE])('the web pages in a browser (%s)', (engine) => {
       ['Templates', 'Templates'],
       ['Statistics', 'Statistics'],
       ['API keys', 'API keys'],
+      ['Settings', 'Settings'],
+      ['Consents', 'Consents'],
       ['Inbounds', 'Inbounds'],
       ['Verifiers', 'Verifiers'],
       ['Sender names', 'Sender names'],

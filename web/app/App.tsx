@@ -4,6 +4,7 @@ import { onUnauthorized, request } from '../shared/api.js';
 import { Routes } from '../shared/routes.js';
 import { Header, type NavItem } from '../shared/ui.js';
 import { ApiKeys } from './pages/ApiKeys.js';
+import { Consents } from './pages/Consents.js';
 import { Dashboard } from './pages/Dashboard.js';
 import { DispatchPage } from './pages/DispatchPage.js';
 import { Dispatches } from './pages/Dispatches.js';
@@ -13,6 +14,7 @@ import { Messages } from './pages/Messages.js';
 import { Send } from './pages/Send.js';
 import { SendCascade } from './pages/SendCascade.js';
 import { SenderNames } from './pages/SenderNames.js';
+import { Settings } from './pages/Settings.js';
 import { SignIn } from './pages/SignIn.js';
 import { Statistics } from './pages/Statistics.js';
 import { Templates } from './pages/Templates.js';
@@ -31,6 +33,8 @@ const NAV: readonly NavItem[] = [
   { href: `${BASE}/inbounds`, label: 'Inbounds' },
   { href: `${BASE}/verifiers`, label: 'Verifiers' },
   { href: `${BASE}/statistics`, label: 'Statistics' },
+  { href: `${BASE}/consents`, label: 'Consents' },
+  { href: `${BASE}/settings`, label: 'Settings' },
   { href: `${BASE}/api-keys`, label: 'API keys' },
 ];
 
@@ -106,6 +110,8 @@ function Pages() {
       <Route path={`${BASE}/inbounds`} component={Inbounds} />
       <Route path={`${BASE}/verifiers`} component={Verifiers} />
       <Route path={`${BASE}/statistics`} component={Statistics} />
+      <Route path={`${BASE}/consents`} component={Consents} />
+      <Route path={`${BASE}/settings`} component={Settings} />
       <Route path={`${BASE}/api-keys`} component={ApiKeys} />
     </Routes>
   );

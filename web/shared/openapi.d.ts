@@ -2654,6 +2654,74 @@ export interface paths {
                                 /** @description messages per second over all channels; null: no cap */
                                 maxRate: number | null;
                                 callbackSecret: string;
+                                settings: {
+                                    operator: {
+                                        geoPermissions?: {
+                                            allow?: string[];
+                                            deny?: string[];
+                                            mode: "enforce" | "monitor";
+                                        } | null;
+                                        flood?: {
+                                            identical: number;
+                                            any: number;
+                                        } | null;
+                                        dailySpendLimit?: {
+                                            [key: string]: number;
+                                        } | null;
+                                        consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                        pumping?: {
+                                            /** @enum {unknown} */
+                                            mode: "off" | "monitor" | "hold";
+                                            rangeFloor: number;
+                                            countryFloor: number;
+                                            factor: number;
+                                        };
+                                    };
+                                    client: {
+                                        geoPermissions?: {
+                                            allow?: string[];
+                                            deny?: string[];
+                                            mode: "enforce" | "monitor";
+                                        } | null;
+                                        flood?: {
+                                            identical: number;
+                                            any: number;
+                                        } | null;
+                                        dailySpendLimit?: {
+                                            [key: string]: number;
+                                        } | null;
+                                        consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                        pumping?: {
+                                            /** @enum {unknown} */
+                                            mode: "off" | "monitor" | "hold";
+                                            rangeFloor: number;
+                                            countryFloor: number;
+                                            factor: number;
+                                        };
+                                    };
+                                    effective: {
+                                        geoPermissions: {
+                                            allow?: string[];
+                                            deny?: string[];
+                                            mode: "enforce" | "monitor";
+                                        } | null;
+                                        flood: {
+                                            identical: number;
+                                            any: number;
+                                        } | null;
+                                        dailySpendLimit: {
+                                            [key: string]: number;
+                                        } | null;
+                                        consentRequired: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                        pumping: {
+                                            /** @enum {unknown} */
+                                            mode: "off" | "monitor" | "hold";
+                                            rangeFloor: number;
+                                            countryFloor: number;
+                                            factor: number;
+                                        };
+                                    };
+                                };
                                 /** @description Currency code -> balance in that currency */
                                 balance: {
                                     [key: string]: number;
@@ -2708,6 +2776,74 @@ export interface paths {
                             /** @description messages per second over all channels; null: no cap */
                             maxRate: number | null;
                             callbackSecret: string;
+                            settings: {
+                                operator: {
+                                    geoPermissions?: {
+                                        allow?: string[];
+                                        deny?: string[];
+                                        mode: "enforce" | "monitor";
+                                    } | null;
+                                    flood?: {
+                                        identical: number;
+                                        any: number;
+                                    } | null;
+                                    dailySpendLimit?: {
+                                        [key: string]: number;
+                                    } | null;
+                                    consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                    pumping?: {
+                                        /** @enum {unknown} */
+                                        mode: "off" | "monitor" | "hold";
+                                        rangeFloor: number;
+                                        countryFloor: number;
+                                        factor: number;
+                                    };
+                                };
+                                client: {
+                                    geoPermissions?: {
+                                        allow?: string[];
+                                        deny?: string[];
+                                        mode: "enforce" | "monitor";
+                                    } | null;
+                                    flood?: {
+                                        identical: number;
+                                        any: number;
+                                    } | null;
+                                    dailySpendLimit?: {
+                                        [key: string]: number;
+                                    } | null;
+                                    consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                    pumping?: {
+                                        /** @enum {unknown} */
+                                        mode: "off" | "monitor" | "hold";
+                                        rangeFloor: number;
+                                        countryFloor: number;
+                                        factor: number;
+                                    };
+                                };
+                                effective: {
+                                    geoPermissions: {
+                                        allow?: string[];
+                                        deny?: string[];
+                                        mode: "enforce" | "monitor";
+                                    } | null;
+                                    flood: {
+                                        identical: number;
+                                        any: number;
+                                    } | null;
+                                    dailySpendLimit: {
+                                        [key: string]: number;
+                                    } | null;
+                                    consentRequired: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                    pumping: {
+                                        /** @enum {unknown} */
+                                        mode: "off" | "monitor" | "hold";
+                                        rangeFloor: number;
+                                        countryFloor: number;
+                                        factor: number;
+                                    };
+                                };
+                            };
                             /** @description Currency code -> balance in that currency */
                             balance: {
                                 [key: string]: number;
@@ -2786,6 +2922,74 @@ export interface paths {
                             /** @description messages per second over all channels; null: no cap */
                             maxRate: number | null;
                             callbackSecret: string;
+                            settings: {
+                                operator: {
+                                    geoPermissions?: {
+                                        allow?: string[];
+                                        deny?: string[];
+                                        mode: "enforce" | "monitor";
+                                    } | null;
+                                    flood?: {
+                                        identical: number;
+                                        any: number;
+                                    } | null;
+                                    dailySpendLimit?: {
+                                        [key: string]: number;
+                                    } | null;
+                                    consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                    pumping?: {
+                                        /** @enum {unknown} */
+                                        mode: "off" | "monitor" | "hold";
+                                        rangeFloor: number;
+                                        countryFloor: number;
+                                        factor: number;
+                                    };
+                                };
+                                client: {
+                                    geoPermissions?: {
+                                        allow?: string[];
+                                        deny?: string[];
+                                        mode: "enforce" | "monitor";
+                                    } | null;
+                                    flood?: {
+                                        identical: number;
+                                        any: number;
+                                    } | null;
+                                    dailySpendLimit?: {
+                                        [key: string]: number;
+                                    } | null;
+                                    consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                    pumping?: {
+                                        /** @enum {unknown} */
+                                        mode: "off" | "monitor" | "hold";
+                                        rangeFloor: number;
+                                        countryFloor: number;
+                                        factor: number;
+                                    };
+                                };
+                                effective: {
+                                    geoPermissions: {
+                                        allow?: string[];
+                                        deny?: string[];
+                                        mode: "enforce" | "monitor";
+                                    } | null;
+                                    flood: {
+                                        identical: number;
+                                        any: number;
+                                    } | null;
+                                    dailySpendLimit: {
+                                        [key: string]: number;
+                                    } | null;
+                                    consentRequired: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                    pumping: {
+                                        /** @enum {unknown} */
+                                        mode: "off" | "monitor" | "hold";
+                                        rangeFloor: number;
+                                        countryFloor: number;
+                                        factor: number;
+                                    };
+                                };
+                            };
                             /** @description Currency code -> balance in that currency */
                             balance: {
                                 [key: string]: number;
@@ -2811,7 +3015,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change an account: name, status, channels, inbound, credit limit, maxRate */
+        /** Change an account: name, status, channels, inbound, credit limit, maxRate, and its fraud guard and consent settings (geoPermissions, flood, dailySpendLimit, consentRequired, pumping; audited) */
         patch: {
             parameters: {
                 query?: never;
@@ -2840,6 +3044,26 @@ export interface paths {
                         creditLimit?: number;
                         /** @description messages per second over all channels, exact across worker processes; null: no cap */
                         maxRate?: number | null;
+                        geoPermissions?: {
+                            allow?: string[];
+                            deny?: string[];
+                            mode: "enforce" | "monitor";
+                        } | null;
+                        flood?: {
+                            identical: number;
+                            any: number;
+                        } | null;
+                        dailySpendLimit?: {
+                            [key: string]: number;
+                        } | null;
+                        consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
+                        pumping?: {
+                            /** @enum {unknown} */
+                            mode: "off" | "monitor" | "hold";
+                            rangeFloor: number;
+                            countryFloor: number;
+                            factor: number;
+                        } | null;
                     };
                 };
             };
@@ -2863,6 +3087,74 @@ export interface paths {
                             /** @description messages per second over all channels; null: no cap */
                             maxRate: number | null;
                             callbackSecret: string;
+                            settings: {
+                                operator: {
+                                    geoPermissions?: {
+                                        allow?: string[];
+                                        deny?: string[];
+                                        mode: "enforce" | "monitor";
+                                    } | null;
+                                    flood?: {
+                                        identical: number;
+                                        any: number;
+                                    } | null;
+                                    dailySpendLimit?: {
+                                        [key: string]: number;
+                                    } | null;
+                                    consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                    pumping?: {
+                                        /** @enum {unknown} */
+                                        mode: "off" | "monitor" | "hold";
+                                        rangeFloor: number;
+                                        countryFloor: number;
+                                        factor: number;
+                                    };
+                                };
+                                client: {
+                                    geoPermissions?: {
+                                        allow?: string[];
+                                        deny?: string[];
+                                        mode: "enforce" | "monitor";
+                                    } | null;
+                                    flood?: {
+                                        identical: number;
+                                        any: number;
+                                    } | null;
+                                    dailySpendLimit?: {
+                                        [key: string]: number;
+                                    } | null;
+                                    consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                    pumping?: {
+                                        /** @enum {unknown} */
+                                        mode: "off" | "monitor" | "hold";
+                                        rangeFloor: number;
+                                        countryFloor: number;
+                                        factor: number;
+                                    };
+                                };
+                                effective: {
+                                    geoPermissions: {
+                                        allow?: string[];
+                                        deny?: string[];
+                                        mode: "enforce" | "monitor";
+                                    } | null;
+                                    flood: {
+                                        identical: number;
+                                        any: number;
+                                    } | null;
+                                    dailySpendLimit: {
+                                        [key: string]: number;
+                                    } | null;
+                                    consentRequired: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                    pumping: {
+                                        /** @enum {unknown} */
+                                        mode: "off" | "monitor" | "hold";
+                                        rangeFloor: number;
+                                        countryFloor: number;
+                                        factor: number;
+                                    };
+                                };
+                            };
                             /** @description Currency code -> balance in that currency */
                             balance: {
                                 [key: string]: number;
@@ -3155,6 +3447,111 @@ export interface paths {
                             per_page: number;
                             total: number;
                         };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/settings-audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit of the account's guard and consent settings, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    per_page?: number;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: string;
+                                changedAt: string;
+                                side: "operator" | "client";
+                                /** @description 'operator', 'token:<key id>' or 'user:<id>' */
+                                actor: string;
+                                before: {
+                                    geoPermissions?: {
+                                        allow?: string[];
+                                        deny?: string[];
+                                        mode: "enforce" | "monitor";
+                                    } | null;
+                                    flood?: {
+                                        identical: number;
+                                        any: number;
+                                    } | null;
+                                    dailySpendLimit?: {
+                                        [key: string]: number;
+                                    } | null;
+                                    consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                    pumping?: {
+                                        /** @enum {unknown} */
+                                        mode: "off" | "monitor" | "hold";
+                                        rangeFloor: number;
+                                        countryFloor: number;
+                                        factor: number;
+                                    };
+                                };
+                                after: {
+                                    geoPermissions?: {
+                                        allow?: string[];
+                                        deny?: string[];
+                                        mode: "enforce" | "monitor";
+                                    } | null;
+                                    flood?: {
+                                        identical: number;
+                                        any: number;
+                                    } | null;
+                                    dailySpendLimit?: {
+                                        [key: string]: number;
+                                    } | null;
+                                    consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                    pumping?: {
+                                        /** @enum {unknown} */
+                                        mode: "off" | "monitor" | "hold";
+                                        rangeFloor: number;
+                                        countryFloor: number;
+                                        factor: number;
+                                    };
+                                };
+                            }[];
+                            page: number;
+                            per_page: number;
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
                     };
                 };
             };
@@ -5066,6 +5463,772 @@ export interface paths {
                 };
                 /** @description Error */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's guard and consent settings: the operator's, the client's narrowing, the effective ones */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            operator: {
+                                geoPermissions?: {
+                                    allow?: string[];
+                                    deny?: string[];
+                                    mode: "enforce" | "monitor";
+                                } | null;
+                                flood?: {
+                                    identical: number;
+                                    any: number;
+                                } | null;
+                                dailySpendLimit?: {
+                                    [key: string]: number;
+                                } | null;
+                                consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                pumping?: {
+                                    /** @enum {unknown} */
+                                    mode: "off" | "monitor" | "hold";
+                                    rangeFloor: number;
+                                    countryFloor: number;
+                                    factor: number;
+                                };
+                            };
+                            client: {
+                                geoPermissions?: {
+                                    allow?: string[];
+                                    deny?: string[];
+                                    mode: "enforce" | "monitor";
+                                } | null;
+                                flood?: {
+                                    identical: number;
+                                    any: number;
+                                } | null;
+                                dailySpendLimit?: {
+                                    [key: string]: number;
+                                } | null;
+                                consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                pumping?: {
+                                    /** @enum {unknown} */
+                                    mode: "off" | "monitor" | "hold";
+                                    rangeFloor: number;
+                                    countryFloor: number;
+                                    factor: number;
+                                };
+                            };
+                            effective: {
+                                geoPermissions: {
+                                    allow?: string[];
+                                    deny?: string[];
+                                    mode: "enforce" | "monitor";
+                                } | null;
+                                flood: {
+                                    identical: number;
+                                    any: number;
+                                } | null;
+                                dailySpendLimit: {
+                                    [key: string]: number;
+                                } | null;
+                                consentRequired: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                pumping: {
+                                    /** @enum {unknown} */
+                                    mode: "off" | "monitor" | "hold";
+                                    rangeFloor: number;
+                                    countryFloor: number;
+                                    factor: number;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Narrow the operator's settings; null removes the account's own narrowing of a field */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        geoPermissions?: {
+                            allow?: string[];
+                            deny?: string[];
+                            mode: "enforce" | "monitor";
+                        } | null;
+                        flood?: {
+                            identical: number;
+                            any: number;
+                        } | null;
+                        dailySpendLimit?: {
+                            [key: string]: number;
+                        } | null;
+                        consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
+                        pumping?: {
+                            /** @enum {unknown} */
+                            mode: "off" | "monitor" | "hold";
+                            rangeFloor: number;
+                            countryFloor: number;
+                            factor: number;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            operator: {
+                                geoPermissions?: {
+                                    allow?: string[];
+                                    deny?: string[];
+                                    mode: "enforce" | "monitor";
+                                } | null;
+                                flood?: {
+                                    identical: number;
+                                    any: number;
+                                } | null;
+                                dailySpendLimit?: {
+                                    [key: string]: number;
+                                } | null;
+                                consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                pumping?: {
+                                    /** @enum {unknown} */
+                                    mode: "off" | "monitor" | "hold";
+                                    rangeFloor: number;
+                                    countryFloor: number;
+                                    factor: number;
+                                };
+                            };
+                            client: {
+                                geoPermissions?: {
+                                    allow?: string[];
+                                    deny?: string[];
+                                    mode: "enforce" | "monitor";
+                                } | null;
+                                flood?: {
+                                    identical: number;
+                                    any: number;
+                                } | null;
+                                dailySpendLimit?: {
+                                    [key: string]: number;
+                                } | null;
+                                consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                pumping?: {
+                                    /** @enum {unknown} */
+                                    mode: "off" | "monitor" | "hold";
+                                    rangeFloor: number;
+                                    countryFloor: number;
+                                    factor: number;
+                                };
+                            };
+                            effective: {
+                                geoPermissions: {
+                                    allow?: string[];
+                                    deny?: string[];
+                                    mode: "enforce" | "monitor";
+                                } | null;
+                                flood: {
+                                    identical: number;
+                                    any: number;
+                                } | null;
+                                dailySpendLimit: {
+                                    [key: string]: number;
+                                } | null;
+                                consentRequired: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                pumping: {
+                                    /** @enum {unknown} */
+                                    mode: "off" | "monitor" | "hold";
+                                    rangeFloor: number;
+                                    countryFloor: number;
+                                    factor: number;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/settings/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who changed the settings (operator, token:<key id>, user:<id>), when, before and after; newest first */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    per_page?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: string;
+                                changedAt: string;
+                                side: "operator" | "client";
+                                /** @description 'operator', 'token:<key id>' or 'user:<id>' */
+                                actor: string;
+                                before: {
+                                    geoPermissions?: {
+                                        allow?: string[];
+                                        deny?: string[];
+                                        mode: "enforce" | "monitor";
+                                    } | null;
+                                    flood?: {
+                                        identical: number;
+                                        any: number;
+                                    } | null;
+                                    dailySpendLimit?: {
+                                        [key: string]: number;
+                                    } | null;
+                                    consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                    pumping?: {
+                                        /** @enum {unknown} */
+                                        mode: "off" | "monitor" | "hold";
+                                        rangeFloor: number;
+                                        countryFloor: number;
+                                        factor: number;
+                                    };
+                                };
+                                after: {
+                                    geoPermissions?: {
+                                        allow?: string[];
+                                        deny?: string[];
+                                        mode: "enforce" | "monitor";
+                                    } | null;
+                                    flood?: {
+                                        identical: number;
+                                        any: number;
+                                    } | null;
+                                    dailySpendLimit?: {
+                                        [key: string]: number;
+                                    } | null;
+                                    consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                    pumping?: {
+                                        /** @enum {unknown} */
+                                        mode: "off" | "monitor" | "hold";
+                                        rangeFloor: number;
+                                        countryFloor: number;
+                                        factor: number;
+                                    };
+                                };
+                            }[];
+                            page: number;
+                            per_page: number;
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's consents, newest first; filters number, senderName, source */
+        get: {
+            parameters: {
+                query?: {
+                    number?: string;
+                    senderName?: string;
+                    source?: string;
+                    page?: number;
+                    per_page?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: string;
+                                number: string;
+                                senderName: string | null;
+                                trafficType: string | null;
+                                source: string;
+                                proof: string | null;
+                                /** @description when the subscriber gave it */
+                                time: string;
+                                createdTime: string;
+                            }[];
+                            page: number;
+                            per_page: number;
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Record a subscriber's consent; absent senderName and trafficType match every one */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        number: string;
+                        senderName?: string;
+                        /** @enum {unknown} */
+                        trafficType?: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
+                        /** @description e.g. web-form */
+                        source: string;
+                        /** @description e.g. the form, the address, the text */
+                        proof?: string;
+                        /**
+                         * Format: date-time
+                         * @description when given; default now
+                         */
+                        time?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            number: string;
+                            senderName: string | null;
+                            trafficType: string | null;
+                            source: string;
+                            proof: string | null;
+                            /** @description when the subscriber gave it */
+                            time: string;
+                            createdTime: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consents/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's consents as CSV, newest first, at most 100000 rows; the list's filters */
+        get: {
+            parameters: {
+                query?: {
+                    number?: string;
+                    senderName?: string;
+                    source?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/statistics/refusals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Messages refused at generation (never stored as messages) by day, channel and refusal code, and those a monitor-mode setting let through; default the last 30 days */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description YYYY-MM-DD (UTC day) */
+                    from?: string;
+                    /** @description YYYY-MM-DD (UTC day) */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            from: string;
+                            to: string;
+                            items: {
+                                day: string;
+                                channelType: string;
+                                code: number;
+                                /** @description let through by a monitor-mode setting, not refused */
+                                monitored: boolean;
+                                count: number;
+                            }[];
+                            /** @description refusals per code over the range */
+                            byCode: {
+                                [key: string]: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/refusals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Messages refused at generation (never stored as messages) by day, channel and refusal code, and those a monitor-mode setting let through; default the last 30 days */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description YYYY-MM-DD (UTC day) */
+                    from?: string;
+                    /** @description YYYY-MM-DD (UTC day) */
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            from: string;
+                            to: string;
+                            items: {
+                                day: string;
+                                channelType: string;
+                                code: number;
+                                /** @description let through by a monitor-mode setting, not refused */
+                                monitored: boolean;
+                                count: number;
+                            }[];
+                            /** @description refusals per code over the range */
+                            byCode: {
+                                [key: string]: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -17,6 +17,7 @@ import {
   useAsync,
   useNotice,
 } from '../../shared/ui.js';
+import { GuardSettingsView, SettingsAudit, type GuardSettingsData } from '../../shared/guard.js';
 import { admin } from '../session.js';
 import type { Account, User } from '../types.js';
 
@@ -121,6 +122,12 @@ export function AccountPage({ id: idInPath }: { id: string }) {
           <Ledger id={id} tick={ledgerTick} />
           <Tokens id={id} />
           <Users id={id} />
+          <GuardSettings
+            id={id}
+            settings={a.settings}
+            busy={action.busy}
+            onSave={(body) => void patch(body, 'Settings saved.')}
+          />
         </>
       )}
     </Page>
@@ -406,6 +413,33 @@ function Tokens({ id }: { id: number }) {
         {issued && <Secret label="New token (shown once)" value={issued} />}
         <NoticeLine notice={notice.notice} />
       </form>
+    </section>
+  );
+}
+
+/** The account's fraud guard and consent settings (the operator's side), the account's narrowing, and the audit. */
+function GuardSettings({
+  id,
+  settings,
+  busy,
+  onSave,
+}: {
+  id: number;
+  settings: GuardSettingsData;
+  busy: boolean;
+  onSave: (body: RequestBody<'/admin/v1/accounts/{id}', 'patch'>) => void;
+}) {
+  const audit = useAsync(
+    (signal) => admin.get('/admin/v1/accounts/{id}/settings-audit', { params: { id }, signal }),
+    [id, settings],
+  );
+  return (
+    <section class="card" aria-labelledby="guard-settings">
+      <h2 id="guard-settings">Fraud guard and consent</h2>
+      <GuardSettingsView settings={settings} editing="operator" busy={busy} onSave={(c) => onSave(c as never)} />
+      <h3>Audit</h3>
+      <AsyncState state={audit} what="the audit" />
+      {audit.data && <SettingsAudit items={audit.data.items} />}
     </section>
   );
 }

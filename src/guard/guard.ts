@@ -1,0 +1,181 @@
+import { createHash } from 'node:crypto';
+import { lockAccount } from '../db/accountLocks.js';
+import type { Queryable } from '../db/db.js';
+import { herald, HeraldError } from '../errors/catalogue.js';
+import type { ValidMessage } from '../messages/index.js';
+import { fromMicros, type Micros, toMicros } from '../money/index.js';
+import type { Subscriber } from '../numbering/index.js';
+import type { GuardSettings } from '../shared/guardSettings.js';
+import { consentScopesOf } from './consentSql.js';
+import { floodCounts, floodRecord } from './floodSql.js';
+import { geoVerdict } from './geo.js';
+import { type Refusal, refusalCountAdd } from './refusalSql.js';
+import { spendAdd, spendOfDay } from './spendSql.js';
+
+/** The metric of refusals and monitored messages (metrics/: herald_refusals_total). */
+export interface RefusalCounter {
+  inc(labels: { code: string; outcome: 'refused' | 'monitored' }, value?: number): void;
+}
+
+/** A message at generation: what it is and where it goes. */
+export interface GuardedItem {
+  readonly message: ValidMessage;
+  readonly subscriber: Subscriber;
+}
+
+/**
+ * The checks of generation that read and lock nothing (DESIGN 20): the geo rule (4035; in monitor mode the message
+ * goes on and is counted) and consent (4034), for a whole batch with at most one query (the consents of the
+ * batch's numbers, when a traffic type requires one). Returns the items with those refused replaced by their errors.
+ */
+export async function guardAtGeneration<T extends GuardedItem>(
+  db: Queryable,
+  accountId: number,
+  guard: GuardSettings,
+  items: readonly (T | HeraldError)[],
+  now: Date,
+  counter: RefusalCounter,
+): Promise<(T | HeraldError)[]> {
+  if (guard.geoPermissions === null && guard.consentRequired.length === 0) return [...items];
+  const needConsent = (item: T): boolean => guard.consentRequired.includes(item.message.trafficType);
+  const numbers = new Set<string>();
+  for (const item of items)
+    if (!(item instanceof HeraldError) && needConsent(item)) numbers.add(item.message.destination);
+  const scopes = await consentScopesOf(db, accountId, [...numbers], now);
+  const monitored: Refusal[] = [];
+  const checked = items.map((item): T | HeraldError => {
+    if (item instanceof HeraldError) return item;
+    const country = item.subscriber.country ?? item.message.country;
+    const geo = geoVerdict(guard.geoPermissions, country);
+    if (geo === 'refused') return herald('countryNotAllowed', { country: country ?? 'unknown' });
+    if (geo === 'monitored') monitored.push({ channelType: item.message.channelType, code: 4035, monitored: true });
+    const { destination, senderName, trafficType } = item.message;
+    const consented = scopes.some(
+      (s) =>
+        s.number === destination &&
+        (s.sender_name === null || s.sender_name === senderName) &&
+        (s.traffic_type === null || s.traffic_type === trafficType),
+    );
+    if (needConsent(item) && !consented) return herald('noConsent', { number: destination });
+    return item;
+  });
+  if (monitored.length > 0) {
+    await refusalCountAdd(db, accountId, monitored, now);
+    counter.inc({ code: '4035', outcome: 'monitored' }, monitored.length);
+  }
+  return checked;
+}
+
+/** A message about to be stored: where it goes, what it says, what it costs. */
+export interface StoredItem {
+  readonly message: ValidMessage;
+  readonly charge: { readonly amount: Micros; readonly currency: string } | null;
+}
+
+/** The store-time guard's verdict on a batch, and how to record what was stored. */
+export interface StoreGuard {
+  /** Per item: the error it is refused with, or null. */
+  readonly refused: readonly (HeraldError | null)[];
+  /** Records the items stored in the end (refused ones and those refused later for funds do not count). */
+  record(stored: readonly boolean[]): Promise<void>;
+}
+
+/** The zone of the calendar day of dailySpendLimit: accounts have no zone of their own, so the operator's. */
+export const SPEND_ZONE = 'Europe/Moscow';
+const SPEND_DAY = new Intl.DateTimeFormat('en-CA', {
+  timeZone: SPEND_ZONE,
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+});
+/** The calendar day (YYYY-MM-DD) of an instant in SPEND_ZONE. */
+export const spendDayOf = (now: Date): string => SPEND_DAY.format(now);
+
+const HOUR_MS = 3_600_000;
+const textHash = (message: ValidMessage): string =>
+  createHash('sha1')
+    .update(typeof message.content === 'string' ? message.content : JSON.stringify(message.content))
+    .digest('base64');
+
+/**
+ * The checks of storing, in the storing transaction (DESIGN 20): the flood filter (4291: at most `identical` equal
+ * texts and `any` messages per destination in any sliding hour) and the daily spend limit (4022). Exact when batches
+ * of one account race: one advisory lock of the account, then one read per check and, in `record`, one write per
+ * check. `eligible`: the items not refused already (they neither count nor are counted).
+ */
+export async function guardAtStore(
+  tx: Queryable,
+  accountId: number,
+  guard: GuardSettings,
+  items: readonly StoredItem[],
+  eligible: readonly boolean[],
+  now: Date,
+): Promise<StoreGuard> {
+  const flood = guard.flood;
+  const limits = guard.dailySpendLimit;
+  const limited = (item: StoredItem): boolean => item.charge !== null && limits?.[item.charge.currency] !== undefined;
+  const spends = limits !== null && items.some((item, i) => eligible[i] && limited(item));
+  if (flood === null && !spends) return { refused: items.map(() => null), record: async () => {} };
+  await lockAccount(tx, 'guard', accountId);
+
+  const hashes = flood ? items.map((item) => textHash(item.message)) : [];
+  const perDestination = new Map<string, number>();
+  const perText = new Map<string, number>();
+  if (flood) {
+    const destinations = [...new Set(items.filter((_, i) => eligible[i]).map((item) => item.message.destination))];
+    for (const row of await floodCounts(tx, accountId, destinations, new Date(now.getTime() - HOUR_MS))) {
+      perDestination.set(row.destination, (perDestination.get(row.destination) ?? 0) + row.n);
+      perText.set(`${row.destination}\u0000${row.text_hash}`, row.n);
+    }
+  }
+  const day = spendDayOf(now);
+  const spent = new Map<string, Micros>();
+  if (spends) {
+    const currencies = Object.keys(limits!);
+    const read = await spendOfDay(tx, accountId, day, currencies);
+    for (const currency of currencies) spent.set(currency, toMicros(read.get(currency) ?? '0'));
+  }
+
+  const refused = items.map((item, i): HeraldError | null => {
+    if (!eligible[i]) return null;
+    const destination = item.message.destination;
+    const textKey = flood ? `${destination}\u0000${hashes[i]}` : '';
+    if (flood) {
+      const any = perDestination.get(destination) ?? 0;
+      const same = perText.get(textKey) ?? 0;
+      if ((flood.any > 0 && any >= flood.any) || (flood.identical > 0 && same >= flood.identical))
+        return herald('destinationFlood');
+    }
+    if (spends && limited(item)) {
+      const { amount, currency } = item.charge!;
+      const total = spent.get(currency)! + amount;
+      if (total > toMicros(limits![currency]!)) return herald('dailySpendLimit');
+      spent.set(currency, total);
+    }
+    if (flood) {
+      perDestination.set(destination, (perDestination.get(destination) ?? 0) + 1);
+      perText.set(textKey, (perText.get(textKey) ?? 0) + 1);
+    }
+    return null;
+  });
+
+  return {
+    refused,
+    async record(stored) {
+      const kept = items.filter((_, i) => stored[i]);
+      if (flood) {
+        const events = items.flatMap((item, i) =>
+          stored[i] ? [{ destination: item.message.destination, textHash: hashes[i]! }] : [],
+        );
+        await floodRecord(tx, accountId, events, now);
+      }
+      if (spends) {
+        const amounts = new Map<string, Micros>();
+        for (const item of kept)
+          if (limited(item))
+            amounts.set(item.charge!.currency, (amounts.get(item.charge!.currency) ?? 0n) + item.charge!.amount);
+        await spendAdd(tx, accountId, day, new Map([...amounts].map(([c, a]) => [c, fromMicros(a)])));
+      }
+    },
+  };
+}
