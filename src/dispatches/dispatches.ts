@@ -9,6 +9,7 @@ import {
 import { type AppContext, NO_DIRECT_ROOM } from '../context.js';
 import type { Queryable } from '../db/db.js';
 import { herald, HeraldError, showValue } from '../errors/catalogue.js';
+import { countRefusals, type Refusal } from '../guard/index.js';
 import { idempotentReplay, type IdempotentResult, runIdempotent } from '../idempotency/index.js';
 import {
   type Candidate,
@@ -248,15 +249,19 @@ export async function addDispatchMessages(
         ),
         dispatchId,
       });
+    const refusals: Refusal[] = [];
     prepared.forEach((p, i) => {
       const { index } = valid[i]!;
       const destination = (body[index] as { destination: unknown }).destination;
       const outcome: HeraldError | NewMessage = p instanceof HeraldError ? p : byId.get(p.id)!;
+      if (outcome instanceof HeraldError)
+        refusals.push({ channelType: valid[i]!.message.message.channelType, code: outcome.code });
       items[index] =
         outcome instanceof HeraldError
           ? { destination, errorCode: outcome.code, msg: outcome.message }
           : { destination, messageUuid: outcome.id };
     });
+    await countRefusals(tx, ctx.metrics.refusals, accountId, refusals, now);
     return { statusCode: 200, body: items as AddItem[] };
   });
 }

@@ -111,6 +111,8 @@ export function loosenedSetting(operator: GuardSide, client: GuardSide): string 
       if (own !== undefined && own > limit) return `dailySpendLimit.${currency}`;
     }
   }
+  if (client.consentRequired && !base.consentRequired.every((t) => client.consentRequired!.includes(t)))
+    return 'consentRequired';
   if (client.pumping) {
     const op = base.pumping;
     const own = client.pumping;

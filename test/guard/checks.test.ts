@@ -207,4 +207,21 @@ describe.each(ENGINES)('guard checks at generation (DESIGN 20) (%s)', (engine) =
     expect(await rows('flood_events')).toBe(0);
     expect(await rows('daily_spend')).toBe(0);
   });
+
+  it("refuses a dispatch's destination in a country not allowed, and counts it", async () => {
+    const a = await account();
+    await setting(a, { geoPermissions: { allow: ['RU'], mode: 'enforce' } });
+    const created = await t.call('POST', '/api/v1/dispatch', {
+      token: a.traffic,
+      body: { dispatchName: 'Guarded', channelType: 'SMS', senderName: SENDER, content: 'Hello' },
+    });
+    expect(created.status).toBe(201);
+    const added = await t.call('POST', `/api/v1/dispatch/${created.body.dispatchId}/messages`, {
+      token: a.traffic,
+      body: [{ destination: RU }, { destination: DE }],
+    });
+    expect(added.body[0].messageUuid).toBeDefined();
+    expect(added.body[1]).toEqual({ destination: DE, errorCode: 4035, msg: 'Destination country not allowed: DE' });
+    expect((await refusals(a)).byCode).toEqual({ 4035: 1 });
+  });
 });

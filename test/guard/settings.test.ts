@@ -45,6 +45,7 @@ describe.each(ENGINES)('guard settings (DESIGN 20) (%s)', (engine) => {
       [{ geoPermissions: { allow: ['RU', 'DE'], mode: 'enforce' } }, 'geoPermissions.allow'],
       [{ geoPermissions: { allow: ['RU', 'UA'], mode: 'enforce' } }, 'geoPermissions.allow'],
       [{ flood: { identical: 4, any: 10 } }, 'flood.identical'],
+      [{ consentRequired: ['SERVICE'] }, 'consentRequired'],
       [{ flood: { identical: 3, any: 0 } }, 'flood.any'],
       [{ dailySpendLimit: { RUB: 1001 } }, 'dailySpendLimit.RUB'],
       [{ pumping: { mode: 'monitor', rangeFloor: 100, countryFloor: 300, factor: 10 } }, 'pumping.mode'],
@@ -63,7 +64,7 @@ describe.each(ENGINES)('guard settings (DESIGN 20) (%s)', (engine) => {
       geoPermissions: { allow: ['RU', 'KZ'], mode: 'enforce' },
       flood: { identical: 2, any: 10 },
       dailySpendLimit: { RUB: 500, USD: 10 },
-      consentRequired: ['SERVICE'],
+      consentRequired: ['SERVICE', 'PROMO'],
       pumping: { mode: 'hold', rangeFloor: 50, countryFloor: 300, factor: 5 },
     });
     expect(narrowed.status).toBe(200);
