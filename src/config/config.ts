@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
-import { PUMPING_MODES, type PumpingMode } from '../shared/guardSettings.js';
 import path from 'node:path';
 import { DEFAULT_SENDER_OPTIONS } from '../callbacks/index.js';
 import { DEFAULT_SUBMITTER_OPTIONS, DEFAULT_WRITER_OPTIONS } from '../delivery/index.js';
+import { PUMPING_MODES, type PumpingMode } from '../shared/guardSettings.js';
 
 /**
  * Herald's configuration: parsed once at start-up from `HERALD_*` variables (and `DATABASE_URL`) into one frozen
