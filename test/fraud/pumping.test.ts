@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fraudJobs } from '../../src/fraud/index.js';
+import { pumpingStates } from '../../src/fraud/fraudSql.js';
+import { planOf } from '../helpers/plans.js';
 import { normaliseDestination } from '../../src/numbering/index.js';
 import { BUNDLED_NUMBERING_PLAN } from '../../src/numbering/numberingPlan.js';
 import { ENGINES } from '../helpers/engines.js';
@@ -294,5 +296,18 @@ describe.each(ENGINES)('pumping detection and fraud holds (%s)', (engine) => {
     } finally {
       await watched.close();
     }
+  });
+
+  it.runIf(engine === 'postgres')("reads a batch's keys by index: the counts' key and the open holds'", async () => {
+    await t.testDb.db.transaction(async (tx) => {
+      await tx.query('SET LOCAL enable_seqscan = off');
+      const plan = await planOf(tx, (explaining) =>
+        pumpingStates(explaining, 1, ['range:7900123', 'country:GB'], t.clock.now()),
+      );
+      const text = JSON.stringify(plan);
+      expect(text).toContain('"Index Name":"fraud_counts_pkey"');
+      expect(text).toContain('"Index Name":"fraud_holds_open"');
+      expect(text).not.toContain('"Node Type":"Seq Scan"');
+    });
   });
 });
