@@ -9,6 +9,11 @@ export interface IngestOptions {
   readonly clients: number;
   readonly apiProcesses: number;
   readonly batch: number;
+  /**
+   * Stop list entries to fill before the run (BENCH_STOP_LIST, default 0), half the operator's and half the
+   * account's, on numbers the batches never send to: every batch pays its lookup, none is refused.
+   */
+  readonly stopList?: number;
 }
 
 const SENDER = 'Bench';
@@ -59,6 +64,7 @@ export async function benchIngest(options: IngestOptions): Promise<BenchFigure[]
       })
     ).body.dump();
     await admin.close();
+    if (options.stopList) await fillStopList(options.schema.url, account.id, options.stopList);
 
     const bodies = Array.from({ length: 16 }, (_, seed) => JSON.stringify(smsBatch(options.batch, seed)));
     const http = await runClients(
@@ -220,6 +226,24 @@ async function runBareInsert(options: IngestOptions, accountId: number): Promise
   const elapsed = (performance.now() - t0) / 1000;
   await pool.end();
   return { rowsPerSecond: inserted / elapsed };
+}
+
+/** Stop list entries on 7926... numbers (the batches send to 7916...), in one statement. */
+async function fillStopList(url: string, accountId: number, entries: number): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO stop_list_entries (account_id, number, source, created_at)
+       SELECT CASE WHEN n % 2 = 0 THEN $1::bigint END, '7926' || lpad(n::text, 7, '0'),
+         CASE WHEN n % 2 = 0 THEN 'api' ELSE 'operator' END, now()
+       FROM generate_series(1, $2::int) AS n`,
+      [accountId, entries],
+    );
+    await client.query('ANALYZE stop_list_entries');
+  } finally {
+    await client.end();
+  }
 }
 
 async function countMessages(url: string, accountId: number): Promise<number> {

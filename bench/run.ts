@@ -27,7 +27,8 @@ import {
 
 /**
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
- * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
+ * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES,
+ * BENCH_STOP_LIST (stop list entries filled before the ingest run), BENCH_ONLY
  * (ingest,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,dispatch,
  * verify,idle,roles,telegram,providers), BENCH_SOAK_MESSAGES, BENCH_TELEGRAM_MESSAGES, BENCH_TELEGRAM_PAIRS,
  * BENCH_PROVIDERS_MESSAGES, BENCH_PROVIDERS_PAIRS,
@@ -69,7 +70,8 @@ async function inSchema(run: (schema: BenchSchema) => Promise<BenchFigure[]>): P
 }
 if (wanted('ingest')) {
   process.stdout.write(`ingest: ${clients} clients for ${seconds} s...\n`);
-  await inSchema((schema) => benchIngest({ schema, seconds, clients, apiProcesses, batch: 1000 }));
+  const stopList = Number(process.env.BENCH_STOP_LIST ?? 0);
+  await inSchema((schema) => benchIngest({ schema, seconds, clients, apiProcesses, batch: 1000, stopList }));
 }
 // The plain end-to-end rate of this run: what the cascades are compared with.
 let plain: PlainRate | undefined;

@@ -12,7 +12,14 @@ import {
   telegramBotSetup,
 } from './telegram/index.js';
 import { telegramRoutes } from './telegram/routes.js';
-import { buildConnectors, type Connector, ConnectorStatusWriter, Router, statusPollJobs } from './connectors/index.js';
+import {
+  blocklistCodesOf,
+  buildConnectors,
+  type Connector,
+  ConnectorStatusWriter,
+  Router,
+  statusPollJobs,
+} from './connectors/index.js';
 import { type AppContext, NO_DIRECT_ROOM } from './context.js';
 import type { Db } from './db/db.js';
 import { migrate } from './db/migrate.js';
@@ -49,11 +56,14 @@ import { lookupRoutes } from './messages/routes.js';
 import { messageRoutes } from './sending/routes.js';
 import { NumberingPlan } from './numbering/index.js';
 import { adminSenderNameRoutes, senderNameRoutes } from './senderNames/routes.js';
+import { adminStopListRoutes, stopListRoutes } from './stoplists/routes.js';
+import { carrierBlocklistSink } from './stoplists/index.js';
 import { callbackRoutes } from './callbacks/routes.js';
 import { conversionRoutes } from './conversions/routes.js';
 import { adminHoldRoutes } from './fraud/routes.js';
 import { fraudJobs } from './fraud/index.js';
 import { linkRoutes } from './links/routes.js';
+import { optOutRoutes, unsubscribeRoutes } from './optout/routes.js';
 import { adminTariffRoutes } from './money/routes.js';
 import { tariffReplaceFromConfig, Tariffs } from './money/index.js';
 import { type EmbeddedSimulators, startEmbeddedSimulators } from './simulators/index.js';
@@ -106,15 +116,19 @@ export const ROUTES: readonly Routes[] = [
   settingsRoutes,
   consentRoutes,
   refusalRoutes,
+  stopListRoutes,
   adminSenderNameRoutes(telegramBotSetup),
   adminTemplateRoutes,
   adminInboundRoutes,
   adminTariffRoutes,
   adminConnectorRoutes({ figures: messageQueueFigures }),
   adminHoldRoutes,
+  adminStopListRoutes,
   callbackRoutes,
   conversionRoutes,
   linkRoutes,
+  optOutRoutes,
+  unsubscribeRoutes,
   webhookRoutes,
   telegramRoutes,
   webRoutes,
@@ -248,12 +262,16 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
             (error) => log.warn({ err: error }, 'announcing stored messages to the workers failed'),
           )
         : new Wakeup(clock);
+    // Receipts are recorded by the writer; those of the carriers' blocklist codes also list their numbers.
+    const receiptSink = carrierBlocklistSink({ db: workDb, clock, log }, blocklistCodesOf(configFile.connectors), (r) =>
+      writer.receipts(r),
+    );
     const connectors =
       role === 'api'
         ? []
         : buildConnectors(
             configFile.connectors,
-            (receipts) => writer.receipts(receipts),
+            receiptSink,
             log,
             clock,
             (connectorId, messages) =>
@@ -283,6 +301,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       writer,
       connectors: connectorStates,
       callbackSender: () => callbackSender,
+      submitter: () => submitter,
     });
     const ctx: AppContext = {
       config,
@@ -297,7 +316,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       templates: new TemplateMatcher(db),
       callbackTargets: new CallbackTargets(config.callbackUrlsPerDay),
       wakeup,
-      receiptSink: (receipts) => writer.receipts(receipts),
+      receiptSink,
       inboundSink: (connectorId, messages) => receiveInbound(ctx, connectorId, messages),
       connectorStates,
       selfCallbackUrl: { value: undefined },

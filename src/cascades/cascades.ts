@@ -344,6 +344,27 @@ export class CascadeProgress implements OutcomeHooks {
     direct: DirectHandOver,
   ): Promise<StoredSteps[]> {
     const created: StoredSteps[] = [];
+    // A step on a stop list moves its cascade on at once: the following steps are created in rounds, one per step.
+    for (let round = cascades; round.length > 0;)
+      round = await this.createNextSteps(ctx, tx, round, updates, created, now, direct);
+    await cascadeUpdateBatch(tx, updates, now);
+    return created;
+  }
+
+  /**
+   * Creates the next step of each cascade (see {@link createSteps}) into `created` and `updates`; returns the
+   * cascades whose new step was on a stop list (stored unsent, 453) and whose condition moves on after it.
+   */
+  private async createNextSteps(
+    ctx: AppContext,
+    tx: Queryable,
+    cascades: readonly CascadeRow[],
+    updates: CascadeUpdate[],
+    created: StoredSteps[],
+    now: Date,
+    direct: DirectHandOver,
+  ): Promise<CascadeRow[]> {
+    const listedOn: CascadeRow[] = [];
     const next: { cascade: CascadeRow; item: MessageToGenerate & { id: string } }[] = [];
     for (const cascade of cascades) {
       const following = cascade.steps[cascade.current_step];
@@ -408,11 +429,19 @@ export class CascadeProgress implements OutcomeHooks {
         else rows.push(r);
       });
       if (rows.length > 0) created.push({ accountId, rows });
-      // A step refused at its creation (4020 and the like) is stored unsent, with its callbacks, and ends the cascade.
+      // A step refused at its creation (4020 and the like) is stored unsent, with its callbacks, and ends the cascade
+      // (one on a stop list: unsent 453, and its condition decides, as for any unsent step).
       await storeRefused(tx, ctx, sender, refused, now);
       for (const r of refused) over.add(r.item.cascade!.id);
       const refusedIds = new Set(refused.map((r) => r.item.id));
+      const listed = new Set(refused.filter((r) => r.error.errorName === 'stopListed').map((r) => r.item.id));
       for (const { cascade: c, item } of group) {
+        // Unsent as a step that failed: its condition says whether the cascade goes on.
+        const listedStep = item.cascade!.step;
+        if (listed.has(item.id) && decide(c.steps[listedStep - 1]!.condition, UNSENT) === 'next') {
+          listedOn.push({ ...c, current_step: listedStep });
+          continue;
+        }
         const done = over.has(c.id);
         const created = !done || refusedIds.has(item.id);
         const step = created ? item.cascade!.step : c.current_step;
@@ -425,8 +454,7 @@ export class CascadeProgress implements OutcomeHooks {
         });
       }
     }
-    await cascadeUpdateBatch(tx, updates, now);
-    return created;
+    return listedOn;
   }
 }
 
@@ -435,6 +463,9 @@ interface StoredSteps {
   readonly accountId: number;
   readonly rows: readonly NewMessage[];
 }
+
+/** The outcome of a step stored unsent at its creation. */
+const UNSENT = { status: 'unsent', readStatus: null } as const;
 
 /** The update that ends a cascade at its current step. */
 const ended = (cascade: CascadeRow): CascadeUpdate => ({

@@ -2,7 +2,7 @@
 // file): the connectors' own, so that they take their settings without knowing where the configuration comes from.
 import { type Static, Type } from 'typebox';
 import { CHANNELS } from '../shared/channels.js';
-import { Breaker, Flow } from './flowSettings.js';
+import { Breaker, CarrierBlocklist, Flow } from './flowSettings.js';
 import type { HttpConnectorSettings } from './http/declarative/httpConnectorConfig.js';
 
 export { DEFAULT_URGENT_PERCENT } from './flowSettings.js';
@@ -70,6 +70,7 @@ export const SmppConnectorSchema = Type.Object(
     reconnectMinMs: Type.Optional(Type.Integer({ minimum: 10, maximum: 600_000, default: 500 })),
     reconnectMaxMs: Type.Optional(Type.Integer({ minimum: 10, maximum: 600_000, default: 30_000 })),
     ...Flow,
+    ...CarrierBlocklist,
   },
   { additionalProperties: false },
 );
@@ -183,7 +184,8 @@ type SmppCarrierOption =
   | 'ucs2'
   | 'longMessages'
   | 'receiptIds'
-  | 'urgentPercent';
+  | 'urgentPercent'
+  | 'blocklistErrorCodes';
 type SmppStatic = Static<typeof SmppConnectorSchema>;
 export type SmppConnectorConfig = Required<Omit<SmppStatic, SmppCarrierOption>> & Pick<SmppStatic, SmppCarrierOption>;
 export type SmppTlsConfig = Exclude<SmppStatic['tls'], undefined>;
@@ -211,6 +213,15 @@ export type ConnectorConfig =
   | HttpConnectorConfig;
 /** A declarative HTTP connector (DESIGN 19): its channel is its own setting. */
 export type HttpConnectorConfig = HttpConnectorSettings & HttpFlowConfig;
+
+/** The carrier blocklist codes of each connector that has some (SMPP and declarative HTTP connectors). */
+export function blocklistCodesOf(connectors: readonly ConnectorConfig[]): Map<string, ReadonlySet<number>> {
+  return new Map(
+    connectors.flatMap((c) =>
+      'blocklistErrorCodes' in c && c.blocklistErrorCodes?.length ? [[c.id, new Set(c.blocklistErrorCodes)]] : [],
+    ),
+  );
+}
 
 /** The channel a connector carries. */
 export function connectorChannel(config: ConnectorConfig): (typeof CHANNELS)[number] {

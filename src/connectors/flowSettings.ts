@@ -24,3 +24,13 @@ export const Breaker = {
   breakerFailures: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 5 })),
   breakerOpenSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 3600, default: 30 })),
 };
+
+/**
+ * The carrier's error codes (a receipt's `err:`, a status report's code) that mean the subscriber is on its
+ * blocklist: such a receipt puts the number on the account's stop list (source `carrier`; DESIGN 20).
+ */
+export const CarrierBlocklist = {
+  blocklistErrorCodes: Type.Optional(
+    Type.Array(Type.Integer({ minimum: 0, maximum: 2_147_483_647 }), { maxItems: 100, uniqueItems: true }),
+  ),
+};

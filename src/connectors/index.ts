@@ -9,6 +9,7 @@ export type {
   TelegramChats,
 } from './connector.js';
 export {
+  blocklistCodesOf,
   CONNECTOR_CHANNEL,
   connectorChannel,
   PROVIDER_TYPES,

@@ -14,6 +14,7 @@ import {
   whatsappWindowsOpenOf,
 } from '../messages/index.js';
 import { type Channel, CHANNELS } from '../shared/channels.js';
+import { stopListMatchOfAccounts } from '../stoplists/index.js';
 import { DUE_LEFT_POLL_MS, ERROR_POLL_MS, Loop } from '../shared/loop.js';
 import { TestSignal } from '../shared/testSignal.js';
 import { type Clock, nowMs } from '../util/clock.js';
@@ -85,6 +86,8 @@ export class Submitter extends Loop {
   /** Channels that had no room (or none for bulk) at the last claim: a place freed there wakes the loop. */
   private readonly pressed = new Set<Channel>();
   claimed = 0;
+  /** Messages found on a stop list when their turn to be sent came (unsent 453), for the metrics. */
+  stopListed = 0;
   /** For tests: `claimed` fires at the end of each claim round with the number of messages it took. */
   readonly testSignals = { claimed: new TestSignal<number>() };
 
@@ -125,11 +128,13 @@ export class Submitter extends Loop {
       }
       let claimed: ClaimedMessage[];
       let windowsClosed: Set<string>;
+      let listed: Set<string>;
       this.pending = limits;
       try {
         const now = this.deps.clock.now();
         claimed = await messageClaimDue(this.deps.db, now, limits, this.options.leaseMs);
         windowsClosed = await closedChatWindows(this.deps.db, claimed, now);
+        listed = await stopListed(this.deps.db, claimed);
       } catch (error) {
         // Claimed messages stay leased and fall due again when the lease ends.
         this.deps.log.error({ err: error }, 'claiming due messages failed');
@@ -144,7 +149,8 @@ export class Submitter extends Loop {
         // client's request (an authorisation code) from waiting behind a whole batch.
         if (i > 0 && i % HAND_OVER_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
         this.count(message.channel_type, !isUrgent(message.traffic_type), 1);
-        this.track(message, this.handOver(message, windowsClosed.has(message.id)));
+        const refusal = listed.has(message.id) ? STOP_LISTED : windowsClosed.has(message.id) ? CHAT_CLOSED : undefined;
+        this.track(message, this.handOver(message, refusal));
       }
       this.testSignals.claimed.signal(claimed.length);
       if (claimed.length < limits.total) await this.sleepUntilDue();
@@ -266,8 +272,8 @@ export class Submitter extends Loop {
           const left = reserved.get(k) ?? 0;
           if (left > 0) reserved.set(k, left - 1);
           else this.count(message.channel_type, bulk, 1);
-          // Its chat window was checked when it was accepted, a moment ago.
-          this.track(message, this.handOver(message, false));
+          // Its chat window and the stop lists were checked when it was accepted, a moment ago.
+          this.track(message, this.handOver(message, undefined));
         }
       },
       close: () => {
@@ -289,9 +295,9 @@ export class Submitter extends Loop {
     });
   }
 
-  private async handOver(message: ClaimedMessage, chatWindowClosed: boolean): Promise<void> {
+  private async handOver(message: ClaimedMessage, refusal: Refusal | undefined): Promise<void> {
     try {
-      await this.send(message, chatWindowClosed);
+      await this.send(message, refusal);
     } catch (error) {
       // Nothing is recorded: the lease runs out and the message is claimed again.
       this.deps.log.error(
@@ -303,10 +309,10 @@ export class Submitter extends Loop {
 
   /**
    * Sends one claimed message, after checking again, at this moment, what may have changed since it was planned:
-   * its deadline, its send window (a message claimed late waits for its next allowed instant)
-   * and, for a free-form WHATSAPP message, its 24-hour chat window.
+   * its deadline, its send window (a message claimed late waits for its next allowed instant), the stop lists and,
+   * for a free-form WHATSAPP message, its 24-hour chat window (`refusal`: what the claim's checks found).
    */
-  private async send(message: ClaimedMessage, chatWindowClosed: boolean): Promise<void> {
+  private async send(message: ClaimedMessage, refusal: Refusal | undefined): Promise<void> {
     const { writer, clock, router } = this.deps;
     const now = clock.now();
     const ref = { accountId: message.account_id, id: message.id, cascade: message.cascade_id !== null };
@@ -330,14 +336,9 @@ export class Submitter extends Loop {
       });
       return;
     }
-    if (chatWindowClosed) {
-      await writer.status({
-        ...ref,
-        status: 'unsent',
-        at: now,
-        errorCode: DELIVERY_ERRORS.chatWindowClosed,
-        detail: 'the 24-hour chat window had closed and no template matches',
-      });
+    if (refusal) {
+      if (refusal === STOP_LISTED) this.stopListed++;
+      await writer.status({ ...ref, status: 'unsent', at: now, ...refusal });
       return;
     }
     const window = this.windowOf(message);
@@ -455,6 +456,35 @@ export class Submitter extends Loop {
       return messageWindow(fields, []);
     return messageWindow(fields, lookupSubscriber(this.deps.plan, message.destination, message.country).zones);
   }
+}
+
+/** Why a claimed message is not sent: the unsent status's error code and detail. */
+interface Refusal {
+  readonly errorCode: number;
+  readonly detail: string;
+}
+const STOP_LISTED: Refusal = {
+  errorCode: DELIVERY_ERRORS.stopListed,
+  detail: 'the destination is on a stop list',
+};
+const CHAT_CLOSED: Refusal = {
+  errorCode: DELIVERY_ERRORS.chatWindowClosed,
+  detail: 'the 24-hour chat window had closed and no template matches',
+};
+
+/** The claimed messages whose destination was put on a stop list since they were accepted: one query per claim. */
+async function stopListed(db: Db, claimed: readonly ClaimedMessage[]): Promise<Set<string>> {
+  const listed = await stopListMatchOfAccounts(
+    db,
+    claimed.map((m) => ({
+      accountId: m.account_id,
+      channelType: m.channel_type,
+      senderName: m.sender_name,
+      destination: m.destination,
+      trafficType: m.traffic_type,
+    })),
+  );
+  return new Set(claimed.filter((_, i) => listed[i]).map((m) => m.id));
 }
 
 /**

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { type ValidCascade, validateCascade } from '../cascades/index.js';
 import { herald, type HeraldError } from '../errors/catalogue.js';
+import { UNSUBSCRIBE_PLACEHOLDER } from '../links/index.js';
 import { normaliseDestination } from '../numbering/index.js';
 import { TEXT_BOUNDS, validateMessage, type ValidationContext } from '../sending/index.js';
 import { type ValidMessage } from '../messages/index.js';
@@ -75,6 +76,8 @@ function templateOf(text: string, channel: unknown): TextTemplate {
   const uses = new Map<string, number>();
   let from = 0;
   for (const match of text.matchAll(PLACEHOLDER)) {
+    // No substitution: generation makes it each message's own unsubscribe link (DESIGN 20).
+    if (match[0] === UNSUBSCRIBE_PLACEHOLDER) continue;
     pieces.push(text.slice(from, match.index));
     names.push(match[1]!);
     uses.set(match[1]!, (uses.get(match[1]!) ?? 0) + 1);

@@ -23,6 +23,8 @@ export const ERRORS = {
   countryNotAllowed: { status: 403, code: 4035, msg: 'Destination country not allowed: {country}' },
   channelNotEnabled: { status: 403, code: 4031, msg: 'Channel is not enabled: {channelType}' },
   accountBlocked: { status: 403, code: 4032, msg: 'Account is blocked' },
+  // An item code of the send answer (DESIGN 20): the destination is on the account's or the operator's stop list.
+  stopListed: { status: 403, code: 4032, msg: 'Destination is on the stop list' },
   notFound: { status: 404, code: 4040, msg: '{what} not found' },
   // An unknown route is 4040 like any other missing thing, whatever the method.
   routeNotFound: { status: 404, code: 4040, msg: 'Route not found: {method} {url}' },
@@ -58,6 +60,8 @@ export const ERRORS = {
   expectationFailed: { status: 417, code: 4170, msg: 'Expect: 100-continue is the only expectation supported' },
 
   tooManyMessages: { status: 422, code: 4220, msg: 'Max count of messages is 1000' },
+  // A CSV import of a stop list (DESIGN 20) over its row limit: nothing is added.
+  tooManyRows: { status: 422, code: 4220, msg: 'At most {limit} rows in one import' },
   emptyBatch: { status: 422, code: 4220, msg: 'Min count of messages is 1' },
   notAnArray: { status: 422, code: 4220, msg: 'Request body must be a JSON array of message objects' },
   notAnObject: { status: 422, code: 4220, msg: 'Message must be a JSON object' },

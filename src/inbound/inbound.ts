@@ -4,6 +4,7 @@ import type { Queryable } from '../db/db.js';
 import { type MessageRow, messageInsertInbound, messageToApi, whatsappWindowOpen } from '../messages/index.js';
 import { normaliseDestination } from '../numbering/index.js';
 import { callbackEventInsert } from '../callbacks/index.js';
+import { type OptOut, optOutByKeyword, optOutCommitted } from '../optout/index.js';
 import { accountGet, trafficCenterDefault } from '../accounts/index.js';
 import { senderNameWhatsappOwner, whatsappNumberOf } from '../senderNames/index.js';
 import { uuid7 } from '../util/uuid7.js';
@@ -11,14 +12,13 @@ import { inboundRuleList, matchRule } from './inboundRuleSql.js';
 import { unroutedInboundInsert } from './unroutedInboundSql.js';
 
 /**
- * Takes inbound WhatsApp messages: each belongs to the one account whose approved
- * WHATSAPP sender name is exactly the number or name it was written to (see senderNameWhatsappOwner), stored as an
- * inbound message
- * (`direction: inbound`, status `inbound_sent`) in the center of the first matching rule (or the default center),
- * opens the 24-hour window for (account, sender name, subscriber), and, when the rule has a callback URL, raises
- * the inbound callback of spec 6.5 through the outbox. Nothing is dropped: a message no account claims is kept in
- * unrouted_inbounds; one for an account without inbound enabled is stored without a callback. A webhook sent
- * again stores nothing twice.
+ * Takes inbound WhatsApp messages: each belongs to the one account whose approved WHATSAPP sender name is exactly
+ * the number or name it was written to (see senderNameWhatsappOwner), stored as an inbound message (`direction:
+ * inbound`, status `inbound_sent`) in the center of the first matching rule (or the default center), opens the
+ * 24-hour window for (account, sender name, subscriber), and, when the rule has a callback URL, raises the inbound
+ * callback of spec 6.5 through the outbox; a keyword opts its subscriber out (DESIGN 20). Nothing is dropped: a
+ * message no account claims is kept in unrouted_inbounds; one for an account without inbound enabled is stored
+ * without a callback. A webhook sent again stores nothing twice.
  */
 export async function receiveInbound(
   ctx: AppContext,
@@ -26,11 +26,17 @@ export async function receiveInbound(
   inbounds: readonly InboundMessage[],
 ): Promise<void> {
   for (const inbound of inbounds) {
-    await ctx.db.transaction((tx) => receiveOne(ctx, tx, connectorId, inbound));
+    const stored = await ctx.db.transaction((tx) => receiveOne(ctx, tx, connectorId, inbound));
+    optOutCommitted(ctx, stored?.optOut);
   }
 }
 
-async function receiveOne(ctx: AppContext, tx: Queryable, connectorId: string, inbound: InboundMessage): Promise<void> {
+async function receiveOne(
+  ctx: AppContext,
+  tx: Queryable,
+  connectorId: string,
+  inbound: InboundMessage,
+): Promise<StoredInbound | undefined> {
   const now = ctx.clock.now();
   const senderName = inbound.displayName ?? '';
   const subscriber = normaliseDestination(inbound.from)?.msisdn ?? inbound.from.replace(/\D/g, '');
@@ -50,9 +56,9 @@ async function receiveOne(ctx: AppContext, tx: Queryable, connectorId: string, i
       { connector: connectorId, senderName },
       'inbound message for a sender name no account has; kept as unrouted',
     );
-    return;
+    return undefined;
   }
-  const row = await storeInbound(ctx, tx, {
+  return storeInbound(ctx, tx, {
     channel: 'WHATSAPP',
     accountId: owner.account_id,
     senderName: owner.name,
@@ -62,7 +68,6 @@ async function receiveOne(ctx: AppContext, tx: Queryable, connectorId: string, i
     providerMessageId: `${connectorId}:${inbound.id}`,
     at: now,
   });
-  if (row) await whatsappWindowOpen(tx, owner.account_id, owner.name, subscriber, now);
 }
 
 /** A subscriber's message to one of an account's sender names, its account known (WhatsApp, TELEGRAM). */
@@ -79,16 +84,23 @@ export interface ChannelInbound {
   readonly at: Date;
 }
 
+/** An inbound message stored, and the opt-out it made if it was a keyword (hand it over after the commit). */
+export interface StoredInbound {
+  readonly row: MessageRow;
+  readonly optOut: OptOut | undefined;
+}
+
 /**
  * Stores an inbound message in the center of the first inbound rule that matches it (or the account's default
  * center) and, when that rule has a callback URL, raises the inbound callback of spec 6.5 through the outbox; none for
- * an account without inbound enabled. Undefined when the provider sent it before.
+ * an account without inbound enabled. A WhatsApp message opens its chat window. A keyword lists its subscriber
+ * (optOutByKeyword); the caller calls optOutCommitted after the commit. Undefined when the provider sent it before.
  */
 export async function storeInbound(
   ctx: AppContext,
   tx: Queryable,
   inbound: ChannelInbound,
-): Promise<MessageRow | undefined> {
+): Promise<StoredInbound | undefined> {
   const { accountId, at: now } = inbound;
   const account = (await accountGet(tx, accountId))!;
   const rule = account.inbound_enabled
@@ -125,5 +137,17 @@ export async function storeInbound(
       extra: { item: messageToApi(row) },
     });
   }
-  return row;
+  if (inbound.channel === 'WHATSAPP')
+    await whatsappWindowOpen(tx, accountId, inbound.senderName, inbound.subscriber, now);
+  const optOut = await optOutByKeyword(ctx, tx, {
+    channel: inbound.channel,
+    accountId,
+    senderName: inbound.senderName,
+    replyFrom: inbound.senderName,
+    subscriber: inbound.subscriber,
+    country: inbound.country,
+    text: inbound.text,
+    at: now,
+  });
+  return { row, optOut };
 }

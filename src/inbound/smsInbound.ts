@@ -3,7 +3,8 @@ import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/db.js';
 import { accountGet, trafficCenterDefault } from '../accounts/index.js';
 import { callbackEventInsert } from '../callbacks/index.js';
-import { messageInsertInbound, messageToApi } from '../messages/index.js';
+import { type MessageRow, messageInsertInbound, messageToApi } from '../messages/index.js';
+import { type OptOut, optOutByKeyword, optOutCommitted } from '../optout/index.js';
 import { normaliseDestination } from '../numbering/index.js';
 import { uuid7 } from '../util/uuid7.js';
 import { inboundNumberOwner } from './inboundNumberSql.js';
@@ -28,15 +29,19 @@ export async function receiveSmsInbound(
   inbounds: readonly SmsInbound[],
 ): Promise<void> {
   for (const inbound of inbounds) {
-    await ctx.db.transaction(async (tx) => {
+    const optOuts = await ctx.db.transaction(async (tx) => {
       const { part } = inbound;
       // A part numbered outside its count could never complete its message: it is stored as it is.
       if (!part || part.total < 2 || part.sequence < 1 || part.sequence > part.total)
-        return receiveOne(ctx, tx, connectorId, inbound);
+        return [await receiveOne(ctx, tx, connectorId, inbound)];
       const key = { connectorId, sender: inbound.from, recipient: inbound.to, ...part };
       const ready = await smsPartTake(tx, key, { partNumber: part.sequence, text: inbound.text, at: inbound.at });
-      for (const whole of ready) await receiveOne(ctx, tx, connectorId, { ...inbound, text: whole.text }, part.total);
+      const made: (OptOut | undefined)[] = [];
+      for (const whole of ready)
+        made.push(await receiveOne(ctx, tx, connectorId, { ...inbound, text: whole.text }, part.total));
+      return made;
     });
+    for (const optOut of optOuts) optOutCommitted(ctx, optOut);
   }
 }
 
@@ -48,17 +53,17 @@ export async function receiveSmsInbound(
 export async function smsPartsSweepOverdue(ctx: AppContext, before: Date, limit: number): Promise<number> {
   const overdue = await smsPartsOverdue(ctx.db, before, limit);
   for (const key of overdue) {
-    await ctx.db.transaction(async (tx) => {
+    const optOut = await ctx.db.transaction(async (tx) => {
       await smsPartsLock(tx, key);
       const waiting = await smsPartsWaiting(tx, key);
       const first = Math.min(...waiting.map((p) => p.received_at.getTime()));
-      if (waiting.length === 0 || first >= before.getTime()) return;
+      if (waiting.length === 0 || first >= before.getTime()) return undefined;
       const whole = await smsPartsHandOn(tx, key, ctx.clock.now(), waiting);
       ctx.log.warn(
         { connector: key.connectorId, from: key.sender, to: key.recipient, parts: whole.parts, of: key.total },
         'long inbound SMS stored without its missing parts',
       );
-      await receiveOne(
+      return receiveOne(
         ctx,
         tx,
         key.connectorId,
@@ -66,18 +71,22 @@ export async function smsPartsSweepOverdue(ctx: AppContext, before: Date, limit:
         key.total,
       );
     });
+    optOutCommitted(ctx, optOut);
   }
   return overdue.length;
 }
 
-/** Stores one whole inbound SMS of `totalParts` parts (1 unless it was a long one). */
+/**
+ * Stores one whole inbound SMS of `totalParts` parts (1 unless it was a long one). A keyword opts its subscriber out
+ * of every sender name of the account (DESIGN 20); the opt-out is returned, for optOutCommitted after the commit.
+ */
 async function receiveOne(
   ctx: AppContext,
   tx: Queryable,
   connectorId: string,
   inbound: SmsInbound,
   totalParts = 1,
-): Promise<void> {
+): Promise<OptOut | undefined> {
   const now = ctx.clock.now();
   const subscriber = normaliseDestination(inbound.from)?.msisdn ?? inbound.from.replace(/\D/g, '');
   // SMPP gives an MO no id of its own: one of Herald's makes each stored once.
@@ -100,7 +109,7 @@ async function receiveOne(
       { connector: connectorId, to: normalised },
       'inbound SMS for a number no account has; kept as unrouted',
     );
-    return;
+    return undefined;
   }
   const { accountId: owner, number } = owned;
   const account = (await accountGet(tx, owner))!;
@@ -121,10 +130,26 @@ async function receiveOne(
     currency: account.currency,
     totalParts,
   });
-  if (!row || !rule?.callback_url) return;
-  const targets = await ctx.callbackTargets.resolve(tx, owner, [rule.callback_url], now, { limited: false });
+  if (!row) return undefined;
+  if (rule?.callback_url) await callBack(ctx, tx, rule.callback_url, row, now);
+  return optOutByKeyword(ctx, tx, {
+    channel: 'SMS',
+    accountId: owner,
+    senderName: null,
+    replyFrom: number,
+    subscriber,
+    country: row.country,
+    text: inbound.text,
+    at: now,
+  });
+}
+
+/** Raises the inbound callback of spec 6.5 for a stored inbound SMS. */
+async function callBack(ctx: AppContext, tx: Queryable, url: string, row: MessageRow, now: Date): Promise<void> {
+  const owner = row.account_id;
+  const targets = await ctx.callbackTargets.resolve(tx, owner, [url], now, { limited: false });
   await callbackEventInsert(tx, {
-    targetId: targets.get(rule.callback_url)!,
+    targetId: targets.get(url)!,
     accountId: owner,
     messageId: row.id,
     event: 'inbound_sent',

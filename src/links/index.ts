@@ -4,6 +4,17 @@ export {
   shortLinkInsert,
   shortLinksDeleteOfMessageRange,
   shortLinksDeleteOfMessages,
+  shortLinkUnsubscribeConfirmed,
+  shortLinkUnsubscribeTarget,
 } from './shortLinkSql.js';
-export { MAX_LINKS_PER_MESSAGE, linkCount, shortenText } from './shortLinks.js';
+export type { UnsubscribeTarget } from './shortLinkSql.js';
+export {
+  CODE_LENGTH,
+  insertUnsubscribeLink,
+  MAX_LINKS_PER_MESSAGE,
+  linkCount,
+  shortenText,
+  UNSUBSCRIBE_PATH,
+  UNSUBSCRIBE_PLACEHOLDER,
+} from './shortLinks.js';
 export type { ShortLink } from './shortLinks.js';

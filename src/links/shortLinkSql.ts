@@ -3,16 +3,17 @@ import type { Queryable } from '../db/db.js';
 import { dirtyDaysCte } from '../db/dirtyDaysSql.js';
 import { type MessageIdRange, messagesJoin } from '../messages/index.js';
 
+/** Stores messages' short links; a link without a url is an unsubscribe link. */
 export async function shortLinkInsert(
   tx: Queryable,
   accountId: number,
-  links: readonly { messageId: string; code: string; url: string }[],
+  links: readonly { messageId: string; code: string; url: string | null }[],
   now: Date,
 ): Promise<void> {
   if (links.length === 0) return;
   await tx.query(
-    `INSERT INTO short_links (code, account_id, message_id, url, created_at)
-     SELECT c, $1, m, u, $5 FROM unnest($2::text[], $3::uuid[], $4::text[]) AS l(c, m, u)`,
+    `INSERT INTO short_links (code, account_id, message_id, url, unsubscribe, created_at)
+     SELECT c, $1, m, u, u IS NULL, $5 FROM unnest($2::text[], $3::uuid[], $4::text[]) AS l(c, m, u)`,
     [accountId, links.map((l) => l.code), links.map((l) => l.messageId), links.map((l) => l.url), now],
   );
 }
@@ -35,7 +36,7 @@ export async function shortLinkClick(
 ): Promise<ClickedLink | undefined> {
   const [row] = await db.query<ClickedLink>(
     `WITH link AS (
-       UPDATE short_links SET clicks = clicks + 1, last_click_at = $2 WHERE code = $1
+       UPDATE short_links SET clicks = clicks + 1, last_click_at = $2 WHERE code = $1 AND NOT unsubscribe
        RETURNING account_id, message_id, url
      ),
      click_events AS (${eventSelect(
@@ -61,6 +62,41 @@ export async function shortLinkClick(
     [code, now, shortUrl],
   );
   return row;
+}
+
+/** The message an unsubscribe link was sent in: whom it lists, on what channel and sender name (DESIGN 20). */
+export interface UnsubscribeTarget {
+  readonly account_id: number;
+  readonly message_id: string;
+  readonly channel_type: string;
+  readonly sender_name: string;
+  readonly destination: string;
+  /** When its subscriber confirmed, if they did. */
+  readonly last_click_at: Date | null;
+}
+
+/** The message of an unsubscribe link, or undefined for a code that is none (or whose message is gone). */
+export async function shortLinkUnsubscribeTarget(db: Queryable, code: string): Promise<UnsubscribeTarget | undefined> {
+  const [row] = await db.query<UnsubscribeTarget>(
+    `WITH link AS (
+       SELECT account_id, message_id, last_click_at FROM short_links WHERE code = $1 AND unsubscribe
+     )
+     SELECT link.account_id, link.message_id, m.channel_type, m.sender_name, m.destination, link.last_click_at
+     FROM ${messagesJoin('link', 'm')}`,
+    [code],
+  );
+  return row;
+}
+
+/**
+ * Records when an unsubscribe link was confirmed (its first confirmation). Not a click: the statistics' clicks are
+ * the redirects' only.
+ */
+export async function shortLinkUnsubscribeConfirmed(db: Queryable, code: string, now: Date): Promise<void> {
+  await db.query('UPDATE short_links SET last_click_at = coalesce(last_click_at, $2) WHERE code = $1 AND unsubscribe', [
+    code,
+    now,
+  ]);
 }
 
 /**

@@ -18,7 +18,26 @@ export const CODE_LENGTH = 10;
 
 export interface ShortLink {
   readonly code: string;
-  readonly url: string;
+  /** Where the link redirects; null for an unsubscribe link, whose page lists the subscriber (DESIGN 20). */
+  readonly url: string | null;
+}
+
+/** Written in a text, becomes the message's unsubscribe link (DESIGN 20). */
+export const UNSUBSCRIBE_PLACEHOLDER = '{unsubscribe}';
+/** The path under the short-link base of unsubscribe links: `<base>/u/<code>`, apart from redirects. */
+export const UNSUBSCRIBE_PATH = 'u';
+
+/**
+ * Replaces every `{unsubscribe}` of a text by the message's one unsubscribe link, `<base>/u/<code>`; no link when the
+ * text has none.
+ */
+export function insertUnsubscribeLink(text: string, base: string): { text: string; link: ShortLink | undefined } {
+  if (!text.includes(UNSUBSCRIBE_PLACEHOLDER)) return { text, link: undefined };
+  const code = newCode();
+  return {
+    text: text.replaceAll(UNSUBSCRIBE_PLACEHOLDER, `${base}/${UNSUBSCRIBE_PATH}/${code}`),
+    link: { code, url: null },
+  };
 }
 
 export function newCode(): string {

@@ -42,3 +42,4 @@ export * as dispatchMessages from './dispatchMessageSql.js';
 export * as fraudHoldMessages from './fraudHoldSql.js';
 export { whatsappWindowOpen, whatsappWindowsOpenOf } from './whatsappWindows.js';
 export { messageCarrierRefund } from './refundSql.js';
+export { messagesOfReceipts, type ReceiptDestination } from './submissionSql.js';

@@ -88,6 +88,11 @@ export const DELIVERY_ERRORS = {
   telegramUnavailable: 7603,
   /** A TELEGRAM text whose bot lost its token (or its sender name) after the message was accepted: unsent, refunded. */
   telegramNoBot: 7604,
+  /**
+   * On a stop list (DESIGN 20) when its turn to be sent came (listed after it was accepted), or a later step of a
+   * cascade listed when it was to be created: unsent, refunded. The real service's code for a blocklisted number.
+   */
+  stopListed: 453,
   // Fraud guard (DESIGN 20): 77xx.
   /** A message held by the pumping detection whose hold the operator rejected: unsent, refunded. */
   fraudHoldRejected: 7701,

@@ -1,5 +1,7 @@
 import type { CarrierReceipt, ReceiptState } from '../shared/receipts.js';
 import type { Queryable } from '../db/db.js';
+import type { Channel } from '../shared/channels.js';
+import { messagesJoin } from './messageSql.js';
 
 /*
  * The parts carriers accepted (`submissions`, written by messageApplyTransitions with the `sent` it records) and the
@@ -183,4 +185,35 @@ export async function submissionPollsNext(db: Queryable, connectorId: string): P
     [connectorId],
   );
   return row?.next_at ?? null;
+}
+
+/** Where a message went: what a carrier's receipt about it says of its destination. */
+export interface ReceiptDestination {
+  readonly accountId: number;
+  readonly channelType: Channel;
+  readonly senderName: string;
+  readonly destination: string;
+  readonly errorCode: number;
+}
+
+/**
+ * The messages of carrier receipts (by their submissions), with each receipt's error code: for the carrier's
+ * blocklist (stoplists/). A receipt whose submission is not recorded yet finds nothing.
+ */
+export async function messagesOfReceipts(
+  db: Queryable,
+  receipts: readonly { readonly connectorId: string; readonly carrierId: string; readonly errorCode: number }[],
+): Promise<ReceiptDestination[]> {
+  if (receipts.length === 0) return [];
+  return db.query<ReceiptDestination>(
+    `WITH found AS (
+       SELECT s.account_id, s.message_id, r.code
+       FROM unnest($1::text[], $2::text[], $3::int[]) AS r(connector_id, carrier_id, code)
+       JOIN submissions s ON s.connector_id = r.connector_id AND s.carrier_id = r.carrier_id
+     )
+     SELECT DISTINCT m.account_id AS "accountId", m.channel_type AS "channelType", m.sender_name AS "senderName",
+       m.destination, found.code AS "errorCode"
+     FROM ${messagesJoin('found', 'm')}`,
+    [receipts.map((r) => r.connectorId), receipts.map((r) => r.carrierId), receipts.map((r) => r.errorCode)],
+  );
 }

@@ -3,7 +3,7 @@ import { callbackBacklog, type CallbackSender } from '../callbacks/index.js';
 import type { ConnectorState } from '../connectors/index.js';
 import type { Db } from '../db/db.js';
 import { type ReplicaLag, replicaLag } from '../db/replica.js';
-import type { DeliveryWriter } from '../delivery/index.js';
+import type { DeliveryWriter, Submitter } from '../delivery/index.js';
 import type { Clock } from '../util/clock.js';
 import { messageQueueFigures } from '../messages/index.js';
 
@@ -16,6 +16,8 @@ export interface MetricSources {
   readonly connectors: () => readonly ConnectorState[];
   readonly writer: DeliveryWriter;
   readonly callbackSender: () => CallbackSender | undefined;
+  /** The submitter (worker role): messages it found on a stop list. */
+  readonly submitter: () => Submitter | undefined;
 }
 
 /** Database figures are read at most this often, however often Prometheus scrapes. */
@@ -48,6 +50,10 @@ export class Metrics {
   /** Fraud holds opened, and decided by the operator: open holds are the difference. */
   readonly fraudHoldsOpened: Counter;
   readonly fraudHoldsDecided: Counter<'decision'>;
+  /** Messages refused at generation because their destination is on a stop list (item 4032). */
+  stopListedAtGeneration = 0;
+  /** Subscribers' opt-outs (DESIGN 20), by how they opted out (keyword, link) and channel. */
+  readonly optOuts: Counter<'source' | 'channel'>;
   private dbFigures: Promise<DbFigures> | undefined;
   private lag: Promise<ReplicaLag | undefined> | undefined;
   private lagAt = 0;
@@ -125,6 +131,12 @@ export class Metrics {
       labelNames: ['decision'],
       registers,
     });
+    this.optOuts = new Counter({
+      name: 'herald_opt_outs_total',
+      help: "Subscribers' opt-outs: an inbound keyword or a confirmed unsubscribe link",
+      labelNames: ['source', 'channel'],
+      registers,
+    });
     sources.writer.onReceiptLatency = (ms) => this.receiptLatency.observe(ms / 1000);
 
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- collect() gets the gauge as `this`.
@@ -174,6 +186,16 @@ export class Metrics {
         if (self.databaseUp) this.set(callbacks.open_deliveries);
       },
     });
+    absoluteCounter(
+      'herald_stop_list_refusals_total',
+      'Messages refused for a stop list: at generation (item 4032) or when their turn to be sent came (unsent 453)',
+      ['stage'],
+      registers,
+      () => [
+        [{ stage: 'generation' }, this.stopListedAtGeneration],
+        [{ stage: 'send' }, sources.submitter()?.stopListed ?? 0],
+      ],
+    );
     absoluteCounter(
       'herald_callback_deliveries_total',
       'Callback deliveries by result (this process)',

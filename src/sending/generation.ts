@@ -1,18 +1,26 @@
 import type { AppContext, DirectRoom } from '../context.js';
 import type { Queryable } from '../db/db.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
-import { shortenText, shortLinkInsert, type ShortLink } from '../links/index.js';
+import {
+  insertUnsubscribeLink,
+  shortenText,
+  shortLinkInsert,
+  type ShortLink,
+  UNSUBSCRIBE_PLACEHOLDER,
+} from '../links/index.js';
 import { accountTakePace } from '../accounts/index.js';
 import { pumpingCapped, pumpingCheck } from '../fraud/index.js';
 import { guardAtGeneration, guardAtStore, guardOf, type GuardSettings } from '../guard/index.js';
 import { fromMicros, type Micros, reserveCharges, toMicros } from '../money/index.js';
 import { lookupSubscriber, type Subscriber } from '../numbering/index.js';
 import { completionInstant, messageWindow, planSend } from '../schedule/index.js';
+import { stopListMatch } from '../stoplists/index.js';
 import type { Channel } from '../shared/channels.js';
 import { mapInSlices } from '../util/turns.js';
 import { uuid7 } from '../util/uuid7.js';
 import { validateContent } from './channelContent.js';
 import {
+  DELIVERY_ERRORS,
   messageInsertBatch,
   messageOutcomes,
   messageRecordOutcomes,
@@ -21,7 +29,7 @@ import {
   type ValidMessage,
   whatsappWindowsOpenOf,
 } from '../messages/index.js';
-import { shortenableText } from './validateMessage.js';
+import { shortenableText, UNSUBSCRIBE_NEEDS_SHORTENER } from './validateMessage.js';
 
 /*
  * Generation of valid messages, shared by sends and by the steps of cascades: the checks that depend on the
@@ -55,6 +63,8 @@ export interface MessageToGenerate {
    * its dispatch is paused; otherwise it is planned as any message, when its previous step ends.
    */
   readonly held?: boolean;
+  /** A message Herald sends on the account's behalf and at its own cost (an opt-out's confirmation): not priced. */
+  readonly free?: boolean;
 }
 
 /** A valid message on its way to being stored: content after link shortening, price, plan. */
@@ -85,9 +95,21 @@ const PREPARE_SLICE = 100;
 
 /**
  * Checks and prepares messages in order: each becomes a candidate or the error to refuse it with. `channels`: the
- * account's enabled channels (undefined: checked already).
+ * account's enabled channels (undefined: checked already). Then the guard's checks of generation (geo, consent).
  */
 export async function prepareMessages(
+  ctx: AppContext,
+  db: Queryable,
+  sender: Sender,
+  messages: readonly MessageToGenerate[],
+  channels: Readonly<Record<Channel, boolean>> | undefined,
+  now: Date,
+): Promise<(Candidate | HeraldError)[]> {
+  const prepared = await prepareEach(ctx, db, sender, messages, channels, now);
+  return guardAtGeneration(db, sender.accountId, guardOf(sender), prepared, now, ctx.metrics.refusals);
+}
+
+async function prepareEach(
   ctx: AppContext,
   db: Queryable,
   sender: Sender,
@@ -103,56 +125,57 @@ export async function prepareMessages(
     .filter((m) => m.message.channelType === 'WHATSAPP')
     .map((m): [string, string] => [m.message.senderName, m.message.destination]);
   const windows = await whatsappWindowsOpenOf(db, sender.accountId, whatsapp, now);
-  const prepared = await mapInSlices(
-    messages,
-    PREPARE_SLICE,
-    ({ message: original, cascade, id, dispatchId, held: heldAsked }) => {
-      const held = dispatchId !== undefined && heldAsked !== false;
-      if (channels && !channels[original.channelType])
-        return herald('channelNotEnabled', { channelType: original.channelType });
-      const templateId = matchTemplate(original.channelType, original.senderName, original.content, now) ?? null;
-      // WhatsApp chat rules (spec 2.2): outside the 24-hour window only content matching an approved template.
-      if (
-        original.channelType === 'WHATSAPP' &&
-        templateId === null &&
-        !windows.has(`${original.senderName}\u0000${original.destination}`)
-      )
-        return herald('noActiveTemplate');
-      const shortened = original.shortUrl
-        ? shorten(original, ctx.config.shortUrlBase!)
-        : { message: original, links: [] };
-      if (shortened instanceof HeraldError) return shortened;
-      const { message, links } = shortened;
-      const price = ctx.tariffs.lookup(sender.accountId, message.channelType, message.destination, message.country);
-      if (!price && ctx.config.requireTariff)
-        return herald('noTariff', { channelType: message.channelType, destination: message.destination });
-      const subscriber = lookupSubscriber(ctx.plan, message.destination, message.country);
-      const window = messageWindow(message, subscriber.zones);
-      // A dispatch's message is planned when its dispatch starts (no planned time until then: it depends on the start
-      // and the speed); until then it keeps only its completion deadline.
-      const completion = held ? completionInstant(window) : undefined;
-      const plan = !held
-        ? planSend(window, now.getTime())
-        : { plannedSendAt: null, deadlineAt: new Date(completion ?? HELD_UNTIL), expiresAt: new Date(HELD_UNTIL) };
-      return {
-        id: id ?? newMessageId(now),
-        message,
-        subscriber,
-        plannedSendAt: plan.plannedSendAt,
-        deadlineAt: plan.deadlineAt,
-        expiresAt: plan.expiresAt,
-        links,
-        charge: price
-          ? { amount: toMicros(price.perPart) * BigInt(message.totalParts), currency: price.currency }
-          : null,
-        templateId,
-        cascade,
-        dispatchId,
-        held,
-      };
-    },
+  const listed = await stopListMatch(
+    db,
+    sender.accountId,
+    messages.map((m) => m.message),
   );
-  return guardAtGeneration(db, sender.accountId, guardOf(sender), prepared, now, ctx.metrics.refusals);
+  ctx.metrics.stopListedAtGeneration += listed.filter(Boolean).length;
+  return mapInSlices(messages, PREPARE_SLICE, ({ message: original, cascade, id, dispatchId, held: heldAsked }, i) => {
+    const held = dispatchId !== undefined && heldAsked !== false;
+    if (channels && !channels[original.channelType])
+      return herald('channelNotEnabled', { channelType: original.channelType });
+    if (listed[i]) return herald('stopListed');
+    const templateId = matchTemplate(original.channelType, original.senderName, original.content, now) ?? null;
+    // WhatsApp chat rules (spec 2.2): outside the 24-hour window only content matching an approved template.
+    if (
+      original.channelType === 'WHATSAPP' &&
+      templateId === null &&
+      !windows.has(`${original.senderName}\u0000${original.destination}`)
+    )
+      return herald('noActiveTemplate');
+    const shortened = withLinks(original, ctx.config.shortUrlBase);
+    if (shortened instanceof HeraldError) return shortened;
+    const { message, links } = shortened;
+    const free = messages[i]!.free === true;
+    const price = free
+      ? undefined
+      : ctx.tariffs.lookup(sender.accountId, message.channelType, message.destination, message.country);
+    if (!price && !free && ctx.config.requireTariff)
+      return herald('noTariff', { channelType: message.channelType, destination: message.destination });
+    const subscriber = lookupSubscriber(ctx.plan, message.destination, message.country);
+    const window = messageWindow(message, subscriber.zones);
+    // A dispatch's message is planned when its dispatch starts (no planned time until then: it depends on the start
+    // and the speed); until then it keeps only its completion deadline.
+    const completion = held ? completionInstant(window) : undefined;
+    const plan = !held
+      ? planSend(window, now.getTime())
+      : { plannedSendAt: null, deadlineAt: new Date(completion ?? HELD_UNTIL), expiresAt: new Date(HELD_UNTIL) };
+    return {
+      id: id ?? newMessageId(now),
+      message,
+      subscriber,
+      plannedSendAt: plan.plannedSendAt,
+      deadlineAt: plan.deadlineAt,
+      expiresAt: plan.expiresAt,
+      links,
+      charge: price ? { amount: toMicros(price.perPart) * BigInt(message.totalParts), currency: price.currency } : null,
+      templateId,
+      cascade,
+      dispatchId,
+      held,
+    };
+  });
 }
 
 /** The deadline and lifetime of a held message before its dispatch plans it: none. */
@@ -309,13 +332,17 @@ export async function storeRefused(
         id: item.id,
         status: 'unsent',
         at: now,
-        errorCode: error.code,
+        errorCode: unsentCodeOf(error),
         detail: error.message,
       })),
     }),
     [],
   );
 }
+
+/** The error code a message refused at its creation is stored unsent with: a stop list's as the real service's. */
+const unsentCodeOf = (error: HeraldError): number =>
+  error.errorName === 'stopListed' ? DELIVERY_ERRORS.stopListed : error.code;
 
 const isUrgent = (c: Candidate): boolean =>
   c.message.trafficType === 'AUTHORIZE' || c.message.trafficType === 'TRANSACT';
@@ -352,18 +379,31 @@ export function countAccepted(ctx: AppContext, stored: readonly NewMessage[]): v
 }
 
 /**
- * Replaces the links of a message's text with short links, before its parts and price are counted: SMS and VK text,
- * and the text of WHATSAPP, VIBER and TELEGRAM content. A short link can be longer than the link it replaces, so the
- * content is checked again against its channel's limits (length, SMS parts); over them, the answer is the error to
- * refuse the message with (an item error).
+ * Replaces the links of a message's text with short links when it asks for them (`shortUrl`), then its
+ * `{unsubscribe}` with its unsubscribe link (DESIGN 20), before its parts and price are counted: SMS and VK text, and
+ * the text of WHATSAPP, VIBER and TELEGRAM content. A short link can be longer than what it replaces, so the content
+ * is checked again against its channel's limits (length, SMS parts); over them, the answer is the error to refuse the
+ * message with (an item error).
  */
-function shorten(message: ValidMessage, base: string): { message: ValidMessage; links: ShortLink[] } | HeraldError {
+function withLinks(
+  message: ValidMessage,
+  base: string | undefined,
+): { message: ValidMessage; links: ShortLink[] } | HeraldError {
   const original = message.content;
   const text = shortenableText(original);
   if (text === undefined) return { message, links: [] };
-  const shortened = shortenText(text, base);
-  if (shortened.links.length === 0) return { message, links: [] };
-  const content = typeof original === 'string' ? shortened.text : { ...(original as object), text: shortened.text };
+  const shortened = message.shortUrl && base !== undefined ? shortenText(text, base) : { text, links: [] };
+  let replaced = shortened.text;
+  const links: ShortLink[] = [...shortened.links];
+  if (text.includes(UNSUBSCRIBE_PLACEHOLDER)) {
+    // Validation refused it already without a shortener; a cascade's later step may meet a restart without one.
+    if (base === undefined) return herald('invalidContentDetail', { reason: UNSUBSCRIBE_NEEDS_SHORTENER });
+    const unsubscribe = insertUnsubscribeLink(replaced, base);
+    replaced = unsubscribe.text;
+    if (unsubscribe.link) links.push(unsubscribe.link);
+  }
+  if (links.length === 0) return { message, links: [] };
+  const content = typeof original === 'string' ? replaced : { ...(original as object), text: replaced };
   let totalParts: number;
   try {
     totalParts = validateContent(message.channelType, content).totalParts;
@@ -371,5 +411,5 @@ function shorten(message: ValidMessage, base: string): { message: ValidMessage; 
     if (!(error instanceof HeraldError)) throw error;
     return herald('invalidContentDetail', { reason: 'too long once its links are shortened' });
   }
-  return { message: { ...message, content, totalParts }, links: shortened.links };
+  return { message: { ...message, content, totalParts }, links };
 }

@@ -4,7 +4,7 @@
  * the submitter). The API's send, cascades, dispatches and verifications all go through it; the rows it stores are
  * messages/'s. Everything else in the folder is its own.
  */
-export { TEXT_BOUNDS, VOICECODE_SENDER_NAME } from './channelContent.js';
+export { TEXT_BOUNDS, validateContent, VOICECODE_SENDER_NAME } from './channelContent.js';
 export { validateWhatsappContent, WHATSAPP_LIMITS } from './whatsappContent.js';
 export type { CommonValues, ValidationContext, WindowValues } from './validateMessage.js';
 export { validateCommonFields, validateMessage, validateTrafficType } from './validateMessage.js';

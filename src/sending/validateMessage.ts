@@ -6,7 +6,7 @@ import {
 } from '../callbacks/index.js';
 import { maskCallbackUrl } from '../shared/callbackUrlMask.js';
 import { herald, showValue } from '../errors/catalogue.js';
-import { linkCount, MAX_LINKS_PER_MESSAGE } from '../links/index.js';
+import { linkCount, MAX_LINKS_PER_MESSAGE, UNSUBSCRIBE_PLACEHOLDER } from '../links/index.js';
 import { type Channel, isChannel } from '../shared/channels.js';
 import { charCount, isPlainObject } from '../shared/text.js';
 import { defaultTrafficType, TRAFFIC_TYPES, type TrafficType } from '../shared/trafficTypes.js';
@@ -161,6 +161,8 @@ export function validateMessage(input: unknown, ctx: ValidationContext): ValidMe
   const shortUrl = optionalBoolean(input.shortUrl, 'shortUrl') ?? false;
   if (shortUrl && !ctx.shortenerAvailable) throw herald('shortenerUnavailable');
   if (shortUrl) checkLinkCount(content);
+  if (!ctx.shortenerAvailable && shortenableText(content)?.includes(UNSUBSCRIBE_PLACEHOLDER))
+    throw herald('invalidContentDetail', { reason: UNSUBSCRIBE_NEEDS_SHORTENER });
   const callbackUrl = validateCallbackUrl(input.callbackUrl, ctx.allowPrivateCallbacks);
   const callbackEvents = validateCallbackEvents(input.callbackEvents);
   const externalMessageId = validateExternalMessageId(input.externalMessageId);
@@ -265,6 +267,9 @@ function validateSenderName(channel: Channel, value: unknown, ctx: ValidationCon
   }
   return value;
 }
+
+/** Why a text with `{unsubscribe}` is refused where Herald has no short-link base (DESIGN 20). */
+export const UNSUBSCRIBE_NEEDS_SHORTENER = `${UNSUBSCRIBE_PLACEHOLDER} needs the url shortener (HERALD_SHORT_URL_BASE)`;
 
 /** The text whose links `shortUrl` shortens: a string content, or an object content's `text`. */
 export function shortenableText(content: unknown): string | undefined {

@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.js';
 import { storeInbound } from '../inbound/index.js';
 import { normaliseDestination } from '../numbering/index.js';
+import { optOutCommitted } from '../optout/index.js';
 import { isPlainObject } from '../shared/text.js';
 import { telegramLinkPhone, telegramLinkPut } from './telegramLinkSql.js';
 
@@ -94,7 +95,7 @@ export async function receiveBotUpdate(
   if (!phone) return { kind: 'not-linked', answer: askForContact() };
   if (text === '') return ignored();
   const at = ctx.clock.now();
-  await ctx.db.transaction((tx) =>
+  const stored = await ctx.db.transaction((tx) =>
     storeInbound(ctx, tx, {
       channel: 'TELEGRAM',
       accountId: bot.accountId,
@@ -106,6 +107,7 @@ export async function receiveBotUpdate(
       at,
     }),
   );
+  optOutCommitted(ctx, stored?.optOut);
   return { kind: 'inbound', answer: {} };
 }
 

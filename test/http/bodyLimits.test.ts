@@ -119,6 +119,14 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
       // A bot token of at most 200 characters (a valid one has at most 71), escaped.
       'PATCH /admin/v1/sender-names/{id}': 3 * KiB,
       'POST /admin/v1/templates/{id}/reject': 12 * KiB,
+      // 20 keywords of 80 UTF-16 units and a reply of 320, each unit escaped (6 bytes), and 1 KiB of the rest.
+      'PUT /api/v1/opt-out': (20 * 80 + 320) * 6 + KiB,
+      // A stop list entry (a number, its scope and a comment), and an import: a CSV of 500,000 characters, each
+      // escaped at most 12 bytes (a surrogate pair as two \u escapes), and the rest.
+      'POST /api/v1/stop-list': 14 * KiB,
+      'POST /admin/v1/stop-list': 14 * KiB,
+      'POST /api/v1/stop-list/import': 500_000 * 12 + 640,
+      'POST /admin/v1/stop-list/import': 500_000 * 12 + 640,
       'POST /app/v1/session': 8 * KiB,
       'POST /admin/v1/accounts/{id}/balance': 7 * KiB,
       'PATCH /admin/v1/accounts/{id}': 4 * KiB,
@@ -131,6 +139,8 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
       ...Object.fromEntries(
         [
           'POST /admin/v1/accounts/{id}/tokens',
+          'DELETE /api/v1/stop-list/{id}',
+          'DELETE /admin/v1/stop-list/{id}',
           'POST /api/v1/api-keys',
           'POST /admin/v1/tariffs',
           'POST /admin/v1/sender-names/{id}/approve',
@@ -147,6 +157,8 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
           'DELETE /api/v1/inbound-rules/{id}',
           'DELETE /api/v1/verifiers/{gatewayId}',
           'DELETE /admin/v1/tariffs/{id}',
+          // An unsubscribe page's form: its button has no name, nothing is sent.
+          'POST /s/u/{code}',
         ].map((route) => [route, NO_BODY_LIMIT]),
       ),
     });

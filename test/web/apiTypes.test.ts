@@ -24,10 +24,10 @@ describe("the web pages' API types (generated from the OpenAPI document)", () =>
       const served = (await t.call('GET', '/openapi.json')).body;
       const built = JSON.parse(JSON.stringify(await openapiDocument()));
       expect(built.components).toEqual(served.components);
-      // The script uses the default configuration, where short links (GET /s/{code}) are on; the test Herald's
-      // are off. Every other operation is the same.
+      // The script uses the default configuration, where short links (GET /s/{code}) and unsubscribe links
+      // (/s/u/{code}) are on; the test Herald's are off. Every other operation is the same.
       for (const path of Object.keys(served.paths)) expect(built.paths[path], path).toEqual(served.paths[path]);
-      expect(Object.keys(built.paths).filter((path) => !(path in served.paths))).toEqual(['/s/{code}']);
+      expect(Object.keys(built.paths).filter((path) => !(path in served.paths))).toEqual(['/s/{code}', '/s/u/{code}']);
     });
   });
 });

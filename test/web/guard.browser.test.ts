@@ -26,7 +26,7 @@ describe.each([BROWSER_ENGINE])('guard settings and consents pages (%s)', (engin
     await t?.close();
   });
 
-  it('narrows the settings in the personal account, shows a refused loosening, and the operator sees both', async () => {
+  it('narrows the settings in the personal account, shows a refused loosening; the operator sees both', async () => {
     const account = await t.createAccount({ guardDefaults: true });
     await t.admin('PATCH', `/admin/v1/accounts/${account.id}`, { dailySpendLimit: { RUB: 100 } });
     const app = await signInToApp(browser, t.url, account.system);

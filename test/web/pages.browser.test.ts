@@ -196,6 +196,7 @@ describe.each([BROWSER_ENGINE])('the web pages in a browser (%s)', (engine) => {
       ['Settings', 'Settings'],
       ['Consents', 'Consents'],
       ['Inbounds', 'Inbounds'],
+      ['Opt-out', 'Opt-out'],
       ['Verifiers', 'Verifiers'],
       ['Sender names', 'Sender names'],
       ['Messages', 'Messages'],

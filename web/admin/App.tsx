@@ -9,6 +9,7 @@ import { Connectors } from './pages/Connectors.js';
 import { Holds } from './pages/Holds.js';
 import { Moderation } from './pages/Moderation.js';
 import { SignIn } from './pages/SignIn.js';
+import { StopList } from './pages/StopList.js';
 import { Tariffs } from './pages/Tariffs.js';
 import { Unrouted } from './pages/Unrouted.js';
 import { currentToken, setToken } from './session.js';
@@ -22,6 +23,7 @@ const NAV: readonly NavItem[] = [
   { href: `${BASE}/connectors`, label: 'Connectors' },
   { href: `${BASE}/unrouted`, label: 'Unrouted inbound' },
   { href: `${BASE}/holds`, label: 'Fraud holds' },
+  { href: `${BASE}/stop-list`, label: 'Stop list' },
 ];
 
 /** The operator console: the admin token, then the pages of NAV (inside preact-iso's LocationProvider, main.tsx). */
@@ -92,6 +94,7 @@ function Pages() {
       <Route path={`${BASE}/connectors`} component={Connectors} />
       <Route path={`${BASE}/unrouted`} component={Unrouted} />
       <Route path={`${BASE}/holds`} component={Holds} />
+      <Route path={`${BASE}/stop-list`} component={StopList} />
     </Routes>
   );
 }

@@ -10,6 +10,7 @@ import { DispatchPage } from './pages/DispatchPage.js';
 import { Dispatches } from './pages/Dispatches.js';
 import { Inbounds } from './pages/Inbounds.js';
 import { MessagePage } from './pages/MessagePage.js';
+import { OptOut } from './pages/OptOut.js';
 import { Messages } from './pages/Messages.js';
 import { Send } from './pages/Send.js';
 import { SendCascade } from './pages/SendCascade.js';
@@ -17,6 +18,7 @@ import { SenderNames } from './pages/SenderNames.js';
 import { Settings } from './pages/Settings.js';
 import { SignIn } from './pages/SignIn.js';
 import { Statistics } from './pages/Statistics.js';
+import { StopList } from './pages/StopList.js';
 import { Templates } from './pages/Templates.js';
 import { Verifiers } from './pages/Verifiers.js';
 import { loadSession, type Session, setCurrentSession } from './session.js';
@@ -31,7 +33,9 @@ const NAV: readonly NavItem[] = [
   { href: `${BASE}/sender-names`, label: 'Sender names' },
   { href: `${BASE}/templates`, label: 'Templates' },
   { href: `${BASE}/inbounds`, label: 'Inbounds' },
+  { href: `${BASE}/opt-out`, label: 'Opt-out' },
   { href: `${BASE}/verifiers`, label: 'Verifiers' },
+  { href: `${BASE}/stop-list`, label: 'Stop list' },
   { href: `${BASE}/statistics`, label: 'Statistics' },
   { href: `${BASE}/consents`, label: 'Consents' },
   { href: `${BASE}/settings`, label: 'Settings' },
@@ -108,7 +112,9 @@ function Pages() {
       <Route path={`${BASE}/sender-names`} component={SenderNames} />
       <Route path={`${BASE}/templates`} component={Templates} />
       <Route path={`${BASE}/inbounds`} component={Inbounds} />
+      <Route path={`${BASE}/opt-out`} component={OptOut} />
       <Route path={`${BASE}/verifiers`} component={Verifiers} />
+      <Route path={`${BASE}/stop-list`} component={StopList} />
       <Route path={`${BASE}/statistics`} component={Statistics} />
       <Route path={`${BASE}/consents`} component={Consents} />
       <Route path={`${BASE}/settings`} component={Settings} />

@@ -35,7 +35,7 @@ export function setCurrentSession(session: Session | undefined): void {
   saveSession(session);
 }
 
-function tokenOf(kind: 'traffic' | 'system'): string {
+export function tokenOf(kind: 'traffic' | 'system'): string {
   if (!current) throw new Error('Not signed in');
   return current[kind];
 }

@@ -12,7 +12,12 @@ export function toCsv(rows: readonly (readonly unknown[])[]): string {
 
 /** Makes the browser download the rows as a CSV file, built here without a request. */
 export function downloadCsv(filename: string, rows: readonly (readonly unknown[])[]): void {
-  const blob = new Blob(['\uFEFF', toCsv(rows)], { type: 'text/csv;charset=utf-8' });
+  downloadText(filename, `\uFEFF${toCsv(rows)}`, 'text/csv');
+}
+
+/** Makes the browser download a text (UTF-8) as a file. */
+export function downloadText(filename: string, text: string, type: string): void {
+  const blob = new Blob([text], { type: `${type};charset=utf-8` });
   const url = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = url;

@@ -2,7 +2,7 @@
 // template and path compiled once, every problem named by its key (`connectors[3].response.id: ...`).
 import { type Static, Type } from 'typebox';
 import { CHANNELS } from '../../../shared/channels.js';
-import { Breaker, Flow } from '../../flowSettings.js';
+import { Breaker, CarrierBlocklist, Flow } from '../../flowSettings.js';
 import { compileJsonPath, type JsonPath, JsonPathError } from './jsonPath.js';
 import {
   compileJson,
@@ -121,6 +121,7 @@ export const HttpConnectorSchema = Type.Object(
     timeoutSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 120, default: 15 })),
     ...Flow,
     ...Breaker,
+    ...CarrierBlocklist,
     /** Herald's address as the provider reaches it: `{statusUrl}` is `{publicUrl}/webhooks/http/{id}`. */
     publicUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
     status: Type.Object(

@@ -1,0 +1,22 @@
+import { request } from '../../shared/api.js';
+import { StopListPage } from '../../shared/stopList.js';
+import { admin, currentToken } from '../session.js';
+
+/** The operator's stop list: numbers no account's messages are sent to. */
+export function StopList() {
+  return (
+    <StopListPage
+      intro="Numbers no account's messages are sent to (each account also keeps its own list)."
+      api={{
+        list: (query, signal) => admin.get('/admin/v1/stop-list', { query, signal }),
+        add: (body) => admin.post('/admin/v1/stop-list', { body }),
+        remove: async (id) => {
+          await admin.delete('/admin/v1/stop-list/{id}', { params: { id } });
+        },
+        importCsv: (csv) => admin.post('/admin/v1/stop-list/import', { body: { csv } }),
+        exportCsv: () =>
+          request<string>('GET', '/admin/v1/stop-list/export', { auth: `Bearer ${currentToken() ?? ''}` }),
+      }}
+    />
+  );
+}
