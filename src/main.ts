@@ -60,6 +60,8 @@ import { adminStopListRoutes, stopListRoutes } from './stoplists/routes.js';
 import { carrierBlocklistSink } from './stoplists/index.js';
 import { callbackRoutes } from './callbacks/routes.js';
 import { conversionRoutes } from './conversions/routes.js';
+import { adminHoldRoutes } from './fraud/routes.js';
+import { fraudJobs } from './fraud/index.js';
 import { linkRoutes } from './links/routes.js';
 import { optOutRoutes, unsubscribeRoutes } from './optout/routes.js';
 import { adminTariffRoutes } from './money/routes.js';
@@ -120,6 +122,7 @@ export const ROUTES: readonly Routes[] = [
   adminInboundRoutes,
   adminTariffRoutes,
   adminConnectorRoutes({ figures: messageQueueFigures }),
+  adminHoldRoutes,
   adminStopListRoutes,
   callbackRoutes,
   conversionRoutes,
@@ -364,6 +367,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         ...messageJobs(jobDeps),
         ...callbackJobs(jobDeps),
         ...verifyJobs(jobDeps),
+        ...fraudJobs(jobDeps),
         ...statusPollJobs({ db: workDb, clock, connectors, receiptSink: ctx.receiptSink }),
         ...inboundJobs(ctx, {
           partsWaitMs: config.inboundPartsWaitSeconds * 1000,

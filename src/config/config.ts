@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_SENDER_OPTIONS } from '../callbacks/index.js';
 import { DEFAULT_SUBMITTER_OPTIONS, DEFAULT_WRITER_OPTIONS } from '../delivery/index.js';
+import { PUMPING_MODES, type PumpingMode } from '../shared/guardSettings.js';
 
 /**
  * Herald's configuration: parsed once at start-up from `HERALD_*` variables (and `DATABASE_URL`) into one frozen
@@ -71,6 +72,11 @@ export interface Config {
   readonly retentionDays: number | undefined;
   /** Refuse messages no tariff prices (item code 4021) instead of sending them free. */
   readonly requireTariff: boolean;
+  /**
+   * The most the pumping detection does for any account (fraud/): `hold` lets each account's mode apply, `monitor`
+   * only counts bursts, `off` switches it off.
+   */
+  readonly pumpingMode: PumpingMode;
   /** Client API requests per second per account in this process (0: no limit); bursts of twice as many. */
   readonly rateLimit: number;
   /**
@@ -373,6 +379,9 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_LEASE_SECONDS:
     `how long a worker's claim on a message or a callback delivery lasts ` + `(default ${DEFAULT_LEASE_SECONDS})`,
   HERALD_REQUIRE_TARIFF: 'true|false: refuse messages no tariff prices instead of sending them free (default false)',
+  HERALD_PUMPING_MODE:
+    "hold|monitor|off: the most the pumping detection does for any account; hold lets each account's mode apply " +
+    '(default hold)',
   HERALD_RATE_LIMIT:
     `client API requests per second per account and process, 0 for none ` + `(default ${DEFAULT_RATE_LIMIT})`,
   HERALD_AUTH_FAILURE_LIMIT:
@@ -558,6 +567,7 @@ export function loadConfig(env: Env = process.env): Config {
       optional(read('HERALD_SHUTDOWN_SECONDS'), 'HERALD_SHUTDOWN_SECONDS', integerIn(1, 3600)) ??
       DEFAULT_SHUTDOWN_SECONDS,
     requireTariff: optional(read('HERALD_REQUIRE_TARIFF'), 'HERALD_REQUIRE_TARIFF', parseBoolean) ?? false,
+    pumpingMode: optional(read('HERALD_PUMPING_MODE'), 'HERALD_PUMPING_MODE', parsePumpingMode) ?? 'hold',
     rateLimit: optional(read('HERALD_RATE_LIMIT'), 'HERALD_RATE_LIMIT', integerIn(0, 1_000_000)) ?? DEFAULT_RATE_LIMIT,
     accountConcurrency,
     authFailureLimit:
@@ -601,6 +611,12 @@ function parseBoolean(value: string): boolean {
   if (value === 'true') return true;
   if (value === 'false') return false;
   throw new Error('must be true or false');
+}
+
+function parsePumpingMode(value: string): PumpingMode {
+  if (!(PUMPING_MODES as readonly string[]).includes(value))
+    throw new Error(`must be one of ${PUMPING_MODES.join(', ')}`);
+  return value as PumpingMode;
 }
 
 function parseOnOff(value: string): boolean {

@@ -6,6 +6,7 @@ import { bodyLimitFor } from '../http/bodyLimits.js';
 import { errorResponses } from '../http/schemas.js';
 import type { HeraldApp, Routes } from '../http/server.js';
 import { idempotencyKeyOf, idempotentReplay, runIdempotent } from '../idempotency/index.js';
+import { pumpingProofs } from '../fraud/index.js';
 import { messageOutboundFlashcallIds } from '../messages/index.js';
 import { isPlainObject } from '../shared/text.js';
 import { UUID_PATTERN } from '../util/uuid7.js';
@@ -93,6 +94,14 @@ export async function recordConversions(
       tx,
       accountId,
       [...records].map(([messageId, r]) => ({ messageId, ...r })),
+      now,
+    );
+    // A verified number is a real subscriber: proof of real traffic on its range (fraud/, pumping).
+    const verified = [...records].filter(([, r]) => r.result === 'NUMBER_VERIFIED');
+    await pumpingProofs(
+      tx,
+      accountId,
+      verified.map(([id]) => known.get(id)!),
       now,
     );
     return { statusCode: 200, body: { errors: items.some((i) => i.code !== 201), items } };

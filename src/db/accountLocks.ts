@@ -13,6 +13,8 @@ const ACCOUNT_LOCK_CLASSES = {
   verifiers: 7311_0003,
   /** The account's flood counters and daily spend (guard/): the counts a batch reads and the writes they allow. */
   guard: 7311_0004,
+  /** The account's pumping counts and holds (fraud/): a batch's counts and the holds they open are exact. */
+  pumpingCounts: 7311_0047,
 } as const;
 
 /**

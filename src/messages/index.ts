@@ -38,6 +38,8 @@ export { messageJobs, messagePartitionsEnsure } from './messagePartitions.js';
 export * as messageRetention from './retentionSql.js';
 /** The statements on the messages of a dispatch (dispatches/ is their one user): `dispatchMessages.hold(...)`. */
 export * as dispatchMessages from './dispatchMessageSql.js';
+/** The statements on the messages of a fraud hold (fraud/ is their one user): `fraudHoldMessages.release(...)`. */
+export * as fraudHoldMessages from './fraudHoldSql.js';
 export { whatsappWindowOpen, whatsappWindowsOpenOf } from './whatsappWindows.js';
 export { messageCarrierRefund } from './refundSql.js';
 export { messagesOfReceipts, type ReceiptDestination } from './submissionSql.js';

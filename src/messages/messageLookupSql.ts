@@ -12,18 +12,21 @@ export async function messageGet(db: Queryable, accountId: number, id: string): 
   return row;
 }
 
-/** Which of the given ids are the account's outbound FLASHCALL messages (those a conversion may be reported for). */
+/**
+ * Which of the given ids are the account's outbound FLASHCALL messages (those a conversion may be reported for), with
+ * their destinations.
+ */
 export async function messageOutboundFlashcallIds(
   db: Queryable,
   accountId: number,
   ids: readonly string[],
-): Promise<Set<string>> {
-  const rows = await db.query<{ id: string }>(
-    `SELECT id FROM messages
+): Promise<Map<string, string>> {
+  const rows = await db.query<{ id: string; destination: string }>(
+    `SELECT id, destination FROM messages
      WHERE account_id = $1 AND id = ANY($2::uuid[]) AND channel_type = 'FLASHCALL' AND direction = 'outbound'`,
     [accountId, ids],
   );
-  return new Set(rows.map((r) => r.id));
+  return new Map(rows.map((r) => [r.id, r.destination]));
 }
 
 /** Filters of GET /api/v1/message, already checked. */

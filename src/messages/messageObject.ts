@@ -53,13 +53,15 @@ export interface MessageRow {
   cascade_step: number | null;
   traffic_type: TrafficType | null;
   dispatch_id: string | null;
+  /** The fraud hold the message waits in (fraud/), while it is open; null otherwise. */
+  fraud_hold_id: number | null;
 }
 
 export const MESSAGE_COLUMNS = `account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id,
   template_id, sender_name, destination, country, region, brand, content, tags, use_local_time, local_send_time,
   local_completion_time, ttl, hours, days, short_url, callback_url, callback_events, external_message_id,
   total_parts, status, status_at, planned_send_at, sent_at, error_code, read_status, history, price, currency,
-  price_final, price_refunded, cascade_id, cascade_step, traffic_type, dispatch_id`;
+  price_final, price_refunded, cascade_id, cascade_step, traffic_type, dispatch_id, fraud_hold_id`;
 
 /**
  * The message object of GET /api/v1/message/{uuid}, also the `item` of inbound callbacks.
@@ -108,6 +110,8 @@ export function messageToApi(row: MessageRow): MessageApi {
     cascadeMessageUuid: row.cascade_id,
     cascadeStep: row.cascade_step,
     dispatchId: row.dispatch_id,
+    // Kept on a rejected message (unsent 7701); a hold matters only while the message waits in it.
+    hold: row.fraud_hold_id !== null && row.status === 'sending' ? 'fraud' : null,
     errorCode: row.error_code,
     direction: row.direction,
     statusHistory: row.history.map((entry) => ({ ...entry, at: isoUtc(new Date(entry.at))! })),

@@ -73,6 +73,9 @@ export const MessageObject = Type.Object(
     cascadeMessageUuid: Nullable(Type.String({ format: 'uuid' })),
     cascadeStep: Type.Union([Type.Integer(), Type.Null()]),
     dispatchId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'its dispatch, or null' }),
+    hold: Type.Union([Type.Literal('fraud'), Type.Null()], {
+      description: '`fraud`: held by the pumping detection (status `sending`, not sent until the operator releases it)',
+    }),
     errorCode: Type.Union([Type.Integer(), Type.Null()]),
     direction: Type.Enum(['outbound', 'inbound']),
     statusHistory: Type.Array(HistoryEntry),

@@ -62,6 +62,8 @@ export interface NewMessage {
   readonly dispatchId?: string | undefined;
   /** Held until its dispatch starts: never due (its plan is made then). */
   readonly held?: boolean | undefined;
+  /** The fraud hold it waits in (fraud/): never due until the operator releases it. */
+  readonly fraudHoldId?: number | undefined;
 }
 
 /**
@@ -109,6 +111,7 @@ export async function messageInsertBatch(
       cascade,
       dispatchId,
       held,
+      fraudHoldId,
     }) => {
       const end = nowMs + (m.ttl ?? DEFAULT_TTL_SECONDS) * 1000;
       const atOnce = plannedSendAt?.getTime() === nowMs && deadlineAt.getTime() === end && expiresAt.getTime() === end;
@@ -148,7 +151,8 @@ export async function messageInsertBatch(
         template_id: templateId ?? undefined,
         traffic_type: m.trafficType,
         dispatch_id: dispatchId,
-        held: held || undefined,
+        held: held || fraudHoldId !== undefined || undefined,
+        fraud_hold_id: fraudHoldId,
         cascade_id: cascade?.id,
         cascade_step: cascade?.step,
       };
@@ -163,7 +167,7 @@ export async function messageInsertBatch(
        content, tags, use_local_time, local_send_time, local_completion_time, ttl, hours, days, short_url,
        callback_url, callback_events, external_message_id, total_parts, status, status_at, planned_send_at, due_at,
        deadline_at, expires_at, history, lease_expires_at, attempts, price, currency, callback_target_id, template_id,
-       sending_method, cascade_id, cascade_step, traffic_type, dispatch_id)
+       sending_method, cascade_id, cascade_step, traffic_type, dispatch_id, fraud_hold_id)
      SELECT $1, r.id, $2, r.channel_type, $3, r.sender_name, r.destination, r.country, r.region, r.brand, r.content,
        coalesce(r.tags, '{}'), r.use_local_time, r.local_send_time, r.local_completion_time, r.ttl, r.hours, r.days,
        r.short_url, r.callback_url, r.callback_events, r.external_message_id, r.total_parts, 'sending', $2,
@@ -173,7 +177,7 @@ export async function messageInsertBatch(
        coalesce(r.expires_at, $2 + make_interval(secs => coalesce(r.ttl, $8))),
        $5::jsonb, CASE WHEN r.leased THEN $6::timestamptz END, CASE WHEN r.leased THEN 1 ELSE 0 END, r.price,
        coalesce(r.currency, $9), r.callback_target_id, r.template_id, $7, r.cascade_id, r.cascade_step,
-       r.traffic_type, r.dispatch_id
+       r.traffic_type, r.dispatch_id, r.fraud_hold_id
      FROM jsonb_to_recordset($4::jsonb) AS r(
        id uuid, channel_type text, sender_name text, destination text, country text, region text, brand text,
        content jsonb, tags text[], use_local_time boolean, local_send_time text, local_completion_time text,
@@ -181,7 +185,7 @@ export async function messageInsertBatch(
        external_message_id text, total_parts integer, planned boolean, planned_send_at timestamptz,
        deadline_at timestamptz, expires_at timestamptz, leased boolean, price numeric, currency text,
        callback_target_id bigint, template_id bigint, cascade_id uuid, cascade_step smallint,
-       traffic_type text, dispatch_id uuid, held boolean)
+       traffic_type text, dispatch_id uuid, held boolean, fraud_hold_id bigint)
      RETURNING account_id, id, channel_type, total_parts, price, currency, callback_target_id, callback_events,
        cascade_id, cascade_step
      ),

@@ -93,4 +93,7 @@ export const DELIVERY_ERRORS = {
    * cascade listed when it was to be created: unsent, refunded. The real service's code for a blocklisted number.
    */
   stopListed: 453,
+  // Fraud guard (DESIGN 20): 77xx.
+  /** A message held by the pumping detection whose hold the operator rejected: unsent, refunded. */
+  fraudHoldRejected: 7701,
 } as const;

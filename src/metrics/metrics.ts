@@ -45,6 +45,11 @@ export class Metrics {
   /** Carrier webhooks refused for a bad signature or secret, per connector: a forger, or a secret out of step. */
   readonly webhookRefused: Counter<'connector'>;
   readonly receiptLatency: Histogram;
+  /** Messages the pumping detection found over an allowance (fraud/), by the account's mode: held, or monitored. */
+  readonly pumpingBursts: Counter<'mode'>;
+  /** Fraud holds opened, and decided by the operator: open holds are the difference. */
+  readonly fraudHoldsOpened: Counter;
+  readonly fraudHoldsDecided: Counter<'decision'>;
   /** Messages refused at generation because their destination is on a stop list (item 4032). */
   stopListedAtGeneration = 0;
   /** Subscribers' opt-outs (DESIGN 20), by how they opted out (keyword, link) and channel. */
@@ -107,6 +112,23 @@ export class Metrics {
       name: 'herald_receipt_latency_seconds',
       help: 'From a submission to its carrier receipt (receipts of this process own submissions)',
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+    this.pumpingBursts = new Counter({
+      name: 'herald_pumping_burst_messages_total',
+      help: 'Messages over a pumping allowance: held (mode hold) or sent and counted (mode monitor)',
+      labelNames: ['mode'],
+      registers,
+    });
+    this.fraudHoldsOpened = new Counter({
+      name: 'herald_fraud_holds_opened_total',
+      help: 'Fraud holds opened by the pumping detection',
+      registers,
+    });
+    this.fraudHoldsDecided = new Counter({
+      name: 'herald_fraud_holds_decided_total',
+      help: 'Fraud holds the operator released or rejected',
+      labelNames: ['decision'],
       registers,
     });
     this.optOuts = new Counter({

@@ -9,6 +9,7 @@ import {
   UNSUBSCRIBE_PLACEHOLDER,
 } from '../links/index.js';
 import { accountTakePace } from '../accounts/index.js';
+import { pumpingCapped, pumpingCheck } from '../fraud/index.js';
 import { guardAtGeneration, guardAtStore, guardOf, type GuardSettings } from '../guard/index.js';
 import { fromMicros, type Micros, reserveCharges, toMicros } from '../money/index.js';
 import { lookupSubscriber, type Subscriber } from '../numbering/index.js';
@@ -219,16 +220,27 @@ export async function storeMessages(
     `batch ${candidates[0]!.id}`,
     options.exhausted,
   );
-  const paced = sender.paced
-    ? await pace(tx, sender.accountId, candidates, (i) => reachable[i]! && !guard.refused[i] && taken[i]!, now)
-    : [];
+  const stored = (i: number): boolean => reachable[i]! && !guard.refused[i] && taken[i]!;
+  // Pumping (fraud/): a burst's messages wait in a hold. A dispatch's messages are not counted: a mailing the client
+  // creates and then starts, whose messages are planned by the start, not here.
+  const holds = await pumpingCheck(
+    tx,
+    ctx,
+    sender.accountId,
+    pumpingCapped(guardOf(sender).pumping, ctx.config.pumpingMode),
+    candidates.map((c, i) => (stored(i) && !c.held ? c.message : undefined)),
+    now,
+  );
+  const paced = sender.paced ? await pace(tx, sender.accountId, candidates, (i) => stored(i) && !holds[i], now) : [];
   const results = candidates.map((c, i): NewMessage | HeraldError => {
     if (!reachable[i]) return herald('callbackUrlLimit', { limit: ctx.config.callbackUrlsPerDay });
     if (guard.refused[i]) return guard.refused[i];
     if (!taken[i]) return herald('insufficientFunds');
     const plannedSendAt = paced[i] ?? c.plannedSendAt;
+    const fraudHoldId = holds[i];
     const leased =
       !c.held &&
+      fraudHoldId === undefined &&
       plannedSendAt !== null &&
       plannedSendAt.getTime() <= now.getTime() &&
       options.directRoom.take(c.message.channelType, isUrgent(c));
@@ -247,6 +259,7 @@ export async function storeMessages(
       cascade: c.cascade,
       dispatchId: c.dispatchId,
       held: c.held,
+      fraudHoldId,
     };
   });
   await guard.record(results.map((r) => !(r instanceof HeraldError)));

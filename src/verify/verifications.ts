@@ -5,6 +5,7 @@ import type { Db, Queryable } from '../db/db.js';
 import { herald } from '../errors/catalogue.js';
 import type { Principal } from '../accounts/index.js';
 import { conversionUpsert } from '../conversions/index.js';
+import { pumpingProofs } from '../fraud/index.js';
 import { DELIVERY_ERRORS, messageCascadeSteps, type MessageRow, messageStop } from '../messages/index.js';
 import { senderOf } from '../sending/index.js';
 import { type Channel, enabledChannels } from '../shared/channels.js';
@@ -172,6 +173,8 @@ export async function checkCode(
       return 'WRONG_CODE';
     }
     await endCodes(tx, [{ accountId, id: row.id }], 'confirmed', now);
+    // A confirmed code is a real subscriber: proof of real traffic on its range (fraud/, pumping).
+    await pumpingProofs(tx, accountId, [row.destination], now);
     const steps = await messageCascadeSteps(tx, accountId, row.id);
     // Sent: what left Herald (steps stopped by this confirmation end unsent).
     const sent = steps.filter((m) => m.status !== 'unsent');

@@ -189,6 +189,15 @@ describe('configuration (DESIGN 1)', () => {
     );
   });
 
+  it('reads the pumping switch: hold by default, monitor or off, nothing else', () => {
+    expect(loadConfig({}).pumpingMode).toBe('hold');
+    expect(loadConfig({ HERALD_PUMPING_MODE: 'monitor' }).pumpingMode).toBe('monitor');
+    expect(loadConfig({ HERALD_PUMPING_MODE: 'off' }).pumpingMode).toBe('off');
+    expect(() => loadConfig({ HERALD_PUMPING_MODE: 'strict' })).toThrow(
+      /HERALD_PUMPING_MODE: must be one of off, monitor, hold/,
+    );
+  });
+
   it('listens for wake-ups on DATABASE_URL unless HERALD_LISTEN_DATABASE_URL names a direct connection', () => {
     const pooled = 'postgres://herald@127.0.0.1:6432/herald';
     const direct = 'postgres://herald@127.0.0.1:5432/herald';

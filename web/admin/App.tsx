@@ -6,6 +6,7 @@ import { Header, type NavItem } from '../shared/ui.js';
 import { AccountPage } from './pages/AccountPage.js';
 import { Accounts } from './pages/Accounts.js';
 import { Connectors } from './pages/Connectors.js';
+import { Holds } from './pages/Holds.js';
 import { Moderation } from './pages/Moderation.js';
 import { SignIn } from './pages/SignIn.js';
 import { StopList } from './pages/StopList.js';
@@ -21,6 +22,7 @@ const NAV: readonly NavItem[] = [
   { href: `${BASE}/tariffs`, label: 'Tariffs' },
   { href: `${BASE}/connectors`, label: 'Connectors' },
   { href: `${BASE}/unrouted`, label: 'Unrouted inbound' },
+  { href: `${BASE}/holds`, label: 'Fraud holds' },
   { href: `${BASE}/stop-list`, label: 'Stop list' },
 ];
 
@@ -91,6 +93,7 @@ function Pages() {
       <Route path={`${BASE}/tariffs`} component={Tariffs} />
       <Route path={`${BASE}/connectors`} component={Connectors} />
       <Route path={`${BASE}/unrouted`} component={Unrouted} />
+      <Route path={`${BASE}/holds`} component={Holds} />
       <Route path={`${BASE}/stop-list`} component={StopList} />
     </Routes>
   );

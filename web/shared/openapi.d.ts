@@ -236,6 +236,8 @@ export interface paths {
                                 cascadeStep: number | null;
                                 /** @description its dispatch, or null */
                                 dispatchId: string | null;
+                                /** @description `fraud`: held by the pumping detection (status `sending`, not sent until the operator releases it) */
+                                hold: "fraud" | null;
                                 errorCode: number | null;
                                 /** @enum {unknown} */
                                 direction: "outbound" | "inbound";
@@ -782,6 +784,8 @@ export interface paths {
                                     cascadeStep: number | null;
                                     /** @description its dispatch, or null */
                                     dispatchId: string | null;
+                                    /** @description `fraud`: held by the pumping detection (status `sending`, not sent until the operator releases it) */
+                                    hold: "fraud" | null;
                                     errorCode: number | null;
                                     /** @enum {unknown} */
                                     direction: "outbound" | "inbound";
@@ -2416,6 +2420,8 @@ export interface paths {
                             cascadeStep: number | null;
                             /** @description its dispatch, or null */
                             dispatchId: string | null;
+                            /** @description `fraud`: held by the pumping detection (status `sending`, not sent until the operator releases it) */
+                            hold: "fraud" | null;
                             errorCode: number | null;
                             /** @enum {unknown} */
                             direction: "outbound" | "inbound";
@@ -7891,6 +7897,257 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/holds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List fraud holds, oldest first: the open ones (the default) are waiting for a decision */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    per_page?: number;
+                    status?: "open" | "released" | "rejected";
+                    accountId?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: number;
+                                accountId: number;
+                                /**
+                                 * @description what burst: a number range, or a country
+                                 * @enum {unknown}
+                                 */
+                                kind: "range" | "country";
+                                /** @description the range (a number without its last 4 digits, e.g. `7900123`) or country */
+                                key: string;
+                                /** @enum {unknown} */
+                                status: "open" | "released" | "rejected";
+                                /** @description messages held in it */
+                                messages: number;
+                                /** @description messages an hour the account was allowed to the key when it opened */
+                                allowance: number;
+                                /**
+                                 * Format: date-time
+                                 * @description when its first message was held
+                                 */
+                                firstTime: string;
+                                /**
+                                 * Format: date-time
+                                 * @description when its last message was held
+                                 */
+                                lastTime: string;
+                                decidedTime: string | null;
+                                /** @description released: the key is not held again before this (the end of the UTC day) */
+                                trustedUntil: string | null;
+                            }[];
+                            page: number;
+                            per_page: number;
+                            total: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/holds/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a hold: its messages become due, and its range or country is trusted for the rest of the day
+         * @description A hold decided already -> 409 4091; no such hold -> 404 4040.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A burst the pumping detection held for the operator (docs/fraud.md) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            accountId: number;
+                            /**
+                             * @description what burst: a number range, or a country
+                             * @enum {unknown}
+                             */
+                            kind: "range" | "country";
+                            /** @description the range (a number without its last 4 digits, e.g. `7900123`) or country */
+                            key: string;
+                            /** @enum {unknown} */
+                            status: "open" | "released" | "rejected";
+                            /** @description messages held in it */
+                            messages: number;
+                            /** @description messages an hour the account was allowed to the key when it opened */
+                            allowance: number;
+                            /**
+                             * Format: date-time
+                             * @description when its first message was held
+                             */
+                            firstTime: string;
+                            /**
+                             * Format: date-time
+                             * @description when its last message was held
+                             */
+                            lastTime: string;
+                            decidedTime: string | null;
+                            /** @description released: the key is not held again before this (the end of the UTC day) */
+                            trustedUntil: string | null;
+                        };
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/holds/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a hold: each of its messages ends unsent with errorCode 7701, refunded
+         * @description A hold decided already -> 409 4091; no such hold -> 404 4040.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A burst the pumping detection held for the operator (docs/fraud.md) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            accountId: number;
+                            /**
+                             * @description what burst: a number range, or a country
+                             * @enum {unknown}
+                             */
+                            kind: "range" | "country";
+                            /** @description the range (a number without its last 4 digits, e.g. `7900123`) or country */
+                            key: string;
+                            /** @enum {unknown} */
+                            status: "open" | "released" | "rejected";
+                            /** @description messages held in it */
+                            messages: number;
+                            /** @description messages an hour the account was allowed to the key when it opened */
+                            allowance: number;
+                            /**
+                             * Format: date-time
+                             * @description when its first message was held
+                             */
+                            firstTime: string;
+                            /**
+                             * Format: date-time
+                             * @description when its last message was held
+                             */
+                            lastTime: string;
+                            decidedTime: string | null;
+                            /** @description released: the key is not held again before this (the end of the UTC day) */
+                            trustedUntil: string | null;
+                        };
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

@@ -1,0 +1,126 @@
+import type { AppContext } from '../context.js';
+import { lockAccount } from '../db/accountLocks.js';
+import type { Queryable } from '../db/db.js';
+import { DELIVERY_ERRORS, fraudHoldMessages } from '../messages/index.js';
+import { normaliseDestination } from '../numbering/index.js';
+import { allowance, type CountKey, judge, keysOf, NO_HISTORY, type PumpingSettings, splitKey } from './pumping.js';
+import { holdDecide, type HoldRow, pumpingCount, pumpingHoldsAdd, pumpingStates } from './fraudSql.js';
+
+/** A message of a batch as the detection sees it. */
+export interface PumpingItem {
+  readonly destination: string;
+  readonly country: string | null;
+}
+
+/**
+ * The pumping check of a batch being stored, in the storing transaction (generation.ts, storeMessages): `items[i]`
+ * undefined for a message that is not stored or not counted (refused, a dispatch's held message). Returns, in order,
+ * the hold each message waits in, or undefined for one that goes. One lock, one read, one write of counts and, when
+ * something is held, one write of holds.
+ */
+export async function pumpingCheck(
+  tx: Queryable,
+  ctx: Pick<AppContext, 'metrics'>,
+  accountId: number,
+  settings: PumpingSettings,
+  items: readonly (PumpingItem | undefined)[],
+  now: Date,
+): Promise<(number | undefined)[]> {
+  if (settings.mode === 'off' || items.every((i) => i === undefined)) return items.map(() => undefined);
+  const keyed = items.map((i) => (i ? keysOf(i.destination, i.country) : undefined));
+  const distinct = [...new Set(keyed.flatMap((k) => k ?? []))];
+  // Batches of one account take turns here: the counts they read and write, and the holds they open, are exact.
+  await lockAccount(tx, 'pumpingCounts', accountId);
+  const states = await pumpingStates(tx, accountId, distinct, now);
+  const counted = keyed.flatMap((k) => (k ? [k] : []));
+  const verdicts = judge(counted, states, settings, now);
+  const sent = new Map<CountKey, number>();
+  const held = new Map<CountKey, { messages: number; allowance: number }>();
+  const holding = settings.mode === 'hold';
+  verdicts.forEach((v, i) => {
+    if (v.burst && holding) {
+      const h = held.get(v.key);
+      if (h) h.messages++;
+      else {
+        const state = states.get(v.key) ?? NO_HISTORY;
+        held.set(v.key, { messages: 1, allowance: allowance(splitKey(v.key).kind, state, settings) });
+      }
+      return;
+    }
+    for (const key of counted[i]!) sent.set(key, (sent.get(key) ?? 0) + 1);
+  });
+  await pumpingCount(tx, accountId, sent, 'sent', now);
+  const bursts = verdicts.filter((v) => v.burst).length;
+  if (bursts > 0) ctx.metrics.pumpingBursts.inc({ mode: settings.mode }, bursts);
+  const holds = await pumpingHoldsAdd(tx, accountId, held, now);
+  const opened = [...holds.values()].filter((h) => h.opened).length;
+  if (opened > 0) ctx.metrics.fraudHoldsOpened.inc(opened);
+  let n = 0;
+  return keyed.map((k) => {
+    if (!k) return undefined;
+    const v = verdicts[n++]!;
+    return v.burst && holding ? holds.get(v.key)!.id : undefined;
+  });
+}
+
+/**
+ * Counts proofs of real traffic (a confirmed verification code, a FLASHCALL conversion) on the keys of `destinations`
+ * (their range, and their country when it is counted): each raises the key's allowance by the account's factor for
+ * 7 days.
+ */
+export async function pumpingProofs(
+  tx: Queryable,
+  accountId: number,
+  destinations: readonly string[],
+  now: Date,
+): Promise<void> {
+  const proofs = new Map<CountKey, number>();
+  for (const d of destinations) {
+    for (const key of keysOf(d, normaliseDestination(d)?.country ?? null)) proofs.set(key, (proofs.get(key) ?? 0) + 1);
+  }
+  await pumpingCount(tx, accountId, proofs, 'proofs', now);
+}
+
+/** Messages rejected per statement. */
+const REJECT_BATCH = 1000;
+
+/**
+ * The operator's decision on an open hold: `release` makes its messages due and trusts its key for the rest of the
+ * UTC day (it does not hold again at once); `reject` makes each message unsent with errorCode 7701, refunded, with
+ * the callbacks of any unsent message. Undefined when the hold is not open. A batch adding to the hold meanwhile
+ * waits for the decision (the hold's row is locked) and then opens a new hold, or goes when released.
+ */
+export async function decideHold(
+  ctx: AppContext,
+  id: number,
+  decision: 'release' | 'reject',
+): Promise<HoldRow | undefined> {
+  const now = ctx.clock.now();
+  const decided = await ctx.db.transaction(async (tx) => {
+    const trustedUntil = decision === 'release' ? endOfUtcDay(now) : null;
+    const hold = await holdDecide(
+      tx,
+      id,
+      { status: decision === 'release' ? 'released' : 'rejected', trustedUntil },
+      now,
+    );
+    if (!hold) return undefined;
+    if (decision === 'release') await fraudHoldMessages.release(tx, hold.account_id, hold.id, now);
+    else {
+      const code = DELIVERY_ERRORS.fraudHoldRejected;
+      while ((await fraudHoldMessages.reject(tx, hold.account_id, hold.id, now, code, REJECT_BATCH)) === REJECT_BATCH);
+    }
+    return hold;
+  });
+  if (decided) {
+    ctx.metrics.fraudHoldsDecided.inc({ decision });
+    if (decision === 'release') ctx.wakeup.notify();
+  }
+  return decided;
+}
+
+function endOfUtcDay(at: Date): Date {
+  const day = new Date(at);
+  day.setUTCHours(24, 0, 0, 0);
+  return day;
+}
