@@ -33,7 +33,7 @@ export async function benchGuards(options: GuardsOptions): Promise<BenchFigure[]
           batch: 1000,
           spread: true,
           bare: false,
-          ...(kind === 'on' ? { stopList: options.stopListSize } : {}),
+          ...(kind === 'on' ? { stopList: options.stopListSize, env: { HERALD_PUMPING_MODE: 'hold' } } : {}),
           prepare: (account) => (kind === 'on' ? guardsOn(account) : guardsOff(account)),
         }),
       );
@@ -57,25 +57,43 @@ export async function benchGuards(options: GuardsOptions): Promise<BenchFigure[]
   ];
 }
 
-async function patchAccount(url: string, accountId: number, body: unknown): Promise<void> {
+async function adminCall(url: string, method: 'POST' | 'PATCH', path: string, body: unknown): Promise<void> {
   const http = new Pool(url);
   try {
     const reply = await http.request({
-      method: 'PATCH',
-      path: `/admin/v1/accounts/${accountId}`,
+      method,
+      path,
       headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
     const text = await reply.body.text();
-    if (reply.statusCode !== 200) throw new Error(`guards: settings refused: ${reply.statusCode} ${text}`);
+    if (reply.statusCode >= 300) throw new Error(`guards: ${method} ${path} refused: ${reply.statusCode} ${text}`);
   } finally {
     await http.close();
   }
 }
 
+/**
+ * A price and the money to pay it, in both runs: a real account is charged, and its batches queue on its balance
+ * (reserveCharges) whether the guard's lock is taken or not.
+ */
+async function charged(account: { readonly id: number; readonly url: string }): Promise<void> {
+  await adminCall(account.url, 'POST', '/admin/v1/tariffs', {
+    accountId: account.id,
+    channelType: 'SMS',
+    price: 0.01,
+    currency: 'RUB',
+  });
+  await adminCall(account.url, 'POST', `/admin/v1/accounts/${account.id}/balance`, {
+    currency: 'RUB',
+    amount: 1_000_000,
+  });
+}
+
 /** Every guard off: what the operator can switch off. */
 async function guardsOff(account: { readonly id: number; readonly url: string }): Promise<void> {
-  await patchAccount(account.url, account.id, {
+  await charged(account);
+  await adminCall(account.url, 'PATCH', `/admin/v1/accounts/${account.id}`, {
     geoPermissions: null,
     flood: null,
     dailySpendLimit: null,
@@ -86,7 +104,8 @@ async function guardsOff(account: { readonly id: number; readonly url: string })
 
 /** Every guard on (the stop list is filled by benchIngest). */
 async function guardsOn(account: { readonly id: number; readonly url: string }): Promise<void> {
-  await patchAccount(account.url, account.id, {
+  await charged(account);
+  await adminCall(account.url, 'PATCH', `/admin/v1/accounts/${account.id}`, {
     geoPermissions: { allow: ['RU'], mode: 'enforce' },
     flood: { identical: 6, any: 20 },
     dailySpendLimit: { RUB: 1_000_000_000 },

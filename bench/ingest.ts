@@ -23,6 +23,8 @@ export interface IngestOptions {
   readonly prepare?: (account: { readonly id: number; readonly url: string }) => Promise<void>;
   /** Whether to measure the bare multi-row INSERT after (default true). */
   readonly bare?: boolean;
+  /** More environment for the Herald processes. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 const SENDER = 'Bench';
@@ -70,6 +72,7 @@ export async function benchIngest(options: IngestOptions): Promise<BenchFigure[]
     HERALD_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
     HERALD_PORT: '0',
     HERALD_DB_POOL_SIZE: '8',
+    ...options.env,
   };
   // The first process migrates; the others find the schema ready.
   const first = await startHeraldProcess('api', env);
