@@ -144,6 +144,8 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
         [
           'POST /admin/v1/accounts/{id}/tokens',
           'DELETE /api/v1/stop-list/{id}',
+          'POST /admin/v1/holds/{id}/release',
+          'POST /admin/v1/holds/{id}/reject',
           'DELETE /admin/v1/stop-list/{id}',
           'POST /api/v1/api-keys',
           'POST /admin/v1/tariffs',
