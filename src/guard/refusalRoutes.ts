@@ -29,14 +29,18 @@ const DAY_MS = 86_400_000;
 const MAX_DAYS = 366;
 const DEFAULT_DAYS = 30;
 
+/** A calendar day that exists (the pattern lets 0000-00-00 and 2026-02-30 through), else 422 naming the field. */
+function checkDay(field: 'from' | 'to', value: string): void {
+  const time = Date.parse(value);
+  if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== value)
+    throw herald('invalidField', { field, value });
+}
+
 async function refusalStatistics(db: Db, accountId: number, query: { from?: string; to?: string }, now: Date) {
   const to = query.to ?? now.toISOString().slice(0, 10);
+  checkDay('to', to);
   const from = query.from ?? new Date(Date.parse(to) - (DEFAULT_DAYS - 1) * DAY_MS).toISOString().slice(0, 10);
-  for (const [field, value] of [
-    ['from', from],
-    ['to', to],
-  ] as const)
-    if (Number.isNaN(Date.parse(value))) throw herald('invalidField', { field, value });
+  checkDay('from', from);
   const days = (Date.parse(to) - Date.parse(from)) / DAY_MS + 1;
   if (days < 1 || days > MAX_DAYS) throw herald('invalidField', { field: 'to', value: `${to}: 1 to ${MAX_DAYS} days` });
   const rows = await refusalCountList(db, accountId, from, to);

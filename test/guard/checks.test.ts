@@ -184,7 +184,15 @@ describe.each(ENGINES)('guard checks at generation (DESIGN 20) (%s)', (engine) =
       token: a.system,
     });
     expect(earlier.body.items).toEqual([]);
-    for (const query of ['from=2026-03-10&to=2026-03-01', 'from=2024-01-01&to=2026-03-10', 'from=2026-13-01', 'x=1']) {
+    for (const query of [
+      'from=2026-03-10&to=2026-03-01',
+      'from=2024-01-01&to=2026-03-10',
+      'from=2026-13-01',
+      'x=1',
+      // Days the pattern lets through that do not exist, alone (the default `from` is counted from `to`).
+      'to=0000-00-00',
+      'from=2026-02-01&to=2026-02-30',
+    ]) {
       const bad = await t.call('GET', `/api/v1/statistics/refusals?${query}`, { token: a.system });
       expect(bad.status, query).toBe(422);
       expect(bad.body.error.code).toBe(4220);

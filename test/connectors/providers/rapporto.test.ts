@@ -98,10 +98,12 @@ describe.each(ENGINES)('Rapporto REST v6 profiles (%s)', (engine) => {
     const ttl = (sim.requestsTo('79161700016')[0]!.body as any).message.data.ttl;
     expect(ttl).toBeGreaterThan(590);
     expect(ttl).toBeLessThanOrEqual(600);
-    // Every report reached Herald and was taken.
-    expect(
-      sim.reports.filter((r) => r.body.destAddr === '79161700010').map((r) => [r.body.status, r.answered]),
-    ).toEqual([
+    // Every report reached Herald and was taken. The simulator notes a report once Herald's answer arrives, which
+    // can be after Herald has recorded it.
+    const answered = () =>
+      sim.reports.filter((r) => r.body.destAddr === '79161700010').map((r) => [r.body.status, r.answered]);
+    await waitFor(() => answered().length === 2);
+    expect(answered()).toEqual([
       [2, 200],
       [9, 200],
     ]);
