@@ -11,10 +11,11 @@ const ACCOUNT_LOCK_CLASSES = {
   callbackUrls: 7311_0002,
   /** The account's verifiers: their count against the per-account ceiling. */
   verifiers: 7311_0003,
-  /** The account's flood counters and daily spend (guard/): the counts a batch reads and the writes they allow. */
+  /**
+   * What a batch being stored counts against (generation.ts, storeMessages): the flood counters and daily spend
+   * (guard/), the pumping counts and holds (fraud/). One lock for all, taken once per batch.
+   */
   guard: 7311_0004,
-  /** The account's pumping counts and holds (fraud/): a batch's counts and the holds they open are exact. */
-  pumpingCounts: 7311_0047,
 } as const;
 
 /**

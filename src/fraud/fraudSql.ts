@@ -173,14 +173,6 @@ export async function holdDecide(
   return row;
 }
 
-/** Open holds and the messages waiting in them, for the metrics. */
-export async function holdFigures(db: Queryable): Promise<{ holds: number; messages: number }> {
-  const [row] = await db.query<{ holds: number; messages: number }>(
-    `SELECT count(*)::int AS holds, coalesce(sum(messages), 0)::int AS messages FROM fraud_holds WHERE status = 'open'`,
-  );
-  return row!;
-}
-
 /** Deletes the counts of hours before `before` (the baseline reads 7 days back). Returns how many. */
 export async function pumpingCountsDeleteBefore(db: Queryable, before: Date): Promise<number> {
   const rows = await db.query('DELETE FROM fraud_counts WHERE hour < $1 RETURNING 1', [before]);

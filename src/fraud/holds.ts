@@ -1,5 +1,4 @@
 import type { AppContext } from '../context.js';
-import { lockAccount } from '../db/accountLocks.js';
 import type { Queryable } from '../db/db.js';
 import { DELIVERY_ERRORS, fraudHoldMessages } from '../messages/index.js';
 import { normaliseDestination } from '../numbering/index.js';
@@ -15,8 +14,9 @@ export interface PumpingItem {
 /**
  * The pumping check of a batch being stored, in the storing transaction (generation.ts, storeMessages): `items[i]`
  * undefined for a message that is not stored or not counted (refused, a dispatch's held message). Returns, in order,
- * the hold each message waits in, or undefined for one that goes. One lock, one read, one write of counts and, when
- * something is held, one write of holds.
+ * the hold each message waits in, or undefined for one that goes. The caller holds the account's `guard` lock, so
+ * that batches of one account take turns: the counts they read and write, and the holds they open, are exact. One
+ * read, one write of counts and, when something is held, one write of holds.
  */
 export async function pumpingCheck(
   tx: Queryable,
@@ -29,8 +29,6 @@ export async function pumpingCheck(
   if (settings.mode === 'off' || items.every((i) => i === undefined)) return items.map(() => undefined);
   const keyed = items.map((i) => (i ? keysOf(i.destination, i.country) : undefined));
   const distinct = [...new Set(keyed.flatMap((k) => k ?? []))];
-  // Batches of one account take turns here: the counts they read and write, and the holds they open, are exact.
-  await lockAccount(tx, 'pumpingCounts', accountId);
   const states = await pumpingStates(tx, accountId, distinct, now);
   const counted = keyed.flatMap((k) => (k ? [k] : []));
   const verdicts = judge(counted, states, settings, now);

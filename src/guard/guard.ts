@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { lockAccount } from '../db/accountLocks.js';
 import type { Queryable } from '../db/db.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
 import type { ValidMessage } from '../messages/index.js';
@@ -97,11 +96,14 @@ const textHash = (message: ValidMessage): string =>
     .update(typeof message.content === 'string' ? message.content : JSON.stringify(message.content))
     .digest('base64');
 
+/** Whether {@link guardAtStore} may count a batch: then its caller takes the account's `guard` lock first. */
+export const guardCounts = (guard: GuardSettings): boolean => guard.flood !== null || guard.dailySpendLimit !== null;
+
 /**
  * The checks of storing, in the storing transaction (DESIGN 20): the flood filter (4291: at most `identical` equal
  * texts and `any` messages per destination in any sliding hour) and the daily spend limit (4022). Exact when batches
- * of one account race: one advisory lock of the account, then one read per check and, in `record`, one write per
- * check. `eligible`: the items not refused already (they neither count nor are counted).
+ * of one account race: the caller holds the account's `guard` lock (see {@link guardCounts}); one read per check and,
+ * in `record`, one write per check. `eligible`: the items not refused already (they neither count nor are counted).
  */
 export async function guardAtStore(
   tx: Queryable,
@@ -116,7 +118,6 @@ export async function guardAtStore(
   const limited = (item: StoredItem): boolean => item.charge !== null && limits?.[item.charge.currency] !== undefined;
   const spends = limits !== null && items.some((item, i) => eligible[i] && limited(item));
   if (flood === null && !spends) return { refused: items.map(() => null), record: async () => {} };
-  await lockAccount(tx, 'guard', accountId);
 
   const hashes = flood ? items.map((item) => textHash(item.message)) : [];
   const perDestination = new Map<string, number>();

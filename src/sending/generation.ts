@@ -10,7 +10,8 @@ import {
 } from '../links/index.js';
 import { accountTakePace } from '../accounts/index.js';
 import { pumpingCapped, pumpingCheck } from '../fraud/index.js';
-import { guardAtGeneration, guardAtStore, guardOf, type GuardSettings } from '../guard/index.js';
+import { guardAtGeneration, guardAtStore, guardCounts, guardOf, type GuardSettings } from '../guard/index.js';
+import { lockAccount } from '../db/accountLocks.js';
 import { fromMicros, type Micros, reserveCharges, toMicros } from '../money/index.js';
 import { lookupSubscriber, type Subscriber } from '../numbering/index.js';
 import { completionInstant, messageWindow, planSend } from '../schedule/index.js';
@@ -210,7 +211,11 @@ export async function storeMessages(
     limited: options.limitCallbackUrls,
   });
   const reachable = candidates.map((c) => c.message.callbackUrl === null || targets.has(c.message.callbackUrl));
-  const guard = await guardAtStore(tx, sender.accountId, guardOf(sender), candidates, reachable, now);
+  const settings = guardOf(sender);
+  const pumping = pumpingCapped(settings.pumping, ctx.config.pumpingMode);
+  // The guard and pumping count the batch: batches of one account take turns from here to their commit.
+  if (guardCounts(settings) || pumping.mode !== 'off') await lockAccount(tx, 'guard', sender.accountId);
+  const guard = await guardAtStore(tx, sender.accountId, settings, candidates, reachable, now);
   const charges = candidates.map((c, i) => (reachable[i] && !guard.refused[i] ? c.charge : null));
   const taken = await reserveCharges(
     tx,
@@ -227,7 +232,7 @@ export async function storeMessages(
     tx,
     ctx,
     sender.accountId,
-    pumpingCapped(guardOf(sender).pumping, ctx.config.pumpingMode),
+    pumping,
     candidates.map((c, i) => (stored(i) && !c.held ? c.message : undefined)),
     now,
   );
