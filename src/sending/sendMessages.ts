@@ -61,15 +61,8 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
   // The fast lane: messages due now go straight to this process's submitter, as far as it has room.
   const direct = ctx.directSubmit?.open() ?? NO_DIRECT_ROOM;
   try {
-    const store = storeInOrder(ctx, sender, prepared, now, direct);
-    const result = await storeBatch(ctx, idempotent, store, (i) => messageRowBytes(valid[i]!));
-    if (!result.replayed) {
-      const refusals = result.body.items.flatMap((item, i) =>
-        item.code === 201 ? [] : [{ channelType: valid[i]!.channelType, code: item.code }],
-      );
-      await countRefusals(ctx.db, ctx.metrics.refusals, principal.accountId, refusals, now);
-    }
-    return result;
+    const store = storeInOrder(ctx, sender, valid, prepared, now, direct);
+    return await storeBatch(ctx, idempotent, store, (i) => messageRowBytes(valid[i]!));
   } finally {
     direct.close();
   }
@@ -144,11 +137,13 @@ export function messageRowBytes(message: ValidMessage): number {
 
 /**
  * Stores prepared messages a range at a time, in request order: funds are taken in order across the ranges (a
- * currency that ran out stays out for the rest of the batch).
+ * currency that ran out stays out for the rest of the batch). The range's refused items are counted by code in the
+ * same transaction (statistics by refusal code): a replayed answer stores, and counts, nothing again.
  */
 function storeInOrder(
   ctx: AppContext,
   sender: Sender,
+  valid: readonly ValidMessage[],
   prepared: readonly (Candidate | HeraldError)[],
   now: Date,
   direct: DirectHandOver,
@@ -169,10 +164,15 @@ function storeInOrder(
       });
       const byId = new Map(candidates.map((c, i) => [c.id, results[i]!]));
       stored = results.filter((r): r is NewMessage => !(r instanceof HeraldError));
-      return range.map((p): SendItem => {
+      const items = range.map((p): SendItem => {
         const outcome = p instanceof HeraldError ? p : byId.get(p.id)!;
         return outcome instanceof HeraldError ? itemError(outcome) : { messageUuid: outcome.id, code: 201 };
       });
+      const refusals = items.flatMap((item, k) =>
+        item.code === 201 ? [] : [{ channelType: valid[start + k]!.channelType, code: item.code }],
+      );
+      await countRefusals(tx, ctx.metrics.refusals, sender.accountId, refusals, now);
+      return items;
     },
     committed: () => handOver(ctx, stored, sender.accountId, direct),
   };
