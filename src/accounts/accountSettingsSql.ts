@@ -108,6 +108,18 @@ export async function accountSettingsAuditList(
   return { rows, total: count!.n };
 }
 
+/** A page of the account's audit as both the client's and the operator's routes answer it. */
+export async function accountSettingsAuditPage(
+  db: Queryable,
+  accountId: number,
+  query: { page?: number | undefined; per_page?: number | undefined },
+): Promise<{ items: SettingsAuditJson[]; page: number; per_page: number; total: number }> {
+  const page = query.page ?? 1;
+  const perPage = query.per_page ?? 100;
+  const { rows, total } = await accountSettingsAuditList(db, accountId, perPage, (page - 1) * perPage);
+  return { items: rows.map(settingsAuditToApi), page, per_page: perPage, total };
+}
+
 export function settingsAuditToApi(row: SettingsAuditRow): SettingsAuditJson {
   return {
     id: row.id,

@@ -3,7 +3,7 @@ import { herald } from '../errors/catalogue.js';
 import { requireAdmin } from '../http/auth.js';
 import { Balance, errorResponses, Id, IdParam, PageQuery, paginated } from '../http/schemas.js';
 import { Account, ApiKeyRequest, GuardChange, LedgerEntry, SettingsAudit, Token } from './accountSchemas.js';
-import { accountGuardChange, accountSettingsAuditList, settingsAuditToApi } from './accountSettingsSql.js';
+import { accountGuardChange, accountSettingsAuditPage } from './accountSettingsSql.js';
 import type { Routes } from '../http/server.js';
 import { CHANNELS } from '../shared/channels.js';
 import { accountGetOr404, accountToApi, balanceOf, createAccount, issueApiKey, tokenToApi } from './accounts.js';
@@ -286,10 +286,7 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
     },
     async (request) => {
       await mustGet(request.params.id);
-      const page = request.query.page ?? 1;
-      const perPage = request.query.per_page ?? 100;
-      const { rows, total } = await accountSettingsAuditList(ctx.db, request.params.id, perPage, (page - 1) * perPage);
-      return { items: rows.map(settingsAuditToApi), page, per_page: perPage, total };
+      return accountSettingsAuditPage(ctx.db, request.params.id, request.query);
     },
   );
 };

@@ -1,12 +1,7 @@
 /** What other parts of Herald may use of accounts/; everything else in the folder is its own. */
 export { accountGet, accountIds, accountSetCallbackSecret, accountUpdate } from './accountSql.js';
 export { AccountSettings, GuardChange, SettingsAudit } from './accountSchemas.js';
-export {
-  accountGuardChange,
-  accountGuardGet,
-  accountSettingsAuditList,
-  settingsAuditToApi,
-} from './accountSettingsSql.js';
+export { accountGuardChange, accountGuardGet, accountSettingsAuditPage } from './accountSettingsSql.js';
 export { accountGetOr404, createAccount, newCallbackSecret } from './accounts.js';
 export { balancesLock, ledgerAppend, ledgerCreditCte } from './ledgerSql.js';
 export { accountTakePace } from './paceSql.js';

@@ -2,12 +2,11 @@ import {
   AccountSettings,
   accountGuardChange,
   accountGuardGet,
-  accountSettingsAuditList,
+  accountSettingsAuditPage,
   GuardChange,
   principalOf,
   requireToken,
   SettingsAudit,
-  settingsAuditToApi,
 } from '../accounts/index.js';
 import { errorResponses, PageQuery, paginated } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
@@ -66,12 +65,6 @@ export const settingsRoutes: Routes = (app, ctx) => {
         response: { 200: paginated(SettingsAudit), ...errorResponses(401, 403) },
       },
     },
-    async (request) => {
-      const page = request.query.page ?? 1;
-      const perPage = request.query.per_page ?? 100;
-      const accountId = principalOf(request).accountId;
-      const { rows, total } = await accountSettingsAuditList(ctx.db, accountId, perPage, (page - 1) * perPage);
-      return { items: rows.map(settingsAuditToApi), page, per_page: perPage, total };
-    },
+    async (request) => accountSettingsAuditPage(ctx.db, principalOf(request).accountId, request.query),
   );
 };
