@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { csvField } from '../shared/csv.js';
 import { principalOf, requireToken } from '../accounts/index.js';
 import { herald } from '../errors/catalogue.js';
 import { errorResponses, PAGE_PARAMETERS, paginated, Query } from '../http/schemas.js';
@@ -38,10 +39,6 @@ const toApi = (row: ConsentRow) => ({
   time: isoUtc(row.given_at)!,
   createdTime: isoUtc(row.created_at)!,
 });
-
-/** A CSV field (RFC 4180): quoted when it holds a separator, a quote or a line break. */
-const csvField = (value: string | null): string =>
-  value === null ? '' : /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 
 /**
  * Consents of subscribers to mailings (TOKEN_2, DESIGN 20): record, list, export. The account setting
