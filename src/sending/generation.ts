@@ -106,18 +106,6 @@ export async function prepareMessages(
   channels: Readonly<Record<Channel, boolean>> | undefined,
   now: Date,
 ): Promise<(Candidate | HeraldError)[]> {
-  const prepared = await prepareEach(ctx, db, sender, messages, channels, now);
-  return guardAtGeneration(db, sender.accountId, guardOf(sender), prepared, now, ctx.metrics.refusals);
-}
-
-async function prepareEach(
-  ctx: AppContext,
-  db: Queryable,
-  sender: Sender,
-  messages: readonly MessageToGenerate[],
-  channels: Readonly<Record<Channel, boolean>> | undefined,
-  now: Date,
-): Promise<(Candidate | HeraldError)[]> {
   // A transaction (a cascade's next step is created in the one recording an outcome) reads the caches through itself.
   const within = db === ctx.db ? undefined : db;
   await ctx.tariffs.refresh(within);
@@ -132,51 +120,58 @@ async function prepareEach(
     messages.map((m) => m.message),
   );
   ctx.metrics.stopListedAtGeneration += listed.filter(Boolean).length;
-  return mapInSlices(messages, PREPARE_SLICE, ({ message: original, cascade, id, dispatchId, held: heldAsked }, i) => {
-    const held = dispatchId !== undefined && heldAsked !== false;
-    if (channels && !channels[original.channelType])
-      return herald('channelNotEnabled', { channelType: original.channelType });
-    if (listed[i]) return herald('stopListed');
-    const templateId = matchTemplate(original.channelType, original.senderName, original.content, now) ?? null;
-    // WhatsApp chat rules (spec 2.2): outside the 24-hour window only content matching an approved template.
-    if (
-      original.channelType === 'WHATSAPP' &&
-      templateId === null &&
-      !windows.has(`${original.senderName}\u0000${original.destination}`)
-    )
-      return herald('noActiveTemplate');
-    const shortened = withLinks(original, ctx.config.shortUrlBase);
-    if (shortened instanceof HeraldError) return shortened;
-    const { message, links } = shortened;
-    const free = messages[i]!.free === true;
-    const price = free
-      ? undefined
-      : ctx.tariffs.lookup(sender.accountId, message.channelType, message.destination, message.country);
-    if (!price && !free && ctx.config.requireTariff)
-      return herald('noTariff', { channelType: message.channelType, destination: message.destination });
-    const subscriber = lookupSubscriber(ctx.plan, message.destination, message.country);
-    const window = messageWindow(message, subscriber.zones);
-    // A dispatch's message is planned when its dispatch starts (no planned time until then: it depends on the start
-    // and the speed); until then it keeps only its completion deadline.
-    const completion = held ? completionInstant(window) : undefined;
-    const plan = !held
-      ? planSend(window, now.getTime())
-      : { plannedSendAt: null, deadlineAt: new Date(completion ?? HELD_UNTIL), expiresAt: new Date(HELD_UNTIL) };
-    return {
-      id: id ?? newMessageId(now),
-      message,
-      subscriber,
-      plannedSendAt: plan.plannedSendAt,
-      deadlineAt: plan.deadlineAt,
-      expiresAt: plan.expiresAt,
-      links,
-      charge: price ? { amount: toMicros(price.perPart) * BigInt(message.totalParts), currency: price.currency } : null,
-      templateId,
-      cascade,
-      dispatchId,
-      held,
-    };
-  });
+  const prepared = await mapInSlices(
+    messages,
+    PREPARE_SLICE,
+    ({ message: original, cascade, id, dispatchId, held: heldAsked }, i) => {
+      const held = dispatchId !== undefined && heldAsked !== false;
+      if (channels && !channels[original.channelType])
+        return herald('channelNotEnabled', { channelType: original.channelType });
+      if (listed[i]) return herald('stopListed');
+      const templateId = matchTemplate(original.channelType, original.senderName, original.content, now) ?? null;
+      // WhatsApp chat rules (spec 2.2): outside the 24-hour window only content matching an approved template.
+      if (
+        original.channelType === 'WHATSAPP' &&
+        templateId === null &&
+        !windows.has(`${original.senderName}\u0000${original.destination}`)
+      )
+        return herald('noActiveTemplate');
+      const shortened = withLinks(original, ctx.config.shortUrlBase);
+      if (shortened instanceof HeraldError) return shortened;
+      const { message, links } = shortened;
+      const free = messages[i]!.free === true;
+      const price = free
+        ? undefined
+        : ctx.tariffs.lookup(sender.accountId, message.channelType, message.destination, message.country);
+      if (!price && !free && ctx.config.requireTariff)
+        return herald('noTariff', { channelType: message.channelType, destination: message.destination });
+      const subscriber = lookupSubscriber(ctx.plan, message.destination, message.country);
+      const window = messageWindow(message, subscriber.zones);
+      // A dispatch's message is planned when its dispatch starts (no planned time until then: it depends on the start
+      // and the speed); until then it keeps only its completion deadline.
+      const completion = held ? completionInstant(window) : undefined;
+      const plan = !held
+        ? planSend(window, now.getTime())
+        : { plannedSendAt: null, deadlineAt: new Date(completion ?? HELD_UNTIL), expiresAt: new Date(HELD_UNTIL) };
+      return {
+        id: id ?? newMessageId(now),
+        message,
+        subscriber,
+        plannedSendAt: plan.plannedSendAt,
+        deadlineAt: plan.deadlineAt,
+        expiresAt: plan.expiresAt,
+        links,
+        charge: price
+          ? { amount: toMicros(price.perPart) * BigInt(message.totalParts), currency: price.currency }
+          : null,
+        templateId,
+        cascade,
+        dispatchId,
+        held,
+      };
+    },
+  );
+  return guardAtGeneration(db, sender.accountId, guardOf(sender), prepared, now, ctx.metrics.refusals);
 }
 
 /** The deadline and lifetime of a held message before its dispatch plans it: none. */
