@@ -114,12 +114,6 @@ export async function prepareMessages(
     .filter((m) => m.message.channelType === 'WHATSAPP')
     .map((m): [string, string] => [m.message.senderName, m.message.destination]);
   const windows = await whatsappWindowsOpenOf(db, sender.accountId, whatsapp, now);
-  const listed = await stopListMatch(
-    db,
-    sender.accountId,
-    messages.map((m) => m.message),
-  );
-  ctx.metrics.stopListedAtGeneration += listed.filter(Boolean).length;
   const prepared = await mapInSlices(
     messages,
     PREPARE_SLICE,
@@ -127,7 +121,6 @@ export async function prepareMessages(
       const held = dispatchId !== undefined && heldAsked !== false;
       if (channels && !channels[original.channelType])
         return herald('channelNotEnabled', { channelType: original.channelType });
-      if (listed[i]) return herald('stopListed');
       const templateId = matchTemplate(original.channelType, original.senderName, original.content, now) ?? null;
       // WhatsApp chat rules (spec 2.2): outside the 24-hour window only content matching an approved template.
       if (
@@ -188,8 +181,9 @@ export interface StoreOptions {
 }
 
 /**
- * Stores candidates in the caller's transaction: callback URLs first (a message over the account's daily limit of
- * new URLs is refused and reserves nothing), then funds, then the rows and their short links. Returns, in order,
+ * Stores candidates in the caller's transaction: the stop lists first, then callback URLs (a message over the
+ * account's daily limit of new URLs is refused and reserves nothing), the guard's counts, funds, pumping holds, then
+ * the rows and their short links. Returns, in order,
  * each candidate's stored row or the error it was refused with.
  */
 export async function storeMessages(
@@ -201,11 +195,22 @@ export async function storeMessages(
   options: StoreOptions,
 ): Promise<(NewMessage | HeraldError)[]> {
   if (candidates.length === 0) return [];
-  const urls = candidates.flatMap((c) => (c.message.callbackUrl ? [c.message.callbackUrl] : []));
+  // The stop lists first (DESIGN 20: 4032, nothing reserved, no new callback URL counted), read in this transaction
+  // rather than by a statement of their own before it: on PGlite every statement outside a transaction waits for the
+  // one running (another account's batch), and a number listed meanwhile is seen.
+  const listed = await stopListMatch(
+    tx,
+    sender.accountId,
+    candidates.map((c) => c.message),
+  );
+  ctx.metrics.stopListedAtGeneration += listed.filter(Boolean).length;
+  const urls = candidates.flatMap((c, i) => (c.message.callbackUrl && !listed[i] ? [c.message.callbackUrl] : []));
   const targets = await ctx.callbackTargets.resolve(tx, sender.accountId, urls, now, {
     limited: options.limitCallbackUrls,
   });
-  const reachable = candidates.map((c) => c.message.callbackUrl === null || targets.has(c.message.callbackUrl));
+  const reachable = candidates.map(
+    (c, i) => !listed[i] && (c.message.callbackUrl === null || targets.has(c.message.callbackUrl)),
+  );
   const settings = guardOf(sender);
   const pumping = pumpingCapped(settings.pumping, ctx.config.pumpingMode);
   // The guard and pumping count the batch: batches of one account take turns from here to their commit.
@@ -233,6 +238,7 @@ export async function storeMessages(
   );
   const paced = sender.paced ? await pace(tx, sender.accountId, candidates, (i) => stored(i) && !holds[i], now) : [];
   const results = candidates.map((c, i): NewMessage | HeraldError => {
+    if (listed[i]) return herald('stopListed');
     if (!reachable[i]) return herald('callbackUrlLimit', { limit: ctx.config.callbackUrlsPerDay });
     if (guard.refused[i]) return guard.refused[i];
     if (!taken[i]) return herald('insufficientFunds');
