@@ -19,8 +19,13 @@ export interface IngestOptions {
    * pumping detection would refuse or hold the default 16 bodies' 16,000 numbers sent again and again).
    */
   readonly spread?: boolean;
-  /** Run after the account is made, before the clients start (the guards' run sets its settings and lists here). */
+  /** Run after each account is made, before the clients start (the guards' run sets its settings and lists here). */
   readonly prepare?: (account: { readonly id: number; readonly url: string }) => Promise<void>;
+  /**
+   * Accounts the clients send for, client i for account i mod `accounts` (default 1: every client for one account,
+   * whose batches take turns on its balance).
+   */
+  readonly accounts?: number;
   /** Whether to measure the bare multi-row INSERT after (default true). */
   readonly bare?: boolean;
   /** More environment for the Herald processes. */
@@ -80,37 +85,45 @@ export async function benchIngest(options: IngestOptions): Promise<BenchFigure[]
   for (let i = 1; i < options.apiProcesses; i++) processes.push(await startHeraldProcess('api', env));
   try {
     const admin = new Pool(first.url);
-    const account = (await (
-      await admin.request({
-        method: 'POST',
-        path: '/admin/v1/accounts',
-        headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'bench' }),
-      })
-    ).body.json()) as { id: number; tokens: { traffic: string } };
-    await (
-      await admin.request({
-        method: 'POST',
-        path: `/admin/v1/accounts/${account.id}/sender-names`,
-        headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ channelType: 'SMS', name: SENDER }),
-      })
-    ).body.dump();
+    const accounts: { id: number; tokens: { traffic: string } }[] = [];
+    for (let i = 0; i < (options.accounts ?? 1); i++) {
+      const account = (await (
+        await admin.request({
+          method: 'POST',
+          path: '/admin/v1/accounts',
+          headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `bench ${i + 1}` }),
+        })
+      ).body.json()) as { id: number; tokens: { traffic: string } };
+      await (
+        await admin.request({
+          method: 'POST',
+          path: `/admin/v1/accounts/${account.id}/sender-names`,
+          headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ channelType: 'SMS', name: SENDER }),
+        })
+      ).body.dump();
+      accounts.push(account);
+    }
     await admin.close();
-    if (options.stopList) await fillStopList(options.schema.url, account.id, options.stopList);
-    await options.prepare?.({ id: account.id, url: first.url });
+    // The account half of the stop list is the first account's; the operator's half applies to every account.
+    if (options.stopList) await fillStopList(options.schema.url, accounts[0]!.id, options.stopList);
+    for (const account of accounts) await options.prepare?.({ id: account.id, url: first.url });
 
     const bodies = options.spread
       ? Array.from({ length: SPREAD_BODIES }, (_, seed) => JSON.stringify(spreadBatch(options.batch, seed)))
       : Array.from({ length: 16 }, (_, seed) => JSON.stringify(smsBatch(options.batch, seed)));
     const http = await runClients(
       processes.map((p) => p.url),
-      account.tokens.traffic,
+      accounts.map((a) => a.tokens.traffic),
       bodies,
       options,
     );
     // Every accepted message must be in the table: a benchmark of answers that stored nothing would be worthless.
-    const stored = await countMessages(options.schema.url, account.id);
+    const stored = await countMessages(
+      options.schema.url,
+      accounts.map((a) => a.id),
+    );
     if (stored !== http.acceptedTotal) throw new Error(`ingest: ${http.acceptedTotal} accepted but ${stored} stored`);
     const figures: BenchFigure[] = [
       {
@@ -119,14 +132,14 @@ export async function benchIngest(options: IngestOptions): Promise<BenchFigure[]
         unit: 'msg/s',
         target: { op: '>=', value: 25_000 },
         note:
-          `${options.clients} clients, ${options.batch}-message SMS batches, ` +
+          `${options.clients} clients, ${options.accounts ?? 1} account(s), ${options.batch}-message SMS batches, ` +
           `${options.apiProcesses} api process(es), ${options.seconds} s`,
       },
       { name: 'ingest: request latency p50', value: http.p50, unit: 'ms' },
       { name: 'ingest: request latency p99', value: http.p99, unit: 'ms' },
     ];
     if (options.bare === false) return figures;
-    const bare = await runBareInsert(options, account.id);
+    const bare = await runBareInsert(options, accounts[0]!.id);
     const ratio = http.messagesPerSecond / bare.rowsPerSecond;
     return [
       ...figures,
@@ -150,7 +163,7 @@ export async function benchIngest(options: IngestOptions): Promise<BenchFigure[]
 
 async function runClients(
   urls: readonly string[],
-  token: string,
+  tokens: readonly string[],
   bodies: readonly string[],
   options: IngestOptions,
 ): Promise<{ messagesPerSecond: number; p50: number; p99: number; acceptedTotal: number }> {
@@ -166,6 +179,7 @@ async function runClients(
 
   const client = async (index: number): Promise<void> => {
     const pool = pools[index % pools.length]!;
+    const token = tokens[index % tokens.length]!;
     let n = index;
     while (performance.now() < end) {
       const body = bodies[n++ % bodies.length]!;
@@ -285,11 +299,13 @@ async function fillStopList(url: string, accountId: number, entries: number): Pr
   }
 }
 
-async function countMessages(url: string, accountId: number): Promise<number> {
+async function countMessages(url: string, accountIds: readonly number[]): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const result = await client.query('SELECT count(*)::int AS n FROM messages WHERE account_id = $1', [accountId]);
+    const result = await client.query('SELECT count(*)::int AS n FROM messages WHERE account_id = ANY($1)', [
+      accountIds,
+    ]);
     return result.rows[0].n as number;
   } finally {
     await client.end();

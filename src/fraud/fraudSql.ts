@@ -18,7 +18,8 @@ function unzip(keys: readonly CountKey[]): [string[], string[]] {
 
 /**
  * What the database knows of each key: the sliding hour's buckets, the 7-day baseline and proofs (one range scan of
- * the key's rows), its open hold and whether a release trusts it still.
+ * the key's rows), its open hold and whether a release trusts it still. The account's open and trusted holds (almost
+ * always none) are read once for the batch, not probed per key.
  */
 export async function pumpingStates(
   db: Queryable,
@@ -38,12 +39,15 @@ export async function pumpingStates(
     open_hold: number | null;
     trusted: boolean;
   }>(
-    `SELECT k.kind, k.key, coalesce(c.current, 0)::int AS current, coalesce(c.previous, 0)::int AS previous,
+    `WITH holds AS MATERIALIZED (
+       SELECT kind, key, id, false AS trusted FROM fraud_holds WHERE account_id = $1 AND status = 'open'
+       UNION ALL
+       SELECT kind, key, NULL, true FROM fraud_holds WHERE account_id = $1 AND trusted_until > $5
+     )
+     SELECT k.kind, k.key, coalesce(c.current, 0)::int AS current, coalesce(c.previous, 0)::int AS previous,
        coalesce(c.baseline, 0)::int AS baseline, coalesce(c.proofs, 0)::int AS proofs,
-       (SELECT h.id::int FROM fraud_holds h
-        WHERE h.account_id = $1 AND h.kind = k.kind AND h.key = k.key AND h.status = 'open') AS open_hold,
-       EXISTS (SELECT 1 FROM fraud_holds h
-        WHERE h.account_id = $1 AND h.kind = k.kind AND h.key = k.key AND h.trusted_until > $5) AS trusted
+       (SELECT h.id::int FROM holds h WHERE h.kind = k.kind AND h.key = k.key AND NOT h.trusted) AS open_hold,
+       EXISTS (SELECT 1 FROM holds h WHERE h.kind = k.kind AND h.key = k.key AND h.trusted) AS trusted
      FROM unnest($2::text[], $3::text[]) AS k(kind, key)
      LEFT JOIN LATERAL (
        SELECT sum(sent) FILTER (WHERE hour = $4) AS current,
@@ -70,22 +74,28 @@ export async function pumpingStates(
   );
 }
 
-/** Adds messages that went (`sent`) or proofs of real traffic (`proofs`) to the keys' buckets of `now`'s hour. */
+/**
+ * Adds messages that went (`sent`) or proofs of real traffic (`proofs`) to the keys' buckets of `now`'s hour (a
+ * negative count takes back), in key order. Returns each key's bucket as it is now.
+ */
 export async function pumpingCount(
   tx: Queryable,
   accountId: number,
   counts: ReadonlyMap<CountKey, number>,
   column: 'sent' | 'proofs',
   now: Date,
-): Promise<void> {
-  if (counts.size === 0) return;
-  const [kinds, names] = unzip([...counts.keys()]);
-  await tx.query(
+): Promise<Map<CountKey, number>> {
+  if (counts.size === 0) return new Map();
+  const keys = [...counts.keys()].sort();
+  const [kinds, names] = unzip(keys);
+  const rows = await tx.query<{ kind: string; key: string; n: number }>(
     `INSERT INTO fraud_counts AS c (account_id, kind, key, hour, ${column})
      SELECT $1, kind, key, $5, n FROM unnest($2::text[], $3::text[], $4::int[]) AS x(kind, key, n)
-     ON CONFLICT (account_id, kind, key, hour) DO UPDATE SET ${column} = c.${column} + excluded.${column}`,
-    [accountId, kinds, names, [...counts.values()], hourOf(now)],
+     ON CONFLICT (account_id, kind, key, hour) DO UPDATE SET ${column} = c.${column} + excluded.${column}
+     RETURNING c.kind, c.key, c.${column} AS n`,
+    [accountId, kinds, names, keys.map((k) => counts.get(k)!), hourOf(now)],
   );
+  return new Map(rows.map((r) => [`${r.kind}:${r.key}` as CountKey, r.n]));
 }
 
 /**

@@ -2,7 +2,16 @@ import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/db.js';
 import { DELIVERY_ERRORS, fraudHoldMessages } from '../messages/index.js';
 import { normaliseDestination } from '../numbering/index.js';
-import { allowance, type CountKey, judge, keysOf, NO_HISTORY, type PumpingSettings, splitKey } from './pumping.js';
+import {
+  allowance,
+  type CountKey,
+  judge,
+  type KeyState,
+  keysOf,
+  NO_HISTORY,
+  type PumpingSettings,
+  splitKey,
+} from './pumping.js';
 import { holdDecide, type HoldRow, pumpingCount, pumpingHoldsAdd, pumpingStates } from './fraudSql.js';
 
 /** A message of a batch as the detection sees it. */
@@ -12,11 +21,32 @@ export interface PumpingItem {
 }
 
 /**
+ * What the database knows of the keys of a batch's messages before it is counted (pumpingStates: the last hour's
+ * and the baseline's buckets, proofs, open holds and trust), read in the storing transaction before the account's
+ * `guard` lock: batches of one account read it side by side. The current hour's count is not taken from it but from
+ * {@link pumpingCheck}'s write, under the lock. `items[i]` undefined for a message that is not counted.
+ */
+export async function pumpingHistory(
+  tx: Queryable,
+  accountId: number,
+  settings: PumpingSettings,
+  items: readonly (PumpingItem | undefined)[],
+  now: Date,
+): Promise<ReadonlyMap<CountKey, KeyState>> {
+  if (settings.mode === 'off' || items.every((i) => i === undefined)) return new Map();
+  const keys = new Set(items.flatMap((i) => (i ? keysOf(i.destination, i.country) : [])));
+  return pumpingStates(tx, accountId, [...keys], now);
+}
+
+/**
  * The pumping check of a batch being stored, in the storing transaction (generation.ts, storeMessages): `items[i]`
- * undefined for a message that is not stored or not counted (refused, a dispatch's held message). Returns, in order,
- * the hold each message waits in, or undefined for one that goes. The caller holds the account's `guard` lock, so
- * that batches of one account take turns: the counts they read and write, and the holds they open, are exact. One
- * read, one write of counts and, when something is held, one write of holds.
+ * undefined for a message that is not stored or not counted (refused, a dispatch's held message); `history` from
+ * {@link pumpingHistory} for the same or more items. Returns, in order, the hold each message waits in, or undefined
+ * for one that goes. The caller holds the account's `guard` lock, so that batches of one account take turns: the
+ * counts are exact. One write of counts that returns them (the count before the batch is the total less the batch)
+ * and, when something is held, a write that takes the held messages back out of the counts and one of holds. A
+ * hold opened by a batch between the history's read and the lock is not seen as open; the later batch's messages
+ * to its key are over the allowance all the same (the earlier batch counted it full), so they join it.
  */
 export async function pumpingCheck(
   tx: Queryable,
@@ -24,30 +54,30 @@ export async function pumpingCheck(
   accountId: number,
   settings: PumpingSettings,
   items: readonly (PumpingItem | undefined)[],
+  history: ReadonlyMap<CountKey, KeyState>,
   now: Date,
 ): Promise<(number | undefined)[]> {
   if (settings.mode === 'off' || items.every((i) => i === undefined)) return items.map(() => undefined);
   const keyed = items.map((i) => (i ? keysOf(i.destination, i.country) : undefined));
-  const distinct = [...new Set(keyed.flatMap((k) => k ?? []))];
-  const states = await pumpingStates(tx, accountId, distinct, now);
   const counted = keyed.flatMap((k) => (k ? [k] : []));
+  const added = new Map<CountKey, number>();
+  for (const keys of counted) for (const key of keys) added.set(key, (added.get(key) ?? 0) + 1);
+  const totals = await pumpingCount(tx, accountId, added, 'sent', now);
+  const states = new Map(
+    [...added].map(([key, n]) => [key, { ...(history.get(key) ?? NO_HISTORY), current: totals.get(key)! - n }]),
+  );
   const verdicts = judge(counted, states, settings, now);
-  const sent = new Map<CountKey, number>();
+  const takenBack = new Map<CountKey, number>();
   const held = new Map<CountKey, { messages: number; allowance: number }>();
   const holding = settings.mode === 'hold';
   verdicts.forEach((v, i) => {
-    if (v.burst && holding) {
-      const h = held.get(v.key);
-      if (h) h.messages++;
-      else {
-        const state = states.get(v.key) ?? NO_HISTORY;
-        held.set(v.key, { messages: 1, allowance: allowance(splitKey(v.key).kind, state, settings) });
-      }
-      return;
-    }
-    for (const key of counted[i]!) sent.set(key, (sent.get(key) ?? 0) + 1);
+    if (!v.burst || !holding) return;
+    for (const key of counted[i]!) takenBack.set(key, (takenBack.get(key) ?? 0) - 1);
+    const h = held.get(v.key);
+    if (h) h.messages++;
+    else held.set(v.key, { messages: 1, allowance: allowance(splitKey(v.key).kind, states.get(v.key)!, settings) });
   });
-  await pumpingCount(tx, accountId, sent, 'sent', now);
+  await pumpingCount(tx, accountId, takenBack, 'sent', now);
   const bursts = verdicts.filter((v) => v.burst).length;
   if (bursts > 0) ctx.metrics.pumpingBursts.inc({ mode: settings.mode }, bursts);
   const holds = await pumpingHoldsAdd(tx, accountId, held, now);

@@ -1,37 +1,71 @@
 import type { Queryable } from '../db/db.js';
 
-/** The account's messages to these destinations since `since`, per destination and text. */
-export async function floodCounts(
+/*
+ * The statements on flood_recent (guard/ owns it; migration 0048): per account and destination, the times and text
+ * hashes of the messages accepted in the sliding hour, oldest first.
+ */
+
+/**
+ * Appends a batch's messages (per destination, their text hashes in order) to their destinations' recent messages,
+ * forgetting those sent at or before `since`, and returns each destination's hashes as they were before the batch.
+ * One statement for a batch, its rows written in destination order; the caller holds the account's guard lock.
+ */
+export async function floodAppend(
   db: Queryable,
   accountId: number,
-  destinations: readonly string[],
+  batch: ReadonlyMap<string, readonly number[]>,
   since: Date,
-): Promise<{ destination: string; text_hash: string; n: number }[]> {
-  return db.query(
-    `SELECT destination, text_hash, count(*)::int AS n FROM flood_events
-     WHERE account_id = $1 AND destination = ANY($2::text[]) AND sent_at > $3
-     GROUP BY destination, text_hash`,
-    [accountId, destinations, since],
+  now: Date,
+): Promise<Map<string, number[]>> {
+  const destinations = [...batch.keys()].sort();
+  const rows = await db.query<{ destination: string; texts: number[] }>(
+    `INSERT INTO flood_recent AS f (account_id, destination, sent_at, texts, last_at)
+     SELECT $1, b.destination, array_fill($5::timestamptz, ARRAY[cardinality(b.texts::int[])]), b.texts::int[], $5
+     FROM unnest($2::text[], $3::text[]) AS b (destination, texts)
+     ON CONFLICT (account_id, destination) DO UPDATE SET
+       sent_at = ARRAY(SELECT o.s FROM unnest(f.sent_at) WITH ORDINALITY AS o (s, i) WHERE o.s > $4 ORDER BY o.i)
+         || excluded.sent_at,
+       texts = ARRAY(SELECT o.t FROM unnest(f.sent_at, f.texts) WITH ORDINALITY AS o (s, t, i)
+         WHERE o.s > $4 ORDER BY o.i) || excluded.texts,
+       last_at = excluded.last_at
+     RETURNING f.destination, f.texts`,
+    [accountId, destinations, destinations.map((d) => `{${batch.get(d)!.join(',')}}`), since, now],
   );
+  return new Map(rows.map((r) => [r.destination, r.texts.slice(0, r.texts.length - batch.get(r.destination)!.length)]));
 }
 
-/** Records accepted messages: one statement for a batch. */
-export async function floodRecord(
+/**
+ * Takes back what {@link floodAppend} appended for messages that were not stored after all (refused by the filter
+ * itself or by a later check): each destination's `appended` last entries are replaced by `kept`, the hashes of its
+ * stored messages. Only batches with such messages pay for it.
+ */
+export async function floodTakeBack(
   db: Queryable,
   accountId: number,
-  events: readonly { destination: string; textHash: string }[],
+  fixes: ReadonlyMap<string, { readonly appended: number; readonly kept: readonly number[] }>,
   now: Date,
 ): Promise<void> {
-  if (events.length === 0) return;
+  if (fixes.size === 0) return;
+  const destinations = [...fixes.keys()].sort();
   await db.query(
-    `INSERT INTO flood_events (account_id, destination, text_hash, sent_at)
-     SELECT $1, destination, text_hash, $4 FROM unnest($2::text[], $3::text[]) AS e (destination, text_hash)`,
-    [accountId, events.map((e) => e.destination), events.map((e) => e.textHash), now],
+    `UPDATE flood_recent AS f SET
+       sent_at = f.sent_at[1:cardinality(f.sent_at) - x.appended]
+         || array_fill($5::timestamptz, ARRAY[cardinality(x.kept::int[])]),
+       texts = f.texts[1:cardinality(f.texts) - x.appended] || x.kept::int[]
+     FROM unnest($2::text[], $3::int[], $4::text[]) AS x (destination, appended, kept)
+     WHERE f.account_id = $1 AND f.destination = x.destination`,
+    [
+      accountId,
+      destinations,
+      destinations.map((d) => fixes.get(d)!.appended),
+      destinations.map((d) => `{${fixes.get(d)!.kept.join(',')}}`),
+      now,
+    ],
   );
 }
 
-/** Forgets what no sliding hour ending now or later can count. */
+/** Forgets the destinations no sliding hour ending now or later can count. */
 export async function floodForget(db: Queryable, before: Date): Promise<number> {
-  const rows = await db.query('DELETE FROM flood_events WHERE sent_at <= $1 RETURNING 1', [before]);
+  const rows = await db.query('DELETE FROM flood_recent WHERE last_at <= $1 RETURNING 1', [before]);
   return rows.length;
 }

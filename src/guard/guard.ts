@@ -6,7 +6,7 @@ import { fromMicros, type Micros, toMicros } from '../money/index.js';
 import type { Subscriber } from '../numbering/index.js';
 import type { GuardSettings } from '../shared/guardSettings.js';
 import { consentScopesOf } from './consentSql.js';
-import { floodCounts, floodRecord } from './floodSql.js';
+import { floodAppend, floodTakeBack } from './floodSql.js';
 import { geoVerdict } from './geo.js';
 import { type Refusal, refusalCountAdd } from './refusalSql.js';
 import { spendAdd, spendOfDay } from './spendSql.js';
@@ -91,10 +91,12 @@ const SPEND_DAY = new Intl.DateTimeFormat('en-CA', {
 export const spendDayOf = (now: Date): string => SPEND_DAY.format(now);
 
 const HOUR_MS = 3_600_000;
-const textHash = (message: ValidMessage): string =>
+/** A text's 32-bit hash: two of a destination's few texts in an hour are confused once in 4 billion. */
+const textHash = (message: ValidMessage): number =>
   createHash('sha1')
     .update(typeof message.content === 'string' ? message.content : JSON.stringify(message.content))
-    .digest('base64');
+    .digest()
+    .readInt32BE(0);
 
 /** Whether {@link guardAtStore} may count a batch: then its caller takes the account's `guard` lock first. */
 export const guardCounts = (guard: GuardSettings): boolean => guard.flood !== null || guard.dailySpendLimit !== null;
@@ -102,8 +104,10 @@ export const guardCounts = (guard: GuardSettings): boolean => guard.flood !== nu
 /**
  * The checks of storing, in the storing transaction (DESIGN 20): the flood filter (4291: at most `identical` equal
  * texts and `any` messages per destination in any sliding hour) and the daily spend limit (4022). Exact when batches
- * of one account race: the caller holds the account's `guard` lock (see {@link guardCounts}); one read per check and,
- * in `record`, one write per check. `eligible`: the items not refused already (they neither count nor are counted).
+ * of one account race: the caller holds the account's `guard` lock (see {@link guardCounts}). The flood filter reads
+ * and counts in one statement, and `record` takes back what was not stored (a second statement only for batches with
+ * such messages); the spend limit reads here and writes in `record`. `eligible`: the items not refused already (they
+ * neither count nor are counted).
  */
 export async function guardAtStore(
   tx: Queryable,
@@ -122,11 +126,23 @@ export async function guardAtStore(
   const hashes = flood ? items.map((item) => textHash(item.message)) : [];
   const perDestination = new Map<string, number>();
   const perText = new Map<string, number>();
+  // The eligible messages are appended at once (one statement reads and writes); `record` takes back those that
+  // were not stored.
+  const appended = new Map<string, number[]>();
   if (flood) {
-    const destinations = [...new Set(items.filter((_, i) => eligible[i]).map((item) => item.message.destination))];
-    for (const row of await floodCounts(tx, accountId, destinations, new Date(now.getTime() - HOUR_MS))) {
-      perDestination.set(row.destination, (perDestination.get(row.destination) ?? 0) + row.n);
-      perText.set(`${row.destination}\u0000${row.text_hash}`, row.n);
+    items.forEach((item, i) => {
+      if (!eligible[i]) return;
+      const list = appended.get(item.message.destination);
+      if (list) list.push(hashes[i]!);
+      else appended.set(item.message.destination, [hashes[i]!]);
+    });
+    const before = await floodAppend(tx, accountId, appended, new Date(now.getTime() - HOUR_MS), now);
+    for (const [destination, texts] of before) {
+      perDestination.set(destination, texts.length);
+      for (const hash of texts) {
+        const key = `${destination}\u0000${hash}`;
+        perText.set(key, (perText.get(key) ?? 0) + 1);
+      }
     }
   }
   const day = spendDayOf(now);
@@ -165,10 +181,18 @@ export async function guardAtStore(
     async record(stored) {
       const kept = items.filter((_, i) => stored[i]);
       if (flood) {
-        const events = items.flatMap((item, i) =>
-          stored[i] ? [{ destination: item.message.destination, textHash: hashes[i]! }] : [],
+        const kept = new Map<string, number[]>();
+        const short = new Set<string>();
+        items.forEach((item, i) => {
+          if (!eligible[i]) return;
+          const destination = item.message.destination;
+          if (!stored[i]) short.add(destination);
+          else kept.set(destination, [...(kept.get(destination) ?? []), hashes[i]!]);
+        });
+        const fixes = new Map(
+          [...short].map((d) => [d, { appended: appended.get(d)!.length, kept: kept.get(d) ?? [] }] as const),
         );
-        await floodRecord(tx, accountId, events, now);
+        await floodTakeBack(tx, accountId, fixes, now);
       }
       if (spends) {
         const amounts = new Map<string, Micros>();

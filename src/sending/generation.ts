@@ -9,7 +9,7 @@ import {
   UNSUBSCRIBE_PLACEHOLDER,
 } from '../links/index.js';
 import { accountTakePace } from '../accounts/index.js';
-import { pumpingCapped, pumpingCheck } from '../fraud/index.js';
+import { pumpingCapped, pumpingCheck, pumpingHistory, type PumpingItem } from '../fraud/index.js';
 import { guardAtGeneration, guardAtStore, guardCounts, guardOf, type GuardSettings } from '../guard/index.js';
 import { lockAccount } from '../db/accountLocks.js';
 import { fromMicros, type Micros, reserveCharges, toMicros } from '../money/index.js';
@@ -213,6 +213,16 @@ export async function storeMessages(
   );
   const settings = guardOf(sender);
   const pumping = pumpingCapped(settings.pumping, ctx.config.pumpingMode);
+  // Pumping (fraud/): a burst's messages wait in a hold. A dispatch's messages are not counted: a mailing the client
+  // creates and then starts, whose messages are planned by the start, not here. Its history is read before the lock.
+  const pumped = (i: number): PumpingItem | undefined => (candidates[i]!.held ? undefined : candidates[i]!.message);
+  const history = await pumpingHistory(
+    tx,
+    sender.accountId,
+    pumping,
+    candidates.map((_, i) => (reachable[i] ? pumped(i) : undefined)),
+    now,
+  );
   // The guard and pumping count the batch: batches of one account take turns from here to their commit.
   if (guardCounts(settings) || pumping.mode !== 'off') await lockAccount(tx, 'guard', sender.accountId);
   const guard = await guardAtStore(tx, sender.accountId, settings, candidates, reachable, now);
@@ -226,14 +236,13 @@ export async function storeMessages(
     options.exhausted,
   );
   const stored = (i: number): boolean => reachable[i]! && !guard.refused[i] && taken[i]!;
-  // Pumping (fraud/): a burst's messages wait in a hold. A dispatch's messages are not counted: a mailing the client
-  // creates and then starts, whose messages are planned by the start, not here.
   const holds = await pumpingCheck(
     tx,
     ctx,
     sender.accountId,
     pumping,
-    candidates.map((c, i) => (stored(i) && !c.held ? c.message : undefined)),
+    candidates.map((_, i) => (stored(i) ? pumped(i) : undefined)),
+    history,
     now,
   );
   const paced = sender.paced ? await pace(tx, sender.accountId, candidates, (i) => stored(i) && !holds[i], now) : [];

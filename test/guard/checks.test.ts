@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { floodTakeBack } from '../../src/guard/floodSql.js';
 import { guardJobs } from '../../src/guard/jobs.js';
+import { planOf } from '../helpers/plans.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
@@ -173,6 +175,25 @@ describe.each(ENGINES)('guard checks at generation (DESIGN 20) (%s)', (engine) =
     expect(await send(b, three)).toEqual([201, 201, 201]);
   });
 
+  it('counts in the flood filter only what was stored: one refused by a later check gives its place back', async () => {
+    const a = await account();
+    await setting(a, { flood: { identical: 0, any: 3 }, dailySpendLimit: { RUB: 20 } });
+    const to = (destination: string) => message('SMS', { destination });
+    // The third message to RU passes the filter, then the spend limit refuses it: it is not counted.
+    expect(await send(a, [to(RU), to(RU), to(RU), to(RU_OTHER)])).toEqual([
+      201,
+      201,
+      [4022, 'Daily spend limit reached'],
+      [4022, 'Daily spend limit reached'],
+    ]);
+    await setting(a, { dailySpendLimit: null });
+    expect(await send(a, [to(RU), to(RU), to(RU_OTHER)])).toEqual([
+      201,
+      [4291, 'Too many messages to this destination'],
+      201,
+    ]);
+  });
+
   it('shows refusal statistics to the operator and refuses a bad range with 4220', async () => {
     const a = await account();
     await setting(a, { geoPermissions: { deny: ['DE'], mode: 'enforce' } });
@@ -200,6 +221,16 @@ describe.each(ENGINES)('guard checks at generation (DESIGN 20) (%s)', (engine) =
     expect((await t.admin('GET', '/admin/v1/accounts/999999/refusals')).status).toBe(404);
   });
 
+  it.runIf(engine === 'postgres')("takes back a batch's unstored flood counts by the table's key", async () => {
+    await t.testDb.db.transaction(async (tx) => {
+      await tx.query('SET LOCAL enable_seqscan = off');
+      const fixes = new Map([[RU, { appended: 2, kept: [7] }]]);
+      const plan = JSON.stringify(await planOf(tx, (explaining) => floodTakeBack(explaining, 1, fixes, t.clock.now())));
+      expect(plan).toContain('"Index Name":"flood_recent_pkey"');
+      expect(plan).not.toContain('"Node Type":"Seq Scan"');
+    });
+  });
+
   it('forgets flood counts after their hour and spend after its day (the guard job)', async () => {
     const a = await account();
     await setting(a, { flood: { identical: 1, any: 1 }, dailySpendLimit: { RUB: 100 } });
@@ -208,11 +239,11 @@ describe.each(ENGINES)('guard checks at generation (DESIGN 20) (%s)', (engine) =
       (
         await t.testDb.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE account_id = $1`, [a.id])
       )[0]!.n;
-    expect(await rows('flood_events')).toBe(1);
+    expect(await rows('flood_recent')).toBe(1);
     expect(await rows('daily_spend')).toBe(1);
     t.clock.advance(2 * 86_400_000);
     await guardJobs({ db: t.testDb.db, clock: t.clock })[0]!.run();
-    expect(await rows('flood_events')).toBe(0);
+    expect(await rows('flood_recent')).toBe(0);
     expect(await rows('daily_spend')).toBe(0);
   });
 
