@@ -124,18 +124,23 @@ export async function guardAtStore(
   if (flood === null && !spends) return { refused: items.map(() => null), record: async () => {} };
 
   const hashes = flood ? items.map((item) => textHash(item.message)) : [];
+  /** The text hashes of the items `chosen`, per destination, in order. */
+  const hashesByDestination = (chosen: (i: number) => boolean): Map<string, number[]> => {
+    const by = new Map<string, number[]>();
+    items.forEach((item, i) => {
+      if (!chosen(i)) return;
+      const list = by.get(item.message.destination);
+      if (list) list.push(hashes[i]!);
+      else by.set(item.message.destination, [hashes[i]!]);
+    });
+    return by;
+  };
   const perDestination = new Map<string, number>();
   const perText = new Map<string, number>();
   // The eligible messages are appended at once (one statement reads and writes); `record` takes back those that
   // were not stored.
-  const appended = new Map<string, number[]>();
+  const appended = flood ? hashesByDestination((i) => eligible[i]!) : new Map<string, number[]>();
   if (flood) {
-    items.forEach((item, i) => {
-      if (!eligible[i]) return;
-      const list = appended.get(item.message.destination);
-      if (list) list.push(hashes[i]!);
-      else appended.set(item.message.destination, [hashes[i]!]);
-    });
     const before = await floodAppend(tx, accountId, appended, new Date(now.getTime() - HOUR_MS), now);
     for (const [destination, texts] of before) {
       perDestination.set(destination, texts.length);
@@ -179,24 +184,18 @@ export async function guardAtStore(
   return {
     refused,
     async record(stored) {
-      const kept = items.filter((_, i) => stored[i]);
       if (flood) {
-        const kept = new Map<string, number[]>();
-        const short = new Set<string>();
-        items.forEach((item, i) => {
-          if (!eligible[i]) return;
-          const destination = item.message.destination;
-          if (!stored[i]) short.add(destination);
-          else kept.set(destination, [...(kept.get(destination) ?? []), hashes[i]!]);
-        });
+        const kept = hashesByDestination((i) => eligible[i]! && stored[i]!);
         const fixes = new Map(
-          [...short].map((d) => [d, { appended: appended.get(d)!.length, kept: kept.get(d) ?? [] }] as const),
+          [...appended]
+            .filter(([d, sent]) => (kept.get(d)?.length ?? 0) < sent.length)
+            .map(([d, sent]) => [d, { appended: sent.length, kept: kept.get(d) ?? [] }] as const),
         );
         await floodTakeBack(tx, accountId, fixes, now);
       }
       if (spends) {
         const amounts = new Map<string, Micros>();
-        for (const item of kept)
+        for (const item of items.filter((_, i) => stored[i]))
           if (limited(item))
             amounts.set(item.charge!.currency, (amounts.get(item.charge!.currency) ?? 0n) + item.charge!.amount);
         await spendAdd(tx, accountId, day, new Map([...amounts].map(([c, a]) => [c, fromMicros(a)])));
