@@ -9,6 +9,7 @@ import type { Metrics } from './metrics/index.js';
 import type { ClaimedMessage } from './messages/index.js';
 import type { Wakeup } from './delivery/index.js';
 import type { Tariffs } from './money/index.js';
+import type { RouteBook } from './routing/index.js';
 import type { TemplateMatcher } from './templates/index.js';
 import type { NumberingPlan } from './numbering/index.js';
 import type { Channel } from './shared/channels.js';
@@ -55,6 +56,8 @@ export interface AppContext {
   readonly adminToken: string | undefined;
   readonly plan: NumberingPlan;
   readonly tariffs: Tariffs;
+  /** The routes (DESIGN 21): a worker's kept current by its watcher, another's brought up to date when asked. */
+  readonly routeBook: RouteBook;
   readonly templates: TemplateMatcher;
   readonly callbackTargets: CallbackTargets;
   /** Notified when messages are stored, so that an in-process submitter claims them at once. */

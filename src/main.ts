@@ -16,10 +16,12 @@ import {
   blocklistCodesOf,
   buildConnectors,
   type Connector,
+  connectorDeliveryRates,
+  ConnectorOutcomes,
   ConnectorStatusWriter,
-  Router,
   statusPollJobs,
 } from './connectors/index.js';
+import { adminRouteRoutes, RouteBook, RouteBookWatcher, routeSeed, routesOfConfig } from './routing/index.js';
 import { type AppContext, NO_DIRECT_ROOM } from './context.js';
 import type { Db } from './db/db.js';
 import { migrate } from './db/migrate.js';
@@ -122,6 +124,7 @@ export const ROUTES: readonly Routes[] = [
   adminInboundRoutes,
   adminTariffRoutes,
   adminConnectorRoutes({ figures: messageQueueFigures }),
+  adminRouteRoutes,
   adminHoldRoutes,
   adminStopListRoutes,
   callbackRoutes,
@@ -240,8 +243,14 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         })),
       ),
     );
+    // Routes are the database's (DESIGN 21): the config file's seed the table on the first start only.
+    const seeded = await db.transaction((tx) => routeSeed(tx, routesOfConfig(configFile.routes), clock.now()));
+    if (seeded > 0) log.info({ routes: seeded }, 'routes seeded from HERALD_CONFIG');
     // Workers' statements give way to requests' on the embedded database (db.ts background()).
     const workDb = db.background?.() ?? db;
+    const routeBook = new RouteBook(workDb, connectorDeliveryRates);
+    await routeBook.load();
+    const outcomes = new ConnectorOutcomes();
     const tuning = config.workers;
     // Cascades move on in the transactions that record their steps' outcomes (it needs the context built below).
     const cascadeProgress = new CascadeProgress(() => ctx, dispatchStatuses);
@@ -263,8 +272,14 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
           )
         : new Wakeup(clock);
     // Receipts are recorded by the writer; those of the carriers' blocklist codes also list their numbers.
-    const receiptSink = carrierBlocklistSink({ db: workDb, clock, log }, blocklistCodesOf(configFile.connectors), (r) =>
-      writer.receipts(r),
+    // Receipts are counted for the routes' quality floors (connector_outcomes) as they come.
+    const receiptSink = carrierBlocklistSink(
+      { db: workDb, clock, log },
+      blocklistCodesOf(configFile.connectors),
+      (r) => {
+        outcomes.count(r);
+        return writer.receipts(r);
+      },
     );
     const connectors =
       role === 'api'
@@ -280,6 +295,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
             new TelegramChatDirectory(workDb, clock),
           );
     let submitter: Submitter | undefined;
+    let routeChanged = (): void => undefined;
     let callbackSender: CallbackSender | undefined;
     const connectorStates = () => connectors.map((c) => c.state());
     const leaseMs = config.leaseSeconds * 1000;
@@ -313,6 +329,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       adminToken: config.adminToken ?? demo?.adminToken,
       plan,
       tariffs: new Tariffs(db),
+      routeBook,
       templates: new TemplateMatcher(db),
       callbackTargets: new CallbackTargets(config.callbackUrlsPerDay),
       wakeup,
@@ -346,11 +363,24 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         await Promise.all(connectors.map((c) => c.stop()));
       });
       // Stopped before the connectors (closers run last first): it removes this process's rows on the way out.
-      connectorStatus = new ConnectorStatusWriter({ db: workDb, clock, log, states: ctx.connectorStates });
+      connectorStatus = new ConnectorStatusWriter({ db: workDb, clock, log, states: ctx.connectorStates, outcomes });
       connectorStatus.start();
       closers.push(() => connectorStatus!.stop());
+      const routeWatcher = new RouteBookWatcher(routeBook, { clock, log });
+      routeWatcher.start();
+      closers.push(() => routeWatcher.stop());
+      routeChanged = () => routeWatcher.changed();
       submitter = new Submitter(
-        { db: workDb, clock, log, router: new Router(configFile.routes, connectors), writer, plan, wakeup },
+        {
+          db: workDb,
+          clock,
+          log,
+          routes: routeBook,
+          connectors: new Map(connectors.map((c) => [c.id, c])),
+          writer,
+          plan,
+          wakeup,
+        },
         submitterOptions,
       );
       const retention = config.retentionDays !== undefined ? { retentionDays: config.retentionDays } : {};
@@ -393,7 +423,8 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       // Other processes' work (and this one's, heard the same way) wakes the loops at its commit (db/wake.ts).
       const sender = callbackSender;
       const unlisten = await db.listenWakeups({
-        onWake: (topic) => (topic === 'callbacks' ? sender.poke() : wakeup.notify()),
+        onWake: (topic) =>
+          topic === 'callbacks' ? sender.poke() : topic === 'routes' ? routeChanged() : wakeup.notify(),
         onListening: () => {
           wakeup.notify();
           sender.poke();

@@ -77,6 +77,11 @@ export interface Config {
    * only counts bursts, `off` switches it off.
    */
   readonly pumpingMode: PumpingMode;
+  /**
+   * The operator's exchange rates (HERALD_EXCHANGE_RATES), `${from}/${to}` -> how many `to` one `from` buys; the
+   * inverse is implied. Routes' buy prices in another currency than the sale's are converted by them (DESIGN 21).
+   */
+  readonly exchangeRates: ReadonlyMap<string, number>;
   /** Client API requests per second per account in this process (0: no limit); bursts of twice as many. */
   readonly rateLimit: number;
   /**
@@ -341,6 +346,8 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_CALLBACK_RETRY_WINDOW:
     `seconds during which callbacks are retried ` + `(default ${DEFAULT_CALLBACK_RETRY_WINDOW_S})`,
   HERALD_CALLBACK_ALLOW_PRIVATE: 'true|false: allow callbacks to private addresses (default true in demo mode)',
+  HERALD_EXCHANGE_RATES:
+    "exchange rates for routes' buy prices, e.g. USD/RUB=92.5,EUR/RUB=101 (1 USD = 92.5 RUB; default none)",
   HERALD_CALLBACK_URLS_PER_DAY:
     `new callback URLs an account may use per UTC day, 0 for no limit ` + `(default ${DEFAULT_CALLBACK_URLS_PER_DAY})`,
   HERALD_INBOUND_RULES_PER_ACCOUNT: `inbound rules an account may have (default ${DEFAULT_INBOUND_RULES_PER_ACCOUNT})`,
@@ -568,6 +575,7 @@ export function loadConfig(env: Env = process.env): Config {
       DEFAULT_SHUTDOWN_SECONDS,
     requireTariff: optional(read('HERALD_REQUIRE_TARIFF'), 'HERALD_REQUIRE_TARIFF', parseBoolean) ?? false,
     pumpingMode: optional(read('HERALD_PUMPING_MODE'), 'HERALD_PUMPING_MODE', parsePumpingMode) ?? 'hold',
+    exchangeRates: optional(read('HERALD_EXCHANGE_RATES'), 'HERALD_EXCHANGE_RATES', parseExchangeRates) ?? new Map(),
     rateLimit: optional(read('HERALD_RATE_LIMIT'), 'HERALD_RATE_LIMIT', integerIn(0, 1_000_000)) ?? DEFAULT_RATE_LIMIT,
     accountConcurrency,
     authFailureLimit:
@@ -617,6 +625,22 @@ function parsePumpingMode(value: string): PumpingMode {
   if (!(PUMPING_MODES as readonly string[]).includes(value))
     throw new Error(`must be one of ${PUMPING_MODES.join(', ')}`);
   return value as PumpingMode;
+}
+
+/** `USD/RUB=92.5,EUR/RUB=101`: one USD buys 92.5 RUB. */
+function parseExchangeRates(value: string): Map<string, number> {
+  const rates = new Map<string, number>();
+  for (const entry of value
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
+    const match = /^([A-Z]{3})\/([A-Z]{3})=(\d+(?:\.\d+)?)$/.exec(entry);
+    const rate = Number(match?.[3]);
+    if (!match || match[1] === match[2] || !(rate > 0))
+      throw new Error(`must be rates like USD/RUB=92.5, comma-separated, each above 0 (bad: ${entry})`);
+    rates.set(`${match[1]}/${match[2]}`, rate);
+  }
+  return rates;
 }
 
 function parseOnOff(value: string): boolean {

@@ -1,10 +1,11 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { Db } from '../db/db.js';
+import type { Db, Queryable } from '../db/db.js';
 import { Loop } from '../shared/loop.js';
 import { type Clock, nowMs } from '../util/clock.js';
 import type { ConnectorState } from './connector.js';
-import { connectorStatusDelete, connectorStatusUpsert } from './connectorStatusSql.js';
+import { type ConnectorOutcomes, connectorOutcomesForget } from './connectorOutcomes.js';
+import { connectorStatusDelete, connectorStatusList, connectorStatusUpsert } from './connectorStatusSql.js';
 
 /** How often a worker process looks at its connectors' state, and records it when it changed. */
 export const CONNECTOR_STATUS_INTERVAL_MS = 2000;
@@ -34,7 +35,14 @@ export class ConnectorStatusWriter extends Loop {
   private written = { states: '', at: -Infinity };
 
   constructor(
-    private readonly deps: { db: Db; clock: Clock; log: Logger; states: () => ConnectorState[] },
+    private readonly deps: {
+      db: Db;
+      clock: Clock;
+      log: Logger;
+      states: () => ConnectorState[];
+      /** The receipts counted since the last report, added to connector_outcomes with it. */
+      outcomes?: ConnectorOutcomes;
+    },
     private readonly options: { intervalMs: number; process: string } = {
       intervalMs: CONNECTOR_STATUS_INTERVAL_MS,
       process: processName(),
@@ -56,6 +64,9 @@ export class ConnectorStatusWriter extends Loop {
   /** Stops reporting (the report under way ends first), then deletes this process's rows. */
   override async stop(): Promise<void> {
     await super.stop();
+    await this.deps.outcomes
+      ?.flush(this.deps.db)
+      .catch((error: unknown) => this.deps.log.warn({ err: error }, 'connector outcomes not recorded'));
     await connectorStatusDelete(this.deps.db, this.options.process, null).catch((error: unknown) =>
       this.deps.log.warn({ err: error }, 'connector status rows not deleted'),
     );
@@ -63,6 +74,7 @@ export class ConnectorStatusWriter extends Loop {
 
   /** Records the current states when they changed since the last report, or that one is getting old. */
   private async reportIfChanged(): Promise<void> {
+    await this.deps.outcomes?.flush(this.deps.db);
     const states = JSON.stringify(this.deps.states());
     if (states === this.written.states && nowMs(this.deps.clock) - this.written.at < UNCHANGED_EVERY_MS) return;
     await this.report();
@@ -78,5 +90,16 @@ export class ConnectorStatusWriter extends Loop {
     if (now.getTime() - this.forgotAt < FORGET_EVERY_MS) return;
     this.forgotAt = now.getTime();
     await connectorStatusDelete(this.deps.db, null, new Date(now.getTime() - CONNECTOR_STATUS_FORGET_MS));
+    if (this.deps.outcomes) await connectorOutcomesForget(this.deps.db, now);
   }
+}
+
+/** The connectors some worker process reports up (bound, ready) in a report that is not stale. */
+export async function connectorsUp(db: Queryable, now: Date): Promise<Set<string>> {
+  const rows = await connectorStatusList(db);
+  return new Set(
+    rows
+      .filter((r) => r.available && now.getTime() - r.updated_at.getTime() <= CONNECTOR_STATUS_STALE_MS)
+      .map((r) => r.connector_id),
+  );
 }

@@ -35,12 +35,12 @@ export type {
   TelegramBotConnectorConfig,
   TelegramGatewayConnectorConfig,
 } from './connectorConfig.js';
-export { ConnectorStatusWriter } from './connectorStatus.js';
+export { connectorsUp, ConnectorStatusWriter } from './connectorStatus.js';
+export { ConnectorOutcomes, connectorDeliveryRates } from './connectorOutcomes.js';
 export { PROFILES_DIR, ProfileError, withProfile } from './http/declarative/profiles.js';
 export { statusPollJobs } from './statusPolls.js';
 export { botApiCall, botWebhookSecret, botWebhookSecretValid } from './http/telegramApi.js';
 export { buildConnectors } from './buildConnectors.js';
-export { Router } from './router.js';
 export { corkUntilNextTick } from './smpp/corkedWrites.js';
 export { ShortMessagePdu, ShortMessageResp, receiptTlvs } from './smpp/hotPdus.js';
 export { smsPdus } from './smpp/smppMessage.js';

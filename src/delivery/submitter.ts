@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { DirectHandOver } from '../context.js';
-import type { OutboundMessage, Router } from '../connectors/index.js';
+import type { Connector, OutboundMessage } from '../connectors/index.js';
 import type { Db } from '../db/db.js';
 import { lookupSubscriber, type NumberingPlan } from '../numbering/index.js';
 import { isUnconstrained, messageWindow, nextAllowedInstant, type SendWindow } from '../schedule/index.js';
@@ -13,6 +13,8 @@ import {
   isReadTracked,
   whatsappWindowsOpenOf,
 } from '../messages/index.js';
+import { fromMicros, toMicros } from '../money/index.js';
+import type { RouteBook, RouteConnector } from '../routing/index.js';
 import { type Channel, CHANNELS } from '../shared/channels.js';
 import { stopListMatchOfAccounts } from '../stoplists/index.js';
 import { DUE_LEFT_POLL_MS, ERROR_POLL_MS, Loop } from '../shared/loop.js';
@@ -96,7 +98,10 @@ export class Submitter extends Loop {
       db: Db;
       clock: Clock;
       log: Logger;
-      router: Router;
+      /** The routes (DESIGN 21), kept current by its watcher. */
+      routes: RouteBook;
+      /** This process's connectors by id: the ones routes name. */
+      connectors: ReadonlyMap<string, Connector>;
       writer: DeliveryWriter;
       plan: NumberingPlan;
       wakeup: Wakeup;
@@ -313,7 +318,7 @@ export class Submitter extends Loop {
    * for a free-form WHATSAPP message, its 24-hour chat window (`refusal`: what the claim's checks found).
    */
   private async send(message: ClaimedMessage, refusal: Refusal | undefined): Promise<void> {
-    const { writer, clock, router } = this.deps;
+    const { writer, clock } = this.deps;
     const now = clock.now();
     const ref = { accountId: message.account_id, id: message.id, cascade: message.cascade_id !== null };
     if (message.planned_send_ms === null) {
@@ -359,18 +364,19 @@ export class Submitter extends Loop {
         return;
       }
     }
-    const connector = router.pick(message.channel_type, message.destination, message.content);
-    if (!connector) {
-      const anyRoute = router.candidates(message.channel_type, message.destination).length > 0;
+    const routing = this.route(message);
+    const via = routing?.order[0];
+    if (!routing || !via) {
       await this.retryOrGiveUp(
         message,
         now,
         this.options.noRouteRetryMs,
-        anyRoute ? 'no connector of the route is available' : 'no route',
+        routing ? 'no connector of the route is available' : 'no route',
         DELIVERY_ERRORS.noRoute,
       );
       return;
     }
+    const connector = this.deps.connectors.get(via.connectorId)!;
     const outcome = await connector.submit(outbound(message, now));
     const at = clock.now();
     switch (outcome.kind) {
@@ -383,6 +389,7 @@ export class Submitter extends Loop {
           readTracked: isReadTracked(message.channel_type, message.content),
           ...(outcome.final ? { receiptsFollow: false } : {}),
           ...(outcome.buyPrice === undefined ? {} : { buyPrice: outcome.buyPrice }),
+          route: { id: routing.route.id, buyPrice: buyPriceOf(via, message.total_parts) },
           ...(outcome.pollUntil === undefined ? {} : { pollUntil: outcome.pollUntil }),
         });
         if (!outcome.final) return sent;
@@ -406,6 +413,26 @@ export class Submitter extends Loop {
         );
         return;
     }
+  }
+
+  /** The message's route and its connectors usable now (up, carrying its content), in the order to try them. */
+  private route(message: ClaimedMessage): ReturnType<RouteBook['choose']> {
+    const { connectors, routes } = this.deps;
+    return routes.choose(
+      {
+        accountId: message.account_id,
+        channel: message.channel_type,
+        destination: message.destination,
+        trafficType: message.traffic_type,
+        senderName: message.sender_name,
+        country: message.country,
+        operator: message.brand,
+      },
+      (id) => {
+        const connector = connectors.get(id);
+        return connector !== undefined && connector.available() && (connector.carries?.(message.content) ?? true);
+      },
+    );
   }
 
   /**
@@ -522,4 +549,10 @@ function outbound(message: ClaimedMessage, now: Date): OutboundMessage {
     externalMessageId: message.external_message_id,
     urgent: isUrgent(message.traffic_type),
   };
+}
+
+/** A route connector's buy price for all of a message's parts, or null when the route names none. */
+function buyPriceOf(via: RouteConnector, parts: number): { amount: string; currency: string } | null {
+  if (!via.buyPrice) return null;
+  return { amount: fromMicros(toMicros(via.buyPrice.amount) * BigInt(parts)), currency: via.buyPrice.currency };
 }

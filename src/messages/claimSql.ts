@@ -12,6 +12,8 @@ export interface ClaimedMessage {
   sender_name: string;
   destination: string;
   country: string | null;
+  /** The number's operator when it was generated (the portability base's for a ported number): routes match it. */
+  brand: string | null;
   content: unknown;
   total_parts: number;
   ttl: number | null;
@@ -105,7 +107,8 @@ export async function messageClaimDue(
      SET due_at = $3, lease_expires_at = $3, attempts = m.attempts + 1
      FROM due
      WHERE m.ctid = ANY(ARRAY(SELECT row_id FROM due)) AND m.tableoid = due.part AND m.ctid = due.row_id
-     RETURNING m.account_id, m.id, m.channel_type, m.sender_name, m.destination, m.country, m.content, m.total_parts,
+     RETURNING m.account_id, m.id, m.channel_type, m.sender_name, m.destination, m.country, m.brand, m.content,
+       m.total_parts,
        m.ttl, m.external_message_id, m.use_local_time, m.local_send_time, m.local_completion_time, m.hours, m.days,
        m.template_id, (extract(epoch FROM m.deadline_at) * 1000)::float8 AS deadline_ms,
        (extract(epoch FROM coalesce(m.expires_at, m.deadline_at)) * 1000)::float8 AS expires_ms,

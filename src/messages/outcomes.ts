@@ -18,6 +18,7 @@ import {
   mergeReceipt,
   retryTransition,
   roundsOf,
+  type SentRoute,
   sentTransition,
   statusTransition,
   type TargetStatus,
@@ -60,6 +61,8 @@ export interface OutcomeBatch {
     readonly receiptsFollow?: boolean;
     /** The provider's price of the message (declarative connectors that read one). */
     readonly buyPrice?: number;
+    /** The route it went by, with the route's buy price for its parts. */
+    readonly route?: SentRoute;
     /** The provider is polled for its statuses until then. */
     readonly pollUntil?: Date;
   }[];

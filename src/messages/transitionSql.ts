@@ -86,6 +86,9 @@ export async function messageApplyTransitions(
     sent_at: t.sentAt?.toISOString(),
     due_at: t.dueAt?.toISOString(),
     history: t.history,
+    route_id: t.route?.id,
+    buy_price: t.route?.buyPrice?.amount,
+    buy_currency: t.route?.buyPrice?.currency,
   }));
   const parts = submissions.flatMap((s) =>
     s.carrierIds.map((carrierId, i) => ({
@@ -105,7 +108,8 @@ export async function messageApplyTransitions(
   const result = await db.query<{ id: string; step: StepOutcomeRow | null }>(
     `WITH r AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(account_id bigint, id uuid, status text, from_statuses text[],
-         at timestamptz, error_code integer, connector_id text, sent_at timestamptz, due_at timestamptz, history jsonb)
+         at timestamptz, error_code integer, connector_id text, sent_at timestamptz, due_at timestamptz, history jsonb,
+         route_id bigint, buy_price numeric, buy_currency text)
      ),
      parts AS (
        INSERT INTO submissions (connector_id, carrier_id, account_id, message_id, part, parts, created_at, buy_price)
@@ -146,6 +150,9 @@ export async function messageApplyTransitions(
            price_refunded = m.price_refunded OR (c.new_status = 'unsent' AND m.price > 0),
            error_code = coalesce(c.error_code, m.error_code),
            connector_id = coalesce(c.connector_id, m.connector_id),
+           route_id = coalesce(c.route_id, m.route_id),
+           buy_price = coalesce(c.buy_price, m.buy_price),
+           buy_currency = coalesce(c.buy_currency, m.buy_currency),
            sent_at = coalesce(c.sent_at, CASE WHEN c.new_status IN ('delivered', 'undelivered')
              THEN coalesce(m.sent_at, c.at) ELSE m.sent_at END),
            read_status = CASE WHEN c.status IN ('read', 'unread') THEN c.status ELSE m.read_status END,

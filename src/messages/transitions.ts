@@ -34,6 +34,14 @@ export interface Transition {
   readonly history: HistoryEntry[];
   /** Receipts merged into this transition, to apply alone if the transition as a whole does not apply. */
   readonly receipts: ReceiptFact[];
+  /** A sent transition: the route it went by and what it cost the operator (DESIGN 21, margins). */
+  readonly route?: SentRoute;
+}
+
+/** The route a message was sent by, and its buy price for all its parts (null: the route names none). */
+export interface SentRoute {
+  readonly id: number;
+  readonly buyPrice: { readonly amount: string; readonly currency: string } | null;
 }
 
 export interface ReceiptFact {
@@ -51,7 +59,13 @@ export function statusAfter(target: Target): Status {
   return isReadOutcome(target) ? 'delivered' : target;
 }
 
-export function sentTransition(r: { accountId: number; id: string; connectorId: string; at: Date }): Transition {
+export function sentTransition(r: {
+  accountId: number;
+  id: string;
+  connectorId: string;
+  at: Date;
+  route?: SentRoute;
+}): Transition {
   return {
     accountId: r.accountId,
     id: r.id,
@@ -64,6 +78,7 @@ export function sentTransition(r: { accountId: number; id: string; connectorId: 
     dueAt: null,
     history: [{ status: 'sent', at: iso(r.at), connector: r.connectorId }],
     receipts: [],
+    ...(r.route ? { route: r.route } : {}),
   };
 }
 

@@ -245,6 +245,7 @@ function claimedOf(row: NewMessage, accountId: number): ClaimedMessage {
     sender_name: m.senderName,
     destination: m.destination,
     country: m.country,
+    brand: row.subscriber.brand,
     content: m.content,
     total_parts: m.totalParts,
     ttl: m.ttl,

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderConnectorConfig } from '../../src/connectors/connectorConfig.js';
 import type { OutboundMessage } from '../../src/connectors/connector.js';
 import { ProviderConnector } from '../../src/connectors/http/providerConnector.js';
-import { Router } from '../../src/connectors/router.js';
+import { connectorOrder } from '../../src/routing/routeTable.js';
+import { orderedRoute } from '../factories/routes.js';
 
 /** A provider on a real socket that answers with whatever status the test sets. */
 function provider(): { server: Server; answer: { status: number } } {
@@ -67,14 +68,18 @@ describe('circuit breaker of an HTTP provider connector', () => {
   });
 
   it('takes a provider that keeps answering 5xx out of routes, retries after a pause, closes on success', async () => {
-    const router = new Router(
-      [{ channel: 'VIBER', prefixes: [], connectors: ['primary', 'backup'] }],
-      [primary, backup],
-    );
+    // The connector an ordered route of the two would send by now.
+    const connectors = new Map([primary, backup].map((c) => [c.id, c]));
+    const pick = (): string | undefined =>
+      connectorOrder(orderedRoute('VIBER', ['primary', 'backup']), {
+        usable: (id) => connectors.get(id)!.available(),
+        deliveryRate: () => undefined,
+        random: Math.random,
+      })[0]?.connectorId;
     failing.answer.status = 503;
     for (let i = 0; i < 2; i++) expect((await primary.submit(message)).kind).toBe('transient');
     expect(primary.available()).toBe(true);
-    expect(router.pick('VIBER', '79161234560')?.id).toBe('primary');
+    expect(pick()).toBe('primary');
     expect((await primary.submit(message)).kind).toBe('transient');
     // Three failures in a row: out of the route, which now falls back.
     expect(primary.available()).toBe(false);
@@ -83,7 +88,7 @@ describe('circuit breaker of an HTTP provider connector', () => {
       available: false,
       lastError: expect.stringContaining('503'),
     });
-    expect(router.pick('VIBER', '79161234560')?.id).toBe('backup');
+    expect(pick()).toBe('backup');
 
     advance(550);
     expect(primary.available()).toBe(true);
