@@ -21,7 +21,14 @@ import {
   ConnectorStatusWriter,
   statusPollJobs,
 } from './connectors/index.js';
-import { adminRouteRoutes, RouteBook, RouteBookWatcher, routeSeed, routesOfConfig } from './routing/index.js';
+import {
+  adminMarginRoutes,
+  adminRouteRoutes,
+  RouteBook,
+  RouteBookWatcher,
+  routeSeed,
+  routesOfConfig,
+} from './routing/index.js';
 import { type AppContext, NO_DIRECT_ROOM } from './context.js';
 import type { Db } from './db/db.js';
 import { migrate } from './db/migrate.js';
@@ -125,6 +132,7 @@ export const ROUTES: readonly Routes[] = [
   adminTariffRoutes,
   adminConnectorRoutes({ figures: messageQueueFigures }),
   adminRouteRoutes,
+  adminMarginRoutes,
   adminHoldRoutes,
   adminStopListRoutes,
   callbackRoutes,

@@ -43,3 +43,4 @@ export * as fraudHoldMessages from './fraudHoldSql.js';
 export { whatsappWindowOpen, whatsappWindowsOpenOf } from './whatsappWindows.js';
 export { messageCarrierRefund } from './refundSql.js';
 export { messagesOfReceipts, type ReceiptDestination } from './submissionSql.js';
+export { MARGIN_GROUPS, type MarginGroup, type MarginRow, messageMargins } from './marginSql.js';

@@ -4,3 +4,4 @@ export { RouteBook, RouteBookWatcher } from './routeBook.js';
 export { adminRouteRoutes } from './routeRoutes.js';
 export { routeSeed } from './routeSql.js';
 export { routesOfConfig } from './routeInput.js';
+export { adminMarginRoutes } from './marginRoutes.js';

@@ -7903,6 +7903,761 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/routes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Routes, highest priority first, by channel or by an account they name */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    per_page?: number;
+                    channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                    accountId?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: number;
+                                priority: number;
+                                match: {
+                                    channelType: string;
+                                    accountIds?: (string | number)[];
+                                    trafficTypes?: (string | number)[];
+                                    senderNames?: (string | number)[];
+                                    prefixes?: (string | number)[];
+                                    countries?: (string | number)[];
+                                    operators?: (string | number)[];
+                                };
+                                connectors: {
+                                    connectorId: string;
+                                    weight?: number;
+                                    buyPrice?: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                }[];
+                                strategy: string;
+                                reroute: {
+                                    errorCodes: number[];
+                                    onUndelivered: boolean;
+                                    max: number;
+                                } | null;
+                                quality: {
+                                    minDeliveryRate: number;
+                                    windowSeconds: number;
+                                } | null;
+                                createdTime: string;
+                                updatedTime: string;
+                            }[];
+                            page: number;
+                            per_page: number;
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Add a route: effective in every process within seconds */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        priority?: number;
+                        match: {
+                            /** @enum {unknown} */
+                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                            accountIds?: number[];
+                            trafficTypes?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                            senderNames?: string[];
+                            prefixes?: string[];
+                            countries?: string[];
+                            operators?: string[];
+                        };
+                        connectors: {
+                            connectorId: string;
+                            /** @description `weighted`: its share (1) */
+                            weight?: number;
+                            buyPrice?: {
+                                /** @description per part sent */
+                                amount: number;
+                                currency: string;
+                            };
+                        }[];
+                        /**
+                         * @description ordered when not given
+                         * @enum {unknown}
+                         */
+                        strategy?: "ordered" | "weighted" | "cheapest";
+                        reroute?: {
+                            errorCodes?: number[];
+                            /** @description false when not given */
+                            onUndelivered?: boolean;
+                            /** @description 1 when not given */
+                            max?: number;
+                        } | null;
+                        quality?: {
+                            minDeliveryRate: number;
+                            windowSeconds: number;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            priority: number;
+                            match: {
+                                channelType: string;
+                                accountIds?: (string | number)[];
+                                trafficTypes?: (string | number)[];
+                                senderNames?: (string | number)[];
+                                prefixes?: (string | number)[];
+                                countries?: (string | number)[];
+                                operators?: (string | number)[];
+                            };
+                            connectors: {
+                                connectorId: string;
+                                weight?: number;
+                                buyPrice?: {
+                                    amount: number;
+                                    currency: string;
+                                };
+                            }[];
+                            strategy: string;
+                            reroute: {
+                                errorCodes: number[];
+                                onUndelivered: boolean;
+                                max: number;
+                            } | null;
+                            quality: {
+                                minDeliveryRate: number;
+                                windowSeconds: number;
+                            } | null;
+                            createdTime: string;
+                            updatedTime: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/routes/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a message would get now: its route, connector, operator, buy and sell price and margin per part
+         * @description Amounts per part in the sale's currency (the account's tariff, else the default one); a buy price in another currency is converted at HERALD_EXCHANGE_RATES, and refused (422) without a rate.
+         */
+        get: {
+            parameters: {
+                query: {
+                    destination: string;
+                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                    accountId?: number;
+                    senderName?: string;
+                    trafficType?: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            routeId: number;
+                            /** @description the connector the message would go by now; null while none of the route is up */
+                            connectorId: string | null;
+                            operator: string | null;
+                            buyPrice: number | null;
+                            sellPrice: number | null;
+                            margin: number | null;
+                            /** @description of the three amounts (per part) */
+                            currency: string | null;
+                            /** @description the route's connectors in the order they would be tried now (the ones not up last) */
+                            connectors: {
+                                connectorId: string;
+                                up: boolean;
+                                deliveryRate: number | null;
+                                buyPrice: {
+                                    amount: number;
+                                    currency: string;
+                                } | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/routes/reorder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give routes priorities in the order listed (the first the highest)
+         * @description The routes listed get priorities from `top` (default: the highest priority among them) down by one; routes not listed keep theirs.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        ids: number[];
+                        top?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                id: number;
+                                priority: number;
+                                match: {
+                                    channelType: string;
+                                    accountIds?: (string | number)[];
+                                    trafficTypes?: (string | number)[];
+                                    senderNames?: (string | number)[];
+                                    prefixes?: (string | number)[];
+                                    countries?: (string | number)[];
+                                    operators?: (string | number)[];
+                                };
+                                connectors: {
+                                    connectorId: string;
+                                    weight?: number;
+                                    buyPrice?: {
+                                        amount: number;
+                                        currency: string;
+                                    };
+                                }[];
+                                strategy: string;
+                                reroute: {
+                                    errorCodes: number[];
+                                    onUndelivered: boolean;
+                                    max: number;
+                                } | null;
+                                quality: {
+                                    minDeliveryRate: number;
+                                    windowSeconds: number;
+                                } | null;
+                                createdTime: string;
+                                updatedTime: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/routes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A route */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            priority: number;
+                            match: {
+                                channelType: string;
+                                accountIds?: (string | number)[];
+                                trafficTypes?: (string | number)[];
+                                senderNames?: (string | number)[];
+                                prefixes?: (string | number)[];
+                                countries?: (string | number)[];
+                                operators?: (string | number)[];
+                            };
+                            connectors: {
+                                connectorId: string;
+                                weight?: number;
+                                buyPrice?: {
+                                    amount: number;
+                                    currency: string;
+                                };
+                            }[];
+                            strategy: string;
+                            reroute: {
+                                errorCodes: number[];
+                                onUndelivered: boolean;
+                                max: number;
+                            } | null;
+                            quality: {
+                                minDeliveryRate: number;
+                                windowSeconds: number;
+                            } | null;
+                            createdTime: string;
+                            updatedTime: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Remove a route */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change a route: fields given replace the route's; match merges field by field (null removes one) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        priority?: number;
+                        match?: {
+                            /** @enum {unknown} */
+                            channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                            accountIds?: number[] | null;
+                            trafficTypes?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
+                            senderNames?: string[] | null;
+                            prefixes?: string[] | null;
+                            countries?: string[] | null;
+                            operators?: string[] | null;
+                        };
+                        connectors?: {
+                            connectorId: string;
+                            /** @description `weighted`: its share (1) */
+                            weight?: number;
+                            buyPrice?: {
+                                /** @description per part sent */
+                                amount: number;
+                                currency: string;
+                            };
+                        }[];
+                        /** @enum {unknown} */
+                        strategy?: "ordered" | "weighted" | "cheapest";
+                        reroute?: {
+                            errorCodes?: number[];
+                            /** @description false when not given */
+                            onUndelivered?: boolean;
+                            /** @description 1 when not given */
+                            max?: number;
+                        } | null;
+                        quality?: {
+                            minDeliveryRate: number;
+                            windowSeconds: number;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            priority: number;
+                            match: {
+                                channelType: string;
+                                accountIds?: (string | number)[];
+                                trafficTypes?: (string | number)[];
+                                senderNames?: (string | number)[];
+                                prefixes?: (string | number)[];
+                                countries?: (string | number)[];
+                                operators?: (string | number)[];
+                            };
+                            connectors: {
+                                connectorId: string;
+                                weight?: number;
+                                buyPrice?: {
+                                    amount: number;
+                                    currency: string;
+                                };
+                            }[];
+                            strategy: string;
+                            reroute: {
+                                errorCodes: number[];
+                                onUndelivered: boolean;
+                                max: number;
+                            } | null;
+                            quality: {
+                                minDeliveryRate: number;
+                                windowSeconds: number;
+                            } | null;
+                            createdTime: string;
+                            updatedTime: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/admin/v1/reports/margin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Margins of the messages sent in a period, by account, route, connector or day
+         * @description Messages created in [from, to) and sent; at most 31 days (30 by default).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description ISO 8601 time or date (default: 30 days before to) */
+                    from?: string;
+                    /** @description ISO 8601 time or date (default: now) */
+                    to?: string;
+                    groupBy: "account" | "route" | "connector" | "day";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            from: string;
+                            to: string;
+                            /** @enum {unknown} */
+                            groupBy: "account" | "route" | "connector" | "day";
+                            items: {
+                                /** @description the account's id, the route's id ('none': sent without a route of the table), the connector, or the UTC day */
+                                key: string;
+                                /** @description the sale's: the accounts' currency */
+                                currency: string;
+                                /** @description parts sent */
+                                parts: number;
+                                /** @description in the currency of the item */
+                                sell: number;
+                                /** @description in the currency of the item */
+                                buy: number;
+                                /** @description in the currency of the item */
+                                margin: number;
+                                /** @description parts sent by a route connector without a buy price (counted as 0) */
+                                unpriced: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/holds": {
         parameters: {
             query?: never;
