@@ -6,6 +6,7 @@ export type {
   InboundSink,
   OutboundMessage,
   ReceiptSink,
+  SubmitOutcome,
   TelegramChats,
 } from './connector.js';
 export {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { DirectHandOver } from '../context.js';
-import type { Connector, OutboundMessage } from '../connectors/index.js';
+import type { Connector, OutboundMessage, SubmitOutcome } from '../connectors/index.js';
 import type { Db } from '../db/db.js';
 import { lookupSubscriber, type NumberingPlan } from '../numbering/index.js';
 import { isUnconstrained, messageWindow, nextAllowedInstant, type SendWindow } from '../schedule/index.js';
@@ -14,7 +14,7 @@ import {
   whatsappWindowsOpenOf,
 } from '../messages/index.js';
 import { fromMicros, toMicros } from '../money/index.js';
-import type { RouteBook, RouteConnector } from '../routing/index.js';
+import type { Route, RouteBook, RouteConnector } from '../routing/index.js';
 import { type Channel, CHANNELS } from '../shared/channels.js';
 import { stopListMatchOfAccounts } from '../stoplists/index.js';
 import { DUE_LEFT_POLL_MS, ERROR_POLL_MS, Loop } from '../shared/loop.js';
@@ -90,6 +90,8 @@ export class Submitter extends Loop {
   claimed = 0;
   /** Messages found on a stop list when their turn to be sent came (unsent 453), for the metrics. */
   stopListed = 0;
+  /** Refusals that sent a message on through the next connector of its route (DESIGN 21), for the metrics. */
+  rerouted = 0;
   /** For tests: `claimed` fires at the end of each claim round with the number of messages it took. */
   readonly testSignals = { claimed: new TestSignal<number>() };
 
@@ -376,8 +378,8 @@ export class Submitter extends Loop {
       );
       return;
     }
-    const connector = this.deps.connectors.get(via.connectorId)!;
-    const outcome = await connector.submit(outbound(message, now));
+    const { via: used, outcome } = await this.submitRerouting(message, routing.route, routing.order, now);
+    const connector = this.deps.connectors.get(used.connectorId)!;
     const at = clock.now();
     switch (outcome.kind) {
       case 'accepted': {
@@ -389,7 +391,7 @@ export class Submitter extends Loop {
           readTracked: isReadTracked(message.channel_type, message.content),
           ...(outcome.final ? { receiptsFollow: false } : {}),
           ...(outcome.buyPrice === undefined ? {} : { buyPrice: outcome.buyPrice }),
-          route: { id: routing.route.id, buyPrice: buyPriceOf(via, message.total_parts) },
+          route: { id: routing.route.id, buyPrice: buyPriceOf(used, message.total_parts) },
           ...(outcome.pollUntil === undefined ? {} : { pollUntil: outcome.pollUntil }),
         });
         if (!outcome.final) return sent;
@@ -412,6 +414,37 @@ export class Submitter extends Loop {
           outcome.errorCode ?? DELIVERY_ERRORS.deadlinePassed,
         );
         return;
+    }
+  }
+
+  /**
+   * Submits through the route's first connector; while the answer is a refusal the route's reroute lists (DESIGN 21)
+   * and tries are left, through the next one, at once and unseen by the client: the message stays `sending`, and only
+   * the last answer is recorded. Refusals after receipts (undelivered) are not rerouted here.
+   */
+  private async submitRerouting(
+    message: ClaimedMessage,
+    route: Route,
+    order: readonly RouteConnector[],
+    now: Date,
+  ): Promise<{ via: RouteConnector; outcome: SubmitOutcome }> {
+    const codes = new Set(route.reroute?.errorCodes ?? []);
+    const max = route.reroute?.max ?? 0;
+    for (let i = 0; ; i++) {
+      const via = order[i]!;
+      const outcome = await this.deps.connectors.get(via.connectorId)!.submit(outbound(message, now));
+      const again =
+        outcome.kind === 'permanent' &&
+        codes.has(outcome.errorCode) &&
+        i < max &&
+        i + 1 < order.length &&
+        this.deps.clock.now().getTime() < message.deadline_ms;
+      if (!again) return { via, outcome };
+      this.rerouted++;
+      this.deps.log.debug(
+        { messageUuid: message.id, connectorId: via.connectorId, errorCode: outcome.errorCode, routeId: route.id },
+        'refused; rerouted to the next connector of the route',
+      );
     }
   }
 

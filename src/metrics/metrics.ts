@@ -197,6 +197,13 @@ export class Metrics {
       ],
     );
     absoluteCounter(
+      'herald_reroutes_total',
+      'Refusals that sent a message on through the next connector of its route (DESIGN 21; this process)',
+      [],
+      registers,
+      () => [[{}, sources.submitter()?.rerouted ?? 0]],
+    );
+    absoluteCounter(
       'herald_callback_deliveries_total',
       'Callback deliveries by result (this process)',
       ['result'],

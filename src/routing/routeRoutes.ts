@@ -66,6 +66,8 @@ export function configuredConnectors(ctx: AppContext): Map<string, Channel> {
 
 /** The operator's routes (DESIGN 21): create, list, get, change, delete, reorder, and what a message would get. */
 export const adminRouteRoutes: Routes = (app, ctx) => {
+  // After a change, this process's book is loaded again at once (the others hear of it by the wake-up): a message
+  // sent through this process right after the answer goes by the new routes.
   const onRequest = requireAdmin(ctx);
   const security = [{ adminToken: [] }];
   const tags = ['Operator: routes'];
@@ -98,6 +100,7 @@ export const adminRouteRoutes: Routes = (app, ctx) => {
         if ((await routeCount(tx)) >= ROUTES_MAX) throw herald('conflict', { reason: `At most ${ROUTES_MAX} routes` });
         return (await routeInsert(tx, [fields], ctx.clock.now()))[0]!;
       });
+      await ctx.routeBook.load();
       return reply.status(201).send(routeToApi(route));
     },
   );
@@ -177,6 +180,7 @@ export const adminRouteRoutes: Routes = (app, ctx) => {
         throw herald('unprocessable', { reason: `top: ${top} puts the last route below -1000000` });
       const result = await ctx.db.transaction((tx) => routeReorder(tx, ids, top, ctx.clock.now()));
       if ('missing' in result) throw herald('notFound', { what: `Route ${result.missing.join(', ')}` });
+      await ctx.routeBook.load();
       return { items: result.routes.map(routeToApi) };
     },
   );
@@ -222,6 +226,7 @@ export const adminRouteRoutes: Routes = (app, ctx) => {
         await accountsExist(fields);
         return routeUpdate(tx, before.id, fields, ctx.clock.now());
       });
+      await ctx.routeBook.load();
       return routeToApi(route!);
     },
   );
@@ -241,6 +246,7 @@ export const adminRouteRoutes: Routes = (app, ctx) => {
     async (request, reply) => {
       const deleted = await ctx.db.transaction((tx) => routeDelete(tx, request.params.id));
       if (!deleted) throw herald('notFound', { what: `Route ${request.params.id}` });
+      await ctx.routeBook.load();
       return reply.status(204).send(null);
     },
   );

@@ -1,0 +1,163 @@
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
+import type { ConfigFile } from '../../src/config/configFile.js';
+import type { SmppConnectorConfig } from '../../src/connectors/connectorConfig.js';
+import type { SmppConnector } from '../../src/connectors/smpp/smppConnector.js';
+import { type Herald, startHerald } from '../../src/main.js';
+import { SmscSimulator } from '../../src/simulators/smscSimulator.js';
+import { TestClock } from '../helpers/clock.js';
+import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
+import { call } from '../helpers/http.js';
+import { Receiver } from '../helpers/receiver.js';
+import { untilCallbackRound, untilWritten } from '../helpers/signals.js';
+import { ADMIN_TOKEN, sendVia } from '../helpers/testHerald.js';
+
+/** ESME_RINVDSTADR: the refusal the first carrier answers every submission with. */
+const INVALID_DESTINATION = 0x0b;
+
+const smppConnector = (id: string, port: number): SmppConnectorConfig => ({
+  id,
+  type: 'smpp',
+  host: '127.0.0.1',
+  port,
+  systemId: 'herald',
+  password: 'pw',
+  systemType: '',
+  window: 50,
+  mps: 5000,
+  enquireLinkSeconds: 30,
+  responseTimeoutSeconds: 30,
+  reconnectMinMs: 100,
+  reconnectMaxMs: 500,
+});
+
+// DESIGN 21: a message refused by its route's first connector with an error code the route lists goes on through the
+// next one; the client sees one message, sent and delivered, one price, and no callback of the refusal.
+describe.each(ENGINES)('reroute on a refusal (%s)', (engine) => {
+  let testDb: TestDb;
+  let herald: Herald;
+  let token: string;
+  const clock = new TestClock('2026-03-10T09:00:00Z');
+  const [first, second, third] = [0, 1, 2].map(
+    () => new SmscSimulator({ systemId: 'herald', password: 'pw', delayMs: 5 }),
+  );
+  const receiver = new Receiver();
+  const admin = { auth: `Bearer ${ADMIN_TOKEN}` };
+
+  const row = async (id: string) =>
+    (
+      await testDb.db.query<{ status: string; connector_id: string; error_code: number | null; price: string }>(
+        'SELECT status, connector_id, error_code, price::text AS price FROM messages WHERE id = $1',
+        [id],
+      )
+    )[0]!;
+  const send = (destination: string, content: string): Promise<string[]> =>
+    sendVia({ call: (method, path, options) => call(herald.url!, method, path, options) }, token, [
+      { channelType: 'SMS', senderName: 'Shop', destination, content, callbackUrl: receiver.url },
+    ]);
+  const eventsOf = (id: string) => receiver.events().filter((e) => e.message_uuid === id);
+
+  beforeAll(async () => {
+    for (const s of [first!, second!, third!]) await s.start();
+    await receiver.start();
+    testDb = await openTestDb(engine);
+    const configFile: ConfigFile = {
+      connectors: [
+        smppConnector('first', first!.port),
+        smppConnector('second', second!.port),
+        smppConnector('third', third!.port),
+      ],
+      routes: [],
+      tariffs: [{ channelType: 'SMS', price: 2.5, currency: 'RUB' }],
+    };
+    herald = await startHerald({
+      config: loadConfig({
+        HERALD_PORT: '0',
+        HERALD_DEMO: 'false',
+        HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
+        HERALD_SIMULATORS: 'off',
+        HERALD_LOG_LEVEL: 'silent',
+        HERALD_PUMPING_MODE: 'off',
+        HERALD_CALLBACK_ALLOW_PRIVATE: 'true',
+      }),
+      role: 'all',
+      clock,
+      db: testDb.db,
+      log: pino({ level: 'silent' }),
+      configFile,
+      submitter: { pollMs: 50 },
+      callbackSender: { pollMs: 50, timeoutMs: 1000 },
+    });
+    for (const c of herald.connectors) await (c as SmppConnector).waitBound(5000);
+    const account = await call(herald.url!, 'POST', '/admin/v1/accounts', { ...admin, body: { name: 'reroute' } });
+    await call(herald.url!, 'POST', `/admin/v1/accounts/${account.body.id}/sender-names`, {
+      ...admin,
+      body: { channelType: 'SMS', name: 'Shop' },
+    });
+    await call(herald.url!, 'POST', `/admin/v1/accounts/${account.body.id}/balance`, {
+      ...admin,
+      body: { amount: 1000, currency: 'RUB' },
+    });
+    token = account.body.tokens.traffic;
+    const route = (prefix: string, connectors: string[], reroute: unknown) =>
+      call(herald.url!, 'POST', '/admin/v1/routes', {
+        ...admin,
+        body: {
+          match: { channelType: 'SMS', prefixes: [prefix] },
+          connectors: connectors.map((connectorId) => ({ connectorId })),
+          ...(reroute ? { reroute } : {}),
+        },
+      });
+    // 79161: reroutes on the refusal once; 79162: does not; 79163: reroutes once, over three refusing carriers.
+    for (const [prefix, connectors, reroute] of [
+      ['79161', ['first', 'second'], { errorCodes: [INVALID_DESTINATION] }],
+      ['79162', ['first', 'second'], null],
+      ['79163', ['first', 'third'], { errorCodes: [INVALID_DESTINATION], max: 1 }],
+    ] as const) {
+      const created = await route(prefix, [...connectors], reroute);
+      expect(created.status).toBe(201);
+    }
+    first!.refuseSubmissions(INVALID_DESTINATION);
+  });
+  afterAll(async () => {
+    await herald?.close();
+    await testDb?.drop();
+    for (const s of [first, second, third]) await s?.stop();
+    await receiver.stop();
+  });
+
+  it('sends through the next connector: one message, delivered, one price, no callback of the refusal', async () => {
+    const [id] = await send('79161234566', 'rerouted');
+    await untilWritten(herald, async () => (await row(id!)).status === 'delivered');
+    expect(await row(id!)).toMatchObject({ status: 'delivered', connector_id: 'second', error_code: null });
+    expect(first!.submissions.map((s) => s.text)).toContain('rerouted');
+    expect(second!.submissions.map((s) => s.text)).toEqual(['rerouted']);
+    await untilCallbackRound(herald, () => eventsOf(id!).some((e) => e.callback_event === 'delivered'));
+    // As any message sent once: its delivery, and nothing of the refusal.
+    expect(eventsOf(id!).map((e) => [e.callback_event, e.status])).toEqual([['delivered', 'delivered']]);
+    const message = await call(herald.url!, 'GET', `/api/v1/message/${id}`, { token });
+    expect(message.body).toMatchObject({ status: 'delivered', price: { totalPrice: 2.5, final: true } });
+    expect((await row(id!)).price).toBe('2.500000');
+  });
+
+  it('ends unsent with the carrier code, refunded, when the route does not reroute on it', async () => {
+    const [id] = await send('79162234566', 'not rerouted');
+    await untilWritten(herald, async () => (await row(id!)).status === 'unsent');
+    expect(await row(id!)).toMatchObject({ status: 'unsent', connector_id: null, error_code: INVALID_DESTINATION });
+    expect(second!.submissions.map((s) => s.text)).not.toContain('not rerouted');
+  });
+
+  it('reroutes at most `max` times: refused by the next connector too, it ends unsent', async () => {
+    third!.refuseSubmissions(INVALID_DESTINATION);
+    try {
+      const [id] = await send('79163234566', 'refused twice');
+      await untilWritten(herald, async () => (await row(id!)).status === 'unsent');
+      expect((await row(id!)).error_code).toBe(INVALID_DESTINATION);
+      expect(first!.submissions.filter((s) => s.text === 'refused twice')).toHaveLength(1);
+      expect(third!.submissions.filter((s) => s.text === 'refused twice')).toHaveLength(1);
+    } finally {
+      third!.refuseSubmissions(undefined);
+    }
+  });
+});
