@@ -38,9 +38,9 @@ export interface RouteConnector {
 }
 
 export interface Reroute {
-  /** Error codes of an `unsent` or `undelivered` outcome that send the message again through the next connector. */
+  /** A connector's refusal codes at submission that send the message on through the route's next connector. */
   readonly errorCodes: readonly number[];
-  /** Any `undelivered` outcome does too. */
+  /** Any `undelivered` receipt would too: refused by the API until rerouting after receipts is built. */
   readonly onUndelivered: boolean;
   /** How many times one message may go again (1-3). */
   readonly max: number;
@@ -93,5 +93,5 @@ export const MATCH_FIELDS = [
 /** How many match fields a route gives (its channel aside). */
 export const specificityOf = (match: RouteMatch): number => MATCH_FIELDS.filter((f) => match[f] !== null).length;
 
-/** Operators are compared without regard to case: an operator types "mts" for the plan's "МТС"'s Latin cousins. */
+/** Operators are compared without regard to case: the plan writes МЕГАФОН, an operator may type МегаФон. */
 export const operatorKey = (operator: string): string => operator.toLocaleLowerCase('ru');

@@ -8030,8 +8030,9 @@ export interface paths {
                          */
                         strategy?: "ordered" | "weighted" | "cheapest";
                         reroute?: {
+                            /** @description a connector's refusal codes at submission (SMPP command_status, a provider's error code) */
                             errorCodes?: number[];
-                            /** @description false when not given */
+                            /** @description false when not given; true is refused until rerouting after receipts is built */
                             onUndelivered?: boolean;
                             /** @description 1 when not given */
                             max?: number;
@@ -8488,8 +8489,9 @@ export interface paths {
                         /** @enum {unknown} */
                         strategy?: "ordered" | "weighted" | "cheapest";
                         reroute?: {
+                            /** @description a connector's refusal codes at submission (SMPP command_status, a provider's error code) */
                             errorCodes?: number[];
-                            /** @description false when not given */
+                            /** @description false when not given; true is refused until rerouting after receipts is built */
                             onUndelivered?: boolean;
                             /** @description 1 when not given */
                             max?: number;
