@@ -378,6 +378,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       routeWatcher.start();
       closers.push(() => routeWatcher.stop());
       routeChanged = () => routeWatcher.changed();
+      writer.onRerouted = () => wakeup.notify();
       submitter = new Submitter(
         {
           db: workDb,

@@ -66,6 +66,8 @@ export interface WriterStats {
   orphaned: number;
   ignored: number;
   failures: number;
+  /** Messages a carrier's failure sent on through their route's next connector (DESIGN 21). */
+  rerouted: number;
 }
 
 /**
@@ -96,7 +98,11 @@ export class DeliveryWriter {
     orphaned: 0,
     ignored: 0,
     failures: 0,
+    /** Messages a carrier's failure sent on through their route's next connector (DESIGN 21). */
+    rerouted: 0,
   };
+  /** Called after a batch that rerouted messages (DESIGN 21) committed: main.ts wakes the submitter. */
+  onRerouted: (() => void) | undefined;
   /** For tests: `flushed` fires after each committed batch with the number of records it wrote. */
   readonly testSignals = { flushed: new TestSignal<number>() };
 
@@ -216,8 +222,11 @@ export class DeliveryWriter {
     const outcomes = messageOutcomes({ ...batch, known, receipts: dbReceipts });
     const ended: StepOutcome[] = [];
     let created = NO_STEPS_CREATED;
+    let rerouted = 0;
     const run = async (q: Queryable): Promise<void> => {
       const recorded = await messageRecordOutcomes(q, outcomes, ended);
+      rerouted = recorded.rerouted;
+      this.stats.rerouted += rerouted;
       this.stats.orphaned += recorded.orphaned;
       this.stats.ignored += recorded.ignored;
       if (ended.length > 0 && this.hooks) created = await this.hooks.stepsEnded(q, ended, this.clock.now());
@@ -229,6 +238,8 @@ export class DeliveryWriter {
       if (!outcomes.severalStatements && !(cascade && this.hooks)) await run(this.db);
       else await this.db.transaction(run);
       created.committed();
+      // Messages a carrier's failure rerouted are due now: the submitter is told, as for a retry.
+      if (rerouted > 0) this.onRerouted?.();
     } finally {
       created.close();
     }

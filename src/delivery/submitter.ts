@@ -20,7 +20,7 @@ import { stopListMatchOfAccounts } from '../stoplists/index.js';
 import { DUE_LEFT_POLL_MS, ERROR_POLL_MS, Loop } from '../shared/loop.js';
 import { TestSignal } from '../shared/testSignal.js';
 import { type Clock, nowMs } from '../util/clock.js';
-import type { DeliveryWriter } from './deliveryWriter.js';
+import type { DeliveryWriter, StatusRecord } from './deliveryWriter.js';
 import type { Wakeup } from './wakeup.js';
 
 export interface SubmitterOptions {
@@ -324,7 +324,7 @@ export class Submitter extends Loop {
     const now = clock.now();
     const ref = { accountId: message.account_id, id: message.id, cascade: message.cascade_id !== null };
     if (message.planned_send_ms === null) {
-      await writer.status({
+      await this.end(message, {
         ...ref,
         status: 'unsent',
         at: now,
@@ -334,7 +334,7 @@ export class Submitter extends Loop {
       return;
     }
     if (now.getTime() > message.deadline_ms) {
-      await writer.status({
+      await this.end(message, {
         ...ref,
         status: 'unsent',
         at: now,
@@ -345,14 +345,14 @@ export class Submitter extends Loop {
     }
     if (refusal) {
       if (refusal === STOP_LISTED) this.stopListed++;
-      await writer.status({ ...ref, status: 'unsent', at: now, ...refusal });
+      await this.end(message, { ...ref, status: 'unsent', at: now, ...refusal });
       return;
     }
     const window = this.windowOf(message);
     if (!isUnconstrained(window)) {
       const next = nextAllowedInstant(window, now.getTime(), message.deadline_ms);
       if (next === null) {
-        await writer.status({
+        await this.end(message, {
           ...ref,
           status: 'unsent',
           at: now,
@@ -403,7 +403,7 @@ export class Submitter extends Loop {
         return;
       }
       case 'permanent':
-        await writer.status({ ...ref, status: 'unsent', at, errorCode: outcome.errorCode, detail: outcome.reason });
+        await this.end(message, { ...ref, status: 'unsent', at, errorCode: outcome.errorCode, detail: outcome.reason });
         return;
       case 'transient':
         await this.retryOrGiveUp(
@@ -429,7 +429,8 @@ export class Submitter extends Loop {
     now: Date,
   ): Promise<{ via: RouteConnector; outcome: SubmitOutcome }> {
     const codes = new Set(route.reroute?.errorCodes ?? []);
-    const max = route.reroute?.max ?? 0;
+    // Rerouted after a receipt already: those tries count too.
+    const max = (route.reroute?.max ?? 0) - (message.reroute?.from.length ?? 0);
     for (let i = 0; ; i++) {
       const via = order[i]!;
       const outcome = await this.deps.connectors.get(via.connectorId)!.submit(outbound(message, now));
@@ -448,6 +449,21 @@ export class Submitter extends Loop {
     }
   }
 
+  /**
+   * Records a message that will not be sent. One a carrier's failure rerouted (DESIGN 21) was sent once, as its client
+   * was told: it ends with that failure, not as unsent.
+   */
+  private end(message: ClaimedMessage, record: StatusRecord): Promise<void> {
+    const failed = message.reroute;
+    if (!failed) return this.deps.writer.status(record);
+    return this.deps.writer.status({
+      ...record,
+      status: failed.status,
+      errorCode: failed.errorCode,
+      detail: `rerouted from ${failed.from.join(', ')}, then ${record.detail ?? `error ${record.errorCode}`}`,
+    });
+  }
+
   /** The message's route and its connectors usable now (up, carrying its content), in the order to try them. */
   private route(message: ClaimedMessage): ReturnType<RouteBook['choose']> {
     const { connectors, routes } = this.deps;
@@ -463,7 +479,12 @@ export class Submitter extends Loop {
       },
       (id) => {
         const connector = connectors.get(id);
-        return connector !== undefined && connector.available() && (connector.carries?.(message.content) ?? true);
+        return (
+          connector !== undefined &&
+          connector.available() &&
+          (connector.carries?.(message.content) ?? true) &&
+          !message.reroute?.from.includes(id)
+        );
       },
     );
   }
@@ -481,7 +502,7 @@ export class Submitter extends Loop {
     const ref = { accountId: message.account_id, id: message.id, cascade: message.cascade_id !== null };
     const next = nextAllowedInstant(this.windowOf(message), now.getTime() + retryAfterMs, message.deadline_ms);
     if (next === null) {
-      await this.deps.writer.status({
+      await this.end(message, {
         ...ref,
         status: 'unsent',
         at: now,

@@ -33,6 +33,15 @@ export interface ClaimedMessage {
   /** The cascade the message is a step of (its outcome may create the next step), or null. */
   cascade_id: string | null;
   traffic_type: TrafficType;
+  /** Set when a carrier's failure rerouted it (DESIGN 21): the connectors not to try again, the failure to end with. */
+  reroute: Reroute | null;
+}
+
+/** A rerouted message's record (messages.reroute). */
+export interface Reroute {
+  readonly from: readonly string[];
+  readonly status: 'undelivered' | 'unsent';
+  readonly errorCode: number | null;
 }
 
 /** Traffic types in the order due messages are claimed; the first two are urgent (see messageClaimDue). */
@@ -113,7 +122,7 @@ export async function messageClaimDue(
        m.template_id, (extract(epoch FROM m.deadline_at) * 1000)::float8 AS deadline_ms,
        (extract(epoch FROM coalesce(m.expires_at, m.deadline_at)) * 1000)::float8 AS expires_ms,
        (extract(epoch FROM m.planned_send_at) * 1000)::float8 AS planned_send_ms, m.attempts, m.cascade_id,
-       m.traffic_type, due.rank`,
+       m.traffic_type, m.reroute, due.rank`,
     [
       now,
       limits.total,

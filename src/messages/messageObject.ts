@@ -105,7 +105,8 @@ export function messageToApi(row: MessageRow): MessageApi {
     plannedSendTime: isoUtc(row.planned_send_at),
     sentTime: isoUtc(row.sent_at),
     statusTime: isoUtc(row.status_at)!,
-    status: row.status,
+    // Sent once, then rerouted by the operator's route (DESIGN 21): its client was told it was sent, and stays told.
+    status: row.status === 'sending' && row.sent_at !== null ? 'sent' : row.status,
     readStatus: row.read_status,
     cascadeMessageUuid: row.cascade_id,
     cascadeStep: row.cascade_step,

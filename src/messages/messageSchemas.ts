@@ -14,6 +14,13 @@ const HistoryEntry = Type.Object(
     connector: Type.Optional(Type.String()),
     retryAt: Type.Optional(Time),
     ignored: Type.Optional(Type.Boolean({ description: 'a late or duplicate receipt that changed nothing' })),
+    rerouted: Type.Optional(
+      Type.Boolean({
+        description:
+          "part of a reroute by the operator's route (docs/routing.md): an attempt abandoned for the next connector, " +
+          'or the sending again through it; no callback comes of it',
+      }),
+    ),
   },
   { additionalProperties: true },
 );

@@ -141,7 +141,11 @@ export function messageOutcomes(batch: Partial<OutcomeBatch>): Outcomes {
   for (const { accountId, id, receipt } of batch.known ?? []) {
     const fact = { status: receipt.state, at: receipt.at, errorCode: receipt.errorCode };
     const pending = transitions.get(id);
-    if (!pending) transitions.set(id, statusTransition({ accountId, id, ...fact, fromReceipt: true }));
+    const own = (): Transition =>
+      statusTransition({ accountId, id, ...fact, fromReceipt: true, receiptConnector: receipt.connectorId });
+    if (!pending) transitions.set(id, own());
+    // Another connector's receipt than the one the pending change sent by: an attempt a reroute abandoned.
+    else if (pending.connectorId !== null && pending.connectorId !== receipt.connectorId) extra.push(own());
     else if (!mergeReceipt(pending, fact)) ignored.push({ accountId, id, status: receipt.state, at: receipt.at });
   }
   const receipts = batch.receipts ?? [];
@@ -160,6 +164,8 @@ export interface RecordedOutcomes {
   readonly orphaned: number;
   /** Receipts that changed nothing. */
   readonly ignored: number;
+  /** Messages a carrier's failure sent on through their route's next connector: due now. */
+  readonly rerouted: number;
 }
 
 /**
@@ -176,18 +182,19 @@ export async function messageRecordOutcomes(
   if (outcomes.severalStatements)
     await messageLockOrdered(q, [...outcomes.transitions, ...(found ? receiptMessages(found) : [])]);
   const ignored = [...outcomes.ignored];
-  const unmoved = await applyTransitions(q, outcomes.transitions, outcomes.submissions, ended);
+  const rerouted: string[] = [];
+  const unmoved = await applyTransitions(q, outcomes.transitions, outcomes.submissions, ended, rerouted);
   for (const t of unmoved)
     for (const r of t.receipts) ignored.push({ accountId: t.accountId, id: t.id, status: r.status, at: r.at });
   let orphaned = 0;
   let ignoredInDb = 0;
   if (found) {
-    const outcome = await applyMatchedReceipts(q, found, ended);
+    const outcome = await applyMatchedReceipts(q, found, ended, rerouted);
     orphaned = outcome.orphaned;
     ignoredInDb = outcome.ignored;
   }
   await messageNoteIgnored(q, ignored);
-  return { orphaned, ignored: ignoredInDb + ignored.length };
+  return { orphaned, ignored: ignoredInDb + ignored.length, rerouted: rerouted.length };
 }
 
 export interface ReceiptOutcome {
@@ -229,7 +236,13 @@ export function receiptTransitions(
     const fact = { status: receipt.state, at: receipt.at, errorCode: receipt.errorCode };
     const pending = byMessage.get(messageId);
     if (pending && mergeReceipt(pending, fact)) continue;
-    const transition = statusTransition({ accountId, id: messageId, ...fact, fromReceipt: true });
+    const transition = statusTransition({
+      accountId,
+      id: messageId,
+      ...fact,
+      fromReceipt: true,
+      receiptConnector: receipt.connectorId,
+    });
     if (pending) more.push(transition);
     else byMessage.set(messageId, transition);
   }
@@ -246,12 +259,13 @@ export async function applyTransitions(
   transitions: readonly Transition[],
   submissions: readonly SubmissionRow[] = [],
   ended?: StepOutcome[],
+  rerouted?: string[],
 ): Promise<Transition[]> {
   const unmoved: Transition[] = [];
   const rounds = roundsOf(transitions);
   if (rounds.length === 0 && submissions.length > 0) rounds.push([]);
   for (const [n, round] of rounds.entries()) {
-    const ids = await messageApplyTransitions(tx, round, n === 0 ? submissions : [], ended);
+    const ids = await messageApplyTransitions(tx, round, n === 0 ? submissions : [], ended, rerouted);
     for (const t of round) if (ids.has(t.id)) unmoved.push(t);
   }
   // A transition that is more than one receipt: a submission with its receipts, or a delivery with its read.
@@ -263,7 +277,7 @@ export async function applyTransitions(
   );
   const stillUnmoved: Transition[] = unmoved.filter((t) => !merged(t));
   for (const round of roundsOf(alone)) {
-    const ids = await messageApplyTransitions(tx, round, [], ended);
+    const ids = await messageApplyTransitions(tx, round, [], ended, rerouted);
     for (const t of round) if (ids.has(t.id)) stillUnmoved.push(t);
   }
   return stillUnmoved;
@@ -324,6 +338,7 @@ export async function applyMatchedReceipts(
   tx: Queryable,
   found: FoundReceipts,
   ended?: StepOutcome[],
+  rerouted?: string[],
 ): Promise<ReceiptOutcome> {
   const { matched, orphaned } = found;
   const single = matched.filter((m) => m.parts === 1);
@@ -332,25 +347,28 @@ export async function applyMatchedReceipts(
   const multipart = matched.filter((m) => m.parts > 1);
   const changedParts: MatchedReceipt[] = [];
   for (const round of partRounds(multipart)) changedParts.push(...(await submissionSetPartStates(tx, round)));
-  const delivered = new Map<string, { accountId: number; id: string; parts: number; at: Date }>();
+  // By message and connector: the parts of an attempt a reroute abandoned are not counted (messageCountDeliveredParts).
+  const delivered = new Map<string, { accountId: number; id: string; connectorId: string; parts: number; at: Date }>();
   for (const part of changedParts) {
     if (part.receipt.state !== 'delivered') {
       perMessage.push(part);
       continue;
     }
-    const entry = delivered.get(part.messageId) ?? {
+    const key = `${part.messageId}\u0000${part.receipt.connectorId}`;
+    const entry = delivered.get(key) ?? {
       accountId: part.accountId,
       id: part.messageId,
+      connectorId: part.receipt.connectorId,
       parts: 0,
       at: part.receipt.at,
     };
     entry.parts++;
     if (part.receipt.at > entry.at) entry.at = part.receipt.at;
-    delivered.set(part.messageId, entry);
+    delivered.set(key, entry);
   }
   const transitions = receiptTransitions(perMessage);
   for (const done of await messageCountDeliveredParts(tx, [...delivered.values()])) {
-    const entry = delivered.get(done.id)!;
+    const entry = delivered.get(`${done.id}\u0000${done.connector_id}`)!;
     // The whole message is delivered: ahead of any read of its parts in this batch.
     transitions.unshift(
       statusTransition({
@@ -360,10 +378,11 @@ export async function applyMatchedReceipts(
         at: entry.at,
         errorCode: null,
         fromReceipt: true,
+        receiptConnector: entry.connectorId,
       }),
     );
   }
-  const unmoved = await applyTransitions(tx, transitions, [], ended);
+  const unmoved = await applyTransitions(tx, transitions, [], ended, rerouted);
   const ignored = unmoved.flatMap((t) =>
     t.receipts.map((r) => ({ accountId: t.accountId, id: t.id, status: r.status, at: r.at })),
   );

@@ -72,6 +72,7 @@ export async function messageApplyTransitions(
   transitions: readonly Transition[],
   submissions: readonly SubmissionRow[] = [],
   ended?: StepOutcome[],
+  rerouted?: string[],
 ): Promise<Set<string>> {
   if (transitions.length === 0 && submissions.length === 0) return new Set();
   const rows = transitions.map((t) => ({
@@ -89,6 +90,9 @@ export async function messageApplyTransitions(
     route_id: t.route?.id,
     buy_price: t.route?.buyPrice?.amount,
     buy_currency: t.route?.buyPrice?.currency,
+    // A carrier's outcome may send the message on through its route's next connector (reroute, DESIGN 21).
+    from_receipt: t.receipts.length > 0 || undefined,
+    receipt_connector: t.receiptConnector ?? (t.receipts.length > 0 ? (t.connectorId ?? undefined) : undefined),
   }));
   const parts = submissions.flatMap((s) =>
     s.carrierIds.map((carrierId, i) => ({
@@ -105,11 +109,11 @@ export async function messageApplyTransitions(
   );
   // Only batches with polled parts carry the statement that records them: the others pay nothing for it.
   const polled = parts.some((p) => p.poll_until !== undefined);
-  const result = await db.query<{ id: string; step: StepOutcomeRow | null }>(
+  const result = await db.query<{ id: string; step: StepOutcomeRow | null; rerouted: boolean }>(
     `WITH r AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(account_id bigint, id uuid, status text, from_statuses text[],
          at timestamptz, error_code integer, connector_id text, sent_at timestamptz, due_at timestamptz, history jsonb,
-         route_id bigint, buy_price numeric, buy_currency text)
+         route_id bigint, buy_price numeric, buy_currency text, from_receipt boolean, receipt_connector text)
      ),
      parts AS (
        INSERT INTO submissions (connector_id, carrier_id, account_id, message_id, part, parts, created_at, buy_price)
@@ -123,40 +127,76 @@ export async function messageApplyTransitions(
      -- throughput (measured on 2,000-row batches).
      locked AS (
        SELECT m.tableoid AS part, m.ctid AS row_id, m.account_id, m.id, m.status, m.read_status, m.price_final,
-         m.price_refunded
+         m.price_refunded, m.connector_id, m.route_id, m.reroute, m.deadline_at
        FROM messages m JOIN r ON m.account_id = r.account_id AND m.id = r.id
        ORDER BY m.account_id, m.id
        FOR UPDATE OF m
      ),
-     change AS (
+     applies AS (
        SELECT r.*, l.part, l.row_id, l.price_final AS was_final, l.price_refunded AS was_refunded,
-         CASE WHEN r.status IN ('read', 'unread') THEN 'delivered' ELSE r.status END AS new_status,
+         CASE WHEN r.status IN ('read', 'unread') THEN 'delivered' ELSE r.status END AS outcome,
          CASE WHEN l.status = 'sending' AND r.status IN ('delivered', 'undelivered', 'read')
                 AND NOT r.history @> '[{"status": "sent"}]'
               THEN jsonb_build_array(jsonb_build_object('status', 'sent', 'at', r.at)) ELSE '[]'::jsonb END
          || CASE WHEN r.status = 'read' AND l.status <> 'delivered' AND NOT r.history @> '[{"status": "delivered"}]'
               THEN jsonb_build_array(jsonb_build_object('status', 'delivered', 'at', r.at)) ELSE '[]'::jsonb END
-         || r.history AS h
+         || r.history AS told,
+         coalesce(r.connector_id, l.connector_id) AS via,
+         -- Rerouted (DESIGN 21): a carrier's failure its route reroutes on, with tries and connectors left, before
+         -- the deadline. The message goes back to the queue for the route's next connector, unseen by the client.
+         r.from_receipt AND r.status IN ('undelivered', 'unsent') AND r.at < l.deadline_at
+           AND coalesce(r.connector_id, l.connector_id) IS NOT NULL
+           AND EXISTS (
+             SELECT 1 FROM routes rt
+             WHERE rt.id = coalesce(r.route_id, l.route_id)
+               AND coalesce(jsonb_array_length(l.reroute->'from'), 0) < (rt.reroute->>'max')::int
+               AND jsonb_array_length(rt.connectors) > coalesce(jsonb_array_length(l.reroute->'from'), 0) + 1
+               AND (((rt.reroute->>'onUndelivered')::boolean AND r.status = 'undelivered')
+                 OR rt.reroute->'errorCodes' @> to_jsonb(r.error_code))
+           ) AS rerouted,
+         -- Sent again after a reroute: the client was told it was sent the first time.
+         l.reroute IS NOT NULL AND r.status = 'sent' AS resent
        FROM r JOIN locked l ON l.account_id = r.account_id AND l.id = r.id
        WHERE l.status = ANY(r.from_statuses) AND (r.status NOT IN ('read', 'unread') OR l.read_status IS NULL)
+         -- A late receipt of a connector the message was rerouted from belongs to an abandoned attempt.
+         AND NOT (r.receipt_connector IS NOT NULL AND coalesce(l.reroute->'from' ? r.receipt_connector, false))
+     ),
+     change AS (
+       SELECT a.*, CASE WHEN a.rerouted THEN 'sending' ELSE a.outcome END AS new_status,
+         -- What the client is not told is kept in the history as ignored entries: no callback comes of them.
+         CASE WHEN a.rerouted OR a.resent
+           THEN (SELECT jsonb_agg(e || '{"ignored": true, "rerouted": true}'::jsonb ORDER BY n)
+             FROM jsonb_array_elements(a.told) WITH ORDINALITY AS x(e, n))
+           ELSE a.told END AS h
+       FROM applies a
      ),
      moved AS (
        UPDATE messages m
        SET status = c.new_status,
-           status_at = CASE WHEN c.status IN ('read', 'unread') AND m.status = 'delivered' THEN m.status_at
-             ELSE c.at END,
+           status_at = CASE WHEN c.rerouted OR (c.status IN ('read', 'unread') AND m.status = 'delivered')
+             THEN m.status_at ELSE c.at END,
            lease_expires_at = NULL,
            price_final = m.price_final OR c.new_status <> 'sending',
            price_refunded = m.price_refunded OR (c.new_status = 'unsent' AND m.price > 0),
-           error_code = coalesce(c.error_code, m.error_code),
+           error_code = CASE WHEN c.rerouted THEN m.error_code ELSE coalesce(c.error_code, m.error_code) END,
+           reroute = CASE WHEN c.rerouted THEN jsonb_build_object(
+               'from', coalesce(m.reroute->'from', '[]'::jsonb) || to_jsonb(c.via),
+               'status', c.status, 'errorCode', c.error_code)
+             ELSE m.reroute END,
+           parts_delivered = CASE WHEN c.rerouted THEN 0 ELSE m.parts_delivered END,
            connector_id = coalesce(c.connector_id, m.connector_id),
            route_id = coalesce(c.route_id, m.route_id),
-           buy_price = coalesce(c.buy_price, m.buy_price),
+           -- A rerouted message's carriers are each paid for what they took: the attempts' prices add up (in one
+           -- currency; else the last attempt's stands).
+           buy_price = CASE WHEN c.resent AND m.buy_currency = c.buy_currency THEN m.buy_price + c.buy_price
+             ELSE coalesce(c.buy_price, m.buy_price) END,
            buy_currency = coalesce(c.buy_currency, m.buy_currency),
-           sent_at = coalesce(c.sent_at, CASE WHEN c.new_status IN ('delivered', 'undelivered')
-             THEN coalesce(m.sent_at, c.at) ELSE m.sent_at END),
+           sent_at = CASE WHEN c.resent THEN m.sent_at
+             ELSE coalesce(c.sent_at, CASE WHEN c.new_status IN ('delivered', 'undelivered')
+               THEN coalesce(m.sent_at, c.at) ELSE m.sent_at END) END,
            read_status = CASE WHEN c.status IN ('read', 'unread') THEN c.status ELSE m.read_status END,
            due_at = CASE
+             WHEN c.rerouted THEN c.at
              WHEN c.due_at IS NOT NULL THEN c.due_at
              WHEN c.new_status = 'sent'
                OR (c.status = 'delivered' AND m.read_status IS NULL AND (m.channel_type = ANY($3::text[])
@@ -175,7 +215,7 @@ export async function messageApplyTransitions(
        RETURNING m.account_id, m.id, m.created_at, m.channel_type, m.callback_target_id, m.callback_events,
          m.cascade_id, m.cascade_step, m.status, m.read_status,
          m.total_parts, m.currency, m.price, c.new_status = 'unsent' AND m.price > 0 AND NOT c.was_refunded AS refund,
-         NOT c.was_final AND c.new_status <> 'sending' AS price_now_final,
+         NOT c.was_final AND c.new_status <> 'sending' AS price_now_final, c.rerouted,
          c.h->0->>'status' = 'unsent' AS unsent_at_once, c.at, c.h
      ),
      ${ledgerCreditCte(REFUNDS, 'refund', 'at')},
@@ -201,14 +241,18 @@ export async function messageApplyTransitions(
      ),
      ${insertEventsCte('events', 'ORDER BY message_id, n')},
      ${dirtyDaysCte('moved')}
-     SELECT r.id, NULL::json AS step FROM r WHERE NOT EXISTS (SELECT 1 FROM moved WHERE moved.id = r.id)
+     SELECT r.id, NULL::json AS step, false AS rerouted FROM r
+     WHERE NOT EXISTS (SELECT 1 FROM moved WHERE moved.id = r.id)
      UNION ALL
-     SELECT mv.id, ${STEP_OUTCOME_JSON} AS step FROM moved mv WHERE ${STEP_ENDED}`,
+     SELECT mv.id, ${STEP_OUTCOME_JSON} AS step, false FROM moved mv WHERE ${STEP_ENDED}
+     UNION ALL
+     SELECT mv.id, NULL, true FROM moved mv WHERE mv.rerouted`,
     [JSON.stringify(sortedForLocks(rows)), JSON.stringify(parts), READ_TRACKED_LIST, DEFAULT_TTL],
   );
   const unmoved = new Set<string>();
   for (const row of result) {
-    if (row.step) ended?.push(stepOutcomeOf(row.id, row.step));
+    if (row.rerouted) rerouted?.push(row.id);
+    else if (row.step) ended?.push(stepOutcomeOf(row.id, row.step));
     else unmoved.add(row.id);
   }
   return unmoved;
@@ -272,11 +316,13 @@ export async function messageNoteIgnored(
  */
 export async function messageCountDeliveredParts(
   db: Queryable,
-  counts: readonly { accountId: number; id: string; parts: number }[],
-): Promise<{ account_id: number; id: string }[]> {
+  counts: readonly { accountId: number; id: string; connectorId: string; parts: number }[],
+): Promise<{ account_id: number; id: string; connector_id: string }[]> {
   if (counts.length === 0) return [];
-  const rows = await db.query<{ account_id: number; id: string; complete: boolean }>(
-    `WITH r AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(account_id bigint, id uuid, parts integer)),
+  const rows = await db.query<{ account_id: number; id: string; connector_id: string; complete: boolean }>(
+    `WITH r AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(account_id bigint, id uuid, connector_id text, parts integer)
+     ),
      locked AS (
        SELECT m.account_id, m.id FROM messages m JOIN r ON m.account_id = r.account_id AND m.id = r.id
        ORDER BY m.account_id, m.id
@@ -285,8 +331,14 @@ export async function messageCountDeliveredParts(
      UPDATE messages m SET parts_delivered = m.parts_delivered + r.parts
      FROM r JOIN locked l ON l.account_id = r.account_id AND l.id = r.id
      WHERE m.account_id = r.account_id AND m.id = r.id
-     RETURNING m.account_id, m.id, m.parts_delivered >= m.total_parts AS complete`,
-    [JSON.stringify(counts.map((c) => ({ account_id: c.accountId, id: c.id, parts: c.parts })))],
+       -- Parts of an attempt a reroute abandoned (DESIGN 21) count for nothing.
+       AND NOT coalesce(m.reroute->'from' ? r.connector_id, false)
+     RETURNING m.account_id, m.id, r.connector_id, m.parts_delivered >= m.total_parts AS complete`,
+    [
+      JSON.stringify(
+        counts.map((c) => ({ account_id: c.accountId, id: c.id, connector_id: c.connectorId, parts: c.parts })),
+      ),
+    ],
   );
   return rows.filter((r) => r.complete);
 }

@@ -10,6 +10,8 @@ export interface HistoryEntry {
   readonly retryAt?: string;
   /** A receipt that changed nothing (late or duplicate). */
   readonly ignored?: boolean;
+  /** An attempt a reroute abandoned (DESIGN 21); ignored too. */
+  readonly rerouted?: boolean;
 }
 
 /** What a transition leads to: an outcome, or `sending` again (a retry). */
@@ -36,6 +38,8 @@ export interface Transition {
   readonly receipts: ReceiptFact[];
   /** A sent transition: the route it went by and what it cost the operator (DESIGN 21, margins). */
   readonly route?: SentRoute;
+  /** A transition from a receipt: the connector that reported it (a rerouted message ignores its old ones). */
+  readonly receiptConnector?: string;
 }
 
 /** The route a message was sent by, and its buy price for all its parts (null: the route names none). */
@@ -115,6 +119,8 @@ export function statusTransition(r: {
   errorCode: number | null;
   detail?: string | undefined;
   fromReceipt?: boolean;
+  /** The connector whose receipt this is. */
+  receiptConnector?: string;
 }): Transition {
   const entry: HistoryEntry = {
     status: r.status,
@@ -134,6 +140,7 @@ export function statusTransition(r: {
     dueAt: null,
     history: [entry],
     receipts: r.fromReceipt ? [{ status: r.status, at: r.at, errorCode: r.errorCode }] : [],
+    ...(r.receiptConnector === undefined ? {} : { receiptConnector: r.receiptConnector }),
   };
 }
 

@@ -198,10 +198,14 @@ export class Metrics {
     );
     absoluteCounter(
       'herald_reroutes_total',
-      'Refusals that sent a message on through the next connector of its route (DESIGN 21; this process)',
-      [],
+      'Messages sent on through the next connector of their route (DESIGN 21; this process), after a refusal at ' +
+        'submission or a failed receipt',
+      ['after'],
       registers,
-      () => [[{}, sources.submitter()?.rerouted ?? 0]],
+      () => [
+        [{ after: 'refusal' }, sources.submitter()?.rerouted ?? 0],
+        [{ after: 'receipt' }, sources.writer.stats.rerouted],
+      ],
     );
     absoluteCounter(
       'herald_callback_deliveries_total',

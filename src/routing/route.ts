@@ -38,9 +38,13 @@ export interface RouteConnector {
 }
 
 export interface Reroute {
-  /** A connector's refusal codes at submission that send the message on through the route's next connector. */
+  /**
+   * Error codes that send the message on through the route's next connector: of a refusal at submission (the
+   * submitter reroutes at once) or of an undelivered or unsent receipt (the receipt's statement puts it back in the
+   * queue, messages/transitionSql.ts).
+   */
   readonly errorCodes: readonly number[];
-  /** Any `undelivered` receipt would too: refused by the API until rerouting after receipts is built. */
+  /** Any `undelivered` receipt does too. */
   readonly onUndelivered: boolean;
   /** How many times one message may go again (1-3). */
   readonly max: number;

@@ -62,11 +62,13 @@ const RerouteBody = Type.Object(
       Type.Array(Type.Integer({ minimum: 0, maximum: 99_999 }), {
         maxItems: 100,
         uniqueItems: true,
-        description: "a connector's refusal codes at submission (SMPP command_status, a provider's error code)",
+        description:
+          "error codes of a refusal at submission (SMPP command_status, a provider's code) or of an undelivered or " +
+          'unsent receipt',
       }),
     ),
     onUndelivered: Type.Optional(
-      Type.Boolean({ description: 'false when not given; true is refused until rerouting after receipts is built' }),
+      Type.Boolean({ description: 'any undelivered receipt reroutes too (false when not given)' }),
     ),
     max: Type.Optional(Type.Integer({ minimum: 1, maximum: 3, description: '1 when not given' })),
   },
@@ -254,9 +256,8 @@ export function routeFault(fields: RouteFields, configured: ReadonlyMap<string, 
   }
   if (fields.reroute) {
     if (fields.connectors.length < 2) return fault('reroute: a route needs a second connector to reroute to');
-    if (fields.reroute.onUndelivered)
-      return fault('reroute.onUndelivered: rerouting after an undelivered receipt is not supported yet');
-    if (fields.reroute.errorCodes.length === 0) return fault('reroute.errorCodes: give the error codes to reroute on');
+    if (fields.reroute.errorCodes.length === 0 && !fields.reroute.onUndelivered)
+      return fault('reroute: give errorCodes, onUndelivered: true, or both');
   }
   return undefined;
 }

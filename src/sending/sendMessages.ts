@@ -262,6 +262,7 @@ function claimedOf(row: NewMessage, accountId: number): ClaimedMessage {
     attempts: 1,
     cascade_id: row.cascade?.id ?? null,
     traffic_type: m.trafficType,
+    reroute: null,
   };
 }
 

@@ -9,7 +9,7 @@ import {
   ShortMessageResp,
   type Tlv,
 } from '../connectors/index.js';
-import { outcomeOf, SIM_UNDELIVERED_ERROR } from './outcomes.js';
+import { outcomeOf, SIM_UNDELIVERED_ERROR, type SimOutcome } from './outcomes.js';
 import { closeServer, listenOn } from './simulatorServers.js';
 import { Timers } from './timers.js';
 import { type Clock, type ClockTimer, nowMs, systemClock } from '../util/clock.js';
@@ -66,6 +66,9 @@ export interface SmscSimulatorOptions {
   readonly receiptIds?: 'hex' | 'decimal';
   /** Receipt ids in upper case with leading zeros to 12 characters, as some SMSCs write them. */
   readonly receiptIdsPadded?: boolean;
+  /** What becomes of a submission by its destination: outcomeOf's last-digit rule by default (one carrier of a test
+   * may fail what another delivers). */
+  readonly outcome?: (destination: string) => SimOutcome;
   /** The error code of an undelivered receipt (SIM_UNDELIVERED_ERROR by default) and the base of its `err:`. */
   readonly undeliveredError?: number;
   readonly receiptErrBase?: 10 | 16;
@@ -396,7 +399,7 @@ export class SmscSimulator {
       session.send(pdu.response({ command_status: refusal }));
       return;
     }
-    const outcome = outcomeOf(destination);
+    const outcome = (this.options.outcome ?? outcomeOf)(destination);
     const idNumber = this.idBase + ++this.counter;
     const messageId = outcome === 'rejected' ? null : this.writeId(idNumber, this.options.submitIds ?? 'hex');
     const source = String(pdu.source_addr);

@@ -42,6 +42,8 @@ describe.each(ENGINES)('reroute on a refusal (%s)', (engine) => {
   const [first, second, third] = [0, 1, 2].map(
     () => new SmscSimulator({ systemId: 'herald', password: 'pw', delayMs: 5 }),
   );
+  // Takes every submission and reports it undelivered (error 1), whatever the number.
+  const failing = new SmscSimulator({ systemId: 'herald', password: 'pw', delayMs: 5, outcome: () => 'undelivered' });
   const receiver = new Receiver();
   const admin = { auth: `Bearer ${ADMIN_TOKEN}` };
 
@@ -59,7 +61,7 @@ describe.each(ENGINES)('reroute on a refusal (%s)', (engine) => {
   const eventsOf = (id: string) => receiver.events().filter((e) => e.message_uuid === id);
 
   beforeAll(async () => {
-    for (const s of [first!, second!, third!]) await s.start();
+    for (const s of [first!, second!, third!, failing]) await s.start();
     await receiver.start();
     testDb = await openTestDb(engine);
     const configFile: ConfigFile = {
@@ -67,6 +69,7 @@ describe.each(ENGINES)('reroute on a refusal (%s)', (engine) => {
         smppConnector('first', first!.port),
         smppConnector('second', second!.port),
         smppConnector('third', third!.port),
+        smppConnector('failing', failing.port),
       ],
       routes: [],
       tariffs: [{ channelType: 'SMS', price: 2.5, currency: 'RUB' }],
@@ -114,6 +117,10 @@ describe.each(ENGINES)('reroute on a refusal (%s)', (engine) => {
       ['79161', ['first', 'second'], { errorCodes: [INVALID_DESTINATION] }],
       ['79162', ['first', 'second'], null],
       ['79163', ['first', 'third'], { errorCodes: [INVALID_DESTINATION], max: 1 }],
+      // After the receipt: any undelivered; the receipt's error code; a code the receipt does not carry.
+      ['79164', ['failing', 'second'], { onUndelivered: true }],
+      ['79165', ['failing', 'second'], { errorCodes: [1] }],
+      ['79166', ['failing', 'second'], { errorCodes: [2] }],
     ] as const) {
       const created = await route(prefix, [...connectors], reroute);
       expect(created.status).toBe(201);
@@ -123,7 +130,7 @@ describe.each(ENGINES)('reroute on a refusal (%s)', (engine) => {
   afterAll(async () => {
     await herald?.close();
     await testDb?.drop();
-    for (const s of [first, second, third]) await s?.stop();
+    for (const s of [first, second, third, failing]) await s?.stop();
     await receiver.stop();
   });
 
@@ -159,5 +166,35 @@ describe.each(ENGINES)('reroute on a refusal (%s)', (engine) => {
     } finally {
       third!.refuseSubmissions(undefined);
     }
+  });
+
+  it('sends on after an undelivered receipt: the client sees it sent, then delivered, and one callback', async () => {
+    for (const destination of ['79164234566', '79165234566']) {
+      const [id] = await send(destination, `receipt ${destination}`);
+      await untilWritten(herald, async () => (await row(id!)).status === 'delivered');
+      expect(await row(id!)).toMatchObject({ connector_id: 'second', error_code: null, price: '2.500000' });
+      expect(failing.submissions.map((s) => s.text)).toContain(`receipt ${destination}`);
+      await untilCallbackRound(herald, () => eventsOf(id!).some((e) => e.callback_event === 'delivered'));
+      expect(eventsOf(id!).map((e) => [e.callback_event, e.status])).toEqual([['delivered', 'delivered']]);
+      const message = (await call(herald.url!, 'GET', `/api/v1/message/${id}`, { token })).body;
+      expect(message).toMatchObject({ status: 'delivered', errorCode: null, price: { totalPrice: 2.5, final: true } });
+      // The abandoned attempt is kept, ignored, in the history: what the operator's route did.
+      const rerouted = message.statusHistory.filter((e: { rerouted?: boolean }) => e.rerouted);
+      expect(rerouted).toEqual(
+        expect.arrayContaining([expect.objectContaining({ status: 'undelivered', errorCode: 1, ignored: true })]),
+      );
+      // The first sending's time stays the message's sent time.
+      const sent = message.statusHistory.find((e: { status: string }) => e.status === 'sent');
+      expect(message.sentTime).toBe(sent.at);
+    }
+  });
+
+  it('keeps an undelivered receipt whose code the route does not list: undelivered, its callback', async () => {
+    const [id] = await send('79166234566', 'not listed');
+    await untilWritten(herald, async () => (await row(id!)).status === 'undelivered');
+    expect(await row(id!)).toMatchObject({ connector_id: 'failing', error_code: 1 });
+    expect(second!.submissions.map((s) => s.text)).not.toContain('not listed');
+    await untilCallbackRound(herald, () => eventsOf(id!).some((e) => e.callback_event === 'delivered'));
+    expect(eventsOf(id!).map((e) => [e.callback_event, e.status])).toEqual([['delivered', 'undelivered']]);
   });
 });

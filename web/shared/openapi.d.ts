@@ -253,6 +253,8 @@ export interface paths {
                                     retryAt?: string;
                                     /** @description a late or duplicate receipt that changed nothing */
                                     ignored?: boolean;
+                                    /** @description part of a reroute by the operator's route (docs/routing.md): an attempt abandoned for the next connector, or the sending again through it; no callback comes of it */
+                                    rerouted?: boolean;
                                 } & {
                                     [key: string]: unknown;
                                 })[];
@@ -801,6 +803,8 @@ export interface paths {
                                         retryAt?: string;
                                         /** @description a late or duplicate receipt that changed nothing */
                                         ignored?: boolean;
+                                        /** @description part of a reroute by the operator's route (docs/routing.md): an attempt abandoned for the next connector, or the sending again through it; no callback comes of it */
+                                        rerouted?: boolean;
                                     } & {
                                         [key: string]: unknown;
                                     })[];
@@ -2437,6 +2441,8 @@ export interface paths {
                                 retryAt?: string;
                                 /** @description a late or duplicate receipt that changed nothing */
                                 ignored?: boolean;
+                                /** @description part of a reroute by the operator's route (docs/routing.md): an attempt abandoned for the next connector, or the sending again through it; no callback comes of it */
+                                rerouted?: boolean;
                             } & {
                                 [key: string]: unknown;
                             })[];
@@ -8030,9 +8036,9 @@ export interface paths {
                          */
                         strategy?: "ordered" | "weighted" | "cheapest";
                         reroute?: {
-                            /** @description a connector's refusal codes at submission (SMPP command_status, a provider's error code) */
+                            /** @description error codes of a refusal at submission (SMPP command_status, a provider's code) or of an undelivered or unsent receipt */
                             errorCodes?: number[];
-                            /** @description false when not given; true is refused until rerouting after receipts is built */
+                            /** @description any undelivered receipt reroutes too (false when not given) */
                             onUndelivered?: boolean;
                             /** @description 1 when not given */
                             max?: number;
@@ -8489,9 +8495,9 @@ export interface paths {
                         /** @enum {unknown} */
                         strategy?: "ordered" | "weighted" | "cheapest";
                         reroute?: {
-                            /** @description a connector's refusal codes at submission (SMPP command_status, a provider's error code) */
+                            /** @description error codes of a refusal at submission (SMPP command_status, a provider's code) or of an undelivered or unsent receipt */
                             errorCodes?: number[];
-                            /** @description false when not given; true is refused until rerouting after receipts is built */
+                            /** @description any undelivered receipt reroutes too (false when not given) */
                             onUndelivered?: boolean;
                             /** @description 1 when not given */
                             max?: number;

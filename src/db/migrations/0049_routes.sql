@@ -27,6 +27,11 @@ INSERT INTO route_book (version, seeded) VALUES (0, false);
 -- the row anyway; not indexed, so that the update stays HOT.
 ALTER TABLE messages ADD COLUMN route_id bigint, ADD COLUMN buy_price numeric, ADD COLUMN buy_currency text;
 
+-- A message a carrier's failure sent on through its route's next connector (DESIGN 21, reroute): the connectors it
+-- was rerouted from, and the failure it would end with if no other connector takes it before its deadline
+-- ({"from": ["smsc-a"], "status": "undelivered", "errorCode": 1}). Null for nearly every message.
+ALTER TABLE messages ADD COLUMN reroute jsonb;
+
 -- Final receipts per connector and minute, added by every worker process (connectors/connectorOutcomes.ts): the
 -- delivery rate a route's quality floor reads, the same in every process. Pruned after a day.
 CREATE TABLE connector_outcomes (
