@@ -45,6 +45,11 @@ export interface EndToEndOptions {
   readonly apiProcesses?: number;
   readonly workerProcesses?: number;
   /**
+   * Readies the schema before the first POST, Herald running and the account made (bench/routing.ts: a route table
+   * and a portability base): given the schema's pool and the first api process's URL.
+   */
+  readonly prepare?: (db: pg.Pool, heraldUrl: string) => Promise<void>;
+  /**
    * Watches the run: called with Herald's processes just before the first POST; its `stop` when the last message is
    * delivered (and called back), while the processes still run. Its figures follow the run's own.
    */
@@ -156,6 +161,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       await patched.body.dump();
     }
     const token = account.tokens.traffic as string;
+    await options.prepare?.(db, herald.url);
 
     const batches = Math.ceil(options.messages / 1000);
     // Built as sent: a million messages' bodies held at once would weigh on the machine under test.

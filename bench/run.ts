@@ -4,6 +4,7 @@ import { benchCascade, type PlainRate } from './cascade.js';
 import { benchDispatch } from './dispatch.js';
 import { benchEndToEnd } from './endToEnd.js';
 import { benchGuards } from './guards.js';
+import { benchRouting } from './routing.js';
 import { benchHostile } from './hostile.js';
 import { benchIdle } from './idle.js';
 import { benchIngest } from './ingest.js';
@@ -29,7 +30,7 @@ import {
 /**
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
- * (ingest,guards,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,dispatch,
+ * (ingest,guards,routing,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,dispatch,
  * verify,idle,roles,telegram,providers), BENCH_SOAK_MESSAGES, BENCH_TELEGRAM_MESSAGES, BENCH_TELEGRAM_PAIRS,
  * BENCH_PROVIDERS_MESSAGES, BENCH_PROVIDERS_PAIRS, BENCH_GUARDS_PAIRS, BENCH_STOP_LIST (the guarded runs' stop list),
  * BENCH_STATS_MESSAGES, BENCH_LIST_MESSAGES, BENCH_CASCADES,
@@ -80,6 +81,12 @@ if (wanted('ingest') || wanted('guards')) {
     `guards: ingest with every guard off, then on with a stop list of ${stopListSize} numbers, ${pairs} pair(s)...\n`,
   );
   figures.push(...(await benchGuards({ seconds, clients, pairs, stopListSize, withSchema })));
+}
+if (wanted('routing')) {
+  const pairs = Number(process.env.BENCH_ROUTING_PAIRS ?? 2);
+  const routes = Number(process.env.BENCH_ROUTES ?? 10_000);
+  process.stdout.write(`routing: end to end with one route, then with ${routes} routes, ${pairs} pair(s)...\n`);
+  figures.push(...(await benchRouting({ messages: e2eMessages, clients, pairs, routes, withSchema })));
 }
 // The plain end-to-end rate of this run: what the cascades are compared with.
 let plain: PlainRate | undefined;
