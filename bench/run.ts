@@ -31,7 +31,8 @@ import {
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
  * (ingest,guards,routing,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,
- * dispatch,verify,idle,roles,telegram,providers), BENCH_ROUTES, BENCH_ROUTING_PAIRS, BENCH_SOAK_MESSAGES, BENCH_TELEGRAM_MESSAGES, BENCH_TELEGRAM_PAIRS,
+ * dispatch,verify,idle,roles,telegram,providers), BENCH_ROUTES, BENCH_ROUTING_PAIRS, BENCH_SOAK_MESSAGES,
+ * BENCH_TELEGRAM_MESSAGES, BENCH_TELEGRAM_PAIRS,
  * BENCH_PROVIDERS_MESSAGES, BENCH_PROVIDERS_PAIRS, BENCH_GUARDS_PAIRS, BENCH_STOP_LIST (the guarded runs' stop list),
  * BENCH_STATS_MESSAGES, BENCH_LIST_MESSAGES, BENCH_CASCADES,
  * BENCH_PRIORITY_PROMOS, BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES, BENCH_SMPP_BARE_MESSAGES,
