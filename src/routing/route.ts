@@ -95,7 +95,7 @@ export const MATCH_FIELDS = [
 ] as const;
 
 /** How many match fields a route gives (its channel aside). */
-export const specificityOf = (match: RouteMatch): number => MATCH_FIELDS.filter((f) => match[f] !== null).length;
+export const specificityOf = (match: RouteMatch): number => MATCH_FIELDS.filter((f) => match[f] != null).length;
 
 /** Operators are compared without regard to case: the plan writes МЕГАФОН, an operator may type МегаФон. */
 export const operatorKey = (operator: string): string => operator.toLocaleLowerCase('ru');

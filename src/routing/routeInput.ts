@@ -160,7 +160,7 @@ export const RouteObject = Type.Object({
 /** A route as the API answers it: match fields not given are left out. */
 export function routeToApi(route: Route) {
   const match: Record<string, unknown> = { channelType: route.match.channelType };
-  for (const field of MATCH_FIELDS) if (route.match[field] !== null) match[field] = route.match[field];
+  for (const field of MATCH_FIELDS) if (route.match[field] != null) match[field] = route.match[field];
   return {
     id: route.id,
     priority: route.priority,

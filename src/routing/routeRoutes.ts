@@ -263,7 +263,9 @@ async function resolve(
   const now = ctx.clock.now();
   await ctx.routeBook.refresh(now);
   const operator = lookupSubscriber(ctx.plan, number.msisdn, number.country ?? null).brand;
+  // Up as some worker reported it (every 2 s), or as this process's own connectors are now.
   const up = await connectorsUp(ctx.readDb, now);
+  for (const state of ctx.connectorStates()) if (state.available) up.add(state.id);
   const query = {
     accountId: account?.id ?? 0,
     channel: q.channelType,

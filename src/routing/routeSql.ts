@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db.js';
 import { wakeAtCommit } from '../db/wake.js';
-import type { Route, RouteFields } from './route.js';
+import { MATCH_FIELDS, type Route, type RouteFields } from './route.js';
 
 /*
  * The statements on routes and route_book (routing/ owns both; migration 0049). Every change bumps the book's
@@ -22,11 +22,19 @@ interface RouteRow {
 
 const COLUMNS = 'id::int AS id, priority, match, connectors, strategy, reroute, quality, created_at, updated_at';
 
+/** A row as a route; fields absent from its JSON (a row written by hand) read as null, as the API writes them. */
 const routeOf = (row: RouteRow): Route => ({
   id: row.id,
   priority: row.priority,
-  match: row.match,
-  connectors: row.connectors,
+  match: {
+    ...(Object.fromEntries(MATCH_FIELDS.map((f) => [f, null])) as Omit<Route['match'], 'channelType'>),
+    ...row.match,
+  },
+  connectors: row.connectors.map((c) => ({
+    connectorId: c.connectorId,
+    weight: c.weight ?? null,
+    buyPrice: c.buyPrice ?? null,
+  })),
   strategy: row.strategy,
   reroute: row.reroute,
   quality: row.quality,
