@@ -7,7 +7,9 @@ import { AccountPage } from './pages/AccountPage.js';
 import { Accounts } from './pages/Accounts.js';
 import { Connectors } from './pages/Connectors.js';
 import { Holds } from './pages/Holds.js';
+import { Margins } from './pages/Margins.js';
 import { Moderation } from './pages/Moderation.js';
+import { RoutesPage } from './pages/RoutesPage.js';
 import { SignIn } from './pages/SignIn.js';
 import { StopList } from './pages/StopList.js';
 import { Tariffs } from './pages/Tariffs.js';
@@ -21,6 +23,8 @@ const NAV: readonly NavItem[] = [
   { href: `${BASE}/moderation`, label: 'Moderation' },
   { href: `${BASE}/tariffs`, label: 'Tariffs' },
   { href: `${BASE}/connectors`, label: 'Connectors' },
+  { href: `${BASE}/routes`, label: 'Routes' },
+  { href: `${BASE}/margins`, label: 'Margins' },
   { href: `${BASE}/unrouted`, label: 'Unrouted inbound' },
   { href: `${BASE}/holds`, label: 'Fraud holds' },
   { href: `${BASE}/stop-list`, label: 'Stop list' },
@@ -92,6 +96,8 @@ function Pages() {
       <Route path={`${BASE}/moderation`} component={Moderation} />
       <Route path={`${BASE}/tariffs`} component={Tariffs} />
       <Route path={`${BASE}/connectors`} component={Connectors} />
+      <Route path={`${BASE}/routes`} component={RoutesPage} />
+      <Route path={`${BASE}/margins`} component={Margins} />
       <Route path={`${BASE}/unrouted`} component={Unrouted} />
       <Route path={`${BASE}/holds`} component={Holds} />
       <Route path={`${BASE}/stop-list`} component={StopList} />

@@ -12,3 +12,9 @@ export type User = Item<Answer<'/admin/v1/accounts/{id}/users', 'get'>>;
 export type Tariff = Item<Answer<'/admin/v1/tariffs', 'get'>>;
 /** GET /admin/v1/connectors: live connector states and the queue depth per state. */
 export type Connectors = Answer<'/admin/v1/connectors', 'get'>;
+/** GET /admin/v1/routes: one route of the operator's table (DESIGN 21). */
+export type Route = Item<Answer<'/admin/v1/routes', 'get'>>;
+/** GET /admin/v1/routes/resolve: what a message would get now. */
+export type Resolved = Answer<'/admin/v1/routes/resolve', 'get'>;
+/** GET /admin/v1/reports/margin: one line of the margin report. */
+export type MarginItem = Item<Answer<'/admin/v1/reports/margin', 'get'>>;

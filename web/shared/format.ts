@@ -11,6 +11,16 @@ export function formatMoney(amount: number | null | undefined, currency: string 
   return `${amount.toLocaleString(undefined, { maximumFractionDigits: 6 })}${currency ? ` ${currency}` : ''}`;
 }
 
+/**
+ * An amount of money with at least 2 decimals (up to 6, as prices per part have) and its currency, in the reader's
+ * locale: `0.10 RUB`, `1,234.5678 RUB`.
+ */
+export function formatAmount(amount: number | null | undefined, currency: string | null | undefined): string {
+  if (amount === null || amount === undefined) return '—';
+  const text = amount.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 6 });
+  return currency ? `${text} ${currency}` : text;
+}
+
 /** A balance object `{RUB: 10}` as `10 RUB`. */
 export function formatBalance(balance: Record<string, number> | undefined): string {
   if (!balance) return '—';
