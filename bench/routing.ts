@@ -1,6 +1,7 @@
 import os from 'node:os';
 import type pg from 'pg';
 import { Pool } from 'undici';
+import { SIM_CONNECTOR_IDS } from '../src/simulators/embeddedSimulators.js';
 import { benchEndToEnd, meanOf, runsOf } from './endToEnd.js';
 import { BENCH_ADMIN_TOKEN, type BenchFigure, type BenchSchema } from './lib.js';
 
@@ -14,7 +15,7 @@ export interface RoutingOptions {
 }
 
 /** The SMPP simulator's connector: every route of the big table names it (bench/endToEnd.ts keeps SMS on it). */
-const CONNECTOR = 'sim-smpp';
+const CONNECTOR = SIM_CONNECTOR_IDS.SMS;
 
 /**
  * What a big route table costs end to end (DESIGN 21): the same SMS with their delivered callbacks, alternating,
