@@ -11,6 +11,7 @@ import type { Wakeup } from './delivery/index.js';
 import type { Tariffs } from './money/index.js';
 import type { TemplateMatcher } from './templates/index.js';
 import type { NumberingPlan } from './numbering/index.js';
+import type { PortedNumbers } from './mnp/index.js';
 import type { Channel } from './shared/channels.js';
 import type { Clock } from './util/clock.js';
 
@@ -54,6 +55,8 @@ export interface AppContext {
   /** The operator API token: HERALD_ADMIN_TOKEN, or the one demo mode generated; undefined disables the API. */
   readonly adminToken: string | undefined;
   readonly plan: NumberingPlan;
+  /** The number portability base's brands of ported numbers, which override the plan's (DESIGN 21). */
+  readonly ported: PortedNumbers;
   readonly tariffs: Tariffs;
   readonly templates: TemplateMatcher;
   readonly callbackTargets: CallbackTargets;

@@ -55,6 +55,8 @@ import { createLogger } from './logger.js';
 import { lookupRoutes } from './messages/routes.js';
 import { messageRoutes } from './sending/routes.js';
 import { NumberingPlan } from './numbering/index.js';
+import { PortedNumbers } from './mnp/index.js';
+import { adminMnpRoutes } from './mnp/routes.js';
 import { adminSenderNameRoutes, senderNameRoutes } from './senderNames/routes.js';
 import { adminStopListRoutes, stopListRoutes } from './stoplists/routes.js';
 import { carrierBlocklistSink } from './stoplists/index.js';
@@ -124,6 +126,7 @@ export const ROUTES: readonly Routes[] = [
   adminConnectorRoutes({ figures: messageQueueFigures }),
   adminHoldRoutes,
   adminStopListRoutes,
+  adminMnpRoutes,
   callbackRoutes,
   conversionRoutes,
   linkRoutes,
@@ -312,6 +315,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       log,
       adminToken: config.adminToken ?? demo?.adminToken,
       plan,
+      ported: new PortedNumbers(),
       tariffs: new Tariffs(db),
       templates: new TemplateMatcher(db),
       callbackTargets: new CallbackTargets(config.callbackUrlsPerDay),
