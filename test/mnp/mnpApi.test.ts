@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mnpBrands } from '../../src/mnp/index.js';
 import { ENGINES } from '../helpers/engines.js';
-import { ADMIN_TOKEN, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { ADMIN_TOKEN, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { postImport, startMnpHerald } from './mnpHerald.js';
 import { SENDER } from '../messages/messageFixtures.js';
 
 /** The header of the base's full file (Port_All_Full): the columns Herald reads and those it ignores. */
@@ -22,10 +23,7 @@ describe.each(ENGINES)('number portability base: API and brands (%s)', (engine) 
   let account: TestAccount;
 
   beforeAll(async () => {
-    t = await startTestHerald(engine);
-    const tariff = { channelType: 'SMS', prefix: '79', price: 1, currency: 'RUB' };
-    expect((await t.admin('POST', '/admin/v1/tariffs', tariff)).status).toBe(201);
-    account = await t.createAccount({ senderNames: [['SMS', SENDER]], balance: 1000 });
+    ({ t, account } = await startMnpHerald(engine));
   });
   afterAll(async () => t?.close());
 
@@ -184,12 +182,7 @@ describe.each(ENGINES)('number portability base: API and brands (%s)', (engine) 
         };
       },
     });
-    const first = fetch(`${t.url}/admin/v1/mnp/import`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/csv' },
-      body,
-      duplex: 'half',
-    } as RequestInit);
+    const first = postImport(t, body);
     await waitFor(async () =>
       (await t.testDb.db.query(`SELECT 1 FROM mnp_imports WHERE state = 'receiving'`)).length > 0 ? true : undefined,
     );

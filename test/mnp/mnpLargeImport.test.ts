@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mnpBrands } from '../../src/mnp/index.js';
 import { ENGINES } from '../helpers/engines.js';
-import { ADMIN_TOKEN, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import type { TestAccount, TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { postImport, startMnpHerald } from './mnpHerald.js';
 import { SENDER } from '../messages/messageFixtures.js';
 
 const ROWS = 1_000_000;
@@ -38,20 +39,11 @@ describe.each(ENGINES)('number portability: a million rows imported under traffi
   let account: TestAccount;
 
   beforeAll(async () => {
-    t = await startTestHerald(engine);
-    const tariff = { channelType: 'SMS', prefix: '79', price: 1, currency: 'RUB' };
-    expect((await t.admin('POST', '/admin/v1/tariffs', tariff)).status).toBe(201);
-    account = await t.createAccount({ senderNames: [['SMS', SENDER]], balance: 1_000_000 });
+    ({ t, account } = await startMnpHerald(engine));
   });
   afterAll(async () => t?.close());
 
-  const post = (body: string | ReadableStream<Uint8Array>) =>
-    fetch(`${t.url}/admin/v1/mnp/import`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/csv' },
-      body,
-      duplex: 'half',
-    } as RequestInit);
+  const post = (body: string | ReadableStream<Uint8Array>) => postImport(t, body);
   const state = async (id: number) => (await t.admin('GET', `/admin/v1/mnp/imports/${id}`)).body;
 
   it('swaps the whole base in while sends and look-ups go on', { timeout: 600_000 }, async () => {
