@@ -9,6 +9,7 @@ import { benchHostile } from './hostile.js';
 import { benchIdle } from './idle.js';
 import { benchIngest } from './ingest.js';
 import { benchList } from './list.js';
+import { benchMnp } from './mnp.js';
 import { benchPgBouncer } from './pgbouncer.js';
 import { benchPriority } from './priority.js';
 import { benchProviders } from './providers.js';
@@ -31,9 +32,9 @@ import {
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
  * (ingest,guards,routing,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,
- * dispatch,verify,idle,roles,telegram,providers), BENCH_ROUTES, BENCH_ROUTING_PAIRS, BENCH_SOAK_MESSAGES,
- * BENCH_TELEGRAM_MESSAGES, BENCH_TELEGRAM_PAIRS,
- * BENCH_PROVIDERS_MESSAGES, BENCH_PROVIDERS_PAIRS, BENCH_GUARDS_PAIRS, BENCH_STOP_LIST (the guarded runs' stop list),
+ * dispatch,verify,idle,roles,telegram,providers; mnp only when named), BENCH_ROUTES, BENCH_ROUTING_PAIRS,
+ * BENCH_MNP_ROWS, BENCH_SOAK_MESSAGES, BENCH_TELEGRAM_MESSAGES, BENCH_TELEGRAM_PAIRS, BENCH_PROVIDERS_MESSAGES,
+ * BENCH_PROVIDERS_PAIRS, BENCH_GUARDS_PAIRS, BENCH_STOP_LIST (the guarded runs' stop list),
  * BENCH_STATS_MESSAGES, BENCH_LIST_MESSAGES, BENCH_CASCADES,
  * BENCH_PRIORITY_PROMOS, BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES, BENCH_SMPP_BARE_MESSAGES,
  * BENCH_SMPP_MAX_SECONDS, BENCH_DISPATCH_MESSAGES, BENCH_DISPATCH_PER_MINUTE, BENCH_DISPATCH_SLICE_SECONDS,
@@ -242,6 +243,13 @@ if (wanted('roles')) {
   );
   // Its own server (a throwaway cluster), not a schema of the shared one: PostgreSQL's CPU and WAL are the run's.
   figures.push(...(await benchRoles({ messages, clients, apiProcesses: api, workerProcesses: workers })));
+}
+
+// Not in a run of everything: an import of millions of rows is minutes of the machine's disk and WAL.
+if (only?.includes('mnp')) {
+  const rows = Number(process.env.BENCH_MNP_ROWS ?? 5_000_000);
+  process.stdout.write(`mnp: an import of a generated number portability file of ${rows} rows...\n`);
+  await inSchema((schema) => benchMnp({ schema, rows }));
 }
 
 process.stdout.write(`\n${renderTable(figures)}\n`);

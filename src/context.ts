@@ -12,6 +12,7 @@ import type { Tariffs } from './money/index.js';
 import type { RouteBook } from './routing/index.js';
 import type { TemplateMatcher } from './templates/index.js';
 import type { NumberingPlan } from './numbering/index.js';
+import type { PortedNumbers } from './mnp/index.js';
 import type { Channel } from './shared/channels.js';
 import type { Clock } from './util/clock.js';
 
@@ -55,6 +56,8 @@ export interface AppContext {
   /** The operator API token: HERALD_ADMIN_TOKEN, or the one demo mode generated; undefined disables the API. */
   readonly adminToken: string | undefined;
   readonly plan: NumberingPlan;
+  /** The number portability base's brands of ported numbers, which override the plan's (DESIGN 21). */
+  readonly ported: PortedNumbers;
   readonly tariffs: Tariffs;
   /** The routes (DESIGN 21): a worker's kept current by its watcher, another's brought up to date when asked. */
   readonly routeBook: RouteBook;

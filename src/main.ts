@@ -64,6 +64,8 @@ import { createLogger } from './logger.js';
 import { lookupRoutes } from './messages/routes.js';
 import { messageRoutes } from './sending/routes.js';
 import { NumberingPlan } from './numbering/index.js';
+import { PortedNumbers } from './mnp/index.js';
+import { adminMnpRoutes } from './mnp/routes.js';
 import { adminSenderNameRoutes, senderNameRoutes } from './senderNames/routes.js';
 import { adminStopListRoutes, stopListRoutes } from './stoplists/routes.js';
 import { carrierBlocklistSink } from './stoplists/index.js';
@@ -135,6 +137,7 @@ export const ROUTES: readonly Routes[] = [
   adminMarginRoutes,
   adminHoldRoutes,
   adminStopListRoutes,
+  adminMnpRoutes,
   callbackRoutes,
   conversionRoutes,
   linkRoutes,
@@ -336,6 +339,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       log,
       adminToken: config.adminToken ?? demo?.adminToken,
       plan,
+      ported: new PortedNumbers(),
       tariffs: new Tariffs(db),
       routeBook,
       templates: new TemplateMatcher(db),

@@ -57,6 +57,8 @@ export interface Config {
   readonly bodyLimitBytes: number;
   /** Largest body of a carrier webhook (`POST /webhooks/{connectorId}`), which anyone can send. */
   readonly webhookBodyLimitBytes: number;
+  /** Largest number portability file (`POST /admin/v1/mnp/import`): streamed to a temporary file, never held whole. */
+  readonly mnpBodyLimitBytes: number;
   /** A request must arrive whole (headers and body) within this; a slower client gets 408 and is disconnected. */
   readonly requestTimeoutMs: number;
   /** The request line and headers must arrive within this (at most {@link requestTimeoutMs}). */
@@ -147,6 +149,11 @@ export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
  * webhook URL, and its body is read (and its signature computed) before it is known to be the provider's.
  */
 export const DEFAULT_WEBHOOK_BODY_LIMIT_BYTES = 3 * 1024 * 1024;
+/**
+ * The Russian portability base's full file (Port_All_Full) has about 110 bytes a row (Port_All about 62): 4 GiB holds
+ * some 39 million rows, beyond the base's size (6.1 million rows in 2017, some 30 million port requests since).
+ */
+export const DEFAULT_MNP_BODY_LIMIT_BYTES = 4 * 1024 * 1024 * 1024;
 /** Room for a 16 MiB batch at 4.5 Mbit/s; a client slower than that holds a connection for nothing. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** Headers are a few hundred bytes: far more than any real client needs, short enough to shed slowloris sockets. */
@@ -369,6 +376,9 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_LOG_LEVEL: `${LOG_LEVELS.join('|')} (default ${DEFAULT_LOG_LEVEL})`,
   HERALD_BODY_LIMIT: `largest body of POST /api/v1/message in bytes (default ${DEFAULT_BODY_LIMIT_BYTES})`,
   HERALD_WEBHOOK_BODY_LIMIT: `largest carrier webhook body in bytes (default ${DEFAULT_WEBHOOK_BODY_LIMIT_BYTES})`,
+  HERALD_MNP_BODY_LIMIT:
+    `largest number portability file (POST /admin/v1/mnp/import) in bytes ` +
+    `(default ${DEFAULT_MNP_BODY_LIMIT_BYTES})`,
   HERALD_REQUEST_TIMEOUT_MS:
     `ms within which a whole request must arrive, else 408 ` + `(default ${DEFAULT_REQUEST_TIMEOUT_MS})`,
   HERALD_HEADERS_TIMEOUT_MS:
@@ -561,6 +571,9 @@ export function loadConfig(env: Env = process.env): Config {
     webhookBodyLimitBytes:
       optional(read('HERALD_WEBHOOK_BODY_LIMIT'), 'HERALD_WEBHOOK_BODY_LIMIT', integerIn(1024, 1024 * 1024 * 1024)) ??
       DEFAULT_WEBHOOK_BODY_LIMIT_BYTES,
+    mnpBodyLimitBytes:
+      optional(read('HERALD_MNP_BODY_LIMIT'), 'HERALD_MNP_BODY_LIMIT', integerIn(1024 * 1024, 64 * 1024 ** 3)) ??
+      DEFAULT_MNP_BODY_LIMIT_BYTES,
     requestTimeoutMs,
     headersTimeoutMs,
     currency: optional(read('HERALD_CURRENCY'), 'HERALD_CURRENCY', parseCurrency) ?? DEFAULT_CURRENCY,

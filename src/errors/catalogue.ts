@@ -57,6 +57,8 @@ export const ERRORS = {
   bodyTooManyValues: { status: 413, code: 4131, msg: 'Request body holds more than {limit} JSON values' },
   urlTooLong: { status: 414, code: 4140, msg: 'URL path segment is longer than {limit} characters' },
   unsupportedMediaType: { status: 415, code: 4150, msg: 'Content-Type must be application/json' },
+  // POST /admin/v1/mnp/import takes the base's file as it is (docs/mnp.md).
+  csvMediaType: { status: 415, code: 4150, msg: 'Content-Type must be text/csv' },
   expectationFailed: { status: 417, code: 4170, msg: 'Expect: 100-continue is the only expectation supported' },
 
   tooManyMessages: { status: 422, code: 4220, msg: 'Max count of messages is 1000' },

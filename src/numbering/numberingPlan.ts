@@ -30,6 +30,11 @@ export class NumberingPlan {
     return this.starts.length;
   }
 
+  /** Every operator's brand, once each. */
+  brands(): string[] {
+    return [...new Set(this.infos.map((info) => info.brand))];
+  }
+
   /** The range holding a national number `9XXXXXXXXX` (10 digits), if any. */
   lookupNational(national: number): RangeInfo | undefined {
     let low = 0;

@@ -246,6 +246,11 @@ export async function storeMessages(
     now,
   );
   const paced = sender.paced ? await pace(tx, sender.accountId, candidates, (i) => stored(i) && !holds[i], now) : [];
+  // The brand of a ported number is its new operator's (DESIGN 21), read in this transaction as the stop lists are.
+  const ported = await ctx.ported.brands(
+    tx,
+    candidates.filter((_, i) => stored(i)).map((c) => c.message.destination),
+  );
   const results = candidates.map((c, i): NewMessage | HeraldError => {
     if (listed[i]) return herald('stopListed');
     if (!reachable[i]) return herald('callbackUrlLimit', { limit: ctx.config.callbackUrlsPerDay });
@@ -262,7 +267,7 @@ export async function storeMessages(
     return {
       id: c.id,
       message: c.message,
-      subscriber: c.subscriber,
+      subscriber: withPortedBrand(c.subscriber, ported.get(c.message.destination)),
       plannedSendAt,
       deadlineAt: c.deadlineAt,
       expiresAt: c.expiresAt,
@@ -316,6 +321,10 @@ export async function storeRefused(
   if (refused.length === 0) return;
   const urls = refused.flatMap((r) => (r.item.message.callbackUrl ? [r.item.message.callbackUrl] : []));
   const targets = await ctx.callbackTargets.resolve(tx, sender.accountId, urls, now, { limited: false });
+  const ported = await ctx.ported.brands(
+    tx,
+    refused.map((r) => r.item.message.destination),
+  );
   await messageInsertBatch(tx, {
     accountId: sender.accountId,
     trafficCenterId: sender.trafficCenterId,
@@ -327,7 +336,10 @@ export async function storeRefused(
     messages: refused.map(({ item: { id, message, cascade } }) => ({
       id,
       message,
-      subscriber: lookupSubscriber(ctx.plan, message.destination, message.country),
+      subscriber: withPortedBrand(
+        lookupSubscriber(ctx.plan, message.destination, message.country),
+        ported.get(message.destination),
+      ),
       plannedSendAt: null,
       deadlineAt: now,
       expiresAt: now,
@@ -354,6 +366,10 @@ export async function storeRefused(
     [],
   );
 }
+
+/** A subscriber with the brand of the operator its number was ported to, if it was. */
+const withPortedBrand = (subscriber: Subscriber, brand: string | undefined): Subscriber =>
+  brand === undefined ? subscriber : { ...subscriber, brand };
 
 /** The error code a message refused at its creation is stored unsent with: a stop list's as the real service's. */
 const unsentCodeOf = (error: HeraldError): number =>

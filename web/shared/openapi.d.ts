@@ -9367,6 +9367,95 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/mnp/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An import's state, counts, times and invalid rows */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description An import of the number portability base */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            /** @enum {unknown} */
+                            state: "receiving" | "loading" | "indexing" | "done" | "failed";
+                            /** @description bytes of the file received */
+                            bytes: number;
+                            /** @description rows read after the header */
+                            rows: number;
+                            /** @description valid rows loaded */
+                            loaded: number;
+                            /** @description invalid rows, left out */
+                            errorCount: number;
+                            /** @description rows of a number the file repeats, left out (the latest port kept) */
+                            duplicates: number;
+                            /** @description the first 100 invalid rows, by line number, and why */
+                            errors: {
+                                line: number;
+                                msg: string;
+                            }[];
+                            /** @description why a failed import failed */
+                            failure: string | null;
+                            /** Format: date-time */
+                            startedTime: string;
+                            finishedTime: string | null;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/callbacks": {
         parameters: {
             query?: never;
@@ -10059,6 +10148,94 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/mnp/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the number portability base with a file of the Russian base (CSV)
+         * @description The body is the file as the base publishes it (Port_All or Port_All_Full: `Number,OwnerId,MNC,Route,RegionCode,PortDate,...`), Content-Type text/csv. Numbers of 10 digits get the country code 7; 11 digits starting with 7 are taken as they are. Answers 202 once the file is received; it is then loaded, indexed and swapped in whole for the current base (GET /admin/v1/mnp/imports/{id} follows it). At most HERALD_MNP_BODY_LIMIT bytes (now 4294967296); one import at a time. See docs/mnp.md.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            importId: number;
+                            /** @enum {unknown} */
+                            state: "receiving" | "loading" | "indexing" | "done" | "failed";
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
                 };
             };
         };
