@@ -262,7 +262,10 @@ async function resolve(
   const account = q.accountId === undefined ? undefined : await accountGetOr404(ctx.readDb, q.accountId);
   const now = ctx.clock.now();
   await ctx.routeBook.refresh(now);
-  const operator = lookupSubscriber(ctx.plan, number.msisdn, number.country ?? null).brand;
+  // The operator a message's brand would name: the portability base's for a ported number, else the plan's.
+  const operator =
+    (await ctx.ported.brands(ctx.readDb, [number.msisdn])).get(number.msisdn) ??
+    lookupSubscriber(ctx.plan, number.msisdn, number.country ?? null).brand;
   // Up as some worker reported it (every 2 s), or as this process's own connectors are now.
   const up = await connectorsUp(ctx.readDb, now);
   for (const state of ctx.connectorStates()) if (state.available) up.add(state.id);
