@@ -42,20 +42,25 @@ export class RouteBook {
     if (now.getTime() - this.ratesAt >= RATES_EVERY_MS) await this.refreshRates(now);
   }
 
-  /** Loads every route (one load at a time: a burst of changes loads once more, not once each). */
+  /**
+   * Loads every route, reading them after the load under way (if any) ends: a load asked for after a change reads
+   * the table as it is since, never the one a load that began before the change read. Loads take turns, so a
+   * version never replaces a later one.
+   */
   async load(): Promise<void> {
-    this.loading ??= routeListAll(this.db).then(
-      ({ version, routes }) => {
-        this.table = new RouteTable(routes);
-        this.version = version;
-        this.loading = undefined;
-      },
-      (error: unknown) => {
-        this.loading = undefined;
-        throw error;
-      },
-    );
-    await this.loading;
+    const before = this.loading;
+    const mine = (async () => {
+      await before?.catch(() => undefined);
+      const { version, routes } = await routeListAll(this.db);
+      this.table = new RouteTable(routes);
+      this.version = version;
+    })();
+    this.loading = mine;
+    try {
+      await mine;
+    } finally {
+      if (this.loading === mine) this.loading = undefined;
+    }
   }
 
   private async refreshRates(now: Date): Promise<void> {

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { accountGetOr404 } from '../accounts/index.js';
 import { connectorChannel, connectorsUp } from '../connectors/index.js';
 import type { AppContext } from '../context.js';
+import type { Queryable } from '../db/db.js';
 import { herald, showValue } from '../errors/catalogue.js';
 import { requireAdmin } from '../http/auth.js';
 import { bodyLimitFor } from '../http/bodyLimits.js';
@@ -76,8 +77,9 @@ export const adminRouteRoutes: Routes = (app, ctx) => {
     if (fault) throw fault;
     return fields;
   };
-  const accountsExist = async (fields: RouteFields): Promise<void> => {
-    for (const id of fields.match.accountIds ?? []) await accountGetOr404(ctx.db, id);
+  // `db`: the caller's transaction when there is one (PGlite's one connection is the transaction's until it ends).
+  const accountsExist = async (db: Queryable, fields: RouteFields): Promise<void> => {
+    for (const id of fields.match.accountIds ?? []) await accountGetOr404(db, id);
   };
 
   app.post(
@@ -95,7 +97,7 @@ export const adminRouteRoutes: Routes = (app, ctx) => {
     },
     async (request, reply) => {
       const fields = checked(fieldsOfBody(request.body));
-      await accountsExist(fields);
+      await accountsExist(ctx.db, fields);
       const route = await ctx.db.transaction(async (tx) => {
         if ((await routeCount(tx)) >= ROUTES_MAX) throw herald('conflict', { reason: `At most ${ROUTES_MAX} routes` });
         return (await routeInsert(tx, [fields], ctx.clock.now()))[0]!;
@@ -176,10 +178,11 @@ export const adminRouteRoutes: Routes = (app, ctx) => {
     },
     async (request) => {
       const { ids, top } = request.body;
-      if (top !== undefined && top - ids.length + 1 < -1_000_000)
-        throw herald('unprocessable', { reason: `top: ${top} puts the last route below -1000000` });
-      const result = await ctx.db.transaction((tx) => routeReorder(tx, ids, top, ctx.clock.now()));
+      // The bound holds for the default top (the highest priority among them) too.
+      const result = await ctx.db.transaction((tx) => routeReorder(tx, ids, top, -1_000_000, ctx.clock.now()));
       if ('missing' in result) throw herald('notFound', { what: `Route ${result.missing.join(', ')}` });
+      if ('tooLow' in result)
+        throw herald('unprocessable', { reason: `top: ${result.tooLow} puts the last route below -1000000` });
       await ctx.routeBook.load();
       return { items: result.routes.map(routeToApi) };
     },
@@ -223,7 +226,7 @@ export const adminRouteRoutes: Routes = (app, ctx) => {
         const before = await routeGet(tx, request.params.id, true);
         if (!before) throw herald('notFound', { what: `Route ${request.params.id}` });
         const fields = checked(fieldsPatched(before, request.body));
-        await accountsExist(fields);
+        await accountsExist(tx, fields);
         return routeUpdate(tx, before.id, fields, ctx.clock.now());
       });
       await ctx.routeBook.load();

@@ -73,7 +73,15 @@ export async function routePage(
      ORDER BY priority DESC, id LIMIT $3 OFFSET $4`,
     [filter.channelType, filter.accountId, limit, offset],
   );
-  return { items: rows.map(routeOf), total: rows[0]?.total ?? 0 };
+  if (rows.length > 0 || offset === 0) return { items: rows.map(routeOf), total: rows[0]?.total ?? 0 };
+  // A page past the end has no row to carry the count.
+  const [count] = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM routes
+     WHERE ($1::text IS NULL OR channel_type = $1)
+       AND ($2::bigint IS NULL OR match->'accountIds' @> to_jsonb($2::bigint))`,
+    [filter.channelType, filter.accountId],
+  );
+  return { items: [], total: count!.n };
 }
 
 /** A route; `lock`: locked until the caller's transaction ends (a change made from it). */
@@ -146,14 +154,16 @@ export async function routeDelete(tx: Queryable, id: number): Promise<boolean> {
 
 /**
  * Gives the routes `ids` priorities in their order, the first the highest: from `top` (default: the highest of
- * theirs) down by 1. Answers the ids that are not routes (then nothing changes), else the routes in their new order.
+ * theirs) down by 1. Answers the ids that are not routes, or the top that would put the last below `lowest` (then
+ * nothing changes), else the routes in their new order.
  */
 export async function routeReorder(
   tx: Queryable,
   ids: readonly number[],
   top: number | undefined,
+  lowest: number,
   now: Date,
-): Promise<{ missing: number[] } | { routes: Route[] }> {
+): Promise<{ missing: number[] } | { tooLow: number } | { routes: Route[] }> {
   const found = await tx.query<{ id: number; priority: number }>(
     'SELECT id::int AS id, priority FROM routes WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE',
     [ids],
@@ -161,12 +171,14 @@ export async function routeReorder(
   const known = new Set(found.map((r) => r.id));
   const missing = ids.filter((id) => !known.has(id));
   if (missing.length > 0) return { missing };
+  const from = top ?? Math.max(...found.map((r) => r.priority));
+  if (from - ids.length + 1 < lowest) return { tooLow: from };
   const rows = await tx.query<RouteRow>(
     `UPDATE routes r SET priority = $2 - x.n + 1, updated_at = $3
      FROM unnest($1::bigint[]) WITH ORDINALITY AS x(id, n) WHERE r.id = x.id
      RETURNING r.id::int AS id, r.priority, r.match, r.connectors, r.strategy, r.reroute, r.quality, r.created_at,
        r.updated_at`,
-    [ids, top ?? Math.max(...found.map((r) => r.priority)), now],
+    [ids, from, now],
   );
   await changed(tx);
   return { routes: rows.map(routeOf).sort((a, b) => b.priority - a.priority) };
