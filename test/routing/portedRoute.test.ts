@@ -55,7 +55,11 @@ describe.each(ENGINES)('a ported number routed by its new operator (%s)', (engin
 
   it("goes by the plan operator's route before the import and by the new operator's after the swap", async () => {
     expect(await connectorOf(PORTED)).toEqual({ connector_id: SIM_CONNECTOR_IDS.SMS, brand: 'МТС' });
-    const csv = `Number,OwnerId,MNC,Route,RegionCode,PortDate,RowCount\r\n${PORTED.slice(1)},mMEGAFON,02,D7702,77,2024-03-01T12:00:17+03:00,1\r\n`;
+    const csv = [
+      'Number,OwnerId,MNC,Route,RegionCode,PortDate,RowCount',
+      `${PORTED.slice(1)},mMEGAFON,02,D7702,77,2024-03-01T12:00:17+03:00,1`,
+      '',
+    ].join('\r\n');
     const reply = await t.call('POST', '/admin/v1/mnp/import', {
       auth: `Bearer ${ADMIN_TOKEN}`,
       rawBody: csv,

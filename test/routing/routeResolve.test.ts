@@ -59,6 +59,41 @@ describe.each(ENGINES)('route resolve (%s)', (engine) => {
 
   const resolve = (q: Record<string, string | number>) => h.admin('GET', resolvePath(q));
 
+  it("answers the route, its first usable connector, the number's operator and the prices per part", async () => {
+    const route = await h.admin('POST', '/admin/v1/routes', {
+      priority: 10,
+      match: { channelType: 'SMS', accountIds: [account.id], prefixes: ['79161'] },
+      connectors: [
+        { connectorId: 'dead', buyPrice: { amount: 0.1, currency: 'RUB' } },
+        { connectorId: 'b', buyPrice: { amount: 0.35, currency: 'RUB' } },
+        { connectorId: 'a', buyPrice: { amount: 0.2, currency: 'RUB' } },
+      ],
+    });
+    expect(route.status).toBe(201);
+    const reply = await resolve({ destination: '+7 916 123-45-67', channelType: 'SMS', accountId: account.id });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toEqual({
+      routeId: route.body.id,
+      // `dead` comes first in the list but is not up.
+      connectorId: 'b',
+      operator: 'МТС',
+      buyPrice: 0.35,
+      sellPrice: 2.5,
+      margin: 2.15,
+      currency: 'RUB',
+      connectors: [
+        { connectorId: 'b', up: true, deliveryRate: null, buyPrice: { amount: 0.35, currency: 'RUB' } },
+        { connectorId: 'a', up: true, deliveryRate: null, buyPrice: { amount: 0.2, currency: 'RUB' } },
+        { connectorId: 'dead', up: false, deliveryRate: null, buyPrice: { amount: 0.1, currency: 'RUB' } },
+      ],
+    });
+    // Another account does not get the account's route: the general one, without prices or its tariff.
+    const other = await h.createAccount();
+    const general = await resolve({ destination: '79161234567', channelType: 'SMS', accountId: other.id });
+    expect(general.body).toMatchObject({ connectorId: 'a', operator: 'МТС', buyPrice: null, sellPrice: null });
+    expect(general.body.routeId).not.toBe(route.body.id);
+  });
+
   it('answers connectorId null when no connector of the route is up', async () => {
     const route = await h.admin('POST', '/admin/v1/routes', {
       priority: 10,
