@@ -233,21 +233,18 @@ export function routeFault(fields: RouteFields, configured: ReadonlyMap<string, 
   const seen = new Set<string>();
   for (const [i, c] of fields.connectors.entries()) {
     const channel = configured.get(c.connectorId);
-    if (channel === undefined)
-      return fault(`connectors[${i}].connectorId: no connector ${c.connectorId} is configured`);
+    if (channel === undefined) return fault(`connectors.${i}.connectorId: no connector ${c.connectorId} is configured`);
     if (channel !== fields.match.channelType)
-      return fault(
-        `connectors[${i}].connectorId: ${c.connectorId} carries ${channel}, not ${fields.match.channelType}`,
-      );
-    if (seen.has(c.connectorId)) return fault(`connectors[${i}].connectorId: ${c.connectorId} is named twice`);
+      return fault(`connectors.${i}.connectorId: ${c.connectorId} carries ${channel}, not ${fields.match.channelType}`);
+    if (seen.has(c.connectorId)) return fault(`connectors.${i}.connectorId: ${c.connectorId} is named twice`);
     seen.add(c.connectorId);
     if (c.weight !== null && fields.strategy !== 'weighted')
-      return fault(`connectors[${i}].weight: weights are for the weighted strategy, the route's is ${fields.strategy}`);
+      return fault(`connectors.${i}.weight: weights are for the weighted strategy, the route's is ${fields.strategy}`);
   }
   if (fields.strategy === 'cheapest') {
     const missing = fields.connectors.findIndex((c) => c.buyPrice === null);
     if (missing >= 0)
-      return fault(`connectors[${missing}].buyPrice: the cheapest strategy needs every connector's price`);
+      return fault(`connectors.${missing}.buyPrice: the cheapest strategy needs every connector's price`);
     const currencies = new Set(fields.connectors.map((c) => c.buyPrice!.currency));
     if (currencies.size > 1)
       return fault(

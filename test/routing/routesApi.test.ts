@@ -17,37 +17,37 @@ const REFUSED: [string, Record<string, unknown>, number, string][] = [
     'an unknown connector',
     body({ connectors: [{ connectorId: 'a' }, { connectorId: 'nope' }] }),
     422,
-    'connectors[1].connectorId: no connector nope is configured',
+    'connectors.1.connectorId: no connector nope is configured',
   ],
   [
     'a connector of another channel',
     body({ connectors: [{ connectorId: 'vb' }] }),
     422,
-    'connectors[0].connectorId: vb carries VIBER, not SMS',
+    'connectors.0.connectorId: vb carries VIBER, not SMS',
   ],
   [
     'a connector named twice',
     body({ connectors: [{ connectorId: 'a' }, { connectorId: 'b' }, { connectorId: 'a' }] }),
     422,
-    'connectors[2].connectorId: a is named twice',
+    'connectors.2.connectorId: a is named twice',
   ],
   [
     'a weight on an ordered route',
     body({ connectors: [{ connectorId: 'a' }, { connectorId: 'b', weight: 2 }] }),
     422,
-    "connectors[1].weight: weights are for the weighted strategy, the route's is ordered",
+    "connectors.1.weight: weights are for the weighted strategy, the route's is ordered",
   ],
   [
     'a weight on a cheapest route',
     body({ strategy: 'cheapest', connectors: [{ connectorId: 'a', weight: 2, buyPrice: rub(1) }] }),
     422,
-    "connectors[0].weight: weights are for the weighted strategy, the route's is cheapest",
+    "connectors.0.weight: weights are for the weighted strategy, the route's is cheapest",
   ],
   [
     'cheapest without a buy price',
     body({ strategy: 'cheapest', connectors: [{ connectorId: 'a', buyPrice: rub(1) }, { connectorId: 'b' }] }),
     422,
-    "connectors[1].buyPrice: the cheapest strategy needs every connector's price",
+    "connectors.1.buyPrice: the cheapest strategy needs every connector's price",
   ],
   [
     'cheapest with two currencies',
@@ -423,13 +423,13 @@ describe.each(ENGINES)('routes API (%s)', (engine) => {
     const viber = await h.admin('PATCH', `/admin/v1/routes/${route.id}`, { match: { channelType: 'VIBER' } });
     expect([viber.status, viber.body]).toEqual([
       422,
-      { error: { code: 4220, msg: 'connectors[0].connectorId: a carries SMS, not VIBER' } },
+      { error: { code: 4220, msg: 'connectors.0.connectorId: a carries SMS, not VIBER' } },
     ]);
     // cheapest needs prices the route does not have.
     const cheapest = await h.admin('PATCH', `/admin/v1/routes/${route.id}`, { strategy: 'cheapest' });
     expect([cheapest.status, cheapest.body.error]).toEqual([
       422,
-      { code: 4220, msg: "connectors[0].buyPrice: the cheapest strategy needs every connector's price" },
+      { code: 4220, msg: "connectors.0.buyPrice: the cheapest strategy needs every connector's price" },
     ]);
     const unknownAccount = await h.admin('PATCH', `/admin/v1/routes/${route.id}`, {
       match: { accountIds: [987_654] },

@@ -58,11 +58,11 @@ describe('route form', () => {
 
   it("places the API's refusals at the field they name, or the nearest the form has", () => {
     const at = (status: number, msg: string) => routeFieldOf(new ApiError(status, 4220, msg));
-    expect(at(422, 'connectors[1].connectorId: no connector x is configured')).toBe('connectors.1.connectorId');
+    expect(at(422, 'connectors.1.connectorId: no connector x is configured')).toBe('connectors.1.connectorId');
     expect(at(422, 'Invalid connectors.0.buyPrice.currency: "rub" (must match pattern)')).toBe(
       'connectors.0.buyPrice.currency',
     );
-    expect(at(422, "connectors[0].buyPrice: the cheapest strategy needs every connector's price")).toBe(
+    expect(at(422, "connectors.0.buyPrice: the cheapest strategy needs every connector's price")).toBe(
       'connectors.0.buyPrice.amount',
     );
     expect(at(422, 'Invalid match.prefixes.0: "79a" (must match pattern)')).toBe('match.prefixes');

@@ -66,7 +66,7 @@ describe.each([BROWSER_ENGINE])('routes and margins pages (%s)', (engine) => {
     await connector1().getByLabel('Currency').fill('RUB');
     expect(await unlabelledControls(page)).toEqual([]);
     await page.getByRole('button', { name: 'Add route' }).click();
-    const refusal = 'connectors[0].connectorId: no connector nope is configured';
+    const refusal = 'connectors.0.connectorId: no connector nope is configured';
     await status(`Not saved: ${refusal}`).waitFor();
     // At the field: its error line, aria-invalid, described by the error, and focused.
     const idField = connector1().getByLabel('Connector id');

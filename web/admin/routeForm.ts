@@ -218,15 +218,15 @@ export function placeOf(field: string): string | undefined {
 
 /**
  * The field an API refusal of a route is about, from its message: the routes API's own checks start with the
- * field (`connectors[1].connectorId: no connector x is configured`, `reroute: ...`), schema errors name it
+ * field (`connectors.1.connectorId: no connector x is configured`, `reroute: ...`), schema errors name it
  * (`Invalid connectors.0.buyPrice.currency: "rub" (...)`, `Missing match.channelType`), and an account the match
  * names that does not exist is a 404 `Account 5 not found`.
  */
 export function routeFieldOf(error: ApiError): string | undefined {
   const message = error.message;
   if (error.status === 404 && /^Account \d+ not found/.test(message)) return 'match.accountIds';
-  const own = /^([A-Za-z]+(?:\[\d+\])?(?:\.[A-Za-z]+)*): /.exec(message)?.[1];
+  const own = /^([A-Za-z]+(?:\.(?:\d+|[A-Za-z]+))*): /.exec(message)?.[1];
   const named = /^(?:Invalid|Missing) ([A-Za-z0-9_.]+)/.exec(message)?.[1];
-  const field = own?.replace(/\[(\d+)\]/g, '.$1') ?? named;
+  const field = own ?? named;
   return field === undefined ? undefined : placeOf(field);
 }

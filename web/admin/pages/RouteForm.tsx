@@ -38,7 +38,7 @@ const LIST_FIELDS: readonly { field: MatchList; label: string; hint: string }[] 
 
 /**
  * The form that adds a route or, given `editing`, changes one (PATCH with every field, empty match lists removed).
- * A refusal of the API is shown under the field it names (`connectors[1].connectorId: ...` under connector 2's
+ * A refusal of the API is shown under the field it names (`connectors.1.connectorId: ...` under connector 2's
  * "Connector"), which takes the focus, and in the page's status line as "Not saved: <the API's message>".
  */
 export function RouteForm({
