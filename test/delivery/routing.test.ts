@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import type { ConfigFile } from '../../src/config/configFile.js';
 import type { SmppConnectorConfig } from '../../src/connectors/connectorConfig.js';
+import { testSmppConnector } from '../factories/connectors.js';
 import type { SmppConnector } from '../../src/connectors/smpp/smppConnector.js';
 import { type Herald, startHerald } from '../../src/main.js';
 import { SmscSimulator } from '../../src/simulators/smscSimulator.js';
@@ -13,24 +14,11 @@ import { untilWritten } from '../helpers/signals.js';
 import { ADMIN_TOKEN, sendVia } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 
-const smppConnector = (id: string, port: number): SmppConnectorConfig => ({
-  id,
-  type: 'smpp',
-  host: '127.0.0.1',
-  port,
-  systemId: 'herald',
-  password: 'pw',
-  systemType: '',
-  window: 50,
-  mps: 5000,
-  // Spans the test crosses by moving the clock, too long to fall due in real time during the file: submissions sent
-  // at once (30 s) and the first enquire_link's answer (10 + 30 s) time out in one move, before the retry they set
-  // (1 s later) falls due and within the dispatcher's 60 s lease. Reconnecting stays short and in real time.
-  enquireLinkSeconds: 10,
-  responseTimeoutSeconds: 30,
-  reconnectMinMs: 100,
-  reconnectMaxMs: 500,
-});
+// Spans the test crosses by moving the clock, too long to fall due in real time during the file: submissions sent
+// at once (30 s) and the first enquire_link's answer (10 + 30 s) time out in one move, before the retry they set
+// (1 s later) falls due and within the dispatcher's 60 s lease. Reconnecting stays short and in real time.
+const smppConnector = (id: string, port: number): SmppConnectorConfig =>
+  testSmppConnector(id, port, { enquireLinkSeconds: 10, responseTimeoutSeconds: 30 });
 
 describe.each(ENGINES)('routing fallback and a stalled SMSC (%s)', (engine) => {
   let testDb: TestDb;

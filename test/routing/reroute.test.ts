@@ -2,7 +2,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import type { ConfigFile } from '../../src/config/configFile.js';
-import type { SmppConnectorConfig } from '../../src/connectors/connectorConfig.js';
+import { testSmppConnector } from '../factories/connectors.js';
 import type { SmppConnector } from '../../src/connectors/smpp/smppConnector.js';
 import { type Herald, startHerald } from '../../src/main.js';
 import { SmscSimulator } from '../../src/simulators/smscSimulator.js';
@@ -15,22 +15,6 @@ import { ADMIN_TOKEN, sendVia } from '../helpers/testHerald.js';
 
 /** ESME_RINVDSTADR: the refusal the first carrier answers every submission with. */
 const INVALID_DESTINATION = 0x0b;
-
-const smppConnector = (id: string, port: number): SmppConnectorConfig => ({
-  id,
-  type: 'smpp',
-  host: '127.0.0.1',
-  port,
-  systemId: 'herald',
-  password: 'pw',
-  systemType: '',
-  window: 50,
-  mps: 5000,
-  enquireLinkSeconds: 30,
-  responseTimeoutSeconds: 30,
-  reconnectMinMs: 100,
-  reconnectMaxMs: 500,
-});
 
 // DESIGN 21: a message refused by its route's first connector with an error code the route lists goes on through the
 // next one; the client sees one message, sent and delivered, one price, and no callback of the refusal.
@@ -66,10 +50,10 @@ describe.each(ENGINES)('reroute on a refusal (%s)', (engine) => {
     testDb = await openTestDb(engine);
     const configFile: ConfigFile = {
       connectors: [
-        smppConnector('first', first!.port),
-        smppConnector('second', second!.port),
-        smppConnector('third', third!.port),
-        smppConnector('failing', failing.port),
+        testSmppConnector('first', first!.port),
+        testSmppConnector('second', second!.port),
+        testSmppConnector('third', third!.port),
+        testSmppConnector('failing', failing.port),
       ],
       routes: [],
       tariffs: [{ channelType: 'SMS', price: 2.5, currency: 'RUB' }],

@@ -1,7 +1,8 @@
 import pino from 'pino';
 import { loadConfig } from '../../src/config/config.js';
 import type { ConfigFile } from '../../src/config/configFile.js';
-import type { ProviderConnectorConfig, SmppConnectorConfig } from '../../src/connectors/connectorConfig.js';
+import type { ProviderConnectorConfig } from '../../src/connectors/connectorConfig.js';
+import { testSmppConnector } from '../factories/connectors.js';
 import type { SmppConnector } from '../../src/connectors/smpp/smppConnector.js';
 import { type Herald, startHerald } from '../../src/main.js';
 import { SmscSimulator } from '../../src/simulators/smscSimulator.js';
@@ -15,22 +16,6 @@ import { ADMIN_TOKEN, createAccountVia, sendVia, type TestAccount } from '../hel
  * connector `dead` whose carrier never answers (a connector that is never up), and a VIBER connector `vb` that no
  * test sends through (a connector of another channel). The config file's routes send all SMS by `a` unless told.
  */
-
-const smpp = (id: string, port: number): SmppConnectorConfig => ({
-  id,
-  type: 'smpp',
-  host: '127.0.0.1',
-  port,
-  systemId: 'herald',
-  password: 'pw',
-  systemType: '',
-  window: 50,
-  mps: 5000,
-  enquireLinkSeconds: 30,
-  responseTimeoutSeconds: 30,
-  reconnectMinMs: 100,
-  reconnectMaxMs: 500,
-});
 
 const viber: ProviderConnectorConfig = {
   id: 'vb',
@@ -78,7 +63,7 @@ export async function startRoutingHerald(
   const clock = new TestClock('2026-03-10T09:00:00Z');
   const configFile: ConfigFile = {
     // Port 1 on the loopback refuses connections: `dead` is never bound.
-    connectors: [smpp('a', a.port), smpp('b', b.port), smpp('dead', 1), viber],
+    connectors: [testSmppConnector('a', a.port), testSmppConnector('b', b.port), testSmppConnector('dead', 1), viber],
     routes: options.routes ?? GENERAL_ROUTE,
     tariffs: [],
   };
