@@ -14,6 +14,9 @@ export interface RoutingOptions {
   readonly withSchema: (run: (schema: BenchSchema) => Promise<BenchFigure[]>) => Promise<BenchFigure[]>;
 }
 
+/** Numbers in the portability base of the big table's runs. */
+const PORTED = 1_000_000;
+
 /** The SMPP simulator's connector: every route of the big table names it (bench/endToEnd.ts keeps SMS on it). */
 const CONNECTOR = SIM_CONNECTOR_IDS.SMS;
 
@@ -22,7 +25,8 @@ const CONNECTOR = SIM_CONNECTOR_IDS.SMS;
  * once with the one route HERALD_CONFIG seeds and once with `routes` routes beside it: prefix routes of 7 digits
  * (7916000 to 7916999 take the run's messages: the lookup goes down every prefix of each number) and as many
  * account routes with operators, each with a buy price, so that each message is matched against the table and
- * its buy price written. Target: the big table's rate at least 95 % of the one route's.
+ * its buy price written), and a portability base of 1,000,000 numbers that each batch's numbers are looked up in.
+ * Target: the big table's rate at least 95 % of the one route's.
  */
 export async function benchRouting(options: RoutingOptions): Promise<BenchFigure[]> {
   const rates = { one: [] as number[], many: [] as number[] };
@@ -52,7 +56,7 @@ export async function benchRouting(options: RoutingOptions): Promise<BenchFigure
   return [
     { name: 'routing: end to end, one route', value: one, unit: 'msg/s', note: `${runsOf(rates.one)}; ${load}` },
     {
-      name: `routing: end to end, ${options.routes.toLocaleString('en')} routes`,
+      name: `routing: end to end, ${options.routes.toLocaleString('en')} routes, ${PORTED.toLocaleString('en')} ported`,
       value: many,
       unit: 'msg/s',
       note: `${runsOf(rates.many)}; ${options.pairs} alternating pair(s) of ${options.messages} SMS with callbacks`,
@@ -78,6 +82,24 @@ async function bigTable(db: pg.Pool, url: string, routes: number): Promise<void>
      FROM generate_series(0, $3::int - 1) AS n`,
     [CONNECTOR, half, routes - half],
   );
+  // The portability base: 1,000,000 numbers of the run's range ported to МегаФон (every 7th from 79160000000), as a
+  // finished import leaves it; each batch of the run then looks its numbers up in it.
+  const [operator] = (
+    await db.query<{ id: number }>(
+      `INSERT INTO mnp_operators (owner_id, brand) VALUES ('mMEGAFON', 'МЕГАФОН') RETURNING id`,
+    )
+  ).rows;
+  await db.query(
+    `INSERT INTO mnp_numbers (number, operator_id, mnc, ported_at)
+     SELECT 79160000000 + n * 7, $1, 2, now() FROM generate_series(0, $2::int - 1) AS n`,
+    [operator!.id, PORTED],
+  );
+  await db.query(
+    `INSERT INTO mnp_imports (state, rows, loaded, started_at, progress_at, finished_at)
+    VALUES ('done', $1, $1, now(), now(), now())`,
+    [PORTED],
+  );
+  await db.query('ANALYZE mnp_numbers');
   await db.query('UPDATE route_book SET version = version + 1');
   const http = new Pool(url);
   try {

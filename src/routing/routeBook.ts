@@ -63,6 +63,12 @@ export class RouteBook {
     }
   }
 
+  /** Loads the routes and reads the rates of their quality windows now: after a change made through this process. */
+  async reload(now: Date): Promise<void> {
+    await this.load();
+    await this.refreshRates(now);
+  }
+
   private async refreshRates(now: Date): Promise<void> {
     const windows = [...this.table.qualityWindows()];
     this.rates = windows.length === 0 ? new Map() : await this.rateSource(this.db, windows, now);

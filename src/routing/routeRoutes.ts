@@ -102,7 +102,7 @@ export const adminRouteRoutes: Routes = (app, ctx) => {
         if ((await routeCount(tx)) >= ROUTES_MAX) throw herald('conflict', { reason: `At most ${ROUTES_MAX} routes` });
         return (await routeInsert(tx, [fields], ctx.clock.now()))[0]!;
       });
-      await ctx.routeBook.load();
+      await ctx.routeBook.reload(ctx.clock.now());
       return reply.status(201).send(routeToApi(route));
     },
   );
@@ -183,7 +183,7 @@ export const adminRouteRoutes: Routes = (app, ctx) => {
       if ('missing' in result) throw herald('notFound', { what: `Route ${result.missing.join(', ')}` });
       if ('tooLow' in result)
         throw herald('unprocessable', { reason: `top: ${result.tooLow} puts the last route below -1000000` });
-      await ctx.routeBook.load();
+      await ctx.routeBook.reload(ctx.clock.now());
       return { items: result.routes.map(routeToApi) };
     },
   );
@@ -229,7 +229,7 @@ export const adminRouteRoutes: Routes = (app, ctx) => {
         await accountsExist(tx, fields);
         return routeUpdate(tx, before.id, fields, ctx.clock.now());
       });
-      await ctx.routeBook.load();
+      await ctx.routeBook.reload(ctx.clock.now());
       return routeToApi(route!);
     },
   );
@@ -249,7 +249,7 @@ export const adminRouteRoutes: Routes = (app, ctx) => {
     async (request, reply) => {
       const deleted = await ctx.db.transaction((tx) => routeDelete(tx, request.params.id));
       if (!deleted) throw herald('notFound', { what: `Route ${request.params.id}` });
-      await ctx.routeBook.load();
+      await ctx.routeBook.reload(ctx.clock.now());
       return reply.status(204).send(null);
     },
   );
