@@ -185,10 +185,13 @@ export async function routeReorder(
 }
 
 /**
- * Seeds the table with HERALD_CONFIG's routes once, on the first start (DESIGN 21): from then on the table is the
- * truth and the file's routes are not read again. Returns how many were added (0 when seeded before).
+ * Seeds the table with HERALD_CONFIG's routes once, on the first start that has some (DESIGN 21): from then on the
+ * table is the truth and the file's routes are not read again. A start without routes seeds nothing and leaves the
+ * table unseeded: an api process of split roles whose workers run the simulators knows none of their routes.
+ * Returns how many were added (0 when seeded before).
  */
 export async function routeSeed(tx: Queryable, routes: readonly RouteFields[], now: Date): Promise<number> {
+  if (routes.length === 0) return 0;
   const [book] = await tx.query<{ seeded: boolean }>('SELECT seeded FROM route_book FOR UPDATE');
   if (book?.seeded) return 0;
   await tx.query('UPDATE route_book SET seeded = true');
