@@ -90,11 +90,16 @@ export const adminMnpRoutes: Routes = (app, ctx) => {
             `At most HERALD_MNP_BODY_LIMIT bytes (now ${limit}); one import at a time. See docs/mnp.md.`,
           security,
           consumes: CSV_TYPES,
-          response: { 202: ImportAccepted, ...errorResponses(401, 403, 409, 413, 415) },
+          response: { 202: ImportAccepted, ...errorResponses(400, 401, 403, 409, 413, 415) },
         },
       },
       async (request, reply) => {
         if (Number(request.headers['content-length']) > limit) throw herald('bodyTooLarge', { limit });
+        // No body: no parser ran (Fastify parses none), so neither its type nor its emptiness was answered yet.
+        if (request.body === undefined || request.body === null) {
+          if (!request.headers['content-type']) throw herald('csvMediaType');
+          throw herald('badRequest', { reason: 'The body is empty: send the file of the base' });
+        }
         const received = await importerOf().receive(request.body as Readable, limit);
         return reply.status(202).send(received);
       },

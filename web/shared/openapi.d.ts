@@ -10193,6 +10193,15 @@ export interface paths {
                     };
                 };
                 /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
                 401: {
                     headers: {
                         [name: string]: unknown;
