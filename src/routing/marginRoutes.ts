@@ -54,13 +54,13 @@ export const adminMarginRoutes: Routes = (app, ctx) => {
             Type.String({ maxLength: 64, description: 'ISO 8601 time or date (default: 30 days before to)' }),
           ),
           to: Type.Optional(Type.String({ maxLength: 64, description: 'ISO 8601 time or date (default: now)' })),
-          groupBy: Type.Enum(MARGIN_GROUPS),
+          groupBy: Type.Optional(Type.Enum(MARGIN_GROUPS, { description: 'day when not given' })),
         }),
         response: { 200: MarginReport, ...errorResponses(401, 422) },
       },
     },
     async (request) => {
-      const { groupBy } = request.query;
+      const groupBy = request.query.groupBy ?? 'day';
       const { from, to } = statsRange(request.query, ctx.clock.now());
       if (to.getTime() - from.getTime() > MARGIN_MAX_DAYS * DAY_MS)
         throw herald('invalidField', {

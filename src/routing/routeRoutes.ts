@@ -29,9 +29,11 @@ import { routeCount, routeDelete, routeGet, routeInsert, routePage, routeReorder
 /** Routes the table may hold: a lookup costs the same at any size, a reload grows with it (10,000 load in ~0.1 s). */
 export const ROUTES_MAX = 100_000;
 
+// destination and channelType are required, and checked in the handler: a schema that requires them would answer a
+// misspelt parameter with "Missing destination" rather than naming it (DESIGN 12: `Invalid <parameter>` first).
 const ResolveQuery = Query({
-  destination: Type.String({ minLength: 1, maxLength: 64 }),
-  channelType: ChannelType,
+  destination: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'required' })),
+  channelType: Type.Optional(ChannelType),
   accountId: Type.Optional(Id()),
   senderName: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   trafficType: Type.Optional(Type.Enum(TRAFFIC_TYPES)),
@@ -258,8 +260,11 @@ export const adminRouteRoutes: Routes = (app, ctx) => {
 /** GET /admin/v1/routes/resolve: the route table of this process, brought up to date, asked as the worker would. */
 async function resolve(
   ctx: AppContext,
-  q: { destination: string; channelType: Channel; accountId?: number; senderName?: string; trafficType?: string },
+  asked: { destination?: string; channelType?: Channel; accountId?: number; senderName?: string; trafficType?: string },
 ) {
+  if (asked.destination === undefined) throw herald('missingField', { field: 'destination' });
+  if (asked.channelType === undefined) throw herald('missingField', { field: 'channelType' });
+  const q = { ...asked, destination: asked.destination, channelType: asked.channelType };
   const number = normaliseDestination(q.destination);
   if (!number) throw herald('invalidField', { field: 'destination', value: showValue(q.destination) });
   const account = q.accountId === undefined ? undefined : await accountGetOr404(ctx.readDb, q.accountId);

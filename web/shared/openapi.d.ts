@@ -8149,9 +8149,10 @@ export interface paths {
          */
         get: {
             parameters: {
-                query: {
-                    destination: string;
-                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                query?: {
+                    /** @description required */
+                    destination?: string;
+                    channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                     accountId?: number;
                     senderName?: string;
                     trafficType?: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
@@ -8595,12 +8596,13 @@ export interface paths {
          */
         get: {
             parameters: {
-                query: {
+                query?: {
                     /** @description ISO 8601 time or date (default: 30 days before to) */
                     from?: string;
                     /** @description ISO 8601 time or date (default: now) */
                     to?: string;
-                    groupBy: "account" | "route" | "connector" | "day";
+                    /** @description day when not given */
+                    groupBy?: "account" | "route" | "connector" | "day";
                 };
                 header?: never;
                 path?: never;
