@@ -43,6 +43,16 @@ export async function accountList(db: Queryable, limit: number, offset: number):
   return db.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts ORDER BY id LIMIT $1 OFFSET $2`, [limit, offset]);
 }
 
+/** The ids of `ids` that are no account's, in their order: one statement for a list of any length. */
+export async function accountsMissing(db: Queryable, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const found = await db.query<{ id: number }>('SELECT id::int AS id FROM accounts WHERE id = ANY($1::bigint[])', [
+    ids,
+  ]);
+  const known = new Set(found.map((a) => a.id));
+  return ids.filter((id) => !known.has(id));
+}
+
 /** Every account's id, in order. */
 export async function accountIds(db: Queryable): Promise<number[]> {
   return (await db.query<{ id: number }>('SELECT id FROM accounts ORDER BY id')).map((a) => a.id);

@@ -1,5 +1,5 @@
 /** What other parts of Herald may use of accounts/; everything else in the folder is its own. */
-export { accountGet, accountIds, accountSetCallbackSecret, accountUpdate } from './accountSql.js';
+export { accountGet, accountIds, accountsMissing, accountSetCallbackSecret, accountUpdate } from './accountSql.js';
 export { AccountSettings, GuardChange, SettingsAudit } from './accountSchemas.js';
 export { accountGuardChange, accountGuardGet, accountSettingsAuditPage } from './accountSettingsSql.js';
 export { accountGetOr404, createAccount, newCallbackSecret } from './accounts.js';

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/db.js';
 import type { CarrierReceipt } from '../shared/receipts.js';
+import { DAY_MS } from '../util/time.js';
 
 /*
  * Final receipts per connector and minute (connector_outcomes, migration 0049): every worker process counts the
@@ -11,7 +12,7 @@ const MINUTE_MS = 60_000;
 /** Fewer final receipts than this over a window say nothing of a connector's delivery rate. */
 export const QUALITY_MIN_RECEIPTS = 20;
 /** Minutes kept: the longest quality window a route may have is a day. */
-export const OUTCOMES_KEPT_MS = 86_400_000;
+export const OUTCOMES_KEPT_MS = DAY_MS;
 
 /** Counts receipts in memory until the next flush. */
 export class ConnectorOutcomes {

@@ -1,3 +1,4 @@
+import { herald } from '../errors/catalogue.js';
 import { fromMicros, toMicros } from '../money/index.js';
 import type { Money } from './route.js';
 
@@ -12,4 +13,14 @@ export function convert(money: Money, to: string, rates: ReadonlyMap<string, num
   const rate = direct ?? (inverse === undefined ? undefined : 1 / inverse);
   if (rate === undefined) return undefined;
   return fromMicros(toMicros(Number(money.amount) * rate));
+}
+
+/** {@link convert}, refused (422) naming the pair when no rate joins it: resolve's and the margin report's answer. */
+export function convertOrRefuse(money: Money, to: string, rates: ReadonlyMap<string, number>): string {
+  const converted = convert(money, to, rates);
+  if (converted === undefined)
+    throw herald('unprocessable', {
+      reason: `No exchange rate from ${money.currency} to ${to}: set HERALD_EXCHANGE_RATES`,
+    });
+  return converted;
 }

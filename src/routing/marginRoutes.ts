@@ -6,11 +6,11 @@ import type { Routes } from '../http/server.js';
 import { MARGIN_GROUPS, type MarginRow, messageMargins } from '../messages/index.js';
 import { fromMicros, type Micros, toMicros } from '../money/index.js';
 import { statsRange } from '../statistics/index.js';
-import { convert } from './exchange.js';
+import { DAY_MS } from '../util/time.js';
+import { convertOrRefuse } from './exchange.js';
 
 /** The longest period one report reads: its cost is one scan of the period's messages. */
 export const MARGIN_MAX_DAYS = 31;
-const DAY_MS = 86_400_000;
 
 const Amount = Type.Number({ description: 'in the currency of the item' });
 
@@ -91,12 +91,7 @@ export function marginItems(rows: readonly MarginRow[], rates: ReadonlyMap<strin
     item.sell += toMicros(row.sell);
     if (row.buyCurrency === null || row.buy === null) item.unpriced += row.parts;
     else {
-      const buy = convert({ amount: row.buy, currency: row.buyCurrency }, row.currency, rates);
-      if (buy === undefined)
-        throw herald('unprocessable', {
-          reason: `No exchange rate from ${row.buyCurrency} to ${row.currency}: set HERALD_EXCHANGE_RATES`,
-        });
-      item.buy += toMicros(buy);
+      item.buy += toMicros(convertOrRefuse({ amount: row.buy, currency: row.buyCurrency }, row.currency, rates));
     }
     items.set(id, item);
   }

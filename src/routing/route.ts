@@ -95,7 +95,17 @@ export const MATCH_FIELDS = [
 ] as const;
 
 /** How many match fields a route gives (its channel aside). */
-export const specificityOf = (match: RouteMatch): number => MATCH_FIELDS.filter((f) => match[f] != null).length;
+export const specificityOf = (match: RouteMatch): number => MATCH_FIELDS.filter((f) => match[f] !== null).length;
+
+/**
+ * A match with every field it does not give as null: the one shape routes have in code, whatever wrote them (the API
+ * with the fields given, HERALD_CONFIG's routes, a row written by hand whose JSON leaves fields out).
+ */
+export function matchOf(given: Partial<RouteMatch> & Pick<RouteMatch, 'channelType'>): RouteMatch {
+  const match = { channelType: given.channelType } as Record<string, unknown>;
+  for (const field of MATCH_FIELDS) match[field] = given[field] ?? null;
+  return match as unknown as RouteMatch;
+}
 
 /** Operators are compared without regard to case: the plan writes МЕГАФОН, an operator may type МегаФон. */
 export const operatorKey = (operator: string): string => operator.toLocaleLowerCase('ru');

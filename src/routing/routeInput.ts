@@ -7,6 +7,7 @@ import type { Channel } from '../shared/channels.js';
 import { TRAFFIC_TYPES } from '../shared/trafficTypes.js';
 import {
   MATCH_FIELDS,
+  matchOf,
   type Money,
   type Route,
   type RouteConnector,
@@ -160,7 +161,7 @@ export const RouteObject = Type.Object({
 /** A route as the API answers it: match fields not given are left out. */
 export function routeToApi(route: Route) {
   const match: Record<string, unknown> = { channelType: route.match.channelType };
-  for (const field of MATCH_FIELDS) if (route.match[field] != null) match[field] = route.match[field];
+  for (const field of MATCH_FIELDS) if (route.match[field] !== null) match[field] = route.match[field];
   return {
     id: route.id,
     priority: route.priority,
@@ -182,13 +183,9 @@ export const moneyToApi = (m: Money) => ({ amount: Number(m.amount), currency: m
 
 /** The route's fields from a POST body, with the defaults. */
 export function fieldsOfBody(body: Body): RouteFields {
-  const match = Object.fromEntries(MATCH_FIELDS.map((f) => [f, body.match[f] ?? null])) as Omit<
-    RouteMatch,
-    'channelType'
-  >;
   return {
     priority: body.priority ?? 0,
-    match: { ...match, channelType: body.match.channelType },
+    match: matchOf(body.match),
     connectors: body.connectors.map(connectorOf),
     strategy: body.strategy ?? 'ordered',
     reroute: rerouteOf(body.reroute),
@@ -263,15 +260,7 @@ export function routeFault(fields: RouteFields, configured: ReadonlyMap<string, 
 export function routesOfConfig(routes: readonly RouteConfig[]): RouteFields[] {
   return routes.map((r) => ({
     priority: 0,
-    match: {
-      channelType: r.channel,
-      accountIds: null,
-      trafficTypes: null,
-      senderNames: null,
-      prefixes: r.prefixes.length > 0 ? [...new Set(r.prefixes)] : null,
-      countries: null,
-      operators: null,
-    },
+    match: matchOf({ channelType: r.channel, prefixes: r.prefixes.length > 0 ? [...new Set(r.prefixes)] : null }),
     connectors: r.connectors.map((connectorId) => ({ connectorId, weight: null, buyPrice: null })),
     strategy: 'ordered',
     reroute: null,

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { accountGetOr404 } from '../accounts/index.js';
+import { accountGetOr404, accountsMissing } from '../accounts/index.js';
 import { connectorChannel, connectorsUp } from '../connectors/index.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/db.js';
@@ -12,7 +12,7 @@ import { fromMicros, toMicros } from '../money/index.js';
 import { lookupSubscriber, normaliseDestination } from '../numbering/index.js';
 import type { Channel } from '../shared/channels.js';
 import { defaultTrafficType, TRAFFIC_TYPES } from '../shared/trafficTypes.js';
-import { convert } from './exchange.js';
+import { convertOrRefuse } from './exchange.js';
 import {
   fieldsOfBody,
   fieldsPatched,
@@ -74,14 +74,16 @@ export const adminRouteRoutes: Routes = (app, ctx) => {
   const onRequest = requireAdmin(ctx);
   const security = [{ adminToken: [] }];
   const tags = ['Operator: routes'];
+  const configured = configuredConnectors(ctx);
   const checked = (fields: RouteFields): RouteFields => {
-    const fault = routeFault(fields, configuredConnectors(ctx));
+    const fault = routeFault(fields, configured);
     if (fault) throw fault;
     return fields;
   };
   // `db`: the caller's transaction when there is one (PGlite's one connection is the transaction's until it ends).
   const accountsExist = async (db: Queryable, fields: RouteFields): Promise<void> => {
-    for (const id of fields.match.accountIds ?? []) await accountGetOr404(db, id);
+    const [missing] = await accountsMissing(db, fields.match.accountIds ?? []);
+    if (missing !== undefined) throw herald('notFound', { what: `Account ${missing}` });
   };
 
   app.post(
@@ -295,12 +297,7 @@ async function resolve(
   const currency = sell?.currency ?? account?.currency ?? null;
   let buy: number | null = null;
   if (via?.buyPrice && currency) {
-    const converted = convert(via.buyPrice, currency, ctx.config.exchangeRates);
-    if (converted === undefined)
-      throw herald('unprocessable', {
-        reason: `No exchange rate from ${via.buyPrice.currency} to ${currency}: set HERALD_EXCHANGE_RATES`,
-      });
-    buy = Number(converted);
+    buy = Number(convertOrRefuse(via.buyPrice, currency, ctx.config.exchangeRates));
   }
   const sellPrice = sell ? Number(fromMicros(toMicros(sell.perPart))) : null;
   const rest = route.connectors.filter((c) => !order.includes(c));

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/db.js';
 import { wakeAtCommit } from '../db/wake.js';
-import { MATCH_FIELDS, type Route, type RouteFields } from './route.js';
+import { matchOf, type Route, type RouteFields } from './route.js';
 
 /*
  * The statements on routes and route_book (routing/ owns both; migration 0049). Every change bumps the book's
@@ -26,10 +26,7 @@ const COLUMNS = 'id::int AS id, priority, match, connectors, strategy, reroute, 
 const routeOf = (row: RouteRow): Route => ({
   id: row.id,
   priority: row.priority,
-  match: {
-    ...(Object.fromEntries(MATCH_FIELDS.map((f) => [f, null])) as Omit<Route['match'], 'channelType'>),
-    ...row.match,
-  },
+  match: matchOf(row.match),
   connectors: row.connectors.map((c) => ({
     connectorId: c.connectorId,
     weight: c.weight ?? null,

@@ -51,11 +51,10 @@ export class RouteTable {
       const compiled: Compiled = {
         route,
         specificity: specificityOf(m),
-        // A field absent from the stored JSON (a row written by hand, an older shape) matches anything, as null does.
-        trafficTypes: m.trafficTypes ? new Set(m.trafficTypes) : null,
-        senderNames: m.senderNames ? new Set(m.senderNames) : null,
-        countries: m.countries ? new Set(m.countries) : null,
-        operators: m.operators ? new Set(m.operators.map(operatorKey)) : null,
+        trafficTypes: m.trafficTypes && new Set(m.trafficTypes),
+        senderNames: m.senderNames && new Set(m.senderNames),
+        countries: m.countries && new Set(m.countries),
+        operators: m.operators && new Set(m.operators.map(operatorKey)),
       };
       for (const account of m.accountIds ?? ['*' as const]) {
         for (const prefix of m.prefixes ?? ['']) {

@@ -1,4 +1,5 @@
 import type { Route, RouteFields } from '../../src/routing/index.js';
+import { matchOf } from '../../src/routing/route.js';
 import type { Channel } from '../../src/shared/channels.js';
 
 /** A route's fields: every match field absent but the channel, the connectors in order, no prices. */
@@ -9,15 +10,7 @@ export function routeFields(
 ): RouteFields {
   return {
     priority: 0,
-    match: {
-      channelType: channel,
-      accountIds: null,
-      trafficTypes: null,
-      senderNames: null,
-      prefixes: null,
-      countries: null,
-      operators: null,
-    },
+    match: matchOf({ channelType: channel }),
     connectors: connectorIds.map((connectorId) => ({ connectorId, weight: null, buyPrice: null })),
     strategy: 'ordered',
     reroute: null,
