@@ -1,3 +1,6 @@
+import { Readable } from 'node:stream';
+import { createInterface } from 'node:readline';
+
 /**
  * The rows of the Russian number portability base's files (docs/mnp.md), as the base's operator (ЦНИИС, the
  * "база данных перенесённых номеров") publishes them to operators:
@@ -102,23 +105,12 @@ function unquote(field: string): string {
 
 /**
  * The lines of a byte stream (UTF-8; LF or CRLF ends), each with its number (1-based); blank lines are skipped but
- * counted. Reads chunk by chunk: a file of any size holds one chunk and one line at a time.
+ * counted. Node's readline reads chunk by chunk: a file of any size holds one chunk and one line at a time.
  */
 export async function* linesOf(chunks: AsyncIterable<Buffer | string>): AsyncGenerator<{ line: number; text: string }> {
-  const decoder = new TextDecoder('utf-8');
-  let rest = '';
   let line = 0;
-  for await (const chunk of chunks) {
-    const text = rest + (typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
-    let start = 0;
-    for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
-      line++;
-      const piece = text.charCodeAt(end - 1) === 13 ? text.slice(start, end - 1) : text.slice(start, end);
-      if (piece.trim() !== '') yield { line, text: piece };
-      start = end + 1;
-    }
-    rest = text.slice(start);
+  for await (const text of createInterface({ input: Readable.from(chunks), crlfDelay: Infinity })) {
+    line++;
+    if (text.trim() !== '') yield { line, text };
   }
-  rest += decoder.decode();
-  if (rest.trim() !== '') yield { line: line + 1, text: rest.replace(/\r$/, '') };
 }
