@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messageApplyOrphanReceipts } from '../../src/messages/index.js';
 import { marginItems } from '../../src/routing/marginRoutes.js';
 import { SIM_CONNECTOR_IDS } from '../../src/simulators/embeddedSimulators.js';
+import { applyOrphanReceipts } from '../helpers/delivery.js';
 import { ENGINES } from '../helpers/engines.js';
 import { untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
@@ -62,10 +62,8 @@ describe.each(ENGINES)('margin report (%s)', (engine) => {
         )),
       );
     }
-    // A part's receipt may come before its submission is written and wait as an orphan; the job that matches those
-    // again does not run in tests (startJobs false): it is run here.
     await untilWritten(t.herald, async () => {
-      await t.testDb.db.transaction((tx) => messageApplyOrphanReceipts(tx, new Date(0)));
+      await applyOrphanReceipts(t.testDb.db);
       const rows = await t.testDb.db.query<{ status: string }>(
         'SELECT status FROM messages WHERE id = ANY($1::uuid[])',
         [ids],

@@ -1,17 +1,12 @@
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
-import type { ConfigFile } from '../../src/config/configFile.js';
 import { testSmppConnector } from '../factories/connectors.js';
-import type { SmppConnector } from '../../src/connectors/smpp/smppConnector.js';
-import { type Herald, startHerald } from '../../src/main.js';
+import type { Herald } from '../../src/main.js';
 import { SmscSimulator } from '../../src/simulators/smscSimulator.js';
 import { TestClock } from '../helpers/clock.js';
-import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
-import { call } from '../helpers/http.js';
+import { ENGINES, type TestDb } from '../helpers/engines.js';
 import { Receiver } from '../helpers/receiver.js';
 import { untilCallbackRound, untilWritten } from '../helpers/signals.js';
-import { ADMIN_TOKEN, sendVia } from '../helpers/testHerald.js';
+import { startTestHerald, type TestHerald } from '../helpers/testHerald.js';
 
 /** ESME_RINVDSTADR: the refusal the first carrier answers every submission with. */
 const INVALID_DESTINATION = 0x0b;
@@ -19,6 +14,7 @@ const INVALID_DESTINATION = 0x0b;
 // DESIGN 21: a message refused by its route's first connector with an error code the route lists goes on through the
 // next one; the client sees one message, sent and delivered, one price, and no callback of the refusal.
 describe.each(ENGINES)('reroute on a refusal (%s)', (engine) => {
+  let t: TestHerald;
   let testDb: TestDb;
   let herald: Herald;
   let token: string;
@@ -29,7 +25,6 @@ describe.each(ENGINES)('reroute on a refusal (%s)', (engine) => {
   // Takes every submission and reports it undelivered (error 1), whatever the number.
   const failing = new SmscSimulator({ systemId: 'herald', password: 'pw', delayMs: 5, outcome: () => 'undelivered' });
   const receiver = new Receiver();
-  const admin = { auth: `Bearer ${ADMIN_TOKEN}` };
 
   const row = async (id: string) =>
     (
@@ -39,62 +34,38 @@ describe.each(ENGINES)('reroute on a refusal (%s)', (engine) => {
       )
     )[0]!;
   const send = (destination: string, content: string): Promise<string[]> =>
-    sendVia({ call: (method, path, options) => call(herald.url!, method, path, options) }, token, [
-      { channelType: 'SMS', senderName: 'Shop', destination, content, callbackUrl: receiver.url },
-    ]);
+    t.send(token, [{ channelType: 'SMS', senderName: 'Shop', destination, content, callbackUrl: receiver.url }]);
   const eventsOf = (id: string) => receiver.events().filter((e) => e.message_uuid === id);
 
   beforeAll(async () => {
     for (const s of [first!, second!, third!, failing]) await s.start();
     await receiver.start();
-    testDb = await openTestDb(engine);
-    const configFile: ConfigFile = {
-      connectors: [
-        testSmppConnector('first', first!.port),
-        testSmppConnector('second', second!.port),
-        testSmppConnector('third', third!.port),
-        testSmppConnector('failing', failing.port),
-      ],
-      routes: [],
-      tariffs: [{ channelType: 'SMS', price: 2.5, currency: 'RUB' }],
-    };
-    herald = await startHerald({
-      config: loadConfig({
-        HERALD_PORT: '0',
-        HERALD_DEMO: 'false',
-        HERALD_ADMIN_TOKEN: ADMIN_TOKEN,
-        HERALD_SIMULATORS: 'off',
-        HERALD_LOG_LEVEL: 'silent',
-        HERALD_PUMPING_MODE: 'off',
-        HERALD_CALLBACK_ALLOW_PRIVATE: 'true',
-      }),
-      role: 'all',
+    // The simulators' SMS connector gives way to four of the test's own carriers, routed below by prefix.
+    t = await startTestHerald(engine, {
       clock,
-      db: testDb.db,
-      log: pino({ level: 'silent' }),
-      configFile,
-      submitter: { pollMs: 50 },
-      callbackSender: { pollMs: 50, timeoutMs: 1000 },
+      env: { HERALD_CALLBACK_ALLOW_PRIVATE: 'true' },
+      delivery: {
+        delayMs: 5,
+        configure: (file) => ({
+          connectors: [
+            ...file.connectors.filter((c) => c.type !== 'smpp'),
+            testSmppConnector('first', first!.port),
+            testSmppConnector('second', second!.port),
+            testSmppConnector('third', third!.port),
+            testSmppConnector('failing', failing.port),
+          ],
+          routes: [],
+          tariffs: [{ channelType: 'SMS', price: 2.5, currency: 'RUB' }],
+        }),
+      },
     });
-    for (const c of herald.connectors) await (c as SmppConnector).waitBound(5000);
-    const account = await call(herald.url!, 'POST', '/admin/v1/accounts', { ...admin, body: { name: 'reroute' } });
-    await call(herald.url!, 'POST', `/admin/v1/accounts/${account.body.id}/sender-names`, {
-      ...admin,
-      body: { channelType: 'SMS', name: 'Shop' },
-    });
-    await call(herald.url!, 'POST', `/admin/v1/accounts/${account.body.id}/balance`, {
-      ...admin,
-      body: { amount: 1000, currency: 'RUB' },
-    });
-    token = account.body.tokens.traffic;
+    ({ herald, testDb } = t);
+    token = (await t.createAccount({ senderNames: [['SMS', 'Shop']], balance: 1000 })).traffic;
     const route = (prefix: string, connectors: string[], reroute: unknown) =>
-      call(herald.url!, 'POST', '/admin/v1/routes', {
-        ...admin,
-        body: {
-          match: { channelType: 'SMS', prefixes: [prefix] },
-          connectors: connectors.map((connectorId) => ({ connectorId })),
-          ...(reroute ? { reroute } : {}),
-        },
+      t.admin('POST', '/admin/v1/routes', {
+        match: { channelType: 'SMS', prefixes: [prefix] },
+        connectors: connectors.map((connectorId) => ({ connectorId })),
+        ...(reroute ? { reroute } : {}),
       });
     // 79161: reroutes on the refusal once; 79162: does not; 79163: reroutes once, over three refusing carriers.
     for (const [prefix, connectors, reroute] of [
@@ -112,8 +83,7 @@ describe.each(ENGINES)('reroute on a refusal (%s)', (engine) => {
     first!.refuseSubmissions(INVALID_DESTINATION);
   });
   afterAll(async () => {
-    await herald?.close();
-    await testDb?.drop();
+    await t?.close();
     for (const s of [first, second, third, failing]) await s?.stop();
     await receiver.stop();
   });
@@ -127,7 +97,7 @@ describe.each(ENGINES)('reroute on a refusal (%s)', (engine) => {
     await untilCallbackRound(herald, () => eventsOf(id!).some((e) => e.callback_event === 'delivered'));
     // As any message sent once: its delivery, and nothing of the refusal.
     expect(eventsOf(id!).map((e) => [e.callback_event, e.status])).toEqual([['delivered', 'delivered']]);
-    const message = await call(herald.url!, 'GET', `/api/v1/message/${id}`, { token });
+    const message = await t.call('GET', `/api/v1/message/${id}`, { token });
     expect(message.body).toMatchObject({ status: 'delivered', price: { totalPrice: 2.5, final: true } });
     expect((await row(id!)).price).toBe('2.500000');
   });
@@ -160,7 +130,7 @@ describe.each(ENGINES)('reroute on a refusal (%s)', (engine) => {
       expect(failing.submissions.map((s) => s.text)).toContain(`receipt ${destination}`);
       await untilCallbackRound(herald, () => eventsOf(id!).some((e) => e.callback_event === 'delivered'));
       expect(eventsOf(id!).map((e) => [e.callback_event, e.status])).toEqual([['delivered', 'delivered']]);
-      const message = (await call(herald.url!, 'GET', `/api/v1/message/${id}`, { token })).body;
+      const message = (await t.call('GET', `/api/v1/message/${id}`, { token })).body;
       expect(message).toMatchObject({ status: 'delivered', errorCode: null, price: { totalPrice: 2.5, final: true } });
       // The abandoned attempt is kept, ignored, in the history: what the operator's route did.
       const rerouted = message.statusHistory.filter((e: { rerouted?: boolean }) => e.rerouted);
