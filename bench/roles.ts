@@ -5,12 +5,15 @@ import pg from 'pg';
 import { type PostgresServer, startPostgres } from '../test/ha/servers.js';
 import { benchEndToEnd, type HeraldRole } from './endToEnd.js';
 import { type BenchFigure, watchCpu } from './lib.js';
+import { BREAKDOWN_SETTINGS, startWalBreakdown } from './walBreakdown.js';
 
 export interface RolesOptions {
   readonly messages: number;
   readonly clients: number;
   readonly apiProcesses: number;
   readonly workerProcesses: number;
+  /** Print where the WAL and the write transactions went (bench/walBreakdown.ts) after each phase. */
+  readonly breakdown?: boolean;
 }
 
 /**
@@ -22,7 +25,7 @@ export interface RolesOptions {
  * WAL flushes per message: what bounds one primary.
  */
 export async function benchRoles(options: RolesOptions): Promise<BenchFigure[]> {
-  const server = await startPostgres({ durable: true });
+  const server = await startPostgres({ durable: true, ...(options.breakdown ? { settings: BREAKDOWN_SETTINGS } : {}) });
   try {
     const figures: BenchFigure[] = [];
     for (const callbacks of [false, true]) {
@@ -40,7 +43,7 @@ export async function benchRoles(options: RolesOptions): Promise<BenchFigure[]> 
         apiProcesses: options.apiProcesses,
         workerProcesses: options.workerProcesses,
         callbacks,
-        observe: (processes) => observeRoles(server, url.toString(), processes, phase),
+        observe: (processes) => observeRoles(server, url.toString(), processes, phase, options.breakdown === true),
       });
       // The run's rate, then the per-role figures; the single-process figures of `e2e` (latency, CPU) are left out.
       figures.push({ ...measured[0]!, name: `${phase}: accepted -> ${callbacks ? 'callback' : 'delivered'}` });
@@ -128,8 +131,10 @@ function observeRoles(
   url: string,
   processes: readonly HeraldRole[],
   phase: string,
+  breakdown: boolean,
 ): { stop(messages: number, seconds: number): Promise<BenchFigure[]> } {
   const watched = processes.map((p) => ({ role: p.role, cpu: watchCpu(p.pid) }));
+  const walBreakdown = breakdown ? startWalBreakdown(url) : undefined;
   const pg0 = postgresCpuSeconds(server);
   const counters0 = serverCounters(url);
   return {
@@ -211,6 +216,8 @@ function observeRoles(
       process.stdout.write(
         figures.map((f) => `  ${f.name}: ${f.value.toFixed(3)} ${f.unit} (${f.note ?? ''})`).join('\n') + '\n',
       );
+      if (walBreakdown)
+        process.stdout.write(`\n${phase}: where the WAL went\n${await (await walBreakdown).stop(messages)}\n\n`);
       return figures;
     },
   };

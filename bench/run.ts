@@ -39,8 +39,9 @@ import {
  * BENCH_PRIORITY_PROMOS, BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES, BENCH_SMPP_BARE_MESSAGES,
  * BENCH_SMPP_MAX_SECONDS, BENCH_DISPATCH_MESSAGES, BENCH_DISPATCH_PER_MINUTE, BENCH_DISPATCH_SLICE_SECONDS,
  * BENCH_VERIFY_COUNT, BENCH_IDLE_SECONDS, BENCH_IDLE_SETTLE_SECONDS, BENCH_ROLES_MESSAGES, BENCH_ROLES_API,
- * BENCH_ROLES_WORKERS, BENCH_DATABASE_URL; BENCH_NODE_FLAGS and BENCH_NODE_ENV replace bin/herald.js's node flags and
- * environment for the Herald processes started.
+ * BENCH_ROLES_WORKERS, BENCH_ROLES_BREAKDOWN (=1: where the WAL went, bench/walBreakdown.ts), BENCH_DATABASE_URL;
+ * BENCH_NODE_FLAGS and BENCH_NODE_ENV replace bin/herald.js's node flags and environment for the Herald processes
+ * started.
  */
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const clients = Number(process.env.BENCH_CLIENTS ?? 4);
@@ -242,7 +243,8 @@ if (wanted('roles')) {
       'own, without then with callbacks; CPU per message of each role and of PostgreSQL...\n',
   );
   // Its own server (a throwaway cluster), not a schema of the shared one: PostgreSQL's CPU and WAL are the run's.
-  figures.push(...(await benchRoles({ messages, clients, apiProcesses: api, workerProcesses: workers })));
+  const breakdown = process.env.BENCH_ROLES_BREAKDOWN === '1';
+  figures.push(...(await benchRoles({ messages, clients, apiProcesses: api, workerProcesses: workers, breakdown })));
 }
 
 // Not in a run of everything: an import of millions of rows is minutes of the machine's disk and WAL.

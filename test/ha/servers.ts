@@ -98,12 +98,14 @@ export interface PostgresServer {
  * streaming standbys: wal_level is replica by default, and initdb's pg_hba.conf lets loopback replication
  * connections in.
  */
-export async function startPostgres(options: { durable?: boolean } = {}): Promise<PostgresServer> {
+export async function startPostgres(
+  options: { durable?: boolean; settings?: Readonly<Record<string, string>> } = {},
+): Promise<PostgresServer> {
   const bin = binDir();
   const dir = serverDir('herald-pg-');
   const data = path.join(dir, 'data');
   run(path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
-  return launch(bin, dir, data, options.durable === true);
+  return launch(bin, dir, data, options.durable === true, options.settings);
 }
 
 /**
@@ -121,10 +123,18 @@ export async function startStandby(primary: PostgresServer): Promise<PostgresSer
   return launch(bin, dir, data);
 }
 
-async function launch(bin: string, dir: string, data: string, durable = false): Promise<PostgresServer> {
+async function launch(
+  bin: string,
+  dir: string,
+  data: string,
+  durable = false,
+  settings: Readonly<Record<string, string>> = {},
+): Promise<PostgresServer> {
   const port = await freePort();
   const fsync = durable ? 'on' : 'off';
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${fsync} -c max_connections=200`;
+  const extra = Object.entries(settings).map(([name, value]) => ` -c ${name}=${value}`);
+  const options =
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${fsync} -c max_connections=200` + extra.join('');
   const pgCtl = path.join(bin, 'pg_ctl');
   const timeout = ['-t', String(STEP_TIMEOUT_MS / 1000 - 5)];
   const start = (): void =>
