@@ -49,7 +49,13 @@ export interface Kannel {
   readonly sendsmsUrl: string;
   readonly adminUrl: string;
   /** Sends one SMS through smsbox's sendsms with `dlr-mask` (31 unless given) and `dlr-url`. */
-  sendsms(message: { to: string; from: string; text: string; dlrUrl: string; dlrMask?: number }): Promise<SendsmsAnswer>;
+  sendsms(message: {
+    to: string;
+    from: string;
+    text: string;
+    dlrUrl: string;
+    dlrMask?: number;
+  }): Promise<SendsmsAnswer>;
   /** The SMSC link's state from bearerbox's status.xml (`online`, `connecting`, `re-connecting`, ...). */
   smscState(): Promise<string | undefined>;
   /** Waits until the link is bound and the smsbox connected to bearerbox. */
