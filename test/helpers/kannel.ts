@@ -248,7 +248,7 @@ export async function startKannel(options: KannelOptions): Promise<Kannel> {
     const xml = await statusXml();
     // <smsc><name>...</name><admin-id>upstream</admin-id><id>upstream</id><status>online 12s</status>...
     const smsc = xml && /<smsc>([\s\S]*?)<\/smsc>/.exec(xml)?.[1];
-    return smsc ? /<status>(\S+)/.exec(smsc)?.[1] : undefined;
+    return smsc ? /<status>([^<\s]+)/.exec(smsc)?.[1] : undefined;
   };
   const smsboxConnected = async (): Promise<boolean> => {
     const xml = await statusXml();
