@@ -1,27 +1,20 @@
 import smpp from 'smpp';
 import { corkUntilNextTick } from '../src/connectors/index.js';
 import { DeliverSmResp, SubmitSm } from '../src/connectors/smpp/hotPdus.js';
+import type { SmppClientOptions } from './smpp.js';
 
 /**
- * The bare SMPP client of `BENCH_ONLY=smpp` (bench/smpp.ts), run as a process of its own: it binds `sessions`
- * transceivers to the simulator, keeps `window` submit_sm in flight over them (the same window Herald's connector
+ * The bare SMPP client of `BENCH_ONLY=smpp` (bench/smpp.ts) and `BENCH_ONLY=smpp-server` (bench/smppServer.ts), run
+ * as a process of its own (bench/smpp.ts runSmppClient): it binds `sessions` transceivers to the simulator or to
+ * Herald's SMPP server, keeps `window` submit_sm in flight over them (the same window Herald's connector
  * has), encodes them as Herald does (hotPdus.ts) and answers every receipt; no database, no HTTP. It prints one JSON
  * line: the seconds from the first submit_sm to the last receipt, and the counts.
  */
-interface ClientOptions {
-  readonly port: number;
-  readonly systemId: string;
-  readonly password: string;
-  readonly sessions: number;
-  readonly window: number;
-  readonly messages: number;
-}
-
-const options = JSON.parse(process.env.BENCH_SMPP_CLIENT ?? '{}') as ClientOptions;
+const options = JSON.parse(process.env.BENCH_SMPP_CLIENT ?? '{}') as SmppClientOptions;
 
 function bind(): Promise<smpp.Session> {
   return new Promise((resolve, reject) => {
-    const session = smpp.connect({ host: '127.0.0.1', port: options.port });
+    const session = smpp.connect({ host: options.host ?? '127.0.0.1', port: options.port });
     session.on('error', reject);
     session.on('connect', () =>
       session.send(
@@ -58,7 +51,7 @@ await new Promise<void>((resolve) => {
       inFlight++;
       corkUntilNextTick(session.socket);
       const pdu = new SubmitSm({
-        source_addr: 'Bench',
+        source_addr: options.source ?? 'Bench',
         source_addr_ton: 5,
         source_addr_npi: 0,
         // Last digit 0: the simulator delivers it.
