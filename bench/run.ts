@@ -38,7 +38,8 @@ import {
  * BENCH_PROVIDERS_PAIRS, BENCH_GUARDS_PAIRS, BENCH_STOP_LIST (the guarded runs' stop list),
  * BENCH_STATS_MESSAGES, BENCH_LIST_MESSAGES, BENCH_CASCADES,
  * BENCH_PRIORITY_PROMOS, BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES, BENCH_SMPP_BARE_MESSAGES,
- * BENCH_SMPP_MAX_SECONDS, BENCH_SMPP_SERVER_MESSAGES, BENCH_SMPP_SERVER_PAIRS, BENCH_DISPATCH_MESSAGES,
+ * BENCH_SMPP_MAX_SECONDS, BENCH_SMPP_SERVER_MESSAGES, BENCH_SMPP_SERVER_PAIRS, BENCH_SMPP_SERVER_KANNEL_CLIENTS,
+ * BENCH_DISPATCH_MESSAGES,
  * BENCH_DISPATCH_PER_MINUTE, BENCH_DISPATCH_SLICE_SECONDS,
  * BENCH_VERIFY_COUNT, BENCH_IDLE_SECONDS, BENCH_IDLE_SETTLE_SECONDS, BENCH_ROLES_MESSAGES, BENCH_ROLES_API,
  * BENCH_ROLES_WORKERS, BENCH_DATABASE_URL; BENCH_NODE_FLAGS and BENCH_NODE_ENV replace bin/herald.js's node flags and
@@ -214,7 +215,8 @@ if (wanted('smpp-server')) {
     `smpp-server: ${messages} SMS HTTP in -> SMPP out, SMPP in -> SMPP out and through Kannel, ${pairs} ` +
       'alternating rounds...\n',
   );
-  figures.push(...(await benchSmppServer({ messages, clients, pairs, window: 1000, withSchema })));
+  const kannelClients = Number(process.env.BENCH_SMPP_SERVER_KANNEL_CLIENTS ?? 32);
+  figures.push(...(await benchSmppServer({ messages, clients, kannelClients, pairs, window: 1000, withSchema })));
 }
 
 if (wanted('priority')) {

@@ -12,8 +12,13 @@ import { runSmppClient } from './smpp.js';
 export interface SmppServerBenchOptions {
   /** SMS a run, the same for every kind (BENCH_SMPP_SERVER_MESSAGES). */
   readonly messages: number;
-  /** HTTP clients of the HTTP runs (1000-message POSTs) and of the Kannel runs (one sendsms each). */
+  /** HTTP clients of the HTTP runs (1000-message POSTs each). */
   readonly clients: number;
+  /**
+   * sendsms requests in flight at once in the Kannel runs (BENCH_SMPP_SERVER_KANNEL_CLIENTS): one message a request,
+   * so many more than `clients` for Kannel not to wait on round trips.
+   */
+  readonly kannelClients: number;
   /** Alternating rounds: HTTP in, SMPP in, Kannel, in that order in each (BENCH_SMPP_SERVER_PAIRS). */
   readonly pairs: number;
   /** submit_sm in flight of the SMPP client and of Kannel, as Herald's own connector to the simulator has. */
@@ -102,7 +107,7 @@ export async function benchSmppServer(options: SmppServerBenchOptions): Promise<
       ...(kannel
         ? {
             note:
-              `${options.clients} sendsms clients, 1 transceiver bind, window ${options.window}, message store and ` +
+              `${options.kannelClients} sendsms clients, 1 transceiver bind, window ${options.window}, message store and ` +
               `DLR spool on disk; runs ${runsOf(kannelRuns.map((r) => r.rate))}; Kannel ` +
               `${meanOf(kannelRuns.map((r) => r.cpuMs)).toFixed(3)} CPU ms/msg (bearerbox and smsbox)`,
           }
@@ -162,7 +167,7 @@ interface KannelRun {
 }
 
 /**
- * Kannel relaying `messages` SMS to a simulator of its own (the same delay as Herald's): `clients` sendsms requests
+ * Kannel relaying `messages` SMS to a simulator of its own (the same delay as Herald's): `kannelClients` sendsms requests
  * at a time, each asking for its final report; from the first request to the last report at the dlr-url.
  */
 async function kannelRun(options: SmppServerBenchOptions): Promise<KannelRun> {
@@ -182,7 +187,7 @@ async function kannelRun(options: SmppServerBenchOptions): Promise<KannelRun> {
     let next = 0;
     const start = performance.now();
     await Promise.all(
-      Array.from({ length: options.clients }, async () => {
+      Array.from({ length: options.kannelClients }, async () => {
         while (next < options.messages) {
           const n = next++;
           const answer = await kannel.sendsms({
