@@ -12,6 +12,7 @@ import {
   type BenchSchema,
   type HeraldProcess,
   percentile,
+  postBatches,
   startHeraldProcess,
   watchCpu,
   BENCH_ADMIN_TOKEN,
@@ -192,7 +193,6 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
           ...(receiver ? { callbackUrl: receiver.url } : {}),
         })),
       );
-    let next = 0;
     const rss = options.soak ? sampleRss(herald.child.pid!, 250) : undefined;
     const cpu = [...apis, ...workers].map((p) => watchCpu(p.child.pid!));
     const observer = options.observe?.([
@@ -200,30 +200,15 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       ...workers.map((p) => ({ role: 'worker' as const, pid: p.child.pid! })),
     ]);
     const start = performance.now();
-    const postLatencies: number[] = [];
-    const intake = options.intake;
-    const posts = (): Promise<unknown> =>
-      Promise.all(
-        Array.from({ length: options.clients }, async (_, client) => {
-          while (next < batches) {
-            const body = bodyOf(next++);
-            const t0 = performance.now();
-            const response = await pools[client % pools.length]!.request({
-              method: 'POST',
-              path: '/api/v1/message',
-              headers: { authorization: `Basic ${token}`, 'content-type': 'application/json' },
-              body,
-            });
-            const text = await response.body.text();
-            if (response.statusCode !== 200 || !text.startsWith('{"errors":false'))
-              throw new Error(`send failed: ${text.slice(0, 200)}`);
-            postLatencies.push(performance.now() - t0);
-          }
+    const postLatencies = options.intake
+      ? (await options.intake.send({
+          heraldUrl: herald.url,
+          trafficToken: token,
+          senderName,
+          messages: batches * 1000,
         }),
-      );
-    await (intake
-      ? intake.send({ heraldUrl: herald.url, trafficToken: token, senderName, messages: batches * 1000 })
-      : posts());
+        [])
+      : await postBatches({ pools, path: '/api/v1/message', token, clients: options.clients, batches, bodyOf });
     const acceptedAt = performance.now();
     if (process.env.BENCH_VERBOSE)
       process.stdout.write(`  all accepted after ${((acceptedAt - start) / 1000).toFixed(1)} s\n`);
@@ -439,6 +424,14 @@ function soakFigures(
 }
 
 /** What alternating end-to-end runs measured: each kind's rates and Herald CPU per message, and the load. */
+/** Alternating end-to-end runs: their size, their clients, how many rounds, and a fresh schema for each run. */
+export interface AlternatingOptions {
+  readonly messages: number;
+  readonly clients: number;
+  readonly pairs: number;
+  readonly withSchema: (run: (schema: BenchSchema) => Promise<BenchFigure[]>) => Promise<BenchFigure[]>;
+}
+
 export interface AlternatingRuns<K extends string> {
   readonly rates: Record<K, number[]>;
   readonly cpu: Record<K, number[]>;
@@ -451,12 +444,7 @@ export interface AlternatingRuns<K extends string> {
  * every kind alike, so that their ratios mean something on a shared machine. Prints each run as it ends.
  */
 export async function alternatingEndToEnd<K extends string>(
-  options: {
-    readonly messages: number;
-    readonly clients: number;
-    readonly pairs: number;
-    readonly withSchema: (run: (schema: BenchSchema) => Promise<BenchFigure[]>) => Promise<BenchFigure[]>;
-  },
+  options: AlternatingOptions,
   kinds: Readonly<Record<K, { readonly label: string; readonly run: Partial<EndToEndOptions> }>>,
 ): Promise<AlternatingRuns<K>> {
   const keys = Object.keys(kinds) as K[];

@@ -7,7 +7,14 @@ import { Pool } from 'undici';
 import type { SmppConnectorConfig } from '../src/connectors/connectorConfig.js';
 import { SMPP_STATUS } from '../src/connectors/smpp/smppErrors.js';
 import { type EmbeddedSimulators, startEmbeddedSimulators } from '../src/simulators/embeddedSimulators.js';
-import { type BenchFigure, createBenchSchema, startHeraldProcess, BENCH_ADMIN_TOKEN, benchHeraldEnv } from './lib.js';
+import {
+  type BenchFigure,
+  createBenchSchema,
+  postBatches,
+  startHeraldProcess,
+  BENCH_ADMIN_TOKEN,
+  benchHeraldEnv,
+} from './lib.js';
 
 export interface SmppBenchOptions {
   /** SMS per Herald run (BENCH_SMPP_MESSAGES). */
@@ -304,23 +311,7 @@ function heraldRun(options: SmppBenchOptions, sessions: number, throttledShare: 
         );
       const cpu = watchMachine({ herald: herald.child.pid! }, 'simulator and API clients');
       const start = performance.now();
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: options.clients }, async () => {
-          while (next < batches) {
-            const body = bodyOf(next++);
-            const response = await http.request({
-              method: 'POST',
-              path: '/api/v1/message',
-              headers: { authorization: `Basic ${token}`, 'content-type': 'application/json' },
-              body,
-            });
-            const text = await response.body.text();
-            if (response.statusCode !== 200 || !text.startsWith('{"errors":false'))
-              throw new Error(`send failed: ${text.slice(0, 200)}`);
-          }
-        }),
-      );
+      await postBatches({ pools: [http], path: '/api/v1/message', token, clients: options.clients, batches, bodyOf });
       // Done when no message waits to be sent or for its receipt (small partial indexes: cheap to poll).
       let finished = false;
       while (performance.now() - start < options.maxSeconds * 1000) {

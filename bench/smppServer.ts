@@ -4,26 +4,29 @@ import { CONFIG_VARIABLES } from '../src/config/config.js';
 import { SmscSimulator } from '../src/simulators/smscSimulator.js';
 import { freePort } from '../test/ha/servers.js';
 import { kannelInstalled, startKannel } from '../test/helpers/kannel.js';
-import { alternatingEndToEnd, type EndToEndOptions, type Intake, meanOf, runsOf } from './endToEnd.js';
-import type { BenchFigure, BenchSchema } from './lib.js';
-import { watchCpu } from './lib.js';
+import {
+  type AlternatingOptions,
+  alternatingEndToEnd,
+  type EndToEndOptions,
+  type Intake,
+  meanOf,
+  runsOf,
+} from './endToEnd.js';
+import { type BenchFigure, watchCpu } from './lib.js';
 import { runSmppClient } from './smpp.js';
 
-export interface SmppServerBenchOptions {
-  /** SMS a run, the same for every kind (BENCH_SMPP_SERVER_MESSAGES). */
-  readonly messages: number;
-  /** HTTP clients of the HTTP runs (1000-message POSTs each). */
-  readonly clients: number;
+/**
+ * `messages` SMS a run, the same for every kind (BENCH_SMPP_SERVER_MESSAGES); `clients` of the HTTP runs (1000-message
+ * POSTs each); `pairs` alternating rounds (BENCH_SMPP_SERVER_PAIRS): HTTP in, SMPP in, then Kannel, in each.
+ */
+export interface SmppServerBenchOptions extends AlternatingOptions {
   /**
    * sendsms requests in flight at once in the Kannel runs (BENCH_SMPP_SERVER_KANNEL_CLIENTS): one message a request,
    * so many more than `clients` for Kannel not to wait on round trips.
    */
   readonly kannelClients: number;
-  /** Alternating rounds: HTTP in, SMPP in, Kannel, in that order in each (BENCH_SMPP_SERVER_PAIRS). */
-  readonly pairs: number;
   /** submit_sm in flight of the SMPP client and of Kannel, as Herald's own connector to the simulator has. */
   readonly window: number;
-  readonly withSchema: (run: (schema: BenchSchema) => Promise<BenchFigure[]>) => Promise<BenchFigure[]>;
 }
 
 /** The simulator's receipt delay, as in every end-to-end run. */
@@ -107,8 +110,8 @@ export async function benchSmppServer(options: SmppServerBenchOptions): Promise<
       ...(kannel
         ? {
             note:
-              `${options.kannelClients} sendsms clients, 1 transceiver bind, window ${options.window}, message store and ` +
-              `DLR spool on disk; runs ${runsOf(kannelRuns.map((r) => r.rate))}; Kannel ` +
+              `${options.kannelClients} sendsms clients, 1 transceiver bind, window ${options.window}, ` +
+              `message store and DLR spool on disk; runs ${runsOf(kannelRuns.map((r) => r.rate))}; Kannel ` +
               `${meanOf(kannelRuns.map((r) => r.cpuMs)).toFixed(3)} CPU ms/msg (bearerbox and smsbox)`,
           }
         : notAvailable(noKannel)),
@@ -167,8 +170,8 @@ interface KannelRun {
 }
 
 /**
- * Kannel relaying `messages` SMS to a simulator of its own (the same delay as Herald's): `kannelClients` sendsms requests
- * at a time, each asking for its final report; from the first request to the last report at the dlr-url.
+ * Kannel relaying `messages` SMS to a simulator of its own (the same delay as Herald's): `kannelClients` sendsms
+ * requests at a time, each asking for its final report; from the first request to the last report at the dlr-url.
  */
 async function kannelRun(options: SmppServerBenchOptions): Promise<KannelRun> {
   const simulator = new SmscSimulator({ host: '127.0.0.1', ...KANNEL_BIND, delayMs: DELAY_MS });
