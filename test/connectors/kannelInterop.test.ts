@@ -22,8 +22,11 @@ interface Upstream {
   readonly smsc: KannelSmsc;
   /** SMS that reached the SMSC, by destination, with their texts. */
   submitted(): readonly { destination: string; source: string; text: string }[];
-  /** The binds it took, by command. */
-  binds(): readonly string[];
+  /**
+   * The binds it took, by command, in order (`bind_transceiver`, ...). Herald's server: the binds up now, from
+   * GET /api/v1/smpp-binds (`bindType` transceiver as `bind_transceiver`).
+   */
+  binds(): Promise<readonly string[]>;
   /**
    * While held, submit_sm go unanswered (the simulator stalls), so that Kannel holds messages it has sent but not
    * had acknowledged when it is killed. Absent for a server that cannot be held (Herald's own).
@@ -43,7 +46,7 @@ async function startUpstream(delayMs: number): Promise<Upstream> {
   return {
     smsc: { ...smsc, port: simulator.port },
     submitted: () => simulator.submissions.filter((s) => s.messageId !== null),
-    binds: () => simulator.binds.map((b) => b.command),
+    binds: async () => simulator.binds.map((b) => b.command),
     hold: (held) => simulator.setStalled(held),
     stop: () => simulator.stop(),
   };
@@ -96,12 +99,12 @@ describe.skipIf(!kannelInstalled())(`Kannel as an SMPP client${kannelInstalled()
   it('binds as a transceiver; each sendsms reaches the SMSC and its receipts come back to its dlr-url', async () => {
     upstream = await startUpstream(50);
     kannel = await startKannel({ smsc: upstream.smsc });
-    expect(upstream.binds()).toEqual(['bind_transceiver']);
+    expect(await upstream.binds()).toEqual(['bind_transceiver']);
 
     // Destinations ending 0-5 are delivered, 7 undelivered.
     const messages = ['0', '1', '2', '3', '4', '5', '7', '7'].map((digit, i) => ({
       key: `m${i}`,
-      to: `+791600000${String(i).padStart(2, '0')}${digit}`,
+      to: `+79160000${String(i).padStart(2, '0')}${digit}`,
       text: `Kannel test ${i}`,
     }));
     for (const m of messages) {
@@ -113,9 +116,14 @@ describe.skipIf(!kannelInstalled())(`Kannel as an SMPP client${kannelInstalled()
       timeoutMs: 20_000,
       describe: () => `${finals().size} of ${messages.length} final reports: ${JSON.stringify(reportsOf(receiver))}`,
     });
-    expect(upstream.submitted().map((s) => [s.destination, s.source, s.text])).toEqual(
-      messages.map((m) => [m.to.slice(1), 'Herald', m.text]),
-    );
+    // Each reached the SMSC once (a server in front of it may send them in another order).
+    const byText = (a: string[], b: string[]): number => a[2]!.localeCompare(b[2]!);
+    expect(
+      upstream
+        .submitted()
+        .map((s) => [s.destination, s.source, s.text])
+        .sort(byText),
+    ).toEqual(messages.map((m) => [m.to.slice(1), 'Herald', m.text]).sort(byText));
     const reports = reportsOf(receiver);
     for (const m of messages) {
       const own = reports.filter((r) => r.key === m.key);
@@ -137,7 +145,7 @@ describe.skipIf(!kannelInstalled())(`Kannel as an SMPP client${kannelInstalled()
     const send = async (key: string, n: number): Promise<void> => {
       const answer = await kannel!
         .sendsms({
-          to: `+7916100${String(n).padStart(4, '0')}0`,
+          to: `+791610${String(n).padStart(4, '0')}0`,
           from: 'Herald',
           text: key,
           dlrUrl: dlrUrl(receiver, key),
@@ -194,6 +202,7 @@ describe.skipIf(!kannelInstalled())(`Kannel as an SMPP client${kannelInstalled()
     // Kannel's store (at least once: its own guide says a violent stop may duplicate), its first receipt then
     // unknown to Kannel.
     expect(accepted.length).toBeGreaterThanOrEqual(30);
-    expect(upstream.binds().length).toBeGreaterThanOrEqual(2);
+    // Bound again after the restart, as a transceiver.
+    expect((await upstream.binds()).at(-1)).toBe('bind_transceiver');
   }, 120_000);
 });
