@@ -230,7 +230,10 @@ export interface SmppClientOptions {
 export interface SmppClientResult {
   readonly seconds: number;
   readonly accepted: number;
+  /** Refusals other than ESME_RTHROTTLED. */
   readonly refused: number;
+  /** ESME_RTHROTTLED answers, each message sent again until taken. */
+  readonly throttled: number;
   readonly receipts: number;
   readonly cpuSeconds: number;
 }
