@@ -18,6 +18,7 @@ import {
   type BenchFigure,
   type BenchSchema,
   percentile,
+  postBatches,
   startHeraldProcess,
   watchCpu,
   BENCH_ADMIN_TOKEN,
@@ -125,29 +126,17 @@ export async function benchCascade(options: CascadeOptions): Promise<BenchFigure
           };
         }),
       );
-    let next = 0;
-    const postLatencies: number[] = [];
     const cpu = watchCpu(herald.child.pid!);
     const startedAt = new Date();
     const start = performance.now();
-    await Promise.all(
-      Array.from({ length: options.clients }, async () => {
-        while (next < batches) {
-          const body = bodyOf(next++);
-          const t0 = performance.now();
-          const response = await http.request({
-            method: 'POST',
-            path: '/api/v1/message/cascade',
-            headers: { authorization: `Basic ${token}`, 'content-type': 'application/json' },
-            body,
-          });
-          const text = await response.body.text();
-          if (response.statusCode !== 200 || !text.startsWith('{"errors":false'))
-            throw new Error(`cascade send failed: ${response.statusCode} ${text.slice(0, 300)}`);
-          postLatencies.push(performance.now() - t0);
-        }
-      }),
-    );
+    const postLatencies = await postBatches({
+      pools: [http],
+      path: '/api/v1/message/cascade',
+      token,
+      clients: options.clients,
+      batches,
+      bodyOf,
+    });
     const acceptedS = (performance.now() - start) / 1000;
     verbose(`all ${total} cascades accepted after ${acceptedS.toFixed(1)} s`);
 

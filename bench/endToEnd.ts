@@ -12,6 +12,7 @@ import {
   type BenchSchema,
   type HeraldProcess,
   percentile,
+  postBatches,
   startHeraldProcess,
   watchCpu,
   BENCH_ADMIN_TOKEN,
@@ -50,12 +51,27 @@ export interface EndToEndOptions {
    */
   readonly prepare?: (db: pg.Pool, heraldUrl: string) => Promise<void>;
   /**
+   * How the messages come in, instead of 1000-message POSTs to /api/v1/message from `clients` clients
+   * (bench/smppServer.ts: submit_sm over a client's binds to Herald's SMPP server).
+   */
+  readonly intake?: Intake;
+  /**
    * Watches the run: called with Herald's processes just before the first POST; its `stop` when the last message is
    * delivered (and called back), while the processes still run. Its figures follow the run's own.
    */
   readonly observe?: (processes: readonly HeraldRole[]) => {
     stop(messages: number, seconds: number): Promise<BenchFigure[]>;
   };
+}
+
+/**
+ * Another way in for the run's messages: `env` for Herald's processes, and `send`, started when the POSTs would be,
+ * which takes in `messages` messages of the account (destinations `7916` + 6 digits + `0`, sender `senderName`) and
+ * resolves once they are all in; the run then waits until every one is delivered.
+ */
+export interface Intake {
+  readonly env: Readonly<Record<string, string>>;
+  send(run: { heraldUrl: string; trafficToken: string; senderName: string; messages: number }): Promise<void>;
 }
 
 /** One Herald process of a run and its role. */
@@ -104,6 +120,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
   const env = {
     HERALD_CALLBACK_ALLOW_PRIVATE: 'true',
     ...benchHeraldEnv(options.heraldUrl ?? options.schema.url, configPath),
+    ...options.intake?.env,
   };
   const apis: HeraldProcess[] = [];
   const workers: HeraldProcess[] = [];
@@ -176,7 +193,6 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
           ...(receiver ? { callbackUrl: receiver.url } : {}),
         })),
       );
-    let next = 0;
     const rss = options.soak ? sampleRss(herald.child.pid!, 250) : undefined;
     const cpu = [...apis, ...workers].map((p) => watchCpu(p.child.pid!));
     const observer = options.observe?.([
@@ -184,25 +200,15 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       ...workers.map((p) => ({ role: 'worker' as const, pid: p.child.pid! })),
     ]);
     const start = performance.now();
-    const postLatencies: number[] = [];
-    await Promise.all(
-      Array.from({ length: options.clients }, async (_, client) => {
-        while (next < batches) {
-          const body = bodyOf(next++);
-          const t0 = performance.now();
-          const response = await pools[client % pools.length]!.request({
-            method: 'POST',
-            path: '/api/v1/message',
-            headers: { authorization: `Basic ${token}`, 'content-type': 'application/json' },
-            body,
-          });
-          const text = await response.body.text();
-          if (response.statusCode !== 200 || !text.startsWith('{"errors":false'))
-            throw new Error(`send failed: ${text.slice(0, 200)}`);
-          postLatencies.push(performance.now() - t0);
-        }
-      }),
-    );
+    const postLatencies = options.intake
+      ? (await options.intake.send({
+          heraldUrl: herald.url,
+          trafficToken: token,
+          senderName,
+          messages: batches * 1000,
+        }),
+        [])
+      : await postBatches({ pools, path: '/api/v1/message', token, clients: options.clients, batches, bodyOf });
     const acceptedAt = performance.now();
     if (process.env.BENCH_VERBOSE)
       process.stdout.write(`  all accepted after ${((acceptedAt - start) / 1000).toFixed(1)} s\n`);
@@ -418,6 +424,14 @@ function soakFigures(
 }
 
 /** What alternating end-to-end runs measured: each kind's rates and Herald CPU per message, and the load. */
+/** Alternating end-to-end runs: their size, their clients, how many rounds, and a fresh schema for each run. */
+export interface AlternatingOptions {
+  readonly messages: number;
+  readonly clients: number;
+  readonly pairs: number;
+  readonly withSchema: (run: (schema: BenchSchema) => Promise<BenchFigure[]>) => Promise<BenchFigure[]>;
+}
+
 export interface AlternatingRuns<K extends string> {
   readonly rates: Record<K, number[]>;
   readonly cpu: Record<K, number[]>;
@@ -430,12 +444,7 @@ export interface AlternatingRuns<K extends string> {
  * every kind alike, so that their ratios mean something on a shared machine. Prints each run as it ends.
  */
 export async function alternatingEndToEnd<K extends string>(
-  options: {
-    readonly messages: number;
-    readonly clients: number;
-    readonly pairs: number;
-    readonly withSchema: (run: (schema: BenchSchema) => Promise<BenchFigure[]>) => Promise<BenchFigure[]>;
-  },
+  options: AlternatingOptions,
   kinds: Readonly<Record<K, { readonly label: string; readonly run: Partial<EndToEndOptions> }>>,
 ): Promise<AlternatingRuns<K>> {
   const keys = Object.keys(kinds) as K[];

@@ -137,6 +137,42 @@ export async function postgresVersion(): Promise<string> {
   return `PostgreSQL ${result.rows[0].server_version}`;
 }
 
+/**
+ * Sends `batches` request bodies (`bodyOf(n)`, built as sent: a million messages' bodies held at once would weigh on
+ * the machine under test) to `path` with the traffic token, from `clients` clients taking turns over `pools`; every
+ * answer must be 200 with `{"errors":false`. Resolves with each request's latency in ms.
+ */
+export async function postBatches(options: {
+  readonly pools: readonly Pool[];
+  readonly path: string;
+  readonly token: string;
+  readonly clients: number;
+  readonly batches: number;
+  readonly bodyOf: (batch: number) => string;
+}): Promise<number[]> {
+  const latencies: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: options.clients }, async (_, client) => {
+      while (next < options.batches) {
+        const body = options.bodyOf(next++);
+        const t0 = performance.now();
+        const response = await options.pools[client % options.pools.length]!.request({
+          method: 'POST',
+          path: options.path,
+          headers: { authorization: `Basic ${options.token}`, 'content-type': 'application/json' },
+          body,
+        });
+        const text = await response.body.text();
+        if (response.statusCode !== 200 || !text.startsWith('{"errors":false'))
+          throw new Error(`${options.path} failed: ${response.statusCode} ${text.slice(0, 300)}`);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  return latencies;
+}
+
 /** One line of the final table. */
 export interface BenchFigure {
   readonly name: string;

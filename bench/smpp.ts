@@ -7,7 +7,14 @@ import { Pool } from 'undici';
 import type { SmppConnectorConfig } from '../src/connectors/connectorConfig.js';
 import { SMPP_STATUS } from '../src/connectors/smpp/smppErrors.js';
 import { type EmbeddedSimulators, startEmbeddedSimulators } from '../src/simulators/embeddedSimulators.js';
-import { type BenchFigure, createBenchSchema, startHeraldProcess, BENCH_ADMIN_TOKEN, benchHeraldEnv } from './lib.js';
+import {
+  type BenchFigure,
+  createBenchSchema,
+  postBatches,
+  startHeraldProcess,
+  BENCH_ADMIN_TOKEN,
+  benchHeraldEnv,
+} from './lib.js';
 
 export interface SmppBenchOptions {
   /** SMS per Herald run (BENCH_SMPP_MESSAGES). */
@@ -181,34 +188,19 @@ async function withSimulators<T>(options: SmppBenchOptions, run: (sim: EmbeddedS
 function bareRun(options: SmppBenchOptions, sessions: number): Promise<Run> {
   return withSimulators(options, async (simulators) => {
     const connector = simulators.configFile.connectors.find((c) => c.type === 'smpp') as SmppConnectorConfig;
-    const client = spawn(process.execPath, ['--import', 'tsx', 'bench/smppClient.ts'], {
-      env: {
-        ...process.env,
-        BENCH_SMPP_CLIENT: JSON.stringify({
-          port: simulators.smsc.port,
-          systemId: connector.systemId,
-          password: connector.password,
-          sessions,
-          window: options.window,
-          messages: options.bareMessages,
-        }),
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
     // From the client's binds on: not Node starting and compiling the client.
     let cpu: ReturnType<typeof watchMachine> | undefined;
-    let output = '';
-    client.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (!cpu && output.startsWith('bound\n')) cpu = watchMachine({}, 'simulator');
-    });
-    const code = await new Promise<number | null>((resolve) => client.once('exit', resolve));
-    if (code !== 0) throw new Error(`bare SMPP client exited with ${code}: ${output}`);
-    const result = JSON.parse(output.trim().split('\n').at(-1)!) as {
-      seconds: number;
-      receipts: number;
-      cpuSeconds: number;
-    };
+    const result = await runSmppClient(
+      {
+        port: simulators.smsc.port,
+        systemId: connector.systemId,
+        password: connector.password,
+        sessions,
+        window: options.window,
+        messages: options.bareMessages,
+      },
+      () => (cpu = watchMachine({}, 'simulator')),
+    );
     const used = cpu!.stop({ 'bare client': result.cpuSeconds });
     return {
       rate: result.receipts / result.seconds,
@@ -218,6 +210,55 @@ function bareRun(options: SmppBenchOptions, sessions: number): Promise<Run> {
       cpu: used,
     };
   });
+}
+
+/** What bench/smppClient.ts is told: the server, its bind and the load. */
+export interface SmppClientOptions {
+  /** 127.0.0.1 by default. */
+  readonly host?: string;
+  readonly port: number;
+  readonly systemId: string;
+  readonly password: string;
+  readonly sessions: number;
+  readonly window: number;
+  readonly messages: number;
+  /** source_addr: 'Bench' by default, the sender name of bench/endToEnd.ts's account. */
+  readonly source?: string;
+}
+
+/** What it measured: from the first submit_sm to the last receipt, and its own CPU over that span. */
+export interface SmppClientResult {
+  readonly seconds: number;
+  readonly accepted: number;
+  /** Refusals other than ESME_RTHROTTLED. */
+  readonly refused: number;
+  /** ESME_RTHROTTLED answers, each message sent again until taken. */
+  readonly throttled: number;
+  readonly receipts: number;
+  readonly cpuSeconds: number;
+}
+
+/**
+ * Runs bench/smppClient.ts as a process of its own (its CPU is not the benchmark's): `onBound` when its binds are up
+ * and it starts submitting; resolves when it has every receipt.
+ */
+export async function runSmppClient(client: SmppClientOptions, onBound?: () => void): Promise<SmppClientResult> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/smppClient.ts'], {
+    env: { ...process.env, BENCH_SMPP_CLIENT: JSON.stringify(client) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  let bound = false;
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    if (!bound && output.startsWith('bound\n')) {
+      bound = true;
+      onBound?.();
+    }
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`SMPP client exited with ${code}: ${output}`);
+  return JSON.parse(output.trim().split('\n').at(-1)!) as SmppClientResult;
 }
 
 /** Herald end to end over `sessions` binds, the simulator refusing `throttledShare` of submits as throttled. */
@@ -273,23 +314,7 @@ function heraldRun(options: SmppBenchOptions, sessions: number, throttledShare: 
         );
       const cpu = watchMachine({ herald: herald.child.pid! }, 'simulator and API clients');
       const start = performance.now();
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: options.clients }, async () => {
-          while (next < batches) {
-            const body = bodyOf(next++);
-            const response = await http.request({
-              method: 'POST',
-              path: '/api/v1/message',
-              headers: { authorization: `Basic ${token}`, 'content-type': 'application/json' },
-              body,
-            });
-            const text = await response.body.text();
-            if (response.statusCode !== 200 || !text.startsWith('{"errors":false'))
-              throw new Error(`send failed: ${text.slice(0, 200)}`);
-          }
-        }),
-      );
+      await postBatches({ pools: [http], path: '/api/v1/message', token, clients: options.clients, batches, bodyOf });
       // Done when no message waits to be sent or for its receipt (small partial indexes: cheap to poll).
       let finished = false;
       while (performance.now() - start < options.maxSeconds * 1000) {

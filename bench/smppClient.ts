@@ -1,27 +1,24 @@
 import smpp from 'smpp';
 import { corkUntilNextTick } from '../src/connectors/index.js';
 import { DeliverSmResp, SubmitSm } from '../src/connectors/smpp/hotPdus.js';
+import type { SmppClientOptions } from './smpp.js';
 
 /**
- * The bare SMPP client of `BENCH_ONLY=smpp` (bench/smpp.ts), run as a process of its own: it binds `sessions`
- * transceivers to the simulator, keeps `window` submit_sm in flight over them (the same window Herald's connector
- * has), encodes them as Herald does (hotPdus.ts) and answers every receipt; no database, no HTTP. It prints one JSON
- * line: the seconds from the first submit_sm to the last receipt, and the counts.
+ * The bare SMPP client of `BENCH_ONLY=smpp` (bench/smpp.ts) and `BENCH_ONLY=smpp-server` (bench/smppServer.ts), run
+ * as a process of its own (bench/smpp.ts runSmppClient): it binds `sessions` transceivers to the simulator or to
+ * Herald's SMPP server, keeps `window` submit_sm in flight over them (the same window Herald's connector
+ * has), encodes them as Herald does (hotPdus.ts), sends a throttled one again a moment later and answers every
+ * receipt; no database, no HTTP. It prints one JSON line: the seconds from the first submit_sm to the last receipt,
+ * and the counts.
  */
-interface ClientOptions {
-  readonly port: number;
-  readonly systemId: string;
-  readonly password: string;
-  readonly sessions: number;
-  readonly window: number;
-  readonly messages: number;
-}
-
-const options = JSON.parse(process.env.BENCH_SMPP_CLIENT ?? '{}') as ClientOptions;
+const options = JSON.parse(process.env.BENCH_SMPP_CLIENT ?? '{}') as SmppClientOptions;
+const ESME_RTHROTTLED = 0x58;
+/** How long a throttled message waits before it is sent again: a client's usual back-off is tens of ms. */
+const THROTTLED_PAUSE_MS = 20;
 
 function bind(): Promise<smpp.Session> {
   return new Promise((resolve, reject) => {
-    const session = smpp.connect({ host: '127.0.0.1', port: options.port });
+    const session = smpp.connect({ host: options.host ?? '127.0.0.1', port: options.port });
     session.on('error', reject);
     session.on('connect', () =>
       session.send(
@@ -47,18 +44,26 @@ let next = 0;
 let inFlight = 0;
 let accepted = 0;
 let refused = 0;
+let throttled = 0;
 let receipts = 0;
+/** Messages answered ESME_RTHROTTLED (a server's window or rate limit), sent again after THROTTLED_PAUSE_MS. */
+const again: number[] = [];
+let pausing = 0;
 const start = performance.now();
 const cpu0 = process.cpuUsage();
 await new Promise<void>((resolve) => {
+  // Done when every message is answered and every accepted one has its receipt.
+  const check = (): void => {
+    if (next === options.messages && inFlight + again.length + pausing === 0 && receipts >= accepted) resolve();
+  };
   const pump = (): void => {
-    while (inFlight < options.window && next < options.messages) {
-      const session = sessions[next % sessions.length]!;
-      const n = next++;
+    while (inFlight < options.window && (again.length > 0 || next < options.messages)) {
+      const n = again.shift() ?? next++;
+      const session = sessions[n % sessions.length]!;
       inFlight++;
       corkUntilNextTick(session.socket);
       const pdu = new SubmitSm({
-        source_addr: 'Bench',
+        source_addr: options.source ?? 'Bench',
         source_addr_ton: 5,
         source_addr_npi: 0,
         // Last digit 0: the simulator delivers it.
@@ -73,9 +78,18 @@ await new Promise<void>((resolve) => {
       });
       session.send(pdu as unknown as smpp.PDU, (response) => {
         inFlight--;
-        if (response.command_status === 0) accepted++;
+        if (response.command_status === ESME_RTHROTTLED) {
+          throttled++;
+          pausing++;
+          setTimeout(() => {
+            pausing--;
+            again.push(n);
+            pump();
+          }, THROTTLED_PAUSE_MS);
+        } else if (response.command_status === 0) accepted++;
         else refused++;
         pump();
+        check();
       });
     }
   };
@@ -83,7 +97,8 @@ await new Promise<void>((resolve) => {
     session.on('deliver_sm', (pdu: smpp.PDU) => {
       corkUntilNextTick(session.socket);
       session.send(new DeliverSmResp(pdu.sequence_number) as unknown as smpp.PDU);
-      if (++receipts === options.messages) resolve();
+      receipts++;
+      check();
     });
   }
   pump();
@@ -92,5 +107,5 @@ const seconds = (performance.now() - start) / 1000;
 // The CPU of the measured span only (not of starting Node and compiling this file).
 const cpu = process.cpuUsage(cpu0);
 const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-process.stdout.write(`${JSON.stringify({ seconds, accepted, refused, receipts, cpuSeconds })}\n`);
+process.stdout.write(`${JSON.stringify({ seconds, accepted, refused, throttled, receipts, cpuSeconds })}\n`);
 for (const session of sessions) session.destroy();

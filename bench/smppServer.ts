@@ -1,0 +1,246 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CONFIG_VARIABLES } from '../src/config/config.js';
+import { SmscSimulator } from '../src/simulators/smscSimulator.js';
+import { freePort } from '../test/ha/servers.js';
+import { kannelInstalled, startKannel } from '../test/helpers/kannel.js';
+import {
+  type AlternatingOptions,
+  alternatingEndToEnd,
+  type EndToEndOptions,
+  type Intake,
+  meanOf,
+  runsOf,
+} from './endToEnd.js';
+import { type BenchFigure, watchCpu } from './lib.js';
+import { runSmppClient } from './smpp.js';
+
+/**
+ * `messages` SMS a run, the same for every kind (BENCH_SMPP_SERVER_MESSAGES); `clients` of the HTTP runs (1000-message
+ * POSTs each); `pairs` alternating rounds (BENCH_SMPP_SERVER_PAIRS): HTTP in, SMPP in, then Kannel, in each.
+ */
+export interface SmppServerBenchOptions extends AlternatingOptions {
+  /**
+   * sendsms requests in flight at once in the Kannel runs (BENCH_SMPP_SERVER_KANNEL_CLIENTS): one message a request,
+   * so many more than `clients` for Kannel not to wait on round trips.
+   */
+  readonly kannelClients: number;
+  /** submit_sm in flight of Kannel to its simulator, as Herald's own connector to the simulator has. */
+  readonly window: number;
+}
+
+/** The simulator's receipt delay, as in every end-to-end run. */
+const DELAY_MS = 20;
+/** Kannel's bind to its simulator. */
+const KANNEL_BIND = { systemId: 'kannel', password: 'kannel-1' } as const;
+/** Kannel's dlr-mask: the final report only (1 delivered, 2 undelivered), one dlr-url fetch a message. */
+const FINAL_REPORTS = 3;
+
+/**
+ * Whether this build of Herald has the SMPP server of DESIGN 22: its configuration knows HERALD_SMPP_PORT (and
+ * refuses an unknown HERALD_* variable, so the run could not even start Herald with it otherwise).
+ */
+const heraldSmppServer = (): boolean => 'HERALD_SMPP_PORT' in CONFIG_VARIABLES;
+
+/**
+ * `BENCH_ONLY=smpp-server`: the same load of SMS, each delivered with a receipt by the SMSC simulator `DELAY_MS`
+ * after its submit_sm, in three ways, in alternating runs on the same machine:
+ * - HTTP in: bench/endToEnd.ts's run (1000-message POSTs to /api/v1/message, Herald one process of role all on
+ *   PostgreSQL, SMPP out to the simulator), until every message is delivered;
+ * - SMPP in: the same Herald, the same SMPP out, but the messages come as submit_sm from a client bound to Herald's
+ *   SMPP server (bench/smppClient.ts, its bind the account's traffic token: key id and secret), until the client has
+ *   every receipt back as deliver_sm;
+ * - Kannel: bearerbox and smsbox (Debian's kannel) relaying to a simulator of their own through one transceiver bind,
+ *   until the client has every receipt back on its dlr-url. Debian ships no opensmppbox (Kannel's SMPP server
+ *   box; kannel-extras has test tools only), so the load comes in through smsbox's sendsms HTTP interface, one
+ *   message a request, as Kannel's own clients send without it.
+ * The targets: SMPP in at least the HTTP in rate, and ahead of Kannel.
+ */
+export async function benchSmppServer(options: SmppServerBenchOptions): Promise<BenchFigure[]> {
+  const say = (line: string): void => void process.stdout.write(`  ${line}\n`);
+  const smppIn = heraldSmppServer();
+  const kannel = kannelInstalled();
+  if (!smppIn) say('SMPP in: not available: this build of Herald has no SMPP server (no HERALD_SMPP_PORT)');
+  if (!kannel) say('Kannel: not available: /usr/sbin/bearerbox and smsbox are missing (.ci/run installs kannel)');
+  const kinds: Record<string, { label: string; run: Partial<EndToEndOptions> }> = {
+    http: { label: 'HTTP in -> SMPP out', run: {} },
+  };
+  if (smppIn) kinds.smpp = { label: 'SMPP in -> SMPP out', run: { intake: await smppIntake() } };
+  const rates: Record<string, number[]> = { http: [], smpp: [] };
+  const kannelRuns: KannelRun[] = [];
+  let load = '';
+  for (let pair = 0; pair < options.pairs; pair++) {
+    // One round of the Herald kinds (HTTP in, then SMPP in), then Kannel.
+    const round = await alternatingEndToEnd({ ...options, pairs: 1 }, kinds);
+    for (const [kind, measured] of Object.entries(round.rates)) rates[kind]!.push(...measured);
+    if (kannel) {
+      const run = await kannelRun(options);
+      kannelRuns.push(run);
+      say(`Kannel (sendsms in -> SMPP out): ${run.rate.toFixed(0)} msg/s, Kannel ${run.cpuMs.toFixed(3)} CPU ms/msg`);
+    }
+    load = round.load;
+  }
+
+  const http = meanOf(rates.http!);
+  const smpp = smppIn ? meanOf(rates.smpp!) : NaN;
+  const relayed = kannel ? meanOf(kannelRuns.map((r) => r.rate)) : NaN;
+  const notAvailable = (why: string): Pick<BenchFigure, 'note'> => ({ note: `not available: ${why}` });
+  const noServer = 'this build of Herald has no SMPP server (HERALD_SMPP_PORT)';
+  const noKannel = 'kannel is not installed (.ci/run installs it)';
+  const load1 = `${options.messages} SMS a run, receipts after ${DELAY_MS} ms`;
+  return [
+    {
+      name: 'smpp server: HTTP in -> SMPP out',
+      value: http,
+      unit: 'msg/s',
+      note: `${load1}, ${options.clients} clients, 1 process (all); runs ${runsOf(rates.http!)}; ${load}`,
+    },
+    {
+      name: 'smpp server: SMPP in -> SMPP out, receipts back to the client',
+      value: smpp,
+      unit: 'msg/s',
+      ...(smppIn
+        ? { note: `1 transceiver bind, window ${SMPP_IN_WINDOW}; runs ${runsOf(rates.smpp!)}` }
+        : notAvailable(noServer)),
+    },
+    {
+      name: 'smpp server: Kannel relaying, sendsms in -> SMPP out, receipts to the dlr-url',
+      value: relayed,
+      unit: 'msg/s',
+      ...(kannel
+        ? {
+            note:
+              `${options.kannelClients} sendsms clients, 1 transceiver bind, window ${options.window}, ` +
+              `message store and DLR spool on disk; runs ${runsOf(kannelRuns.map((r) => r.rate))}; Kannel ` +
+              `${meanOf(kannelRuns.map((r) => r.cpuMs)).toFixed(3)} CPU ms/msg (bearerbox and smsbox)`,
+          }
+        : notAvailable(noKannel)),
+    },
+    {
+      name: 'smpp server: SMPP in / HTTP in',
+      value: smpp / http,
+      unit: 'ratio',
+      ...(smppIn
+        ? { target: { op: '>=', value: 1 }, note: `${options.pairs} alternating rounds` }
+        : notAvailable(`${noServer} (target: >= 1)`)),
+    },
+    {
+      name: 'smpp server: SMPP in / Kannel relaying',
+      value: smpp / relayed,
+      unit: 'ratio',
+      // Ahead of it: more than 1.
+      ...(smppIn && kannel
+        ? { target: { op: '>=', value: 1.01 }, note: 'the same load, the same simulator delay' }
+        : notAvailable(`${smppIn ? noKannel : noServer} (target: ahead of Kannel)`)),
+    },
+  ];
+}
+
+/**
+ * submit_sm the SMPP client keeps in flight: the window of a bind to Herald's server (its default; more are
+ * answered ESME_RTHROTTLED), against `window` on Herald's own connector to the simulator.
+ */
+const SMPP_IN_WINDOW = 100;
+
+/**
+ * SMPP in: Herald listens for SMPP on a port of the run's own; the client binds one transceiver with the
+ * account's traffic token (system_id its key id, password its secret) and sends `messages` submit_sm as the HTTP
+ * run's POSTs would (sender `Bench`, destinations ending 0: delivered), every one asking for its receipt, a throttled
+ * one again 20 ms later. Without a rate limit: HERALD_RATE_LIMIT counts each submit_sm as a request (200 a second by
+ * default) where a POST carries 1000 messages, so the HTTP runs never meet it and SMPP in would measure it alone.
+ */
+async function smppIntake(): Promise<Intake> {
+  const port = await freePort();
+  return {
+    env: { HERALD_SMPP_PORT: String(port), HERALD_RATE_LIMIT: '0' },
+    async send({ trafficToken, senderName, messages }) {
+      // The token is base64("<key id>:<secret>").
+      const [keyId = '', secret = ''] = Buffer.from(trafficToken, 'base64').toString().split(':');
+      const result = await runSmppClient({
+        port,
+        systemId: keyId,
+        password: secret,
+        sessions: 1,
+        window: SMPP_IN_WINDOW,
+        messages,
+        source: senderName,
+      });
+      if (result.receipts !== messages || result.refused > 0)
+        throw new Error(`SMPP in: ${result.refused} refused, ${result.receipts} of ${messages} receipts`);
+      if (result.throttled > 0)
+        process.stdout.write(`  SMPP in: ${result.throttled} submit_sm throttled, sent again\n`);
+    },
+  };
+}
+
+interface KannelRun {
+  readonly rate: number;
+  /** bearerbox's and smsbox's CPU per message, in ms. */
+  readonly cpuMs: number;
+}
+
+/**
+ * Kannel relaying `messages` SMS to a simulator of its own (the same delay as Herald's): `kannelClients` sendsms
+ * requests at a time, each asking for its final report; from the first request to the last report at the dlr-url.
+ */
+async function kannelRun(options: SmppServerBenchOptions): Promise<KannelRun> {
+  const simulator = new SmscSimulator({ host: '127.0.0.1', ...KANNEL_BIND, delayMs: DELAY_MS });
+  simulator.recordSubmissions(false);
+  await simulator.start();
+  const reports = await startReportCounter();
+  const kannel = await startKannel({
+    smsc: { host: '127.0.0.1', port: simulator.port, ...KANNEL_BIND },
+    window: options.window,
+  }).catch(async (error: unknown) => {
+    await Promise.all([simulator.stop(), reports.stop()]);
+    throw error;
+  });
+  try {
+    const cpu = kannel.pids().map((pid) => watchCpu(pid));
+    let next = 0;
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: options.kannelClients }, async () => {
+        while (next < options.messages) {
+          const n = next++;
+          const answer = await kannel.sendsms({
+            to: `+7916${String(n % 1_000_000).padStart(6, '0')}0`,
+            from: 'Bench',
+            text: `Your code is ${String(n % 10_000).padStart(4, '0')}`,
+            dlrUrl: `${reports.url}?type=%d`,
+            dlrMask: FINAL_REPORTS,
+          });
+          if (answer.status !== 202) throw new Error(`sendsms refused: ${answer.status} ${answer.body}`);
+        }
+      }),
+    );
+    const acceptedAt = performance.now();
+    while (reports.count() < options.messages) {
+      if (performance.now() - acceptedAt > 600_000)
+        throw new Error(`Kannel: ${reports.count()} of ${options.messages} reports after 10 minutes`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const seconds = (performance.now() - start) / 1000;
+    const cpuSeconds = cpu.reduce((sum, c) => sum + c.stop().processSeconds, 0);
+    return { rate: options.messages / seconds, cpuMs: (cpuSeconds * 1000) / options.messages };
+  } finally {
+    await kannel.stop();
+    await Promise.all([simulator.stop(), reports.stop()]);
+  }
+}
+
+/** A dlr-url that counts Kannel's final reports (type 1 or 2) and answers each at once. */
+async function startReportCounter(): Promise<{ url: string; count(): number; stop(): Promise<void> }> {
+  let count = 0;
+  const server = createServer((request, response) => {
+    const type = new URL(request.url ?? '', 'http://counter').searchParams.get('type');
+    if (type === '1' || type === '2') count++;
+    response.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/dlr`,
+    count: () => count,
+    stop: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
