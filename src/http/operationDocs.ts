@@ -13,6 +13,7 @@ interface OperationSchema {
   params?: unknown;
   headers?: unknown;
   body?: unknown;
+  produces?: string[];
   response?: Record<string, unknown>;
 }
 
@@ -50,6 +51,13 @@ export function documentOperation(route: RouteOptions): void {
   if (schema.body !== undefined) statuses.push(413, 415);
   const response = (schema.response ??= {});
   for (const status of statuses) response[status] ??= ERROR();
+  // A route that answers another type (`produces: ['text/csv']`) still answers its errors in JSON; by default the
+  // document would list them under its type.
+  if (schema.produces === undefined) return;
+  for (const [status, answer] of Object.entries(response)) {
+    if (/^[45]/.test(status) && (answer as { $ref?: string }).$ref === 'ErrorBody')
+      response[status] = { description: 'Error', content: { 'application/json': { schema: ERROR() } } };
+  }
 }
 
 /** `/api/v1/message/:uuid` as OpenAPI writes it: `/api/v1/message/{uuid}`. */

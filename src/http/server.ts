@@ -172,6 +172,10 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
   app.addSchema(ErrorBody);
 
   await app.register(swagger, {
+    // Shared schemas under their $id (ErrorBody), the type names generated clients take, rather than def-0.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     openapi: {
       openapi: '3.1.0',
       info: {
