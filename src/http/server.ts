@@ -213,7 +213,19 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { docExpansion: 'list', deepLinking: true },
-    theme: { title: 'Herald API' },
+    theme: {
+      title: 'Herald API',
+      // The plugin's page has no viewport meta and no option for one: a script of the page's own (script-src 'self')
+      // adds it, so that phones lay the page out at their width rather than at 980 px.
+      js: [
+        {
+          filename: 'viewport.js',
+          content:
+            "const meta = document.createElement('meta'); meta.name = 'viewport'; " +
+            "meta.content = 'width=device-width, initial-scale=1'; document.head.append(meta);",
+        },
+      ],
+    },
     // Set on every answer under /docs (the plugin's own routes only); what Swagger UI needs, nothing more.
     staticCSP: DOCS_CONTENT_SECURITY_POLICY,
   });

@@ -38,12 +38,16 @@ describe('the reference page at /docs takes a pasted token', () => {
     return (await status.innerText()).trim();
   }
 
-  it('is titled Herald API, and a token pasted into Authorize gets 200 from a read and from a send', async () => {
+  it('is titled Herald API, fits a phone, and a pasted token gets 200 from a read and from a send', async () => {
     const page = await browser.newPage();
     page.setDefaultTimeout(60_000);
     await page.goto(`${t.url}/docs`);
     await page.getByRole('heading', { name: /Herald Direct Messaging API/ }).waitFor();
     expect(await page.title()).toBe('Herald API');
+    await page.locator('meta[name="viewport"]').waitFor({ state: 'attached' });
+    expect(await page.locator('meta[name="viewport"]').getAttribute('content')).toBe(
+      'width=device-width, initial-scale=1',
+    );
 
     await page.getByRole('button', { name: 'Authorize' }).first().click();
     const bearer = page.locator('.auth-container').filter({ has: page.getByRole('heading', { name: /^bearerToken/ }) });
