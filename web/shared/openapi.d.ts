@@ -5031,6 +5031,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Acme Shop",
+                 *       "currency": "RUB"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** @description ISO 4217 code */
