@@ -40,7 +40,8 @@ export function documentOperation(route: RouteOptions): void {
 
   const schemes = new Set((schema.security ?? []).flatMap((requirement) => Object.keys(requirement)));
   const token = schemes.has('basicToken') || schemes.has('bearerToken');
-  if (token) schema.security = TOKEN_SECURITY;
+  // A copy per route: the plugin builds each operation from its route's own objects.
+  if (token) schema.security = TOKEN_SECURITY.map((requirement) => ({ ...requirement }));
   const admin = schemes.has('adminToken');
 
   const statuses = [400, 500];
