@@ -40,7 +40,7 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
             currency: Type.Optional(Currency),
             creditLimit: Type.Optional(Type.Number({ minimum: 0, maximum: 1e12 })),
           },
-          { additionalProperties: false },
+          { additionalProperties: false, examples: [{ name: 'Acme Shop', currency: 'RUB' }] },
         ),
         response: {
           201: Type.Intersect([

@@ -47,7 +47,28 @@ export const cascadeRoutes: Routes = (app, ctx) => {
             Type.String({ description: 'Same key and body within 24 h returns the first response' }),
           ),
         }),
-        body: Type.Array(CascadeRequest, { minItems: 1, maxItems: MAX_BATCH }),
+        body: Type.Array(CascadeRequest, {
+          minItems: 1,
+          maxItems: MAX_BATCH,
+          examples: [
+            [
+              {
+                destination: '79161234567',
+                tags: ['orders'],
+                cascade: [
+                  {
+                    channelType: 'VIBER',
+                    senderName: 'Herald',
+                    content: 'Your order 1024 has shipped',
+                    ttl: 600,
+                    condition: 'not_read',
+                  },
+                  { channelType: 'SMS', senderName: 'Herald', content: 'Your order 1024 has shipped' },
+                ],
+              },
+            ],
+          ],
+        }),
         response: { 200: SendResponseSchema, ...errorResponses(400, 401, 403, 409, 413, 415, 422, 503) },
       },
     },

@@ -26,6 +26,7 @@ import {
 import { asAccountHandler } from './accountConcurrency.js';
 import { bodyLimitFor, BYTES_PER_VALUE, DEFAULT_JSON_VALUES, largestValues, NO_BODY_LIMIT } from './bodyLimits.js';
 import { JsonShape } from './jsonShape.js';
+import { documentOperation } from './operationDocs.js';
 import { ErrorBody, Query } from './schemas.js';
 
 /**
@@ -171,6 +172,10 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
   app.addSchema(ErrorBody);
 
   await app.register(swagger, {
+    // Shared schemas under their $id (ErrorBody), the type names generated clients take, rather than def-0.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -178,12 +183,28 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
         version: '1.0.0',
         description:
           'Multi-channel messaging: SMS, FLASHCALL, VOICECODE, VIBER, WHATSAPP and VK. Every error body is ' +
-          '`{"error": {"code", "msg"}}`; see docs/errors.md for the catalogue.',
+          '`{"error": {"code", "msg"}}`; see docs/errors.md for the catalogue and docs/api.md for this document ' +
+          '(operation names, authentication).',
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
+      // The API is served where this document is: relative, since Herald does not know the address its clients use
+      // (a proxy, a public host name).
+      servers: [{ url: '/', description: 'This Herald' }],
       components: {
         securitySchemes: {
-          basicToken: { type: 'http', scheme: 'basic', description: 'Authorization: Basic <TOKEN>' },
-          bearerToken: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <TOKEN>' },
+          basicToken: {
+            type: 'http',
+            scheme: 'basic',
+            description:
+              'Authorization: Basic <TOKEN>. A token is base64("<keyId>:<secret>"), so a client that asks for a ' +
+              'user name and password takes the key id and the secret; on this page, paste the whole token into ' +
+              'bearerToken instead: every operation that takes Basic takes Bearer too.',
+          },
+          bearerToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'Authorization: Bearer <TOKEN>, the whole token (TOKEN_1, TOKEN_2 or TOKEN_3) as issued',
+          },
           adminToken: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <HERALD_ADMIN_TOKEN>' },
         },
       },
@@ -192,6 +213,19 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { docExpansion: 'list', deepLinking: true },
+    theme: {
+      title: 'Herald API',
+      // The plugin's page has no viewport meta and no option for one: a script of the page's own (script-src 'self')
+      // adds it, so that phones lay the page out at their width rather than at 980 px.
+      js: [
+        {
+          filename: 'viewport.js',
+          content:
+            "const meta = document.createElement('meta'); meta.name = 'viewport'; " +
+            "meta.content = 'width=device-width, initial-scale=1'; document.head.append(meta);",
+        },
+      ],
+    },
     // Set on every answer under /docs (the plugin's own routes only); what Swagger UI needs, nothing more.
     staticCSP: DOCS_CONTENT_SECURITY_POLICY,
   });
@@ -233,6 +267,8 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
       throw new Error(`${route.method} ${route.url}: its query schema must be closed (http/schemas.ts Query)`);
     }
   });
+  // Operation ids, both token schemes and the errors every route of a kind can give (operationDocs.ts).
+  app.addHook('onRoute', documentOperation);
   for (const register of routes) register(app, ctx);
   await app.ready();
   return app;

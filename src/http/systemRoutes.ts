@@ -9,6 +9,7 @@ export const systemRoutes: Routes = (app) => {
       schema: {
         tags: ['System'],
         summary: 'Connection check',
+        security: [],
         response: { 200: Type.Object({ status: Type.Literal('ok') }) },
       },
     },

@@ -139,7 +139,10 @@ export const inboundRoutes: Routes = (app, ctx) => {
           `At most ${centersPerAccount} per account, the default included ` +
           `(HERALD_TRAFFIC_CENTERS_PER_ACCOUNT): one more is 409 4094.`,
         security,
-        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+        body: Type.Object(
+          { name: Type.String({ minLength: 1, maxLength: 200 }) },
+          { additionalProperties: false, examples: [{ name: 'Support' }] },
+        ),
         response: { 201: Center, ...errorResponses(401, 403, 409, 413, 422) },
       },
       bodyLimit: CENTER_BODY_LIMIT,

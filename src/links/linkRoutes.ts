@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { herald } from '../errors/catalogue.js';
 import { authGuard } from '../http/auth.js';
+import { errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { RecentClicks } from './recentClicks.js';
 import { shortLinkClick } from './shortLinkSql.js';
@@ -20,7 +21,20 @@ export const linkRoutes: Routes = (app, ctx) => {
   const recent = new RecentClicks(ctx.clock);
   app.get(
     `${prefix}/:code`,
-    { schema: { tags: ['Short links'], summary: 'Follow a short link', params: Type.Object({ code: Type.String() }) } },
+    {
+      schema: {
+        tags: ['Short links'],
+        summary: 'Follow a short link',
+        // Its own id: the path follows HERALD_SHORT_URL_BASE.
+        operationId: 'shortLinkFollow',
+        security: [],
+        params: Type.Object({ code: Type.String() }),
+        response: {
+          302: Type.Null({ description: 'To the original link (Location)' }),
+          ...errorResponses(404, 429, 503),
+        },
+      },
+    },
     async (request, reply) => {
       const { code } = request.params;
       if (!/^[A-Za-z0-9]+$/.test(code) || code.length !== CODE_LENGTH) throw herald('notFound', { what: 'Link' });

@@ -230,7 +230,7 @@ export const lookupRoutes =
           security,
           body: Type.Object(
             { uuids: Type.Array(Type.String(), { minItems: 1, maxItems: MAX_STOP }) },
-            { additionalProperties: false },
+            { additionalProperties: false, examples: [{ uuids: ['0b4c5d3e-8f1a-4c2b-9e6d-7a1f2b3c4d5e'] }] },
           ),
           response: {
             200: Type.Object({

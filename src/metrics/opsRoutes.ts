@@ -5,6 +5,12 @@ import type { Routes } from '../http/server.js';
 
 const DB_CHECK_TIMEOUT_MS = 2000;
 
+/** What /readyz checked: the database, and each connector of the process. */
+const ReadinessChecks = Type.Object({
+  database: Type.Object({ ok: Type.Boolean(), latencyMs: Type.Number(), error: Type.Optional(Type.String()) }),
+  connectors: Type.Array(Type.Object({}, { additionalProperties: true })),
+});
+
 /**
  * Operations endpoints of every process (api, worker, all): Prometheus metrics, liveness and readiness. Not under
  * /api/v1: they are for the operator's monitoring, not for clients. /metrics takes `Authorization: Bearer
@@ -26,6 +32,7 @@ export const opsRoutes: Routes = (app, ctx) => {
       schema: {
         tags: ['System'],
         summary: 'Liveness: the process answers',
+        security: [],
         response: { 200: Type.Object({ status: Type.Literal('ok') }) },
       },
     },
@@ -39,6 +46,11 @@ export const opsRoutes: Routes = (app, ctx) => {
         tags: ['System'],
         summary: 'Readiness: the database answers and, in a process with connectors, at least one is up',
         description: '503 5033 (notReady) with the same checks when not ready.',
+        security: [],
+        response: {
+          200: Type.Object({ status: Type.Literal('ready'), checks: ReadinessChecks }),
+          503: Type.Intersect([Type.Ref('ErrorBody'), Type.Object({ checks: ReadinessChecks })]),
+        },
       },
     },
     async (request, reply) => {

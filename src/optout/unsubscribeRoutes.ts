@@ -9,6 +9,7 @@ import {
   type UnsubscribeTarget,
 } from '../links/index.js';
 import { authGuard } from '../http/auth.js';
+import { errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/db.js';
@@ -27,6 +28,12 @@ const CODE = new RegExp(`^[A-Za-z0-9]{${CODE_LENGTH}}$`);
 /** The largest form the page posts: none (its one button has no name); a client may send a little. */
 const FORM_LIMIT = 1024;
 
+/** The page, in HTML; an unknown code is the API's 404 4040, and an address that guesses codes is limited (429). */
+const PAGE_RESPONSES = {
+  200: { description: 'The page', content: { 'text/html': { schema: Type.String() } } },
+  ...errorResponses(404, 429),
+};
+
 /**
  * `<HERALD_SHORT_URL_BASE path>/u/<code>`, the unsubscribe link `{unsubscribe}` becomes (DESIGN 20). GET shows a page
  * that asks for one confirming click and changes nothing: mail and messenger link scanners open links, and must not
@@ -43,7 +50,17 @@ export const unsubscribeRoutes: Routes = (app, ctx) => {
 
   app.get(
     path,
-    { schema: { tags: ['Short links'], summary: 'An unsubscribe link: the page that asks to confirm', params } },
+    {
+      schema: {
+        tags: ['Short links'],
+        summary: 'An unsubscribe link: the page that asks to confirm',
+        // Its own id: the path follows HERALD_SHORT_URL_BASE.
+        operationId: 'unsubscribeLinkGet',
+        security: [],
+        params,
+        response: PAGE_RESPONSES,
+      },
+    },
     async (request, reply) => {
       const target = await find(ctx, request, request.params.code);
       return page(request, reply, target.last_click_at ? 'done' : 'confirm', target);
@@ -62,7 +79,14 @@ export const unsubscribeRoutes: Routes = (app, ctx) => {
     scope.post(
       path,
       {
-        schema: { tags: ['Short links'], summary: 'An unsubscribe link: the confirming click', params },
+        schema: {
+          tags: ['Short links'],
+          summary: 'An unsubscribe link: the confirming click',
+          operationId: 'unsubscribeLinkConfirm',
+          security: [],
+          params,
+          response: PAGE_RESPONSES,
+        },
         bodyLimit: FORM_LIMIT,
       },
       async (request, reply) => {

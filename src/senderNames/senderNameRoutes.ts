@@ -20,7 +20,7 @@ import {
  */
 const SenderNameBody = Type.Object(
   { channelType: ChannelType, name: Type.String(), comment: Type.Optional(Type.String({ maxLength: 1000 })) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ channelType: 'SMS', name: 'MyShop', comment: 'Order notices' }] },
 );
 /** The name is checked by checkSenderNameFormat (at most 64 characters), not the schema: sized as that allows. */
 const SENDER_NAME_BODY_LIMIT = bodyLimitFor(

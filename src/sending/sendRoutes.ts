@@ -33,7 +33,23 @@ export const messageRoutes: Routes = (app, ctx) => {
             Type.String({ description: 'Same key and body within 24 h returns the first response' }),
           ),
         }),
-        body: Type.Array(MessageRequest, { minItems: 1, maxItems: MAX_BATCH }),
+        body: Type.Array(MessageRequest, {
+          minItems: 1,
+          maxItems: MAX_BATCH,
+          examples: [
+            [
+              { channelType: 'SMS', senderName: 'Herald', destination: '79161234567', content: 'Your code: 4321' },
+              {
+                channelType: 'VIBER',
+                senderName: 'Herald',
+                destination: '+7 916 123-45-68',
+                content: { contentType: 'text', text: 'Your order 1024 has shipped' },
+                tags: ['orders'],
+                ttl: 3600,
+              },
+            ],
+          ],
+        }),
         response: { 200: SendResponse, ...errorResponses(400, 401, 403, 409, 413, 415, 422, 503) },
       },
     },

@@ -12,29 +12,7 @@ export interface paths {
             cookie?: never;
         };
         /** Connection check */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["pingGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -51,29 +29,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness: the process answers */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["livenessGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -93,24 +49,7 @@ export interface paths {
          * Readiness: the database answers and, in a process with connectors, at least one is up
          * @description 503 5033 (notReady) with the same checks when not ready.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["readinessGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -130,393 +69,10 @@ export interface paths {
          * Messages of the account, newest first, with filters
          * @description Outbound messages unless direction is given. An unknown parameter is 422 4220 Invalid <parameter>. status=read and status=unread filter on readStatus, as read_status does.
          */
-        get: {
-            parameters: {
-                query?: {
-                    page?: number;
-                    per_page?: number;
-                    /** @description by creation time; default newest first */
-                    sort?: "created_time" | "-created_time" | "asc" | "desc";
-                    /** @description ISO 8601 or YYYY-MM-DD hh:mm:ss (UTC), inclusive */
-                    time_from?: string;
-                    /** @description ISO 8601 or YYYY-MM-DD hh:mm:ss (UTC), inclusive */
-                    time_to?: string;
-                    message_uuid?: string;
-                    destination?: string;
-                    /** @description read and unread filter on readStatus */
-                    status?: "sending" | "sent" | "delivered" | "undelivered" | "unsent" | "read" | "unread" | "inbound_sent";
-                    read_status?: "read" | "unread";
-                    /** @description comma-separated; messages with any of them */
-                    tags?: string;
-                    channel_type?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                    sender_name?: string;
-                    traffic_center_id?: number;
-                    direction?: "outbound" | "inbound";
-                    /** @description text the message contains: its text, or of an object content the text, caption, media names, header, footer and button texts */
-                    content?: string;
-                    sending_method?: "API" | "UI";
-                    template_id?: number;
-                    /** @description the destination's country, ISO 3166-1 alpha-2 */
-                    country_code?: string;
-                    /** @description the steps of this cascade (its root) */
-                    cascade_message_uuid?: string;
-                    traffic_type?: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
-                    /** @description the messages of this dispatch */
-                    dispatch_id?: string;
-                    /** @description true: first steps and messages outside cascades; false: later steps */
-                    root?: boolean;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                /** Format: uuid */
-                                messageUuid: string;
-                                /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
-                                createdTime: string;
-                                /** @enum {unknown} */
-                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                                /**
-                                 * @description UI: sent from the personal account pages
-                                 * @enum {unknown}
-                                 */
-                                sendingMethod: "API" | "UI";
-                                trafficType: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO") | null;
-                                templateId: number | null;
-                                trafficCenterId: number | null;
-                                externalMessageId: string | null;
-                                senderName: string;
-                                /** @description E.164 digits without + */
-                                destination: string;
-                                country: string | null;
-                                region: string | null;
-                                brand: string | null;
-                                /** @description a string (SMS, FLASHCALL, VK) or the content object; a TELEGRAM content is always an object: {"contentType": "text", "text"} (however the text was sent) or {"contentType": "code", "code"} */
-                                content: unknown;
-                                tags: string[];
-                                /** @description seconds, as given (null: the default lifetime); a TELEGRAM code given none shows its 3600 */
-                                ttl: number | null;
-                                hours: number[] | null;
-                                days: number[] | null;
-                                localSendTime: string | null;
-                                localCompletionTime: string | null;
-                                useLocalTime: boolean;
-                                shortUrl: boolean;
-                                callbackUrl: string | null;
-                                callbackEvents: string[] | null;
-                                totalParts: number;
-                                price: {
-                                    totalPrice: number;
-                                    currency: string | null;
-                                    invoicedParts: number;
-                                    final: boolean;
-                                };
-                                plannedSendTime: string | null;
-                                sentTime: string | null;
-                                /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
-                                statusTime: string;
-                                /**
-                                 * @description the delivery outcome; it stays delivered when the message is read
-                                 * @enum {unknown}
-                                 */
-                                status: "sending" | "sent" | "delivered" | "undelivered" | "unsent" | "inbound_sent";
-                                /** @description VIBER, VK, WHATSAPP: whether a delivered message was read; null before */
-                                readStatus: ("read" | "unread") | null;
-                                cascadeMessageUuid: string | null;
-                                cascadeStep: number | null;
-                                /** @description its dispatch, or null */
-                                dispatchId: string | null;
-                                /** @description `fraud`: held by the pumping detection (status `sending`, not sent until the operator releases it) */
-                                hold: "fraud" | null;
-                                errorCode: number | null;
-                                /** @enum {unknown} */
-                                direction: "outbound" | "inbound";
-                                statusHistory: ({
-                                    /** @description a status, a read status (read, unread), or sending for a retry */
-                                    status: string;
-                                    /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
-                                    at: string;
-                                    errorCode?: number;
-                                    detail?: string;
-                                    connector?: string;
-                                    /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
-                                    retryAt?: string;
-                                    /** @description a late or duplicate receipt that changed nothing */
-                                    ignored?: boolean;
-                                    /** @description part of a reroute by the operator's route (docs/routing.md): an attempt abandoned for the next connector, or the sending again through it; no callback comes of it */
-                                    rerouted?: boolean;
-                                } & {
-                                    [key: string]: unknown;
-                                })[];
-                            }[];
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        get: operations["messageList"];
         put?: never;
         /** Send a batch of 1 to 1000 messages */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Same key and body within 24 h returns the first response */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {unknown} */
-                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                        /** @description SMS and WHATSAPP: an approved, started sender name; TELEGRAM: the username of a bot that is such a sender name, with its bot token attached (5 to 32 letters, digits and _, ending in bot); VOICECODE: voicecode */
-                        senderName: string;
-                        /**
-                         * @description Subscriber number: +7 916 123-45-67, 89161234567 and 79161234567 are one number
-                         * @example 79161234567
-                         */
-                        destination: string;
-                        content: string | number | {
-                            /** @enum {string} */
-                            contentType: "text";
-                            text: string;
-                        } | {
-                            /** @enum {string} */
-                            contentType: "code";
-                            code: string;
-                        } | {
-                            /** @enum {string} */
-                            contentType: "image";
-                            /**
-                             * Format: uri
-                             * @description an absolute http(s) URL
-                             */
-                            imageUrl: string;
-                            imageName?: string;
-                            /** @description One of: text; documentUrl (+ documentName); imageUrl */
-                            header?: {
-                                text?: string;
-                                /**
-                                 * Format: uri
-                                 * @description an absolute http(s) URL
-                                 */
-                                documentUrl?: string;
-                                documentName?: string;
-                                /**
-                                 * Format: uri
-                                 * @description an absolute http(s) URL
-                                 */
-                                imageUrl?: string;
-                            };
-                            footer?: {
-                                text: string;
-                            };
-                            /** @description Link buttons (url or phone, at most 2) or text buttons (payload, at most 3) */
-                            buttons?: {
-                                text: string;
-                                url?: string;
-                                phone?: string;
-                                payload?: string;
-                            }[];
-                        } | {
-                            /** @enum {string} */
-                            contentType: "document";
-                            /**
-                             * Format: uri
-                             * @description an absolute http(s) URL
-                             */
-                            documentUrl: string;
-                            documentName: string;
-                            /** @description One of: text; documentUrl (+ documentName); imageUrl */
-                            header?: {
-                                text?: string;
-                                /**
-                                 * Format: uri
-                                 * @description an absolute http(s) URL
-                                 */
-                                documentUrl?: string;
-                                documentName?: string;
-                                /**
-                                 * Format: uri
-                                 * @description an absolute http(s) URL
-                                 */
-                                imageUrl?: string;
-                            };
-                            footer?: {
-                                text: string;
-                            };
-                            /** @description Link buttons (url or phone, at most 2) or text buttons (payload, at most 3) */
-                            buttons?: {
-                                text: string;
-                                url?: string;
-                                phone?: string;
-                                payload?: string;
-                            }[];
-                        } | {
-                            /** @enum {string} */
-                            contentType: "button";
-                            text: string;
-                            caption: string;
-                            action: string;
-                            imageUrl?: string;
-                        };
-                        tags?: string[];
-                        /** @default true */
-                        useLocalTime?: boolean;
-                        /** @description YYYY-MM-DD hh:mm:ss, from now UTC - 12 h to now UTC + 7 days */
-                        localSendTime?: string;
-                        /** @description YYYY-MM-DD hh:mm:ss, from max(localSendTime, now UTC) to now UTC + 70 days */
-                        localCompletionTime?: string;
-                        /** @description seconds: 60 to 86400 (VOICECODE 30 to 86400; a TELEGRAM code 30 to 3600, 3600 when left out) */
-                        ttl?: number;
-                        hours?: number[];
-                        days?: number[];
-                        /** @default false */
-                        shortUrl?: boolean;
-                        /** Format: uri */
-                        callbackUrl?: string;
-                        callbackEvents?: ("delivered" | "sent" | "read" | "price" | "click")[];
-                        /** @description VOICECODE only */
-                        externalMessageId?: string;
-                    }[];
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description false guarantees that every message was generated */
-                            errors: boolean;
-                            items: {
-                                /** Format: uuid */
-                                messageUuid?: string;
-                                /** @description 201 created, else an item error code (4020, 4031, 4221) */
-                                code: number;
-                                msg?: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        post: operations["messageSend"];
         delete?: never;
         options?: never;
         head?: never;
@@ -536,146 +92,7 @@ export interface paths {
          * Send 1 to 1000 cascades: one notification over a chain of channels
          * @description Each item of the answer names the cascade by its root, the message of its first step. A step is created when the one before ends as its condition says (not_delivered: undelivered or unsent; not_read: also delivered and not read in its lifetime); a delivery (a read for not_read) ends it.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Same key and body within 24 h returns the first response */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        destination: string;
-                        tags?: string[];
-                        /** @enum {unknown} */
-                        trafficType?: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
-                        useLocalTime?: boolean;
-                        localSendTime?: string;
-                        localCompletionTime?: string;
-                        hours?: number[];
-                        days?: number[];
-                        shortUrl?: boolean;
-                        /** Format: uri */
-                        callbackUrl?: string;
-                        callbackEvents?: ("delivered" | "sent" | "read" | "price" | "click")[];
-                        cascade: {
-                            /** @enum {unknown} */
-                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                            senderName: string;
-                            content: string | {
-                                [key: string]: unknown;
-                            };
-                            /** @description seconds, the channel's bounds */
-                            ttl?: number;
-                            /** @description VOICECODE only */
-                            externalMessageId?: string;
-                            /**
-                             * @description when the next step follows; required on every step but the last, refused on the last; not_read only after a step with read receipts (VIBER, VK, WHATSAPP, a TELEGRAM code)
-                             * @enum {unknown}
-                             */
-                            condition?: "not_delivered" | "not_read";
-                        }[];
-                    }[];
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description false guarantees that every message was generated */
-                            errors: boolean;
-                            items: {
-                                /** Format: uuid */
-                                messageUuid?: string;
-                                /** @description 201 created, else an item error code (4020, 4031, 4221) */
-                                code: number;
-                                msg?: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        post: operations["cascadeSend"];
         delete?: never;
         options?: never;
         head?: never;
@@ -690,158 +107,7 @@ export interface paths {
             cookie?: never;
         };
         /** A cascade with each of its steps (by the uuid of any of its messages) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    uuid: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            cascadeMessageUuid: string;
-                            /**
-                             * @description running: a step is on its way or awaited; done: it ended; stopped: by the client
-                             * @enum {unknown}
-                             */
-                            state: "running" | "done" | "stopped";
-                            /** @description the last step created (1-based) */
-                            currentStep: number;
-                            stepCount: number;
-                            createdTime: string;
-                            endedTime: string | null;
-                            steps: {
-                                step: number;
-                                /** @enum {unknown} */
-                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                                senderName: string;
-                                condition: ("not_delivered" | "not_read") | null;
-                                /** @description why the next step was created: undelivered, unsent, unread, or timeout (a verification step not confirmed in time); null when it was not (or not yet) */
-                                movedOn: string | null;
-                                /** @description null: the step was not created */
-                                message: {
-                                    /** Format: uuid */
-                                    messageUuid: string;
-                                    /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
-                                    createdTime: string;
-                                    /** @enum {unknown} */
-                                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                                    /**
-                                     * @description UI: sent from the personal account pages
-                                     * @enum {unknown}
-                                     */
-                                    sendingMethod: "API" | "UI";
-                                    trafficType: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO") | null;
-                                    templateId: number | null;
-                                    trafficCenterId: number | null;
-                                    externalMessageId: string | null;
-                                    senderName: string;
-                                    /** @description E.164 digits without + */
-                                    destination: string;
-                                    country: string | null;
-                                    region: string | null;
-                                    brand: string | null;
-                                    /** @description a string (SMS, FLASHCALL, VK) or the content object; a TELEGRAM content is always an object: {"contentType": "text", "text"} (however the text was sent) or {"contentType": "code", "code"} */
-                                    content: unknown;
-                                    tags: string[];
-                                    /** @description seconds, as given (null: the default lifetime); a TELEGRAM code given none shows its 3600 */
-                                    ttl: number | null;
-                                    hours: number[] | null;
-                                    days: number[] | null;
-                                    localSendTime: string | null;
-                                    localCompletionTime: string | null;
-                                    useLocalTime: boolean;
-                                    shortUrl: boolean;
-                                    callbackUrl: string | null;
-                                    callbackEvents: string[] | null;
-                                    totalParts: number;
-                                    price: {
-                                        totalPrice: number;
-                                        currency: string | null;
-                                        invoicedParts: number;
-                                        final: boolean;
-                                    };
-                                    plannedSendTime: string | null;
-                                    sentTime: string | null;
-                                    /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
-                                    statusTime: string;
-                                    /**
-                                     * @description the delivery outcome; it stays delivered when the message is read
-                                     * @enum {unknown}
-                                     */
-                                    status: "sending" | "sent" | "delivered" | "undelivered" | "unsent" | "inbound_sent";
-                                    /** @description VIBER, VK, WHATSAPP: whether a delivered message was read; null before */
-                                    readStatus: ("read" | "unread") | null;
-                                    cascadeMessageUuid: string | null;
-                                    cascadeStep: number | null;
-                                    /** @description its dispatch, or null */
-                                    dispatchId: string | null;
-                                    /** @description `fraud`: held by the pumping detection (status `sending`, not sent until the operator releases it) */
-                                    hold: "fraud" | null;
-                                    errorCode: number | null;
-                                    /** @enum {unknown} */
-                                    direction: "outbound" | "inbound";
-                                    statusHistory: ({
-                                        /** @description a status, a read status (read, unread), or sending for a retry */
-                                        status: string;
-                                        /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
-                                        at: string;
-                                        errorCode?: number;
-                                        detail?: string;
-                                        connector?: string;
-                                        /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
-                                        retryAt?: string;
-                                        /** @description a late or duplicate receipt that changed nothing */
-                                        ignored?: boolean;
-                                        /** @description part of a reroute by the operator's route (docs/routing.md): an attempt abandoned for the next connector, or the sending again through it; no callback comes of it */
-                                        rerouted?: boolean;
-                                    } & {
-                                        [key: string]: unknown;
-                                    })[];
-                                } | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        get: operations["cascadeGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -858,192 +124,10 @@ export interface paths {
             cookie?: never;
         };
         /** The account's dispatches, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    created_from?: string;
-                    created_to?: string;
-                    status?: "initiated" | "scheduled" | "sending" | "awaiting" | "done" | "paused" | "stopped";
-                    dispatch_id?: string;
-                    dispatch_name?: string;
-                    traffic_center_id?: number;
-                    page?: number;
-                    per_page?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            total: number;
-                            items: {
-                                /** Format: uuid */
-                                dispatchId: string;
-                                dispatchName: string;
-                                created: string;
-                                localSendTime: string | null;
-                                localCompletionTime: string | null;
-                                useLocalTime: boolean;
-                                /** @enum {unknown} */
-                                status: "initiated" | "scheduled" | "sending" | "awaiting" | "done" | "paused" | "stopped";
-                                /** @enum {unknown} */
-                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                                /** @description the sender name */
-                                source: string;
-                                /** @description the content, with its {placeholders} */
-                                message: unknown;
-                                /** @enum {unknown} */
-                                trafficType: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
-                                trafficCenterId: number | null;
-                                speed: {
-                                    amount: number;
-                                    /** @enum {unknown} */
-                                    unit: "minute" | "hour";
-                                } | null;
-                                /** @description the steps as given, with their {placeholders}; channelType, source and message are the first */
-                                cascade: unknown[] | null;
-                                messages: {
-                                    total: number;
-                                    sending: number;
-                                    sent: number;
-                                    delivered: number;
-                                    undelivered: number;
-                                    unsent: number;
-                                };
-                                parts: {
-                                    total: number;
-                                    sending: number;
-                                    sent: number;
-                                    delivered: number;
-                                    undelivered: number;
-                                    unsent: number;
-                                };
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        get: operations["dispatchList"];
         put?: never;
         /** Create a dispatch: one message, with {placeholders}, for many destinations */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Same key and request within 24 h returns the first response and changes nothing */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            /** @description and the fields of a message but destination */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        dispatchName: string;
-                        /** @enum {unknown} */
-                        channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                        speed?: {
-                            amount: number;
-                            /** @enum {unknown} */
-                            unit: "minute" | "hour";
-                        };
-                        /** @description cascade steps (DESIGN 13), instead of channelType, senderName and content */
-                        cascade?: {
-                            [key: string]: unknown;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            dispatchId: string;
-                            status: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        post: operations["dispatchCreate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1063,100 +147,7 @@ export interface paths {
          * Add 1 to 1000 destinations with their substitutions, before the start
          * @description Items in request order: a messageUuid, or errorCode 7401 (an item not as its schema says, or no valid message: its destination, a placeholder without a substitution, or its text after substitution) or a send code. A text longer than its channel allows (SMS: 255 parts) is refused from its length, unbuilt.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Same key and request within 24 h returns the first response and changes nothing */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        destination: string;
-                        /** @description a value for each {placeholder} of the content: a string of at most 1000 characters, or a number */
-                        substitutions?: {
-                            [key: string]: string | number;
-                        };
-                    }[];
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            destination: unknown;
-                            messageUuid?: string;
-                            errorCode?: number;
-                            msg?: string;
-                        }[];
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        post: operations["dispatchMessageAdd"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1173,78 +164,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Start a dispatch */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Same key and request within 24 h returns the first response and changes nothing */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            dispatchId: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        post: operations["dispatchStart"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1261,78 +181,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Pause a dispatch */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Same key and request within 24 h returns the first response and changes nothing */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            dispatchId: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        post: operations["dispatchPause"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1349,78 +198,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Resume a dispatch */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Same key and request within 24 h returns the first response and changes nothing */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            dispatchId: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        post: operations["dispatchResume"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1437,78 +215,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Stop a dispatch */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Same key and request within 24 h returns the first response and changes nothing */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            dispatchId: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        post: operations["dispatchStop"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1523,97 +230,7 @@ export interface paths {
             cookie?: never;
         };
         /** A dispatch with its counters, exact at the moment */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: uuid */
-                            dispatchId: string;
-                            dispatchName: string;
-                            created: string;
-                            localSendTime: string | null;
-                            localCompletionTime: string | null;
-                            useLocalTime: boolean;
-                            /** @enum {unknown} */
-                            status: "initiated" | "scheduled" | "sending" | "awaiting" | "done" | "paused" | "stopped";
-                            /** @enum {unknown} */
-                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                            /** @description the sender name */
-                            source: string;
-                            /** @description the content, with its {placeholders} */
-                            message: unknown;
-                            /** @enum {unknown} */
-                            trafficType: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
-                            trafficCenterId: number | null;
-                            speed: {
-                                amount: number;
-                                /** @enum {unknown} */
-                                unit: "minute" | "hour";
-                            } | null;
-                            /** @description the steps as given, with their {placeholders}; channelType, source and message are the first */
-                            cascade: unknown[] | null;
-                            messages: {
-                                total: number;
-                                sending: number;
-                                sent: number;
-                                delivered: number;
-                                undelivered: number;
-                                unsent: number;
-                            };
-                            parts: {
-                                total: number;
-                                sending: number;
-                                sent: number;
-                                delivered: number;
-                                undelivered: number;
-                                unsent: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        get: operations["dispatchGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1630,170 +247,13 @@ export interface paths {
             cookie?: never;
         };
         /** The account's verifiers, oldest first */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                /** @description what codes are sent through: POST /api/v1/verifier/send {gatewayId} */
-                                gatewayId: string;
-                                name: string;
-                                brand: string;
-                                codeLength: number;
-                                codeTtl: number;
-                                maxChecks: number;
-                                workflow: {
-                                    /** @enum {unknown} */
-                                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                                    senderName: string;
-                                    /** @description seconds this step waits for a confirmation before the next step is sent */
-                                    timeout: number;
-                                }[];
-                                createdAt: string;
-                                updatedAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        get: operations["verifierList"];
         put?: never;
         /**
          * Create a verifier: how one-time codes are made and over which channels they are sent
          * @description Each workflow step is validated as the message it will send (an active sender name, `voicecode` for VOICECODE, codeLength 4 with a FLASHCALL step, the channel enabled); an error names the step (0-based). At most 100 per account (409 4094).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        brand: string;
-                        /** @description digits of a code (a new verifier without it: 4) */
-                        codeLength?: number;
-                        /** @description seconds a code can be checked (a new verifier without it: 300) */
-                        codeTtl?: number;
-                        /** @description checks of one code before it expires (a new verifier without it: 3) */
-                        maxChecks?: number;
-                        workflow: {
-                            /** @enum {unknown} */
-                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                            senderName: string;
-                            /** @description seconds this step waits for a confirmation before the next step is sent */
-                            timeout: number;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description what codes are sent through: POST /api/v1/verifier/send {gatewayId} */
-                            gatewayId: string;
-                            name: string;
-                            brand: string;
-                            codeLength: number;
-                            codeTtl: number;
-                            maxChecks: number;
-                            workflow: {
-                                /** @enum {unknown} */
-                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                                senderName: string;
-                                /** @description seconds this step waits for a confirmation before the next step is sent */
-                                timeout: number;
-                            }[];
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        post: operations["verifierCreate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1811,94 +271,7 @@ export interface paths {
          * Codes sent in [from, to): sends, confirmations and conversion rate per verifier and per channel
          * @description A verifier's sends are its codes, confirmations the codes confirmed; a channel's sends are the workflow steps that left Herald on it, its confirmations the codes confirmed after a step of it (the last step sent before the check). Codes deleted a day after they expired are counted by the hour they were sent in (the hour must begin in [from, to)). Every verifier of the account is listed, and a deleted one with figures (name null).
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description YYYY-MM-DD (UTC midnight) or ISO 8601; default to - 30 days */
-                    from?: string;
-                    /** @description YYYY-MM-DD (UTC midnight) or ISO 8601; default now */
-                    to?: string;
-                    /** @description one verifier only */
-                    gatewayId?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            from: string;
-                            to: string;
-                            verifiers: {
-                                gatewayId: string;
-                                /** @description null for a verifier deleted since */
-                                name: string | null;
-                                sends: number;
-                                confirmations: number;
-                                /** @description confirmations / sends, 4 decimals */
-                                conversionRate: number | null;
-                                channels: {
-                                    /** @enum {unknown} */
-                                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                                    sends: number;
-                                    confirmations: number;
-                                    /** @description confirmations / sends, 4 decimals */
-                                    conversionRate: number | null;
-                                }[];
-                            }[];
-                            channels: {
-                                /** @enum {unknown} */
-                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                                sends: number;
-                                confirmations: number;
-                                /** @description confirmations / sends, 4 decimals */
-                                conversionRate: number | null;
-                            }[];
-                            total: {
-                                sends: number;
-                                confirmations: number;
-                                /** @description confirmations / sends, 4 decimals */
-                                conversionRate: number | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        get: operations["verifierStatisticsGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1915,229 +288,15 @@ export interface paths {
             cookie?: never;
         };
         /** One verifier */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    gatewayId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description what codes are sent through: POST /api/v1/verifier/send {gatewayId} */
-                            gatewayId: string;
-                            name: string;
-                            brand: string;
-                            codeLength: number;
-                            codeTtl: number;
-                            maxChecks: number;
-                            workflow: {
-                                /** @enum {unknown} */
-                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                                senderName: string;
-                                /** @description seconds this step waits for a confirmation before the next step is sent */
-                                timeout: number;
-                            }[];
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        get: operations["verifierGet"];
         put?: never;
         post?: never;
         /** Delete a verifier; codes already sent through it can still be checked until they expire */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    gatewayId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        delete: operations["verifierDelete"];
         options?: never;
         head?: never;
         /** Change a verifier: the fields given replace its own; codes already sent keep their settings */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    gatewayId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        brand?: string;
-                        /** @description digits of a code (a new verifier without it: 4) */
-                        codeLength?: number;
-                        /** @description seconds a code can be checked (a new verifier without it: 300) */
-                        codeTtl?: number;
-                        /** @description checks of one code before it expires (a new verifier without it: 3) */
-                        maxChecks?: number;
-                        workflow?: {
-                            /** @enum {unknown} */
-                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                            senderName: string;
-                            /** @description seconds this step waits for a confirmation before the next step is sent */
-                            timeout: number;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description what codes are sent through: POST /api/v1/verifier/send {gatewayId} */
-                            gatewayId: string;
-                            name: string;
-                            brand: string;
-                            codeLength: number;
-                            codeTtl: number;
-                            maxChecks: number;
-                            workflow: {
-                                /** @enum {unknown} */
-                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                                senderName: string;
-                                /** @description seconds this step waits for a confirmation before the next step is sent */
-                                timeout: number;
-                            }[];
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        patch: operations["verifierUpdate"];
         trace?: never;
     };
     "/api/v1/verifier/send": {
@@ -2153,104 +312,7 @@ export interface paths {
          * Send a one-time code to a destination through a verifier's workflow; check it with the uuid
          * @description The code goes as a cascade of AUTHORIZE messages (SMS `<brand>: <code>`, VOICECODE the spec template, FLASHCALL the caller's last digits); a step gives way to the next when it is not delivered or when its timeout passes unconfirmed. A new send to the same destination through the same verifier replaces the older code. Limits: 5 sends per destination and verifier in 10 minutes, and HERALD_VERIFY_SENDS_PER_ADDRESS (60) per account and client address in 10 minutes: 429 4290 with Retry-After. The message of a step is an ordinary message (TOKEN_1 sees it), priced as one.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        gatewayId: string;
-                        destination: string;
-                        /**
-                         * @description only the workflow's steps of this channel
-                         * @enum {unknown}
-                         */
-                        channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description what the code is checked with */
-                            uuid: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        post: operations["verificationSend"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2270,72 +332,7 @@ export interface paths {
          * Check a code sent with /api/v1/verifier/send
          * @description CONFIRMED: the right code (what is left of the workflow is stopped; the same code answers CONFIRMED again until the code expires). WRONG_CODE. EXPIRED: past the verifier's codeTtl, past its maxChecks checks, or replaced by a newer send. NOT_FOUND: no code of this account has this uuid. A code sent as a JSON number is taken as its decimal digits: a code with a leading zero must be sent as a string.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        uuid: string;
-                        code: string | number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {unknown} */
-                            status: "CONFIRMED" | "WRONG_CODE" | "EXPIRED" | "NOT_FOUND";
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
+        post: operations["verificationCheck"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2350,24 +347,1590 @@ export interface paths {
             cookie?: never;
         };
         /** One message with its status history */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    uuid: string;
-                };
-                cookie?: never;
+        get: operations["messageGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/message/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop messages that have not been sent yet
+         * @description Item codes: 200 will be stopped (becomes unsent), 202 may not be stopped (being handed to the carrier), 403 already sent or final, 404 not found. A step of a running cascade stops the cascade from that step on: 200, or 202 while its current step is being handed to the carrier.
+         */
+        post: operations["messageStop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Account balance per currency */
+        get: operations["balanceGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List accounts */
+        get: operations["adminAccountList"];
+        put?: never;
+        /** Create an account with one traffic and one system token */
+        post: operations["adminAccountCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an account */
+        get: operations["adminAccountGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change an account: name, status, channels, inbound, credit limit, maxRate, and its fraud guard and consent settings (geoPermissions, flood, dailySpendLimit, consentRequired, pumping; audited) */
+        patch: operations["adminAccountUpdate"];
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List an account's API keys (without secrets; web session tokens are not listed) */
+        get: operations["adminTokenList"];
+        put?: never;
+        /** Issue a token (traffic = TOKEN_1, system = TOKEN_2, verify = TOKEN_3); the token is shown only here */
+        post: operations["adminTokenCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/tokens/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a token, and end the web sessions opened with it */
+        delete: operations["adminTokenRevoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Adjust a balance by a signed amount, recorded in the ledger */
+        post: operations["adminBalanceAdjust"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's ledger, newest first */
+        get: operations["adminLedgerList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/settings-audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit of the account's guard and consent settings, newest first */
+        get: operations["adminSettingsAuditList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the users of the account's personal pages */
+        get: operations["adminUserList"];
+        put?: never;
+        /**
+         * Create a user of the account's personal pages (login and password)
+         * @description Logins are unique across all accounts and case-sensitive; 409 4092 when taken.
+         */
+        post: operations["adminUserCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a user: their sessions end and the API keys they issued are revoked
+         * @description Revokes every token that descends from the user's sign-ins: session tokens, keys issued with them, and keys issued in turn with those (an API key shows it as `createdByUser`).
+         */
+        delete: operations["adminUserDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/users/{userId}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set a user's password (a reset by the operator); the user's sessions end and the keys they issued are revoked */
+        put: operations["adminUserPasswordSet"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/v1/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with login and password, or with a system API key (TOKEN_2)
+         * @description Body: `{login, password}` or `{token}`. Wrong credentials, or a token that is not a live system API key, -> 401 4012, counted against the failed-authentication limit of the client address (429 4290, charged before the password is checked); a blocked account -> 403 4032; more sign-ins in progress than Herald hashes at once and queues -> 503 5035 with Retry-After; a body over 8 KiB -> 413 4130. No Authorization header.
+         */
+        post: operations["sessionCreate"];
+        /**
+         * Sign out: revoke both tokens of the session whose system token makes the request
+         * @description A system API key (not a session token) -> 403 4030.
+         */
+        delete: operations["sessionDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's API keys, revoked ones included (never their secrets) */
+        get: operations["apiKeyList"];
+        put?: never;
+        /** Issue an API key (traffic = TOKEN_1, system = TOKEN_2, verify = TOKEN_3); shown only here */
+        post: operations["apiKeyCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key, and end the web sessions opened with it
+         * @description 404 when it is not a live API key of this account; 409 4093 for the key making the request.
+         */
+        delete: operations["apiKeyRevoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sender-names": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's sender names */
+        get: operations["senderNameList"];
+        put?: never;
+        /** Register a sender name; it is Pending until the operator decides */
+        post: operations["senderNameCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sender-names/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One sender name */
+        get: operations["senderNameGet"];
+        put?: never;
+        post?: never;
+        /** Delete a sender name; it can no longer send */
+        delete: operations["senderNameDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's templates */
+        get: operations["templateList"];
+        put?: never;
+        /** Create a template; it is reviewed by the operator */
+        post: operations["templateCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One template */
+        get: operations["templateGet"];
+        /** Change the fields given of a template, keeping the others (see the rules per status) */
+        put: operations["templateUpdate"];
+        post?: never;
+        /** Delete a template */
+        delete: operations["templateDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/traffic-centers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Traffic partitioning centers (one is the default) */
+        get: operations["trafficCenterList"];
+        put?: never;
+        /**
+         * Create a center
+         * @description At most 100 per account, the default included (HERALD_TRAFFIC_CENTERS_PER_ACCOUNT): one more is 409 4094.
+         */
+        post: operations["trafficCenterCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/traffic-centers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One center */
+        get: operations["trafficCenterGet"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a center that is not the default, no rule uses and no live API key is bound to
+         * @description The default center -> 409 4091; a center rules use -> 409 4091; a center live API keys are bound to -> 409 4095 naming the keys (revoke them first: a key keeps its center for life).
+         */
+        delete: operations["trafficCenterDelete"];
+        options?: never;
+        head?: never;
+        /** Rename a center, or make it the default */
+        patch: operations["trafficCenterUpdate"];
+        trace?: never;
+    };
+    "/api/v1/inbound-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Inbound rules */
+        get: operations["inboundRuleList"];
+        put?: never;
+        /**
+         * Add a rule: center, callback URL, optional sender names
+         * @description At most 100 rules per account (HERALD_INBOUND_RULES_PER_ACCOUNT): one more is 409 4094.
+         */
+        post: operations["inboundRuleCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/inbound-rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One rule */
+        get: operations["inboundRuleGet"];
+        /** Replace a rule */
+        put: operations["inboundRuleReplace"];
+        post?: never;
+        /** Delete a rule */
+        delete: operations["inboundRuleDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Outbound messages created in [from, to), grouped: counts per status, parts, prices per currency, clicks, conversions
+         * @description from and to: YYYY-MM-DD (UTC midnight) or ISO 8601; default the last 30 days. Days are UTC days. Filters: channelType, senderName, status, tag, trafficType; channel_type, sender_name and traffic_type as the message list spells them. An unknown parameter is 422 4220 Invalid <parameter>.
+         */
+        get: operations["statisticsGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's guard and consent settings: the operator's, the client's narrowing, the effective ones */
+        get: operations["settingsGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Narrow the operator's settings; null removes the account's own narrowing of a field */
+        patch: operations["settingsUpdate"];
+        trace?: never;
+    };
+    "/api/v1/settings/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who changed the settings (operator, token:<key id>, user:<id>), when, before and after; newest first */
+        get: operations["settingsAuditList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's consents, newest first; filters number, senderName, source */
+        get: operations["consentList"];
+        put?: never;
+        /** Record a subscriber's consent; absent senderName and trafficType match every one */
+        post: operations["consentCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consents/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's consents as CSV, newest first, at most 100000 rows; the list's filters */
+        get: operations["consentExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/statistics/refusals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Messages refused at generation (never stored as messages) by day, channel and refusal code, and those a monitor-mode setting let through; default the last 30 days */
+        get: operations["refusalStatisticsGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/refusals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Messages refused at generation (never stored as messages) by day, channel and refusal code, and those a monitor-mode setting let through; default the last 30 days */
+        get: operations["adminRefusalStatisticsGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stop-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Entries of the list, newest first, by number, channel, sender name or source
+         * @description total is counted up to 100000.
+         */
+        get: operations["stopListEntryList"];
+        put?: never;
+        /**
+         * Add a number; absent scope fields match everything
+         * @description The same number and scope again changes nothing and answers 200 with the entry there.
+         */
+        post: operations["stopListEntryCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stop-list/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The whole list as CSV (the columns an import reads, and id, source, createdTime) */
+        get: operations["stopListExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stop-list/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add the rows of a CSV file; each invalid row reported, the valid ones added
+         * @description At most 10000 rows and 500000 characters.
+         */
+        post: operations["stopListImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/stop-list/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One entry */
+        get: operations["stopListEntryGet"];
+        put?: never;
+        post?: never;
+        /** Delete an entry: its number may be sent to again (unless another entry lists it) */
+        delete: operations["stopListEntryDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/sender-names": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a sender name already Approved (start date now unless given)
+         * @description A WHATSAPP name whose number another account already has approved -> 409 4091 (one owner per number).
+         */
+        post: operations["adminSenderNameCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/sender-names": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List sender names of all accounts; status=Pending is the moderation queue */
+        get: operations["adminSenderNameList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/sender-names/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a sender name from a start date (now unless given)
+         * @description A WHATSAPP name whose number another account already has approved -> 409 4091 (one owner per number).
+         */
+        post: operations["adminSenderNameApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/sender-names/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a sender name with a comment */
+        post: operations["adminSenderNameReject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/sender-names/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Attach a bot's token to a TELEGRAM sender name
+         * @description A TELEGRAM sender name (a bot) sends only once it has its token (DESIGN 18); a new token replaces the old. With a telegram-bot connector, Telegram is asked whose token it is first (getMe: refused is 422, no answer 503), and the webhook is registered after (`webhook` says how it went). The token is never shown again: every answer masks it as the bot id and an ellipsis (`123456:…`). Another channel, or a token not of the form `<bot id>:<secret>`, is 422 4220.
+         */
+        patch: operations["adminSenderNameUpdate"];
+        trace?: never;
+    };
+    "/admin/v1/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Templates of all accounts; status=INTERNAL_REVIEW is the moderation queue */
+        get: operations["adminTemplateList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/templates/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve a template */
+        post: operations["adminTemplateApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/templates/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a template with a comment */
+        post: operations["adminTemplateReject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/inbound-numbers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's inbound numbers */
+        get: operations["adminInboundNumberList"];
+        put?: never;
+        /**
+         * Assign a number (or short code) to the account: inbound SMS written to it are its own
+         * @description The number is normalised as message destinations are (`+7 916 124-00-01` and `89161240001` are `79161240001`); a short code is kept as written. A number another account has -> 409 4091 (one owner per number: move it with PATCH).
+         */
+        post: operations["adminInboundNumberAssign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/inbound-numbers/{number}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Release a number of the account: inbound SMS written to it are then kept as unrouted
+         * @description A number the account does not have -> 404 4040.
+         */
+        delete: operations["adminInboundNumberRelease"];
+        options?: never;
+        head?: never;
+        /**
+         * Move a number of the account to another account, at once (it is never unowned meanwhile)
+         * @description SMS written to it from then on are the other account's; those stored before stay where they are. A number the account does not have, or an `accountId` that names no account -> 404 4040.
+         */
+        patch: operations["adminInboundNumberMove"];
+        trace?: never;
+    };
+    "/admin/v1/inbounds/unrouted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Inbound messages whose sender name or number no account has (kept, never dropped), newest first */
+        get: operations["adminUnroutedInboundList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tariffs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List tariffs (with accountId: that account's and the defaults) */
+        get: operations["adminTariffList"];
+        put?: never;
+        /** Add a tariff (without accountId: the default for every account) */
+        post: operations["adminTariffCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tariffs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a tariff */
+        delete: operations["adminTariffDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/connectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Connectors of every worker process with their live state, and the delivery queue
+         * @description Each worker process reports its connectors every 2 s; a process that stops cleanly removes its rows.
+         */
+        get: operations["adminConnectorList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/routes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Routes, highest priority first, by channel or by an account they name */
+        get: operations["adminRouteList"];
+        put?: never;
+        /** Add a route: effective in every process within seconds */
+        post: operations["adminRouteCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/routes/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a message would get now: its route, connector, operator, buy and sell price and margin per part
+         * @description Amounts per part in the sale's currency (the account's tariff, else the default one); a buy price in another currency is converted at HERALD_EXCHANGE_RATES, and refused (422) without a rate.
+         */
+        get: operations["adminRouteResolve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/routes/reorder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give routes priorities in the order listed (the first the highest)
+         * @description The routes listed get priorities from `top` (default: the highest priority among them) down by one; routes not listed keep theirs.
+         */
+        post: operations["adminRouteReorder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/routes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A route */
+        get: operations["adminRouteGet"];
+        put?: never;
+        post?: never;
+        /** Remove a route */
+        delete: operations["adminRouteDelete"];
+        options?: never;
+        head?: never;
+        /** Change a route: fields given replace the route's; match merges field by field (null removes one) */
+        patch: operations["adminRouteUpdate"];
+        trace?: never;
+    };
+    "/admin/v1/reports/margin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Margins of the messages sent in a period, by account, route, connector or day
+         * @description Messages created in [from, to) and sent; at most 31 days (30 by default).
+         */
+        get: operations["adminMarginReportGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/holds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List fraud holds, oldest first: the open ones (the default) are waiting for a decision */
+        get: operations["adminHoldList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/holds/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a hold: its messages become due, and its range or country is trusted for the rest of the day
+         * @description A hold decided already -> 409 4091; no such hold -> 404 4040.
+         */
+        post: operations["adminHoldRelease"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/holds/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a hold: each of its messages ends unsent with errorCode 7701, refunded
+         * @description A hold decided already -> 409 4091; no such hold -> 404 4040.
+         */
+        post: operations["adminHoldReject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stop-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Entries of the list, newest first, by number, channel, sender name or source
+         * @description total is counted up to 100000.
+         */
+        get: operations["adminStopListEntryList"];
+        put?: never;
+        /**
+         * Add a number; absent scope fields match everything
+         * @description The same number and scope again changes nothing and answers 200 with the entry there.
+         */
+        post: operations["adminStopListEntryCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stop-list/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The whole list as CSV (the columns an import reads, and id, source, createdTime) */
+        get: operations["adminStopListExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stop-list/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add the rows of a CSV file; each invalid row reported, the valid ones added
+         * @description At most 10000 rows and 500000 characters.
+         */
+        post: operations["adminStopListImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/stop-list/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One entry */
+        get: operations["adminStopListEntryGet"];
+        put?: never;
+        post?: never;
+        /** Delete an entry: its number may be sent to again (unless another entry lists it) */
+        delete: operations["adminStopListEntryDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/mnp/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An import's state, counts, times and invalid rows */
+        get: operations["adminMnpImportGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/callbacks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Callback deliveries: open (pending or retrying), delivered, failed */
+        get: operations["callbackDeliveryList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/callbacks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One delivery with its events and every attempt (time, HTTP status, latency) */
+        get: operations["callbackDeliveryGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/callbacks/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send failed deliveries again (same id, same events, a new retry window) */
+        post: operations["callbackDeliveryReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/callback-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The secret that signs callbacks (X-Herald-Signature) */
+        get: operations["callbackSecretGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/callback-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the signing secret; callbacks are signed with the new one from now on */
+        post: operations["callbackSecretRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flashcall-conversion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report FLASHCALL conversions (Bearer TOKEN_1); also served on HERALD_CONVERSION_PORT
+         * @description One conversion per message: a later report for a message replaces the earlier one.
+         */
+        post: operations["flashcallConversionReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Follow a short link */
+        get: operations["shortLinkFollow"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/opt-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's opt-out keywords and confirmation reply */
+        get: operations["optOutSettingsGet"];
+        /**
+         * Replace the account's opt-out keywords and confirmation reply
+         * @description 1 to 20 keywords of at most 40 characters (trimmed; repeats, in any case, kept once); a reply of at most 160 characters, a valid text of SMS, WHATSAPP and TELEGRAM, or null for none.
+         */
+        put: operations["optOutSettingsReplace"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/u/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An unsubscribe link: the page that asks to confirm */
+        get: operations["unsubscribeLinkGet"];
+        put?: never;
+        /** An unsubscribe link: the confirming click */
+        post: operations["unsubscribeLinkConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/mnp/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the number portability base with a file of the Russian base (CSV)
+         * @description The body is the file as the base publishes it (Port_All or Port_All_Full: `Number,OwnerId,MNC,Route,RegionCode,PortDate,...`), Content-Type text/csv. Numbers of 10 digits get the country code 7; 11 digits starting with 7 are taken as they are. Answers 202 once the file is received; it is then loaded, indexed and swapped in whole for the current base (GET /admin/v1/mnp/imports/{id} follows it). At most HERALD_MNP_BODY_LIMIT bytes (now 4294967296); one import at a time. See docs/mnp.md.
+         */
+        post: operations["adminMnpImportCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description Error */
+        ErrorBody: {
+            error: {
+                /** @description HTTP status x 10 + n; see docs/errors.md */
+                code: number;
+                msg: string;
+                /** @description position of the offending message in the batch */
+                index?: number;
+            } & {
+                [key: string]: unknown;
             };
-            requestBody?: never;
-            responses: {
-                /** @description The message object: every field always present, absent values null (docs/delivery.md) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+        };
+        /** @description An entry of a stop list */
+        StopEntry: {
+            id: number;
+            number: string;
+            /** @description null: every channel */
+            channelType: ("SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM") | null;
+            /** @description null: every sender name */
+            senderName: string | null;
+            /** @description null: every traffic type */
+            trafficTypes: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
+            /** @enum {unknown} */
+            source: "api" | "import" | "keyword" | "link" | "carrier" | "operator";
+            comment: string | null;
+            /** Format: date-time */
+            createdTime: string;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    pingGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
                     };
-                    content: {
-                        "application/json": {
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    livenessGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    readinessGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ready";
+                        checks: {
+                            database: {
+                                ok: boolean;
+                                latencyMs: number;
+                                error?: string;
+                            };
+                            connectors: {
+                                [key: string]: unknown;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        checks: {
+                            database: {
+                                ok: boolean;
+                                latencyMs: number;
+                                error?: string;
+                            };
+                            connectors: {
+                                [key: string]: unknown;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+    };
+    messageList: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+                /** @description by creation time; default newest first */
+                sort?: "created_time" | "-created_time" | "asc" | "desc";
+                /** @description ISO 8601 or YYYY-MM-DD hh:mm:ss (UTC), inclusive */
+                time_from?: string;
+                /** @description ISO 8601 or YYYY-MM-DD hh:mm:ss (UTC), inclusive */
+                time_to?: string;
+                message_uuid?: string;
+                destination?: string;
+                /** @description read and unread filter on readStatus */
+                status?: "sending" | "sent" | "delivered" | "undelivered" | "unsent" | "read" | "unread" | "inbound_sent";
+                read_status?: "read" | "unread";
+                /** @description comma-separated; messages with any of them */
+                tags?: string;
+                channel_type?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                sender_name?: string;
+                traffic_center_id?: number;
+                direction?: "outbound" | "inbound";
+                /** @description text the message contains: its text, or of an object content the text, caption, media names, header, footer and button texts */
+                content?: string;
+                sending_method?: "API" | "UI";
+                template_id?: number;
+                /** @description the destination's country, ISO 3166-1 alpha-2 */
+                country_code?: string;
+                /** @description the steps of this cascade (its root) */
+                cascade_message_uuid?: string;
+                traffic_type?: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
+                /** @description the messages of this dispatch */
+                dispatch_id?: string;
+                /** @description true: first steps and messages outside cascades; false: later steps */
+                root?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
                             /** Format: uuid */
                             messageUuid: string;
                             /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
@@ -2446,641 +2009,2870 @@ export interface paths {
                             } & {
                                 [key: string]: unknown;
                             })[];
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
                     };
                 };
             };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/message/stop": {
+    messageSend: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Same key and body within 24 h returns the first response */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /**
-         * Stop messages that have not been sent yet
-         * @description Item codes: 200 will be stopped (becomes unsent), 202 may not be stopped (being handed to the carrier), 403 already sent or final, 404 not found. A step of a running cascade stops the cascade from that step on: 200, or 202 while its current step is being handed to the carrier.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "channelType": "SMS",
+                 *         "senderName": "Herald",
+                 *         "destination": "79161234567",
+                 *         "content": "Your code: 4321"
+                 *       },
+                 *       {
+                 *         "channelType": "VIBER",
+                 *         "senderName": "Herald",
+                 *         "destination": "+7 916 123-45-68",
+                 *         "content": {
+                 *           "contentType": "text",
+                 *           "text": "Your order 1024 has shipped"
+                 *         },
+                 *         "tags": [
+                 *           "orders"
+                 *         ],
+                 *         "ttl": 3600
+                 *       }
+                 *     ]
+                 */
+                "application/json": {
+                    /** @enum {unknown} */
+                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                    /** @description SMS and WHATSAPP: an approved, started sender name; TELEGRAM: the username of a bot that is such a sender name, with its bot token attached (5 to 32 letters, digits and _, ending in bot); VOICECODE: voicecode */
+                    senderName: string;
+                    /**
+                     * @description Subscriber number: +7 916 123-45-67, 89161234567 and 79161234567 are one number
+                     * @example 79161234567
+                     */
+                    destination: string;
+                    content: string | number | {
+                        /** @enum {string} */
+                        contentType: "text";
+                        text: string;
+                    } | {
+                        /** @enum {string} */
+                        contentType: "code";
+                        code: string;
+                    } | {
+                        /** @enum {string} */
+                        contentType: "image";
+                        /**
+                         * Format: uri
+                         * @description an absolute http(s) URL
+                         */
+                        imageUrl: string;
+                        imageName?: string;
+                        /** @description One of: text; documentUrl (+ documentName); imageUrl */
+                        header?: {
+                            text?: string;
+                            /**
+                             * Format: uri
+                             * @description an absolute http(s) URL
+                             */
+                            documentUrl?: string;
+                            documentName?: string;
+                            /**
+                             * Format: uri
+                             * @description an absolute http(s) URL
+                             */
+                            imageUrl?: string;
+                        };
+                        footer?: {
+                            text: string;
+                        };
+                        /** @description Link buttons (url or phone, at most 2) or text buttons (payload, at most 3) */
+                        buttons?: {
+                            text: string;
+                            url?: string;
+                            phone?: string;
+                            payload?: string;
+                        }[];
+                    } | {
+                        /** @enum {string} */
+                        contentType: "document";
+                        /**
+                         * Format: uri
+                         * @description an absolute http(s) URL
+                         */
+                        documentUrl: string;
+                        documentName: string;
+                        /** @description One of: text; documentUrl (+ documentName); imageUrl */
+                        header?: {
+                            text?: string;
+                            /**
+                             * Format: uri
+                             * @description an absolute http(s) URL
+                             */
+                            documentUrl?: string;
+                            documentName?: string;
+                            /**
+                             * Format: uri
+                             * @description an absolute http(s) URL
+                             */
+                            imageUrl?: string;
+                        };
+                        footer?: {
+                            text: string;
+                        };
+                        /** @description Link buttons (url or phone, at most 2) or text buttons (payload, at most 3) */
+                        buttons?: {
+                            text: string;
+                            url?: string;
+                            phone?: string;
+                            payload?: string;
+                        }[];
+                    } | {
+                        /** @enum {string} */
+                        contentType: "button";
+                        text: string;
+                        caption: string;
+                        action: string;
+                        imageUrl?: string;
+                    };
+                    tags?: string[];
+                    /** @default true */
+                    useLocalTime?: boolean;
+                    /** @description YYYY-MM-DD hh:mm:ss, from now UTC - 12 h to now UTC + 7 days */
+                    localSendTime?: string;
+                    /** @description YYYY-MM-DD hh:mm:ss, from max(localSendTime, now UTC) to now UTC + 70 days */
+                    localCompletionTime?: string;
+                    /** @description seconds: 60 to 86400 (VOICECODE 30 to 86400; a TELEGRAM code 30 to 3600, 3600 when left out) */
+                    ttl?: number;
+                    hours?: number[];
+                    days?: number[];
+                    /** @default false */
+                    shortUrl?: boolean;
+                    /** Format: uri */
+                    callbackUrl?: string;
+                    callbackEvents?: ("delivered" | "sent" | "read" | "price" | "click")[];
+                    /** @description VOICECODE only */
+                    externalMessageId?: string;
+                }[];
             };
-            requestBody: {
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
-                        uuids: string[];
+                        /** @description false guarantees that every message was generated */
+                        errors: boolean;
+                        items: {
+                            /** Format: uuid */
+                            messageUuid?: string;
+                            /** @description 201 created, else an item error code (4020, 4031, 4221) */
+                            code: number;
+                            msg?: string;
+                        }[];
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: boolean;
-                            items: {
-                                messageUuid: string;
-                                code: number;
-                            }[];
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/balance": {
+    cascadeSend: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Same key and body within 24 h returns the first response */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
-        /** Account balance per currency */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Currency code -> balance in that currency */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: number;
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "destination": "79161234567",
+                 *         "tags": [
+                 *           "orders"
+                 *         ],
+                 *         "cascade": [
+                 *           {
+                 *             "channelType": "VIBER",
+                 *             "senderName": "Herald",
+                 *             "content": "Your order 1024 has shipped",
+                 *             "ttl": 600,
+                 *             "condition": "not_read"
+                 *           },
+                 *           {
+                 *             "channelType": "SMS",
+                 *             "senderName": "Herald",
+                 *             "content": "Your order 1024 has shipped"
+                 *           }
+                 *         ]
+                 *       }
+                 *     ]
+                 */
+                "application/json": {
+                    destination: string;
+                    tags?: string[];
+                    /** @enum {unknown} */
+                    trafficType?: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
+                    useLocalTime?: boolean;
+                    localSendTime?: string;
+                    localCompletionTime?: string;
+                    hours?: number[];
+                    days?: number[];
+                    shortUrl?: boolean;
+                    /** Format: uri */
+                    callbackUrl?: string;
+                    callbackEvents?: ("delivered" | "sent" | "read" | "price" | "click")[];
+                    cascade: {
+                        /** @enum {unknown} */
+                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                        senderName: string;
+                        content: string | {
+                            [key: string]: unknown;
                         };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
+                        /** @description seconds, the channel's bounds */
+                        ttl?: number;
+                        /** @description VOICECODE only */
+                        externalMessageId?: string;
+                        /**
+                         * @description when the next step follows; required on every step but the last, refused on the last; not_read only after a step with read receipts (VIBER, VK, WHATSAPP, a TELEGRAM code)
+                         * @enum {unknown}
+                         */
+                        condition?: "not_delivered" | "not_read";
+                    }[];
+                }[];
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/accounts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List accounts */
-        get: {
-            parameters: {
-                query?: {
-                    page?: number;
-                    per_page?: number;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: number;
-                                name: string;
-                                status: "active" | "blocked";
-                                currency: string;
-                                channels: {
-                                    [key: string]: boolean;
-                                };
-                                inbound: boolean;
-                                creditLimit: number;
-                                /** @description messages per second over all channels; null: no cap */
-                                maxRate: number | null;
-                                callbackSecret: string;
-                                settings: {
-                                    operator: {
-                                        geoPermissions?: {
-                                            allow?: string[];
-                                            deny?: string[];
-                                            mode: "enforce" | "monitor";
-                                        } | null;
-                                        flood?: {
-                                            identical: number;
-                                            any: number;
-                                        } | null;
-                                        dailySpendLimit?: {
-                                            [key: string]: number;
-                                        } | null;
-                                        consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
-                                        pumping?: {
-                                            /** @enum {unknown} */
-                                            mode: "off" | "monitor" | "hold";
-                                            rangeFloor: number;
-                                            countryFloor: number;
-                                            factor: number;
-                                        };
-                                    };
-                                    client: {
-                                        geoPermissions?: {
-                                            allow?: string[];
-                                            deny?: string[];
-                                            mode: "enforce" | "monitor";
-                                        } | null;
-                                        flood?: {
-                                            identical: number;
-                                            any: number;
-                                        } | null;
-                                        dailySpendLimit?: {
-                                            [key: string]: number;
-                                        } | null;
-                                        consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
-                                        pumping?: {
-                                            /** @enum {unknown} */
-                                            mode: "off" | "monitor" | "hold";
-                                            rangeFloor: number;
-                                            countryFloor: number;
-                                            factor: number;
-                                        };
-                                    };
-                                    effective: {
-                                        geoPermissions: {
-                                            allow?: string[];
-                                            deny?: string[];
-                                            mode: "enforce" | "monitor";
-                                        } | null;
-                                        flood: {
-                                            identical: number;
-                                            any: number;
-                                        } | null;
-                                        dailySpendLimit: {
-                                            [key: string]: number;
-                                        } | null;
-                                        consentRequired: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
-                                        pumping: {
-                                            /** @enum {unknown} */
-                                            mode: "off" | "monitor" | "hold";
-                                            rangeFloor: number;
-                                            countryFloor: number;
-                                            factor: number;
-                                        };
-                                    };
-                                };
-                                /** @description Currency code -> balance in that currency */
-                                balance: {
-                                    [key: string]: number;
-                                };
-                                createdAt: string;
-                                updatedAt: string;
-                            }[];
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** Create an account with one traffic and one system token */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        name: string;
-                        /** @description ISO 4217 code */
-                        currency?: string;
-                        creditLimit?: number;
+                        /** @description false guarantees that every message was generated */
+                        errors: boolean;
+                        items: {
+                            /** Format: uuid */
+                            messageUuid?: string;
+                            /** @description 201 created, else an item error code (4020, 4031, 4221) */
+                            code: number;
+                            msg?: string;
+                        }[];
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            name: string;
-                            status: "active" | "blocked";
-                            currency: string;
-                            channels: {
-                                [key: string]: boolean;
-                            };
-                            inbound: boolean;
-                            creditLimit: number;
-                            /** @description messages per second over all channels; null: no cap */
-                            maxRate: number | null;
-                            callbackSecret: string;
-                            settings: {
-                                operator: {
-                                    geoPermissions?: {
-                                        allow?: string[];
-                                        deny?: string[];
-                                        mode: "enforce" | "monitor";
-                                    } | null;
-                                    flood?: {
-                                        identical: number;
-                                        any: number;
-                                    } | null;
-                                    dailySpendLimit?: {
-                                        [key: string]: number;
-                                    } | null;
-                                    consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
-                                    pumping?: {
-                                        /** @enum {unknown} */
-                                        mode: "off" | "monitor" | "hold";
-                                        rangeFloor: number;
-                                        countryFloor: number;
-                                        factor: number;
-                                    };
-                                };
-                                client: {
-                                    geoPermissions?: {
-                                        allow?: string[];
-                                        deny?: string[];
-                                        mode: "enforce" | "monitor";
-                                    } | null;
-                                    flood?: {
-                                        identical: number;
-                                        any: number;
-                                    } | null;
-                                    dailySpendLimit?: {
-                                        [key: string]: number;
-                                    } | null;
-                                    consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
-                                    pumping?: {
-                                        /** @enum {unknown} */
-                                        mode: "off" | "monitor" | "hold";
-                                        rangeFloor: number;
-                                        countryFloor: number;
-                                        factor: number;
-                                    };
-                                };
-                                effective: {
-                                    geoPermissions: {
-                                        allow?: string[];
-                                        deny?: string[];
-                                        mode: "enforce" | "monitor";
-                                    } | null;
-                                    flood: {
-                                        identical: number;
-                                        any: number;
-                                    } | null;
-                                    dailySpendLimit: {
-                                        [key: string]: number;
-                                    } | null;
-                                    consentRequired: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
-                                    pumping: {
-                                        /** @enum {unknown} */
-                                        mode: "off" | "monitor" | "hold";
-                                        rangeFloor: number;
-                                        countryFloor: number;
-                                        factor: number;
-                                    };
-                                };
-                            };
-                            /** @description Currency code -> balance in that currency */
-                            balance: {
-                                [key: string]: number;
-                            };
-                            createdAt: string;
-                            updatedAt: string;
-                        } & {
-                            tokens: {
-                                traffic: string;
-                                system: string;
-                            };
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/admin/v1/accounts/{id}": {
+    cascadeGet: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                uuid: string;
+            };
             cookie?: never;
         };
-        /** Get an account */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            name: string;
-                            status: "active" | "blocked";
-                            currency: string;
-                            channels: {
-                                [key: string]: boolean;
-                            };
-                            inbound: boolean;
-                            creditLimit: number;
-                            /** @description messages per second over all channels; null: no cap */
-                            maxRate: number | null;
-                            callbackSecret: string;
-                            settings: {
-                                operator: {
-                                    geoPermissions?: {
-                                        allow?: string[];
-                                        deny?: string[];
-                                        mode: "enforce" | "monitor";
-                                    } | null;
-                                    flood?: {
-                                        identical: number;
-                                        any: number;
-                                    } | null;
-                                    dailySpendLimit?: {
-                                        [key: string]: number;
-                                    } | null;
-                                    consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
-                                    pumping?: {
-                                        /** @enum {unknown} */
-                                        mode: "off" | "monitor" | "hold";
-                                        rangeFloor: number;
-                                        countryFloor: number;
-                                        factor: number;
-                                    };
-                                };
-                                client: {
-                                    geoPermissions?: {
-                                        allow?: string[];
-                                        deny?: string[];
-                                        mode: "enforce" | "monitor";
-                                    } | null;
-                                    flood?: {
-                                        identical: number;
-                                        any: number;
-                                    } | null;
-                                    dailySpendLimit?: {
-                                        [key: string]: number;
-                                    } | null;
-                                    consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
-                                    pumping?: {
-                                        /** @enum {unknown} */
-                                        mode: "off" | "monitor" | "hold";
-                                        rangeFloor: number;
-                                        countryFloor: number;
-                                        factor: number;
-                                    };
-                                };
-                                effective: {
-                                    geoPermissions: {
-                                        allow?: string[];
-                                        deny?: string[];
-                                        mode: "enforce" | "monitor";
-                                    } | null;
-                                    flood: {
-                                        identical: number;
-                                        any: number;
-                                    } | null;
-                                    dailySpendLimit: {
-                                        [key: string]: number;
-                                    } | null;
-                                    consentRequired: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
-                                    pumping: {
-                                        /** @enum {unknown} */
-                                        mode: "off" | "monitor" | "hold";
-                                        rangeFloor: number;
-                                        countryFloor: number;
-                                        factor: number;
-                                    };
-                                };
-                            };
-                            /** @description Currency code -> balance in that currency */
-                            balance: {
-                                [key: string]: number;
-                            };
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Change an account: name, status, channels, inbound, credit limit, maxRate, and its fraud guard and consent settings (geoPermissions, flood, dailySpendLimit, consentRequired, pumping; audited) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        name?: string;
-                        status?: "active" | "blocked";
-                        /** @description Channel switches; WHATSAPP is off until the operator enables it */
-                        channels?: {
-                            SMS?: boolean;
-                            FLASHCALL?: boolean;
-                            VOICECODE?: boolean;
-                            VIBER?: boolean;
-                            WHATSAPP?: boolean;
-                            VK?: boolean;
-                            TELEGRAM?: boolean;
-                        };
-                        inbound?: boolean;
-                        creditLimit?: number;
-                        /** @description messages per second over all channels, exact across worker processes; null: no cap */
-                        maxRate?: number | null;
-                        geoPermissions?: {
-                            allow?: string[];
-                            deny?: string[];
-                            mode: "enforce" | "monitor";
-                        } | null;
-                        flood?: {
-                            identical: number;
-                            any: number;
-                        } | null;
-                        dailySpendLimit?: {
-                            [key: string]: number;
-                        } | null;
-                        consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
-                        pumping?: {
+                        /** Format: uuid */
+                        cascadeMessageUuid: string;
+                        /**
+                         * @description running: a step is on its way or awaited; done: it ended; stopped: by the client
+                         * @enum {unknown}
+                         */
+                        state: "running" | "done" | "stopped";
+                        /** @description the last step created (1-based) */
+                        currentStep: number;
+                        stepCount: number;
+                        createdTime: string;
+                        endedTime: string | null;
+                        steps: {
+                            step: number;
                             /** @enum {unknown} */
-                            mode: "off" | "monitor" | "hold";
-                            rangeFloor: number;
-                            countryFloor: number;
-                            factor: number;
-                        } | null;
+                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                            senderName: string;
+                            condition: ("not_delivered" | "not_read") | null;
+                            /** @description why the next step was created: undelivered, unsent, unread, or timeout (a verification step not confirmed in time); null when it was not (or not yet) */
+                            movedOn: string | null;
+                            /** @description null: the step was not created */
+                            message: {
+                                /** Format: uuid */
+                                messageUuid: string;
+                                /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
+                                createdTime: string;
+                                /** @enum {unknown} */
+                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                                /**
+                                 * @description UI: sent from the personal account pages
+                                 * @enum {unknown}
+                                 */
+                                sendingMethod: "API" | "UI";
+                                trafficType: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO") | null;
+                                templateId: number | null;
+                                trafficCenterId: number | null;
+                                externalMessageId: string | null;
+                                senderName: string;
+                                /** @description E.164 digits without + */
+                                destination: string;
+                                country: string | null;
+                                region: string | null;
+                                brand: string | null;
+                                /** @description a string (SMS, FLASHCALL, VK) or the content object; a TELEGRAM content is always an object: {"contentType": "text", "text"} (however the text was sent) or {"contentType": "code", "code"} */
+                                content: unknown;
+                                tags: string[];
+                                /** @description seconds, as given (null: the default lifetime); a TELEGRAM code given none shows its 3600 */
+                                ttl: number | null;
+                                hours: number[] | null;
+                                days: number[] | null;
+                                localSendTime: string | null;
+                                localCompletionTime: string | null;
+                                useLocalTime: boolean;
+                                shortUrl: boolean;
+                                callbackUrl: string | null;
+                                callbackEvents: string[] | null;
+                                totalParts: number;
+                                price: {
+                                    totalPrice: number;
+                                    currency: string | null;
+                                    invoicedParts: number;
+                                    final: boolean;
+                                };
+                                plannedSendTime: string | null;
+                                sentTime: string | null;
+                                /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
+                                statusTime: string;
+                                /**
+                                 * @description the delivery outcome; it stays delivered when the message is read
+                                 * @enum {unknown}
+                                 */
+                                status: "sending" | "sent" | "delivered" | "undelivered" | "unsent" | "inbound_sent";
+                                /** @description VIBER, VK, WHATSAPP: whether a delivered message was read; null before */
+                                readStatus: ("read" | "unread") | null;
+                                cascadeMessageUuid: string | null;
+                                cascadeStep: number | null;
+                                /** @description its dispatch, or null */
+                                dispatchId: string | null;
+                                /** @description `fraud`: held by the pumping detection (status `sending`, not sent until the operator releases it) */
+                                hold: "fraud" | null;
+                                errorCode: number | null;
+                                /** @enum {unknown} */
+                                direction: "outbound" | "inbound";
+                                statusHistory: ({
+                                    /** @description a status, a read status (read, unread), or sending for a retry */
+                                    status: string;
+                                    /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
+                                    at: string;
+                                    errorCode?: number;
+                                    detail?: string;
+                                    connector?: string;
+                                    /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
+                                    retryAt?: string;
+                                    /** @description a late or duplicate receipt that changed nothing */
+                                    ignored?: boolean;
+                                    /** @description part of a reroute by the operator's route (docs/routing.md): an attempt abandoned for the next connector, or the sending again through it; no callback comes of it */
+                                    rerouted?: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                            } | null;
+                        }[];
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dispatchList: {
+        parameters: {
+            query?: {
+                created_from?: string;
+                created_to?: string;
+                status?: "initiated" | "scheduled" | "sending" | "awaiting" | "done" | "paused" | "stopped";
+                dispatch_id?: string;
+                dispatch_name?: string;
+                traffic_center_id?: number;
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total: number;
+                        items: {
+                            /** Format: uuid */
+                            dispatchId: string;
+                            dispatchName: string;
+                            created: string;
+                            localSendTime: string | null;
+                            localCompletionTime: string | null;
+                            useLocalTime: boolean;
+                            /** @enum {unknown} */
+                            status: "initiated" | "scheduled" | "sending" | "awaiting" | "done" | "paused" | "stopped";
+                            /** @enum {unknown} */
+                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                            /** @description the sender name */
+                            source: string;
+                            /** @description the content, with its {placeholders} */
+                            message: unknown;
+                            /** @enum {unknown} */
+                            trafficType: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
+                            trafficCenterId: number | null;
+                            speed: {
+                                amount: number;
+                                /** @enum {unknown} */
+                                unit: "minute" | "hour";
+                            } | null;
+                            /** @description the steps as given, with their {placeholders}; channelType, source and message are the first */
+                            cascade: unknown[] | null;
+                            messages: {
+                                total: number;
+                                sending: number;
+                                sent: number;
+                                delivered: number;
+                                undelivered: number;
+                                unsent: number;
+                            };
+                            parts: {
+                                total: number;
+                                sending: number;
+                                sent: number;
+                                delivered: number;
+                                undelivered: number;
+                                unsent: number;
+                            };
+                        }[];
                     };
-                    content: {
-                        "application/json": {
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dispatchCreate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key and request within 24 h returns the first response and changes nothing */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description and the fields of a message but destination */
+        requestBody: {
+            content: {
+                "application/json": {
+                    dispatchName: string;
+                    /** @enum {unknown} */
+                    channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                    speed?: {
+                        amount: number;
+                        /** @enum {unknown} */
+                        unit: "minute" | "hour";
+                    };
+                    /** @description cascade steps (DESIGN 13), instead of channelType, senderName and content */
+                    cascade?: {
+                        [key: string]: unknown;
+                    }[];
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        dispatchId: string;
+                        status: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dispatchMessageAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key and request within 24 h returns the first response and changes nothing */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    destination: string;
+                    /** @description a value for each {placeholder} of the content: a string of at most 1000 characters, or a number */
+                    substitutions?: {
+                        [key: string]: string | number;
+                    };
+                }[];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        destination: unknown;
+                        messageUuid?: string;
+                        errorCode?: number;
+                        msg?: string;
+                    }[];
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dispatchStart: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key and request within 24 h returns the first response and changes nothing */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        dispatchId: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dispatchPause: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key and request within 24 h returns the first response and changes nothing */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        dispatchId: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dispatchResume: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key and request within 24 h returns the first response and changes nothing */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        dispatchId: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dispatchStop: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key and request within 24 h returns the first response and changes nothing */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        dispatchId: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dispatchGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        dispatchId: string;
+                        dispatchName: string;
+                        created: string;
+                        localSendTime: string | null;
+                        localCompletionTime: string | null;
+                        useLocalTime: boolean;
+                        /** @enum {unknown} */
+                        status: "initiated" | "scheduled" | "sending" | "awaiting" | "done" | "paused" | "stopped";
+                        /** @enum {unknown} */
+                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                        /** @description the sender name */
+                        source: string;
+                        /** @description the content, with its {placeholders} */
+                        message: unknown;
+                        /** @enum {unknown} */
+                        trafficType: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
+                        trafficCenterId: number | null;
+                        speed: {
+                            amount: number;
+                            /** @enum {unknown} */
+                            unit: "minute" | "hour";
+                        } | null;
+                        /** @description the steps as given, with their {placeholders}; channelType, source and message are the first */
+                        cascade: unknown[] | null;
+                        messages: {
+                            total: number;
+                            sending: number;
+                            sent: number;
+                            delivered: number;
+                            undelivered: number;
+                            unsent: number;
+                        };
+                        parts: {
+                            total: number;
+                            sending: number;
+                            sent: number;
+                            delivered: number;
+                            undelivered: number;
+                            unsent: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    verifierList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description what codes are sent through: POST /api/v1/verifier/send {gatewayId} */
+                            gatewayId: string;
+                            name: string;
+                            brand: string;
+                            codeLength: number;
+                            codeTtl: number;
+                            maxChecks: number;
+                            workflow: {
+                                /** @enum {unknown} */
+                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                                senderName: string;
+                                /** @description seconds this step waits for a confirmation before the next step is sent */
+                                timeout: number;
+                            }[];
+                            createdAt: string;
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    verifierCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    brand: string;
+                    /** @description digits of a code (a new verifier without it: 4) */
+                    codeLength?: number;
+                    /** @description seconds a code can be checked (a new verifier without it: 300) */
+                    codeTtl?: number;
+                    /** @description checks of one code before it expires (a new verifier without it: 3) */
+                    maxChecks?: number;
+                    workflow: {
+                        /** @enum {unknown} */
+                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                        senderName: string;
+                        /** @description seconds this step waits for a confirmation before the next step is sent */
+                        timeout: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description what codes are sent through: POST /api/v1/verifier/send {gatewayId} */
+                        gatewayId: string;
+                        name: string;
+                        brand: string;
+                        codeLength: number;
+                        codeTtl: number;
+                        maxChecks: number;
+                        workflow: {
+                            /** @enum {unknown} */
+                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                            senderName: string;
+                            /** @description seconds this step waits for a confirmation before the next step is sent */
+                            timeout: number;
+                        }[];
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    verifierStatisticsGet: {
+        parameters: {
+            query?: {
+                /** @description YYYY-MM-DD (UTC midnight) or ISO 8601; default to - 30 days */
+                from?: string;
+                /** @description YYYY-MM-DD (UTC midnight) or ISO 8601; default now */
+                to?: string;
+                /** @description one verifier only */
+                gatewayId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        from: string;
+                        to: string;
+                        verifiers: {
+                            gatewayId: string;
+                            /** @description null for a verifier deleted since */
+                            name: string | null;
+                            sends: number;
+                            confirmations: number;
+                            /** @description confirmations / sends, 4 decimals */
+                            conversionRate: number | null;
+                            channels: {
+                                /** @enum {unknown} */
+                                channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                                sends: number;
+                                confirmations: number;
+                                /** @description confirmations / sends, 4 decimals */
+                                conversionRate: number | null;
+                            }[];
+                        }[];
+                        channels: {
+                            /** @enum {unknown} */
+                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                            sends: number;
+                            confirmations: number;
+                            /** @description confirmations / sends, 4 decimals */
+                            conversionRate: number | null;
+                        }[];
+                        total: {
+                            sends: number;
+                            confirmations: number;
+                            /** @description confirmations / sends, 4 decimals */
+                            conversionRate: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    verifierGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gatewayId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description what codes are sent through: POST /api/v1/verifier/send {gatewayId} */
+                        gatewayId: string;
+                        name: string;
+                        brand: string;
+                        codeLength: number;
+                        codeTtl: number;
+                        maxChecks: number;
+                        workflow: {
+                            /** @enum {unknown} */
+                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                            senderName: string;
+                            /** @description seconds this step waits for a confirmation before the next step is sent */
+                            timeout: number;
+                        }[];
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    verifierDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gatewayId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    verifierUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gatewayId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    brand?: string;
+                    /** @description digits of a code (a new verifier without it: 4) */
+                    codeLength?: number;
+                    /** @description seconds a code can be checked (a new verifier without it: 300) */
+                    codeTtl?: number;
+                    /** @description checks of one code before it expires (a new verifier without it: 3) */
+                    maxChecks?: number;
+                    workflow?: {
+                        /** @enum {unknown} */
+                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                        senderName: string;
+                        /** @description seconds this step waits for a confirmation before the next step is sent */
+                        timeout: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description what codes are sent through: POST /api/v1/verifier/send {gatewayId} */
+                        gatewayId: string;
+                        name: string;
+                        brand: string;
+                        codeLength: number;
+                        codeTtl: number;
+                        maxChecks: number;
+                        workflow: {
+                            /** @enum {unknown} */
+                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                            senderName: string;
+                            /** @description seconds this step waits for a confirmation before the next step is sent */
+                            timeout: number;
+                        }[];
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    verificationSend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    gatewayId: string;
+                    destination: string;
+                    /**
+                     * @description only the workflow's steps of this channel
+                     * @enum {unknown}
+                     */
+                    channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description what the code is checked with */
+                        uuid: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    verificationCheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    uuid: string;
+                    code: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        status: "CONFIRMED" | "WRONG_CODE" | "EXPIRED" | "NOT_FOUND";
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    messageGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uuid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message object: every field always present, absent values null (docs/delivery.md) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        messageUuid: string;
+                        /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
+                        createdTime: string;
+                        /** @enum {unknown} */
+                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                        /**
+                         * @description UI: sent from the personal account pages
+                         * @enum {unknown}
+                         */
+                        sendingMethod: "API" | "UI";
+                        trafficType: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO") | null;
+                        templateId: number | null;
+                        trafficCenterId: number | null;
+                        externalMessageId: string | null;
+                        senderName: string;
+                        /** @description E.164 digits without + */
+                        destination: string;
+                        country: string | null;
+                        region: string | null;
+                        brand: string | null;
+                        /** @description a string (SMS, FLASHCALL, VK) or the content object; a TELEGRAM content is always an object: {"contentType": "text", "text"} (however the text was sent) or {"contentType": "code", "code"} */
+                        content: unknown;
+                        tags: string[];
+                        /** @description seconds, as given (null: the default lifetime); a TELEGRAM code given none shows its 3600 */
+                        ttl: number | null;
+                        hours: number[] | null;
+                        days: number[] | null;
+                        localSendTime: string | null;
+                        localCompletionTime: string | null;
+                        useLocalTime: boolean;
+                        shortUrl: boolean;
+                        callbackUrl: string | null;
+                        callbackEvents: string[] | null;
+                        totalParts: number;
+                        price: {
+                            totalPrice: number;
+                            currency: string | null;
+                            invoicedParts: number;
+                            final: boolean;
+                        };
+                        plannedSendTime: string | null;
+                        sentTime: string | null;
+                        /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
+                        statusTime: string;
+                        /**
+                         * @description the delivery outcome; it stays delivered when the message is read
+                         * @enum {unknown}
+                         */
+                        status: "sending" | "sent" | "delivered" | "undelivered" | "unsent" | "inbound_sent";
+                        /** @description VIBER, VK, WHATSAPP: whether a delivered message was read; null before */
+                        readStatus: ("read" | "unread") | null;
+                        cascadeMessageUuid: string | null;
+                        cascadeStep: number | null;
+                        /** @description its dispatch, or null */
+                        dispatchId: string | null;
+                        /** @description `fraud`: held by the pumping detection (status `sending`, not sent until the operator releases it) */
+                        hold: "fraud" | null;
+                        errorCode: number | null;
+                        /** @enum {unknown} */
+                        direction: "outbound" | "inbound";
+                        statusHistory: ({
+                            /** @description a status, a read status (read, unread), or sending for a retry */
+                            status: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
+                            at: string;
+                            errorCode?: number;
+                            detail?: string;
+                            connector?: string;
+                            /** @description ISO 8601 UTC, e.g. 2026-01-01T08:00:00Z */
+                            retryAt?: string;
+                            /** @description a late or duplicate receipt that changed nothing */
+                            ignored?: boolean;
+                            /** @description part of a reroute by the operator's route (docs/routing.md): an attempt abandoned for the next connector, or the sending again through it; no callback comes of it */
+                            rerouted?: boolean;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    messageStop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "uuids": [
+                 *         "0b4c5d3e-8f1a-4c2b-9e6d-7a1f2b3c4d5e"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    uuids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: boolean;
+                        items: {
+                            messageUuid: string;
+                            code: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    balanceGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Currency code -> balance in that currency */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: number;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminAccountList: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
                             id: number;
                             name: string;
                             status: "active" | "blocked";
@@ -3167,99 +4959,690 @@ export interface paths {
                             };
                             createdAt: string;
                             updatedAt: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
                     };
                 };
             };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
-        trace?: never;
     };
-    "/admin/v1/accounts/{id}/tokens": {
+    adminAccountCreate: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** List an account's API keys (without secrets; web session tokens are not listed) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Acme Shop",
+                 *       "currency": "RUB"
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    /** @description ISO 4217 code */
+                    currency?: string;
+                    creditLimit?: number;
                 };
-                cookie?: never;
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: string;
-                                type: string;
-                                trafficCenterId: number | null;
-                                createdAt: string;
-                                revokedAt: string | null;
-                                /** @description The user whose web sign-in this key descends from; the key is revoked when that user is deleted or the operator resets the user's password. Null for keys that outlive users. */
-                                createdByUser: number | null;
-                            }[];
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        status: "active" | "blocked";
+                        currency: string;
+                        channels: {
+                            [key: string]: boolean;
+                        };
+                        inbound: boolean;
+                        creditLimit: number;
+                        /** @description messages per second over all channels; null: no cap */
+                        maxRate: number | null;
+                        callbackSecret: string;
+                        settings: {
+                            operator: {
+                                geoPermissions?: {
+                                    allow?: string[];
+                                    deny?: string[];
+                                    mode: "enforce" | "monitor";
+                                } | null;
+                                flood?: {
+                                    identical: number;
+                                    any: number;
+                                } | null;
+                                dailySpendLimit?: {
+                                    [key: string]: number;
+                                } | null;
+                                consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                pumping?: {
+                                    /** @enum {unknown} */
+                                    mode: "off" | "monitor" | "hold";
+                                    rangeFloor: number;
+                                    countryFloor: number;
+                                    factor: number;
+                                };
+                            };
+                            client: {
+                                geoPermissions?: {
+                                    allow?: string[];
+                                    deny?: string[];
+                                    mode: "enforce" | "monitor";
+                                } | null;
+                                flood?: {
+                                    identical: number;
+                                    any: number;
+                                } | null;
+                                dailySpendLimit?: {
+                                    [key: string]: number;
+                                } | null;
+                                consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                pumping?: {
+                                    /** @enum {unknown} */
+                                    mode: "off" | "monitor" | "hold";
+                                    rangeFloor: number;
+                                    countryFloor: number;
+                                    factor: number;
+                                };
+                            };
+                            effective: {
+                                geoPermissions: {
+                                    allow?: string[];
+                                    deny?: string[];
+                                    mode: "enforce" | "monitor";
+                                } | null;
+                                flood: {
+                                    identical: number;
+                                    any: number;
+                                } | null;
+                                dailySpendLimit: {
+                                    [key: string]: number;
+                                } | null;
+                                consentRequired: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                pumping: {
+                                    /** @enum {unknown} */
+                                    mode: "off" | "monitor" | "hold";
+                                    rangeFloor: number;
+                                    countryFloor: number;
+                                    factor: number;
+                                };
+                            };
+                        };
+                        /** @description Currency code -> balance in that currency */
+                        balance: {
+                            [key: string]: number;
+                        };
+                        createdAt: string;
+                        updatedAt: string;
+                    } & {
+                        tokens: {
+                            traffic: string;
+                            system: string;
                         };
                     };
                 };
             };
-        };
-        put?: never;
-        /** Issue a token (traffic = TOKEN_1, system = TOKEN_2, verify = TOKEN_3); the token is shown only here */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
-            requestBody: {
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminAccountGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
-                        /** @description traffic = TOKEN_1 (sending), system = TOKEN_2 (settings), verify = TOKEN_3 (one-time codes) */
-                        type: "traffic" | "system" | "verify";
-                        trafficCenterId?: number;
+                        id: number;
+                        name: string;
+                        status: "active" | "blocked";
+                        currency: string;
+                        channels: {
+                            [key: string]: boolean;
+                        };
+                        inbound: boolean;
+                        creditLimit: number;
+                        /** @description messages per second over all channels; null: no cap */
+                        maxRate: number | null;
+                        callbackSecret: string;
+                        settings: {
+                            operator: {
+                                geoPermissions?: {
+                                    allow?: string[];
+                                    deny?: string[];
+                                    mode: "enforce" | "monitor";
+                                } | null;
+                                flood?: {
+                                    identical: number;
+                                    any: number;
+                                } | null;
+                                dailySpendLimit?: {
+                                    [key: string]: number;
+                                } | null;
+                                consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                pumping?: {
+                                    /** @enum {unknown} */
+                                    mode: "off" | "monitor" | "hold";
+                                    rangeFloor: number;
+                                    countryFloor: number;
+                                    factor: number;
+                                };
+                            };
+                            client: {
+                                geoPermissions?: {
+                                    allow?: string[];
+                                    deny?: string[];
+                                    mode: "enforce" | "monitor";
+                                } | null;
+                                flood?: {
+                                    identical: number;
+                                    any: number;
+                                } | null;
+                                dailySpendLimit?: {
+                                    [key: string]: number;
+                                } | null;
+                                consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                pumping?: {
+                                    /** @enum {unknown} */
+                                    mode: "off" | "monitor" | "hold";
+                                    rangeFloor: number;
+                                    countryFloor: number;
+                                    factor: number;
+                                };
+                            };
+                            effective: {
+                                geoPermissions: {
+                                    allow?: string[];
+                                    deny?: string[];
+                                    mode: "enforce" | "monitor";
+                                } | null;
+                                flood: {
+                                    identical: number;
+                                    any: number;
+                                } | null;
+                                dailySpendLimit: {
+                                    [key: string]: number;
+                                } | null;
+                                consentRequired: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                pumping: {
+                                    /** @enum {unknown} */
+                                    mode: "off" | "monitor" | "hold";
+                                    rangeFloor: number;
+                                    countryFloor: number;
+                                    factor: number;
+                                };
+                            };
+                        };
+                        /** @description Currency code -> balance in that currency */
+                        balance: {
+                            [key: string]: number;
+                        };
+                        createdAt: string;
+                        updatedAt: string;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminAccountUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    status?: "active" | "blocked";
+                    /** @description Channel switches; WHATSAPP is off until the operator enables it */
+                    channels?: {
+                        SMS?: boolean;
+                        FLASHCALL?: boolean;
+                        VOICECODE?: boolean;
+                        VIBER?: boolean;
+                        WHATSAPP?: boolean;
+                        VK?: boolean;
+                        TELEGRAM?: boolean;
                     };
-                    content: {
-                        "application/json": {
+                    inbound?: boolean;
+                    creditLimit?: number;
+                    /** @description messages per second over all channels, exact across worker processes; null: no cap */
+                    maxRate?: number | null;
+                    geoPermissions?: {
+                        allow?: string[];
+                        deny?: string[];
+                        mode: "enforce" | "monitor";
+                    } | null;
+                    flood?: {
+                        identical: number;
+                        any: number;
+                    } | null;
+                    dailySpendLimit?: {
+                        [key: string]: number;
+                    } | null;
+                    consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
+                    pumping?: {
+                        /** @enum {unknown} */
+                        mode: "off" | "monitor" | "hold";
+                        rangeFloor: number;
+                        countryFloor: number;
+                        factor: number;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        status: "active" | "blocked";
+                        currency: string;
+                        channels: {
+                            [key: string]: boolean;
+                        };
+                        inbound: boolean;
+                        creditLimit: number;
+                        /** @description messages per second over all channels; null: no cap */
+                        maxRate: number | null;
+                        callbackSecret: string;
+                        settings: {
+                            operator: {
+                                geoPermissions?: {
+                                    allow?: string[];
+                                    deny?: string[];
+                                    mode: "enforce" | "monitor";
+                                } | null;
+                                flood?: {
+                                    identical: number;
+                                    any: number;
+                                } | null;
+                                dailySpendLimit?: {
+                                    [key: string]: number;
+                                } | null;
+                                consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                pumping?: {
+                                    /** @enum {unknown} */
+                                    mode: "off" | "monitor" | "hold";
+                                    rangeFloor: number;
+                                    countryFloor: number;
+                                    factor: number;
+                                };
+                            };
+                            client: {
+                                geoPermissions?: {
+                                    allow?: string[];
+                                    deny?: string[];
+                                    mode: "enforce" | "monitor";
+                                } | null;
+                                flood?: {
+                                    identical: number;
+                                    any: number;
+                                } | null;
+                                dailySpendLimit?: {
+                                    [key: string]: number;
+                                } | null;
+                                consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                pumping?: {
+                                    /** @enum {unknown} */
+                                    mode: "off" | "monitor" | "hold";
+                                    rangeFloor: number;
+                                    countryFloor: number;
+                                    factor: number;
+                                };
+                            };
+                            effective: {
+                                geoPermissions: {
+                                    allow?: string[];
+                                    deny?: string[];
+                                    mode: "enforce" | "monitor";
+                                } | null;
+                                flood: {
+                                    identical: number;
+                                    any: number;
+                                } | null;
+                                dailySpendLimit: {
+                                    [key: string]: number;
+                                } | null;
+                                consentRequired: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                pumping: {
+                                    /** @enum {unknown} */
+                                    mode: "off" | "monitor" | "hold";
+                                    rangeFloor: number;
+                                    countryFloor: number;
+                                    factor: number;
+                                };
+                            };
+                        };
+                        /** @description Currency code -> balance in that currency */
+                        balance: {
+                            [key: string]: number;
+                        };
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminTokenList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
                             id: string;
                             type: string;
                             trafficCenterId: number | null;
@@ -3267,2718 +5650,4039 @@ export interface paths {
                             revokedAt: string | null;
                             /** @description The user whose web sign-in this key descends from; the key is revoked when that user is deleted or the operator resets the user's password. Null for keys that outlive users. */
                             createdByUser: number | null;
-                        } & {
-                            token: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
+                        }[];
                     };
                 };
             };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/admin/v1/accounts/{id}/tokens/{tokenId}": {
+    adminTokenCreate: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+            };
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Revoke a token, and end the web sessions opened with it */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                    tokenId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description traffic = TOKEN_1 (sending), system = TOKEN_2 (settings), verify = TOKEN_3 (one-time codes) */
+                    type: "traffic" | "system" | "verify";
+                    trafficCenterId?: number;
                 };
             };
         };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/accounts/{id}/balance": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Adjust a balance by a signed amount, recorded in the ledger */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        /** @description ISO 4217 code */
-                        currency: string;
-                        amount: number;
-                        comment?: string;
+                        id: string;
+                        type: string;
+                        trafficCenterId: number | null;
+                        createdAt: string;
+                        revokedAt: string | null;
+                        /** @description The user whose web sign-in this key descends from; the key is revoked when that user is deleted or the operator resets the user's password. Null for keys that outlive users. */
+                        createdByUser: number | null;
+                    } & {
+                        token: string;
                     };
                 };
             };
-            responses: {
-                /** @description Currency code -> balance in that currency */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: number;
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/admin/v1/accounts/{id}/ledger": {
+    adminTokenRevoke: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+                tokenId: string;
+            };
             cookie?: never;
         };
-        /** The account's ledger, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    page?: number;
-                    per_page?: number;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
+                content?: never;
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: number;
-                                currency: string;
-                                amount: number;
-                                kind: string;
-                                reference: string | null;
-                                comment: string | null;
-                                createdAt: string;
-                            }[];
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/admin/v1/accounts/{id}/settings-audit": {
+    adminBalanceAdjust: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+            };
             cookie?: never;
         };
-        /** The audit of the account's guard and consent settings, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    page?: number;
-                    per_page?: number;
-                };
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: string;
-                                changedAt: string;
-                                side: "operator" | "client";
-                                /** @description 'operator', 'token:<key id>' or 'user:<id>' */
-                                actor: string;
-                                before: {
-                                    geoPermissions?: {
-                                        allow?: string[];
-                                        deny?: string[];
-                                        mode: "enforce" | "monitor";
-                                    } | null;
-                                    flood?: {
-                                        identical: number;
-                                        any: number;
-                                    } | null;
-                                    dailySpendLimit?: {
-                                        [key: string]: number;
-                                    } | null;
-                                    consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
-                                    pumping?: {
-                                        /** @enum {unknown} */
-                                        mode: "off" | "monitor" | "hold";
-                                        rangeFloor: number;
-                                        countryFloor: number;
-                                        factor: number;
-                                    };
-                                };
-                                after: {
-                                    geoPermissions?: {
-                                        allow?: string[];
-                                        deny?: string[];
-                                        mode: "enforce" | "monitor";
-                                    } | null;
-                                    flood?: {
-                                        identical: number;
-                                        any: number;
-                                    } | null;
-                                    dailySpendLimit?: {
-                                        [key: string]: number;
-                                    } | null;
-                                    consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
-                                    pumping?: {
-                                        /** @enum {unknown} */
-                                        mode: "off" | "monitor" | "hold";
-                                        rangeFloor: number;
-                                        countryFloor: number;
-                                        factor: number;
-                                    };
-                                };
-                            }[];
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description ISO 4217 code */
+                    currency: string;
+                    amount: number;
+                    comment?: string;
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/accounts/{id}/users": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List the users of the account's personal pages */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
+        responses: {
+            /** @description Currency code -> balance in that currency */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: number;
-                                accountId: number;
-                                login: string;
-                                createdAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        /**
-         * Create a user of the account's personal pages (login and password)
-         * @description Logins are unique across all accounts and case-sensitive; 409 4092 when taken.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        /** @description 3 to 64 of A-Z a-z 0-9 . _ @ - */
-                        login: string;
-                        password: string;
+                        [key: string]: number;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminLedgerList: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            currency: string;
+                            amount: number;
+                            kind: string;
+                            reference: string | null;
+                            comment: string | null;
+                            createdAt: string;
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
                     };
-                    content: {
-                        "application/json": {
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminSettingsAuditList: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            changedAt: string;
+                            side: "operator" | "client";
+                            /** @description 'operator', 'token:<key id>' or 'user:<id>' */
+                            actor: string;
+                            before: {
+                                geoPermissions?: {
+                                    allow?: string[];
+                                    deny?: string[];
+                                    mode: "enforce" | "monitor";
+                                } | null;
+                                flood?: {
+                                    identical: number;
+                                    any: number;
+                                } | null;
+                                dailySpendLimit?: {
+                                    [key: string]: number;
+                                } | null;
+                                consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                pumping?: {
+                                    /** @enum {unknown} */
+                                    mode: "off" | "monitor" | "hold";
+                                    rangeFloor: number;
+                                    countryFloor: number;
+                                    factor: number;
+                                };
+                            };
+                            after: {
+                                geoPermissions?: {
+                                    allow?: string[];
+                                    deny?: string[];
+                                    mode: "enforce" | "monitor";
+                                } | null;
+                                flood?: {
+                                    identical: number;
+                                    any: number;
+                                } | null;
+                                dailySpendLimit?: {
+                                    [key: string]: number;
+                                } | null;
+                                consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                pumping?: {
+                                    /** @enum {unknown} */
+                                    mode: "off" | "monitor" | "hold";
+                                    rangeFloor: number;
+                                    countryFloor: number;
+                                    factor: number;
+                                };
+                            };
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminUserList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
                             id: number;
                             accountId: number;
                             login: string;
                             createdAt: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
+                        }[];
                     };
                 };
             };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/admin/v1/accounts/{id}/users/{userId}": {
+    adminUserCreate: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+            };
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Delete a user: their sessions end and the API keys they issued are revoked
-         * @description Revokes every token that descends from the user's sign-ins: session tokens, keys issued with them, and keys issued in turn with those (an API key shows it as `createdByUser`).
-         */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                    userId: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 3 to 64 of A-Z a-z 0-9 . _ @ - */
+                    login: string;
+                    password: string;
                 };
             };
         };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/accounts/{id}/users/{userId}/password": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** Set a user's password (a reset by the operator); the user's sessions end and the keys they issued are revoked */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                    userId: number;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        password: string;
+                        id: number;
+                        accountId: number;
+                        login: string;
+                        createdAt: string;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/app/v1/session": {
+    adminUserDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                userId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminUserPasswordSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                userId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sessionCreate: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /**
-         * Sign in with login and password, or with a system API key (TOKEN_2)
-         * @description Body: `{login, password}` or `{token}`. Wrong credentials, or a token that is not a live system API key, -> 401 4012, counted against the failed-authentication limit of the client address (429 4290, charged before the password is checked); a blocked account -> 403 4032; more sign-ins in progress than Herald hashes at once and queues -> 503 5035 with Retry-After; a body over 8 KiB -> 413 4130. No Authorization header.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    login?: string;
+                    password?: string;
+                    /** @description A system API key, as sent after `Basic ` */
+                    token?: string;
+                };
             };
-            requestBody: {
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
-                        login?: string;
-                        password?: string;
-                        /** @description A system API key, as sent after `Basic ` */
-                        token?: string;
+                        accountId: number;
+                        accountName: string;
+                        /** @description The user who signed in; null when signed in with a system API key */
+                        login: string | null;
+                        /** @description A new traffic token (TOKEN_1) of this session */
+                        traffic: string;
+                        /** @description A new system token (TOKEN_2) of this session */
+                        system: string;
+                        /** @description When both tokens stop working (12 hours after sign-in) */
+                        expiresAt: string;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            accountId: number;
-                            accountName: string;
-                            /** @description The user who signed in; null when signed in with a system API key */
-                            login: string | null;
-                            /** @description A new traffic token (TOKEN_1) of this session */
-                            traffic: string;
-                            /** @description A new system token (TOKEN_2) of this session */
-                            system: string;
-                            /** @description When both tokens stop working (12 hours after sign-in) */
-                            expiresAt: string;
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-        };
-        /**
-         * Sign out: revoke both tokens of the session whose system token makes the request
-         * @description A system API key (not a session token) -> 403 4030.
-         */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/api-keys": {
+    sessionDelete: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The account's API keys, revoked ones included (never their secrets) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: string;
-                                type: string;
-                                trafficCenterId: number | null;
-                                createdAt: string;
-                                revokedAt: string | null;
-                                /** @description The user whose web sign-in this key descends from; the key is revoked when that user is deleted or the operator resets the user's password. Null for keys that outlive users. */
-                                createdByUser: number | null;
-                            }[];
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        put?: never;
-        /** Issue an API key (traffic = TOKEN_1, system = TOKEN_2, verify = TOKEN_3); shown only here */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
+    };
+    apiKeyList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
-                        /** @description traffic = TOKEN_1 (sending), system = TOKEN_2 (settings), verify = TOKEN_3 (one-time codes) */
-                        type: "traffic" | "system" | "verify";
-                        trafficCenterId?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
+                        items: {
                             id: string;
                             type: string;
-                            token: string;
+                            trafficCenterId: number | null;
                             createdAt: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
+                            revokedAt: string | null;
+                            /** @description The user whose web sign-in this key descends from; the key is revoked when that user is deleted or the operator resets the user's password. Null for keys that outlive users. */
+                            createdByUser: number | null;
+                        }[];
                     };
                 };
             };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/api-keys/{id}": {
+    apiKeyCreate: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Revoke an API key, and end the web sessions opened with it
-         * @description 404 when it is not a live API key of this account; 409 4093 for the key making the request.
-         */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description traffic = TOKEN_1 (sending), system = TOKEN_2 (settings), verify = TOKEN_3 (one-time codes) */
+                    type: "traffic" | "system" | "verify";
+                    trafficCenterId?: number;
                 };
             };
         };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/sender-names": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The account's sender names */
-        get: {
-            parameters: {
-                query?: {
-                    page?: number;
-                    per_page?: number;
-                    status?: "Pending" | "Approved" | "Rejected";
-                    channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: number;
-                                accountId: number;
-                                channelType: string;
-                                name: string;
-                                /** @enum {unknown} */
-                                status: "Pending" | "Approved" | "Rejected";
-                                startDate: string | null;
-                                comment: string | null;
-                                managerComment: string | null;
-                                createdAt: string;
-                                updatedAt: string;
-                                /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
-                                botToken: string | null;
-                            }[];
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** Register a sender name; it is Pending until the operator decides */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        /** @enum {unknown} */
-                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                        id: string;
+                        type: string;
+                        token: string;
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    apiKeyRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    senderNameList: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+                status?: "Pending" | "Approved" | "Rejected";
+                channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            accountId: number;
+                            channelType: string;
+                            name: string;
+                            /** @enum {unknown} */
+                            status: "Pending" | "Approved" | "Rejected";
+                            startDate: string | null;
+                            comment: string | null;
+                            managerComment: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
+                            botToken: string | null;
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    senderNameCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "channelType": "SMS",
+                 *       "name": "MyShop",
+                 *       "comment": "Order notices"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {unknown} */
+                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                    name: string;
+                    comment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        accountId: number;
+                        channelType: string;
                         name: string;
-                        comment?: string;
+                        /** @enum {unknown} */
+                        status: "Pending" | "Approved" | "Rejected";
+                        startDate: string | null;
+                        comment: string | null;
+                        managerComment: string | null;
+                        createdAt: string;
+                        updatedAt: string;
+                        /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
+                        botToken: string | null;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            accountId: number;
-                            channelType: string;
-                            name: string;
-                            /** @enum {unknown} */
-                            status: "Pending" | "Approved" | "Rejected";
-                            startDate: string | null;
-                            comment: string | null;
-                            managerComment: string | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
-                            botToken: string | null;
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/sender-names/{id}": {
+    senderNameGet: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+            };
             cookie?: never;
         };
-        /** One sender name */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            accountId: number;
-                            channelType: string;
-                            name: string;
-                            /** @enum {unknown} */
-                            status: "Pending" | "Approved" | "Rejected";
-                            startDate: string | null;
-                            comment: string | null;
-                            managerComment: string | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
-                            botToken: string | null;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        /** Delete a sender name; it can no longer send */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/templates": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The account's templates */
-        get: {
-            parameters: {
-                query?: {
-                    page?: number;
-                    per_page?: number;
-                    status?: "INTERNAL_REVIEW" | "APPROVED" | "REJECTED";
-                    channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: number;
-                                channelType: string;
-                                templateType: string;
-                                pattern: string;
-                                senderName: string;
-                                dateFrom: string;
-                                dateTo: string | null;
-                                /** @enum {unknown} */
-                                status: "INTERNAL_REVIEW" | "APPROVED" | "REJECTED" | "CLOSED";
-                                managerComment: string | null;
-                                content: unknown;
-                                createdAt: string;
-                                updatedAt: string;
-                            }[];
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** Create a template; it is reviewed by the operator */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
+                        id: number;
+                        accountId: number;
+                        channelType: string;
+                        name: string;
                         /** @enum {unknown} */
-                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                        /** @enum {unknown} */
-                        templateType: "SERVICE" | "AUTHENTICATION" | "MARKETING";
-                        /** @description Text with %w (a word), %d (digits), %s (any text) */
+                        status: "Pending" | "Approved" | "Rejected";
+                        startDate: string | null;
+                        comment: string | null;
+                        managerComment: string | null;
+                        createdAt: string;
+                        updatedAt: string;
+                        /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
+                        botToken: string | null;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    senderNameDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    templateList: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+                status?: "INTERNAL_REVIEW" | "APPROVED" | "REJECTED";
+                channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            channelType: string;
+                            templateType: string;
+                            pattern: string;
+                            senderName: string;
+                            dateFrom: string;
+                            dateTo: string | null;
+                            /** @enum {unknown} */
+                            status: "INTERNAL_REVIEW" | "APPROVED" | "REJECTED" | "CLOSED";
+                            managerComment: string | null;
+                            content: unknown;
+                            createdAt: string;
+                            updatedAt: string;
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    templateCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                    /** @enum {unknown} */
+                    templateType: "SERVICE" | "AUTHENTICATION" | "MARKETING";
+                    /** @description Text with %w (a word), %d (digits), %s (any text) */
+                    pattern: string;
+                    senderName: string;
+                    /** Format: date-time */
+                    dateFrom?: string;
+                    dateTo?: string | null;
+                    /** @description WHATSAPP: the content object of the template message */
+                    content?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        channelType: string;
+                        templateType: string;
                         pattern: string;
                         senderName: string;
-                        /** Format: date-time */
-                        dateFrom?: string;
-                        dateTo?: string | null;
-                        /** @description WHATSAPP: the content object of the template message */
-                        content?: unknown;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            channelType: string;
-                            templateType: string;
-                            pattern: string;
-                            senderName: string;
-                            dateFrom: string;
-                            dateTo: string | null;
-                            /** @enum {unknown} */
-                            status: "INTERNAL_REVIEW" | "APPROVED" | "REJECTED" | "CLOSED";
-                            managerComment: string | null;
-                            content: unknown;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/templates/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One template */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            channelType: string;
-                            templateType: string;
-                            pattern: string;
-                            senderName: string;
-                            dateFrom: string;
-                            dateTo: string | null;
-                            /** @enum {unknown} */
-                            status: "INTERNAL_REVIEW" | "APPROVED" | "REJECTED" | "CLOSED";
-                            managerComment: string | null;
-                            content: unknown;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        /** Change the fields given of a template, keeping the others (see the rules per status) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
+                        dateFrom: string;
+                        dateTo: string | null;
                         /** @enum {unknown} */
-                        channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                        status: "INTERNAL_REVIEW" | "APPROVED" | "REJECTED" | "CLOSED";
+                        managerComment: string | null;
+                        content: unknown;
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    templateGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        channelType: string;
+                        templateType: string;
+                        pattern: string;
+                        senderName: string;
+                        dateFrom: string;
+                        dateTo: string | null;
                         /** @enum {unknown} */
-                        templateType?: "SERVICE" | "AUTHENTICATION" | "MARKETING";
-                        /** @description Text with %w (a word), %d (digits), %s (any text) */
-                        pattern?: string;
-                        senderName?: string;
-                        /** Format: date-time */
-                        dateFrom?: string;
-                        dateTo?: string | null;
-                        /** @description WHATSAPP: the content object of the template message */
-                        content?: unknown;
+                        status: "INTERNAL_REVIEW" | "APPROVED" | "REJECTED" | "CLOSED";
+                        managerComment: string | null;
+                        content: unknown;
+                        createdAt: string;
+                        updatedAt: string;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            channelType: string;
-                            templateType: string;
-                            pattern: string;
-                            senderName: string;
-                            dateFrom: string;
-                            dateTo: string | null;
-                            /** @enum {unknown} */
-                            status: "INTERNAL_REVIEW" | "APPROVED" | "REJECTED" | "CLOSED";
-                            managerComment: string | null;
-                            content: unknown;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        post?: never;
-        /** Delete a template */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/traffic-centers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Traffic partitioning centers (one is the default) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: number;
-                                name: string;
-                                isDefault: boolean;
-                                createdAt: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        /**
-         * Create a center
-         * @description At most 100 per account, the default included (HERALD_TRAFFIC_CENTERS_PER_ACCOUNT): one more is 409 4094.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
-                    "application/json": {
-                        name: string;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            name: string;
-                            isDefault: boolean;
-                            createdAt: string;
-                        };
-                    };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/traffic-centers/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One center */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            name: string;
-                            isDefault: boolean;
-                            createdAt: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        /**
-         * Delete a center that is not the default, no rule uses and no live API key is bound to
-         * @description The default center -> 409 4091; a center rules use -> 409 4091; a center live API keys are bound to -> 409 4095 naming the keys (revoke them first: a key keeps its center for life).
-         */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        /** Rename a center, or make it the default */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
-                    "application/json": {
-                        name?: string;
-                        /** @enum {boolean} */
-                        isDefault?: true;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            name: string;
-                            isDefault: boolean;
-                            createdAt: string;
-                        };
-                    };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        trace?: never;
-    };
-    "/api/v1/inbound-rules": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Inbound rules */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: number;
-                                trafficCenterId: number;
-                                callbackUrl: string | null;
-                                senderNames: string[] | null;
-                                channelType: string;
-                                createdAt: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        /**
-         * Add a rule: center, callback URL, optional sender names
-         * @description At most 100 rules per account (HERALD_INBOUND_RULES_PER_ACCOUNT): one more is 409 4094.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
-                    "application/json": {
-                        trafficCenterId: number;
-                        callbackUrl?: string | null;
-                        senderNames?: string[] | null;
-                        /** @description WHATSAPP (the default), SMS or TELEGRAM: the channel of the inbound messages the rule routes */
-                        channelType?: "WHATSAPP" | "SMS" | "TELEGRAM";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            trafficCenterId: number;
-                            callbackUrl: string | null;
-                            senderNames: string[] | null;
-                            channelType: string;
-                            createdAt: string;
-                        };
-                    };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/inbound-rules/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One rule */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            trafficCenterId: number;
-                            callbackUrl: string | null;
-                            senderNames: string[] | null;
-                            channelType: string;
-                            createdAt: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        /** Replace a rule */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
-                    "application/json": {
-                        trafficCenterId: number;
-                        callbackUrl?: string | null;
-                        senderNames?: string[] | null;
-                        /** @description WHATSAPP (the default), SMS or TELEGRAM: the channel of the inbound messages the rule routes */
-                        channelType?: "WHATSAPP" | "SMS" | "TELEGRAM";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            trafficCenterId: number;
-                            callbackUrl: string | null;
-                            senderNames: string[] | null;
-                            channelType: string;
-                            createdAt: string;
-                        };
-                    };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        post?: never;
-        /** Delete a rule */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/statistics": {
+    templateUpdate: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+            };
             cookie?: never;
         };
-        /**
-         * Outbound messages created in [from, to), grouped: counts per status, parts, prices per currency, clicks, conversions
-         * @description from and to: YYYY-MM-DD (UTC midnight) or ISO 8601; default the last 30 days. Days are UTC days. Filters: channelType, senderName, status, tag, trafficType; channel_type, sender_name and traffic_type as the message list spells them. An unknown parameter is 422 4220 Invalid <parameter>.
-         */
-        get: {
-            parameters: {
-                query?: {
-                    from?: string;
-                    to?: string;
-                    groupBy?: "day" | "channelType" | "senderName" | "status" | "tag" | "cascadeStep" | "trafficType";
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
                     channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                    channel_type?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                    /** @enum {unknown} */
+                    templateType?: "SERVICE" | "AUTHENTICATION" | "MARKETING";
+                    /** @description Text with %w (a word), %d (digits), %s (any text) */
+                    pattern?: string;
                     senderName?: string;
-                    sender_name?: string;
-                    status?: string;
-                    tag?: string;
-                    trafficType?: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
-                    traffic_type?: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            from: string;
-                            to: string;
-                            groupBy: string;
-                            items: {
-                                key: string;
-                                messages: number;
-                                parts: number;
-                                statuses: {
-                                    [key: string]: number;
-                                };
-                                price: {
-                                    [key: string]: number;
-                                };
-                                clicks: number;
-                                conversions: number;
-                            }[];
-                            total: {
-                                key: string;
-                                messages: number;
-                                parts: number;
-                                statuses: {
-                                    [key: string]: number;
-                                };
-                                price: {
-                                    [key: string]: number;
-                                };
-                                clicks: number;
-                                conversions: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                    /** Format: date-time */
+                    dateFrom?: string;
+                    dateTo?: string | null;
+                    /** @description WHATSAPP: the content object of the template message */
+                    content?: unknown;
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/settings": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The account's guard and consent settings: the operator's, the client's narrowing, the effective ones */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            operator: {
-                                geoPermissions?: {
-                                    allow?: string[];
-                                    deny?: string[];
-                                    mode: "enforce" | "monitor";
-                                } | null;
-                                flood?: {
-                                    identical: number;
-                                    any: number;
-                                } | null;
-                                dailySpendLimit?: {
-                                    [key: string]: number;
-                                } | null;
-                                consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
-                                pumping?: {
-                                    /** @enum {unknown} */
-                                    mode: "off" | "monitor" | "hold";
-                                    rangeFloor: number;
-                                    countryFloor: number;
-                                    factor: number;
-                                };
-                            };
-                            client: {
-                                geoPermissions?: {
-                                    allow?: string[];
-                                    deny?: string[];
-                                    mode: "enforce" | "monitor";
-                                } | null;
-                                flood?: {
-                                    identical: number;
-                                    any: number;
-                                } | null;
-                                dailySpendLimit?: {
-                                    [key: string]: number;
-                                } | null;
-                                consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
-                                pumping?: {
-                                    /** @enum {unknown} */
-                                    mode: "off" | "monitor" | "hold";
-                                    rangeFloor: number;
-                                    countryFloor: number;
-                                    factor: number;
-                                };
-                            };
-                            effective: {
-                                geoPermissions: {
-                                    allow?: string[];
-                                    deny?: string[];
-                                    mode: "enforce" | "monitor";
-                                } | null;
-                                flood: {
-                                    identical: number;
-                                    any: number;
-                                } | null;
-                                dailySpendLimit: {
-                                    [key: string]: number;
-                                } | null;
-                                consentRequired: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
-                                pumping: {
-                                    /** @enum {unknown} */
-                                    mode: "off" | "monitor" | "hold";
-                                    rangeFloor: number;
-                                    countryFloor: number;
-                                    factor: number;
-                                };
-                            };
-                        };
-                    };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Narrow the operator's settings; null removes the account's own narrowing of a field */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        geoPermissions?: {
-                            allow?: string[];
-                            deny?: string[];
-                            mode: "enforce" | "monitor";
-                        } | null;
-                        flood?: {
-                            identical: number;
-                            any: number;
-                        } | null;
-                        dailySpendLimit?: {
-                            [key: string]: number;
-                        } | null;
-                        consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
-                        pumping?: {
-                            /** @enum {unknown} */
-                            mode: "off" | "monitor" | "hold";
-                            rangeFloor: number;
-                            countryFloor: number;
-                            factor: number;
-                        } | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            operator: {
-                                geoPermissions?: {
-                                    allow?: string[];
-                                    deny?: string[];
-                                    mode: "enforce" | "monitor";
-                                } | null;
-                                flood?: {
-                                    identical: number;
-                                    any: number;
-                                } | null;
-                                dailySpendLimit?: {
-                                    [key: string]: number;
-                                } | null;
-                                consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
-                                pumping?: {
-                                    /** @enum {unknown} */
-                                    mode: "off" | "monitor" | "hold";
-                                    rangeFloor: number;
-                                    countryFloor: number;
-                                    factor: number;
-                                };
-                            };
-                            client: {
-                                geoPermissions?: {
-                                    allow?: string[];
-                                    deny?: string[];
-                                    mode: "enforce" | "monitor";
-                                } | null;
-                                flood?: {
-                                    identical: number;
-                                    any: number;
-                                } | null;
-                                dailySpendLimit?: {
-                                    [key: string]: number;
-                                } | null;
-                                consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
-                                pumping?: {
-                                    /** @enum {unknown} */
-                                    mode: "off" | "monitor" | "hold";
-                                    rangeFloor: number;
-                                    countryFloor: number;
-                                    factor: number;
-                                };
-                            };
-                            effective: {
-                                geoPermissions: {
-                                    allow?: string[];
-                                    deny?: string[];
-                                    mode: "enforce" | "monitor";
-                                } | null;
-                                flood: {
-                                    identical: number;
-                                    any: number;
-                                } | null;
-                                dailySpendLimit: {
-                                    [key: string]: number;
-                                } | null;
-                                consentRequired: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
-                                pumping: {
-                                    /** @enum {unknown} */
-                                    mode: "off" | "monitor" | "hold";
-                                    rangeFloor: number;
-                                    countryFloor: number;
-                                    factor: number;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        trace?: never;
-    };
-    "/api/v1/settings/audit": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Who changed the settings (operator, token:<key id>, user:<id>), when, before and after; newest first */
-        get: {
-            parameters: {
-                query?: {
-                    page?: number;
-                    per_page?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: string;
-                                changedAt: string;
-                                side: "operator" | "client";
-                                /** @description 'operator', 'token:<key id>' or 'user:<id>' */
-                                actor: string;
-                                before: {
-                                    geoPermissions?: {
-                                        allow?: string[];
-                                        deny?: string[];
-                                        mode: "enforce" | "monitor";
-                                    } | null;
-                                    flood?: {
-                                        identical: number;
-                                        any: number;
-                                    } | null;
-                                    dailySpendLimit?: {
-                                        [key: string]: number;
-                                    } | null;
-                                    consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
-                                    pumping?: {
-                                        /** @enum {unknown} */
-                                        mode: "off" | "monitor" | "hold";
-                                        rangeFloor: number;
-                                        countryFloor: number;
-                                        factor: number;
-                                    };
-                                };
-                                after: {
-                                    geoPermissions?: {
-                                        allow?: string[];
-                                        deny?: string[];
-                                        mode: "enforce" | "monitor";
-                                    } | null;
-                                    flood?: {
-                                        identical: number;
-                                        any: number;
-                                    } | null;
-                                    dailySpendLimit?: {
-                                        [key: string]: number;
-                                    } | null;
-                                    consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
-                                    pumping?: {
-                                        /** @enum {unknown} */
-                                        mode: "off" | "monitor" | "hold";
-                                        rangeFloor: number;
-                                        countryFloor: number;
-                                        factor: number;
-                                    };
-                                };
-                            }[];
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/consents": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The account's consents, newest first; filters number, senderName, source */
-        get: {
-            parameters: {
-                query?: {
-                    number?: string;
-                    senderName?: string;
-                    source?: string;
-                    page?: number;
-                    per_page?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: string;
-                                number: string;
-                                senderName: string | null;
-                                trafficType: string | null;
-                                source: string;
-                                proof: string | null;
-                                /** @description when the subscriber gave it */
-                                time: string;
-                                createdTime: string;
-                            }[];
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** Record a subscriber's consent; absent senderName and trafficType match every one */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        number: string;
-                        senderName?: string;
+                        id: number;
+                        channelType: string;
+                        templateType: string;
+                        pattern: string;
+                        senderName: string;
+                        dateFrom: string;
+                        dateTo: string | null;
                         /** @enum {unknown} */
-                        trafficType?: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
-                        /** @description e.g. web-form */
-                        source: string;
-                        /** @description e.g. the form, the address, the text */
-                        proof?: string;
-                        /**
-                         * Format: date-time
-                         * @description when given; default now
-                         */
-                        time?: string;
+                        status: "INTERNAL_REVIEW" | "APPROVED" | "REJECTED" | "CLOSED";
+                        managerComment: string | null;
+                        content: unknown;
+                        createdAt: string;
+                        updatedAt: string;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    templateDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    trafficCenterList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            name: string;
+                            isDefault: boolean;
+                            createdAt: string;
+                        }[];
                     };
-                    content: {
-                        "application/json": {
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    trafficCenterCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Support"
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        isDefault: boolean;
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    trafficCenterGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        isDefault: boolean;
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    trafficCenterDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    trafficCenterUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @enum {boolean} */
+                    isDefault?: true;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        isDefault: boolean;
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    inboundRuleList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            trafficCenterId: number;
+                            callbackUrl: string | null;
+                            senderNames: string[] | null;
+                            channelType: string;
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    inboundRuleCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    trafficCenterId: number;
+                    callbackUrl?: string | null;
+                    senderNames?: string[] | null;
+                    /** @description WHATSAPP (the default), SMS or TELEGRAM: the channel of the inbound messages the rule routes */
+                    channelType?: "WHATSAPP" | "SMS" | "TELEGRAM";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        trafficCenterId: number;
+                        callbackUrl: string | null;
+                        senderNames: string[] | null;
+                        channelType: string;
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    inboundRuleGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        trafficCenterId: number;
+                        callbackUrl: string | null;
+                        senderNames: string[] | null;
+                        channelType: string;
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    inboundRuleReplace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    trafficCenterId: number;
+                    callbackUrl?: string | null;
+                    senderNames?: string[] | null;
+                    /** @description WHATSAPP (the default), SMS or TELEGRAM: the channel of the inbound messages the rule routes */
+                    channelType?: "WHATSAPP" | "SMS" | "TELEGRAM";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        trafficCenterId: number;
+                        callbackUrl: string | null;
+                        senderNames: string[] | null;
+                        channelType: string;
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    inboundRuleDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    statisticsGet: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                groupBy?: "day" | "channelType" | "senderName" | "status" | "tag" | "cascadeStep" | "trafficType";
+                channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                channel_type?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                senderName?: string;
+                sender_name?: string;
+                status?: string;
+                tag?: string;
+                trafficType?: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
+                traffic_type?: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        from: string;
+                        to: string;
+                        groupBy: string;
+                        items: {
+                            key: string;
+                            messages: number;
+                            parts: number;
+                            statuses: {
+                                [key: string]: number;
+                            };
+                            price: {
+                                [key: string]: number;
+                            };
+                            clicks: number;
+                            conversions: number;
+                        }[];
+                        total: {
+                            key: string;
+                            messages: number;
+                            parts: number;
+                            statuses: {
+                                [key: string]: number;
+                            };
+                            price: {
+                                [key: string]: number;
+                            };
+                            clicks: number;
+                            conversions: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    settingsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        operator: {
+                            geoPermissions?: {
+                                allow?: string[];
+                                deny?: string[];
+                                mode: "enforce" | "monitor";
+                            } | null;
+                            flood?: {
+                                identical: number;
+                                any: number;
+                            } | null;
+                            dailySpendLimit?: {
+                                [key: string]: number;
+                            } | null;
+                            consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                            pumping?: {
+                                /** @enum {unknown} */
+                                mode: "off" | "monitor" | "hold";
+                                rangeFloor: number;
+                                countryFloor: number;
+                                factor: number;
+                            };
+                        };
+                        client: {
+                            geoPermissions?: {
+                                allow?: string[];
+                                deny?: string[];
+                                mode: "enforce" | "monitor";
+                            } | null;
+                            flood?: {
+                                identical: number;
+                                any: number;
+                            } | null;
+                            dailySpendLimit?: {
+                                [key: string]: number;
+                            } | null;
+                            consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                            pumping?: {
+                                /** @enum {unknown} */
+                                mode: "off" | "monitor" | "hold";
+                                rangeFloor: number;
+                                countryFloor: number;
+                                factor: number;
+                            };
+                        };
+                        effective: {
+                            geoPermissions: {
+                                allow?: string[];
+                                deny?: string[];
+                                mode: "enforce" | "monitor";
+                            } | null;
+                            flood: {
+                                identical: number;
+                                any: number;
+                            } | null;
+                            dailySpendLimit: {
+                                [key: string]: number;
+                            } | null;
+                            consentRequired: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                            pumping: {
+                                /** @enum {unknown} */
+                                mode: "off" | "monitor" | "hold";
+                                rangeFloor: number;
+                                countryFloor: number;
+                                factor: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    settingsUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    geoPermissions?: {
+                        allow?: string[];
+                        deny?: string[];
+                        mode: "enforce" | "monitor";
+                    } | null;
+                    flood?: {
+                        identical: number;
+                        any: number;
+                    } | null;
+                    dailySpendLimit?: {
+                        [key: string]: number;
+                    } | null;
+                    consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
+                    pumping?: {
+                        /** @enum {unknown} */
+                        mode: "off" | "monitor" | "hold";
+                        rangeFloor: number;
+                        countryFloor: number;
+                        factor: number;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        operator: {
+                            geoPermissions?: {
+                                allow?: string[];
+                                deny?: string[];
+                                mode: "enforce" | "monitor";
+                            } | null;
+                            flood?: {
+                                identical: number;
+                                any: number;
+                            } | null;
+                            dailySpendLimit?: {
+                                [key: string]: number;
+                            } | null;
+                            consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                            pumping?: {
+                                /** @enum {unknown} */
+                                mode: "off" | "monitor" | "hold";
+                                rangeFloor: number;
+                                countryFloor: number;
+                                factor: number;
+                            };
+                        };
+                        client: {
+                            geoPermissions?: {
+                                allow?: string[];
+                                deny?: string[];
+                                mode: "enforce" | "monitor";
+                            } | null;
+                            flood?: {
+                                identical: number;
+                                any: number;
+                            } | null;
+                            dailySpendLimit?: {
+                                [key: string]: number;
+                            } | null;
+                            consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                            pumping?: {
+                                /** @enum {unknown} */
+                                mode: "off" | "monitor" | "hold";
+                                rangeFloor: number;
+                                countryFloor: number;
+                                factor: number;
+                            };
+                        };
+                        effective: {
+                            geoPermissions: {
+                                allow?: string[];
+                                deny?: string[];
+                                mode: "enforce" | "monitor";
+                            } | null;
+                            flood: {
+                                identical: number;
+                                any: number;
+                            } | null;
+                            dailySpendLimit: {
+                                [key: string]: number;
+                            } | null;
+                            consentRequired: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                            pumping: {
+                                /** @enum {unknown} */
+                                mode: "off" | "monitor" | "hold";
+                                rangeFloor: number;
+                                countryFloor: number;
+                                factor: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    settingsAuditList: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            changedAt: string;
+                            side: "operator" | "client";
+                            /** @description 'operator', 'token:<key id>' or 'user:<id>' */
+                            actor: string;
+                            before: {
+                                geoPermissions?: {
+                                    allow?: string[];
+                                    deny?: string[];
+                                    mode: "enforce" | "monitor";
+                                } | null;
+                                flood?: {
+                                    identical: number;
+                                    any: number;
+                                } | null;
+                                dailySpendLimit?: {
+                                    [key: string]: number;
+                                } | null;
+                                consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                pumping?: {
+                                    /** @enum {unknown} */
+                                    mode: "off" | "monitor" | "hold";
+                                    rangeFloor: number;
+                                    countryFloor: number;
+                                    factor: number;
+                                };
+                            };
+                            after: {
+                                geoPermissions?: {
+                                    allow?: string[];
+                                    deny?: string[];
+                                    mode: "enforce" | "monitor";
+                                } | null;
+                                flood?: {
+                                    identical: number;
+                                    any: number;
+                                } | null;
+                                dailySpendLimit?: {
+                                    [key: string]: number;
+                                } | null;
+                                consentRequired?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                                pumping?: {
+                                    /** @enum {unknown} */
+                                    mode: "off" | "monitor" | "hold";
+                                    rangeFloor: number;
+                                    countryFloor: number;
+                                    factor: number;
+                                };
+                            };
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    consentList: {
+        parameters: {
+            query?: {
+                number?: string;
+                senderName?: string;
+                source?: string;
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
                             id: string;
                             number: string;
                             senderName: string | null;
@@ -5988,927 +9692,1222 @@ export interface paths {
                             /** @description when the subscriber gave it */
                             time: string;
                             createdTime: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
                     };
                 };
             };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/consents/export": {
+    consentCreate: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The account's consents as CSV, newest first, at most 100000 rows; the list's filters */
-        get: {
-            parameters: {
-                query?: {
-                    number?: string;
+        requestBody: {
+            content: {
+                "application/json": {
+                    number: string;
                     senderName?: string;
-                    source?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": string;
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": components["schemas"]["def-0"];
-                    };
+                    /** @enum {unknown} */
+                    trafficType?: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
+                    /** @description e.g. web-form */
+                    source: string;
+                    /** @description e.g. the form, the address, the text */
+                    proof?: string;
+                    /**
+                     * Format: date-time
+                     * @description when given; default now
+                     */
+                    time?: string;
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/statistics/refusals": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Messages refused at generation (never stored as messages) by day, channel and refusal code, and those a monitor-mode setting let through; default the last 30 days */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description YYYY-MM-DD (UTC day) */
-                    from?: string;
-                    /** @description YYYY-MM-DD (UTC day) */
-                    to?: string;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            from: string;
-                            to: string;
-                            items: {
-                                day: string;
-                                channelType: string;
-                                code: number;
-                                /** @description let through by a monitor-mode setting, not refused */
-                                monitored: boolean;
-                                count: number;
-                            }[];
-                            /** @description refusals per code over the range */
-                            byCode: {
-                                [key: string]: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/accounts/{id}/refusals": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Messages refused at generation (never stored as messages) by day, channel and refusal code, and those a monitor-mode setting let through; default the last 30 days */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description YYYY-MM-DD (UTC day) */
-                    from?: string;
-                    /** @description YYYY-MM-DD (UTC day) */
-                    to?: string;
-                };
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            from: string;
-                            to: string;
-                            items: {
-                                day: string;
-                                channelType: string;
-                                code: number;
-                                /** @description let through by a monitor-mode setting, not refused */
-                                monitored: boolean;
-                                count: number;
-                            }[];
-                            /** @description refusals per code over the range */
-                            byCode: {
-                                [key: string]: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/stop-list": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Entries of the list, newest first, by number, channel, sender name or source
-         * @description total is counted up to 100000.
-         */
-        get: {
-            parameters: {
-                query?: {
-                    page?: number;
-                    per_page?: number;
-                    number?: string;
-                    channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                    senderName?: string;
-                    source?: "api" | "import" | "keyword" | "link" | "carrier" | "operator";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: components["schemas"]["def-1"][];
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        /**
-         * Add a number; absent scope fields match everything
-         * @description The same number and scope again changes nothing and answers 200 with the entry there.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        /** @description MSISDN, as a message destination is given */
+                        id: string;
                         number: string;
-                        channelType?: ("SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM") | null;
-                        senderName?: string | null;
-                        trafficTypes?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
-                        comment?: string | null;
+                        senderName: string | null;
+                        trafficType: string | null;
+                        source: string;
+                        proof: string | null;
+                        /** @description when the subscriber gave it */
+                        time: string;
+                        createdTime: string;
                     };
                 };
             };
-            responses: {
-                /** @description An entry of a stop list */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            number: string;
-                            /** @description null: every channel */
-                            channelType: ("SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM") | null;
-                            /** @description null: every sender name */
-                            senderName: string | null;
-                            /** @description null: every traffic type */
-                            trafficTypes: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
-                            /** @enum {unknown} */
-                            source: "api" | "import" | "keyword" | "link" | "carrier" | "operator";
-                            comment: string | null;
-                            /** Format: date-time */
-                            createdTime: string;
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description An entry of a stop list */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            number: string;
-                            /** @description null: every channel */
-                            channelType: ("SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM") | null;
-                            /** @description null: every sender name */
-                            senderName: string | null;
-                            /** @description null: every traffic type */
-                            trafficTypes: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
-                            /** @enum {unknown} */
-                            source: "api" | "import" | "keyword" | "link" | "carrier" | "operator";
-                            comment: string | null;
-                            /** Format: date-time */
-                            createdTime: string;
-                        };
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/stop-list/export": {
+    consentExport: {
         parameters: {
-            query?: never;
+            query?: {
+                number?: string;
+                senderName?: string;
+                source?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The whole list as CSV (the columns an import reads, and id, source, createdTime) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
             };
-            requestBody?: never;
-            responses: {
-                /** @description text/csv */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": string;
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/stop-list/import": {
+    refusalStatisticsGet: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description YYYY-MM-DD (UTC day) */
+                from?: string;
+                /** @description YYYY-MM-DD (UTC day) */
+                to?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /**
-         * Add the rows of a CSV file; each invalid row reported, the valid ones added
-         * @description At most 10000 rows and 500000 characters.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
-                        /** @description CSV text: a header row naming the columns (number required; channelType, senderName, trafficTypes separated by ';', comment), then an entry a row; an export's file imports as it is */
-                        csv: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description rows read after the header */
-                            rows: number;
-                            added: number;
-                            /** @description valid rows already on the list (or repeated in the file): nothing added */
-                            existing: number;
-                            errorCount: number;
-                            /** @description the first 100 rows that were not added, and why */
-                            errors: {
-                                line: number;
-                                msg: string;
-                            }[];
+                        from: string;
+                        to: string;
+                        items: {
+                            day: string;
+                            channelType: string;
+                            code: number;
+                            /** @description let through by a monitor-mode setting, not refused */
+                            monitored: boolean;
+                            count: number;
+                        }[];
+                        /** @description refusals per code over the range */
+                        byCode: {
+                            [key: string]: number;
                         };
                     };
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/stop-list/{id}": {
+    adminRefusalStatisticsGet: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description YYYY-MM-DD (UTC day) */
+                from?: string;
+                /** @description YYYY-MM-DD (UTC day) */
+                to?: string;
+            };
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+            };
             cookie?: never;
         };
-        /** One entry */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description An entry of a stop list */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            number: string;
-                            /** @description null: every channel */
-                            channelType: ("SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM") | null;
-                            /** @description null: every sender name */
-                            senderName: string | null;
-                            /** @description null: every traffic type */
-                            trafficTypes: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
-                            /** @enum {unknown} */
-                            source: "api" | "import" | "keyword" | "link" | "carrier" | "operator";
-                            comment: string | null;
-                            /** Format: date-time */
-                            createdTime: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        /** Delete an entry: its number may be sent to again (unless another entry lists it) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/accounts/{id}/sender-names": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a sender name already Approved (start date now unless given)
-         * @description A WHATSAPP name whose number another account already has approved -> 409 4091 (one owner per number).
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
+                        from: string;
+                        to: string;
+                        items: {
+                            day: string;
+                            channelType: string;
+                            code: number;
+                            /** @description let through by a monitor-mode setting, not refused */
+                            monitored: boolean;
+                            count: number;
+                        }[];
+                        /** @description refusals per code over the range */
+                        byCode: {
+                            [key: string]: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    stopListEntryList: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+                number?: string;
+                channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                senderName?: string;
+                source?: "api" | "import" | "keyword" | "link" | "carrier" | "operator";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["StopEntry"][];
+                        page: number;
+                        per_page: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    stopListEntryCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description MSISDN, as a message destination is given */
+                    number: string;
+                    channelType?: ("SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM") | null;
+                    senderName?: string | null;
+                    trafficTypes?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
+                    comment?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description An entry of a stop list */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        number: string;
+                        /** @description null: every channel */
+                        channelType: ("SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM") | null;
+                        /** @description null: every sender name */
+                        senderName: string | null;
+                        /** @description null: every traffic type */
+                        trafficTypes: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
                         /** @enum {unknown} */
-                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                        source: "api" | "import" | "keyword" | "link" | "carrier" | "operator";
+                        comment: string | null;
+                        /** Format: date-time */
+                        createdTime: string;
+                    };
+                };
+            };
+            /** @description An entry of a stop list */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        number: string;
+                        /** @description null: every channel */
+                        channelType: ("SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM") | null;
+                        /** @description null: every sender name */
+                        senderName: string | null;
+                        /** @description null: every traffic type */
+                        trafficTypes: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
+                        /** @enum {unknown} */
+                        source: "api" | "import" | "keyword" | "link" | "carrier" | "operator";
+                        comment: string | null;
+                        /** Format: date-time */
+                        createdTime: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    stopListExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/csv */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    stopListImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description CSV text: a header row naming the columns (number required; channelType, senderName, trafficTypes separated by ';', comment), then an entry a row; an export's file imports as it is */
+                    csv: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description rows read after the header */
+                        rows: number;
+                        added: number;
+                        /** @description valid rows already on the list (or repeated in the file): nothing added */
+                        existing: number;
+                        errorCount: number;
+                        /** @description the first 100 rows that were not added, and why */
+                        errors: {
+                            line: number;
+                            msg: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    stopListEntryGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An entry of a stop list */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        number: string;
+                        /** @description null: every channel */
+                        channelType: ("SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM") | null;
+                        /** @description null: every sender name */
+                        senderName: string | null;
+                        /** @description null: every traffic type */
+                        trafficTypes: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
+                        /** @enum {unknown} */
+                        source: "api" | "import" | "keyword" | "link" | "carrier" | "operator";
+                        comment: string | null;
+                        /** Format: date-time */
+                        createdTime: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    stopListEntryDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminSenderNameCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                    name: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, e.g. 2026-01-01T08:00:00Z
+                     */
+                    startDate?: string;
+                    comment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        accountId: number;
+                        channelType: string;
                         name: string;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, e.g. 2026-01-01T08:00:00Z
-                         */
-                        startDate?: string;
-                        comment?: string;
+                        /** @enum {unknown} */
+                        status: "Pending" | "Approved" | "Rejected";
+                        startDate: string | null;
+                        comment: string | null;
+                        managerComment: string | null;
+                        createdAt: string;
+                        updatedAt: string;
+                        /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
+                        botToken: string | null;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            accountId: number;
-                            channelType: string;
-                            name: string;
-                            /** @enum {unknown} */
-                            status: "Pending" | "Approved" | "Rejected";
-                            startDate: string | null;
-                            comment: string | null;
-                            managerComment: string | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
-                            botToken: string | null;
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/admin/v1/sender-names": {
+    adminSenderNameList: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                per_page?: number;
+                status?: "Pending" | "Approved" | "Rejected";
+                accountId?: number;
+                channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** List sender names of all accounts; status=Pending is the moderation queue */
-        get: {
-            parameters: {
-                query?: {
-                    page?: number;
-                    per_page?: number;
-                    status?: "Pending" | "Approved" | "Rejected";
-                    accountId?: number;
-                    channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: number;
-                                accountId: number;
-                                channelType: string;
-                                name: string;
-                                /** @enum {unknown} */
-                                status: "Pending" | "Approved" | "Rejected";
-                                startDate: string | null;
-                                comment: string | null;
-                                managerComment: string | null;
-                                createdAt: string;
-                                updatedAt: string;
-                                /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
-                                botToken: string | null;
-                            }[];
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/sender-names/{id}/approve": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Approve a sender name from a start date (now unless given)
-         * @description A WHATSAPP name whose number another account already has approved -> 409 4091 (one owner per number).
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, e.g. 2026-01-01T08:00:00Z
-                         */
-                        startDate?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
+                        items: {
                             id: number;
                             accountId: number;
                             channelType: string;
@@ -6922,308 +10921,479 @@ export interface paths {
                             updatedAt: string;
                             /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
                             botToken: string | null;
-                        };
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
                     };
                 };
             };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/admin/v1/sender-names/{id}/reject": {
+    adminSenderNameApprove: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+            };
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /** Reject a sender name with a comment */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, e.g. 2026-01-01T08:00:00Z
+                     */
+                    startDate?: string;
                 };
-                cookie?: never;
             };
-            requestBody: {
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
-                        comment: string;
+                        id: number;
+                        accountId: number;
+                        channelType: string;
+                        name: string;
+                        /** @enum {unknown} */
+                        status: "Pending" | "Approved" | "Rejected";
+                        startDate: string | null;
+                        comment: string | null;
+                        managerComment: string | null;
+                        createdAt: string;
+                        updatedAt: string;
+                        /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
+                        botToken: string | null;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            accountId: number;
-                            channelType: string;
-                            name: string;
-                            /** @enum {unknown} */
-                            status: "Pending" | "Approved" | "Rejected";
-                            startDate: string | null;
-                            comment: string | null;
-                            managerComment: string | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
-                            botToken: string | null;
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/admin/v1/sender-names/{id}": {
+    adminSenderNameReject: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+            };
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /**
-         * Attach a bot's token to a TELEGRAM sender name
-         * @description A TELEGRAM sender name (a bot) sends only once it has its token (DESIGN 18); a new token replaces the old. With a telegram-bot connector, Telegram is asked whose token it is first (getMe: refused is 422, no answer 503), and the webhook is registered after (`webhook` says how it went). The token is never shown again: every answer masks it as the bot id and an ellipsis (`123456:…`). Another channel, or a token not of the form `<bot id>:<secret>`, is 422 4220.
-         */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
+        requestBody: {
+            content: {
+                "application/json": {
+                    comment: string;
                 };
-                cookie?: never;
             };
-            requestBody: {
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
-                        /**
-                         * @description the bot's token from @BotFather: `<bot id>:<30 to 50 letters, digits, _ or ->`
-                         * @example 123456789:AAE-example-secret-0123456789abcdef
-                         */
-                        botToken: string;
+                        id: number;
+                        accountId: number;
+                        channelType: string;
+                        name: string;
+                        /** @enum {unknown} */
+                        status: "Pending" | "Approved" | "Rejected";
+                        startDate: string | null;
+                        comment: string | null;
+                        managerComment: string | null;
+                        createdAt: string;
+                        updatedAt: string;
+                        /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
+                        botToken: string | null;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            accountId: number;
-                            channelType: string;
-                            name: string;
-                            /** @enum {unknown} */
-                            status: "Pending" | "Approved" | "Rejected";
-                            startDate: string | null;
-                            comment: string | null;
-                            managerComment: string | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
-                            botToken: string | null;
-                            /** @description How the bot's webhook registration went (`registered at <url>`, or why not), when a telegram-bot connector is configured */
-                            webhook?: string;
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        trace?: never;
-    };
-    "/admin/v1/templates": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Templates of all accounts; status=INTERNAL_REVIEW is the moderation queue */
-        get: {
-            parameters: {
-                query?: {
-                    page?: number;
-                    per_page?: number;
-                    status?: "INTERNAL_REVIEW" | "APPROVED" | "REJECTED";
-                    accountId?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: ({
-                                id: number;
-                                channelType: string;
-                                templateType: string;
-                                pattern: string;
-                                senderName: string;
-                                dateFrom: string;
-                                dateTo: string | null;
-                                /** @enum {unknown} */
-                                status: "INTERNAL_REVIEW" | "APPROVED" | "REJECTED" | "CLOSED";
-                                managerComment: string | null;
-                                content: unknown;
-                                createdAt: string;
-                                updatedAt: string;
-                            } & {
-                                accountId: number;
-                            })[];
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/templates/{id}/approve": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Approve a template */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminSenderNameUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description the bot's token from @BotFather: `<bot id>:<30 to 50 letters, digits, _ or ->`
+                     * @example 123456789:AAE-example-secret-0123456789abcdef
+                     */
+                    botToken: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        accountId: number;
+                        channelType: string;
+                        name: string;
+                        /** @enum {unknown} */
+                        status: "Pending" | "Approved" | "Rejected";
+                        startDate: string | null;
+                        comment: string | null;
+                        managerComment: string | null;
+                        createdAt: string;
+                        updatedAt: string;
+                        /** @description TELEGRAM: the bot token the operator attached, masked as the bot's id and an ellipsis (`123456:…`), never shown whole; null when none is attached (a TELEGRAM name sends only once it has one) and on other channels */
+                        botToken: string | null;
+                        /** @description How the bot's webhook registration went (`registered at <url>`, or why not), when a telegram-bot connector is configured */
+                        webhook?: string;
                     };
-                    content: {
-                        "application/json": {
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminTemplateList: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+                status?: "INTERNAL_REVIEW" | "APPROVED" | "REJECTED";
+                accountId?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: ({
                             id: number;
                             channelType: string;
                             templateType: string;
@@ -7237,497 +11407,852 @@ export interface paths {
                             content: unknown;
                             createdAt: string;
                             updatedAt: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
+                        } & {
+                            accountId: number;
+                        })[];
+                        page: number;
+                        per_page: number;
+                        total: number;
                     };
                 };
             };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/admin/v1/templates/{id}/reject": {
+    adminTemplateApprove: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+            };
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /** Reject a template with a comment */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
             };
-            requestBody: {
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
-                        comment: string;
+                        id: number;
+                        channelType: string;
+                        templateType: string;
+                        pattern: string;
+                        senderName: string;
+                        dateFrom: string;
+                        dateTo: string | null;
+                        /** @enum {unknown} */
+                        status: "INTERNAL_REVIEW" | "APPROVED" | "REJECTED" | "CLOSED";
+                        managerComment: string | null;
+                        content: unknown;
+                        createdAt: string;
+                        updatedAt: string;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            channelType: string;
-                            templateType: string;
-                            pattern: string;
-                            senderName: string;
-                            dateFrom: string;
-                            dateTo: string | null;
-                            /** @enum {unknown} */
-                            status: "INTERNAL_REVIEW" | "APPROVED" | "REJECTED" | "CLOSED";
-                            managerComment: string | null;
-                            content: unknown;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/admin/v1/accounts/{id}/inbound-numbers": {
+    adminTemplateReject: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+            };
             cookie?: never;
         };
-        /** The account's inbound numbers */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                /** @enum {string} */
-                                channelType: "SMS";
-                                /** @description as stored: a phone number in E.164 digits without `+`, or a short code */
-                                number: string;
-                                accountId: number;
-                                /** @description when the account got it (assigned or moved to it) */
-                                createdAt: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+        requestBody: {
+            content: {
+                "application/json": {
+                    comment: string;
                 };
             };
         };
-        put?: never;
-        /**
-         * Assign a number (or short code) to the account: inbound SMS written to it are its own
-         * @description The number is normalised as message destinations are (`+7 916 124-00-01` and `89161240001` are `79161240001`); a short code is kept as written. A number another account has -> 409 4091 (one owner per number: move it with PATCH).
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
+                content: {
+                    "application/json": {
+                        id: number;
+                        channelType: string;
+                        templateType: string;
+                        pattern: string;
+                        senderName: string;
+                        dateFrom: string;
+                        dateTo: string | null;
+                        /** @enum {unknown} */
+                        status: "INTERNAL_REVIEW" | "APPROVED" | "REJECTED" | "CLOSED";
+                        managerComment: string | null;
+                        content: unknown;
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
             };
-            requestBody: {
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminInboundNumberList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @enum {string} */
+                            channelType: "SMS";
+                            /** @description as stored: a phone number in E.164 digits without `+`, or a short code */
+                            number: string;
+                            accountId: number;
+                            /** @description when the account got it (assigned or moved to it) */
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminInboundNumberAssign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    channelType: "SMS";
+                    /**
+                     * @example 79161240001
+                     * @example 4242
+                     */
+                    number: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
                         /** @enum {string} */
                         channelType: "SMS";
-                        /**
-                         * @example 79161240001
-                         * @example 4242
-                         */
+                        /** @description as stored: a phone number in E.164 digits without `+`, or a short code */
                         number: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            channelType: "SMS";
-                            /** @description as stored: a phone number in E.164 digits without `+`, or a short code */
-                            number: string;
-                            accountId: number;
-                            /** @description when the account got it (assigned or moved to it) */
-                            createdAt: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/accounts/{id}/inbound-numbers/{number}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Release a number of the account: inbound SMS written to it are then kept as unrouted
-         * @description A number the account does not have -> 404 4040.
-         */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                    number: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        /**
-         * Move a number of the account to another account, at once (it is never unowned meanwhile)
-         * @description SMS written to it from then on are the other account's; those stored before stay where they are. A number the account does not have, or an `accountId` that names no account -> 404 4040.
-         */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                    number: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
                         accountId: number;
+                        /** @description when the account got it (assigned or moved to it) */
+                        createdAt: string;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            channelType: "SMS";
-                            /** @description as stored: a phone number in E.164 digits without `+`, or a short code */
-                            number: string;
-                            accountId: number;
-                            /** @description when the account got it (assigned or moved to it) */
-                            createdAt: string;
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        trace?: never;
     };
-    "/admin/v1/inbounds/unrouted": {
+    adminInboundNumberRelease: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+                number: string;
+            };
             cookie?: never;
         };
-        /** Inbound messages whose sender name or number no account has (kept, never dropped), newest first */
-        get: {
-            parameters: {
-                query?: {
-                    page?: number;
-                    per_page?: number;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
+                content?: never;
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: number;
-                                connectorId: string;
-                                senderName: string | null;
-                                from: string;
-                                text: string;
-                                receivedAt: string;
-                            }[];
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/admin/v1/tariffs": {
+    adminInboundNumberMove: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+                number: string;
+            };
             cookie?: never;
         };
-        /** List tariffs (with accountId: that account's and the defaults) */
-        get: {
-            parameters: {
-                query?: {
-                    accountId?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: number;
-                                accountId: number | null;
-                                channelType: string;
-                                prefix: string | null;
-                                country: string | null;
-                                price: number;
-                                currency: string;
-                                source: string;
-                                createdAt: string;
-                            }[];
-                        };
-                    };
+        requestBody: {
+            content: {
+                "application/json": {
+                    accountId: number;
                 };
             };
         };
-        put?: never;
-        /** Add a tariff (without accountId: the default for every account) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
-                        accountId?: number;
-                        /** @enum {unknown} */
-                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                        prefix?: string;
-                        country?: string;
-                        price: number;
-                        currency: string;
+                        /** @enum {string} */
+                        channelType: "SMS";
+                        /** @description as stored: a phone number in E.164 digits without `+`, or a short code */
+                        number: string;
+                        accountId: number;
+                        /** @description when the account got it (assigned or moved to it) */
+                        createdAt: string;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminUnroutedInboundList: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            connectorId: string;
+                            senderName: string | null;
+                            from: string;
+                            text: string;
+                            receivedAt: string;
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
                     };
-                    content: {
-                        "application/json": {
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminTariffList: {
+        parameters: {
+            query?: {
+                accountId?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
                             id: number;
                             accountId: number | null;
                             channelType: string;
@@ -7737,1842 +12262,2563 @@ export interface paths {
                             currency: string;
                             source: string;
                             createdAt: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
+                        }[];
                     };
                 };
             };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/admin/v1/tariffs/{id}": {
+    adminTariffCreate: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Remove a tariff */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/connectors": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Connectors of every worker process with their live state, and the delivery queue
-         * @description Each worker process reports its connectors every 2 s; a process that stops cleanly removes its rows.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: string;
-                                type: string;
-                                channel: string;
-                                /** @description The worker process that runs it: hostname:pid */
-                                process: string;
-                                /** @description Bound (SMPP) or ready (HTTP): new submissions can go */
-                                available: boolean;
-                                state: string;
-                                inFlight: number;
-                                window: number;
-                                mps: number;
-                                /** @description Submissions since the process started */
-                                submitted: number;
-                                /** @description Messages per second between the last two reports (2 s apart); null until there are two */
-                                submitRate: number | null;
-                                /** @description The last error, in words */
-                                lastError: string | null;
-                                /** @description When the last error happened */
-                                lastErrorAt: string | null;
-                                /** @description Submissions waiting for room in the window */
-                                queued: number;
-                                /** @description A declarative connector (type http): the profile it follows (profiles/), if any */
-                                profile: string | null;
-                                /** @description The balance left at the provider, as its last answer said (declarative connectors that read one) */
-                                balance: number | null;
-                                /** @description Answers that asked to send slower (SMPP ESME_RTHROTTLED, ESME_RMSGQFUL) since the process started */
-                                throttled: number;
-                                /** @description While those answers pause sending: when the pause ends (as last reported); null when sending */
-                                pausedUntil: string | null;
-                                updatedAt: string;
-                                /** @description The last report is older than 10 s: the process is stuck, cut off or gone */
-                                stale: boolean;
-                            }[];
-                            queue: {
-                                /** @description waiting (to be sent), sent (waiting for a receipt), delivered (waiting for a read) */
-                                state: string;
-                                messages: number;
-                                oldestAgeSeconds: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/routes": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Routes, highest priority first, by channel or by an account they name */
-        get: {
-            parameters: {
-                query?: {
-                    page?: number;
-                    per_page?: number;
-                    channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+        requestBody: {
+            content: {
+                "application/json": {
                     accountId?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: number;
-                                priority: number;
-                                match: {
-                                    channelType: string;
-                                    accountIds?: (string | number)[];
-                                    trafficTypes?: (string | number)[];
-                                    senderNames?: (string | number)[];
-                                    prefixes?: (string | number)[];
-                                    countries?: (string | number)[];
-                                    operators?: (string | number)[];
-                                };
-                                connectors: {
-                                    connectorId: string;
-                                    weight?: number;
-                                    buyPrice?: {
-                                        amount: number;
-                                        currency: string;
-                                    };
-                                }[];
-                                strategy: string;
-                                reroute: {
-                                    errorCodes: number[];
-                                    onUndelivered: boolean;
-                                    max: number;
-                                } | null;
-                                quality: {
-                                    minDeliveryRate: number;
-                                    windowSeconds: number;
-                                } | null;
-                                createdTime: string;
-                                updatedTime: string;
-                            }[];
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                    /** @enum {unknown} */
+                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                    prefix?: string;
+                    country?: string;
+                    price: number;
+                    currency: string;
                 };
             };
         };
-        put?: never;
-        /** Add a route: effective in every process within seconds */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
-                        priority?: number;
+                        id: number;
+                        accountId: number | null;
+                        channelType: string;
+                        prefix: string | null;
+                        country: string | null;
+                        price: number;
+                        currency: string;
+                        source: string;
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminTariffDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminConnectorList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            type: string;
+                            channel: string;
+                            /** @description The worker process that runs it: hostname:pid */
+                            process: string;
+                            /** @description Bound (SMPP) or ready (HTTP): new submissions can go */
+                            available: boolean;
+                            state: string;
+                            inFlight: number;
+                            window: number;
+                            mps: number;
+                            /** @description Submissions since the process started */
+                            submitted: number;
+                            /** @description Messages per second between the last two reports (2 s apart); null until there are two */
+                            submitRate: number | null;
+                            /** @description The last error, in words */
+                            lastError: string | null;
+                            /** @description When the last error happened */
+                            lastErrorAt: string | null;
+                            /** @description Submissions waiting for room in the window */
+                            queued: number;
+                            /** @description A declarative connector (type http): the profile it follows (profiles/), if any */
+                            profile: string | null;
+                            /** @description The balance left at the provider, as its last answer said (declarative connectors that read one) */
+                            balance: number | null;
+                            /** @description Answers that asked to send slower (SMPP ESME_RTHROTTLED, ESME_RMSGQFUL) since the process started */
+                            throttled: number;
+                            /** @description While those answers pause sending: when the pause ends (as last reported); null when sending */
+                            pausedUntil: string | null;
+                            updatedAt: string;
+                            /** @description The last report is older than 10 s: the process is stuck, cut off or gone */
+                            stale: boolean;
+                        }[];
+                        queue: {
+                            /** @description waiting (to be sent), sent (waiting for a receipt), delivered (waiting for a read) */
+                            state: string;
+                            messages: number;
+                            oldestAgeSeconds: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminRouteList: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+                channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                accountId?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            priority: number;
+                            match: {
+                                channelType: string;
+                                accountIds?: (string | number)[];
+                                trafficTypes?: (string | number)[];
+                                senderNames?: (string | number)[];
+                                prefixes?: (string | number)[];
+                                countries?: (string | number)[];
+                                operators?: (string | number)[];
+                            };
+                            connectors: {
+                                connectorId: string;
+                                weight?: number;
+                                buyPrice?: {
+                                    amount: number;
+                                    currency: string;
+                                };
+                            }[];
+                            strategy: string;
+                            reroute: {
+                                errorCodes: number[];
+                                onUndelivered: boolean;
+                                max: number;
+                            } | null;
+                            quality: {
+                                minDeliveryRate: number;
+                                windowSeconds: number;
+                            } | null;
+                            createdTime: string;
+                            updatedTime: string;
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminRouteCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    priority?: number;
+                    match: {
+                        /** @enum {unknown} */
+                        channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                        accountIds?: number[];
+                        trafficTypes?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
+                        senderNames?: string[];
+                        prefixes?: string[];
+                        countries?: string[];
+                        operators?: string[];
+                    };
+                    connectors: {
+                        connectorId: string;
+                        /** @description `weighted`: its share (1) */
+                        weight?: number;
+                        buyPrice?: {
+                            /** @description per part sent */
+                            amount: number;
+                            currency: string;
+                        };
+                    }[];
+                    /**
+                     * @description ordered when not given
+                     * @enum {unknown}
+                     */
+                    strategy?: "ordered" | "weighted" | "cheapest";
+                    reroute?: {
+                        /** @description error codes of a refusal at submission (SMPP command_status, a provider's code) or of an undelivered or unsent receipt */
+                        errorCodes?: number[];
+                        /** @description any undelivered receipt reroutes too (false when not given) */
+                        onUndelivered?: boolean;
+                        /** @description 1 when not given */
+                        max?: number;
+                    } | null;
+                    quality?: {
+                        minDeliveryRate: number;
+                        windowSeconds: number;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        priority: number;
                         match: {
-                            /** @enum {unknown} */
-                            channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                            accountIds?: number[];
-                            trafficTypes?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[];
-                            senderNames?: string[];
-                            prefixes?: string[];
-                            countries?: string[];
-                            operators?: string[];
+                            channelType: string;
+                            accountIds?: (string | number)[];
+                            trafficTypes?: (string | number)[];
+                            senderNames?: (string | number)[];
+                            prefixes?: (string | number)[];
+                            countries?: (string | number)[];
+                            operators?: (string | number)[];
                         };
                         connectors: {
                             connectorId: string;
-                            /** @description `weighted`: its share (1) */
                             weight?: number;
                             buyPrice?: {
-                                /** @description per part sent */
                                 amount: number;
                                 currency: string;
                             };
                         }[];
+                        strategy: string;
+                        reroute: {
+                            errorCodes: number[];
+                            onUndelivered: boolean;
+                            max: number;
+                        } | null;
+                        quality: {
+                            minDeliveryRate: number;
+                            windowSeconds: number;
+                        } | null;
+                        createdTime: string;
+                        updatedTime: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminRouteResolve: {
+        parameters: {
+            query?: {
+                /** @description required */
+                destination?: string;
+                channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                accountId?: number;
+                senderName?: string;
+                trafficType?: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        routeId: number;
+                        /** @description the connector the message would go by now; null while none of the route is up */
+                        connectorId: string | null;
+                        operator: string | null;
+                        buyPrice: number | null;
+                        sellPrice: number | null;
+                        margin: number | null;
+                        /** @description of the three amounts (per part) */
+                        currency: string | null;
+                        /** @description the route's connectors in the order they would be tried now (the ones not up last) */
+                        connectors: {
+                            connectorId: string;
+                            up: boolean;
+                            deliveryRate: number | null;
+                            buyPrice: {
+                                amount: number;
+                                currency: string;
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminRouteReorder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    ids: number[];
+                    top?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            priority: number;
+                            match: {
+                                channelType: string;
+                                accountIds?: (string | number)[];
+                                trafficTypes?: (string | number)[];
+                                senderNames?: (string | number)[];
+                                prefixes?: (string | number)[];
+                                countries?: (string | number)[];
+                                operators?: (string | number)[];
+                            };
+                            connectors: {
+                                connectorId: string;
+                                weight?: number;
+                                buyPrice?: {
+                                    amount: number;
+                                    currency: string;
+                                };
+                            }[];
+                            strategy: string;
+                            reroute: {
+                                errorCodes: number[];
+                                onUndelivered: boolean;
+                                max: number;
+                            } | null;
+                            quality: {
+                                minDeliveryRate: number;
+                                windowSeconds: number;
+                            } | null;
+                            createdTime: string;
+                            updatedTime: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminRouteGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        priority: number;
+                        match: {
+                            channelType: string;
+                            accountIds?: (string | number)[];
+                            trafficTypes?: (string | number)[];
+                            senderNames?: (string | number)[];
+                            prefixes?: (string | number)[];
+                            countries?: (string | number)[];
+                            operators?: (string | number)[];
+                        };
+                        connectors: {
+                            connectorId: string;
+                            weight?: number;
+                            buyPrice?: {
+                                amount: number;
+                                currency: string;
+                            };
+                        }[];
+                        strategy: string;
+                        reroute: {
+                            errorCodes: number[];
+                            onUndelivered: boolean;
+                            max: number;
+                        } | null;
+                        quality: {
+                            minDeliveryRate: number;
+                            windowSeconds: number;
+                        } | null;
+                        createdTime: string;
+                        updatedTime: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminRouteDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminRouteUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    priority?: number;
+                    match?: {
+                        /** @enum {unknown} */
+                        channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                        accountIds?: number[] | null;
+                        trafficTypes?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
+                        senderNames?: string[] | null;
+                        prefixes?: string[] | null;
+                        countries?: string[] | null;
+                        operators?: string[] | null;
+                    };
+                    connectors?: {
+                        connectorId: string;
+                        /** @description `weighted`: its share (1) */
+                        weight?: number;
+                        buyPrice?: {
+                            /** @description per part sent */
+                            amount: number;
+                            currency: string;
+                        };
+                    }[];
+                    /** @enum {unknown} */
+                    strategy?: "ordered" | "weighted" | "cheapest";
+                    reroute?: {
+                        /** @description error codes of a refusal at submission (SMPP command_status, a provider's code) or of an undelivered or unsent receipt */
+                        errorCodes?: number[];
+                        /** @description any undelivered receipt reroutes too (false when not given) */
+                        onUndelivered?: boolean;
+                        /** @description 1 when not given */
+                        max?: number;
+                    } | null;
+                    quality?: {
+                        minDeliveryRate: number;
+                        windowSeconds: number;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        priority: number;
+                        match: {
+                            channelType: string;
+                            accountIds?: (string | number)[];
+                            trafficTypes?: (string | number)[];
+                            senderNames?: (string | number)[];
+                            prefixes?: (string | number)[];
+                            countries?: (string | number)[];
+                            operators?: (string | number)[];
+                        };
+                        connectors: {
+                            connectorId: string;
+                            weight?: number;
+                            buyPrice?: {
+                                amount: number;
+                                currency: string;
+                            };
+                        }[];
+                        strategy: string;
+                        reroute: {
+                            errorCodes: number[];
+                            onUndelivered: boolean;
+                            max: number;
+                        } | null;
+                        quality: {
+                            minDeliveryRate: number;
+                            windowSeconds: number;
+                        } | null;
+                        createdTime: string;
+                        updatedTime: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminMarginReportGet: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 time or date (default: 30 days before to) */
+                from?: string;
+                /** @description ISO 8601 time or date (default: now) */
+                to?: string;
+                /** @description day when not given */
+                groupBy?: "account" | "route" | "connector" | "day";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        from: string;
+                        to: string;
+                        /** @enum {unknown} */
+                        groupBy: "account" | "route" | "connector" | "day";
+                        items: {
+                            /** @description the account's id, the route's id ('none': sent without a route of the table), the connector, or the UTC day */
+                            key: string;
+                            /** @description the sale's: the accounts' currency */
+                            currency: string;
+                            /** @description parts sent */
+                            parts: number;
+                            /** @description in the currency of the item */
+                            sell: number;
+                            /** @description in the currency of the item */
+                            buy: number;
+                            /** @description in the currency of the item */
+                            margin: number;
+                            /** @description parts sent by a route connector without a buy price (counted as 0) */
+                            unpriced: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminHoldList: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+                status?: "open" | "released" | "rejected";
+                accountId?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            accountId: number;
+                            /**
+                             * @description what burst: a number range, or a country
+                             * @enum {unknown}
+                             */
+                            kind: "range" | "country";
+                            /** @description the range (a number without its last 4 digits, e.g. `7900123`) or country */
+                            key: string;
+                            /** @enum {unknown} */
+                            status: "open" | "released" | "rejected";
+                            /** @description messages held in it */
+                            messages: number;
+                            /** @description messages an hour the account was allowed to the key when it opened */
+                            allowance: number;
+                            /**
+                             * Format: date-time
+                             * @description when its first message was held
+                             */
+                            firstTime: string;
+                            /**
+                             * Format: date-time
+                             * @description when its last message was held
+                             */
+                            lastTime: string;
+                            decidedTime: string | null;
+                            /** @description released: the key is not held again before this (the end of the UTC day) */
+                            trustedUntil: string | null;
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminHoldRelease: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A burst the pumping detection held for the operator (docs/fraud.md) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        accountId: number;
                         /**
-                         * @description ordered when not given
+                         * @description what burst: a number range, or a country
                          * @enum {unknown}
                          */
-                        strategy?: "ordered" | "weighted" | "cheapest";
-                        reroute?: {
-                            /** @description error codes of a refusal at submission (SMPP command_status, a provider's code) or of an undelivered or unsent receipt */
-                            errorCodes?: number[];
-                            /** @description any undelivered receipt reroutes too (false when not given) */
-                            onUndelivered?: boolean;
-                            /** @description 1 when not given */
-                            max?: number;
-                        } | null;
-                        quality?: {
-                            minDeliveryRate: number;
-                            windowSeconds: number;
-                        } | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            priority: number;
-                            match: {
-                                channelType: string;
-                                accountIds?: (string | number)[];
-                                trafficTypes?: (string | number)[];
-                                senderNames?: (string | number)[];
-                                prefixes?: (string | number)[];
-                                countries?: (string | number)[];
-                                operators?: (string | number)[];
-                            };
-                            connectors: {
-                                connectorId: string;
-                                weight?: number;
-                                buyPrice?: {
-                                    amount: number;
-                                    currency: string;
-                                };
-                            }[];
-                            strategy: string;
-                            reroute: {
-                                errorCodes: number[];
-                                onUndelivered: boolean;
-                                max: number;
-                            } | null;
-                            quality: {
-                                minDeliveryRate: number;
-                                windowSeconds: number;
-                            } | null;
-                            createdTime: string;
-                            updatedTime: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/routes/resolve": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * What a message would get now: its route, connector, operator, buy and sell price and margin per part
-         * @description Amounts per part in the sale's currency (the account's tariff, else the default one); a buy price in another currency is converted at HERALD_EXCHANGE_RATES, and refused (422) without a rate.
-         */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description required */
-                    destination?: string;
-                    channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                    accountId?: number;
-                    senderName?: string;
-                    trafficType?: "AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            routeId: number;
-                            /** @description the connector the message would go by now; null while none of the route is up */
-                            connectorId: string | null;
-                            operator: string | null;
-                            buyPrice: number | null;
-                            sellPrice: number | null;
-                            margin: number | null;
-                            /** @description of the three amounts (per part) */
-                            currency: string | null;
-                            /** @description the route's connectors in the order they would be tried now (the ones not up last) */
-                            connectors: {
-                                connectorId: string;
-                                up: boolean;
-                                deliveryRate: number | null;
-                                buyPrice: {
-                                    amount: number;
-                                    currency: string;
-                                } | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/routes/reorder": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Give routes priorities in the order listed (the first the highest)
-         * @description The routes listed get priorities from `top` (default: the highest priority among them) down by one; routes not listed keep theirs.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        ids: number[];
-                        top?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: number;
-                                priority: number;
-                                match: {
-                                    channelType: string;
-                                    accountIds?: (string | number)[];
-                                    trafficTypes?: (string | number)[];
-                                    senderNames?: (string | number)[];
-                                    prefixes?: (string | number)[];
-                                    countries?: (string | number)[];
-                                    operators?: (string | number)[];
-                                };
-                                connectors: {
-                                    connectorId: string;
-                                    weight?: number;
-                                    buyPrice?: {
-                                        amount: number;
-                                        currency: string;
-                                    };
-                                }[];
-                                strategy: string;
-                                reroute: {
-                                    errorCodes: number[];
-                                    onUndelivered: boolean;
-                                    max: number;
-                                } | null;
-                                quality: {
-                                    minDeliveryRate: number;
-                                    windowSeconds: number;
-                                } | null;
-                                createdTime: string;
-                                updatedTime: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/routes/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A route */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            priority: number;
-                            match: {
-                                channelType: string;
-                                accountIds?: (string | number)[];
-                                trafficTypes?: (string | number)[];
-                                senderNames?: (string | number)[];
-                                prefixes?: (string | number)[];
-                                countries?: (string | number)[];
-                                operators?: (string | number)[];
-                            };
-                            connectors: {
-                                connectorId: string;
-                                weight?: number;
-                                buyPrice?: {
-                                    amount: number;
-                                    currency: string;
-                                };
-                            }[];
-                            strategy: string;
-                            reroute: {
-                                errorCodes: number[];
-                                onUndelivered: boolean;
-                                max: number;
-                            } | null;
-                            quality: {
-                                minDeliveryRate: number;
-                                windowSeconds: number;
-                            } | null;
-                            createdTime: string;
-                            updatedTime: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        /** Remove a route */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        /** Change a route: fields given replace the route's; match merges field by field (null removes one) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        priority?: number;
-                        match?: {
-                            /** @enum {unknown} */
-                            channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                            accountIds?: number[] | null;
-                            trafficTypes?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
-                            senderNames?: string[] | null;
-                            prefixes?: string[] | null;
-                            countries?: string[] | null;
-                            operators?: string[] | null;
-                        };
-                        connectors?: {
-                            connectorId: string;
-                            /** @description `weighted`: its share (1) */
-                            weight?: number;
-                            buyPrice?: {
-                                /** @description per part sent */
-                                amount: number;
-                                currency: string;
-                            };
-                        }[];
+                        kind: "range" | "country";
+                        /** @description the range (a number without its last 4 digits, e.g. `7900123`) or country */
+                        key: string;
                         /** @enum {unknown} */
-                        strategy?: "ordered" | "weighted" | "cheapest";
-                        reroute?: {
-                            /** @description error codes of a refusal at submission (SMPP command_status, a provider's code) or of an undelivered or unsent receipt */
-                            errorCodes?: number[];
-                            /** @description any undelivered receipt reroutes too (false when not given) */
-                            onUndelivered?: boolean;
-                            /** @description 1 when not given */
-                            max?: number;
-                        } | null;
-                        quality?: {
-                            minDeliveryRate: number;
-                            windowSeconds: number;
-                        } | null;
+                        status: "open" | "released" | "rejected";
+                        /** @description messages held in it */
+                        messages: number;
+                        /** @description messages an hour the account was allowed to the key when it opened */
+                        allowance: number;
+                        /**
+                         * Format: date-time
+                         * @description when its first message was held
+                         */
+                        firstTime: string;
+                        /**
+                         * Format: date-time
+                         * @description when its last message was held
+                         */
+                        lastTime: string;
+                        decidedTime: string | null;
+                        /** @description released: the key is not held again before this (the end of the UTC day) */
+                        trustedUntil: string | null;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            priority: number;
-                            match: {
-                                channelType: string;
-                                accountIds?: (string | number)[];
-                                trafficTypes?: (string | number)[];
-                                senderNames?: (string | number)[];
-                                prefixes?: (string | number)[];
-                                countries?: (string | number)[];
-                                operators?: (string | number)[];
-                            };
-                            connectors: {
-                                connectorId: string;
-                                weight?: number;
-                                buyPrice?: {
-                                    amount: number;
-                                    currency: string;
-                                };
-                            }[];
-                            strategy: string;
-                            reroute: {
-                                errorCodes: number[];
-                                onUndelivered: boolean;
-                                max: number;
-                            } | null;
-                            quality: {
-                                minDeliveryRate: number;
-                                windowSeconds: number;
-                            } | null;
-                            createdTime: string;
-                            updatedTime: string;
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        trace?: never;
     };
-    "/admin/v1/reports/margin": {
+    adminHoldReject: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+            };
             cookie?: never;
         };
-        /**
-         * Margins of the messages sent in a period, by account, route, connector or day
-         * @description Messages created in [from, to) and sent; at most 31 days (30 by default).
-         */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description ISO 8601 time or date (default: 30 days before to) */
-                    from?: string;
-                    /** @description ISO 8601 time or date (default: now) */
-                    to?: string;
-                    /** @description day when not given */
-                    groupBy?: "account" | "route" | "connector" | "day";
+        requestBody?: never;
+        responses: {
+            /** @description A burst the pumping detection held for the operator (docs/fraud.md) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            from: string;
-                            to: string;
-                            /** @enum {unknown} */
-                            groupBy: "account" | "route" | "connector" | "day";
-                            items: {
-                                /** @description the account's id, the route's id ('none': sent without a route of the table), the connector, or the UTC day */
-                                key: string;
-                                /** @description the sale's: the accounts' currency */
-                                currency: string;
-                                /** @description parts sent */
-                                parts: number;
-                                /** @description in the currency of the item */
-                                sell: number;
-                                /** @description in the currency of the item */
-                                buy: number;
-                                /** @description in the currency of the item */
-                                margin: number;
-                                /** @description parts sent by a route connector without a buy price (counted as 0) */
-                                unpriced: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/holds": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List fraud holds, oldest first: the open ones (the default) are waiting for a decision */
-        get: {
-            parameters: {
-                query?: {
-                    page?: number;
-                    per_page?: number;
-                    status?: "open" | "released" | "rejected";
-                    accountId?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: number;
-                                accountId: number;
-                                /**
-                                 * @description what burst: a number range, or a country
-                                 * @enum {unknown}
-                                 */
-                                kind: "range" | "country";
-                                /** @description the range (a number without its last 4 digits, e.g. `7900123`) or country */
-                                key: string;
-                                /** @enum {unknown} */
-                                status: "open" | "released" | "rejected";
-                                /** @description messages held in it */
-                                messages: number;
-                                /** @description messages an hour the account was allowed to the key when it opened */
-                                allowance: number;
-                                /**
-                                 * Format: date-time
-                                 * @description when its first message was held
-                                 */
-                                firstTime: string;
-                                /**
-                                 * Format: date-time
-                                 * @description when its last message was held
-                                 */
-                                lastTime: string;
-                                decidedTime: string | null;
-                                /** @description released: the key is not held again before this (the end of the UTC day) */
-                                trustedUntil: string | null;
-                            }[];
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/holds/{id}/release": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Release a hold: its messages become due, and its range or country is trusted for the rest of the day
-         * @description A hold decided already -> 409 4091; no such hold -> 404 4040.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A burst the pumping detection held for the operator (docs/fraud.md) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            accountId: number;
-                            /**
-                             * @description what burst: a number range, or a country
-                             * @enum {unknown}
-                             */
-                            kind: "range" | "country";
-                            /** @description the range (a number without its last 4 digits, e.g. `7900123`) or country */
-                            key: string;
-                            /** @enum {unknown} */
-                            status: "open" | "released" | "rejected";
-                            /** @description messages held in it */
-                            messages: number;
-                            /** @description messages an hour the account was allowed to the key when it opened */
-                            allowance: number;
-                            /**
-                             * Format: date-time
-                             * @description when its first message was held
-                             */
-                            firstTime: string;
-                            /**
-                             * Format: date-time
-                             * @description when its last message was held
-                             */
-                            lastTime: string;
-                            decidedTime: string | null;
-                            /** @description released: the key is not held again before this (the end of the UTC day) */
-                            trustedUntil: string | null;
-                        };
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/holds/{id}/reject": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Reject a hold: each of its messages ends unsent with errorCode 7701, refunded
-         * @description A hold decided already -> 409 4091; no such hold -> 404 4040.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A burst the pumping detection held for the operator (docs/fraud.md) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            accountId: number;
-                            /**
-                             * @description what burst: a number range, or a country
-                             * @enum {unknown}
-                             */
-                            kind: "range" | "country";
-                            /** @description the range (a number without its last 4 digits, e.g. `7900123`) or country */
-                            key: string;
-                            /** @enum {unknown} */
-                            status: "open" | "released" | "rejected";
-                            /** @description messages held in it */
-                            messages: number;
-                            /** @description messages an hour the account was allowed to the key when it opened */
-                            allowance: number;
-                            /**
-                             * Format: date-time
-                             * @description when its first message was held
-                             */
-                            firstTime: string;
-                            /**
-                             * Format: date-time
-                             * @description when its last message was held
-                             */
-                            lastTime: string;
-                            decidedTime: string | null;
-                            /** @description released: the key is not held again before this (the end of the UTC day) */
-                            trustedUntil: string | null;
-                        };
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/stop-list": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Entries of the list, newest first, by number, channel, sender name or source
-         * @description total is counted up to 100000.
-         */
-        get: {
-            parameters: {
-                query?: {
-                    page?: number;
-                    per_page?: number;
-                    number?: string;
-                    channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
-                    senderName?: string;
-                    source?: "api" | "import" | "keyword" | "link" | "carrier" | "operator";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: components["schemas"]["def-1"][];
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        /**
-         * Add a number; absent scope fields match everything
-         * @description The same number and scope again changes nothing and answers 200 with the entry there.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        /** @description MSISDN, as a message destination is given */
+                        id: number;
+                        accountId: number;
+                        /**
+                         * @description what burst: a number range, or a country
+                         * @enum {unknown}
+                         */
+                        kind: "range" | "country";
+                        /** @description the range (a number without its last 4 digits, e.g. `7900123`) or country */
+                        key: string;
+                        /** @enum {unknown} */
+                        status: "open" | "released" | "rejected";
+                        /** @description messages held in it */
+                        messages: number;
+                        /** @description messages an hour the account was allowed to the key when it opened */
+                        allowance: number;
+                        /**
+                         * Format: date-time
+                         * @description when its first message was held
+                         */
+                        firstTime: string;
+                        /**
+                         * Format: date-time
+                         * @description when its last message was held
+                         */
+                        lastTime: string;
+                        decidedTime: string | null;
+                        /** @description released: the key is not held again before this (the end of the UTC day) */
+                        trustedUntil: string | null;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminStopListEntryList: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+                number?: string;
+                channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                senderName?: string;
+                source?: "api" | "import" | "keyword" | "link" | "carrier" | "operator";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["StopEntry"][];
+                        page: number;
+                        per_page: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminStopListEntryCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description MSISDN, as a message destination is given */
+                    number: string;
+                    channelType?: ("SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM") | null;
+                    senderName?: string | null;
+                    trafficTypes?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
+                    comment?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description An entry of a stop list */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
                         number: string;
-                        channelType?: ("SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM") | null;
-                        senderName?: string | null;
-                        trafficTypes?: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
-                        comment?: string | null;
+                        /** @description null: every channel */
+                        channelType: ("SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM") | null;
+                        /** @description null: every sender name */
+                        senderName: string | null;
+                        /** @description null: every traffic type */
+                        trafficTypes: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
+                        /** @enum {unknown} */
+                        source: "api" | "import" | "keyword" | "link" | "carrier" | "operator";
+                        comment: string | null;
+                        /** Format: date-time */
+                        createdTime: string;
                     };
                 };
             };
-            responses: {
-                /** @description An entry of a stop list */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            number: string;
-                            /** @description null: every channel */
-                            channelType: ("SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM") | null;
-                            /** @description null: every sender name */
-                            senderName: string | null;
-                            /** @description null: every traffic type */
-                            trafficTypes: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
-                            /** @enum {unknown} */
-                            source: "api" | "import" | "keyword" | "link" | "carrier" | "operator";
-                            comment: string | null;
-                            /** Format: date-time */
-                            createdTime: string;
-                        };
-                    };
+            /** @description An entry of a stop list */
+            201: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description An entry of a stop list */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            number: string;
-                            /** @description null: every channel */
-                            channelType: ("SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM") | null;
-                            /** @description null: every sender name */
-                            senderName: string | null;
-                            /** @description null: every traffic type */
-                            trafficTypes: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
-                            /** @enum {unknown} */
-                            source: "api" | "import" | "keyword" | "link" | "carrier" | "operator";
-                            comment: string | null;
-                            /** Format: date-time */
-                            createdTime: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/stop-list/export": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The whole list as CSV (the columns an import reads, and id, source, createdTime) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description text/csv */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": string;
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/v1/stop-list/import": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Add the rows of a CSV file; each invalid row reported, the valid ones added
-         * @description At most 10000 rows and 500000 characters.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        /** @description CSV text: a header row naming the columns (number required; channelType, senderName, trafficTypes separated by ';', comment), then an entry a row; an export's file imports as it is */
-                        csv: string;
+                        id: number;
+                        number: string;
+                        /** @description null: every channel */
+                        channelType: ("SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM") | null;
+                        /** @description null: every sender name */
+                        senderName: string | null;
+                        /** @description null: every traffic type */
+                        trafficTypes: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
+                        /** @enum {unknown} */
+                        source: "api" | "import" | "keyword" | "link" | "carrier" | "operator";
+                        comment: string | null;
+                        /** Format: date-time */
+                        createdTime: string;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description rows read after the header */
-                            rows: number;
-                            added: number;
-                            /** @description valid rows already on the list (or repeated in the file): nothing added */
-                            existing: number;
-                            errorCount: number;
-                            /** @description the first 100 rows that were not added, and why */
-                            errors: {
-                                line: number;
-                                msg: string;
-                            }[];
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/admin/v1/stop-list/{id}": {
+    adminStopListExport: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** One entry */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
+        requestBody?: never;
+        responses: {
+            /** @description text/csv */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description An entry of a stop list */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            number: string;
-                            /** @description null: every channel */
-                            channelType: ("SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM") | null;
-                            /** @description null: every sender name */
-                            senderName: string | null;
-                            /** @description null: every traffic type */
-                            trafficTypes: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
-                            /** @enum {unknown} */
-                            source: "api" | "import" | "keyword" | "link" | "carrier" | "operator";
-                            comment: string | null;
-                            /** Format: date-time */
-                            createdTime: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "text/csv": string;
                 };
             };
-        };
-        put?: never;
-        post?: never;
-        /** Delete an entry: its number may be sent to again (unless another entry lists it) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/admin/v1/mnp/imports/{id}": {
+    adminStopListImport: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** An import's state, counts, times and invalid rows */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description An import of the number portability base */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            /** @enum {unknown} */
-                            state: "receiving" | "loading" | "indexing" | "done" | "failed";
-                            /** @description bytes of the file received */
-                            bytes: number;
-                            /** @description rows read after the header */
-                            rows: number;
-                            /** @description valid rows loaded */
-                            loaded: number;
-                            /** @description invalid rows, left out */
-                            errorCount: number;
-                            /** @description rows of a number the file repeats, left out (the latest port kept) */
-                            duplicates: number;
-                            /** @description the first 100 invalid rows, by line number, and why */
-                            errors: {
-                                line: number;
-                                msg: string;
-                            }[];
-                            /** @description why a failed import failed */
-                            failure: string | null;
-                            /** Format: date-time */
-                            startedTime: string;
-                            finishedTime: string | null;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description CSV text: a header row naming the columns (number required; channelType, senderName, trafficTypes separated by ';', comment), then an entry a row; an export's file imports as it is */
+                    csv: string;
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description rows read after the header */
+                        rows: number;
+                        added: number;
+                        /** @description valid rows already on the list (or repeated in the file): nothing added */
+                        existing: number;
+                        errorCount: number;
+                        /** @description the first 100 rows that were not added, and why */
+                        errors: {
+                            line: number;
+                            msg: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
     };
-    "/api/v1/callbacks": {
+    adminStopListEntryGet: {
         parameters: {
             query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An entry of a stop list */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        number: string;
+                        /** @description null: every channel */
+                        channelType: ("SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM") | null;
+                        /** @description null: every sender name */
+                        senderName: string | null;
+                        /** @description null: every traffic type */
+                        trafficTypes: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
+                        /** @enum {unknown} */
+                        source: "api" | "import" | "keyword" | "link" | "carrier" | "operator";
+                        comment: string | null;
+                        /** Format: date-time */
+                        createdTime: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminStopListEntryDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminMnpImportGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An import of the number portability base */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @enum {unknown} */
+                        state: "receiving" | "loading" | "indexing" | "done" | "failed";
+                        /** @description bytes of the file received */
+                        bytes: number;
+                        /** @description rows read after the header */
+                        rows: number;
+                        /** @description valid rows loaded */
+                        loaded: number;
+                        /** @description invalid rows, left out */
+                        errorCount: number;
+                        /** @description rows of a number the file repeats, left out (the latest port kept) */
+                        duplicates: number;
+                        /** @description the first 100 invalid rows, by line number, and why */
+                        errors: {
+                            line: number;
+                            msg: string;
+                        }[];
+                        /** @description why a failed import failed */
+                        failure: string | null;
+                        /** Format: date-time */
+                        startedTime: string;
+                        finishedTime: string | null;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    callbackDeliveryList: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+                state?: "open" | "delivered" | "failed";
+                message_uuid?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Callback deliveries: open (pending or retrying), delivered, failed */
-        get: {
-            parameters: {
-                query?: {
-                    page?: number;
-                    per_page?: number;
-                    state?: "open" | "delivered" | "failed";
-                    message_uuid?: string;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                /** @description The X-Herald-Delivery id, the same on every attempt */
-                                id: string;
-                                /** @description Callback URL, credentials masked */
-                                url: string;
-                                /** @enum {unknown} */
-                                state: "open" | "delivered" | "failed";
-                                replay: boolean;
-                                events: number;
-                                attempts: number;
-                                nextAttemptTime: string | null;
-                                lastAttemptTime: string | null;
-                                lastHttpStatus: number | null;
-                                lastError: string | null;
-                                createdTime: string;
-                                finishedTime: string | null;
-                            }[];
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/callbacks/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One delivery with its events and every attempt (time, HTTP status, latency) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
+                content: {
+                    "application/json": {
+                        items: {
                             /** @description The X-Herald-Delivery id, the same on every attempt */
                             id: string;
                             /** @description Callback URL, credentials masked */
@@ -9588,718 +14834,1041 @@ export interface paths {
                             lastError: string | null;
                             createdTime: string;
                             finishedTime: string | null;
-                        } & {
-                            body: unknown[];
-                            attemptsLog: {
-                                time: string;
-                                httpStatus: number | null;
-                                latencyMs: number;
-                                error: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
                     };
                 };
             };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/callbacks/replay": {
+    callbackDeliveryGet: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: string;
+            };
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /** Send failed deliveries again (same id, same events, a new retry window) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
-                        ids?: string[];
-                        allFailed?: boolean;
+                        /** @description The X-Herald-Delivery id, the same on every attempt */
+                        id: string;
+                        /** @description Callback URL, credentials masked */
+                        url: string;
+                        /** @enum {unknown} */
+                        state: "open" | "delivered" | "failed";
+                        replay: boolean;
+                        events: number;
+                        attempts: number;
+                        nextAttemptTime: string | null;
+                        lastAttemptTime: string | null;
+                        lastHttpStatus: number | null;
+                        lastError: string | null;
+                        createdTime: string;
+                        finishedTime: string | null;
+                    } & {
+                        body: unknown[];
+                        attemptsLog: {
+                            time: string;
+                            httpStatus: number | null;
+                            latencyMs: number;
+                            error: string | null;
+                        }[];
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: boolean;
-                            items: {
-                                id: string;
-                                code: number;
-                            }[];
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/callback-secret": {
+    callbackDeliveryReplay: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The secret that signs callbacks (X-Herald-Signature) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            secret: string;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+        requestBody: {
+            content: {
+                "application/json": {
+                    ids?: string[];
+                    allFailed?: boolean;
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/callback-secret/rotate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Replace the signing secret; callbacks are signed with the new one from now on */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            secret: string;
-                        };
-                    };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/flashcall-conversion": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Report FLASHCALL conversions (Bearer TOKEN_1); also served on HERALD_CONVERSION_PORT
-         * @description One conversion per message: a later report for a message replaces the earlier one.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        /** Format: uuid */
-                        messageUuid: string;
-                        /**
-                         * @description NUMBER_VERIFIERD (the field table's spelling) is NUMBER_VERIFIED
-                         * @enum {unknown}
-                         */
-                        result: "NUMBER_VERIFIED" | "NUMBER_VERIFIERD" | "WRONG_CODE";
-                        code?: string;
-                    }[];
+                        errors: boolean;
+                        items: {
+                            id: string;
+                            code: number;
+                        }[];
+                    };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            errors: boolean;
-                            items: {
-                                messageUuid: unknown;
-                                code: number;
-                                msg?: string;
-                            }[];
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/s/{code}": {
+    callbackSecretGet: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Follow a short link */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    code: string;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/opt-out": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The account's opt-out keywords and confirmation reply */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Whole inbound texts (trimmed, any case) that list their sender on the stop list */
-                            keywords: string[];
-                            /** @description A confirmation sent, free, on the channel and sender name written to; null: none */
-                            reply: string | null;
-                        };
-                    };
-                };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
-                };
-            };
-        };
-        /**
-         * Replace the account's opt-out keywords and confirmation reply
-         * @description 1 to 20 keywords of at most 40 characters (trimmed; repeats, in any case, kept once); a reply of at most 160 characters, a valid text of SMS, WHATSAPP and TELEGRAM, or null for none.
-         */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
+                        secret: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    callbackSecretRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secret: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flashcallConversionReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    messageUuid: string;
+                    /**
+                     * @description NUMBER_VERIFIERD (the field table's spelling) is NUMBER_VERIFIED
+                     * @enum {unknown}
+                     */
+                    result: "NUMBER_VERIFIED" | "NUMBER_VERIFIERD" | "WRONG_CODE";
+                    code?: string;
+                }[];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: boolean;
+                        items: {
+                            messageUuid: unknown;
+                            code: number;
+                            msg?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    shortLinkFollow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the original link (Location) */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    optOutSettingsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whole inbound texts (trimmed, any case) that list their sender on the stop list */
                         keywords: string[];
-                        reply?: string | null;
+                        /** @description A confirmation sent, free, on the channel and sender name written to; null: none */
+                        reply: string | null;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Whole inbound texts (trimmed, any case) that list their sender on the stop list */
-                            keywords: string[];
-                            /** @description A confirmation sent, free, on the channel and sender name written to; null: none */
-                            reply: string | null;
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/s/u/{code}": {
+    optOutSettingsReplace: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** An unsubscribe link: the page that asks to confirm */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    code: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    keywords: string[];
+                    reply?: string | null;
                 };
             };
         };
-        put?: never;
-        /** An unsubscribe link: the confirming click */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    code: string;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+                content: {
+                    "application/json": {
+                        /** @description Whole inbound texts (trimmed, any case) that list their sender on the stop list */
+                        keywords: string[];
+                        /** @description A confirmation sent, free, on the channel and sender name written to; null: none */
+                        reply: string | null;
                     };
-                    content?: never;
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/admin/v1/mnp/import": {
+    unsubscribeLinkGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    unsubscribeLinkConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminMnpImportCreate: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /**
-         * Replace the number portability base with a file of the Russian base (CSV)
-         * @description The body is the file as the base publishes it (Port_All or Port_All_Full: `Number,OwnerId,MNC,Route,RegionCode,PortDate,...`), Content-Type text/csv. Numbers of 10 digits get the country code 7; 11 digits starting with 7 are taken as they are. Answers 202 once the file is received; it is then loaded, indexed and swapped in whole for the current base (GET /admin/v1/mnp/imports/{id} follows it). At most HERALD_MNP_BODY_LIMIT bytes (now 4294967296); one import at a time. See docs/mnp.md.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        importId: number;
+                        /** @enum {unknown} */
+                        state: "receiving" | "loading" | "indexing" | "done" | "failed";
+                    };
+                };
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            importId: number;
-                            /** @enum {unknown} */
-                            state: "receiving" | "loading" | "indexing" | "done" | "failed";
-                        };
-                    };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
-                /** @description Error */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-0"];
-                    };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
-export interface components {
-    schemas: {
-        /**
-         * ErrorBody
-         * @description Error
-         */
-        "def-0": {
-            error: {
-                /** @description HTTP status x 10 + n; see docs/errors.md */
-                code: number;
-                msg: string;
-                /** @description position of the offending message in the batch */
-                index?: number;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        /**
-         * StopEntry
-         * @description An entry of a stop list
-         */
-        "def-1": {
-            id: number;
-            number: string;
-            /** @description null: every channel */
-            channelType: ("SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM") | null;
-            /** @description null: every sender name */
-            senderName: string | null;
-            /** @description null: every traffic type */
-            trafficTypes: ("AUTHORIZE" | "TRANSACT" | "SERVICE" | "PROMO")[] | null;
-            /** @enum {unknown} */
-            source: "api" | "import" | "keyword" | "link" | "carrier" | "operator";
-            comment: string | null;
-            /** Format: date-time */
-            createdTime: string;
-        };
-    };
-    responses: never;
-    parameters: never;
-    requestBodies: never;
-    headers: never;
-    pathItems: never;
-}
-export type $defs = Record<string, never>;
-export type operations = Record<string, never>;

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+
+interface Operation {
+  operationId: string;
+  security?: Record<string, unknown[]>[];
+  requestBody?: { content: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }> }> };
+  responses: Record<string, unknown>;
+}
+
+/**
+ * Every request body example of /openapi.json, sent as it stands to a running Herald, gets an answer the operation
+ * documents as a success: an example a client copies works. The account has what the examples name (the sender
+ * name `Herald` on SMS and VIBER).
+ */
+describe('the request examples of /openapi.json are accepted', () => {
+  let t: TestHerald;
+  let account: TestAccount;
+  beforeAll(async () => {
+    t = await startTestHerald('pglite');
+    account = await t.createAccount({
+      senderNames: [
+        ['SMS', 'Herald'],
+        ['VIBER', 'Herald'],
+      ],
+    });
+  });
+  afterAll(async () => t?.close());
+
+  it('sends each example and gets a documented 2xx', async () => {
+    const doc = (await t.call('GET', '/openapi.json')).body as { paths: Record<string, Record<string, Operation>> };
+    const examples = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).flatMap(([method, op]) => {
+        const media = op.requestBody?.content['application/json'];
+        if (!media) return [];
+        const values = [
+          ...(media.example === undefined ? [] : [media.example]),
+          ...Object.values(media.examples ?? {}).map((e) => e.value),
+        ];
+        return values.map((body) => ({ method: method.toUpperCase(), path, op, body }));
+      }),
+    );
+    // The examples of the main client operations, at least.
+    expect(examples.map((e) => e.op.operationId)).toEqual(
+      expect.arrayContaining(['messageSend', 'cascadeSend', 'messageStop', 'senderNameCreate', 'adminAccountCreate']),
+    );
+    for (const { method, path, op, body } of examples) {
+      expect(path, `${op.operationId}: an example of a path with parameters needs its values here`).not.toMatch(/\{/);
+      const schemes = (op.security ?? []).flatMap((s) => Object.keys(s));
+      let reply;
+      if (schemes.includes('adminToken')) {
+        reply = await t.admin(method, path, body);
+      } else {
+        // The token of the operation's kind: the first of TOKEN_1 and TOKEN_2 it does not refuse (403 4030).
+        for (const token of [account.traffic, account.system]) {
+          reply = await t.call(method, path, { token, body });
+          if (!(reply.status === 403 && reply.body?.error?.code === 4030)) break;
+        }
+      }
+      const success = Object.keys(op.responses).filter((s) => s.startsWith('2'));
+      expect(success, `${op.operationId}: ${JSON.stringify(reply!.body).slice(0, 300)}`).toContain(
+        String(reply!.status),
+      );
+      if (reply!.body && typeof reply!.body === 'object' && 'errors' in reply!.body)
+        expect(reply!.body.errors, `${op.operationId}: ${JSON.stringify(reply!.body)}`).toBe(
+          op.operationId === 'messageStop', // the example's uuid is no message of the account: item code 404
+        );
+    }
+  });
+});
