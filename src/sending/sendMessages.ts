@@ -2,6 +2,7 @@ import { type AppContext, type DirectHandOver, NO_DIRECT_ROOM } from '../context
 import { herald, HeraldError } from '../errors/catalogue.js';
 import type { Principal } from '../accounts/index.js';
 import { countRefusals } from '../guard/index.js';
+import { SMPP_BINDS_URL } from '../callbacks/index.js';
 import type { Queryable } from '../db/db.js';
 import { JSON_SLICE_BYTES, sliceEnds } from '../db/jsonSlices.js';
 import {
@@ -22,6 +23,9 @@ import { REGISTERED_SENDER_CHANNELS, validateMessage, type ValidationContext } f
 
 export const MAX_BATCH = 1000;
 
+/** A receipt is the final status: the `delivered` event (delivered, undelivered or unsent). */
+const SMPP_RECEIPT_EVENTS = ['delivered'] as const;
+
 export type SendItem = { messageUuid: string; code: 201 } | { code: number; msg: string };
 export interface SendResponse {
   errors: boolean;
@@ -32,6 +36,11 @@ export interface SendRequest {
   readonly principal: Principal;
   readonly body: unknown;
   readonly idempotencyKey: string | undefined;
+  /**
+   * `smpp`: the messages report their final status to the account's SMPP binds as receipts (a submit_sm with
+   * registered_delivery, smppServer/): their callback target is {@link SMPP_BINDS_URL}, for the `delivered` event.
+   */
+  readonly receiptsVia?: 'smpp';
 }
 
 /**
@@ -47,7 +56,11 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
   const earlier = await idempotentReplay<SendResponse>(ctx.db, idempotent);
   if (earlier) return earlier;
 
-  const valid = await validateBatch(ctx, principal.accountId, body, now);
+  const validated = await validateBatch(ctx, principal.accountId, body, now);
+  const valid =
+    request.receiptsVia === 'smpp'
+      ? validated.map((m) => ({ ...m, callbackUrl: SMPP_BINDS_URL, callbackEvents: SMPP_RECEIPT_EVENTS }))
+      : validated;
   const sender = senderOf(principal);
   const prepared = await prepareMessages(
     ctx,

@@ -1,0 +1,46 @@
+/**
+ * SMPP 3.4 times (7.1.1): absolute `YYMMDDhhmmsstnnp` (t tenths of a second, nn quarter hours from UTC, p `+` or `-`)
+ * or relative `YYMMDDhhmmss000R`. Returns the instant, `undefined` for an empty field, `invalid` for anything else.
+ */
+export function smppTime(value: unknown, now: Date): Date | undefined | 'invalid' {
+  const text = typeof value === 'string' ? value.trim() : '';
+  if (text === '') return undefined;
+  const m = /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d)(\d{2})([+\-R])$/.exec(text);
+  if (!m) return 'invalid';
+  const [, yy, mo, dd, hh, mi, ss, tenths, nn, p] = m.map((part, i) => (i === 9 ? part : Number(part))) as [
+    unknown,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    string,
+  ];
+  if (p === 'R') {
+    const seconds = (((yy * 365 + mo * 30 + dd) * 24 + hh) * 60 + mi) * 60 + ss;
+    return new Date(now.getTime() + seconds * 1000);
+  }
+  if (mo < 1 || mo > 12 || dd < 1 || dd > 31 || hh > 23 || mi > 59 || ss > 59 || nn > 48) return 'invalid';
+  const offsetMs = (p === '+' ? 1 : -1) * nn * 15 * 60_000;
+  return new Date(Date.UTC(2000 + yy, mo - 1, dd, hh, mi, ss, tenths * 100) - offsetMs);
+}
+
+/** `YYMMDDhhmm` in UTC, as receipts write their submit and done dates. */
+export function receiptDate(at: Date): string {
+  const two = (n: number): string => String(n).padStart(2, '0');
+  return (
+    two(at.getUTCFullYear() % 100) +
+    two(at.getUTCMonth() + 1) +
+    two(at.getUTCDate()) +
+    two(at.getUTCHours()) +
+    two(at.getUTCMinutes())
+  );
+}
+
+/** `YYYY-MM-DD hh:mm:ss` wall-clock time in Europe/Moscow (UTC+3, no DST since 2014): a message's localSendTime. */
+export function moscowWallClock(at: Date): string {
+  return new Date(at.getTime() + 3 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
+}
