@@ -1,5 +1,6 @@
 import smpp from 'smpp';
 import '../shared/smppGsmCoderPatch.js';
+import './smppTimePatch.js';
 import { type Principal, principalOfToken, secretMatches, tokenFindLive } from '../accounts/index.js';
 import type { AppContext, SmppBindDirectory, SmppBindView } from '../context.js';
 import { HeraldError } from '../errors/catalogue.js';
@@ -398,7 +399,7 @@ export class SmppServer implements SmppBindDirectory {
   private answer(cs: ClientSession, pdus: smpp.PDU[], refusal: SmppRefusal): void {
     this.metrics.submits.inc({ outcome: outcomeName(refusal.status) });
     for (const pdu of pdus) {
-      cs.send(pdu.response({ command_status: refusal.status, herald_error_code: refusal.heraldCode }));
+      cs.send(new RefusedSubmitResp(pdu.sequence_number, refusal.status, refusal.heraldCode) as unknown as smpp.PDU);
     }
   }
 }
@@ -453,4 +454,36 @@ function messageOf(pdu: smpp.PDU, text: string, now: Date): Record<string, unkno
 /** A submit_sm refused before it is a message. */
 class Refused {
   constructor(readonly refusal: SmppRefusal) {}
+}
+
+/**
+ * A refused submit_sm_resp: an empty message_id and the vendor TLV {@link HERALD_ERROR_TLV} with Herald's code. The
+ * package writes no body for an error status (SMPP 3.4 sends none; 5.0 allows TLVs there, and clients read the
+ * header first), so this one is encoded here.
+ */
+class RefusedSubmitResp {
+  readonly command = 'submit_sm_resp';
+
+  constructor(
+    readonly sequence_number: number,
+    readonly command_status: number,
+    private readonly heraldCode: number,
+  ) {}
+
+  isResponse(): boolean {
+    return true;
+  }
+
+  toBuffer(): Buffer {
+    const b = Buffer.alloc(16 + 1 + 8);
+    b.writeUInt32BE(b.length, 0);
+    b.writeUInt32BE(0x80000004, 4);
+    b.writeUInt32BE(this.command_status, 8);
+    b.writeUInt32BE(this.sequence_number, 12);
+    // message_id: the empty C-octet string, then the TLV.
+    b.writeUInt16BE(HERALD_ERROR_TLV, 17);
+    b.writeUInt16BE(4, 19);
+    b.writeInt32BE(this.heraldCode, 21);
+    return b;
+  }
 }
