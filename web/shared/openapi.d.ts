@@ -2659,6 +2659,10 @@ export interface paths {
                                 creditLimit: number;
                                 /** @description messages per second over all channels; null: no cap */
                                 maxRate: number | null;
+                                /** @description SMPP binds at once over every api process (DESIGN 22) */
+                                smppBinds: number;
+                                /** @description where inbound SMS go besides the inbound rules: ["smpp"] also to the SMPP binds */
+                                inboundVia: "smpp"[];
                                 callbackSecret: string;
                                 settings: {
                                     operator: {
@@ -2781,6 +2785,10 @@ export interface paths {
                             creditLimit: number;
                             /** @description messages per second over all channels; null: no cap */
                             maxRate: number | null;
+                            /** @description SMPP binds at once over every api process (DESIGN 22) */
+                            smppBinds: number;
+                            /** @description where inbound SMS go besides the inbound rules: ["smpp"] also to the SMPP binds */
+                            inboundVia: "smpp"[];
                             callbackSecret: string;
                             settings: {
                                 operator: {
@@ -2927,6 +2935,10 @@ export interface paths {
                             creditLimit: number;
                             /** @description messages per second over all channels; null: no cap */
                             maxRate: number | null;
+                            /** @description SMPP binds at once over every api process (DESIGN 22) */
+                            smppBinds: number;
+                            /** @description where inbound SMS go besides the inbound rules: ["smpp"] also to the SMPP binds */
+                            inboundVia: "smpp"[];
                             callbackSecret: string;
                             settings: {
                                 operator: {
@@ -3021,7 +3033,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change an account: name, status, channels, inbound, credit limit, maxRate, and its fraud guard and consent settings (geoPermissions, flood, dailySpendLimit, consentRequired, pumping; audited) */
+        /** Change an account: name, status, channels, inbound, credit limit, maxRate, smppBinds, inboundVia, and its fraud guard and consent settings (geoPermissions, flood, dailySpendLimit, consentRequired, pumping; audited) */
         patch: {
             parameters: {
                 query?: never;
@@ -3050,6 +3062,10 @@ export interface paths {
                         creditLimit?: number;
                         /** @description messages per second over all channels, exact across worker processes; null: no cap */
                         maxRate?: number | null;
+                        /** @description SMPP binds at once (default 4); 0: none */
+                        smppBinds?: number;
+                        /** @description ["smpp"]: inbound SMS also go to the SMPP binds as deliver_sm; [] (default): not */
+                        inboundVia?: "smpp"[];
                         geoPermissions?: {
                             allow?: string[];
                             deny?: string[];
@@ -3092,6 +3108,10 @@ export interface paths {
                             creditLimit: number;
                             /** @description messages per second over all channels; null: no cap */
                             maxRate: number | null;
+                            /** @description SMPP binds at once over every api process (DESIGN 22) */
+                            smppBinds: number;
+                            /** @description where inbound SMS go besides the inbound rules: ["smpp"] also to the SMPP binds */
+                            inboundVia: "smpp"[];
                             callbackSecret: string;
                             settings: {
                                 operator: {
@@ -9441,6 +9461,292 @@ export interface paths {
                 };
                 /** @description Error */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/smpp-passwords": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Issue the 8-character SMPP password of one of the account's traffic keys (replaces the old one) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        keyId: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            keyId: string;
+                            /** @description the 8-character SMPP password: shown only here; a new one replaces it */
+                            password: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/smpp-passwords": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Issue the SMPP password of an account's traffic key (replaces the old one) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        keyId: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            keyId: string;
+                            /** @description the 8-character SMPP password: shown only here; a new one replaces it */
+                            password: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/smpp-binds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's SMPP binds on this api process: address, bind type, since, window use */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                accountId: number;
+                                systemId: string;
+                                address: string;
+                                bindType: "transmitter" | "receiver" | "transceiver";
+                                since: string;
+                                window: {
+                                    /** @description submit_sm not answered yet */
+                                    submits: number;
+                                    /** @description deliver_sm not acknowledged yet */
+                                    delivers: number;
+                                    size: number;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/smpp-binds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every SMPP bind on this api process */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                accountId: number;
+                                systemId: string;
+                                address: string;
+                                bindType: "transmitter" | "receiver" | "transceiver";
+                                since: string;
+                                window: {
+                                    /** @description submit_sm not answered yet */
+                                    submits: number;
+                                    /** @description deliver_sm not acknowledged yet */
+                                    delivers: number;
+                                    size: number;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
