@@ -385,7 +385,8 @@ export interface CallbackPostRow {
   replay: boolean;
   events: number;
   attempts: number;
-  next_attempt_at: Date;
+  /** Null for an SMPP POST no process holds (smppPostSql.ts). */
+  next_attempt_at: Date | null;
   last_attempt_at: Date | null;
   last_http_status: number | null;
   last_error: string | null;
@@ -393,7 +394,9 @@ export interface CallbackPostRow {
   finished_at: Date | null;
 }
 
-const POST_COLUMNS = `d.id, t.url, d.state, d.replay, d.events, d.attempts, d.next_attempt_at, d.last_attempt_at,
+/** An SMPP POST (smppPostSql.ts) is never due for HTTP: its next attempt is its lease's end, or none while unbound. */
+const POST_COLUMNS = `d.id, t.url, d.state, d.replay, d.events, d.attempts,
+  CASE WHEN d.via_smpp THEN d.smpp_lease_until ELSE d.next_attempt_at END AS next_attempt_at, d.last_attempt_at,
   d.last_http_status, d.last_error, d.created_at, d.finished_at`;
 
 export async function callbackPostList(

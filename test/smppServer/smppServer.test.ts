@@ -339,6 +339,15 @@ describe.each(ENGINES)('the SMPP server for clients on %s', (engine) => {
       const transmitter = await bindOk(a, 'bind_transmitter');
       const ids = [await submitWithReceipt(transmitter), await submitWithReceipt(transmitter)];
       for (const id of ids) await waitFor(async () => (await statusOf(a, id)) === 'delivered');
+      // The client's list of callback POSTs shows the waiting receipts as an open POST to smpp:binds, due for no one.
+      await waitFor(async () => {
+        const posts = await t.call('GET', '/api/v1/callbacks', { token: a.system });
+        expect(posts.status).toBe(200);
+        return posts.body.items.some(
+          (p: { url: string; state: string; nextAttemptTime: string | null }) =>
+            p.url === 'smpp:binds' && p.state === 'open' && p.nextAttemptTime === null,
+        );
+      });
       const late = await bindOk(a, 'bind_receiver');
       await waitFor(() => late.receiptIds().length >= 2, { timeoutMs: 30_000 });
       expect(late.receiptIds().sort()).toEqual([...ids].sort());
