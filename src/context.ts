@@ -86,27 +86,4 @@ export interface AppContext {
   readonly limits: Limits;
   /** Every password hash of the process goes through it (a bounded number at once). */
   readonly passwords: PasswordHasher;
-  /** The SMPP binds of this process's SMPP server (smppServer/), set once it listens; undefined without one. */
-  readonly smppBinds: { value: SmppBindDirectory | undefined };
-}
-
-/** A client's SMPP bind as the personal account and the operator console list it (DESIGN 22). */
-export interface SmppBindView {
-  readonly accountId: number;
-  readonly systemId: string;
-  /** The client's address and port. */
-  readonly address: string;
-  readonly bindType: 'transmitter' | 'receiver' | 'transceiver';
-  readonly since: Date;
-  /** submit_sm answered not yet, and the bind's window. */
-  readonly submitsOutstanding: number;
-  /** deliver_sm not yet acknowledged. */
-  readonly deliversOutstanding: number;
-  readonly window: number;
-}
-
-/** The binds of a process's SMPP server (implemented by smppServer/smppServer.ts SmppServer). */
-export interface SmppBindDirectory {
-  /** The binds of one account, or every bind. */
-  list(accountId?: number): SmppBindView[];
 }

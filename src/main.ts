@@ -356,7 +356,6 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       inboundSink: (connectorId, messages) => receiveInbound(ctx, connectorId, messages),
       connectorStates,
       selfCallbackUrl: { value: undefined },
-      smppBinds: { value: undefined },
       metrics,
       limits: createLimits(config, metrics, clock),
       passwords: new PasswordHasher(config.passwordHashConcurrency, config.passwordHashQueue, {
@@ -515,7 +514,6 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         ...options.smppServer,
       });
       await smppServer.start();
-      ctx.smppBinds.value = smppServer;
       // Closers run last first: its binds are unbound before the HTTP server and the workers stop.
       closers.push(() => smppServer!.stop());
       log.info({ port: smppServer.port, tls: config.smppTls !== undefined }, 'SMPP server for clients listening');

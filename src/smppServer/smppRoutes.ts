@@ -1,12 +1,14 @@
 import { Type } from 'typebox';
 import { principalOf, requireToken, tokenFindLive } from '../accounts/index.js';
-import type { AppContext, SmppBindView } from '../context.js';
+import type { AppContext } from '../context.js';
 import { herald } from '../errors/catalogue.js';
 import { requireAdmin } from '../http/auth.js';
 import { bodyLimitFor } from '../http/bodyLimits.js';
 import { errorResponses, IdParam } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { isoUtc } from '../util/time.js';
+import { smppBindsLiveSince } from './smppBinds.js';
+import { type SmppBindRow, smppBindsList } from './smppBindSql.js';
 import { issueSmppPassword } from './smppPasswords.js';
 
 const tags = ['SMPP'];
@@ -37,20 +39,20 @@ const Bind = Type.Object({
 });
 const Binds = Type.Object({ items: Type.Array(Bind) });
 
-function bindToApi(b: SmppBindView) {
+function bindToApi(b: SmppBindRow) {
   return {
-    accountId: b.accountId,
-    systemId: b.systemId,
+    accountId: b.account_id,
+    systemId: b.system_id,
     address: b.address,
-    bindType: b.bindType,
+    bindType: b.bind_type,
     since: isoUtc(b.since)!,
-    window: { submits: b.submitsOutstanding, delivers: b.deliversOutstanding, size: b.window },
+    window: { submits: b.submits_outstanding, delivers: b.delivers_outstanding, size: b.window_size },
   };
 }
 
-/** The binds of this api process (each api process serves its own; docs/smpp-server.md). */
-const bindsOf = (ctx: AppContext, accountId?: number) => ({
-  items: (ctx.smppBinds.value?.list(accountId) ?? []).map(bindToApi),
+/** The binds up on every api process; their window use as last refreshed (every 10 s, smppBinds.ts). */
+const bindsOf = async (ctx: AppContext, accountId: number | null) => ({
+  items: (await smppBindsList(ctx.db, accountId, smppBindsLiveSince(ctx.clock.now()))).map(bindToApi),
 });
 
 /** SMPP passwords (TOKEN_2 and the operator) and the list of binds (DESIGN 22). */
@@ -105,7 +107,7 @@ export const smppRoutes: Routes = (app, ctx) => {
       onRequest: system.onRequest,
       schema: {
         tags,
-        summary: "The account's SMPP binds on this api process: address, bind type, since, window use",
+        summary: "The account's SMPP binds on every api process: address, bind type, since, window use",
         security: system.security,
         querystring: Type.Object({}, { additionalProperties: false }),
         response: { 200: Binds, ...errorResponses(401, 403, 422) },
@@ -120,12 +122,12 @@ export const smppRoutes: Routes = (app, ctx) => {
       onRequest: admin.onRequest,
       schema: {
         tags,
-        summary: 'Every SMPP bind on this api process',
+        summary: 'Every SMPP bind, on every api process',
         security: admin.security,
         querystring: Type.Object({}, { additionalProperties: false }),
         response: { 200: Binds, ...errorResponses(422) },
       },
     },
-    async () => bindsOf(ctx),
+    async () => bindsOf(ctx, null),
   );
 };

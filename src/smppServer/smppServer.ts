@@ -2,7 +2,9 @@ import smpp from 'smpp';
 import '../shared/smppGsmCoderPatch.js';
 import './smppTimePatch.js';
 import { type Principal, principalOfToken, secretMatches, tokenFindLive } from '../accounts/index.js';
-import type { AppContext, SmppBindDirectory, SmppBindView } from '../context.js';
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import type { ClockTimer } from '../util/clock.js';
 import { HeraldError } from '../errors/catalogue.js';
 import { failureKeyOf } from '../http/clientAddress.js';
 import { moPartOf } from '../connectors/index.js';
@@ -11,6 +13,8 @@ import { LongMessages, type PartLimits } from './longMessages.js';
 import { ReceiptDelivery } from './receiptDelivery.js';
 import { type SmppServerMetrics, smppServerMetrics } from './smppServerMetrics.js';
 import { smppPasswordGet } from './smppPasswordSql.js';
+import { SMPP_BIND_HEARTBEAT_MS, smppBindsLiveSince } from './smppBinds.js';
+import { smppBindDelete, smppBindInsert, smppBindsTouch } from './smppBindSql.js';
 import { ESME, HERALD_ERROR_TLV, refusalOf, type SmppRefusal } from './smppStatuses.js';
 import { moscowWallClock, smppTime } from './smppTime.js';
 
@@ -65,7 +69,7 @@ const SYSTEM_ID_MAX = 64;
 
 /** A connection of a client, bound or not. */
 export class ClientSession {
-  bind: { principal: Principal; systemId: string; type: BindType; since: Date } | undefined;
+  bind: { id: string; principal: Principal; systemId: string; type: BindType; since: Date } | undefined;
   binding = false;
   submitsOutstanding = 0;
   /** deliver_sm sent and not answered: what to do with the answer (or with none, when the bind closes). */
@@ -96,9 +100,12 @@ export class ClientSession {
  * submit_sm through the HTTP send path (sendMessages: one code path), long messages joined, and receipts and MO as
  * deliver_sm from the callback outbox (ReceiptDelivery). Runs in the api and all roles.
  */
-export class SmppServer implements SmppBindDirectory {
+export class SmppServer {
   private server: smpp.Server | undefined;
   private readonly sessions = new Set<ClientSession>();
+  private heartbeat: ClockTimer | undefined;
+  /** Rows of closed binds being deleted (a stop waits for them). */
+  private readonly forgetting = new Set<Promise<void>>();
   readonly metrics: SmppServerMetrics;
   private readonly receipts: ReceiptDelivery;
   port = 0;
@@ -125,6 +132,7 @@ export class SmppServer implements SmppBindDirectory {
     const address = server.address();
     this.port = typeof address === 'object' && address ? address.port : this.options.port;
     this.receipts.start();
+    this.beat();
     return this.port;
   }
 
@@ -136,6 +144,8 @@ export class SmppServer implements SmppBindDirectory {
     const server = this.server;
     this.server = undefined;
     if (!server) return;
+    this.heartbeat?.cancel();
+    this.heartbeat = undefined;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     await this.receipts.stop();
     await Promise.all(
@@ -154,23 +164,25 @@ export class SmppServer implements SmppBindDirectory {
       }),
     );
     await this.receipts.drain();
+    await Promise.all([...this.forgetting]);
     await closed;
   }
 
-  /** Binds of this process, as the pages and the APIs list them. */
-  list(accountId?: number): SmppBindView[] {
-    return this.bound()
-      .filter((cs) => accountId === undefined || cs.bind!.principal.accountId === accountId)
-      .map((cs) => ({
-        accountId: cs.bind!.principal.accountId,
-        systemId: cs.bind!.systemId,
-        address: cs.address,
-        bindType: cs.bind!.type,
-        since: cs.bind!.since,
-        submitsOutstanding: cs.submitsOutstanding,
-        deliversOutstanding: cs.delivers.size,
-        window: this.options.window,
+  /** Refreshes this process's binds' rows (seen, window use) every {@link SMPP_BIND_HEARTBEAT_MS}. */
+  private beat(): void {
+    this.heartbeat = this.ctx.clock.setTimer(SMPP_BIND_HEARTBEAT_MS, () => {
+      const now = this.ctx.clock.now();
+      const binds = this.bound().map((cs) => ({
+        id: cs.bind!.id,
+        submits: cs.submitsOutstanding,
+        delivers: cs.delivers.size,
       }));
+      smppBindsTouch(this.ctx.db, binds, now, smppBindsLiveSince(now))
+        .catch((error: unknown) => this.ctx.log.warn({ err: error }, 'SMPP binds not refreshed'))
+        .finally(() => {
+          if (this.server) this.beat();
+        });
+    });
   }
 
   /** Bound sessions, open. */
@@ -200,6 +212,12 @@ export class SmppServer implements SmppBindDirectory {
     cs.delivers.clear();
     cs.unbound?.();
     this.receipts.freeSlots();
+    if (cs.bind) {
+      const forgotten: Promise<void> = smppBindDelete(this.ctx.db, cs.bind.id)
+        .catch((error: unknown) => this.ctx.log.warn({ err: error }, 'SMPP bind row not deleted'))
+        .finally(() => this.forgetting.delete(forgotten));
+      this.forgetting.add(forgotten);
+    }
   }
 
   private onPdu(cs: ClientSession, pdu: smpp.PDU): void {
@@ -279,13 +297,34 @@ export class SmppServer implements SmppBindDirectory {
         refuse(ESME.RBINDFAIL, 'account_blocked');
         return;
       }
-      const accountBinds = this.bound().filter((b) => b.bind!.principal.accountId === token.account_id).length;
-      if (accountBinds >= token.account_smpp_binds) {
+      if (cs.closed) return;
+      // Counted over every api process, in the statement that records the bind (smppBindSql.ts).
+      const now = this.ctx.clock.now();
+      const id = randomUUID();
+      const recorded = await smppBindInsert(
+        this.ctx.db,
+        {
+          id,
+          accountId: token.account_id,
+          systemId,
+          address: cs.address,
+          bindType: type,
+          now,
+          windowSize: this.options.window,
+        },
+        token.account_smpp_binds,
+        smppBindsLiveSince(now),
+      );
+      if (!recorded) {
         refuse(ESME.RBINDFAIL, 'too_many_binds');
         return;
       }
-      if (cs.closed) return;
-      cs.bind = { principal: principalOfToken(token), systemId, type, since: this.ctx.clock.now() };
+      cs.bind = { id, principal: principalOfToken(token), systemId, type, since: now };
+      if (cs.closed) {
+        // It closed while its row was written: the row goes too.
+        this.onClose(cs);
+        return;
+      }
       this.metrics.binds.inc({ outcome: 'bound' });
       cs.send(pdu.response({ system_id: 'herald' }));
       if (cs.receives) this.receipts.poke();

@@ -9633,7 +9633,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's SMPP binds on this api process: address, bind type, since, window use */
+        /** The account's SMPP binds on every api process: address, bind type, since, window use */
         get: {
             parameters: {
                 query?: never;
@@ -9711,7 +9711,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every SMPP bind on this api process */
+        /** Every SMPP bind, on every api process */
         get: {
             parameters: {
                 query?: never;

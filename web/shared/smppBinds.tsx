@@ -26,7 +26,7 @@ export function BindsTable({ binds, withAccount }: { binds: readonly BindRow[]; 
         'Receipts unacknowledged',
       ]}
       rows={binds}
-      empty="No SMPP bind is up on this server."
+      empty="No SMPP bind is up."
       row={(b, i) => (
         <tr key={i} data-testid="smpp-bind-row">
           {withAccount && (

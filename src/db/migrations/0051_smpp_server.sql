@@ -9,7 +9,24 @@ CREATE TABLE smpp_passwords (
   created_at timestamptz NOT NULL
 );
 
--- The account's SMPP settings (operator's, PATCH /admin/v1/accounts/{id}): binds at once over every api process, and
+-- Clients' SMPP binds over every api process: the count against the account's smppBinds, and the lists of binds.
+-- A process writes its own binds' rows, refreshes them (seen_at, window use) every 10 s and deletes them on unbind;
+-- rows of a process that died stop counting once not seen for 30 s. Owned by smppServer/smppBindSql.ts.
+CREATE TABLE smpp_binds (
+  id uuid PRIMARY KEY,
+  account_id bigint NOT NULL,
+  system_id text NOT NULL,
+  address text NOT NULL,
+  bind_type text NOT NULL CHECK (bind_type IN ('transmitter', 'receiver', 'transceiver')),
+  since timestamptz NOT NULL,
+  seen_at timestamptz NOT NULL,
+  submits_outstanding integer NOT NULL DEFAULT 0,
+  delivers_outstanding integer NOT NULL DEFAULT 0,
+  window_size integer NOT NULL
+);
+CREATE INDEX smpp_binds_account ON smpp_binds (account_id, seen_at);
+
+-- The account's SMPP settings (operator's, PATCH /admin/v1/accounts/{id}): binds at once over every api process (smpp_binds), and
 -- where inbound SMS go besides the inbound rules' callback URLs. Owned by accounts/accountSql.ts.
 ALTER TABLE accounts ADD COLUMN smpp_binds smallint NOT NULL DEFAULT 4,
   ADD COLUMN inbound_via text[] NOT NULL DEFAULT '{}';
