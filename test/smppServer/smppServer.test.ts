@@ -389,6 +389,18 @@ describe.each(ENGINES)('the SMPP server for clients on %s', (engine) => {
     });
   });
 
+  it('counts binds, submits, deliver_sm and waiting receipts in herald_smpp_server_* metrics', async () => {
+    const a = await account();
+    await bindOk(a, 'bind_receiver');
+    const text = await (await fetch(`${t.url}/metrics`)).text();
+    expect(text).toMatch(/herald_smpp_server_binds\{type="receiver"\} [1-9]/);
+    expect(text).toMatch(/herald_smpp_server_bind_attempts_total\{outcome="bad_password"\} [1-9]/);
+    expect(text).toMatch(/herald_smpp_server_submits_total\{outcome="accepted"\} [1-9]/);
+    expect(text).toMatch(/herald_smpp_server_submits_total\{outcome="ESME_RTHROTTLED"\} [1-9]/);
+    expect(text).toMatch(/herald_smpp_server_deliver_sm_total\{kind="receipt",outcome="acknowledged"\} [1-9]/);
+    expect(text).toMatch(/herald_smpp_server_receipts_waiting \d+/);
+  });
+
   describe('MO', () => {
     it('sends inbound SMS to the binds as deliver_sm when the account chose inboundVia smpp', async () => {
       const a = await account();
