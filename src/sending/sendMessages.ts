@@ -74,7 +74,8 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
   // The fast lane: messages due now go straight to this process's submitter, as far as it has room.
   const direct = ctx.directSubmit?.open() ?? NO_DIRECT_ROOM;
   try {
-    const store = storeInOrder(ctx, sender, valid, prepared, now, direct);
+    // The SMPP binds' target is Herald's own, one per account: not a new URL of the client's daily allowance.
+    const store = storeInOrder(ctx, sender, valid, prepared, now, direct, request.receiptsVia !== 'smpp');
     return await storeBatch(ctx, idempotent, store, (i) => messageRowBytes(valid[i]!));
   } finally {
     direct.close();
@@ -160,6 +161,7 @@ function storeInOrder(
   prepared: readonly (Candidate | HeraldError)[],
   now: Date,
   direct: DirectHandOver,
+  limitCallbackUrls: boolean,
 ): RangeStore {
   const exhausted = new Set<string>();
   let stored: NewMessage[] = [];
@@ -172,7 +174,7 @@ function storeInOrder(
       const results = await storeMessages(tx, ctx, sender, candidates, now, {
         directRoom: direct,
         leaseUntil: new Date(now.getTime() + (ctx.directSubmit?.leaseMs ?? 0)),
-        limitCallbackUrls: true,
+        limitCallbackUrls,
         exhausted,
       });
       const byId = new Map(candidates.map((c, i) => [c.id, results[i]!]));

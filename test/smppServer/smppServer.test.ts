@@ -223,6 +223,22 @@ describe.each(ENGINES)('the SMPP server for clients on %s', (engine) => {
       ).toBe(ESME.ROK);
     });
 
+    it('refuses for the fraud guard with ESME_RSUBMITFAIL and Herald code 4035, the rest taken', async () => {
+      const guarded = await account();
+      await t.admin('PATCH', `/admin/v1/accounts/${guarded.id}`, {
+        geoPermissions: { allow: ['RU'], mode: 'enforce' },
+      });
+      const client = await bindOk(guarded, 'bind_transmitter');
+      const german = await client.submit({
+        source_addr: 'Herald',
+        destination_addr: '4915123456781',
+        short_message: 'Hi',
+      });
+      expect([german.command_status, german.herald_error_code]).toEqual([ESME.RSUBMITFAIL, 4035]);
+      const russian = await client.submit({ source_addr: 'Herald', destination_addr: DELIVERED, short_message: 'Hi' });
+      expect(russian.command_status).toBe(ESME.ROK);
+    });
+
     it('throttles past the account rate with ESME_RTHROTTLED', async () => {
       const a = await account();
       const client = await bindOk(a, 'bind_transmitter');
@@ -417,6 +433,20 @@ describe.each(ENGINES)('the SMPP server for clients on %s', (engine) => {
       const mo = client.delivered.find((p) => Number(p.esm_class) === 0)!;
       expect(mo).toMatchObject({ source_addr: '79161230000', destination_addr: number });
       expect((mo.short_message as { message: string }).message).toBe('Hello from a subscriber');
+      // An account without inboundVia smpp gets its inbound SMS by its inbound rules only.
+      const other = await account();
+      await t.admin('PATCH', `/admin/v1/accounts/${other.id}`, { inbound: true });
+      await t.admin('POST', `/admin/v1/accounts/${other.id}/inbound-numbers`, {
+        channelType: 'SMS',
+        number: '79031112244',
+      });
+      const otherClient = await bindOk(other, 'bind_transceiver');
+      await t.simulators!.smsc.sendMo({ from: '79161230000', to: '79031112244', text: 'Not for SMPP' });
+      await t.simulators!.smsc.sendMo({ from: '79161230000', to: number, text: 'Second' });
+      await waitFor(() => client.delivered.filter((p) => Number(p.esm_class) === 0).length === 2, {
+        timeoutMs: 30_000,
+      });
+      expect(otherClient.delivered).toEqual([]);
     });
   });
 });
