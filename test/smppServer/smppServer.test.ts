@@ -292,6 +292,30 @@ describe.each(ENGINES)('the SMPP server for clients on %s', (engine) => {
       },
     );
 
+    it("refuses the parts of a message whose other parts do not come within 60 s, and a receiver's submit", async () => {
+      const client = await bindOk(adminless, 'bind_transmitter');
+      const part = (n: number) =>
+        client.submit({
+          source_addr: 'Herald',
+          destination_addr: DELIVERED,
+          esm_class: 0x40,
+          short_message: Buffer.concat([Buffer.from([0x05, 0x00, 0x03, 0x77, 3, n]), Buffer.from('part', 'ascii')]),
+        });
+      const answers = Promise.all([part(1), part(3)]);
+      // Both parts wait (unanswered) for part 2; the test clock jumps over the wait.
+      await waitFor(() => t.herald.smppServer!.bound().some((cs) => cs.parts.size === 2));
+      t.clock.advance(60_000);
+      expect((await answers).map((p) => [p.command_status, p.herald_error_code])).toEqual([
+        [ESME.RSUBMITFAIL, 4220],
+        [ESME.RSUBMITFAIL, 4220],
+      ]);
+      const receiver = await bindOk(adminless, 'bind_receiver');
+      expect(
+        (await receiver.submit({ source_addr: 'Herald', destination_addr: DELIVERED, short_message: 'x' }))
+          .command_status,
+      ).toBe(ESME.RINVBNDSTS);
+    });
+
     it('takes UCS-2 and Latin-1 texts and message_payload', async () => {
       const client = await bindOk(adminless, 'bind_transmitter');
       const base = { source_addr: 'Herald', destination_addr: DELIVERED };
