@@ -292,7 +292,7 @@ describe.each(ENGINES)('the SMPP server for clients on %s', (engine) => {
       },
     );
 
-    it("refuses the parts of a message whose other parts do not come within 60 s, and a receiver's submit", async () => {
+    it("refuses the parts of a message whose other parts miss the 60 s wait, and a receiver's submit", async () => {
       const client = await bindOk(adminless, 'bind_transmitter');
       const part = (n: number) =>
         client.submit({
