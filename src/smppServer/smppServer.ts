@@ -288,11 +288,17 @@ export class SmppServer {
         refuse(ESME.RINVSYSID, 'bad_system_id');
         return;
       }
+      // Charged before the check (an SMPP password costs a scrypt: the cost is the attack), given back when right:
+      // binds sent at once cannot all pass the limit (accounts/passwords.ts, http/auth.ts authChargeFirst).
+      if (limits.authFailures.take(failureKey) > 0) {
+        refuse(ESME.RBINDFAIL, 'auth_failures');
+        return;
+      }
       if (!(await this.passwordMatches(token.id, Buffer.from(token.secret_hash), password))) {
-        limits.authFailures.take(failureKey);
         refuse(ESME.RINVPASWD, 'bad_password');
         return;
       }
+      limits.authFailures.refund(failureKey);
       if (token.account_status !== 'active') {
         refuse(ESME.RBINDFAIL, 'account_blocked');
         return;

@@ -431,12 +431,17 @@ describe.each(ENGINES)('the SMPP server for clients on %s', (engine) => {
 
   it('counts binds, submits, deliver_sm and waiting receipts in herald_smpp_server_* metrics', async () => {
     const a = await account();
-    await bindOk(a, 'bind_receiver');
+    const client = await bindOk(a, 'bind_transceiver');
+    expect((await bind(keyIdOf(a.traffic), 'wrong123')).answer.command_status).toBe(ESME.RINVPASWD);
+    const base = { destination_addr: DELIVERED, short_message: 'Hi', registered_delivery: 1 };
+    expect((await client.submit({ ...base, source_addr: 'Nobody' })).command_status).toBe(ESME.RINVSRCADR);
+    const taken = await client.submit({ ...base, source_addr: 'Herald' });
+    await waitFor(() => client.receiptIds().includes(String(taken.message_id)), { timeoutMs: 30_000 });
     const text = await (await fetch(`${t.url}/metrics`)).text();
-    expect(text).toMatch(/herald_smpp_server_binds\{type="receiver"\} [1-9]/);
+    expect(text).toMatch(/herald_smpp_server_binds\{type="transceiver"\} [1-9]/);
     expect(text).toMatch(/herald_smpp_server_bind_attempts_total\{outcome="bad_password"\} [1-9]/);
     expect(text).toMatch(/herald_smpp_server_submits_total\{outcome="accepted"\} [1-9]/);
-    expect(text).toMatch(/herald_smpp_server_submits_total\{outcome="ESME_RTHROTTLED"\} [1-9]/);
+    expect(text).toMatch(/herald_smpp_server_submits_total\{outcome="ESME_RINVSRCADR"\} [1-9]/);
     expect(text).toMatch(/herald_smpp_server_deliver_sm_total\{kind="receipt",outcome="acknowledged"\} [1-9]/);
     expect(text).toMatch(/herald_smpp_server_receipts_waiting \d+/);
   });
