@@ -64,7 +64,10 @@ const BIND_TYPES: Record<string, BindType> = {
   bind_transceiver: 'transceiver',
 };
 
-/** SMPP 3.4 allows system_id of at most 16 characters; a key id is 21 (`t1_` and 18): see docs/smpp-server.md. */
+/**
+ * A key id is 15 characters (`t1_` and 12, accounts/tokens.ts), within SMPP 3.4's 16; longer ids are looked up too
+ * (up to the longest a key id may be), so that a client sending a longer one gets ESME_RINVSYSID, not a cut.
+ */
 const SYSTEM_ID_MAX = 64;
 
 /** A connection of a client, bound or not. */
