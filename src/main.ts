@@ -89,6 +89,8 @@ import { adminTemplateRoutes, templateRoutes } from './templates/routes.js';
 import { verificationRoutes, verifierRoutes } from './verify/routes.js';
 import { verifyJobs } from './verify/index.js';
 import { webRoutes } from './web/routes.js';
+import { DEFAULT_SMPP_SERVER_OPTIONS, SmppServer, type SmppServerOptions } from './smppServer/index.js';
+import { smppRoutes } from './smppServer/routes.js';
 
 /** Stops start-up when the read replica does not answer; warns when it is no standby (a second pool on a primary). */
 async function checkReplica(replica: Db, log: Logger): Promise<void> {
@@ -138,6 +140,7 @@ export const ROUTES: readonly Routes[] = [
   adminHoldRoutes,
   adminStopListRoutes,
   adminMnpRoutes,
+  smppRoutes,
   callbackRoutes,
   conversionRoutes,
   linkRoutes,
@@ -163,6 +166,8 @@ export interface HeraldOptions {
   readonly callbackSender?: Partial<CallbackSenderOptions>;
   /** The connectors of `configFile` talk to the caller's simulators (tests): they call Herald back at its address. */
   readonly simulatorCarriers?: boolean;
+  /** The SMPP server's tuning (tests); it listens only with HERALD_SMPP_PORT. */
+  readonly smppServer?: Partial<SmppServerOptions>;
 }
 
 export interface Herald {
@@ -185,6 +190,8 @@ export interface Herald {
   readonly simulators: EmbeddedSimulators | undefined;
   /** Resolves with the number of bots whose webhooks were registered at start (api and all roles). */
   readonly botWebhooks: Promise<number>;
+  /** The SMPP server for clients (HERALD_SMPP_PORT, api and all roles). */
+  readonly smppServer: SmppServer | undefined;
   close(): Promise<void>;
 }
 
@@ -496,6 +503,21 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         : Promise.resolve(0);
     if (role === 'worker' && simulators) process.stdout.write(`${simulatorBanner(url).join('\n')}\n\n`);
     let conversionUrl: string | undefined;
+    let smppServer: SmppServer | undefined;
+    if ((role === 'api' || role === 'all') && config.smppPort !== undefined) {
+      smppServer = new SmppServer(ctx, {
+        ...DEFAULT_SMPP_SERVER_OPTIONS,
+        host: config.host,
+        port: config.smppPort,
+        tls: config.smppTls,
+        leaseMs,
+        ...options.smppServer,
+      });
+      await smppServer.start();
+      // Closers run last first: its binds are unbound before the HTTP server and the workers stop.
+      closers.push(() => smppServer!.stop());
+      log.info({ port: smppServer.port, tls: config.smppTls !== undefined }, 'SMPP server for clients listening');
+    }
     if (role === 'api' || role === 'all') {
       if (config.conversionPort !== undefined) {
         // The conversion operation has a base address of its own ({conversion_url} in the spec).
@@ -524,6 +546,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       writer,
       simulators,
       botWebhooks,
+      smppServer,
       close: closeAll,
     };
   } catch (error) {

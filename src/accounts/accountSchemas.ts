@@ -87,6 +87,10 @@ export const Account = Type.Object({
   maxRate: Type.Union([Type.Number(), Type.Null()], {
     description: 'messages per second over all channels; null: no cap',
   }),
+  smppBinds: Type.Integer({ description: 'SMPP binds at once over every api process (DESIGN 22)' }),
+  inboundVia: Type.Array(Type.Literal('smpp'), {
+    description: 'where inbound SMS go besides the inbound rules: ["smpp"] also to the SMPP binds',
+  }),
   callbackSecret: Type.String(),
   settings: AccountSettings,
   balance: Balance,

@@ -12,6 +12,8 @@ export interface AccountRow {
   credit_limit: string;
   callback_secret: string;
   max_rate: number | null;
+  smpp_binds: number;
+  inbound_via: string[];
   guard_operator: GuardSide;
   guard_client: GuardSide;
   created_at: Date;
@@ -19,7 +21,8 @@ export interface AccountRow {
 }
 
 const COLUMNS =
-  'id, name, status, currency, channels, inbound_enabled, credit_limit, callback_secret, max_rate, guard_operator, ' +
+  'id, name, status, currency, channels, inbound_enabled, credit_limit, callback_secret, max_rate, smpp_binds, ' +
+  'inbound_via, guard_operator, ' +
   'guard_client, created_at, updated_at';
 
 export async function accountInsert(
@@ -71,6 +74,10 @@ export interface AccountChanges {
   creditLimit?: number | undefined;
   /** Messages per second; null removes the cap. */
   maxRate?: number | null | undefined;
+  /** SMPP binds at once (DESIGN 22). */
+  smppBinds?: number | undefined;
+  /** Where inbound SMS go besides the inbound rules (`smpp`: the SMPP binds too). */
+  inboundVia?: readonly string[] | undefined;
 }
 
 /** Applies the given changes; absent fields keep their value. Channel switches merge into the stored ones. */
@@ -89,6 +96,8 @@ export async function accountUpdate(
        credit_limit = coalesce($6, credit_limit),
        max_rate = CASE WHEN $8 THEN $9::float8 ELSE max_rate END,
        pace_next = CASE WHEN $8 THEN NULL ELSE pace_next END,
+       smpp_binds = coalesce($10, smpp_binds),
+       inbound_via = coalesce($11::text[], inbound_via),
        updated_at = $7
      WHERE id = $1 RETURNING ${COLUMNS}`,
     [
@@ -101,6 +110,8 @@ export async function accountUpdate(
       now,
       changes.maxRate !== undefined,
       changes.maxRate ?? null,
+      changes.smppBinds ?? null,
+      changes.inboundVia ?? null,
     ],
   );
   return row;

@@ -110,6 +110,8 @@ export async function accountToApi(db: Queryable, row: AccountRow): Promise<Acco
     inbound: row.inbound_enabled,
     creditLimit: Number(row.credit_limit),
     maxRate: row.max_rate,
+    smppBinds: row.smpp_binds,
+    inboundVia: row.inbound_via as 'smpp'[],
     callbackSecret: row.callback_secret,
     settings: {
       operator: row.guard_operator,

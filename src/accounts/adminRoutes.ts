@@ -105,8 +105,9 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
       schema: {
         tags,
         summary:
-          'Change an account: name, status, channels, inbound, credit limit, maxRate, and its fraud guard and ' +
-          'consent settings (geoPermissions, flood, dailySpendLimit, consentRequired, pumping; audited)',
+          'Change an account: name, status, channels, inbound, credit limit, maxRate, smppBinds, inboundVia, and its ' +
+          'fraud guard and consent settings (geoPermissions, flood, dailySpendLimit, consentRequired, pumping; ' +
+          'audited)',
         security: admin.security,
         params: IdParam,
         body: Type.Object(
@@ -121,6 +122,16 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
                 description: 'messages per second over all channels, exact across worker processes; null: no cap',
               }),
             ),
+            smppBinds: Type.Optional(
+              Type.Integer({ minimum: 0, maximum: 1000, description: 'SMPP binds at once (default 4); 0: none' }),
+            ),
+            inboundVia: Type.Optional(
+              Type.Array(Type.Literal('smpp'), {
+                maxItems: 1,
+                uniqueItems: true,
+                description: '["smpp"]: inbound SMS also go to the SMPP binds as deliver_sm; [] (default): not',
+              }),
+            ),
             ...GuardChange.properties,
           },
           { additionalProperties: false },
@@ -129,7 +140,8 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
       },
     },
     async (request) => {
-      const { name, status, channels, inbound, creditLimit, maxRate, ...settings } = request.body;
+      const { name, status, channels, inbound, creditLimit, maxRate, smppBinds, inboundVia, ...settings } =
+        request.body;
       const now = ctx.clock.now();
       if (Object.keys(settings).length > 0) {
         const changed = await accountGuardChange(ctx.db, request.params.id, 'operator', 'operator', settings, now);
@@ -138,7 +150,7 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
       const row = await accountUpdate(
         ctx.db,
         request.params.id,
-        { name, status, channels, inboundEnabled: inbound, creditLimit, maxRate },
+        { name, status, channels, inboundEnabled: inbound, creditLimit, maxRate, smppBinds, inboundVia },
         now,
       );
       if (!row) throw herald('notFound', { what: `Account ${request.params.id}` });

@@ -6,7 +6,7 @@ import { authGuard, type Limits } from '../http/auth.js';
 import type { Channel } from '../shared/channels.js';
 import { effectiveGuard, type GuardSettings } from '../shared/guardSettings.js';
 import type { Clock } from '../util/clock.js';
-import { tokenFindLive } from './tokenSql.js';
+import { tokenFindLive, type TokenWithAccountRow } from './tokenSql.js';
 import { parseAuthorization, secretMatches, type TokenType } from './tokens.js';
 
 /** The authenticated caller of a client API operation. */
@@ -77,18 +77,23 @@ export function requireToken(ctx: AuthContext, allowed: readonly TokenType[]) {
       if (!reply.raw.destroyed) ctx.limits.metrics.rateLimited.inc({ kind: 'account_concurrency' });
       throw error;
     }
-    request.principal = {
-      accountId: token.account_id,
-      tokenId: token.id,
-      tokenType: token.type,
-      trafficCenterId: token.traffic_center_id,
-      accountChannels: token.account_channels,
-      accountCurrency: token.account_currency,
-      accountMaxRate: token.account_max_rate,
-      sessionId: token.session_id,
-      createdByUser: token.created_by_user,
-      guard: effectiveGuard(token.account_guard_operator, token.account_guard_client),
-    };
+    request.principal = principalOfToken(token);
+  };
+}
+
+/** The caller a live token stands for (also an SMPP bind's, smppServer/). */
+export function principalOfToken(token: TokenWithAccountRow): Principal {
+  return {
+    accountId: token.account_id,
+    tokenId: token.id,
+    tokenType: token.type,
+    trafficCenterId: token.traffic_center_id,
+    accountChannels: token.account_channels,
+    accountCurrency: token.account_currency,
+    accountMaxRate: token.account_max_rate,
+    sessionId: token.session_id,
+    createdByUser: token.created_by_user,
+    guard: effectiveGuard(token.account_guard_operator, token.account_guard_client),
   };
 }
 

@@ -30,6 +30,8 @@ export interface TokenWithAccountRow {
   account_channels: Partial<Record<Channel, boolean>>;
   account_currency: string;
   account_max_rate: number | null;
+  /** The account's SMPP binds at once (DESIGN 22). */
+  account_smpp_binds: number;
   /** The operator's guard settings and the client's narrowing of them (shared/guardSettings.ts). */
   account_guard_operator: GuardSide;
   account_guard_client: GuardSide;
@@ -95,7 +97,8 @@ export async function tokenFindLive(db: Queryable, id: string, now: Date): Promi
     `SELECT t.id, t.account_id, t.type, t.secret_hash, t.traffic_center_id, t.session_id, t.created_by_user,
        a.name AS account_name, a.status AS account_status, a.channels AS account_channels,
        a.currency AS account_currency, a.max_rate AS account_max_rate,
-       a.guard_operator AS account_guard_operator, a.guard_client AS account_guard_client
+       a.smpp_binds AS account_smpp_binds, a.guard_operator AS account_guard_operator,
+       a.guard_client AS account_guard_client
      FROM api_tokens t JOIN accounts a ON a.id = t.account_id
      WHERE t.id = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)`,
     [id, now],

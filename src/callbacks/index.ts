@@ -22,3 +22,12 @@ export type { CallbackEvent } from './events.js';
 export { callbackJobs } from './jobs.js';
 export { callbackTargetsRecheck } from './targetSql.js';
 export type { EventColumns, NewEvent } from './eventSql.js';
+export {
+  callbackSmppAck,
+  callbackSmppPostEvents,
+  callbackSmppPostsClaim,
+  callbackSmppRelease,
+  callbackSmppWaiting,
+  SMPP_BINDS_URL,
+} from './smppPostSql.js';
+export type { SmppEvent, SmppPost } from './smppPostSql.js';

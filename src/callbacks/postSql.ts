@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/db.js';
 import { eventBody, type EventFacts } from './eventBody.js';
 import type { EventPosition, Lane } from './laneSql.js';
+import { SMPP_BINDS_URL } from './smppPostSql.js';
 
 /** ISO 8601 UTC with seconds, as callbacks show times. */
 const isoSql = (expr: string): string => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
@@ -153,6 +154,7 @@ export async function callbackPostsForm(
      ranges AS (
        SELECT p.target_id, p.lane, t.account_id, p.cursor_txid AS after_txid, p.cursor_event_id AS after_event_id,
          p.txid AS last_txid, p.id AS last_event_id, p.n - coalesce(h.events, 0) AS free_events,
+         t.url = '${SMPP_BINDS_URL}' AS via_smpp,
          coalesce(h.events, 0) AS held_events, h.messages AS held_messages
        FROM picked p
        JOIN callback_targets t ON t.id = p.target_id
@@ -171,9 +173,12 @@ export async function callbackPostsForm(
      ),
      inserted AS (
        INSERT INTO callback_deliveries (id, account_id, target_id, lane, after_txid, after_event_id, last_txid,
-         last_event_id, only_messages, excluded_messages, events, state, next_attempt_at, window_started_at, created_at)
+         last_event_id, only_messages, excluded_messages, events, state, next_attempt_at, window_started_at, created_at,
+         via_smpp)
        SELECT gen_random_uuid(), account_id, target_id, lane, after_txid, after_event_id, last_txid, last_event_id,
-         only_messages, excluded_messages, events, 'open', $1, $1, $1
+         only_messages, excluded_messages, events, 'open',
+         -- The SMPP server's POSTs are never due for the HTTP sender (callbacks/smppPostSql.ts leases them).
+         CASE WHEN via_smpp THEN 'infinity'::timestamptz ELSE $1 END, $1, $1, via_smpp
        FROM formed
        RETURNING 1
      ),
@@ -265,7 +270,8 @@ export interface ClaimedPost {
  */
 export async function callbackPostNextDue(db: Queryable): Promise<Date | null> {
   const [row] = await db.query<{ next_attempt_at: Date }>(
-    `SELECT next_attempt_at FROM callback_deliveries WHERE state = 'open' ORDER BY next_attempt_at LIMIT 1`,
+    `SELECT next_attempt_at FROM callback_deliveries WHERE state = 'open' AND NOT via_smpp
+     ORDER BY next_attempt_at LIMIT 1`,
   );
   return row?.next_attempt_at ?? null;
 }
@@ -379,7 +385,8 @@ export interface CallbackPostRow {
   replay: boolean;
   events: number;
   attempts: number;
-  next_attempt_at: Date;
+  /** Null for an SMPP POST no process holds (smppPostSql.ts). */
+  next_attempt_at: Date | null;
   last_attempt_at: Date | null;
   last_http_status: number | null;
   last_error: string | null;
@@ -387,7 +394,9 @@ export interface CallbackPostRow {
   finished_at: Date | null;
 }
 
-const POST_COLUMNS = `d.id, t.url, d.state, d.replay, d.events, d.attempts, d.next_attempt_at, d.last_attempt_at,
+/** An SMPP POST (smppPostSql.ts) is never due for HTTP: its next attempt is its lease's end, or none while unbound. */
+const POST_COLUMNS = `d.id, t.url, d.state, d.replay, d.events, d.attempts,
+  CASE WHEN d.via_smpp THEN d.smpp_lease_until ELSE d.next_attempt_at END AS next_attempt_at, d.last_attempt_at,
   d.last_http_status, d.last_error, d.created_at, d.finished_at`;
 
 export async function callbackPostList(

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_SENDER_OPTIONS } from '../callbacks/index.js';
@@ -51,6 +52,10 @@ export interface Config {
   /** How often the parts of long inbound SMS are looked over (HERALD_INBOUND_PARTS_WAIT_SECONDS's sweep). */
   readonly inboundPartsSweepSeconds: number;
   readonly conversionPort: number | undefined;
+  /** Where Herald's SMPP server for clients listens (api and all roles); undefined: no SMPP server (DESIGN 22). */
+  readonly smppPort: number | undefined;
+  /** SMPP over TLS: the PEM certificate and key, read at start-up; undefined: plain TCP. */
+  readonly smppTls: { readonly cert: Buffer; readonly key: Buffer } | undefined;
   readonly demo: boolean;
   readonly logLevel: LogLevel;
   /** Largest body of a message batch (`POST /api/v1/message`); every other route has a limit of its own. */
@@ -372,6 +377,9 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
     `seconds between looks for long inbound SMS whose wait ended, at most the wait ` +
     `(default ${DEFAULT_INBOUND_PARTS_SWEEP_SECONDS})`,
   HERALD_CONVERSION_PORT: 'extra listener for the FLASHCALL conversion operation (default unset)',
+  HERALD_SMPP_PORT: 'port of the SMPP server for clients, api and all roles (default unset: no SMPP server)',
+  HERALD_SMPP_TLS_CERT: 'PEM certificate file: the SMPP server speaks TLS (with HERALD_SMPP_TLS_KEY; default unset)',
+  HERALD_SMPP_TLS_KEY: 'PEM private key file of HERALD_SMPP_TLS_CERT (default unset)',
   HERALD_DEMO: 'true|false: create the demo account on first start (default true in embedded mode)',
   HERALD_LOG_LEVEL: `${LOG_LEVELS.join('|')} (default ${DEFAULT_LOG_LEVEL})`,
   HERALD_BODY_LIMIT: `largest body of POST /api/v1/message in bytes (default ${DEFAULT_BODY_LIMIT_BYTES})`,
@@ -563,6 +571,8 @@ export function loadConfig(env: Env = process.env): Config {
     inboundPartsWaitSeconds,
     inboundPartsSweepSeconds,
     conversionPort: optional(read('HERALD_CONVERSION_PORT'), 'HERALD_CONVERSION_PORT', parsePort),
+    smppPort: optional(read('HERALD_SMPP_PORT'), 'HERALD_SMPP_PORT', parsePort),
+    smppTls: smppTlsOf(read('HERALD_SMPP_TLS_CERT'), read('HERALD_SMPP_TLS_KEY'), read('HERALD_SMPP_PORT')),
     demo,
     logLevel: optional(read('HERALD_LOG_LEVEL'), 'HERALD_LOG_LEVEL', parseLogLevel) ?? DEFAULT_LOG_LEVEL,
     bodyLimitBytes:
@@ -617,6 +627,28 @@ const SECRET_VARIABLES = new Set([
   'HERALD_ADMIN_TOKEN',
   'HERALD_METRICS_TOKEN',
 ]);
+
+/** The SMPP server's TLS files, both or neither, readable, and only with a port to serve them on. */
+function smppTlsOf(
+  cert: string | undefined,
+  key: string | undefined,
+  port: string | undefined,
+): { cert: Buffer; key: Buffer } | undefined {
+  if (cert === undefined && key === undefined) return undefined;
+  if (cert === undefined) throw new ConfigError('HERALD_SMPP_TLS_CERT', 'is required with HERALD_SMPP_TLS_KEY');
+  if (key === undefined) throw new ConfigError('HERALD_SMPP_TLS_KEY', 'is required with HERALD_SMPP_TLS_CERT');
+  if (port === undefined) throw new ConfigError('HERALD_SMPP_TLS_CERT', 'is set but HERALD_SMPP_PORT is not');
+  const readPem = (name: string, file: string): Buffer => {
+    try {
+      const pem = readFileSync(file);
+      if (!pem.toString('latin1').includes('-----BEGIN ')) throw new Error('not a PEM file');
+      return pem;
+    } catch (error) {
+      throw new ConfigError(name, `cannot be read: ${(error as Error).message}`);
+    }
+  };
+  return { cert: readPem('HERALD_SMPP_TLS_CERT', cert), key: readPem('HERALD_SMPP_TLS_KEY', key) };
+}
 
 function optional<T>(value: string | undefined, name: string, parse: (value: string) => T): T | undefined {
   if (value === undefined) return undefined;

@@ -45,6 +45,8 @@ export { buildConnectors } from './buildConnectors.js';
 export { corkUntilNextTick } from './smpp/corkedWrites.js';
 export { ShortMessagePdu, ShortMessageResp, receiptTlvs } from './smpp/hotPdus.js';
 export { smsPdus } from './smpp/smppMessage.js';
+export { moPartOf } from './smpp/moParts.js';
+export type { MoPart } from './smpp/moParts.js';
 export type { ShortMessageFields, Tlv } from './smpp/hotPdus.js';
 export type { CarrierReceipt, ReceiptState } from './connector.js';
 export type { SmsInbound, SmsInboundSink } from './smpp/smppDeliveries.js';

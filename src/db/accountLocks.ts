@@ -16,6 +16,8 @@ const ACCOUNT_LOCK_CLASSES = {
    * (guard/), the pumping counts and holds (fraud/). One lock for all, taken once per batch.
    */
   guard: 7311_0004,
+  /** The account's SMPP binds over every api process: their count against its smppBinds (smppServer/). */
+  smppBinds: 7311_0005,
 } as const;
 
 /**

@@ -16,6 +16,11 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /api/v1/message': 'messageList',
   'GET /api/v1/message/{uuid}': 'messageGet',
   'POST /api/v1/message/stop': 'messageStop',
+  // SMPP server (docs/smpp-server.md)
+  'POST /api/v1/smpp-passwords': 'smppPasswordCreate',
+  'GET /api/v1/smpp-binds': 'smppBindList',
+  'POST /admin/v1/accounts/{id}/smpp-passwords': 'adminSmppPasswordCreate',
+  'GET /admin/v1/smpp-binds': 'adminSmppBindList',
   // Cascades
   'POST /api/v1/message/cascade': 'cascadeSend',
   'GET /api/v1/message/cascade/{uuid}': 'cascadeGet',

@@ -2,7 +2,7 @@ import type { SmsInbound } from '../connectors/index.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/db.js';
 import { accountGet, trafficCenterDefault } from '../accounts/index.js';
-import { callbackEventInsert } from '../callbacks/index.js';
+import { callbackEventInsert, SMPP_BINDS_URL } from '../callbacks/index.js';
 import { type MessageRow, messageInsertInbound, messageToApi } from '../messages/index.js';
 import { type OptOut, optOutByKeyword, optOutCommitted } from '../optout/index.js';
 import { normaliseDestination } from '../numbering/index.js';
@@ -132,6 +132,8 @@ async function receiveOne(
   });
   if (!row) return undefined;
   if (rule?.callback_url) await callBack(ctx, tx, rule.callback_url, row, now);
+  // inboundVia ["smpp"]: also to the account's SMPP binds as deliver_sm (smppServer/, DESIGN 22).
+  if (inboundEnabled && account.inbound_via.includes('smpp')) await callBack(ctx, tx, SMPP_BINDS_URL, row, now);
   return optOutByKeyword(ctx, tx, {
     channel: 'SMS',
     accountId: owner,

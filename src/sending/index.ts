@@ -16,6 +16,7 @@ export {
   MAX_BATCH,
   messageRowBytes,
   senderOf,
+  sendMessages,
   storeBatch,
   validationContext,
 } from './sendMessages.js';

@@ -2,6 +2,7 @@ import { type AppContext, type DirectHandOver, NO_DIRECT_ROOM } from '../context
 import { herald, HeraldError } from '../errors/catalogue.js';
 import type { Principal } from '../accounts/index.js';
 import { countRefusals } from '../guard/index.js';
+import { SMPP_BINDS_URL } from '../callbacks/index.js';
 import type { Queryable } from '../db/db.js';
 import { JSON_SLICE_BYTES, sliceEnds } from '../db/jsonSlices.js';
 import {
@@ -22,6 +23,9 @@ import { REGISTERED_SENDER_CHANNELS, validateMessage, type ValidationContext } f
 
 export const MAX_BATCH = 1000;
 
+/** A receipt is the final status: the `delivered` event (delivered, undelivered or unsent). */
+const SMPP_RECEIPT_EVENTS = ['delivered'] as const;
+
 export type SendItem = { messageUuid: string; code: 201 } | { code: number; msg: string };
 export interface SendResponse {
   errors: boolean;
@@ -32,6 +36,11 @@ export interface SendRequest {
   readonly principal: Principal;
   readonly body: unknown;
   readonly idempotencyKey: string | undefined;
+  /**
+   * `smpp`: the messages report their final status to the account's SMPP binds as receipts (a submit_sm with
+   * registered_delivery, smppServer/): their callback target is {@link SMPP_BINDS_URL}, for the `delivered` event.
+   */
+  readonly receiptsVia?: 'smpp';
 }
 
 /**
@@ -47,7 +56,11 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
   const earlier = await idempotentReplay<SendResponse>(ctx.db, idempotent);
   if (earlier) return earlier;
 
-  const valid = await validateBatch(ctx, principal.accountId, body, now);
+  const validated = await validateBatch(ctx, principal.accountId, body, now);
+  const valid =
+    request.receiptsVia === 'smpp'
+      ? validated.map((m) => ({ ...m, callbackUrl: SMPP_BINDS_URL, callbackEvents: SMPP_RECEIPT_EVENTS }))
+      : validated;
   const sender = senderOf(principal);
   const prepared = await prepareMessages(
     ctx,
@@ -61,7 +74,8 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
   // The fast lane: messages due now go straight to this process's submitter, as far as it has room.
   const direct = ctx.directSubmit?.open() ?? NO_DIRECT_ROOM;
   try {
-    const store = storeInOrder(ctx, sender, valid, prepared, now, direct);
+    // The SMPP binds' target is Herald's own, one per account: not a new URL of the client's daily allowance.
+    const store = storeInOrder(ctx, sender, valid, prepared, now, direct, request.receiptsVia !== 'smpp');
     return await storeBatch(ctx, idempotent, store, (i) => messageRowBytes(valid[i]!));
   } finally {
     direct.close();
@@ -147,6 +161,7 @@ function storeInOrder(
   prepared: readonly (Candidate | HeraldError)[],
   now: Date,
   direct: DirectHandOver,
+  limitCallbackUrls: boolean,
 ): RangeStore {
   const exhausted = new Set<string>();
   let stored: NewMessage[] = [];
@@ -159,7 +174,7 @@ function storeInOrder(
       const results = await storeMessages(tx, ctx, sender, candidates, now, {
         directRoom: direct,
         leaseUntil: new Date(now.getTime() + (ctx.directSubmit?.leaseMs ?? 0)),
-        limitCallbackUrls: true,
+        limitCallbackUrls,
         exhausted,
       });
       const byId = new Map(candidates.map((c, i) => [c.id, results[i]!]));

@@ -63,4 +63,16 @@ declare module 'smpp' {
   export const ESME_RX_T_APPN: number;
   export const ESME_RINVCMDID: number;
   export const errors: Record<string, number>;
+
+  /** The package's text encodings (data_coding 0/1 GSM 03.38, 3 Latin-1, 8 UCS-2). */
+  export const encodings: Record<'ASCII' | 'LATIN1' | 'UCS2', { match(value: string): boolean }>;
+  /** The package's field filters (time: validity_period, schedule_delivery_time). */
+  export const filters: Record<
+    'time' | 'message',
+    { encode(value: unknown): unknown; decode(value: unknown): unknown }
+  >;
+  /** TLV value types, for addTLV. */
+  export const types: { tlv: Record<'int8' | 'int16' | 'int32' | 'cstring' | 'string' | 'buffer', unknown> };
+  /** Teaches the package a TLV (a vendor-specific one): its tag name, id and value type. */
+  export function addTLV(tag: string, options: { id: number; type: unknown }): void;
 }

@@ -23,7 +23,7 @@ function kindOf(path: string): Kind {
   if (path === '/api/v1/flashcall-conversion') return 'traffic';
   if (path.startsWith('/api/v1/verifier/')) return 'verify';
   if (
-    /^\/api\/v1\/(sender-names|templates|statistics|traffic-centers|inbound-rules|callbacks|callback-secret|api-keys|verifiers|stop-list|opt-out|settings|consents)(\/|$)/.test(
+    /^\/api\/v1\/(sender-names|templates|statistics|traffic-centers|inbound-rules|callbacks|callback-secret|api-keys|verifiers|stop-list|opt-out|settings|consents|smpp-passwords|smpp-binds)(\/|$)/.test(
       path,
     )
   )

@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config/config.js';
 import type { SubmitterOptions } from '../../src/delivery/submitter.js';
 import { SmppConnector } from '../../src/connectors/smpp/smppConnector.js';
 import { type Herald, startHerald } from '../../src/main.js';
+import type { SmppServerOptions } from '../../src/smppServer/index.js';
 import { type EmbeddedSimulators, startEmbeddedSimulators } from '../../src/simulators/embeddedSimulators.js';
 import type { Channel } from '../../src/shared/channels.js';
 import type { ConfigFile } from '../../src/config/index.js';
@@ -151,6 +152,8 @@ export async function startTestHerald(
     };
     log?: Logger;
     callbackSender?: Partial<CallbackSenderOptions>;
+    /** The SMPP server's tuning (it listens with HERALD_SMPP_PORT in `env`). */
+    smppServer?: Partial<SmppServerOptions>;
     /**
      * A database and simulators of the test's own, for a test that starts several Heralds on them in turn (a
      * restart); `close()` leaves them open.
@@ -190,6 +193,7 @@ export async function startTestHerald(
     log: options.log ?? pino({ level: config.logLevel }),
     // A receiver slowed by a loaded machine may trip the circuit breaker: a short pause keeps tests from stalling.
     callbackSender: { pollMs: 50, timeoutMs: 1000, breakerOpenMs: 2000, ...options.callbackSender },
+    ...(options.smppServer ? { smppServer: options.smppServer } : {}),
     ...(simulators
       ? {
           configFile: options.delivery?.configure?.(simulators.configFile) ?? simulators.configFile,

@@ -123,6 +123,9 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
       // A gateway id and a destination (and a channel); a uuid and a code: what their schemas allow, escaped.
       'POST /api/v1/verifier/send': 2 * KiB,
       'POST /api/v1/verifier/check': 2 * KiB,
+      // A traffic key id (at most 64 characters): the SMPP password of the key (smppServer/smppRoutes.ts).
+      'POST /api/v1/smpp-passwords': KiB,
+      'POST /admin/v1/accounts/{id}/smpp-passwords': KiB,
       'POST /admin/v1/accounts/{id}/sender-names': 14 * KiB,
       // A channel and a number, an account id to move one to: the smallest limit.
       'POST /admin/v1/accounts/{id}/inbound-numbers': NO_BODY_LIMIT,

@@ -193,6 +193,7 @@ describe.each([BROWSER_ENGINE])('the web pages in a browser (%s)', (engine) => {
       ['Templates', 'Templates'],
       ['Statistics', 'Statistics'],
       ['API keys', 'API keys'],
+      ['SMPP', 'SMPP'],
       ['Settings', 'Settings'],
       ['Consents', 'Consents'],
       ['Inbounds', 'Inbounds'],
@@ -260,7 +261,7 @@ describe.each([BROWSER_ENGINE])('the web pages in a browser (%s)', (engine) => {
     await screenshot(app, `${engine}-app-dashboard-narrow`);
 
     const console = await consolePage();
-    for (const name of ['Moderation', 'Tariffs', 'Connectors']) {
+    for (const name of ['Moderation', 'Tariffs', 'SMPP binds', 'Connectors']) {
       await console.getByRole('link', { name, exact: true }).click();
       await console.getByRole('heading', { name, exact: true }).waitFor();
       expect(await unlabelledControls(console), `${name} page`).toEqual([]);

@@ -11,6 +11,7 @@ import { Margins } from './pages/Margins.js';
 import { Moderation } from './pages/Moderation.js';
 import { RoutesPage } from './pages/RoutesPage.js';
 import { SignIn } from './pages/SignIn.js';
+import { SmppBinds } from './pages/SmppBinds.js';
 import { StopList } from './pages/StopList.js';
 import { Tariffs } from './pages/Tariffs.js';
 import { Unrouted } from './pages/Unrouted.js';
@@ -27,6 +28,7 @@ const NAV: readonly NavItem[] = [
   { href: `${BASE}/margins`, label: 'Margins' },
   { href: `${BASE}/unrouted`, label: 'Unrouted inbound' },
   { href: `${BASE}/holds`, label: 'Fraud holds' },
+  { href: `${BASE}/smpp-binds`, label: 'SMPP binds' },
   { href: `${BASE}/stop-list`, label: 'Stop list' },
 ];
 
@@ -100,6 +102,7 @@ function Pages() {
       <Route path={`${BASE}/margins`} component={Margins} />
       <Route path={`${BASE}/unrouted`} component={Unrouted} />
       <Route path={`${BASE}/holds`} component={Holds} />
+      <Route path={`${BASE}/smpp-binds`} component={SmppBinds} />
       <Route path={`${BASE}/stop-list`} component={StopList} />
     </Routes>
   );

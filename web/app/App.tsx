@@ -4,6 +4,7 @@ import { onUnauthorized, request } from '../shared/api.js';
 import { Routes } from '../shared/routes.js';
 import { Header, type NavItem } from '../shared/ui.js';
 import { ApiKeys } from './pages/ApiKeys.js';
+import { SmppBinds } from './pages/SmppBinds.js';
 import { Consents } from './pages/Consents.js';
 import { Dashboard } from './pages/Dashboard.js';
 import { DispatchPage } from './pages/DispatchPage.js';
@@ -40,6 +41,7 @@ const NAV: readonly NavItem[] = [
   { href: `${BASE}/consents`, label: 'Consents' },
   { href: `${BASE}/settings`, label: 'Settings' },
   { href: `${BASE}/api-keys`, label: 'API keys' },
+  { href: `${BASE}/smpp`, label: 'SMPP' },
 ];
 
 /** The personal account: sign-in, then the pages of NAV (inside preact-iso's LocationProvider, main.tsx). */
@@ -119,6 +121,7 @@ function Pages() {
       <Route path={`${BASE}/consents`} component={Consents} />
       <Route path={`${BASE}/settings`} component={Settings} />
       <Route path={`${BASE}/api-keys`} component={ApiKeys} />
+      <Route path={`${BASE}/smpp`} component={SmppBinds} />
     </Routes>
   );
 }

@@ -425,7 +425,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change an account: name, status, channels, inbound, credit limit, maxRate, and its fraud guard and consent settings (geoPermissions, flood, dailySpendLimit, consentRequired, pumping; audited) */
+        /** Change an account: name, status, channels, inbound, credit limit, maxRate, smppBinds, inboundVia, and its fraud guard and consent settings (geoPermissions, flood, dailySpendLimit, consentRequired, pumping; audited) */
         patch: operations["adminAccountUpdate"];
         trace?: never;
     };
@@ -1498,6 +1498,74 @@ export interface paths {
         };
         /** An import's state, counts, times and invalid rows */
         get: operations["adminMnpImportGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/smpp-passwords": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Issue the 8-character SMPP password of one of the account's traffic keys (replaces the old one) */
+        post: operations["smppPasswordCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/smpp-passwords": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Issue the SMPP password of an account's traffic key (replaces the old one) */
+        post: operations["adminSmppPasswordCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/smpp-binds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's SMPP binds on every api process: address, bind type, since, window use */
+        get: operations["smppBindList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/smpp-binds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every SMPP bind, on every api process */
+        get: operations["adminSmppBindList"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4884,6 +4952,10 @@ export interface operations {
                             creditLimit: number;
                             /** @description messages per second over all channels; null: no cap */
                             maxRate: number | null;
+                            /** @description SMPP binds at once over every api process (DESIGN 22) */
+                            smppBinds: number;
+                            /** @description where inbound SMS go besides the inbound rules: ["smpp"] also to the SMPP binds */
+                            inboundVia: "smpp"[];
                             callbackSecret: string;
                             settings: {
                                 operator: {
@@ -5064,6 +5136,10 @@ export interface operations {
                         creditLimit: number;
                         /** @description messages per second over all channels; null: no cap */
                         maxRate: number | null;
+                        /** @description SMPP binds at once over every api process (DESIGN 22) */
+                        smppBinds: number;
+                        /** @description where inbound SMS go besides the inbound rules: ["smpp"] also to the SMPP binds */
+                        inboundVia: "smpp"[];
                         callbackSecret: string;
                         settings: {
                             operator: {
@@ -5250,6 +5326,10 @@ export interface operations {
                         creditLimit: number;
                         /** @description messages per second over all channels; null: no cap */
                         maxRate: number | null;
+                        /** @description SMPP binds at once over every api process (DESIGN 22) */
+                        smppBinds: number;
+                        /** @description where inbound SMS go besides the inbound rules: ["smpp"] also to the SMPP binds */
+                        inboundVia: "smpp"[];
                         callbackSecret: string;
                         settings: {
                             operator: {
@@ -5421,6 +5501,10 @@ export interface operations {
                     creditLimit?: number;
                     /** @description messages per second over all channels, exact across worker processes; null: no cap */
                     maxRate?: number | null;
+                    /** @description SMPP binds at once (default 4); 0: none */
+                    smppBinds?: number;
+                    /** @description ["smpp"]: inbound SMS also go to the SMPP binds as deliver_sm; [] (default): not */
+                    inboundVia?: "smpp"[];
                     geoPermissions?: {
                         allow?: string[];
                         deny?: string[];
@@ -5463,6 +5547,10 @@ export interface operations {
                         creditLimit: number;
                         /** @description messages per second over all channels; null: no cap */
                         maxRate: number | null;
+                        /** @description SMPP binds at once over every api process (DESIGN 22) */
+                        smppBinds: number;
+                        /** @description where inbound SMS go besides the inbound rules: ["smpp"] also to the SMPP binds */
+                        inboundVia: "smpp"[];
                         callbackSecret: string;
                         settings: {
                             operator: {
@@ -14752,6 +14840,408 @@ export interface operations {
             };
             /** @description Error */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    smppPasswordCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    keyId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keyId: string;
+                        /** @description the 8-character SMPP password: shown only here; a new one replaces it */
+                        password: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminSmppPasswordCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    keyId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keyId: string;
+                        /** @description the 8-character SMPP password: shown only here; a new one replaces it */
+                        password: string;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    smppBindList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            accountId: number;
+                            systemId: string;
+                            address: string;
+                            bindType: "transmitter" | "receiver" | "transceiver";
+                            since: string;
+                            window: {
+                                /** @description submit_sm not answered yet */
+                                submits: number;
+                                /** @description deliver_sm not acknowledged yet */
+                                delivers: number;
+                                size: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminSmppBindList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            accountId: number;
+                            systemId: string;
+                            address: string;
+                            bindType: "transmitter" | "receiver" | "transceiver";
+                            since: string;
+                            window: {
+                                /** @description submit_sm not answered yet */
+                                submits: number;
+                                /** @description deliver_sm not acknowledged yet */
+                                delivers: number;
+                                size: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,156 @@
+import type { Queryable } from '../db/db.js';
+
+/**
+ * The callback URL that stands for "this account's SMPP binds" (DESIGN 22): a message submitted over SMPP with
+ * registered_delivery, and an inbound SMS of an account with `inboundVia: ["smpp"]`, have it as their callback
+ * target, so that their events are formed by the statements that change statuses, like every callback's. Their
+ * POSTs are formed by the callback sender as any (marked `via_smpp`, never due for HTTP: see callbackPostsForm) and
+ * delivered by the SMPP server of a process that holds a receiver bind of the account, one deliver_sm per event.
+ */
+export const SMPP_BINDS_URL = 'smpp:binds';
+
+/** An SMPP POST leased by a process's SMPP server. */
+export interface SmppPost {
+  readonly id: string;
+  readonly account_id: number;
+  readonly target_id: number;
+  readonly lane: number;
+  readonly after_txid: string;
+  readonly after_event_id: number;
+  readonly last_txid: string;
+  readonly last_event_id: number;
+  readonly only_messages: string[] | null;
+  readonly excluded_messages: string[] | null;
+}
+
+/**
+ * Leases open SMPP POSTs of the accounts (those with a receiver bind in this process) that no other process holds,
+ * oldest first, until `now + leaseMs` (SKIP LOCKED: processes with binds of the same account share them). A lease
+ * ends when its events are acknowledged, when the process gives it back (its bind closed), or when it runs out (the
+ * process died).
+ */
+export async function callbackSmppPostsClaim(
+  db: Queryable,
+  accountIds: readonly number[],
+  now: Date,
+  leaseMs: number,
+  limit: number,
+): Promise<SmppPost[]> {
+  if (accountIds.length === 0) return [];
+  return db.query<SmppPost>(
+    `WITH due AS (
+       SELECT d.id FROM callback_deliveries d
+       WHERE d.state = 'open' AND d.via_smpp AND d.account_id = ANY($1::bigint[])
+         AND (d.smpp_lease_until IS NULL OR d.smpp_lease_until <= $2)
+       ORDER BY d.account_id, d.created_at
+       LIMIT $4
+       FOR UPDATE OF d SKIP LOCKED
+     )
+     UPDATE callback_deliveries d SET smpp_lease_until = $3, attempts = d.attempts + 1, last_attempt_at = $2
+     FROM due WHERE d.id = due.id
+     RETURNING d.id, d.account_id::int AS account_id, d.target_id, d.lane, d.after_txid::text AS after_txid,
+       d.after_event_id, d.last_txid::text AS last_txid, d.last_event_id, d.only_messages, d.excluded_messages`,
+    [accountIds, now, new Date(now.getTime() + leaseMs), limit],
+  );
+}
+
+/** An event of an SMPP POST with what its deliver_sm says: the message's facts. */
+export interface SmppEvent {
+  readonly event_id: number;
+  readonly message_id: string;
+  readonly event: string;
+  readonly status: string | null;
+  readonly at: Date;
+  readonly error_code: number | null;
+  /** The message: null when retention removed it. */
+  readonly direction: 'outbound' | 'inbound' | null;
+  readonly created_at: Date | null;
+  readonly sender_name: string | null;
+  readonly destination: string | null;
+  readonly content: unknown;
+}
+
+/** The events of a leased SMPP POST that no deliver_sm_resp acknowledged yet, in order, with their messages. */
+export async function callbackSmppPostEvents(db: Queryable, post: SmppPost): Promise<SmppEvent[]> {
+  return db.query<SmppEvent>(
+    `SELECT e.id::bigint AS event_id, e.message_id, e.event, e.status, e.at, e.error_code, m.direction, m.created_at,
+       m.sender_name, m.destination, m.content
+     FROM callback_events e
+     LEFT JOIN messages m ON m.account_id = e.account_id AND m.id = e.message_id
+     WHERE e.target_id = $1 AND e.lane = $2 AND (e.txid, e.id) > ($3::xid8, $4::bigint)
+       AND (e.txid, e.id) <= ($5::xid8, $6::bigint)
+       AND ($7::uuid[] IS NULL OR e.message_id = ANY($7::uuid[]))
+       AND ($8::uuid[] IS NULL OR NOT e.message_id = ANY($8::uuid[]))
+       AND NOT EXISTS (SELECT 1 FROM smpp_receipt_acks a WHERE a.delivery_id = $9 AND a.event_id = e.id)
+     ORDER BY e.txid, e.id`,
+    [
+      post.target_id,
+      post.lane,
+      post.after_txid,
+      post.after_event_id,
+      post.last_txid,
+      post.last_event_id,
+      post.only_messages,
+      post.excluded_messages,
+      post.id,
+    ],
+  );
+}
+
+/**
+ * Records events of an SMPP POST as acknowledged (never sent again), and ends the POST once all its events are:
+ * `delivered`, its acknowledgements deleted. Returns whether it ended.
+ */
+export async function callbackSmppAck(
+  db: Queryable,
+  deliveryId: string,
+  eventIds: readonly number[],
+  now: Date,
+): Promise<boolean> {
+  const [row] = await db.query<{ ended: boolean }>(
+    `WITH added AS (
+       INSERT INTO smpp_receipt_acks (delivery_id, event_id, acked_at)
+       SELECT $1, e, $3 FROM unnest($2::bigint[]) AS e
+       ON CONFLICT DO NOTHING
+       RETURNING 1
+     ),
+     acked AS (
+       SELECT (SELECT count(*) FROM smpp_receipt_acks WHERE delivery_id = $1) + (SELECT count(*) FROM added) AS n
+     ),
+     ended AS (
+       UPDATE callback_deliveries d SET state = 'delivered', finished_at = $3, smpp_lease_until = NULL
+       FROM acked WHERE d.id = $1 AND d.state = 'open' AND acked.n >= d.events
+       RETURNING d.id
+     )
+     SELECT EXISTS (SELECT 1 FROM ended) AS ended`,
+    [deliveryId, eventIds, now],
+  );
+  if (!row!.ended) return false;
+  await db.query('DELETE FROM smpp_receipt_acks WHERE delivery_id = $1', [deliveryId]);
+  return true;
+}
+
+/**
+ * Gives leased SMPP POSTs back: at once (`until` null: their bind closed, another bind of the account may take them)
+ * or from `until` on (the client refused some events: they are tried again then).
+ */
+export async function callbackSmppRelease(
+  db: Queryable,
+  deliveryIds: readonly string[],
+  until: Date | null,
+): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  await db.query(`UPDATE callback_deliveries SET smpp_lease_until = $2 WHERE id = ANY($1::uuid[]) AND state = 'open'`, [
+    deliveryIds,
+    until,
+  ]);
+}
+
+/** Events waiting for the accounts' binds (in open SMPP POSTs, less those acknowledged), for metrics and lists. */
+export async function callbackSmppWaiting(db: Queryable): Promise<number> {
+  const [row] = await db.query<{ n: number }>(
+    `SELECT (coalesce(sum(d.events), 0) - (SELECT count(*) FROM smpp_receipt_acks))::int AS n
+     FROM callback_deliveries d WHERE d.state = 'open' AND d.via_smpp`,
+  );
+  return row!.n;
+}

@@ -1,0 +1,244 @@
+import smpp from 'smpp';
+import {
+  callbackSmppAck,
+  callbackSmppPostEvents,
+  callbackSmppPostsClaim,
+  callbackSmppRelease,
+  type SmppEvent,
+  type SmppPost,
+} from '../callbacks/index.js';
+import type { AppContext } from '../context.js';
+import type { ClockTimer } from '../util/clock.js';
+import type { ClientSession, SmppServer } from './smppServer.js';
+import { receiptDate } from './smppTime.js';
+
+/** SMPP POSTs (up to 100 events each) a process delivers at once. */
+const POSTS_IN_FLIGHT = 16;
+
+/** message_state of SMPP 3.4 (5.2.28) by Herald's final status. */
+const MESSAGE_STATE: Record<string, number> = { delivered: 2, undelivered: 5, unsent: 8 };
+/** The receipt text's `stat:` by Herald's final status. */
+const STAT: Record<string, string> = { delivered: 'DELIVRD', undelivered: 'UNDELIV', unsent: 'REJECTD' };
+
+type Outcome = 'acknowledged' | 'refused' | 'lost';
+
+/**
+ * Delivers the receipts and MO of the accounts bound here as receivers (DESIGN 22): leases their SMPP POSTs from
+ * the callback outbox (callbacks/smppPostSql.ts), sends each event as one deliver_sm to one of the account's
+ * receiver or transceiver binds (within each bind's window), and records each deliver_sm_resp with ESME_ROK at once
+ * per event: an acknowledged event is never sent again, the others of its POST are, on the next bind (the lease is
+ * given back when the bind closes) or after `retryMs` when the client refused them.
+ */
+export class ReceiptDelivery {
+  private timer: ClockTimer | undefined;
+  private running = false;
+  private again = false;
+  private stopped = true;
+  private readonly inFlight = new Set<Promise<void>>();
+  private slotWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly server: SmppServer,
+    private readonly ctx: AppContext,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.poke();
+  }
+
+  /** Stops looking for receipts and waits for those in flight (they end as their binds answer or close). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.timer?.cancel();
+    this.timer = undefined;
+  }
+
+  async drain(): Promise<void> {
+    this.freeSlots();
+    await Promise.all([...this.inFlight]);
+  }
+
+  /** Looks for receipts now (a receiver bound, a POST ended). */
+  poke(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.timer?.cancel();
+    this.timer = undefined;
+    void this.round();
+  }
+
+  private async round(): Promise<void> {
+    this.running = true;
+    this.again = false;
+    try {
+      const accounts = [
+        ...new Set(
+          this.server
+            .bound()
+            .filter((cs) => cs.receives && cs.delivers.size < this.server.options.deliverWindow)
+            .map((cs) => cs.bind!.principal.accountId),
+        ),
+      ];
+      const room = POSTS_IN_FLIGHT - this.inFlight.size;
+      if (accounts.length > 0 && room > 0) {
+        const posts = await callbackSmppPostsClaim(
+          this.ctx.db,
+          accounts,
+          this.ctx.clock.now(),
+          this.server.options.leaseMs,
+          room,
+        );
+        for (const post of posts) {
+          const delivery: Promise<void> = this.deliverPost(post)
+            .catch((error: unknown) => this.ctx.log.error({ err: error }, 'SMPP receipts not delivered'))
+            .finally(() => {
+              this.inFlight.delete(delivery);
+              this.poke();
+            });
+          this.inFlight.add(delivery);
+        }
+      }
+    } catch (error) {
+      this.ctx.log.warn({ err: error }, 'looking for SMPP receipts failed');
+    } finally {
+      this.running = false;
+    }
+    if (this.stopped) return;
+    if (this.again) {
+      this.poke();
+      return;
+    }
+    // Receipts are formed by the workers' callback sender: looked for at this pace while a receiver is bound.
+    if (this.server.bound().some((cs) => cs.receives)) {
+      this.timer = this.ctx.clock.setTimer(this.server.options.pollMs, () => {
+        this.timer = undefined;
+        this.poke();
+      });
+    }
+  }
+
+  /** Sends a POST's unacknowledged events; records those acknowledged; gives the POST back unless it ended. */
+  private async deliverPost(post: SmppPost): Promise<void> {
+    const events = await callbackSmppPostEvents(this.ctx.db, post);
+    const outcomes = await Promise.all(events.map((e) => this.deliverEvent(post.account_id, e)));
+    const acknowledged = events.filter((_, i) => outcomes[i] === 'acknowledged').map((e) => e.event_id);
+    const now = this.ctx.clock.now();
+    const ended =
+      acknowledged.length > 0 || events.length === 0
+        ? await callbackSmppAck(this.ctx.db, post.id, acknowledged, now)
+        : false;
+    if (ended) return;
+    // A refusal (the client could not take it now) is tried again after a pause; a lost one (its bind closed, or
+    // none is up) at once, by any bind of the account.
+    const refused = outcomes.includes('refused');
+    await callbackSmppRelease(
+      this.ctx.db,
+      [post.id],
+      refused ? new Date(now.getTime() + this.server.options.retryMs) : null,
+    );
+  }
+
+  private async deliverEvent(accountId: number, event: SmppEvent): Promise<Outcome> {
+    const pdu = deliverSmOf(event);
+    // An event that is no receipt nor MO (none is asked for): nothing to send, done.
+    if (!pdu) return 'acknowledged';
+    const kind = event.event === 'inbound_sent' ? 'mo' : 'receipt';
+    const cs = await this.slot(accountId);
+    if (!cs) return 'lost';
+    const status = await this.send(cs, pdu);
+    this.freeSlots();
+    const outcome: Outcome = status === undefined ? 'lost' : status === 0 ? 'acknowledged' : 'refused';
+    this.server.metrics.delivers.inc({ kind, outcome });
+    return outcome;
+  }
+
+  /** One deliver_sm on the bind; resolves with the client's command_status, or undefined (no answer, closed). */
+  private send(cs: ClientSession, pdu: smpp.PDU): Promise<number | undefined> {
+    return new Promise((resolve) => {
+      if (cs.closed || !cs.session.send(pdu)) {
+        resolve(undefined);
+        return;
+      }
+      const sequence = pdu.sequence_number;
+      const timer = this.ctx.clock.setTimer(this.server.options.deliverTimeoutMs, () => {
+        cs.delivers.delete(sequence);
+        resolve(undefined);
+      });
+      cs.delivers.set(sequence, (status) => {
+        timer.cancel();
+        resolve(status);
+      });
+    });
+  }
+
+  /**
+   * A receiver bind of the account with room in its window (the least busy), waiting for room while every one is
+   * full; undefined when the account has none bound.
+   */
+  private async slot(accountId: number): Promise<ClientSession | undefined> {
+    for (;;) {
+      const receivers = this.server.receivers(accountId);
+      if (receivers.length === 0) return undefined;
+      const free = receivers
+        .filter((cs) => cs.delivers.size < this.server.options.deliverWindow)
+        .sort((a, b) => a.delivers.size - b.delivers.size)[0];
+      if (free) return free;
+      await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
+    }
+  }
+
+  /** Wakes the events waiting for room in a window (one answered, or a bind closed). */
+  freeSlots(): void {
+    const waiters = this.slotWaiters;
+    this.slotWaiters = [];
+    for (const wake of waiters) wake();
+  }
+}
+
+/** The deliver_sm of an event: a receipt (esm_class 0x04) or an MO (0x00); undefined for any other event. */
+export function deliverSmOf(e: SmppEvent): smpp.PDU | undefined {
+  if (e.event === 'delivered' && e.status !== null && e.status in MESSAGE_STATE) {
+    return new smpp.PDU('deliver_sm', {
+      source_addr: e.destination ?? '',
+      destination_addr: e.sender_name ?? '',
+      esm_class: 0x04,
+      data_coding: 0,
+      // Plain ASCII (which GSM 03.38 shares but for a few signs), as SMSCs write receipts.
+      short_message: Buffer.from(receiptText(e), 'latin1'),
+      receipted_message_id: e.message_id,
+      message_state: MESSAGE_STATE[e.status]!,
+    });
+  }
+  if (e.event === 'inbound_sent') {
+    const text = typeof e.content === 'string' ? e.content : '';
+    const gsm = smpp.encodings.ASCII.match(text);
+    const fits = gsm ? text.length <= 160 : text.length <= 70;
+    return new smpp.PDU('deliver_sm', {
+      source_addr: e.destination ?? '',
+      destination_addr: e.sender_name ?? '',
+      esm_class: 0x00,
+      data_coding: gsm ? 0 : 8,
+      ...(fits ? { short_message: { message: text } } : { message_payload: { message: text } }),
+    });
+  }
+  return undefined;
+}
+
+/**
+ * `id:<messageUuid> sub:001 dlvrd:001 submit date:YYMMDDhhmm done date:YYMMDDhhmm stat:DELIVRD err:000 text:<the
+ * first 20 characters>` (SMPP 3.4 appendix B); err is Herald's error code (0 when none), at least 3 digits.
+ */
+export function receiptText(e: SmppEvent): string {
+  const delivered = e.status === 'delivered';
+  const content = typeof e.content === 'string' ? e.content : '';
+  const text = content.slice(0, 20).replace(/[^\x20-\x7e]/g, '?');
+  return (
+    `id:${e.message_id} sub:001 dlvrd:${delivered ? '001' : '000'} ` +
+    `submit date:${receiptDate(e.created_at ?? e.at)} done date:${receiptDate(e.at)} ` +
+    `stat:${STAT[e.status!]} err:${String(e.error_code ?? 0).padStart(3, '0')} text:${text}`
+  );
+}

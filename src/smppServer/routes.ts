@@ -1,0 +1,1 @@
+export { smppRoutes } from './smppRoutes.js';

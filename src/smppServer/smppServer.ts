@@ -1,0 +1,537 @@
+import smpp from 'smpp';
+import '../shared/smppGsmCoderPatch.js';
+import './smppTimePatch.js';
+import { type Principal, principalOfToken, secretMatches, tokenFindLive } from '../accounts/index.js';
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import type { ClockTimer } from '../util/clock.js';
+import { HeraldError } from '../errors/catalogue.js';
+import { failureKeyOf } from '../http/clientAddress.js';
+import { moPartOf } from '../connectors/index.js';
+import { sendMessages } from '../sending/index.js';
+import { LongMessages, type PartLimits } from './longMessages.js';
+import { ReceiptDelivery } from './receiptDelivery.js';
+import { type SmppServerMetrics, smppServerMetrics } from './smppServerMetrics.js';
+import { smppPasswordGet } from './smppPasswordSql.js';
+import { SMPP_BIND_HEARTBEAT_MS, smppBindsLiveSince } from './smppBinds.js';
+import { smppBindDelete, smppBindInsert, smppBindsTouch } from './smppBindSql.js';
+import { ESME, HERALD_ERROR_TLV, refusalOf, type SmppRefusal } from './smppStatuses.js';
+import { moscowWallClock, smppTime } from './smppTime.js';
+
+smpp.addTLV('herald_error_code', { id: HERALD_ERROR_TLV, type: smpp.types.tlv.int32 });
+
+export interface SmppServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined;
+  /**
+   * submit_sm a bind may have unanswered at once; more are refused ESME_RTHROTTLED. 100: a client's usual window is
+   * 10 (Kannel's max-pending-submits) to 100 (Jasmin, Infobip), and each costs a request in flight here.
+   */
+  readonly window: number;
+  /** deliver_sm sent to a bind and not yet answered, at once (Kannel answers as fast as its store writes). */
+  readonly deliverWindow: number;
+  /** Parts of long messages a bind keeps while waiting for the rest, and for how long. */
+  readonly parts: PartLimits;
+  /** How long a process holds the receipts it delivers before another may take them (it died). */
+  readonly leaseMs: number;
+  /** How often receipts are looked for while a receiver bind is up. */
+  readonly pollMs: number;
+  /** A deliver_sm not answered within this counts as not delivered (sent again later). */
+  readonly deliverTimeoutMs: number;
+  /** A receipt the client refused (a deliver_sm_resp with an error) is tried again after this. */
+  readonly retryMs: number;
+  /** On shutdown, how long each bind's unbind_resp is waited for before the socket is closed. */
+  readonly unbindWaitMs: number;
+}
+
+export const DEFAULT_SMPP_SERVER_OPTIONS: Omit<SmppServerOptions, 'host' | 'port' | 'tls' | 'leaseMs'> = {
+  window: 100,
+  deliverWindow: 100,
+  // 1000 parts is some 150 KB of text a bind; a minute is what SMSCs give a long message's parts (Kannel: 30 s).
+  parts: { maxParts: 1000, timeoutMs: 60_000 },
+  pollMs: 500,
+  deliverTimeoutMs: 30_000,
+  retryMs: 5_000,
+  unbindWaitMs: 2_000,
+};
+
+export type BindType = 'transmitter' | 'receiver' | 'transceiver';
+
+const BIND_TYPES: Record<string, BindType> = {
+  bind_transmitter: 'transmitter',
+  bind_receiver: 'receiver',
+  bind_transceiver: 'transceiver',
+};
+
+/**
+ * A key id is 15 characters (`t1_` and 12, accounts/tokens.ts), within SMPP 3.4's 16; longer ids are looked up too
+ * (up to the longest a key id may be), so that a client sending a longer one gets ESME_RINVSYSID, not a cut.
+ */
+const SYSTEM_ID_MAX = 64;
+
+/** A connection of a client, bound or not. */
+export class ClientSession {
+  bind: { id: string; principal: Principal; systemId: string; type: BindType; since: Date } | undefined;
+  binding = false;
+  submitsOutstanding = 0;
+  /** deliver_sm sent and not answered: what to do with the answer (or with none, when the bind closes). */
+  readonly delivers = new Map<number, (status: number | undefined) => void>();
+  readonly parts: LongMessages<smpp.PDU>;
+  closed = false;
+  unbound: (() => void) | undefined;
+
+  constructor(
+    readonly session: smpp.Session,
+    readonly address: string,
+    server: SmppServer,
+  ) {
+    this.parts = new LongMessages(server.ctx.clock, server.options.parts, (pdus) => server.refuseParts(this, pdus));
+  }
+
+  get receives(): boolean {
+    return this.bind !== undefined && this.bind.type !== 'transmitter' && !this.closed;
+  }
+
+  send(pdu: smpp.PDU): void {
+    if (!this.closed) this.session.send(pdu);
+  }
+}
+
+/**
+ * Herald's SMPP 3.4 server for clients (DESIGN 22, docs/smpp-server.md): binds authenticated by traffic tokens,
+ * submit_sm through the HTTP send path (sendMessages: one code path), long messages joined, and receipts and MO as
+ * deliver_sm from the callback outbox (ReceiptDelivery). Runs in the api and all roles.
+ */
+export class SmppServer {
+  private server: smpp.Server | undefined;
+  private readonly sessions = new Set<ClientSession>();
+  private heartbeat: ClockTimer | undefined;
+  /** Rows of closed binds being deleted (a stop waits for them). */
+  private readonly forgetting = new Set<Promise<void>>();
+  readonly metrics: SmppServerMetrics;
+  private readonly receipts: ReceiptDelivery;
+  port = 0;
+
+  constructor(
+    readonly ctx: AppContext,
+    readonly options: SmppServerOptions,
+  ) {
+    this.metrics = smppServerMetrics(ctx, () => this.bound());
+    this.receipts = new ReceiptDelivery(this, ctx);
+  }
+
+  async start(): Promise<number> {
+    const tls = this.options.tls;
+    const server = smpp.createServer(tls ? { cert: tls.cert, key: tls.key } : {}, (session) => this.onSession(session));
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port, this.options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = server.address();
+    this.port = typeof address === 'object' && address ? address.port : this.options.port;
+    this.receipts.start();
+    this.beat();
+    return this.port;
+  }
+
+  /**
+   * Graceful shutdown: no new connections, each bind is sent unbind and given `unbindWaitMs` for its unbind_resp,
+   * then every socket is closed; receipts in flight are given back for another process or the next start.
+   */
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    this.heartbeat?.cancel();
+    this.heartbeat = undefined;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    await this.receipts.stop();
+    await Promise.all(
+      [...this.sessions].map(async (cs) => {
+        if (cs.bind && !cs.closed) {
+          await new Promise<void>((resolve) => {
+            const timer = this.ctx.clock.setTimer(this.options.unbindWaitMs, resolve);
+            cs.unbound = () => {
+              timer.cancel();
+              resolve();
+            };
+            cs.session.send(new smpp.PDU('unbind', {}));
+          });
+        }
+        cs.session.destroy();
+      }),
+    );
+    await this.receipts.drain();
+    await Promise.all([...this.forgetting]);
+    await closed;
+  }
+
+  /** Refreshes this process's binds' rows (seen, window use) every {@link SMPP_BIND_HEARTBEAT_MS}. */
+  private beat(): void {
+    this.heartbeat = this.ctx.clock.setTimer(SMPP_BIND_HEARTBEAT_MS, () => {
+      const now = this.ctx.clock.now();
+      const binds = this.bound().map((cs) => ({
+        id: cs.bind!.id,
+        submits: cs.submitsOutstanding,
+        delivers: cs.delivers.size,
+      }));
+      smppBindsTouch(this.ctx.db, binds, now, smppBindsLiveSince(now))
+        .catch((error: unknown) => this.ctx.log.warn({ err: error }, 'SMPP binds not refreshed'))
+        .finally(() => {
+          if (this.server) this.beat();
+        });
+    });
+  }
+
+  /** Bound sessions, open. */
+  bound(): ClientSession[] {
+    return [...this.sessions].filter((cs) => cs.bind !== undefined && !cs.closed);
+  }
+
+  /** Receiver and transceiver binds of the account. */
+  receivers(accountId: number): ClientSession[] {
+    return this.bound().filter((cs) => cs.receives && cs.bind!.principal.accountId === accountId);
+  }
+
+  private onSession(session: smpp.Session): void {
+    const socket = session.socket;
+    const cs = new ClientSession(session, `${socket.remoteAddress ?? ''}:${socket.remotePort ?? ''}`, this);
+    this.sessions.add(cs);
+    session.on('error', () => session.destroy());
+    session.on('close', () => this.onClose(cs));
+    session.on('pdu', (pdu: smpp.PDU) => this.onPdu(cs, pdu));
+  }
+
+  private onClose(cs: ClientSession): void {
+    cs.closed = true;
+    this.sessions.delete(cs);
+    cs.parts.clear();
+    for (const answer of cs.delivers.values()) answer(undefined);
+    cs.delivers.clear();
+    cs.unbound?.();
+    this.receipts.freeSlots();
+    if (cs.bind) {
+      const forgotten: Promise<void> = smppBindDelete(this.ctx.db, cs.bind.id)
+        .catch((error: unknown) => this.ctx.log.warn({ err: error }, 'SMPP bind row not deleted'))
+        .finally(() => this.forgetting.delete(forgotten));
+      this.forgetting.add(forgotten);
+    }
+  }
+
+  private onPdu(cs: ClientSession, pdu: smpp.PDU): void {
+    const command = pdu.command;
+    if (command in BIND_TYPES) {
+      void this.onBind(cs, pdu, BIND_TYPES[command]!);
+      return;
+    }
+    switch (command) {
+      case 'enquire_link':
+        cs.send(pdu.response());
+        return;
+      case 'unbind':
+        cs.send(pdu.response());
+        cs.session.close();
+        return;
+      case 'unbind_resp':
+        cs.unbound?.();
+        return;
+      case 'submit_sm':
+        if (!cs.bind || cs.bind.type === 'receiver') {
+          cs.send(pdu.response({ command_status: ESME.RINVBNDSTS }));
+          return;
+        }
+        this.onSubmit(cs, pdu);
+        return;
+      case 'deliver_sm_resp':
+      case 'generic_nack': {
+        const answer = cs.delivers.get(pdu.sequence_number);
+        if (answer) {
+          cs.delivers.delete(pdu.sequence_number);
+          answer(command === 'generic_nack' ? pdu.command_status || ESME.RINVCMDID : pdu.command_status);
+        }
+        return;
+      }
+      default:
+        if (pdu.isResponse()) return;
+        // A request this server does not take (data_sm, query_sm, submit_multi, ...) or one SMPP 3.4 does not define.
+        cs.send(new smpp.PDU('generic_nack', { sequence_number: pdu.sequence_number, command_status: ESME.RINVCMDID }));
+    }
+  }
+
+  private async onBind(cs: ClientSession, pdu: smpp.PDU, type: BindType): Promise<void> {
+    const refuse = (status: number, outcome: string): void => {
+      this.metrics.binds.inc({ outcome });
+      cs.send(pdu.response({ command_status: status }));
+    };
+    if (cs.bind || cs.binding) {
+      refuse(ESME.RALYBND, 'already_bound');
+      return;
+    }
+    cs.binding = true;
+    try {
+      const failureKey = failureKeyOf(cs.session.socket.remoteAddress ?? '');
+      const limits = this.ctx.limits;
+      if (limits.authFailures.blockedFor(failureKey) > 0) {
+        refuse(ESME.RBINDFAIL, 'auth_failures');
+        return;
+      }
+      const systemId = String(pdu.system_id ?? '');
+      const password = String(pdu.password ?? '');
+      const token =
+        systemId.length > 0 && systemId.length <= SYSTEM_ID_MAX
+          ? await tokenFindLive(this.ctx.db, systemId, this.ctx.clock.now())
+          : undefined;
+      if (!token || token.type !== 'traffic') {
+        limits.authFailures.take(failureKey);
+        refuse(ESME.RINVSYSID, 'bad_system_id');
+        return;
+      }
+      // Charged before the check (an SMPP password costs a scrypt: the cost is the attack), given back when right:
+      // binds sent at once cannot all pass the limit (accounts/passwords.ts, http/auth.ts authChargeFirst).
+      if (limits.authFailures.take(failureKey) > 0) {
+        refuse(ESME.RBINDFAIL, 'auth_failures');
+        return;
+      }
+      if (!(await this.passwordMatches(token.id, Buffer.from(token.secret_hash), password))) {
+        refuse(ESME.RINVPASWD, 'bad_password');
+        return;
+      }
+      limits.authFailures.refund(failureKey);
+      if (token.account_status !== 'active') {
+        refuse(ESME.RBINDFAIL, 'account_blocked');
+        return;
+      }
+      if (cs.closed) return;
+      // Counted over every api process, in the statement that records the bind (smppBindSql.ts).
+      const now = this.ctx.clock.now();
+      const id = randomUUID();
+      const recorded = await smppBindInsert(
+        this.ctx.db,
+        {
+          id,
+          accountId: token.account_id,
+          systemId,
+          address: cs.address,
+          bindType: type,
+          now,
+          windowSize: this.options.window,
+        },
+        token.account_smpp_binds,
+        smppBindsLiveSince(now),
+      );
+      if (!recorded) {
+        refuse(ESME.RBINDFAIL, 'too_many_binds');
+        return;
+      }
+      cs.bind = { id, principal: principalOfToken(token), systemId, type, since: now };
+      if (cs.closed) {
+        // It closed while its row was written: the row goes too.
+        this.onClose(cs);
+        return;
+      }
+      this.metrics.binds.inc({ outcome: 'bound' });
+      cs.send(pdu.response({ system_id: 'herald' }));
+      if (cs.receives) this.receipts.poke();
+    } catch (error) {
+      this.ctx.log.error({ err: error }, 'SMPP bind failed');
+      refuse(ESME.RSYSERR, 'error');
+    } finally {
+      cs.binding = false;
+    }
+  }
+
+  /**
+   * The 8-character SMPP password issued for the token (scrypt, as web passwords), or the token's whole secret
+   * (SHA-256, as the HTTP API checks it) for clients that take long passwords.
+   */
+  private async passwordMatches(tokenId: string, secretHash: Buffer, password: string): Promise<boolean> {
+    if (password.length === 0) return false;
+    if (password.length > 8) return secretMatches(password, secretHash);
+    const issued = await smppPasswordGet(this.ctx.db, tokenId);
+    return this.ctx.passwords.verify(password, issued?.password_hash);
+  }
+
+  private onSubmit(cs: ClientSession, pdu: smpp.PDU): void {
+    const bind = cs.bind!;
+    if (cs.submitsOutstanding >= this.options.window) {
+      this.answer(cs, [pdu], { status: ESME.RTHROTTLED, heraldCode: 4290, message: 'window full' });
+      return;
+    }
+    const wait = this.ctx.limits.requests.take(`account:${bind.principal.accountId}`);
+    if (wait > 0) {
+      this.ctx.limits.metrics.rateLimited.inc({ kind: 'smpp' });
+      this.answer(cs, [pdu], { status: ESME.RTHROTTLED, heraldCode: 4290, message: 'rate limited' });
+      return;
+    }
+    const dataCoding = Number(pdu.data_coding ?? 0);
+    if (![0, 1, 3, 8].includes(dataCoding)) {
+      this.answer(cs, [pdu], { status: ESME.RINVDCS, heraldCode: 4220, message: `data_coding ${dataCoding}` });
+      return;
+    }
+    cs.submitsOutstanding++;
+    const { text, udh } = textOf(pdu);
+    const part = moPartOf(udh, pdu as unknown as Record<string, unknown>);
+    if (!part || part.total <= 1) {
+      void this.submitWhole(cs, [pdu], text);
+      return;
+    }
+    if (part.sequence < 1 || part.sequence > part.total) {
+      cs.submitsOutstanding--;
+      this.answer(cs, [pdu], { status: ESME.RINVMSGLEN, heraldCode: 4220, message: 'part number out of range' });
+      return;
+    }
+    const key = [String(pdu.source_addr), String(pdu.destination_addr), part.reference, part.total].join('\u0000');
+    const added = cs.parts.add(key, part, text, pdu);
+    if (added === 'waiting') return;
+    if (added === 'full' || added === 'duplicate') {
+      cs.submitsOutstanding--;
+      const refusal: SmppRefusal =
+        added === 'full'
+          ? { status: ESME.RTHROTTLED, heraldCode: 4290, message: 'too many parts waiting' }
+          : { status: ESME.RSUBMITFAIL, heraldCode: 4220, message: 'part sent twice' };
+      this.answer(cs, [pdu], refusal);
+      return;
+    }
+    void this.submitWhole(cs, added.items, added.text);
+  }
+
+  /** Parts whose message did not complete in time: each is refused (the client may send the message again). */
+  refuseParts(cs: ClientSession, pdus: smpp.PDU[]): void {
+    cs.submitsOutstanding -= pdus.length;
+    this.answer(cs, pdus, { status: ESME.RSUBMITFAIL, heraldCode: 4220, message: 'missing parts' });
+  }
+
+  /**
+   * A whole message (one submit_sm, or the parts of a long one, first part's fields) through the HTTP API's send:
+   * the same request body and the same function. Every PDU is answered with its messageUuid or its refusal.
+   */
+  private async submitWhole(cs: ClientSession, pdus: smpp.PDU[], text: string): Promise<void> {
+    const first = pdus[0]!;
+    const now = this.ctx.clock.now();
+    try {
+      const message = messageOf(first, text, now);
+      if (message instanceof Refused) {
+        this.answer(cs, pdus, message.refusal);
+        return;
+      }
+      const result = await sendMessages(this.ctx, {
+        principal: cs.bind!.principal,
+        body: [message],
+        idempotencyKey: undefined,
+        ...(Number(first.registered_delivery ?? 0) & 0x03 ? { receiptsVia: 'smpp' as const } : {}),
+      });
+      const item = result.body.items[0]!;
+      if ('messageUuid' in item) {
+        this.metrics.submits.inc({ outcome: 'accepted' });
+        for (const pdu of pdus) cs.send(pdu.response({ message_id: item.messageUuid }));
+      } else {
+        this.answer(cs, pdus, refusalOf(item));
+      }
+    } catch (error) {
+      if (error instanceof HeraldError) this.answer(cs, pdus, refusalOf(error));
+      else {
+        this.ctx.log.error({ err: error }, 'SMPP submit failed');
+        this.answer(cs, pdus, { status: ESME.RSYSERR, heraldCode: 5000, message: 'internal error' });
+      }
+    } finally {
+      cs.submitsOutstanding -= pdus.length;
+    }
+  }
+
+  /** Refuses submit_sm with a status and, in the vendor TLV, Herald's code. */
+  private answer(cs: ClientSession, pdus: smpp.PDU[], refusal: SmppRefusal): void {
+    this.metrics.submits.inc({ outcome: outcomeName(refusal.status) });
+    for (const pdu of pdus) {
+      cs.send(new RefusedSubmitResp(pdu.sequence_number, refusal.status, refusal.heraldCode) as unknown as smpp.PDU);
+    }
+  }
+}
+
+/** A metric label for a submit_sm status. */
+function outcomeName(status: number): string {
+  const name = Object.entries(ESME).find(([, value]) => value === status)?.[0];
+  return name ? `ESME_${name}` : `0x${status.toString(16)}`;
+}
+
+/** The text of a submit_sm (message_payload when given, else short_message) as the package decoded it, and its UDH. */
+function textOf(pdu: smpp.PDU): { text: string; udh: Buffer[] | undefined } {
+  for (const field of [pdu.message_payload, pdu.short_message]) {
+    if (field === undefined || field === null) continue;
+    if (Buffer.isBuffer(field)) {
+      if (field.length > 0) return { text: field.toString('latin1'), udh: undefined };
+      continue;
+    }
+    const decoded = field as { message?: unknown; udh?: Buffer[] };
+    const message = typeof decoded.message === 'string' ? decoded.message : '';
+    if (message !== '' || (decoded.udh && decoded.udh.length > 0)) return { text: message, udh: decoded.udh };
+  }
+  return { text: '', udh: undefined };
+}
+
+/**
+ * The message object of POST /api/v1/message a submit_sm stands for: channel SMS, source_addr the sender name,
+ * destination_addr the destination, validity_period the ttl, schedule_delivery_time the localSendTime (Moscow wall
+ * clock, useLocalTime false), service_type the trafficType. A time field that is no SMPP time is refused here.
+ */
+function messageOf(pdu: smpp.PDU, text: string, now: Date): Record<string, unknown> | Refused {
+  const message: Record<string, unknown> = {
+    channelType: 'SMS',
+    senderName: String(pdu.source_addr ?? ''),
+    destination: String(pdu.destination_addr ?? ''),
+    content: text,
+  };
+  const validity = smppTime(pdu.validity_period, now);
+  if (validity === 'invalid')
+    return new Refused({ status: ESME.RINVEXPIRY, heraldCode: 4220, message: 'validity_period' });
+  if (validity) message.ttl = Math.round((validity.getTime() - now.getTime()) / 1000);
+  const scheduled = smppTime(pdu.schedule_delivery_time, now);
+  if (scheduled === 'invalid') {
+    return new Refused({ status: ESME.RINVSCHED, heraldCode: 4220, message: 'schedule_delivery_time' });
+  }
+  if (scheduled && scheduled.getTime() > now.getTime()) message.localSendTime = moscowWallClock(scheduled);
+  const serviceType = String(pdu.service_type ?? '').trim();
+  if (serviceType !== '') message.trafficType = serviceType.toUpperCase();
+  return message;
+}
+
+/** A submit_sm refused before it is a message. */
+class Refused {
+  constructor(readonly refusal: SmppRefusal) {}
+}
+
+/**
+ * A refused submit_sm_resp: an empty message_id and the vendor TLV {@link HERALD_ERROR_TLV} with Herald's code. The
+ * package writes no body for an error status (SMPP 3.4 sends none; 5.0 allows TLVs there, and clients read the
+ * header first), so this one is encoded here.
+ */
+class RefusedSubmitResp {
+  readonly command = 'submit_sm_resp';
+
+  constructor(
+    readonly sequence_number: number,
+    readonly command_status: number,
+    private readonly heraldCode: number,
+  ) {}
+
+  isResponse(): boolean {
+    return true;
+  }
+
+  toBuffer(): Buffer {
+    const b = Buffer.alloc(16 + 1 + 8);
+    b.writeUInt32BE(b.length, 0);
+    b.writeUInt32BE(0x80000004, 4);
+    b.writeUInt32BE(this.command_status, 8);
+    b.writeUInt32BE(this.sequence_number, 12);
+    // message_id: the empty C-octet string, then the TLV.
+    b.writeUInt16BE(HERALD_ERROR_TLV, 17);
+    b.writeUInt16BE(4, 19);
+    b.writeInt32BE(this.heraldCode, 21);
+    return b;
+  }
+}

@@ -1,0 +1,97 @@
+import { describe, expect } from 'vitest';
+import type { Queryable } from '../../src/db/db.js';
+import { callbackPostNextDue, callbackPostsClaim } from '../../src/callbacks/postSql.js';
+import {
+  callbackSmppAck,
+  callbackSmppPostEvents,
+  callbackSmppPostsClaim,
+  callbackSmppRelease,
+  callbackSmppWaiting,
+  SMPP_BINDS_URL,
+} from '../../src/callbacks/smppPostSql.js';
+import { ENGINES } from '../helpers/engines.js';
+import { ownRowsTests } from '../helpers/transactions.js';
+import { insertAccount, insertCallbackDelivery, insertCallbackEvent, insertCallbackTarget } from '../factories/rows.js';
+
+const T0 = new Date('2026-03-10T09:00:00Z');
+const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
+const LEASE_MS = 60_000;
+
+/** An open SMPP POST of the account's smpp:binds target with `events` events in lane 0, as forming leaves it. */
+async function smppPost(tx: Queryable, accountId: number, events = 2): Promise<{ id: string; eventIds: number[] }> {
+  const targetId = await insertCallbackTarget(tx, accountId, SMPP_BINDS_URL, T0);
+  const made = [];
+  for (let i = 0; i < events; i++) made.push(await insertCallbackEvent(tx, { targetId, accountId, lane: 0 }));
+  const post = await insertCallbackDelivery(tx, {
+    accountId,
+    targetId,
+    lane: 0,
+    last: made.at(-1)!,
+    events,
+  });
+  await tx.query(`UPDATE callback_deliveries SET via_smpp = true, next_attempt_at = 'infinity' WHERE id = $1`, [
+    post.id,
+  ]);
+  return { id: post.id, eventIds: made.map((e) => Number(e.id)) };
+}
+
+/** The SMPP server's statements on the callback outbox (callbacks/smppPostSql.ts), each test rolled back. */
+describe.each(ENGINES)('SMPP POSTs of the callback outbox (%s)', (engine) => {
+  const ownRows = ownRowsTests(engine);
+  const own = (name: string, fn: (tx: Queryable, accountId: number) => Promise<void>): void =>
+    ownRows(name, async (tx) => fn(tx, (await insertAccount(tx)).id));
+
+  own('are never due for the HTTP sender, nor keep it awake', async (tx, accountId) => {
+    await smppPost(tx, accountId);
+    expect(await callbackPostsClaim(tx, at(10 ** 6), 100, LEASE_MS)).toEqual([]);
+    expect(await callbackPostNextDue(tx)).toBeNull();
+  });
+
+  own('are leased to one process at a time, per account, and again once the lease runs out', async (tx, accountId) => {
+    const post = await smppPost(tx, accountId);
+    const other = (await insertAccount(tx)).id;
+    expect(await callbackSmppPostsClaim(tx, [other], T0, LEASE_MS, 10)).toEqual([]);
+    const claimed = await callbackSmppPostsClaim(tx, [accountId], T0, LEASE_MS, 10);
+    expect(claimed).toMatchObject([{ id: post.id, account_id: accountId, lane: 0 }]);
+    expect(await callbackSmppPostsClaim(tx, [accountId], at(59), LEASE_MS, 10)).toEqual([]);
+    expect((await callbackSmppPostsClaim(tx, [accountId], at(60), LEASE_MS, 10)).map((p) => p.id)).toEqual([post.id]);
+  });
+
+  own('deliver each event until acknowledged; the POST ends with its last acknowledgement', async (tx, accountId) => {
+    const post = await smppPost(tx, accountId, 3);
+    const [claimed] = await callbackSmppPostsClaim(tx, [accountId], T0, LEASE_MS, 10);
+    const events = await callbackSmppPostEvents(tx, claimed!);
+    expect(events.map((e) => Number(e.event_id))).toEqual(post.eventIds);
+    expect(await callbackSmppWaiting(tx)).toBe(3);
+
+    expect(await callbackSmppAck(tx, post.id, [post.eventIds[1]!], T0)).toBe(false);
+    expect(await callbackSmppWaiting(tx)).toBe(2);
+    // An acknowledged event is not sent again, even when the POST is taken again.
+    await callbackSmppRelease(tx, [post.id], null);
+    const [again] = await callbackSmppPostsClaim(tx, [accountId], at(1), LEASE_MS, 10);
+    expect((await callbackSmppPostEvents(tx, again!)).map((e) => Number(e.event_id))).toEqual([
+      post.eventIds[0],
+      post.eventIds[2],
+    ]);
+    // Acknowledged twice (a client answering again) counts once.
+    expect(await callbackSmppAck(tx, post.id, [post.eventIds[1]!, post.eventIds[0]!], at(2))).toBe(false);
+    expect(await callbackSmppAck(tx, post.id, [post.eventIds[2]!], at(3))).toBe(true);
+    const [row] = await tx.query<{ state: string; finished_at: Date }>(
+      'SELECT state, finished_at FROM callback_deliveries WHERE id = $1',
+      [post.id],
+    );
+    expect(row).toEqual({ state: 'delivered', finished_at: at(3) });
+    expect(await tx.query('SELECT 1 FROM smpp_receipt_acks WHERE delivery_id = $1', [post.id])).toEqual([]);
+    expect(await callbackSmppWaiting(tx)).toBe(0);
+  });
+
+  own('given back at once (a bind closed) or from a time on (a client refused)', async (tx, accountId) => {
+    const post = await smppPost(tx, accountId);
+    await callbackSmppPostsClaim(tx, [accountId], T0, LEASE_MS, 10);
+    await callbackSmppRelease(tx, [post.id], at(5));
+    expect(await callbackSmppPostsClaim(tx, [accountId], at(4), LEASE_MS, 10)).toEqual([]);
+    expect(await callbackSmppPostsClaim(tx, [accountId], at(5), LEASE_MS, 10)).toHaveLength(1);
+    await callbackSmppRelease(tx, [post.id], null);
+    expect(await callbackSmppPostsClaim(tx, [accountId], at(5), LEASE_MS, 10)).toHaveLength(1);
+  });
+});

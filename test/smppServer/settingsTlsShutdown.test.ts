@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import smpp from 'smpp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.js';
+import { ESME } from '../../src/smppServer/smppStatuses.js';
+import { ENGINES } from '../helpers/engines.js';
+import { keyIdOf, startTestHerald, type TestHerald } from '../helpers/testHerald.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { SmppTestClient } from './smppClient.js';
+
+/** The connector tests' certificate for `smsc.test`, and its key. */
+const fixture = (name: string): string => path.join(import.meta.dirname, '..', 'connectors', 'fixtures', name);
+const CERT = fixture('smsc.cert.pem');
+const KEY = fixture('smsc.key.pem');
+
+describe('the SMPP server settings', () => {
+  it.each([
+    [{ HERALD_SMPP_TLS_CERT: CERT, HERALD_SMPP_PORT: '2775' }, 'HERALD_SMPP_TLS_KEY: is required with'],
+    [{ HERALD_SMPP_TLS_KEY: KEY, HERALD_SMPP_PORT: '2775' }, 'HERALD_SMPP_TLS_CERT: is required with'],
+    [{ HERALD_SMPP_TLS_CERT: CERT, HERALD_SMPP_TLS_KEY: KEY }, 'HERALD_SMPP_TLS_CERT: is set but HERALD_SMPP_PORT'],
+    [
+      { HERALD_SMPP_TLS_CERT: '/nonexistent.pem', HERALD_SMPP_TLS_KEY: KEY, HERALD_SMPP_PORT: '2775' },
+      'HERALD_SMPP_TLS_CERT: cannot be read',
+    ],
+    [{ HERALD_SMPP_PORT: 'smpp' }, 'HERALD_SMPP_PORT'],
+  ])('refuses %j at start-up', (env, message) => {
+    expect(() => loadConfig({ HERALD_DEMO: 'false', ...env })).toThrow(message);
+  });
+
+  it('is off without HERALD_SMPP_PORT', () => {
+    expect(loadConfig({ HERALD_DEMO: 'false' }).smppPort).toBeUndefined();
+  });
+});
+
+describe.each(ENGINES)('the SMPP server over TLS on %s', (engine) => {
+  let t: TestHerald;
+  beforeAll(async () => {
+    t = await startTestHerald(engine, {
+      env: { HERALD_SMPP_PORT: '0', HERALD_SMPP_TLS_CERT: CERT, HERALD_SMPP_TLS_KEY: KEY },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('binds a client that checks the certificate', async () => {
+    const a = await t.createAccount();
+    const session = smpp.connect({
+      host: '127.0.0.1',
+      port: t.herald.smppServer!.port,
+      tls: true,
+      ca: readFileSync(CERT),
+      servername: 'smsc.test',
+    });
+    session.on('error', () => undefined);
+    await new Promise<void>((resolve) => session.once('secureConnect', () => resolve()));
+    const secret = Buffer.from(a.traffic, 'base64').toString('utf8').split(':')[1]!;
+    const answer = await new Promise<smpp.PDU>((resolve) =>
+      session.send(new smpp.PDU('bind_transceiver', { system_id: keyIdOf(a.traffic), password: secret }), resolve),
+    );
+    expect(answer.command_status).toBe(ESME.ROK);
+    await new Promise<void>((resolve) => session.destroy(() => resolve()));
+  });
+});
+
+describe.each(ENGINES)('the SMPP server shutting down on %s', (engine) => {
+  it('unbinds each bind, waits for its unbind_resp, then closes', async () => {
+    const t = await startTestHerald(engine, { env: { HERALD_SMPP_PORT: '0' }, smppServer: { unbindWaitMs: 10_000 } });
+    const a = await t.createAccount();
+    const secret = Buffer.from(a.traffic, 'base64').toString('utf8').split(':')[1]!;
+    const { client, answer } = await SmppTestClient.bound(t.herald.smppServer!.port, keyIdOf(a.traffic), secret);
+    expect(answer.command_status).toBe(ESME.ROK);
+    const started = Date.now();
+    await t.close();
+    // The unbind_resp ended the wait, not the 10 s allowed for it.
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(client.requests.map((p) => p.command)).toEqual(['unbind']);
+    await waitFor(() => client.closed);
+  });
+});

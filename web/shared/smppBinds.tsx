@@ -1,0 +1,51 @@
+import { formatTime } from './format.js';
+import { ListTable } from './ui.js';
+
+/** A client's SMPP bind as GET /api/v1/smpp-binds and /admin/v1/smpp-binds list it. */
+export interface BindRow {
+  accountId: number;
+  systemId: string;
+  address: string;
+  bindType: 'transmitter' | 'receiver' | 'transceiver';
+  since: string;
+  window: { submits: number; delivers: number; size: number };
+}
+
+/** The binds of an SMPP server (both web pages; docs/smpp-server.md): with the account column for the operator. */
+export function BindsTable({ binds, withAccount }: { binds: readonly BindRow[]; withAccount?: boolean }) {
+  return (
+    <ListTable
+      label="SMPP binds"
+      columns={[
+        ...(withAccount ? ['Account'] : []),
+        'System id',
+        'Address',
+        'Bind type',
+        'Since',
+        'Submits in window',
+        'Receipts unacknowledged',
+      ]}
+      rows={binds}
+      empty="No SMPP bind is up."
+      row={(b, i) => (
+        <tr key={i} data-testid="smpp-bind-row">
+          {withAccount && (
+            <td>
+              <a href={`/admin/accounts/${b.accountId}`}>{b.accountId}</a>
+            </td>
+          )}
+          <th scope="row" class="mono">
+            {b.systemId}
+          </th>
+          <td class="mono">{b.address}</td>
+          <td>{b.bindType}</td>
+          <td>{formatTime(b.since)}</td>
+          <td>
+            {b.window.submits} / {b.window.size}
+          </td>
+          <td>{b.window.delivers}</td>
+        </tr>
+      )}
+    />
+  );
+}
