@@ -146,13 +146,13 @@ const SMPP_IN_WINDOW = 100;
  * SMPP in: Herald listens for SMPP on a port of the run's own; the client binds one transceiver with the
  * account's traffic token (system_id its key id, password its secret) and sends `messages` submit_sm as the HTTP
  * run's POSTs would (sender `Bench`, destinations ending 0: delivered), every one asking for its receipt, a throttled
- * one again 20 ms later. Without a rate limit: HERALD_RATE_LIMIT counts each submit_sm as a request (200 a second by
- * default) where a POST carries 1000 messages, so the HTTP runs never meet it and SMPP in would measure it alone.
+ * one again 20 ms later. Without a rate limit (HERALD_SMPP_RATE_LIMIT, 2000 submit_sm a second by default): the HTTP
+ * runs never meet theirs (a POST carries 1000 messages), and SMPP in would measure it alone.
  */
 async function smppIntake(): Promise<Intake> {
   const port = await freePort();
   return {
-    env: { HERALD_SMPP_PORT: String(port), HERALD_RATE_LIMIT: '0' },
+    env: { HERALD_SMPP_PORT: String(port), HERALD_SMPP_RATE_LIMIT: '0' },
     async send({ trafficToken, senderName, messages }) {
       // The token is base64("<key id>:<secret>").
       const [keyId = '', secret = ''] = Buffer.from(trafficToken, 'base64').toString().split(':');

@@ -510,6 +510,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         host: config.host,
         port: config.smppPort,
         tls: config.smppTls,
+        rateLimit: config.smppRateLimit,
         leaseMs,
         ...options.smppServer,
       });

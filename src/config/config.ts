@@ -56,6 +56,11 @@ export interface Config {
   readonly smppPort: number | undefined;
   /** SMPP over TLS: the PEM certificate and key, read at start-up; undefined: plain TCP. */
   readonly smppTls: { readonly cert: Buffer; readonly key: Buffer } | undefined;
+  /**
+   * submit_sm per second per account in this process (0: no limit), bursts of twice as many: an SMPP client sends a
+   * message a PDU, so HERALD_RATE_LIMIT (requests, each up to 1000 messages over HTTP) would hold it to 200 a second.
+   */
+  readonly smppRateLimit: number;
   readonly demo: boolean;
   readonly logLevel: LogLevel;
   /** Largest body of a message batch (`POST /api/v1/message`); every other route has a limit of its own. */
@@ -170,6 +175,7 @@ export const DEFAULT_LEASE_SECONDS = 60;
 export const DEFAULT_SHUTDOWN_SECONDS = 30;
 /** Far above what one client's integration needs (a 1000-message batch is one request), low enough to stop a loop. */
 export const DEFAULT_RATE_LIMIT = 200;
+export const DEFAULT_SMPP_RATE_LIMIT = 2000;
 export const DEFAULT_AUTH_FAILURE_LIMIT = 30;
 /**
  * Each running request of an account may hold a core of the database server (a heavy read scans its messages): on
@@ -378,6 +384,9 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
     `(default ${DEFAULT_INBOUND_PARTS_SWEEP_SECONDS})`,
   HERALD_CONVERSION_PORT: 'extra listener for the FLASHCALL conversion operation (default unset)',
   HERALD_SMPP_PORT: 'port of the SMPP server for clients, api and all roles (default unset: no SMPP server)',
+  HERALD_SMPP_RATE_LIMIT:
+    `submit_sm per second per account and process, 0 for none (default ${DEFAULT_SMPP_RATE_LIMIT}; bursts of twice ` +
+    'as many)',
   HERALD_SMPP_TLS_CERT: 'PEM certificate file: the SMPP server speaks TLS (with HERALD_SMPP_TLS_KEY; default unset)',
   HERALD_SMPP_TLS_KEY: 'PEM private key file of HERALD_SMPP_TLS_CERT (default unset)',
   HERALD_DEMO: 'true|false: create the demo account on first start (default true in embedded mode)',
@@ -573,6 +582,9 @@ export function loadConfig(env: Env = process.env): Config {
     conversionPort: optional(read('HERALD_CONVERSION_PORT'), 'HERALD_CONVERSION_PORT', parsePort),
     smppPort: optional(read('HERALD_SMPP_PORT'), 'HERALD_SMPP_PORT', parsePort),
     smppTls: smppTlsOf(read('HERALD_SMPP_TLS_CERT'), read('HERALD_SMPP_TLS_KEY'), read('HERALD_SMPP_PORT')),
+    smppRateLimit:
+      optional(read('HERALD_SMPP_RATE_LIMIT'), 'HERALD_SMPP_RATE_LIMIT', integerIn(0, 1_000_000)) ??
+      DEFAULT_SMPP_RATE_LIMIT,
     demo,
     logLevel: optional(read('HERALD_LOG_LEVEL'), 'HERALD_LOG_LEVEL', parseLogLevel) ?? DEFAULT_LOG_LEVEL,
     bodyLimitBytes:

@@ -7,8 +7,8 @@ import type { AppContext } from '../context.js';
 import type { ClockTimer } from '../util/clock.js';
 import { HeraldError } from '../errors/catalogue.js';
 import { failureKeyOf } from '../http/clientAddress.js';
+import { RateLimiter } from '../http/rateLimit.js';
 import { moPartOf } from '../connectors/index.js';
-import { sendMessages } from '../sending/index.js';
 import { LongMessages, type PartLimits } from './longMessages.js';
 import { ReceiptDelivery } from './receiptDelivery.js';
 import { type SmppServerMetrics, smppServerMetrics } from './smppServerMetrics.js';
@@ -17,6 +17,7 @@ import { SMPP_BIND_HEARTBEAT_MS, smppBindsLiveSince } from './smppBinds.js';
 import { smppBindDelete, smppBindInsert, smppBindsTouch } from './smppBindSql.js';
 import { ESME, HERALD_ERROR_TLV, refusalOf, type SmppRefusal } from './smppStatuses.js';
 import { moscowWallClock, smppTime } from './smppTime.js';
+import { SubmitBatches } from './submitBatches.js';
 
 smpp.addTLV('herald_error_code', { id: HERALD_ERROR_TLV, type: smpp.types.tlv.int32 });
 
@@ -24,6 +25,8 @@ export interface SmppServerOptions {
   readonly host: string;
   readonly port: number;
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined;
+  /** submit_sm per second per account (HERALD_SMPP_RATE_LIMIT; 0: none), bursts of twice as many. */
+  readonly rateLimit: number;
   /**
    * submit_sm a bind may have unanswered at once; more are refused ESME_RTHROTTLED. 100: a client's usual window is
    * 10 (Kannel's max-pending-submits) to 100 (Jasmin, Infobip), and each costs a request in flight here.
@@ -45,7 +48,7 @@ export interface SmppServerOptions {
   readonly unbindWaitMs: number;
 }
 
-export const DEFAULT_SMPP_SERVER_OPTIONS: Omit<SmppServerOptions, 'host' | 'port' | 'tls' | 'leaseMs'> = {
+export const DEFAULT_SMPP_SERVER_OPTIONS: Omit<SmppServerOptions, 'host' | 'port' | 'tls' | 'leaseMs' | 'rateLimit'> = {
   window: 100,
   deliverWindow: 100,
   // 1000 parts is some 150 KB of text a bind; a minute is what SMSCs give a long message's parts (Kannel: 30 s).
@@ -111,6 +114,9 @@ export class SmppServer {
   private readonly forgetting = new Set<Promise<void>>();
   readonly metrics: SmppServerMetrics;
   private readonly receipts: ReceiptDelivery;
+  /** submit_sm go to the HTTP send's function in batches (submitBatches.ts). */
+  private readonly batches: SubmitBatches;
+  private readonly rate: RateLimiter;
   port = 0;
 
   constructor(
@@ -119,6 +125,8 @@ export class SmppServer {
   ) {
     this.metrics = smppServerMetrics(ctx, () => this.bound());
     this.receipts = new ReceiptDelivery(this, ctx);
+    this.batches = new SubmitBatches(ctx);
+    this.rate = new RateLimiter(options.rateLimit, options.rateLimit * 2);
   }
 
   async start(): Promise<number> {
@@ -362,7 +370,7 @@ export class SmppServer {
       this.answer(cs, [pdu], { status: ESME.RTHROTTLED, heraldCode: 4290, message: 'window full' });
       return;
     }
-    const wait = this.ctx.limits.requests.take(`account:${bind.principal.accountId}`);
+    const wait = this.rate.take(`account:${bind.principal.accountId}`);
     if (wait > 0) {
       this.ctx.limits.metrics.rateLimited.inc({ kind: 'smpp' });
       this.answer(cs, [pdu], { status: ESME.RTHROTTLED, heraldCode: 4290, message: 'rate limited' });
@@ -419,23 +427,18 @@ export class SmppServer {
         this.answer(cs, pdus, message.refusal);
         return;
       }
-      const result = await sendMessages(this.ctx, {
-        principal: cs.bind!.principal,
-        body: [message],
-        idempotencyKey: undefined,
-        ...(Number(first.registered_delivery ?? 0) & 0x03 ? { receiptsVia: 'smpp' as const } : {}),
-      });
-      const item = result.body.items[0]!;
-      if ('messageUuid' in item) {
-        this.metrics.submits.inc({ outcome: 'accepted' });
-        for (const pdu of pdus) cs.send(pdu.response({ message_id: item.messageUuid }));
+      const receipts = (Number(first.registered_delivery ?? 0) & 0x03) !== 0;
+      const result = await this.batches.submit(cs.bind!.principal, message, receipts);
+      if ('item' in result) {
+        const item = result.item;
+        if ('messageUuid' in item) {
+          this.metrics.submits.inc({ outcome: 'accepted' });
+          for (const pdu of pdus) cs.send(pdu.response({ message_id: item.messageUuid }));
+        } else this.answer(cs, pdus, refusalOf(item));
+      } else if (result.error instanceof HeraldError) {
+        this.answer(cs, pdus, refusalOf(result.error));
       } else {
-        this.answer(cs, pdus, refusalOf(item));
-      }
-    } catch (error) {
-      if (error instanceof HeraldError) this.answer(cs, pdus, refusalOf(error));
-      else {
-        this.ctx.log.error({ err: error }, 'SMPP submit failed');
+        this.ctx.log.error({ err: result.error }, 'SMPP submit failed');
         this.answer(cs, pdus, { status: ESME.RSYSERR, heraldCode: 5000, message: 'internal error' });
       }
     } finally {

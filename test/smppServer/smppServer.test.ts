@@ -22,7 +22,7 @@ describe.each(ENGINES)('the SMPP server for clients on %s', (engine) => {
 
   beforeAll(async () => {
     t = await startTestHerald(engine, {
-      env: { HERALD_SMPP_PORT: '0', HERALD_RATE_LIMIT: '50' },
+      env: { HERALD_SMPP_PORT: '0', HERALD_SMPP_RATE_LIMIT: '50' },
       delivery: { delayMs: 20 },
       smppServer: { pollMs: 50, retryMs: 200 },
     });
@@ -239,10 +239,43 @@ describe.each(ENGINES)('the SMPP server for clients on %s', (engine) => {
       expect(russian.command_status).toBe(ESME.ROK);
     });
 
+    it('stores submits that arrive together in batches, refusing only the invalid one of a batch', async () => {
+      const a = await account();
+      const client = await bindOk(a, 'bind_transmitter');
+      // 40 at once (within the rate's burst of 100 and the window of 100); the 10th and the 30th have a destination
+      // that no validation takes.
+      const bad = new Set([9, 29]);
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          client.submit({
+            source_addr: 'Herald',
+            destination_addr: bad.has(i) ? '12' : `7916123${String(i).padStart(4, '0')}`,
+            short_message: `batch ${i}`,
+            // An hour from now: the rows stay as their insert wrote them (xmin below is the storing transaction's).
+            schedule_delivery_time: '000001000000000R',
+          }),
+        ),
+      );
+      answers.forEach((answer, i) =>
+        expect([i, answer.command_status]).toEqual([i, bad.has(i) ? ESME.RINVDSTADR : ESME.ROK]),
+      );
+      // Each accepted one is its own message; they were stored in fewer transactions than messages (a row's xmin is
+      // the transaction that inserted it while nothing updated it).
+      const ids = answers.filter((p) => p.command_status === ESME.ROK).map((p) => String(p.message_id));
+      expect(new Set(ids).size).toBe(38);
+      const [row] = await t.testDb.db.query<{ messages: number; transactions: number }>(
+        `SELECT count(*)::int AS messages, count(DISTINCT xmin::text)::int AS transactions
+         FROM messages WHERE id = ANY($1::uuid[])`,
+        [ids],
+      );
+      expect(row!.messages).toBe(38);
+      expect(row!.transactions).toBeLessThan(38);
+    });
+
     it('throttles past the account rate with ESME_RTHROTTLED', async () => {
       const a = await account();
       const client = await bindOk(a, 'bind_transmitter');
-      // HERALD_RATE_LIMIT 50 a second with a burst of 100: 150 at once cannot all pass.
+      // HERALD_SMPP_RATE_LIMIT 50 a second with a burst of 100: 150 at once cannot all pass.
       const answers = await Promise.all(
         Array.from({ length: 150 }, () =>
           client.submit({ source_addr: 'Herald', destination_addr: DELIVERED, short_message: 'Hi' }),
