@@ -443,8 +443,12 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       // Other processes' work (and this one's, heard the same way) wakes the loops at its commit (db/wake.ts).
       const sender = callbackSender;
       const unlisten = await db.listenWakeups({
-        onWake: (topic) =>
-          topic === 'callbacks' ? sender.poke() : topic === 'routes' ? routeChanged() : wakeup.notify(),
+        onWake: (topic) => {
+          if (topic === 'callbacks') sender.poke();
+          else if (topic === 'lanes') sender.lanesEnded();
+          else if (topic === 'routes') routeChanged();
+          else wakeup.notify();
+        },
         onListening: () => {
           wakeup.notify();
           sender.poke();

@@ -94,6 +94,8 @@ export class CallbackSender extends Loop {
   /** When the next open POST falls due, as the last round that formed nothing read it. */
   private nextDue: Date | null | undefined;
   private savedAt = 0;
+  /** A POST ended elsewhere (the SMPP server's, smppServer/): its lane's waiting events are looked for (lanesEnded). */
+  private sweepLanes = false;
   readonly stats = { delivered: 0, retried: 0, failed: 0, events: 0 };
   /** For tests: `round` fires at the end of each round of the loop with the number of attempts it started. */
   readonly testSignals = { round: new TestSignal<number>() };
@@ -113,6 +115,15 @@ export class CallbackSender extends Loop {
   /** Wakes the loop now, or has it go round once more if it is in a round. */
   poke(): void {
     this.wake.notify();
+  }
+
+  /**
+   * POSTs ended in another process (the SMPP server delivers its own: DESIGN 22): the next round takes on every lane
+   * with events beyond its cursor, as at start, since this sender did not see which lanes those POSTs held back.
+   */
+  lanesEnded(): void {
+    this.sweepLanes = true;
+    this.poke();
   }
 
   override async stop(): Promise<void> {
@@ -162,6 +173,10 @@ export class CallbackSender extends Loop {
     const { db, clock } = this.deps;
     if (this.scannedTo === undefined) {
       this.scannedTo = await callbackScanLoad(db);
+      this.sweepLanes = true;
+    }
+    if (this.sweepLanes) {
+      this.sweepLanes = false;
       for (const lane of await callbackLanesBehind(db)) this.pending.set(laneKey(lane), lane);
     }
     // An idle round: one index probe instead of the forming statement.

@@ -1,4 +1,5 @@
 import smpp from 'smpp';
+import { wakeAtCommit } from '../db/wake.js';
 import {
   callbackSmppAck,
   callbackSmppPostEvents,
@@ -131,7 +132,12 @@ export class ReceiptDelivery {
       acknowledged.length > 0 || events.length === 0
         ? await callbackSmppAck(this.ctx.db, post.id, acknowledged, now)
         : false;
-    if (ended) return;
+    if (ended) {
+      // The lane's next events wait behind this POST and the workers' callback senders, which formed it, do not see
+      // it end (a sender that ends an HTTP POST itself takes its lane on again): they are told to look for them.
+      await wakeAtCommit(this.ctx.db, 'lanes');
+      return;
+    }
     // A refusal (the client could not take it now) is tried again after a pause; a lost one (its bind closed, or
     // none is up) at once, by any bind of the account.
     const refused = outcomes.includes('refused');
