@@ -208,7 +208,7 @@ describe.each(ENGINES)('verifiers (%s)', (engine) => {
       ['/api/v1/verifiers/{gatewayId}', 'patch'],
       ['/api/v1/verifiers/{gatewayId}', 'delete'],
     ] as const)
-      expect(doc.paths[path][method].security, `${method} ${path}`).toEqual([{ basicToken: [] }]);
+      expect(doc.paths[path][method].security, `${method} ${path}`).toEqual([{ basicToken: [] }, { bearerToken: [] }]);
     const send = doc.paths['/api/v1/verifier/send'].post;
     const check = doc.paths['/api/v1/verifier/check'].post;
     for (const operation of [send, check])
