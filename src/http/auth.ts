@@ -29,12 +29,17 @@ export function createLimits(
   };
 }
 
+/** Who attempts to authenticate: an HTTP request, or an SMPP bind's connection (its peer's address). */
+export interface Client {
+  readonly ip: string;
+}
+
 /**
  * Refuses a client address that has failed authentication too often (429 4290), and returns what counts a failure:
  * wrap the error of a failed attempt in it before throwing. Every way in (tokens, the admin token, web sign-in) uses
  * it, so that guessing through one does not escape the limit of another.
  */
-export function authGuard(limits: Limits, request: FastifyRequest) {
+export function authGuard(limits: Limits, request: Client) {
   const blocked = limits.authFailures.blockedFor(failureKeyOf(request.ip));
   if (blocked > 0) {
     limits.metrics.rateLimited.inc({ kind: 'auth_failures' });
@@ -44,7 +49,7 @@ export function authGuard(limits: Limits, request: FastifyRequest) {
 }
 
 /** Counts a failed authentication against the client address; returns `error`, to be thrown. */
-export function authFailed(limits: Limits, request: FastifyRequest, error: HeraldError): HeraldError {
+export function authFailed(limits: Limits, request: Client, error: HeraldError): HeraldError {
   limits.authFailures.take(failureKeyOf(request.ip));
   return error;
 }
@@ -55,7 +60,7 @@ export function authFailed(limits: Limits, request: FastifyRequest, error: Heral
  * A limit that counts failures only once they are known lets every concurrent attempt through: 60 wrong passwords
  * sent at once against a limit of 30 all got their scrypt and their 401.
  */
-export function authChargeFirst(limits: Limits, request: FastifyRequest): { refund(): void } {
+export function authChargeFirst(limits: Limits, request: Client): { refund(): void } {
   const key = failureKeyOf(request.ip);
   const wait = limits.authFailures.take(key);
   if (wait > 0) {

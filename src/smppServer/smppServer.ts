@@ -5,8 +5,8 @@ import { type Principal, principalOfToken, secretMatches, tokenFindLive } from '
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { ClockTimer } from '../util/clock.js';
-import { HeraldError } from '../errors/catalogue.js';
-import { failureKeyOf } from '../http/clientAddress.js';
+import { herald, HeraldError } from '../errors/catalogue.js';
+import { authChargeFirst, authGuard } from '../http/auth.js';
 import { RateLimiter } from '../http/rateLimit.js';
 import { moPartOf } from '../connectors/index.js';
 import { LongMessages, type PartLimits } from './longMessages.js';
@@ -159,6 +159,8 @@ export class SmppServer {
     this.heartbeat = undefined;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     await this.receipts.stop();
+    // Submits being stored are answered before their binds are unbound.
+    await this.batches.drain();
     await Promise.all(
       [...this.sessions].map(async (cs) => {
         if (cs.bind && !cs.closed) {
@@ -282,12 +284,9 @@ export class SmppServer {
     }
     cs.binding = true;
     try {
-      const failureKey = failureKeyOf(cs.session.socket.remoteAddress ?? '');
-      const limits = this.ctx.limits;
-      if (limits.authFailures.blockedFor(failureKey) > 0) {
-        refuse(ESME.RBINDFAIL, 'auth_failures');
-        return;
-      }
+      // The limits on failed attempts of every way in (http/auth.ts): too many from the address -> ESME_RBINDFAIL.
+      const client = { ip: cs.session.socket.remoteAddress ?? '' };
+      const failed = authGuard(this.ctx.limits, client);
       const systemId = String(pdu.system_id ?? '');
       const password = String(pdu.password ?? '');
       const token =
@@ -295,21 +294,17 @@ export class SmppServer {
           ? await tokenFindLive(this.ctx.db, systemId, this.ctx.clock.now())
           : undefined;
       if (!token || token.type !== 'traffic') {
-        limits.authFailures.take(failureKey);
+        failed(herald('badCredentials'));
         refuse(ESME.RINVSYSID, 'bad_system_id');
         return;
       }
-      // Charged before the check (an SMPP password costs a scrypt: the cost is the attack), given back when right:
-      // binds sent at once cannot all pass the limit (accounts/passwords.ts, http/auth.ts authChargeFirst).
-      if (limits.authFailures.take(failureKey) > 0) {
-        refuse(ESME.RBINDFAIL, 'auth_failures');
-        return;
-      }
+      // Charged before the check (an SMPP password costs a scrypt: the cost is the attack), given back when right.
+      const attempt = authChargeFirst(this.ctx.limits, client);
       if (!(await this.passwordMatches(token.id, Buffer.from(token.secret_hash), password))) {
         refuse(ESME.RINVPASWD, 'bad_password');
         return;
       }
-      limits.authFailures.refund(failureKey);
+      attempt.refund();
       if (token.account_status !== 'active') {
         refuse(ESME.RBINDFAIL, 'account_blocked');
         return;
@@ -346,6 +341,10 @@ export class SmppServer {
       cs.send(pdu.response({ system_id: 'herald' }));
       if (cs.receives) this.receipts.poke();
     } catch (error) {
+      if (error instanceof HeraldError && error.errorName === 'tooManyRequests') {
+        refuse(ESME.RBINDFAIL, 'auth_failures');
+        return;
+      }
       this.ctx.log.error({ err: error }, 'SMPP bind failed');
       refuse(ESME.RSYSERR, 'error');
     } finally {

@@ -14,12 +14,11 @@ interface Waiting {
   readonly done: (result: SubmitResult) => void;
 }
 
-/** The messages of one token waiting for their send, and whether one is under way. */
+/** The messages of one token waiting for their send; a lane exists while its run is under way. */
 interface Lane {
   readonly principal: Principal;
   readonly receipts: boolean;
-  queue: Waiting[];
-  busy: boolean;
+  readonly queue: Waiting[];
 }
 
 /**
@@ -32,43 +31,36 @@ interface Lane {
  */
 export class SubmitBatches {
   private readonly lanes = new Map<string, Lane>();
-  private inFlight = 0;
-  private idle: (() => void) | undefined;
+  private readonly runs = new Set<Promise<void>>();
 
   constructor(private readonly ctx: AppContext) {}
 
   submit(principal: Principal, message: Record<string, unknown>, receipts: boolean): Promise<SubmitResult> {
     const key = `${principal.tokenId}\u0000${receipts ? 1 : 0}`;
-    let lane = this.lanes.get(key);
-    if (!lane) {
-      lane = { principal, receipts, queue: [], busy: false };
-      this.lanes.set(key, lane);
-    }
-    const l = lane;
     return new Promise((done) => {
-      l.queue.push({ message, done });
-      if (!l.busy) void this.run(key, l);
+      const running = this.lanes.get(key);
+      if (running) {
+        running.queue.push({ message, done });
+        return;
+      }
+      const lane: Lane = { principal, receipts, queue: [{ message, done }] };
+      this.lanes.set(key, lane);
+      const run: Promise<void> = this.run(key, lane).finally(() => this.runs.delete(run));
+      this.runs.add(run);
     });
   }
 
-  /** Resolves when no batch is under way (shutdown). */
+  /** Resolves when the batches under way are stored and answered (shutdown). */
   async drain(): Promise<void> {
-    if (this.inFlight === 0) return;
-    await new Promise<void>((resolve) => (this.idle = resolve));
+    await Promise.all([...this.runs]);
   }
 
+  /** Sends the lane's batches until its queue is empty; the lane ends in the same turn, so no submit is left behind. */
   private async run(key: string, lane: Lane): Promise<void> {
-    lane.busy = true;
-    this.inFlight++;
     try {
-      while (lane.queue.length > 0) {
-        const batch = lane.queue.splice(0, MAX_BATCH);
-        await this.send(lane, batch);
-      }
+      while (lane.queue.length > 0) await this.send(lane, lane.queue.splice(0, MAX_BATCH));
     } finally {
-      lane.busy = false;
       this.lanes.delete(key);
-      if (--this.inFlight === 0) this.idle?.();
     }
   }
 
