@@ -229,6 +229,8 @@ export interface SmppClientOptions {
 /** What it measured: from the first submit_sm to the last receipt, and its own CPU over that span. */
 export interface SmppClientResult {
   readonly seconds: number;
+  /** From the first submit_sm to the last submit_sm_resp. */
+  readonly submitSeconds: number;
   readonly accepted: number;
   /** Refusals other than ESME_RTHROTTLED. */
   readonly refused: number;

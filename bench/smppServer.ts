@@ -65,7 +65,7 @@ export async function benchSmppServer(options: SmppServerBenchOptions): Promise<
   const kinds: Record<string, { label: string; run: Partial<EndToEndOptions> }> = {
     http: { label: 'HTTP in -> SMPP out', run: {} },
   };
-  if (smppIn) kinds.smpp = { label: 'SMPP in -> SMPP out', run: { intake: await smppIntake() } };
+  if (smppIn) kinds.smpp = { label: 'SMPP in -> SMPP out', run: { intake: await smppIntake(options.clients) } };
   const rates: Record<string, number[]> = { http: [], smpp: [] };
   const kannelRuns: KannelRun[] = [];
   let load = '';
@@ -100,7 +100,11 @@ export async function benchSmppServer(options: SmppServerBenchOptions): Promise<
       value: smpp,
       unit: 'msg/s',
       ...(smppIn
-        ? { note: `1 transceiver bind, window ${SMPP_IN_WINDOW}; runs ${runsOf(rates.smpp!)}` }
+        ? {
+            note:
+              `${options.clients} transceiver binds (as many as the HTTP run's clients, the account's default ` +
+              `limit), window ${SMPP_IN_WINDOW} each; runs ${runsOf(rates.smpp!)}`,
+          }
         : notAvailable(noServer)),
     },
     {
@@ -143,13 +147,13 @@ export async function benchSmppServer(options: SmppServerBenchOptions): Promise<
 const SMPP_IN_WINDOW = 100;
 
 /**
- * SMPP in: Herald listens for SMPP on a port of the run's own; the client binds one transceiver with the
+ * SMPP in: Herald listens for SMPP on a port of the run's own; the client binds `binds` transceivers with the
  * account's traffic token (system_id its key id, password its secret) and sends `messages` submit_sm as the HTTP
  * run's POSTs would (sender `Bench`, destinations ending 0: delivered), every one asking for its receipt, a throttled
  * one again 20 ms later. Without a rate limit (HERALD_SMPP_RATE_LIMIT, 2000 submit_sm a second by default): the HTTP
  * runs never meet theirs (a POST carries 1000 messages), and SMPP in would measure it alone.
  */
-async function smppIntake(): Promise<Intake> {
+async function smppIntake(binds: number): Promise<Intake> {
   const port = await freePort();
   return {
     env: { HERALD_SMPP_PORT: String(port), HERALD_SMPP_RATE_LIMIT: '0' },
@@ -160,13 +164,17 @@ async function smppIntake(): Promise<Intake> {
         port,
         systemId: keyId,
         password: secret,
-        sessions: 1,
-        window: SMPP_IN_WINDOW,
+        sessions: binds,
+        window: SMPP_IN_WINDOW * binds,
         messages,
         source: senderName,
       });
       if (result.receipts !== messages || result.refused > 0)
         throw new Error(`SMPP in: ${result.refused} refused, ${result.receipts} of ${messages} receipts`);
+      process.stdout.write(
+        `  SMPP in: every submit_sm answered after ${result.submitSeconds.toFixed(1)} s, ` +
+          `the last receipt after ${result.seconds.toFixed(1)} s\n`,
+      );
       if (result.throttled > 0)
         process.stdout.write(`  SMPP in: ${result.throttled} submit_sm throttled, sent again\n`);
     },

@@ -83,8 +83,10 @@ export async function callbackPostsForm(
            WHERE d.target_id = l.target_id AND d.lane = l.lane AND d.state = 'open' AND NOT d.replay AND d.attempts = 0
              AND d.only_messages IS NULL
          ) OR (
+           -- An SMPP POST's attempts are its leases: one in flight or waiting for a bind is not a refusal.
            SELECT count(*) FROM callback_deliveries d
            WHERE d.target_id = l.target_id AND d.lane = l.lane AND d.state = 'open' AND d.attempts > 0
+             AND NOT d.via_smpp
          ) >= ${MAX_REFUSED_PER_LANE} AS blocked
        FROM looked l
        CROSS JOIN horizon h
@@ -131,11 +133,12 @@ export async function callbackPostsForm(
        WHERE e.txid < h.xmin
      ),
      -- Only a lane with an open POST (one its receiver refused) can hold messages back: the events of the
-     -- others are not even read.
+     -- others are not even read. Nor are those of the SMPP binds' lanes, whose POSTs stay open while their receipts
+     -- are leased: they carry one event per message (its receipt, or an MO), which no older event can precede.
      open_lanes AS MATERIALIZED (
        SELECT c.target_id, c.lane FROM candidates c
        WHERE EXISTS (SELECT 1 FROM callback_deliveries o WHERE o.target_id = c.target_id AND o.lane = c.lane
-         AND o.state = 'open')
+         AND o.state = 'open' AND NOT o.via_smpp)
      ),
      held AS (
        SELECT e.target_id, e.lane, count(*) AS events, array_agg(DISTINCT e.message_id) AS messages

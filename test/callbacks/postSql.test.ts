@@ -11,6 +11,7 @@ import {
 import { CallbackTargets } from '../../src/callbacks/callbackTargets.js';
 import { callbackCursorsEnsure } from '../../src/callbacks/laneSql.js';
 import { callbackPostsDeleteFinished } from '../../src/callbacks/postRetentionSql.js';
+import { callbackSmppPostsClaim, SMPP_BINDS_URL } from '../../src/callbacks/smppPostSql.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { insertAccount } from '../factories/rows.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -33,8 +34,8 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
   });
   afterAll(async () => testDb?.drop());
 
-  const newTarget = async (): Promise<number> => {
-    const targets = await new CallbackTargets().resolve(db, accountId, [`http://127.0.0.1:9/${randomUUID()}`], NOW);
+  const newTarget = async (url = `http://127.0.0.1:9/${randomUUID()}`): Promise<number> => {
+    const targets = await new CallbackTargets().resolve(db, accountId, [url], NOW);
     current = [...targets.values()][0]!;
     await callbackCursorsEnsure(db, [{ targetId: current, lane: 3 }]);
     return current;
@@ -144,6 +145,28 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
     const [retried] = (await callbackPostsClaim(db, later, 100, LEASE_MS)).filter((d) => d.target_id === target);
     await record(retried!, 'delivered', later);
     await form(1);
+  });
+
+  it("keeps forming the SMPP binds' lanes while their POSTs are leased, holding no message apart", async () => {
+    const target = await newTarget(SMPP_BINDS_URL);
+    const messages = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    // Each POST leased by a bind counts an attempt: four in flight do not stop the lane as refused HTTP POSTs do.
+    for (const message of messages) {
+      await event(target, message, 'delivered');
+      await form(1);
+      expect(await callbackSmppPostsClaim(db, [accountId], NOW, LEASE_MS, 10)).toHaveLength(1);
+    }
+    // A later event of a message with a leased POST goes with the others (the binds carry one event a message).
+    await event(target, messages[0]!, 'delivered');
+    await event(target, randomUUID(), 'delivered');
+    await form(1);
+    const [post] = await callbackSmppPostsClaim(db, [accountId], NOW, LEASE_MS, 10);
+    const [row] = await db.query<{
+      events: number;
+      only_messages: string[] | null;
+      excluded_messages: string[] | null;
+    }>('SELECT events, only_messages, excluded_messages FROM callback_deliveries WHERE id = $1', [post!.id]);
+    expect(row).toEqual({ events: 2, only_messages: null, excluded_messages: null });
   });
 
   it('keeps the events of a held delivery when retention deletes its finished sibling of the same range', async () => {
