@@ -54,7 +54,11 @@ const heraldSmppServer = (): boolean => 'HERALD_SMPP_PORT' in CONFIG_VARIABLES;
  *   until the client has every receipt back on its dlr-url. Debian ships no opensmppbox (Kannel's SMPP server
  *   box; kannel-extras has test tools only), so the load comes in through smsbox's sendsms HTTP interface, one
  *   message a request, as Kannel's own clients send without it.
- * The targets: SMPP in at least the HTTP in rate, and ahead of Kannel.
+ * - HTTP in with callbacks: the same, each message's final status POSTed to a receiver, as an HTTP client gets
+ *   what an SMPP client gets as receipts;
+ * - SMPP in with a window of 1000 a bind (HERALD_SMPP_WINDOW): as many messages in flight as the HTTP runs' POSTs.
+ * The targets: SMPP in (window 1000) at least HTTP in with callbacks, and SMPP in at the default window ahead of
+ * Kannel.
  */
 export async function benchSmppServer(options: SmppServerBenchOptions): Promise<BenchFigure[]> {
   const say = (line: string): void => void process.stdout.write(`  ${line}\n`);
@@ -64,9 +68,22 @@ export async function benchSmppServer(options: SmppServerBenchOptions): Promise<
   if (!kannel) say('Kannel: not available: /usr/sbin/bearerbox and smsbox are missing (.ci/run installs kannel)');
   const kinds: Record<string, { label: string; run: Partial<EndToEndOptions> }> = {
     http: { label: 'HTTP in -> SMPP out', run: {} },
+    // The HTTP client's receipts: a delivery callback a message to a receiver of the run's own.
+    callbacks: { label: 'HTTP in -> SMPP out, callbacks back to the client', run: { callbacks: true } },
   };
-  if (smppIn) kinds.smpp = { label: 'SMPP in -> SMPP out', run: { intake: await smppIntake(options.clients) } };
-  const rates: Record<string, number[]> = { http: [], smpp: [] };
+  if (smppIn) {
+    kinds.smpp = {
+      label: `SMPP in -> SMPP out, window ${SMPP_IN_WINDOW}`,
+      run: { intake: await smppIntake(options.clients, SMPP_IN_WINDOW) },
+    };
+  }
+  if (wideWindow()) {
+    kinds.wide = {
+      label: `SMPP in -> SMPP out, window ${WIDE_WINDOW}`,
+      run: { intake: await smppIntake(options.clients, WIDE_WINDOW) },
+    };
+  }
+  const rates: Record<string, number[]> = { http: [], callbacks: [], smpp: [], wide: [] };
   const kannelRuns: KannelRun[] = [];
   let load = '';
   for (let pair = 0; pair < options.pairs; pair++) {
@@ -82,7 +99,11 @@ export async function benchSmppServer(options: SmppServerBenchOptions): Promise<
   }
 
   const http = meanOf(rates.http!);
-  const smpp = smppIn ? meanOf(rates.smpp!) : NaN;
+  const called = meanOf(rates.callbacks!);
+  const narrow = smppIn ? meanOf(rates.smpp!) : NaN;
+  const wide = wideWindow() ? meanOf(rates.wide!) : NaN;
+  // The target compares the same messages in flight: the HTTP run's clients' POSTs against as many binds' windows.
+  const smpp = wideWindow() ? wide : narrow;
   const relayed = kannel ? meanOf(kannelRuns.map((r) => r.rate)) : NaN;
   const notAvailable = (why: string): Pick<BenchFigure, 'note'> => ({ note: `not available: ${why}` });
   const noServer = 'this build of Herald has no SMPP server (HERALD_SMPP_PORT)';
@@ -96,16 +117,34 @@ export async function benchSmppServer(options: SmppServerBenchOptions): Promise<
       note: `${load1}, ${options.clients} clients, 1 process (all); runs ${runsOf(rates.http!)}; ${load}`,
     },
     {
-      name: 'smpp server: SMPP in -> SMPP out, receipts back to the client',
-      value: smpp,
+      name: 'smpp server: HTTP in -> SMPP out, callbacks back to the client',
+      value: called,
+      unit: 'msg/s',
+      note: `the same, each message's final status POSTed to a receiver; runs ${runsOf(rates.callbacks!)}`,
+    },
+    {
+      name: `smpp server: SMPP in -> SMPP out, window ${SMPP_IN_WINDOW}, receipts back to the client`,
+      value: narrow,
       unit: 'msg/s',
       ...(smppIn
         ? {
             note:
               `${options.clients} transceiver binds (as many as the HTTP run's clients, the account's default ` +
-              `limit), window ${SMPP_IN_WINDOW} each; runs ${runsOf(rates.smpp!)}`,
+              `limit), window ${SMPP_IN_WINDOW} each (the default); runs ${runsOf(rates.smpp!)}`,
           }
         : notAvailable(noServer)),
+    },
+    {
+      name: `smpp server: SMPP in -> SMPP out, window ${WIDE_WINDOW}, receipts back to the client`,
+      value: wide,
+      unit: 'msg/s',
+      ...(wideWindow()
+        ? {
+            note:
+              `${options.clients} binds, window ${WIDE_WINDOW} each (HERALD_SMPP_WINDOW): as many messages in flight ` +
+              `as the HTTP run's ${options.clients} clients' POSTs of 1000; runs ${runsOf(rates.wide!)}`,
+          }
+        : notAvailable('this build of Herald has no HERALD_SMPP_WINDOW')),
     },
     {
       name: 'smpp server: Kannel relaying, sendsms in -> SMPP out, receipts to the dlr-url',
@@ -121,20 +160,30 @@ export async function benchSmppServer(options: SmppServerBenchOptions): Promise<
         : notAvailable(noKannel)),
     },
     {
-      name: 'smpp server: SMPP in / HTTP in',
-      value: smpp / http,
+      name: 'smpp server: SMPP in / HTTP in, receipts / callbacks back to the client',
+      value: smpp / called,
       unit: 'ratio',
       ...(smppIn
-        ? { target: { op: '>=', value: 1 }, note: `${options.pairs} alternating rounds` }
+        ? {
+            target: { op: '>=', value: 1 },
+            note:
+              `${options.pairs} alternating rounds; SMPP in with window ` +
+              `${wideWindow() ? WIDE_WINDOW : SMPP_IN_WINDOW}` +
+              ` (window ${SMPP_IN_WINDOW}: ${(narrow / called).toFixed(2)}); against HTTP in without callbacks ` +
+              `${(smpp / http).toFixed(2)}`,
+          }
         : notAvailable(`${noServer} (target: >= 1)`)),
     },
     {
       name: 'smpp server: SMPP in / Kannel relaying',
-      value: smpp / relayed,
+      value: narrow / relayed,
       unit: 'ratio',
       // Ahead of it: more than 1.
       ...(smppIn && kannel
-        ? { target: { op: '>=', value: 1.01 }, note: 'the same load, the same simulator delay' }
+        ? {
+            target: { op: '>=', value: 1.01 },
+            note: `SMPP in with the default window (${SMPP_IN_WINDOW}); the same load, the same simulator delay`,
+          }
         : notAvailable(`${smppIn ? noKannel : noServer} (target: ahead of Kannel)`)),
     },
   ];
@@ -146,17 +195,28 @@ export async function benchSmppServer(options: SmppServerBenchOptions): Promise<
  */
 const SMPP_IN_WINDOW = 100;
 
+/** The window of the run with as many messages in flight as the HTTP run's POSTs (HERALD_SMPP_WINDOW). */
+const WIDE_WINDOW = 1000;
+
+/** Whether this build of Herald lets the operator set the window (older builds refuse the variable). */
+const wideWindow = (): boolean => 'HERALD_SMPP_WINDOW' in CONFIG_VARIABLES;
+
 /**
- * SMPP in: Herald listens for SMPP on a port of the run's own; the client binds `binds` transceivers with the
+ * SMPP in: Herald listens for SMPP on a port of the run's own (a bind's window `window`); the client binds `binds`
+ * transceivers with the
  * account's traffic token (system_id its key id, password its secret) and sends `messages` submit_sm as the HTTP
  * run's POSTs would (sender `Bench`, destinations ending 0: delivered), every one asking for its receipt, a throttled
  * one again 20 ms later. Without a rate limit (HERALD_SMPP_RATE_LIMIT, 2000 submit_sm a second by default): the HTTP
  * runs never meet theirs (a POST carries 1000 messages), and SMPP in would measure it alone.
  */
-async function smppIntake(binds: number): Promise<Intake> {
+async function smppIntake(binds: number, window: number): Promise<Intake> {
   const port = await freePort();
   return {
-    env: { HERALD_SMPP_PORT: String(port), HERALD_SMPP_RATE_LIMIT: '0' },
+    env: {
+      HERALD_SMPP_PORT: String(port),
+      HERALD_SMPP_RATE_LIMIT: '0',
+      ...(window !== SMPP_IN_WINDOW ? { HERALD_SMPP_WINDOW: String(window) } : {}),
+    },
     async send({ trafficToken, senderName, messages }) {
       // The token is base64("<key id>:<secret>").
       const [keyId = '', secret = ''] = Buffer.from(trafficToken, 'base64').toString().split(':');
@@ -165,7 +225,7 @@ async function smppIntake(binds: number): Promise<Intake> {
         systemId: keyId,
         password: secret,
         sessions: binds,
-        window: SMPP_IN_WINDOW * binds,
+        window: window * binds,
         messages,
         source: senderName,
       });

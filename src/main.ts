@@ -445,7 +445,6 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       const unlisten = await db.listenWakeups({
         onWake: (topic) => {
           if (topic === 'callbacks') sender.poke();
-          else if (topic === 'lanes') sender.lanesEnded();
           else if (topic === 'routes') routeChanged();
           else wakeup.notify();
         },
@@ -515,6 +514,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         port: config.smppPort,
         tls: config.smppTls,
         rateLimit: config.smppRateLimit,
+        window: config.smppWindow,
         leaseMs,
         ...options.smppServer,
       });

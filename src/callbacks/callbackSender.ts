@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
 import type { Db } from '../db/db.js';
+import { wakeAtCommit } from '../db/wake.js';
 import { nowMs, type Clock } from '../util/clock.js';
 import { maskCallbackUrl } from '../shared/callbackUrlMask.js';
 import { isPrivateAddress } from './callbackUrl.js';
@@ -94,7 +95,7 @@ export class CallbackSender extends Loop {
   /** When the next open POST falls due, as the last round that formed nothing read it. */
   private nextDue: Date | null | undefined;
   private savedAt = 0;
-  /** A POST ended elsewhere (the SMPP server's, smppServer/): its lane's waiting events are looked for (lanesEnded). */
+  /** At start: every lane with events beyond its cursor is looked at (this sender has watched none yet). */
   private sweepLanes = false;
   readonly stats = { delivered: 0, retried: 0, failed: 0, events: 0 };
   /** For tests: `round` fires at the end of each round of the loop with the number of attempts it started. */
@@ -115,15 +116,6 @@ export class CallbackSender extends Loop {
   /** Wakes the loop now, or has it go round once more if it is in a round. */
   poke(): void {
     this.wake.notify();
-  }
-
-  /**
-   * POSTs ended in another process (the SMPP server delivers its own: DESIGN 22): the next round takes on every lane
-   * with events beyond its cursor, as at start, since this sender did not see which lanes those POSTs held back.
-   */
-  lanesEnded(): void {
-    this.sweepLanes = true;
-    this.poke();
   }
 
   override async stop(): Promise<void> {
@@ -198,6 +190,8 @@ export class CallbackSender extends Loop {
       for (const lane of await callbackCursorsEnsure(db, round.cursorless)) this.pending.delete(laneKey(lane));
       this.poke();
     }
+    // The SMPP servers (api processes) lease what the binds get: told at once rather than at their next poll.
+    if (round.formedSmpp > 0) await wakeAtCommit(db, 'receipts');
     this.scannedTo = round.next;
     this.behind = round.behind;
     if (round.found.length > 0) this.unsaved = true;

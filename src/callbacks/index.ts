@@ -24,6 +24,7 @@ export { callbackTargetsRecheck } from './targetSql.js';
 export type { EventColumns, NewEvent } from './eventSql.js';
 export {
   callbackSmppAck,
+  callbackSmppEnd,
   callbackSmppPostEvents,
   callbackSmppPostsClaim,
   callbackSmppRelease,

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/db.js';
-import { inPost } from './postSql.js';
+import { inPost } from './postRange.js';
 
 /**
  * Deletes up to `limit` of an account's finished callback POSTs (delivered, or failed and not replayed)

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/db.js';
 import { eventBody, type EventFacts } from './eventBody.js';
 import type { EventPosition, Lane } from './laneSql.js';
+import { inPost } from './postRange.js';
 import { SMPP_BINDS_URL } from './smppPostSql.js';
 
 /** ISO 8601 UTC with seconds, as callbacks show times. */
@@ -18,17 +19,6 @@ export const MAX_REFUSED_PER_LANE = 3;
 
 /** New events read per look; more are read by the next (a look costs about a millisecond per 10,000). */
 export const NEW_EVENTS_PER_LOOK = 20_000;
-
-/**
- * Which events of a lane's range belong to a POST (SQL over `e`, an event, and `d`, the POST): all of
- * them, or only those of `only_messages`, or all but those of `excluded_messages`.
- */
-export const inPost = (e: string, d: string): string =>
-  `${e}.target_id = ${d}.target_id AND ${e}.lane = ${d}.lane
-   AND (${e}.txid, ${e}.id) > (${d}.after_txid, ${d}.after_event_id)
-   AND (${e}.txid, ${e}.id) <= (${d}.last_txid, ${d}.last_event_id)
-   AND (${d}.only_messages IS NULL OR ${e}.message_id = ANY(${d}.only_messages))
-   AND (${d}.excluded_messages IS NULL OR NOT ${e}.message_id = ANY(${d}.excluded_messages))`;
 
 /**
  * Forms POSTs, in one statement, for the lanes of callback URLs that have events written since the last look
@@ -52,6 +42,7 @@ export async function callbackPostsForm(
 ): Promise<FormRound> {
   const [result] = await db.query<{
     formed: number;
+    formed_smpp: number;
     next_txid: string;
     next_id: number;
     found: [number, number][] | null;
@@ -183,7 +174,7 @@ export async function callbackPostsForm(
          -- The SMPP server's POSTs are never due for the HTTP sender (callbacks/smppPostSql.ts leases them).
          CASE WHEN via_smpp THEN 'infinity'::timestamptz ELSE $1 END, $1, $1, via_smpp
        FROM formed
-       RETURNING 1
+       RETURNING via_smpp
      ),
      -- The next look goes on after the last event read, or from the horizon when this one read them all.
      next_look AS (
@@ -195,6 +186,7 @@ export async function callbackPostsForm(
        RIGHT JOIN (SELECT 1) one ON true
      )
      SELECT (SELECT count(*) FROM inserted)::int AS formed,
+       (SELECT count(*) FROM inserted WHERE via_smpp)::int AS formed_smpp,
        coalesce((SELECT txid FROM next_look), $5::xid8)::text AS next_txid,
          coalesce((SELECT id FROM next_look), $6::bigint) AS next_id,
        (SELECT json_agg(json_build_array(target_id, lane)) FROM found) AS found,
@@ -216,6 +208,7 @@ export async function callbackPostsForm(
   const r = result!;
   return {
     formed: r.formed,
+    formedSmpp: r.formed_smpp,
     next: { txid: r.next_txid, id: Number(r.next_id) },
     found: lanes(r.found),
     caughtUp: lanes(r.caught_up),
@@ -227,6 +220,8 @@ export async function callbackPostsForm(
 /** What a forming round did and saw. */
 export interface FormRound {
   readonly formed: number;
+  /** Of them, POSTs of the SMPP binds: the SMPP servers deliver them (wake topic 'receipts'). */
+  readonly formedSmpp: number;
   /** Where the next look goes on: after the last event read, or the horizon below which no event can come any more. */
   readonly next: EventPosition;
   /** Lanes with events since the last look. */

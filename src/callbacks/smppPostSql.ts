@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db.js';
+import { inPost } from './postRange.js';
 
 /**
  * The callback URL that stands for "this account's SMPP binds" (DESIGN 22): a message submitted over SMPP with
@@ -21,6 +22,8 @@ export interface SmppPost {
   readonly last_event_id: number;
   readonly only_messages: string[] | null;
   readonly excluded_messages: string[] | null;
+  /** Leases so far, this one included: 1 for a POST its lane waited on (see callbackPostsForm). */
+  readonly attempts: number;
 }
 
 /**
@@ -49,7 +52,8 @@ export async function callbackSmppPostsClaim(
      UPDATE callback_deliveries d SET smpp_lease_until = $3, attempts = d.attempts + 1, last_attempt_at = $2
      FROM due WHERE d.id = due.id
      RETURNING d.id, d.account_id::int AS account_id, d.target_id, d.lane, d.after_txid::text AS after_txid,
-       d.after_event_id, d.last_txid::text AS last_txid, d.last_event_id, d.only_messages, d.excluded_messages`,
+       d.after_event_id, d.last_txid::text AS last_txid, d.last_event_id, d.only_messages, d.excluded_messages,
+       d.attempts`,
     [accountIds, now, new Date(now.getTime() + leaseMs), limit],
   );
 }
@@ -70,31 +74,29 @@ export interface SmppEvent {
   readonly content: unknown;
 }
 
-/** The events of a leased SMPP POST that no deliver_sm_resp acknowledged yet, in order, with their messages. */
-export async function callbackSmppPostEvents(db: Queryable, post: SmppPost): Promise<SmppEvent[]> {
-  return db.query<SmppEvent>(
-    `SELECT e.id::bigint AS event_id, e.message_id, e.event, e.status, e.at, e.error_code, m.direction, m.created_at,
-       m.sender_name, m.destination, m.content
-     FROM callback_events e
+/**
+ * The events of leased SMPP POSTs that no deliver_sm_resp acknowledged yet, per POST in order, with their messages:
+ * one statement for a claim's POSTs (a POST carries as few as a forming round found, a dozen under load).
+ */
+export async function callbackSmppPostEvents(
+  db: Queryable,
+  posts: readonly SmppPost[],
+): Promise<Map<string, SmppEvent[]>> {
+  const byPost = new Map<string, SmppEvent[]>(posts.map((p) => [p.id, []]));
+  if (posts.length === 0) return byPost;
+  const rows = await db.query<SmppEvent & { delivery_id: string }>(
+    `SELECT d.id AS delivery_id, e.id::bigint AS event_id, e.message_id, e.event, e.status, e.at, e.error_code,
+       m.direction, m.created_at, m.sender_name, m.destination, m.content
+     FROM callback_deliveries d
+     JOIN callback_events e ON ${inPost('e', 'd')}
      LEFT JOIN messages m ON m.account_id = e.account_id AND m.id = e.message_id
-     WHERE e.target_id = $1 AND e.lane = $2 AND (e.txid, e.id) > ($3::xid8, $4::bigint)
-       AND (e.txid, e.id) <= ($5::xid8, $6::bigint)
-       AND ($7::uuid[] IS NULL OR e.message_id = ANY($7::uuid[]))
-       AND ($8::uuid[] IS NULL OR NOT e.message_id = ANY($8::uuid[]))
-       AND NOT EXISTS (SELECT 1 FROM smpp_receipt_acks a WHERE a.delivery_id = $9 AND a.event_id = e.id)
-     ORDER BY e.txid, e.id`,
-    [
-      post.target_id,
-      post.lane,
-      post.after_txid,
-      post.after_event_id,
-      post.last_txid,
-      post.last_event_id,
-      post.only_messages,
-      post.excluded_messages,
-      post.id,
-    ],
+     WHERE d.id = ANY($1::uuid[])
+       AND NOT EXISTS (SELECT 1 FROM smpp_receipt_acks a WHERE a.delivery_id = d.id AND a.event_id = e.id)
+     ORDER BY d.id, e.txid, e.id`,
+    [posts.map((p) => p.id)],
   );
+  for (const { delivery_id: id, ...event } of rows) byPost.get(id)!.push(event);
+  return byPost;
 }
 
 /**
@@ -128,6 +130,24 @@ export async function callbackSmppAck(
   if (!row!.ended) return false;
   await db.query('DELETE FROM smpp_receipt_acks WHERE delivery_id = $1', [deliveryId]);
   return true;
+}
+
+/**
+ * Ends an SMPP POST whose events are all acknowledged now or before (`delivered`, its acknowledgements deleted), in
+ * one statement and without writing an acknowledgement per event. Returns whether it ended (false: it had ended).
+ */
+export async function callbackSmppEnd(db: Queryable, deliveryId: string, now: Date): Promise<boolean> {
+  const [row] = await db.query<{ ended: boolean }>(
+    `WITH ended AS (
+       UPDATE callback_deliveries SET state = 'delivered', finished_at = $2, smpp_lease_until = NULL
+       WHERE id = $1 AND state = 'open'
+       RETURNING id
+     ),
+     forgotten AS (DELETE FROM smpp_receipt_acks WHERE delivery_id IN (SELECT id FROM ended))
+     SELECT EXISTS (SELECT 1 FROM ended) AS ended`,
+    [deliveryId, now],
+  );
+  return row!.ended;
 }
 
 /**

@@ -61,6 +61,11 @@ export interface Config {
    * message a PDU, so HERALD_RATE_LIMIT (requests, each up to 1000 messages over HTTP) would hold it to 200 a second.
    */
   readonly smppRateLimit: number;
+  /**
+   * submit_sm unanswered per bind: a client's usual window is 10 (Kannel's max-pending-submits) to 100 (Jasmin,
+   * Infobip); each costs a message in memory here, and a bind stores at most its window per batch's time.
+   */
+  readonly smppWindow: number;
   readonly demo: boolean;
   readonly logLevel: LogLevel;
   /** Largest body of a message batch (`POST /api/v1/message`); every other route has a limit of its own. */
@@ -176,6 +181,7 @@ export const DEFAULT_SHUTDOWN_SECONDS = 30;
 /** Far above what one client's integration needs (a 1000-message batch is one request), low enough to stop a loop. */
 export const DEFAULT_RATE_LIMIT = 200;
 export const DEFAULT_SMPP_RATE_LIMIT = 2000;
+export const DEFAULT_SMPP_WINDOW = 100;
 export const DEFAULT_AUTH_FAILURE_LIMIT = 30;
 /**
  * Each running request of an account may hold a core of the database server (a heavy read scans its messages): on
@@ -387,6 +393,8 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_SMPP_RATE_LIMIT:
     `submit_sm per second per account and process, 0 for none (default ${DEFAULT_SMPP_RATE_LIMIT}; bursts of twice ` +
     'as many)',
+  HERALD_SMPP_WINDOW:
+    `submit_sm a bind may have unanswered; one more is refused ESME_RTHROTTLED (default ${DEFAULT_SMPP_WINDOW})`,
   HERALD_SMPP_TLS_CERT: 'PEM certificate file: the SMPP server speaks TLS (with HERALD_SMPP_TLS_KEY; default unset)',
   HERALD_SMPP_TLS_KEY: 'PEM private key file of HERALD_SMPP_TLS_CERT (default unset)',
   HERALD_DEMO: 'true|false: create the demo account on first start (default true in embedded mode)',
@@ -585,6 +593,7 @@ export function loadConfig(env: Env = process.env): Config {
     smppRateLimit:
       optional(read('HERALD_SMPP_RATE_LIMIT'), 'HERALD_SMPP_RATE_LIMIT', integerIn(0, 1_000_000)) ??
       DEFAULT_SMPP_RATE_LIMIT,
+    smppWindow: optional(read('HERALD_SMPP_WINDOW'), 'HERALD_SMPP_WINDOW', integerIn(1, 10_000)) ?? DEFAULT_SMPP_WINDOW,
     demo,
     logLevel: optional(read('HERALD_LOG_LEVEL'), 'HERALD_LOG_LEVEL', parseLogLevel) ?? DEFAULT_LOG_LEVEL,
     bodyLimitBytes:

@@ -7,7 +7,7 @@ import type { Queryable } from './db.js';
  * The channel is named after the schema the tables live in, so that deployments (and tests) sharing a database in
  * different schemas do not wake each other.
  */
-export type WakeTopic = 'messages' | 'callbacks' | 'routes' | 'lanes';
+export type WakeTopic = 'messages' | 'callbacks' | 'routes' | 'receipts';
 
 /** The notification channel of the tables in `schema`. */
 export function wakeChannel(schema: string): string {

@@ -2,6 +2,7 @@ import smpp from 'smpp';
 import { wakeAtCommit } from '../db/wake.js';
 import {
   callbackSmppAck,
+  callbackSmppEnd,
   callbackSmppPostEvents,
   callbackSmppPostsClaim,
   callbackSmppRelease,
@@ -93,8 +94,12 @@ export class ReceiptDelivery {
           this.server.options.leaseMs,
           room,
         );
+        // A lane forms nothing while its newest POST waits for a first lease: the workers' senders, which watch the
+        // lane, are told it moved (a notification, not a poll's wait).
+        if (posts.some((post) => post.attempts === 1)) await wakeAtCommit(this.ctx.db, 'callbacks');
+        const events = await callbackSmppPostEvents(this.ctx.db, posts);
         for (const post of posts) {
-          const delivery: Promise<void> = this.deliverPost(post)
+          const delivery: Promise<void> = this.deliverPost(post, events.get(post.id)!)
             .catch((error: unknown) => this.ctx.log.error({ err: error }, 'SMPP receipts not delivered'))
             .finally(() => {
               this.inFlight.delete(delivery);
@@ -123,21 +128,16 @@ export class ReceiptDelivery {
   }
 
   /** Sends a POST's unacknowledged events; records those acknowledged; gives the POST back unless it ended. */
-  private async deliverPost(post: SmppPost): Promise<void> {
-    const events = await callbackSmppPostEvents(this.ctx.db, post);
+  private async deliverPost(post: SmppPost, events: readonly SmppEvent[]): Promise<void> {
     const outcomes = await Promise.all(events.map((e) => this.deliverEvent(post.account_id, e)));
     const acknowledged = events.filter((_, i) => outcomes[i] === 'acknowledged').map((e) => e.event_id);
     const now = this.ctx.clock.now();
+    // Every event left acknowledged (the usual case): the POST ends without a row per event.
     const ended =
-      acknowledged.length > 0 || events.length === 0
-        ? await callbackSmppAck(this.ctx.db, post.id, acknowledged, now)
-        : false;
-    if (ended) {
-      // The lane's next events wait behind this POST and the workers' callback senders, which formed it, do not see
-      // it end (a sender that ends an HTTP POST itself takes its lane on again): they are told to look for them.
-      await wakeAtCommit(this.ctx.db, 'lanes');
-      return;
-    }
+      acknowledged.length === events.length
+        ? await callbackSmppEnd(this.ctx.db, post.id, now)
+        : acknowledged.length > 0 && (await callbackSmppAck(this.ctx.db, post.id, acknowledged, now));
+    if (ended) return;
     // A refusal (the client could not take it now) is tried again after a pause; a lost one (its bind closed, or
     // none is up) at once, by any bind of the account.
     const refused = outcomes.includes('refused');

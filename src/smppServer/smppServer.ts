@@ -27,10 +27,7 @@ export interface SmppServerOptions {
   readonly tls?: { readonly cert: Buffer; readonly key: Buffer } | undefined;
   /** submit_sm per second per account (HERALD_SMPP_RATE_LIMIT; 0: none), bursts of twice as many. */
   readonly rateLimit: number;
-  /**
-   * submit_sm a bind may have unanswered at once; more are refused ESME_RTHROTTLED. 100: a client's usual window is
-   * 10 (Kannel's max-pending-submits) to 100 (Jasmin, Infobip), and each costs a request in flight here.
-   */
+  /** submit_sm a bind may have unanswered at once (HERALD_SMPP_WINDOW); more are refused ESME_RTHROTTLED. */
   readonly window: number;
   /** deliver_sm sent to a bind and not yet answered, at once (Kannel answers as fast as its store writes). */
   readonly deliverWindow: number;
@@ -48,8 +45,10 @@ export interface SmppServerOptions {
   readonly unbindWaitMs: number;
 }
 
-export const DEFAULT_SMPP_SERVER_OPTIONS: Omit<SmppServerOptions, 'host' | 'port' | 'tls' | 'leaseMs' | 'rateLimit'> = {
-  window: 100,
+export const DEFAULT_SMPP_SERVER_OPTIONS: Omit<
+  SmppServerOptions,
+  'host' | 'port' | 'tls' | 'leaseMs' | 'rateLimit' | 'window'
+> = {
   deliverWindow: 100,
   // 1000 parts is some 150 KB of text a bind; a minute is what SMSCs give a long message's parts (Kannel: 30 s).
   parts: { maxParts: 1000, timeoutMs: 60_000 },
@@ -117,6 +116,8 @@ export class SmppServer {
   /** submit_sm go to the HTTP send's function in batches (submitBatches.ts). */
   private readonly batches: SubmitBatches;
   private readonly rate: RateLimiter;
+  /** Stops hearing the workers' 'receipts' wake-ups. */
+  private unlisten: (() => Promise<void>) | undefined;
   port = 0;
 
   constructor(
@@ -143,6 +144,15 @@ export class SmppServer {
     const address = server.address();
     this.port = typeof address === 'object' && address ? address.port : this.options.port;
     this.receipts.start();
+    // The workers form the binds' receipts (callbackPostsForm) and say so at once: no wait for the next poll.
+    this.unlisten = await this.ctx.db.listenWakeups({
+      onWake: (topic) => {
+        if (topic === 'receipts') this.receipts.poke();
+      },
+      onListening: () => this.receipts.poke(),
+      onLost: (error) =>
+        this.ctx.log.warn({ err: error }, 'the SMPP server lost its wake-up listener; connecting again'),
+    });
     this.beat();
     return this.port;
   }
@@ -158,6 +168,8 @@ export class SmppServer {
     this.heartbeat?.cancel();
     this.heartbeat = undefined;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    await this.unlisten?.();
+    this.unlisten = undefined;
     await this.receipts.stop();
     // Submits being stored are answered before their binds are unbound.
     await this.batches.drain();

@@ -3,6 +3,7 @@ import type { Queryable } from '../../src/db/db.js';
 import { callbackPostNextDue, callbackPostsClaim } from '../../src/callbacks/postSql.js';
 import {
   callbackSmppAck,
+  callbackSmppEnd,
   callbackSmppPostEvents,
   callbackSmppPostsClaim,
   callbackSmppRelease,
@@ -60,7 +61,7 @@ describe.each(ENGINES)('SMPP POSTs of the callback outbox (%s)', (engine) => {
   own('deliver each event until acknowledged; the POST ends with its last acknowledgement', async (tx, accountId) => {
     const post = await smppPost(tx, accountId, 3);
     const [claimed] = await callbackSmppPostsClaim(tx, [accountId], T0, LEASE_MS, 10);
-    const events = await callbackSmppPostEvents(tx, claimed!);
+    const events = (await callbackSmppPostEvents(tx, [claimed!])).get(claimed!.id)!;
     expect(events.map((e) => Number(e.event_id))).toEqual(post.eventIds);
     expect(await callbackSmppWaiting(tx)).toBe(3);
 
@@ -69,7 +70,7 @@ describe.each(ENGINES)('SMPP POSTs of the callback outbox (%s)', (engine) => {
     // An acknowledged event is not sent again, even when the POST is taken again.
     await callbackSmppRelease(tx, [post.id], null);
     const [again] = await callbackSmppPostsClaim(tx, [accountId], at(1), LEASE_MS, 10);
-    expect((await callbackSmppPostEvents(tx, again!)).map((e) => Number(e.event_id))).toEqual([
+    expect((await callbackSmppPostEvents(tx, [again!])).get(again!.id)!.map((e) => Number(e.event_id))).toEqual([
       post.eventIds[0],
       post.eventIds[2],
     ]);
@@ -83,6 +84,35 @@ describe.each(ENGINES)('SMPP POSTs of the callback outbox (%s)', (engine) => {
     expect(row).toEqual({ state: 'delivered', finished_at: at(3) });
     expect(await tx.query('SELECT 1 FROM smpp_receipt_acks WHERE delivery_id = $1', [post.id])).toEqual([]);
     expect(await callbackSmppWaiting(tx)).toBe(0);
+  });
+
+  own("read a claim's events in one statement, each POST's apart and in order", async (tx, accountId) => {
+    const other = (await insertAccount(tx)).id;
+    const a = await smppPost(tx, accountId, 2);
+    const b = await smppPost(tx, other, 3);
+    const claimed = await callbackSmppPostsClaim(tx, [accountId, other], T0, LEASE_MS, 10);
+    expect(claimed.map((p) => p.attempts)).toEqual([1, 1]);
+    const events = await callbackSmppPostEvents(tx, claimed);
+    expect(events.get(a.id)!.map((e) => Number(e.event_id))).toEqual(a.eventIds);
+    expect(events.get(b.id)!.map((e) => Number(e.event_id))).toEqual(b.eventIds);
+    expect(await callbackSmppPostEvents(tx, [])).toEqual(new Map());
+  });
+
+  own('end at once when every event left is acknowledged, with no row per event', async (tx, accountId) => {
+    const post = await smppPost(tx, accountId, 3);
+    await callbackSmppPostsClaim(tx, [accountId], T0, LEASE_MS, 10);
+    // One acknowledged on an earlier lease; the other two now: the POST ends, its acknowledgement rows go.
+    expect(await callbackSmppAck(tx, post.id, [post.eventIds[0]!], T0)).toBe(false);
+    expect(await callbackSmppEnd(tx, post.id, at(1))).toBe(true);
+    const [row] = await tx.query<{ state: string; finished_at: Date; smpp_lease_until: Date | null }>(
+      'SELECT state, finished_at, smpp_lease_until FROM callback_deliveries WHERE id = $1',
+      [post.id],
+    );
+    expect(row).toEqual({ state: 'delivered', finished_at: at(1), smpp_lease_until: null });
+    expect(await tx.query('SELECT 1 FROM smpp_receipt_acks WHERE delivery_id = $1', [post.id])).toEqual([]);
+    expect(await callbackSmppWaiting(tx)).toBe(0);
+    // Ended once: a second process whose lease ran out finds it ended.
+    expect(await callbackSmppEnd(tx, post.id, at(2))).toBe(false);
   });
 
   own('given back at once (a bind closed) or from a time on (a client refused)', async (tx, accountId) => {

@@ -24,12 +24,51 @@ describe('the SMPP server settings', () => {
       'HERALD_SMPP_TLS_CERT: cannot be read',
     ],
     [{ HERALD_SMPP_PORT: 'smpp' }, 'HERALD_SMPP_PORT'],
+    [{ HERALD_SMPP_WINDOW: '0' }, 'HERALD_SMPP_WINDOW'],
+    [{ HERALD_SMPP_WINDOW: 'wide' }, 'HERALD_SMPP_WINDOW'],
   ])('refuses %j at start-up', (env, message) => {
     expect(() => loadConfig({ HERALD_DEMO: 'false', ...env })).toThrow(message);
   });
 
   it('is off without HERALD_SMPP_PORT', () => {
     expect(loadConfig({ HERALD_DEMO: 'false' }).smppPort).toBeUndefined();
+  });
+});
+
+describe.each(ENGINES)('the SMPP server with HERALD_SMPP_WINDOW on %s', (engine) => {
+  let t: TestHerald;
+  beforeAll(async () => {
+    t = await startTestHerald(engine, { env: { HERALD_SMPP_PORT: '0', HERALD_SMPP_WINDOW: '3' } });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('keeps each bind to its window: one submit_sm more is refused ESME_RTHROTTLED (4290)', async () => {
+    const a = await t.createAccount({ senderNames: [['SMS', 'Herald']] });
+    const secret = Buffer.from(a.traffic, 'base64').toString('utf8').split(':')[1]!;
+    const { client, answer } = await SmppTestClient.bound(t.herald.smppServer!.port, keyIdOf(a.traffic), secret);
+    try {
+      expect(answer.command_status).toBe(ESME.ROK);
+      // Ten at once: the first three are stored before any is answered, so some of the rest find the window full.
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          client.submit({
+            source_addr: 'Herald',
+            destination_addr: `7916123${String(i).padStart(4, '0')}`,
+            short_message: 'Hi',
+          }),
+        ),
+      );
+      const statuses = answers.map((p) => p.command_status);
+      expect(statuses.filter((s) => s === ESME.ROK).length).toBeGreaterThanOrEqual(3);
+      expect(statuses).toContain(ESME.RTHROTTLED);
+      expect(answers.find((p) => p.command_status === ESME.RTHROTTLED)!.herald_error_code).toBe(4290);
+      const listed = await t.call('GET', '/api/v1/smpp-binds', { token: a.system });
+      expect(listed.body.items[0]).toMatchObject({ window: { size: 3 } });
+    } finally {
+      await client.close();
+    }
   });
 });
 
