@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
 import type { Db } from '../db/db.js';
 import { wakeAtCommit } from '../db/wake.js';
+import { WriteBatches } from '../util/writeBatches.js';
 import { nowMs, type Clock } from '../util/clock.js';
 import { maskCallbackUrl } from '../shared/callbackUrlMask.js';
 import { isPrivateAddress } from './callbackUrl.js';
@@ -13,7 +14,8 @@ import {
   callbackPostBodies,
   callbackPostNextDue,
   callbackPostDefer,
-  callbackPostRecord,
+  callbackPostsRecord,
+  type AttemptOutcome,
   type ClaimedPost,
 } from './postSql.js';
 import {
@@ -63,6 +65,9 @@ export const DEFAULT_SENDER_OPTIONS: Omit<CallbackSenderOptions, 'retryIntervalS
 /** The first wait for events of transactions above the horizon, doubled at each look that still finds them. */
 const HORIZON_WAIT_MS = 20;
 
+/** Outcomes recorded by one statement at most (a sender has at most maxInFlight POSTs under way). */
+const OUTCOMES_PER_STATEMENT = 500;
+
 class PrivateAddressError extends Error {}
 
 const laneKey = (lane: Lane): string => `${lane.targetId}:${lane.lane}`;
@@ -98,6 +103,8 @@ export class CallbackSender extends Loop {
   /** At start: every lane with events beyond its cursor is looked at (this sender has watched none yet). */
   private sweepLanes = false;
   readonly stats = { delivered: 0, retried: 0, failed: 0, events: 0 };
+  /** The attempts' outcomes, recorded together when they end together (callbackPostsRecord). */
+  private readonly outcomes: WriteBatches<AttemptOutcome>;
   /** For tests: `round` fires at the end of each round of the loop with the number of attempts it started. */
   readonly testSignals = { round: new TestSignal<number>() };
 
@@ -106,6 +113,7 @@ export class CallbackSender extends Loop {
     private readonly options: CallbackSenderOptions,
   ) {
     super(deps.clock);
+    this.outcomes = new WriteBatches((outcomes) => callbackPostsRecord(deps.db, outcomes), OUTCOMES_PER_STATEMENT);
     this.agent = new Agent({
       connections: options.perHost,
       keepAliveTimeout: 30_000,
@@ -258,7 +266,7 @@ export class CallbackSender extends Loop {
     const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
     if (!this.options.allowPrivate && isIP(literal) && isPrivateAddress(literal)) {
       // An IP literal is never looked up, so the connect-time guard would not see it.
-      await callbackPostRecord(db, {
+      await this.outcomes.add({
         postId: post.id,
         accountId: post.account_id,
         at: clock.now(),
@@ -330,7 +338,7 @@ export class CallbackSender extends Loop {
         'callback not accepted',
       );
     }
-    await callbackPostRecord(db, {
+    await this.outcomes.add({
       postId: post.id,
       accountId: post.account_id,
       at,

@@ -354,20 +354,40 @@ export interface AttemptOutcome {
   readonly nextAttemptAt: Date | null;
 }
 
-/** Records an attempt and its consequence for the POST, in one statement. */
-export async function callbackPostRecord(db: Queryable, o: AttemptOutcome): Promise<void> {
+/**
+ * Records attempts and their consequences for their POSTs, in one statement however many (the sender gathers the
+ * outcomes that end while one is being written: a write transaction per POST was most of a callback's, 38 of 59
+ * per 1000 messages in the roles benchmark). A sender records only the POSTs it holds a lease on: no other writer
+ * updates them meanwhile.
+ */
+export async function callbackPostsRecord(db: Queryable, outcomes: readonly AttemptOutcome[]): Promise<void> {
+  if (outcomes.length === 0) return;
+  const column = <T>(f: (o: AttemptOutcome) => T): T[] => outcomes.map(f);
   await db.query(
-    `WITH attempt AS (
+    `WITH o AS (
+       SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[],
+         $8::timestamptz[]) AS o (id, account_id, at, http_status, latency_ms, error, result, next_attempt_at)
+     ),
+     attempt AS (
        INSERT INTO callback_attempts (delivery_id, account_id, at, http_status, latency_ms, error)
-       VALUES ($1, $2, $3, $4, $5, $6)
+       SELECT id, account_id, at, http_status, latency_ms, error FROM o
      )
-     UPDATE callback_deliveries
-     SET attempts = attempts + 1, last_attempt_at = $3, last_http_status = $4, last_error = $6,
-         state = CASE $7 WHEN 'retry' THEN 'open' ELSE $7 END,
-         next_attempt_at = coalesce($8, next_attempt_at),
-         finished_at = CASE $7 WHEN 'retry' THEN NULL ELSE $3::timestamptz END
-     WHERE id = $1`,
-    [o.postId, o.accountId, o.at, o.httpStatus, o.latencyMs, o.error, o.result, o.nextAttemptAt],
+     UPDATE callback_deliveries d
+     SET attempts = d.attempts + 1, last_attempt_at = o.at, last_http_status = o.http_status, last_error = o.error,
+         state = CASE o.result WHEN 'retry' THEN 'open' ELSE o.result END,
+         next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at),
+         finished_at = CASE o.result WHEN 'retry' THEN NULL ELSE o.at END
+     FROM o WHERE d.id = o.id`,
+    [
+      column((o) => o.postId),
+      column((o) => o.accountId),
+      column((o) => o.at),
+      column((o) => o.httpStatus),
+      column((o) => o.latencyMs),
+      column((o) => o.error),
+      column((o) => o.result),
+      column((o) => o.nextAttemptAt),
+    ],
   );
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import type { Queryable } from '../../src/db/db.js';
-import { callbackPostsClaim, callbackPostRecord } from '../../src/callbacks/postSql.js';
+import { callbackPostsClaim, callbackPostsRecord } from '../../src/callbacks/postSql.js';
 import { ENGINES } from '../helpers/engines.js';
 import { planOf, subplanNodes } from '../helpers/plans.js';
 import { describeClaimSkipsLocked, ownRowsTests } from '../helpers/transactions.js';
@@ -119,16 +119,18 @@ describe.each(ENGINES)('callback deliveries: the claim (%s)', (engine) => {
         onlyMessages: [randomUUID()],
       });
       expect(await claimedIds(tx, at(0))).toEqual([refused.id, ofNoneHeld.id].sort());
-      await callbackPostRecord(tx, {
-        postId: refused.id,
-        accountId,
-        at: at(1),
-        httpStatus: 200,
-        latencyMs: 1,
-        error: null,
-        result: 'delivered',
-        nextAttemptAt: null,
-      });
+      await callbackPostsRecord(tx, [
+        {
+          postId: refused.id,
+          accountId,
+          at: at(1),
+          httpStatus: 200,
+          latencyMs: 1,
+          error: null,
+          result: 'delivered',
+          nextAttemptAt: null,
+        },
+      ]);
       expect(await claimedIds(tx, at(1))).toEqual([ofX.id]);
     },
   );

@@ -5,7 +5,8 @@ import {
   callbackPostsClaim,
   callbackPostsForm,
   callbackPostBodies,
-  callbackPostRecord,
+  callbackPostsRecord,
+  type AttemptOutcome,
   type ClaimedPost,
 } from '../../src/callbacks/postSql.js';
 import { CallbackTargets } from '../../src/callbacks/callbackTargets.js';
@@ -66,17 +67,18 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
     (await callbackPostBodies(db, d))
       .map((b) => JSON.parse(b) as { message_uuid: string; status: string })
       .map((b) => [b.message_uuid, b.status]);
+  const outcome = (d: ClaimedPost, result: 'delivered' | 'retry', at: Date): AttemptOutcome => ({
+    postId: d.id,
+    accountId,
+    at,
+    httpStatus: result === 'delivered' ? 200 : 503,
+    latencyMs: 1,
+    error: result === 'delivered' ? null : 'HTTP 503',
+    result,
+    nextAttemptAt: result === 'retry' ? new Date(at.getTime() + 300_000) : null,
+  });
   const record = (d: ClaimedPost, result: 'delivered' | 'retry', at = NOW): Promise<void> =>
-    callbackPostRecord(db, {
-      postId: d.id,
-      accountId,
-      at,
-      httpStatus: result === 'delivered' ? 200 : 503,
-      latencyMs: 1,
-      error: result === 'delivered' ? null : 'HTTP 503',
-      result,
-      nextAttemptAt: result === 'retry' ? new Date(at.getTime() + 300_000) : null,
-    });
+    callbackPostsRecord(db, [outcome(d, result, at)]);
 
   it('keeps one delivery per lane until its first attempt, then forms the next', async () => {
     const target = await newTarget();
@@ -128,6 +130,28 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
     await record(retried[0]!, 'delivered', new Date(NOW.getTime() + 300_000));
     const [held] = await claim(target);
     expect(await bodies(held!)).toEqual([[x, 'delivered']]);
+  });
+
+  it("records several POSTs' outcomes in one statement, each with its attempt", async () => {
+    const targets = [await newTarget(), await newTarget()];
+    const posts: ClaimedPost[] = [];
+    for (const target of targets) {
+      current = target;
+      await event(target, randomUUID(), 'sent');
+      await form(1);
+      posts.push(...(await claim(target)));
+    }
+    await callbackPostsRecord(db, [outcome(posts[0]!, 'delivered', NOW), outcome(posts[1]!, 'retry', NOW)]);
+    const rows = await db.query<{ id: string; state: string; attempts: number; tried: number }>(
+      `SELECT d.id, d.state, d.attempts,
+         (SELECT count(*)::int FROM callback_attempts a WHERE a.delivery_id = d.id) AS tried
+       FROM callback_deliveries d WHERE d.id = ANY($1::uuid[])`,
+      [posts.map((p) => p.id)],
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    expect(byId.get(posts[0]!.id)).toMatchObject({ state: 'delivered', attempts: 1, tried: 1 });
+    expect(byId.get(posts[1]!.id)).toMatchObject({ state: 'open', attempts: 1, tried: 1 });
+    expect(await callbackPostsRecord(db, [])).toBeUndefined();
   });
 
   it('forms no more deliveries in a lane whose receiver refused three that are still open', async () => {
