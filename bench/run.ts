@@ -3,7 +3,7 @@ import { benchCallbacks } from './callbacks.js';
 import { benchCascade, type PlainRate } from './cascade.js';
 import { benchDispatch } from './dispatch.js';
 import { benchEndToEnd } from './endToEnd.js';
-import { benchGuards } from './guards.js';
+import { benchGuards, type Guard, GUARDS } from './guards.js';
 import { benchRouting } from './routing.js';
 import { benchHostile } from './hostile.js';
 import { benchIdle } from './idle.js';
@@ -35,7 +35,9 @@ import {
  * (ingest,guards,routing,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,
  * smpp-server,dispatch,verify,idle,roles,telegram,providers; mnp only when named), BENCH_ROUTES, BENCH_ROUTING_PAIRS,
  * BENCH_MNP_ROWS, BENCH_SOAK_MESSAGES, BENCH_TELEGRAM_MESSAGES, BENCH_TELEGRAM_PAIRS, BENCH_PROVIDERS_MESSAGES,
- * BENCH_PROVIDERS_PAIRS, BENCH_GUARDS_PAIRS, BENCH_STOP_LIST (the guarded runs' stop list),
+ * BENCH_PROVIDERS_PAIRS, BENCH_GUARDS_PAIRS, BENCH_STOP_LIST (the guarded runs' stop list), BENCH_GUARDS_ON (the guards
+ * the guarded runs switch on, e.g. `flood` or `stoplist,pumping`; default all), BENCH_GUARDS_ACCOUNTS (e.g. `1` or
+ * `1,4`: accounts per measurement; default one, then one per client),
  * BENCH_STATS_MESSAGES, BENCH_LIST_MESSAGES, BENCH_CASCADES,
  * BENCH_PRIORITY_PROMOS, BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES, BENCH_SMPP_BARE_MESSAGES,
  * BENCH_SMPP_MAX_SECONDS, BENCH_SMPP_SERVER_MESSAGES, BENCH_SMPP_SERVER_PAIRS, BENCH_SMPP_SERVER_KANNEL_CLIENTS,
@@ -52,6 +54,15 @@ const apiProcesses = Number(process.env.BENCH_API_PROCS ?? 1);
 const e2eMessages = Number(process.env.BENCH_E2E_MESSAGES ?? 100_000);
 const only = process.env.BENCH_ONLY?.split(',');
 const wanted = (name: string): boolean => !only || only.includes(name);
+/** BENCH_GUARDS_ON's guards; undefined: all. */
+function guardsOf(list: string | undefined): Guard[] | undefined {
+  if (list === undefined) return undefined;
+  const guards = list.split(',');
+  const unknown = guards.filter((g) => !(GUARDS as readonly string[]).includes(g));
+  if (unknown.length > 0)
+    throw new Error(`BENCH_GUARDS_ON: unknown ${unknown.join(', ')} (known: ${GUARDS.join(', ')})`);
+  return guards as Guard[];
+}
 
 const machine = machineDescription();
 const database = await postgresVersion();
@@ -83,10 +94,23 @@ if (wanted('ingest')) {
 if (wanted('ingest') || wanted('guards')) {
   const pairs = Number(process.env.BENCH_GUARDS_PAIRS ?? 2);
   const stopListSize = Number(process.env.BENCH_STOP_LIST ?? 1_000_000);
+  const guards = guardsOf(process.env.BENCH_GUARDS_ON);
+  const accounts = process.env.BENCH_GUARDS_ACCOUNTS?.split(',').map(Number);
   process.stdout.write(
-    `guards: ingest with every guard off, then on with a stop list of ${stopListSize} numbers, ${pairs} pair(s)...\n`,
+    `guards: ingest with every guard off, then on (${guards?.join('+') ?? 'all'}) with a stop list of ` +
+      `${stopListSize} numbers, ${pairs} pair(s)...\n`,
   );
-  figures.push(...(await benchGuards({ seconds, clients, pairs, stopListSize, withSchema })));
+  figures.push(
+    ...(await benchGuards({
+      seconds,
+      clients,
+      pairs,
+      stopListSize,
+      withSchema,
+      ...(guards ? { guards } : {}),
+      ...(accounts ? { accounts } : {}),
+    })),
+  );
 }
 if (wanted('routing')) {
   const pairs = Number(process.env.BENCH_ROUTING_PAIRS ?? 2);

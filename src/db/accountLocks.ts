@@ -11,11 +11,8 @@ const ACCOUNT_LOCK_CLASSES = {
   callbackUrls: 7311_0002,
   /** The account's verifiers: their count against the per-account ceiling. */
   verifiers: 7311_0003,
-  /**
-   * What a batch being stored counts against (generation.ts, storeMessages): the flood counters and daily spend
-   * (guard/), the pumping counts and holds (fraud/). One lock for all, taken once per batch.
-   */
-  guard: 7311_0004,
+  // 7311_0004 was `guard`, a batch's turn for the fraud guard's counts: they are exact by the locks of their rows
+  // now (guard/guard.ts guardAtStore, fraud/holds.ts pumpingCheck). Not to be given to anything else.
   /** The account's SMPP binds over every api process: their count against its smppBinds (smppServer/). */
   smppBinds: 7311_0005,
 } as const;

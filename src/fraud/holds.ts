@@ -12,7 +12,15 @@ import {
   type PumpingSettings,
   splitKey,
 } from './pumping.js';
-import { holdDecide, type HoldRow, pumpingCount, pumpingHoldsAdd, pumpingStates } from './fraudSql.js';
+import {
+  holdDecide,
+  type HoldRow,
+  type KeyHold,
+  pumpingCount,
+  pumpingCountBatch,
+  pumpingHolds,
+  pumpingHoldsAdd,
+} from './fraudSql.js';
 
 /** A message of a batch as the detection sees it. */
 export interface PumpingItem {
@@ -21,10 +29,9 @@ export interface PumpingItem {
 }
 
 /**
- * What the database knows of the keys of a batch's messages before it is counted (pumpingStates: the last hour's
- * and the baseline's buckets, proofs, open holds and trust), read in the storing transaction before the account's
- * `guard` lock: batches of one account read it side by side. The current hour's count is not taken from it but from
- * {@link pumpingCheck}'s write, under the lock. `items[i]` undefined for a message that is not counted.
+ * The account's open holds and trusted keys (pumpingHolds), read in the storing transaction before anything is
+ * locked: batches of one account read them side by side. Counts come from {@link pumpingCheck}'s write, which locks
+ * the keys' rows. Nothing is read when no message is counted.
  */
 export async function pumpingHistory(
   tx: Queryable,
@@ -32,21 +39,23 @@ export async function pumpingHistory(
   settings: PumpingSettings,
   items: readonly (PumpingItem | undefined)[],
   now: Date,
-): Promise<ReadonlyMap<CountKey, KeyState>> {
+): Promise<ReadonlyMap<CountKey, KeyHold>> {
   if (settings.mode === 'off' || items.every((i) => i === undefined)) return new Map();
-  const keys = new Set(items.flatMap((i) => (i ? keysOf(i.destination, i.country) : [])));
-  return pumpingStates(tx, accountId, [...keys], now);
+  return pumpingHolds(tx, accountId, now);
 }
 
 /**
  * The pumping check of a batch being stored, in the storing transaction (generation.ts, storeMessages): `items[i]`
- * undefined for a message that is not stored or not counted (refused, a dispatch's held message); `history` from
- * {@link pumpingHistory} for the same or more items. Returns, in order, the hold each message waits in, or undefined
- * for one that goes. The caller holds the account's `guard` lock, so that batches of one account take turns: the
- * counts are exact. One write of counts that returns them (the count before the batch is the total less the batch)
- * and, when something is held, a write that takes the held messages back out of the counts and one of holds. A
- * hold opened by a batch between the history's read and the lock is not seen as open; the later batch's messages
- * to its key are over the allowance all the same (the earlier batch counted it full), so they join it.
+ * undefined for a message that is not stored or not counted (refused, a dispatch's held message); `holds` from
+ * {@link pumpingHistory}. Returns, in order, the hold each message waits in, or undefined for one that goes. The
+ * counts are exact when batches of one account race: one write of counts locks the keys' rows in key order and
+ * returns them as the batches committed before left them (the count before the batch is the total less the batch; a
+ * batch to the same key waits for this one's commit), with the history of the keys that may be over their
+ * allowance (pumpingCountBatch; the others are judged on the batch alone, which cannot take them past their floor),
+ * and, when something is held, a write takes the held messages back out of the counts and one adds them to their
+ * holds. A hold opened by a batch between the holds' read and the count's write is not seen as open; the later
+ * batch's messages to its key are over the allowance all the same (the earlier batch counted it full), so they
+ * join it.
  */
 export async function pumpingCheck(
   tx: Queryable,
@@ -54,7 +63,7 @@ export async function pumpingCheck(
   accountId: number,
   settings: PumpingSettings,
   items: readonly (PumpingItem | undefined)[],
-  history: ReadonlyMap<CountKey, KeyState>,
+  holdsBefore: ReadonlyMap<CountKey, KeyHold>,
   now: Date,
 ): Promise<(number | undefined)[]> {
   if (settings.mode === 'off' || items.every((i) => i === undefined)) return items.map(() => undefined);
@@ -62,10 +71,20 @@ export async function pumpingCheck(
   const counted = keyed.flatMap((k) => (k ? [k] : []));
   const added = new Map<CountKey, number>();
   for (const keys of counted) for (const key of keys) added.set(key, (added.get(key) ?? 0) + 1);
-  const totals = await pumpingCount(tx, accountId, added, 'sent', now);
-  const states = new Map(
-    [...added].map(([key, n]) => [key, { ...(history.get(key) ?? NO_HISTORY), current: totals.get(key)! - n }]),
-  );
+  const floors = { range: settings.rangeFloor, country: settings.countryFloor };
+  const open = [...added.keys()].filter((key) => holdsBefore.get(key)?.openHold != null);
+  const near = await pumpingCountBatch(tx, accountId, added, floors, open, now);
+  const states = new Map<CountKey, KeyState>();
+  for (const [key, n] of added) {
+    const c = near.get(key);
+    const hold = holdsBefore.get(key);
+    if (c === undefined && hold === undefined) continue;
+    states.set(key, {
+      ...NO_HISTORY,
+      ...(c && { current: c.sent - n, previous: c.previous, baseline: c.baseline, proofs: c.proofs }),
+      ...(hold && { openHold: hold.openHold, trusted: hold.trusted }),
+    });
+  }
   const verdicts = judge(counted, states, settings, now);
   const takenBack = new Map<CountKey, number>();
   const held = new Map<CountKey, { messages: number; allowance: number }>();
@@ -75,7 +94,11 @@ export async function pumpingCheck(
     for (const key of counted[i]!) takenBack.set(key, (takenBack.get(key) ?? 0) - 1);
     const h = held.get(v.key);
     if (h) h.messages++;
-    else held.set(v.key, { messages: 1, allowance: allowance(splitKey(v.key).kind, states.get(v.key)!, settings) });
+    else
+      held.set(v.key, {
+        messages: 1,
+        allowance: allowance(splitKey(v.key).kind, states.get(v.key) ?? NO_HISTORY, settings),
+      });
   });
   await pumpingCount(tx, accountId, takenBack, 'sent', now);
   const bursts = verdicts.filter((v) => v.burst).length;

@@ -3,7 +3,7 @@ import type { Job } from '../shared/jobs.js';
 import type { Clock } from '../util/clock.js';
 import { hourOf, pumpingCountsDeleteBefore } from './fraudSql.js';
 
-/** How far back the baseline and the proofs read (see pumpingStates), and a day more. */
+/** How far back the baseline and the proofs read (see pumpingCountBatch), and a day more. */
 const COUNTS_KEPT_MS = 8 * 24 * 3_600_000;
 
 /** Hourly: the pumping counts older than the baseline reads are deleted. */

@@ -7,8 +7,11 @@ import type { Queryable } from '../db/db.js';
 
 /**
  * Appends a batch's messages (per destination, their text hashes in order) to their destinations' recent messages,
- * forgetting those sent at or before `since`, and returns each destination's hashes as they were before the batch.
- * One statement for a batch, its rows written in destination order; the caller holds the account's guard lock.
+ * forgetting those sent at or before `since`, and returns the hashes that were there before the batch, for the
+ * destinations that had a row (none: nothing in the hour).
+ * One statement for a batch, its rows written (and locked until the transaction ends) in destination order: a batch
+ * racing to one of the same destinations waits for this one's commit and then reads the row as it left it, so that
+ * the two never pass a limit together; batches to other destinations do not wait.
  */
 export async function floodAppend(
   db: Queryable,
@@ -18,8 +21,11 @@ export async function floodAppend(
   now: Date,
 ): Promise<Map<string, number[]>> {
   const destinations = [...batch.keys()].sort();
+  // Only rows that were there before come back: a destination new to the hour held nothing (a mailing spread over
+  // the plan parses no row).
   const rows = await db.query<{ destination: string; texts: number[] }>(
-    `INSERT INTO flood_recent AS f (account_id, destination, sent_at, texts, last_at)
+    `WITH appended AS (
+     INSERT INTO flood_recent AS f (account_id, destination, sent_at, texts, last_at)
      SELECT $1, b.destination, array_fill($5::timestamptz, ARRAY[cardinality(b.texts::int[])]), b.texts::int[], $5
      FROM unnest($2::text[], $3::text[]) AS b (destination, texts)
      ON CONFLICT (account_id, destination) DO UPDATE SET
@@ -28,7 +34,9 @@ export async function floodAppend(
        texts = ARRAY(SELECT o.t FROM unnest(f.sent_at, f.texts) WITH ORDINALITY AS o (s, t, i)
          WHERE o.s > $4 ORDER BY o.i) || excluded.texts,
        last_at = excluded.last_at
-     RETURNING f.destination, f.texts`,
+     RETURNING f.destination, f.texts, f.xmax <> 0 AS updated
+     )
+     SELECT destination, texts FROM appended WHERE updated`,
     [accountId, destinations, destinations.map((d) => `{${batch.get(d)!.join(',')}}`), since, now],
   );
   return new Map(rows.map((r) => [r.destination, r.texts.slice(0, r.texts.length - batch.get(r.destination)!.length)]));

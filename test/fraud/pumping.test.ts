@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fraudJobs } from '../../src/fraud/index.js';
-import { pumpingStates } from '../../src/fraud/fraudSql.js';
+import { pumpingCountBatch, pumpingHolds } from '../../src/fraud/fraudSql.js';
 import { planOf } from '../helpers/plans.js';
 import { normaliseDestination } from '../../src/numbering/index.js';
 import { BUNDLED_NUMBERING_PLAN } from '../../src/numbering/numberingPlan.js';
@@ -161,6 +161,19 @@ describe.each(ENGINES)('pumping detection and fraud holds (%s)', (engine) => {
     expect(await heldOf(unproven)).toBe(181);
   });
 
+  it('holds racing batches of one account to one range past its floor together, in one hold', async () => {
+    // Four batches of 30 at once to a range whose floor is 40: no lock of the account orders them, the range's count
+    // row does (pumpingCount), so 40 go in all and the other 80 wait in one hold.
+    const account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
+    const pumping = { mode: 'hold', rangeFloor: 40, countryFloor: 300, factor: 10 };
+    expect((await t.admin('PATCH', `/admin/v1/accounts/${account.id}`, { pumping })).status).toBe(200);
+    const numbers = rangeNumbers('7900911', 120);
+    const batches = [0, 1, 2, 3].map((k) => t.send(account.traffic, sms(numbers.slice(k * 30, k * 30 + 30))));
+    const ids = (await Promise.all(batches)).flat();
+    expect(await heldOf(ids)).toBe(80);
+    expect(await openHolds(account)).toMatchObject([{ kind: 'range', key: '7900911', messages: 80, allowance: 40 }]);
+  });
+
   it("follows the account's settings: the operator's floor, the client's narrowing, mode off", async () => {
     const account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
     const pumping = { mode: 'hold', rangeFloor: 40, countryFloor: 300, factor: 10 };
@@ -301,13 +314,39 @@ describe.each(ENGINES)('pumping detection and fraud holds (%s)', (engine) => {
   it.runIf(engine === 'postgres')("reads a batch's keys by index: the counts' key and the open holds'", async () => {
     await t.testDb.db.transaction(async (tx) => {
       await tx.query('SET LOCAL enable_seqscan = off');
+      const counts = new Map([
+        ['range:7900123', 1],
+        ['country:GB', 1],
+      ] as const);
+      const floors = { range: 100, country: 300 };
       const plan = await planOf(tx, (explaining) =>
-        pumpingStates(explaining, 1, ['range:7900123', 'country:GB'], t.clock.now()),
+        pumpingCountBatch(explaining, 1, counts, floors, [], t.clock.now()),
       );
       const text = JSON.stringify(plan);
       expect(text).toContain('"Index Name":"fraud_counts_pkey"');
-      expect(text).toContain('"Index Name":"fraud_holds_open"');
       expect(text).not.toContain('"Node Type":"Seq Scan"');
+      const holds = JSON.stringify(await planOf(tx, (explaining) => pumpingHolds(explaining, 1, t.clock.now())));
+      expect(holds).toContain('"Index Name":"fraud_holds_open"');
+      expect(holds).not.toContain('"Node Type":"Seq Scan"');
+    });
+  });
+
+  it('reads the history only of keys that may be over their floor', async () => {
+    // A key whose hour, with the batch, and the hour before stay within its floor cannot be over its allowance: its
+    // row is counted and not read back.
+    const account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
+    const floors = { range: 3, country: 300 };
+    await t.testDb.db.transaction(async (tx) => {
+      const now = t.clock.now();
+      const counts = new Map([['range:7900555', 2]] as const);
+      expect(await pumpingCountBatch(tx, account.id, counts, floors, [], now)).toEqual(new Map());
+      expect(await pumpingCountBatch(tx, account.id, counts, floors, [], now)).toEqual(
+        new Map([['range:7900555', { sent: 4, previous: 0, baseline: 0, proofs: 0 }]]),
+      );
+      const other = new Map([['range:7900556', 1]] as const);
+      expect(await pumpingCountBatch(tx, account.id, other, floors, ['range:7900556'], now)).toEqual(
+        new Map([['range:7900556', { sent: 1, previous: 0, baseline: 0, proofs: 0 }]]),
+      );
     });
   });
 });

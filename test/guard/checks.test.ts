@@ -150,6 +150,29 @@ describe.each(ENGINES)('guard checks at generation (DESIGN 20) (%s)', (engine) =
     expect(replies.flat().filter((c) => c === 201)).toHaveLength(3);
   });
 
+  it('lets racing batches of one account pass 20 messages per destination and hour together, not each', async () => {
+    // The default limits, distinct texts (the 20 in all binds, not the 6 identical): four batches of 10 at once. No
+    // lock of the account orders them; the flood row of the destination does (floodAppend).
+    const a = await account();
+    const batch = (n: number) =>
+      Array.from({ length: 10 }, (_, i) => message('SMS', { destination: RU, content: `text ${n}.${i}` }));
+    const replies = await Promise.all([0, 1, 2, 3].map((n) => send(a, batch(n))));
+    expect(replies.flat().filter((c) => c === 201)).toHaveLength(20);
+    expect(replies.flat().filter((c) => c !== 201)).toEqual(
+      Array.from({ length: 20 }, () => [4291, 'Too many messages to this destination']),
+    );
+  });
+
+  it('lets racing batches of one account spend the daily limit together, not each', async () => {
+    const a = await account();
+    await setting(a, { dailySpendLimit: { RUB: 50 }, flood: null });
+    const batch = (n: number) => [0, 1, 2].map((i) => message('SMS', { destination: `7916${n}${i}00000` }));
+    const before = await balance(a);
+    const replies = await Promise.all([0, 1, 2, 3].map((n) => send(a, batch(n))));
+    expect(replies.flat().filter((c) => c === 201)).toHaveLength(5);
+    expect(before - (await balance(a))).toBe(50);
+  });
+
   it('lets only the operator turn the flood filter off', async () => {
     const a = await account();
     await setting(a, { flood: null });
