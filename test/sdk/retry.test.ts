@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isRetryable, parseRetryAfter, retryDelayMs } from '../../sdk/typescript/src/retry.js';
-import { createHeraldClient, HeraldApiError } from '../../sdk/typescript/src/index.js';
+import { createHeraldClient, HeraldApiError, HeraldNetworkError } from '../../sdk/typescript/src/index.js';
 
 const POLICY = { attempts: 3, baseDelayMs: 100, maxDelayMs: 2000 };
 
@@ -52,7 +52,12 @@ describe('the SDK retry policy', () => {
 
   it('retries a keyed POST on 429 and 503, never a POST without a key nor an operation without keys', async () => {
     const busy = scripted([error(429, 4290, 'Too many requests; retry after 0 s', { 'retry-after': '0' }), ok({})]);
-    const client = createHeraldClient({ baseUrl: 'http://herald.test', token: 'dG9rZW4=', fetch: busy.fetchImpl });
+    const client = createHeraldClient({
+      baseUrl: 'http://herald.test',
+      token: 'dG9rZW4=',
+      fetch: busy.fetchImpl,
+      retry: { baseDelayMs: 1 },
+    });
     await client.messageSend({ body: [], idempotencyKey: 'k1' });
     expect(busy.seen.map((s) => s.headers.get('idempotency-key'))).toEqual(['k1', 'k1']);
     expect(busy.seen[0]!.headers.get('authorization')).toBe('Basic dG9rZW4=');
@@ -103,5 +108,33 @@ describe('the SDK retry policy', () => {
     });
     expect(await exporter.stopListExport()).toBe('number\n79161234567\n');
     expect(csv.seen[0]!.headers.get('authorization')).toBe('Bearer t');
+  });
+
+  it('ends an attempt after timeoutMs as a HeraldNetworkError, and an aborted call as its caller did', async () => {
+    let calls = 0;
+    const silent: typeof fetch = (_input, init) => {
+      calls += 1;
+      return new Promise((_resolve, reject) =>
+        init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)),
+      );
+    };
+    const client = createHeraldClient({
+      baseUrl: 'http://herald.test',
+      token: 't',
+      fetch: silent,
+      timeoutMs: 20,
+      retry: { attempts: 2, baseDelayMs: 1 },
+    });
+    const failure = await client.balanceGet().catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(HeraldNetworkError);
+    expect((failure as HeraldNetworkError).cause).toMatchObject({ name: 'TimeoutError' });
+    expect(calls).toBe(2);
+
+    const controller = new AbortController();
+    const patient = createHeraldClient({ baseUrl: 'http://herald.test', token: 't', fetch: silent });
+    const call = patient.balanceGet({ signal: controller.signal });
+    controller.abort(new Error('the caller gave up'));
+    await expect(call).rejects.toThrow('the caller gave up');
+    expect(calls).toBe(3);
   });
 });

@@ -109,10 +109,13 @@ export function createHeraldClient(options: HeraldClientOptions): HeraldClient {
       given.signal?.throwIfAborted();
       const signals = [AbortSignal.timeout(timeoutMs), ...(given.signal ? [given.signal] : [])];
       let response: Response;
+      let answer: unknown;
       try {
         response = await fetchImpl(url, { method: operation.method, headers, body, signal: AbortSignal.any(signals) });
+        answer = await readBody(response);
       } catch (error) {
-        // The caller's own abort ends the call as it is; anything else is a request without an answer.
+        // The caller's own abort ends the call as it is; anything else (no answer, or one cut short) is a request
+        // without an answer.
         if (given.signal?.aborted) throw error;
         const failure = new HeraldNetworkError(operationId, error);
         const wait = attempt < attempts ? retryDelayMs(policy, attempt, undefined) : undefined;
@@ -120,7 +123,6 @@ export function createHeraldClient(options: HeraldClientOptions): HeraldClient {
         await sleep(wait, given.signal);
         continue;
       }
-      const answer = await readBody(response);
       if (response.ok) return answer;
       const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
       const failure = new HeraldApiError(operationId, response.status, answer, retryAfter);
