@@ -15747,7 +15747,10 @@ export interface operations {
     flashcallConversionReport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Same key and body within 24 h returns the first response */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };

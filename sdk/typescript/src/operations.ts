@@ -185,7 +185,7 @@ export const OPERATIONS = {
    * POST /api/v1/flashcall-conversion: Report FLASHCALL conversions (Bearer TOKEN_1); also served on
    * HERALD_CONVERSION_PORT
    */
-  flashcallConversionReport: { method: 'POST', path: '/api/v1/flashcall-conversion', idempotencyKey: false },
+  flashcallConversionReport: { method: 'POST', path: '/api/v1/flashcall-conversion', idempotencyKey: true },
   /** GET /api/v1/opt-out: The account's opt-out keywords and confirmation reply */
   optOutSettingsGet: { method: 'GET', path: '/api/v1/opt-out', idempotencyKey: false },
   /** PUT /api/v1/opt-out: Replace the account's opt-out keywords and confirmation reply */
