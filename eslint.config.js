@@ -9,7 +9,7 @@ export default tseslint.config(
       'dist/**',
       'node_modules/**',
       'web/node_modules/**',
-      'web/shared/openapi.d.ts',
+      'sdk/typescript/src/openapi.ts',
       'data/**',
       'bench/results/**',
     ],

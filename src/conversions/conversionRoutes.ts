@@ -121,6 +121,11 @@ export function registerConversionRoute(app: HeraldApp, ctx: AppContext): void {
         summary: 'Report FLASHCALL conversions (Bearer TOKEN_1); also served on HERALD_CONVERSION_PORT',
         description: 'One conversion per message: a later report for a message replaces the earlier one.',
         security: [{ bearerToken: [] }],
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(
+            Type.String({ description: 'Same key and body within 24 h returns the first response' }),
+          ),
+        }),
         body: Type.Array(
           Type.Object({
             messageUuid: Type.String({ format: 'uuid' }),

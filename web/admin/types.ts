@@ -2,7 +2,7 @@ import type { Answer, Item } from '../shared/apiClient.js';
 
 /*
  * Names for the operator API's shapes that the console passes around, each an alias of the generated types
- * (web/shared/openapi.d.ts, `npm run web:types`), so they cannot drift from the API. Where a value comes straight
+ * (sdk/typescript/src/openapi.ts, `npm run api:types`), so they cannot drift from the API. Where a value comes straight
  * from a call, its type is inferred from the operation and needs no name here.
  */
 

@@ -1,14 +1,25 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_TYPES_FILE, openapiDocument, renderApiTypes } from '../../scripts/openapiTypes.js';
+import {
+  API_TYPES_FILE,
+  openapiDocument,
+  renderApiTypes,
+  renderSdkOperations,
+  SDK_OPERATIONS_FILE,
+} from '../../scripts/openapiTypes.js';
 import { startTestHerald, type TestHerald } from '../helpers/testHerald.js';
 
-describe("the web pages' API types (generated from the OpenAPI document)", () => {
-  it(`${API_TYPES_FILE} is up to date with the route schemas (else: npm run web:types)`, async () => {
-    const committed = readFileSync(API_TYPES_FILE, 'utf8');
-    // toBe would print both 4,000-line files; a stale file is named with the command that fixes it.
-    const fresh = await renderApiTypes();
-    expect(committed === fresh, `${API_TYPES_FILE} is stale: run npm run web:types and commit it`).toBe(true);
+describe("the API's types and the SDK's method table (generated from the OpenAPI document)", () => {
+  it(`${API_TYPES_FILE} and ${SDK_OPERATIONS_FILE} are up to date with the route schemas`, async () => {
+    const document = await openapiDocument();
+    for (const [file, fresh] of [
+      [API_TYPES_FILE, await renderApiTypes(document)],
+      [SDK_OPERATIONS_FILE, await renderSdkOperations(document)],
+    ] as const) {
+      // toBe would print both 16,000-line files; a stale file is named with the command that fixes it.
+      const committed = readFileSync(file, 'utf8');
+      expect(committed === fresh, `${file} is stale: run npm run api:types and commit it`).toBe(true);
+    }
   });
 
   describe('the document they are generated from', () => {
