@@ -1,3 +1,5 @@
+import { formatNumber } from '../shared/format.js';
+import { currentLocale } from '../shared/i18n/index.js';
 import type { Answer, RequestBody } from '../shared/apiClient.js';
 import type { CsvTable } from '../shared/parseCsv.js';
 
@@ -126,7 +128,7 @@ export function entryOf(row: DestinationRow): DispatchEntry {
 
 /** `1 row`, `2 rows`: a count and its noun. */
 export function plural(count: number, noun: string): string {
-  return `${count.toLocaleString()} ${noun}${count === 1 ? '' : 's'}`;
+  return `${formatNumber(count)} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 /** The items in runs of at most `size`, in order. */
@@ -160,7 +162,7 @@ export function sentPer(times: readonly (string | null)[]): {
   for (const t of ms) counts[Math.floor(t / size) - start]! += 1;
   const withDay = last - first >= 24 * HOUR_MS;
   const label = (at: number) =>
-    new Date(at).toLocaleString(undefined, {
+    new Date(at).toLocaleString(currentLocale(), {
       ...(withDay ? { month: 'short', day: 'numeric' } : {}),
       hour: '2-digit',
       minute: '2-digit',

@@ -1,7 +1,7 @@
 import { useId, useState } from 'preact/hooks';
 import type { Answer, Item, RequestBody } from './apiClient.js';
 import { downloadText } from './csv.js';
-import { CHANNELS, formatTime } from './format.js';
+import { CHANNELS, formatTime, formatNumber } from './format.js';
 import {
   AsyncState,
   ConfirmButton,
@@ -106,7 +106,7 @@ export function StopListPage({ api, intro }: { api: StopListApi; intro: string }
     void action.run(async () => {
       const csv = await file.text();
       if (csv.length > IMPORT_MAX_CHARS)
-        throw new Error(`${file.name} is too big: at most ${IMPORT_MAX_CHARS.toLocaleString()} characters a file.`);
+        throw new Error(`${file.name} is too big: at most ${formatNumber(IMPORT_MAX_CHARS)} characters a file.`);
       const result = await api.importCsv(csv);
       setImported(result);
       list.reload();

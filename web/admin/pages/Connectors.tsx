@@ -1,6 +1,7 @@
+import { currentLocale } from '../../shared/i18n/index.js';
 import { useEffect, useState } from 'preact/hooks';
 import { errorText } from '../../shared/api.js';
-import { formatTime } from '../../shared/format.js';
+import { formatTime, formatNumber } from '../../shared/format.js';
 import { CheckField, ListTable, Page } from '../../shared/ui.js';
 import { admin } from '../session.js';
 import type { Connectors as ConnectorsData } from '../types.js';
@@ -46,7 +47,7 @@ export function Connectors() {
       <div class="toolbar">
         <CheckField label="Refresh every 2 seconds" checked={live} onChecked={setLive} />
         {/* Not a live region: announcing every 2 s would drown a screen reader. */}
-        <span class="hint">{updated ? `Updated ${updated.toLocaleTimeString()}` : 'Loading…'}</span>
+        <span class="hint">{updated ? `Updated ${updated.toLocaleTimeString(currentLocale())}` : 'Loading…'}</span>
       </div>
       <p class={`notice ${error ? 'error' : ''}`} role="status" aria-live="polite">
         {error ? `Could not refresh: ${error}` : ''}
@@ -94,17 +95,17 @@ export function Connectors() {
                   {c.submitRate === null ? '—' : `${c.submitRate.toFixed(1)}/s`}
                   {c.mps ? ` (max ${c.mps})` : ''}
                 </td>
-                <td class="num">{c.submitted.toLocaleString()}</td>
+                <td class="num">{formatNumber(c.submitted)}</td>
                 <td class="num" data-testid="connector-queued">
-                  {c.queued.toLocaleString()}
+                  {formatNumber(c.queued)}
                 </td>
                 <td class="num" data-testid="connector-throttled">
                   {/* Answers that asked to send slower; the pause they started, while it lasts */}
-                  {c.throttled.toLocaleString()}
+                  {formatNumber(c.throttled)}
                   {c.pausedUntil && <span class="hint"> (paused until {formatTime(c.pausedUntil)})</span>}
                 </td>
                 <td class="num" data-testid="connector-balance">
-                  {c.balance === null ? '—' : c.balance.toLocaleString()}
+                  {c.balance === null ? '—' : formatNumber(c.balance)}
                 </td>
                 <td class="clip" data-testid="connector-last-error">
                   {c.lastError ?? '—'}
@@ -125,7 +126,7 @@ export function Connectors() {
               <tr key={q.state}>
                 <th scope="row">{q.state}</th>
                 <td class="num" data-testid={`queue-${q.state}`}>
-                  {q.messages.toLocaleString()}
+                  {formatNumber(q.messages)}
                 </td>
                 <td class="num">{q.oldestAgeSeconds} s</td>
               </tr>

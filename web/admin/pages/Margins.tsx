@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError } from '../../shared/api.js';
-import { formatAmount, utcDay } from '../../shared/format.js';
+import { formatAmount, utcDay, formatNumber } from '../../shared/format.js';
 import { AsyncState, ListTable, Page, SelectField, TextField, useAsync } from '../../shared/ui.js';
 import { admin } from '../session.js';
 import type { MarginItem } from '../types.js';
@@ -165,13 +165,13 @@ export function Margins() {
                 <KeyCell groupBy={shown.groupBy} value={item.key} />
               </th>
               <td>{item.currency}</td>
-              <td class="num">{item.parts.toLocaleString()}</td>
+              <td class="num">{formatNumber(item.parts)}</td>
               <td class="num">{formatAmount(item.sell, item.currency)}</td>
               <td class="num">{formatAmount(item.buy, item.currency)}</td>
               <td class="num" data-testid="margin-value">
                 {formatAmount(item.margin, item.currency)}
               </td>
-              <td class="num">{item.unpriced.toLocaleString()}</td>
+              <td class="num">{formatNumber(item.unpriced)}</td>
             </tr>
           )}
           foot={
@@ -181,11 +181,11 @@ export function Margins() {
                   <tr key={t.currency} data-testid="margin-total">
                     <th scope="row">Total {t.currency}</th>
                     <td>{t.currency}</td>
-                    <td class="num">{t.parts.toLocaleString()}</td>
+                    <td class="num">{formatNumber(t.parts)}</td>
                     <td class="num">{formatAmount(t.sell, t.currency)}</td>
                     <td class="num">{formatAmount(t.buy, t.currency)}</td>
                     <td class="num">{formatAmount(t.margin, t.currency)}</td>
-                    <td class="num">{t.unpriced.toLocaleString()}</td>
+                    <td class="num">{formatNumber(t.unpriced)}</td>
                   </tr>
                 ))
           }

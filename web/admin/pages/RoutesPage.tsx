@@ -1,5 +1,6 @@
+import { currentLocale } from '../../shared/i18n/index.js';
 import { useRef, useState } from 'preact/hooks';
-import { CHANNELS, formatAmount, formatTime } from '../../shared/format.js';
+import { CHANNELS, formatAmount, formatTime, formatNumber } from '../../shared/format.js';
 import {
   AsyncState,
   ConfirmButton,
@@ -54,7 +55,7 @@ const rerouteText = (r: Route['reroute']) =>
     : '—';
 
 const qualityText = (q: Route['quality']) =>
-  q ? `≥ ${(q.minDeliveryRate * 100).toLocaleString()} % over ${q.windowSeconds.toLocaleString()} s` : '—';
+  q ? `≥ ${(q.minDeliveryRate * 100).toLocaleString(currentLocale())} % over ${formatNumber(q.windowSeconds)} s` : '—';
 
 /**
  * Routes (DESIGN 21): the operator's route table, highest priority first, filtered by channel or account; add and

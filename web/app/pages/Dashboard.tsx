@@ -1,5 +1,5 @@
 import { BarChart } from '../../shared/chart.js';
-import { formatBalance, utcDay } from '../../shared/format.js';
+import { formatBalance, utcDay, formatNumber } from '../../shared/format.js';
 import { AsyncState, ListTable, Page, useAsync } from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { Statistics } from '../types.js';
@@ -33,7 +33,7 @@ export function Dashboard() {
         <div class="card stat">
           <h2>Messages today</h2>
           <p class="big" data-testid="today-total">
-            {today.data ? today.data.total.messages.toLocaleString() : '—'}
+            {today.data ? formatNumber(today.data.total.messages) : '—'}
           </p>
           <p class="hint">Since midnight UTC.</p>
         </div>
@@ -54,7 +54,7 @@ export function Dashboard() {
                   {status}
                 </a>
               </th>
-              <td class="num">{count.toLocaleString()}</td>
+              <td class="num">{formatNumber(count)}</td>
             </tr>
           )}
         />
@@ -70,11 +70,11 @@ export function Dashboard() {
           row={(group) => (
             <tr key={group.key}>
               <th scope="row">{group.key}</th>
-              <td class="num">{group.messages.toLocaleString()}</td>
-              <td class="num">{group.parts.toLocaleString()}</td>
+              <td class="num">{formatNumber(group.messages)}</td>
+              <td class="num">{formatNumber(group.parts)}</td>
               <td>
                 {Object.entries(group.statuses)
-                  .map(([s, n]) => `${s} ${n.toLocaleString()}`)
+                  .map(([s, n]) => `${s} ${formatNumber(n)}`)
                   .join(', ')}
               </td>
             </tr>

@@ -1,7 +1,8 @@
+import { currentLocale } from '../../shared/i18n/index.js';
 import { useEffect, useState } from 'preact/hooks';
 import { errorText } from '../../shared/api.js';
 import { BarChart } from '../../shared/chart.js';
-import { contentText, formatTime } from '../../shared/format.js';
+import { contentText, formatTime, formatNumber } from '../../shared/format.js';
 import {
   AsyncState,
   ConfirmButton,
@@ -120,7 +121,7 @@ export function DispatchPage({ id }: { id: string }) {
             )}
             <dt>Speed</dt>
             <dd>
-              {d.speed ? `${d.speed.amount.toLocaleString()} per ${d.speed.unit}` : 'As fast as the carriers take them'}
+              {d.speed ? `${formatNumber(d.speed.amount)} per ${d.speed.unit}` : 'As fast as the carriers take them'}
             </dd>
             <dt>Traffic type</dt>
             <dd>{d.trafficType}</dd>
@@ -178,11 +179,11 @@ export function DispatchPage({ id }: { id: string }) {
           <p>
             <progress value={finished} max={Math.max(1, d.messages.total)} aria-labelledby="dispatch-finished" />{' '}
             <span id="dispatch-finished" data-testid="dispatch-finished">
-              {finished.toLocaleString()} of {d.messages.total.toLocaleString()} messages have a final status
+              {formatNumber(finished)} of {formatNumber(d.messages.total)} messages have a final status
             </span>
             . {/* Not a live region: the counters change every 2 s. */}
             <span class="hint">
-              {updated ? `Updated ${updated.toLocaleTimeString()}` : ''}
+              {updated ? `Updated ${updated.toLocaleTimeString(currentLocale())}` : ''}
               {live ? `; read again every ${REFRESH_MS / 1000} seconds while messages are under way.` : '.'}
             </span>
           </p>
@@ -198,7 +199,7 @@ export function DispatchPage({ id }: { id: string }) {
                 <th scope="row">{kind === 'messages' ? 'Messages' : 'Parts'}</th>
                 {COUNTERS.map((c) => (
                   <td class="num" key={c} data-testid={`${kind}-${c}`}>
-                    {counts[c].toLocaleString()}
+                    {formatNumber(counts[c])}
                   </td>
                 ))}
               </tr>
@@ -253,7 +254,7 @@ function SentChart({ dispatch }: { dispatch: Dispatch }) {
   if (!readable)
     return (
       <p class="hint">
-        The chart of messages sent is drawn for dispatches of up to {CHART_MAX_MESSAGES.toLocaleString()} messages; the
+        The chart of messages sent is drawn for dispatches of up to {formatNumber(CHART_MAX_MESSAGES)} messages; the
         counters above are exact.
       </p>
     );

@@ -1,6 +1,6 @@
 import { useId, useRef, useState } from 'preact/hooks';
 import { errorText } from '../../shared/api.js';
-import { contentText } from '../../shared/format.js';
+import { contentText, formatNumber } from '../../shared/format.js';
 import { parseCsv } from '../../shared/parseCsv.js';
 import { ListTable, NoticeLine, useAction, useNotice } from '../../shared/ui.js';
 import {
@@ -63,7 +63,7 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
     setFile({ name: chosen.name, data });
     notice.info(
       `${chosen.name}: ${plural(data.rows.length, 'row')}` +
-        (bad ? `, ${bad.toLocaleString()} with problems (not added).` : ', no problems found.'),
+        (bad ? `, ${formatNumber(bad)} with problems (not added).` : ', no problems found.'),
     );
   };
 
@@ -73,7 +73,7 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
       const done: Answered[] = [];
       try {
         for (const [i, chunk] of chunksOf(sendable, MAX_ADD).entries()) {
-          if (i > 0) notice.info(`Adding destinations: ${done.length.toLocaleString()} of ${sendable.length}…`);
+          if (i > 0) notice.info(`Adding destinations: ${formatNumber(done.length)} of ${sendable.length}…`);
           const reply = await traffic.post('/api/v1/dispatch/{id}/messages', {
             params: { id: dispatch.dispatchId },
             body: chunk.map(entryOf),
@@ -82,7 +82,7 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
         }
       } catch (error) {
         if (!done.length) throw error;
-        const of = `${done.length.toLocaleString()} of ${sendable.length.toLocaleString()}`;
+        const of = `${formatNumber(done.length)} of ${formatNumber(sendable.length)}`;
         throw new Error(`Stopped after ${of} rows (answered below): ${errorText(error)}`, { cause: error });
       } finally {
         // Rows once sent are not offered again: a second click would add them twice.
@@ -97,7 +97,7 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
       const codes = [...new Set(no.map((a) => a.answer.errorCode))].join(', ');
       const skipped = file.data.rows.length - sendable.length;
       return (
-        `${plural(done.length - no.length, 'destination')} added, ${no.length.toLocaleString()} refused` +
+        `${plural(done.length - no.length, 'destination')} added, ${formatNumber(no.length)} refused` +
         (no.length ? ` (error ${codes})` : '') +
         (skipped ? `; ${plural(skipped, 'row')} with problems not sent.` : '.')
       );
@@ -166,7 +166,7 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
           />
           {shownRows.length < file.data.rows.length && (
             <p class="hint">
-              {`Showing ${shownRows.length.toLocaleString()} of ${file.data.rows.length.toLocaleString()} rows: ` +
+              {`Showing ${formatNumber(shownRows.length)} of ${formatNumber(file.data.rows.length)} rows: ` +
                 `the first ${FIRST_ROWS} and those with problems.`}
             </p>
           )}
@@ -205,7 +205,7 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
           />
           {shownAnswers.length < answers.length && (
             <p class="hint">
-              {`Showing ${shownAnswers.length.toLocaleString()} of ${answers.length.toLocaleString()} answers: ` +
+              {`Showing ${formatNumber(shownAnswers.length)} of ${formatNumber(answers.length)} answers: ` +
                 `the first ${FIRST_ROWS} and those refused.`}
             </p>
           )}

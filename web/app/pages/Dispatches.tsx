@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import type { RequestBody } from '../../shared/apiClient.js';
-import { formatTime } from '../../shared/format.js';
+import { formatTime, formatNumber } from '../../shared/format.js';
 import {
   AsyncState,
   ListTable,
@@ -89,7 +89,7 @@ export function Dispatches() {
                 <td>{d.source}</td>
                 {COUNTERS.map((c) => (
                   <td class="num" key={c}>
-                    {d.messages[c].toLocaleString()}
+                    {formatNumber(d.messages[c])}
                   </td>
                 ))}
                 <td>{formatTime(d.created)}</td>

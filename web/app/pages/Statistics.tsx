@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { BarChart } from '../../shared/chart.js';
 import { downloadCsv } from '../../shared/csv.js';
-import { CHANNELS, formatBalance, MESSAGE_STATUSES, utcDay } from '../../shared/format.js';
+import { CHANNELS, formatBalance, MESSAGE_STATUSES, utcDay, formatNumber } from '../../shared/format.js';
 import { AsyncState, ListTable, Page, SelectField, TextField, useAsync } from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { StatisticsGroup } from '../types.js';
@@ -143,7 +143,7 @@ export function Statistics() {
             lineLabel={data.groupBy === 'day' ? 'Delivered' : undefined}
           />
           <p>
-            {data.total.messages.toLocaleString()} messages, {data.total.parts.toLocaleString()} parts, cost{' '}
+            {formatNumber(data.total.messages)} messages, {formatNumber(data.total.parts)} parts, cost{' '}
             {formatBalance(data.total.price)}.
           </p>
           <ListTable
@@ -168,7 +168,7 @@ export function Statistics() {
                     </th>
                   ) : (
                     <td class="num" key={i}>
-                      {typeof cell === 'number' ? cell.toLocaleString() : cell}
+                      {typeof cell === 'number' ? formatNumber(cell) : cell}
                     </td>
                   ),
                 )}
@@ -183,7 +183,7 @@ export function Statistics() {
                     </th>
                   ) : (
                     <td class="num" key={i}>
-                      {typeof cell === 'number' ? cell.toLocaleString() : cell}
+                      {typeof cell === 'number' ? formatNumber(cell) : cell}
                     </td>
                   ),
                 )}

@@ -1,3 +1,4 @@
+import { formatNumber } from '../../shared/format.js';
 import { AsyncState, ListTable, useAsync } from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { VerificationStatistics as Figures } from '../types.js';
@@ -7,10 +8,10 @@ type Conversion = Figures['total'];
 const rate = (c: Conversion) => (c.conversionRate === null ? '—' : `${(c.conversionRate * 100).toFixed(1)} %`);
 const cells = (c: Conversion) => [
   <td class="num" key="s">
-    {c.sends.toLocaleString()}
+    {formatNumber(c.sends)}
   </td>,
   <td class="num" key="c">
-    {c.confirmations.toLocaleString()}
+    {formatNumber(c.confirmations)}
   </td>,
   <td class="num" key="r">
     {rate(c)}
