@@ -88,7 +88,7 @@ describe('errors in words', () => {
     );
     expect(explainApiError(4290, 'Too many requests; retry after 3 s').advice).toBe('Повторите через 3 с.');
     expect(explainMessageError(9005).text).toBe('Нет отчёта о доставке за время жизни');
-    expect(explainMessageError(11).text).toBe('Оператор связи не доставил сообщение (код оператора 11)');
+    expect(explainMessageError(11)).toMatchObject({ text: 'Оператор связи не доставил сообщение', code: 11 });
     setLanguage('en');
     expect(explainApiError(4220, 'Invalid TTL 5')).toMatchObject({ text: 'Invalid TTL 5', code: 4220 });
     expect(explainApiError(4220, 'Invalid codeLength: 6 (a FLASHCALL step sends 4-digit codes)').text).toBe(

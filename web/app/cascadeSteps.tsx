@@ -2,7 +2,7 @@ import { useRef, useState } from 'preact/hooks';
 import { ApiError } from '../shared/api.js';
 import type { RequestBody } from '../shared/apiClient.js';
 import { SelectField, TextArea, TextField, useAsync } from '../shared/ui.js';
-import { type Condition, CONDITIONS, isReadTracked, MAX_STEPS } from './cascades.js';
+import { type Condition, conditions, isReadTracked, MAX_STEPS } from './cascades.js';
 import {
   contentField,
   contentFor,
@@ -137,7 +137,7 @@ export function useCascadeSteps(channels: readonly SendChannel[], first: SendCha
                   label="Next step"
                   value={conditionOf(s)}
                   onValue={(condition) => change(s.key, { condition })}
-                  options={readTracked(s) ? CONDITIONS : CONDITIONS.slice(0, 1)}
+                  options={readTracked(s) ? conditions() : conditions().slice(0, 1)}
                 />
               )}
               {s.channel === 'TELEGRAM' && (

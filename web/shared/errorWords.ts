@@ -70,7 +70,7 @@ export function explainMessageError(code: number): Explained {
       advice: errorMessage(`error.delivery.${name}.advice`),
       code,
     };
-  return { text: t('error.carrier.text', { code }), advice: t('error.carrier.advice'), code };
+  return { text: t('error.carrier.text'), advice: t('error.carrier.advice'), code };
 }
 
 /** One line for a status or a notice: "words (code). Advice." */

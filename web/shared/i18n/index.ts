@@ -134,3 +134,6 @@ export function codeWord(group: CodeGroup, value: string | null | undefined): st
   const id = `${group}.${value}`;
   return hasMessage(id) ? t(id) : value;
 }
+
+/** Several messages without placeholders at once, e.g. a table's column headers. */
+export const texts = (...ids: MessageKey[]): string[] => ids.map((id) => t(id));
