@@ -99,7 +99,11 @@ export interface Page<T> {
  * ("Insufficient funds (4020). Top up the balance, then send again.").
  */
 export function errorText(error: unknown): string {
-  if (error instanceof ApiError) return explainedLine(explainApiError(error.code, error.message));
+  if (error instanceof ApiError) {
+    const line = explainedLine(explainApiError(error.code, error.message));
+    // What the error is about, named by the page (namingStep's "Step 2").
+    return typeof error.detail.about === 'string' ? `${error.detail.about}: ${line}` : line;
+  }
   return error instanceof Error ? error.message : String(error);
 }
 

@@ -1,3 +1,4 @@
+import { t } from './i18n/index.js';
 import { formatNumber } from './format.js';
 export interface ChartPoint {
   readonly label: string;
@@ -50,8 +51,8 @@ export function BarChart({
         .join(' ')
     : '';
   const summary =
-    `${title}: ${points.length} groups, ${formatNumber(total)} ${barLabel.toLowerCase()} in all` +
-    (points.length ? `, the most ${formatNumber(Math.max(...points.map((p) => p.value)))}` : '');
+    t('chart.summary', { title, groups: points.length, total: formatNumber(total), what: barLabel.toLowerCase() }) +
+    (points.length ? t('chart.most', { most: formatNumber(Math.max(...points.map((p) => p.value))) }) : '');
   return (
     <figure class="chart">
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={summary} preserveAspectRatio="xMidYMid meet">
