@@ -121,6 +121,7 @@ export type CodeGroup =
   | 'traffic'
   | 'senderStatus'
   | 'templateStatus'
+  | 'templateType'
   | 'dispatchState'
   | 'cascadeState'
   | 'cascadeCondition'
@@ -137,3 +138,15 @@ export function codeWord(group: CodeGroup, value: string | null | undefined): st
 
 /** Several messages without placeholders at once, e.g. a table's column headers. */
 export const texts = (...ids: MessageKey[]): string[] => ids.map((id) => t(id));
+
+/** API codes as a select's options in words, after an optional "any" option (value ''). */
+export function codeOptions<V extends string>(group: CodeGroup, values: readonly V[]): { value: V; label: string }[];
+export function codeOptions<V extends string>(
+  group: CodeGroup,
+  values: readonly V[],
+  any: MessageKey,
+): { value: V | ''; label: string }[];
+export function codeOptions<V extends string>(group: CodeGroup, values: readonly V[], any?: MessageKey) {
+  const options = values.map((value) => ({ value, label: codeWord(group, value) }));
+  return any ? [{ value: '' as const, label: t(any) }, ...options] : options;
+}
