@@ -1,5 +1,5 @@
 import { formatNumber } from '../shared/format.js';
-import { currentLocale } from '../shared/i18n/index.js';
+import { currentLocale, t } from '../shared/i18n/index.js';
 import type { Answer, RequestBody } from '../shared/apiClient.js';
 import type { CsvTable } from '../shared/parseCsv.js';
 
@@ -23,8 +23,7 @@ export const MAX_ADD = 1000;
 export const COUNTERS = ['total', 'sending', 'sent', 'delivered', 'undelivered', 'unsent'] as const;
 
 /** A counter's column header: "Sending" for `sending`. */
-export const counterLabel = (counter: (typeof COUNTERS)[number]): string =>
-  `${counter[0]!.toUpperCase()}${counter.slice(1)}`;
+export const counterLabel = (counter: (typeof COUNTERS)[number]): string => t(`counter.${counter}`);
 
 export type Change = 'start' | 'pause' | 'resume' | 'stop';
 
@@ -43,12 +42,7 @@ export const CHANGES: Readonly<Record<DispatchStatus, readonly Change[]>> = {
 };
 
 /** What a change did, for the status line ("Dispatch March promo started."). */
-export const CHANGED: Readonly<Record<Change, string>> = {
-  start: 'started',
-  pause: 'paused',
-  resume: 'resumed',
-  stop: 'stopped',
-};
+export const changed = (change: Change, name: string): string => t(`dispatch.changed.${change}`, { name });
 
 /**
  * Whether the dispatch changes by itself: started, with messages not yet final. `initiated` changes only when
