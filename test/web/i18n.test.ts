@@ -87,6 +87,12 @@ describe('errors in words', () => {
       'Нет активного имени отправителя Foo для SMS',
     );
     expect(explainApiError(4290, 'Too many requests; retry after 3 s').advice).toBe('Повторите через 3 с.');
+    // A dispatch item's bare reason that is itself a catalogue message takes that message's words.
+    expect(explainApiError(7401, 'Invalid msisdn')).toEqual({
+      text: 'Номер получателя недействителен',
+      advice: 'Исправьте эту строку файла и добавьте её снова.',
+      code: 7401,
+    });
     expect(explainMessageError(9005).text).toBe('Нет отчёта о доставке за время жизни');
     expect(explainMessageError(11)).toMatchObject({ text: 'Оператор связи не доставил сообщение', code: 11 });
     setLanguage('en');

@@ -1,4 +1,3 @@
-import { formatNumber } from '../shared/format.js';
 import { currentLocale, t } from '../shared/i18n/index.js';
 import type { Answer, RequestBody } from '../shared/apiClient.js';
 import type { CsvTable } from '../shared/parseCsv.js';
@@ -84,16 +83,15 @@ export interface DestinationFile {
  */
 export function destinationsOf(table: CsvTable, placeholders: readonly string[]): DestinationFile {
   const [header, ...body] = table.rows;
-  if (!header) return { columns: [], rows: [], problems: ['The file is empty.'] };
+  if (!header) return { columns: [], rows: [], problems: [t('csv.empty')] };
   const columns = header.slice(1).map((name) => name.trim());
   const problems: string[] = [];
-  if (body.length === 0) problems.push('The file has a header row and no destinations.');
+  if (body.length === 0) problems.push(t('csv.noRows'));
   const missing = placeholders.filter((p) => !columns.includes(p));
-  for (const p of missing) problems.push(`The text's {${p}} has no column in the header row.`);
-  if (/^\+?[\d\s()-]{7,}$/.test(header[0]?.trim() ?? ''))
-    problems.push('The first row looks like a destination: the first row names the columns.');
+  for (const p of missing) problems.push(t('csv.noColumn', { placeholder: `{${p}}` }));
+  if (/^\+?[\d\s()-]{7,}$/.test(header[0]?.trim() ?? '')) problems.push(t('csv.headerLooksLikeRow'));
   const twice = [...new Set(columns.filter((c, i) => c !== '' && columns.indexOf(c) !== i))];
-  if (twice.length) problems.push(`Columns named twice (the last one counts): ${twice.join(', ')}.`);
+  if (twice.length) problems.push(t('csv.twice', { columns: twice.join(', ') }));
 
   const rows = body.map((cells, i): DestinationRow => {
     const substitutions: Record<string, string> = {};
@@ -103,11 +101,12 @@ export function destinationsOf(table: CsvTable, placeholders: readonly string[])
     });
     const destination = (cells[0] ?? '').trim();
     const rowProblems: string[] = [];
-    if (destination === '') rowProblems.push('No destination');
+    if (destination === '') rowProblems.push(t('csv.noDestination'));
     if (cells.length > header.length)
-      rowProblems.push(`${cells.length} cells: the header has ${header.length} columns`);
+      rowProblems.push(t('csv.extraCells', { cells: cells.length, columns: header.length }));
     for (const p of placeholders)
-      if (!(p in substitutions)) rowProblems.push(missing.includes(p) ? `No column for {${p}}` : `No value for {${p}}`);
+      if (!(p in substitutions))
+        rowProblems.push(t(missing.includes(p) ? 'csv.rowNoColumn' : 'csv.rowNoValue', { placeholder: `{${p}}` }));
     return { row: i + 2, destination, substitutions, problems: rowProblems };
   });
   return { columns, rows, problems };
@@ -118,11 +117,6 @@ export function entryOf(row: DestinationRow): DispatchEntry {
   return Object.keys(row.substitutions).length
     ? { destination: row.destination, substitutions: { ...row.substitutions } }
     : { destination: row.destination };
-}
-
-/** `1 row`, `2 rows`: a count and its noun. */
-export function plural(count: number, noun: string): string {
-  return `${formatNumber(count)} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 /** The items in runs of at most `size`, in order. */

@@ -48,6 +48,11 @@ export function explainApiError(code: number | undefined, msg: string): Explaine
       const match = entry.pattern.exec(msg);
       if (!match) continue;
       const values = { ...match.groups };
+      // A bare reason (a dispatch item's 7401, a 4001) that is itself a catalogue message: that message's words.
+      if (entry.template === '{reason}' && values.reason !== undefined) {
+        const inner = explainReason(values.reason);
+        if (inner) return { text: inner.text, advice: errorMessage(`error.api.${entry.name}.advice`, values), code };
+      }
       return {
         text: errorMessage(`error.api.${entry.name}.text`, values),
         advice: errorMessage(`error.api.${entry.name}.advice`, values),
@@ -56,6 +61,14 @@ export function explainApiError(code: number | undefined, msg: string): Explaine
     }
   }
   return { text: msg, advice: '', code };
+}
+
+/** The words of a reason that is a more precise 422 message of the catalogue, if it is one. */
+function explainReason(reason: string): Explained | undefined {
+  const entry = API_ENTRIES.find((e) => e.code === 4220 && e.template !== '{reason}' && e.pattern.test(reason));
+  if (!entry) return undefined;
+  const values = { ...entry.pattern.exec(reason)!.groups };
+  return { text: errorMessage(`error.api.${entry.name}.text`, values), advice: '', code: entry.code };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { ComponentChildren, InputHTMLAttributes, RefObject, VNode } from 'p
 import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { errorText, type Page as ApiPage } from './api.js';
-import { t } from './i18n/index.js';
+import { codeOptions, t } from './i18n/index.js';
 import { LanguageSwitch } from './i18n/LanguageSwitch.js';
 import { wasNavigated } from './routes.js';
 
@@ -531,5 +531,20 @@ export function ConfirmButton({
         {t('ui.cancel')}
       </button>
     </span>
+  );
+}
+
+/** A select of channels (all of CHANNELS unless `channels` narrows them), each named in words, labelled "Channel". */
+export function ChannelField<C extends string>({
+  value,
+  onValue,
+  channels,
+}: {
+  value: C;
+  onValue: (value: C) => void;
+  channels: readonly C[];
+}) {
+  return (
+    <SelectField label={t('col.channel')} value={value} onValue={onValue} options={codeOptions('channel', channels)} />
   );
 }

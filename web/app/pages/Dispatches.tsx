@@ -1,4 +1,4 @@
-import { codeOptions, codeWord, t, texts } from '../../shared/i18n/index.js';
+import { codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import type { RequestBody } from '../../shared/apiClient.js';
@@ -15,6 +15,7 @@ import {
   useAction,
   useAsync,
   useNotice,
+  ChannelField,
 } from '../../shared/ui.js';
 import { namingStep, useCascadeSteps } from '../cascadeSteps.js';
 import { counterLabel, COUNTERS, placeholdersOf } from '../dispatches.js';
@@ -163,12 +164,7 @@ function CreateDispatch({ onCreated }: { onCreated: (id: string) => void }) {
         <SelectField label={t('dispatches.sendAs')} value={kind} onValue={setKind} options={kinds()} />
         {kind === 'single' && (
           <>
-            <SelectField
-              label={t('col.channel')}
-              value={channel}
-              onValue={setChannel}
-              options={codeOptions('channel', DISPATCH_CHANNELS)}
-            />
+            <ChannelField value={channel} onValue={setChannel} channels={DISPATCH_CHANNELS} />
             <SenderNameField
               approved={approved}
               value={approved ? chosen : senderName}

@@ -13,6 +13,7 @@ import {
   useAction,
   useAsync,
   useNotice,
+  ChannelField,
 } from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { SenderName } from '../types.js';
@@ -57,12 +58,7 @@ export function SenderNames() {
       <form class="card" onSubmit={create} aria-labelledby="new-sender-name">
         <h2 id="new-sender-name">{t('senderNames.register')}</h2>
         <div class="grid">
-          <SelectField
-            label={t('col.channel')}
-            value={channelType}
-            onValue={setChannelType}
-            options={codeOptions('channel', CHANNELS)}
-          />
+          <ChannelField value={channelType} onValue={setChannelType} channels={CHANNELS} />
           <TextField
             label={t('col.name')}
             value={name}

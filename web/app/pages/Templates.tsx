@@ -14,6 +14,7 @@ import {
   useAction,
   useAsync,
   useNotice,
+  ChannelField,
 } from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { Template } from '../types.js';
@@ -77,12 +78,7 @@ export function Templates() {
       <form class="card" onSubmit={create} aria-labelledby="new-template">
         <h2 id="new-template">{t('templates.create')}</h2>
         <div class="grid">
-          <SelectField
-            label={t('col.channel')}
-            value={channelType}
-            onValue={setChannelType}
-            options={codeOptions('channel', CHANNELS)}
-          />
+          <ChannelField value={channelType} onValue={setChannelType} channels={CHANNELS} />
           <SelectField
             label={t('templates.type')}
             value={templateType}
@@ -100,20 +96,17 @@ export function Templates() {
               required
             />
           )}
-          <TextField
-            label={t('templates.validFrom')}
-            type="datetime-local"
-            value={dateFrom}
-            onValue={setDateFrom}
-            hint={t('templates.validFromHint')}
-          />
-          <TextField
-            label={t('templates.validTo')}
-            type="datetime-local"
-            value={dateTo}
-            onValue={setDateTo}
-            hint={t('ui.optional')}
-          />
+          {[
+            {
+              label: t('templates.validFrom'),
+              value: dateFrom,
+              onValue: setDateFrom,
+              hint: t('templates.validFromHint'),
+            },
+            { label: t('templates.validTo'), value: dateTo, onValue: setDateTo, hint: t('ui.optional') },
+          ].map((field) => (
+            <TextField key={field.label} type="datetime-local" {...field} />
+          ))}
         </div>
         <TextArea
           label={t('templates.pattern')}
