@@ -127,7 +127,10 @@ export type CodeGroup =
   | 'cascadeCondition'
   | 'callbackState'
   | 'accountStatus'
-  | 'holdState';
+  | 'holdState'
+  | 'holdKind'
+  | 'connectorState'
+  | 'queueState';
 
 /** An API code in words of the current language (`codeWord('status', 'undelivered')`), or as it is if unknown. */
 export function codeWord(group: CodeGroup, value: string | null | undefined): string {
