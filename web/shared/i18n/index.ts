@@ -130,7 +130,9 @@ export type CodeGroup =
   | 'holdState'
   | 'holdKind'
   | 'connectorState'
-  | 'queueState';
+  | 'queueState'
+  | 'ledgerKind'
+  | 'keyType';
 
 /** An API code in words of the current language (`codeWord('status', 'undelivered')`), or as it is if unknown. */
 export function codeWord(group: CodeGroup, value: string | null | undefined): string {
