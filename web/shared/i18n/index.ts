@@ -132,7 +132,8 @@ export type CodeGroup =
   | 'connectorState'
   | 'queueState'
   | 'ledgerKind'
-  | 'keyType';
+  | 'keyType'
+  | 'side';
 
 /** An API code in words of the current language (`codeWord('status', 'undelivered')`), or as it is if unknown. */
 export function codeWord(group: CodeGroup, value: string | null | undefined): string {
