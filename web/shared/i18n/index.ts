@@ -133,7 +133,8 @@ export type CodeGroup =
   | 'queueState'
   | 'ledgerKind'
   | 'keyType'
-  | 'side';
+  | 'side'
+  | 'stopSource';
 
 /** An API code in words of the current language (`codeWord('status', 'undelivered')`), or as it is if unknown. */
 export function codeWord(group: CodeGroup, value: string | null | undefined): string {
