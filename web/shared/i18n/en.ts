@@ -710,6 +710,38 @@ export const en = {
   'smpp.adminHint':
     "Clients bound to Herald's SMPP server (HERALD_SMPP_PORT), on every api process; window use as of " +
     'the last refresh (every 10 s).',
+  'statistics.day': 'Day',
+  'statistics.tag': 'Tag',
+  'statistics.cascadeStep': 'Cascade step',
+  'statistics.filters': 'Statistics filters',
+  'statistics.toHint': 'Inclusive; days are UTC.',
+  'statistics.groupBy': 'Group by',
+  'statistics.show': 'Show statistics',
+  'statistics.theStatistics': 'statistics',
+  'statistics.chart': 'Messages by {by}',
+  'statistics.total':
+    '{messages, plural, one {# message} other {# messages}}, {parts, plural, one {# part} other {# ' +
+    'parts}}, cost {cost}.',
+  'statistics.price': 'Price {currency}',
+  'statistics.clicks': 'Clicks',
+  'statistics.conversions': 'Conversions',
+  'statistics.none': 'No messages in this range.',
+  'statistics.totalRow': 'Total',
+  'verification.sends': 'Sends',
+  'verification.confirmations': 'Confirmations',
+  'verification.conversion': 'Conversion',
+  'verification.title': 'Verification',
+  'verification.hint':
+    "A verifier's sends are the codes it sent; a channel's sends are the workflow steps sent on it, and " +
+    'its confirmations the codes confirmed after one of them.',
+  'verification.theStatistics': 'verification statistics',
+  'verification.byVerifier': 'Verification by verifier',
+  'verification.verifier': 'Verifier',
+  'verification.gatewayId': 'Gateway ID',
+  'verification.noVerifiers': 'No verifiers.',
+  'verification.deleted': '(deleted)',
+  'verification.byChannel': 'Verification by channel',
+  'verification.noCodes': 'No codes sent in this range.',
 } as const;
 
 /** A key of the catalogues. */

@@ -718,4 +718,36 @@ export const ru: Messages = {
   'smpp.adminHint':
     'Клиенты, подключённые к SMPP-серверу Herald (HERALD_SMPP_PORT), на всех процессах api; занятость ' +
     'окна на момент последнего обновления (каждые 10 с).',
+  'statistics.day': 'День',
+  'statistics.tag': 'Метка',
+  'statistics.cascadeStep': 'Шаг каскада',
+  'statistics.filters': 'Фильтры статистики',
+  'statistics.toHint': 'Включительно; дни по UTC.',
+  'statistics.groupBy': 'Группировать по',
+  'statistics.show': 'Показать статистику',
+  'statistics.theStatistics': 'статистика',
+  'statistics.chart': 'Сообщения: {by}',
+  'statistics.total':
+    '{messages, plural, one {# сообщение} few {# сообщения} many {# сообщений} other {# сообщения}}, ' +
+    '{parts, plural, one {# часть} few {# части} many {# частей} other {# части}}, стоимость {cost}.',
+  'statistics.price': 'Стоимость {currency}',
+  'statistics.clicks': 'Переходы',
+  'statistics.conversions': 'Конверсии',
+  'statistics.none': 'За этот период сообщений нет.',
+  'statistics.totalRow': 'Итого',
+  'verification.sends': 'Отправки',
+  'verification.confirmations': 'Подтверждения',
+  'verification.conversion': 'Конверсия',
+  'verification.title': 'Верификация',
+  'verification.hint':
+    'Отправки верификатора — отправленные им коды; отправки канала — шаги сценария, отправленные через ' +
+    'него, а подтверждения — коды, подтверждённые после одного из них.',
+  'verification.theStatistics': 'статистика верификации',
+  'verification.byVerifier': 'Верификация по верификаторам',
+  'verification.verifier': 'Верификатор',
+  'verification.gatewayId': 'Gateway ID',
+  'verification.noVerifiers': 'Верификаторов нет.',
+  'verification.deleted': '(удалён)',
+  'verification.byChannel': 'Верификация по каналам',
+  'verification.noCodes': 'За этот период коды не отправлялись.',
 };
