@@ -140,13 +140,7 @@ export function Inbounds() {
       )}
       <form class="card inline-form" onSubmit={createCenter} aria-labelledby="new-center">
         <h3 id="new-center">{t('inbounds.addCenter')}</h3>
-        <TextField
-          label={t('inbounds.centerName')}
-          value={centerName}
-          onValue={setCenterName}
-          required
-          maxLength={200}
-        />
+        <TextField label={t('inbounds.center')} value={centerName} onValue={setCenterName} required maxLength={200} />
         <div class="actions">
           <button type="submit" disabled={action.busy}>
             {t('inbounds.addCenterButton')}

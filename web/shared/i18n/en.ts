@@ -755,7 +755,7 @@ export const en = {
   'inbounds.makeDefaultOf': 'Make {name} the default',
   'inbounds.makeDefault': 'Make default',
   'inbounds.addCenter': 'Add a center',
-  'inbounds.centerName': 'Center name',
+  'inbounds.center': 'Center name',
   'inbounds.addCenterButton': 'Add center',
   'inbounds.rules': 'Inbound rules',
   'inbounds.theRules': 'rules',

@@ -763,7 +763,7 @@ export const ru: Messages = {
   'inbounds.makeDefaultOf': 'Сделать {name} центром по умолчанию',
   'inbounds.makeDefault': 'Сделать по умолчанию',
   'inbounds.addCenter': 'Добавить центр',
-  'inbounds.centerName': 'Название центра',
+  'inbounds.center': 'Название центра',
   'inbounds.addCenterButton': 'Добавить центр',
   'inbounds.rules': 'Правила входящих',
   'inbounds.theRules': 'правила',
