@@ -76,7 +76,7 @@ export function DispatchPage({ id }: { id: string }) {
         <div class="actions">
           <a href="/app/dispatches">{t('dispatch.back')}</a>
           <button type="button" class="secondary" onClick={() => dispatch.reload()}>
-            Refresh
+            {t('ui.refresh')}
           </button>
         </div>
       }

@@ -118,7 +118,7 @@ export function Templates() {
         />
         <div class="actions">
           <button type="submit" disabled={action.busy || !chosen}>
-            Create template
+            {t('templates.createButton')}
           </button>
         </div>
       </form>

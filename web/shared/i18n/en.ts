@@ -819,6 +819,29 @@ export const en = {
   'verifiers.workflow': 'Workflow',
   'verifiers.none': 'No verifiers yet.',
   'verifiers.editButton': 'Edit',
+  'margins.route': 'Route',
+  'margins.day': 'Day (UTC)',
+  'margins.giveFirst': 'Give the first day.',
+  'margins.giveLast': 'Give the last day.',
+  'margins.beforeFirst': 'The last day is before the first.',
+  'margins.atMost': 'At most {max} days in one report.',
+  'margins.noRoute': 'none (sent without a route of the table)',
+  'margins.lead':
+    'Messages sent over the days chosen (by the day they were created, UTC): what they were sold for ' +
+    "(tariffs), bought for (the buy prices of the routes' connectors) and the difference, in the " +
+    "accounts' currency.",
+  'margins.report': 'Margin report',
+  'margins.inclusive': 'Inclusive.',
+  'margins.show': 'Show margins',
+  'margins.theReport': 'the margin report',
+  'margins.sell': 'Sell',
+  'margins.buy': 'Buy',
+  'margins.margin': 'Margin',
+  'margins.unpriced': 'Unpriced parts',
+  'margins.none': 'No message was sent over these days.',
+  'margins.total': 'Total {currency}',
+  'margins.unpricedHint': 'Unpriced parts went by a connector without a buy price: their buy price counts as 0.',
+  'templates.createButton': 'Create template',
 } as const;
 
 /** A key of the catalogues. */
