@@ -83,7 +83,17 @@ export type Values = Record<string, string | number | Date>;
 
 /** A message of the current language's catalogue, its `{placeholders}` (ICU plurals too) filled from `values`. */
 export function t(id: MessageKey, values?: Values): string {
-  return intl.formatMessage({ id }, values);
+  return intl.formatMessage({ id }, values && identifiersAsText(values));
+}
+
+/** Placeholders that name a thing rather than count: "Route 1234", "code 4220", never "Route 1 234". */
+const IDENTIFIERS = new Set(['id', 'other', 'account', 'code', 'codes', 'step', 'gateway', 'uuid', 'number', 'name']);
+
+function identifiersAsText(values: Values): Values {
+  const out: Values = {};
+  for (const [key, value] of Object.entries(values))
+    out[key] = typeof value === 'number' && IDENTIFIERS.has(key) ? String(value) : value;
+  return out;
 }
 
 /** Whether the catalogue has `id` (for keys built from an API's enum, e.g. `status.<value>`). */
@@ -134,7 +144,8 @@ export type CodeGroup =
   | 'ledgerKind'
   | 'keyType'
   | 'side'
-  | 'stopSource';
+  | 'stopSource'
+  | 'strategy';
 
 /** An API code in words of the current language (`codeWord('status', 'undelivered')`), or as it is if unknown. */
 export function codeWord(group: CodeGroup, value: string | null | undefined): string {
