@@ -942,6 +942,7 @@ export const en = {
   'routeForm.window': 'Over the last (seconds)',
   'routeForm.save': 'Save route',
   'routeForm.addButton': 'Add route',
+  'routeForm.notWhole': 'Invalid {field}: {value} is not a whole number',
 } as const;
 
 /** A key of the catalogues. */

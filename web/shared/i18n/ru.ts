@@ -950,4 +950,5 @@ export const ru: Messages = {
   'routeForm.window': 'За последние (секунд)',
   'routeForm.save': 'Сохранить маршрут',
   'routeForm.addButton': 'Добавить маршрут',
+  'routeForm.notWhole': 'Недопустимое значение {field}: {value} — не целое число',
 };
