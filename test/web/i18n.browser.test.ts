@@ -30,6 +30,32 @@ describe.each([BROWSER_ENGINE])('the pages in Russian and English (%s)', (engine
   });
   afterAll(async () => close?.());
 
+  it("a message stopped while it waits for its window shows Herald's 9003 in words, in Russian", async () => {
+    // An hour of the day twelve hours away (UTC, not the destination's): the message waits, and is stopped.
+    const hour = (new Date().getUTCHours() + 12) % 24;
+    const sent = await t.call('POST', '/api/v1/message', {
+      token: account.traffic,
+      body: [
+        message('SMS', { senderName: 'LangShop', destination: '79161300011', hours: [hour], useLocalTime: false }),
+      ],
+    });
+    const uuid = sent.body.items[0].messageUuid;
+    const stop = await t.call('POST', '/api/v1/message/stop', { token: account.traffic, body: { uuids: [uuid] } });
+    expect(stop.body.items[0].code).toBe(200);
+
+    const app = await russianPage('/app');
+    await app.getByLabel('Системный токен').fill(account.system);
+    await app.getByRole('button', { name: 'Войти' }).click();
+    await app.getByRole('heading', { name: 'Обзор', exact: true }).waitFor();
+    await app.goto(`${t.url}/app/messages/${uuid}`);
+    await app.getByTestId('message-error').waitFor();
+    expect(await app.getByTestId('message-status').textContent()).toBe('не отправлено');
+    expect(await app.getByTestId('message-error').textContent()).toBe(
+      'Остановлено клиентом (код 9003) Ничего делать не нужно: отправка остановлена по запросу.',
+    );
+    await app.context().close();
+  }, 120_000);
+
   const lang = (page: Page) => page.evaluate('document.documentElement.lang');
   /** A new page of a browser that prefers Russian, at `path`; close its context when done. */
   const russianPage = async (path: string): Promise<Page> => {

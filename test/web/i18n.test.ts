@@ -8,6 +8,7 @@ import { DELIVERY_ERROR_WORDS } from '../../src/messages/deliveryErrorWords.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import errorWords from '../../web/shared/errorWords.json' with { type: 'json' };
 import { explainApiError, explainMessageError } from '../../web/shared/errorWords.js';
+import { formatAmount, formatNumber } from '../../web/shared/format.js';
 import { en } from '../../web/shared/i18n/en.js';
 import { chooseLanguage, setLanguage } from '../../web/shared/i18n/index.js';
 import { ru } from '../../web/shared/i18n/ru.js';
@@ -102,5 +103,16 @@ describe('errors in words', () => {
     );
     expect(explainApiError(4999, 'Something new')).toEqual({ text: 'Something new', advice: '', code: 4999 });
     expect(explainMessageError(9003)).toMatchObject({ text: 'Stopped by the client', code: 9003 });
+  });
+});
+
+describe('numbers and money in the language shown', () => {
+  it('formats them in Russian as Russian readers write them, and in English as before', () => {
+    setLanguage('ru');
+    expect(formatAmount(1000.5, 'RUB')).toMatch(/^1\s000,50\s₽$/);
+    expect(formatNumber(1234567)).toMatch(/^1\s234\s567$/);
+    setLanguage('en');
+    expect(formatAmount(1000.5, 'RUB')).toBe('1,000.50 RUB');
+    expect(formatNumber(1234567)).toBe('1,234,567');
   });
 });
