@@ -91,7 +91,7 @@ describe.each([BROWSER_ENGINE])('dispatches in the web pages (%s)', (engine) => 
     await app.getByRole('button', { name: 'Add 1 destination' }).click();
     await app.getByRole('status').filter({ hasText: '0 destinations added, 1 refused (error 7401).' }).waitFor();
     expect(await results.getByTestId('row-answer-error').allTextContents()).toEqual([
-      expect.stringMatching(/^7401 Invalid msisdn/),
+      expect.stringMatching(/^7401 The destination is not a valid phone number/),
     ]);
     expect(await app.getByTestId('messages-total').textContent()).toBe('2');
     await screenshot(app, `${engine}-app-dispatch-upload`);

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Route, useLocation } from 'preact-iso';
 import { onUnauthorized } from '../shared/api.js';
+import { t } from '../shared/i18n/index.js';
 import { Routes } from '../shared/routes.js';
 import { Header, type NavItem } from '../shared/ui.js';
 import { AccountPage } from './pages/AccountPage.js';
@@ -19,17 +20,17 @@ import { currentToken, setToken } from './session.js';
 
 export const BASE = '/admin';
 
-const NAV: readonly NavItem[] = [
-  { href: `${BASE}/accounts`, label: 'Accounts' },
-  { href: `${BASE}/moderation`, label: 'Moderation' },
-  { href: `${BASE}/tariffs`, label: 'Tariffs' },
-  { href: `${BASE}/connectors`, label: 'Connectors' },
-  { href: `${BASE}/routes`, label: 'Routes' },
-  { href: `${BASE}/margins`, label: 'Margins' },
-  { href: `${BASE}/unrouted`, label: 'Unrouted inbound' },
-  { href: `${BASE}/holds`, label: 'Fraud holds' },
-  { href: `${BASE}/smpp-binds`, label: 'SMPP binds' },
-  { href: `${BASE}/stop-list`, label: 'Stop list' },
+const nav = (): readonly NavItem[] => [
+  { href: `${BASE}/accounts`, label: t('admin.nav.accounts') },
+  { href: `${BASE}/moderation`, label: t('admin.nav.moderation') },
+  { href: `${BASE}/tariffs`, label: t('admin.nav.tariffs') },
+  { href: `${BASE}/connectors`, label: t('admin.nav.connectors') },
+  { href: `${BASE}/routes`, label: t('admin.nav.routes') },
+  { href: `${BASE}/margins`, label: t('admin.nav.margins') },
+  { href: `${BASE}/unrouted`, label: t('admin.nav.unrouted') },
+  { href: `${BASE}/holds`, label: t('admin.nav.holds') },
+  { href: `${BASE}/smpp-binds`, label: t('admin.nav.smppBinds') },
+  { href: `${BASE}/stop-list`, label: t('admin.nav.stopList') },
 ];
 
 /** The operator console: the admin token, then the pages of NAV (inside preact-iso's LocationProvider, main.tsx). */
@@ -56,16 +57,16 @@ export function App() {
   return (
     <>
       <a class="skip-link" href="#main">
-        Skip to content
+        {t('ui.skip')}
       </a>
       <Header
-        brand="Herald console"
+        brand={t('admin.brand')}
         home={`${BASE}/accounts`}
-        items={signedIn ? NAV : []}
+        items={signedIn ? nav() : []}
         aside={
           signedIn && (
             <button type="button" class="secondary" onClick={signOut}>
-              Sign out
+              {t('ui.signOut')}
             </button>
           )
         }

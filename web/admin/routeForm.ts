@@ -1,3 +1,4 @@
+import { t } from '../shared/i18n/index.js';
 import { ApiError } from '../shared/api.js';
 import type { RequestBody } from '../shared/apiClient.js';
 import type { Channel } from '../shared/format.js';
@@ -123,7 +124,7 @@ export class DraftError extends Error {
 
 function wholeNumbers(text: string, field: string): number[] {
   return splitList(text).map((value) => {
-    if (!/^\d+$/.test(value)) throw new DraftError(field, `Invalid ${field}: ${value} is not a whole number`);
+    if (!/^\d+$/.test(value)) throw new DraftError(field, t('routeForm.notWhole', { field, value }));
     return Number(value);
   });
 }

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Route, useLocation } from 'preact-iso';
 import { onUnauthorized, request } from '../shared/api.js';
+import { t } from '../shared/i18n/index.js';
 import { Routes } from '../shared/routes.js';
 import { Header, type NavItem } from '../shared/ui.js';
 import { ApiKeys } from './pages/ApiKeys.js';
@@ -26,22 +27,22 @@ import { loadSession, type Session, setCurrentSession } from './session.js';
 
 export const BASE = '/app';
 
-const NAV: readonly NavItem[] = [
-  { href: `${BASE}`, label: 'Dashboard', prefix: false },
-  { href: `${BASE}/messages`, label: 'Messages' },
-  { href: `${BASE}/send`, label: 'Send' },
-  { href: `${BASE}/dispatches`, label: 'Dispatches' },
-  { href: `${BASE}/sender-names`, label: 'Sender names' },
-  { href: `${BASE}/templates`, label: 'Templates' },
-  { href: `${BASE}/inbounds`, label: 'Inbounds' },
-  { href: `${BASE}/opt-out`, label: 'Opt-out' },
-  { href: `${BASE}/verifiers`, label: 'Verifiers' },
-  { href: `${BASE}/stop-list`, label: 'Stop list' },
-  { href: `${BASE}/statistics`, label: 'Statistics' },
-  { href: `${BASE}/consents`, label: 'Consents' },
-  { href: `${BASE}/settings`, label: 'Settings' },
-  { href: `${BASE}/api-keys`, label: 'API keys' },
-  { href: `${BASE}/smpp`, label: 'SMPP' },
+const nav = (): readonly NavItem[] => [
+  { href: `${BASE}`, label: t('app.nav.dashboard'), prefix: false },
+  { href: `${BASE}/messages`, label: t('app.nav.messages') },
+  { href: `${BASE}/send`, label: t('app.nav.send') },
+  { href: `${BASE}/dispatches`, label: t('app.nav.dispatches') },
+  { href: `${BASE}/sender-names`, label: t('app.nav.senderNames') },
+  { href: `${BASE}/templates`, label: t('app.nav.templates') },
+  { href: `${BASE}/inbounds`, label: t('app.nav.inbounds') },
+  { href: `${BASE}/opt-out`, label: t('app.nav.optOut') },
+  { href: `${BASE}/verifiers`, label: t('app.nav.verifiers') },
+  { href: `${BASE}/stop-list`, label: t('app.nav.stopList') },
+  { href: `${BASE}/statistics`, label: t('app.nav.statistics') },
+  { href: `${BASE}/consents`, label: t('app.nav.consents') },
+  { href: `${BASE}/settings`, label: t('app.nav.settings') },
+  { href: `${BASE}/api-keys`, label: t('app.nav.apiKeys') },
+  { href: `${BASE}/smpp`, label: t('app.nav.smpp') },
 ];
 
 /** The personal account: sign-in, then the pages of NAV (inside preact-iso's LocationProvider, main.tsx). */
@@ -75,12 +76,12 @@ export function App() {
   return (
     <>
       <a class="skip-link" href="#main">
-        Skip to content
+        {t('ui.skip')}
       </a>
       <Header
-        brand="Herald"
+        brand={t('app.brand')}
         home={BASE}
-        items={session ? NAV : []}
+        items={session ? nav() : []}
         aside={
           session && (
             <>
@@ -89,7 +90,7 @@ export function App() {
                 {session.login ? ` (${session.login})` : ''}
               </span>
               <button type="button" class="secondary" onClick={() => void signOut()}>
-                Sign out
+                {t('ui.signOut')}
               </button>
             </>
           )

@@ -1,8 +1,9 @@
+import { codeWord, t } from '../shared/i18n/index.js';
 import { useRef, useState } from 'preact/hooks';
 import { ApiError } from '../shared/api.js';
 import type { RequestBody } from '../shared/apiClient.js';
 import { SelectField, TextArea, TextField, useAsync } from '../shared/ui.js';
-import { type Condition, CONDITIONS, isReadTracked, MAX_STEPS } from './cascades.js';
+import { type Condition, conditions, isReadTracked, MAX_STEPS } from './cascades.js';
 import {
   contentField,
   contentFor,
@@ -11,7 +12,7 @@ import {
   NoSenderNameHint,
   type SendChannel,
   SenderNameField,
-  TELEGRAM_KINDS,
+  telegramKinds,
   type TelegramKind,
   usableNames,
 } from './sending.js';
@@ -105,13 +106,13 @@ export function useCascadeSteps(channels: readonly SendChannel[], first: SendCha
         const field = contentField(s.channel, s.kind, s.text);
         return (
           <fieldset key={s.key}>
-            <legend>Step {i + 1}</legend>
+            <legend>{t('cascade.step', { step: i + 1 })}</legend>
             <div class="grid">
               <SelectField
-                label="Channel"
+                label={t('col.channel')}
                 value={s.channel}
                 onValue={(channel) => change(s.key, { channel })}
-                options={channels}
+                options={channels.map((value) => ({ value, label: codeWord('channel', value) }))}
               />
               <SenderNameField
                 approved={approved(s)}
@@ -121,31 +122,31 @@ export function useCascadeSteps(channels: readonly SendChannel[], first: SendCha
                 loading={names.loading}
               />
               <TextField
-                label="TTL"
+                label={t('cascade.ttl')}
                 type="number"
                 min="1"
                 step="1"
                 inputMode="numeric"
                 value={s.ttl}
                 onValue={(ttl) => change(s.key, { ttl })}
-                hint="Seconds; optional, within the channel's bounds."
+                hint={t('cascade.ttlHint')}
               />
               {last ? (
-                <p class="hint">The last step: the cascade ends with it.</p>
+                <p class="hint">{t('cascade.last')}</p>
               ) : (
                 <SelectField
-                  label="Next step"
+                  label={t('col.nextStep')}
                   value={conditionOf(s)}
                   onValue={(condition) => change(s.key, { condition })}
-                  options={readTracked(s) ? CONDITIONS : CONDITIONS.slice(0, 1)}
+                  options={readTracked(s) ? conditions() : conditions().slice(0, 1)}
                 />
               )}
               {s.channel === 'TELEGRAM' && (
                 <SelectField
-                  label="Content"
+                  label={t('send.content')}
                   value={s.kind}
                   onValue={(kind) => change(s.key, { kind })}
-                  options={TELEGRAM_KINDS}
+                  options={telegramKinds()}
                 />
               )}
             </div>
@@ -164,9 +165,9 @@ export function useCascadeSteps(channels: readonly SendChannel[], first: SendCha
                   type="button"
                   class="secondary small"
                   onClick={() => remove(s.key)}
-                  aria-label={`Remove step ${i + 1}`}
+                  aria-label={t('cascade.removeStepN', { step: i + 1 })}
                 >
-                  Remove step
+                  {t('cascade.removeStep')}
                 </button>
               </div>
             )}
@@ -175,10 +176,10 @@ export function useCascadeSteps(channels: readonly SendChannel[], first: SendCha
       })}
       <div class="actions">
         <button type="button" class="secondary" disabled={steps.length >= MAX_STEPS} onClick={add}>
-          Add a step
+          {t('cascade.addStep')}
         </button>
       </div>
-      {steps.length >= MAX_STEPS && <p class="hint">A cascade has at most {MAX_STEPS} steps.</p>}
+      {steps.length >= MAX_STEPS && <p class="hint">{t('cascade.atMost', { max: MAX_STEPS })}</p>}
     </>
   );
 
@@ -197,7 +198,10 @@ export async function namingStep<T>(request: () => Promise<T>): Promise<T> {
   } catch (error) {
     const step = error instanceof ApiError ? error.detail.step : undefined;
     if (error instanceof ApiError && typeof step === 'number')
-      throw new ApiError(error.status, error.code, `Step ${step + 1}: ${error.message}`, error.detail);
+      throw new ApiError(error.status, error.code, error.message, {
+        ...error.detail,
+        about: t('cascade.step', { step: step + 1 }),
+      });
     throw error;
   }
 }

@@ -1,3 +1,4 @@
+import { codeWord } from '../shared/i18n/index.js';
 import type { Answer } from '../shared/apiClient.js';
 
 /*
@@ -20,12 +21,10 @@ export const READ_TRACKED: ReadonlySet<string> = new Set(['VK', 'VIBER', 'WHATSA
 export const isReadTracked = (channel: string, code: boolean): boolean =>
   READ_TRACKED.has(channel) || (channel === 'TELEGRAM' && code);
 
-/** When the next step follows, in words. */
-export const CONDITIONS: readonly { value: Condition; label: string }[] = [
-  { value: 'not_delivered', label: 'if not delivered' },
-  { value: 'not_read', label: 'if not read' },
-];
+/** The conditions on which a next step follows, in words of the current language. */
+export const conditions = (): readonly { value: Condition; label: string }[] =>
+  (['not_delivered', 'not_read'] as const).map((value) => ({ value, label: codeWord('cascadeCondition', value) }));
 
 export function conditionText(condition: Condition | null): string {
-  return CONDITIONS.find((c) => c.value === condition)?.label ?? '—';
+  return condition ? codeWord('cascadeCondition', condition) : '—';
 }

@@ -1,3 +1,4 @@
+import { currentLocale, t } from '../shared/i18n/index.js';
 import type { Answer, RequestBody } from '../shared/apiClient.js';
 import type { CsvTable } from '../shared/parseCsv.js';
 
@@ -21,8 +22,7 @@ export const MAX_ADD = 1000;
 export const COUNTERS = ['total', 'sending', 'sent', 'delivered', 'undelivered', 'unsent'] as const;
 
 /** A counter's column header: "Sending" for `sending`. */
-export const counterLabel = (counter: (typeof COUNTERS)[number]): string =>
-  `${counter[0]!.toUpperCase()}${counter.slice(1)}`;
+export const counterLabel = (counter: (typeof COUNTERS)[number]): string => t(`counter.${counter}`);
 
 export type Change = 'start' | 'pause' | 'resume' | 'stop';
 
@@ -41,12 +41,7 @@ export const CHANGES: Readonly<Record<DispatchStatus, readonly Change[]>> = {
 };
 
 /** What a change did, for the status line ("Dispatch March promo started."). */
-export const CHANGED: Readonly<Record<Change, string>> = {
-  start: 'started',
-  pause: 'paused',
-  resume: 'resumed',
-  stop: 'stopped',
-};
+export const changed = (change: Change, name: string): string => t(`dispatch.changed.${change}`, { name });
 
 /**
  * Whether the dispatch changes by itself: started, with messages not yet final. `initiated` changes only when
@@ -88,16 +83,15 @@ export interface DestinationFile {
  */
 export function destinationsOf(table: CsvTable, placeholders: readonly string[]): DestinationFile {
   const [header, ...body] = table.rows;
-  if (!header) return { columns: [], rows: [], problems: ['The file is empty.'] };
+  if (!header) return { columns: [], rows: [], problems: [t('csv.empty')] };
   const columns = header.slice(1).map((name) => name.trim());
   const problems: string[] = [];
-  if (body.length === 0) problems.push('The file has a header row and no destinations.');
+  if (body.length === 0) problems.push(t('csv.noRows'));
   const missing = placeholders.filter((p) => !columns.includes(p));
-  for (const p of missing) problems.push(`The text's {${p}} has no column in the header row.`);
-  if (/^\+?[\d\s()-]{7,}$/.test(header[0]?.trim() ?? ''))
-    problems.push('The first row looks like a destination: the first row names the columns.');
+  for (const p of missing) problems.push(t('csv.noColumn', { placeholder: `{${p}}` }));
+  if (/^\+?[\d\s()-]{7,}$/.test(header[0]?.trim() ?? '')) problems.push(t('csv.headerLooksLikeRow'));
   const twice = [...new Set(columns.filter((c, i) => c !== '' && columns.indexOf(c) !== i))];
-  if (twice.length) problems.push(`Columns named twice (the last one counts): ${twice.join(', ')}.`);
+  if (twice.length) problems.push(t('csv.twice', { columns: twice.join(', ') }));
 
   const rows = body.map((cells, i): DestinationRow => {
     const substitutions: Record<string, string> = {};
@@ -107,11 +101,12 @@ export function destinationsOf(table: CsvTable, placeholders: readonly string[])
     });
     const destination = (cells[0] ?? '').trim();
     const rowProblems: string[] = [];
-    if (destination === '') rowProblems.push('No destination');
+    if (destination === '') rowProblems.push(t('csv.noDestination'));
     if (cells.length > header.length)
-      rowProblems.push(`${cells.length} cells: the header has ${header.length} columns`);
+      rowProblems.push(t('csv.extraCells', { cells: cells.length, columns: header.length }));
     for (const p of placeholders)
-      if (!(p in substitutions)) rowProblems.push(missing.includes(p) ? `No column for {${p}}` : `No value for {${p}}`);
+      if (!(p in substitutions))
+        rowProblems.push(t(missing.includes(p) ? 'csv.rowNoColumn' : 'csv.rowNoValue', { placeholder: `{${p}}` }));
     return { row: i + 2, destination, substitutions, problems: rowProblems };
   });
   return { columns, rows, problems };
@@ -122,11 +117,6 @@ export function entryOf(row: DestinationRow): DispatchEntry {
   return Object.keys(row.substitutions).length
     ? { destination: row.destination, substitutions: { ...row.substitutions } }
     : { destination: row.destination };
-}
-
-/** `1 row`, `2 rows`: a count and its noun. */
-export function plural(count: number, noun: string): string {
-  return `${count.toLocaleString()} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 /** The items in runs of at most `size`, in order. */
@@ -160,7 +150,7 @@ export function sentPer(times: readonly (string | null)[]): {
   for (const t of ms) counts[Math.floor(t / size) - start]! += 1;
   const withDay = last - first >= 24 * HOUR_MS;
   const label = (at: number) =>
-    new Date(at).toLocaleString(undefined, {
+    new Date(at).toLocaleString(currentLocale(), {
       ...(withDay ? { month: 'short', day: 'numeric' } : {}),
       hour: '2-digit',
       minute: '2-digit',

@@ -1,3 +1,4 @@
+import { codeWord, t } from '../shared/i18n/index.js';
 import { useLocation } from 'preact-iso';
 import { SelectField, TextField } from '../shared/ui.js';
 
@@ -15,10 +16,14 @@ export const NEEDS_APPROVED: readonly SendChannel[] = ['SMS', 'WHATSAPP', 'VIBER
 
 /** What a TELEGRAM message carries (DESIGN 18): a text through the Bot API, or a code through the Gateway API. */
 export type TelegramKind = 'text' | 'code';
-export const TELEGRAM_KINDS: readonly { value: TelegramKind; label: string }[] = [
-  { value: 'text', label: 'Text (Bot API)' },
-  { value: 'code', label: 'Verification code (Gateway API)' },
+export const telegramKinds = (): readonly { value: TelegramKind; label: string }[] => [
+  { value: 'text', label: t('send.telegramText') },
+  { value: 'code', label: t('send.telegramCode') },
 ];
+
+/** The channels of SEND_CHANNELS as options of a select, in words. */
+export const sendChannels = (): { value: SendChannel; label: string }[] =>
+  SEND_CHANNELS.map((value) => ({ value, label: codeWord('channel', value) }));
 
 /** Whether the message's content is a code rather than a text: FLASHCALL, or a TELEGRAM code. */
 export const isCode = (channel: SendChannel, kind: TelegramKind): boolean =>
@@ -26,10 +31,9 @@ export const isCode = (channel: SendChannel, kind: TelegramKind): boolean =>
 
 /** The label and hint of the content's input. */
 export function contentField(channel: SendChannel, kind: TelegramKind, text: string): { label: string; hint: string } {
-  if (channel === 'FLASHCALL') return { label: 'Code', hint: '4 digits.' };
-  if (channel === 'TELEGRAM' && kind === 'code')
-    return { label: 'Code', hint: '4 to 8 digits, sent in Telegram’s own verification message.' };
-  return { label: 'Text', hint: `${text.length} characters` };
+  if (channel === 'FLASHCALL') return { label: t('send.code'), hint: t('send.flashcallHint') };
+  if (channel === 'TELEGRAM' && kind === 'code') return { label: t('send.code'), hint: t('send.telegramCodeHint') };
+  return { label: t('message.text'), hint: t('send.characters', { count: text.length }) };
 }
 
 /**
@@ -67,17 +71,18 @@ export function usableNames(
   return items?.filter(usable).map((n) => n.name) ?? [];
 }
 
-const MODES = [
-  { href: '/app/send', label: 'One message' },
-  { href: '/app/send/cascade', label: 'Cascade' },
-] as const;
+const modes = () =>
+  [
+    { href: '/app/send', label: t('send.oneMessage') },
+    { href: '/app/send/cascade', label: t('message.cascade') },
+  ] as const;
 
 /** Links between the send pages, the current one marked. */
 export function SendModes() {
   const { path } = useLocation();
   return (
-    <nav aria-label="What to send" class="actions modes">
-      {MODES.map((mode) => (
+    <nav aria-label={t('send.whatToSend')} class="actions modes">
+      {modes().map((mode) => (
         <a key={mode.href} href={mode.href} aria-current={path === mode.href ? 'page' : undefined}>
           {mode.label}
         </a>
@@ -98,13 +103,14 @@ export function SenderNameField(props: {
   loading: boolean;
 }) {
   const { approved, value, onValue, options, loading } = props;
-  if (!approved) return <TextField label="Sender name" value={value} onValue={onValue} required />;
+  if (!approved) return <TextField label={t('col.senderName')} value={value} onValue={onValue} required />;
+  const none = loading ? t('send.loadingNames') : t('send.noApprovedNames');
   return (
     <SelectField
-      label="Sender name"
+      label={t('col.senderName')}
       value={value}
       onValue={onValue}
-      options={options.length ? options : [{ value: '', label: loading ? 'Loading…' : 'No approved sender names' }]}
+      options={options.length ? options : [{ value: '', label: none }]}
       required
     />
   );
@@ -115,14 +121,15 @@ export function NoSenderNameHint({ channel }: { channel: SendChannel }) {
   if (channel === 'TELEGRAM') {
     return (
       <p class="hint">
-        No TELEGRAM bot ready yet: <a href="/app/sender-names">register its username</a>; it sends once the operator
-        approves it and attaches its token.
+        {t('send.noBot')} <a href="/app/sender-names">{t('send.registerBot')}</a>
+        {t('send.noBotEnd')}
       </p>
     );
   }
   return (
     <p class="hint">
-      No approved sender name for {channel} yet: <a href="/app/sender-names">register one</a>.
+      {t('send.noName', { channel: codeWord('channel', channel) })}{' '}
+      <a href="/app/sender-names">{t('send.registerOne')}</a>.
     </p>
   );
 }

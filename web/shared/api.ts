@@ -1,3 +1,6 @@
+import { explainApiError, explainedLine } from './errorWords.js';
+import { t } from './i18n/index.js';
+
 /**
  * An error answer of Herald's API: `{"error": {"code", "msg"}}` with its HTTP status; `detail` holds the error's
  * other fields, e.g. a refused batch's `index` and a cascade's `step`.
@@ -62,7 +65,7 @@ export async function request<T>(method: string, path: string, options: RequestO
     });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
-    throw new ApiError(0, undefined, 'Herald does not answer: check the connection and try again.');
+    throw new ApiError(0, undefined, t('ui.noConnection'));
   }
   const text = await response.text();
   let parsed: unknown = undefined;
@@ -91,8 +94,21 @@ export interface Page<T> {
   readonly total: number;
 }
 
-/** The text to show for any failure. */
+/**
+ * The text to show for any failure, in the reader's language: an API error in words with its code and what to do
+ * ("Insufficient funds (4020). Top up the balance, then send again.").
+ */
 export function errorText(error: unknown): string {
-  if (error instanceof ApiError) return error.code === undefined ? error.message : `${error.message} (${error.code})`;
+  if (error instanceof ApiError) {
+    const line = explainedLine(explainApiError(error.code, error.message));
+    // What the error is about, named by the page (namingStep's "Step 2").
+    return typeof error.detail.about === 'string' ? `${error.detail.about}: ${line}` : line;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** An API error's words alone (no code, no advice): what a form shows under the field at fault. */
+export function errorWords(error: unknown): string {
+  if (error instanceof ApiError) return explainApiError(error.code, error.message).text;
   return error instanceof Error ? error.message : String(error);
 }

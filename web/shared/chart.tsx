@@ -1,3 +1,5 @@
+import { t } from './i18n/index.js';
+import { formatNumber } from './format.js';
 export interface ChartPoint {
   readonly label: string;
   readonly value: number;
@@ -49,8 +51,8 @@ export function BarChart({
         .join(' ')
     : '';
   const summary =
-    `${title}: ${points.length} groups, ${total.toLocaleString()} ${barLabel.toLowerCase()} in all` +
-    (points.length ? `, the most ${Math.max(...points.map((p) => p.value)).toLocaleString()}` : '');
+    t('chart.summary', { title, groups: points.length, total: formatNumber(total), what: barLabel.toLowerCase() }) +
+    (points.length ? t('chart.most', { most: formatNumber(Math.max(...points.map((p) => p.value))) }) : '');
   return (
     <figure class="chart">
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={summary} preserveAspectRatio="xMidYMid meet">
@@ -59,7 +61,7 @@ export function BarChart({
           <g key={f}>
             <line class="grid" x1={PAD.left} x2={WIDTH - PAD.right} y1={y(max * f)} y2={y(max * f)} />
             <text class="axis" x={PAD.left - 6} y={y(max * f) + 4} text-anchor="end">
-              {Number((max * f).toPrecision(3)).toLocaleString()}
+              {formatNumber(Number((max * f).toPrecision(3)))}
             </text>
           </g>
         ))}
@@ -73,8 +75,8 @@ export function BarChart({
               height={Math.max(0, PAD.top + innerH - y(p.value))}
             >
               <title>
-                {`${p.label}: ${p.value.toLocaleString()}` +
-                  (p.line !== undefined && lineLabel ? `, ${lineLabel.toLowerCase()} ${p.line.toLocaleString()}` : '')}
+                {`${p.label}: ${formatNumber(p.value)}` +
+                  (p.line !== undefined && lineLabel ? `, ${lineLabel.toLowerCase()} ${formatNumber(p.line)}` : '')}
               </title>
             </rect>
             {i % labelEvery === 0 && (

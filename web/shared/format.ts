@@ -1,24 +1,48 @@
-/** A time for people: local date and time, or a dash. */
+import { currentLanguage, currentLocale } from './i18n/index.js';
+
+/** A time for people: local date and time in the language's locale (`29.11.2026, 09:00:00`), or a dash. */
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(currentLocale());
 }
 
-/** An amount with its currency, e.g. `12.5 RUB`. */
+/** A number in the language's locale: `1 000,5` in Russian, `1,000.5` in English. */
+export function formatNumber(value: number | null | undefined, options?: Intl.NumberFormatOptions): string {
+  if (value === null || value === undefined) return '—';
+  return value.toLocaleString(currentLocale(), options);
+}
+
+/**
+ * Money in the language's locale: in Russian the currency's sign after the amount (`1 000,50 ₽`, Intl's currency
+ * style), in English the amount and the code (`1,000.5 RUB`).
+ */
+function money(amount: number, currency: string | null | undefined, minimumFractionDigits: number): string {
+  const digits = { minimumFractionDigits, maximumFractionDigits: 6 };
+  if (currency && currentLanguage() === 'ru') {
+    try {
+      return amount.toLocaleString(currentLocale(), { ...digits, style: 'currency', currency });
+    } catch {
+      // Not an ISO 4217 code Intl takes: the number and the code as they are, below.
+    }
+  }
+  const text = amount.toLocaleString(currentLocale(), digits);
+  return currency ? `${text} ${currency}` : text;
+}
+
+/** An amount with its currency, e.g. `12.5 RUB`, `12,5 ₽`. */
 export function formatMoney(amount: number | null | undefined, currency: string | null | undefined): string {
   if (amount === null || amount === undefined) return '—';
-  return `${amount.toLocaleString(undefined, { maximumFractionDigits: 6 })}${currency ? ` ${currency}` : ''}`;
+  return money(amount, currency, 0);
 }
 
 /**
  * An amount of money with at least 2 decimals (up to 6, as prices per part have) and its currency, in the reader's
- * locale: `0.10 RUB`, `1,234.5678 RUB`.
+ * locale: `0.10 RUB`, `1,234.5678 RUB`; `1 000,50 ₽` in Russian.
  */
 export function formatAmount(amount: number | null | undefined, currency: string | null | undefined): string {
   if (amount === null || amount === undefined) return '—';
-  const text = amount.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 6 });
-  return currency ? `${text} ${currency}` : text;
+  return money(amount, currency, 2);
 }
 
 /** A balance object `{RUB: 10}` as `10 RUB`. */

@@ -1,3 +1,5 @@
+import { formatTime } from './format.js';
+import { codeWord, t, texts } from './i18n/index.js';
 import { useEffect, useState } from 'preact/hooks';
 import { ListTable, TextArea } from './ui.js';
 
@@ -45,7 +47,7 @@ export function GuardSettingsView({
     try {
       parsed = JSON.parse(text);
     } catch {
-      setError('Not JSON');
+      setError(t('guard.notJson'));
       return;
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
@@ -64,8 +66,8 @@ export function GuardSettingsView({
   return (
     <>
       <ListTable
-        label="Guard settings"
-        columns={['Setting', 'Operator', 'Account', 'Effective']}
+        label={t('guard.table')}
+        columns={texts('guard.setting', 'guard.operator', 'col.account', 'guard.effective')}
         rows={FIELDS}
         row={(field) => (
           <tr key={field}>
@@ -79,23 +81,18 @@ export function GuardSettingsView({
         )}
       />
       <form class="card" onSubmit={save} aria-labelledby="guard-edit">
-        <h2 id="guard-edit">{editing === 'operator' ? "Operator's settings" : 'Narrow the settings'}</h2>
+        <h2 id="guard-edit">{editing === 'operator' ? t('guard.operatorSettings') : t('guard.narrow')}</h2>
         <TextArea
-          label="Settings (JSON)"
+          label={t('guard.json')}
           value={text}
           onValue={setText}
           rows={8}
-          hint={
-            editing === 'client'
-              ? 'Only narrowing is allowed: fewer countries, lower limits, monitor -> enforce. ' +
-                "Remove a field to use the operator's value."
-              : 'Absent fields are the defaults; null turns geo, flood or the spend limit off.'
-          }
+          hint={editing === 'client' ? t('guard.clientHint') : t('guard.operatorHint')}
         />
         {error && <p class="field-error">{error}</p>}
         <div class="actions">
           <button type="submit" disabled={busy}>
-            Save settings
+            {t('guard.save')}
           </button>
         </div>
       </form>
@@ -107,14 +104,14 @@ export function GuardSettingsView({
 export function SettingsAudit({ items }: { items: readonly AuditEntry[] }) {
   return (
     <ListTable
-      label="Settings audit"
-      columns={['When', 'Side', 'Who', 'Before', 'After']}
+      label={t('guard.audit')}
+      columns={texts('guard.when', 'guard.side', 'guard.who', 'guard.before', 'guard.after')}
       rows={items}
-      empty="No changes yet."
+      empty={t('guard.noChanges')}
       row={(e) => (
         <tr key={e.id}>
-          <td>{e.changedAt}</td>
-          <td>{e.side}</td>
+          <td>{formatTime(e.changedAt)}</td>
+          <td>{codeWord('side', e.side)}</td>
           <td class="mono">{e.actor}</td>
           <td class="mono">{JSON.stringify(e.before)}</td>
           <td class="mono">{JSON.stringify(e.after)}</td>

@@ -1,3 +1,4 @@
+import { codeWord, t, texts } from './i18n/index.js';
 import type { Answer, Item } from './apiClient.js';
 import { formatTime } from './format.js';
 import { ConfirmButton, ListTable } from './ui.js';
@@ -22,21 +23,29 @@ export function KeysTable({
   return (
     <ListTable
       label={label}
-      columns={['Id', 'Type', 'Center', 'Created', 'Revoked', { label: 'Actions', hidden: true }]}
+      columns={[
+        ...texts('col.id', 'col.type', 'col.center', 'col.created', 'col.revoked'),
+        { label: t('ui.actions'), hidden: true },
+      ]}
       rows={keys}
-      empty="No API keys."
+      empty={t('keys.none')}
       row={(key) => (
         <tr key={key.id}>
           <th scope="row" class="mono">
             {key.id}
           </th>
-          <td>{key.type}</td>
+          <td>{codeWord('keyType', key.type)}</td>
           <td>{centerName(key.trafficCenterId)}</td>
           <td>{formatTime(key.createdAt)}</td>
-          <td>{key.revokedAt ? formatTime(key.revokedAt) : 'Active'}</td>
+          <td>{key.revokedAt ? formatTime(key.revokedAt) : t('keys.active')}</td>
           <td>
             {!key.revokedAt && (
-              <ConfirmButton label="Revoke" name={`key ${key.id}`} disabled={busy} onConfirm={() => onRevoke(key)} />
+              <ConfirmButton
+                label={t('keys.revoke')}
+                name={t('keys.name', { id: key.id })}
+                disabled={busy}
+                onConfirm={() => onRevoke(key)}
+              />
             )}
           </td>
         </tr>
@@ -46,10 +55,11 @@ export function KeysTable({
 }
 
 /** The three kinds of key, as a select offers them. */
-export const KEY_TYPES = [
-  { value: 'traffic', label: 'Traffic (TOKEN_1: sending)' },
-  { value: 'system', label: 'System (TOKEN_2: settings, statistics)' },
-  { value: 'verify', label: 'Verify (TOKEN_3: one-time codes)' },
-] as const;
+export const keyTypes = () =>
+  [
+    { value: 'traffic', label: t('keys.traffic') },
+    { value: 'system', label: t('keys.system') },
+    { value: 'verify', label: t('keys.verify') },
+  ] as const;
 
-export type KeyType = (typeof KEY_TYPES)[number]['value'];
+export type KeyType = ReturnType<typeof keyTypes>[number]['value'];

@@ -1,5 +1,6 @@
 import type { VNode } from 'preact';
 import { Route, Router } from 'preact-iso';
+import { t } from './i18n/index.js';
 
 /**
  * The path changed inside the page (a link, a search, the back or forward button) since it loaded. Pages then move
@@ -32,9 +33,9 @@ export function Routes({ children }: { children: VNode[] }) {
 function NotFound({ path }: { path: string }) {
   return (
     <section class="page">
-      <h1>Page not found</h1>
+      <h1>{t('ui.notFound.title')}</h1>
       <p>
-        There is no page at <code>{path}</code>. Choose a page from the menu.
+        {t('ui.notFound.at')} <code>{path}</code>. {t('ui.notFound.choose')}
       </p>
     </section>
   );

@@ -1,3 +1,4 @@
+import { t, texts } from './i18n/index.js';
 import { formatTime } from './format.js';
 import { ListTable } from './ui.js';
 
@@ -15,18 +16,13 @@ export interface BindRow {
 export function BindsTable({ binds, withAccount }: { binds: readonly BindRow[]; withAccount?: boolean }) {
   return (
     <ListTable
-      label="SMPP binds"
+      label={t('admin.nav.smppBinds')}
       columns={[
-        ...(withAccount ? ['Account'] : []),
-        'System id',
-        'Address',
-        'Bind type',
-        'Since',
-        'Submits in window',
-        'Receipts unacknowledged',
+        ...(withAccount ? texts('col.account') : []),
+        ...texts('smpp.systemId', 'smpp.address', 'smpp.bindType', 'smpp.since', 'smpp.submits', 'smpp.receipts'),
       ]}
       rows={binds}
-      empty="No SMPP bind is up."
+      empty={t('smpp.none')}
       row={(b, i) => (
         <tr key={i} data-testid="smpp-bind-row">
           {withAccount && (

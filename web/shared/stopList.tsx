@@ -1,3 +1,5 @@
+import { explainApiError } from './errorWords.js';
+import { codeOptions, codeWord, t, texts } from './i18n/index.js';
 import { useId, useState } from 'preact/hooks';
 import type { Answer, Item, RequestBody } from './apiClient.js';
 import { downloadText } from './csv.js';
@@ -46,7 +48,11 @@ const TRAFFIC_TYPES = ['AUTHORIZE', 'TRANSACT', 'SERVICE', 'PROMO'] as const;
 const IMPORT_MAX_CHARS = 500_000;
 
 const scopeOf = (e: StopEntry): string =>
-  [e.channelType ?? 'every channel', e.senderName ?? 'every sender name', e.trafficTypes?.join(', ') ?? 'every type']
+  [
+    e.channelType ? codeWord('channel', e.channelType) : t('stopList.everyChannel'),
+    e.senderName ?? t('stopList.everyName'),
+    e.trafficTypes?.map((type) => codeWord('traffic', type)).join(', ') ?? t('stopList.everyType'),
+  ]
     .filter(Boolean)
     .join('; ');
 
@@ -91,14 +97,14 @@ export function StopListPage({ api, intro }: { api: StopListApi; intro: string }
       });
       setEntry({ number: '', channelType: '', senderName: '', trafficType: '', comment: '' });
       list.reload();
-      return `Number ${added.number} is on the stop list.`;
+      return t('stopList.added', { number: added.number });
     });
   };
   const remove = (item: StopEntry) =>
     action.run(async () => {
       await api.remove(item.id);
       list.reload();
-      return `Entry of ${item.number} deleted.`;
+      return t('stopList.deleted', { number: item.number });
     });
   const importFile = (file: File | undefined) => {
     setImported(undefined);
@@ -106,53 +112,53 @@ export function StopListPage({ api, intro }: { api: StopListApi; intro: string }
     void action.run(async () => {
       const csv = await file.text();
       if (csv.length > IMPORT_MAX_CHARS)
-        throw new Error(`${file.name} is too big: at most ${IMPORT_MAX_CHARS.toLocaleString()} characters a file.`);
+        throw new Error(t('stopList.tooBig', { file: file.name, max: IMPORT_MAX_CHARS }));
       const result = await api.importCsv(csv);
       setImported(result);
       list.reload();
-      return `${result.added} added, ${result.existing} already listed, ${result.errorCount} refused.`;
+      return t('stopList.imported', { added: result.added, existing: result.existing, refused: result.errorCount });
     });
   };
   const exportAll = () =>
     action.run(async () => {
       downloadText('stop-list.csv', await api.exportCsv(), 'text/csv');
-      return 'Stop list exported.';
+      return t('stopList.exported');
     });
 
   return (
-    <Page title="Stop list">
+    <Page title={t('app.nav.stopList')}>
       <p class="hint">{intro}</p>
       <form class="card" onSubmit={add} aria-labelledby="add-stop-entry">
-        <h2 id="add-stop-entry">Add a number</h2>
+        <h2 id="add-stop-entry">{t('stopList.add')}</h2>
         <div class="grid">
           <TextField
-            label="Number"
+            label={t('col.number')}
             value={entry.number}
             onValue={(number) => setEntry({ ...entry, number })}
             required
             maxLength={64}
           />
           <SelectField
-            label="Channel"
+            label={t('col.channel')}
             value={entry.channelType}
             onValue={(channelType) => setEntry({ ...entry, channelType })}
-            options={[{ value: '', label: 'Every channel' }, ...CHANNELS]}
+            options={codeOptions('channel', CHANNELS, 'stopList.everyChannelCap')}
           />
           <TextField
-            label="Sender name"
+            label={t('col.senderName')}
             value={entry.senderName}
             onValue={(senderName) => setEntry({ ...entry, senderName })}
             maxLength={64}
-            hint="Empty: every sender name."
+            hint={t('stopList.nameHint')}
           />
           <SelectField
-            label="Traffic type"
+            label={t('dispatch.trafficType')}
             value={entry.trafficType}
             onValue={(trafficType) => setEntry({ ...entry, trafficType })}
-            options={[{ value: '', label: 'Every type' }, ...TRAFFIC_TYPES]}
+            options={codeOptions('traffic', TRAFFIC_TYPES, 'stopList.everyTypeCap')}
           />
           <TextField
-            label="Comment"
+            label={t('senderNames.comment')}
             value={entry.comment}
             onValue={(comment) => setEntry({ ...entry, comment })}
             maxLength={1000}
@@ -160,15 +166,15 @@ export function StopListPage({ api, intro }: { api: StopListApi; intro: string }
         </div>
         <div class="actions">
           <button type="submit" disabled={action.busy}>
-            Add number
+            {t('stopList.addButton')}
           </button>
         </div>
       </form>
 
       <section class="card" aria-labelledby="import-export">
-        <h2 id="import-export">Import and export</h2>
+        <h2 id="import-export">{t('stopList.importExport')}</h2>
         <div class="field">
-          <label for={fileId}>CSV file to import</label>
+          <label for={fileId}>{t('stopList.file')}</label>
           <input
             id={fileId}
             type="file"
@@ -178,27 +184,26 @@ export function StopListPage({ api, intro }: { api: StopListApi; intro: string }
             onChange={(e) => importFile(e.currentTarget.files?.[0])}
           />
           <small id={`${fileId}-hint`} class="hint">
-            A header row naming the columns: number (required), channelType, senderName, trafficTypes (separated by ;),
-            comment. At most 10,000 rows; an exported file imports as it is.
+            {t('stopList.fileHint')}
           </small>
         </div>
         {imported && imported.errors.length > 0 && (
           <ListTable
-            label="Refused rows"
-            columns={['Line', 'Why']}
+            label={t('stopList.refused')}
+            columns={texts('stopList.line', 'stopList.why')}
             rows={imported.errors}
             empty=""
             row={(e) => (
               <tr key={e.line}>
                 <td>{e.line}</td>
-                <td data-testid="row-problem">{e.msg}</td>
+                <td data-testid="row-problem">{explainApiError(4220, e.msg).text}</td>
               </tr>
             )}
           />
         )}
         <div class="actions">
           <button type="button" class="secondary" disabled={action.busy} onClick={() => void exportAll()}>
-            Export CSV
+            {t('stopList.export')}
           </button>
         </div>
       </section>
@@ -207,51 +212,58 @@ export function StopListPage({ api, intro }: { api: StopListApi; intro: string }
       <form
         class="toolbar"
         role="search"
-        aria-label="Stop list filters"
+        aria-label={t('stopList.filters')}
         onSubmit={(e) => {
           e.preventDefault();
           setFilter(draft);
           setPage(1);
         }}
       >
-        <TextField label="Find number" value={draft.number} onValue={(number) => setDraft({ ...draft, number })} />
+        <TextField
+          label={t('stopList.findNumber')}
+          value={draft.number}
+          onValue={(number) => setDraft({ ...draft, number })}
+        />
         <SelectField
-          label="Find channel"
+          label={t('stopList.findChannel')}
           value={draft.channelType}
           onValue={(channelType) => setDraft({ ...draft, channelType })}
-          options={[{ value: '', label: 'Any channel' }, ...CHANNELS]}
+          options={codeOptions('channel', CHANNELS, 'messages.anyChannel')}
         />
         <TextField
-          label="Find sender name"
+          label={t('stopList.findName')}
           value={draft.senderName}
           onValue={(senderName) => setDraft({ ...draft, senderName })}
         />
         <SelectField
-          label="Source"
+          label={t('col.source')}
           value={draft.source}
           onValue={(source) => setDraft({ ...draft, source })}
-          options={[{ value: '', label: 'Any source' }, ...SOURCES]}
+          options={codeOptions('stopSource', SOURCES, 'stopList.anySource')}
         />
-        <button type="submit">Search</button>
+        <button type="submit">{t('messages.search')}</button>
       </form>
-      <AsyncState state={list} what="the stop list" />
+      <AsyncState state={list} what={t('stopList.theList')} />
       {list.data && (
         <>
           <ListTable
-            label="Stop list"
-            columns={['Number', 'Applies to', 'Source', 'Comment', 'Added', { label: 'Actions', hidden: true }]}
+            label={t('app.nav.stopList')}
+            columns={[
+              ...texts('col.number', 'stopList.appliesTo', 'col.source', 'senderNames.comment', 'stopList.addedAt'),
+              { label: t('ui.actions'), hidden: true },
+            ]}
             rows={list.data.items}
-            empty="No numbers on the stop list."
+            empty={t('stopList.none')}
             row={(item) => (
               <tr key={item.id}>
                 <th scope="row">{item.number}</th>
                 <td>{scopeOf(item)}</td>
-                <td>{item.source}</td>
+                <td>{codeWord('stopSource', item.source)}</td>
                 <td>{item.comment ?? '—'}</td>
                 <td>{formatTime(item.createdTime)}</td>
                 <td>
                   <ConfirmButton
-                    label="Delete"
+                    label={t('ui.delete')}
                     name={item.number}
                     disabled={action.busy}
                     onConfirm={() => void remove(item)}
@@ -260,7 +272,7 @@ export function StopListPage({ api, intro }: { api: StopListApi; intro: string }
               </tr>
             )}
           />
-          <Pager list={list.data} onPage={setPage} label="Stop list pages" />
+          <Pager list={list.data} onPage={setPage} label={t('stopList.pages')} />
         </>
       )}
     </Page>

@@ -2,6 +2,8 @@ import type { ComponentChildren, InputHTMLAttributes, RefObject, VNode } from 'p
 import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { errorText, type Page as ApiPage } from './api.js';
+import { codeOptions, t } from './i18n/index.js';
+import { LanguageSwitch } from './i18n/LanguageSwitch.js';
 import { wasNavigated } from './routes.js';
 
 /** A page: its heading (focused after a navigation, for screen readers and keyboards) and content. */
@@ -16,7 +18,7 @@ export function Page({
 }) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
-    document.title = `${title} · Herald`;
+    document.title = t('ui.titleSuffix', { title });
     if (wasNavigated()) heading.current?.focus();
   }, [title]);
   return (
@@ -71,11 +73,14 @@ export function Header({
           aria-controls="main-nav"
           onClick={() => setOpen(!open)}
         >
-          Menu
+          {t('ui.menu')}
         </button>
-        <div class="aside">{aside}</div>
+        <div class="aside">
+          {aside}
+          <LanguageSwitch />
+        </div>
       </div>
-      <nav id="main-nav" aria-label="Main" class={open ? 'open' : ''}>
+      <nav id="main-nav" aria-label={t('ui.mainNav')} class={open ? 'open' : ''}>
         <ul>
           {items.map((item) => {
             const current = path === item.href || ((item.prefix ?? true) && path.startsWith(`${item.href}/`));
@@ -151,7 +156,11 @@ export function useAsync<T>(load: (signal: AbortSignal) => Promise<T>, deps: rea
 export function AsyncState({ state, what }: { state: Async<unknown>; what: string }) {
   return (
     <p class={`notice ${state.error ? 'error' : 'info'}`} role="status" aria-live="polite">
-      {state.error ? `Could not load ${what}: ${errorText(state.error)}` : state.loading ? `Loading ${what}…` : ''}
+      {state.error
+        ? t('ui.loadFailed', { what, error: errorText(state.error) })
+        : state.loading
+          ? t('ui.loading', { what })
+          : ''}
     </p>
   );
 }
@@ -401,7 +410,7 @@ export function ListTable<T>({
 export function Pager({
   list,
   onPage,
-  label = 'Pages',
+  label,
   maxItems,
 }: {
   list: Pick<ApiPage<unknown>, 'page' | 'per_page' | 'total'> | undefined;
@@ -413,17 +422,15 @@ export function Pager({
   const pages = Math.max(1, Math.ceil(list.total / list.per_page));
   const reachable = maxItems === undefined ? pages : Math.max(1, Math.min(pages, Math.floor(maxItems / list.per_page)));
   return (
-    <nav class="pager" aria-label={label}>
+    <nav class="pager" aria-label={label ?? t('ui.pages')}>
       <button type="button" disabled={list.page <= 1} onClick={() => onPage(list.page - 1)}>
-        Previous page
+        {t('ui.previousPage')}
       </button>
-      <span>
-        Page {list.page} of {pages.toLocaleString()} ({list.total.toLocaleString()} in all)
-      </span>
+      <span>{t('ui.pageOf', { page: list.page, pages, total: list.total })}</span>
       <button type="button" disabled={list.page >= reachable} onClick={() => onPage(list.page + 1)}>
-        Next page
+        {t('ui.nextPage')}
       </button>
-      {reachable < pages && list.page >= reachable && <span class="hint">Narrow the dates to see older entries.</span>}
+      {reachable < pages && list.page >= reachable && <span class="hint">{t('ui.narrowDates')}</span>}
     </nav>
   );
 }
@@ -444,10 +451,10 @@ export function Secret({ label, value }: { label: string; value: string }) {
           );
         }}
       >
-        Copy
+        {t('ui.copy')}
       </button>
       <span role="status" aria-live="polite" class="hint">
-        {copied ? 'Copied' : ''}
+        {copied ? t('ui.copied') : ''}
       </span>
     </div>
   );
@@ -458,7 +465,7 @@ export function useAction(notice: ReturnType<typeof useNotice>) {
   const [busy, setBusy] = useState(false);
   const run = async (action: () => Promise<string | void>) => {
     setBusy(true);
-    notice.info('Working…');
+    notice.info(t('ui.working'));
     try {
       const text = await action();
       if (text) notice.ok(text);
@@ -516,13 +523,28 @@ export function ConfirmButton({
           setAsking(false);
           onConfirm();
         }}
-        aria-label={`Confirm ${label.toLowerCase()} ${name}`}
+        aria-label={`${t('ui.confirmAction', { action: label.toLowerCase() })} ${name}`}
       >
-        Confirm {label.toLowerCase()}
+        {t('ui.confirmAction', { action: label.toLowerCase() })}
       </button>
       <button type="button" class="secondary small" onClick={() => setAsking(false)}>
-        Cancel
+        {t('ui.cancel')}
       </button>
     </span>
+  );
+}
+
+/** A select of channels (all of CHANNELS unless `channels` narrows them), each named in words, labelled "Channel". */
+export function ChannelField<C extends string>({
+  value,
+  onValue,
+  channels,
+}: {
+  value: C;
+  onValue: (value: C) => void;
+  channels: readonly C[];
+}) {
+  return (
+    <SelectField label={t('col.channel')} value={value} onValue={onValue} options={codeOptions('channel', channels)} />
   );
 }

@@ -1,7 +1,8 @@
+import { codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
 import type { RequestBody } from '../../shared/apiClient.js';
 import { CHANNELS, formatBalance, formatMoney, formatTime } from '../../shared/format.js';
-import { KEY_TYPES, type KeyRow, KeysTable, type KeyType } from '../../shared/keys.js';
+import { keyTypes, type KeyRow, KeysTable, type KeyType } from '../../shared/keys.js';
 import {
   AsyncState,
   CheckField,
@@ -41,66 +42,77 @@ export function AccountPage({ id: idInPath }: { id: string }) {
     });
 
   return (
-    <Page title={a ? `Account ${a.name}` : `Account ${id}`} actions={<a href="/admin/accounts">Back to accounts</a>}>
-      <AsyncState state={account} what="the account" />
+    <Page
+      title={t('account.title', { name: a ? a.name : id })}
+      actions={<a href="/admin/accounts">{t('account.back')}</a>}
+    >
+      <AsyncState state={account} what={t('account.theAccount')} />
       <NoticeLine notice={notice.notice} />
       {a && (
         <>
           <dl class="card facts">
-            <dt>Id</dt>
+            <dt>{t('col.id')}</dt>
             <dd>{a.id}</dd>
-            <dt>Status</dt>
+            <dt>{t('col.status')}</dt>
             <dd>
               <span class={`badge account-${a.status}`} data-testid="account-status">
-                {a.status}
+                {codeWord('accountStatus', a.status)}
               </span>{' '}
               {a.status === 'active' ? (
                 <button
                   type="button"
                   class="danger small"
                   disabled={action.busy}
-                  onClick={() => void patch({ status: 'blocked' }, `Account ${a.name} blocked.`)}
+                  onClick={() => void patch({ status: 'blocked' }, t('account.blocked', { name: a.name }))}
                 >
-                  Block
+                  {t('account.block')}
                 </button>
               ) : (
                 <button
                   type="button"
                   class="small"
                   disabled={action.busy}
-                  onClick={() => void patch({ status: 'active' }, `Account ${a.name} unblocked.`)}
+                  onClick={() => void patch({ status: 'active' }, t('account.unblocked', { name: a.name }))}
                 >
-                  Unblock
+                  {t('account.unblock')}
                 </button>
               )}
             </dd>
-            <dt>Balance</dt>
+            <dt>{t('col.balance')}</dt>
             <dd data-testid="account-balance">{formatBalance(a.balance)}</dd>
-            <dt>Created</dt>
+            <dt>{t('col.created')}</dt>
             <dd>{formatTime(a.createdAt)}</dd>
           </dl>
 
           <section class="card" aria-labelledby="switches">
-            <h2 id="switches">Channels and inbound</h2>
+            <h2 id="switches">{t('account.switches')}</h2>
             <div class="switches">
               {CHANNELS.map((channel) => (
                 <CheckField
                   key={channel}
-                  label={channel}
+                  label={codeWord('channel', channel)}
                   switchLike
                   disabled={action.busy}
                   checked={a.channels[channel] ?? false}
                   onChecked={(on) =>
-                    void patch({ channels: { [channel]: on } }, `${channel} ${on ? 'enabled' : 'disabled'}.`)
+                    void patch(
+                      { channels: { [channel]: on } },
+                      t(on ? 'account.enabled' : 'account.disabled', { what: codeWord('channel', channel) }),
+                    )
                   }
                 />
               ))}
               <CheckField
-                label="Inbound"
+                label={t('col.inbound')}
                 switchLike
                 disabled={action.busy}
                 checked={a.inbound}
-                onChecked={(on) => void patch({ inbound: on }, `Inbound ${on ? 'enabled' : 'disabled'}.`)}
+                onChecked={(on) =>
+                  void patch(
+                    { inbound: on },
+                    t(on ? 'account.enabled' : 'account.disabled', { what: t('col.inbound') }),
+                  )
+                }
               />
             </div>
           </section>
@@ -108,7 +120,7 @@ export function AccountPage({ id: idInPath }: { id: string }) {
           <CreditLimit
             account={a}
             onSave={(limit) =>
-              void patch({ creditLimit: limit }, `Credit limit set to ${formatMoney(limit, a.currency)}.`)
+              void patch({ creditLimit: limit }, t('account.limitSet', { limit: formatMoney(limit, a.currency) }))
             }
             busy={action.busy}
           />
@@ -126,7 +138,7 @@ export function AccountPage({ id: idInPath }: { id: string }) {
             id={id}
             settings={a.settings}
             busy={action.busy}
-            onSave={(body) => void patch(body, 'Settings saved.')}
+            onSave={(body) => void patch(body, t('account.settingsSaved'))}
           />
         </>
       )}
@@ -145,9 +157,9 @@ function CreditLimit({ account, onSave, busy }: { account: Account; onSave: (lim
         onSave(Number(limit));
       }}
     >
-      <h2 id="credit-limit">Credit limit</h2>
+      <h2 id="credit-limit">{t('accounts.creditLimit')}</h2>
       <TextField
-        label={`Credit limit (${account.currency})`}
+        label={t('account.limitIn', { currency: account.currency })}
         type="number"
         min="0"
         step="any"
@@ -157,7 +169,7 @@ function CreditLimit({ account, onSave, busy }: { account: Account; onSave: (lim
       />
       <div class="actions">
         <button type="submit" disabled={busy}>
-          Save credit limit
+          {t('account.saveLimit')}
         </button>
       </div>
     </form>
@@ -184,28 +196,28 @@ function BalanceAdjustment({ account, onDone }: { account: Account; onDone: () =
       setAmount('');
       setComment('');
       onDone();
-      return `Balance adjusted: ${formatBalance(balance)}.`;
+      return t('account.adjusted', { balance: formatBalance(balance) });
     });
   };
   return (
     <form class="card" onSubmit={submit} aria-labelledby="adjust">
-      <h2 id="adjust">Adjust the balance</h2>
+      <h2 id="adjust">{t('account.adjust')}</h2>
       <div class="grid">
         <TextField
-          label="Amount"
+          label={t('col.amount')}
           type="number"
           step="any"
           value={amount}
           onValue={setAmount}
           required
-          hint="Negative to debit."
+          hint={t('account.amountHint')}
         />
-        <TextField label="Currency" value={currency} onValue={setCurrency} required maxLength={3} />
-        <TextField label="Comment" value={comment} onValue={setComment} maxLength={500} />
+        <TextField label={t('accounts.currency')} value={currency} onValue={setCurrency} required maxLength={3} />
+        <TextField label={t('senderNames.comment')} value={comment} onValue={setComment} maxLength={500} />
       </div>
       <div class="actions">
         <button type="submit" disabled={action.busy}>
-          Adjust balance
+          {t('account.adjustButton')}
         </button>
       </div>
       <NoticeLine notice={notice.notice} />
@@ -221,26 +233,30 @@ function Ledger({ id, tick }: { id: number; tick: number }) {
   );
   return (
     <section aria-labelledby="ledger">
-      <h2 id="ledger">Ledger</h2>
-      <AsyncState state={ledger} what="the ledger" />
+      <h2 id="ledger">{t('account.ledger')}</h2>
+      <AsyncState state={ledger} what={t('account.theLedger')} />
       {ledger.data && (
         <>
           <ListTable
-            label="Ledger"
-            columns={['Time', 'Kind', { label: 'Amount', class: 'num' }, 'Reference', 'Comment']}
+            label={t('account.ledger')}
+            columns={[
+              ...texts('col.time', 'col.kind'),
+              { label: t('col.amount'), class: 'num' },
+              ...texts('col.reference', 'senderNames.comment'),
+            ]}
             rows={ledger.data.items}
-            empty="No entries."
+            empty={t('account.noEntries')}
             row={(e) => (
               <tr key={e.id}>
                 <td>{formatTime(e.createdAt)}</td>
-                <td>{e.kind}</td>
+                <td>{codeWord('ledgerKind', e.kind)}</td>
                 <td class="num">{formatMoney(e.amount, e.currency)}</td>
                 <td class="mono clip">{e.reference ?? '—'}</td>
                 <td>{e.comment ?? '—'}</td>
               </tr>
             )}
           />
-          <Pager list={ledger.data} onPage={setPage} label="Ledger pages" />
+          <Pager list={ledger.data} onPage={setPage} label={t('account.ledgerPages')} />
         </>
       )}
     </section>
@@ -263,14 +279,14 @@ function Users({ id }: { id: number }) {
       setLogin('');
       setPassword('');
       users.reload();
-      return `User ${user.login} created.`;
+      return t('account.userCreated', { login: user.login });
     });
   };
   const remove = (user: User) =>
     action.run(async () => {
       await admin.delete('/admin/v1/accounts/{id}/users/{userId}', { params: { id, userId: user.id } });
       users.reload();
-      return `User ${user.login} deleted.`;
+      return t('account.userDeleted', { login: user.login });
     });
   const [resetId, setResetId] = useState('');
   const [newPassword, setNewPassword] = useState('');
@@ -284,28 +300,28 @@ function Users({ id }: { id: number }) {
         body: { password: newPassword },
       });
       setNewPassword('');
-      return `Password of ${user.login} set; its sessions have ended.`;
+      return t('account.passwordSet', { login: user.login });
     });
   };
   return (
     <section aria-labelledby="users">
-      <h2 id="users">Users</h2>
-      <p class="hint">People who sign in to the personal account with a login and password.</p>
-      <AsyncState state={users} what="users" />
+      <h2 id="users">{t('account.users')}</h2>
+      <p class="hint">{t('account.usersHint')}</p>
+      <AsyncState state={users} what={t('account.theUsers')} />
       {users.data && (
         <ListTable
-          label="Users"
-          columns={['Login', 'Created', { label: 'Actions', hidden: true }]}
+          label={t('account.users')}
+          columns={[t('app.signIn.login'), t('col.created'), { label: t('ui.actions'), hidden: true }]}
           rows={users.data.items}
-          empty="No users."
+          empty={t('account.noUsers')}
           row={(u) => (
             <tr key={u.id}>
               <th scope="row">{u.login}</th>
               <td>{formatTime(u.createdAt)}</td>
               <td>
                 <ConfirmButton
-                  label="Delete"
-                  name={`user ${u.login}`}
+                  label={t('ui.delete')}
+                  name={t('account.user', { login: u.login })}
                   disabled={action.busy}
                   onConfirm={() => void remove(u)}
                 />
@@ -315,11 +331,11 @@ function Users({ id }: { id: number }) {
         />
       )}
       <form class="card" onSubmit={create} aria-labelledby="new-user">
-        <h3 id="new-user">Add a user</h3>
+        <h3 id="new-user">{t('account.addUser')}</h3>
         <div class="grid">
-          <TextField label="Login" value={login} onValue={setLogin} required autoComplete="off" />
+          <TextField label={t('app.signIn.login')} value={login} onValue={setLogin} required autoComplete="off" />
           <TextField
-            label="Password"
+            label={t('app.signIn.password')}
             type="password"
             value={password}
             onValue={setPassword}
@@ -329,23 +345,23 @@ function Users({ id }: { id: number }) {
         </div>
         <div class="actions">
           <button type="submit" disabled={action.busy}>
-            Add user
+            {t('account.addUserButton')}
           </button>
         </div>
         <NoticeLine notice={notice.notice} />
       </form>
       {users.data && users.data.items.length > 0 && (
         <form class="card" onSubmit={reset} aria-labelledby="reset-password">
-          <h3 id="reset-password">Reset a password</h3>
+          <h3 id="reset-password">{t('account.reset')}</h3>
           <div class="grid">
             <SelectField
-              label="User"
+              label={t('account.userLabel')}
               value={resetId || String(users.data.items[0]!.id)}
               onValue={setResetId}
               options={users.data.items.map((u) => ({ value: String(u.id), label: u.login }))}
             />
             <TextField
-              label="New password"
+              label={t('account.newPassword')}
               type="password"
               value={newPassword}
               onValue={setNewPassword}
@@ -356,7 +372,7 @@ function Users({ id }: { id: number }) {
           </div>
           <div class="actions">
             <button type="submit" disabled={action.busy}>
-              Set password
+              {t('account.setPassword')}
             </button>
           </div>
         </form>
@@ -378,22 +394,22 @@ function Tokens({ id }: { id: number }) {
       const token = await admin.post('/admin/v1/accounts/{id}/tokens', { params: { id }, body: { type } });
       setIssued(token.token);
       tokens.reload();
-      return `Token ${token.id} issued. Copy it now: it is not shown again.`;
+      return t('account.tokenIssued', { id: token.id });
     });
   };
   const revoke = (key: KeyRow) =>
     action.run(async () => {
       await admin.delete('/admin/v1/accounts/{id}/tokens/{tokenId}', { params: { id, tokenId: key.id } });
       tokens.reload();
-      return `Token ${key.id} revoked.`;
+      return t('account.tokenRevoked', { id: key.id });
     });
   return (
     <section aria-labelledby="tokens">
-      <h2 id="tokens">API keys</h2>
-      <AsyncState state={tokens} what="API keys" />
+      <h2 id="tokens">{t('app.nav.apiKeys')}</h2>
+      <AsyncState state={tokens} what={t('app.nav.apiKeys')} />
       {tokens.data && (
         <KeysTable
-          label="Tokens"
+          label={t('account.tokens')}
           keys={tokens.data.items}
           centerName={(c) => (c === null ? '—' : `#${c}`)}
           busy={action.busy}
@@ -401,16 +417,16 @@ function Tokens({ id }: { id: number }) {
         />
       )}
       <form class="card" onSubmit={issue} aria-labelledby="new-token">
-        <h3 id="new-token">Issue a token</h3>
+        <h3 id="new-token">{t('account.issue')}</h3>
         <div class="grid">
-          <SelectField label="Token type" value={type} onValue={setType} options={KEY_TYPES} />
+          <SelectField label={t('account.tokenType')} value={type} onValue={setType} options={keyTypes()} />
         </div>
         <div class="actions">
           <button type="submit" disabled={action.busy}>
-            Issue token
+            {t('account.issueButton')}
           </button>
         </div>
-        {issued && <Secret label="New token (shown once)" value={issued} />}
+        {issued && <Secret label={t('account.newToken')} value={issued} />}
         <NoticeLine notice={notice.notice} />
       </form>
     </section>
@@ -435,10 +451,10 @@ function GuardSettings({
   );
   return (
     <section class="card" aria-labelledby="guard-settings">
-      <h2 id="guard-settings">Fraud guard and consent</h2>
+      <h2 id="guard-settings">{t('account.guard')}</h2>
       <GuardSettingsView settings={settings} editing="operator" busy={busy} onSave={(c) => onSave(c as never)} />
-      <h3>Audit</h3>
-      <AsyncState state={audit} what="the audit" />
+      <h3>{t('account.audit')}</h3>
+      <AsyncState state={audit} what={t('account.theAudit')} />
       {audit.data && <SettingsAudit items={audit.data.items} />}
     </section>
   );

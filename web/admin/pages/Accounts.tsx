@@ -1,3 +1,4 @@
+import { codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
 import { formatBalance, formatTime } from '../../shared/format.js';
 import {
@@ -45,25 +46,25 @@ export function Accounts() {
       setCreated({ id: account.id, name: account.name, ...account.tokens });
       setName('');
       list.reload();
-      return `Account ${account.name} created.`;
+      return t('accounts.created', { name: account.name });
     });
   };
 
   return (
-    <Page title="Accounts">
+    <Page title={t('admin.nav.accounts')}>
       <form class="card" onSubmit={create} aria-labelledby="new-account">
-        <h2 id="new-account">Create an account</h2>
+        <h2 id="new-account">{t('accounts.create')}</h2>
         <div class="grid">
-          <TextField label="Account name" value={name} onValue={setName} required maxLength={200} />
+          <TextField label={t('accounts.name')} value={name} onValue={setName} required maxLength={200} />
           <TextField
-            label="Currency"
+            label={t('accounts.currency')}
             value={currency}
             onValue={setCurrency}
             maxLength={3}
-            hint="ISO 4217; Herald's default when empty."
+            hint={t('accounts.currencyHint')}
           />
           <TextField
-            label="Credit limit"
+            label={t('accounts.creditLimit')}
             type="number"
             min="0"
             step="any"
@@ -73,27 +74,36 @@ export function Accounts() {
         </div>
         <div class="actions">
           <button type="submit" disabled={action.busy}>
-            Create account
+            {t('accounts.createButton')}
           </button>
         </div>
         <NoticeLine notice={notice.notice} />
         {created && (
           <div class="tokens">
             <p>
-              Tokens of <a href={`/admin/accounts/${created.id}`}>{created.name}</a>, shown once:
+              {t('accounts.tokensOf')} <a href={`/admin/accounts/${created.id}`}>{created.name}</a>
+              {t('accounts.shownOnce')}
             </p>
-            <Secret label="Traffic token (TOKEN_1)" value={created.traffic} />
-            <Secret label="System token (TOKEN_2)" value={created.system} />
+            <Secret label={t('accounts.trafficToken')} value={created.traffic} />
+            <Secret label={t('accounts.systemToken')} value={created.system} />
           </div>
         )}
       </form>
 
-      <AsyncState state={list} what="accounts" />
+      <AsyncState state={list} what={t('accounts.theAccounts')} />
       {list.data && (
         <>
           <ListTable
-            label="Accounts"
-            columns={['Id', 'Name', 'Status', 'Balance', 'Channels', 'Inbound', 'Created']}
+            label={t('admin.nav.accounts')}
+            columns={texts(
+              'col.id',
+              'col.name',
+              'col.status',
+              'col.balance',
+              'col.channels',
+              'col.inbound',
+              'col.created',
+            )}
             rows={list.data.items}
             row={(a) => (
               <tr key={a.id}>
@@ -102,21 +112,21 @@ export function Accounts() {
                   <a href={`/admin/accounts/${a.id}`}>{a.name}</a>
                 </th>
                 <td>
-                  <span class={`badge account-${a.status}`}>{a.status}</span>
+                  <span class={`badge account-${a.status}`}>{codeWord('accountStatus', a.status)}</span>
                 </td>
                 <td class="num">{formatBalance(a.balance)}</td>
                 <td>
                   {Object.entries(a.channels)
                     .filter(([, on]) => on)
-                    .map(([c]) => c)
-                    .join(', ') || 'none'}
+                    .map(([c]) => codeWord('channel', c))
+                    .join(', ') || t('ui.noneLower')}
                 </td>
-                <td>{a.inbound ? 'on' : 'off'}</td>
+                <td>{t(a.inbound ? 'ui.on' : 'ui.off')}</td>
                 <td>{formatTime(a.createdAt)}</td>
               </tr>
             )}
           />
-          <Pager list={list.data} onPage={setPage} label="Account pages" />
+          <Pager list={list.data} onPage={setPage} label={t('accounts.pages')} />
         </>
       )}
     </Page>

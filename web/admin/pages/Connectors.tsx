@@ -1,6 +1,7 @@
+import { currentLocale, codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useEffect, useState } from 'preact/hooks';
 import { errorText } from '../../shared/api.js';
-import { formatTime } from '../../shared/format.js';
+import { formatTime, formatNumber } from '../../shared/format.js';
 import { CheckField, ListTable, Page } from '../../shared/ui.js';
 import { admin } from '../session.js';
 import type { Connectors as ConnectorsData } from '../types.js';
@@ -42,69 +43,77 @@ export function Connectors() {
   }, [live]);
 
   return (
-    <Page title="Connectors">
+    <Page title={t('admin.nav.connectors')}>
       <div class="toolbar">
-        <CheckField label="Refresh every 2 seconds" checked={live} onChecked={setLive} />
+        <CheckField label={t('connectors.live')} checked={live} onChecked={setLive} />
         {/* Not a live region: announcing every 2 s would drown a screen reader. */}
-        <span class="hint">{updated ? `Updated ${updated.toLocaleTimeString()}` : 'Loading…'}</span>
+        <span class="hint">
+          {updated
+            ? t('dispatch.updated', { time: updated.toLocaleTimeString(currentLocale()) })
+            : t('send.loadingNames')}
+        </span>
       </div>
       <p class={`notice ${error ? 'error' : ''}`} role="status" aria-live="polite">
-        {error ? `Could not refresh: ${error}` : ''}
+        {error ? t('dispatch.refreshFailed', { error }) : ''}
       </p>
       {data && (
         <>
           <ListTable
-            label="Connectors"
+            label={t('admin.nav.connectors')}
             columns={[
-              'Connector',
-              'Channel',
-              'Type',
-              'Profile',
-              'Process',
-              'State',
-              { label: 'In flight / window', class: 'num' },
-              { label: 'Submit rate', class: 'num' },
-              { label: 'Submitted', class: 'num' },
-              { label: 'Queued', class: 'num' },
-              { label: 'Throttled', class: 'num' },
-              { label: 'Balance', class: 'num' },
-              'Last error',
-              'Updated',
+              ...texts('col.connector', 'col.channel', 'col.type', 'col.profile', 'col.process', 'col.state'),
+              ...(
+                [
+                  'col.inFlight',
+                  'col.submitRate',
+                  'col.submitted',
+                  'col.queued',
+                  'col.throttled',
+                  'col.balance',
+                ] as const
+              ).map((key) => ({ label: t(key), class: 'num' })),
+              ...texts('col.lastError', 'col.updated'),
             ]}
             rows={data.items}
-            empty="No connectors report yet."
+            empty={t('connectors.none')}
             row={(c) => (
               <tr key={`${c.id}-${c.process}`} class={c.stale ? 'stale' : ''}>
                 <th scope="row">{c.id}</th>
-                <td>{c.channel}</td>
+                <td>{codeWord('channel', c.channel)}</td>
                 <td>{c.type}</td>
                 <td data-testid="connector-profile">{c.profile ?? '—'}</td>
                 <td class="mono">{c.process}</td>
                 <td>
                   <span class={`badge conn-${c.available ? 'up' : 'down'}`} data-testid="connector-state">
-                    {c.state}
+                    {codeWord('connectorState', c.state)}
                   </span>
-                  {c.stale && <span class="hint"> (stale)</span>}
+                  {c.stale && <span class="hint"> ({t('connectors.stale')})</span>}
                 </td>
                 <td class="num">
                   {c.inFlight} / {c.window}
                 </td>
                 <td class="num">
                   {/* null until the connector has reported twice */}
-                  {c.submitRate === null ? '—' : `${c.submitRate.toFixed(1)}/s`}
-                  {c.mps ? ` (max ${c.mps})` : ''}
+                  {c.submitRate === null
+                    ? '—'
+                    : t('connectors.rate', {
+                        rate: formatNumber(c.submitRate, { maximumFractionDigits: 1, minimumFractionDigits: 1 }),
+                      })}
+                  {c.mps ? t('connectors.max', { mps: c.mps }) : ''}
                 </td>
-                <td class="num">{c.submitted.toLocaleString()}</td>
+                <td class="num">{formatNumber(c.submitted)}</td>
                 <td class="num" data-testid="connector-queued">
-                  {c.queued.toLocaleString()}
+                  {formatNumber(c.queued)}
                 </td>
                 <td class="num" data-testid="connector-throttled">
                   {/* Answers that asked to send slower; the pause they started, while it lasts */}
-                  {c.throttled.toLocaleString()}
-                  {c.pausedUntil && <span class="hint"> (paused until {formatTime(c.pausedUntil)})</span>}
+                  {formatNumber(c.throttled)}
+                  {c.pausedUntil && (
+                    <span class="hint"> ({t('connectors.pausedUntil', { time: formatTime(c.pausedUntil) })})</span>
+                  )}
                 </td>
                 <td class="num" data-testid="connector-balance">
-                  {c.balance === null ? '—' : c.balance.toLocaleString()}
+                  {c.balance === null ? '—' : formatNumber(c.balance)}
                 </td>
                 <td class="clip" data-testid="connector-last-error">
                   {c.lastError ?? '—'}
@@ -115,19 +124,23 @@ export function Connectors() {
             )}
           />
 
-          <h2>Queue</h2>
+          <h2>{t('connectors.queue')}</h2>
           <ListTable
-            label="Queue depth per state"
-            columns={['State', { label: 'Messages', class: 'num' }, { label: 'Oldest', class: 'num' }]}
+            label={t('connectors.queueTable')}
+            columns={[
+              t('col.state'),
+              { label: t('col.messages'), class: 'num' },
+              { label: t('col.oldest'), class: 'num' },
+            ]}
             rows={data.queue}
-            empty="The queue is empty."
+            empty={t('connectors.queueEmpty')}
             row={(q) => (
               <tr key={q.state}>
-                <th scope="row">{q.state}</th>
+                <th scope="row">{codeWord('queueState', q.state)}</th>
                 <td class="num" data-testid={`queue-${q.state}`}>
-                  {q.messages.toLocaleString()}
+                  {formatNumber(q.messages)}
                 </td>
-                <td class="num">{q.oldestAgeSeconds} s</td>
+                <td class="num">{t('connectors.seconds', { seconds: q.oldestAgeSeconds })}</td>
               </tr>
             )}
           />

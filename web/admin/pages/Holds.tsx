@@ -1,3 +1,4 @@
+import { codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
 import { formatTime } from '../../shared/format.js';
 import {
@@ -34,41 +35,47 @@ export function Holds() {
       const hold = await admin.post(path, { params: { id } });
       list.reload();
       return decision === 'release'
-        ? `Released ${what}: ${hold.messages} messages go`
-        : `Rejected ${what}: ${hold.messages} messages unsent and refunded`;
+        ? t('holds.released', { what, count: hold.messages })
+        : t('holds.rejected', { what, count: hold.messages });
     });
   return (
     <Page
-      title="Fraud holds"
+      title={t('admin.nav.holds')}
       actions={
         <button type="button" class="secondary" onClick={list.reload}>
-          Refresh
+          {t('ui.refresh')}
         </button>
       }
     >
-      <p class="hint">
-        Bursts the pumping detection held: many messages to one number range (the number without its last 4 digits) or
-        one foreign country, far above the account's usual traffic. Release sends them and trusts the range or country
-        for the rest of the day; reject ends each message unsent (7701) and refunds it.
-      </p>
+      <p class="hint">{t('holds.hint')}</p>
       <NoticeLine notice={notice.notice} />
-      <AsyncState state={list} what="fraud holds" />
+      <AsyncState state={list} what={t('holds.theHolds')} />
       {list.data && (
         <>
           <ListTable
-            label="Open fraud holds"
-            columns={['Account', 'Range or country', 'Messages', 'Allowance an hour', 'First held', 'Last held', '']}
+            label={t('holds.table')}
+            columns={[
+              ...texts(
+                'col.account',
+                'holds.rangeOrCountry',
+                'col.messages',
+                'holds.allowance',
+                'holds.first',
+                'holds.last',
+              ),
+              { label: t('ui.actions'), hidden: true },
+            ]}
             rows={list.data.items}
-            empty="No hold waits for a decision."
+            empty={t('holds.none')}
             row={(h) => {
-              const what = `${h.kind} ${h.key} of account ${h.accountId}`;
+              const what = t('holds.what', { kind: codeWord('holdKind', h.kind), key: h.key, account: h.accountId });
               return (
                 <tr key={h.id} data-testid="hold-row">
                   <td>
                     <a href={`/admin/accounts/${h.accountId}`}>{h.accountId}</a>
                   </td>
                   <th scope="row">
-                    {h.kind === 'range' ? `${h.key}xxxx` : h.key} ({h.kind})
+                    {h.kind === 'range' ? `${h.key}xxxx` : h.key} ({codeWord('holdKind', h.kind)})
                   </th>
                   <td>{h.messages}</td>
                   <td>{h.allowance}</td>
@@ -79,13 +86,13 @@ export function Holds() {
                       type="button"
                       class="small"
                       disabled={action.busy}
-                      aria-label={`Release ${what}`}
+                      aria-label={t('holds.releaseWhat', { what })}
                       onClick={() => decide(h.id, what, 'release')}
                     >
-                      Release
+                      {t('holds.release')}
                     </button>{' '}
                     <ConfirmButton
-                      label="Reject"
+                      label={t('moderation.reject')}
                       name={what}
                       disabled={action.busy}
                       onConfirm={() => decide(h.id, what, 'reject')}
@@ -95,7 +102,7 @@ export function Holds() {
               );
             }}
           />
-          <Pager list={list.data} onPage={setPage} label="Fraud hold pages" />
+          <Pager list={list.data} onPage={setPage} label={t('holds.pages')} />
         </>
       )}
     </Page>

@@ -1,6 +1,7 @@
+import { t } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
-import { ApiError } from '../../shared/api.js';
-import { formatAmount, utcDay } from '../../shared/format.js';
+import { ApiError, errorWords } from '../../shared/api.js';
+import { formatAmount, utcDay, formatNumber } from '../../shared/format.js';
 import { AsyncState, ListTable, Page, SelectField, TextField, useAsync } from '../../shared/ui.js';
 import { admin } from '../session.js';
 import type { MarginItem } from '../types.js';
@@ -8,13 +9,14 @@ import type { MarginItem } from '../types.js';
 const DAY_MS = 86_400_000;
 /** The longest report the API gives (its MARGIN_MAX_DAYS). */
 const MAX_DAYS = 31;
-const GROUPS = [
-  { value: 'account', label: 'Account' },
-  { value: 'route', label: 'Route' },
-  { value: 'connector', label: 'Connector' },
-  { value: 'day', label: 'Day (UTC)' },
-] as const;
-type Group = (typeof GROUPS)[number]['value'];
+const groups = () =>
+  [
+    { value: 'account', label: t('col.account') },
+    { value: 'route', label: t('margins.route') },
+    { value: 'connector', label: t('col.connector') },
+    { value: 'day', label: t('margins.day') },
+  ] as const;
+type Group = ReturnType<typeof groups>[number]['value'];
 
 interface Query {
   readonly from: string;
@@ -27,11 +29,11 @@ const nextDay = (day: string) => utcDay(new Date(Date.parse(`${day}T00:00:00Z`) 
 
 /** What is wrong with the dates before they are sent, by field, or undefined. */
 function datesFault(q: Query): { field: 'from' | 'to'; text: string } | undefined {
-  if (!q.from) return { field: 'from', text: 'Give the first day.' };
-  if (!q.to) return { field: 'to', text: 'Give the last day.' };
+  if (!q.from) return { field: 'from', text: t('margins.giveFirst') };
+  if (!q.to) return { field: 'to', text: t('margins.giveLast') };
   const days = (Date.parse(q.to) - Date.parse(q.from)) / DAY_MS + 1;
-  if (days < 1) return { field: 'to', text: 'The last day is before the first.' };
-  if (days > MAX_DAYS) return { field: 'to', text: `At most ${MAX_DAYS} days in one report.` };
+  if (days < 1) return { field: 'to', text: t('margins.beforeFirst') };
+  if (days > MAX_DAYS) return { field: 'to', text: t('margins.atMost', { max: MAX_DAYS }) };
   return undefined;
 }
 
@@ -69,7 +71,7 @@ function totalsOf(items: readonly MarginItem[]): Total[] {
 
 function KeyCell({ groupBy, value }: { groupBy: Group; value: string }) {
   if (groupBy === 'account') return <a href={`/admin/accounts/${value}`}>{value}</a>;
-  if (groupBy === 'route' && value === 'none') return <>none (sent without a route of the table)</>;
+  if (groupBy === 'route' && value === 'none') return <>{t('margins.noRoute')}</>;
   return <>{value}</>;
 }
 
@@ -101,7 +103,7 @@ export function Margins() {
     fault?.field === field
       ? fault.text
       : apiField === field && report.error instanceof ApiError
-        ? report.error.message
+        ? errorWords(report.error)
         : undefined;
 
   const submit = (event: Event) => {
@@ -111,17 +113,14 @@ export function Margins() {
     if (!wrong) setQuery({ ...draft });
   };
   const shown = report.data;
-  const group = GROUPS.find((g) => g.value === (shown?.groupBy ?? query.groupBy))!;
+  const group = groups().find((g) => g.value === (shown?.groupBy ?? query.groupBy))!;
 
   return (
-    <Page title="Margins">
-      <p class="lead">
-        Messages sent over the days chosen (by the day they were created, UTC): what they were sold for (tariffs),
-        bought for (the buy prices of the routes' connectors) and the difference, in the accounts' currency.
-      </p>
-      <form class="toolbar" onSubmit={submit} aria-label="Margin report" noValidate>
+    <Page title={t('admin.nav.margins')}>
+      <p class="lead">{t('margins.lead')}</p>
+      <form class="toolbar" onSubmit={submit} aria-label={t('margins.report')} noValidate>
         <TextField
-          label="From date"
+          label={t('messages.fromDate')}
           type="date"
           value={draft.from}
           max={today}
@@ -129,71 +128,67 @@ export function Margins() {
           error={errorAt('from')}
         />
         <TextField
-          label="To date"
+          label={t('messages.toDate')}
           type="date"
           value={draft.to}
           onValue={(to) => setDraft({ ...draft, to })}
-          hint="Inclusive."
+          hint={t('margins.inclusive')}
           error={errorAt('to')}
         />
         <SelectField
-          label="Group by"
+          label={t('statistics.groupBy')}
           value={draft.groupBy}
           onValue={(groupBy) => setDraft({ ...draft, groupBy })}
-          options={GROUPS}
+          options={groups()}
         />
-        <button type="submit">Show margins</button>
+        <button type="submit">{t('margins.show')}</button>
       </form>
-      <AsyncState state={report} what="the margin report" />
+      <AsyncState state={report} what={t('margins.theReport')} />
       {shown && (
         <ListTable
-          label="Margins"
+          label={t('admin.nav.margins')}
           columns={[
             group.label,
-            'Currency',
-            { label: 'Parts', class: 'num' },
-            { label: 'Sell', class: 'num' },
-            { label: 'Buy', class: 'num' },
-            { label: 'Margin', class: 'num' },
-            { label: 'Unpriced parts', class: 'num' },
+            t('accounts.currency'),
+            ...(['col.parts', 'margins.sell', 'margins.buy', 'margins.margin', 'margins.unpriced'] as const).map(
+              (key) => ({ label: t(key), class: 'num' }),
+            ),
           ]}
           rows={shown.items}
-          empty="No message was sent over these days."
+          empty={t('margins.none')}
           row={(item) => (
             <tr key={`${item.key} ${item.currency}`} data-testid="margin-row">
               <th scope="row">
                 <KeyCell groupBy={shown.groupBy} value={item.key} />
               </th>
               <td>{item.currency}</td>
-              <td class="num">{item.parts.toLocaleString()}</td>
+              <td class="num">{formatNumber(item.parts)}</td>
               <td class="num">{formatAmount(item.sell, item.currency)}</td>
               <td class="num">{formatAmount(item.buy, item.currency)}</td>
               <td class="num" data-testid="margin-value">
                 {formatAmount(item.margin, item.currency)}
               </td>
-              <td class="num">{item.unpriced.toLocaleString()}</td>
+              <td class="num">{formatNumber(item.unpriced)}</td>
             </tr>
           )}
           foot={
             shown.items.length === 0
               ? undefined
-              : totalsOf(shown.items).map((t) => (
-                  <tr key={t.currency} data-testid="margin-total">
-                    <th scope="row">Total {t.currency}</th>
-                    <td>{t.currency}</td>
-                    <td class="num">{t.parts.toLocaleString()}</td>
-                    <td class="num">{formatAmount(t.sell, t.currency)}</td>
-                    <td class="num">{formatAmount(t.buy, t.currency)}</td>
-                    <td class="num">{formatAmount(t.margin, t.currency)}</td>
-                    <td class="num">{t.unpriced.toLocaleString()}</td>
+              : totalsOf(shown.items).map((total) => (
+                  <tr key={total.currency} data-testid="margin-total">
+                    <th scope="row">{t('margins.total', { currency: total.currency })}</th>
+                    <td>{total.currency}</td>
+                    <td class="num">{formatNumber(total.parts)}</td>
+                    <td class="num">{formatAmount(total.sell, total.currency)}</td>
+                    <td class="num">{formatAmount(total.buy, total.currency)}</td>
+                    <td class="num">{formatAmount(total.margin, total.currency)}</td>
+                    <td class="num">{formatNumber(total.unpriced)}</td>
                   </tr>
                 ))
           }
         />
       )}
-      {shown && shown.items.some((i) => i.unpriced > 0) && (
-        <p class="hint">Unpriced parts went by a connector without a buy price: their buy price counts as 0.</p>
-      )}
+      {shown && shown.items.some((i) => i.unpriced > 0) && <p class="hint">{t('margins.unpricedHint')}</p>}
     </Page>
   );
 }

@@ -1,9 +1,14 @@
+import { codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useId, useState } from 'preact/hooks';
 import { formatTime, localInputToIso } from '../../shared/format.js';
 import { AsyncState, ListTable, NoticeLine, Page, Pager, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { admin } from '../session.js';
 
 const PER_PAGE = 50;
+
+/** The column headers of the two queues (keys of the catalogues). */
+const NAME_COLUMNS = ['col.name', 'col.account', 'col.channel', 'col.clientComment', 'col.requested'] as const;
+const TEMPLATE_COLUMNS = ['col.id', 'col.account', 'col.channel', 'col.type', 'col.senderName'] as const;
 
 /**
  * The moderation queues: Pending sender names and templates in INTERNAL_REVIEW, approve or reject each; and the
@@ -41,36 +46,36 @@ export function Moderation() {
     action.run(async () => {
       await send();
       queue.reload();
-      return `${what} ${decision === 'approve' ? 'approved' : 'rejected'}.`;
+      return t(decision === 'approve' ? 'moderation.approved' : 'moderation.rejected', { what });
     });
 
   return (
-    <Page title="Moderation">
+    <Page title={t('admin.nav.moderation')}>
       <NoticeLine notice={notice.notice} />
-      <h2>Sender names</h2>
-      <AsyncState state={names} what="sender names" />
+      <h2>{t('app.nav.senderNames')}</h2>
+      <AsyncState state={names} what={t('senderNames.theNames')} />
       {names.data && (
         <>
           <ListTable
-            label="Sender names waiting for moderation"
-            columns={['Name', 'Account', 'Channel', "Client's comment", 'Requested', 'Bot token', 'Decision']}
+            label={t('moderation.namesTable')}
+            columns={texts(...NAME_COLUMNS, 'col.botToken', 'col.decision')}
             rows={names.data.items}
-            empty="No sender names wait for moderation."
+            empty={t('moderation.noNames')}
             row={(n) => (
               <tr key={n.id} data-testid="moderation-row">
                 <th scope="row">{n.name}</th>
                 <td>{n.accountId}</td>
-                <td>{n.channelType}</td>
+                <td>{codeWord('channel', n.channelType)}</td>
                 <td>{n.comment ?? '—'}</td>
                 <td>{formatTime(n.createdAt)}</td>
-                <td>{n.channelType === 'TELEGRAM' ? (n.botToken ?? 'None') : '—'}</td>
+                <td>{n.channelType === 'TELEGRAM' ? (n.botToken ?? t('ui.none')) : '—'}</td>
                 <td>
                   <Decision
-                    what={`sender name ${n.name}`}
+                    what={t('moderation.senderName', { name: n.name })}
                     withStartDate
                     busy={action.busy}
                     onApprove={(startDate) =>
-                      void decide(`Sender name ${n.name}`, 'approve', names, () =>
+                      void decide(t('moderation.senderNameCap', { name: n.name }), 'approve', names, () =>
                         admin.post('/admin/v1/sender-names/{id}/approve', {
                           params: { id: n.id },
                           body: startDate ? { startDate } : {},
@@ -78,7 +83,7 @@ export function Moderation() {
                       )
                     }
                     onReject={(comment) =>
-                      void decide(`Sender name ${n.name}`, 'reject', names, () =>
+                      void decide(t('moderation.senderNameCap', { name: n.name }), 'reject', names, () =>
                         admin.post('/admin/v1/sender-names/{id}/reject', { params: { id: n.id }, body: { comment } }),
                       )
                     }
@@ -87,42 +92,42 @@ export function Moderation() {
               </tr>
             )}
           />
-          <Pager list={names.data} onPage={setNamesPage} label="Sender name pages" />
+          <Pager list={names.data} onPage={setNamesPage} label={t('senderNames.pages')} />
         </>
       )}
 
       <TelegramBots />
 
-      <h2>Templates</h2>
-      <AsyncState state={templates} what="templates" />
+      <h2>{t('app.nav.templates')}</h2>
+      <AsyncState state={templates} what={t('moderation.theTemplates')} />
       {templates.data && (
         <>
           <ListTable
-            label="Templates waiting for moderation"
-            columns={['Id', 'Account', 'Channel', 'Type', 'Sender name', 'Pattern', 'Valid from', 'Decision']}
+            label={t('moderation.templatesTable')}
+            columns={texts(...TEMPLATE_COLUMNS, 'templates.pattern', 'templates.validFrom', 'col.decision')}
             rows={templates.data.items}
-            empty="No templates wait for moderation."
-            row={(t) => (
-              <tr key={t.id} data-testid="moderation-row">
-                <th scope="row">{t.id}</th>
-                <td>{t.accountId}</td>
-                <td>{t.channelType}</td>
-                <td>{t.templateType}</td>
-                <td>{t.senderName}</td>
-                <td class="pre clip">{t.pattern}</td>
-                <td>{formatTime(t.dateFrom)}</td>
+            empty={t('moderation.noTemplates')}
+            row={(tpl) => (
+              <tr key={tpl.id} data-testid="moderation-row">
+                <th scope="row">{tpl.id}</th>
+                <td>{tpl.accountId}</td>
+                <td>{codeWord('channel', tpl.channelType)}</td>
+                <td>{codeWord('templateType', tpl.templateType)}</td>
+                <td>{tpl.senderName}</td>
+                <td class="pre clip">{tpl.pattern}</td>
+                <td>{formatTime(tpl.dateFrom)}</td>
                 <td>
                   <Decision
-                    what={`template ${t.id}`}
+                    what={t('templates.name', { id: tpl.id })}
                     busy={action.busy}
                     onApprove={() =>
-                      void decide(`Template ${t.id}`, 'approve', templates, () =>
-                        admin.post('/admin/v1/templates/{id}/approve', { params: { id: t.id }, body: {} }),
+                      void decide(t('moderation.templateCap', { id: tpl.id }), 'approve', templates, () =>
+                        admin.post('/admin/v1/templates/{id}/approve', { params: { id: tpl.id }, body: {} }),
                       )
                     }
                     onReject={(comment) =>
-                      void decide(`Template ${t.id}`, 'reject', templates, () =>
-                        admin.post('/admin/v1/templates/{id}/reject', { params: { id: t.id }, body: { comment } }),
+                      void decide(t('moderation.templateCap', { id: tpl.id }), 'reject', templates, () =>
+                        admin.post('/admin/v1/templates/{id}/reject', { params: { id: tpl.id }, body: { comment } }),
                       )
                     }
                   />
@@ -130,7 +135,7 @@ export function Moderation() {
               </tr>
             )}
           />
-          <Pager list={templates.data} onPage={setTemplatesPage} label="Template pages" />
+          <Pager list={templates.data} onPage={setTemplatesPage} label={t('templates.pages')} />
         </>
       )}
     </Page>
@@ -159,7 +164,7 @@ function Decision({
     <div class="decision">
       {withStartDate && (
         <div class="field">
-          <label for={`${id}-start`}>Start date</label>
+          <label for={`${id}-start`}>{t('col.startDate')}</label>
           <input
             id={`${id}-start`}
             type="datetime-local"
@@ -168,7 +173,7 @@ function Decision({
             aria-describedby={`${id}-start-hint`}
           />
           <small id={`${id}-start-hint`} class="hint">
-            Optional; now when empty.
+            {t('moderation.startHint')}
           </small>
         </div>
       )}
@@ -179,10 +184,10 @@ function Decision({
         onClick={() => onApprove(localInputToIso(startDate))}
         aria-describedby={`${id}-what`}
       >
-        Approve
+        {t('moderation.approve')}
       </button>
       <div class="field">
-        <label for={`${id}-comment`}>Rejection comment</label>
+        <label for={`${id}-comment`}>{t('moderation.comment')}</label>
         <input
           id={`${id}-comment`}
           value={comment}
@@ -197,14 +202,14 @@ function Decision({
         aria-describedby={`${id}-what`}
         onClick={() => {
           if (!comment.trim()) {
-            setProblem('Write a comment to reject.');
+            setProblem(t('moderation.commentNeeded'));
             return;
           }
           setProblem('');
           onReject(comment.trim());
         }}
       >
-        Reject
+        {t('moderation.reject')}
       </button>
       <span id={`${id}-what`} class="visually-hidden">
         {what}
@@ -239,40 +244,37 @@ function TelegramBots() {
       const changed = await admin.patch('/admin/v1/sender-names/{id}', { params: { id }, body: { botToken } });
       attached = true;
       bots.reload();
-      return `Bot token of ${name} attached: ${changed.botToken ?? ''}`;
+      return t('moderation.attached', { name, token: changed.botToken ?? '' });
     });
     return attached;
   };
 
   return (
     <>
-      <h2>Telegram bots</h2>
-      <p class="hint">
-        A TELEGRAM sender name is a bot’s username; it sends once it is approved and has the bot’s token from
-        @BotFather.
-      </p>
+      <h2>{t('moderation.bots')}</h2>
+      <p class="hint">{t('moderation.botsHint')}</p>
       <NoticeLine notice={notice.notice} />
-      <AsyncState state={bots} what="Telegram bots" />
+      <AsyncState state={bots} what={t('moderation.bots')} />
       {bots.data && (
         <>
           <ListTable
-            label="Telegram bots"
-            columns={['Bot', 'Account', 'Status', 'Bot token', 'Attach a token']}
+            label={t('moderation.bots')}
+            columns={texts('col.bot', 'col.account', 'col.status', 'col.botToken', 'moderation.attach')}
             rows={bots.data.items}
-            empty="No TELEGRAM sender names."
+            empty={t('moderation.noBots')}
             row={(n) => (
               <tr key={n.id} data-testid="bot-row">
                 <th scope="row">{n.name}</th>
                 <td>{n.accountId}</td>
-                <td>{n.status}</td>
-                <td class="mono">{n.botToken ?? 'None'}</td>
+                <td>{codeWord('senderStatus', n.status)}</td>
+                <td class="mono">{n.botToken ?? t('ui.none')}</td>
                 <td>
                   <BotTokenForm name={n.name} busy={action.busy} onAttach={(token) => attach(n.id, n.name, token)} />
                 </td>
               </tr>
             )}
           />
-          <Pager list={bots.data} onPage={setPage} label="Telegram bot pages" />
+          <Pager list={bots.data} onPage={setPage} label={t('moderation.botPages')} />
         </>
       )}
     </>
@@ -298,7 +300,7 @@ function BotTokenForm({
   return (
     <form class="decision" onSubmit={submit}>
       <div class="field">
-        <label for={id}>Bot token of {name}</label>
+        <label for={id}>{t('moderation.tokenOf', { name })}</label>
         <input
           id={id}
           type="password"
@@ -310,7 +312,7 @@ function BotTokenForm({
         />
       </div>
       <button type="submit" class="small" disabled={busy}>
-        Attach token
+        {t('moderation.attachButton')}
       </button>
     </form>
   );

@@ -1,5 +1,6 @@
+import { codeOptions, t, texts } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
-import { ApiError } from '../../shared/api.js';
+import { ApiError, errorWords } from '../../shared/api.js';
 import { type Channel, CHANNELS, formatAmount } from '../../shared/format.js';
 import { ListTable, NoticeLine, SelectField, TextField, useAction, useNotice } from '../../shared/ui.js';
 import { TRAFFIC_TYPES } from '../routeForm.js';
@@ -56,11 +57,11 @@ export function ResolveBox() {
         });
         setAnswer(resolved);
         return resolved.connectorId
-          ? `Route ${resolved.routeId}, connector ${resolved.connectorId}.`
-          : `Route ${resolved.routeId}: none of its connectors is up.`;
+          ? t('resolve.found', { id: resolved.routeId, connector: resolved.connectorId })
+          : t('resolve.noneUp', { id: resolved.routeId });
       } catch (error) {
         const field = error instanceof ApiError ? resolveFieldOf(error) : undefined;
-        if (field && error instanceof ApiError) setErrors({ [field]: error.message });
+        if (field && error instanceof ApiError) setErrors({ [field]: errorWords(error) });
         throw error;
       }
     });
@@ -68,11 +69,11 @@ export function ResolveBox() {
 
   return (
     <section class="card" aria-labelledby="resolve-title">
-      <h2 id="resolve-title">Which route would a message take?</h2>
-      <form onSubmit={submit} aria-label="Resolve a route" noValidate>
+      <h2 id="resolve-title">{t('resolve.title')}</h2>
+      <form onSubmit={submit} aria-label={t('resolve.form')} noValidate>
         <div class="grid">
           <TextField
-            label="Destination"
+            label={t('message.destination')}
             value={query.destination}
             onValue={set('destination')}
             required
@@ -81,40 +82,40 @@ export function ResolveBox() {
             error={errors.destination}
           />
           <SelectField
-            label="Channel"
+            label={t('col.channel')}
             value={query.channelType}
             onValue={set('channelType')}
-            options={CHANNELS}
+            options={codeOptions('channel', CHANNELS)}
             error={errors.channelType}
           />
           <TextField
-            label="Account id"
+            label={t('tariffs.accountId')}
             type="number"
             min="1"
             value={query.accountId}
             onValue={set('accountId')}
-            hint="Optional: its routes and tariff."
+            hint={t('resolve.accountHint')}
             error={errors.accountId}
           />
           <TextField
-            label="Sender name"
+            label={t('col.senderName')}
             value={query.senderName}
             onValue={set('senderName')}
             maxLength={64}
-            hint="Optional."
+            hint={t('ui.optional')}
             error={errors.senderName}
           />
           <SelectField
-            label="Traffic type"
+            label={t('dispatch.trafficType')}
             value={query.trafficType}
             onValue={set('trafficType')}
-            options={[{ value: '', label: "The channel's default" }, ...TRAFFIC_TYPES]}
+            options={codeOptions('traffic', TRAFFIC_TYPES, 'resolve.channelDefault')}
             error={errors.trafficType}
           />
         </div>
         <div class="actions">
           <button type="submit" disabled={action.busy}>
-            Resolve
+            {t('resolve.button')}
           </button>
         </div>
       </form>
@@ -122,29 +123,33 @@ export function ResolveBox() {
       {answer && (
         <>
           <dl class="facts" data-testid="resolved">
-            <dt>Route</dt>
+            <dt>{t('margins.route')}</dt>
             <dd data-testid="resolved-route">{answer.routeId}</dd>
-            <dt>Connector</dt>
-            <dd data-testid="resolved-connector">{answer.connectorId ?? 'none is up'}</dd>
-            <dt>Operator</dt>
+            <dt>{t('col.connector')}</dt>
+            <dd data-testid="resolved-connector">{answer.connectorId ?? t('resolve.noneIsUp')}</dd>
+            <dt>{t('guard.operator')}</dt>
             <dd>{answer.operator ?? '—'}</dd>
-            <dt>Buy price per part</dt>
+            <dt>{t('resolve.buy')}</dt>
             <dd>{formatAmount(answer.buyPrice, answer.currency)}</dd>
-            <dt>Sell price per part</dt>
+            <dt>{t('resolve.sell')}</dt>
             <dd>{formatAmount(answer.sellPrice, answer.currency)}</dd>
-            <dt>Margin per part</dt>
+            <dt>{t('resolve.margin')}</dt>
             <dd data-testid="resolved-margin">{formatAmount(answer.margin, answer.currency)}</dd>
           </dl>
           <ListTable
-            label="Connectors of the resolved route"
-            columns={['Order', 'Connector', 'State', { label: 'Delivery rate', class: 'num' }, 'Buy price']}
+            label={t('resolve.connectors')}
+            columns={[
+              ...texts('resolve.order', 'col.connector', 'col.state'),
+              { label: t('resolve.rate'), class: 'num' },
+              t('resolve.buyPrice'),
+            ]}
             rows={answer.connectors}
             row={(c, i) => (
               <tr key={c.connectorId}>
                 <td>{i + 1}</td>
                 <th scope="row">{c.connectorId}</th>
                 <td>
-                  <span class={`badge conn-${c.up ? 'up' : 'down'}`}>{c.up ? 'up' : 'down'}</span>
+                  <span class={`badge conn-${c.up ? 'up' : 'down'}`}>{t(c.up ? 'resolve.up' : 'resolve.down')}</span>
                 </td>
                 <td class="num">{percent(c.deliveryRate)}</td>
                 <td>{c.buyPrice ? formatAmount(c.buyPrice.amount, c.buyPrice.currency) : '—'}</td>

@@ -1,5 +1,6 @@
+import { codeOptions, t } from '../../shared/i18n/index.js';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError } from '../../shared/api.js';
+import { ApiError, errorText, errorWords } from '../../shared/api.js';
 import { type Channel, CHANNELS } from '../../shared/format.js';
 import { CheckField, SelectField, TextField, type useAction } from '../../shared/ui.js';
 import {
@@ -9,11 +10,11 @@ import {
   draftOf,
   emptyConnector,
   emptyDraft,
-  type MatchList,
   patchOf,
   type RouteDraft,
   routeFieldOf,
   STRATEGIES,
+  MATCH_LISTS,
 } from '../routeForm.js';
 import { admin } from '../session.js';
 import type { Route } from '../types.js';
@@ -26,15 +27,6 @@ export interface ConnectorChoice {
   readonly id: string;
   readonly channel: string;
 }
-
-const LIST_FIELDS: readonly { field: MatchList; label: string; hint: string }[] = [
-  { field: 'accountIds', label: 'Account ids', hint: 'Empty: every account.' },
-  { field: 'trafficTypes', label: 'Traffic types', hint: 'AUTHORIZE, TRANSACT, SERVICE, PROMO. Empty: every one.' },
-  { field: 'senderNames', label: 'Sender names', hint: 'Empty: every sender name.' },
-  { field: 'prefixes', label: 'Prefixes', hint: 'Digits, e.g. 7916 7917. Empty: every number.' },
-  { field: 'countries', label: 'Countries', hint: 'ISO 3166 codes, e.g. RU KZ.' },
-  { field: 'operators', label: 'Operators', hint: "The number's operator (brand), e.g. MTS." },
-];
 
 /**
  * The form that adds a route or, given `editing`, changes one (PATCH with every field, empty match lists removed).
@@ -106,14 +98,14 @@ export function RouteForm({
           ? await admin.patch('/admin/v1/routes/{id}', { params: { id: editing.id }, body: patchOf(draft) })
           : await admin.post('/admin/v1/routes', { body: bodyOf(draft) });
         onSaved(saved, !editing);
-        return editing ? `Route ${saved.id} saved.` : `Route ${saved.id} added.`;
+        return t(editing ? 'routeForm.saved' : 'routeForm.added', { id: saved.id });
       } catch (error) {
         const field =
           error instanceof DraftError ? error.field : error instanceof ApiError ? routeFieldOf(error) : undefined;
         if (field === undefined || !(error instanceof Error)) throw error;
         focusError.current = true;
-        setErrors({ [field]: error.message });
-        throw new Error(`Not saved: ${error.message}`, { cause: error });
+        setErrors({ [field]: errorWords(error) });
+        throw new Error(t('routeForm.notSaved', { error: errorText(error) }), { cause: error });
       }
     });
   };
@@ -128,34 +120,35 @@ export function RouteForm({
   return (
     <form class="card" ref={form} onSubmit={submit} aria-labelledby="route-form" noValidate>
       <h2 id="route-form" tabIndex={-1}>
-        {editing ? `Edit route ${editing.id}` : 'Add a route'}
+        {editing ? t('routes.editRoute', { id: editing.id }) : t('routeForm.add')}
       </h2>
       <fieldset>
-        <legend>Match</legend>
+        <legend>{t('routes.matchCol')}</legend>
         <div class="grid">
           <TextField
-            label="Priority"
+            label={t('routes.priority')}
             type="number"
             step="1"
             value={draft.priority}
             onValue={(priority) => change({ priority }, 'priority')}
-            hint="The highest matching route wins."
+            hint={t('routeForm.priorityHint')}
             error={errors.priority}
           />
           <SelectField
-            label="Channel"
+            label={t('col.channel')}
             value={draft.channelType}
             onValue={(channelType: Channel) => change({ channelType }, 'match.channelType', 'connectors')}
-            options={CHANNELS}
+            options={codeOptions('channel', CHANNELS)}
             error={errors['match.channelType']}
           />
-          {LIST_FIELDS.map(({ field, label, hint }) => (
+          {/* Each match list's label and hint: keys `routeForm.<field>` and `routeForm.<field>Hint`. */}
+          {MATCH_LISTS.map((field) => (
             <TextField
               key={field}
-              label={label}
+              label={t(`routeForm.${field}`)}
               value={draft.lists[field]}
               onValue={(value) => change({ lists: { ...draft.lists, [field]: value } }, `match.${field}`)}
-              hint={`Separated by commas or spaces. ${hint}`}
+              hint={t('routeForm.listHint', { hint: t(`routeForm.${field}Hint`) })}
               error={errors[`match.${field}`]}
             />
           ))}
@@ -163,29 +156,26 @@ export function RouteForm({
       </fieldset>
 
       <fieldset>
-        <legend>Connectors</legend>
+        <legend>{t('admin.nav.connectors')}</legend>
         <div class="grid">
           <SelectField
-            label="Strategy"
+            label={t('routes.strategy')}
             value={draft.strategy}
             onValue={(strategy) => change({ strategy }, 'strategy', 'connectors')}
-            options={STRATEGIES}
+            options={codeOptions('strategy', STRATEGIES)}
             error={errors.strategy}
           />
         </div>
-        <p class="hint">
-          ordered: the first connector that is up, in this order; weighted: shares by weight; cheapest: the lowest buy
-          price (every connector priced, in one currency).
-        </p>
+        <p class="hint">{t('routeForm.strategyHint')}</p>
         {draft.connectors.map((c, i) => {
           const listed = choices.length > 0 && !c.other;
           return (
             <fieldset key={c.key}>
-              <legend>Connector {i + 1}</legend>
+              <legend>{t('routeForm.connectorN', { step: i + 1 })}</legend>
               <div class="grid">
                 {choices.length > 0 && (
                   <SelectField
-                    label="Connector"
+                    label={t('col.connector')}
                     value={listed ? c.connectorId : OTHER}
                     onValue={(value) =>
                       changeConnector(
@@ -194,50 +184,50 @@ export function RouteForm({
                         'connectorId',
                       )
                     }
-                    options={[...choices, { value: OTHER, label: 'Another id…' }]}
+                    options={[...choices, { value: OTHER, label: t('routeForm.another') }]}
                     error={listed ? errors[`connectors.${i}.connectorId`] : undefined}
                   />
                 )}
                 {!listed && (
                   <TextField
-                    label="Connector id"
+                    label={t('routeForm.connectorId')}
                     value={c.connectorId}
                     onValue={(connectorId) => changeConnector(i, { connectorId }, 'connectorId')}
                     required
                     maxLength={100}
-                    hint={choices.length > 0 ? undefined : `No ${draft.channelType} connector reports: type its id.`}
+                    hint={choices.length > 0 ? undefined : t('routeForm.noReports', { channel: draft.channelType })}
                     error={errors[`connectors.${i}.connectorId`]}
                   />
                 )}
                 {draft.strategy === 'weighted' && (
                   <TextField
-                    label="Weight"
+                    label={t('routeForm.weight')}
                     type="number"
                     min="1"
                     max="1000"
                     step="1"
                     value={c.weight}
                     onValue={(weight) => changeConnector(i, { weight }, 'weight')}
-                    hint="Its share; empty: 1."
+                    hint={t('routeForm.weightHint')}
                     error={errors[`connectors.${i}.weight`]}
                   />
                 )}
                 <TextField
-                  label="Buy price per part"
+                  label={t('resolve.buy')}
                   type="number"
                   min="0"
                   step="any"
                   value={c.amount}
                   onValue={(amount) => changeConnector(i, { amount }, 'buyPrice')}
-                  hint="Empty: not priced."
+                  hint={t('routeForm.buyHint')}
                   error={errors[`connectors.${i}.buyPrice.amount`]}
                 />
                 <TextField
-                  label="Currency"
+                  label={t('accounts.currency')}
                   value={c.currency}
                   onValue={(currency) => changeConnector(i, { currency }, 'buyPrice')}
                   maxLength={3}
-                  hint="e.g. RUB"
+                  hint={t('routeForm.currencyHint')}
                   error={errors[`connectors.${i}.buyPrice.currency`]}
                 />
               </div>
@@ -246,12 +236,12 @@ export function RouteForm({
                   <button
                     type="button"
                     class="secondary small"
-                    aria-label={`Remove connector ${i + 1}`}
+                    aria-label={t('routeForm.removeN', { step: i + 1 })}
                     onClick={() =>
                       change({ connectors: draft.connectors.filter((d) => d.key !== c.key) }, 'connectors')
                     }
                   >
-                    Remove connector
+                    {t('routeForm.remove')}
                   </button>
                 </div>
               )}
@@ -265,34 +255,34 @@ export function RouteForm({
             class="secondary"
             onClick={() => change({ connectors: [...draft.connectors, emptyConnector(key(), choices[0])] })}
           >
-            Add a connector
+            {t('routeForm.addConnector')}
           </button>
         </div>
       </fieldset>
 
       <fieldset>
-        <legend>Reroute and quality</legend>
+        <legend>{t('routeForm.rerouteQuality')}</legend>
         <CheckField
-          label="Reroute a failed message through the next connector"
+          label={t('routeForm.reroute')}
           checked={draft.reroute}
           onChecked={(reroute) => change({ reroute }, 'reroute')}
         />
         {draft.reroute && (
           <div class="grid">
             <TextField
-              label="Error codes"
+              label={t('routeForm.errorCodes')}
               value={draft.errorCodes}
               onValue={(errorCodes) => change({ errorCodes }, 'reroute')}
-              hint="Codes that send it on, separated by commas or spaces."
+              hint={t('routeForm.errorCodesHint')}
               error={errors['reroute.errorCodes']}
             />
             <CheckField
-              label="Also when undelivered"
+              label={t('routeForm.undelivered')}
               checked={draft.onUndelivered}
               onChecked={(onUndelivered) => change({ onUndelivered }, 'reroute')}
             />
             <TextField
-              label="Reroutes at most"
+              label={t('routeForm.max')}
               type="number"
               min="1"
               max="3"
@@ -305,25 +295,25 @@ export function RouteForm({
         )}
         {general('reroute')}
         <CheckField
-          label="Skip connectors below a delivery rate"
+          label={t('routeForm.quality')}
           checked={draft.quality}
           onChecked={(quality) => change({ quality }, 'quality')}
         />
         {draft.quality && (
           <div class="grid">
             <TextField
-              label="Minimum delivery rate"
+              label={t('routeForm.minRate')}
               type="number"
               min="0"
               max="1"
               step="any"
               value={draft.minDeliveryRate}
               onValue={(minDeliveryRate) => change({ minDeliveryRate }, 'quality')}
-              hint="0 to 1: 0.9 is 90 %."
+              hint={t('routeForm.minRateHint')}
               error={errors['quality.minDeliveryRate']}
             />
             <TextField
-              label="Over the last (seconds)"
+              label={t('routeForm.window')}
               type="number"
               min="60"
               max="86400"
@@ -339,11 +329,11 @@ export function RouteForm({
 
       <div class="actions">
         <button type="submit" disabled={action.busy}>
-          {editing ? 'Save route' : 'Add route'}
+          {editing ? t('routeForm.save') : t('routeForm.addButton')}
         </button>
         {editing && (
           <button type="button" class="secondary" onClick={onCancel}>
-            Cancel editing
+            {t('verifiers.cancel')}
           </button>
         )}
       </div>

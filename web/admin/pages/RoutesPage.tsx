@@ -1,5 +1,7 @@
+import { type MessageKey } from '../../shared/i18n/en.js';
+import { currentLocale, codeOptions, codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useRef, useState } from 'preact/hooks';
-import { CHANNELS, formatAmount, formatTime } from '../../shared/format.js';
+import { CHANNELS, formatAmount, formatTime, formatNumber } from '../../shared/format.js';
 import {
   AsyncState,
   ConfirmButton,
@@ -23,38 +25,43 @@ const PER_PAGE = 50;
 /** Values of one match list shown in the table; the rest are counted ("+9995 more"). */
 const SHOWN_VALUES = 5;
 
-const MATCH_NAMES: Readonly<Record<(typeof MATCH_LISTS)[number], string>> = {
-  accountIds: 'accounts',
-  trafficTypes: 'traffic',
-  senderNames: 'senders',
-  prefixes: 'prefixes',
-  countries: 'countries',
-  operators: 'operators',
+const MATCH_NAMES: Readonly<Record<(typeof MATCH_LISTS)[number], MessageKey>> = {
+  accountIds: 'routes.match.accountIds',
+  trafficTypes: 'routes.match.trafficTypes',
+  senderNames: 'routes.match.senderNames',
+  prefixes: 'routes.match.prefixes',
+  countries: 'routes.match.countries',
+  operators: 'routes.match.operators',
 };
 
 function matchLines(route: Route): string[] {
   const lines = MATCH_LISTS.flatMap((field) => {
     const values = route.match[field];
     if (!values) return [];
-    const more = values.length > SHOWN_VALUES ? ` +${values.length - SHOWN_VALUES} more` : '';
-    return [`${MATCH_NAMES[field]}: ${values.slice(0, SHOWN_VALUES).join(', ')}${more}`];
+    const more = values.length > SHOWN_VALUES ? t('routes.more', { count: values.length - SHOWN_VALUES }) : '';
+    return [`${t(MATCH_NAMES[field])}: ${values.slice(0, SHOWN_VALUES).join(', ')}${more}`];
   });
-  return lines.length > 0 ? lines : ['any destination'];
+  return lines.length > 0 ? lines : [t('routes.anyDestination')];
 }
 
 const rerouteText = (r: Route['reroute']) =>
   r
     ? [
-        r.errorCodes.length > 0 ? `codes ${r.errorCodes.join(', ')}` : '',
-        r.onUndelivered ? 'undelivered' : '',
-        `max ${r.max}`,
+        r.errorCodes.length > 0 ? t('routes.codes', { codes: r.errorCodes.join(', ') }) : '',
+        r.onUndelivered ? codeWord('status', 'undelivered') : '',
+        t('routes.max', { max: r.max }),
       ]
         .filter(Boolean)
         .join('; ')
     : '—';
 
 const qualityText = (q: Route['quality']) =>
-  q ? `≥ ${(q.minDeliveryRate * 100).toLocaleString()} % over ${q.windowSeconds.toLocaleString()} s` : '—';
+  q
+    ? t('routes.quality', {
+        rate: (q.minDeliveryRate * 100).toLocaleString(currentLocale()),
+        seconds: formatNumber(q.windowSeconds),
+      })
+    : '—';
 
 /**
  * Routes (DESIGN 21): the operator's route table, highest priority first, filtered by channel or account; add and
@@ -101,22 +108,19 @@ export function RoutesPage() {
       const ids = direction === 'up' ? [route.id, neighbour.id] : [neighbour.id, route.id];
       await admin.post('/admin/v1/routes/reorder', { body: { ids } });
       list.reload();
-      return `Route ${route.id} moved ${direction === 'up' ? 'above' : 'below'} route ${neighbour.id}.`;
+      return t(direction === 'up' ? 'routes.movedAbove' : 'routes.movedBelow', { id: route.id, other: neighbour.id });
     });
   const remove = (route: Route) =>
     void action.run(async () => {
       await admin.delete('/admin/v1/routes/{id}', { params: { id: route.id } });
       if (editing?.id === route.id) startEditing(undefined);
       list.reload();
-      return `Route ${route.id} deleted.`;
+      return t('routes.deleted', { id: route.id });
     });
 
   return (
-    <Page title="Routes">
-      <p class="lead">
-        A message goes by the matching route of the highest priority (among equal ones, the one with more match fields
-        given, then the longest prefix). Changes reach every process within seconds.
-      </p>
+    <Page title={t('admin.nav.routes')}>
+      <p class="lead">{t('routes.lead')}</p>
       <div ref={formRef}>
         <RouteForm
           key={formKey}
@@ -132,11 +136,11 @@ export function RoutesPage() {
       </div>
       <NoticeLine notice={notice.notice} />
 
-      <h2>Route table</h2>
+      <h2>{t('routes.table')}</h2>
       <form
         class="toolbar"
         role="search"
-        aria-label="Route filters"
+        aria-label={t('routes.filters')}
         onSubmit={(e) => {
           e.preventDefault();
           setPage(1);
@@ -144,42 +148,37 @@ export function RoutesPage() {
         }}
       >
         <SelectField
-          label="Show channel"
+          label={t('routes.showChannel')}
           value={draft.channelType}
           onValue={(channelType) => setDraft({ ...draft, channelType })}
-          options={[{ value: '', label: 'Every channel' }, ...CHANNELS]}
+          options={codeOptions('channel', CHANNELS, 'stopList.everyChannelCap')}
         />
         <TextField
-          label="Show routes of account"
+          label={t('routes.ofAccount')}
           type="number"
           min="1"
           value={draft.accountId}
           onValue={(accountId) => setDraft({ ...draft, accountId })}
-          hint="Routes naming it; empty: all."
+          hint={t('routes.ofAccountHint')}
         />
         <button type="submit" class="secondary">
-          Filter
+          {t('tariffs.filterButton')}
         </button>
       </form>
-      <AsyncState state={list} what="routes" />
+      <AsyncState state={list} what={t('routes.theRoutes')} />
       {list.data && (
         <>
           <ListTable
-            label="Routes"
+            label={t('admin.nav.routes')}
             columns={[
-              'Route',
-              { label: 'Priority', class: 'num' },
-              'Channel',
-              'Match',
-              'Connectors',
-              'Strategy',
-              'Reroute',
-              'Quality',
-              'Updated',
-              { label: 'Actions', hidden: true },
+              t('margins.route'),
+              { label: t('routes.priority'), class: 'num' },
+              ...texts('col.channel', 'routes.matchCol', 'admin.nav.connectors', 'routes.strategy', 'routes.reroute'),
+              ...texts('routes.qualityCol', 'col.updated'),
+              { label: t('ui.actions'), hidden: true },
             ]}
             rows={list.data.items}
-            empty="No routes: messages wait for one (DESIGN 21), or add a route above."
+            empty={t('routes.none')}
             row={(r, i) => {
               const items = list.data!.items;
               const above = items[i - 1];
@@ -190,7 +189,7 @@ export function RoutesPage() {
                   <td class="num" data-testid="route-priority">
                     {r.priority}
                   </td>
-                  <td>{r.match.channelType}</td>
+                  <td>{codeWord('channel', r.match.channelType)}</td>
                   <td class="wrap" data-testid="route-match">
                     <ul class="plain">
                       {matchLines(r).map((line) => (
@@ -209,7 +208,7 @@ export function RoutesPage() {
                       ))}
                     </ol>
                   </td>
-                  <td>{r.strategy}</td>
+                  <td>{codeWord('strategy', r.strategy)}</td>
                   <td class="wrap">{rerouteText(r.reroute)}</td>
                   <td class="wrap">{qualityText(r.quality)}</td>
                   <td class="wrap">{formatTime(r.updatedTime)}</td>
@@ -218,32 +217,32 @@ export function RoutesPage() {
                       <button
                         type="button"
                         class="secondary small"
-                        aria-label={`Edit route ${r.id}`}
+                        aria-label={t('routes.editRoute', { id: r.id })}
                         onClick={() => startEditing(r)}
                       >
-                        Edit
+                        {t('verifiers.editButton')}
                       </button>
                       <button
                         type="button"
                         class="secondary small"
-                        aria-label={`Move route ${r.id} up`}
+                        aria-label={t('routes.moveUp', { id: r.id })}
                         disabled={action.busy || !above}
                         onClick={() => above && move(r, above, 'up')}
                       >
-                        Up
+                        {t('routes.up')}
                       </button>
                       <button
                         type="button"
                         class="secondary small"
-                        aria-label={`Move route ${r.id} down`}
+                        aria-label={t('routes.moveDown', { id: r.id })}
                         disabled={action.busy || !below}
                         onClick={() => below && move(r, below, 'down')}
                       >
-                        Down
+                        {t('routes.down')}
                       </button>
                       <ConfirmButton
-                        label="Delete"
-                        name={`route ${r.id}`}
+                        label={t('ui.delete')}
+                        name={t('routes.name', { id: r.id })}
                         disabled={action.busy}
                         onConfirm={() => remove(r)}
                       />
@@ -253,7 +252,7 @@ export function RoutesPage() {
               );
             }}
           />
-          <Pager list={list.data} onPage={setPage} label="Route pages" />
+          <Pager list={list.data} onPage={setPage} label={t('routes.pages')} />
         </>
       )}
 

@@ -1,12 +1,13 @@
 import { useState } from 'preact/hooks';
-import { errorText } from '../../shared/api.js';
+import { ApiError, errorText } from '../../shared/api.js';
+import { t } from '../../shared/i18n/index.js';
 import { TextField } from '../../shared/ui.js';
 
 /** The operator pastes the admin token (HERALD_ADMIN_TOKEN); it is checked with GET /admin/v1/accounts. */
 export function SignIn({ onSignedIn, ended }: { onSignedIn: (token: string) => void; ended: boolean }) {
   const [token, setToken] = useState('');
   const [busy, setBusy] = useState(false);
-  const [message, setMessage] = useState(ended ? 'The admin token was refused. Sign in again.' : '');
+  const [message, setMessage] = useState(ended ? t('admin.signIn.ended') : '');
   const [failed, setFailed] = useState(ended);
 
   const submit = async (event: Event) => {
@@ -14,12 +15,12 @@ export function SignIn({ onSignedIn, ended }: { onSignedIn: (token: string) => v
     const value = token.trim();
     if (!value) {
       setFailed(true);
-      setMessage('Enter the admin token.');
+      setMessage(t('admin.signIn.missing'));
       return;
     }
     setBusy(true);
     setFailed(false);
-    setMessage('Checking the token…');
+    setMessage(t('admin.signIn.busy'));
     try {
       // A plain fetch: a 401 here is this form's error, not a session that ended (shared/api's onUnauthorized).
       const response = await fetch('/admin/v1/accounts?per_page=1', {
@@ -28,13 +29,13 @@ export function SignIn({ onSignedIn, ended }: { onSignedIn: (token: string) => v
       if (!response.ok) {
         const body = (await response.json().catch(() => undefined)) as
           { error?: { msg?: string; code?: number } } | undefined;
-        throw new Error(body?.error ? `${body.error.msg} (${body.error.code})` : `HTTP ${response.status}`);
+        throw new ApiError(response.status, body?.error?.code, body?.error?.msg ?? `HTTP ${response.status}`);
       }
       setMessage('');
       onSignedIn(value);
     } catch (error) {
       setFailed(true);
-      setMessage(`Sign-in failed: ${errorText(error)}`);
+      setMessage(t('app.signIn.failed', { error: errorText(error) }));
     } finally {
       setBusy(false);
     }
@@ -42,19 +43,19 @@ export function SignIn({ onSignedIn, ended }: { onSignedIn: (token: string) => v
 
   return (
     <section class="page narrow" aria-labelledby="page-title">
-      <h1 id="page-title">Operator console</h1>
+      <h1 id="page-title">{t('admin.title')}</h1>
       <form class="card" onSubmit={(e) => void submit(e)} noValidate>
         <TextField
-          label="Admin token"
+          label={t('admin.signIn.token')}
           type="password"
           value={token}
           onValue={setToken}
           autoComplete="off"
-          hint="HERALD_ADMIN_TOKEN of this Herald."
+          hint={t('admin.signIn.tokenHint')}
         />
         <div class="actions">
           <button type="submit" disabled={busy}>
-            Sign in
+            {t('ui.signIn')}
           </button>
         </div>
         <p class={`notice ${failed ? 'error' : 'info'}`} role="status" aria-live="polite">

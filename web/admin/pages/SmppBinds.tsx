@@ -1,3 +1,4 @@
+import { t } from '../../shared/i18n/index.js';
 import { BindsTable } from '../../shared/smppBinds.js';
 import { AsyncState, Page, useAsync } from '../../shared/ui.js';
 import { admin } from '../session.js';
@@ -7,18 +8,15 @@ export function SmppBinds() {
   const list = useAsync((signal) => admin.get('/admin/v1/smpp-binds', { signal }), []);
   return (
     <Page
-      title="SMPP binds"
+      title={t('admin.nav.smppBinds')}
       actions={
         <button type="button" class="secondary" onClick={list.reload}>
-          Refresh
+          {t('ui.refresh')}
         </button>
       }
     >
-      <p class="hint">
-        Clients bound to Herald's SMPP server (HERALD_SMPP_PORT), on every api process; window use as of the last
-        refresh (every 10 s).
-      </p>
-      <AsyncState state={list} what="SMPP binds" />
+      <p class="hint">{t('smpp.adminHint')}</p>
+      <AsyncState state={list} what={t('admin.nav.smppBinds')} />
       {list.data && <BindsTable binds={list.data.items} withAccount />}
     </Page>
   );

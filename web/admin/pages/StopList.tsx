@@ -1,3 +1,4 @@
+import { t } from '../../shared/i18n/index.js';
 import { request } from '../../shared/api.js';
 import { StopListPage } from '../../shared/stopList.js';
 import { admin, currentToken } from '../session.js';
@@ -6,7 +7,7 @@ import { admin, currentToken } from '../session.js';
 export function StopList() {
   return (
     <StopListPage
-      intro="Numbers no account's messages are sent to (each account also keeps its own list)."
+      intro={t('stopList.introOperator')}
       api={{
         list: (query, signal) => admin.get('/admin/v1/stop-list', { query, signal }),
         add: (body) => admin.post('/admin/v1/stop-list', { body }),

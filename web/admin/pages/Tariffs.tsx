@@ -1,3 +1,4 @@
+import { codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
 import type { RequestBody } from '../../shared/apiClient.js';
 import { type Channel, CHANNELS, formatMoney, formatTime } from '../../shared/format.js';
@@ -12,6 +13,7 @@ import {
   useAction,
   useAsync,
   useNotice,
+  ChannelField,
 } from '../../shared/ui.js';
 import { admin } from '../session.js';
 import type { Tariff } from '../types.js';
@@ -53,61 +55,61 @@ export function Tariffs() {
       };
       const created = await admin.post('/admin/v1/tariffs', { body });
       tariffs.reload();
-      return `Tariff ${created.id} added.`;
+      return t('tariffs.added', { id: created.id });
     });
   };
   const remove = (tariff: Tariff) =>
     action.run(async () => {
       await admin.delete('/admin/v1/tariffs/{id}', { params: { id: tariff.id } });
       tariffs.reload();
-      return `Tariff ${tariff.id} removed.`;
+      return t('tariffs.removed', { id: tariff.id });
     });
 
   return (
-    <Page title="Tariffs">
+    <Page title={t('admin.nav.tariffs')}>
       <form class="card" onSubmit={create} aria-labelledby="new-tariff">
-        <h2 id="new-tariff">Add a tariff</h2>
+        <h2 id="new-tariff">{t('tariffs.add')}</h2>
         <div class="grid">
           <TextField
-            label="Account id"
+            label={t('tariffs.accountId')}
             type="number"
             min="1"
             value={form.accountId}
             onValue={set('accountId')}
-            hint="Empty: the default for every account."
+            hint={t('tariffs.accountHint')}
           />
-          <SelectField label="Channel" value={form.channelType} onValue={set('channelType')} options={CHANNELS} />
+          <ChannelField value={form.channelType} onValue={set('channelType')} channels={CHANNELS} />
           <SelectField
-            label="Applies to"
+            label={t('stopList.appliesTo')}
             value={form.match}
             onValue={set('match')}
             options={[
-              { value: 'prefix', label: 'Number prefix' },
-              { value: 'country', label: 'Country' },
-              { value: 'any', label: 'Any destination' },
+              { value: 'prefix', label: t('tariffs.prefixKind') },
+              { value: 'country', label: t('tariffs.country') },
+              { value: 'any', label: t('tariffs.any') },
             ]}
           />
           {form.match === 'prefix' && (
             <TextField
-              label="Prefix"
+              label={t('tariffs.prefix')}
               value={form.prefix}
               onValue={set('prefix')}
               inputMode="numeric"
               pattern="[0-9]{1,15}"
-              hint="Digits, e.g. 7916"
+              hint={t('tariffs.prefixHint')}
             />
           )}
           {form.match === 'country' && (
             <TextField
-              label="Country"
+              label={t('tariffs.country')}
               value={form.country}
               onValue={set('country')}
               maxLength={2}
-              hint="ISO 3166 code, e.g. RU"
+              hint={t('tariffs.countryHint')}
             />
           )}
           <TextField
-            label="Price per part"
+            label={t('tariffs.price')}
             type="number"
             min="0"
             step="any"
@@ -115,11 +117,17 @@ export function Tariffs() {
             onValue={set('price')}
             required
           />
-          <TextField label="Currency" value={form.currency} onValue={set('currency')} required maxLength={3} />
+          <TextField
+            label={t('accounts.currency')}
+            value={form.currency}
+            onValue={set('currency')}
+            required
+            maxLength={3}
+          />
         </div>
         <div class="actions">
           <button type="submit" disabled={action.busy}>
-            Add tariff
+            {t('tariffs.addButton')}
           </button>
         </div>
       </form>
@@ -127,57 +135,52 @@ export function Tariffs() {
 
       <form
         class="toolbar"
-        aria-label="Tariff filter"
+        aria-label={t('tariffs.filter')}
         onSubmit={(e) => {
           e.preventDefault();
           setShownAccount(filterAccount.trim());
         }}
       >
         <TextField
-          label="Show tariffs of account"
+          label={t('tariffs.ofAccount')}
           type="number"
           min="1"
           value={filterAccount}
           onValue={setFilterAccount}
-          hint="Empty: all tariffs."
+          hint={t('tariffs.ofAccountHint')}
         />
         <button type="submit" class="secondary">
-          Filter
+          {t('tariffs.filterButton')}
         </button>
       </form>
-      <AsyncState state={tariffs} what="tariffs" />
+      <AsyncState state={tariffs} what={t('tariffs.theTariffs')} />
       {tariffs.data && (
         <ListTable
-          label="Tariffs"
+          label={t('admin.nav.tariffs')}
           columns={[
-            'Id',
-            'Account',
-            'Channel',
-            'Prefix',
-            'Country',
-            { label: 'Price', class: 'num' },
-            'Source',
-            'Created',
-            { label: 'Actions', hidden: true },
+            ...texts('col.id', 'col.account', 'col.channel', 'tariffs.prefix', 'tariffs.country'),
+            { label: t('message.price'), class: 'num' },
+            ...texts('col.source', 'col.created'),
+            { label: t('ui.actions'), hidden: true },
           ]}
           rows={tariffs.data.items}
-          empty="No tariffs: messages are sent free unless HERALD_REQUIRE_TARIFF is set."
-          row={(t) => (
-            <tr key={t.id}>
-              <th scope="row">{t.id}</th>
-              <td>{t.accountId ?? 'default'}</td>
-              <td>{t.channelType}</td>
-              <td>{t.prefix ?? '—'}</td>
-              <td>{t.country ?? '—'}</td>
-              <td class="num">{formatMoney(t.price, t.currency)}</td>
-              <td>{t.source}</td>
-              <td>{formatTime(t.createdAt)}</td>
+          empty={t('tariffs.none')}
+          row={(tariff) => (
+            <tr key={tariff.id}>
+              <th scope="row">{tariff.id}</th>
+              <td>{tariff.accountId ?? t('tariffs.default')}</td>
+              <td>{codeWord('channel', tariff.channelType)}</td>
+              <td>{tariff.prefix ?? '—'}</td>
+              <td>{tariff.country ?? '—'}</td>
+              <td class="num">{formatMoney(tariff.price, tariff.currency)}</td>
+              <td>{tariff.source}</td>
+              <td>{formatTime(tariff.createdAt)}</td>
               <td>
                 <ConfirmButton
-                  label="Delete"
-                  name={`tariff ${t.id}`}
+                  label={t('ui.delete')}
+                  name={t('tariffs.name', { id: tariff.id })}
                   disabled={action.busy}
-                  onConfirm={() => void remove(t)}
+                  onConfirm={() => void remove(tariff)}
                 />
               </td>
             </tr>

@@ -1,3 +1,4 @@
+import { t, texts } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
 import { formatTime } from '../../shared/format.js';
 import { AsyncState, ListTable, Page, Pager, useAsync } from '../../shared/ui.js';
@@ -17,25 +18,22 @@ export function Unrouted() {
   );
   return (
     <Page
-      title="Unrouted inbound"
+      title={t('admin.nav.unrouted')}
       actions={
         <button type="button" class="secondary" onClick={list.reload}>
-          Refresh
+          {t('ui.refresh')}
         </button>
       }
     >
-      <p class="hint">
-        Messages from subscribers to a number or sender name no account owns. Assign the number to an account on its
-        page; messages that came before stay here.
-      </p>
-      <AsyncState state={list} what="unrouted inbound messages" />
+      <p class="hint">{t('unrouted.hint')}</p>
+      <AsyncState state={list} what={t('unrouted.theMessages')} />
       {list.data && (
         <>
           <ListTable
-            label="Unrouted inbound messages"
-            columns={['Received', 'From', 'To number or name', 'Text', 'Connector']}
+            label={t('unrouted.table')}
+            columns={texts('col.received', 'col.from', 'unrouted.to', 'message.text', 'col.connector')}
             rows={list.data.items}
-            empty="No inbound message waits for an owner."
+            empty={t('unrouted.none')}
             row={(m) => (
               <tr key={m.id} data-testid="unrouted-row">
                 <td>{formatTime(m.receivedAt)}</td>
@@ -46,7 +44,7 @@ export function Unrouted() {
               </tr>
             )}
           />
-          <Pager list={list.data} onPage={setPage} label="Unrouted inbound pages" />
+          <Pager list={list.data} onPage={setPage} label={t('unrouted.pages')} />
         </>
       )}
     </Page>

@@ -1,5 +1,6 @@
+import { t } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
-import { KEY_TYPES, KeysTable, type KeyRow, type KeyType } from '../../shared/keys.js';
+import { keyTypes, KeysTable, type KeyRow, type KeyType } from '../../shared/keys.js';
 import {
   AsyncState,
   ConfirmButton,
@@ -31,32 +32,32 @@ export function ApiKeys() {
       });
       setCreated({ id: key.id, token: key.token });
       keys.reload();
-      return 'API key created. Copy it now: it is not shown again.';
+      return t('apiKeys.created');
     });
   };
   const revoke = (key: KeyRow) =>
     action.run(async () => {
       await system.delete('/api/v1/api-keys/{id}', { params: { id: key.id } });
       keys.reload();
-      return `API key ${key.id} revoked.`;
+      return t('apiKeys.revoked', { id: key.id });
     });
   const centerName = (id: number | null) =>
     id === null ? '—' : (centers.data?.items.find((c) => c.id === id)?.name ?? `#${id}`);
 
   return (
-    <Page title="API keys">
+    <Page title={t('app.nav.apiKeys')}>
       <NoticeLine notice={notice.notice} />
       <form class="card" onSubmit={create} aria-labelledby="new-key">
-        <h2 id="new-key">Create an API key</h2>
+        <h2 id="new-key">{t('apiKeys.create')}</h2>
         <div class="grid">
-          <SelectField label="Key type" value={type} onValue={setType} options={KEY_TYPES} />
+          <SelectField label={t('apiKeys.type')} value={type} onValue={setType} options={keyTypes()} />
           {type === 'traffic' && (
             <SelectField
-              label="Traffic partitioning center"
+              label={t('apiKeys.center')}
               value={center}
               onValue={setCenter}
               options={[
-                { value: '', label: 'None' },
+                { value: '', label: t('ui.none') },
                 ...(centers.data?.items ?? []).map((c) => ({ value: String(c.id), label: c.name })),
               ]}
             />
@@ -64,16 +65,16 @@ export function ApiKeys() {
         </div>
         <div class="actions">
           <button type="submit" disabled={action.busy}>
-            Create key
+            {t('apiKeys.createButton')}
           </button>
         </div>
-        {created && <Secret label="New API key (shown once)" value={created.token} />}
+        {created && <Secret label={t('apiKeys.new')} value={created.token} />}
       </form>
 
-      <AsyncState state={keys} what="API keys" />
+      <AsyncState state={keys} what={t('app.nav.apiKeys')} />
       {keys.data && (
         <KeysTable
-          label="API keys"
+          label={t('app.nav.apiKeys')}
           keys={keys.data.items}
           centerName={centerName}
           busy={action.busy}
@@ -96,20 +97,29 @@ function CallbackSecret() {
       await system.post('/api/v1/callback-secret/rotate');
       secret.reload();
       setShown(true);
-      return 'Callback secret rotated: callbacks are signed with the new secret from now on.';
+      return t('apiKeys.rotated');
     });
   return (
     <section class="card" aria-labelledby="callback-secret">
-      <h2 id="callback-secret">Callback secret</h2>
-      <p class="hint">Callbacks carry an X-Herald-Signature made with this secret.</p>
-      <AsyncState state={secret} what="the callback secret" />
+      <h2 id="callback-secret">{t('apiKeys.secret')}</h2>
+      <p class="hint">{t('apiKeys.secretHint')}</p>
+      <AsyncState state={secret} what={t('apiKeys.theSecret')} />
       {secret.data &&
-        (shown ? <Secret label="Callback secret" value={secret.data.secret} /> : <p class="mono">••••••••••••••••</p>)}
+        (shown ? (
+          <Secret label={t('apiKeys.secret')} value={secret.data.secret} />
+        ) : (
+          <p class="mono">••••••••••••••••</p>
+        ))}
       <div class="actions">
         <button type="button" class="secondary" onClick={() => setShown(!shown)} aria-pressed={shown}>
-          {shown ? 'Hide secret' : 'Show secret'}
+          {shown ? t('apiKeys.hide') : t('apiKeys.show')}
         </button>
-        <ConfirmButton label="Rotate" name="callback secret" disabled={action.busy} onConfirm={() => void rotate()} />
+        <ConfirmButton
+          label={t('apiKeys.rotate')}
+          name={t('apiKeys.secretName')}
+          disabled={action.busy}
+          onConfirm={() => void rotate()}
+        />
       </div>
       <NoticeLine notice={notice.notice} />
     </section>

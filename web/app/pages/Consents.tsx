@@ -1,3 +1,5 @@
+import { formatTime } from '../../shared/format.js';
+import { codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
 import {
   ListTable,
@@ -39,7 +41,7 @@ export function Consents() {
         },
       });
       list.reload();
-      return `Consent of ${form.number} recorded.`;
+      return t('consents.recorded', { number: form.number });
     });
   };
   const exportCsv = () =>
@@ -49,55 +51,72 @@ export function Consents() {
       link.href = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
       link.download = 'consents.csv';
       link.click();
-      return 'Consents exported.';
+      return t('consents.exported');
     });
   return (
-    <Page title="Consents">
+    <Page title={t('app.nav.consents')}>
       <NoticeLine notice={notice.notice} />
       <form class="card" onSubmit={add} aria-labelledby="new-consent">
-        <h2 id="new-consent">Record a consent</h2>
+        <h2 id="new-consent">{t('consents.record')}</h2>
         <div class="grid">
-          <TextField label="Number" value={form.number} onValue={(v) => setForm({ ...form, number: v })} required />
           <TextField
-            label="Sender name"
+            label={t('col.number')}
+            value={form.number}
+            onValue={(v) => setForm({ ...form, number: v })}
+            required
+          />
+          <TextField
+            label={t('col.senderName')}
             value={form.senderName}
             onValue={(v) => setForm({ ...form, senderName: v })}
-            hint="empty: every sender name"
+            hint={t('consents.anyName')}
           />
-          <TextField label="Source" value={form.source} onValue={(v) => setForm({ ...form, source: v })} required />
-          <TextField label="Proof" value={form.proof} onValue={(v) => setForm({ ...form, proof: v })} />
+          <TextField
+            label={t('col.source')}
+            value={form.source}
+            onValue={(v) => setForm({ ...form, source: v })}
+            required
+          />
+          <TextField label={t('col.proof')} value={form.proof} onValue={(v) => setForm({ ...form, proof: v })} />
         </div>
         <div class="actions">
           <button type="submit" disabled={action.busy}>
-            Record consent
+            {t('consents.recordButton')}
           </button>
         </div>
       </form>
       <div class="grid">
-        <TextField label="Filter by number" value={number} onValue={(v) => (setNumber(v), setPage(1))} />
-        <TextField label="Filter by source" value={source} onValue={(v) => (setSource(v), setPage(1))} />
+        <TextField label={t('consents.byNumber')} value={number} onValue={(v) => (setNumber(v), setPage(1))} />
+        <TextField label={t('consents.bySource')} value={source} onValue={(v) => (setSource(v), setPage(1))} />
       </div>
       <div class="actions">
         <button type="button" class="secondary" onClick={() => void exportCsv()} disabled={action.busy}>
           Export CSV
         </button>
       </div>
-      <AsyncState state={list} what="consents" />
+      <AsyncState state={list} what={t('consents.theConsents')} />
       {list.data && (
         <>
           <ListTable
-            label="Consents"
-            columns={['Number', 'Sender name', 'Traffic type', 'Source', 'Proof', 'Given']}
+            label={t('app.nav.consents')}
+            columns={texts(
+              'col.number',
+              'col.senderName',
+              'dispatch.trafficType',
+              'col.source',
+              'col.proof',
+              'col.given',
+            )}
             rows={list.data.items}
-            empty="No consents."
+            empty={t('consents.none')}
             row={(c) => (
               <tr key={c.id}>
                 <td class="mono">{c.number}</td>
-                <td>{c.senderName ?? 'any'}</td>
-                <td>{c.trafficType ?? 'any'}</td>
+                <td>{c.senderName ?? t('consents.any')}</td>
+                <td>{c.trafficType ? codeWord('traffic', c.trafficType) : t('consents.any')}</td>
                 <td>{c.source}</td>
                 <td>{c.proof ?? ''}</td>
-                <td>{c.time}</td>
+                <td>{formatTime(c.time)}</td>
               </tr>
             )}
           />

@@ -1,5 +1,6 @@
+import { codeWord, t } from '../../shared/i18n/index.js';
 import { BarChart } from '../../shared/chart.js';
-import { formatBalance, utcDay } from '../../shared/format.js';
+import { formatBalance, utcDay, formatNumber } from '../../shared/format.js';
 import { AsyncState, ListTable, Page, useAsync } from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { Statistics } from '../types.js';
@@ -21,60 +22,65 @@ export function Dashboard() {
   const days = month.data ? fillDays(month.data) : [];
 
   return (
-    <Page title="Dashboard">
+    <Page title={t('app.nav.dashboard')}>
       <div class="cards">
         <div class="card stat">
-          <h2>Balance</h2>
+          <h2>{t('dashboard.balance')}</h2>
           <p class="big" data-testid="balance">
             {formatBalance(balance.data)}
           </p>
-          <AsyncState state={balance} what="the balance" />
+          <AsyncState state={balance} what={t('dashboard.theBalance')} />
         </div>
         <div class="card stat">
-          <h2>Messages today</h2>
+          <h2>{t('dashboard.messagesToday')}</h2>
           <p class="big" data-testid="today-total">
-            {today.data ? today.data.total.messages.toLocaleString() : '—'}
+            {today.data ? formatNumber(today.data.total.messages) : '—'}
           </p>
-          <p class="hint">Since midnight UTC.</p>
+          <p class="hint">{t('dashboard.sinceMidnight')}</p>
         </div>
       </div>
 
-      <h2>Today by status</h2>
-      <AsyncState state={today} what="today's statistics" />
+      <h2>{t('dashboard.byStatus')}</h2>
+      <AsyncState state={today} what={t('dashboard.todaysStatistics')} />
       {today.data && (
         <ListTable
-          label="Today's messages by status"
-          columns={['Status', { label: 'Messages', class: 'num' }]}
+          label={t('dashboard.byStatusTable')}
+          columns={[t('col.status'), { label: t('col.messages'), class: 'num' }]}
           rows={statuses}
-          empty="No messages yet today."
+          empty={t('dashboard.noneToday')}
           row={([status, count]) => (
             <tr key={status}>
               <th scope="row">
                 <a href={`/app/messages?status=${encodeURIComponent(status)}&time_from=${utcDay(new Date())}`}>
-                  {status}
+                  {codeWord('status', status)}
                 </a>
               </th>
-              <td class="num">{count.toLocaleString()}</td>
+              <td class="num">{formatNumber(count)}</td>
             </tr>
           )}
         />
       )}
 
-      <h2>Today by channel</h2>
+      <h2>{t('dashboard.byChannel')}</h2>
       {today.data && (
         <ListTable
-          label="Today's messages by channel"
-          columns={['Channel', { label: 'Messages', class: 'num' }, { label: 'Parts', class: 'num' }, 'Statuses']}
+          label={t('dashboard.byChannelTable')}
+          columns={[
+            t('col.channel'),
+            { label: t('col.messages'), class: 'num' },
+            { label: t('col.parts'), class: 'num' },
+            t('col.statuses'),
+          ]}
           rows={today.data.items}
-          empty="No messages yet today."
+          empty={t('dashboard.noneToday')}
           row={(group) => (
             <tr key={group.key}>
-              <th scope="row">{group.key}</th>
-              <td class="num">{group.messages.toLocaleString()}</td>
-              <td class="num">{group.parts.toLocaleString()}</td>
+              <th scope="row">{codeWord('channel', group.key)}</th>
+              <td class="num">{formatNumber(group.messages)}</td>
+              <td class="num">{formatNumber(group.parts)}</td>
               <td>
                 {Object.entries(group.statuses)
-                  .map(([s, n]) => `${s} ${n.toLocaleString()}`)
+                  .map(([s, n]) => `${codeWord('status', s)} ${formatNumber(n)}`)
                   .join(', ')}
               </td>
             </tr>
@@ -82,10 +88,15 @@ export function Dashboard() {
         />
       )}
 
-      <h2>Last 30 days</h2>
-      <AsyncState state={month} what="the last 30 days" />
+      <h2>{t('dashboard.last30')}</h2>
+      <AsyncState state={month} what={t('dashboard.theLast30')} />
       {month.data && (
-        <BarChart title="Messages per day, last 30 days" points={days} barLabel="Messages" lineLabel="Delivered" />
+        <BarChart
+          title={t('dashboard.chart')}
+          points={days}
+          barLabel={t('col.messages')}
+          lineLabel={t('dashboard.delivered')}
+        />
       )}
     </Page>
   );

@@ -1,7 +1,8 @@
+import { currentLocale, codeWord, t } from '../../shared/i18n/index.js';
 import { useEffect, useState } from 'preact/hooks';
 import { errorText } from '../../shared/api.js';
 import { BarChart } from '../../shared/chart.js';
-import { contentText, formatTime } from '../../shared/format.js';
+import { contentText, formatTime, formatNumber } from '../../shared/format.js';
 import {
   AsyncState,
   ConfirmButton,
@@ -14,7 +15,7 @@ import {
 } from '../../shared/ui.js';
 import {
   type Change,
-  CHANGED,
+  changed,
   CHANGES,
   counterLabel,
   COUNTERS,
@@ -63,19 +64,19 @@ export function DispatchPage({ id }: { id: string }) {
     action.run(async () => {
       await traffic.post(CHANGE_PATHS[c], { params: { id } });
       dispatch.reload();
-      return `Dispatch ${d?.dispatchName ?? id} ${CHANGED[c]}.`;
+      return changed(c, d?.dispatchName ?? id);
     });
   const allowed = d ? CHANGES[d.status] : [];
   const finished = d ? d.messages.delivered + d.messages.undelivered + d.messages.unsent : 0;
 
   return (
     <Page
-      title={d ? `Dispatch ${d.dispatchName}` : 'Dispatch'}
+      title={d ? t('dispatch.title', { name: d.dispatchName }) : t('message.dispatch')}
       actions={
         <div class="actions">
-          <a href="/app/dispatches">Back to dispatches</a>
+          <a href="/app/dispatches">{t('dispatch.back')}</a>
           <button type="button" class="secondary" onClick={() => dispatch.reload()}>
-            Refresh
+            {t('ui.refresh')}
           </button>
         </div>
       }
@@ -83,55 +84,60 @@ export function DispatchPage({ id }: { id: string }) {
       {/* After the first load only failures are announced: a line every 2 s would drown a screen reader. */}
       {d ? (
         <p class={`notice ${dispatch.error ? 'error' : ''}`} role="status" aria-live="polite">
-          {dispatch.error ? `Could not refresh: ${errorText(dispatch.error)}` : ''}
+          {dispatch.error ? t('dispatch.refreshFailed', { error: errorText(dispatch.error) }) : ''}
         </p>
       ) : (
-        <AsyncState state={dispatch} what="the dispatch" />
+        <AsyncState state={dispatch} what={t('dispatch.theDispatch')} />
       )}
       {d && (
         <>
           <dl class="card facts">
-            <dt>Status</dt>
+            <dt>{t('col.status')}</dt>
             <dd>
               <span class={`badge dispatch-${d.status}`} data-testid="dispatch-status">
-                {d.status}
+                {codeWord('dispatchState', d.status)}
               </span>
             </dd>
             <dt>ID</dt>
             <dd class="mono">{d.dispatchId}</dd>
             {d.cascade ? (
               <>
-                <dt>Cascade</dt>
+                <dt>{t('message.cascade')}</dt>
                 <dd>
                   <CascadeSteps steps={d.cascade} />
                 </dd>
               </>
             ) : (
               <>
-                <dt>Channel</dt>
-                <dd>{d.channelType}</dd>
-                <dt>Sender name</dt>
+                <dt>{t('col.channel')}</dt>
+                <dd>{codeWord('channel', d.channelType)}</dd>
+                <dt>{t('col.senderName')}</dt>
                 <dd>{d.source}</dd>
-                <dt>Text</dt>
+                <dt>{t('message.text')}</dt>
                 <dd class="pre" data-testid="dispatch-text">
                   {contentText(d.message)}
                 </dd>
               </>
             )}
-            <dt>Speed</dt>
+            <dt>{t('dispatches.speed')}</dt>
             <dd>
-              {d.speed ? `${d.speed.amount.toLocaleString()} per ${d.speed.unit}` : 'As fast as the carriers take them'}
+              {d.speed
+                ? t(d.speed.unit === 'hour' ? 'dispatch.speedHour' : 'dispatch.speedMinute', { amount: d.speed.amount })
+                : t('dispatch.asFast')}
             </dd>
-            <dt>Traffic type</dt>
-            <dd>{d.trafficType}</dd>
-            <dt>Created</dt>
+            <dt>{t('dispatch.trafficType')}</dt>
+            <dd>{codeWord('traffic', d.trafficType)}</dd>
+            <dt>{t('message.created')}</dt>
             <dd>{formatTime(d.created)}</dd>
             {(d.localSendTime || d.localCompletionTime) && (
               <>
-                <dt>Send window</dt>
+                <dt>{t('dispatch.window')}</dt>
                 <dd>
-                  {formatTime(d.localSendTime)} to {formatTime(d.localCompletionTime)}
-                  {d.useLocalTime ? " (destinations' local time)" : ''}
+                  {t('dispatch.windowRange', {
+                    from: formatTime(d.localSendTime),
+                    to: formatTime(d.localCompletionTime),
+                  })}
+                  {d.useLocalTime ? t('dispatch.localTime') : ''}
                 </dd>
               </>
             )}
@@ -144,68 +150,64 @@ export function DispatchPage({ id }: { id: string }) {
                 disabled={action.busy || d.messages.total === 0}
                 onClick={() => void change('start')}
               >
-                Start
+                {t('dispatch.start')}
               </button>
             )}
             {allowed.includes('pause') && (
               <button type="button" class="secondary" disabled={action.busy} onClick={() => void change('pause')}>
-                Pause
+                {t('dispatch.pause')}
               </button>
             )}
             {allowed.includes('resume') && (
               <button type="button" disabled={action.busy} onClick={() => void change('resume')}>
-                Resume
+                {t('dispatch.resume')}
               </button>
             )}
             {allowed.includes('stop') && (
               <ConfirmButton
-                label="Stop"
+                label={t('dispatch.stop')}
                 name={d.dispatchName}
                 disabled={action.busy}
                 onConfirm={() => void change('stop')}
               />
             )}
           </div>
-          {allowed.includes('start') && d.messages.total === 0 && (
-            <p class="hint">Add destinations before the start.</p>
-          )}
-          {allowed.includes('stop') && (
-            <p class="hint">Stop: every message not yet handed to a carrier ends unsent and is refunded.</p>
-          )}
+          {allowed.includes('start') && d.messages.total === 0 && <p class="hint">{t('dispatch.addFirst')}</p>}
+          {allowed.includes('stop') && <p class="hint">{t('dispatch.stopHint')}</p>}
           <NoticeLine notice={notice.notice} />
 
-          <h2>Progress</h2>
+          <h2>{t('dispatch.progress')}</h2>
           <p>
             <progress value={finished} max={Math.max(1, d.messages.total)} aria-labelledby="dispatch-finished" />{' '}
             <span id="dispatch-finished" data-testid="dispatch-finished">
-              {finished.toLocaleString()} of {d.messages.total.toLocaleString()} messages have a final status
+              {t('dispatch.finished', { finished, total: d.messages.total })}
             </span>
             . {/* Not a live region: the counters change every 2 s. */}
             <span class="hint">
-              {updated ? `Updated ${updated.toLocaleTimeString()}` : ''}
-              {live ? `; read again every ${REFRESH_MS / 1000} seconds while messages are under way.` : '.'}
+              {updated ? t('dispatch.updated', { time: updated.toLocaleTimeString(currentLocale()) }) : ''}
+              {live ? t('dispatch.live', { seconds: REFRESH_MS / 1000 }) : '.'}
             </span>
           </p>
           <ListTable
-            label="Counters"
+            label={t('dispatch.counters')}
             columns={[
-              { label: 'Counted', hidden: true },
+              { label: t('dispatch.counted'), hidden: true },
               ...COUNTERS.map((c) => ({ label: counterLabel(c), class: 'num' })),
             ]}
             rows={(['messages', 'parts'] as const).map((kind) => ({ kind, counts: d[kind] }))}
             row={({ kind, counts }) => (
               <tr key={kind}>
-                <th scope="row">{kind === 'messages' ? 'Messages' : 'Parts'}</th>
+                <th scope="row">{kind === 'messages' ? t('col.messages') : t('col.parts')}</th>
                 {COUNTERS.map((c) => (
                   <td class="num" key={c} data-testid={`${kind}-${c}`}>
-                    {counts[c].toLocaleString()}
+                    {formatNumber(counts[c])}
                   </td>
                 ))}
               </tr>
             )}
           />
           <p>
-            <a href={`/app/messages?dispatch_id=${d.dispatchId}`}>Its messages in the list</a>
+            <a href={`/app/messages?dispatch_id=${d.dispatchId}`}>{t('message.itsMessages')}</a>
           </p>
           <SentChart dispatch={d} />
 
@@ -219,13 +221,13 @@ export function DispatchPage({ id }: { id: string }) {
 /** A dispatch's cascade steps as given: each step's channel, sender name, text and when the next one follows. */
 function CascadeSteps({ steps }: { steps: readonly unknown[] }) {
   return (
-    <ol class="steps" aria-label="Cascade steps">
+    <ol class="steps" aria-label={t('message.cascadeSteps')}>
       {steps.map((raw, i) => {
         const step = raw as { channelType?: string; senderName?: string; content?: unknown; condition?: Condition };
         return (
           <li key={i} data-testid="dispatch-step">
-            {step.channelType} from {step.senderName}
-            {step.condition ? `; the next step ${conditionText(step.condition)}` : ''}:{' '}
+            {t('dispatch.stepFrom', { channel: codeWord('channel', step.channelType), name: step.senderName ?? '' })}
+            {step.condition ? t('dispatch.nextStep', { condition: conditionText(step.condition) }) : ''}:{' '}
             <span class="pre">{contentText(step.content)}</span>
           </li>
         );
@@ -250,14 +252,14 @@ function SentChart({ dispatch }: { dispatch: Dispatch }) {
     [dispatchId, JSON.stringify(messages)],
   );
   if (handed === 0) return null;
-  if (!readable)
-    return (
-      <p class="hint">
-        The chart of messages sent is drawn for dispatches of up to {CHART_MAX_MESSAGES.toLocaleString()} messages; the
-        counters above are exact.
-      </p>
-    );
-  if (!list.data) return list.error ? <AsyncState state={list} what="the messages sent" /> : null;
+  if (!readable) return <p class="hint">{t('dispatch.chartLimit', { max: CHART_MAX_MESSAGES })}</p>;
+  if (!list.data) return list.error ? <AsyncState state={list} what={t('dispatch.theSent')} /> : null;
   const { unit, points } = sentPer(list.data.items.map((m) => m.sentTime));
-  return <BarChart title={`Messages sent per ${unit}`} points={points} barLabel="Sent" />;
+  return (
+    <BarChart
+      title={t(unit === 'hour' ? 'dispatch.chartHour' : 'dispatch.chartMinute')}
+      points={points}
+      barLabel={t('dispatch.sent')}
+    />
+  );
 }

@@ -1,3 +1,6 @@
+import { ExplainedError } from '../../shared/explained.js';
+import { explainApiError } from '../../shared/errorWords.js';
+import { t } from '../../shared/i18n/index.js';
 import { useId, useRef, useState } from 'preact/hooks';
 import { errorText } from '../../shared/api.js';
 import { contentText } from '../../shared/format.js';
@@ -13,7 +16,6 @@ import {
   entryOf,
   MAX_ADD,
   placeholdersOf,
-  plural,
 } from '../dispatches.js';
 import { traffic } from '../session.js';
 
@@ -62,8 +64,8 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
     const bad = data.rows.length - data.rows.filter((r) => r.problems.length === 0).length;
     setFile({ name: chosen.name, data });
     notice.info(
-      `${chosen.name}: ${plural(data.rows.length, 'row')}` +
-        (bad ? `, ${bad.toLocaleString()} with problems (not added).` : ', no problems found.'),
+      t('upload.read', { file: chosen.name, count: data.rows.length }) +
+        (bad ? t('upload.withProblems', { bad }) : t('upload.noProblems')),
     );
   };
 
@@ -73,7 +75,7 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
       const done: Answered[] = [];
       try {
         for (const [i, chunk] of chunksOf(sendable, MAX_ADD).entries()) {
-          if (i > 0) notice.info(`Adding destinations: ${done.length.toLocaleString()} of ${sendable.length}…`);
+          if (i > 0) notice.info(t('upload.adding', { done: done.length, total: sendable.length }));
           const reply = await traffic.post('/api/v1/dispatch/{id}/messages', {
             params: { id: dispatch.dispatchId },
             body: chunk.map(entryOf),
@@ -82,8 +84,8 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
         }
       } catch (error) {
         if (!done.length) throw error;
-        const of = `${done.length.toLocaleString()} of ${sendable.length.toLocaleString()}`;
-        throw new Error(`Stopped after ${of} rows (answered below): ${errorText(error)}`, { cause: error });
+        const stopped = { done: done.length, total: sendable.length, error: errorText(error) };
+        throw new Error(t('upload.stopped', stopped), { cause: error });
       } finally {
         // Rows once sent are not offered again: a second click would add them twice.
         if (done.length) {
@@ -97,9 +99,9 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
       const codes = [...new Set(no.map((a) => a.answer.errorCode))].join(', ');
       const skipped = file.data.rows.length - sendable.length;
       return (
-        `${plural(done.length - no.length, 'destination')} added, ${no.length.toLocaleString()} refused` +
-        (no.length ? ` (error ${codes})` : '') +
-        (skipped ? `; ${plural(skipped, 'row')} with problems not sent.` : '.')
+        t('upload.added', { count: done.length - no.length, refused: no.length }) +
+        (no.length ? t('upload.codes', { codes }) : '') +
+        (skipped ? t('upload.skipped', { count: skipped }) : '.')
       );
     });
 
@@ -108,10 +110,10 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
 
   return (
     <section aria-labelledby="destinations">
-      <h2 id="destinations">Destinations</h2>
+      <h2 id="destinations">{t('upload.title')}</h2>
       <div class="card">
         <div class="field">
-          <label for={id}>CSV file</label>
+          <label for={id}>{t('upload.file')}</label>
           <input
             id={id}
             ref={input}
@@ -122,13 +124,12 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
             onChange={(e) => void read(e.currentTarget.files?.[0])}
           />
           <small id={`${id}-hint`} class="hint">
-            The first row names the columns. Then a row per destination: the destination in the first column, and the
-            values of the text's placeholders in columns named after them
-            {placeholders.length ? ` (${placeholders.join(', ')})` : ''}. Commas or semicolons, UTF-8.
+            {t('upload.hint')}
+            {placeholders.length ? ` (${placeholders.join(', ')})` : ''}. {t('upload.hintEnd')}
           </small>
         </div>
         {file && file.data.problems.length > 0 && (
-          <ul class="problems" aria-label="Problems of the file">
+          <ul class="problems" aria-label={t('upload.fileProblems')}>
             {file.data.problems.map((p) => (
               <li key={p}>{p}</li>
             ))}
@@ -137,7 +138,7 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
         {file && (
           <div class="actions">
             <button type="button" disabled={action.busy || sendable.length === 0} onClick={() => void upload()}>
-              Add {plural(sendable.length, 'destination')}
+              {t('upload.add', { count: sendable.length })}
             </button>
           </div>
         )}
@@ -146,10 +147,15 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
 
       {file && file.data.rows.length > 0 && (
         <>
-          <h3>Preview of {file.name}</h3>
+          <h3>{t('upload.preview', { file: file.name })}</h3>
           <ListTable
-            label="Destinations preview"
-            columns={[{ label: 'Row', class: 'num' }, 'Destination', ...file.data.columns, 'Problems']}
+            label={t('upload.previewTable')}
+            columns={[
+              { label: t('upload.row'), class: 'num' },
+              t('message.destination'),
+              ...file.data.columns,
+              t('upload.problems'),
+            ]}
             rows={shownRows}
             row={(r) => (
               <tr key={r.row} class={r.problems.length ? 'problem' : undefined}>
@@ -166,8 +172,7 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
           />
           {shownRows.length < file.data.rows.length && (
             <p class="hint">
-              {`Showing ${shownRows.length.toLocaleString()} of ${file.data.rows.length.toLocaleString()} rows: ` +
-                `the first ${FIRST_ROWS} and those with problems.`}
+              {t('upload.showingRows', { shown: shownRows.length, total: file.data.rows.length, first: FIRST_ROWS })}
             </p>
           )}
         </>
@@ -175,10 +180,10 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
 
       {answers && (
         <>
-          <h3>Upload results</h3>
+          <h3>{t('upload.results')}</h3>
           <ListTable
-            label="Upload results"
-            columns={[{ label: 'Row', class: 'num' }, 'Destination', 'Result']}
+            label={t('upload.results')}
+            columns={[{ label: t('upload.row'), class: 'num' }, t('message.destination'), t('upload.result')]}
             rows={shownAnswers}
             row={({ row, answer }) => (
               <tr key={row.row} class={answer.messageUuid ? undefined : 'problem'}>
@@ -186,18 +191,24 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
                 <td>{row.destination}</td>
                 {answer.messageUuid ? (
                   <td>
-                    added:{' '}
+                    {t('upload.addedRow')}{' '}
                     <a
                       href={`/app/messages/${answer.messageUuid}`}
                       class="mono"
-                      aria-label={`Message ${answer.messageUuid}`}
+                      aria-label={t('messages.messageLabel', { uuid: answer.messageUuid })}
                     >
                       {answer.messageUuid.slice(0, 8)}…
                     </a>
                   </td>
                 ) : (
                   <td data-testid="row-answer-error">
-                    {answer.errorCode} {answer.msg}
+                    {answer.errorCode}{' '}
+                    <ExplainedError
+                      explained={{
+                        ...explainApiError(answer.errorCode ?? undefined, answer.msg ?? ''),
+                        code: undefined,
+                      }}
+                    />
                   </td>
                 )}
               </tr>
@@ -205,8 +216,7 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
           />
           {shownAnswers.length < answers.length && (
             <p class="hint">
-              {`Showing ${shownAnswers.length.toLocaleString()} of ${answers.length.toLocaleString()} answers: ` +
-                `the first ${FIRST_ROWS} and those refused.`}
+              {t('upload.showingAnswers', { shown: shownAnswers.length, total: answers.length, first: FIRST_ROWS })}
             </p>
           )}
         </>

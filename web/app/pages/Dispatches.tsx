@@ -1,7 +1,8 @@
+import { codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import type { RequestBody } from '../../shared/apiClient.js';
-import { formatTime } from '../../shared/format.js';
+import { formatTime, formatNumber } from '../../shared/format.js';
 import {
   AsyncState,
   ListTable,
@@ -14,6 +15,7 @@ import {
   useAction,
   useAsync,
   useNotice,
+  ChannelField,
 } from '../../shared/ui.js';
 import { namingStep, useCascadeSteps } from '../cascadeSteps.js';
 import { counterLabel, COUNTERS, placeholdersOf } from '../dispatches.js';
@@ -32,14 +34,16 @@ type NewDispatch = RequestBody<'/api/v1/dispatch', 'post'>;
 
 /** A dispatch is one text for many people: FLASHCALL sends a code, which has no placeholders. */
 const DISPATCH_CHANNELS = SEND_CHANNELS.filter((c): c is Exclude<SendChannel, 'FLASHCALL'> => c !== 'FLASHCALL');
-const UNITS = [
-  { value: 'minute', label: 'per minute' },
-  { value: 'hour', label: 'per hour' },
-] as const;
-const KINDS = [
-  { value: 'single', label: 'One channel' },
-  { value: 'cascade', label: 'A cascade of channels' },
-] as const;
+const units = () =>
+  [
+    { value: 'minute', label: t('dispatches.perMinute') },
+    { value: 'hour', label: t('dispatches.perHour') },
+  ] as const;
+const kinds = () =>
+  [
+    { value: 'single', label: t('dispatches.single') },
+    { value: 'cascade', label: t('dispatches.cascade') },
+  ] as const;
 const PER_PAGE = 20;
 
 /** Dispatches: the account's list with counters (newest first, a page at a time) and a form to create one. */
@@ -52,29 +56,23 @@ export function Dispatches() {
   );
 
   return (
-    <Page title="Dispatches">
-      <p class="lead">
-        A dispatch sends one text to many destinations, each with its own values for the text's {'{placeholders}'}, at
-        the speed you choose. Create it, upload its destinations as CSV on its page, then start it.
-      </p>
+    <Page title={t('app.nav.dispatches')}>
+      <p class="lead">{t('dispatches.lead', { placeholders: '{placeholders}' })}</p>
       <CreateDispatch onCreated={(id) => route(`/app/dispatches/${id}`)} />
 
-      <h2>Your dispatches</h2>
-      <AsyncState state={list} what="dispatches" />
+      <h2>{t('dispatches.yours')}</h2>
+      <AsyncState state={list} what={t('dispatches.theDispatches')} />
       {list.data && (
         <>
           <ListTable
-            label="Dispatches"
+            label={t('app.nav.dispatches')}
             columns={[
-              'Name',
-              'Status',
-              'Channel',
-              'Sender name',
-              ...COUNTERS.map((c) => ({ label: c === 'total' ? 'Messages' : counterLabel(c), class: 'num' })),
-              'Created',
+              ...texts('col.name', 'col.status', 'col.channel', 'col.senderName'),
+              ...COUNTERS.map((c) => ({ label: c === 'total' ? t('col.messages') : counterLabel(c), class: 'num' })),
+              t('col.created'),
             ]}
             rows={list.data.items}
-            empty="No dispatches yet."
+            empty={t('dispatches.none')}
             row={(d) => (
               <tr key={d.dispatchId}>
                 <th scope="row">
@@ -82,14 +80,14 @@ export function Dispatches() {
                 </th>
                 <td>
                   <span class={`badge dispatch-${d.status}`} data-testid="row-dispatch-status">
-                    {d.status}
+                    {codeWord('dispatchState', d.status)}
                   </span>
                 </td>
-                <td>{d.channelType}</td>
+                <td>{d.channelType ? codeWord('channel', d.channelType) : '—'}</td>
                 <td>{d.source}</td>
                 {COUNTERS.map((c) => (
                   <td class="num" key={c}>
-                    {d.messages[c].toLocaleString()}
+                    {formatNumber(d.messages[c])}
                   </td>
                 ))}
                 <td>{formatTime(d.created)}</td>
@@ -102,7 +100,7 @@ export function Dispatches() {
               route(next > 1 ? `/app/dispatches?page=${next}` : '/app/dispatches');
               scrollTo(0, 0);
             }}
-            label="Dispatch pages"
+            label={t('dispatches.pages')}
           />
         </>
       )}
@@ -116,7 +114,7 @@ export function Dispatches() {
  */
 function CreateDispatch({ onCreated }: { onCreated: (id: string) => void }) {
   const [name, setName] = useState('');
-  const [kind, setKind] = useState<(typeof KINDS)[number]['value']>('single');
+  const [kind, setKind] = useState<ReturnType<typeof kinds>[number]['value']>('single');
   const steps = useCascadeSteps(DISPATCH_CHANNELS);
   const [channel, setChannel] = useState<(typeof DISPATCH_CHANNELS)[number]>('SMS');
   const [senderName, setSenderName] = useState('');
@@ -160,13 +158,13 @@ function CreateDispatch({ onCreated }: { onCreated: (id: string) => void }) {
 
   return (
     <form class="card" onSubmit={submit} aria-labelledby="create-dispatch">
-      <h2 id="create-dispatch">Create a dispatch</h2>
+      <h2 id="create-dispatch">{t('dispatches.create')}</h2>
       <div class="grid">
-        <TextField label="Dispatch name" value={name} onValue={setName} required maxLength={200} />
-        <SelectField label="Send as" value={kind} onValue={setKind} options={KINDS} />
+        <TextField label={t('dispatches.name')} value={name} onValue={setName} required maxLength={200} />
+        <SelectField label={t('dispatches.sendAs')} value={kind} onValue={setKind} options={kinds()} />
         {kind === 'single' && (
           <>
-            <SelectField label="Channel" value={channel} onValue={setChannel} options={DISPATCH_CHANNELS} />
+            <ChannelField value={channel} onValue={setChannel} channels={DISPATCH_CHANNELS} />
             <SenderNameField
               approved={approved}
               value={approved ? chosen : senderName}
@@ -179,34 +177,35 @@ function CreateDispatch({ onCreated }: { onCreated: (id: string) => void }) {
       </div>
       {kind === 'single' ? (
         <TextArea
-          label="Text"
+          label={t('message.text')}
           value={text}
           onValue={setText}
           required
           rows={4}
           hint={
-            `${text.length} characters. {name}: a placeholder (letters, digits, _), filled from the CSV column of ` +
-            `that name.` +
-            (placeholders.length ? ` Placeholders: ${placeholders.map((p) => `{${p}}`).join(', ')}.` : '')
+            t('dispatches.textHint', { count: text.length, example: '{name}' }) +
+            (placeholders.length
+              ? t('dispatches.placeholders', { list: placeholders.map((p) => `{${p}}`).join(', ') })
+              : '')
           }
         />
       ) : (
         steps.view()
       )}
       <fieldset>
-        <legend>Speed</legend>
+        <legend>{t('dispatches.speed')}</legend>
         <div class="grid">
           <TextField
-            label="Messages"
+            label={t('col.messages')}
             type="number"
             min="1"
             step="1"
             inputMode="numeric"
             value={amount}
             onValue={setAmount}
-            hint="Optional: without it, all go as fast as the carriers take them."
+            hint={t('dispatches.speedHint')}
           />
-          <SelectField label="Per" value={unit} onValue={setUnit} options={UNITS} />
+          <SelectField label={t('dispatches.per')} value={unit} onValue={setUnit} options={units()} />
         </div>
       </fieldset>
       {approved && !names.loading && options.length === 0 && <NoSenderNameHint channel={channel} />}
@@ -215,7 +214,7 @@ function CreateDispatch({ onCreated }: { onCreated: (id: string) => void }) {
           type="submit"
           disabled={action.busy || (approved && !chosen) || (kind === 'cascade' && steps.incomplete)}
         >
-          Create dispatch
+          {t('dispatches.createButton')}
         </button>
       </div>
       <NoticeLine notice={notice.notice} />

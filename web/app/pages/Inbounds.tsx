@@ -1,3 +1,4 @@
+import { codeOptions, codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
 import { formatTime } from '../../shared/format.js';
 import {
@@ -55,7 +56,7 @@ export function Inbounds() {
       const created = await system.post('/api/v1/traffic-centers', { body: { name: centerName.trim() } });
       setCenterName('');
       centers.reload();
-      return `Center ${created.name} created.`;
+      return t('inbounds.centerCreated', { name: created.name });
     });
   };
   const makeDefault = (center: TrafficCenter) =>
@@ -68,7 +69,7 @@ export function Inbounds() {
     action.run(async () => {
       await system.delete('/api/v1/traffic-centers/{id}', { params: { id: center.id } });
       centers.reload();
-      return `Center ${center.name} deleted.`;
+      return t('inbounds.centerDeleted', { name: center.name });
     });
   const createRule = (event: Event) => {
     event.preventDefault();
@@ -85,35 +86,32 @@ export function Inbounds() {
       setChosenNames([]);
       setLimit(false);
       rules.reload();
-      return 'Inbound rule added.';
+      return t('inbounds.ruleAdded');
     });
   };
   const deleteRule = (rule: InboundRule) =>
     action.run(async () => {
       await system.delete('/api/v1/inbound-rules/{id}', { params: { id: rule.id } });
       rules.reload();
-      return 'Inbound rule deleted.';
+      return t('inbounds.ruleDeleted');
     });
 
   return (
-    <Page title="Inbounds">
-      <p class="lead">
-        Inbound messages (WhatsApp, and Telegram bots’ chats) go to the center of the first rule that matches them;
-        those matching no rule go to the default center.
-      </p>
+    <Page title={t('app.nav.inbounds')}>
+      <p class="lead">{t('inbounds.lead')}</p>
       <NoticeLine notice={notice.notice} />
 
-      <h2>Traffic partitioning centers</h2>
-      <AsyncState state={centers} what="centers" />
+      <h2>{t('inbounds.centers')}</h2>
+      <AsyncState state={centers} what={t('inbounds.theCenters')} />
       {centers.data && (
         <ListTable
-          label="Traffic partitioning centers"
-          columns={['Name', 'Default', 'Created', { label: 'Actions', hidden: true }]}
+          label={t('inbounds.centers')}
+          columns={[...texts('col.name', 'inbounds.default', 'col.created'), { label: t('ui.actions'), hidden: true }]}
           rows={centerList}
           row={(center) => (
             <tr key={center.id}>
               <th scope="row">{center.name}</th>
-              <td>{center.isDefault ? 'Default' : '—'}</td>
+              <td>{center.isDefault ? t('inbounds.default') : '—'}</td>
               <td>{formatTime(center.createdAt)}</td>
               <td class="row-actions">
                 {!center.isDefault && (
@@ -123,12 +121,12 @@ export function Inbounds() {
                       class="secondary small"
                       disabled={action.busy}
                       onClick={() => void makeDefault(center)}
-                      aria-label={`Make ${center.name} the default`}
+                      aria-label={t('inbounds.makeDefaultOf', { name: center.name })}
                     >
-                      Make default
+                      {t('inbounds.makeDefault')}
                     </button>
                     <ConfirmButton
-                      label="Delete"
+                      label={t('ui.delete')}
                       name={`center ${center.name}`}
                       disabled={action.busy}
                       onConfirm={() => void deleteCenter(center)}
@@ -141,34 +139,37 @@ export function Inbounds() {
         />
       )}
       <form class="card inline-form" onSubmit={createCenter} aria-labelledby="new-center">
-        <h3 id="new-center">Add a center</h3>
-        <TextField label="Center name" value={centerName} onValue={setCenterName} required maxLength={200} />
+        <h3 id="new-center">{t('inbounds.addCenter')}</h3>
+        <TextField label={t('inbounds.center')} value={centerName} onValue={setCenterName} required maxLength={200} />
         <div class="actions">
           <button type="submit" disabled={action.busy}>
-            Add center
+            {t('inbounds.addCenterButton')}
           </button>
         </div>
       </form>
 
-      <h2>Inbound rules</h2>
-      <AsyncState state={rules} what="rules" />
+      <h2>{t('inbounds.rules')}</h2>
+      <AsyncState state={rules} what={t('inbounds.theRules')} />
       {rules.data && (
         <ListTable
-          label="Inbound rules"
-          columns={['Channel', 'Center', 'Callback URL', 'Sender names', 'Created', { label: 'Actions', hidden: true }]}
+          label={t('inbounds.rules')}
+          columns={[
+            ...texts('col.channel', 'col.center', 'message.callbackUrl', 'app.nav.senderNames', 'col.created'),
+            { label: t('ui.actions'), hidden: true },
+          ]}
           rows={rules.data.items}
-          empty="No rules: every inbound goes to the default center."
+          empty={t('inbounds.noRules')}
           row={(rule) => (
             <tr key={rule.id}>
-              <td>{rule.channelType}</td>
+              <td>{codeWord('channel', rule.channelType)}</td>
               <th scope="row">{centerNameOf(rule.trafficCenterId)}</th>
               <td class="mono clip">{rule.callbackUrl ?? '—'}</td>
-              <td>{rule.senderNames?.join(', ') ?? 'All'}</td>
+              <td>{rule.senderNames?.join(', ') ?? t('inbounds.all')}</td>
               <td>{formatTime(rule.createdAt)}</td>
               <td>
                 <ConfirmButton
-                  label="Delete"
-                  name={`rule ${rule.id}`}
+                  label={t('ui.delete')}
+                  name={t('inbounds.rule', { id: rule.id })}
                   disabled={action.busy}
                   onConfirm={() => void deleteRule(rule)}
                 />
@@ -178,42 +179,42 @@ export function Inbounds() {
         />
       )}
       <form class="card" onSubmit={createRule} aria-labelledby="new-rule">
-        <h3 id="new-rule">Add a rule</h3>
+        <h3 id="new-rule">{t('inbounds.addRule')}</h3>
         <div class="grid">
           <SelectField
-            label="Channel"
+            label={t('col.channel')}
             value={ruleChannel}
             onValue={(channel) => {
               setRuleChannel(channel);
               setChosenNames([]);
             }}
-            options={RULE_CHANNELS}
+            options={codeOptions('channel', RULE_CHANNELS)}
           />
           <SelectField
-            label="Traffic partitioning center"
+            label={t('apiKeys.center')}
             value={centerId}
             onValue={setRuleCenter}
             options={
               centerList.length
                 ? centerList.map((c) => ({ value: String(c.id), label: c.name }))
-                : [{ value: '', label: 'No centers yet' }]
+                : [{ value: '', label: t('inbounds.noCenters') }]
             }
             required
           />
           <TextField
-            label="Callback URL"
+            label={t('message.callbackUrl')}
             type="url"
             value={callbackUrl}
             onValue={setCallbackUrl}
-            hint="Where inbound callbacks are sent."
+            hint={t('inbounds.callbackHint')}
           />
         </div>
-        <CheckField label="Include sender names" checked={limit} onChecked={setLimit} />
+        <CheckField label={t('inbounds.includeNames')} checked={limit} onChecked={setLimit} />
         {limit && (
           <fieldset class="names">
-            <legend>Sender names the rule applies to</legend>
+            <legend>{t('inbounds.namesLegend')}</legend>
             {(names.data?.items ?? []).length === 0 && (
-              <p class="hint">No approved {ruleChannel === 'TELEGRAM' ? 'Telegram bots' : 'WhatsApp sender names'}.</p>
+              <p class="hint">{t(ruleChannel === 'TELEGRAM' ? 'inbounds.noBots' : 'inbounds.noWhatsApp')}</p>
             )}
             {(names.data?.items ?? []).map((n) => (
               <CheckField
@@ -229,7 +230,7 @@ export function Inbounds() {
         )}
         <div class="actions">
           <button type="submit" disabled={action.busy || !centerId}>
-            Add rule
+            {t('inbounds.addRuleButton')}
           </button>
         </div>
       </form>

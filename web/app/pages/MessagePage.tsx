@@ -1,3 +1,6 @@
+import { ExplainedError } from '../../shared/explained.js';
+import { explainMessageError } from '../../shared/errorWords.js';
+import { codeWord, t, texts } from '../../shared/i18n/index.js';
 import { contentText, formatMoney, formatTime } from '../../shared/format.js';
 import { AsyncState, ListTable, NoticeLine, Page, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { conditionText } from '../cascades.js';
@@ -19,83 +22,90 @@ export function MessagePage({ uuid }: { uuid: string }) {
       const result = await traffic.post('/api/v1/message/stop', { body: { uuids: [uuid] } });
       message.reload();
       const code = result.items[0]?.code;
-      return code === 200
-        ? 'The message is stopped.'
-        : code === 202
-          ? 'The message is being handed to the carrier and may not stop.'
-          : 'The message was already sent.';
+      return code === 200 ? t('message.stopped') : code === 202 ? t('message.stopLeased') : t('message.alreadySent');
     });
 
   return (
     <Page
-      title={`Message ${uuid.slice(0, 8)}…`}
+      title={t('message.title', { id: uuid.slice(0, 8) })}
       actions={
         <div class="actions">
-          <a href="/app/messages">Back to messages</a>
+          <a href="/app/messages">{t('message.back')}</a>
           <button type="button" class="secondary" onClick={() => message.reload()}>
-            Refresh
+            {t('ui.refresh')}
           </button>
         </div>
       }
     >
-      <AsyncState state={message} what="the message" />
+      <AsyncState state={message} what={t('message.theMessage')} />
       <NoticeLine notice={notice.notice} />
       {m && (
         <>
           <dl class="card facts">
-            <dt>Status</dt>
+            <dt>{t('col.status')}</dt>
             <dd>
               <span class={`badge status-${m.status}`} data-testid="message-status">
-                {m.status}
+                {codeWord('status', m.status)}
               </span>
-              {m.readStatus && <span class="hint"> (read status: {m.readStatus})</span>}
-              {m.errorCode !== null && <span class="hint"> error code {m.errorCode}</span>}
+              {m.readStatus && (
+                <span class="hint"> ({t('message.readStatus', { status: codeWord('status', m.readStatus) })})</span>
+              )}
               {m.status === 'sending' && (
                 <button type="button" class="secondary small" disabled={action.busy} onClick={() => void stop()}>
-                  Stop sending
+                  {t('message.stop')}
                 </button>
               )}
             </dd>
+            {m.errorCode !== null && (
+              <>
+                <dt>{t('message.why')}</dt>
+                <dd>
+                  <ExplainedError explained={explainMessageError(m.errorCode)} testId="message-error" />
+                </dd>
+              </>
+            )}
             <dt>UUID</dt>
             <dd class="mono">{m.messageUuid}</dd>
-            <dt>Channel</dt>
+            <dt>{t('col.channel')}</dt>
             <dd>
-              {m.channelType} ({m.direction})
+              {codeWord('channel', m.channelType)} (
+              {t(m.direction === 'inbound' ? 'message.inbound' : 'message.outbound')})
             </dd>
-            <dt>Sender name</dt>
+            <dt>{t('col.senderName')}</dt>
             <dd>{m.senderName}</dd>
-            <dt>Destination</dt>
+            <dt>{t('message.destination')}</dt>
             <dd>
               {m.destination}
               {m.country ? ` (${m.country})` : ''}
             </dd>
-            <dt>Text</dt>
+            <dt>{t('message.text')}</dt>
             <dd class="pre">{contentText(m.content)}</dd>
-            <dt>Price</dt>
+            <dt>{t('message.price')}</dt>
             <dd data-testid="message-price">
-              {formatMoney(m.price.totalPrice, m.price.currency)} {m.price.final ? '(final)' : '(reserved)'}
+              {formatMoney(m.price.totalPrice, m.price.currency)} (
+              {t(m.price.final ? 'message.final' : 'message.reserved')})
             </dd>
-            <dt>Parts</dt>
+            <dt>{t('col.parts')}</dt>
             <dd data-testid="message-parts">
-              {m.totalParts} ({m.price.invoicedParts} invoiced)
+              {t('message.partsInvoiced', { parts: m.totalParts, invoiced: m.price.invoicedParts })}
             </dd>
-            <dt>Created</dt>
+            <dt>{t('message.created')}</dt>
             <dd>{formatTime(m.createdTime)}</dd>
-            <dt>Planned</dt>
+            <dt>{t('message.planned')}</dt>
             <dd>{formatTime(m.plannedSendTime)}</dd>
-            <dt>Sent</dt>
+            <dt>{t('message.sent')}</dt>
             <dd>{formatTime(m.sentTime)}</dd>
-            <dt>Tags</dt>
+            <dt>{t('message.tags')}</dt>
             <dd>{m.tags.length ? m.tags.join(', ') : '—'}</dd>
             {m.cascadeMessageUuid && (
               <>
-                <dt>Cascade</dt>
+                <dt>{t('message.cascade')}</dt>
                 <dd>
-                  step {m.cascadeStep}
+                  {t('message.step', { step: m.cascadeStep ?? '' })}
                   {m.cascadeMessageUuid !== m.messageUuid && (
                     <>
                       {' '}
-                      (first step{' '}
+                      ({t('message.firstStep')}{' '}
                       <a href={`/app/messages/${m.cascadeMessageUuid}`} class="mono">
                         {m.cascadeMessageUuid.slice(0, 8)}…
                       </a>
@@ -107,7 +117,7 @@ export function MessagePage({ uuid }: { uuid: string }) {
             )}
             {m.dispatchId && (
               <>
-                <dt>Dispatch</dt>
+                <dt>{t('message.dispatch')}</dt>
                 <dd>
                   <a href={`/app/dispatches/${m.dispatchId}`} class="mono">
                     {m.dispatchId}
@@ -115,28 +125,34 @@ export function MessagePage({ uuid }: { uuid: string }) {
                 </dd>
               </>
             )}
-            <dt>Callback URL</dt>
+            <dt>{t('message.callbackUrl')}</dt>
             <dd class="mono">
               {m.callbackUrl ? `${m.callbackUrl} (${(m.callbackEvents ?? ['delivered']).join(', ')})` : '—'}
             </dd>
           </dl>
 
-          <h2>Status history</h2>
+          <h2>{t('message.history')}</h2>
           <ListTable
-            label="Status history"
-            columns={['Time', 'Status', 'Error code', 'Detail']}
+            label={t('message.history')}
+            columns={texts('col.time', 'col.status', 'col.errorCode', 'col.detail')}
             rows={m.statusHistory}
-            empty="No history yet."
+            empty={t('message.noHistory')}
             row={(entry, i) => (
               <tr key={i}>
                 <td>{formatTime(entry.at)}</td>
-                <td>{entry.status}</td>
-                <td>{entry.errorCode ?? '—'}</td>
+                <td>{codeWord('status', entry.status)}</td>
+                <td>
+                  {entry.errorCode === null || entry.errorCode === undefined ? (
+                    '—'
+                  ) : (
+                    <ExplainedError explained={explainMessageError(entry.errorCode)} />
+                  )}
+                </td>
                 <td>
                   {[
                     entry.detail,
-                    entry.connector && `via ${entry.connector}`,
-                    entry.retryAt && `retry at ${formatTime(entry.retryAt)}`,
+                    entry.connector && t('message.via', { connector: entry.connector }),
+                    entry.retryAt && t('message.retryAt', { time: formatTime(entry.retryAt) }),
                   ]
                     .filter(Boolean)
                     .join('; ') || '—'}
@@ -163,39 +179,47 @@ function Cascade({ uuid, loaded }: { uuid: string; loaded: Message }) {
   const c = cascade.data;
   return (
     <>
-      <h2>Cascade</h2>
-      <AsyncState state={cascade} what="the cascade" />
+      <h2>{t('message.cascade')}</h2>
+      <AsyncState state={cascade} what={t('message.theCascade')} />
       {c && (
         <>
           <p>
             <span class={`badge cascade-${c.state}`} data-testid="cascade-state">
-              {c.state}
+              {codeWord('cascadeState', c.state)}
             </span>{' '}
-            at step {c.currentStep} of {c.stepCount}, started {formatTime(c.createdTime)}
-            {c.endedTime ? `, ended ${formatTime(c.endedTime)}` : ''}.{' '}
-            <a href={`/app/messages?cascade_message_uuid=${c.cascadeMessageUuid}`}>Its messages in the list</a>
+            {t('message.cascadeAt', { step: c.currentStep, steps: c.stepCount, time: formatTime(c.createdTime) })}
+            {c.endedTime ? t('message.cascadeEnded', { time: formatTime(c.endedTime) }) : ''}.{' '}
+            <a href={`/app/messages?cascade_message_uuid=${c.cascadeMessageUuid}`}>{t('message.itsMessages')}</a>
           </p>
           <ListTable
-            label="Cascade steps"
-            columns={['Step', 'Channel', 'Sender name', 'Next step', 'Message', 'Status', 'Moved on']}
+            label={t('message.cascadeSteps')}
+            columns={texts(
+              'col.step',
+              'col.channel',
+              'col.senderName',
+              'col.nextStep',
+              'col.message',
+              'col.status',
+              'col.movedOn',
+            )}
             rows={c.steps}
             row={(s) => (
               <tr key={s.step} data-testid="cascade-step" aria-current={s.message?.messageUuid === uuid || undefined}>
                 <td>{s.step}</td>
-                <td>{s.channelType}</td>
+                <td>{codeWord('channel', s.channelType)}</td>
                 <td>{s.senderName}</td>
                 <td>{conditionText(s.condition)}</td>
                 <td>
                   {/* In full: the steps' ids are time-ordered (UUIDv7) and share their first characters. */}
                   {!s.message ? (
-                    'not created'
+                    t('message.notCreated')
                   ) : s.message.messageUuid === uuid ? (
-                    'this message'
+                    t('message.thisMessage')
                   ) : (
                     <a
                       href={`/app/messages/${s.message.messageUuid}`}
                       class="mono"
-                      aria-label={`Message of step ${s.step}`}
+                      aria-label={t('message.ofStep', { step: s.step })}
                     >
                       {s.message.messageUuid}
                     </a>
@@ -204,14 +228,14 @@ function Cascade({ uuid, loaded }: { uuid: string; loaded: Message }) {
                 <td>
                   {s.message ? (
                     <>
-                      <span class={`badge status-${s.message.status}`}>{s.message.status}</span>
-                      {s.message.readStatus && <span class="hint"> ({s.message.readStatus})</span>}
+                      <span class={`badge status-${s.message.status}`}>{codeWord('status', s.message.status)}</span>
+                      {s.message.readStatus && <span class="hint"> ({codeWord('status', s.message.readStatus)})</span>}
                     </>
                   ) : (
                     '—'
                   )}
                 </td>
-                <td>{s.movedOn ?? '—'}</td>
+                <td>{s.movedOn ? codeWord('status', s.movedOn) : '—'}</td>
               </tr>
             )}
           />
@@ -236,39 +260,37 @@ function Callbacks({ uuid, loaded }: { uuid: string; loaded: Message }) {
     action.run(async () => {
       const result = await system.post('/api/v1/callbacks/replay', { body: { ids: [id] } });
       deliveries.reload();
-      return result.items[0]?.code === 200
-        ? 'The callback will be sent again.'
-        : 'This delivery cannot be replayed now (it is still open).';
+      return result.items[0]?.code === 200 ? t('message.replayed') : t('message.notReplayed');
     });
 
   return (
     <>
-      <h2>Callbacks</h2>
-      <AsyncState state={deliveries} what="callbacks" />
+      <h2>{t('message.callbacks')}</h2>
+      <AsyncState state={deliveries} what={t('message.theCallbacks')} />
       <NoticeLine notice={notice.notice} />
-      {deliveries.data && deliveries.data.length === 0 && <p>No callbacks for this message.</p>}
+      {deliveries.data && deliveries.data.length === 0 && <p>{t('message.noCallbacks')}</p>}
       {deliveries.data?.map((d) => {
         return (
           <article class="card delivery" key={d.id} aria-labelledby={`delivery-${d.id}`}>
             <h3 id={`delivery-${d.id}`}>
-              Delivery <span class="mono">{d.id.slice(0, 8)}…</span>{' '}
-              <span class={`badge delivery-${d.state}`}>{d.state}</span>
+              {t('message.delivery')} <span class="mono">{d.id.slice(0, 8)}…</span>{' '}
+              <span class={`badge delivery-${d.state}`}>{codeWord('callbackState', d.state)}</span>
             </h3>
             <p class="mono clip">{d.url}</p>
             <p class="hint">
-              {d.events} event(s), created {formatTime(d.createdTime)}
-              {d.nextAttemptTime ? `, next attempt ${formatTime(d.nextAttemptTime)}` : ''}
+              {t('message.events', { count: d.events, time: formatTime(d.createdTime) })}
+              {d.nextAttemptTime ? t('message.nextAttempt', { time: formatTime(d.nextAttemptTime) }) : ''}
             </p>
             <ListTable
-              label={`Attempts of delivery ${d.id}`}
-              columns={['Time', 'HTTP status', { label: 'Latency', class: 'num' }, 'Error']}
+              label={t('message.attempts', { id: d.id })}
+              columns={[t('col.time'), t('col.httpStatus'), { label: t('col.latency'), class: 'num' }, t('col.error')]}
               rows={d.attemptsLog}
-              empty="Not attempted yet."
+              empty={t('message.notAttempted')}
               row={(a, i) => (
                 <tr key={i}>
                   <td>{formatTime(a.time)}</td>
                   <td>{a.httpStatus ?? '—'}</td>
-                  <td class="num">{a.latencyMs} ms</td>
+                  <td class="num">{t('message.ms', { ms: a.latencyMs })}</td>
                   <td>{a.error ?? '—'}</td>
                 </tr>
               )}
@@ -277,7 +299,7 @@ function Callbacks({ uuid, loaded }: { uuid: string; loaded: Message }) {
             {d.state === 'failed' && (
               <div class="actions">
                 <button type="button" disabled={action.busy} onClick={() => void replay(d.id)}>
-                  Replay
+                  {t('message.replay')}
                 </button>
               </div>
             )}

@@ -1,3 +1,5 @@
+import { type MessageKey } from '../../shared/i18n/en.js';
+import { codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import {
@@ -61,6 +63,9 @@ export function Messages() {
   );
 
   const set = (name: keyof Filters) => (value: string) => setFilters({ ...filters, [name]: value });
+  const filterField = (name: keyof Filters, label: MessageKey, hint?: MessageKey) => (
+    <TextField label={t(label)} value={filters[name]} onValue={set(name)} {...(hint ? { hint: t(hint) } : {})} />
+  );
   const go = (next: Filters, page: number, size = perPage) => {
     const params = new URLSearchParams();
     for (const name of FILTERS) if (next[name].trim()) params.set(name, next[name].trim());
@@ -81,57 +86,61 @@ export function Messages() {
   };
 
   return (
-    <Page title="Messages">
+    <Page title={t('app.nav.messages')}>
       <form
         class="card filters"
         role="search"
-        aria-label="Message filters"
+        aria-label={t('messages.filters')}
         onSubmit={(e) => {
           e.preventDefault();
           go(filters, 1);
         }}
       >
         <div class="grid">
-          <TextField label="From date" type="date" value={filters.time_from} onValue={set('time_from')} />
-          <TextField label="To date" type="date" value={filters.time_to} onValue={set('time_to')} />
+          <TextField label={t('messages.fromDate')} type="date" value={filters.time_from} onValue={set('time_from')} />
+          <TextField label={t('messages.toDate')} type="date" value={filters.time_to} onValue={set('time_to')} />
           <SelectField
-            label="Status"
+            label={t('col.status')}
             value={filters.status}
             onValue={set('status')}
-            options={[{ value: '', label: 'Any status' }, ...MESSAGE_STATUSES, ...READ_STATUSES]}
+            options={[
+              { value: '', label: t('messages.anyStatus') },
+              ...[...MESSAGE_STATUSES, ...READ_STATUSES].map((value) => ({ value, label: codeWord('status', value) })),
+            ]}
           />
           <SelectField
-            label="Channel"
+            label={t('col.channel')}
             value={filters.channel_type}
             onValue={set('channel_type')}
-            options={[{ value: '', label: 'Any channel' }, ...CHANNELS]}
+            options={[
+              { value: '', label: t('messages.anyChannel') },
+              ...CHANNELS.map((value) => ({ value, label: codeWord('channel', value) })),
+            ]}
           />
           {/* Without direction the API lists outbound messages, as the real service does. */}
           <SelectField
-            label="Direction"
+            label={t('messages.direction')}
             value={filters.direction}
             onValue={set('direction')}
-            options={[{ value: '', label: 'outbound' }, 'inbound']}
-          />
-          <TextField label="Destination" value={filters.destination} onValue={set('destination')} inputMode="tel" />
-          <TextField label="Sender name" value={filters.sender_name} onValue={set('sender_name')} />
-          <TextField label="Tags" value={filters.tags} onValue={set('tags')} hint="Comma-separated; any of them." />
-          <TextField label="Message UUID" value={filters.message_uuid} onValue={set('message_uuid')} />
-          <TextField
-            label="Cascade"
-            value={filters.cascade_message_uuid}
-            onValue={set('cascade_message_uuid')}
-            hint="UUID of a cascade's first message: its steps."
+            options={[
+              { value: '', label: t('message.outbound') },
+              { value: 'inbound', label: t('message.inbound') },
+            ]}
           />
           <TextField
-            label="Dispatch"
-            value={filters.dispatch_id}
-            onValue={set('dispatch_id')}
-            hint="ID of a dispatch: its messages."
+            label={t('message.destination')}
+            value={filters.destination}
+            onValue={set('destination')}
+            inputMode="tel"
           />
-          <TextField label="Text contains" value={filters.content} onValue={set('content')} />
+          {filterField('sender_name', 'col.senderName')}
+          {filterField('tags', 'message.tags', 'messages.tagsHint')}
+          {filterField('message_uuid', 'messages.uuid')}
+          {filterField('cascade_message_uuid', 'message.cascade', 'messages.cascadeHint')}
+          {filterField('dispatch_id', 'message.dispatch', 'messages.dispatchHint')}
+          {filterField('content', 'messages.textContains')}
           <SelectField
-            label="Rows per page"
+            label={t('messages.perPage')}
             value={perPage}
             onValue={(v) => {
               setPerPage(v);
@@ -141,53 +150,52 @@ export function Messages() {
           />
         </div>
         <div class="actions">
-          <button type="submit">Search</button>
+          <button type="submit">{t('messages.search')}</button>
           <button type="button" class="secondary" onClick={clear}>
-            Clear filters
+            {t('messages.clear')}
           </button>
         </div>
       </form>
 
-      <AsyncState state={list} what="messages" />
+      <AsyncState state={list} what={t('messages.theMessages')} />
       {list.data && (
         <>
           <ListTable
-            label="Messages"
+            label={t('app.nav.messages')}
             columns={[
-              'Created',
-              'Message',
-              'Channel',
-              'Sender',
-              'Destination',
-              'Status',
-              { label: 'Parts', class: 'num' },
-              { label: 'Price', class: 'num' },
-              'Text',
+              ...texts('col.created', 'col.message', 'col.channel', 'col.sender', 'col.destination', 'col.status'),
+              { label: t('col.parts'), class: 'num' },
+              { label: t('message.price'), class: 'num' },
+              t('message.text'),
             ]}
             rows={list.data.items}
-            empty="No messages match these filters."
+            empty={t('messages.none')}
             row={(m) => (
               <tr key={m.messageUuid}>
                 <td>{formatTime(m.createdTime)}</td>
                 <td>
-                  <a href={`/app/messages/${m.messageUuid}`} class="mono" aria-label={`Message ${m.messageUuid}`}>
+                  <a
+                    href={`/app/messages/${m.messageUuid}`}
+                    class="mono"
+                    aria-label={t('messages.messageLabel', { uuid: m.messageUuid })}
+                  >
                     {m.messageUuid.slice(0, 8)}…
                   </a>
                   {m.cascadeStep !== null && (
                     <>
                       {' '}
-                      <span class="badge" data-testid="row-cascade-step" title="A step of a cascade">
-                        step {m.cascadeStep}
+                      <span class="badge" data-testid="row-cascade-step" title={t('messages.cascadeStep')}>
+                        {t('message.step', { step: m.cascadeStep })}
                       </span>
                     </>
                   )}
                 </td>
-                <td>{m.channelType}</td>
+                <td>{codeWord('channel', m.channelType)}</td>
                 <td>{m.senderName}</td>
                 <td>{m.destination}</td>
                 <td>
                   <span class={`badge status-${m.status}`} data-testid="row-status">
-                    {m.status}
+                    {codeWord('status', m.status)}
                   </span>
                 </td>
                 <td class="num">{m.totalParts}</td>
@@ -199,7 +207,7 @@ export function Messages() {
           <Pager
             list={list.data}
             onPage={(page) => go(initial, page)}
-            label="Message pages"
+            label={t('messages.pages')}
             maxItems={MAX_LIST_DEPTH}
           />
         </>

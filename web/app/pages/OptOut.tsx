@@ -1,3 +1,4 @@
+import { t } from '../../shared/i18n/index.js';
 import { useEffect, useState } from 'preact/hooks';
 import { AsyncState, NoticeLine, Page, TextArea, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { system } from '../session.js';
@@ -33,40 +34,32 @@ export function OptOut() {
       });
       setKeywords(saved.keywords.join('\n'));
       setReply(saved.reply ?? '');
-      return 'Opt-out settings saved.';
+      return t('optOut.saved');
     });
   };
 
   return (
-    <Page title="Opt-out">
-      <AsyncState state={settings} what="opt-out settings" />
+    <Page title={t('app.nav.optOut')}>
+      <AsyncState state={settings} what={t('optOut.theSettings')} />
       <form class="card" onSubmit={save} aria-labelledby="opt-out-settings">
-        <h2 id="opt-out-settings">Keywords and reply</h2>
+        <h2 id="opt-out-settings">{t('optOut.title')}</h2>
         <p>
-          A subscriber whose whole message (SMS to your inbound number, WhatsApp, Telegram) is one of these words, in
-          any case, is put on your stop list for promotions and service messages; codes and transaction notices still
-          go. Write <code>{'{unsubscribe}'}</code> in a text to give each message its own unsubscribe link.
+          {t('optOut.lead')} {t('optOut.write')} <code>{'{unsubscribe}'}</code> {t('optOut.link')}
         </p>
         <div class="grid">
           <TextArea
-            label="Keywords"
+            label={t('optOut.keywords')}
             value={keywords}
             onValue={setKeywords}
             rows={5}
             required
-            hint="One a line: 1 to 20 keywords of at most 40 characters."
+            hint={t('optOut.keywordsHint')}
           />
-          <TextArea
-            label="Reply"
-            value={reply}
-            onValue={setReply}
-            rows={3}
-            hint="Optional, at most 160 characters: sent free from the sender name written to. Empty: no reply."
-          />
+          <TextArea label={t('optOut.reply')} value={reply} onValue={setReply} rows={3} hint={t('optOut.replyHint')} />
         </div>
         <div class="actions">
           <button type="submit" disabled={action.busy || !settings.data}>
-            Save
+            {t('optOut.save')}
           </button>
         </div>
       </form>

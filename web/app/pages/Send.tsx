@@ -1,3 +1,5 @@
+import { explainApiError, explainedLine } from '../../shared/errorWords.js';
+import { t } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
 import { NoticeLine, Page, SelectField, TextArea, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import type { RequestBody } from '../../shared/apiClient.js';
@@ -7,12 +9,12 @@ import {
   isCode,
   NEEDS_APPROVED,
   NoSenderNameHint,
-  SEND_CHANNELS,
+  sendChannels,
   type SendChannel,
   SenderNameField,
   SendModes,
   tagsOf,
-  TELEGRAM_KINDS,
+  telegramKinds,
   type TelegramKind,
   usableNames,
 } from '../sending.js';
@@ -64,19 +66,20 @@ export function Send() {
       const result = await traffic.post('/api/v1/message', { body: [message] });
       const item = result.items[0];
       if (!item || item.code !== 201 || !item.messageUuid) {
-        throw new Error(`The message was not accepted: ${item?.msg ?? `code ${item?.code ?? 'unknown'}`}`);
+        const why = item?.msg ? explainedLine(explainApiError(item.code, item.msg)) : `${item?.code ?? '?'}`;
+        throw new Error(t('send.notAccepted', { why }));
       }
       setSent(item.messageUuid);
       setText('');
-      return `Message accepted: ${item.messageUuid}`;
+      return t('send.accepted', { uuid: item.messageUuid });
     });
   };
 
   return (
-    <Page title="Send a message" actions={<SendModes />}>
+    <Page title={t('send.title')} actions={<SendModes />}>
       <form class="card" onSubmit={submit}>
         <div class="grid">
-          <SelectField label="Channel" value={channel} onValue={setChannel} options={SEND_CHANNELS} />
+          <SelectField label={t('col.channel')} value={channel} onValue={setChannel} options={sendChannels()} />
           <SenderNameField
             approved={approved}
             value={approved ? chosen : senderName}
@@ -85,16 +88,16 @@ export function Send() {
             loading={names.loading}
           />
           <TextField
-            label="Destination"
+            label={t('message.destination')}
             value={destination}
             onValue={setDestination}
             required
             inputMode="tel"
             autoComplete="off"
-            hint="Phone number, e.g. +7 916 123-45-67"
+            hint={t('send.destinationHint')}
           />
           {channel === 'TELEGRAM' && (
-            <SelectField label="Content" value={kind} onValue={setKind} options={TELEGRAM_KINDS} />
+            <SelectField label={t('send.content')} value={kind} onValue={setKind} options={telegramKinds()} />
           )}
         </div>
         <TextArea
@@ -107,31 +110,26 @@ export function Send() {
         />
         <div class="grid">
           {channel !== 'FLASHCALL' && (
-            <TextField
-              label="Tags"
-              value={tags}
-              onValue={setTags}
-              hint="Comma-separated: letters, digits, underscore."
-            />
+            <TextField label={t('message.tags')} value={tags} onValue={setTags} hint={t('send.tagsHint')} />
           )}
           <TextField
-            label="Callback URL"
+            label={t('message.callbackUrl')}
             type="url"
             value={callbackUrl}
             onValue={setCallbackUrl}
-            hint="Optional: where delivery callbacks go."
+            hint={t('send.callbackHint')}
           />
         </div>
         {approved && !names.loading && options.length === 0 && <NoSenderNameHint channel={channel} />}
         <div class="actions">
           <button type="submit" disabled={action.busy || (approved && !chosen)}>
-            Send
+            {t('send.send')}
           </button>
         </div>
         <NoticeLine notice={notice.notice} />
         {sent && (
           <p>
-            <a href={`/app/messages/${sent}`}>Open the sent message</a>
+            <a href={`/app/messages/${sent}`}>{t('send.open')}</a>
           </p>
         )}
       </form>

@@ -1,3 +1,5 @@
+import { explainApiError, explainedLine } from '../../shared/errorWords.js';
+import { t } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
 import type { RequestBody } from '../../shared/apiClient.js';
 import { NoticeLine, Page, TextField, useAction, useNotice } from '../../shared/ui.js';
@@ -37,56 +39,49 @@ export function SendCascade() {
       const result = await namingStep(() => traffic.post('/api/v1/message/cascade', { body: [cascade] }));
       const item = result.items[0];
       if (!item || item.code !== 201 || !item.messageUuid) {
-        throw new Error(`The cascade was not accepted: ${item?.msg ?? `code ${item?.code ?? 'unknown'}`}`);
+        const why = item?.msg ? explainedLine(explainApiError(item.code, item.msg)) : `${item?.code ?? '?'}`;
+        throw new Error(t('sendCascade.notAccepted', { why }));
       }
       setSent(item.messageUuid);
-      return `Cascade accepted: its first message is ${item.messageUuid}`;
+      return t('sendCascade.accepted', { uuid: item.messageUuid });
     });
   };
 
   return (
-    <Page title="Send a cascade" actions={<SendModes />}>
-      <p class="lead">
-        One notification over a chain of channels: each next step is sent when the one before is not delivered (or not
-        read), and the cascade ends at the first step that is.
-      </p>
+    <Page title={t('sendCascade.title')} actions={<SendModes />}>
+      <p class="lead">{t('sendCascade.lead')}</p>
       <form class="card" onSubmit={submit}>
         <div class="grid">
           <TextField
-            label="Destination"
+            label={t('message.destination')}
             value={destination}
             onValue={setDestination}
             required
             inputMode="tel"
             autoComplete="off"
-            hint="Phone number, e.g. +7 916 123-45-67"
+            hint={t('send.destinationHint')}
           />
           {!flashcall && (
-            <TextField
-              label="Tags"
-              value={tags}
-              onValue={setTags}
-              hint="Comma-separated: letters, digits, underscore."
-            />
+            <TextField label={t('message.tags')} value={tags} onValue={setTags} hint={t('send.tagsHint')} />
           )}
           <TextField
-            label="Callback URL"
+            label={t('message.callbackUrl')}
             type="url"
             value={callbackUrl}
             onValue={setCallbackUrl}
-            hint="Optional: where each step's callbacks go."
+            hint={t('sendCascade.callbackHint')}
           />
         </div>
         {steps.view()}
         <div class="actions">
           <button type="submit" disabled={action.busy || steps.incomplete}>
-            Send cascade
+            {t('sendCascade.send')}
           </button>
         </div>
         <NoticeLine notice={notice.notice} />
         {sent && (
           <p>
-            <a href={`/app/messages/${sent}`}>Open the cascade's first message</a>
+            <a href={`/app/messages/${sent}`}>{t('sendCascade.open')}</a>
           </p>
         )}
       </form>

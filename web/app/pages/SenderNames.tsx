@@ -1,3 +1,4 @@
+import { codeOptions, codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
 import { type Channel, CHANNELS, formatTime } from '../../shared/format.js';
 import {
@@ -12,6 +13,7 @@ import {
   useAction,
   useAsync,
   useNotice,
+  ChannelField,
 } from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { SenderName } from '../types.js';
@@ -41,39 +43,40 @@ export function SenderNames() {
       setName('');
       setComment('');
       list.reload();
-      return `Sender name ${created.name} registered: ${created.status}.`;
+      return t('senderNames.registered', { name: created.name, status: codeWord('senderStatus', created.status) });
     });
   };
   const remove = (item: SenderName) =>
     action.run(async () => {
       await system.delete('/api/v1/sender-names/{id}', { params: { id: item.id } });
       list.reload();
-      return `Sender name ${item.name} deleted.`;
+      return t('senderNames.deleted', { name: item.name });
     });
 
   return (
-    <Page title="Sender names">
+    <Page title={t('app.nav.senderNames')}>
       <form class="card" onSubmit={create} aria-labelledby="new-sender-name">
-        <h2 id="new-sender-name">Register a sender name</h2>
+        <h2 id="new-sender-name">{t('senderNames.register')}</h2>
         <div class="grid">
-          <SelectField label="Channel" value={channelType} onValue={setChannelType} options={CHANNELS} />
+          <ChannelField value={channelType} onValue={setChannelType} channels={CHANNELS} />
           <TextField
-            label="Name"
+            label={t('col.name')}
             value={name}
             onValue={setName}
             required
             maxLength={50}
-            hint={
-              channelType === 'TELEGRAM'
-                ? 'The bot’s username without @ (ends in bot); the operator attaches its token.'
-                : undefined
-            }
+            hint={channelType === 'TELEGRAM' ? t('senderNames.botHint') : undefined}
           />
-          <TextField label="Comment" value={comment} onValue={setComment} hint="Optional: a note for the operator." />
+          <TextField
+            label={t('senderNames.comment')}
+            value={comment}
+            onValue={setComment}
+            hint={t('senderNames.commentHint')}
+          />
         </div>
         <div class="actions">
           <button type="submit" disabled={action.busy}>
-            Register
+            {t('senderNames.registerButton')}
           </button>
         </div>
       </form>
@@ -81,48 +84,42 @@ export function SenderNames() {
 
       <div class="toolbar">
         <SelectField
-          label="Show"
+          label={t('ui.show')}
           value={status}
           onValue={(v) => {
             setStatus(v);
             setPage(1);
           }}
-          options={[{ value: '', label: 'All statuses' }, 'Pending', 'Approved', 'Rejected']}
+          options={codeOptions('senderStatus', ['Pending', 'Approved', 'Rejected'], 'ui.allStatuses')}
         />
       </div>
-      <AsyncState state={list} what="sender names" />
+      <AsyncState state={list} what={t('senderNames.theNames')} />
       {list.data && (
         <>
           <ListTable
-            label="Sender names"
+            label={t('app.nav.senderNames')}
             columns={[
-              'Name',
-              'Channel',
-              'Status',
-              'Start date',
-              'Bot token',
-              'Your comment',
-              "Operator's comment",
-              'Created',
-              { label: 'Actions', hidden: true },
+              ...texts('col.name', 'col.channel', 'col.status', 'col.startDate', 'col.botToken', 'col.yourComment'),
+              ...texts('col.operatorComment', 'col.created'),
+              { label: t('ui.actions'), hidden: true },
             ]}
             rows={list.data.items}
-            empty="No sender names."
+            empty={t('senderNames.none')}
             row={(item) => (
               <tr key={item.id}>
                 <th scope="row">{item.name}</th>
-                <td>{item.channelType}</td>
+                <td>{codeWord('channel', item.channelType)}</td>
                 <td>
-                  <span class={`badge sn-${item.status}`}>{item.status}</span>
+                  <span class={`badge sn-${item.status}`}>{codeWord('senderStatus', item.status)}</span>
                 </td>
                 <td>{formatTime(item.startDate)}</td>
-                <td>{item.channelType === 'TELEGRAM' ? (item.botToken ?? 'Not attached yet') : '—'}</td>
+                <td>{item.channelType === 'TELEGRAM' ? (item.botToken ?? t('senderNames.notAttached')) : '—'}</td>
                 <td>{item.comment ?? '—'}</td>
                 <td>{item.managerComment ?? '—'}</td>
                 <td>{formatTime(item.createdAt)}</td>
                 <td>
                   <ConfirmButton
-                    label="Delete"
+                    label={t('ui.delete')}
                     name={item.name}
                     disabled={action.busy}
                     onConfirm={() => void remove(item)}
@@ -131,7 +128,7 @@ export function SenderNames() {
               </tr>
             )}
           />
-          <Pager list={list.data} onPage={setPage} label="Sender name pages" />
+          <Pager list={list.data} onPage={setPage} label={t('senderNames.pages')} />
         </>
       )}
     </Page>

@@ -1,3 +1,4 @@
+import { t } from '../../shared/i18n/index.js';
 import { GuardSettingsView, SettingsAudit } from '../../shared/guard.js';
 import { AsyncState, NoticeLine, Page, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { system } from '../session.js';
@@ -13,17 +14,17 @@ export function Settings() {
       await system.patch('/api/v1/settings', { body: changes as never });
       settings.reload();
       audit.reload();
-      return 'Settings saved.';
+      return t('account.settingsSaved');
     });
   return (
-    <Page title="Settings">
+    <Page title={t('app.nav.settings')}>
       <NoticeLine notice={notice.notice} />
-      <AsyncState state={settings} what="settings" />
+      <AsyncState state={settings} what={t('settings.theSettings')} />
       {settings.data && (
         <GuardSettingsView settings={settings.data} editing="client" busy={action.busy} onSave={(c) => void save(c)} />
       )}
-      <h2>Audit</h2>
-      <AsyncState state={audit} what="the audit" />
+      <h2>{t('account.audit')}</h2>
+      <AsyncState state={audit} what={t('account.theAudit')} />
       {audit.data && <SettingsAudit items={audit.data.items} />}
     </Page>
   );

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { errorText } from '../../shared/api.js';
+import { t } from '../../shared/i18n/index.js';
 import { TextField } from '../../shared/ui.js';
 import { anonymous, type Session } from '../session.js';
 
@@ -9,23 +10,27 @@ export function SignIn({ onSignedIn, ended }: { onSignedIn: (session: Session) =
   const [password, setPassword] = useState('');
   const [token, setToken] = useState('');
   const [busy, setBusy] = useState(false);
-  const [message, setMessage] = useState(ended ? 'Your session has ended. Sign in again.' : '');
+  const [failed, setFailed] = useState(false);
+  const [message, setMessage] = useState(ended ? t('app.signIn.ended') : '');
 
   const submit = async (event: Event) => {
     event.preventDefault();
     const body = token.trim() ? { token: token.trim() } : { login: login.trim(), password };
     if (!token.trim() && (!login.trim() || !password)) {
-      setMessage('Enter a login and a password, or a system token.');
+      setFailed(true);
+      setMessage(t('app.signIn.missing'));
       return;
     }
     setBusy(true);
-    setMessage('Signing in…');
+    setFailed(false);
+    setMessage(t('app.signIn.busy'));
     try {
       const session = await anonymous.post('/app/v1/session', { body });
       setMessage('');
       onSignedIn(session);
     } catch (error) {
-      setMessage(`Sign-in failed: ${errorText(error)}`);
+      setFailed(true);
+      setMessage(t('app.signIn.failed', { error: errorText(error) }));
     } finally {
       setBusy(false);
     }
@@ -33,41 +38,37 @@ export function SignIn({ onSignedIn, ended }: { onSignedIn: (session: Session) =
 
   return (
     <section class="page narrow" aria-labelledby="page-title">
-      <h1 id="page-title">Sign in to your account</h1>
+      <h1 id="page-title">{t('app.signIn.title')}</h1>
       <form class="card" onSubmit={(e) => void submit(e)} noValidate>
         <fieldset>
-          <legend>With a login and password</legend>
-          <TextField label="Login" value={login} onValue={setLogin} autoComplete="username" />
+          <legend>{t('app.signIn.withPassword')}</legend>
+          <TextField label={t('app.signIn.login')} value={login} onValue={setLogin} autoComplete="username" />
           <TextField
-            label="Password"
+            label={t('app.signIn.password')}
             type="password"
             value={password}
             onValue={setPassword}
             autoComplete="current-password"
           />
         </fieldset>
-        <p class="or">or</p>
+        <p class="or">{t('app.signIn.or')}</p>
         <fieldset>
-          <legend>With a system token</legend>
+          <legend>{t('app.signIn.withToken')}</legend>
           <TextField
-            label="System token"
+            label={t('app.signIn.token')}
             type="password"
             value={token}
             onValue={setToken}
             autoComplete="off"
-            hint="TOKEN_2 of your account, from your account manager."
+            hint={t('app.signIn.tokenHint')}
           />
         </fieldset>
         <div class="actions">
           <button type="submit" disabled={busy}>
-            Sign in
+            {t('ui.signIn')}
           </button>
         </div>
-        <p
-          class={`notice ${message.startsWith('Sign-in failed') || message.startsWith('Enter') ? 'error' : 'info'}`}
-          role="status"
-          aria-live="polite"
-        >
+        <p class={`notice ${failed ? 'error' : 'info'}`} role="status" aria-live="polite">
           {message}
         </p>
       </form>

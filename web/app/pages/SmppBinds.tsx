@@ -1,3 +1,4 @@
+import { t } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
 import { BindsTable } from '../../shared/smppBinds.js';
 import { AsyncState, NoticeLine, Page, Secret, SelectField, useAction, useAsync, useNotice } from '../../shared/ui.js';
@@ -19,29 +20,26 @@ export function SmppBinds() {
     void action.run(async () => {
       const made = await system.post('/api/v1/smpp-passwords', { body: { keyId: chosen } });
       setIssued(made);
-      return 'SMPP password issued. Copy it now: it is not shown again, and the old one no longer binds.';
+      return t('smpp.issued');
     });
   };
 
   return (
     <Page
-      title="SMPP"
+      title={t('app.nav.smpp')}
       actions={
         <button type="button" class="secondary" onClick={binds.reload}>
-          Refresh
+          {t('ui.refresh')}
         </button>
       }
     >
       <NoticeLine notice={notice.notice} />
       <form class="card" onSubmit={issue} aria-labelledby="smpp-password">
-        <h2 id="smpp-password">SMPP password</h2>
-        <p class="hint">
-          Bind with system_id = a traffic key's id and password = its 8-character SMPP password (or the key's whole
-          secret).
-        </p>
+        <h2 id="smpp-password">{t('smpp.password')}</h2>
+        <p class="hint">{t('smpp.hint')}</p>
         <div class="grid">
           <SelectField
-            label="Traffic key"
+            label={t('smpp.key')}
             value={chosen}
             onValue={setKeyId}
             options={traffic.map((k) => ({ value: k.id, label: k.id }))}
@@ -49,12 +47,12 @@ export function SmppBinds() {
         </div>
         <div class="actions">
           <button type="submit" disabled={action.busy || chosen === ''}>
-            Issue SMPP password
+            {t('smpp.issue')}
           </button>
         </div>
-        {issued && <Secret label={`SMPP password of ${issued.keyId} (shown once)`} value={issued.password} />}
+        {issued && <Secret label={t('smpp.passwordOf', { id: issued.keyId })} value={issued.password} />}
       </form>
-      <AsyncState state={binds} what="SMPP binds" />
+      <AsyncState state={binds} what={t('admin.nav.smppBinds')} />
       {binds.data && <BindsTable binds={binds.data.items} />}
     </Page>
   );

@@ -1,22 +1,26 @@
+import { codeOptions, codeWord, t } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
 import { BarChart } from '../../shared/chart.js';
 import { downloadCsv } from '../../shared/csv.js';
-import { CHANNELS, formatBalance, MESSAGE_STATUSES, utcDay } from '../../shared/format.js';
+import { CHANNELS, formatBalance, MESSAGE_STATUSES, utcDay, formatNumber } from '../../shared/format.js';
 import { AsyncState, ListTable, Page, SelectField, TextField, useAsync } from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { StatisticsGroup } from '../types.js';
 import { fillDays } from './Dashboard.js';
 import { VerificationStatistics } from './VerificationStatistics.js';
 
-const GROUP_BY = [
-  { value: 'day', label: 'Day' },
-  { value: 'channelType', label: 'Channel' },
-  { value: 'senderName', label: 'Sender name' },
-  { value: 'status', label: 'Status' },
-  { value: 'tag', label: 'Tag' },
-  { value: 'cascadeStep', label: 'Cascade step' },
-  { value: 'trafficType', label: 'Traffic type' },
+const groupBy = () => [
+  { value: 'day', label: t('statistics.day') },
+  { value: 'channelType', label: t('col.channel') },
+  { value: 'senderName', label: t('col.senderName') },
+  { value: 'status', label: t('col.status') },
+  { value: 'tag', label: t('statistics.tag') },
+  { value: 'cascadeStep', label: t('statistics.cascadeStep') },
+  { value: 'trafficType', label: t('dispatch.trafficType') },
 ];
+
+/** The words of a grouping ("Channel" for `channelType`). */
+const groupLabel = (value: string): string => groupBy().find((g) => g.value === value)?.label ?? value;
 
 interface Query {
   from: string;
@@ -91,74 +95,82 @@ export function Statistics() {
   };
 
   return (
-    <Page title="Statistics">
+    <Page title={t('app.nav.statistics')}>
       <form
         class="card filters"
-        aria-label="Statistics filters"
+        aria-label={t('statistics.filters')}
         onSubmit={(e) => {
           e.preventDefault();
           setQuery(form);
         }}
       >
         <div class="grid">
-          <TextField label="From date" type="date" value={form.from} onValue={set('from')} required />
+          <TextField label={t('messages.fromDate')} type="date" value={form.from} onValue={set('from')} required />
           <TextField
-            label="To date"
+            label={t('messages.toDate')}
             type="date"
             value={form.to}
             onValue={set('to')}
             required
-            hint="Inclusive; days are UTC."
+            hint={t('statistics.toHint')}
           />
-          <SelectField label="Group by" value={form.groupBy} onValue={set('groupBy')} options={GROUP_BY} />
           <SelectField
-            label="Channel"
+            label={t('statistics.groupBy')}
+            value={form.groupBy}
+            onValue={set('groupBy')}
+            options={groupBy()}
+          />
+          <SelectField
+            label={t('col.channel')}
             value={form.channelType}
             onValue={set('channelType')}
-            options={[{ value: '', label: 'Any channel' }, ...CHANNELS]}
+            options={codeOptions('channel', CHANNELS, 'messages.anyChannel')}
           />
-          <TextField label="Sender name" value={form.senderName} onValue={set('senderName')} />
+          <TextField label={t('col.senderName')} value={form.senderName} onValue={set('senderName')} />
           <SelectField
-            label="Status"
+            label={t('col.status')}
             value={form.status}
             onValue={set('status')}
-            options={[{ value: '', label: 'Any status' }, ...MESSAGE_STATUSES]}
+            options={codeOptions('status', MESSAGE_STATUSES, 'messages.anyStatus')}
           />
-          <TextField label="Tag" value={form.tag} onValue={set('tag')} />
+          <TextField label={t('statistics.tag')} value={form.tag} onValue={set('tag')} />
         </div>
         <div class="actions">
-          <button type="submit">Show statistics</button>
+          <button type="submit">{t('statistics.show')}</button>
           <button type="button" class="secondary" disabled={!data} onClick={exportCsv}>
-            Export CSV
+            {t('stopList.export')}
           </button>
         </div>
       </form>
-      <AsyncState state={stats} what="statistics" />
+      <AsyncState state={stats} what={t('statistics.theStatistics')} />
       {data && (
         <>
           <BarChart
-            title={`Messages by ${GROUP_BY.find((g) => g.value === data.groupBy)?.label.toLowerCase() ?? data.groupBy}`}
+            title={t('statistics.chart', { by: groupLabel(data.groupBy).toLowerCase() })}
             points={points}
-            barLabel="Messages"
-            lineLabel={data.groupBy === 'day' ? 'Delivered' : undefined}
+            barLabel={t('col.messages')}
+            lineLabel={data.groupBy === 'day' ? t('dashboard.delivered') : undefined}
           />
           <p>
-            {data.total.messages.toLocaleString()} messages, {data.total.parts.toLocaleString()} parts, cost{' '}
-            {formatBalance(data.total.price)}.
+            {t('statistics.total', {
+              messages: data.total.messages,
+              parts: data.total.parts,
+              cost: formatBalance(data.total.price),
+            })}
           </p>
           <ListTable
-            label="Statistics"
+            label={t('app.nav.statistics')}
             columns={[
-              GROUP_BY.find((g) => g.value === data.groupBy)?.label ?? data.groupBy,
-              { label: 'Messages', class: 'num' },
-              { label: 'Parts', class: 'num' },
-              ...statuses.map((s) => ({ label: s, class: 'num' })),
-              ...currencies.map((c) => ({ label: `Price ${c}`, class: 'num' })),
-              { label: 'Clicks', class: 'num' },
-              { label: 'Conversions', class: 'num' },
+              groupLabel(data.groupBy),
+              { label: t('col.messages'), class: 'num' },
+              { label: t('col.parts'), class: 'num' },
+              ...statuses.map((s) => ({ label: codeWord('status', s), class: 'num' })),
+              ...currencies.map((c) => ({ label: t('statistics.price', { currency: c }), class: 'num' })),
+              { label: t('statistics.clicks'), class: 'num' },
+              { label: t('statistics.conversions'), class: 'num' },
             ]}
             rows={data.items}
-            empty="No messages in this range."
+            empty={t('statistics.none')}
             row={(g) => (
               <tr key={g.key}>
                 {row(g).map((cell, i) =>
@@ -168,7 +180,7 @@ export function Statistics() {
                     </th>
                   ) : (
                     <td class="num" key={i}>
-                      {typeof cell === 'number' ? cell.toLocaleString() : cell}
+                      {typeof cell === 'number' ? formatNumber(cell) : cell}
                     </td>
                   ),
                 )}
@@ -179,11 +191,11 @@ export function Statistics() {
                 {row(data.total).map((cell, i) =>
                   i === 0 ? (
                     <th scope="row" key={i}>
-                      Total
+                      {t('statistics.totalRow')}
                     </th>
                   ) : (
                     <td class="num" key={i}>
-                      {typeof cell === 'number' ? cell.toLocaleString() : cell}
+                      {typeof cell === 'number' ? formatNumber(cell) : cell}
                     </td>
                   ),
                 )}

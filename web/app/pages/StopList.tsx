@@ -1,3 +1,4 @@
+import { t } from '../../shared/i18n/index.js';
 import { request } from '../../shared/api.js';
 import { StopListPage } from '../../shared/stopList.js';
 import { system, tokenOf } from '../session.js';
@@ -6,10 +7,7 @@ import { system, tokenOf } from '../session.js';
 export function StopList() {
   return (
     <StopListPage
-      intro={
-        'Numbers your messages are not sent to. Subscribers’ opt-outs and carriers’ blocklists are added here ' +
-        'too; the operator’s list applies as well.'
-      }
+      intro={t('stopList.introClient')}
       api={{
         list: (query, signal) => system.get('/api/v1/stop-list', { query, signal }),
         add: (body) => system.post('/api/v1/stop-list', { body }),

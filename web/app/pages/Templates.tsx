@@ -1,3 +1,4 @@
+import { codeOptions, codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
 import { type Channel, CHANNELS, formatTime, localInputToIso } from '../../shared/format.js';
 import {
@@ -13,13 +14,14 @@ import {
   useAction,
   useAsync,
   useNotice,
+  ChannelField,
 } from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { Template } from '../types.js';
 
 const PER_PAGE = 50;
 const TEMPLATE_TYPES = ['SERVICE', 'AUTHENTICATION', 'MARKETING'] as const;
-const STATUSES = ['INTERNAL_REVIEW', 'APPROVED', 'REJECTED', 'CLOSED'];
+const STATUSES = ['INTERNAL_REVIEW', 'APPROVED', 'REJECTED', 'CLOSED'] as const;
 
 /** Templates: create (reviewed by the operator), status and the operator's comment, delete. */
 export function Templates() {
@@ -61,54 +63,62 @@ export function Templates() {
       });
       setPattern('');
       list.reload();
-      return `Template ${created.id} created: ${created.status}.`;
+      return t('templates.created', { id: created.id, status: codeWord('templateStatus', created.status) });
     });
   };
   const remove = (item: Template) =>
     action.run(async () => {
       await system.delete('/api/v1/templates/{id}', { params: { id: item.id } });
       list.reload();
-      return `Template ${item.id} deleted.`;
+      return t('templates.deleted', { id: item.id });
     });
 
   return (
-    <Page title="Templates">
+    <Page title={t('app.nav.templates')}>
       <form class="card" onSubmit={create} aria-labelledby="new-template">
-        <h2 id="new-template">Create a template</h2>
+        <h2 id="new-template">{t('templates.create')}</h2>
         <div class="grid">
-          <SelectField label="Channel" value={channelType} onValue={setChannelType} options={CHANNELS} />
-          <SelectField label="Template type" value={templateType} onValue={setTemplateType} options={TEMPLATE_TYPES} />
+          <ChannelField value={channelType} onValue={setChannelType} channels={CHANNELS} />
+          <SelectField
+            label={t('templates.type')}
+            value={templateType}
+            onValue={setTemplateType}
+            options={codeOptions('templateType', TEMPLATE_TYPES)}
+          />
           {channelType === 'VK' ? (
-            <TextField label="Sender name" value={senderName} onValue={setSenderName} required />
+            <TextField label={t('col.senderName')} value={senderName} onValue={setSenderName} required />
           ) : (
             <SelectField
-              label="Sender name"
+              label={t('col.senderName')}
               value={chosen}
               onValue={setSenderName}
-              options={nameOptions.length ? nameOptions : [{ value: '', label: 'No sender names for this channel' }]}
+              options={nameOptions.length ? nameOptions : [{ value: '', label: t('templates.noNames') }]}
               required
             />
           )}
-          <TextField
-            label="Valid from"
-            type="datetime-local"
-            value={dateFrom}
-            onValue={setDateFrom}
-            hint="Optional; now by default."
-          />
-          <TextField label="Valid to" type="datetime-local" value={dateTo} onValue={setDateTo} hint="Optional." />
+          {[
+            {
+              label: t('templates.validFrom'),
+              value: dateFrom,
+              onValue: setDateFrom,
+              hint: t('templates.validFromHint'),
+            },
+            { label: t('templates.validTo'), value: dateTo, onValue: setDateTo, hint: t('ui.optional') },
+          ].map((field) => (
+            <TextField key={field.label} type="datetime-local" {...field} />
+          ))}
         </div>
         <TextArea
-          label="Pattern"
+          label={t('templates.pattern')}
           value={pattern}
           onValue={setPattern}
           required
           rows={3}
-          hint="Text with %w (a word), %d (digits), %s (any text)."
+          hint={t('templates.patternHint')}
         />
         <div class="actions">
           <button type="submit" disabled={action.busy || !chosen}>
-            Create template
+            {t('templates.createButton')}
           </button>
         </div>
       </form>
@@ -116,51 +126,45 @@ export function Templates() {
 
       <div class="toolbar">
         <SelectField
-          label="Show"
+          label={t('ui.show')}
           value={status}
           onValue={(v) => {
             setStatus(v);
             setPage(1);
           }}
-          options={[{ value: '', label: 'All statuses' }, ...STATUSES]}
+          options={codeOptions('templateStatus', STATUSES, 'ui.allStatuses')}
         />
       </div>
       <AsyncState state={list} what="templates" />
       {list.data && (
         <>
           <ListTable
-            label="Templates"
+            label={t('app.nav.templates')}
             columns={[
-              'Id',
-              'Channel',
-              'Type',
-              'Sender name',
-              'Pattern',
-              'Status',
-              'Valid',
-              "Operator's comment",
-              { label: 'Actions', hidden: true },
+              ...texts('col.id', 'col.channel', 'col.type', 'col.senderName', 'templates.pattern', 'col.status'),
+              ...texts('col.valid', 'col.operatorComment'),
+              { label: t('ui.actions'), hidden: true },
             ]}
             rows={list.data.items}
-            empty="No templates."
+            empty={t('templates.none')}
             row={(item) => (
               <tr key={item.id}>
                 <th scope="row">{item.id}</th>
-                <td>{item.channelType}</td>
-                <td>{item.templateType}</td>
+                <td>{codeWord('channel', item.channelType)}</td>
+                <td>{codeWord('templateType', item.templateType)}</td>
                 <td>{item.senderName}</td>
                 <td class="pre clip">{item.pattern}</td>
                 <td>
-                  <span class={`badge tpl-${item.status}`}>{item.status}</span>
+                  <span class={`badge tpl-${item.status}`}>{codeWord('templateStatus', item.status)}</span>
                 </td>
                 <td>
-                  {formatTime(item.dateFrom)} – {item.dateTo ? formatTime(item.dateTo) : 'open'}
+                  {formatTime(item.dateFrom)} – {item.dateTo ? formatTime(item.dateTo) : t('templates.open')}
                 </td>
                 <td>{item.managerComment ?? '—'}</td>
                 <td>
                   <ConfirmButton
-                    label="Delete"
-                    name={`template ${item.id}`}
+                    label={t('ui.delete')}
+                    name={t('templates.name', { id: item.id })}
                     disabled={action.busy}
                     onConfirm={() => void remove(item)}
                   />
@@ -168,7 +172,7 @@ export function Templates() {
               </tr>
             )}
           />
-          <Pager list={list.data} onPage={setPage} label="Template pages" />
+          <Pager list={list.data} onPage={setPage} label={t('templates.pages')} />
         </>
       )}
     </Page>

@@ -1,3 +1,5 @@
+import { codeWord, t } from '../../shared/i18n/index.js';
+import { formatNumber } from '../../shared/format.js';
 import { AsyncState, ListTable, useAsync } from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { VerificationStatistics as Figures } from '../types.js';
@@ -7,20 +9,20 @@ type Conversion = Figures['total'];
 const rate = (c: Conversion) => (c.conversionRate === null ? '—' : `${(c.conversionRate * 100).toFixed(1)} %`);
 const cells = (c: Conversion) => [
   <td class="num" key="s">
-    {c.sends.toLocaleString()}
+    {formatNumber(c.sends)}
   </td>,
   <td class="num" key="c">
-    {c.confirmations.toLocaleString()}
+    {formatNumber(c.confirmations)}
   </td>,
   <td class="num" key="r">
     {rate(c)}
   </td>,
 ];
-const COLUMNS = [
-  { label: 'Sends', class: 'num' },
-  { label: 'Confirmations', class: 'num' },
-  { label: 'Conversion', class: 'num' },
-];
+const columns = () =>
+  (['verification.sends', 'verification.confirmations', 'verification.conversion'] as const).map((key) => ({
+    label: t(key),
+    class: 'num',
+  }));
 
 /**
  * The Statistics page's section on verification (GET /api/v1/verifiers/statistics) over the page's range [from, to):
@@ -34,22 +36,19 @@ export function VerificationStatistics({ from, to }: { from: string; to: string 
   const data = stats.data;
   return (
     <section aria-labelledby="verification-statistics">
-      <h2 id="verification-statistics">Verification</h2>
-      <p class="hint">
-        A verifier's sends are the codes it sent; a channel's sends are the workflow steps sent on it, and its
-        confirmations the codes confirmed after one of them.
-      </p>
-      <AsyncState state={stats} what="verification statistics" />
+      <h2 id="verification-statistics">{t('verification.title')}</h2>
+      <p class="hint">{t('verification.hint')}</p>
+      <AsyncState state={stats} what={t('verification.theStatistics')} />
       {data && (
         <>
           <ListTable
-            label="Verification by verifier"
-            columns={['Verifier', 'Gateway ID', ...COLUMNS]}
+            label={t('verification.byVerifier')}
+            columns={[t('verification.verifier'), t('verification.gatewayId'), ...columns()]}
             rows={data.verifiers}
-            empty="No verifiers."
+            empty={t('verification.noVerifiers')}
             row={(v) => (
               <tr key={v.gatewayId}>
-                <th scope="row">{v.name ?? '(deleted)'}</th>
+                <th scope="row">{v.name ?? t('verification.deleted')}</th>
                 <td>
                   <code>{v.gatewayId}</code>
                 </td>
@@ -59,20 +58,20 @@ export function VerificationStatistics({ from, to }: { from: string; to: string 
             foot={
               <tr>
                 <th scope="row" colSpan={2}>
-                  Total
+                  {t('statistics.totalRow')}
                 </th>
                 {cells(data.total)}
               </tr>
             }
           />
           <ListTable
-            label="Verification by channel"
-            columns={['Channel', ...COLUMNS]}
+            label={t('verification.byChannel')}
+            columns={[t('col.channel'), ...columns()]}
             rows={data.channels}
-            empty="No codes sent in this range."
+            empty={t('verification.noCodes')}
             row={(c) => (
               <tr key={c.channelType}>
-                <th scope="row">{c.channelType}</th>
+                <th scope="row">{codeWord('channel', c.channelType)}</th>
                 {cells(c)}
               </tr>
             )}

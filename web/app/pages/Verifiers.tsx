@@ -1,5 +1,6 @@
+import { codeOptions, codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useRef, useState } from 'preact/hooks';
-import { ApiError } from '../../shared/api.js';
+import { ApiError, errorWords } from '../../shared/api.js';
 import type { RequestBody } from '../../shared/apiClient.js';
 import { type Channel, CHANNELS, formatTime } from '../../shared/format.js';
 import {
@@ -58,11 +59,12 @@ export function fieldOf(error: ApiError): string | undefined {
   return error.code === 4031 ? `step.${step}.channelType` : `step.${step}.senderName`;
 }
 
-const secondsOf = (n: number) => `${n} s`;
+const secondsOf = (seconds: number) => t('connectors.seconds', { seconds });
 /** A number input's props for a whole number in [min, max], the API's bounds kept by the browser too. */
 const whole = (min: number, max: number) =>
   ({ type: 'number', min: String(min), max: String(max), step: '1', inputMode: 'numeric' }) as const;
-const workflowText = (v: Verifier) => v.workflow.map((s) => `${s.channelType} (${secondsOf(s.timeout)})`).join(' → ');
+const workflowText = (v: Verifier) =>
+  v.workflow.map((s) => `${codeWord('channel', s.channelType)} (${secondsOf(s.timeout)})`).join(' → ');
 
 /**
  * Verifiers (DESIGN 16): how the account's one-time codes are made (brand, code length, lifetime, checks) and over
@@ -142,13 +144,16 @@ export function Verifiers() {
         reset();
         list.reload();
         return editing
-          ? `Verifier ${saved.name} saved.`
-          : `Verifier ${saved.name} created: send codes through gateway ${saved.gatewayId}.`;
+          ? t('verifiers.saved', { name: saved.name })
+          : t('verifiers.created', { name: saved.name, gateway: saved.gatewayId });
       } catch (error) {
         const field = error instanceof ApiError ? fieldOf(error) : undefined;
         if (field && error instanceof ApiError) {
-          setErrors({ [field]: error.message });
-          throw new ApiError(error.status, error.code, `Not saved: ${error.message}`, error.detail);
+          setErrors({ [field]: errorWords(error) });
+          throw new ApiError(error.status, error.code, error.message, {
+            ...error.detail,
+            about: t('verifiers.notSaved'),
+          });
         }
         throw error;
       }
@@ -159,21 +164,21 @@ export function Verifiers() {
       await system.delete('/api/v1/verifiers/{gatewayId}', { params: { gatewayId: v.gatewayId } });
       if (editing?.gatewayId === v.gatewayId) reset();
       list.reload();
-      return `Verifier ${v.name} deleted; codes already sent through it can be checked until they expire.`;
+      return t('verifiers.deleted', { name: v.name });
     });
 
   return (
-    <Page title="Verifiers">
+    <Page title={t('app.nav.verifiers')}>
       <p class="lead">
         A verifier sends one-time codes with a verify token (<code>POST /api/v1/verifier/send</code>) and checks them (
         <code>POST /api/v1/verifier/check</code>): each step of its workflow is sent when the one before was not
         delivered or its code not confirmed in time.
       </p>
       <form class="card" onSubmit={submit} aria-labelledby="verifier-form">
-        <h2 id="verifier-form">{editing ? `Edit ${editing.name}` : 'Create a verifier'}</h2>
+        <h2 id="verifier-form">{editing ? t('verifiers.edit', { name: editing.name }) : t('verifiers.create')}</h2>
         <div class="grid">
           <TextField
-            label="Name"
+            label={t('col.name')}
             value={draft.name}
             onValue={(name) => set({ name })}
             required
@@ -181,79 +186,79 @@ export function Verifiers() {
             error={errors.name}
           />
           <TextField
-            label="Brand"
+            label={t('verifiers.brand')}
             value={draft.brand}
             onValue={(brand) => set({ brand })}
             required
             maxLength={64}
-            hint="Written into each code's text: “<brand>: <code>”."
+            hint={t('verifiers.brandHint', { example: '“<brand>: <code>”' })}
             error={errors.brand}
           />
           <TextField
-            label="Code length"
+            label={t('verifiers.codeLength')}
             {...whole(4, 8)}
             value={draft.codeLength}
             onValue={(codeLength) => set({ codeLength })}
             required
-            hint="4-8 digits; 4 with a FLASHCALL step."
+            hint={t('verifiers.codeLengthHint')}
             error={errors.codeLength}
           />
           <TextField
-            label="Code lifetime"
+            label={t('verifiers.lifetime')}
             {...whole(60, 3600)}
             value={draft.codeTtl}
             onValue={(codeTtl) => set({ codeTtl })}
             required
-            hint="Seconds a code can be checked: 60-3600."
+            hint={t('verifiers.lifetimeHint')}
             error={errors.codeTtl}
           />
           <TextField
-            label="Max checks"
+            label={t('verifiers.maxChecks')}
             {...whole(1, 10)}
             value={draft.maxChecks}
             onValue={(maxChecks) => set({ maxChecks })}
             required
-            hint="Checks of one code before it expires: 1-10."
+            hint={t('verifiers.maxChecksHint')}
             error={errors.maxChecks}
           />
         </div>
         {draft.steps.map((s, i) => (
           <fieldset key={s.key}>
-            <legend>Step {i + 1}</legend>
+            <legend>{t('cascade.step', { step: i + 1 })}</legend>
             <div class="grid">
               <SelectField
-                label="Channel"
+                label={t('col.channel')}
                 value={s.channelType}
                 onValue={(channelType) =>
                   setStep(s.key, i, { channelType, senderName: FIXED_SENDER[channelType] ?? s.senderName })
                 }
-                options={CHANNELS}
+                options={codeOptions('channel', CHANNELS)}
                 error={errors[`step.${i}.channelType`]}
               />
               <TextField
-                label="Sender name"
+                label={t('col.senderName')}
                 value={s.senderName}
                 onValue={(senderName) => setStep(s.key, i, { senderName })}
                 required
                 maxLength={50}
                 hint={
                   s.channelType === 'SMS' || s.channelType === 'WHATSAPP'
-                    ? 'An approved sender name.'
+                    ? t('verifiers.approvedName')
                     : s.channelType === 'TELEGRAM'
-                      ? 'An approved bot with its token; the code goes through the Telegram Gateway.'
+                      ? t('verifiers.approvedBot')
                       : s.channelType === 'VOICECODE'
-                        ? 'Always voicecode.'
+                        ? t('verifiers.voicecode')
                         : undefined
                 }
                 error={errors[`step.${i}.senderName`]}
               />
               <TextField
-                label="Timeout"
+                label={t('verifiers.timeout')}
                 {...whole(30, 900)}
                 value={s.timeout}
                 onValue={(timeout) => setStep(s.key, i, { timeout })}
                 required
-                hint="Seconds this step waits for the code before the next: 30-900."
+                hint={t('verifiers.timeoutHint')}
                 error={errors[`step.${i}.timeout`]}
               />
             </div>
@@ -263,9 +268,9 @@ export function Verifiers() {
                   type="button"
                   class="secondary small"
                   onClick={() => set({ steps: draft.steps.filter((d) => d.key !== s.key) })}
-                  aria-label={`Remove step ${i + 1}`}
+                  aria-label={t('cascade.removeStepN', { step: i + 1 })}
                 >
-                  Remove step
+                  {t('cascade.removeStep')}
                 </button>
               </div>
             )}
@@ -283,38 +288,36 @@ export function Verifiers() {
             disabled={draft.steps.length >= MAX_STEPS}
             onClick={() => set({ steps: [...draft.steps, step()] })}
           >
-            Add a step
+            {t('cascade.addStep')}
           </button>
           <button type="submit" disabled={action.busy}>
-            {editing ? 'Save changes' : 'Create verifier'}
+            {editing ? t('verifiers.saveChanges') : t('verifiers.createButton')}
           </button>
           {editing && (
             <button type="button" class="secondary" onClick={reset}>
-              Cancel editing
+              {t('verifiers.cancel')}
             </button>
           )}
         </div>
-        {draft.steps.length >= MAX_STEPS && <p class="hint">A workflow has at most {MAX_STEPS} steps.</p>}
+        {draft.steps.length >= MAX_STEPS && <p class="hint">{t('verifiers.atMost', { max: MAX_STEPS })}</p>}
       </form>
       <NoticeLine notice={notice.notice} />
 
-      <AsyncState state={list} what="verifiers" />
+      <AsyncState state={list} what={t('verifiers.theVerifiers')} />
       {list.data && (
         <ListTable
-          label="Verifiers"
+          label={t('app.nav.verifiers')}
           columns={[
-            'Name',
-            'Gateway ID',
-            'Brand',
-            { label: 'Code length', class: 'num' },
-            { label: 'Lifetime', class: 'num' },
-            { label: 'Max checks', class: 'num' },
-            'Workflow',
-            'Updated',
-            { label: 'Actions', hidden: true },
+            ...texts('col.name', 'verification.gatewayId', 'verifiers.brand'),
+            ...(['verifiers.codeLength', 'verifiers.lifetimeCol', 'verifiers.maxChecks'] as const).map((key) => ({
+              label: t(key),
+              class: 'num',
+            })),
+            ...texts('verifiers.workflow', 'col.updated'),
+            { label: t('ui.actions'), hidden: true },
           ]}
           rows={list.data.items}
-          empty="No verifiers yet."
+          empty={t('verifiers.none')}
           row={(v) => (
             <tr key={v.gatewayId}>
               <th scope="row">{v.name}</th>
@@ -334,11 +337,16 @@ export function Verifiers() {
                     class="secondary small"
                     disabled={action.busy}
                     onClick={() => edit(v)}
-                    aria-label={`Edit ${v.name}`}
+                    aria-label={t('verifiers.edit', { name: v.name })}
                   >
-                    Edit
+                    {t('verifiers.editButton')}
                   </button>
-                  <ConfirmButton label="Delete" name={v.name} disabled={action.busy} onConfirm={() => void remove(v)} />
+                  <ConfirmButton
+                    label={t('ui.delete')}
+                    name={v.name}
+                    disabled={action.busy}
+                    onConfirm={() => void remove(v)}
+                  />
                 </span>
               </td>
             </tr>
