@@ -118,34 +118,52 @@ export async function runIdempotent<T>(
   request: IdempotentRequest,
   work: (tx: Queryable) => Promise<{ statusCode: number; body: T }>,
 ): Promise<IdempotentResult<T>> {
-  const { key } = request;
-  if (key === undefined) {
-    const result = await db.transaction(work);
-    return { ...result, replayed: false };
-  }
   try {
     const result = await db.transaction(async (tx) => {
       const done = await work(tx);
-      const recorded = await idempotencyPut(tx, {
-        accountId: request.accountId,
-        operation: request.operation,
-        key,
-        requestHash: requestHash(request.body),
-        statusCode: done.statusCode,
-        response: done.body,
-        now: request.now,
-        expiredBefore: new Date(request.now.getTime() - IDEMPOTENCY_WINDOW_MS),
-      });
-      if (!recorded) throw new LostRace();
+      await idempotentRecord(tx, request, done);
       return done;
     });
     return { ...result, replayed: false };
   } catch (error) {
-    if (!(error instanceof LostRace)) throw error;
-    const winner = await idempotentReplay<T>(db, request);
-    if (!winner) throw error;
-    return winner;
+    return idempotentAfterRace<T>(db, request, error);
   }
+}
+
+/**
+ * For work whose transaction is not {@link runIdempotent}'s (a cascade's start): records the response under the
+ * request's key in `tx` (without a key, nothing). A first attempt of the same key that committed meanwhile makes it
+ * throw: the caller's transaction rolls back, and {@link idempotentAfterRace} answers with the winner's response.
+ */
+export async function idempotentRecord(
+  tx: Queryable,
+  request: IdempotentRequest,
+  done: { readonly statusCode: number; readonly body: unknown },
+): Promise<void> {
+  if (request.key === undefined) return;
+  const recorded = await idempotencyPut(tx, {
+    accountId: request.accountId,
+    operation: request.operation,
+    key: request.key,
+    requestHash: requestHash(request.body),
+    statusCode: done.statusCode,
+    response: done.body,
+    now: request.now,
+    expiredBefore: new Date(request.now.getTime() - IDEMPOTENCY_WINDOW_MS),
+  });
+  if (!recorded) throw new LostRace();
+}
+
+/** After a transaction that threw: the winner's response when it lost a race for its key, else the error again. */
+export async function idempotentAfterRace<T>(
+  db: Queryable,
+  request: IdempotentRequest,
+  error: unknown,
+): Promise<IdempotentResult<T>> {
+  if (!(error instanceof LostRace)) throw error;
+  const winner = await idempotentReplay<T>(db, request);
+  if (!winner) throw error;
+  return winner;
 }
 
 /**

@@ -7,6 +7,7 @@ import { errorResponses } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { CHANNELS } from '../shared/channels.js';
 import { UUID_PATTERN } from '../util/uuid7.js';
+import { idempotencyKeyOf } from '../idempotency/index.js';
 import { CHECK_STATUSES, checkCode, CodeHasher, SEND_WINDOW_MS, sendCode } from './verifications.js';
 
 /** A destination as a client writes it (digits, +, spaces, dashes, brackets) is far shorter. */
@@ -41,6 +42,11 @@ export const verificationRoutes: Routes = (app, ctx) => {
           `HERALD_VERIFY_SENDS_PER_ADDRESS (${perAddress}) per account and client address in 10 minutes: ` +
           '429 4290 with Retry-After. The message of a step is an ordinary message (TOKEN_1 sees it), priced as one.',
         security,
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(
+            Type.String({ description: 'Same key and body within 24 h returns the first response, sending no code' }),
+          ),
+        }),
         body: Type.Object(
           {
             gatewayId: Type.String({ minLength: 1, maxLength: 64 }),
@@ -53,18 +59,21 @@ export const verificationRoutes: Routes = (app, ctx) => {
         ),
         response: {
           200: Type.Object({ uuid: Type.String({ description: 'what the code is checked with' }) }),
-          ...errorResponses(401, 402, 403, 404, 413, 422, 429),
+          ...errorResponses(401, 402, 403, 404, 409, 413, 422, 429),
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = principalOf(request);
       const wait = addresses.take(`${principal.accountId} ${failureKeyOf(request.ip)}`);
       if (wait > 0) {
         ctx.metrics.rateLimited.inc({ kind: 'verify_sends' });
         throw herald('tooManyRequests', { retryAfter: wait });
       }
-      return sendCode(ctx, hasher, principal, request.body);
+      const key = idempotencyKeyOf(request.headers['idempotency-key']);
+      const result = await sendCode(ctx, hasher, principal, request.body, key);
+      if (result.replayed) void reply.header('idempotent-replayed', 'true');
+      return reply.status(200).send(result.body);
     },
   );
 

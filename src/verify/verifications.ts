@@ -3,6 +3,12 @@ import type { AppContext } from '../context.js';
 import { cascadesStop, startCascade, type StoredStep } from '../cascades/index.js';
 import type { Db, Queryable } from '../db/db.js';
 import { herald } from '../errors/catalogue.js';
+import {
+  idempotentAfterRace,
+  idempotentRecord,
+  idempotentReplay,
+  type IdempotentResult,
+} from '../idempotency/index.js';
 import type { Principal } from '../accounts/index.js';
 import { conversionUpsert } from '../conversions/index.js';
 import { pumpingProofs } from '../fraud/index.js';
@@ -77,16 +83,21 @@ export interface SendRequest {
  * AUTHORIZE messages whose steps move on when not delivered or when their timeout passes unconfirmed, and whose
  * last step is created before the code expires. In one transaction: the send limit per destination and verifier
  * (429 4290), the replacement of the destination's pending code (its cascade and unsent steps stopped), the
- * verification and the first step. Returns the uuid the code is checked with.
+ * verification and the first step. Returns the uuid the code is checked with. With an `Idempotency-Key`, a retry
+ * gets the first answer (recorded in the same transaction) and sends no second code.
  */
 export async function sendCode(
   ctx: AppContext,
   hasher: CodeHasher,
   principal: Principal,
   request: SendRequest,
-): Promise<{ uuid: string }> {
+  idempotencyKey: string | undefined,
+): Promise<IdempotentResult<{ uuid: string }>> {
   const now = ctx.clock.now();
   const { accountId } = principal;
+  const idempotent = { accountId, operation: 'verifier-send', key: idempotencyKey, body: request, now };
+  const earlier = await idempotentReplay<{ uuid: string }>(ctx.db, idempotent);
+  if (earlier) return earlier;
   const verifier = await verifierGet(ctx.db, accountId, request.gatewayId);
   if (!verifier) throw herald('notFound', { what: `Verifier ${request.gatewayId}` });
   const all = settingsOfRow(verifier);
@@ -104,39 +115,45 @@ export async function sendCode(
   const key = { accountId, gatewayId: verifier.gateway_id, destination };
   const codes = await hasher.ready();
 
-  const { id } = await startCascade(
-    ctx,
-    {
-      sender: senderOf(principal),
-      channels: enabledChannels(principal.accountChannels),
-      steps,
-      stepsUntil: expiresAt,
-    },
-    async (tx, id) => {
-      await verificationLockDestination(tx, accountId, key.gatewayId, destination);
-      const recent = await verificationRecentSends(tx, key, new Date(now.getTime() - SEND_WINDOW_MS));
-      if (recent.count >= SENDS_PER_DESTINATION) {
-        const free = recent.oldest!.getTime() + SEND_WINDOW_MS - now.getTime();
-        throw herald('tooManyRequests', { retryAfter: Math.max(1, Math.ceil(free / 1000)) });
-      }
-      const pending = await verificationLockPending(tx, key);
-      await endCodes(
-        tx,
-        pending.map((id) => ({ accountId, id })),
-        'replaced',
-        now,
-      );
-      await verificationInsert(tx, {
-        ...key,
-        id,
-        codeHmac: codes.hmac(id, code),
-        createdAt: now,
-        expiresAt,
-        maxChecks: settings.maxChecks,
-      });
-    },
-  );
-  return { uuid: id };
+  let started: { id: string };
+  try {
+    started = await startCascade(
+      ctx,
+      {
+        sender: senderOf(principal),
+        channels: enabledChannels(principal.accountChannels),
+        steps,
+        stepsUntil: expiresAt,
+      },
+      async (tx, id) => {
+        await verificationLockDestination(tx, accountId, key.gatewayId, destination);
+        const recent = await verificationRecentSends(tx, key, new Date(now.getTime() - SEND_WINDOW_MS));
+        if (recent.count >= SENDS_PER_DESTINATION) {
+          const free = recent.oldest!.getTime() + SEND_WINDOW_MS - now.getTime();
+          throw herald('tooManyRequests', { retryAfter: Math.max(1, Math.ceil(free / 1000)) });
+        }
+        const pending = await verificationLockPending(tx, key);
+        await endCodes(
+          tx,
+          pending.map((id) => ({ accountId, id })),
+          'replaced',
+          now,
+        );
+        await verificationInsert(tx, {
+          ...key,
+          id,
+          codeHmac: codes.hmac(id, code),
+          createdAt: now,
+          expiresAt,
+          maxChecks: settings.maxChecks,
+        });
+        await idempotentRecord(tx, idempotent, { statusCode: 200, body: { uuid: id } });
+      },
+    );
+  } catch (error) {
+    return idempotentAfterRace<{ uuid: string }>(ctx.db, idempotent, error);
+  }
+  return { statusCode: 200, body: { uuid: started.id }, replayed: false };
 }
 
 /**

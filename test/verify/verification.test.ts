@@ -335,6 +335,24 @@ describe.each(ENGINES)('verification (%s)', (engine) => {
     const traffic = await t.call('POST', '/api/v1/verifier/send', { token: c.traffic, body });
     expect([traffic.status, traffic.body.error.code]).toEqual([403, 4030]);
   });
+
+  it('answers a send retried with its Idempotency-Key with the first uuid, and sends no second code', async () => {
+    const c = await client({ workflow: [SMS] });
+    const body = { gatewayId: c.gatewayId, destination: '79161400150' };
+    const keyed = (key: string, payload: object = body) =>
+      t.call('POST', '/api/v1/verifier/send', { token: c.verify, body: payload, headers: { 'idempotency-key': key } });
+    const first = await keyed('otp-1');
+    expect(first.status).toBe(200);
+    const again = await keyed('otp-1');
+    expect([again.status, again.body, again.headers.get('idempotent-replayed')]).toEqual([200, first.body, 'true']);
+    const rows = await t.testDb.db.query('SELECT id FROM verifications WHERE account_id = $1', [c.accountId]);
+    expect(rows).toEqual([{ id: first.body.uuid }]);
+    // The same key with another body is a conflict; another key is another send (the first code is replaced).
+    const other = await keyed('otp-1', { ...body, destination: '79161400160' });
+    expect([other.status, other.body.error.code]).toEqual([409, 4090]);
+    const second = await keyed('otp-2');
+    expect(second.body.uuid).not.toBe(first.body.uuid);
+  });
 });
 
 /** The send limit per client address (HERALD_VERIFY_SENDS_PER_ADDRESS), on Herald's clock. */

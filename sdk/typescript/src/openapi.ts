@@ -4346,7 +4346,10 @@ export interface operations {
     verificationSend: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Same key and body within 24 h returns the first response, sending no code */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4414,6 +4417,15 @@ export interface operations {
             };
             /** @description Error */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

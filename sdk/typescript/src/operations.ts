@@ -60,7 +60,7 @@ export const OPERATIONS = {
    * POST /api/v1/verifier/send: Send a one-time code to a destination through a verifier's workflow; check it with the
    * uuid
    */
-  verificationSend: { method: 'POST', path: '/api/v1/verifier/send', idempotencyKey: false },
+  verificationSend: { method: 'POST', path: '/api/v1/verifier/send', idempotencyKey: true },
   /** POST /api/v1/verifier/check: Check a code sent with /api/v1/verifier/send */
   verificationCheck: { method: 'POST', path: '/api/v1/verifier/check', idempotencyKey: false },
   /** GET /api/v1/message/{uuid}: One message with its status history */
