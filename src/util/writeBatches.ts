@@ -6,7 +6,8 @@
  */
 export class WriteBatches<T> {
   private readonly queue: { readonly item: T; readonly settle: (error?: unknown) => void }[] = [];
-  private running: Promise<void> | undefined;
+  /** A run is writing; cleared in the same turn as its loop finds the queue empty, so no write is left behind. */
+  private running = false;
 
   constructor(
     private readonly write: (items: T[]) => Promise<void>,
@@ -16,16 +17,12 @@ export class WriteBatches<T> {
   add(item: T): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({ item, settle: (error) => (error === undefined ? resolve() : reject(error)) });
-      this.running ??= this.run().finally(() => (this.running = undefined));
+      if (!this.running) void this.run();
     });
   }
 
-  /** Resolves when every write added so far has settled. */
-  async drain(): Promise<void> {
-    await this.running;
-  }
-
   private async run(): Promise<void> {
+    this.running = true;
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.max);
       try {
@@ -35,5 +32,6 @@ export class WriteBatches<T> {
         for (const b of batch) b.settle(error ?? new Error('write failed'));
       }
     }
+    this.running = false;
   }
 }

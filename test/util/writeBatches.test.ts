@@ -38,7 +38,14 @@ describe('WriteBatches', () => {
     expect(w.written).toEqual([[1], [2, 3, 4], [5]]);
     w.release();
     await Promise.all(rest);
-    await batches.drain();
+  });
+
+  it('writes what is added as the last statement settles (no write is left without a run)', async () => {
+    const written: number[][] = [];
+    const batches = new WriteBatches<number>(async (items) => void written.push(items), 10);
+    // The second add runs in the turn the first one's promise settles, as the run's loop finds the queue empty.
+    await batches.add(1).then(() => batches.add(2));
+    expect(written).toEqual([[1], [2]]);
   });
 
   it("settles a failed statement's writes with its error, and goes on with the next", async () => {
