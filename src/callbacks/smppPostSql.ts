@@ -100,8 +100,8 @@ export async function callbackSmppPostEvents(
 }
 
 /**
- * Records events of an SMPP POST as acknowledged (never sent again), and ends the POST once all its events are:
- * `delivered`, its acknowledgements deleted. Returns whether it ended.
+ * Records events of an SMPP POST as acknowledged (never sent again), and ends the POST once all its events are
+ * ({@link callbackSmppEnd}). Returns whether it ended.
  */
 export async function callbackSmppAck(
   db: Queryable,
@@ -109,27 +109,19 @@ export async function callbackSmppAck(
   eventIds: readonly number[],
   now: Date,
 ): Promise<boolean> {
-  const [row] = await db.query<{ ended: boolean }>(
+  const [row] = await db.query<{ complete: boolean }>(
     `WITH added AS (
        INSERT INTO smpp_receipt_acks (delivery_id, event_id, acked_at)
        SELECT $1, e, $3 FROM unnest($2::bigint[]) AS e
        ON CONFLICT DO NOTHING
        RETURNING 1
-     ),
-     acked AS (
-       SELECT (SELECT count(*) FROM smpp_receipt_acks WHERE delivery_id = $1) + (SELECT count(*) FROM added) AS n
-     ),
-     ended AS (
-       UPDATE callback_deliveries d SET state = 'delivered', finished_at = $3, smpp_lease_until = NULL
-       FROM acked WHERE d.id = $1 AND d.state = 'open' AND acked.n >= d.events
-       RETURNING d.id
      )
-     SELECT EXISTS (SELECT 1 FROM ended) AS ended`,
+     SELECT (SELECT count(*) FROM smpp_receipt_acks WHERE delivery_id = $1) + (SELECT count(*) FROM added)
+       >= d.events AS complete
+     FROM callback_deliveries d WHERE d.id = $1 AND d.state = 'open'`,
     [deliveryId, eventIds, now],
   );
-  if (!row!.ended) return false;
-  await db.query('DELETE FROM smpp_receipt_acks WHERE delivery_id = $1', [deliveryId]);
-  return true;
+  return row?.complete === true && callbackSmppEnd(db, deliveryId, now);
 }
 
 /**
