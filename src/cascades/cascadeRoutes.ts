@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { herald } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../accounts/index.js';
-import { errorResponses } from '../http/schemas.js';
+import { errorResponses, IdempotencyHeaders } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { idempotencyKeyOf } from '../idempotency/index.js';
 import { MAX_BATCH, SendResponseSchema } from '../sending/index.js';
@@ -42,11 +42,7 @@ export const cascadeRoutes: Routes = (app, ctx) => {
           'created when the one before ends as its condition says (not_delivered: undelivered or unsent; ' +
           'not_read: also delivered and not read in its lifetime); a delivery (a read for not_read) ends it.',
         security,
-        headers: Type.Object({
-          'idempotency-key': Type.Optional(
-            Type.String({ description: 'Same key and body within 24 h returns the first response' }),
-          ),
-        }),
+        headers: IdempotencyHeaders,
         body: Type.Array(CascadeRequest, {
           minItems: 1,
           maxItems: MAX_BATCH,

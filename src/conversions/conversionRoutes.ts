@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { herald } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../accounts/index.js';
 import { bodyLimitFor } from '../http/bodyLimits.js';
-import { errorResponses } from '../http/schemas.js';
+import { errorResponses, IdempotencyHeaders } from '../http/schemas.js';
 import type { HeraldApp, Routes } from '../http/server.js';
 import { idempotencyKeyOf, idempotentReplay, runIdempotent } from '../idempotency/index.js';
 import { pumpingProofs } from '../fraud/index.js';
@@ -121,11 +121,7 @@ export function registerConversionRoute(app: HeraldApp, ctx: AppContext): void {
         summary: 'Report FLASHCALL conversions (Bearer TOKEN_1); also served on HERALD_CONVERSION_PORT',
         description: 'One conversion per message: a later report for a message replaces the earlier one.',
         security: [{ bearerToken: [] }],
-        headers: Type.Object({
-          'idempotency-key': Type.Optional(
-            Type.String({ description: 'Same key and body within 24 h returns the first response' }),
-          ),
-        }),
+        headers: IdempotencyHeaders,
         body: Type.Array(
           Type.Object({
             messageUuid: Type.String({ format: 'uuid' }),

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { herald, showValue } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../accounts/index.js';
 import { idempotencyKeyOf, type IdempotentResult } from '../idempotency/index.js';
-import { ChannelType, errorResponses, Id, MAX_PAGE } from '../http/schemas.js';
+import { ChannelType, errorResponses, Id, IdempotencyHeaders, MAX_PAGE } from '../http/schemas.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Routes } from '../http/server.js';
 import { readOwnWrite } from '../db/replica.js';
@@ -52,12 +52,6 @@ const DispatchObject = Type.Object({
   parts: Counters,
 });
 const DispatchId = Type.Object({ id: Type.String({ maxLength: 100 }) });
-/** Every creating POST of dispatches honours it (DESIGN 12): the same key and request within 24 h, the first answer. */
-const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(
-    Type.String({ description: 'Same key and request within 24 h returns the first response and changes nothing' }),
-  ),
-});
 
 /** The key of a request, and its answer marked when it is the stored answer to an earlier one. */
 const keyOf = (request: FastifyRequest): string | undefined => idempotencyKeyOf(request.headers['idempotency-key']);

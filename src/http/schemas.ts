@@ -21,6 +21,13 @@ export const errorResponses = (...statuses: number[]): Record<number, TSchema> =
 
 export const ChannelType = Type.Enum(CHANNELS);
 
+/** The header of every creating POST (DESIGN 12): the same key and request within 24 h get the first answer. */
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({ description: 'Same key and request within 24 h returns the first response and changes nothing' }),
+  ),
+});
+
 export const Balance = Type.Record(Type.String({ pattern: '^[A-Z]{3}$' }), Type.Number(), {
   description: 'Currency code -> balance in that currency',
 });

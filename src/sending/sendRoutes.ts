@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { idempotencyKeyOf } from '../idempotency/index.js';
 import { principalOf, requireToken } from '../accounts/index.js';
-import { errorResponses } from '../http/schemas.js';
+import { errorResponses, IdempotencyHeaders } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { MessageRequest, SendResponse } from './sendSchemas.js';
 import { MAX_BATCH, sendMessages } from './sendMessages.js';
@@ -28,11 +28,7 @@ export const messageRoutes: Routes = (app, ctx) => {
         tags: ['Messages'],
         summary: 'Send a batch of 1 to 1000 messages',
         security: [{ basicToken: [] }],
-        headers: Type.Object({
-          'idempotency-key': Type.Optional(
-            Type.String({ description: 'Same key and body within 24 h returns the first response' }),
-          ),
-        }),
+        headers: IdempotencyHeaders,
         body: Type.Array(MessageRequest, {
           minItems: 1,
           maxItems: MAX_BATCH,

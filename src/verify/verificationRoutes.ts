@@ -3,7 +3,7 @@ import { herald } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../accounts/index.js';
 import { failureKeyOf } from '../http/clientAddress.js';
 import { RateLimiter } from '../http/rateLimit.js';
-import { errorResponses } from '../http/schemas.js';
+import { errorResponses, IdempotencyHeaders } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { CHANNELS } from '../shared/channels.js';
 import { UUID_PATTERN } from '../util/uuid7.js';
@@ -42,11 +42,7 @@ export const verificationRoutes: Routes = (app, ctx) => {
           `HERALD_VERIFY_SENDS_PER_ADDRESS (${perAddress}) per account and client address in 10 minutes: ` +
           '429 4290 with Retry-After. The message of a step is an ordinary message (TOKEN_1 sees it), priced as one.',
         security,
-        headers: Type.Object({
-          'idempotency-key': Type.Optional(
-            Type.String({ description: 'Same key and body within 24 h returns the first response, sending no code' }),
-          ),
-        }),
+        headers: IdempotencyHeaders,
         body: Type.Object(
           {
             gatewayId: Type.String({ minLength: 1, maxLength: 64 }),

@@ -2144,7 +2144,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Same key and body within 24 h returns the first response */
+                /** @description Same key and request within 24 h returns the first response and changes nothing */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -2406,7 +2406,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Same key and body within 24 h returns the first response */
+                /** @description Same key and request within 24 h returns the first response and changes nothing */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -4347,7 +4347,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Same key and body within 24 h returns the first response, sending no code */
+                /** @description Same key and request within 24 h returns the first response and changes nothing */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -15760,7 +15760,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Same key and body within 24 h returns the first response */
+                /** @description Same key and request within 24 h returns the first response and changes nothing */
                 "idempotency-key"?: string;
             };
             path?: never;
