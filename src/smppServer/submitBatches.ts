@@ -80,7 +80,6 @@ export class SubmitBatches {
       lane.gathering = false;
       while (lane.queue.length > 0) await this.send(lane, lane.queue.splice(0, MAX_BATCH));
     } finally {
-      lane.gathering = false;
       if (--lane.runs === 0) this.lanes.delete(key);
     }
   }

@@ -115,9 +115,8 @@ export async function sendCode(
   const key = { accountId, gatewayId: verifier.gateway_id, destination };
   const codes = await hasher.ready();
 
-  let started: { id: string };
   try {
-    started = await startCascade(
+    const { id } = await startCascade(
       ctx,
       {
         sender: senderOf(principal),
@@ -150,10 +149,10 @@ export async function sendCode(
         await idempotentRecord(tx, idempotent, { statusCode: 200, body: { uuid: id } });
       },
     );
+    return { statusCode: 200, body: { uuid: id }, replayed: false };
   } catch (error) {
     return idempotentAfterRace<{ uuid: string }>(ctx.db, idempotent, error);
   }
-  return { statusCode: 200, body: { uuid: started.id }, replayed: false };
 }
 
 /**
