@@ -33,7 +33,7 @@ export interface PumpingItem {
  * locked: batches of one account read them side by side. Counts come from {@link pumpingCheck}'s write, which locks
  * the keys' rows. Nothing is read when no message is counted.
  */
-export async function pumpingHistory(
+export async function pumpingHoldsBefore(
   tx: Queryable,
   accountId: number,
   settings: PumpingSettings,
@@ -47,7 +47,7 @@ export async function pumpingHistory(
 /**
  * The pumping check of a batch being stored, in the storing transaction (generation.ts, storeMessages): `items[i]`
  * undefined for a message that is not stored or not counted (refused, a dispatch's held message); `holds` from
- * {@link pumpingHistory}. Returns, in order, the hold each message waits in, or undefined for one that goes. The
+ * {@link pumpingHoldsBefore}. Returns, in order, the hold each message waits in, or undefined for one that goes. The
  * counts are exact when batches of one account race: one write of counts locks the keys' rows in key order and
  * returns them as the batches committed before left them (the count before the batch is the total less the batch; a
  * batch to the same key waits for this one's commit), with the history of the keys that may be over their

@@ -2,5 +2,5 @@
 export type { PumpingSettings } from './pumping.js';
 export { DEFAULT_PUMPING, pumpingCapped } from './pumping.js';
 export type { PumpingItem } from './holds.js';
-export { pumpingCheck, pumpingHistory, pumpingProofs } from './holds.js';
+export { pumpingCheck, pumpingHoldsBefore, pumpingProofs } from './holds.js';
 export { fraudJobs } from './jobs.js';

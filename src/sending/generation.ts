@@ -9,7 +9,7 @@ import {
   UNSUBSCRIBE_PLACEHOLDER,
 } from '../links/index.js';
 import { accountTakePace } from '../accounts/index.js';
-import { pumpingCapped, pumpingCheck, pumpingHistory, type PumpingItem } from '../fraud/index.js';
+import { pumpingCapped, pumpingCheck, pumpingHoldsBefore, type PumpingItem } from '../fraud/index.js';
 import { guardAtGeneration, guardAtStore, guardOf, type GuardSettings } from '../guard/index.js';
 import { fromMicros, type Micros, reserveCharges, toMicros } from '../money/index.js';
 import { lookupSubscriber, type Subscriber } from '../numbering/index.js';
@@ -216,7 +216,7 @@ export async function storeMessages(
   // creates and then starts, whose messages are planned by the start, not here. The account's holds are read before
   // the counts are locked.
   const pumped = (i: number): PumpingItem | undefined => (candidates[i]!.held ? undefined : candidates[i]!.message);
-  const history = await pumpingHistory(
+  const holdsBefore = await pumpingHoldsBefore(
     tx,
     sender.accountId,
     pumping,
@@ -242,7 +242,7 @@ export async function storeMessages(
     sender.accountId,
     pumping,
     candidates.map((_, i) => (stored(i) ? pumped(i) : undefined)),
-    history,
+    holdsBefore,
     now,
   );
   const paced = sender.paced ? await pace(tx, sender.accountId, candidates, (i) => stored(i) && !holds[i], now) : [];
