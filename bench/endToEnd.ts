@@ -253,6 +253,16 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       [account.id],
     );
     if (delivered.rows[0].n !== total) throw new Error(`${delivered.rows[0].n} of ${total} delivered`);
+    if (process.env.BENCH_VERBOSE) {
+      // How the events went out: POSTs to a receiver, or SMPP POSTs to the binds (one deliver_sm an event).
+      const posts = await db.query(
+        `SELECT via_smpp, count(*)::int AS n, avg(events)::float8 AS events FROM callback_deliveries GROUP BY via_smpp`,
+      );
+      for (const r of posts.rows)
+        process.stdout.write(
+          `  ${r.via_smpp ? 'SMPP POSTs' : 'POSTs'}: ${r.n}, ${Number(r.events).toFixed(1)} events each\n`,
+        );
+    }
     const latency = await db.query(
       `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN
        GROUP (ORDER BY ms) AS p99

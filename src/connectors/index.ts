@@ -43,7 +43,7 @@ export { statusPollJobs } from './statusPolls.js';
 export { botApiCall, botWebhookSecret, botWebhookSecretValid } from './http/telegramApi.js';
 export { buildConnectors } from './buildConnectors.js';
 export { corkUntilNextTick } from './smpp/corkedWrites.js';
-export { ShortMessagePdu, ShortMessageResp, receiptTlvs } from './smpp/hotPdus.js';
+export { receiptFields, receiptTlvs, ShortMessagePdu, ShortMessageResp } from './smpp/hotPdus.js';
 export { smsPdus } from './smpp/smppMessage.js';
 export { moPartOf } from './smpp/moParts.js';
 export type { MoPart } from './smpp/moParts.js';

@@ -3,6 +3,7 @@ import smpp from 'smpp';
 import '../shared/smppGsmCoderPatch.js';
 import {
   corkUntilNextTick,
+  receiptFields,
   receiptTlvs,
   type ShortMessageFields,
   ShortMessagePdu,
@@ -428,25 +429,17 @@ export class SmscSimulator {
     const receipt: PendingReceipt = {
       systemId,
       attempts: 0,
-      fields: {
-        source_addr: destination,
-        source_addr_ton: 1,
-        source_addr_npi: 1,
-        destination_addr: source,
-        dest_addr_ton: 0,
-        dest_addr_npi: 0,
-        esm_class: 0x04,
-        registered_delivery: 0,
-        data_coding: 0,
-        validity_period: '',
-        // The receipt text is plain ASCII letters, digits, colons and spaces: their GSM 03.38 codes are the same.
-        short_message: Buffer.from(
+      // The receipt text is plain ASCII letters, digits, colons and spaces: their GSM 03.38 codes are the same.
+      fields: receiptFields(
+        { addr: destination, ton: 1, npi: 1 },
+        source,
+        Buffer.from(
           this.options.receiptErrInNack && !delivered
             ? receiptText(reportedId, false, '000', `NACK/0x${error.toString(16).padStart(8, '0')}/Submit failed`)
             : receiptText(reportedId, delivered, err),
           'ascii',
         ),
-      },
+      ),
       tlvs: receiptTlvs(reportedId, delivered ? 2 : 5),
     };
     this.receiptQueue.push({ due: nowMs(this.clock) + this.options.delayMs, session, receipt });

@@ -8,7 +8,7 @@ import type { ClockTimer } from '../util/clock.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
 import { authChargeFirst, authGuard } from '../http/auth.js';
 import { RateLimiter } from '../http/rateLimit.js';
-import { moPartOf } from '../connectors/index.js';
+import { corkUntilNextTick, moPartOf, ShortMessageResp } from '../connectors/index.js';
 import { LongMessages, type PartLimits } from './longMessages.js';
 import { ReceiptDelivery } from './receiptDelivery.js';
 import { type SmppServerMetrics, smppServerMetrics } from './smppServerMetrics.js';
@@ -95,8 +95,11 @@ export class ClientSession {
     return this.bind !== undefined && this.bind.type !== 'transmitter' && !this.closed;
   }
 
-  send(pdu: smpp.PDU): void {
-    if (!this.closed) this.session.send(pdu);
+  /** Sends on the bind; what is sent in one turn leaves in one write (a window's answers, a POST's receipts). */
+  send(pdu: smpp.PDU): boolean {
+    if (this.closed) return false;
+    corkUntilNextTick(this.session.socket);
+    return this.session.send(pdu);
   }
 }
 
@@ -444,7 +447,11 @@ export class SmppServer {
         const item = result.item;
         if ('messageUuid' in item) {
           this.metrics.submits.inc({ outcome: 'accepted' });
-          for (const pdu of pdus) cs.send(pdu.response({ message_id: item.messageUuid }));
+          // Encoded directly, as the connectors' submit_sm_resp (the package's encoder walks every field).
+          for (const pdu of pdus)
+            cs.send(
+              new ShortMessageResp('submit_sm_resp', pdu.sequence_number, 0, item.messageUuid) as unknown as smpp.PDU,
+            );
         } else this.answer(cs, pdus, refusalOf(item));
       } else if (result.error instanceof HeraldError) {
         this.answer(cs, pdus, refusalOf(result.error));

@@ -103,7 +103,9 @@ describe.each(ENGINES)('SMPP POSTs of the callback outbox (%s)', (engine) => {
     await callbackSmppPostsClaim(tx, [accountId], T0, LEASE_MS, 10);
     // One acknowledged on an earlier lease; the other two now: the POST ends, its acknowledgement rows go.
     expect(await callbackSmppAck(tx, post.id, [post.eventIds[0]!], T0)).toBe(false);
-    expect(await callbackSmppEnd(tx, post.id, at(1))).toBe(true);
+    // Another POST of the account, all of its events acknowledged too, ends in the same statement.
+    const other = await smppPost(tx, accountId, 2);
+    expect(await callbackSmppEnd(tx, [post.id, other.id], at(1))).toEqual(new Set([post.id, other.id]));
     const [row] = await tx.query<{ state: string; finished_at: Date; smpp_lease_until: Date | null }>(
       'SELECT state, finished_at, smpp_lease_until FROM callback_deliveries WHERE id = $1',
       [post.id],
@@ -112,7 +114,8 @@ describe.each(ENGINES)('SMPP POSTs of the callback outbox (%s)', (engine) => {
     expect(await tx.query('SELECT 1 FROM smpp_receipt_acks WHERE delivery_id = $1', [post.id])).toEqual([]);
     expect(await callbackSmppWaiting(tx)).toBe(0);
     // Ended once: a second process whose lease ran out finds it ended.
-    expect(await callbackSmppEnd(tx, post.id, at(2))).toBe(false);
+    expect(await callbackSmppEnd(tx, [post.id], at(2))).toEqual(new Set());
+    expect(await callbackSmppEnd(tx, [], at(2))).toEqual(new Set());
   });
 
   own('given back at once (a bind closed) or from a time on (a client refused)', async (tx, accountId) => {

@@ -117,6 +117,30 @@ export function receiptTlvs(messageId: string, state: number): Tlv[] {
 }
 
 /**
+ * The fields of a delivery receipt's deliver_sm (esm_class 0x04) from the subscriber's number to the sender, its
+ * text the SMPP 3.4 appendix B receipt: what an SMSC sends Herald and what Herald's SMPP server sends its clients.
+ */
+export function receiptFields(
+  from: { readonly addr: string; readonly ton: number; readonly npi: number },
+  to: string,
+  text: Buffer,
+): ShortMessageFields {
+  return {
+    source_addr: from.addr,
+    source_addr_ton: from.ton,
+    source_addr_npi: from.npi,
+    destination_addr: to,
+    dest_addr_ton: 0,
+    dest_addr_npi: 0,
+    esm_class: 0x04,
+    registered_delivery: 0,
+    data_coding: 0,
+    validity_period: '',
+    short_message: text,
+  };
+}
+
+/**
  * A submit_sm_resp or deliver_sm_resp: the header and a message id (empty for deliver_sm_resp). A response with
  * an error status carries no body (SMPP 3.4, 3.2; the package encodes it so too).
  */
