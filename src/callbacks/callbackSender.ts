@@ -2,7 +2,7 @@ import { lookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
-import type { Db } from '../db/db.js';
+import type { Db, Queryable } from '../db/db.js';
 import { wakeAtCommit } from '../db/wake.js';
 import { WriteBatches } from '../util/writeBatches.js';
 import { nowMs, type Clock } from '../util/clock.js';
@@ -17,6 +17,7 @@ import {
   callbackPostsRecord,
   type AttemptOutcome,
   type ClaimedPost,
+  type FormRound,
 } from './postSql.js';
 import {
   callbackCursorsEnsure,
@@ -71,6 +72,11 @@ const OUTCOMES_PER_STATEMENT = 500;
 class PrivateAddressError extends Error {}
 
 const laneKey = (lane: Lane): string => `${lane.targetId}:${lane.lane}`;
+
+/** A round's forming, and whether it saved its look. */
+interface Formed extends FormRound {
+  readonly saved: boolean;
+}
 
 /**
  * Delivers the callback outbox: forms POSTs of up to 100 events per callback URL, POSTs
@@ -133,20 +139,30 @@ export class CallbackSender extends Loop {
   }
 
   /**
-   * One round: form the POSTs of the lanes with new events, then start the due ones. Returns how many attempts
-   * it started.
+   * One round: form the POSTs of the lanes with new events, then start the due ones. The forming and the claim
+   * commit together, one write transaction (one flush of the WAL) a round instead of two (docs/scaling.md); the
+   * sender's own view of its lanes moves on only once they have. Returns how many attempts it started.
    */
   async round(): Promise<number> {
-    const { db, clock } = this.deps;
-    const formed = await this.form();
+    const { db } = this.deps;
     const room = this.options.maxInFlight - this.inFlight.size;
-    if (room <= 0) return 0;
-    if (formed === 0) {
-      // Nothing new: the claim (a bigger statement) runs only when a POST is due.
-      this.nextDue = await callbackPostNextDue(db);
-      if (this.nextDue === null || this.nextDue.getTime() > nowMs(clock)) return 0;
+    let due: ClaimedPost[];
+    if (!(await this.eventsToForm())) due = await this.claim(db, 0, room);
+    else {
+      const formed = await db.transaction(async (tx) => {
+        const round = await this.form(tx);
+        return { round, due: await this.claim(tx, round.formed, room) };
+      });
+      this.formed(formed.round);
+      due = formed.due;
+      if (formed.round.cursorless.length > 0) {
+        // A URL's first events (or the first since its lanes idled): their lanes get a cursor (a transaction of its
+        // own, rare), and form at once. Lanes of a URL that no longer exists have nothing to send (no event can name
+        // it): they are let go.
+        for (const lane of await callbackCursorsEnsure(db, formed.round.cursorless)) this.pending.delete(laneKey(lane));
+        this.poke();
+      }
     }
-    const due = await callbackPostsClaim(db, clock.now(), room, this.options.leaseMs);
     for (const post of due) {
       const work = this.attempt(post).catch((error: unknown) =>
         this.deps.log.error(
@@ -164,13 +180,24 @@ export class CallbackSender extends Loop {
     return due.length;
   }
 
+  /** Leases the due POSTs there is room for; when nothing new was formed, only if one is due (a bigger statement). */
+  private async claim(db: Queryable, formed: number, room: number): Promise<ClaimedPost[]> {
+    const { clock } = this.deps;
+    if (room <= 0) return [];
+    if (formed === 0) {
+      this.nextDue = await callbackPostNextDue(db);
+      if (this.nextDue === null || this.nextDue.getTime() > nowMs(clock)) return [];
+    }
+    return callbackPostsClaim(db, clock.now(), room, this.options.leaseMs);
+  }
+
   /**
-   * Forms POSTs for the lanes with events since the last look and those still pending. The first round, at
-   * start, also takes every lane behind its cursor (whatever happened while no sender ran) and the events since the
-   * look that the last sender saved.
+   * Whether there may be events to form: lanes pending, or events since the last look (an idle round's one index
+   * probe instead of the forming statement). The first round, at start, also takes every lane behind its cursor
+   * (whatever happened while no sender ran) and the events since the look that the last sender saved.
    */
-  private async form(): Promise<number> {
-    const { db, clock } = this.deps;
+  private async eventsToForm(): Promise<boolean> {
+    const { db } = this.deps;
     if (this.scannedTo === undefined) {
       this.scannedTo = await callbackScanLoad(db);
       this.sweepLanes = true;
@@ -179,38 +206,41 @@ export class CallbackSender extends Loop {
       this.sweepLanes = false;
       for (const lane of await callbackLanesBehind(db)) this.pending.set(laneKey(lane), lane);
     }
-    // An idle round: one index probe instead of the forming statement.
     if (this.pending.size === 0 && !(await callbackEventsAfter(db, this.scannedTo))) {
       this.behind = false;
-      return 0;
+      return false;
     }
+    return true;
+  }
+
+  /** Forms POSTs for the pending lanes and those with events since the last look, in the round's transaction. */
+  private async form(tx: Queryable): Promise<Formed> {
+    const { clock } = this.deps;
     const round = await callbackPostsForm(
-      db,
+      tx,
       clock.now(),
-      { pending: [...this.pending.values()], since: this.scannedTo },
+      { pending: [...this.pending.values()], since: this.scannedTo! },
       500,
     );
-    for (const lane of [...round.found, ...round.cursorless]) this.pending.set(laneKey(lane), lane);
-    for (const lane of round.caughtUp) this.pending.delete(laneKey(lane));
-    if (round.cursorless.length > 0) {
-      // A URL's first events (or the first since its lanes idled): their lanes get a cursor, and form at once.
-      // Lanes of a URL that no longer exists have nothing to send (no event can name it): they are let go.
-      for (const lane of await callbackCursorsEnsure(db, round.cursorless)) this.pending.delete(laneKey(lane));
-      this.poke();
-    }
     // The SMPP servers (api processes) lease what the binds get: told at once rather than at their next poll.
-    if (round.formedSmpp > 0) await wakeAtCommit(db, 'receipts');
-    this.scannedTo = round.next;
-    this.behind = round.behind;
-    if (round.found.length > 0) this.unsaved = true;
+    if (round.formedSmpp > 0) await wakeAtCommit(tx, 'receipts');
     // At most once a second of real time (a write rate, not a span of the clock), the look is saved for a sender
     // that starts later (every event below it has a cursor).
-    if (this.unsaved && performance.now() - this.savedAt >= 1000) {
+    const save = (this.unsaved || round.found.length > 0) && performance.now() - this.savedAt >= 1000;
+    if (save) await callbackScanSave(tx, round.next);
+    return { ...round, saved: save };
+  }
+
+  /** What a committed round's forming tells this sender of its lanes. */
+  private formed(round: Formed): void {
+    for (const lane of [...round.found, ...round.cursorless]) this.pending.set(laneKey(lane), lane);
+    for (const lane of round.caughtUp) this.pending.delete(laneKey(lane));
+    this.scannedTo = round.next;
+    this.behind = round.behind;
+    if (round.saved) {
       this.savedAt = performance.now();
       this.unsaved = false;
-      await callbackScanSave(db, round.next);
-    }
-    return round.formed;
+    } else if (round.found.length > 0) this.unsaved = true;
   }
 
   /** Waits until nothing is in flight (tests). */
