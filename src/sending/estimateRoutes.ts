@@ -14,7 +14,7 @@ export const MAX_ESTIMATE = 1000;
 
 const EstimateItem = Type.Union([
   Type.Object({
-    destination: Type.String(),
+    destination: Type.Union([Type.String(), Type.Null()]),
     parts: Type.Integer({ description: 'SMS parts (1 for every other channel)' }),
     encoding: Type.Union([Type.Enum(['gsm7', 'ucs2']), Type.Null()], { description: 'SMS only' }),
     characters: Type.Union([Type.Integer(), Type.Null()], {
@@ -27,7 +27,7 @@ const EstimateItem = Type.Union([
     price: Type.Union([Type.Number(), Type.Null()]),
     currency: Type.Union([Type.String(), Type.Null()]),
   }),
-  Type.Object({ destination: Type.String(), errorCode: Type.Integer(), msg: Type.String() }),
+  Type.Object({ destination: Type.Union([Type.String(), Type.Null()]), errorCode: Type.Integer(), msg: Type.String() }),
 ]);
 
 /**
@@ -57,7 +57,9 @@ export const estimateRoutes: Routes = (app, ctx) => {
             items: Type.Array(
               Type.Object(
                 {
-                  destination: Type.String({ maxLength: 100 }),
+                  destination: Type.Optional(
+                    Type.String({ maxLength: 100, description: 'none: the parts only, without a price' }),
+                  ),
                   text: Type.Optional(Type.String({ maxLength: TEXT_BOUNDS.SMS.units, description: 'SMS text' })),
                 },
                 { additionalProperties: false },
@@ -76,7 +78,9 @@ export const estimateRoutes: Routes = (app, ctx) => {
             total: Type.Object({
               parts: Type.Integer(),
               price: Type.Record(Type.String(), Type.Number(), { description: 'currency -> sum of the prices' }),
-              unpriced: Type.Integer({ description: 'items without a tariff (their price is unknown)' }),
+              unpriced: Type.Integer({
+                description: 'items without a price: no destination, or no tariff for it',
+              }),
               refused: Type.Integer({ description: 'items with an errorCode' }),
             }),
           }),
@@ -91,18 +95,19 @@ export const estimateRoutes: Routes = (app, ctx) => {
       const total = { parts: 0, price: new Map<string, bigint>(), unpriced: 0, refused: 0 };
       const answers = items.map(({ destination, text }) => {
         try {
-          const number = normaliseDestination(destination);
-          if (!number) throw herald('invalidMsisdn');
+          const number = destination === undefined ? undefined : normaliseDestination(destination);
+          if (destination !== undefined && !number) throw herald('invalidMsisdn');
           const sms = channelType === 'SMS' ? smsFigures(text ?? '') : undefined;
           const parts = sms?.parts ?? 1;
-          const tariff = ctx.tariffs.lookup(accountId, channelType as Channel, number.msisdn, number.country ?? null);
+          const tariff =
+            number && ctx.tariffs.lookup(accountId, channelType as Channel, number.msisdn, number.country ?? null);
           const price = tariff ? toMicros(tariff.perPart) * BigInt(parts) : undefined;
           total.parts += parts;
           if (tariff && price !== undefined)
             total.price.set(tariff.currency, (total.price.get(tariff.currency) ?? 0n) + price);
           else total.unpriced += 1;
           return {
-            destination,
+            destination: destination ?? null,
             parts,
             encoding: sms?.encoding ?? null,
             characters: sms?.characters ?? null,
@@ -114,14 +119,16 @@ export const estimateRoutes: Routes = (app, ctx) => {
         } catch (error) {
           if (!(error instanceof HeraldError)) throw error;
           total.refused += 1;
-          return { destination, errorCode: error.code, msg: error.message };
+          return { destination: destination ?? null, errorCode: error.code, msg: error.message };
         }
       });
       return {
         items: answers,
         total: {
           parts: total.parts,
-          price: Object.fromEntries([...total.price].map(([currency, micros]) => [currency, Number(fromMicros(micros))])),
+          price: Object.fromEntries(
+            [...total.price].map(([currency, micros]) => [currency, Number(fromMicros(micros))]),
+          ),
           unpriced: total.unpriced,
           refused: total.refused,
         },

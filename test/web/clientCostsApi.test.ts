@@ -145,10 +145,17 @@ describe.each(ENGINES)('the client API behind the cost and error pages (%s)', (e
         currency: null,
       });
       expect(reply.body.total).toEqual({ parts: 1, price: {}, unpriced: 1, refused: 0 });
+      const partsOnly = await estimate({ channelType: 'SMS', items: [{ text: 'Привет' }] });
+      expect(partsOnly.body.items[0]).toMatchObject({ destination: null, parts: 1, encoding: 'ucs2', price: null });
+      expect(partsOnly.body.total.unpriced).toBe(1);
     });
 
     it('refuses a malformed body with 4220 and no token with 4010', async () => {
-      for (const body of [{}, { channelType: 'SMS', items: [] }, { channelType: 'FAX', items: [{ destination: '1' }] }]) {
+      for (const body of [
+        {},
+        { channelType: 'SMS', items: [] },
+        { channelType: 'FAX', items: [{ destination: '1' }] },
+      ]) {
         const reply = await estimate(body);
         expect(reply.status, JSON.stringify(body)).toBe(422);
         expect(reply.body.error.code).toBe(4220);

@@ -2448,7 +2448,8 @@ export interface operations {
                     /** @enum {unknown} */
                     channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
                     items: {
-                        destination: string;
+                        /** @description none: the parts only, without a price */
+                        destination?: string;
                         /** @description SMS text */
                         text?: string;
                     }[];
@@ -2464,7 +2465,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: ({
-                            destination: string;
+                            destination: string | null;
                             /** @description SMS parts (1 for every other channel) */
                             parts: number;
                             /** @description SMS only */
@@ -2478,7 +2479,7 @@ export interface operations {
                             price: number | null;
                             currency: string | null;
                         } | {
-                            destination: string;
+                            destination: string | null;
                             errorCode: number;
                             msg: string;
                         })[];
@@ -2488,7 +2489,7 @@ export interface operations {
                             price: {
                                 [key: string]: number;
                             };
-                            /** @description items without a tariff (their price is unknown) */
+                            /** @description items without a price: no destination, or no tariff for it */
                             unpriced: number;
                             /** @description items with an errorCode */
                             refused: number;

@@ -943,6 +943,16 @@ export const en = {
   'routeForm.save': 'Save route',
   'routeForm.addButton': 'Add route',
   'routeForm.notWhole': 'Invalid {field}: {value} is not a whole number',
+  // Personal account: errors in words, costs before sending, money on the dashboard (issue 34: 2, 4, 6, 10)
+  'estimate.oneMessage': '1 message',
+  'estimate.parts':
+    '{parts, plural, one {# SMS part} other {# SMS parts}} · {encoding} · {characters} of {capacity} characters',
+  'estimate.gsm7': 'GSM-7',
+  'estimate.ucs2': 'UCS-2 (Cyrillic and other characters outside GSM-7)',
+  'estimate.price': 'price {price} ({perPart} a part)',
+  'estimate.priceNeedsDestination': 'enter the destination to see the price',
+  'estimate.noTariff': 'no tariff applies to this destination',
+  'estimate.notAcceptedAt': 'The message was not accepted: see “{field}”.',
 } as const;
 
 /** A key of the catalogues. */

@@ -951,4 +951,14 @@ export const ru: Messages = {
   'routeForm.save': 'Сохранить маршрут',
   'routeForm.addButton': 'Добавить маршрут',
   'routeForm.notWhole': 'Недопустимое значение {field}: {value} — не целое число',
+  // Personal account: errors in words, costs before sending, money on the dashboard (issue 34: 2, 4, 6, 10)
+  'estimate.oneMessage': '1 сообщение',
+  'estimate.parts':
+    '{parts, plural, one {# часть SMS} few {# части SMS} many {# частей SMS} other {# части SMS}} · {encoding} · {characters} из {capacity} символов',
+  'estimate.gsm7': 'GSM-7',
+  'estimate.ucs2': 'UCS-2 (кириллица и другие символы вне GSM-7)',
+  'estimate.price': 'стоимость {price} ({perPart} за часть)',
+  'estimate.priceNeedsDestination': 'укажите номер получателя, чтобы увидеть стоимость',
+  'estimate.noTariff': 'для этого номера нет тарифа',
+  'estimate.notAcceptedAt': 'Сообщение не принято: см. поле «{field}».',
 };
