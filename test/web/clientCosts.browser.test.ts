@@ -2,9 +2,12 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_ENGINE, screenshot, startBrowserHerald } from '../helpers/browser.js';
 import type { TestAccount, TestHerald } from '../helpers/testHerald.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { message } from '../messages/messageFixtures.js';
 
-// Issue 34 in the personal account, as a Russian client sees it: the Send form's parts, encoding and price, and its
-// refusals at the field (problem 6).
+// Issue 34 in the personal account, as a Russian client sees it: why a message was not delivered, in the list and
+// filtered by its code (problem 2); the Send form's parts, encoding and price, and its refusals at the field
+// (problem 6).
 describe.each([BROWSER_ENGINE])('costs and errors in the personal account (%s)', (engine) => {
   let t: TestHerald;
   let browser: Browser;
@@ -40,6 +43,50 @@ describe.each([BROWSER_ENGINE])('costs and errors in the personal account (%s)',
   /** The hint under a field, found by its control's label. */
   const hintOf = (page: Page, label: string) =>
     page.locator('.field', { has: page.getByLabel(label, { exact: true }) }).locator('.hint');
+
+  it('problem 2: the list shows each error in words, filters by error code, and the message page links there', async () => {
+    // A message waiting for an hour twelve hours away (UTC) is stopped: 9003. Another is delivered: no error.
+    const hour = (new Date().getUTCHours() + 12) % 24;
+    const [stopped, delivered] = await t.send(account.traffic, [
+      message('SMS', { senderName: 'CostShop', destination: '79161300021', hours: [hour], useLocalTime: false }),
+      message('SMS', { senderName: 'CostShop', destination: '79161300022' }),
+    ]);
+    const stop = await t.call('POST', '/api/v1/message/stop', { token: account.traffic, body: { uuids: [stopped] } });
+    expect(stop.body.items[0].code).toBe(200);
+    await waitFor(async () => {
+      const reply = await t.call('GET', `/api/v1/message/${delivered}`, { token: account.traffic });
+      return reply.body.status === 'delivered';
+    });
+
+    const page = await russianApp();
+    await page.goto(`${t.url}/app/messages`);
+    const table = page.getByRole('table', { name: 'Сообщения' });
+    await table.getByRole('columnheader', { name: 'Ошибка' }).waitFor();
+    const rowOf = (uuid: string) => table.getByRole('row').filter({ has: page.getByLabel(`Сообщение ${uuid}`) });
+    await rowOf(stopped!).getByTestId('row-error').filter({ hasText: 'Остановлено клиентом (9003)' }).waitFor();
+    expect(await rowOf(delivered!).getByTestId('row-error').textContent()).toBe('—');
+
+    // The filter by code: its dates are filled in (the last 31 days), and only the stopped message is listed.
+    await page.getByLabel('Ошибка', { exact: true }).selectOption({ label: '9003: Остановлено клиентом' });
+    await page.getByRole('button', { name: 'Найти' }).click();
+    await page.waitForURL(/error_code=9003/);
+    expect(new URL(page.url()).searchParams.get('time_from')).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    await page.getByText('Страница 1 из 1 (всего 1)').waitFor();
+    await rowOf(stopped!).waitFor();
+    expect(await table.getByTestId('row-error').count()).toBe(1);
+    await screenshot(page, `${engine}-app-messages-error-filter-ru`);
+
+    // The message page says why, with what to do, and links to the messages with the same error.
+    await page.goto(`${t.url}/app/messages/${stopped}`);
+    await page
+      .getByTestId('message-error')
+      .filter({ hasText: 'Остановлено клиентом (код 9003) Ничего делать не нужно' })
+      .waitFor();
+    await page.getByRole('link', { name: 'Сообщения с этой ошибкой' }).click();
+    await page.waitForURL(/\/app\/messages\?error_code=9003/);
+    await rowOf(stopped!).waitFor();
+    await page.context().close();
+  }, 120_000);
 
   it('problem 6: the Send form counts SMS parts by GSM-7 and UCS-2 rules and shows the price', async () => {
     for (const width of [1366, 390]) {

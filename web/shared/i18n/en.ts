@@ -953,6 +953,9 @@ export const en = {
   'estimate.priceNeedsDestination': 'enter the destination to see the price',
   'estimate.noTariff': 'no tariff applies to this destination',
   'estimate.notAcceptedAt': 'The message was not accepted: see “{field}”.',
+  'errors.filter': 'Error',
+  'errors.anyError': 'Any error or none',
+  'errors.sameError': 'Messages with this error',
 } as const;
 
 /** A key of the catalogues. */

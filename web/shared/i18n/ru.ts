@@ -961,4 +961,7 @@ export const ru: Messages = {
   'estimate.priceNeedsDestination': 'укажите номер получателя, чтобы увидеть стоимость',
   'estimate.noTariff': 'для этого номера нет тарифа',
   'estimate.notAcceptedAt': 'Сообщение не принято: см. поле «{field}».',
+  'errors.filter': 'Ошибка',
+  'errors.anyError': 'Любая или без ошибки',
+  'errors.sameError': 'Сообщения с этой ошибкой',
 };
