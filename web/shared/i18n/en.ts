@@ -956,6 +956,25 @@ export const en = {
   'errors.filter': 'Error',
   'errors.anyError': 'Any error or none',
   'errors.sameError': 'Messages with this error',
+  'window.legend': 'When to send',
+  'window.start': 'Start at',
+  'window.startHint': 'Empty: when you press Start. At most 7 days ahead.',
+  'window.end': 'Finish by',
+  'window.fromHour': 'Send from',
+  'window.toHour': 'Send until',
+  'window.days': 'Days of the week',
+  'window.localTime': "In each recipient's time zone (otherwise Moscow time)",
+  'window.perMessage': 'A message as written: {estimate}.',
+  'upload.retry': 'Retry the refused rows ({count})',
+  'upload.refusedCode': '{words} ({code}): {count, plural, one {# row} other {# rows}}.',
+  'upload.noPrice': 'no tariff',
+  'upload.estimate':
+    'Estimate: {count, plural, one {# message} other {# messages}}, {parts, plural, one {# part} other {# parts}}, {price}.',
+  'upload.unpriced': ' {count, plural, one {# row has} other {# rows have}} no tariff.',
+  'upload.estimateRefused': ' {count, plural, one {# row} other {# rows}} would be refused (see Price).',
+  'upload.estimating': 'Counting parts and prices…',
+  'dispatch.startEstimate':
+    'Start sends {count, plural, one {# message} other {# messages}} ({parts, plural, one {# part} other {# parts}}); their price was reserved when they were added.',
 } as const;
 
 /** A key of the catalogues. */

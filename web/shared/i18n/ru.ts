@@ -964,4 +964,25 @@ export const ru: Messages = {
   'errors.filter': 'Ошибка',
   'errors.anyError': 'Любая или без ошибки',
   'errors.sameError': 'Сообщения с этой ошибкой',
+  'window.legend': 'Когда отправлять',
+  'window.start': 'Начать',
+  'window.startHint': 'Пусто — сразу после нажатия «Запустить». Не более чем на 7 дней вперёд.',
+  'window.end': 'Закончить до',
+  'window.fromHour': 'Отправлять с',
+  'window.toHour': 'Отправлять до',
+  'window.days': 'Дни недели',
+  'window.localTime': 'По местному времени получателя (иначе по московскому)',
+  'window.perMessage': 'Сообщение без подстановок: {estimate}.',
+  'upload.retry': 'Повторить отклонённые строки ({count})',
+  'upload.refusedCode':
+    '{words} ({code}): {count, plural, one {# строка} few {# строки} many {# строк} other {# строки}}.',
+  'upload.noPrice': 'нет тарифа',
+  'upload.estimate':
+    'Оценка: {count, plural, one {# сообщение} few {# сообщения} many {# сообщений} other {# сообщения}}, {parts, plural, one {# часть} few {# части} many {# частей} other {# части}}, {price}.',
+  'upload.unpriced': ' Для {count, plural, one {# строки} few {# строк} many {# строк} other {# строки}} нет тарифа.',
+  'upload.estimateRefused':
+    ' {count, plural, one {# строка будет отклонена} few {# строки будут отклонены} many {# строк будут отклонены} other {# строки будут отклонены}} (см. «Стоимость»).',
+  'upload.estimating': 'Считаем части и стоимость…',
+  'dispatch.startEstimate':
+    'После запуска уйдёт {count, plural, one {# сообщение} few {# сообщения} many {# сообщений} other {# сообщения}} ({parts, plural, one {# часть} few {# части} many {# частей} other {# части}}); их стоимость уже зарезервирована при добавлении.',
 };
