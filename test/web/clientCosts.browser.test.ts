@@ -8,7 +8,7 @@ import { message } from '../messages/messageFixtures.js';
 // Issue 34 in the personal account, as a Russian client sees it: why a message was not delivered, in the list and
 // filtered by its code (problem 2); the Send form's parts, encoding and price, and its refusals at the field
 // (problem 6); a dispatch's costs before it is filled, an empty substitution caught, refusals in words and retried,
-// and its send window (problem 4).
+// and its send window (problem 4); the dashboard's money and delivery rate by the reader's days (problem 10).
 describe.each([BROWSER_ENGINE])('costs and errors in the personal account (%s)', (engine) => {
   let t: TestHerald;
   let browser: Browser;
@@ -222,5 +222,85 @@ describe.each([BROWSER_ENGINE])('costs and errors in the personal account (%s)',
     const after = await t.call('GET', `/api/v1/dispatch/${dispatchId}`, { token: poor.traffic });
     expect(after.body.messages.total).toBe(6);
     await page.context().close();
+  }, 180_000);
+
+  it("problem 10: the dashboard shows today's and this month's spend and delivery rate, by Moscow days", async () => {
+    // Moscow is UTC+3 all year: its day and the UTC day differ for three hours. A message sent between the two
+    // midnights is today's in one and not in the other.
+    const DAY = 86_400_000;
+    const now = t.clock.now().getTime();
+    const utcMidnight = Math.floor(now / DAY) * DAY;
+    const moscowMidnight = Math.floor((now + 3 * 3_600_000) / DAY) * DAY - 3 * 3_600_000;
+    const between = (utcMidnight + moscowMidnight) / 2;
+    const real = t.clock.now();
+    // The account (and its sender name) is made then too: a sender name is active from its start date on.
+    t.clock.set(new Date(between));
+    const client = await pricedAccount(1000);
+    const [early] = await t.send(client.traffic, [
+      message('SMS', { senderName: 'CostShop', destination: '79161300031' }),
+    ]);
+    t.clock.set(real);
+    // Now: one delivered, one the simulators never deliver (a number ending in 7).
+    const late = await t.send(client.traffic, [
+      message('SMS', { senderName: 'CostShop', destination: '79161300032' }),
+      message('SMS', { senderName: 'CostShop', destination: '79261300037' }),
+    ]);
+    const final = async (uuid: string) =>
+      waitFor(async () => {
+        const reply = await t.call('GET', `/api/v1/message/${uuid}`, { token: client.traffic });
+        return ['delivered', 'undelivered'].includes(reply.body.status) ? reply.body : undefined;
+      });
+    const messages = await Promise.all([early!, ...late].map(final));
+    const created = (m: { messageUuid: string }) => (m.messageUuid === early ? between : now);
+    const since = (start: number) => messages.filter((m) => created(m) >= start);
+    const moscowMonth = Date.UTC(
+      new Date(now + 3 * 3_600_000).getUTCFullYear(),
+      new Date(now + 3 * 3_600_000).getUTCMonth(),
+      1,
+      -3,
+    );
+    const rub = (amount: number) =>
+      amount.toLocaleString('ru-RU', { style: 'currency', currency: 'RUB', minimumFractionDigits: 2 });
+    const spent = (list: typeof messages) => rub(list.reduce((sum, m) => sum + m.price.totalPrice, 0));
+    const rate = (list: typeof messages) => {
+      const delivered = list.filter((m) => m.status === 'delivered').length;
+      const share = (delivered / list.length).toLocaleString('ru-RU', { style: 'percent', maximumFractionDigits: 1 });
+      return `Доставлено ${share} (${delivered} из ${list.length}).`;
+    };
+    const today = since(moscowMidnight);
+    expect(today.length).toBe(moscowMidnight < utcMidnight ? 3 : 2);
+
+    for (const width of [1366, 390]) {
+      const context = await browser.newContext({
+        locale: 'ru-RU',
+        timezoneId: 'Europe/Moscow',
+        viewport: { width, height: 768 },
+      });
+      const page = await context.newPage();
+      page.setDefaultTimeout(60_000);
+      await page.goto(`${t.url}/app`);
+      await page.getByLabel('Системный токен').fill(client.system);
+      await page.getByRole('button', { name: 'Войти' }).click();
+      await page.getByRole('heading', { name: 'Обзор', exact: true }).waitFor();
+      await page
+        .getByTestId('today-total')
+        .filter({ hasText: String(today.length) })
+        .waitFor();
+      await page
+        .getByTestId('spent-today')
+        .filter({ hasText: spent(today) })
+        .waitFor();
+      expect(await page.getByTestId('rate-today').textContent()).toBe(rate(today));
+      const month = since(moscowMonth);
+      await page
+        .getByTestId('spent-month')
+        .filter({ hasText: spent(month) })
+        .waitFor();
+      expect(await page.getByTestId('rate-month').textContent()).toContain(rate(month));
+      const overflow = await page.evaluate('document.documentElement.scrollWidth > window.innerWidth');
+      expect(overflow, `no sideways scroll at ${width} px`).toBe(false);
+      await screenshot(page, `${engine}-app-dashboard-money-ru-${width}`);
+      await context.close();
+    }
   }, 180_000);
 });

@@ -1,16 +1,36 @@
-import { codeWord, t } from '../../shared/i18n/index.js';
+import { codeWord, currentLocale, t } from '../../shared/i18n/index.js';
 import { BarChart } from '../../shared/chart.js';
-import { formatBalance, utcDay, formatNumber } from '../../shared/format.js';
+import { formatBalance, formatNumber, localDay, utcDay } from '../../shared/format.js';
 import { AsyncState, ListTable, Page, useAsync } from '../../shared/ui.js';
+import { totalPriceText } from '../estimate.js';
 import { system } from '../session.js';
 import type { Statistics } from '../types.js';
 
-/** Balance, today's messages by status and channel, and the last 30 days. */
+/**
+ * Balance, today's and this month's messages, spend and delivery rate, today's messages by status and channel, and
+ * the last 30 days. "Today" and "this month" are the reader's (the browser's time zone, as every time the pages
+ * show): the statistics API takes their first instant as `from`. The chart's days are the UTC days the statistics
+ * rollup keeps (a chart by local days would read every message of the 30 days again).
+ */
 export function Dashboard() {
   const balance = useAsync((signal) => system.get('/api/v1/balance', { signal }), []);
+  const now = new Date();
+  const midnight = new Date(now.getFullYear(), now.getMonth(), now.getDate());
+  const monthStart = new Date(now.getFullYear(), now.getMonth(), 1);
   const today = useAsync(
     (signal) =>
-      system.get('/api/v1/statistics', { signal, query: { from: utcDay(new Date()), groupBy: 'channelType' } }),
+      system.get('/api/v1/statistics', {
+        signal,
+        query: { from: midnight.toISOString(), to: now.toISOString(), groupBy: 'channelType' },
+      }),
+    [],
+  );
+  const thisMonth = useAsync(
+    (signal) =>
+      system.get('/api/v1/statistics', {
+        signal,
+        query: { from: monthStart.toISOString(), to: now.toISOString(), groupBy: 'status' },
+      }),
     [],
   );
   const month = useAsync((signal) => {
@@ -36,7 +56,31 @@ export function Dashboard() {
           <p class="big" data-testid="today-total">
             {today.data ? formatNumber(today.data.total.messages) : '—'}
           </p>
-          <p class="hint">{t('dashboard.sinceMidnight')}</p>
+          <p class="hint">{t('money.sinceMidnight')}</p>
+        </div>
+        <div class="card stat">
+          <h2>{t('money.spentToday')}</h2>
+          <p class="big" data-testid="spent-today">
+            {today.data ? totalPriceText(today.data.total.price) : '—'}
+          </p>
+          <p class="hint" data-testid="rate-today">
+            {today.data ? deliveryRate(today.data.total.statuses) : ''}
+          </p>
+        </div>
+        <div class="card stat">
+          <h2>{t('money.spentMonth')}</h2>
+          <p class="big" data-testid="spent-month">
+            {thisMonth.data ? totalPriceText(thisMonth.data.total.price) : '—'}
+          </p>
+          <p class="hint" data-testid="rate-month">
+            {thisMonth.data
+              ? `${t('money.monthMessages', {
+                  count: thisMonth.data.total.messages,
+                  since: monthStart.toLocaleDateString(currentLocale(), { day: 'numeric', month: 'long' }),
+                })} ${deliveryRate(thisMonth.data.total.statuses)}`
+              : ''}
+          </p>
+          <AsyncState state={thisMonth} what={t('money.theMonth')} />
         </div>
       </div>
 
@@ -51,7 +95,7 @@ export function Dashboard() {
           row={([status, count]) => (
             <tr key={status}>
               <th scope="row">
-                <a href={`/app/messages?status=${encodeURIComponent(status)}&time_from=${utcDay(new Date())}`}>
+                <a href={`/app/messages?status=${encodeURIComponent(status)}&time_from=${localDay(new Date())}`}>
                   {codeWord('status', status)}
                 </a>
               </th>
@@ -92,7 +136,7 @@ export function Dashboard() {
       <AsyncState state={month} what={t('dashboard.theLast30')} />
       {month.data && (
         <BarChart
-          title={t('dashboard.chart')}
+          title={t('money.chartUtc')}
           points={days}
           barLabel={t('col.messages')}
           lineLabel={t('dashboard.delivered')}
@@ -102,7 +146,19 @@ export function Dashboard() {
   );
 }
 
-/** One point per UTC day of the range, zero where there were no messages. */
+/**
+ * The share of delivered messages among those with a delivery outcome (delivered or undelivered): messages still
+ * under way, and those never sent (unsent: stopped, expired, refused on the way; not charged), do not count.
+ */
+export function deliveryRate(statuses: Readonly<Record<string, number>>): string {
+  const delivered = statuses.delivered ?? 0;
+  const outcomes = delivered + (statuses.undelivered ?? 0);
+  if (outcomes === 0) return t('money.noRate');
+  const rate = (delivered / outcomes).toLocaleString(currentLocale(), { style: 'percent', maximumFractionDigits: 1 });
+  return t('money.rate', { rate, delivered, outcomes });
+}
+
+/** One point per UTC day of the range, zero where there were no messages; labels as the reader's locale writes a day. */
 export function fillDays(stats: Statistics): { label: string; value: number; line: number }[] {
   const byDay = new Map(stats.items.map((g) => [g.key.slice(0, 10), g]));
   const points = [];
@@ -110,7 +166,12 @@ export function fillDays(stats: Statistics): { label: string; value: number; lin
   for (let t = Date.parse(`${stats.from.slice(0, 10)}T00:00:00Z`); t < end; t += 86_400_000) {
     const day = new Date(t).toISOString().slice(0, 10);
     const group = byDay.get(day);
-    points.push({ label: day.slice(5), value: group?.messages ?? 0, line: group?.statuses.delivered ?? 0 });
+    const label = new Date(t).toLocaleDateString(currentLocale(), {
+      day: 'numeric',
+      month: 'numeric',
+      timeZone: 'UTC',
+    });
+    points.push({ label, value: group?.messages ?? 0, line: group?.statuses.delivered ?? 0 });
   }
   return points;
 }

@@ -975,6 +975,14 @@ export const en = {
   'upload.estimating': 'Counting parts and prices…',
   'dispatch.startEstimate':
     'Start sends {count, plural, one {# message} other {# messages}} ({parts, plural, one {# part} other {# parts}}); their price was reserved when they were added.',
+  'money.sinceMidnight': 'Since midnight, your time.',
+  'money.spentToday': 'Spent today',
+  'money.spentMonth': 'Spent this month',
+  'money.theMonth': "this month's statistics",
+  'money.monthMessages': '{count, plural, one {# message} other {# messages}} since {since}.',
+  'money.rate': 'Delivery rate {rate} ({delivered} of {outcomes}).',
+  'money.noRate': 'No delivery outcome yet.',
+  'money.chartUtc': 'Messages per day (UTC days), last 30 days',
 } as const;
 
 /** A key of the catalogues. */

@@ -985,4 +985,13 @@ export const ru: Messages = {
   'upload.estimating': 'Считаем части и стоимость…',
   'dispatch.startEstimate':
     'После запуска уйдёт {count, plural, one {# сообщение} few {# сообщения} many {# сообщений} other {# сообщения}} ({parts, plural, one {# часть} few {# части} many {# частей} other {# части}}); их стоимость уже зарезервирована при добавлении.',
+  'money.sinceMidnight': 'С полуночи по вашему времени.',
+  'money.spentToday': 'Потрачено сегодня',
+  'money.spentMonth': 'Потрачено в этом месяце',
+  'money.theMonth': 'статистика за месяц',
+  'money.monthMessages':
+    '{count, plural, one {# сообщение} few {# сообщения} many {# сообщений} other {# сообщения}} с {since}.',
+  'money.rate': 'Доставлено {rate} ({delivered} из {outcomes}).',
+  'money.noRate': 'Итогов доставки пока нет.',
+  'money.chartUtc': 'Сообщения по дням (сутки UTC) за 30 дней',
 };
