@@ -51,7 +51,7 @@ describe.each([BROWSER_ENGINE])('costs and errors in the personal account (%s)',
   const hintOf = (page: Page, label: string) =>
     page.locator('.field', { has: page.getByLabel(label, { exact: true }) }).locator('.hint');
 
-  it('problem 2: the list shows each error in words, filters by error code, and the message page links there', async () => {
+  it('problem 2: the list shows errors in words, filters by error code, the message page links there', async () => {
     // A message waiting for an hour twelve hours away (UTC) is stopped: 9003. Another is delivered: no error.
     const hour = (new Date().getUTCHours() + 12) % 24;
     const [stopped, delivered] = await t.send(account.traffic, [
@@ -154,7 +154,7 @@ describe.each([BROWSER_ENGINE])('costs and errors in the personal account (%s)',
     await page.context().close();
   }, 120_000);
 
-  it('problem 4: a dispatch shows parts and price first, flags an empty cell, reports refusals in words and retries them', async () => {
+  it('problem 4: a dispatch prices its rows, flags an empty cell, says refusals in words, retries them', async () => {
     // 5 RUB at 1.25 a part: four of the six rows fit.
     const poor = await pricedAccount(5);
     const page = await russianApp(1366, poor);
@@ -166,7 +166,8 @@ describe.each([BROWSER_ENGINE])('costs and errors in the personal account (%s)',
     await hintOf(page, 'Текст').filter({ hasText: 'Сообщение без подстановок: 1 часть SMS · UCS-2' }).waitFor();
     // A scheduled start and a window: tomorrow at 10:00, from 9:00 to 21:00, in Moscow time.
     const tomorrow = new Date(Date.now() + 86_400_000);
-    const day = `${tomorrow.getFullYear()}-${String(tomorrow.getMonth() + 1).padStart(2, '0')}-${String(tomorrow.getDate()).padStart(2, '0')}`;
+    const two = (n: number) => String(n).padStart(2, '0');
+    const day = `${tomorrow.getFullYear()}-${two(tomorrow.getMonth() + 1)}-${two(tomorrow.getDate())}`;
     await page.getByLabel('Начать', { exact: true }).fill(`${day}T10:00`);
     await page.getByLabel('Отправлять с').selectOption('9');
     await page.getByLabel('Отправлять до').selectOption('21');

@@ -25,7 +25,7 @@ export function apiLocalTime(value: string): string | undefined {
   return match ? `${match[1]} ${match[2]}${match[3] ?? ':00'}` : undefined;
 }
 
-/** The hours from `from` (inclusive) to `to` (exclusive), over midnight when `to` is earlier: 22 to 2 is 22, 23, 0, 1. */
+/** The hours from `from` to `to`, over midnight when `to` is earlier: 22 to 2 is 22, 23, 0, 1. */
 export function hoursBetween(from: number, to: number): number[] {
   const hours: number[] = [];
   let hour = from;

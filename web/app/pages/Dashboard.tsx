@@ -158,7 +158,7 @@ export function deliveryRate(statuses: Readonly<Record<string, number>>): string
   return t('money.rate', { rate, delivered, outcomes });
 }
 
-/** One point per UTC day of the range, zero where there were no messages; labels as the reader's locale writes a day. */
+/** One point per UTC day of the range, zero where there were no messages; labelled in the reader's locale. */
 export function fillDays(stats: Statistics): { label: string; value: number; line: number }[] {
   const byDay = new Map(stats.items.map((g) => [g.key.slice(0, 10), g]));
   const points = [];

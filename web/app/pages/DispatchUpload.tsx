@@ -3,9 +3,8 @@ import { explainApiError } from '../../shared/errorWords.js';
 import { t } from '../../shared/i18n/index.js';
 import { useId, useRef, useState } from 'preact/hooks';
 import { errorText } from '../../shared/api.js';
-import { contentText } from '../../shared/format.js';
 import { parseCsv } from '../../shared/parseCsv.js';
-import { formatNumber } from '../../shared/format.js';
+import { contentText, formatNumber } from '../../shared/format.js';
 import { ListTable, NoticeLine, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { type EstimateItem, isPriced, MAX_ESTIMATE, partsText, totalPriceText } from '../estimate.js';
 import {

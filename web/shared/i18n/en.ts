@@ -969,12 +969,14 @@ export const en = {
   'upload.refusedCode': '{words} ({code}): {count, plural, one {# row} other {# rows}}.',
   'upload.noPrice': 'no tariff',
   'upload.estimate':
-    'Estimate: {count, plural, one {# message} other {# messages}}, {parts, plural, one {# part} other {# parts}}, {price}.',
+    'Estimate: {count, plural, one {# message} other {# messages}}, ' +
+    '{parts, plural, one {# part} other {# parts}}, {price}.',
   'upload.unpriced': ' {count, plural, one {# row has} other {# rows have}} no tariff.',
   'upload.estimateRefused': ' {count, plural, one {# row} other {# rows}} would be refused (see Price).',
   'upload.estimating': 'Counting parts and prices…',
   'dispatch.startEstimate':
-    'Start sends {count, plural, one {# message} other {# messages}} ({parts, plural, one {# part} other {# parts}}); their price was reserved when they were added.',
+    'Start sends {count, plural, one {# message} other {# messages}} ' +
+    '({parts, plural, one {# part} other {# parts}}); their price was reserved when they were added.',
   'money.sinceMidnight': 'Since midnight, your time.',
   'money.spentToday': 'Spent today',
   'money.spentMonth': 'Spent this month',

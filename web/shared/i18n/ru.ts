@@ -954,7 +954,8 @@ export const ru: Messages = {
   // Personal account: errors in words, costs before sending, money on the dashboard (issue 34: 2, 4, 6, 10)
   'estimate.oneMessage': '1 сообщение',
   'estimate.parts':
-    '{parts, plural, one {# часть SMS} few {# части SMS} many {# частей SMS} other {# части SMS}} · {encoding} · {characters} из {capacity} символов',
+    '{parts, plural, one {# часть SMS} few {# части SMS} many {# частей SMS} other {# части SMS}} · {encoding} · ' +
+    '{characters} из {capacity} символов',
   'estimate.gsm7': 'GSM-7',
   'estimate.ucs2': 'UCS-2 (кириллица и другие символы вне GSM-7)',
   'estimate.price': 'стоимость {price} ({perPart} за часть)',
@@ -978,13 +979,17 @@ export const ru: Messages = {
     '{words} ({code}): {count, plural, one {# строка} few {# строки} many {# строк} other {# строки}}.',
   'upload.noPrice': 'нет тарифа',
   'upload.estimate':
-    'Оценка: {count, plural, one {# сообщение} few {# сообщения} many {# сообщений} other {# сообщения}}, {parts, plural, one {# часть} few {# части} many {# частей} other {# части}}, {price}.',
+    'Оценка: {count, plural, one {# сообщение} few {# сообщения} many {# сообщений} other {# сообщения}}, ' +
+    '{parts, plural, one {# часть} few {# части} many {# частей} other {# части}}, {price}.',
   'upload.unpriced': ' Для {count, plural, one {# строки} few {# строк} many {# строк} other {# строки}} нет тарифа.',
   'upload.estimateRefused':
-    ' {count, plural, one {# строка будет отклонена} few {# строки будут отклонены} many {# строк будут отклонены} other {# строки будут отклонены}} (см. «Стоимость»).',
+    ' {count, plural, one {# строка будет отклонена} few {# строки будут отклонены} ' +
+    'many {# строк будут отклонены} other {# строки будут отклонены}} (см. «Стоимость»).',
   'upload.estimating': 'Считаем части и стоимость…',
   'dispatch.startEstimate':
-    'После запуска уйдёт {count, plural, one {# сообщение} few {# сообщения} many {# сообщений} other {# сообщения}} ({parts, plural, one {# часть} few {# части} many {# частей} other {# части}}); их стоимость уже зарезервирована при добавлении.',
+    'После запуска уйдёт {count, plural, one {# сообщение} few {# сообщения} many {# сообщений} ' +
+    'other {# сообщения}} ({parts, plural, one {# часть} few {# части} many {# частей} other {# части}}); ' +
+    'их стоимость уже зарезервирована при добавлении.',
   'money.sinceMidnight': 'С полуночи по вашему времени.',
   'money.spentToday': 'Потрачено сегодня',
   'money.spentMonth': 'Потрачено в этом месяце',
