@@ -36,9 +36,16 @@ describe.each([BROWSER_ENGINE])('costs and errors in the personal account (%s)',
   });
   afterAll(async () => close?.());
 
-  /** A signed-in page of a browser preferring Russian, at `width` x 768; close its context when done. */
-  const russianApp = async (width = 1366, as = account): Promise<Page> => {
-    const context = await browser.newContext({ locale: 'ru-RU', viewport: { width, height: 768 } });
+  /**
+   * A signed-in page of a browser preferring Russian, at `width` x 768 (in `timezoneId`, else the machine's time
+   * zone); close its context when done.
+   */
+  const russianApp = async (width = 1366, as = account, timezoneId?: string): Promise<Page> => {
+    const context = await browser.newContext({
+      locale: 'ru-RU',
+      viewport: { width, height: 768 },
+      ...(timezoneId ? { timezoneId } : {}),
+    });
     const page = await context.newPage();
     page.setDefaultTimeout(60_000);
     await page.goto(`${t.url}/app`);
@@ -272,17 +279,7 @@ describe.each([BROWSER_ENGINE])('costs and errors in the personal account (%s)',
     expect(today.length).toBe(moscowMidnight < utcMidnight ? 3 : 2);
 
     for (const width of [1366, 390]) {
-      const context = await browser.newContext({
-        locale: 'ru-RU',
-        timezoneId: 'Europe/Moscow',
-        viewport: { width, height: 768 },
-      });
-      const page = await context.newPage();
-      page.setDefaultTimeout(60_000);
-      await page.goto(`${t.url}/app`);
-      await page.getByLabel('Системный токен').fill(client.system);
-      await page.getByRole('button', { name: 'Войти' }).click();
-      await page.getByRole('heading', { name: 'Обзор', exact: true }).waitFor();
+      const page = await russianApp(width, client, 'Europe/Moscow');
       await page
         .getByTestId('today-total')
         .filter({ hasText: String(today.length) })
@@ -301,7 +298,7 @@ describe.each([BROWSER_ENGINE])('costs and errors in the personal account (%s)',
       const overflow = await page.evaluate('document.documentElement.scrollWidth > window.innerWidth');
       expect(overflow, `no sideways scroll at ${width} px`).toBe(false);
       await screenshot(page, `${engine}-app-dashboard-money-ru-${width}`);
-      await context.close();
+      await page.context().close();
     }
   }, 180_000);
 });

@@ -4,6 +4,7 @@ import { formatBalance, formatNumber, localDay, utcDay } from '../../shared/form
 import { AsyncState, ListTable, Page, useAsync } from '../../shared/ui.js';
 import { totalPriceText } from '../estimate.js';
 import { system } from '../session.js';
+import type { ComponentChildren } from 'preact';
 import type { Statistics } from '../types.js';
 
 /**
@@ -58,30 +59,21 @@ export function Dashboard() {
           </p>
           <p class="hint">{t('money.sinceMidnight')}</p>
         </div>
-        <div class="card stat">
-          <h2>{t('money.spentToday')}</h2>
-          <p class="big" data-testid="spent-today">
-            {today.data ? totalPriceText(today.data.total.price) : '—'}
-          </p>
-          <p class="hint" data-testid="rate-today">
-            {today.data ? deliveryRate(today.data.total.statuses) : ''}
-          </p>
-        </div>
-        <div class="card stat">
-          <h2>{t('money.spentMonth')}</h2>
-          <p class="big" data-testid="spent-month">
-            {thisMonth.data ? totalPriceText(thisMonth.data.total.price) : '—'}
-          </p>
-          <p class="hint" data-testid="rate-month">
-            {thisMonth.data
-              ? `${t('money.monthMessages', {
-                  count: thisMonth.data.total.messages,
-                  since: monthStart.toLocaleDateString(currentLocale(), { day: 'numeric', month: 'long' }),
-                })} ${deliveryRate(thisMonth.data.total.statuses)}`
-              : ''}
-          </p>
+        <SpendCard title={t('money.spentToday')} stats={today.data} testId="today" before={undefined} />
+        <SpendCard
+          title={t('money.spentMonth')}
+          stats={thisMonth.data}
+          testId="month"
+          before={
+            thisMonth.data?.total &&
+            t('money.monthMessages', {
+              count: thisMonth.data.total.messages,
+              since: monthStart.toLocaleDateString(currentLocale(), { day: 'numeric', month: 'long' }),
+            })
+          }
+        >
           <AsyncState state={thisMonth} what={t('money.theMonth')} />
-        </div>
+        </SpendCard>
       </div>
 
       <h2>{t('dashboard.byStatus')}</h2>
@@ -143,6 +135,32 @@ export function Dashboard() {
         />
       )}
     </Page>
+  );
+}
+
+/**
+ * A card of the money spent over a period (`spent-<testId>`) and its delivery rate (`rate-<testId>`), after `before`
+ * (a line about the period's messages).
+ */
+function SpendCard(props: {
+  title: string;
+  stats: Statistics | undefined;
+  testId: string;
+  before: string | undefined;
+  children?: ComponentChildren;
+}) {
+  const { title, stats, testId, before, children } = props;
+  return (
+    <div class="card stat">
+      <h2>{title}</h2>
+      <p class="big" data-testid={`spent-${testId}`}>
+        {stats ? totalPriceText(stats.total.price) : '—'}
+      </p>
+      <p class="hint" data-testid={`rate-${testId}`}>
+        {stats ? [before, deliveryRate(stats.total.statuses)].filter(Boolean).join(' ') : ''}
+      </p>
+      {children}
+    </div>
   );
 }
 
