@@ -52,6 +52,12 @@ export function formatBalance(balance: Record<string, number> | undefined): stri
   return entries.length === 0 ? '0' : entries.map(([currency, amount]) => formatMoney(amount, currency)).join(', ');
 }
 
+/** A UTC day `YYYY-MM-DD` (of the statistics) as the reader's locale writes a date: `29.11.2026`; else as it is. */
+export function formatUtcDay(day: string): string {
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(day) ? Date.parse(`${day}T00:00:00Z`) : NaN;
+  return Number.isNaN(ms) ? day : new Date(ms).toLocaleDateString(currentLocale(), { timeZone: 'UTC' });
+}
+
 /** The UTC day `YYYY-MM-DD` of a date (statistics count UTC days). */
 export function utcDay(date: Date): string {
   return date.toISOString().slice(0, 10);

@@ -6,6 +6,7 @@ import {
   CHANNELS,
   contentText,
   formatMoney,
+  formatNumber,
   formatTime,
   localDay,
   localDayEnd,
@@ -248,7 +249,7 @@ export function Messages() {
                     {codeWord('status', m.status)}
                   </span>
                 </td>
-                <td class="num">{m.totalParts}</td>
+                <td class="num">{formatNumber(m.totalParts)}</td>
                 <td class="num">{formatMoney(m.price.totalPrice, m.price.currency)}</td>
                 <td data-testid="row-error">{m.errorCode === null ? '—' : <RowError code={m.errorCode} />}</td>
                 <td class="clip">{contentText(m.content)}</td>
