@@ -57,22 +57,22 @@ export function Dashboard() {
           <p class="big" data-testid="today-total">
             {today.data ? formatNumber(today.data.total.messages) : '—'}
           </p>
-          <p class="hint">{t('money.sinceMidnight')}</p>
+          <p class="hint">{t('spend.sinceMidnight')}</p>
         </div>
-        <SpendCard title={t('money.spentToday')} stats={today.data} testId="today" before={undefined} />
+        <SpendCard title={t('spend.spentToday')} stats={today.data} testId="today" before={undefined} />
         <SpendCard
-          title={t('money.spentMonth')}
+          title={t('spend.spentMonth')}
           stats={thisMonth.data}
           testId="month"
           before={
             thisMonth.data?.total &&
-            t('money.monthMessages', {
+            t('spend.monthMessages', {
               count: thisMonth.data.total.messages,
               since: monthStart.toLocaleDateString(currentLocale(), { day: 'numeric', month: 'long' }),
             })
           }
         >
-          <AsyncState state={thisMonth} what={t('money.theMonth')} />
+          <AsyncState state={thisMonth} what={t('spend.theMonth')} />
         </SpendCard>
       </div>
 
@@ -128,7 +128,7 @@ export function Dashboard() {
       <AsyncState state={month} what={t('dashboard.theLast30')} />
       {month.data && (
         <BarChart
-          title={t('money.chartUtc')}
+          title={t('spend.chartUtc')}
           points={days}
           barLabel={t('col.messages')}
           lineLabel={t('dashboard.delivered')}
@@ -171,9 +171,9 @@ function SpendCard(props: {
 export function deliveryRate(statuses: Readonly<Record<string, number>>): string {
   const delivered = statuses.delivered ?? 0;
   const outcomes = delivered + (statuses.undelivered ?? 0);
-  if (outcomes === 0) return t('money.noRate');
+  if (outcomes === 0) return t('spend.noRate');
   const rate = (delivered / outcomes).toLocaleString(currentLocale(), { style: 'percent', maximumFractionDigits: 1 });
-  return t('money.rate', { rate, delivered, outcomes });
+  return t('spend.rate', { rate, delivered, outcomes });
 }
 
 /** One point per UTC day of the range, zero where there were no messages; labelled in the reader's locale. */

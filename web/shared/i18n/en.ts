@@ -977,14 +977,14 @@ export const en = {
   'dispatch.startEstimate':
     'Start sends {count, plural, one {# message} other {# messages}} ' +
     '({parts, plural, one {# part} other {# parts}}); their price was reserved when they were added.',
-  'money.sinceMidnight': 'Since midnight, your time.',
-  'money.spentToday': 'Spent today',
-  'money.spentMonth': 'Spent this month',
-  'money.theMonth': "this month's statistics",
-  'money.monthMessages': '{count, plural, one {# message} other {# messages}} since {since}.',
-  'money.rate': 'Delivery rate {rate} ({delivered} of {outcomes}).',
-  'money.noRate': 'No delivery outcome yet.',
-  'money.chartUtc': 'Messages per day (UTC days), last 30 days',
+  'spend.sinceMidnight': 'Since midnight, your time.',
+  'spend.spentToday': 'Spent today',
+  'spend.spentMonth': 'Spent this month',
+  'spend.theMonth': "this month's statistics",
+  'spend.monthMessages': '{count, plural, one {# message} other {# messages}} since {since}.',
+  'spend.rate': 'Delivery rate {rate} ({delivered} of {outcomes}).',
+  'spend.noRate': 'No delivery outcome yet.',
+  'spend.chartUtc': 'Messages per day (UTC days), last 30 days',
 } as const;
 
 /** A key of the catalogues. */

@@ -990,13 +990,13 @@ export const ru: Messages = {
     'После запуска уйдёт {count, plural, one {# сообщение} few {# сообщения} many {# сообщений} ' +
     'other {# сообщения}} ({parts, plural, one {# часть} few {# части} many {# частей} other {# части}}); ' +
     'их стоимость уже зарезервирована при добавлении.',
-  'money.sinceMidnight': 'С полуночи по вашему времени.',
-  'money.spentToday': 'Потрачено сегодня',
-  'money.spentMonth': 'Потрачено в этом месяце',
-  'money.theMonth': 'статистика за месяц',
-  'money.monthMessages':
+  'spend.sinceMidnight': 'С полуночи по вашему времени.',
+  'spend.spentToday': 'Потрачено сегодня',
+  'spend.spentMonth': 'Потрачено в этом месяце',
+  'spend.theMonth': 'статистика за месяц',
+  'spend.monthMessages':
     '{count, plural, one {# сообщение} few {# сообщения} many {# сообщений} other {# сообщения}} с {since}.',
-  'money.rate': 'Доставлено {rate} ({delivered} из {outcomes}).',
-  'money.noRate': 'Итогов доставки пока нет.',
-  'money.chartUtc': 'Сообщения по дням (сутки UTC) за 30 дней',
+  'spend.rate': 'Доставлено {rate} ({delivered} из {outcomes}).',
+  'spend.noRate': 'Итогов доставки пока нет.',
+  'spend.chartUtc': 'Сообщения по дням (сутки UTC) за 30 дней',
 };
