@@ -62,7 +62,7 @@ import { Metrics } from './metrics/index.js';
 import { opsRoutes } from './metrics/routes.js';
 import { createLogger } from './logger.js';
 import { lookupRoutes } from './messages/routes.js';
-import { messageRoutes } from './sending/routes.js';
+import { estimateRoutes, messageRoutes } from './sending/routes.js';
 import { NumberingPlan } from './numbering/index.js';
 import { PortedNumbers } from './mnp/index.js';
 import { adminMnpRoutes } from './mnp/routes.js';
@@ -112,6 +112,7 @@ export const ROUTES: readonly Routes[] = [
   systemRoutes,
   opsRoutes,
   messageRoutes,
+  estimateRoutes,
   cascadeRoutes,
   dispatchRoutes,
   verifierRoutes,

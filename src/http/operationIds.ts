@@ -16,6 +16,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /api/v1/message': 'messageList',
   'GET /api/v1/message/{uuid}': 'messageGet',
   'POST /api/v1/message/stop': 'messageStop',
+  'POST /api/v1/message/estimate': 'messageEstimateGet',
   // SMPP server (docs/smpp-server.md)
   'POST /api/v1/smpp-passwords': 'smppPasswordCreate',
   'GET /api/v1/smpp-binds': 'smppBindList',

@@ -85,7 +85,16 @@ export async function messageListTotal(
 /** The filter as the rollup can count it, or undefined when it has a condition the rollup does not keep. */
 function rollupFilter(f: MessageFilter): RollupFilter | undefined {
   const tags = f.tags === null ? null : [...new Set(f.tags)];
-  const unkept = [f.messageUuid, f.destination, f.content, f.sendingMethod, f.templateId, f.country, f.cascadeId];
+  const unkept = [
+    f.messageUuid,
+    f.destination,
+    f.content,
+    f.sendingMethod,
+    f.templateId,
+    f.country,
+    f.cascadeId,
+    f.errorCode,
+  ];
   if (
     f.direction !== 'outbound' ||
     unkept.some((value) => value !== null) ||

@@ -32,6 +32,13 @@ const STOP_BODY_LIMIT = bodyLimitFor(
 const STATUSES = ['sending', 'sent', 'delivered', 'undelivered', 'unsent', 'read', 'unread', 'inbound_sent'] as const;
 const READ_STATUSES = ['read', 'unread'] as const;
 const COUNTRY = /^[A-Za-z]{2}$/;
+/**
+ * The longest time range an `error_code` filter reads when no key (destination, dispatch, cascade, uuid) narrows it:
+ * no index holds error codes (each would cost every status change, docs/delivery.md, Listing), so its page and
+ * total read the range's messages; 31 days of a busy account (1,000,000 messages) count in some 250-400 ms.
+ */
+export const ERROR_FILTER_MAX_DAYS = 31;
+const DAY_MS = 86_400_000;
 
 /**
  * What a message stop asks of the capability that runs cascades (cascades/: `cascadesStop`, given in main.ts):
@@ -130,6 +137,16 @@ export const lookupRoutes =
               root: Type.Optional(
                 Type.Boolean({ description: 'true: first steps and messages outside cascades; false: later steps' }),
               ),
+              error_code: Type.Optional(
+                Type.Integer({
+                  minimum: 0,
+                  maximum: 2_147_483_647,
+                  description:
+                    "messages with this errorCode (Herald's own, docs/errors.md, or a carrier's); needs time_from " +
+                    `and time_to at most ${ERROR_FILTER_MAX_DAYS} days apart, or destination, dispatch_id, ` +
+                    'cascade_message_uuid or message_uuid',
+                }),
+              ),
             },
             { additionalProperties: false },
           ),
@@ -173,9 +190,12 @@ export const lookupRoutes =
           if (!normalised) throw herald('invalidMsisdn');
           destination = normalised.msisdn;
         }
+        const timeFrom = q.time_from === undefined ? undefined : parseTime(q.time_from, 'time_from');
+        const timeTo = q.time_to === undefined ? undefined : parseTime(q.time_to, 'time_to');
+        if (q.error_code !== undefined) checkErrorFilterBounds(q, timeFrom, timeTo);
         const filter = {
-          fromId: q.time_from === undefined ? null : uuidBound(parseTime(q.time_from, 'time_from'), 'low'),
-          toId: q.time_to === undefined ? null : uuidBound(parseTime(q.time_to, 'time_to'), 'high'),
+          fromId: timeFrom === undefined ? null : uuidBound(timeFrom, 'low'),
+          toId: timeTo === undefined ? null : uuidBound(timeTo, 'high'),
           messageUuid: q.message_uuid?.toLowerCase() ?? null,
           destination,
           // Old clients ask status=read|unread; the status itself ends at delivered, the read state is apart.
@@ -200,6 +220,7 @@ export const lookupRoutes =
           root: q.root ?? null,
           trafficType: q.traffic_type ?? null,
           dispatchId: q.dispatch_id?.toLowerCase() ?? null,
+          errorCode: q.error_code ?? null,
         };
         const { accountId } = principalOf(request);
         const order = q.sort === 'created_time' || q.sort === 'asc' ? 'asc' : 'desc';
@@ -275,6 +296,27 @@ export const lookupRoutes =
       },
     );
   };
+
+/**
+ * An `error_code` filter reads the messages of its range (or of its key) one by one: without a key, the range must
+ * be given and at most ERROR_FILTER_MAX_DAYS long, so that its cost is bounded; else 422 4220.
+ */
+function checkErrorFilterBounds(
+  q: { destination?: string; dispatch_id?: string; cascade_message_uuid?: string; message_uuid?: string },
+  from: number | undefined,
+  to: number | undefined,
+): void {
+  const keyed = [q.destination, q.dispatch_id, q.cascade_message_uuid, q.message_uuid].some((v) => v !== undefined);
+  if (keyed) return;
+  if (from === undefined || to === undefined || to - from > ERROR_FILTER_MAX_DAYS * DAY_MS) {
+    throw herald('invalidField', {
+      field: 'error_code',
+      value:
+        `needs time_from and time_to at most ${ERROR_FILTER_MAX_DAYS} days apart, or destination, dispatch_id, ` +
+        'cascade_message_uuid or message_uuid',
+    });
+  }
+}
 
 function parseTime(value: string, field: string): number {
   const text = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(value) ? `${value.replace(' ', 'T')}Z` : value;

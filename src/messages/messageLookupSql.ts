@@ -54,6 +54,8 @@ export interface MessageFilter {
   readonly root: boolean | null;
   readonly trafficType: string | null;
   readonly dispatchId: string | null;
+  /** Messages with this error code (Herald's own or a carrier's). */
+  readonly errorCode: number | null;
 }
 
 /**
@@ -103,6 +105,7 @@ function whereOf(accountId: number, f: MessageFilter, params: unknown[] = []): {
   add(f.root, (p) => `(coalesce(cascade_step, 1) = 1) = ${p}::boolean`);
   add(f.trafficType, (p) => `traffic_type = ${p} AND direction = 'outbound'`);
   add(f.dispatchId, (p) => `dispatch_id = ${p}::uuid`);
+  add(f.errorCode, (p) => `error_code = ${p}::integer`);
   return { where: conditions.join(' AND '), params };
 }
 

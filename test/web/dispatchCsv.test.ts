@@ -48,6 +48,15 @@ describe('destinations files of the Dispatches page', () => {
     ]);
   });
 
+  it('flags a row whose cell for a placeholder is empty or blank (issue 34: "С наступающим, !" went out)', () => {
+    const file = destinationsOf(parseCsv('phone;name\n79161230011;\n79161230012;  \n79161230013;Анна\n'), ['name']);
+    expect(file.rows.map((r) => [r.row, r.problems])).toEqual([
+      [2, ['No value for {name}']],
+      [3, ['No value for {name}']],
+      [4, []],
+    ]);
+  });
+
   it('names what is wrong with a file as a whole', () => {
     expect(destinationsOf(parseCsv(''), []).problems).toEqual(['The file is empty.']);
     expect(destinationsOf(parseCsv('phone,name\n'), ['name']).problems).toEqual([

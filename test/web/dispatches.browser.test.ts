@@ -66,10 +66,12 @@ describe.each([BROWSER_ENGINE])('dispatches in the web pages (%s)', (engine) => 
     await file.setInputFiles(csv('spring.csv', 'phone,name\r\n79161240011,Anna\r\n,Boris\r\n79161240012,Vera\r\n'));
     await app.getByRole('status').filter({ hasText: 'spring.csv: 3 rows, 1 with problems (not added).' }).waitFor();
     const preview = app.getByRole('table', { name: 'Destinations preview' });
+    // Each row's parts and price before it is added (issue 34, problem 4); this account has no tariff.
+    await app.getByTestId('upload-estimate').filter({ hasText: 'Estimate: 2 messages, 2 parts' }).waitFor();
     expect(await cells(preview)).toEqual([
-      ['2', '79161240011', 'Anna', '—'],
-      ['3', '—', 'Boris', 'No destination'],
-      ['4', '79161240012', 'Vera', '—'],
+      ['2', '79161240011', 'Anna', '—', '1', 'no tariff'],
+      ['3', '—', 'Boris', 'No destination', '—'],
+      ['4', '79161240012', 'Vera', '—', '1', 'no tariff'],
     ]);
     expect(await preview.getByTestId('row-problem').allTextContents()).toEqual(['No destination']);
     await screenshot(app, `${engine}-app-dispatch-preview`);
@@ -89,9 +91,15 @@ describe.each([BROWSER_ENGINE])('dispatches in the web pages (%s)', (engine) => 
     await file.setInputFiles(csv('more.csv', 'phone,name\n12345,Gleb\n'));
     await app.getByRole('status').filter({ hasText: 'more.csv: 1 row, no problems found.' }).waitFor();
     await app.getByRole('button', { name: 'Add 1 destination' }).click();
-    await app.getByRole('status').filter({ hasText: '0 destinations added, 1 refused (error 7401).' }).waitFor();
+    // A refusal is an error (issue 34, problem 4), in words per code.
+    await app
+      .getByRole('status')
+      .filter({
+        hasText: '0 destinations added, 1 refused. The destination is not a valid phone number (7401): 1 row.',
+      })
+      .waitFor();
     expect(await results.getByTestId('row-answer-error').allTextContents()).toEqual([
-      expect.stringMatching(/^7401 The destination is not a valid phone number/),
+      expect.stringMatching(/^The destination is not a valid phone number \(code 7401\)/),
     ]);
     expect(await app.getByTestId('messages-total').textContent()).toBe('2');
     await screenshot(app, `${engine}-app-dispatch-upload`);

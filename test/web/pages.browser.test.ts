@@ -79,16 +79,19 @@ describe.each([BROWSER_ENGINE])('the web pages in a browser (%s)', (engine) => {
 
     await nav(app, 'Send').click();
     await app.getByRole('heading', { name: 'Send a message' }).waitFor();
-    // A message the API refuses on its own (a batch item's code and msg): the page says why, in the API's words.
+    // A message the API refuses on its own (a batch item's code and msg): the page says why, in the API's words,
+    // under the field it is about (issue 34, problem 6), and the status line points there.
     await t.admin('PATCH', `/admin/v1/accounts/${account.id}`, { channels: { VK: false } });
     await app.getByLabel('Channel').selectOption('VK');
     await app.getByLabel('Sender name').fill('club1');
     await app.getByLabel('Destination').fill('79161230010');
     await app.getByLabel('Text').fill('Not sent');
     await app.getByRole('button', { name: 'Send', exact: true }).click();
+    await app.getByRole('status').filter({ hasText: 'The message was not accepted: see “Channel”.' }).waitFor();
     await app
-      .getByRole('status')
-      .filter({ hasText: 'The message was not accepted: Channel is not enabled: VK' })
+      .locator('.field', { has: app.getByLabel('Channel') })
+      .locator('.field-error')
+      .filter({ hasText: 'Channel is not enabled: VK' })
       .waitFor();
     await t.admin('PATCH', `/admin/v1/accounts/${account.id}`, { channels: { VK: true } });
     await app.getByLabel('Channel').selectOption('SMS');

@@ -104,13 +104,26 @@ export function destinationsOf(table: CsvTable, placeholders: readonly string[])
     if (destination === '') rowProblems.push(t('csv.noDestination'));
     if (cells.length > header.length)
       rowProblems.push(t('csv.extraCells', { cells: cells.length, columns: header.length }));
+    // An empty cell is no value either: "С наступающим, {name}!" would go out as "С наступающим, !".
     for (const p of placeholders)
-      if (!(p in substitutions))
+      if (!substitutions[p])
         rowProblems.push(t(missing.includes(p) ? 'csv.rowNoColumn' : 'csv.rowNoValue', { placeholder: `{${p}}` }));
     return { row: i + 2, destination, substitutions, problems: rowProblems };
   });
   return { columns, rows, problems };
 }
+
+/** A text with its placeholders replaced by a row's substitutions (those without a value are left as they are). */
+export function substituted(text: string, substitutions: Readonly<Record<string, string>>): string {
+  return text.replace(PLACEHOLDER, (whole, name: string) => substitutions[name] ?? whole);
+}
+
+/**
+ * Codes of refused rows that a second try may add: every code but 7401 (the row itself cannot be a message: its
+ * destination, its substitutions), e.g. 4020 when the funds ran out, 4291 at a limit.
+ */
+export const retryable = (answer: AddAnswer): boolean =>
+  answer.messageUuid === undefined && answer.errorCode !== undefined && answer.errorCode !== 7401;
 
 /** The entry the API takes for a row. */
 export function entryOf(row: DestinationRow): DispatchEntry {

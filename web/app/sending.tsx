@@ -101,9 +101,12 @@ export function SenderNameField(props: {
   onValue: (name: string) => void;
   options: readonly string[];
   loading: boolean;
+  /** What the API said is wrong with it. */
+  error?: string | undefined;
 }) {
-  const { approved, value, onValue, options, loading } = props;
-  if (!approved) return <TextField label={t('col.senderName')} value={value} onValue={onValue} required />;
+  const { approved, value, onValue, options, loading, error } = props;
+  if (!approved)
+    return <TextField label={t('col.senderName')} value={value} onValue={onValue} required error={error} />;
   const none = loading ? t('send.loadingNames') : t('send.noApprovedNames');
   return (
     <SelectField
@@ -112,6 +115,7 @@ export function SenderNameField(props: {
       onValue={onValue}
       options={options.length ? options : [{ value: '', label: none }]}
       required
+      error={error}
     />
   );
 }

@@ -32,6 +32,9 @@ const API_ENTRIES: readonly ApiEntry[] = errorWords.api
 
 const DELIVERY_CODES = new Map(errorWords.delivery.map((e) => [e.code, e.name]));
 
+/** The codes Herald puts on messages (src/messages DELIVERY_ERRORS), in the catalogue's order. */
+export const deliveryErrorCodes = (): readonly number[] => errorWords.delivery.map((e) => e.code);
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -52,9 +52,39 @@ export function formatBalance(balance: Record<string, number> | undefined): stri
   return entries.length === 0 ? '0' : entries.map(([currency, amount]) => formatMoney(amount, currency)).join(', ');
 }
 
+/** A UTC day `YYYY-MM-DD` (of the statistics) as the reader's locale writes a date: `29.11.2026`; else as it is. */
+export function formatUtcDay(day: string): string {
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(day) ? Date.parse(`${day}T00:00:00Z`) : NaN;
+  return Number.isNaN(ms) ? day : new Date(ms).toLocaleDateString(currentLocale(), { timeZone: 'UTC' });
+}
+
 /** The UTC day `YYYY-MM-DD` of a date (statistics count UTC days). */
 export function utcDay(date: Date): string {
   return date.toISOString().slice(0, 10);
+}
+
+/**
+ * The reader's day (the browser's time zone, as every time the pages show) of a date: `YYYY-MM-DD`, the value of a
+ * date input.
+ */
+export function localDay(date: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+/** The first instant of a reader's day `YYYY-MM-DD` (local midnight), or undefined for another value. */
+export function localDayStart(day: string): Date | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!match) return undefined;
+  const date = new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/** The last millisecond of a reader's day `YYYY-MM-DD`, or undefined for another value. */
+export function localDayEnd(day: string): Date | undefined {
+  const start = localDayStart(day);
+  if (!start) return undefined;
+  return new Date(start.getFullYear(), start.getMonth(), start.getDate() + 1, 0, 0, 0, -1);
 }
 
 /** A date-time-local input's value as ISO 8601 UTC, or undefined when empty. */

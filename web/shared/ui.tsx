@@ -237,12 +237,15 @@ export function TextArea({
   value,
   onValue,
   hint,
+  error,
   ...rest
 }: {
   label: string;
   value: string;
   onValue: (value: string) => void;
-  hint?: string;
+  hint?: string | undefined;
+  /** What is wrong with the value (the API's words), shown under the field and announced with it. */
+  error?: string | undefined;
   required?: boolean;
   rows?: number;
 }) {
@@ -254,14 +257,10 @@ export function TextArea({
         id={id}
         value={value}
         onInput={(e) => onValue(e.currentTarget.value)}
-        aria-describedby={hint ? `${id}-hint` : undefined}
+        {...errorAttributes(id, hint, error)}
         {...rest}
       />
-      {hint && (
-        <small id={`${id}-hint`} class="hint">
-          {hint}
-        </small>
-      )}
+      <FieldNotes id={id} hint={hint} error={error} />
     </div>
   );
 }

@@ -79,6 +79,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/message/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Parts and price of messages before they are sent
+         * @description Per item: the SMS parts of its text and their encoding (GSM 03.38 with its extension table, else UCS-2), and the price by the account's tariffs, as a send would reserve it (links counted as written: a shortUrl message costs what its shortened text does). Every other channel is one part. An item that could not be sent (its destination, its text) gets errorCode and msg as a send would answer. Stores and reserves nothing.
+         */
+        post: operations["messageEstimateGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/message/cascade": {
         parameters: {
             query?: never;
@@ -1984,6 +2004,8 @@ export interface operations {
                 dispatch_id?: string;
                 /** @description true: first steps and messages outside cascades; false: later steps */
                 root?: boolean;
+                /** @description messages with this errorCode (Herald's own, docs/errors.md, or a carrier's); needs time_from and time_to at most 31 days apart, or destination, dispatch_id, cascade_message_uuid or message_uuid */
+                error_code?: number;
             };
             header?: never;
             path?: never;
@@ -2393,6 +2415,153 @@ export interface operations {
             };
             /** @description Error */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    messageEstimateGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "channelType": "SMS",
+                 *       "items": [
+                 *         {
+                 *           "destination": "79161234567",
+                 *           "text": "С наступающим, Анна!"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {unknown} */
+                    channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
+                    items: {
+                        /** @description none: the parts only, without a price */
+                        destination?: string;
+                        /** @description SMS text */
+                        text?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: ({
+                            destination: string | null;
+                            /** @description SMS parts (1 for every other channel) */
+                            parts: number;
+                            /** @description SMS only */
+                            encoding: ("gsm7" | "ucs2") | null;
+                            /** @description SMS only: septets (gsm7, an extension-table character counts 2) or UTF-16 units (ucs2) */
+                            characters: number | null;
+                            /** @description SMS only: what one part holds: 160 or 70 for a single part, 153 or 67 each for a long message */
+                            partCapacity: number | null;
+                            /** @description null: no tariff applies */
+                            pricePerPart: number | null;
+                            price: number | null;
+                            currency: string | null;
+                        } | {
+                            destination: string | null;
+                            errorCode: number;
+                            msg: string;
+                        })[];
+                        total: {
+                            parts: number;
+                            /** @description currency -> sum of the prices */
+                            price: {
+                                [key: string]: number;
+                            };
+                            /** @description items without a price: no destination, or no tariff for it */
+                            unpriced: number;
+                            /** @description items with an errorCode */
+                            refused: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -15,6 +15,8 @@ export const OPERATIONS = {
   messageSend: { method: 'POST', path: '/api/v1/message', idempotencyKey: true },
   /** GET /api/v1/message: Messages of the account, newest first, with filters */
   messageList: { method: 'GET', path: '/api/v1/message', idempotencyKey: false },
+  /** POST /api/v1/message/estimate: Parts and price of messages before they are sent */
+  messageEstimateGet: { method: 'POST', path: '/api/v1/message/estimate', idempotencyKey: false },
   /** POST /api/v1/message/cascade: Send 1 to 1000 cascades: one notification over a chain of channels */
   cascadeSend: { method: 'POST', path: '/api/v1/message/cascade', idempotencyKey: true },
   /** GET /api/v1/message/cascade/{uuid}: A cascade with each of its steps (by the uuid of any of its messages) */

@@ -173,6 +173,11 @@ export function DispatchPage({ id }: { id: string }) {
             )}
           </div>
           {allowed.includes('start') && d.messages.total === 0 && <p class="hint">{t('dispatch.addFirst')}</p>}
+          {allowed.includes('start') && d.messages.total > 0 && (
+            <p class="hint" data-testid="start-estimate">
+              {t('dispatch.startEstimate', { count: d.messages.total, parts: d.parts.total })}
+            </p>
+          )}
           {allowed.includes('stop') && <p class="hint">{t('dispatch.stopHint')}</p>}
           <NoticeLine notice={notice.notice} />
 

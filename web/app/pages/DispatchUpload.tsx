@@ -3,9 +3,10 @@ import { explainApiError } from '../../shared/errorWords.js';
 import { t } from '../../shared/i18n/index.js';
 import { useId, useRef, useState } from 'preact/hooks';
 import { errorText } from '../../shared/api.js';
-import { contentText } from '../../shared/format.js';
 import { parseCsv } from '../../shared/parseCsv.js';
-import { ListTable, NoticeLine, useAction, useNotice } from '../../shared/ui.js';
+import { contentText, formatNumber } from '../../shared/format.js';
+import { ListTable, NoticeLine, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { type EstimateItem, isPriced, MAX_ESTIMATE, partsText, totalPriceText } from '../estimate.js';
 import {
   type AddAnswer,
   chunksOf,
@@ -16,6 +17,8 @@ import {
   entryOf,
   MAX_ADD,
   placeholdersOf,
+  retryable,
+  substituted,
 } from '../dispatches.js';
 import { traffic } from '../session.js';
 
@@ -69,13 +72,15 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
     );
   };
 
-  const upload = () =>
+  const estimate = useRowsEstimate(dispatch, file?.data);
+
+  /** Adds rows in calls of up to 1000; the answers replace those of the same rows from an earlier try. */
+  const add = (rows: readonly DestinationRow[], skipped: number) =>
     action.run(async () => {
-      if (!file) return;
       const done: Answered[] = [];
       try {
-        for (const [i, chunk] of chunksOf(sendable, MAX_ADD).entries()) {
-          if (i > 0) notice.info(t('upload.adding', { done: done.length, total: sendable.length }));
+        for (const [i, chunk] of chunksOf(rows, MAX_ADD).entries()) {
+          if (i > 0) notice.info(t('upload.adding', { done: done.length, total: rows.length }));
           const reply = await traffic.post('/api/v1/dispatch/{id}/messages', {
             params: { id: dispatch.dispatchId },
             body: chunk.map(entryOf),
@@ -84,26 +89,40 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
         }
       } catch (error) {
         if (!done.length) throw error;
-        const stopped = { done: done.length, total: sendable.length, error: errorText(error) };
+        const stopped = { done: done.length, total: rows.length, error: errorText(error) };
         throw new Error(t('upload.stopped', stopped), { cause: error });
       } finally {
         // Rows once sent are not offered again: a second click would add them twice.
         if (done.length) {
-          setAnswers(done);
+          const again = new Map(done.map((a) => [a.row.row, a]));
+          setAnswers((before) => [
+            ...(before ?? []).map((a) => again.get(a.row.row) ?? a),
+            ...done.filter((a) => !before?.some((b) => b.row.row === a.row.row)),
+          ]);
           setFile(undefined);
           if (input.current) input.current.value = '';
           onAdded();
         }
       }
       const no = done.filter(refused);
-      const codes = [...new Set(no.map((a) => a.answer.errorCode))].join(', ');
-      const skipped = file.data.rows.length - sendable.length;
-      return (
+      const added =
         t('upload.added', { count: done.length - no.length, refused: no.length }) +
-        (no.length ? t('upload.codes', { codes }) : '') +
-        (skipped ? t('upload.skipped', { count: skipped }) : '.')
-      );
+        (skipped ? t('upload.skipped', { count: skipped }) : '.');
+      // Refusals are a failure, said in words per code (with what to do), never a success line.
+      if (no.length) throw new Error(`${added} ${refusalSummary(no)}`);
+      return added;
     });
+  const upload = () => {
+    if (!file) return;
+    setAnswers(undefined);
+    void add(sendable, file.data.rows.length - sendable.length);
+  };
+  const retry = () =>
+    void add(
+      (answers ?? []).filter((a) => retryable(a.answer)).map((a) => a.row),
+      0,
+    );
+  const toRetry = answers?.filter((a) => retryable(a.answer)).length ?? 0;
 
   const shownRows = file ? excerpt(file.data.rows, (r) => r.problems.length > 0) : [];
   const shownAnswers = answers ? excerpt(answers, refused) : [];
@@ -135,10 +154,18 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
             ))}
           </ul>
         )}
+        {file && sendable.length > 0 && <EstimateSummary estimate={estimate} count={sendable.length} />}
         {file && (
           <div class="actions">
-            <button type="button" disabled={action.busy || sendable.length === 0} onClick={() => void upload()}>
+            <button type="button" disabled={action.busy || sendable.length === 0} onClick={upload}>
               {t('upload.add', { count: sendable.length })}
+            </button>
+          </div>
+        )}
+        {toRetry > 0 && (
+          <div class="actions">
+            <button type="button" disabled={action.busy} onClick={retry}>
+              {t('upload.retry', { count: toRetry })}
             </button>
           </div>
         )}
@@ -155,6 +182,8 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
               t('message.destination'),
               ...file.data.columns,
               t('upload.problems'),
+              t('col.parts'),
+              t('message.price'),
             ]}
             rows={shownRows}
             row={(r) => (
@@ -167,6 +196,7 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
                   </td>
                 ))}
                 <td data-testid={r.problems.length ? 'row-problem' : undefined}>{r.problems.join('; ') || '—'}</td>
+                <RowEstimate item={estimate.data?.get(r.row)} />
               </tr>
             )}
           />
@@ -202,13 +232,7 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
                   </td>
                 ) : (
                   <td data-testid="row-answer-error">
-                    {answer.errorCode}{' '}
-                    <ExplainedError
-                      explained={{
-                        ...explainApiError(answer.errorCode ?? undefined, answer.msg ?? ''),
-                        code: undefined,
-                      }}
-                    />
+                    <ExplainedError explained={explainApiError(answer.errorCode ?? undefined, answer.msg ?? '')} />
                   </td>
                 )}
               </tr>
@@ -222,5 +246,103 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
         </>
       )}
     </section>
+  );
+}
+
+/**
+ * The refusals of an add in words, per code, most frequent first: "Insufficient funds (4020): 1,929 rows. Top up the
+ * balance, then send again."
+ */
+function refusalSummary(no: readonly Answered[]): string {
+  const byCode = new Map<string, Answered[]>();
+  for (const a of no) {
+    const key = `${a.answer.errorCode ?? '?'}`;
+    byCode.set(key, [...(byCode.get(key) ?? []), a]);
+  }
+  return [...byCode.values()]
+    .sort((a, b) => b.length - a.length)
+    .map((group) => {
+      const first = group[0]!.answer;
+      const words = explainApiError(first.errorCode ?? undefined, first.msg ?? '');
+      const line = t('upload.refusedCode', { words: words.text, code: first.errorCode ?? '?', count: group.length });
+      return words.advice ? `${line} ${words.advice}` : line;
+    })
+    .join(' ');
+}
+
+/**
+ * The parts and price of each row without problems, by its text after its substitutions (POST
+ * /api/v1/message/estimate, 1000 rows a call), by row number. None for a dispatch of cascades: which steps go
+ * depends on the earlier ones' outcomes.
+ */
+function useRowsEstimate(dispatch: Dispatch, data: DestinationFile | undefined) {
+  return useAsync(
+    async (signal) => {
+      const channelType = dispatch.channelType;
+      const rows = data?.rows.filter((r) => r.problems.length === 0) ?? [];
+      if (!channelType || dispatch.cascade || rows.length === 0) return undefined;
+      const text = contentText(dispatch.message);
+      const byRow = new Map<number, EstimateItem>();
+      const total = { parts: 0, price: {} as Record<string, number>, unpriced: 0, refused: 0 };
+      for (const chunk of chunksOf(rows, MAX_ESTIMATE)) {
+        const reply = await traffic.post('/api/v1/message/estimate', {
+          body: {
+            channelType,
+            items: chunk.map((r) => ({
+              destination: r.destination,
+              ...(channelType === 'SMS' ? { text: substituted(text, r.substitutions) } : {}),
+            })),
+          },
+          signal,
+        });
+        reply.items.forEach((item, i) => byRow.set(chunk[i]!.row, item));
+        total.parts += reply.total.parts;
+        total.unpriced += reply.total.unpriced;
+        total.refused += reply.total.refused;
+        for (const [currency, amount] of Object.entries(reply.total.price))
+          total.price[currency] = Math.round(((total.price[currency] ?? 0) + amount) * 1e6) / 1e6;
+      }
+      return Object.assign(byRow, { total });
+    },
+    [dispatch.dispatchId, data],
+  );
+}
+
+type RowsEstimate = ReturnType<typeof useRowsEstimate>;
+
+/** A preview row's parts and price, or why it would be refused. */
+function RowEstimate({ item }: { item: EstimateItem | undefined }) {
+  if (!item) return <td colSpan={2}>—</td>;
+  if (!isPriced(item))
+    return (
+      <td colSpan={2} class="problem" data-testid="row-estimate-error">
+        {explainApiError(item.errorCode, item.msg).text}
+      </td>
+    );
+  return (
+    <>
+      <td class="num" title={partsText(item)}>
+        {formatNumber(item.parts)}
+      </td>
+      <td class="num">
+        {item.price === null ? t('upload.noPrice') : totalPriceText({ [item.currency!]: item.price })}
+      </td>
+    </>
+  );
+}
+
+/** Before the rows are added: how many messages and parts, and what they should cost. */
+function EstimateSummary({ estimate, count }: { estimate: RowsEstimate; count: number }) {
+  const total = estimate.data?.total;
+  return (
+    <p class="estimate" data-testid="upload-estimate">
+      {total
+        ? t('upload.estimate', { count, parts: total.parts, price: totalPriceText(total.price) }) +
+          (total.unpriced ? t('upload.unpriced', { count: total.unpriced }) : '') +
+          (total.refused ? t('upload.estimateRefused', { count: total.refused }) : '')
+        : estimate.loading
+          ? t('upload.estimating')
+          : ''}
+    </p>
   );
 }

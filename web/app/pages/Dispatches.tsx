@@ -29,6 +29,8 @@ import {
   usableNames,
 } from '../sending.js';
 import { system, traffic } from '../session.js';
+import { estimateLine, useMessageEstimate } from '../estimate.js';
+import { useSendWindow } from '../sendWindow.js';
 
 type NewDispatch = RequestBody<'/api/v1/dispatch', 'post'>;
 
@@ -138,6 +140,10 @@ function CreateDispatch({ onCreated }: { onCreated: (id: string) => void }) {
   const options = usableNames(names.data?.items);
   const chosen = approved ? (options.includes(senderName) ? senderName : (options[0] ?? '')) : senderName;
   const placeholders = placeholdersOf(text);
+  const sendWindow = useSendWindow();
+  // The parts of the text as written; each message's own substitutions may lengthen it (the preview counts them).
+  const estimate = useMessageEstimate(channel, '', kind === 'single' ? text : '');
+  const estimated = kind === 'single' ? estimateLine(estimate.data) : undefined;
 
   const submit = (event: Event) => {
     event.preventDefault();
@@ -149,6 +155,7 @@ function CreateDispatch({ onCreated }: { onCreated: (id: string) => void }) {
       const body: NewDispatch = {
         dispatchName: name.trim(),
         ...message,
+        ...sendWindow.body(),
         ...(amount.trim() ? { speed: { amount: Number(amount), unit } } : {}),
       };
       const created = await namingStep(() => traffic.post('/api/v1/dispatch', { body }));
@@ -186,7 +193,8 @@ function CreateDispatch({ onCreated }: { onCreated: (id: string) => void }) {
             t('dispatches.textHint', { count: text.length, example: '{name}' }) +
             (placeholders.length
               ? t('dispatches.placeholders', { list: placeholders.map((p) => `{${p}}`).join(', ') })
-              : '')
+              : '') +
+            (estimated ? ` ${t('window.perMessage', { estimate: estimated })}` : '')
           }
         />
       ) : (
@@ -208,6 +216,7 @@ function CreateDispatch({ onCreated }: { onCreated: (id: string) => void }) {
           <SelectField label={t('dispatches.per')} value={unit} onValue={setUnit} options={units()} />
         </div>
       </fieldset>
+      {sendWindow.view()}
       {approved && !names.loading && options.length === 0 && <NoSenderNameHint channel={channel} />}
       <div class="actions">
         <button

@@ -1,7 +1,7 @@
 import { ExplainedError } from '../../shared/explained.js';
 import { explainMessageError } from '../../shared/errorWords.js';
 import { codeWord, t, texts } from '../../shared/i18n/index.js';
-import { contentText, formatMoney, formatTime } from '../../shared/format.js';
+import { contentText, formatMoney, formatTime, localDay } from '../../shared/format.js';
 import { AsyncState, ListTable, NoticeLine, Page, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import { conditionText } from '../cascades.js';
 import { system, traffic } from '../session.js';
@@ -60,7 +60,8 @@ export function MessagePage({ uuid }: { uuid: string }) {
               <>
                 <dt>{t('message.why')}</dt>
                 <dd>
-                  <ExplainedError explained={explainMessageError(m.errorCode)} testId="message-error" />
+                  <ExplainedError explained={explainMessageError(m.errorCode)} testId="message-error" />{' '}
+                  <a href={sameErrorLink(m.errorCode, m.createdTime)}>{t('errors.sameError')}</a>
                 </dd>
               </>
             )}
@@ -308,4 +309,18 @@ function Callbacks({ uuid, loaded }: { uuid: string; loaded: Message }) {
       })}
     </>
   );
+}
+
+/**
+ * The list of the account's messages with the same error code: over the 31 days to today (the most one error code
+ * search reads), or the 31 from this message's day when it is older.
+ */
+function sameErrorLink(code: number, created: string): string {
+  const day = (date: Date, plus: number) =>
+    localDay(new Date(date.getFullYear(), date.getMonth(), date.getDate() + plus));
+  const today = new Date();
+  const at = new Date(created);
+  const from = day(today, -30) <= localDay(at) ? day(today, -30) : localDay(at);
+  const to = from === localDay(at) ? day(at, 30) : localDay(today);
+  return `/app/messages?${new URLSearchParams({ error_code: String(code), time_from: from, time_to: to }).toString()}`;
 }

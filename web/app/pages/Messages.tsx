@@ -6,11 +6,16 @@ import {
   CHANNELS,
   contentText,
   formatMoney,
+  formatNumber,
   formatTime,
+  localDay,
+  localDayEnd,
+  localDayStart,
   MESSAGE_STATUSES,
   READ_STATUSES,
 } from '../../shared/format.js';
 import { AsyncState, ListTable, Page, Pager, SelectField, TextField, useAsync } from '../../shared/ui.js';
+import { deliveryErrorCodes, explainMessageError } from '../../shared/errorWords.js';
 import { traffic } from '../session.js';
 
 /** The list's filters, as URL parameters (so that a search can be bookmarked and the back button works). */
@@ -27,23 +32,60 @@ const FILTERS = [
   'cascade_message_uuid',
   'dispatch_id',
   'content',
+  'error_code',
 ] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
 const PER_PAGE = ['20', '50', '100'];
 /** The API lists at most this deep (page x per_page); older messages are found by narrowing the dates. */
 const MAX_LIST_DEPTH = 10_000;
 
-/** The API's query for the URL's filters: whole days from the date inputs, UTC. */
+/**
+ * The API's query for the URL's filters: the date inputs are whole days of the reader's time zone (the one every
+ * time on the pages is shown in), sent as the UTC instants they begin and end at.
+ */
 function apiQuery(query: URLSearchParams) {
   const out: Record<string, string> = {};
   for (const name of FILTERS) {
     const value = query.get(name)?.trim();
     if (value) out[name] = value;
   }
-  if (out.time_from && /^\d{4}-\d{2}-\d{2}$/.test(out.time_from)) out.time_from += ' 00:00:00';
-  if (out.time_to && /^\d{4}-\d{2}-\d{2}$/.test(out.time_to)) out.time_to += ' 23:59:59';
+  if (out.time_from) out.time_from = localDayStart(out.time_from)?.toISOString() ?? out.time_from;
+  if (out.time_to) out.time_to = localDayEnd(out.time_to)?.toISOString() ?? out.time_to;
   return { ...out, page: query.get('page') ?? '1', per_page: query.get('per_page') ?? '50' };
 }
+
+/** Filters that read their messages through an index: an error code needs no date range with one of them. */
+const KEYS = ['destination', 'dispatch_id', 'cascade_message_uuid', 'message_uuid'] as const;
+/** The days an error code filter covers without a key (the API's bound: at most 31 days). */
+const ERROR_FILTER_DAYS = 31;
+
+/**
+ * Filters as they are searched: an error code without a key gets the dates it lacks, the last 31 days to today,
+ * since the API reads that filter's messages one by one and takes at most 31 days of them.
+ */
+export function withErrorRange(filters: Filters, today: Date): Filters {
+  if (!filters.error_code.trim() || KEYS.some((k) => filters[k].trim())) return filters;
+  if (filters.time_from && filters.time_to) return filters;
+  const to = filters.time_to || localDay(today);
+  const end = localDayStart(to) ?? today;
+  const from =
+    filters.time_from || localDay(new Date(end.getFullYear(), end.getMonth(), end.getDate() - (ERROR_FILTER_DAYS - 1)));
+  return { ...filters, time_from: from, time_to: to };
+}
+
+/** The error code filter's options: any, Herald's own codes in words, and a code from the URL that is another's. */
+function errorOptions(current: string) {
+  const codes = deliveryErrorCodes();
+  const options = [
+    { value: '', label: t('errors.anyError') },
+    ...codes.map((code) => ({ value: String(code), label: errorOption(code) })),
+  ];
+  if (current && !codes.includes(Number(current)))
+    options.push({ value: current, label: errorOption(Number(current)) });
+  return options;
+}
+
+const errorOption = (code: number) => `${code}: ${explainMessageError(code).text}`;
 
 /** Messages: the list's filters, server-side pagination (never all rows), a link to each message. */
 export function Messages() {
@@ -66,7 +108,9 @@ export function Messages() {
   const filterField = (name: keyof Filters, label: MessageKey, hint?: MessageKey) => (
     <TextField label={t(label)} value={filters[name]} onValue={set(name)} {...(hint ? { hint: t(hint) } : {})} />
   );
-  const go = (next: Filters, page: number, size = perPage) => {
+  const go = (asked: Filters, page: number, size = perPage) => {
+    const next = withErrorRange(asked, new Date());
+    if (next !== asked) setFilters(next);
     const params = new URLSearchParams();
     for (const name of FILTERS) if (next[name].trim()) params.set(name, next[name].trim());
     if (page > 1) params.set('page', String(page));
@@ -140,6 +184,12 @@ export function Messages() {
           {filterField('dispatch_id', 'message.dispatch', 'messages.dispatchHint')}
           {filterField('content', 'messages.textContains')}
           <SelectField
+            label={t('errors.filter')}
+            value={filters.error_code}
+            onValue={set('error_code')}
+            options={errorOptions(filters.error_code)}
+          />
+          <SelectField
             label={t('messages.perPage')}
             value={perPage}
             onValue={(v) => {
@@ -166,6 +216,7 @@ export function Messages() {
               ...texts('col.created', 'col.message', 'col.channel', 'col.sender', 'col.destination', 'col.status'),
               { label: t('col.parts'), class: 'num' },
               { label: t('message.price'), class: 'num' },
+              t('col.error'),
               t('message.text'),
             ]}
             rows={list.data.items}
@@ -198,8 +249,9 @@ export function Messages() {
                     {codeWord('status', m.status)}
                   </span>
                 </td>
-                <td class="num">{m.totalParts}</td>
+                <td class="num">{formatNumber(m.totalParts)}</td>
                 <td class="num">{formatMoney(m.price.totalPrice, m.price.currency)}</td>
+                <td data-testid="row-error">{m.errorCode === null ? '—' : <RowError code={m.errorCode} />}</td>
                 <td class="clip">{contentText(m.content)}</td>
               </tr>
             )}
@@ -213,5 +265,15 @@ export function Messages() {
         </>
       )}
     </Page>
+  );
+}
+
+/** A message's error in a row: its words and its code, the advice in the title (the message page has it in full). */
+function RowError({ code }: { code: number }) {
+  const explained = explainMessageError(code);
+  return (
+    <span title={explained.advice}>
+      {explained.text} <small class="hint">({code})</small>
+    </span>
   );
 }

@@ -1,8 +1,10 @@
 import { explainApiError, explainedLine } from '../../shared/errorWords.js';
+import { estimateLine, type MessageField, messageFieldOf, useMessageEstimate } from '../estimate.js';
 import { t } from '../../shared/i18n/index.js';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { NoticeLine, Page, SelectField, TextArea, TextField, useAction, useAsync, useNotice } from '../../shared/ui.js';
 import type { RequestBody } from '../../shared/apiClient.js';
+import { ApiError } from '../../shared/api.js';
 import {
   contentField,
   contentFor,
@@ -32,11 +34,23 @@ export function Send() {
   const [tags, setTags] = useState('');
   const [callbackUrl, setCallbackUrl] = useState('');
   const [sent, setSent] = useState<string | undefined>(undefined);
+  const [errors, setErrors] = useState<Partial<Record<MessageField, string>>>({});
   const notice = useNotice();
   const action = useAction(notice);
+  const form = useRef<HTMLFormElement>(null);
+  // A refusal moves the focus to the field it is about, where its words are read out with the control.
+  useEffect(() => form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus(), [errors]);
   const approved = NEEDS_APPROVED.includes(channel);
   const field = contentField(channel, kind, text);
-
+  const estimate = useMessageEstimate(channel, destination, isCode(channel, kind) ? '' : text);
+  const estimated = isCode(channel, kind) ? undefined : estimateLine(estimate.data);
+  /** A field's setter that also clears the refusal shown under it: the value it was about has changed. */
+  const edit =
+    <V,>(name: MessageField, set: (value: V) => void) =>
+    (value: V) => {
+      set(value);
+      if (errors[name]) setErrors({ ...errors, [name]: undefined });
+    };
   const names = useAsync(
     (signal) =>
       approved
@@ -53,6 +67,7 @@ export function Send() {
   const submit = (event: Event) => {
     event.preventDefault();
     setSent(undefined);
+    setErrors({});
     void action.run(async () => {
       const tagList = tagsOf(tags);
       const message: NewMessage = {
@@ -63,11 +78,26 @@ export function Send() {
         ...(tagList.length && channel !== 'FLASHCALL' ? { tags: tagList } : {}),
         ...(callbackUrl.trim() ? { callbackUrl: callbackUrl.trim() } : {}),
       };
-      const result = await traffic.post('/api/v1/message', { body: [message] });
+      // A message the API refuses as a whole (422 with its index) or as an item of the batch (its code and msg).
+      const refused = (code: number | undefined, msg: string): Error => {
+        const explained = explainApiError(code, msg);
+        const at = messageFieldOf(code, msg);
+        if (!at) return new Error(t('send.notAccepted', { why: explainedLine(explained) }));
+        // The words under the field the refusal is about (its control aria-invalid); the status line says where.
+        setErrors({ [at]: explainedLine(explained) });
+        return new Error(t('estimate.notAcceptedAt', { field: fieldLabel(at, field.label) }));
+      };
+      let result;
+      try {
+        result = await traffic.post('/api/v1/message', { body: [message] });
+      } catch (error) {
+        throw error instanceof ApiError && error.status === 422 ? refused(error.code, error.message) : error;
+      }
       const item = result.items[0];
       if (!item || item.code !== 201 || !item.messageUuid) {
-        const why = item?.msg ? explainedLine(explainApiError(item.code, item.msg)) : `${item?.code ?? '?'}`;
-        throw new Error(t('send.notAccepted', { why }));
+        throw item?.msg
+          ? refused(item.code, item.msg)
+          : new Error(t('send.notAccepted', { why: `${item?.code ?? '?'}` }));
       }
       setSent(item.messageUuid);
       setText('');
@@ -77,20 +107,28 @@ export function Send() {
 
   return (
     <Page title={t('send.title')} actions={<SendModes />}>
-      <form class="card" onSubmit={submit}>
+      <form class="card" onSubmit={submit} ref={form}>
         <div class="grid">
-          <SelectField label={t('col.channel')} value={channel} onValue={setChannel} options={sendChannels()} />
+          <SelectField
+            label={t('col.channel')}
+            value={channel}
+            onValue={edit('channel', setChannel)}
+            options={sendChannels()}
+            error={errors.channel}
+          />
           <SenderNameField
             approved={approved}
             value={approved ? chosen : senderName}
-            onValue={setSenderName}
+            onValue={edit('senderName', setSenderName)}
             options={options}
             loading={names.loading}
+            error={errors.senderName}
           />
           <TextField
             label={t('message.destination')}
             value={destination}
-            onValue={setDestination}
+            onValue={edit('destination', setDestination)}
+            error={errors.destination}
             required
             inputMode="tel"
             autoComplete="off"
@@ -103,21 +141,29 @@ export function Send() {
         <TextArea
           label={field.label}
           value={text}
-          onValue={setText}
+          onValue={edit('text', setText)}
           required
           rows={isCode(channel, kind) ? 1 : 4}
-          hint={field.hint}
+          hint={estimated ?? field.hint}
+          error={errors.text}
         />
         <div class="grid">
           {channel !== 'FLASHCALL' && (
-            <TextField label={t('message.tags')} value={tags} onValue={setTags} hint={t('send.tagsHint')} />
+            <TextField
+              label={t('message.tags')}
+              value={tags}
+              onValue={edit('tags', setTags)}
+              hint={t('send.tagsHint')}
+              error={errors.tags}
+            />
           )}
           <TextField
             label={t('message.callbackUrl')}
             type="url"
             value={callbackUrl}
-            onValue={setCallbackUrl}
+            onValue={edit('callbackUrl', setCallbackUrl)}
             hint={t('send.callbackHint')}
+            error={errors.callbackUrl}
           />
         </div>
         {approved && !names.loading && options.length === 0 && <NoSenderNameHint channel={channel} />}
@@ -135,4 +181,17 @@ export function Send() {
       </form>
     </Page>
   );
+}
+
+/** The label of a field of the form, for the status line that points at it. */
+function fieldLabel(name: MessageField, textLabel: string): string {
+  const labels: Record<MessageField, string> = {
+    channel: t('col.channel'),
+    senderName: t('col.senderName'),
+    destination: t('message.destination'),
+    text: textLabel,
+    tags: t('message.tags'),
+    callbackUrl: t('message.callbackUrl'),
+  };
+  return labels[name];
 }

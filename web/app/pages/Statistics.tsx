@@ -2,7 +2,7 @@ import { codeOptions, codeWord, t } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
 import { BarChart } from '../../shared/chart.js';
 import { downloadCsv } from '../../shared/csv.js';
-import { CHANNELS, formatBalance, MESSAGE_STATUSES, utcDay, formatNumber } from '../../shared/format.js';
+import { CHANNELS, formatBalance, formatUtcDay, MESSAGE_STATUSES, utcDay, formatNumber } from '../../shared/format.js';
 import { AsyncState, ListTable, Page, SelectField, TextField, useAsync } from '../../shared/ui.js';
 import { system } from '../session.js';
 import type { StatisticsGroup } from '../types.js';
@@ -176,7 +176,7 @@ export function Statistics() {
                 {row(g).map((cell, i) =>
                   i === 0 ? (
                     <th scope="row" key={i}>
-                      {String(cell)}
+                      {data.groupBy === 'day' ? formatUtcDay(String(cell)) : String(cell)}
                     </th>
                   ) : (
                     <td class="num" key={i}>

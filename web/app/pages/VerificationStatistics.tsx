@@ -6,7 +6,11 @@ import type { VerificationStatistics as Figures } from '../types.js';
 
 type Conversion = Figures['total'];
 
-const rate = (c: Conversion) => (c.conversionRate === null ? '—' : `${(c.conversionRate * 100).toFixed(1)} %`);
+/** A conversion rate as "50.0 %" ("50,0 %" in Russian), one decimal. */
+const rate = (c: Conversion) =>
+  c.conversionRate === null
+    ? '—'
+    : `${formatNumber(c.conversionRate * 100, { minimumFractionDigits: 1, maximumFractionDigits: 1 })} %`;
 const cells = (c: Conversion) => [
   <td class="num" key="s">
     {formatNumber(c.sends)}

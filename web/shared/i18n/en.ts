@@ -943,6 +943,48 @@ export const en = {
   'routeForm.save': 'Save route',
   'routeForm.addButton': 'Add route',
   'routeForm.notWhole': 'Invalid {field}: {value} is not a whole number',
+  // Personal account: errors in words, costs before sending, money on the dashboard (issue 34: 2, 4, 6, 10)
+  'estimate.oneMessage': '1 message',
+  'estimate.parts':
+    '{parts, plural, one {# SMS part} other {# SMS parts}} · {encoding} · {characters} of {capacity} characters',
+  'estimate.gsm7': 'GSM-7',
+  'estimate.ucs2': 'UCS-2 (Cyrillic and other characters outside GSM-7)',
+  'estimate.price': 'price {price} ({perPart} a part)',
+  'estimate.priceNeedsDestination': 'enter the destination to see the price',
+  'estimate.noTariff': 'no tariff applies to this destination',
+  'estimate.notAcceptedAt': 'The message was not accepted: see “{field}”.',
+  'errors.filter': 'Error',
+  'errors.anyError': 'Any error or none',
+  'errors.sameError': 'Messages with this error',
+  'window.legend': 'When to send',
+  'window.start': 'Start at',
+  'window.startHint': 'Empty: when you press Start. At most 7 days ahead.',
+  'window.end': 'Finish by',
+  'window.fromHour': 'Send from',
+  'window.toHour': 'Send until',
+  'window.days': 'Days of the week',
+  'window.localTime': "In each recipient's time zone (otherwise Moscow time)",
+  'window.perMessage': 'A message as written: {estimate}.',
+  'upload.retry': 'Retry the refused rows ({count})',
+  'upload.refusedCode': '{words} ({code}): {count, plural, one {# row} other {# rows}}.',
+  'upload.noPrice': 'no tariff',
+  'upload.estimate':
+    'Estimate: {count, plural, one {# message} other {# messages}}, ' +
+    '{parts, plural, one {# part} other {# parts}}, {price}.',
+  'upload.unpriced': ' {count, plural, one {# row has} other {# rows have}} no tariff.',
+  'upload.estimateRefused': ' {count, plural, one {# row} other {# rows}} would be refused (see Price).',
+  'upload.estimating': 'Counting parts and prices…',
+  'dispatch.startEstimate':
+    'Start sends {count, plural, one {# message} other {# messages}} ' +
+    '({parts, plural, one {# part} other {# parts}}); their price was reserved when they were added.',
+  'spend.sinceMidnight': 'Since midnight, your time.',
+  'spend.spentToday': 'Spent today',
+  'spend.spentMonth': 'Spent this month',
+  'spend.theMonth': "this month's statistics",
+  'spend.monthMessages': '{count, plural, one {# message} other {# messages}} since {since}.',
+  'spend.rate': 'Delivery rate {rate} ({delivered} of {outcomes}).',
+  'spend.noRate': 'No delivery outcome yet.',
+  'spend.chartUtc': 'Messages per day (UTC days), last 30 days',
 } as const;
 
 /** A key of the catalogues. */

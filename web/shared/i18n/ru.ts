@@ -951,4 +951,52 @@ export const ru: Messages = {
   'routeForm.save': 'Сохранить маршрут',
   'routeForm.addButton': 'Добавить маршрут',
   'routeForm.notWhole': 'Недопустимое значение {field}: {value} — не целое число',
+  // Personal account: errors in words, costs before sending, money on the dashboard (issue 34: 2, 4, 6, 10)
+  'estimate.oneMessage': '1 сообщение',
+  'estimate.parts':
+    '{parts, plural, one {# часть SMS} few {# части SMS} many {# частей SMS} other {# части SMS}} · {encoding} · ' +
+    '{characters} из {capacity} символов',
+  'estimate.gsm7': 'GSM-7',
+  'estimate.ucs2': 'UCS-2 (кириллица и другие символы вне GSM-7)',
+  'estimate.price': 'стоимость {price} ({perPart} за часть)',
+  'estimate.priceNeedsDestination': 'укажите номер получателя, чтобы увидеть стоимость',
+  'estimate.noTariff': 'для этого номера нет тарифа',
+  'estimate.notAcceptedAt': 'Сообщение не принято: см. поле «{field}».',
+  'errors.filter': 'Ошибка',
+  'errors.anyError': 'Любая или без ошибки',
+  'errors.sameError': 'Сообщения с этой ошибкой',
+  'window.legend': 'Когда отправлять',
+  'window.start': 'Начать',
+  'window.startHint': 'Пусто — сразу после нажатия «Запустить». Не более чем на 7 дней вперёд.',
+  'window.end': 'Закончить до',
+  'window.fromHour': 'Отправлять с',
+  'window.toHour': 'Отправлять до',
+  'window.days': 'Дни недели',
+  'window.localTime': 'По местному времени получателя (иначе по московскому)',
+  'window.perMessage': 'Сообщение без подстановок: {estimate}.',
+  'upload.retry': 'Повторить отклонённые строки ({count})',
+  'upload.refusedCode':
+    '{words} ({code}): {count, plural, one {# строка} few {# строки} many {# строк} other {# строки}}.',
+  'upload.noPrice': 'нет тарифа',
+  'upload.estimate':
+    'Оценка: {count, plural, one {# сообщение} few {# сообщения} many {# сообщений} other {# сообщения}}, ' +
+    '{parts, plural, one {# часть} few {# части} many {# частей} other {# части}}, {price}.',
+  'upload.unpriced': ' Для {count, plural, one {# строки} few {# строк} many {# строк} other {# строки}} нет тарифа.',
+  'upload.estimateRefused':
+    ' {count, plural, one {# строка будет отклонена} few {# строки будут отклонены} ' +
+    'many {# строк будут отклонены} other {# строки будут отклонены}} (см. «Стоимость»).',
+  'upload.estimating': 'Считаем части и стоимость…',
+  'dispatch.startEstimate':
+    'После запуска уйдёт {count, plural, one {# сообщение} few {# сообщения} many {# сообщений} ' +
+    'other {# сообщения}} ({parts, plural, one {# часть} few {# части} many {# частей} other {# части}}); ' +
+    'их стоимость уже зарезервирована при добавлении.',
+  'spend.sinceMidnight': 'С полуночи по вашему времени.',
+  'spend.spentToday': 'Потрачено сегодня',
+  'spend.spentMonth': 'Потрачено в этом месяце',
+  'spend.theMonth': 'статистика за месяц',
+  'spend.monthMessages':
+    '{count, plural, one {# сообщение} few {# сообщения} many {# сообщений} other {# сообщения}} с {since}.',
+  'spend.rate': 'Доставлено {rate} ({delivered} из {outcomes}).',
+  'spend.noRate': 'Итогов доставки пока нет.',
+  'spend.chartUtc': 'Сообщения по дням (сутки UTC) за 30 дней',
 };
