@@ -16,6 +16,7 @@ import { benchProviders } from './providers.js';
 import { benchRoles } from './roles.js';
 import { benchSmpp } from './smpp.js';
 import { benchSmppServer } from './smppServer.js';
+import { benchKannelEndToEnd } from './kannelEndToEnd.js';
 import { benchStatistics } from './statistics.js';
 import { benchTelegram } from './telegram.js';
 import { benchVerify } from './verify.js';
@@ -33,7 +34,7 @@ import {
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
  * (ingest,guards,routing,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,
- * smpp-server,dispatch,verify,idle,roles,telegram,providers; mnp only when named), BENCH_ROUTES, BENCH_ROUTING_PAIRS,
+ * smpp-server,kannel-e2e,dispatch,verify,idle,roles,telegram,providers; mnp only when named), BENCH_ROUTES, BENCH_ROUTING_PAIRS,
  * BENCH_MNP_ROWS, BENCH_SOAK_MESSAGES, BENCH_TELEGRAM_MESSAGES, BENCH_TELEGRAM_PAIRS, BENCH_PROVIDERS_MESSAGES,
  * BENCH_PROVIDERS_PAIRS, BENCH_GUARDS_PAIRS, BENCH_STOP_LIST (the guarded runs' stop list), BENCH_GUARDS_ON (the guards
  * the guarded runs switch on, e.g. `flood` or `stoplist,pumping`; default all), BENCH_GUARDS_ACCOUNTS (e.g. `1` or
@@ -41,6 +42,7 @@ import {
  * BENCH_STATS_MESSAGES, BENCH_LIST_MESSAGES, BENCH_CASCADES,
  * BENCH_PRIORITY_PROMOS, BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES, BENCH_SMPP_BARE_MESSAGES,
  * BENCH_SMPP_MAX_SECONDS, BENCH_SMPP_SERVER_MESSAGES, BENCH_SMPP_SERVER_PAIRS, BENCH_SMPP_SERVER_KANNEL_CLIENTS,
+ * BENCH_KANNEL_E2E_MESSAGES, BENCH_KANNEL_E2E_PAIRS,
  * BENCH_DISPATCH_MESSAGES,
  * BENCH_DISPATCH_PER_MINUTE, BENCH_DISPATCH_SLICE_SECONDS,
  * BENCH_VERIFY_COUNT, BENCH_IDLE_SECONDS, BENCH_IDLE_SETTLE_SECONDS, BENCH_ROLES_MESSAGES, BENCH_ROLES_API,
@@ -242,6 +244,17 @@ if (wanted('smpp-server')) {
   );
   const kannelClients = Number(process.env.BENCH_SMPP_SERVER_KANNEL_CLIENTS ?? 32);
   figures.push(...(await benchSmppServer({ messages, clients, kannelClients, pairs, window: 1000, withSchema })));
+}
+
+if (wanted('kannel-e2e')) {
+  const messages = Number(process.env.BENCH_KANNEL_E2E_MESSAGES ?? 20_000);
+  const pairs = Number(process.env.BENCH_KANNEL_E2E_PAIRS ?? 2);
+  process.stdout.write(
+    `kannel-e2e: ${messages} SMS end to end with a final report each, Herald with callbacks against Kannel in ` +
+      `memory, ${pairs} alternating rounds...\n`,
+  );
+  const kannelClients = Number(process.env.BENCH_SMPP_SERVER_KANNEL_CLIENTS ?? 32);
+  figures.push(...(await benchKannelEndToEnd({ messages, clients, kannelClients, pairs, window: 1000, withSchema })));
 }
 
 if (wanted('priority')) {

@@ -1,9 +1,7 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { CONFIG_VARIABLES } from '../src/config/config.js';
-import { SmscSimulator } from '../src/simulators/smscSimulator.js';
 import { freePort } from '../test/ha/servers.js';
-import { kannelInstalled, startKannel } from '../test/helpers/kannel.js';
+import { kannelInstalled } from '../test/helpers/kannel.js';
+import { DELAY_MS, type KannelRun, kannelRun, type KannelRunOptions } from './kannel.js';
 import {
   type AlternatingOptions,
   alternatingEndToEnd,
@@ -12,29 +10,15 @@ import {
   meanOf,
   runsOf,
 } from './endToEnd.js';
-import { type BenchFigure, watchCpu } from './lib.js';
+import type { BenchFigure } from './lib.js';
 import { runSmppClient } from './smpp.js';
 
 /**
  * `messages` SMS a run, the same for every kind (BENCH_SMPP_SERVER_MESSAGES); `clients` of the HTTP runs (1000-message
- * POSTs each); `pairs` alternating rounds (BENCH_SMPP_SERVER_PAIRS): HTTP in, SMPP in, then Kannel, in each.
+ * POSTs each); `pairs` alternating rounds (BENCH_SMPP_SERVER_PAIRS): HTTP in, SMPP in, then Kannel, in each;
+ * `kannelClients` (BENCH_SMPP_SERVER_KANNEL_CLIENTS) and `window` of the Kannel runs.
  */
-export interface SmppServerBenchOptions extends AlternatingOptions {
-  /**
-   * sendsms requests in flight at once in the Kannel runs (BENCH_SMPP_SERVER_KANNEL_CLIENTS): one message a request,
-   * so many more than `clients` for Kannel not to wait on round trips.
-   */
-  readonly kannelClients: number;
-  /** submit_sm in flight of Kannel to its simulator, as Herald's own connector to the simulator has. */
-  readonly window: number;
-}
-
-/** The simulator's receipt delay, as in every end-to-end run. */
-const DELAY_MS = 20;
-/** Kannel's bind to its simulator. */
-const KANNEL_BIND = { systemId: 'kannel', password: 'kannel-1' } as const;
-/** Kannel's dlr-mask: the final report only (1 delivered, 2 undelivered), one dlr-url fetch a message. */
-const FINAL_REPORTS = 3;
+export interface SmppServerBenchOptions extends AlternatingOptions, Omit<KannelRunOptions, 'messages' | 'store'> {}
 
 /**
  * Whether this build of Herald has the SMPP server of DESIGN 22: its configuration knows HERALD_SMPP_PORT (and
@@ -91,7 +75,7 @@ export async function benchSmppServer(options: SmppServerBenchOptions): Promise<
     const round = await alternatingEndToEnd({ ...options, pairs: 1 }, kinds);
     for (const [kind, measured] of Object.entries(round.rates)) rates[kind]!.push(...measured);
     if (kannel) {
-      const run = await kannelRun(options);
+      const run = await kannelRun({ ...options, store: 'spool' });
       kannelRuns.push(run);
       say(`Kannel (sendsms in -> SMPP out): ${run.rate.toFixed(0)} msg/s, Kannel ${run.cpuMs.toFixed(3)} CPU ms/msg`);
     }
@@ -238,77 +222,5 @@ async function smppIntake(binds: number, window: number): Promise<Intake> {
       if (result.throttled > 0)
         process.stdout.write(`  SMPP in: ${result.throttled} submit_sm throttled, sent again\n`);
     },
-  };
-}
-
-interface KannelRun {
-  readonly rate: number;
-  /** bearerbox's and smsbox's CPU per message, in ms. */
-  readonly cpuMs: number;
-}
-
-/**
- * Kannel relaying `messages` SMS to a simulator of its own (the same delay as Herald's): `kannelClients` sendsms
- * requests at a time, each asking for its final report; from the first request to the last report at the dlr-url.
- */
-async function kannelRun(options: SmppServerBenchOptions): Promise<KannelRun> {
-  const simulator = new SmscSimulator({ host: '127.0.0.1', ...KANNEL_BIND, delayMs: DELAY_MS });
-  simulator.recordSubmissions(false);
-  await simulator.start();
-  const reports = await startReportCounter();
-  const kannel = await startKannel({
-    smsc: { host: '127.0.0.1', port: simulator.port, ...KANNEL_BIND },
-    window: options.window,
-  }).catch(async (error: unknown) => {
-    await Promise.all([simulator.stop(), reports.stop()]);
-    throw error;
-  });
-  try {
-    const cpu = kannel.pids().map((pid) => watchCpu(pid));
-    let next = 0;
-    const start = performance.now();
-    await Promise.all(
-      Array.from({ length: options.kannelClients }, async () => {
-        while (next < options.messages) {
-          const n = next++;
-          const answer = await kannel.sendsms({
-            to: `+7916${String(n % 1_000_000).padStart(6, '0')}0`,
-            from: 'Bench',
-            text: `Your code is ${String(n % 10_000).padStart(4, '0')}`,
-            dlrUrl: `${reports.url}?type=%d`,
-            dlrMask: FINAL_REPORTS,
-          });
-          if (answer.status !== 202) throw new Error(`sendsms refused: ${answer.status} ${answer.body}`);
-        }
-      }),
-    );
-    const acceptedAt = performance.now();
-    while (reports.count() < options.messages) {
-      if (performance.now() - acceptedAt > 600_000)
-        throw new Error(`Kannel: ${reports.count()} of ${options.messages} reports after 10 minutes`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    const seconds = (performance.now() - start) / 1000;
-    const cpuSeconds = cpu.reduce((sum, c) => sum + c.stop().processSeconds, 0);
-    return { rate: options.messages / seconds, cpuMs: (cpuSeconds * 1000) / options.messages };
-  } finally {
-    await kannel.stop();
-    await Promise.all([simulator.stop(), reports.stop()]);
-  }
-}
-
-/** A dlr-url that counts Kannel's final reports (type 1 or 2) and answers each at once. */
-async function startReportCounter(): Promise<{ url: string; count(): number; stop(): Promise<void> }> {
-  let count = 0;
-  const server = createServer((request, response) => {
-    const type = new URL(request.url ?? '', 'http://counter').searchParams.get('type');
-    if (type === '1' || type === '2') count++;
-    response.end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/dlr`,
-    count: () => count,
-    stop: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

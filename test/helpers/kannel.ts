@@ -33,6 +33,11 @@ export interface KannelOptions {
   readonly window?: number;
   /** How long a start may take (processes up, the link bound): 30 s by default. */
   readonly startTimeoutMs?: number;
+  /**
+   * Where bearerbox keeps messages and the receipts' lookup: `spool` (the default: directories that survive a kill
+   * -9) or `memory` (no store, `dlr-storage = internal`: Kannel's fastest setting, which loses both at a crash).
+   */
+  readonly store?: 'spool' | 'memory';
 }
 
 /** One sendsms request: Kannel's answer (202 "Accepted for delivery" or "Queued for later delivery"). */
@@ -104,12 +109,16 @@ function configuration(dir: string, ports: Ports, options: KannelOptions): strin
       'log-file': path.join(dir, 'bearerbox.log'),
       'log-level': 1,
       'access-log': path.join(dir, 'access.log'),
-      // Messages not yet acknowledged by the SMSC (and receipts not yet taken by smsbox) survive a kill -9.
-      'store-type': 'spool',
-      'store-location': path.join(dir, 'store'),
-      // The lookup from an SMSC's message id to the message's dlr-url and mask, read when the receipt comes.
-      'dlr-storage': 'spool',
-      'dlr-spool': path.join(dir, 'dlr'),
+      ...(options.store === 'memory'
+        ? { 'dlr-storage': 'internal' }
+        : {
+            // Messages not yet acknowledged by the SMSC (and receipts not yet taken by smsbox) survive a kill -9.
+            'store-type': 'spool',
+            'store-location': path.join(dir, 'store'),
+            // The lookup from an SMSC's message id to the message's dlr-url and mask, read when the receipt comes.
+            'dlr-storage': 'spool',
+            'dlr-spool': path.join(dir, 'dlr'),
+          }),
       // A message the SMSC refused for now (throttling) is tried again a second later, not a minute.
       'sms-resend-freq': 1,
     },
