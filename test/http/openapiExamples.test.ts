@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 
 interface Operation {
@@ -13,11 +14,11 @@ interface Operation {
  * documents as a success: an example a client copies works. The account has what the examples name (the sender
  * name `Herald` on SMS and VIBER).
  */
-describe('the request examples of /openapi.json are accepted', () => {
+describe.each(ENGINES)('the request examples of /openapi.json are accepted (%s)', (engine) => {
   let t: TestHerald;
   let account: TestAccount;
   beforeAll(async () => {
-    t = await startTestHerald('pglite');
+    t = await startTestHerald(engine);
     account = await t.createAccount({
       senderNames: [
         ['SMS', 'Herald'],

@@ -400,7 +400,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List accounts */
+        /** List accounts (with fundsBelow: the active accounts low on funds, lowest first) */
         get: operations["adminAccountList"];
         put?: never;
         /** Create an account with one traffic and one system token */
@@ -4938,6 +4938,8 @@ export interface operations {
             query?: {
                 page?: number;
                 per_page?: number;
+                /** @description Only active accounts whose balance in their own currency plus credit limit is below this amount (about to be refused with 4020), lowest first */
+                fundsBelow?: number;
             };
             header?: never;
             path?: never;
