@@ -12,6 +12,7 @@ import {
   useAsync,
   useNotice,
 } from '../../shared/ui.js';
+import { AccountLink } from '../accountNames.js';
 import { admin } from '../session.js';
 
 const PER_PAGE = 50;
@@ -72,7 +73,7 @@ export function Holds() {
               return (
                 <tr key={h.id} data-testid="hold-row">
                   <td>
-                    <a href={`/admin/accounts/${h.accountId}`}>{h.accountId}</a>
+                    <AccountLink id={h.accountId} />
                   </td>
                   <th scope="row">
                     {h.kind === 'range' ? `${h.key}xxxx` : h.key} ({codeWord('holdKind', h.kind)})
@@ -82,15 +83,12 @@ export function Holds() {
                   <td>{formatTime(h.firstTime)}</td>
                   <td>{formatTime(h.lastTime)}</td>
                   <td>
-                    <button
-                      type="button"
-                      class="small"
+                    <ConfirmButton
+                      label={t('holds.release')}
+                      name={what}
                       disabled={action.busy}
-                      aria-label={t('holds.releaseWhat', { what })}
-                      onClick={() => decide(h.id, what, 'release')}
-                    >
-                      {t('holds.release')}
-                    </button>{' '}
+                      onConfirm={() => decide(h.id, what, 'release')}
+                    />{' '}
                     <ConfirmButton
                       label={t('moderation.reject')}
                       name={what}
