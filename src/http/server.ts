@@ -58,7 +58,9 @@ const DOCS_PAGE_SCRIPT = `{
   let language = null;
   try { language = localStorage.getItem('herald.language'); } catch {}
   if (language !== 'ru' && language !== 'en')
-    language = (navigator.languages || []).map((tag) => tag.toLowerCase().split('-')[0]).find((p) => p === 'ru' || p === 'en');
+    language = (navigator.languages || [])
+      .map((tag) => tag.toLowerCase().split('-')[0])
+      .find((p) => p === 'ru' || p === 'en');
   if (language === 'ru') document.title = ${JSON.stringify(DOCS_TITLE.ru)};
 }`;
 

@@ -41,7 +41,7 @@ describe.each([BROWSER_ENGINE])('the console: money forms and the dashboard, in 
   const balance = async () => (await t.admin('GET', `/admin/v1/accounts/${shop.id}`)).body.balance.RUB as number;
   const invalid = (field: Locator) => field.getAttribute('aria-invalid');
 
-  it('reads "1000,50" as 1000.50, previews the new balance before it is applied, refuses "1.000" at the field', async () => {
+  it('reads "1000,50" as 1000.50, previews the balance before applying it, refuses "1.000" at the field', async () => {
     const page = await russianConsole(`/admin/accounts/${shop.id}`);
     await page.getByRole('heading', { name: 'Аккаунт Магазин' }).waitFor();
     const form = page.getByRole('form', { name: 'Изменить баланс' });
@@ -97,7 +97,7 @@ describe.each([BROWSER_ENGINE])('the console: money forms and the dashboard, in 
     await page.context().close();
   }, 120_000);
 
-  it('refuses a number-prefix tariff without a prefix at the field, and previews what a tariff applies to', async () => {
+  it('refuses a prefix tariff without a prefix at the field, and previews what a tariff applies to', async () => {
     const tariffs = async () => (await t.admin('GET', '/admin/v1/tariffs')).body.items as { prefix: string | null }[];
     const before = (await tariffs()).length;
     const page = await russianConsole('/admin/tariffs');
