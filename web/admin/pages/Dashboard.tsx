@@ -1,8 +1,9 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { AmountField, useAmount } from '../../shared/amountField.js';
 import { formatAmount, formatTime } from '../../shared/format.js';
 import { codeWord, t, texts } from '../../shared/i18n/index.js';
-import { AsyncState, ListTable, Page, useAsync } from '../../shared/ui.js';
+import { type Async, AsyncState, ListTable, Page, useAsync } from '../../shared/ui.js';
 import { AccountLink } from '../accountNames.js';
 import { formatAge } from '../age.js';
 import { admin } from '../session.js';
@@ -50,11 +51,7 @@ function QueueAndConnectors({ tick }: { tick: number }) {
   const down = state.data?.items.filter((c) => !c.available || c.stale) ?? [];
   return (
     <>
-      <section class="card" aria-labelledby="dash-queue">
-        <h2 id="dash-queue">
-          <a href="/admin/connectors">{t('dash.queue')}</a>
-        </h2>
-        <AsyncState state={state} what={t('dash.queue')} />
+      <Card id="dash-queue" href="/admin/connectors" title={t('dash.queue')} state={state}>
         {waiting &&
           (waiting.messages === 0 ? (
             <p data-testid="dash-waiting">{t('dash.nothingWaits')}</p>
@@ -65,11 +62,8 @@ function QueueAndConnectors({ tick }: { tick: number }) {
               <span data-testid="dash-oldest">{t('dash.oldest', { age: formatAge(waiting.oldestAgeSeconds) })}</span>
             </p>
           ))}
-      </section>
-      <section class="card" aria-labelledby="dash-connectors">
-        <h2 id="dash-connectors">
-          <a href="/admin/connectors">{t('dash.connectors')}</a>
-        </h2>
+      </Card>
+      <Card id="dash-connectors" href="/admin/connectors" title={t('dash.connectors')}>
         {state.data &&
           (down.length === 0 ? (
             <p data-testid="dash-down">{t('dash.allUp', { count: state.data.items.length })}</p>
@@ -88,8 +82,33 @@ function QueueAndConnectors({ tick }: { tick: number }) {
               </ul>
             </>
           ))}
-      </section>
+      </Card>
     </>
+  );
+}
+
+/** A card of the dashboard: its heading links to the page that deals with it; its figures once loaded. */
+function Card({
+  id,
+  href,
+  title,
+  state,
+  children,
+}: {
+  id: string;
+  href: string;
+  title: string;
+  state?: Async<unknown>;
+  children: ComponentChildren;
+}) {
+  return (
+    <section class="card" aria-labelledby={id}>
+      <h2 id={id}>
+        <a href={href}>{title}</a>
+      </h2>
+      {state && <AsyncState state={state} what={title} />}
+      {children}
+    </section>
   );
 }
 
@@ -103,18 +122,14 @@ function ModerationCard({ tick }: { tick: number }) {
     [tick],
   );
   return (
-    <section class="card" aria-labelledby="dash-moderation">
-      <h2 id="dash-moderation">
-        <a href="/admin/moderation">{t('dash.moderation')}</a>
-      </h2>
-      <AsyncState state={state} what={t('dash.moderation')} />
+    <Card id="dash-moderation" href="/admin/moderation" title={t('dash.moderation')} state={state}>
       {state.data && (
         <ul>
           <li data-testid="dash-sender-names">{t('dash.senderNames', { count: state.data[0].total })}</li>
           <li data-testid="dash-templates">{t('dash.templates', { count: state.data[1].total })}</li>
         </ul>
       )}
-    </section>
+    </Card>
   );
 }
 
@@ -124,13 +139,9 @@ function HoldsCard({ tick }: { tick: number }) {
     [tick],
   );
   return (
-    <section class="card" aria-labelledby="dash-holds">
-      <h2 id="dash-holds">
-        <a href="/admin/holds">{t('admin.nav.holds')}</a>
-      </h2>
-      <AsyncState state={state} what={t('admin.nav.holds')} />
+    <Card id="dash-holds" href="/admin/holds" title={t('admin.nav.holds')} state={state}>
       {state.data && <p data-testid="dash-holds">{t('dash.holds', { count: state.data.total })}</p>}
-    </section>
+    </Card>
   );
 }
 
