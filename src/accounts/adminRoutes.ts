@@ -242,7 +242,10 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
         params: IdParam,
         body: Type.Object(
           { currency: Currency, amount: Money, comment: Type.Optional(Type.String({ maxLength: 500 })) },
-          { additionalProperties: false },
+          {
+            additionalProperties: false,
+            examples: [{ currency: 'RUB', amount: 1000.5, comment: 'Payment of 10 March' }],
+          },
         ),
         response: { 200: Balance, ...errorResponses(404, 422) },
       },

@@ -43,9 +43,24 @@ describe.each(ENGINES)('the request examples of /openapi.json are accepted (%s)'
     );
     // The examples of the main client operations, at least.
     expect(examples.map((e) => e.op.operationId)).toEqual(
-      expect.arrayContaining(['messageSend', 'cascadeSend', 'messageStop', 'senderNameCreate', 'adminAccountCreate']),
+      expect.arrayContaining([
+        'messageSend',
+        'cascadeSend',
+        'messageStop',
+        'senderNameCreate',
+        'adminAccountCreate',
+        // The operator's money and account operations, tried from /docs (issue 34).
+        'adminBalanceAdjust',
+        'adminTariffCreate',
+        'adminTokenCreate',
+        'adminUserCreate',
+        'adminInboundNumberAssign',
+        'apiKeyCreate',
+      ]),
     );
-    for (const { method, path, op, body } of examples) {
+    for (const { method, path: template, op, body } of examples) {
+      // An account's operations act on the test's account.
+      const path = template.replace(/^\/admin\/v1\/accounts\/\{id\}/, `/admin/v1/accounts/${account.id}`);
       expect(path, `${op.operationId}: an example of a path with parameters needs its values here`).not.toMatch(/\{/);
       const schemes = (op.security ?? []).flatMap((s) => Object.keys(s));
       let reply;

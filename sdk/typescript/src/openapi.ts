@@ -5823,6 +5823,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "traffic"
+                 *     }
+                 */
                 "application/json": {
                     /** @description traffic = TOKEN_1 (sending), system = TOKEN_2 (settings), verify = TOKEN_3 (one-time codes) */
                     type: "traffic" | "system" | "verify";
@@ -6028,6 +6033,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "currency": "RUB",
+                 *       "amount": 1000.5,
+                 *       "comment": "Payment of 10 March"
+                 *     }
+                 */
                 "application/json": {
                     /** @description ISO 4217 code */
                     currency: string;
@@ -6469,6 +6481,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "login": "anna@example.com",
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
                 "application/json": {
                     /** @description 3 to 64 of A-Z a-z 0-9 . _ @ - */
                     login: string;
@@ -7052,6 +7070,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "traffic"
+                 *     }
+                 */
                 "application/json": {
                     /** @description traffic = TOKEN_1 (sending), system = TOKEN_2 (settings), verify = TOKEN_3 (one-time codes) */
                     type: "traffic" | "system" | "verify";
@@ -11924,6 +11947,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "channelType": "SMS",
+                 *       "number": "79161240001"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     channelType: "SMS";
@@ -12433,6 +12462,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "channelType": "SMS",
+                 *       "prefix": "7916",
+                 *       "price": 0.5,
+                 *       "currency": "RUB"
+                 *     }
+                 */
                 "application/json": {
                     accountId?: number;
                     /** @enum {unknown} */
