@@ -73,8 +73,8 @@ describe.each([BROWSER_ENGINE])('the console: money forms and the dashboard, in 
     await page.context().close();
   }, 120_000);
 
-  it('sets a credit limit and blocks an account only after a confirmation naming it', async () => {
-    const page = await russianConsole(`/admin/accounts/${shop.id}`);
+  it('sets a credit limit and blocks an account only after a confirmation naming it, on a phone', async () => {
+    const page = await russianConsole(`/admin/accounts/${shop.id}`, 390);
     await page.getByRole('heading', { name: 'Аккаунт Магазин' }).waitFor();
     const limit = page.getByRole('form', { name: 'Кредитный лимит' });
     await limit.getByLabel('Кредитный лимит (RUB)').fill('500,5');
@@ -88,7 +88,9 @@ describe.each([BROWSER_ENGINE])('the console: money forms and the dashboard, in 
     const confirmation = page.getByTestId('block-confirmation');
     await confirmation.getByRole('heading', { name: `Заблокировать аккаунт Магазин (№${shop.id})?` }).waitFor();
     expect((await t.admin('GET', `/admin/v1/accounts/${shop.id}`)).body.status).toBe('active');
-    await screenshot(page, `${engine}-admin-block-confirmation-ru`);
+    // The previews fit a phone's width: nothing to scroll sideways.
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await screenshot(page, `${engine}-admin-block-confirmation-ru-390`);
     await confirmation.getByRole('button', { name: 'Отмена' }).click();
     await page.getByRole('button', { name: 'Заблокировать Магазин' }).click();
     await page.getByTestId('block-confirmation').getByRole('button', { name: 'Заблокировать Магазин' }).click();
