@@ -20,6 +20,8 @@ describe('parseAmount', () => {
     ['\u2212250,5', -250.5],
     ['+3', 3],
     ['0,000001', 0.000001],
+    ['0,125', 0.125],
+    ['0.125', 0.125],
   ])('reads %j in Russian as %d', (text, expected) => expect(value(ru(text))).toBe(expected));
 
   it.each([
@@ -31,6 +33,7 @@ describe('parseAmount', () => {
     ['1 000', 1000],
     ['1.000', 1],
     ['-0.25', -0.25],
+    ['0,125', 0.125],
   ])('reads %j in English as %d', (text, expected) => expect(value(en(text))).toBe(expected));
 
   it.each([

@@ -6,6 +6,9 @@
  * money field never guesses by a factor of 1000.
  */
 
+import { formatNumber } from './format.js';
+import { currentLanguage, t } from './i18n/index.js';
+
 export type AmountProblem = 'empty' | 'invalid' | 'ambiguous' | 'decimals' | 'negative' | 'zero' | 'tooLarge';
 
 export type AmountReading =
@@ -26,7 +29,7 @@ export interface AmountRules {
 
 /** Space-like group separators: space, no-break space, narrow no-break space (Intl's Russian grouping), apostrophe. */
 const SPACES = /[ \u00a0\u202f']/g;
-const GROUPED = /^\d{1,3}(?:[.,]\d{3})+$/;
+const GROUPED = /^[1-9]\d{0,2}(?:[.,]\d{3})+$/;
 
 /** Reads `text` as an amount by `rules`, or says what is wrong with it. */
 export function parseAmount(text: string, rules: AmountRules): AmountReading {
@@ -40,7 +43,7 @@ export function parseAmount(text: string, rules: AmountRules): AmountReading {
   } else if (s.startsWith('+')) s = s.slice(1).trim();
   // Spaces group digits in every language; between groups of three only.
   if (/\s|\u00a0|\u202f|'/.test(s)) {
-    if (!/^\d{1,3}(?:[ \u00a0\u202f']\d{3})+(?:[.,]\d+)?$/.test(s)) return { ok: false, problem: 'invalid' };
+    if (!/^[1-9]\d{0,2}(?:[ \u00a0\u202f']\d{3})+(?:[.,]\d+)?$/.test(s)) return { ok: false, problem: 'invalid' };
     s = s.replace(SPACES, '');
   }
   if (!/^\d[\d.,]*$/.test(s) || /[.,]$/.test(s)) return { ok: false, problem: 'invalid' };
@@ -56,13 +59,14 @@ export function parseAmount(text: string, rules: AmountRules): AmountReading {
     const other = s[point] === ',' ? '.' : ',';
     whole = s.slice(0, point);
     fraction = s.slice(point + 1);
-    if (!new RegExp(`^\\d{1,3}(?:\\${other}\\d{3})+$`).test(whole)) return { ok: false, problem: 'invalid' };
+    if (!new RegExp(`^[1-9]\\d{0,2}(?:\\${other}\\d{3})+$`).test(whole)) return { ok: false, problem: 'invalid' };
     whole = whole.split(other).join('');
   } else if (commas + dots === 1) {
     const mark = commas === 1 ? ',' : '.';
     const [before, after] = s.split(mark) as [string, string];
-    if (mark === decimal || after.length !== 3) {
-      // The language's decimal separator, or the other one where it cannot group (not three digits after it).
+    if (mark === decimal || after.length !== 3 || before.startsWith('0')) {
+      // The language's decimal separator, or the other one where it cannot group (not three digits after it, or
+      // after a 0: "0,125" is no thousands).
       whole = before;
       fraction = after;
     } else if (mark === group && before.length <= 3 && language === 'en') {
@@ -84,4 +88,30 @@ export function parseAmount(text: string, rules: AmountRules): AmountReading {
   if (value < 0 && !negative) return { ok: false, problem: 'negative' };
   if (value === 0 && !zero) return { ok: false, problem: 'zero' };
   return { ok: true, value: value === 0 ? 0 : value };
+}
+
+/** The rules of a field: the language is the reader's. */
+export type AmountFieldRules = Omit<AmountRules, 'language'>;
+
+/** An amount in the reader's locale for the words of a field (`1 000,50`, `-1,000.50`). */
+export const amountExample = (rules: AmountFieldRules): string =>
+  formatNumber(rules.negative ? -1000.5 : 1000.5, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** What is wrong with an amount, in words of the reader's language. */
+export function amountProblemText(problem: AmountProblem, rules: AmountFieldRules): string {
+  switch (problem) {
+    case 'decimals':
+      return t('amount.decimals', { max: rules.maxDecimals ?? 6 });
+    case 'invalid':
+    case 'ambiguous':
+      return t(`amount.${problem}`, { example: amountExample(rules) });
+    default:
+      return t(`amount.${problem}`);
+  }
+}
+
+/** Reads `text` in the reader's language: the amount, or what is wrong with it in words. */
+export function readAmount(text: string, rules: AmountFieldRules): { value: number } | { error: string } {
+  const reading = parseAmount(text, { ...rules, language: currentLanguage() });
+  return reading.ok ? { value: reading.value } : { error: amountProblemText(reading.problem, rules) };
 }

@@ -1,28 +1,10 @@
 import type { RefObject } from 'preact';
 import { useRef, useState } from 'preact/hooks';
-import { type AmountProblem, type AmountRules, parseAmount } from './amount.js';
-import { formatNumber } from './format.js';
+import { amountExample, amountProblemText, type AmountFieldRules, parseAmount } from './amount.js';
 import { currentLanguage, t } from './i18n/index.js';
 import { TextField } from './ui.js';
 
-type Rules = Omit<AmountRules, 'language'>;
-
-/** An amount in the reader's locale for the words of a field (`1 000,50`, `-1,000.50`). */
-const example = (rules: Rules) =>
-  formatNumber(rules.negative ? -1000.5 : 1000.5, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-
-/** What is wrong with an amount, in words of the reader's language. */
-export function amountProblemText(problem: AmountProblem, rules: Rules): string {
-  switch (problem) {
-    case 'decimals':
-      return t('amount.decimals', { max: rules.maxDecimals ?? 6 });
-    case 'invalid':
-    case 'ambiguous':
-      return t(`amount.${problem}`, { example: example(rules) });
-    default:
-      return t(`amount.${problem}`);
-  }
-}
+type Rules = AmountFieldRules;
 
 export interface AmountState {
   readonly text: string;
@@ -80,7 +62,9 @@ export function AmountField({
       autoComplete="off"
       required={required}
       inputRef={amount.inputRef}
-      hint={hint ?? t(amount.rules.negative ? 'amount.debitHint' : 'amount.hint', { example: example(amount.rules) })}
+      hint={
+        hint ?? t(amount.rules.negative ? 'amount.debitHint' : 'amount.hint', { example: amountExample(amount.rules) })
+      }
       error={amount.error}
     />
   );
