@@ -117,7 +117,7 @@ export const ApiKeyRequest = Type.Object(
     }),
     trafficCenterId: Type.Optional(Id()),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ type: 'traffic' }] },
 );
 export const LedgerEntry = Type.Object({
   id: Type.Integer(),

@@ -46,6 +46,33 @@ export async function accountList(db: Queryable, limit: number, offset: number):
   return db.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts ORDER BY id LIMIT $1 OFFSET $2`, [limit, offset]);
 }
 
+/** Active accounts with their funds: the balance in the account's own currency plus its credit limit. */
+const FUNDS = `WITH funds AS (
+     SELECT a.id, coalesce(b.amount, 0) + a.credit_limit AS funds FROM accounts a
+     LEFT JOIN account_balances b ON b.account_id = a.id AND b.currency = a.currency
+     WHERE a.status = 'active')`;
+
+/**
+ * The active accounts whose funds (balance in their currency plus credit limit) are below `below`, lowest first:
+ * those about to be refused for lack of funds (4020). One page, and how many there are in all.
+ */
+export async function accountListLowFunds(
+  db: Queryable,
+  below: number,
+  limit: number,
+  offset: number,
+): Promise<{ rows: AccountRow[]; total: number }> {
+  const rows = await db.query<AccountRow>(
+    `${FUNDS} SELECT ${COLUMNS} FROM accounts JOIN funds USING (id) WHERE funds.funds < $1
+     ORDER BY funds.funds, id LIMIT $2 OFFSET $3`,
+    [below, limit, offset],
+  );
+  const [count] = await db.query<{ n: number }>(`${FUNDS} SELECT count(*)::int AS n FROM funds WHERE funds < $1`, [
+    below,
+  ]);
+  return { rows, total: count!.n };
+}
+
 /** The ids of `ids` that are no account's, in their order: one statement for a list of any length. */
 export async function accountsMissing(db: Queryable, ids: readonly number[]): Promise<number[]> {
   if (ids.length === 0) return [];

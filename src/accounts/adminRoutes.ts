@@ -1,13 +1,13 @@
 import { Type } from 'typebox';
 import { herald } from '../errors/catalogue.js';
 import { requireAdmin } from '../http/auth.js';
-import { Balance, errorResponses, Id, IdParam, PageQuery, paginated } from '../http/schemas.js';
+import { Balance, errorResponses, Id, IdParam, PAGE_PARAMETERS, PageQuery, paginated, Query } from '../http/schemas.js';
 import { Account, ApiKeyRequest, GuardChange, LedgerEntry, SettingsAudit, Token } from './accountSchemas.js';
 import { accountGuardChange, accountSettingsAuditPage } from './accountSettingsSql.js';
 import type { Routes } from '../http/server.js';
 import { CHANNELS } from '../shared/channels.js';
 import { accountGetOr404, accountToApi, balanceOf, createAccount, issueApiKey, tokenToApi } from './accounts.js';
-import { accountCount, accountList, accountUpdate } from './accountSql.js';
+import { accountCount, accountList, accountListLowFunds, accountUpdate } from './accountSql.js';
 import { ledgerAppend, ledgerCount, ledgerList } from './ledgerSql.js';
 import { tokenList, tokenRevoke } from './tokenSql.js';
 import { isoUtc } from '../util/time.js';
@@ -67,19 +67,35 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
       onRequest: admin.onRequest,
       schema: {
         tags,
-        summary: 'List accounts',
+        summary: 'List accounts (with fundsBelow: the active accounts low on funds, lowest first)',
         security: admin.security,
-        querystring: PageQuery,
-        response: { 200: paginated(Account) },
+        querystring: Query({
+          ...PAGE_PARAMETERS,
+          fundsBelow: Type.Optional(
+            Type.Number({
+              minimum: -1e12,
+              maximum: 1e12,
+              description:
+                'Only active accounts whose balance in their own currency plus credit limit is below this amount ' +
+                '(about to be refused with 4020), lowest first',
+            }),
+          ),
+        }),
+        response: { 200: paginated(Account), ...errorResponses(422) },
       },
     },
     async (request) => {
       const page = request.query.page ?? 1;
       const perPage = request.query.per_page ?? 100;
+      const offset = (page - 1) * perPage;
+      const { fundsBelow } = request.query;
       // The console's list: from the read replica (an account created a moment ago may be missing for as long).
-      const rows = await accountList(ctx.readDb, perPage, (page - 1) * perPage);
+      const { rows, total } =
+        fundsBelow === undefined
+          ? { rows: await accountList(ctx.readDb, perPage, offset), total: await accountCount(ctx.readDb) }
+          : await accountListLowFunds(ctx.readDb, fundsBelow, perPage, offset);
       const items = await Promise.all(rows.map((row) => accountToApi(ctx.readDb, row)));
-      return { items, page, per_page: perPage, total: await accountCount(ctx.readDb) };
+      return { items, page, per_page: perPage, total };
     },
   );
 
@@ -226,7 +242,10 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
         params: IdParam,
         body: Type.Object(
           { currency: Currency, amount: Money, comment: Type.Optional(Type.String({ maxLength: 500 })) },
-          { additionalProperties: false },
+          {
+            additionalProperties: false,
+            examples: [{ currency: 'RUB', amount: 1000.5, comment: 'Payment of 10 March' }],
+          },
         ),
         response: { 200: Balance, ...errorResponses(404, 422) },
       },

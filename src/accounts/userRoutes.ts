@@ -51,7 +51,7 @@ export const adminUserRoutes: Routes = (app, ctx) => {
             login: Type.String({ pattern: LOGIN_PATTERN, description: '3 to 64 of A-Z a-z 0-9 . _ @ -' }),
             password: Password,
           },
-          { additionalProperties: false },
+          { additionalProperties: false, examples: [{ login: 'anna@example.com', password: 'correct horse battery' }] },
         ),
         response: { 201: AccountUser, ...errorResponses(401, 404, 409, 422) },
       },

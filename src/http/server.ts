@@ -42,6 +42,39 @@ export const DOCS_CONTENT_SECURITY_POLICY =
   "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; frame-ancestors 'none'; " +
   "base-uri 'none'; form-action 'self'";
 
+/** The title of /docs in each language of the pages. */
+export const DOCS_TITLE = { en: 'Herald API reference', ru: 'Справочник API Herald' } as const;
+
+/**
+ * Run by /docs (theme script, so script-src 'self' allows it): the viewport meta, and the title in Russian when the
+ * reader chose Russian on the web pages (localStorage `herald.language`, the same origin) or the browser prefers it
+ * to English.
+ */
+const DOCS_PAGE_SCRIPT = `{
+  const meta = document.createElement('meta');
+  meta.name = 'viewport';
+  meta.content = 'width=device-width, initial-scale=1';
+  document.head.append(meta);
+  let language = null;
+  try { language = localStorage.getItem('herald.language'); } catch {}
+  if (language !== 'ru' && language !== 'en')
+    language = (navigator.languages || [])
+      .map((tag) => tag.toLowerCase().split('-')[0])
+      .find((p) => p === 'ru' || p === 'en');
+  if (language === 'ru') document.title = ${JSON.stringify(DOCS_TITLE.ru)};
+}`;
+
+/**
+ * Swagger UI's hook on each "Try it out" request (serialised into its initializer script): a token pasted into
+ * basicToken without its scheme is sent as `Basic <token>`, as clients send it.
+ */
+function docsRequestInterceptor(request: { headers?: Record<string, string> }) {
+  const value = request.headers?.Authorization;
+  if (request.headers && value && !/^(Basic|Bearer)\s/i.test(value.trim()))
+    request.headers.Authorization = `Basic ${value.trim()}`;
+  return request;
+}
+
 /** The server as route modules see it: with TypeBox types for bodies, params and queries. */
 export type HeraldApp = FastifyInstance<
   RawServerDefault,
@@ -192,13 +225,17 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
       servers: [{ url: '/', description: 'This Herald' }],
       components: {
         securitySchemes: {
+          // An API key in the Authorization header, not http/basic: clients send the whole token after `Basic `,
+          // and an http/basic scheme has /docs ask for a user name and password and encode them, which turns a
+          // pasted token into another (401 4012). The page adds `Basic ` to a bare token (docsRequestInterceptor).
           basicToken: {
-            type: 'http',
-            scheme: 'basic',
+            type: 'apiKey',
+            in: 'header',
+            name: 'Authorization',
             description:
-              'Authorization: Basic <TOKEN>. A token is base64("<keyId>:<secret>"), so a client that asks for a ' +
-              'user name and password takes the key id and the secret; on this page, paste the whole token into ' +
-              'bearerToken instead: every operation that takes Basic takes Bearer too.',
+              'Authorization: Basic <TOKEN>, the whole token (TOKEN_1, TOKEN_2 or TOKEN_3) as issued. On this page, ' +
+              'paste the token (with or without `Basic `). / Вставьте токен целиком (с `Basic ` или без): ' +
+              'запросы уйдут с заголовком Authorization: Basic <токен>.',
           },
           bearerToken: {
             type: 'http',
@@ -212,19 +249,13 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    uiConfig: { docExpansion: 'list', deepLinking: true },
+    uiConfig: { docExpansion: 'list', deepLinking: true, requestInterceptor: docsRequestInterceptor },
     theme: {
-      title: 'Herald API',
+      title: DOCS_TITLE.en,
       // The plugin's page has no viewport meta and no option for one: a script of the page's own (script-src 'self')
-      // adds it, so that phones lay the page out at their width rather than at 980 px.
-      js: [
-        {
-          filename: 'viewport.js',
-          content:
-            "const meta = document.createElement('meta'); meta.name = 'viewport'; " +
-            "meta.content = 'width=device-width, initial-scale=1'; document.head.append(meta);",
-        },
-      ],
+      // adds it, so that phones lay the page out at their width rather than at 980 px. It also titles the page in
+      // the reader's language, chosen as the web pages choose it (docs/web.md, Languages).
+      js: [{ filename: 'page.js', content: DOCS_PAGE_SCRIPT }],
     },
     // Set on every answer under /docs (the plugin's own routes only); what Swagger UI needs, nothing more.
     staticCSP: DOCS_CONTENT_SECURITY_POLICY,

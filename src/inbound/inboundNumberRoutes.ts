@@ -65,7 +65,10 @@ export const adminInboundNumberRoutes: Routes = (app, ctx) => {
           'per number: move it with PATCH).',
         security,
         params: IdParam,
-        body: Type.Object({ channelType: Type.Literal('SMS'), number: NumberText }, { additionalProperties: false }),
+        body: Type.Object(
+          { channelType: Type.Literal('SMS'), number: NumberText },
+          { additionalProperties: false, examples: [{ channelType: 'SMS', number: '79161240001' }] },
+        ),
         response: { 201: InboundNumber, ...errorResponses(404, 409, 422) },
       },
     },

@@ -59,18 +59,25 @@ export interface QueueFigure {
   /** waiting (to be sent), sent (waiting for a receipt), delivered (waiting for a read). */
   state: string;
   messages: number;
-  /** Seconds since the oldest of them became due (waiting) or entered the state (the others); 0 when none. */
+  /**
+   * Seconds since the oldest of them fell due (waiting: its planned send time, else its creation, held ones left
+   * out) or entered the state (the others); 0 when none.
+   */
   oldest_age_s: number;
 }
 
 /**
  * The delivery queue by state, read through the partial indexes that hold only waiting messages, so a scrape
- * costs the size of the queue, not of the messages table.
+ * costs the size of the queue, not of the messages table. A waiting message's `due_at` is not when it fell due: a
+ * claim moves it to the end of the lease and a retry to the next try, so the oldest of them by `due_at` read
+ * "0 s" for a message a down carrier had kept for a minute. Its planned send time (its creation when sent at once)
+ * is; a message held (`due_at` infinity: a fraud hold, a paused dispatch) is not waiting to be sent.
  */
 export async function messageQueueFigures(db: Queryable, now: Date): Promise<QueueFigure[]> {
   return db.query<QueueFigure>(
     `SELECT 'waiting' AS state, count(*)::int AS messages,
-       coalesce(extract(epoch FROM $1::timestamptz - min(due_at) FILTER (WHERE due_at <= $1)), 0)::float8
+       coalesce(extract(epoch FROM $1::timestamptz - min(coalesce(planned_send_at, created_at))
+         FILTER (WHERE coalesce(planned_send_at, created_at) <= $1 AND due_at <> 'infinity')), 0)::float8
          AS oldest_age_s
      FROM messages WHERE status = 'sending'
      UNION ALL

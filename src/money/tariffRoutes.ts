@@ -56,7 +56,10 @@ export const adminTariffRoutes: Routes = (app, ctx) => {
             price: Type.Number({ minimum: 0, maximum: 1e9 }),
             currency: Type.String({ pattern: '^[A-Z]{3}$' }),
           },
-          { additionalProperties: false },
+          {
+            additionalProperties: false,
+            examples: [{ channelType: 'SMS', prefix: '7916', price: 0.5, currency: 'RUB' }],
+          },
         ),
         response: { 201: Tariff, ...errorResponses(401, 404, 422) },
       },

@@ -145,6 +145,33 @@ describe.each(ENGINES)('operator API (DESIGN 2) (%s)', (engine) => {
     expect((await t.call('GET', '/api/v1/balance', { token: account.traffic })).body).toEqual({ RUB: 100.25, USD: 3 });
   });
 
+  it('lists the active accounts whose funds (balance and credit limit) are below an amount, lowest first', async () => {
+    const low = await t.createAccount({ balance: 40 });
+    const lower = await t.createAccount({ balance: 5 });
+    const rich = await t.createAccount({ balance: 500 });
+    const credited = await t.createAccount();
+    await t.admin('PATCH', `/admin/v1/accounts/${credited.id}`, { creditLimit: 1000 });
+    const blocked = await t.createAccount({ balance: 1 });
+    await t.admin('PATCH', `/admin/v1/accounts/${blocked.id}`, { status: 'blocked' });
+    const mine = new Set([low.id, lower.id, rich.id, credited.id, blocked.id]);
+    const list = await t.admin('GET', '/admin/v1/accounts?fundsBelow=100&per_page=1000');
+    expect(list.status).toBe(200);
+    expect(list.body.items.filter((a: { id: number }) => mine.has(a.id)).map((a: { id: number }) => a.id)).toEqual([
+      lower.id,
+      low.id,
+    ]);
+    const funds = list.body.items.map(
+      (a: { balance: Record<string, number>; currency: string; creditLimit: number }) =>
+        (a.balance[a.currency] ?? 0) + a.creditLimit,
+    );
+    expect(funds).toEqual([...funds].sort((x, y) => x - y));
+    expect(funds.every((f: number) => f < 100)).toBe(true);
+    expect(list.body.total).toBe(list.body.items.length);
+    const refused = await t.admin('GET', '/admin/v1/accounts?fundsBelow=lots');
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe(4220);
+  });
+
   it('keeps the ledger exact under concurrent adjustments', async () => {
     const account = await t.createAccount();
     await Promise.all(

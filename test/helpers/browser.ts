@@ -46,7 +46,8 @@ export const unlabelledControls = (page: Page): Promise<string[]> =>
 /** A page of the operator console at `url`, signed in with the admin token, on its Accounts page. */
 export async function signInToConsole(browser: Browser, url: string, adminToken: string): Promise<Page> {
   const page = await browser.newPage();
-  await page.goto(`${url}/admin`);
+  // The console opens on its dashboard; the tests start from the accounts.
+  await page.goto(`${url}/admin/accounts`);
   await page.getByLabel('Admin token').fill(adminToken);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Accounts', exact: true }).waitFor();

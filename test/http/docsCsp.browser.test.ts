@@ -23,7 +23,7 @@ describe('the reference page at /docs has a Content-Security-Policy and works un
       '/docs/',
       '/docs/static/swagger-ui-bundle.js',
       '/docs/static/swagger-initializer.js',
-      '/docs/static/theme/viewport.js',
+      '/docs/static/theme/page.js',
       '/docs/json',
     ]) {
       const reply = await t.call('GET', path);

@@ -251,4 +251,20 @@ describe.each(ENGINES)('money (DESIGN 7) (%s)', (engine) => {
       (await t.admin('POST', '/admin/v1/tariffs', { channelType: 'SMS', price: -1, currency: 'RUB' })).status,
     ).toBe(422);
   });
+
+  it('refuses an empty or malformed prefix with 4220 instead of making a default for every destination', async () => {
+    const before = (await t.admin('GET', '/admin/v1/tariffs')).body.items.length;
+    for (const prefix of ['', ' ', '7 916', '+7']) {
+      const refused = await t.admin('POST', '/admin/v1/tariffs', {
+        channelType: 'SMS',
+        prefix,
+        price: 1,
+        currency: 'RUB',
+      });
+      expect(refused.status, JSON.stringify(prefix)).toBe(422);
+      expect(refused.body.error.code).toBe(4220);
+      expect(refused.body.error.msg).toMatch(/prefix/);
+    }
+    expect((await t.admin('GET', '/admin/v1/tariffs')).body.items).toHaveLength(before);
+  });
 });

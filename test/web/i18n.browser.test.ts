@@ -104,7 +104,7 @@ describe.each([BROWSER_ENGINE])('the pages in Russian and English (%s)', (engine
   }, 120_000);
 
   it('a browser preferring Russian gets the console in Russian, switches to English, keeps it', async () => {
-    const console = await russianPage('/admin');
+    const console = await russianPage('/admin/accounts');
     await console.getByRole('heading', { name: 'Консоль оператора' }).waitFor();
     expect(await lang(console)).toBe('ru');
     await console.getByLabel('Токен администратора').fill(ADMIN_TOKEN);

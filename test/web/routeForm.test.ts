@@ -56,6 +56,17 @@ describe('route form', () => {
     );
   });
 
+  it('reads a buy price as the reader writes it, and refuses one it cannot read at its field', () => {
+    const priced = (amount: string) => ({ ...draft, connectors: [{ ...draft.connectors[0]!, amount }] });
+    expect(bodyOf(priced('1000,50')).connectors[0]!.buyPrice).toEqual({ amount: 1000.5, currency: 'RUB' });
+    expect(() => bodyOf(priced('1e5'))).toThrow(
+      expect.objectContaining({
+        field: 'connectors.0.buyPrice.amount',
+        message: expect.stringMatching(/^Not an amount/),
+      }),
+    );
+  });
+
   it("places the API's refusals at the field they name, or the nearest the form has", () => {
     const at = (status: number, msg: string) => routeFieldOf(new ApiError(status, 4220, msg));
     expect(at(422, 'connectors.1.connectorId: no connector x is configured')).toBe('connectors.1.connectorId');

@@ -53,8 +53,8 @@ describe.each([BROWSER_ENGINE])('unrouted inbound messages in the operator conso
     await rows.first().waitFor();
     expect(await rows.count()).toBe(50);
     const [newest] = await rowsText(rows.first());
-    // Received (a local time), From, To number or name, Text, Connector.
-    expect(newest!.slice(1)).toEqual(['79161259999', '9999', LONG, 'sim-smsc']);
+    // Received (a local time), From, To number or name, Text, Connector, and "Assign" for a number.
+    expect(newest!.slice(1)).toEqual(['79161259999', '9999', LONG, 'sim-smsc', 'Assign']);
     expect(newest![0]).toMatch(/\d/);
     await page.getByText(`Page 1 of 2 (${EARLIER + 1} in all)`).waitFor();
     expect(await unlabelledControls(page)).toEqual([]);
@@ -71,6 +71,7 @@ describe.each([BROWSER_ENGINE])('unrouted inbound messages in the operator conso
       'Nobody Inc',
       'earlier 1',
       'sim-whatsapp',
+      '',
     ]);
     expect(await pager.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
     await page.close();

@@ -7,6 +7,7 @@ import { Header, type NavItem } from '../shared/ui.js';
 import { AccountPage } from './pages/AccountPage.js';
 import { Accounts } from './pages/Accounts.js';
 import { Connectors } from './pages/Connectors.js';
+import { Dashboard } from './pages/Dashboard.js';
 import { Holds } from './pages/Holds.js';
 import { Margins } from './pages/Margins.js';
 import { Moderation } from './pages/Moderation.js';
@@ -21,6 +22,7 @@ import { currentToken, setToken } from './session.js';
 export const BASE = '/admin';
 
 const nav = (): readonly NavItem[] => [
+  { href: BASE, label: t('admin.nav.dashboard'), prefix: false },
   { href: `${BASE}/accounts`, label: t('admin.nav.accounts') },
   { href: `${BASE}/moderation`, label: t('admin.nav.moderation') },
   { href: `${BASE}/tariffs`, label: t('admin.nav.tariffs') },
@@ -61,7 +63,7 @@ export function App() {
       </a>
       <Header
         brand={t('admin.brand')}
-        home={`${BASE}/accounts`}
+        home={BASE}
         items={signedIn ? nav() : []}
         aside={
           signedIn && (
@@ -92,8 +94,8 @@ export function App() {
 function Pages() {
   return (
     <Routes>
-      <Route path="/" component={Accounts} />
-      <Route path={BASE} component={Accounts} />
+      <Route path="/" component={Dashboard} />
+      <Route path={BASE} component={Dashboard} />
       <Route path={`${BASE}/accounts`} component={Accounts} />
       <Route path={`${BASE}/accounts/:id`} component={AccountPage} />
       <Route path={`${BASE}/moderation`} component={Moderation} />

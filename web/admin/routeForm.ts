@@ -1,7 +1,8 @@
 import { t } from '../shared/i18n/index.js';
 import { ApiError } from '../shared/api.js';
 import type { RequestBody } from '../shared/apiClient.js';
-import type { Channel } from '../shared/format.js';
+import { readAmount } from '../shared/amount.js';
+import { type Channel, formatNumber } from '../shared/format.js';
 import type { Route } from './types.js';
 
 /*
@@ -92,7 +93,8 @@ export function draftOf(route: Route, key: () => number, listed: (connectorId: s
       connectorId: c.connectorId,
       other: !listed(c.connectorId),
       weight: c.weight === undefined ? '' : String(c.weight),
-      amount: c.buyPrice ? String(c.buyPrice.amount) : '',
+      // In the reader's locale, as its field reads it back (0,125 in Russian).
+      amount: c.buyPrice ? formatNumber(c.buyPrice.amount, { useGrouping: false, maximumFractionDigits: 6 }) : '',
       currency: c.buyPrice?.currency ?? '',
     })),
     strategy: route.strategy as Strategy,
@@ -132,6 +134,14 @@ function wholeNumbers(text: string, field: string): number[] {
 /** A number input's value: the number, or undefined when empty (the API's default then). */
 const numberOf = (text: string): number | undefined => (text.trim() === '' ? undefined : Number(text));
 
+/** A buy price as the reader's language writes it (web/shared/amount.ts), or undefined when empty. */
+function buyAmount(text: string, field: string): number | undefined {
+  if (text.trim() === '') return undefined;
+  const read = readAmount(text, { zero: true, max: 1e9 });
+  if ('error' in read) throw new DraftError(field, read.error);
+  return read.value;
+}
+
 function matchOf(draft: RouteDraft) {
   const countries = splitList(draft.lists.countries).map((c) => c.toUpperCase());
   const trafficTypes = splitList(draft.lists.trafficTypes).map((t) => t.toUpperCase()) as TrafficType[];
@@ -154,9 +164,9 @@ export function bodyOf(draft: RouteDraft): RouteBody {
   return {
     ...(priority === undefined ? {} : { priority }),
     match,
-    connectors: draft.connectors.map((c) => {
+    connectors: draft.connectors.map((c, i) => {
       const weight = numberOf(c.weight);
-      const amount = numberOf(c.amount);
+      const amount = buyAmount(c.amount, `connectors.${i}.buyPrice.amount`);
       return {
         connectorId: c.connectorId.trim(),
         ...(weight === undefined ? {} : { weight }),

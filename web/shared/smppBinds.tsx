@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { t, texts } from './i18n/index.js';
 import { formatTime } from './format.js';
 import { ListTable } from './ui.js';
@@ -13,23 +14,26 @@ export interface BindRow {
 }
 
 /** The binds of an SMPP server (both web pages; docs/smpp-server.md): with the account column for the operator. */
-export function BindsTable({ binds, withAccount }: { binds: readonly BindRow[]; withAccount?: boolean }) {
+export function BindsTable({
+  binds,
+  account,
+}: {
+  binds: readonly BindRow[];
+  /** The operator's account column: how to show an account (its name, a link to it). */
+  account?: (id: number) => ComponentChildren;
+}) {
   return (
     <ListTable
       label={t('admin.nav.smppBinds')}
       columns={[
-        ...(withAccount ? texts('col.account') : []),
+        ...(account ? texts('col.account') : []),
         ...texts('smpp.systemId', 'smpp.address', 'smpp.bindType', 'smpp.since', 'smpp.submits', 'smpp.receipts'),
       ]}
       rows={binds}
       empty={t('smpp.none')}
       row={(b, i) => (
         <tr key={i} data-testid="smpp-bind-row">
-          {withAccount && (
-            <td>
-              <a href={`/admin/accounts/${b.accountId}`}>{b.accountId}</a>
-            </td>
-          )}
+          {account && <td>{account(b.accountId)}</td>}
           <th scope="row" class="mono">
             {b.systemId}
           </th>

@@ -420,7 +420,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List accounts */
+        /** List accounts (with fundsBelow: the active accounts low on funds, lowest first) */
         get: operations["adminAccountList"];
         put?: never;
         /** Create an account with one traffic and one system token */
@@ -5107,6 +5107,8 @@ export interface operations {
             query?: {
                 page?: number;
                 per_page?: number;
+                /** @description Only active accounts whose balance in their own currency plus credit limit is below this amount (about to be refused with 4020), lowest first */
+                fundsBelow?: number;
             };
             header?: never;
             path?: never;
@@ -5990,6 +5992,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "traffic"
+                 *     }
+                 */
                 "application/json": {
                     /** @description traffic = TOKEN_1 (sending), system = TOKEN_2 (settings), verify = TOKEN_3 (one-time codes) */
                     type: "traffic" | "system" | "verify";
@@ -6195,6 +6202,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "currency": "RUB",
+                 *       "amount": 1000.5,
+                 *       "comment": "Payment of 10 March"
+                 *     }
+                 */
                 "application/json": {
                     /** @description ISO 4217 code */
                     currency: string;
@@ -6636,6 +6650,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "login": "anna@example.com",
+                 *       "password": "correct horse battery"
+                 *     }
+                 */
                 "application/json": {
                     /** @description 3 to 64 of A-Z a-z 0-9 . _ @ - */
                     login: string;
@@ -7219,6 +7239,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "traffic"
+                 *     }
+                 */
                 "application/json": {
                     /** @description traffic = TOKEN_1 (sending), system = TOKEN_2 (settings), verify = TOKEN_3 (one-time codes) */
                     type: "traffic" | "system" | "verify";
@@ -12091,6 +12116,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "channelType": "SMS",
+                 *       "number": "79161240001"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     channelType: "SMS";
@@ -12600,6 +12631,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "channelType": "SMS",
+                 *       "prefix": "7916",
+                 *       "price": 0.5,
+                 *       "currency": "RUB"
+                 *     }
+                 */
                 "application/json": {
                     accountId?: number;
                     /** @enum {unknown} */

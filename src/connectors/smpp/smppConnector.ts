@@ -53,6 +53,8 @@ export class SmppConnector implements Connector {
   private submitted = 0;
   private nextSession = 0;
   private lastError: string | null = null;
+  /** When lastError happened: the console shows it beside the words. */
+  private lastErrorAt: Date | null = null;
   private readonly receiptIds: ReceiptIdForm;
   private readonly encoding: TextEncoding;
   private readonly deliveries: SmppDeliveries;
@@ -147,6 +149,7 @@ export class SmppConnector implements Connector {
       mps: this.config.mps,
       submitted: this.submitted,
       lastError: this.lastError,
+      lastErrorAt: this.lastErrorAt,
       throttled: throttling.refusals,
       pausedUntil: throttling.pausedUntil,
     };
@@ -335,6 +338,7 @@ export class SmppConnector implements Connector {
 
   private noteError(session: SmppSession, message: string): void {
     this.lastError = message;
+    this.lastErrorAt = this.clock.now();
     this.log.warn({ connector: this.id, session: session.number, error: message }, 'SMPP problem');
   }
 

@@ -1,7 +1,8 @@
 import { codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
 import type { RequestBody } from '../../shared/apiClient.js';
-import { CHANNELS, formatBalance, formatMoney, formatTime } from '../../shared/format.js';
+import { AmountField, useAmount } from '../../shared/amountField.js';
+import { CHANNELS, formatAmount, formatBalance, formatMoney, formatNumber, formatTime } from '../../shared/format.js';
 import { keyTypes, type KeyRow, KeysTable, type KeyType } from '../../shared/keys.js';
 import {
   AsyncState,
@@ -19,6 +20,8 @@ import {
   useNotice,
 } from '../../shared/ui.js';
 import { GuardSettingsView, SettingsAudit, type GuardSettingsData } from '../../shared/guard.js';
+import { accountLabel } from '../accountNames.js';
+import { ConfirmPanel } from '../confirm.js';
 import { admin } from '../session.js';
 import type { Account, User } from '../types.js';
 
@@ -32,6 +35,7 @@ export function AccountPage({ id: idInPath }: { id: string }) {
   const notice = useNotice();
   const action = useAction(notice);
   const [ledgerTick, setLedgerTick] = useState(0);
+  const [blocking, setBlocking] = useState(false);
   const a = account.data;
 
   const patch = (body: RequestBody<'/admin/v1/accounts/{id}', 'patch'>, done: string) =>
@@ -62,8 +66,9 @@ export function AccountPage({ id: idInPath }: { id: string }) {
                 <button
                   type="button"
                   class="danger small"
-                  disabled={action.busy}
-                  onClick={() => void patch({ status: 'blocked' }, t('account.blocked', { name: a.name }))}
+                  disabled={action.busy || blocking}
+                  aria-label={t('account.blockConfirm', { name: a.name })}
+                  onClick={() => setBlocking(true)}
                 >
                   {t('account.block')}
                 </button>
@@ -76,6 +81,21 @@ export function AccountPage({ id: idInPath }: { id: string }) {
                 >
                   {t('account.unblock')}
                 </button>
+              )}
+              {blocking && a.status === 'active' && (
+                <ConfirmPanel
+                  title={t('account.blockQuestion', { name: accountLabel(a.id, a.name) })}
+                  lines={[]}
+                  note={t('account.blockEffect')}
+                  confirm={t('account.blockConfirm', { name: a.name })}
+                  busy={action.busy}
+                  testId="block-confirmation"
+                  onCancel={() => setBlocking(false)}
+                  onConfirm={() => {
+                    setBlocking(false);
+                    void patch({ status: 'blocked' }, t('account.blocked', { name: a.name }));
+                  }}
+                />
               )}
             </dd>
             <dt>{t('col.balance')}</dt>
@@ -120,7 +140,7 @@ export function AccountPage({ id: idInPath }: { id: string }) {
           <CreditLimit
             account={a}
             onSave={(limit) =>
-              void patch({ creditLimit: limit }, t('account.limitSet', { limit: formatMoney(limit, a.currency) }))
+              patch({ creditLimit: limit }, t('account.limitSet', { limit: formatAmount(limit, a.currency) }))
             }
             busy={action.busy}
           />
@@ -146,25 +166,38 @@ export function AccountPage({ id: idInPath }: { id: string }) {
   );
 }
 
-function CreditLimit({ account, onSave, busy }: { account: Account; onSave: (limit: number) => void; busy: boolean }) {
-  const [limit, setLimit] = useState(String(account.creditLimit));
+/** Rounds a sum of amounts to the six decimals the API keeps (0.1 + 0.2 is 0.3, not 0.30000000000000004). */
+const sum = (a: number, b: number) => Math.round((a + b) * 1e6) / 1e6;
+
+/** An amount with its sign: `+1 000,50 ₽`, `-250.00 RUB`. */
+const signed = (amount: number, currency: string) => `${amount > 0 ? '+' : ''}${formatAmount(amount, currency)}`;
+
+function CreditLimit({
+  account,
+  onSave,
+  busy,
+}: {
+  account: Account;
+  onSave: (limit: number) => Promise<void>;
+  busy: boolean;
+}) {
+  const limit = useAmount({ zero: true, max: 1e12 }, formatNumber(account.creditLimit, { useGrouping: false }));
+  const [pending, setPending] = useState<number | undefined>(undefined);
+  const balance = account.balance[account.currency] ?? 0;
   return (
     <form
       class="card inline-form"
       aria-labelledby="credit-limit"
+      noValidate
       onSubmit={(e) => {
         e.preventDefault();
-        onSave(Number(limit));
+        setPending(limit.check());
       }}
     >
       <h2 id="credit-limit">{t('accounts.creditLimit')}</h2>
-      <TextField
+      <AmountField
         label={t('account.limitIn', { currency: account.currency })}
-        type="number"
-        min="0"
-        step="any"
-        value={limit}
-        onValue={setLimit}
+        amount={{ ...limit, setText: (text) => (setPending(undefined), limit.setText(text)) }}
         required
       />
       <div class="actions">
@@ -172,54 +205,104 @@ function CreditLimit({ account, onSave, busy }: { account: Account; onSave: (lim
           {t('account.saveLimit')}
         </button>
       </div>
+      {pending !== undefined && (
+        <ConfirmPanel
+          title={t('money.check')}
+          lines={[
+            [t('money.account'), accountLabel(account.id, account.name)],
+            [t('money.limitNow'), formatAmount(account.creditLimit, account.currency), 'preview-limit-now'],
+            [t('money.limitAfter'), formatAmount(pending, account.currency), 'preview-limit-after'],
+            [t('money.fundsAfter'), formatAmount(sum(balance, pending), account.currency)],
+          ]}
+          confirm={t('money.setLimit', { name: account.name, limit: formatAmount(pending, account.currency) })}
+          busy={busy}
+          onCancel={() => setPending(undefined)}
+          onConfirm={() => void onSave(pending).then(() => setPending(undefined))}
+        />
+      )}
     </form>
   );
 }
 
 function BalanceAdjustment({ account, onDone }: { account: Account; onDone: () => void }) {
-  const [amount, setAmount] = useState('');
+  const amount = useAmount({ negative: true, max: 1e12 });
   const [currency, setCurrency] = useState(account.currency);
   const [comment, setComment] = useState('');
+  const [pending, setPending] = useState<{ amount: number; currency: string; comment: string } | undefined>(undefined);
   const notice = useNotice();
   const action = useAction(notice);
-  const submit = (event: Event) => {
+  // Any change to the form takes the preview away: what is confirmed is what was previewed.
+  const changed =
+    <V,>(set: (value: V) => void) =>
+    (value: V) => {
+      setPending(undefined);
+      set(value);
+    };
+  const review = (event: Event) => {
     event.preventDefault();
+    const value = amount.check();
+    if (value === undefined) return;
+    notice.clear();
+    setPending({ amount: value, currency: currency.trim().toUpperCase(), comment: comment.trim() });
+  };
+  const apply = (p: NonNullable<typeof pending>) =>
     void action.run(async () => {
       const balance = await admin.post('/admin/v1/accounts/{id}/balance', {
         params: { id: account.id },
-        body: {
-          currency: currency.trim().toUpperCase(),
-          amount: Number(amount),
-          ...(comment.trim() ? { comment: comment.trim() } : {}),
-        },
+        body: { currency: p.currency, amount: p.amount, ...(p.comment ? { comment: p.comment } : {}) },
       });
-      setAmount('');
+      setPending(undefined);
+      amount.setText('');
       setComment('');
       onDone();
       return t('account.adjusted', { balance: formatBalance(balance) });
     });
-  };
+  const now = pending ? (account.balance[pending.currency] ?? 0) : 0;
   return (
-    <form class="card" onSubmit={submit} aria-labelledby="adjust">
+    <form class="card" onSubmit={review} aria-labelledby="adjust" noValidate>
       <h2 id="adjust">{t('account.adjust')}</h2>
       <div class="grid">
+        <AmountField label={t('col.amount')} amount={{ ...amount, setText: changed(amount.setText) }} required />
         <TextField
-          label={t('col.amount')}
-          type="number"
-          step="any"
-          value={amount}
-          onValue={setAmount}
+          label={t('accounts.currency')}
+          value={currency}
+          onValue={changed(setCurrency)}
           required
-          hint={t('account.amountHint')}
+          maxLength={3}
         />
-        <TextField label={t('accounts.currency')} value={currency} onValue={setCurrency} required maxLength={3} />
-        <TextField label={t('senderNames.comment')} value={comment} onValue={setComment} maxLength={500} />
+        <TextField label={t('senderNames.comment')} value={comment} onValue={changed(setComment)} maxLength={500} />
       </div>
       <div class="actions">
         <button type="submit" disabled={action.busy}>
           {t('account.adjustButton')}
         </button>
       </div>
+      {pending && (
+        <ConfirmPanel
+          title={t('money.check')}
+          testId="balance-preview"
+          lines={[
+            [t('money.account'), accountLabel(account.id, account.name)],
+            [t('money.amount'), signed(pending.amount, pending.currency), 'preview-amount'],
+            [t('money.balanceNow'), formatAmount(now, pending.currency), 'preview-balance-now'],
+            [
+              t('money.balanceAfter'),
+              formatAmount(sum(now, pending.amount), pending.currency),
+              'preview-balance-after',
+            ],
+          ]}
+          confirm={t(pending.amount > 0 ? 'money.credit' : 'money.debit', {
+            amount: formatAmount(Math.abs(pending.amount), pending.currency),
+            name: account.name,
+          })}
+          busy={action.busy}
+          onCancel={() => {
+            setPending(undefined);
+            notice.info(t('money.notApplied'));
+          }}
+          onConfirm={() => apply(pending)}
+        />
+      )}
       <NoticeLine notice={notice.notice} />
     </form>
   );

@@ -1,5 +1,6 @@
 import { codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useState } from 'preact/hooks';
+import { AmountField, useAmount } from '../../shared/amountField.js';
 import { formatBalance, formatTime } from '../../shared/format.js';
 import {
   AsyncState,
@@ -22,7 +23,7 @@ export function Accounts() {
   const [page, setPage] = useState(1);
   const [name, setName] = useState('');
   const [currency, setCurrency] = useState('');
-  const [creditLimit, setCreditLimit] = useState('');
+  const creditLimit = useAmount({ zero: true, max: 1e12 });
   const [created, setCreated] = useState<{ id: number; name: string; traffic: string; system: string } | undefined>(
     undefined,
   );
@@ -35,12 +36,14 @@ export function Accounts() {
 
   const create = (event: Event) => {
     event.preventDefault();
+    const limit = creditLimit.text.trim() ? creditLimit.check() : undefined;
+    if (creditLimit.text.trim() && limit === undefined) return;
     void action.run(async () => {
       const account = await admin.post('/admin/v1/accounts', {
         body: {
           name: name.trim(),
           ...(currency.trim() ? { currency: currency.trim().toUpperCase() } : {}),
-          ...(creditLimit ? { creditLimit: Number(creditLimit) } : {}),
+          ...(limit !== undefined ? { creditLimit: limit } : {}),
         },
       });
       setCreated({ id: account.id, name: account.name, ...account.tokens });
@@ -63,14 +66,7 @@ export function Accounts() {
             maxLength={3}
             hint={t('accounts.currencyHint')}
           />
-          <TextField
-            label={t('accounts.creditLimit')}
-            type="number"
-            min="0"
-            step="any"
-            value={creditLimit}
-            onValue={setCreditLimit}
-          />
+          <AmountField label={t('accounts.creditLimit')} amount={creditLimit} />
         </div>
         <div class="actions">
           <button type="submit" disabled={action.busy}>

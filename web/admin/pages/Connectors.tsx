@@ -2,6 +2,8 @@ import { currentLocale, codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useEffect, useState } from 'preact/hooks';
 import { errorText } from '../../shared/api.js';
 import { formatTime, formatNumber } from '../../shared/format.js';
+import { formatAge } from '../age.js';
+import { readableError } from '../lastError.js';
 import { CheckField, ListTable, Page } from '../../shared/ui.js';
 import { admin } from '../session.js';
 import type { Connectors as ConnectorsData } from '../types.js';
@@ -115,9 +117,8 @@ export function Connectors() {
                 <td class="num" data-testid="connector-balance">
                   {c.balance === null ? '—' : formatNumber(c.balance)}
                 </td>
-                <td class="clip" data-testid="connector-last-error">
-                  {c.lastError ?? '—'}
-                  {c.lastError && c.lastErrorAt && <span class="hint"> ({formatTime(c.lastErrorAt)})</span>}
+                <td class="last-error" data-testid="connector-last-error">
+                  {c.lastError ? <LastError text={c.lastError} at={c.lastErrorAt} /> : '—'}
                 </td>
                 <td>{formatTime(c.updatedAt)}</td>
               </tr>
@@ -140,12 +141,32 @@ export function Connectors() {
                 <td class="num" data-testid={`queue-${q.state}`}>
                   {formatNumber(q.messages)}
                 </td>
-                <td class="num">{t('connectors.seconds', { seconds: q.oldestAgeSeconds })}</td>
+                <td class="num" data-testid={`queue-${q.state}-oldest`}>
+                  {formatAge(q.oldestAgeSeconds)}
+                </td>
               </tr>
             )}
           />
         </>
       )}
     </Page>
+  );
+}
+
+/** A connector's last error: when, then its words (a provider's JSON as its fields), the raw text on demand. */
+function LastError({ text, at }: { text: string; at: string | null }) {
+  const { summary, whole } = readableError(text);
+  return (
+    <>
+      {at && <time dateTime={at}>{formatTime(at)}</time>}
+      {at && ' — '}
+      <span data-testid="last-error-text">{summary}</span>
+      {whole && (
+        <details>
+          <summary>{t('connectors.fullError')}</summary>
+          <pre>{whole}</pre>
+        </details>
+      )}
+    </>
   );
 }

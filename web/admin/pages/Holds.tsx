@@ -12,6 +12,8 @@ import {
   useAsync,
   useNotice,
 } from '../../shared/ui.js';
+import type { Answer, Item } from '../../shared/apiClient.js';
+import { AccountLink, accountLabel, useAccountName } from '../accountNames.js';
 import { admin } from '../session.js';
 
 const PER_PAGE = 50;
@@ -67,44 +69,55 @@ export function Holds() {
             ]}
             rows={list.data.items}
             empty={t('holds.none')}
-            row={(h) => {
-              const what = t('holds.what', { kind: codeWord('holdKind', h.kind), key: h.key, account: h.accountId });
-              return (
-                <tr key={h.id} data-testid="hold-row">
-                  <td>
-                    <a href={`/admin/accounts/${h.accountId}`}>{h.accountId}</a>
-                  </td>
-                  <th scope="row">
-                    {h.kind === 'range' ? `${h.key}xxxx` : h.key} ({codeWord('holdKind', h.kind)})
-                  </th>
-                  <td>{h.messages}</td>
-                  <td>{h.allowance}</td>
-                  <td>{formatTime(h.firstTime)}</td>
-                  <td>{formatTime(h.lastTime)}</td>
-                  <td>
-                    <button
-                      type="button"
-                      class="small"
-                      disabled={action.busy}
-                      aria-label={t('holds.releaseWhat', { what })}
-                      onClick={() => decide(h.id, what, 'release')}
-                    >
-                      {t('holds.release')}
-                    </button>{' '}
-                    <ConfirmButton
-                      label={t('moderation.reject')}
-                      name={what}
-                      disabled={action.busy}
-                      onConfirm={() => decide(h.id, what, 'reject')}
-                    />
-                  </td>
-                </tr>
-              );
-            }}
+            row={(h) => <HoldRow key={h.id} hold={h} busy={action.busy} onDecide={decide} />}
           />
           <Pager list={list.data} onPage={setPage} label={t('holds.pages')} />
         </>
       )}
     </Page>
+  );
+}
+
+type Hold = Item<Answer<'/admin/v1/holds', 'get'>>;
+
+/** An open hold; its buttons name the range or country and the account by name ("range 7916 of account Shop (#3)"). */
+function HoldRow({
+  hold: h,
+  busy,
+  onDecide,
+}: {
+  hold: Hold;
+  busy: boolean;
+  onDecide: (id: number, what: string, decision: 'release' | 'reject') => void;
+}) {
+  const account = accountLabel(h.accountId, useAccountName(h.accountId));
+  const what = t('holds.what', { kind: codeWord('holdKind', h.kind), key: h.key, account });
+  return (
+    <tr data-testid="hold-row">
+      <td>
+        <AccountLink id={h.accountId} />
+      </td>
+      <th scope="row">
+        {h.kind === 'range' ? `${h.key}xxxx` : h.key} ({codeWord('holdKind', h.kind)})
+      </th>
+      <td>{h.messages}</td>
+      <td>{h.allowance}</td>
+      <td>{formatTime(h.firstTime)}</td>
+      <td>{formatTime(h.lastTime)}</td>
+      <td>
+        <ConfirmButton
+          label={t('holds.release')}
+          name={what}
+          disabled={busy}
+          onConfirm={() => onDecide(h.id, what, 'release')}
+        />{' '}
+        <ConfirmButton
+          label={t('moderation.reject')}
+          name={what}
+          disabled={busy}
+          onConfirm={() => onDecide(h.id, what, 'reject')}
+        />
+      </td>
+    </tr>
   );
 }

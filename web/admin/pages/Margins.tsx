@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { ApiError, errorWords } from '../../shared/api.js';
 import { formatAmount, utcDay, formatNumber } from '../../shared/format.js';
 import { AsyncState, ListTable, Page, SelectField, TextField, useAsync } from '../../shared/ui.js';
+import { AccountLink } from '../accountNames.js';
 import { admin } from '../session.js';
 import type { MarginItem } from '../types.js';
 
@@ -70,7 +71,7 @@ function totalsOf(items: readonly MarginItem[]): Total[] {
 }
 
 function KeyCell({ groupBy, value }: { groupBy: Group; value: string }) {
-  if (groupBy === 'account') return <a href={`/admin/accounts/${value}`}>{value}</a>;
+  if (groupBy === 'account') return <AccountLink id={Number(value)} />;
   if (groupBy === 'route' && value === 'none') return <>{t('margins.noRoute')}</>;
   return <>{value}</>;
 }

@@ -2,6 +2,7 @@ import { codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useId, useState } from 'preact/hooks';
 import { formatTime, localInputToIso } from '../../shared/format.js';
 import { AsyncState, ListTable, NoticeLine, Page, Pager, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { AccountLink } from '../accountNames.js';
 import { admin } from '../session.js';
 
 const PER_PAGE = 50;
@@ -64,7 +65,9 @@ export function Moderation() {
             row={(n) => (
               <tr key={n.id} data-testid="moderation-row">
                 <th scope="row">{n.name}</th>
-                <td>{n.accountId}</td>
+                <td>
+                  <AccountLink id={n.accountId} />
+                </td>
                 <td>{codeWord('channel', n.channelType)}</td>
                 <td>{n.comment ?? '—'}</td>
                 <td>{formatTime(n.createdAt)}</td>
@@ -110,7 +113,9 @@ export function Moderation() {
             row={(tpl) => (
               <tr key={tpl.id} data-testid="moderation-row">
                 <th scope="row">{tpl.id}</th>
-                <td>{tpl.accountId}</td>
+                <td>
+                  <AccountLink id={tpl.accountId} />
+                </td>
                 <td>{codeWord('channel', tpl.channelType)}</td>
                 <td>{codeWord('templateType', tpl.templateType)}</td>
                 <td>{tpl.senderName}</td>
@@ -265,7 +270,9 @@ function TelegramBots() {
             row={(n) => (
               <tr key={n.id} data-testid="bot-row">
                 <th scope="row">{n.name}</th>
-                <td>{n.accountId}</td>
+                <td>
+                  <AccountLink id={n.accountId} />
+                </td>
                 <td>{codeWord('senderStatus', n.status)}</td>
                 <td class="mono">{n.botToken ?? t('ui.none')}</td>
                 <td>

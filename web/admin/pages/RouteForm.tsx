@@ -214,9 +214,8 @@ export function RouteForm({
                 )}
                 <TextField
                   label={t('resolve.buy')}
-                  type="number"
-                  min="0"
-                  step="any"
+                  inputMode="decimal"
+                  autoComplete="off"
                   value={c.amount}
                   onValue={(amount) => changeConnector(i, { amount }, 'buyPrice')}
                   hint={t('routeForm.buyHint')}

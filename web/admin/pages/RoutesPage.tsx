@@ -1,3 +1,4 @@
+import { Fragment } from 'preact';
 import { type MessageKey } from '../../shared/i18n/en.js';
 import { currentLocale, codeOptions, codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useRef, useState } from 'preact/hooks';
@@ -16,6 +17,7 @@ import {
   useNotice,
 } from '../../shared/ui.js';
 import { MATCH_LISTS } from '../routeForm.js';
+import { AccountLink } from '../accountNames.js';
 import { admin } from '../session.js';
 import type { Route } from '../types.js';
 import { ResolveBox } from './ResolveBox.js';
@@ -34,14 +36,31 @@ const MATCH_NAMES: Readonly<Record<(typeof MATCH_LISTS)[number], MessageKey>> = 
   operators: 'routes.match.operators',
 };
 
+/** The route's match in lines, but its accounts (shown by name, AccountsLine). */
 function matchLines(route: Route): string[] {
   const lines = MATCH_LISTS.flatMap((field) => {
     const values = route.match[field];
-    if (!values) return [];
+    if (!values || field === 'accountIds') return [];
     const more = values.length > SHOWN_VALUES ? t('routes.more', { count: values.length - SHOWN_VALUES }) : '';
     return [`${t(MATCH_NAMES[field])}: ${values.slice(0, SHOWN_VALUES).join(', ')}${more}`];
   });
-  return lines.length > 0 ? lines : [t('routes.anyDestination')];
+  return lines.length > 0 || route.match.accountIds ? lines : [t('routes.anyDestination')];
+}
+
+/** "Account ids: Shop (#3), Cafe (#5)", each a link, the rest counted. */
+function AccountsLine({ ids }: { ids: readonly number[] }) {
+  return (
+    <li>
+      {t('routes.match.accountIds')}:{' '}
+      {ids.slice(0, SHOWN_VALUES).map((id, i) => (
+        <Fragment key={id}>
+          {i > 0 && ', '}
+          <AccountLink id={id} />
+        </Fragment>
+      ))}
+      {ids.length > SHOWN_VALUES ? t('routes.more', { count: ids.length - SHOWN_VALUES }) : ''}
+    </li>
+  );
 }
 
 const rerouteText = (r: Route['reroute']) =>
@@ -192,6 +211,7 @@ export function RoutesPage() {
                   <td>{codeWord('channel', r.match.channelType)}</td>
                   <td class="wrap" data-testid="route-match">
                     <ul class="plain">
+                      {r.match.accountIds && <AccountsLine ids={r.match.accountIds.map(Number)} />}
                       {matchLines(r).map((line) => (
                         <li key={line}>{line}</li>
                       ))}

@@ -1,6 +1,7 @@
 import { t } from '../../shared/i18n/index.js';
 import { BindsTable } from '../../shared/smppBinds.js';
 import { AsyncState, Page, useAsync } from '../../shared/ui.js';
+import { AccountLink } from '../accountNames.js';
 import { admin } from '../session.js';
 
 /** Every client bind of Herald's SMPP servers (docs/smpp-server.md). */
@@ -17,7 +18,7 @@ export function SmppBinds() {
     >
       <p class="hint">{t('smpp.adminHint')}</p>
       <AsyncState state={list} what={t('admin.nav.smppBinds')} />
-      {list.data && <BindsTable binds={list.data.items} withAccount />}
+      {list.data && <BindsTable binds={list.data.items} account={(id) => <AccountLink id={id} />} />}
     </Page>
   );
 }

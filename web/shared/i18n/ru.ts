@@ -999,4 +999,102 @@ export const ru: Messages = {
   'spend.rate': 'Доставлено {rate} ({delivered} из {outcomes}).',
   'spend.noRate': 'Итогов доставки пока нет.',
   'spend.chartUtc': 'Сообщения по дням (сутки UTC) за 30 дней',
+  // Console dashboard and money forms
+  'admin.nav.dashboard': 'Обзор',
+  'amount.empty': 'Введите сумму.',
+  'amount.invalid': 'Это не сумма: напишите, например, {example}.',
+  'amount.ambiguous': 'Можно прочитать двояко (тысяча или единица?): напишите, например, {example}.',
+  'amount.decimals':
+    'Не больше {max, plural, one {# знака} few {# знаков} many {# знаков} other {# знака}} после запятой.',
+  'amount.negative': 'Сумма не может быть отрицательной.',
+  'amount.zero': 'Сумма не может быть нулевой.',
+  'amount.tooLarge': 'Слишком большая сумма.',
+  'amount.hint': 'Например, {example}.',
+  'amount.debitHint': 'Со знаком минус — списание, например {example}.',
+  'money.check': 'Проверьте перед применением',
+  'money.account': 'Аккаунт',
+  'money.amount': 'Сумма',
+  'money.balanceNow': 'Баланс сейчас',
+  'money.balanceAfter': 'Баланс после',
+  'money.limitNow': 'Кредитный лимит сейчас',
+  'money.limitAfter': 'Кредитный лимит после',
+  'money.fundsAfter': 'Доступно после (баланс и кредитный лимит)',
+  'money.credit': 'Зачислить {amount} на счёт {name}',
+  'money.debit': 'Списать {amount} со счёта {name}',
+  'money.setLimit': 'Установить кредитный лимит {name}: {limit}',
+  'money.notApplied': 'Ничего не изменено.',
+  'account.nameWithId': '{name} (№{id})',
+  'account.unknownId': 'аккаунт №{id}',
+  'account.blockQuestion': 'Заблокировать аккаунт {name}?',
+  'account.blockEffect':
+    'Его сообщения и входы в личный кабинет будут отклоняться (4032), пока аккаунт не разблокируют.',
+  'account.blockConfirm': 'Заблокировать {name}',
+  'tariffs.prefixRequired': 'Укажите префикс или выберите «Любое направление».',
+  'tariffs.prefixInvalid': 'От 1 до 15 цифр, без + и пробелов.',
+  'tariffs.countryRequired': 'Укажите код страны из двух букв, например RU.',
+  'tariffs.accountInvalid': 'Id аккаунта — целое число; пусто — для всех аккаунтов.',
+  'tariffs.appliesTo': 'Тариф будет применяться к',
+  'tariffs.whoAll': 'всем аккаунтам (по умолчанию)',
+  'tariffs.whoOne': 'аккаунту {name}',
+  'tariffs.whatPrefix': 'сообщениям {channel} на номера, начинающиеся с {prefix}',
+  'tariffs.whatCountry': 'сообщениям {channel} на номера страны {country}',
+  'tariffs.whatAny': 'всем сообщениям {channel}, для которых нет тарифа по префиксу или стране',
+  'tariffs.perPart': '{price} за часть',
+  'tariffs.create': 'Создать тариф',
+  'tariffs.review': 'Проверить тариф',
+  'dash.queue': 'Очередь отправки',
+  'dash.waiting':
+    '{count, plural, one {# сообщение ждёт}' +
+    ' few {# сообщения ждут}' +
+    ' many {# сообщений ждут}' +
+    ' other {# сообщения ждут}} отправки',
+  'dash.oldest': 'самое давнее — {age}',
+  'dash.nothingWaits': 'Очередь пуста.',
+  'dash.connectors': 'Подключения',
+  'dash.down':
+    '{count, plural, one {# подключение не работает}' +
+    ' few {# подключения не работают}' +
+    ' many {# подключений не работают}' +
+    ' other {# подключения не работают}}',
+  'dash.allUp':
+    '{count, plural, one {# подключение, работает.}' +
+    ' few {# подключения, все работают.}' +
+    ' many {# подключений, все работают.}' +
+    ' other {# подключения, все работают.}}',
+  'dash.moderation': 'Ждут модерации',
+  'dash.senderNames':
+    '{count, plural, one {# имя отправителя}' +
+    ' few {# имени отправителя}' +
+    ' many {# имён отправителя}' +
+    ' other {# имени отправителя}}',
+  'dash.templates': '{count, plural, one {# шаблон} few {# шаблона} many {# шаблонов} other {# шаблона}}',
+  'dash.holds':
+    '{count, plural, one {# открытое удержание}' +
+    ' few {# открытых удержания}' +
+    ' many {# открытых удержаний}' +
+    ' other {# открытого удержания}}',
+  'dash.lowFunds': 'Заканчиваются средства',
+  'dash.fundsBelow': 'Средств меньше',
+  'dash.fundsHint': 'Баланс плюс кредитный лимит, в валюте аккаунта.',
+  'dash.show': 'Показать',
+  'dash.lowTable': 'Аккаунты, у которых заканчиваются средства',
+  'dash.funds': 'Доступно',
+  'dash.noneLow': 'Нет активных аккаунтов, у которых меньше {amount}.',
+  'dash.more': 'и ещё {count}',
+  'dash.open': 'Открыть: {what}',
+  'dash.updated': 'Данные на {time}',
+  'age.seconds': '{s}\u00a0с',
+  'age.minutes': '{m}\u00a0мин {s}\u00a0с',
+  'age.hours': '{h}\u00a0ч {m}\u00a0мин',
+  'age.days': '{d}\u00a0д {h}\u00a0ч',
+  'connectors.fullError': 'Полный текст',
+  'connectors.at': 'в {time}',
+  'unrouted.assign': 'Назначить',
+  'unrouted.assignNumber': 'Назначить номер {number} аккаунту',
+  'unrouted.assignTo': 'Назначить {number} аккаунту {name}',
+  'unrouted.accountId': 'Id аккаунта',
+  'unrouted.accountFor': 'Аккаунт для {number}',
+  'unrouted.assigned': 'Номер {number} назначен аккаунту {name}: новые сообщения на него придут этому аккаунту.',
+  'unrouted.noAccount': 'Аккаунта №{id} нет.',
+  'unrouted.assignHint': 'Входящие SMS на номер получает аккаунт, которому он назначен.',
 };
