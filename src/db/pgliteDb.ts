@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { currentAccount } from './accountScope.js';
+import { accountScopeUse, currentAccount } from './accountScope.js';
 import type { Db, Queryable } from './db.js';
 import { FairQueue, type Taken } from './fairQueue.js';
 import { wakeChannel, type WakeTopic } from './wake.js';
@@ -61,6 +61,7 @@ interface Job {
  * (its p99 480 ms). Statements of no account (token lookups, the operator API, sign-in) share a lane of their own.
  */
 export async function openPglite(dataDir: string, options: { loadDataDir?: Blob } = {}): Promise<Db> {
+  accountScopeUse();
   if (!options.loadDataDir && !dataDir.includes('://') && !existsSync(path.join(dataDir, 'PG_VERSION')))
     await createInChild(dataDir);
   const pglite = await PGlite.create(dataDir, {

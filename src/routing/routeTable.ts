@@ -29,17 +29,21 @@ const better = (a: Rank, b: Rank): boolean =>
 
 /** Buckets are keyed by channel, account (or `*`) and prefix (or empty): a route sits in one per pair it names. */
 const bucketKey = (channel: string, account: number | '*', prefix: string): string => `${channel}|${account}|${prefix}`;
+const lengthsKey = (channel: string, account: number | '*'): string => `${channel}|${account}`;
 
 /**
  * The routes of DESIGN 21 indexed for a lookup per message: among the routes that match, the highest priority wins;
  * among equal priorities the most specific (more match fields given, then the longest matching prefix); then the
  * oldest. A lookup probes the buckets of the message's account and of every account, for each prefix of its
- * destination (at most 2 x 16 map lookups), and scans each bucket, kept in rank order, only to its first match:
- * 10,000 prefix routes cost a message what one does.
+ * destination as long as a route's prefix there (at most 2 x 16 map lookups; a table of a few prefix lengths, a few),
+ * and scans each bucket, kept in rank order, only to its first match: 10,000 prefix routes cost a message what one
+ * does.
  */
 export class RouteTable {
   static readonly EMPTY = new RouteTable([]);
   private readonly buckets = new Map<string, Compiled[]>();
+  /** Per channel and account (or `*`): the prefix lengths its buckets have, longest first, the only ones to probe. */
+  private readonly prefixLengths = new Map<string, number[]>();
   private readonly windows = new Set<number>();
   readonly size: number;
 
@@ -62,11 +66,15 @@ export class RouteTable {
           const bucket = this.buckets.get(key);
           if (bucket) bucket.push(compiled);
           else this.buckets.set(key, [compiled]);
+          const lengths = this.prefixLengths.get(lengthsKey(m.channelType, account));
+          if (!lengths) this.prefixLengths.set(lengthsKey(m.channelType, account), [prefix.length]);
+          else if (!lengths.includes(prefix.length)) lengths.push(prefix.length);
         }
       }
     }
     const rank = (c: Compiled): Rank => ({ ...c.route, specificity: c.specificity, prefixLength: 0 });
     for (const bucket of this.buckets.values()) bucket.sort((a, b) => (better(rank(a), rank(b)) ? -1 : 1));
+    for (const lengths of this.prefixLengths.values()) lengths.sort((a, b) => b - a);
   }
 
   /** The quality windows (seconds) of the routes: the delivery rates to keep. */
@@ -78,8 +86,10 @@ export class RouteTable {
   match(query: RouteQuery): Route | undefined {
     let best: { compiled: Compiled; rank: Rank } | undefined;
     const operator = query.operator === null ? null : operatorKey(query.operator);
+    const longest = Math.min(query.destination.length, 15);
     for (const account of [query.accountId, '*' as const]) {
-      for (let length = Math.min(query.destination.length, 15); length >= 0; length--) {
+      for (const length of this.prefixLengths.get(lengthsKey(query.channel, account)) ?? []) {
+        if (length > longest) continue;
         const bucket = this.buckets.get(bucketKey(query.channel, account, query.destination.slice(0, length)));
         if (!bucket) continue;
         const found = bucket.find((c) => matches(c, query, operator));

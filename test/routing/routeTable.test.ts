@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Route, RouteConnector, RouteFields, RouteQuery } from '../../src/routing/index.js';
+import { specificityOf } from '../../src/routing/route.js';
 import { type ConnectorView, connectorOrder, RouteTable } from '../../src/routing/routeTable.js';
 import { routeFields } from '../factories/routes.js';
 
@@ -97,6 +99,50 @@ describe('RouteTable.match', () => {
     const all = route(5, ['a'], { match: { trafficTypes: ['SERVICE'], senderNames: ['Shop'], countries: ['RU'] } });
     expect(matched([all])).toBe(5);
     expect(matched([all], { senderName: 'Other' })).toBeUndefined();
+  });
+
+  it('takes the route a plain filter and rank of every route takes, over prefixes of mixed lengths and accounts', () => {
+    // The table probes only the prefix lengths its routes have: it must agree with trying every route.
+    const prefix = fc.constantFrom('7', '79', '791', '7916', '79161', '7916123', '79161234567', '8', '7917');
+    const arbitraryRoute = fc.record({
+      priority: fc.integer({ min: 0, max: 2 }),
+      prefixes: fc.option(fc.uniqueArray(prefix, { minLength: 1, maxLength: 3 }), { nil: null }),
+      accountIds: fc.option(fc.constantFrom([1], [2], [1, 2]), { nil: null }),
+      countries: fc.option(fc.constant(['RU']), { nil: null }),
+    });
+    const destination = fc.constantFrom('79161234567', '79171234567', '79991234567', '89161234567', '7916');
+    fc.assert(
+      fc.property(
+        fc.array(arbitraryRoute, { maxLength: 12 }),
+        destination,
+        fc.constantFrom(1, 2, 3),
+        (specs, to, acc) => {
+          const routes = specs.map((m, i) =>
+            route(i + 1, ['a'], {
+              priority: m.priority,
+              match: { prefixes: m.prefixes, accountIds: m.accountIds, countries: m.countries },
+            }),
+          );
+          const q = query({ destination: to, accountId: acc });
+          const candidates = routes.flatMap((r) => {
+            if (r.match.accountIds && !r.match.accountIds.includes(acc)) return [];
+            if (r.match.countries && !r.match.countries.includes('RU')) return [];
+            const lengths = (r.match.prefixes ?? ['']).filter((p) => to.startsWith(p) && p.length <= 15);
+            if (lengths.length === 0) return [];
+            return [{ r, length: Math.max(...lengths.map((p) => p.length)) }];
+          });
+          candidates.sort(
+            (a, b) =>
+              b.r.priority - a.r.priority ||
+              specificityOf(b.r.match) - specificityOf(a.r.match) ||
+              b.length - a.length ||
+              a.r.id - b.r.id,
+          );
+          expect(new RouteTable(routes).match(q)?.id).toBe(candidates[0]?.r.id);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('answers undefined when no route matches', () => {
