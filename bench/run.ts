@@ -34,7 +34,8 @@ import {
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
  * (ingest,guards,routing,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,
- * smpp-server,kannel-e2e,dispatch,verify,idle,roles,telegram,providers; mnp only when named), BENCH_ROUTES, BENCH_ROUTING_PAIRS,
+ * smpp-server,kannel-e2e,dispatch,verify,idle,roles,telegram,providers; mnp only when named), BENCH_ROUTES,
+ * BENCH_ROUTING_PAIRS,
  * BENCH_MNP_ROWS, BENCH_SOAK_MESSAGES, BENCH_TELEGRAM_MESSAGES, BENCH_TELEGRAM_PAIRS, BENCH_PROVIDERS_MESSAGES,
  * BENCH_PROVIDERS_PAIRS, BENCH_GUARDS_PAIRS, BENCH_STOP_LIST (the guarded runs' stop list), BENCH_GUARDS_ON (the guards
  * the guarded runs switch on, e.g. `flood` or `stoplist,pumping`; default all), BENCH_GUARDS_ACCOUNTS (e.g. `1` or

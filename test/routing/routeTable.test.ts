@@ -101,7 +101,7 @@ describe('RouteTable.match', () => {
     expect(matched([all], { senderName: 'Other' })).toBeUndefined();
   });
 
-  it('takes the route a plain filter and rank of every route takes, over prefixes of mixed lengths and accounts', () => {
+  it('takes the route a plain filter and rank of every route takes, over mixed prefix lengths and accounts', () => {
     // The table probes only the prefix lengths its routes have: it must agree with trying every route.
     const prefix = fc.constantFrom('7', '79', '791', '7916', '79161', '7916123', '79161234567', '8', '7917');
     const arbitraryRoute = fc.record({
