@@ -45,6 +45,8 @@ export class RouteTable {
   /** Per channel and account (or `*`): the prefix lengths its buckets have, longest first, the only ones to probe. */
   private readonly prefixLengths = new Map<string, number[]>();
   private readonly windows = new Set<number>();
+  /** Whether a route matches operators: only then is a message's operator folded to its key (ICU, per message). */
+  private readonly byOperator: boolean;
   readonly size: number;
 
   constructor(routes: readonly Route[]) {
@@ -72,9 +74,15 @@ export class RouteTable {
         }
       }
     }
-    const rank = (c: Compiled): Rank => ({ ...c.route, specificity: c.specificity, prefixLength: 0 });
+    const rank = (c: Compiled): Rank => ({
+      priority: c.route.priority,
+      id: c.route.id,
+      specificity: c.specificity,
+      prefixLength: 0,
+    });
     for (const bucket of this.buckets.values()) bucket.sort((a, b) => (better(rank(a), rank(b)) ? -1 : 1));
     for (const lengths of this.prefixLengths.values()) lengths.sort((a, b) => b - a);
+    this.byOperator = routes.some((r) => r.match.operators);
   }
 
   /** The quality windows (seconds) of the routes: the delivery rates to keep. */
@@ -85,7 +93,7 @@ export class RouteTable {
   /** The route a message takes, or undefined when none matches. */
   match(query: RouteQuery): Route | undefined {
     let best: { compiled: Compiled; rank: Rank } | undefined;
-    const operator = query.operator === null ? null : operatorKey(query.operator);
+    const operator = query.operator === null || !this.byOperator ? null : operatorKey(query.operator);
     const longest = Math.min(query.destination.length, 15);
     for (const account of [query.accountId, '*' as const]) {
       for (const length of this.prefixLengths.get(lengthsKey(query.channel, account)) ?? []) {
@@ -94,7 +102,12 @@ export class RouteTable {
         if (!bucket) continue;
         const found = bucket.find((c) => matches(c, query, operator));
         if (!found) continue;
-        const rank = { ...found.route, specificity: found.specificity, prefixLength: length };
+        const rank = {
+          priority: found.route.priority,
+          id: found.route.id,
+          specificity: found.specificity,
+          prefixLength: length,
+        };
         if (!best || better(rank, best.rank)) best = { compiled: found, rank };
       }
     }
