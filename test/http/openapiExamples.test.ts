@@ -37,7 +37,7 @@ describe.each(ENGINES)('the request examples of /openapi.json are accepted (%s)'
     verify = (await t.admin('POST', `/admin/v1/accounts/${account.id}/tokens`, { type: 'verify' })).body.token;
     doc = (await t.call('GET', '/openapi.json')).body as Doc;
     const session = exampleOf('post', '/app/v1/session') as { login: string; password: string };
-    await made(t.admin('POST', `/admin/v1/accounts/${account.id}/users`, session));
+    await admin('POST', `/admin/v1/accounts/${account.id}/users`, session);
   });
   afterAll(async () => t?.close());
 
@@ -53,45 +53,34 @@ describe.each(ENGINES)('the request examples of /openapi.json are accepted (%s)'
     return reply.body;
   };
   let serial = 0;
-  const system = (method: string, path: string, body: unknown) =>
-    made(t.call(method, path, { token: account.system, body }));
-  const traffic = (method: string, path: string, body: unknown) =>
-    made(t.call(method, path, { token: account.traffic, body }));
+  type Send = (method: string, path: string, body: unknown) => Promise<any>;
+  const admin: Send = (method, path, body) => made(t.admin(method, path, body));
+  const system: Send = (method, path, body) => made(t.call(method, path, { token: account.system, body }));
+  const traffic: Send = (method, path, body) => made(t.call(method, path, { token: account.traffic, body }));
   /** A fresh object of the kind a collection's create example makes: that example, sent again. */
-  const again = (send: typeof system, path: string) => send('POST', path, exampleOf('post', path));
+  const again = (send: Send, path: string) => send('POST', path, exampleOf('post', path));
 
   /** The value of a path parameter, by the path up to it: the test's account, or an object made for the example. */
   const pathValues: Record<string, () => Promise<string | number>> = {
     '/admin/v1/accounts/{id}': async () => account.id,
-    '/admin/v1/accounts/{id}/users/{userId}': async () =>
-      (
-        await made(
-          t.admin('POST', `/admin/v1/accounts/${account.id}/users`, {
-            login: `user${++serial}@lavka.example`,
-            password: 'пароль-для-проверки',
-          }),
-        )
-      ).id,
-    '/admin/v1/accounts/{id}/inbound-numbers/{number}': async () =>
-      (
-        await made(
-          t.admin('POST', `/admin/v1/accounts/${account.id}/inbound-numbers`, {
-            channelType: 'SMS',
-            number: String(79161250000 + ++serial),
-          }),
-        )
-      ).number,
+    '/admin/v1/accounts/{id}/users/{userId}': async () => {
+      const user = { login: `user${++serial}@lavka.example`, password: 'пароль-для-проверки' };
+      return (await admin('POST', `/admin/v1/accounts/${account.id}/users`, user)).id;
+    },
+    '/admin/v1/accounts/{id}/inbound-numbers/{number}': async () => {
+      const number = { channelType: 'SMS', number: String(79161250000 + ++serial) };
+      return (await admin('POST', `/admin/v1/accounts/${account.id}/inbound-numbers`, number)).number;
+    },
     // A bot: the example's token is its token at the simulated Telegram, as a real bot's is at Telegram.
     '/admin/v1/sender-names/{id}': async () => {
       const name = `lavka_${++serial}_bot`;
       const { botToken } = exampleOf('patch', '/admin/v1/sender-names/{id}') as { botToken: string };
       t.simulators!.telegram.bot.addBot(botToken, name);
-      const body = { channelType: 'TELEGRAM', name };
-      return (await made(t.admin('POST', `/admin/v1/accounts/${account.id}/sender-names`, body))).id;
+      return (await admin('POST', `/admin/v1/accounts/${account.id}/sender-names`, { channelType: 'TELEGRAM', name }))
+        .id;
     },
     '/admin/v1/templates/{id}': async () => (await again(system, '/api/v1/templates')).id,
-    '/admin/v1/routes/{id}': async () =>
-      (await made(t.admin('POST', '/admin/v1/routes', exampleOf('post', '/admin/v1/routes')))).id,
+    '/admin/v1/routes/{id}': async () => (await again(admin, '/admin/v1/routes')).id,
     '/api/v1/dispatch/{id}': async () => (await again(traffic, '/api/v1/dispatch')).dispatchId,
     '/api/v1/templates/{id}': async () => (await again(system, '/api/v1/templates')).id,
     '/api/v1/verifiers/{gatewayId}': async () => (await again(system, '/api/v1/verifiers')).gatewayId,
@@ -102,7 +91,7 @@ describe.each(ENGINES)('the request examples of /openapi.json are accepted (%s)'
   };
   /** The value of a body field naming another object by its id, made for the example as a path's are. */
   const references: Record<string, () => Promise<unknown>> = {
-    accountId: async () => (await made(t.admin('POST', '/admin/v1/accounts', { name: `ИП Смирнова ${++serial}` }))).id,
+    accountId: async () => (await admin('POST', '/admin/v1/accounts', { name: `ИП Смирнова ${++serial}` })).id,
     gatewayId: async () => (await again(system, '/api/v1/verifiers')).gatewayId,
     ids: async () => Promise.all([1, 2].map(async () => (await pathValues['/admin/v1/routes/{id}']!()) as number)),
     keyId: async () => keyIdOf(account.traffic),
