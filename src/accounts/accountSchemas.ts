@@ -61,7 +61,10 @@ export const GuardChange = Type.Object(
     consentRequired: Type.Optional(Type.Union([GuardFields.consentRequired, Type.Null()])),
     pumping: Type.Optional(Type.Union([GuardFields.pumping, Type.Null()])),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ geoPermissions: { allow: ['RU', 'BY'], mode: 'enforce' }, dailySpendLimit: { RUB: 20000 } }],
+  },
 );
 /** A change of settings in the audit: who (operator, token:<key id>, user:<id>), when, before and after. */
 export const SettingsAudit = Type.Object({

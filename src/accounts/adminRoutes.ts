@@ -150,7 +150,10 @@ export const adminAccountRoutes: Routes = (app, ctx) => {
             ),
             ...GuardChange.properties,
           },
-          { additionalProperties: false },
+          {
+            additionalProperties: false,
+            examples: [{ name: 'ООО «Лавка»', creditLimit: 5000, maxRate: 50, dailySpendLimit: { RUB: 100000 } }],
+          },
         ),
         response: { 200: Account, ...errorResponses(404, 422) },
       },

@@ -55,7 +55,10 @@ export const sessionRoutes: Routes = (app, ctx) => {
               Type.String({ minLength: 1, maxLength: 400, description: 'A system API key, as sent after `Basic `' }),
             ),
           },
-          { additionalProperties: false },
+          {
+            additionalProperties: false,
+            examples: [{ login: 'ivan.petrov@lavka.example', password: 'Лавка на Тверской 7' }],
+          },
         ),
         response: { 201: Session, ...errorResponses(401, 403, 422, 429, 503) },
       },

@@ -128,7 +128,10 @@ export const adminUserRoutes: Routes = (app, ctx) => {
           "the user's sessions end and the keys they issued are revoked",
         security,
         params: Type.Object({ id: Id(), userId: Id() }),
-        body: Type.Object({ password: Password }, { additionalProperties: false }),
+        body: Type.Object(
+          { password: Password },
+          { additionalProperties: false, examples: [{ password: 'весна-2026-лавка' }] },
+        ),
         response: { 204: Type.Null(), ...errorResponses(401, 404, 422) },
       },
     },

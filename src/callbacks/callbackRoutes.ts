@@ -159,7 +159,7 @@ export const callbackRoutes: Routes = (app, ctx) => {
             ids: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: MAX_REPLAY })),
             allFailed: Type.Optional(Type.Boolean()),
           },
-          { additionalProperties: false },
+          { additionalProperties: false, examples: [{ allFailed: true }] },
         ),
         response: {
           200: Type.Object({

@@ -130,7 +130,13 @@ export function registerConversionRoute(app: HeraldApp, ctx: AppContext): void {
             }),
             code: Type.Optional(Type.String({ maxLength: 32 })),
           }),
-          { minItems: 1, maxItems: MAX_CONVERSIONS },
+          {
+            minItems: 1,
+            maxItems: MAX_CONVERSIONS,
+            examples: [
+              [{ messageUuid: '0b4c5d3e-8f1a-4c2b-9e6d-7a1f2b3c4d5e', result: 'NUMBER_VERIFIED', code: '4821' }],
+            ],
+          },
         ),
         response: {
           200: Type.Object({

@@ -103,7 +103,19 @@ export const dispatchRoutes: Routes = (app, ctx) => {
               }),
             ),
           },
-          { additionalProperties: true, description: 'and the fields of a message but destination' },
+          {
+            additionalProperties: true,
+            description: 'and the fields of a message but destination',
+            examples: [
+              {
+                dispatchName: 'Акция выходного дня',
+                channelType: 'SMS',
+                senderName: 'Lavka',
+                content: '{name}, скидка 15% на всё до воскресенья! Промокод {code}',
+                trafficType: 'PROMO',
+              },
+            ],
+          },
         ),
         response: {
           201: Type.Object({ dispatchId: Type.String({ format: 'uuid' }), status: Type.String() }),
@@ -134,7 +146,16 @@ export const dispatchRoutes: Routes = (app, ctx) => {
         security,
         headers: IdempotencyHeaders,
         params: DispatchId,
-        body: Type.Array(AddItemSchema, { minItems: 1, maxItems: MAX_ADD }),
+        body: Type.Array(AddItemSchema, {
+          minItems: 1,
+          maxItems: MAX_ADD,
+          examples: [
+            [
+              { destination: '79161234567', substitutions: { name: 'Анна', code: 'LAVKA15' } },
+              { destination: '+7 903 555-12-34', substitutions: { name: 'Олег', code: 'LAVKA15' } },
+            ],
+          ],
+        }),
         response: {
           200: Type.Array(
             Type.Object({

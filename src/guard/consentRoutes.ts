@@ -74,7 +74,18 @@ export const consentRoutes: Routes = (app, ctx) => {
             proof: Type.Optional(Type.String({ maxLength: 2000, description: 'e.g. the form, the address, the text' })),
             time: Type.Optional(Type.String({ format: 'date-time', description: 'when given; default now' })),
           },
-          { additionalProperties: false },
+          {
+            additionalProperties: false,
+            examples: [
+              {
+                number: '+7 916 123-45-67',
+                senderName: 'Lavka',
+                trafficType: 'PROMO',
+                source: 'web-form',
+                proof: 'Галочка «Согласен получать акции» при регистрации на lavka.example',
+              },
+            ],
+          },
         ),
         response: { 201: Consent, ...errorResponses(401, 403, 422) },
       },

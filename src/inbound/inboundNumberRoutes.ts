@@ -140,7 +140,7 @@ export const adminInboundNumberRoutes: Routes = (app, ctx) => {
           'number the account does not have, or an `accountId` that names no account -> 404 4040.',
         security,
         params: NumberParams,
-        body: Type.Object({ accountId: Id() }, { additionalProperties: false }),
+        body: Type.Object({ accountId: Id() }, { additionalProperties: false, examples: [{ accountId: 42 }] }),
         response: { 200: InboundNumber, ...errorResponses(404, 422) },
       },
     },

@@ -79,7 +79,17 @@ const ruleBody = (maxSenderNames: number) =>
         }),
       ),
     },
-    { additionalProperties: false },
+    {
+      additionalProperties: false,
+      examples: [
+        {
+          trafficCenterId: 12,
+          callbackUrl: 'https://crm.lavka.example/herald/inbound',
+          senderNames: ['79161240001'],
+          channelType: 'SMS',
+        },
+      ],
+    },
   );
 
 /** Ids for an error message: a JSON array of the first ten, and how many more there are. */
@@ -192,7 +202,7 @@ export const inboundRoutes: Routes = (app, ctx) => {
             name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
             isDefault: Type.Optional(Type.Literal(true)),
           },
-          { additionalProperties: false },
+          { additionalProperties: false, examples: [{ name: 'Колл-центр Казань', isDefault: true }] },
         ),
         response: { 200: Center, ...errorResponses(404, 413, 422) },
       },

@@ -25,7 +25,12 @@ const SettingsBody = Type.Object(
     }),
     reply: Type.Optional(Type.Union([Type.String({ maxLength: OPT_OUT_LIMITS.replyLength * 2 }), Type.Null()])),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      { keywords: ['СТОП', 'STOP', 'Отписаться'], reply: 'Вы отписаны от рассылок Lavka. Вернуться: lavka.example' },
+    ],
+  },
 );
 
 /**

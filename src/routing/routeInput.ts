@@ -95,7 +95,17 @@ export const RouteBody = Type.Object(
     reroute: Type.Optional(Type.Union([RerouteBody, Type.Null()])),
     quality: Type.Optional(Type.Union([QualityBody, Type.Null()])),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        priority: 100,
+        match: { channelType: 'SMS', prefixes: ['7916', '7915'], trafficTypes: ['AUTHORIZE', 'TRANSACT'] },
+        connectors: [{ connectorId: 'sim-smsc', buyPrice: { amount: 0.35, currency: 'RUB' } }],
+        strategy: 'ordered',
+      },
+    ],
+  },
 );
 
 /** A PATCH: the fields given replace the route's; `match` merges field by field, null removing one (RFC 7386). */
@@ -118,7 +128,11 @@ export const RoutePatch = Type.Object(
     reroute: Type.Optional(Type.Union([RerouteBody, Type.Null()])),
     quality: Type.Optional(Type.Union([QualityBody, Type.Null()])),
   },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ priority: 50, match: { prefixes: ['7903', '7905'] } }],
+  },
 );
 
 function mapOptional<T extends Record<string, Parameters<typeof Type.Optional>[0]>>(lists: T) {

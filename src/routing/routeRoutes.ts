@@ -175,7 +175,7 @@ export const adminRouteRoutes: Routes = (app, ctx) => {
             ids: Type.Array(Id(), { minItems: 1, maxItems: 10_000, uniqueItems: true }),
             top: Type.Optional(Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 })),
           },
-          { additionalProperties: false },
+          { additionalProperties: false, examples: [{ ids: [7, 3], top: 1000 }] },
         ),
         response: { 200: Type.Object({ items: Type.Array(RouteObject) }), ...errorResponses(401, 404, 422) },
       },

@@ -34,7 +34,7 @@ const BotTokenBody = Type.Object(
       examples: ['123456789:AAE-example-secret-0123456789abcdef'],
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ botToken: '123456789:AAE-example-secret-0123456789abcdef' }] },
 );
 const SenderNameWithWebhook = Type.Object({
   ...SenderName.properties,
@@ -54,7 +54,10 @@ const ApprovedNameBody = Type.Object(
     startDate: Type.Optional(DateTime),
     comment: Type.Optional(Type.String({ maxLength: 1000 })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ channelType: 'SMS', name: 'ZOOMAG', comment: 'Договор № 45-2026, гарантийное письмо получено' }],
+  },
 );
 /** The name is checked by checkSenderNameFormat (at most 64 characters), not the schema: sized as that allows. */
 const APPROVED_NAME_BODY_LIMIT = bodyLimitFor(
@@ -166,7 +169,12 @@ export const adminSenderNameRoutes =
             'A WHATSAPP name whose number another account already has approved -> 409 4091 (one owner per number).',
           security,
           params: IdParam,
-          body: Type.Optional(Type.Object({ startDate: Type.Optional(DateTime) }, { additionalProperties: false })),
+          body: Type.Optional(
+            Type.Object(
+              { startDate: Type.Optional(DateTime) },
+              { additionalProperties: false, examples: [{ startDate: '2026-12-01T00:00:00+03:00' }] },
+            ),
+          ),
           response: { 200: SenderName, ...errorResponses(404, 409, 422) },
         },
       },
@@ -196,7 +204,10 @@ export const adminSenderNameRoutes =
           params: IdParam,
           body: Type.Object(
             { comment: Type.String({ minLength: 1, maxLength: 1000 }) },
-            { additionalProperties: false },
+            {
+              additionalProperties: false,
+              examples: [{ comment: 'Имя не совпадает с названием организации или товарным знаком из договора' }],
+            },
           ),
           response: { 200: SenderName, ...errorResponses(404, 422) },
         },

@@ -16,7 +16,7 @@ const tags = ['SMPP'];
 /** A traffic token's key id, as `POST /api/v1/smpp-passwords` takes it (issued ids are 15 characters). */
 const PasswordRequest = Type.Object(
   { keyId: Type.String({ minLength: 1, maxLength: 64 }) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ keyId: 't1_Qm9vYmxpa1hZ' }] },
 );
 const PASSWORD_BODY_LIMIT = bodyLimitFor(PasswordRequest);
 

@@ -63,7 +63,18 @@ const StopEntryBody = Type.Object(
     ),
     comment: Type.Optional(Type.Union([Type.String({ maxLength: COMMENT_MAX }), Type.Null()])),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        number: '+7 903 123-45-67',
+        channelType: 'SMS',
+        senderName: 'Lavka',
+        trafficTypes: ['PROMO'],
+        comment: 'Просьба абонента по телефону',
+      },
+    ],
+  },
 );
 const ImportBody = Type.Object(
   {
@@ -74,7 +85,17 @@ const ImportBody = Type.Object(
         "separated by ';', comment), then an entry a row; an export's file imports as it is",
     }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        csv:
+          'number,channelType,senderName,trafficTypes,comment\n' +
+          '79031234568,SMS,Lavka,PROMO;SERVICE,Жалоба в поддержку\n' +
+          '79261234569,,,,Отписка с сайта\n',
+      },
+    ],
+  },
 );
 const ImportResult = Type.Object({
   rows: Type.Integer({ description: 'rows read after the header' }),

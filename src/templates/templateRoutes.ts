@@ -52,10 +52,23 @@ const TemplateBody = Type.Object(
     dateTo: Type.Optional(Type.Union([DateTime, Type.Null()])),
     content: Type.Optional(Type.Unknown({ description: 'WHATSAPP: the content object of the template message' })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        channelType: 'SMS',
+        templateType: 'SERVICE',
+        pattern: 'Заказ %d готов к выдаче в пункте %s',
+        senderName: 'Lavka',
+      },
+    ],
+  },
 );
 /** PUT changes the fields given and keeps the others. */
-const TemplatePatch = Type.Partial(TemplateBody, { additionalProperties: false });
+const TemplatePatch = Type.Partial(TemplateBody, {
+  additionalProperties: false,
+  examples: [{ pattern: 'Заказ %d ждёт вас в пункте выдачи %s до %s' }],
+});
 /**
  * The largest valid template: its content is a WhatsApp content object (validateWhatsappContent: text at most 1000
  * characters, header and footer text 60, a button's text 20 and its other field 1000) each of whose strings is a
@@ -390,10 +403,13 @@ export const adminTemplateRoutes: Routes = (app, ctx) => {
           params: IdParam,
           body:
             decision === 'approve'
-              ? Type.Optional(Type.Object({}, { additionalProperties: false }))
+              ? Type.Optional(Type.Object({}, { additionalProperties: false, examples: [{}] }))
               : Type.Object(
                   { comment: Type.String({ minLength: 1, maxLength: 1000 }) },
-                  { additionalProperties: false },
+                  {
+                    additionalProperties: false,
+                    examples: [{ comment: 'Текст рекламный: создайте шаблон с типом MARKETING' }],
+                  },
                 ),
           response: { 200: Template, ...errorResponses(401, 404, 422) },
         },

@@ -51,7 +51,7 @@ export const verificationRoutes: Routes = (app, ctx) => {
               Type.Enum(CHANNELS, { description: "only the workflow's steps of this channel" }),
             ),
           },
-          { additionalProperties: false },
+          { additionalProperties: false, examples: [{ gatewayId: 'k3v9x2m7qa', destination: '+7 916 123-45-67' }] },
         ),
         response: {
           200: Type.Object({ uuid: Type.String({ description: 'what the code is checked with' }) }),
@@ -95,7 +95,7 @@ export const verificationRoutes: Routes = (app, ctx) => {
               Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
             ]),
           },
-          { additionalProperties: false },
+          { additionalProperties: false, examples: [{ uuid: '0b4c5d3e-8f1a-4c2b-9e6d-7a1f2b3c4d5e', code: '4821' }] },
         ),
         response: {
           200: Type.Object({ status: Type.Enum(CHECK_STATUSES) }),

@@ -66,7 +66,22 @@ export const VerifierCreate = Type.Object(
     maxChecks: Type.Optional(settingsFields.maxChecks),
     workflow: settingsFields.workflow,
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'Вход в приложение',
+        brand: 'Lavka',
+        codeLength: 4,
+        codeTtl: 300,
+        maxChecks: 3,
+        workflow: [
+          { channelType: 'VIBER', senderName: 'Herald', timeout: 60 },
+          { channelType: 'SMS', senderName: 'Lavka', timeout: 120 },
+        ],
+      },
+    ],
+  },
 );
 
 /** An update names the fields it changes; the verifier that results is validated as a new one. */
@@ -79,7 +94,7 @@ export const VerifierUpdate = Type.Object(
     maxChecks: Type.Optional(settingsFields.maxChecks),
     workflow: Type.Optional(settingsFields.workflow),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ codeTtl: 600, maxChecks: 5 }] },
 );
 
 export const VerifierObject = Type.Object({

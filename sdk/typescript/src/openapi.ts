@@ -3082,6 +3082,15 @@ export interface operations {
         /** @description and the fields of a message but destination */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "dispatchName": "Акция выходного дня",
+                 *       "channelType": "SMS",
+                 *       "senderName": "Lavka",
+                 *       "content": "{name}, скидка 15% на всё до воскресенья! Промокод {code}",
+                 *       "trafficType": "PROMO"
+                 *     }
+                 */
                 "application/json": {
                     dispatchName: string;
                     /** @enum {unknown} */
@@ -3202,6 +3211,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "destination": "79161234567",
+                 *         "substitutions": {
+                 *           "name": "Анна",
+                 *           "code": "LAVKA15"
+                 *         }
+                 *       },
+                 *       {
+                 *         "destination": "+7 903 555-12-34",
+                 *         "substitutions": {
+                 *           "name": "Олег",
+                 *           "code": "LAVKA15"
+                 *         }
+                 *       }
+                 *     ]
+                 */
                 "application/json": {
                     destination: string;
                     /** @description a value for each {placeholder} of the content: a string of at most 1000 characters, or a number */
@@ -3943,6 +3970,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Вход в приложение",
+                 *       "brand": "Lavka",
+                 *       "codeLength": 4,
+                 *       "codeTtl": 300,
+                 *       "maxChecks": 3,
+                 *       "workflow": [
+                 *         {
+                 *           "channelType": "VIBER",
+                 *           "senderName": "Herald",
+                 *           "timeout": 60
+                 *         },
+                 *         {
+                 *           "channelType": "SMS",
+                 *           "senderName": "Lavka",
+                 *           "timeout": 120
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     brand: string;
@@ -4383,6 +4431,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "codeTtl": 600,
+                 *       "maxChecks": 5
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     brand?: string;
@@ -4524,6 +4578,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "gatewayId": "k3v9x2m7qa",
+                 *       "destination": "+7 916 123-45-67"
+                 *     }
+                 */
                 "application/json": {
                     gatewayId: string;
                     destination: string;
@@ -4658,6 +4718,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "uuid": "0b4c5d3e-8f1a-4c2b-9e6d-7a1f2b3c4d5e",
+                 *       "code": "4821"
+                 *     }
+                 */
                 "application/json": {
                     uuid: string;
                     code: string | number;
@@ -5667,6 +5733,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "ООО «Лавка»",
+                 *       "creditLimit": 5000,
+                 *       "maxRate": 50,
+                 *       "dailySpendLimit": {
+                 *         "RUB": 100000
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     status?: "active" | "blocked";
@@ -6866,6 +6942,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "password": "весна-2026-лавка"
+                 *     }
+                 */
                 "application/json": {
                     password: string;
                 };
@@ -6971,6 +7052,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "login": "ivan.petrov@lavka.example",
+                 *       "password": "Лавка на Тверской 7"
+                 *     }
+                 */
                 "application/json": {
                     login?: string;
                     password?: string;
@@ -7950,6 +8037,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "channelType": "SMS",
+                 *       "templateType": "SERVICE",
+                 *       "pattern": "Заказ %d готов к выдаче в пункте %s",
+                 *       "senderName": "Lavka"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {unknown} */
                     channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
@@ -8174,6 +8269,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "pattern": "Заказ %d ждёт вас в пункте выдачи %s до %s"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {unknown} */
                     channelType?: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
@@ -8780,6 +8880,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Колл-центр Казань",
+                 *       "isDefault": true
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     /** @enum {boolean} */
@@ -8977,6 +9083,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "trafficCenterId": 12,
+                 *       "callbackUrl": "https://crm.lavka.example/herald/inbound",
+                 *       "senderNames": [
+                 *         "79161240001"
+                 *       ],
+                 *       "channelType": "SMS"
+                 *     }
+                 */
                 "application/json": {
                     trafficCenterId: number;
                     callbackUrl?: string | null;
@@ -9189,6 +9305,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "trafficCenterId": 12,
+                 *       "callbackUrl": "https://crm.lavka.example/herald/inbound",
+                 *       "senderNames": [
+                 *         "79161240001"
+                 *       ],
+                 *       "channelType": "SMS"
+                 *     }
+                 */
                 "application/json": {
                     trafficCenterId: number;
                     callbackUrl?: string | null;
@@ -9647,6 +9773,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "geoPermissions": {
+                 *         "allow": [
+                 *           "RU",
+                 *           "BY"
+                 *         ],
+                 *         "mode": "enforce"
+                 *       },
+                 *       "dailySpendLimit": {
+                 *         "RUB": 20000
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     geoPermissions?: {
                         allow?: string[];
@@ -10058,6 +10198,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "number": "+7 916 123-45-67",
+                 *       "senderName": "Lavka",
+                 *       "trafficType": "PROMO",
+                 *       "source": "web-form",
+                 *       "proof": "Галочка «Согласен получать акции» при регистрации на lavka.example"
+                 *     }
+                 */
                 "application/json": {
                     number: string;
                     senderName?: string;
@@ -10541,6 +10690,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "number": "+7 903 123-45-67",
+                 *       "channelType": "SMS",
+                 *       "senderName": "Lavka",
+                 *       "trafficTypes": [
+                 *         "PROMO"
+                 *       ],
+                 *       "comment": "Просьба абонента по телефону"
+                 *     }
+                 */
                 "application/json": {
                     /** @description MSISDN, as a message destination is given */
                     number: string;
@@ -10755,6 +10915,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "csv": "number,channelType,senderName,trafficTypes,comment\n79031234568,SMS,Lavka,PROMO;SERVICE,Жалоба в поддержку\n79261234569,,,,Отписка с сайта\n"
+                 *     }
+                 */
                 "application/json": {
                     /** @description CSV text: a header row naming the columns (number required; channelType, senderName, trafficTypes separated by ';', comment), then an entry a row; an export's file imports as it is */
                     csv: string;
@@ -11050,6 +11215,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "channelType": "SMS",
+                 *       "name": "ZOOMAG",
+                 *       "comment": "Договор № 45-2026, гарантийное письмо получено"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {unknown} */
                     channelType: "SMS" | "FLASHCALL" | "VOICECODE" | "VIBER" | "WHATSAPP" | "VK" | "TELEGRAM";
@@ -11289,6 +11461,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "startDate": "2026-12-01T00:00:00+03:00"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: date-time
@@ -11425,6 +11602,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "comment": "Имя не совпадает с названием организации или товарным знаком из договора"
+                 *     }
+                 */
                 "application/json": {
                     comment: string;
                 };
@@ -11548,6 +11730,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "botToken": "123456789:AAE-example-secret-0123456789abcdef"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description the bot's token from @BotFather: `<bot id>:<30 to 50 letters, digits, _ or ->`
@@ -11777,6 +11964,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -11898,6 +12086,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "comment": "Текст рекламный: создайте шаблон с типом MARKETING"
+                 *     }
+                 */
                 "application/json": {
                     comment: string;
                 };
@@ -12339,6 +12532,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "accountId": 42
+                 *     }
+                 */
                 "application/json": {
                     accountId: number;
                 };
@@ -13076,6 +13274,32 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "priority": 100,
+                 *       "match": {
+                 *         "channelType": "SMS",
+                 *         "prefixes": [
+                 *           "7916",
+                 *           "7915"
+                 *         ],
+                 *         "trafficTypes": [
+                 *           "AUTHORIZE",
+                 *           "TRANSACT"
+                 *         ]
+                 *       },
+                 *       "connectors": [
+                 *         {
+                 *           "connectorId": "sim-smsc",
+                 *           "buyPrice": {
+                 *             "amount": 0.35,
+                 *             "currency": "RUB"
+                 *           }
+                 *         }
+                 *       ],
+                 *       "strategy": "ordered"
+                 *     }
+                 */
                 "application/json": {
                     priority?: number;
                     match: {
@@ -13371,6 +13595,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ids": [
+                 *         7,
+                 *         3
+                 *       ],
+                 *       "top": 1000
+                 *     }
+                 */
                 "application/json": {
                     ids: number[];
                     top?: number;
@@ -13715,6 +13948,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "priority": 50,
+                 *       "match": {
+                 *         "prefixes": [
+                 *           "7903",
+                 *           "7905"
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     priority?: number;
                     match?: {
@@ -14444,6 +14688,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "number": "+7 903 123-45-67",
+                 *       "channelType": "SMS",
+                 *       "senderName": "Lavka",
+                 *       "trafficTypes": [
+                 *         "PROMO"
+                 *       ],
+                 *       "comment": "Просьба абонента по телефону"
+                 *     }
+                 */
                 "application/json": {
                     /** @description MSISDN, as a message destination is given */
                     number: string;
@@ -14676,6 +14931,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "csv": "number,channelType,senderName,trafficTypes,comment\n79031234568,SMS,Lavka,PROMO;SERVICE,Жалоба в поддержку\n79261234569,,,,Отписка с сайта\n"
+                 *     }
+                 */
                 "application/json": {
                     /** @description CSV text: a header row naming the columns (number required; channelType, senderName, trafficTypes separated by ';', comment), then an entry a row; an export's file imports as it is */
                     csv: string;
@@ -15114,6 +15374,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "keyId": "t1_Qm9vYmxpa1hZ"
+                 *     }
+                 */
                 "application/json": {
                     keyId: string;
                 };
@@ -15227,6 +15492,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "keyId": "t1_Qm9vYmxpa1hZ"
+                 *     }
+                 */
                 "application/json": {
                     keyId: string;
                 };
@@ -15725,6 +15995,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "allFailed": true
+                 *     }
+                 */
                 "application/json": {
                     ids?: string[];
                     allFailed?: boolean;
@@ -15976,6 +16251,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "messageUuid": "0b4c5d3e-8f1a-4c2b-9e6d-7a1f2b3c4d5e",
+                 *         "result": "NUMBER_VERIFIED",
+                 *         "code": "4821"
+                 *       }
+                 *     ]
+                 */
                 "application/json": {
                     /** Format: uuid */
                     messageUuid: string;
@@ -16250,6 +16534,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "keywords": [
+                 *         "СТОП",
+                 *         "STOP",
+                 *         "Отписаться"
+                 *       ],
+                 *       "reply": "Вы отписаны от рассылок Lavka. Вернуться: lavka.example"
+                 *     }
+                 */
                 "application/json": {
                     keywords: string[];
                     reply?: string | null;
