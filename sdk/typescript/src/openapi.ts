@@ -580,7 +580,93 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The session this browser is signed in to (by its cookie, or a session system token)
+         * @description What a page opened in a new tab needs: the account, the user, when the session ends and the cookie's CSRF token. No session cookie -> 401 4010; an ended one -> 401 4012; an API key (not a session token) -> 403 4030.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            accountId: number;
+                            accountName: string;
+                            /** @description The user who signed in; null when signed in with a system API key */
+                            login: string | null;
+                            /** @description When the session ends (12 hours after sign-in) */
+                            expiresAt: string;
+                            /** @description The session cookie's CSRF token (`X-CSRF-Token`); null when asked with `Authorization: Basic` */
+                            csrfToken: string | null;
+                        };
+                    };
+                };
+                /** @description Error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
         put?: never;
         /**
          * Sign in with login and password, or with a system API key (TOKEN_2)
@@ -588,8 +674,8 @@ export interface paths {
          */
         post: operations["sessionCreate"];
         /**
-         * Sign out: revoke both tokens of the session whose system token makes the request
-         * @description A system API key (not a session token) -> 403 4030.
+         * Sign out: revoke both tokens of the session whose system token (or cookie) makes the request
+         * @description A system API key (not a session token) -> 403 4030. The session cookie is cleared (`Set-Cookie` with `Max-Age=0`) whatever the answer; with the cookie, `X-CSRF-Token` is required (403 4037).
          */
         delete: operations["sessionDelete"];
         options?: never;
@@ -6808,6 +6894,8 @@ export interface operations {
                         system: string;
                         /** @description When both tokens stop working (12 hours after sign-in) */
                         expiresAt: string;
+                        /** @description The session cookie's CSRF token: send it as `X-CSRF-Token` on every request other than GET that the cookie authenticates (docs/web.md, "Sessions") */
+                        csrfToken: string;
                     };
                 };
             };
