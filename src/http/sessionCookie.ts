@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { herald } from '../errors/catalogue.js';
-import { sameSecret } from './auth.js';
 
 /**
  * The web pages' session cookies (docs/web.md, "Sessions"): the personal account's holds the two tokens of its
@@ -45,7 +44,9 @@ export function csrfTokenOf(cookieValue: string): string {
 export function requireCsrf(request: FastifyRequest, cookieValue: string): void {
   if (SAFE_METHODS.has(request.method)) return;
   const presented = request.headers[CSRF_HEADER];
-  if (typeof presented !== 'string' || !sameSecret(presented, csrfTokenOf(cookieValue))) throw herald('csrfRefused');
+  const expected = Buffer.from(csrfTokenOf(cookieValue));
+  const given = Buffer.from(typeof presented === 'string' ? presented : '');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw herald('csrfRefused');
 }
 
 /** Sets the session cookie until `expiresAt`. */

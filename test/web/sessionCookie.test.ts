@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
-import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { ADMIN_TOKEN, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 
 const CSRF_REFUSED = {
   error: {
@@ -150,5 +150,65 @@ describe.each(ENGINES)('web session cookie and CSRF (docs/web.md, "Sessions") (%
     const ended = await t.call('GET', '/app/v1/session', { headers: { cookie } });
     expect(ended.status).toBe(401);
     expect(ended.body.error.code).toBe(4012);
+  });
+});
+
+describe.each(ENGINES)('operator console session cookie (docs/web.md, "Sessions") (%s)', (engine) => {
+  let t: TestHerald;
+  beforeAll(async () => {
+    t = await startTestHerald(engine);
+  });
+  afterAll(async () => t?.close());
+
+  const signIn = async () => {
+    const reply = await t.call('POST', '/admin/v1/session', { body: { token: ADMIN_TOKEN } });
+    expect(reply.status).toBe(201);
+    const { pair, attributes } = setCookieOf(reply.headers);
+    return { reply, cookie: pair, attributes, csrf: reply.body.csrfToken as string };
+  };
+
+  it('the admin token given once sets an HttpOnly, SameSite=Strict cookie that opens the operator API', async () => {
+    const { reply, cookie, attributes, csrf } = await signIn();
+    expect(cookie).toMatch(/^herald_admin=[\w-]{16}\.[\w-]{43}$/);
+    expect(attributes.has('httponly')).toBe(true);
+    expect(attributes.get('samesite')).toBe('Strict');
+    expect(attributes.get('max-age')).toBe(String(12 * 3600));
+    expect(reply.body.expiresAt).toMatch(/Z$/);
+    expect((await t.call('GET', '/admin/v1/accounts', { headers: { cookie } })).status).toBe(200);
+    expect((await t.call('GET', '/admin/v1/session', { headers: { cookie } })).body).toEqual(reply.body);
+    // A change needs the CSRF token.
+    const refused = await t.call('POST', '/admin/v1/accounts', { headers: { cookie }, body: { name: 'Csrf' } });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual(CSRF_REFUSED);
+    const made = await t.call('POST', '/admin/v1/accounts', {
+      headers: { cookie, 'x-csrf-token': csrf },
+      body: { name: 'Csrf' },
+    });
+    expect(made.status).toBe(201);
+    // Bearer works as before, without a CSRF token.
+    expect((await t.admin('POST', '/admin/v1/accounts', { name: 'Bearer' })).status).toBe(201);
+  });
+
+  it('a wrong admin token is refused with 401 4012 and sets no cookie', async () => {
+    const reply = await t.call('POST', '/admin/v1/session', { body: { token: 'not-the-token' } });
+    expect(reply.status).toBe(401);
+    expect(reply.body.error.code).toBe(4012);
+    expect(reply.headers.getSetCookie()).toEqual([]);
+    const forged = await t.call('GET', '/admin/v1/accounts', {
+      headers: { cookie: 'herald_admin=AAAAAAAAAAAAAAAA.BBBB' },
+    });
+    expect(forged.body.error.code).toBe(4012);
+  });
+
+  it('signing out ends the session and clears the cookie; sessions expire after 12 hours', async () => {
+    const { cookie, csrf } = await signIn();
+    const out = await t.call('DELETE', '/admin/v1/session', { headers: { cookie, 'x-csrf-token': csrf } });
+    expect(out.status).toBe(204);
+    expect(setCookieOf(out.headers).attributes.get('max-age')).toBe('0');
+    expect((await t.call('GET', '/admin/v1/accounts', { headers: { cookie } })).body.error.code).toBe(4012);
+
+    const later = await signIn();
+    t.clock.advance(12 * 3600_000);
+    expect((await t.call('GET', '/admin/v1/session', { headers: { cookie: later.cookie } })).status).toBe(401);
   });
 });
