@@ -1,7 +1,9 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_ENGINE, signInToApp, signInToConsole, startBrowserHerald } from '../helpers/browser.js';
-import { ADMIN_TOKEN, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { BROWSER_ENGINE, launchBrowser, signInToApp, signInToConsole, startBrowserHerald } from '../helpers/browser.js';
+import { TestClock } from '../helpers/clock.js';
+import { ADMIN_TOKEN, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { message } from '../messages/messageFixtures.js';
 
 // Problem 5 of issue 34: the session lived in the tab's sessionStorage, so a second tab, a bookmark or a colleague's
 // link opened the sign-in page. Now it is an HttpOnly cookie that every tab of the browser shares.
@@ -58,5 +60,56 @@ describe.each([BROWSER_ENGINE])('a session that survives new tabs (%s)', (engine
     await first.reload();
     await first.getByLabel('Admin token').waitFor();
     await first.context().close();
+  }, 120_000);
+});
+
+// Problem 5 too: the message page stayed `sent` until Refresh. Receipts come 3 s after the submission here.
+describe.each([BROWSER_ENGINE])('live updates (%s)', (engine) => {
+  let t: TestHerald;
+  let browser: Browser;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    t = await startTestHerald(engine, {
+      delivery: { delayMs: 3000 },
+      clock: new TestClock(new Date(), { flowing: true }),
+    });
+    browser = await launchBrowser();
+    account = await t.createAccount({ senderNames: [['SMS', 'LiveShop']] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('the message page and the list show `delivered` when the receipt comes, without Refresh', async () => {
+    const page = await signInToApp(browser, t.url, account.system);
+    const [uuid] = await t.send(account.traffic, [
+      message('SMS', { senderName: 'LiveShop', destination: '79161300021' }),
+    ]);
+    await page.goto(`${t.url}/app/messages/${uuid}`);
+    await page
+      .getByTestId('message-status')
+      .filter({ hasText: /^(sending|sent)$/ })
+      .waitFor();
+    await page
+      .getByTestId('message-status')
+      .filter({ hasText: /^delivered$/ })
+      .waitFor({ timeout: 20_000 });
+
+    const [next] = await t.send(account.traffic, [
+      message('SMS', { senderName: 'LiveShop', destination: '79161300022' }),
+    ]);
+    await page.goto(`${t.url}/app/messages`);
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: `Message ${next}` }) });
+    await row
+      .getByTestId('row-status')
+      .filter({ hasText: /^(sending|sent)$/ })
+      .waitFor();
+    await row
+      .getByTestId('row-status')
+      .filter({ hasText: /^delivered$/ })
+      .waitFor({ timeout: 20_000 });
+    await page.context().close();
   }, 120_000);
 });

@@ -152,13 +152,49 @@ export function useAsync<T>(load: (signal: AbortSignal) => Promise<T>, deps: rea
   return { ...state, reload };
 }
 
-/** Loading and error lines of an {@link Async}, announced politely. */
+/** The first read again of a live page, after an answer that changed something (docs/web.md, "Live updates"). */
+export const LIVE_FIRST_MS = 2000;
+/** The longest wait between reads of a live page: each answer that changed nothing waits half as long again. */
+export const LIVE_MAX_MS = 30_000;
+
+/**
+ * Reads `state` again by itself while `live` (its data can still change without the reader doing anything): 2 s
+ * after an answer that changed something, then half as long again after each that did not, up to 30 s; the next read
+ * starts only after the previous answer, so a slow server never gets requests piled up. Nothing is read while the
+ * tab is hidden; showing it again reads at once.
+ */
+export function useLiveReload(state: Async<unknown>, live: boolean): void {
+  const delay = useRef(LIVE_FIRST_MS);
+  const last = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (state.loading || !live) return;
+    const now = JSON.stringify(state.data);
+    delay.current = now === last.current ? Math.min(LIVE_MAX_MS, delay.current * 1.5) : LIVE_FIRST_MS;
+    last.current = now;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    if (!document.hidden) timer = setTimeout(state.reload, delay.current);
+    const shown = () => {
+      clearTimeout(timer);
+      if (!document.hidden) state.reload();
+    };
+    document.addEventListener('visibilitychange', shown);
+    return () => {
+      clearTimeout(timer);
+      document.removeEventListener('visibilitychange', shown);
+    };
+  }, [state.data, state.loading, state.error, live]);
+}
+
+/**
+ * Loading and error lines of an {@link Async}, announced politely. A read again of what is shown (Refresh, a live
+ * page) says nothing while it runs: a screen reader would hear "Loading" every few seconds.
+ */
 export function AsyncState({ state, what }: { state: Async<unknown>; what: string }) {
   return (
     <p class={`notice ${state.error ? 'error' : 'info'}`} role="status" aria-live="polite">
       {state.error
         ? t('ui.loadFailed', { what, error: errorText(state.error) })
-        : state.loading
+        : state.loading && state.data === undefined
           ? t('ui.loading', { what })
           : ''}
     </p>

@@ -14,6 +14,7 @@ import {
   TextField,
   useAction,
   useAsync,
+  useLiveReload,
   useNotice,
   ChannelField,
 } from '../../shared/ui.js';
@@ -54,6 +55,8 @@ export function Dispatches() {
     (signal) => traffic.get('/api/v1/dispatch', { signal, query: { page, per_page: PER_PAGE } }),
     [page],
   );
+  // Counters and statuses change by themselves: read again while the tab is shown (shared/ui.tsx useLiveReload).
+  useLiveReload(list, true);
 
   return (
     <Page title={t('app.nav.dispatches')}>

@@ -2,7 +2,16 @@ import { ExplainedError } from '../../shared/explained.js';
 import { explainMessageError } from '../../shared/errorWords.js';
 import { codeWord, t, texts } from '../../shared/i18n/index.js';
 import { contentText, formatMoney, formatTime } from '../../shared/format.js';
-import { AsyncState, ListTable, NoticeLine, Page, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import {
+  AsyncState,
+  ListTable,
+  NoticeLine,
+  Page,
+  useAction,
+  useAsync,
+  useLiveReload,
+  useNotice,
+} from '../../shared/ui.js';
 import { conditionText } from '../cascades.js';
 import { system, traffic } from '../session.js';
 import type { Message } from '../types.js';
@@ -11,11 +20,16 @@ import type { Message } from '../types.js';
  * One message: its fields, price and parts, status history, its cascade's chain when it is a step of one, and every
  * callback delivery with its attempts.
  */
+/** The statuses a message leaves by itself (a receipt, the sender). */
+const LIVE_STATUSES: ReadonlySet<string> = new Set(['sending', 'sent']);
+
 export function MessagePage({ uuid }: { uuid: string }) {
   const message = useAsync((signal) => traffic.get('/api/v1/message/{uuid}', { params: { uuid }, signal }), [uuid]);
   const notice = useNotice();
   const action = useAction(notice);
   const m = message.data;
+  // Read again by itself until the status is final: the page does not stay `sent` until Refresh.
+  useLiveReload(message, m !== undefined && LIVE_STATUSES.has(m.status));
 
   const stop = () =>
     action.run(async () => {

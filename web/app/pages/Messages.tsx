@@ -10,7 +10,16 @@ import {
   MESSAGE_STATUSES,
   READ_STATUSES,
 } from '../../shared/format.js';
-import { AsyncState, ListTable, Page, Pager, SelectField, TextField, useAsync } from '../../shared/ui.js';
+import {
+  AsyncState,
+  ListTable,
+  Page,
+  Pager,
+  SelectField,
+  TextField,
+  useAsync,
+  useLiveReload,
+} from '../../shared/ui.js';
 import { traffic } from '../session.js';
 
 /** The list's filters, as URL parameters (so that a search can be bookmarked and the back button works). */
@@ -61,6 +70,8 @@ export function Messages() {
     (signal) => traffic.get('/api/v1/message', { signal, query: apiQuery(new URLSearchParams(search)) }),
     [search],
   );
+  // Statuses change by themselves: the list is read again while the tab is shown (shared/ui.tsx useLiveReload).
+  useLiveReload(list, true);
 
   const set = (name: keyof Filters) => (value: string) => setFilters({ ...filters, [name]: value });
   const filterField = (name: keyof Filters, label: MessageKey, hint?: MessageKey) => (
