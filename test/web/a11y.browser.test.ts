@@ -123,15 +123,16 @@ describe.each([BROWSER_ENGINE])('every page of both sites: accessibility and lay
   ];
 
   for (const locale of ['en-US', 'ru-RU']) {
-    it(`axe-core: every page of /app and /admin in ${locale}`, async () => {
+    it(`axe-core: every page of /app and /admin in ${locale}, at 1366 and 390 px`, async () => {
       expect(await bothSites(locale, 1366, seriousViolations)).toEqual([]);
+      expect(await bothSites(locale, 390, seriousViolations)).toEqual([]);
     }, 300_000);
   }
 
   // Problem 7: at 1366 px tables hid their Delete buttons and dates; on a 390 px phone a page was 843 px wide and
-  // chart labels about 5 px high. Russian, whose words are longer.
-  it('layouts: no table wider than its place at 1366 px; no page wider than a 390 px phone, chart text readable', async () => {
-    expect(await bothSites('ru-RU', 1366, layoutProblems)).toEqual([]);
+  // chart labels about 5 px high; the console's Accounts table cut its dates at 1280 px. Russian, whose words are longer.
+  it('layouts: no table wider than its place at 1280 px; no page wider than a 390 px phone, chart text readable', async () => {
+    expect(await bothSites('ru-RU', 1280, layoutProblems)).toEqual([]);
     expect(await bothSites('ru-RU', 390, layoutProblems)).toEqual([]);
   }, 300_000);
 });

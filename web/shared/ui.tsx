@@ -186,6 +186,21 @@ export function useLiveReload(state: Async<unknown>, live: boolean): void {
 }
 
 /**
+ * An id shown whole, in a form that can be selected and copied: a UUIDv7 begins with its time, so ids made in the
+ * same moment share their first characters (cut to 8, every message of a batch read "01a21fc4…"); the last 12,
+ * random, tell them apart and are set off in bold.
+ */
+export function Uuid({ value }: { value: string }) {
+  const cut = Math.max(0, value.length - 12);
+  return (
+    <code class="id" translate={false}>
+      {value.slice(0, cut)}
+      <b>{value.slice(cut)}</b>
+    </code>
+  );
+}
+
+/**
  * Loading and error lines of an {@link Async}, announced politely. A read again of what is shown (Refresh, a live
  * page) says nothing while it runs: a screen reader would hear "Loading" every few seconds.
  */

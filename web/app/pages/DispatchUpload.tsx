@@ -5,7 +5,7 @@ import { useId, useRef, useState } from 'preact/hooks';
 import { errorText } from '../../shared/api.js';
 import { contentText } from '../../shared/format.js';
 import { parseCsv } from '../../shared/parseCsv.js';
-import { ListTable, NoticeLine, useAction, useNotice } from '../../shared/ui.js';
+import { ListTable, NoticeLine, useAction, useNotice, Uuid } from '../../shared/ui.js';
 import {
   type AddAnswer,
   chunksOf,
@@ -197,7 +197,7 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
                       class="mono"
                       aria-label={t('messages.messageLabel', { uuid: answer.messageUuid })}
                     >
-                      {answer.messageUuid.slice(0, 8)}…
+                      <Uuid value={answer.messageUuid} />
                     </a>
                   </td>
                 ) : (

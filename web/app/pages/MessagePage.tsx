@@ -11,6 +11,7 @@ import {
   useAsync,
   useLiveReload,
   useNotice,
+  Uuid,
 } from '../../shared/ui.js';
 import { conditionText } from '../cascades.js';
 import { system, traffic } from '../session.js';
@@ -41,7 +42,7 @@ export function MessagePage({ uuid }: { uuid: string }) {
 
   return (
     <Page
-      title={t('message.title', { id: uuid.slice(0, 8) })}
+      title={t('message.title', { id: uuid })}
       actions={
         <div class="actions">
           <a href="/app/messages">{t('message.back')}</a>
@@ -121,7 +122,7 @@ export function MessagePage({ uuid }: { uuid: string }) {
                       {' '}
                       ({t('message.firstStep')}{' '}
                       <a href={`/app/messages/${m.cascadeMessageUuid}`} class="mono">
-                        {m.cascadeMessageUuid.slice(0, 8)}…
+                        <Uuid value={m.cascadeMessageUuid} />
                       </a>
                       )
                     </>
@@ -287,7 +288,7 @@ function Callbacks({ uuid, loaded }: { uuid: string; loaded: Message }) {
         return (
           <article class="card delivery" key={d.id} aria-labelledby={`delivery-${d.id}`}>
             <h3 id={`delivery-${d.id}`}>
-              {t('message.delivery')} <span class="mono">{d.id.slice(0, 8)}…</span>{' '}
+              {t('message.delivery')} <Uuid value={d.id} />{' '}
               <span class={`badge delivery-${d.state}`}>{codeWord('callbackState', d.state)}</span>
             </h3>
             <p class="mono clip">{d.url}</p>

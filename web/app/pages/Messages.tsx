@@ -19,6 +19,7 @@ import {
   TextField,
   useAsync,
   useLiveReload,
+  Uuid,
 } from '../../shared/ui.js';
 import { traffic } from '../session.js';
 
@@ -190,7 +191,7 @@ export function Messages() {
                     class="mono"
                     aria-label={t('messages.messageLabel', { uuid: m.messageUuid })}
                   >
-                    {m.messageUuid.slice(0, 8)}…
+                    <Uuid value={m.messageUuid} />
                   </a>
                   {m.cascadeStep !== null && (
                     <>

@@ -162,7 +162,7 @@ export const ru: Messages = {
   'message.stopped': 'Сообщение остановлено.',
   'message.stopLeased': 'Сообщение уже передаётся оператору связи и может не остановиться.',
   'message.alreadySent': 'Сообщение уже отправлено.',
-  'message.title': 'Сообщение {id}…',
+  'message.title': 'Сообщение {id}',
   'message.back': 'К списку сообщений',
   'message.theMessage': 'сообщение',
   'message.readStatus': 'статус прочтения: {status}',
