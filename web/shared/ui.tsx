@@ -2,7 +2,7 @@ import type { ComponentChildren, InputHTMLAttributes, RefObject, VNode } from 'p
 import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { errorText, type Page as ApiPage } from './api.js';
-import { codeOptions, t } from './i18n/index.js';
+import { codeOptions, currentLocale, t } from './i18n/index.js';
 import { LanguageSwitch } from './i18n/LanguageSwitch.js';
 import { wasNavigated } from './routes.js';
 
@@ -411,9 +411,35 @@ export function TableWrap({ label, children }: { label: string; children: Compon
  */
 export type Column = string | { readonly label: string; readonly class?: string; readonly hidden?: boolean };
 
+/** What a column sorts its rows by: a number or a text (compared as the reader's language does); none goes last. */
+export type SortValue = string | number | null | undefined;
+
+/** The rows sorted by a key, ascending or descending; a stable sort, with rows without a value at the end. */
+export function sortRows<T>(rows: readonly T[], key: (item: T) => SortValue, direction: 'ascending' | 'descending') {
+  const collator = new Intl.Collator(currentLocale(), { numeric: true, sensitivity: 'base' });
+  const sign = direction === 'ascending' ? 1 : -1;
+  return rows
+    .map((item, index) => ({ item, index, value: key(item) }))
+    .sort((a, b) => {
+      const missing = Number(a.value == null || a.value === '') - Number(b.value == null || b.value === '');
+      if (missing !== 0 || a.value == null || b.value == null) return missing || a.index - b.index;
+      const order =
+        typeof a.value === 'number' && typeof b.value === 'number'
+          ? a.value - b.value
+          : collator.compare(String(a.value), String(b.value));
+      return order * sign || a.index - b.index;
+    })
+    .map((entry) => entry.item);
+}
+
 /**
  * A TableWrap list: a header row of `<th scope="col">`, then a "nothing here" row spanning every column when
  * there are no rows and `empty` is given, then each row as the caller renders it, then an optional footer.
+ *
+ * `sorts`, one entry per column (undefined for a column that does not sort): the header of such a column is a
+ * button that sorts the rows shown by that value, ascending, then descending on a second press; the sorted column's
+ * `th` says so in `aria-sort` (the others have none) and its button shows an arrow. A list the server pages sorts
+ * the rows of its page.
  */
 export function ListTable<T>({
   label,
@@ -422,6 +448,7 @@ export function ListTable<T>({
   empty,
   row,
   foot,
+  sorts,
 }: {
   label: string;
   columns: readonly Column[];
@@ -429,16 +456,37 @@ export function ListTable<T>({
   empty?: ComponentChildren;
   row: (item: T, index: number) => VNode;
   foot?: ComponentChildren;
+  sorts?: readonly (((item: T) => SortValue) | undefined)[];
 }) {
+  const [sorted, setSorted] = useState<{ column: number; direction: 'ascending' | 'descending' } | undefined>();
+  const key = sorted && sorts?.[sorted.column];
+  const shown = key && sorted ? sortRows(rows, key, sorted.direction) : rows;
+  const press = (column: number) =>
+    setSorted((now) => ({
+      column,
+      direction: now?.column === column && now.direction === 'ascending' ? 'descending' : 'ascending',
+    }));
   return (
     <TableWrap label={label}>
       <thead>
         <tr>
           {columns.map((column, i) => {
             const c = typeof column === 'string' ? { label: column } : column;
+            const direction = sorted?.column === i ? sorted.direction : undefined;
             return (
-              <th scope="col" class={c.class} key={i}>
-                {c.hidden ? <span class="visually-hidden">{c.label}</span> : c.label}
+              <th scope="col" class={c.class} key={i} aria-sort={direction}>
+                {sorts?.[i] && !c.hidden ? (
+                  <button type="button" class="sort" onClick={() => press(i)}>
+                    {c.label}
+                    <span class="sort-mark" aria-hidden="true">
+                      {direction === 'ascending' ? '▲' : direction === 'descending' ? '▼' : '↕'}
+                    </span>
+                  </button>
+                ) : c.hidden ? (
+                  <span class="visually-hidden">{c.label}</span>
+                ) : (
+                  c.label
+                )}
               </th>
             );
           })}
@@ -450,7 +498,7 @@ export function ListTable<T>({
             <td colSpan={columns.length}>{empty}</td>
           </tr>
         )}
-        {rows.map(row)}
+        {shown.map(row)}
       </tbody>
       {foot !== undefined && <tfoot>{foot}</tfoot>}
     </TableWrap>

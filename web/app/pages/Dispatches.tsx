@@ -74,6 +74,14 @@ export function Dispatches() {
               ...COUNTERS.map((c) => ({ label: c === 'total' ? t('col.messages') : counterLabel(c), class: 'num' })),
               t('col.created'),
             ]}
+            sorts={[
+              (d) => d.dispatchName,
+              (d) => codeWord('dispatchState', d.status),
+              (d) => (d.channelType ? codeWord('channel', d.channelType) : null),
+              (d) => d.source,
+              ...COUNTERS.map((c) => (d: (typeof list.data.items)[number]) => d.messages[c]),
+              (d) => d.created,
+            ]}
             rows={list.data.items}
             empty={t('dispatches.none')}
             row={(d) => (

@@ -180,6 +180,16 @@ export function Messages() {
               { label: t('message.price'), class: 'num' },
               t('message.text'),
             ]}
+            sorts={[
+              (m) => m.createdTime,
+              (m) => m.messageUuid,
+              (m) => codeWord('channel', m.channelType),
+              (m) => m.senderName,
+              (m) => m.destination,
+              (m) => codeWord('status', m.status),
+              (m) => m.totalParts,
+              (m) => m.price.totalPrice,
+            ]}
             rows={list.data.items}
             empty={t('messages.none')}
             row={(m) => (
