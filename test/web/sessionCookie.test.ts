@@ -46,7 +46,7 @@ describe.each(ENGINES)('web session cookie and CSRF (docs/web.md, "Sessions") (%
     return { reply, cookie: pair, attributes, csrf: reply.body.csrfToken as string };
   };
 
-  it('sign-in sets an HttpOnly, SameSite=Strict cookie for 12 h, Secure over https; the Basic answer stays', async () => {
+  it('sign-in sets an HttpOnly, SameSite=Strict cookie for 12 h, Secure over https; tokens answered too', async () => {
     const { reply, cookie, attributes, csrf } = await signIn();
     expect(cookie).toMatch(/^herald_session=[A-Za-z0-9+/=%.]+$/);
     expect(attributes.has('httponly')).toBe(true);

@@ -56,7 +56,7 @@ export interface ApiClient {
   readonly delete: Call<'delete'>;
 }
 
-/** How a client's calls are signed in, read at each call: the session cookie's CSRF token, or an Authorization header. */
+/** How a client's calls are signed in, read at each call: the session cookie's CSRF token, or an Authorization. */
 export interface Credentials {
   readonly auth?: string;
   readonly csrf?: string;
