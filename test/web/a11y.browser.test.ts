@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_ENGINE, startBrowserHerald } from '../helpers/browser.js';
+import { BROWSER_ENGINE, screenshot, startBrowserHerald } from '../helpers/browser.js';
 import { ADMIN_TOKEN, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { message } from '../messages/messageFixtures.js';
@@ -72,9 +72,10 @@ describe.each([BROWSER_ENGINE])('every page of both sites: accessibility and lay
     });
     const dispatch = await t.call('POST', '/api/v1/dispatch', {
       token: account.traffic,
-      body: { dispatchName: 'Axe', channelType: 'SMS', senderName: 'AxeShop', text: 'Hello {name}' },
+      body: { dispatchName: 'Axe', channelType: 'SMS', senderName: 'AxeShop', content: 'Hello {name}' },
     });
-    dispatchId = String(dispatch.body.id ?? dispatch.body.dispatchId);
+    expect(dispatch.status).toBe(201);
+    dispatchId = String(dispatch.body.dispatchId);
     await t.call('POST', '/api/v1/sender-names', {
       token: account.system,
       body: { channelType: 'SMS', name: 'AxeWait' },
@@ -102,6 +103,9 @@ describe.each([BROWSER_ENGINE])('every page of both sites: accessibility and lay
       await page.waitForLoadState('networkidle');
       await page.locator('h1').first().waitFor();
       for (const problem of await check(page)) found.push(`${locale} ${width}px ${path}: ${problem}`);
+      // The Russian pages at 1366 and 390 px, as issue 34 asks to look at them (docs/web.md, "Screenshots").
+      if (locale === 'ru-RU' && check === seriousViolations)
+        await screenshot(page, `ru-${width}${path.replace(/\//g, '-').replace(/[^\w-]+/g, '_')}`);
     };
     await page.goto(`${t.url}/${site}`);
     await visit(`/${site} (sign-in)`);
