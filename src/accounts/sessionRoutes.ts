@@ -3,7 +3,13 @@ import { herald } from '../errors/catalogue.js';
 import { principalOf, requireToken } from './principal.js';
 import { authChargeFirst } from '../http/auth.js';
 import { errorResponses } from '../http/schemas.js';
-import { clearSessionCookie, cookieOf, csrfTokenOf, SESSION_COOKIES, setSessionCookie } from '../http/sessionCookie.js';
+import {
+  clearingSessionCookie,
+  cookieOf,
+  csrfTokenOf,
+  SESSION_COOKIES,
+  setSessionCookie,
+} from '../http/sessionCookie.js';
 import type { Routes } from '../http/server.js';
 import { isoUtc } from '../util/time.js';
 import { signInWithPassword, signInWithToken } from './sessions.js';
@@ -145,11 +151,7 @@ export const sessionRoutes: Routes = (app, ctx) => {
     '/app/v1/session',
     {
       onRequest: requireToken(ctx, ['system']),
-      // The browser forgets the cookie whatever the answer: an ended session's cookie is of no use.
-      onSend: async (request, reply, payload) => {
-        clearSessionCookie(reply, request, SESSION_COOKIES.app);
-        return payload;
-      },
+      onSend: clearingSessionCookie(SESSION_COOKIES.app),
       schema: {
         tags,
         summary: 'Sign out: revoke both tokens of the session whose system token (or cookie) makes the request',

@@ -4,7 +4,7 @@ import { adminSessionEnd, adminSessionStart } from './adminSessions.js';
 import { adminSessionOf, authGuard, requireAdmin, sameSecret } from './auth.js';
 import { errorResponses } from './schemas.js';
 import type { Routes } from './server.js';
-import { clearSessionCookie, csrfTokenOf, SESSION_COOKIES, setSessionCookie } from './sessionCookie.js';
+import { clearingSessionCookie, csrfTokenOf, SESSION_COOKIES, setSessionCookie } from './sessionCookie.js';
 import { isoUtc } from '../util/time.js';
 
 const ConsoleSession = Type.Object({
@@ -76,11 +76,7 @@ export const adminSessionRoutes: Routes = (app, ctx) => {
     '/admin/v1/session',
     {
       onRequest: requireAdmin(ctx),
-      // The browser forgets the cookie whatever the answer: an ended session's cookie is of no use.
-      onSend: async (request, reply, payload) => {
-        clearSessionCookie(reply, request, SESSION_COOKIES.admin);
-        return payload;
-      },
+      onSend: clearingSessionCookie(SESSION_COOKIES.admin),
       schema: {
         tags,
         summary: 'Sign out of the operator console: ends the session of the cookie and clears it',

@@ -70,3 +70,14 @@ export function clearSessionCookie(reply: FastifyReply, request: FastifyRequest,
 function attributes(request: FastifyRequest) {
   return { path: '/', httpOnly: true, sameSite: 'strict', secure: request.protocol === 'https' } as const;
 }
+
+/**
+ * An onSend hook for a sign-out route: the browser forgets the cookie whatever the answer (an ended session's
+ * cookie is of no use, and a refused sign-out is most often one of a session that has already ended).
+ */
+export function clearingSessionCookie(name: SessionCookieName) {
+  return async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
+    clearSessionCookie(reply, request, name);
+    return payload;
+  };
+}

@@ -16,7 +16,7 @@ import { SmppBinds } from './pages/SmppBinds.js';
 import { StopList } from './pages/StopList.js';
 import { Tariffs } from './pages/Tariffs.js';
 import { Unrouted } from './pages/Unrouted.js';
-import { type ConsoleSession, endSession, resumeSession, setCurrentSession } from './session.js';
+import { type ConsoleSession, session as cookieSession } from './session.js';
 
 export const BASE = '/admin';
 
@@ -42,12 +42,12 @@ export function App() {
 
   useEffect(() => {
     onUnauthorized(() => {
-      setCurrentSession(undefined);
+      cookieSession.setCurrent(undefined);
       setSignedIn(false);
       setEnded(true);
     });
-    void resumeSession().then((resumed) => {
-      setCurrentSession(resumed);
+    void cookieSession.resume().then((resumed) => {
+      cookieSession.setCurrent(resumed);
       setSignedIn((now) => (now === undefined ? resumed !== undefined : now));
     });
   }, []);
@@ -55,7 +55,7 @@ export function App() {
   const signOut = async () => {
     setSignedIn(false);
     setEnded(false);
-    await endSession();
+    await cookieSession.end();
     route(BASE);
   };
 
@@ -84,7 +84,7 @@ export function App() {
             <SignIn
               ended={ended}
               onSignedIn={(session: ConsoleSession) => {
-                setCurrentSession(session);
+                cookieSession.setCurrent(session);
                 setSignedIn(true);
                 setEnded(false);
               }}

@@ -23,7 +23,7 @@ import { Statistics } from './pages/Statistics.js';
 import { StopList } from './pages/StopList.js';
 import { Templates } from './pages/Templates.js';
 import { Verifiers } from './pages/Verifiers.js';
-import { endSession, resumeSession, type Session, setCurrentSession } from './session.js';
+import { session as cookieSession, type Session } from './session.js';
 
 export const BASE = '/app';
 
@@ -54,25 +54,25 @@ export function App() {
 
   useEffect(() => {
     onUnauthorized(() => {
-      setCurrentSession(undefined);
+      cookieSession.setCurrent(undefined);
       setSession(null);
       setEnded(true);
     });
-    void resumeSession().then((resumed) => {
-      setCurrentSession(resumed);
+    void cookieSession.resume().then((resumed) => {
+      cookieSession.setCurrent(resumed);
       setSession((now) => (now === undefined ? (resumed ?? null) : now));
     });
   }, []);
 
   const signedIn = (next: Session) => {
-    setCurrentSession(next);
+    cookieSession.setCurrent(next);
     setSession(next);
     setEnded(false);
   };
   const signOut = async () => {
     setSession(null);
     setEnded(false);
-    await endSession();
+    await cookieSession.end();
     route(BASE);
   };
 

@@ -1,5 +1,5 @@
-import { request } from '../shared/api.js';
-import { apiClient, type Answer, type Credentials } from '../shared/apiClient.js';
+import { apiClient, type Answer } from '../shared/apiClient.js';
+import { browserSession } from '../shared/session.js';
 
 /**
  * The session the browser is signed in to, as GET /app/v1/session answers it: the account, the user, its end and the
@@ -8,33 +8,7 @@ import { apiClient, type Answer, type Credentials } from '../shared/apiClient.js
  */
 export type Session = Answer<'/app/v1/session', 'get'>;
 
-let current: Session | undefined;
-
-export function setCurrentSession(session: Session | undefined): void {
-  current = session;
-}
-
-/** The signed-in calls' credentials: the cookie goes by itself, the CSRF token with every call but a GET. */
-export const signedIn = (): Credentials => ({ csrf: current?.csrfToken ?? '' });
-
-/**
- * The session of this browser's cookie, if it has a live one (a new tab, a reload): asked without signing the page
- * out on a 401, which only says that there is none.
- */
-export async function resumeSession(): Promise<Session | undefined> {
-  try {
-    return await request<Session>('GET', '/app/v1/session');
-  } catch {
-    return undefined;
-  }
-}
-
-/** Signs out: the server ends the session and clears the cookie (also of the other tabs). */
-export async function endSession(): Promise<void> {
-  const csrf = current?.csrfToken ?? '';
-  current = undefined;
-  await request('DELETE', '/app/v1/session', { csrf }).catch(() => undefined);
-}
+export const session = browserSession<Session>('/app/v1/session');
 
 /** Calls without a token (signing in). */
 export const anonymous = apiClient(() => ({}));
@@ -44,5 +18,5 @@ export const anonymous = apiClient(() => ({}));
  * statistics, callbacks, API keys): both through the session cookie, which holds the session's two tokens; the
  * server takes the one each operation needs.
  */
-export const traffic = apiClient(signedIn);
+export const traffic = apiClient(session.signedIn);
 export const system = traffic;
