@@ -16,12 +16,17 @@ import { signInWithPassword, signInWithToken } from './sessions.js';
 import { sessionCookieValue } from './sessionCookie.js';
 import { tokenRevokeSession, tokenSessionFind } from './tokenSql.js';
 
-const Session = Type.Object({
+/** Who is signed in: the fields of both the sign-in's answer and GET of the session. */
+const signedIn = {
   accountId: Type.Integer(),
   accountName: Type.String(),
   login: Type.Union([Type.String(), Type.Null()], {
     description: 'The user who signed in; null when signed in with a system API key',
   }),
+};
+
+const Session = Type.Object({
+  ...signedIn,
   traffic: Type.String({ description: 'A new traffic token (TOKEN_1) of this session' }),
   system: Type.String({ description: 'A new system token (TOKEN_2) of this session' }),
   expiresAt: Type.String({ description: 'When both tokens stop working (12 hours after sign-in)' }),
@@ -33,11 +38,7 @@ const Session = Type.Object({
 });
 
 const SessionNow = Type.Object({
-  accountId: Type.Integer(),
-  accountName: Type.String(),
-  login: Type.Union([Type.String(), Type.Null()], {
-    description: 'The user who signed in; null when signed in with a system API key',
-  }),
+  ...signedIn,
   expiresAt: Type.String({ description: 'When the session ends (12 hours after sign-in)' }),
   csrfToken: Type.Union([Type.String(), Type.Null()], {
     description: "The session cookie's CSRF token (`X-CSRF-Token`); null when asked with `Authorization: Basic`",

@@ -1,4 +1,4 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_ENGINE, launchBrowser, signInToApp, signInToConsole, startBrowserHerald } from '../helpers/browser.js';
 import { TestClock } from '../helpers/clock.js';
@@ -63,6 +63,12 @@ describe.each([BROWSER_ENGINE])('a session that survives new tabs (%s)', (engine
   }, 120_000);
 });
 
+/** Waits for a status shown as `sending` or `sent`, then, without any click, for `delivered`. */
+async function sentThenDelivered(status: Locator): Promise<void> {
+  await status.filter({ hasText: /^(sending|sent)$/ }).waitFor();
+  await status.filter({ hasText: /^delivered$/ }).waitFor({ timeout: 20_000 });
+}
+
 // Problem 5 too: the message page stayed `sent` until Refresh. Receipts come 3 s after the submission here.
 describe.each([BROWSER_ENGINE])('live updates (%s)', (engine) => {
   let t: TestHerald;
@@ -88,28 +94,14 @@ describe.each([BROWSER_ENGINE])('live updates (%s)', (engine) => {
       message('SMS', { senderName: 'LiveShop', destination: '79161300021' }),
     ]);
     await page.goto(`${t.url}/app/messages/${uuid}`);
-    await page
-      .getByTestId('message-status')
-      .filter({ hasText: /^(sending|sent)$/ })
-      .waitFor();
-    await page
-      .getByTestId('message-status')
-      .filter({ hasText: /^delivered$/ })
-      .waitFor({ timeout: 20_000 });
+    await sentThenDelivered(page.getByTestId('message-status'));
 
     const [next] = await t.send(account.traffic, [
       message('SMS', { senderName: 'LiveShop', destination: '79161300022' }),
     ]);
     await page.goto(`${t.url}/app/messages`);
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: `Message ${next}` }) });
-    await row
-      .getByTestId('row-status')
-      .filter({ hasText: /^(sending|sent)$/ })
-      .waitFor();
-    await row
-      .getByTestId('row-status')
-      .filter({ hasText: /^delivered$/ })
-      .waitFor({ timeout: 20_000 });
+    await sentThenDelivered(row.getByTestId('row-status'));
     await page.context().close();
   }, 120_000);
 });
