@@ -56,6 +56,7 @@ import { statisticsJobs, statsCleanDayCounts } from './statistics/index.js';
 import { wakeAtCommit } from './db/wake.js';
 import { DEMO_BOT, type DemoCredentials, demoBanner, ensureDemo, ensureDemoBot } from './demo/index.js';
 import { buildServer, closeServer, type Routes } from './http/server.js';
+import { adminSessionRoutes } from './http/adminSessionRoutes.js';
 import { systemRoutes } from './http/systemRoutes.js';
 import { createLimits } from './http/auth.js';
 import { Metrics } from './metrics/index.js';
@@ -122,6 +123,7 @@ export const ROUTES: readonly Routes[] = [
   adminAccountRoutes,
   adminUserRoutes,
   sessionRoutes,
+  adminSessionRoutes,
   apiKeyRoutes,
   senderNameRoutes,
   templateRoutes,

@@ -3,10 +3,12 @@ import type { Db } from '../db/db.js';
 import { herald } from '../errors/catalogue.js';
 import { enterForRequest } from '../http/accountConcurrency.js';
 import { authGuard, type Limits } from '../http/auth.js';
+import { cookieOf, requireCsrf, SESSION_COOKIES } from '../http/sessionCookie.js';
 import type { Channel } from '../shared/channels.js';
 import { effectiveGuard, type GuardSettings } from '../shared/guardSettings.js';
 import type { Clock } from '../util/clock.js';
 import { tokenFindLive, type TokenWithAccountRow } from './tokenSql.js';
+import { sessionCookieCredentials } from './sessionCookie.js';
 import { parseAuthorization, secretMatches, type TokenType } from './tokens.js';
 
 /** The authenticated caller of a client API operation. */
@@ -52,18 +54,24 @@ export interface AuthContext {
  * 401 4010, a header that is no live token -> 401 4012, a token of another type -> 403 4030, a blocked account ->
  * 403 4032; then the account's request rate (429 4290 with Retry-After), and one of the account's places (requests
  * at once, accountConcurrency.ts: waits briefly for one, else 429 4290). An address that keeps presenting bad tokens
- * gets 429 before any lookup.
+ * gets 429 before any lookup. A request without the header may present the personal account's session cookie
+ * instead (accounts/sessionCookie.ts); then a state-changing one also needs its CSRF token (403 4037).
  */
 export function requireToken(ctx: AuthContext, allowed: readonly TokenType[]) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const presented = parseAuthorization(request.headers.authorization);
+    let presented = parseAuthorization(request.headers.authorization);
+    // Without an Authorization header, the personal account's session cookie (a page's own request) stands for it.
+    const cookie = presented === 'missing' ? cookieOf(request, SESSION_COOKIES.app) : undefined;
+    if (cookie !== undefined) presented = sessionCookieCredentials(cookie, allowed);
     if (presented === 'missing') throw herald('notAuthenticated');
     const failed = authGuard(ctx.limits, request);
     if (presented === 'invalid') throw failed(herald('badCredentials'));
     const token = await tokenFindLive(ctx.db, presented.keyId, ctx.clock.now());
     if (!token || !secretMatches(presented.secret, Buffer.from(token.secret_hash)))
       throw failed(herald('badCredentials'));
+    if (cookie !== undefined && token.session_id === null) throw failed(herald('badCredentials'));
     if (!allowed.includes(token.type)) throw herald('accessDenied');
+    if (cookie !== undefined) requireCsrf(request, cookie);
     if (token.account_status !== 'active') throw herald('accountBlocked');
     const wait = ctx.limits.requests.take(`account:${token.account_id}`);
     if (wait > 0) {

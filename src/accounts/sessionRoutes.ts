@@ -3,20 +3,46 @@ import { herald } from '../errors/catalogue.js';
 import { principalOf, requireToken } from './principal.js';
 import { authChargeFirst } from '../http/auth.js';
 import { errorResponses } from '../http/schemas.js';
+import {
+  clearingSessionCookie,
+  cookieOf,
+  csrfTokenOf,
+  SESSION_COOKIES,
+  setSessionCookie,
+} from '../http/sessionCookie.js';
 import type { Routes } from '../http/server.js';
 import { isoUtc } from '../util/time.js';
 import { signInWithPassword, signInWithToken } from './sessions.js';
-import { tokenRevokeSession } from './tokenSql.js';
+import { sessionCookieValue } from './sessionCookie.js';
+import { tokenRevokeSession, tokenSessionFind } from './tokenSql.js';
 
-const Session = Type.Object({
+/** Who is signed in: the fields of both the sign-in's answer and GET of the session. */
+const signedIn = {
   accountId: Type.Integer(),
   accountName: Type.String(),
   login: Type.Union([Type.String(), Type.Null()], {
     description: 'The user who signed in; null when signed in with a system API key',
   }),
+};
+
+const Session = Type.Object({
+  ...signedIn,
   traffic: Type.String({ description: 'A new traffic token (TOKEN_1) of this session' }),
   system: Type.String({ description: 'A new system token (TOKEN_2) of this session' }),
   expiresAt: Type.String({ description: 'When both tokens stop working (12 hours after sign-in)' }),
+  csrfToken: Type.String({
+    description:
+      "The session cookie's CSRF token: send it as `X-CSRF-Token` on every request other than GET that the cookie " +
+      'authenticates (docs/web.md, "Sessions")',
+  }),
+});
+
+const SessionNow = Type.Object({
+  ...signedIn,
+  expiresAt: Type.String({ description: 'When the session ends (12 hours after sign-in)' }),
+  csrfToken: Type.Union([Type.String(), Type.Null()], {
+    description: "The session cookie's CSRF token (`X-CSRF-Token`); null when asked with `Authorization: Basic`",
+  }),
 });
 
 /**
@@ -86,7 +112,42 @@ export const sessionRoutes: Routes = (app, ctx) => {
       if (session === 'bad-credentials') throw herald('badCredentials');
       attempt.refund();
       if (session === 'blocked') throw herald('accountBlocked');
-      return reply.status(201).send({ ...session, expiresAt: isoUtc(session.expiresAt)! });
+      const cookie = sessionCookieValue(session);
+      setSessionCookie(reply, request, SESSION_COOKIES.app, cookie, session.expiresAt, now);
+      return reply
+        .status(201)
+        .send({ ...session, expiresAt: isoUtc(session.expiresAt)!, csrfToken: csrfTokenOf(cookie) });
+    },
+  );
+
+  app.get(
+    '/app/v1/session',
+    {
+      onRequest: requireToken(ctx, ['system']),
+      schema: {
+        tags,
+        summary: 'The session this browser is signed in to (by its cookie, or a session system token)',
+        description:
+          "What a page opened in a new tab needs: the account, the user, when the session ends and the cookie's " +
+          'CSRF token. No session cookie -> 401 4010; an ended one -> 401 4012; an API key (not a session token) -> ' +
+          '403 4030.',
+        security: [{ basicToken: [] }, { sessionCookie: [] }],
+        response: { 200: SessionNow, ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      if (principal.sessionId === null) throw herald('accessDenied');
+      const found = await tokenSessionFind(ctx.db, principal.tokenId);
+      if (!found) throw herald('accessDenied');
+      const cookie = request.headers.authorization ? undefined : cookieOf(request, SESSION_COOKIES.app);
+      return {
+        accountId: principal.accountId,
+        accountName: found.account_name,
+        login: found.login,
+        expiresAt: isoUtc(found.expires_at)!,
+        csrfToken: cookie === undefined ? null : csrfTokenOf(cookie),
+      };
     },
   );
 
@@ -94,11 +155,14 @@ export const sessionRoutes: Routes = (app, ctx) => {
     '/app/v1/session',
     {
       onRequest: requireToken(ctx, ['system']),
+      onSend: clearingSessionCookie(SESSION_COOKIES.app),
       schema: {
         tags,
-        summary: 'Sign out: revoke both tokens of the session whose system token makes the request',
-        description: 'A system API key (not a session token) -> 403 4030.',
-        security: [{ basicToken: [] }],
+        summary: 'Sign out: revoke both tokens of the session whose system token (or cookie) makes the request',
+        description:
+          'A system API key (not a session token) -> 403 4030. The session cookie is cleared (`Set-Cookie` with ' +
+          '`Max-Age=0`) whatever the answer; with the cookie, `X-CSRF-Token` is required (403 4037).',
+        security: [{ basicToken: [] }, { sessionCookie: [] }],
         response: { 204: Type.Null(), ...errorResponses(401, 403) },
       },
     },

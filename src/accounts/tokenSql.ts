@@ -208,3 +208,18 @@ export async function tokenRevokeMadeBy(db: Queryable, accountId: number, userId
   );
   return rows.length;
 }
+
+/** What a page shows of the session a token belongs to: its end, and the user who signed in (null with an API key). */
+export async function tokenSessionFind(
+  db: Queryable,
+  id: string,
+): Promise<{ expires_at: Date; login: string | null; account_name: string } | undefined> {
+  const [row] = await db.query<{ expires_at: Date; login: string | null; account_name: string }>(
+    `SELECT t.expires_at, u.login, a.name AS account_name
+     FROM api_tokens t JOIN accounts a ON a.id = t.account_id
+       LEFT JOIN account_users u ON t.session_of = 'user:' || u.id
+     WHERE t.id = $1 AND t.session_id IS NOT NULL`,
+    [id],
+  );
+  return row;
+}

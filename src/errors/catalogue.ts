@@ -23,6 +23,12 @@ export const ERRORS = {
   countryNotAllowed: { status: 403, code: 4035, msg: 'Destination country not allowed: {country}' },
   channelNotEnabled: { status: 403, code: 4031, msg: 'Channel is not enabled: {channelType}' },
   accountBlocked: { status: 403, code: 4032, msg: 'Account is blocked' },
+  // A state-changing request signed in by a web session cookie without its CSRF token (http/sessionCookie.ts).
+  csrfRefused: {
+    status: 403,
+    code: 4037,
+    msg: 'Missing or wrong X-CSRF-Token header: a request signed in by the session cookie must carry its CSRF token',
+  },
   // An item code of the send answer (DESIGN 20): the destination is on the account's or the operator's stop list.
   stopListed: { status: 403, code: 4032, msg: 'Destination is on the stop list' },
   notFound: { status: 404, code: 4040, msg: '{what} not found' },

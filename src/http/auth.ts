@@ -1,9 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { herald, type HeraldError } from '../errors/catalogue.js';
+import type { Queryable } from '../db/db.js';
 import { AccountConcurrency } from './accountConcurrency.js';
+import { adminSessionFind } from './adminSessions.js';
 import { failureKeyOf } from './clientAddress.js';
 import { RateLimiter } from './rateLimit.js';
+import { cookieOf, requireCsrf, SESSION_COOKIES } from './sessionCookie.js';
 import type { Clock } from '../util/clock.js';
 
 export interface Limits {
@@ -70,14 +73,44 @@ export function authChargeFirst(limits: Limits, request: Client): { refund(): vo
   return { refund: () => limits.authFailures.refund(key) };
 }
 
-/** An onRequest hook for the operator API: `Authorization: Bearer <HERALD_ADMIN_TOKEN>` (see {@link requireBearer}). */
-export function requireAdmin(ctx: { readonly adminToken: string | undefined; readonly limits: Limits }) {
-  if (ctx.adminToken === undefined) {
+/** What the operator API's authentication needs. */
+export interface AdminAuthContext {
+  readonly adminToken: string | undefined;
+  readonly limits: Limits;
+  readonly db: Queryable;
+  readonly clock: Clock;
+}
+
+/** The console session that authenticated a request (its cookie), for the session's own routes. */
+const adminSessions = new WeakMap<FastifyRequest, { id: string; expiresAt: Date; cookie: string }>();
+
+export function adminSessionOf(request: FastifyRequest): { id: string; expiresAt: Date; cookie: string } | undefined {
+  return adminSessions.get(request);
+}
+
+/**
+ * An onRequest hook for the operator API: `Authorization: Bearer <HERALD_ADMIN_TOKEN>` (see {@link requireBearer}),
+ * or, without that header, the console's session cookie (http/adminSessions.ts), whose requests other than GET
+ * need its CSRF token (403 4037).
+ */
+export function requireAdmin(ctx: AdminAuthContext) {
+  const adminToken = ctx.adminToken;
+  if (adminToken === undefined) {
     return async (): Promise<void> => {
       throw herald('adminApiDisabled');
     };
   }
-  return requireBearer(ctx.adminToken, ctx.limits);
+  const bearer = requireBearer(adminToken, ctx.limits);
+  return async (request: FastifyRequest): Promise<void> => {
+    const header = request.headers.authorization;
+    const cookie = header === undefined || header.trim() === '' ? cookieOf(request, SESSION_COOKIES.admin) : undefined;
+    if (cookie === undefined) return bearer(request);
+    const failed = authGuard(ctx.limits, request);
+    const session = await adminSessionFind(ctx.db, cookie, adminToken, ctx.clock.now());
+    if (!session) throw failed(herald('badCredentials'));
+    requireCsrf(request, cookie);
+    adminSessions.set(request, { ...session, cookie });
+  };
 }
 
 /**

@@ -42,6 +42,9 @@ export function documentOperation(route: RouteOptions): void {
   const token = schemes.has('basicToken') || schemes.has('bearerToken');
   // A copy per route: the plugin builds each operation from its route's own objects.
   if (token) schema.security = TOKEN_SECURITY.map((requirement) => ({ ...requirement }));
+  // The pages' session cookie (http/sessionCookie.ts), where a route names it: every token route takes it, only
+  // the session's own routes say so, as it is not for API clients.
+  if (token && schemes.has('sessionCookie')) schema.security!.push({ sessionCookie: [] });
   const admin = schemes.has('adminToken');
 
   const statuses = [400, 500];

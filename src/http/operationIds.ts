@@ -50,6 +50,10 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'DELETE /api/v1/api-keys/{id}': 'apiKeyRevoke',
   'POST /app/v1/session': 'sessionCreate',
   'DELETE /app/v1/session': 'sessionDelete',
+  'GET /app/v1/session': 'sessionGet',
+  'POST /admin/v1/session': 'adminSessionCreate',
+  'GET /admin/v1/session': 'adminSessionGet',
+  'DELETE /admin/v1/session': 'adminSessionDelete',
   // Sender names and templates
   'POST /api/v1/sender-names': 'senderNameCreate',
   'GET /api/v1/sender-names': 'senderNameList',

@@ -243,6 +243,24 @@ export async function buildServer(ctx: AppContext, routes: readonly Routes[]): P
             description: 'Authorization: Bearer <TOKEN>, the whole token (TOKEN_1, TOKEN_2 or TOKEN_3) as issued',
           },
           adminToken: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <HERALD_ADMIN_TOKEN>' },
+          adminSessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'herald_admin',
+            description:
+              "The operator console's session cookie, set by POST /admin/v1/session: HttpOnly, SameSite=Strict. It " +
+              'stands for the admin token on every operator operation sent without Authorization; a request other ' +
+              'than GET must then carry X-CSRF-Token (403 4037).',
+          },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'herald_session',
+            description:
+              "The personal account pages' session cookie, set by POST /app/v1/session: HttpOnly, SameSite=Strict. " +
+              "It stands for the session's tokens on every client operation sent without Authorization; a request " +
+              'other than GET must then carry X-CSRF-Token (403 4037). For pages, not for API clients.',
+          },
         },
       },
     },

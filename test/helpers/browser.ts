@@ -45,7 +45,8 @@ export const unlabelledControls = (page: Page): Promise<string[]> =>
 
 /** A page of the operator console at `url`, signed in with the admin token, on its Accounts page. */
 export async function signInToConsole(browser: Browser, url: string, adminToken: string): Promise<Page> {
-  const page = await browser.newPage();
+  // A context of its own, in which a test may open more tabs (page.context().newPage()) that share the session.
+  const page = await (await browser.newContext()).newPage();
   // The console opens on its dashboard; the tests start from the accounts.
   await page.goto(`${url}/admin/accounts`);
   await page.getByLabel('Admin token').fill(adminToken);
@@ -56,7 +57,7 @@ export async function signInToConsole(browser: Browser, url: string, adminToken:
 
 /** A page of the personal account at `url`, signed in with a system token (TOKEN_2), on its Dashboard. */
 export async function signInToApp(browser: Browser, url: string, systemToken: string): Promise<Page> {
-  const page = await browser.newPage();
+  const page = await (await browser.newContext()).newPage();
   // A busy machine (one core kept busy beside the suite) took the first page past Playwright's 30 s once.
   page.setDefaultTimeout(60_000);
   await page.goto(`${url}/app`);

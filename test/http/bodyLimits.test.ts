@@ -143,6 +143,7 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
       'POST /api/v1/stop-list/import': 500_000 * 12 + 640,
       'POST /admin/v1/stop-list/import': 500_000 * 12 + 640,
       'POST /app/v1/session': 8 * KiB,
+      'POST /admin/v1/session': 8 * KiB,
       'POST /admin/v1/accounts/{id}/balance': 7 * KiB,
       // The account's fields and the guard's settings: two lists of up to 300 countries, 20 currencies' limits.
       'PATCH /admin/v1/accounts/{id}': 25 * KiB,
@@ -177,6 +178,7 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
           'DELETE /admin/v1/accounts/{id}/tokens/{tokenId}',
           'DELETE /admin/v1/accounts/{id}/users/{userId}',
           'DELETE /app/v1/session',
+          'DELETE /admin/v1/session',
           'DELETE /api/v1/api-keys/{id}',
           'DELETE /api/v1/sender-names/{id}',
           'DELETE /api/v1/templates/{id}',

@@ -150,6 +150,8 @@ describe.each(ENGINES)('web sessions and account users (docs/web.md) (%s)', (eng
         traffic: expect.any(String),
         system: expect.any(String),
         expiresAt: new Date(t.clock.now().getTime() + 12 * 3600_000).toISOString().replace('.000Z', 'Z'),
+        // The session cookie's (sessionCookie.test.ts).
+        csrfToken: expect.any(String),
       });
       expect(keyIdOf(session.body.traffic)).toMatch(/^t1_/);
       expect(keyIdOf(session.body.system)).toMatch(/^t2_/);

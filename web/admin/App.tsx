@@ -17,7 +17,7 @@ import { SmppBinds } from './pages/SmppBinds.js';
 import { StopList } from './pages/StopList.js';
 import { Tariffs } from './pages/Tariffs.js';
 import { Unrouted } from './pages/Unrouted.js';
-import { currentToken, setToken } from './session.js';
+import { type ConsoleSession, session as cookieSession } from './session.js';
 
 export const BASE = '/admin';
 
@@ -37,22 +37,27 @@ const nav = (): readonly NavItem[] => [
 
 /** The operator console: the admin token, then the pages of NAV (inside preact-iso's LocationProvider, main.tsx). */
 export function App() {
-  const [signedIn, setSignedIn] = useState(currentToken() !== undefined);
+  // undefined while the browser's session cookie is being asked about (a new tab, a reload), then true or false.
+  const [signedIn, setSignedIn] = useState<boolean | undefined>(undefined);
   const [ended, setEnded] = useState(false);
   const { route } = useLocation();
 
   useEffect(() => {
     onUnauthorized(() => {
-      setToken(undefined);
+      cookieSession.setCurrent(undefined);
       setSignedIn(false);
       setEnded(true);
     });
+    void cookieSession.resume().then((resumed) => {
+      cookieSession.setCurrent(resumed);
+      setSignedIn((now) => (now === undefined ? resumed !== undefined : now));
+    });
   }, []);
 
-  const signOut = () => {
-    setToken(undefined);
+  const signOut = async () => {
     setSignedIn(false);
     setEnded(false);
+    await cookieSession.end();
     route(BASE);
   };
 
@@ -67,7 +72,7 @@ export function App() {
         items={signedIn ? nav() : []}
         aside={
           signedIn && (
-            <button type="button" class="secondary" onClick={signOut}>
+            <button type="button" class="secondary" onClick={() => void signOut()}>
               {t('ui.signOut')}
             </button>
           )
@@ -77,14 +82,16 @@ export function App() {
         {signedIn ? (
           <Pages />
         ) : (
-          <SignIn
-            ended={ended}
-            onSignedIn={(token) => {
-              setToken(token);
-              setSignedIn(true);
-              setEnded(false);
-            }}
-          />
+          signedIn === false && (
+            <SignIn
+              ended={ended}
+              onSignedIn={(session: ConsoleSession) => {
+                cookieSession.setCurrent(session);
+                setSignedIn(true);
+                setEnded(false);
+              }}
+            />
+          )
         )}
       </main>
     </>

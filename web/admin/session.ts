@@ -1,19 +1,13 @@
-import { apiClient } from '../shared/apiClient.js';
+import { apiClient, type Answer } from '../shared/apiClient.js';
+import { browserSession } from '../shared/session.js';
 
-const KEY = 'herald.admin.token';
+/**
+ * The console session, as GET /admin/v1/session answers it: its end and the CSRF token of the `herald_admin` cookie
+ * (HttpOnly), which every tab of the browser shares (docs/web.md, "Sessions").
+ */
+export type ConsoleSession = Answer<'/admin/v1/session', 'get'>;
 
-let token: string | undefined = sessionStorage.getItem(KEY) ?? undefined;
+export const session = browserSession<ConsoleSession>('/admin/v1/session');
 
-export function currentToken(): string | undefined {
-  return token;
-}
-
-/** Keeps the operator token for this browser tab only (sessionStorage). */
-export function setToken(next: string | undefined): void {
-  token = next;
-  if (next) sessionStorage.setItem(KEY, next);
-  else sessionStorage.removeItem(KEY);
-}
-
-/** Operator API calls with `Authorization: Bearer <admin token>`. */
-export const admin = apiClient(() => `Bearer ${token ?? ''}`);
+/** Operator API calls through the console's session cookie. */
+export const admin = apiClient(session.signedIn);

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Route, useLocation } from 'preact-iso';
-import { onUnauthorized, request } from '../shared/api.js';
+import { onUnauthorized } from '../shared/api.js';
 import { t } from '../shared/i18n/index.js';
 import { Routes } from '../shared/routes.js';
 import { Header, type NavItem } from '../shared/ui.js';
@@ -23,7 +23,7 @@ import { Statistics } from './pages/Statistics.js';
 import { StopList } from './pages/StopList.js';
 import { Templates } from './pages/Templates.js';
 import { Verifiers } from './pages/Verifiers.js';
-import { loadSession, type Session, setCurrentSession } from './session.js';
+import { session as cookieSession, type Session } from './session.js';
 
 export const BASE = '/app';
 
@@ -47,29 +47,32 @@ const nav = (): readonly NavItem[] => [
 
 /** The personal account: sign-in, then the pages of NAV (inside preact-iso's LocationProvider, main.tsx). */
 export function App() {
-  const [session, setSession] = useState<Session | undefined>(loadSession);
+  // undefined while the browser's session cookie is being asked about (a new tab, a reload), then the session or null.
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [ended, setEnded] = useState(false);
   const { route } = useLocation();
 
   useEffect(() => {
     onUnauthorized(() => {
-      setCurrentSession(undefined);
-      setSession(undefined);
+      cookieSession.setCurrent(undefined);
+      setSession(null);
       setEnded(true);
+    });
+    void cookieSession.resume().then((resumed) => {
+      cookieSession.setCurrent(resumed);
+      setSession((now) => (now === undefined ? (resumed ?? null) : now));
     });
   }, []);
 
   const signedIn = (next: Session) => {
-    setCurrentSession(next);
+    cookieSession.setCurrent(next);
     setSession(next);
     setEnded(false);
   };
   const signOut = async () => {
-    const system = session?.system;
-    setCurrentSession(undefined);
-    setSession(undefined);
+    setSession(null);
     setEnded(false);
-    if (system) await request('DELETE', `${BASE}/v1/session`, { auth: `Basic ${system}` }).catch(() => undefined);
+    await cookieSession.end();
     route(BASE);
   };
 
@@ -96,7 +99,7 @@ export function App() {
           )
         }
       />
-      <main id="main">{session ? <Pages /> : <SignIn onSignedIn={signedIn} ended={ended} />}</main>
+      <main id="main">{session ? <Pages /> : session === null && <SignIn onSignedIn={signedIn} ended={ended} />}</main>
     </>
   );
 }

@@ -1,50 +1,22 @@
 import { apiClient, type Answer } from '../shared/apiClient.js';
+import { browserSession } from '../shared/session.js';
 
 /**
- * What POST /app/v1/session answers: the account and its two tokens for this browser session, `traffic` (TOKEN_1:
- * sending and reading messages) and `system` (TOKEN_2: the account's entities, statistics, callbacks).
+ * The session the browser is signed in to, as GET /app/v1/session answers it: the account, the user, its end and the
+ * CSRF token of its cookie. The session itself is the `herald_session` cookie (HttpOnly: no script reads it), shared
+ * by every tab, so a new tab, a bookmark or a link opens signed in (docs/web.md, "Sessions").
  */
-export type Session = Answer<'/app/v1/session', 'post'>;
+export type Session = Answer<'/app/v1/session', 'get'>;
 
-const KEY = 'herald.app.session';
-
-/** The stored session, unless it has expired. */
-export function loadSession(): Session | undefined {
-  try {
-    const session = JSON.parse(sessionStorage.getItem(KEY) ?? 'null') as Session | null;
-    if (!session || typeof session.system !== 'string') return undefined;
-    if (session.expiresAt && Date.parse(session.expiresAt) <= Date.now()) {
-      sessionStorage.removeItem(KEY);
-      return undefined;
-    }
-    return session;
-  } catch {
-    return undefined;
-  }
-}
-
-export function saveSession(session: Session | undefined): void {
-  if (session) sessionStorage.setItem(KEY, JSON.stringify(session));
-  else sessionStorage.removeItem(KEY);
-}
-
-let current: Session | undefined = loadSession();
-
-export function setCurrentSession(session: Session | undefined): void {
-  current = session;
-  saveSession(session);
-}
-
-export function tokenOf(kind: 'traffic' | 'system'): string {
-  if (!current) throw new Error('Not signed in');
-  return current[kind];
-}
+export const session = browserSession<Session>('/app/v1/session');
 
 /** Calls without a token (signing in). */
-export const anonymous = apiClient(() => undefined);
+export const anonymous = apiClient(() => ({}));
 
-/** Client API calls with TOKEN_1 (messages: send, list, get). */
-export const traffic = apiClient(() => `Basic ${tokenOf('traffic')}`);
-
-/** Client API calls with TOKEN_2 (sender names, templates, inbounds, statistics, callbacks, API keys). */
-export const system = apiClient(() => `Basic ${tokenOf('system')}`);
+/**
+ * Client API calls as TOKEN_1 (messages: send, list, get) and as TOKEN_2 (sender names, templates, inbounds,
+ * statistics, callbacks, API keys): both through the session cookie, which holds the session's two tokens; the
+ * server takes the one each operation needs.
+ */
+export const traffic = apiClient(session.signedIn);
+export const system = traffic;

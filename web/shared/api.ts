@@ -22,6 +22,11 @@ export type Query = Record<string, string | number | boolean | undefined | null>
 export interface RequestOptions {
   /** The whole Authorization header value, e.g. `Basic <token>` or `Bearer <token>`. */
   readonly auth?: string;
+  /**
+   * The session cookie's CSRF token: the call is signed in by the browser's session cookie, and a call other than
+   * GET carries the token in `X-CSRF-Token` (docs/web.md, "Sessions").
+   */
+  readonly csrf?: string;
   readonly body?: unknown;
   readonly query?: Query;
   readonly signal?: AbortSignal;
@@ -49,6 +54,7 @@ export function withQuery(path: string, query: Query = {}): string {
 export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.auth) headers.authorization = options.auth;
+  if (options.csrf !== undefined && method !== 'GET') headers['x-csrf-token'] = options.csrf;
   let body: string | undefined;
   if (options.body !== undefined) {
     headers['content-type'] = 'application/json';
@@ -61,7 +67,8 @@ export async function request<T>(method: string, path: string, options: RequestO
       headers,
       body,
       signal: options.signal ?? null,
-      credentials: 'omit',
+      // The session cookie (HttpOnly, SameSite=Strict) goes with the page's own calls, never to another origin.
+      credentials: 'same-origin',
     });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
@@ -80,7 +87,7 @@ export async function request<T>(method: string, path: string, options: RequestO
     const { code, msg, ...detail } =
       (parsed as { error?: { code?: number; msg?: string } & Record<string, unknown> } | undefined)?.error ?? {};
     const apiError = new ApiError(response.status, code, msg ?? `HTTP ${response.status}`, detail);
-    if (response.status === 401 && options.auth && unauthorized) unauthorized();
+    if (response.status === 401 && (options.auth || options.csrf !== undefined) && unauthorized) unauthorized();
     throw apiError;
   }
   return parsed as T;

@@ -17,7 +17,7 @@ import type {
  *
  * A thin layer over request() rather than openapi-fetch: openapi-fetch answers `{data, error}` where the pages throw
  * and catch ApiError (useAsync, useAction), and the 401 sign-out, the "Herald does not answer" message and
- * `credentials: 'omit'` would have to be rebuilt as its middleware. Here the types do the work; the only code is
+ * session cookie's CSRF header would have to be rebuilt as its middleware. Here the types do the work; the only code is
  * filling the path template.
  */
 
@@ -47,7 +47,7 @@ type Call<M extends Method> = <P extends ApiPath<M>>(
   ...options: OptionsArgument<CallOptions<P, M>>
 ) => Promise<Answer<P, M>>;
 
-/** One call per method, each with the `Authorization` header of {@link apiClient}'s `auth`. */
+/** One call per method, each signed in as {@link apiClient}'s `credentials` say. */
 export interface ApiClient {
   readonly get: Call<'get'>;
   readonly post: Call<'post'>;
@@ -56,11 +56,17 @@ export interface ApiClient {
   readonly delete: Call<'delete'>;
 }
 
+/** How a client's calls are signed in, read at each call: the session cookie's CSRF token, or an Authorization. */
+export interface Credentials {
+  readonly auth?: string;
+  readonly csrf?: string;
+}
+
 /**
- * A client whose calls send `Authorization: <auth()>` (read at each call; none when undefined) through
- * {@link request}: errors are thrown as ApiError and a 401 signs the page out, as before.
+ * A client whose calls are signed in with `credentials()` (none when empty) through {@link request}: errors are
+ * thrown as ApiError and a 401 of a signed-in call signs the page out.
  */
-export function apiClient(auth: () => string | undefined): ApiClient {
+export function apiClient(credentials: () => Credentials): ApiClient {
   const call =
     <M extends Method>(method: M): Call<M> =>
     (path, ...[options]) => {
@@ -70,7 +76,7 @@ export function apiClient(auth: () => string | undefined): ApiClient {
         body?: unknown;
         signal?: AbortSignal;
       };
-      return request(method.toUpperCase(), fillPath(path, params), { auth: auth(), query, body, signal });
+      return request(method.toUpperCase(), fillPath(path, params), { ...credentials(), query, body, signal });
     };
   return { get: call('get'), post: call('post'), put: call('put'), patch: call('patch'), delete: call('delete') };
 }

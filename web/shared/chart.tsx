@@ -54,7 +54,8 @@ export function BarChart({
     t('chart.summary', { title, groups: points.length, total: formatNumber(total), what: barLabel.toLowerCase() }) +
     (points.length ? t('chart.most', { most: formatNumber(Math.max(...points.map((p) => p.value))) }) : '');
   return (
-    <figure class="chart">
+    // Focusable: below 600 px the figure scrolls sideways, and a keyboard must reach what is out of sight.
+    <figure class="chart" tabIndex={0}>
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={summary} preserveAspectRatio="xMidYMid meet">
         <title>{summary}</title>
         {[0, 0.25, 0.5, 0.75, 1].map((f) => (

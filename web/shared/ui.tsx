@@ -2,7 +2,7 @@ import type { ComponentChildren, InputHTMLAttributes, RefObject, VNode } from 'p
 import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { errorText, type Page as ApiPage } from './api.js';
-import { codeOptions, t } from './i18n/index.js';
+import { codeOptions, currentLocale, t } from './i18n/index.js';
 import { LanguageSwitch } from './i18n/LanguageSwitch.js';
 import { wasNavigated } from './routes.js';
 
@@ -152,13 +152,64 @@ export function useAsync<T>(load: (signal: AbortSignal) => Promise<T>, deps: rea
   return { ...state, reload };
 }
 
-/** Loading and error lines of an {@link Async}, announced politely. */
+/** The first read again of a live page, after an answer that changed something (docs/web.md, "Live updates"). */
+export const LIVE_FIRST_MS = 2000;
+/** The longest wait between reads of a live page: each answer that changed nothing waits half as long again. */
+export const LIVE_MAX_MS = 30_000;
+
+/**
+ * Reads `state` again by itself while `live` (its data can still change without the reader doing anything): 2 s
+ * after an answer that changed something, then half as long again after each that did not, up to 30 s; the next read
+ * starts only after the previous answer, so a slow server never gets requests piled up. Nothing is read while the
+ * tab is hidden; showing it again reads at once.
+ */
+export function useLiveReload(state: Async<unknown>, live: boolean): void {
+  const delay = useRef(LIVE_FIRST_MS);
+  const last = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (state.loading || !live) return;
+    const now = JSON.stringify(state.data);
+    delay.current = now === last.current ? Math.min(LIVE_MAX_MS, delay.current * 1.5) : LIVE_FIRST_MS;
+    last.current = now;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    if (!document.hidden) timer = setTimeout(state.reload, delay.current);
+    const shown = () => {
+      clearTimeout(timer);
+      if (!document.hidden) state.reload();
+    };
+    document.addEventListener('visibilitychange', shown);
+    return () => {
+      clearTimeout(timer);
+      document.removeEventListener('visibilitychange', shown);
+    };
+  }, [state.data, state.loading, state.error, live]);
+}
+
+/**
+ * An id shown whole, in a form that can be selected and copied: a UUIDv7 begins with its time, so ids made in the
+ * same moment share their first characters (cut to 8, every message of a batch read "01a21fc4…"); the last 12,
+ * random, tell them apart and are set off in bold.
+ */
+export function Uuid({ value }: { value: string }) {
+  const cut = Math.max(0, value.length - 12);
+  return (
+    <code class="id" translate={false}>
+      {value.slice(0, cut)}
+      <b>{value.slice(cut)}</b>
+    </code>
+  );
+}
+
+/**
+ * Loading and error lines of an {@link Async}, announced politely. A read again of what is shown (Refresh, a live
+ * page) says nothing while it runs: a screen reader would hear "Loading" every few seconds.
+ */
 export function AsyncState({ state, what }: { state: Async<unknown>; what: string }) {
   return (
     <p class={`notice ${state.error ? 'error' : 'info'}`} role="status" aria-live="polite">
       {state.error
         ? t('ui.loadFailed', { what, error: errorText(state.error) })
-        : state.loading
+        : state.loading && state.data === undefined
           ? t('ui.loading', { what })
           : ''}
     </p>
@@ -359,9 +410,35 @@ export function TableWrap({ label, children }: { label: string; children: Compon
  */
 export type Column = string | { readonly label: string; readonly class?: string; readonly hidden?: boolean };
 
+/** What a column sorts its rows by: a number or a text (compared as the reader's language does); none goes last. */
+export type SortValue = string | number | null | undefined;
+
+/** The rows sorted by a key, ascending or descending; a stable sort, with rows without a value at the end. */
+export function sortRows<T>(rows: readonly T[], key: (item: T) => SortValue, direction: 'ascending' | 'descending') {
+  const collator = new Intl.Collator(currentLocale(), { numeric: true, sensitivity: 'base' });
+  const sign = direction === 'ascending' ? 1 : -1;
+  return rows
+    .map((item, index) => ({ item, index, value: key(item) }))
+    .sort((a, b) => {
+      const missing = Number(a.value == null || a.value === '') - Number(b.value == null || b.value === '');
+      if (missing !== 0 || a.value == null || b.value == null) return missing || a.index - b.index;
+      const order =
+        typeof a.value === 'number' && typeof b.value === 'number'
+          ? a.value - b.value
+          : collator.compare(String(a.value), String(b.value));
+      return order * sign || a.index - b.index;
+    })
+    .map((entry) => entry.item);
+}
+
 /**
  * A TableWrap list: a header row of `<th scope="col">`, then a "nothing here" row spanning every column when
  * there are no rows and `empty` is given, then each row as the caller renders it, then an optional footer.
+ *
+ * `sorts`, one entry per column (undefined for a column that does not sort): the header of such a column is a
+ * button that sorts the rows shown by that value, ascending, then descending on a second press; the sorted column's
+ * `th` says so in `aria-sort` (the others have none) and its button shows an arrow. A list the server pages sorts
+ * the rows of its page.
  */
 export function ListTable<T>({
   label,
@@ -370,6 +447,7 @@ export function ListTable<T>({
   empty,
   row,
   foot,
+  sorts,
 }: {
   label: string;
   columns: readonly Column[];
@@ -377,16 +455,37 @@ export function ListTable<T>({
   empty?: ComponentChildren;
   row: (item: T, index: number) => VNode;
   foot?: ComponentChildren;
+  sorts?: readonly (((item: T) => SortValue) | undefined)[];
 }) {
+  const [sorted, setSorted] = useState<{ column: number; direction: 'ascending' | 'descending' } | undefined>();
+  const key = sorted && sorts?.[sorted.column];
+  const shown = key && sorted ? sortRows(rows, key, sorted.direction) : rows;
+  const press = (column: number) =>
+    setSorted((now) => ({
+      column,
+      direction: now?.column === column && now.direction === 'ascending' ? 'descending' : 'ascending',
+    }));
   return (
     <TableWrap label={label}>
       <thead>
         <tr>
           {columns.map((column, i) => {
             const c = typeof column === 'string' ? { label: column } : column;
+            const direction = sorted?.column === i ? sorted.direction : undefined;
             return (
-              <th scope="col" class={c.class} key={i}>
-                {c.hidden ? <span class="visually-hidden">{c.label}</span> : c.label}
+              <th scope="col" class={c.class} key={i} aria-sort={direction}>
+                {sorts?.[i] && !c.hidden ? (
+                  <button type="button" class="sort" onClick={() => press(i)}>
+                    {c.label}
+                    <span class="sort-mark" aria-hidden="true">
+                      {direction === 'ascending' ? '▲' : direction === 'descending' ? '▼' : '↕'}
+                    </span>
+                  </button>
+                ) : c.hidden ? (
+                  <span class="visually-hidden">{c.label}</span>
+                ) : (
+                  c.label
+                )}
               </th>
             );
           })}
@@ -398,7 +497,7 @@ export function ListTable<T>({
             <td colSpan={columns.length}>{empty}</td>
           </tr>
         )}
-        {rows.map(row)}
+        {shown.map(row)}
       </tbody>
       {foot !== undefined && <tfoot>{foot}</tfoot>}
     </TableWrap>

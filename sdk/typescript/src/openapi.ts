@@ -600,7 +600,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The session this browser is signed in to (by its cookie, or a session system token)
+         * @description What a page opened in a new tab needs: the account, the user, when the session ends and the cookie's CSRF token. No session cookie -> 401 4010; an ended one -> 401 4012; an API key (not a session token) -> 403 4030.
+         */
+        get: operations["sessionGet"];
         put?: never;
         /**
          * Sign in with login and password, or with a system API key (TOKEN_2)
@@ -608,10 +612,38 @@ export interface paths {
          */
         post: operations["sessionCreate"];
         /**
-         * Sign out: revoke both tokens of the session whose system token makes the request
-         * @description A system API key (not a session token) -> 403 4030.
+         * Sign out: revoke both tokens of the session whose system token (or cookie) makes the request
+         * @description A system API key (not a session token) -> 403 4030. The session cookie is cleared (`Set-Cookie` with `Max-Age=0`) whatever the answer; with the cookie, `X-CSRF-Token` is required (403 4037).
          */
         delete: operations["sessionDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The console session this browser is signed in to (a new tab asks it)
+         * @description No cookie and no token -> 401 4010; an ended or expired session -> 401 4012.
+         */
+        get: operations["adminSessionGet"];
+        put?: never;
+        /**
+         * Sign in to the operator console with the admin token: sets the console's session cookie
+         * @description Body `{token}`: HERALD_ADMIN_TOKEN. A wrong token -> 401 4012, counted against the failed-authentication limit of the client address (429 4290); the operator API switched off -> 503 5032. No Authorization header.
+         */
+        post: operations["adminSessionCreate"];
+        /**
+         * Sign out of the operator console: ends the session of the cookie and clears it
+         * @description With the cookie, `X-CSRF-Token` is required (403 4037). With the Bearer token: nothing to end, 204.
+         */
+        delete: operations["adminSessionDelete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -7043,6 +7075,89 @@ export interface operations {
             };
         };
     };
+    sessionGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accountId: number;
+                        accountName: string;
+                        /** @description The user who signed in; null when signed in with a system API key */
+                        login: string | null;
+                        /** @description When the session ends (12 hours after sign-in) */
+                        expiresAt: string;
+                        /** @description The session cookie's CSRF token (`X-CSRF-Token`); null when asked with `Authorization: Basic` */
+                        csrfToken: string | null;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     sessionCreate: {
         parameters: {
             query?: never;
@@ -7084,6 +7199,8 @@ export interface operations {
                         system: string;
                         /** @description When both tokens stop working (12 hours after sign-in) */
                         expiresAt: string;
+                        /** @description The session cookie's CSRF token: send it as `X-CSRF-Token` on every request other than GET that the cookie authenticates (docs/web.md, "Sessions") */
+                        csrfToken: string;
                     };
                 };
             };
@@ -7224,6 +7341,260 @@ export interface operations {
             };
             /** @description Error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminSessionGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description When the console session ends (12 hours after sign-in); null when asked with the Bearer token */
+                        expiresAt: string | null;
+                        /** @description The cookie's CSRF token: send it as `X-CSRF-Token` on every request other than GET; null with Bearer */
+                        csrfToken: string | null;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminSessionCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description When the console session ends (12 hours after sign-in); null when asked with the Bearer token */
+                        expiresAt: string | null;
+                        /** @description The cookie's CSRF token: send it as `X-CSRF-Token` on every request other than GET; null with Bearer */
+                        csrfToken: string | null;
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    adminSessionDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -100,6 +100,15 @@ export function Accounts() {
               'col.inbound',
               'col.created',
             )}
+            sorts={[
+              (a) => a.id,
+              (a) => a.name,
+              (a) => codeWord('accountStatus', a.status),
+              (a) => Object.values(a.balance)[0],
+              undefined,
+              (a) => Number(a.inbound),
+              (a) => a.createdAt,
+            ]}
             rows={list.data.items}
             row={(a) => (
               <tr key={a.id}>

@@ -2,9 +2,13 @@ import { useState } from 'preact/hooks';
 import { ApiError, errorText } from '../../shared/api.js';
 import { t } from '../../shared/i18n/index.js';
 import { TextField } from '../../shared/ui.js';
+import type { ConsoleSession } from '../session.js';
 
-/** The operator pastes the admin token (HERALD_ADMIN_TOKEN); it is checked with GET /admin/v1/accounts. */
-export function SignIn({ onSignedIn, ended }: { onSignedIn: (token: string) => void; ended: boolean }) {
+/**
+ * The operator pastes the admin token (HERALD_ADMIN_TOKEN) once: POST /admin/v1/session checks it and sets the
+ * console's session cookie, which every tab of the browser then shares.
+ */
+export function SignIn({ onSignedIn, ended }: { onSignedIn: (session: ConsoleSession) => void; ended: boolean }) {
   const [token, setToken] = useState('');
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState(ended ? t('admin.signIn.ended') : '');
@@ -23,8 +27,11 @@ export function SignIn({ onSignedIn, ended }: { onSignedIn: (token: string) => v
     setMessage(t('admin.signIn.busy'));
     try {
       // A plain fetch: a 401 here is this form's error, not a session that ended (shared/api's onUnauthorized).
-      const response = await fetch('/admin/v1/accounts?per_page=1', {
-        headers: { authorization: `Bearer ${value}`, accept: 'application/json' },
+      const response = await fetch('/admin/v1/session', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ token: value }),
+        credentials: 'same-origin',
       });
       if (!response.ok) {
         const body = (await response.json().catch(() => undefined)) as
@@ -32,7 +39,7 @@ export function SignIn({ onSignedIn, ended }: { onSignedIn: (token: string) => v
         throw new ApiError(response.status, body?.error?.code, body?.error?.msg ?? `HTTP ${response.status}`);
       }
       setMessage('');
-      onSignedIn(value);
+      onSignedIn((await response.json()) as ConsoleSession);
     } catch (error) {
       setFailed(true);
       setMessage(t('app.signIn.failed', { error: errorText(error) }));

@@ -1,7 +1,7 @@
 import { t } from '../../shared/i18n/index.js';
 import { request } from '../../shared/api.js';
 import { StopListPage } from '../../shared/stopList.js';
-import { admin, currentToken } from '../session.js';
+import { admin, session } from '../session.js';
 
 /** The operator's stop list: numbers no account's messages are sent to. */
 export function StopList() {
@@ -15,8 +15,7 @@ export function StopList() {
           await admin.delete('/admin/v1/stop-list/{id}', { params: { id } });
         },
         importCsv: (csv) => admin.post('/admin/v1/stop-list/import', { body: { csv } }),
-        exportCsv: () =>
-          request<string>('GET', '/admin/v1/stop-list/export', { auth: `Bearer ${currentToken() ?? ''}` }),
+        exportCsv: () => request<string>('GET', '/admin/v1/stop-list/export', session.signedIn()),
       }}
     />
   );

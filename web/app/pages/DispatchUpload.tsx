@@ -5,7 +5,7 @@ import { useId, useRef, useState } from 'preact/hooks';
 import { errorText } from '../../shared/api.js';
 import { parseCsv } from '../../shared/parseCsv.js';
 import { contentText, formatNumber } from '../../shared/format.js';
-import { ListTable, NoticeLine, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import { ListTable, NoticeLine, useAction, useAsync, useNotice, Uuid } from '../../shared/ui.js';
 import { type EstimateItem, isPriced, MAX_ESTIMATE, partsText, totalPriceText } from '../estimate.js';
 import {
   type AddAnswer,
@@ -227,7 +227,7 @@ export function DispatchUpload({ dispatch, onAdded }: { dispatch: Dispatch; onAd
                       class="mono"
                       aria-label={t('messages.messageLabel', { uuid: answer.messageUuid })}
                     >
-                      {answer.messageUuid.slice(0, 8)}…
+                      <Uuid value={answer.messageUuid} />
                     </a>
                   </td>
                 ) : (

@@ -14,6 +14,7 @@ import {
   TextField,
   useAction,
   useAsync,
+  useLiveReload,
   useNotice,
   ChannelField,
 } from '../../shared/ui.js';
@@ -56,6 +57,8 @@ export function Dispatches() {
     (signal) => traffic.get('/api/v1/dispatch', { signal, query: { page, per_page: PER_PAGE } }),
     [page],
   );
+  // Counters and statuses change by themselves: read again while the tab is shown (shared/ui.tsx useLiveReload).
+  useLiveReload(list, true);
 
   return (
     <Page title={t('app.nav.dispatches')}>
@@ -72,6 +75,14 @@ export function Dispatches() {
               ...texts('col.name', 'col.status', 'col.channel', 'col.senderName'),
               ...COUNTERS.map((c) => ({ label: c === 'total' ? t('col.messages') : counterLabel(c), class: 'num' })),
               t('col.created'),
+            ]}
+            sorts={[
+              (d) => d.dispatchName,
+              (d) => codeWord('dispatchState', d.status),
+              (d) => (d.channelType ? codeWord('channel', d.channelType) : null),
+              (d) => d.source,
+              ...COUNTERS.map((c) => (d: (typeof list.data.items)[number]) => d.messages[c]),
+              (d) => d.created,
             ]}
             rows={list.data.items}
             empty={t('dispatches.none')}

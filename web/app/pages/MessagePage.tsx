@@ -2,7 +2,17 @@ import { ExplainedError } from '../../shared/explained.js';
 import { explainMessageError } from '../../shared/errorWords.js';
 import { codeWord, t, texts } from '../../shared/i18n/index.js';
 import { contentText, formatMoney, formatTime, localDay } from '../../shared/format.js';
-import { AsyncState, ListTable, NoticeLine, Page, useAction, useAsync, useNotice } from '../../shared/ui.js';
+import {
+  AsyncState,
+  ListTable,
+  NoticeLine,
+  Page,
+  useAction,
+  useAsync,
+  useLiveReload,
+  useNotice,
+  Uuid,
+} from '../../shared/ui.js';
 import { conditionText } from '../cascades.js';
 import { system, traffic } from '../session.js';
 import type { Message } from '../types.js';
@@ -11,11 +21,16 @@ import type { Message } from '../types.js';
  * One message: its fields, price and parts, status history, its cascade's chain when it is a step of one, and every
  * callback delivery with its attempts.
  */
+/** The statuses a message leaves by itself (a receipt, the sender). */
+const LIVE_STATUSES: ReadonlySet<string> = new Set(['sending', 'sent']);
+
 export function MessagePage({ uuid }: { uuid: string }) {
   const message = useAsync((signal) => traffic.get('/api/v1/message/{uuid}', { params: { uuid }, signal }), [uuid]);
   const notice = useNotice();
   const action = useAction(notice);
   const m = message.data;
+  // Read again by itself until the status is final: the page does not stay `sent` until Refresh.
+  useLiveReload(message, m !== undefined && LIVE_STATUSES.has(m.status));
 
   const stop = () =>
     action.run(async () => {
@@ -27,7 +42,7 @@ export function MessagePage({ uuid }: { uuid: string }) {
 
   return (
     <Page
-      title={t('message.title', { id: uuid.slice(0, 8) })}
+      title={t('message.title', { id: uuid })}
       actions={
         <div class="actions">
           <a href="/app/messages">{t('message.back')}</a>
@@ -108,7 +123,7 @@ export function MessagePage({ uuid }: { uuid: string }) {
                       {' '}
                       ({t('message.firstStep')}{' '}
                       <a href={`/app/messages/${m.cascadeMessageUuid}`} class="mono">
-                        {m.cascadeMessageUuid.slice(0, 8)}…
+                        <Uuid value={m.cascadeMessageUuid} />
                       </a>
                       )
                     </>
@@ -274,7 +289,7 @@ function Callbacks({ uuid, loaded }: { uuid: string; loaded: Message }) {
         return (
           <article class="card delivery" key={d.id} aria-labelledby={`delivery-${d.id}`}>
             <h3 id={`delivery-${d.id}`}>
-              {t('message.delivery')} <span class="mono">{d.id.slice(0, 8)}…</span>{' '}
+              {t('message.delivery')} <Uuid value={d.id} />{' '}
               <span class={`badge delivery-${d.state}`}>{codeWord('callbackState', d.state)}</span>
             </h3>
             <p class="mono clip">{d.url}</p>

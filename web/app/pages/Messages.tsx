@@ -14,7 +14,17 @@ import {
   MESSAGE_STATUSES,
   READ_STATUSES,
 } from '../../shared/format.js';
-import { AsyncState, ListTable, Page, Pager, SelectField, TextField, useAsync } from '../../shared/ui.js';
+import {
+  AsyncState,
+  ListTable,
+  Page,
+  Pager,
+  SelectField,
+  TextField,
+  useAsync,
+  useLiveReload,
+  Uuid,
+} from '../../shared/ui.js';
 import { deliveryErrorCodes, explainMessageError } from '../../shared/errorWords.js';
 import { traffic } from '../session.js';
 
@@ -103,6 +113,8 @@ export function Messages() {
     (signal) => traffic.get('/api/v1/message', { signal, query: apiQuery(new URLSearchParams(search)) }),
     [search],
   );
+  // Statuses change by themselves: the list is read again while the tab is shown (shared/ui.tsx useLiveReload).
+  useLiveReload(list, true);
 
   const set = (name: keyof Filters) => (value: string) => setFilters({ ...filters, [name]: value });
   const filterField = (name: keyof Filters, label: MessageKey, hint?: MessageKey) => (
@@ -219,6 +231,16 @@ export function Messages() {
               t('col.error'),
               t('message.text'),
             ]}
+            sorts={[
+              (m) => m.createdTime,
+              (m) => m.messageUuid,
+              (m) => codeWord('channel', m.channelType),
+              (m) => m.senderName,
+              (m) => m.destination,
+              (m) => codeWord('status', m.status),
+              (m) => m.totalParts,
+              (m) => m.price.totalPrice,
+            ]}
             rows={list.data.items}
             empty={t('messages.none')}
             row={(m) => (
@@ -230,7 +252,7 @@ export function Messages() {
                     class="mono"
                     aria-label={t('messages.messageLabel', { uuid: m.messageUuid })}
                   >
-                    {m.messageUuid.slice(0, 8)}…
+                    <Uuid value={m.messageUuid} />
                   </a>
                   {m.cascadeStep !== null && (
                     <>

@@ -103,6 +103,16 @@ export function SenderNames() {
               ...texts('col.operatorComment', 'col.created'),
               { label: t('ui.actions'), hidden: true },
             ]}
+            sorts={[
+              (item) => item.name,
+              (item) => codeWord('channel', item.channelType),
+              (item) => codeWord('senderStatus', item.status),
+              (item) => item.startDate,
+              undefined,
+              (item) => item.comment,
+              (item) => item.managerComment,
+              (item) => item.createdAt,
+            ]}
             rows={list.data.items}
             empty={t('senderNames.none')}
             row={(item) => (

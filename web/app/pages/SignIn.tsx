@@ -25,9 +25,18 @@ export function SignIn({ onSignedIn, ended }: { onSignedIn: (session: Session) =
     setFailed(false);
     setMessage(t('app.signIn.busy'));
     try {
-      const session = await anonymous.post('/app/v1/session', { body });
+      // The answer's tokens are for API clients: the page keeps none, its calls go with the session cookie.
+      const {
+        accountId,
+        accountName,
+        login: user,
+        expiresAt,
+        csrfToken,
+      } = await anonymous.post('/app/v1/session', {
+        body,
+      });
       setMessage('');
-      onSignedIn(session);
+      onSignedIn({ accountId, accountName, login: user, expiresAt, csrfToken });
     } catch (error) {
       setFailed(true);
       setMessage(t('app.signIn.failed', { error: errorText(error) }));

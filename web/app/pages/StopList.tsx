@@ -1,7 +1,7 @@
 import { t } from '../../shared/i18n/index.js';
 import { request } from '../../shared/api.js';
 import { StopListPage } from '../../shared/stopList.js';
-import { system, tokenOf } from '../session.js';
+import { session, system } from '../session.js';
 
 /** The account's stop list (TOKEN_2): numbers its messages are not sent to. */
 export function StopList() {
@@ -15,7 +15,7 @@ export function StopList() {
           await system.delete('/api/v1/stop-list/{id}', { params: { id } });
         },
         importCsv: (csv) => system.post('/api/v1/stop-list/import', { body: { csv } }),
-        exportCsv: () => request<string>('GET', '/api/v1/stop-list/export', { auth: `Basic ${tokenOf('system')}` }),
+        exportCsv: () => request<string>('GET', '/api/v1/stop-list/export', session.signedIn()),
       }}
     />
   );

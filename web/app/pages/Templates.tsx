@@ -145,6 +145,16 @@ export function Templates() {
               ...texts('col.valid', 'col.operatorComment'),
               { label: t('ui.actions'), hidden: true },
             ]}
+            sorts={[
+              (item) => item.id,
+              (item) => codeWord('channel', item.channelType),
+              (item) => codeWord('templateType', item.templateType),
+              (item) => item.senderName,
+              (item) => item.pattern,
+              (item) => codeWord('templateStatus', item.status),
+              (item) => item.dateFrom,
+              (item) => item.managerComment,
+            ]}
             rows={list.data.items}
             empty={t('templates.none')}
             row={(item) => (

@@ -161,7 +161,7 @@ export const en = {
   'message.stopped': 'The message is stopped.',
   'message.stopLeased': 'The message is being handed to the carrier and may not stop.',
   'message.alreadySent': 'The message was already sent.',
-  'message.title': 'Message {id}…',
+  'message.title': 'Message {id}',
   'message.back': 'Back to messages',
   'message.theMessage': 'the message',
   'message.readStatus': 'read status: {status}',
