@@ -489,6 +489,8 @@ export const en = {
   'connectorState.bound': 'bound',
   'connectorState.disconnected': 'disconnected',
   'connectorState.stopped': 'stopped',
+  'connectorState.ready': 'ready',
+  'connectorState.failing': 'failing',
   'queueState.waiting': 'waiting',
   'queueState.sent': 'sent',
   'queueState.delivered': 'delivered',

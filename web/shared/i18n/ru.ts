@@ -492,6 +492,8 @@ export const ru: Messages = {
   'connectorState.bound': 'подключено',
   'connectorState.disconnected': 'отключено',
   'connectorState.stopped': 'остановлено',
+  'connectorState.ready': 'работает',
+  'connectorState.failing': 'сбои',
   'queueState.waiting': 'ждут отправки',
   'queueState.sent': 'ждут отчёта',
   'queueState.delivered': 'ждут прочтения',
