@@ -66,3 +66,26 @@ export function subplanNodes(plan: PlanNode, subplan: string): { type: string; i
   if (!root) throw new Error(`no ${subplan} in the plan`);
   return flatten(root).map((n) => ({ type: n['Node Type'], index: n['Index Name'] }));
 }
+
+/** The indexes a plan reads, each once. */
+export function indexesOf(plan: PlanNode): string[] {
+  const found = new Set<string>();
+  const walk = (node: Record<string, unknown>): void => {
+    if (typeof node['Index Name'] === 'string') found.add(node['Index Name']);
+    for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+  };
+  walk(plan as unknown as Record<string, unknown>);
+  return [...found];
+}
+
+/** The scans of a table in a plan, as node type and index: `Index Scan callback_events_pkey`, `Seq Scan`. */
+export function scansOf(plan: PlanNode, table: string): string[] {
+  const found: string[] = [];
+  const walk = (node: Record<string, unknown>): void => {
+    if (node['Relation Name'] === table)
+      found.push([node['Node Type'], node['Index Name']].filter((x) => x !== undefined).join(' '));
+    for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+  };
+  walk(plan as unknown as Record<string, unknown>);
+  return found;
+}

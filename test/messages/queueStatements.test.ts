@@ -348,6 +348,27 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
         expect(await row(tx, deliveredVk)).toMatchObject({ status: 'delivered', due_at: at(600), read_status: null });
       },
     );
+
+    own(
+      "finds a batch's messages by the primary key and updates the versions it locked by ctid: no scan of messages",
+      async (tx) => {
+        await manyDueMessages(tx);
+        const accountId = (await insertAccount(tx)).id;
+        const ids: string[] = [];
+        for (let i = 0; i < 3; i++) ids.push(await insertMessage(tx, { accountId, createdAt: T0 }));
+        const plan = await planOf(tx, (explaining) =>
+          messageApplyTransitions(
+            explaining,
+            ids.map((id) => statusTransition({ accountId, id, status: 'delivered', at: at(2), errorCode: null })),
+          ),
+        );
+        const locked = subplanNodes(plan, 'CTE locked');
+        expect(locked).toContainEqual({ type: 'Index Scan', index: 'messages_pkey' });
+        const moved = subplanNodes(plan, 'CTE moved');
+        expect(moved.map((n) => n.type)).toContain('Tid Scan');
+        for (const nodes of [locked, moved]) expect(nodes.map((n) => n.type)).not.toContain('Seq Scan');
+      },
+    );
   });
 
   describe('the history of a message that waits', () => {

@@ -1,0 +1,87 @@
+import { describe, expect } from 'vitest';
+import type { Queryable } from '../../src/db/db.js';
+import { callbackPostBodies, callbackPostsForm } from '../../src/callbacks/postSql.js';
+import { ENGINES } from '../helpers/engines.js';
+import { indexesOf, planOf, scansOf, subplanNodes } from '../helpers/plans.js';
+import { ownRowsTests } from '../helpers/transactions.js';
+import { insertAccount, insertCallbackTarget } from '../factories/rows.js';
+
+const T0 = new Date('2026-03-10T09:00:00Z');
+
+/**
+ * The plans of the callback outbox's hot statements, on an outbox of 20,000 events with statistics (docs/scaling.md:
+ * every message with a callback passes through them): each reads an index range that stops where it should, never
+ * the whole outbox nor a sort of it.
+ */
+describe.each(ENGINES)('callback outbox: the plans of its hot statements (%s)', (engine) => {
+  const own = ownRowsTests(engine);
+
+  /**
+   * 20,000 events of 20 URLs over their 16 lanes, interleaved as receipts come, from 400 transactions, analysed; the
+   * first URL's id.
+   */
+  const manyEvents = async (tx: Queryable): Promise<number> => {
+    const accountId = (await insertAccount(tx)).id;
+    const targets: number[] = [];
+    for (let i = 0; i < 20; i++)
+      targets.push(await insertCallbackTarget(tx, accountId, `http://127.0.0.1:9/plans/${i}`, T0));
+    await tx.query(
+      // As 400 transactions of 50 events each wrote them (their ids as given, not this test's one transaction).
+      `INSERT INTO callback_events (target_id, lane, account_id, message_id, event, channel_type, status, at, txid)
+       SELECT ($1::bigint[])[1 + i % 20], (i / 20) % 16, $2, gen_random_uuid(), 'delivered', 'SMS', 'delivered', $3,
+         (1000 + i / 50)::text::xid8
+       FROM generate_series(0, 19999) i`,
+      [targets, accountId, T0],
+    );
+    await tx.query('ANALYZE callback_events');
+    return targets[0]!;
+  };
+
+  own(
+    "forming reads the events since its last look in the order of their transaction ids' index, to its limit",
+    async (tx) => {
+      const targetId = await manyEvents(tx);
+      const plan = await planOf(tx, (explaining) =>
+        callbackPostsForm(explaining, T0, { pending: [{ targetId, lane: 3 }], since: { txid: '0', id: 0 } }, 500).catch(
+          // Explained, not run: the function finds no row to read its round from.
+          () => undefined,
+        ),
+      );
+      const newest = subplanNodes(plan, 'CTE newest');
+      expect(newest.slice(0, 2)).toEqual([
+        { type: 'Limit', index: undefined },
+        { type: 'Index Scan', index: 'callback_events_txid' },
+      ]);
+      expect(scansOf(plan, 'callback_events')).not.toContain('Seq Scan');
+    },
+  );
+
+  own(
+    "a POST's bodies are one range of the outbox's primary key: its lane, after its start, up to its end",
+    async (tx) => {
+      const targetId = await manyEvents(tx);
+      // A POST of 50 events of lane 3 of the first URL in the middle of the outbox (every 320th event is one), from
+      // 320 of the 400 transactions.
+      const [first] = await tx.query<{ id: number }>(
+        'SELECT min(id)::int AS id FROM callback_events WHERE target_id = $1',
+        [targetId],
+      );
+      const plan = await planOf(tx, (explaining) =>
+        callbackPostBodies(explaining, {
+          target_id: targetId,
+          lane: 3,
+          after_txid: '1040',
+          after_event_id: first!.id + 4000,
+          last_txid: '1360',
+          last_event_id: first!.id + 4000 + 16000,
+          only_messages: null,
+          excluded_messages: null,
+        }),
+      );
+      // The lane's range of the primary key, as an index scan or a bitmap of it (and a sort of its few rows): never
+      // the transaction ids' index, whose range holds every URL's and lane's events of those transactions.
+      expect(indexesOf(plan)).toEqual(['callback_events_pkey']);
+      expect(scansOf(plan, 'callback_events')).not.toContain('Seq Scan');
+    },
+  );
+});
