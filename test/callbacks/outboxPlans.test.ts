@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import type { Queryable } from '../../src/db/db.js';
 import { callbackPostBodies, callbackPostsForm } from '../../src/callbacks/postSql.js';
+import { callbackSmppPostsClaim, SMPP_BINDS_URL } from '../../src/callbacks/smppPostSql.js';
 import { ENGINES } from '../helpers/engines.js';
 import { indexesOf, planOf, scansOf, subplanNodes } from '../helpers/plans.js';
 import { ownRowsTests } from '../helpers/transactions.js';
@@ -82,6 +83,34 @@ describe.each(ENGINES)('callback outbox: the plans of its hot statements (%s)', 
       // the transaction ids' index, whose range holds every URL's and lane's events of those transactions.
       expect(indexesOf(plan)).toEqual(['callback_events_pkey']);
       expect(scansOf(plan, 'callback_events')).not.toContain('Seq Scan');
+    },
+  );
+});
+
+describe.each(ENGINES)('SMPP receipts: the plan of the lease (%s)', (engine) => {
+  const own = ownRowsTests(engine);
+
+  own(
+    "leases an account's open SMPP POSTs through callback_deliveries_smpp, not a read of every delivery",
+    async (tx) => {
+      const accounts: number[] = [];
+      for (let i = 0; i < 10; i++) accounts.push((await insertAccount(tx)).id);
+      const targetId = await insertCallbackTarget(tx, accounts[0]!, SMPP_BINDS_URL, T0);
+      // 20,000 deliveries of ten accounts: most of them finished HTTP POSTs, one in ten an SMPP POST still open.
+      await tx.query(
+        `INSERT INTO callback_deliveries (id, account_id, target_id, lane, after_txid, after_event_id, last_txid,
+         last_event_id, events, state, attempts, next_attempt_at, window_started_at, created_at, via_smpp)
+       SELECT gen_random_uuid(), ($1::bigint[])[1 + i % 10], $2, i % 16, '0', 0, '0', 0, 1,
+         CASE WHEN i % 10 = 0 THEN 'open' ELSE 'delivered' END, 1, $3, $3, $3::timestamptz + i * interval '1 ms', i % 10 = 0
+       FROM generate_series(0, 19999) i`,
+        [accounts, targetId, T0],
+      );
+      await tx.query('ANALYZE callback_deliveries');
+      const plan = await planOf(tx, (explaining) =>
+        callbackSmppPostsClaim(explaining, [accounts[0]!, accounts[1]!], T0, 60_000, 64),
+      );
+      expect(indexesOf(plan)).toContain('callback_deliveries_smpp');
+      expect(scansOf(plan, 'callback_deliveries')).not.toContain('Seq Scan');
     },
   );
 });
