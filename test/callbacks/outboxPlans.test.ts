@@ -101,7 +101,8 @@ describe.each(ENGINES)('SMPP receipts: the plan of the lease (%s)', (engine) => 
         `INSERT INTO callback_deliveries (id, account_id, target_id, lane, after_txid, after_event_id, last_txid,
          last_event_id, events, state, attempts, next_attempt_at, window_started_at, created_at, via_smpp)
        SELECT gen_random_uuid(), ($1::bigint[])[1 + i % 10], $2, i % 16, '0', 0, '0', 0, 1,
-         CASE WHEN i % 10 = 0 THEN 'open' ELSE 'delivered' END, 1, $3, $3, $3::timestamptz + i * interval '1 ms', i % 10 = 0
+         CASE WHEN i % 10 = 0 THEN 'open' ELSE 'delivered' END, 1, $3, $3,
+         $3::timestamptz + i * interval '1 ms', i % 10 = 0
        FROM generate_series(0, 19999) i`,
         [accounts, targetId, T0],
       );
