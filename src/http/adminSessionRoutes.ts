@@ -37,7 +37,10 @@ export const adminSessionRoutes: Routes = (app, ctx) => {
           'Body `{token}`: HERALD_ADMIN_TOKEN. A wrong token -> 401 4012, counted against the failed-authentication ' +
           'limit of the client address (429 4290); the operator API switched off -> 503 5032. No Authorization header.',
         security: [],
-        body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 400 }) }, { additionalProperties: false }),
+        body: Type.Object(
+          { token: Type.String({ minLength: 1, maxLength: 400 }) },
+          { additionalProperties: false, examples: [{ token: 'kX9vQ2mZ7pL4wR8tN3bY6cH1sF5dJ0gA' }] },
+        ),
         response: { 201: ConsoleSession, ...errorResponses(401, 429, 503) },
       },
     },

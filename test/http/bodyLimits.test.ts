@@ -101,6 +101,8 @@ describe.each(ENGINES)('body limits by route (%s)', (engine) => {
       'POST /api/v1/message': 16 * KiB * KiB,
       // HERALD_BODY_LIMIT too: 1000 cascades, 1000 destinations of a dispatch with their substitutions.
       'POST /api/v1/message/cascade': 16 * KiB * KiB,
+      // As the send: up to 1000 messages' destinations and texts.
+      'POST /api/v1/message/estimate': 16 * KiB * KiB,
       'POST /api/v1/dispatch/{id}/messages': 16 * KiB * KiB,
       // A dispatch's message (its own ceiling: the message fields are validated as a message's), no body.
       'POST /api/v1/dispatch': 64 * KiB,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
-import { keyIdOf, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { ADMIN_TOKEN, keyIdOf, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 
 interface Operation {
   operationId: string;
@@ -95,6 +95,8 @@ describe.each(ENGINES)('the request examples of /openapi.json are accepted (%s)'
     gatewayId: async () => (await again(system, '/api/v1/verifiers')).gatewayId,
     ids: async () => Promise.all([1, 2].map(async () => (await pathValues['/admin/v1/routes/{id}']!()) as number)),
     keyId: async () => keyIdOf(account.traffic),
+    // The console's sign-in: the server's own HERALD_ADMIN_TOKEN, which no example can know.
+    token: async () => ADMIN_TOKEN,
     trafficCenterId: async () => (await again(system, '/api/v1/traffic-centers')).id,
   };
   const withReferences = async (body: unknown): Promise<unknown> => {

@@ -7438,6 +7438,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "kX9vQ2mZ7pL4wR8tN3bY6cH1sF5dJ0gA"
+                 *     }
+                 */
                 "application/json": {
                     token: string;
                 };
