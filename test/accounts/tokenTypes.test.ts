@@ -19,6 +19,8 @@ const NAMES: Record<TokenType, string> = {
 function kindOf(path: string): Kind {
   if (path === '/api/v1/ping') return 'none';
   if (path === '/api/v1/balance') return 'either';
+  // The cost of messages before they are sent: read-only, asked by a sender (TOKEN_1) and by the pages (TOKEN_2).
+  if (path === '/api/v1/message/estimate') return 'either';
   if (path.startsWith('/api/v1/message') || path.startsWith('/api/v1/dispatch')) return 'traffic';
   if (path === '/api/v1/flashcall-conversion') return 'traffic';
   if (path.startsWith('/api/v1/verifier/')) return 'verify';
