@@ -8,7 +8,7 @@ import type { ClockTimer } from '../util/clock.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
 import { authChargeFirst, authGuard } from '../http/auth.js';
 import { RateLimiter } from '../http/rateLimit.js';
-import { corkUntilNextTick, moPartOf, ShortMessageResp } from '../connectors/index.js';
+import { corkUntilNextTick, moPartOf, ShortMessageResp, type Tlv } from '../connectors/index.js';
 import { LongMessages, type PartLimits } from './longMessages.js';
 import { ReceiptDelivery } from './receiptDelivery.js';
 import { type SmppServerMetrics, smppServerMetrics } from './smppServerMetrics.js';
@@ -464,11 +464,18 @@ export class SmppServer {
     }
   }
 
-  /** Refuses submit_sm with a status and, in the vendor TLV, Herald's code. */
+  /**
+   * Refuses submit_sm with a status and, in the vendor TLV {@link HERALD_ERROR_TLV}, Herald's code after an empty
+   * message_id (the package writes no body for an error status, so the answer is encoded directly).
+   */
   private answer(cs: ClientSession, pdus: smpp.PDU[], refusal: SmppRefusal): void {
     this.metrics.submits.inc({ outcome: outcomeName(refusal.status) });
     for (const pdu of pdus) {
-      cs.send(new RefusedSubmitResp(pdu.sequence_number, refusal.status, refusal.heraldCode) as unknown as smpp.PDU);
+      cs.send(
+        new ShortMessageResp('submit_sm_resp', pdu.sequence_number, refusal.status, '', [
+          heraldErrorTlv(refusal.heraldCode),
+        ]) as unknown as smpp.PDU,
+      );
     }
   }
 }
@@ -525,34 +532,9 @@ class Refused {
   constructor(readonly refusal: SmppRefusal) {}
 }
 
-/**
- * A refused submit_sm_resp: an empty message_id and the vendor TLV {@link HERALD_ERROR_TLV} with Herald's code. The
- * package writes no body for an error status (SMPP 3.4 sends none; 5.0 allows TLVs there, and clients read the
- * header first), so this one is encoded here.
- */
-class RefusedSubmitResp {
-  readonly command = 'submit_sm_resp';
-
-  constructor(
-    readonly sequence_number: number,
-    readonly command_status: number,
-    private readonly heraldCode: number,
-  ) {}
-
-  isResponse(): boolean {
-    return true;
-  }
-
-  toBuffer(): Buffer {
-    const b = Buffer.alloc(16 + 1 + 8);
-    b.writeUInt32BE(b.length, 0);
-    b.writeUInt32BE(0x80000004, 4);
-    b.writeUInt32BE(this.command_status, 8);
-    b.writeUInt32BE(this.sequence_number, 12);
-    // message_id: the empty C-octet string, then the TLV.
-    b.writeUInt16BE(HERALD_ERROR_TLV, 17);
-    b.writeUInt16BE(4, 19);
-    b.writeInt32BE(this.heraldCode, 21);
-    return b;
-  }
+/** The vendor TLV {@link HERALD_ERROR_TLV}: Herald's code of a refusal, a 4-octet integer. */
+function heraldErrorTlv(code: number): Tlv {
+  const value = Buffer.alloc(4);
+  value.writeInt32BE(code);
+  return { tag: HERALD_ERROR_TLV, value };
 }

@@ -92,11 +92,7 @@ export class ShortMessagePdu {
     b[o++] = 0;
     b[o++] = f.short_message.length;
     o += f.short_message.copy(b, o);
-    for (const tlv of this.tlvs) {
-      b.writeUInt16BE(tlv.tag, o);
-      b.writeUInt16BE(tlv.value.length, o + 2);
-      o += 4 + tlv.value.copy(b, o + 4);
-    }
+    writeTlvs(b, o, this.tlvs);
     return b;
   }
 }
@@ -150,6 +146,11 @@ export class ShortMessageResp {
     readonly sequence_number: number,
     readonly command_status: number = 0,
     readonly message_id = '',
+    /**
+     * Optional parameters after the message id, written whatever the status (SMPP 5.0 allows them on an error; a
+     * 3.4 client reads the header first): a server's own vendor TLV.
+     */
+    readonly tlvs: readonly Tlv[] = [],
   ) {}
 
   isResponse(): boolean {
@@ -157,10 +158,13 @@ export class ShortMessageResp {
   }
 
   toBuffer(): Buffer {
-    const length = this.command_status === 0 ? HEADER + this.message_id.length + 1 : HEADER;
+    const body = this.command_status === 0 || this.tlvs.length > 0;
+    let length = body ? HEADER + this.message_id.length + 1 : HEADER;
+    for (const tlv of this.tlvs) length += 4 + tlv.value.length;
     const b = Buffer.allocUnsafe(length);
-    const o = header(b, length, COMMAND_ID[this.command], this.command_status, this.sequence_number);
-    if (length > HEADER) cstring(b, o, this.message_id);
+    let o = header(b, length, COMMAND_ID[this.command], this.command_status, this.sequence_number);
+    if (body) o = cstring(b, o, this.message_id);
+    writeTlvs(b, o, this.tlvs);
     return b;
   }
 }
@@ -169,6 +173,16 @@ export class ShortMessageResp {
 export class DeliverSmResp extends ShortMessageResp {
   constructor(sequence: number, status = 0) {
     super('deliver_sm_resp', sequence, status);
+  }
+}
+
+/** Writes the TLVs from `offset` on (tag, length, value each). */
+function writeTlvs(b: Buffer, offset: number, tlvs: readonly Tlv[]): void {
+  let o = offset;
+  for (const tlv of tlvs) {
+    b.writeUInt16BE(tlv.tag, o);
+    b.writeUInt16BE(tlv.value.length, o + 2);
+    o += 4 + tlv.value.copy(b, o + 4);
   }
 }
 
