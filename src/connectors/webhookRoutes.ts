@@ -10,7 +10,8 @@ import type {
 } from './connectorConfig.js';
 import type { CarrierReceipt } from './connector.js';
 import { herald } from '../errors/catalogue.js';
-import { authFailed, authGuard, sameSecret } from '../http/auth.js';
+import { authFailed, authGuard } from '../http/auth.js';
+import { sameSecret } from '../http/sameSecret.js';
 import { bodyProblem, type Routes } from '../http/server.js';
 import { parseProviderWebhook } from './http/providerConnector.js';
 import { parseWhatsappWebhook } from './http/whatsappConnector.js';

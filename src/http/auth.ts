@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { herald, type HeraldError } from '../errors/catalogue.js';
 import type { Queryable } from '../db/db.js';
@@ -6,6 +5,7 @@ import { AccountConcurrency } from './accountConcurrency.js';
 import { adminSessionFind } from './adminSessions.js';
 import { failureKeyOf } from './clientAddress.js';
 import { RateLimiter } from './rateLimit.js';
+import { sameSecret } from './sameSecret.js';
 import { cookieOf, requireCsrf, SESSION_COOKIES } from './sessionCookie.js';
 import type { Clock } from '../util/clock.js';
 
@@ -125,13 +125,4 @@ export function requireBearer(token: string, limits: Limits) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match || !sameSecret(match[1]!, token)) throw failed(herald('badCredentials'));
   };
-}
-
-/**
- * Compares a presented secret with the expected one in constant time: both are hashed first, so that neither the
- * content nor the length of the expected one shows in the time taken.
- */
-export function sameSecret(presented: string, expected: string): boolean {
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(presented), digest(expected));
 }

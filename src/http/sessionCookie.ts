@@ -1,7 +1,8 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { herald } from '../errors/catalogue.js';
+import { sameSecret } from './sameSecret.js';
 
 /**
  * The web pages' session cookies (docs/web.md, "Sessions"): the personal account's holds the two tokens of its
@@ -44,9 +45,8 @@ export function csrfTokenOf(cookieValue: string): string {
 export function requireCsrf(request: FastifyRequest, cookieValue: string): void {
   if (SAFE_METHODS.has(request.method)) return;
   const presented = request.headers[CSRF_HEADER];
-  const expected = Buffer.from(csrfTokenOf(cookieValue));
-  const given = Buffer.from(typeof presented === 'string' ? presented : '');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw herald('csrfRefused');
+  if (!sameSecret(typeof presented === 'string' ? presented : '', csrfTokenOf(cookieValue)))
+    throw herald('csrfRefused');
 }
 
 /** Sets the session cookie until `expiresAt`. */
@@ -58,17 +58,26 @@ export function setSessionCookie(
   expiresAt: Date,
   now: Date,
 ): void {
-  const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - now.getTime()) / 1000));
-  reply.header('set-cookie', stringifySetCookie({ name, value, ...attributes(request), maxAge }));
+  writeCookie(reply, request, name, value, Math.max(0, Math.floor((expiresAt.getTime() - now.getTime()) / 1000)));
 }
 
 /** Tells the browser to forget the session cookie (sign-out, or a session that has ended). */
 export function clearSessionCookie(reply: FastifyReply, request: FastifyRequest, name: SessionCookieName): void {
-  reply.header('set-cookie', stringifySetCookie({ name, value: '', ...attributes(request), maxAge: 0 }));
+  writeCookie(reply, request, name, '', 0);
 }
 
-function attributes(request: FastifyRequest) {
-  return { path: '/', httpOnly: true, sameSite: 'strict', secure: request.protocol === 'https' } as const;
+function writeCookie(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  name: SessionCookieName,
+  value: string,
+  maxAge: number,
+): void {
+  const secure = request.protocol === 'https';
+  reply.header(
+    'set-cookie',
+    stringifySetCookie({ name, value, path: '/', httpOnly: true, sameSite: 'strict', secure, maxAge }),
+  );
 }
 
 /**
