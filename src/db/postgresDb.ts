@@ -18,6 +18,8 @@ export interface PostgresOptions {
 /** Connections a pool keeps open however long they are idle. */
 const IDLE_CONNECTIONS = 2;
 
+const ignoreHeldClientError = (): void => undefined;
+
 /** A {@link Db} over a `pg` connection pool. */
 export function openPostgres(options: PostgresOptions): Db {
   const pool = new pg.Pool({
@@ -32,6 +34,12 @@ export function openPostgres(options: PostgresOptions): Db {
   });
   // An idle client's error (the server restarted) must not crash the process; the pool replaces the client.
   pool.on('error', (error) => options.onError?.(error));
+  // Every client listens for errors from its first moment, whoever holds it. The pool listens only on idle clients,
+  // and a new client is handed over on ReadyForQuery: when a dying primary's FATAL comes in the same read, it is
+  // emitted before an awaiting borrower can listen, and an 'error' event without a listener ends the process. The
+  // error itself is not lost: the client is no longer queryable, so its borrower's next query fails and the client
+  // is destroyed, and an idle client's error still reaches the pool's listener above.
+  pool.on('connect', (client) => client.on('error', ignoreHeldClientError));
 
   const on = (client: pg.Pool | pg.PoolClient): Queryable => ({
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {

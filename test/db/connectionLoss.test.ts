@@ -1,0 +1,71 @@
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openPostgres } from '../../src/db/postgresDb.js';
+
+/** One backend message of the PostgreSQL protocol: a type byte, its length, its body. */
+function message(type: string, body: Buffer): Buffer {
+  const head = Buffer.alloc(5);
+  head.write(type, 0, 'latin1');
+  head.writeInt32BE(body.length + 4, 1);
+  return Buffer.concat([head, body]);
+}
+
+/**
+ * A server that speaks just enough of PostgreSQL's protocol to accept a connection and then lose it the way a
+ * primary whose postmaster died does: AuthenticationOk, ReadyForQuery and a FATAL 57P01, all in one write. The
+ * driver hands the client over on ReadyForQuery and reads the FATAL in the same turn, before the borrower awaiting
+ * the client can listen on it.
+ */
+async function dyingServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const fields = (pairs: [string, string][]): Buffer =>
+    Buffer.concat([...pairs.map(([code, text]) => Buffer.from(`${code}${text}\0`, 'utf8')), Buffer.from([0])]);
+  const authOk = message('R', Buffer.from([0, 0, 0, 0]));
+  const ready = message('Z', Buffer.from('I', 'latin1'));
+  const fatal = message(
+    'E',
+    fields([
+      ['S', 'FATAL'],
+      ['V', 'FATAL'],
+      ['C', '57P01'],
+      ['M', 'terminating connection due to unexpected postmaster exit'],
+    ]),
+  );
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    // The startup message is the first thing a client sends; answer it whole.
+    socket.once('data', () => socket.end(Buffer.concat([authOk, ready, fatal])));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `postgres://herald@127.0.0.1:${port}/herald`,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('a connection lost as it is handed over (the PostgreSQL driver; PGlite has no connections)', () => {
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+  });
+
+  it('fails the transaction that borrowed it instead of ending the process', async () => {
+    const server = await dyingServer();
+    closers.push(server.close);
+    const reported: Error[] = [];
+    const db = openPostgres({ url: server.url, poolSize: 2, onError: (error) => reported.push(error) });
+    closers.push(() => db.close());
+
+    // Without a listener on the client from its first moment, the FATAL was an unhandled 'error' event: the
+    // worker of a failover test died of it. Here the process lives on and the caller is told.
+    await expect(db.transaction((tx) => tx.query('SELECT 1'))).rejects.toThrow();
+    await expect(db.query('SELECT 1')).rejects.toThrow();
+    // Both broken clients were destroyed rather than returned to the pool for the next caller.
+    expect(db.poolStats?.()).toEqual({ total: 0, idle: 0, waiting: 0 });
+  });
+});
