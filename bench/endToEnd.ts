@@ -67,11 +67,19 @@ export interface EndToEndOptions {
 /**
  * Another way in for the run's messages: `env` for Herald's processes, and `send`, started when the POSTs would be,
  * which takes in `messages` messages of the account (destinations `7916` + 6 digits + `0`, sender `senderName`) and
- * resolves once they are all in; the run then waits until every one is delivered.
+ * resolves once they are all in; the run then waits until every one is delivered. `started` is called when the first
+ * message leaves: the run is timed from there, as the POSTs' runs are from their first POST (not from starting a
+ * client process and binding, which an HTTP client's connection pool does not pay).
  */
 export interface Intake {
   readonly env: Readonly<Record<string, string>>;
-  send(run: { heraldUrl: string; trafficToken: string; senderName: string; messages: number }): Promise<void>;
+  send(run: {
+    heraldUrl: string;
+    trafficToken: string;
+    senderName: string;
+    messages: number;
+    started: () => void;
+  }): Promise<void>;
 }
 
 /** One Herald process of a run and its role. */
@@ -199,13 +207,16 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       ...apis.map((p) => ({ role: options.split ? ('api' as const) : ('all' as const), pid: p.child.pid! })),
       ...workers.map((p) => ({ role: 'worker' as const, pid: p.child.pid! })),
     ]);
-    const start = performance.now();
+    let start = performance.now();
     const postLatencies = options.intake
       ? (await options.intake.send({
           heraldUrl: herald.url,
           trafficToken: token,
           senderName,
           messages: batches * 1000,
+          started: () => {
+            start = performance.now();
+          },
         }),
         [])
       : await postBatches({ pools, path: '/api/v1/message', token, clients: options.clients, batches, bodyOf });

@@ -201,18 +201,21 @@ async function smppIntake(binds: number, window: number): Promise<Intake> {
       HERALD_SMPP_RATE_LIMIT: '0',
       ...(window !== SMPP_IN_WINDOW ? { HERALD_SMPP_WINDOW: String(window) } : {}),
     },
-    async send({ trafficToken, senderName, messages }) {
+    async send({ trafficToken, senderName, messages, started }) {
       // The token is base64("<key id>:<secret>").
       const [keyId = '', secret = ''] = Buffer.from(trafficToken, 'base64').toString().split(':');
-      const result = await runSmppClient({
-        port,
-        systemId: keyId,
-        password: secret,
-        sessions: binds,
-        window: window * binds,
-        messages,
-        source: senderName,
-      });
+      const result = await runSmppClient(
+        {
+          port,
+          systemId: keyId,
+          password: secret,
+          sessions: binds,
+          window: window * binds,
+          messages,
+          source: senderName,
+        },
+        started,
+      );
       if (result.receipts !== messages || result.refused > 0)
         throw new Error(`SMPP in: ${result.refused} refused, ${result.receipts} of ${messages} receipts`);
       process.stdout.write(
