@@ -10,6 +10,7 @@ import { startEmbeddedSimulators } from '../src/simulators/embeddedSimulators.js
 import {
   type BenchFigure,
   type BenchSchema,
+  postgresCpuSeconds,
   type HeraldProcess,
   percentile,
   postBatches,
@@ -207,6 +208,20 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       ...apis.map((p) => ({ role: options.split ? ('api' as const) : ('all' as const), pid: p.child.pid! })),
       ...workers.map((p) => ({ role: 'worker' as const, pid: p.child.pid! })),
     ]);
+    // The server's commits and WAL over the run (BENCH_VERBOSE): other databases' work counts too, so read them on
+    // a quiet server.
+    const dataDir = process.env.BENCH_VERBOSE
+      ? ((await db.query('SHOW data_directory')).rows[0].data_directory as string)
+      : '';
+    const serverWork = async (): Promise<{ commits: number; wal: string; cpu: number }> => ({
+      ...(
+        await db.query(
+          `SELECT (SELECT sum(xact_commit)::float8 FROM pg_stat_database) AS commits, pg_current_wal_lsn()::text AS wal`,
+        )
+      ).rows[0],
+      cpu: postgresCpuSeconds(dataDir),
+    });
+    const workBefore = process.env.BENCH_VERBOSE ? await serverWork() : undefined;
     let start = performance.now();
     const postLatencies = options.intake
       ? (await options.intake.send({
@@ -255,6 +270,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       }
     }
     const elapsed = (performance.now() - start) / 1000;
+    const serverCpu = workBefore ? postgresCpuSeconds(dataDir) - workBefore.cpu : 0;
     const samples = rss?.stop() ?? [];
     const used = cpu.map((c) => c.stop());
     const observed = (await observer?.stop(total, elapsed)) ?? [];
@@ -273,6 +289,15 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
         process.stdout.write(
           `  ${r.via_smpp ? 'SMPP POSTs' : 'POSTs'}: ${r.n}, ${Number(r.events).toFixed(1)} events each\n`,
         );
+      // Stats are sent by backends as their transactions end: a moment's pause lets the last ones arrive.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const after = await serverWork();
+      const wal = await db.query('SELECT pg_wal_lsn_diff($1, $2)::float8 AS bytes', [after.wal, workBefore!.wal]);
+      process.stdout.write(
+        `  server: ${(((after.commits - workBefore!.commits) * 1000) / total).toFixed(1)} commits per 1000 ` +
+          `messages, ${(wal.rows[0].bytes / total).toFixed(0)} B of WAL and ` +
+          `${((serverCpu * 1000) / total).toFixed(3)} CPU ms a message\n`,
+      );
     }
     const latency = await db.query(
       `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN

@@ -1,7 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -322,4 +322,30 @@ export function benchHeraldEnv(databaseUrl: string, configPath: string): Record<
     HERALD_CONFIG: configPath,
     HERALD_DB_POOL_SIZE: '12',
   };
+}
+
+/**
+ * CPU seconds of the whole PostgreSQL server: the postmaster, its live children (backends, WAL writer,
+ * checkpointer, autovacuum) and, through the postmaster's cutime/cstime, every child it has reaped.
+ */
+export function postgresCpuSeconds(dataDir: string): number {
+  const postmaster = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  // USER_HZ is 100 on every Linux Node runs on; after the command's ')': ppid is the 2nd field, utime to cstime
+  // the 12th to 15th.
+  const stat = (pid: number): string[] | undefined => {
+    try {
+      return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    } catch {
+      return undefined; // gone meanwhile
+    }
+  };
+  const ticks = (fields: readonly string[]): number =>
+    fields.slice(11, 15).reduce((sum, field) => sum + Number(field), 0);
+  let total = ticks(stat(postmaster)!);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = stat(Number(entry));
+    if (fields && Number(fields[1]) === postmaster) total += ticks(fields);
+  }
+  return total / 100;
 }

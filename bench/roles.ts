@@ -4,7 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { type PostgresServer, startPostgres } from '../test/ha/servers.js';
 import { benchEndToEnd, type HeraldRole } from './endToEnd.js';
-import { type BenchFigure, watchCpu } from './lib.js';
+import { type BenchFigure, postgresCpuSeconds, watchCpu } from './lib.js';
 import { BREAKDOWN_SETTINGS, startWalBreakdown } from './walBreakdown.js';
 
 export interface RolesOptions {
@@ -97,32 +97,6 @@ async function serverCounters(url: string): Promise<ServerCounters> {
 }
 
 /**
- * CPU seconds of the whole PostgreSQL server: the postmaster, its live children (backends, WAL writer,
- * checkpointer, autovacuum) and, through the postmaster's cutime/cstime, every child it has reaped.
- */
-function postgresCpuSeconds(server: PostgresServer): number {
-  const postmaster = Number(readFileSync(path.join(server.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  // USER_HZ is 100 on every Linux Node runs on; after the command's ')': ppid is the 2nd field, utime to cstime
-  // the 12th to 15th.
-  const stat = (pid: number): string[] | undefined => {
-    try {
-      return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    } catch {
-      return undefined; // gone meanwhile
-    }
-  };
-  const ticks = (fields: readonly string[]): number =>
-    fields.slice(11, 15).reduce((sum, field) => sum + Number(field), 0);
-  let total = ticks(stat(postmaster)!);
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const fields = stat(Number(entry));
-    if (fields && Number(fields[1]) === postmaster) total += ticks(fields);
-  }
-  return total / 100;
-}
-
-/**
  * Measures one run: each Herald process's CPU (by role), PostgreSQL's, this process's (clients, simulators, the
  * callback receiver), the server's counters, and the load. Figures are per message.
  */
@@ -135,12 +109,12 @@ function observeRoles(
 ): { stop(messages: number, seconds: number): Promise<BenchFigure[]> } {
   const watched = processes.map((p) => ({ role: p.role, cpu: watchCpu(p.pid) }));
   const walBreakdown = breakdown ? startWalBreakdown(url) : undefined;
-  const pg0 = postgresCpuSeconds(server);
+  const pg0 = postgresCpuSeconds(server.dataDir);
   const counters0 = serverCounters(url);
   return {
     async stop(messages, seconds) {
       const used = watched.map((w) => ({ role: w.role, use: w.cpu.stop() }));
-      const pgSeconds = postgresCpuSeconds(server) - pg0;
+      const pgSeconds = postgresCpuSeconds(server.dataDir) - pg0;
       const before = await counters0;
       // PostgreSQL publishes a backend's statistics within a second of its going idle (PGSTAT_MIN_INTERVAL): the
       // WAL position is exact at once, the commit and flush counts after that second.
