@@ -216,7 +216,8 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     const serverWork = async (): Promise<{ commits: number; wal: string; cpu: number }> => ({
       ...(
         await db.query(
-          `SELECT (SELECT sum(xact_commit)::float8 FROM pg_stat_database) AS commits, pg_current_wal_lsn()::text AS wal`,
+          `SELECT (SELECT sum(xact_commit)::float8 FROM pg_stat_database) AS commits,
+             pg_current_wal_lsn()::text AS wal`,
         )
       ).rows[0],
       cpu: postgresCpuSeconds(dataDir),

@@ -1,6 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import { type PostgresServer, startPostgres } from '../test/ha/servers.js';
 import { benchEndToEnd, type HeraldRole } from './endToEnd.js';
