@@ -110,4 +110,27 @@ describe.each([BROWSER_ENGINE])('tables (%s)', (engine) => {
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     await page.context().close();
   }, 120_000);
+
+  it('the console Moderation queue sorts, and reads itself again while it is shown', async () => {
+    const page = await signInToConsole(browser, t.url, ADMIN_TOKEN);
+    await page.getByRole('link', { name: 'Moderation', exact: true }).click();
+    const table = 'Sender names waiting for moderation';
+    const rows = page.getByRole('table', { name: table }).locator('tbody tr');
+    await rows.filter({ hasText: 'Zeta' }).waitFor();
+    const names = page.locator('.table-wrap', { has: page.getByRole('table', { name: table }) });
+    await names.getByRole('button', { name: 'Name', exact: true }).click();
+    // Asked for as Zeta, then Alpha (an earlier test deletes the third).
+    const mine = (await columnTexts(page, table, 1)).filter((n) => n === 'Zeta' || n === 'Alpha');
+    expect(mine).toEqual(['Alpha', 'Zeta']);
+    expect(await names.getByRole('columnheader', { name: 'Name', exact: true }).getAttribute('aria-sort')).toBe(
+      'ascending',
+    );
+    // A client asks for a name while the operator looks: it appears without Refresh.
+    await t.call('POST', '/api/v1/sender-names', {
+      token: account.system,
+      body: { channelType: 'SMS', name: 'Arrived' },
+    });
+    await rows.filter({ hasText: 'Arrived' }).waitFor({ timeout: 30_000 });
+    await page.context().close();
+  }, 120_000);
 });

@@ -7,12 +7,17 @@ import { admin } from './session.js';
  * (`GET /admin/v1/accounts/{id}`) and kept for the tab, so that a table of 50 holds shows each account by name.
  */
 const names = new Map<number, Promise<string | null>>();
+/** The names already read, for what needs one at once (a table sorted by account). */
+const known = new Map<number, string>();
 
 function nameOf(id: number): Promise<string | null> {
   let name = names.get(id);
   if (!name) {
     name = admin.get('/admin/v1/accounts/{id}', { params: { id } }).then(
-      (account) => account.name,
+      (account) => {
+        known.set(id, account.name);
+        return account.name;
+      },
       () => {
         names.delete(id);
         return null;
@@ -26,7 +31,11 @@ function nameOf(id: number): Promise<string | null> {
 /** Forgets what is known of an account's name (after a rename). */
 export function forgetAccountName(id: number): void {
   names.delete(id);
+  known.delete(id);
 }
+
+/** What a column of accounts sorts by: the account's label as shown ("Shop (#3)", or "account #3" until read). */
+export const accountSortKey = (id: number): string => accountLabel(id, known.get(id));
 
 /** The name of account `id`, undefined until known, null when there is no such account. */
 export function useAccountName(id: number | null | undefined): string | null | undefined {

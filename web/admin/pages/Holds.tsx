@@ -10,10 +10,11 @@ import {
   Pager,
   useAction,
   useAsync,
+  useLiveReload,
   useNotice,
 } from '../../shared/ui.js';
 import type { Answer, Item } from '../../shared/apiClient.js';
-import { AccountLink, accountLabel, useAccountName } from '../accountNames.js';
+import { AccountLink, accountLabel, accountSortKey, useAccountName } from '../accountNames.js';
 import { admin } from '../session.js';
 
 const PER_PAGE = 50;
@@ -31,6 +32,8 @@ export function Holds() {
     (signal) => admin.get('/admin/v1/holds', { signal, query: { status: 'open', page, per_page: PER_PAGE } }),
     [page],
   );
+  // Holds open and grow by themselves (a burst goes on): read again while the tab is shown.
+  useLiveReload(list, true);
   const decide = (id: number, what: string, decision: 'release' | 'reject') =>
     void action.run(async () => {
       const path = decision === 'release' ? '/admin/v1/holds/{id}/release' : '/admin/v1/holds/{id}/reject';
@@ -66,6 +69,15 @@ export function Holds() {
                 'holds.last',
               ),
               { label: t('ui.actions'), hidden: true },
+            ]}
+            sorts={[
+              (h) => accountSortKey(h.accountId),
+              (h) => h.key,
+              (h) => h.messages,
+              (h) => h.allowance,
+              (h) => h.firstTime,
+              (h) => h.lastTime,
+              undefined,
             ]}
             rows={list.data.items}
             empty={t('holds.none')}

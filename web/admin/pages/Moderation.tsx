@@ -1,8 +1,18 @@
 import { codeWord, t, texts } from '../../shared/i18n/index.js';
 import { useId, useState } from 'preact/hooks';
 import { formatTime, localInputToIso } from '../../shared/format.js';
-import { AsyncState, ListTable, NoticeLine, Page, Pager, useAction, useAsync, useNotice } from '../../shared/ui.js';
-import { AccountLink } from '../accountNames.js';
+import {
+  AsyncState,
+  ListTable,
+  NoticeLine,
+  Page,
+  Pager,
+  useAction,
+  useAsync,
+  useLiveReload,
+  useNotice,
+} from '../../shared/ui.js';
+import { AccountLink, accountSortKey } from '../accountNames.js';
 import { admin } from '../session.js';
 
 const PER_PAGE = 50;
@@ -36,6 +46,9 @@ export function Moderation() {
       }),
     [templatesPage],
   );
+  // Clients ask for moderation at any time: both queues are read again while the tab is shown.
+  useLiveReload(names, true);
+  useLiveReload(templates, true);
 
   /** Sends one decision, then reloads its queue. */
   const decide = (
@@ -51,7 +64,21 @@ export function Moderation() {
     });
 
   return (
-    <Page title={t('admin.nav.moderation')}>
+    <Page
+      title={t('admin.nav.moderation')}
+      actions={
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => {
+            names.reload();
+            templates.reload();
+          }}
+        >
+          {t('ui.refresh')}
+        </button>
+      }
+    >
       <NoticeLine notice={notice.notice} />
       <h2>{t('app.nav.senderNames')}</h2>
       <AsyncState state={names} what={t('senderNames.theNames')} />
@@ -60,6 +87,15 @@ export function Moderation() {
           <ListTable
             label={t('moderation.namesTable')}
             columns={texts(...NAME_COLUMNS, 'col.botToken', 'col.decision')}
+            sorts={[
+              (n) => n.name,
+              (n) => accountSortKey(n.accountId),
+              (n) => codeWord('channel', n.channelType),
+              (n) => n.comment ?? undefined,
+              (n) => n.createdAt,
+              undefined,
+              undefined,
+            ]}
             rows={names.data.items}
             empty={t('moderation.noNames')}
             row={(n) => (
@@ -108,6 +144,16 @@ export function Moderation() {
           <ListTable
             label={t('moderation.templatesTable')}
             columns={texts(...TEMPLATE_COLUMNS, 'templates.pattern', 'templates.validFrom', 'col.decision')}
+            sorts={[
+              (tpl) => tpl.id,
+              (tpl) => accountSortKey(tpl.accountId),
+              (tpl) => codeWord('channel', tpl.channelType),
+              (tpl) => codeWord('templateType', tpl.templateType),
+              (tpl) => tpl.senderName,
+              undefined,
+              (tpl) => tpl.dateFrom ?? undefined,
+              undefined,
+            ]}
             rows={templates.data.items}
             empty={t('moderation.noTemplates')}
             row={(tpl) => (
