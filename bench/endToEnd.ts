@@ -210,6 +210,15 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     ]);
     // The server's commits and WAL over the run (BENCH_VERBOSE): other databases' work counts too, so read them on
     // a quiet server.
+    // The server's CPU is read from /proc by its data directory's postmaster.pid: NaN (printed as such) where that
+    // cannot be read (another user's server, another host).
+    const serverCpuSeconds = (): number => {
+      try {
+        return postgresCpuSeconds(dataDir);
+      } catch {
+        return Number.NaN;
+      }
+    };
     const dataDir = process.env.BENCH_VERBOSE
       ? ((await db.query('SHOW data_directory')).rows[0].data_directory as string)
       : '';
@@ -220,7 +229,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
              pg_current_wal_lsn()::text AS wal`,
         )
       ).rows[0],
-      cpu: postgresCpuSeconds(dataDir),
+      cpu: serverCpuSeconds(),
     });
     const workBefore = process.env.BENCH_VERBOSE ? await serverWork() : undefined;
     let start = performance.now();
@@ -274,7 +283,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
           `${receiver?.count() ?? 0} callbacks\n`,
       );
     const elapsed = (performance.now() - start) / 1000;
-    const serverCpu = workBefore ? postgresCpuSeconds(dataDir) - workBefore.cpu : 0;
+    const serverCpu = workBefore ? serverCpuSeconds() - workBefore.cpu : 0;
     const samples = rss?.stop() ?? [];
     const used = cpu.map((c) => c.stop());
     const observed = (await observer?.stop(total, elapsed)) ?? [];

@@ -43,8 +43,9 @@ export async function callbackPostsForm(
   // The look at new events reads callback_events_txid in order, up to its limit, however many events there are. A
   // planner without statistics (a new outbox, or a database restored or upgraded: pg_upgrade does not keep them)
   // takes a third of the table for any range, and read all of it and sorted it instead: 3.7 ms of a 6.5 ms round on
-  // 30,000 events, and the whole outbox on a big one. Scans other than by an index are off for this statement only
-  // (the caller's transaction: set_config's third argument); put back after it, since the round's claim follows.
+  // 30,000 events, and the whole outbox on a big one. Scans other than by an index are off for this statement only:
+  // set local to the caller's transaction (the round's; outside one they would last only their own statement), and
+  // put back after it, since the round's claim follows.
   const [saved] = await db.query<{ seqscan: string; bitmapscan: string }>(
     `SELECT current_setting('enable_seqscan') AS seqscan, current_setting('enable_bitmapscan') AS bitmapscan,
        set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`,

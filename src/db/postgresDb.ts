@@ -18,8 +18,6 @@ export interface PostgresOptions {
 /** Connections a pool keeps open however long they are idle. */
 const IDLE_CONNECTIONS = 2;
 
-const ignoreHeldClientError = (): void => undefined;
-
 /** A {@link Db} over a `pg` connection pool. */
 export function openPostgres(options: PostgresOptions): Db {
   const pool = new pg.Pool({
@@ -37,9 +35,14 @@ export function openPostgres(options: PostgresOptions): Db {
   // Every client listens for errors from its first moment, whoever holds it. The pool listens only on idle clients,
   // and a new client is handed over on ReadyForQuery: when a dying primary's FATAL comes in the same read, it is
   // emitted before an awaiting borrower can listen, and an 'error' event without a listener ends the process. The
-  // error itself is not lost: the client is no longer queryable, so its borrower's next query fails and the client
-  // is destroyed, and an idle client's error still reaches the pool's listener above.
-  pool.on('connect', (client) => client.on('error', ignoreHeldClientError));
+  // error is kept for the borrower (a transaction fails with it, 57P01 and all, rather than with the driver's "not
+  // queryable"); an idle client's error still reaches the pool's listener above.
+  const lost = new WeakMap<pg.Client, Error>();
+  pool.on('connect', (client) =>
+    client.on('error', (error) => {
+      if (!lost.has(client)) lost.set(client, error);
+    }),
+  );
 
   const on = (client: pg.Pool | pg.PoolClient): Queryable => ({
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
@@ -56,10 +59,15 @@ export function openPostgres(options: PostgresOptions): Db {
     ...on(pool),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
+      // Lost as it was handed over: no statement is sent on it, and it is destroyed rather than returned.
+      const lostAtHandover = lost.get(client);
+      if (lostAtHandover) {
+        client.release(lostAtHandover);
+        throw lostAtHandover;
+      }
       let broken: Error | undefined;
-      // The pool listens for errors only on idle clients: a connection lost while this one is checked out (the
-      // server restarted) would otherwise be an unhandled 'error' event and end the process. The query under
-      // way fails by itself; the client is then destroyed instead of returned.
+      // A connection lost while this transaction holds it (the server restarted): the query under way fails by
+      // itself, and the client is then destroyed instead of returned.
       const onError = (error: Error): void => {
         broken = error;
       };

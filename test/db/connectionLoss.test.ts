@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { isDatabaseUnavailable } from '../../src/db/connectionErrors.js';
 import { openPostgres } from '../../src/db/postgresDb.js';
 
 /** One backend message of the PostgreSQL protocol: a type byte, its length, its body. */
@@ -57,13 +58,15 @@ describe('a connection lost as it is handed over (the PostgreSQL driver; PGlite 
   it('fails the transaction that borrowed it instead of ending the process', async () => {
     const server = await dyingServer();
     closers.push(server.close);
-    const reported: Error[] = [];
-    const db = openPostgres({ url: server.url, poolSize: 2, onError: (error) => reported.push(error) });
+    const db = openPostgres({ url: server.url, poolSize: 2 });
     closers.push(() => db.close());
 
     // Without a listener on the client from its first moment, the FATAL was an unhandled 'error' event: the
-    // worker of a failover test died of it. Here the process lives on and the caller is told.
-    await expect(db.transaction((tx) => tx.query('SELECT 1'))).rejects.toThrow();
+    // worker of a failover test died of it. Here the process lives on and the caller is told what the server said,
+    // which the API answers 503 5031.
+    const failed = await db.transaction((tx) => tx.query('SELECT 1')).catch((error: unknown) => error);
+    expect(failed).toMatchObject({ code: '57P01' });
+    expect(isDatabaseUnavailable(failed)).toBe(true);
     await expect(db.query('SELECT 1')).rejects.toThrow();
     // Both broken clients were destroyed rather than returned to the pool for the next caller.
     expect(db.poolStats?.()).toEqual({ total: 0, idle: 0, waiting: 0 });

@@ -16,8 +16,9 @@ export async function planOf(db: Queryable, run: (explaining: Queryable) => Prom
   let plan: PlanNode | undefined;
   const explaining: Queryable = {
     async query<R>(sql: string, params?: readonly unknown[]): Promise<R[]> {
-      // A statement's planner settings (set_config, local to the transaction) are made, not explained.
-      if (/\bset_config\(/.test(sql)) return db.query<R>(sql, params);
+      // Planner settings (a SELECT of set_config that reads no table, local to the transaction) are made, not
+      // explained.
+      if (/^\s*SELECT\b(?:(?!\bFROM\b)[^;])*\bset_config\(/i.test(sql)) return db.query<R>(sql, params);
       const [row] = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
       plan = row!['QUERY PLAN'][0]!.Plan;
       return [];
