@@ -7,7 +7,6 @@ export { balancesLock, ledgerAppend, ledgerCreditCte } from './ledgerSql.js';
 export { accountTakePace } from './paceSql.js';
 export { PasswordHasher, SCRYPT_PARAMS } from './passwords.js';
 export { principalOf, principalOfToken, requireToken } from './principal.js';
-export { hashSecret, secretMatches } from './tokens.js';
 export type { Principal } from './principal.js';
 export { tokenFindLive, tokenLiveBoundToCenter } from './tokenSql.js';
 export type { TokenWithAccountRow } from './tokenSql.js';

@@ -9,7 +9,8 @@ import { effectiveGuard, type GuardSettings } from '../shared/guardSettings.js';
 import type { Clock } from '../util/clock.js';
 import { tokenFindLive, type TokenWithAccountRow } from './tokenSql.js';
 import { sessionCookieCredentials } from './sessionCookie.js';
-import { parseAuthorization, secretMatches, type TokenType } from './tokens.js';
+import { secretMatches } from '../util/secrets.js';
+import { parseAuthorization, type TokenType } from './tokens.js';
 
 /** The authenticated caller of a client API operation. */
 export interface Principal {

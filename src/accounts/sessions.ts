@@ -4,7 +4,8 @@ import { accountUserFindByLogin, accountUserLock } from './accountUserSql.js';
 import { createToken } from './accounts.js';
 import type { PasswordHasher } from './passwords.js';
 import { tokenFindLive, tokenLockLive } from './tokenSql.js';
-import { parseToken, secretMatches } from './tokens.js';
+import { secretMatches } from '../util/secrets.js';
+import { parseToken } from './tokens.js';
 
 /** How long the tokens of a web sign-in work: a working day; then the person signs in again. */
 export const SESSION_TTL_MS = 12 * 3600 * 1000;

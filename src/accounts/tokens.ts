@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { hashSecret } from '../util/secrets.js';
 
 export const TOKEN_TYPES = ['traffic', 'system', 'verify'] as const;
 /**
@@ -23,16 +24,6 @@ export function issueToken(type: TokenType): IssuedToken {
   const id = `${KEY_ID_PREFIX[type]}_${randomBytes(9).toString('base64url')}`;
   const secret = randomBytes(32).toString('base64url');
   return { id, token: Buffer.from(`${id}:${secret}`).toString('base64'), secretHash: hashSecret(secret) };
-}
-
-export function hashSecret(secret: string): Buffer {
-  return createHash('sha256').update(secret).digest();
-}
-
-/** Constant-time comparison of a presented secret with a stored hash. */
-export function secretMatches(secret: string, storedHash: Buffer): boolean {
-  const presented = hashSecret(secret);
-  return presented.length === storedHash.length && timingSafeEqual(presented, storedHash);
 }
 
 const KEY_ID = /^[\w-]{1,64}$/;

@@ -11,7 +11,7 @@ import type {
 import type { CarrierReceipt } from './connector.js';
 import { herald } from '../errors/catalogue.js';
 import { authFailed, authGuard } from '../http/auth.js';
-import { sameSecret } from '../http/sameSecret.js';
+import { sameSecret } from '../util/secrets.js';
 import { bodyProblem, type Routes } from '../http/server.js';
 import { parseProviderWebhook } from './http/providerConnector.js';
 import { parseWhatsappWebhook } from './http/whatsappConnector.js';

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { herald } from '../errors/catalogue.js';
 import { adminSessionEnd, adminSessionStart } from './adminSessions.js';
 import { adminSessionOf, authGuard, requireAdmin } from './auth.js';
-import { sameSecret } from './sameSecret.js';
+import { sameSecret } from '../util/secrets.js';
 import { errorResponses } from './schemas.js';
 import type { Routes } from './server.js';
 import { clearingSessionCookie, csrfTokenOf, SESSION_COOKIES, setSessionCookie } from './sessionCookie.js';

@@ -1,10 +1,9 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/db.js';
+import { hashSecret, secretMatches } from '../util/secrets.js';
 
 /** How long a console sign-in lasts: a working day, as the personal account's (accounts/sessions.ts). */
 export const ADMIN_SESSION_TTL_MS = 12 * 3600 * 1000;
-
-const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest();
 
 /**
  * Opens a console session for someone who gave the admin token: returns the cookie's value, `<id>.<secret>`, and
@@ -22,7 +21,7 @@ export async function adminSessionStart(
   await db.query(
     `INSERT INTO admin_sessions (id, secret_hash, admin_token_hash, created_at, expires_at)
      VALUES ($1, $2, $3, $4, $5)`,
-    [id, sha256(secret), sha256(adminToken), now, expiresAt],
+    [id, hashSecret(secret), hashSecret(adminToken), now, expiresAt],
   );
   return { cookie: `${id}.${secret}`, expiresAt };
 }
@@ -42,8 +41,7 @@ export async function adminSessionFind(
     [id, now],
   );
   if (!row) return undefined;
-  const same = (stored: Uint8Array, value: string) => timingSafeEqual(Buffer.from(stored), sha256(value));
-  if (!same(row.secret_hash, secret) || !same(row.admin_token_hash, adminToken)) return undefined;
+  if (!secretMatches(secret, row.secret_hash) || !secretMatches(adminToken, row.admin_token_hash)) return undefined;
   return { id, expiresAt: row.expires_at };
 }
 

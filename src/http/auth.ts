@@ -5,7 +5,7 @@ import { AccountConcurrency } from './accountConcurrency.js';
 import { adminSessionFind } from './adminSessions.js';
 import { failureKeyOf } from './clientAddress.js';
 import { RateLimiter } from './rateLimit.js';
-import { sameSecret } from './sameSecret.js';
+import { sameSecret } from '../util/secrets.js';
 import { cookieOf, requireCsrf, SESSION_COOKIES } from './sessionCookie.js';
 import type { Clock } from '../util/clock.js';
 

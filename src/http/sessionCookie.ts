@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { herald } from '../errors/catalogue.js';
-import { sameSecret } from './sameSecret.js';
+import { sameSecret } from '../util/secrets.js';
 
 /**
  * The web pages' session cookies (docs/web.md, "Sessions"): the personal account's holds the two tokens of its

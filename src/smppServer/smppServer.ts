@@ -1,7 +1,8 @@
 import smpp from 'smpp';
 import '../shared/smppGsmCoderPatch.js';
 import './smppTimePatch.js';
-import { type Principal, principalOfToken, secretMatches, tokenFindLive } from '../accounts/index.js';
+import { type Principal, principalOfToken, tokenFindLive } from '../accounts/index.js';
+import { secretMatches } from '../util/secrets.js';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { ClockTimer } from '../util/clock.js';

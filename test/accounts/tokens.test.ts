@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { issueToken, parseAuthorization, secretMatches } from '../../src/accounts/tokens.js';
+import { issueToken, parseAuthorization } from '../../src/accounts/tokens.js';
+import { secretMatches } from '../../src/util/secrets.js';
 
 describe('tokens (DESIGN 2)', () => {
   it('issues base64("keyId:secret") tokens that work as HTTP Basic credentials', () => {
