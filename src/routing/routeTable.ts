@@ -18,6 +18,14 @@ interface Rank {
   readonly id: number;
 }
 
+/** How a compiled route ranks where it matched with a prefix of `prefixLength` (0: in its own bucket's order). */
+const rankOf = (c: Compiled, prefixLength: number): Rank => ({
+  priority: c.route.priority,
+  id: c.route.id,
+  specificity: c.specificity,
+  prefixLength,
+});
+
 const better = (a: Rank, b: Rank): boolean =>
   a.priority !== b.priority
     ? a.priority > b.priority
@@ -74,13 +82,7 @@ export class RouteTable {
         }
       }
     }
-    const rank = (c: Compiled): Rank => ({
-      priority: c.route.priority,
-      id: c.route.id,
-      specificity: c.specificity,
-      prefixLength: 0,
-    });
-    for (const bucket of this.buckets.values()) bucket.sort((a, b) => (better(rank(a), rank(b)) ? -1 : 1));
+    for (const bucket of this.buckets.values()) bucket.sort((a, b) => (better(rankOf(a, 0), rankOf(b, 0)) ? -1 : 1));
     for (const lengths of this.prefixLengths.values()) lengths.sort((a, b) => b - a);
     this.byOperator = routes.some((r) => r.match.operators);
   }
@@ -102,12 +104,7 @@ export class RouteTable {
         if (!bucket) continue;
         const found = bucket.find((c) => matches(c, query, operator));
         if (!found) continue;
-        const rank = {
-          priority: found.route.priority,
-          id: found.route.id,
-          specificity: found.specificity,
-          prefixLength: length,
-        };
+        const rank = rankOf(found, length);
         if (!best || better(rank, best.rank)) best = { compiled: found, rank };
       }
     }
