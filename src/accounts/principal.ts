@@ -3,7 +3,7 @@ import type { Db } from '../db/db.js';
 import { herald } from '../errors/catalogue.js';
 import { enterForRequest } from '../http/accountConcurrency.js';
 import { authGuard, type Limits } from '../http/auth.js';
-import { cookieOf, requireCsrf, SESSION_COOKIES } from '../http/sessionCookie.js';
+import { acceptSessionCookie, cookieOf, SESSION_COOKIES } from '../http/sessionCookie.js';
 import type { Channel } from '../shared/channels.js';
 import { effectiveGuard, type GuardSettings } from '../shared/guardSettings.js';
 import type { Clock } from '../util/clock.js';
@@ -72,7 +72,7 @@ export function requireToken(ctx: AuthContext, allowed: readonly TokenType[]) {
       throw failed(herald('badCredentials'));
     if (cookie !== undefined && token.session_id === null) throw failed(herald('badCredentials'));
     if (!allowed.includes(token.type)) throw herald('accessDenied');
-    if (cookie !== undefined) requireCsrf(request, cookie);
+    if (cookie !== undefined) acceptSessionCookie(request, cookie);
     if (token.account_status !== 'active') throw herald('accountBlocked');
     const wait = ctx.limits.requests.take(`account:${token.account_id}`);
     if (wait > 0) {

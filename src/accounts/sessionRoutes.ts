@@ -5,9 +5,9 @@ import { authChargeFirst } from '../http/auth.js';
 import { errorResponses } from '../http/schemas.js';
 import {
   clearingSessionCookie,
-  cookieOf,
   csrfTokenOf,
   SESSION_COOKIES,
+  sessionCookieOf,
   setSessionCookie,
 } from '../http/sessionCookie.js';
 import type { Routes } from '../http/server.js';
@@ -140,7 +140,7 @@ export const sessionRoutes: Routes = (app, ctx) => {
       if (principal.sessionId === null) throw herald('accessDenied');
       const found = await tokenSessionFind(ctx.db, principal.tokenId);
       if (!found) throw herald('accessDenied');
-      const cookie = request.headers.authorization ? undefined : cookieOf(request, SESSION_COOKIES.app);
+      const cookie = sessionCookieOf(request);
       return {
         accountId: principal.accountId,
         accountName: found.account_name,

@@ -5,7 +5,13 @@ import { adminSessionOf, authGuard, requireAdmin } from './auth.js';
 import { sameSecret } from '../util/secrets.js';
 import { errorResponses } from './schemas.js';
 import type { Routes } from './server.js';
-import { clearingSessionCookie, csrfTokenOf, SESSION_COOKIES, setSessionCookie } from './sessionCookie.js';
+import {
+  clearingSessionCookie,
+  csrfTokenOf,
+  SESSION_COOKIES,
+  sessionCookieOf,
+  setSessionCookie,
+} from './sessionCookie.js';
 import { isoUtc } from '../util/time.js';
 
 const ConsoleSession = Type.Object({
@@ -70,9 +76,10 @@ export const adminSessionRoutes: Routes = (app, ctx) => {
     },
     async (request) => {
       const session = adminSessionOf(request);
+      const cookie = sessionCookieOf(request);
       return {
         expiresAt: session ? isoUtc(session.expiresAt)! : null,
-        csrfToken: session ? csrfTokenOf(session.cookie) : null,
+        csrfToken: cookie === undefined ? null : csrfTokenOf(cookie),
       };
     },
   );

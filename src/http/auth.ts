@@ -6,7 +6,7 @@ import { adminSessionFind } from './adminSessions.js';
 import { failureKeyOf } from './clientAddress.js';
 import { RateLimiter } from './rateLimit.js';
 import { sameSecret } from '../util/secrets.js';
-import { cookieOf, requireCsrf, SESSION_COOKIES } from './sessionCookie.js';
+import { acceptSessionCookie, cookieOf, SESSION_COOKIES } from './sessionCookie.js';
 import type { Clock } from '../util/clock.js';
 
 export interface Limits {
@@ -82,9 +82,9 @@ export interface AdminAuthContext {
 }
 
 /** The console session that authenticated a request (its cookie), for the session's own routes. */
-const adminSessions = new WeakMap<FastifyRequest, { id: string; expiresAt: Date; cookie: string }>();
+const adminSessions = new WeakMap<FastifyRequest, { id: string; expiresAt: Date }>();
 
-export function adminSessionOf(request: FastifyRequest): { id: string; expiresAt: Date; cookie: string } | undefined {
+export function adminSessionOf(request: FastifyRequest): { id: string; expiresAt: Date } | undefined {
   return adminSessions.get(request);
 }
 
@@ -108,8 +108,8 @@ export function requireAdmin(ctx: AdminAuthContext) {
     const failed = authGuard(ctx.limits, request);
     const session = await adminSessionFind(ctx.db, cookie, adminToken, ctx.clock.now());
     if (!session) throw failed(herald('badCredentials'));
-    requireCsrf(request, cookie);
-    adminSessions.set(request, { ...session, cookie });
+    acceptSessionCookie(request, cookie);
+    adminSessions.set(request, session);
   };
 }
 

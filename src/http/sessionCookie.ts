@@ -41,12 +41,25 @@ export function csrfTokenOf(cookieValue: string): string {
   return createHash('sha256').update(`herald csrf\0${cookieValue}`).digest('base64url');
 }
 
-/** Refuses (403 4037) a state-changing request authenticated by `cookieValue` without its session's CSRF token. */
-export function requireCsrf(request: FastifyRequest, cookieValue: string): void {
-  if (SAFE_METHODS.has(request.method)) return;
-  const presented = request.headers[CSRF_HEADER];
-  if (!sameSecret(typeof presented === 'string' ? presented : '', csrfTokenOf(cookieValue)))
-    throw herald('csrfRefused');
+/** The session cookie each request was authenticated by, for the session's own routes (its CSRF token). */
+const acceptedCookies = new WeakMap<FastifyRequest, string>();
+
+/**
+ * Takes `cookieValue` as what authenticates the request, once its session is found: a state-changing request without
+ * the session's CSRF token is refused (403 4037); the cookie is then {@link sessionCookieOf} the request.
+ */
+export function acceptSessionCookie(request: FastifyRequest, cookieValue: string): void {
+  if (!SAFE_METHODS.has(request.method)) {
+    const presented = request.headers[CSRF_HEADER];
+    if (!sameSecret(typeof presented === 'string' ? presented : '', csrfTokenOf(cookieValue)))
+      throw herald('csrfRefused');
+  }
+  acceptedCookies.set(request, cookieValue);
+}
+
+/** The session cookie that authenticated the request, if one did (not an Authorization header). */
+export function sessionCookieOf(request: FastifyRequest): string | undefined {
+  return acceptedCookies.get(request);
 }
 
 /** Sets the session cookie until `expiresAt`. */
