@@ -17,9 +17,9 @@ export async function adminSessionStart(
   const id = randomBytes(12).toString('base64url');
   const secret = randomBytes(32).toString('base64url');
   const expiresAt = new Date(now.getTime() + ADMIN_SESSION_TTL_MS);
-  await db.query('DELETE FROM admin_sessions WHERE expires_at <= $1 OR ended_at IS NOT NULL', [now]);
   await db.query(
-    `INSERT INTO admin_sessions (id, secret_hash, admin_token_hash, created_at, expires_at)
+    `WITH gone AS (DELETE FROM admin_sessions WHERE expires_at <= $4 OR ended_at IS NOT NULL)
+     INSERT INTO admin_sessions (id, secret_hash, admin_token_hash, created_at, expires_at)
      VALUES ($1, $2, $3, $4, $5)`,
     [id, hashSecret(secret), hashSecret(adminToken), now, expiresAt],
   );
