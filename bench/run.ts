@@ -20,6 +20,7 @@ import { benchKannelEndToEnd } from './kannelEndToEnd.js';
 import { benchStatistics } from './statistics.js';
 import { benchTelegram } from './telegram.js';
 import { benchVerify } from './verify.js';
+import { benchWalModels } from './walModels.js';
 import {
   type BenchFigure,
   type BenchSchema,
@@ -34,8 +35,8 @@ import {
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
  * (ingest,guards,routing,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,
- * smpp-server,kannel-e2e,dispatch,verify,idle,roles,telegram,providers; mnp only when named), BENCH_ROUTES,
- * BENCH_ROUTING_PAIRS,
+ * smpp-server,kannel-e2e,dispatch,verify,idle,roles,telegram,providers; mnp and wal-models only when named),
+ * BENCH_ROUTES, BENCH_ROUTING_PAIRS, BENCH_WAL_MODELS_MESSAGES, BENCH_WAL_MODELS_ROUNDS,
  * BENCH_MNP_ROWS, BENCH_SOAK_MESSAGES, BENCH_TELEGRAM_MESSAGES, BENCH_TELEGRAM_PAIRS, BENCH_PROVIDERS_MESSAGES,
  * BENCH_PROVIDERS_PAIRS, BENCH_GUARDS_PAIRS, BENCH_STOP_LIST (the guarded runs' stop list), BENCH_GUARDS_ON (the guards
  * the guarded runs switch on, e.g. `flood` or `stoplist,pumping`; default all), BENCH_GUARDS_ACCOUNTS (e.g. `1` or
@@ -297,6 +298,17 @@ if (wanted('roles')) {
   // Its own server (a throwaway cluster), not a schema of the shared one: PostgreSQL's CPU and WAL are the run's.
   const breakdown = process.env.BENCH_ROLES_BREAKDOWN === '1';
   figures.push(...(await benchRoles({ messages, clients, apiProcesses: api, workerProcesses: workers, breakdown })));
+}
+
+// Not in a run of everything: a measurement of layouts not built (issue 35), for docs/scaling.md.
+if (only?.includes('wal-models')) {
+  const messages = Number(process.env.BENCH_WAL_MODELS_MESSAGES ?? 20_000);
+  const rounds = Number(process.env.BENCH_WAL_MODELS_ROUNDS ?? 2);
+  process.stdout.write(
+    `wal-models: a message's insert, claim, sent and final status in plain SQL, ${messages} messages, under ` +
+      `other layouts of the messages table, ${rounds} rounds...\n`,
+  );
+  figures.push(...(await benchWalModels({ messages, rounds })));
 }
 
 // Not in a run of everything: an import of millions of rows is minutes of the machine's disk and WAL.

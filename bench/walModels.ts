@@ -1,0 +1,286 @@
+import { execFileSync } from 'node:child_process';
+import pg from 'pg';
+import { type BenchFigure, createBenchSchema } from './lib.js';
+
+/*
+ * What a message's durable life writes under other layouts of the messages table (issue 35, docs/scaling.md), before
+ * any of them is built: the same life (an insert in batches of 1000, a claim in batches of 500, `sent` and then the
+ * final status in batches of 250, in id order as the worker meets them) written in plain SQL to tables made from
+ * Herald's own schema (migrated into a fresh schema), and the WAL, the HOT share of the updates and the statements'
+ * time measured per step. The models:
+ *   - current: `messages` as it is (LIKE messages INCLUDING ALL): every index, the queue and the receipt expiry as
+ *     partial indexes of it.
+ *   - queue ff N: every index that names `status` or `due_at` left out (the dispatch index keyed without status), the
+ *     queue and the expiry in a narrow table of their own (inserted with the message, its due time moved by the
+ *     claim and by `sent`, deleted at the final status), the messages table at fillfactor N.
+ *   - state table: `messages` written once (insert only) and what changes in a narrow row of its own (status, times,
+ *     lease, history), which carries the queue's and the expiry's indexes.
+ */
+
+const INSERT_BATCH = 1000;
+const CLAIM_BATCH = 500;
+const OUTCOME_BATCH = 250;
+
+interface Model {
+  readonly name: string;
+  /** Tables made in the schema: `m` (the messages' layout) and what else the model keeps. */
+  setup(c: pg.Client): Promise<void>;
+  insert(c: pg.Client, first: number, count: number): Promise<void>;
+  claim(c: pg.Client, count: number): Promise<void>;
+  sent(c: pg.Client, first: number, count: number): Promise<void>;
+  final(c: pg.Client, first: number, count: number): Promise<void>;
+}
+
+/** The n-th message's id: a version 7 UUID, in order. */
+const idOf = (n: string): string => `('00000000-0000-7000-8000-' || lpad(to_hex(${n}), 12, '0'))::uuid`;
+const idRange = (column: string): string => `${column} >= ${idOf('$1::int')} AND ${column} < ${idOf('$2::int')}`;
+
+const MESSAGE_COLUMNS = `account_id, id, created_at, channel_type, sender_name, destination, country, brand, content,
+  total_parts, status, status_at, due_at, deadline_at, history, price, currency, callback_target_id, traffic_type,
+  callback_url, callback_events, expires_at, route_id, buy_price, buy_currency`;
+/** A message of the benchmarks' kind: an SMS with a callback target, priced, routed. */
+const messageValues = (history: string): string => `7, ${idOf('g')}, now(), 'SMS', 'Herald',
+  '7900' || lpad((1234567 + g)::text, 7, '0'), 'RU', 'mts',
+  '{"text": "Your code is 123456. Do not share it with anyone."}'::jsonb, 1, 'sending', now(), now(),
+  now() + interval '1 day', ${history}, 1.25, 'RUB', 3, 'SERVICE', 'http://127.0.0.1:9999/callbacks',
+  '{delivered,undelivered}', now() + interval '1 day', 5, 0.8, 'RUB'`;
+const entry = (status: string): string => `jsonb_build_array(jsonb_build_object('status', '${status}', 'at', now()))`;
+
+/** messages' own indexes, made on `table`, but those whose definition names one of `without`. */
+async function copyIndexes(c: pg.Client, table: string, without: RegExp): Promise<void> {
+  const { rows } = await c.query<{ indexdef: string }>(
+    `SELECT indexdef FROM pg_indexes WHERE tablename = 'messages' AND schemaname = current_schema()`,
+  );
+  for (const { indexdef } of rows) {
+    const definition = indexdef.replace(/^.*? USING /, '');
+    if (without.test(definition)) continue;
+    await c.query(`CREATE ${/UNIQUE/.test(indexdef) ? 'UNIQUE ' : ''}INDEX ON ${table} USING ${definition}`);
+  }
+}
+
+const current: Model = {
+  name: 'current',
+  setup: async (c) => {
+    await c.query('CREATE TABLE m (LIKE messages INCLUDING ALL) WITH (autovacuum_enabled = false)');
+  },
+  insert: async (c, first, count) => {
+    await c.query(
+      `INSERT INTO m (${MESSAGE_COLUMNS}) SELECT ${messageValues(entry('sending'))}
+       FROM generate_series($1::int, $2::int) g`,
+      [first, first + count - 1],
+    );
+  },
+  claim: (c, count) => lease(c, 'm', count),
+  sent: (c, first, count) => outcome(c, 'm', first, count, sentSet(true)),
+  final: (c, first, count) => outcome(c, 'm', first, count, finalSet(true)),
+};
+
+const sentSet = (history: boolean): string =>
+  `status = 'sent', status_at = now(), sent_at = now(), lease_expires_at = NULL, connector_id = 'smsc-main',
+   due_at = now() + interval '1 day'${history ? `, history = history || ${entry('sent')}` : ''}`;
+const finalSet = (history: boolean): string =>
+  `status = 'delivered', status_at = now(), due_at = NULL, price_final = true, parts_delivered = 1
+   ${history ? `, history = history || ${entry('delivered')}` : ''}`;
+
+/** The claim's shape: the first due rows no one holds, leased (their due time moved to the lease's end). */
+async function lease(c: pg.Client, table: string, count: number): Promise<void> {
+  await c.query(
+    `WITH due AS (
+       SELECT ctid FROM ${table} WHERE status = 'sending' AND channel_type = 'SMS' AND traffic_type = 'SERVICE'
+         AND due_at <= now() ORDER BY due_at, id LIMIT $1 FOR UPDATE SKIP LOCKED
+     )
+     UPDATE ${table} t SET due_at = now() + interval '1 minute', lease_expires_at = now() + interval '1 minute',
+       attempts = t.attempts + 1
+     FROM due WHERE t.ctid = due.ctid`,
+    [count],
+  );
+}
+
+/** The outcome statement's shape: the rows locked in order, then updated by the version locked. */
+async function outcome(c: pg.Client, table: string, first: number, count: number, set: string): Promise<void> {
+  await c.query(
+    `WITH l AS (SELECT ctid FROM ${table} WHERE account_id = 7 AND ${idRange('id')} ORDER BY id FOR UPDATE)
+     UPDATE ${table} t SET ${set} FROM l WHERE t.ctid = l.ctid`,
+    [first, first + count],
+  );
+}
+
+function queueModel(fillfactor: number): Model {
+  return {
+    name: `queue table, fillfactor ${fillfactor}`,
+    setup: async (c) => {
+      await c.query(
+        `CREATE TABLE m (LIKE messages INCLUDING DEFAULTS)
+         WITH (fillfactor = ${fillfactor}, autovacuum_enabled = false)`,
+      );
+      await c.query('ALTER TABLE m ADD PRIMARY KEY (account_id, id)');
+      await copyIndexes(c, 'm', /\b(status|due_at)\b|\(account_id, id\)$/);
+      await c.query('CREATE INDEX ON m (account_id, dispatch_id) WHERE dispatch_id IS NOT NULL');
+      await c.query(
+        `CREATE TABLE q (account_id bigint NOT NULL, message_id uuid NOT NULL, channel_type text NOT NULL,
+           traffic_type text NOT NULL, waiting boolean NOT NULL DEFAULT false, due_at timestamptz NOT NULL,
+           PRIMARY KEY (account_id, message_id)) WITH (autovacuum_enabled = false)`,
+      );
+      await c.query('CREATE INDEX ON q (channel_type, traffic_type, due_at, message_id) WHERE NOT waiting');
+      await c.query('CREATE INDEX ON q (due_at, message_id) WHERE waiting');
+    },
+    insert: async (c, first, count) => {
+      await c.query(
+        `WITH i AS (
+           INSERT INTO m (${MESSAGE_COLUMNS}) SELECT ${messageValues(entry('sending'))}
+           FROM generate_series($1::int, $2::int) g
+           RETURNING account_id, id, channel_type, traffic_type, due_at
+         )
+         INSERT INTO q (account_id, message_id, channel_type, traffic_type, due_at)
+         SELECT account_id, id, channel_type, traffic_type, due_at FROM i`,
+        [first, first + count - 1],
+      );
+    },
+    claim: async (c, count) => {
+      await c.query(
+        `WITH due AS (
+           SELECT ctid FROM q WHERE NOT waiting AND channel_type = 'SMS' AND traffic_type = 'SERVICE'
+             AND due_at <= now() ORDER BY due_at, message_id LIMIT $1 FOR UPDATE SKIP LOCKED
+         )
+         UPDATE q SET due_at = now() + interval '1 minute' FROM due WHERE q.ctid = due.ctid`,
+        [count],
+      );
+    },
+    sent: async (c, first, count) => {
+      await outcome(c, 'm', first, count, sentSet(true));
+      await c.query(
+        `UPDATE q SET waiting = true, due_at = now() + interval '1 day'
+         WHERE account_id = 7 AND ${idRange('message_id')}`,
+        [first, first + count],
+      );
+    },
+    final: async (c, first, count) => {
+      await outcome(c, 'm', first, count, finalSet(true));
+      await c.query(`DELETE FROM q WHERE account_id = 7 AND ${idRange('message_id')}`, [first, first + count]);
+    },
+  };
+}
+
+const stateTable: Model = {
+  name: 'state table',
+  setup: async (c) => {
+    await c.query('CREATE TABLE m (LIKE messages INCLUDING DEFAULTS) WITH (autovacuum_enabled = false)');
+    await c.query('ALTER TABLE m ADD PRIMARY KEY (account_id, id)');
+    await copyIndexes(c, 'm', /\b(status|due_at)\b|\(account_id, id\)$/);
+    await c.query(
+      `CREATE TABLE s (account_id bigint NOT NULL, id uuid NOT NULL, status text NOT NULL,
+         status_at timestamptz NOT NULL, due_at timestamptz, lease_expires_at timestamptz, attempts int NOT NULL
+         DEFAULT 0, sent_at timestamptz, connector_id text, error_code int, price_final boolean NOT NULL DEFAULT false,
+         parts_delivered int NOT NULL DEFAULT 0, channel_type text NOT NULL, traffic_type text NOT NULL,
+         history jsonb NOT NULL, PRIMARY KEY (account_id, id)) WITH (autovacuum_enabled = false)`,
+    );
+    await c.query(`CREATE INDEX ON s (channel_type, traffic_type, due_at, id) WHERE status = 'sending'`);
+    await c.query(`CREATE INDEX ON s (due_at, id) WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL`);
+  },
+  insert: async (c, first, count) => {
+    await c.query(
+      `WITH i AS (
+         INSERT INTO m (${MESSAGE_COLUMNS}) SELECT ${messageValues("'[]'")}
+         FROM generate_series($1::int, $2::int) g
+         RETURNING account_id, id, channel_type, traffic_type
+       )
+       INSERT INTO s (account_id, id, status, status_at, due_at, channel_type, traffic_type, history)
+       SELECT account_id, id, 'sending', now(), now(), channel_type, traffic_type, ${entry('sending')} FROM i`,
+      [first, first + count - 1],
+    );
+  },
+  claim: (c, count) => lease(c, 's', count),
+  sent: (c, first, count) => outcome(c, 's', first, count, sentSet(true)),
+  final: (c, first, count) => outcome(c, 's', first, count, finalSet(true)),
+};
+
+interface Step {
+  wal: number;
+  ms: number;
+}
+
+/** Runs `work` and measures the WAL it wrote and its time. */
+async function step(c: pg.Client, work: () => Promise<void>): Promise<Step> {
+  const lsn = async (): Promise<string> =>
+    (await c.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0]!.lsn;
+  const from = await lsn();
+  const started = performance.now();
+  await work();
+  const ms = performance.now() - started;
+  const wal = (await c.query<{ b: string }>('SELECT pg_wal_lsn_diff($1, $2)::text AS b', [await lsn(), from])).rows[0]!;
+  return { wal: Number(wal.b), ms };
+}
+
+async function runModel(url: string, model: Model, messages: number): Promise<string> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query('DROP TABLE IF EXISTS m, q, s');
+    await model.setup(c);
+    await c.query('CHECKPOINT');
+    const insert = await step(c, async () => {
+      for (let n = 0; n < messages; n += INSERT_BATCH) {
+        await model.insert(c, n + 1, Math.min(INSERT_BATCH, messages - n));
+      }
+    });
+    const claim = await step(c, async () => {
+      for (let n = 0; n < messages; n += CLAIM_BATCH) await model.claim(c, CLAIM_BATCH);
+    });
+    const sent = await step(c, async () => {
+      for (let n = 0; n < messages; n += OUTCOME_BATCH) await model.sent(c, n + 1, OUTCOME_BATCH);
+    });
+    const final = await step(c, async () => {
+      for (let n = 0; n < messages; n += OUTCOME_BATCH) await model.final(c, n + 1, OUTCOME_BATCH);
+    });
+    await c.query('SELECT pg_stat_force_next_flush()');
+    const { rows } = await c.query<{ upd: string; hot: string; size: string }>(
+      `SELECT sum(n_tup_upd)::text AS upd, sum(n_tup_hot_upd)::text AS hot,
+         pg_size_pretty(pg_total_relation_size('m')) AS size
+       FROM pg_stat_user_tables WHERE relid = 'm'::regclass`,
+    );
+    const steps = [insert, claim, sent, final];
+    const per = (s: Step): string => `${Math.round(s.wal / messages)} B ${((s.ms * 1000) / messages).toFixed(0)} us`;
+    const total = steps.reduce((sum, s) => sum + s.wal, 0) / messages;
+    const us = (steps.reduce((sum, s) => sum + s.ms, 0) * 1000) / messages;
+    const hot = rows[0]!;
+    return (
+      `  ${model.name.padEnd(26)} ${String(Math.round(total)).padStart(5)} B a message, ${us.toFixed(0)} us | ` +
+      `insert ${per(insert)}, claim ${per(claim)}, sent ${per(sent)}, final ${per(final)} | ` +
+      `messages' updates HOT ${hot.hot}/${hot.upd}, its size ${hot.size}`
+    );
+  } finally {
+    await c.query('DROP TABLE IF EXISTS m, q, s').catch(() => undefined);
+    await c.end();
+  }
+}
+
+/** Each model in turn, `rounds` times, on a fresh schema migrated by Herald itself. */
+export async function benchWalModels(options: { messages: number; rounds: number }): Promise<BenchFigure[]> {
+  const schema = await createBenchSchema();
+  try {
+    execFileSync(process.execPath, ['bin/herald.js', 'migrate'], {
+      env: { ...process.env, DATABASE_URL: schema.url },
+      stdio: 'ignore',
+    });
+    const models = [current, queueModel(100), queueModel(70), queueModel(50), stateTable];
+    const figures: BenchFigure[] = [];
+    for (let round = 0; round < options.rounds; round++) {
+      for (const model of models) {
+        const line = await runModel(schema.url, model, options.messages);
+        process.stdout.write(`${line}\n`);
+        if (round === options.rounds - 1) {
+          const bytes = Number(/(\d+) B a message/.exec(line)?.[1]);
+          figures.push({
+            name: `wal models: ${model.name}`,
+            value: bytes,
+            unit: 'B/msg',
+            note: `WAL of insert, claim, sent and final, ${options.messages} messages in plain SQL (no callbacks)`,
+          });
+        }
+      }
+    }
+    return figures;
+  } finally {
+    await schema.drop();
+  }
+}
