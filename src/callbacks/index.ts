@@ -20,7 +20,7 @@ export { CALLBACK_EVENTS, isCallbackEvent } from './events.js';
 export { callbackBacklog } from './laneSql.js';
 export type { CallbackEvent } from './events.js';
 export { callbackJobs } from './jobs.js';
-export { callbackTargetsRecheck } from './targetSql.js';
+export { callbackTargetsRecheck, callbackTargetUrl } from './targetSql.js';
 export type { EventColumns, NewEvent } from './eventSql.js';
 export {
   callbackSmppAck,

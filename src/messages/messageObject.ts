@@ -1,3 +1,4 @@
+import { callbackTargetUrl } from '../callbacks/index.js';
 import { maskCallbackUrl } from '../shared/callbackUrlMask.js';
 import type { Channel } from '../shared/channels.js';
 import type { Static } from 'typebox';
@@ -57,9 +58,12 @@ export interface MessageRow {
   fraud_hold_id: number | null;
 }
 
+/** A message's columns as its object reads them; the callback URL from its target where the row keeps only that. */
 export const MESSAGE_COLUMNS = `account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id,
   template_id, sender_name, destination, country, region, brand, content, tags, use_local_time, local_send_time,
-  local_completion_time, ttl, hours, days, short_url, callback_url, callback_events, external_message_id,
+  local_completion_time, ttl, hours, days, short_url,
+  coalesce(callback_url, ${callbackTargetUrl('callback_target_id')}) AS callback_url, callback_events,
+  external_message_id,
   total_parts, status, status_at, planned_send_at, sent_at, error_code, read_status, history, price, currency,
   price_final, price_refunded, cascade_id, cascade_step, traffic_type, dispatch_id, fraud_hold_id`;
 

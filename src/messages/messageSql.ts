@@ -132,7 +132,9 @@ export async function messageInsertBatch(
         hours: m.hours ?? undefined,
         days: m.days ?? undefined,
         short_url: m.shortUrl,
-        callback_url: m.callbackUrl ?? undefined,
+        // A callback URL resolved to its target is read from the target (MESSAGE_COLUMNS): each of the row's four
+        // versions (insert, claim, sent, final) would write it again.
+        callback_url: callbackTargetId ? undefined : (m.callbackUrl ?? undefined),
         callback_events: m.callbackEvents ?? undefined,
         external_message_id: m.externalMessageId ?? undefined,
         total_parts: m.totalParts,

@@ -139,6 +139,15 @@ describe.each(ENGINES)('GET /api/v1/message and GET /api/v1/message/{uuid} (%s)'
     const reply = await t.call('GET', `/api/v1/message/${sent.body.items[0].messageUuid}`, { token: account.traffic });
     expect(reply.body.callbackUrl).toBe('https://user:***@example.com/cb');
     expect(JSON.stringify(reply.body)).not.toContain('secret');
+    // The row keeps only the URL's target (each of its versions would write the URL again); it is read from there,
+    // in the list too.
+    const [row] = await t.testDb.db.query<{ callback_url: string | null; callback_target_id: string | null }>(
+      'SELECT callback_url, callback_target_id FROM messages WHERE id = $1',
+      [sent.body.items[0].messageUuid],
+    );
+    expect(row).toMatchObject({ callback_url: null, callback_target_id: expect.anything() });
+    const listed = await list(`?message_uuid=${sent.body.items[0].messageUuid}`);
+    expect(listed.body.items[0].callbackUrl).toBe('https://user:***@example.com/cb');
   });
 
   it("does not show another account's message, nor with a system token", async () => {
