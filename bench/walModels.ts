@@ -28,6 +28,8 @@ interface Model {
   insert(c: pg.Client, first: number, count: number): Promise<void>;
   claim(c: pg.Client, count: number): Promise<void>;
   sent(c: pg.Client, first: number, count: number): Promise<void>;
+  /** After the `sent` of a claim's messages (the claim-record layout forgets its record). */
+  claimDone?(c: pg.Client): Promise<void>;
   final(c: pg.Client, first: number, count: number): Promise<void>;
 }
 
@@ -104,6 +106,40 @@ async function outcome(c: pg.Client, table: string, first: number, count: number
     [first, first + count],
   );
 }
+
+/**
+ * `messages` as it is, but a claim writes one row for all it takes (the lease and the ids) instead of moving each
+ * message's due time: the claimed messages stay at the head of the queue's index, and the next claims skip the ids
+ * of the claims whose lease has not ended. The record goes once its messages are sent.
+ */
+const claimRecord: Model = {
+  name: 'claim as one record',
+  setup: async (c) => {
+    await current.setup(c);
+    await c.query(
+      `CREATE TABLE cr (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, until timestamptz NOT NULL,
+         ids uuid[] NOT NULL) WITH (autovacuum_enabled = false)`,
+    );
+  },
+  insert: (c, first, count) => current.insert(c, first, count),
+  claim: async (c, count) => {
+    await c.query(
+      `WITH held AS (SELECT unnest(ids) AS id FROM cr WHERE until > now()),
+       due AS (
+         SELECT id FROM m WHERE status = 'sending' AND channel_type = 'SMS' AND traffic_type = 'SERVICE'
+           AND due_at <= now() AND id NOT IN (SELECT id FROM held)
+         ORDER BY due_at, id LIMIT $1
+       )
+       INSERT INTO cr (until, ids) SELECT now() + interval '1 minute', array_agg(id) FROM due`,
+      [count],
+    );
+  },
+  sent: (c, first, count) => outcome(c, 'm', first, count, sentSet(true)),
+  claimDone: async (c) => {
+    await c.query('DELETE FROM cr WHERE id = (SELECT min(id) FROM cr)');
+  },
+  final: (c, first, count) => outcome(c, 'm', first, count, finalSet(true)),
+};
 
 function queueModel(fillfactor: number): Model {
   return {
@@ -199,37 +235,48 @@ interface Step {
   ms: number;
 }
 
-/** Runs `work` and measures the WAL it wrote and its time. */
-async function step(c: pg.Client, work: () => Promise<void>): Promise<Step> {
+/** Runs `work` and adds the WAL it wrote and its time to `into`. */
+async function step(c: pg.Client, into: Step, work: () => Promise<void>): Promise<void> {
   const lsn = async (): Promise<string> =>
     (await c.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0]!.lsn;
   const from = await lsn();
   const started = performance.now();
   await work();
-  const ms = performance.now() - started;
+  into.ms += performance.now() - started;
   const wal = (await c.query<{ b: string }>('SELECT pg_wal_lsn_diff($1, $2)::text AS b', [await lsn(), from])).rows[0]!;
-  return { wal: Number(wal.b), ms };
+  into.wal += Number(wal.b);
 }
+
+/** Claims in flight when the next claim runs: the worker's connectors hold what it claimed before. */
+const CLAIMS_IN_FLIGHT = 2;
 
 async function runModel(url: string, model: Model, messages: number): Promise<string> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    await c.query('DROP TABLE IF EXISTS m, q, s');
+    await c.query('DROP TABLE IF EXISTS m, q, s, cr');
     await model.setup(c);
     await c.query('CHECKPOINT');
-    const insert = await step(c, async () => {
+    const [insert, claim, sent, final]: Step[] = [0, 1, 2, 3].map(() => ({ wal: 0, ms: 0 }));
+    await step(c, insert!, async () => {
       for (let n = 0; n < messages; n += INSERT_BATCH) {
         await model.insert(c, n + 1, Math.min(INSERT_BATCH, messages - n));
       }
     });
-    const claim = await step(c, async () => {
-      for (let n = 0; n < messages; n += CLAIM_BATCH) await model.claim(c, CLAIM_BATCH);
-    });
-    const sent = await step(c, async () => {
-      for (let n = 0; n < messages; n += OUTCOME_BATCH) await model.sent(c, n + 1, OUTCOME_BATCH);
-    });
-    const final = await step(c, async () => {
+    // Claims and the `sent` of what was claimed interleave, CLAIMS_IN_FLIGHT claims behind, as in a worker.
+    const claims = Math.ceil(messages / CLAIM_BATCH);
+    for (let k = 0; k < claims + CLAIMS_IN_FLIGHT; k++) {
+      if (k < claims) await step(c, claim!, () => model.claim(c, CLAIM_BATCH));
+      const done = k - CLAIMS_IN_FLIGHT;
+      if (done < 0) continue;
+      await step(c, sent!, async () => {
+        for (let n = done * CLAIM_BATCH; n < (done + 1) * CLAIM_BATCH; n += OUTCOME_BATCH) {
+          await model.sent(c, n + 1, OUTCOME_BATCH);
+        }
+        await model.claimDone?.(c);
+      });
+    }
+    await step(c, final!, async () => {
       for (let n = 0; n < messages; n += OUTCOME_BATCH) await model.final(c, n + 1, OUTCOME_BATCH);
     });
     await c.query('SELECT pg_stat_force_next_flush()');
@@ -238,18 +285,18 @@ async function runModel(url: string, model: Model, messages: number): Promise<st
          pg_size_pretty(pg_total_relation_size('m')) AS size
        FROM pg_stat_user_tables WHERE relid = 'm'::regclass`,
     );
-    const steps = [insert, claim, sent, final];
+    const steps = [insert!, claim!, sent!, final!];
     const per = (s: Step): string => `${Math.round(s.wal / messages)} B ${((s.ms * 1000) / messages).toFixed(0)} us`;
     const total = steps.reduce((sum, s) => sum + s.wal, 0) / messages;
     const us = (steps.reduce((sum, s) => sum + s.ms, 0) * 1000) / messages;
     const hot = rows[0]!;
     return (
       `  ${model.name.padEnd(26)} ${String(Math.round(total)).padStart(5)} B a message, ${us.toFixed(0)} us | ` +
-      `insert ${per(insert)}, claim ${per(claim)}, sent ${per(sent)}, final ${per(final)} | ` +
+      `insert ${per(insert!)}, claim ${per(claim!)}, sent ${per(sent!)}, final ${per(final!)} | ` +
       `messages' updates HOT ${hot.hot}/${hot.upd}, its size ${hot.size}`
     );
   } finally {
-    await c.query('DROP TABLE IF EXISTS m, q, s').catch(() => undefined);
+    await c.query('DROP TABLE IF EXISTS m, q, s, cr').catch(() => undefined);
     await c.end();
   }
 }
@@ -262,7 +309,7 @@ export async function benchWalModels(options: { messages: number; rounds: number
       env: { ...process.env, DATABASE_URL: schema.url },
       stdio: 'ignore',
     });
-    const models = [current, queueModel(100), queueModel(70), queueModel(50), stateTable];
+    const models = [current, claimRecord, queueModel(100), queueModel(70), queueModel(50), stateTable];
     const figures: BenchFigure[] = [];
     for (let round = 0; round < options.rounds; round++) {
       for (const model of models) {
