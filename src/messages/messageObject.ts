@@ -119,8 +119,20 @@ export function messageToApi(row: MessageRow): MessageApi {
     hold: row.fraud_hold_id !== null && row.status === 'sending' ? 'fraud' : null,
     errorCode: row.error_code,
     direction: row.direction,
-    statusHistory: row.history.map((entry) => ({ ...entry, at: isoUtc(new Date(entry.at))! })),
+    statusHistory: historyOf(row).map((entry) => ({ ...entry, at: isoUtc(new Date(entry.at))! })),
   };
+}
+
+/**
+ * A message's status history. An outbound message's first entry, `sending` at its creation, is not stored (each of
+ * the row's four versions would write it again): it is the history's head unless the row holds it itself, as rows
+ * stored before did (a stored `sending` entry is otherwise a retry's, which has its retryAt).
+ */
+export function historyOf(row: Pick<MessageRow, 'direction' | 'created_at' | 'history'>): HistoryEntry[] {
+  const first = row.history[0];
+  const held = first !== undefined && first.status === 'sending' && first.retryAt === undefined;
+  if (row.direction !== 'outbound' || held) return row.history;
+  return [{ status: 'sending', at: row.created_at.toISOString() }, ...row.history];
 }
 
 /**

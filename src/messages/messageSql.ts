@@ -174,11 +174,11 @@ export async function messageInsertBatch(
        coalesce(r.tags, '{}'), r.use_local_time, r.local_send_time, r.local_completion_time, r.ttl, r.hours, r.days,
        r.short_url, r.callback_url, r.callback_events, r.external_message_id, r.total_parts, 'sending', $2,
        CASE WHEN r.planned THEN r.planned_send_at ELSE $2 END,
-       CASE WHEN r.leased THEN $6 WHEN r.held THEN 'infinity' ELSE coalesce(r.planned_send_at, $2) END,
-       coalesce(r.deadline_at, $2 + make_interval(secs => coalesce(r.ttl, $8))),
-       coalesce(r.expires_at, $2 + make_interval(secs => coalesce(r.ttl, $8))),
-       $5::jsonb, CASE WHEN r.leased THEN $6::timestamptz END, CASE WHEN r.leased THEN 1 ELSE 0 END, r.price,
-       coalesce(r.currency, $9), r.callback_target_id, r.template_id, $7, r.cascade_id, r.cascade_step,
+       CASE WHEN r.leased THEN $5 WHEN r.held THEN 'infinity' ELSE coalesce(r.planned_send_at, $2) END,
+       coalesce(r.deadline_at, $2 + make_interval(secs => coalesce(r.ttl, $7))),
+       coalesce(r.expires_at, $2 + make_interval(secs => coalesce(r.ttl, $7))),
+       '[]'::jsonb, CASE WHEN r.leased THEN $5::timestamptz END, CASE WHEN r.leased THEN 1 ELSE 0 END, r.price,
+       coalesce(r.currency, $8), r.callback_target_id, r.template_id, $6, r.cascade_id, r.cascade_step,
        r.traffic_type, r.dispatch_id, r.fraud_hold_id
      FROM jsonb_to_recordset($4::jsonb) AS r(
        id uuid, channel_type text, sender_name text, destination text, country text, region text, brand text,
@@ -206,17 +206,15 @@ export async function messageInsertBatch(
          ...cascadeOf('inserted'),
        },
        'inserted',
-       `$10::boolean AND ${wantsEvent('inserted', "'price'")}`,
+       `$9::boolean AND ${wantsEvent('inserted', "'price'")}`,
      )}),
      ${insertEventsCte('price_events', 'ORDER BY message_id')}
      SELECT 1`,
-      // Every message of the batch starts its history with the same entry.
       [
         batch.accountId,
         batch.now,
         batch.trafficCenterId,
         slice,
-        JSON.stringify([{ status: 'sending', at: batch.now.toISOString() }]),
         batch.leaseUntil,
         batch.sendingMethod,
         DEFAULT_TTL_SECONDS,

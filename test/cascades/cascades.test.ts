@@ -262,11 +262,11 @@ describe.each(ENGINES)('cascades (%s)', (engine) => {
       });
       // The connector pauses and probes on Herald's clock; after 10 s refused the step goes back to the queue.
       await waitFor(async () => {
-        const [row] = await t.testDb.db.query<{ history: { status: string }[] }>(
+        const [row] = await t.testDb.db.query<{ history: { status: string; retryAt?: string }[] }>(
           'SELECT history FROM messages WHERE cascade_id = $1 AND cascade_step = 2',
           [root],
         );
-        if (row!.history.length > 1) return true;
+        if (row!.history.some((h) => h.retryAt !== undefined)) return true;
         t.clock.advance(1000);
         return false;
       });
