@@ -5,7 +5,9 @@ import { messageExpireDue } from '../../src/messages/expirySql.js';
 import { DeliveryWriter } from '../../src/delivery/deliveryWriter.js';
 import type { CarrierReceipt } from '../../src/connectors/connector.js';
 import { messageApplyReceipts } from '../../src/messages/outcomes.js';
+import { historyOf } from '../../src/messages/messageObject.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
+import type { HistoryEntry } from '../../src/messages/transitions.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { insertAccount, insertCallbackTarget, insertMessage, type MessageFields } from '../factories/rows.js';
 
@@ -21,7 +23,7 @@ interface Row {
   price_final: boolean;
   price_refunded: boolean;
   due_at: Date | null;
-  history: { status: string; ignored?: boolean }[];
+  history: HistoryEntry[];
 }
 
 describe.each(ENGINES)('the message lifecycle: status, read status, prices, lifetimes (%s)', (engine) => {
@@ -58,7 +60,10 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
         [id],
       )
     ).map((e) => [e.event, e.status ?? String(e.extra?.price)]);
-  const statuses = (r: Row): string[] => r.history.filter((h) => !h.ignored).map((h) => h.status);
+  const statuses = (r: Row): string[] =>
+    historyOf({ ...r, direction: 'outbound', created_at: new Date(0) })
+      .filter((h) => !h.ignored)
+      .map((h) => h.status);
   const receipt = (carrierId: string, state: CarrierReceipt['state'], seconds: number): CarrierReceipt => ({
     connectorId: CONNECTOR,
     carrierId,

@@ -133,7 +133,8 @@ export async function insertMessage(db: Queryable, f: MessageFields): Promise<st
       f.callbackTargetId ?? null,
       f.callbackEvents ?? null,
       f.templateId ?? null,
-      JSON.stringify([{ status: 'sending', at: created.toISOString() }]),
+      // As Herald stores it: an outbound message's first entry (sending, at its creation) is implied (historyOf).
+      '[]',
       f.trafficType ?? 'SERVICE',
     ],
   );

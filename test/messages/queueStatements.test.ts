@@ -2,6 +2,7 @@ import { describe, expect } from 'vitest';
 import type { Queryable } from '../../src/db/db.js';
 import { claimLimits, messageClaimDue, messageNextDue } from '../../src/messages/claimSql.js';
 import { messageExpireDue } from '../../src/messages/expirySql.js';
+import { historyOf } from '../../src/messages/messageObject.js';
 import { messageApplyTransitions } from '../../src/messages/transitionSql.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { retryTransition, sentTransition, statusTransition } from '../../src/messages/transitions.js';
@@ -31,6 +32,8 @@ interface Row {
   status_at: Date;
   price_final: boolean;
   price_refunded: boolean;
+  direction: 'outbound' | 'inbound';
+  created_at: Date;
   history: { status: string; at: string; errorCode?: number }[];
 }
 
@@ -38,13 +41,14 @@ const row = async (db: Queryable, id: string): Promise<Row> =>
   (
     await db.query<Row>(
       `SELECT status, read_status, error_code, due_at, lease_expires_at, attempts, sent_at, status_at, price_final,
-       price_refunded, history FROM messages WHERE id = $1`,
+       price_refunded, direction, created_at, history FROM messages WHERE id = $1`,
       [id],
     )
   )[0]!;
-const statuses = (r: Row): string[] => r.history.map((h) => h.status);
+/** The history as the message object shows it (an outbound message's first entry is implied, not stored). */
+const statuses = (r: Row): string[] => historyOf(r).map((h) => h.status);
 /** History entries with their times as ISO strings: those the database writes read `+00:00`, not `Z`. */
-const entries = (r: Row): Row['history'] => r.history.map((h) => ({ ...h, at: new Date(h.at).toISOString() }));
+const entries = (r: Row): Row['history'] => historyOf(r).map((h) => ({ ...h, at: new Date(h.at).toISOString() }));
 const claimedIds = async (db: Queryable, now: Date, limit = 100): Promise<string[]> =>
   (await messageClaimDue(db, now, claimLimits(limit), LEASE_MS)).map((m) => m.id).sort();
 
