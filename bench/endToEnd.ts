@@ -208,10 +208,12 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       ...apis.map((p) => ({ role: options.split ? ('api' as const) : ('all' as const), pid: p.child.pid! })),
       ...workers.map((p) => ({ role: 'worker' as const, pid: p.child.pid! })),
     ]);
-    // The server's commits and WAL over the run (BENCH_VERBOSE): other databases' work counts too, so read them on
-    // a quiet server.
-    // The server's CPU is read from /proc by its data directory's postmaster.pid: NaN (printed as such) where that
-    // cannot be read (another user's server, another host).
+    // The server's commits, WAL and CPU over the run (BENCH_VERBOSE): other databases' work counts too, so read them
+    // on a quiet server. Its CPU is read from /proc by its data directory's postmaster.pid: NaN (printed as such)
+    // where that cannot be read (another user's server, another host).
+    const dataDir = process.env.BENCH_VERBOSE
+      ? ((await db.query('SHOW data_directory')).rows[0].data_directory as string)
+      : '';
     const serverCpuSeconds = (): number => {
       try {
         return postgresCpuSeconds(dataDir);
@@ -219,9 +221,6 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
         return Number.NaN;
       }
     };
-    const dataDir = process.env.BENCH_VERBOSE
-      ? ((await db.query('SHOW data_directory')).rows[0].data_directory as string)
-      : '';
     const serverWork = async (): Promise<{ commits: number; wal: string; cpu: number }> => ({
       ...(
         await db.query(

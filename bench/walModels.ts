@@ -4,15 +4,16 @@ import { type BenchFigure, createBenchSchema } from './lib.js';
 
 /*
  * What a message's durable life writes under other layouts of the messages table (issue 35, docs/scaling.md), before
- * any of them is built: the same life (an insert in batches of 1000, a claim in batches of 500, `sent` and then the
- * final status in batches of 250, in id order as the worker meets them) written in plain SQL to tables made from
- * Herald's own schema (migrated into a fresh schema), and the WAL, the HOT share of the updates and the statements'
- * time measured per step. The models:
+ * any of them is built: the same life (an insert in batches of 1000; claims of 500, each followed CLAIMS_IN_FLIGHT
+ * claims later by the `sent` of what it took, in batches of 250, as a worker's connectors hand them back; then the
+ * final status in batches of 250) written in plain SQL to tables made from Herald's own schema (migrated into a fresh
+ * schema), and the WAL, the HOT share of the updates and the statements' time measured per step. The layouts:
  *   - current: `messages` as it is (LIKE messages INCLUDING ALL): every index, the queue and the receipt expiry as
  *     partial indexes of it.
- *   - queue ff N: every index that names `status` or `due_at` left out (the dispatch index keyed without status), the
- *     queue and the expiry in a narrow table of their own (inserted with the message, its due time moved by the
- *     claim and by `sent`, deleted at the final status), the messages table at fillfactor N.
+ *   - claim as one record: the same, a claim writing one row for all it takes instead of a version of each row.
+ *   - queue table, fillfactor N: every index that names `status` or `due_at` left out (the dispatch index keyed
+ *     without status), the queue and the expiry in a narrow table of their own (inserted with the message, its due
+ *     time moved by the claim and by `sent`, deleted at the final status), the messages table at fillfactor N.
  *   - state table: `messages` written once (insert only) and what changes in a narrow row of its own (status, times,
  *     lease, history), which carries the queue's and the expiry's indexes.
  */
@@ -37,7 +38,8 @@ interface Model {
 const idOf = (n: string): string => `('00000000-0000-7000-8000-' || lpad(to_hex(${n}), 12, '0'))::uuid`;
 const idRange = (column: string): string => `${column} >= ${idOf('$1::int')} AND ${column} < ${idOf('$2::int')}`;
 
-const MESSAGE_COLUMNS = `account_id, id, created_at, channel_type, sender_name, destination, country, brand, content,
+/** The columns the layouts' inserts write. */
+const INSERTED_COLUMNS = `account_id, id, created_at, channel_type, sender_name, destination, country, brand, content,
   total_parts, status, status_at, due_at, deadline_at, history, price, currency, callback_target_id, traffic_type,
   callback_url, callback_events, expires_at, route_id, buy_price, buy_currency`;
 /** A message of the benchmarks' kind: an SMS with a callback target, priced, routed. */
@@ -60,6 +62,18 @@ async function copyIndexes(c: pg.Client, table: string, without: RegExp): Promis
   }
 }
 
+/**
+ * `m` as `messages` without the indexes that name `status` or `due_at` (the queue's, the expiry's, the dispatch
+ * index's key): what a layout that keeps the queue elsewhere leaves on it.
+ */
+async function messagesWithoutQueue(c: pg.Client, fillfactor = 100): Promise<void> {
+  await c.query(
+    `CREATE TABLE m (LIKE messages INCLUDING DEFAULTS) WITH (fillfactor = ${fillfactor}, autovacuum_enabled = false)`,
+  );
+  await c.query('ALTER TABLE m ADD PRIMARY KEY (account_id, id)');
+  await copyIndexes(c, 'm', /\b(status|due_at)\b|\(account_id, id\)$/);
+}
+
 const current: Model = {
   name: 'current',
   setup: async (c) => {
@@ -67,22 +81,21 @@ const current: Model = {
   },
   insert: async (c, first, count) => {
     await c.query(
-      `INSERT INTO m (${MESSAGE_COLUMNS}) SELECT ${messageValues(entry('sending'))}
+      `INSERT INTO m (${INSERTED_COLUMNS}) SELECT ${messageValues(entry('sending'))}
        FROM generate_series($1::int, $2::int) g`,
       [first, first + count - 1],
     );
   },
   claim: (c, count) => lease(c, 'm', count),
-  sent: (c, first, count) => outcome(c, 'm', first, count, sentSet(true)),
-  final: (c, first, count) => outcome(c, 'm', first, count, finalSet(true)),
+  sent: (c, first, count) => outcome(c, 'm', first, count, SENT_SET),
+  final: (c, first, count) => outcome(c, 'm', first, count, FINAL_SET),
 };
 
-const sentSet = (history: boolean): string =>
-  `status = 'sent', status_at = now(), sent_at = now(), lease_expires_at = NULL, connector_id = 'smsc-main',
-   due_at = now() + interval '1 day'${history ? `, history = history || ${entry('sent')}` : ''}`;
-const finalSet = (history: boolean): string =>
-  `status = 'delivered', status_at = now(), due_at = NULL, price_final = true, parts_delivered = 1
-   ${history ? `, history = history || ${entry('delivered')}` : ''}`;
+/** What `sent` and the final status change (the outcome statement's SET). */
+const SENT_SET = `status = 'sent', status_at = now(), sent_at = now(), lease_expires_at = NULL,
+  connector_id = 'smsc-main', due_at = now() + interval '1 day', history = history || ${entry('sent')}`;
+const FINAL_SET = `status = 'delivered', status_at = now(), due_at = NULL, price_final = true, parts_delivered = 1,
+  history = history || ${entry('delivered')}`;
 
 /** The claim's shape: the first due rows no one holds, leased (their due time moved to the lease's end). */
 async function lease(c: pg.Client, table: string, count: number): Promise<void> {
@@ -134,23 +147,18 @@ const claimRecord: Model = {
       [count],
     );
   },
-  sent: (c, first, count) => outcome(c, 'm', first, count, sentSet(true)),
+  sent: (c, first, count) => outcome(c, 'm', first, count, SENT_SET),
   claimDone: async (c) => {
     await c.query('DELETE FROM cr WHERE id = (SELECT min(id) FROM cr)');
   },
-  final: (c, first, count) => outcome(c, 'm', first, count, finalSet(true)),
+  final: (c, first, count) => outcome(c, 'm', first, count, FINAL_SET),
 };
 
 function queueModel(fillfactor: number): Model {
   return {
     name: `queue table, fillfactor ${fillfactor}`,
     setup: async (c) => {
-      await c.query(
-        `CREATE TABLE m (LIKE messages INCLUDING DEFAULTS)
-         WITH (fillfactor = ${fillfactor}, autovacuum_enabled = false)`,
-      );
-      await c.query('ALTER TABLE m ADD PRIMARY KEY (account_id, id)');
-      await copyIndexes(c, 'm', /\b(status|due_at)\b|\(account_id, id\)$/);
+      await messagesWithoutQueue(c, fillfactor);
       await c.query('CREATE INDEX ON m (account_id, dispatch_id) WHERE dispatch_id IS NOT NULL');
       await c.query(
         `CREATE TABLE q (account_id bigint NOT NULL, message_id uuid NOT NULL, channel_type text NOT NULL,
@@ -163,7 +171,7 @@ function queueModel(fillfactor: number): Model {
     insert: async (c, first, count) => {
       await c.query(
         `WITH i AS (
-           INSERT INTO m (${MESSAGE_COLUMNS}) SELECT ${messageValues(entry('sending'))}
+           INSERT INTO m (${INSERTED_COLUMNS}) SELECT ${messageValues(entry('sending'))}
            FROM generate_series($1::int, $2::int) g
            RETURNING account_id, id, channel_type, traffic_type, due_at
          )
@@ -183,7 +191,7 @@ function queueModel(fillfactor: number): Model {
       );
     },
     sent: async (c, first, count) => {
-      await outcome(c, 'm', first, count, sentSet(true));
+      await outcome(c, 'm', first, count, SENT_SET);
       await c.query(
         `UPDATE q SET waiting = true, due_at = now() + interval '1 day'
          WHERE account_id = 7 AND ${idRange('message_id')}`,
@@ -191,7 +199,7 @@ function queueModel(fillfactor: number): Model {
       );
     },
     final: async (c, first, count) => {
-      await outcome(c, 'm', first, count, finalSet(true));
+      await outcome(c, 'm', first, count, FINAL_SET);
       await c.query(`DELETE FROM q WHERE account_id = 7 AND ${idRange('message_id')}`, [first, first + count]);
     },
   };
@@ -200,9 +208,7 @@ function queueModel(fillfactor: number): Model {
 const stateTable: Model = {
   name: 'state table',
   setup: async (c) => {
-    await c.query('CREATE TABLE m (LIKE messages INCLUDING DEFAULTS) WITH (autovacuum_enabled = false)');
-    await c.query('ALTER TABLE m ADD PRIMARY KEY (account_id, id)');
-    await copyIndexes(c, 'm', /\b(status|due_at)\b|\(account_id, id\)$/);
+    await messagesWithoutQueue(c);
     await c.query(
       `CREATE TABLE s (account_id bigint NOT NULL, id uuid NOT NULL, status text NOT NULL,
          status_at timestamptz NOT NULL, due_at timestamptz, lease_expires_at timestamptz, attempts int NOT NULL
@@ -216,7 +222,7 @@ const stateTable: Model = {
   insert: async (c, first, count) => {
     await c.query(
       `WITH i AS (
-         INSERT INTO m (${MESSAGE_COLUMNS}) SELECT ${messageValues("'[]'")}
+         INSERT INTO m (${INSERTED_COLUMNS}) SELECT ${messageValues("'[]'")}
          FROM generate_series($1::int, $2::int) g
          RETURNING account_id, id, channel_type, traffic_type
        )
@@ -226,8 +232,8 @@ const stateTable: Model = {
     );
   },
   claim: (c, count) => lease(c, 's', count),
-  sent: (c, first, count) => outcome(c, 's', first, count, sentSet(true)),
-  final: (c, first, count) => outcome(c, 's', first, count, finalSet(true)),
+  sent: (c, first, count) => outcome(c, 's', first, count, SENT_SET),
+  final: (c, first, count) => outcome(c, 's', first, count, FINAL_SET),
 };
 
 interface Step {
@@ -237,20 +243,21 @@ interface Step {
 
 /** Runs `work` and adds the WAL it wrote and its time to `into`. */
 async function step(c: pg.Client, into: Step, work: () => Promise<void>): Promise<void> {
-  const lsn = async (): Promise<string> =>
-    (await c.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0]!.lsn;
-  const from = await lsn();
+  const from = (await c.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0]!.lsn;
   const started = performance.now();
   await work();
   into.ms += performance.now() - started;
-  const wal = (await c.query<{ b: string }>('SELECT pg_wal_lsn_diff($1, $2)::text AS b', [await lsn(), from])).rows[0]!;
-  into.wal += Number(wal.b);
+  const { rows } = await c.query<{ b: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1)::text AS b', [
+    from,
+  ]);
+  into.wal += Number(rows[0]!.b);
 }
 
 /** Claims in flight when the next claim runs: the worker's connectors hold what it claimed before. */
 const CLAIMS_IN_FLIGHT = 2;
 
-async function runModel(url: string, model: Model, messages: number): Promise<string> {
+/** One layout's run: its WAL a message, and the line that tells it step by step. */
+async function runModel(url: string, model: Model, messages: number): Promise<{ bytes: number; line: string }> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
@@ -290,11 +297,12 @@ async function runModel(url: string, model: Model, messages: number): Promise<st
     const total = steps.reduce((sum, s) => sum + s.wal, 0) / messages;
     const us = (steps.reduce((sum, s) => sum + s.ms, 0) * 1000) / messages;
     const hot = rows[0]!;
-    return (
-      `  ${model.name.padEnd(26)} ${String(Math.round(total)).padStart(5)} B a message, ${us.toFixed(0)} us | ` +
+    const bytes = Math.round(total);
+    const line =
+      `  ${model.name.padEnd(26)} ${String(bytes).padStart(5)} B a message, ${us.toFixed(0)} us | ` +
       `insert ${per(insert!)}, claim ${per(claim!)}, sent ${per(sent!)}, final ${per(final!)} | ` +
-      `messages' updates HOT ${hot.hot}/${hot.upd}, its size ${hot.size}`
-    );
+      `messages' updates HOT ${hot.hot}/${hot.upd}, its size ${hot.size}`;
+    return { bytes, line };
   } finally {
     await c.query('DROP TABLE IF EXISTS m, q, s, cr').catch(() => undefined);
     await c.end();
@@ -313,10 +321,9 @@ export async function benchWalModels(options: { messages: number; rounds: number
     const figures: BenchFigure[] = [];
     for (let round = 0; round < options.rounds; round++) {
       for (const model of models) {
-        const line = await runModel(schema.url, model, options.messages);
+        const { bytes, line } = await runModel(schema.url, model, options.messages);
         process.stdout.write(`${line}\n`);
         if (round === options.rounds - 1) {
-          const bytes = Number(/(\d+) B a message/.exec(line)?.[1]);
           figures.push({
             name: `wal models: ${model.name}`,
             value: bytes,

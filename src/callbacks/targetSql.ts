@@ -1,7 +1,6 @@
 import type { Queryable } from '../db/db.js';
 import { LANES } from './eventSql.js';
 
-/** A target of an account's URL as the database knows it. */
 /**
  * The URL of the target `column` names, as an SQL expression: a message with a callback keeps only its target's id
  * (messages/messageSql.ts), and its target is never deleted while a message refers to it (callbackTargetsExpire).
@@ -9,6 +8,7 @@ import { LANES } from './eventSql.js';
 export const callbackTargetUrl = (column: string): string =>
   `(SELECT t.url FROM callback_targets t WHERE t.id = ${column})`;
 
+/** A target of an account's URL as the database knows it. */
 export interface TargetRow {
   readonly id: number;
   readonly url: string;

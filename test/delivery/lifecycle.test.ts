@@ -23,6 +23,8 @@ interface Row {
   price_final: boolean;
   price_refunded: boolean;
   due_at: Date | null;
+  direction: 'outbound' | 'inbound';
+  created_at: Date;
   history: HistoryEntry[];
 }
 
@@ -48,8 +50,8 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
   const row = async (id: string): Promise<Row> =>
     (
       await db.query<Row>(
-        'SELECT status, read_status, error_code, price_final, price_refunded, due_at, history FROM messages ' +
-          'WHERE id = $1',
+        `SELECT status, read_status, error_code, price_final, price_refunded, due_at, direction, created_at, history
+         FROM messages WHERE id = $1`,
         [id],
       )
     )[0]!;
@@ -61,7 +63,7 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
       )
     ).map((e) => [e.event, e.status ?? String(e.extra?.price)]);
   const statuses = (r: Row): string[] =>
-    historyOf({ ...r, direction: 'outbound', created_at: new Date(0) })
+    historyOf(r)
       .filter((h) => !h.ignored)
       .map((h) => h.status);
   const receipt = (carrierId: string, state: CarrierReceipt['state'], seconds: number): CarrierReceipt => ({
