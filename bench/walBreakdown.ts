@@ -13,6 +13,8 @@ export const BREAKDOWN_SETTINGS: Readonly<Record<string, string>> = {
   shared_preload_libraries: 'pg_stat_statements',
   'pg_stat_statements.track': 'all',
   'pg_stat_statements.max': '10000',
+  // Planning is counted apart from execution: what preparing the hot statements once a connection would save.
+  'pg_stat_statements.track_planning': 'on',
 };
 
 export interface WalBreakdown {
@@ -139,6 +141,19 @@ export async function startWalBreakdown(url: string): Promise<WalBreakdown> {
             `  ${bytes(s.wal_bytes).padStart(6)} B  ${((Number(s.calls) * 1000) / messages).toFixed(1).padStart(7)} ` +
               `calls  ${(Number(s.rows) / Math.max(Number(s.calls), 1)).toFixed(1).padStart(6)} rows/call  ` +
               `${s.query.slice(0, 160)}`,
+          );
+
+        const timed = await client.query<{ calls: string; plan_ms: string; exec_ms: string; query: string }>(
+          `SELECT calls::text, total_plan_time::text AS plan_ms, total_exec_time::text AS exec_ms,
+                  regexp_replace(query, '\\s+', ' ', 'g') AS query
+           FROM pg_stat_statements ORDER BY total_plan_time + total_exec_time DESC LIMIT 15`,
+        );
+        const us = (ms: string) => ((Number(ms) * 1000) / messages).toFixed(2);
+        lines.push('', 'Server time by statement (us per message planning, executing; calls per 1000 messages):');
+        for (const s of timed.rows)
+          lines.push(
+            `  ${us(s.plan_ms).padStart(7)} ${us(s.exec_ms).padStart(7)} us  ` +
+              `${((Number(s.calls) * 1000) / messages).toFixed(1).padStart(7)} calls  ${s.query.slice(0, 140)}`,
           );
 
         const after = await tableCounts(client);

@@ -130,3 +130,20 @@ export function messageJobs(deps: { db: Db; clock: Clock }): Job[] {
     },
   ];
 }
+
+/**
+ * The lowest and the highest of `ids` (null, null for none), for a statement on messages found by key to bound
+ * their ids with: its plan then holds only the partitions of that span (one, for a batch of messages created
+ * together), where a lookup by key alone plans and probes every partition (docs/scaling.md, Partitions).
+ */
+export function messageIdSpan(ids: readonly { readonly id: string }[]): [string | null, string | null] {
+  let lo: string | null = null;
+  let hi: string | null = null;
+  for (const { id } of ids) {
+    // A UUID's order is its bytes', which is its lower-case hex text's.
+    const key = id.toLowerCase();
+    if (lo === null || key < lo) lo = key;
+    if (hi === null || key > hi) hi = key;
+  }
+  return [lo, hi];
+}

@@ -12,6 +12,7 @@ import {
 } from '../callbacks/index.js';
 import { dirtyDaysCte } from '../db/dirtyDaysSql.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
+import { messageIdSpan } from './messagePartitions.js';
 import { READ_TRACKED } from './statuses.js';
 import type { Transition } from './transitions.js';
 import { STEP_ENDED, STEP_OUTCOME_JSON, type StepOutcome, type StepOutcomeRow, stepOutcomeOf } from './stepOutcomes.js';
@@ -132,7 +133,10 @@ export async function messageApplyTransitions(
        ORDER BY m.account_id, m.id
        FOR UPDATE OF m
      ),
-     applies AS (
+     -- Materialised, as is change: inlined, each reference to one of their columns in the SET list below was a
+     -- copy of its expression, subqueries and all (26 subplans of the reroute check and the history's ignored
+     -- entries), planned on every call: 2-4 ms a call, a quarter of the statement's server time.
+     applies AS MATERIALIZED (
        SELECT r.*, l.part, l.row_id, l.price_final AS was_final, l.price_refunded AS was_refunded,
          CASE WHEN r.status IN ('read', 'unread') THEN 'delivered' ELSE r.status END AS outcome,
          CASE WHEN l.status = 'sending' AND r.status IN ('delivered', 'undelivered', 'read')
@@ -161,7 +165,7 @@ export async function messageApplyTransitions(
          -- A late receipt of a connector the message was rerouted from belongs to an abandoned attempt.
          AND NOT (r.receipt_connector IS NOT NULL AND coalesce(l.reroute->'from' ? r.receipt_connector, false))
      ),
-     change AS (
+     change AS MATERIALIZED (
        SELECT a.*, CASE WHEN a.rerouted THEN 'sending' ELSE a.outcome END AS new_status,
          -- What the client is not told is kept in the history as ignored entries: no callback comes of them.
          CASE WHEN a.rerouted OR a.resent
@@ -211,7 +215,9 @@ export async function messageApplyTransitions(
              THEN jsonb_set(m.history, '{-1,retryAt}', c.h->0->'retryAt')
              ELSE m.history || c.h END
        FROM change c
-       WHERE m.tableoid = c.part AND m.ctid = c.row_id
+       -- The span of the batch's ids leaves the plan only their partitions, where an update of messages planned
+       -- every partition's (each with the whole SET list) on every call, however many weeks the retention keeps.
+       WHERE m.tableoid = c.part AND m.ctid = c.row_id AND m.id BETWEEN $5::uuid AND $6::uuid
        RETURNING m.account_id, m.id, m.created_at, m.channel_type, m.callback_target_id, m.callback_events,
          m.cascade_id, m.cascade_step, m.status, m.read_status,
          m.total_parts, m.currency, m.price, c.new_status = 'unsent' AND m.price > 0 AND NOT c.was_refunded AS refund,
@@ -247,7 +253,13 @@ export async function messageApplyTransitions(
      SELECT mv.id, ${STEP_OUTCOME_JSON} AS step, false FROM moved mv WHERE ${STEP_ENDED}
      UNION ALL
      SELECT mv.id, NULL, true FROM moved mv WHERE mv.rerouted`,
-    [JSON.stringify(sortedForLocks(rows)), JSON.stringify(parts), READ_TRACKED_LIST, DEFAULT_TTL],
+    [
+      JSON.stringify(sortedForLocks(rows)),
+      JSON.stringify(parts),
+      READ_TRACKED_LIST,
+      DEFAULT_TTL,
+      ...messageIdSpan(rows),
+    ],
   );
   const unmoved = new Set<string>();
   for (const row of result) {

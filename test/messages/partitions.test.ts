@@ -1,12 +1,17 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/db.js';
+import type { Db, Queryable } from '../../src/db/db.js';
 import { retentionSweep } from '../../src/retention/retention.js';
 import { claimLimits } from '../../src/messages/claimSql.js';
 import { messageClaimDue, messageInsertInbound, messagePartitionsEnsure } from '../../src/messages/index.js';
 import { messageApplyTransitions } from '../../src/messages/transitionSql.js';
 import { statusTransition } from '../../src/messages/transitions.js';
-import { messagePartitions, PARTITION_MS, partitionWeekOf } from '../../src/messages/messagePartitions.js';
+import {
+  messageIdSpan,
+  messagePartitions,
+  PARTITION_MS,
+  partitionWeekOf,
+} from '../../src/messages/messagePartitions.js';
 import { messageInsertBatch, type NewMessage } from '../../src/messages/messageSql.js';
 import { rollUpStatistics } from '../../src/statistics/rollup.js';
 import { statistics } from '../../src/statistics/statistics.js';
@@ -379,6 +384,46 @@ describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
     } finally {
       await own.drop();
     }
+  });
+
+  it('moves a batch whose messages lie in several weeks and DEFAULT, bounded by their span of ids', async () => {
+    const { id: accountId } = await insertAccount(t.db);
+    await messagePartitionsEnsure(t.db, at('2044-05-04T12:00:00Z'));
+    const created = [at('2044-05-04T12:00:00Z'), at('2044-05-10T12:00:00Z'), at('2049-01-01T00:00:00Z')];
+    const ids: string[] = [];
+    for (const createdAt of created) ids.push(await insertMessage(t.db, { accountId, createdAt }));
+    const parts = new Set(await Promise.all(ids.map((id) => partitionOf(t.db, id))));
+    // The premise: three partitions, the last DEFAULT (no week covers 2049).
+    expect(parts.size).toBe(3);
+    expect(parts.has('messages_default')).toBe(true);
+    // Upper-case ids bound the span as their lower-case text does (a UUID's order is its bytes').
+    expect(messageIdSpan(ids.map((id) => ({ id: id.toUpperCase() })))).toEqual([ids[0], ids[2]]);
+    const unsent = ids.map((id) =>
+      statusTransition({ accountId, id, status: 'unsent', at: at('2049-01-01T00:00:01Z'), errorCode: 1 }),
+    );
+    expect([...(await messageApplyTransitions(t.db, unsent))]).toEqual([]);
+    const rows = await t.db.query<{ status: string }>(
+      'SELECT status FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[])',
+      [accountId, ids],
+    );
+    expect(rows.map((r) => r.status)).toEqual(['unsent', 'unsent', 'unsent']);
+
+    // A batch of one week's messages: its update reads that week's partition alone, of the five there are.
+    const week = await insertMessage(t.db, { accountId, createdAt: at('2044-05-04T13:00:00Z') });
+    let sent: { sql: string; params: readonly unknown[] } | undefined;
+    const capture: Queryable = {
+      query: async <R>(sql: string, params: readonly unknown[] = []): Promise<R[]> => {
+        sent = { sql, params };
+        return [];
+      },
+      exec: () => Promise.reject(new Error('one statement')),
+    };
+    await messageApplyTransitions(capture, [
+      statusTransition({ accountId, id: week, status: 'unsent', at: at('2044-05-04T13:00:01Z'), errorCode: 1 }),
+    ]);
+    const plan = await t.db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sent!.sql}`, sent!.params);
+    expect((await inherited(t.db)).length).toBeGreaterThanOrEqual(5);
+    expect(plan.map((l) => l['QUERY PLAN']).filter((l) => /Tid Scan on messages/.test(l))).toHaveLength(1);
   });
 });
 

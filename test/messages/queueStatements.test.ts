@@ -7,7 +7,7 @@ import { messageApplyTransitions } from '../../src/messages/transitionSql.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { retryTransition, sentTransition, statusTransition } from '../../src/messages/transitions.js';
 import { ENGINES } from '../helpers/engines.js';
-import { planOf, subplanNodes } from '../helpers/plans.js';
+import { planOf, scansOf, subplanNodes } from '../helpers/plans.js';
 import { describeClaimSkipsLocked, ownRowsTests } from '../helpers/transactions.js';
 import { insertAccount, insertCallbackTarget, insertMessage, type MessageFields } from '../factories/rows.js';
 
@@ -371,6 +371,8 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
         const moved = subplanNodes(plan, 'CTE moved');
         expect(moved.map((n) => n.type)).toContain('Tid Scan');
         for (const nodes of [locked, moved]) expect(nodes.map((n) => n.type)).not.toContain('Seq Scan');
+        // The reroute check is planned once (inlined, each reference to it was planned again: 20 times).
+        expect(scansOf(plan, 'routes')).toHaveLength(1);
       },
     );
   });
