@@ -27,7 +27,8 @@ export interface MessageRow {
   region: string | null;
   brand: string | null;
   content: unknown;
-  tags: string[];
+  /** NULL for none (rows stored before migration 0054 hold an empty array). */
+  tags: string[] | null;
   use_local_time: boolean;
   local_send_time: string | null;
   local_completion_time: string | null;
@@ -89,7 +90,7 @@ export function messageToApi(row: MessageRow): MessageApi {
     region: row.region,
     brand: row.brand,
     content: row.content,
-    tags: row.tags,
+    tags: row.tags ?? [],
     ttl: row.ttl,
     hours: row.hours,
     days: row.days,

@@ -150,6 +150,27 @@ describe.each(ENGINES)('GET /api/v1/message and GET /api/v1/message/{uuid} (%s)'
     expect(listed.body.items[0].callbackUrl).toBe('https://user:***@example.com/cb');
   });
 
+  it('stores no tags as NULL and shows them as [], and a list by tag leaves such a message out', async () => {
+    const own = await t.createAccount();
+    const sent = await t.call('POST', '/api/v1/message', {
+      token: own.traffic,
+      body: [message('VK', { destination: '79161234521' }), message('VK', { destination: '79161234522', tags: ['x'] })],
+    });
+    expect(sent.status).toBe(200);
+    const [untagged, tagged] = sent.body.items.map((i: { messageUuid: string }) => i.messageUuid);
+    const rows = await t.testDb.db.query<{ id: string; tags: string[] | null }>(
+      'SELECT id, tags FROM messages WHERE id = ANY($1::uuid[])',
+      [[untagged, tagged]],
+    );
+    expect(Object.fromEntries(rows.map((r) => [r.id, r.tags]))).toEqual({ [untagged]: null, [tagged]: ['x'] });
+    const reply = await t.call('GET', `/api/v1/message/${untagged}`, { token: own.traffic });
+    expect(reply.body.tags).toEqual([]);
+    expect((await list(`?message_uuid=${untagged}`, own.traffic)).body.items[0].tags).toEqual([]);
+    expect((await list('?tags=x', own.traffic)).body.items.map((i: { messageUuid: string }) => i.messageUuid)).toEqual([
+      tagged,
+    ]);
+  });
+
   it("does not show another account's message, nor with a system token", async () => {
     expect((await t.call('GET', `/api/v1/message/${ids[0]}`, { token: other.traffic })).status).toBe(404);
     expect((await t.call('GET', '/api/v1/message/not-a-uuid', { token: account.traffic })).status).toBe(404);
