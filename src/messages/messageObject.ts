@@ -6,6 +6,7 @@ import { isoUtc } from '../util/time.js';
 import type { MessageObject } from './messageSchemas.js';
 import type { ReadStatus, Status } from './statuses.js';
 import type { HistoryEntry } from './transitions.js';
+import { messageRegionName } from './regionSql.js';
 import type { TrafficType } from '../shared/trafficTypes.js';
 
 /** The message object as the API shows it (its schema is in the OpenAPI document). */
@@ -59,10 +60,13 @@ export interface MessageRow {
   fraud_hold_id: number | null;
 }
 
-/** A message's columns as its object reads them; the callback URL from its target where the row keeps only that. */
+/**
+ * A message's columns as its object reads them; the callback URL from its target where the row keeps only that, the
+ * region's name from message_regions where the row keeps its id.
+ */
 export const MESSAGE_COLUMNS = `account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id,
-  template_id, sender_name, destination, country, region, brand, content, tags, use_local_time, local_send_time,
-  local_completion_time, ttl, hours, days, short_url,
+  template_id, sender_name, destination, country, ${messageRegionName()} AS region, brand, content, tags,
+  use_local_time, local_send_time, local_completion_time, ttl, hours, days, short_url,
   coalesce(callback_url, ${callbackTargetUrl('callback_target_id')}) AS callback_url, callback_events,
   external_message_id,
   total_parts, status, status_at, planned_send_at, sent_at, error_code, read_status, history, price, currency,

@@ -1,5 +1,6 @@
 import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
 import { cascadeStepKeysCte, inboundKeyCte } from './messageKeys.js';
+import { messageRegionsCte } from './regionSql.js';
 import {
   type CallbackEvent,
   cascadeOf,
@@ -163,14 +164,25 @@ export async function messageInsertBatch(
   // Statements of at most 512 KiB of rows each: a batch of long messages holds PGlite a slice at a time.
   for (const slice of jsonSlices(rows)) {
     await db.query(
-      `WITH inserted AS (
+      `WITH r AS (
+       SELECT * FROM jsonb_to_recordset($4::jsonb) AS r(
+         id uuid, channel_type text, sender_name text, destination text, country text, region text, brand text,
+         content jsonb, tags text[], use_local_time boolean, local_send_time text, local_completion_time text,
+         ttl integer, hours smallint[], days smallint[], short_url boolean, callback_url text, callback_events text[],
+         external_message_id text, total_parts integer, planned boolean, planned_send_at timestamptz,
+         deadline_at timestamptz, expires_at timestamptz, leased boolean, price numeric, currency text,
+         callback_target_id bigint, template_id bigint, cascade_id uuid, cascade_step smallint,
+         traffic_type text, dispatch_id uuid, held boolean, fraud_hold_id bigint)
+     ),${messageRegionsCte('r')},
+     inserted AS (
      INSERT INTO messages (
-       account_id, id, created_at, channel_type, traffic_center_id, sender_name, destination, country, region, brand,
+       account_id, id, created_at, channel_type, traffic_center_id, sender_name, destination, country, region_id, brand,
        content, tags, use_local_time, local_send_time, local_completion_time, ttl, hours, days, short_url,
        callback_url, callback_events, external_message_id, total_parts, status, status_at, planned_send_at, due_at,
        deadline_at, expires_at, history, lease_expires_at, attempts, price, currency, callback_target_id, template_id,
        sending_method, cascade_id, cascade_step, traffic_type, dispatch_id, fraud_hold_id)
-     SELECT $1, r.id, $2, r.channel_type, $3, r.sender_name, r.destination, r.country, r.region, r.brand, r.content,
+     SELECT $1, r.id, $2, r.channel_type, $3, r.sender_name, r.destination, r.country,
+       (SELECT g.id FROM regions g WHERE g.name = r.region), r.brand, r.content,
        r.tags, r.use_local_time, r.local_send_time, r.local_completion_time, r.ttl, r.hours, r.days,
        r.short_url, r.callback_url, r.callback_events, r.external_message_id, r.total_parts, 'sending', $2,
        CASE WHEN r.planned THEN r.planned_send_at ELSE $2 END,
@@ -180,14 +192,7 @@ export async function messageInsertBatch(
        '[]'::jsonb, CASE WHEN r.leased THEN $5::timestamptz END, CASE WHEN r.leased THEN 1 ELSE 0 END, r.price,
        coalesce(r.currency, $8), r.callback_target_id, r.template_id, $6, r.cascade_id, r.cascade_step,
        r.traffic_type, r.dispatch_id, r.fraud_hold_id
-     FROM jsonb_to_recordset($4::jsonb) AS r(
-       id uuid, channel_type text, sender_name text, destination text, country text, region text, brand text,
-       content jsonb, tags text[], use_local_time boolean, local_send_time text, local_completion_time text,
-       ttl integer, hours smallint[], days smallint[], short_url boolean, callback_url text, callback_events text[],
-       external_message_id text, total_parts integer, planned boolean, planned_send_at timestamptz,
-       deadline_at timestamptz, expires_at timestamptz, leased boolean, price numeric, currency text,
-       callback_target_id bigint, template_id bigint, cascade_id uuid, cascade_step smallint,
-       traffic_type text, dispatch_id uuid, held boolean, fraud_hold_id bigint)
+     FROM r
      RETURNING account_id, id, channel_type, total_parts, price, currency, callback_target_id, callback_events,
        cascade_id, cascade_step
      ),

@@ -171,6 +171,35 @@ describe.each(ENGINES)('GET /api/v1/message and GET /api/v1/message/{uuid} (%s)'
     ]);
   });
 
+  it("stores a region's name once and its id in each message; a row stored with the name shows that", async () => {
+    const own = await t.createAccount();
+    const sent = await t.call('POST', '/api/v1/message', {
+      token: own.traffic,
+      body: [message('VK', { destination: '79161234531' }), message('VK', { destination: '79161234532' })],
+    });
+    expect(sent.status).toBe(200);
+    const uuids: string[] = sent.body.items.map((i: { messageUuid: string }) => i.messageUuid);
+    const rows = await t.testDb.db.query<{ region: string | null; region_id: number | null }>(
+      'SELECT region, region_id FROM messages WHERE id = ANY($1::uuid[])',
+      [uuids],
+    );
+    expect(rows).toHaveLength(2);
+    expect(rows[0]!.region).toBeNull();
+    expect(rows[0]!.region_id).not.toBeNull();
+    expect(rows[1]!.region_id).toBe(rows[0]!.region_id);
+    const names = await t.testDb.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM message_regions WHERE name = 'Город Москва, Московская область'",
+    );
+    expect(names[0]!.n).toBe(1);
+    for (const uuid of uuids)
+      expect((await t.call('GET', `/api/v1/message/${uuid}`, { token: own.traffic })).body.region).toBe(
+        'Город Москва, Московская область',
+      );
+    // A row as stored before migration 0055: its own name, no id.
+    await t.testDb.db.query("UPDATE messages SET region = 'Old name', region_id = NULL WHERE id = $1", [uuids[0]]);
+    expect((await list(`?message_uuid=${uuids[0]}`, own.traffic)).body.items[0].region).toBe('Old name');
+  });
+
   it("does not show another account's message, nor with a system token", async () => {
     expect((await t.call('GET', `/api/v1/message/${ids[0]}`, { token: other.traffic })).status).toBe(404);
     expect((await t.call('GET', '/api/v1/message/not-a-uuid', { token: account.traffic })).status).toBe(404);
