@@ -182,7 +182,7 @@ export async function messageInsertBatch(
        deadline_at, expires_at, history, lease_expires_at, attempts, price, currency, callback_target_id, template_id,
        sending_method, cascade_id, cascade_step, traffic_type, dispatch_id, fraud_hold_id)
      SELECT $1, r.id, $2, r.channel_type, $3, r.sender_name, r.destination, r.country,
-       (SELECT g.id FROM regions g WHERE g.name = r.region), r.brand, r.content,
+       g.id, r.brand, r.content,
        r.tags, r.use_local_time, r.local_send_time, r.local_completion_time, r.ttl, r.hours, r.days,
        r.short_url, r.callback_url, r.callback_events, r.external_message_id, r.total_parts, 'sending', $2,
        CASE WHEN r.planned THEN r.planned_send_at ELSE $2 END,
@@ -192,7 +192,8 @@ export async function messageInsertBatch(
        '[]'::jsonb, CASE WHEN r.leased THEN $5::timestamptz END, CASE WHEN r.leased THEN 1 ELSE 0 END, r.price,
        coalesce(r.currency, $8), r.callback_target_id, r.template_id, $6, r.cascade_id, r.cascade_step,
        r.traffic_type, r.dispatch_id, r.fraud_hold_id
-     FROM r
+     -- A name is in regions once: stored, or added by this statement.
+     FROM r LEFT JOIN regions g ON g.name = r.region
      RETURNING account_id, id, channel_type, total_parts, price, currency, callback_target_id, callback_events,
        cascade_id, cascade_step
      ),
