@@ -13,7 +13,7 @@ export const BREAKDOWN_SETTINGS: Readonly<Record<string, string>> = {
   shared_preload_libraries: 'pg_stat_statements',
   'pg_stat_statements.track': 'all',
   'pg_stat_statements.max': '10000',
-  // Planning is counted apart from execution: what preparing the hot statements once a connection would save.
+  // Planning is counted apart from execution: a statement planned for its parameters pays it on every call.
   'pg_stat_statements.track_planning': 'on',
 };
 

@@ -6,7 +6,7 @@ import { isoUtc } from '../util/time.js';
 import type { MessageObject } from './messageSchemas.js';
 import type { ReadStatus, Status } from './statuses.js';
 import type { HistoryEntry } from './transitions.js';
-import { messageRegionName } from './regionSql.js';
+import { MESSAGE_REGION_NAME } from './regionSql.js';
 import type { TrafficType } from '../shared/trafficTypes.js';
 
 /** The message object as the API shows it (its schema is in the OpenAPI document). */
@@ -65,7 +65,7 @@ export interface MessageRow {
  * region's name from message_regions where the row keeps its id.
  */
 export const MESSAGE_COLUMNS = `account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id,
-  template_id, sender_name, destination, country, ${messageRegionName()} AS region, brand, content, tags,
+  template_id, sender_name, destination, country, ${MESSAGE_REGION_NAME} AS region, brand, content, tags,
   use_local_time, local_send_time, local_completion_time, ttl, hours, days, short_url,
   coalesce(callback_url, ${callbackTargetUrl('callback_target_id')}) AS callback_url, callback_events,
   external_message_id,

@@ -181,8 +181,7 @@ export async function messageInsertBatch(
        callback_url, callback_events, external_message_id, total_parts, status, status_at, planned_send_at, due_at,
        deadline_at, expires_at, history, lease_expires_at, attempts, price, currency, callback_target_id, template_id,
        sending_method, cascade_id, cascade_step, traffic_type, dispatch_id, fraud_hold_id)
-     SELECT $1, r.id, $2, r.channel_type, $3, r.sender_name, r.destination, r.country,
-       g.id, r.brand, r.content,
+     SELECT $1, r.id, $2, r.channel_type, $3, r.sender_name, r.destination, r.country, g.id, r.brand, r.content,
        r.tags, r.use_local_time, r.local_send_time, r.local_completion_time, r.ttl, r.hours, r.days,
        r.short_url, r.callback_url, r.callback_events, r.external_message_id, r.total_parts, 'sending', $2,
        CASE WHEN r.planned THEN r.planned_send_at ELSE $2 END,

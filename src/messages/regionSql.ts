@@ -6,10 +6,7 @@
  * A message's region name, an SQL expression over its row: the name the row kept (rows stored before migration 0055)
  * or the one its `region_id` names.
  */
-export const messageRegionName = (alias = ''): string => {
-  const column = (name: string) => (alias ? `${alias}.${name}` : name);
-  return `coalesce(${column('region')}, (SELECT g.name FROM message_regions g WHERE g.id = ${column('region_id')}))`;
-};
+export const MESSAGE_REGION_NAME = 'coalesce(region, (SELECT g.name FROM message_regions g WHERE g.id = region_id))';
 
 /**
  * CTEs that give the ids of the region names of `source` (a CTE or table with a text column `region`), as `regions`
