@@ -12,7 +12,11 @@ interface PlanNode {
  * The plan PostgreSQL makes for the statement that `run` sends through the Queryable it is given (a typed query
  * function, called as the code calls it): the statement is explained, not run.
  */
-export async function planOf(db: Queryable, run: (explaining: Queryable) => Promise<unknown>): Promise<PlanNode> {
+export async function planOf(
+  db: Queryable,
+  run: (explaining: Queryable) => Promise<unknown>,
+  options: { partitions?: boolean } = {},
+): Promise<PlanNode> {
   let plan: PlanNode | undefined;
   const explaining: Queryable = {
     async query<R>(sql: string, params?: readonly unknown[]): Promise<R[]> {
@@ -27,7 +31,7 @@ export async function planOf(db: Queryable, run: (explaining: Queryable) => Prom
   };
   await run(explaining);
   if (!plan) throw new Error('no statement was sent');
-  return asUnpartitioned(plan, await partitionIndexParents(db));
+  return options.partitions ? plan : asUnpartitioned(plan, await partitionIndexParents(db));
 }
 
 /** The index of a partitioned table that each of its partitions' indexes belongs to, by name. */
