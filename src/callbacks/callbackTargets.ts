@@ -4,6 +4,7 @@ import { DAY_MS } from '../util/time.js';
 import {
   callbackTargetsExpire,
   callbackTargetsInsert,
+  callbackTargetsRecheckUsedBefore,
   callbackTargetsTouch,
   EXPIRY_START,
   type ExpiryPosition,
@@ -131,7 +132,8 @@ export async function expireCallbackTargets(
   const total = { examined: 0, parked: 0, deleted: 0 };
   let after: ExpiryPosition = EXPIRY_START;
   while (total.examined < EXPIRY_MAX_PER_RUN) {
-    const batch = await callbackTargetsExpire(db, usedBefore, after, EXPIRY_BATCH);
+    // The window of a target's messages: a day either side of its use, as the idle time, for clocks that disagree.
+    const batch = await callbackTargetsExpire(db, usedBefore, after, EXPIRY_BATCH, CALLBACK_TARGET_IDLE_MS);
     total.examined += batch.examined;
     total.parked += batch.parked;
     total.deleted += batch.deleted;
@@ -139,4 +141,12 @@ export async function expireCallbackTargets(
     if (batch.examined < EXPIRY_BATCH) break;
   }
   return total;
+}
+
+/**
+ * The retention deleted the messages made before `before`: the parked targets whose messages' window (a day past
+ * their last use) ended before it are looked at by the next expiry run again.
+ */
+export async function recheckCallbackTargetsBefore(db: Queryable, before: Date): Promise<void> {
+  await callbackTargetsRecheckUsedBefore(db, new Date(before.getTime() - CALLBACK_TARGET_IDLE_MS));
 }

@@ -1,7 +1,7 @@
 /** What other parts of Herald may use of callbacks/; everything else in the folder is its own. */
 export { CallbackSender, DEFAULT_SENDER_OPTIONS } from './callbackSender.js';
 export type { CallbackSenderOptions } from './callbackSender.js';
-export { CallbackTargets } from './callbackTargets.js';
+export { CallbackTargets, recheckCallbackTargetsBefore } from './callbackTargets.js';
 export { CALLBACK_URL_MAX_LENGTH, callbackUrlProblem } from './callbackUrl.js';
 export { callbackPostsDeleteFinished } from './postRetentionSql.js';
 export {

@@ -1,5 +1,9 @@
 import type { Queryable } from '../db/db.js';
+import { uuidBoundSql } from '../util/uuid7.js';
 import { LANES } from './eventSql.js';
+
+/** How many of an account's messages are read at most to tell whether one refers to a target (the expiry's). */
+export const WINDOW_READ = 100;
 
 /**
  * The URL of the target `column` names, as an SQL expression: a message with a callback keeps only its target's id
@@ -105,7 +109,15 @@ export interface ExpiryBatch {
  * transactions that had not, so a lane's next events are neither missed nor sent twice. A target that nothing refers
  * to any more (no event, which a POST holds until the retention deletes both, and no message, which could still
  * raise one: a click, a read receipt) is deleted instead. Such a target is parked (no longer looked at) until a lane
- * gets a cursor again or the retention deletes what referred to it (see {@link callbackTargetsRecheck}).
+ * gets a cursor again or the retention deletes what referred to it (see {@link callbackTargetsRecheck} and
+ * {@link callbackTargetsRecheckUsedBefore}).
+ *
+ * Messages are not indexed by target (an entry in each of a message's four row versions, for this check alone):
+ * a message refers to a target only if it was made while the target was in use, from `windowMs` before its creation
+ * to `windowMs` after its last use (a process uses a target's id for an hour after the last use the database
+ * recorded, and message ids carry their creation time; the rest allows for clocks that disagree). So the check reads
+ * the account's messages of that time, in id order, at most {@link WINDOW_READ} of them: a target whose window holds
+ * more is taken as referred to (parked, and looked at again once the retention deleted that time's messages).
  *
  * Targets and cursors other transactions hold are left for a later run (a sender forming a lane, a batch using the
  * URL), and a cursor that moved since this statement's snapshot is kept (and its target looked at again later).
@@ -115,6 +127,7 @@ export async function callbackTargetsExpire(
   usedBefore: Date,
   after: ExpiryPosition,
   limit: number,
+  windowMs: number,
 ): Promise<ExpiryBatch> {
   const [row] = await db.query<{
     examined: number;
@@ -125,7 +138,7 @@ export async function callbackTargetsExpire(
   }>(
     `WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
      candidates AS (
-       SELECT t.id, t.used_at, t.lanes_from_txid FROM callback_targets t
+       SELECT t.id, t.account_id, t.created_at, t.used_at, t.lanes_from_txid FROM callback_targets t
        WHERE NOT t.parked AND t.used_at < $1 AND (t.used_at, t.id) > ($2::timestamptz, $3::bigint)
        ORDER BY t.used_at, t.id
        LIMIT $4
@@ -133,7 +146,8 @@ export async function callbackTargetsExpire(
      ),
      -- Nothing pending, checked lane by lane (16 index probes a target, however many events it ever had).
      idle AS (
-       SELECT c.id, (SELECT count(*) FROM callback_cursors k WHERE k.target_id = c.id) AS cursors
+       SELECT c.id, c.account_id, c.created_at, c.used_at,
+         (SELECT count(*) FROM callback_cursors k WHERE k.target_id = c.id) AS cursors
        FROM candidates c
        WHERE NOT EXISTS (SELECT 1 FROM callback_deliveries d WHERE d.target_id = c.id AND d.state = 'open')
          AND NOT EXISTS (
@@ -162,7 +176,14 @@ export async function callbackTargetsExpire(
        SELECT i.id,
          (SELECT count(*) FROM dropped d WHERE d.target_id = i.id) = i.cursors AS all_dropped,
          NOT EXISTS (SELECT 1 FROM callback_events e WHERE e.target_id = i.id)
-           AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.callback_target_id = i.id) AS unused
+           AND (SELECT count(*) <= ${WINDOW_READ} AND count(*) FILTER (WHERE w.callback_target_id = i.id) = 0
+             FROM (
+               SELECT m.callback_target_id FROM messages m
+               WHERE m.account_id = i.account_id
+                 AND m.id BETWEEN ${uuidBoundSql("i.created_at - $5 * interval '1 millisecond'", 'low')}
+                   AND ${uuidBoundSql("i.used_at + $5 * interval '1 millisecond'", 'high')}
+               ORDER BY m.id LIMIT ${WINDOW_READ + 1}
+             ) w) AS unused
        FROM idle i
      ),
      deleted AS (
@@ -179,7 +200,7 @@ export async function callbackTargetsExpire(
      SELECT (SELECT count(*) FROM candidates)::int AS examined,
        (SELECT used_at FROM last) AS next_used_at, (SELECT id FROM last) AS next_id,
        (SELECT count(*) FROM parked WHERE parked)::int AS parked, (SELECT count(*) FROM deleted)::int AS deleted`,
-    [usedBefore, after.usedAt, after.id, limit],
+    [usedBefore, after.usedAt, after.id, limit, windowMs],
   );
   const r = row!;
   return {
@@ -204,5 +225,23 @@ export async function callbackTargetsRecheck(db: Queryable, targetIds: readonly 
        UPDATE callback_targets t SET parked = false FROM chosen c WHERE t.id = c.id`,
       [targetIds.slice(from, from + 10_000)],
     );
+  }
+}
+
+/**
+ * Has the expiry look at the parked targets last used before `before` again: the retention deleted the messages made
+ * before `before` plus the expiry's window, so a target whose window held too many of them to read may now go.
+ */
+export async function callbackTargetsRecheckUsedBefore(db: Queryable, before: Date): Promise<void> {
+  // 10,000 a statement, through callback_targets_parked.
+  for (;;) {
+    const rows = await db.query(
+      `WITH chosen AS (
+         SELECT id FROM callback_targets WHERE parked AND used_at < $1 ORDER BY used_at LIMIT 10000 FOR NO KEY UPDATE
+       )
+       UPDATE callback_targets t SET parked = false FROM chosen c WHERE t.id = c.id RETURNING 1`,
+      [before],
+    );
+    if (rows.length < 10_000) return;
   }
 }

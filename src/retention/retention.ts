@@ -1,5 +1,9 @@
 import { accountIds } from '../accounts/index.js';
-import { callbackPostsDeleteFinished, callbackTargetsRecheck } from '../callbacks/index.js';
+import {
+  callbackPostsDeleteFinished,
+  callbackTargetsRecheck,
+  recheckCallbackTargetsBefore,
+} from '../callbacks/index.js';
 import { conversionsDeleteOfMessageRange, conversionsDeleteOfMessages } from '../conversions/index.js';
 import { isLockTimeout } from '../db/connectionErrors.js';
 import type { Db } from '../db/db.js';
@@ -39,8 +43,9 @@ export function retentionCutoff(now: Date, days: number): Date {
  * and conversions, but only from days the statistics have already rolled up, so that the statistics keep counting
  * them (and the rollup of a day older than the retention is never redone); carrier submissions go by age; finished
  * callback POSTs go with their attempts and events, so a failed POST older than the retention can no
- * longer be replayed. The callback URLs they referred to are looked at by the expiry of idle URLs again (they may
- * now go). Batched, bounded per sweep, safe in several workers.
+ * longer be replayed. The callback URLs they referred to, and those last used a day before the messages deleted,
+ * are looked at by the expiry of idle URLs again (they may now go). Batched, bounded per sweep, safe in several
+ * workers.
  *
  * Messages go by whole partitions first (docs/scaling.md, Partitions): a week partition older than that bound with
  * nothing left to happen in it (and not a day the statistics count live) is dropped, after its messages' short
@@ -104,6 +109,7 @@ export async function retentionSweep(db: Db, before: Date): Promise<RetentionRes
     targets,
   );
   await callbackTargetsRecheck(db, [...targets]);
+  if (messagesBefore !== undefined) await recheckCallbackTargetsBefore(db, new Date(messagesBefore));
   return { partitions, messages, submissions, callbackPosts };
 }
 

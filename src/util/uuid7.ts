@@ -75,6 +75,15 @@ export function uuidBound(ms: number, side: 'low' | 'high'): string {
   return side === 'low' ? `${head}-7000-8000-000000000000` : `${head}-7fff-bfff-ffffffffffff`;
 }
 
+/**
+ * {@link uuidBound} in SQL: the lowest or highest version 7 UUID of the millisecond of `timestamp`, an SQL
+ * expression of type timestamptz.
+ */
+export function uuidBoundSql(timestamp: string, side: 'low' | 'high'): string {
+  const rest = side === 'low' ? '70008000000000000000' : '7fffbfffffffffffffff';
+  return `(lpad(to_hex(floor(extract(epoch FROM ${timestamp}) * 1000)::bigint), 12, '0') || '${rest}')::uuid`;
+}
+
 /** The Unix milliseconds of a version 7 UUID (its first 48 bits). */
 export function uuidTime(id: string): number {
   return parseInt(id.replace(/-/g, '').slice(0, 12), 16);

@@ -4,12 +4,19 @@ import {
   CALLBACK_TARGET_TRUST_MS,
   CallbackTargets,
   expireCallbackTargets,
+  recheckCallbackTargetsBefore,
 } from '../../src/callbacks/callbackTargets.js';
 import { callbackCursorsEnsure } from '../../src/callbacks/laneSql.js';
-import { callbackTargetsRecheck } from '../../src/callbacks/targetSql.js';
+import {
+  callbackTargetsExpire,
+  callbackTargetsRecheck,
+  EXPIRY_START,
+  WINDOW_READ,
+} from '../../src/callbacks/targetSql.js';
 import type { Db, Queryable } from '../../src/db/db.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { TestClock } from '../helpers/clock.js';
+import { planOf, scansOf, subplanNodes } from '../helpers/plans.js';
 import { insertAccount, insertCallbackDelivery, insertCallbackEvent, insertMessage } from '../factories/rows.js';
 
 const NOW = new Date('2026-03-10T09:00:00Z');
@@ -140,6 +147,68 @@ describe.each(ENGINES)('callback targets (%s)', (engine) => {
     clock.advance(CALLBACK_TARGET_IDLE_MS + MINUTE_MS);
     expect(await expireCallbackTargets(db, clock.now())).toMatchObject({ parked: 0, deleted: 3 });
     for (const id of [messaged, renewed, usedAgain]) expect(await stateOf(id)).toEqual({ exists: false, cursors: 0 });
+  });
+
+  it("reads an account's messages of a URL's time for one that names it; waits for the retention if many", async () => {
+    // Twenty days before the other tests' URLs, ten after the first test's.
+    const start = new Date(NOW.getTime() - 20 * CALLBACK_TARGET_IDLE_MS);
+    const at = (ms: number) => new Date(start.getTime() + ms);
+    const { id: accountId } = await insertAccount(db);
+    const { id: busyAccountId } = await insertAccount(db);
+    const targets = new CallbackTargets();
+    const resolve = async (account: number, name: string): Promise<number> => {
+      const url = `https://hooks.example/window/${name}`;
+      return (await db.transaction((tx) => targets.resolve(tx, account, [url], start))).get(url)!;
+    };
+    const [few, late, many] = [
+      await resolve(accountId, 'few'),
+      await resolve(accountId, 'late'),
+      await resolve(busyAccountId, 'many'),
+    ];
+    // The account's messages of the URLs' time, none with `few`: read, and `few` goes.
+    for (let i = 0; i < 3; i++) await insertMessage(db, { accountId, createdAt: at(i * MINUTE_MS) });
+    // A message made from a process's memory an hour after the URL's last use still keeps `late`.
+    await insertMessage(db, { accountId, callbackTargetId: late, createdAt: at(CALLBACK_TARGET_TRUST_MS) });
+    // More messages of the busy account in its URL's time than the expiry reads, none with it: taken as referred to.
+    for (let i = 0; i <= WINDOW_READ; i++) await insertMessage(db, { accountId: busyAccountId, createdAt: at(i) });
+
+    const idle = at(CALLBACK_TARGET_IDLE_MS + MINUTE_MS);
+    await expireCallbackTargets(db, idle);
+    expect(await stateOf(few)).toEqual({ exists: false, cursors: 0 });
+    expect(await stateOf(late)).toEqual({ exists: true, parked: true, cursors: 0 });
+    expect(await stateOf(many)).toEqual({ exists: true, parked: true, cursors: 0 });
+
+    // The retention deleted the busy account's messages of that time, and says until when: parked URLs whose window
+    // ended before then are looked at again. `many` goes; `late`, still referred to, is parked again.
+    await db.query('DELETE FROM messages WHERE account_id = $1', [busyAccountId]);
+    await recheckCallbackTargetsBefore(db, at(CALLBACK_TARGET_IDLE_MS - MINUTE_MS));
+    expect(await stateOf(many)).toEqual({ exists: true, parked: true, cursors: 0 });
+    await recheckCallbackTargetsBefore(db, at(2 * CALLBACK_TARGET_IDLE_MS + MINUTE_MS));
+    expect(await stateOf(many)).toEqual({ exists: true, parked: false, cursors: 0 });
+    expect(await stateOf(late)).toEqual({ exists: true, parked: false, cursors: 0 });
+    await expireCallbackTargets(db, idle);
+    expect(await stateOf(many)).toEqual({ exists: false, cursors: 0 });
+    expect(await stateOf(late)).toEqual({ exists: true, parked: true, cursors: 0 });
+  });
+
+  it('reads at most a bounded number of messages per URL, through the primary key', async () => {
+    const explain = (options: { partitions?: boolean } = {}) =>
+      planOf(
+        db,
+        (explaining) =>
+          // Explained, not run: the statement returns no row to read.
+          callbackTargetsExpire(explaining, NOW, EXPIRY_START, 1000, CALLBACK_TARGET_IDLE_MS).catch(() => undefined),
+        options,
+      );
+    const nodes = subplanNodes(await explain(), 'CTE settled').map((n) => [n.type, n.index].join(' ').trim());
+    expect(nodes[nodes.indexOf('Limit') + 1]).toBe('Index Scan messages_pkey');
+    // No partition of messages is read whole.
+    const partitions = await db.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+       WHERE i.inhparent = 'messages'::regclass`,
+    );
+    const plan = await explain({ partitions: true });
+    for (const { name } of partitions) expect(scansOf(plan, name)).not.toContain('Seq Scan');
   });
 
   it('uses an id from memory for an hour after the last recorded use, and keeps at most its bound', async () => {
