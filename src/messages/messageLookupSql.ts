@@ -3,6 +3,7 @@ import type { Channel } from '../shared/channels.js';
 import { messageApplyTransitions } from './transitionSql.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
 import { statusTransition } from './transitions.js';
+import { destinationCondition, destinationKey } from './destinationSql.js';
 
 export async function messageGet(db: Queryable, accountId: number, id: string): Promise<MessageRow | undefined> {
   const [row] = await db.query<MessageRow>(
@@ -86,9 +87,8 @@ function whereOf(accountId: number, f: MessageFilter, params: unknown[] = []): {
   add(f.fromId, (p) => `id >= ${p}::uuid`);
   add(f.toId, (p) => `id <= ${p}::uuid`);
   add(f.messageUuid, (p) => `id = ${p}::uuid`);
-  // Through messages_destination (a GIN index of the key account:destination; see migration 0029).
-  const destinationKey = f.destination === null ? null : `${accountId}:${f.destination}`;
-  add(destinationKey, (p) => `ARRAY[account_id::text || ':' || destination] @> ARRAY[${p}::text]`);
+  // Through message_destinations (a GIN index of the key account:destination; see migration 0057).
+  add(f.destination === null ? null : destinationKey(accountId, f.destination), destinationCondition);
   add(f.destination, (p) => `destination = ${p}`);
   add(f.status, (p) => `status = ${p}`);
   add(f.tags, (p) => `tags && ${p}::text[]`);

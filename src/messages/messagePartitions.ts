@@ -92,8 +92,49 @@ export async function messagePartitionsEnsure(db: Db, now: Date, daysAhead = PAR
       await tx.exec(`ALTER TABLE messages ATTACH PARTITION ${name} FOR VALUES FROM ('${from}') TO ('${to}')`);
       created.push(name);
     }
+    await destinationPartitionsEnsure(
+      tx,
+      (await messagePartitions(tx)).filter((p) => !p.isDefault),
+    );
     return created;
   });
+}
+
+/** The partition of message_destinations that holds the rows of messages' partition `name`. */
+export function destinationPartitionOf(name: string): string {
+  return `message_destinations_${name.slice('messages_'.length)}`;
+}
+
+/**
+ * Gives each partition of messages its partition of message_destinations, with the same bounds, where it has none
+ * (a partition made now, or by a process from before message_destinations), its rows moved from DEFAULT.
+ */
+async function destinationPartitionsEnsure(tx: Queryable, partitions: readonly MessagePartition[]): Promise<void> {
+  const have = new Set(
+    (
+      await tx.query<{ name: string }>(
+        `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+         WHERE i.inhparent = 'message_destinations'::regclass`,
+      )
+    ).map((r) => r.name),
+  );
+  const fallback = destinationPartitionOf('messages_default');
+  for (const p of partitions) {
+    const name = destinationPartitionOf(p.name);
+    if (have.has(name)) continue;
+    have.add(name);
+    const { from, to } = messagePartitionIds(p);
+    const low = p.fromMs === null ? 'MINVALUE' : `'${from}'`;
+    await tx.exec(`CREATE TABLE ${name} (LIKE message_destinations INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
+    if (have.has(fallback)) {
+      await tx.query(
+        `WITH moved AS (DELETE FROM ${fallback} WHERE id >= $1 AND id < $2 RETURNING *)
+         INSERT INTO ${name} SELECT * FROM moved`,
+        [from, to],
+      );
+    }
+    await tx.exec(`ALTER TABLE message_destinations ATTACH PARTITION ${name} FOR VALUES FROM (${low}) TO ('${to}')`);
+  }
 }
 
 /** The part of [start, end) that starts where the partitions covering its start end, up to the next one's start. */

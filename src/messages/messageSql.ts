@@ -1,4 +1,5 @@
 import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
+import { destinationsInsertCte } from './destinationSql.js';
 import { cascadeStepKeysCte, inboundKeyCte } from './messageKeys.js';
 import { messageRegionsCte } from './regionSql.js';
 import {
@@ -193,9 +194,10 @@ export async function messageInsertBatch(
        r.traffic_type, r.dispatch_id, r.fraud_hold_id
      -- A name is in regions once: stored, or added by this statement.
      FROM r LEFT JOIN regions g ON g.name = r.region
-     RETURNING account_id, id, channel_type, total_parts, price, currency, callback_target_id, callback_events,
-       cascade_id, cascade_step
+     RETURNING account_id, id, channel_type, destination, total_parts, price, currency, callback_target_id,
+       callback_events, cascade_id, cascade_step
      ),
+     ${destinationsInsertCte('inserted')},
      ${cascadeStepKeysCte('inserted')},
      price_events AS (${eventSelect(
        {
@@ -271,14 +273,18 @@ export interface NewInbound {
 export async function messageInsertInbound(db: Queryable, m: NewInbound): Promise<MessageRow | undefined> {
   // The key first: a webhook sent again, even at the same moment, finds it taken (or waits for its transaction).
   const [row] = await db.query<MessageRow>(
-    `WITH ${inboundKeyCte('$1::bigint', '$10::text', '$2::uuid')}
-     INSERT INTO messages (account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id,
-       sender_name, destination, country, content, total_parts, status, status_at, history, provider_message_id,
-       currency, price_final)
-     SELECT $1, k.message_id, $3, $11, 'inbound', 'API', $4, $5, $6, $7, $8, $13, 'inbound_sent', $3, $9, $10, $12,
-       true
-     FROM key k
-     RETURNING ${MESSAGE_COLUMNS}`,
+    `WITH ${inboundKeyCte('$1::bigint', '$10::text', '$2::uuid')},
+     inserted AS (
+       INSERT INTO messages (account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id,
+         sender_name, destination, country, content, total_parts, status, status_at, history, provider_message_id,
+         currency, price_final)
+       SELECT $1, k.message_id, $3, $11, 'inbound', 'API', $4, $5, $6, $7, $8, $13, 'inbound_sent', $3, $9, $10, $12,
+         true
+       FROM key k
+       RETURNING ${MESSAGE_COLUMNS}
+     ),
+     ${destinationsInsertCte('inserted')}
+     SELECT * FROM inserted`,
     [
       m.accountId,
       m.id,

@@ -1,8 +1,10 @@
 import type { Queryable } from '../db/db.js';
+import { destinationsDeleteOf } from './destinationSql.js';
 import { messageKeysDeleteOf, messageKeysDeleteRange } from './messageKeys.js';
 import {
   type MessageIdRange,
   type MessagePartition,
+  destinationPartitionOf,
   messagePartitionIds,
   messagePartitions,
   PARTITION_LOCK_TIMEOUT,
@@ -39,11 +41,12 @@ export async function droppablePartitions(db: Queryable, beforeMs: number): Prom
 }
 
 /**
- * Drops a partition with its messages' keys, in the caller's transaction, after `dependents` deleted what other
- * tables hold of its messages (short links, conversions: their owners' deletes). Waits at most
- * {@link PARTITION_LOCK_TIMEOUT} for the lock on messages (dropping a partition locks the table against every
- * statement until the transaction ends), then fails: the next retention run tries again. Returns the callback URLs
- * (callback_targets ids) its messages referred to.
+ * Drops a partition with its messages' keys and destinations (its partition of message_destinations), in the
+ * caller's transaction, after `dependents` deleted what other tables hold of its messages (short links, conversions:
+ * their owners' deletes). Waits at most {@link PARTITION_LOCK_TIMEOUT} for the locks on messages and
+ * message_destinations (dropping a partition locks the table against every statement until the transaction ends),
+ * then fails: the next retention run tries again. Returns the callback URLs (callback_targets ids) its messages
+ * referred to.
  */
 export async function dropPartition(
   tx: Queryable,
@@ -58,6 +61,7 @@ export async function dropPartition(
   await messageKeysDeleteRange(tx, ids);
   await tx.exec(`SET LOCAL lock_timeout = '${PARTITION_LOCK_TIMEOUT}'`);
   await tx.exec(`DROP TABLE ${p.name}`);
+  await tx.exec(`DROP TABLE IF EXISTS ${destinationPartitionOf(p.name)}`);
   return targets.map((r) => r.id);
 }
 
@@ -73,20 +77,21 @@ export async function deleteFinished(
   beforeId: string,
   limit: number,
 ): Promise<{ id: string; callbackTargetId: number | null }[]> {
-  const rows = await db.query<{ id: string; callback_target_id: number | null }>(
+  const rows = await db.query<{ id: string; destination: string; callback_target_id: number | null }>(
     `WITH doomed AS (
        SELECT id FROM messages
        WHERE account_id = $1 AND id < $2::uuid AND status <> 'sending' AND due_at IS NULL
        ORDER BY id LIMIT $3
      )
      DELETE FROM messages m USING doomed d WHERE m.account_id = $1 AND m.id = d.id
-     RETURNING m.id, m.callback_target_id`,
+     RETURNING m.id, m.destination, m.callback_target_id`,
     [accountId, beforeId, limit],
   );
   await messageKeysDeleteOf(
     db,
     rows.map((r) => r.id),
   );
+  await destinationsDeleteOf(db, accountId, rows);
   return rows.map((r) => ({ id: r.id, callbackTargetId: r.callback_target_id }));
 }
 

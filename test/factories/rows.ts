@@ -99,12 +99,17 @@ export async function insertMessage(db: Queryable, f: MessageFields): Promise<st
   const expires = f.expiresAt ?? new Date((planned ?? created).getTime() + (f.ttl ?? 90_000) * 1000);
   const status = f.status ?? 'sending';
   await db.query(
-    `INSERT INTO messages (account_id, id, created_at, channel_type, sender_name, destination, country, content,
-       total_parts, status, status_at, read_status, planned_send_at, due_at, deadline_at, expires_at, ttl, hours, days,
-       use_local_time, local_send_time, local_completion_time, price, currency, price_final, callback_target_id,
-       callback_events, template_id, history, traffic_type)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $3, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-       $23, $24, $25, $26, $27, $28, $29)`,
+    // With its destination, as Herald stores it (the list's search by destination).
+    `WITH inserted AS (
+       INSERT INTO messages (account_id, id, created_at, channel_type, sender_name, destination, country, content,
+         total_parts, status, status_at, read_status, planned_send_at, due_at, deadline_at, expires_at, ttl, hours,
+         days, use_local_time, local_send_time, local_completion_time, price, currency, price_final,
+         callback_target_id, callback_events, template_id, history, traffic_type)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $3, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
+         $22, $23, $24, $25, $26, $27, $28, $29)
+       RETURNING account_id, id, destination
+     )
+     INSERT INTO message_destinations (account_id, id, destination) SELECT account_id, id, destination FROM inserted`,
     [
       f.accountId,
       id,

@@ -7,19 +7,21 @@ import { messageClaimDue, messageInsertInbound, messagePartitionsEnsure } from '
 import { messageApplyTransitions } from '../../src/messages/transitionSql.js';
 import { statusTransition } from '../../src/messages/transitions.js';
 import {
+  destinationPartitionOf,
   messageIdSpan,
   messagePartitions,
   PARTITION_MS,
   partitionWeekOf,
 } from '../../src/messages/messagePartitions.js';
+import { type MessageFilter, messageList, messageListCount } from '../../src/messages/messageLookupSql.js';
 import { messageInsertBatch, type NewMessage } from '../../src/messages/messageSql.js';
 import { rollUpStatistics } from '../../src/statistics/rollup.js';
 import { statistics } from '../../src/statistics/statistics.js';
 import { dayOf } from '../../src/util/time.js';
-import { uuid7 } from '../../src/util/uuid7.js';
+import { uuid7, uuidBound } from '../../src/util/uuid7.js';
 import { insertAccount, insertMessage } from '../factories/rows.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
-import { planOf, subplanNodes } from '../helpers/plans.js';
+import { indexesOf, planOf, scansOf, subplanNodes } from '../helpers/plans.js';
 
 const DAY_MS = 86_400_000;
 const at = (iso: string, days = 0): Date => new Date(Date.parse(iso) + days * DAY_MS);
@@ -33,11 +35,21 @@ async function partitionOf(db: Db, id: string): Promise<string | undefined> {
   return row?.name;
 }
 
-/** The names of the partitions of messages in the catalogue (pg_inherits). */
-async function inherited(db: Db): Promise<string[]> {
+/** The partition that holds a message's destination (the list's search), by its row's tableoid. */
+async function destinationPartitionOfRow(db: Db, id: string): Promise<string | undefined> {
+  const [row] = await db.query<{ name: string }>(
+    'SELECT tableoid::regclass::text AS name FROM message_destinations WHERE id = $1',
+    [id],
+  );
+  return row?.name;
+}
+
+/** The names of the partitions of messages (or of `parent`) in the catalogue (pg_inherits). */
+async function inherited(db: Db, parent = 'messages'): Promise<string[]> {
   const rows = await db.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-     WHERE i.inhparent = 'messages'::regclass ORDER BY 1`,
+     WHERE i.inhparent = $1::regclass ORDER BY 1`,
+    [parent],
   );
   return rows.map((r) => r.name);
 }
@@ -60,6 +72,10 @@ describe.each(ENGINES)('partitions of messages (%s)', (engine) => {
     // It ends at a UTC midnight (the day after the migration ran).
     expect(legacy.toMs! % DAY_MS).toBe(0);
     expect(partitions.at(-1)).toMatchObject({ name: 'messages_default', isDefault: true });
+    // The destinations (the list's search) are partitioned alike, partition for partition.
+    expect(await inherited(t.db, 'message_destinations')).toEqual(
+      (await inherited(t.db)).map((name) => destinationPartitionOf(name)).sort(),
+    );
   });
 
   it('makes the weeks of today and 7 days ahead once, and moves what DEFAULT held of them into them', async () => {
@@ -74,6 +90,10 @@ describe.each(ENGINES)('partitions of messages (%s)', (engine) => {
     expect(created).toEqual(['messages_p20410506', 'messages_p20410513']);
     expect(await inherited(t.db)).toEqual(expect.arrayContaining(created));
     expect(await partitionOf(t.db, early)).toBe('messages_p20410506');
+    expect(await inherited(t.db, 'message_destinations')).toEqual(
+      expect.arrayContaining(['message_destinations_p20410506', 'message_destinations_p20410513']),
+    );
+    expect(await destinationPartitionOfRow(t.db, early)).toBe('message_destinations_p20410506');
     const week = (await messagePartitions(t.db)).find((p) => p.name === 'messages_p20410506')!;
     expect([week.fromMs, week.toMs]).toEqual([Date.parse('2041-05-06'), Date.parse('2041-05-13')]);
 
@@ -85,6 +105,24 @@ describe.each(ENGINES)('partitions of messages (%s)', (engine) => {
     const beyond = await insertMessage(t.db, { accountId, createdAt: at('2041-05-27T00:00:00Z') });
     expect(await partitionOf(t.db, inWeek)).toBe('messages_p20410520');
     expect(await partitionOf(t.db, beyond)).toBe('messages_default');
+    expect(await destinationPartitionOfRow(t.db, inWeek)).toBe('message_destinations_p20410520');
+    expect(await destinationPartitionOfRow(t.db, beyond)).toBe('message_destinations_default');
+  });
+
+  it('gives a partition made by a process of before message_destinations its own at the next run', async () => {
+    const { id: accountId } = await insertAccount(t.db);
+    // As a process of before makes it: a partition of messages alone. Its destinations land in DEFAULT meanwhile.
+    const [from, to] = [uuidBound(Date.parse('2042-01-06'), 'low'), uuidBound(Date.parse('2042-01-13'), 'low')];
+    await t.db.exec(`CREATE TABLE messages_p20420106 PARTITION OF messages FOR VALUES FROM ('${from}') TO ('${to}')`);
+    const id = await insertMessage(t.db, { accountId, status: 'delivered', createdAt: at('2042-01-07T10:00:00Z') });
+    expect(await partitionOf(t.db, id)).toBe('messages_p20420106');
+    expect(await destinationPartitionOfRow(t.db, id)).toBe('message_destinations_default');
+
+    expect(await messagePartitionsEnsure(t.db, at('2042-01-07T12:00:00Z'))).toEqual(['messages_p20420113']);
+    expect(await inherited(t.db, 'message_destinations')).toEqual(
+      expect.arrayContaining(['message_destinations_p20420106', 'message_destinations_p20420113']),
+    );
+    expect(await destinationPartitionOfRow(t.db, id)).toBe('message_destinations_p20420106');
   });
 
   it('makes the rest of the week the table of before partitioning ends in', async () => {
@@ -120,6 +158,8 @@ describe.each(ENGINES)('partitions of messages (%s)', (engine) => {
 
     expect(await partitionOf(t.db, finished)).toBeUndefined();
     expect(await partitionOf(t.db, running)).toBe('messages_default');
+    expect(await destinationPartitionOfRow(t.db, finished)).toBeUndefined();
+    expect(await destinationPartitionOfRow(t.db, running)).toBe('message_destinations_default');
     expect(result.messages).toBeGreaterThanOrEqual(1);
     expect(await inherited(t.db)).toContain('messages_default');
   });
@@ -174,6 +214,7 @@ describe.each(ENGINES)('retention by partitions (%s)', (engine) => {
       );
     const inbound = await messageInsertInbound(db, inboundOf(accountId, 'week1-inbound', at('2031-01-06T09:00:00Z')));
     expect(await partitionOf(db, inbound!.id)).toBe('messages_p20310106');
+    expect(await destinationPartitionOfRow(db, inbound!.id)).toBe('message_destinations_p20310106');
 
     // The month rolled up (two days settle; at most 31 days a run).
     const now = at('2031-02-08T00:00:00Z');
@@ -197,6 +238,7 @@ describe.each(ENGINES)('retention by partitions (%s)', (engine) => {
     expect(result.messages).toBe(28);
     const names = await inherited(db);
     expect(names).not.toContain('messages_p20310106');
+    expect(await inherited(db, 'message_destinations')).not.toContain('message_destinations_p20310106');
     expect(names).toContain('messages_p20310113');
     expect(names).toContain('messages_p20310120');
     const [gone] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_class WHERE relname = $1`, [
@@ -204,8 +246,13 @@ describe.each(ENGINES)('retention by partitions (%s)', (engine) => {
     ]);
     expect(gone!.n).toBe(0);
     expect(await partitionOf(db, waiting)).toBe('messages_p20310113');
-    for (const id of ids.slice(0, 14).flat()) expect(await partitionOf(db, id)).toBeUndefined();
+    for (const id of ids.slice(0, 14).flat()) {
+      expect(await partitionOf(db, id)).toBeUndefined();
+      expect(await destinationPartitionOfRow(db, id)).toBeUndefined();
+    }
     expect(await partitionOf(db, ids[14]![0]!)).toBe('messages_p20310120');
+    expect(await destinationPartitionOfRow(db, ids[14]![0]!)).toBe('message_destinations_p20310120');
+    expect(await destinationPartitionOfRow(db, waiting)).toBe('message_destinations_p20310113');
     expect(await figures()).toEqual(before);
     const links = await db.query<{ code: string }>('SELECT code FROM short_links WHERE account_id = $1', [accountId]);
     expect(links.map((l) => l.code)).toEqual(['week3']);
@@ -459,3 +506,84 @@ function stepMessage(id: string, when: Date, cascade: { id: string; step: number
     cascade,
   };
 }
+
+describe.each(ENGINES)("the list's search by destination (%s)", (engine) => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await openTestDb(engine);
+    // Weeks from Monday 2037-03-02 and 2037-03-09.
+    await messagePartitionsEnsure(t.db, at('2037-03-02T00:00:00Z'), 10);
+  });
+  afterAll(async () => {
+    await t?.drop();
+  });
+
+  const NUMBER = '79161234567';
+  const byDestination: MessageFilter = {
+    fromId: null,
+    toId: null,
+    messageUuid: null,
+    destination: NUMBER,
+    status: null,
+    tags: null,
+    channelType: null,
+    senderName: null,
+    trafficCenterId: null,
+    direction: null,
+    content: null,
+    readStatus: [],
+    sendingMethod: null,
+    templateId: null,
+    country: null,
+    cascadeId: null,
+    root: null,
+    trafficType: null,
+    dispatchId: null,
+    errorCode: null,
+  };
+
+  it("finds an account's messages of a number, sent and received, through destinations written once", async () => {
+    const { id: accountId } = await insertAccount(t.db);
+    const { id: other } = await insertAccount(t.db);
+    const sentAt = at('2037-03-03T10:00:00Z');
+    const sent = uuid7(sentAt.getTime());
+    await messageInsertBatch(t.db, {
+      accountId,
+      trafficCenterId: null,
+      sendingMethod: 'API',
+      currency: 'RUB',
+      now: sentAt,
+      leaseUntil: sentAt,
+      messages: [stepMessage(sent, sentAt, { id: sent, step: 1 })],
+    });
+    const received = await messageInsertInbound(t.db, inboundOf(accountId, 'd1', at('2037-03-10T11:00:00Z')));
+    // The same number of another account, and another number of this one: not found.
+    await messageInsertInbound(t.db, inboundOf(other, 'd1', at('2037-03-03T12:00:00Z')));
+    await insertMessage(t.db, { accountId, destination: '79160000000', createdAt: at('2037-03-03T13:00:00Z') });
+
+    const list = await messageList(t.db, accountId, byDestination, 'asc', 10, 0);
+    expect(list.map((m) => m.id)).toEqual([sent, received!.id]);
+    expect(await messageListCount(t.db, accountId, byDestination)).toBe(2);
+    // A status change writes the message again, not its destination.
+    await t.db.query(`UPDATE messages SET status = 'delivered', due_at = NULL WHERE account_id = $1`, [accountId]);
+    const [rows] = await t.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM message_destinations WHERE account_id = $1',
+      [accountId],
+    );
+    expect(rows!.n).toBe(3);
+    expect((await messageList(t.db, accountId, byDestination, 'desc', 10, 0)).map((m) => m.id)).toEqual([
+      received!.id,
+      sent,
+    ]);
+  });
+
+  it('reads the destinations through their index and the messages by key, no partition whole', async () => {
+    const { id: accountId } = await insertAccount(t.db);
+    const plan = await planOf(t.db, (explaining) => messageList(explaining, accountId, byDestination, 'desc', 10, 0), {
+      partitions: true,
+    });
+    expect(indexesOf(plan).some((index) => index.startsWith('message_destinations_p'))).toBe(true);
+    for (const name of [...(await inherited(t.db)), ...(await inherited(t.db, 'message_destinations'))])
+      expect(scansOf(plan, name)).not.toContain('Seq Scan');
+  });
+});
