@@ -107,7 +107,8 @@ export function destinationPartitionOf(name: string): string {
 
 /**
  * Gives each partition of messages its partition of message_destinations, with the same bounds, where it has none
- * (a partition made now, or by a process from before message_destinations), its rows moved from DEFAULT.
+ * (a partition made now, or by a process from before message_destinations), its rows moved from DEFAULT; and drops
+ * those whose partition of messages went without them (the retention of such a process).
  */
 async function destinationPartitionsEnsure(tx: Queryable, partitions: readonly MessagePartition[]): Promise<void> {
   const have = new Set(
@@ -119,6 +120,12 @@ async function destinationPartitionsEnsure(tx: Queryable, partitions: readonly M
     ).map((r) => r.name),
   );
   const fallback = destinationPartitionOf('messages_default');
+  const wanted = new Set(partitions.map((p) => destinationPartitionOf(p.name)));
+  for (const name of have) {
+    if (name === fallback || wanted.has(name)) continue;
+    await tx.exec(`DROP TABLE ${name}`);
+    have.delete(name);
+  }
   for (const p of partitions) {
     const name = destinationPartitionOf(p.name);
     if (have.has(name)) continue;

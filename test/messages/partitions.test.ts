@@ -109,7 +109,7 @@ describe.each(ENGINES)('partitions of messages (%s)', (engine) => {
     expect(await destinationPartitionOfRow(t.db, beyond)).toBe('message_destinations_default');
   });
 
-  it('gives a partition made by a process of before message_destinations its own at the next run', async () => {
+  it('keeps the destinations partitioned as messages where a process of before made or dropped a week', async () => {
     const { id: accountId } = await insertAccount(t.db);
     // As a process of before makes it: a partition of messages alone. Its destinations land in DEFAULT meanwhile.
     const [from, to] = [uuidBound(Date.parse('2042-01-06'), 'low'), uuidBound(Date.parse('2042-01-13'), 'low')];
@@ -123,6 +123,12 @@ describe.each(ENGINES)('partitions of messages (%s)', (engine) => {
       expect.arrayContaining(['message_destinations_p20420106', 'message_destinations_p20420113']),
     );
     expect(await destinationPartitionOfRow(t.db, id)).toBe('message_destinations_p20420106');
+
+    // Its retention dropped a week of messages without its destinations: the next run drops them.
+    await t.db.exec('DROP TABLE messages_p20420106');
+    expect(await messagePartitionsEnsure(t.db, at('2042-01-13T12:00:00Z'))).toEqual(['messages_p20420120']);
+    expect(await inherited(t.db, 'message_destinations')).not.toContain('message_destinations_p20420106');
+    expect(await inherited(t.db, 'message_destinations')).toContain('message_destinations_p20420113');
   });
 
   it('makes the rest of the week the table of before partitioning ends in', async () => {
