@@ -123,6 +123,27 @@ export async function startWalBreakdown(url: string): Promise<WalBreakdown> {
             `  ${bytes(k.combined_size).padStart(6)} B  ${per(k.count).padStart(7)} rec  ${k.resource_manager}`,
           );
 
+        // Row locks (Heap/LOCK) by their flags and whether their transaction updated any row: a transaction that
+        // locked rows and updated none took them for nothing (a claim's cut, an outcome that did not apply).
+        const locks = await client.query<{ kind: string; records: string; bytes: string }>(
+          `WITH r AS (
+             SELECT xid, record_type, record_length + fpi_length AS len, description
+             FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn) WHERE resource_manager = 'Heap'
+           ), l AS (
+             SELECT l.len, l.description, u.xid IS NOT NULL AS tx_updated
+             FROM r l LEFT JOIN (SELECT DISTINCT xid FROM r WHERE record_type LIKE 'UPDATE%') u ON u.xid = l.xid
+             WHERE l.record_type = 'LOCK'
+           )
+           SELECT CASE WHEN tx_updated THEN 'in a transaction that updated rows' ELSE 'in a transaction that updated none'
+                  END || ': ' || regexp_replace(description, 'off \\d+: xid \\d+: ', '') AS kind,
+                  count(*)::text AS records, sum(len)::bigint::text AS bytes
+           FROM l GROUP BY 1 ORDER BY count(*) DESC LIMIT 10`,
+          [start.lsn, end],
+        );
+        lines.push('', 'Row locks (Heap/LOCK) by kind (bytes per message, records per message):');
+        for (const k of locks.rows)
+          lines.push(`  ${bytes(k.bytes).padStart(6)} B  ${per(k.records).padStart(7)} rec  ${k.kind}`);
+
         const statements = await client.query<{
           calls: string;
           rows: string;
