@@ -134,8 +134,9 @@ export async function startWalBreakdown(url: string): Promise<WalBreakdown> {
              FROM r l LEFT JOIN (SELECT DISTINCT xid FROM r WHERE record_type LIKE 'UPDATE%') u ON u.xid = l.xid
              WHERE l.record_type = 'LOCK'
            )
-           SELECT CASE WHEN tx_updated THEN 'in a transaction that updated rows' ELSE 'in a transaction that updated none'
-                  END || ': ' || regexp_replace(description, 'off \\d+: xid \\d+: ', '') AS kind,
+           SELECT CASE WHEN tx_updated THEN 'in a transaction that updated rows'
+                  ELSE 'in a transaction that updated none' END
+                  || ': ' || regexp_replace(description, 'off \\d+: xid \\d+: ', '') AS kind,
                   count(*)::text AS records, sum(len)::bigint::text AS bytes
            FROM l GROUP BY 1 ORDER BY count(*) DESC LIMIT 10`,
           [start.lsn, end],

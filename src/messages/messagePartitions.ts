@@ -61,10 +61,11 @@ export function partitionWeekOf(ms: number): number {
 /**
  * Makes the week partitions that cover today and the {@link PARTITION_DAYS_AHEAD} days after `now` where no
  * partition covers them yet (a week that another partition covers in part gets a partition for the rest of it: the
- * table of before partitioning ends on a day), each with its partition of message_destinations; returns their names. Ids of those ranges already in DEFAULT move into
- * their partition in the same transaction. A partition is made apart and then attached, which locks messages only
- * against other DDL (SHARE UPDATE EXCLUSIVE) instead of every statement (CREATE TABLE ... PARTITION OF); attaching
- * reads DEFAULT under its ACCESS EXCLUSIVE lock to check it, which is short while DEFAULT is near empty.
+ * table of before partitioning ends on a day), each with its partition of message_destinations; returns their
+ * names. Ids of those ranges already in DEFAULT move into their partition in the same transaction. A partition is
+ * made apart and then attached, which locks messages only against other DDL (SHARE UPDATE EXCLUSIVE) instead of
+ * every statement (CREATE TABLE ... PARTITION OF); attaching reads DEFAULT under its ACCESS EXCLUSIVE lock to check
+ * it, which is short while DEFAULT is near empty.
  */
 export async function messagePartitionsEnsure(db: Db, now: Date, daysAhead = PARTITION_DAYS_AHEAD): Promise<string[]> {
   const until = Math.floor(now.getTime() / DAY_MS) * DAY_MS + (daysAhead + 1) * DAY_MS;

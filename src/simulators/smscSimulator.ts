@@ -121,6 +121,7 @@ export class SmscSimulator {
   /** Ids are this random number's multiples of 2^32 plus a counter: unique across simulators and runs. */
   private readonly idBase = randomBytes(2).readUInt16BE(0) * 2 ** 32;
   private counter = 0;
+  private receiptsAcked = 0;
   private down = false;
   private stalled = false;
   private silentBinds = false;
@@ -160,6 +161,11 @@ export class SmscSimulator {
 
   get submitCount(): number {
     return this.counter;
+  }
+
+  /** Receipts the ESMEs acknowledged (deliver_sm_resp with status 0), in all. */
+  get receiptAckCount(): number {
+    return this.receiptsAcked;
   }
 
   get boundSessions(): number {
@@ -524,8 +530,9 @@ export class SmscSimulator {
     const receipt = pending?.get(pdu.sequence_number);
     if (!receipt) return;
     pending!.delete(pdu.sequence_number);
+    if (pdu.command_status === 0) this.receiptsAcked++;
     // A temporary error from the ESME: send it again a little later, as SMSCs do.
-    if (pdu.command_status !== 0) this.timers.later(500, () => this.sendReceipt(session, receipt));
+    else this.timers.later(500, () => this.sendReceipt(session, receipt));
   }
 
   /** A bound session of the system id that takes deliver_sm (a transceiver or a receiver). */
