@@ -14,6 +14,8 @@ import {
   WINDOW_READ,
 } from '../../src/callbacks/targetSql.js';
 import type { Db, Queryable } from '../../src/db/db.js';
+import { retentionSweep } from '../../src/retention/retention.js';
+import { dayOf } from '../../src/util/time.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { TestClock } from '../helpers/clock.js';
 import { planOf, scansOf, subplanNodes } from '../helpers/plans.js';
@@ -189,6 +191,33 @@ describe.each(ENGINES)('callback targets (%s)', (engine) => {
     await expireCallbackTargets(db, idle);
     expect(await stateOf(many)).toEqual({ exists: false, cursors: 0 });
     expect(await stateOf(late)).toEqual({ exists: true, parked: true, cursors: 0 });
+  });
+
+  it("is looked at again once the retention deleted the messages of a busy account's URL's time", async () => {
+    // Forty days before the other tests' URLs: the retention below deletes nothing of theirs.
+    const start = new Date(NOW.getTime() - 40 * CALLBACK_TARGET_IDLE_MS);
+    const { id: accountId } = await insertAccount(db);
+    const url = 'https://hooks.example/window/swept';
+    const swept = (await db.transaction((tx) => new CallbackTargets().resolve(tx, accountId, [url], start))).get(url)!;
+    // More of the account's finished messages in the URL's time than the expiry reads, none with it.
+    for (let i = 0; i <= WINDOW_READ; i++)
+      await insertMessage(db, { accountId, status: 'delivered', createdAt: new Date(start.getTime() + i) });
+    const idle = new Date(start.getTime() + CALLBACK_TARGET_IDLE_MS + MINUTE_MS);
+    await expireCallbackTargets(db, idle);
+    expect(await stateOf(swept)).toEqual({ exists: true, parked: true, cursors: 0 });
+
+    // The retention deletes them (their days rolled up): none named the URL, so only their time says it may go.
+    const rolledUntil = dayOf(start.getTime() + 10 * CALLBACK_TARGET_IDLE_MS);
+    await db.query('UPDATE stats_rollup_state SET rolled_until = $1', [rolledUntil]);
+    await db.query(
+      'INSERT INTO stats_rollup_state (rolled_until) SELECT $1 WHERE NOT EXISTS (SELECT 1 FROM stats_rollup_state)',
+      [rolledUntil],
+    );
+    const cutoff = new Date(start.getTime() + 3 * CALLBACK_TARGET_IDLE_MS);
+    expect((await retentionSweep(db, cutoff)).messages).toBe(WINDOW_READ + 1);
+    expect(await stateOf(swept)).toEqual({ exists: true, parked: false, cursors: 0 });
+    await expireCallbackTargets(db, idle);
+    expect(await stateOf(swept)).toEqual({ exists: false, cursors: 0 });
   });
 
   it('reads at most a bounded number of messages per URL, through the primary key', async () => {
