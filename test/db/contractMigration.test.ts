@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { loadMigrations, migrate } from '../../src/db/migrate.js';
+import { destinationPartitionOf } from '../../src/messages/messagePartitions.js';
+import { messageList } from '../../src/messages/messageLookupSql.js';
+import { uuid7, uuidBound } from '../../src/util/uuid7.js';
 import { ENGINES, openTestDb } from '../helpers/engines.js';
+import { messageFilter } from '../helpers/messageFilter.js';
 
 const MESSAGE = '019cd6f9-7a80-7121-b48d-fc5a90434664';
 const DAY = '2026-03-01';
@@ -73,6 +77,61 @@ describe.each(ENGINES)('migration 0008 on data of an earlier version (%s)', (eng
         [lazy, MESSAGE],
       );
       await expect(again).rejects.toThrow(/duplicate key|unique/);
+    } finally {
+      await testDb.drop();
+    }
+  });
+});
+
+describe.each(ENGINES)('migration 0057 on messages stored before it (%s)', (engine) => {
+  it('gives every stored message its destination, in the partition matching its own; the list finds them', async () => {
+    const testDb = await openTestDb(engine, { migrated: false });
+    const { db } = testDb;
+    try {
+      await migrate(
+        db,
+        loadMigrations().filter((m) => m.version < 57),
+      );
+      const [account] = await db.query<{ id: number }>(
+        `INSERT INTO accounts (name, currency, callback_secret, created_at, updated_at)
+         VALUES ('stored before', 'RUB', 's', now(), now()) RETURNING id`,
+      );
+      // A week partition (as the maintenance of before made it), and messages in it, in the table of before
+      // partitioning and in DEFAULT.
+      const week = ['2040-01-02', '2040-01-09'].map((day) => uuidBound(Date.parse(day), 'low'));
+      await db.exec(
+        `CREATE TABLE messages_p20400102 PARTITION OF messages FOR VALUES FROM ('${week[0]}') TO ('${week[1]}')`,
+      );
+      const stored = {
+        legacy: uuid7(Date.parse('2026-03-01T10:00:00Z')),
+        week: uuid7(Date.parse('2040-01-03T10:00:00Z')),
+        fallback: uuid7(Date.parse('2045-06-01T10:00:00Z')),
+      };
+      for (const id of Object.values(stored))
+        await db.query(
+          `INSERT INTO messages (account_id, id, created_at, channel_type, sender_name, destination, content,
+             total_parts, status, status_at)
+           VALUES ($1, $2, now(), 'SMS', 'x', '79161234567', '"hi"', 1, 'delivered', now())`,
+          [account!.id, id],
+        );
+
+      await migrate(db);
+
+      const partitionOf = async (table: string, id: string): Promise<string | undefined> =>
+        (
+          await db.query<{ name: string }>(`SELECT tableoid::regclass::text AS name FROM ${table} WHERE id = $1`, [id])
+        )[0]?.name;
+      for (const id of Object.values(stored))
+        expect(await partitionOf('message_destinations', id)).toBe(
+          destinationPartitionOf((await partitionOf('messages', id))!),
+        );
+      expect(await partitionOf('message_destinations', stored.week)).toBe('message_destinations_p20400102');
+      const found = await messageList(db, account!.id, messageFilter({ destination: '79161234567' }), 'asc', 10, 0);
+      expect(found.map((m) => m.id)).toEqual([stored.legacy, stored.week, stored.fallback]);
+      const [index] = await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_class WHERE relname = 'messages_destination'",
+      );
+      expect(index!.n).toBe(0);
     } finally {
       await testDb.drop();
     }

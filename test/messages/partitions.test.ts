@@ -13,7 +13,7 @@ import {
   PARTITION_MS,
   partitionWeekOf,
 } from '../../src/messages/messagePartitions.js';
-import { type MessageFilter, messageList, messageListCount } from '../../src/messages/messageLookupSql.js';
+import { messageList, messageListCount } from '../../src/messages/messageLookupSql.js';
 import { messageInsertBatch, type NewMessage } from '../../src/messages/messageSql.js';
 import { rollUpStatistics } from '../../src/statistics/rollup.js';
 import { statistics } from '../../src/statistics/statistics.js';
@@ -21,6 +21,7 @@ import { dayOf } from '../../src/util/time.js';
 import { uuid7, uuidBound } from '../../src/util/uuid7.js';
 import { insertAccount, insertMessage } from '../factories/rows.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
+import { messageFilter } from '../helpers/messageFilter.js';
 import { indexesOf, planOf, scansOf, subplanNodes } from '../helpers/plans.js';
 
 const DAY_MS = 86_400_000;
@@ -525,28 +526,7 @@ describe.each(ENGINES)("the list's search by destination (%s)", (engine) => {
   });
 
   const NUMBER = '79161234567';
-  const byDestination: MessageFilter = {
-    fromId: null,
-    toId: null,
-    messageUuid: null,
-    destination: NUMBER,
-    status: null,
-    tags: null,
-    channelType: null,
-    senderName: null,
-    trafficCenterId: null,
-    direction: null,
-    content: null,
-    readStatus: [],
-    sendingMethod: null,
-    templateId: null,
-    country: null,
-    cascadeId: null,
-    root: null,
-    trafficType: null,
-    dispatchId: null,
-    errorCode: null,
-  };
+  const byDestination = messageFilter({ destination: NUMBER });
 
   it("finds an account's messages of a number, sent and received, through destinations written once", async () => {
     const { id: accountId } = await insertAccount(t.db);
