@@ -32,13 +32,19 @@ const PARTITION_LOCK_KEY = 7_311_400_530;
 
 const bound = (text: string): number | null => (text === 'MINVALUE' || text === 'MAXVALUE' ? null : uuidTime(text));
 
-/** The partitions of messages, from the catalogue, oldest first (DEFAULT last). */
-export async function messagePartitions(db: Queryable): Promise<MessagePartition[]> {
-  const rows = await db.query<{ name: string; bound: string }>(
+/** The partitions of the partitioned table `parent`, from the catalogue, with their bounds as SQL gives them. */
+async function partitionsOf(db: Queryable, parent: string): Promise<{ name: string; bound: string }[]> {
+  return db.query<{ name: string; bound: string }>(
     `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
      FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-     WHERE i.inhparent = 'messages'::regclass`,
+     WHERE i.inhparent = $1::regclass`,
+    [parent],
   );
+}
+
+/** The partitions of messages, from the catalogue, oldest first (DEFAULT last). */
+export async function messagePartitions(db: Queryable): Promise<MessagePartition[]> {
+  const rows = await partitionsOf(db, 'messages');
   const partitions = rows.map(({ name, bound: text }): MessagePartition => {
     const range = /^FOR VALUES FROM \('?([^')]+)'?\) TO \('?([^')]+)'?\)$/.exec(text);
     if (!range) return { name, fromMs: null, toMs: null, isDefault: true };
@@ -112,14 +118,7 @@ export function destinationPartitionOf(name: string): string {
  * those whose partition of messages went without them (the retention of such a process).
  */
 async function destinationPartitionsEnsure(tx: Queryable, partitions: readonly MessagePartition[]): Promise<void> {
-  const have = new Set(
-    (
-      await tx.query<{ name: string }>(
-        `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-         WHERE i.inhparent = 'message_destinations'::regclass`,
-      )
-    ).map((r) => r.name),
-  );
+  const have = new Set((await partitionsOf(tx, 'message_destinations')).map((r) => r.name));
   const fallback = destinationPartitionOf('messages_default');
   const wanted = new Set(partitions.map((p) => destinationPartitionOf(p.name)));
   for (const name of have) {

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Queryable } from '../../src/db/db.js';
 import { laneSql } from '../../src/callbacks/eventSql.js';
+import { destinationsInsertCte } from '../../src/messages/destinationSql.js';
 import type { Channel } from '../../src/shared/channels.js';
 import { uuid7 } from '../../src/util/uuid7.js';
 
@@ -108,8 +109,9 @@ export async function insertMessage(db: Queryable, f: MessageFields): Promise<st
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $3, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
          $22, $23, $24, $25, $26, $27, $28, $29)
        RETURNING account_id, id, destination
-     )
-     INSERT INTO message_destinations (account_id, id, destination) SELECT account_id, id, destination FROM inserted`,
+     ),
+     ${destinationsInsertCte('inserted')}
+     SELECT 1`,
     [
       f.accountId,
       id,
