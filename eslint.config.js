@@ -33,6 +33,32 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
+    // The per-message path: an object literal that starts with a spread and then names fields of its own costs V8
+    // (Node 20) about a microsecond, 10-50 times a plain literal (the clone's map has no transitions, so each added
+    // field goes through the runtime); 5 % of Herald's CPU end to end before these files were rid of it. Spread
+    // last, name the fields, or Object.assign({}, a, { ... }) where the later fields must win.
+    files: [
+      'src/delivery/**',
+      'src/connectors/smpp/**',
+      'src/sending/**',
+      'src/messages/**',
+      'src/inbound/**',
+      'src/smppServer/**',
+      'src/guard/**',
+      'src/callbacks/eventBody.ts',
+      'src/dispatches/substitutions.ts',
+    ],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ObjectExpression:has(> SpreadElement:first-child ~ Property)',
+          message: 'A literal that starts with a spread and adds fields is slow in V8: spread last or Object.assign.',
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
   },

@@ -17,39 +17,41 @@ export interface EventFacts {
  * delivered, read), price, click and inbound messages.
  */
 export function eventBody(e: EventFacts): string {
-  const base = {
-    message_uuid: e.message_id,
-    channel_type: e.channel_type,
-    // Messages of a cascade only (spec 6.2-6.4).
-    ...(e.cascade_id !== null ? { cascade_message_uuid: e.cascade_id, cascade_step: e.cascade_step } : {}),
-    callback_event: e.event,
-  };
+  if (e.event === 'inbound_sent') {
+    return JSON.stringify({
+      message_uuid: e.message_id,
+      callback_event: e.event,
+      channel_type: e.channel_type,
+      status: e.status,
+      status_time: e.at,
+      item: e.extra?.item,
+    });
+  }
+  // Built field by field in the spec's order: an object literal that starts with a spread and adds fields after it
+  // costs V8 about a microsecond (a dictionary-mode clone), and this runs once per event.
+  const body: Record<string, unknown> = { message_uuid: e.message_id, channel_type: e.channel_type };
+  // Messages of a cascade only (spec 6.2-6.4).
+  if (e.cascade_id !== null) {
+    body.cascade_message_uuid = e.cascade_id;
+    body.cascade_step = e.cascade_step;
+  }
+  body.callback_event = e.event;
   switch (e.event) {
     case 'price':
-      return JSON.stringify({
-        ...base,
-        parts: e.extra?.parts,
-        price: e.extra?.price,
-        currency: e.extra?.currency ?? null,
-        price_time: e.at,
-      });
+      body.parts = e.extra?.parts;
+      body.price = e.extra?.price;
+      body.currency = e.extra?.currency ?? null;
+      body.price_time = e.at;
+      break;
     case 'click':
-      return JSON.stringify({ ...base, url: e.extra?.url, short_url: e.extra?.short_url, click_time: e.at });
-    case 'inbound_sent':
-      return JSON.stringify({
-        message_uuid: e.message_id,
-        callback_event: e.event,
-        channel_type: e.channel_type,
-        status: e.status,
-        status_time: e.at,
-        item: e.extra?.item,
-      });
+      body.url = e.extra?.url;
+      body.short_url = e.extra?.short_url;
+      body.click_time = e.at;
+      break;
     default:
-      return JSON.stringify({
-        ...base,
-        status: e.status,
-        status_time: e.at,
-        ...(e.error_code !== null ? { error_code: e.error_code } : {}),
-      });
+      body.status = e.status;
+      body.status_time = e.at;
+      if (e.error_code !== null) body.error_code = e.error_code;
   }
+  return JSON.stringify(body);
 }

@@ -219,7 +219,7 @@ export class DeliveryWriter {
     }
     this.forgetOldSubmissions();
 
-    const outcomes = messageOutcomes({ ...batch, known, receipts: dbReceipts });
+    const outcomes = messageOutcomes(Object.assign({}, batch, { known, receipts: dbReceipts }));
     const ended: StepOutcome[] = [];
     let created = NO_STEPS_CREATED;
     let rerouted = 0;

@@ -325,27 +325,27 @@ export class Submitter extends Loop {
     const ref = { accountId: message.account_id, id: message.id, cascade: message.cascade_id !== null };
     if (message.planned_send_ms === null) {
       await this.end(message, {
-        ...ref,
         status: 'unsent',
         at: now,
         errorCode: DELIVERY_ERRORS.windowNeverOpens,
         detail: 'the send window never opens before the deadline',
+        ...ref,
       });
       return;
     }
     if (now.getTime() > message.deadline_ms) {
       await this.end(message, {
-        ...ref,
         status: 'unsent',
         at: now,
         errorCode: DELIVERY_ERRORS.deadlinePassed,
         detail: 'not sent before its deadline',
+        ...ref,
       });
       return;
     }
     if (refusal) {
       if (refusal === STOP_LISTED) this.stopListed++;
-      await this.end(message, { ...ref, status: 'unsent', at: now, ...refusal });
+      await this.end(message, { status: 'unsent', at: now, ...refusal, ...ref });
       return;
     }
     const window = this.windowOf(message);
@@ -353,16 +353,16 @@ export class Submitter extends Loop {
       const next = nextAllowedInstant(window, now.getTime(), message.deadline_ms);
       if (next === null) {
         await this.end(message, {
-          ...ref,
           status: 'unsent',
           at: now,
           errorCode: DELIVERY_ERRORS.deadlinePassed,
           detail: 'its send window does not open again before its deadline',
+          ...ref,
         });
         return;
       }
       if (next > now.getTime()) {
-        await this.retryAt({ ...ref, dueAt: new Date(next), at: now, reason: 'outside its send window' });
+        await this.retryAt({ dueAt: new Date(next), at: now, reason: 'outside its send window', ...ref });
         return;
       }
     }
@@ -384,7 +384,6 @@ export class Submitter extends Loop {
     switch (outcome.kind) {
       case 'accepted': {
         const sent = writer.sent({
-          ...ref,
           connectorId: connector.id,
           at,
           carrierIds: outcome.carrierIds,
@@ -393,6 +392,7 @@ export class Submitter extends Loop {
           ...(outcome.buyPrice === undefined ? {} : { buyPrice: outcome.buyPrice }),
           route: { id: routing.route.id, buyPrice: buyPriceOf(used, message.total_parts) },
           ...(outcome.pollUntil === undefined ? {} : { pollUntil: outcome.pollUntil }),
+          ...ref,
         });
         if (!outcome.final) return sent;
         // The answer was the outcome too (Telegram's Bot API): its receipt joins the submission in the same flush,
@@ -403,7 +403,7 @@ export class Submitter extends Loop {
         return;
       }
       case 'permanent':
-        await this.end(message, { ...ref, status: 'unsent', at, errorCode: outcome.errorCode, detail: outcome.reason });
+        await this.end(message, { status: 'unsent', at, errorCode: outcome.errorCode, detail: outcome.reason, ...ref });
         return;
       case 'transient':
         await this.retryOrGiveUp(
@@ -456,12 +456,13 @@ export class Submitter extends Loop {
   private end(message: ClaimedMessage, record: StatusRecord): Promise<void> {
     const failed = message.reroute;
     if (!failed) return this.deps.writer.status(record);
-    return this.deps.writer.status({
-      ...record,
-      status: failed.status,
-      errorCode: failed.errorCode,
-      detail: `rerouted from ${failed.from.join(', ')}, then ${record.detail ?? `error ${record.errorCode}`}`,
-    });
+    return this.deps.writer.status(
+      Object.assign({}, record, {
+        status: failed.status,
+        errorCode: failed.errorCode,
+        detail: `rerouted from ${failed.from.join(', ')}, then ${record.detail ?? `error ${record.errorCode}`}`,
+      }),
+    );
   }
 
   /** The message's route and its connectors usable now (up, carrying its content), in the order to try them. */
@@ -503,15 +504,15 @@ export class Submitter extends Loop {
     const next = nextAllowedInstant(this.windowOf(message), now.getTime() + retryAfterMs, message.deadline_ms);
     if (next === null) {
       await this.end(message, {
-        ...ref,
         status: 'unsent',
         at: now,
         errorCode,
         detail: `not sent before its deadline: ${reason}`,
+        ...ref,
       });
       return;
     }
-    await this.retryAt({ ...ref, dueAt: new Date(next), at: now, reason });
+    await this.retryAt({ dueAt: new Date(next), at: now, reason, ...ref });
   }
 
   /**

@@ -118,11 +118,11 @@ function contentFiller(content: unknown, channel: unknown): (values: Values) => 
   }
   if (isPlainObject(content) && typeof content.text === 'string') {
     const template = templateOf(content.text, channel);
-    return (values) => ({ ...content, text: fill(template, values) });
+    return (values) => Object.assign({}, content, { text: fill(template, values) });
   }
   if (channel === 'TELEGRAM' && isPlainObject(content) && typeof content.code === 'string') {
     const template = templateOf(content.code, channel);
-    return (values) => ({ ...content, code: fill(template, values) });
+    return (values) => Object.assign({}, content, { code: fill(template, values) });
   }
   return () => content;
 }
@@ -180,11 +180,10 @@ export function cascadeSubstitution(
   return (item) => {
     const { destination, values } = entryOf(item);
     return validateCascade(
-      {
-        ...cascade.fields,
+      Object.assign({}, cascade.fields, {
         destination,
-        cascade: cascade.steps.map((step, i) => ({ ...step, content: contents[i]!(values) })),
-      },
+        cascade: cascade.steps.map((step, i) => Object.assign({}, step, { content: contents[i]!(values) })),
+      }),
       validation,
     );
   };
@@ -215,9 +214,9 @@ export function contentToValidate(channel: unknown, content: unknown): unknown {
   if (channel === 'TELEGRAM' && isPlainObject(content) && content.contentType === 'code' && holds(content.code)) {
     const digits = content.code.replace(PLACEHOLDER, '');
     const canBe = CODE_TEMPLATE.test(content.code) && digits.length <= TELEGRAM_CODE_MAX;
-    return canBe ? { ...content, code: SOME_CODE } : content;
+    return canBe ? Object.assign({}, content, { code: SOME_CODE }) : content;
   }
   if (channel === 'VOICECODE' && isPlainObject(content) && holds(content.text))
-    return { ...content, text: SOME_VOICECODE_TEXT };
+    return Object.assign({}, content, { text: SOME_VOICECODE_TEXT });
   return content;
 }

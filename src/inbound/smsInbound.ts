@@ -38,7 +38,7 @@ export async function receiveSmsInbound(
       const ready = await smsPartTake(tx, key, { partNumber: part.sequence, text: inbound.text, at: inbound.at });
       const made: (OptOut | undefined)[] = [];
       for (const whole of ready)
-        made.push(await receiveOne(ctx, tx, connectorId, { ...inbound, text: whole.text }, part.total));
+        made.push(await receiveOne(ctx, tx, connectorId, Object.assign({}, inbound, { text: whole.text }), part.total));
       return made;
     });
     for (const optOut of optOuts) optOutCommitted(ctx, optOut);

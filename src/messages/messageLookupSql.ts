@@ -140,7 +140,9 @@ export async function messageListCount(
 ): Promise<number> {
   if (ranges.length === 0) return 0;
   const params: unknown[] = [];
-  const counts = ranges.map(([fromId, toId]) => countSql(accountId, { ...filter, fromId, toId }, params));
+  const counts = ranges.map(([fromId, toId]) =>
+    countSql(accountId, Object.assign({}, filter, { fromId, toId }), params),
+  );
   const [row] = await db.query<{ n: number }>(`SELECT ${counts.join(' + ')} AS n`, params);
   return row!.n;
 }
@@ -150,8 +152,8 @@ function countSql(accountId: number, filter: MessageFilter, params: unknown[]): 
   if (filter.direction === 'outbound') {
     // All the account's matching messages less its inbound ones (a partial index), so that no row's direction is
     // tested: the default list counts as fast as a list with no direction filter.
-    const all = whereOf(accountId, { ...filter, direction: null }, params);
-    const inbound = whereOf(accountId, { ...filter, direction: 'inbound' }, params);
+    const all = whereOf(accountId, Object.assign({}, filter, { direction: null }), params);
+    const inbound = whereOf(accountId, Object.assign({}, filter, { direction: 'inbound' as const }), params);
     return `((SELECT count(*) FROM messages WHERE ${all.where})
       - (SELECT count(*) FROM messages WHERE ${inbound.where}))`;
   }

@@ -124,7 +124,7 @@ export function messageToApi(row: MessageRow): MessageApi {
     hold: row.fraud_hold_id !== null && row.status === 'sending' ? 'fraud' : null,
     errorCode: row.error_code,
     direction: row.direction,
-    statusHistory: historyOf(row).map((entry) => ({ ...entry, at: isoUtc(new Date(entry.at))! })),
+    statusHistory: historyOf(row).map((entry) => Object.assign({}, entry, { at: isoUtc(new Date(entry.at))! })),
   };
 }
 

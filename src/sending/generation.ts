@@ -369,7 +369,7 @@ export async function storeRefused(
 
 /** A subscriber with the brand of the operator its number was ported to, if it was. */
 const withPortedBrand = (subscriber: Subscriber, brand: string | undefined): Subscriber =>
-  brand === undefined ? subscriber : { ...subscriber, brand };
+  brand === undefined ? subscriber : Object.assign({}, subscriber, { brand });
 
 /** The error code a message refused at its creation is stored unsent with: a stop list's as the real service's. */
 const unsentCodeOf = (error: HeraldError): number =>
@@ -434,7 +434,7 @@ function withLinks(
     if (unsubscribe.link) links.push(unsubscribe.link);
   }
   if (links.length === 0) return { message, links: [] };
-  const content = typeof original === 'string' ? replaced : { ...(original as object), text: replaced };
+  const content = typeof original === 'string' ? replaced : Object.assign({}, original as object, { text: replaced });
   let totalParts: number;
   try {
     totalParts = validateContent(message.channelType, content).totalParts;
@@ -442,5 +442,5 @@ function withLinks(
     if (!(error instanceof HeraldError)) throw error;
     return herald('invalidContentDetail', { reason: 'too long once its links are shortened' });
   }
-  return { message: { ...message, content, totalParts }, links };
+  return { message: Object.assign({}, message, { content, totalParts }), links };
 }

@@ -59,7 +59,7 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
   const validated = await validateBatch(ctx, principal.accountId, body, now);
   const valid =
     request.receiptsVia === 'smpp'
-      ? validated.map((m) => ({ ...m, callbackUrl: SMPP_BINDS_URL, callbackEvents: SMPP_RECEIPT_EVENTS }))
+      ? validated.map((m) => Object.assign({}, m, { callbackUrl: SMPP_BINDS_URL, callbackEvents: SMPP_RECEIPT_EVENTS }))
       : validated;
   const sender = senderOf(principal);
   const prepared = await prepareMessages(

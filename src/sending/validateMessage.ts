@@ -154,7 +154,7 @@ export function validateMessage(input: unknown, ctx: ValidationContext): ValidMe
   );
   const telegramCode = channel === 'TELEGRAM' && isTelegramCode(content);
   const ttl = telegramCode
-    ? (validateTtl(input.ttl, { ...rule, ttl: TELEGRAM_CODE_TTL }) ?? TELEGRAM_CODE_TTL.default)
+    ? (validateTtl(input.ttl, Object.assign({}, rule, { ttl: TELEGRAM_CODE_TTL })) ?? TELEGRAM_CODE_TTL.default)
     : validateTtl(input.ttl, rule);
   const hours = validateHourOrDayList(input.hours, 0, 23, 'hours');
   const days = validateHourOrDayList(input.days, 1, 7, 'days');

@@ -54,7 +54,7 @@ export class MultipartReceipts {
       group.timer = undefined;
       const missing = group.ids.filter((id) => !group.reported.has(id));
       this.forget(group);
-      this.emit(missing.map((carrierId) => ({ ...receipt, carrierId })));
+      this.emit(missing.map((carrierId) => Object.assign({}, receipt, { carrierId })));
     });
   }
 

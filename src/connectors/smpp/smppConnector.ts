@@ -85,7 +85,7 @@ export class SmppConnector implements Connector {
     };
     this.siblings = joinSmscAccount(config, config.id);
     this.deliveries = new SmppDeliveries(config.id, this.receiptIds, sink, inbound, log, clock, this.siblings);
-    const settings = { ...config, tls: config.tls ?? SMPP_DEFAULTS.tls };
+    const settings = Object.assign({}, config, { tls: config.tls ?? SMPP_DEFAULTS.tls });
     const count = config.sessions ?? SMPP_DEFAULTS.sessions;
     const roles: SessionRole[] =
       (config.bindMode ?? SMPP_DEFAULTS.bindMode) === 'transceiver'
@@ -203,19 +203,20 @@ export class SmppConnector implements Connector {
         reason: `${this.id}: the text needs UCS-2, which this connector does not send (ucs2: false)`,
       };
     }
+    // Spreads last: a literal that starts with one and adds fields costs V8 about a microsecond (see eslint.config.js).
     const common = {
-      ...sourceAddress(message.senderName, this.config),
       destination_addr: message.destination,
       dest_addr_ton: this.config.destTon ?? SMPP_DEFAULTS.destTon,
       dest_addr_npi: this.config.destNpi ?? SMPP_DEFAULTS.destNpi,
       registered_delivery: 1,
       validity_period: message.ttlSeconds ? relativeTime(message.ttlSeconds) : '',
+      ...sourceAddress(message.senderName, this.config),
     };
     const deadline = now + MAX_QUEUE_WAIT_MS;
     const send = (part: SubmitPart): Promise<PduResult> =>
       this.submitPart(
         session,
-        { ...common, esm_class: part.esm_class, data_coding: part.data_coding, short_message: part.short_message },
+        { esm_class: part.esm_class, data_coding: part.data_coding, short_message: part.short_message, ...common },
         part.tlvs,
         deadline,
         message.urgent,
