@@ -392,8 +392,8 @@ export class CascadeProgress implements OutcomeHooks {
       const status = dispatches.get(n.cascade.dispatch_id);
       if (status === 'stopped') {
         next.splice(next.indexOf(n), 1);
-        updates.push({ ...ended(n.cascade), state: 'stopped' });
-      } else n.item = { ...n.item, dispatchId: n.cascade.dispatch_id, held: status === 'paused' };
+        updates.push(Object.assign(ended(n.cascade), { state: 'stopped' as const }));
+      } else n.item = Object.assign({}, n.item, { dispatchId: n.cascade.dispatch_id, held: status === 'paused' });
     }
     for (const [accountId, group] of groupBy(next, (n) => n.cascade.account_id)) {
       const cascade = group[0]!.cascade;
@@ -439,7 +439,7 @@ export class CascadeProgress implements OutcomeHooks {
         // Unsent as a step that failed: its condition says whether the cascade goes on.
         const listedStep = item.cascade!.step;
         if (listed.has(item.id) && decide(c.steps[listedStep - 1]!.condition, UNSENT) === 'next') {
-          listedOn.push({ ...c, current_step: listedStep });
+          listedOn.push(Object.assign({}, c, { current_step: listedStep }));
           continue;
         }
         const done = over.has(c.id);

@@ -77,7 +77,7 @@ export const webhookRoutes: Routes = (app, ctx) => {
   // Status times are Herald's own clock at receipt, like SMPP receipts: lifetimes never depend on a carrier's clock.
   const receivedNow = (receipts: CarrierReceipt[]): CarrierReceipt[] => {
     const at = ctx.clock.now();
-    return receipts.map((receipt) => ({ ...receipt, at }));
+    return receipts.map((receipt) => Object.assign({}, receipt, { at }));
   };
   const connectors = new Map<string, WebhookConnector>(
     ctx.configFile.connectors

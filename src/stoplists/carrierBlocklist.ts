@@ -22,7 +22,9 @@ export function carrierBlocklistSink(
   return async (receipts) => {
     await next(receipts);
     const blocked = receipts.flatMap((r) =>
-      r.errorCode !== null && codes.get(r.connectorId)?.has(r.errorCode) ? [{ ...r, errorCode: r.errorCode }] : [],
+      r.errorCode !== null && codes.get(r.connectorId)?.has(r.errorCode)
+        ? [Object.assign({}, r, { errorCode: r.errorCode })]
+        : [],
     );
     if (blocked.length === 0) return;
     try {

@@ -73,7 +73,8 @@ export function whatsappPayload(value: unknown): Record<string, unknown> {
   const footer = content.footer ? { text: content.footer.text } : undefined;
   const buttons = content.buttons ?? [];
   const replies = buttons.filter((b) => b.payload !== undefined);
-  const interactive: Record<string, unknown> = { ...(header ? { header } : {}), body, ...(footer ? { footer } : {}) };
+  const interactive: Record<string, unknown> = header ? { header, body } : { body };
+  if (footer) interactive.footer = footer;
   if (replies.length > 0) {
     interactive.type = 'button';
     interactive.action = { buttons: replies.map((b) => ({ type: 'reply', reply: { id: b.payload, title: b.text } })) };

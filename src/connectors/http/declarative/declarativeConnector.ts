@@ -67,7 +67,7 @@ export class DeclarativeConnector extends HttpConnector {
   }
 
   override state() {
-    return { ...super.state(), profile: this.compiled.settings.profile, balance: this.balance };
+    return Object.assign(super.state(), { profile: this.compiled.settings.profile, balance: this.balance });
   }
 
   override async submit(message: OutboundMessage): Promise<SubmitOutcome> {
@@ -101,7 +101,7 @@ export class DeclarativeConnector extends HttpConnector {
     const envelope = this.render(request, values);
     const secrets = this.compiled.settings.secrets ?? {};
     const items = messages.map((m) => renderJson(batch!.item, this.values(m), secrets));
-    return { ...envelope, body: { ...(envelope.body as object), [batch!.into]: items } };
+    return Object.assign({}, envelope, { body: Object.assign({}, envelope.body as object, { [batch!.into]: items }) });
   }
 
   private readBatch(messages: readonly OutboundMessage[], answer: ProviderAnswer): SubmitOutcome[] {
@@ -203,7 +203,7 @@ export class DeclarativeConnector extends HttpConnector {
   private withPoll(message: OutboundMessage, outcome: SubmitOutcome): SubmitOutcome {
     if (outcome.kind !== 'accepted' || !this.compiled.poll) return outcome;
     const until = new Date(this.clock.now().getTime() + message.ttlSeconds * 1000 + POLL_GRACE_MS);
-    return { ...outcome, pollUntil: until };
+    return Object.assign({}, outcome, { pollUntil: until });
   }
 
   /**

@@ -345,14 +345,15 @@ function compile(settings: HttpConnectorSettings, place: string): CompiledHttpCo
   const signature = status.webhook?.signature;
   if (signature && signature.kind !== 'none' && !Object.hasOwn(secrets, signature.secret))
     fail('status.webhook.signature.secret', `${signature.secret} names no key of the connector's secrets`);
-  const poll = status.poll && {
-    ...reports('status.poll', status.poll),
-    request: at('status.poll.request', () =>
-      compileRequest(status.poll!.request, 'status.poll.request', { ...scope, poll: true }),
-    ),
-    batch: status.poll.batch ?? 1,
-    everyMs: status.poll.intervalSeconds * 1000,
-  };
+  const poll =
+    status.poll &&
+    Object.assign(reports('status.poll', status.poll), {
+      request: at('status.poll.request', () =>
+        compileRequest(status.poll!.request, 'status.poll.request', Object.assign({}, scope, { poll: true })),
+      ),
+      batch: status.poll.batch ?? 1,
+      everyMs: status.poll.intervalSeconds * 1000,
+    });
   if (poll) {
     const used = new Set(
       [poll.request.path, ...poll.request.headers.map(([, t]) => t)].flatMap((t) => [...placeholdersOf(t)]),
