@@ -203,20 +203,29 @@ export class SmppConnector implements Connector {
         reason: `${this.id}: the text needs UCS-2, which this connector does not send (ucs2: false)`,
       };
     }
-    // Spreads last: a literal that starts with one and adds fields costs V8 about a microsecond (see eslint.config.js).
-    const common = {
-      destination_addr: message.destination,
-      dest_addr_ton: this.config.destTon ?? SMPP_DEFAULTS.destTon,
-      dest_addr_npi: this.config.destNpi ?? SMPP_DEFAULTS.destNpi,
-      registered_delivery: 1,
-      validity_period: message.ttlSeconds ? relativeTime(message.ttlSeconds) : '',
-      ...sourceAddress(message.senderName, this.config),
-    };
+    // Every field named, in ShortMessageFields' order: a literal that spreads `common` in was 9 us a message in a
+    // CPU profile (see eslint.config.js on spreads).
+    const source = sourceAddress(message.senderName, this.config);
+    const destTon = this.config.destTon ?? SMPP_DEFAULTS.destTon;
+    const destNpi = this.config.destNpi ?? SMPP_DEFAULTS.destNpi;
+    const validity = message.ttlSeconds ? relativeTime(message.ttlSeconds) : '';
     const deadline = now + MAX_QUEUE_WAIT_MS;
     const send = (part: SubmitPart): Promise<PduResult> =>
       this.submitPart(
         session,
-        { esm_class: part.esm_class, data_coding: part.data_coding, short_message: part.short_message, ...common },
+        {
+          source_addr: source.source_addr,
+          source_addr_ton: source.source_addr_ton,
+          source_addr_npi: source.source_addr_npi,
+          destination_addr: message.destination,
+          dest_addr_ton: destTon,
+          dest_addr_npi: destNpi,
+          esm_class: part.esm_class,
+          registered_delivery: 1,
+          data_coding: part.data_coding,
+          validity_period: validity,
+          short_message: part.short_message,
+        },
         part.tlvs,
         deadline,
         message.urgent,
