@@ -16,6 +16,7 @@ import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
 import type { Subscriber } from '../numbering/index.js';
 import type { Channel } from '../shared/channels.js';
 import type { TrafficType } from '../shared/trafficTypes.js';
+import { isoMs } from '../util/time.js';
 
 /** A message that passed validation, normalised for storage. */
 export interface ValidMessage {
@@ -144,9 +145,9 @@ export async function messageInsertBatch(
           ? {}
           : {
               planned: true,
-              planned_send_at: plannedSendAt?.toISOString(),
-              deadline_at: deadlineAt.toISOString(),
-              expires_at: expiresAt.toISOString(),
+              planned_send_at: plannedSendAt ? isoMs(plannedSendAt) : undefined,
+              deadline_at: isoMs(deadlineAt),
+              expires_at: isoMs(expiresAt),
             }),
         leased,
         price,
@@ -295,7 +296,7 @@ export async function messageInsertInbound(db: Queryable, m: NewInbound): Promis
       m.country,
       // SMS content is a string; WhatsApp's a content object (the messages table's content column).
       JSON.stringify(m.channelType === 'SMS' ? m.text : { contentType: 'text', text: m.text }),
-      JSON.stringify([{ status: 'inbound_sent', at: m.at.toISOString() }]),
+      JSON.stringify([{ status: 'inbound_sent', at: isoMs(m.at) }]),
       m.providerMessageId,
       m.channelType ?? 'WHATSAPP',
       m.currency,

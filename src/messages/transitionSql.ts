@@ -16,6 +16,7 @@ import { messageIdSpan } from './messagePartitions.js';
 import { READ_TRACKED } from './statuses.js';
 import type { Transition } from './transitions.js';
 import { STEP_ENDED, STEP_OUTCOME_JSON, type StepOutcome, type StepOutcomeRow, stepOutcomeOf } from './stepOutcomes.js';
+import { isoMs } from '../util/time.js';
 
 /*
  * The statements that record what happened to messages: transitions (with the submissions, callback events, refunds
@@ -81,12 +82,12 @@ export async function messageApplyTransitions(
     id: t.id,
     status: t.status,
     from_statuses: t.from,
-    at: t.at.toISOString(),
+    at: isoMs(t.at),
     // Absent keys read as NULL.
     error_code: t.errorCode ?? undefined,
     connector_id: t.connectorId ?? undefined,
-    sent_at: t.sentAt?.toISOString(),
-    due_at: t.dueAt?.toISOString(),
+    sent_at: t.sentAt ? isoMs(t.sentAt) : undefined,
+    due_at: t.dueAt ? isoMs(t.dueAt) : undefined,
     history: t.history,
     route_id: t.route?.id,
     buy_price: t.route?.buyPrice?.amount,
@@ -103,9 +104,9 @@ export async function messageApplyTransitions(
       message_id: s.id,
       part: i + 1,
       parts: s.carrierIds.length,
-      at: s.at.toISOString(),
+      at: isoMs(s.at),
       buy_price: i === 0 ? s.buyPrice : undefined,
-      poll_until: s.pollUntil?.toISOString(),
+      poll_until: s.pollUntil ? isoMs(s.pollUntil) : undefined,
     })),
   );
   // Only batches with polled parts carry the statement that records them: the others pay nothing for it.
@@ -300,7 +301,7 @@ export async function messageNoteIgnored(
     account_id: n.accountId,
     id: n.id,
     status: n.status,
-    at: n.at.toISOString(),
+    at: isoMs(n.at),
     i,
   }));
   await db.query(

