@@ -51,8 +51,6 @@ export default tseslint.config(
       'src/callbacks/eventBody.ts',
       'src/dispatches/substitutions.ts',
     ],
-    // Route modules build their schemas once, at start-up.
-    ignores: ['src/**/*Routes.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
