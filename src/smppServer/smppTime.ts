@@ -1,4 +1,4 @@
-import { formatLocalTime, isoMs } from '../util/time.js';
+import { formatLocalTime, pad2 } from '../util/time.js';
 import { SMPP_TIME_TEXT } from './smppTimePatch.js';
 
 /**
@@ -25,8 +25,13 @@ export function smppTime(value: unknown, now: Date): Date | undefined | 'invalid
 
 /** `YYMMDDhhmm` in UTC, as receipts write their submit and done dates. */
 export function receiptDate(at: Date): string {
-  const iso = isoMs(at);
-  return iso.slice(2, 4) + iso.slice(5, 7) + iso.slice(8, 10) + iso.slice(11, 13) + iso.slice(14, 16);
+  return (
+    pad2(at.getUTCFullYear() % 100) +
+    pad2(at.getUTCMonth() + 1) +
+    pad2(at.getUTCDate()) +
+    pad2(at.getUTCHours()) +
+    pad2(at.getUTCMinutes())
+  );
 }
 
 /** `YYYY-MM-DD hh:mm:ss` wall-clock time in Europe/Moscow (UTC+3, no DST since 2014): a message's localSendTime. */

@@ -28,7 +28,8 @@ export function formatLocalTime(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 }
 
-const pad2 = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
+/** A number of at least two digits, as dates and SMPP times write them. */
+export const pad2 = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
 const pad3 = (n: number): string => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
 
 /**

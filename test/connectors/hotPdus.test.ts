@@ -64,6 +64,11 @@ describe('directly encoded submit_sm and deliver_sm_resp', () => {
     }
   });
 
+  it('writes a validity period as SMPP relative time, days to seconds', () => {
+    expect(relativeTime(90_061)).toBe('000001010101000R');
+    expect(relativeTime(3 * 86_400 + 59)).toBe('000003000059000R');
+  });
+
   it('refuses a short_message over 255 octets instead of writing a wrong length', () => {
     const pdu = new SubmitSm({
       ...sourceAddress('Herald'),

@@ -54,6 +54,8 @@ describe('the receipt deliver_sm, encoded directly', () => {
       message_state: state,
     });
     expect(String((decoded.short_message as { message: string }).message)).toContain(`id:${e.message_id} `);
+    // Its dates, YYMMDDhhmm in UTC: submitted when the message was created, done at the final status.
+    expect(receiptText(e)).toContain(' submit date:2611290914 done date:2611290915 ');
   });
 
   it('keeps a text with signs outside ASCII as question marks, within one PDU', () => {

@@ -1,6 +1,7 @@
 import { gsmCharCost, gsmEncode, gsmSeptetCount, smsSplit } from '../../sms/index.js';
 import type { Tlv } from './hotPdus.js';
 import { receiptError } from './carrierIds.js';
+import { pad2 } from '../../util/time.js';
 
 /** data_coding values: 0 is the SMSC default alphabet, GSM 03.38 (not IA5, which is 1); 3 Latin-1; 8 UCS-2. */
 export const DATA_CODING = { gsm7: 0x00, latin1: 0x03, ucs2: 0x08 } as const;
@@ -175,8 +176,8 @@ function guessSourceAddress(senderName: string): {
 export function relativeTime(seconds: number): string {
   const days = Math.floor(seconds / 86_400);
   const rest = seconds % 86_400;
-  const pad = (n: number): string => String(n).padStart(2, '0');
-  return `0000${pad(days)}${pad(Math.floor(rest / 3600))}${pad(Math.floor((rest % 3600) / 60))}${pad(rest % 60)}000R`;
+  const [hours, minutes] = [Math.floor(rest / 3600), Math.floor((rest % 3600) / 60)];
+  return `0000${pad2(days)}${pad2(hours)}${pad2(minutes)}${pad2(rest % 60)}000R`;
 }
 
 export type ReceiptStat = 'delivered' | 'undelivered' | 'unsent' | 'intermediate';
