@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import smpp from 'smpp';
 import '../shared/smppGsmCoderPatch.js';
+import '../shared/smppHotDecode.js';
 import {
   corkUntilNextTick,
   receiptFields,

@@ -1,5 +1,6 @@
 import smpp from 'smpp';
 import '../shared/smppGsmCoderPatch.js';
+import '../shared/smppHotDecode.js';
 import './smppTimePatch.js';
 import { type Principal, principalOfToken, tokenFindLive } from '../accounts/index.js';
 import { secretMatches } from '../util/secrets.js';

@@ -14,6 +14,8 @@ declare module 'smpp' {
   /** The package's GSM 03.38 coder, used by its message filters for data_coding 0-3. */
   export const gsmCoder: {
     getCoder(encoding: number): GsmCoderTable;
+    /** Text of GSM 03.38 septets (one a byte) in the table of `encoding` (0 default, 1-3 national shifts). */
+    decode(value: Buffer | string, encoding: number): string;
   };
 
   export class PDU {
@@ -28,8 +30,25 @@ declare module 'smpp' {
     isResponse(): boolean;
     response(options?: PduFields): PDU;
     toBuffer(): Buffer;
+    /** Decodes the whole PDU's octets into this object: the package's own way in. */
+    fromBuffer(buffer: Buffer): void;
     static maxLength: number;
+    /** The length octets of the next PDU on the stream, false until they are there (throws past maxLength). */
+    static commandLength(stream: NodeJS.ReadableStream): number | false;
+    /** The PDU of `length` octets whose length octets were just read from the stream, false until all is there. */
+    static fromStream(stream: NodeJS.ReadableStream, length: number): PDU | false;
   }
+
+  /** An optional parameter (TLV) as the package knows it: its tag name, value reader, and what it does on decoding. */
+  export interface TlvDefinition {
+    readonly id: number;
+    readonly tag: string;
+    readonly type: { read(buffer: Buffer, offset: number, length: number): unknown };
+    readonly filter?: unknown;
+    readonly multiple?: boolean;
+  }
+  /** The TLVs the package knows, by their id. */
+  export const tlvsById: Record<number, TlvDefinition | undefined>;
 
   export class Session extends EventEmitter {
     socket: Socket;
@@ -69,7 +88,7 @@ declare module 'smpp' {
   /** The package's field filters (time: validity_period, schedule_delivery_time). */
   export const filters: Record<
     'time' | 'message',
-    { encode(value: unknown): unknown; decode(value: unknown): unknown }
+    { encode(value: unknown): unknown; decode(this: unknown, value: unknown): unknown }
   >;
   /** TLV value types, for addTLV. */
   export const types: { tlv: Record<'int8' | 'int16' | 'int32' | 'cstring' | 'string' | 'buffer', unknown> };

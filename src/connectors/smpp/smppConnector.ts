@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import '../../shared/smppGsmCoderPatch.js';
+import '../../shared/smppHotDecode.js';
 import { DEFAULT_URGENT_PERCENT, SMPP_DEFAULTS, type SmppConnectorConfig } from '../connectorConfig.js';
 import type { Connector, ConnectorState, OutboundMessage, ReceiptSink, SubmitOutcome } from '../connector.js';
 import { Throttle } from '../throttle.js';
