@@ -2,8 +2,14 @@ import smpp from 'smpp';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-// The package's own decode, taken before the patch replaces it.
-const original = smpp.gsmCoder.decode.bind(smpp.gsmCoder);
+// The package's own decode: before the patch replaces it, or as the patch keeps it when another test file of this
+// process loaded it first (the package is loaded once a process).
+type Decode = typeof smpp.gsmCoder.decode;
+const kept = (smpp.gsmCoder.decode as Decode & { [key: symbol]: Decode | undefined })[
+  Symbol.for('herald.smppGsmDecode')
+];
+const packageDecode = kept ?? smpp.gsmCoder.decode;
+const original = packageDecode.bind(smpp.gsmCoder);
 await import('../../src/shared/smppGsmCoderPatch.js');
 
 const TABLES = [0x00, 0x01, 0x02, 0x03];
