@@ -2,18 +2,18 @@ import pg from 'pg';
 import type { Db, Queryable } from './db.js';
 import { listenPostgres } from './postgresListener.js';
 import { timestamptzOf } from './timestamptzText.js';
+import { replacing } from '../util/replaced.js';
 
 // int8 (count(*), bigint ids) as a number: ids and counts stay far below 2^53, and PGlite does the same.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
-// timestamptz read by position where it has the usual shape, else by the driver's own parser (kept on ours, so that
-// loading this module again, as each test file does, finds the driver's and does not wrap ours).
-const DRIVER = Symbol.for('herald.driverTimestamptz');
-type Parser = ((text: string) => unknown) & { [DRIVER]?: (text: string) => unknown };
-const current: Parser = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ);
-const driverTimestamptz = current[DRIVER] ?? current;
-const timestamptz: Parser = (text) => timestamptzOf(text) ?? driverTimestamptz(text);
-timestamptz[DRIVER] = driverTimestamptz;
-pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, timestamptz);
+// timestamptz read by position where it has the usual shape, else by the driver's own parser.
+pg.types.setTypeParser(
+  pg.types.builtins.TIMESTAMPTZ,
+  replacing(
+    pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ),
+    (driver) => (text: string) => timestamptzOf(text) ?? driver(text),
+  ),
+);
 
 export interface PostgresOptions {
   readonly url: string;

@@ -1,4 +1,5 @@
 import smpp from 'smpp';
+import { replacing } from '../util/replaced.js';
 
 /**
  * The `smpp` package decodes every receipt's text with its GSM coder, whose getCoder lists all keys of a
@@ -6,16 +7,19 @@ import smpp from 'smpp';
  * process). Once built, it returns the same table for an encoding every time, so the answer is kept here.
  * Imported for this effect by the modules that use the package.
  */
-const getCoder = smpp.gsmCoder.getCoder;
 const built = new Map<number, smpp.GsmCoderTable>();
-smpp.gsmCoder.getCoder = function (encoding: number): smpp.GsmCoderTable {
-  let coder = built.get(encoding);
-  if (coder === undefined) {
-    coder = getCoder.call(this, encoding);
-    built.set(encoding, coder);
-  }
-  return coder;
-};
+smpp.gsmCoder.getCoder = replacing(
+  smpp.gsmCoder.getCoder,
+  (getCoder) =>
+    function (this: unknown, encoding: number): smpp.GsmCoderTable {
+      let coder = built.get(encoding);
+      if (coder === undefined) {
+        coder = getCoder.call(this, encoding);
+        built.set(encoding, coder);
+      }
+      return coder;
+    },
+);
 
 /**
  * And its decode builds a regular expression and a string one character at a time on each call (about 2 µs of
@@ -24,10 +28,6 @@ smpp.gsmCoder.getCoder = function (encoding: number): smpp.GsmCoderTable {
  * escape, a national letter, `@`, `$`, `_`, brackets) takes the package's own way.
  * test/shared/smppGsmCoderPatch.test.ts holds the two to the same answers over every table.
  */
-// Kept on ours, so that loading this module again (each test file does; the package is loaded once) never wraps ours.
-const PACKAGE = Symbol.for('herald.smppGsmDecode');
-type Decode = typeof smpp.gsmCoder.decode & { [PACKAGE]?: typeof smpp.gsmCoder.decode };
-const decode = (smpp.gsmCoder.decode as Decode)[PACKAGE] ?? smpp.gsmCoder.decode;
 /** Per table (by encoding), which bytes it decodes to the character of the same code. */
 const plain = new Map<number, Uint8Array>();
 function plainBytes(encoding: number): Uint8Array {
@@ -41,14 +41,16 @@ function plainBytes(encoding: number): Uint8Array {
   }
   return bytes;
 }
-const plainDecode: Decode = function (this: unknown, value: Buffer | string, encoding: number): string {
-  if (Buffer.isBuffer(value)) {
-    const bytes = plainBytes(encoding);
-    let i = 0;
-    while (i < value.length && bytes[value[i]!] === 1) i++;
-    if (i === value.length) return value.toString('latin1');
-  }
-  return decode.call(this, value, encoding);
-};
-plainDecode[PACKAGE] = decode;
-smpp.gsmCoder.decode = plainDecode;
+smpp.gsmCoder.decode = replacing(
+  smpp.gsmCoder.decode,
+  (decode) =>
+    function (this: unknown, value: Buffer | string, encoding: number): string {
+      if (Buffer.isBuffer(value)) {
+        const bytes = plainBytes(encoding);
+        let i = 0;
+        while (i < value.length && bytes[value[i]!] === 1) i++;
+        if (i === value.length) return value.toString('latin1');
+      }
+      return decode.call(this, value, encoding);
+    },
+);

@@ -1,4 +1,5 @@
 import smpp from 'smpp';
+import { replacing } from '../util/replaced.js';
 
 /** Where a decoded SMPP time keeps the text it was read from (see below). */
 export const SMPP_TIME_TEXT = Symbol('smppTimeText');
@@ -10,11 +11,14 @@ export const SMPP_TIME_TEXT = Symbol('smppTimeText');
  * effect by the SMPP server.
  */
 const time = smpp.filters.time;
-const decode = time.decode;
-time.decode = function (this: unknown, value: unknown): unknown {
-  const decoded = decode.call(this, value);
-  if (decoded instanceof Date && typeof value === 'string') {
-    Object.defineProperty(decoded, SMPP_TIME_TEXT, { value, enumerable: false });
-  }
-  return decoded;
-};
+time.decode = replacing(
+  time.decode,
+  (decode) =>
+    function (this: unknown, value: unknown): unknown {
+      const decoded = decode.call(this, value);
+      if (decoded instanceof Date && typeof value === 'string') {
+        Object.defineProperty(decoded, SMPP_TIME_TEXT, { value, enumerable: false });
+      }
+      return decoded;
+    },
+);

@@ -1,14 +1,11 @@
 import smpp from 'smpp';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { originalOf } from '../../src/util/replaced.js';
 
 // The package's own decode: before the patch replaces it, or as the patch keeps it when another test file of this
 // process loaded it first (the package is loaded once a process).
-type Decode = typeof smpp.gsmCoder.decode;
-const kept = (smpp.gsmCoder.decode as Decode & { [key: symbol]: Decode | undefined })[
-  Symbol.for('herald.smppGsmDecode')
-];
-const packageDecode = kept ?? smpp.gsmCoder.decode;
+const packageDecode = originalOf(smpp.gsmCoder.decode);
 const original = packageDecode.bind(smpp.gsmCoder);
 await import('../../src/shared/smppGsmCoderPatch.js');
 
