@@ -15,7 +15,7 @@ import { outcomeOf, SIM_UNDELIVERED_ERROR, type SimOutcome } from './outcomes.js
 import { closeServer, listenOn } from './simulatorServers.js';
 import { Timers } from './timers.js';
 import { type Clock, type ClockTimer, nowMs, systemClock } from '../util/clock.js';
-import { pad2 } from '../util/time.js';
+import { yymmddhhmm } from '../util/time.js';
 
 /** One submit_sm the simulator accepted or refused, as it arrived. */
 export interface SimSubmission {
@@ -573,9 +573,7 @@ function concatOf(pdu: smpp.PDU): SimSubmission['concat'] {
 
 function receiptText(messageId: string, delivered: boolean, err: string, text = ''): string {
   const now = new Date();
-  const date =
-    `${pad2(now.getUTCFullYear() % 100)}${pad2(now.getUTCMonth() + 1)}${pad2(now.getUTCDate())}` +
-    `${pad2(now.getUTCHours())}${pad2(now.getUTCMinutes())}`;
+  const date = yymmddhhmm(now);
   return (
     `id:${messageId} sub:001 dlvrd:${delivered ? '001' : '000'} submit date:${date} done date:${date} ` +
     `stat:${delivered ? 'DELIVRD' : 'UNDELIV'} err:${err} text:${text}`

@@ -12,9 +12,9 @@ import {
 import { receiptFields, receiptTlvs, ShortMessagePdu } from '../connectors/index.js';
 import type { AppContext } from '../context.js';
 import type { ClockTimer } from '../util/clock.js';
+import { yymmddhhmm } from '../util/time.js';
 import { WriteBatches } from '../util/writeBatches.js';
 import type { ClientSession, SmppServer } from './smppServer.js';
-import { receiptDate } from './smppTime.js';
 
 /**
  * SMPP POSTs a process delivers at once. A POST carries what a forming round found (up to 100 events, a dozen under
@@ -260,7 +260,7 @@ export function receiptText(e: SmppEvent): string {
   const text = content.slice(0, 20).replace(/[^\x20-\x7e]/g, '?');
   return (
     `id:${e.message_id} sub:001 dlvrd:${delivered ? '001' : '000'} ` +
-    `submit date:${receiptDate(e.created_at ?? e.at)} done date:${receiptDate(e.at)} ` +
+    `submit date:${yymmddhhmm(e.created_at ?? e.at)} done date:${yymmddhhmm(e.at)} ` +
     `stat:${STAT[e.status!]} err:${String(e.error_code ?? 0).padStart(3, '0')} text:${text}`
   );
 }

@@ -1,4 +1,4 @@
-import { formatLocalTime, pad2 } from '../util/time.js';
+import { formatLocalTime } from '../util/time.js';
 import { SMPP_TIME_TEXT } from './smppTimePatch.js';
 
 /**
@@ -21,17 +21,6 @@ export function smppTime(value: unknown, now: Date): Date | undefined | 'invalid
   if (mo < 1 || mo > 12 || dd < 1 || dd > 31 || hh > 23 || mi > 59 || ss > 59 || nn > 48) return 'invalid';
   const offsetMs = (p === '+' ? 1 : -1) * nn * 15 * 60_000;
   return new Date(Date.UTC(2000 + yy, mo - 1, dd, hh, mi, ss, tenths * 100) - offsetMs);
-}
-
-/** `YYMMDDhhmm` in UTC, as receipts write their submit and done dates. */
-export function receiptDate(at: Date): string {
-  return (
-    pad2(at.getUTCFullYear() % 100) +
-    pad2(at.getUTCMonth() + 1) +
-    pad2(at.getUTCDate()) +
-    pad2(at.getUTCHours()) +
-    pad2(at.getUTCMinutes())
-  );
 }
 
 /** `YYYY-MM-DD hh:mm:ss` wall-clock time in Europe/Moscow (UTC+3, no DST since 2014): a message's localSendTime. */

@@ -176,7 +176,8 @@ function guessSourceAddress(senderName: string): {
 export function relativeTime(seconds: number): string {
   const days = Math.floor(seconds / 86_400);
   const rest = seconds % 86_400;
-  const [hours, minutes] = [Math.floor(rest / 3600), Math.floor((rest % 3600) / 60)];
+  const hours = Math.floor(rest / 3600);
+  const minutes = Math.floor((rest % 3600) / 60);
   return `0000${pad2(days)}${pad2(hours)}${pad2(minutes)}${pad2(rest % 60)}000R`;
 }
 

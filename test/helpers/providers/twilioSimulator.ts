@@ -5,6 +5,7 @@ import { outcomeOf } from '../../../src/simulators/outcomes.js';
 import { closeServer, jsonServer, listenOn, sendJson } from '../../../src/simulators/simulatorServers.js';
 import { Timers } from '../../../src/simulators/timers.js';
 import type { Clock } from '../../../src/util/clock.js';
+import { yymmddhhmm } from '../../../src/util/time.js';
 
 /*
  * Twilio's REST API (2010-04-01) for the two resources Herald's profiles use, as Twilio documents them
@@ -343,7 +344,7 @@ export class TwilioSimulator {
     const outcome = outcomeOf(p.To!);
     const base = { AccountSid: this.options.accountSid, ApiVersion: API_VERSION, From: p.From ?? '', To: p.To! };
     const statuses: Record<string, string>[] = [{ MessageStatus: 'sent' }];
-    const done = rawDlrDoneDate(this.timers.clock.now());
+    const done = yymmddhhmm(this.timers.clock.now());
     if (outcome === 'undelivered')
       statuses.push({
         MessageStatus: 'undelivered',
@@ -457,18 +458,6 @@ function callbackUrl(value: string): boolean {
 /** Twilio's dates: RFC 2822 in GMT, "Tue, 31 Aug 2010 20:36:28 +0000". */
 function rfc2822(at: Date): string {
   return at.toUTCString().replace('GMT', '+0000');
-}
-
-/** YYMMDDhhmm (the carrier's done date, no time zone). */
-function rawDlrDoneDate(at: Date): string {
-  const two = (n: number) => String(n).padStart(2, '0');
-  return (
-    two(at.getUTCFullYear() % 100) +
-    two(at.getUTCMonth() + 1) +
-    two(at.getUTCDate()) +
-    two(at.getUTCHours()) +
-    two(at.getUTCMinutes())
-  );
 }
 
 /** SMS segments of a body: 160 GSM-7 characters in one, 153 a part; 70 UCS-2 characters in one, 67 a part. */
