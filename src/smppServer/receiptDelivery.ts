@@ -197,12 +197,8 @@ export class ReceiptDelivery {
    */
   private async slot(accountId: number): Promise<ClientSession | undefined> {
     for (;;) {
-      const receivers = this.server.receivers(accountId);
-      if (receivers.length === 0) return undefined;
-      const free = receivers
-        .filter((cs) => cs.delivers.size < this.server.options.deliverWindow)
-        .sort((a, b) => a.delivers.size - b.delivers.size)[0];
-      if (free) return free;
+      const free = this.server.leastBusyReceiver(accountId);
+      if (free !== 'full') return free;
       await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
     }
   }
