@@ -6,6 +6,7 @@ import { benchEndToEnd } from './endToEnd.js';
 import { benchGuards, type Guard, GUARDS } from './guards.js';
 import { benchRouting } from './routing.js';
 import { benchHostile } from './hostile.js';
+import { benchClaimPlanning } from './claimPlanning.js';
 import { benchIdle } from './idle.js';
 import { benchIngest } from './ingest.js';
 import { benchList } from './list.js';
@@ -35,8 +36,9 @@ import {
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
  * (ingest,guards,routing,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,
- * smpp-server,kannel-e2e,dispatch,verify,idle,roles,telegram,providers; mnp and wal-models only when named),
- * BENCH_ROUTES, BENCH_ROUTING_PAIRS, BENCH_WAL_MODELS_MESSAGES, BENCH_WAL_MODELS_ROUNDS,
+ * smpp-server,kannel-e2e,dispatch,verify,idle,roles,claim-planning,telegram,providers; mnp and wal-models only when
+ * named), BENCH_CLAIM_PLANNING_WEEKS (e.g. `0,12,52`), BENCH_ROUTES, BENCH_ROUTING_PAIRS,
+ * BENCH_WAL_MODELS_MESSAGES, BENCH_WAL_MODELS_ROUNDS,
  * BENCH_MNP_ROWS, BENCH_SOAK_MESSAGES, BENCH_TELEGRAM_MESSAGES, BENCH_TELEGRAM_PAIRS, BENCH_PROVIDERS_MESSAGES,
  * BENCH_PROVIDERS_PAIRS, BENCH_GUARDS_PAIRS, BENCH_STOP_LIST (the guarded runs' stop list), BENCH_GUARDS_ON (the guards
  * the guarded runs switch on, e.g. `flood` or `stoplist,pumping`; default all), BENCH_GUARDS_ACCOUNTS (e.g. `1` or
@@ -301,6 +303,15 @@ if (wanted('roles')) {
 }
 
 // Not in a run of everything: a measurement of layouts not built (issue 35), for docs/scaling.md.
+if (wanted('claim-planning')) {
+  const weeks = (process.env.BENCH_CLAIM_PLANNING_WEEKS ?? '0,4,12,26,52').split(',').map(Number);
+  process.stdout.write(
+    `claim-planning: the claim's planning as weeks of messages are kept (${weeks.join(', ')}), without and with ` +
+      'the queue floor...\n',
+  );
+  figures.push(...(await benchClaimPlanning({ weeks, times: 51 })));
+}
+
 if (only?.includes('wal-models')) {
   const messages = Number(process.env.BENCH_WAL_MODELS_MESSAGES ?? 20_000);
   const rounds = Number(process.env.BENCH_WAL_MODELS_ROUNDS ?? 2);

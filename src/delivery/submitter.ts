@@ -11,6 +11,7 @@ import {
   messageClaimDue,
   messageNextDue,
   isReadTracked,
+  SendingFloor,
   whatsappWindowsOpenOf,
 } from '../messages/index.js';
 import { fromMicros, toMicros } from '../money/index.js';
@@ -94,6 +95,8 @@ export class Submitter extends Loop {
   rerouted = 0;
   /** For tests: `claimed` fires at the end of each claim round with the number of messages it took. */
   readonly testSignals = { claimed: new TestSignal<number>() };
+  /** Where the queue's oldest partition begins: the claim plans only the partitions from there. */
+  private readonly floor: SendingFloor;
 
   constructor(
     private readonly deps: {
@@ -111,6 +114,7 @@ export class Submitter extends Loop {
     private readonly options: SubmitterOptions = DEFAULT_SUBMITTER_OPTIONS,
   ) {
     super(deps.clock);
+    this.floor = new SendingFloor(deps.clock);
   }
 
   /**
@@ -139,7 +143,8 @@ export class Submitter extends Loop {
       this.pending = limits;
       try {
         const now = this.deps.clock.now();
-        claimed = await messageClaimDue(this.deps.db, now, limits, this.options.leaseMs);
+        const floor = await this.floor.current(this.deps.db);
+        claimed = await messageClaimDue(this.deps.db, now, limits, this.options.leaseMs, floor);
         windowsClosed = await closedChatWindows(this.deps.db, claimed, now);
         listed = await stopListed(this.deps.db, claimed);
       } catch (error) {
@@ -183,7 +188,7 @@ export class Submitter extends Loop {
   /** When the next message of the queue falls due (ms), null when none waits, undefined when it could not be read. */
   private async nextDue(): Promise<number | null | undefined> {
     try {
-      return (await messageNextDue(this.deps.db))?.getTime() ?? null;
+      return (await messageNextDue(this.deps.db, await this.floor.current(this.deps.db)))?.getTime() ?? null;
     } catch (error) {
       this.deps.log.error({ err: error }, 'reading the next due message failed');
       return undefined;

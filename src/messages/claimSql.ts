@@ -1,6 +1,8 @@
 import type { Queryable } from '../db/db.js';
 import { type Channel, CHANNELS } from '../shared/channels.js';
 import { TRAFFIC_TYPES, type TrafficType } from '../shared/trafficTypes.js';
+import type { Clock } from '../util/clock.js';
+import { messageSendingFloor, NIL_UUID } from './messagePartitions.js';
 
 /* The queue's claim: what a submitter takes to send, and when the next message falls due. */
 
@@ -69,13 +71,15 @@ export function claimLimits(total: number, bulk = total): ClaimLimits {
  * in all. One index range scan of `messages_sending_due` per channel and type, each stopping at what is left of
  * its channel's limit, however many messages of later types or of a full channel wait. Rows other workers hold
  * are skipped. The claimed messages are leased: their due time moves to the end of the lease, so that a worker
- * that dies holding them lets them fall due again. Returned in claim order.
+ * that dies holding them lets them fall due again. Only ids from `floor` on are read ({@link SendingFloor}; by
+ * default every id): the plan holds only the partitions from there. Returned in claim order.
  */
 export async function messageClaimDue(
   db: Queryable,
   now: Date,
   limits: ClaimLimits,
   leaseMs: number,
+  floor = NIL_UUID,
 ): Promise<ClaimedMessage[]> {
   const lanes = limits.channels.filter((c) => c.any > 0);
   if (lanes.length === 0 || limits.total <= 0) return [];
@@ -92,6 +96,7 @@ export async function messageClaimDue(
        FROM lane l CROSS JOIN LATERAL (
          SELECT tableoid AS part, ctid AS row_id, account_id, id, due_at FROM messages
          WHERE status = 'sending' AND channel_type = l.channel_type AND traffic_type = '${type}' AND due_at <= $1
+           AND id >= $8
          ORDER BY due_at, id
          LIMIT greatest(${left(n)}, 0)
          FOR UPDATE SKIP LOCKED
@@ -116,6 +121,7 @@ export async function messageClaimDue(
      SET due_at = $3, lease_expires_at = $3, attempts = m.attempts + 1
      FROM due
      WHERE m.ctid = ANY(ARRAY(SELECT row_id FROM due)) AND m.tableoid = due.part AND m.ctid = due.row_id
+       AND m.id >= $8
      RETURNING m.account_id, m.id, m.channel_type, m.sender_name, m.destination, m.country, m.brand, m.content,
        m.total_parts,
        m.ttl, m.external_message_id, m.use_local_time, m.local_send_time, m.local_completion_time, m.hours, m.days,
@@ -131,6 +137,7 @@ export async function messageClaimDue(
       lanes.map((l) => l.any),
       lanes.map((l) => l.bulk),
       limits.bulk,
+      floor,
     ],
   );
   // UPDATE ... RETURNING keeps no order: urgent messages go to the connectors first.
@@ -141,9 +148,9 @@ export async function messageClaimDue(
  * When the next message of the queue falls due (a leased one: when its lease ends), or null when none waits: the
  * first entry of each lane of `messages_sending_due` (channel, traffic type), so that an idle submitter sleeps
  * until then instead of polling. The index leads with the lane: a plain ORDER BY due_at would read all of it, a
- * million entries behind a large dispatch, each time a submitter goes idle.
+ * million entries behind a large dispatch, each time a submitter goes idle. Ids from `floor` on, as the claim.
  */
-export async function messageNextDue(db: Queryable): Promise<Date | null> {
+export async function messageNextDue(db: Queryable, floor = NIL_UUID): Promise<Date | null> {
   const [row] = await db.query<{ due_at: Date | null }>(
     `SELECT min(l.due_at) AS due_at
      FROM unnest($1::text[]) AS c(channel_type)
@@ -151,9 +158,35 @@ export async function messageNextDue(db: Queryable): Promise<Date | null> {
      CROSS JOIN LATERAL (
        SELECT due_at FROM messages m
        WHERE m.status = 'sending' AND m.channel_type = c.channel_type AND m.traffic_type = t.traffic_type
+         AND m.id >= $3
        ORDER BY m.due_at LIMIT 1
      ) l`,
-    [CHANNELS, TRAFFIC_TYPES],
+    [CHANNELS, TRAFFIC_TYPES, floor],
   );
   return row?.due_at ?? null;
+}
+
+/** How often a submitter reads its {@link SendingFloor} again (the clock's time). */
+export const SENDING_FLOOR_EVERY_MS = 60_000;
+
+/**
+ * A submitter's floor of the queue (messageSendingFloor), read again every {@link SENDING_FLOOR_EVERY_MS}: without
+ * it the claim and the next-due query planned every partition that retention keeps (by default all, one a week),
+ * 0.5 ms more a claim for each (docs/scaling.md, Partitions). A floor read a minute ago stays right: it moves only
+ * forward, as the old partitions' messages are done.
+ */
+export class SendingFloor {
+  private floor: string | undefined;
+  private readAtMs = -Infinity;
+
+  constructor(private readonly clock: Clock) {}
+
+  async current(db: Queryable): Promise<string> {
+    const now = this.clock.now();
+    if (this.floor === undefined || now.getTime() - this.readAtMs >= SENDING_FLOOR_EVERY_MS) {
+      this.floor = await messageSendingFloor(db, now);
+      this.readAtMs = now.getTime();
+    }
+    return this.floor;
+  }
 }

@@ -161,11 +161,39 @@ export interface MessageIdRange {
 }
 
 /** The lowest UUID: where a partition from MINVALUE starts (ids of other versions than 7 included). */
-const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
 /** The ids of a partition's messages (a partition with an end: DEFAULT has none). */
 export function messagePartitionIds(p: MessagePartition): MessageIdRange {
   return { from: p.fromMs === null ? NIL_UUID : uuidBound(p.fromMs, 'low'), to: uuidBound(p.toMs!, 'low') };
+}
+
+/**
+ * The lowest id a message in status `sending` may have (the claim's floor, docs/scaling.md, Partitions): the first
+ * id of the oldest partition that holds one or that reaches into the day before `now` (ids stamped by a process whose
+ * clock runs behind, messages being stored). A message never goes back to `sending` and is stored with an id of its
+ * creation, so an older partition without one never holds one again. Each partition (and each gap between two,
+ * whose ids DEFAULT holds) is asked apart, oldest first, through its part of the queue's index (empty once its
+ * messages are done).
+ */
+export async function messageSendingFloor(db: Queryable, now: Date): Promise<string> {
+  const dayBefore = now.getTime() - DAY_MS;
+  let floor = NIL_UUID;
+  for (const p of await messagePartitions(db)) {
+    if (p.isDefault || p.toMs === null) break;
+    const ids = messagePartitionIds(p);
+    for (const to of ids.from > floor ? [ids.from, ids.to] : [ids.to]) {
+      if (uuidTime(to) > dayBefore) return floor;
+      const [row] = await db.query<{ sending: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM messages WHERE status = 'sending' AND id >= $1 AND id < $2) AS sending`,
+        [floor, to],
+      );
+      if (row?.sending) return floor;
+      floor = to;
+    }
+  }
+  // Ids past the last partition are DEFAULT's, from its end on.
+  return floor;
 }
 
 /** The partition maintenance: week partitions made {@link PARTITION_DAYS_AHEAD} days ahead, every hour. */

@@ -1,15 +1,22 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/db.js';
+import type { Db, Queryable } from '../../src/db/db.js';
 import { retentionSweep } from '../../src/retention/retention.js';
-import { claimLimits } from '../../src/messages/claimSql.js';
-import { messageClaimDue, messageInsertInbound, messagePartitionsEnsure } from '../../src/messages/index.js';
+import { claimLimits, SENDING_FLOOR_EVERY_MS, SendingFloor } from '../../src/messages/claimSql.js';
+import {
+  messageClaimDue,
+  messageInsertInbound,
+  messageNextDue,
+  messagePartitionsEnsure,
+} from '../../src/messages/index.js';
 import { messageApplyTransitions } from '../../src/messages/transitionSql.js';
 import { statusTransition } from '../../src/messages/transitions.js';
 import {
   destinationPartitionOf,
   messageIdSpan,
   messagePartitions,
+  messageSendingFloor,
+  NIL_UUID,
   PARTITION_MS,
   partitionWeekOf,
 } from '../../src/messages/messagePartitions.js';
@@ -20,6 +27,7 @@ import { statistics } from '../../src/statistics/statistics.js';
 import { dayOf } from '../../src/util/time.js';
 import { uuid7, uuidBound } from '../../src/util/uuid7.js';
 import { insertAccount, insertMessage } from '../factories/rows.js';
+import { TestClock } from '../helpers/clock.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { messageFilter } from '../helpers/messageFilter.js';
 import { indexesOf, planOf, scansOf, subplanNodes } from '../helpers/plans.js';
@@ -475,6 +483,115 @@ describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
     );
     expect((await inherited(t.db)).length).toBeGreaterThanOrEqual(5);
     expect(subplanNodes(plan, 'CTE moved').filter((n) => n.type === 'Tid Scan')).toHaveLength(1);
+  });
+});
+
+/** The tables a plan reads (partitions by their own names: planOf with `partitions`). */
+function relationsOf(plan: unknown): Set<string> {
+  const found = new Set<string>();
+  const walk = (node: Record<string, unknown>): void => {
+    if (typeof node['Relation Name'] === 'string') found.add(node['Relation Name']);
+    for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+  };
+  walk(plan as Record<string, unknown>);
+  return found;
+}
+
+// The floor is the database's (every partition, every message in `sending`): each test has a database of its own.
+describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
+  it('passes the weeks whose messages are done, never the day before now; the claim plans from there', async () => {
+    const t = await openTestDb(engine);
+    try {
+      const { id: accountId } = await insertAccount(t.db);
+      for (let day = 0; day <= 28; day += 7) await messagePartitionsEnsure(t.db, at('2051-03-01T12:00:00Z', day));
+      const early = await insertMessage(t.db, { accountId, createdAt: at('2051-03-02T12:00:00Z') });
+      const later = await insertMessage(t.db, { accountId, createdAt: at('2051-03-16T12:00:00Z') });
+      const now = at('2051-03-29T12:00:00Z');
+      const weekStart = (iso: string): string => uuidBound(partitionWeekOf(Date.parse(iso)), 'low');
+      const done = (id: string) =>
+        messageApplyTransitions(t.db, [statusTransition({ accountId, id, status: 'unsent', at: now, errorCode: 1 })]);
+
+      // The oldest week that holds a message in `sending`: the table of before partitioning and the weeks between,
+      // all done, are passed.
+      expect(await messageSendingFloor(t.db, now)).toBe(weekStart('2051-03-02T12:00:00Z'));
+      await done(early);
+      expect(await messageSendingFloor(t.db, now)).toBe(weekStart('2051-03-16T12:00:00Z'));
+      await done(later);
+      // Nothing older waits: the week that reaches into the day before now (a process whose clock runs behind
+      // stores messages there) is where it stops.
+      const floor = await messageSendingFloor(t.db, now);
+      expect(floor).toBe(weekStart('2051-03-28T12:00:00Z'));
+      const behind = await insertMessage(t.db, { accountId, createdAt: at('2051-03-28T13:00:00Z') });
+      expect(behind >= floor).toBe(true);
+      expect((await messageClaimDue(t.db, now, claimLimits(10), 60_000, floor)).map((m) => m.id)).toEqual([behind]);
+      expect(await messageNextDue(t.db, floor)).toEqual(at('2051-03-29T12:01:00Z'));
+
+      // The claim and the next-due query plan only the partitions from the floor on (and DEFAULT): without it,
+      // every week kept.
+      const weeksOf = async (run: (explaining: Queryable) => Promise<unknown>) =>
+        [...relationsOf(await planOf(t.db, run, { partitions: true }))].filter((n) => n.startsWith('messages_'));
+      const partitions = await messagePartitions(t.db);
+      const fromFloor = partitions
+        .filter((p) => p.isDefault || p.toMs! > partitionWeekOf(Date.parse('2051-03-28T12:00:00Z')))
+        .map((p) => p.name)
+        .sort();
+      expect(partitions.length).toBeGreaterThan(fromFloor.length + 3);
+      const claim = (floorId?: string) => (explaining: Queryable) =>
+        messageClaimDue(explaining, now, claimLimits(10), 60_000, floorId);
+      expect((await weeksOf(claim(floor))).sort()).toEqual(fromFloor);
+      expect((await weeksOf(claim())).sort()).toEqual(partitions.map((p) => p.name).sort());
+      expect((await weeksOf((explaining) => messageNextDue(explaining, floor))).sort()).toEqual(fromFloor);
+    } finally {
+      await t.drop();
+    }
+  });
+
+  it('is the first id when the table of before partitioning holds a message in `sending`', async () => {
+    const t = await openTestDb(engine);
+    try {
+      const { id: accountId } = await insertAccount(t.db);
+      await insertMessage(t.db, { accountId, createdAt: at('2026-03-10T09:00:00Z') });
+      expect(await messageSendingFloor(t.db, at('2052-01-01T00:00:00Z'))).toBe(NIL_UUID);
+    } finally {
+      await t.drop();
+    }
+  });
+
+  it('stops at a gap between weeks whose ids DEFAULT holds in `sending`', async () => {
+    const t = await openTestDb(engine);
+    try {
+      const { id: accountId } = await insertAccount(t.db);
+      // January and March made, February not: its ids go to DEFAULT.
+      await messagePartitionsEnsure(t.db, at('2055-01-05T12:00:00Z'));
+      await messagePartitionsEnsure(t.db, at('2055-03-09T12:00:00Z'));
+      const february = await insertMessage(t.db, { accountId, createdAt: at('2055-02-10T12:00:00Z') });
+      expect(await partitionOf(t.db, february)).toBe('messages_default');
+      const floor = await messageSendingFloor(t.db, at('2055-03-20T12:00:00Z'));
+      expect(floor <= february).toBe(true);
+      const claimed = await messageClaimDue(t.db, at('2055-03-20T12:00:00Z'), claimLimits(10), 60_000, floor);
+      expect(claimed.map((m) => m.id)).toEqual([february]);
+    } finally {
+      await t.drop();
+    }
+  });
+
+  it("is read again after a minute of the submitter's clock", async () => {
+    const t = await openTestDb(engine);
+    try {
+      const { id: accountId } = await insertAccount(t.db);
+      await messagePartitionsEnsure(t.db, at('2053-06-02T12:00:00Z'));
+      const clock = new TestClock('2053-06-20T12:00:00Z');
+      const floor = new SendingFloor(clock);
+      const first = await floor.current(t.db);
+      // A message stored in a week the floor passed (only a clock days behind does that): found at the next read.
+      await insertMessage(t.db, { accountId, createdAt: at('2053-06-03T12:00:00Z') });
+      clock.advance(SENDING_FLOOR_EVERY_MS - 1);
+      expect(await floor.current(t.db)).toBe(first);
+      clock.advance(1);
+      expect(await floor.current(t.db)).toBe(uuidBound(partitionWeekOf(Date.parse('2053-06-03T12:00:00Z')), 'low'));
+    } finally {
+      await t.drop();
+    }
   });
 });
 

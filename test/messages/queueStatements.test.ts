@@ -6,6 +6,7 @@ import { historyOf } from '../../src/messages/messageObject.js';
 import { messageApplyTransitions } from '../../src/messages/transitionSql.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { retryTransition, sentTransition, statusTransition } from '../../src/messages/transitions.js';
+import { uuidBound } from '../../src/util/uuid7.js';
 import { ENGINES } from '../helpers/engines.js';
 import { planOf, scansOf, subplanNodes } from '../helpers/plans.js';
 import { describeClaimSkipsLocked, ownRowsTests } from '../helpers/transactions.js';
@@ -13,6 +14,8 @@ import { insertAccount, insertCallbackTarget, insertMessage, type MessageFields 
 
 const T0 = new Date('2026-03-10T09:00:00Z');
 const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
+/** A floor as a submitter reads it (SendingFloor): the plans below are those of its statements. */
+const FLOOR = uuidBound(T0.getTime() - 86_400_000, 'low');
 const LEASE_MS = 60_000;
 /** Message ids in id order, for messages due at the same instant. */
 const IDS = [
@@ -72,7 +75,7 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
     if (engine === 'postgres')
       own('reads one entry of each lane of messages_sending_due, no sort of the whole queue', async (tx) => {
         await tx.query('SET LOCAL enable_seqscan = off');
-        const plan = await planOf(tx, (explaining) => messageNextDue(explaining));
+        const plan = await planOf(tx, (explaining) => messageNextDue(explaining, FLOOR));
         const text = JSON.stringify(plan);
         expect(text).toContain('"Index Name":"messages_sending_due"');
         expect(text).not.toContain('"Node Type":"Sort"');
@@ -126,7 +129,9 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
       'is an index scan of messages_sending_due per channel and traffic type that stops at the limit, with no sort',
       async (tx) => {
         await manyDueMessages(tx);
-        const plan = await planOf(tx, (explaining) => messageClaimDue(explaining, at(0), claimLimits(500), LEASE_MS));
+        const plan = await planOf(tx, (explaining) =>
+          messageClaimDue(explaining, at(0), claimLimits(500), LEASE_MS, FLOOR),
+        );
         for (const type of ['t0', 't1', 't2', 't3']) {
           // Per channel, its limit (what the types before left: a count of their few rows) over the locked scan.
           const nodes = subplanNodes(plan, `CTE ${type}`);

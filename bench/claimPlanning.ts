@@ -1,0 +1,88 @@
+import { openPostgres } from '../src/db/postgresDb.js';
+import { migrate } from '../src/db/migrate.js';
+import type { Queryable } from '../src/db/db.js';
+import { claimLimits, messageClaimDue, messageNextDue } from '../src/messages/claimSql.js';
+import { messagePartitionsEnsure, messageSendingFloor } from '../src/messages/messagePartitions.js';
+import { DAY_MS } from '../src/util/time.js';
+import { type BenchFigure, createBenchSchema, percentile } from './lib.js';
+
+const WEEK_MS = 7 * DAY_MS;
+
+/** The median planning time (ms) of the statement `run` sends, over `times` EXPLAINs (planned, never run). */
+async function planningMs(db: Queryable, run: (explaining: Queryable) => Promise<unknown>, times: number) {
+  const measured: number[] = [];
+  const explaining: Queryable = {
+    async query<R>(sql: string, params?: readonly unknown[]): Promise<R[]> {
+      for (let i = 0; i < times; i++) {
+        const rows = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (SUMMARY) ${sql}`, params);
+        const line = rows.map((r) => r['QUERY PLAN']).find((l) => l.startsWith('Planning Time'));
+        measured.push(Number(/([\d.]+) ms/.exec(line ?? '')?.[1] ?? NaN));
+      }
+      return [];
+    },
+    exec: () => Promise.reject(new Error('single statements only')),
+  };
+  await run(explaining);
+  return percentile(
+    measured.sort((a, b) => a - b),
+    50,
+  );
+}
+
+/**
+ * `BENCH_ONLY=claim-planning`: what PostgreSQL spends planning the submitter's claim (and its next-due query) as an
+ * installation keeps more weeks of messages (one partition a week, kept forever unless HERALD_RETENTION_DAYS says
+ * otherwise), without and with the queue's floor (messageSendingFloor: only the partitions from the oldest that holds
+ * a message in `sending`). A fresh schema of the local server, its partitions made as `weeks` of running would have
+ * made them, the queue empty; each statement planned `times` times (EXPLAIN, not run), the median. The target: with
+ * the floor, a year of weeks plans the claim in at most 1.5 times what a fresh installation's takes.
+ */
+export async function benchClaimPlanning(options: { weeks: readonly number[]; times: number }): Promise<BenchFigure[]> {
+  const schema = await createBenchSchema();
+  const db = openPostgres({ url: schema.url, poolSize: 1 });
+  const figures: BenchFigure[] = [];
+  try {
+    await migrate(db);
+    const start = Date.now();
+    let fresh = NaN;
+    let made = 0;
+    for (const weeks of options.weeks) {
+      for (; made <= weeks; made++) await messagePartitionsEnsure(db, new Date(start + made * WEEK_MS));
+      const now = new Date(start + weeks * WEEK_MS);
+      const [{ partitions }] = (await db.query<{ partitions: number }>(
+        `SELECT count(*)::int AS partitions FROM pg_inherits WHERE inhparent = 'messages'::regclass`,
+      )) as [{ partitions: number }];
+      const floor = await messageSendingFloor(db, now);
+      const claim = (floorId?: string) => (q: Queryable) => messageClaimDue(q, now, claimLimits(500), 60_000, floorId);
+      const without = await planningMs(db, claim(), options.times);
+      const withFloor = await planningMs(db, claim(floor), options.times);
+      const nextWithout = await planningMs(db, (q) => messageNextDue(q), options.times);
+      const nextWith = await planningMs(db, (q) => messageNextDue(q, floor), options.times);
+      if (weeks === options.weeks[0]) fresh = withFloor;
+      process.stdout.write(
+        `  claim-planning: ${weeks} weeks run, ${partitions} partitions: the claim ${without.toFixed(2)} ms without ` +
+          `the floor, ${withFloor.toFixed(2)} ms with it; the next-due query ${nextWithout.toFixed(2)} -> ` +
+          `${nextWith.toFixed(2)} ms\n`,
+      );
+      figures.push(
+        {
+          name: `claim planning, ${weeks} weeks kept (${partitions} partitions), without the floor`,
+          value: without,
+          unit: 'ms',
+          note: `median of ${options.times} plans; the next-due query ${nextWithout.toFixed(2)} ms`,
+        },
+        {
+          name: `claim planning, ${weeks} weeks kept (${partitions} partitions), with the floor`,
+          value: withFloor,
+          unit: 'ms',
+          ...(weeks === options.weeks.at(-1) && weeks > 0 ? { target: { op: '<=' as const, value: fresh * 1.5 } } : {}),
+          note: `median of ${options.times} plans; the next-due query ${nextWith.toFixed(2)} ms`,
+        },
+      );
+    }
+  } finally {
+    await db.close();
+    await schema.drop();
+  }
+  return figures;
+}
