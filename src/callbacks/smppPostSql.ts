@@ -58,25 +58,20 @@ export async function callbackSmppPostsClaim(
   );
 }
 
-/** An event of an SMPP POST with what its deliver_sm says: the message's facts. */
+/** An event of an SMPP POST: what its deliver_sm says besides its message's facts (messages/ has those). */
 export interface SmppEvent {
   readonly event_id: number;
+  readonly account_id: number;
   readonly message_id: string;
   readonly event: string;
   readonly status: string | null;
   readonly at: Date;
   readonly error_code: number | null;
-  /** The message: null when retention removed it. */
-  readonly direction: 'outbound' | 'inbound' | null;
-  readonly created_at: Date | null;
-  readonly sender_name: string | null;
-  readonly destination: string | null;
-  readonly content: unknown;
 }
 
 /**
- * The events of leased SMPP POSTs that no deliver_sm_resp acknowledged yet, per POST in order, with their messages:
- * one statement for a claim's POSTs (a POST carries as few as a forming round found, a dozen under load).
+ * The events of leased SMPP POSTs that no deliver_sm_resp acknowledged yet, per POST in order: one statement for a
+ * claim's POSTs (a POST carries as few as a forming round found, a dozen under load).
  */
 export async function callbackSmppPostEvents(
   db: Queryable,
@@ -85,11 +80,10 @@ export async function callbackSmppPostEvents(
   const byPost = new Map<string, SmppEvent[]>(posts.map((p) => [p.id, []]));
   if (posts.length === 0) return byPost;
   const rows = await db.query<SmppEvent & { delivery_id: string }>(
-    `SELECT d.id AS delivery_id, e.id::bigint AS event_id, e.message_id, e.event, e.status, e.at, e.error_code,
-       m.direction, m.created_at, m.sender_name, m.destination, m.content
+    `SELECT d.id AS delivery_id, e.id::bigint AS event_id, e.account_id::int AS account_id, e.message_id, e.event,
+       e.status, e.at, e.error_code
      FROM callback_deliveries d
      JOIN callback_events e ON ${inPost('e', 'd')}
-     LEFT JOIN messages m ON m.account_id = e.account_id AND m.id = e.message_id
      WHERE d.id = ANY($1::uuid[])
        AND NOT EXISTS (SELECT 1 FROM smpp_receipt_acks a WHERE a.delivery_id = d.id AND a.event_id = e.id)
      ORDER BY d.id, e.txid, e.id`,

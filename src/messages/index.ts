@@ -26,8 +26,10 @@ export {
   messageCascadeSteps,
   messageGet,
   messageOutboundFlashcallIds,
+  messageReceiptFacts,
   messageStop,
 } from './messageLookupSql.js';
+export type { MessageReceiptFacts } from './messageLookupSql.js';
 export type { RollupFilter } from './listTotal.js';
 export { messageFiguresSql, messageOldestId, messageQueueFigures } from './messageStatisticsSql.js';
 export type { NewMessage, SendingMethod, ValidMessage } from './messageSql.js';

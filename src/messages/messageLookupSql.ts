@@ -4,6 +4,7 @@ import { messageApplyTransitions } from './transitionSql.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
 import { statusTransition } from './transitions.js';
 import { destinationCondition, destinationKey } from './destinationSql.js';
+import { messageIdSpan } from './messagePartitions.js';
 
 export async function messageGet(db: Queryable, accountId: number, id: string): Promise<MessageRow | undefined> {
   const [row] = await db.query<MessageRow>(
@@ -28,6 +29,36 @@ export async function messageOutboundFlashcallIds(
     [accountId, ids],
   );
   return new Map(rows.map((r) => [r.id, r.destination]));
+}
+
+/** What a receipt or an MO deliver_sm says of its message (smppServer/). */
+export interface MessageReceiptFacts {
+  readonly direction: 'outbound' | 'inbound';
+  readonly created_at: Date;
+  readonly sender_name: string;
+  readonly destination: string;
+  readonly content: unknown;
+}
+
+/**
+ * The receipt facts of messages by key (account, id), by id; a message retention removed is not in it. Bounded by
+ * the span of the ids (messageIdSpan): found by key alone, the read planned every partition kept, 6 ms a call after
+ * a year of weeks against 0.6 on the first day.
+ */
+export async function messageReceiptFacts(
+  db: Queryable,
+  keys: readonly { readonly account_id: number; readonly message_id: string }[],
+): Promise<Map<string, MessageReceiptFacts>> {
+  if (keys.length === 0) return new Map();
+  const [from, to] = messageIdSpan(keys.map((k) => ({ id: k.message_id })));
+  const rows = await db.query<MessageReceiptFacts & { id: string }>(
+    `SELECT m.id, m.direction, m.created_at, m.sender_name, m.destination, m.content
+     FROM unnest($1::bigint[], $2::uuid[]) AS k(account_id, id)
+     JOIN messages m ON m.account_id = k.account_id AND m.id = k.id
+     WHERE m.id BETWEEN $3 AND $4`,
+    [keys.map((k) => k.account_id), keys.map((k) => k.message_id), from, to],
+  );
+  return new Map(rows.map(({ id, ...facts }) => [id, facts]));
 }
 
 /** Filters of GET /api/v1/message, already checked. */

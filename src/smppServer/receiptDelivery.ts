@@ -11,6 +11,7 @@ import {
 } from '../callbacks/index.js';
 import { receiptFields, receiptTlvs, ShortMessagePdu } from '../connectors/index.js';
 import type { AppContext } from '../context.js';
+import { type MessageReceiptFacts, messageReceiptFacts } from '../messages/index.js';
 import type { ClockTimer } from '../util/clock.js';
 import { yymmddhhmm } from '../util/time.js';
 import { WriteBatches } from '../util/writeBatches.js';
@@ -28,6 +29,11 @@ const MESSAGE_STATE: Record<string, number> = { delivered: 2, undelivered: 5, un
 const STAT: Record<string, string> = { delivered: 'DELIVRD', undelivered: 'UNDELIV', unsent: 'REJECTD' };
 
 type Outcome = 'acknowledged' | 'refused' | 'lost';
+
+/** An event of an SMPP POST with what its deliver_sm says of the message: null when retention removed it. */
+export interface SmppReceipt extends SmppEvent {
+  readonly message: MessageReceiptFacts | null;
+}
 
 /**
  * Delivers the receipts and MO of the accounts bound here as receivers (DESIGN 22): leases their SMPP POSTs from
@@ -107,8 +113,11 @@ export class ReceiptDelivery {
         // lane, are told it moved (a notification, not a poll's wait).
         if (posts.some((post) => post.attempts === 1)) await wakeAtCommit(this.ctx.db, 'callbacks');
         const events = await callbackSmppPostEvents(this.ctx.db, posts);
+        // The messages apart (the callback outbox knows events, messages/ the messages), by their span of ids.
+        const facts = await messageReceiptFacts(this.ctx.db, [...events.values()].flat());
         for (const post of posts) {
-          const delivery: Promise<void> = this.deliverPost(post, events.get(post.id)!)
+          const receipts = events.get(post.id)!.map((e) => ({ message: facts.get(e.message_id) ?? null, ...e }));
+          const delivery: Promise<void> = this.deliverPost(post, receipts)
             .catch((error: unknown) => this.ctx.log.error({ err: error }, 'SMPP receipts not delivered'))
             .finally(() => {
               this.inFlight.delete(delivery);
@@ -137,7 +146,7 @@ export class ReceiptDelivery {
   }
 
   /** Sends a POST's unacknowledged events; records those acknowledged; gives the POST back unless it ended. */
-  private async deliverPost(post: SmppPost, events: readonly SmppEvent[]): Promise<void> {
+  private async deliverPost(post: SmppPost, events: readonly SmppReceipt[]): Promise<void> {
     const outcomes = await Promise.all(events.map((e) => this.deliverEvent(post.account_id, e)));
     const acknowledged = events.filter((_, i) => outcomes[i] === 'acknowledged').map((e) => e.event_id);
     // Every event left acknowledged (the usual case): the POST ends without a row per event, in one statement with
@@ -158,7 +167,7 @@ export class ReceiptDelivery {
     );
   }
 
-  private async deliverEvent(accountId: number, event: SmppEvent): Promise<Outcome> {
+  private async deliverEvent(accountId: number, event: SmppReceipt): Promise<Outcome> {
     const pdu = deliverSmOf(event);
     // An event that is no receipt nor MO (none is asked for): nothing to send, done.
     if (!pdu) return 'acknowledged';
@@ -216,14 +225,14 @@ export class ReceiptDelivery {
  * one a message, is encoded directly (connectors' hot PDUs, checked byte for byte against the package's encoder in
  * test/smppServer/receiptPdu.test.ts): the package's generic encoder took a tenth of the SMPP run's CPU.
  */
-export function deliverSmOf(e: SmppEvent): smpp.PDU | undefined {
+export function deliverSmOf(e: SmppReceipt): smpp.PDU | undefined {
   if (e.event === 'delivered' && e.status !== null && e.status in MESSAGE_STATE) {
     const receipt = new ShortMessagePdu(
       'deliver_sm',
       // Plain ASCII (which GSM 03.38 shares but for a few signs), as SMSCs write receipts.
       receiptFields(
-        { addr: e.destination ?? '', ton: 0, npi: 0 },
-        e.sender_name ?? '',
+        { addr: e.message?.destination ?? '', ton: 0, npi: 0 },
+        e.message?.sender_name ?? '',
         Buffer.from(receiptText(e), 'latin1'),
       ),
       receiptTlvs(e.message_id, MESSAGE_STATE[e.status]!),
@@ -232,12 +241,12 @@ export function deliverSmOf(e: SmppEvent): smpp.PDU | undefined {
     return receipt as unknown as smpp.PDU;
   }
   if (e.event === 'inbound_sent') {
-    const text = typeof e.content === 'string' ? e.content : '';
+    const text = typeof e.message?.content === 'string' ? e.message.content : '';
     const gsm = smpp.encodings.ASCII.match(text);
     const fits = gsm ? text.length <= 160 : text.length <= 70;
     return new smpp.PDU('deliver_sm', {
-      source_addr: e.destination ?? '',
-      destination_addr: e.sender_name ?? '',
+      source_addr: e.message?.destination ?? '',
+      destination_addr: e.message?.sender_name ?? '',
       esm_class: 0x00,
       data_coding: gsm ? 0 : 8,
       ...(fits ? { short_message: { message: text } } : { message_payload: { message: text } }),
@@ -250,13 +259,13 @@ export function deliverSmOf(e: SmppEvent): smpp.PDU | undefined {
  * `id:<messageUuid> sub:001 dlvrd:001 submit date:YYMMDDhhmm done date:YYMMDDhhmm stat:DELIVRD err:000 text:<the
  * first 20 characters>` (SMPP 3.4 appendix B); err is Herald's error code (0 when none), at least 3 digits.
  */
-export function receiptText(e: SmppEvent): string {
+export function receiptText(e: SmppReceipt): string {
   const delivered = e.status === 'delivered';
-  const content = typeof e.content === 'string' ? e.content : '';
+  const content = typeof e.message?.content === 'string' ? e.message.content : '';
   const text = content.slice(0, 20).replace(/[^\x20-\x7e]/g, '?');
   return (
     `id:${e.message_id} sub:001 dlvrd:${delivered ? '001' : '000'} ` +
-    `submit date:${yymmddhhmm(e.created_at ?? e.at)} done date:${yymmddhhmm(e.at)} ` +
+    `submit date:${yymmddhhmm(e.message?.created_at ?? e.at)} done date:${yymmddhhmm(e.at)} ` +
     `stat:${STAT[e.status!]} err:${String(e.error_code ?? 0).padStart(3, '0')} text:${text}`
   );
 }

@@ -8,6 +8,7 @@ import {
   messageInsertInbound,
   messageNextDue,
   messagePartitionsEnsure,
+  messageReceiptFacts,
 } from '../../src/messages/index.js';
 import { messageApplyTransitions } from '../../src/messages/transitionSql.js';
 import { statusTransition } from '../../src/messages/transitions.js';
@@ -447,6 +448,41 @@ describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
     } finally {
       await own.drop();
     }
+  });
+
+  it("reads receipts' messages by key in several weeks and DEFAULT, planning only their span's weeks", async () => {
+    const { id: accountId } = await insertAccount(t.db);
+    const other = (await insertAccount(t.db)).id;
+    await messagePartitionsEnsure(t.db, at('2046-05-02T12:00:00Z'));
+    const created = [at('2046-05-02T12:00:00Z'), at('2046-05-08T12:00:00Z'), at('2047-09-01T00:00:00Z')];
+    const ids: string[] = [];
+    for (const [i, createdAt] of created.entries())
+      ids.push(
+        await insertMessage(t.db, { accountId, createdAt, destination: `7916000000${i}`, content: `text ${i}` }),
+      );
+    expect(await partitionOf(t.db, ids[2]!)).toBe('messages_default');
+    // Not found: an id no message has, another account's key.
+    const keys = [...ids, uuid7(at('2046-05-03T00:00:00Z').getTime())].map((id) => ({
+      account_id: accountId,
+      message_id: id,
+    }));
+    const facts = await messageReceiptFacts(t.db, [...keys, { account_id: other, message_id: ids[0]! }]);
+    expect([...facts.keys()].sort()).toEqual([...ids].sort());
+    expect(facts.get(ids[1]!)).toEqual({
+      direction: 'outbound',
+      created_at: created[1],
+      sender_name: 'Herald',
+      destination: '79160000001',
+      content: 'text 1',
+    });
+    expect(await messageReceiptFacts(t.db, [])).toEqual(new Map());
+
+    // One week's messages: that week's partition alone is planned, of the five or more there are.
+    const plan = await planOf(t.db, (explaining) => messageReceiptFacts(explaining, keys.slice(0, 1)), {
+      partitions: true,
+    });
+    expect((await inherited(t.db)).length).toBeGreaterThanOrEqual(5);
+    expect([...relationsOf(plan)].filter((n) => n.startsWith('messages_'))).toEqual([await partitionOf(t.db, ids[0]!)]);
   });
 
   it('moves a batch whose messages lie in several weeks and DEFAULT, bounded by their span of ids', async () => {

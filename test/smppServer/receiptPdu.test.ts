@@ -2,22 +2,24 @@ import smpp from 'smpp';
 import { describe, expect, it } from 'vitest';
 import '../../src/shared/smppGsmCoderPatch.js';
 import '../../src/smppServer/smppTimePatch.js';
-import type { SmppEvent } from '../../src/callbacks/index.js';
-import { deliverSmOf, receiptText } from '../../src/smppServer/receiptDelivery.js';
+import { deliverSmOf, receiptText, type SmppReceipt } from '../../src/smppServer/receiptDelivery.js';
 
-/** A final event of a message as callbackSmppPostEvents reads it. */
-const event = (status: string, errorCode: number | null, content: unknown = 'Your code is 1234'): SmppEvent => ({
+/** A final event of a message as callbackSmppPostEvents reads it, with its message's facts (messageReceiptFacts). */
+const event = (status: string, errorCode: number | null, content: unknown = 'Your code is 1234'): SmppReceipt => ({
   event_id: 7,
+  account_id: 1,
   message_id: '019a21fc-4b1e-7c3d-9e2f-0123456789ab',
   event: 'delivered',
   status,
   at: new Date('2026-11-29T09:15:00Z'),
   error_code: errorCode,
-  direction: 'outbound',
-  created_at: new Date('2026-11-29T09:14:58Z'),
-  sender_name: 'Herald',
-  destination: '79161234567',
-  content,
+  message: {
+    direction: 'outbound',
+    created_at: new Date('2026-11-29T09:14:58Z'),
+    sender_name: 'Herald',
+    destination: '79161234567',
+    content,
+  },
 });
 
 // A receipt is encoded directly (connectors' hot PDUs); the package's encoder of the same fields is the reference,
