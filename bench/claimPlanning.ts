@@ -3,7 +3,7 @@ import { migrate } from '../src/db/migrate.js';
 import type { Queryable } from '../src/db/db.js';
 import { claimLimits, messageClaimDue, messageNextDue } from '../src/messages/claimSql.js';
 import { messageReceiptFacts } from '../src/messages/messageLookupSql.js';
-import { messagePartitionsEnsure, messageSendingFloor } from '../src/messages/messagePartitions.js';
+import { messagePartitions, messagePartitionsEnsure, messageSendingFloor } from '../src/messages/messagePartitions.js';
 import { uuid7 } from '../src/util/uuid7.js';
 import { DAY_MS } from '../src/util/time.js';
 import { type BenchFigure, createBenchSchema, percentile } from './lib.js';
@@ -52,9 +52,7 @@ export async function benchClaimPlanning(options: { weeks: readonly number[]; ti
     for (const weeks of options.weeks) {
       for (; made <= weeks; made++) await messagePartitionsEnsure(db, new Date(start + made * WEEK_MS));
       const now = new Date(start + weeks * WEEK_MS);
-      const [{ partitions }] = (await db.query<{ partitions: number }>(
-        `SELECT count(*)::int AS partitions FROM pg_inherits WHERE inhparent = 'messages'::regclass`,
-      )) as [{ partitions: number }];
+      const partitions = (await messagePartitions(db)).length;
       const floor = await messageSendingFloor(db, now);
       const claim = (floorId?: string) => (q: Queryable) => messageClaimDue(q, now, claimLimits(500), 60_000, floorId);
       const without = await planningMs(db, claim(), options.times);

@@ -302,7 +302,6 @@ if (wanted('roles')) {
   figures.push(...(await benchRoles({ messages, clients, apiProcesses: api, workerProcesses: workers, breakdown })));
 }
 
-// Not in a run of everything: a measurement of layouts not built (issue 35), for docs/scaling.md.
 if (wanted('claim-planning')) {
   const weeks = (process.env.BENCH_CLAIM_PLANNING_WEEKS ?? '0,4,12,26,52').split(',').map(Number);
   process.stdout.write(
@@ -312,6 +311,7 @@ if (wanted('claim-planning')) {
   figures.push(...(await benchClaimPlanning({ weeks, times: 51 })));
 }
 
+// Not in a run of everything: a measurement of layouts not built (issue 35), for docs/scaling.md.
 if (only?.includes('wal-models')) {
   const messages = Number(process.env.BENCH_WAL_MODELS_MESSAGES ?? 20_000);
   const rounds = Number(process.env.BENCH_WAL_MODELS_ROUNDS ?? 2);

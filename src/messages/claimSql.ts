@@ -176,14 +176,15 @@ export const SENDING_FLOOR_EVERY_MS = 60_000;
  * forward, as the old partitions' messages are done.
  */
 export class SendingFloor {
-  private floor: string | undefined;
+  private floor = NIL_UUID;
+  /** Never read yet: the first call reads it. */
   private readAtMs = -Infinity;
 
   constructor(private readonly clock: Clock) {}
 
   async current(db: Queryable): Promise<string> {
     const now = this.clock.now();
-    if (this.floor === undefined || now.getTime() - this.readAtMs >= SENDING_FLOOR_EVERY_MS) {
+    if (now.getTime() - this.readAtMs >= SENDING_FLOOR_EVERY_MS) {
       this.floor = await messageSendingFloor(db, now);
       this.readAtMs = now.getTime();
     }

@@ -182,6 +182,8 @@ export async function messageSendingFloor(db: Queryable, now: Date): Promise<str
   for (const p of await messagePartitions(db)) {
     if (p.isDefault || p.toMs === null) break;
     const ids = messagePartitionIds(p);
+    // A gap before the partition is asked apart, so that the floor stops at the partition's start when only it holds
+    // one (the plan is the same either way: no partition covers a gap).
     for (const to of ids.from > floor ? [ids.from, ids.to] : [ids.to]) {
       if (uuidTime(to) > dayBefore) return floor;
       const [row] = await db.query<{ sending: boolean }>(

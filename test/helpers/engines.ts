@@ -100,3 +100,13 @@ async function adminQuery(url: string, sql: string): Promise<void> {
     await client.end();
   }
 }
+
+/** Runs `work` on a fresh, migrated database of its own ({@link openTestDb}), dropped afterwards whatever happens. */
+export async function withTestDb<T>(engine: Engine, work: (t: TestDb) => Promise<T>): Promise<T> {
+  const t = await openTestDb(engine);
+  try {
+    return await work(t);
+  } finally {
+    await t.drop();
+  }
+}

@@ -96,3 +96,14 @@ export function scansOf(plan: PlanNode, table: string): string[] {
   walk(plan as unknown as Record<string, unknown>);
   return found;
 }
+
+/** The tables a plan reads, each once (partitions by their own names: planOf with `partitions`). */
+export function relationsOf(plan: PlanNode): Set<string> {
+  const found = new Set<string>();
+  const walk = (node: Record<string, unknown>): void => {
+    if (typeof node['Relation Name'] === 'string') found.add(node['Relation Name']);
+    for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+  };
+  walk(plan as unknown as Record<string, unknown>);
+  return found;
+}

@@ -29,9 +29,9 @@ import { dayOf } from '../../src/util/time.js';
 import { uuid7, uuidBound } from '../../src/util/uuid7.js';
 import { insertAccount, insertMessage } from '../factories/rows.js';
 import { TestClock } from '../helpers/clock.js';
-import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
+import { ENGINES, openTestDb, type TestDb, withTestDb } from '../helpers/engines.js';
 import { messageFilter } from '../helpers/messageFilter.js';
-import { indexesOf, planOf, scansOf, subplanNodes } from '../helpers/plans.js';
+import { indexesOf, planOf, relationsOf, scansOf, subplanNodes } from '../helpers/plans.js';
 
 const DAY_MS = 86_400_000;
 const at = (iso: string, days = 0): Date => new Date(Date.parse(iso) + days * DAY_MS);
@@ -522,22 +522,10 @@ describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
   });
 });
 
-/** The tables a plan reads (partitions by their own names: planOf with `partitions`). */
-function relationsOf(plan: unknown): Set<string> {
-  const found = new Set<string>();
-  const walk = (node: Record<string, unknown>): void => {
-    if (typeof node['Relation Name'] === 'string') found.add(node['Relation Name']);
-    for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
-  };
-  walk(plan as Record<string, unknown>);
-  return found;
-}
-
 // The floor is the database's (every partition, every message in `sending`): each test has a database of its own.
 describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
-  it('passes the weeks whose messages are done, never the day before now; the claim plans from there', async () => {
-    const t = await openTestDb(engine);
-    try {
+  it('passes the weeks whose messages are done, never the day before now; the claim plans from there', () =>
+    withTestDb(engine, async (t) => {
       const { id: accountId } = await insertAccount(t.db);
       for (let day = 0; day <= 28; day += 7) await messagePartitionsEnsure(t.db, at('2051-03-01T12:00:00Z', day));
       const early = await insertMessage(t.db, { accountId, createdAt: at('2051-03-02T12:00:00Z') });
@@ -577,25 +565,17 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect((await weeksOf(claim(floor))).sort()).toEqual(fromFloor);
       expect((await weeksOf(claim())).sort()).toEqual(partitions.map((p) => p.name).sort());
       expect((await weeksOf((explaining) => messageNextDue(explaining, floor))).sort()).toEqual(fromFloor);
-    } finally {
-      await t.drop();
-    }
-  });
+    }));
 
-  it('is the first id when the table of before partitioning holds a message in `sending`', async () => {
-    const t = await openTestDb(engine);
-    try {
+  it('is the first id when the table of before partitioning holds a message in `sending`', () =>
+    withTestDb(engine, async (t) => {
       const { id: accountId } = await insertAccount(t.db);
       await insertMessage(t.db, { accountId, createdAt: at('2026-03-10T09:00:00Z') });
       expect(await messageSendingFloor(t.db, at('2052-01-01T00:00:00Z'))).toBe(NIL_UUID);
-    } finally {
-      await t.drop();
-    }
-  });
+    }));
 
-  it('stops at a gap between weeks whose ids DEFAULT holds in `sending`', async () => {
-    const t = await openTestDb(engine);
-    try {
+  it('stops at a gap between weeks whose ids DEFAULT holds in `sending`', () =>
+    withTestDb(engine, async (t) => {
       const { id: accountId } = await insertAccount(t.db);
       // January and March made, February not: its ids go to DEFAULT.
       await messagePartitionsEnsure(t.db, at('2055-01-05T12:00:00Z'));
@@ -606,14 +586,10 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect(floor <= february).toBe(true);
       const claimed = await messageClaimDue(t.db, at('2055-03-20T12:00:00Z'), claimLimits(10), 60_000, floor);
       expect(claimed.map((m) => m.id)).toEqual([february]);
-    } finally {
-      await t.drop();
-    }
-  });
+    }));
 
-  it("is read again after a minute of the submitter's clock", async () => {
-    const t = await openTestDb(engine);
-    try {
+  it("is read again after a minute of the submitter's clock", () =>
+    withTestDb(engine, async (t) => {
       const { id: accountId } = await insertAccount(t.db);
       await messagePartitionsEnsure(t.db, at('2053-06-02T12:00:00Z'));
       const clock = new TestClock('2053-06-20T12:00:00Z');
@@ -625,10 +601,7 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect(await floor.current(t.db)).toBe(first);
       clock.advance(1);
       expect(await floor.current(t.db)).toBe(uuidBound(partitionWeekOf(Date.parse('2053-06-03T12:00:00Z')), 'low'));
-    } finally {
-      await t.drop();
-    }
-  });
+    }));
 });
 
 function stepMessage(id: string, when: Date, cascade: { id: string; step: number }): NewMessage {
