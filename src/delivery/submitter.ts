@@ -327,7 +327,7 @@ export class Submitter extends Loop {
   private async send(message: ClaimedMessage, refusal: Refusal | undefined): Promise<void> {
     const { writer, clock } = this.deps;
     const now = clock.now();
-    const ref = { accountId: message.account_id, id: message.id, cascade: message.cascade_id !== null };
+    const ref = recordRef(message);
     if (message.planned_send_ms === null) {
       await this.end(message, {
         status: 'unsent',
@@ -505,7 +505,7 @@ export class Submitter extends Loop {
     reason: string,
     errorCode: number,
   ): Promise<void> {
-    const ref = { accountId: message.account_id, id: message.id, cascade: message.cascade_id !== null };
+    const ref = recordRef(message);
     const next = nextAllowedInstant(this.windowOf(message), now.getTime() + retryAfterMs, message.deadline_ms);
     if (next === null) {
       await this.end(message, {
@@ -615,4 +615,18 @@ function outbound(message: ClaimedMessage, now: Date): OutboundMessage {
 function buyPriceOf(via: RouteConnector, parts: number): { amount: string; currency: string } | null {
   if (!via.buyPrice) return null;
   return { amount: fromMicros(toMicros(via.buyPrice.amount) * BigInt(parts)), currency: via.buyPrice.currency };
+}
+
+/**
+ * What each record of a claimed message's outcome names: the message, and the claim's attempt, so that a retry or
+ * an end written after the lease ran out and the message was claimed again changes nothing (the sent record is a
+ * fact about the carrier and always applies).
+ */
+function recordRef(message: ClaimedMessage): { accountId: number; id: string; cascade: boolean; attempt: number } {
+  return {
+    accountId: message.account_id,
+    id: message.id,
+    cascade: message.cascade_id !== null,
+    attempt: message.attempts,
+  };
 }

@@ -74,6 +74,8 @@ export interface OutcomeBatch {
     readonly dueAt: Date;
     readonly at: Date;
     readonly reason: string;
+    /** The claim's attempt (ClaimedMessage.attempts): a later claim's message is not changed by it. */
+    readonly attempt?: number;
   }[];
   /** Messages that reached a status without a receipt (refused by a connector, no route, past their deadline). */
   readonly statuses: readonly {
@@ -84,6 +86,8 @@ export interface OutcomeBatch {
     readonly at: Date;
     readonly errorCode: number | null;
     readonly detail?: string;
+    /** The claim's attempt, as for retries. */
+    readonly attempt?: number;
   }[];
   /** Receipts of single-part messages whose submission the caller knows (made recently in this process). */
   readonly known: readonly { readonly accountId: number; readonly id: string; readonly receipt: CarrierReceipt }[];

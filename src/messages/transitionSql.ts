@@ -95,6 +95,7 @@ export async function messageApplyTransitions(
     // A carrier's outcome may send the message on through its route's next connector (reroute, DESIGN 21).
     from_receipt: t.receipts.length > 0 || undefined,
     receipt_connector: t.receiptConnector ?? (t.receipts.length > 0 ? (t.connectorId ?? undefined) : undefined),
+    attempt: t.attempt,
   }));
   const parts = submissions.flatMap((s) =>
     s.carrierIds.map((carrierId, i) => ({
@@ -115,7 +116,8 @@ export async function messageApplyTransitions(
     `WITH r AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(account_id bigint, id uuid, status text, from_statuses text[],
          at timestamptz, error_code integer, connector_id text, sent_at timestamptz, due_at timestamptz, history jsonb,
-         route_id bigint, buy_price numeric, buy_currency text, from_receipt boolean, receipt_connector text)
+         route_id bigint, buy_price numeric, buy_currency text, from_receipt boolean, receipt_connector text,
+         attempt integer)
      ),
      parts AS (
        INSERT INTO submissions (connector_id, carrier_id, account_id, message_id, part, parts, created_at, buy_price)
@@ -129,7 +131,7 @@ export async function messageApplyTransitions(
      -- throughput (measured on 2,000-row batches).
      locked AS (
        SELECT m.tableoid AS part, m.ctid AS row_id, m.account_id, m.id, m.status, m.read_status, m.price_final,
-         m.price_refunded, m.connector_id, m.route_id, m.reroute, m.deadline_at
+         m.price_refunded, m.connector_id, m.route_id, m.reroute, m.deadline_at, m.attempts
        FROM messages m JOIN r ON m.account_id = r.account_id AND m.id = r.id
        ORDER BY m.account_id, m.id
        FOR UPDATE OF m
@@ -165,6 +167,8 @@ export async function messageApplyTransitions(
        WHERE l.status = ANY(r.from_statuses) AND (r.status NOT IN ('read', 'unread') OR l.read_status IS NULL)
          -- A late receipt of a connector the message was rerouted from belongs to an abandoned attempt.
          AND NOT (r.receipt_connector IS NOT NULL AND coalesce(l.reroute->'from' ? r.receipt_connector, false))
+         -- An outcome of a claim whose lease ran out and that was claimed again since belongs to the newer claim.
+         AND (r.attempt IS NULL OR l.attempts = r.attempt)
      ),
      change AS MATERIALIZED (
        SELECT a.*, CASE WHEN a.rerouted THEN 'sending' ELSE a.outcome END AS new_status,

@@ -41,6 +41,13 @@ export interface Transition {
   readonly route?: SentRoute;
   /** A transition from a receipt: the connector that reported it (a rerouted message ignores its old ones). */
   readonly receiptConnector?: string;
+  /**
+   * The claim's attempt it is an outcome of (a retry, or an end without a receipt): it applies only while the
+   * message is still that claim's. A claim whose lease ran out before its outcome was written (a stalled process, a
+   * clock that jumped) may find the message claimed again: its outcome is stale, and a stale retry would make the
+   * message due while the newer claim sends it, which then goes twice.
+   */
+  readonly attempt?: number;
 }
 
 /** The route a message was sent by, and its buy price for all its parts (null: the route names none). */
@@ -91,6 +98,7 @@ export function retryTransition(r: {
   dueAt: Date;
   at: Date;
   reason: string;
+  attempt?: number;
 }): Transition {
   return {
     accountId: r.accountId,
@@ -104,6 +112,7 @@ export function retryTransition(r: {
     dueAt: r.dueAt,
     history: [{ status: 'sending', at: isoMs(r.at), retryAt: isoMs(r.dueAt), detail: r.reason }],
     receipts: [],
+    ...(r.attempt === undefined ? {} : { attempt: r.attempt }),
   };
 }
 
@@ -120,6 +129,7 @@ export function statusTransition(r: {
   fromReceipt?: boolean;
   /** The connector whose receipt this is. */
   receiptConnector?: string;
+  attempt?: number;
 }): Transition {
   const entry: HistoryEntry = {
     status: r.status,
@@ -140,6 +150,7 @@ export function statusTransition(r: {
     history: [entry],
     receipts: r.fromReceipt ? [{ status: r.status, at: r.at, errorCode: r.errorCode }] : [],
     ...(r.receiptConnector === undefined ? {} : { receiptConnector: r.receiptConnector }),
+    ...(r.attempt === undefined ? {} : { attempt: r.attempt }),
   };
 }
 

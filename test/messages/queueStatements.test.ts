@@ -382,6 +382,36 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
     );
   });
 
+  describe('a claim whose lease ran out', () => {
+    own(
+      "changes nothing with its retry or end once the message was claimed again; the newer claim's outcome applies",
+      async (tx) => {
+        const id = await newMessage(tx, { ttl: 3600 });
+        const [stale] = await messageClaimDue(tx, at(0), claimLimits(10), LEASE_MS);
+        // The first claim's outcome is not written before its lease ends (a stalled process, a clock that jumped).
+        const [fresh] = await messageClaimDue(tx, at(61), claimLimits(10), LEASE_MS);
+        expect([stale!.attempts, fresh!.attempts]).toEqual([1, 2]);
+        const accountId = stale!.account_id;
+        const retry = (attempt: number, second: number) =>
+          retryTransition({ accountId, id, dueAt: at(second + 2), at: at(second), reason: 'not bound', attempt });
+        const unsent = (attempt: number, second: number) =>
+          statusTransition({ accountId, id, status: 'unsent', at: at(second), errorCode: 1, attempt });
+
+        // Applied, the stale retry would make the message due while the newer claim sends it: it would go twice.
+        expect([...(await messageApplyTransitions(tx, [retry(1, 3)]))]).toEqual([id]);
+        expect([...(await messageApplyTransitions(tx, [unsent(1, 4)]))]).toEqual([id]);
+        expect(await row(tx, id)).toMatchObject({ status: 'sending', due_at: at(121), lease_expires_at: at(121) });
+        expect(await claimedIds(tx, at(62))).toEqual([]);
+
+        expect([...(await messageApplyTransitions(tx, [retry(2, 62)]))]).toEqual([]);
+        expect(await row(tx, id)).toMatchObject({ status: 'sending', due_at: at(64), lease_expires_at: null });
+        // A retry does not count as a claim: the same claim's end still applies.
+        expect([...(await messageApplyTransitions(tx, [unsent(2, 63)]))]).toEqual([]);
+        expect((await row(tx, id)).status).toBe('unsent');
+      },
+    );
+  });
+
   describe('the history of a message that waits', () => {
     own(
       'records a wait once while its reason stays the same, with its next try, and again when the reason changes',
