@@ -2,8 +2,9 @@ import { openPostgres } from '../src/db/postgresDb.js';
 import { migrate } from '../src/db/migrate.js';
 import type { Queryable } from '../src/db/db.js';
 import { claimLimits, messageClaimDue, messageNextDue } from '../src/messages/claimSql.js';
+import { messageExpireDue, messageNextExpiry } from '../src/messages/expirySql.js';
 import { messageReceiptFacts } from '../src/messages/messageLookupSql.js';
-import { messagePartitions, messagePartitionsEnsure, messageSendingFloor } from '../src/messages/messagePartitions.js';
+import { messagePartitions, messagePartitionsEnsure, messageQueueFloor } from '../src/messages/messagePartitions.js';
 import { uuid7 } from '../src/util/uuid7.js';
 import { DAY_MS } from '../src/util/time.js';
 import { type BenchFigure, createBenchSchema, percentile } from './lib.js';
@@ -34,11 +35,11 @@ async function planningMs(db: Queryable, run: (explaining: Queryable) => Promise
 /**
  * `BENCH_ONLY=claim-planning`: what PostgreSQL spends planning the submitter's claim and its next-due query as an
  * installation keeps more weeks of messages (one partition a week, kept forever unless HERALD_RETENTION_DAYS says
- * otherwise), without and with the queue's floor (messageSendingFloor: only the partitions from the oldest that holds
- * a message in `sending`); and the read of the SMPP receipts' messages (bounded by their span of ids). A fresh
- * schema of the local server, its partitions made as `weeks` of running would have made them, the queue empty; each
- * statement planned `times` times (EXPLAIN, not run), the median. The target: with the floor, a year of weeks plans
- * the claim in at most 1.5 times what a fresh installation's takes.
+ * otherwise), without and with the queue's floor (messageQueueFloor: only the partitions from the oldest that holds
+ * a message not at rest); the expiry's statements likewise; and the read of the SMPP receipts' messages (bounded by
+ * their span of ids). A fresh schema of the local server, its partitions made as `weeks` of running would have
+ * made them, the queue empty; each statement planned `times` times (EXPLAIN, not run), the median. The target: with
+ * the floor, a year of weeks plans the claim in at most 1.5 times what a fresh installation's takes.
  */
 export async function benchClaimPlanning(options: { weeks: readonly number[]; times: number }): Promise<BenchFigure[]> {
   const schema = await createBenchSchema();
@@ -53,12 +54,22 @@ export async function benchClaimPlanning(options: { weeks: readonly number[]; ti
       for (; made <= weeks; made++) await messagePartitionsEnsure(db, new Date(start + made * WEEK_MS));
       const now = new Date(start + weeks * WEEK_MS);
       const partitions = (await messagePartitions(db)).length;
-      const floor = await messageSendingFloor(db, now);
+      const floor = await messageQueueFloor(db, now);
       const claim = (floorId?: string) => (q: Queryable) => messageClaimDue(q, now, claimLimits(500), 60_000, floorId);
       const without = await planningMs(db, claim(), options.times);
       const withFloor = await planningMs(db, claim(floor), options.times);
       const nextWithout = await planningMs(db, (q) => messageNextDue(q), options.times);
       const nextWith = await planningMs(db, (q) => messageNextDue(q, floor), options.times);
+      // The expiry job's two statements (at most once a second while lifetimes end): the sum of their medians.
+      const expiry = async (floorId?: string) =>
+        (await planningMs(db, (q) => messageNextExpiry(q, floorId), options.times)) +
+        (await planningMs(
+          db,
+          (q) => messageExpireDue(q, now, 1000, { noReceipt: 1 }, undefined, floorId),
+          options.times,
+        ));
+      const expiryWithout = await expiry();
+      const expiryWith = await expiry(floor);
       // The SMPP receipts' messages, by key within their span of ids (a minute of this week's).
       const keys = [0, 60_000].map((ms) => ({ account_id: 1, message_id: uuid7(now.getTime() - ms) }));
       const receipts = await planningMs(db, (q) => messageReceiptFacts(q, keys), options.times);
@@ -66,7 +77,9 @@ export async function benchClaimPlanning(options: { weeks: readonly number[]; ti
       process.stdout.write(
         `  claim-planning: ${weeks} weeks run, ${partitions} partitions: the claim ${without.toFixed(2)} ms without ` +
           `the floor, ${withFloor.toFixed(2)} ms with it; the next-due query ${nextWithout.toFixed(2)} -> ` +
-          `${nextWith.toFixed(2)} ms; the SMPP receipts' messages ${receipts.toFixed(2)} ms\n`,
+          `${nextWith.toFixed(2)} ms; the expiry's statements ${expiryWithout.toFixed(2)} -> ` +
+          `${expiryWith.toFixed(2)} ms; ` +
+          `the SMPP receipts' messages ${receipts.toFixed(2)} ms\n`,
       );
       figures.push(
         {
@@ -81,8 +94,8 @@ export async function benchClaimPlanning(options: { weeks: readonly number[]; ti
           unit: 'ms',
           ...(weeks === options.weeks.at(-1) && weeks > 0 ? { target: { op: '<=' as const, value: fresh * 1.5 } } : {}),
           note:
-            `median of ${options.times} plans; the next-due query ${nextWith.toFixed(2)} ms, the SMPP receipts' ` +
-            `messages ${receipts.toFixed(2)} ms`,
+            `median of ${options.times} plans; the next-due query ${nextWith.toFixed(2)} ms, the expiry's statements ` +
+            `${expiryWith.toFixed(2)} ms, the SMPP receipts' messages ${receipts.toFixed(2)} ms`,
         },
       );
     }

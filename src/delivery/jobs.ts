@@ -5,6 +5,7 @@ import {
   messageExpireDue,
   messageNextExpiry,
   orphanReceiptsAny,
+  QueueFloor,
 } from '../messages/index.js';
 import { type OutcomeHooks, withStepOutcomes } from './outcomeHooks.js';
 import type { Job, Quiet } from '../shared/jobs.js';
@@ -20,15 +21,17 @@ const EXPIRE_BATCH = 1000;
  */
 export function deliveryJobs(deps: { db: Db; clock: Clock; hooks?: OutcomeHooks }): Job[] {
   const { db, clock, hooks } = deps;
+  const floor = new QueueFloor(clock);
   return [
     {
       name: 'expire-lifetimes',
       everyMs: 1000,
       run: async (): Promise<Quiet | number> => {
         const now = clock.now();
-        const next = await messageNextExpiry(db);
+        const from = await floor.current(db);
+        const next = await messageNextExpiry(db, from);
         if (next === null || next > now) return { quietUntil: next?.getTime() ?? Infinity };
-        return expireLifetimes(db, now, hooks);
+        return expireLifetimes(db, now, hooks, from);
       },
     },
     {
@@ -50,10 +53,11 @@ export function deliveryJobs(deps: { db: Db; clock: Clock; hooks?: OutcomeHooks 
 }
 
 /**
- * Ends the lifetimes that have run out by `now`; returns how many messages reached their end. Each batch is one
- * transaction with what the steps of cascades among them lead to (the next step, or the cascade's end).
+ * Ends the lifetimes that have run out by `now` (of messages from the queue's `floor` on); returns how many messages
+ * reached their end. Each batch is one transaction with what the steps of cascades among them lead to (the next
+ * step, or the cascade's end).
  */
-export async function expireLifetimes(db: Db, now: Date, hooks?: OutcomeHooks): Promise<number> {
+export async function expireLifetimes(db: Db, now: Date, hooks?: OutcomeHooks, floor?: string): Promise<number> {
   let expired = 0;
   const errors = { noReceipt: DELIVERY_ERRORS.noReceipt };
   for (;;) {
@@ -61,7 +65,7 @@ export async function expireLifetimes(db: Db, now: Date, hooks?: OutcomeHooks): 
       db,
       hooks,
       () => now,
-      (tx, ended) => messageExpireDue(tx, now, EXPIRE_BATCH, errors, ended),
+      (tx, ended) => messageExpireDue(tx, now, EXPIRE_BATCH, errors, ended, floor),
     );
     expired += rows.length;
     if (rows.length < EXPIRE_BATCH) return expired;

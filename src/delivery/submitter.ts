@@ -11,7 +11,7 @@ import {
   messageClaimDue,
   messageNextDue,
   isReadTracked,
-  SendingFloor,
+  QueueFloor,
   whatsappWindowsOpenOf,
 } from '../messages/index.js';
 import { fromMicros, toMicros } from '../money/index.js';
@@ -96,7 +96,7 @@ export class Submitter extends Loop {
   /** For tests: `claimed` fires at the end of each claim round with the number of messages it took. */
   readonly testSignals = { claimed: new TestSignal<number>() };
   /** Where the queue's oldest partition begins: the claim plans only the partitions from there. */
-  private readonly floor: SendingFloor;
+  private readonly floor: QueueFloor;
 
   constructor(
     private readonly deps: {
@@ -114,7 +114,7 @@ export class Submitter extends Loop {
     private readonly options: SubmitterOptions = DEFAULT_SUBMITTER_OPTIONS,
   ) {
     super(deps.clock);
-    this.floor = new SendingFloor(deps.clock);
+    this.floor = new QueueFloor(deps.clock);
   }
 
   /**

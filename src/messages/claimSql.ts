@@ -1,8 +1,7 @@
 import type { Queryable } from '../db/db.js';
 import { type Channel, CHANNELS } from '../shared/channels.js';
 import { TRAFFIC_TYPES, type TrafficType } from '../shared/trafficTypes.js';
-import type { Clock } from '../util/clock.js';
-import { messageSendingFloor, NIL_UUID } from './messagePartitions.js';
+import { NIL_UUID } from './messagePartitions.js';
 
 /* The queue's claim: what a submitter takes to send, and when the next message falls due. */
 
@@ -71,7 +70,7 @@ export function claimLimits(total: number, bulk = total): ClaimLimits {
  * in all. One index range scan of `messages_sending_due` per channel and type, each stopping at what is left of
  * its channel's limit, however many messages of later types or of a full channel wait. Rows other workers hold
  * are skipped. The claimed messages are leased: their due time moves to the end of the lease, so that a worker
- * that dies holding them lets them fall due again. Only ids from `floor` on are read ({@link SendingFloor}; by
+ * that dies holding them lets them fall due again. Only ids from `floor` on are read ({@link QueueFloor}; by
  * default every id): the plan holds only the partitions from there. Returned in claim order.
  */
 export async function messageClaimDue(
@@ -164,30 +163,4 @@ export async function messageNextDue(db: Queryable, floor = NIL_UUID): Promise<D
     [CHANNELS, TRAFFIC_TYPES, floor],
   );
   return row?.due_at ?? null;
-}
-
-/** How often a submitter reads its {@link SendingFloor} again (the clock's time). */
-export const SENDING_FLOOR_EVERY_MS = 60_000;
-
-/**
- * A submitter's floor of the queue (messageSendingFloor), read again every {@link SENDING_FLOOR_EVERY_MS}: without
- * it the claim and the next-due query planned every partition that retention keeps (by default all, one a week),
- * 0.5 ms more a claim for each (docs/scaling.md, Partitions). A floor read a minute ago stays right: it moves only
- * forward, as the old partitions' messages are done.
- */
-export class SendingFloor {
-  private floor = NIL_UUID;
-  /** Never read yet: the first call reads it. */
-  private readAtMs = -Infinity;
-
-  constructor(private readonly clock: Clock) {}
-
-  async current(db: Queryable): Promise<string> {
-    const now = this.clock.now();
-    if (now.getTime() - this.readAtMs >= SENDING_FLOOR_EVERY_MS) {
-      this.floor = await messageSendingFloor(db, now);
-      this.readAtMs = now.getTime();
-    }
-    return this.floor;
-  }
 }

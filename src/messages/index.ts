@@ -5,7 +5,7 @@
  * Intake (validation, prices, generation) is sending/'s; it stores through messageInsertBatch.
  */
 export type { ClaimedMessage, ClaimLimits } from './claimSql.js';
-export { messageClaimDue, messageNextDue, SendingFloor } from './claimSql.js';
+export { messageClaimDue, messageNextDue } from './claimSql.js';
 export { messageExpireDue, messageNextExpiry } from './expirySql.js';
 export type { OutcomeBatch } from './outcomes.js';
 export { messageApplyOrphanReceipts, messageOutcomes, messageRecordOutcomes, receiptsPerPart } from './outcomes.js';
@@ -35,7 +35,7 @@ export { messageFiguresSql, messageOldestId, messageQueueFigures } from './messa
 export type { NewMessage, SendingMethod, ValidMessage } from './messageSql.js';
 export { messageInsertBatch, messageInsertInbound, messagesJoin } from './messageSql.js';
 export type { MessageIdRange } from './messagePartitions.js';
-export { messageJobs, messagePartitionsEnsure } from './messagePartitions.js';
+export { messageJobs, messagePartitionsEnsure, QueueFloor } from './messagePartitions.js';
 /** The deletes of the retention (retention/ is their one user): `messageRetention.dropPartition(...)`. */
 export * as messageRetention from './retentionSql.js';
 /** The statements on the messages of a dispatch (dispatches/ is their one user): `dispatchMessages.hold(...)`. */

@@ -169,14 +169,17 @@ export function messagePartitionIds(p: MessagePartition): MessageIdRange {
 }
 
 /**
- * The lowest id a message in status `sending` may have (the claim's floor, docs/scaling.md, Partitions): the first
- * id of the oldest partition that holds one or that reaches into the day before `now` (ids stamped by a process whose
- * clock runs behind, messages being stored). A message never goes back to `sending` and is stored with an id of its
- * creation, so an older partition without one never holds one again. Each partition (and each gap between two,
- * whose ids DEFAULT holds) is asked apart, oldest first, through its part of the queue's index (empty once its
- * messages are done).
+ * The queue's floor (docs/scaling.md, Partitions): the lowest id a message not yet at rest may have, in `sending` or
+ * waiting with a due time (`sent` for its receipt, which may send it back to `sending` through a reroute;
+ * `delivered` on a read-tracked channel for its read), so that the claim, the next-due query and the expiry's
+ * statements plan only the partitions from there. It is the first id of the oldest partition that holds one or that
+ * reaches into the day before `now` (ids stamped by a process whose clock runs behind, messages being stored). A
+ * message is stored with an id of its creation and, once at rest (final, read, or delivered on a channel without
+ * reads), never moves again, so an older partition without one never holds one again. Each partition (and each gap
+ * between two, whose ids DEFAULT holds) is asked apart, oldest first, through its part of the queue's and the
+ * waits' partial indexes (empty once its messages are at rest).
  */
-export async function messageSendingFloor(db: Queryable, now: Date): Promise<string> {
+export async function messageQueueFloor(db: Queryable, now: Date): Promise<string> {
   const dayBefore = now.getTime() - DAY_MS;
   let floor = NIL_UUID;
   for (const p of await messagePartitions(db)) {
@@ -186,16 +189,45 @@ export async function messageSendingFloor(db: Queryable, now: Date): Promise<str
     // one (the plan is the same either way: no partition covers a gap).
     for (const to of ids.from > floor ? [ids.from, ids.to] : [ids.to]) {
       if (uuidTime(to) > dayBefore) return floor;
-      const [row] = await db.query<{ sending: boolean }>(
-        `SELECT EXISTS (SELECT 1 FROM messages WHERE status = 'sending' AND id >= $1 AND id < $2) AS sending`,
+      const [row] = await db.query<{ moving: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM messages WHERE status = 'sending' AND id >= $1 AND id < $2)
+           OR EXISTS (SELECT 1 FROM messages
+             WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL AND id >= $1 AND id < $2) AS moving`,
         [floor, to],
       );
-      if (row?.sending) return floor;
+      if (row?.moving) return floor;
       floor = to;
     }
   }
   // Ids past the last partition are DEFAULT's, from its end on.
   return floor;
+}
+
+/** How often a reader of the {@link QueueFloor} reads it again (the clock's time). */
+export const QUEUE_FLOOR_EVERY_MS = 60_000;
+
+/**
+ * The queue's floor ({@link messageQueueFloor}) as a submitter or the expiry job reads it, again every
+ * {@link QUEUE_FLOOR_EVERY_MS}: without it the claim, the next-due query and the expiry's statements planned every
+ * partition that retention keeps (by default all, one a week), 0.5 ms more a claim for each (docs/scaling.md,
+ * Partitions). A floor read a minute ago stays right: it moves only forward, as the old partitions' messages come
+ * to rest.
+ */
+export class QueueFloor {
+  private floor = NIL_UUID;
+  /** Never read yet: the first call reads it. */
+  private readAtMs = -Infinity;
+
+  constructor(private readonly clock: Clock) {}
+
+  async current(db: Queryable): Promise<string> {
+    const now = this.clock.now();
+    if (now.getTime() - this.readAtMs >= QUEUE_FLOOR_EVERY_MS) {
+      this.floor = await messageQueueFloor(db, now);
+      this.readAtMs = now.getTime();
+    }
+    return this.floor;
+  }
 }
 
 /** The partition maintenance: week partitions made {@link PARTITION_DAYS_AHEAD} days ahead, every hour. */

@@ -2,24 +2,28 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, Queryable } from '../../src/db/db.js';
 import { retentionSweep } from '../../src/retention/retention.js';
-import { claimLimits, SENDING_FLOOR_EVERY_MS, SendingFloor } from '../../src/messages/claimSql.js';
+import { claimLimits } from '../../src/messages/claimSql.js';
 import {
   messageClaimDue,
+  messageExpireDue,
   messageInsertInbound,
   messageNextDue,
+  messageNextExpiry,
   messagePartitionsEnsure,
   messageReceiptFacts,
 } from '../../src/messages/index.js';
 import { messageApplyTransitions } from '../../src/messages/transitionSql.js';
-import { statusTransition } from '../../src/messages/transitions.js';
+import { sentTransition, statusTransition } from '../../src/messages/transitions.js';
 import {
   destinationPartitionOf,
   messageIdSpan,
   messagePartitions,
-  messageSendingFloor,
+  messageQueueFloor,
   NIL_UUID,
   PARTITION_MS,
   partitionWeekOf,
+  QUEUE_FLOOR_EVERY_MS,
+  QueueFloor,
 } from '../../src/messages/messagePartitions.js';
 import { messageList, messageListCount } from '../../src/messages/messageLookupSql.js';
 import { messageInsertBatch, type NewMessage } from '../../src/messages/messageSql.js';
@@ -522,9 +526,9 @@ describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
   });
 });
 
-// The floor is the database's (every partition, every message in `sending`): each test has a database of its own.
+// The floor is the database's (every partition, every message not at rest): each test has a database of its own.
 describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
-  it('passes the weeks whose messages are done, never the day before now; the claim plans from there', () =>
+  it('passes weeks whose messages are at rest, never the day before now; the claim and expiry plan from there', () =>
     withTestDb(engine, async (t) => {
       const { id: accountId } = await insertAccount(t.db);
       for (let day = 0; day <= 28; day += 7) await messagePartitionsEnsure(t.db, at('2051-03-01T12:00:00Z', day));
@@ -537,13 +541,19 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
 
       // The oldest week that holds a message in `sending`: the table of before partitioning and the weeks between,
       // all done, are passed.
-      expect(await messageSendingFloor(t.db, now)).toBe(weekStart('2051-03-02T12:00:00Z'));
+      expect(await messageQueueFloor(t.db, now)).toBe(weekStart('2051-03-02T12:00:00Z'));
       await done(early);
-      expect(await messageSendingFloor(t.db, now)).toBe(weekStart('2051-03-16T12:00:00Z'));
-      await done(later);
+      expect(await messageQueueFloor(t.db, now)).toBe(weekStart('2051-03-16T12:00:00Z'));
+      // Sent, it waits for its receipt (which may send it back to \`sending\` through a reroute) or the end of its
+      // lifetime: not at rest yet.
+      await messageApplyTransitions(t.db, [sentTransition({ accountId, id: later, connectorId: 'smsc', at: now })]);
+      expect(await messageQueueFloor(t.db, now)).toBe(weekStart('2051-03-16T12:00:00Z'));
+      await messageApplyTransitions(t.db, [
+        statusTransition({ accountId, id: later, status: 'delivered', at: now, errorCode: null }),
+      ]);
       // Nothing older waits: the week that reaches into the day before now (a process whose clock runs behind
       // stores messages there) is where it stops.
-      const floor = await messageSendingFloor(t.db, now);
+      const floor = await messageQueueFloor(t.db, now);
       expect(floor).toBe(weekStart('2051-03-28T12:00:00Z'));
       const behind = await insertMessage(t.db, { accountId, createdAt: at('2051-03-28T13:00:00Z') });
       expect(behind >= floor).toBe(true);
@@ -565,13 +575,19 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect((await weeksOf(claim(floor))).sort()).toEqual(fromFloor);
       expect((await weeksOf(claim())).sort()).toEqual(partitions.map((p) => p.name).sort());
       expect((await weeksOf((explaining) => messageNextDue(explaining, floor))).sort()).toEqual(fromFloor);
+      // So do the expiry's statements.
+      expect((await weeksOf((explaining) => messageNextExpiry(explaining, floor))).sort()).toEqual(fromFloor);
+      const expire = (floorId?: string) => (explaining: Queryable) =>
+        messageExpireDue(explaining, now, 10, { noReceipt: 1 }, undefined, floorId);
+      expect((await weeksOf(expire(floor))).sort()).toEqual(fromFloor);
+      expect((await weeksOf(expire())).sort()).toEqual(partitions.map((p) => p.name).sort());
     }));
 
   it('is the first id when the table of before partitioning holds a message in `sending`', () =>
     withTestDb(engine, async (t) => {
       const { id: accountId } = await insertAccount(t.db);
       await insertMessage(t.db, { accountId, createdAt: at('2026-03-10T09:00:00Z') });
-      expect(await messageSendingFloor(t.db, at('2052-01-01T00:00:00Z'))).toBe(NIL_UUID);
+      expect(await messageQueueFloor(t.db, at('2052-01-01T00:00:00Z'))).toBe(NIL_UUID);
     }));
 
   it('stops at a gap between weeks whose ids DEFAULT holds in `sending`', () =>
@@ -582,7 +598,7 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       await messagePartitionsEnsure(t.db, at('2055-03-09T12:00:00Z'));
       const february = await insertMessage(t.db, { accountId, createdAt: at('2055-02-10T12:00:00Z') });
       expect(await partitionOf(t.db, february)).toBe('messages_default');
-      const floor = await messageSendingFloor(t.db, at('2055-03-20T12:00:00Z'));
+      const floor = await messageQueueFloor(t.db, at('2055-03-20T12:00:00Z'));
       expect(floor <= february).toBe(true);
       const claimed = await messageClaimDue(t.db, at('2055-03-20T12:00:00Z'), claimLimits(10), 60_000, floor);
       expect(claimed.map((m) => m.id)).toEqual([february]);
@@ -593,11 +609,11 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       const { id: accountId } = await insertAccount(t.db);
       await messagePartitionsEnsure(t.db, at('2053-06-02T12:00:00Z'));
       const clock = new TestClock('2053-06-20T12:00:00Z');
-      const floor = new SendingFloor(clock);
+      const floor = new QueueFloor(clock);
       const first = await floor.current(t.db);
       // A message stored in a week the floor passed (only a clock days behind does that): found at the next read.
       await insertMessage(t.db, { accountId, createdAt: at('2053-06-03T12:00:00Z') });
-      clock.advance(SENDING_FLOOR_EVERY_MS - 1);
+      clock.advance(QUEUE_FLOOR_EVERY_MS - 1);
       expect(await floor.current(t.db)).toBe(first);
       clock.advance(1);
       expect(await floor.current(t.db)).toBe(uuidBound(partitionWeekOf(Date.parse('2053-06-03T12:00:00Z')), 'low'));

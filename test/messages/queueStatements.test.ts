@@ -14,7 +14,7 @@ import { insertAccount, insertCallbackTarget, insertMessage, type MessageFields 
 
 const T0 = new Date('2026-03-10T09:00:00Z');
 const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
-/** A floor as a submitter reads it (SendingFloor): the plans below are those of its statements. */
+/** A floor as a submitter reads it (QueueFloor): the plans below are those of its statements. */
 const FLOOR = uuidBound(T0.getTime() - 86_400_000, 'low');
 const LEASE_MS = 60_000;
 /** Message ids in id order, for messages due at the same instant. */
