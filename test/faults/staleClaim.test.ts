@@ -69,9 +69,10 @@ describe.concurrent('a claim whose outcome is written after its lease ran out', 
       });
       expect(await row(id!)).toMatchObject({ status: 'sending', attempts: 2 });
 
-      // The first claim's retry is written at last, while the second claim's submission waits in the connector: it
-      // leaves the message the second claim's, leased as that claim leased it (written, it would have made it due at
-      // once, and a third claim would have sent it again).
+      // The first claim's retry is written while the second claim's submission waits in the connector (once the
+      // trigger goes, or already at the writer's first try after the second claim: a retry that changes no row
+      // meets no trigger). It leaves the message the second claim's, leased as that claim leased it; applied, it
+      // would have made it due at once, and a third claim would have sent it again.
       await db.query('DROP TRIGGER refuse_outcomes ON messages');
       t.clock.advance(WRITER_BACKOFF_MAX_MS);
       await untilWritten(t.herald, () => writer.stats.retries >= 1);
