@@ -50,7 +50,7 @@ import { cascadeRoutes } from './cascades/routes.js';
 import { dispatchRoutes } from './dispatches/routes.js';
 import { dispatchStatuses } from './dispatches/index.js';
 import { idempotencyJobs } from './idempotency/index.js';
-import { messageJobs, messagePartitionsEnsure, messageQueueFigures } from './messages/index.js';
+import { messageJobs, messagePartitionsEnsure, messageQueueFigures, QueueFloor } from './messages/index.js';
 import { Jobs } from './shared/jobs.js';
 import { statisticsJobs, statsCleanDayCounts } from './statistics/index.js';
 import { wakeAtCommit } from './db/wake.js';
@@ -393,6 +393,8 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       closers.push(() => routeWatcher.stop());
       routeChanged = () => routeWatcher.changed();
       writer.onRerouted = () => wakeup.notify();
+      // One reader of the queue's floor for the claim and the expiry job (a minute's read serves both).
+      const floor = new QueueFloor(clock);
       submitter = new Submitter(
         {
           db: workDb,
@@ -403,6 +405,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
           writer,
           plan,
           wakeup,
+          floor,
         },
         submitterOptions,
       );
@@ -411,7 +414,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       // Writes and wake-ups: while their count stands still, a quiet job rests (shared/jobs.ts).
       const activity = (): number => writer.stats.flushes + wakeup.notifies;
       jobs = new Jobs({ clock, log, activity }, [
-        ...deliveryJobs({ ...jobDeps, hooks: cascadeProgress }),
+        ...deliveryJobs({ ...jobDeps, hooks: cascadeProgress, floor }),
         ...retentionJobs(jobDeps, config.retentionDays),
         ...cascadeJobs({ ...jobDeps, progress: cascadeProgress }, retention),
         ...statisticsJobs(jobDeps, retention),

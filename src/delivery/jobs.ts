@@ -5,7 +5,7 @@ import {
   messageExpireDue,
   messageNextExpiry,
   orphanReceiptsAny,
-  QueueFloor,
+  type QueueFloor,
 } from '../messages/index.js';
 import { type OutcomeHooks, withStepOutcomes } from './outcomeHooks.js';
 import type { Job, Quiet } from '../shared/jobs.js';
@@ -19,9 +19,8 @@ const EXPIRE_BATCH = 1000;
  * Delivery's periodic jobs: lifetimes that have run out (sent -> undelivered, delivered -> unread) every second,
  * orphan receipts whose submission has since been recorded every 5 seconds.
  */
-export function deliveryJobs(deps: { db: Db; clock: Clock; hooks?: OutcomeHooks }): Job[] {
-  const { db, clock, hooks } = deps;
-  const floor = new QueueFloor(clock);
+export function deliveryJobs(deps: { db: Db; clock: Clock; hooks?: OutcomeHooks; floor: QueueFloor }): Job[] {
+  const { db, clock, hooks, floor } = deps;
   return [
     {
       name: 'expire-lifetimes',

@@ -11,7 +11,7 @@ import {
   messageClaimDue,
   messageNextDue,
   isReadTracked,
-  QueueFloor,
+  type QueueFloor,
   whatsappWindowsOpenOf,
 } from '../messages/index.js';
 import { fromMicros, toMicros } from '../money/index.js';
@@ -95,9 +95,6 @@ export class Submitter extends Loop {
   rerouted = 0;
   /** For tests: `claimed` fires at the end of each claim round with the number of messages it took. */
   readonly testSignals = { claimed: new TestSignal<number>() };
-  /** Where the queue's oldest partition begins: the claim plans only the partitions from there. */
-  private readonly floor: QueueFloor;
-
   constructor(
     private readonly deps: {
       db: Db;
@@ -110,11 +107,12 @@ export class Submitter extends Loop {
       writer: DeliveryWriter;
       plan: NumberingPlan;
       wakeup: Wakeup;
+      /** Where the queue's oldest partition begins: the claim plans only the partitions from there. */
+      floor: QueueFloor;
     },
     private readonly options: SubmitterOptions = DEFAULT_SUBMITTER_OPTIONS,
   ) {
     super(deps.clock);
-    this.floor = new QueueFloor(deps.clock);
   }
 
   /**
@@ -143,7 +141,7 @@ export class Submitter extends Loop {
       this.pending = limits;
       try {
         const now = this.deps.clock.now();
-        const floor = await this.floor.current(this.deps.db);
+        const floor = await this.deps.floor.current(this.deps.db);
         claimed = await messageClaimDue(this.deps.db, now, limits, this.options.leaseMs, floor);
         windowsClosed = await closedChatWindows(this.deps.db, claimed, now);
         listed = await stopListed(this.deps.db, claimed);
@@ -188,7 +186,7 @@ export class Submitter extends Loop {
   /** When the next message of the queue falls due (ms), null when none waits, undefined when it could not be read. */
   private async nextDue(): Promise<number | null | undefined> {
     try {
-      return (await messageNextDue(this.deps.db, await this.floor.current(this.deps.db)))?.getTime() ?? null;
+      return (await messageNextDue(this.deps.db, await this.deps.floor.current(this.deps.db)))?.getTime() ?? null;
     } catch (error) {
       this.deps.log.error({ err: error }, 'reading the next due message failed');
       return undefined;

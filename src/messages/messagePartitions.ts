@@ -207,7 +207,8 @@ export async function messageQueueFloor(db: Queryable, now: Date): Promise<strin
 export const QUEUE_FLOOR_EVERY_MS = 60_000;
 
 /**
- * The queue's floor ({@link messageQueueFloor}) as a submitter or the expiry job reads it, again every
+ * The queue's floor ({@link messageQueueFloor}) as a worker process reads it for its claims and its expiry job (one
+ * reader for both), again every
  * {@link QUEUE_FLOOR_EVERY_MS}: without it the claim, the next-due query and the expiry's statements planned every
  * partition that retention keeps (by default all, one a week), 0.5 ms more a claim for each (docs/scaling.md,
  * Partitions). A floor read a minute ago stays right: it moves only forward, as the old partitions' messages come

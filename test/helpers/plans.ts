@@ -4,6 +4,7 @@ import type { Queryable } from '../../src/db/db.js';
 interface PlanNode {
   readonly 'Node Type': string;
   readonly 'Index Name'?: string;
+  readonly 'Relation Name'?: string;
   readonly 'Subplan Name'?: string;
   readonly Plans?: PlanNode[];
 }
@@ -68,42 +69,29 @@ function asUnpartitioned(node: PlanNode, parents: Map<string, string>): PlanNode
 export function subplanNodes(plan: PlanNode, subplan: string): { type: string; index: string | undefined }[] {
   const find = (node: PlanNode): PlanNode | undefined =>
     node['Subplan Name'] === subplan ? node : (node.Plans ?? []).map(find).find((n) => n !== undefined);
-  const flatten = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(flatten)];
   const root = find(plan);
   if (!root) throw new Error(`no ${subplan} in the plan`);
-  return flatten(root).map((n) => ({ type: n['Node Type'], index: n['Index Name'] }));
+  return nodesOf(root).map((n) => ({ type: n['Node Type'], index: n['Index Name'] }));
+}
+
+/** Every node of a plan, the root first. */
+function nodesOf(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
 }
 
 /** The indexes a plan reads, each once. */
 export function indexesOf(plan: PlanNode): string[] {
-  const found = new Set<string>();
-  const walk = (node: Record<string, unknown>): void => {
-    if (typeof node['Index Name'] === 'string') found.add(node['Index Name']);
-    for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
-  };
-  walk(plan as unknown as Record<string, unknown>);
-  return [...found];
+  return [...new Set(nodesOf(plan).flatMap((n) => n['Index Name'] ?? []))];
 }
 
 /** The scans of a table in a plan, as node type and index: `Index Scan callback_events_pkey`, `Seq Scan`. */
 export function scansOf(plan: PlanNode, table: string): string[] {
-  const found: string[] = [];
-  const walk = (node: Record<string, unknown>): void => {
-    if (node['Relation Name'] === table)
-      found.push([node['Node Type'], node['Index Name']].filter((x) => x !== undefined).join(' '));
-    for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
-  };
-  walk(plan as unknown as Record<string, unknown>);
-  return found;
+  return nodesOf(plan)
+    .filter((n) => n['Relation Name'] === table)
+    .map((n) => [n['Node Type'], n['Index Name']].filter((x) => x !== undefined).join(' '));
 }
 
 /** The tables a plan reads, each once (partitions by their own names: planOf with `partitions`). */
 export function relationsOf(plan: PlanNode): Set<string> {
-  const found = new Set<string>();
-  const walk = (node: Record<string, unknown>): void => {
-    if (typeof node['Relation Name'] === 'string') found.add(node['Relation Name']);
-    for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
-  };
-  walk(plan as unknown as Record<string, unknown>);
-  return found;
+  return new Set(nodesOf(plan).flatMap((n) => n['Relation Name'] ?? []));
 }
