@@ -66,11 +66,13 @@ export async function messageListTotal(
   // The last day that ends within the bounds (time_to is inclusive to its millisecond).
   const lastDay =
     filter.toId === null ? options.now.getTime() : Math.floor((uuidTime(filter.toId) + 1) / DAY_MS) * DAY_MS - DAY_MS;
-  if (lastDay < firstDay) return messageListCount(db, accountId, filter);
+  // No message of the account is older than its oldest: a range from there plans the partitions from there only.
+  const from = filter.fromId ?? oldest;
+  if (lastDay < firstDay) return messageListCount(db, accountId, filter, [[from, filter.toId]]);
   const days = await options.rollup.cleanDayCounts(db, accountId, counted, dayOf(firstDay), dayOf(lastDay));
   let total = 0;
   const live: IdRange[] = [];
-  let low = filter.fromId;
+  let low = from;
   for (const day of [...days.keys()].sort()) {
     total += days.get(day)!;
     const start = Date.parse(`${day}T00:00:00Z`);

@@ -224,10 +224,11 @@ export const lookupRoutes =
         };
         const { accountId } = principalOf(request);
         const order = q.sort === 'created_time' || q.sort === 'asc' ? 'asc' : 'desc';
+        const now = ctx.clock.now();
         const [rows, total] = await Promise.all([
-          messageList(ctx.readDb, accountId, filter, order, perPage, (page - 1) * perPage),
+          messageList(ctx.readDb, accountId, filter, order, perPage, (page - 1) * perPage, now),
           messageListTotal(ctx.readDb, accountId, filter, {
-            now: ctx.clock.now(),
+            now,
             retentionDays: ctx.config.retentionDays,
             rollup,
           }),

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../src/db/db.js';
 
 /** One node of a query plan, as EXPLAIN (FORMAT JSON) gives it. */
-interface PlanNode {
+export interface PlanNode {
   readonly 'Node Type': string;
   readonly 'Index Name'?: string;
   readonly 'Relation Name'?: string;

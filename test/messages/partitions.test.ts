@@ -25,7 +25,7 @@ import {
   QUEUE_FLOOR_EVERY_MS,
   QueueFloor,
 } from '../../src/messages/messagePartitions.js';
-import { messageList, messageListCount } from '../../src/messages/messageLookupSql.js';
+import { LIST_RECENT_MS, messageList, messageListCount } from '../../src/messages/messageLookupSql.js';
 import { messageInsertBatch, type NewMessage } from '../../src/messages/messageSql.js';
 import { rollUpStatistics } from '../../src/statistics/rollup.js';
 import { statistics } from '../../src/statistics/statistics.js';
@@ -35,7 +35,7 @@ import { insertAccount, insertMessage } from '../factories/rows.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES, openTestDb, type TestDb, withTestDb } from '../helpers/engines.js';
 import { messageFilter } from '../helpers/messageFilter.js';
-import { indexesOf, planOf, relationsOf, scansOf, subplanNodes } from '../helpers/plans.js';
+import { indexesOf, type PlanNode, planOf, relationsOf, scansOf, subplanNodes } from '../helpers/plans.js';
 
 const DAY_MS = 86_400_000;
 const at = (iso: string, days = 0): Date => new Date(Date.parse(iso) + days * DAY_MS);
@@ -714,4 +714,65 @@ describe.each(ENGINES)("the list's search by destination (%s)", (engine) => {
     for (const name of [...(await inherited(t.db)), ...(await inherited(t.db, 'message_destinations'))])
       expect(scansOf(plan, name)).not.toContain('Seq Scan');
   });
+});
+
+describe.each(ENGINES)("a message list's newest page (%s)", (engine) => {
+  it('is looked for in the last week first, planned over its partitions alone, and is the whole list’s page', () =>
+    withTestDb(engine, async (t) => {
+      const { id: accountId } = await insertAccount(t.db);
+      for (let day = 0; day <= 28; day += 7) await messagePartitionsEnsure(t.db, at('2057-03-01T12:00:00Z', day));
+      const now = at('2057-03-29T12:00:00Z');
+      // Three of the first week, three of the last (within LIST_RECENT_MS of now), and another account's.
+      const old = [];
+      for (const hour of [1, 2, 3])
+        old.push(await insertMessage(t.db, { accountId, createdAt: at(`2057-03-02T0${hour}:00:00Z`) }));
+      const recent = [];
+      for (const hour of [1, 2, 3])
+        recent.push(await insertMessage(t.db, { accountId, createdAt: at(`2057-03-28T0${hour}:00:00Z`) }));
+      const { id: other } = await insertAccount(t.db);
+      await insertMessage(t.db, { accountId: other, createdAt: at('2057-03-29T01:00:00Z') });
+      const all = messageFilter({});
+      const newestFirst = [...recent].reverse().concat([...old].reverse());
+      const page = async (limit: number, offset: number, filter = all) =>
+        (await messageList(t.db, accountId, filter, 'desc', limit, offset, now)).map((m) => m.id);
+
+      // Whole in the last week, or reaching past it (the whole list read then): the same pages as without the time.
+      expect(await page(2, 0)).toEqual(newestFirst.slice(0, 2));
+      expect(await page(2, 1)).toEqual(newestFirst.slice(1, 3));
+      expect(await page(2, 2)).toEqual(newestFirst.slice(2, 4));
+      expect(await page(10, 0)).toEqual(newestFirst);
+      // An upper bound before the last week: the whole list's.
+      const before = messageFilter({ toId: uuidBound(at('2057-03-10T00:00:00Z').getTime(), 'high') });
+      expect(await page(2, 0, before)).toEqual([old[2], old[1]]);
+
+      // A page found in the last week is planned over the partitions of that week alone.
+      const relations: Set<string>[] = [];
+      const explaining: Queryable = {
+        async query<R>(sql: string, params?: readonly unknown[]): Promise<R[]> {
+          const [row] = await t.db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+            `EXPLAIN (FORMAT JSON) ${sql}`,
+            params,
+          );
+          relations.push(relationsOf(row!['QUERY PLAN'][0]!.Plan));
+          // As many rows as the page asks for: found whole.
+          return Array.from({ length: params![params!.length - 2] as number }, () => ({}) as R);
+        },
+        exec: () => Promise.reject(new Error('single statements only')),
+      };
+      await messageList(explaining, accountId, all, 'desc', 2, 0, now);
+      expect(relations).toHaveLength(1);
+      const recentFrom = now.getTime() - LIST_RECENT_MS;
+      const partitions = await messagePartitions(t.db);
+      const lastWeek = partitions
+        .filter((p) => p.isDefault || p.toMs! > recentFrom)
+        .map((p) => p.name)
+        .sort();
+      expect(partitions.length).toBeGreaterThan(lastWeek.length + 2);
+      expect([...relations[0]!].filter((name) => name.startsWith('messages_')).sort()).toEqual(lastWeek);
+      // Without the time (or past the last week), every week.
+      const whole = [
+        ...relationsOf(await planOf(t.db, (q) => messageList(q, accountId, all, 'desc', 2, 0), { partitions: true })),
+      ];
+      expect(whole.filter((name) => name.startsWith('messages_')).sort()).toEqual(partitions.map((p) => p.name).sort());
+    }));
 });
