@@ -9,7 +9,7 @@ import {
   messageListCount,
   messageReceiptFacts,
 } from '../src/messages/messageLookupSql.js';
-import { messageOldestId } from '../src/messages/messageStatisticsSql.js';
+import { messageOldestId, messageQueueFigures } from '../src/messages/messageStatisticsSql.js';
 import { messagePartitions, messagePartitionsEnsure, messageQueueFloor } from '../src/messages/messagePartitions.js';
 import { uuid7, uuidBound } from '../src/util/uuid7.js';
 import { DAY_MS } from '../src/util/time.js';
@@ -49,12 +49,13 @@ async function planningMs(db: Queryable, run: (explaining: Queryable) => Promise
  * `BENCH_ONLY=claim-planning`: what PostgreSQL spends planning the submitter's claim and its next-due query as an
  * installation keeps more weeks of messages (one partition a week, kept forever unless HERALD_RETENTION_DAYS says
  * otherwise), without and with the queue's floor (messageQueueFloor: only the partitions from the oldest that holds
- * a message not at rest); the expiry's statements likewise; the read of the SMPP receipts' messages (bounded by
- * their span of ids); a message list's newest page without time bounds (the whole list's statement, and the look at
- * the last week that finds a busy account's page), its total's read of the account's oldest message, and a count of
- * two days. A fresh schema of the local server, its partitions made as `weeks` of running would have
- * made them, the queue empty; each statement planned `times` times (EXPLAIN, not run), the median. The target: with
- * the floor, a year of weeks plans the claim in at most 1.5 times what a fresh installation's takes.
+ * a message not at rest); the expiry's statements and the queue's figures likewise; the read of the SMPP receipts'
+ * messages (bounded by their span of ids); a message list's newest page without time bounds (the whole list's
+ * statement, and the look at the last week that finds a busy account's page), its total's read of the account's
+ * oldest message, and a count of two days. A fresh schema of the local server, its partitions made as `weeks` of
+ * running would have made them, the queue empty; each statement planned `times` times (EXPLAIN, not run), the
+ * median. The target: with the floor, a year of weeks plans the claim in at most 1.5 times what a fresh
+ * installation's takes.
  */
 export async function benchClaimPlanning(options: { weeks: readonly number[]; times: number }): Promise<BenchFigure[]> {
   const schema = await createBenchSchema();
@@ -85,6 +86,9 @@ export async function benchClaimPlanning(options: { weeks: readonly number[]; ti
         ));
       const expiryWithout = await expiry();
       const expiryWith = await expiry(floor);
+      // The queue's figures (the metrics, at most once a second a process while scraped).
+      const figuresWithout = await planningMs(db, (q) => messageQueueFigures(q, now), options.times);
+      const figuresWith = await planningMs(db, (q) => messageQueueFigures(q, now, floor), options.times);
       // The SMPP receipts' messages, by key within their span of ids (a minute of this week's).
       const keys = [0, 60_000].map((ms) => ({ account_id: 1, message_id: uuid7(now.getTime() - ms) }));
       const receipts = await planningMs(db, (q) => messageReceiptFacts(q, keys), options.times);
@@ -105,7 +109,8 @@ export async function benchClaimPlanning(options: { weeks: readonly number[]; ti
         `  claim-planning: ${weeks} weeks run, ${partitions} partitions: the claim ${without.toFixed(2)} ms without ` +
           `the floor, ${withFloor.toFixed(2)} ms with it; the next-due query ${nextWithout.toFixed(2)} -> ` +
           `${nextWith.toFixed(2)} ms; the expiry's statements ${expiryWithout.toFixed(2)} -> ` +
-          `${expiryWith.toFixed(2)} ms; ` +
+          `${expiryWith.toFixed(2)} ms; the queue's figures ${figuresWithout.toFixed(2)} -> ` +
+          `${figuresWith.toFixed(2)} ms; ` +
           `the SMPP receipts' messages ${receipts.toFixed(2)} ms; a message list's page ${list.toFixed(2)} ms ` +
           `(${recentList.toFixed(2)} ms found in the last week), its ` +
           `oldest message ${oldest.toFixed(2)} ms, its count of two days ${count.toFixed(2)} ms\n`,

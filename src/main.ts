@@ -331,10 +331,14 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       noRouteRetryMs: tuning.noRouteRetryMs,
       ...options.submitter,
     };
+    // One reader of the queue's floor a process (a minute's read serves all): the queue's metrics, and in a worker the
+    // claim and the expiry job.
+    const floor = new QueueFloor(clock);
     const metrics = new Metrics({
       db,
       replica,
       clock,
+      floor,
       writer,
       connectors: connectorStates,
       callbackSender: () => callbackSender,
@@ -393,8 +397,6 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
       closers.push(() => routeWatcher.stop());
       routeChanged = () => routeWatcher.changed();
       writer.onRerouted = () => wakeup.notify();
-      // One reader of the queue's floor for the claim and the expiry job (a minute's read serves both).
-      const floor = new QueueFloor(clock);
       submitter = new Submitter(
         {
           db: workDb,

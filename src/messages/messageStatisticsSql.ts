@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/db.js';
+import { NIL_UUID } from './messagePartitions.js';
 
 /*
  * Reads of messages for figures: the statistics (rollup and live), the delivery queue's metrics, and where the
@@ -71,19 +72,21 @@ export interface QueueFigure {
  * costs the size of the queue, not of the messages table. A waiting message's `due_at` is not when it fell due: a
  * claim moves it to the end of the lease and a retry to the next try, so the oldest of them by `due_at` read
  * "0 s" for a message a down carrier had kept for a minute. Its planned send time (its creation when sent at once)
- * is; a message held (`due_at` infinity: a fraud hold, a paused dispatch) is not waiting to be sent.
+ * is; a message held (`due_at` infinity: a fraud hold, a paused dispatch) is not waiting to be sent. Only ids from
+ * `floor` on are read (the queue's floor, messagePartitions.ts: no older id waits), so that the plan holds only the
+ * partitions from there, as the claim's.
  */
-export async function messageQueueFigures(db: Queryable, now: Date): Promise<QueueFigure[]> {
+export async function messageQueueFigures(db: Queryable, now: Date, floor = NIL_UUID): Promise<QueueFigure[]> {
   return db.query<QueueFigure>(
     `SELECT 'waiting' AS state, count(*)::int AS messages,
        coalesce(extract(epoch FROM $1::timestamptz - min(coalesce(planned_send_at, created_at))
          FILTER (WHERE coalesce(planned_send_at, created_at) <= $1 AND due_at <> 'infinity')), 0)::float8
          AS oldest_age_s
-     FROM messages WHERE status = 'sending'
+     FROM messages WHERE status = 'sending' AND id >= $2
      UNION ALL
      SELECT status, count(*)::int, coalesce(extract(epoch FROM $1::timestamptz - min(status_at)), 0)::float8
-     FROM messages WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL
+     FROM messages WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL AND id >= $2
      GROUP BY status`,
-    [now],
+    [now, floor],
   );
 }

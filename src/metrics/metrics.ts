@@ -5,7 +5,7 @@ import type { Db } from '../db/db.js';
 import { type ReplicaLag, replicaLag } from '../db/replica.js';
 import type { DeliveryWriter, Submitter } from '../delivery/index.js';
 import type { Clock } from '../util/clock.js';
-import { messageQueueFigures } from '../messages/index.js';
+import { messageQueueFigures, type QueueFloor } from '../messages/index.js';
 
 /** What the metrics read when scraped; the worker parts are absent in an api-only process. */
 export interface MetricSources {
@@ -13,6 +13,8 @@ export interface MetricSources {
   /** The read replica (HERALD_READ_DATABASE_URL), when there is one: its pool and lag. */
   readonly replica?: Db | undefined;
   readonly clock: Clock;
+  /** The process's reader of the queue's floor: the queue's figures read the partitions from there. */
+  readonly floor: QueueFloor;
   readonly connectors: () => readonly ConnectorState[];
   readonly writer: DeliveryWriter;
   readonly callbackSender: () => CallbackSender | undefined;
@@ -367,7 +369,9 @@ export class Metrics {
       // While the database is away, /metrics still answers (the process figures are what an operator needs then),
       // without the queue figures and with herald_database_up 0; a failed read is not kept, the next scrape tries
       // again.
-      this.dbFigures = Promise.all([messageQueueFigures(this.sources.db, at), callbackBacklog(this.sources.db)]).then(
+      const { db, floor } = this.sources;
+      const queue = floor.current(db).then((from) => messageQueueFigures(db, at, from));
+      this.dbFigures = Promise.all([queue, callbackBacklog(db)]).then(
         ([queue, callbacks]) => {
           this.databaseUp = true;
           return { queue, callbacks };

@@ -10,6 +10,7 @@ import {
   messageNextDue,
   messageNextExpiry,
   messagePartitionsEnsure,
+  messageQueueFigures,
   messageReceiptFacts,
 } from '../../src/messages/index.js';
 import { messageApplyTransitions } from '../../src/messages/transitionSql.js';
@@ -581,6 +582,13 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
         messageExpireDue(explaining, now, 10, { noReceipt: 1 }, undefined, floorId);
       expect((await weeksOf(expire(floor))).sort()).toEqual(fromFloor);
       expect((await weeksOf(expire())).sort()).toEqual(partitions.map((p) => p.name).sort());
+      // And the queue's figures (the metrics, the operator's page of connectors), which count the same from there.
+      const figures = (floorId?: string) => (explaining: Queryable) => messageQueueFigures(explaining, now, floorId);
+      expect((await weeksOf(figures(floor))).sort()).toEqual(fromFloor);
+      expect((await weeksOf(figures())).sort()).toEqual(partitions.map((p) => p.name).sort());
+      const counted = await messageQueueFigures(t.db, now, floor);
+      expect(counted.find((f) => f.state === 'waiting')?.messages).toBe(1);
+      expect(counted).toEqual(await messageQueueFigures(t.db, now));
     }));
 
   it('is the first id when the table of before partitioning holds a message in `sending`', () =>
