@@ -144,8 +144,8 @@ function whereOf(accountId: number, f: MessageFilter, params: unknown[] = []): {
 
 /**
  * How far back a newest-first page looks before it reads every week: a page of a busy account is there, and the
- * statement then plans the partitions of that span alone instead of every week kept (5.4 ms of planning a page after
- * a year of weekly partitions, against 0.3 on the first day: bench/claimPlanning.ts).
+ * statement then plans the partitions of that span alone instead of every week kept (4.7-7.2 ms of planning a page
+ * after a year of weekly partitions, against 0.5 on the first day: bench/claimPlanning.ts).
  */
 export const LIST_RECENT_MS = 7 * DAY_MS;
 

@@ -207,12 +207,11 @@ export async function messageQueueFloor(db: Queryable, now: Date): Promise<strin
 export const QUEUE_FLOOR_EVERY_MS = 60_000;
 
 /**
- * The queue's floor ({@link messageQueueFloor}) as a worker process reads it for its claims and its expiry job (one
- * reader for both), again every
- * {@link QUEUE_FLOOR_EVERY_MS}: without it the claim, the next-due query and the expiry's statements planned every
- * partition that retention keeps (by default all, one a week), 0.5 ms more a claim for each (docs/scaling.md,
- * Partitions). A floor read a minute ago stays right: it moves only forward, as the old partitions' messages come
- * to rest.
+ * The queue's floor ({@link messageQueueFloor}) as a process reads it (one reader a process, for its queue metrics
+ * and, in a worker, its claims and its expiry job), again every {@link QUEUE_FLOOR_EVERY_MS}: without it the claim,
+ * the next-due query, the expiry's statements and the queue's figures planned every partition that retention keeps
+ * (by default all, one a week), 0.5 ms more a claim for each (docs/scaling.md, Partitions). A floor read a minute
+ * ago stays right: it moves only forward, as the old partitions' messages come to rest.
  */
 export class QueueFloor {
   private floor = NIL_UUID;

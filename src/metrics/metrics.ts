@@ -370,8 +370,8 @@ export class Metrics {
       // without the queue figures and with herald_database_up 0; a failed read is not kept, the next scrape tries
       // again.
       const { db, floor } = this.sources;
-      const queue = floor.current(db).then((from) => messageQueueFigures(db, at, from));
-      this.dbFigures = Promise.all([queue, callbackBacklog(db)]).then(
+      const queueFigures = floor.current(db).then((from) => messageQueueFigures(db, at, from));
+      this.dbFigures = Promise.all([queueFigures, callbackBacklog(db)]).then(
         ([queue, callbacks]) => {
           this.databaseUp = true;
           return { queue, callbacks };
