@@ -1,7 +1,7 @@
 import type { Queryable } from '../../src/db/db.js';
 
 /** One node of a query plan, as EXPLAIN (FORMAT JSON) gives it. */
-export interface PlanNode {
+interface PlanNode {
   readonly 'Node Type': string;
   readonly 'Index Name'?: string;
   readonly 'Relation Name'?: string;
@@ -11,12 +11,13 @@ export interface PlanNode {
 
 /**
  * The plan PostgreSQL makes for the statement that `run` sends through the Queryable it is given (a typed query
- * function, called as the code calls it): the statement is explained, not run.
+ * function, called as the code calls it): the statement is explained, not run, and answers `answer`'s rows (none by
+ * default); of several statements, the last one's plan.
  */
 export async function planOf(
   db: Queryable,
   run: (explaining: Queryable) => Promise<unknown>,
-  options: { partitions?: boolean } = {},
+  options: { partitions?: boolean; answer?: (params: readonly unknown[]) => unknown[] } = {},
 ): Promise<PlanNode> {
   let plan: PlanNode | undefined;
   const explaining: Queryable = {
@@ -26,7 +27,7 @@ export async function planOf(
       if (/^\s*SELECT\b(?:(?!\bFROM\b)[^;])*\bset_config\(/i.test(sql)) return db.query<R>(sql, params);
       const [row] = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
       plan = row!['QUERY PLAN'][0]!.Plan;
-      return [];
+      return (options.answer?.(params ?? []) ?? []) as R[];
     },
     exec: () => Promise.reject(new Error('planOf explains single statements only')),
   };
