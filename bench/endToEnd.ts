@@ -313,6 +313,24 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
         process.stdout.write(
           `  ${r.via_smpp ? 'SMPP POSTs' : 'POSTs'}: ${r.n}, ${Number(r.events).toFixed(1)} events each\n`,
         );
+      // Where an event waited: from its status to the POST that carries it, and from there to the POST's end.
+      const waits = await db.query(
+        `SELECT d.via_smpp, ${['formed', 'ended']
+          .flatMap((w) => [50, 99].map((p) => `percentile_cont(${p / 100}) WITHIN GROUP (ORDER BY ${w}) AS ${w}${p}`))
+          .join(', ')}
+         FROM callback_deliveries d
+         JOIN callback_events e ON e.target_id = d.target_id AND e.lane = d.lane
+           AND (e.txid, e.id) > (d.after_txid, d.after_event_id) AND (e.txid, e.id) <= (d.last_txid, d.last_event_id)
+         CROSS JOIN LATERAL (SELECT extract(epoch FROM d.created_at - e.at) * 1000 AS formed,
+           extract(epoch FROM d.finished_at - d.created_at) * 1000 AS ended) w
+         GROUP BY d.via_smpp`,
+      );
+      for (const r of waits.rows)
+        process.stdout.write(
+          `  ${r.via_smpp ? 'SMPP POSTs' : 'POSTs'}: an event's status -> its POST ` +
+            `p50 ${Number(r.formed50).toFixed(0)} ms, p99 ${Number(r.formed99).toFixed(0)} ms; ` +
+            `the POST -> its end p50 ${Number(r.ended50).toFixed(0)} ms, p99 ${Number(r.ended99).toFixed(0)} ms\n`,
+        );
       // Stats are sent by backends as their transactions end: a moment's pause lets the last ones arrive.
       await new Promise((resolve) => setTimeout(resolve, 600));
       const after = await serverWork();
