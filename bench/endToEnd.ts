@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { Pool } from 'undici';
+import { inPost } from '../src/callbacks/index.js';
 import type { ConnectorConfig, HttpConnectorConfig } from '../src/connectors/index.js';
 import { startEmbeddedSimulators } from '../src/simulators/embeddedSimulators.js';
 import {
@@ -319,8 +320,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
           .flatMap((w) => [50, 99].map((p) => `percentile_cont(${p / 100}) WITHIN GROUP (ORDER BY ${w}) AS ${w}${p}`))
           .join(', ')}
          FROM callback_deliveries d
-         JOIN callback_events e ON e.target_id = d.target_id AND e.lane = d.lane
-           AND (e.txid, e.id) > (d.after_txid, d.after_event_id) AND (e.txid, e.id) <= (d.last_txid, d.last_event_id)
+         JOIN callback_events e ON ${inPost('e', 'd')}
          CROSS JOIN LATERAL (SELECT extract(epoch FROM d.created_at - e.at) * 1000 AS formed,
            extract(epoch FROM d.finished_at - d.created_at) * 1000 AS ended) w
          GROUP BY d.via_smpp`,

@@ -18,6 +18,7 @@ export {
 } from './eventSql.js';
 export { CALLBACK_EVENTS, isCallbackEvent } from './events.js';
 export { callbackBacklog } from './laneSql.js';
+export { inPost } from './postRange.js';
 export type { CallbackEvent } from './events.js';
 export { callbackJobs } from './jobs.js';
 export { callbackTargetsRecheck, callbackTargetUrl } from './targetSql.js';
