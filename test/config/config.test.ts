@@ -161,8 +161,8 @@ describe('configuration (DESIGN 1)', () => {
     expect(loadConfig({}).workers).toEqual({
       dispatchBatch: 500,
       dispatchPollMs: 5000,
-      dispatchMaxInFlight: 6000,
-      dispatchChannelInFlight: 2000,
+      dispatchMaxInFlight: 18_000,
+      dispatchChannelInFlight: 6000,
       dispatchUrgentPercent: 20,
       noRouteRetryMs: 2000,
       writerBatch: 2000,
