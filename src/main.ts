@@ -454,7 +454,8 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
         onWake: (topic) => {
           if (topic === 'callbacks') sender.poke();
           else if (topic === 'routes') routeChanged();
-          else wakeup.notify();
+          else if (topic === 'messages') wakeup.notify();
+          // 'receipts' is the SMPP servers' (they listen for it themselves): a claim for it would find nothing.
         },
         onListening: () => {
           wakeup.notify();

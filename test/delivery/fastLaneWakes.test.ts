@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { wakeAtCommit } from '../../src/db/wake.js';
+import type { TestSignal } from '../../src/shared/testSignal.js';
+import { ENGINES } from '../helpers/engines.js';
+import { untilWritten } from '../helpers/signals.js';
+import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { message, SENDER } from '../messages/messageFixtures.js';
+
+const HOUR_MS = 3_600_000;
+/** Four places, all of them for any message; no safety poll within a test. */
+const SUBMITTER = { maxInFlight: 4, channelInFlight: 4, urgentPercent: 0, pollMs: HOUR_MS };
+
+/** How many times a signal fires from now on (each firing is counted, whatever its value). */
+function counting<T>(signal: TestSignal<T>): { readonly count: () => number; stop(): void } {
+  let count = 0;
+  let on = true;
+  void (async () => {
+    while (on) {
+      await signal.next();
+      count++;
+    }
+  })();
+  return { count: () => count, stop: () => void (on = false) };
+}
+
+/**
+ * The fast lane (a process of role all stores the messages it accepts already leased to its own submitter) frees
+ * places all the time while the queue holds nothing: such a wake is answered by a look at when the next message
+ * falls due, not by a claim (the bigger statement).
+ */
+describe.each(ENGINES)('places freed by the fast lane (%s)', (engine) => {
+  let t: TestHerald;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    t = await startTestHerald(engine, { delivery: { delayMs: 0, submitter: SUBMITTER } });
+    account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
+  });
+  afterAll(async () => t?.close());
+
+  const delivered = async (ids: readonly string[]): Promise<boolean> =>
+    (
+      await t.testDb.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM messages WHERE id = ANY($1::uuid[]) AND status = 'delivered'`,
+        [ids],
+      )
+    )[0]!.n === ids.length;
+
+  it('looks at the next due time, and claims nothing, when places free up with nothing in the queue', async () => {
+    const submitter = t.herald.submitter!;
+    // The loop's first rounds are over: it sleeps until woken.
+    await waitFor(() => submitter.sleeping);
+    const claims = counting(submitter.testSignals.claimed);
+    const looks = counting(submitter.testSignals.looked);
+    try {
+      const ids = await t.send(
+        account.traffic,
+        Array.from({ length: 4 }, (_, i) => message('SMS', { destination: `7916555000${i}` })),
+      );
+      await untilWritten(t.herald, () => delivered(ids));
+      // Half the places freed woke the loop; it looked, found nothing due and sleeps again.
+      await waitFor(() => looks.count() >= 1 && submitter.sleeping, {
+        describe: () => `${looks.count()} looks, sleeping ${submitter.sleeping}`,
+      });
+      expect(claims.count()).toBe(0);
+    } finally {
+      claims.stop();
+      looks.stop();
+    }
+  });
+
+  it("leaves the SMPP servers' wake-up for receipts to them: the submitter neither claims nor looks", async () => {
+    const submitter = t.herald.submitter!;
+    await waitFor(() => submitter.sleeping);
+    const claims = counting(submitter.testSignals.claimed);
+    const looks = counting(submitter.testSignals.looked);
+    const rounds = counting(t.herald.callbackSender!.testSignals.round);
+    try {
+      // Delivered in order at the commit: once the callback sender has had its wake-up, the worker had the other.
+      await t.testDb.db.transaction(async (tx) => {
+        await wakeAtCommit(tx, 'receipts');
+        await wakeAtCommit(tx, 'callbacks');
+      });
+      await waitFor(() => rounds.count() >= 1 && submitter.sleeping, {
+        describe: () => `${rounds.count()} callback rounds, sleeping ${submitter.sleeping}`,
+      });
+      expect([claims.count(), looks.count()]).toEqual([0, 0]);
+    } finally {
+      claims.stop();
+      looks.stop();
+      rounds.stop();
+    }
+  });
+
+  it('still claims what does not fit the fast lane once places free up', async () => {
+    const submitter = t.herald.submitter!;
+    await waitFor(() => submitter.sleeping);
+    const claims = counting(submitter.testSignals.claimed);
+    try {
+      // Four fit the places; the other three are stored unleased and claimed as the four end.
+      const ids = await t.send(
+        account.traffic,
+        Array.from({ length: 7 }, (_, i) => message('SMS', { destination: `7916556000${i}` })),
+      );
+      await untilWritten(t.herald, () => delivered(ids));
+      expect(claims.count()).toBeGreaterThan(0);
+    } finally {
+      claims.stop();
+    }
+  });
+});
