@@ -488,6 +488,18 @@ describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
     });
     expect((await inherited(t.db)).length).toBeGreaterThanOrEqual(5);
     expect([...relationsOf(plan)].filter((n) => n.startsWith('messages_'))).toEqual([await partitionOf(t.db, ids[0]!)]);
+
+    // A batch of receipts (a thousand keys of a few minutes, statistics or none): a probe of the primary key a key,
+    // never a read of the span's messages (every account's) to hash them.
+    const start = at('2046-05-03T00:00:00Z').getTime();
+    const many = Array.from({ length: 1000 }, (_, i) => ({
+      account_id: accountId,
+      message_id: uuid7(start + i * 300),
+    }));
+    const batch = await planOf(t.db, (explaining) => messageReceiptFacts(explaining, many));
+    const scans = [...relationsOf(batch)].filter((n) => n.startsWith('messages')).flatMap((n) => scansOf(batch, n));
+    expect(scans).toEqual(['Index Scan messages_pkey']);
+    expect(batch['Node Type']).toBe('Nested Loop');
   });
 
   it('moves a batch whose messages lie in several weeks and DEFAULT, bounded by their span of ids', async () => {
