@@ -145,7 +145,6 @@ export class Submitter extends Loop {
       let claimed: ClaimedMessage[];
       let windowsClosed: Set<string>;
       let listed: Set<string>;
-      const announced = this.deps.wakeup.notifies;
       this.pending = limits;
       try {
         const now = this.deps.clock.now();
@@ -171,38 +170,29 @@ export class Submitter extends Loop {
         this.track(message, this.handOver(message, refusal));
       }
       this.testSignals.claimed.signal(claimed.length);
-      if (claimed.length < limits.total) await this.sleepUntilDue(announced);
+      if (claimed.length < limits.total) await this.sleepUntilDue();
     }
   }
 
   /**
    * Sleeps until woken (new messages, places freed) or until the next message of the queue falls due, at most
-   * pollMs. A timer that finds nothing due (the safety poll) sleeps again without a claim, the bigger statement, and
-   * so does a wake by places freed while the queue held nothing due when last looked at and no stored messages were
-   * announced since the claim began (`announced`: the Wakeup's count then): the fast lane's messages free places
-   * all the time with nothing in the queue, and a claim for each wake cost 2-8 ms of planning for no message.
+   * pollMs. A timer that finds nothing due (the safety poll) sleeps again without a claim, the bigger statement.
    */
-  private async sleepUntilDue(announced: number): Promise<void> {
+  private async sleepUntilDue(): Promise<void> {
     let next = await this.nextDue();
     while (this.running) {
       const { pollMs } = this.options;
       const wait =
         next === undefined ? Math.min(pollMs, ERROR_POLL_MS) : next === null ? pollMs : next - nowMs(this.deps.clock);
-      const woken = await this.idle(wait <= 0 ? Math.min(pollMs, DUE_LEFT_POLL_MS) : Math.min(pollMs, wait));
-      if (woken && (this.deps.wakeup.notifies !== announced || this.isDue(next))) return;
+      if (await this.idle(wait <= 0 ? Math.min(pollMs, DUE_LEFT_POLL_MS) : Math.min(pollMs, wait))) return;
       next = await this.nextDue();
-      if (this.isDue(next)) return;
+      if (next !== undefined && next !== null && next <= nowMs(this.deps.clock)) return;
     }
   }
 
   /** Whether the loop sleeps until woken (tests: what it does next is the answer to a wake). */
   get sleeping(): boolean {
     return this.wake.waiting;
-  }
-
-  /** Whether a next-due answer names a time already come. */
-  private isDue(next: number | null | undefined): boolean {
-    return next !== undefined && next !== null && next <= nowMs(this.deps.clock);
   }
 
   /** When the next message of the queue falls due (ms), null when none waits, undefined when it could not be read. */
