@@ -21,6 +21,7 @@ import {
   BENCH_DATABASE_URL,
   benchHeraldEnv,
 } from './lib.js';
+import { startWalBreakdown } from './walBreakdown.js';
 
 /** The bot of the TELEGRAM runs, known to the benchmark's Telegram simulator by this token. */
 const BENCH_BOT = { name: 'bench_bot', token: '1000000002:HeraldBenchBotOfTheTelegramSimulator00' } as const;
@@ -234,6 +235,9 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       cpu: serverCpuSeconds(),
     });
     const workBefore = process.env.BENCH_VERBOSE ? await serverWork() : undefined;
+    // BENCH_E2E_BREAKDOWN=1: where the run's WAL and the server's time went, by statement and relation, on a server
+    // that preloads pg_stat_statements (bench/walBreakdown.ts; other databases' work counts too).
+    const breakdown = process.env.BENCH_E2E_BREAKDOWN === '1' ? await startWalBreakdown(BENCH_DATABASE_URL) : undefined;
     let start = performance.now();
     const postLatencies = options.intake
       ? (await options.intake.send({
@@ -306,6 +310,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       [account.id],
     );
     if (delivered.rows[0].n !== total) throw new Error(`${delivered.rows[0].n} of ${total} delivered`);
+    if (breakdown) process.stdout.write(`${await breakdown.stop(total)}\n`);
     if (process.env.BENCH_VERBOSE) {
       // How the events went out: POSTs to a receiver, or SMPP POSTs to the binds (one deliver_sm an event).
       const posts = await db.query(
@@ -542,7 +547,6 @@ export async function alternatingEndToEnd<K extends string>(
   const loadStart = os.loadavg()[0]!;
   for (let pair = 0; pair < options.pairs; pair++) {
     for (const kind of keys) {
-      const statements = process.env.BENCH_STATEMENTS === '1' ? await statementsReset() : undefined;
       const measured = await options.withSchema((schema) =>
         benchEndToEnd({
           schema,
@@ -554,7 +558,6 @@ export async function alternatingEndToEnd<K extends string>(
           ...kinds[kind].run,
         }),
       );
-      if (statements) process.stdout.write(`  statements of ${kinds[kind].label}:\n${await statements()}`);
       rates[kind].push(measured[0]!.value);
       const cpuMs = measured.find((f) => f.name === 'end to end: Herald CPU per message')?.value ?? NaN;
       cpu[kind].push(cpuMs);
@@ -565,48 +568,6 @@ export async function alternatingEndToEnd<K extends string>(
   }
   const load = `1-min load ${loadStart.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end`;
   return { rates, cpu, load };
-}
-
-/**
- * BENCH_STATEMENTS=1: the server's statements of each run by time (`pg_stat_statements`, which the server must
- * preload, and `pg_stat_statements.track_planning` on for the planning column; reset before the run, so a server
- * shared with other work counts that too): the returned function prints the 20 costliest after the run, schema
- * set-up left out.
- */
-async function statementsReset(): Promise<() => Promise<string>> {
-  const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query('SELECT pg_stat_statements_reset()');
-  } catch (error) {
-    await client.end();
-    throw error;
-  }
-  return async () => {
-    try {
-      const rows = await client.query<Record<string, string | number>>(
-        `SELECT round(sum(total_exec_time)) AS exec_ms, round(sum(total_plan_time)) AS plan_ms, sum(calls) AS calls,
-           sum(rows) AS rows, round(sum(wal_bytes) / 1e6, 1) AS wal_mb,
-           left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS statement
-         FROM pg_stat_statements
-         WHERE query NOT LIKE '%CREATE %' AND query NOT LIKE '%ALTER %' AND query NOT LIKE '%schema_migrations%'
-         GROUP BY statement ORDER BY sum(total_exec_time + total_plan_time) DESC LIMIT 20`,
-      );
-      const header = '    exec ms  plan ms    calls     rows  WAL MB  statement\n';
-      return (
-        header +
-        rows.rows
-          .map(
-            (r) =>
-              `    ${[r.exec_ms, r.plan_ms, r.calls, r.rows].map((v) => String(v).padStart(7)).join('  ')}  ` +
-              `${String(r.wal_mb).padStart(6)}  ${r.statement}\n`,
-          )
-          .join('')
-      );
-    } finally {
-      await client.end();
-    }
-  };
 }
 
 /** The mean of some runs' figures. */

@@ -46,8 +46,9 @@ import {
  * BENCH_STATS_MESSAGES, BENCH_LIST_MESSAGES, BENCH_CASCADES,
  * BENCH_PRIORITY_PROMOS, BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES, BENCH_SMPP_BARE_MESSAGES,
  * BENCH_SMPP_MAX_SECONDS, BENCH_SMPP_SERVER_MESSAGES, BENCH_SMPP_SERVER_PAIRS, BENCH_SMPP_SERVER_KANNEL_CLIENTS,
- * BENCH_STATEMENTS=1 (the alternating runs of smpp-server, kannel-e2e, providers and telegram: each run's
- * statements by time, from a server that preloads pg_stat_statements),
+ * BENCH_E2E_BREAKDOWN=1 (every end-to-end run, e2e and e2e-callbacks, smpp-server, kannel-e2e, providers, telegram:
+ * the run's WAL and server time by statement and relation, bench/walBreakdown.ts, from a server that preloads
+ * pg_stat_statements),
  * BENCH_KANNEL_E2E_MESSAGES, BENCH_KANNEL_E2E_PAIRS,
  * BENCH_DISPATCH_MESSAGES,
  * BENCH_DISPATCH_PER_MINUTE, BENCH_DISPATCH_SLICE_SECONDS,

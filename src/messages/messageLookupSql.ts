@@ -56,7 +56,7 @@ export async function messageReceiptFacts(
   if (keys.length === 0) return new Map();
   const [from, to] = messageIdSpan(keys.map((k) => ({ id: k.message_id })));
   const rows = await db.query<MessageReceiptFacts & { id: string }>(
-    `SELECT m.id, m.direction, m.created_at, m.sender_name, m.destination, m.content
+    `SELECT m.*
      FROM unnest($1::bigint[], $2::uuid[]) AS k(account_id, id)
      CROSS JOIN LATERAL (
        SELECT m.id, m.direction, m.created_at, m.sender_name, m.destination, m.content FROM messages m

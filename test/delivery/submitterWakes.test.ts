@@ -25,11 +25,11 @@ function counting<T>(signal: TestSignal<T>): { readonly count: () => number; sto
 }
 
 /**
- * The fast lane (a process of role all stores the messages it accepts already leased to its own submitter) frees
- * places all the time while the queue holds nothing: such a wake is answered by the last look at when the next
- * message falls due, not by a claim or a look again.
+ * What wakes a process's submitter: stored messages announced, not the SMPP servers' `receipts` wake-up; and what
+ * the fast lane (a process of role all stores the messages it accepts already leased to its own submitter) has no
+ * place for is claimed as its messages end.
  */
-describe.each(ENGINES)('places freed by the fast lane (%s)', (engine) => {
+describe.each(ENGINES)("the submitter's wake-ups (%s)", (engine) => {
   let t: TestHerald;
   let account: TestAccount;
 
