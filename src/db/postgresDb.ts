@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Db, Queryable } from './db.js';
 import { listenPostgres } from './postgresListener.js';
+import type { WakeListener } from './wake.js';
 import { timestamptzOf } from './timestamptzText.js';
 import { replacing } from '../util/replaced.js';
 
@@ -23,6 +24,53 @@ export interface PostgresOptions {
   readonly onError?: (error: Error) => void;
   /** The connection for LISTEN (HERALD_LISTEN_DATABASE_URL): a direct one, never through a transaction pooler. */
   readonly listenUrl?: string;
+}
+
+/**
+ * One listening connection for all of a process's listeners (`Db.listenWakeups`): a LISTEN holds a server connection
+ * of its own for as long as the process runs and hears every topic, and a process of role `all` with an SMPP server
+ * had two (the worker's loops and the SMPP server's receipts). It is opened by the first listener and closed after
+ * the last; each listener hears every wake-up, loss and new start of it, and one that comes while it listens is told
+ * at once that it listens (its catch-up pass).
+ */
+function wakeHub(target: () => { url: string; schema?: string }): Db['listenWakeups'] {
+  const listeners = new Set<WakeListener>();
+  let listening: Promise<() => Promise<void>> | undefined;
+  let connected = false;
+  const hub: WakeListener = {
+    onWake: (topic) => listeners.forEach((l) => l.onWake(topic)),
+    onListening: () => {
+      connected = true;
+      listeners.forEach((l) => l.onListening());
+    },
+    onLost: (error) => {
+      connected = false;
+      listeners.forEach((l) => l.onLost?.(error));
+    },
+  };
+  return async (listener) => {
+    // Told by the hub when the connection it waits for is made; told here when it was made already.
+    const late = connected;
+    listeners.add(listener);
+    listening ??= listenPostgres(target(), hub);
+    const started = listening;
+    try {
+      await started;
+    } catch (error) {
+      listeners.delete(listener);
+      if (listening === started) listening = undefined;
+      throw error;
+    }
+    if (late) listener.onListening();
+    return async () => {
+      if (!listeners.delete(listener) || listeners.size > 0 || listening !== started) return;
+      listening = undefined;
+      connected = false;
+      await (
+        await started
+      )();
+    };
+  };
 }
 
 /** Connections a pool keeps open however long they are idle. */
@@ -104,11 +152,10 @@ export function openPostgres(options: PostgresOptions): Db {
     async close(): Promise<void> {
       await pool.end();
     },
-    listenWakeups: (listener) =>
-      listenPostgres(
-        { url: options.listenUrl ?? options.url, ...(options.schema ? { schema: options.schema } : {}) },
-        listener,
-      ),
+    listenWakeups: wakeHub(() => ({
+      url: options.listenUrl ?? options.url,
+      ...(options.schema ? { schema: options.schema } : {}),
+    })),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
 }

@@ -125,6 +125,29 @@ describe.each(ENGINES)('wake-ups across connections (%s)', (engine) => {
     // The rolled back transaction's notification never came; the hundred of one transaction came as one.
     expect(heard).toEqual(['messages']);
   });
+
+  it('listeners of one database each hear every wake-up; one that comes later is told at once', async () => {
+    const testDb = await openTestDb(engine);
+    closers.push(() => testDb.drop());
+    const first = { heard: [] as WakeTopic[], listening: 0 };
+    const second = { heard: [] as WakeTopic[], listening: 0 };
+    const listen = (who: typeof first): Promise<() => Promise<void>> =>
+      testDb.db.listenWakeups({ onWake: (topic) => who.heard.push(topic), onListening: () => who.listening++ });
+    const stopFirst = await listen(first);
+    const stopSecond = await listen(second);
+    closers.push(stopSecond);
+    // Each is told once that it listens: the first when the connection was made, the second as it came.
+    expect([first.listening, second.listening]).toEqual([1, 1]);
+    await testDb.db.transaction((tx) => wakeAtCommit(tx, 'callbacks'));
+    await waitFor(() => first.heard.length > 0 && second.heard.length > 0);
+    expect([first.heard, second.heard]).toEqual([['callbacks'], ['callbacks']]);
+    // The first goes; the second still hears.
+    await stopFirst();
+    await testDb.db.transaction((tx) => wakeAtCommit(tx, 'messages'));
+    await waitFor(() => second.heard.length > 1);
+    expect(second.heard).toEqual(['callbacks', 'messages']);
+    expect(first.heard).toEqual(['callbacks']);
+  });
 });
 
 describe.runIf(ENGINES.includes('postgres'))('the wake-up listener on PostgreSQL', () => {
@@ -168,6 +191,50 @@ describe.runIf(ENGINES.includes('postgres'))('the wake-up listener on PostgreSQL
     expect(second).not.toBe(first);
     await testDb.db.transaction((tx) => wakeAtCommit(tx, 'callbacks'));
     await waitFor(() => heard.includes('callbacks'));
+  });
+
+  it('listeners of a process share one connection, made again for all after a loss, gone with the last', async () => {
+    const testDb = await openTestDb('postgres');
+    closers.push(() => testDb.drop());
+    const db = openPostgres({ url: testDb.url!, poolSize: 2, schema: testDb.schema! });
+    closers.push(() => db.close());
+    const listeners = [0, 1].map(() => ({ heard: [] as WakeTopic[], listening: 0, lost: 0 }));
+    const stops = await Promise.all(
+      listeners.map((who) =>
+        db.listenWakeups({
+          onWake: (topic) => who.heard.push(topic),
+          onListening: () => who.listening++,
+          onLost: () => who.lost++,
+        }),
+      ),
+    );
+    const listening = async (): Promise<number[]> => {
+      const rows = await testDb.db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE query = $1', [
+        `LISTEN "herald_wake_${testDb.schema}"`,
+      ]);
+      return rows.map((r) => r.pid);
+    };
+    const [first] = await waitFor(async () => {
+      const pids = await listening();
+      return pids.length > 0 ? pids : undefined;
+    });
+    expect(await listening()).toEqual([first]);
+    await testDb.db.query('SELECT pg_terminate_backend($1)', [first]);
+    // Both lose it and both are told when it listens again (their catch-up passes); still one connection.
+    await waitFor(() => listeners.every((who) => who.listening === 2));
+    expect(listeners.map((who) => who.lost >= 1)).toEqual([true, true]);
+    const [second] = await waitFor(async () => {
+      const pids = await listening();
+      return pids.length > 0 && !pids.includes(first!) ? pids : undefined;
+    });
+    expect(await listening()).toEqual([second]);
+    await testDb.db.transaction((tx) => wakeAtCommit(tx, 'routes'));
+    await waitFor(() => listeners.every((who) => who.heard.includes('routes')));
+    // The connection stays while one listens, and goes with the last.
+    await stops[0]!();
+    expect(await listening()).toEqual([second]);
+    await stops[1]!();
+    await waitFor(async () => ((await listening()).length === 0 ? true : undefined));
   });
 
   it('a worker whose listener was terminated claims a message sent after it listens again', async () => {
