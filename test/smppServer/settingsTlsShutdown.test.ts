@@ -72,6 +72,22 @@ describe.each(ENGINES)('the SMPP server with HERALD_SMPP_WINDOW on %s', (engine)
   });
 });
 
+describe.runIf(ENGINES.includes('postgres'))('the SMPP server on PostgreSQL', () => {
+  it("listens on the process's one listening connection, as the worker's loops do", async () => {
+    const t = await startTestHerald('postgres', { delivery: { delayMs: 20 }, env: { HERALD_SMPP_PORT: '0' } });
+    try {
+      expect(t.herald.smppServer).toBeDefined();
+      expect(t.herald.submitter).toBeDefined();
+      const listening = await t.testDb.db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE query = $1', [
+        `LISTEN "herald_wake_${t.testDb.schema}"`,
+      ]);
+      expect(listening).toHaveLength(1);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe.each(ENGINES)('the SMPP server over TLS on %s', (engine) => {
   let t: TestHerald;
   beforeAll(async () => {
