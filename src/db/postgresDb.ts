@@ -66,9 +66,8 @@ function wakeHub(target: () => { url: string; schema?: string }): Db['listenWake
       if (!listeners.delete(listener) || listeners.size > 0 || listening !== started) return;
       listening = undefined;
       connected = false;
-      await (
-        await started
-      )();
+      const stop = await started;
+      await stop();
     };
   };
 }
