@@ -63,7 +63,7 @@ function wakeHub(target: () => { url: string; schema?: string }): Db['listenWake
     }
     if (late) listener.onListening();
     return async () => {
-      if (!listeners.delete(listener) || listeners.size > 0 || listening !== started) return;
+      if (!listeners.delete(listener) || listeners.size > 0) return;
       listening = undefined;
       connected = false;
       const stop = await started;

@@ -1,4 +1,3 @@
-import pg from 'pg';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
@@ -10,7 +9,7 @@ import { wakeAtCommit, type WakeTopic } from '../../src/db/wake.js';
 import { type Herald, startHerald } from '../../src/main.js';
 import { startEmbeddedSimulators, type EmbeddedSimulators } from '../../src/simulators/embeddedSimulators.js';
 import { TestClock } from '../helpers/clock.js';
-import { ENGINES, type Engine, openTestDb, type TestDb } from '../helpers/engines.js';
+import { ENGINES, type Engine, listeningPids, openTestDb, type TestDb } from '../helpers/engines.js';
 import { Receiver } from '../helpers/receiver.js';
 import { signalled, untilCallbackRound, untilWritten } from '../helpers/signals.js';
 import { ADMIN_TOKEN, startTestHerald, type TestHerald } from '../helpers/testHerald.js';
@@ -156,19 +155,8 @@ describe.runIf(ENGINES.includes('postgres'))('the wake-up listener on PostgreSQL
     for (const close of closers.splice(0).reverse()) await close();
   });
 
-  /** The server process of the schema's listening connection (the last statement it ran was its LISTEN). */
-  async function listenerPid(testDb: TestDb): Promise<number | undefined> {
-    const admin = new pg.Client({ connectionString: testDb.url });
-    await admin.connect();
-    try {
-      const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE query = $1', [
-        `LISTEN "herald_wake_${testDb.schema}"`,
-      ]);
-      return rows[0]?.pid;
-    } finally {
-      await admin.end();
-    }
-  }
+  /** The server process of the schema's listening connection. */
+  const listenerPid = async (testDb: TestDb): Promise<number | undefined> => (await listeningPids(testDb))[0];
 
   it('connects again after its connection is terminated, and has the loops catch up', async () => {
     const testDb = await openTestDb('postgres');
@@ -208,33 +196,27 @@ describe.runIf(ENGINES.includes('postgres'))('the wake-up listener on PostgreSQL
         }),
       ),
     );
-    const listening = async (): Promise<number[]> => {
-      const rows = await testDb.db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE query = $1', [
-        `LISTEN "herald_wake_${testDb.schema}"`,
-      ]);
-      return rows.map((r) => r.pid);
-    };
     const [first] = await waitFor(async () => {
-      const pids = await listening();
+      const pids = await listeningPids(testDb);
       return pids.length > 0 ? pids : undefined;
     });
-    expect(await listening()).toEqual([first]);
+    expect(await listeningPids(testDb)).toEqual([first]);
     await testDb.db.query('SELECT pg_terminate_backend($1)', [first]);
     // Both lose it and both are told when it listens again (their catch-up passes); still one connection.
     await waitFor(() => listeners.every((who) => who.listening === 2));
     expect(listeners.map((who) => who.lost >= 1)).toEqual([true, true]);
     const [second] = await waitFor(async () => {
-      const pids = await listening();
+      const pids = await listeningPids(testDb);
       return pids.length > 0 && !pids.includes(first!) ? pids : undefined;
     });
-    expect(await listening()).toEqual([second]);
+    expect(await listeningPids(testDb)).toEqual([second]);
     await testDb.db.transaction((tx) => wakeAtCommit(tx, 'routes'));
     await waitFor(() => listeners.every((who) => who.heard.includes('routes')));
     // The connection stays while one listens, and goes with the last.
     await stops[0]!();
-    expect(await listening()).toEqual([second]);
+    expect(await listeningPids(testDb)).toEqual([second]);
     await stops[1]!();
-    await waitFor(async () => ((await listening()).length === 0 ? true : undefined));
+    await waitFor(async () => ((await listeningPids(testDb)).length === 0 ? true : undefined));
   });
 
   it('a worker whose listener was terminated claims a message sent after it listens again', async () => {

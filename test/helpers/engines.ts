@@ -8,6 +8,7 @@ import type { Db } from '../../src/db/db.js';
 import { loadMigrations, migrate } from '../../src/db/migrate.js';
 import { openPglite } from '../../src/db/pgliteDb.js';
 import { openPostgres } from '../../src/db/postgresDb.js';
+import { wakeChannel } from '../../src/db/wake.js';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -25,6 +26,18 @@ export interface TestDb {
   readonly schema?: string;
   /** Closes the database and drops its schema. */
   drop(): Promise<void>;
+}
+
+/**
+ * The server processes listening for a PostgreSQL test database's wake-ups (the last statement each ran was the LISTEN
+ * of its schema's channel), oldest first.
+ */
+export async function listeningPids(testDb: TestDb): Promise<number[]> {
+  const rows = await testDb.db.query<{ pid: number }>(
+    'SELECT pid FROM pg_stat_activity WHERE query = $1 ORDER BY backend_start',
+    [`LISTEN "${wakeChannel(testDb.schema!)}"`],
+  );
+  return rows.map((r) => r.pid);
 }
 
 /**

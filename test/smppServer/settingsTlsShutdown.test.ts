@@ -4,7 +4,7 @@ import smpp from 'smpp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { ESME } from '../../src/smppServer/smppStatuses.js';
-import { ENGINES } from '../helpers/engines.js';
+import { ENGINES, listeningPids } from '../helpers/engines.js';
 import { keyIdOf, startTestHerald, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { SmppTestClient } from './smppClient.js';
@@ -78,9 +78,7 @@ describe.runIf(ENGINES.includes('postgres'))('the SMPP server on PostgreSQL', ()
     try {
       expect(t.herald.smppServer).toBeDefined();
       expect(t.herald.submitter).toBeDefined();
-      const listening = await t.testDb.db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE query = $1', [
-        `LISTEN "herald_wake_${t.testDb.schema}"`,
-      ]);
+      const listening = await listeningPids(t.testDb);
       expect(listening).toHaveLength(1);
     } finally {
       await t.close();
