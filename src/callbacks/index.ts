@@ -31,5 +31,6 @@ export {
   callbackSmppRelease,
   callbackSmppWaiting,
   SMPP_BINDS_URL,
+  SMPP_FAILURE_RECEIPTS_URL,
 } from './smppPostSql.js';
 export type { SmppEvent, SmppPost } from './smppPostSql.js';

@@ -2,7 +2,7 @@ import type { Queryable } from '../db/db.js';
 import { eventBody, type EventFacts } from './eventBody.js';
 import type { EventPosition, Lane } from './laneSql.js';
 import { inPost } from './postRange.js';
-import { SMPP_BINDS_URL } from './smppPostSql.js';
+import { SMPP_URLS_SQL } from './smppPostSql.js';
 
 /** ISO 8601 UTC with seconds, as callbacks show times. */
 const isoSql = (expr: string): string => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
@@ -158,7 +158,7 @@ export async function callbackPostsForm(
      ranges AS (
        SELECT p.target_id, p.lane, t.account_id, p.cursor_txid AS after_txid, p.cursor_event_id AS after_event_id,
          p.txid AS last_txid, p.id AS last_event_id, p.n - coalesce(h.events, 0) AS free_events,
-         t.url = '${SMPP_BINDS_URL}' AS via_smpp,
+         t.url IN ${SMPP_URLS_SQL} AS via_smpp,
          coalesce(h.events, 0) AS held_events, h.messages AS held_messages
        FROM picked p
        JOIN callback_targets t ON t.id = p.target_id

@@ -10,6 +10,16 @@ import { inPost } from './postRange.js';
  */
 export const SMPP_BINDS_URL = 'smpp:binds';
 
+/**
+ * The same binds for the receipts of messages submitted with registered_delivery 2 (SMPP 3.4 5.2.17: a receipt only
+ * when the final outcome is a failure). Their events are written as any receipt's; the SMPP server acknowledges a
+ * `delivered` one without sending it (smppServer/receiptDelivery.ts), so no status statement tells the two apart.
+ */
+export const SMPP_FAILURE_RECEIPTS_URL = 'smpp:binds:failures';
+
+/** The callback URLs whose POSTs the SMPP servers deliver (`via_smpp`), as an SQL list. */
+export const SMPP_URLS_SQL = `('${SMPP_BINDS_URL}', '${SMPP_FAILURE_RECEIPTS_URL}')`;
+
 /** An SMPP POST leased by a process's SMPP server. */
 export interface SmppPost {
   readonly id: string;
@@ -24,6 +34,8 @@ export interface SmppPost {
   readonly excluded_messages: string[] | null;
   /** Leases so far, this one included: 1 for a POST its lane waited on (see callbackPostsForm). */
   readonly attempts: number;
+  /** Its target is {@link SMPP_FAILURE_RECEIPTS_URL}: a receipt of a delivered message is not sent. */
+  readonly failures_only: boolean;
 }
 
 /**
@@ -53,8 +65,8 @@ export async function callbackSmppPostsClaim(
      FROM due WHERE d.id = due.id
      RETURNING d.id, d.account_id::int AS account_id, d.target_id, d.lane, d.after_txid::text AS after_txid,
        d.after_event_id, d.last_txid::text AS last_txid, d.last_event_id, d.only_messages, d.excluded_messages,
-       d.attempts`,
-    [accountIds, now, new Date(now.getTime() + leaseMs), limit],
+       d.attempts, (SELECT t.url FROM callback_targets t WHERE t.id = d.target_id) = $5 AS failures_only`,
+    [accountIds, now, new Date(now.getTime() + leaseMs), limit, SMPP_FAILURE_RECEIPTS_URL],
   );
 }
 

@@ -8,7 +8,7 @@ export { TEXT_BOUNDS, validateContent, VOICECODE_SENDER_NAME } from './channelCo
 export { validateWhatsappContent, WHATSAPP_LIMITS } from './whatsappContent.js';
 export type { CommonValues, ValidationContext, WindowValues } from './validateMessage.js';
 export { validateCommonFields, validateMessage, validateTrafficType } from './validateMessage.js';
-export type { SendItem, SendResponse } from './sendMessages.js';
+export type { SendItem, SendResponse, SmppReceipts } from './sendMessages.js';
 export {
   handLeased,
   handOver,

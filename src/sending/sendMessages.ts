@@ -2,7 +2,7 @@ import { type AppContext, type DirectHandOver, NO_DIRECT_ROOM } from '../context
 import { herald, HeraldError } from '../errors/catalogue.js';
 import type { Principal } from '../accounts/index.js';
 import { countRefusals } from '../guard/index.js';
-import { SMPP_BINDS_URL } from '../callbacks/index.js';
+import { SMPP_BINDS_URL, SMPP_FAILURE_RECEIPTS_URL } from '../callbacks/index.js';
 import type { Queryable } from '../db/db.js';
 import { JSON_SLICE_BYTES, sliceEnds } from '../db/jsonSlices.js';
 import {
@@ -37,11 +37,20 @@ export interface SendRequest {
   readonly body: unknown;
   readonly idempotencyKey: string | undefined;
   /**
-   * `smpp`: the messages report their final status to the account's SMPP binds as receipts (a submit_sm with
-   * registered_delivery, smppServer/): their callback target is {@link SMPP_BINDS_URL}, for the `delivered` event.
+   * The messages report their final status to the account's SMPP binds as receipts (a submit_sm with
+   * registered_delivery, smppServer/): `all` (1) through the callback target {@link SMPP_BINDS_URL}, `failures` (2)
+   * through {@link SMPP_FAILURE_RECEIPTS_URL}, each for the `delivered` event.
    */
-  readonly receiptsVia?: 'smpp';
+  readonly smppReceipts?: SmppReceipts;
 }
+
+/** Which final statuses of a message submitted over SMPP come back to the binds as receipts. */
+export type SmppReceipts = 'all' | 'failures';
+
+const SMPP_RECEIPTS_URL: Readonly<Record<SmppReceipts, string>> = {
+  all: SMPP_BINDS_URL,
+  failures: SMPP_FAILURE_RECEIPTS_URL,
+};
 
 /**
  * POST /api/v1/message: validates the whole batch (the first invalid message -> 422 with its `index`, nothing
@@ -57,10 +66,10 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
   if (earlier) return earlier;
 
   const validated = await validateBatch(ctx, principal.accountId, body, now);
-  const valid =
-    request.receiptsVia === 'smpp'
-      ? validated.map((m) => Object.assign({}, m, { callbackUrl: SMPP_BINDS_URL, callbackEvents: SMPP_RECEIPT_EVENTS }))
-      : validated;
+  const receiptsUrl = request.smppReceipts && SMPP_RECEIPTS_URL[request.smppReceipts];
+  const valid = receiptsUrl
+    ? validated.map((m) => Object.assign({}, m, { callbackUrl: receiptsUrl, callbackEvents: SMPP_RECEIPT_EVENTS }))
+    : validated;
   const sender = senderOf(principal);
   const prepared = await prepareMessages(
     ctx,
@@ -75,7 +84,7 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
   const direct = ctx.directSubmit?.open() ?? NO_DIRECT_ROOM;
   try {
     // The SMPP binds' target is Herald's own, one per account: not a new URL of the client's daily allowance.
-    const store = storeInOrder(ctx, sender, valid, prepared, now, direct, request.receiptsVia !== 'smpp');
+    const store = storeInOrder(ctx, sender, valid, prepared, now, direct, !receiptsUrl);
     return await storeBatch(ctx, idempotent, store, (i) => messageRowBytes(valid[i]!));
   } finally {
     direct.close();

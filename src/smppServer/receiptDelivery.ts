@@ -147,7 +147,12 @@ export class ReceiptDelivery {
 
   /** Sends a POST's unacknowledged events; records those acknowledged; gives the POST back unless it ended. */
   private async deliverPost(post: SmppPost, events: readonly SmppReceipt[]): Promise<void> {
-    const outcomes = await Promise.all(events.map((e) => this.deliverEvent(post.account_id, e)));
+    const outcomes = await Promise.all(
+      events.map((e) =>
+        // Asked for failures only: a delivered message's receipt is done without a deliver_sm.
+        post.failures_only && e.status === 'delivered' ? 'acknowledged' : this.deliverEvent(post.account_id, e),
+      ),
+    );
     const acknowledged = events.filter((_, i) => outcomes[i] === 'acknowledged').map((e) => e.event_id);
     // Every event left acknowledged (the usual case): the POST ends without a row per event, in one statement with
     // the others ending meanwhile (one ended by another process meanwhile is left as it is).

@@ -20,6 +20,7 @@ import { smppBindDelete, smppBindInsert, smppBindsTouch } from './smppBindSql.js
 import { ESME, HERALD_ERROR_TLV, refusalOf, type SmppRefusal } from './smppStatuses.js';
 import { moscowWallClock, smppTime } from './smppTime.js';
 import { SubmitBatches } from './submitBatches.js';
+import type { SmppReceipts } from '../sending/index.js';
 
 smpp.addTLV('herald_error_code', { id: HERALD_ERROR_TLV, type: smpp.types.tlv.int32 });
 
@@ -454,8 +455,7 @@ export class SmppServer {
         this.answer(cs, pdus, message.refusal);
         return;
       }
-      const receipts = (Number(first.registered_delivery ?? 0) & 0x03) !== 0;
-      const result = await this.batches.submit(cs.bind!.principal, message, receipts);
+      const result = await this.batches.submit(cs.bind!.principal, message, receiptsOf(first));
       if ('item' in result) {
         const item = result.item;
         if ('messageUuid' in item) {
@@ -494,6 +494,15 @@ export class SmppServer {
 }
 
 /** A metric label for a submit_sm status. */
+/**
+ * The receipts a submit_sm asks for by bits 0-1 of registered_delivery (SMPP 3.4 5.2.17): 1 the final outcome, 2
+ * only a failure, 0 none; 3 (reserved) is taken as 1.
+ */
+export function receiptsOf(pdu: smpp.PDU): SmppReceipts | null {
+  const bits = Number(pdu.registered_delivery ?? 0) & 0x03;
+  return bits === 0 ? null : bits === 2 ? 'failures' : 'all';
+}
+
 function outcomeName(status: number): string {
   const name = Object.entries(ESME).find(([, value]) => value === status)?.[0];
   return name ? `ESME_${name}` : `0x${status.toString(16)}`;

@@ -1,7 +1,7 @@
 import type { Principal } from '../accounts/index.js';
 import type { AppContext } from '../context.js';
 import { HeraldError } from '../errors/catalogue.js';
-import { MAX_BATCH, type SendItem, sendMessages } from '../sending/index.js';
+import { MAX_BATCH, type SendItem, sendMessages, type SmppReceipts } from '../sending/index.js';
 
 /**
  * What became of one message: its item of the send's answer, or what was thrown for it (a HeraldError refused it
@@ -17,7 +17,7 @@ interface Waiting {
 /** The messages of one token waiting for their send; a lane exists while one of its runs is under way. */
 interface Lane {
   readonly principal: Principal;
-  readonly receipts: boolean;
+  readonly receipts: SmppReceipts | null;
   readonly queue: Waiting[];
   /** Runs under way: each sends one batch at a time. */
   runs: number;
@@ -34,7 +34,7 @@ interface Lane {
 const RUNS_PER_LANE = 4;
 
 /**
- * submit_sm in batches: each token's messages (with and without receipts apart) go to sendMessages, the HTTP send's
+ * submit_sm in batches: each token's messages (by the receipts they ask for) go to sendMessages, the HTTP send's
  * one function, as one batch per call, up to {@link RUNS_PER_LANE} calls at a time per token; a run takes what has
  * arrived in the turn it starts (the submits of one read of the socket), then what arrived while its call ran. A
  * message costs what a message of a 1000-message POST costs instead of a transaction of its own (3.7 ms of CPU per
@@ -48,8 +48,8 @@ export class SubmitBatches {
 
   constructor(private readonly ctx: AppContext) {}
 
-  submit(principal: Principal, message: Record<string, unknown>, receipts: boolean): Promise<SubmitResult> {
-    const key = `${principal.tokenId}\u0000${receipts ? 1 : 0}`;
+  submit(principal: Principal, message: Record<string, unknown>, receipts: SmppReceipts | null): Promise<SubmitResult> {
+    const key = `${principal.tokenId}\u0000${receipts ?? ''}`;
     return new Promise((done) => {
       let lane = this.lanes.get(key);
       if (!lane) {
@@ -92,7 +92,7 @@ export class SubmitBatches {
           principal: lane.principal,
           body: rest.map((w) => w.message),
           idempotencyKey: undefined,
-          ...(lane.receipts ? { receiptsVia: 'smpp' as const } : {}),
+          ...(lane.receipts ? { smppReceipts: lane.receipts } : {}),
         });
         result.body.items.forEach((item, i) => rest[i]!.done({ item }));
         return;

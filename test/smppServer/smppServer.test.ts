@@ -415,6 +415,37 @@ describe.each(ENGINES)('the SMPP server for clients on %s', (engine) => {
       expect(receiver.receiptIds()).not.toContain(String(silent.message_id));
     });
 
+    it('sends a receipt for registered_delivery 2 only when the message failed', async () => {
+      const a = await account();
+      const transmitter = await bindOk(a, 'bind_transmitter');
+      const receiver = await bindOk(a, 'bind_receiver');
+      const submit = async (destination: string, registered_delivery: number): Promise<string> => {
+        const answer = await transmitter.submit({
+          source_addr: 'Herald',
+          destination_addr: destination,
+          short_message: 'Failures only',
+          registered_delivery,
+        });
+        expect(answer.command_status).toBe(ESME.ROK);
+        return String(answer.message_id);
+      };
+      const delivered = await submit(DELIVERED, 2);
+      const undelivered = await submit('79161234567', 2);
+      // 3 is reserved: taken as 1.
+      const reserved = await submit(DELIVERED, 3);
+      const shown = await t.call('GET', `/api/v1/message/${delivered}`, { token: a.traffic });
+      expect(shown.body.callbackUrl).toBe('smpp:binds:failures');
+      // All three events delivered in ended receipt batches: the delivered message's was done without a deliver_sm.
+      await waitFor(async () => {
+        const posts = await t.call('GET', '/api/v1/callbacks', { token: a.system });
+        const items = posts.body.items as { state: string; events: number }[];
+        return items.filter((p) => p.state === 'delivered').reduce((n, p) => n + p.events, 0) === 3;
+      });
+      expect(receiver.receiptIds().sort()).toEqual([undelivered, reserved].sort());
+      const failed = receiver.delivered.find((p) => String(p.receipted_message_id) === undelivered)!;
+      expect(failed.message_state).toBe(5);
+    });
+
     it('keeps receipts while no receiver is bound and delivers them on the next bind, once', async () => {
       const a = await account();
       const transmitter = await bindOk(a, 'bind_transmitter');
