@@ -517,16 +517,20 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     let conversionUrl: string | undefined;
     let smppServer: SmppServer | undefined;
     if ((role === 'api' || role === 'all') && config.smppPort !== undefined) {
-      smppServer = new SmppServer(ctx, {
-        ...DEFAULT_SMPP_SERVER_OPTIONS,
-        host: config.host,
-        port: config.smppPort,
-        tls: config.smppTls,
-        rateLimit: config.smppRateLimit,
-        window: config.smppWindow,
-        leaseMs,
-        ...options.smppServer,
-      });
+      smppServer = new SmppServer(
+        ctx,
+        {
+          ...DEFAULT_SMPP_SERVER_OPTIONS,
+          host: config.host,
+          port: config.smppPort,
+          tls: config.smppTls,
+          rateLimit: config.smppRateLimit,
+          window: config.smppWindow,
+          leaseMs,
+          ...options.smppServer,
+        },
+        { stopCascades: cascadesStop },
+      );
       await smppServer.start();
       // Closers run last first: its binds are unbound before the HTTP server and the workers stop.
       closers.push(() => smppServer!.stop());

@@ -17,7 +17,7 @@ export {
   submissionPollsNext,
   submissionRecordPrices,
 } from './submissionSql.js';
-export { DELIVERY_ERRORS, isReadTracked, READ_TRACKED } from './statuses.js';
+export { DELIVERY_ERRORS, FINAL_STATUSES, isReadTracked, READ_TRACKED } from './statuses.js';
 export type { MessageRow } from './messageObject.js';
 export { messageToApi } from './messageObject.js';
 export { MessageObject } from './messageSchemas.js';
@@ -30,6 +30,7 @@ export {
   messageStop,
 } from './messageLookupSql.js';
 export type { MessageReceiptFacts } from './messageLookupSql.js';
+export { type CascadeStopper, messagesStop, type StopItem } from './stopMessages.js';
 export type { RollupFilter } from './listTotal.js';
 export { messageFiguresSql, messageOldestId, messageQueueFigures } from './messageStatisticsSql.js';
 export type { NewMessage, SendingMethod, ValidMessage } from './messageSql.js';

@@ -1,6 +1,5 @@
 import { UUID_PATTERN, uuidBound } from '../util/uuid7.js';
 import { Type } from 'typebox';
-import type { Queryable } from '../db/db.js';
 import { readOwnWrite } from '../db/replica.js';
 import { herald, showValue } from '../errors/catalogue.js';
 import { principalOf, requireToken } from '../accounts/index.js';
@@ -9,10 +8,10 @@ import { ChannelType, errorResponses, Id, MAX_PAGE } from '../http/schemas.js';
 import type { Routes } from '../http/server.js';
 import { normaliseDestination } from '../numbering/index.js';
 import { messageListTotal, type RolledUpDays } from './listTotal.js';
-import { messageGet, messageList, messageStop } from './messageLookupSql.js';
+import { messageGet, messageList } from './messageLookupSql.js';
+import { type CascadeStopper, messagesStop } from './stopMessages.js';
 import { messageToApi } from './messageObject.js';
 import { MessageObject } from './messageSchemas.js';
-import { DELIVERY_ERRORS } from './statuses.js';
 import { TRAFFIC_TYPES } from '../shared/trafficTypes.js';
 
 /** page * per_page may not pass this: deep pages are for the time filters. */
@@ -39,18 +38,6 @@ const COUNTRY = /^[A-Za-z]{2}$/;
  */
 export const ERROR_FILTER_MAX_DAYS = 31;
 const DAY_MS = 86_400_000;
-
-/**
- * What a message stop asks of the capability that runs cascades (cascades/: `cascadesStop`, given in main.ts):
- * messages/ is below cascades/ and knows nothing of what a cascade is beside its id.
- */
-export interface CascadeStopper {
-  /**
-   * Stops running cascades in the caller's transaction, which holds their steps' messages: no later step will be
-   * created. Returns those that were running.
-   */
-  stopCascades(tx: Queryable, accountId: number, ids: readonly string[], now: Date): Promise<Set<string>>;
-}
 
 /** GET /api/v1/message/{uuid}, GET /api/v1/message and POST /api/v1/message/stop, with TOKEN_1. */
 export const lookupRoutes =
@@ -264,35 +251,7 @@ export const lookupRoutes =
         },
       },
       async (request) => {
-        const { uuids } = request.body;
-        const valid = [...new Set(uuids.filter((u) => UUID_PATTERN.test(u)).map((u) => u.toLowerCase()))];
-        const accountId = principalOf(request).accountId;
-        const now = ctx.clock.now();
-        const { found, cascadesStopped } =
-          valid.length === 0
-            ? { found: [], cascadesStopped: new Set<string>() }
-            : await ctx.db.transaction(async (tx) => {
-                const found = await messageStop(tx, accountId, valid, now, DELIVERY_ERRORS.stopped);
-                // Messages first, then their cascades: the order every transaction locks them in.
-                const cascades = [...new Set(found.flatMap((row) => (row.cascadeId ? [row.cascadeId] : [])))];
-                const cascadesStopped =
-                  cascades.length > 0 ? await stopper.stopCascades(tx, accountId, cascades, now) : new Set<string>();
-                return { found, cascadesStopped };
-              });
-        const byId = new Map(found.map((row) => [row.id, row]));
-        const codeOf = (row: { stopped: boolean; status: string; leased: boolean }): number =>
-          row.stopped ? 200 : row.status === 'sending' && row.leased ? 202 : 403;
-        const items = uuids.map((messageUuid) => {
-          const row = byId.get(messageUuid.toLowerCase());
-          if (!row) return { messageUuid, code: 404 };
-          // A running cascade stops as a whole from this step on: 200, or 202 while its current step (the latest)
-          // is being handed to a carrier and may still go.
-          if (row.cascadeId && cascadesStopped.has(row.cascadeId)) {
-            const latest = row.later[0] ?? row;
-            return { messageUuid, code: codeOf(latest) === 202 ? 202 : 200 };
-          }
-          return { messageUuid, code: codeOf(row) };
-        });
+        const items = await messagesStop(ctx, stopper, principalOf(request).accountId, request.body.uuids);
         return { errors: items.some((item) => item.code !== 200), items };
       },
     );

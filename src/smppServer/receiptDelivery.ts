@@ -16,6 +16,7 @@ import type { ClockTimer } from '../util/clock.js';
 import { yymmddhhmm } from '../util/time.js';
 import { WriteBatches } from '../util/writeBatches.js';
 import type { ClientSession, SmppServer } from './smppServer.js';
+import { MESSAGE_STATE } from './smppStatuses.js';
 
 /**
  * SMPP POSTs a process delivers at once. A POST carries what a forming round found (up to 100 events, a dozen under
@@ -23,8 +24,6 @@ import type { ClientSession, SmppServer } from './smppServer.js';
  */
 const POSTS_IN_FLIGHT = 64;
 
-/** message_state of SMPP 3.4 (5.2.28) by Herald's final status. */
-const MESSAGE_STATE: Record<string, number> = { delivered: 2, undelivered: 5, unsent: 8 };
 /** The receipt text's `stat:` by Herald's final status. */
 const STAT: Record<string, string> = { delivered: 'DELIVRD', undelivered: 'UNDELIV', unsent: 'REJECTD' };
 
@@ -231,7 +230,7 @@ export class ReceiptDelivery {
  * test/smppServer/receiptPdu.test.ts): the package's generic encoder took a tenth of the SMPP run's CPU.
  */
 export function deliverSmOf(e: SmppReceipt): smpp.PDU | undefined {
-  if (e.event === 'delivered' && e.status !== null && e.status in MESSAGE_STATE) {
+  if (e.event === 'delivered' && e.status !== null && e.status in STAT) {
     const receipt = new ShortMessagePdu(
       'deliver_sm',
       // Plain ASCII (which GSM 03.38 shares but for a few signs), as SMSCs write receipts.

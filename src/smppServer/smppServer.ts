@@ -17,7 +17,9 @@ import { type SmppServerMetrics, smppServerMetrics } from './smppServerMetrics.j
 import { smppPasswordGet } from './smppPasswordSql.js';
 import { SMPP_BIND_HEARTBEAT_MS, smppBindsLiveSince } from './smppBinds.js';
 import { smppBindDelete, smppBindInsert, smppBindsTouch } from './smppBindSql.js';
-import { ESME, HERALD_ERROR_TLV, refusalOf, type SmppRefusal } from './smppStatuses.js';
+import { ESME, HERALD_ERROR_TLV, MESSAGE_STATE, refusalOf, type SmppRefusal } from './smppStatuses.js';
+import { type CascadeStopper, FINAL_STATUSES, messageGet, messagesStop } from '../messages/index.js';
+import { UUID_PATTERN } from '../util/uuid7.js';
 import { moscowWallClock, smppTime } from './smppTime.js';
 import { SubmitBatches } from './submitBatches.js';
 import type { SmppReceipts } from '../sending/index.js';
@@ -129,6 +131,7 @@ export class SmppServer {
   constructor(
     readonly ctx: AppContext,
     readonly options: SmppServerOptions,
+    private readonly stopper: CascadeStopper,
   ) {
     this.metrics = smppServerMetrics(ctx, () => this.bound());
     this.receipts = new ReceiptDelivery(this, ctx);
@@ -286,6 +289,14 @@ export class SmppServer {
         }
         this.onSubmit(cs, pdu);
         return;
+      case 'query_sm':
+      case 'cancel_sm':
+        if (!cs.bind || cs.bind.type === 'receiver') {
+          cs.send(pdu.response({ command_status: ESME.RINVBNDSTS }));
+          return;
+        }
+        void this.onLookup(cs, pdu);
+        return;
       case 'deliver_sm_resp':
       case 'generic_nack': {
         const answer = cs.delivers.get(pdu.sequence_number);
@@ -297,7 +308,7 @@ export class SmppServer {
       }
       default:
         if (pdu.isResponse()) return;
-        // A request this server does not take (data_sm, query_sm, submit_multi, ...) or one SMPP 3.4 does not define.
+        // A request this server does not take (data_sm, replace_sm, submit_multi) or one SMPP 3.4 does not define.
         cs.send(new smpp.PDU('generic_nack', { sequence_number: pdu.sequence_number, command_status: ESME.RINVCMDID }));
     }
   }
@@ -436,6 +447,53 @@ export class SmppServer {
     void this.submitWhole(cs, added.items, added.text);
   }
 
+  /**
+   * query_sm (the message's state) and cancel_sm (POST /api/v1/message/stop's function: stopped while it waits in
+   * the queue), by the messageUuid in message_id, within the account of the bind. Each takes a place in the bind's
+   * window and a request of the account's rate, as a submit_sm does: its cost is bounded before it is paid.
+   */
+  private async onLookup(cs: ClientSession, pdu: smpp.PDU): Promise<void> {
+    const accountId = cs.bind!.principal.accountId;
+    const fail = pdu.command === 'query_sm' ? ESME.RQUERYFAIL : ESME.RCANCELFAIL;
+    if (cs.submitsOutstanding >= this.options.window || this.rate.take(`account:${accountId}`) > 0) {
+      cs.send(pdu.response({ command_status: ESME.RTHROTTLED }));
+      return;
+    }
+    const id = String(pdu.message_id ?? '').toLowerCase();
+    // An empty message_id (cancel every message from source_addr to destination_addr) is not taken.
+    if (!UUID_PATTERN.test(id)) {
+      cs.send(pdu.response({ command_status: ESME.RINVMSGID }));
+      return;
+    }
+    cs.submitsOutstanding++;
+    try {
+      if (pdu.command === 'cancel_sm') {
+        const [item] = await messagesStop(this.ctx, this.stopper, accountId, [id]);
+        cs.send(pdu.response({ command_status: item!.code === 200 ? ESME.ROK : fail }));
+        return;
+      }
+      const message = await messageGet(this.ctx.db, accountId, id);
+      const state = message && message.direction === 'outbound' ? MESSAGE_STATE[message.status] : undefined;
+      if (!message || state === undefined) {
+        cs.send(pdu.response({ command_status: fail }));
+        return;
+      }
+      cs.send(
+        pdu.response({
+          message_id: id,
+          final_date: FINAL_STATUSES.has(message.status) ? message.status_at : '',
+          message_state: state,
+          error_code: 0,
+        }),
+      );
+    } catch (error) {
+      this.ctx.log.error({ err: error }, `SMPP ${pdu.command} failed`);
+      cs.send(pdu.response({ command_status: ESME.RSYSERR }));
+    } finally {
+      cs.submitsOutstanding--;
+    }
+  }
+
   /** Parts whose message did not complete in time: each is refused (the client may send the message again). */
   refuseParts(cs: ClientSession, pdus: smpp.PDU[]): void {
     cs.submitsOutstanding -= pdus.length;
@@ -493,7 +551,6 @@ export class SmppServer {
   }
 }
 
-/** A metric label for a submit_sm status. */
 /**
  * The receipts a submit_sm asks for by bits 0-1 of registered_delivery (SMPP 3.4 5.2.17): 1 the final outcome, 2
  * only a failure, 0 none; 3 (reserved) is taken as 1.
@@ -503,6 +560,7 @@ export function receiptsOf(pdu: smpp.PDU): SmppReceipts | null {
   return bits === 0 ? null : bits === 2 ? 'failures' : 'all';
 }
 
+/** A metric label for a submit_sm status. */
 function outcomeName(status: number): string {
   const name = Object.entries(ESME).find(([, value]) => value === status)?.[0];
   return name ? `ESME_${name}` : `0x${status.toString(16)}`;

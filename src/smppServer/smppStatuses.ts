@@ -10,17 +10,32 @@ export const ESME = {
   RSYSERR: 0x08,
   RINVSRCADR: 0x0a,
   RINVDSTADR: 0x0b,
+  RINVMSGID: 0x0c,
   RBINDFAIL: 0x0d,
   RINVPASWD: 0x0e,
   RINVSYSID: 0x0f,
+  RCANCELFAIL: 0x11,
   RINVSERTYP: 0x15,
   RSUBMITFAIL: 0x45,
   RTHROTTLED: 0x58,
   RINVSCHED: 0x61,
   RINVEXPIRY: 0x62,
+  RQUERYFAIL: 0x67,
   /** SMPP 5.0's "invalid data coding scheme": SMPP 3.4 has none of its own. */
   RINVDCS: 0x104,
 } as const;
+
+/**
+ * message_state of SMPP 3.4 (5.2.28) by Herald's status: ENROUTE (1) until the final status, then DELIVERED (2),
+ * UNDELIVERABLE (5) or REJECTED (8). Receipts (deliver_sm) and query_sm_resp say the same.
+ */
+export const MESSAGE_STATE: Readonly<Record<string, number>> = {
+  sending: 1,
+  sent: 1,
+  delivered: 2,
+  undelivered: 5,
+  unsent: 8,
+};
 
 /**
  * The vendor TLV (SMPP 3.4 5.3.2: 0x1400-0x3FFF are vendor-specific) that carries Herald's error code (4020, 4032,

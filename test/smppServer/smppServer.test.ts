@@ -141,7 +141,7 @@ describe.each(ENGINES)('the SMPP server for clients on %s', (engine) => {
       const unknown = new smpp.PDU('enquire_link');
       unknown.command_id = 0x00000099;
       expect(await client.send(unknown)).toMatchObject({ command: 'generic_nack', command_status: ESME.RINVCMDID });
-      expect(await client.request('query_sm', { message_id: 'x' })).toMatchObject({ command: 'generic_nack' });
+      expect(await client.request('replace_sm', { message_id: 'x' })).toMatchObject({ command: 'generic_nack' });
       expect(await client.request('unbind')).toMatchObject({ command: 'unbind_resp', command_status: 0 });
       await waitFor(() => client.closed);
     });
@@ -490,6 +490,68 @@ describe.each(ENGINES)('the SMPP server for clients on %s', (engine) => {
       expect(redelivered.sort()).toEqual(ids.filter((id) => !answered.includes(id)).sort());
       await waitFor(async () => (await callbackSmppWaiting(t.herald.ctx.db)) === 0);
       expect(again.receiptIds()).toHaveLength(4);
+    });
+  });
+
+  describe('query_sm and cancel_sm', () => {
+    const submit = async (client: SmppTestClient, fields: Record<string, unknown> = {}): Promise<string> => {
+      const answer = await client.submit({
+        source_addr: 'Herald',
+        destination_addr: DELIVERED,
+        short_message: 'Query me',
+        ...fields,
+      });
+      expect(answer.command_status).toBe(ESME.ROK);
+      return String(answer.message_id);
+    };
+    const shown = async (a: TestAccount, uuid: string) =>
+      (await t.call('GET', `/api/v1/message/${uuid}`, { token: a.traffic })).body;
+
+    it("answers a message's state and final date, and refuses unknown ids and other accounts' messages", async () => {
+      const a = await account();
+      const client = await bindOk(a, 'bind_transceiver');
+      const delivered = await submit(client);
+      const waiting = await submit(client, { schedule_delivery_time: '000001000000000R' });
+      await waitFor(async () => (await shown(a, delivered)).status === 'delivered');
+      const done = await client.request('query_sm', { message_id: delivered.toUpperCase(), source_addr: 'Herald' });
+      expect(done).toMatchObject({ command_status: ESME.ROK, message_id: delivered, message_state: 2, error_code: 0 });
+      const statusTime = new Date((await shown(a, delivered)).statusTime as string);
+      // SMPP's absolute time has tenths of a second.
+      expect(Math.abs((done.final_date as unknown as Date).getTime() - statusTime.getTime())).toBeLessThan(100);
+      const queued = await client.request('query_sm', { message_id: waiting });
+      expect(queued).toMatchObject({ command_status: ESME.ROK, message_state: 1, final_date: '' });
+      expect((await client.request('query_sm', { message_id: crypto.randomUUID() })).command_status).toBe(
+        ESME.RQUERYFAIL,
+      );
+      expect((await client.request('query_sm', { message_id: 'not-an-id' })).command_status).toBe(ESME.RINVMSGID);
+      const other = await bindOk(await account(), 'bind_transmitter');
+      expect((await other.request('query_sm', { message_id: delivered })).command_status).toBe(ESME.RQUERYFAIL);
+      const receiver = await bindOk(a, 'bind_receiver');
+      expect((await receiver.request('query_sm', { message_id: delivered })).command_status).toBe(ESME.RINVBNDSTS);
+    });
+
+    it('cancels a message waiting in the queue as POST /api/v1/message/stop does, and nothing sent', async () => {
+      const a = await account();
+      const client = await bindOk(a, 'bind_transmitter');
+      const waiting = await submit(client, { schedule_delivery_time: '000001000000000R' });
+      const delivered = await submit(client);
+      await waitFor(async () => (await shown(a, delivered)).status === 'delivered');
+      expect((await client.request('cancel_sm', { message_id: waiting })).command_status).toBe(ESME.ROK);
+      const stopped = await shown(a, waiting);
+      expect(stopped).toMatchObject({ status: 'unsent', errorCode: 9003 });
+      // Stopped once: a second cancel, a delivered message, an unknown id and another account's all fail.
+      expect((await client.request('cancel_sm', { message_id: waiting })).command_status).toBe(ESME.RCANCELFAIL);
+      expect((await client.request('cancel_sm', { message_id: delivered })).command_status).toBe(ESME.RCANCELFAIL);
+      const unknown = await client.request('cancel_sm', { message_id: crypto.randomUUID() });
+      expect(unknown.command_status).toBe(ESME.RCANCELFAIL);
+      const mine = await submit(client, { schedule_delivery_time: '000001000000000R' });
+      const other = await bindOk(await account(), 'bind_transmitter');
+      expect((await other.request('cancel_sm', { message_id: mine })).command_status).toBe(ESME.RCANCELFAIL);
+      expect((await shown(a, mine)).status).toBe('sending');
+      // Without a message_id (every message from source_addr to destination_addr): not taken.
+      const bySource = await client.request('cancel_sm', { source_addr: 'Herald', destination_addr: DELIVERED });
+      expect(bySource.command_status).toBe(ESME.RINVMSGID);
+      expect((await client.request('query_sm', { message_id: waiting })).message_state).toBe(8);
     });
   });
 
