@@ -2,7 +2,7 @@ import { type AppContext, type DirectHandOver, NO_DIRECT_ROOM } from '../context
 import { herald, HeraldError } from '../errors/catalogue.js';
 import type { Principal } from '../accounts/index.js';
 import { countRefusals } from '../guard/index.js';
-import { SMPP_BINDS_URL, SMPP_FAILURE_RECEIPTS_URL } from '../callbacks/index.js';
+import { type CallbackEvent, SMPP_BINDS_URL, SMPP_FAILURE_RECEIPTS_URL } from '../callbacks/index.js';
 import type { Queryable } from '../db/db.js';
 import { JSON_SLICE_BYTES, sliceEnds } from '../db/jsonSlices.js';
 import {
@@ -23,9 +23,6 @@ import { REGISTERED_SENDER_CHANNELS, validateMessage, type ValidationContext } f
 
 export const MAX_BATCH = 1000;
 
-/** A receipt is the final status: the `delivered` event (delivered, undelivered or unsent). */
-const SMPP_RECEIPT_EVENTS = ['delivered'] as const;
-
 export type SendItem = { messageUuid: string; code: 201 } | { code: number; msg: string };
 export interface SendResponse {
   errors: boolean;
@@ -36,28 +33,35 @@ export interface SendRequest {
   readonly principal: Principal;
   readonly body: unknown;
   readonly idempotencyKey: string | undefined;
-  /**
-   * The messages report their final status to the account's SMPP binds as receipts (a submit_sm with
-   * registered_delivery, smppServer/): `all` (1) through the callback target {@link SMPP_BINDS_URL}, `failures` (2)
-   * through {@link SMPP_FAILURE_RECEIPTS_URL}, each for the `delivered` event.
-   */
+  /** The receipts the messages send to the account's SMPP binds (a submit_sm's registered_delivery, smppServer/). */
   readonly smppReceipts?: SmppReceipts;
 }
 
-/** Which final statuses of a message submitted over SMPP come back to the binds as receipts. */
-export type SmppReceipts = 'all' | 'failures';
-
-const SMPP_RECEIPTS_URL: Readonly<Record<SmppReceipts, string>> = {
-  all: SMPP_BINDS_URL,
-  failures: SMPP_FAILURE_RECEIPTS_URL,
-};
-
 /**
- * POST /api/v1/message: validates the whole batch (the first invalid message -> 422 with its `index`, nothing
- * stored), generates each message in request order (channel enabled, links shortened, priced, funds reserved)
- * and stores the batch in status `sending`: in one transaction, or a batch of large rows in slices (see
- * {@link storeBatch}).
+ * Which receipts a message submitted over SMPP sends back to the account's binds, as callback events of a target
+ * that stands for them: `final` the final status (the `delivered` event) of every message (`all`, through
+ * {@link SMPP_BINDS_URL}) or of failed ones only (`failures`, through {@link SMPP_FAILURE_RECEIPTS_URL}), or none;
+ * `intermediate` the hand-over to a carrier (the `sent` event) too.
  */
+export interface SmppReceipts {
+  readonly final: 'all' | 'failures' | null;
+  readonly intermediate: boolean;
+}
+
+/** The callback URL and events of messages that send `receipts`, or undefined when they send none. */
+function smppCallback(
+  receipts: SmppReceipts | undefined,
+): { callbackUrl: string; callbackEvents: CallbackEvent[] } | undefined {
+  if (!receipts || (receipts.final === null && !receipts.intermediate)) return undefined;
+  return {
+    callbackUrl: receipts.final === 'failures' ? SMPP_FAILURE_RECEIPTS_URL : SMPP_BINDS_URL,
+    callbackEvents: [
+      ...(receipts.final ? (['delivered'] as const) : []),
+      ...(receipts.intermediate ? (['sent'] as const) : []),
+    ],
+  };
+}
+
 export async function sendMessages(ctx: AppContext, request: SendRequest): Promise<IdempotentResult<SendResponse>> {
   const now = ctx.clock.now();
   const { principal, body } = request;
@@ -66,10 +70,8 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
   if (earlier) return earlier;
 
   const validated = await validateBatch(ctx, principal.accountId, body, now);
-  const receiptsUrl = request.smppReceipts && SMPP_RECEIPTS_URL[request.smppReceipts];
-  const valid = receiptsUrl
-    ? validated.map((m) => Object.assign({}, m, { callbackUrl: receiptsUrl, callbackEvents: SMPP_RECEIPT_EVENTS }))
-    : validated;
+  const receipts = smppCallback(request.smppReceipts);
+  const valid = receipts ? validated.map((m) => Object.assign({}, m, receipts)) : validated;
   const sender = senderOf(principal);
   const prepared = await prepareMessages(
     ctx,
@@ -84,7 +86,7 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
   const direct = ctx.directSubmit?.open() ?? NO_DIRECT_ROOM;
   try {
     // The SMPP binds' target is Herald's own, one per account: not a new URL of the client's daily allowance.
-    const store = storeInOrder(ctx, sender, valid, prepared, now, direct, !receiptsUrl);
+    const store = storeInOrder(ctx, sender, valid, prepared, now, direct, !receipts);
     return await storeBatch(ctx, idempotent, store, (i) => messageRowBytes(valid[i]!));
   } finally {
     direct.close();

@@ -24,8 +24,16 @@ import { MESSAGE_STATE } from './smppStatuses.js';
  */
 const POSTS_IN_FLIGHT = 64;
 
-/** The receipt text's `stat:` by Herald's final status. */
-const STAT: Record<string, string> = { delivered: 'DELIVRD', undelivered: 'UNDELIV', unsent: 'REJECTD' };
+/** The receipt text's `stat:` by Herald's status: the final ones, and `sent` for an intermediate notification. */
+const STAT: Record<string, string> = {
+  delivered: 'DELIVRD',
+  undelivered: 'UNDELIV',
+  unsent: 'REJECTD',
+  sent: 'ENROUTE',
+};
+
+/** esm_class of a receipt: an SMSC delivery receipt (the final status) or an intermediate notification (`sent`). */
+const RECEIPT_ESM_CLASS: Record<string, number> = { delivered: 0x04, sent: 0x20 };
 
 type Outcome = 'acknowledged' | 'refused' | 'lost';
 
@@ -149,7 +157,9 @@ export class ReceiptDelivery {
     const outcomes = await Promise.all(
       events.map((e) =>
         // Asked for failures only: a delivered message's receipt is done without a deliver_sm.
-        post.failures_only && e.status === 'delivered' ? 'acknowledged' : this.deliverEvent(post.account_id, e),
+        post.failures_only && e.event === 'delivered' && e.status === 'delivered'
+          ? 'acknowledged'
+          : this.deliverEvent(post.account_id, e),
       ),
     );
     const acknowledged = events.filter((_, i) => outcomes[i] === 'acknowledged').map((e) => e.event_id);
@@ -175,7 +185,7 @@ export class ReceiptDelivery {
     const pdu = deliverSmOf(event);
     // An event that is no receipt nor MO (none is asked for): nothing to send, done.
     if (!pdu) return 'acknowledged';
-    const kind = event.event === 'inbound_sent' ? 'mo' : 'receipt';
+    const kind = event.event === 'inbound_sent' ? 'mo' : event.event === 'sent' ? 'intermediate' : 'receipt';
     const cs = await this.slot(accountId);
     if (!cs) return 'lost';
     const status = await this.send(cs, pdu);
@@ -225,19 +235,22 @@ export class ReceiptDelivery {
 }
 
 /**
- * The deliver_sm of an event: a receipt (esm_class 0x04) or an MO (0x00); undefined for any other event. A receipt,
+ * The deliver_sm of an event: a receipt (esm_class 0x04), an intermediate notification of the hand-over to a carrier
+ * (0x20, `stat:ENROUTE`, message_state 1) or an MO (0x00); undefined for any other event. A receipt,
  * one a message, is encoded directly (connectors' hot PDUs, checked byte for byte against the package's encoder in
  * test/smppServer/receiptPdu.test.ts): the package's generic encoder took a tenth of the SMPP run's CPU.
  */
 export function deliverSmOf(e: SmppReceipt): smpp.PDU | undefined {
-  if (e.event === 'delivered' && e.status !== null && e.status in STAT) {
+  const esmClass = RECEIPT_ESM_CLASS[e.event];
+  if (esmClass !== undefined && e.status !== null && e.status in STAT) {
+    // Plain ASCII (which GSM 03.38 shares but for a few signs), as SMSCs write receipts.
     const receipt = new ShortMessagePdu(
       'deliver_sm',
-      // Plain ASCII (which GSM 03.38 shares but for a few signs), as SMSCs write receipts.
       receiptFields(
         { addr: e.message?.destination ?? '', ton: 0, npi: 0 },
         e.message?.sender_name ?? '',
         Buffer.from(receiptText(e), 'latin1'),
+        esmClass,
       ),
       receiptTlvs(e.message_id, MESSAGE_STATE[e.status]!),
     );

@@ -552,12 +552,16 @@ export class SmppServer {
 }
 
 /**
- * The receipts a submit_sm asks for by bits 0-1 of registered_delivery (SMPP 3.4 5.2.17): 1 the final outcome, 2
- * only a failure, 0 none; 3 (reserved) is taken as 1.
+ * The receipts a submit_sm asks for by its registered_delivery (SMPP 3.4 5.2.17): bits 0-1 the final one (1 every
+ * outcome, 2 only a failure, 0 none; 3, reserved, is taken as 1), bit 4 an intermediate one when the message is
+ * handed to a carrier; null when none.
  */
 export function receiptsOf(pdu: smpp.PDU): SmppReceipts | null {
-  const bits = Number(pdu.registered_delivery ?? 0) & 0x03;
-  return bits === 0 ? null : bits === 2 ? 'failures' : 'all';
+  const flags = Number(pdu.registered_delivery ?? 0);
+  const bits = flags & 0x03;
+  const intermediate = (flags & 0x10) !== 0;
+  if (bits === 0 && !intermediate) return null;
+  return { final: bits === 0 ? null : bits === 2 ? 'failures' : 'all', intermediate };
 }
 
 /** A metric label for a submit_sm status. */

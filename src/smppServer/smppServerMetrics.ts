@@ -7,7 +7,7 @@ export interface SmppServerMetrics {
   readonly binds: Counter<'outcome'>;
   /** submit_sm by outcome: `accepted` or the SMPP status name of the refusal. */
   readonly submits: Counter<'outcome'>;
-  /** deliver_sm by kind (receipt, mo) and outcome (acknowledged, refused, lost). */
+  /** deliver_sm by kind (receipt, intermediate, mo) and outcome (acknowledged, refused, lost). */
   readonly delivers: Counter<'kind' | 'outcome'>;
 }
 
@@ -51,7 +51,7 @@ export function smppServerMetrics(
     }),
     delivers: new Counter({
       name: 'herald_smpp_server_deliver_sm_total',
-      help: 'deliver_sm sent to clients by kind (receipt, mo) and outcome (acknowledged, refused, lost)',
+      help: 'deliver_sm sent to clients by kind (receipt, intermediate, mo) and outcome (acknowledged, refused, lost)',
       labelNames: ['kind', 'outcome'],
       registers,
     }),

@@ -49,7 +49,7 @@ export class SubmitBatches {
   constructor(private readonly ctx: AppContext) {}
 
   submit(principal: Principal, message: Record<string, unknown>, receipts: SmppReceipts | null): Promise<SubmitResult> {
-    const key = `${principal.tokenId}\u0000${receipts ?? ''}`;
+    const key = `${principal.tokenId}\u0000${receipts?.final ?? ''}\u0000${receipts?.intermediate ? 1 : 0}`;
     return new Promise((done) => {
       let lane = this.lanes.get(key);
       if (!lane) {

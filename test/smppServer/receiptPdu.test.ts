@@ -5,11 +5,16 @@ import '../../src/smppServer/smppTimePatch.js';
 import { deliverSmOf, receiptText, type SmppReceipt } from '../../src/smppServer/receiptDelivery.js';
 
 /** A final event of a message as callbackSmppPostEvents reads it, with its message's facts (messageReceiptFacts). */
-const event = (status: string, errorCode: number | null, content: unknown = 'Your code is 1234'): SmppReceipt => ({
+const event = (
+  status: string,
+  errorCode: number | null,
+  content: unknown = 'Your code is 1234',
+  name = status === 'sent' ? 'sent' : 'delivered',
+): SmppReceipt => ({
   event_id: 7,
   account_id: 1,
   message_id: '019a21fc-4b1e-7c3d-9e2f-0123456789ab',
-  event: 'delivered',
+  event: name,
   status,
   at: new Date('2026-11-29T09:15:00Z'),
   error_code: errorCode,
@@ -29,14 +34,16 @@ describe('the receipt deliver_sm, encoded directly', () => {
     ['delivered', 'delivered', null, 2],
     ['undelivered with a carrier code', 'undelivered', 9005, 5],
     ['unsent', 'unsent', 453, 8],
+    ['intermediate (handed to a carrier)', 'sent', null, 1],
   ] as const)('%s: the same bytes as the smpp package writes', (_, status, code, state) => {
     const e = event(status, code);
+    const esmClass = status === 'sent' ? 0x20 : 0x04;
     const direct = deliverSmOf(e)!;
     direct.sequence_number = 4242;
     const reference = new smpp.PDU('deliver_sm', {
       source_addr: '79161234567',
       destination_addr: 'Herald',
-      esm_class: 0x04,
+      esm_class: esmClass,
       data_coding: 0,
       short_message: Buffer.from(receiptText(e), 'latin1'),
       receipted_message_id: e.message_id,
@@ -51,7 +58,7 @@ describe('the receipt deliver_sm, encoded directly', () => {
       sequence_number: 4242,
       source_addr: '79161234567',
       destination_addr: 'Herald',
-      esm_class: 0x04,
+      esm_class: esmClass,
       receipted_message_id: e.message_id,
       message_state: state,
     });

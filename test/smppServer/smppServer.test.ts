@@ -367,16 +367,27 @@ describe.each(ENGINES)('the SMPP server for clients on %s', (engine) => {
   });
 
   describe('receipts', () => {
-    const submitWithReceipt = async (client: SmppTestClient, destination = DELIVERED): Promise<string> => {
+    const submitWithReceipt = async (
+      client: SmppTestClient,
+      destination = DELIVERED,
+      registered_delivery = 1,
+    ): Promise<string> => {
       const answer = await client.submit({
         source_addr: 'Herald',
         destination_addr: destination,
         short_message: 'Receipt please',
-        registered_delivery: 1,
+        registered_delivery,
       });
       expect(answer.command_status).toBe(ESME.ROK);
       return String(answer.message_id);
     };
+    /** Waits until the account's ended receipt batches hold `events` events. */
+    const batchesEnded = (a: TestAccount, events: number) =>
+      waitFor(async () => {
+        const posts = await t.call('GET', '/api/v1/callbacks', { token: a.system });
+        const items = posts.body.items as { state: string; events: number }[];
+        return items.filter((p) => p.state === 'delivered').reduce((n, p) => n + p.events, 0) === events;
+      });
     const statusOf = async (a: TestAccount, uuid: string) =>
       (await t.call('GET', `/api/v1/message/${uuid}`, { token: a.traffic })).body.status as string;
 
@@ -419,31 +430,42 @@ describe.each(ENGINES)('the SMPP server for clients on %s', (engine) => {
       const a = await account();
       const transmitter = await bindOk(a, 'bind_transmitter');
       const receiver = await bindOk(a, 'bind_receiver');
-      const submit = async (destination: string, registered_delivery: number): Promise<string> => {
-        const answer = await transmitter.submit({
-          source_addr: 'Herald',
-          destination_addr: destination,
-          short_message: 'Failures only',
-          registered_delivery,
-        });
-        expect(answer.command_status).toBe(ESME.ROK);
-        return String(answer.message_id);
-      };
-      const delivered = await submit(DELIVERED, 2);
-      const undelivered = await submit('79161234567', 2);
+      const delivered = await submitWithReceipt(transmitter, DELIVERED, 2);
+      const undelivered = await submitWithReceipt(transmitter, '79161234567', 2);
       // 3 is reserved: taken as 1.
-      const reserved = await submit(DELIVERED, 3);
+      const reserved = await submitWithReceipt(transmitter, DELIVERED, 3);
       const shown = await t.call('GET', `/api/v1/message/${delivered}`, { token: a.traffic });
       expect(shown.body.callbackUrl).toBe('smpp:binds:failures');
       // All three events delivered in ended receipt batches: the delivered message's was done without a deliver_sm.
-      await waitFor(async () => {
-        const posts = await t.call('GET', '/api/v1/callbacks', { token: a.system });
-        const items = posts.body.items as { state: string; events: number }[];
-        return items.filter((p) => p.state === 'delivered').reduce((n, p) => n + p.events, 0) === 3;
-      });
+      await batchesEnded(a, 3);
       expect(receiver.receiptIds().sort()).toEqual([undelivered, reserved].sort());
       const failed = receiver.delivered.find((p) => String(p.receipted_message_id) === undelivered)!;
       expect(failed.message_state).toBe(5);
+    });
+
+    it('sends an intermediate notification at the hand-over when registered_delivery asks (bit 4)', async () => {
+      const a = await account();
+      const transmitter = await bindOk(a, 'bind_transmitter');
+      const receiver = await bindOk(a, 'bind_receiver');
+      const both = await submitWithReceipt(transmitter, DELIVERED, 0x11);
+      const intermediateOnly = await submitWithReceipt(transmitter, DELIVERED, 0x10);
+      // Three events (two intermediate, one final) in ended receipt batches.
+      await batchesEnded(a, 3);
+      const of = (id: string) =>
+        receiver.delivered
+          .filter((p) => String(p.receipted_message_id) === id)
+          .map((p) => ({
+            esm_class: p.esm_class,
+            message_state: p.message_state,
+            stat: /stat:(\w+)/.exec(String((p.short_message as { message: string }).message))?.[1],
+          }))
+          // SMPP promises no order between two deliver_sm.
+          .sort((x, y) => Number(y.esm_class) - Number(x.esm_class));
+      const intermediate = { esm_class: 0x20, message_state: 1, stat: 'ENROUTE' };
+      expect(of(both)).toEqual([intermediate, { esm_class: 0x04, message_state: 2, stat: 'DELIVRD' }]);
+      expect(of(intermediateOnly)).toEqual([intermediate]);
+      const text = await (await fetch(`${t.url}/metrics`)).text();
+      expect(text).toMatch(/herald_smpp_server_deliver_sm_total\{kind="intermediate",outcome="acknowledged"\} [1-9]/);
     });
 
     it('keeps receipts while no receiver is bound and delivers them on the next bind, once', async () => {

@@ -113,13 +113,15 @@ export function receiptTlvs(messageId: string, state: number): Tlv[] {
 }
 
 /**
- * The fields of a delivery receipt's deliver_sm (esm_class 0x04) from the subscriber's number to the sender, its
- * text the SMPP 3.4 appendix B receipt: what an SMSC sends Herald and what Herald's SMPP server sends its clients.
+ * The fields of a delivery receipt's deliver_sm (esm_class 0x04; 0x20 an intermediate one) from the subscriber's
+ * number to the sender, its text the SMPP 3.4 appendix B receipt: what an SMSC sends Herald and what Herald's SMPP
+ * server sends its clients.
  */
 export function receiptFields(
   from: { readonly addr: string; readonly ton: number; readonly npi: number },
   to: string,
   text: Buffer,
+  esmClass = 0x04,
 ): ShortMessageFields {
   return {
     source_addr: from.addr,
@@ -128,7 +130,7 @@ export function receiptFields(
     destination_addr: to,
     dest_addr_ton: 0,
     dest_addr_npi: 0,
-    esm_class: 0x04,
+    esm_class: esmClass,
     registered_delivery: 0,
     data_coding: 0,
     validity_period: '',
