@@ -55,7 +55,14 @@ export class ReceiptDelivery {
   private again = false;
   private stopped = true;
   private readonly inFlight = new Set<Promise<void>>();
-  private slotWaiters: (() => void)[] = [];
+  /**
+   * Events waiting for room in a receiver window, per account, in order: an answer wakes one of its own account's.
+   * Waking every waiter of every account on each answer cost each answer as many looks as events waited: a client
+   * that answered slowly (64 batches of 100 receipts waiting) made every other account's answers pay for it.
+   */
+  private readonly slotWaiters = new Map<number, (() => void)[]>();
+  /** Looks for a receiver with room (tests count them: a look per answer, not per waiting event). */
+  slotLooks = 0;
   /** POSTs whose every event is acknowledged, ended together (callbackSmppEnd). */
   private readonly ends = new WriteBatches<string>(async (ids) => {
     await callbackSmppEnd(this.ctx.db, ids, this.ctx.clock.now());
@@ -79,7 +86,7 @@ export class ReceiptDelivery {
   }
 
   async drain(): Promise<void> {
-    this.freeSlots();
+    for (const accountId of [...this.slotWaiters.keys()]) this.freeSlots(accountId);
     await Promise.all([...this.inFlight]);
   }
 
@@ -186,10 +193,18 @@ export class ReceiptDelivery {
     // An event that is no receipt nor MO (none is asked for): nothing to send, done.
     if (!pdu) return 'acknowledged';
     const kind = event.event === 'inbound_sent' ? 'mo' : event.event === 'sent' ? 'intermediate' : 'receipt';
-    const cs = await this.slot(accountId);
+    // The bind is chosen and its place taken (send registers the deliver_sm) in one turn: a POST's events all start
+    // together, and each chose the same empty window before any had taken a place in it (60 sent into a window of 5).
+    let cs = this.server.leastBusyReceiver(accountId);
+    this.slotLooks++;
+    while (cs === 'full') {
+      await this.roomFor(accountId);
+      cs = this.server.leastBusyReceiver(accountId);
+      this.slotLooks++;
+    }
     if (!cs) return 'lost';
     const status = await this.send(cs, pdu);
-    this.freeSlots();
+    this.freeSlot(accountId);
     const outcome: Outcome = status === undefined ? 'lost' : status === 0 ? 'acknowledged' : 'refused';
     this.server.metrics.delivers.inc({ kind, outcome });
     return outcome;
@@ -214,23 +229,34 @@ export class ReceiptDelivery {
     });
   }
 
-  /**
-   * A receiver bind of the account with room in its window (the least busy), waiting for room while every one is
-   * full; undefined when the account has none bound.
-   */
-  private async slot(accountId: number): Promise<ClientSession | undefined> {
-    for (;;) {
-      const free = this.server.leastBusyReceiver(accountId);
-      if (free !== 'full') return free;
-      await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
-    }
+  /** Resolves when a place in one of the account's receiver windows may be free (an answer, a bind came or went). */
+  private roomFor(accountId: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const waiters = this.slotWaiters.get(accountId);
+      if (waiters) waiters.push(resolve);
+      else this.slotWaiters.set(accountId, [resolve]);
+    });
   }
 
-  /** Wakes the events waiting for room in a window (one answered, or a bind closed). */
-  freeSlots(): void {
-    const waiters = this.slotWaiters;
-    this.slotWaiters = [];
-    for (const wake of waiters) wake();
+  /** Events waiting for room in the account's windows. */
+  waitingForRoom(accountId: number): number {
+    return this.slotWaiters.get(accountId)?.length ?? 0;
+  }
+
+  /** A place in one of the account's windows is free again: the first event waiting for one looks. */
+  private freeSlot(accountId: number): void {
+    const waiters = this.slotWaiters.get(accountId);
+    if (!waiters) return;
+    const wake = waiters.shift()!;
+    if (waiters.length === 0) this.slotWaiters.delete(accountId);
+    wake();
+  }
+
+  /** Wakes every event of the account waiting for room: a bind of it opened or closed, each looks again. */
+  freeSlots(accountId: number): void {
+    const waiters = this.slotWaiters.get(accountId);
+    this.slotWaiters.delete(accountId);
+    for (const wake of waiters ?? []) wake();
   }
 }
 

@@ -120,7 +120,8 @@ export class SmppServer {
   /** Rows of closed binds being deleted (a stop waits for them). */
   private readonly forgetting = new Set<Promise<void>>();
   readonly metrics: SmppServerMetrics;
-  private readonly receipts: ReceiptDelivery;
+  /** The receipts and MO of the binds (public for tests, which count its looks for room). */
+  readonly receipts: ReceiptDelivery;
   /** submit_sm go to the HTTP send's function in batches (submitBatches.ts). */
   private readonly batches: SubmitBatches;
   private readonly rate: RateLimiter;
@@ -256,7 +257,8 @@ export class SmppServer {
     for (const answer of cs.delivers.values()) answer(undefined);
     cs.delivers.clear();
     cs.unbound?.();
-    this.receipts.freeSlots();
+    // The account's receipts waiting for room look again: at another bind, or lost when none is left.
+    if (cs.bind) this.receipts.freeSlots(cs.bind.principal.accountId);
     if (cs.bind) {
       const forgotten: Promise<void> = smppBindDelete(this.ctx.db, cs.bind.id)
         .catch((error: unknown) => this.ctx.log.warn({ err: error }, 'SMPP bind row not deleted'))
@@ -379,7 +381,11 @@ export class SmppServer {
       }
       this.metrics.binds.inc({ outcome: 'bound' });
       cs.send(pdu.response({ system_id: 'herald' }));
-      if (cs.receives) this.receipts.poke();
+      if (cs.receives) {
+        // Its window is room for the account's receipts that wait for one, and for more.
+        this.receipts.freeSlots(cs.bind.principal.accountId);
+        this.receipts.poke();
+      }
     } catch (error) {
       if (error instanceof HeraldError && error.errorName === 'tooManyRequests') {
         refuse(ESME.RBINDFAIL, 'auth_failures');

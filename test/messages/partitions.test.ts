@@ -262,9 +262,10 @@ describe.each(ENGINES)('retention by partitions (%s)', (engine) => {
     expect(await inherited(db, 'message_destinations')).not.toContain('message_destinations_p20310106');
     expect(names).toContain('messages_p20310113');
     expect(names).toContain('messages_p20310120');
-    const [gone] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_class WHERE relname = $1`, [
-      'messages_p20310106',
-    ]);
+    const [gone] = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_class WHERE relname = $1 AND relnamespace = current_schema()::regnamespace`,
+      ['messages_p20310106'],
+    );
     expect(gone!.n).toBe(0);
     expect(await partitionOf(db, waiting)).toBe('messages_p20310113');
     for (const id of ids.slice(0, 14).flat()) {

@@ -1,0 +1,123 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { callbackSmppWaiting } from '../../src/callbacks/index.js';
+import { ESME } from '../../src/smppServer/smppStatuses.js';
+import { ENGINES } from '../helpers/engines.js';
+import { keyIdOf, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { SmppTestClient } from './smppClient.js';
+
+const secretOf = (token: string): string => Buffer.from(token, 'base64').toString('utf8').split(':')[1]!;
+const DELIVERED = '79161234561';
+/** A receiver's window of deliver_sm: small, so that a client that does not answer has receipts waiting for room. */
+const DELIVER_WINDOW = 5;
+
+describe.each(ENGINES)('receipts waiting for room in the binds windows on %s', (engine) => {
+  let t: TestHerald;
+  const clients: SmppTestClient[] = [];
+
+  beforeAll(async () => {
+    t = await startTestHerald(engine, {
+      env: { HERALD_SMPP_PORT: '0', HERALD_SMPP_RATE_LIMIT: '1000' },
+      delivery: { delayMs: 5 },
+      smppServer: { pollMs: 50, retryMs: 200, deliverWindow: DELIVER_WINDOW },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+  });
+
+  const bind = async (a: TestAccount, command: 'bind_transmitter' | 'bind_receiver'): Promise<SmppTestClient> => {
+    const { client, answer } = await SmppTestClient.bound(
+      t.herald.smppServer!.port,
+      keyIdOf(a.traffic),
+      secretOf(a.traffic),
+      command,
+    );
+    clients.push(client);
+    expect(answer.command_status).toBe(ESME.ROK);
+    return client;
+  };
+  const submitWithReceipts = async (client: SmppTestClient, count: number): Promise<string[]> => {
+    const answers = await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        client.submit({
+          source_addr: 'Herald',
+          destination_addr: DELIVERED,
+          short_message: `Receipt ${i}`,
+          registered_delivery: 1,
+        }),
+      ),
+    );
+    for (const answer of answers) expect(answer.command_status).toBe(ESME.ROK);
+    return answers.map((a) => String(a.message_id));
+  };
+
+  /** Receipts in open batches for the binds, not yet acknowledged (every account's: the tests run one at a time). */
+  const waitingReceipts = (): Promise<number> => callbackSmppWaiting(t.herald.ctx.db);
+
+  it("costs an answer one look for room, however many of another account's receipts wait", async () => {
+    const receipts = t.herald.smppServer!.receipts;
+    const slow = await t.createAccount({ senderNames: [['SMS', 'Herald']] });
+    const slowIds = await submitWithReceipts(await bind(slow, 'bind_transmitter'), 60);
+    // Most of the 60 receipts formed into batches before a receiver binds (a lane forms no more while its newest
+    // batch waits for a first lease): its first look takes them all.
+    await waitFor(async () => (await waitingReceipts()) >= 40, {
+      timeoutMs: 20_000,
+      describe: async () => `${await waitingReceipts()} receipts in open batches`,
+    });
+    const slowReceiver = await bind(slow, 'bind_receiver');
+    slowReceiver.answering = false;
+    // Its window full, and never more than full; the rest of what it took waiting for room.
+    await waitFor(() => slowReceiver.held.length === DELIVER_WINDOW && receipts.waitingForRoom(slow.id) >= 35, {
+      timeoutMs: 20_000,
+      describe: () => `held ${slowReceiver.held.length}, waiting ${receipts.waitingForRoom(slow.id)}`,
+    });
+    const waiting = receipts.waitingForRoom(slow.id);
+    expect(slowReceiver.held).toHaveLength(DELIVER_WINDOW);
+
+    const quick = await t.createAccount({ senderNames: [['SMS', 'Herald']] });
+    const quickReceiver = await bind(quick, 'bind_receiver');
+    const looksBefore = receipts.slotLooks;
+    const quickIds = await submitWithReceipts(await bind(quick, 'bind_transmitter'), 30);
+    await waitFor(() => quickIds.every((id) => quickReceiver.receiptIds().includes(id)), {
+      timeoutMs: 20_000,
+      describe: () => `${quickReceiver.receiptIds().length} of 30 receipts`,
+    });
+    // Each of the 30 receipts looked once, and again for each time its account's window was full: never once more
+    // for each of the other account's waiting receipts (35 or more an answer).
+    expect(receipts.slotLooks - looksBefore).toBeLessThan(3 * quickIds.length);
+    expect(receipts.waitingForRoom(slow.id)).toBe(waiting);
+
+    // The slow client answers again: each answer lets one waiting receipt in, until all 60 have come.
+    slowReceiver.answering = true;
+    slowReceiver.answerHeld();
+    await waitFor(() => slowIds.every((id) => slowReceiver.receiptIds().includes(id)), {
+      timeoutMs: 20_000,
+      describe: () => `${slowReceiver.receiptIds().length} of 60 receipts`,
+    });
+    expect(new Set(slowReceiver.receiptIds()).size).toBe(60);
+  }, 90_000);
+
+  it('lets waiting receipts into a receiver bound while they wait, and back to the queue when it goes', async () => {
+    const receipts = t.herald.smppServer!.receipts;
+    const a = await t.createAccount({ senderNames: [['SMS', 'Herald']] });
+    const ids = await submitWithReceipts(await bind(a, 'bind_transmitter'), 20);
+    await waitFor(async () => (await waitingReceipts()) >= 10, { timeoutMs: 20_000 });
+    const first = await bind(a, 'bind_receiver');
+    first.answering = false;
+    await waitFor(() => first.held.length === DELIVER_WINDOW && receipts.waitingForRoom(a.id) > 0, {
+      timeoutMs: 20_000,
+    });
+    expect(first.held).toHaveLength(DELIVER_WINDOW);
+    // A second receiver takes the waiting ones without an answer on the first.
+    const second = await bind(a, 'bind_receiver');
+    await waitFor(() => second.receiptIds().length > 0, { timeoutMs: 30_000 });
+    // The first goes without answering: what it held comes again on the second; nothing waits for room any more.
+    first.destroy();
+    await waitFor(() => ids.every((id) => second.receiptIds().includes(id)), { timeoutMs: 30_000 });
+    expect(receipts.waitingForRoom(a.id)).toBe(0);
+  });
+});
