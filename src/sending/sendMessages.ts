@@ -62,6 +62,12 @@ function smppCallback(
   };
 }
 
+/**
+ * POST /api/v1/message: validates the whole batch (the first invalid message -> 422 with its `index`, nothing
+ * stored), generates each message in request order (channel enabled, links shortened, priced, funds reserved)
+ * and stores the batch in status `sending`: in one transaction, or a batch of large rows in slices (see
+ * {@link storeBatch}).
+ */
 export async function sendMessages(ctx: AppContext, request: SendRequest): Promise<IdempotentResult<SendResponse>> {
   const now = ctx.clock.now();
   const { principal, body } = request;
