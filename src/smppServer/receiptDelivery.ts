@@ -195,12 +195,12 @@ export class ReceiptDelivery {
     const kind = event.event === 'inbound_sent' ? 'mo' : event.event === 'sent' ? 'intermediate' : 'receipt';
     // The bind is chosen and its place taken (send registers the deliver_sm) in one turn: a POST's events all start
     // together, and each chose the same empty window before any had taken a place in it (60 sent into a window of 5).
-    let cs = this.server.leastBusyReceiver(accountId);
-    this.slotLooks++;
-    while (cs === 'full') {
-      await this.roomFor(accountId);
-      cs = this.server.leastBusyReceiver(accountId);
+    let cs: ClientSession | 'full' | undefined;
+    for (;;) {
       this.slotLooks++;
+      cs = this.server.leastBusyReceiver(accountId);
+      if (cs !== 'full') break;
+      await this.roomFor(accountId);
     }
     if (!cs) return 'lost';
     const status = await this.send(cs, pdu);

@@ -257,9 +257,9 @@ export class SmppServer {
     for (const answer of cs.delivers.values()) answer(undefined);
     cs.delivers.clear();
     cs.unbound?.();
-    // The account's receipts waiting for room look again: at another bind, or lost when none is left.
-    if (cs.bind) this.receipts.freeSlots(cs.bind.principal.accountId);
     if (cs.bind) {
+      // The account's receipts waiting for room look again: at another bind, or lost when none is left.
+      this.receipts.freeSlots(cs.bind.principal.accountId);
       const forgotten: Promise<void> = smppBindDelete(this.ctx.db, cs.bind.id)
         .catch((error: unknown) => this.ctx.log.warn({ err: error }, 'SMPP bind row not deleted'))
         .finally(() => this.forgetting.delete(forgotten));
@@ -409,16 +409,23 @@ export class SmppServer {
     return this.ctx.passwords.verify(password, issued?.password_hash);
   }
 
-  private onSubmit(cs: ClientSession, pdu: smpp.PDU): void {
-    const bind = cs.bind!;
-    if (cs.submitsOutstanding >= this.options.window) {
-      this.answer(cs, [pdu], { status: ESME.RTHROTTLED, heraldCode: 4290, message: 'window full' });
-      return;
-    }
-    const wait = this.rate.take(`account:${bind.principal.accountId}`);
-    if (wait > 0) {
+  /**
+   * Why a request of the bind (submit_sm, query_sm, cancel_sm) is answered ESME_RTHROTTLED before any work: its
+   * window is full, or the account is past its rate; undefined when it may go (and then counted against the rate).
+   */
+  private throttled(cs: ClientSession): 'window full' | 'rate limited' | undefined {
+    if (cs.submitsOutstanding >= this.options.window) return 'window full';
+    if (this.rate.take(`account:${cs.bind!.principal.accountId}`) > 0) {
       this.ctx.limits.metrics.rateLimited.inc({ kind: 'smpp' });
-      this.answer(cs, [pdu], { status: ESME.RTHROTTLED, heraldCode: 4290, message: 'rate limited' });
+      return 'rate limited';
+    }
+    return undefined;
+  }
+
+  private onSubmit(cs: ClientSession, pdu: smpp.PDU): void {
+    const held = this.throttled(cs);
+    if (held) {
+      this.answer(cs, [pdu], { status: ESME.RTHROTTLED, heraldCode: 4290, message: held });
       return;
     }
     const dataCoding = Number(pdu.data_coding ?? 0);
@@ -461,7 +468,7 @@ export class SmppServer {
   private async onLookup(cs: ClientSession, pdu: smpp.PDU): Promise<void> {
     const accountId = cs.bind!.principal.accountId;
     const fail = pdu.command === 'query_sm' ? ESME.RQUERYFAIL : ESME.RCANCELFAIL;
-    if (cs.submitsOutstanding >= this.options.window || this.rate.take(`account:${accountId}`) > 0) {
+    if (this.throttled(cs)) {
       cs.send(pdu.response({ command_status: ESME.RTHROTTLED }));
       return;
     }
