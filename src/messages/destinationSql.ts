@@ -7,14 +7,6 @@ import type { Queryable } from '../db/db.js';
  * retention drops the partitions of both together).
  */
 
-/** The search key of the row `alias`: its account and destination, as message_destinations_key indexes it. */
-const keyOf = (alias: string): string => `ARRAY[${alias}.account_id::text || ':' || ${alias}.destination]`;
-
-/** The search key for an account's destination, as the list gives it as a parameter. */
-export function destinationKey(accountId: number, destination: string): string {
-  return `${accountId}:${destination}`;
-}
-
 /** A CTE that records the destination of each message of `source` (account_id, id, destination) just inserted. */
 export function destinationsInsertCte(source: string): string {
   return `message_destinations_added AS (
@@ -24,11 +16,11 @@ export function destinationsInsertCte(source: string): string {
 }
 
 /**
- * A condition on messages: the message is one of those of the search key `param` (see {@link destinationKey}),
- * found through message_destinations_key.
+ * A condition on messages: the message is one of those of the account `account` (a parameter) to the destination
+ * `param`, found through message_destinations_search (account, destination; migration 0058).
  */
-export function destinationCondition(param: string): string {
-  return `id IN (SELECT d.id FROM message_destinations d WHERE ${keyOf('d')} @> ARRAY[${param}::text])`;
+export function destinationCondition(account: string, param: string): string {
+  return `id IN (SELECT d.id FROM message_destinations d WHERE d.account_id = ${account} AND d.destination = ${param})`;
 }
 
 /** Deletes the destinations of the account's messages that the retention deleted by rows. */
@@ -38,10 +30,10 @@ export async function destinationsDeleteOf(
   messages: readonly { readonly id: string; readonly destination: string }[],
 ): Promise<void> {
   if (messages.length === 0) return;
-  // Found by their keys (the one index); the ids pick the deleted ones among a destination's messages.
+  // Found by their destinations (the one index); the ids pick the deleted ones among a destination's messages.
   await db.query(
     `DELETE FROM message_destinations d
-     WHERE ${keyOf('d')} && $1::text[] AND d.id = ANY($2::uuid[])`,
-    [[...new Set(messages.map((m) => destinationKey(accountId, m.destination)))], messages.map((m) => m.id)],
+     WHERE d.account_id = $1 AND d.destination = ANY($2::text[]) AND d.id = ANY($3::uuid[])`,
+    [accountId, [...new Set(messages.map((m) => m.destination))], messages.map((m) => m.id)],
   );
 }

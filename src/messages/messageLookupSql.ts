@@ -3,7 +3,7 @@ import type { Channel } from '../shared/channels.js';
 import { messageApplyTransitions } from './transitionSql.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
 import { statusTransition } from './transitions.js';
-import { destinationCondition, destinationKey } from './destinationSql.js';
+import { destinationCondition } from './destinationSql.js';
 import { messageIdSpan } from './messagePartitions.js';
 import { DAY_MS } from '../util/time.js';
 import { uuidBound } from '../util/uuid7.js';
@@ -115,7 +115,8 @@ const CONTENT_TEXTS = `CASE WHEN jsonb_typeof(content) = 'string' THEN ARRAY[con
  */
 function whereOf(accountId: number, f: MessageFilter, params: unknown[] = []): { where: string; params: unknown[] } {
   params.push(accountId);
-  const conditions = [`account_id = $${params.length}`];
+  const account = `$${params.length}`;
+  const conditions = [`account_id = ${account}`];
   const add = (value: unknown, condition: (p: string) => string): void => {
     if (value === null) return;
     params.push(value);
@@ -125,9 +126,8 @@ function whereOf(accountId: number, f: MessageFilter, params: unknown[] = []): {
   add(f.fromId, (p) => `id >= ${p}::uuid`);
   add(f.toId, (p) => `id <= ${p}::uuid`);
   add(f.messageUuid, (p) => `id = ${p}::uuid`);
-  // Through message_destinations (a GIN index of the key account:destination; see migration 0057).
-  add(f.destination === null ? null : destinationKey(accountId, f.destination), destinationCondition);
-  add(f.destination, (p) => `destination = ${p}`);
+  // Through message_destinations (by its index of account and destination; migrations 0057 and 0058).
+  add(f.destination, (p) => `${destinationCondition(account, p)} AND destination = ${p}`);
   add(f.status, (p) => `status = ${p}`);
   add(f.tags, (p) => `tags && ${p}::text[]`);
   add(f.channelType, (p) => `channel_type = ${p}`);
