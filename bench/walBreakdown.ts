@@ -199,7 +199,36 @@ export async function startWalBreakdown(url: string): Promise<WalBreakdown> {
           if (!touched.has(name.split('.')[0]!)) continue;
           lines.push(`  ${name}: ${per(i.scans - (start.scans.get(name)?.scans ?? 0))} scans, ${i.size}`);
         }
+
+        // Each version of a message's row is written whole (no update of it is HOT): its width is paid four times.
+        lines.push('', ...(await messageWidths(client)));
         return lines.join('\n');
       }),
   };
+}
+
+/**
+ * The stored width of a message's row by column (pg_column_size, the bytes of each value as stored, averaged over the
+ * messages of the database: the run's), largest first, and of the whole row's data.
+ */
+async function messageWidths(client: pg.Client): Promise<string[]> {
+  const columns = (
+    await client.query<{ attname: string }>(
+      `SELECT attname FROM pg_attribute
+       WHERE attrelid = 'messages'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
+    )
+  ).rows.map((r) => r.attname);
+  const widths = (
+    await client.query<Record<string, string | null>>(
+      `SELECT count(*)::text AS n, avg(pg_column_size(m.*))::numeric(8, 1)::text AS "(row)",
+         ${columns.map((c) => `avg(coalesce(pg_column_size(m.${c}), 0))::numeric(8, 1)::text AS ${c}`).join(', ')}
+       FROM messages m`,
+    )
+  ).rows[0]!;
+  const lines = [`A message's row, stored bytes by column (average over ${widths.n} messages):`];
+  for (const [name, width] of Object.entries(widths)
+    .filter(([name, width]) => name !== 'n' && Number(width) > 0)
+    .sort(([, a], [, b]) => Number(b) - Number(a)))
+    lines.push(`  ${String(width).padStart(7)} B  ${name}`);
+  return lines;
 }
