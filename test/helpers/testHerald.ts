@@ -17,6 +17,12 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 /** The key id of a token (`base64("<keyId>:<secret>")`, DESIGN section 2). */
 export const keyIdOf = (token: string): string => Buffer.from(token, 'base64').toString('utf8').split(':')[0]!;
 
+/**
+ * The secret half of a token (`base64("<keyId>:<secret>")`; the key id alone is an identifier, not a credential): an
+ * SMPP bind's long password.
+ */
+export const secretOf = (token: string): string => Buffer.from(token, 'base64').toString('utf8').split(':')[1]!;
+
 export interface TestAccount {
   readonly id: number;
   readonly traffic: string;

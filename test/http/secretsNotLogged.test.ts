@@ -5,7 +5,7 @@ import { createLogger } from '../../src/logger.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 import { Receiver } from '../helpers/receiver.js';
-import { ADMIN_TOKEN, startTestHerald, type TestHerald } from '../helpers/testHerald.js';
+import { ADMIN_TOKEN, secretOf, startTestHerald, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
 
@@ -37,9 +37,6 @@ function searchable(lines: readonly string[]): string {
   for (const line of lines) walk(JSON.parse(line));
   return [...lines, ...decoded].join('\n');
 }
-
-/** The secret half of a token (`base64(keyId:secret)`); the key id alone is an identifier, not a credential. */
-const secretOf = (token: string): string => Buffer.from(token, 'base64').toString('utf8').split(':')[1]!;
 
 describe.each(ENGINES)('secrets never reach the logs (%s)', (engine) => {
   const lines: string[] = [];

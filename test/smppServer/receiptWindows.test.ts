@@ -2,11 +2,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { callbackSmppWaiting } from '../../src/callbacks/index.js';
 import { ESME } from '../../src/smppServer/smppStatuses.js';
 import { ENGINES } from '../helpers/engines.js';
-import { keyIdOf, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { keyIdOf, secretOf, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { SmppTestClient } from './smppClient.js';
 
-const secretOf = (token: string): string => Buffer.from(token, 'base64').toString('utf8').split(':')[1]!;
 const DELIVERED = '79161234561';
 /** A receiver's window of deliver_sm: small, so that a client that does not answer has receipts waiting for room. */
 const DELIVER_WINDOW = 5;

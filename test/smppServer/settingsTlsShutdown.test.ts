@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { ESME } from '../../src/smppServer/smppStatuses.js';
 import { ENGINES, listeningPids } from '../helpers/engines.js';
-import { keyIdOf, startTestHerald, type TestHerald } from '../helpers/testHerald.js';
+import { keyIdOf, secretOf, startTestHerald, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { SmppTestClient } from './smppClient.js';
 
@@ -46,7 +46,7 @@ describe.each(ENGINES)('the SMPP server with HERALD_SMPP_WINDOW on %s', (engine)
 
   it('keeps each bind to its window: one submit_sm more is refused ESME_RTHROTTLED (4290)', async () => {
     const a = await t.createAccount({ senderNames: [['SMS', 'Herald']] });
-    const secret = Buffer.from(a.traffic, 'base64').toString('utf8').split(':')[1]!;
+    const secret = secretOf(a.traffic);
     const { client, answer } = await SmppTestClient.bound(t.herald.smppServer!.port, keyIdOf(a.traffic), secret);
     try {
       expect(answer.command_status).toBe(ESME.ROK);
@@ -108,7 +108,7 @@ describe.each(ENGINES)('the SMPP server over TLS on %s', (engine) => {
     });
     session.on('error', () => undefined);
     await new Promise<void>((resolve) => session.once('secureConnect', () => resolve()));
-    const secret = Buffer.from(a.traffic, 'base64').toString('utf8').split(':')[1]!;
+    const secret = secretOf(a.traffic);
     const answer = await new Promise<smpp.PDU>((resolve) =>
       session.send(new smpp.PDU('bind_transceiver', { system_id: keyIdOf(a.traffic), password: secret }), resolve),
     );
@@ -121,7 +121,7 @@ describe.each(ENGINES)('the SMPP server shutting down on %s', (engine) => {
   it('unbinds each bind, waits for its unbind_resp, then closes', async () => {
     const t = await startTestHerald(engine, { env: { HERALD_SMPP_PORT: '0' }, smppServer: { unbindWaitMs: 10_000 } });
     const a = await t.createAccount();
-    const secret = Buffer.from(a.traffic, 'base64').toString('utf8').split(':')[1]!;
+    const secret = secretOf(a.traffic);
     const { client, answer } = await SmppTestClient.bound(t.herald.smppServer!.port, keyIdOf(a.traffic), secret);
     expect(answer.command_status).toBe(ESME.ROK);
     const started = Date.now();

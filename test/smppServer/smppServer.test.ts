@@ -3,14 +3,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { callbackSmppWaiting } from '../../src/callbacks/index.js';
 import { ESME, HERALD_ERROR_TLV } from '../../src/smppServer/smppStatuses.js';
 import { ENGINES } from '../helpers/engines.js';
-import { keyIdOf, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { keyIdOf, secretOf, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { SmppTestClient } from './smppClient.js';
 
 smpp.addTLV('herald_error_code', { id: HERALD_ERROR_TLV, type: smpp.types.tlv.int32 });
-
-/** The secret of a token (`base64("<keyId>:<secret>")`). */
-const secretOf = (token: string): string => Buffer.from(token, 'base64').toString('utf8').split(':')[1]!;
 
 /** Destinations by the simulator's last-digit rule: 1 delivered, 7 undelivered. */
 const DELIVERED = '79161234561';
