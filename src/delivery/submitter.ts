@@ -9,6 +9,7 @@ import {
   type ClaimLimits,
   DELIVERY_ERRORS,
   messageClaimDue,
+  messageClaimsEnd,
   messageNextDue,
   isReadTracked,
   type QueueFloor,
@@ -21,6 +22,7 @@ import { stopListMatchOfAccounts } from '../stoplists/index.js';
 import { DUE_LEFT_POLL_MS, ERROR_POLL_MS, Loop } from '../shared/loop.js';
 import { TestSignal } from '../shared/testSignal.js';
 import { type Clock, nowMs } from '../util/clock.js';
+import { WriteBatches } from '../util/writeBatches.js';
 import type { DeliveryWriter, StatusRecord } from './deliveryWriter.js';
 import type { Wakeup } from './wakeup.js';
 
@@ -79,7 +81,16 @@ export const isUrgent = (trafficType: string): boolean => trafficType === 'AUTHO
  * Its loop's {@link wake} is for places freed: it sleeps on it, and on the Wakeup of stored messages when it has room.
  */
 export class Submitter extends Loop {
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  /**
+   * Claim records with messages in hand, and how many: a record goes when the last one's outcome is written. A
+   * message whose outcome could not be written keeps its record to the end of its lease (the record is dropped here).
+   */
+  private readonly claimsLeft = new Map<number, number>();
+  /** Records whose messages all have their outcome, deleted together (one statement for those that end meanwhile). */
+  private readonly claimsEnded = new WriteBatches<number>((ids) => messageClaimsEnd(this.deps.db, ids), 64);
+  /** Records with a message tried again later: when the record goes, the loop looks for when that one falls due. */
+  private readonly retried = new Set<number>();
   /**
    * Places taken in all, per channel, and of them by SERVICE and PROMO messages: messages in hand and the places
    * reserved for messages the API is storing (see {@link directRoom}).
@@ -161,6 +172,8 @@ export class Submitter extends Loop {
         this.pending = undefined;
       }
       this.claimed += claimed.length;
+      const record = claimed[0]?.claim_id;
+      if (record != null) this.claimsLeft.set(record, claimed.length);
       for (const [i, message] of claimed.entries()) {
         // A claim's hand-over runs on the event loop the API shares: a turn of I/O every few dozen messages keeps a
         // client's request (an authorisation code) from waiting behind a whole batch.
@@ -311,23 +324,55 @@ export class Submitter extends Loop {
   }
 
   /** Keeps a message's work in hand until it ends, then frees its place. */
-  private track(message: ClaimedMessage, work: Promise<void>): void {
-    this.inFlight.add(work);
-    void work.finally(() => {
-      this.inFlight.delete(work);
+  private track(message: ClaimedMessage, work: Promise<boolean>): void {
+    const done = work.then(async (recorded) => {
+      // The last message of a claim frees its place once the claim's record is gone: the loop, woken by the place,
+      // then finds its messages tried again later due at their time, not held to the lease's end.
+      await this.claimDone(message.claim_id, recorded);
+      this.inFlight.delete(done);
       this.count(message.channel_type, !isUrgent(message.traffic_type), -1);
     });
+    this.inFlight.add(done);
   }
 
-  private async handOver(message: ClaimedMessage, refusal: Refusal | undefined): Promise<void> {
+  /**
+   * One message of a claim record is done, its outcome written (`recorded`) or not: the record goes after its last
+   * message's outcome, or stays to its lease's end when one was not written (its messages are held until then).
+   */
+  private async claimDone(record: number | null, recorded: boolean): Promise<void> {
+    if (record === null) return;
+    const left = this.claimsLeft.get(record);
+    if (left === undefined) return;
+    if (!recorded) {
+      this.claimsLeft.delete(record);
+      this.retried.delete(record);
+      return;
+    }
+    if (left > 1) {
+      this.claimsLeft.set(record, left - 1);
+      return;
+    }
+    this.claimsLeft.delete(record);
+    // Not deleted (the database away): its lease's end lets its messages go.
+    await this.claimsEnded
+      .add(record)
+      .catch((error: unknown) => this.deps.log.warn({ err: error }, 'a claim record was not deleted'));
+    // Kept for the loop's next wait if it is not waiting now (a look under way may have seen the record).
+    if (this.retried.delete(record)) this.deps.wakeup.notify();
+  }
+
+  /** Sends the message and writes its outcome; false when the outcome was not written. */
+  private async handOver(message: ClaimedMessage, refusal: Refusal | undefined): Promise<boolean> {
     try {
       await this.send(message, refusal);
+      return true;
     } catch (error) {
       // Nothing is recorded: the lease runs out and the message is claimed again.
       this.deps.log.error(
         { err: error, messageUuid: message.id },
         'dispatch failed; the message will be retried after its lease',
       );
+      return false;
     }
   }
 
@@ -538,7 +583,9 @@ export class Submitter extends Loop {
    */
   private async retryAt(retry: Parameters<DeliveryWriter['retry']>[0]): Promise<void> {
     await this.deps.writer.retry(retry);
-    this.deps.wakeup.notify();
+    // A claimed message is held by its record until the record goes: the loop looks again then (claimDone).
+    if (retry.claim !== undefined && this.claimsLeft.has(retry.claim)) this.retried.add(retry.claim);
+    else this.deps.wakeup.notify();
   }
 
   private windowOf(message: ClaimedMessage): SendWindow {
@@ -634,11 +681,18 @@ function buyPriceOf(via: RouteConnector, parts: number): { amount: string; curre
  * an end written after the lease ran out and the message was claimed again changes nothing (the sent record is a
  * fact about the carrier and always applies).
  */
-function recordRef(message: ClaimedMessage): { accountId: number; id: string; cascade: boolean; attempt: number } {
+function recordRef(message: ClaimedMessage): {
+  accountId: number;
+  id: string;
+  cascade: boolean;
+  attempt: number;
+  claim?: number;
+} {
   return {
     accountId: message.account_id,
     id: message.id,
     cascade: message.cascade_id !== null,
     attempt: message.attempts,
+    ...(message.claim_id === null ? {} : { claim: message.claim_id }),
   };
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/db.js';
+import type { Db, Queryable } from '../db/db.js';
 import { type Channel, CHANNELS } from '../shared/channels.js';
 import { TRAFFIC_TYPES, type TrafficType } from '../shared/trafficTypes.js';
 import { NIL_UUID } from './messagePartitions.js';
@@ -31,6 +31,11 @@ export interface ClaimedMessage {
   expires_ms: number;
   planned_send_ms: number | null;
   attempts: number;
+  /**
+   * The claim record that took it (message_claims), or null for the fast lane's messages, leased in their rows:
+   * its outcomes name it, and it goes once they are all written (messageClaimsEnd).
+   */
+  claim_id: number | null;
   /** The cascade the message is a step of (its outcome may create the next step), or null. */
   cascade_id: string | null;
   traffic_type: TrafficType;
@@ -64,14 +69,63 @@ export function claimLimits(total: number, bulk = total): ClaimLimits {
 }
 
 /**
+ * The advisory lock that serialises claims (see messageClaimDue): this key and the schema's (an advisory lock is the
+ * database's, and each Herald of a shared database has a schema of its own: they do not wait for each other).
+ */
+export const CLAIM_LOCK = 0x48_43_4c_4d; // 'HCLM'
+const CLAIM_LOCK_KEYS = '$1::int, hashtext(current_schema())';
+
+/**
+ * Waits for a claim being made to commit, and keeps new ones from starting until the caller's transaction ends: a
+ * statement that leaves the messages in a worker's hands alone ({@link messageLeasedSql}) must see the record of every
+ * claim of the rows it reads. A claim changes no row, so a statement that waited for its row locks would read them
+ * as it left them and miss its record, written after that statement's snapshot.
+ */
+export async function messageClaimsHold(tx: Queryable): Promise<void> {
+  await tx.query(`SELECT pg_advisory_xact_lock_shared(${CLAIM_LOCK_KEYS})`, [CLAIM_LOCK]);
+}
+
+/** The ids of the messages held by claim records whose lease has not run out at `now` (a parameter or expression). */
+export const claimedIdsSql = (now: string): string =>
+  `SELECT unnest(ids) FROM message_claims WHERE lease_expires_at > ${now}`;
+
+/**
+ * Whether the message `alias` is in a worker's hands at `now`: leased in its row (the fast lane, messageSql.ts) or
+ * held by a claim record. For statements that leave such messages alone (a stop, a pause) or count them.
+ */
+export const messageLeasedSql = (alias: string, now: string): string =>
+  `(coalesce(${alias}.lease_expires_at > ${now}, false) OR ${alias}.id IN (${claimedIdsSql(now)}))`;
+
+/**
+ * A CTE `claims_kept`: the claim records the outcomes of `source` (rows with a `claim`) name that are still there,
+ * locked against a claim deleting them. A claim deletes a record whose lease ran out before it takes its messages
+ * again; an outcome of the first claim written after that (a stalled process) is stale and must not apply. Locked,
+ * the check cannot pass while such a claim commits: it waits for it and then finds the record gone.
+ */
+export const claimsKeptCte = (source: string): string =>
+  `claims_kept AS MATERIALIZED (
+       SELECT c.id FROM message_claims c
+       WHERE c.id IN (SELECT DISTINCT s.claim FROM ${source} s WHERE s.claim IS NOT NULL)
+       FOR KEY SHARE
+     )`;
+
+/**
  * Claims due messages by traffic type first (AUTHORIZE, TRANSACT, SERVICE, PROMO: an authorisation code never
  * waits behind promotions), then the earliest due (by id among those due at the same instant), within `limits`:
  * per channel (a carrier that is slow or down fills its channel's share of a worker's hands, not every place) and
  * in all. One index range scan of `messages_sending_due` per channel and type, each stopping at what is left of
- * its channel's limit, however many messages of later types or of a full channel wait. Rows other workers hold
- * are skipped. The claimed messages are leased: their due time moves to the end of the lease, so that a worker
- * that dies holding them lets them fall due again. Only ids from `floor` on are read ({@link QueueFloor}; by
- * default every id): the plan holds only the partitions from there. Returned in claim order.
+ * its channel's limit, however many messages of later types or of a full channel wait. Only ids from `floor` on are
+ * read ({@link QueueFloor}; by default every id): the plan holds only the partitions from there. Returned in claim
+ * order.
+ *
+ * A claim is one row of message_claims (its lease and the ids it took), not a new version of each message it takes
+ * (docs/scaling.md, "The claim as one record"): the messages stay as they are, due, and every claim skips those
+ * held by a record whose lease has not run out. So that a worker that dies lets them go, a record whose lease ran out
+ * is deleted by the next claim, which may take its messages again. Claims run one at a time (an advisory lock taken
+ * before the statement, so that its snapshot holds every record committed before it); the rows taken are still
+ * locked (SKIP LOCKED), so that a message whose outcome is being written is skipped, or read as that left it.
+ * A message whose lease in its row ran out (the fast lane's) has that lease cleared and its attempts counted, so
+ * that an outcome of that lease is known stale.
  */
 export async function messageClaimDue(
   db: Queryable,
@@ -91,73 +145,127 @@ export async function messageClaimDue(
     n < 2 ? `l.room${taken(n)}` : `least(l.room${taken(n)}, l.bulk_room${taken(n, 2)})`;
   const perType = CLAIM_ORDER.map(
     (type, n) => `t${n} AS (
-       SELECT c.part, c.row_id, c.account_id, c.id, c.due_at, l.channel_type, ${n} AS rank
+       SELECT c.*, ${n} AS rank
        FROM lane l CROSS JOIN LATERAL (
-         SELECT tableoid AS part, ctid AS row_id, account_id, id, due_at FROM messages
+         SELECT tableoid AS part, ctid AS row_id, ${CLAIMED_COLUMNS}
+         FROM messages
          WHERE status = 'sending' AND channel_type = l.channel_type AND traffic_type = '${type}' AND due_at <= $1
-           AND id >= $8
+           AND id >= $8 AND id NOT IN (SELECT id FROM held)
          ORDER BY due_at, id
          LIMIT greatest(${left(n)}, 0)
          FOR UPDATE SKIP LOCKED
        ) c
      )`,
   );
-  const claimed = await db.query<ClaimedMessage & { rank: number }>(
-    `WITH lane AS (SELECT * FROM unnest($4::text[], $5::int[], $6::int[]) AS l(channel_type, room, bulk_room)),
-     ${perType.join(',\n     ')},
-     ranked AS (
-       SELECT u.*, row_number() OVER (ORDER BY rank, due_at, id) AS n,
-         row_number() OVER (PARTITION BY rank >= 2 ORDER BY rank, due_at, id) AS bulk_n
-       FROM (${CLAIM_ORDER.map((_, n) => `SELECT * FROM t${n}`).join(' UNION ALL ')}) u
-     ),
-     -- The limits in all: urgent types first, then by due time. Rows cut here were locked only until the commit.
-     due AS (SELECT part, row_id, rank FROM ranked WHERE n <= $2 AND (rank < 2 OR bulk_n <= $7))
-     -- Found again by the versions just locked (nobody else can change them now), through a TID scan: joined by
-     -- key, the planner (expecting thousands of claimed rows) hashed the whole table on each claim, 170-500 ms
-     -- per claim at 200,000 messages (found by the cascade benchmark, whose later steps all go through claims).
-     -- A TID names a row within its partition only: the partition (tableoid) is matched too.
-     UPDATE messages m
-     SET due_at = $3, lease_expires_at = $3, attempts = m.attempts + 1
-     FROM due
-     WHERE m.ctid = ANY(ARRAY(SELECT row_id FROM due)) AND m.tableoid = due.part AND m.ctid = due.row_id
-       AND m.id >= $8
-     RETURNING m.account_id, m.id, m.channel_type, m.sender_name, m.destination, m.country, m.brand, m.content,
-       m.total_parts,
-       m.ttl, m.external_message_id, m.use_local_time, m.local_send_time, m.local_completion_time, m.hours, m.days,
-       m.template_id, (extract(epoch FROM m.deadline_at) * 1000)::float8 AS deadline_ms,
-       (extract(epoch FROM coalesce(m.expires_at, m.deadline_at)) * 1000)::float8 AS expires_ms,
-       (extract(epoch FROM m.planned_send_at) * 1000)::float8 AS planned_send_ms, m.attempts, m.cascade_id,
-       m.traffic_type, m.reroute, due.rank`,
-    [
-      now,
-      limits.total,
-      new Date(now.getTime() + leaseMs),
-      lanes.map((l) => l.channel),
-      lanes.map((l) => l.any),
-      lanes.map((l) => l.bulk),
-      limits.bulk,
-      floor,
-    ],
-  );
-  // UPDATE ... RETURNING keeps no order: urgent messages go to the connectors first.
-  return claimed.sort((a, b) => a.rank - b.rank).map(({ rank: _rank, ...message }) => message);
+  const claim = async (tx: Queryable) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(${CLAIM_LOCK_KEYS})`, [CLAIM_LOCK]);
+    return tx.query<
+      ClaimedMessage & {
+        rank: number;
+        part: unknown;
+        row_id: unknown;
+        lease: Date | null;
+        due_at: Date;
+        row_attempts: number;
+      }
+    >(
+      `WITH
+       -- Records whose lease ran out go, but those an outcome statement holds (it checks its record): their messages
+       -- stay held until the next claim.
+       gone AS (
+         DELETE FROM message_claims WHERE id IN (
+           SELECT id FROM message_claims WHERE lease_expires_at <= $1 FOR UPDATE SKIP LOCKED
+         ) RETURNING id
+       ),
+       held AS MATERIALIZED (
+         SELECT unnest(ids) AS id FROM message_claims WHERE id NOT IN (SELECT id FROM gone)
+       ),
+       lane AS (SELECT * FROM unnest($4::text[], $5::int[], $6::int[]) AS l(channel_type, room, bulk_room)),
+       ${perType.join(',\n       ')},
+       ranked AS (
+         SELECT u.*, row_number() OVER (ORDER BY rank, due_at, id) AS n,
+           row_number() OVER (PARTITION BY rank >= 2 ORDER BY rank, due_at, id) AS bulk_n
+         FROM (${CLAIM_ORDER.map((_, n) => `SELECT * FROM t${n}`).join(' UNION ALL ')}) u
+       ),
+       -- The limits in all: urgent types first, then by due time. Rows cut here were locked only until the commit.
+       due AS MATERIALIZED (SELECT * FROM ranked WHERE n <= $2 AND (rank < 2 OR bulk_n <= $7)),
+       record AS (
+         INSERT INTO message_claims (lease_expires_at, ids) SELECT $3, array_agg(id) FROM due HAVING count(*) > 0
+         RETURNING id
+       ),
+       -- A lease in the row that ran out (a fast lane's whose process stalled or died): cleared, and the attempt
+       -- counted, through a TID scan of the versions just locked (the partition matched too: a TID names a row
+       -- within its partition).
+       unleased AS (
+         UPDATE messages m SET lease_expires_at = NULL, attempts = m.attempts + 1
+         FROM due
+         WHERE due.lease IS NOT NULL AND m.ctid = ANY(ARRAY(SELECT row_id FROM due WHERE lease IS NOT NULL))
+           AND m.tableoid = due.part AND m.ctid = due.row_id AND m.id >= $8
+       )
+       SELECT due.*, (SELECT id FROM record) AS claim_id,
+         CASE WHEN due.lease IS NOT NULL THEN due.row_attempts + 1 ELSE due.row_attempts END AS attempts
+       FROM due`,
+      [
+        now,
+        limits.total,
+        new Date(now.getTime() + leaseMs),
+        lanes.map((l) => l.channel),
+        lanes.map((l) => l.any),
+        lanes.map((l) => l.bulk),
+        limits.bulk,
+        floor,
+      ],
+    );
+  };
+  // A transaction given is the caller's (a test's, rolled back at its end): the lock is held until it ends.
+  const claimed = isDb(db) ? await db.transaction(claim) : await claim(db);
+  // Urgent messages go to the connectors first.
+  return claimed
+    .sort((a, b) => a.rank - b.rank)
+    .map(({ rank: _rank, part: _part, row_id: _row, lease: _lease, due_at: _due, row_attempts: _a, ...message }) => {
+      // A bigint: the driver gives it as a string.
+      message.claim_id = message.claim_id === null ? null : Number(message.claim_id);
+      return message;
+    });
+}
+
+const isDb = (db: Queryable): db is Db => 'transaction' in db;
+
+/** What a claim reads of each message it takes: what sending it needs, and its place in the claim's order. */
+const CLAIMED_COLUMNS = `account_id, id, channel_type, sender_name, destination, country, brand, content,
+           total_parts, ttl, external_message_id, use_local_time, local_send_time, local_completion_time, hours, days,
+           template_id, (extract(epoch FROM deadline_at) * 1000)::float8 AS deadline_ms,
+           (extract(epoch FROM coalesce(expires_at, deadline_at)) * 1000)::float8 AS expires_ms,
+           (extract(epoch FROM planned_send_at) * 1000)::float8 AS planned_send_ms, attempts AS row_attempts,
+           cascade_id, traffic_type, reroute, due_at, lease_expires_at AS lease`;
+
+/**
+ * Deletes the claim records whose every message has its outcome written: their messages are no longer held (one
+ * tried again later falls due at its time).
+ */
+export async function messageClaimsEnd(db: Queryable, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query('DELETE FROM message_claims WHERE id = ANY($1::bigint[])', [ids]);
 }
 
 /**
  * When the next message of the queue falls due (a leased one: when its lease ends), or null when none waits: the
- * first entry of each lane of `messages_sending_due` (channel, traffic type), so that an idle submitter sleeps
- * until then instead of polling. The index leads with the lane: a plain ORDER BY due_at would read all of it, a
- * million entries behind a large dispatch, each time a submitter goes idle. Ids from `floor` on, as the claim.
+ * first entry of each lane of `messages_sending_due` (channel, traffic type) that no claim record holds, and the
+ * end of the records' leases (their messages fall due again then, unless their outcomes come first), so that an idle
+ * submitter sleeps until then instead of polling. The index leads with the lane: a plain ORDER BY due_at would read
+ * all of it, a million entries behind a large dispatch, each time a submitter goes idle. Ids from `floor` on, as the
+ * claim.
  */
 export async function messageNextDue(db: Queryable, floor = NIL_UUID): Promise<Date | null> {
   const [row] = await db.query<{ due_at: Date | null }>(
-    `SELECT min(l.due_at) AS due_at
+    `WITH held AS MATERIALIZED (SELECT unnest(ids) AS id FROM message_claims)
+     SELECT least(min(l.due_at), (SELECT min(lease_expires_at) FROM message_claims)) AS due_at
      FROM unnest($1::text[]) AS c(channel_type)
      CROSS JOIN unnest($2::text[]) AS t(traffic_type)
      CROSS JOIN LATERAL (
        SELECT due_at FROM messages m
        WHERE m.status = 'sending' AND m.channel_type = c.channel_type AND m.traffic_type = t.traffic_type
-         AND m.id >= $3
+         AND m.id >= $3 AND m.id NOT IN (SELECT id FROM held)
        ORDER BY m.due_at LIMIT 1
      ) l`,
     [CHANNELS, TRAFFIC_TYPES, floor],

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/db.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
 import { messageApplyTransitions } from './transitionSql.js';
+import { messageClaimsHold, messageLeasedSql } from './claimSql.js';
 import { statusTransition } from './transitions.js';
 
 /*
@@ -119,10 +120,12 @@ export async function plan(tx: Queryable, accountId: number, plans: readonly Hel
  * must stay able to run out): never due until scheduled again. Returns how many.
  */
 export async function hold(tx: Queryable, accountId: number, dispatchId: string, now: Date): Promise<number> {
+  // A message a claim is taking is in a worker's hands: its record is seen once the claim commits.
+  await messageClaimsHold(tx);
   const rows = await tx.query<{ id: string }>(
     `UPDATE messages SET due_at = 'infinity'
      WHERE account_id = $1 AND dispatch_id = $2 AND status = 'sending' AND due_at <> 'infinity'
-       AND (lease_expires_at IS NULL OR lease_expires_at <= $3)
+       AND NOT ${messageLeasedSql('messages', '$3')}
      RETURNING id`,
     [accountId, dispatchId, now],
   );
@@ -144,10 +147,11 @@ export async function stop(
   limit: number,
   after: string | null,
 ): Promise<{ taken: number; last: string | null }> {
+  await messageClaimsHold(tx);
   const waiting = await tx.query<{ id: string }>(
     `SELECT id FROM messages
      WHERE account_id = $1 AND dispatch_id = $2 AND status = 'sending'
-       AND (lease_expires_at IS NULL OR lease_expires_at <= $3) AND ($5::uuid IS NULL OR id > $5)
+       AND NOT ${messageLeasedSql('messages', '$3')} AND ($5::uuid IS NULL OR id > $5)
      ORDER BY id LIMIT $4
      FOR UPDATE`,
     [accountId, dispatchId, now, limit, after],
@@ -185,11 +189,16 @@ export async function unsettled(
   heldToo: boolean,
 ): Promise<Unsettled> {
   const [row] = await db.query<{ left: number; in_hand: number; leased_until: Date | null }>(
-    `SELECT count(*)::int AS left,
-       (count(*) FILTER (WHERE lease_expires_at > $3))::int AS in_hand,
-       max(lease_expires_at) FILTER (WHERE lease_expires_at > $3) AS leased_until
-     FROM messages
-     WHERE account_id = $1 AND dispatch_id = $2 AND status = 'sending'${heldToo ? '' : " AND due_at <> 'infinity'"}`,
+    `WITH claims AS MATERIALIZED (
+       SELECT unnest(ids) AS id, lease_expires_at FROM message_claims WHERE lease_expires_at > $3
+     )
+     SELECT count(*)::int AS left,
+       (count(*) FILTER (WHERE m.lease_expires_at > $3 OR c.id IS NOT NULL))::int AS in_hand,
+       max(greatest(CASE WHEN m.lease_expires_at > $3 THEN m.lease_expires_at END, c.lease_expires_at)) AS leased_until
+     FROM messages m LEFT JOIN claims c ON c.id = m.id
+     WHERE m.account_id = $1 AND m.dispatch_id = $2 AND m.status = 'sending'${
+       heldToo ? '' : " AND m.due_at <> 'infinity'"
+     }`,
     [accountId, dispatchId, now],
   );
   return { left: row!.left, inHand: row!.in_hand, leasedUntil: row!.leased_until };

@@ -5,7 +5,7 @@
  * Intake (validation, prices, generation) is sending/'s; it stores through messageInsertBatch.
  */
 export type { ClaimedMessage, ClaimLimits } from './claimSql.js';
-export { messageClaimDue, messageNextDue } from './claimSql.js';
+export { messageClaimDue, messageClaimsEnd, messageNextDue } from './claimSql.js';
 export { messageExpireDue, messageNextExpiry } from './expirySql.js';
 export type { OutcomeBatch } from './outcomes.js';
 export { messageApplyOrphanReceipts, messageOutcomes, messageRecordOutcomes, receiptsPerPart } from './outcomes.js';

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/db.js';
 import type { Channel } from '../shared/channels.js';
 import { messageApplyTransitions } from './transitionSql.js';
+import { messageClaimsHold, messageLeasedSql } from './claimSql.js';
 import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
 import { statusTransition } from './transitions.js';
 import { destinationCondition } from './destinationSql.js';
@@ -247,6 +248,8 @@ export async function messageStop(
   now: Date,
   errorCode: number,
 ): Promise<StopOutcome[]> {
+  // A message a claim is taking is in a worker's hands: its record is seen once the claim commits.
+  await messageClaimsHold(tx);
   const current = await tx.query<{
     id: string;
     status: string;
@@ -262,7 +265,7 @@ export async function messageStop(
        SELECT m.id FROM given g
        JOIN messages m ON m.account_id = $1 AND m.cascade_id = g.cascade_id AND m.cascade_step > g.cascade_step
      )
-     SELECT id, status, (lease_expires_at IS NOT NULL AND lease_expires_at > $3) AS leased, cascade_id, cascade_step,
+     SELECT id, status, ${messageLeasedSql('messages', '$3')} AS leased, cascade_id, cascade_step,
        id = ANY($2::uuid[]) AS given
      FROM messages
      WHERE account_id = $1 AND id = ANY(ARRAY(SELECT id FROM later) || $2::uuid[])

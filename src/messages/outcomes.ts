@@ -76,6 +76,8 @@ export interface OutcomeBatch {
     readonly reason: string;
     /** The claim's attempt (ClaimedMessage.attempts): a later claim's message is not changed by it. */
     readonly attempt?: number;
+    /** The claim record it was taken by (ClaimedMessage.claim_id), when one: it applies only while the record is. */
+    readonly claim?: number;
   }[];
   /** Messages that reached a status without a receipt (refused by a connector, no route, past their deadline). */
   readonly statuses: readonly {
@@ -86,8 +88,9 @@ export interface OutcomeBatch {
     readonly at: Date;
     readonly errorCode: number | null;
     readonly detail?: string;
-    /** The claim's attempt, as for retries. */
+    /** The claim's attempt and record, as for retries. */
     readonly attempt?: number;
+    readonly claim?: number;
   }[];
   /** Receipts of single-part messages whose submission the caller knows (made recently in this process). */
   readonly known: readonly { readonly accountId: number; readonly id: string; readonly receipt: CarrierReceipt }[];

@@ -45,9 +45,12 @@ export interface Transition {
    * The claim's attempt it is an outcome of (a retry, or an end without a receipt): it applies only while the
    * message is still that claim's. A claim whose lease ran out before its outcome was written (a stalled process, a
    * clock that jumped) may find the message claimed again: its outcome is stale, and a stale retry would make the
-   * message due while the newer claim sends it, which then goes twice.
+   * message due while the newer claim sends it, which then goes twice. `attempts` counts the leases written in the
+   * row (the fast lane's, and a claim's that takes a message whose row lease ran out); a claim record is named by
+   * `claim`, which applies only while the record is there (a later claim deletes a record whose lease ran out).
    */
   readonly attempt?: number;
+  readonly claim?: number;
 }
 
 /** The route a message was sent by, and its buy price for all its parts (null: the route names none). */
@@ -99,6 +102,7 @@ export function retryTransition(r: {
   at: Date;
   reason: string;
   attempt?: number;
+  claim?: number;
 }): Transition {
   return {
     accountId: r.accountId,
@@ -113,6 +117,7 @@ export function retryTransition(r: {
     history: [{ status: 'sending', at: isoMs(r.at), retryAt: isoMs(r.dueAt), detail: r.reason }],
     receipts: [],
     ...(r.attempt === undefined ? {} : { attempt: r.attempt }),
+    ...(r.claim === undefined ? {} : { claim: r.claim }),
   };
 }
 
@@ -130,6 +135,7 @@ export function statusTransition(r: {
   /** The connector whose receipt this is. */
   receiptConnector?: string;
   attempt?: number;
+  claim?: number;
 }): Transition {
   const entry: HistoryEntry = {
     status: r.status,
@@ -151,6 +157,7 @@ export function statusTransition(r: {
     receipts: r.fromReceipt ? [{ status: r.status, at: r.at, errorCode: r.errorCode }] : [],
     ...(r.receiptConnector === undefined ? {} : { receiptConnector: r.receiptConnector }),
     ...(r.attempt === undefined ? {} : { attempt: r.attempt }),
+    ...(r.claim === undefined ? {} : { claim: r.claim }),
   };
 }
 

@@ -292,6 +292,7 @@ function claimedOf(row: NewMessage, accountId: number): ClaimedMessage {
     expires_ms: row.expiresAt.getTime(),
     planned_send_ms: row.plannedSendAt!.getTime(),
     attempts: 1,
+    claim_id: null,
     cascade_id: row.cascade?.id ?? null,
     traffic_type: m.trafficType,
     reroute: null,

@@ -71,16 +71,18 @@ describe.concurrent('a claim whose outcome is written after its lease ran out', 
 
       // The first claim's retry is written while the second claim's submission waits in the connector (once the
       // trigger goes, or already at the writer's first try after the second claim: a retry that changes no row
-      // meets no trigger). It leaves the message the second claim's, leased as that claim leased it; applied, it
-      // would have made it due at once, and a third claim would have sent it again.
+      // meets no trigger). It leaves the message the second claim's, held by that claim's record (the second
+      // claim cleared the lease the first one wrote in the row, and counted its attempt); applied, it would have made
+      // it due at once, and a third claim would have sent it again.
       await db.query('DROP TRIGGER refuse_outcomes ON messages');
       t.clock.advance(WRITER_BACKOFF_MAX_MS);
       await untilWritten(t.herald, () => writer.stats.retries >= 1);
-      expect(await row(id!)).toEqual({
-        status: 'sending',
-        attempts: 2,
-        lease_expires_at: new Date(START + LEASE_MS + 1000 + LEASE_MS),
-      });
+      expect(await row(id!)).toEqual({ status: 'sending', attempts: 2, lease_expires_at: null });
+      const records = await db.query<{ lease_expires_at: Date }>(
+        'SELECT lease_expires_at FROM message_claims WHERE $1 = ANY(ids)',
+        [id],
+      );
+      expect(records).toEqual([{ lease_expires_at: new Date(START + LEASE_MS + 1000 + LEASE_MS) }]);
 
       smsc.refuseSubmissions(undefined);
       await waitFor(

@@ -1,6 +1,12 @@
 import { describe, expect } from 'vitest';
 import type { Queryable } from '../../src/db/db.js';
-import { claimLimits, messageClaimDue, messageNextDue } from '../../src/messages/claimSql.js';
+import {
+  type ClaimedMessage,
+  claimLimits,
+  messageClaimDue,
+  messageClaimsEnd,
+  messageNextDue,
+} from '../../src/messages/claimSql.js';
 import { messageExpireDue } from '../../src/messages/expirySql.js';
 import { historyOf } from '../../src/messages/messageObject.js';
 import { messageApplyTransitions } from '../../src/messages/transitionSql.js';
@@ -52,6 +58,14 @@ const row = async (db: Queryable, id: string): Promise<Row> =>
 const statuses = (r: Row): string[] => historyOf(r).map((h) => h.status);
 /** History entries with their times as ISO strings: those the database writes read `+00:00`, not `Z`. */
 const entries = (r: Row): Row['history'] => historyOf(r).map((h) => ({ ...h, at: new Date(h.at).toISOString() }));
+/** The claim records that hold a message: their ids and leases. */
+const recordsOf = async (db: Queryable, id: string): Promise<{ id: number; lease_expires_at: Date }[]> =>
+  (
+    await db.query<{ id: number; lease_expires_at: Date }>(
+      'SELECT id, lease_expires_at FROM message_claims WHERE $1 = ANY(ids) ORDER BY id',
+      [id],
+    )
+  ).map((r) => ({ id: Number(r.id), lease_expires_at: r.lease_expires_at }));
 const claimedIds = async (db: Queryable, now: Date, limit = 100): Promise<string[]> =>
   (await messageClaimDue(db, now, claimLimits(limit), LEASE_MS)).map((m) => m.id).sort();
 
@@ -108,21 +122,65 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
       expect(await claimedIds(tx, at(0), 2)).toEqual(IDS.slice(2));
     });
 
-    own('leases what it claims: due and lease end move to now + lease, attempts count up', async (tx) => {
+    own(
+      'claims as one record of the ids it took and its lease: the messages unchanged, held until the record goes',
+      async (tx) => {
+        const id = await newMessage(tx, { ttl: 3600 });
+        const before = await row(tx, id);
+        const [claimed] = await messageClaimDue(tx, at(5), claimLimits(10), LEASE_MS);
+        expect(claimed).toMatchObject({
+          id,
+          attempts: 0,
+          expires_ms: at(3600).getTime(),
+          planned_send_ms: T0.getTime(),
+        });
+        expect(claimed!.claim_id).toEqual(expect.any(Number));
+        expect(await row(tx, id)).toEqual(before);
+        expect(await recordsOf(tx, id)).toEqual([{ id: claimed!.claim_id, lease_expires_at: at(65) }]);
+        // Held until the lease runs out, and the next due time is then; then any worker claims it again (its worker
+        // died), and the record that ran out goes.
+        expect(await claimedIds(tx, at(64.999))).toEqual([]);
+        expect(await messageNextDue(tx)).toEqual(at(65));
+        const [again] = await messageClaimDue(tx, at(65), claimLimits(10), LEASE_MS);
+        expect(again).toMatchObject({ id, attempts: 0 });
+        expect(await recordsOf(tx, id)).toEqual([{ id: again!.claim_id, lease_expires_at: at(125) }]);
+        // Its outcome written (a retry), the record goes: the message falls due at its next try, not at the lease's
+        // end.
+        const accountId = again!.account_id;
+        const retry = { accountId, id, dueAt: at(70), at: at(66), reason: 'not bound', attempt: 0 };
+        expect([
+          ...(await messageApplyTransitions(tx, [retryTransition({ ...retry, claim: again!.claim_id! })])),
+        ]).toEqual([]);
+        await messageClaimsEnd(tx, [again!.claim_id!]);
+        expect(await recordsOf(tx, id)).toEqual([]);
+        expect(await messageNextDue(tx)).toEqual(at(70));
+        expect(await claimedIds(tx, at(70))).toEqual([id]);
+      },
+    );
+
+    own("clears a lease in the row that ran out (the fast lane's) and counts its attempt", async (tx) => {
       const id = await newMessage(tx, { ttl: 3600 });
-      const [claimed] = await messageClaimDue(tx, at(5), claimLimits(10), LEASE_MS);
-      expect(claimed).toMatchObject({ id, attempts: 1, expires_ms: at(3600).getTime(), planned_send_ms: T0.getTime() });
+      // As the fast lane stores a message: due at its lease's end, leased, its first attempt counted.
+      await tx.query('UPDATE messages SET due_at = $2, lease_expires_at = $2, attempts = 1 WHERE id = $1', [
+        id,
+        at(60),
+      ]);
+      expect(await claimedIds(tx, at(59))).toEqual([]);
+      const [claimed] = await messageClaimDue(tx, at(60), claimLimits(10), LEASE_MS);
+      expect(claimed).toMatchObject({ id, attempts: 2 });
       expect(await row(tx, id)).toMatchObject({
         status: 'sending',
-        due_at: at(65),
-        lease_expires_at: at(65),
-        attempts: 1,
+        due_at: at(60),
+        lease_expires_at: null,
+        attempts: 2,
       });
-      // Held until the lease runs out; then any worker claims it again (its worker died).
-      expect(await claimedIds(tx, at(64.999))).toEqual([]);
-      const [again] = await messageClaimDue(tx, at(65), claimLimits(10), LEASE_MS);
-      expect(again).toMatchObject({ id, attempts: 2 });
-      expect(await row(tx, id)).toMatchObject({ due_at: at(125), lease_expires_at: at(125) });
+      // The fast lane's outcome, written late, is stale; the claim's applies.
+      const accountId = claimed!.account_id;
+      const retry = (attempt: number, claim?: number) =>
+        retryTransition({ accountId, id, dueAt: at(90), at: at(61), reason: 'not bound', attempt, claim });
+      expect([...(await messageApplyTransitions(tx, [retry(1)]))]).toEqual([id]);
+      expect([...(await messageApplyTransitions(tx, [retry(2, claimed!.claim_id!)]))]).toEqual([]);
+      expect((await row(tx, id)).due_at).toEqual(at(90));
     });
 
     own(
@@ -388,25 +446,43 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
       async (tx) => {
         const id = await newMessage(tx, { ttl: 3600 });
         const [stale] = await messageClaimDue(tx, at(0), claimLimits(10), LEASE_MS);
-        // The first claim's outcome is not written before its lease ends (a stalled process, a clock that jumped).
+        // The first claim's outcome is not written before its lease ends (a stalled process, a clock that jumped):
+        // the next claim takes the message, and the first claim's record goes.
         const [fresh] = await messageClaimDue(tx, at(61), claimLimits(10), LEASE_MS);
-        expect([stale!.attempts, fresh!.attempts]).toEqual([1, 2]);
+        expect(fresh!.claim_id).not.toBe(stale!.claim_id);
+        expect(await recordsOf(tx, id)).toEqual([{ id: fresh!.claim_id, lease_expires_at: at(121) }]);
         const accountId = stale!.account_id;
-        const retry = (attempt: number, second: number) =>
-          retryTransition({ accountId, id, dueAt: at(second + 2), at: at(second), reason: 'not bound', attempt });
-        const unsent = (attempt: number, second: number) =>
-          statusTransition({ accountId, id, status: 'unsent', at: at(second), errorCode: 1, attempt });
+        const retry = (claim: ClaimedMessage, second: number) =>
+          retryTransition({
+            accountId,
+            id,
+            dueAt: at(second + 2),
+            at: at(second),
+            reason: 'not bound',
+            attempt: claim.attempts,
+            claim: claim.claim_id!,
+          });
+        const unsent = (claim: ClaimedMessage, second: number) =>
+          statusTransition({
+            accountId,
+            id,
+            status: 'unsent',
+            at: at(second),
+            errorCode: 1,
+            attempt: claim.attempts,
+            claim: claim.claim_id!,
+          });
 
         // Applied, the stale retry would make the message due while the newer claim sends it: it would go twice.
-        expect([...(await messageApplyTransitions(tx, [retry(1, 3)]))]).toEqual([id]);
-        expect([...(await messageApplyTransitions(tx, [unsent(1, 4)]))]).toEqual([id]);
-        expect(await row(tx, id)).toMatchObject({ status: 'sending', due_at: at(121), lease_expires_at: at(121) });
+        expect([...(await messageApplyTransitions(tx, [retry(stale!, 3)]))]).toEqual([id]);
+        expect([...(await messageApplyTransitions(tx, [unsent(stale!, 4)]))]).toEqual([id]);
+        expect(await row(tx, id)).toMatchObject({ status: 'sending', due_at: at(0), lease_expires_at: null });
         expect(await claimedIds(tx, at(62))).toEqual([]);
 
-        expect([...(await messageApplyTransitions(tx, [retry(2, 62)]))]).toEqual([]);
+        expect([...(await messageApplyTransitions(tx, [retry(fresh!, 62)]))]).toEqual([]);
         expect(await row(tx, id)).toMatchObject({ status: 'sending', due_at: at(64), lease_expires_at: null });
-        // A retry does not count as a claim: the same claim's end still applies.
-        expect([...(await messageApplyTransitions(tx, [unsent(2, 63)]))]).toEqual([]);
+        // A retry does not end the claim: the same claim's end still applies.
+        expect([...(await messageApplyTransitions(tx, [unsent(fresh!, 63)]))]).toEqual([]);
         expect((await row(tx, id)).status).toBe('unsent');
       },
     );

@@ -8,6 +8,7 @@ import { RapportoSimulator } from '../../helpers/providers/rapportoSimulator.js'
 import { waitFor } from '../../helpers/waitFor.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../../helpers/testHerald.js';
 import { SENDER } from '../../messages/messageFixtures.js';
+import { messageLeasedSql } from '../../../src/messages/claimSql.js';
 
 const VK = 'vk-rapporto';
 const VIBER = 'viber-devino';
@@ -89,13 +90,14 @@ describe.each(ENGINES)('a cascade through two real providers: Rapporto VK, Devin
     const [lost, read] = reply.body.items.map((i: { messageUuid: string }) => i.messageUuid) as string[];
     const state = async (root: string) =>
       (await t.call('GET', `/api/v1/message/cascade/${root}`, { token: account.traffic })).body.state;
-    // A step claimed and not yet answered (its claim set its due time to the end of its lease): moving the clock on
-    // now could end the lease while the provider's answer is on its way, and the step would be sent again.
+    // A step claimed and not yet answered (held by its claim's record, or leased in its row by the fast lane):
+    // moving the clock on now could end the lease while the provider's answer is on its way, and the step would be
+    // sent again.
     const inFlight = async (): Promise<boolean> =>
       (
         await t.testDb.db.query(
           `SELECT 1 FROM messages WHERE cascade_id = ANY($1::uuid[]) AND status = 'sending'
-             AND lease_expires_at > $2 AND due_at = lease_expires_at`,
+             AND ${messageLeasedSql('messages', '$2')}`,
           [[lost, read], clock.now()],
         )
       ).length > 0;
