@@ -89,8 +89,6 @@ export class Submitter extends Loop {
   private readonly claimsLeft = new Map<number, number>();
   /** Records whose messages all have their outcome, deleted together (one statement for those that end meanwhile). */
   private readonly claimsEnded = new WriteBatches<number>((ids) => messageClaimsEnd(this.deps.db, ids), 64);
-  /** Records with a message tried again later: when the record goes, the loop looks for when that one falls due. */
-  private readonly retried = new Set<number>();
   /**
    * Places taken in all, per channel, and of them by SERVICE and PROMO messages: messages in hand and the places
    * reserved for messages the API is storing (see {@link directRoom}).
@@ -345,7 +343,6 @@ export class Submitter extends Loop {
     if (left === undefined) return;
     if (!recorded) {
       this.claimsLeft.delete(record);
-      this.retried.delete(record);
       return;
     }
     if (left > 1) {
@@ -357,8 +354,6 @@ export class Submitter extends Loop {
     await this.claimsEnded
       .add(record)
       .catch((error: unknown) => this.deps.log.warn({ err: error }, 'a claim record was not deleted'));
-    // Kept for the loop's next wait if it is not waiting now (a look under way may have seen the record).
-    if (this.retried.delete(record)) this.deps.wakeup.notify();
   }
 
   /** Sends the message and writes its outcome; false when the outcome was not written. */
@@ -583,9 +578,8 @@ export class Submitter extends Loop {
    */
   private async retryAt(retry: Parameters<DeliveryWriter['retry']>[0]): Promise<void> {
     await this.deps.writer.retry(retry);
-    // A claimed message is held by its record until the record goes: the loop looks again then (claimDone).
-    if (retry.claim !== undefined && this.claimsLeft.has(retry.claim)) this.retried.add(retry.claim);
-    else this.deps.wakeup.notify();
+    // Written, it left its claim's record (claimsReleaseCte): it falls due at its time.
+    this.deps.wakeup.notify();
   }
 
   private windowOf(message: ClaimedMessage): SendWindow {

@@ -110,6 +110,21 @@ export const claimsKeptCte = (source: string): string =>
      )`;
 
 /**
+ * A CTE that takes the messages of `source` tried again later (a retry: status `sending`) out of their claims'
+ * records (those of claims_kept, which it follows), so that they fall due at their own time, and a stop, a pause or
+ * a dispatch's stop takes them as any waiting message, instead of holding them until the claim's last outcome.
+ */
+export const claimsReleaseCte = (source: string): string =>
+  `claims_released AS (
+       UPDATE message_claims c SET ids = ARRAY(SELECT x FROM unnest(c.ids) AS x WHERE x <> ALL(rel.ids))
+       FROM (
+         SELECT s.claim, array_agg(s.id) AS ids FROM ${source} s
+         WHERE s.claim IS NOT NULL AND s.status = 'sending' GROUP BY s.claim
+       ) rel JOIN claims_kept k ON k.id = rel.claim
+       WHERE c.id = rel.claim
+     )`;
+
+/**
  * Claims due messages by traffic type first (AUTHORIZE, TRANSACT, SERVICE, PROMO: an authorisation code never
  * waits behind promotions), then the earliest due (by id among those due at the same instant), within `limits`:
  * per channel (a carrier that is slow or down fills its channel's share of a worker's hands, not every place) and
@@ -167,6 +182,8 @@ export async function messageClaimDue(
         lease: Date | null;
         due_at: Date;
         row_attempts: number;
+        n: unknown;
+        bulk_n: unknown;
       }
     >(
       `WITH
@@ -222,11 +239,13 @@ export async function messageClaimDue(
   // Urgent messages go to the connectors first.
   return claimed
     .sort((a, b) => a.rank - b.rank)
-    .map(({ rank: _rank, part: _part, row_id: _row, lease: _lease, due_at: _due, row_attempts: _a, ...message }) => {
-      // A bigint: the driver gives it as a string.
-      message.claim_id = message.claim_id === null ? null : Number(message.claim_id);
-      return message;
-    });
+    .map(
+      ({ rank: _r, part: _p, row_id: _i, lease: _l, due_at: _d, row_attempts: _a, n: _n, bulk_n: _b, ...message }) => {
+        // A bigint: the driver gives it as a string.
+        message.claim_id = message.claim_id === null ? null : Number(message.claim_id);
+        return message;
+      },
+    );
 }
 
 const isDb = (db: Queryable): db is Db => 'transaction' in db;

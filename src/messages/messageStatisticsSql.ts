@@ -70,7 +70,8 @@ export interface QueueFigure {
 /**
  * The delivery queue by state, read through the partial indexes that hold only waiting messages, so a scrape
  * costs the size of the queue, not of the messages table. A waiting message's `due_at` is not when it fell due: a
- * claim moves it to the end of the lease and a retry to the next try, so the oldest of them by `due_at` read
+ * retry moves it to the next try (and a lease in the row, the fast lane's, to the lease's end), so the oldest of them
+ * by `due_at` read
  * "0 s" for a message a down carrier had kept for a minute. Its planned send time (its creation when sent at once)
  * is; a message held (`due_at` infinity: a fraud hold, a paused dispatch) is not waiting to be sent. Only ids from
  * `floor` on are read (the queue's floor, messagePartitions.ts: no older id waits), so that the plan holds only the

@@ -13,7 +13,7 @@ import {
 import { dirtyDaysCte } from '../db/dirtyDaysSql.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
 import { messageIdSpan } from './messagePartitions.js';
-import { claimsKeptCte } from './claimSql.js';
+import { claimsKeptCte, claimsReleaseCte } from './claimSql.js';
 import { READ_TRACKED } from './statuses.js';
 import type { Transition } from './transitions.js';
 import { STEP_ENDED, STEP_OUTCOME_JSON, type StepOutcome, type StepOutcomeRow, stepOutcomeOf } from './stepOutcomes.js';
@@ -116,6 +116,7 @@ export async function messageApplyTransitions(
   const polled = parts.some((p) => p.poll_until !== undefined);
   // Likewise the check of the claim records the outcomes of claimed messages name.
   const claimed = rows.some((r) => r.claim !== undefined);
+  const retried = rows.some((r) => r.claim !== undefined && r.status === 'sending');
   const result = await db.query<{ id: string; step: StepOutcomeRow | null; rerouted: boolean }>(
     `WITH r AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(account_id bigint, id uuid, status text, from_statuses text[],
@@ -132,7 +133,7 @@ export async function messageApplyTransitions(
      ),${polled ? POLLS_CTE : ''}${
        claimed
          ? `
-     ${claimsKeptCte('r')},`
+     ${claimsKeptCte('r')},${retried ? `\n     ${claimsReleaseCte('r')},` : ''}`
          : ''
      }
      -- Lock first, in order, and read the row as it is then; the update finds it again by its ctid (the version

@@ -3,6 +3,8 @@ import type { Queryable } from '../../src/db/db.js';
 import { CLAIM_LOCK, claimLimits, messageClaimDue, messageClaimsEnd } from '../../src/messages/claimSql.js';
 import { hold } from '../../src/messages/dispatchMessageSql.js';
 import { messageStop } from '../../src/messages/messageLookupSql.js';
+import { messageApplyTransitions } from '../../src/messages/transitionSql.js';
+import { retryTransition } from '../../src/messages/transitions.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { ownRowsTests } from '../helpers/transactions.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -33,6 +35,32 @@ describe.each(ENGINES)('claims as records: what leaves messages in hand alone (%
       { id, leased: false, stopped: true },
     ]);
     expect((await states(tx, [id]))[0]!.status).toBe('unsent');
+  });
+
+  own("a retry leaves its claim's record: a stop takes it while the claim's others are in hand", async (tx) => {
+    const accountId = (await insertAccount(tx)).id;
+    const ids = [
+      await insertMessage(tx, { accountId, createdAt: T0 }),
+      await insertMessage(tx, { accountId, createdAt: at(0.001) }),
+    ];
+    const claimed = await messageClaimDue(tx, at(1), claimLimits(10), LEASE_MS);
+    expect(claimed.map((m) => m.id)).toEqual(ids);
+    const [first] = claimed;
+    await messageApplyTransitions(tx, [
+      retryTransition({
+        accountId,
+        id: first!.id,
+        dueAt: at(30),
+        at: at(2),
+        reason: 'not bound',
+        attempt: first!.attempts,
+        claim: first!.claim_id!,
+      }),
+    ]);
+    expect(await messageStop(tx, accountId, ids, at(3), STOPPED)).toMatchObject([
+      { id: ids[0], leased: false, stopped: true },
+      { id: ids[1], leased: true, stopped: false },
+    ]);
   });
 
   own("a pause holds a dispatch's waiting messages, not those a claim record holds", async (tx) => {

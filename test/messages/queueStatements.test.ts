@@ -144,17 +144,22 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
         const [again] = await messageClaimDue(tx, at(65), claimLimits(10), LEASE_MS);
         expect(again).toMatchObject({ id, attempts: 0 });
         expect(await recordsOf(tx, id)).toEqual([{ id: again!.claim_id, lease_expires_at: at(125) }]);
-        // Its outcome written (a retry), the record goes: the message falls due at its next try, not at the lease's
-        // end.
+        // Its retry written, it leaves the record at once: it falls due at its next try, not when the claim's last
+        // outcome is written nor at the lease's end; a stop would take it as any waiting message.
         const accountId = again!.account_id;
         const retry = { accountId, id, dueAt: at(70), at: at(66), reason: 'not bound', attempt: 0 };
         expect([
           ...(await messageApplyTransitions(tx, [retryTransition({ ...retry, claim: again!.claim_id! })])),
         ]).toEqual([]);
-        await messageClaimsEnd(tx, [again!.claim_id!]);
         expect(await recordsOf(tx, id)).toEqual([]);
+        const [record] = await tx.query<{ ids: string[] }>('SELECT ids FROM message_claims WHERE id = $1', [
+          again!.claim_id,
+        ]);
+        expect(record!.ids).toEqual([]);
         expect(await messageNextDue(tx)).toEqual(at(70));
         expect(await claimedIds(tx, at(70))).toEqual([id]);
+        await messageClaimsEnd(tx, [again!.claim_id!]);
+        expect(await tx.query('SELECT 1 FROM message_claims WHERE id = $1', [again!.claim_id])).toEqual([]);
       },
     );
 
