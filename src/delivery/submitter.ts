@@ -324,8 +324,8 @@ export class Submitter extends Loop {
   /** Keeps a message's work in hand until it ends, then frees its place. */
   private track(message: ClaimedMessage, work: Promise<boolean>): void {
     const done = work.then(async (recorded) => {
-      // The last message of a claim frees its place once the claim's record is gone: the loop, woken by the place,
-      // then finds its messages tried again later due at their time, not held to the lease's end.
+      // The last message of a claim frees its place once the claim's record is gone (a stop waits for inFlight, so
+      // it leaves no finished record behind).
       await this.claimDone(message.claim_id, recorded);
       this.inFlight.delete(done);
       this.count(message.channel_type, !isUrgent(message.traffic_type), -1);
