@@ -22,7 +22,6 @@ import { stopListMatchOfAccounts } from '../stoplists/index.js';
 import { DUE_LEFT_POLL_MS, ERROR_POLL_MS, Loop } from '../shared/loop.js';
 import { TestSignal } from '../shared/testSignal.js';
 import { type Clock, nowMs } from '../util/clock.js';
-import { WriteBatches } from '../util/writeBatches.js';
 import type { DeliveryWriter, StatusRecord } from './deliveryWriter.js';
 import type { Wakeup } from './wakeup.js';
 
@@ -83,12 +82,15 @@ export const isUrgent = (trafficType: string): boolean => trafficType === 'AUTHO
 export class Submitter extends Loop {
   private readonly inFlight = new Set<Promise<unknown>>();
   /**
-   * Claim records with messages in hand, and how many: a record goes when the last one's outcome is written. A
+   * Claim records with messages in hand, and how many: a record ends when the last one's outcome is written. A
    * message whose outcome could not be written keeps its record to the end of its lease (the record is dropped here).
    */
   private readonly claimsLeft = new Map<number, number>();
-  /** Records whose messages all have their outcome, deleted together (one statement for those that end meanwhile). */
-  private readonly claimsEnded = new WriteBatches<number>((ids) => messageClaimsEnd(this.deps.db, ids), 64);
+  /**
+   * Records ended, not deleted yet: the next claim deletes them in its statement; a loop that went idle, or stops,
+   * in one of its own. Until then they hold only messages that have left `sending`.
+   */
+  private claimsEnded: number[] = [];
   /**
    * Places taken in all, per channel, and of them by SERVICE and PROMO messages: messages in hand and the places
    * reserved for messages the API is storing (see {@link directRoom}).
@@ -142,6 +144,7 @@ export class Submitter extends Loop {
     handBack?.();
     await Promise.allSettled([...this.inFlight]);
     await this.deps.writer.drain();
+    await this.endClaims();
   }
 
   protected async run(): Promise<void> {
@@ -155,14 +158,17 @@ export class Submitter extends Loop {
       let windowsClosed: Set<string>;
       let listed: Set<string>;
       this.pending = limits;
+      const ended = this.claimsEnded;
+      this.claimsEnded = [];
       try {
         const now = this.deps.clock.now();
         const floor = await this.deps.floor.current(this.deps.db);
-        claimed = await messageClaimDue(this.deps.db, now, limits, this.options.leaseMs, floor);
+        claimed = await messageClaimDue(this.deps.db, now, limits, this.options.leaseMs, floor, ended);
         windowsClosed = await closedChatWindows(this.deps.db, claimed, now);
         listed = await stopListed(this.deps.db, claimed);
       } catch (error) {
-        // Claimed messages stay leased and fall due again when the lease ends.
+        // Claimed messages stay leased and fall due again when the lease ends; the ended records wait for the next.
+        this.claimsEnded.push(...ended);
         this.deps.log.error({ err: error }, 'claiming due messages failed');
         await this.deps.wakeup.wait(ERROR_POLL_MS);
         continue;
@@ -196,6 +202,8 @@ export class Submitter extends Loop {
       const wait =
         next === undefined ? Math.min(pollMs, ERROR_POLL_MS) : next === null ? pollMs : next - nowMs(this.deps.clock);
       if (await this.idle(wait <= 0 ? Math.min(pollMs, DUE_LEFT_POLL_MS) : Math.min(pollMs, wait))) return;
+      // No claim came in that time to delete them.
+      await this.endClaims();
       next = await this.nextDue();
       if (next !== undefined && next !== null && next <= nowMs(this.deps.clock)) return;
     }
@@ -323,10 +331,8 @@ export class Submitter extends Loop {
 
   /** Keeps a message's work in hand until it ends, then frees its place. */
   private track(message: ClaimedMessage, work: Promise<boolean>): void {
-    const done = work.then(async (recorded) => {
-      // The last message of a claim frees its place once the claim's record is gone (a stop waits for inFlight, so
-      // it leaves no finished record behind).
-      await this.claimDone(message.claim_id, recorded);
+    const done = work.then((recorded) => {
+      this.claimDone(message.claim_id, recorded);
       this.inFlight.delete(done);
       this.count(message.channel_type, !isUrgent(message.traffic_type), -1);
     });
@@ -334,10 +340,10 @@ export class Submitter extends Loop {
   }
 
   /**
-   * One message of a claim record is done, its outcome written (`recorded`) or not: the record goes after its last
+   * One message of a claim record is done, its outcome written (`recorded`) or not: the record ends with its last
    * message's outcome, or stays to its lease's end when one was not written (its messages are held until then).
    */
-  private async claimDone(record: number | null, recorded: boolean): Promise<void> {
+  private claimDone(record: number | null, recorded: boolean): void {
     if (record === null) return;
     const left = this.claimsLeft.get(record);
     if (left === undefined) return;
@@ -350,10 +356,17 @@ export class Submitter extends Loop {
       return;
     }
     this.claimsLeft.delete(record);
-    // Not deleted (the database away): its lease's end lets its messages go.
-    await this.claimsEnded
-      .add(record)
-      .catch((error: unknown) => this.deps.log.warn({ err: error }, 'a claim record was not deleted'));
+    this.claimsEnded.push(record);
+  }
+
+  /** Deletes the records ended since the last claim. Not deleted (the database away): their lease's end does it. */
+  private async endClaims(): Promise<void> {
+    if (this.claimsEnded.length === 0) return;
+    const ended = this.claimsEnded;
+    this.claimsEnded = [];
+    await messageClaimsEnd(this.deps.db, ended).catch((error: unknown) =>
+      this.deps.log.warn({ err: error }, 'claim records were not deleted'),
+    );
   }
 
   /** Sends the message and writes its outcome; false when the outcome was not written. */

@@ -141,6 +141,9 @@ export const claimsReleaseCte = (source: string): string =>
  * locked (SKIP LOCKED), so that a message whose outcome is being written is skipped, or read as that left it.
  * A message whose lease in its row ran out (the fast lane's) has that lease cleared and its attempts counted, so
  * that an outcome of that lease is known stale.
+ *
+ * `ended` are the caller's records whose messages all have their outcome: the claim deletes them as well, so that
+ * ending a claim costs no statement (and no commit) of its own.
  */
 export async function messageClaimDue(
   db: Queryable,
@@ -148,6 +151,7 @@ export async function messageClaimDue(
   limits: ClaimLimits,
   leaseMs: number,
   floor = NIL_UUID,
+  ended: readonly number[] = [],
 ): Promise<ClaimedMessage[]> {
   const lanes = limits.channels.filter((c) => c.any > 0);
   if (lanes.length === 0 || limits.total <= 0) return [];
@@ -187,11 +191,11 @@ export async function messageClaimDue(
       }
     >(
       `WITH
-       -- Records whose lease ran out go, but those an outcome statement holds (it checks its record): their messages
-       -- stay held until the next claim.
+       -- Records ended (their messages all have their outcome) and those whose lease ran out go, but those an
+       -- outcome statement holds (it checks its record): their messages stay held until the next claim.
        gone AS (
          DELETE FROM message_claims WHERE id IN (
-           SELECT id FROM message_claims WHERE lease_expires_at <= $1 FOR UPDATE SKIP LOCKED
+           SELECT id FROM message_claims WHERE lease_expires_at <= $1 OR id = ANY($9::bigint[]) FOR UPDATE SKIP LOCKED
          ) RETURNING id
        ),
        held AS MATERIALIZED (
@@ -231,6 +235,7 @@ export async function messageClaimDue(
         lanes.map((l) => l.bulk),
         limits.bulk,
         floor,
+        ended,
       ],
     );
   };
@@ -259,8 +264,9 @@ const CLAIMED_COLUMNS = `account_id, id, channel_type, sender_name, destination,
            cascade_id, traffic_type, reroute, due_at, lease_expires_at AS lease`;
 
 /**
- * Deletes the claim records whose every message has its outcome written: their messages are no longer held (one
- * tried again later falls due at its time).
+ * Deletes the claim records whose every message has its outcome written, when no claim is coming to do it (a
+ * submitter that went idle or stops; see messageClaimDue's `ended`). Their messages have all left `sending` (a retry
+ * leaves its record when it is written), so nothing waits for this.
  */
 export async function messageClaimsEnd(db: Queryable, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;

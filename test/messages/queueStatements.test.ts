@@ -163,6 +163,24 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
       },
     );
 
+    own('deletes the records it is given as ended, and only those of the unexpired ones', async (tx) => {
+      const first = await newMessage(tx);
+      const second = await newMessage(tx);
+      const [a] = await messageClaimDue(tx, at(0), claimLimits(1), LEASE_MS);
+      const [b] = await messageClaimDue(tx, at(1), claimLimits(1), LEASE_MS);
+      expect([a!.id, b!.id].sort()).toEqual([first, second].sort());
+      // Both outcomes written: the messages left `sending`, as they have when their submitter ends a record.
+      await messageApplyTransitions(
+        tx,
+        [a!, b!].map((m) => sentTransition({ accountId: m.account_id, id: m.id, connectorId: 'c', at: at(2) })),
+      );
+      const third = await newMessage(tx, { dueAt: at(2) });
+      const claimed = await messageClaimDue(tx, at(3), claimLimits(10), LEASE_MS, undefined, [a!.claim_id!]);
+      expect(claimed.map((m) => m.id)).toEqual([third]);
+      const left = await tx.query<{ id: string }>('SELECT id FROM message_claims ORDER BY id');
+      expect(left.map((r) => Number(r.id))).toEqual([b!.claim_id, claimed[0]!.claim_id]);
+    });
+
     own("clears a lease in the row that ran out (the fast lane's) and counts its attempt", async (tx) => {
       const id = await newMessage(tx, { ttl: 3600 });
       // As the fast lane stores a message: due at its lease's end, leased, its first attempt counted.
