@@ -33,3 +33,6 @@ export interface Db extends Queryable {
   /** The whole database as an uncompressed tarball (PGlite): what `openPglite`'s `loadDataDir` starts from. */
   dumpDataDir?(): Promise<Blob>;
 }
+
+/** Whether `db` is a database (each statement its own transaction unless run in one) rather than a transaction. */
+export const isDb = (db: Queryable): db is Db => 'transaction' in db;

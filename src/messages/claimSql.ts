@@ -1,4 +1,4 @@
-import type { Db, Queryable } from '../db/db.js';
+import { isDb, type Queryable } from '../db/db.js';
 import { type Channel, CHANNELS } from '../shared/channels.js';
 import { TRAFFIC_TYPES, type TrafficType } from '../shared/trafficTypes.js';
 import { NIL_UUID } from './messagePartitions.js';
@@ -252,8 +252,6 @@ export async function messageClaimDue(
       },
     );
 }
-
-const isDb = (db: Queryable): db is Db => 'transaction' in db;
 
 /** What a claim reads of each message it takes: what sending it needs, and its place in the claim's order. */
 const CLAIMED_COLUMNS = `account_id, id, channel_type, sender_name, destination, country, brand, content,

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/db.js';
+import { isDb, type Queryable } from '../db/db.js';
 import { ledgerCreditCte } from '../accounts/index.js';
 import {
   cascadeOf,
@@ -59,8 +59,12 @@ export const priceEvent = (extra: string): EventColumns => ({
  * the callback events the changes raise and the refunds of messages that became unsent, and returns the ids of
  * the messages that did not move (usually none, so the answer stays small).
  *
- * Each change is decided on the row as it is once locked: it applies where the message is in one of the
- * transition's `from` statuses (and, for a read or unread, has no read status yet). A message that leaves
+ * Each change is decided on the row as it is when it is written: it applies where the message is in one of the
+ * transition's `from` statuses (and, for a read or unread, has no read status yet). The statement first runs without
+ * locking the rows it reads: a row is updated only if it is still the version read (a concurrent change, seen
+ * once the update waits for it, leaves it alone). If a message did not move, or a carrier id was met twice, the
+ * batch runs again with its rows locked first and read as they are then. Most batches move whole at the first run,
+ * which writes no lock record a row (docs/scaling.md, "The outcome statement's first run"). A message that leaves
  * `sending` by a receipt is recorded as sent first, and a read of a message not yet delivered records the
  * delivery first, so that callbacks always come in the order sent, delivered, read. The price
  * becomes final when the message leaves `sending`: a `price` event then, with price 0 and a refund when it
@@ -78,7 +82,59 @@ export async function messageApplyTransitions(
   rerouted?: string[],
 ): Promise<Set<string>> {
   if (transitions.length === 0 && submissions.length === 0) return new Set();
-  const rows = transitions.map((t) => ({
+  const rows = transitionRows(transitions);
+  const parts = submissionParts(submissions);
+  if (isDb(db)) {
+    // Each run its own transaction: the second holds none of the first's locks. A first run that failed changed
+    // nothing; one that ran recorded the submissions.
+    const unmoved = await firstRun(db, rows, parts, ended, rerouted);
+    if (unmoved === undefined) return applyStatement(db, rows, parts, true, ended, rerouted);
+    if (unmoved.size === 0) return unmoved;
+    const again = rows.filter((r) => unmoved.has(r.id));
+    return applyStatement(db, again, [], true, ended, rerouted);
+  }
+  // In a caller's transaction, the first run's locks (the rows it moved, the balances it refunded) would still be
+  // held while the second locked more rows, out of the global order: a first run that failed or left a message
+  // unmoved is undone, and the whole batch runs again with its rows locked first.
+  await db.query(`SAVEPOINT ${FIRST_RUN}`);
+  const marks = [ended?.length ?? 0, rerouted?.length ?? 0] as const;
+  const unmoved = await firstRun(db, rows, parts, ended, rerouted);
+  if (unmoved === undefined || unmoved.size > 0) {
+    await db.query(`ROLLBACK TO SAVEPOINT ${FIRST_RUN}`);
+    ended?.splice(marks[0]);
+    rerouted?.splice(marks[1]);
+  }
+  await db.query(`RELEASE SAVEPOINT ${FIRST_RUN}`);
+  return unmoved?.size === 0 ? unmoved : applyStatement(db, rows, parts, true, ended, rerouted);
+}
+
+/** The savepoint before a first run in a caller's transaction (see messageApplyTransitions). */
+const FIRST_RUN = 'outcomes_first_run';
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * The first run: rows not locked first, submissions inserted plainly (an `ON CONFLICT` insert writes a confirmation
+ * record a row as well). Undefined when a submission's carrier id was met twice, in the batch or inserted by a
+ * transaction running beside it: the second run's insert skips it.
+ */
+async function firstRun(
+  db: Queryable,
+  rows: TransitionRow[],
+  parts: SubmissionPart[],
+  ended: StepOutcome[] | undefined,
+  rerouted: string[] | undefined,
+): Promise<Set<string> | undefined> {
+  try {
+    return await applyStatement(db, rows, parts, false, ended, rerouted);
+  } catch (error) {
+    if ((error as { code?: string }).code === UNIQUE_VIOLATION) return undefined;
+    throw error;
+  }
+}
+
+/** Transitions as the statement reads them (jsonb_to_recordset). */
+const transitionRows = (transitions: readonly Transition[]) =>
+  transitions.map((t) => ({
     account_id: t.accountId,
     id: t.id,
     status: t.status,
@@ -99,7 +155,10 @@ export async function messageApplyTransitions(
     attempt: t.attempt,
     claim: t.claim,
   }));
-  const parts = submissions.flatMap((s) =>
+
+/** Submissions as the statement reads them: one row a part. */
+const submissionParts = (submissions: readonly SubmissionRow[]) =>
+  submissions.flatMap((s) =>
     s.carrierIds.map((carrierId, i) => ({
       connector_id: s.connectorId,
       carrier_id: carrierId,
@@ -112,6 +171,20 @@ export async function messageApplyTransitions(
       poll_until: s.pollUntil ? isoMs(s.pollUntil) : undefined,
     })),
   );
+
+type TransitionRow = ReturnType<typeof transitionRows>[number];
+type SubmissionPart = ReturnType<typeof submissionParts>[number];
+
+/** The statement of {@link messageApplyTransitions}, with the rows locked and read first or not (`lock`). */
+async function applyStatement(
+  db: Queryable,
+  rows: TransitionRow[],
+  parts: SubmissionPart[],
+  lock: boolean,
+  ended: StepOutcome[] | undefined,
+  rerouted: string[] | undefined,
+): Promise<Set<string>> {
+  if (rows.length === 0 && parts.length === 0) return new Set();
   // Only batches with polled parts carry the statement that records them: the others pay nothing for it.
   const polled = parts.some((p) => p.poll_until !== undefined);
   // Likewise the check of the claim records the outcomes of claimed messages name.
@@ -129,28 +202,27 @@ export async function messageApplyTransitions(
        SELECT p.connector_id, p.carrier_id, p.account_id, p.message_id, p.part, p.parts, p.at, p.buy_price
        FROM jsonb_to_recordset($2::jsonb) AS p(connector_id text, carrier_id text, account_id bigint, message_id uuid,
          part smallint, parts smallint, at timestamptz, buy_price numeric)
-       ON CONFLICT (connector_id, carrier_id) DO NOTHING
+       ${lock ? 'ON CONFLICT (connector_id, carrier_id) DO NOTHING' : FIRST_RUN_SUBMISSION}
      ),${polled ? POLLS_CTE : ''}${
        claimed
          ? `
      ${claimsKeptCte('r')},${retried ? `\n     ${claimsReleaseCte('r')},` : ''}`
          : ''
      }
-     -- Lock first, in order, and read the row as it is then; the update finds it again by its ctid (the version
-     -- just locked, which nobody else can change now): a second index lookup per row cost 7-13 % of the writer's
-     -- throughput (measured on 2,000-row batches).
-     locked AS (
-       SELECT m.tableoid AS part, m.ctid AS row_id, m.account_id, m.id, m.status, m.read_status, m.price_final,
-         m.price_refunded, m.connector_id, m.route_id, m.reroute, m.deadline_at, m.attempts
+     -- The rows as read (locked first, in order, at the second run); the update finds each again by its ctid and
+     -- changes it only while it is that version (its xmin): a second index lookup per row cost 7-13 % of the
+     -- writer's throughput (measured on 2,000-row batches).
+     locked AS MATERIALIZED (
+       SELECT m.tableoid AS part, m.ctid AS row_id, m.xmin AS row_xmin, m.account_id, m.id, m.status, m.read_status,
+         m.price_final, m.price_refunded, m.connector_id, m.route_id, m.reroute, m.deadline_at, m.attempts
        FROM messages m JOIN r ON m.account_id = r.account_id AND m.id = r.id
-       ORDER BY m.account_id, m.id
-       FOR UPDATE OF m
+       ORDER BY m.account_id, m.id${lock ? '\n       FOR UPDATE OF m' : ''}
      ),
      -- Materialised, as is change: inlined, each reference to one of their columns in the SET list below was a
      -- copy of its expression, subqueries and all (26 subplans of the reroute check and the history's ignored
      -- entries), planned on every call: 2-8 ms a call, a fifth of the statement's server time.
      applies AS MATERIALIZED (
-       SELECT r.*, l.part, l.row_id, l.price_final AS was_final, l.price_refunded AS was_refunded,
+       SELECT r.*, l.part, l.row_id, l.row_xmin, l.price_final AS was_final, l.price_refunded AS was_refunded,
          CASE WHEN r.status IN ('read', 'unread') THEN 'delivered' ELSE r.status END AS outcome,
          CASE WHEN l.status = 'sending' AND r.status IN ('delivered', 'undelivered', 'read')
                 AND NOT r.history @> '[{"status": "sent"}]'
@@ -229,10 +301,12 @@ export async function messageApplyTransitions(
                AND m.history->-1->'detail' = c.h->0->'detail'
              THEN jsonb_set(m.history, '{-1,retryAt}', c.h->0->'retryAt')
              ELSE m.history || c.h END
-       FROM change c
+       -- In the global lock order (the first run locks the rows here, as it updates them).
+       FROM (SELECT * FROM change ORDER BY account_id, id) c
        -- The span of the batch's ids leaves the plan only their partitions, where an update of messages planned
        -- every partition's (each with the whole SET list) on every call, however many weeks the retention keeps.
-       WHERE m.tableoid = c.part AND m.ctid = c.row_id AND m.id BETWEEN $5::uuid AND $6::uuid
+       -- A row changed since it was read is left alone: waited for, it is rechecked as its new version.
+       WHERE m.tableoid = c.part AND m.ctid = c.row_id AND m.xmin = c.row_xmin AND m.id BETWEEN $5::uuid AND $6::uuid
        RETURNING m.account_id, m.id, m.created_at, m.channel_type, m.callback_target_id, m.callback_events,
          m.cascade_id, m.cascade_step, m.status, m.read_status,
          m.total_parts, m.currency, m.price, c.new_status = 'unsent' AND m.price > 0 AND NOT c.was_refunded AS refund,
@@ -284,6 +358,11 @@ export async function messageApplyTransitions(
   }
   return unmoved;
 }
+
+/** The first run's condition on a part: a carrier id already recorded keeps its first message (as ON CONFLICT). */
+const FIRST_RUN_SUBMISSION = `WHERE NOT EXISTS (
+         SELECT 1 FROM submissions s WHERE s.connector_id = p.connector_id AND s.carrier_id = p.carrier_id
+       )`;
 
 /** The polled parts of a batch's submissions, asked about from their submission on. */
 const POLLS_CTE = `

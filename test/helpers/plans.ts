@@ -25,6 +25,8 @@ export async function planOf(
       // Planner settings (a SELECT of set_config that reads no table, local to the transaction) are made, not
       // explained.
       if (/^\s*SELECT\b(?:(?!\bFROM\b)[^;])*\bset_config\(/i.test(sql)) return db.query<R>(sql, params);
+      // Savepoints are neither: explained statements change nothing to undo.
+      if (/^\s*(SAVEPOINT|RELEASE|ROLLBACK TO)\b/i.test(sql)) return [];
       const [row] = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
       plan = row!['QUERY PLAN'][0]!.Plan;
       return (options.answer?.(params ?? []) ?? []) as R[];

@@ -440,7 +440,7 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
     );
 
     own(
-      "finds a batch's messages by the primary key and updates the versions it locked by ctid: no scan of messages",
+      "finds a batch's messages by the primary key, updates the versions it read by ctid in lock order: no scan",
       async (tx) => {
         await manyDueMessages(tx);
         const accountId = (await insertAccount(tx)).id;
@@ -455,7 +455,16 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
         const locked = subplanNodes(plan, 'CTE locked');
         expect(locked).toContainEqual({ type: 'Index Scan', index: 'messages_pkey' });
         const moved = subplanNodes(plan, 'CTE moved');
-        expect(moved.map((n) => n.type)).toContain('Tid Scan');
+        // The first run locks the rows as it updates them: one by one, in the batch's sorted order (the global
+        // lock order), each found by its ctid.
+        expect(moved.map((n) => n.type)).toEqual([
+          'ModifyTable',
+          'Nested Loop',
+          'Subquery Scan',
+          'Sort',
+          'CTE Scan',
+          'Tid Scan',
+        ]);
         for (const nodes of [locked, moved]) expect(nodes.map((n) => n.type)).not.toContain('Seq Scan');
         // The reroute check is planned once (inlined, each reference to it was planned again: 20 times).
         expect(scansOf(plan, 'routes')).toHaveLength(1);
