@@ -88,7 +88,7 @@ export class Submitter extends Loop {
   private readonly claimsLeft = new Map<number, number>();
   /**
    * Records ended, not deleted yet: the next claim deletes them in its statement; a loop that went idle, or stops,
-   * in one of its own. Until then they hold only messages that have left `sending`.
+   * in one of its own. Until then they hold no message in `sending` (a retry or a reroute leaves its record).
    */
   private claimsEnded: number[] = [];
   /**

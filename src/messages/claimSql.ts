@@ -110,18 +110,16 @@ export const claimsKeptCte = (source: string): string =>
      )`;
 
 /**
- * A CTE that takes the messages of `source` tried again later (a retry: status `sending`) out of their claims'
- * records (those of claims_kept, which it follows), so that they fall due at their own time, and a stop, a pause or
- * a dispatch's stop takes them as any waiting message, instead of holding them until the claim's last outcome.
+ * A CTE that takes the messages of `moved` (a statement's updated rows, with their new status) that went back to the
+ * queue (status `sending`: a retry, a receipt's reroute) out of the claim records that hold them, so that they fall
+ * due at their own time, and a stop, a pause or a dispatch's stop takes them as any waiting message, instead of
+ * being held until the claim's record goes.
  */
-export const claimsReleaseCte = (source: string): string =>
+export const claimsReleaseCte = (moved: string): string =>
   `claims_released AS (
        UPDATE message_claims c SET ids = ARRAY(SELECT x FROM unnest(c.ids) AS x WHERE x <> ALL(rel.ids))
-       FROM (
-         SELECT s.claim, array_agg(s.id) AS ids FROM ${source} s
-         WHERE s.claim IS NOT NULL AND s.status = 'sending' GROUP BY s.claim
-       ) rel JOIN claims_kept k ON k.id = rel.claim
-       WHERE c.id = rel.claim
+       FROM (SELECT array_agg(mv.id) AS ids FROM ${moved} mv WHERE mv.status = 'sending') rel
+       WHERE rel.ids IS NOT NULL AND c.ids && rel.ids
      )`;
 
 /**
@@ -154,7 +152,10 @@ export async function messageClaimDue(
   ended: readonly number[] = [],
 ): Promise<ClaimedMessage[]> {
   const lanes = limits.channels.filter((c) => c.any > 0);
-  if (lanes.length === 0 || limits.total <= 0) return [];
+  if (lanes.length === 0 || limits.total <= 0) {
+    await messageClaimsEnd(db, ended);
+    return [];
+  }
   // What a channel's earlier types took of its limit; the bulk types also count against its bulk limit.
   const taken = (n: number, from = 0): string =>
     CLAIM_ORDER.slice(from, n)
@@ -263,8 +264,8 @@ const CLAIMED_COLUMNS = `account_id, id, channel_type, sender_name, destination,
 
 /**
  * Deletes the claim records whose every message has its outcome written, when no claim is coming to do it (a
- * submitter that went idle or stops; see messageClaimDue's `ended`). Their messages have all left `sending` (a retry
- * leaves its record when it is written), so nothing waits for this.
+ * submitter that went idle or stops; see messageClaimDue's `ended`). Their messages have all left `sending` or left
+ * the record (a retry, a reroute: claimsReleaseCte), so nothing waits for this.
  */
 export async function messageClaimsEnd(db: Queryable, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;

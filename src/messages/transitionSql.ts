@@ -60,11 +60,13 @@ export const priceEvent = (extra: string): EventColumns => ({
  * the messages that did not move (usually none, so the answer stays small).
  *
  * Each change is decided on the row as it is when it is written: it applies where the message is in one of the
- * transition's `from` statuses (and, for a read or unread, has no read status yet). The statement first runs without
- * locking the rows it reads: a row is updated only if it is still the version read (a concurrent change, seen
- * once the update waits for it, leaves it alone). If a message did not move, or a carrier id was met twice, the
- * batch runs again with its rows locked first and read as they are then. Most batches move whole at the first run,
- * which writes no lock record a row (docs/scaling.md, "The outcome statement's first run"). A message that leaves
+ * transition's `from` statuses (and, for a read or unread, has no read status yet). Outside a transaction the
+ * statement first runs without locking the rows it reads: a row is updated only if it is still the version read (a
+ * concurrent change, seen once the update waits for it, leaves it alone), and only the moved messages' submissions
+ * are recorded; the messages that did not move run again, with their submissions, their rows locked first and read
+ * as they are then (and the whole batch so when a carrier id was met twice). Most batches move whole at the first
+ * run, which writes no lock record a row (docs/scaling.md, "The outcome statement's first run"). In a caller's
+ * transaction it runs once, locked first. A message that leaves
  * `sending` by a receipt is recorded as sent first, and a read of a message not yet delivered records the
  * delivery first, so that callbacks always come in the order sent, delivered, read. The price
  * becomes final when the message leaves `sending`: a `price` event then, with price 0 and a refund when it
@@ -84,32 +86,26 @@ export async function messageApplyTransitions(
   if (transitions.length === 0 && submissions.length === 0) return new Set();
   const rows = transitionRows(transitions);
   const parts = submissionParts(submissions);
-  if (isDb(db)) {
-    // Each run its own transaction: the second holds none of the first's locks. A first run that failed changed
-    // nothing; one that ran recorded the submissions.
-    const unmoved = await firstRun(db, rows, parts, ended, rerouted);
-    if (unmoved === undefined) return applyStatement(db, rows, parts, true, ended, rerouted);
-    if (unmoved.size === 0) return unmoved;
-    const again = rows.filter((r) => unmoved.has(r.id));
-    return applyStatement(db, again, [], true, ended, rerouted);
-  }
-  // In a caller's transaction, the first run's locks (the rows it moved, the balances it refunded) would still be
-  // held while the second locked more rows, out of the global order: a first run that failed or left a message
-  // unmoved is undone, and the whole batch runs again with its rows locked first.
-  await db.query(`SAVEPOINT ${FIRST_RUN}`);
-  const marks = [ended?.length ?? 0, rerouted?.length ?? 0] as const;
+  // In a caller's transaction the rows are often locked already (a stop, a dispatch's, the writer's flushes of
+  // several statements), and a second run would lock more rows after the first had locked others (and balances),
+  // out of the global order: the statement runs once, its rows locked first.
+  if (!isDb(db)) return applyStatement(db, rows, parts, true, ended, rerouted);
+  // Each run its own transaction: the second holds none of the first's locks. A first run that failed changed
+  // nothing; one that ran left the messages that did not move, and their submissions, to the second.
   const unmoved = await firstRun(db, rows, parts, ended, rerouted);
-  if (unmoved === undefined || unmoved.size > 0) {
-    await db.query(`ROLLBACK TO SAVEPOINT ${FIRST_RUN}`);
-    ended?.splice(marks[0]);
-    rerouted?.splice(marks[1]);
-  }
-  await db.query(`RELEASE SAVEPOINT ${FIRST_RUN}`);
-  return unmoved?.size === 0 ? unmoved : applyStatement(db, rows, parts, true, ended, rerouted);
+  if (unmoved === undefined) return applyStatement(db, rows, parts, true, ended, rerouted);
+  if (unmoved.size === 0) return unmoved;
+  const again = rows.filter((r) => unmoved.has(r.id));
+  return applyStatement(
+    db,
+    again,
+    parts.filter((p) => unmoved.has(p.message_id)),
+    true,
+    ended,
+    rerouted,
+  );
 }
 
-/** The savepoint before a first run in a caller's transaction (see messageApplyTransitions). */
-const FIRST_RUN = 'outcomes_first_run';
 const UNIQUE_VIOLATION = '23505';
 
 /**
@@ -189,7 +185,10 @@ async function applyStatement(
   const polled = parts.some((p) => p.poll_until !== undefined);
   // Likewise the check of the claim records the outcomes of claimed messages name.
   const claimed = rows.some((r) => r.claim !== undefined);
-  const retried = rows.some((r) => r.claim !== undefined && r.status === 'sending');
+  // And the release from claim records of what goes back to the queue: a retry, a receipt's reroute.
+  const requeued = rows.some(
+    (r) => r.status === 'sending' || (r.from_receipt === true && (r.status === 'undelivered' || r.status === 'unsent')),
+  );
   const result = await db.query<{ id: string; step: StepOutcomeRow | null; rerouted: boolean }>(
     `WITH r AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(account_id bigint, id uuid, status text, from_statuses text[],
@@ -197,18 +196,7 @@ async function applyStatement(
          route_id bigint, buy_price numeric, buy_currency text, from_receipt boolean, receipt_connector text,
          attempt integer, claim bigint)
      ),
-     parts AS (
-       INSERT INTO submissions (connector_id, carrier_id, account_id, message_id, part, parts, created_at, buy_price)
-       SELECT p.connector_id, p.carrier_id, p.account_id, p.message_id, p.part, p.parts, p.at, p.buy_price
-       FROM jsonb_to_recordset($2::jsonb) AS p(connector_id text, carrier_id text, account_id bigint, message_id uuid,
-         part smallint, parts smallint, at timestamptz, buy_price numeric)
-       ${lock ? 'ON CONFLICT (connector_id, carrier_id) DO NOTHING' : FIRST_RUN_SUBMISSION}
-     ),${polled ? POLLS_CTE : ''}${
-       claimed
-         ? `
-     ${claimsKeptCte('r')},${retried ? `\n     ${claimsReleaseCte('r')},` : ''}`
-         : ''
-     }
+     ${claimed ? `${claimsKeptCte('r')},` : ''}
      -- The rows as read (locked first, in order, at the second run); the update finds each again by its ctid and
      -- changes it only while it is that version (its xmin): a second index lookup per row cost 7-13 % of the
      -- writer's throughput (measured on 2,000-row batches).
@@ -313,6 +301,14 @@ async function applyStatement(
          NOT c.was_final AND c.new_status <> 'sending' AS price_now_final, c.rerouted,
          c.h->0->>'status' = 'unsent' AS unsent_at_once, c.at, c.h
      ),
+     -- The submissions (the first run's of the messages it moved: the rest go with them in the second run).
+     parts AS (
+       INSERT INTO submissions (connector_id, carrier_id, account_id, message_id, part, parts, created_at, buy_price)
+       SELECT p.connector_id, p.carrier_id, p.account_id, p.message_id, p.part, p.parts, p.at, p.buy_price
+       FROM jsonb_to_recordset($2::jsonb) AS p(connector_id text, carrier_id text, account_id bigint, message_id uuid,
+         part smallint, parts smallint, at timestamptz, buy_price numeric)
+       ${lock ? 'ON CONFLICT (connector_id, carrier_id) DO NOTHING' : FIRST_RUN_SUBMISSION}
+     ),${polled ? pollsCte(lock) : ''}${requeued ? `\n     ${claimsReleaseCte('moved')},` : ''}
      ${ledgerCreditCte(REFUNDS, 'refund', 'at')},
      events AS (
        ${statusEventsSelect('moved')}
@@ -359,19 +355,24 @@ async function applyStatement(
   return unmoved;
 }
 
-/** The first run's condition on a part: a carrier id already recorded keeps its first message (as ON CONFLICT). */
-const FIRST_RUN_SUBMISSION = `WHERE NOT EXISTS (
-         SELECT 1 FROM submissions s WHERE s.connector_id = p.connector_id AND s.carrier_id = p.carrier_id
-       )`;
+/**
+ * The first run's condition on a part: its message moved, or has no transition in the batch; and a carrier id
+ * already recorded keeps its first message (as ON CONFLICT does).
+ */
+const FIRST_RUN_PART = '(p.message_id IN (SELECT id FROM moved) OR p.message_id NOT IN (SELECT id FROM r))';
+const FIRST_RUN_SUBMISSION = `WHERE ${FIRST_RUN_PART}
+         AND NOT EXISTS (
+           SELECT 1 FROM submissions s WHERE s.connector_id = p.connector_id AND s.carrier_id = p.carrier_id
+         )`;
 
 /** The polled parts of a batch's submissions, asked about from their submission on. */
-const POLLS_CTE = `
+const pollsCte = (lock: boolean): string => `
      polls AS (
        INSERT INTO submission_polls (connector_id, carrier_id, next_at, poll_until)
        SELECT p.connector_id, p.carrier_id, p.at, p.poll_until
        FROM jsonb_to_recordset($2::jsonb)
-         AS p(connector_id text, carrier_id text, at timestamptz, poll_until timestamptz)
-       WHERE p.poll_until IS NOT NULL
+         AS p(connector_id text, carrier_id text, message_id uuid, at timestamptz, poll_until timestamptz)
+       WHERE p.poll_until IS NOT NULL${lock ? '' : `\n         AND ${FIRST_RUN_PART}`}
        ON CONFLICT DO NOTHING
      ),`;
 

@@ -17,16 +17,20 @@ interface PlanNode {
 export async function planOf(
   db: Queryable,
   run: (explaining: Queryable) => Promise<unknown>,
-  options: { partitions?: boolean; answer?: (params: readonly unknown[]) => unknown[] } = {},
+  options: {
+    partitions?: boolean;
+    answer?: (params: readonly unknown[]) => unknown[];
+    /** Shown to `run` as a database, not a transaction: for statements that run differently outside one. */
+    asDb?: boolean;
+  } = {},
 ): Promise<PlanNode> {
   let plan: PlanNode | undefined;
   const explaining: Queryable = {
+    ...(options.asDb ? { transaction: () => Promise.reject(new Error('planOf explains single statements only')) } : {}),
     async query<R>(sql: string, params?: readonly unknown[]): Promise<R[]> {
       // Planner settings (a SELECT of set_config that reads no table, local to the transaction) are made, not
       // explained.
       if (/^\s*SELECT\b(?:(?!\bFROM\b)[^;])*\bset_config\(/i.test(sql)) return db.query<R>(sql, params);
-      // Savepoints are neither: explained statements change nothing to undo.
-      if (/^\s*(SAVEPOINT|RELEASE|ROLLBACK TO)\b/i.test(sql)) return [];
       const [row] = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
       plan = row!['QUERY PLAN'][0]!.Plan;
       return (options.answer?.(params ?? []) ?? []) as R[];

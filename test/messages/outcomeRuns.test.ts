@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Queryable } from '../../src/db/db.js';
+import type { Db, Queryable } from '../../src/db/db.js';
+import { claimLimits, messageClaimDue } from '../../src/messages/claimSql.js';
+import { messageStop } from '../../src/messages/messageLookupSql.js';
 import { historyOf } from '../../src/messages/messageObject.js';
-import { messageApplyTransitions } from '../../src/messages/transitionSql.js';
+import { messageApplyTransitions, type SubmissionRow } from '../../src/messages/transitionSql.js';
 import { sentTransition, statusTransition } from '../../src/messages/transitions.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
-import { ownRowsTests } from '../helpers/transactions.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { insertAccount, insertMessage } from '../factories/rows.js';
 
@@ -23,58 +24,132 @@ const rowOf = async (db: Queryable, id: string): Promise<Row> =>
     await db.query<Row>('SELECT status, connector_id, direction, created_at, history FROM messages WHERE id = $1', [id])
   )[0]!;
 const statuses = (r: Row): string[] => historyOf(r).map((h) => h.status);
-const balanceOf = async (db: Queryable, accountId: number): Promise<string> =>
-  (await db.query<{ amount: string }>('SELECT amount FROM account_balances WHERE account_id = $1', [accountId]))[0]!
-    .amount;
+const balanceOf = async (db: Queryable, accountId: number): Promise<number> =>
+  Number(
+    (await db.query<{ amount: string }>('SELECT amount FROM account_balances WHERE account_id = $1', [accountId]))[0]!
+      .amount,
+  );
+const carriersOf = async (db: Queryable, carrierId: string): Promise<string[]> =>
+  (
+    await db.query<{ message_id: string }>(
+      `SELECT message_id FROM submissions WHERE connector_id = 'smsc' AND carrier_id = $1`,
+      [carrierId],
+    )
+  ).map((r) => r.message_id);
+const part = (accountId: number, id: string, carrierId: string): SubmissionRow => ({
+  connectorId: 'smsc',
+  carrierIds: [carrierId],
+  accountId,
+  id,
+  at: at(1),
+});
+const sent = (accountId: number, id: string) => sentTransition({ accountId, id, connectorId: 'smsc', at: at(1) });
 
 /**
- * The outcome statement runs first without locking its rows, and again with them locked first for what did not
- * move (messageApplyTransitions): whatever the first run did is done once.
+ * The outcome statement (messageApplyTransitions): outside a transaction it runs first without locking its rows, and
+ * again, locked, for what did not move; in a caller's transaction once, locked. Whatever it does is done once.
  */
-describe.each(ENGINES)("the outcome statement's two runs (%s)", (engine) => {
-  const own = ownRowsTests(engine);
+describe.each(ENGINES)("the outcome statement's runs (%s)", (engine) => {
+  let testDb: TestDb;
+  let db: Db;
+  beforeAll(async () => {
+    testDb = await openTestDb(engine);
+    db = testDb.db;
+  });
+  afterAll(async () => testDb?.drop());
 
-  own(
-    "in a caller's transaction, undoes a first run that left a message unmoved: the rest moves once, refunds once",
-    async (tx) => {
-      const accountId = (await insertAccount(tx, { balance: 10 })).id;
-      const stopped = await insertMessage(tx, { accountId, createdAt: T0, price: 1 });
-      const done = await insertMessage(tx, { accountId, createdAt: T0, price: 1, status: 'delivered' });
-      const unsent = (id: string) =>
-        statusTransition({ accountId, id, status: 'unsent', at: at(1), errorCode: 9003, detail: 'stopped' });
-      const unmoved = await messageApplyTransitions(tx, [unsent(stopped), unsent(done)]);
-      expect([...unmoved]).toEqual([done]);
-      expect(statuses(await rowOf(tx, stopped))).toEqual(['sending', 'unsent']);
-      expect((await rowOf(tx, done)).status).toBe('delivered');
-      // The price refunded once: the first run's refund was undone with it.
-      expect(Number(await balanceOf(tx, accountId))).toBe(11);
-    },
-  );
+  it('moves the rest of a batch once, refunded once, when a message of it does not move', async () => {
+    const accountId = (await insertAccount(db, { balance: 10 })).id;
+    const stopped = await insertMessage(db, { accountId, createdAt: T0, price: 1 });
+    const done = await insertMessage(db, { accountId, createdAt: T0, price: 1, status: 'delivered' });
+    const unsent = (id: string) =>
+      statusTransition({ accountId, id, status: 'unsent', at: at(1), errorCode: 9003, detail: 'stopped' });
+    expect([...(await messageApplyTransitions(db, [unsent(stopped), unsent(done)]))]).toEqual([done]);
+    expect(statuses(await rowOf(db, stopped))).toEqual(['sending', 'unsent']);
+    expect((await rowOf(db, done)).status).toBe('delivered');
+    expect(await balanceOf(db, accountId)).toBe(11);
+  });
 
-  own('records a carrier id met twice once, for the message that had it first, and moves every message', async (tx) => {
-    const accountId = (await insertAccount(tx)).id;
+  it('records a carrier id met twice once, for the message that had it first, and moves every message', async () => {
+    const accountId = (await insertAccount(db)).id;
     const [a, b, c] = [
-      await insertMessage(tx, { accountId, createdAt: T0 }),
-      await insertMessage(tx, { accountId, createdAt: at(0.001) }),
-      await insertMessage(tx, { accountId, createdAt: at(0.002) }),
+      await insertMessage(db, { accountId, createdAt: T0 }),
+      await insertMessage(db, { accountId, createdAt: at(0.001) }),
+      await insertMessage(db, { accountId, createdAt: at(0.002) }),
     ];
-    const sent = (id: string) => sentTransition({ accountId, id, connectorId: 'smsc', at: at(1) });
-    const part = (id: string, carrierId: string) => ({
-      connectorId: 'smsc',
-      carrierIds: [carrierId],
-      accountId,
-      id,
-      at: at(1),
-    });
-    // Twice in one batch: the first run's plain insert fails, and the second records the first.
-    expect([...(await messageApplyTransitions(tx, [sent(a), sent(b)], [part(a, 'c-1'), part(b, 'c-1')]))]).toEqual([]);
-    // Recorded by an earlier batch: the first run leaves it as it is.
-    expect([...(await messageApplyTransitions(tx, [sent(c)], [part(c, 'c-1')]))]).toEqual([]);
-    const recorded = await tx.query<{ message_id: string }>(
-      `SELECT message_id FROM submissions WHERE connector_id = 'smsc' AND carrier_id = 'c-1'`,
+    const carrier = `twice-${a}`;
+    // Twice in one batch: the first run's plain insert fails, and the whole batch runs locked.
+    const first = await messageApplyTransitions(
+      db,
+      [sent(accountId, a), sent(accountId, b)],
+      [part(accountId, a, carrier), part(accountId, b, carrier)],
     );
-    expect(recorded).toEqual([{ message_id: a }]);
-    for (const id of [a, b, c]) expect(statuses(await rowOf(tx, id))).toEqual(['sending', 'sent']);
+    expect([...first]).toEqual([]);
+    // Recorded by an earlier batch: the first run leaves it as it is.
+    expect([...(await messageApplyTransitions(db, [sent(accountId, c)], [part(accountId, c, carrier)]))]).toEqual([]);
+    expect(await carriersOf(db, carrier)).toEqual([a]);
+    for (const id of [a, b, c]) expect(statuses(await rowOf(db, id))).toEqual(['sending', 'sent']);
+  });
+
+  it("runs once, locked, in a caller's transaction: a carrier id met twice does not fail it", async () => {
+    const accountId = (await insertAccount(db)).id;
+    const [a, b] = [
+      await insertMessage(db, { accountId, createdAt: T0 }),
+      await insertMessage(db, { accountId, createdAt: at(0.001) }),
+    ];
+    const carrier = `in-tx-${a}`;
+    await db.transaction(async (tx) => {
+      const unmoved = await messageApplyTransitions(
+        tx,
+        [sent(accountId, a), sent(accountId, b)],
+        [part(accountId, a, carrier), part(accountId, b, carrier)],
+      );
+      expect([...unmoved]).toEqual([]);
+    });
+    expect(await carriersOf(db, carrier)).toEqual([a]);
+  });
+
+  it('takes a message a receipt reroutes out of the claim record holding it: a stop then stops it', async () => {
+    const accountId = (await insertAccount(db)).id;
+    const [route] = await db.query<{ id: number }>(
+      `INSERT INTO routes (channel_type, match, connectors, strategy, reroute, created_at, updated_at)
+       VALUES ('SMS', '{}', '[{"id": "smsc"}, {"id": "other"}]', 'priority',
+         '{"max": 1, "onUndelivered": true, "errorCodes": []}', $1, $1) RETURNING id`,
+      [T0],
+    );
+    // Far in the future, so that no other test's claim reaches them, and claimed together: one record.
+    const due = new Date('2090-01-01T00:00:00Z');
+    const ids = [
+      await insertMessage(db, { accountId, createdAt: due, dueAt: due }),
+      await insertMessage(db, { accountId, createdAt: due, dueAt: due }),
+    ];
+    const claimed = await messageClaimDue(db, due, claimLimits(2), 60_000);
+    expect(claimed.map((m) => m.id).sort()).toEqual([...ids].sort());
+    const record = claimed[0]!.claim_id!;
+    const [rerouted, other] = [claimed[0]!.id, claimed[1]!.id];
+    const sentRoute = { id: Number(route!.id), buyPrice: null };
+    await messageApplyTransitions(db, [
+      sentTransition({ accountId, id: rerouted, connectorId: 'smsc', at: due, route: sentRoute }),
+    ]);
+    const undelivered = statusTransition({
+      accountId,
+      id: rerouted,
+      status: 'undelivered',
+      at: new Date(due.getTime() + 1000),
+      errorCode: 1,
+      fromReceipt: true,
+      receiptConnector: 'smsc',
+    });
+    const again: string[] = [];
+    await messageApplyTransitions(db, [undelivered], [], undefined, again);
+    expect(again).toEqual([rerouted]);
+    expect((await rowOf(db, rerouted)).status).toBe('sending');
+    const [left] = await db.query<{ ids: string[] }>('SELECT ids FROM message_claims WHERE id = $1', [record]);
+    expect(left!.ids).toEqual([other]);
+    const answers = await db.transaction((tx) =>
+      messageStop(tx, accountId, [rerouted], new Date(due.getTime() + 2000), 9003),
+    );
+    expect(answers).toMatchObject([{ leased: false, stopped: true }]);
   });
 });
 
@@ -89,43 +164,60 @@ describe.runIf(ENGINES.includes('postgres'))("the outcome statement's first run,
   });
   afterAll(async () => testDb?.drop());
 
-  /** Waits until a statement of another session waits for a row lock (a transaction id) of messages. */
-  const untilWaitingForARow = (db: Queryable) =>
+  /** Waits until a statement of another session waits for a lock the session `holder` holds. */
+  const untilBlockedBy = (db: Queryable, holder: number) =>
     waitFor(
       async () =>
         (
           await db.query<{ n: number }>(
-            `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted`,
+            'SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))',
+            [holder],
           )
         )[0]!.n >= 1,
     );
+  const backendPid = async (tx: Queryable): Promise<number> =>
+    (await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid'))[0]!.pid;
 
-  for (const inTransaction of [true, false]) {
-    const how = inTransaction ? 'in a transaction' : 'autocommit';
-    it(`applies a receipt to the sent version committed while it waited (${how})`, async () => {
-      const db = testDb.db;
-      const accountId = (await insertAccount(db)).id;
-      const id = await insertMessage(db, { accountId, createdAt: T0 });
-      const receipt = statusTransition({ accountId, id, status: 'delivered', at: at(2), errorCode: null });
-      let applied: Promise<Set<string>> | undefined;
-      await db.transaction(async (tx) => {
-        // The sent outcome, not committed yet: the receipt's statement reads the message as it was, in sending (a
-        // first run would record it as sent first, at the receipt's time), and waits for this row.
-        await messageApplyTransitions(tx, [sentTransition({ accountId, id, connectorId: 'smsc-a', at: at(1) })]);
-        applied = inTransaction
-          ? db.transaction((other) => messageApplyTransitions(other, [receipt]))
-          : messageApplyTransitions(db, [receipt]);
-        await untilWaitingForARow(db);
-      });
-      expect([...(await applied!)]).toEqual([]);
-      const row = await rowOf(db, id);
-      expect(row).toMatchObject({ status: 'delivered', connector_id: 'smsc-a' });
-      // One sent entry, the sent outcome's: not a second one from the version read before it.
-      expect(historyOf(row).map((h) => [h.status, new Date(h.at).toISOString()])).toEqual([
-        ['sending', T0.toISOString()],
-        ['sent', at(1).toISOString()],
-        ['delivered', at(2).toISOString()],
-      ]);
+  it('applies a receipt to the sent version committed while it waited', async () => {
+    const db = testDb.db;
+    const accountId = (await insertAccount(db)).id;
+    const id = await insertMessage(db, { accountId, createdAt: T0 });
+    const receipt = statusTransition({ accountId, id, status: 'delivered', at: at(2), errorCode: null });
+    let applied: Promise<Set<string>> | undefined;
+    await db.transaction(async (tx) => {
+      // The sent outcome, not committed yet: the receipt's first run reads the message as it was, in sending (it
+      // would record it as sent first, at the receipt's time), and waits for this row.
+      await messageApplyTransitions(tx, [sentTransition({ accountId, id, connectorId: 'smsc-a', at: at(1) })]);
+      applied = messageApplyTransitions(db, [receipt]);
+      await untilBlockedBy(db, await backendPid(tx));
     });
-  }
+    expect([...(await applied!)]).toEqual([]);
+    const row = await rowOf(db, id);
+    expect(row).toMatchObject({ status: 'delivered', connector_id: 'smsc-a' });
+    // One sent entry, the sent outcome's: not a second one from the version read before it.
+    expect(historyOf(row).map((h) => [h.status, new Date(h.at).toISOString()])).toEqual([
+      ['sending', T0.toISOString()],
+      ['sent', at(1).toISOString()],
+      ['delivered', at(2).toISOString()],
+    ]);
+  });
+
+  it('records the submission of a sent that the first run left, with it in the second', async () => {
+    const db = testDb.db;
+    const accountId = (await insertAccount(db)).id;
+    const id = await insertMessage(db, { accountId, createdAt: T0 });
+    const carrier = `left-${id}`;
+    let applied: Promise<Set<string>> | undefined;
+    await db.transaction(async (tx) => {
+      // Another change of the row (as a note of an ignored receipt), not committed yet.
+      await tx.query(`UPDATE messages SET history = history || '[{"status": "x", "ignored": true}]' WHERE id = $1`, [
+        id,
+      ]);
+      applied = messageApplyTransitions(db, [sent(accountId, id)], [part(accountId, id, carrier)]);
+      await untilBlockedBy(db, await backendPid(tx));
+    });
+    expect([...(await applied!)]).toEqual([]);
+    expect((await rowOf(db, id)).status).toBe('sent');
+    expect(await carriersOf(db, carrier)).toEqual([id]);
+  });
 });

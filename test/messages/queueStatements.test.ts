@@ -446,28 +446,34 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
         const accountId = (await insertAccount(tx)).id;
         const ids: string[] = [];
         for (let i = 0; i < 3; i++) ids.push(await insertMessage(tx, { accountId, createdAt: T0 }));
-        const plan = await planOf(tx, (explaining) =>
-          messageApplyTransitions(
-            explaining,
-            ids.map((id) => statusTransition({ accountId, id, status: 'delivered', at: at(2), errorCode: null })),
-          ),
+        const transitions = ids.map((id) =>
+          statusTransition({ accountId, id, status: 'delivered', at: at(2), errorCode: null }),
         );
-        const locked = subplanNodes(plan, 'CTE locked');
-        expect(locked).toContainEqual({ type: 'Index Scan', index: 'messages_pkey' });
-        const moved = subplanNodes(plan, 'CTE moved');
-        // The first run locks the rows as it updates them: one by one, in the batch's sorted order (the global
-        // lock order), each found by its ctid.
-        expect(moved.map((n) => n.type)).toEqual([
-          'ModifyTable',
-          'Nested Loop',
-          'Subquery Scan',
-          'Sort',
-          'CTE Scan',
-          'Tid Scan',
-        ]);
-        for (const nodes of [locked, moved]) expect(nodes.map((n) => n.type)).not.toContain('Seq Scan');
-        // The reroute check is planned once (inlined, each reference to it was planned again: 20 times).
-        expect(scansOf(plan, 'routes')).toHaveLength(1);
+        // In a transaction (locked first), and outside one (its first run: the update locks them).
+        for (const asDb of [false, true]) {
+          const plan = await planOf(tx, (explaining) => messageApplyTransitions(explaining, transitions), { asDb });
+          const locked = subplanNodes(plan, 'CTE locked');
+          expect(locked).toContainEqual({ type: 'Index Scan', index: 'messages_pkey' });
+          const moved = subplanNodes(plan, 'CTE moved');
+          // The first run locks the rows as it updates them: one by one, in the batch's sorted order (the global
+          // lock order), each found by its ctid.
+          expect(moved.map((n) => n.type)).toEqual([
+            'ModifyTable',
+            'Nested Loop',
+            'Subquery Scan',
+            'Sort',
+            'CTE Scan',
+            'Tid Scan',
+          ]);
+          for (const nodes of [locked, moved]) expect(nodes.map((n) => n.type)).not.toContain('Seq Scan');
+          // The reroute check is planned once (inlined, each reference to it was planned again: 20 times).
+          expect(scansOf(plan, 'routes')).toHaveLength(1);
+          expect(subplanNodes(plan, 'CTE locked').map((n) => n.type)).toEqual(
+            asDb
+              ? ['Sort', 'Nested Loop', 'CTE Scan', 'Index Scan']
+              : ['LockRows', 'Sort', 'Nested Loop', 'CTE Scan', 'Index Scan'],
+          );
+        }
       },
     );
   });
