@@ -41,3 +41,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 export function isLockTimeout(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === '55P03';
 }
+
+/** True for the error of a statement that would have written a key twice (unique_violation). */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '23505';
+}

@@ -1,3 +1,4 @@
+import { isUniqueViolation } from '../db/connectionErrors.js';
 import type { Db, Queryable } from '../db/db.js';
 import type { PortedRow } from './portingCsv.js';
 
@@ -157,7 +158,7 @@ export async function mnpImportIndex(db: Queryable, id: number): Promise<number>
   try {
     await db.query(`ALTER TABLE ${table} ADD PRIMARY KEY (number)`);
   } catch (error) {
-    if ((error as { code?: string }).code !== '23505') throw error;
+    if (!isUniqueViolation(error)) throw error;
     const removed = await db.query(
       `DELETE FROM ${table} WHERE ctid IN (
          SELECT ctid FROM (

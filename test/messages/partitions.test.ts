@@ -13,7 +13,12 @@ import {
   messageQueueFigures,
   messageReceiptFacts,
 } from '../../src/messages/index.js';
-import { messageApplyTransitions } from '../../src/messages/transitionSql.js';
+import {
+  messageApplyTransitions,
+  messageCountDeliveredParts,
+  messageLockOrdered,
+  messageNoteIgnored,
+} from '../../src/messages/transitionSql.js';
 import { sentTransition, statusTransition } from '../../src/messages/transitions.js';
 import {
   destinationPartitionOf,
@@ -525,18 +530,36 @@ describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
     );
     expect(rows.map((r) => r.status)).toEqual(['unsent', 'unsent', 'unsent']);
 
-    // A batch of one week's messages: its update reads that week's partition alone, of the five there are.
+    // A batch of one week's messages: it reads that week's partition alone, of the five there are, both where it
+    // finds its rows and where it updates them (and so do the receipts' statements that lock or count them).
     const week = await insertMessage(t.db, { accountId, createdAt: at('2044-05-04T13:00:00Z') });
-    const plan = await planOf(
-      t.db,
-      (explaining) =>
-        messageApplyTransitions(explaining, [
-          statusTransition({ accountId, id: week, status: 'unsent', at: at('2044-05-04T13:00:01Z'), errorCode: 1 }),
-        ]),
-      { partitions: true },
-    );
+    const weekOnly = [await partitionOf(t.db, week)];
+    const partitionsRead = async (run: (explaining: Queryable) => Promise<unknown>, asDb = false) =>
+      [...relationsOf(await planOf(t.db, run, { partitions: true, asDb }))].filter((n) => n.startsWith('messages_'));
+    const unsentWeek = [
+      statusTransition({ accountId, id: week, status: 'unsent', at: at('2044-05-04T13:00:01Z'), errorCode: 1 }),
+    ];
+    const plan = await planOf(t.db, (explaining) => messageApplyTransitions(explaining, unsentWeek), {
+      partitions: true,
+    });
     expect((await inherited(t.db)).length).toBeGreaterThanOrEqual(5);
     expect(subplanNodes(plan, 'CTE moved').filter((n) => n.type === 'Tid Scan')).toHaveLength(1);
+    expect([...relationsOf(plan)].filter((n) => n.startsWith('messages_'))).toEqual(weekOnly);
+    expect(await partitionsRead((explaining) => messageApplyTransitions(explaining, unsentWeek), true)).toEqual(
+      weekOnly,
+    );
+    const key = { accountId, id: week };
+    expect(await partitionsRead((explaining) => messageLockOrdered(explaining, [key]))).toEqual(weekOnly);
+    expect(
+      await partitionsRead((explaining) =>
+        messageCountDeliveredParts(explaining, [{ ...key, connectorId: 'smsc', parts: 1 }]),
+      ),
+    ).toEqual(weekOnly);
+    expect(
+      await partitionsRead((explaining) =>
+        messageNoteIgnored(explaining, [{ ...key, status: 'delivered', at: at('2044-05-04T13:00:02Z') }]),
+      ),
+    ).toEqual(weekOnly);
   });
 });
 
