@@ -90,18 +90,17 @@ export async function messageApplyTransitions(
   // In a caller's transaction the rows are often locked already (a stop, a dispatch's, the writer's flushes of
   // several statements), and a second run would lock more rows after the first had locked others (and balances),
   // out of the global order: the statement runs once, its rows locked first.
-  if (!isDb(db)) return applyStatement(db, rows, parts, true, ended, rerouted);
+  if (!isDb(db)) return lockedRun(db, rows, parts, ended, rerouted);
   // Each run its own transaction: the second holds none of the first's locks. A first run that failed changed
   // nothing; one that ran left the messages that did not move, and their submissions, to the second.
   const unmoved = await firstRun(db, rows, parts, ended, rerouted);
-  if (unmoved === undefined) return applyStatement(db, rows, parts, true, ended, rerouted);
+  if (unmoved === undefined) return lockedRun(db, rows, parts, ended, rerouted);
   if (unmoved.size === 0) return unmoved;
   const again = rows.filter((r) => unmoved.has(r.id));
-  return applyStatement(
+  return lockedRun(
     db,
     again,
     parts.filter((p) => unmoved.has(p.message_id)),
-    true,
     ended,
     rerouted,
   );
@@ -120,7 +119,8 @@ async function firstRun(
   rerouted: string[] | undefined,
 ): Promise<Set<string> | undefined> {
   try {
-    return await applyStatement(db, rows, parts, false, ended, rerouted);
+    // Raced or not, what did not move goes to the second run.
+    return (await applyStatement(db, rows, parts, false, ended, rerouted)).unmoved;
   } catch (error) {
     if (isUniqueViolation(error)) return undefined;
     throw error;
@@ -178,8 +178,8 @@ async function applyStatement(
   lock: boolean,
   ended: StepOutcome[] | undefined,
   rerouted: string[] | undefined,
-): Promise<Set<string>> {
-  if (rows.length === 0 && parts.length === 0) return new Set();
+): Promise<{ unmoved: Set<string>; raced: Set<string> }> {
+  if (rows.length === 0 && parts.length === 0) return { unmoved: new Set(), raced: new Set() };
   // Only batches with polled parts carry the statement that records them: the others pay nothing for it.
   const polled = parts.some((p) => p.poll_until !== undefined);
   // Likewise the check of the claim records the outcomes of claimed messages name.
@@ -188,7 +188,7 @@ async function applyStatement(
   const requeued = rows.some(
     (r) => r.status === 'sending' || (r.from_receipt === true && (r.status === 'undelivered' || r.status === 'unsent')),
   );
-  const result = await db.query<{ id: string; step: StepOutcomeRow | null; rerouted: boolean }>(
+  const result = await db.query<{ id: string; step: StepOutcomeRow | null; rerouted: boolean; raced: boolean }>(
     `WITH r AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(account_id bigint, id uuid, status text, from_statuses text[],
          at timestamptz, error_code integer, connector_id text, sent_at timestamptz, due_at timestamptz, history jsonb,
@@ -334,12 +334,13 @@ async function applyStatement(
      ),
      ${insertEventsCte('events', 'ORDER BY message_id, n')},
      ${dirtyDaysCte('moved')}
-     SELECT r.id, NULL::json AS step, false AS rerouted FROM r
-     WHERE NOT EXISTS (SELECT 1 FROM moved WHERE moved.id = r.id)
+     -- Raced: the change applied to the version read, but the update did not reach it (see messageApplyTransitions).
+     SELECT r.id, NULL::json AS step, false AS rerouted, EXISTS (SELECT 1 FROM change c WHERE c.id = r.id) AS raced
+     FROM r WHERE NOT EXISTS (SELECT 1 FROM moved WHERE moved.id = r.id)
      UNION ALL
-     SELECT mv.id, ${STEP_OUTCOME_JSON} AS step, false FROM moved mv WHERE ${STEP_ENDED}
+     SELECT mv.id, ${STEP_OUTCOME_JSON} AS step, false, false FROM moved mv WHERE ${STEP_ENDED}
      UNION ALL
-     SELECT mv.id, NULL, true FROM moved mv WHERE mv.rerouted`,
+     SELECT mv.id, NULL, true, false FROM moved mv WHERE mv.rerouted`,
     [
       JSON.stringify(sortedForLocks(rows)),
       JSON.stringify(parts),
@@ -349,10 +350,46 @@ async function applyStatement(
     ],
   );
   const unmoved = new Set<string>();
+  const raced = new Set<string>();
   for (const row of result) {
     if (row.rerouted) rerouted?.push(row.id);
     else if (row.step) ended?.push(stepOutcomeOf(row.id, row.step));
-    else unmoved.add(row.id);
+    else {
+      unmoved.add(row.id);
+      if (row.raced) raced.add(row.id);
+    }
+  }
+  return { unmoved, raced };
+}
+
+/** How many times a locked run is made again for messages a concurrent change kept from its update. */
+const RACED_RUNS = 5;
+
+/**
+ * The statement, its rows locked first. A row whose lock waited for a concurrent change is read (and decided on) as
+ * that change left it, but the update, bound to the statement's snapshot, cannot see that version: such messages
+ * (raced) run again, in a statement of their own whose snapshot sees it and whose lock, already held, does not wait.
+ * Their submissions were recorded by the first statement (ON CONFLICT DO NOTHING).
+ */
+async function lockedRun(
+  db: Queryable,
+  rows: TransitionRow[],
+  parts: SubmissionPart[],
+  ended: StepOutcome[] | undefined,
+  rerouted: string[] | undefined,
+): Promise<Set<string>> {
+  let { unmoved, raced } = await applyStatement(db, rows, parts, true, ended, rerouted);
+  for (let run = 1; raced.size > 0 && run <= RACED_RUNS; run++) {
+    const again = await applyStatement(
+      db,
+      rows.filter((r) => raced.has(r.id)),
+      [],
+      true,
+      ended,
+      rerouted,
+    );
+    for (const id of raced) if (!again.unmoved.has(id)) unmoved.delete(id);
+    raced = again.raced;
   }
   return unmoved;
 }
@@ -401,13 +438,12 @@ function messagesByKey(keys: string, columns: string, span: readonly [string, st
        ) m`;
 }
 
-/** What a statement that updates the rows it locked reads of each, to find it again by its ctid. */
-const BY_CTID = 'm.tableoid AS part, m.ctid AS row_id, m.account_id, m.id';
 /**
- * The update's condition on such a row: the version locked (no other transaction can have changed it since). With
- * the span's bounds as well, the update plans only the span's partitions.
+ * The update's condition on a row its statement locked: by key, within the span (its partitions alone are planned).
+ * Not by the ctid the lock gave: a lock that waited for a concurrent change gives that change's version, which the
+ * update, bound to the statement's snapshot, cannot see (it finds the version it sees by key and follows it there).
  */
-const AT_CTID = 'm.tableoid = l.part AND m.ctid = l.row_id';
+const AT_KEY = 'm.account_id = l.account_id AND m.id = l.id AND m.id BETWEEN $2::uuid AND $3::uuid';
 
 /** Rows in the global lock order of messages (account, then id), so that statements lock them alike. */
 function sortedForLocks<T extends { account_id: number; id: string }>(rows: T[]): T[] {
@@ -434,10 +470,10 @@ export async function messageNoteIgnored(
        FROM jsonb_to_recordset($1::jsonb) AS r(account_id bigint, id uuid, status text, at timestamptz, i integer)
        GROUP BY account_id, id
      ),
-     locked AS MATERIALIZED (${messagesByKey('r', BY_CTID, ['$2', '$3'], true)})
+     locked AS MATERIALIZED (${messagesByKey('r', 'm.account_id, m.id', ['$2', '$3'], true)})
      UPDATE messages m SET history = m.history || r.entries
      FROM r JOIN locked l ON l.account_id = r.account_id AND l.id = r.id
-     WHERE ${AT_CTID} AND m.id BETWEEN $2::uuid AND $3::uuid`,
+     WHERE ${AT_KEY}`,
     [JSON.stringify(rows), ...messageIdSpan(rows)],
   );
 }
@@ -455,10 +491,10 @@ export async function messageCountDeliveredParts(
     `WITH r AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(account_id bigint, id uuid, connector_id text, parts integer)
      ),
-     locked AS MATERIALIZED (${messagesByKey('r', BY_CTID, ['$2', '$3'], true)})
+     locked AS MATERIALIZED (${messagesByKey('r', 'm.account_id, m.id', ['$2', '$3'], true)})
      UPDATE messages m SET parts_delivered = m.parts_delivered + r.parts
      FROM r JOIN locked l ON l.account_id = r.account_id AND l.id = r.id
-     WHERE ${AT_CTID} AND m.id BETWEEN $2::uuid AND $3::uuid
+     WHERE ${AT_KEY}
        -- Parts of an attempt a reroute abandoned (DESIGN 21) count for nothing.
        AND NOT coalesce(m.reroute->'from' ? r.connector_id, false)
      RETURNING m.account_id, m.id, r.connector_id, m.parts_delivered >= m.total_parts AS complete`,

@@ -3,7 +3,7 @@ import type { Db, Queryable } from '../../src/db/db.js';
 import { claimLimits, messageClaimDue } from '../../src/messages/claimSql.js';
 import { messageStop } from '../../src/messages/messageLookupSql.js';
 import { historyOf } from '../../src/messages/messageObject.js';
-import { messageApplyTransitions, type SubmissionRow } from '../../src/messages/transitionSql.js';
+import { messageApplyTransitions, messageNoteIgnored, type SubmissionRow } from '../../src/messages/transitionSql.js';
 import { sentTransition, statusTransition } from '../../src/messages/transitions.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -219,5 +219,41 @@ describe.runIf(ENGINES.includes('postgres'))("the outcome statement's first run,
     expect([...(await applied!)]).toEqual([]);
     expect((await rowOf(db, id)).status).toBe('sent');
     expect(await carriersOf(db, carrier)).toEqual([id]);
+  });
+
+  /** Another session's change of the message's row (as a note of an ignored receipt), committed once `run` waits. */
+  const whileChanged = async <T>(id: string, run: () => Promise<T>): Promise<T> => {
+    const db = testDb.db;
+    let result: Promise<T> | undefined;
+    await db.transaction(async (tx) => {
+      await tx.query(`UPDATE messages SET history = history || '[{"status": "x", "ignored": true}]' WHERE id = $1`, [
+        id,
+      ]);
+      result = run();
+      await untilBlockedBy(db, await backendPid(tx));
+    });
+    return result!;
+  };
+
+  it("moves a message whose lock waited for a concurrent change, in a caller's transaction", async () => {
+    const db = testDb.db;
+    const accountId = (await insertAccount(db)).id;
+    const id = await insertMessage(db, { accountId, createdAt: T0, status: 'sent' });
+    const receipt = statusTransition({ accountId, id, status: 'delivered', at: at(2), errorCode: null });
+    // Locked first (in a transaction): the lock gives the changed version, which the statement's update cannot see;
+    // the message runs again in a statement of its own.
+    const unmoved = await whileChanged(id, () => db.transaction((tx) => messageApplyTransitions(tx, [receipt])));
+    expect([...unmoved]).toEqual([]);
+    const row = await rowOf(db, id);
+    expect(row.status).toBe('delivered');
+    expect(row.history.map((h) => h.status)).toEqual(['x', 'delivered']);
+  });
+
+  it('keeps the note of an ignored receipt that waited for a concurrent change of its message', async () => {
+    const db = testDb.db;
+    const accountId = (await insertAccount(db)).id;
+    const id = await insertMessage(db, { accountId, createdAt: T0, status: 'delivered' });
+    await whileChanged(id, () => messageNoteIgnored(db, [{ accountId, id, status: 'delivered', at: at(3) }]));
+    expect((await rowOf(db, id)).history.map((h) => h.status)).toEqual(['x', 'delivered']);
   });
 });
