@@ -378,7 +378,9 @@ async function lockedRun(
   ended: StepOutcome[] | undefined,
   rerouted: string[] | undefined,
 ): Promise<Set<string>> {
-  let { unmoved, raced } = await applyStatement(db, rows, parts, true, ended, rerouted);
+  const first = await applyStatement(db, rows, parts, true, ended, rerouted);
+  const unmoved = first.unmoved;
+  let raced = first.raced;
   for (let run = 1; raced.size > 0 && run <= RACED_RUNS; run++) {
     const again = await applyStatement(
       db,
