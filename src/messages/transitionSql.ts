@@ -85,25 +85,18 @@ export async function messageApplyTransitions(
   rerouted?: string[],
 ): Promise<Set<string>> {
   if (transitions.length === 0 && submissions.length === 0) return new Set();
-  const rows = transitionRows(transitions);
-  const parts = submissionParts(submissions);
+  const batch: Batch = { rows: transitionRows(transitions), parts: submissionParts(submissions), ended, rerouted };
   // In a caller's transaction the rows are often locked already (a stop, a dispatch's, the writer's flushes of
   // several statements), and a second run would lock more rows after the first had locked others (and balances),
   // out of the global order: the statement runs once, its rows locked first.
-  if (!isDb(db)) return lockedRun(db, rows, parts, ended, rerouted);
+  if (!isDb(db)) return lockedRun(db, batch);
   // Each run its own transaction: the second holds none of the first's locks. A first run that failed changed
   // nothing; one that ran left the messages that did not move, and their submissions, to the second.
-  const unmoved = await firstRun(db, rows, parts, ended, rerouted);
-  if (unmoved === undefined) return lockedRun(db, rows, parts, ended, rerouted);
+  const unmoved = await firstRun(db, batch);
+  if (unmoved === undefined) return lockedRun(db, batch);
   if (unmoved.size === 0) return unmoved;
-  const again = rows.filter((r) => unmoved.has(r.id));
-  return lockedRun(
-    db,
-    again,
-    parts.filter((p) => unmoved.has(p.message_id)),
-    ended,
-    rerouted,
-  );
+  const rows = batch.rows.filter((r) => unmoved.has(r.id));
+  return lockedRun(db, { rows, parts: batch.parts.filter((p) => unmoved.has(p.message_id)), ended, rerouted });
 }
 
 /**
@@ -111,16 +104,10 @@ export async function messageApplyTransitions(
  * record a row as well). Undefined when a submission's carrier id was met twice, in the batch or inserted by a
  * transaction running beside it: the second run's insert skips it.
  */
-async function firstRun(
-  db: Queryable,
-  rows: TransitionRow[],
-  parts: SubmissionPart[],
-  ended: StepOutcome[] | undefined,
-  rerouted: string[] | undefined,
-): Promise<Set<string> | undefined> {
+async function firstRun(db: Queryable, batch: Batch): Promise<Set<string> | undefined> {
   try {
     // Raced or not, what did not move goes to the second run.
-    return (await applyStatement(db, rows, parts, false, ended, rerouted)).unmoved;
+    return (await applyStatement(db, batch, false)).unmoved;
   } catch (error) {
     if (isUniqueViolation(error)) return undefined;
     throw error;
@@ -167,17 +154,19 @@ const submissionParts = (submissions: readonly SubmissionRow[]) =>
     })),
   );
 
-type TransitionRow = ReturnType<typeof transitionRows>[number];
-type SubmissionPart = ReturnType<typeof submissionParts>[number];
+/** A statement's work: its transitions and submissions, and where it reports the steps ended and the reroutes. */
+interface Batch {
+  readonly rows: ReturnType<typeof transitionRows>;
+  readonly parts: ReturnType<typeof submissionParts>;
+  readonly ended: StepOutcome[] | undefined;
+  readonly rerouted: string[] | undefined;
+}
 
 /** The statement of {@link messageApplyTransitions}, with the rows locked and read first or not (`lock`). */
 async function applyStatement(
   db: Queryable,
-  rows: TransitionRow[],
-  parts: SubmissionPart[],
+  { rows, parts, ended, rerouted }: Batch,
   lock: boolean,
-  ended: StepOutcome[] | undefined,
-  rerouted: string[] | undefined,
 ): Promise<{ unmoved: Set<string>; raced: Set<string> }> {
   if (rows.length === 0 && parts.length === 0) return { unmoved: new Set(), raced: new Set() };
   // Only batches with polled parts carry the statement that records them: the others pay nothing for it.
@@ -342,7 +331,8 @@ async function applyStatement(
      UNION ALL
      SELECT mv.id, NULL, true, false FROM moved mv WHERE mv.rerouted`,
     [
-      JSON.stringify(sortedForLocks(rows)),
+      // In no order: each statement takes its locks in the global order in SQL (messagesByKey, the update's sort).
+      JSON.stringify(rows),
       JSON.stringify(parts),
       READ_TRACKED_LIST,
       DEFAULT_TTL,
@@ -371,25 +361,13 @@ const RACED_RUNS = 5;
  * (raced) run again, in a statement of their own whose snapshot sees it and whose lock, already held, does not wait.
  * Their submissions were recorded by the first statement (ON CONFLICT DO NOTHING).
  */
-async function lockedRun(
-  db: Queryable,
-  rows: TransitionRow[],
-  parts: SubmissionPart[],
-  ended: StepOutcome[] | undefined,
-  rerouted: string[] | undefined,
-): Promise<Set<string>> {
-  const first = await applyStatement(db, rows, parts, true, ended, rerouted);
+async function lockedRun(db: Queryable, batch: Batch): Promise<Set<string>> {
+  const first = await applyStatement(db, batch, true);
   const unmoved = first.unmoved;
   let raced = first.raced;
   for (let run = 1; raced.size > 0 && run <= RACED_RUNS; run++) {
-    const again = await applyStatement(
-      db,
-      rows.filter((r) => raced.has(r.id)),
-      [],
-      true,
-      ended,
-      rerouted,
-    );
+    const rows = batch.rows.filter((r) => raced.has(r.id));
+    const again = await applyStatement(db, { rows, parts: [], ended: batch.ended, rerouted: batch.rerouted }, true);
     for (const id of raced) if (!again.unmoved.has(id)) unmoved.delete(id);
     raced = again.raced;
   }
@@ -446,11 +424,6 @@ function messagesByKey(keys: string, columns: string, span: readonly [string, st
  * update, bound to the statement's snapshot, cannot see (it finds the version it sees by key and follows it there).
  */
 const AT_KEY = 'm.account_id = l.account_id AND m.id = l.id AND m.id BETWEEN $2::uuid AND $3::uuid';
-
-/** Rows in the global lock order of messages (account, then id), so that statements lock them alike. */
-function sortedForLocks<T extends { account_id: number; id: string }>(rows: T[]): T[] {
-  return rows.sort((a, b) => a.account_id - b.account_id || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-}
 
 /** Notes receipts that changed nothing (late or duplicate) in their messages' history, marked `ignored`. */
 export async function messageNoteIgnored(

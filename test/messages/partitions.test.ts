@@ -65,6 +65,10 @@ async function destinationPartitionOfRow(db: Db, id: string): Promise<string | u
 }
 
 /** The names of the partitions of messages (or of `parent`) in the catalogue (pg_inherits). */
+/** The partitions of messages a plan reads. */
+const partitionsIn = (plan: Parameters<typeof relationsOf>[0]): string[] =>
+  [...relationsOf(plan)].filter((n) => n.startsWith('messages_'));
+
 async function inherited(db: Db, parent = 'messages'): Promise<string[]> {
   const rows = await db.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
@@ -493,7 +497,7 @@ describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
       partitions: true,
     });
     expect((await inherited(t.db)).length).toBeGreaterThanOrEqual(5);
-    expect([...relationsOf(plan)].filter((n) => n.startsWith('messages_'))).toEqual([await partitionOf(t.db, ids[0]!)]);
+    expect(partitionsIn(plan)).toEqual([await partitionOf(t.db, ids[0]!)]);
 
     // A batch of receipts (a thousand keys of a few minutes, statistics or none): a probe of the primary key a key,
     // never a read of the span's messages (every account's) to hash them.
@@ -535,7 +539,7 @@ describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
     const week = await insertMessage(t.db, { accountId, createdAt: at('2044-05-04T13:00:00Z') });
     const weekOnly = [await partitionOf(t.db, week)];
     const partitionsRead = async (run: (explaining: Queryable) => Promise<unknown>, asDb = false) =>
-      [...relationsOf(await planOf(t.db, run, { partitions: true, asDb }))].filter((n) => n.startsWith('messages_'));
+      partitionsIn(await planOf(t.db, run, { partitions: true, asDb }));
     const unsentWeek = [
       statusTransition({ accountId, id: week, status: 'unsent', at: at('2044-05-04T13:00:01Z'), errorCode: 1 }),
     ];
@@ -544,7 +548,7 @@ describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
     });
     expect((await inherited(t.db)).length).toBeGreaterThanOrEqual(5);
     expect(subplanNodes(plan, 'CTE moved').filter((n) => n.type === 'Tid Scan')).toHaveLength(1);
-    expect([...relationsOf(plan)].filter((n) => n.startsWith('messages_'))).toEqual(weekOnly);
+    expect(partitionsIn(plan)).toEqual(weekOnly);
     expect(await partitionsRead((explaining) => messageApplyTransitions(explaining, unsentWeek), true)).toEqual(
       weekOnly,
     );
@@ -600,7 +604,7 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       // The claim and the next-due query plan only the partitions from the floor on (and DEFAULT): without it,
       // every week kept.
       const weeksOf = async (run: (explaining: Queryable) => Promise<unknown>) =>
-        [...relationsOf(await planOf(t.db, run, { partitions: true }))].filter((n) => n.startsWith('messages_'));
+        partitionsIn(await planOf(t.db, run, { partitions: true }));
       const partitions = await messagePartitions(t.db);
       const fromFloor = partitions
         .filter((p) => p.isDefault || p.toMs! > partitionWeekOf(Date.parse('2051-03-28T12:00:00Z')))
@@ -808,11 +812,9 @@ describe.each(ENGINES)("a message list's newest page (%s)", (engine) => {
         .map((p) => p.name)
         .sort();
       expect(partitions.length).toBeGreaterThan(lastWeek.length + 2);
-      expect([...relationsOf(look)].filter((name) => name.startsWith('messages_')).sort()).toEqual(lastWeek);
+      expect(partitionsIn(look).sort()).toEqual(lastWeek);
       // Without the time (or past the last week), every week.
-      const whole = [
-        ...relationsOf(await planOf(t.db, (q) => messageList(q, accountId, all, 'desc', 2, 0), { partitions: true })),
-      ];
-      expect(whole.filter((name) => name.startsWith('messages_')).sort()).toEqual(partitions.map((p) => p.name).sort());
+      const whole = await planOf(t.db, (q) => messageList(q, accountId, all, 'desc', 2, 0), { partitions: true });
+      expect(partitionsIn(whole).sort()).toEqual(partitions.map((p) => p.name).sort());
     }));
 });
