@@ -237,7 +237,10 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     const workBefore = process.env.BENCH_VERBOSE ? await serverWork() : undefined;
     // BENCH_E2E_BREAKDOWN=1: where the run's WAL and the server's time went, by statement and relation, on a server
     // that preloads pg_stat_statements (bench/walBreakdown.ts; other databases' work counts too).
-    const breakdown = process.env.BENCH_E2E_BREAKDOWN === '1' ? await startWalBreakdown(BENCH_DATABASE_URL) : undefined;
+    const breakdown =
+      process.env.BENCH_E2E_BREAKDOWN === '1'
+        ? await startWalBreakdown(BENCH_DATABASE_URL, options.schema.name)
+        : undefined;
     let start = performance.now();
     const postLatencies = options.intake
       ? (await options.intake.send({

@@ -39,10 +39,11 @@ interface TableCounts {
   del: number;
 }
 
-async function tableCounts(client: pg.Client): Promise<Map<string, TableCounts>> {
+async function tableCounts(client: pg.Client, schema: string): Promise<Map<string, TableCounts>> {
   const rows = await client.query<{ relname: string; ins: string; upd: string; hot: string; del: string }>(
     `SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del
-     FROM pg_stat_user_tables`,
+     FROM pg_stat_user_tables WHERE schemaname = $1`,
+    [schema],
   );
   return new Map(
     rows.rows.map((r) => [
@@ -52,23 +53,27 @@ async function tableCounts(client: pg.Client): Promise<Map<string, TableCounts>>
   );
 }
 
-async function indexScans(client: pg.Client): Promise<Map<string, { scans: number; size: string }>> {
+async function indexScans(client: pg.Client, schema: string): Promise<Map<string, { scans: number; size: string }>> {
   const rows = await client.query<{ name: string; scans: string; size: string }>(
     `SELECT relname || '.' || indexrelname AS name, idx_scan::text AS scans,
             pg_size_pretty(pg_relation_size(indexrelid)) AS size
-     FROM pg_stat_user_indexes`,
+     FROM pg_stat_user_indexes WHERE schemaname = $1`,
+    [schema],
   );
   return new Map(rows.rows.map((r) => [r.name, { scans: Number(r.scans), size: r.size }]));
 }
 
-/** Starts a breakdown on the database at `url`: its statement counters reset, its WAL position and counts read. */
-export async function startWalBreakdown(url: string): Promise<WalBreakdown> {
+/**
+ * Starts a breakdown on the database at `url`: its statement counters reset, its WAL position and the counts of the
+ * tables of `schema` (where the run's Herald keeps its tables: a benchmark's own schema, or public) read.
+ */
+export async function startWalBreakdown(url: string, schema = 'public'): Promise<WalBreakdown> {
   const start = await withClient(url, async (client) => {
     await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     await client.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
     await client.query('SELECT pg_stat_statements_reset()');
     const lsn = (await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
-    return { lsn, tables: await tableCounts(client), scans: await indexScans(client) };
+    return { lsn, tables: await tableCounts(client, schema), scans: await indexScans(client, schema) };
   });
   return {
     stop: (messages) =>
@@ -192,7 +197,7 @@ export async function startWalBreakdown(url: string): Promise<WalBreakdown> {
               `${`${ms(s.plan_min)}-${ms(s.plan_max)} ms`.padStart(13)}  ${s.query.slice(0, 120)}`,
           );
 
-        const after = await tableCounts(client);
+        const after = await tableCounts(client, schema);
         lines.push('', 'Row changes by table (per message): inserted, updated (of which HOT), deleted:');
         const changed = [...after]
           .map(([name, a]) => {
@@ -209,13 +214,13 @@ export async function startWalBreakdown(url: string): Promise<WalBreakdown> {
         // The indexes of the tables the run changed: each is written on every insert and non-HOT update.
         const touched = new Set(changed.map((t) => t.name));
         lines.push('', 'Indexes of the changed tables (scans per message during the run, size at the end):');
-        for (const [name, i] of await indexScans(client)) {
+        for (const [name, i] of await indexScans(client, schema)) {
           if (!touched.has(name.split('.')[0]!)) continue;
           lines.push(`  ${name}: ${per(i.scans - (start.scans.get(name)?.scans ?? 0))} scans, ${i.size}`);
         }
 
         // Each version of a message's row is written whole (no update of it is HOT): its width is paid four times.
-        lines.push('', ...(await messageWidths(client)));
+        lines.push('', ...(await messageWidths(client, schema)));
         return lines.join('\n');
       }),
   };
@@ -225,18 +230,19 @@ export async function startWalBreakdown(url: string): Promise<WalBreakdown> {
  * The stored width of a message's row by column (pg_column_size, the bytes of each value as stored, averaged over the
  * messages of the database: the run's), largest first, and of the whole row's data.
  */
-async function messageWidths(client: pg.Client): Promise<string[]> {
+async function messageWidths(client: pg.Client, schema: string): Promise<string[]> {
   const columns = (
     await client.query<{ attname: string }>(
       `SELECT attname FROM pg_attribute
-       WHERE attrelid = 'messages'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
+       WHERE attrelid = format('%I.messages', $1::text)::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
+      [schema],
     )
   ).rows.map((r) => r.attname);
   const widths = (
     await client.query<Record<string, string | null>>(
       `SELECT count(*)::text AS n, avg(pg_column_size(m.*))::numeric(8, 1)::text AS "(row)",
          ${columns.map((c) => `avg(coalesce(pg_column_size(m.${c}), 0))::numeric(8, 1)::text AS ${c}`).join(', ')}
-       FROM messages m`,
+       FROM ${client.escapeIdentifier(schema)}.messages m`,
     )
   ).rows[0]!;
   const lines = [`A message's row, stored bytes by column (average over ${widths.n} messages):`];
