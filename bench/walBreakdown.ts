@@ -228,7 +228,7 @@ export async function startWalBreakdown(url: string, schema = 'public'): Promise
 
 /**
  * The stored width of a message's row by column (pg_column_size, the bytes of each value as stored, averaged over the
- * messages of the database: the run's), largest first, and of the whole row's data.
+ * messages of `schema`: the run's), largest first, and of the whole row's data.
  */
 async function messageWidths(client: pg.Client, schema: string): Promise<string[]> {
   const columns = (

@@ -331,7 +331,8 @@ async function applyStatement(
      UNION ALL
      SELECT mv.id, NULL, true, false FROM moved mv WHERE mv.rerouted`,
     [
-      // In no order: each statement takes its locks in the global order in SQL (messagesByKey, the update's sort).
+      // In no order: the statement takes its locks of messages (messagesByKey, the update's sort) and balances
+      // (REFUNDS) in the global order in SQL.
       JSON.stringify(rows),
       JSON.stringify(parts),
       READ_TRACKED_LIST,

@@ -64,11 +64,11 @@ async function destinationPartitionOfRow(db: Db, id: string): Promise<string | u
   return row?.name;
 }
 
-/** The names of the partitions of messages (or of `parent`) in the catalogue (pg_inherits). */
 /** The partitions of messages a plan reads. */
 const partitionsIn = (plan: Parameters<typeof relationsOf>[0]): string[] =>
   [...relationsOf(plan)].filter((n) => n.startsWith('messages_'));
 
+/** The names of the partitions of messages (or of `parent`) in the catalogue (pg_inherits). */
 async function inherited(db: Db, parent = 'messages'): Promise<string[]> {
   const rows = await db.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
