@@ -95,8 +95,7 @@ export async function messageApplyTransitions(
   const unmoved = await firstRun(db, batch);
   if (unmoved === undefined) return lockedRun(db, batch);
   if (unmoved.size === 0) return unmoved;
-  const rows = batch.rows.filter((r) => unmoved.has(r.id));
-  return lockedRun(db, { rows, parts: batch.parts.filter((p) => unmoved.has(p.message_id)), ended, rerouted });
+  return lockedRun(db, batchOf(batch, unmoved, true));
 }
 
 /**
@@ -161,6 +160,14 @@ interface Batch {
   readonly ended: StepOutcome[] | undefined;
   readonly rerouted: string[] | undefined;
 }
+
+/** The batch's transitions of the messages `ids`, with their submissions (`parts`) or none. */
+const batchOf = (batch: Batch, ids: ReadonlySet<string>, parts: boolean): Batch => ({
+  rows: batch.rows.filter((r) => ids.has(r.id)),
+  parts: parts ? batch.parts.filter((p) => ids.has(p.message_id)) : [],
+  ended: batch.ended,
+  rerouted: batch.rerouted,
+});
 
 /** The statement of {@link messageApplyTransitions}, with the rows locked and read first or not (`lock`). */
 async function applyStatement(
@@ -367,8 +374,7 @@ async function lockedRun(db: Queryable, batch: Batch): Promise<Set<string>> {
   const unmoved = first.unmoved;
   let raced = first.raced;
   for (let run = 1; raced.size > 0 && run <= RACED_RUNS; run++) {
-    const rows = batch.rows.filter((r) => raced.has(r.id));
-    const again = await applyStatement(db, { rows, parts: [], ended: batch.ended, rerouted: batch.rerouted }, true);
+    const again = await applyStatement(db, batchOf(batch, raced, false), true);
     for (const id of raced) if (!again.unmoved.has(id)) unmoved.delete(id);
     raced = again.raced;
   }

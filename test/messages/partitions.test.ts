@@ -68,6 +68,10 @@ async function destinationPartitionOfRow(db: Db, id: string): Promise<string | u
 const partitionsIn = (plan: Parameters<typeof relationsOf>[0]): string[] =>
   [...relationsOf(plan)].filter((n) => n.startsWith('messages_'));
 
+/** The partitions of messages `run`'s statement plans (`asDb`: run as outside a transaction). */
+const partitionsPlanned = async (db: Db, run: (explaining: Queryable) => Promise<unknown>, asDb = false) =>
+  partitionsIn(await planOf(db, run, { partitions: true, asDb }));
+
 /** The names of the partitions of messages (or of `parent`) in the catalogue (pg_inherits). */
 async function inherited(db: Db, parent = 'messages'): Promise<string[]> {
   const rows = await db.query<{ name: string }>(
@@ -538,8 +542,6 @@ describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
     // finds its rows and where it updates them (and so do the receipts' statements that lock or count them).
     const week = await insertMessage(t.db, { accountId, createdAt: at('2044-05-04T13:00:00Z') });
     const weekOnly = [await partitionOf(t.db, week)];
-    const partitionsRead = async (run: (explaining: Queryable) => Promise<unknown>, asDb = false) =>
-      partitionsIn(await planOf(t.db, run, { partitions: true, asDb }));
     const unsentWeek = [
       statusTransition({ accountId, id: week, status: 'unsent', at: at('2044-05-04T13:00:01Z'), errorCode: 1 }),
     ];
@@ -549,18 +551,18 @@ describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
     expect((await inherited(t.db)).length).toBeGreaterThanOrEqual(5);
     expect(subplanNodes(plan, 'CTE moved').filter((n) => n.type === 'Tid Scan')).toHaveLength(1);
     expect(partitionsIn(plan)).toEqual(weekOnly);
-    expect(await partitionsRead((explaining) => messageApplyTransitions(explaining, unsentWeek), true)).toEqual(
-      weekOnly,
-    );
-    const key = { accountId, id: week };
-    expect(await partitionsRead((explaining) => messageLockOrdered(explaining, [key]))).toEqual(weekOnly);
     expect(
-      await partitionsRead((explaining) =>
+      await partitionsPlanned(t.db, (explaining) => messageApplyTransitions(explaining, unsentWeek), true),
+    ).toEqual(weekOnly);
+    const key = { accountId, id: week };
+    expect(await partitionsPlanned(t.db, (explaining) => messageLockOrdered(explaining, [key]))).toEqual(weekOnly);
+    expect(
+      await partitionsPlanned(t.db, (explaining) =>
         messageCountDeliveredParts(explaining, [{ ...key, connectorId: 'smsc', parts: 1 }]),
       ),
     ).toEqual(weekOnly);
     expect(
-      await partitionsRead((explaining) =>
+      await partitionsPlanned(t.db, (explaining) =>
         messageNoteIgnored(explaining, [{ ...key, status: 'delivered', at: at('2044-05-04T13:00:02Z') }]),
       ),
     ).toEqual(weekOnly);
@@ -603,8 +605,6 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
 
       // The claim and the next-due query plan only the partitions from the floor on (and DEFAULT): without it,
       // every week kept.
-      const weeksOf = async (run: (explaining: Queryable) => Promise<unknown>) =>
-        partitionsIn(await planOf(t.db, run, { partitions: true }));
       const partitions = await messagePartitions(t.db);
       const fromFloor = partitions
         .filter((p) => p.isDefault || p.toMs! > partitionWeekOf(Date.parse('2051-03-28T12:00:00Z')))
@@ -613,19 +613,23 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect(partitions.length).toBeGreaterThan(fromFloor.length + 3);
       const claim = (floorId?: string) => (explaining: Queryable) =>
         messageClaimDue(explaining, now, claimLimits(10), 60_000, floorId);
-      expect((await weeksOf(claim(floor))).sort()).toEqual(fromFloor);
-      expect((await weeksOf(claim())).sort()).toEqual(partitions.map((p) => p.name).sort());
-      expect((await weeksOf((explaining) => messageNextDue(explaining, floor))).sort()).toEqual(fromFloor);
+      expect((await partitionsPlanned(t.db, claim(floor))).sort()).toEqual(fromFloor);
+      expect((await partitionsPlanned(t.db, claim())).sort()).toEqual(partitions.map((p) => p.name).sort());
+      expect((await partitionsPlanned(t.db, (explaining) => messageNextDue(explaining, floor))).sort()).toEqual(
+        fromFloor,
+      );
       // So do the expiry's statements.
-      expect((await weeksOf((explaining) => messageNextExpiry(explaining, floor))).sort()).toEqual(fromFloor);
+      expect((await partitionsPlanned(t.db, (explaining) => messageNextExpiry(explaining, floor))).sort()).toEqual(
+        fromFloor,
+      );
       const expire = (floorId?: string) => (explaining: Queryable) =>
         messageExpireDue(explaining, now, 10, { noReceipt: 1 }, undefined, floorId);
-      expect((await weeksOf(expire(floor))).sort()).toEqual(fromFloor);
-      expect((await weeksOf(expire())).sort()).toEqual(partitions.map((p) => p.name).sort());
+      expect((await partitionsPlanned(t.db, expire(floor))).sort()).toEqual(fromFloor);
+      expect((await partitionsPlanned(t.db, expire())).sort()).toEqual(partitions.map((p) => p.name).sort());
       // And the queue's figures (the metrics, the operator's page of connectors), which count the same from there.
       const figures = (floorId?: string) => (explaining: Queryable) => messageQueueFigures(explaining, now, floorId);
-      expect((await weeksOf(figures(floor))).sort()).toEqual(fromFloor);
-      expect((await weeksOf(figures())).sort()).toEqual(partitions.map((p) => p.name).sort());
+      expect((await partitionsPlanned(t.db, figures(floor))).sort()).toEqual(fromFloor);
+      expect((await partitionsPlanned(t.db, figures())).sort()).toEqual(partitions.map((p) => p.name).sort());
       const counted = await messageQueueFigures(t.db, now, floor);
       expect(counted.find((f) => f.state === 'waiting')?.messages).toBe(1);
       expect(counted).toEqual(await messageQueueFigures(t.db, now));
