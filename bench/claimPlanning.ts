@@ -21,15 +21,20 @@ const WEEK_MS = 7 * DAY_MS;
 /** GET /api/v1/message's filter when a client gives none (outbound messages, every time). */
 const LIST_FILTER = messageFilter({ direction: 'outbound' });
 
-/** The median planning time (ms) of the statement `run` sends, over `times` EXPLAINs (planned, never run). */
+/**
+ * The planning time (ms) of what `run` sends: each statement planned `times` times (EXPLAIN, never run), the sum of
+ * their medians (the claim sends its advisory lock before its statement).
+ */
 async function planningMs(db: Queryable, run: (explaining: Queryable) => Promise<unknown>, times: number) {
-  const measured: number[] = [];
+  const measured = new Map<string, number[]>();
   const explaining: Queryable = {
     async query<R>(sql: string, params?: readonly unknown[]): Promise<R[]> {
+      const plans = measured.get(sql) ?? [];
+      measured.set(sql, plans);
       for (let i = 0; i < times; i++) {
         const rows = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (SUMMARY) ${sql}`, params);
         const line = rows.map((r) => r['QUERY PLAN']).find((l) => l.startsWith('Planning Time'));
-        measured.push(Number(/([\d.]+) ms/.exec(line ?? '')?.[1] ?? NaN));
+        plans.push(Number(/([\d.]+) ms/.exec(line ?? '')?.[1] ?? NaN));
       }
       return [];
     },
@@ -37,12 +42,52 @@ async function planningMs(db: Queryable, run: (explaining: Queryable) => Promise
   };
   // What the caller makes of the empty answer may throw (a count reads its one row): the plans are taken by then.
   await run(explaining).catch((error: unknown) => {
-    if (measured.length === 0) throw error;
+    if (measured.size === 0) throw error;
   });
-  return percentile(
-    measured.sort((a, b) => a - b),
-    50,
+  let sum = 0;
+  for (const plans of measured.values())
+    sum += percentile(
+      plans.sort((a, b) => a - b),
+      50,
+    );
+  return sum;
+}
+
+/** New connections the claim is planned on, first from cold caches and then again. */
+const NEW_CONNECTIONS = 7;
+
+/**
+ * The claim's planning on a new connection (a server process that has planned nothing yet: its caches of the
+ * catalogue are empty) and then again on it, the medians over {@link NEW_CONNECTIONS} connections: what a pool
+ * that closes idle connections pays again for each one it opens (docs/scaling.md, "Connections kept warm").
+ */
+async function coldClaimPlanning(url: string): Promise<BenchFigure> {
+  const cold: number[] = [];
+  const warm: number[] = [];
+  for (let i = 0; i < NEW_CONNECTIONS; i++) {
+    const fresh = openPostgres({ url, poolSize: 1 });
+    try {
+      const claim = (q: Queryable) => messageClaimDue(q, new Date(), claimLimits(500), 60_000);
+      cold.push(await planningMs(fresh, claim, 1));
+      warm.push(await planningMs(fresh, claim, 1));
+    } finally {
+      await fresh.close();
+    }
+  }
+  const median = (xs: number[]) =>
+    percentile(
+      xs.sort((a, b) => a - b),
+      50,
+    );
+  process.stdout.write(
+    `  claim-planning: on a new connection ${median(cold).toFixed(2)} ms, then ${median(warm).toFixed(2)} ms\n`,
   );
+  return {
+    name: 'claim planning on a new connection (cold caches)',
+    value: median(cold),
+    unit: 'ms',
+    note: `median of ${NEW_CONNECTIONS} connections; planned again on each: ${median(warm).toFixed(2)} ms`,
+  };
 }
 
 /**
@@ -63,6 +108,7 @@ export async function benchClaimPlanning(options: { weeks: readonly number[]; ti
   const figures: BenchFigure[] = [];
   try {
     await migrate(db);
+    figures.push(await coldClaimPlanning(schema.url));
     const start = Date.now();
     let fresh = NaN;
     let made = 0;

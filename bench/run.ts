@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { benchBursts } from './bursts.js';
 import { benchCallbacks } from './callbacks.js';
 import { benchCascade, type PlainRate } from './cascade.js';
 import { benchDispatch } from './dispatch.js';
@@ -36,8 +37,9 @@ import {
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
  * (ingest,guards,routing,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,
- * smpp-server,kannel-e2e,dispatch,verify,idle,roles,claim-planning,telegram,providers; mnp and wal-models only when
- * named), BENCH_CLAIM_PLANNING_WEEKS (e.g. `0,12,52`), BENCH_ROUTES, BENCH_ROUTING_PAIRS,
+ * smpp-server,kannel-e2e,dispatch,verify,idle,roles,claim-planning,telegram,providers; mnp, wal-models and bursts
+ * only when named), BENCH_BURSTS_MESSAGES, BENCH_BURSTS, BENCH_BURSTS_GAP_SECONDS, BENCH_BURSTS_PAIRS,
+ * BENCH_CLAIM_PLANNING_WEEKS (e.g. `0,12,52`), BENCH_ROUTES, BENCH_ROUTING_PAIRS,
  * BENCH_WAL_MODELS_MESSAGES, BENCH_WAL_MODELS_ROUNDS,
  * BENCH_MNP_ROWS, BENCH_SOAK_MESSAGES, BENCH_TELEGRAM_MESSAGES, BENCH_TELEGRAM_PAIRS, BENCH_PROVIDERS_MESSAGES,
  * BENCH_PROVIDERS_PAIRS, BENCH_GUARDS_PAIRS, BENCH_STOP_LIST (the guarded runs' stop list), BENCH_GUARDS_ON (the guards
@@ -326,6 +328,17 @@ if (only?.includes('wal-models')) {
 }
 
 // Not in a run of everything: an import of millions of rows is minutes of the machine's disk and WAL.
+if (only?.includes('bursts')) {
+  const messages = Number(process.env.BENCH_BURSTS_MESSAGES ?? 12_000);
+  const bursts = Number(process.env.BENCH_BURSTS ?? 4);
+  const gapSeconds = Number(process.env.BENCH_BURSTS_GAP_SECONDS ?? 13);
+  const pairs = Number(process.env.BENCH_BURSTS_PAIRS ?? 2);
+  process.stdout.write(
+    `bursts: ${messages} SMS in ${bursts} bursts ${gapSeconds} s apart, a pool closing idle connections after 10 s ` +
+      `against Herald's, ${pairs} alternating pairs...\n`,
+  );
+  figures.push(...(await benchBursts({ messages, clients, pairs, bursts, gapSeconds, withSchema })));
+}
 if (only?.includes('mnp')) {
   const rows = Number(process.env.BENCH_MNP_ROWS ?? 5_000_000);
   process.stdout.write(`mnp: an import of a generated number portability file of ${rows} rows...\n`);

@@ -80,6 +80,8 @@ export interface Config {
   readonly headersTimeoutMs: number;
   readonly currency: string;
   readonly dbPoolSize: number;
+  /** A pool's connection idle this long closes (beyond the two every pool keeps). */
+  readonly dbIdleSeconds: number;
   readonly configFile: string | undefined;
   /** How long a worker's claim on a message lasts before another worker may take it. */
   readonly leaseSeconds: number;
@@ -175,6 +177,12 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 export const DEFAULT_CURRENCY = 'RUB';
 export const DEFAULT_DB_POOL_SIZE = 10;
+/**
+ * A new server connection plans each hot statement from cold caches (the claim 15 ms against 2.5, measured on an
+ * idle machine): a pool that closed what was idle for 10 s (the driver's default) paid that again on every burst of
+ * traffic a quarter of a minute or more after the last (docs/scaling.md, "Connections kept warm").
+ */
+export const DEFAULT_DB_IDLE_SECONDS = 600;
 /** Longer than any submission takes (SMPP response timeout 10 s, HTTP 15 s), short enough to recover quickly. */
 export const DEFAULT_LEASE_SECONDS = 60;
 export const DEFAULT_SHUTDOWN_SECONDS = 30;
@@ -411,6 +419,9 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
     `at most HERALD_REQUEST_TIMEOUT_MS (default ${DEFAULT_HEADERS_TIMEOUT_MS})`,
   HERALD_CURRENCY: `currency of new accounts, ISO 4217 (default ${DEFAULT_CURRENCY})`,
   HERALD_DB_POOL_SIZE: `PostgreSQL connections per process (default ${DEFAULT_DB_POOL_SIZE})`,
+  HERALD_DB_IDLE_SECONDS:
+    `seconds after which a pool's idle connection closes, beyond the 2 each pool keeps ` +
+    `(1 to 86400; default ${DEFAULT_DB_IDLE_SECONDS})`,
   HERALD_CONFIG: 'path of the JSON or YAML file with connectors, routes and tariffs (default unset)',
   HERALD_RETENTION_DAYS:
     'days after which finished messages, their submissions and finished callback deliveries are deleted ' +
@@ -609,6 +620,9 @@ export function loadConfig(env: Env = process.env): Config {
     headersTimeoutMs,
     currency: optional(read('HERALD_CURRENCY'), 'HERALD_CURRENCY', parseCurrency) ?? DEFAULT_CURRENCY,
     dbPoolSize,
+    dbIdleSeconds:
+      optional(read('HERALD_DB_IDLE_SECONDS'), 'HERALD_DB_IDLE_SECONDS', integerIn(1, 86_400)) ??
+      DEFAULT_DB_IDLE_SECONDS,
     configFile: optional(read('HERALD_CONFIG'), 'HERALD_CONFIG', (v) => path.resolve(v)),
     leaseSeconds:
       optional(read('HERALD_LEASE_SECONDS'), 'HERALD_LEASE_SECONDS', integerIn(1, 3600)) ?? DEFAULT_LEASE_SECONDS,

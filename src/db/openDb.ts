@@ -10,6 +10,7 @@ export interface DbSettings {
   readonly readDatabaseUrl: string | undefined;
   readonly dataDir: string;
   readonly dbPoolSize: number;
+  readonly dbIdleSeconds: number;
 }
 
 /** Opens PostgreSQL when `DATABASE_URL` is set, else the embedded PGlite database in the data folder. */
@@ -18,6 +19,7 @@ export async function openDb(config: DbSettings, onError?: (error: Error) => voi
     return openPostgres({
       url: config.databaseUrl,
       poolSize: config.dbPoolSize,
+      idleMs: config.dbIdleSeconds * 1000,
       ...(config.listenDatabaseUrl ? { listenUrl: config.listenDatabaseUrl } : {}),
       ...(onError ? { onError } : {}),
     });
@@ -29,5 +31,10 @@ export async function openDb(config: DbSettings, onError?: (error: Error) => voi
 /** The read replica's pool (`HERALD_READ_DATABASE_URL`, as large as the primary's), or undefined without one. */
 export function openReadDb(config: DbSettings, onError?: (error: Error) => void): Db | undefined {
   if (!config.readDatabaseUrl) return undefined;
-  return openPostgres({ url: config.readDatabaseUrl, poolSize: config.dbPoolSize, ...(onError ? { onError } : {}) });
+  return openPostgres({
+    url: config.readDatabaseUrl,
+    poolSize: config.dbPoolSize,
+    idleMs: config.dbIdleSeconds * 1000,
+    ...(onError ? { onError } : {}),
+  });
 }

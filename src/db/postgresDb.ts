@@ -19,6 +19,11 @@ pg.types.setTypeParser(
 export interface PostgresOptions {
   readonly url: string;
   readonly poolSize: number;
+  /**
+   * A connection idle this long closes, beyond the {@link IDLE_CONNECTIONS} kept (default: the driver's 10 s; Herald's
+   * processes give HERALD_DB_IDLE_SECONDS).
+   */
+  readonly idleMs?: number;
   /** Schema put first on the search path of every connection (tests and benchmarks isolate themselves so). */
   readonly schema?: string;
   readonly onError?: (error: Error) => void;
@@ -83,6 +88,8 @@ export function openPostgres(options: PostgresOptions): Db {
     // Kept open while idle: without a floor the pool closed every connection idle for 10 s, and an idle Herald's
     // rounds (a few every 5-10 s) opened new ones, each a server backend forked and authenticated again.
     min: Math.min(IDLE_CONNECTIONS, options.poolSize),
+    // The others stay while traffic comes in bursts: a new connection plans each statement from cold caches.
+    ...(options.idleMs !== undefined ? { idleTimeoutMillis: options.idleMs } : {}),
     // A database that does not answer fails requests with 503 within seconds instead of holding them.
     connectionTimeoutMillis: 5000,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),

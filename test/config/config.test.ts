@@ -3,6 +3,7 @@ import {
   ConfigError,
   DEFAULT_ACCOUNT_CONCURRENCY,
   DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_DB_IDLE_SECONDS,
   loadConfig,
 } from '../../src/config/config.js';
 
@@ -39,6 +40,7 @@ describe('configuration (DESIGN 1)', () => {
       simulators: false,
       shortUrlBase: undefined,
       callbackAllowPrivate: false,
+      dbIdleSeconds: DEFAULT_DB_IDLE_SECONDS,
     });
   });
 
@@ -68,6 +70,7 @@ describe('configuration (DESIGN 1)', () => {
       HERALD_BODY_LIMIT: '2048',
       HERALD_CURRENCY: 'USD',
       HERALD_DB_POOL_SIZE: '4',
+      HERALD_DB_IDLE_SECONDS: '30',
     });
     expect(config).toMatchObject({
       host: '0.0.0.0',
@@ -85,6 +88,7 @@ describe('configuration (DESIGN 1)', () => {
       bodyLimitBytes: 2048,
       currency: 'USD',
       dbPoolSize: 4,
+      dbIdleSeconds: 30,
     });
   });
 
@@ -94,6 +98,7 @@ describe('configuration (DESIGN 1)', () => {
     ['HERALD_SIMULATORS', 'yes', 'HERALD_SIMULATORS: must be on or off (got "yes")'],
     ['HERALD_DEMO', '1', 'HERALD_DEMO: must be true or false (got "1")'],
     ['HERALD_CALLBACK_ALLOW_PRIVATE', 'TRUE', 'HERALD_CALLBACK_ALLOW_PRIVATE: must be true or false (got "TRUE")'],
+    ['HERALD_DB_IDLE_SECONDS', '0', 'HERALD_DB_IDLE_SECONDS: must be an integer from 1 to 86400 (got "0")'],
     ['HERALD_SIM_DELAY_MS', '-1', 'HERALD_SIM_DELAY_MS: must be an integer from 0 to 3600000 (got "-1")'],
     [
       'HERALD_CALLBACK_RETRY_INTERVAL',
