@@ -1,16 +1,23 @@
+import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { Pool } from 'undici';
 import { DEFAULT_DB_IDLE_SECONDS } from '../src/config/config.js';
-import { type AlternatingOptions, alternatingEndToEnd, type HeraldRole, meanOf } from './endToEnd.js';
-import { adminQuery, type BenchFigure, postBatches, postgresCpuSeconds } from './lib.js';
+import { type AlternatingOptions, alternatingEndToEnd, type EndToEndOptions, type Intake, meanOf } from './endToEnd.js';
+import { BENCH_DATABASE_URL, batchBody, type BenchFigure, postBatches, postgresCpuSeconds } from './lib.js';
+
+type Kind = 'closing' | 'kept';
 
 /** pg's own idle timeout, which Herald's pools kept before HERALD_DB_IDLE_SECONDS. */
-const DRIVER_IDLE_SECONDS = 10;
+export const DRIVER_IDLE_SECONDS = 10;
 
 export interface BurstsBenchOptions extends AlternatingOptions {
   /** Bursts a run (BENCH_BURSTS), its messages spread evenly over them. */
   readonly bursts: number;
-  /** The quiet between two bursts (BENCH_BURSTS_GAP_SECONDS): longer than the driver's idle timeout. */
+  /**
+   * The quiet after each burst's last POST is answered (BENCH_BURSTS_GAP_SECONDS): its delivery, then long enough
+   * past the driver's idle timeout for the closing pool to close what the burst opened.
+   */
   readonly gapSeconds: number;
 }
 
@@ -21,27 +28,32 @@ interface ServerUse {
 }
 
 /**
- * The server's work over a run, read before the first burst and after the last message's delivery: its CPU from
- * /proc (the local server's data directory) and the sessions pg_stat_database counted (every database's: read on a
- * quiet server).
+ * The server's work over a run, read before the first burst and after the last message's delivery on a connection
+ * of its own opened before (so that it is not counted): its CPU from /proc (the local server's data directory) and
+ * the sessions pg_stat_database counted (every database's: read on a quiet server; the run's own poll connects
+ * before the first burst, bench/endToEnd.ts).
  */
-function watchServer(into: ServerUse[]): (processes: readonly HeraldRole[]) => {
-  stop(messages: number): Promise<BenchFigure[]>;
-} {
-  const read = async () => {
-    const { rows } = await adminQuery(
-      `SELECT current_setting('data_directory') AS dir,
-         (SELECT sum(sessions)::float8 FROM pg_stat_database) AS sessions`,
-    );
-    return { cpu: postgresCpuSeconds(rows[0].dir as string), sessions: Number(rows[0].sessions) };
-  };
-  return () => {
-    const before = read();
+function watchServer(into: ServerUse[]): EndToEndOptions['observe'] {
+  return async () => {
+    const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
+    await client.connect();
+    const read = async () => {
+      const { rows } = await client.query(
+        `SELECT current_setting('data_directory') AS dir,
+           (SELECT sum(sessions)::float8 FROM pg_stat_database) AS sessions`,
+      );
+      return { cpu: postgresCpuSeconds(rows[0].dir as string), sessions: Number(rows[0].sessions) };
+    };
+    const start = await read();
     return {
       async stop(messages) {
-        const [start, end] = [await before, await read()];
-        into.push({ cpuMs: ((end.cpu - start.cpu) * 1000) / messages, sessions: end.sessions - start.sessions });
-        return [];
+        try {
+          const end = await read();
+          into.push({ cpuMs: ((end.cpu - start.cpu) * 1000) / messages, sessions: end.sessions - start.sessions });
+          return [];
+        } finally {
+          await client.end();
+        }
       },
     };
   };
@@ -58,11 +70,13 @@ function watchServer(into: ServerUse[]): (processes: readonly HeraldRole[]) => {
  * the closing one, a message.
  */
 export async function benchBursts(options: BurstsBenchOptions): Promise<BenchFigure[]> {
+  if (options.gapSeconds <= DRIVER_IDLE_SECONDS + 5)
+    throw new Error(`BENCH_BURSTS_GAP_SECONDS: more than ${DRIVER_IDLE_SECONDS + 5} s, else no connection closes`);
   const perBurst = Math.ceil(options.messages / options.bursts / 1000);
-  const server: Record<'closing' | 'kept', ServerUse[]> = { closing: [], kept: [] };
-  const intake = (idleSeconds: number) => ({
+  const server: Record<Kind, ServerUse[]> = { closing: [], kept: [] };
+  const intake = (idleSeconds: number): Intake => ({
     env: { HERALD_DB_IDLE_SECONDS: String(idleSeconds) },
-    async send(run: { heraldUrl: string; trafficToken: string; senderName: string; started: () => void }) {
+    async send(run) {
       const pool = new Pool(run.heraldUrl, { connections: options.clients });
       try {
         run.started();
@@ -74,16 +88,7 @@ export async function benchBursts(options: BurstsBenchOptions): Promise<BenchFig
             token: run.trafficToken,
             clients: options.clients,
             batches: perBurst,
-            bodyOf: (b) =>
-              JSON.stringify(
-                Array.from({ length: 1000 }, (_, i) => ({
-                  channelType: 'SMS',
-                  senderName: run.senderName,
-                  // Last digit 0: delivered.
-                  destination: `7916${String((burst * perBurst + b) * 1000 + i).padStart(6, '0')}0`,
-                  content: `Your code is ${String(i).padStart(4, '0')}`,
-                })),
-              ),
+            bodyOf: (b) => batchBody(burst * perBurst + b, 'SMS', run.senderName),
           });
         }
       } finally {
@@ -101,17 +106,26 @@ export async function benchBursts(options: BurstsBenchOptions): Promise<BenchFig
       run: { intake: intake(DEFAULT_DB_IDLE_SECONDS), observe: watchServer(server.kept) },
     },
   };
-  const round = await alternatingEndToEnd({ ...options, messages: perBurst * options.bursts * 1000 }, kinds);
-  const cpu = (kind: 'closing' | 'kept') => meanOf(server[kind].map((s) => s.cpuMs));
-  const sessions = (kind: 'closing' | 'kept') => server[kind].map((s) => s.sessions).join(' / ');
-  const runs = (kind: 'closing' | 'kept') => server[kind].map((s) => s.cpuMs.toFixed(3)).join(' / ');
+  const loadStart = os.loadavg()[0]!;
+  // Each kind first in every other pair: a load that falls or rises through the run weighs on both alike.
+  for (let pair = 0; pair < options.pairs; pair++) {
+    const order: Kind[] = pair % 2 === 0 ? ['closing', 'kept'] : ['kept', 'closing'];
+    await alternatingEndToEnd(
+      { ...options, pairs: 1, messages: perBurst * options.bursts * 1000 },
+      Object.fromEntries(order.map((kind) => [kind, kinds[kind]])) as typeof kinds,
+    );
+  }
+  const load = `1-min load ${loadStart.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end`;
+  const cpu = (kind: Kind) => meanOf(server[kind].map((s) => s.cpuMs));
+  const sessions = (kind: Kind) => server[kind].map((s) => s.sessions).join(' / ');
+  const runs = (kind: Kind) => server[kind].map((s) => s.cpuMs.toFixed(3)).join(' / ');
   const shape = `${options.bursts} bursts of ${perBurst * 1000} SMS ${options.gapSeconds} s apart`;
   return [
     {
       name: `bursts: PostgreSQL CPU a message, idle connections closed after ${DRIVER_IDLE_SECONDS} s`,
       value: cpu('closing'),
       unit: 'ms',
-      note: `${shape}; runs ${runs('closing')}; connections opened ${sessions('closing')}; ${round.load}`,
+      note: `${shape}; runs ${runs('closing')}; connections opened ${sessions('closing')}; ${load}`,
     },
     {
       name: `bursts: PostgreSQL CPU a message, idle connections closed after ${DEFAULT_DB_IDLE_SECONDS} s`,
@@ -124,7 +138,7 @@ export async function benchBursts(options: BurstsBenchOptions): Promise<BenchFig
       value: cpu('kept') / cpu('closing'),
       unit: 'ratio',
       target: { op: '<=', value: 0.99 },
-      note: `${options.pairs} alternating pairs`,
+      note: `${options.pairs} pairs, each kind first in every other`,
     },
   ];
 }

@@ -14,6 +14,7 @@ import {
   postgresCpuSeconds,
   type HeraldProcess,
   percentile,
+  batchBody,
   postBatches,
   startHeraldProcess,
   watchCpu,
@@ -63,9 +64,12 @@ export interface EndToEndOptions {
    * Watches the run: called with Herald's processes just before the first POST; its `stop` when the last message is
    * delivered (and called back), while the processes still run. Its figures follow the run's own.
    */
-  readonly observe?: (processes: readonly HeraldRole[]) => {
-    stop(messages: number, seconds: number): Promise<BenchFigure[]>;
-  };
+  readonly observe?: (processes: readonly HeraldRole[]) => RunObserver | Promise<RunObserver>;
+}
+
+/** What watches a run (EndToEndOptions.observe): stopped when the last message is delivered. */
+export interface RunObserver {
+  stop(messages: number, seconds: number): Promise<BenchFigure[]>;
 }
 
 /**
@@ -194,21 +198,13 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
 
     const batches = Math.ceil(options.messages / 1000);
     // Built as sent: a million messages' bodies held at once would weigh on the machine under test.
-    const bodyOf = (b: number): string =>
-      JSON.stringify(
-        Array.from({ length: 1000 }, (_, i) => ({
-          channelType: channel,
-          senderName,
-          // Last digit 0: delivered.
-          destination: `7916${String((b * 1000 + i) % 1_000_000).padStart(6, '0')}0`,
-          content: `Your code is ${String(i).padStart(4, '0')}`,
-          ...(receiver ? { callbackUrl: receiver.url } : {}),
-        })),
-      );
+    const bodyOf = (b: number): string => batchBody(b, channel, senderName, receiver?.url);
     const receiptsBefore = simulators.smsc.receiptAckCount;
     const rss = options.soak ? sampleRss(herald.child.pid!, 250) : undefined;
     const cpu = [...apis, ...workers].map((p) => watchCpu(p.child.pid!));
-    const observer = options.observe?.([
+    // Connected before the run is watched: the poll after the last POST opens no connection inside it.
+    await db.query('SELECT 1');
+    const observer = await options.observe?.([
       ...apis.map((p) => ({ role: options.split ? ('api' as const) : ('all' as const), pid: p.child.pid! })),
       ...workers.map((p) => ({ role: 'worker' as const, pid: p.child.pid! })),
     ]);

@@ -173,6 +173,21 @@ export async function postBatches(options: {
   return latencies;
 }
 
+/**
+ * The body of the `b`-th POST of a run (1000 messages, or `size`): SMS (or another channel's texts) to distinct
+ * numbers, each delivered (last digit 0), each asking for its callback at `callbackUrl` when given.
+ */
+export const batchBody = (b: number, channel: string, senderName: string, callbackUrl?: string, size = 1000): string =>
+  JSON.stringify(
+    Array.from({ length: size }, (_, i) => ({
+      channelType: channel,
+      senderName,
+      destination: `7916${String((b * 1000 + i) % 1_000_000).padStart(6, '0')}0`,
+      content: `Your code is ${String(i).padStart(4, '0')}`,
+      ...(callbackUrl ? { callbackUrl } : {}),
+    })),
+  );
+
 /** One line of the final table. */
 export interface BenchFigure {
   readonly name: string;

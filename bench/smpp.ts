@@ -10,6 +10,7 @@ import { type EmbeddedSimulators, startEmbeddedSimulators } from '../src/simulat
 import {
   type BenchFigure,
   createBenchSchema,
+  batchBody,
   postBatches,
   startHeraldProcess,
   BENCH_ADMIN_TOKEN,
@@ -305,15 +306,7 @@ function heraldRun(options: SmppBenchOptions, sessions: number, throttledShare: 
 
       const batches = Math.ceil(options.messages / 1000);
       const bodyOf = (b: number): string =>
-        JSON.stringify(
-          Array.from({ length: Math.min(1000, options.messages - b * 1000) }, (_, i) => ({
-            channelType: 'SMS',
-            senderName: SENDER,
-            // Last digit 0: delivered.
-            destination: `7916${String((b * 1000 + i) % 1_000_000).padStart(6, '0')}0`,
-            content: `Your code is ${String(i).padStart(4, '0')}`,
-          })),
-        );
+        batchBody(b, 'SMS', SENDER, undefined, Math.min(1000, options.messages - b * 1000));
       const cpu = watchMachine({ herald: herald.child.pid! }, 'simulator and API clients');
       const start = performance.now();
       await postBatches({ pools: [http], path: '/api/v1/message', token, clients: options.clients, batches, bodyOf });
