@@ -60,7 +60,7 @@ function watchServer(into: ServerUse[]): EndToEndOptions['observe'] {
 }
 
 /**
- * `BENCH_ONLY=bursts` (only when named: a run lasts its gaps): traffic in bursts a quarter of a minute apart, as an
+ * `BENCH_ONLY=bursts` (only when named: a run lasts its gaps): traffic in bursts 20 s apart (by default), as an
  * installation with a steady trickle and peaks sees it, end to end (bench/endToEnd.ts: one Herald of role all,
  * 1000-message POSTs from `clients` clients, SMPP out to the simulator, each message delivered with a receipt), in
  * alternating runs of two pool settings: connections idle for 10 s closed (the driver's default, which Herald's

@@ -140,7 +140,8 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
   };
   const apis: HeraldProcess[] = [];
   const workers: HeraldProcess[] = [];
-  const db = new pg.Pool({ connectionString: options.schema.url, max: 2 });
+  // Its connections kept however long a run's quiet lasts (bench/bursts.ts counts the server's connections).
+  const db = new pg.Pool({ connectionString: options.schema.url, max: 2, idleTimeoutMillis: 0 });
   try {
     // One by one: each applies (or finds applied) the migrations at start-up.
     for (let i = 0; i < (options.split ? (options.apiProcesses ?? 1) : 1); i++)

@@ -23,7 +23,9 @@ export async function listenPostgres(
   const connect = async (): Promise<void> => {
     const c = new pg.Client({
       connectionString: options.url,
+      // Probed after a minute quiet, as the pools' connections: a NAT that drops it would lose its wake-ups.
       keepAlive: true,
+      keepAliveInitialDelayMillis: 60_000,
       connectionTimeoutMillis: 5000,
       ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
     });
