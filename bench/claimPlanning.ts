@@ -44,14 +44,15 @@ async function planningMs(db: Queryable, run: (explaining: Queryable) => Promise
   await run(explaining).catch((error: unknown) => {
     if (measured.size === 0) throw error;
   });
-  let sum = 0;
-  for (const plans of measured.values())
-    sum += percentile(
-      plans.sort((a, b) => a - b),
-      50,
-    );
-  return sum;
+  return [...measured.values()].reduce((sum, plans) => sum + median(plans), 0);
 }
+
+/** The median of some times. */
+const median = (xs: number[]): number =>
+  percentile(
+    xs.sort((a, b) => a - b),
+    50,
+  );
 
 /** New connections the claim is planned on, first from cold caches and then again. */
 const NEW_CONNECTIONS = 7;
@@ -74,11 +75,6 @@ async function coldClaimPlanning(url: string): Promise<BenchFigure> {
       await fresh.close();
     }
   }
-  const median = (xs: number[]) =>
-    percentile(
-      xs.sort((a, b) => a - b),
-      50,
-    );
   process.stdout.write(
     `  claim-planning: on a new connection ${median(cold).toFixed(2)} ms, then ${median(warm).toFixed(2)} ms\n`,
   );

@@ -13,13 +13,15 @@ export interface DbSettings {
   readonly dbIdleSeconds: number;
 }
 
+/** What every pool of a process takes from the configuration. */
+const poolSettings = (config: DbSettings) => ({ poolSize: config.dbPoolSize, idleMs: config.dbIdleSeconds * 1000 });
+
 /** Opens PostgreSQL when `DATABASE_URL` is set, else the embedded PGlite database in the data folder. */
 export async function openDb(config: DbSettings, onError?: (error: Error) => void): Promise<Db> {
   if (config.databaseUrl) {
     return openPostgres({
       url: config.databaseUrl,
-      poolSize: config.dbPoolSize,
-      idleMs: config.dbIdleSeconds * 1000,
+      ...poolSettings(config),
       ...(config.listenDatabaseUrl ? { listenUrl: config.listenDatabaseUrl } : {}),
       ...(onError ? { onError } : {}),
     });
@@ -31,10 +33,5 @@ export async function openDb(config: DbSettings, onError?: (error: Error) => voi
 /** The read replica's pool (`HERALD_READ_DATABASE_URL`, as large as the primary's), or undefined without one. */
 export function openReadDb(config: DbSettings, onError?: (error: Error) => void): Db | undefined {
   if (!config.readDatabaseUrl) return undefined;
-  return openPostgres({
-    url: config.readDatabaseUrl,
-    poolSize: config.dbPoolSize,
-    idleMs: config.dbIdleSeconds * 1000,
-    ...(onError ? { onError } : {}),
-  });
+  return openPostgres({ url: config.readDatabaseUrl, ...poolSettings(config), ...(onError ? { onError } : {}) });
 }

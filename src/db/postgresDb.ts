@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Db, Queryable } from './db.js';
-import { listenPostgres } from './postgresListener.js';
+import { KEEP_ALIVE, listenPostgres } from './postgresListener.js';
 import type { WakeListener } from './wake.js';
 import { timestamptzOf } from './timestamptzText.js';
 import { replacing } from '../util/replaced.js';
@@ -90,10 +90,7 @@ export function openPostgres(options: PostgresOptions): Db {
     min: Math.min(IDLE_CONNECTIONS, options.poolSize),
     // The others stay while traffic comes in bursts: a new connection plans each statement from cold caches.
     ...(options.idleMs !== undefined ? { idleTimeoutMillis: options.idleMs } : {}),
-    // Probed after a minute idle (the system's default is two hours): a firewall or a NAT that drops a quiet
-    // connection (some after 350 s) would otherwise leave the next query on it waiting for TCP to give up.
-    keepAlive: true,
-    keepAliveInitialDelayMillis: 60_000,
+    ...KEEP_ALIVE,
     // A database that does not answer fails requests with 503 within seconds instead of holding them.
     connectionTimeoutMillis: 5000,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),

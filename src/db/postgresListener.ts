@@ -6,6 +6,13 @@ const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 10_000;
 
 /**
+ * TCP keep-alive of every connection to PostgreSQL, the pools' and the listener's: probed after a minute quiet (the
+ * system's default is two hours), so that a firewall or a NAT that drops quiet connections (some after 350 s) sees
+ * traffic, and one that died without a word is noticed instead of leaving the next query or wake-up waiting.
+ */
+export const KEEP_ALIVE = { keepAlive: true, keepAliveInitialDelayMillis: 60_000 } as const;
+
+/**
  * Listens for wake-ups on a connection of its own (not one of the pool's: LISTEN belongs to a session, and the pool
  * hands its connections to whoever asks). After a loss (the server restarted, the backend was terminated) the
  * connection is made again, with a growing pause while it fails, and `onListening` tells the caller to catch up on
@@ -23,9 +30,7 @@ export async function listenPostgres(
   const connect = async (): Promise<void> => {
     const c = new pg.Client({
       connectionString: options.url,
-      // Probed after a minute quiet, as the pools' connections: a NAT that drops it would lose its wake-ups.
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 60_000,
+      ...KEEP_ALIVE,
       connectionTimeoutMillis: 5000,
       ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
     });
