@@ -10,6 +10,7 @@ import { TestClock } from '../helpers/clock.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { Receiver } from '../helpers/receiver.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { HORIZON_TEST_MS, horizonWait } from '../helpers/horizon.js';
 import { insertAccount, insertMessage } from '../factories/rows.js';
 
 const NOW = new Date('2026-03-10T09:00:00Z');
@@ -19,7 +20,7 @@ const DAY_MS = 86_400_000;
  * Which lanes a callback sender looks at: those with new events, not every lane of every URL (an account's ten
  * thousand idle URLs once cost a core), including after a restart and after idle lanes lost their cursors.
  */
-describe.each(ENGINES)('callback lanes: found from new events (%s)', (engine) => {
+describe.each(ENGINES)('callback lanes: found from new events (%s)', { timeout: HORIZON_TEST_MS }, (engine) => {
   let testDb: TestDb;
   let db: Db;
   let accountId: number;
@@ -59,7 +60,7 @@ describe.each(ENGINES)('callback lanes: found from new events (%s)', (engine) =>
       await s.round();
       await s.settle();
       return ids.every(received);
-    });
+    }, horizonWait(db));
   };
 
   it('finds the lanes of new events only, however many idle URLs the account has', async () => {
@@ -72,7 +73,7 @@ describe.each(ENGINES)('callback lanes: found from new events (%s)', (engine) =>
     const round = await waitFor(async () => {
       const r = await look(horizon);
       return r.found.length > 0 && r;
-    });
+    }, horizonWait(db));
     expect(round.found).toEqual([{ targetId: busy, lane: 5 }]);
     // A new URL's lane has no cursor until its first events come.
     expect(round.cursorless).toEqual([{ targetId: busy, lane: 5 }]);
@@ -98,7 +99,7 @@ describe.each(ENGINES)('callback lanes: found from new events (%s)', (engine) =>
     const first = await waitFor(async () => {
       const r = await callbackPostsForm(db, NOW, { pending: [], since: start }, 0);
       return r.found.length > 0 && r;
-    });
+    }, horizonWait(db));
     expect(first.found).toEqual([{ targetId: a, lane: 1 }]);
     const second = await callbackPostsForm(db, NOW, { pending: [], since: first.next }, 0);
     expect(second.found).toEqual([{ targetId: b, lane: 2 }]);

@@ -16,6 +16,7 @@ import { callbackSmppPostsClaim, SMPP_BINDS_URL } from '../../src/callbacks/smpp
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { insertAccount } from '../factories/rows.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { HORIZON_TEST_MS, horizonWait } from '../helpers/horizon.js';
 
 const NOW = new Date('2026-03-10T09:00:00Z');
 const LEASE_MS = 60_000;
@@ -23,7 +24,7 @@ const LEASE_MS = 60_000;
 const FAR = { txid: String(2 ** 60), id: 0 };
 
 /** The outbox's forming and claiming queries on their own: which events go in which delivery, and when. */
-describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine) => {
+describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', { timeout: HORIZON_TEST_MS }, (engine) => {
   let testDb: TestDb;
   let db: Db;
   let accountId: number;
@@ -58,7 +59,7 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
   let current = 0;
   const form = async (expected: number): Promise<void> => {
     let formed = 0;
-    await waitFor(async () => (formed += await formIn(current)) >= expected);
+    await waitFor(async () => (formed += await formIn(current)) >= expected, horizonWait(db));
     expect(formed).toBe(expected);
   };
   const claim = async (targetId: number): Promise<ClaimedPost[]> =>
@@ -193,7 +194,7 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', (engine
     await waitFor(async () => {
       await formIn(target);
       return (await posts()).reduce((n, p) => n + p.events, 0) === 6;
-    });
+    }, horizonWait(db));
     for (const post of await posts()) expect(post).toMatchObject({ only_messages: null, excluded_messages: null });
   });
 
