@@ -162,8 +162,8 @@ export class Submitter extends Loop {
       this.claimsEnded = [];
       try {
         const now = this.deps.clock.now();
-        const floor = await this.deps.floor.current(this.deps.db);
-        claimed = await messageClaimDue(this.deps.db, now, limits, this.options.leaseMs, floor, ended);
+        const ids = await this.deps.floor.ids(this.deps.db);
+        claimed = await messageClaimDue(this.deps.db, now, limits, this.options.leaseMs, ids, ended);
         windowsClosed = await closedChatWindows(this.deps.db, claimed, now);
         listed = await stopListed(this.deps.db, claimed);
       } catch (error) {
@@ -217,7 +217,7 @@ export class Submitter extends Loop {
   /** When the next message of the queue falls due (ms), null when none waits, undefined when it could not be read. */
   private async nextDue(): Promise<number | null | undefined> {
     try {
-      const next = (await messageNextDue(this.deps.db, await this.deps.floor.current(this.deps.db)))?.getTime() ?? null;
+      const next = (await messageNextDue(this.deps.db, await this.deps.floor.ids(this.deps.db)))?.getTime() ?? null;
       this.testSignals.looked.signal(next);
       return next;
     } catch (error) {

@@ -1,7 +1,7 @@
 import { isDb, type Queryable } from '../db/db.js';
 import { type Channel, CHANNELS } from '../shared/channels.js';
 import { TRAFFIC_TYPES, type TrafficType } from '../shared/trafficTypes.js';
-import { NIL_UUID } from './messagePartitions.js';
+import { EVERY_ID, type QueueIds } from './messagePartitions.js';
 
 /* The queue's claim: what a submitter takes to send, and when the next message falls due. */
 
@@ -127,9 +127,9 @@ export const claimsReleaseCte = (moved: string): string =>
  * waits behind promotions), then the earliest due (by id among those due at the same instant), within `limits`:
  * per channel (a carrier that is slow or down fills its channel's share of a worker's hands, not every place) and
  * in all. One index range scan of `messages_sending_due` per channel and type, each stopping at what is left of
- * its channel's limit, however many messages of later types or of a full channel wait. Only ids from `floor` on are
- * read ({@link QueueFloor}; by default every id): the plan holds only the partitions from there. Returned in claim
- * order.
+ * its channel's limit, however many messages of later types or of a full channel wait. Only the ids of `ids` are
+ * read ({@link QueueFloor.ids}; by default every id): the plan holds only the partitions of that span. Returned in
+ * claim order.
  *
  * A claim is one row of message_claims (its lease and the ids it took), not a new version of each message it takes
  * (docs/scaling.md, "The claim as one record"): the messages stay as they are, due, and every claim skips those
@@ -148,7 +148,7 @@ export async function messageClaimDue(
   now: Date,
   limits: ClaimLimits,
   leaseMs: number,
-  floor = NIL_UUID,
+  ids: QueueIds = EVERY_ID,
   ended: readonly number[] = [],
 ): Promise<ClaimedMessage[]> {
   const lanes = limits.channels.filter((c) => c.any > 0);
@@ -170,7 +170,7 @@ export async function messageClaimDue(
          SELECT tableoid AS part, ctid AS row_id, ${CLAIMED_COLUMNS}
          FROM messages
          WHERE status = 'sending' AND channel_type = l.channel_type AND traffic_type = '${type}' AND due_at <= $1
-           AND id >= $8 AND id NOT IN (SELECT id FROM held)
+           AND id BETWEEN $8 AND $10 AND id NOT IN (SELECT id FROM held)
          ORDER BY due_at, id
          LIMIT greatest(${left(n)}, 0)
          FOR UPDATE SKIP LOCKED
@@ -222,7 +222,7 @@ export async function messageClaimDue(
          UPDATE messages m SET lease_expires_at = NULL, attempts = m.attempts + 1
          FROM due
          WHERE due.lease IS NOT NULL AND m.ctid = ANY(ARRAY(SELECT row_id FROM due WHERE lease IS NOT NULL))
-           AND m.tableoid = due.part AND m.ctid = due.row_id AND m.id >= $8
+           AND m.tableoid = due.part AND m.ctid = due.row_id AND m.id BETWEEN $8 AND $10
        )
        SELECT due.*, (SELECT id FROM record) AS claim_id,
          CASE WHEN due.lease IS NOT NULL THEN due.row_attempts + 1 ELSE due.row_attempts END AS attempts
@@ -235,8 +235,9 @@ export async function messageClaimDue(
         lanes.map((l) => l.any),
         lanes.map((l) => l.bulk),
         limits.bulk,
-        floor,
+        ids.from,
         ended,
+        ids.through,
       ],
     );
   };
@@ -277,10 +278,10 @@ export async function messageClaimsEnd(db: Queryable, ids: readonly number[]): P
  * first entry of each lane of `messages_sending_due` (channel, traffic type) that no claim record holds, and the
  * end of the records' leases (their messages fall due again then, unless their outcomes come first), so that an idle
  * submitter sleeps until then instead of polling. The index leads with the lane: a plain ORDER BY due_at would read
- * all of it, a million entries behind a large dispatch, each time a submitter goes idle. Ids from `floor` on, as the
+ * all of it, a million entries behind a large dispatch, each time a submitter goes idle. The ids of `ids`, as the
  * claim.
  */
-export async function messageNextDue(db: Queryable, floor = NIL_UUID): Promise<Date | null> {
+export async function messageNextDue(db: Queryable, ids: QueueIds = EVERY_ID): Promise<Date | null> {
   const [row] = await db.query<{ due_at: Date | null }>(
     `WITH held AS MATERIALIZED (SELECT unnest(ids) AS id FROM message_claims)
      SELECT least(min(l.due_at), (SELECT min(lease_expires_at) FROM message_claims)) AS due_at
@@ -289,10 +290,10 @@ export async function messageNextDue(db: Queryable, floor = NIL_UUID): Promise<D
      CROSS JOIN LATERAL (
        SELECT due_at FROM messages m
        WHERE m.status = 'sending' AND m.channel_type = c.channel_type AND m.traffic_type = t.traffic_type
-         AND m.id >= $3 AND m.id NOT IN (SELECT id FROM held)
+         AND m.id BETWEEN $3 AND $4 AND m.id NOT IN (SELECT id FROM held)
        ORDER BY m.due_at LIMIT 1
      ) l`,
-    [CHANNELS, TRAFFIC_TYPES, floor],
+    [CHANNELS, TRAFFIC_TYPES, ids.from, ids.through],
   );
   return row?.due_at ?? null;
 }

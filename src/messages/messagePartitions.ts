@@ -206,6 +206,36 @@ export async function messageQueueFloor(db: Queryable, now: Date): Promise<strin
 /** How often a reader of the {@link QueueFloor} reads it again (the clock's time). */
 export const QUEUE_FLOOR_EVERY_MS = 60_000;
 
+/** The highest UUID: where the ids a claim reads end when none is left out above. */
+export const MAX_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+
+/** The ids of the queue a claim and the next-due query read, both ends included. */
+export interface QueueIds {
+  readonly from: string;
+  readonly through: string;
+}
+
+/** Every id: the queue of a caller that reads no floor (tests, tools). */
+export const EVERY_ID: QueueIds = { from: NIL_UUID, through: MAX_UUID };
+
+/**
+ * How far past the claim's clock the ids it reads reach: a message is stored with an id of its creation, and one
+ * stamped by a process whose clock runs ahead (as the floor's day before, for one that runs behind) is still read.
+ */
+export const QUEUE_AHEAD_MS = DAY_MS;
+
+/**
+ * Whether a message in `sending` has an id past `through`: stamped by a clock more than {@link QUEUE_AHEAD_MS} ahead
+ * (a host's gone wrong), or not a version 7 id. By the primary key from `through` on: ids past now are few.
+ */
+export async function messageQueueBeyond(db: Queryable, through: string): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM messages WHERE id > $1 AND status = $2 ORDER BY id LIMIT 1', [
+    through,
+    'sending',
+  ]);
+  return rows.length > 0;
+}
+
 /**
  * The queue's floor ({@link messageQueueFloor}) as a process reads it (one reader a process, for its queue metrics
  * and, in a worker, its claims and its expiry job), again every {@link QUEUE_FLOOR_EVERY_MS}: without it the claim,
@@ -215,6 +245,8 @@ export const QUEUE_FLOOR_EVERY_MS = 60_000;
  */
 export class QueueFloor {
   private floor = NIL_UUID;
+  /** Whether a message waited past a day ahead at the last read: the claim's ids then have no end. */
+  private beyond = false;
   /** Never read yet: the first call reads it. */
   private readAtMs = -Infinity;
 
@@ -224,11 +256,25 @@ export class QueueFloor {
     const now = this.clock.now();
     if (now.getTime() - this.readAtMs >= QUEUE_FLOOR_EVERY_MS) {
       this.floor = await messageQueueFloor(db, now);
+      this.beyond = await messageQueueBeyond(db, queueThrough(now));
       this.readAtMs = now.getTime();
     }
     return this.floor;
   }
+
+  /**
+   * The ids a claim reads: from the floor through a day past now, so that its plan holds neither DEFAULT nor the
+   * weeks made ahead (docs/scaling.md, "The queue's ceiling"); to the end while a message waited past that at the
+   * last read, which it then waits for, a minute at most.
+   */
+  async ids(db: Queryable): Promise<QueueIds> {
+    const from = await this.current(db);
+    return { from, through: this.beyond ? MAX_UUID : queueThrough(this.clock.now()) };
+  }
 }
+
+/** The last id a claim at `now` reads when no message waits past it. */
+const queueThrough = (now: Date): string => uuidBound(now.getTime() + QUEUE_AHEAD_MS, 'high');
 
 /** The partition maintenance: week partitions made {@link PARTITION_DAYS_AHEAD} days ahead, every hour. */
 export function messageJobs(deps: { db: Db; clock: Clock }): Job[] {

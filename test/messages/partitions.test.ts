@@ -28,15 +28,18 @@ import {
   NIL_UUID,
   PARTITION_MS,
   partitionWeekOf,
+  MAX_UUID,
+  QUEUE_AHEAD_MS,
   QUEUE_FLOOR_EVERY_MS,
   QueueFloor,
+  type QueueIds,
 } from '../../src/messages/messagePartitions.js';
 import { LIST_RECENT_MS, messageList, messageListCount } from '../../src/messages/messageLookupSql.js';
 import { messageInsertBatch, type NewMessage } from '../../src/messages/messageSql.js';
 import { rollUpStatistics } from '../../src/statistics/rollup.js';
 import { statistics } from '../../src/statistics/statistics.js';
 import { dayOf } from '../../src/util/time.js';
-import { uuid7, uuidBound } from '../../src/util/uuid7.js';
+import { uuid7, uuidBound, uuidTime } from '../../src/util/uuid7.js';
 import { insertAccount, insertMessage } from '../factories/rows.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES, openTestDb, type TestDb, withTestDb } from '../helpers/engines.js';
@@ -600,24 +603,30 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect(floor).toBe(weekStart('2051-03-28T12:00:00Z'));
       const behind = await insertMessage(t.db, { accountId, createdAt: at('2051-03-28T13:00:00Z') });
       expect(behind >= floor).toBe(true);
-      expect((await messageClaimDue(t.db, now, claimLimits(10), 60_000, floor)).map((m) => m.id)).toEqual([behind]);
-      expect(await messageNextDue(t.db, floor)).toEqual(at('2051-03-29T12:01:00Z'));
+      // The claim reads from the floor through a day past now.
+      const ids = await new QueueFloor(new TestClock(now)).ids(t.db);
+      expect(ids).toEqual({ from: floor, through: uuidBound(now.getTime() + QUEUE_AHEAD_MS, 'high') });
+      expect((await messageClaimDue(t.db, now, claimLimits(10), 60_000, ids)).map((m) => m.id)).toEqual([behind]);
+      expect(await messageNextDue(t.db, ids)).toEqual(at('2051-03-29T12:01:00Z'));
 
-      // The claim and the next-due query plan only the partitions from the floor on (and DEFAULT): without it,
-      // every week kept.
+      // The claim and the next-due query plan only the partitions of those ids: without them, every week kept, those
+      // made ahead and DEFAULT.
       const partitions = await messagePartitions(t.db);
       const fromFloor = partitions
         .filter((p) => p.isDefault || p.toMs! > partitionWeekOf(Date.parse('2051-03-28T12:00:00Z')))
         .map((p) => p.name)
         .sort();
+      const claimed = partitions
+        .filter((p) => !p.isDefault && p.toMs! > uuidTime(floor) && p.fromMs! <= now.getTime() + QUEUE_AHEAD_MS)
+        .map((p) => p.name)
+        .sort();
       expect(partitions.length).toBeGreaterThan(fromFloor.length + 3);
-      const claim = (floorId?: string) => (explaining: Queryable) =>
-        messageClaimDue(explaining, now, claimLimits(10), 60_000, floorId);
-      expect((await partitionsPlanned(t.db, claim(floor))).sort()).toEqual(fromFloor);
+      expect(fromFloor.length).toBeGreaterThan(claimed.length + 1);
+      const claim = (claimIds?: QueueIds) => (explaining: Queryable) =>
+        messageClaimDue(explaining, now, claimLimits(10), 60_000, claimIds);
+      expect((await partitionsPlanned(t.db, claim(ids))).sort()).toEqual(claimed);
       expect((await partitionsPlanned(t.db, claim())).sort()).toEqual(partitions.map((p) => p.name).sort());
-      expect((await partitionsPlanned(t.db, (explaining) => messageNextDue(explaining, floor))).sort()).toEqual(
-        fromFloor,
-      );
+      expect((await partitionsPlanned(t.db, (explaining) => messageNextDue(explaining, ids))).sort()).toEqual(claimed);
       // So do the expiry's statements.
       expect((await partitionsPlanned(t.db, (explaining) => messageNextExpiry(explaining, floor))).sort()).toEqual(
         fromFloor,
@@ -652,7 +661,8 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect(await partitionOf(t.db, february)).toBe('messages_default');
       const floor = await messageQueueFloor(t.db, at('2055-03-20T12:00:00Z'));
       expect(floor <= february).toBe(true);
-      const claimed = await messageClaimDue(t.db, at('2055-03-20T12:00:00Z'), claimLimits(10), 60_000, floor);
+      const ids = { from: floor, through: uuidBound(Date.parse('2055-03-21T12:00:00Z'), 'high') };
+      const claimed = await messageClaimDue(t.db, at('2055-03-20T12:00:00Z'), claimLimits(10), 60_000, ids);
       expect(claimed.map((m) => m.id)).toEqual([february]);
     }));
 
@@ -669,6 +679,37 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect(await floor.current(t.db)).toBe(first);
       clock.advance(1);
       expect(await floor.current(t.db)).toBe(uuidBound(partitionWeekOf(Date.parse('2053-06-03T12:00:00Z')), 'low'));
+    }));
+
+  it('reads every id above the floor while a message waits past a day ahead, from the read after it is stored', () =>
+    withTestDb(engine, async (t) => {
+      const { id: accountId } = await insertAccount(t.db);
+      await messagePartitionsEnsure(t.db, at('2054-09-08T12:00:00Z'));
+      const clock = new TestClock('2054-09-08T12:00:00Z');
+      const floor = new QueueFloor(clock);
+      const claim = async () =>
+        (await messageClaimDue(t.db, clock.now(), claimLimits(10), 60_000, await floor.ids(t.db))).map((m) => m.id);
+      expect((await floor.ids(t.db)).through).toBe(uuidBound(clock.now().getTime() + QUEUE_AHEAD_MS, 'high'));
+      // Stamped by a process whose clock runs three days ahead (still the week made ahead), and one not of version 7.
+      const dueAt = clock.now();
+      const ahead = await insertMessage(t.db, { accountId, createdAt: at('2054-09-11T12:00:00Z'), dueAt });
+      const other = await insertMessage(t.db, { accountId, id: 'c0ffee00-0000-4000-8000-000000000001', dueAt });
+      expect(await partitionOf(t.db, other)).toBe('messages_default');
+      // Until the next read, a minute at most, they wait; then the claim's ids have no end, and both go.
+      expect(await claim()).toEqual([]);
+      expect(await messageNextDue(t.db, await floor.ids(t.db))).toBeNull();
+      clock.advance(QUEUE_FLOOR_EVERY_MS);
+      expect((await floor.ids(t.db)).through).toBe(MAX_UUID);
+      expect((await claim()).sort()).toEqual([ahead, other].sort());
+      // Once none waits there, the end comes back at the next read.
+      await messageApplyTransitions(
+        t.db,
+        [ahead, other].map((id) =>
+          statusTransition({ accountId, id, status: 'unsent', at: clock.now(), errorCode: 1 }),
+        ),
+      );
+      clock.advance(QUEUE_FLOOR_EVERY_MS);
+      expect((await floor.ids(t.db)).through).toBe(uuidBound(clock.now().getTime() + QUEUE_AHEAD_MS, 'high'));
     }));
 });
 

@@ -10,6 +10,7 @@ import {
 import { messageExpireDue } from '../../src/messages/expirySql.js';
 import { historyOf } from '../../src/messages/messageObject.js';
 import { messageApplyTransitions } from '../../src/messages/transitionSql.js';
+import { QUEUE_AHEAD_MS } from '../../src/messages/messagePartitions.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { retryTransition, sentTransition, statusTransition } from '../../src/messages/transitions.js';
 import { uuid7, uuidBound } from '../../src/util/uuid7.js';
@@ -20,8 +21,11 @@ import { insertAccount, insertCallbackTarget, insertMessage, type MessageFields 
 
 const T0 = new Date('2026-03-10T09:00:00Z');
 const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
-/** A floor as a submitter reads it (QueueFloor): the plans below are those of its statements. */
-const FLOOR = uuidBound(T0.getTime() - 86_400_000, 'low');
+/** The ids a submitter's claims read (QueueFloor.ids): the plans below are those of its statements. */
+const QUEUE_IDS = {
+  from: uuidBound(T0.getTime() - 86_400_000, 'low'),
+  through: uuidBound(T0.getTime() + QUEUE_AHEAD_MS, 'high'),
+};
 const LEASE_MS = 60_000;
 /** Message ids in id order, for messages due at the same instant. */
 const IDS = [
@@ -89,7 +93,7 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
     if (engine === 'postgres')
       own('reads one entry of each lane of messages_sending_due, no sort of the whole queue', async (tx) => {
         await tx.query('SET LOCAL enable_seqscan = off');
-        const plan = await planOf(tx, (explaining) => messageNextDue(explaining, FLOOR));
+        const plan = await planOf(tx, (explaining) => messageNextDue(explaining, QUEUE_IDS));
         const text = JSON.stringify(plan);
         expect(text).toContain('"Index Name":"messages_sending_due"');
         expect(text).not.toContain('"Node Type":"Sort"');
@@ -209,9 +213,9 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
     own(
       'is an index scan of messages_sending_due per channel and traffic type that stops at the limit, with no sort',
       async (tx) => {
-        await manyDueMessages(tx);
+        await manyDueMessages(tx, 'sending', T0);
         const plan = await planOf(tx, (explaining) =>
-          messageClaimDue(explaining, at(0), claimLimits(500), LEASE_MS, FLOOR),
+          messageClaimDue(explaining, at(0), claimLimits(500), LEASE_MS, QUEUE_IDS),
         );
         for (const type of ['t0', 't1', 't2', 't3']) {
           // Per channel, its limit (what the types before left: a count of their few rows) over the locked scan.
