@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchBursts, DRIVER_IDLE_SECONDS } from './bursts.js';
+import { benchClaimBacklog } from './claimBacklog.js';
 import { benchCallbacks } from './callbacks.js';
 import { benchCascade, type PlainRate } from './cascade.js';
 import { benchDispatch } from './dispatch.js';
@@ -37,9 +38,9 @@ import {
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
  * (ingest,guards,routing,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,
- * smpp-server,kannel-e2e,dispatch,verify,idle,roles,claim-planning,telegram,providers; mnp, wal-models and bursts
- * only when named), BENCH_BURSTS_MESSAGES, BENCH_BURSTS, BENCH_BURSTS_GAP_SECONDS, BENCH_BURSTS_PAIRS,
- * BENCH_CLAIM_PLANNING_WEEKS (e.g. `0,12,52`), BENCH_ROUTES, BENCH_ROUTING_PAIRS,
+ * smpp-server,kannel-e2e,dispatch,verify,idle,roles,claim-planning,claim-backlog,telegram,providers; mnp, wal-models
+ * and bursts only when named), BENCH_BURSTS_MESSAGES, BENCH_BURSTS, BENCH_BURSTS_GAP_SECONDS, BENCH_BURSTS_PAIRS,
+ * BENCH_CLAIM_PLANNING_WEEKS (e.g. `0,12,52`), BENCH_CLAIM_BACKLOG, BENCH_ROUTES, BENCH_ROUTING_PAIRS,
  * BENCH_WAL_MODELS_MESSAGES, BENCH_WAL_MODELS_ROUNDS,
  * BENCH_MNP_ROWS, BENCH_SOAK_MESSAGES, BENCH_TELEGRAM_MESSAGES, BENCH_TELEGRAM_PAIRS, BENCH_PROVIDERS_MESSAGES,
  * BENCH_PROVIDERS_PAIRS, BENCH_GUARDS_PAIRS, BENCH_STOP_LIST (the guarded runs' stop list), BENCH_GUARDS_ON (the guards
@@ -314,6 +315,12 @@ if (wanted('claim-planning')) {
       'the queue floor...\n',
   );
   figures.push(...(await benchClaimPlanning({ weeks, times: 51 })));
+}
+
+if (wanted('claim-backlog')) {
+  const backlog = Number(process.env.BENCH_CLAIM_BACKLOG ?? 200_000);
+  process.stdout.write(`claim-backlog: the claim over ${backlog} due messages, with and without JIT...\n`);
+  figures.push(...(await benchClaimBacklog({ backlog, rounds: 10 })));
 }
 
 // Not in a run of everything: a measurement of layouts not built (issue 35), for docs/scaling.md.

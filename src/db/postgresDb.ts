@@ -77,6 +77,14 @@ function wakeHub(target: () => { url: string; schema?: string }): Db['listenWake
   };
 }
 
+/**
+ * JIT compilation off for every connection (docs/scaling.md, "No JIT"): PostgreSQL compiles a statement whose
+ * estimated cost passes jit_above_cost, and the claim over a backlog of 200,000 due messages (a dispatch, with its
+ * statistics) passed it: 223 ms compiling a claim that runs in 6. Herald's statements are short and read by index;
+ * none gains from it. A session setting: behind PgBouncer in transaction mode, set it for Herald's role as well.
+ */
+const NO_JIT = 'SET jit = off';
+
 /** Connections a pool keeps open however long they are idle. */
 const IDLE_CONNECTIONS = 2;
 
@@ -103,11 +111,14 @@ export function openPostgres(options: PostgresOptions): Db {
   // error is kept for the borrower (a transaction fails with it, 57P01 and all, rather than with the driver's "not
   // queryable"); an idle client's error still reaches the pool's listener above.
   const lost = new WeakMap<pg.Client, Error>();
-  pool.on('connect', (client) =>
+  pool.on('connect', (client) => {
     client.on('error', (error) => {
       if (!lost.has(client)) lost.set(client, error);
-    }),
-  );
+    });
+    // Sent before the borrower's first statement (a client runs its queries in order); a failure is the
+    // connection's, which that statement then meets.
+    client.query(NO_JIT).catch(() => undefined);
+  });
 
   const on = (client: pg.Pool | pg.PoolClient): Queryable => ({
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
