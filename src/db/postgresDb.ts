@@ -111,13 +111,21 @@ export function openPostgres(options: PostgresOptions): Db {
   // error is kept for the borrower (a transaction fails with it, 57P01 and all, rather than with the driver's "not
   // queryable"); an idle client's error still reaches the pool's listener above.
   const lost = new WeakMap<pg.Client, Error>();
+  const keepLost = (client: pg.Client, error: Error): void => {
+    if (!lost.has(client)) lost.set(client, error);
+  };
+  // A new client's settings, sent before the borrower's first statement (a client runs its queries in order). A
+  // connection lost meanwhile fails this statement, not an 'error' event: its error is kept as the handover's.
+  const settled = new WeakMap<pg.Client, Promise<void>>();
   pool.on('connect', (client) => {
-    client.on('error', (error) => {
-      if (!lost.has(client)) lost.set(client, error);
-    });
-    // Sent before the borrower's first statement (a client runs its queries in order); a failure is the
-    // connection's, which that statement then meets.
-    client.query(NO_JIT).catch(() => undefined);
+    client.on('error', (error) => keepLost(client, error));
+    settled.set(
+      client,
+      client.query(NO_JIT).then(
+        () => undefined,
+        (error: Error) => keepLost(client, error),
+      ),
+    );
   });
 
   const on = (client: pg.Pool | pg.PoolClient): Queryable => ({
@@ -135,6 +143,7 @@ export function openPostgres(options: PostgresOptions): Db {
     ...on(pool),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
+      await settled.get(client);
       // Lost as it was handed over: no statement is sent on it, and it is destroyed rather than returned.
       const lostAtHandover = lost.get(client);
       if (lostAtHandover) {
