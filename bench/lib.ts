@@ -124,6 +124,13 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[index]!;
 }
 
+/** The median of some figures (sorts them in place). */
+export const median = (xs: number[]): number =>
+  percentile(
+    xs.sort((a, b) => a - b),
+    50,
+  );
+
 export function machineDescription(): string {
   const cpus = os.cpus();
   return (

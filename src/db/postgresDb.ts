@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Db, Queryable } from './db.js';
+import { isDatabaseUnavailable } from './connectionErrors.js';
 import { KEEP_ALIVE, listenPostgres } from './postgresListener.js';
 import type { WakeListener } from './wake.js';
 import { timestamptzOf } from './timestamptzText.js';
@@ -102,6 +103,16 @@ export function openPostgres(options: PostgresOptions): Db {
     // A database that does not answer fails requests with 503 within seconds instead of holding them.
     connectionTimeoutMillis: 5000,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+    // Before the connection is handed over (the pool waits for it): a connection lost meanwhile fails the borrower
+    // with its error, 57P01 and all. A server that refuses the setting is told, and the connection kept.
+    onConnect: (client) =>
+      client.query(NO_JIT).then(
+        () => undefined,
+        (error: Error) => {
+          if (isDatabaseUnavailable(error)) throw error;
+          options.onError?.(error);
+        },
+      ),
   });
   // An idle client's error (the server restarted) must not crash the process; the pool replaces the client.
   pool.on('error', (error) => options.onError?.(error));
@@ -111,22 +122,11 @@ export function openPostgres(options: PostgresOptions): Db {
   // error is kept for the borrower (a transaction fails with it, 57P01 and all, rather than with the driver's "not
   // queryable"); an idle client's error still reaches the pool's listener above.
   const lost = new WeakMap<pg.Client, Error>();
-  const keepLost = (client: pg.Client, error: Error): void => {
-    if (!lost.has(client)) lost.set(client, error);
-  };
-  // A new client's settings, sent before the borrower's first statement (a client runs its queries in order). A
-  // connection lost meanwhile fails this statement, not an 'error' event: its error is kept as the handover's.
-  const settled = new WeakMap<pg.Client, Promise<void>>();
-  pool.on('connect', (client) => {
-    client.on('error', (error) => keepLost(client, error));
-    settled.set(
-      client,
-      client.query(NO_JIT).then(
-        () => undefined,
-        (error: Error) => keepLost(client, error),
-      ),
-    );
-  });
+  pool.on('connect', (client) =>
+    client.on('error', (error) => {
+      if (!lost.has(client)) lost.set(client, error);
+    }),
+  );
 
   const on = (client: pg.Pool | pg.PoolClient): Queryable => ({
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
@@ -143,7 +143,6 @@ export function openPostgres(options: PostgresOptions): Db {
     ...on(pool),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
-      await settled.get(client);
       // Lost as it was handed over: no statement is sent on it, and it is destroyed rather than returned.
       const lostAtHandover = lost.get(client);
       if (lostAtHandover) {

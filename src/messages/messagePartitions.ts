@@ -226,55 +226,84 @@ export const QUEUE_AHEAD_MS = DAY_MS;
 
 /**
  * Whether a message in `sending` has an id past `through`: stamped by a clock more than {@link QUEUE_AHEAD_MS} ahead
- * (a host's gone wrong), or not a version 7 id. By the primary key from `through` on: ids past now are few.
+ * (a host's gone wrong), or not a version 7 id. `through` ends a week's partition, so only those past it are read:
+ * the weeks made ahead and DEFAULT, through their part of the queue's partial index (near empty).
  */
 export async function messageQueueBeyond(db: Queryable, through: string): Promise<boolean> {
-  const rows = await db.query('SELECT 1 FROM messages WHERE id > $1 AND status = $2 ORDER BY id LIMIT 1', [
-    through,
-    'sending',
-  ]);
-  return rows.length > 0;
+  const [row] = await db.query<{ beyond: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM messages WHERE status = 'sending' AND id > $1) AS beyond`,
+    [through],
+  );
+  return row?.beyond === true;
 }
+
+/**
+ * The last id a claim at `now` reads while no message waits past it: that of the end of the week's partition that
+ * holds the day after now. Pruning keeps or drops whole partitions, so the claim plans the same as with the day's
+ * end, and the look past it reads only the partitions after.
+ */
+export function queueThrough(now: Date): string {
+  return uuidBound(partitionWeekOf(now.getTime() + QUEUE_AHEAD_MS) + PARTITION_MS - 1, 'high');
+}
+
+/** Whether a read taken at `readAtMs` is read again: a minute on, or at once when the clock went back past it. */
+const readAgain = (nowMs: number, readAtMs: number): boolean =>
+  nowMs - readAtMs >= QUEUE_FLOOR_EVERY_MS || nowMs < readAtMs;
 
 /**
  * The queue's floor ({@link messageQueueFloor}) as a process reads it (one reader a process, for its queue metrics
  * and, in a worker, its claims and its expiry job), again every {@link QUEUE_FLOOR_EVERY_MS}: without it the claim,
  * the next-due query, the expiry's statements and the queue's figures planned every partition that retention keeps
  * (by default all, one a week), 0.5 ms more a claim for each (docs/scaling.md, Partitions). A floor read a minute
- * ago stays right: it moves only forward, as the old partitions' messages come to rest.
+ * ago stays right: it moves only forward, as the old partitions' messages come to rest. A clock set back (one that
+ * ran ahead, corrected) is read again at once: a floor read ahead may be above the ids it now stamps.
  */
 export class QueueFloor {
   private floor = NIL_UUID;
-  /** Whether a message waited past a day ahead at the last read: the claim's ids then have no end. */
-  private beyond = false;
   /** Never read yet: the first call reads it. */
   private readAtMs = -Infinity;
+  /** Whether a message waited past the claim's ids at the last look: they then have no end. */
+  private beyond = false;
+  private beyondReadAtMs = -Infinity;
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    /** Told when a message is first found past the claim's ids (a clock more than a day ahead somewhere). */
+    private readonly warn: (message: string) => void = () => undefined,
+  ) {}
 
   async current(db: Queryable): Promise<string> {
     const now = this.clock.now();
-    if (now.getTime() - this.readAtMs >= QUEUE_FLOOR_EVERY_MS) {
+    if (readAgain(now.getTime(), this.readAtMs)) {
       this.floor = await messageQueueFloor(db, now);
-      this.beyond = await messageQueueBeyond(db, queueThrough(now));
       this.readAtMs = now.getTime();
     }
     return this.floor;
   }
 
   /**
-   * The ids a claim reads: from the floor through a day past now, so that its plan holds neither DEFAULT nor the
-   * weeks made ahead (docs/scaling.md, "The queue's ceiling"); to the end while a message waited past that at the
-   * last read, which it then waits for, a minute at most.
+   * The ids a claim reads: from the floor through the week's partition that holds the day after now, so that its
+   * plan holds neither DEFAULT nor the weeks made ahead beyond it (docs/scaling.md, "The queue's ceiling"); to the
+   * end while a message waited past that at the last look (every {@link QUEUE_FLOOR_EVERY_MS}), which it then waits
+   * for, a minute at most.
    */
   async ids(db: Queryable): Promise<QueueIds> {
     const from = await this.current(db);
-    return { from, through: this.beyond ? MAX_UUID : queueThrough(this.clock.now()) };
+    const now = this.clock.now();
+    const through = queueThrough(now);
+    if (readAgain(now.getTime(), this.beyondReadAtMs)) {
+      const beyond = await messageQueueBeyond(db, through);
+      if (beyond && !this.beyond)
+        this.warn(
+          'a message in sending has an id past the week that holds tomorrow (a clock ahead, or an id not of ' +
+            'version 7): the claim reads every id above the floor until none waits there',
+        );
+      this.beyond = beyond;
+      this.beyondReadAtMs = now.getTime();
+    }
+    return { from, through: this.beyond ? MAX_UUID : through };
   }
 }
-
-/** The last id a claim at `now` reads when no message waits past it. */
-const queueThrough = (now: Date): string => uuidBound(now.getTime() + QUEUE_AHEAD_MS, 'high');
 
 /** The partition maintenance: week partitions made {@link PARTITION_DAYS_AHEAD} days ahead, every hour. */
 export function messageJobs(deps: { db: Db; clock: Clock }): Job[] {

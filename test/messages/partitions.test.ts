@@ -33,6 +33,7 @@ import {
   QUEUE_FLOOR_EVERY_MS,
   QueueFloor,
   type QueueIds,
+  queueThrough,
 } from '../../src/messages/messagePartitions.js';
 import { LIST_RECENT_MS, messageList, messageListCount } from '../../src/messages/messageLookupSql.js';
 import { messageInsertBatch, type NewMessage } from '../../src/messages/messageSql.js';
@@ -605,7 +606,7 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect(behind >= floor).toBe(true);
       // The claim reads from the floor through a day past now.
       const ids = await new QueueFloor(new TestClock(now)).ids(t.db);
-      expect(ids).toEqual({ from: floor, through: uuidBound(now.getTime() + QUEUE_AHEAD_MS, 'high') });
+      expect(ids).toEqual({ from: floor, through: queueThrough(now) });
       expect((await messageClaimDue(t.db, now, claimLimits(10), 60_000, ids)).map((m) => m.id)).toEqual([behind]);
       expect(await messageNextDue(t.db, ids)).toEqual(at('2051-03-29T12:01:00Z'));
 
@@ -661,7 +662,7 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect(await partitionOf(t.db, february)).toBe('messages_default');
       const floor = await messageQueueFloor(t.db, at('2055-03-20T12:00:00Z'));
       expect(floor <= february).toBe(true);
-      const ids = { from: floor, through: uuidBound(Date.parse('2055-03-21T12:00:00Z'), 'high') };
+      const ids = { from: floor, through: queueThrough(at('2055-03-20T12:00:00Z')) };
       const claimed = await messageClaimDue(t.db, at('2055-03-20T12:00:00Z'), claimLimits(10), 60_000, ids);
       expect(claimed.map((m) => m.id)).toEqual([february]);
     }));
@@ -681,35 +682,65 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect(await floor.current(t.db)).toBe(uuidBound(partitionWeekOf(Date.parse('2053-06-03T12:00:00Z')), 'low'));
     }));
 
-  it('reads every id above the floor while a message waits past a day ahead, from the read after it is stored', () =>
+  it('reads every id above the floor while a message waits past the week of tomorrow, from the next look', () =>
     withTestDb(engine, async (t) => {
       const { id: accountId } = await insertAccount(t.db);
+      // A Tuesday: tomorrow is in this week, whose partition ends on Monday.
       await messagePartitionsEnsure(t.db, at('2054-09-08T12:00:00Z'));
       const clock = new TestClock('2054-09-08T12:00:00Z');
-      const floor = new QueueFloor(clock);
+      const warnings: string[] = [];
+      const floor = new QueueFloor(clock, (message) => warnings.push(message));
+      // Longer than the test: a message claimed stays held.
+      const LEASE_MS = 3_600_000;
       const claim = async () =>
-        (await messageClaimDue(t.db, clock.now(), claimLimits(10), 60_000, await floor.ids(t.db))).map((m) => m.id);
-      expect((await floor.ids(t.db)).through).toBe(uuidBound(clock.now().getTime() + QUEUE_AHEAD_MS, 'high'));
-      // Stamped by a process whose clock runs three days ahead (still the week made ahead), and one not of version 7.
+        (await messageClaimDue(t.db, clock.now(), claimLimits(10), LEASE_MS, await floor.ids(t.db))).map((m) => m.id);
+      const weekEnd = uuidBound(Date.parse('2054-09-14T00:00:00Z') - 1, 'high');
+      expect((await floor.ids(t.db)).through).toBe(weekEnd);
+      expect(queueThrough(clock.now())).toBe(weekEnd);
+      // Stamped by processes whose clocks run three days ahead (this week still: claimed at once) and eight (next
+      // week), and one not of version 7 (DEFAULT).
       const dueAt = clock.now();
-      const ahead = await insertMessage(t.db, { accountId, createdAt: at('2054-09-11T12:00:00Z'), dueAt });
+      const soon = await insertMessage(t.db, { accountId, createdAt: at('2054-09-11T12:00:00Z'), dueAt });
+      const ahead = await insertMessage(t.db, { accountId, createdAt: at('2054-09-16T12:00:00Z'), dueAt });
       const other = await insertMessage(t.db, { accountId, id: 'c0ffee00-0000-4000-8000-000000000001', dueAt });
       expect(await partitionOf(t.db, other)).toBe('messages_default');
-      // Until the next read, a minute at most, they wait; then the claim's ids have no end, and both go.
-      expect(await claim()).toEqual([]);
-      expect(await messageNextDue(t.db, await floor.ids(t.db))).toBeNull();
+      expect(await claim()).toEqual([soon]);
+      // Until the next look, a minute at most, the others wait; then the claim's ids have no end, and both go.
+      // Due now, they are not what the next-due query finds: the end of the claim's lease is.
+      expect(await messageNextDue(t.db, await floor.ids(t.db))).toEqual(new Date(clock.now().getTime() + LEASE_MS));
+      expect(warnings).toEqual([]);
       clock.advance(QUEUE_FLOOR_EVERY_MS);
       expect((await floor.ids(t.db)).through).toBe(MAX_UUID);
+      expect(warnings).toHaveLength(1);
       expect((await claim()).sort()).toEqual([ahead, other].sort());
-      // Once none waits there, the end comes back at the next read.
+      // Once none waits there, the end comes back at the next look.
       await messageApplyTransitions(
         t.db,
-        [ahead, other].map((id) =>
+        [soon, ahead, other].map((id) =>
           statusTransition({ accountId, id, status: 'unsent', at: clock.now(), errorCode: 1 }),
         ),
       );
       clock.advance(QUEUE_FLOOR_EVERY_MS);
-      expect((await floor.ids(t.db)).through).toBe(uuidBound(clock.now().getTime() + QUEUE_AHEAD_MS, 'high'));
+      expect((await floor.ids(t.db)).through).toBe(weekEnd);
+    }));
+
+  it('is read again at once when the clock goes back (one that ran ahead, corrected)', () =>
+    withTestDb(engine, async (t) => {
+      const { id: accountId } = await insertAccount(t.db);
+      await messagePartitionsEnsure(t.db, at('2056-05-01T12:00:00Z'));
+      await messagePartitionsEnsure(t.db, at('2056-05-10T12:00:00Z'));
+      const clock = new TestClock('2056-05-20T12:00:00Z');
+      const floor = new QueueFloor(clock);
+      const ahead = await floor.ids(t.db);
+      // Ten days back, a message stored now has an id below the floor and past the ceiling read ahead.
+      clock.set('2056-05-10T12:00:00Z');
+      const stored = await insertMessage(t.db, { accountId, createdAt: clock.now() });
+      expect(stored < ahead.from).toBe(true);
+      const ids = await floor.ids(t.db);
+      expect(stored >= ids.from && stored <= ids.through).toBe(true);
+      expect(ids.through).toBe(queueThrough(clock.now()));
+      const claimed = await messageClaimDue(t.db, clock.now(), claimLimits(10), 60_000, ids);
+      expect(claimed.map((m) => m.id)).toEqual([stored]);
     }));
 });
 
