@@ -117,7 +117,7 @@ export async function benchClaimPlanning(options: { weeks: readonly number[]; ti
       // The ids a submitter's claims read: from the floor through a day past now (the ceiling).
       const ids = await new QueueFloor(new TestClock(now)).ids(db);
       const floor = ids.from;
-      const floorOnly: QueueIds = { from: floor, through: MAX_UUID };
+      const floorOnly: QueueIds = { from: floor, before: MAX_UUID };
       const claim = (claimIds: QueueIds) => (q: Queryable) =>
         messageClaimDue(q, now, claimLimits(500), 60_000, claimIds);
       const without = await planningMs(db, claim(EVERY_ID), options.times);

@@ -170,7 +170,7 @@ export async function messageClaimDue(
          SELECT tableoid AS part, ctid AS row_id, ${CLAIMED_COLUMNS}
          FROM messages
          WHERE status = 'sending' AND channel_type = l.channel_type AND traffic_type = '${type}' AND due_at <= $1
-           AND id BETWEEN $8 AND $10 AND id NOT IN (SELECT id FROM held)
+           AND id >= $8 AND id < $10 AND id NOT IN (SELECT id FROM held)
          ORDER BY due_at, id
          LIMIT greatest(${left(n)}, 0)
          FOR UPDATE SKIP LOCKED
@@ -222,7 +222,7 @@ export async function messageClaimDue(
          UPDATE messages m SET lease_expires_at = NULL, attempts = m.attempts + 1
          FROM due
          WHERE due.lease IS NOT NULL AND m.ctid = ANY(ARRAY(SELECT row_id FROM due WHERE lease IS NOT NULL))
-           AND m.tableoid = due.part AND m.ctid = due.row_id AND m.id BETWEEN $8 AND $10
+           AND m.tableoid = due.part AND m.ctid = due.row_id AND m.id >= $8 AND m.id < $10
        )
        SELECT due.*, (SELECT id FROM record) AS claim_id,
          CASE WHEN due.lease IS NOT NULL THEN due.row_attempts + 1 ELSE due.row_attempts END AS attempts
@@ -237,7 +237,7 @@ export async function messageClaimDue(
         limits.bulk,
         ids.from,
         ended,
-        ids.through,
+        ids.before,
       ],
     );
   };
@@ -290,10 +290,10 @@ export async function messageNextDue(db: Queryable, ids: QueueIds = EVERY_ID): P
      CROSS JOIN LATERAL (
        SELECT due_at FROM messages m
        WHERE m.status = 'sending' AND m.channel_type = c.channel_type AND m.traffic_type = t.traffic_type
-         AND m.id BETWEEN $3 AND $4 AND m.id NOT IN (SELECT id FROM held)
+         AND m.id >= $3 AND m.id < $4 AND m.id NOT IN (SELECT id FROM held)
        ORDER BY m.due_at LIMIT 1
      ) l`,
-    [CHANNELS, TRAFFIC_TYPES, ids.from, ids.through],
+    [CHANNELS, TRAFFIC_TYPES, ids.from, ids.before],
   );
   return row?.due_at ?? null;
 }

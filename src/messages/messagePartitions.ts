@@ -206,17 +206,20 @@ export async function messageQueueFloor(db: Queryable, now: Date): Promise<strin
 /** How often a reader of the {@link QueueFloor} reads it again (the clock's time). */
 export const QUEUE_FLOOR_EVERY_MS = 60_000;
 
-/** The highest UUID: where the ids a claim reads end when none is left out above. */
+/**
+ * The highest UUID (RFC 9562's Max UUID): where the ids a claim reads end when none is left out above. It is itself
+ * left out (the end is exclusive), and never an id: Herald stamps version 7 ids.
+ */
 export const MAX_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 
-/** The ids of the queue a claim and the next-due query read, both ends included. */
+/** The ids of the queue a claim and the next-due query read: from `from` on, before `before`. */
 export interface QueueIds {
   readonly from: string;
-  readonly through: string;
+  readonly before: string;
 }
 
 /** Every id: the queue of a caller that reads no floor (tests, tools). */
-export const EVERY_ID: QueueIds = { from: NIL_UUID, through: MAX_UUID };
+export const EVERY_ID: QueueIds = { from: NIL_UUID, before: MAX_UUID };
 
 /**
  * How far past the claim's clock the ids it reads reach: a message is stored with an id of its creation, and one
@@ -225,25 +228,26 @@ export const EVERY_ID: QueueIds = { from: NIL_UUID, through: MAX_UUID };
 export const QUEUE_AHEAD_MS = DAY_MS;
 
 /**
- * Whether a message in `sending` has an id past `through`: stamped by a clock more than {@link QUEUE_AHEAD_MS} ahead
- * (a host's gone wrong), or not a version 7 id. `through` ends a week's partition, so only those past it are read:
- * the weeks made ahead and DEFAULT, through their part of the queue's partial index (near empty).
+ * Whether a message in `sending` has an id from `before` on: stamped by a clock more than {@link QUEUE_AHEAD_MS}
+ * ahead (a host's gone wrong), or not a version 7 id. `before` is where a week's partition ends, so only the
+ * partitions after are read (the weeks made ahead and DEFAULT), through their part of the queue's partial index
+ * (near empty).
  */
-export async function messageQueueBeyond(db: Queryable, through: string): Promise<boolean> {
+export async function messageQueueBeyond(db: Queryable, before: string): Promise<boolean> {
   const [row] = await db.query<{ beyond: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM messages WHERE status = 'sending' AND id > $1) AS beyond`,
-    [through],
+    `SELECT EXISTS (SELECT 1 FROM messages WHERE status = 'sending' AND id >= $1) AS beyond`,
+    [before],
   );
   return row?.beyond === true;
 }
 
 /**
- * The last id a claim at `now` reads while no message waits past it: that of the end of the week's partition that
- * holds the day after now. Pruning keeps or drops whole partitions, so the claim plans the same as with the day's
- * end, and the look past it reads only the partitions after.
+ * Where the ids a claim at `now` reads end while no message waits past them: the first id of the week after the one
+ * that holds the day after now, the bound of that week's partition. Pruning keeps or drops whole partitions, so the
+ * claim plans the same as with the day's end, and the look past it reads only the partitions after.
  */
-export function queueThrough(now: Date): string {
-  return uuidBound(partitionWeekOf(now.getTime() + QUEUE_AHEAD_MS) + PARTITION_MS - 1, 'high');
+export function queueBefore(now: Date): string {
+  return uuidBound(partitionWeekOf(now.getTime() + QUEUE_AHEAD_MS) + PARTITION_MS, 'low');
 }
 
 /** Whether a read taken at `readAtMs` is read again: a minute on, or at once when the clock went back past it. */
@@ -290,9 +294,9 @@ export class QueueFloor {
   async ids(db: Queryable): Promise<QueueIds> {
     const from = await this.current(db);
     const now = this.clock.now();
-    const through = queueThrough(now);
+    const before = queueBefore(now);
     if (readAgain(now.getTime(), this.beyondReadAtMs)) {
-      const beyond = await messageQueueBeyond(db, through);
+      const beyond = await messageQueueBeyond(db, before);
       if (beyond && !this.beyond)
         this.warn(
           'a message in sending has an id past the week that holds tomorrow (a clock ahead, or an id not of ' +
@@ -301,7 +305,7 @@ export class QueueFloor {
       this.beyond = beyond;
       this.beyondReadAtMs = now.getTime();
     }
-    return { from, through: this.beyond ? MAX_UUID : through };
+    return { from, before: this.beyond ? MAX_UUID : before };
   }
 }
 

@@ -24,6 +24,7 @@ import {
   destinationPartitionOf,
   messageIdSpan,
   messagePartitions,
+  messageQueueBeyond,
   messageQueueFloor,
   NIL_UUID,
   PARTITION_MS,
@@ -33,7 +34,7 @@ import {
   QUEUE_FLOOR_EVERY_MS,
   QueueFloor,
   type QueueIds,
-  queueThrough,
+  queueBefore,
 } from '../../src/messages/messagePartitions.js';
 import { LIST_RECENT_MS, messageList, messageListCount } from '../../src/messages/messageLookupSql.js';
 import { messageInsertBatch, type NewMessage } from '../../src/messages/messageSql.js';
@@ -606,7 +607,7 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect(behind >= floor).toBe(true);
       // The claim reads from the floor through a day past now.
       const ids = await new QueueFloor(new TestClock(now)).ids(t.db);
-      expect(ids).toEqual({ from: floor, through: queueThrough(now) });
+      expect(ids).toEqual({ from: floor, before: queueBefore(now) });
       expect((await messageClaimDue(t.db, now, claimLimits(10), 60_000, ids)).map((m) => m.id)).toEqual([behind]);
       expect(await messageNextDue(t.db, ids)).toEqual(at('2051-03-29T12:01:00Z'));
 
@@ -628,6 +629,12 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect((await partitionsPlanned(t.db, claim(ids))).sort()).toEqual(claimed);
       expect((await partitionsPlanned(t.db, claim())).sort()).toEqual(partitions.map((p) => p.name).sort());
       expect((await partitionsPlanned(t.db, (explaining) => messageNextDue(explaining, ids))).sort()).toEqual(claimed);
+      // The look for messages past the ceiling plans the others alone: the weeks made ahead past it, and DEFAULT.
+      const past = partitions.filter((p) => !claimed.includes(p.name) && (p.isDefault || p.fromMs! > uuidTime(floor)));
+      expect(past.length).toBeGreaterThan(1);
+      expect(
+        (await partitionsPlanned(t.db, (explaining) => messageQueueBeyond(explaining, ids.before))).sort(),
+      ).toEqual(past.map((p) => p.name).sort());
       // So do the expiry's statements.
       expect((await partitionsPlanned(t.db, (explaining) => messageNextExpiry(explaining, floor))).sort()).toEqual(
         fromFloor,
@@ -662,7 +669,7 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect(await partitionOf(t.db, february)).toBe('messages_default');
       const floor = await messageQueueFloor(t.db, at('2055-03-20T12:00:00Z'));
       expect(floor <= february).toBe(true);
-      const ids = { from: floor, through: queueThrough(at('2055-03-20T12:00:00Z')) };
+      const ids = { from: floor, before: queueBefore(at('2055-03-20T12:00:00Z')) };
       const claimed = await messageClaimDue(t.db, at('2055-03-20T12:00:00Z'), claimLimits(10), 60_000, ids);
       expect(claimed.map((m) => m.id)).toEqual([february]);
     }));
@@ -694,9 +701,9 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       const LEASE_MS = 3_600_000;
       const claim = async () =>
         (await messageClaimDue(t.db, clock.now(), claimLimits(10), LEASE_MS, await floor.ids(t.db))).map((m) => m.id);
-      const weekEnd = uuidBound(Date.parse('2054-09-14T00:00:00Z') - 1, 'high');
-      expect((await floor.ids(t.db)).through).toBe(weekEnd);
-      expect(queueThrough(clock.now())).toBe(weekEnd);
+      const weekEnd = uuidBound(Date.parse('2054-09-14T00:00:00Z'), 'low');
+      expect((await floor.ids(t.db)).before).toBe(weekEnd);
+      expect(queueBefore(clock.now())).toBe(weekEnd);
       // Stamped by processes whose clocks run three days ahead (this week still: claimed at once) and eight (next
       // week), and one not of version 7 (DEFAULT).
       const dueAt = clock.now();
@@ -710,7 +717,7 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect(await messageNextDue(t.db, await floor.ids(t.db))).toEqual(new Date(clock.now().getTime() + LEASE_MS));
       expect(warnings).toEqual([]);
       clock.advance(QUEUE_FLOOR_EVERY_MS);
-      expect((await floor.ids(t.db)).through).toBe(MAX_UUID);
+      expect((await floor.ids(t.db)).before).toBe(MAX_UUID);
       expect(warnings).toHaveLength(1);
       expect((await claim()).sort()).toEqual([ahead, other].sort());
       // Once none waits there, the end comes back at the next look.
@@ -721,7 +728,7 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
         ),
       );
       clock.advance(QUEUE_FLOOR_EVERY_MS);
-      expect((await floor.ids(t.db)).through).toBe(weekEnd);
+      expect((await floor.ids(t.db)).before).toBe(weekEnd);
     }));
 
   it('is read again at once when the clock goes back (one that ran ahead, corrected)', () =>
@@ -737,8 +744,8 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       const stored = await insertMessage(t.db, { accountId, createdAt: clock.now() });
       expect(stored < ahead.from).toBe(true);
       const ids = await floor.ids(t.db);
-      expect(stored >= ids.from && stored <= ids.through).toBe(true);
-      expect(ids.through).toBe(queueThrough(clock.now()));
+      expect(stored >= ids.from && stored < ids.before).toBe(true);
+      expect(ids.before).toBe(queueBefore(clock.now()));
       const claimed = await messageClaimDue(t.db, clock.now(), claimLimits(10), 60_000, ids);
       expect(claimed.map((m) => m.id)).toEqual([stored]);
     }));

@@ -10,7 +10,7 @@ import {
 import { messageExpireDue } from '../../src/messages/expirySql.js';
 import { historyOf } from '../../src/messages/messageObject.js';
 import { messageApplyTransitions } from '../../src/messages/transitionSql.js';
-import { queueThrough } from '../../src/messages/messagePartitions.js';
+import { queueBefore } from '../../src/messages/messagePartitions.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { retryTransition, sentTransition, statusTransition } from '../../src/messages/transitions.js';
 import { uuid7, uuidBound } from '../../src/util/uuid7.js';
@@ -24,7 +24,7 @@ const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
 /** The ids a submitter's claims read (QueueFloor.ids): the plans below are those of its statements. */
 const QUEUE_IDS = {
   from: uuidBound(T0.getTime() - 86_400_000, 'low'),
-  through: queueThrough(T0),
+  before: queueBefore(T0),
 };
 const LEASE_MS = 60_000;
 /** Message ids in id order, for messages due at the same instant. */
