@@ -42,14 +42,21 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', { timeo
     await callbackCursorsEnsure(db, [{ targetId: current, lane: 3 }]);
     return current;
   };
-  /** An event of a message in lane 3 of the target, committed on its own. */
-  const event = async (targetId: number, messageId: string, status: string): Promise<void> => {
+  /**
+   * Events of messages in lane 3 of the target, committed together: formable at the same moment, where events
+   * committed one by one may fall below the horizon apart (another file's transaction began between them).
+   */
+  const events = async (targetId: number, ...statuses: [messageId: string, status: string][]): Promise<void> => {
     await db.query(
       `INSERT INTO callback_events (target_id, lane, account_id, message_id, event, channel_type, status, at)
-       VALUES ($1, 3, $2, $3, 'delivered', 'SMS', $4, $5)`,
-      [targetId, accountId, messageId, status, NOW],
+       SELECT $1, 3, $2, e.message_id, 'delivered', 'SMS', e.status, $5
+       FROM unnest($3::uuid[], $4::text[]) WITH ORDINALITY AS e(message_id, status, n) ORDER BY e.n`,
+      [targetId, accountId, statuses.map(([m]) => m), statuses.map(([, st]) => st), NOW],
     );
   };
+  /** An event of a message in lane 3 of the target, committed on its own. */
+  const event = (targetId: number, messageId: string, status: string): Promise<void> =>
+    events(targetId, [messageId, status]);
   /**
    * Forms deliveries until `expected` more exist. On PostgreSQL an event becomes formable only once every transaction
    * older than it has ended, cluster-wide: another test's transaction may hold it back for a moment.
@@ -103,8 +110,7 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', { timeo
   it('lets newer events go past a refused delivery, holding back only the later events of its messages', async () => {
     const target = await newTarget();
     const [x, y, z] = [randomUUID(), randomUUID(), randomUUID()];
-    await event(target, x, 'sent');
-    await event(target, y, 'sent');
+    await events(target, [x, 'sent'], [y, 'sent']);
     await form(1);
     const [refused] = await claim(target);
     await record(refused!, 'retry');
