@@ -92,13 +92,13 @@ async function coldClaimPlanning(url: string): Promise<BenchFigure> {
  * installation keeps more weeks of messages (one partition a week, kept forever unless HERALD_RETENTION_DAYS says
  * otherwise), without and with the queue's floor (messageQueueFloor: only the partitions from the oldest that holds
  * a message not at rest), and with the floor and the ceiling as a submitter reads them (QueueFloor.ids: no id past
- * a day ahead, so neither DEFAULT nor the weeks made ahead); the expiry's statements and the queue's figures without
- * and with the floor; the read of the SMPP receipts' messages (bounded by their span of ids); a message list's newest
- * page without time bounds (the whole list's statement, and the look at the last week that finds a busy account's
- * page), its total's read of the account's oldest message, and a count of two days. A fresh schema of the local
- * server, its partitions made as `weeks` of running would have made them, the queue empty; each statement planned
- * `times` times (EXPLAIN, not run), the median. The target: with the floor and the ceiling, a year of weeks plans the
- * claim in at most 1.5 times what a fresh installation's takes.
+ * the week of tomorrow, so neither DEFAULT nor the weeks made ahead); the expiry's statements and the queue's
+ * figures without and with the floor; the read of the SMPP receipts' messages (bounded by their span of ids); a
+ * message list's newest page without time bounds (the whole list's statement, and the look at the last week that
+ * finds a busy account's page), its total's read of the account's oldest message, and a count of two days. A fresh
+ * schema of the local server, its partitions made as `weeks` of running would have made them, the queue empty; each
+ * statement planned `times` times (EXPLAIN, not run), the median. The target: with the floor and the ceiling, a year
+ * of weeks plans the claim in at most 1.5 times what a fresh installation's takes.
  */
 export async function benchClaimPlanning(options: { weeks: readonly number[]; times: number }): Promise<BenchFigure[]> {
   const schema = await createBenchSchema();
@@ -114,7 +114,7 @@ export async function benchClaimPlanning(options: { weeks: readonly number[]; ti
       for (; made <= weeks; made++) await messagePartitionsEnsure(db, new Date(start + made * WEEK_MS));
       const now = new Date(start + weeks * WEEK_MS);
       const partitions = (await messagePartitions(db)).length;
-      // The ids a submitter's claims read: from the floor through a day past now (the ceiling).
+      // The ids a submitter's claims read: from the floor up to the end of the week of tomorrow (the ceiling).
       const ids = await new QueueFloor(new TestClock(now)).ids(db);
       const floor = ids.from;
       const floorOnly: QueueIds = { from: floor, before: MAX_UUID };

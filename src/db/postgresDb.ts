@@ -91,6 +91,12 @@ const IDLE_CONNECTIONS = 2;
 
 /** A {@link Db} over a `pg` connection pool. */
 export function openPostgres(options: PostgresOptions): Db {
+  // Every client listens for errors from its first moment, whoever holds it. The pool listens only on idle clients,
+  // and a new client is handed over on ReadyForQuery: when a dying primary's FATAL comes in the same read, it is
+  // emitted before an awaiting borrower can listen, and an 'error' event without a listener ends the process. The
+  // error is kept, and fails the handover (the borrower gets it, 57P01 and all, rather than the driver's "not
+  // queryable"); an idle client's error still reaches the pool's listener below.
+  const lost = new WeakMap<pg.ClientBase, Error>();
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize,
@@ -103,30 +109,25 @@ export function openPostgres(options: PostgresOptions): Db {
     // A database that does not answer fails requests with 503 within seconds instead of holding them.
     connectionTimeoutMillis: 5000,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
-    // Before the connection is handed over (the pool waits for it): a connection lost meanwhile fails the borrower
-    // with its error, 57P01 and all. A server that refuses the setting is told, and the connection kept.
-    onConnect: (client) =>
-      client.query(NO_JIT).then(
-        () => undefined,
-        (error: Error) => {
-          if (isDatabaseUnavailable(error)) throw error;
-          options.onError?.(error);
-        },
-      ),
+    // Before the connection is handed over (the pool waits for it). A connection lost meanwhile, during the setting
+    // or in the read that ends it, fails the borrower with its error; a server that refuses the setting is told, and
+    // the connection kept.
+    onConnect: async (client) => {
+      client.on('error', (error) => {
+        if (!lost.has(client)) lost.set(client, error);
+      });
+      try {
+        await client.query(NO_JIT);
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) throw error;
+        options.onError?.(new Error(`${NO_JIT} was refused: JIT stays on for this connection`, { cause: error }));
+      }
+      const lostMeanwhile = lost.get(client);
+      if (lostMeanwhile) throw lostMeanwhile;
+    },
   });
   // An idle client's error (the server restarted) must not crash the process; the pool replaces the client.
   pool.on('error', (error) => options.onError?.(error));
-  // Every client listens for errors from its first moment, whoever holds it. The pool listens only on idle clients,
-  // and a new client is handed over on ReadyForQuery: when a dying primary's FATAL comes in the same read, it is
-  // emitted before an awaiting borrower can listen, and an 'error' event without a listener ends the process. The
-  // error is kept for the borrower (a transaction fails with it, 57P01 and all, rather than with the driver's "not
-  // queryable"); an idle client's error still reaches the pool's listener above.
-  const lost = new WeakMap<pg.Client, Error>();
-  pool.on('connect', (client) =>
-    client.on('error', (error) => {
-      if (!lost.has(client)) lost.set(client, error);
-    }),
-  );
 
   const on = (client: pg.Pool | pg.PoolClient): Queryable => ({
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
@@ -143,12 +144,6 @@ export function openPostgres(options: PostgresOptions): Db {
     ...on(pool),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
-      // Lost as it was handed over: no statement is sent on it, and it is destroyed rather than returned.
-      const lostAtHandover = lost.get(client);
-      if (lostAtHandover) {
-        client.release(lostAtHandover);
-        throw lostAtHandover;
-      }
       let broken: Error | undefined;
       // A connection lost while this transaction holds it (the server restarted): the query under way fails by
       // itself, and the client is then destroyed instead of returned.

@@ -203,7 +203,10 @@ export async function messageQueueFloor(db: Queryable, now: Date): Promise<strin
   return floor;
 }
 
-/** How often a reader of the {@link QueueFloor} reads it again (the clock's time). */
+/**
+ * How often a reader of the {@link QueueFloor} reads the floor again, and looks again past the end of the claim's
+ * ids (the clock's time).
+ */
 export const QUEUE_FLOOR_EVERY_MS = 60_000;
 
 /**
@@ -228,10 +231,10 @@ export const EVERY_ID: QueueIds = { from: NIL_UUID, before: MAX_UUID };
 export const QUEUE_AHEAD_MS = DAY_MS;
 
 /**
- * Whether a message in `sending` has an id from `before` on: stamped by a clock more than {@link QUEUE_AHEAD_MS}
- * ahead (a host's gone wrong), or not a version 7 id. `before` is where a week's partition ends, so only the
- * partitions after are read (the weeks made ahead and DEFAULT), through their part of the queue's partial index
- * (near empty).
+ * Whether a message in `sending` has an id from `before` on: stamped by a clock 1 to 8 days ahead or more (by the day
+ * of the week: the end is a partition's), a host's gone wrong, or not a version 7 id. `before` is where a week's
+ * partition ends, so only the partitions after are read (the weeks made ahead and DEFAULT), through their part of
+ * the queue's partial index (near empty).
  */
 export async function messageQueueBeyond(db: Queryable, before: string): Promise<boolean> {
   const [row] = await db.query<{ beyond: boolean }>(
@@ -272,7 +275,7 @@ export class QueueFloor {
 
   constructor(
     private readonly clock: Clock,
-    /** Told when a message is first found past the claim's ids (a clock more than a day ahead somewhere). */
+    /** Told when a message is first found past the claim's ids (a clock days ahead somewhere). */
     private readonly warn: (message: string) => void = () => undefined,
   ) {}
 
@@ -288,8 +291,8 @@ export class QueueFloor {
   /**
    * The ids a claim reads: from the floor through the week's partition that holds the day after now, so that its
    * plan holds neither DEFAULT nor the weeks made ahead beyond it (docs/scaling.md, "The queue's ceiling"); to the
-   * end while a message waited past that at the last look (every {@link QUEUE_FLOOR_EVERY_MS}), which it then waits
-   * for, a minute at most.
+   * end while a message waited past that at the last look (every {@link QUEUE_FLOOR_EVERY_MS}): such a message waits
+   * for the next look, then the submitter's next claim or poll, about a minute.
    */
   async ids(db: Queryable): Promise<QueueIds> {
     const from = await this.current(db);

@@ -17,11 +17,14 @@ function message(type: string, body: Buffer): Buffer {
  * driver hands the client over on ReadyForQuery and reads the FATAL in the same turn, before the borrower awaiting
  * the client can listen on it.
  */
-async function dyingServer(): Promise<{ url: string; close: () => Promise<void> }> {
+async function dyingServer(
+  when: 'at start' | 'after the first statement' = 'at start',
+): Promise<{ url: string; close: () => Promise<void> }> {
   const fields = (pairs: [string, string][]): Buffer =>
     Buffer.concat([...pairs.map(([code, text]) => Buffer.from(`${code}${text}\0`, 'utf8')), Buffer.from([0])]);
   const authOk = message('R', Buffer.from([0, 0, 0, 0]));
   const ready = message('Z', Buffer.from('I', 'latin1'));
+  const done = message('C', Buffer.from('SET\0', 'latin1'));
   const fatal = message(
     'E',
     fields([
@@ -36,7 +39,13 @@ async function dyingServer(): Promise<{ url: string; close: () => Promise<void> 
     sockets.add(socket);
     socket.on('error', () => undefined);
     // The startup message is the first thing a client sends; answer it whole.
-    socket.once('data', () => socket.end(Buffer.concat([authOk, ready, fatal])));
+    if (when === 'at start') socket.once('data', () => socket.end(Buffer.concat([authOk, ready, fatal])));
+    else
+      socket.once('data', () => {
+        socket.write(Buffer.concat([authOk, ready]));
+        // The connection's first statement (its setting) completes, and the FATAL comes in the same read.
+        socket.once('data', () => socket.end(Buffer.concat([done, ready, fatal])));
+      });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
@@ -55,20 +64,23 @@ describe('a connection lost as it is handed over (the PostgreSQL driver; PGlite 
     for (const close of closers.splice(0)) await close();
   });
 
-  it('fails the transaction that borrowed it instead of ending the process', async () => {
-    const server = await dyingServer();
-    closers.push(server.close);
-    const db = openPostgres({ url: server.url, poolSize: 2 });
-    closers.push(() => db.close());
+  it.each(['at start', 'after the first statement'] as const)(
+    'fails the transaction that borrowed it instead of ending the process (lost %s)',
+    async (when) => {
+      const server = await dyingServer(when);
+      closers.push(server.close);
+      const db = openPostgres({ url: server.url, poolSize: 2 });
+      closers.push(() => db.close());
 
-    // Without a listener on the client from its first moment, the FATAL was an unhandled 'error' event: the
-    // worker of a failover test died of it. Here the process lives on and the caller is told what the server said,
-    // which the API answers 503 5031.
-    const failed = await db.transaction((tx) => tx.query('SELECT 1')).catch((error: unknown) => error);
-    expect(failed).toMatchObject({ code: '57P01' });
-    expect(isDatabaseUnavailable(failed)).toBe(true);
-    await expect(db.query('SELECT 1')).rejects.toThrow();
-    // Both broken clients were destroyed rather than returned to the pool for the next caller.
-    expect(db.poolStats?.()).toEqual({ total: 0, idle: 0, waiting: 0 });
-  });
+      // Without a listener on the client from its first moment, the FATAL was an unhandled 'error' event: the
+      // worker of a failover test died of it. Here the process lives on and the caller is told what the server said,
+      // which the API answers 503 5031.
+      const failed = await db.transaction((tx) => tx.query('SELECT 1')).catch((error: unknown) => error);
+      expect(failed).toMatchObject({ code: '57P01' });
+      expect(isDatabaseUnavailable(failed)).toBe(true);
+      await expect(db.query('SELECT 1')).rejects.toThrow();
+      // Both broken clients were destroyed rather than returned to the pool for the next caller.
+      expect(db.poolStats?.()).toEqual({ total: 0, idle: 0, waiting: 0 });
+    },
+  );
 });

@@ -574,6 +574,17 @@ describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
   });
 });
 
+describe("the end of the claim's ids", () => {
+  it('is the bound of the week partition that holds the day after now, whatever the day', () => {
+    const nextMonday = uuidBound(Date.parse('2054-09-14T00:00:00Z'), 'low');
+    // A Saturday's last millisecond: tomorrow is this week's Sunday.
+    expect(queueBefore(at('2054-09-12T23:59:59.999Z'))).toBe(nextMonday);
+    // A Sunday: tomorrow is the next week's Monday, whose partition ends a week later.
+    expect(queueBefore(at('2054-09-13T00:00:00Z'))).toBe(uuidBound(Date.parse('2054-09-21T00:00:00Z'), 'low'));
+    expect(queueBefore(at('2054-09-08T00:00:00Z'))).toBe(nextMonday);
+  });
+});
+
 // The floor is the database's (every partition, every message not at rest): each test has a database of its own.
 describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
   it('passes weeks whose messages are at rest, never the day before now; the claim and expiry plan from there', () =>
@@ -605,7 +616,7 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect(floor).toBe(weekStart('2051-03-28T12:00:00Z'));
       const behind = await insertMessage(t.db, { accountId, createdAt: at('2051-03-28T13:00:00Z') });
       expect(behind >= floor).toBe(true);
-      // The claim reads from the floor through a day past now.
+      // The claim reads from the floor up to the end of the week of tomorrow.
       const ids = await new QueueFloor(new TestClock(now)).ids(t.db);
       expect(ids).toEqual({ from: floor, before: queueBefore(now) });
       expect((await messageClaimDue(t.db, now, claimLimits(10), 60_000, ids)).map((m) => m.id)).toEqual([behind]);
@@ -738,16 +749,22 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       await messagePartitionsEnsure(t.db, at('2056-05-10T12:00:00Z'));
       const clock = new TestClock('2056-05-20T12:00:00Z');
       const floor = new QueueFloor(clock);
+      // Stamped while the clock ran ten days ahead: within the ids read then.
+      const dueAt = at('2056-05-10T12:00:00Z');
+      const stampedAhead = await insertMessage(t.db, { accountId, createdAt: clock.now(), dueAt });
       const ahead = await floor.ids(t.db);
-      // Ten days back, a message stored now has an id below the floor and past the ceiling read ahead.
+      expect(stampedAhead < ahead.before).toBe(true);
+      // Set back: a message stored now has an id below the floor read ahead, and the one stamped ahead is past the
+      // end of the ids of now. Both are read at once, the floor and the look past the end.
       clock.set('2056-05-10T12:00:00Z');
       const stored = await insertMessage(t.db, { accountId, createdAt: clock.now() });
       expect(stored < ahead.from).toBe(true);
+      expect(stampedAhead >= queueBefore(clock.now())).toBe(true);
       const ids = await floor.ids(t.db);
-      expect(stored >= ids.from && stored < ids.before).toBe(true);
-      expect(ids.before).toBe(queueBefore(clock.now()));
+      expect(stored >= ids.from).toBe(true);
+      expect(ids.before).toBe(MAX_UUID);
       const claimed = await messageClaimDue(t.db, clock.now(), claimLimits(10), 60_000, ids);
-      expect(claimed.map((m) => m.id)).toEqual([stored]);
+      expect(claimed.map((m) => m.id).sort()).toEqual([stored, stampedAhead].sort());
     }));
 });
 
