@@ -16,7 +16,7 @@ import {
   messagePartitions,
   messagePartitionsEnsure,
   QueueFloor,
-  type QueueIds,
+  type MessageIdRange,
 } from '../src/messages/messagePartitions.js';
 import { uuid7, uuidBound } from '../src/util/uuid7.js';
 import { DAY_MS } from '../src/util/time.js';
@@ -117,8 +117,8 @@ export async function benchClaimPlanning(options: { weeks: readonly number[]; ti
       // The ids a submitter's claims read: from the floor up to the end of the week of tomorrow (the ceiling).
       const ids = await new QueueFloor(new TestClock(now)).ids(db);
       const floor = ids.from;
-      const floorOnly: QueueIds = { from: floor, before: MAX_UUID };
-      const claim = (claimIds: QueueIds) => (q: Queryable) =>
+      const floorOnly: MessageIdRange = { from: floor, to: MAX_UUID };
+      const claim = (claimIds: MessageIdRange) => (q: Queryable) =>
         messageClaimDue(q, now, claimLimits(500), 60_000, claimIds);
       const without = await planningMs(db, claim(EVERY_ID), options.times);
       const withFloorOnly = await planningMs(db, claim(floorOnly), options.times);

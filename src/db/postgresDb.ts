@@ -91,12 +91,6 @@ const IDLE_CONNECTIONS = 2;
 
 /** A {@link Db} over a `pg` connection pool. */
 export function openPostgres(options: PostgresOptions): Db {
-  // Every client listens for errors from its first moment, whoever holds it. The pool listens only on idle clients,
-  // and a new client is handed over on ReadyForQuery: when a dying primary's FATAL comes in the same read, it is
-  // emitted before an awaiting borrower can listen, and an 'error' event without a listener ends the process. The
-  // error is kept, and fails the handover (the borrower gets it, 57P01 and all, rather than the driver's "not
-  // queryable"); an idle client's error still reaches the pool's listener below.
-  const lost = new WeakMap<pg.ClientBase, Error>();
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize,
@@ -113,8 +107,13 @@ export function openPostgres(options: PostgresOptions): Db {
     // or in the read that ends it, fails the borrower with its error; a server that refuses the setting is told, and
     // the connection kept.
     onConnect: async (client) => {
+      // Every client listens for errors from its first moment, whoever holds it: the pool listens only on idle
+      // clients, and an 'error' event without a listener ends the process. A dying primary's FATAL in the read that
+      // ends the setting is kept, and fails the handover (the borrower gets it, 57P01 and all, rather than the
+      // driver's "not queryable"); an idle client's error still reaches the pool's listener below.
+      let lostMeanwhile: Error | undefined;
       client.on('error', (error) => {
-        if (!lost.has(client)) lost.set(client, error);
+        lostMeanwhile ??= error;
       });
       try {
         await client.query(NO_JIT);
@@ -122,7 +121,6 @@ export function openPostgres(options: PostgresOptions): Db {
         if (isDatabaseUnavailable(error)) throw error;
         options.onError?.(new Error(`${NO_JIT} was refused: JIT stays on for this connection`, { cause: error }));
       }
-      const lostMeanwhile = lost.get(client);
       if (lostMeanwhile) throw lostMeanwhile;
     },
   });

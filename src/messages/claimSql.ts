@@ -1,7 +1,7 @@
 import { isDb, type Queryable } from '../db/db.js';
 import { type Channel, CHANNELS } from '../shared/channels.js';
 import { TRAFFIC_TYPES, type TrafficType } from '../shared/trafficTypes.js';
-import { EVERY_ID, type QueueIds } from './messagePartitions.js';
+import { EVERY_ID, type MessageIdRange } from './messagePartitions.js';
 
 /* The queue's claim: what a submitter takes to send, and when the next message falls due. */
 
@@ -148,7 +148,7 @@ export async function messageClaimDue(
   now: Date,
   limits: ClaimLimits,
   leaseMs: number,
-  ids: QueueIds = EVERY_ID,
+  ids: MessageIdRange = EVERY_ID,
   ended: readonly number[] = [],
 ): Promise<ClaimedMessage[]> {
   const lanes = limits.channels.filter((c) => c.any > 0);
@@ -237,7 +237,7 @@ export async function messageClaimDue(
         limits.bulk,
         ids.from,
         ended,
-        ids.before,
+        ids.to,
       ],
     );
   };
@@ -281,7 +281,7 @@ export async function messageClaimsEnd(db: Queryable, ids: readonly number[]): P
  * all of it, a million entries behind a large dispatch, each time a submitter goes idle. The ids of `ids`, as the
  * claim.
  */
-export async function messageNextDue(db: Queryable, ids: QueueIds = EVERY_ID): Promise<Date | null> {
+export async function messageNextDue(db: Queryable, ids: MessageIdRange = EVERY_ID): Promise<Date | null> {
   const [row] = await db.query<{ due_at: Date | null }>(
     `WITH held AS MATERIALIZED (SELECT unnest(ids) AS id FROM message_claims)
      SELECT least(min(l.due_at), (SELECT min(lease_expires_at) FROM message_claims)) AS due_at
@@ -293,7 +293,7 @@ export async function messageNextDue(db: Queryable, ids: QueueIds = EVERY_ID): P
          AND m.id >= $3 AND m.id < $4 AND m.id NOT IN (SELECT id FROM held)
        ORDER BY m.due_at LIMIT 1
      ) l`,
-    [CHANNELS, TRAFFIC_TYPES, ids.from, ids.before],
+    [CHANNELS, TRAFFIC_TYPES, ids.from, ids.to],
   );
   return row?.due_at ?? null;
 }

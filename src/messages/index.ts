@@ -36,7 +36,7 @@ export { messageFiguresSql, messageOldestId, messageQueueFigures } from './messa
 export type { NewMessage, SendingMethod, ValidMessage } from './messageSql.js';
 export { messageInsertBatch, messageInsertInbound, messagesJoin } from './messageSql.js';
 export type { MessageIdRange } from './messagePartitions.js';
-export { EVERY_ID, messageJobs, messagePartitionsEnsure, QueueFloor, type QueueIds } from './messagePartitions.js';
+export { EVERY_ID, messageJobs, messagePartitionsEnsure, QueueFloor } from './messagePartitions.js';
 /** The deletes of the retention (retention/ is their one user): `messageRetention.dropPartition(...)`. */
 export * as messageRetention from './retentionSql.js';
 /** The statements on the messages of a dispatch (dispatches/ is their one user): `dispatchMessages.hold(...)`. */

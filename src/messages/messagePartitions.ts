@@ -215,14 +215,8 @@ export const QUEUE_FLOOR_EVERY_MS = 60_000;
  */
 export const MAX_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 
-/** The ids of the queue a claim and the next-due query read: from `from` on, before `before`. */
-export interface QueueIds {
-  readonly from: string;
-  readonly before: string;
-}
-
 /** Every id: the queue of a caller that reads no floor (tests, tools). */
-export const EVERY_ID: QueueIds = { from: NIL_UUID, before: MAX_UUID };
+export const EVERY_ID: MessageIdRange = { from: NIL_UUID, to: MAX_UUID };
 
 /**
  * How far past the claim's clock the ids it reads reach: a message is stored with an id of its creation, and one
@@ -294,7 +288,7 @@ export class QueueFloor {
    * end while a message waited past that at the last look (every {@link QUEUE_FLOOR_EVERY_MS}): such a message waits
    * for the next look, then the submitter's next claim or poll, about a minute.
    */
-  async ids(db: Queryable): Promise<QueueIds> {
+  async ids(db: Queryable): Promise<MessageIdRange> {
     const from = await this.current(db);
     const now = this.clock.now();
     const before = queueBefore(now);
@@ -308,7 +302,7 @@ export class QueueFloor {
       this.beyond = beyond;
       this.beyondReadAtMs = now.getTime();
     }
-    return { from, before: this.beyond ? MAX_UUID : before };
+    return { from, to: this.beyond ? MAX_UUID : before };
   }
 }
 

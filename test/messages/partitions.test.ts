@@ -33,7 +33,7 @@ import {
   QUEUE_AHEAD_MS,
   QUEUE_FLOOR_EVERY_MS,
   QueueFloor,
-  type QueueIds,
+  type MessageIdRange,
   queueBefore,
 } from '../../src/messages/messagePartitions.js';
 import { LIST_RECENT_MS, messageList, messageListCount } from '../../src/messages/messageLookupSql.js';
@@ -618,7 +618,7 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect(behind >= floor).toBe(true);
       // The claim reads from the floor up to the end of the week of tomorrow.
       const ids = await new QueueFloor(new TestClock(now)).ids(t.db);
-      expect(ids).toEqual({ from: floor, before: queueBefore(now) });
+      expect(ids).toEqual({ from: floor, to: queueBefore(now) });
       expect((await messageClaimDue(t.db, now, claimLimits(10), 60_000, ids)).map((m) => m.id)).toEqual([behind]);
       expect(await messageNextDue(t.db, ids)).toEqual(at('2051-03-29T12:01:00Z'));
 
@@ -635,7 +635,7 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
         .sort();
       expect(partitions.length).toBeGreaterThan(fromFloor.length + 3);
       expect(fromFloor.length).toBeGreaterThan(claimed.length + 1);
-      const claim = (claimIds?: QueueIds) => (explaining: Queryable) =>
+      const claim = (claimIds?: MessageIdRange) => (explaining: Queryable) =>
         messageClaimDue(explaining, now, claimLimits(10), 60_000, claimIds);
       expect((await partitionsPlanned(t.db, claim(ids))).sort()).toEqual(claimed);
       expect((await partitionsPlanned(t.db, claim())).sort()).toEqual(partitions.map((p) => p.name).sort());
@@ -643,9 +643,9 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       // The look for messages past the ceiling plans the others alone: the weeks made ahead past it, and DEFAULT.
       const past = partitions.filter((p) => !claimed.includes(p.name) && (p.isDefault || p.fromMs! > uuidTime(floor)));
       expect(past.length).toBeGreaterThan(1);
-      expect(
-        (await partitionsPlanned(t.db, (explaining) => messageQueueBeyond(explaining, ids.before))).sort(),
-      ).toEqual(past.map((p) => p.name).sort());
+      expect((await partitionsPlanned(t.db, (explaining) => messageQueueBeyond(explaining, ids.to))).sort()).toEqual(
+        past.map((p) => p.name).sort(),
+      );
       // So do the expiry's statements.
       expect((await partitionsPlanned(t.db, (explaining) => messageNextExpiry(explaining, floor))).sort()).toEqual(
         fromFloor,
@@ -680,7 +680,7 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect(await partitionOf(t.db, february)).toBe('messages_default');
       const floor = await messageQueueFloor(t.db, at('2055-03-20T12:00:00Z'));
       expect(floor <= february).toBe(true);
-      const ids = { from: floor, before: queueBefore(at('2055-03-20T12:00:00Z')) };
+      const ids = { from: floor, to: queueBefore(at('2055-03-20T12:00:00Z')) };
       const claimed = await messageClaimDue(t.db, at('2055-03-20T12:00:00Z'), claimLimits(10), 60_000, ids);
       expect(claimed.map((m) => m.id)).toEqual([february]);
     }));
@@ -713,7 +713,7 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       const claim = async () =>
         (await messageClaimDue(t.db, clock.now(), claimLimits(10), LEASE_MS, await floor.ids(t.db))).map((m) => m.id);
       const weekEnd = uuidBound(Date.parse('2054-09-14T00:00:00Z'), 'low');
-      expect((await floor.ids(t.db)).before).toBe(weekEnd);
+      expect((await floor.ids(t.db)).to).toBe(weekEnd);
       expect(queueBefore(clock.now())).toBe(weekEnd);
       // Stamped by processes whose clocks run three days ahead (this week still: claimed at once) and eight (next
       // week), and one not of version 7 (DEFAULT).
@@ -728,7 +728,7 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect(await messageNextDue(t.db, await floor.ids(t.db))).toEqual(new Date(clock.now().getTime() + LEASE_MS));
       expect(warnings).toEqual([]);
       clock.advance(QUEUE_FLOOR_EVERY_MS);
-      expect((await floor.ids(t.db)).before).toBe(MAX_UUID);
+      expect((await floor.ids(t.db)).to).toBe(MAX_UUID);
       expect(warnings).toHaveLength(1);
       expect((await claim()).sort()).toEqual([ahead, other].sort());
       // Once none waits there, the end comes back at the next look.
@@ -739,7 +739,7 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
         ),
       );
       clock.advance(QUEUE_FLOOR_EVERY_MS);
-      expect((await floor.ids(t.db)).before).toBe(weekEnd);
+      expect((await floor.ids(t.db)).to).toBe(weekEnd);
     }));
 
   it('is read again at once when the clock goes back (one that ran ahead, corrected)', () =>
@@ -753,7 +753,7 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       const dueAt = at('2056-05-10T12:00:00Z');
       const stampedAhead = await insertMessage(t.db, { accountId, createdAt: clock.now(), dueAt });
       const ahead = await floor.ids(t.db);
-      expect(stampedAhead < ahead.before).toBe(true);
+      expect(stampedAhead < ahead.to).toBe(true);
       // Set back: a message stored now has an id below the floor read ahead, and the one stamped ahead is past the
       // end of the ids of now. Both are read at once, the floor and the look past the end.
       clock.set('2056-05-10T12:00:00Z');
@@ -762,7 +762,7 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect(stampedAhead >= queueBefore(clock.now())).toBe(true);
       const ids = await floor.ids(t.db);
       expect(stored >= ids.from).toBe(true);
-      expect(ids.before).toBe(MAX_UUID);
+      expect(ids.to).toBe(MAX_UUID);
       const claimed = await messageClaimDue(t.db, clock.now(), claimLimits(10), 60_000, ids);
       expect(claimed.map((m) => m.id).sort()).toEqual([stored, stampedAhead].sort());
     }));

@@ -24,7 +24,7 @@ const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
 /** The ids a submitter's claims read (QueueFloor.ids): the plans below are those of its statements. */
 const QUEUE_IDS = {
   from: uuidBound(T0.getTime() - 86_400_000, 'low'),
-  before: queueBefore(T0),
+  to: queueBefore(T0),
 };
 const LEASE_MS = 60_000;
 /** Message ids in id order, for messages due at the same instant. */
