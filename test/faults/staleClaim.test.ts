@@ -24,9 +24,19 @@ describe.concurrent('a claim whose outcome is written after its lease ran out', 
     'does not make the message due again while the newer claim sends it: it goes once (%s)',
     async (engine: Engine) => {
       // The clock stands still: the lease, the writer's back-off and the connector's pauses run as the test moves it.
+      // The writer's records of outcomes fail until the trigger's function lets them through (as a stalled process's
+      // would not be written). The trigger is made before Herald starts and the function replaced later: DDL on
+      // messages while Herald runs (a DROP TRIGGER) waits behind its statements and deadlocked with them in a CI run.
+      const outcomes = (body: string) => `CREATE OR REPLACE FUNCTION refuse_outcomes() RETURNS trigger
+        LANGUAGE plpgsql AS $$ BEGIN ${body}; END $$`;
       const t = await startTestHerald(engine, {
         delivery: { delayMs: 20, submitter: { leaseMs: LEASE_MS } },
         clock: new TestClock(new Date(START)),
+        prepare: async (db) => {
+          await db.query(outcomes("RAISE EXCEPTION 'outcomes refused by the test'"));
+          await db.query(`CREATE TRIGGER refuse_outcomes BEFORE UPDATE ON messages FOR EACH ROW
+            WHEN (NEW.history IS DISTINCT FROM OLD.history) EXECUTE FUNCTION refuse_outcomes()`);
+        },
       });
       heralds.push(t);
       const { db } = t.testDb;
@@ -42,11 +52,6 @@ describe.concurrent('a claim whose outcome is written after its lease ran out', 
           )
         )[0]!;
 
-      // The writer's records of outcomes fail until the trigger goes (as a stalled process's would not be written).
-      await db.query(`CREATE FUNCTION refuse_outcomes() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN RAISE EXCEPTION 'outcomes refused by the test'; END $$`);
-      await db.query(`CREATE TRIGGER refuse_outcomes BEFORE UPDATE ON messages FOR EACH ROW
-        WHEN (NEW.history IS DISTINCT FROM OLD.history) EXECUTE FUNCTION refuse_outcomes()`);
       smsc.setDown(true);
       await waitFor(() => !connector.available());
 
@@ -70,11 +75,11 @@ describe.concurrent('a claim whose outcome is written after its lease ran out', 
       expect(await row(id!)).toMatchObject({ status: 'sending', attempts: 2 });
 
       // The first claim's retry is written while the second claim's submission waits in the connector (once the
-      // trigger goes, or already at the writer's first try after the second claim: a retry that changes no row
-      // meets no trigger). It leaves the message the second claim's, held by that claim's record (the second
+      // function lets it through, or already at the writer's first try after the second claim: a retry that changes
+      // no row meets no trigger). It leaves the message the second claim's, held by that claim's record (the second
       // claim cleared the lease the first one wrote in the row, and counted its attempt); applied, it would have made
       // it due at once, and a third claim would have sent it again.
-      await db.query('DROP TRIGGER refuse_outcomes ON messages');
+      await db.query(outcomes('RETURN NEW'));
       t.clock.advance(WRITER_BACKOFF_MAX_MS);
       await untilWritten(t.herald, () => writer.stats.retries >= 1);
       expect(await row(id!)).toEqual({ status: 'sending', attempts: 2, lease_expires_at: null });

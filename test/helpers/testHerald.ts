@@ -165,9 +165,15 @@ export async function startTestHerald(
      * restart); `close()` leaves them open.
      */
     on?: { testDb: TestDb; simulators: EmbeddedSimulators | undefined };
+    /**
+     * Runs on the migrated database before Herald starts: DDL on its tables (a test's trigger) made while none of
+     * Herald's statements run. Made later, it waits behind them and can deadlock with them.
+     */
+    prepare?: (db: TestDb['db']) => Promise<void>;
   } = {},
 ): Promise<TestHerald> {
   const testDb = options.on?.testDb ?? (await openTestDb(engine));
+  await options.prepare?.(testDb.db);
   const clock = options.clock ?? new TestClock();
   const simulators =
     options.on?.simulators ??

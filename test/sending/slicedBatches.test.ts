@@ -18,26 +18,33 @@ describe.each(ENGINES)('batches of large rows, stored in slices (%s)', (engine) 
   const call = (path: string, body: unknown, key?: string, token = account.traffic) =>
     t.call('POST', path, { token, body, headers: key === undefined ? {} : { 'idempotency-key': key } });
 
+  // A message to this destination fails its statement while the cut is on: the batch is cut where it is stored. The
+  // trigger is made before Herald starts and its function replaced to switch it: DDL on messages while Herald runs
+  // waits behind its statements and can deadlock with them.
+  const cutFunction = (on: boolean): string => `
+    CREATE OR REPLACE FUNCTION refuse_cut_destination() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      ${on ? "IF NEW.destination = '79039999999' THEN RAISE EXCEPTION 'the batch is cut here'; END IF;" : ''}
+      RETURN NEW;
+    END $$`;
+  const cutAt = async (on: boolean): Promise<void> => {
+    await t.testDb.db.query(cutFunction(on));
+  };
+
   beforeAll(async () => {
-    t = await startTestHerald(engine, { clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }) });
+    t = await startTestHerald(engine, {
+      clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }),
+      prepare: async (db) => {
+        await db.query(cutFunction(false));
+        await db.query(
+          'CREATE TRIGGER cut_batch BEFORE INSERT ON messages FOR EACH ROW EXECUTE FUNCTION refuse_cut_destination()',
+        );
+      },
+    });
     account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
-    // A message to this destination fails its statement: the batch is cut where it is stored.
-    await t.testDb.db.query(`
-      CREATE FUNCTION refuse_cut_destination() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF NEW.destination = '79039999999' THEN RAISE EXCEPTION 'the batch is cut here'; END IF;
-        RETURN NEW;
-      END $$`);
   });
   afterAll(async () => t?.close());
 
-  const cutAt = async (on: boolean): Promise<void> => {
-    await t.testDb.db.query(
-      on
-        ? `CREATE TRIGGER cut_batch BEFORE INSERT ON messages FOR EACH ROW EXECUTE FUNCTION refuse_cut_destination()`
-        : 'DROP TRIGGER cut_batch ON messages',
-    );
-  };
   const idsOf = async (accountId: number): Promise<string[]> =>
     (
       await t.testDb.db.query<{ id: string }>('SELECT id FROM messages WHERE account_id = $1 ORDER BY id', [accountId])
