@@ -333,7 +333,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
     };
     // One reader of the queue's floor a process (a minute's read serves all): the queue's metrics, and in a worker the
     // claim and the expiry job.
-    const floor = new QueueFloor(clock, (message) => log.warn(message));
+    const floor = new QueueFloor(clock, (found, message) => log.warn(found, message));
     const metrics = new Metrics({
       db,
       replica,

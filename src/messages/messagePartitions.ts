@@ -230,12 +230,23 @@ export const QUEUE_AHEAD_MS = DAY_MS;
  * partition ends, so only the partitions after are read (the weeks made ahead and DEFAULT), through their part of
  * the queue's partial index (near empty).
  */
-export async function messageQueueBeyond(db: Queryable, before: string): Promise<boolean> {
-  const [row] = await db.query<{ beyond: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM messages WHERE status = 'sending' AND id >= $1) AS beyond`,
+export async function messageQueueBeyond(db: Queryable, before: string): Promise<QueueBeyond | null> {
+  const [row] = await db.query<{ account_id: number; id: string }>(
+    `SELECT account_id, id FROM messages WHERE status = 'sending' AND id >= $1 LIMIT 1`,
     [before],
   );
-  return row?.beyond === true;
+  if (!row) return null;
+  // A version 7 id holds its creation's time: the clock that stamped it, days ahead, is what to look for.
+  const stampedAt = row.id[14] === '7' ? new Date(uuidTime(row.id)).toISOString() : null;
+  return { accountId: row.account_id, messageId: row.id, stampedAt };
+}
+
+/** A message found past the claim's ids, named in the warning so that the host whose clock runs ahead can be found. */
+export interface QueueBeyond {
+  readonly accountId: number;
+  readonly messageId: string;
+  /** The time its id holds (null: not a version 7 id). */
+  readonly stampedAt: string | null;
 }
 
 /**
@@ -269,8 +280,8 @@ export class QueueFloor {
 
   constructor(
     private readonly clock: Clock,
-    /** Told when a message is first found past the claim's ids (a clock days ahead somewhere). */
-    private readonly warn: (message: string) => void = () => undefined,
+    /** Told when a message is first found past the claim's ids (a clock days ahead somewhere), with one of them. */
+    private readonly warn: (found: QueueBeyond, message: string) => void = () => undefined,
   ) {}
 
   async current(db: Queryable): Promise<string> {
@@ -296,10 +307,11 @@ export class QueueFloor {
       const beyond = await messageQueueBeyond(db, before);
       if (beyond && !this.beyond)
         this.warn(
+          beyond,
           'a message in sending has an id past the week that holds tomorrow (a clock ahead, or an id not of ' +
             'version 7): the claim reads every id above the floor until none waits there',
         );
-      this.beyond = beyond;
+      this.beyond = beyond !== null;
       this.beyondReadAtMs = now.getTime();
     }
     return { from, to: this.beyond ? MAX_UUID : before };

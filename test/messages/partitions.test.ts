@@ -34,6 +34,7 @@ import {
   QUEUE_FLOOR_EVERY_MS,
   QueueFloor,
   type MessageIdRange,
+  type QueueBeyond,
   queueBefore,
 } from '../../src/messages/messagePartitions.js';
 import { LIST_RECENT_MS, messageList, messageListCount } from '../../src/messages/messageLookupSql.js';
@@ -706,8 +707,8 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       // A Tuesday: tomorrow is in this week, whose partition ends on Monday.
       await messagePartitionsEnsure(t.db, at('2054-09-08T12:00:00Z'));
       const clock = new TestClock('2054-09-08T12:00:00Z');
-      const warnings: string[] = [];
-      const floor = new QueueFloor(clock, (message) => warnings.push(message));
+      const warnings: QueueBeyond[] = [];
+      const floor = new QueueFloor(clock, (found) => warnings.push(found));
       // Longer than the test: a message claimed stays held.
       const LEASE_MS = 3_600_000;
       const claim = async () =>
@@ -729,7 +730,12 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
       expect(warnings).toEqual([]);
       clock.advance(QUEUE_FLOOR_EVERY_MS);
       expect((await floor.ids(t.db)).to).toBe(MAX_UUID);
+      // The warning names one of them, with the time its id holds (none for an id not of version 7).
       expect(warnings).toHaveLength(1);
+      expect([
+        { accountId, messageId: ahead, stampedAt: '2054-09-16T12:00:00.000Z' },
+        { accountId, messageId: other, stampedAt: null },
+      ]).toContainEqual(warnings[0]);
       expect((await claim()).sort()).toEqual([ahead, other].sort());
       // Once none waits there, the end comes back at the next look.
       await messageApplyTransitions(
