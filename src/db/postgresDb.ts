@@ -30,6 +30,10 @@ export interface PostgresOptions {
   readonly onError?: (error: Error) => void;
   /** The connection for LISTEN (HERALD_LISTEN_DATABASE_URL): a direct one, never through a transaction pooler. */
   readonly listenUrl?: string;
+  /**
+   * How long a new connection may take to be made, and again to take its setting (default {@link CONNECT_TIMEOUT_MS}).
+   */
+  readonly connectTimeoutMs?: number;
 }
 
 /**
@@ -86,11 +90,15 @@ function wakeHub(target: () => { url: string; schema?: string }): Db['listenWake
  */
 const NO_JIT = 'SET jit = off';
 
+/** A database that does not answer fails requests with 503 within seconds instead of holding them. */
+const CONNECT_TIMEOUT_MS = 5000;
+
 /** Connections a pool keeps open however long they are idle. */
 const IDLE_CONNECTIONS = 2;
 
 /** A {@link Db} over a `pg` connection pool. */
 export function openPostgres(options: PostgresOptions): Db {
+  const connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize,
@@ -100,8 +108,7 @@ export function openPostgres(options: PostgresOptions): Db {
     // The others stay while traffic comes in bursts: a new connection plans each statement from cold caches.
     ...(options.idleMs !== undefined ? { idleTimeoutMillis: options.idleMs } : {}),
     ...KEEP_ALIVE,
-    // A database that does not answer fails requests with 503 within seconds instead of holding them.
-    connectionTimeoutMillis: 5000,
+    connectionTimeoutMillis: connectTimeoutMs,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
     // Before the connection is handed over (the pool waits for it). A connection lost meanwhile, during the setting
     // or in the read that ends it, fails the borrower with its error; a server that refuses the setting is told, and
@@ -115,11 +122,21 @@ export function openPostgres(options: PostgresOptions): Db {
       client.on('error', (error) => {
         lostMeanwhile ??= error;
       });
+      // The pool's connect timeout ends before this hook: a server that authenticated and then never answers the
+      // setting would hold the borrower for ever. Its socket is destroyed, as the pool does on its own timeout.
+      let unanswered: Error | undefined;
+      const timer = setTimeout(() => {
+        unanswered = new Error(`Connection terminated due to connection timeout: ${NO_JIT} not answered`);
+        (client as pg.PoolClient & pg.Client).connection.stream.destroy();
+      }, connectTimeoutMs);
       try {
         await client.query(NO_JIT);
       } catch (error) {
+        if (unanswered) throw unanswered;
         if (isDatabaseUnavailable(error)) throw error;
         options.onError?.(new Error(`${NO_JIT} was refused: JIT stays on for this connection`, { cause: error }));
+      } finally {
+        clearTimeout(timer);
       }
       if (lostMeanwhile) throw lostMeanwhile;
     },

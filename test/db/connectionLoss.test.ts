@@ -58,6 +58,27 @@ async function dyingServer(
   };
 }
 
+/** A server that accepts a connection (AuthenticationOk, ReadyForQuery) and then never answers: a stalled primary. */
+async function silentServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.once('data', () =>
+      socket.write(Buffer.concat([message('R', Buffer.from([0, 0, 0, 0])), message('Z', Buffer.from('I', 'latin1'))])),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `postgres://herald@127.0.0.1:${port}/herald`,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 describe('a connection lost as it is handed over (the PostgreSQL driver; PGlite has no connections)', () => {
   const closers: (() => Promise<void>)[] = [];
   afterEach(async () => {
@@ -83,4 +104,17 @@ describe('a connection lost as it is handed over (the PostgreSQL driver; PGlite 
       expect(db.poolStats?.()).toEqual({ total: 0, idle: 0, waiting: 0 });
     },
   );
+
+  it('fails the borrower of a connection whose setting is never answered, within the connect timeout', async () => {
+    const server = await silentServer();
+    closers.push(server.close);
+    const db = openPostgres({ url: server.url, poolSize: 2, connectTimeoutMs: 200 });
+    closers.push(() => db.close());
+
+    // The pool's own timeout ends once the connection is made: without one of the setting's, this waited for ever.
+    const failed = await db.query('SELECT 1').catch((error: unknown) => error);
+    expect(failed).toMatchObject({ message: expect.stringMatching(/SET jit = off not answered/) });
+    expect(isDatabaseUnavailable(failed)).toBe(true);
+    expect(db.poolStats?.()).toEqual({ total: 0, idle: 0, waiting: 0 });
+  });
 });
