@@ -11,41 +11,19 @@ function message(type: string, body: Buffer): Buffer {
   return Buffer.concat([head, body]);
 }
 
+const AUTH_OK = message('R', Buffer.from([0, 0, 0, 0]));
+const READY = message('Z', Buffer.from('I', 'latin1'));
+
 /**
- * A server that speaks just enough of PostgreSQL's protocol to accept a connection and then lose it the way a
- * primary whose postmaster died does: AuthenticationOk, ReadyForQuery and a FATAL 57P01, all in one write. The
- * driver hands the client over on ReadyForQuery and reads the FATAL in the same turn, before the borrower awaiting
- * the client can listen on it.
+ * A server that speaks just enough of PostgreSQL's protocol for the driver: `answer` is given each connection's
+ * socket once the client has sent its startup message (the first thing a client sends).
  */
-async function dyingServer(
-  when: 'at start' | 'after the first statement' = 'at start',
-): Promise<{ url: string; close: () => Promise<void> }> {
-  const fields = (pairs: [string, string][]): Buffer =>
-    Buffer.concat([...pairs.map(([code, text]) => Buffer.from(`${code}${text}\0`, 'utf8')), Buffer.from([0])]);
-  const authOk = message('R', Buffer.from([0, 0, 0, 0]));
-  const ready = message('Z', Buffer.from('I', 'latin1'));
-  const done = message('C', Buffer.from('SET\0', 'latin1'));
-  const fatal = message(
-    'E',
-    fields([
-      ['S', 'FATAL'],
-      ['V', 'FATAL'],
-      ['C', '57P01'],
-      ['M', 'terminating connection due to unexpected postmaster exit'],
-    ]),
-  );
+async function fakeServer(answer: (socket: net.Socket) => void): Promise<{ url: string; close: () => Promise<void> }> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
     sockets.add(socket);
     socket.on('error', () => undefined);
-    // The startup message is the first thing a client sends; answer it whole.
-    if (when === 'at start') socket.once('data', () => socket.end(Buffer.concat([authOk, ready, fatal])));
-    else
-      socket.once('data', () => {
-        socket.write(Buffer.concat([authOk, ready]));
-        // The connection's first statement (its setting) completes, and the FATAL comes in the same read.
-        socket.once('data', () => socket.end(Buffer.concat([done, ready, fatal])));
-      });
+    socket.once('data', () => answer(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
@@ -58,26 +36,36 @@ async function dyingServer(
   };
 }
 
-/** A server that accepts a connection (AuthenticationOk, ReadyForQuery) and then never answers: a stalled primary. */
-async function silentServer(): Promise<{ url: string; close: () => Promise<void> }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
-    sockets.add(socket);
-    socket.on('error', () => undefined);
-    socket.once('data', () =>
-      socket.write(Buffer.concat([message('R', Buffer.from([0, 0, 0, 0])), message('Z', Buffer.from('I', 'latin1'))])),
-    );
+/**
+ * A server that accepts a connection and then loses it the way a primary whose postmaster died does:
+ * AuthenticationOk, ReadyForQuery and a FATAL 57P01, all in one write. The driver hands the client over on
+ * ReadyForQuery and reads the FATAL in the same turn, before the borrower awaiting the client can listen on it.
+ */
+function dyingServer(when: 'at start' | 'after the first statement' = 'at start') {
+  const fields = (pairs: [string, string][]): Buffer =>
+    Buffer.concat([...pairs.map(([code, text]) => Buffer.from(`${code}${text}\0`, 'utf8')), Buffer.from([0])]);
+  const done = message('C', Buffer.from('SET\0', 'latin1'));
+  const fatal = message(
+    'E',
+    fields([
+      ['S', 'FATAL'],
+      ['V', 'FATAL'],
+      ['C', '57P01'],
+      ['M', 'terminating connection due to unexpected postmaster exit'],
+    ]),
+  );
+  return fakeServer((socket) => {
+    if (when === 'at start') socket.end(Buffer.concat([AUTH_OK, READY, fatal]));
+    else {
+      socket.write(Buffer.concat([AUTH_OK, READY]));
+      // The connection's first statement (its setting) completes, and the FATAL comes in the same read.
+      socket.once('data', () => socket.end(Buffer.concat([done, READY, fatal])));
+    }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  return {
-    url: `postgres://herald@127.0.0.1:${port}/herald`,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
 }
+
+/** A server that accepts a connection (AuthenticationOk, ReadyForQuery) and then never answers: a stalled primary. */
+const silentServer = () => fakeServer((socket) => socket.write(Buffer.concat([AUTH_OK, READY])));
 
 describe('a connection lost as it is handed over (the PostgreSQL driver; PGlite has no connections)', () => {
   const closers: (() => Promise<void>)[] = [];
