@@ -63,6 +63,19 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', { timeo
    */
   const formIn = async (target: number): Promise<number> =>
     (await callbackPostsForm(db, NOW, { pending: [{ targetId: target, lane: 3 }], since: FAR }, 500)).formed;
+  /**
+   * Waits until every event of the target is below the horizon (formable, were no rule to hold it back): a check that
+   * nothing forms means nothing before that.
+   */
+  const settled = (target: number): Promise<void> =>
+    waitFor(async () => {
+      const [row] = await db.query<{ above: number }>(
+        `SELECT count(*)::int AS above FROM callback_events
+         WHERE target_id = $1 AND txid >= pg_snapshot_xmin(pg_current_snapshot())`,
+        [target],
+      );
+      return row!.above === 0;
+    }, horizonWait(db));
   let current = 0;
   const form = async (expected: number): Promise<void> => {
     let formed = 0;
@@ -94,6 +107,7 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', { timeo
     await event(target, a, 'sent');
     await form(1);
     await event(target, b, 'sent');
+    await settled(target);
     expect(await formIn(target)).toBe(0);
     const [first, ...none] = await claim(target);
     expect(none).toEqual([]);
@@ -170,6 +184,7 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', { timeo
       await record(refused!, 'retry');
     }
     await event(target, randomUUID(), 'sent');
+    await settled(target);
     expect(await formIn(target)).toBe(0);
     // One of them is taken at its retry: the lane moves again.
     const later = new Date(NOW.getTime() + 300_000);
