@@ -1,7 +1,8 @@
 import pg from 'pg';
 import type { Db, Queryable } from './db.js';
 import { isDatabaseUnavailable } from './connectionErrors.js';
-import { KEEP_ALIVE, listenPostgres } from './postgresListener.js';
+import { CONNECT_TIMEOUT_MS, KEEP_ALIVE } from './connectionSettings.js';
+import { listenPostgres } from './postgresListener.js';
 import type { WakeListener } from './wake.js';
 import { timestamptzOf } from './timestamptzText.js';
 import { replacing } from '../util/replaced.js';
@@ -89,9 +90,6 @@ function wakeHub(target: () => { url: string; schema?: string }): Db['listenWake
  * none gains from it. A session setting: behind PgBouncer in transaction mode, set it for Herald's role as well.
  */
 const NO_JIT = 'SET jit = off';
-
-/** A database that does not answer fails requests with 503 within seconds instead of holding them. */
-const CONNECT_TIMEOUT_MS = 5000;
 
 /** Connections a pool keeps open however long they are idle. */
 const IDLE_CONNECTIONS = 2;

@@ -1,16 +1,10 @@
 import pg from 'pg';
 import { wakeChannel, type WakeListener, type WakeTopic } from './wake.js';
+import { CONNECT_TIMEOUT_MS, KEEP_ALIVE } from './connectionSettings.js';
 
 /** The first wait before a lost listening connection is made again, doubled after each failure up to the last. */
 const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 10_000;
-
-/**
- * TCP keep-alive of every connection to PostgreSQL, the pools' and the listener's: probed after a minute quiet (the
- * system's default is two hours), so that a firewall or a NAT that drops quiet connections (some after 350 s) sees
- * traffic, and one that died without a word is noticed instead of leaving the next query or wake-up waiting.
- */
-export const KEEP_ALIVE = { keepAlive: true, keepAliveInitialDelayMillis: 60_000 } as const;
 
 /**
  * Listens for wake-ups on a connection of its own (not one of the pool's: LISTEN belongs to a session, and the pool
@@ -31,7 +25,7 @@ export async function listenPostgres(
     const c = new pg.Client({
       connectionString: options.url,
       ...KEEP_ALIVE,
-      connectionTimeoutMillis: 5000,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
     });
     // Only a connection that was listening is made again here; a failed attempt is retried by schedule().

@@ -67,8 +67,8 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', { timeo
    * Waits until every event of the target is below the horizon (formable, were no rule to hold it back): a check that
    * nothing forms means nothing before that.
    */
-  const settled = (target: number): Promise<void> =>
-    waitFor(async () => {
+  const settled = async (target: number): Promise<void> => {
+    await waitFor(async () => {
       const [row] = await db.query<{ above: number }>(
         `SELECT count(*)::int AS above FROM callback_events
          WHERE target_id = $1 AND txid >= pg_snapshot_xmin(pg_current_snapshot())`,
@@ -76,6 +76,7 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', { timeo
       );
       return row!.above === 0;
     }, horizonWait(db));
+  };
   let current = 0;
   const form = async (expected: number): Promise<void> => {
     let formed = 0;
