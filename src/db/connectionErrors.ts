@@ -37,6 +37,16 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return cause !== undefined && cause !== error && isDatabaseUnavailable(cause);
 }
 
+/**
+ * True for a transaction PostgreSQL rolled back because of another one (class 40: a deadlock, with an operator's DDL
+ * on a table Herald writes; a serialization failure): nothing of it was written, and the same request succeeds when
+ * tried again (answered 503 5031 with Retry-After, not 500).
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+}
+
 /** True for the error of a statement that gave up waiting for its lock (lock_timeout: lock_not_available). */
 export function isLockTimeout(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === '55P03';

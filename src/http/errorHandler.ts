@@ -1,7 +1,7 @@
 import { type IncomingMessage, maxHeaderSize, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable } from '../db/connectionErrors.js';
+import { isDatabaseUnavailable, isTransactionConflict } from '../db/connectionErrors.js';
 import { ERRORS, HeraldError, herald, showValue } from '../errors/catalogue.js';
 import { maskCallbackUrl } from '../shared/callbackUrlMask.js';
 
@@ -77,7 +77,7 @@ export function toHeraldError(error: FastifyError): HeraldError {
     default:
       break;
   }
-  if (isDatabaseUnavailable(error)) return herald('databaseUnavailable');
+  if (isDatabaseUnavailable(error) || isTransactionConflict(error)) return herald('databaseUnavailable');
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {
     // A client error Fastify or a plugin raised that the catalogue does not name: keep its status and text.
@@ -102,7 +102,8 @@ export function makeErrorHandler(bodyLimit: number, drainLimit: number) {
     // 429 4290 and the 503s of a busy gate say when to come back.
     if (mapped.params.retryAfter !== undefined) reply.header('retry-after', String(mapped.params.retryAfter));
     if (mapped.errorName === 'databaseUnavailable') {
-      request.log.warn({ err: error }, 'database unavailable');
+      const conflict = isTransactionConflict(error);
+      request.log.warn({ err: error }, conflict ? 'transaction rolled back by a conflict' : 'database unavailable');
       reply.header('retry-after', '1');
     }
     // Refused before its body was all read (no route, no credentials, too large, too deep), answered at once. The
