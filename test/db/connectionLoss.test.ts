@@ -96,7 +96,7 @@ describe('a connection lost as it is handed over (the PostgreSQL driver; PGlite 
   it('fails the borrower of a connection whose setting is never answered, within the connect timeout', async () => {
     const server = await silentServer();
     closers.push(server.close);
-    const db = openPostgres({ url: server.url, poolSize: 2, connectTimeoutMs: 200 });
+    const db = openPostgres({ url: server.url, poolSize: 2, connectTimeoutMs: 1000 });
     closers.push(() => db.close());
 
     // The pool's own timeout ends once the connection is made: without one of the setting's, this waited for ever.
