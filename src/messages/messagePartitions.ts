@@ -226,9 +226,9 @@ export const QUEUE_AHEAD_MS = DAY_MS;
 
 /**
  * One message in `sending` with an id from `before` on (any one: no order), or null: stamped by a clock 1 to 8 days
- * ahead or more (by the day of the week: the end is a partition's), a host's gone wrong, or not a version 7 id. `before` is where a week's
- * partition ends, so only the partitions after are read (the weeks made ahead and DEFAULT), through their part of
- * the queue's partial index (near empty).
+ * ahead or more (by the day of the week: the end is a partition's), a host's gone wrong, or not a version 7 id.
+ * `before` is where a week's partition ends, so only the partitions after are read (the weeks made ahead and
+ * DEFAULT), through their part of the queue's partial index (near empty).
  */
 export async function messageQueueBeyond(db: Queryable, before: string): Promise<QueueBeyond | null> {
   const [row] = await db.query<{ account_id: number; id: string }>(
