@@ -2,7 +2,7 @@ import type { Db, Queryable } from '../db/db.js';
 import type { Job } from '../shared/jobs.js';
 import type { Clock } from '../util/clock.js';
 import { DAY_MS, dayOf } from '../util/time.js';
-import { uuidBound, uuidTime } from '../util/uuid7.js';
+import { isUuid7, uuidBound, uuidTime } from '../util/uuid7.js';
 
 /**
  * Partitions of `messages` (docs/scaling.md, Partitions): one per week (Monday to Monday, UTC) by RANGE of the id
@@ -237,7 +237,7 @@ export async function messageQueueBeyond(db: Queryable, before: string): Promise
   );
   if (!row) return null;
   // A version 7 id holds its creation's time: the clock that stamped it, days ahead, is what to look for.
-  const stampedAt = row.id[14] === '7' ? new Date(uuidTime(row.id)).toISOString() : null;
+  const stampedAt = isUuid7(row.id) ? new Date(uuidTime(row.id)).toISOString() : null;
   return { accountId: row.account_id, messageId: row.id, stampedAt };
 }
 

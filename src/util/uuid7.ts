@@ -88,3 +88,8 @@ export function uuidBoundSql(timestamp: string, side: 'low' | 'high'): string {
 export function uuidTime(id: string): number {
   return parseInt(id.replace(/-/g, '').slice(0, 12), 16);
 }
+
+/** Whether `id` (canonical text) is a version 7 uuid: only then does {@link uuidTime} give its creation's time. */
+export function isUuid7(id: string): boolean {
+  return id[14] === '7';
+}

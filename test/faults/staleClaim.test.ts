@@ -3,6 +3,7 @@ import { SMPP_STATUS } from '../../src/connectors/smpp/smppErrors.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES, type Engine } from '../helpers/engines.js';
 import { untilWritten } from '../helpers/signals.js';
+import { messagesTrigger, triggerFunctionSql } from '../helpers/triggers.js';
 import { startTestHerald, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { message } from '../messages/messageFixtures.js';
@@ -27,19 +28,14 @@ describe.concurrent('a claim whose outcome is written after its lease ran out', 
       // The writer's records of outcomes fail until the trigger's function lets them through (as a stalled process's
       // would not be written). The trigger is made before Herald starts and the function replaced later: DDL on
       // messages while Herald runs (a DROP TRIGGER) waits behind its statements and deadlocked with them in a CI run.
-      const outcomes = (body: string) => `CREATE OR REPLACE FUNCTION refuse_outcomes() RETURNS trigger
-        LANGUAGE plpgsql AS $$ BEGIN ${body}; END $$`;
       const t = await startTestHerald(engine, {
         delivery: { delayMs: 20, submitter: { leaseMs: LEASE_MS } },
         clock: new TestClock(new Date(START)),
-        prepare: async (db) => {
-          await db.query(outcomes("RAISE EXCEPTION 'outcomes refused by the test'"));
-          await db.query(`CREATE TRIGGER refuse_outcomes BEFORE UPDATE ON messages FOR EACH ROW
-            WHEN (NEW.history IS DISTINCT FROM OLD.history) EXECUTE FUNCTION refuse_outcomes()`);
-        },
+        prepare: messagesTrigger('refuse_outcomes', 'BEFORE UPDATE', 'NEW.history IS DISTINCT FROM OLD.history'),
       });
       heralds.push(t);
       const { db } = t.testDb;
+      await db.query(triggerFunctionSql('refuse_outcomes', "RAISE EXCEPTION 'outcomes refused by the test';"));
       const account = await t.createAccount({ senderNames: [['SMS', 'Stale']] });
       const smsc = t.simulators!.smsc;
       const connector = t.herald.connectors.find((c) => c.type === 'smpp')!;
@@ -79,7 +75,7 @@ describe.concurrent('a claim whose outcome is written after its lease ran out', 
       // no row meets no trigger). It leaves the message the second claim's, held by that claim's record (the second
       // claim cleared the lease the first one wrote in the row, and counted its attempt); applied, it would have made
       // it due at once, and a third claim would have sent it again.
-      await db.query(outcomes('RETURN NEW'));
+      await db.query(triggerFunctionSql('refuse_outcomes'));
       t.clock.advance(WRITER_BACKOFF_MAX_MS);
       await untilWritten(t.herald, () => writer.stats.retries >= 1);
       expect(await row(id!)).toEqual({ status: 'sending', attempts: 2, lease_expires_at: null });

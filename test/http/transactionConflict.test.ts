@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isTransactionConflict } from '../../src/db/connectionErrors.js';
 import { messageCount } from '../../src/messages/messageSql.js';
 import { ENGINES } from '../helpers/engines.js';
+import { messagesTrigger, triggerFunctionSql } from '../helpers/triggers.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
 
@@ -14,22 +15,14 @@ describe.each(ENGINES)('a send rolled back by a conflict (%s)', (engine) => {
   let t: TestHerald;
   let account: TestAccount;
   // The insert of messages fails with the SQLSTATE given, or passes with none.
-  const refuseWith = (code: string | null): string => `
-    CREATE OR REPLACE FUNCTION refuse_insert() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      ${code === null ? '' : `RAISE EXCEPTION 'rolled back by the test' USING ERRCODE = '${code}';`}
-      RETURN NEW;
-    END $$`;
+  const refuseWith = (code: string | null): string =>
+    triggerFunctionSql(
+      'refuse_insert',
+      code === null ? '' : `RAISE EXCEPTION 'rolled back by the test' USING ERRCODE = '${code}';`,
+    );
 
   beforeAll(async () => {
-    t = await startTestHerald(engine, {
-      prepare: async (db) => {
-        await db.query(refuseWith(null));
-        await db.query(
-          'CREATE TRIGGER refuse_insert BEFORE INSERT ON messages FOR EACH ROW EXECUTE FUNCTION refuse_insert()',
-        );
-      },
-    });
+    t = await startTestHerald(engine, { prepare: messagesTrigger('refuse_insert', 'BEFORE INSERT') });
     account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
   });
   afterAll(async () => t?.close());

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageCount } from '../../src/messages/messageSql.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
+import { messagesTrigger, triggerFunctionSql } from '../helpers/triggers.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
 
@@ -18,15 +19,12 @@ describe.each(ENGINES)('batches of large rows, stored in slices (%s)', (engine) 
   const call = (path: string, body: unknown, key?: string, token = account.traffic) =>
     t.call('POST', path, { token, body, headers: key === undefined ? {} : { 'idempotency-key': key } });
 
-  // A message to this destination fails its statement while the cut is on: the batch is cut where it is stored. The
-  // trigger is made before Herald starts and its function replaced to switch it: DDL on messages while Herald runs
-  // waits behind its statements and can deadlock with them.
-  const cutFunction = (on: boolean): string => `
-    CREATE OR REPLACE FUNCTION refuse_cut_destination() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      ${on ? "IF NEW.destination = '79039999999' THEN RAISE EXCEPTION 'the batch is cut here'; END IF;" : ''}
-      RETURN NEW;
-    END $$`;
+  // A message to this destination fails its statement while the cut is on: the batch is cut where it is stored.
+  const cutFunction = (on: boolean): string =>
+    triggerFunctionSql(
+      'refuse_cut_destination',
+      on ? "IF NEW.destination = '79039999999' THEN RAISE EXCEPTION 'the batch is cut here'; END IF;" : '',
+    );
   const cutAt = async (on: boolean): Promise<void> => {
     await t.testDb.db.query(cutFunction(on));
   };
@@ -34,12 +32,7 @@ describe.each(ENGINES)('batches of large rows, stored in slices (%s)', (engine) 
   beforeAll(async () => {
     t = await startTestHerald(engine, {
       clock: new TestClock('2026-03-10T09:00:00Z', { flowing: true }),
-      prepare: async (db) => {
-        await db.query(cutFunction(false));
-        await db.query(
-          'CREATE TRIGGER cut_batch BEFORE INSERT ON messages FOR EACH ROW EXECUTE FUNCTION refuse_cut_destination()',
-        );
-      },
+      prepare: messagesTrigger('refuse_cut_destination', 'BEFORE INSERT'),
     });
     account = await t.createAccount({ senderNames: [['SMS', SENDER]] });
   });
