@@ -56,3 +56,24 @@ export function isLockTimeout(error: unknown): boolean {
 export function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === '23505';
 }
+
+/**
+ * A connection-class error ({@link isDatabaseUnavailable}) of COMMIT: the connection was lost, or the server went away,
+ * while COMMIT ran, so whether the transaction was written is not known. A caller must not tell its client that
+ * nothing was stored (an SMPP client told "send again" would send a stored message twice). It keeps its cause's code
+ * and cause, so that the HTTP API still answers it 503 5031 (the client's Idempotency-Key makes a retry safe there).
+ */
+export class CommitOutcomeUnknown extends Error {
+  readonly code: unknown;
+
+  constructor(cause: unknown) {
+    super(`COMMIT not answered, the transaction may have been written: ${(cause as Error | null)?.message}`, { cause });
+    this.name = 'CommitOutcomeUnknown';
+    this.code = (cause as { code?: unknown } | null)?.code;
+  }
+}
+
+/** What a transaction throws for an error of its COMMIT: a {@link CommitOutcomeUnknown} when the outcome is unknown. */
+export function commitError(error: unknown): unknown {
+  return isDatabaseUnavailable(error) ? new CommitOutcomeUnknown(error) : error;
+}

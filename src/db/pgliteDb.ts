@@ -5,6 +5,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { accountScopeUse, currentAccount } from './accountScope.js';
 import type { Db, Queryable } from './db.js';
+import { commitError } from './connectionErrors.js';
 import { FairQueue, type Taken } from './fairQueue.js';
 import { wakeChannel, type WakeTopic } from './wake.js';
 
@@ -138,8 +139,20 @@ export async function openPglite(dataDir: string, options: { loadDataDir?: Blob 
     const db: Db = {
       engine: 'pglite',
       ...on(pglite, run),
+      // An error after fn returned is COMMIT's (a deferred trigger's): told apart as the server's engine tells it.
       transaction: <T>(fn: (tx: Queryable) => Promise<T>): Promise<T> =>
-        run(() => pglite.transaction((tx) => fn(on(tx, inTransaction)))),
+        run(async () => {
+          let committing = false;
+          try {
+            return await pglite.transaction(async (tx) => {
+              const result = await fn(on(tx, inTransaction));
+              committing = true;
+              return result;
+            });
+          } catch (error) {
+            throw committing ? commitError(error) : error;
+          }
+        }),
       background: () => background,
       dumpDataDir: () => run(async () => pglite.dumpDataDir('none')),
       // PGlite's own LISTEN: its one connection hears the notifications of its own commits (of api and worker in

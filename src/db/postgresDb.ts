@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Db, Queryable } from './db.js';
-import { isDatabaseUnavailable } from './connectionErrors.js';
+import { commitError, isDatabaseUnavailable } from './connectionErrors.js';
 import { CONNECT_TIMEOUT_MS, KEEP_ALIVE } from './connectionSettings.js';
 import { listenPostgres } from './postgresListener.js';
 import type { WakeListener } from './wake.js';
@@ -167,7 +167,9 @@ export function openPostgres(options: PostgresOptions): Db {
       try {
         await client.query('BEGIN');
         const result = await fn(on(client));
-        await client.query('COMMIT');
+        await client.query('COMMIT').catch((error: unknown) => {
+          throw commitError(error);
+        });
         return result;
       } catch (error) {
         try {

@@ -15,6 +15,7 @@ export {
   itemError,
   MAX_BATCH,
   messageRowBytes,
+  ONE_TRANSACTION_BYTES,
   senderOf,
   sendMessages,
   storeBatch,

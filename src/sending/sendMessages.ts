@@ -100,10 +100,11 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
 }
 
 /**
- * A batch whose rows are within this is stored in one transaction with its idempotency record, as it always was:
- * 1000 short SMS are about 300 KB.
+ * A batch whose rows ({@link messageRowBytes}) are within this is stored in one transaction with its idempotency
+ * record, as it always was: all of it or none. 1000 short SMS are about 300 KB. The SMPP server cuts its batches to it
+ * (smppServer/submitBatches.ts), so that a failure never follows a slice already committed.
  */
-const ONE_TRANSACTION_BYTES = JSON_SLICE_BYTES;
+export const ONE_TRANSACTION_BYTES = JSON_SLICE_BYTES;
 
 /**
  * A larger batch is stored in slices of this much, one short transaction each. Measured with batches of 1000
@@ -161,8 +162,8 @@ const respond = (items: SendItem[]): { statusCode: number; body: SendResponse } 
 });
 
 /** A row's size as storing it counts (see sliceEnds): its content and some 300 bytes of other columns. */
-export function messageRowBytes(message: ValidMessage): number {
-  const content = message.content;
+export function messageRowBytes(message: { readonly content?: unknown }): number {
+  const content = message.content ?? null;
   return 300 + (typeof content === 'string' ? content.length : JSON.stringify(content).length);
 }
 

@@ -17,7 +17,7 @@ import { type SmppServerMetrics, smppServerMetrics } from './smppServerMetrics.j
 import { smppPasswordGet } from './smppPasswordSql.js';
 import { SMPP_BIND_HEARTBEAT_MS, smppBindsLiveSince } from './smppBinds.js';
 import { smppBindDelete, smppBindInsert, smppBindsTouch } from './smppBindSql.js';
-import { ESME, HERALD_ERROR_TLV, MESSAGE_STATE, refusalOf, type SmppRefusal } from './smppStatuses.js';
+import { ESME, failureOf, HERALD_ERROR_TLV, MESSAGE_STATE, refusalOf, type SmppRefusal } from './smppStatuses.js';
 import { type CascadeStopper, FINAL_STATUSES, messageGet, messagesStop } from '../messages/index.js';
 import { UUID_PATTERN } from '../util/uuid7.js';
 import { moscowWallClock, smppTime } from './smppTime.js';
@@ -540,8 +540,10 @@ export class SmppServer {
       } else if (result.error instanceof HeraldError) {
         this.answer(cs, pdus, refusalOf(result.error));
       } else {
-        this.ctx.log.error({ err: result.error }, 'SMPP submit failed');
-        this.answer(cs, pdus, { status: ESME.RSYSERR, heraldCode: 5000, message: 'internal error' });
+        const failure = failureOf(result.error);
+        if (failure.transient) this.ctx.log.warn({ err: result.error }, 'SMPP submit refused: database unavailable');
+        else this.ctx.log.error({ err: result.error }, 'SMPP submit failed');
+        this.answer(cs, pdus, failure);
       }
     } finally {
       cs.submitsOutstanding -= pdus.length;

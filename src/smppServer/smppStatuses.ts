@@ -1,3 +1,4 @@
+import { CommitOutcomeUnknown, isDatabaseUnavailable, isTransactionConflict } from '../db/connectionErrors.js';
 import { HeraldError } from '../errors/catalogue.js';
 
 /** The SMPP 3.4 command_status values Herald's SMPP server answers with (SMPP 3.4, 5.1.3). */
@@ -15,6 +16,7 @@ export const ESME = {
   RINVPASWD: 0x0e,
   RINVSYSID: 0x0f,
   RCANCELFAIL: 0x11,
+  RMSGQFUL: 0x14,
   RINVSERTYP: 0x15,
   RSUBMITFAIL: 0x45,
   RTHROTTLED: 0x58,
@@ -87,6 +89,18 @@ export function refusalOf(refusal: HeraldError | { code: number; msg: string }):
   const named = refusal instanceof HeraldError ? fieldOf(refusal) : undefined;
   const row = REFUSALS.find((r) => r.test({ code: heraldCode, field: named }))!;
   return { status: row.status, heraldCode, message };
+}
+
+/**
+ * What a submit_sm_resp says of a failure of Herald's rather than a refusal: `ESME_RMSGQFUL` with 5031 when the
+ * database could not be reached, or rolled the transaction back for a conflict, before anything was written (the
+ * client sends the message again, as to a full queue; docs/smpp-server.md); `ESME_RSYSERR` with 5000 for anything
+ * else, a COMMIT whose outcome is unknown among them (the message may be stored: sent again, it may go twice).
+ */
+export function failureOf(error: unknown): SmppRefusal & { readonly transient: boolean } {
+  if (!(error instanceof CommitOutcomeUnknown) && (isDatabaseUnavailable(error) || isTransactionConflict(error)))
+    return { status: ESME.RMSGQFUL, heraldCode: 5031, message: 'service temporarily unavailable', transient: true };
+  return { status: ESME.RSYSERR, heraldCode: 5000, message: 'internal error', transient: false };
 }
 
 /** The message field a validation error is about. */

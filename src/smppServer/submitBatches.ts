@@ -1,7 +1,14 @@
 import type { Principal } from '../accounts/index.js';
 import type { AppContext } from '../context.js';
 import { HeraldError } from '../errors/catalogue.js';
-import { MAX_BATCH, type SendItem, sendMessages, type SmppReceipts } from '../sending/index.js';
+import {
+  MAX_BATCH,
+  messageRowBytes,
+  ONE_TRANSACTION_BYTES,
+  type SendItem,
+  sendMessages,
+  type SmppReceipts,
+} from '../sending/index.js';
 
 /**
  * What became of one message: its item of the send's answer, or what was thrown for it (a HeraldError refused it
@@ -78,7 +85,7 @@ export class SubmitBatches {
       lane.gathering = true;
       await new Promise<void>((resolve) => setImmediate(resolve));
       lane.gathering = false;
-      while (lane.queue.length > 0) await this.send(lane, lane.queue.splice(0, MAX_BATCH));
+      while (lane.queue.length > 0) await this.send(lane, nextBatch(lane.queue));
     } finally {
       if (--lane.runs === 0) this.lanes.delete(key);
     }
@@ -110,4 +117,21 @@ export class SubmitBatches {
       }
     }
   }
+}
+
+/**
+ * The queue's next batch: up to {@link MAX_BATCH} messages within {@link ONE_TRANSACTION_BYTES} of rows (at least
+ * one; a message of 255 parts is far within), which sendMessages stores in one transaction, all or none. A larger one
+ * would be stored in slices, each committed by itself: a failure of a later slice would then refuse with "send again"
+ * (ESME_RMSGQFUL) messages an earlier slice had stored, and the client would send them twice.
+ */
+function nextBatch(queue: Waiting[]): Waiting[] {
+  let bytes = messageRowBytes(queue[0]!.message);
+  let count = 1;
+  while (count < queue.length && count < MAX_BATCH) {
+    bytes += messageRowBytes(queue[count]!.message);
+    if (bytes > ONE_TRANSACTION_BYTES) break;
+    count++;
+  }
+  return queue.splice(0, count);
 }

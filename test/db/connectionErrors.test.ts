@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isDatabaseUnavailable } from '../../src/db/connectionErrors.js';
+import { CommitOutcomeUnknown, isDatabaseUnavailable } from '../../src/db/connectionErrors.js';
 import { ENGINES, openTestDb } from '../helpers/engines.js';
 
 describe.each(ENGINES)('which database errors are answered 503 5031 (%s)', (engine) => {
@@ -19,6 +19,40 @@ describe.each(ENGINES)('which database errors are answered 503 5031 (%s)', (engi
       const wrong = await testDb.db.query('SELECT no_such_column FROM accounts').catch((error: unknown) => error);
       expect(wrong).toMatchObject({ code: '42703' });
       expect(isDatabaseUnavailable(wrong)).toBe(false);
+    } finally {
+      await testDb.drop();
+    }
+  });
+
+  it('a connection-class error of COMMIT leaves the outcome unknown; another is the rollback it says', async () => {
+    const testDb = await openTestDb(engine);
+    try {
+      // A deferred trigger raises the SQLSTATE its row names at COMMIT.
+      await testDb.db.exec(`
+        CREATE TABLE commit_probe (code text NOT NULL);
+        CREATE FUNCTION commit_probe() RETURNS trigger LANGUAGE plpgsql AS
+          $$ BEGIN RAISE EXCEPTION 'raised by the test' USING ERRCODE = NEW.code; END $$;
+        CREATE CONSTRAINT TRIGGER commit_probe AFTER INSERT ON commit_probe DEFERRABLE INITIALLY DEFERRED
+          FOR EACH ROW EXECUTE FUNCTION commit_probe();`);
+      const failure = (code: string, immediate = false) =>
+        testDb.db
+          .transaction(async (tx) => {
+            await tx.query('INSERT INTO commit_probe (code) VALUES ($1)', [code]);
+            if (immediate) await tx.exec('SET CONSTRAINTS ALL IMMEDIATE');
+          })
+          .catch((error: unknown) => error);
+
+      const lost = await failure('57P01');
+      expect(lost).toBeInstanceOf(CommitOutcomeUnknown);
+      expect(lost).toMatchObject({ code: '57P01', cause: { code: '57P01' } });
+      expect(isDatabaseUnavailable(lost)).toBe(true);
+      // A definite answer of COMMIT (the transaction rolled back), and the same error before COMMIT, are themselves.
+      const refused = await failure('23505');
+      expect(refused).not.toBeInstanceOf(CommitOutcomeUnknown);
+      expect(refused).toMatchObject({ code: '23505' });
+      const before = await failure('57P01', true);
+      expect(before).not.toBeInstanceOf(CommitOutcomeUnknown);
+      expect(before).toMatchObject({ code: '57P01' });
     } finally {
       await testDb.drop();
     }

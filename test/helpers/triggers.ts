@@ -10,13 +10,16 @@ export const triggerFunctionSql = (name: string, body = ''): string =>
 /**
  * startTestHerald's `prepare` that makes a trigger `name` on `messages` (`event`: 'BEFORE INSERT', 'BEFORE UPDATE'),
  * for each row (of those `when` names), with a function of the same name that lets every row through until the test
- * makes it again ({@link triggerFunctionSql}).
+ * makes it again ({@link triggerFunctionSql}). `deferred`: a constraint trigger (event 'AFTER INSERT', ...) that runs
+ * at COMMIT, so that what it raises is COMMIT's error.
  */
 export const messagesTrigger =
-  (name: string, event: string, when = '') =>
+  (name: string, event: string, when = '', deferred = false) =>
   async (db: { query(sql: string): Promise<unknown> }): Promise<void> => {
     await db.query(triggerFunctionSql(name));
     await db.query(
-      `CREATE TRIGGER ${name} ${event} ON messages FOR EACH ROW ${when && `WHEN (${when})`} EXECUTE FUNCTION ${name}()`,
+      `CREATE ${deferred ? 'CONSTRAINT ' : ''}TRIGGER ${name} ${event} ON messages ` +
+        `${deferred ? 'DEFERRABLE INITIALLY DEFERRED ' : ''}FOR EACH ROW ${when && `WHEN (${when})`} ` +
+        `EXECUTE FUNCTION ${name}()`,
     );
   };

@@ -1,0 +1,154 @@
+import smpp from 'smpp';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { principalOfToken, tokenFindLive } from '../../src/accounts/index.js';
+import { isDatabaseUnavailable } from '../../src/db/connectionErrors.js';
+import { ONE_TRANSACTION_BYTES } from '../../src/sending/index.js';
+import { ESME, failureOf, HERALD_ERROR_TLV } from '../../src/smppServer/smppStatuses.js';
+import { type SubmitResult, SubmitBatches } from '../../src/smppServer/submitBatches.js';
+import { ENGINES } from '../helpers/engines.js';
+import { keyIdOf, secretOf, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { messagesTrigger, triggerFunctionSql } from '../helpers/triggers.js';
+import { SmppTestClient } from './smppClient.js';
+
+smpp.addTLV('herald_error_code', { id: HERALD_ERROR_TLV, type: smpp.types.tlv.int32 });
+
+const DELIVERED = '79161234561';
+
+/** A trigger body that raises `code` for the rows whose content holds `marker`. */
+const raiseFor = (marker: string, code: string): string =>
+  `IF NEW.content::text LIKE '%${marker}%' THEN RAISE EXCEPTION 'the test' USING ERRCODE = '${code}'; END IF;`;
+
+/**
+ * A submit_sm that failed for the database is told "send again" (ESME_RMSGQFUL) only when nothing of it can have been
+ * stored; when that is not known (COMMIT unanswered), ESME_RSYSERR. The failures are made by triggers on `messages`
+ * made before Herald starts: `refuse_stores` before each insert, `fail_commits` deferred to COMMIT.
+ */
+describe.each(ENGINES)('SMPP submits that fail for the database on %s', (engine) => {
+  let t: TestHerald;
+  let port: number;
+  let a: TestAccount;
+  const clients: SmppTestClient[] = [];
+
+  beforeAll(async () => {
+    t = await startTestHerald(engine, {
+      env: { HERALD_SMPP_PORT: '0' },
+      delivery: { delayMs: 20 },
+      prepare: async (db) => {
+        await messagesTrigger('refuse_stores', 'BEFORE INSERT')(db);
+        await messagesTrigger('fail_commits', 'AFTER INSERT', '', true)(db);
+      },
+    });
+    port = t.herald.smppServer!.port;
+    a = await t.createAccount({ senderNames: [['SMS', 'Herald']] });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+    await t.testDb.db.query(triggerFunctionSql('refuse_stores'));
+    await t.testDb.db.query(triggerFunctionSql('fail_commits'));
+  });
+
+  const bound = async (): Promise<SmppTestClient> => {
+    const { client, answer } = await SmppTestClient.bound(port, keyIdOf(a.traffic), secretOf(a.traffic));
+    clients.push(client);
+    expect(answer.command_status).toBe(ESME.ROK);
+    return client;
+  };
+  const stored = async (marker: string): Promise<number> => {
+    const [row] = await t.testDb.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM messages WHERE account_id = $1 AND content::text LIKE $2`,
+      [a.id, `%${marker}%`],
+    );
+    return row!.n;
+  };
+  const submit = (client: SmppTestClient, text: string) =>
+    client.submit({ source_addr: 'Herald', destination_addr: DELIVERED, short_message: text });
+
+  it.each([
+    ['the database cannot be reached', '57P03'],
+    ['a deadlock rolled the transaction back', '40P01'],
+  ])('answers ESME_RMSGQFUL (5031) when %s, stores nothing, and takes the message sent again', async (_, code) => {
+    const marker = `again-${code}`;
+    await t.testDb.db.query(triggerFunctionSql('refuse_stores', raiseFor(marker, code)));
+    const client = await bound();
+    const refused = await submit(client, `${marker} text`);
+    expect(refused.command_status).toBe(ESME.RMSGQFUL);
+    expect(refused.herald_error_code).toBe(5031);
+    expect(await stored(marker)).toBe(0);
+
+    await t.testDb.db.query(triggerFunctionSql('refuse_stores'));
+    const taken = await submit(client, `${marker} text`);
+    expect(taken.command_status).toBe(ESME.ROK);
+    expect(await stored(marker)).toBe(1);
+  });
+
+  it("answers ESME_RSYSERR (5000) when COMMIT's outcome is unknown; the HTTP send still answers 503 5031", async () => {
+    // 57P01 (admin_shutdown) raised at COMMIT stands for a server that went away while it ran.
+    await t.testDb.db.query(triggerFunctionSql('fail_commits', raiseFor('at-commit', '57P01')));
+    const client = await bound();
+    const answer = await submit(client, 'at-commit text');
+    expect(answer.command_status).toBe(ESME.RSYSERR);
+    expect(answer.herald_error_code).toBe(5000);
+
+    const http = await t.call('POST', '/api/v1/message', {
+      token: a.traffic,
+      body: [{ channelType: 'SMS', senderName: 'Herald', destination: DELIVERED, content: 'at-commit text' }],
+    });
+    expect(http.status).toBe(503);
+    expect(http.body.error.code).toBe(5031);
+  });
+
+  if (engine === 'postgres') {
+    it('answers ESME_RSYSERR when the connection is lost during COMMIT', async () => {
+      await t.testDb.db.query(
+        triggerFunctionSql(
+          'fail_commits',
+          `IF NEW.content::text LIKE '%lost-at-commit%' THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;`,
+        ),
+      );
+      const client = await bound();
+      const answer = await submit(client, 'lost-at-commit text');
+      expect(answer.command_status).toBe(ESME.RSYSERR);
+      await t.testDb.db.query(triggerFunctionSql('fail_commits'));
+      expect((await submit(client, 'after the loss')).command_status).toBe(ESME.ROK);
+    });
+  }
+
+  it('stores a batch in one transaction: what is refused with "send again" was not stored', async () => {
+    // 20 messages of 229 parts (706 KB of rows) submitted in one turn gather in one batch of the token; the last one
+    // fails. Stored in slices, the first 19 would be committed and then refused with the 20th.
+    const marker = 'cut-batch';
+    await t.testDb.db.query(triggerFunctionSql('refuse_stores', raiseFor(`${marker} 19`, '57P03')));
+    const token = await tokenFindLive(t.herald.ctx.db, keyIdOf(a.traffic), t.herald.ctx.clock.now());
+    const batches = new SubmitBatches(t.herald.ctx);
+    const texts = Array.from({ length: 20 }, (_, i) => `${marker} ${i} `.padEnd(35_000, 'a'));
+    expect(texts.length * 35_300).toBeGreaterThan(ONE_TRANSACTION_BYTES);
+    const results: SubmitResult[] = await Promise.all(
+      texts.map((content) =>
+        batches.submit(
+          principalOfToken(token!),
+          { channelType: 'SMS', senderName: 'Herald', destination: DELIVERED, content },
+          null,
+        ),
+      ),
+    );
+
+    const refused = results.flatMap((r, i) => ('error' in r ? [i] : []));
+    expect(refused).toContain(19);
+    expect(refused.length).toBeLessThan(20);
+    for (const i of refused) {
+      const { error } = results[i] as { error: unknown };
+      expect(isDatabaseUnavailable(error)).toBe(true);
+      expect(failureOf(error).status).toBe(ESME.RMSGQFUL);
+      expect(await stored(`${marker} ${i} `)).toBe(0);
+    }
+    for (const [i, r] of results.entries()) {
+      if ('item' in r) {
+        expect(r.item).toMatchObject({ code: 201 });
+        expect(await stored(`${marker} ${i} `)).toBe(1);
+      }
+    }
+  });
+});
