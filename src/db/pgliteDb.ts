@@ -139,7 +139,7 @@ export async function openPglite(dataDir: string, options: { loadDataDir?: Blob 
     const db: Db = {
       engine: 'pglite',
       ...on(pglite, run),
-      // An error after fn returned is COMMIT's (a deferred trigger's): told apart as the server's engine tells it.
+      // An error after fn returned is COMMIT's (a deferred trigger's): wrapped by commitError, as postgresDb.ts does.
       transaction: <T>(fn: (tx: Queryable) => Promise<T>): Promise<T> =>
         run(async () => {
           let committing = false;

@@ -167,6 +167,8 @@ export function openPostgres(options: PostgresOptions): Db {
       try {
         await client.query('BEGIN');
         const result = await fn(on(client));
+        // A connection lost before COMMIT was sent committed nothing: its own error, not an unknown outcome.
+        if (broken) throw broken;
         await client.query('COMMIT').catch((error: unknown) => {
           throw commitError(error);
         });

@@ -35,6 +35,11 @@ export interface SendRequest {
   readonly idempotencyKey: string | undefined;
   /** The receipts the messages send to the account's SMPP binds (a submit_sm's registered_delivery, smppServer/). */
   readonly smppReceipts?: SmppReceipts;
+  /**
+   * Store the batch in one transaction whatever its size, never in slices (SMPP's batches: a failure must leave none
+   * of the batch stored, see smppServer/submitBatches.ts, which keeps them within {@link ONE_TRANSACTION_BYTES}).
+   */
+  readonly oneTransaction?: boolean;
 }
 
 /**
@@ -93,7 +98,9 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
   try {
     // The SMPP binds' target is Herald's own, one per account: not a new URL of the client's daily allowance.
     const store = storeInOrder(ctx, sender, valid, prepared, now, direct, !receipts);
-    return await storeBatch(ctx, idempotent, store, (i) => messageRowBytes(valid[i]!));
+    // Rows counted as nothing are stored in one transaction.
+    const rowBytes = request.oneTransaction ? () => 0 : (i: number) => messageRowBytes(valid[i]!);
+    return await storeBatch(ctx, idempotent, store, rowBytes);
   } finally {
     direct.close();
   }
@@ -102,7 +109,7 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
 /**
  * A batch whose rows ({@link messageRowBytes}) are within this is stored in one transaction with its idempotency
  * record, as it always was: all of it or none. 1000 short SMS are about 300 KB. The SMPP server cuts its batches to it
- * (smppServer/submitBatches.ts), so that a failure never follows a slice already committed.
+ * (smppServer/submitBatches.ts) and has them stored in one transaction ({@link SendRequest.oneTransaction}).
  */
 export const ONE_TRANSACTION_BYTES = JSON_SLICE_BYTES;
 

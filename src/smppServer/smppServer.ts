@@ -540,10 +540,8 @@ export class SmppServer {
       } else if (result.error instanceof HeraldError) {
         this.answer(cs, pdus, refusalOf(result.error));
       } else {
-        const failure = failureOf(result.error);
-        if (failure.transient) this.ctx.log.warn({ err: result.error }, 'SMPP submit refused: database unavailable');
-        else this.ctx.log.error({ err: result.error }, 'SMPP submit failed');
-        this.answer(cs, pdus, failure);
+        // Logged by SubmitBatches, once a batch.
+        this.answer(cs, pdus, failureOf(result.error));
       }
     } finally {
       cs.submitsOutstanding -= pdus.length;

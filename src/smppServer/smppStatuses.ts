@@ -92,15 +92,24 @@ export function refusalOf(refusal: HeraldError | { code: number; msg: string }):
 }
 
 /**
- * What a submit_sm_resp says of a failure of Herald's rather than a refusal: `ESME_RMSGQFUL` with 5031 when the
- * database could not be reached, or rolled the transaction back for a conflict, before anything was written (the
- * client sends the message again, as to a full queue; docs/smpp-server.md); `ESME_RSYSERR` with 5000 for anything
- * else, a COMMIT whose outcome is unknown among them (the message may be stored: sent again, it may go twice).
+ * What a submit_sm_resp says of a failure of Herald's rather than a refusal: `ESME_RMSGQFUL` with 5031 when nothing
+ * of the message can have been stored ({@link nothingStored}: the client sends it again, as to a full queue;
+ * docs/smpp-server.md); `ESME_RSYSERR` with 5000 for anything else, a COMMIT whose outcome is unknown among them.
  */
-export function failureOf(error: unknown): SmppRefusal & { readonly transient: boolean } {
-  if (!(error instanceof CommitOutcomeUnknown) && (isDatabaseUnavailable(error) || isTransactionConflict(error)))
-    return { status: ESME.RMSGQFUL, heraldCode: 5031, message: 'service temporarily unavailable', transient: true };
-  return { status: ESME.RSYSERR, heraldCode: 5000, message: 'internal error', transient: false };
+export function failureOf(error: unknown): SmppRefusal {
+  if (nothingStored(error))
+    return { status: ESME.RMSGQFUL, heraldCode: 5031, message: 'service temporarily unavailable' };
+  return { status: ESME.RSYSERR, heraldCode: 5000, message: 'internal error' };
+}
+
+/**
+ * True for a failure of the database that stored nothing: it could not be reached, or it rolled the transaction back
+ * for a conflict, and no COMMIT went unanswered (a {@link CommitOutcomeUnknown} anywhere in the error's causes).
+ */
+export function nothingStored(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause === e ? undefined : e.cause)
+    if (e instanceof CommitOutcomeUnknown) return false;
+  return isDatabaseUnavailable(error) || isTransactionConflict(error);
 }
 
 /** The message field a validation error is about. */

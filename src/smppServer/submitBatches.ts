@@ -1,6 +1,7 @@
 import type { Principal } from '../accounts/index.js';
 import type { AppContext } from '../context.js';
 import { HeraldError } from '../errors/catalogue.js';
+import { nothingStored } from './smppStatuses.js';
 import {
   MAX_BATCH,
   messageRowBytes,
@@ -99,6 +100,7 @@ export class SubmitBatches {
           principal: lane.principal,
           body: rest.map((w) => w.message),
           idempotencyKey: undefined,
+          oneTransaction: true,
           ...(lane.receipts ? { smppReceipts: lane.receipts } : {}),
         });
         result.body.items.forEach((item, i) => rest[i]!.done({ item }));
@@ -106,6 +108,13 @@ export class SubmitBatches {
       } catch (error) {
         const index = error instanceof HeraldError ? error.extra.index : undefined;
         if (typeof index !== 'number' || index < 0 || index >= rest.length) {
+          // Logged once a batch, not once a submit_sm: an outage fails every batch of every bind.
+          if (!(error instanceof HeraldError)) {
+            const failure = { err: error, messages: rest.length };
+            if (nothingStored(error))
+              this.ctx.log.warn(failure, 'SMPP batch not stored: database unavailable or conflict');
+            else this.ctx.log.error(failure, 'SMPP batch failed');
+          }
           for (const w of rest) w.done({ error });
           return;
         }
@@ -121,9 +130,10 @@ export class SubmitBatches {
 
 /**
  * The queue's next batch: up to {@link MAX_BATCH} messages within {@link ONE_TRANSACTION_BYTES} of rows (at least
- * one; a message of 255 parts is far within), which sendMessages stores in one transaction, all or none. A larger one
- * would be stored in slices, each committed by itself: a failure of a later slice would then refuse with "send again"
- * (ESME_RMSGQFUL) messages an earlier slice had stored, and the client would send them twice.
+ * one; a message of 255 parts is far within). sendMessages stores it in one transaction (`oneTransaction`), all or
+ * none: stored in slices, each committed by itself, a failure of a later slice would refuse with "send again"
+ * (ESME_RMSGQFUL) messages an earlier slice had stored, and the client would send them twice. The cut keeps that
+ * transaction as short as the HTTP send's unsliced ones.
  */
 function nextBatch(queue: Waiting[]): Waiting[] {
   let bytes = messageRowBytes(queue[0]!.message);

@@ -14,7 +14,7 @@ export const triggerFunctionSql = (name: string, body = ''): string =>
  * at COMMIT, so that what it raises is COMMIT's error.
  */
 export const messagesTrigger =
-  (name: string, event: string, when = '', deferred = false) =>
+  (name: string, event: string, when = '', { deferred = false } = {}) =>
   async (db: { query(sql: string): Promise<unknown> }): Promise<void> => {
     await db.query(triggerFunctionSql(name));
     await db.query(

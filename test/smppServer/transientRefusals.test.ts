@@ -18,6 +18,10 @@ const DELIVERED = '79161234561';
 const raiseFor = (marker: string, code: string): string =>
   `IF NEW.content::text LIKE '%${marker}%' THEN RAISE EXCEPTION 'the test' USING ERRCODE = '${code}'; END IF;`;
 
+/** A trigger body that ends its own connection (PostgreSQL) for the rows whose content holds `marker`. */
+const terminateFor = (marker: string): string =>
+  `IF NEW.content::text LIKE '%${marker}%' THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;`;
+
 /**
  * A submit_sm that failed for the database is told "send again" (ESME_RMSGQFUL) only when nothing of it can have been
  * stored; when that is not known (COMMIT unanswered), ESME_RSYSERR. The failures are made by triggers on `messages`
@@ -35,7 +39,7 @@ describe.each(ENGINES)('SMPP submits that fail for the database on %s', (engine)
       delivery: { delayMs: 20 },
       prepare: async (db) => {
         await messagesTrigger('refuse_stores', 'BEFORE INSERT')(db);
-        await messagesTrigger('fail_commits', 'AFTER INSERT', '', true)(db);
+        await messagesTrigger('fail_commits', 'AFTER INSERT', '', { deferred: true })(db);
       },
     });
     port = t.herald.smppServer!.port;
@@ -101,13 +105,15 @@ describe.each(ENGINES)('SMPP submits that fail for the database on %s', (engine)
   });
 
   if (engine === 'postgres') {
+    it('answers ESME_RMSGQFUL when the connection is lost before COMMIT', async () => {
+      await t.testDb.db.query(triggerFunctionSql('refuse_stores', terminateFor('lost-before')));
+      const client = await bound();
+      expect((await submit(client, 'lost-before text')).command_status).toBe(ESME.RMSGQFUL);
+      expect(await stored('lost-before')).toBe(0);
+    });
+
     it('answers ESME_RSYSERR when the connection is lost during COMMIT', async () => {
-      await t.testDb.db.query(
-        triggerFunctionSql(
-          'fail_commits',
-          `IF NEW.content::text LIKE '%lost-at-commit%' THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;`,
-        ),
-      );
+      await t.testDb.db.query(triggerFunctionSql('fail_commits', terminateFor('lost-at-commit')));
       const client = await bound();
       const answer = await submit(client, 'lost-at-commit text');
       expect(answer.command_status).toBe(ESME.RSYSERR);
