@@ -29,12 +29,21 @@ const UNAVAILABLE_MESSAGES =
 
 /** True for errors that a client may retry once the database is back (answered 503 5031, not 500). */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
-  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)) return true;
-  const cause = (error as { cause?: unknown }).cause;
-  return cause !== undefined && cause !== error && isDatabaseUnavailable(cause);
+  for (const e of errorChain(error)) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)) return true;
+  }
+  return false;
+}
+
+/** An error and its causes, each object once (a cycle of causes ends the walk rather than the process's stack). */
+export function* errorChain(error: unknown): Generator<object> {
+  const seen = new Set<unknown>();
+  for (let e = error; typeof e === 'object' && e !== null && !seen.has(e); e = (e as { cause?: unknown }).cause) {
+    seen.add(e);
+    yield e;
+  }
 }
 
 /**
@@ -67,7 +76,9 @@ export class CommitOutcomeUnknown extends Error {
   readonly code: unknown;
 
   constructor(cause: unknown) {
-    super(`COMMIT not answered, the transaction may have been written: ${(cause as Error | null)?.message}`, { cause });
+    super(`COMMIT's outcome unknown, the transaction may have been written: ${(cause as Error | null)?.message}`, {
+      cause,
+    });
     this.name = 'CommitOutcomeUnknown';
     this.code = (cause as { code?: unknown } | null)?.code;
   }

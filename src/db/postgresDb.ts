@@ -161,7 +161,7 @@ export function openPostgres(options: PostgresOptions): Db {
       // A connection lost while this transaction holds it (the server restarted): the query under way fails by
       // itself, and the client is then destroyed instead of returned.
       const onError = (error: Error): void => {
-        broken = error;
+        broken ??= error;
       };
       client.on('error', onError);
       try {

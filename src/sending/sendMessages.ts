@@ -98,8 +98,7 @@ export async function sendMessages(ctx: AppContext, request: SendRequest): Promi
   try {
     // The SMPP binds' target is Herald's own, one per account: not a new URL of the client's daily allowance.
     const store = storeInOrder(ctx, sender, valid, prepared, now, direct, !receipts);
-    // Rows counted as nothing are stored in one transaction.
-    const rowBytes = request.oneTransaction ? () => 0 : (i: number) => messageRowBytes(valid[i]!);
+    const rowBytes = request.oneTransaction ? 'one transaction' : (i: number) => messageRowBytes(valid[i]!);
     return await storeBatch(ctx, idempotent, store, rowBytes);
   } finally {
     direct.close();
@@ -128,17 +127,19 @@ const TRANSACTION_SLICE_BYTES = 64 * 1024;
  * transaction with its idempotency record; a larger one (1000 cascades of 6 long SMS are 14 MB) in slices of
  * {@link TRANSACTION_SLICE_BYTES}, one short transaction each, so that other accounts' transactions run between them
  * (PGlite runs one at a time: the batch's one transaction held it 0.5-2 s). See {@link runIdempotentInSlices} for
- * what a key promises then. Each slice's messages are handed over once it commits.
+ * what a key promises then. Each slice's messages are handed over once it commits. `rowBytes` 'one transaction':
+ * in one transaction whatever its size ({@link SendRequest.oneTransaction}).
  */
 export async function storeBatch(
   ctx: AppContext,
   idempotent: IdempotentRequest,
   store: RangeStore,
-  rowBytes: (index: number) => number,
+  rowBytes: ((index: number) => number) | 'one transaction',
 ): Promise<IdempotentResult<SendResponse>> {
   let bytes = 0;
-  for (let i = 0; i < store.count && bytes <= ONE_TRANSACTION_BYTES; i++) bytes += rowBytes(i);
-  if (bytes <= ONE_TRANSACTION_BYTES) {
+  if (rowBytes !== 'one transaction')
+    for (let i = 0; i < store.count && bytes <= ONE_TRANSACTION_BYTES; i++) bytes += rowBytes(i);
+  if (rowBytes === 'one transaction' || bytes <= ONE_TRANSACTION_BYTES) {
     const result = await runIdempotent(ctx.db, idempotent, async (tx) =>
       respond(await store.store(tx, 0, store.count)),
     );

@@ -1,4 +1,9 @@
-import { CommitOutcomeUnknown, isDatabaseUnavailable, isTransactionConflict } from '../db/connectionErrors.js';
+import {
+  CommitOutcomeUnknown,
+  errorChain,
+  isDatabaseUnavailable,
+  isTransactionConflict,
+} from '../db/connectionErrors.js';
 import { HeraldError } from '../errors/catalogue.js';
 
 /** The SMPP 3.4 command_status values Herald's SMPP server answers with (SMPP 3.4, 5.1.3). */
@@ -107,8 +112,7 @@ export function failureOf(error: unknown): SmppRefusal {
  * for a conflict, and no COMMIT went unanswered (a {@link CommitOutcomeUnknown} anywhere in the error's causes).
  */
 export function nothingStored(error: unknown): boolean {
-  for (let e: unknown = error; e instanceof Error; e = e.cause === e ? undefined : e.cause)
-    if (e instanceof CommitOutcomeUnknown) return false;
+  for (const e of errorChain(error)) if (e instanceof CommitOutcomeUnknown) return false;
   return isDatabaseUnavailable(error) || isTransactionConflict(error);
 }
 

@@ -108,6 +108,7 @@ export class SubmitBatches {
       } catch (error) {
         const index = error instanceof HeraldError ? error.extra.index : undefined;
         if (typeof index !== 'number' || index < 0 || index >= rest.length) {
+          for (const w of rest) w.done({ error });
           // Logged once a batch, not once a submit_sm: an outage fails every batch of every bind.
           if (!(error instanceof HeraldError)) {
             const failure = { err: error, messages: rest.length };
@@ -115,7 +116,6 @@ export class SubmitBatches {
               this.ctx.log.warn(failure, 'SMPP batch not stored: database unavailable or conflict');
             else this.ctx.log.error(failure, 'SMPP batch failed');
           }
-          for (const w of rest) w.done({ error });
           return;
         }
         // Those before the refused one passed validation: they go as a batch; after it, the rest is tried again.

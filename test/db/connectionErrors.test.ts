@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CommitOutcomeUnknown, isDatabaseUnavailable } from '../../src/db/connectionErrors.js';
+import { CommitOutcomeUnknown, errorChain, isDatabaseUnavailable } from '../../src/db/connectionErrors.js';
 import { ENGINES, openTestDb } from '../helpers/engines.js';
 
 describe.each(ENGINES)('which database errors are answered 503 5031 (%s)', (engine) => {
@@ -56,5 +56,42 @@ describe.each(ENGINES)('which database errors are answered 503 5031 (%s)', (engi
     } finally {
       await testDb.drop();
     }
+  });
+
+  // A real connection's end: PostgreSQL only (PGlite has no connection to lose).
+  it.runIf(engine === 'postgres')(
+    "a connection lost before COMMIT was sent is its own error, not COMMIT's",
+    async () => {
+      const testDb = await openTestDb(engine);
+      try {
+        const error = await testDb.db
+          .transaction(async (tx) => {
+            // pg_sleep meets the termination at once: the FATAL is this statement's, and the connection ends.
+            await tx.query('SELECT pg_terminate_backend(pg_backend_pid()), pg_sleep(1)').catch(() => undefined);
+            // Fails through the connection's end, as a caller that went on after a failed statement would.
+            await tx.query('SELECT 1').catch(() => undefined);
+          })
+          .catch((e: unknown) => e);
+        expect(error).not.toBeInstanceOf(CommitOutcomeUnknown);
+        expect(isDatabaseUnavailable(error)).toBe(true);
+      } finally {
+        await testDb.drop();
+      }
+    },
+  );
+});
+
+describe('errorChain', () => {
+  it('walks an error and its causes once each, a cycle included', () => {
+    const lost = Object.assign(new Error('Connection terminated unexpectedly'), { code: undefined });
+    const unknown = new CommitOutcomeUnknown(lost);
+    const outer = new Error('the batch failed', { cause: unknown });
+    expect([...errorChain(outer)]).toEqual([outer, unknown, lost]);
+    const a = new Error('a');
+    const b = new Error('b', { cause: a });
+    Object.assign(a, { cause: b });
+    expect([...errorChain(a)]).toEqual([a, b]);
+    expect(isDatabaseUnavailable(a)).toBe(false);
+    expect(isDatabaseUnavailable(outer)).toBe(true);
   });
 });
