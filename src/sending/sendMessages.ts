@@ -136,10 +136,7 @@ export async function storeBatch(
   store: RangeStore,
   rowBytes: ((index: number) => number) | 'one transaction',
 ): Promise<IdempotentResult<SendResponse>> {
-  let bytes = 0;
-  if (rowBytes !== 'one transaction')
-    for (let i = 0; i < store.count && bytes <= ONE_TRANSACTION_BYTES; i++) bytes += rowBytes(i);
-  if (rowBytes === 'one transaction' || bytes <= ONE_TRANSACTION_BYTES) {
+  if (rowBytes === 'one transaction' || withinOneTransaction(store.count, rowBytes)) {
     const result = await runIdempotent(ctx.db, idempotent, async (tx) =>
       respond(await store.store(tx, 0, store.count)),
     );
@@ -153,6 +150,13 @@ export async function storeBatch(
     respond,
     now: () => ctx.clock.now(),
   });
+}
+
+/** Whether `count` rows of `rowBytes` are within {@link ONE_TRANSACTION_BYTES} (counted until they are past it). */
+function withinOneTransaction(count: number, rowBytes: (index: number) => number): boolean {
+  let bytes = 0;
+  for (let i = 0; i < count && bytes <= ONE_TRANSACTION_BYTES; i++) bytes += rowBytes(i);
+  return bytes <= ONE_TRANSACTION_BYTES;
 }
 
 /** A batch's items stored a range at a time in request order (see {@link storeBatch}). */

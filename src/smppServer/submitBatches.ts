@@ -1,5 +1,6 @@
 import type { Principal } from '../accounts/index.js';
 import type { AppContext } from '../context.js';
+import { sliceEnds } from '../db/jsonSlices.js';
 import { HeraldError } from '../errors/catalogue.js';
 import { nothingStored } from './smppStatuses.js';
 import {
@@ -136,12 +137,7 @@ export class SubmitBatches {
  * transaction as short as the HTTP send's unsliced ones.
  */
 function nextBatch(queue: Waiting[]): Waiting[] {
-  let bytes = messageRowBytes(queue[0]!.message);
-  let count = 1;
-  while (count < queue.length && count < MAX_BATCH) {
-    bytes += messageRowBytes(queue[count]!.message);
-    if (bytes > ONE_TRANSACTION_BYTES) break;
-    count++;
-  }
-  return queue.splice(0, count);
+  const count = Math.min(queue.length, MAX_BATCH);
+  const [end] = sliceEnds(count, (i) => messageRowBytes(queue[i]!.message), ONE_TRANSACTION_BYTES);
+  return queue.splice(0, end);
 }

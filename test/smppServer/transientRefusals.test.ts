@@ -2,7 +2,7 @@ import smpp from 'smpp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { principalOfToken, tokenFindLive } from '../../src/accounts/index.js';
 import { CommitOutcomeUnknown, isDatabaseUnavailable } from '../../src/db/connectionErrors.js';
-import { ONE_TRANSACTION_BYTES } from '../../src/sending/index.js';
+import { messageRowBytes, ONE_TRANSACTION_BYTES } from '../../src/sending/index.js';
 import { ESME, failureOf, HERALD_ERROR_TLV } from '../../src/smppServer/smppStatuses.js';
 import { type SubmitResult, SubmitBatches } from '../../src/smppServer/submitBatches.js';
 import { ENGINES } from '../helpers/engines.js';
@@ -14,13 +14,14 @@ smpp.addTLV('herald_error_code', { id: HERALD_ERROR_TLV, type: smpp.types.tlv.in
 
 const DELIVERED = '79161234561';
 
+/** A trigger body that runs `statement` for the rows whose content holds `marker`. */
+const forRows = (marker: string, statement: string): string =>
+  `IF NEW.content::text LIKE '%${marker}%' THEN ${statement}; END IF;`;
 /** A trigger body that raises `code` for the rows whose content holds `marker`. */
 const raiseFor = (marker: string, code: string): string =>
-  `IF NEW.content::text LIKE '%${marker}%' THEN RAISE EXCEPTION 'the test' USING ERRCODE = '${code}'; END IF;`;
-
+  forRows(marker, `RAISE EXCEPTION 'the test' USING ERRCODE = '${code}'`);
 /** A trigger body that ends its own connection (PostgreSQL) for the rows whose content holds `marker`. */
-const terminateFor = (marker: string): string =>
-  `IF NEW.content::text LIKE '%${marker}%' THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;`;
+const terminateFor = (marker: string): string => forRows(marker, 'PERFORM pg_terminate_backend(pg_backend_pid())');
 
 /**
  * A submit_sm that failed for the database is told "send again" (ESME_RMSGQFUL) only when nothing of it can have been
@@ -129,7 +130,7 @@ describe.each(ENGINES)('SMPP submits that fail for the database on %s', (engine)
     const token = await tokenFindLive(t.herald.ctx.db, keyIdOf(a.traffic), t.herald.ctx.clock.now());
     const batches = new SubmitBatches(t.herald.ctx);
     const texts = Array.from({ length: 20 }, (_, i) => `${marker} ${i} `.padEnd(35_000, 'a'));
-    expect(texts.length * 35_300).toBeGreaterThan(ONE_TRANSACTION_BYTES);
+    expect(texts.length * messageRowBytes({ content: texts[0] })).toBeGreaterThan(ONE_TRANSACTION_BYTES);
     const results: SubmitResult[] = await Promise.all(
       texts.map((content) =>
         batches.submit(
