@@ -33,4 +33,4 @@ export {
   SMPP_BINDS_URL,
   SMPP_FAILURE_RECEIPTS_URL,
 } from './smppPostSql.js';
-export type { SmppEvent, SmppPost } from './smppPostSql.js';
+export type { SmppEvent, SmppPost, SmppPostsShare } from './smppPostSql.js';

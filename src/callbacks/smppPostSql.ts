@@ -38,35 +38,50 @@ export interface SmppPost {
   readonly failures_only: boolean;
 }
 
+/** An account's share of a claim of SMPP POSTs: at most `limit` of its POSTs. */
+export interface SmppPostsShare {
+  readonly accountId: number;
+  readonly limit: number;
+}
+
 /**
  * Leases open SMPP POSTs of the accounts (those with a receiver bind in this process) that no other process holds,
- * oldest first, until `now + leaseMs` (SKIP LOCKED: processes with binds of the same account share them). A lease
- * ends when its events are acknowledged, when the process gives it back (its bind closed), or when it runs out (the
- * process died).
+ * each account's oldest first and at most its share's `limit` of them, until `now + leaseMs` (SKIP LOCKED: processes
+ * with binds of the same account share them). A lease ends when its events are acknowledged, when the process gives
+ * it back (its bind closed), or when it runs out (the process died). The limit is per account so that the POSTs of
+ * one account whose client answers slowly never take every place a process has for them (smppServer/).
  */
 export async function callbackSmppPostsClaim(
   db: Queryable,
-  accountIds: readonly number[],
+  shares: readonly SmppPostsShare[],
   now: Date,
   leaseMs: number,
-  limit: number,
 ): Promise<SmppPost[]> {
-  if (accountIds.length === 0) return [];
+  if (shares.length === 0) return [];
   return db.query<SmppPost>(
     `WITH due AS (
-       SELECT d.id FROM callback_deliveries d
-       WHERE d.state = 'open' AND d.via_smpp AND d.account_id = ANY($1::bigint[])
-         AND (d.smpp_lease_until IS NULL OR d.smpp_lease_until <= $2)
-       ORDER BY d.account_id, d.created_at
-       LIMIT $4
-       FOR UPDATE OF d SKIP LOCKED
+       SELECT p.id FROM unnest($1::bigint[], $4::int[]) AS a(account_id, share)
+       CROSS JOIN LATERAL (
+         SELECT d.id FROM callback_deliveries d
+         WHERE d.state = 'open' AND d.via_smpp AND d.account_id = a.account_id
+           AND (d.smpp_lease_until IS NULL OR d.smpp_lease_until <= $2)
+         ORDER BY d.created_at
+         LIMIT a.share
+         FOR UPDATE OF d SKIP LOCKED
+       ) p
      )
      UPDATE callback_deliveries d SET smpp_lease_until = $3, attempts = d.attempts + 1, last_attempt_at = $2
      FROM due WHERE d.id = due.id
      RETURNING d.id, d.account_id::int AS account_id, d.target_id, d.lane, d.after_txid::text AS after_txid,
        d.after_event_id, d.last_txid::text AS last_txid, d.last_event_id, d.only_messages, d.excluded_messages,
        d.attempts, (SELECT t.url FROM callback_targets t WHERE t.id = d.target_id) = $5 AS failures_only`,
-    [accountIds, now, new Date(now.getTime() + leaseMs), limit, SMPP_FAILURE_RECEIPTS_URL],
+    [
+      shares.map((s) => s.accountId),
+      now,
+      new Date(now.getTime() + leaseMs),
+      shares.map((s) => s.limit),
+      SMPP_FAILURE_RECEIPTS_URL,
+    ],
   );
 }
 

@@ -8,6 +8,7 @@ import {
   callbackSmppRelease,
   type SmppEvent,
   type SmppPost,
+  type SmppPostsShare,
 } from '../callbacks/index.js';
 import { receiptFields, receiptTlvs, ShortMessagePdu } from '../connectors/index.js';
 import type { AppContext } from '../context.js';
@@ -17,12 +18,6 @@ import { yymmddhhmm } from '../util/time.js';
 import { WriteBatches } from '../util/writeBatches.js';
 import type { ClientSession, SmppServer } from './smppServer.js';
 import { MESSAGE_STATE } from './smppStatuses.js';
-
-/**
- * SMPP POSTs a process delivers at once. A POST carries what a forming round found (up to 100 events, a dozen under
- * a steady load): 16 of them kept a client's deliver window a third full. The binds' windows bound what is sent.
- */
-const POSTS_IN_FLIGHT = 64;
 
 /** The receipt text's `stat:` by Herald's status: the final ones, and `sent` for an intermediate notification. */
 const STAT: Record<string, string> = {
@@ -55,6 +50,10 @@ export class ReceiptDelivery {
   private again = false;
   private stopped = true;
   private readonly inFlight = new Set<Promise<void>>();
+  /** POSTs in hand per account: each account holds at most its share of {@link inFlight}. */
+  private readonly held = new Map<number, number>();
+  /** Turns of the accounts that wait for a share when there are more of them than places. */
+  private turn = 0;
   /**
    * Events waiting for room in a receiver window, per account, in order: an answer wakes one of its own account's.
    * Waking every waiter of every account on each answer cost each answer as many looks as events waited: a client
@@ -64,14 +63,16 @@ export class ReceiptDelivery {
   /** Looks for a receiver with room (tests count them: a look per answer, not per waiting event). */
   slotLooks = 0;
   /** POSTs whose every event is acknowledged, ended together (callbackSmppEnd). */
-  private readonly ends = new WriteBatches<string>(async (ids) => {
-    await callbackSmppEnd(this.ctx.db, ids, this.ctx.clock.now());
-  }, POSTS_IN_FLIGHT);
+  private readonly ends: WriteBatches<string>;
 
   constructor(
     private readonly server: SmppServer,
     private readonly ctx: AppContext,
-  ) {}
+  ) {
+    this.ends = new WriteBatches<string>(async (ids) => {
+      await callbackSmppEnd(this.ctx.db, ids, this.ctx.clock.now());
+    }, server.options.receiptPosts.process);
+  }
 
   start(): void {
     this.stopped = false;
@@ -114,15 +115,15 @@ export class ReceiptDelivery {
             .map((cs) => cs.bind!.principal.accountId),
         ),
       ];
-      const room = POSTS_IN_FLIGHT - this.inFlight.size;
-      if (accounts.length > 0 && room > 0) {
+      const shares = this.shares(accounts);
+      if (shares.length > 0) {
         const posts = await callbackSmppPostsClaim(
           this.ctx.db,
-          accounts,
+          shares,
           this.ctx.clock.now(),
           this.server.options.leaseMs,
-          room,
         );
+        for (const post of posts) this.hold(post.account_id, 1);
         // A lane forms nothing while its newest POST waits for a first lease: the workers' senders, which watch the
         // lane, are told it moved (a notification, not a poll's wait).
         if (posts.some((post) => post.attempts === 1)) await wakeAtCommit(this.ctx.db, 'callbacks');
@@ -135,6 +136,7 @@ export class ReceiptDelivery {
             .catch((error: unknown) => this.ctx.log.error({ err: error }, 'SMPP receipts not delivered'))
             .finally(() => {
               this.inFlight.delete(delivery);
+              this.hold(post.account_id, -1);
               this.poke();
             });
           this.inFlight.add(delivery);
@@ -157,6 +159,31 @@ export class ReceiptDelivery {
         this.poke();
       });
     }
+  }
+
+  /**
+   * What the next claim may take of each account's POSTs: the process's free places shared among the accounts below
+   * their own limit, at least one each; when there are more such accounts than places, each gets a turn.
+   */
+  private shares(accounts: readonly number[]): SmppPostsShare[] {
+    const limits = this.server.options.receiptPosts;
+    const room = limits.process - this.inFlight.size;
+    const open = accounts.filter((a) => (this.held.get(a) ?? 0) < limits.account);
+    if (room <= 0 || open.length === 0) return [];
+    const start = this.turn++ % open.length;
+    const taking = [...open.slice(start), ...open.slice(0, start)].slice(0, room);
+    const each = Math.floor(room / taking.length);
+    return taking.map((accountId) => ({
+      accountId,
+      limit: Math.min(limits.account - (this.held.get(accountId) ?? 0), each),
+    }));
+  }
+
+  /** Counts an account's POSTs in hand (a negative delta: ended or given back). */
+  private hold(accountId: number, delta: number): void {
+    const held = (this.held.get(accountId) ?? 0) + delta;
+    if (held > 0) this.held.set(accountId, held);
+    else this.held.delete(accountId);
   }
 
   /** Sends a POST's unacknowledged events; records those acknowledged; gives the POST back unless it ended. */
@@ -236,6 +263,11 @@ export class ReceiptDelivery {
       if (waiters) waiters.push(resolve);
       else this.slotWaiters.set(accountId, [resolve]);
     });
+  }
+
+  /** The account's POSTs in hand (delivering, or waiting for room in its windows). */
+  postsHeld(accountId: number): number {
+    return this.held.get(accountId) ?? 0;
   }
 
   /** Events waiting for room in the account's windows. */

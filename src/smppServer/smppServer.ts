@@ -42,6 +42,12 @@ export interface SmppServerOptions {
   readonly leaseMs: number;
   /** How often receipts are looked for while a receiver bind is up. */
   readonly pollMs: number;
+  /**
+   * Receipt POSTs (the callback outbox's batches for the binds) a process delivers at once, and of them one account's
+   * at most: the POSTs of an account whose client answers slowly, or not at all, wait for its windows and hold their
+   * places meanwhile; held to its share, they never keep another account's receipts from the binds.
+   */
+  readonly receiptPosts: { readonly process: number; readonly account: number };
   /** A deliver_sm not answered within this counts as not delivered (sent again later). */
   readonly deliverTimeoutMs: number;
   /** A receipt the client refused (a deliver_sm_resp with an error) is tried again after this. */
@@ -58,6 +64,9 @@ export const DEFAULT_SMPP_SERVER_OPTIONS: Omit<
   // 1000 parts is some 150 KB of text a bind; a minute is what SMSCs give a long message's parts (Kannel: 30 s).
   parts: { maxParts: 1000, timeoutMs: 60_000 },
   pollMs: 500,
+  // A POST carries what a forming round found (up to 100 events, a dozen under a steady load): 16 of them kept a
+  // client's deliver window a third full; an account's 16 under load are 1,600 receipts, four binds' windows.
+  receiptPosts: { process: 64, account: 16 },
   deliverTimeoutMs: 30_000,
   retryMs: 5_000,
   unbindWaitMs: 2_000,

@@ -134,7 +134,15 @@ describe.each(ENGINES)('SMPP receipts: the plan of the lease (%s)', (engine) => 
       );
       await tx.query('ANALYZE callback_deliveries');
       const plan = await planOf(tx, (explaining) =>
-        callbackSmppPostsClaim(explaining, [accounts[0]!, accounts[1]!], T0, 60_000, 64),
+        callbackSmppPostsClaim(
+          explaining,
+          [
+            { accountId: accounts[0]!, limit: 16 },
+            { accountId: accounts[1]!, limit: 16 },
+          ],
+          T0,
+          60_000,
+        ),
       );
       expect(indexesOf(plan)).toContain('callback_deliveries_smpp');
       expect(scansOf(plan, 'callback_deliveries')).not.toContain('Seq Scan');

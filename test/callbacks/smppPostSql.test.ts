@@ -9,6 +9,7 @@ import {
   callbackSmppRelease,
   callbackSmppWaiting,
   SMPP_BINDS_URL,
+  type SmppPost,
 } from '../../src/callbacks/smppPostSql.js';
 import { ENGINES } from '../helpers/engines.js';
 import { ownRowsTests } from '../helpers/transactions.js';
@@ -18,15 +19,29 @@ const T0 = new Date('2026-03-10T09:00:00Z');
 const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
 const LEASE_MS = 60_000;
 
-/** An open SMPP POST of the account's smpp:binds target with `events` events in lane 0, as forming leaves it. */
-async function smppPost(tx: Queryable, accountId: number, events = 2): Promise<{ id: string; eventIds: number[] }> {
+/** Leases the accounts' POSTs, at most `limit` of each. */
+const claim = (db: Queryable, accountIds: number[], now: Date, limit = 10): Promise<SmppPost[]> =>
+  callbackSmppPostsClaim(
+    db,
+    accountIds.map((accountId) => ({ accountId, limit })),
+    now,
+    LEASE_MS,
+  );
+
+/** An open SMPP POST of the account's smpp:binds target with `events` events in `lane`, as forming leaves it. */
+async function smppPost(
+  tx: Queryable,
+  accountId: number,
+  events = 2,
+  lane = 0,
+): Promise<{ id: string; eventIds: number[] }> {
   const targetId = await insertCallbackTarget(tx, accountId, SMPP_BINDS_URL, T0);
   const made = [];
-  for (let i = 0; i < events; i++) made.push(await insertCallbackEvent(tx, { targetId, accountId, lane: 0 }));
+  for (let i = 0; i < events; i++) made.push(await insertCallbackEvent(tx, { targetId, accountId, lane }));
   const post = await insertCallbackDelivery(tx, {
     accountId,
     targetId,
-    lane: 0,
+    lane,
     last: made.at(-1)!,
     events,
   });
@@ -51,16 +66,16 @@ describe.each(ENGINES)('SMPP POSTs of the callback outbox (%s)', (engine) => {
   own('are leased to one process at a time, per account, and again once the lease runs out', async (tx, accountId) => {
     const post = await smppPost(tx, accountId);
     const other = (await insertAccount(tx)).id;
-    expect(await callbackSmppPostsClaim(tx, [other], T0, LEASE_MS, 10)).toEqual([]);
-    const claimed = await callbackSmppPostsClaim(tx, [accountId], T0, LEASE_MS, 10);
+    expect(await claim(tx, [other], T0)).toEqual([]);
+    const claimed = await claim(tx, [accountId], T0);
     expect(claimed).toMatchObject([{ id: post.id, account_id: accountId, lane: 0 }]);
-    expect(await callbackSmppPostsClaim(tx, [accountId], at(59), LEASE_MS, 10)).toEqual([]);
-    expect((await callbackSmppPostsClaim(tx, [accountId], at(60), LEASE_MS, 10)).map((p) => p.id)).toEqual([post.id]);
+    expect(await claim(tx, [accountId], at(59))).toEqual([]);
+    expect((await claim(tx, [accountId], at(60))).map((p) => p.id)).toEqual([post.id]);
   });
 
   own('deliver each event until acknowledged; the POST ends with its last acknowledgement', async (tx, accountId) => {
     const post = await smppPost(tx, accountId, 3);
-    const [claimed] = await callbackSmppPostsClaim(tx, [accountId], T0, LEASE_MS, 10);
+    const [claimed] = await claim(tx, [accountId], T0);
     const events = (await callbackSmppPostEvents(tx, [claimed!])).get(claimed!.id)!;
     expect(events.map((e) => Number(e.event_id))).toEqual(post.eventIds);
     expect(await callbackSmppWaiting(tx)).toBe(3);
@@ -69,7 +84,7 @@ describe.each(ENGINES)('SMPP POSTs of the callback outbox (%s)', (engine) => {
     expect(await callbackSmppWaiting(tx)).toBe(2);
     // An acknowledged event is not sent again, even when the POST is taken again.
     await callbackSmppRelease(tx, [post.id], null);
-    const [again] = await callbackSmppPostsClaim(tx, [accountId], at(1), LEASE_MS, 10);
+    const [again] = await claim(tx, [accountId], at(1));
     expect((await callbackSmppPostEvents(tx, [again!])).get(again!.id)!.map((e) => Number(e.event_id))).toEqual([
       post.eventIds[0],
       post.eventIds[2],
@@ -86,11 +101,35 @@ describe.each(ENGINES)('SMPP POSTs of the callback outbox (%s)', (engine) => {
     expect(await callbackSmppWaiting(tx)).toBe(0);
   });
 
+  own('are leased oldest first, at most as many of each account as its share', async (tx, accountId) => {
+    const other = (await insertAccount(tx)).id;
+    const mine = [];
+    for (const lane of [0, 1, 2]) mine.push(await smppPost(tx, accountId, 2, lane));
+    const others = [await smppPost(tx, other, 2, 0), await smppPost(tx, other, 2, 1)];
+    // The newest first in the table's order, so that "oldest first" is the statement's doing.
+    for (const [i, post] of [...mine, ...others].entries())
+      await tx.query('UPDATE callback_deliveries SET created_at = $2 WHERE id = $1', [post.id, at(10 - i)]);
+    const claimed = await callbackSmppPostsClaim(
+      tx,
+      [
+        { accountId, limit: 2 },
+        { accountId: other, limit: 1 },
+      ],
+      T0,
+      LEASE_MS,
+    );
+    expect(claimed.map((p) => p.id).sort()).toEqual([mine[2]!.id, mine[1]!.id, others[1]!.id].sort());
+    // What is left goes to the next claim.
+    expect((await claim(tx, [accountId, other], T0)).map((p) => p.id).sort()).toEqual(
+      [mine[0]!.id, others[0]!.id].sort(),
+    );
+  });
+
   own("read a claim's events in one statement, each POST's apart and in order", async (tx, accountId) => {
     const other = (await insertAccount(tx)).id;
     const a = await smppPost(tx, accountId, 2);
     const b = await smppPost(tx, other, 3);
-    const claimed = await callbackSmppPostsClaim(tx, [accountId, other], T0, LEASE_MS, 10);
+    const claimed = await claim(tx, [accountId, other], T0);
     expect(claimed.map((p) => p.attempts)).toEqual([1, 1]);
     const events = await callbackSmppPostEvents(tx, claimed);
     expect(events.get(a.id)!.map((e) => Number(e.event_id))).toEqual(a.eventIds);
@@ -100,7 +139,7 @@ describe.each(ENGINES)('SMPP POSTs of the callback outbox (%s)', (engine) => {
 
   own('end at once when every event left is acknowledged, with no row per event', async (tx, accountId) => {
     const post = await smppPost(tx, accountId, 3);
-    await callbackSmppPostsClaim(tx, [accountId], T0, LEASE_MS, 10);
+    await claim(tx, [accountId], T0);
     // One acknowledged on an earlier lease; the other two now: the POST ends, its acknowledgement rows go.
     expect(await callbackSmppAck(tx, post.id, [post.eventIds[0]!], T0)).toBe(false);
     // Another POST of the account, all of its events acknowledged too, ends in the same statement.
@@ -120,11 +159,11 @@ describe.each(ENGINES)('SMPP POSTs of the callback outbox (%s)', (engine) => {
 
   own('given back at once (a bind closed) or from a time on (a client refused)', async (tx, accountId) => {
     const post = await smppPost(tx, accountId);
-    await callbackSmppPostsClaim(tx, [accountId], T0, LEASE_MS, 10);
+    await claim(tx, [accountId], T0);
     await callbackSmppRelease(tx, [post.id], at(5));
-    expect(await callbackSmppPostsClaim(tx, [accountId], at(4), LEASE_MS, 10)).toEqual([]);
-    expect(await callbackSmppPostsClaim(tx, [accountId], at(5), LEASE_MS, 10)).toHaveLength(1);
+    expect(await claim(tx, [accountId], at(4))).toEqual([]);
+    expect(await claim(tx, [accountId], at(5))).toHaveLength(1);
     await callbackSmppRelease(tx, [post.id], null);
-    expect(await callbackSmppPostsClaim(tx, [accountId], at(5), LEASE_MS, 10)).toHaveLength(1);
+    expect(await claim(tx, [accountId], at(5))).toHaveLength(1);
   });
 });

@@ -1,12 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { callbackSmppWaiting } from '../../src/callbacks/index.js';
-import { ESME } from '../../src/smppServer/smppStatuses.js';
 import { ENGINES } from '../helpers/engines.js';
-import { keyIdOf, secretOf, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { SmppTestClient } from './smppClient.js';
+import { bindAccount, SmppTestClient, submitWithReceipts } from './smppClient.js';
 
-const DELIVERED = '79161234561';
 /** A receiver's window of deliver_sm: small, so that a client that does not answer has receipts waiting for room. */
 const DELIVER_WINDOW = 5;
 
@@ -28,31 +26,8 @@ describe.each(ENGINES)('receipts waiting for room in the binds windows on %s', (
     await Promise.all(clients.splice(0).map((c) => c.close()));
   });
 
-  const bind = async (a: TestAccount, command: 'bind_transmitter' | 'bind_receiver'): Promise<SmppTestClient> => {
-    const { client, answer } = await SmppTestClient.bound(
-      t.herald.smppServer!.port,
-      keyIdOf(a.traffic),
-      secretOf(a.traffic),
-      command,
-    );
-    clients.push(client);
-    expect(answer.command_status).toBe(ESME.ROK);
-    return client;
-  };
-  const submitWithReceipts = async (client: SmppTestClient, count: number): Promise<string[]> => {
-    const answers = await Promise.all(
-      Array.from({ length: count }, (_, i) =>
-        client.submit({
-          source_addr: 'Herald',
-          destination_addr: DELIVERED,
-          short_message: `Receipt ${i}`,
-          registered_delivery: 1,
-        }),
-      ),
-    );
-    for (const answer of answers) expect(answer.command_status).toBe(ESME.ROK);
-    return answers.map((a) => String(a.message_id));
-  };
+  const bind = (a: TestAccount, command: 'bind_transmitter' | 'bind_receiver'): Promise<SmppTestClient> =>
+    bindAccount(t, a, command, clients);
 
   /** Receipts in open batches for the binds, not yet acknowledged (every account's: the tests run one at a time). */
   const waitingReceipts = (): Promise<number> => callbackSmppWaiting(t.herald.ctx.db);

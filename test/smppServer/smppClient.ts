@@ -1,4 +1,7 @@
 import smpp from 'smpp';
+import { expect } from 'vitest';
+import { ESME } from '../../src/smppServer/smppStatuses.js';
+import { keyIdOf, secretOf, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 
 /**
  * A client of Herald's SMPP server in tests: the `smpp` package's client session on a real socket, recording every
@@ -87,4 +90,41 @@ export class SmppTestClient {
     if (this.closed) return;
     await new Promise<void>((resolve) => this.session.destroy(() => resolve()));
   }
+}
+
+/**
+ * Binds with the account's traffic token (system_id its key id, password its secret), expecting ESME_ROK; the client
+ * joins `clients`, which the test closes.
+ */
+export async function bindAccount(
+  herald: TestHerald,
+  account: TestAccount,
+  command: 'bind_transmitter' | 'bind_receiver',
+  clients: SmppTestClient[],
+): Promise<SmppTestClient> {
+  const { client, answer } = await SmppTestClient.bound(
+    herald.herald.smppServer!.port,
+    keyIdOf(account.traffic),
+    secretOf(account.traffic),
+    command,
+  );
+  clients.push(client);
+  expect(answer.command_status).toBe(ESME.ROK);
+  return client;
+}
+
+/** Submits `count` messages to a number the simulator delivers, each asking for its receipt; their message ids. */
+export async function submitWithReceipts(client: SmppTestClient, count: number): Promise<string[]> {
+  const answers = await Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      client.submit({
+        source_addr: 'Herald',
+        destination_addr: '79161234561',
+        short_message: `Receipt ${i}`,
+        registered_delivery: 1,
+      }),
+    ),
+  );
+  for (const answer of answers) expect(answer.command_status).toBe(ESME.ROK);
+  return answers.map((a) => String(a.message_id));
 }
