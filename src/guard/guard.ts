@@ -8,7 +8,6 @@ import type { GuardSettings } from '../shared/guardSettings.js';
 import { consentScopesOf } from './consentSql.js';
 import { floodAppend, floodTakeBack } from './floodSql.js';
 import { geoVerdict } from './geo.js';
-import { type Refusal, refusalCountAdd } from './refusalSql.js';
 import { spendAdd, spendOfDayLocked } from './spendSql.js';
 
 /** The metric of refusals and monitored messages (metrics/: herald_refusals_total). */
@@ -20,12 +19,18 @@ export interface RefusalCounter {
 export interface GuardedItem {
   readonly message: ValidMessage;
   readonly subscriber: Subscriber;
+  /**
+   * Sent to a country the geo rule monitors (4035 in monitor mode): counted as such by the transaction that stores it
+   * (storeMessages), so a batch that fails and is sent again, or a message refused later, is not counted.
+   */
+  readonly monitored?: boolean;
 }
 
 /**
  * The checks of generation that read and lock nothing (DESIGN 20): the geo rule (4035; in monitor mode the message
- * goes on and is counted) and consent (4034), for a whole batch with at most one query (the consents of the
- * batch's numbers, when a traffic type requires one). Returns the items with those refused replaced by their errors.
+ * goes on, marked {@link GuardedItem.monitored}) and consent (4034), for a whole batch with at most one query (the
+ * consents of the batch's numbers, when a traffic type requires one). Returns the items with those refused replaced
+ * by their errors.
  */
 export async function guardAtGeneration<T extends GuardedItem>(
   db: Queryable,
@@ -33,7 +38,6 @@ export async function guardAtGeneration<T extends GuardedItem>(
   guard: GuardSettings,
   items: readonly (T | HeraldError)[],
   now: Date,
-  counter: RefusalCounter,
 ): Promise<(T | HeraldError)[]> {
   if (guard.geoPermissions === null && guard.consentRequired.length === 0) return [...items];
   const needConsent = (item: T): boolean => guard.consentRequired.includes(item.message.trafficType);
@@ -41,13 +45,11 @@ export async function guardAtGeneration<T extends GuardedItem>(
   for (const item of items)
     if (!(item instanceof HeraldError) && needConsent(item)) numbers.add(item.message.destination);
   const scopes = await consentScopesOf(db, accountId, [...numbers], now);
-  const monitored: Refusal[] = [];
-  const checked = items.map((item): T | HeraldError => {
+  return items.map((item): T | HeraldError => {
     if (item instanceof HeraldError) return item;
     const country = item.subscriber.country ?? item.message.country;
     const geo = geoVerdict(guard.geoPermissions, country);
     if (geo === 'refused') return herald('countryNotAllowed', { country: country ?? 'unknown' });
-    if (geo === 'monitored') monitored.push({ channelType: item.message.channelType, code: 4035, monitored: true });
     const { destination, senderName, trafficType } = item.message;
     const consented = scopes.some(
       (s) =>
@@ -56,13 +58,8 @@ export async function guardAtGeneration<T extends GuardedItem>(
         (s.traffic_type === null || s.traffic_type === trafficType),
     );
     if (needConsent(item) && !consented) return herald('noConsent', { number: destination });
-    return item;
+    return geo === 'monitored' ? Object.assign({}, item, { monitored: true }) : item;
   });
-  if (monitored.length > 0) {
-    await refusalCountAdd(db, accountId, monitored, now);
-    counter.inc({ code: '4035', outcome: 'monitored' }, monitored.length);
-  }
-  return checked;
 }
 
 /** A message about to be stored: where it goes, what it says, what it costs. */

@@ -10,7 +10,7 @@ import {
 } from '../links/index.js';
 import { accountTakePace } from '../accounts/index.js';
 import { pumpingCapped, pumpingCheck, pumpingHoldsBefore, type PumpingItem } from '../fraud/index.js';
-import { guardAtGeneration, guardAtStore, guardOf, type GuardSettings } from '../guard/index.js';
+import { countRefusals, guardAtGeneration, guardAtStore, guardOf, type GuardSettings } from '../guard/index.js';
 import { fromMicros, type Micros, reserveCharges, toMicros } from '../money/index.js';
 import { lookupSubscriber, type Subscriber } from '../numbering/index.js';
 import { completionInstant, messageWindow, planSend } from '../schedule/index.js';
@@ -82,6 +82,8 @@ export interface Candidate {
   readonly dispatchId: string | undefined;
   /** Never due until its dispatch plans it. */
   readonly held: boolean;
+  /** Sent to a country the geo rule monitors: counted (4035, monitored) when stored. */
+  readonly monitored?: boolean;
 }
 
 /** A new message id for `now`: a version 7 UUID, time-ordered. */
@@ -163,7 +165,7 @@ export async function prepareMessages(
       };
     },
   );
-  return guardAtGeneration(db, sender.accountId, guardOf(sender), prepared, now, ctx.metrics.refusals);
+  return guardAtGeneration(db, sender.accountId, guardOf(sender), prepared, now);
 }
 
 /** The deadline and lifetime of a held message before its dispatch plans it: none. */
@@ -283,6 +285,13 @@ export async function storeMessages(
     };
   });
   await guard.record(results.map((r) => !(r instanceof HeraldError)));
+  // Counted with what is stored, in its transaction: a batch that fails and is sent again is counted once.
+  const monitored = candidates.flatMap((c, i) =>
+    c.monitored && !(results[i] instanceof HeraldError)
+      ? [{ channelType: c.message.channelType, code: 4035, monitored: true }]
+      : [],
+  );
+  await countRefusals(tx, ctx.metrics.refusals, sender.accountId, monitored, now);
   const rows = results.filter((r): r is NewMessage => !(r instanceof HeraldError));
   if (rows.length > 0) {
     await messageInsertBatch(tx, {

@@ -55,6 +55,22 @@ describe.each(ENGINES)('guard checks at generation (DESIGN 20) (%s)', (engine) =
     expect(metrics).toMatch(/herald_refusals_total\{code="4035",outcome="monitored"\} [1-9]/);
   });
 
+  it('counts a monitored message when it is stored, not one refused later (funds)', async () => {
+    const a = await t.createAccount({ senderNames: [['SMS', SENDER]], balance: 10, guardDefaults: true });
+    const tariff = { accountId: a.id, channelType: 'SMS', price: 10, currency: 'RUB' };
+    expect((await t.admin('POST', '/admin/v1/tariffs', tariff)).status).toBe(201);
+    await setting(a, { geoPermissions: { deny: ['DE'], mode: 'monitor' } });
+    // Funds for one: the second passes the geo rule (monitored), then is refused for funds and never stored.
+    const [first, second] = await send(a, [message('SMS', { destination: DE }), message('SMS', { destination: DE })]);
+    expect(first).toBe(201);
+    expect((second as [number, string])[0]).toBe(4020);
+    const stats = await refusals(a);
+    expect(stats.items).toEqual([
+      { day: '2026-03-10', channelType: 'SMS', code: 4020, monitored: false, count: 1 },
+      { day: '2026-03-10', channelType: 'SMS', code: 4035, monitored: true, count: 1 },
+    ]);
+  });
+
   it('refuses a PROMO message without consent (4034) and sends it once a matching consent is recorded', async () => {
     const a = await account();
     const set = await t.call('PATCH', '/api/v1/settings', { token: a.system, body: { consentRequired: ['PROMO'] } });
