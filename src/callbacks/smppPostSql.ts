@@ -46,29 +46,36 @@ export interface SmppPostsShare {
 
 /**
  * Leases open SMPP POSTs of the accounts (those with a receiver bind in this process) that no other process holds,
- * each account's oldest first and at most its share's `limit` of them, until `now + leaseMs` (SKIP LOCKED: processes
- * with binds of the same account share them). A lease ends when its events are acknowledged, when the process gives
- * it back (its bind closed), or when it runs out (the process died). The limit is per account so that the POSTs of
- * one account whose client answers slowly never take every place a process has for them (smppServer/).
+ * until `now + leaseMs` (SKIP LOCKED: processes with binds of the same account share them): at most `room` of them,
+ * each account's oldest first and at most its share's `limit`, taken in turns (every account's first before any
+ * account's second, the accounts in the order given). Accounts with nothing open take no place: the places go to
+ * those that have POSTs. A lease ends when its events are acknowledged, when the process gives it back (its bind
+ * closed), or when it runs out (the process died). The limit keeps the POSTs of one account whose client answers
+ * slowly from taking every place a process has for them (smppServer/receiptDelivery.ts).
  */
 export async function callbackSmppPostsClaim(
   db: Queryable,
   shares: readonly SmppPostsShare[],
   now: Date,
   leaseMs: number,
+  room: number,
 ): Promise<SmppPost[]> {
-  if (shares.length === 0) return [];
+  if (shares.length === 0 || room <= 0) return [];
+  // Rows locked by the LATERAL and not taken are left as they were (unchanged, unlocked at this statement's end).
   return db.query<SmppPost>(
-    `WITH due AS (
-       SELECT p.id FROM unnest($1::bigint[], $4::int[]) AS a(account_id, share)
+    `WITH open AS (
+       SELECT p.id, a.turn, row_number() OVER (PARTITION BY a.turn ORDER BY p.created_at, p.id) AS nth
+       FROM unnest($1::bigint[], $4::int[]) WITH ORDINALITY AS a(account_id, share, turn)
        CROSS JOIN LATERAL (
-         SELECT d.id FROM callback_deliveries d
+         SELECT d.id, d.created_at FROM callback_deliveries d
          WHERE d.state = 'open' AND d.via_smpp AND d.account_id = a.account_id
            AND (d.smpp_lease_until IS NULL OR d.smpp_lease_until <= $2)
-         ORDER BY d.created_at
+         ORDER BY d.created_at, d.id
          LIMIT a.share
          FOR UPDATE OF d SKIP LOCKED
        ) p
+     ), due AS (
+       SELECT id FROM open ORDER BY nth, turn LIMIT $6
      )
      UPDATE callback_deliveries d SET smpp_lease_until = $3, attempts = d.attempts + 1, last_attempt_at = $2
      FROM due WHERE d.id = due.id
@@ -81,6 +88,7 @@ export async function callbackSmppPostsClaim(
       new Date(now.getTime() + leaseMs),
       shares.map((s) => s.limit),
       SMPP_FAILURE_RECEIPTS_URL,
+      room,
     ],
   );
 }

@@ -106,6 +106,8 @@ export class ReceiptDelivery {
   private async round(): Promise<void> {
     this.running = true;
     this.again = false;
+    /** POSTs leased by this round and not yet handed to a delivery. */
+    let leased: SmppPost[] = [];
     try {
       const accounts = [
         ...new Set(
@@ -115,15 +117,12 @@ export class ReceiptDelivery {
             .map((cs) => cs.bind!.principal.accountId),
         ),
       ];
+      const room = this.server.options.receiptPosts.process - this.inFlight.size;
       const shares = this.shares(accounts);
-      if (shares.length > 0) {
-        const posts = await callbackSmppPostsClaim(
-          this.ctx.db,
-          shares,
-          this.ctx.clock.now(),
-          this.server.options.leaseMs,
-        );
-        for (const post of posts) this.hold(post.account_id, 1);
+      if (shares.length > 0 && room > 0) {
+        const now = this.ctx.clock.now();
+        const posts = await callbackSmppPostsClaim(this.ctx.db, shares, now, this.server.options.leaseMs, room);
+        leased = posts;
         // A lane forms nothing while its newest POST waits for a first lease: the workers' senders, which watch the
         // lane, are told it moved (a notification, not a poll's wait).
         if (posts.some((post) => post.attempts === 1)) await wakeAtCommit(this.ctx.db, 'callbacks');
@@ -140,10 +139,20 @@ export class ReceiptDelivery {
               this.poke();
             });
           this.inFlight.add(delivery);
+          // Counted with the delivery that gives it back: a POST of a round that failed before here is not held.
+          this.hold(post.account_id, 1);
         }
+        leased = [];
       }
     } catch (error) {
       this.ctx.log.warn({ err: error }, 'looking for SMPP receipts failed');
+      // Given back for the next look, or, the database away, to the end of their lease.
+      if (leased.length > 0)
+        await callbackSmppRelease(
+          this.ctx.db,
+          leased.map((p) => p.id),
+          null,
+        ).catch(() => {});
     } finally {
       this.running = false;
     }
@@ -162,20 +171,18 @@ export class ReceiptDelivery {
   }
 
   /**
-   * What the next claim may take of each account's POSTs: the process's free places shared among the accounts below
-   * their own limit, at least one each; when there are more such accounts than places, each gets a turn.
+   * What the next claim may take of each account's POSTs: the accounts below their limit, each up to what it has
+   * left of it, in turns that start with another account each round (the claim gives every account's first POST
+   * before any account's second, and places only to accounts that have POSTs open).
    */
   private shares(accounts: readonly number[]): SmppPostsShare[] {
-    const limits = this.server.options.receiptPosts;
-    const room = limits.process - this.inFlight.size;
-    const open = accounts.filter((a) => (this.held.get(a) ?? 0) < limits.account);
-    if (room <= 0 || open.length === 0) return [];
+    const limit = this.server.options.receiptPosts.account;
+    const open = accounts.filter((a) => (this.held.get(a) ?? 0) < limit);
+    if (open.length === 0) return [];
     const start = this.turn++ % open.length;
-    const taking = [...open.slice(start), ...open.slice(0, start)].slice(0, room);
-    const each = Math.floor(room / taking.length);
-    return taking.map((accountId) => ({
+    return [...open.slice(start), ...open.slice(0, start)].map((accountId) => ({
       accountId,
-      limit: Math.min(limits.account - (this.held.get(accountId) ?? 0), each),
+      limit: limit - (this.held.get(accountId) ?? 0),
     }));
   }
 

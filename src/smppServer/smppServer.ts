@@ -64,8 +64,8 @@ export const DEFAULT_SMPP_SERVER_OPTIONS: Omit<
   // 1000 parts is some 150 KB of text a bind; a minute is what SMSCs give a long message's parts (Kannel: 30 s).
   parts: { maxParts: 1000, timeoutMs: 60_000 },
   pollMs: 500,
-  // A POST carries what a forming round found (up to 100 events, a dozen under a steady load): 16 of them kept a
-  // client's deliver window a third full; an account's 16 under load are 1,600 receipts, four binds' windows.
+  // A POST carries what a forming round found (a dozen events under a steady load, up to 100 in a burst): an
+  // account's 16 are some 200 receipts in hand, at most 1,600 (two to sixteen windows of 100).
   receiptPosts: { process: 64, account: 16 },
   deliverTimeoutMs: 30_000,
   retryMs: 5_000,
@@ -147,6 +147,9 @@ export class SmppServer {
     this.receipts = new ReceiptDelivery(this, ctx);
     this.batches = new SubmitBatches(ctx);
     this.rate = new RateLimiter(options.rateLimit, options.rateLimit * 2);
+    const { process: places, account } = options.receiptPosts;
+    if (!(Number.isInteger(places) && Number.isInteger(account) && account >= 1 && places >= account))
+      throw new RangeError(`receiptPosts: ${places} places, ${account} an account (1 <= account <= process)`);
   }
 
   async start(): Promise<number> {

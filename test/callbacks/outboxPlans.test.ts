@@ -142,6 +142,7 @@ describe.each(ENGINES)('SMPP receipts: the plan of the lease (%s)', (engine) => 
           ],
           T0,
           60_000,
+          64,
         ),
       );
       expect(indexesOf(plan)).toContain('callback_deliveries_smpp');

@@ -201,7 +201,7 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', { timeo
     for (const message of messages) {
       await event(target, message, 'delivered');
       await form(1);
-      expect(await callbackSmppPostsClaim(db, [{ accountId, limit: 10 }], NOW, LEASE_MS)).toHaveLength(1);
+      expect(await callbackSmppPostsClaim(db, [{ accountId, limit: 10 }], NOW, LEASE_MS, 10)).toHaveLength(1);
     }
     // A later event of a message with a leased POST goes with the others (the binds carry one event a message).
     await event(target, messages[0]!, 'delivered');

@@ -26,6 +26,7 @@ const claim = (db: Queryable, accountIds: number[], now: Date, limit = 10): Prom
     accountIds.map((accountId) => ({ accountId, limit })),
     now,
     LEASE_MS,
+    10,
   );
 
 /** An open SMPP POST of the account's smpp:binds target with `events` events in `lane`, as forming leaves it. */
@@ -101,28 +102,41 @@ describe.each(ENGINES)('SMPP POSTs of the callback outbox (%s)', (engine) => {
     expect(await callbackSmppWaiting(tx)).toBe(0);
   });
 
-  own('are leased oldest first, at most as many of each account as its share', async (tx, accountId) => {
+  own(
+    "are leased in turns within the room, each account's oldest first and within its limit",
+    async (tx, accountId) => {
+      const other = (await insertAccount(tx)).id;
+      // Bound, below its limit, with nothing open: it takes no place.
+      const idle = (await insertAccount(tx)).id;
+      const mine = [];
+      for (const lane of [0, 1, 2]) mine.push(await smppPost(tx, accountId, 2, lane));
+      const others = [await smppPost(tx, other, 2, 0), await smppPost(tx, other, 2, 1)];
+      // The newest first in the table's order, so that "oldest first" is the statement's doing.
+      for (const [i, post] of [...mine, ...others].entries())
+        await tx.query('UPDATE callback_deliveries SET created_at = $2 WHERE id = $1', [post.id, at(10 - i)]);
+      const shares = [idle, accountId, other].map((id) => ({ accountId: id, limit: 2 }));
+      // Three places: the first turn gives each account with POSTs its oldest, the second the next one of the first.
+      const claimed = await callbackSmppPostsClaim(tx, shares, T0, LEASE_MS, 3);
+      expect(claimed.map((p) => p.id).sort()).toEqual([mine[2]!.id, mine[1]!.id, others[1]!.id].sort());
+      // What is left goes to the next claim; the limit holds with room to spare.
+      expect((await callbackSmppPostsClaim(tx, shares.slice(1), T0, LEASE_MS, 10)).map((p) => p.id).sort()).toEqual(
+        [mine[0]!.id, others[0]!.id].sort(),
+      );
+    },
+  );
+
+  own('give one place to the account whose turn comes first', async (tx, accountId) => {
     const other = (await insertAccount(tx)).id;
-    const mine = [];
-    for (const lane of [0, 1, 2]) mine.push(await smppPost(tx, accountId, 2, lane));
-    const others = [await smppPost(tx, other, 2, 0), await smppPost(tx, other, 2, 1)];
-    // The newest first in the table's order, so that "oldest first" is the statement's doing.
-    for (const [i, post] of [...mine, ...others].entries())
-      await tx.query('UPDATE callback_deliveries SET created_at = $2 WHERE id = $1', [post.id, at(10 - i)]);
-    const claimed = await callbackSmppPostsClaim(
-      tx,
-      [
-        { accountId, limit: 2 },
-        { accountId: other, limit: 1 },
-      ],
-      T0,
-      LEASE_MS,
-    );
-    expect(claimed.map((p) => p.id).sort()).toEqual([mine[2]!.id, mine[1]!.id, others[1]!.id].sort());
-    // What is left goes to the next claim.
-    expect((await claim(tx, [accountId, other], T0)).map((p) => p.id).sort()).toEqual(
-      [mine[0]!.id, others[0]!.id].sort(),
-    );
+    const mine = await smppPost(tx, accountId);
+    const theirs = await smppPost(tx, other);
+    const shares = (first: number, second: number) => [first, second].map((id) => ({ accountId: id, limit: 1 }));
+    expect((await callbackSmppPostsClaim(tx, shares(other, accountId), T0, LEASE_MS, 1)).map((p) => p.id)).toEqual([
+      theirs.id,
+    ]);
+    expect((await callbackSmppPostsClaim(tx, shares(other, accountId), T0, LEASE_MS, 1)).map((p) => p.id)).toEqual([
+      mine.id,
+    ]);
+    expect(await callbackSmppPostsClaim(tx, shares(other, accountId), T0, LEASE_MS, 0)).toEqual([]);
   });
 
   own("read a claim's events in one statement, each POST's apart and in order", async (tx, accountId) => {

@@ -7,8 +7,9 @@ import { bindAccount, SmppTestClient, submitWithReceipts } from './smppClient.js
 /**
  * A process's places for receipt POSTs are shared among the accounts (DESIGN 22; smppServer/receiptDelivery.ts): the
  * POSTs of an account whose client does not answer wait for its window and hold their places, at most its share of
- * them, so another account's receipts still go. Two places, one an account; a window of one deliver_sm; a deliver_sm
- * unanswered counts as lost only after ten minutes, far past the test.
+ * them, so another account's receipts still go. Two places, one an account; windows wide enough for any POST, so that
+ * its limit, not a full window, is what keeps an account from a second place; a deliver_sm unanswered counts as lost
+ * only after ten minutes, far past the test.
  */
 describe.each(ENGINES)('receipt POSTs shared among accounts on %s', (engine) => {
   let t: TestHerald;
@@ -21,7 +22,7 @@ describe.each(ENGINES)('receipt POSTs shared among accounts on %s', (engine) => 
       smppServer: {
         pollMs: 50,
         retryMs: 200,
-        deliverWindow: 1,
+        deliverWindow: 100,
         deliverTimeoutMs: 600_000,
         receiptPosts: { process: 2, account: 1 },
       },
@@ -55,8 +56,8 @@ describe.each(ENGINES)('receipt POSTs shared among accounts on %s', (engine) => 
     });
     const slowReceiver = await bind(slow, 'bind_receiver');
     slowReceiver.answering = false;
-    // Its one place taken by a POST whose deliver_sm goes unanswered (the POST may hold that one event alone).
-    await waitFor(() => slowReceiver.held.length === 1 && receipts.postsHeld(slow.id) === 1, {
+    // Its one place taken by a POST whose deliver_sm go unanswered; its window has room, its limit keeps it at one.
+    await waitFor(() => slowReceiver.held.length > 0 && receipts.postsHeld(slow.id) === 1, {
       timeoutMs: 20_000,
       describe: () => `held ${slowReceiver.held.length}, POSTs ${receipts.postsHeld(slow.id)}`,
     });
@@ -68,17 +69,17 @@ describe.each(ENGINES)('receipt POSTs shared among accounts on %s', (engine) => 
       timeoutMs: 20_000,
       describe: () => `${quickReceiver.receiptIds().length} of 5 receipts`,
     });
-    // The slow account still holds its one place, its one deliver_sm unanswered.
+    // The slow account still holds its one place, its deliver_sm unanswered.
     expect(receipts.postsHeld(slow.id)).toBe(1);
-    expect(slowReceiver.held).toHaveLength(1);
+    expect(slowReceiver.held.length).toBeLessThan(40);
 
-    // Its client answers again: every receipt comes, once.
+    // Its client answers again: every receipt comes, once (none timed out to be sent again).
     slowReceiver.answering = true;
     slowReceiver.answerHeld();
     await waitFor(() => slowIds.every((id) => slowReceiver.receiptIds().includes(id)), {
       timeoutMs: 30_000,
       describe: () => `${slowReceiver.receiptIds().length} of 40 receipts`,
     });
-    expect(new Set(slowReceiver.receiptIds()).size).toBe(40);
+    expect(slowReceiver.receiptIds()).toHaveLength(40);
   }, 90_000);
 });
