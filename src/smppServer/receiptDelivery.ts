@@ -49,10 +49,9 @@ export class ReceiptDelivery {
   private running = false;
   private again = false;
   private stopped = true;
-  private readonly inFlight = new Set<Promise<void>>();
-  /** POSTs in hand per account: each account holds at most its share of {@link inFlight}. */
-  private readonly held = new Map<number, number>();
-  /** Turns of the accounts that wait for a share when there are more of them than places. */
+  /** The POSTs in hand (delivering, or waiting for room in a window): each delivery and its account. */
+  private readonly inFlight = new Map<Promise<void>, number>();
+  /** Where each look's turns start: with another account each look. */
   private turn = 0;
   /**
    * Events waiting for room in a receiver window, per account, in order: an answer wakes one of its own account's.
@@ -88,7 +87,7 @@ export class ReceiptDelivery {
 
   async drain(): Promise<void> {
     for (const accountId of [...this.slotWaiters.keys()]) this.freeSlots(accountId);
-    await Promise.all([...this.inFlight]);
+    await Promise.all([...this.inFlight.keys()]);
   }
 
   /** Looks for receipts now (a receiver bound, a POST ended). */
@@ -135,12 +134,10 @@ export class ReceiptDelivery {
             .catch((error: unknown) => this.ctx.log.error({ err: error }, 'SMPP receipts not delivered'))
             .finally(() => {
               this.inFlight.delete(delivery);
-              this.hold(post.account_id, -1);
               this.poke();
             });
-          this.inFlight.add(delivery);
-          // Counted with the delivery that gives it back: a POST of a round that failed before here is not held.
-          this.hold(post.account_id, 1);
+          // Held from here, with the delivery that gives it back: a POST of a look that failed before is not.
+          this.inFlight.set(delivery, post.account_id);
         }
         leased = [];
       }
@@ -177,20 +174,21 @@ export class ReceiptDelivery {
    */
   private shares(accounts: readonly number[]): SmppPostsShare[] {
     const limit = this.server.options.receiptPosts.account;
-    const open = accounts.filter((a) => (this.held.get(a) ?? 0) < limit);
+    const held = this.heldByAccount();
+    const open = accounts.filter((a) => (held.get(a) ?? 0) < limit);
     if (open.length === 0) return [];
     const start = this.turn++ % open.length;
     return [...open.slice(start), ...open.slice(0, start)].map((accountId) => ({
       accountId,
-      limit: limit - (this.held.get(accountId) ?? 0),
+      limit: limit - (held.get(accountId) ?? 0),
     }));
   }
 
-  /** Counts an account's POSTs in hand (a negative delta: ended or given back). */
-  private hold(accountId: number, delta: number): void {
-    const held = (this.held.get(accountId) ?? 0) + delta;
-    if (held > 0) this.held.set(accountId, held);
-    else this.held.delete(accountId);
+  /** POSTs in hand per account, counted from {@link inFlight} (at most `receiptPosts.process` of them). */
+  private heldByAccount(): Map<number, number> {
+    const held = new Map<number, number>();
+    for (const accountId of this.inFlight.values()) held.set(accountId, (held.get(accountId) ?? 0) + 1);
+    return held;
   }
 
   /** Sends a POST's unacknowledged events; records those acknowledged; gives the POST back unless it ended. */
@@ -274,7 +272,7 @@ export class ReceiptDelivery {
 
   /** The account's POSTs in hand (delivering, or waiting for room in its windows). */
   postsHeld(accountId: number): number {
-    return this.held.get(accountId) ?? 0;
+    return this.heldByAccount().get(accountId) ?? 0;
   }
 
   /** Events waiting for room in the account's windows. */

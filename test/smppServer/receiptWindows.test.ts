@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { callbackSmppWaiting } from '../../src/callbacks/index.js';
-import { ENGINES } from '../helpers/engines.js';
+import type { SmppServerOptions } from '../../src/smppServer/index.js';
+import { ENGINES, type Engine } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { bindAccount, SmppTestClient, submitWithReceipts } from './smppClient.js';
@@ -8,15 +9,21 @@ import { bindAccount, SmppTestClient, submitWithReceipts } from './smppClient.js
 /** A receiver's window of deliver_sm: small, so that a client that does not answer has receipts waiting for room. */
 const DELIVER_WINDOW = 5;
 
-describe.each(ENGINES)('receipts waiting for room in the binds windows on %s', (engine) => {
+/** A Herald of the describe's own with the SMPP server's options given, and binds closed after each test. */
+function receiptHerald(
+  engine: Engine,
+  smppServer: Partial<SmppServerOptions>,
+): {
+  t: () => TestHerald;
+  bind: (a: TestAccount, command: 'bind_transmitter' | 'bind_receiver') => Promise<SmppTestClient>;
+} {
   let t: TestHerald;
   const clients: SmppTestClient[] = [];
-
   beforeAll(async () => {
     t = await startTestHerald(engine, {
       env: { HERALD_SMPP_PORT: '0', HERALD_SMPP_RATE_LIMIT: '1000' },
       delivery: { delayMs: 5 },
-      smppServer: { pollMs: 50, retryMs: 200, deliverWindow: DELIVER_WINDOW },
+      smppServer: Object.assign({ pollMs: 50, retryMs: 200 }, smppServer),
     });
   });
   afterAll(async () => {
@@ -25,14 +32,18 @@ describe.each(ENGINES)('receipts waiting for room in the binds windows on %s', (
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((c) => c.close()));
   });
+  return { t: () => t, bind: (a, command) => bindAccount(t, a, command, clients) };
+}
 
-  const bind = (a: TestAccount, command: 'bind_transmitter' | 'bind_receiver'): Promise<SmppTestClient> =>
-    bindAccount(t, a, command, clients);
+describe.each(ENGINES)('receipts waiting for room in the binds windows on %s', (engine) => {
+  const h = receiptHerald(engine, { deliverWindow: DELIVER_WINDOW });
+  const bind = h.bind;
 
   /** Receipts in open batches for the binds, not yet acknowledged (every account's: the tests run one at a time). */
-  const waitingReceipts = (): Promise<number> => callbackSmppWaiting(t.herald.ctx.db);
+  const waitingReceipts = (): Promise<number> => callbackSmppWaiting(h.t().herald.ctx.db);
 
   it("costs an answer one look for room, however many of another account's receipts wait", async () => {
+    const t = h.t();
     const receipts = t.herald.smppServer!.receipts;
     const slow = await t.createAccount({ senderNames: [['SMS', 'Herald']] });
     const slowIds = await submitWithReceipts(await bind(slow, 'bind_transmitter'), 60);
@@ -76,6 +87,7 @@ describe.each(ENGINES)('receipts waiting for room in the binds windows on %s', (
   }, 90_000);
 
   it('lets waiting receipts into a receiver bound while they wait, and back to the queue when it goes', async () => {
+    const t = h.t();
     const receipts = t.herald.smppServer!.receipts;
     const a = await t.createAccount({ senderNames: [['SMS', 'Herald']] });
     const ids = await submitWithReceipts(await bind(a, 'bind_transmitter'), 20);
@@ -94,4 +106,70 @@ describe.each(ENGINES)('receipts waiting for room in the binds windows on %s', (
     await waitFor(() => ids.every((id) => second.receiptIds().includes(id)), { timeoutMs: 30_000 });
     expect(receipts.waitingForRoom(a.id)).toBe(0);
   });
+});
+
+/**
+ * A process's places for receipt POSTs are shared among the accounts (DESIGN 22; smppServer/receiptDelivery.ts): the
+ * POSTs of an account whose client does not answer wait for its window and hold their places, at most its share of
+ * them, so another account's receipts still go.
+ * Two places, one an account; windows wide enough for any POST, so that
+ * its limit, not a full window, is what keeps an account from a second place; a deliver_sm unanswered counts as lost
+ * only after ten minutes, far past the test.
+ */
+describe.each(ENGINES)('receipt POSTs shared among accounts on %s', (engine) => {
+  const h = receiptHerald(engine, {
+    deliverWindow: 100,
+    deliverTimeoutMs: 600_000,
+    receiptPosts: { process: 2, account: 1 },
+  });
+  const bind = h.bind;
+
+  const openPosts = async (accountId: number): Promise<number> => {
+    const [row] = await h
+      .t()
+      .herald.ctx.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM callback_deliveries WHERE account_id = $1 AND state = 'open' AND via_smpp`,
+        [accountId],
+      );
+    return row!.n;
+  };
+
+  it("delivers an account's receipts while another account's client holds its share unanswered", async () => {
+    const t = h.t();
+    const receipts = t.herald.smppServer!.receipts;
+    const slow = await t.createAccount({ senderNames: [['SMS', 'Herald']] });
+    const slowIds = await submitWithReceipts(await bind(slow, 'bind_transmitter'), 40);
+    // Formed into POSTs of several lanes before a receiver binds: more than every place of the process.
+    await waitFor(async () => (await openPosts(slow.id)) >= 3, {
+      timeoutMs: 20_000,
+      describe: async () => `${await openPosts(slow.id)} open POSTs`,
+    });
+    const slowReceiver = await bind(slow, 'bind_receiver');
+    slowReceiver.answering = false;
+    // Its one place taken by a POST whose deliver_sm go unanswered; its window has room, its limit keeps it at one.
+    await waitFor(() => slowReceiver.held.length > 0 && receipts.postsHeld(slow.id) === 1, {
+      timeoutMs: 20_000,
+      describe: () => `held ${slowReceiver.held.length}, POSTs ${receipts.postsHeld(slow.id)}`,
+    });
+
+    const quick = await t.createAccount({ senderNames: [['SMS', 'Herald']] });
+    const quickReceiver = await bind(quick, 'bind_receiver');
+    const quickIds = await submitWithReceipts(await bind(quick, 'bind_transmitter'), 5);
+    await waitFor(() => quickIds.every((id) => quickReceiver.receiptIds().includes(id)), {
+      timeoutMs: 20_000,
+      describe: () => `${quickReceiver.receiptIds().length} of 5 receipts`,
+    });
+    // The slow account still holds its one place, its deliver_sm unanswered.
+    expect(receipts.postsHeld(slow.id)).toBe(1);
+    expect(slowReceiver.held.length).toBeLessThan(40);
+
+    // Its client answers again: every receipt comes, once (none timed out to be sent again).
+    slowReceiver.answering = true;
+    slowReceiver.answerHeld();
+    await waitFor(() => slowIds.every((id) => slowReceiver.receiptIds().includes(id)), {
+      timeoutMs: 30_000,
+      describe: () => `${slowReceiver.receiptIds().length} of 40 receipts`,
+    });
+    expect(slowReceiver.receiptIds()).toHaveLength(40);
+  }, 90_000);
 });
