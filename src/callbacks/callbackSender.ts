@@ -30,7 +30,7 @@ import {
 import { callbackEventsAfter } from './eventSql.js';
 import { DELIVERY_HEADER, SIGNATURE_HEADER, signCallback } from './signing.js';
 import { CircuitBreaker } from '../shared/circuitBreaker.js';
-import { DUE_LEFT_POLL_MS, ERROR_POLL_MS, Loop } from '../shared/loop.js';
+import { DUE_LEFT_POLL_MS, ERROR_POLL_MS, Loop, LoopFailures } from '../shared/loop.js';
 import { TestSignal } from '../shared/testSignal.js';
 
 export interface CallbackSenderOptions {
@@ -113,12 +113,16 @@ export class CallbackSender extends Loop {
   private readonly outcomes: WriteBatches<AttemptOutcome>;
   /** For tests: `round` fires at the end of each round of the loop with the number of attempts it started. */
   readonly testSignals = { round: new TestSignal<number>() };
+  private readonly roundFailures: LoopFailures;
+  private readonly nextDueFailures: LoopFailures;
 
   constructor(
     private readonly deps: { db: Db; clock: Clock; log: Logger },
     private readonly options: CallbackSenderOptions,
   ) {
     super(deps.clock);
+    this.roundFailures = new LoopFailures(deps.log, deps.clock, 'callback round failed');
+    this.nextDueFailures = new LoopFailures(deps.log, deps.clock, 'reading the next due callback POST failed');
     this.outcomes = new WriteBatches((outcomes) => callbackPostsRecord(deps.db, outcomes), OUTCOMES_PER_STATEMENT);
     this.agent = new Agent({
       connections: options.perHost,
@@ -256,8 +260,9 @@ export class CallbackSender extends Loop {
       this.nextDue = undefined;
       try {
         started = await this.round();
+        this.roundFailures.succeeded();
       } catch (error) {
-        this.deps.log.error({ err: error }, 'callback round failed');
+        this.roundFailures.failed(error);
       }
       this.testSignals.round.signal(started);
       // Poked during the round, or during the look for the next due POST: the wait returns at once.
@@ -276,11 +281,12 @@ export class CallbackSender extends Loop {
       : pollMs;
     try {
       const next = this.nextDue !== undefined ? this.nextDue : await callbackPostNextDue(this.deps.db);
+      this.nextDueFailures.succeeded();
       if (next === null) return behindMs;
       const wait = next.getTime() - nowMs(this.deps.clock);
       return Math.min(behindMs, Math.max(wait, DUE_LEFT_POLL_MS));
     } catch (error) {
-      this.deps.log.error({ err: error }, 'reading the next due callback POST failed');
+      this.nextDueFailures.failed(error);
       return Math.min(pollMs, ERROR_POLL_MS);
     }
   }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db, Queryable } from '../db/db.js';
 import { TestSignal } from '../shared/testSignal.js';
+import { LoopFailures } from '../shared/loop.js';
 import { nowMs, systemClock, type Clock, type ClockTimer } from '../util/clock.js';
 import { NO_STEPS_CREATED, type OutcomeHooks } from './outcomeHooks.js';
 import type { CarrierReceipt } from '../connectors/index.js';
@@ -105,6 +106,7 @@ export class DeliveryWriter {
   onRerouted: (() => void) | undefined;
   /** For tests: `flushed` fires after each committed batch with the number of records it wrote. */
   readonly testSignals = { flushed: new TestSignal<number>() };
+  private readonly failures: LoopFailures;
 
   constructor(
     private readonly db: Db,
@@ -112,7 +114,9 @@ export class DeliveryWriter {
     private readonly options: WriterOptions = DEFAULT_WRITER_OPTIONS,
     private readonly clock: Clock = systemClock,
     private readonly hooks?: OutcomeHooks,
-  ) {}
+  ) {
+    this.failures = new LoopFailures(log, clock, 'delivery records not written; retrying');
+  }
 
   sent(record: SentRecord): Promise<void> {
     const now = nowMs(this.clock);
@@ -177,12 +181,13 @@ export class DeliveryWriter {
     try {
       await this.flushing;
       this.backoffMs = 0;
+      this.failures.succeeded();
       for (const waiter of batch.waiters) waiter.resolve();
       this.testSignals.flushed.signal(batch.waiters.length);
     } catch (error) {
       this.stats.failures++;
       this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 100), 5000);
-      this.log.error({ err: error, retryInMs: this.backoffMs }, 'delivery records not written; retrying');
+      this.failures.failed(error, { retryInMs: this.backoffMs });
       // Put the batch back in front of what came meanwhile, keeping the order of records.
       const later = this.pending;
       this.pending = {

@@ -19,7 +19,7 @@ import { fromMicros, toMicros } from '../money/index.js';
 import type { Route, RouteBook, RouteConnector } from '../routing/index.js';
 import { type Channel, CHANNELS } from '../shared/channels.js';
 import { stopListMatchOfAccounts } from '../stoplists/index.js';
-import { DUE_LEFT_POLL_MS, ERROR_POLL_MS, Loop } from '../shared/loop.js';
+import { DUE_LEFT_POLL_MS, ERROR_POLL_MS, Loop, LoopFailures } from '../shared/loop.js';
 import { TestSignal } from '../shared/testSignal.js';
 import { type Clock, nowMs } from '../util/clock.js';
 import type { DeliveryWriter, StatusRecord } from './deliveryWriter.js';
@@ -113,6 +113,8 @@ export class Submitter extends Loop {
    * an idle loop's look at when the next message falls due (null: none waits).
    */
   readonly testSignals = { claimed: new TestSignal<number>(), looked: new TestSignal<number | null>() };
+  private readonly claimFailures: LoopFailures;
+  private readonly nextDueFailures: LoopFailures;
   constructor(
     private readonly deps: {
       db: Db;
@@ -131,6 +133,8 @@ export class Submitter extends Loop {
     private readonly options: SubmitterOptions = DEFAULT_SUBMITTER_OPTIONS,
   ) {
     super(deps.clock);
+    this.claimFailures = new LoopFailures(deps.log, deps.clock, 'claiming due messages failed');
+    this.nextDueFailures = new LoopFailures(deps.log, deps.clock, 'reading the next due message failed');
   }
 
   /**
@@ -166,10 +170,11 @@ export class Submitter extends Loop {
         claimed = await messageClaimDue(this.deps.db, now, limits, this.options.leaseMs, ids, ended);
         windowsClosed = await closedChatWindows(this.deps.db, claimed, now);
         listed = await stopListed(this.deps.db, claimed);
+        this.claimFailures.succeeded();
       } catch (error) {
         // Claimed messages stay leased and fall due again when the lease ends; the ended records wait for the next.
         this.claimsEnded.push(...ended);
-        this.deps.log.error({ err: error }, 'claiming due messages failed');
+        this.claimFailures.failed(error);
         await this.deps.wakeup.wait(ERROR_POLL_MS);
         continue;
       } finally {
@@ -218,10 +223,11 @@ export class Submitter extends Loop {
   private async nextDue(): Promise<number | null | undefined> {
     try {
       const next = (await messageNextDue(this.deps.db, await this.deps.floor.ids(this.deps.db)))?.getTime() ?? null;
+      this.nextDueFailures.succeeded();
       this.testSignals.looked.signal(next);
       return next;
     } catch (error) {
-      this.deps.log.error({ err: error }, 'reading the next due message failed');
+      this.nextDueFailures.failed(error);
       return undefined;
     }
   }

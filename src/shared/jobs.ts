@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { type Clock, type ClockTimer, nowMs } from '../util/clock.js';
+import { LoopFailures } from './loop.js';
 
 /**
  * A periodic job of a capability (expiring lifetimes, purging idempotency records, rolling up statistics ...):
@@ -49,6 +50,8 @@ export class Jobs {
       job: Job;
       timer: ClockTimer | undefined;
       running: Promise<void>;
+      /** The scheduled runs' failures: an outage logged once, not once a run. */
+      failures: LoopFailures;
       quiet?: { until: number; activity: number; since: number } | undefined;
     }
   >();
@@ -66,7 +69,12 @@ export class Jobs {
         );
       }
       if (this.jobs.has(job.name)) throw new Error(`job ${job.name}: named twice`);
-      this.jobs.set(job.name, { job, timer: undefined, running: Promise.resolve() });
+      this.jobs.set(job.name, {
+        job,
+        timer: undefined,
+        running: Promise.resolve(),
+        failures: new LoopFailures(deps.log, deps.clock, 'job failed', { job: job.name }),
+      });
     }
   }
 
@@ -118,10 +126,11 @@ export class Jobs {
       entry.quiet = undefined;
       this.runEntry(entry)
         .then((result) => {
+          entry.failures.succeeded();
           if (isQuiet(result) && activity !== undefined)
             entry.quiet = { until: result.quietUntil, activity, since: now };
         })
-        .catch((error: unknown) => this.deps.log.error({ err: error, job: name }, 'job failed'))
+        .catch((error: unknown) => entry.failures.failed(error))
         .finally(() => {
           if (this.started) this.schedule(name);
         });

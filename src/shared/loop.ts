@@ -1,4 +1,6 @@
-import type { Clock, ClockTimer } from '../util/clock.js';
+import type { Logger } from 'pino';
+import { isDatabaseUnavailable, isTransactionConflict } from '../db/connectionErrors.js';
+import { nowMs, type Clock, type ClockTimer } from '../util/clock.js';
 
 /**
  * How soon an idle loop looks again when work is due that its last round left (a channel or a lane had no room,
@@ -116,4 +118,48 @@ export abstract class Loop {
 
   /** The rounds, while {@link running}. */
   protected abstract run(): Promise<void>;
+}
+
+/**
+ * The failures of a loop that goes round again after one (a claim, a flush, a job): the database away or a
+ * transaction rolled back by another (a deadlock) is logged once, as a warning, when the loop first meets it, and the
+ * loop's next success as information (`database back`, with how long it failed and how often); any other error as
+ * an error each time. A loop that looks every second logged an error and its stack every second for as long as
+ * PostgreSQL was away.
+ */
+export class LoopFailures {
+  private outage: { sinceMs: number; failures: number } | undefined;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly clock: Clock,
+    /** The line a failure logs, as docs/operations.md names it ("job failed"): kept whole in the warning. */
+    private readonly message: string,
+    /** Fields of every line (the job's name). */
+    private readonly fields: Record<string, unknown> = {},
+  ) {}
+
+  /** A round failed: logged unless it is the same outage as the round before. */
+  failed(error: unknown, fields: Record<string, unknown> = {}): void {
+    const line = Object.assign({ err: error }, this.fields, fields);
+    if (!isDatabaseUnavailable(error) && !isTransactionConflict(error)) {
+      this.log.error(line, this.message);
+      return;
+    }
+    if (this.outage) {
+      this.outage.failures++;
+      return;
+    }
+    this.outage = { sinceMs: nowMs(this.clock), failures: 1 };
+    this.log.warn(line, `${this.message} (the database is unavailable: logged once until it is back)`);
+  }
+
+  /** A round succeeded: the end of an outage is logged. */
+  succeeded(): void {
+    if (!this.outage) return;
+    const { sinceMs, failures } = this.outage;
+    this.outage = undefined;
+    const line = Object.assign({ failed: this.message, failures, failingMs: nowMs(this.clock) - sinceMs }, this.fields);
+    this.log.info(line, 'database back');
+  }
 }

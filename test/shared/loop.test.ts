@@ -1,5 +1,8 @@
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { Loop, Wake } from '../../src/shared/loop.js';
+import { Loop, LoopFailures, Wake } from '../../src/shared/loop.js';
 import { TestSignal } from '../../src/shared/testSignal.js';
 import type { Clock } from '../../src/util/clock.js';
 import { TestClock } from '../helpers/clock.js';
@@ -133,5 +136,67 @@ describe('a test signal', () => {
     const both = Promise.all([signal.next(), signal.next()]);
     signal.signal(4);
     expect(await both).toEqual([4, 4]);
+  });
+});
+
+describe('LoopFailures', () => {
+  /** A logger that keeps each line it writes. */
+  function capturedLog(): { log: pino.Logger; lines: { level: number; msg: string; [k: string]: unknown }[] } {
+    const lines: { level: number; msg: string }[] = [];
+    const stream = new Writable({
+      write: (chunk, _encoding, done) => {
+        lines.push(JSON.parse(String(chunk)) as { level: number; msg: string });
+        done();
+      },
+    });
+    return { log: pino({ level: 'info' }, stream), lines };
+  }
+  /** The error of a connection to a port where nothing listens: the database away. */
+  async function connectionRefused(): Promise<unknown> {
+    const client = new pg.Client({ host: '127.0.0.1', port: 1, connectionTimeoutMillis: 5000 });
+    return client.connect().then(
+      () => new Error('a server listened on port 1'),
+      (error: unknown) => error,
+    );
+  }
+  const levels = (lines: { level: number }[]): string[] => lines.map((l) => pino.levels.labels[l.level]!);
+
+  it('logs an outage once as a warning, and its end with how long and how often it failed', async () => {
+    const clock = new TestClock();
+    const { log, lines } = capturedLog();
+    const failures = new LoopFailures(log, clock, 'claiming due messages failed');
+    const refused = await connectionRefused();
+    failures.succeeded();
+    for (let i = 0; i < 3; i++) {
+      failures.failed(refused);
+      clock.advance(1000);
+    }
+    expect(levels(lines)).toEqual(['warn']);
+    expect(lines[0]!.msg).toMatch(/^claiming due messages failed \(the database is unavailable/);
+    expect((lines[0]!.err as { code: string }).code).toBe('ECONNREFUSED');
+
+    failures.succeeded();
+    failures.succeeded();
+    expect(levels(lines)).toEqual(['warn', 'info']);
+    expect(lines[1]).toMatchObject({
+      msg: 'database back',
+      failed: 'claiming due messages failed',
+      failures: 3,
+      failingMs: 3000,
+    });
+
+    // The next outage is logged again.
+    failures.failed(refused);
+    expect(levels(lines)).toEqual(['warn', 'info', 'warn']);
+  });
+
+  it('logs any other error each time, as an error, with the fields given', () => {
+    const { log, lines } = capturedLog();
+    const failures = new LoopFailures(log, new TestClock(), 'job failed', { job: 'retention' });
+    failures.failed(new Error('column "x" does not exist'), { attempt: 1 });
+    failures.failed(new Error('column "x" does not exist'), { attempt: 2 });
+    failures.succeeded();
+    expect(levels(lines)).toEqual(['error', 'error']);
+    expect(lines[1]).toMatchObject({ msg: 'job failed', job: 'retention', attempt: 2 });
   });
 });
