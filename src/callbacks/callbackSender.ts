@@ -113,16 +113,15 @@ export class CallbackSender extends Loop {
   private readonly outcomes: WriteBatches<AttemptOutcome>;
   /** For tests: `round` fires at the end of each round of the loop with the number of attempts it started. */
   readonly testSignals = { round: new TestSignal<number>() };
-  private readonly roundFailures: LoopFailures;
-  private readonly nextDueFailures: LoopFailures;
+  /** The rounds' and the next-due looks' failures: one outage of the loop, logged once. */
+  private readonly failures: LoopFailures;
 
   constructor(
     private readonly deps: { db: Db; clock: Clock; log: Logger },
     private readonly options: CallbackSenderOptions,
   ) {
     super(deps.clock);
-    this.roundFailures = new LoopFailures(deps.log, deps.clock, 'callback round failed');
-    this.nextDueFailures = new LoopFailures(deps.log, deps.clock, 'reading the next due callback POST failed');
+    this.failures = new LoopFailures(deps.log, deps.clock);
     this.outcomes = new WriteBatches((outcomes) => callbackPostsRecord(deps.db, outcomes), OUTCOMES_PER_STATEMENT);
     this.agent = new Agent({
       connections: options.perHost,
@@ -260,9 +259,9 @@ export class CallbackSender extends Loop {
       this.nextDue = undefined;
       try {
         started = await this.round();
-        this.roundFailures.succeeded();
+        this.failures.succeeded();
       } catch (error) {
-        this.roundFailures.failed(error);
+        this.failures.failed(error, 'callback round failed');
       }
       this.testSignals.round.signal(started);
       // Poked during the round, or during the look for the next due POST: the wait returns at once.
@@ -281,12 +280,12 @@ export class CallbackSender extends Loop {
       : pollMs;
     try {
       const next = this.nextDue !== undefined ? this.nextDue : await callbackPostNextDue(this.deps.db);
-      this.nextDueFailures.succeeded();
+      this.failures.succeeded();
       if (next === null) return behindMs;
       const wait = next.getTime() - nowMs(this.deps.clock);
       return Math.min(behindMs, Math.max(wait, DUE_LEFT_POLL_MS));
     } catch (error) {
-      this.nextDueFailures.failed(error);
+      this.failures.failed(error, 'reading the next due callback POST failed');
       return Math.min(pollMs, ERROR_POLL_MS);
     }
   }

@@ -115,7 +115,7 @@ export class DeliveryWriter {
     private readonly clock: Clock = systemClock,
     private readonly hooks?: OutcomeHooks,
   ) {
-    this.failures = new LoopFailures(log, clock, 'delivery records not written; retrying');
+    this.failures = new LoopFailures(log, clock);
   }
 
   sent(record: SentRecord): Promise<void> {
@@ -187,7 +187,7 @@ export class DeliveryWriter {
     } catch (error) {
       this.stats.failures++;
       this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 100), 5000);
-      this.failures.failed(error, { retryInMs: this.backoffMs });
+      this.failures.failed(error, 'delivery records not written; retrying', { retryInMs: this.backoffMs });
       // Put the batch back in front of what came meanwhile, keeping the order of records.
       const later = this.pending;
       this.pending = {

@@ -113,8 +113,8 @@ export class Submitter extends Loop {
    * an idle loop's look at when the next message falls due (null: none waits).
    */
   readonly testSignals = { claimed: new TestSignal<number>(), looked: new TestSignal<number | null>() };
-  private readonly claimFailures: LoopFailures;
-  private readonly nextDueFailures: LoopFailures;
+  /** The claims' and the next-due looks' failures: one outage of the loop, logged once. */
+  private readonly failures: LoopFailures;
   constructor(
     private readonly deps: {
       db: Db;
@@ -133,8 +133,7 @@ export class Submitter extends Loop {
     private readonly options: SubmitterOptions = DEFAULT_SUBMITTER_OPTIONS,
   ) {
     super(deps.clock);
-    this.claimFailures = new LoopFailures(deps.log, deps.clock, 'claiming due messages failed');
-    this.nextDueFailures = new LoopFailures(deps.log, deps.clock, 'reading the next due message failed');
+    this.failures = new LoopFailures(deps.log, deps.clock);
   }
 
   /**
@@ -170,11 +169,11 @@ export class Submitter extends Loop {
         claimed = await messageClaimDue(this.deps.db, now, limits, this.options.leaseMs, ids, ended);
         windowsClosed = await closedChatWindows(this.deps.db, claimed, now);
         listed = await stopListed(this.deps.db, claimed);
-        this.claimFailures.succeeded();
+        this.failures.succeeded();
       } catch (error) {
         // Claimed messages stay leased and fall due again when the lease ends; the ended records wait for the next.
         this.claimsEnded.push(...ended);
-        this.claimFailures.failed(error);
+        this.failures.failed(error, 'claiming due messages failed');
         await this.deps.wakeup.wait(ERROR_POLL_MS);
         continue;
       } finally {
@@ -223,11 +222,11 @@ export class Submitter extends Loop {
   private async nextDue(): Promise<number | null | undefined> {
     try {
       const next = (await messageNextDue(this.deps.db, await this.deps.floor.ids(this.deps.db)))?.getTime() ?? null;
-      this.nextDueFailures.succeeded();
+      this.failures.succeeded();
       this.testSignals.looked.signal(next);
       return next;
     } catch (error) {
-      this.nextDueFailures.failed(error);
+      this.failures.failed(error, 'reading the next due message failed');
       return undefined;
     }
   }

@@ -73,7 +73,7 @@ export class Jobs {
         job,
         timer: undefined,
         running: Promise.resolve(),
-        failures: new LoopFailures(deps.log, deps.clock, 'job failed', { job: job.name }),
+        failures: new LoopFailures(deps.log, deps.clock, { job: job.name }),
       });
     }
   }
@@ -130,7 +130,7 @@ export class Jobs {
           if (isQuiet(result) && activity !== undefined)
             entry.quiet = { until: result.quietUntil, activity, since: now };
         })
-        .catch((error: unknown) => entry.failures.failed(error))
+        .catch((error: unknown) => entry.failures.failed(error, 'job failed'))
         .finally(() => {
           if (this.started) this.schedule(name);
         });

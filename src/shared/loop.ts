@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { isDatabaseUnavailable, isTransactionConflict } from '../db/connectionErrors.js';
+import { errorChain, isDatabaseUnavailable, isTransactionConflict } from '../db/connectionErrors.js';
 import { nowMs, type Clock, type ClockTimer } from '../util/clock.js';
 
 /**
@@ -121,45 +121,59 @@ export abstract class Loop {
 }
 
 /**
- * The failures of a loop that goes round again after one (a claim, a flush, a job): the database away or a
- * transaction rolled back by another (a deadlock) is logged once, as a warning, when the loop first meets it, and the
- * loop's next success as information (`database back`, with how long it failed and how often); any other error as
- * an error each time. A loop that looks every second logged an error and its stack every second for as long as
+ * The failures of a loop that goes round again after one (a claim, a flush, a job), each step of it logging its own
+ * line: the database away is logged once, as a warning, when the loop first meets it, and its return as information
+ * (`database back`, with how long the loop failed and how often) at the loop's next success or the next error the
+ * database answered; a transaction another rolled back (a deadlock) as a warning each time; any other error as an
+ * error each time. A loop that looks every second logged an error and its stack every second for as long as
  * PostgreSQL was away.
  */
 export class LoopFailures {
-  private outage: { sinceMs: number; failures: number } | undefined;
+  private outage: { sinceMs: number; failures: number; first: string } | undefined;
 
   constructor(
     private readonly log: Logger,
     private readonly clock: Clock,
-    /** The line a failure logs, as docs/operations.md names it ("job failed"): kept whole in the warning. */
-    private readonly message: string,
     /** Fields of every line (the job's name). */
     private readonly fields: Record<string, unknown> = {},
   ) {}
 
-  /** A round failed: logged unless it is the same outage as the round before. */
-  failed(error: unknown, fields: Record<string, unknown> = {}): void {
+  /**
+   * A step of the loop failed; `message` is its line as docs/operations.md names it ("job failed"), kept whole in
+   * the warning of an outage.
+   */
+  failed(error: unknown, message: string, fields: Record<string, unknown> = {}): void {
     const line = Object.assign({ err: error }, this.fields, fields);
-    if (!isDatabaseUnavailable(error) && !isTransactionConflict(error)) {
-      this.log.error(line, this.message);
+    if (isDatabaseUnavailable(error)) {
+      if (this.outage) {
+        this.outage.failures++;
+        return;
+      }
+      this.outage = { sinceMs: nowMs(this.clock), failures: 1, first: message };
+      this.log.warn(line, `${message} (the database is unavailable: logged once until it is back)`);
       return;
     }
-    if (this.outage) {
-      this.outage.failures++;
-      return;
-    }
-    this.outage = { sinceMs: nowMs(this.clock), failures: 1 };
-    this.log.warn(line, `${this.message} (the database is unavailable: logged once until it is back)`);
+    // An error of PostgreSQL's own: it answered, so it is back.
+    if (answeredByDatabase(error)) this.succeeded();
+    if (isTransactionConflict(error)) this.log.warn(line, message);
+    else this.log.error(line, message);
   }
 
   /** A round succeeded: the end of an outage is logged. */
   succeeded(): void {
     if (!this.outage) return;
-    const { sinceMs, failures } = this.outage;
+    const { sinceMs, failures, first } = this.outage;
     this.outage = undefined;
-    const line = Object.assign({ failed: this.message, failures, failingMs: nowMs(this.clock) - sinceMs }, this.fields);
+    const line = Object.assign({ failed: first, failures, failingMs: nowMs(this.clock) - sinceMs }, this.fields);
     this.log.info(line, 'database back');
   }
+}
+
+/** True when the error or one of its causes is PostgreSQL's answer (an ErrorResponse: a severity and a SQLSTATE). */
+function answeredByDatabase(error: unknown): boolean {
+  for (const e of errorChain(error)) {
+    const { severity, code } = e as { severity?: unknown; code?: unknown };
+    if (typeof severity === 'string' && typeof code === 'string') return true;
+  }
+  return false;
 }

@@ -73,7 +73,7 @@ export class ReceiptDelivery {
     this.ends = new WriteBatches<string>(async (ids) => {
       await callbackSmppEnd(this.ctx.db, ids, this.ctx.clock.now());
     }, server.options.receiptPosts.process);
-    this.failures = new LoopFailures(ctx.log, ctx.clock, 'looking for SMPP receipts failed');
+    this.failures = new LoopFailures(ctx.log, ctx.clock);
   }
 
   start(): void {
@@ -143,10 +143,11 @@ export class ReceiptDelivery {
           this.inFlight.set(delivery, post.account_id);
         }
         leased = [];
+        // Only a look that asked the database says it is back.
+        this.failures.succeeded();
       }
-      this.failures.succeeded();
     } catch (error) {
-      this.failures.failed(error);
+      this.failures.failed(error, 'looking for SMPP receipts failed');
       // Given back for the next look, or, the database away, to the end of their lease.
       if (leased.length > 0)
         await callbackSmppRelease(

@@ -1,11 +1,12 @@
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Loop, LoopFailures, Wake } from '../../src/shared/loop.js';
 import { TestSignal } from '../../src/shared/testSignal.js';
 import type { Clock } from '../../src/util/clock.js';
 import { TestClock } from '../helpers/clock.js';
+import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 
 /** Lets every promise chain that needs no I/O run to its end. */
 const settled = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -139,7 +140,15 @@ describe('a test signal', () => {
   });
 });
 
-describe('LoopFailures', () => {
+describe.each(ENGINES)('LoopFailures on %s', (engine) => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await openTestDb(engine, { migrated: false });
+  });
+  afterAll(async () => {
+    await t.drop();
+  });
+
   /** A logger that keeps each line it writes. */
   function capturedLog(): { log: pino.Logger; lines: { level: number; msg: string; [k: string]: unknown }[] } {
     const lines: { level: number; msg: string }[] = [];
@@ -159,16 +168,30 @@ describe('LoopFailures', () => {
       (error: unknown) => error,
     );
   }
+  /** The database's own error for a statement: `sqlstate` raised, or a missing table. */
+  const databaseError = (sqlstate?: string): Promise<unknown> =>
+    t.db
+      .query(
+        sqlstate === undefined
+          ? 'SELECT * FROM no_such_table'
+          : `DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '${sqlstate}'; END $$`,
+      )
+      .then(
+        () => new Error('the statement succeeded'),
+        (error: unknown) => error,
+      );
   const levels = (lines: { level: number }[]): string[] => lines.map((l) => pino.levels.labels[l.level]!);
 
   it('logs an outage once as a warning, and its end with how long and how often it failed', async () => {
     const clock = new TestClock();
     const { log, lines } = capturedLog();
-    const failures = new LoopFailures(log, clock, 'claiming due messages failed');
+    const failures = new LoopFailures(log, clock);
     const refused = await connectionRefused();
     failures.succeeded();
+    // Two steps of one loop fail in turn: one outage.
     for (let i = 0; i < 3; i++) {
-      failures.failed(refused);
+      failures.failed(refused, 'claiming due messages failed');
+      failures.failed(refused, 'reading the next due message failed');
       clock.advance(1000);
     }
     expect(levels(lines)).toEqual(['warn']);
@@ -181,22 +204,43 @@ describe('LoopFailures', () => {
     expect(lines[1]).toMatchObject({
       msg: 'database back',
       failed: 'claiming due messages failed',
-      failures: 3,
+      failures: 6,
       failingMs: 3000,
     });
 
     // The next outage is logged again.
-    failures.failed(refused);
+    failures.failed(refused, 'claiming due messages failed');
     expect(levels(lines)).toEqual(['warn', 'info', 'warn']);
   });
 
-  it('logs any other error each time, as an error, with the fields given', () => {
+  it("ends an outage at an error the database answered, and logs that error and a conflict's each time", async () => {
     const { log, lines } = capturedLog();
-    const failures = new LoopFailures(log, new TestClock(), 'job failed', { job: 'retention' });
-    failures.failed(new Error('column "x" does not exist'), { attempt: 1 });
-    failures.failed(new Error('column "x" does not exist'), { attempt: 2 });
+    const failures = new LoopFailures(log, new TestClock(), { job: 'retention' });
+    failures.failed(await connectionRefused(), 'job failed');
+    const missing = await databaseError();
+    failures.failed(missing, 'job failed', { attempt: 1 });
+    failures.failed(missing, 'job failed', { attempt: 2 });
+    expect(levels(lines)).toEqual(['warn', 'info', 'error', 'error']);
+    expect(lines[1]).toMatchObject({ msg: 'database back', job: 'retention', failures: 1 });
+    expect(lines[3]).toMatchObject({ msg: 'job failed', job: 'retention', attempt: 2 });
+
+    // A deadlock is no outage: a warning each time, and no outage left open for the next one.
+    const deadlock = await databaseError('40P01');
+    failures.failed(deadlock, 'job failed');
+    failures.failed(deadlock, 'job failed');
     failures.succeeded();
-    expect(levels(lines)).toEqual(['error', 'error']);
-    expect(lines[1]).toMatchObject({ msg: 'job failed', job: 'retention', attempt: 2 });
+    expect(levels(lines).slice(4)).toEqual(['warn', 'warn']);
+    failures.failed(await connectionRefused(), 'job failed');
+    expect(levels(lines).slice(6)).toEqual(['warn']);
+    expect(lines[6]!.msg).toMatch(/the database is unavailable/);
+  });
+
+  it('keeps an outage open through an error of its own (no answer of the database)', async () => {
+    const { log, lines } = capturedLog();
+    const failures = new LoopFailures(log, new TestClock());
+    failures.failed(await connectionRefused(), 'callback round failed');
+    failures.failed(new TypeError("Cannot read properties of undefined (reading 'id')"), 'callback round failed');
+    failures.failed(await connectionRefused(), 'callback round failed');
+    expect(levels(lines)).toEqual(['warn', 'error']);
   });
 });

@@ -111,10 +111,9 @@ describe.each(ENGINES)('receipts waiting for room in the binds windows on %s', (
 /**
  * A process's places for receipt POSTs are shared among the accounts (DESIGN 22; smppServer/receiptDelivery.ts): the
  * POSTs of an account whose client does not answer wait for its window and hold their places, at most its share of
- * them, so another account's receipts still go.
- * Two places, one an account; windows wide enough for any POST, so that
- * its limit, not a full window, is what keeps an account from a second place; a deliver_sm unanswered counts as lost
- * only after ten minutes, far past the test.
+ * them, so another account's receipts still go. Two places, one an account; windows wide enough for any POST, so
+ * that its limit, not a full window, is what keeps an account from a second place; a deliver_sm unanswered counts as
+ * lost only after ten minutes, far past the test.
  */
 describe.each(ENGINES)('receipt POSTs shared among accounts on %s', (engine) => {
   const h = receiptHerald(engine, {
