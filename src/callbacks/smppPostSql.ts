@@ -61,7 +61,8 @@ export async function callbackSmppPostsClaim(
   room: number,
 ): Promise<SmppPost[]> {
   if (shares.length === 0 || room <= 0) return [];
-  // Rows locked by the LATERAL and not taken are left as they were (unchanged, unlocked at this statement's end).
+  // Rows locked by the LATERAL and not taken are left unchanged, unlocked when the transaction ends (as called here,
+  // the statement's own).
   return db.query<SmppPost>(
     `WITH open AS (
        SELECT p.id, a.turn, row_number() OVER (PARTITION BY a.turn ORDER BY p.created_at, p.id) AS nth

@@ -143,12 +143,12 @@ export class LoopFailures {
    * the warning of an outage.
    */
   failed(error: unknown, message: string, fields: Record<string, unknown> = {}): void {
+    if (isDatabaseUnavailable(error) && this.outage) {
+      this.outage.failures++;
+      return;
+    }
     const line = Object.assign({ err: error }, this.fields, fields);
     if (isDatabaseUnavailable(error)) {
-      if (this.outage) {
-        this.outage.failures++;
-        return;
-      }
       this.outage = { sinceMs: nowMs(this.clock), failures: 1, first: message };
       this.log.warn(line, `${message} (the database is unavailable: logged once until it is back)`);
       return;

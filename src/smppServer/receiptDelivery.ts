@@ -174,7 +174,7 @@ export class ReceiptDelivery {
 
   /**
    * What the next claim may take of each account's POSTs: the accounts below their limit, each up to what it has
-   * left of it, in turns that start with another account each round (the claim gives every account's first POST
+   * left of it, in turns that start with another account each look (the claim gives every account's first POST
    * before any account's second, and places only to accounts that have POSTs open).
    */
   private shares(accounts: readonly number[]): SmppPostsShare[] {

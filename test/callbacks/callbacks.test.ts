@@ -1,4 +1,4 @@
-import { Writable } from 'node:stream';
+import { logSink } from '../helpers/logs.js';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyCallbackSignature } from '../../src/callbacks/signing.js';
@@ -32,7 +32,7 @@ describe.each(ENGINES)('callbacks (spec 6, DESIGN 5) (%s)', (engine) => {
       },
       log: pino(
         { level: 'info' },
-        new Writable({ write: (chunk, _e, done) => (logLines.push(String(chunk)), done()) }),
+        logSink((line) => logLines.push(line)),
       ),
     });
     account = await t.createAccount({

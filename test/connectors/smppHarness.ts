@@ -1,4 +1,4 @@
-import { Writable } from 'node:stream';
+import { logSink } from '../helpers/logs.js';
 import pino from 'pino';
 import type { SmppConnectorConfig } from '../../src/connectors/connectorConfig.js';
 import type { CarrierReceipt, OutboundMessage, SubmitOutcome } from '../../src/connectors/connector.js';
@@ -48,12 +48,7 @@ export async function startSmpp(
   const port = await smsc.start();
   const receipts: CarrierReceipt[] = [];
   const logs: SmppHarness['logs'] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      for (const line of chunk.toString().split('\n')) if (line) logs.push(JSON.parse(line) as SmppHarness['logs'][0]);
-      callback();
-    },
-  });
+  const stream = logSink((line) => logs.push(JSON.parse(line) as SmppHarness['logs'][0]));
   const connector = new SmppConnector(
     smppConfig(port, options),
     async (batch) => {

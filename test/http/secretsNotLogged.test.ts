@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
+import { logSink } from '../helpers/logs.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { TestClock } from '../helpers/clock.js';
@@ -60,7 +60,7 @@ describe.each(ENGINES)('secrets never reach the logs (%s)', (engine) => {
       // The production logger, with its redaction, at its most verbose.
       log: createLogger(
         'trace',
-        new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }),
+        logSink((line) => lines.push(line)),
       ),
     });
   });

@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { TestSignal } from '../../src/shared/testSignal.js';
 import type { Clock } from '../../src/util/clock.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
+import { logSink } from '../helpers/logs.js';
 
 /** Lets every promise chain that needs no I/O run to its end. */
 const settled = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -152,13 +152,13 @@ describe.each(ENGINES)('LoopFailures on %s', (engine) => {
   /** A logger that keeps each line it writes. */
   function capturedLog(): { log: pino.Logger; lines: { level: number; msg: string; [k: string]: unknown }[] } {
     const lines: { level: number; msg: string }[] = [];
-    const stream = new Writable({
-      write: (chunk, _encoding, done) => {
-        lines.push(JSON.parse(String(chunk)) as { level: number; msg: string });
-        done();
-      },
-    });
-    return { log: pino({ level: 'info' }, stream), lines };
+    return {
+      log: pino(
+        { level: 'info' },
+        logSink((line) => lines.push(JSON.parse(line) as (typeof lines)[0])),
+      ),
+      lines,
+    };
   }
   /** The error of a connection to a port where nothing listens: the database away. */
   async function connectionRefused(): Promise<unknown> {
