@@ -11,6 +11,7 @@ import { herald, HeraldError } from '../errors/catalogue.js';
 import { authChargeFirst, authGuard } from '../http/auth.js';
 import { RateLimiter } from '../http/rateLimit.js';
 import { corkUntilNextTick, moPartOf, ShortMessageResp, type Tlv } from '../connectors/index.js';
+import { LoopFailures } from '../shared/loop.js';
 import { LongMessages, type PartLimits } from './longMessages.js';
 import { ReceiptDelivery } from './receiptDelivery.js';
 import { type SmppServerMetrics, smppServerMetrics } from './smppServerMetrics.js';
@@ -133,6 +134,11 @@ export class SmppServer {
   readonly receipts: ReceiptDelivery;
   /** submit_sm go to the HTTP send's function in batches (submitBatches.ts). */
   private readonly batches: SubmitBatches;
+  /**
+   * The failures of the clients' requests (binds, submit_sm batches, query_sm, cancel_sm): each is answered (its
+   * status says send again, or system error), but an outage is logged once, not once a PDU of every bind.
+   */
+  private readonly requestFailures: LoopFailures;
   private readonly rate: RateLimiter;
   /** Stops hearing the workers' 'receipts' wake-ups. */
   private unlisten: (() => Promise<void>) | undefined;
@@ -145,7 +151,8 @@ export class SmppServer {
   ) {
     this.metrics = smppServerMetrics(ctx, () => this.bound());
     this.receipts = new ReceiptDelivery(this, ctx);
-    this.batches = new SubmitBatches(ctx);
+    this.requestFailures = new LoopFailures(ctx.log, ctx.clock);
+    this.batches = new SubmitBatches(ctx, this.requestFailures);
     this.rate = new RateLimiter(options.rateLimit, options.rateLimit * 2);
     const { process: places, account } = options.receiptPosts;
     if (!(Number.isInteger(places) && Number.isInteger(account) && account >= 1 && places >= account))
@@ -343,10 +350,11 @@ export class SmppServer {
       const failed = authGuard(this.ctx.limits, client);
       const systemId = String(pdu.system_id ?? '');
       const password = String(pdu.password ?? '');
-      const token =
-        systemId.length > 0 && systemId.length <= SYSTEM_ID_MAX
-          ? await tokenFindLive(this.ctx.db, systemId, this.ctx.clock.now())
-          : undefined;
+      let token: Awaited<ReturnType<typeof tokenFindLive>>;
+      if (systemId.length > 0 && systemId.length <= SYSTEM_ID_MAX) {
+        token = await tokenFindLive(this.ctx.db, systemId, this.ctx.clock.now());
+        this.requestFailures.succeeded();
+      }
       if (!token || token.type !== 'traffic') {
         failed(herald('badCredentials'));
         refuse(ESME.RINVSYSID, 'bad_system_id');
@@ -403,7 +411,7 @@ export class SmppServer {
         refuse(ESME.RBINDFAIL, 'auth_failures');
         return;
       }
-      this.ctx.log.error({ err: error }, 'SMPP bind failed');
+      this.requestFailures.failed(error, 'SMPP bind failed');
       refuse(ESME.RSYSERR, 'error');
     } finally {
       cs.binding = false;
@@ -494,10 +502,12 @@ export class SmppServer {
     try {
       if (pdu.command === 'cancel_sm') {
         const [item] = await messagesStop(this.ctx, this.stopper, accountId, [id]);
+        this.requestFailures.succeeded();
         cs.send(pdu.response({ command_status: item!.code === 200 ? ESME.ROK : fail }));
         return;
       }
       const message = await messageGet(this.ctx.db, accountId, id);
+      this.requestFailures.succeeded();
       const state = message && message.direction === 'outbound' ? MESSAGE_STATE[message.status] : undefined;
       if (!message || state === undefined) {
         cs.send(pdu.response({ command_status: fail }));
@@ -512,7 +522,7 @@ export class SmppServer {
         }),
       );
     } catch (error) {
-      this.ctx.log.error({ err: error }, `SMPP ${pdu.command} failed`);
+      this.requestFailures.failed(error, `SMPP ${pdu.command} failed`);
       cs.send(pdu.response({ command_status: ESME.RSYSERR }));
     } finally {
       cs.submitsOutstanding--;

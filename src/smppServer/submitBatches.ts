@@ -2,6 +2,7 @@ import type { Principal } from '../accounts/index.js';
 import type { AppContext } from '../context.js';
 import { sliceEnds } from '../db/jsonSlices.js';
 import { HeraldError } from '../errors/catalogue.js';
+import type { LoopFailures } from '../shared/loop.js';
 import { nothingStored } from './smppStatuses.js';
 import {
   MAX_BATCH,
@@ -55,7 +56,11 @@ export class SubmitBatches {
   private readonly lanes = new Map<string, Lane>();
   private readonly runs = new Set<Promise<void>>();
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(
+    private readonly ctx: AppContext,
+    /** The SMPP server's request failures: a database outage is logged once, not once a batch. */
+    private readonly failures: LoopFailures,
+  ) {}
 
   submit(principal: Principal, message: Record<string, unknown>, receipts: SmppReceipts | null): Promise<SubmitResult> {
     const key = `${principal.tokenId}\u0000${receipts?.final ?? ''}\u0000${receipts?.intermediate ? 1 : 0}`;
@@ -104,18 +109,21 @@ export class SubmitBatches {
           oneTransaction: true,
           ...(lane.receipts ? { smppReceipts: lane.receipts } : {}),
         });
+        this.failures.succeeded();
         result.body.items.forEach((item, i) => rest[i]!.done({ item }));
         return;
       } catch (error) {
         const index = error instanceof HeraldError ? error.extra.index : undefined;
         if (typeof index !== 'number' || index < 0 || index >= rest.length) {
           for (const w of rest) w.done({ error });
-          // Logged once a batch, not once a submit_sm: an outage fails every batch of every bind.
+          // Logged once a batch, not once a submit_sm, and an outage once for all: it fails every batch of every
+          // bind, and the clients send them again. A COMMIT that went unanswered is an error each time.
           if (!(error instanceof HeraldError)) {
-            const failure = { err: error, messages: rest.length };
             if (nothingStored(error))
-              this.ctx.log.warn(failure, 'SMPP batch not stored: database unavailable or conflict');
-            else this.ctx.log.error(failure, 'SMPP batch failed');
+              this.failures.failed(error, 'SMPP batch not stored: database unavailable or conflict', {
+                messages: rest.length,
+              });
+            else this.ctx.log.error({ err: error, messages: rest.length }, 'SMPP batch failed');
           }
           return;
         }

@@ -1,14 +1,17 @@
+import pino from 'pino';
 import smpp from 'smpp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { principalOfToken, tokenFindLive } from '../../src/accounts/index.js';
 import { CommitOutcomeUnknown, isDatabaseUnavailable } from '../../src/db/connectionErrors.js';
 import { messageRowBytes, ONE_TRANSACTION_BYTES } from '../../src/sending/index.js';
+import { LoopFailures } from '../../src/shared/loop.js';
 import { ESME, failureOf, HERALD_ERROR_TLV } from '../../src/smppServer/smppStatuses.js';
 import { type SubmitResult, SubmitBatches } from '../../src/smppServer/submitBatches.js';
 import { ENGINES } from '../helpers/engines.js';
 import { keyIdOf, secretOf, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { messagesTrigger, triggerFunctionSql } from '../helpers/triggers.js';
 import { SmppTestClient } from './smppClient.js';
+import { logSink } from '../helpers/logs.js';
 
 smpp.addTLV('herald_error_code', { id: HERALD_ERROR_TLV, type: smpp.types.tlv.int32 });
 
@@ -33,6 +36,7 @@ describe.each(ENGINES)('SMPP submits that fail for the database on %s', (engine)
   let port: number;
   let a: TestAccount;
   const clients: SmppTestClient[] = [];
+  const logs: { level: number; msg: string; failures?: number; failed?: string }[] = [];
 
   beforeAll(async () => {
     t = await startTestHerald(engine, {
@@ -42,6 +46,10 @@ describe.each(ENGINES)('SMPP submits that fail for the database on %s', (engine)
         await messagesTrigger('refuse_stores', 'BEFORE INSERT')(db);
         await messagesTrigger('fail_commits', 'AFTER INSERT', '', { deferred: true })(db);
       },
+      log: pino(
+        { level: 'info' },
+        logSink((line) => logs.push(JSON.parse(line) as (typeof logs)[0])),
+      ),
     });
     port = t.herald.smppServer!.port;
     a = await t.createAccount({ senderNames: [['SMS', 'Herald']] });
@@ -89,6 +97,30 @@ describe.each(ENGINES)('SMPP submits that fail for the database on %s', (engine)
     expect(await stored(marker)).toBe(1);
   });
 
+  it('logs a database outage once however many submit_sm it refuses, its end at the next batch stored', async () => {
+    const marker = 'outage';
+    await t.testDb.db.query(triggerFunctionSql('refuse_stores', raiseFor(marker, '57P03')));
+    const client = await bound();
+    const about = (msg: string) => logs.filter((l) => l.msg.startsWith(msg));
+    const before = logs.length;
+    // One at a time: each its own batch, each refused "send again".
+    for (let i = 0; i < 5; i++) expect((await submit(client, `${marker} ${i}`)).command_status).toBe(ESME.RMSGQFUL);
+    const outage = about('SMPP batch not stored').filter((l) => logs.indexOf(l) >= before);
+    expect(outage).toHaveLength(1);
+    expect(outage[0]).toMatchObject({ level: 40 });
+    expect(outage[0]!.msg).toContain('logged once until it is back');
+
+    await t.testDb.db.query(triggerFunctionSql('refuse_stores'));
+    expect((await submit(client, `${marker} again`)).command_status).toBe(ESME.ROK);
+    const back = about('database back').filter((l) => logs.indexOf(l) >= before);
+    expect(back).toHaveLength(1);
+    expect(back[0]).toMatchObject({
+      level: 30,
+      failures: 5,
+      failed: 'SMPP batch not stored: database unavailable or conflict',
+    });
+  });
+
   it("answers ESME_RSYSERR (5000) when COMMIT's outcome is unknown; the HTTP send still answers 503 5031", async () => {
     // 57P01 (admin_shutdown) raised at COMMIT stands for a server that went away while it ran.
     await t.testDb.db.query(triggerFunctionSql('fail_commits', raiseFor('at-commit', '57P01')));
@@ -128,7 +160,7 @@ describe.each(ENGINES)('SMPP submits that fail for the database on %s', (engine)
     const marker = 'cut-batch';
     await t.testDb.db.query(triggerFunctionSql('refuse_stores', raiseFor(`${marker} 19`, '57P03')));
     const token = await tokenFindLive(t.herald.ctx.db, keyIdOf(a.traffic), t.herald.ctx.clock.now());
-    const batches = new SubmitBatches(t.herald.ctx);
+    const batches = new SubmitBatches(t.herald.ctx, new LoopFailures(t.herald.ctx.log, t.herald.ctx.clock));
     const texts = Array.from({ length: 20 }, (_, i) => `${marker} ${i} `.padEnd(35_000, 'a'));
     expect(texts.length * messageRowBytes({ content: texts[0] })).toBeGreaterThan(ONE_TRANSACTION_BYTES);
     const results: SubmitResult[] = await Promise.all(
