@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { accountScopeUse, currentAccount } from './accountScope.js';
+import { runAfterCommit } from './afterCommit.js';
 import type { Db, Queryable } from './db.js';
 import { commitError } from './connectionErrors.js';
 import { FairQueue, type Taken } from './fairQueue.js';
@@ -143,12 +144,16 @@ export async function openPglite(dataDir: string, options: { loadDataDir?: Blob 
       transaction: <T>(fn: (tx: Queryable) => Promise<T>): Promise<T> =>
         run(async () => {
           let committing = false;
+          let queryable: Queryable | undefined;
           try {
-            return await pglite.transaction(async (tx) => {
-              const result = await fn(on(tx, inTransaction));
+            const result = await pglite.transaction(async (tx) => {
+              queryable = on(tx, inTransaction);
+              const answer = await fn(queryable);
               committing = true;
-              return result;
+              return answer;
             });
+            runAfterCommit(queryable!);
+            return result;
           } catch (error) {
             throw committing ? commitError(error) : error;
           }

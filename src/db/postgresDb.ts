@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { runAfterCommit } from './afterCommit.js';
 import type { Db, Queryable } from './db.js';
 import { commitError, isDatabaseUnavailable } from './connectionErrors.js';
 import { CONNECT_TIMEOUT_MS, KEEP_ALIVE } from './connectionSettings.js';
@@ -166,12 +167,14 @@ export function openPostgres(options: PostgresOptions): Db {
       client.on('error', onError);
       try {
         await client.query('BEGIN');
-        const result = await fn(on(client));
+        const tx = on(client);
+        const result = await fn(tx);
         // A connection lost before COMMIT was sent committed nothing: its own error, not an unknown outcome.
         if (broken) throw broken;
         await client.query('COMMIT').catch((error: unknown) => {
           throw commitError(error);
         });
+        runAfterCommit(tx);
         return result;
       } catch (error) {
         try {
