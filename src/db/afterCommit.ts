@@ -6,7 +6,7 @@ const waiting = new WeakMap<Queryable, (() => void)[]>();
 /**
  * Runs `fn` once what was written through `db` is committed: at once outside a transaction (each statement commits
  * by itself), after COMMIT inside one, and never when it rolls back or its COMMIT fails. For what must not count a
- * write that may yet be undone (a metric); `fn` must not throw (the transaction has committed when it runs).
+ * write that may yet be undone (a metric).
  */
 export function afterCommit(db: Queryable, fn: () => void): void {
   if (isDb(db)) {
@@ -18,10 +18,20 @@ export function afterCommit(db: Queryable, fn: () => void): void {
   else waiting.set(db, [fn]);
 }
 
-/** Called by the engines (postgresDb.ts, pgliteDb.ts) once the transaction `tx` committed. */
+/**
+ * Called by the engines (postgresDb.ts, pgliteDb.ts) once the transaction `tx` committed. Never throws: the caller
+ * must not be told that a committed transaction failed; a function that throws is reported as a process warning,
+ * and the others still run.
+ */
 export function runAfterCommit(tx: Queryable): void {
   const list = waiting.get(tx);
   if (!list) return;
   waiting.delete(tx);
-  for (const fn of list) fn();
+  for (const fn of list) {
+    try {
+      fn();
+    } catch (error) {
+      process.emitWarning(error instanceof Error ? error : new Error(String(error)), 'AfterCommitError');
+    }
+  }
 }

@@ -88,3 +88,9 @@ export class CommitOutcomeUnknown extends Error {
 export function commitError(error: unknown): unknown {
   return isDatabaseUnavailable(error) ? new CommitOutcomeUnknown(error) : error;
 }
+
+/** True when a COMMIT went unanswered ({@link CommitOutcomeUnknown}) anywhere among the error's causes. */
+export function commitUnanswered(error: unknown): boolean {
+  for (const e of errorChain(error)) if (e instanceof CommitOutcomeUnknown) return true;
+  return false;
+}

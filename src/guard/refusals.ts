@@ -17,8 +17,9 @@ export async function countRefusals(
 ): Promise<void> {
   if (refusals.length === 0) return;
   await refusalCountAdd(db, accountId, refusals, now);
-  // Counted once the statistics' rows are: a send rolled back (a later part refused, its COMMIT failed) and sent
-  // again counted its refusals twice in the metric and once in the statistics.
+  // Counted once the statistics' rows are: a send rolled back after this (a later statement failed, a lost race of
+  // its idempotency key, its COMMIT refused) and sent again counted its refusals twice in the metric, once in the
+  // statistics.
   afterCommit(db, () => {
     for (const r of refusals) counter.inc({ code: String(r.code), outcome: r.monitored ? 'monitored' : 'refused' });
   });

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { errorChain, isDatabaseUnavailable, isTransactionConflict } from '../db/connectionErrors.js';
+import { commitUnanswered, errorChain, isDatabaseUnavailable, isTransactionConflict } from '../db/connectionErrors.js';
 import { nowMs, type Clock, type ClockTimer } from '../util/clock.js';
 
 /**
@@ -124,9 +124,9 @@ export abstract class Loop {
  * The failures of a loop that goes round again after one (a claim, a flush, a job), each step of it logging its own
  * line: the database away is logged once, as a warning, when the loop first meets it, and its return as information
  * (`database back`, with how long the loop failed and how often) at the loop's next success or the next error the
- * database answered; a transaction another rolled back (a deadlock) as a warning each time; any other error as an
- * error each time. A loop that looks every second logged an error and its stack every second for as long as
- * PostgreSQL was away.
+ * database answered; a transaction another rolled back (a deadlock) as a warning each time; any other error, a
+ * COMMIT that went unanswered among them, as an error each time. A loop that looks every second logged an error
+ * and its stack every second for as long as PostgreSQL was away.
  */
 export class LoopFailures {
   private outage: { sinceMs: number; failures: number; first: string } | undefined;
@@ -143,12 +143,14 @@ export class LoopFailures {
    * the warning of an outage.
    */
   failed(error: unknown, message: string, fields: Record<string, unknown> = {}): void {
-    if (isDatabaseUnavailable(error) && this.outage) {
+    // A COMMIT that went unanswered may have written what it carried: an error each time, never hidden in an outage.
+    const unavailable = isDatabaseUnavailable(error) && !commitUnanswered(error);
+    if (unavailable && this.outage) {
       this.outage.failures++;
       return;
     }
     const line = Object.assign({ err: error }, this.fields, fields);
-    if (isDatabaseUnavailable(error)) {
+    if (unavailable) {
       this.outage = { sinceMs: nowMs(this.clock), failures: 1, first: message };
       this.log.warn(line, `${message} (the database is unavailable: logged once until it is back)`);
       return;

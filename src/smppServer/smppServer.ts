@@ -135,10 +135,13 @@ export class SmppServer {
   /** submit_sm go to the HTTP send's function in batches (submitBatches.ts). */
   private readonly batches: SubmitBatches;
   /**
-   * The failures of the clients' requests (binds, submit_sm batches, query_sm, cancel_sm): each is answered (its
-   * status says send again, or system error), but an outage is logged once, not once a PDU of every bind.
+   * The failures of the clients' requests, each answered (send again, or system error) but a database outage logged
+   * once, not once a PDU of every bind: those that read (a bind's token, query_sm) and those that write (a bind's
+   * row, submit_sm batches, cancel_sm) apart, since a read-only standby answers the one while the other fails, and
+   * one record of both logged the database back and away again at every read.
    */
-  private readonly requestFailures: LoopFailures;
+  private readonly readFailures: LoopFailures;
+  private readonly writeFailures: LoopFailures;
   private readonly rate: RateLimiter;
   /** Stops hearing the workers' 'receipts' wake-ups. */
   private unlisten: (() => Promise<void>) | undefined;
@@ -151,8 +154,9 @@ export class SmppServer {
   ) {
     this.metrics = smppServerMetrics(ctx, () => this.bound());
     this.receipts = new ReceiptDelivery(this, ctx);
-    this.requestFailures = new LoopFailures(ctx.log, ctx.clock);
-    this.batches = new SubmitBatches(ctx, this.requestFailures);
+    this.readFailures = new LoopFailures(ctx.log, ctx.clock);
+    this.writeFailures = new LoopFailures(ctx.log, ctx.clock);
+    this.batches = new SubmitBatches(ctx, this.writeFailures);
     this.rate = new RateLimiter(options.rateLimit, options.rateLimit * 2);
     const { process: places, account } = options.receiptPosts;
     if (!(Number.isInteger(places) && Number.isInteger(account) && account >= 1 && places >= account))
@@ -344,6 +348,8 @@ export class SmppServer {
       return;
     }
     cs.binding = true;
+    /** The bind's row is being written: a failure now is a write's. */
+    let writing = false;
     try {
       // The limits on failed attempts of every way in (http/auth.ts): too many from the address -> ESME_RBINDFAIL.
       const client = { ip: cs.session.socket.remoteAddress ?? '' };
@@ -353,7 +359,7 @@ export class SmppServer {
       let token: Awaited<ReturnType<typeof tokenFindLive>>;
       if (systemId.length > 0 && systemId.length <= SYSTEM_ID_MAX) {
         token = await tokenFindLive(this.ctx.db, systemId, this.ctx.clock.now());
-        this.requestFailures.succeeded();
+        this.readFailures.succeeded();
       }
       if (!token || token.type !== 'traffic') {
         failed(herald('badCredentials'));
@@ -375,6 +381,7 @@ export class SmppServer {
       // Counted over every api process, in the statement that records the bind (smppBindSql.ts).
       const now = this.ctx.clock.now();
       const id = randomUUID();
+      writing = true;
       const recorded = await smppBindInsert(
         this.ctx.db,
         {
@@ -389,6 +396,7 @@ export class SmppServer {
         token.account_smpp_binds,
         smppBindsLiveSince(now),
       );
+      this.writeFailures.succeeded();
       if (!recorded) {
         refuse(ESME.RBINDFAIL, 'too_many_binds');
         return;
@@ -411,7 +419,7 @@ export class SmppServer {
         refuse(ESME.RBINDFAIL, 'auth_failures');
         return;
       }
-      this.requestFailures.failed(error, 'SMPP bind failed');
+      (writing ? this.writeFailures : this.readFailures).failed(error, 'SMPP bind failed');
       refuse(ESME.RSYSERR, 'error');
     } finally {
       cs.binding = false;
@@ -502,12 +510,12 @@ export class SmppServer {
     try {
       if (pdu.command === 'cancel_sm') {
         const [item] = await messagesStop(this.ctx, this.stopper, accountId, [id]);
-        this.requestFailures.succeeded();
+        this.writeFailures.succeeded();
         cs.send(pdu.response({ command_status: item!.code === 200 ? ESME.ROK : fail }));
         return;
       }
       const message = await messageGet(this.ctx.db, accountId, id);
-      this.requestFailures.succeeded();
+      this.readFailures.succeeded();
       const state = message && message.direction === 'outbound' ? MESSAGE_STATE[message.status] : undefined;
       if (!message || state === undefined) {
         cs.send(pdu.response({ command_status: fail }));
@@ -522,7 +530,8 @@ export class SmppServer {
         }),
       );
     } catch (error) {
-      this.requestFailures.failed(error, `SMPP ${pdu.command} failed`);
+      const failures = pdu.command === 'cancel_sm' ? this.writeFailures : this.readFailures;
+      failures.failed(error, `SMPP ${pdu.command} failed`);
       cs.send(pdu.response({ command_status: ESME.RSYSERR }));
     } finally {
       cs.submitsOutstanding--;

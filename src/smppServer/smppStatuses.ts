@@ -1,9 +1,4 @@
-import {
-  CommitOutcomeUnknown,
-  errorChain,
-  isDatabaseUnavailable,
-  isTransactionConflict,
-} from '../db/connectionErrors.js';
+import { commitUnanswered, isDatabaseUnavailable, isTransactionConflict } from '../db/connectionErrors.js';
 import { HeraldError } from '../errors/catalogue.js';
 
 /** The SMPP 3.4 command_status values Herald's SMPP server answers with (SMPP 3.4, 5.1.3). */
@@ -112,8 +107,7 @@ export function failureOf(error: unknown): SmppRefusal {
  * for a conflict, and no COMMIT went unanswered (a {@link CommitOutcomeUnknown} anywhere in the error's causes).
  */
 export function nothingStored(error: unknown): boolean {
-  for (const e of errorChain(error)) if (e instanceof CommitOutcomeUnknown) return false;
-  return isDatabaseUnavailable(error) || isTransactionConflict(error);
+  return !commitUnanswered(error) && (isDatabaseUnavailable(error) || isTransactionConflict(error));
 }
 
 /** The message field a validation error is about. */

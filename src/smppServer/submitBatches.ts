@@ -117,13 +117,12 @@ export class SubmitBatches {
         if (typeof index !== 'number' || index < 0 || index >= rest.length) {
           for (const w of rest) w.done({ error });
           // Logged once a batch, not once a submit_sm, and an outage once for all: it fails every batch of every
-          // bind, and the clients send them again. A COMMIT that went unanswered is an error each time.
+          // bind, and the clients send them again. A COMMIT that went unanswered is an error each time (LoopFailures).
           if (!(error instanceof HeraldError)) {
-            if (nothingStored(error))
-              this.failures.failed(error, 'SMPP batch not stored: database unavailable or conflict', {
-                messages: rest.length,
-              });
-            else this.ctx.log.error({ err: error, messages: rest.length }, 'SMPP batch failed');
+            const line = nothingStored(error)
+              ? 'SMPP batch not stored: database unavailable or conflict'
+              : 'SMPP batch failed';
+            this.failures.failed(error, line, { messages: rest.length });
           }
           return;
         }

@@ -54,6 +54,24 @@ describe.each(ENGINES)('what waits for a COMMIT on %s', (engine) => {
     expect(rows[0]!.n).toBe(0);
   });
 
+  it('leaves a committed transaction committed when what waited for it throws, and runs the rest', async () => {
+    const ran: string[] = [];
+    const warned = new Promise<Error>((resolve) => process.once('warning', resolve));
+    const answer = await t.db.transaction(async (tx) => {
+      await tx.query('INSERT INTO commit_checks (id) VALUES (5)');
+      afterCommit(tx, () => {
+        throw new Error('a hook that failed');
+      });
+      afterCommit(tx, () => ran.push('after it'));
+      return 'committed';
+    });
+    expect(answer).toBe('committed');
+    expect(ran).toEqual(['after it']);
+    expect((await warned).message).toBe('a hook that failed');
+    const rows = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM commit_checks WHERE id = 5');
+    expect(rows[0]!.n).toBe(1);
+  });
+
   it('counts refusals in herald_refusals_total only once their statistics are committed', async () => {
     const registry = new Registry();
     const counter = new Counter({

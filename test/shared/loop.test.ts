@@ -1,6 +1,7 @@
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CommitOutcomeUnknown, isDatabaseUnavailable } from '../../src/db/connectionErrors.js';
 import { Loop, LoopFailures, Wake } from '../../src/shared/loop.js';
 import { TestSignal } from '../../src/shared/testSignal.js';
 import type { Clock } from '../../src/util/clock.js';
@@ -242,5 +243,18 @@ describe.each(ENGINES)('LoopFailures on %s', (engine) => {
     failures.failed(new TypeError("Cannot read properties of undefined (reading 'id')"), 'callback round failed');
     failures.failed(await connectionRefused(), 'callback round failed');
     expect(levels(lines)).toEqual(['warn', 'error']);
+  });
+
+  it('logs a COMMIT that went unanswered as an error each time, within an outage or not', async () => {
+    const { log, lines } = capturedLog();
+    const failures = new LoopFailures(log, new TestClock());
+    const refused = await connectionRefused();
+    const lost = new CommitOutcomeUnknown(refused);
+    expect(isDatabaseUnavailable(lost)).toBe(true);
+    failures.failed(lost, 'delivery records not written; retrying');
+    failures.failed(refused, 'delivery records not written; retrying');
+    failures.failed(new Error('the batch failed', { cause: lost }), 'delivery records not written; retrying');
+    failures.failed(refused, 'delivery records not written; retrying');
+    expect(levels(lines)).toEqual(['error', 'warn', 'error']);
   });
 });
