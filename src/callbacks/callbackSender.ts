@@ -30,7 +30,7 @@ import {
 import { callbackEventsAfter } from './eventSql.js';
 import { DELIVERY_HEADER, SIGNATURE_HEADER, signCallback } from './signing.js';
 import { CircuitBreaker } from '../shared/circuitBreaker.js';
-import { DUE_LEFT_POLL_MS, ERROR_POLL_MS, Loop, LoopFailures } from '../shared/loop.js';
+import { DUE_LEFT_POLL_MS, ERROR_POLL_MS, Loop, LoopFailures, type LoopStep } from '../shared/loop.js';
 import { TestSignal } from '../shared/testSignal.js';
 
 export interface CallbackSenderOptions {
@@ -114,14 +114,17 @@ export class CallbackSender extends Loop {
   /** For tests: `round` fires at the end of each round of the loop with the number of attempts it started. */
   readonly testSignals = { round: new TestSignal<number>() };
   /** The rounds' and the next-due looks' failures: one outage of the loop, logged once. */
-  private readonly failures: LoopFailures;
+  private readonly rounds: LoopStep;
+  private readonly nextDueLooks: LoopStep;
 
   constructor(
     private readonly deps: { db: Db; clock: Clock; log: Logger },
     private readonly options: CallbackSenderOptions,
   ) {
     super(deps.clock);
-    this.failures = new LoopFailures(deps.log, deps.clock);
+    const failures = new LoopFailures(deps.log, deps.clock);
+    this.rounds = failures.step('callback round failed');
+    this.nextDueLooks = failures.step('reading the next due callback POST failed');
     this.outcomes = new WriteBatches((outcomes) => callbackPostsRecord(deps.db, outcomes), OUTCOMES_PER_STATEMENT);
     this.agent = new Agent({
       connections: options.perHost,
@@ -259,9 +262,9 @@ export class CallbackSender extends Loop {
       this.nextDue = undefined;
       try {
         started = await this.round();
-        this.failures.succeeded();
+        this.rounds.succeeded();
       } catch (error) {
-        this.failures.failed(error, 'callback round failed');
+        this.rounds.failed(error);
       }
       this.testSignals.round.signal(started);
       // Poked during the round, or during the look for the next due POST: the wait returns at once.
@@ -280,12 +283,12 @@ export class CallbackSender extends Loop {
       : pollMs;
     try {
       const next = this.nextDue !== undefined ? this.nextDue : await callbackPostNextDue(this.deps.db);
-      this.failures.succeeded();
+      this.nextDueLooks.succeeded();
       if (next === null) return behindMs;
       const wait = next.getTime() - nowMs(this.deps.clock);
       return Math.min(behindMs, Math.max(wait, DUE_LEFT_POLL_MS));
     } catch (error) {
-      this.failures.failed(error, 'reading the next due callback POST failed');
+      this.nextDueLooks.failed(error);
       return Math.min(pollMs, ERROR_POLL_MS);
     }
   }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db, Queryable } from '../db/db.js';
 import { TestSignal } from '../shared/testSignal.js';
-import { LoopFailures } from '../shared/loop.js';
+import { LoopFailures, type LoopStep } from '../shared/loop.js';
 import { nowMs, systemClock, type Clock, type ClockTimer } from '../util/clock.js';
 import { NO_STEPS_CREATED, type OutcomeHooks } from './outcomeHooks.js';
 import type { CarrierReceipt } from '../connectors/index.js';
@@ -106,7 +106,7 @@ export class DeliveryWriter {
   onRerouted: (() => void) | undefined;
   /** For tests: `flushed` fires after each committed batch with the number of records it wrote. */
   readonly testSignals = { flushed: new TestSignal<number>() };
-  private readonly failures: LoopFailures;
+  private readonly failures: LoopStep;
 
   constructor(
     private readonly db: Db,
@@ -115,7 +115,7 @@ export class DeliveryWriter {
     private readonly clock: Clock = systemClock,
     private readonly hooks?: OutcomeHooks,
   ) {
-    this.failures = new LoopFailures(log, clock);
+    this.failures = new LoopFailures(log, clock).step('delivery records not written; retrying');
   }
 
   sent(record: SentRecord): Promise<void> {
@@ -187,7 +187,7 @@ export class DeliveryWriter {
     } catch (error) {
       this.stats.failures++;
       this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 100), 5000);
-      this.failures.failed(error, 'delivery records not written; retrying', { retryInMs: this.backoffMs });
+      this.failures.failed(error, { retryInMs: this.backoffMs });
       // Put the batch back in front of what came meanwhile, keeping the order of records.
       const later = this.pending;
       this.pending = {

@@ -19,7 +19,7 @@ import { fromMicros, toMicros } from '../money/index.js';
 import type { Route, RouteBook, RouteConnector } from '../routing/index.js';
 import { type Channel, CHANNELS } from '../shared/channels.js';
 import { stopListMatchOfAccounts } from '../stoplists/index.js';
-import { DUE_LEFT_POLL_MS, ERROR_POLL_MS, Loop, LoopFailures } from '../shared/loop.js';
+import { DUE_LEFT_POLL_MS, ERROR_POLL_MS, Loop, LoopFailures, type LoopStep } from '../shared/loop.js';
 import { TestSignal } from '../shared/testSignal.js';
 import { type Clock, nowMs } from '../util/clock.js';
 import type { DeliveryWriter, StatusRecord } from './deliveryWriter.js';
@@ -114,7 +114,8 @@ export class Submitter extends Loop {
    */
   readonly testSignals = { claimed: new TestSignal<number>(), looked: new TestSignal<number | null>() };
   /** The claims' and the next-due looks' failures: one outage of the loop, logged once. */
-  private readonly failures: LoopFailures;
+  private readonly claims: LoopStep;
+  private readonly nextDueLooks: LoopStep;
   constructor(
     private readonly deps: {
       db: Db;
@@ -133,7 +134,9 @@ export class Submitter extends Loop {
     private readonly options: SubmitterOptions = DEFAULT_SUBMITTER_OPTIONS,
   ) {
     super(deps.clock);
-    this.failures = new LoopFailures(deps.log, deps.clock);
+    const failures = new LoopFailures(deps.log, deps.clock);
+    this.claims = failures.step('claiming due messages failed');
+    this.nextDueLooks = failures.step('reading the next due message failed');
   }
 
   /**
@@ -169,11 +172,11 @@ export class Submitter extends Loop {
         claimed = await messageClaimDue(this.deps.db, now, limits, this.options.leaseMs, ids, ended);
         windowsClosed = await closedChatWindows(this.deps.db, claimed, now);
         listed = await stopListed(this.deps.db, claimed);
-        this.failures.succeeded();
+        this.claims.succeeded();
       } catch (error) {
         // Claimed messages stay leased and fall due again when the lease ends; the ended records wait for the next.
         this.claimsEnded.push(...ended);
-        this.failures.failed(error, 'claiming due messages failed');
+        this.claims.failed(error);
         await this.deps.wakeup.wait(ERROR_POLL_MS);
         continue;
       } finally {
@@ -222,11 +225,11 @@ export class Submitter extends Loop {
   private async nextDue(): Promise<number | null | undefined> {
     try {
       const next = (await messageNextDue(this.deps.db, await this.deps.floor.ids(this.deps.db)))?.getTime() ?? null;
-      this.failures.succeeded();
+      this.nextDueLooks.succeeded();
       this.testSignals.looked.signal(next);
       return next;
     } catch (error) {
-      this.failures.failed(error, 'reading the next due message failed');
+      this.nextDueLooks.failed(error);
       return undefined;
     }
   }

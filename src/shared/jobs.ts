@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { type Clock, type ClockTimer, nowMs } from '../util/clock.js';
-import { LoopFailures } from './loop.js';
+import { LoopFailures, type LoopStep } from './loop.js';
 
 /**
  * A periodic job of a capability (expiring lifetimes, purging idempotency records, rolling up statistics ...):
@@ -51,7 +51,7 @@ export class Jobs {
       timer: ClockTimer | undefined;
       running: Promise<void>;
       /** The scheduled runs' failures: an outage logged once, not once a run. */
-      failures: LoopFailures;
+      failures: LoopStep;
       quiet?: { until: number; activity: number; since: number } | undefined;
     }
   >();
@@ -73,7 +73,7 @@ export class Jobs {
         job,
         timer: undefined,
         running: Promise.resolve(),
-        failures: new LoopFailures(deps.log, deps.clock, { job: job.name }),
+        failures: new LoopFailures(deps.log, deps.clock, { job: job.name }).step('job failed'),
       });
     }
   }
@@ -130,7 +130,7 @@ export class Jobs {
           if (isQuiet(result) && activity !== undefined)
             entry.quiet = { until: result.quietUntil, activity, since: now };
         })
-        .catch((error: unknown) => entry.failures.failed(error, 'job failed'))
+        .catch((error: unknown) => entry.failures.failed(error))
         .finally(() => {
           if (this.started) this.schedule(name);
         });

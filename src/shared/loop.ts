@@ -120,16 +120,26 @@ export abstract class Loop {
   protected abstract run(): Promise<void>;
 }
 
+/** A step of a loop (a claim, a look, a flush): what it tells its loop's {@link LoopFailures}. */
+export interface LoopStep {
+  /** The step failed (the database away: logged once for the loop's outage); `fields` join its line. */
+  failed(error: unknown, fields?: Record<string, unknown>): void;
+  /** The step succeeded: the loop's outage ends if this step had failed in it. */
+  succeeded(): void;
+}
+
 /**
- * The failures of a loop that goes round again after one (a claim, a flush, a job), each step of it logging its own
- * line: the database away is logged once, as a warning, when the loop first meets it, and its return as information
- * (`database back`, with how long the loop failed and how often) at the loop's next success or the next error the
- * database answered; a transaction another rolled back (a deadlock) as a warning each time; any other error, a
- * COMMIT that went unanswered among them, as an error each time. A loop that looks every second logged an error
- * and its stack every second for as long as PostgreSQL was away.
+ * The failures of a loop that goes round again after one (a claim, a flush, a job, a client's request), each
+ * {@link step} logging its own line: the database away is logged once, as a warning, when the loop first meets it,
+ * and its return as information (`database back`, with how long the loop failed and how often) when a step that
+ * failed in the outage next succeeds, or at the next error the database answered; a transaction another rolled back
+ * (a deadlock) as a warning each time; any other error, a COMMIT that went unanswered among them, as an error each
+ * time. A loop that looks every second logged an error and its stack every second for as long as PostgreSQL was
+ * away. Only a step that failed ends the outage: while a standby answers reads and refuses writes (a failover), a
+ * read's success would log the database back, and the next write's failure an outage again, at every round.
  */
 export class LoopFailures {
-  private outage: { sinceMs: number; failures: number; first: string } | undefined;
+  private outage: { sinceMs: number; failures: number; first: string; steps: Set<string> } | undefined;
 
   constructor(
     private readonly log: Logger,
@@ -138,33 +148,39 @@ export class LoopFailures {
     private readonly fields: Record<string, unknown> = {},
   ) {}
 
-  /**
-   * A step of the loop failed; `message` is its line as docs/operations.md names it ("job failed"), kept whole in
-   * the warning of an outage.
-   */
-  failed(error: unknown, message: string, fields: Record<string, unknown> = {}): void {
+  /** The step whose failure logs `message`, as docs/operations.md names it ("job failed"). */
+  step(message: string): LoopStep {
+    return {
+      failed: (error, fields = {}) => this.failed(error, message, fields),
+      succeeded: () => {
+        if (this.outage?.steps.has(message)) this.end();
+      },
+    };
+  }
+
+  private failed(error: unknown, message: string, fields: Record<string, unknown>): void {
     // A COMMIT that went unanswered may have written what it carried: an error each time, never hidden in an outage.
     const unavailable = isDatabaseUnavailable(error) && !commitUnanswered(error);
     if (unavailable && this.outage) {
       this.outage.failures++;
+      this.outage.steps.add(message);
       return;
     }
     const line = Object.assign({ err: error }, this.fields, fields);
     if (unavailable) {
-      this.outage = { sinceMs: nowMs(this.clock), failures: 1, first: message };
+      this.outage = { sinceMs: nowMs(this.clock), failures: 1, first: message, steps: new Set([message]) };
       this.log.warn(line, `${message} (the database is unavailable: logged once until it is back)`);
       return;
     }
     // An error of PostgreSQL's own: it answered, so it is back.
-    if (answeredByDatabase(error)) this.succeeded();
+    if (answeredByDatabase(error) && this.outage) this.end();
     if (isTransactionConflict(error)) this.log.warn(line, message);
     else this.log.error(line, message);
   }
 
-  /** A round succeeded: the end of an outage is logged. */
-  succeeded(): void {
-    if (!this.outage) return;
-    const { sinceMs, failures, first } = this.outage;
+  /** The end of the outage, logged. */
+  private end(): void {
+    const { sinceMs, failures, first } = this.outage!;
     this.outage = undefined;
     const line = Object.assign({ failed: first, failures, failingMs: nowMs(this.clock) - sinceMs }, this.fields);
     this.log.info(line, 'database back');

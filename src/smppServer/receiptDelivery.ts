@@ -13,7 +13,7 @@ import {
 import { receiptFields, receiptTlvs, ShortMessagePdu } from '../connectors/index.js';
 import type { AppContext } from '../context.js';
 import { type MessageReceiptFacts, messageReceiptFacts } from '../messages/index.js';
-import { LoopFailures } from '../shared/loop.js';
+import { LoopFailures, type LoopStep } from '../shared/loop.js';
 import type { ClockTimer } from '../util/clock.js';
 import { yymmddhhmm } from '../util/time.js';
 import { WriteBatches } from '../util/writeBatches.js';
@@ -64,7 +64,7 @@ export class ReceiptDelivery {
   slotLooks = 0;
   /** POSTs whose every event is acknowledged, ended together (callbackSmppEnd). */
   private readonly ends: WriteBatches<string>;
-  private readonly failures: LoopFailures;
+  private readonly failures: LoopStep;
 
   constructor(
     private readonly server: SmppServer,
@@ -73,7 +73,7 @@ export class ReceiptDelivery {
     this.ends = new WriteBatches<string>(async (ids) => {
       await callbackSmppEnd(this.ctx.db, ids, this.ctx.clock.now());
     }, server.options.receiptPosts.process);
-    this.failures = new LoopFailures(ctx.log, ctx.clock);
+    this.failures = new LoopFailures(ctx.log, ctx.clock).step('looking for SMPP receipts failed');
   }
 
   start(): void {
@@ -147,7 +147,7 @@ export class ReceiptDelivery {
         this.failures.succeeded();
       }
     } catch (error) {
-      this.failures.failed(error, 'looking for SMPP receipts failed');
+      this.failures.failed(error);
       // Given back for the next look, or, the database away, to the end of their lease.
       if (leased.length > 0)
         await callbackSmppRelease(

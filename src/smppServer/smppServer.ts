@@ -11,7 +11,7 @@ import { herald, HeraldError } from '../errors/catalogue.js';
 import { authChargeFirst, authGuard } from '../http/auth.js';
 import { RateLimiter } from '../http/rateLimit.js';
 import { corkUntilNextTick, moPartOf, ShortMessageResp, type Tlv } from '../connectors/index.js';
-import { LoopFailures } from '../shared/loop.js';
+import { LoopFailures, type LoopStep } from '../shared/loop.js';
 import { LongMessages, type PartLimits } from './longMessages.js';
 import { ReceiptDelivery } from './receiptDelivery.js';
 import { type SmppServerMetrics, smppServerMetrics } from './smppServerMetrics.js';
@@ -136,12 +136,9 @@ export class SmppServer {
   private readonly batches: SubmitBatches;
   /**
    * The failures of the clients' requests, each answered (send again, or system error) but a database outage logged
-   * once, not once a PDU of every bind: those that read (a bind's token, query_sm) and those that write (a bind's
-   * row, submit_sm batches, cancel_sm) apart, since a read-only standby answers the one while the other fails, and
-   * one record of both logged the database back and away again at every read.
+   * once for all of them, not once a PDU of every bind.
    */
-  private readonly readFailures: LoopFailures;
-  private readonly writeFailures: LoopFailures;
+  private readonly requests: { bind: LoopStep; query_sm: LoopStep; cancel_sm: LoopStep };
   private readonly rate: RateLimiter;
   /** Stops hearing the workers' 'receipts' wake-ups. */
   private unlisten: (() => Promise<void>) | undefined;
@@ -154,9 +151,13 @@ export class SmppServer {
   ) {
     this.metrics = smppServerMetrics(ctx, () => this.bound());
     this.receipts = new ReceiptDelivery(this, ctx);
-    this.readFailures = new LoopFailures(ctx.log, ctx.clock);
-    this.writeFailures = new LoopFailures(ctx.log, ctx.clock);
-    this.batches = new SubmitBatches(ctx, this.writeFailures);
+    const failures = new LoopFailures(ctx.log, ctx.clock);
+    this.requests = {
+      bind: failures.step('SMPP bind failed'),
+      query_sm: failures.step('SMPP query_sm failed'),
+      cancel_sm: failures.step('SMPP cancel_sm failed'),
+    };
+    this.batches = new SubmitBatches(ctx, failures.step('SMPP batch not stored: database unavailable or conflict'));
     this.rate = new RateLimiter(options.rateLimit, options.rateLimit * 2);
     const { process: places, account } = options.receiptPosts;
     if (!(Number.isInteger(places) && Number.isInteger(account) && account >= 1 && places >= account))
@@ -348,19 +349,16 @@ export class SmppServer {
       return;
     }
     cs.binding = true;
-    /** The bind's row is being written: a failure now is a write's. */
-    let writing = false;
     try {
       // The limits on failed attempts of every way in (http/auth.ts): too many from the address -> ESME_RBINDFAIL.
       const client = { ip: cs.session.socket.remoteAddress ?? '' };
       const failed = authGuard(this.ctx.limits, client);
       const systemId = String(pdu.system_id ?? '');
       const password = String(pdu.password ?? '');
-      let token: Awaited<ReturnType<typeof tokenFindLive>>;
-      if (systemId.length > 0 && systemId.length <= SYSTEM_ID_MAX) {
-        token = await tokenFindLive(this.ctx.db, systemId, this.ctx.clock.now());
-        this.readFailures.succeeded();
-      }
+      const token =
+        systemId.length > 0 && systemId.length <= SYSTEM_ID_MAX
+          ? await tokenFindLive(this.ctx.db, systemId, this.ctx.clock.now())
+          : undefined;
       if (!token || token.type !== 'traffic') {
         failed(herald('badCredentials'));
         refuse(ESME.RINVSYSID, 'bad_system_id');
@@ -381,7 +379,6 @@ export class SmppServer {
       // Counted over every api process, in the statement that records the bind (smppBindSql.ts).
       const now = this.ctx.clock.now();
       const id = randomUUID();
-      writing = true;
       const recorded = await smppBindInsert(
         this.ctx.db,
         {
@@ -396,7 +393,8 @@ export class SmppServer {
         token.account_smpp_binds,
         smppBindsLiveSince(now),
       );
-      this.writeFailures.succeeded();
+      // Its last statement: the bind's database work all answered.
+      this.requests.bind.succeeded();
       if (!recorded) {
         refuse(ESME.RBINDFAIL, 'too_many_binds');
         return;
@@ -419,7 +417,7 @@ export class SmppServer {
         refuse(ESME.RBINDFAIL, 'auth_failures');
         return;
       }
-      (writing ? this.writeFailures : this.readFailures).failed(error, 'SMPP bind failed');
+      this.requests.bind.failed(error);
       refuse(ESME.RSYSERR, 'error');
     } finally {
       cs.binding = false;
@@ -510,12 +508,12 @@ export class SmppServer {
     try {
       if (pdu.command === 'cancel_sm') {
         const [item] = await messagesStop(this.ctx, this.stopper, accountId, [id]);
-        this.writeFailures.succeeded();
+        this.requests.cancel_sm.succeeded();
         cs.send(pdu.response({ command_status: item!.code === 200 ? ESME.ROK : fail }));
         return;
       }
       const message = await messageGet(this.ctx.db, accountId, id);
-      this.readFailures.succeeded();
+      this.requests.query_sm.succeeded();
       const state = message && message.direction === 'outbound' ? MESSAGE_STATE[message.status] : undefined;
       if (!message || state === undefined) {
         cs.send(pdu.response({ command_status: fail }));
@@ -530,8 +528,7 @@ export class SmppServer {
         }),
       );
     } catch (error) {
-      const failures = pdu.command === 'cancel_sm' ? this.writeFailures : this.readFailures;
-      failures.failed(error, `SMPP ${pdu.command} failed`);
+      this.requests[pdu.command === 'cancel_sm' ? 'cancel_sm' : 'query_sm'].failed(error);
       cs.send(pdu.response({ command_status: ESME.RSYSERR }));
     } finally {
       cs.submitsOutstanding--;

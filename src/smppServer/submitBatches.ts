@@ -2,7 +2,7 @@ import type { Principal } from '../accounts/index.js';
 import type { AppContext } from '../context.js';
 import { sliceEnds } from '../db/jsonSlices.js';
 import { HeraldError } from '../errors/catalogue.js';
-import type { LoopFailures } from '../shared/loop.js';
+import type { LoopStep } from '../shared/loop.js';
 import { nothingStored } from './smppStatuses.js';
 import {
   MAX_BATCH,
@@ -58,8 +58,8 @@ export class SubmitBatches {
 
   constructor(
     private readonly ctx: AppContext,
-    /** The SMPP server's request failures: a database outage is logged once, not once a batch. */
-    private readonly failures: LoopFailures,
+    /** The step of the SMPP server's request failures that logs a batch not stored: an outage once, not a batch. */
+    private readonly notStored: LoopStep,
   ) {}
 
   submit(principal: Principal, message: Record<string, unknown>, receipts: SmppReceipts | null): Promise<SubmitResult> {
@@ -109,7 +109,7 @@ export class SubmitBatches {
           oneTransaction: true,
           ...(lane.receipts ? { smppReceipts: lane.receipts } : {}),
         });
-        this.failures.succeeded();
+        this.notStored.succeeded();
         result.body.items.forEach((item, i) => rest[i]!.done({ item }));
         return;
       } catch (error) {
@@ -117,12 +117,11 @@ export class SubmitBatches {
         if (typeof index !== 'number' || index < 0 || index >= rest.length) {
           for (const w of rest) w.done({ error });
           // Logged once a batch, not once a submit_sm, and an outage once for all: it fails every batch of every
-          // bind, and the clients send them again. A COMMIT that went unanswered is an error each time (LoopFailures).
+          // bind, and the clients send them again. A COMMIT that went unanswered is an error each time.
           if (!(error instanceof HeraldError)) {
-            const line = nothingStored(error)
-              ? 'SMPP batch not stored: database unavailable or conflict'
-              : 'SMPP batch failed';
-            this.failures.failed(error, line, { messages: rest.length });
+            const fields = { messages: rest.length };
+            if (nothingStored(error)) this.notStored.failed(error, fields);
+            else this.ctx.log.error(Object.assign({ err: error }, fields), 'SMPP batch failed');
           }
           return;
         }

@@ -187,20 +187,22 @@ describe.each(ENGINES)('LoopFailures on %s', (engine) => {
     const clock = new TestClock();
     const { log, lines } = capturedLog();
     const failures = new LoopFailures(log, clock);
+    const claims = failures.step('claiming due messages failed');
+    const nextDue = failures.step('reading the next due message failed');
     const refused = await connectionRefused();
-    failures.succeeded();
+    claims.succeeded();
     // Two steps of one loop fail in turn: one outage.
     for (let i = 0; i < 3; i++) {
-      failures.failed(refused, 'claiming due messages failed');
-      failures.failed(refused, 'reading the next due message failed');
+      claims.failed(refused);
+      nextDue.failed(refused);
       clock.advance(1000);
     }
     expect(levels(lines)).toEqual(['warn']);
     expect(lines[0]!.msg).toMatch(/^claiming due messages failed \(the database is unavailable/);
     expect((lines[0]!.err as { code: string }).code).toBe('ECONNREFUSED');
 
-    failures.succeeded();
-    failures.succeeded();
+    claims.succeeded();
+    nextDue.succeeded();
     expect(levels(lines)).toEqual(['warn', 'info']);
     expect(lines[1]).toMatchObject({
       msg: 'database back',
@@ -210,51 +212,67 @@ describe.each(ENGINES)('LoopFailures on %s', (engine) => {
     });
 
     // The next outage is logged again.
-    failures.failed(refused, 'claiming due messages failed');
+    claims.failed(refused);
     expect(levels(lines)).toEqual(['warn', 'info', 'warn']);
+  });
+
+  it('is not ended by a step that did not fail in the outage (a standby answers reads, refuses writes)', async () => {
+    const { log, lines } = capturedLog();
+    const failures = new LoopFailures(log, new TestClock());
+    const claims = failures.step('claiming due messages failed');
+    const nextDue = failures.step('reading the next due message failed');
+    const refused = await connectionRefused();
+    for (let i = 0; i < 3; i++) {
+      claims.failed(refused);
+      nextDue.succeeded();
+    }
+    expect(levels(lines)).toEqual(['warn']);
+    claims.succeeded();
+    expect(levels(lines)).toEqual(['warn', 'info']);
+    expect(lines[1]).toMatchObject({ msg: 'database back', failures: 3 });
   });
 
   it("ends an outage at an error the database answered, and logs that error and a conflict's each time", async () => {
     const { log, lines } = capturedLog();
-    const failures = new LoopFailures(log, new TestClock(), { job: 'retention' });
-    failures.failed(await connectionRefused(), 'job failed');
+    const failures = new LoopFailures(log, new TestClock(), { job: 'retention' }).step('job failed');
+    failures.failed(await connectionRefused());
     const missing = await databaseError();
-    failures.failed(missing, 'job failed', { attempt: 1 });
-    failures.failed(missing, 'job failed', { attempt: 2 });
+    failures.failed(missing, { attempt: 1 });
+    failures.failed(missing, { attempt: 2 });
     expect(levels(lines)).toEqual(['warn', 'info', 'error', 'error']);
     expect(lines[1]).toMatchObject({ msg: 'database back', job: 'retention', failures: 1 });
     expect(lines[3]).toMatchObject({ msg: 'job failed', job: 'retention', attempt: 2 });
 
     // A deadlock is no outage: a warning each time, and no outage left open for the next one.
     const deadlock = await databaseError('40P01');
-    failures.failed(deadlock, 'job failed');
-    failures.failed(deadlock, 'job failed');
+    failures.failed(deadlock);
+    failures.failed(deadlock);
     failures.succeeded();
     expect(levels(lines).slice(4)).toEqual(['warn', 'warn']);
-    failures.failed(await connectionRefused(), 'job failed');
+    failures.failed(await connectionRefused());
     expect(levels(lines).slice(6)).toEqual(['warn']);
     expect(lines[6]!.msg).toMatch(/the database is unavailable/);
   });
 
   it('keeps an outage open through an error of its own (no answer of the database)', async () => {
     const { log, lines } = capturedLog();
-    const failures = new LoopFailures(log, new TestClock());
-    failures.failed(await connectionRefused(), 'callback round failed');
-    failures.failed(new TypeError("Cannot read properties of undefined (reading 'id')"), 'callback round failed');
-    failures.failed(await connectionRefused(), 'callback round failed');
+    const failures = new LoopFailures(log, new TestClock()).step('callback round failed');
+    failures.failed(await connectionRefused());
+    failures.failed(new TypeError("Cannot read properties of undefined (reading 'id')"));
+    failures.failed(await connectionRefused());
     expect(levels(lines)).toEqual(['warn', 'error']);
   });
 
   it('logs a COMMIT that went unanswered as an error each time, within an outage or not', async () => {
     const { log, lines } = capturedLog();
-    const failures = new LoopFailures(log, new TestClock());
+    const failures = new LoopFailures(log, new TestClock()).step('delivery records not written; retrying');
     const refused = await connectionRefused();
     const lost = new CommitOutcomeUnknown(refused);
     expect(isDatabaseUnavailable(lost)).toBe(true);
-    failures.failed(lost, 'delivery records not written; retrying');
-    failures.failed(refused, 'delivery records not written; retrying');
-    failures.failed(new Error('the batch failed', { cause: lost }), 'delivery records not written; retrying');
-    failures.failed(refused, 'delivery records not written; retrying');
+    failures.failed(lost);
+    failures.failed(refused);
+    failures.failed(new Error('the batch failed', { cause: lost }));
+    failures.failed(refused);
     expect(levels(lines)).toEqual(['error', 'warn', 'error']);
   });
 });

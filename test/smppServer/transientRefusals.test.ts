@@ -166,7 +166,10 @@ describe.each(ENGINES)('SMPP submits that fail for the database on %s', (engine)
     const marker = 'cut-batch';
     await t.testDb.db.query(triggerFunctionSql('refuse_stores', raiseFor(`${marker} 19`, '57P03')));
     const token = await tokenFindLive(t.herald.ctx.db, keyIdOf(a.traffic), t.herald.ctx.clock.now());
-    const batches = new SubmitBatches(t.herald.ctx, new LoopFailures(t.herald.ctx.log, t.herald.ctx.clock));
+    const batches = new SubmitBatches(
+      t.herald.ctx,
+      new LoopFailures(t.herald.ctx.log, t.herald.ctx.clock).step('SMPP batch not stored'),
+    );
     const texts = Array.from({ length: 20 }, (_, i) => `${marker} ${i} `.padEnd(35_000, 'a'));
     expect(texts.length * messageRowBytes({ content: texts[0] })).toBeGreaterThan(ONE_TRANSACTION_BYTES);
     const results: SubmitResult[] = await Promise.all(
