@@ -5,7 +5,7 @@ import type { Static } from 'typebox';
 import { isoUtc } from '../util/time.js';
 import type { MessageObject } from './messageSchemas.js';
 import type { ReadStatus, Status } from './statuses.js';
-import type { HistoryEntry } from './transitions.js';
+import type { HistoryEntry, StoredHistoryEntry } from './transitions.js';
 import { MESSAGE_REGION_NAME } from './regionSql.js';
 import type { TrafficType } from '../shared/trafficTypes.js';
 
@@ -51,7 +51,9 @@ export interface MessageRow {
   currency: string | null;
   price_final: boolean;
   price_refunded: boolean;
-  history: HistoryEntry[];
+  history: StoredHistoryEntry[];
+  /** The connector of the message's first attempt (a rerouted message's first `from`): a stored sent entry's own. */
+  first_connector: string | null;
   cascade_id: string | null;
   cascade_step: number | null;
   traffic_type: TrafficType | null;
@@ -59,6 +61,16 @@ export interface MessageRow {
   /** The fraud hold the message waits in (fraud/), while it is open; null otherwise. */
   fraud_hold_id: number | null;
 }
+
+/** The connector of a message's first attempt, which a stored sent entry may leave to the row (historyOf). */
+const FIRST_CONNECTOR = `coalesce(reroute->'from'->>0, connector_id) AS first_connector`;
+
+/** The columns {@link historyOf} reads, and their row. */
+export type HistoryRow = Pick<
+  MessageRow,
+  'direction' | 'created_at' | 'history' | 'sent_at' | 'status_at' | 'first_connector'
+>;
+export const HISTORY_COLUMNS = `direction, created_at, history, sent_at, status_at, ${FIRST_CONNECTOR}`;
 
 /**
  * A message's columns as its object reads them; the callback URL from its target where the row keeps only that, the
@@ -70,7 +82,7 @@ export const MESSAGE_COLUMNS = `account_id, id, created_at, channel_type, direct
   coalesce(callback_url, ${callbackTargetUrl('callback_target_id')}) AS callback_url, callback_events,
   external_message_id,
   total_parts, status, status_at, planned_send_at, sent_at, error_code, read_status, history, price, currency,
-  price_final, price_refunded, cascade_id, cascade_step, traffic_type, dispatch_id, fraud_hold_id`;
+  price_final, price_refunded, ${FIRST_CONNECTOR}, cascade_id, cascade_step, traffic_type, dispatch_id, fraud_hold_id`;
 
 /**
  * The message object of GET /api/v1/message/{uuid}, also the `item` of inbound callbacks.
@@ -129,15 +141,33 @@ export function messageToApi(row: MessageRow): MessageApi {
 }
 
 /**
- * A message's status history. An outbound message's first entry, `sending` at its creation, is not stored (each of
- * the row's four versions would write it again): it is the history's head unless the row holds it itself, as rows
- * stored before did (a stored `sending` entry is otherwise a retry's, which has its retryAt).
+ * A message's status history. What the row's other columns say is not stored again (each later version of the row
+ * would write it again):
+ * - an outbound message's first entry, `sending` at its creation, is the history's head unless the row holds it
+ *   itself, as rows stored before did (a stored `sending` entry is otherwise a retry's, which has its retryAt);
+ * - the first attempt's sent entry may be stored as `{"status": "sent"}`: its time is the row's `sent_at` and its
+ *   connector the first attempt's;
+ * - a final entry (delivered, undelivered, unsent) may be stored without its time, the row's `status_at`.
+ * transitionSql.ts stores them so only where the row says the same; rows stored before hold them whole.
  */
-export function historyOf(row: Pick<MessageRow, 'direction' | 'created_at' | 'history'>): HistoryEntry[] {
-  const first = row.history[0];
+export function historyOf(row: HistoryRow): HistoryEntry[] {
+  const stored = row.history.map((entry) => (whole(entry) ? entry : entryOf(row, entry)));
+  const first = stored[0];
   const held = first !== undefined && first.status === 'sending' && first.retryAt === undefined;
-  if (row.direction !== 'outbound' || held) return row.history;
-  return [{ status: 'sending', at: row.created_at.toISOString() }, ...row.history];
+  if (row.direction !== 'outbound' || held) return stored;
+  return [{ status: 'sending', at: row.created_at.toISOString() }, ...stored];
+}
+
+const whole = (entry: StoredHistoryEntry): entry is HistoryEntry => entry.at !== undefined;
+
+/** An entry stored without its time, with the row's (and a sent entry's connector). */
+function entryOf(row: HistoryRow, { status, ...rest }: StoredHistoryEntry): HistoryEntry {
+  if (status !== 'sent') return { status, at: row.status_at.toISOString(), ...rest };
+  return {
+    status,
+    at: (row.sent_at ?? row.status_at).toISOString(),
+    ...(row.first_connector === null ? {} : { connector: row.first_connector }),
+  };
 }
 
 /**

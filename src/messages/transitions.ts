@@ -15,6 +15,9 @@ export interface HistoryEntry {
   readonly rerouted?: boolean;
 }
 
+/** An entry as a message row stores it: it may leave its time to the row (messageObject.ts, historyOf). */
+export type StoredHistoryEntry = Omit<HistoryEntry, 'at'> & { readonly at?: string };
+
 /** What a transition leads to: an outcome, or `sending` again (a retry). */
 export type Target = Outcome | 'sending';
 
@@ -34,6 +37,10 @@ export interface Transition {
   sentAt: Date | null;
   /** Set for retries: when the message is due again. */
   dueAt: Date | null;
+  /**
+   * Its entries, in order. A sent entry is at `sentAt` by `connectorId`, and the last entry is at `at`: the row's
+   * sent_at, connector and status_at, which is why the row may store them without (transitionSql.ts, stored).
+   */
   readonly history: HistoryEntry[];
   /** Receipts merged into this transition, to apply alone if the transition as a whole does not apply. */
   readonly receipts: ReceiptFact[];

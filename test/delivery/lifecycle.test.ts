@@ -5,9 +5,8 @@ import { messageExpireDue } from '../../src/messages/expirySql.js';
 import { DeliveryWriter } from '../../src/delivery/deliveryWriter.js';
 import type { CarrierReceipt } from '../../src/connectors/connector.js';
 import { messageApplyReceipts } from '../../src/messages/outcomes.js';
-import { historyOf } from '../../src/messages/messageObject.js';
+import { HISTORY_COLUMNS, type HistoryRow, historyOf } from '../../src/messages/messageObject.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
-import type { HistoryEntry } from '../../src/messages/transitions.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { insertAccount, insertCallbackTarget, insertMessage, type MessageFields } from '../factories/rows.js';
 
@@ -16,16 +15,13 @@ const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
 const CONNECTOR = 'test-connector';
 const ALL_EVENTS = ['sent', 'delivered', 'read', 'price'];
 
-interface Row {
+interface Row extends HistoryRow {
   status: string;
   read_status: string | null;
   error_code: number | null;
   price_final: boolean;
   price_refunded: boolean;
   due_at: Date | null;
-  direction: 'outbound' | 'inbound';
-  created_at: Date;
-  history: HistoryEntry[];
 }
 
 describe.each(ENGINES)('the message lifecycle: status, read status, prices, lifetimes (%s)', (engine) => {
@@ -50,7 +46,7 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
   const row = async (id: string): Promise<Row> =>
     (
       await db.query<Row>(
-        `SELECT status, read_status, error_code, price_final, price_refunded, due_at, direction, created_at, history
+        `SELECT status, read_status, error_code, price_final, price_refunded, due_at, ${HISTORY_COLUMNS}
          FROM messages WHERE id = $1`,
         [id],
       )

@@ -4,7 +4,7 @@ import { ENGINES } from '../helpers/engines.js';
 import { untilSignalled } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { historyOf, type MessageRow } from '../../src/messages/messageObject.js';
+import { HISTORY_COLUMNS, historyOf, type HistoryRow } from '../../src/messages/messageObject.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
 
 describe.each(ENGINES)('the status history of a message that waits for a connector (%s)', (engine) => {
@@ -12,8 +12,8 @@ describe.each(ENGINES)('the status history of a message that waits for a connect
   let account: TestAccount;
   const row = async (id: string) =>
     (
-      await t.testDb.db.query<{ status: string } & Pick<MessageRow, 'direction' | 'created_at' | 'history'>>(
-        'SELECT status, direction, created_at, history FROM messages WHERE account_id = $1 AND id = $2',
+      await t.testDb.db.query<{ status: string } & HistoryRow>(
+        `SELECT status, ${HISTORY_COLUMNS} FROM messages WHERE account_id = $1 AND id = $2`,
         [account.id, id],
       )
     )[0]!;

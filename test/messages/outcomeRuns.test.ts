@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, Queryable } from '../../src/db/db.js';
 import { claimLimits, messageClaimDue } from '../../src/messages/claimSql.js';
 import { messageStop } from '../../src/messages/messageLookupSql.js';
-import { historyOf } from '../../src/messages/messageObject.js';
+import { HISTORY_COLUMNS, type HistoryRow, historyOf } from '../../src/messages/messageObject.js';
 import { messageApplyTransitions, messageNoteIgnored, type SubmissionRow } from '../../src/messages/transitionSql.js';
-import { sentTransition, statusTransition } from '../../src/messages/transitions.js';
+import { mergeReceipt, sentTransition, statusTransition } from '../../src/messages/transitions.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { insertAccount, insertMessage } from '../factories/rows.js';
@@ -12,17 +12,12 @@ import { insertAccount, insertMessage } from '../factories/rows.js';
 const T0 = new Date('2026-03-10T09:00:00Z');
 const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
 
-interface Row {
+interface Row extends HistoryRow {
   status: string;
   connector_id: string | null;
-  direction: 'outbound' | 'inbound';
-  created_at: Date;
-  history: { status: string; at: string }[];
 }
 const rowOf = async (db: Queryable, id: string): Promise<Row> =>
-  (
-    await db.query<Row>('SELECT status, connector_id, direction, created_at, history FROM messages WHERE id = $1', [id])
-  )[0]!;
+  (await db.query<Row>(`SELECT status, connector_id, ${HISTORY_COLUMNS} FROM messages WHERE id = $1`, [id]))[0]!;
 const statuses = (r: Row): string[] => historyOf(r).map((h) => h.status);
 const balanceOf = async (db: Queryable, accountId: number): Promise<number> =>
   Number(
@@ -44,6 +39,17 @@ const part = (accountId: number, id: string, carrierId: string): SubmissionRow =
   at: at(1),
 });
 const sent = (accountId: number, id: string) => sentTransition({ accountId, id, connectorId: 'smsc', at: at(1) });
+
+/** A route of SMS through `smsc`, then `other`, rerouting once on an undelivered receipt: its id as a sent one's. */
+async function reroutingRoute(db: Queryable): Promise<{ id: number; buyPrice: null }> {
+  const [route] = await db.query<{ id: number }>(
+    `INSERT INTO routes (channel_type, match, connectors, strategy, reroute, created_at, updated_at)
+     VALUES ('SMS', '{}', '[{"id": "smsc"}, {"id": "other"}]', 'priority',
+       '{"max": 1, "onUndelivered": true, "errorCodes": []}', $1, $1) RETURNING id`,
+    [T0],
+  );
+  return { id: Number(route!.id), buyPrice: null };
+}
 
 /**
  * The outcome statement (messageApplyTransitions): outside a transaction it runs first without locking its rows, and
@@ -111,12 +117,7 @@ describe.each(ENGINES)("the outcome statement's runs (%s)", (engine) => {
 
   it('takes a message a receipt reroutes out of the claim record holding it: a stop then stops it', async () => {
     const accountId = (await insertAccount(db)).id;
-    const [route] = await db.query<{ id: number }>(
-      `INSERT INTO routes (channel_type, match, connectors, strategy, reroute, created_at, updated_at)
-       VALUES ('SMS', '{}', '[{"id": "smsc"}, {"id": "other"}]', 'priority',
-         '{"max": 1, "onUndelivered": true, "errorCodes": []}', $1, $1) RETURNING id`,
-      [T0],
-    );
+    const sentRoute = await reroutingRoute(db);
     // Far in the future, so that no other test's claim reaches them, and claimed together: one record.
     const due = new Date('2090-01-01T00:00:00Z');
     const ids = [
@@ -127,7 +128,6 @@ describe.each(ENGINES)("the outcome statement's runs (%s)", (engine) => {
     expect(claimed.map((m) => m.id).sort()).toEqual([...ids].sort());
     const record = claimed[0]!.claim_id!;
     const [rerouted, other] = [claimed[0]!.id, claimed[1]!.id];
-    const sentRoute = { id: Number(route!.id), buyPrice: null };
     await messageApplyTransitions(db, [
       sentTransition({ accountId, id: rerouted, connectorId: 'smsc', at: due, route: sentRoute }),
     ]);
@@ -150,6 +150,51 @@ describe.each(ENGINES)("the outcome statement's runs (%s)", (engine) => {
       messageStop(tx, accountId, [rerouted], new Date(due.getTime() + 2000), 9003),
     );
     expect(answers).toMatchObject([{ leased: false, stopped: true }]);
+  });
+});
+
+describe.each(ENGINES)('the stored sent entry of a rerouted message (%s)', (engine) => {
+  let testDb: TestDb;
+  beforeAll(async () => {
+    testDb = await openTestDb(engine);
+  });
+  afterAll(async () => testDb?.drop());
+
+  it("shows the first attempt's time and connector once a reroute has sent it again elsewhere", async () => {
+    const { db } = testDb;
+    const accountId = (await insertAccount(db)).id;
+    const sentRoute = await reroutingRoute(db);
+    const sentBy = (id: string, connectorId: string, second: number) =>
+      sentTransition({ accountId, id, connectorId, at: at(second), route: sentRoute });
+    // Sent again alone, and with its receipt (one transition: the writer merges a receipt that comes with its sent).
+    const [alone, merged] = [
+      await insertMessage(db, { accountId, createdAt: T0, dueAt: T0 }),
+      await insertMessage(db, { accountId, createdAt: T0, dueAt: T0 }),
+    ];
+    for (const id of [alone, merged]) {
+      await messageApplyTransitions(db, [sentBy(id, 'smsc', 1)]);
+      const undelivered = { status: 'undelivered', at: at(2), errorCode: 1, fromReceipt: true } as const;
+      await messageApplyTransitions(db, [
+        statusTransition({ accountId, id, ...undelivered, receiptConnector: 'smsc' }),
+      ]);
+    }
+    await messageApplyTransitions(db, [sentBy(alone, 'other', 3)]);
+    const again = sentBy(merged, 'other', 3);
+    expect(mergeReceipt(again, { status: 'delivered', at: at(4), errorCode: null })).toBe(true);
+    await messageApplyTransitions(db, [again]);
+    for (const [id, status] of [
+      [alone, 'sent'],
+      [merged, 'delivered'],
+    ] as const) {
+      const row = await rowOf(db, id);
+      expect(row).toMatchObject({ status, connector_id: 'other', sent_at: at(1) });
+      // The first attempt's entry is stored as its status alone; the row's sent_at and the reroute's first connector
+      // give it back. The second attempt's is stored whole.
+      expect(row.history[0]).toEqual({ status: 'sent' });
+      const sentEntries = historyOf(row).filter((e) => e.status === 'sent');
+      expect(sentEntries[0]).toEqual({ status: 'sent', at: at(1).toISOString(), connector: 'smsc' });
+      expect(sentEntries[1]).toMatchObject({ connector: 'other' });
+    }
   });
 });
 

@@ -8,11 +8,11 @@ import {
   messageNextDue,
 } from '../../src/messages/claimSql.js';
 import { messageExpireDue } from '../../src/messages/expirySql.js';
-import { historyOf } from '../../src/messages/messageObject.js';
-import { messageApplyTransitions } from '../../src/messages/transitionSql.js';
+import { HISTORY_COLUMNS, historyOf } from '../../src/messages/messageObject.js';
+import { messageApplyTransitions, messageNoteIgnored } from '../../src/messages/transitionSql.js';
 import { queueBefore } from '../../src/messages/messagePartitions.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
-import { retryTransition, sentTransition, statusTransition } from '../../src/messages/transitions.js';
+import { mergeReceipt, retryTransition, sentTransition, statusTransition } from '../../src/messages/transitions.js';
 import { uuid7, uuidBound } from '../../src/util/uuid7.js';
 import { ENGINES } from '../helpers/engines.js';
 import { planOf, scansOf, subplanNodes } from '../helpers/plans.js';
@@ -48,13 +48,14 @@ interface Row {
   direction: 'outbound' | 'inbound';
   created_at: Date;
   history: { status: string; at: string; errorCode?: number }[];
+  first_connector: string | null;
 }
 
 const row = async (db: Queryable, id: string): Promise<Row> =>
   (
     await db.query<Row>(
-      `SELECT status, read_status, error_code, due_at, lease_expires_at, attempts, sent_at, status_at, price_final,
-       price_refunded, direction, created_at, history FROM messages WHERE id = $1`,
+      `SELECT status, read_status, error_code, due_at, lease_expires_at, attempts, price_final,
+       price_refunded, ${HISTORY_COLUMNS} FROM messages WHERE id = $1`,
       [id],
     )
   )[0]!;
@@ -532,6 +533,87 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
         expect((await row(tx, id)).status).toBe('unsent');
       },
     );
+  });
+
+  describe('the stored history', () => {
+    const stored = async (tx: Queryable, id: string): Promise<unknown[]> =>
+      (await tx.query<{ history: unknown[] }>('SELECT history FROM messages WHERE id = $1', [id]))[0]!.history;
+
+    own('stores a first sent entry without what sent_at and the connector say, and shows it whole', async (tx) => {
+      const accountId = (await insertAccount(tx)).id;
+      const mine = (fields: Partial<MessageFields> = {}) => insertMessage(tx, { accountId, createdAt: T0, ...fields });
+      const [apart, merged] = [await mine(), await mine()];
+      await messageApplyTransitions(tx, [sentTransition({ accountId, id: apart, connectorId: 'smsc', at: at(1) })]);
+      expect(await stored(tx, apart)).toEqual([{ status: 'sent' }]);
+      await messageApplyTransitions(tx, [
+        statusTransition({ accountId, id: apart, status: 'delivered', at: at(3), errorCode: null, fromReceipt: true }),
+      ]);
+      // Its receipt together with its submission: one transition, one update.
+      const both = sentTransition({ accountId, id: merged, connectorId: 'smsc', at: at(1) });
+      expect(mergeReceipt(both, { status: 'delivered', at: at(3), errorCode: null })).toBe(true);
+      await messageApplyTransitions(tx, [both]);
+      for (const id of [apart, merged]) {
+        // Each as its status alone: the row's sent_at, first connector and status_at say the rest.
+        expect(await stored(tx, id)).toEqual([{ status: 'sent' }, { status: 'delivered' }]);
+        expect(entries(await row(tx, id))).toEqual([
+          { status: 'sending', at: T0.toISOString() },
+          { status: 'sent', at: at(1).toISOString(), connector: 'smsc' },
+          { status: 'delivered', at: at(3).toISOString() },
+        ]);
+      }
+    });
+
+    own(
+      'stores a final entry without its time, with what else it says, and shows it at the status time',
+      async (tx) => {
+        const accountId = (await insertAccount(tx)).id;
+        const id = await insertMessage(tx, { accountId, createdAt: T0, status: 'sent', dueAt: at(600) });
+        await messageApplyTransitions(tx, [
+          statusTransition({ accountId, id, status: 'undelivered', at: at(4), errorCode: 13, fromReceipt: true }),
+        ]);
+        expect(await stored(tx, id)).toEqual([{ status: 'undelivered', errorCode: 13 }]);
+        expect(entries(await row(tx, id)).at(-1)).toEqual({
+          status: 'undelivered',
+          at: at(4).toISOString(),
+          errorCode: 13,
+        });
+        // A late receipt after it is noted whole, and the final entry keeps its time.
+        const late = statusTransition({
+          accountId,
+          id,
+          status: 'delivered',
+          at: at(9),
+          errorCode: null,
+          fromReceipt: true,
+        });
+        expect([...(await messageApplyTransitions(tx, [late]))]).toEqual([id]);
+        await messageNoteIgnored(tx, [late]);
+        expect(entries(await row(tx, id)).slice(-2)).toEqual([
+          { status: 'undelivered', at: at(4).toISOString(), errorCode: 13 },
+          { status: 'delivered', at: at(9).toISOString(), ignored: true },
+        ]);
+      },
+    );
+
+    own('keeps a sent entry whole where the row does not say it: no connector, a row stored before', async (tx) => {
+      const accountId = (await insertAccount(tx)).id;
+      // A read before any sent: the sent entry is the read's time and names no connector.
+      const early = await insertMessage(tx, { accountId, createdAt: T0, channel: 'VIBER' });
+      await messageApplyTransitions(tx, [
+        statusTransition({ accountId, id: early, status: 'read', at: at(7), errorCode: null }),
+      ]);
+      expect((await stored(tx, early))[0]).toEqual({ status: 'sent', at: expect.any(String) });
+      expect(entries(await row(tx, early))[1]).toEqual({ status: 'sent', at: at(7).toISOString() });
+      // Stored whole before this was so: shown as stored.
+      const old = await newMessage(tx);
+      await tx.query(
+        `UPDATE messages SET status = 'sent', sent_at = $2, connector_id = 'now',
+           history = jsonb_build_array(jsonb_build_object('status', 'sent', 'at', $3::text, 'connector', 'then'))
+         WHERE id = $1`,
+        [old, at(2), at(1).toISOString()],
+      );
+      expect(entries(await row(tx, old))[1]).toEqual({ status: 'sent', at: at(1).toISOString(), connector: 'then' });
+    });
   });
 
   describe('the history of a message that waits', () => {
