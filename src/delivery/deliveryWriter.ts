@@ -106,7 +106,8 @@ export class DeliveryWriter {
   onRerouted: (() => void) | undefined;
   /** For tests: `flushed` fires after each committed batch with the number of records it wrote. */
   readonly testSignals = { flushed: new TestSignal<number>() };
-  private readonly failures: LoopStep;
+  /** The batches' writes: a database outage logged once, not once a retry. */
+  private readonly writes: LoopStep;
 
   constructor(
     private readonly db: Db,
@@ -115,7 +116,7 @@ export class DeliveryWriter {
     private readonly clock: Clock = systemClock,
     private readonly hooks?: OutcomeHooks,
   ) {
-    this.failures = new LoopFailures(log, clock).step('delivery records not written; retrying');
+    this.writes = new LoopFailures(log, clock).step('delivery records not written; retrying');
   }
 
   sent(record: SentRecord): Promise<void> {
@@ -181,13 +182,13 @@ export class DeliveryWriter {
     try {
       await this.flushing;
       this.backoffMs = 0;
-      this.failures.succeeded();
+      this.writes.succeeded();
       for (const waiter of batch.waiters) waiter.resolve();
       this.testSignals.flushed.signal(batch.waiters.length);
     } catch (error) {
       this.stats.failures++;
       this.backoffMs = Math.min(Math.max(this.backoffMs * 2, 100), 5000);
-      this.failures.failed(error, { retryInMs: this.backoffMs });
+      this.writes.failed(error, { retryInMs: this.backoffMs });
       // Put the batch back in front of what came meanwhile, keeping the order of records.
       const later = this.pending;
       this.pending = {

@@ -50,8 +50,8 @@ export class Jobs {
       job: Job;
       timer: ClockTimer | undefined;
       running: Promise<void>;
-      /** The scheduled runs' failures: an outage logged once, not once a run. */
-      failures: LoopStep;
+      /** The scheduled runs: a database outage logged once, not once a run. */
+      runs: LoopStep;
       quiet?: { until: number; activity: number; since: number } | undefined;
     }
   >();
@@ -73,7 +73,7 @@ export class Jobs {
         job,
         timer: undefined,
         running: Promise.resolve(),
-        failures: new LoopFailures(deps.log, deps.clock, { job: job.name }).step('job failed'),
+        runs: new LoopFailures(deps.log, deps.clock, { job: job.name }).step('job failed'),
       });
     }
   }
@@ -126,11 +126,11 @@ export class Jobs {
       entry.quiet = undefined;
       this.runEntry(entry)
         .then((result) => {
-          entry.failures.succeeded();
+          entry.runs.succeeded();
           if (isQuiet(result) && activity !== undefined)
             entry.quiet = { until: result.quietUntil, activity, since: now };
         })
-        .catch((error: unknown) => entry.failures.failed(error))
+        .catch((error: unknown) => entry.runs.failed(error))
         .finally(() => {
           if (this.started) this.schedule(name);
         });

@@ -64,7 +64,8 @@ export class ReceiptDelivery {
   slotLooks = 0;
   /** POSTs whose every event is acknowledged, ended together (callbackSmppEnd). */
   private readonly ends: WriteBatches<string>;
-  private readonly failures: LoopStep;
+  /** The looks for receipts: a database outage logged once, not once a look. */
+  private readonly looks: LoopStep;
 
   constructor(
     private readonly server: SmppServer,
@@ -73,7 +74,7 @@ export class ReceiptDelivery {
     this.ends = new WriteBatches<string>(async (ids) => {
       await callbackSmppEnd(this.ctx.db, ids, this.ctx.clock.now());
     }, server.options.receiptPosts.process);
-    this.failures = new LoopFailures(ctx.log, ctx.clock).step('looking for SMPP receipts failed');
+    this.looks = new LoopFailures(ctx.log, ctx.clock).step('looking for SMPP receipts failed');
   }
 
   start(): void {
@@ -144,10 +145,10 @@ export class ReceiptDelivery {
         }
         leased = [];
         // Only a look that asked the database says it is back.
-        this.failures.succeeded();
+        this.looks.succeeded();
       }
     } catch (error) {
-      this.failures.failed(error);
+      this.looks.failed(error);
       // Given back for the next look, or, the database away, to the end of their lease.
       if (leased.length > 0)
         await callbackSmppRelease(

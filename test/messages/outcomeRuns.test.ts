@@ -151,17 +151,8 @@ describe.each(ENGINES)("the outcome statement's runs (%s)", (engine) => {
     );
     expect(answers).toMatchObject([{ leased: false, stopped: true }]);
   });
-});
-
-describe.each(ENGINES)('the stored sent entry of a rerouted message (%s)', (engine) => {
-  let testDb: TestDb;
-  beforeAll(async () => {
-    testDb = await openTestDb(engine);
-  });
-  afterAll(async () => testDb?.drop());
 
   it("shows the first attempt's time and connector once a reroute has sent it again elsewhere", async () => {
-    const { db } = testDb;
     const accountId = (await insertAccount(db)).id;
     const sentRoute = await reroutingRoute(db);
     const sentBy = (id: string, connectorId: string, second: number) =>

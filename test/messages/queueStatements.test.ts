@@ -8,11 +8,17 @@ import {
   messageNextDue,
 } from '../../src/messages/claimSql.js';
 import { messageExpireDue } from '../../src/messages/expirySql.js';
-import { HISTORY_COLUMNS, historyOf } from '../../src/messages/messageObject.js';
+import { HISTORY_COLUMNS, type HistoryRow, historyOf } from '../../src/messages/messageObject.js';
 import { messageApplyTransitions, messageNoteIgnored } from '../../src/messages/transitionSql.js';
 import { queueBefore } from '../../src/messages/messagePartitions.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
-import { mergeReceipt, retryTransition, sentTransition, statusTransition } from '../../src/messages/transitions.js';
+import {
+  type HistoryEntry,
+  mergeReceipt,
+  retryTransition,
+  sentTransition,
+  statusTransition,
+} from '../../src/messages/transitions.js';
 import { uuid7, uuidBound } from '../../src/util/uuid7.js';
 import { ENGINES } from '../helpers/engines.js';
 import { planOf, scansOf, subplanNodes } from '../helpers/plans.js';
@@ -34,21 +40,15 @@ const IDS = [
   '01900000-0000-7000-8000-000000000003',
 ];
 
-interface Row {
+interface Row extends HistoryRow {
   status: string;
   read_status: string | null;
   error_code: number | null;
   due_at: Date | null;
   lease_expires_at: Date | null;
   attempts: number;
-  sent_at: Date | null;
-  status_at: Date;
   price_final: boolean;
   price_refunded: boolean;
-  direction: 'outbound' | 'inbound';
-  created_at: Date;
-  history: { status: string; at: string; errorCode?: number }[];
-  first_connector: string | null;
 }
 
 const row = async (db: Queryable, id: string): Promise<Row> =>
@@ -62,7 +62,7 @@ const row = async (db: Queryable, id: string): Promise<Row> =>
 /** The history as the message object shows it (an outbound message's first entry is implied, not stored). */
 const statuses = (r: Row): string[] => historyOf(r).map((h) => h.status);
 /** History entries with their times as ISO strings: those the database writes read `+00:00`, not `Z`. */
-const entries = (r: Row): Row['history'] => historyOf(r).map((h) => ({ ...h, at: new Date(h.at).toISOString() }));
+const entries = (r: Row): HistoryEntry[] => historyOf(r).map((h) => ({ ...h, at: new Date(h.at).toISOString() }));
 /** The claim records that hold a message: their ids and leases. */
 const recordsOf = async (db: Queryable, id: string): Promise<{ id: number; lease_expires_at: Date }[]> =>
   (
