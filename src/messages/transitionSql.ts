@@ -199,7 +199,10 @@ async function applyStatement(
        ${messagesByKey(
          'r',
          `m.tableoid AS part, m.ctid AS row_id, m.xmin AS row_xmin, m.account_id, m.id, m.status, m.read_status,
-         m.price_final, m.price_refunded, m.connector_id, m.route_id, m.reroute, m.deadline_at, m.attempts`,
+         m.price_final, m.price_refunded, m.connector_id, m.route_id, m.reroute, m.deadline_at, m.attempts,
+         -- A rerouted message whose client was told it was sent (an entry not ignored): only those read the history.
+         CASE WHEN m.reroute IS NULL THEN false
+           ELSE jsonb_path_exists(m.history, '$[*] ? (@.status == "sent" && !(exists(@.ignored)))') END AS told_sent`,
          ['$5', '$6'],
          lock,
        )}
@@ -229,8 +232,10 @@ async function applyStatement(
                AND (((rt.reroute->>'onUndelivered')::boolean AND r.status = 'undelivered')
                  OR rt.reroute->'errorCodes' @> to_jsonb(r.error_code))
            ) AS rerouted,
-         -- Sent again after a reroute: the client was told it was sent the first time.
-         l.reroute IS NOT NULL AND r.status = 'sent' AS resent,
+         -- Sent again after a reroute, with its receipt or not...
+         l.reroute IS NOT NULL AND r.sent_at IS NOT NULL AS sent_again,
+         -- ...where the client was told it was sent the first time: not again.
+         l.reroute IS NOT NULL AND r.sent_at IS NOT NULL AND l.told_sent AS resent,
          -- What of the history the row says as well (see stored below), read off the transition's own entries, whose
          -- sent entry is at its sent_at by its connector and whose last is at its time (transitions.ts): the first
          -- attempt's sent entry...
@@ -246,10 +251,12 @@ async function applyStatement(
      ),
      change AS MATERIALIZED (
        SELECT a.*, CASE WHEN a.rerouted THEN 'sending' ELSE a.outcome END AS new_status,
-         -- What the client is not told is kept in the history as ignored entries: no callback comes of them.
-         CASE WHEN a.rerouted OR a.resent
+         -- What the client is not told is kept in the history as ignored entries: no callback comes of them (a
+         -- rerouted attempt's entries; a second sent entry, the transition's first).
+         CASE WHEN a.rerouted
            THEN (SELECT jsonb_agg(e || '{"ignored": true, "rerouted": true}'::jsonb ORDER BY n)
              FROM jsonb_array_elements(a.told) WITH ORDINALITY AS x(e, n))
+           WHEN a.resent THEN jsonb_set(a.told, '{0}', (a.told->0) || '{"ignored": true, "rerouted": true}')
            ELSE a.told END AS h,
          -- The history as stored, where it leaves out what the row says (historyOf): the first attempt's sent entry
          -- as {"status": "sent"} (its time the row's sent_at, its connector the first attempt's) and a final entry
@@ -281,7 +288,7 @@ async function applyStatement(
            route_id = coalesce(c.route_id, m.route_id),
            -- A rerouted message's carriers are each paid for what they took: the attempts' prices add up (in one
            -- currency; else the last attempt's stands).
-           buy_price = CASE WHEN c.resent AND m.buy_currency = c.buy_currency THEN m.buy_price + c.buy_price
+           buy_price = CASE WHEN c.sent_again AND m.buy_currency = c.buy_currency THEN m.buy_price + c.buy_price
              ELSE coalesce(c.buy_price, m.buy_price) END,
            buy_currency = coalesce(c.buy_currency, m.buy_currency),
            -- The first sending's time stays the message's sent time: sent again after a reroute, with its receipt

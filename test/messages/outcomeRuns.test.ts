@@ -4,10 +4,16 @@ import { claimLimits, messageClaimDue } from '../../src/messages/claimSql.js';
 import { messageStop } from '../../src/messages/messageLookupSql.js';
 import { HISTORY_COLUMNS, type HistoryRow, historyOf } from '../../src/messages/messageObject.js';
 import { messageApplyTransitions, messageNoteIgnored, type SubmissionRow } from '../../src/messages/transitionSql.js';
-import { mergeReceipt, sentTransition, statusTransition } from '../../src/messages/transitions.js';
+import {
+  mergeReceipt,
+  type SentRoute,
+  sentTransition,
+  statusTransition,
+  type Transition,
+} from '../../src/messages/transitions.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { insertAccount, insertMessage } from '../factories/rows.js';
+import { insertAccount, insertCallbackTarget, insertMessage } from '../factories/rows.js';
 
 const T0 = new Date('2026-03-10T09:00:00Z');
 const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
@@ -15,9 +21,15 @@ const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
 interface Row extends HistoryRow {
   status: string;
   connector_id: string | null;
+  buy_price: string | null;
 }
 const rowOf = async (db: Queryable, id: string): Promise<Row> =>
-  (await db.query<Row>(`SELECT status, connector_id, ${HISTORY_COLUMNS} FROM messages WHERE id = $1`, [id]))[0]!;
+  (
+    await db.query<Row>(
+      `SELECT status, connector_id, buy_price::text, ${HISTORY_COLUMNS} FROM messages WHERE id = $1`,
+      [id],
+    )
+  )[0]!;
 const statuses = (r: Row): string[] => historyOf(r).map((h) => h.status);
 const balanceOf = async (db: Queryable, accountId: number): Promise<number> =>
   Number(
@@ -40,15 +52,15 @@ const part = (accountId: number, id: string, carrierId: string): SubmissionRow =
 });
 const sent = (accountId: number, id: string) => sentTransition({ accountId, id, connectorId: 'smsc', at: at(1) });
 
-/** A route of SMS through `smsc`, then `other`, rerouting once on an undelivered receipt: its id as a sent one's. */
-async function reroutingRoute(db: Queryable): Promise<{ id: number; buyPrice: null }> {
+/** A route of SMS through `smsc`, then `other`, rerouting once on an undelivered receipt, as a sent message's. */
+async function reroutingRoute(db: Queryable): Promise<SentRoute> {
   const [route] = await db.query<{ id: number }>(
     `INSERT INTO routes (channel_type, match, connectors, strategy, reroute, created_at, updated_at)
      VALUES ('SMS', '{}', '[{"id": "smsc"}, {"id": "other"}]', 'priority',
        '{"max": 1, "onUndelivered": true, "errorCodes": []}', $1, $1) RETURNING id`,
     [T0],
   );
-  return { id: Number(route!.id), buyPrice: null };
+  return { id: Number(route!.id), buyPrice: { amount: '0.5', currency: 'RUB' } };
 }
 
 /**
@@ -155,37 +167,72 @@ describe.each(ENGINES)("the outcome statement's runs (%s)", (engine) => {
   it("shows the first attempt's time and connector once a reroute has sent it again elsewhere", async () => {
     const accountId = (await insertAccount(db)).id;
     const sentRoute = await reroutingRoute(db);
+    const callbackTargetId = await insertCallbackTarget(db, accountId, 'http://127.0.0.1:9/reroute', T0);
+    const message = () =>
+      insertMessage(db, {
+        accountId,
+        createdAt: T0,
+        dueAt: T0,
+        callbackTargetId,
+        callbackEvents: ['sent', 'delivered'],
+      });
+    /** The status callbacks of a message, in order: what the client is told. */
+    const told = async (id: string): Promise<string[]> =>
+      (
+        await db.query<{ status: string }>(
+          "SELECT status FROM callback_events WHERE message_id = $1 AND event <> 'price' ORDER BY txid, id",
+          [id],
+        )
+      ).map((e) => e.status);
     const sentBy = (id: string, connectorId: string, second: number) =>
       sentTransition({ accountId, id, connectorId, at: at(second), route: sentRoute });
-    // Sent again alone, and with its receipt (one transition: the writer merges a receipt that comes with its sent).
-    const [alone, merged] = [
-      await insertMessage(db, { accountId, createdAt: T0, dueAt: T0 }),
-      await insertMessage(db, { accountId, createdAt: T0, dueAt: T0 }),
-    ];
+    const undelivered = (id: string) =>
+      statusTransition({ accountId, id, status: 'undelivered', at: at(2), errorCode: 1, fromReceipt: true });
+    /** A sent transition with its receipt: the writer merges a receipt that comes with its sent. */
+    const withReceipt = (t: Transition, status: 'delivered' | 'undelivered', second: number): Transition => {
+      expect(mergeReceipt(t, { status, at: at(second), errorCode: status === 'delivered' ? null : 1 })).toBe(true);
+      return t;
+    };
+    // Told it was sent by the first attempt; sent again alone, and with its receipt.
+    const [alone, merged] = [await message(), await message()];
     for (const id of [alone, merged]) {
       await messageApplyTransitions(db, [sentBy(id, 'smsc', 1)]);
-      const undelivered = { status: 'undelivered', at: at(2), errorCode: 1, fromReceipt: true } as const;
-      await messageApplyTransitions(db, [
-        statusTransition({ accountId, id, ...undelivered, receiptConnector: 'smsc' }),
-      ]);
+      await messageApplyTransitions(db, [undelivered(id)]);
     }
-    await messageApplyTransitions(db, [sentBy(alone, 'other', 3)]);
-    const again = sentBy(merged, 'other', 3);
-    expect(mergeReceipt(again, { status: 'delivered', at: at(4), errorCode: null })).toBe(true);
-    await messageApplyTransitions(db, [again]);
+    await messageApplyTransitions(db, [
+      sentBy(alone, 'other', 3),
+      withReceipt(sentBy(merged, 'other', 3), 'delivered', 4),
+    ]);
     for (const [id, status] of [
       [alone, 'sent'],
       [merged, 'delivered'],
     ] as const) {
       const row = await rowOf(db, id);
-      expect(row).toMatchObject({ status, connector_id: 'other', sent_at: at(1) });
+      // Each carrier paid for what it took; the first sending's time stays the sent time.
+      expect(row).toMatchObject({ status, connector_id: 'other', sent_at: at(1), buy_price: '1.0' });
       // The first attempt's entry is stored as its status alone; the row's sent_at and the reroute's first connector
-      // give it back. The second attempt's is stored whole.
+      // give it back. The second attempt's is stored whole, ignored: the client was told it was sent.
       expect(row.history[0]).toEqual({ status: 'sent' });
       const sentEntries = historyOf(row).filter((e) => e.status === 'sent');
-      expect(sentEntries[0]).toEqual({ status: 'sent', at: at(1).toISOString(), connector: 'smsc' });
-      expect(sentEntries[1]).toMatchObject({ connector: 'other' });
+      expect(sentEntries).toEqual([
+        { status: 'sent', at: at(1).toISOString(), connector: 'smsc' },
+        { status: 'sent', at: at(3).toISOString(), connector: 'other', ignored: true, rerouted: true },
+      ]);
     }
+    expect(historyOf(await rowOf(db, merged)).at(-1)).toEqual({ status: 'delivered', at: at(4).toISOString() });
+    expect(await told(alone)).toEqual(['sent']);
+    expect(await told(merged)).toEqual(['sent', 'delivered']);
+
+    // Not told by the first attempt (its sent came with the receipt that rerouted it: all of it ignored), a message is
+    // told at its second.
+    const untold = await message();
+    await messageApplyTransitions(db, [withReceipt(sentBy(untold, 'smsc', 1), 'undelivered', 2)]);
+    await messageApplyTransitions(db, [sentBy(untold, 'other', 3)]);
+    expect(await told(untold)).toEqual(['sent']);
+    expect(historyOf(await rowOf(db, untold)).filter((e) => e.status === 'sent')).toEqual([
+      { status: 'sent', at: at(1).toISOString(), ignored: true, rerouted: true, connector: 'smsc' },
+      { status: 'sent', at: at(3).toISOString(), connector: 'other' },
+    ]);
   });
 });
 
