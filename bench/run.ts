@@ -49,6 +49,7 @@ import {
  * BENCH_STATS_MESSAGES, BENCH_LIST_MESSAGES, BENCH_CASCADES,
  * BENCH_PRIORITY_PROMOS, BENCH_PRIORITY_SECONDS, BENCH_SMPP_MESSAGES, BENCH_SMPP_BARE_MESSAGES,
  * BENCH_SMPP_MAX_SECONDS, BENCH_SMPP_SERVER_MESSAGES, BENCH_SMPP_SERVER_PAIRS, BENCH_SMPP_SERVER_KANNEL_CLIENTS,
+ * BENCH_SMPP_SERVER_KANNEL (=0: Kannel left out),
  * BENCH_E2E_BREAKDOWN=1 (every end-to-end run, e2e and e2e-callbacks, smpp-server, kannel-e2e, providers, telegram:
  * the run's WAL and server time by statement and relation, bench/walBreakdown.ts, from a server that preloads
  * pg_stat_statements),

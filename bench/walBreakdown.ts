@@ -53,14 +53,17 @@ async function tableCounts(client: pg.Client, schema: string): Promise<Map<strin
   );
 }
 
-async function indexScans(client: pg.Client, schema: string): Promise<Map<string, { scans: number; size: string }>> {
-  const rows = await client.query<{ name: string; scans: string; size: string }>(
-    `SELECT relname || '.' || indexrelname AS name, idx_scan::text AS scans,
+async function indexScans(
+  client: pg.Client,
+  schema: string,
+): Promise<Map<string, { scans: number; read: number; size: string }>> {
+  const rows = await client.query<{ name: string; scans: string; read: string; size: string }>(
+    `SELECT relname || '.' || indexrelname AS name, idx_scan::text AS scans, idx_tup_read::text AS read,
             pg_size_pretty(pg_relation_size(indexrelid)) AS size
      FROM pg_stat_user_indexes WHERE schemaname = $1`,
     [schema],
   );
-  return new Map(rows.rows.map((r) => [r.name, { scans: Number(r.scans), size: r.size }]));
+  return new Map(rows.rows.map((r) => [r.name, { scans: Number(r.scans), read: Number(r.read), size: r.size }]));
 }
 
 /**
@@ -213,10 +216,15 @@ export async function startWalBreakdown(url: string, schema = 'public'): Promise
 
         // The indexes of the tables the run changed: each is written on every insert and non-HOT update.
         const touched = new Set(changed.map((t) => t.name));
-        lines.push('', 'Indexes of the changed tables (scans per message during the run, size at the end):');
+        lines.push(
+          '',
+          'Indexes of the changed tables (scans and entries read per message during the run, size at the end):',
+        );
         for (const [name, i] of await indexScans(client, schema)) {
           if (!touched.has(name.split('.')[0]!)) continue;
-          lines.push(`  ${name}: ${per(i.scans - (start.scans.get(name)?.scans ?? 0))} scans, ${i.size}`);
+          const before = start.scans.get(name);
+          const scans = per(i.scans - (before?.scans ?? 0));
+          lines.push(`  ${name}: ${scans} scans, ${per(i.read - (before?.read ?? 0))} read, ${i.size}`);
         }
 
         // Each version of a message's row is written whole (no update of it is HOT): its width is paid four times.

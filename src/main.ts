@@ -90,7 +90,12 @@ import { adminTemplateRoutes, templateRoutes } from './templates/routes.js';
 import { verificationRoutes, verifierRoutes } from './verify/routes.js';
 import { verifyJobs } from './verify/index.js';
 import { webRoutes } from './web/routes.js';
-import { DEFAULT_SMPP_SERVER_OPTIONS, SmppServer, type SmppServerOptions } from './smppServer/index.js';
+import {
+  DEFAULT_SMPP_SERVER_OPTIONS,
+  receiptLimitsFor,
+  SmppServer,
+  type SmppServerOptions,
+} from './smppServer/index.js';
 import { smppRoutes } from './smppServer/routes.js';
 
 /** Stops start-up when the read replica does not answer; warns when it is no standby (a second pool on a primary). */
@@ -526,6 +531,7 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
           tls: config.smppTls,
           rateLimit: config.smppRateLimit,
           window: config.smppWindow,
+          ...receiptLimitsFor(config.smppWindow),
           leaseMs,
           ...options.smppServer,
         },

@@ -73,6 +73,19 @@ export const DEFAULT_SMPP_SERVER_OPTIONS: Omit<
   unbindWaitMs: 2_000,
 };
 
+/**
+ * The receipts' side of a bind's window (HERALD_SMPP_WINDOW): a bind may have as many deliver_sm unanswered as it may
+ * have submit_sm (at least the default 100), and an account as many receipt POSTs in hand as keep such windows full
+ * (16 a window of 100), a process four accounts' worth. With the receipts held to 100 a bind and 16 POSTs an account
+ * while the binds took 1000 submit_sm each, the receipts fell seconds behind the submits (docs/smpp-server.md).
+ */
+export function receiptLimitsFor(window: number): Pick<SmppServerOptions, 'deliverWindow' | 'receiptPosts'> {
+  const { deliverWindow: least, receiptPosts } = DEFAULT_SMPP_SERVER_OPTIONS;
+  const deliverWindow = Math.max(least, window);
+  const account = receiptPosts.account * Math.ceil(deliverWindow / least);
+  return { deliverWindow, receiptPosts: { process: account * (receiptPosts.process / receiptPosts.account), account } };
+}
+
 export type BindType = 'transmitter' | 'receiver' | 'transceiver';
 
 const BIND_TYPES: Record<string, BindType> = {

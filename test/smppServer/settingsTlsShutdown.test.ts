@@ -3,6 +3,7 @@ import path from 'node:path';
 import smpp from 'smpp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
+import { receiptLimitsFor } from '../../src/smppServer/index.js';
 import { ESME } from '../../src/smppServer/smppStatuses.js';
 import { ENGINES, listeningPids } from '../helpers/engines.js';
 import { keyIdOf, secretOf, startTestHerald, type TestHerald } from '../helpers/testHerald.js';
@@ -32,6 +33,14 @@ describe('the SMPP server settings', () => {
 
   it('is off without HERALD_SMPP_PORT', () => {
     expect(loadConfig({ HERALD_DEMO: 'false' }).smppPort).toBeUndefined();
+  });
+
+  it("gives the receipts a bind's window, and an account the receipt POSTs that keep such windows full", () => {
+    // The default window and narrower ones: 100 deliver_sm a bind, 16 POSTs an account, 64 a process.
+    for (const window of [1, 10, 100])
+      expect(receiptLimitsFor(window)).toEqual({ deliverWindow: 100, receiptPosts: { process: 64, account: 16 } });
+    expect(receiptLimitsFor(101)).toEqual({ deliverWindow: 101, receiptPosts: { process: 128, account: 32 } });
+    expect(receiptLimitsFor(1000)).toEqual({ deliverWindow: 1000, receiptPosts: { process: 640, account: 160 } });
   });
 });
 
@@ -90,11 +99,18 @@ describe.each(ENGINES)('the SMPP server over TLS on %s', (engine) => {
   let t: TestHerald;
   beforeAll(async () => {
     t = await startTestHerald(engine, {
-      env: { HERALD_SMPP_PORT: '0', HERALD_SMPP_TLS_CERT: CERT, HERALD_SMPP_TLS_KEY: KEY },
+      // A window wider than the default: the receipts' limits follow it.
+      env: { HERALD_SMPP_PORT: '0', HERALD_SMPP_TLS_CERT: CERT, HERALD_SMPP_TLS_KEY: KEY, HERALD_SMPP_WINDOW: '250' },
     });
   });
   afterAll(async () => {
     await t.close();
+  });
+
+  it('takes the receipts limits of HERALD_SMPP_WINDOW', () => {
+    const { window, deliverWindow, receiptPosts } = t.herald.smppServer!.options;
+    expect({ window, deliverWindow, receiptPosts }).toEqual({ window: 250, ...receiptLimitsFor(250) });
+    expect(deliverWindow).toBe(250);
   });
 
   it('binds a client that checks the certificate', async () => {
