@@ -29,6 +29,7 @@ export {
   callbackSmppPostEvents,
   callbackSmppPostsClaim,
   callbackSmppRelease,
+  callbackSmppRenew,
   callbackSmppWaiting,
   SMPP_BINDS_URL,
   SMPP_FAILURE_RECEIPTS_URL,

@@ -190,6 +190,27 @@ export async function callbackSmppRelease(
   ]);
 }
 
+/**
+ * Extends the leases of SMPP POSTs a process still delivers (a slow client's events waiting for room) to `until`, each
+ * only while it is still the lease the process took (`leases`: its end as the process set it): a lease that ran out and
+ * was taken by another process stays that one's. Returns the POSTs renewed.
+ */
+export async function callbackSmppRenew(
+  db: Queryable,
+  leases: ReadonlyMap<string, Date>,
+  until: Date,
+): Promise<Set<string>> {
+  if (leases.size === 0) return new Set();
+  const rows = await db.query<{ id: string }>(
+    `UPDATE callback_deliveries d SET smpp_lease_until = $3
+     FROM unnest($1::uuid[], $2::timestamptz[]) AS l(id, until)
+     WHERE d.id = l.id AND d.state = 'open' AND d.smpp_lease_until = l.until
+     RETURNING d.id`,
+    [[...leases.keys()], [...leases.values()], until],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
 /** Events waiting for the accounts' binds (in open SMPP POSTs, less those acknowledged), for metrics and lists. */
 export async function callbackSmppWaiting(db: Queryable): Promise<number> {
   const [row] = await db.query<{ n: number }>(

@@ -402,8 +402,8 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
     `submit_sm per second per account and process, 0 for none (default ${DEFAULT_SMPP_RATE_LIMIT}; bursts of twice ` +
     'as many)',
   HERALD_SMPP_WINDOW:
-    'submit_sm a bind may have unanswered; one more is refused ESME_RTHROTTLED; also its deliver_sm unanswered, at ' +
-    `least 100 (default ${DEFAULT_SMPP_WINDOW})`,
+    'submit_sm a bind may have unanswered; one more is refused ESME_RTHROTTLED; also its deliver_sm unanswered (at ' +
+    `least 100), and an account's receipt batches in hand grow with it (default ${DEFAULT_SMPP_WINDOW})`,
   HERALD_SMPP_TLS_CERT: 'PEM certificate file: the SMPP server speaks TLS (with HERALD_SMPP_TLS_KEY; default unset)',
   HERALD_SMPP_TLS_KEY: 'PEM private key file of HERALD_SMPP_TLS_CERT (default unset)',
   HERALD_DEMO: 'true|false: create the demo account on first start (default true in embedded mode)',

@@ -6,6 +6,7 @@ import {
   callbackSmppPostEvents,
   callbackSmppPostsClaim,
   callbackSmppRelease,
+  callbackSmppRenew,
   type SmppEvent,
   type SmppPost,
   type SmppPostsShare,
@@ -52,6 +53,13 @@ export class ReceiptDelivery {
   private stopped = true;
   /** The POSTs in hand (delivering, or waiting for room in a window): each delivery and its account. */
   private readonly inFlight = new Map<Promise<void>, number>();
+  /**
+   * The end of each POST's lease in hand, by POST id. A POST stays in hand as long as its client takes to answer its
+   * events, which for a slow client can be longer than a lease: each look renews those past half of theirs, so that
+   * no other process takes them meanwhile and sends again what this one has sent (and had acknowledged: the
+   * acknowledgements of a POST are written when it ends).
+   */
+  private readonly leases = new Map<string, Date>();
   /** Where each look's turns start: with another account each look. */
   private turn = 0;
   /**
@@ -120,12 +128,16 @@ export class ReceiptDelivery {
             .map((cs) => cs.bind!.principal.accountId),
         ),
       ];
+      const now = this.ctx.clock.now();
+      const { leaseMs } = this.server.options;
+      await this.renewLeases(now, leaseMs);
       const room = this.server.options.receiptPosts.process - this.inFlight.size;
       const shares = this.shares(accounts);
       if (shares.length > 0 && room > 0) {
-        const now = this.ctx.clock.now();
-        const posts = await callbackSmppPostsClaim(this.ctx.db, shares, now, this.server.options.leaseMs, room);
+        const posts = await callbackSmppPostsClaim(this.ctx.db, shares, now, leaseMs, room);
         leased = posts;
+        // As the claim set it (now + leaseMs): a renewal names it.
+        const until = new Date(now.getTime() + leaseMs);
         // A lane forms nothing while its newest POST waits for a first lease: the workers' senders, which watch the
         // lane, are told it moved (a notification, not a poll's wait).
         if (posts.some((post) => post.attempts === 1)) await wakeAtCommit(this.ctx.db, 'callbacks');
@@ -138,10 +150,12 @@ export class ReceiptDelivery {
             .catch((error: unknown) => this.ctx.log.error({ err: error }, 'SMPP receipts not delivered'))
             .finally(() => {
               this.inFlight.delete(delivery);
+              this.leases.delete(post.id);
               this.poke();
             });
           // Held from here, with the delivery that gives it back: a POST of a look that failed before is not.
           this.inFlight.set(delivery, post.account_id);
+          this.leases.set(post.id, until);
         }
         leased = [];
         // Only a look that asked the database says it is back.
@@ -171,6 +185,21 @@ export class ReceiptDelivery {
         this.poke();
       });
     }
+  }
+
+  /**
+   * Renews the leases in hand that are past half their span (none while clients answer as they should: a POST ends
+   * within a second). One that another process took meanwhile (this one stalled past its end) is left to it.
+   */
+  private async renewLeases(now: Date, leaseMs: number): Promise<void> {
+    // A loop, not a filtered copy: every look (several a second under load) passes here.
+    const half = now.getTime() + leaseMs / 2;
+    let due: Map<string, Date> | undefined;
+    for (const [id, until] of this.leases) if (until.getTime() < half) (due ??= new Map()).set(id, until);
+    if (!due) return;
+    const until = new Date(now.getTime() + leaseMs);
+    const renewed = await callbackSmppRenew(this.ctx.db, due, until);
+    for (const id of renewed) if (this.leases.has(id)) this.leases.set(id, until);
   }
 
   /**

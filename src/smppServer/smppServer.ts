@@ -35,7 +35,10 @@ export interface SmppServerOptions {
   readonly rateLimit: number;
   /** submit_sm a bind may have unanswered at once (HERALD_SMPP_WINDOW); more are refused ESME_RTHROTTLED. */
   readonly window: number;
-  /** deliver_sm sent to a bind and not yet answered, at once (Kannel answers as fast as its store writes). */
+  /**
+   * deliver_sm sent to a bind and not yet answered, at once (Kannel answers as fast as its store writes): the bind's
+   * window, at least {@link LEAST_DELIVER_WINDOW} (receiptLimitsFor).
+   */
   readonly deliverWindow: number;
   /** Parts of long messages a bind keeps while waiting for the rest, and for how long. */
   readonly parts: PartLimits;
@@ -57,17 +60,29 @@ export interface SmppServerOptions {
   readonly unbindWaitMs: number;
 }
 
+/** deliver_sm a bind may have unanswered however narrow its window (the default window's). */
+const LEAST_DELIVER_WINDOW = 100;
+/** An account's receipt POSTs in hand for each 100 places of a bind's window. */
+const POSTS_A_HUNDRED_PLACES = 16;
+/** A process's places for receipt POSTs, in accounts' shares: one account never holds more than its share. */
+const SHARES_A_PROCESS = 4;
+/**
+ * The window past which an account's POSTs grow no more (160 POSTs, some 16,000 receipts in hand): HERALD_SMPP_WINDOW
+ * goes up to 10,000, and a POST in hand keeps its events in memory until its client has answered them all.
+ */
+const POSTS_WINDOW_CAP = 1000;
+
 export const DEFAULT_SMPP_SERVER_OPTIONS: Omit<
   SmppServerOptions,
   'host' | 'port' | 'tls' | 'leaseMs' | 'rateLimit' | 'window'
 > = {
-  deliverWindow: 100,
+  deliverWindow: LEAST_DELIVER_WINDOW,
   // 1000 parts is some 150 KB of text a bind; a minute is what SMSCs give a long message's parts (Kannel: 30 s).
   parts: { maxParts: 1000, timeoutMs: 60_000 },
   pollMs: 500,
   // A POST carries what a forming round found (a dozen events under a steady load, up to 100 in a burst): an
   // account's 16 are some 200 receipts in hand, at most 1,600 (two to sixteen windows of 100).
-  receiptPosts: { process: 64, account: 16 },
+  receiptPosts: { process: POSTS_A_HUNDRED_PLACES * SHARES_A_PROCESS, account: POSTS_A_HUNDRED_PLACES },
   deliverTimeoutMs: 30_000,
   retryMs: 5_000,
   unbindWaitMs: 2_000,
@@ -75,15 +90,18 @@ export const DEFAULT_SMPP_SERVER_OPTIONS: Omit<
 
 /**
  * The receipts' side of a bind's window (HERALD_SMPP_WINDOW): a bind may have as many deliver_sm unanswered as it may
- * have submit_sm (at least the default 100), and an account as many receipt POSTs in hand as keep such windows full
- * (16 a window of 100), a process four accounts' worth. With the receipts held to 100 a bind and 16 POSTs an account
- * while the binds took 1000 submit_sm each, the receipts fell seconds behind the submits (docs/smpp-server.md).
+ * have submit_sm (at least {@link LEAST_DELIVER_WINDOW}), and an account as many receipt POSTs in hand as keep such
+ * windows full (16 for each 100 places, up to a window of {@link POSTS_WINDOW_CAP}), a process four accounts' worth.
+ * With the receipts held to 100 a bind and 16 POSTs an account while the binds took 1000 submit_sm each, the receipts
+ * fell seconds behind the submits (docs/smpp-server.md).
  */
 export function receiptLimitsFor(window: number): Pick<SmppServerOptions, 'deliverWindow' | 'receiptPosts'> {
-  const { deliverWindow: least, receiptPosts } = DEFAULT_SMPP_SERVER_OPTIONS;
-  const deliverWindow = Math.max(least, window);
-  const account = receiptPosts.account * Math.ceil(deliverWindow / least);
-  return { deliverWindow, receiptPosts: { process: account * (receiptPosts.process / receiptPosts.account), account } };
+  const deliverWindow = Math.max(LEAST_DELIVER_WINDOW, window);
+  const postsAnAccount = Math.ceil((POSTS_A_HUNDRED_PLACES * Math.min(deliverWindow, POSTS_WINDOW_CAP)) / 100);
+  return {
+    deliverWindow,
+    receiptPosts: { process: postsAnAccount * SHARES_A_PROCESS, account: postsAnAccount },
+  };
 }
 
 export type BindType = 'transmitter' | 'receiver' | 'transceiver';

@@ -7,6 +7,7 @@ import {
   callbackSmppPostEvents,
   callbackSmppPostsClaim,
   callbackSmppRelease,
+  callbackSmppRenew,
   callbackSmppWaiting,
   SMPP_BINDS_URL,
   type SmppPost,
@@ -169,6 +170,20 @@ describe.each(ENGINES)('SMPP POSTs of the callback outbox (%s)', (engine) => {
     // Ended once: a second process whose lease ran out finds it ended.
     expect(await callbackSmppEnd(tx, [post.id], at(2))).toEqual(new Set());
     expect(await callbackSmppEnd(tx, [], at(2))).toEqual(new Set());
+  });
+
+  own('renewed while the lease is the one the process took, never once another took it', async (tx, accountId) => {
+    const post = await smppPost(tx, accountId);
+    await claim(tx, [accountId], T0);
+    // Held past half its lease: renewed to a whole one from then.
+    expect(await callbackSmppRenew(tx, new Map([[post.id, at(60)]]), at(31 + 60))).toEqual(new Set([post.id]));
+    expect(await claim(tx, [accountId], at(60))).toEqual([]);
+    // Its lease ran out (the process stalled) and another process took it: the first process renews nothing.
+    expect(await claim(tx, [accountId], at(91))).toHaveLength(1);
+    expect(await callbackSmppRenew(tx, new Map([[post.id, at(91)]]), at(200))).toEqual(new Set());
+    expect(await claim(tx, [accountId], at(91 + 59))).toEqual([]);
+    expect(await claim(tx, [accountId], at(91 + 60))).toHaveLength(1);
+    expect(await callbackSmppRenew(tx, new Map(), at(300))).toEqual(new Set());
   });
 
   own('given back at once (a bind closed) or from a time on (a client refused)', async (tx, accountId) => {

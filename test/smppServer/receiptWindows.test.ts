@@ -109,6 +109,49 @@ describe.each(ENGINES)('receipts waiting for room in the binds windows on %s', (
 });
 
 /**
+ * A POST stays in hand as long as its client takes to answer its events: past half its lease, each look renews it, so
+ * that no other process takes it (its lease run out) and sends again what this one has sent and had acknowledged.
+ */
+describe.each(ENGINES)('receipt POSTs held past half their lease on %s', (engine) => {
+  const LEASE_MS = 10_000;
+  const h = receiptHerald(engine, { deliverWindow: DELIVER_WINDOW, leaseMs: LEASE_MS });
+
+  it('have their leases renewed while their client is slow, and every receipt comes once', async () => {
+    const t = h.t();
+    const db = t.herald.ctx.db;
+    const a = await t.createAccount({ senderNames: [['SMS', 'Herald']] });
+    const ids = await submitWithReceipts(await h.bind(a, 'bind_transmitter'), 20);
+    await waitFor(async () => (await callbackSmppWaiting(db)) >= 10, { timeoutMs: 20_000 });
+    const receiver = await h.bind(a, 'bind_receiver');
+    receiver.answering = false;
+    await waitFor(() => receiver.held.length === DELIVER_WINDOW, { timeoutMs: 20_000 });
+    const leased = async (): Promise<number[]> =>
+      (
+        await db.query<{ until: Date }>(
+          `SELECT smpp_lease_until AS until FROM callback_deliveries
+           WHERE account_id = $1 AND via_smpp AND state = 'open' AND smpp_lease_until IS NOT NULL`,
+          [a.id],
+        )
+      ).map((r) => r.until.getTime());
+    const first = await leased();
+    expect(first.length).toBeGreaterThan(0);
+
+    // Past half the lease (and short of the deliver_sm's own timeout): the next look renews each to a whole lease.
+    t.clock.advance(LEASE_MS * 0.6);
+    const renewedTo = t.clock.now().getTime() + LEASE_MS;
+    await waitFor(async () => (await leased()).every((until) => until >= renewedTo), {
+      timeoutMs: 10_000,
+      describe: async () => `leases ${JSON.stringify(await leased())}, renewed to ${renewedTo} or later expected`,
+    });
+
+    receiver.answering = true;
+    receiver.answerHeld();
+    await waitFor(() => ids.every((id) => receiver.receiptIds().includes(id)), { timeoutMs: 20_000 });
+    expect(receiver.receiptIds().filter((id) => ids.includes(id))).toHaveLength(ids.length);
+  });
+});
+
+/**
  * A process's places for receipt POSTs are shared among the accounts (DESIGN 22; smppServer/receiptDelivery.ts): the
  * POSTs of an account whose client does not answer wait for its window and hold their places, at most its share of
  * them, so another account's receipts still go. Two places, one an account; windows wide enough for any POST, so
