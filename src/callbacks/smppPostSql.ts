@@ -36,6 +36,8 @@ export interface SmppPost {
   readonly attempts: number;
   /** Its target is {@link SMPP_FAILURE_RECEIPTS_URL}: a receipt of a delivered message is not sent. */
   readonly failures_only: boolean;
+  /** When this lease ends: a renewal names it (callbackSmppRenew). */
+  readonly lease_until: Date;
 }
 
 /** An account's share of a claim of SMPP POSTs: at most `limit` of its POSTs. */
@@ -82,7 +84,8 @@ export async function callbackSmppPostsClaim(
      FROM due WHERE d.id = due.id
      RETURNING d.id, d.account_id::int AS account_id, d.target_id, d.lane, d.after_txid::text AS after_txid,
        d.after_event_id, d.last_txid::text AS last_txid, d.last_event_id, d.only_messages, d.excluded_messages,
-       d.attempts, (SELECT t.url FROM callback_targets t WHERE t.id = d.target_id) = $5 AS failures_only`,
+       d.attempts, (SELECT t.url FROM callback_targets t WHERE t.id = d.target_id) = $5 AS failures_only,
+       d.smpp_lease_until AS lease_until`,
     [
       shares.map((s) => s.accountId),
       now,

@@ -51,15 +51,14 @@ export class ReceiptDelivery {
   private running = false;
   private again = false;
   private stopped = true;
-  /** The POSTs in hand (delivering, or waiting for room in a window): each delivery and its account. */
-  private readonly inFlight = new Map<Promise<void>, number>();
   /**
-   * The end of each POST's lease in hand, by POST id. A POST stays in hand as long as its client takes to answer its
-   * events, which for a slow client can be longer than a lease: each look renews those past half of theirs, so that
-   * no other process takes them meanwhile and sends again what this one has sent (and had acknowledged: the
-   * acknowledgements of a POST are written when it ends).
+   * The POSTs in hand (delivering, or waiting for room in a window): each delivery, its POST's account and id, and
+   * the end of its lease. A POST stays in hand as long as its client takes to answer its events, which for a slow
+   * client can be longer than a lease: each look renews those past half of theirs, so that no other process takes
+   * them meanwhile and sends again what this one has sent (and had acknowledged: the acknowledgements of a POST are
+   * written when it ends).
    */
-  private readonly leases = new Map<string, Date>();
+  private readonly inFlight = new Map<Promise<void>, { accountId: number; postId: string; leaseUntil: Date }>();
   /** Where each look's turns start: with another account each look. */
   private turn = 0;
   /**
@@ -136,8 +135,6 @@ export class ReceiptDelivery {
       if (shares.length > 0 && room > 0) {
         const posts = await callbackSmppPostsClaim(this.ctx.db, shares, now, leaseMs, room);
         leased = posts;
-        // As the claim set it (now + leaseMs): a renewal names it.
-        const until = new Date(now.getTime() + leaseMs);
         // A lane forms nothing while its newest POST waits for a first lease: the workers' senders, which watch the
         // lane, are told it moved (a notification, not a poll's wait).
         if (posts.some((post) => post.attempts === 1)) await wakeAtCommit(this.ctx.db, 'callbacks');
@@ -150,12 +147,10 @@ export class ReceiptDelivery {
             .catch((error: unknown) => this.ctx.log.error({ err: error }, 'SMPP receipts not delivered'))
             .finally(() => {
               this.inFlight.delete(delivery);
-              this.leases.delete(post.id);
               this.poke();
             });
           // Held from here, with the delivery that gives it back: a POST of a look that failed before is not.
-          this.inFlight.set(delivery, post.account_id);
-          this.leases.set(post.id, until);
+          this.inFlight.set(delivery, { accountId: post.account_id, postId: post.id, leaseUntil: post.lease_until });
         }
         leased = [];
         // Only a look that asked the database says it is back.
@@ -194,12 +189,18 @@ export class ReceiptDelivery {
   private async renewLeases(now: Date, leaseMs: number): Promise<void> {
     // A loop, not a filtered copy: every look (several a second under load) passes here.
     const half = now.getTime() + leaseMs / 2;
-    let due: Map<string, Date> | undefined;
-    for (const [id, until] of this.leases) if (until.getTime() < half) (due ??= new Map()).set(id, until);
+    let due: Map<string, { leaseUntil: Date }> | undefined;
+    for (const held of this.inFlight.values())
+      if (held.leaseUntil.getTime() < half) (due ??= new Map()).set(held.postId, held);
     if (!due) return;
     const until = new Date(now.getTime() + leaseMs);
-    const renewed = await callbackSmppRenew(this.ctx.db, due, until);
-    for (const id of renewed) if (this.leases.has(id)) this.leases.set(id, until);
+    const renewed = await callbackSmppRenew(
+      this.ctx.db,
+      new Map([...due].map(([id, held]) => [id, held.leaseUntil])),
+      until,
+    );
+    // Each entry is the one in hand: one whose delivery ended meanwhile is no longer there to read it.
+    for (const id of renewed) due.get(id)!.leaseUntil = until;
   }
 
   /**
@@ -222,7 +223,7 @@ export class ReceiptDelivery {
   /** POSTs in hand per account, counted from {@link inFlight} (at most `receiptPosts.process` of them). */
   private heldByAccount(): Map<number, number> {
     const held = new Map<number, number>();
-    for (const accountId of this.inFlight.values()) held.set(accountId, (held.get(accountId) ?? 0) + 1);
+    for (const { accountId } of this.inFlight.values()) held.set(accountId, (held.get(accountId) ?? 0) + 1);
     return held;
   }
 

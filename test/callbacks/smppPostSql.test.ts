@@ -70,7 +70,7 @@ describe.each(ENGINES)('SMPP POSTs of the callback outbox (%s)', (engine) => {
     const other = (await insertAccount(tx)).id;
     expect(await claim(tx, [other], T0)).toEqual([]);
     const claimed = await claim(tx, [accountId], T0);
-    expect(claimed).toMatchObject([{ id: post.id, account_id: accountId, lane: 0 }]);
+    expect(claimed).toMatchObject([{ id: post.id, account_id: accountId, lane: 0, lease_until: at(60) }]);
     expect(await claim(tx, [accountId], at(59))).toEqual([]);
     expect((await claim(tx, [accountId], at(60))).map((p) => p.id)).toEqual([post.id]);
   });

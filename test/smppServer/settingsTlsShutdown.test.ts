@@ -3,7 +3,7 @@ import path from 'node:path';
 import smpp from 'smpp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { receiptLimitsFor } from '../../src/smppServer/index.js';
+import { receiptLimitsFor, type SmppServerOptions } from '../../src/smppServer/index.js';
 import { ESME } from '../../src/smppServer/smppStatuses.js';
 import { ENGINES, listeningPids } from '../helpers/engines.js';
 import { keyIdOf, secretOf, startTestHerald, type TestHerald } from '../helpers/testHerald.js';
@@ -14,6 +14,12 @@ import { SmppTestClient } from './smppClient.js';
 const fixture = (name: string): string => path.join(import.meta.dirname, '..', 'connectors', 'fixtures', name);
 const CERT = fixture('smsc.cert.pem');
 const KEY = fixture('smsc.key.pem');
+
+/** The windows a test Herald's SMPP server was given, and its receipt POSTs. */
+function windowsOf(t: TestHerald): Pick<SmppServerOptions, 'window' | 'deliverWindow' | 'receiptPosts'> {
+  const { window, deliverWindow, receiptPosts } = t.herald.smppServer!.options;
+  return { window, deliverWindow, receiptPosts };
+}
 
 describe('the SMPP server settings', () => {
   it.each([
@@ -57,8 +63,7 @@ describe.each(ENGINES)('the SMPP server with HERALD_SMPP_WINDOW on %s', (engine)
   });
 
   it('keeps the receipts to at least 100 deliver_sm a bind and 16 POSTs an account', () => {
-    const { window, deliverWindow, receiptPosts } = t.herald.smppServer!.options;
-    expect({ window, deliverWindow, receiptPosts }).toEqual({
+    expect(windowsOf(t)).toEqual({
       window: 3,
       deliverWindow: 100,
       receiptPosts: { process: 64, account: 16 },
@@ -103,8 +108,7 @@ describe.each(ENGINES)('the SMPP server with a window wider than the default on 
   });
 
   it('gives the receipts the same window and an account the POSTs that keep it full', () => {
-    const { window, deliverWindow, receiptPosts } = t.herald.smppServer!.options;
-    expect({ window, deliverWindow, receiptPosts }).toEqual({
+    expect(windowsOf(t)).toEqual({
       window: 250,
       deliverWindow: 250,
       receiptPosts: { process: 160, account: 40 },
