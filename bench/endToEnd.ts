@@ -253,7 +253,10 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       : await postBatches({ pools, path: '/api/v1/message', token, clients: options.clients, batches, bodyOf });
     const acceptedAt = performance.now();
     if (process.env.BENCH_VERBOSE)
-      process.stdout.write(`  all accepted after ${((acceptedAt - start) / 1000).toFixed(1)} s\n`);
+      process.stdout.write(
+        `  all accepted after ${((acceptedAt - start) / 1000).toFixed(1)} s` +
+          (receiver ? `, ${receiver.count()} callbacks so far\n` : '\n'),
+      );
     const total = batches * 1000;
     // A run with a callback for each message waits for them at the receiver first, in this process: every callback
     // follows its message's final status, so the database is then asked once. Its polls, run through the run, took

@@ -232,6 +232,8 @@ export interface SmppClientResult {
   readonly seconds: number;
   /** From the first submit_sm to the last submit_sm_resp. */
   readonly submitSeconds: number;
+  /** Receipts the client had when the last submit_sm_resp came. */
+  readonly receiptsAtSubmitted: number;
   readonly accepted: number;
   /** Refusals other than ESME_RTHROTTLED. */
   readonly refused: number;

@@ -53,6 +53,7 @@ const again: number[] = [];
 let pausing = 0;
 /** When the last submit_sm was answered: the rest of the run waits for receipts. */
 let submittedAt = 0;
+let receiptsAtSubmitted = 0;
 const start = performance.now();
 const cpu0 = process.cpuUsage();
 await new Promise<void>((resolve) => {
@@ -96,7 +97,10 @@ await new Promise<void>((resolve) => {
           }, THROTTLED_PAUSE_MS);
         } else if (response.command_status === 0) accepted++;
         else refused++;
-        if (next === options.messages && inFlight + again.length + pausing === 0) submittedAt = performance.now();
+        if (next === options.messages && inFlight + again.length + pausing === 0) {
+          submittedAt = performance.now();
+          receiptsAtSubmitted = receipts;
+        }
         pump();
         check();
       });
@@ -117,7 +121,6 @@ const seconds = (performance.now() - start) / 1000;
 const cpu = process.cpuUsage(cpu0);
 const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 const submitSeconds = (submittedAt - start) / 1000;
-process.stdout.write(
-  `${JSON.stringify({ seconds, submitSeconds, accepted, refused, throttled, receipts, cpuSeconds })}\n`,
-);
+const result = { seconds, submitSeconds, receiptsAtSubmitted, accepted, refused, throttled, receipts, cpuSeconds };
+process.stdout.write(`${JSON.stringify(result)}\n`);
 for (const session of sessions) session.destroy();

@@ -225,7 +225,8 @@ async function smppIntake(binds: number, window: number): Promise<Intake> {
         throw new Error(`SMPP in: ${result.refused} refused, ${result.receipts} of ${messages} receipts`);
       process.stdout.write(
         `  SMPP in: every submit_sm answered after ${result.submitSeconds.toFixed(1)} s, ` +
-          `the last receipt after ${result.seconds.toFixed(1)} s; the client's CPU ` +
+          `the last receipt after ${result.seconds.toFixed(1)} s ` +
+          `(${messages - result.receiptsAtSubmitted} receipts still to come at the last answer); the client's CPU ` +
           `${((result.cpuSeconds * 1000) / messages).toFixed(3)} ms/msg\n`,
       );
       if (result.throttled > 0)
