@@ -179,18 +179,16 @@ export async function callbackSmppEnd(db: Queryable, deliveryIds: readonly strin
 
 /**
  * Gives leased SMPP POSTs back: at once (`until` null: their bind closed, another bind of the account may take them)
- * or from `until` on (the client refused some events: they are tried again then).
+ * or from `until` on (the client refused some events: they are tried again then). Each only while it is still the
+ * lease the process took (`leases`: its end as the process set it): giving back a lease another process took when
+ * this one's ran out would let a third take the POST while the second still delivers it.
  */
 export async function callbackSmppRelease(
   db: Queryable,
-  deliveryIds: readonly string[],
+  leases: ReadonlyMap<string, Date>,
   until: Date | null,
 ): Promise<void> {
-  if (deliveryIds.length === 0) return;
-  await db.query(`UPDATE callback_deliveries SET smpp_lease_until = $2 WHERE id = ANY($1::uuid[]) AND state = 'open'`, [
-    deliveryIds,
-    until,
-  ]);
+  await leasesMoved(db, leases, until);
 }
 
 /**
@@ -203,6 +201,11 @@ export async function callbackSmppRenew(
   leases: ReadonlyMap<string, Date>,
   until: Date,
 ): Promise<Set<string>> {
+  return leasesMoved(db, leases, until);
+}
+
+/** Sets the lease of each open POST whose lease is still the one given to `until`; returns those it set. */
+async function leasesMoved(db: Queryable, leases: ReadonlyMap<string, Date>, until: Date | null): Promise<Set<string>> {
   if (leases.size === 0) return new Set();
   const rows = await db.query<{ id: string }>(
     `UPDATE callback_deliveries d SET smpp_lease_until = $3

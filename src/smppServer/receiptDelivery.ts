@@ -34,6 +34,20 @@ const RECEIPT_ESM_CLASS: Record<string, number> = { delivered: 0x04, sent: 0x20 
 
 type Outcome = 'acknowledged' | 'refused' | 'lost';
 
+/** A POST in hand: its account and id, the end of its lease, and where its delivery is. */
+interface Held {
+  readonly accountId: number;
+  readonly postId: string;
+  leaseUntil: Date;
+  /**
+   * `delivering` (its lease renewed past half its span), `ending` (every event answered or lost: it ends or is given
+   * back in one statement, and its lease is not renewed meanwhile), or `taken`: its lease ran out (the process stalled
+   * past it) and another process took the POST, found at a renewal that failed. That process delivers it now, and
+   * this one sends none of its events it has not sent yet.
+   */
+  state: 'delivering' | 'ending' | 'taken';
+}
+
 /** An event of an SMPP POST with what its deliver_sm says of the message: null when retention removed it. */
 export interface SmppReceipt extends SmppEvent {
   readonly message: MessageReceiptFacts | null;
@@ -58,7 +72,7 @@ export class ReceiptDelivery {
    * them meanwhile and sends again what this one has sent (and had acknowledged: the acknowledgements of a POST are
    * written when it ends).
    */
-  private readonly inFlight = new Map<Promise<void>, { accountId: number; postId: string; leaseUntil: Date }>();
+  private readonly inFlight = new Map<Promise<void>, Held>();
   /** Where each look's turns start: with another account each look. */
   private turn = 0;
   /**
@@ -69,6 +83,8 @@ export class ReceiptDelivery {
   private readonly slotWaiters = new Map<number, (() => void)[]>();
   /** Looks for a receiver with room (tests count them: a look per answer, not per waiting event). */
   slotLooks = 0;
+  /** POSTs in hand found taken by another process (tests read it). */
+  leasesTaken = 0;
   /** POSTs whose every event is acknowledged, ended together (callbackSmppEnd). */
   private readonly ends: WriteBatches<string>;
   /** The looks for receipts: a database outage logged once, not once a look. */
@@ -143,14 +159,20 @@ export class ReceiptDelivery {
         const facts = await messageReceiptFacts(this.ctx.db, [...events.values()].flat());
         for (const post of posts) {
           const receipts = events.get(post.id)!.map((e) => ({ message: facts.get(e.message_id) ?? null, ...e }));
-          const delivery: Promise<void> = this.deliverPost(post, receipts)
+          const held: Held = {
+            accountId: post.account_id,
+            postId: post.id,
+            leaseUntil: post.lease_until,
+            state: 'delivering',
+          };
+          const delivery: Promise<void> = this.deliverPost(post, held, receipts)
             .catch((error: unknown) => this.ctx.log.error({ err: error }, 'SMPP receipts not delivered'))
             .finally(() => {
               this.inFlight.delete(delivery);
               this.poke();
             });
           // Held from here, with the delivery that gives it back: a POST of a look that failed before is not.
-          this.inFlight.set(delivery, { accountId: post.account_id, postId: post.id, leaseUntil: post.lease_until });
+          this.inFlight.set(delivery, held);
         }
         leased = [];
         // Only a look that asked the database says it is back.
@@ -160,11 +182,7 @@ export class ReceiptDelivery {
       this.looks.failed(error);
       // Given back for the next look, or, the database away, to the end of their lease.
       if (leased.length > 0)
-        await callbackSmppRelease(
-          this.ctx.db,
-          leased.map((p) => p.id),
-          null,
-        ).catch(() => {});
+        await callbackSmppRelease(this.ctx.db, new Map(leased.map((p) => [p.id, p.lease_until])), null).catch(() => {});
     } finally {
       this.running = false;
     }
@@ -184,14 +202,15 @@ export class ReceiptDelivery {
 
   /**
    * Renews the leases in hand that are past half their span (none while clients answer as they should: a POST ends
-   * within a second). One that another process took meanwhile (this one stalled past its end) is left to it.
+   * within a second). One that another process took meanwhile (this one stalled past its end) is left to it: this
+   * process sends none of its events it has not sent yet.
    */
   private async renewLeases(now: Date, leaseMs: number): Promise<void> {
     // A loop, not a filtered copy: every look (several a second under load) passes here.
     const half = now.getTime() + leaseMs / 2;
-    let due: Map<string, { leaseUntil: Date }> | undefined;
+    let due: Map<string, Held> | undefined;
     for (const held of this.inFlight.values())
-      if (held.leaseUntil.getTime() < half) (due ??= new Map()).set(held.postId, held);
+      if (held.state === 'delivering' && held.leaseUntil.getTime() < half) (due ??= new Map()).set(held.postId, held);
     if (!due) return;
     const until = new Date(now.getTime() + leaseMs);
     const renewed = await callbackSmppRenew(
@@ -200,7 +219,20 @@ export class ReceiptDelivery {
       until,
     );
     // Each entry is the one in hand: one whose delivery ended meanwhile is no longer there to read it.
-    for (const id of renewed) due.get(id)!.leaseUntil = until;
+    for (const [id, held] of due) {
+      if (renewed.has(id)) {
+        held.leaseUntil = until;
+        continue;
+      }
+      // Not renewed: it came to its end meanwhile, or another process took it.
+      if (held.state !== 'delivering') continue;
+      held.state = 'taken';
+      this.leasesTaken++;
+      this.ctx.log.warn(
+        { deliveryId: id, accountId: held.accountId },
+        'SMPP receipts: another process took a POST whose lease ran out here; its events left to it',
+      );
+    }
   }
 
   /**
@@ -227,16 +259,21 @@ export class ReceiptDelivery {
     return held;
   }
 
-  /** Sends a POST's unacknowledged events; records those acknowledged; gives the POST back unless it ended. */
-  private async deliverPost(post: SmppPost, events: readonly SmppReceipt[]): Promise<void> {
+  /**
+   * Sends a POST's unacknowledged events; records those acknowledged; gives the POST back unless it ended (or another
+   * process took it: then its lease is that one's).
+   */
+  private async deliverPost(post: SmppPost, held: Held, events: readonly SmppReceipt[]): Promise<void> {
     const outcomes = await Promise.all(
       events.map((e) =>
         // Asked for failures only: a delivered message's receipt is done without a deliver_sm.
         post.failures_only && e.event === 'delivered' && e.status === 'delivered'
           ? 'acknowledged'
-          : this.deliverEvent(post.account_id, e),
+          : this.deliverEvent(held, e),
       ),
     );
+    const taken = held.state === 'taken';
+    if (!taken) held.state = 'ending';
     const acknowledged = events.filter((_, i) => outcomes[i] === 'acknowledged').map((e) => e.event_id);
     // Every event left acknowledged (the usual case): the POST ends without a row per event, in one statement with
     // the others ending meanwhile (one ended by another process meanwhile is left as it is).
@@ -248,15 +285,17 @@ export class ReceiptDelivery {
     if (acknowledged.length > 0 && (await callbackSmppAck(this.ctx.db, post.id, acknowledged, now))) return;
     // A refusal (the client could not take it now) is tried again after a pause; a lost one (its bind closed, or
     // none is up) at once, by any bind of the account.
+    if (taken) return;
     const refused = outcomes.includes('refused');
     await callbackSmppRelease(
       this.ctx.db,
-      [post.id],
+      new Map([[post.id, held.leaseUntil]]),
       refused ? new Date(now.getTime() + this.server.options.retryMs) : null,
     );
   }
 
-  private async deliverEvent(accountId: number, event: SmppReceipt): Promise<Outcome> {
+  private async deliverEvent(held: Held, event: SmppReceipt): Promise<Outcome> {
+    const accountId = held.accountId;
     const pdu = deliverSmOf(event);
     // An event that is no receipt nor MO (none is asked for): nothing to send, done.
     if (!pdu) return 'acknowledged';
@@ -271,6 +310,11 @@ export class ReceiptDelivery {
       await this.roomFor(accountId);
     }
     if (!cs) return 'lost';
+    if (held.state === 'taken') {
+      // Another process delivers it now. The place found goes to the next event waiting for one.
+      this.freeSlot(accountId);
+      return 'lost';
+    }
     const status = await this.send(cs, pdu);
     this.freeSlot(accountId);
     const outcome: Outcome = status === undefined ? 'lost' : status === 0 ? 'acknowledged' : 'refused';

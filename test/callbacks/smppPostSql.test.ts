@@ -85,7 +85,7 @@ describe.each(ENGINES)('SMPP POSTs of the callback outbox (%s)', (engine) => {
     expect(await callbackSmppAck(tx, post.id, [post.eventIds[1]!], T0)).toBe(false);
     expect(await callbackSmppWaiting(tx)).toBe(2);
     // An acknowledged event is not sent again, even when the POST is taken again.
-    await callbackSmppRelease(tx, [post.id], null);
+    await callbackSmppRelease(tx, new Map([[post.id, claimed!.lease_until]]), null);
     const [again] = await claim(tx, [accountId], at(1));
     expect((await callbackSmppPostEvents(tx, [again!])).get(again!.id)!.map((e) => Number(e.event_id))).toEqual([
       post.eventIds[0],
@@ -188,11 +188,32 @@ describe.each(ENGINES)('SMPP POSTs of the callback outbox (%s)', (engine) => {
 
   own('given back at once (a bind closed) or from a time on (a client refused)', async (tx, accountId) => {
     const post = await smppPost(tx, accountId);
-    await claim(tx, [accountId], T0);
-    await callbackSmppRelease(tx, [post.id], at(5));
+    const [first] = await claim(tx, [accountId], T0);
+    expect(first!.lease_until).toEqual(at(60));
+    await callbackSmppRelease(tx, new Map([[post.id, first!.lease_until]]), at(5));
     expect(await claim(tx, [accountId], at(4))).toEqual([]);
-    expect(await claim(tx, [accountId], at(5))).toHaveLength(1);
-    await callbackSmppRelease(tx, [post.id], null);
+    const [second] = await claim(tx, [accountId], at(5));
+    await callbackSmppRelease(tx, new Map([[post.id, second!.lease_until]]), null);
     expect(await claim(tx, [accountId], at(5))).toHaveLength(1);
   });
+
+  own(
+    'given back only while the lease is the one the process took, never once another took it',
+    async (tx, accountId) => {
+      const post = await smppPost(tx, accountId);
+      const [first] = await claim(tx, [accountId], T0);
+      // Its lease ran out (the process stalled) and another took it: the first one giving it back changes nothing.
+      const [second] = await claim(tx, [accountId], at(60));
+      expect(second!.lease_until).toEqual(at(120));
+      await callbackSmppRelease(tx, new Map([[post.id, first!.lease_until]]), null);
+      await callbackSmppRelease(tx, new Map([[post.id, first!.lease_until]]), at(61));
+      expect(await claim(tx, [accountId], at(119))).toEqual([]);
+      const [leased] = await tx.query<{ until: Date }>(
+        `SELECT smpp_lease_until AS until FROM callback_deliveries WHERE id = $1`,
+        [post.id],
+      );
+      expect(leased!.until).toEqual(at(120));
+      await callbackSmppRelease(tx, new Map(), null);
+    },
+  );
 });

@@ -149,6 +149,52 @@ describe.each(ENGINES)('receipt POSTs held past half their lease on %s', (engine
     await waitFor(() => ids.every((id) => receiver.receiptIds().includes(id)), { timeoutMs: 20_000 });
     expect(receiver.receiptIds().filter((id) => ids.includes(id))).toHaveLength(ids.length);
   });
+
+  it('sends no more of a POST another process took when its lease ran out here, and leaves it that lease', async () => {
+    const t = h.t();
+    const db = t.herald.ctx.db;
+    const receipts = t.herald.smppServer!.receipts;
+    const a = await t.createAccount({ senderNames: [['SMS', 'Herald']] });
+    const ids = await submitWithReceipts(await h.bind(a, 'bind_transmitter'), 20);
+    // Every receipt formed before a receiver binds: the POSTs this process leases hold them all.
+    await waitFor(async () => (await callbackSmppWaiting(db)) === ids.length, { timeoutMs: 20_000 });
+    const receiver = await h.bind(a, 'bind_receiver');
+    receiver.answering = false;
+    await waitFor(() => receiver.held.length === DELIVER_WINDOW, { timeoutMs: 20_000 });
+    const taken = receipts.leasesTaken;
+
+    // This process stalls past its leases, and another takes every POST (its lease ends an hour on).
+    const otherLease = new Date(t.clock.now().getTime() + 3_600_000);
+    const others = await db.query<{ id: string }>(
+      `UPDATE callback_deliveries SET smpp_lease_until = $2
+       WHERE account_id = $1 AND via_smpp AND state = 'open' AND smpp_lease_until IS NOT NULL RETURNING id`,
+      [a.id, otherLease],
+    );
+    expect(others.length).toBeGreaterThan(0);
+    // The next look past half the lease finds them taken, and keeps what waits for room from being sent.
+    t.clock.advance(LEASE_MS * 0.6);
+    await waitFor(() => receipts.leasesTaken >= taken + others.length, {
+      timeoutMs: 10_000,
+      describe: () => `${receipts.leasesTaken - taken} of ${others.length} POSTs found taken`,
+    });
+
+    // Its client answers again: the deliver_sm it had sent are acknowledged, and recorded; no other goes out.
+    receiver.answering = true;
+    receiver.answerHeld();
+    await waitFor(() => receipts.postsHeld(a.id) === 0, {
+      timeoutMs: 20_000,
+      describe: () => `${receipts.postsHeld(a.id)} POSTs still in hand`,
+    });
+    expect(receiver.receiptIds()).toHaveLength(DELIVER_WINDOW);
+    expect(await callbackSmppWaiting(db)).toBe(ids.length - DELIVER_WINDOW);
+    // The other process's leases stand: this one gave none of them back.
+    const leases = await db.query<{ until: Date }>(
+      `SELECT smpp_lease_until AS until FROM callback_deliveries WHERE id = ANY($1::uuid[]) AND state = 'open'`,
+      [others.map((o) => o.id)],
+    );
+    expect(leases.length).toBeGreaterThan(0);
+    expect(leases.map((l) => l.until.getTime())).toEqual(leases.map(() => otherLease.getTime()));
+  });
 });
 
 /**
