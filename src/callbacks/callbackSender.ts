@@ -298,7 +298,12 @@ export class CallbackSender extends Loop {
     const url = new URL(post.url);
     const breaker = this.breakers.get(url.host);
     if (breaker?.isOpen(nowMs(clock))) {
-      await callbackPostDefer(db, post.id, new Date(nowMs(clock) + breaker.remainingMs(nowMs(clock))));
+      await callbackPostDefer(
+        db,
+        post.id,
+        post.lease_until,
+        new Date(nowMs(clock) + breaker.remainingMs(nowMs(clock))),
+      );
       return;
     }
     const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -313,6 +318,7 @@ export class CallbackSender extends Loop {
         error: `refused: private address ${literal}`,
         result: 'failed',
         nextAttemptAt: null,
+        leaseUntil: post.lease_until,
       });
       this.stats.failed++;
       return;
@@ -385,6 +391,7 @@ export class CallbackSender extends Loop {
       error,
       result,
       nextAttemptAt,
+      leaseUntil: post.lease_until,
     });
     if (result === 'delivered') {
       this.stats.delivered++;

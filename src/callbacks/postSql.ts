@@ -268,6 +268,8 @@ export interface ClaimedPost {
   last_event_id: number;
   only_messages: string[] | null;
   excluded_messages: string[] | null;
+  /** The end of this claim's lease (the POST's next_attempt_at while it holds it): its outcome names it. */
+  lease_until: Date;
 }
 
 /**
@@ -315,7 +317,7 @@ export async function callbackPostsClaim(
      WHERE d.id = due.id AND t.id = d.target_id AND a.id = d.account_id
      RETURNING d.id, d.account_id, d.target_id, d.lane, t.url, a.callback_secret AS secret, d.attempts,
        d.window_started_at, d.after_txid::text AS after_txid, d.after_event_id, d.last_txid::text AS last_txid,
-       d.last_event_id, d.only_messages, d.excluded_messages`,
+       d.last_event_id, d.only_messages, d.excluded_messages, d.next_attempt_at AS lease_until`,
     [now, limit, new Date(now.getTime() + leaseMs)],
   );
 }
@@ -367,13 +369,17 @@ export interface AttemptOutcome {
   /** delivered; or retry at `nextAttemptAt`; or failed (its window is over, or it can never succeed). */
   readonly result: 'delivered' | 'retry' | 'failed';
   readonly nextAttemptAt: Date | null;
+  /** The lease the attempt was made under ({@link ClaimedPost.lease_until}). */
+  readonly leaseUntil: Date;
 }
 
 /**
  * Records attempts and their consequences for their POSTs, in one statement however many (the sender gathers the
  * outcomes that end while one is being written: a write transaction per POST was most of a callback's, 38 of 59
- * per 1000 messages in the roles benchmark). A sender records only the POSTs it holds a lease on: no other writer
- * updates them meanwhile.
+ * per 1000 messages in the roles benchmark). A POST's state changes only while it is still under the lease its attempt
+ * was made under: a sender whose lease ran out (a receiver slower than the lease, a process that stalled) and another
+ * took the POST meanwhile logs its attempt but leaves the state to the other, whose 'retry' would otherwise reopen a
+ * POST the other delivered, or whose 'delivered' end one the other is still trying.
  */
 export async function callbackPostsRecord(db: Queryable, outcomes: readonly AttemptOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
@@ -381,7 +387,8 @@ export async function callbackPostsRecord(db: Queryable, outcomes: readonly Atte
   await db.query(
     `WITH o AS (
        SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[],
-         $8::timestamptz[]) AS o (id, account_id, at, http_status, latency_ms, error, result, next_attempt_at)
+         $8::timestamptz[], $9::timestamptz[])
+         AS o (id, account_id, at, http_status, latency_ms, error, result, next_attempt_at, lease_until)
      ),
      attempt AS (
        INSERT INTO callback_attempts (delivery_id, account_id, at, http_status, latency_ms, error)
@@ -392,7 +399,7 @@ export async function callbackPostsRecord(db: Queryable, outcomes: readonly Atte
          state = CASE o.result WHEN 'retry' THEN 'open' ELSE o.result END,
          next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at),
          finished_at = CASE o.result WHEN 'retry' THEN NULL ELSE o.at END
-     FROM o WHERE d.id = o.id`,
+     FROM o WHERE d.id = o.id AND d.state = 'open' AND d.next_attempt_at = o.lease_until`,
     [
       column((o) => o.postId),
       column((o) => o.accountId),
@@ -402,13 +409,20 @@ export async function callbackPostsRecord(db: Queryable, outcomes: readonly Atte
       column((o) => o.error),
       column((o) => o.result),
       column((o) => o.nextAttemptAt),
+      column((o) => o.leaseUntil),
     ],
   );
 }
 
-/** Puts a POST back in the queue without counting an attempt (its receiver's circuit is open). */
-export async function callbackPostDefer(db: Queryable, id: string, until: Date): Promise<void> {
-  await db.query(`UPDATE callback_deliveries SET next_attempt_at = $2 WHERE id = $1 AND state = 'open'`, [id, until]);
+/**
+ * Puts a POST back in the queue without counting an attempt (its receiver's circuit is open), while it is still under
+ * the lease it was claimed with (`leaseUntil`).
+ */
+export async function callbackPostDefer(db: Queryable, id: string, leaseUntil: Date, until: Date): Promise<void> {
+  await db.query(
+    `UPDATE callback_deliveries SET next_attempt_at = $3 WHERE id = $1 AND state = 'open' AND next_attempt_at = $2`,
+    [id, leaseUntil, until],
+  );
 }
 
 export interface CallbackPostRow {

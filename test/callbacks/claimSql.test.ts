@@ -129,6 +129,7 @@ describe.each(ENGINES)('callback deliveries: the claim (%s)', (engine) => {
           error: null,
           result: 'delivered',
           nextAttemptAt: null,
+          leaseUntil: new Date(at(0).getTime() + LEASE_MS),
         },
       ]);
       expect(await claimedIds(tx, at(1))).toEqual([ofX.id]);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/db.js';
 import {
+  callbackPostDefer,
   callbackPostsClaim,
   callbackPostsForm,
   callbackPostBodies,
@@ -98,6 +99,7 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', { timeo
     error: result === 'delivered' ? null : 'HTTP 503',
     result,
     nextAttemptAt: result === 'retry' ? new Date(at.getTime() + 300_000) : null,
+    leaseUntil: d.lease_until,
   });
   const record = (d: ClaimedPost, result: 'delivered' | 'retry', at = NOW): Promise<void> =>
     callbackPostsRecord(db, [outcome(d, result, at)]);
@@ -174,6 +176,36 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', { timeo
     expect(byId.get(posts[0]!.id)).toMatchObject({ state: 'delivered', attempts: 1, tried: 1 });
     expect(byId.get(posts[1]!.id)).toMatchObject({ state: 'open', attempts: 1, tried: 1 });
     expect(await callbackPostsRecord(db, [])).toBeUndefined();
+  });
+
+  it('leaves a POST another sender took when its lease ran out to that sender: a late outcome is only logged', async () => {
+    const target = await newTarget();
+    await event(target, randomUUID(), 'sent');
+    await form(1);
+    const [first] = await claim(target);
+    expect(first!.lease_until).toEqual(new Date(NOW.getTime() + LEASE_MS));
+    // The first sender's receiver is slower than the lease: another sender takes the POST when it runs out.
+    const later = new Date(NOW.getTime() + LEASE_MS);
+    const [second] = (await callbackPostsClaim(db, later, 100, LEASE_MS)).filter((d) => d.target_id === target);
+    expect(second!.id).toBe(first!.id);
+    const state = async (): Promise<{ state: string; attempts: number; next: Date; tried: number }> =>
+      (
+        await db.query<{ state: string; attempts: number; next: Date; tried: number }>(
+          `SELECT d.state, d.attempts, d.next_attempt_at AS next,
+             (SELECT count(*)::int FROM callback_attempts a WHERE a.delivery_id = d.id) AS tried
+           FROM callback_deliveries d WHERE d.id = $1`,
+          [first!.id],
+        )
+      )[0]!;
+    // The first one's refusal comes late: logged, and the second one's lease stands.
+    await record(first!, 'retry', later);
+    expect(await state()).toEqual({ state: 'open', attempts: 0, next: second!.lease_until, tried: 1 });
+    await callbackPostDefer(db, first!.id, first!.lease_until, new Date(later.getTime() + 1000));
+    expect((await state()).next).toEqual(second!.lease_until);
+    // The second one delivers it; a late outcome of the first never opens it again.
+    await record(second!, 'delivered', later);
+    await record(first!, 'retry', later);
+    expect(await state()).toMatchObject({ state: 'delivered', attempts: 1, tried: 3 });
   });
 
   it('forms no more deliveries in a lane whose receiver refused three that are still open', async () => {
