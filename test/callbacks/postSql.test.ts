@@ -178,7 +178,7 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', { timeo
     expect(await callbackPostsRecord(db, [])).toBeUndefined();
   });
 
-  it('leaves a POST another sender took when its lease ran out to that sender: a late outcome is only logged', async () => {
+  it('leaves a POST another sender took when its lease ended to that one: a late outcome is logged only', async () => {
     const target = await newTarget();
     await event(target, randomUUID(), 'sent');
     await form(1);
