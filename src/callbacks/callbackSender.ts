@@ -47,6 +47,7 @@ export interface CallbackSenderOptions {
    * listener, db/wake.ts), and it wakes by itself when the next open POST falls due.
    */
   readonly pollMs: number;
+  /** A POST's lease (HERALD_LEASE_SECONDS): never shorter than an attempt may take ({@link callbackLeaseMs}). */
   readonly leaseMs: number;
   /** Consecutive failures of a host that open its circuit, and for how long. */
   readonly breakerFailures: number;
@@ -62,6 +63,19 @@ export const DEFAULT_SENDER_OPTIONS: Omit<CallbackSenderOptions, 'retryIntervalS
   breakerFailures: 5,
   breakerOpenMs: 30_000,
 };
+
+/** What a POST's lease holds beyond its attempt's timeout: reading its events before, writing its outcome after. */
+export const OUTCOME_MARGIN_MS = 5000;
+
+/**
+ * The lease a sender takes its POSTs for: `leaseMs`, but at least an attempt's timeout and the margin for reading its
+ * events and writing its outcome. An outcome changes its POST only under the lease it was made under (a refusal) or
+ * while the POST is open (a delivery: callbackPostsRecord); with a lease shorter than the timeout (HERALD_LEASE_SECONDS
+ * 3 and the default 10 s), a receiver slower than the lease had every POST taken again while in flight, by another
+ * sender or this one, each attempt's refusal dropped, and the POST sent again every lease span for ever.
+ */
+export const callbackLeaseMs = (leaseMs: number, timeoutMs: number): number =>
+  Math.max(leaseMs, timeoutMs + OUTCOME_MARGIN_MS);
 
 /** The first wait for events of transactions above the horizon, doubled at each look that still finds them. */
 const HORIZON_WAIT_MS = 20;
@@ -194,7 +208,7 @@ export class CallbackSender extends Loop {
       this.nextDue = await callbackPostNextDue(db);
       if (this.nextDue === null || this.nextDue.getTime() > nowMs(clock)) return [];
     }
-    return callbackPostsClaim(db, clock.now(), room, this.options.leaseMs);
+    return callbackPostsClaim(db, clock.now(), room, callbackLeaseMs(this.options.leaseMs, this.options.timeoutMs));
   }
 
   /**

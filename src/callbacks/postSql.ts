@@ -376,10 +376,10 @@ export interface AttemptOutcome {
 /**
  * Records attempts and their consequences for their POSTs, in one statement however many (the sender gathers the
  * outcomes that end while one is being written: a write transaction per POST was most of a callback's, 38 of 59
- * per 1000 messages in the roles benchmark). A POST's state changes only while it is still under the lease its attempt
- * was made under: a sender whose lease ran out (a receiver slower than the lease, a process that stalled) and another
- * took the POST meanwhile logs its attempt but leaves the state to the other, whose 'retry' would otherwise reopen a
- * POST the other delivered, or whose 'delivered' end one the other is still trying.
+ * per 1000 messages in the roles benchmark). A refusal (a retry, a failure) changes its POST only while the POST is
+ * still under the lease its attempt was made under: a sender whose lease ran out (its process stalled) and another
+ * took the POST meanwhile logs its attempt and leaves the POST to the other (its late refusal opened again a POST the
+ * other had delivered). A delivery ends its POST while the POST is open, under whichever lease: the receiver has it.
  */
 export async function callbackPostsRecord(db: Queryable, outcomes: readonly AttemptOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
@@ -399,7 +399,7 @@ export async function callbackPostsRecord(db: Queryable, outcomes: readonly Atte
          state = CASE o.result WHEN 'retry' THEN 'open' ELSE o.result END,
          next_attempt_at = coalesce(o.next_attempt_at, d.next_attempt_at),
          finished_at = CASE o.result WHEN 'retry' THEN NULL ELSE o.at END
-     FROM o WHERE d.id = o.id AND d.state = 'open' AND d.next_attempt_at = o.lease_until`,
+     FROM o WHERE d.id = o.id AND d.state = 'open' AND (o.result = 'delivered' OR d.next_attempt_at = o.lease_until)`,
     [
       column((o) => o.postId),
       column((o) => o.accountId),

@@ -40,10 +40,10 @@ interface Held {
   readonly postId: string;
   leaseUntil: Date;
   /**
-   * `delivering` (its lease renewed past half its span), `ending` (every event answered or lost: it ends or is given
-   * back in one statement, and its lease is not renewed meanwhile), or `taken`: its lease ran out (the process stalled
-   * past it) and another process took the POST, found at a renewal that failed. That process delivers it now, and
-   * this one sends none of its events it has not sent yet.
+   * `delivering` (its lease renewed past half its span), `ending` (every event answered or lost: it ends, or is given
+   * back once a renewal under way has set its lease; no later renewal takes it), or `taken`: its lease ran out (the
+   * process stalled past it) and another process took the POST, found at a renewal that failed. That process delivers
+   * it now, and this one sends none of its events it has not sent yet.
    */
   state: 'delivering' | 'ending' | 'taken';
 }
@@ -63,6 +63,11 @@ export interface SmppReceipt extends SmppEvent {
 export class ReceiptDelivery {
   private timer: ClockTimer | undefined;
   private running = false;
+  /**
+   * The last renewal of the leases in hand: a POST given back waits for it, so that it names the lease that renewal
+   * may have set (given back with the one before, it matched nothing and stayed leased to no one until that ran out).
+   */
+  private renewal: Promise<void> = Promise.resolve();
   private again = false;
   private stopped = true;
   /**
@@ -145,7 +150,8 @@ export class ReceiptDelivery {
       ];
       const now = this.ctx.clock.now();
       const { leaseMs } = this.server.options;
-      await this.renewLeases(now, leaseMs);
+      this.renewal = this.renewLeases(now, leaseMs);
+      await this.renewal;
       const room = this.server.options.receiptPosts.process - this.inFlight.size;
       const shares = this.shares(accounts);
       if (shares.length > 0 && room > 0) {
@@ -228,6 +234,8 @@ export class ReceiptDelivery {
       if (held.state !== 'delivering') continue;
       held.state = 'taken';
       this.leasesTaken++;
+      // Its events waiting for room leave now, not at their turn: the POST stops holding a place of its account.
+      this.freeSlots(held.accountId);
       this.ctx.log.warn(
         { deliveryId: id, accountId: held.accountId },
         'SMPP receipts: another process took a POST whose lease ran out here; its events left to it',
@@ -286,6 +294,7 @@ export class ReceiptDelivery {
     // A refusal (the client could not take it now) is tried again after a pause; a lost one (its bind closed, or
     // none is up) at once, by any bind of the account.
     if (taken) return;
+    await this.renewal.catch(() => {});
     const refused = outcomes.includes('refused');
     await callbackSmppRelease(
       this.ctx.db,
@@ -303,18 +312,21 @@ export class ReceiptDelivery {
     // The bind is chosen and its place taken (send registers the deliver_sm) in one turn: a POST's events all start
     // together, and each chose the same empty window before any had taken a place in it (60 sent into a window of 5).
     let cs: ClientSession | 'full' | undefined;
+    let woken = false;
     for (;;) {
+      // Another process took the POST (a renewal found it so) and delivers the rest; a place this event was woken
+      // for goes to the next event waiting.
+      if (held.state === 'taken') {
+        if (woken) this.freeSlot(accountId);
+        return 'lost';
+      }
       this.slotLooks++;
       cs = this.server.leastBusyReceiver(accountId);
       if (cs !== 'full') break;
       await this.roomFor(accountId);
+      woken = true;
     }
     if (!cs) return 'lost';
-    if (held.state === 'taken') {
-      // Another process delivers it now. The place found goes to the next event waiting for one.
-      this.freeSlot(accountId);
-      return 'lost';
-    }
     const status = await this.send(cs, pdu);
     this.freeSlot(accountId);
     const outcome: Outcome = status === undefined ? 'lost' : status === 0 ? 'acknowledged' : 'refused';

@@ -178,7 +178,7 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', { timeo
     expect(await callbackPostsRecord(db, [])).toBeUndefined();
   });
 
-  it('leaves a POST another sender took when its lease ended to that one: a late outcome is logged only', async () => {
+  it('leaves a POST another sender took when its lease ended to that one, but for a late delivery', async () => {
     const target = await newTarget();
     await event(target, randomUUID(), 'sent');
     await form(1);
@@ -202,9 +202,11 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', { timeo
     expect(await state()).toEqual({ state: 'open', attempts: 0, next: second!.lease_until, tried: 1 });
     await callbackPostDefer(db, first!.id, first!.lease_until, new Date(later.getTime() + 1000));
     expect((await state()).next).toEqual(second!.lease_until);
-    // The second one delivers it; a late outcome of the first never opens it again.
-    await record(second!, 'delivered', later);
-    await record(first!, 'retry', later);
+    // The first one's receiver answers at last: a delivery ends the POST under whichever lease (the receiver has it),
+    // and a refusal of the second one's attempt, come after, never opens it again.
+    await record(first!, 'delivered', later);
+    expect(await state()).toMatchObject({ state: 'delivered', attempts: 1, tried: 2 });
+    await record(second!, 'retry', later);
     expect(await state()).toMatchObject({ state: 'delivered', attempts: 1, tried: 3 });
   });
 
