@@ -431,7 +431,8 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
     `seconds a stopping process has to finish its work before it exits anyway ` +
     `(default ${DEFAULT_SHUTDOWN_SECONDS})`,
   HERALD_LEASE_SECONDS:
-    `how long a worker's claim on a message or a callback delivery lasts ` + `(default ${DEFAULT_LEASE_SECONDS})`,
+    `how long a worker's claim on a message or a callback delivery lasts (a callback delivery's at least ` +
+    `HERALD_CALLBACK_TIMEOUT_MS and 5 s; default ${DEFAULT_LEASE_SECONDS})`,
   HERALD_REQUIRE_TARIFF: 'true|false: refuse messages no tariff prices instead of sending them free (default false)',
   HERALD_PUMPING_MODE:
     "hold|monitor|off: the most the pumping detection does for any account; hold lets each account's mode apply " +
