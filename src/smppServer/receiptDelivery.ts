@@ -291,10 +291,10 @@ export class ReceiptDelivery {
     }
     const now = this.ctx.clock.now();
     if (acknowledged.length > 0 && (await callbackSmppAck(this.ctx.db, post.id, acknowledged, now))) return;
-    // A refusal (the client could not take it now) is tried again after a pause; a lost one (its bind closed, or
-    // none is up) at once, by any bind of the account.
     if (taken) return;
     await this.renewal.catch(() => {});
+    // A refusal (the client could not take it now) is tried again after a pause; a lost one (its bind closed, or
+    // none is up) at once, by any bind of the account.
     const refused = outcomes.includes('refused');
     await callbackSmppRelease(
       this.ctx.db,
