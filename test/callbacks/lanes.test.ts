@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CallbackSender, DEFAULT_SENDER_OPTIONS } from '../../src/callbacks/callbackSender.js';
+import {
+  CallbackSender,
+  callbackLeaseMs,
+  type CallbackSenderOptions,
+  DEFAULT_SENDER_OPTIONS,
+  OUTCOME_MARGIN_MS,
+} from '../../src/callbacks/callbackSender.js';
 import { CallbackTargets, expireCallbackTargets } from '../../src/callbacks/callbackTargets.js';
 import { callbackPostsForm, NEW_EVENTS_PER_LOOK } from '../../src/callbacks/postSql.js';
 import { callbackCursorsEnsure, type EventPosition } from '../../src/callbacks/laneSql.js';
@@ -38,10 +44,10 @@ describe.each(ENGINES)('callback lanes: found from new events (%s)', { timeout: 
     await testDb?.drop();
   });
 
-  const sender = (): CallbackSender =>
+  const sender = (options: Partial<CallbackSenderOptions> = {}): CallbackSender =>
     new CallbackSender(
       { db, clock, log: pino({ level: 'silent' }) },
-      { ...DEFAULT_SENDER_OPTIONS, retryIntervalS: 300, retryWindowS: 86_400, allowPrivate: true },
+      { ...DEFAULT_SENDER_OPTIONS, retryIntervalS: 300, retryWindowS: 86_400, allowPrivate: true, ...options },
     );
   const targetFor = async (url: string, created = NOW): Promise<number> =>
     (await new CallbackTargets().resolve(db, accountId, [url], created)).get(url)!;
@@ -62,6 +68,25 @@ describe.each(ENGINES)('callback lanes: found from new events (%s)', { timeout: 
       return ids.every(received);
     }, horizonWait(db));
   };
+
+  /**
+   * A sender leases its POSTs for as long as an attempt may take: with a lease shorter than the timeout, a receiver
+   * slower than the lease had each POST taken again while in flight, and the refusals of the attempts, made under
+   * leases that had run out, were dropped (docs/callbacks.md, Leases).
+   */
+  it("leases a POST for at least its attempt's timeout and the margin for its outcome", async () => {
+    expect(callbackLeaseMs(60_000, 10_000)).toBe(60_000);
+    expect(callbackLeaseMs(3000, 120_000)).toBe(120_000 + OUTCOME_MARGIN_MS);
+    const target = await targetFor(`${receiver.url}?lease`);
+    const id = await event(target, 3);
+    await deliver(sender({ leaseMs: 3000, timeoutMs: 10_000 }), [id]);
+    // A delivery leaves the POST's next attempt as its claim set it: the lease's end.
+    const [row] = await db.query<{ state: string; next: Date }>(
+      `SELECT state, next_attempt_at AS next FROM callback_deliveries WHERE target_id = $1`,
+      [target],
+    );
+    expect(row).toEqual({ state: 'delivered', next: new Date(clock.now().getTime() + 10_000 + OUTCOME_MARGIN_MS) });
+  });
 
   it('finds the lanes of new events only, however many idle URLs the account has', async () => {
     for (let i = 0; i < 200; i++) await targetFor(`${receiver.url}?idle=${i}`);
