@@ -65,6 +65,13 @@ export interface EndToEndOptions {
    * delivered (and called back), while the processes still run. Its figures follow the run's own.
    */
   readonly observe?: (processes: readonly HeraldRole[]) => RunObserver | Promise<RunObserver>;
+  /**
+   * 1000-message batches sent, delivered and called back before the run is timed and watched (BENCH_E2E_WARMUP; the
+   * POSTs' runs only): what a fresh process pays once (each pooled connection's first plans from cold caches, V8
+   * compiling the code on its first calls) left out of the figures. None by default: the figures of the docs are a
+   * fresh process's.
+   */
+  readonly warmUp?: number;
 }
 
 /** What watches a run (EndToEndOptions.observe): stopped when the last message is delivered. */
@@ -200,6 +207,27 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     const batches = Math.ceil(options.messages / 1000);
     // Built as sent: a million messages' bodies held at once would weigh on the machine under test.
     const bodyOf = (b: number): string => batchBody(b, channel, senderName, receiver?.url);
+    const warmUp = options.intake ? 0 : (options.warmUp ?? 0);
+    if (warmUp > 0) {
+      const before = simulators.smsc.receiptAckCount;
+      await postBatches({
+        pools,
+        path: '/api/v1/message',
+        token,
+        clients: options.clients,
+        batches: warmUp,
+        bodyOf: (b) => bodyOf(batches + b),
+      });
+      await untilDelivered({
+        db,
+        total: warmUp * 1000,
+        callbacks: receiver?.count,
+        receipts: channel === 'SMS' ? () => simulators.smsc.receiptAckCount - before : undefined,
+      });
+    }
+    // The warm-up's messages, delivered and called back, are left out of the counts below.
+    const callbacksBefore = receiver?.count() ?? 0;
+    const timedFrom = (await db.query('SELECT now() AS t')).rows[0].t as Date;
     const receiptsBefore = simulators.smsc.receiptAckCount;
     const rss = options.soak ? sampleRss(herald.child.pid!, 250) : undefined;
     const cpu = [...apis, ...workers].map((p) => watchCpu(p.child.pid!));
@@ -255,52 +283,20 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     if (process.env.BENCH_VERBOSE)
       process.stdout.write(
         `  all accepted after ${((acceptedAt - start) / 1000).toFixed(1)} s` +
-          (receiver ? `, ${receiver.count()} callbacks so far\n` : '\n'),
+          (receiver ? `, ${receiver.count() - callbacksBefore} callbacks so far\n` : '\n'),
       );
     const total = batches * 1000;
-    // A run with a callback for each message waits for them at the receiver first, in this process: every callback
-    // follows its message's final status, so the database is then asked once. Its polls, run through the run, took
-    // some 5 % of the server's CPU on the partitioned messages table (3.5 ms a poll, 50 a second), which the run was
-    // measuring.
-    if (receiver) {
-      while (receiver.count() < total) {
-        if (performance.now() - acceptedAt > 600_000)
-          throw new Error(`only ${receiver.count()} of ${total} callbacks after 10 minutes`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    } else if (channel === 'SMS') {
-      // Without callbacks, an SMS's receipt acknowledged by Herald comes just before its final status is written:
-      // the simulator's count is waited for here, and the database asked after it (its polls, 2.6 ms of the
-      // server's CPU each on the partitioned table, were some 6 % of what a roles run measured without callbacks).
-      while (simulators.smsc.receiptAckCount - receiptsBefore < total) {
-        if (performance.now() - acceptedAt > 600_000) throw new Error('not all receipts acknowledged after 10 minutes');
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    }
-    // Done when no message waits to be sent or for its receipt: both sets are small partial indexes.
-    for (;;) {
-      const waiting = await db.query(
-        `SELECT EXISTS (SELECT 1 FROM messages WHERE status = 'sending')
-             OR EXISTS (SELECT 1 FROM messages WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL) AS busy`,
-      );
-      if (!waiting.rows[0].busy) break;
-      if (process.env.BENCH_VERBOSE && Math.random() < 0.05) {
-        const c = await db.query('SELECT status, count(*)::int AS n FROM messages GROUP BY status');
-        process.stdout.write(
-          `  ${((performance.now() - start) / 1000).toFixed(1)} s: ` +
-            `${JSON.stringify(Object.fromEntries(c.rows.map((r) => [r.status, r.n])))}\n`,
-        );
-      }
-      if (performance.now() - acceptedAt > 600_000) throw new Error('not all delivered after 10 minutes');
-      // Without callbacks or receipts to wait for first (VK, TELEGRAM), every poll runs through the run: 2 ms of the
-      // server's CPU each on the partitioned table (8 us a message at 50 a second), so they come 10 a second (the
-      // end of a run is seen up to 100 ms late).
-      await new Promise((resolve) => setTimeout(resolve, receiver ? 20 : 100));
-    }
+    await untilDelivered({
+      db,
+      total,
+      callbacks: receiver ? () => receiver.count() - callbacksBefore : undefined,
+      receipts: channel === 'SMS' ? () => simulators.smsc.receiptAckCount - receiptsBefore : undefined,
+      startedAt: start,
+    });
     if (process.env.BENCH_VERBOSE)
       process.stdout.write(
         `  all delivered after ${((performance.now() - start) / 1000).toFixed(1)} s, ` +
-          `${receiver?.count() ?? 0} callbacks\n`,
+          `${(receiver?.count() ?? 0) - callbacksBefore} callbacks\n`,
       );
     const elapsed = (performance.now() - start) / 1000;
     const serverCpu = workBefore ? serverCpuSeconds() - workBefore.cpu : 0;
@@ -309,15 +305,17 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     const observed = (await observer?.stop(total, elapsed)) ?? [];
     const heraldCpuSeconds = used.reduce((sum, u) => sum + u.processSeconds, 0);
     const delivered = await db.query(
-      "SELECT count(*)::int AS n FROM messages WHERE account_id = $1 AND status = 'delivered'",
-      [account.id],
+      "SELECT count(*)::int AS n FROM messages WHERE account_id = $1 AND status = 'delivered' AND created_at >= $2",
+      [account.id, timedFrom],
     );
     if (delivered.rows[0].n !== total) throw new Error(`${delivered.rows[0].n} of ${total} delivered`);
     if (breakdown) process.stdout.write(`${await breakdown.stop(total)}\n`);
     if (process.env.BENCH_VERBOSE) {
       // How the events went out: POSTs to a receiver, or SMPP POSTs to the binds (one deliver_sm an event).
       const posts = await db.query(
-        `SELECT via_smpp, count(*)::int AS n, avg(events)::float8 AS events FROM callback_deliveries GROUP BY via_smpp`,
+        `SELECT via_smpp, count(*)::int AS n, avg(events)::float8 AS events FROM callback_deliveries
+         WHERE created_at >= $1 GROUP BY via_smpp`,
+        [timedFrom],
       );
       for (const r of posts.rows)
         process.stdout.write(
@@ -332,7 +330,9 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
          JOIN callback_events e ON ${inPost('e', 'd')}
          CROSS JOIN LATERAL (SELECT extract(epoch FROM d.created_at - e.at) * 1000 AS formed,
            extract(epoch FROM d.finished_at - d.created_at) * 1000 AS ended) w
+         WHERE d.created_at >= $1
          GROUP BY d.via_smpp`,
+        [timedFrom],
       );
       for (const r of waits.rows)
         process.stdout.write(
@@ -353,8 +353,9 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     const latency = await db.query(
       `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN
        GROUP (ORDER BY ms) AS p99
-       FROM (SELECT extract(epoch FROM status_at - created_at) * 1000 AS ms FROM messages WHERE account_id = $1) t`,
-      [account.id],
+       FROM (SELECT extract(epoch FROM status_at - created_at) * 1000 AS ms FROM messages
+         WHERE account_id = $1 AND created_at >= $2) t`,
+      [account.id, timedFrom],
     );
     for (const pool of pools) await pool.close();
     postLatencies.sort((a, b) => a - b);
@@ -421,6 +422,59 @@ function builtInVk(declarative: HttpConnectorConfig): ConnectorConfig {
     ...flow
   } = declarative;
   return { ...flow, type: 'vk', apiKey: secrets!.API_KEY!, webhookSecret: secrets!.WEBHOOK! } as ConnectorConfig;
+}
+
+/**
+ * Resolves when a run's `total` messages are through. A run with a callback for each message waits for them at the
+ * receiver first (`callbacks`, counted in this process): every callback follows its message's final status, so the
+ * database is then asked once. Its polls, run through the run, took some 5 % of the server's CPU on the partitioned
+ * messages table (3.5 ms a poll, 50 a second), which the run was measuring. Without callbacks, an SMS's receipt
+ * acknowledged by Herald (`receipts`, the simulator's count) comes just before its final status is written: it is
+ * waited for, and the database asked after it (its polls, 2.6 ms of the server's CPU each on the partitioned table,
+ * were some 6 % of what a roles run measured without callbacks).
+ */
+async function untilDelivered(run: {
+  readonly db: pg.Pool;
+  readonly total: number;
+  readonly callbacks: (() => number) | undefined;
+  readonly receipts: (() => number) | undefined;
+  /** The run's start (performance.now()), for the progress lines of BENCH_VERBOSE. */
+  readonly startedAt?: number;
+}): Promise<void> {
+  const since = performance.now();
+  const late = (): boolean => performance.now() - since > 600_000;
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  if (run.callbacks) {
+    while (run.callbacks() < run.total) {
+      if (late()) throw new Error(`only ${run.callbacks()} of ${run.total} callbacks after 10 minutes`);
+      await pause(10);
+    }
+  } else if (run.receipts) {
+    while (run.receipts() < run.total) {
+      if (late()) throw new Error('not all receipts acknowledged after 10 minutes');
+      await pause(10);
+    }
+  }
+  // Done when no message waits to be sent or for its receipt: both sets are small partial indexes.
+  for (;;) {
+    const waiting = await run.db.query(
+      `SELECT EXISTS (SELECT 1 FROM messages WHERE status = 'sending')
+           OR EXISTS (SELECT 1 FROM messages WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL) AS busy`,
+    );
+    if (!waiting.rows[0].busy) return;
+    if (process.env.BENCH_VERBOSE && run.startedAt !== undefined && Math.random() < 0.05) {
+      const c = await run.db.query('SELECT status, count(*)::int AS n FROM messages GROUP BY status');
+      process.stdout.write(
+        `  ${((performance.now() - run.startedAt) / 1000).toFixed(1)} s: ` +
+          `${JSON.stringify(Object.fromEntries(c.rows.map((r) => [r.status, r.n])))}\n`,
+      );
+    }
+    if (late()) throw new Error('not all delivered after 10 minutes');
+    // Without callbacks or receipts to wait for first (VK, TELEGRAM), every poll runs through the run: 2 ms of the
+    // server's CPU each on the partitioned table (8 us a message at 50 a second), so they come 10 a second (the
+    // end of a run is seen up to 100 ms late).
+    await pause(run.callbacks ? 20 : 100);
+  }
 }
 
 /** A callback receiver that only counts the events it gets (answering 200 at once). */

@@ -36,7 +36,8 @@ import {
 
 /**
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
- * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES, BENCH_ONLY
+ * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES,
+ * BENCH_E2E_WARMUP (e2e, e2e-callbacks: batches of 1000 sent and delivered before the run is timed), BENCH_ONLY
  * (ingest,guards,routing,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,
  * smpp-server,kannel-e2e,dispatch,verify,idle,roles,claim-planning,claim-backlog,telegram,providers; mnp, wal-models
  * and bursts only when named), BENCH_BURSTS_MESSAGES, BENCH_BURSTS, BENCH_BURSTS_GAP_SECONDS, BENCH_BURSTS_PAIRS,
@@ -65,6 +66,9 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const clients = Number(process.env.BENCH_CLIENTS ?? 4);
 const apiProcesses = Number(process.env.BENCH_API_PROCS ?? 1);
 const e2eMessages = Number(process.env.BENCH_E2E_MESSAGES ?? 100_000);
+/** 1000-message batches through e2e and e2e-callbacks before they are timed (EndToEndOptions.warmUp). */
+const warmUp = Number(process.env.BENCH_E2E_WARMUP ?? 0);
+if (!Number.isInteger(warmUp) || warmUp < 0) throw new Error('BENCH_E2E_WARMUP: a whole number of batches, 0 or more');
 const only = process.env.BENCH_ONLY?.split(',');
 const wanted = (name: string): boolean => !only || only.includes(name);
 /** BENCH_GUARDS_ON's guards; undefined: all. */
@@ -144,7 +148,7 @@ if (wanted('e2e')) {
   process.stdout.write(`end to end: ${e2eMessages} SMS through SMPP...\n`);
   const split = process.env.BENCH_E2E_SPLIT === 'true';
   const measured = await inSchema((schema) =>
-    benchEndToEnd({ schema, messages: e2eMessages, clients, delayMs: 20, split, callbacks: false }),
+    benchEndToEnd({ schema, messages: e2eMessages, clients, delayMs: 20, split, callbacks: false, warmUp }),
   );
   if (!split) plain = plainRate(measured, e2eMessages);
 }
@@ -176,7 +180,7 @@ if (wanted('e2e-callbacks')) {
   process.stdout.write(`end to end with callbacks: ${e2eMessages} SMS, each with its delivered callback...\n`);
   const split = process.env.BENCH_E2E_SPLIT === 'true';
   await inSchema((schema) =>
-    benchEndToEnd({ schema, messages: e2eMessages, clients, delayMs: 20, split, callbacks: true }),
+    benchEndToEnd({ schema, messages: e2eMessages, clients, delayMs: 20, split, callbacks: true, warmUp }),
   );
 }
 if (wanted('soak')) {
