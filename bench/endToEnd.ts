@@ -66,10 +66,10 @@ export interface EndToEndOptions {
    */
   readonly observe?: (processes: readonly HeraldRole[]) => RunObserver | Promise<RunObserver>;
   /**
-   * 1000-message batches sent, delivered and called back before the run is timed and watched (BENCH_E2E_WARMUP; the
-   * POSTs' runs only): what a fresh process pays once (each pooled connection's first plans from cold caches, V8
-   * compiling the code on its first calls) left out of the figures. None by default: the figures of the docs are a
-   * fresh process's.
+   * 1000-message batches sent, delivered and called back (through the intake, when there is one) before the run is
+   * timed and watched (BENCH_E2E_WARMUP): what a fresh process pays once (each pooled connection's first plans from
+   * cold caches, V8 compiling the code on its first calls) left out of the figures. None by default: the figures of
+   * the docs are a fresh process's.
    */
   readonly warmUp?: number;
 }
@@ -207,17 +207,22 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     const batches = Math.ceil(options.messages / 1000);
     // Built as sent: a million messages' bodies held at once would weigh on the machine under test.
     const bodyOf = (b: number): string => batchBody(b, channel, senderName, receiver?.url);
-    const warmUp = options.intake ? 0 : (options.warmUp ?? 0);
+    const warmUp = options.warmUp ?? 0;
     if (warmUp > 0) {
       const before = simulators.smsc.receiptAckCount;
-      await postBatches({
-        pools,
-        path: '/api/v1/message',
-        token,
-        clients: options.clients,
-        batches: warmUp,
-        bodyOf: (b) => bodyOf(batches + b),
-      });
+      if (options.intake) {
+        const run = { heraldUrl: herald.url, trafficToken: token, senderName, started: () => {} };
+        await options.intake.send({ ...run, messages: warmUp * 1000 });
+      } else {
+        await postBatches({
+          pools,
+          path: '/api/v1/message',
+          token,
+          clients: options.clients,
+          batches: warmUp,
+          bodyOf: (b) => bodyOf(batches + b),
+        });
+      }
       await untilDelivered({
         db,
         total: warmUp * 1000,
@@ -580,6 +585,8 @@ export interface AlternatingOptions {
   readonly messages: number;
   readonly clients: number;
   readonly pairs: number;
+  /** EndToEndOptions.warmUp of every run. */
+  readonly warmUp?: number;
   readonly withSchema: (run: (schema: BenchSchema) => Promise<BenchFigure[]>) => Promise<BenchFigure[]>;
 }
 
@@ -612,6 +619,7 @@ export async function alternatingEndToEnd<K extends string>(
           delayMs: 20,
           split: false,
           callbacks: false,
+          warmUp: options.warmUp,
           ...kinds[kind].run,
         }),
       );

@@ -15,6 +15,8 @@ const options = JSON.parse(process.env.BENCH_SMPP_CLIENT ?? '{}') as SmppClientO
 const ESME_RTHROTTLED = 0x58;
 /** How long a throttled message waits before it is sent again: a client's usual back-off is tens of ms. */
 const THROTTLED_PAUSE_MS = 20;
+/** How long the client waits for each bind's unbind_resp at the end before it closes the socket anyway. */
+const UNBIND_WAIT_MS = 5_000;
 
 function bind(): Promise<smpp.Session> {
   return new Promise((resolve, reject) => {
@@ -122,5 +124,21 @@ const cpu = process.cpuUsage(cpu0);
 const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 const submitSeconds = (submittedAt - start) / 1000;
 const result = { seconds, submitSeconds, receiptsAtSubmitted, accepted, refused, throttled, receipts, cpuSeconds };
+// The last deliver_sm_resp are still corked (corkUntilNextTick uncorks at the next turn): written first, then each bind
+// unbound, so that Herald has every acknowledgement and sends none of these receipts again to the next client of the
+// account (a run's warm-up, BENCH_E2E_WARMUP, binds one before the run's).
+for (const session of sessions) session.socket.uncork();
+await Promise.all(
+  sessions.map(
+    (session) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, UNBIND_WAIT_MS);
+        session.send(new smpp.PDU('unbind', {}), () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  ),
+);
 process.stdout.write(`${JSON.stringify(result)}\n`);
 for (const session of sessions) session.destroy();
