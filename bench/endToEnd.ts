@@ -68,8 +68,8 @@ export interface EndToEndOptions {
   /**
    * 1000-message batches sent, delivered and called back (through the intake, when there is one) before the run is
    * timed and watched (BENCH_E2E_WARMUP): what a fresh process pays once (each pooled connection's first plans from
-   * cold caches, V8 compiling the code on its first calls) left out of the figures. None by default: the figures of
-   * the docs are a fresh process's.
+   * cold caches, V8 compiling the code on its first calls) left out of the figures, whose notes say so. None by
+   * default: a fresh process's figures.
    */
   readonly warmUp?: number;
 }
@@ -93,6 +93,10 @@ export interface Intake {
     trafficToken: string;
     senderName: string;
     messages: number;
+    /** The first message's number (its destination): a warm-up's are numbered past the run's. */
+    first: number;
+    /** The messages are the run's warm-up (EndToEndOptions.warmUp), not the run. */
+    warmingUp: boolean;
     started: () => void;
   }): Promise<void>;
 }
@@ -208,11 +212,21 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     // Built as sent: a million messages' bodies held at once would weigh on the machine under test.
     const bodyOf = (b: number): string => batchBody(b, channel, senderName, receiver?.url);
     const warmUp = options.warmUp ?? 0;
+    // Where the run's own messages and callback POSTs begin, by Herald's clock (it sets their created_at): after the
+    // warm-up's last; none when there is no warm-up. The database's clock, on another host, could be off from it.
+    let timedAfter: { messages: Date | null; posts: Date | null } = { messages: null, posts: null };
     if (warmUp > 0) {
-      const before = simulators.smsc.receiptAckCount;
+      const receiptsBeforeWarmUp = simulators.smsc.receiptAckCount;
       if (options.intake) {
-        const run = { heraldUrl: herald.url, trafficToken: token, senderName, started: () => {} };
-        await options.intake.send({ ...run, messages: warmUp * 1000 });
+        await options.intake.send({
+          heraldUrl: herald.url,
+          trafficToken: token,
+          senderName,
+          messages: warmUp * 1000,
+          first: batches * 1000,
+          warmingUp: true,
+          started: () => {},
+        });
       } else {
         await postBatches({
           pools,
@@ -226,13 +240,19 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       await untilDelivered({
         db,
         total: warmUp * 1000,
-        callbacks: receiver?.count,
-        receipts: channel === 'SMS' ? () => simulators.smsc.receiptAckCount - before : undefined,
+        callbacksReceived: receiver?.count,
+        receiptsAcknowledged:
+          channel === 'SMS' ? () => simulators.smsc.receiptAckCount - receiptsBeforeWarmUp : undefined,
       });
+      const last = await db.query(
+        `SELECT (SELECT max(created_at) FROM messages WHERE account_id = $1) AS messages,
+           (SELECT max(created_at) FROM callback_deliveries WHERE account_id = $1) AS posts`,
+        [account.id],
+      );
+      timedAfter = last.rows[0];
     }
     // The warm-up's messages, delivered and called back, are left out of the counts below.
     const callbacksBefore = receiver?.count() ?? 0;
-    const timedFrom = (await db.query('SELECT now() AS t')).rows[0].t as Date;
     const receiptsBefore = simulators.smsc.receiptAckCount;
     const rss = options.soak ? sampleRss(herald.child.pid!, 250) : undefined;
     const cpu = [...apis, ...workers].map((p) => watchCpu(p.child.pid!));
@@ -278,6 +298,8 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
           trafficToken: token,
           senderName,
           messages: batches * 1000,
+          first: 0,
+          warmingUp: false,
           started: () => {
             start = performance.now();
           },
@@ -294,8 +316,8 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     await untilDelivered({
       db,
       total,
-      callbacks: receiver ? () => receiver.count() - callbacksBefore : undefined,
-      receipts: channel === 'SMS' ? () => simulators.smsc.receiptAckCount - receiptsBefore : undefined,
+      callbacksReceived: receiver ? () => receiver.count() - callbacksBefore : undefined,
+      receiptsAcknowledged: channel === 'SMS' ? () => simulators.smsc.receiptAckCount - receiptsBefore : undefined,
       startedAt: start,
     });
     if (process.env.BENCH_VERBOSE)
@@ -310,8 +332,9 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     const observed = (await observer?.stop(total, elapsed)) ?? [];
     const heraldCpuSeconds = used.reduce((sum, u) => sum + u.processSeconds, 0);
     const delivered = await db.query(
-      "SELECT count(*)::int AS n FROM messages WHERE account_id = $1 AND status = 'delivered' AND created_at >= $2",
-      [account.id, timedFrom],
+      `SELECT count(*)::int AS n FROM messages
+       WHERE account_id = $1 AND status = 'delivered' AND ($2::timestamptz IS NULL OR created_at > $2)`,
+      [account.id, timedAfter.messages],
     );
     if (delivered.rows[0].n !== total) throw new Error(`${delivered.rows[0].n} of ${total} delivered`);
     if (breakdown) process.stdout.write(`${await breakdown.stop(total)}\n`);
@@ -319,8 +342,8 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       // How the events went out: POSTs to a receiver, or SMPP POSTs to the binds (one deliver_sm an event).
       const posts = await db.query(
         `SELECT via_smpp, count(*)::int AS n, avg(events)::float8 AS events FROM callback_deliveries
-         WHERE created_at >= $1 GROUP BY via_smpp`,
-        [timedFrom],
+         WHERE $1::timestamptz IS NULL OR created_at > $1 GROUP BY via_smpp`,
+        [timedAfter.posts],
       );
       for (const r of posts.rows)
         process.stdout.write(
@@ -335,9 +358,9 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
          JOIN callback_events e ON ${inPost('e', 'd')}
          CROSS JOIN LATERAL (SELECT extract(epoch FROM d.created_at - e.at) * 1000 AS formed,
            extract(epoch FROM d.finished_at - d.created_at) * 1000 AS ended) w
-         WHERE d.created_at >= $1
+         WHERE $1::timestamptz IS NULL OR d.created_at > $1
          GROUP BY d.via_smpp`,
-        [timedFrom],
+        [timedAfter.posts],
       );
       for (const r of waits.rows)
         process.stdout.write(
@@ -359,8 +382,8 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
       `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN
        GROUP (ORDER BY ms) AS p99
        FROM (SELECT extract(epoch FROM status_at - created_at) * 1000 AS ms FROM messages
-         WHERE account_id = $1 AND created_at >= $2) t`,
-      [account.id, timedFrom],
+         WHERE account_id = $1 AND ($2::timestamptz IS NULL OR created_at > $2)) t`,
+      [account.id, timedAfter.messages],
     );
     for (const pool of pools) await pool.close();
     postLatencies.sort((a, b) => a - b);
@@ -382,7 +405,8 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
                 `${options.clients} clients, `
               : `${total} TELEGRAM texts over the Bot API (sendMessage), ${options.clients} clients, `) +
           processes +
-          `${receiver ? ', delivered callbacks to a local receiver' : ''}, ${elapsed.toFixed(1)} s`,
+          `${receiver ? ', delivered callbacks to a local receiver' : ''}, ${elapsed.toFixed(1)} s` +
+          (warmUp > 0 ? `, after a warm-up of ${warmUp * 1000} messages` : ''),
       },
       {
         name: 'end to end: Herald CPU per message',
@@ -430,47 +454,47 @@ function builtInVk(declarative: HttpConnectorConfig): ConnectorConfig {
 }
 
 /**
- * Resolves when a run's `total` messages are through. A run with a callback for each message waits for them at the
- * receiver first (`callbacks`, counted in this process): every callback follows its message's final status, so the
- * database is then asked once. Its polls, run through the run, took some 5 % of the server's CPU on the partitioned
- * messages table (3.5 ms a poll, 50 a second), which the run was measuring. Without callbacks, an SMS's receipt
- * acknowledged by Herald (`receipts`, the simulator's count) comes just before its final status is written: it is
- * waited for, and the database asked after it (its polls, 2.6 ms of the server's CPU each on the partitioned table,
- * were some 6 % of what a roles run measured without callbacks).
+ * Resolves when a run's (or a warm-up's) `total` messages are through. A run with a callback for each message waits
+ * for them at the receiver first (`callbacksReceived`, counted in this process): every callback follows its
+ * message's final status, so the database is then asked once. Its polls, run through the run, took some 5 % of the
+ * server's CPU on the partitioned messages table (3.5 ms a poll, 50 a second), which the run was measuring. Without
+ * callbacks, an SMS's receipt acknowledged by Herald (`receiptsAcknowledged`, the simulator's count) comes just before
+ * its final status is written: it is waited for, and the database asked after it (its polls, 2.6 ms of the server's
+ * CPU each on the partitioned table, were some 6 % of what a roles run measured without callbacks).
  */
-async function untilDelivered(run: {
+async function untilDelivered(wait: {
   readonly db: pg.Pool;
   readonly total: number;
-  readonly callbacks: (() => number) | undefined;
-  readonly receipts: (() => number) | undefined;
+  readonly callbacksReceived: (() => number) | undefined;
+  readonly receiptsAcknowledged: (() => number) | undefined;
   /** The run's start (performance.now()), for the progress lines of BENCH_VERBOSE. */
   readonly startedAt?: number;
 }): Promise<void> {
   const since = performance.now();
   const late = (): boolean => performance.now() - since > 600_000;
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-  if (run.callbacks) {
-    while (run.callbacks() < run.total) {
-      if (late()) throw new Error(`only ${run.callbacks()} of ${run.total} callbacks after 10 minutes`);
+  if (wait.callbacksReceived) {
+    while (wait.callbacksReceived() < wait.total) {
+      if (late()) throw new Error(`only ${wait.callbacksReceived()} of ${wait.total} callbacks after 10 minutes`);
       await pause(10);
     }
-  } else if (run.receipts) {
-    while (run.receipts() < run.total) {
+  } else if (wait.receiptsAcknowledged) {
+    while (wait.receiptsAcknowledged() < wait.total) {
       if (late()) throw new Error('not all receipts acknowledged after 10 minutes');
       await pause(10);
     }
   }
   // Done when no message waits to be sent or for its receipt: both sets are small partial indexes.
   for (;;) {
-    const waiting = await run.db.query(
+    const waiting = await wait.db.query(
       `SELECT EXISTS (SELECT 1 FROM messages WHERE status = 'sending')
            OR EXISTS (SELECT 1 FROM messages WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL) AS busy`,
     );
     if (!waiting.rows[0].busy) return;
-    if (process.env.BENCH_VERBOSE && run.startedAt !== undefined && Math.random() < 0.05) {
-      const c = await run.db.query('SELECT status, count(*)::int AS n FROM messages GROUP BY status');
+    if (process.env.BENCH_VERBOSE && wait.startedAt !== undefined && Math.random() < 0.05) {
+      const c = await wait.db.query('SELECT status, count(*)::int AS n FROM messages GROUP BY status');
       process.stdout.write(
-        `  ${((performance.now() - run.startedAt) / 1000).toFixed(1)} s: ` +
+        `  ${((performance.now() - wait.startedAt) / 1000).toFixed(1)} s: ` +
           `${JSON.stringify(Object.fromEntries(c.rows.map((r) => [r.status, r.n])))}\n`,
       );
     }
@@ -478,7 +502,7 @@ async function untilDelivered(run: {
     // Without callbacks or receipts to wait for first (VK, TELEGRAM), every poll runs through the run: 2 ms of the
     // server's CPU each on the partitioned table (8 us a message at 50 a second), so they come 10 a second (the
     // end of a run is seen up to 100 ms late).
-    await pause(run.callbacks ? 20 : 100);
+    await pause(wait.callbacksReceived ? 20 : 100);
   }
 }
 

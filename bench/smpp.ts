@@ -223,6 +223,8 @@ export interface SmppClientOptions {
   readonly sessions: number;
   readonly window: number;
   readonly messages: number;
+  /** The first message's number, which its destination carries: 0 by default (a warm-up's come after the run's). */
+  readonly first?: number;
   /** source_addr: 'Bench' by default, the sender name of bench/endToEnd.ts's account. */
   readonly source?: string;
 }
@@ -245,7 +247,7 @@ export interface SmppClientResult {
 
 /**
  * Runs bench/smppClient.ts as a process of its own (its CPU is not the benchmark's): `onBound` when its binds are up
- * and it starts submitting; resolves when it has every receipt.
+ * and it starts submitting; resolves when it has every receipt, has answered each and has unbound (the process ends).
  */
 export async function runSmppClient(client: SmppClientOptions, onBound?: () => void): Promise<SmppClientResult> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/smppClient.ts'], {

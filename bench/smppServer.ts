@@ -103,7 +103,11 @@ export async function benchSmppServer(options: SmppServerBenchOptions): Promise<
       name: 'smpp server: HTTP in -> SMPP out',
       value: http,
       unit: 'msg/s',
-      note: `${load1}, ${options.clients} clients, 1 process (all); runs ${runsOf(rates.http!)}; ${load}`,
+      note:
+        `${load1}, ${options.clients} clients, 1 process (all); runs ${runsOf(rates.http!)}; ${load}` +
+        (options.warmUp
+          ? `; every Herald run after a warm-up of ${options.warmUp * 1000} messages (Kannel's not)`
+          : ''),
     },
     {
       name: 'smpp server: HTTP in -> SMPP out, callbacks back to the client',
@@ -206,7 +210,7 @@ async function smppIntake(binds: number, window: number): Promise<Intake> {
       HERALD_SMPP_RATE_LIMIT: '0',
       ...(window !== SMPP_IN_WINDOW ? { HERALD_SMPP_WINDOW: String(window) } : {}),
     },
-    async send({ trafficToken, senderName, messages, started }) {
+    async send({ trafficToken, senderName, messages, first, warmingUp, started }) {
       // The token is base64("<key id>:<secret>").
       const [keyId = '', secret = ''] = Buffer.from(trafficToken, 'base64').toString().split(':');
       const result = await runSmppClient(
@@ -217,20 +221,22 @@ async function smppIntake(binds: number, window: number): Promise<Intake> {
           sessions: binds,
           window: window * binds,
           messages,
+          first,
           source: senderName,
         },
         started,
       );
       if (result.receipts !== messages || result.refused > 0)
         throw new Error(`SMPP in: ${result.refused} refused, ${result.receipts} of ${messages} receipts`);
+      const door = `SMPP in${warmingUp ? ' (warm-up)' : ''}`;
       process.stdout.write(
-        `  SMPP in: every submit_sm answered after ${result.submitSeconds.toFixed(1)} s, ` +
+        `  ${door}: every submit_sm answered after ${result.submitSeconds.toFixed(1)} s, ` +
           `the last receipt after ${result.seconds.toFixed(1)} s ` +
           `(${messages - result.receiptsAtSubmitted} receipts still to come at the last answer); the client's CPU ` +
           `${((result.cpuSeconds * 1000) / messages).toFixed(3)} ms/msg\n`,
       );
       if (result.throttled > 0)
-        process.stdout.write(`  SMPP in: ${result.throttled} submit_sm throttled, sent again\n`);
+        process.stdout.write(`  ${door}: ${result.throttled} submit_sm throttled, sent again\n`);
     },
   };
 }
