@@ -211,32 +211,40 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     const batches = Math.ceil(options.messages / 1000);
     // Built as sent: a million messages' bodies held at once would weigh on the machine under test.
     const bodyOf = (b: number): string => batchBody(b, channel, senderName, receiver?.url);
+    /**
+     * `count` batches of 1000 in, from batch `from` on (their destinations' numbers): through the intake, or as POSTs
+     * from `clients` clients; the POSTs' latencies (none through an intake). `started`: the intake's first message.
+     */
+    const sendIn = async (count: number, from: number, warmingUp: boolean, started: () => void): Promise<number[]> => {
+      if (!options.intake) {
+        return postBatches({
+          pools,
+          path: '/api/v1/message',
+          token,
+          clients: options.clients,
+          batches: count,
+          bodyOf: (b) => bodyOf(from + b),
+        });
+      }
+      await options.intake.send({
+        heraldUrl: herald.url,
+        trafficToken: token,
+        senderName,
+        messages: count * 1000,
+        first: from * 1000,
+        warmingUp,
+        started,
+      });
+      return [];
+    };
     const warmUp = options.warmUp ?? 0;
     // Where the run's own messages and callback POSTs begin, by Herald's clock (it sets their created_at): after the
     // warm-up's last; none when there is no warm-up. The database's clock, on another host, could be off from it.
     let timedAfter: { messages: Date | null; posts: Date | null } = { messages: null, posts: null };
     if (warmUp > 0) {
       const receiptsBeforeWarmUp = simulators.smsc.receiptAckCount;
-      if (options.intake) {
-        await options.intake.send({
-          heraldUrl: herald.url,
-          trafficToken: token,
-          senderName,
-          messages: warmUp * 1000,
-          first: batches * 1000,
-          warmingUp: true,
-          started: () => {},
-        });
-      } else {
-        await postBatches({
-          pools,
-          path: '/api/v1/message',
-          token,
-          clients: options.clients,
-          batches: warmUp,
-          bodyOf: (b) => bodyOf(batches + b),
-        });
-      }
+      // Numbered past the run's messages: the flood filter's rows of the run's destinations stay new to it.
+      await sendIn(warmUp, batches, true, () => {});
       await untilDelivered({
         db,
         total: warmUp * 1000,
@@ -292,20 +300,9 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
         ? await startWalBreakdown(BENCH_DATABASE_URL, options.schema.name)
         : undefined;
     let start = performance.now();
-    const postLatencies = options.intake
-      ? (await options.intake.send({
-          heraldUrl: herald.url,
-          trafficToken: token,
-          senderName,
-          messages: batches * 1000,
-          first: 0,
-          warmingUp: false,
-          started: () => {
-            start = performance.now();
-          },
-        }),
-        [])
-      : await postBatches({ pools, path: '/api/v1/message', token, clients: options.clients, batches, bodyOf });
+    const postLatencies = await sendIn(batches, 0, false, () => {
+      start = performance.now();
+    });
     const acceptedAt = performance.now();
     if (process.env.BENCH_VERBOSE)
       process.stdout.write(
