@@ -126,6 +126,8 @@ export class SmscSimulator {
   private receiptsAcked = 0;
   private down = false;
   private stalled = false;
+  /** submit_sm received while stalled, unanswered (tests wait for theirs to arrive). */
+  stalledSubmits = 0;
   private silentBinds = false;
   private readonly partRefusals: { sequence: number; status: number; left: number }[] = [];
   private shareRefusal: { status: number; share: number; owed: number } | undefined;
@@ -363,7 +365,8 @@ export class SmscSimulator {
       session.close();
     });
     session.on('submit_sm', (pdu: smpp.PDU) => {
-      if (!this.stalled) this.onSubmit(session, pdu);
+      if (this.stalled) this.stalledSubmits++;
+      else this.onSubmit(session, pdu);
     });
     session.on('deliver_sm_resp', (pdu: smpp.PDU) => this.onReceiptAck(session, pdu));
   }

@@ -144,7 +144,7 @@ export class ReceiptDelivery {
         ...new Set(
           this.server
             .bound()
-            .filter((cs) => cs.receives && cs.delivers.size < this.server.options.deliverWindow)
+            .filter((cs) => cs.receives && cs.deliversOutstanding < this.server.options.deliverWindow)
             .map((cs) => cs.bind!.principal.accountId),
         ),
       ];
@@ -337,19 +337,7 @@ export class ReceiptDelivery {
   /** One deliver_sm on the bind; resolves with the client's command_status, or undefined (no answer, closed). */
   private send(cs: ClientSession, pdu: smpp.PDU): Promise<number | undefined> {
     return new Promise((resolve) => {
-      if (!cs.send(pdu)) {
-        resolve(undefined);
-        return;
-      }
-      const sequence = pdu.sequence_number;
-      const timer = this.ctx.clock.setTimer(this.server.options.deliverTimeoutMs, () => {
-        cs.delivers.delete(sequence);
-        resolve(undefined);
-      });
-      cs.delivers.set(sequence, (status) => {
-        timer.cancel();
-        resolve(status);
-      });
+      if (!cs.deliver(pdu, resolve)) resolve(undefined);
     });
   }
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/waitFor.js';
-import { type SmppHarness, startSmpp } from './smppHarness.js';
+import { type SmppHarness, sms, startSmpp } from './smppHarness.js';
 
 describe('SMPP sessions: every timer belongs to its connection', () => {
   let h: SmppHarness | undefined;
@@ -129,5 +129,51 @@ describe('SMPP reconnects: binds that do not last back off', () => {
     clock.advance(60_000);
     smsc.dropConnections();
     expect(await untilReconnect(0)).toBe(500);
+  });
+});
+
+describe('SMPP requests: each waits for its response up to the response timeout', () => {
+  let h: SmppHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('fails a submit_sm unanswered at its timeout, not before, each on its own deadline, on one timer', async () => {
+    h = await startSmpp({ responseTimeoutSeconds: 5, reconnectMinMs: 60_000 });
+    const { smsc, connector, clock } = h;
+    await waitFor(() => connector.available());
+    const timers = (): number => connector.sessionStates()[0]!.liveTimers;
+    const idle = timers();
+    smsc.setStalled(true);
+    const settled: string[] = [];
+    const submit = (id: string): Promise<unknown> =>
+      connector.submit(sms('79161234567', `text ${id}`, id)).then((outcome) => {
+        settled.push(id);
+        return outcome;
+      });
+    const first = submit('first');
+    // Received, and waiting for its response: the connection's timer for responses is armed.
+    await waitFor(() => smsc.stalledSubmits === 1);
+    expect(timers()).toBe(idle + 1);
+    clock.advance(2000);
+    const second = submit('second');
+    await waitFor(() => smsc.stalledSubmits === 2);
+    // Two requests waiting, one timer.
+    expect(timers()).toBe(idle + 1);
+    clock.advance(2999);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toEqual([]);
+    clock.advance(1);
+    expect(await first).toMatchObject({ kind: 'transient', reason: expect.stringContaining('no response within 5 s') });
+    expect(settled).toEqual(['first']);
+    // The second's deadline is its own: 5 s after it was sent, 2 s after the first's.
+    clock.advance(1999);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toEqual(['first']);
+    clock.advance(1);
+    expect(await second).toMatchObject({ reason: expect.stringContaining('no response within 5 s') });
+    // Nothing waits: the timer for responses is not armed again.
+    expect(timers()).toBe(idle);
   });
 });

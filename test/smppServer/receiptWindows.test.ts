@@ -225,6 +225,54 @@ describe.each(ENGINES)('receipt POSTs held past half their lease on %s', (engine
   });
 });
 
+/** A deliver_sm the client leaves unanswered this long counts as not delivered (deliverTimeoutMs). */
+const DELIVER_TIMEOUT_MS = 20_000;
+
+/**
+ * A deliver_sm unanswered past its timeout (one timer for a bind's deliver_sm, smppServer.ts ClientSession) counts as
+ * lost: its POST is given back and the receipt sent again; the answer to the second ends it, and the first's late
+ * answer changes nothing.
+ */
+describe.each(ENGINES)('a deliver_sm unanswered past its timeout on %s', (engine) => {
+  const h = receiptHerald(engine, { deliverTimeoutMs: DELIVER_TIMEOUT_MS });
+
+  it('sends the receipt again once its timeout has passed, not before, and ends it at the answer', async () => {
+    const t = h.t();
+    const metrics = t.herald.smppServer!.metrics;
+    const lost = async (): Promise<number> =>
+      (await metrics.delivers.get()).values.find((v) => v.labels.kind === 'receipt' && v.labels.outcome === 'lost')
+        ?.value ?? 0;
+    const lostBefore = await lost();
+    const a = await t.createAccount({ senderNames: [['SMS', 'Herald']] });
+    const receiver = await h.bind(a, 'bind_receiver');
+    receiver.answering = false;
+    const [id] = await submitWithReceipts(await h.bind(a, 'bind_transmitter'), 1);
+    await waitFor(() => receiver.held.length === 1, { timeoutMs: 20_000, describe: () => 'no deliver_sm' });
+    const bind = t.herald.smppServer!.bound().find((cs) => cs.bind!.type === 'receiver')!;
+    expect(bind.deliversOutstanding).toBe(1);
+    t.clock.advance(DELIVER_TIMEOUT_MS - 1);
+    expect(bind.deliversOutstanding).toBe(1);
+    t.clock.advance(1);
+    expect(bind.deliversOutstanding).toBe(0);
+    // Lost, its POST given back at once: the next look sends it again, on the one bind there is.
+    await waitFor(() => receiver.held.length === 2, {
+      timeoutMs: 20_000,
+      describe: () => `${receiver.held.length} deliver_sm held`,
+    });
+    expect(receiver.receiptIds()).toEqual([id, id]);
+    expect(await lost()).toBe(lostBefore + 1);
+    // Both answered: the first's answer comes late and is nobody's; the second's ends the POST.
+    receiver.answerHeld();
+    await waitFor(async () => (await callbackSmppWaiting(t.herald.ctx.db)) === 0, {
+      timeoutMs: 20_000,
+      describe: async () => `${await callbackSmppWaiting(t.herald.ctx.db)} receipts waiting`,
+    });
+    expect(receiver.delivered).toHaveLength(2);
+    expect(bind.deliversOutstanding).toBe(0);
+    expect(await lost()).toBe(lostBefore + 1);
+  });
+});
+
 /**
  * A process's places for receipt POSTs are shared among the accounts (DESIGN 22; smppServer/receiptDelivery.ts): the
  * POSTs of an account whose client does not answer wait for its window and hold their places, at most its share of
@@ -342,7 +390,7 @@ describe.runIf(ENGINES.includes('postgres'))(
         // The client refuses the receipt meanwhile: its POST is to be given back, tried again after RETRY_MS.
         const [pdu] = receiver.held.splice(0);
         receiver.session.send(pdu!.response({ command_status: ESME_RSYSERR }));
-        await waitFor(() => t.herald.smppServer!.bound().every((cs) => cs.delivers.size === 0), {
+        await waitFor(() => t.herald.smppServer!.bound().every((cs) => cs.deliversOutstanding === 0), {
           timeoutMs: 10_000,
           describe: () => 'the refusal not read',
         });

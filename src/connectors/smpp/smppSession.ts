@@ -5,6 +5,7 @@ import smpp from 'smpp';
 import type { SmppTlsConfig } from '../connectorConfig.js';
 import { type Clock, type ClockTimer, nowMs } from '../../util/clock.js';
 import { corkUntilNextTick } from './corkedWrites.js';
+import { Deadlines } from '../../util/deadlines.js';
 import { SMPP_STATUS, statusName } from './smppErrors.js';
 
 export type SessionState = 'stopped' | 'connecting' | 'binding' | 'bound' | 'disconnected';
@@ -55,8 +56,10 @@ const NO_ANSWER = new Set(['alert_notification', 'outbind']);
  */
 export class SmppLink {
   private readonly timers = new Set<ClockTimer>();
-  /** Submissions awaiting their response on this connection, by sequence number. */
-  readonly inFlight = new Map<number, (result: PduResult) => void>();
+  /** Requests awaiting their response on this connection, by sequence number. */
+  private readonly inFlight = new Map<number, (result: PduResult) => void>();
+  /** Their response timeouts, one timer for all (a timer each was a tenth of a request's allocations). */
+  private readonly deadlines: Deadlines<number>;
   closed = false;
   /** A problem was reported on it (Herald closes it for that): its close needs no other explanation. */
   failed = false;
@@ -64,7 +67,28 @@ export class SmppLink {
   constructor(
     readonly socket: smpp.Session,
     private readonly clock: Clock,
-  ) {}
+    /** How long a request waits for its response, and what its failure says when none comes. */
+    response: { readonly timeoutMs: number; readonly missing: string },
+  ) {
+    this.deadlines = new Deadlines(clock, response.timeoutMs, (sequence) =>
+      this.settle(sequence, { kind: 'failed', reason: response.missing, sent: true }),
+    );
+  }
+
+  /** A request sent on the connection: `settle` gets its response, or its failure at the timeout or the close. */
+  awaitResponse(sequence: number, settle: (result: PduResult) => void): void {
+    this.inFlight.set(sequence, settle);
+    this.deadlines.add(sequence);
+  }
+
+  /** Ends the request's wait with `result` (nothing if it ended already). */
+  settle(sequence: number, result: PduResult): void {
+    const settle = this.inFlight.get(sequence);
+    if (!settle) return;
+    this.inFlight.delete(sequence);
+    this.deadlines.delete(sequence);
+    settle(result);
+  }
 
   /** A timer that dies with the connection. */
   later(ms: number, fn: () => void): ClockTimer {
@@ -88,12 +112,15 @@ export class SmppLink {
     this.closed = true;
     for (const timer of this.timers) timer.cancel();
     this.timers.clear();
-    for (const done of [...this.inFlight.values()]) done({ kind: 'failed', reason, sent: true });
+    this.deadlines.clear();
+    const waiting = [...this.inFlight.values()];
     this.inFlight.clear();
+    for (const settle of waiting) settle({ kind: 'failed', reason, sent: true });
   }
 
+  /** Its timers: its own, and the one of its requests' timeouts while any waits. */
   get timerCount(): number {
-    return this.timers.size;
+    return this.timers.size + (this.deadlines.size > 0 ? 1 : 0);
   }
 }
 
@@ -183,28 +210,17 @@ export class SmppSession {
       return Promise.resolve({ kind: 'failed', reason: `${this.settings.id} is not bound`, sent: false });
     }
     return new Promise<PduResult>((resolve) => {
-      let settled = false;
-      const done = (result: PduResult): void => {
-        if (settled) return;
-        settled = true;
-        timer.cancel();
-        link.inFlight.delete(pdu.sequence_number);
-        resolve(result);
-      };
-      const timer = link.later(this.settings.responseTimeoutSeconds * 1000, () =>
-        done({
-          kind: 'failed',
-          reason: `${this.settings.id}: no response within ${this.settings.responseTimeoutSeconds} s`,
-          sent: true,
+      if (corked) corkUntilNextTick(link.socket.socket);
+      // A PDU by what Session.send uses of one (see hotPdus.ts); send numbers it.
+      const sent = link.socket.send(pdu as unknown as smpp.PDU, (response) =>
+        link.settle(response.sequence_number, {
+          kind: 'response',
+          status: response.command_status,
+          messageId: String(response.message_id ?? ''),
         }),
       );
-      if (corked) corkUntilNextTick(link.socket.socket);
-      // A PDU by what Session.send uses of one (see hotPdus.ts).
-      const sent = link.socket.send(pdu as unknown as smpp.PDU, (response) =>
-        done({ kind: 'response', status: response.command_status, messageId: String(response.message_id ?? '') }),
-      );
-      if (!sent) done({ kind: 'failed', reason: `${this.settings.id}: socket not writable`, sent: false });
-      else link.inFlight.set(pdu.sequence_number, done);
+      if (sent) link.awaitResponse(pdu.sequence_number, resolve);
+      else resolve({ kind: 'failed', reason: `${this.settings.id}: socket not writable`, sent: false });
     });
   }
 
@@ -224,7 +240,10 @@ export class SmppSession {
       port: this.settings.port,
       ...(tls === false ? {} : { tls: true, ...tlsOptions(tls, this.settings.host) }),
     });
-    const link = new SmppLink(socket, this.clock);
+    const link = new SmppLink(socket, this.clock, {
+      timeoutMs: this.settings.responseTimeoutSeconds * 1000,
+      missing: `${this.settings.id}: no response within ${this.settings.responseTimeoutSeconds} s`,
+    });
     this.link = link;
     const timeoutMs = this.settings.responseTimeoutSeconds * 1000;
     const connectTimer = link.later(timeoutMs, () => {
