@@ -144,7 +144,7 @@ export class ReceiptDelivery {
         ...new Set(
           this.server
             .bound()
-            .filter((cs) => cs.receives && cs.deliversOutstanding < this.server.options.deliverWindow)
+            .filter((cs) => cs.receives && cs.delivers.size < this.server.options.deliverWindow)
             .map((cs) => cs.bind!.principal.accountId),
         ),
       ];

@@ -7,7 +7,7 @@ import { secretMatches } from '../util/secrets.js';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { ClockTimer } from '../util/clock.js';
-import { Deadlines } from '../util/deadlines.js';
+import { Awaiting } from '../util/awaiting.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
 import { authChargeFirst, authGuard } from '../http/auth.js';
 import { RateLimiter } from '../http/rateLimit.js';
@@ -124,10 +124,11 @@ export class ClientSession {
   bind: { id: string; principal: Principal; systemId: string; type: BindType; since: Date } | undefined;
   binding = false;
   submitsOutstanding = 0;
-  /** deliver_sm sent and not answered: what to do with the answer (or with none: the timeout, the bind closed). */
-  private readonly delivers = new Map<number, (status: number | undefined) => void>();
-  /** Their timeouts (`deliverTimeoutMs`), one timer for the bind's. */
-  private readonly deliverDeadlines: Deadlines<number>;
+  /**
+   * deliver_sm sent and not answered, by sequence number: each gets the client's command_status, or undefined when
+   * none comes within `deliverTimeoutMs` or the bind closes first.
+   */
+  readonly delivers: Awaiting<number, number | undefined>;
   readonly parts: LongMessages<smpp.PDU>;
   closed = false;
   unbound: (() => void) | undefined;
@@ -138,42 +139,18 @@ export class ClientSession {
     server: SmppServer,
   ) {
     this.parts = new LongMessages(server.ctx.clock, server.options.parts, (pdus) => server.refuseParts(this, pdus));
-    this.deliverDeadlines = new Deadlines(server.ctx.clock, server.options.deliverTimeoutMs, (sequence) =>
-      this.answered(sequence, undefined),
+    this.delivers = new Awaiting<number, number | undefined>(
+      server.ctx.clock,
+      server.options.deliverTimeoutMs,
+      undefined,
     );
   }
 
-  /** deliver_sm sent on the bind and not yet answered. */
-  get deliversOutstanding(): number {
-    return this.delivers.size;
-  }
-
-  /**
-   * Sends a deliver_sm; `answered` gets the client's command_status, or undefined when none comes within
-   * `deliverTimeoutMs` or the bind closes first. False when it could not be sent (the bind closed).
-   */
+  /** Sends a deliver_sm; `answered` gets its answer (see {@link delivers}). False when it could not be sent. */
   deliver(pdu: smpp.PDU, answered: (status: number | undefined) => void): boolean {
     if (!this.send(pdu)) return false;
-    this.delivers.set(pdu.sequence_number, answered);
-    this.deliverDeadlines.add(pdu.sequence_number);
+    this.delivers.add(pdu.sequence_number, answered);
     return true;
-  }
-
-  /** The answer to a deliver_sm (nothing if it was answered, timed out or failed already). */
-  answered(sequence: number, status: number | undefined): void {
-    const answered = this.delivers.get(sequence);
-    if (!answered) return;
-    this.delivers.delete(sequence);
-    this.deliverDeadlines.delete(sequence);
-    answered(status);
-  }
-
-  /** The bind closed: every deliver_sm unanswered has no answer. */
-  closeDelivers(): void {
-    this.deliverDeadlines.clear();
-    const waiting = [...this.delivers.values()];
-    this.delivers.clear();
-    for (const answered of waiting) answered(undefined);
   }
 
   get receives(): boolean {
@@ -304,7 +281,7 @@ export class SmppServer {
       const binds = this.bound().map((cs) => ({
         id: cs.bind!.id,
         submits: cs.submitsOutstanding,
-        delivers: cs.deliversOutstanding,
+        delivers: cs.delivers.size,
       }));
       smppBindsTouch(this.ctx.db, binds, now, smppBindsLiveSince(now))
         .catch((error: unknown) => this.ctx.log.warn({ err: error }, 'SMPP binds not refreshed'))
@@ -330,11 +307,7 @@ export class SmppServer {
     for (const cs of this.sessions) {
       if (!cs.receives || cs.bind!.principal.accountId !== accountId) continue;
       any = true;
-      if (
-        cs.deliversOutstanding < this.options.deliverWindow &&
-        (!best || cs.deliversOutstanding < best.deliversOutstanding)
-      )
-        best = cs;
+      if (cs.delivers.size < this.options.deliverWindow && (!best || cs.delivers.size < best.delivers.size)) best = cs;
     }
     return best ?? (any ? 'full' : undefined);
   }
@@ -352,7 +325,7 @@ export class SmppServer {
     cs.closed = true;
     this.sessions.delete(cs);
     cs.parts.clear();
-    cs.closeDelivers();
+    cs.delivers.settleAll(undefined);
     cs.unbound?.();
     if (cs.bind) {
       // The account's receipts waiting for room look again: at another bind, or lost when none is left.
@@ -398,7 +371,7 @@ export class SmppServer {
         return;
       case 'deliver_sm_resp':
       case 'generic_nack': {
-        cs.answered(
+        cs.delivers.settle(
           pdu.sequence_number,
           command === 'generic_nack' ? pdu.command_status || ESME.RINVCMDID : pdu.command_status,
         );

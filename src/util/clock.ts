@@ -5,6 +5,11 @@
  */
 export interface Clock {
   now(): Date;
+  /**
+   * Milliseconds elapsed since some fixed moment of this clock, for spans that a change of the wall clock must not
+   * move (a request's timeout): what its timers count.
+   */
+  elapsedMs(): number;
   /** Calls `fn` once `ms` of this clock's time have passed. */
   setTimer(ms: number, fn: () => void): ClockTimer;
 }
@@ -15,6 +20,7 @@ export interface ClockTimer {
 
 export const systemClock: Clock = {
   now: () => new Date(),
+  elapsedMs: () => performance.now(),
   setTimer(ms, fn) {
     const timer = setTimeout(fn, ms);
     return { cancel: () => clearTimeout(timer) };

@@ -143,8 +143,10 @@ describe('SMPP requests: each waits for its response up to the response timeout'
     h = await startSmpp({ responseTimeoutSeconds: 5, reconnectMinMs: 60_000 });
     const { smsc, connector, clock } = h;
     await waitFor(() => connector.available());
-    const timers = (): number => connector.sessionStates()[0]!.liveTimers;
-    const idle = timers();
+    // Every timer armed on the test clock (the connection's, the simulator's), and the connection's own.
+    const idle = clock.timers;
+    const linkTimers = (): number => connector.sessionStates()[0]!.liveTimers;
+    const linkIdle = linkTimers();
     smsc.setStalled(true);
     const settled: string[] = [];
     const submit = (id: string): Promise<unknown> =>
@@ -155,12 +157,13 @@ describe('SMPP requests: each waits for its response up to the response timeout'
     const first = submit('first');
     // Received, and waiting for its response: the connection's timer for responses is armed.
     await waitFor(() => smsc.stalledSubmits === 1);
-    expect(timers()).toBe(idle + 1);
+    expect(clock.timers).toBe(idle + 1);
+    expect(linkTimers()).toBe(linkIdle + 1);
     clock.advance(2000);
     const second = submit('second');
     await waitFor(() => smsc.stalledSubmits === 2);
     // Two requests waiting, one timer.
-    expect(timers()).toBe(idle + 1);
+    expect(clock.timers).toBe(idle + 1);
     clock.advance(2999);
     await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toEqual([]);
@@ -174,6 +177,7 @@ describe('SMPP requests: each waits for its response up to the response timeout'
     clock.advance(1);
     expect(await second).toMatchObject({ reason: expect.stringContaining('no response within 5 s') });
     // Nothing waits: the timer for responses is not armed again.
-    expect(timers()).toBe(idle);
+    expect(clock.timers).toBe(idle);
+    expect(linkTimers()).toBe(linkIdle);
   });
 });

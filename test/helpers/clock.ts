@@ -13,6 +13,8 @@ interface Pending {
  */
 export class TestClock implements Clock {
   private ms: number;
+  /** What it was moved forward by in all (setting it back elapses nothing). */
+  private movedForward = 0;
   private flowingSince: number | undefined;
   private readonly pending = new Set<Pending>();
 
@@ -24,6 +26,11 @@ export class TestClock implements Clock {
   now(): Date {
     const flowed = this.flowingSince === undefined ? 0 : performance.now() - this.flowingSince;
     return new Date(Math.floor(this.ms + flowed));
+  }
+
+  elapsedMs(): number {
+    const flowed = this.flowingSince === undefined ? 0 : performance.now() - this.flowingSince;
+    return this.movedForward + flowed;
   }
 
   setTimer(ms: number, fn: () => void): ClockTimer {
@@ -55,6 +62,7 @@ export class TestClock implements Clock {
       for (const timer of this.pending) timer.due += moved;
       return;
     }
+    this.movedForward += moved;
     this.catchUp();
   }
 

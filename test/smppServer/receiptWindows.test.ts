@@ -249,11 +249,11 @@ describe.each(ENGINES)('a deliver_sm unanswered past its timeout on %s', (engine
     const [id] = await submitWithReceipts(await h.bind(a, 'bind_transmitter'), 1);
     await waitFor(() => receiver.held.length === 1, { timeoutMs: 20_000, describe: () => 'no deliver_sm' });
     const bind = t.herald.smppServer!.bound().find((cs) => cs.bind!.type === 'receiver')!;
-    expect(bind.deliversOutstanding).toBe(1);
+    expect(bind.delivers.size).toBe(1);
     t.clock.advance(DELIVER_TIMEOUT_MS - 1);
-    expect(bind.deliversOutstanding).toBe(1);
+    expect(bind.delivers.size).toBe(1);
     t.clock.advance(1);
-    expect(bind.deliversOutstanding).toBe(0);
+    expect(bind.delivers.size).toBe(0);
     // Lost, its POST given back at once: the next look sends it again, on the one bind there is.
     await waitFor(() => receiver.held.length === 2, {
       timeoutMs: 20_000,
@@ -268,7 +268,7 @@ describe.each(ENGINES)('a deliver_sm unanswered past its timeout on %s', (engine
       describe: async () => `${await callbackSmppWaiting(t.herald.ctx.db)} receipts waiting`,
     });
     expect(receiver.delivered).toHaveLength(2);
-    expect(bind.deliversOutstanding).toBe(0);
+    expect(bind.delivers.size).toBe(0);
     expect(await lost()).toBe(lostBefore + 1);
   });
 });
@@ -390,7 +390,7 @@ describe.runIf(ENGINES.includes('postgres'))(
         // The client refuses the receipt meanwhile: its POST is to be given back, tried again after RETRY_MS.
         const [pdu] = receiver.held.splice(0);
         receiver.session.send(pdu!.response({ command_status: ESME_RSYSERR }));
-        await waitFor(() => t.herald.smppServer!.bound().every((cs) => cs.deliversOutstanding === 0), {
+        await waitFor(() => t.herald.smppServer!.bound().every((cs) => cs.delivers.size === 0), {
           timeoutMs: 10_000,
           describe: () => 'the refusal not read',
         });

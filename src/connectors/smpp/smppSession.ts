@@ -5,7 +5,7 @@ import smpp from 'smpp';
 import type { SmppTlsConfig } from '../connectorConfig.js';
 import { type Clock, type ClockTimer, nowMs } from '../../util/clock.js';
 import { corkUntilNextTick } from './corkedWrites.js';
-import { Deadlines } from '../../util/deadlines.js';
+import { Awaiting } from '../../util/awaiting.js';
 import { SMPP_STATUS, statusName } from './smppErrors.js';
 
 export type SessionState = 'stopped' | 'connecting' | 'binding' | 'bound' | 'disconnected';
@@ -56,10 +56,8 @@ const NO_ANSWER = new Set(['alert_notification', 'outbind']);
  */
 export class SmppLink {
   private readonly timers = new Set<ClockTimer>();
-  /** Requests awaiting their response on this connection, by sequence number. */
-  private readonly inFlight = new Map<number, (result: PduResult) => void>();
-  /** Their response timeouts, one timer for all (a timer each was a tenth of a request's allocations). */
-  private readonly deadlines: Deadlines<number>;
+  /** Requests sent on this connection and waiting for their response, by sequence number. */
+  readonly responses: Awaiting<number, PduResult>;
   closed = false;
   /** A problem was reported on it (Herald closes it for that): its close needs no other explanation. */
   failed = false;
@@ -68,26 +66,13 @@ export class SmppLink {
     readonly socket: smpp.Session,
     private readonly clock: Clock,
     /** How long a request waits for its response, and what its failure says when none comes. */
-    response: { readonly timeoutMs: number; readonly missing: string },
+    response: { readonly timeoutMs: number; readonly timeoutReason: string },
   ) {
-    this.deadlines = new Deadlines(clock, response.timeoutMs, (sequence) =>
-      this.settle(sequence, { kind: 'failed', reason: response.missing, sent: true }),
-    );
-  }
-
-  /** A request sent on the connection: `settle` gets its response, or its failure at the timeout or the close. */
-  awaitResponse(sequence: number, settle: (result: PduResult) => void): void {
-    this.inFlight.set(sequence, settle);
-    this.deadlines.add(sequence);
-  }
-
-  /** Ends the request's wait with `result` (nothing if it ended already). */
-  settle(sequence: number, result: PduResult): void {
-    const settle = this.inFlight.get(sequence);
-    if (!settle) return;
-    this.inFlight.delete(sequence);
-    this.deadlines.delete(sequence);
-    settle(result);
+    this.responses = new Awaiting<number, PduResult>(clock, response.timeoutMs, {
+      kind: 'failed',
+      reason: response.timeoutReason,
+      sent: true,
+    });
   }
 
   /** A timer that dies with the connection. */
@@ -112,15 +97,12 @@ export class SmppLink {
     this.closed = true;
     for (const timer of this.timers) timer.cancel();
     this.timers.clear();
-    this.deadlines.clear();
-    const waiting = [...this.inFlight.values()];
-    this.inFlight.clear();
-    for (const settle of waiting) settle({ kind: 'failed', reason, sent: true });
+    this.responses.settleAll({ kind: 'failed', reason, sent: true });
   }
 
-  /** Its timers: its own, and the one of its requests' timeouts while any waits. */
+  /** Its timers armed: its own, and the one of its requests' timeouts. */
   get timerCount(): number {
-    return this.timers.size + (this.deadlines.size > 0 ? 1 : 0);
+    return this.timers.size + (this.responses.armed ? 1 : 0);
   }
 }
 
@@ -213,13 +195,13 @@ export class SmppSession {
       if (corked) corkUntilNextTick(link.socket.socket);
       // A PDU by what Session.send uses of one (see hotPdus.ts); send numbers it.
       const sent = link.socket.send(pdu as unknown as smpp.PDU, (response) =>
-        link.settle(response.sequence_number, {
+        link.responses.settle(response.sequence_number, {
           kind: 'response',
           status: response.command_status,
           messageId: String(response.message_id ?? ''),
         }),
       );
-      if (sent) link.awaitResponse(pdu.sequence_number, resolve);
+      if (sent) link.responses.add(pdu.sequence_number, resolve);
       else resolve({ kind: 'failed', reason: `${this.settings.id}: socket not writable`, sent: false });
     });
   }
@@ -240,12 +222,12 @@ export class SmppSession {
       port: this.settings.port,
       ...(tls === false ? {} : { tls: true, ...tlsOptions(tls, this.settings.host) }),
     });
+    const timeoutMs = this.settings.responseTimeoutSeconds * 1000;
     const link = new SmppLink(socket, this.clock, {
-      timeoutMs: this.settings.responseTimeoutSeconds * 1000,
-      missing: `${this.settings.id}: no response within ${this.settings.responseTimeoutSeconds} s`,
+      timeoutMs,
+      timeoutReason: `${this.settings.id}: no response within ${this.settings.responseTimeoutSeconds} s`,
     });
     this.link = link;
-    const timeoutMs = this.settings.responseTimeoutSeconds * 1000;
     const connectTimer = link.later(timeoutMs, () => {
       this.noteError(link, `no connection within ${this.settings.responseTimeoutSeconds} s`);
       socket.destroy();
