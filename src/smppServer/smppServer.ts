@@ -7,7 +7,7 @@ import { secretMatches } from '../util/secrets.js';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { ClockTimer } from '../util/clock.js';
-import { Awaiting } from '../util/awaiting.js';
+import { PendingAnswers } from '../util/pendingAnswers.js';
 import { herald, HeraldError } from '../errors/catalogue.js';
 import { authChargeFirst, authGuard } from '../http/auth.js';
 import { RateLimiter } from '../http/rateLimit.js';
@@ -128,7 +128,7 @@ export class ClientSession {
    * deliver_sm sent and not answered, by sequence number: each gets the client's command_status, or undefined when
    * none comes within `deliverTimeoutMs` or the bind closes first.
    */
-  readonly delivers: Awaiting<number, number | undefined>;
+  readonly delivers: PendingAnswers<number, number | undefined>;
   readonly parts: LongMessages<smpp.PDU>;
   closed = false;
   unbound: (() => void) | undefined;
@@ -139,7 +139,7 @@ export class ClientSession {
     server: SmppServer,
   ) {
     this.parts = new LongMessages(server.ctx.clock, server.options.parts, (pdus) => server.refuseParts(this, pdus));
-    this.delivers = new Awaiting<number, number | undefined>(
+    this.delivers = new PendingAnswers<number, number | undefined>(
       server.ctx.clock,
       server.options.deliverTimeoutMs,
       undefined,

@@ -5,7 +5,7 @@ import smpp from 'smpp';
 import type { SmppTlsConfig } from '../connectorConfig.js';
 import { type Clock, type ClockTimer, nowMs } from '../../util/clock.js';
 import { corkUntilNextTick } from './corkedWrites.js';
-import { Awaiting } from '../../util/awaiting.js';
+import { PendingAnswers } from '../../util/pendingAnswers.js';
 import { SMPP_STATUS, statusName } from './smppErrors.js';
 
 export type SessionState = 'stopped' | 'connecting' | 'binding' | 'bound' | 'disconnected';
@@ -57,7 +57,7 @@ const NO_ANSWER = new Set(['alert_notification', 'outbind']);
 export class SmppLink {
   private readonly timers = new Set<ClockTimer>();
   /** Requests sent on this connection and waiting for their response, by sequence number. */
-  readonly responses: Awaiting<number, PduResult>;
+  readonly awaitingResponse: PendingAnswers<number, PduResult>;
   closed = false;
   /** A problem was reported on it (Herald closes it for that): its close needs no other explanation. */
   failed = false;
@@ -68,7 +68,7 @@ export class SmppLink {
     /** How long a request waits for its response, and what its failure says when none comes. */
     response: { readonly timeoutMs: number; readonly timeoutReason: string },
   ) {
-    this.responses = new Awaiting<number, PduResult>(clock, response.timeoutMs, {
+    this.awaitingResponse = new PendingAnswers<number, PduResult>(clock, response.timeoutMs, {
       kind: 'failed',
       reason: response.timeoutReason,
       sent: true,
@@ -97,12 +97,12 @@ export class SmppLink {
     this.closed = true;
     for (const timer of this.timers) timer.cancel();
     this.timers.clear();
-    this.responses.settleAll({ kind: 'failed', reason, sent: true });
+    this.awaitingResponse.settleAll({ kind: 'failed', reason, sent: true });
   }
 
   /** Its timers armed: its own, and the one of its requests' timeouts. */
   get timerCount(): number {
-    return this.timers.size + (this.responses.armed ? 1 : 0);
+    return this.timers.size + (this.awaitingResponse.armed ? 1 : 0);
   }
 }
 
@@ -195,13 +195,13 @@ export class SmppSession {
       if (corked) corkUntilNextTick(link.socket.socket);
       // A PDU by what Session.send uses of one (see hotPdus.ts); send numbers it.
       const sent = link.socket.send(pdu as unknown as smpp.PDU, (response) =>
-        link.responses.settle(response.sequence_number, {
+        link.awaitingResponse.settle(response.sequence_number, {
           kind: 'response',
           status: response.command_status,
           messageId: String(response.message_id ?? ''),
         }),
       );
-      if (sent) link.responses.add(pdu.sequence_number, resolve);
+      if (sent) link.awaitingResponse.add(pdu.sequence_number, resolve);
       else resolve({ kind: 'failed', reason: `${this.settings.id}: socket not writable`, sent: false });
     });
   }
