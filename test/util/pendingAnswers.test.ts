@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PendingAnswers } from '../../src/util/pendingAnswers.js';
 import { TestClock } from '../helpers/clock.js';
 
-describe('PendingAnswers: requests waiting for an answer, each timed out a span after it was sent, on one timer', () => {
+describe('PendingAnswers: requests waiting for an answer, each timed out a span after it was sent, one timer', () => {
   const setUp = (): {
     clock: TestClock;
     settled: string[];
