@@ -73,9 +73,7 @@ describe('PendingAnswers: requests waiting for an answer, each timed out a span 
   });
 
   it('gives a request added while timing out a full span, and the ones already waiting their own', () => {
-    const clock = new TestClock();
-    const settled: string[] = [];
-    const pending = new PendingAnswers<string, string>(clock, 1000, 'timed out');
+    const { clock, settled, pending } = setUp();
     const add = (key: string): void =>
       pending.add(key, () => {
         settled.push(`${key} at ${clock.elapsedMs()}`);
@@ -114,9 +112,7 @@ describe('PendingAnswers: requests waiting for an answer, each timed out a span 
   });
 
   it('arms its timer again when a settle throws, for the requests due later', () => {
-    const clock = new TestClock();
-    const settled: string[] = [];
-    const pending = new PendingAnswers<string, string>(clock, 1000, 'timed out');
+    const { clock, settled, pending } = setUp();
     pending.add('bad', () => {
       throw new Error('settle failed');
     });
