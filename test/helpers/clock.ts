@@ -24,13 +24,16 @@ export class TestClock implements Clock {
   }
 
   now(): Date {
-    const flowed = this.flowingSince === undefined ? 0 : performance.now() - this.flowingSince;
-    return new Date(Math.floor(this.ms + flowed));
+    return new Date(Math.floor(this.ms + this.flowed()));
   }
 
   elapsedMs(): number {
-    const flowed = this.flowingSince === undefined ? 0 : performance.now() - this.flowingSince;
-    return this.movedForward + flowed;
+    return this.movedForward + this.flowed();
+  }
+
+  /** Real time that passed since it began to flow (none while it stands still). */
+  private flowed(): number {
+    return this.flowingSince === undefined ? 0 : performance.now() - this.flowingSince;
   }
 
   setTimer(ms: number, fn: () => void): ClockTimer {
