@@ -140,7 +140,9 @@ describe('SMPP requests: each waits for its response up to the response timeout'
   });
 
   it('fails a submit_sm unanswered at its timeout, not before, each on its own deadline, on one timer', async () => {
-    h = await startSmpp({ responseTimeoutSeconds: 5, reconnectMinMs: 60_000 });
+    // Spans far longer than a busy machine takes between two steps (the test clock's timers also fire in real time),
+    // and the whole timeline within the minute after which the connector's own bind timer fires.
+    h = await startSmpp({ responseTimeoutSeconds: 30, enquireLinkSeconds: 600, reconnectMinMs: 60_000 });
     const { smsc, connector, clock } = h;
     await waitFor(() => connector.available());
     // Every timer armed on the test clock (the connection's, the simulator's), and the connection's own.
@@ -159,23 +161,26 @@ describe('SMPP requests: each waits for its response up to the response timeout'
     await waitFor(() => smsc.stalledSubmits === 1);
     expect(clock.timers).toBe(idle + 1);
     expect(linkTimers()).toBe(linkIdle + 1);
-    clock.advance(2000);
+    clock.advance(12_000);
     const second = submit('second');
     await waitFor(() => smsc.stalledSubmits === 2);
     // Two requests waiting, one timer.
     expect(clock.timers).toBe(idle + 1);
-    clock.advance(2999);
+    clock.advance(17_999);
     await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toEqual([]);
     clock.advance(1);
-    expect(await first).toMatchObject({ kind: 'transient', reason: expect.stringContaining('no response within 5 s') });
+    expect(await first).toMatchObject({
+      kind: 'transient',
+      reason: expect.stringContaining('no response within 30 s'),
+    });
     expect(settled).toEqual(['first']);
-    // The second's deadline is its own: 5 s after it was sent, 2 s after the first's.
-    clock.advance(1999);
+    // The second's deadline is its own: 30 s after it was sent, 12 s after the first's.
+    clock.advance(11_999);
     await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toEqual(['first']);
     clock.advance(1);
-    expect(await second).toMatchObject({ reason: expect.stringContaining('no response within 5 s') });
+    expect(await second).toMatchObject({ reason: expect.stringContaining('no response within 30 s') });
     // Nothing waits: the timer for responses is not armed again.
     expect(clock.timers).toBe(idle);
     expect(linkTimers()).toBe(linkIdle);
