@@ -376,13 +376,15 @@ describe.runIf(ENGINES.includes('postgres'))(
         await holder.query('SELECT 1 FROM callback_deliveries WHERE id = $1 FOR UPDATE', [id]);
         // Past half the lease: the next look's renewal waits for the row.
         t.clock.advance(LEASE_MS * 0.6);
+        // Asked outside the holder's transaction: a session reads pg_stat_activity once a transaction, and a holder
+        // that asked before the renewal came to wait saw none ever after.
         const waiting = async (): Promise<number> =>
           (
-            await holder.query<{ n: number }>(
+            await t.testDb.db.query<{ n: number }>(
               `SELECT count(*)::int AS n FROM pg_stat_activity
              WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE callback_deliveries d SET smpp_lease_until%'`,
             )
-          ).rows[0]!.n;
+          )[0]!.n;
         await waitFor(async () => (await waiting()) > 0, {
           timeoutMs: 10_000,
           describe: async () => `no renewal waiting for the row; lease ${(await leaseOf()).until.toISOString()}`,
