@@ -12,6 +12,11 @@ export interface RolesOptions {
   readonly workerProcesses: number;
   /** Print where the WAL and the write transactions went (bench/walBreakdown.ts) after each phase. */
   readonly breakdown?: boolean;
+  /**
+   * 1000-message batches through each phase's Herald before it is watched (BENCH_E2E_WARMUP): the figures are then a
+   * running process's, without what a fresh one pays once (its connections' first plans, V8's first compiles).
+   */
+  readonly warmUp?: number;
 }
 
 /**
@@ -41,8 +46,15 @@ export async function benchRoles(options: RolesOptions): Promise<BenchFigure[]> 
         apiProcesses: options.apiProcesses,
         workerProcesses: options.workerProcesses,
         callbacks,
+        warmUp: options.warmUp,
         observe: (processes) =>
-          observeRoles(server, url.toString(), processes, { phase, callbacks }, options.breakdown === true),
+          observeRoles(
+            server,
+            url.toString(),
+            processes,
+            { phase, callbacks, warmUp: options.warmUp ?? 0 },
+            options.breakdown === true,
+          ),
       });
       // The run's rate, then the per-role figures; the single-process figures of `e2e` (latency, CPU) are left out.
       figures.push({ ...measured[0]!, name: `${phase}: accepted -> ${callbacks ? 'callback' : 'delivered'}` });
@@ -103,7 +115,7 @@ function observeRoles(
   server: PostgresServer,
   url: string,
   processes: readonly HeraldRole[],
-  { phase, callbacks }: { phase: string; callbacks: boolean },
+  { phase, callbacks, warmUp }: { phase: string; callbacks: boolean; warmUp: number },
   breakdown: boolean,
 ): { stop(messages: number, seconds: number): Promise<BenchFigure[]> } {
   const watched = processes.map((p) => ({ role: p.role, cpu: watchCpu(p.pid) }));
@@ -135,7 +147,8 @@ function observeRoles(
           note:
             `${Math.round(1000 / ms).toLocaleString('en-US')} msg/s per core; ${what}; ` +
             `${cpuSeconds.toFixed(1)} CPU s, ${((cpuSeconds / seconds) * 100).toFixed(0)} % of a core at ` +
-            `${Math.round(rate).toLocaleString('en-US')} msg/s`,
+            `${Math.round(rate).toLocaleString('en-US')} msg/s` +
+            (warmUp > 0 ? `, after a warm-up of ${warmUp * 1000} messages` : ''),
         };
       };
       const roles = (['api', 'worker', 'all'] as const).flatMap((role) => {

@@ -37,8 +37,8 @@ import {
 /**
  * `npm run bench`: every benchmark in one run against a real PostgreSQL, a table at the end, the same figures in
  * bench/results/latest.json. Knobs: BENCH_SECONDS, BENCH_CLIENTS, BENCH_API_PROCS, BENCH_E2E_MESSAGES,
- * BENCH_E2E_WARMUP (e2e, e2e-callbacks, smpp-server's Herald runs: batches of 1000 sent and delivered before a run
- * is timed), BENCH_ONLY
+ * BENCH_E2E_WARMUP (e2e, e2e-callbacks, smpp-server's and roles' Herald runs: batches of 1000 sent and delivered
+ * before a run is timed), BENCH_ONLY
  * (ingest,guards,routing,e2e,pgbouncer,callbacks,e2e-callbacks,soak,statistics,list,hostile,cascade,priority,smpp,
  * smpp-server,kannel-e2e,dispatch,verify,idle,roles,claim-planning,claim-backlog,telegram,providers; mnp, wal-models
  * and bursts only when named), BENCH_BURSTS_MESSAGES, BENCH_BURSTS, BENCH_BURSTS_GAP_SECONDS, BENCH_BURSTS_PAIRS,
@@ -67,7 +67,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 15);
 const clients = Number(process.env.BENCH_CLIENTS ?? 4);
 const apiProcesses = Number(process.env.BENCH_API_PROCS ?? 1);
 const e2eMessages = Number(process.env.BENCH_E2E_MESSAGES ?? 100_000);
-/** 1000-message batches through each run of e2e, e2e-callbacks and smpp-server before it is timed (warmUp). */
+/** 1000-message batches through each run of e2e, e2e-callbacks, smpp-server and roles before it is timed (warmUp). */
 const warmUp = Number(process.env.BENCH_E2E_WARMUP ?? 0);
 if (!Number.isInteger(warmUp) || warmUp < 0) throw new Error('BENCH_E2E_WARMUP: a whole number of batches, 0 or more');
 const only = process.env.BENCH_ONLY?.split(',');
@@ -314,7 +314,9 @@ if (wanted('roles')) {
   );
   // Its own server (a throwaway cluster), not a schema of the shared one: PostgreSQL's CPU and WAL are the run's.
   const breakdown = process.env.BENCH_ROLES_BREAKDOWN === '1';
-  figures.push(...(await benchRoles({ messages, clients, apiProcesses: api, workerProcesses: workers, breakdown })));
+  figures.push(
+    ...(await benchRoles({ messages, clients, apiProcesses: api, workerProcesses: workers, breakdown, warmUp })),
+  );
 }
 
 if (wanted('claim-planning')) {
