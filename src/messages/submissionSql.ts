@@ -9,6 +9,19 @@ import { messagesJoin } from './messageSql.js';
  * their message through them.
  */
 
+/**
+ * The submission of each row of `keys` (an alias with connector_id and carrier_id) as `s`, its `columns`, locked when
+ * `lock`: one probe of the key a row, kept a loop by the LIMIT. Joined, the planner hashed the whole table where it
+ * took it for small (a new or small installation's: under some 10,000-50,000 rows), on every batch of receipts.
+ */
+function submissionOf(keys: string, columns: string, lock = false): string {
+  return `CROSS JOIN LATERAL (
+         SELECT ${columns} FROM submissions s
+         WHERE s.connector_id = ${keys}.connector_id AND s.carrier_id = ${keys}.carrier_id
+         LIMIT 1${lock ? ' FOR UPDATE' : ''}
+       ) s`;
+}
+
 /** A receipt with the submission it reports on. */
 export interface MatchedReceipt {
   readonly receipt: CarrierReceipt;
@@ -45,7 +58,7 @@ export async function submissionMatchReceipts(
      ),
      found AS (
        SELECT i.i, s.account_id, s.message_id, s.parts FROM input i
-       JOIN submissions s ON s.connector_id = i.connector_id AND s.carrier_id = i.carrier_id
+       ${submissionOf('i', 's.account_id, s.message_id, s.parts')}
      ),
      orphans AS (
        INSERT INTO orphan_receipts (connector_id, carrier_id, state, error_code, received_at)
@@ -86,11 +99,10 @@ export async function submissionSetPartStates(
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(i integer, connector_id text, carrier_id text, state text,
          at timestamptz)
      ),
+     -- The keys in order, each part locked as its probe finds it.
      locked AS (
-       SELECT s.connector_id, s.carrier_id FROM submissions s
-       JOIN r ON s.connector_id = r.connector_id AND s.carrier_id = r.carrier_id
-       ORDER BY s.connector_id, s.carrier_id
-       FOR UPDATE OF s
+       SELECT s.connector_id, s.carrier_id FROM (SELECT connector_id, carrier_id FROM r ORDER BY 1, 2) k
+       ${submissionOf('k', 's.connector_id, s.carrier_id', true)}
      )
      UPDATE submissions s SET state = r.state, state_at = r.at
      FROM r JOIN locked l ON l.connector_id = r.connector_id AND l.carrier_id = r.carrier_id
@@ -209,7 +221,7 @@ export async function messagesOfReceipts(
     `WITH found AS (
        SELECT s.account_id, s.message_id, r.code
        FROM unnest($1::text[], $2::text[], $3::int[]) AS r(connector_id, carrier_id, code)
-       JOIN submissions s ON s.connector_id = r.connector_id AND s.carrier_id = r.carrier_id
+       ${submissionOf('r', 's.account_id, s.message_id')}
      )
      SELECT DISTINCT m.account_id AS "accountId", m.channel_type AS "channelType", m.sender_name AS "senderName",
        m.destination, found.code AS "errorCode"

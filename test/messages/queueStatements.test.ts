@@ -10,6 +10,7 @@ import {
 import { messageExpireDue } from '../../src/messages/expirySql.js';
 import { HISTORY_COLUMNS, type HistoryRow, historyOf } from '../../src/messages/messageObject.js';
 import { messageApplyTransitions, messageNoteIgnored } from '../../src/messages/transitionSql.js';
+import { submissionMatchReceipts, submissionSetPartStates } from '../../src/messages/submissionSql.js';
 import { queueBefore } from '../../src/messages/messagePartitions.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import {
@@ -50,6 +51,17 @@ interface Row extends HistoryRow {
   price_final: boolean;
   price_refunded: boolean;
 }
+
+/**
+ * `n` parts recorded before, never analysed: a new installation's table, or one whose statistics lag, which the
+ * planner takes for small.
+ */
+const oldSubmissions = (db: Queryable, n: number): Promise<unknown> =>
+  db.query(
+    `INSERT INTO submissions (connector_id, carrier_id, account_id, message_id, part, parts, created_at)
+     SELECT 'smsc', 'old-' || n, 1, gen_random_uuid(), 1, 1, $1 FROM generate_series(1, $2::int) n`,
+    [T0, n],
+  );
 
 const row = async (db: Queryable, id: string): Promise<Row> =>
   (
@@ -416,13 +428,8 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
     own(
       "checks a batch's parts at its first run by one probe of submissions' key a part, however few it holds",
       async (tx) => {
-        // As a new installation's table, or one whose statistics lag: some thousands of rows, never analysed. A join
-        // planned on such a table read all of it into a hash on every flush (1.4 ms a call at 18,000 rows).
-        await tx.query(
-          `INSERT INTO submissions (connector_id, carrier_id, account_id, message_id, part, parts, created_at)
-         SELECT 'smsc', 'old-' || n, 1, gen_random_uuid(), 1, 1, $1 FROM generate_series(1, 5000) n`,
-          [T0],
-        );
+        // A join planned on such a table read all of it into a hash on every flush (1.4 ms a call at 18,000 rows).
+        await oldSubmissions(tx, 5000);
         const accountId = (await insertAccount(tx)).id;
         const ids = [await insertMessage(tx, { accountId }), await insertMessage(tx, { accountId })];
         const plan = await planOf(
@@ -438,6 +445,31 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
         expect(scansOf(plan, 'submissions')).toEqual(['ModifyTable', 'Index Only Scan submissions_pkey']);
       },
     );
+
+    own("finds each receipt's submission by one probe of its key, however few rows submissions holds", async (tx) => {
+      await oldSubmissions(tx, 5000);
+      const receipts = ['r1', 'r2'].map((carrierId) => ({
+        connectorId: 'smsc',
+        carrierId,
+        state: 'delivered' as const,
+        errorCode: null,
+        at: at(2),
+      }));
+      const plan = await planOf(tx, (explaining) => submissionMatchReceipts(explaining, receipts));
+      expect(scansOf(plan, 'submissions')).toEqual(['Index Scan submissions_pkey']);
+      // And a multi-part message's receipts, which lock and set their parts' states.
+      const parts = await planOf(tx, (explaining) =>
+        submissionSetPartStates(
+          explaining,
+          receipts.map((receipt) => ({ receipt, accountId: 1, messageId: uuid7(T0.getTime()), parts: 2 })),
+        ),
+      );
+      expect(scansOf(parts, 'submissions')).toEqual([
+        'ModifyTable',
+        'Index Scan submissions_pkey',
+        'Index Scan submissions_pkey',
+      ]);
+    });
 
     own(
       'sets the due time the new state waits for: a retry its time, sent and delivered-unread the end of the lifetime',
