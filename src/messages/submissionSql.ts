@@ -7,12 +7,15 @@ import { messagesJoin } from './messageSql.js';
  * The parts carriers accepted (`submissions`, written by messageApplyTransitions with the `sent` it records) and the
  * receipts that came before their part was recorded (`orphan_receipts`). Both belong to messages/: receipts find
  * their message through them.
+ *
+ * Statements reach a batch's parts one probe of the key a part: a batch joined with submissions (or its parts checked
+ * with EXISTS, which the planner turns into a join) was planned as a hash of the whole table wherever the planner took
+ * it for small (a new or small installation's: under some 10,000-50,000 rows), built again for every batch.
  */
 
 /**
  * The submission of each row of `keys` (an alias with connector_id and carrier_id) as `s`, its `columns`, locked when
- * `lock`: one probe of the key a row, kept a loop by the LIMIT. Joined, the planner hashed the whole table where it
- * took it for small (a new or small installation's: under some 10,000-50,000 rows), on every batch of receipts.
+ * `lock`: a lateral probe, kept a loop by its LIMIT.
  */
 function submissionOf(keys: string, columns: string, lock = false): string {
   return `CROSS JOIN LATERAL (
@@ -21,6 +24,11 @@ function submissionOf(keys: string, columns: string, lock = false): string {
          LIMIT 1${lock ? ' FOR UPDATE' : ''}
        ) s`;
 }
+
+/** Whether the part the row `keys` names (an alias with connector_id and carrier_id) is recorded: a scalar probe. */
+export const submissionRecorded = (keys: string): string =>
+  `(SELECT true FROM submissions s WHERE s.connector_id = ${keys}.connector_id AND s.carrier_id = ${keys}.carrier_id)
+           IS NOT NULL`;
 
 /** A receipt with the submission it reports on. */
 export interface MatchedReceipt {
