@@ -111,22 +111,24 @@ async function serverCounters(url: string): Promise<ServerCounters> {
  * Measures one run: each Herald process's CPU (by role), PostgreSQL's, this process's (clients, simulators, the
  * callback receiver), the server's counters, and the load. Figures are per message.
  */
-function observeRoles(
+async function observeRoles(
   server: PostgresServer,
   url: string,
   processes: readonly HeraldRole[],
   { phase, callbacks, warmUp }: { phase: string; callbacks: boolean; warmUp: number },
   breakdown: boolean,
-): { stop(messages: number, seconds: number): Promise<BenchFigure[]> } {
+): Promise<{ stop(messages: number, seconds: number): Promise<BenchFigure[]> }> {
   const watched = processes.map((p) => ({ role: p.role, cpu: watchCpu(p.pid) }));
-  const walBreakdown = breakdown ? startWalBreakdown(url) : undefined;
+  // Awaited here, before the run: a breakdown that cannot start (a server without pg_stat_statements) fails the run,
+  // whose processes are then stopped, where a promise awaited only at its end was an unhandled rejection that ended
+  // the benchmark and left them running.
+  const walBreakdown = breakdown ? await startWalBreakdown(url) : undefined;
   const pg0 = postgresCpuSeconds(server.dataDir);
-  const counters0 = serverCounters(url);
+  const before = await serverCounters(url);
   return {
     async stop(messages, seconds) {
       const used = watched.map((w) => ({ role: w.role, use: w.cpu.stop() }));
       const pgSeconds = postgresCpuSeconds(server.dataDir) - pg0;
-      const before = await counters0;
       // PostgreSQL publishes a backend's statistics within a second of its going idle (PGSTAT_MIN_INTERVAL): the
       // WAL position is exact at once, the commit and flush counts after that second.
       const atEnd = await serverCounters(url);
@@ -207,7 +209,7 @@ function observeRoles(
         figures.map((f) => `  ${f.name}: ${f.value.toFixed(3)} ${f.unit} (${f.note ?? ''})`).join('\n') + '\n',
       );
       if (walBreakdown)
-        process.stdout.write(`\n${phase}: where the WAL went\n${await (await walBreakdown).stop(messages)}\n\n`);
+        process.stdout.write(`\n${phase}: where the WAL went\n${await walBreakdown.stop(messages)}\n\n`);
       return figures;
     },
   };
