@@ -5,7 +5,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { inPost } from '../src/callbacks/index.js';
 import type { ConnectorConfig, HttpConnectorConfig } from '../src/connectors/index.js';
 import { startEmbeddedSimulators } from '../src/simulators/embeddedSimulators.js';
 import {
@@ -336,6 +335,8 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     if (delivered.rows[0].n !== total) throw new Error(`${delivered.rows[0].n} of ${total} delivered`);
     if (breakdown) process.stdout.write(`${await breakdown.stop(total)}\n`);
     if (process.env.BENCH_VERBOSE) {
+      // Loaded here: an older tree's code, driven by this benchmark (bench/run.ts), may not have it.
+      const { inPost } = await import('../src/callbacks/index.js');
       // How the events went out: POSTs to a receiver, or SMPP POSTs to the binds (one deliver_sm an event).
       const posts = await db.query(
         `SELECT via_smpp, count(*)::int AS n, avg(events)::float8 AS events FROM callback_deliveries

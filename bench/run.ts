@@ -1,29 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { benchBursts, DRIVER_IDLE_SECONDS } from './bursts.js';
-import { benchClaimBacklog } from './claimBacklog.js';
-import { benchCallbacks } from './callbacks.js';
-import { benchCascade, type PlainRate } from './cascade.js';
-import { benchDispatch } from './dispatch.js';
-import { benchEndToEnd } from './endToEnd.js';
-import { benchGuards, type Guard, GUARDS } from './guards.js';
-import { benchRouting } from './routing.js';
-import { benchHostile } from './hostile.js';
-import { benchClaimPlanning } from './claimPlanning.js';
-import { benchIdle } from './idle.js';
-import { benchIngest } from './ingest.js';
-import { benchList } from './list.js';
-import { benchMnp } from './mnp.js';
-import { benchPgBouncer } from './pgbouncer.js';
-import { benchPriority } from './priority.js';
-import { benchProviders } from './providers.js';
-import { benchRoles } from './roles.js';
-import { benchSmpp } from './smpp.js';
-import { benchSmppServer } from './smppServer.js';
-import { benchKannelEndToEnd } from './kannelEndToEnd.js';
-import { benchStatistics } from './statistics.js';
-import { benchTelegram } from './telegram.js';
-import { benchVerify } from './verify.js';
-import { benchWalModels } from './walModels.js';
+// Each benchmark's module is loaded only when it runs (`await import` in its block): main's bench/ copied into an older
+// tree then runs the benchmarks that tree's code supports (issue 35's comparisons, docs/scaling.md).
+import type { PlainRate } from './cascade.js';
+import type { Guard } from './guards.js';
 import {
   type BenchFigure,
   type BenchSchema,
@@ -73,12 +52,12 @@ if (!Number.isInteger(warmUp) || warmUp < 0) throw new Error('BENCH_E2E_WARMUP: 
 const only = process.env.BENCH_ONLY?.split(',');
 const wanted = (name: string): boolean => !only || only.includes(name);
 /** BENCH_GUARDS_ON's guards; undefined: all. */
-function guardsOf(list: string | undefined): Guard[] | undefined {
+function guardsOf(list: string | undefined, known: readonly Guard[]): Guard[] | undefined {
   if (list === undefined) return undefined;
   const guards = list.split(',');
-  const unknown = guards.filter((g) => !(GUARDS as readonly string[]).includes(g));
+  const unknown = guards.filter((g) => !(known as readonly string[]).includes(g));
   if (unknown.length > 0)
-    throw new Error(`BENCH_GUARDS_ON: unknown ${unknown.join(', ')} (known: ${GUARDS.join(', ')})`);
+    throw new Error(`BENCH_GUARDS_ON: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
   return guards as Guard[];
 }
 
@@ -105,14 +84,16 @@ async function inSchema(run: (schema: BenchSchema) => Promise<BenchFigure[]>): P
   return measured;
 }
 if (wanted('ingest')) {
+  const { benchIngest } = await import('./ingest.js');
   process.stdout.write(`ingest: ${clients} clients for ${seconds} s...\n`);
   await inSchema((schema) => benchIngest({ schema, seconds, clients, apiProcesses, batch: 1000 }));
 }
 // The guards' cost at ingest (DESIGN 20) is part of `ingest`, and runs alone as `guards`.
 if (wanted('ingest') || wanted('guards')) {
+  const { benchGuards, GUARDS } = await import('./guards.js');
   const pairs = Number(process.env.BENCH_GUARDS_PAIRS ?? 2);
   const stopListSize = Number(process.env.BENCH_STOP_LIST ?? 1_000_000);
-  const guards = guardsOf(process.env.BENCH_GUARDS_ON);
+  const guards = guardsOf(process.env.BENCH_GUARDS_ON, GUARDS);
   const accounts = process.env.BENCH_GUARDS_ACCOUNTS?.split(',').map(Number);
   process.stdout.write(
     `guards: ingest with every guard off, then on (${guards?.join('+') ?? 'all'}) with a stop list of ` +
@@ -131,6 +112,7 @@ if (wanted('ingest') || wanted('guards')) {
   );
 }
 if (wanted('routing')) {
+  const { benchRouting } = await import('./routing.js');
   const pairs = Number(process.env.BENCH_ROUTING_PAIRS ?? 2);
   const routes = Number(process.env.BENCH_ROUTES ?? 10_000);
   process.stdout.write(`routing: end to end with one route, then with ${routes} routes, ${pairs} pair(s)...\n`);
@@ -146,6 +128,7 @@ function plainRate(measured: readonly BenchFigure[], messages: number): PlainRat
   };
 }
 if (wanted('e2e')) {
+  const { benchEndToEnd } = await import('./endToEnd.js');
   process.stdout.write(`end to end: ${e2eMessages} SMS through SMPP...\n`);
   const split = process.env.BENCH_E2E_SPLIT === 'true';
   const measured = await inSchema((schema) =>
@@ -155,17 +138,20 @@ if (wanted('e2e')) {
   if (!split && warmUp === 0) plain = plainRate(measured, e2eMessages);
 }
 if (wanted('pgbouncer')) {
+  const { benchPgBouncer } = await import('./pgbouncer.js');
   process.stdout.write(`pgbouncer: ${e2eMessages} SMS end to end straight on PostgreSQL, then through PgBouncer...\n`);
   // Each run in a schema of its own; the figures (the two rates and their ratio) are added once, here.
   figures.push(...(await benchPgBouncer({ messages: e2eMessages, clients, withSchema })));
 }
 if (wanted('telegram')) {
+  const { benchTelegram } = await import('./telegram.js');
   const messages = Number(process.env.BENCH_TELEGRAM_MESSAGES ?? 50_000);
   const pairs = Number(process.env.BENCH_TELEGRAM_PAIRS ?? 2);
   process.stdout.write(`telegram: ${messages} TELEGRAM texts against ${messages} SMS, ${pairs} alternating pairs...\n`);
   figures.push(...(await benchTelegram({ messages, clients, pairs, withSchema })));
 }
 if (wanted('providers')) {
+  const { benchProviders } = await import('./providers.js');
   const messages = Number(process.env.BENCH_PROVIDERS_MESSAGES ?? 50_000);
   const pairs = Number(process.env.BENCH_PROVIDERS_PAIRS ?? 2);
   process.stdout.write(
@@ -175,10 +161,12 @@ if (wanted('providers')) {
   figures.push(...(await benchProviders({ messages, clients, pairs, withSchema })));
 }
 if (wanted('callbacks')) {
+  const { benchCallbacks } = await import('./callbacks.js');
   process.stdout.write('callbacks: 200,000 events to a local receiver...\n');
   await inSchema((schema) => benchCallbacks({ schema, events: 200_000, targets: 20 }));
 }
 if (wanted('e2e-callbacks')) {
+  const { benchEndToEnd } = await import('./endToEnd.js');
   process.stdout.write(`end to end with callbacks: ${e2eMessages} SMS, each with its delivered callback...\n`);
   const split = process.env.BENCH_E2E_SPLIT === 'true';
   await inSchema((schema) =>
@@ -186,6 +174,7 @@ if (wanted('e2e-callbacks')) {
   );
 }
 if (wanted('soak')) {
+  const { benchEndToEnd } = await import('./endToEnd.js');
   const messages = Number(process.env.BENCH_SOAK_MESSAGES ?? 1_000_000);
   process.stdout.write(`soak: ${messages} SMS end to end with callbacks, sampling Herald's memory...\n`);
   await inSchema((schema) =>
@@ -193,20 +182,25 @@ if (wanted('soak')) {
   );
 }
 if (wanted('statistics')) {
+  const { benchStatistics } = await import('./statistics.js');
   const messages = Number(process.env.BENCH_STATS_MESSAGES ?? 1_000_000);
   process.stdout.write(`statistics: ${messages} messages over 30 days...\n`);
   await inSchema((schema) => benchStatistics({ schema, messages, days: 30 }));
 }
 if (wanted('list')) {
+  const { benchList } = await import('./list.js');
   const messages = Number(process.env.BENCH_LIST_MESSAGES ?? 1_000_000);
   process.stdout.write(`message list: ${messages} messages over 30 days, a page of 100 with its total...\n`);
   await inSchema((schema) => benchList({ schema, messages }));
 }
 if (wanted('hostile')) {
+  const { benchHostile } = await import('./hostile.js');
   process.stdout.write('hostile: every attack of test/hostile while a victim account works...\n');
   await inSchema((schema) => benchHostile({ schema, rounds: Number(process.env.BENCH_HOSTILE_ROUNDS ?? 5) }));
 }
 if (wanted('cascade')) {
+  const { benchCascade } = await import('./cascade.js');
+  const { benchEndToEnd } = await import('./endToEnd.js');
   const cascades = Number(process.env.BENCH_CASCADES ?? 100_000);
   if (!plain) {
     // The same size and the same machine state as the cascades: the figure they are held against.
@@ -221,6 +215,7 @@ if (wanted('cascade')) {
   await inSchema((schema) => benchCascade({ schema, cascades, clients, delayMs: 20, plain: against }));
 }
 if (wanted('dispatch')) {
+  const { benchDispatch } = await import('./dispatch.js');
   // 200,000 takes a few minutes on 2 cores (the issue's 1,000,000: BENCH_DISPATCH_MESSAGES=1000000).
   const messages = Number(process.env.BENCH_DISPATCH_MESSAGES ?? 200_000);
   const perMinute = Number(process.env.BENCH_DISPATCH_PER_MINUTE ?? 600);
@@ -233,6 +228,7 @@ if (wanted('dispatch')) {
   figures.push(...(await benchDispatch({ messages, clients, perMinute, sliceSeconds })));
 }
 if (wanted('smpp')) {
+  const { benchSmpp } = await import('./smpp.js');
   const messages = Number(process.env.BENCH_SMPP_MESSAGES ?? 50_000);
   const bareMessages = Number(process.env.BENCH_SMPP_BARE_MESSAGES ?? 100_000);
   const maxSeconds = Number(process.env.BENCH_SMPP_MAX_SECONDS ?? 120);
@@ -253,6 +249,7 @@ if (wanted('smpp')) {
 }
 
 if (wanted('smpp-server')) {
+  const { benchSmppServer } = await import('./smppServer.js');
   const messages = Number(process.env.BENCH_SMPP_SERVER_MESSAGES ?? 20_000);
   const pairs = Number(process.env.BENCH_SMPP_SERVER_PAIRS ?? 2);
   process.stdout.write(
@@ -266,6 +263,7 @@ if (wanted('smpp-server')) {
 }
 
 if (wanted('kannel-e2e')) {
+  const { benchKannelEndToEnd } = await import('./kannelEndToEnd.js');
   const messages = Number(process.env.BENCH_KANNEL_E2E_MESSAGES ?? 20_000);
   const pairs = Number(process.env.BENCH_KANNEL_E2E_PAIRS ?? 2);
   process.stdout.write(
@@ -277,6 +275,7 @@ if (wanted('kannel-e2e')) {
 }
 
 if (wanted('priority')) {
+  const { benchPriority } = await import('./priority.js');
   const promos = Number(process.env.BENCH_PRIORITY_PROMOS ?? 1_000_000);
   const codeSeconds = Number(process.env.BENCH_PRIORITY_SECONDS ?? 20);
   process.stdout.write(`priority: AUTHORIZE codes idle, then behind ${promos} PROMO messages of a dispatch...\n`);
@@ -285,6 +284,7 @@ if (wanted('priority')) {
 }
 
 if (wanted('verify')) {
+  const { benchVerify } = await import('./verify.js');
   const count = Number(process.env.BENCH_VERIFY_COUNT ?? 20_000);
   process.stdout.write(
     `verify: ${count} verifications (send, then check) against ${count} plain one-message sends...\n`,
@@ -293,6 +293,7 @@ if (wanted('verify')) {
 }
 
 if (wanted('idle')) {
+  const { benchIdle } = await import('./idle.js');
   const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 60);
   // Measured from a minute after start-up: some 30-50 s after a process's last burst of work V8 collects its whole
   // heap once to shrink it (0.4 s of CPU), a cost of start-up, not of idling (docs/delivery.md).
@@ -305,6 +306,7 @@ if (wanted('idle')) {
 }
 
 if (wanted('roles')) {
+  const { benchRoles } = await import('./roles.js');
   const messages = Number(process.env.BENCH_ROLES_MESSAGES ?? e2eMessages);
   const api = Number(process.env.BENCH_ROLES_API ?? 1);
   const workers = Number(process.env.BENCH_ROLES_WORKERS ?? 1);
@@ -320,6 +322,7 @@ if (wanted('roles')) {
 }
 
 if (wanted('claim-planning')) {
+  const { benchClaimPlanning } = await import('./claimPlanning.js');
   const weeks = (process.env.BENCH_CLAIM_PLANNING_WEEKS ?? '0,4,12,26,52').split(',').map(Number);
   process.stdout.write(
     `claim-planning: the claim's planning as weeks of messages are kept (${weeks.join(', ')}), without and with ` +
@@ -329,6 +332,7 @@ if (wanted('claim-planning')) {
 }
 
 if (wanted('claim-backlog')) {
+  const { benchClaimBacklog } = await import('./claimBacklog.js');
   const backlog = Number(process.env.BENCH_CLAIM_BACKLOG ?? 200_000);
   process.stdout.write(`claim-backlog: the claim over ${backlog} due messages, with and without JIT...\n`);
   figures.push(...(await benchClaimBacklog({ backlog, rounds: 10 })));
@@ -336,6 +340,7 @@ if (wanted('claim-backlog')) {
 
 // Not in a run of everything: a measurement of layouts not built (issue 35), for docs/scaling.md.
 if (only?.includes('wal-models')) {
+  const { benchWalModels } = await import('./walModels.js');
   const messages = Number(process.env.BENCH_WAL_MODELS_MESSAGES ?? 20_000);
   const rounds = Number(process.env.BENCH_WAL_MODELS_ROUNDS ?? 2);
   process.stdout.write(
@@ -347,6 +352,7 @@ if (only?.includes('wal-models')) {
 
 // Not in a run of everything: a run is mostly its quiet gaps.
 if (only?.includes('bursts')) {
+  const { benchBursts, DRIVER_IDLE_SECONDS } = await import('./bursts.js');
   const messages = Number(process.env.BENCH_BURSTS_MESSAGES ?? 12_000);
   const bursts = Number(process.env.BENCH_BURSTS ?? 4);
   const gapSeconds = Number(process.env.BENCH_BURSTS_GAP_SECONDS ?? 20);
@@ -359,6 +365,7 @@ if (only?.includes('bursts')) {
 }
 // Not in a run of everything: an import of millions of rows is minutes of the machine's disk and WAL.
 if (only?.includes('mnp')) {
+  const { benchMnp } = await import('./mnp.js');
   const rows = Number(process.env.BENCH_MNP_ROWS ?? 5_000_000);
   process.stdout.write(`mnp: an import of a generated number portability file of ${rows} rows...\n`);
   await inSchema((schema) => benchMnp({ schema, rows }));
