@@ -38,7 +38,9 @@ import {
  * BENCH_DISPATCH_MESSAGES,
  * BENCH_DISPATCH_PER_MINUTE, BENCH_DISPATCH_SLICE_SECONDS,
  * BENCH_VERIFY_COUNT, BENCH_IDLE_SECONDS, BENCH_IDLE_SETTLE_SECONDS, BENCH_ROLES_MESSAGES, BENCH_ROLES_API,
- * BENCH_ROLES_WORKERS, BENCH_ROLES_BREAKDOWN (=1: where the WAL went, bench/walBreakdown.ts), BENCH_DATABASE_URL;
+ * BENCH_ROLES_WORKERS, BENCH_ROLES_BREAKDOWN (=1: where the WAL went, bench/walBreakdown.ts), BENCH_ROLES_AGAINST
+ * (a commit: roles in this tree and in that one, built in a worktree, alternating; bench/rolesAgainst.ts),
+ * BENCH_ROLES_PAIRS (its pairs, default 3), BENCH_DATABASE_URL;
  * BENCH_NODE_FLAGS and BENCH_NODE_ENV replace bin/herald.js's node flags and environment for the Herald processes
  * started.
  */
@@ -316,9 +318,24 @@ if (wanted('roles')) {
   );
   // Its own server (a throwaway cluster), not a schema of the shared one: PostgreSQL's CPU and WAL are the run's.
   const breakdown = process.env.BENCH_ROLES_BREAKDOWN === '1';
-  figures.push(
-    ...(await benchRoles({ messages, clients, apiProcesses: api, workerProcesses: workers, breakdown, warmUp })),
-  );
+  const against = process.env.BENCH_ROLES_AGAINST;
+  if (against) {
+    const { benchRolesAgainst } = await import('./rolesAgainst.js');
+    const pairs = Number(process.env.BENCH_ROLES_PAIRS ?? 3);
+    process.stdout.write(`roles: this tree against ${against}, ${pairs} alternating pairs...\n`);
+    const env = {
+      BENCH_ROLES_MESSAGES: String(messages),
+      BENCH_ROLES_API: String(api),
+      BENCH_ROLES_WORKERS: String(workers),
+      BENCH_CLIENTS: String(clients),
+      BENCH_E2E_WARMUP: String(warmUp),
+    };
+    figures.push(...(await benchRolesAgainst({ commit: against, pairs, env })));
+  } else {
+    figures.push(
+      ...(await benchRoles({ messages, clients, apiProcesses: api, workerProcesses: workers, breakdown, warmUp })),
+    );
+  }
 }
 
 if (wanted('claim-planning')) {

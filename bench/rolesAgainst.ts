@@ -1,0 +1,123 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { BenchFigure } from './lib.js';
+
+/*
+ * `roles` against another commit (BENCH_ROLES_AGAINST, issue 35: "PostgreSQL CPU per message at most half of the code
+ * before, in alternating runs in the same hour, print both"). The other commit is built in a worktree of its own with
+ * this tree's benchmark copied over it (bench/ and test/ha/servers.ts; node_modules shared), so both trees are measured
+ * by the same code; bench/run.ts loads a benchmark's module only when it runs, so an older tree's code needs only what
+ * `roles` uses. Each run is a child process of its tree (`BENCH_ONLY=roles`), the trees alternating, the one that goes
+ * first flipped each pair.
+ */
+
+export interface RolesAgainstOptions {
+  /** The commit (or any name git resolves) to measure against. */
+  readonly commit: string;
+  readonly pairs: number;
+  /** The `roles` knobs each run gets (BENCH_ROLES_MESSAGES, BENCH_E2E_WARMUP, ...). */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** PostgreSQL's CPU a message, plain and with callbacks, and the WAL, of one run. */
+interface RolesRun {
+  readonly cpu: number;
+  readonly cpuCallbacks: number;
+  readonly wal: number;
+  readonly walCallbacks: number;
+}
+
+export async function benchRolesAgainst(options: RolesAgainstOptions): Promise<BenchFigure[]> {
+  const here =
+    git(['rev-parse', '--short', 'HEAD']) + (git(['status', '--porcelain', '--untracked-files=no']) ? '+' : '');
+  const other = git(['rev-parse', '--short', options.commit]);
+  const dir = mkdtempSync(path.join(tmpdir(), 'herald-against-'));
+  const runs: { here: RolesRun[]; other: RolesRun[] } = { here: [], other: [] };
+  try {
+    buildTree(other, dir);
+    for (let pair = 0; pair < options.pairs; pair++) {
+      const order = pair % 2 === 0 ? (['other', 'here'] as const) : (['here', 'other'] as const);
+      for (const tree of order) {
+        const run = await rolesRun(tree === 'here' ? process.cwd() : dir, options.env);
+        runs[tree].push(run);
+        process.stdout.write(
+          `  pair ${pair + 1}: ${tree === 'here' ? here : other} PostgreSQL CPU a message ${ms(run.cpu)} ms, ` +
+            `${ms(run.cpuCallbacks)} ms with callbacks; WAL ${Math.round(run.wal)} B, ` +
+            `${Math.round(run.walCallbacks)} B\n`,
+        );
+      }
+    }
+  } finally {
+    removeTree(dir);
+  }
+  const mean = (list: readonly RolesRun[], key: keyof RolesRun): number =>
+    list.reduce((sum, run) => sum + run[key], 0) / list.length;
+  const each = (list: readonly RolesRun[], key: keyof RolesRun): string => list.map((run) => ms(run[key])).join(' / ');
+  const figure = (key: 'cpu' | 'cpuCallbacks', label: string): BenchFigure => ({
+    name: `roles against ${other}: PostgreSQL CPU per message${label}, ${here} / ${other}`,
+    value: mean(runs.here, key) / mean(runs.other, key),
+    unit: 'x',
+    target: { op: '<=', value: 0.5 },
+    note:
+      `${options.pairs} alternating pairs, the means: ` +
+      `${here} ${ms(mean(runs.here, key))} ms (${each(runs.here, key)}), ` +
+      `${other} ${ms(mean(runs.other, key))} ms (${each(runs.other, key)})`,
+  });
+  return [figure('cpu', ''), figure('cpuCallbacks', ', with callbacks')];
+}
+
+const ms = (value: number): string => value.toFixed(3);
+
+function git(args: readonly string[]): string {
+  return execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
+/** The commit checked out in `dir` (a detached worktree), with this tree's benchmark over it, built. */
+function buildTree(commit: string, dir: string): void {
+  process.stdout.write(`  building ${commit} in ${dir}...\n`);
+  git(['worktree', 'add', '--detach', '--force', dir, commit]);
+  for (const part of ['bench', path.join('test', 'ha', 'servers.ts')])
+    cpSync(part, path.join(dir, part), { recursive: true, force: true });
+  symlinkSync(path.resolve('node_modules'), path.join(dir, 'node_modules'));
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+function removeTree(dir: string): void {
+  try {
+    git(['worktree', 'remove', '--force', dir]);
+  } catch {
+    // Never added (the commit did not resolve): only the folder is left.
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** One `roles` run in the tree at `dir`, a child process; its figures are read from the results file it writes. */
+async function rolesRun(dir: string, env: Readonly<Record<string, string>>): Promise<RolesRun> {
+  const { BENCH_ROLES_AGAINST: _, ...inherited } = process.env;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts'], {
+    cwd: dir,
+    env: { ...inherited, ...env, BENCH_ONLY: 'roles' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`roles in ${dir} exited with ${code}:\n${output.slice(-4000)}`);
+  const { figures } = JSON.parse(readFileSync(path.join(dir, 'bench', 'results', 'latest.json'), 'utf8')) as {
+    figures: BenchFigure[];
+  };
+  const value = (name: string): number => {
+    const found = figures.find((f) => f.name === name);
+    if (!found) throw new Error(`roles in ${dir} printed no "${name}"`);
+    return found.value;
+  };
+  return {
+    cpu: value('roles: PostgreSQL CPU per message'),
+    cpuCallbacks: value('roles, with callbacks: PostgreSQL CPU per message'),
+    wal: value('roles: WAL per message'),
+    walCallbacks: value('roles, with callbacks: WAL per message'),
+  };
+}
