@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,7 @@ import type { BenchFigure } from './lib.js';
 export interface RolesAgainstOptions {
   /** The commit (or any name git resolves) to measure against. */
   readonly commit: string;
+  /** Pairs of runs, one in each tree; the tree that goes first is flipped each pair. */
   readonly pairs: number;
   /** The `roles` knobs each run gets (BENCH_ROLES_MESSAGES, BENCH_E2E_WARMUP, ...). */
   readonly env: Readonly<Record<string, string>>;
@@ -29,18 +30,31 @@ interface RolesRun {
   readonly walCallbacks: number;
 }
 
+/**
+ * Builds `options.commit` in a worktree, runs `roles` in this tree and in it, alternating, and removes the worktree
+ * (also when a run fails, which throws, or the benchmark is interrupted). Returns PostgreSQL's CPU a message, this tree
+ * over the other on the means, without and with callbacks, against the target of 0.5.
+ */
 export async function benchRolesAgainst(options: RolesAgainstOptions): Promise<BenchFigure[]> {
-  const here =
-    git(['rev-parse', '--short', 'HEAD']) + (git(['status', '--porcelain', '--untracked-files=no']) ? '+' : '');
+  // "+": this tree has changes not committed (untracked files included), so its commit alone is not what ran.
+  const here = git(['rev-parse', '--short', 'HEAD']) + (git(['status', '--porcelain']) ? '+' : '');
   const other = git(['rev-parse', '--short', options.commit]);
   const dir = mkdtempSync(path.join(tmpdir(), 'herald-against-'));
   const runs: { here: RolesRun[]; other: RolesRun[] } = { here: [], other: [] };
+  let running: ChildProcess | undefined;
+  // A run lasts minutes: one interrupted stops the run under way and leaves no worktree behind either.
+  const interrupted = (): void => {
+    running?.kill('SIGINT');
+    removeTree(dir);
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
   try {
     buildTree(other, dir);
     for (let pair = 0; pair < options.pairs; pair++) {
       const order = pair % 2 === 0 ? (['other', 'here'] as const) : (['here', 'other'] as const);
       for (const tree of order) {
-        const run = await rolesRun(tree === 'here' ? process.cwd() : dir, options.env);
+        const run = await rolesRun(tree === 'here' ? process.cwd() : dir, options.env, (child) => (running = child));
         runs[tree].push(run);
         process.stdout.write(
           `  pair ${pair + 1}: ${tree === 'here' ? here : other} PostgreSQL CPU a message ${ms(run.cpu)} ms, ` +
@@ -50,6 +64,7 @@ export async function benchRolesAgainst(options: RolesAgainstOptions): Promise<B
       }
     }
   } finally {
+    process.off('SIGINT', interrupted).off('SIGTERM', interrupted);
     removeTree(dir);
   }
   const mean = (list: readonly RolesRun[], key: keyof RolesRun): number =>
@@ -88,23 +103,42 @@ function removeTree(dir: string): void {
   try {
     git(['worktree', 'remove', '--force', dir]);
   } catch {
-    // Never added (the commit did not resolve): only the folder is left.
+    // Not added yet (stopped before), or half added: the folder goes below, and git forgets a worktree whose folder
+    // is gone.
   }
   rmSync(dir, { recursive: true, force: true });
+  git(['worktree', 'prune']);
 }
 
 /** One `roles` run in the tree at `dir`, a child process; its figures are read from the results file it writes. */
-async function rolesRun(dir: string, env: Readonly<Record<string, string>>): Promise<RolesRun> {
-  const { BENCH_ROLES_AGAINST: _, ...inherited } = process.env;
+async function rolesRun(
+  dir: string,
+  env: Readonly<Record<string, string>>,
+  started: (child: ChildProcess) => void,
+): Promise<RolesRun> {
+  // Without BENCH_ROLES_AGAINST (each child would build a tree again, and so on), nor the knobs whose output this
+  // leaves unread (the breakdown, which also changes the server's settings; the verbose report, which an older
+  // tree's code may not support).
+  const {
+    BENCH_ROLES_AGAINST: _against,
+    BENCH_ROLES_BREAKDOWN: _breakdown,
+    BENCH_VERBOSE: _verbose,
+    ...inherited
+  } = process.env;
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts'], {
     cwd: dir,
     env: { ...inherited, ...env, BENCH_ONLY: 'roles' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  started(child);
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  // 'close', not 'exit': the output is read to its end first, for the error below.
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', resolve);
+  });
   if (code !== 0) throw new Error(`roles in ${dir} exited with ${code}:\n${output.slice(-4000)}`);
   const { figures } = JSON.parse(readFileSync(path.join(dir, 'bench', 'results', 'latest.json'), 'utf8')) as {
     figures: BenchFigure[];

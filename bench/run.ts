@@ -322,6 +322,7 @@ if (wanted('roles')) {
   if (against) {
     const { benchRolesAgainst } = await import('./rolesAgainst.js');
     const pairs = Number(process.env.BENCH_ROLES_PAIRS ?? 3);
+    if (!Number.isInteger(pairs) || pairs < 1) throw new Error('BENCH_ROLES_PAIRS: a whole number, at least 1');
     process.stdout.write(`roles: this tree against ${against}, ${pairs} alternating pairs...\n`);
     const env = {
       BENCH_ROLES_MESSAGES: String(messages),
