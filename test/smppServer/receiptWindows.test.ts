@@ -52,20 +52,11 @@ describe.each(ENGINES)('receipts waiting for room in the binds windows on %s', (
     const receipts = t.herald.smppServer!.receipts;
     const slow = await t.createAccount({ senderNames: [['SMS', 'Herald']] });
     const slowIds = await submitWithReceipts(await bind(slow, 'bind_transmitter'), 60);
-    // Every receipt in before a receiver binds, some of them in open batches. How many depends on the machine's pace
-    // (a lane forms no more while its newest batch waits for a first lease; on a busy machine a lane's first batch
-    // forms before the rest of its receipts come): the receiver's first looks take the batches, and the lanes then
-    // form the rest.
-    const delivered = async (): Promise<number> => {
-      const [row] = await t.herald.ctx.db.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM messages WHERE account_id = $1 AND status = 'delivered'",
-        [slow.id],
-      );
-      return row!.n;
-    };
-    await waitFor(async () => (await delivered()) === 60 && (await waitingReceipts()) > 0, {
+    // Most of the 60 receipts formed into batches before a receiver binds (a lane forms no more while its newest
+    // batch waits for a first lease): its first look takes them all.
+    await waitFor(async () => (await waitingReceipts()) >= 40, {
       timeoutMs: 20_000,
-      describe: async () => `${await delivered()} delivered, ${await waitingReceipts()} receipts in open batches`,
+      describe: async () => `${await waitingReceipts()} receipts in open batches`,
     });
     const slowReceiver = await bind(slow, 'bind_receiver');
     slowReceiver.answering = false;
