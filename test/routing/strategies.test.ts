@@ -86,8 +86,13 @@ describe.each(ENGINES)('route strategies end to end (%s)', (engine) => {
     expect(resolved.body).toMatchObject({ routeId: id, connectorId: 'a' });
     expect(resolved.body.connectors).toEqual([
       expect.objectContaining({ connectorId: 'a', up: true, deliveryRate: null }),
-      expect.objectContaining({ connectorId: 'b', up: true, deliveryRate: 0.1 }),
+      expect.objectContaining({ connectorId: 'b', up: true, deliveryRate: expect.any(Number) }),
     ]);
+    // 10 of 100 as written above, or a little more: the earlier tests' receipts through `b` (a few delivered of a few)
+    // can be counted after the write, on top of it (a CI run saw 16 of 106).
+    const rate = resolved.body.connectors[1].deliveryRate;
+    expect(rate).toBeGreaterThanOrEqual(0.1);
+    expect(rate).toBeLessThan(0.2);
   });
 
   it('weighted: traffic shared by weight among the connectors that are up', async () => {
