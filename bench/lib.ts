@@ -195,6 +195,9 @@ export const batchBody = (b: number, channel: string, senderName: string, callba
     })),
   );
 
+/** Where `npm run bench` writes its figures, relative to the tree it runs in. */
+export const RESULTS_FILE = 'bench/results/latest.json';
+
 /** One line of the final table. */
 export interface BenchFigure {
   readonly name: string;

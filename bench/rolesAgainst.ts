@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { BenchFigure } from './lib.js';
+import { type BenchFigure, RESULTS_FILE } from './lib.js';
 
 /*
  * `roles` against another commit (BENCH_ROLES_AGAINST, issue 35: "PostgreSQL CPU per message at most half of the code
@@ -18,8 +18,6 @@ export interface RolesAgainstOptions {
   readonly commit: string;
   /** Pairs of runs, one in each tree; the tree that goes first is flipped each pair. */
   readonly pairs: number;
-  /** The `roles` knobs each run gets (BENCH_ROLES_MESSAGES, BENCH_E2E_WARMUP, ...). */
-  readonly env: Readonly<Record<string, string>>;
 }
 
 /** PostgreSQL's CPU a message, plain and with callbacks, and the WAL, of one run. */
@@ -54,7 +52,7 @@ export async function benchRolesAgainst(options: RolesAgainstOptions): Promise<B
     for (let pair = 0; pair < options.pairs; pair++) {
       const order = pair % 2 === 0 ? (['other', 'here'] as const) : (['here', 'other'] as const);
       for (const tree of order) {
-        const run = await rolesRun(tree === 'here' ? process.cwd() : dir, options.env, (child) => (running = child));
+        const run = await rolesRun(tree === 'here' ? process.cwd() : dir, (child) => (running = child));
         runs[tree].push(run);
         process.stdout.write(
           `  pair ${pair + 1}: ${tree === 'here' ? here : other} PostgreSQL CPU a message ${ms(run.cpu)} ms, ` +
@@ -111,14 +109,10 @@ function removeTree(dir: string): void {
 }
 
 /** One `roles` run in the tree at `dir`, a child process; its figures are read from the results file it writes. */
-async function rolesRun(
-  dir: string,
-  env: Readonly<Record<string, string>>,
-  started: (child: ChildProcess) => void,
-): Promise<RolesRun> {
-  // Without BENCH_ROLES_AGAINST (each child would build a tree again, and so on), nor the knobs whose output this
-  // leaves unread (the breakdown, which also changes the server's settings; the verbose report, which an older
-  // tree's code may not support).
+async function rolesRun(dir: string, started: (child: ChildProcess) => void): Promise<RolesRun> {
+  // This process's knobs (BENCH_ROLES_MESSAGES, BENCH_E2E_WARMUP, ...), without BENCH_ROLES_AGAINST (each child would
+  // build a tree again, and so on), nor the knobs whose output this leaves unread (the breakdown, which also changes
+  // the server's settings; the verbose report, which an older tree's code may not support).
   const {
     BENCH_ROLES_AGAINST: _against,
     BENCH_ROLES_BREAKDOWN: _breakdown,
@@ -127,7 +121,7 @@ async function rolesRun(
   } = process.env;
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts'], {
     cwd: dir,
-    env: { ...inherited, ...env, BENCH_ONLY: 'roles' },
+    env: { ...inherited, BENCH_ONLY: 'roles' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   started(child);
@@ -140,7 +134,7 @@ async function rolesRun(
     child.once('close', resolve);
   });
   if (code !== 0) throw new Error(`roles in ${dir} exited with ${code}:\n${output.slice(-4000)}`);
-  const { figures } = JSON.parse(readFileSync(path.join(dir, 'bench', 'results', 'latest.json'), 'utf8')) as {
+  const { figures } = JSON.parse(readFileSync(path.join(dir, RESULTS_FILE), 'utf8')) as {
     figures: BenchFigure[];
   };
   const value = (name: string): number => {

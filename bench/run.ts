@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 // Each benchmark's module is loaded only when it runs (`await import` in its block): main's bench/ copied into an older
 // tree then runs the benchmarks that tree's code supports (issue 35's comparisons, docs/scaling.md).
 import type { PlainRate } from './cascade.js';
@@ -11,6 +12,7 @@ import {
   meetsTarget,
   postgresVersion,
   renderTable,
+  RESULTS_FILE,
 } from './lib.js';
 
 /**
@@ -316,23 +318,17 @@ if (wanted('roles')) {
     `roles: ${messages} SMS end to end through ${api} api and ${workers} worker processes on a PostgreSQL of its ` +
       'own, without then with callbacks; CPU per message of each role and of PostgreSQL...\n',
   );
-  // Its own server (a throwaway cluster), not a schema of the shared one: PostgreSQL's CPU and WAL are the run's.
-  const breakdown = process.env.BENCH_ROLES_BREAKDOWN === '1';
   const against = process.env.BENCH_ROLES_AGAINST;
   if (against) {
+    // Each run is a `roles` of its own tree, with this process's knobs (it inherits the environment).
     const { benchRolesAgainst } = await import('./rolesAgainst.js');
     const pairs = Number(process.env.BENCH_ROLES_PAIRS ?? 3);
     if (!Number.isInteger(pairs) || pairs < 1) throw new Error('BENCH_ROLES_PAIRS: a whole number, at least 1');
     process.stdout.write(`roles: this tree against ${against}, ${pairs} alternating pairs...\n`);
-    const env = {
-      BENCH_ROLES_MESSAGES: String(messages),
-      BENCH_ROLES_API: String(api),
-      BENCH_ROLES_WORKERS: String(workers),
-      BENCH_CLIENTS: String(clients),
-      BENCH_E2E_WARMUP: String(warmUp),
-    };
-    figures.push(...(await benchRolesAgainst({ commit: against, pairs, env })));
+    figures.push(...(await benchRolesAgainst({ commit: against, pairs })));
   } else {
+    // Its own server (a throwaway cluster), not a schema of the shared one: PostgreSQL's CPU and WAL are the run's.
+    const breakdown = process.env.BENCH_ROLES_BREAKDOWN === '1';
     figures.push(
       ...(await benchRoles({ messages, clients, apiProcesses: api, workerProcesses: workers, breakdown, warmUp })),
     );
@@ -390,12 +386,12 @@ if (only?.includes('mnp')) {
 }
 
 process.stdout.write(`\n${renderTable(figures)}\n`);
-mkdirSync('bench/results', { recursive: true });
+mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
 const result = {
   time: new Date().toISOString(),
   machine,
   database,
   figures: figures.map((f) => ({ ...f, met: meetsTarget(f) })),
 };
-writeFileSync('bench/results/latest.json', `${JSON.stringify(result, null, 2)}\n`);
-process.stdout.write('\nwritten to bench/results/latest.json\n');
+writeFileSync(RESULTS_FILE, `${JSON.stringify(result, null, 2)}\n`);
+process.stdout.write(`\nwritten to ${RESULTS_FILE}\n`);
