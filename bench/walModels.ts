@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { type BenchFigure, createBenchSchema } from './lib.js';
 
@@ -125,28 +126,36 @@ async function outcome(c: pg.Client, table: string, first: number, count: number
  * message's due time: the claimed messages stay at the head of the queue's index, and the next claims skip the ids
  * of the claims whose lease has not ended. The record goes once its messages are sent.
  */
+/** The claims' records: a row a claim, its lease and the ids it took. */
+async function claimRecordTable(c: pg.Client): Promise<void> {
+  await c.query(
+    `CREATE TABLE cr (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, until timestamptz NOT NULL,
+       ids uuid[] NOT NULL) WITH (autovacuum_enabled = false)`,
+  );
+}
+
+/** A claim written as one record of the ids it takes from `table` (their rows locked, or not). */
+async function recordClaim(c: pg.Client, table: string, count: number, lock: boolean): Promise<void> {
+  await c.query(
+    `WITH held AS (SELECT unnest(ids) AS id FROM cr WHERE until > now()),
+     due AS (
+       SELECT id FROM ${table} WHERE status = 'sending' AND channel_type = 'SMS' AND traffic_type = 'SERVICE'
+         AND due_at <= now() AND id NOT IN (SELECT id FROM held)
+       ORDER BY due_at, id LIMIT $1${lock ? ' FOR UPDATE SKIP LOCKED' : ''}
+     )
+     INSERT INTO cr (until, ids) SELECT now() + interval '1 minute', array_agg(id) FROM due`,
+    [count],
+  );
+}
+
 const claimRecord: Model = {
   name: 'claim as one record',
   setup: async (c) => {
     await current.setup(c);
-    await c.query(
-      `CREATE TABLE cr (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, until timestamptz NOT NULL,
-         ids uuid[] NOT NULL) WITH (autovacuum_enabled = false)`,
-    );
+    await claimRecordTable(c);
   },
   insert: (c, first, count) => current.insert(c, first, count),
-  claim: async (c, count) => {
-    await c.query(
-      `WITH held AS (SELECT unnest(ids) AS id FROM cr WHERE until > now()),
-       due AS (
-         SELECT id FROM m WHERE status = 'sending' AND channel_type = 'SMS' AND traffic_type = 'SERVICE'
-           AND due_at <= now() AND id NOT IN (SELECT id FROM held)
-         ORDER BY due_at, id LIMIT $1
-       )
-       INSERT INTO cr (until, ids) SELECT now() + interval '1 minute', array_agg(id) FROM due`,
-      [count],
-    );
-  },
+  claim: (c, count) => recordClaim(c, 'm', count, false),
   sent: (c, first, count) => outcome(c, 'm', first, count, SENT_SET),
   claimDone: async (c) => {
     await c.query('DELETE FROM cr WHERE id = (SELECT min(id) FROM cr)');
@@ -236,17 +245,86 @@ const stateTable: Model = {
   final: (c, first, count) => outcome(c, 's', first, count, FINAL_SET),
 };
 
+/**
+ * The least a message of today's contract writes (issue 35's floor): the state table's layout with the claim as one
+ * record (its rows still locked, as the design needs: docs/scaling.md), and the rows a message needs besides its own:
+ * its destination's for the list's search, the flood filter's append (unlogged, a row a destination), and at `sent`
+ * its submission, by which its receipt finds it.
+ */
+const contractFloor: Model = {
+  name: 'state table, claim record, and the other rows',
+  setup: async (c) => {
+    await stateTable.setup(c);
+    await claimRecordTable(c);
+    await c.query(
+      `CREATE TABLE d (account_id bigint NOT NULL, id uuid NOT NULL, destination text NOT NULL)
+       WITH (autovacuum_enabled = false)`,
+    );
+    await c.query('CREATE INDEX ON d (account_id, destination)');
+    await c.query('CREATE TABLE sub (LIKE submissions INCLUDING ALL) WITH (autovacuum_enabled = false)');
+    await c.query('CREATE UNLOGGED TABLE f (LIKE flood_recent INCLUDING ALL) WITH (fillfactor = 80)');
+  },
+  insert: async (c, first, count) => {
+    await c.query(
+      `WITH i AS (
+         INSERT INTO m (${INSERTED_COLUMNS}) SELECT ${messageValues("'[]'")}
+         FROM generate_series($1::int, $2::int) g
+         RETURNING account_id, id, channel_type, traffic_type, destination
+       ),
+       d AS (INSERT INTO d (account_id, id, destination) SELECT account_id, id, destination FROM i)
+       INSERT INTO s (account_id, id, status, status_at, due_at, channel_type, traffic_type, history)
+       SELECT account_id, id, 'sending', now(), now(), channel_type, traffic_type, ${entry('sending')} FROM i`,
+      [first, first + count - 1],
+    );
+    await c.query(
+      `INSERT INTO f AS f (account_id, destination, sent_at, texts, last_at)
+       SELECT 7, '7900' || lpad((1234567 + g)::text, 7, '0'), ARRAY[now()], ARRAY[42], now()
+       FROM generate_series($1::int, $2::int) g
+       ON CONFLICT (account_id, destination) DO UPDATE SET sent_at = f.sent_at || excluded.sent_at,
+         texts = f.texts || excluded.texts, last_at = excluded.last_at`,
+      [first, first + count - 1],
+    );
+  },
+  claim: (c, count) => recordClaim(c, 's', count, true),
+  // Not locked first: Herald's outcome statement locks no row before its update in the common case.
+  sent: async (c, first, count) => {
+    await c.query(`UPDATE s SET ${SENT_SET} WHERE account_id = 7 AND ${idRange('id')}`, [first, first + count]);
+    await c.query(
+      `INSERT INTO sub (connector_id, carrier_id, account_id, message_id, part, parts, created_at)
+       SELECT 'smsc-main', to_hex(g), 7, ${idOf('g')}, 1, 1, now() FROM generate_series($1::int, $2::int - 1) g`,
+      [first, first + count],
+    );
+  },
+  claimDone: (c) => claimRecord.claimDone!(c),
+  final: async (c, first, count) => {
+    await c.query(`UPDATE s SET ${FINAL_SET} WHERE account_id = 7 AND ${idRange('id')}`, [first, first + count]);
+  },
+};
+
 interface Step {
   wal: number;
   ms: number;
+  /** The server's CPU (its backend's for the connection), in seconds. */
+  cpu: number;
 }
 
-/** Runs `work` and adds the WAL it wrote and its time to `into`. */
-async function step(c: pg.Client, into: Step, work: () => Promise<void>): Promise<void> {
+/**
+ * CPU seconds of the server process serving a connection (`pid`: pg_backend_pid()), read from /proc: the server must
+ * run on this machine, as the benchmarks' does. USER_HZ is 100, utime and stime the 14th and 15th fields.
+ */
+function backendCpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Runs `work` and adds the WAL it wrote, its time and the server's CPU to `into`. */
+async function step(c: pg.Client, backend: number, into: Step, work: () => Promise<void>): Promise<void> {
   const from = (await c.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0]!.lsn;
+  const cpu = backendCpuSeconds(backend);
   const started = performance.now();
   await work();
   into.ms += performance.now() - started;
+  into.cpu += backendCpuSeconds(backend) - cpu;
   const { rows } = await c.query<{ b: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1)::text AS b', [
     from,
   ]);
@@ -257,15 +335,20 @@ async function step(c: pg.Client, into: Step, work: () => Promise<void>): Promis
 const CLAIMS_IN_FLIGHT = 2;
 
 /** One layout's run: its WAL a message, and the line that tells it step by step. */
-async function runModel(url: string, model: Model, messages: number): Promise<{ bytes: number; line: string }> {
+async function runModel(
+  url: string,
+  model: Model,
+  messages: number,
+): Promise<{ bytes: number; cpu: number; line: string }> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    await c.query('DROP TABLE IF EXISTS m, q, s, cr');
+    await c.query('DROP TABLE IF EXISTS m, q, s, cr, d, sub, f');
+    const backend = (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
     await model.setup(c);
     await c.query('CHECKPOINT');
-    const [insert, claim, sent, final]: Step[] = [0, 1, 2, 3].map(() => ({ wal: 0, ms: 0 }));
-    await step(c, insert!, async () => {
+    const [insert, claim, sent, final]: Step[] = [0, 1, 2, 3].map(() => ({ wal: 0, ms: 0, cpu: 0 }));
+    await step(c, backend, insert!, async () => {
       for (let n = 0; n < messages; n += INSERT_BATCH) {
         await model.insert(c, n + 1, Math.min(INSERT_BATCH, messages - n));
       }
@@ -273,17 +356,17 @@ async function runModel(url: string, model: Model, messages: number): Promise<{ 
     // Claims and the `sent` of what was claimed interleave, CLAIMS_IN_FLIGHT claims behind, as in a worker.
     const claims = Math.ceil(messages / CLAIM_BATCH);
     for (let k = 0; k < claims + CLAIMS_IN_FLIGHT; k++) {
-      if (k < claims) await step(c, claim!, () => model.claim(c, CLAIM_BATCH));
+      if (k < claims) await step(c, backend, claim!, () => model.claim(c, CLAIM_BATCH));
       const done = k - CLAIMS_IN_FLIGHT;
       if (done < 0) continue;
-      await step(c, sent!, async () => {
+      await step(c, backend, sent!, async () => {
         for (let n = done * CLAIM_BATCH; n < (done + 1) * CLAIM_BATCH; n += OUTCOME_BATCH) {
           await model.sent(c, n + 1, OUTCOME_BATCH);
         }
         await model.claimDone?.(c);
       });
     }
-    await step(c, final!, async () => {
+    await step(c, backend, final!, async () => {
       for (let n = 0; n < messages; n += OUTCOME_BATCH) await model.final(c, n + 1, OUTCOME_BATCH);
     });
     await c.query('SELECT pg_stat_force_next_flush()');
@@ -293,18 +376,19 @@ async function runModel(url: string, model: Model, messages: number): Promise<{ 
        FROM pg_stat_user_tables WHERE relid = 'm'::regclass`,
     );
     const steps = [insert!, claim!, sent!, final!];
-    const per = (s: Step): string => `${Math.round(s.wal / messages)} B ${((s.ms * 1000) / messages).toFixed(0)} us`;
-    const total = steps.reduce((sum, s) => sum + s.wal, 0) / messages;
-    const us = (steps.reduce((sum, s) => sum + s.ms, 0) * 1000) / messages;
+    const us = (seconds: number): string => ((seconds * 1e6) / messages).toFixed(0);
+    const per = (s: Step): string => `${Math.round(s.wal / messages)} B ${us(s.ms / 1000)} us (CPU ${us(s.cpu)})`;
+    const sum = (of: (s: Step) => number): number => steps.reduce((total, s) => total + of(s), 0);
     const hot = rows[0]!;
-    const bytes = Math.round(total);
+    const bytes = Math.round(sum((s) => s.wal) / messages);
+    const cpu = (sum((s) => s.cpu) * 1000) / messages;
     const line =
-      `  ${model.name.padEnd(26)} ${String(bytes).padStart(5)} B a message, ${us.toFixed(0)} us | ` +
-      `insert ${per(insert!)}, claim ${per(claim!)}, sent ${per(sent!)}, final ${per(final!)} | ` +
-      `messages' updates HOT ${hot.hot}/${hot.upd}, its size ${hot.size}`;
-    return { bytes, line };
+      `  ${model.name.padEnd(26)} ${String(bytes).padStart(5)} B a message, ${us(sum((s) => s.ms) / 1000)} us, ` +
+      `the server's CPU ${us(sum((s) => s.cpu))} us | insert ${per(insert!)}, claim ${per(claim!)}, ` +
+      `sent ${per(sent!)}, final ${per(final!)} | messages' updates HOT ${hot.hot}/${hot.upd}, its size ${hot.size}`;
+    return { bytes, cpu, line };
   } finally {
-    await c.query('DROP TABLE IF EXISTS m, q, s, cr').catch(() => undefined);
+    await c.query('DROP TABLE IF EXISTS m, q, s, cr, d, sub, f').catch(() => undefined);
     await c.end();
   }
 }
@@ -317,19 +401,23 @@ export async function benchWalModels(options: { messages: number; rounds: number
       env: { ...process.env, DATABASE_URL: schema.url },
       stdio: 'ignore',
     });
-    const models = [current, claimRecord, queueModel(100), queueModel(70), queueModel(50), stateTable];
+    const models = [current, claimRecord, queueModel(100), queueModel(70), queueModel(50), stateTable, contractFloor];
     const figures: BenchFigure[] = [];
     for (let round = 0; round < options.rounds; round++) {
       for (const model of models) {
-        const { bytes, line } = await runModel(schema.url, model, options.messages);
+        const { bytes, cpu, line } = await runModel(schema.url, model, options.messages);
         process.stdout.write(`${line}\n`);
         if (round === options.rounds - 1) {
-          figures.push({
-            name: `wal models: ${model.name}`,
-            value: bytes,
-            unit: 'B/msg',
-            note: `WAL of insert, claim, sent and final, ${options.messages} messages in plain SQL (no callbacks)`,
-          });
+          const what = `of insert, claim, sent and final, ${options.messages} messages in plain SQL (no callbacks)`;
+          figures.push(
+            { name: `wal models: ${model.name}`, value: bytes, unit: 'B/msg', note: `WAL ${what}` },
+            {
+              name: `wal models: ${model.name}, the server's CPU`,
+              value: cpu,
+              unit: 'ms/msg',
+              note: `its backend's CPU ${what}, one connection`,
+            },
+          );
         }
       }
     }
