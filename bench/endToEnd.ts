@@ -146,6 +146,8 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
   const env = {
     HERALD_CALLBACK_ALLOW_PRIVATE: 'true',
     ...benchHeraldEnv(options.heraldUrl ?? options.schema.url, configPath),
+    // Another way to the schema is PgBouncer's (bench/pgbouncer.ts): Debian 12's 1.18 keeps no prepared statements.
+    ...(options.heraldUrl ? { HERALD_DB_PREPARED_STATEMENTS: 'false' } : {}),
     ...options.intake?.env,
   };
   const apis: HeraldProcess[] = [];

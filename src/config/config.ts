@@ -82,6 +82,8 @@ export interface Config {
   readonly dbPoolSize: number;
   /** A pool's connection idle this long closes (beyond the two every pool keeps). */
   readonly dbIdleSeconds: number;
+  /** Repeated long statements named, prepared once a connection (db/statementNames.ts). */
+  readonly dbPreparedStatements: boolean;
   readonly configFile: string | undefined;
   /** How long a worker's claim on a message lasts before another worker may take it. */
   readonly leaseSeconds: number;
@@ -423,6 +425,9 @@ export const CONFIG_VARIABLES: Readonly<Record<string, string>> = {
   HERALD_DB_IDLE_SECONDS:
     `seconds after which a pool's idle connection closes, beyond the 2 each pool keeps ` +
     `(1 to 86400; default ${DEFAULT_DB_IDLE_SECONDS})`,
+  HERALD_DB_PREPARED_STATEMENTS:
+    'true|false: name repeated long statements, prepared once a connection; false behind a transaction pooler that ' +
+    'does not keep them, such as PgBouncer before 1.21 (default true)',
   HERALD_CONFIG: 'path of the JSON or YAML file with connectors, routes and tariffs (default unset)',
   HERALD_RETENTION_DAYS:
     'days after which finished messages, their submissions and finished callback deliveries are deleted ' +
@@ -625,6 +630,8 @@ export function loadConfig(env: Env = process.env): Config {
     dbIdleSeconds:
       optional(read('HERALD_DB_IDLE_SECONDS'), 'HERALD_DB_IDLE_SECONDS', integerIn(1, 86_400)) ??
       DEFAULT_DB_IDLE_SECONDS,
+    dbPreparedStatements:
+      optional(read('HERALD_DB_PREPARED_STATEMENTS'), 'HERALD_DB_PREPARED_STATEMENTS', parseBoolean) ?? true,
     configFile: optional(read('HERALD_CONFIG'), 'HERALD_CONFIG', (v) => path.resolve(v)),
     leaseSeconds:
       optional(read('HERALD_LEASE_SECONDS'), 'HERALD_LEASE_SECONDS', integerIn(1, 3600)) ?? DEFAULT_LEASE_SECONDS,

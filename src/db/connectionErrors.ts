@@ -48,12 +48,28 @@ export function* errorChain(error: unknown): Generator<object> {
 
 /**
  * True for a transaction PostgreSQL rolled back because of another one (class 40: a deadlock, with an operator's DDL
- * on a table Herald writes; a serialization failure): nothing of it was written, and the same request succeeds when
- * tried again (answered 503 5031 with Retry-After, not 500).
+ * on a table Herald writes; a serialization failure), or that failed on a named statement its connection lost
+ * ({@link isPreparedStatementLost}): nothing of it was written, and the same request succeeds when tried again
+ * (answered 503 5031 with Retry-After, not 500).
  */
 export function isTransactionConflict(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === '40P01' || code === '40001';
+  return code === '40P01' || code === '40001' || isPreparedStatementLost(error);
+}
+
+/**
+ * True for the error of a named statement (db/statementNames.ts) that its connection does not have as Herald prepared
+ * it: gone, or there already (a transaction pooler before PgBouncer 1.21 gives a client another server connection
+ * each transaction: invalid_sql_statement_name, duplicate_prepared_statement), or with a result the schema changed
+ * since (a newer Herald's migration during a rolling upgrade). The statement did not run.
+ */
+export function isPreparedStatementLost(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return (
+    code === '26000' ||
+    code === '42P05' ||
+    (code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type'))
+  );
 }
 
 /** True for the error of a statement that gave up waiting for its lock (lock_timeout: lock_not_available). */

@@ -11,10 +11,15 @@ export interface DbSettings {
   readonly dataDir: string;
   readonly dbPoolSize: number;
   readonly dbIdleSeconds: number;
+  readonly dbPreparedStatements: boolean;
 }
 
 /** What every pool of a process takes from the configuration. */
-const poolSettings = (config: DbSettings) => ({ poolSize: config.dbPoolSize, idleMs: config.dbIdleSeconds * 1000 });
+const poolSettings = (config: DbSettings) => ({
+  poolSize: config.dbPoolSize,
+  idleMs: config.dbIdleSeconds * 1000,
+  preparedStatements: config.dbPreparedStatements,
+});
 
 /** Opens PostgreSQL when `DATABASE_URL` is set, else the embedded PGlite database in the data folder. */
 export async function openDb(config: DbSettings, onError?: (error: Error) => void): Promise<Db> {

@@ -1,9 +1,10 @@
 import pg from 'pg';
 import { runAfterCommit } from './afterCommit.js';
 import type { Db, Queryable } from './db.js';
-import { commitError, isDatabaseUnavailable } from './connectionErrors.js';
+import { commitError, isDatabaseUnavailable, isPreparedStatementLost } from './connectionErrors.js';
 import { CONNECT_TIMEOUT_MS, KEEP_ALIVE } from './connectionSettings.js';
 import { listenPostgres } from './postgresListener.js';
+import { StatementNames } from './statementNames.js';
 import type { WakeListener } from './wake.js';
 import { timestamptzOf } from './timestamptzText.js';
 import { replacing } from '../util/replaced.js';
@@ -36,6 +37,12 @@ export interface PostgresOptions {
    * How long a new connection may take to be made, and again to take its setting (default {@link CONNECT_TIMEOUT_MS}).
    */
   readonly connectTimeoutMs?: number;
+  /**
+   * Whether repeated long statements are named, prepared once a connection (HERALD_DB_PREPARED_STATEMENTS; default
+   * true): off behind a transaction pooler that does not keep them (PgBouncer before 1.21, or without
+   * max_prepared_statements).
+   */
+  readonly preparedStatements?: boolean;
 }
 
 /**
@@ -143,10 +150,30 @@ export function openPostgres(options: PostgresOptions): Db {
   // An idle client's error (the server restarted) must not crash the process; the pool replaces the client.
   pool.on('error', (error) => options.onError?.(error));
 
-  const on = (client: pg.Pool | pg.PoolClient): Queryable => ({
+  const names = new StatementNames(options.preparedStatements ?? true);
+  const on = (client: pg.Pool | pg.PoolClient, inTransaction: boolean): Queryable => ({
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
-      const result = await client.query(sql, params as unknown[]);
-      return result.rows as R[];
+      const name = names.of(sql, params.length);
+      if (name === undefined) return (await client.query(sql, params as unknown[])).rows as R[];
+      try {
+        return (await client.query({ name, text: sql, values: params as unknown[] })).rows as R[];
+      } catch (error) {
+        if (!isPreparedStatementLost(error)) throw error;
+        if (names.turnOff()) {
+          options.onError?.(
+            new Error(
+              'a connection lost a prepared statement (a transaction pooler that does not keep them, such as ' +
+                'PgBouncer before 1.21, or a schema changed by a newer Herald): this pool names no more statements; ' +
+                'set HERALD_DB_PREPARED_STATEMENTS=false behind such a pooler',
+              { cause: error },
+            ),
+          );
+        }
+        // The statement did not run. Alone, it runs again at once, unnamed; a transaction it was part of has failed,
+        // and its caller tries it again (isTransactionConflict: 503 5031 to a client, a loop's next round).
+        if (inTransaction) throw error;
+        return (await client.query(sql, params as unknown[])).rows as R[];
+      }
     },
     async exec(sql: string): Promise<void> {
       await client.query(sql);
@@ -155,7 +182,7 @@ export function openPostgres(options: PostgresOptions): Db {
 
   return {
     engine: 'postgres',
-    ...on(pool),
+    ...on(pool, false),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       let broken: Error | undefined;
@@ -167,7 +194,7 @@ export function openPostgres(options: PostgresOptions): Db {
       client.on('error', onError);
       try {
         await client.query('BEGIN');
-        const tx = on(client);
+        const tx = on(client, true);
         const result = await fn(tx);
         // A connection lost before COMMIT was sent committed nothing: its own error, not an unknown outcome.
         if (broken) throw broken;

@@ -26,6 +26,7 @@ describe('configuration (DESIGN 1)', () => {
       logLevel: 'info',
       bodyLimitBytes: DEFAULT_BODY_LIMIT_BYTES,
       currency: 'RUB',
+      dbPreparedStatements: true,
     });
     expect(config.dataDir).toMatch(/\/data$/);
     expect(Object.isFrozen(config)).toBe(true);
@@ -71,6 +72,7 @@ describe('configuration (DESIGN 1)', () => {
       HERALD_CURRENCY: 'USD',
       HERALD_DB_POOL_SIZE: '4',
       HERALD_DB_IDLE_SECONDS: '30',
+      HERALD_DB_PREPARED_STATEMENTS: 'false',
     });
     expect(config).toMatchObject({
       host: '0.0.0.0',
@@ -89,6 +91,7 @@ describe('configuration (DESIGN 1)', () => {
       currency: 'USD',
       dbPoolSize: 4,
       dbIdleSeconds: 30,
+      dbPreparedStatements: false,
     });
   });
 
@@ -99,6 +102,7 @@ describe('configuration (DESIGN 1)', () => {
     ['HERALD_DEMO', '1', 'HERALD_DEMO: must be true or false (got "1")'],
     ['HERALD_CALLBACK_ALLOW_PRIVATE', 'TRUE', 'HERALD_CALLBACK_ALLOW_PRIVATE: must be true or false (got "TRUE")'],
     ['HERALD_DB_IDLE_SECONDS', '0', 'HERALD_DB_IDLE_SECONDS: must be an integer from 1 to 86400 (got "0")'],
+    ['HERALD_DB_PREPARED_STATEMENTS', 'off', 'HERALD_DB_PREPARED_STATEMENTS: must be true or false (got "off")'],
     ['HERALD_SIM_DELAY_MS', '-1', 'HERALD_SIM_DELAY_MS: must be an integer from 0 to 3600000 (got "-1")'],
     [
       'HERALD_CALLBACK_RETRY_INTERVAL',

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isTransactionConflict } from '../../src/db/connectionErrors.js';
+import type { Db, Queryable } from '../../src/db/db.js';
+import { openPostgres } from '../../src/db/postgresDb.js';
+import { MOST_NAMED } from '../../src/db/statementNames.js';
+import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
+
+/**
+ * Repeated long statements are named and prepared once a connection (HERALD_DB_PREPARED_STATEMENTS, docs/scaling.md
+ * "Prepared statements"); a pool whose connection lost one (a transaction pooler before PgBouncer 1.21 gives each
+ * transaction another server connection) names no more, and what failed of it is a retryable failure, never a wrong
+ * answer. The PostgreSQL driver's pools only: PGlite runs in the process, with no connections to prepare on.
+ */
+describe.runIf(ENGINES.includes('postgres'))('prepared statements (the PostgreSQL driver)', () => {
+  let testDb: TestDb;
+  beforeAll(async () => {
+    testDb = await openTestDb('postgres');
+  });
+  afterAll(async () => testDb?.drop());
+
+  /** A pool of one connection on the test's schema, named statements on or off, its errors kept. */
+  const pool = (preparedStatements: boolean, errors: Error[] = []): Db =>
+    openPostgres({
+      url: testDb.url!,
+      schema: testDb.schema!,
+      poolSize: 1,
+      preparedStatements,
+      onError: (error) => errors.push(error),
+    });
+
+  /** Runs `test` with such a pool, closed after it. */
+  const withPool = async (on: boolean, errors: Error[], test: (db: Db) => Promise<void>): Promise<void> => {
+    const db = pool(on, errors);
+    try {
+      await test(db);
+    } finally {
+      await db.close();
+    }
+  };
+
+  /** A statement long enough to be named; `n` makes texts that differ. */
+  const long = (n = 0): string => `SELECT $1::int + ${n} AS sum /* ${'long enough to be named, '.repeat(10)} */`;
+
+  /** The prepared statements of the connection `db` runs on (its only one). */
+  const prepared = async (db: Queryable): Promise<string[]> =>
+    (await db.query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name')).map((r) => r.name);
+
+  it('names a long statement from its third call, one name a text; short and one-off ones go unnamed', async () => {
+    await withPool(true, [], async (db) => {
+      for (let call = 1; call <= 2; call++) expect(await db.query(long(), [call])).toEqual([{ sum: call }]);
+      expect(await prepared(db)).toEqual([]);
+      for (let call = 3; call <= 5; call++) expect(await db.query(long(), [call])).toEqual([{ sum: call }]);
+      const names = await prepared(db);
+      expect(names).toHaveLength(1);
+      expect(names[0]).toMatch(/^herald_[0-9a-f]{24}$/);
+      // Short statements and statements without parameters are never named.
+      for (let call = 0; call < 5; call++) {
+        await db.query('SELECT $1::int AS n', [call]);
+        await db.query(long(1).replace('$1::int', '1'));
+      }
+      // Nor a text met once (one that carries its values in it).
+      for (let n = 2; n < 7; n++) await db.query(long(n), [n]);
+      expect(await prepared(db)).toEqual(names);
+      // In a transaction as well: the same name, on the same connection.
+      await db.transaction(async (tx) => {
+        expect(await tx.query(long(), [6])).toEqual([{ sum: 6 }]);
+        expect(await prepared(tx)).toEqual(names);
+      });
+    });
+  });
+
+  it(`names at most ${MOST_NAMED} texts a pool, whatever comes`, async () => {
+    await withPool(true, [], async (db) => {
+      for (let n = 0; n < MOST_NAMED + 20; n++) {
+        for (let call = 0; call < 3; call++) expect(await db.query(long(n), [call])).toEqual([{ sum: call + n }]);
+      }
+      expect(await prepared(db)).toHaveLength(MOST_NAMED);
+    });
+  });
+
+  it('names none with HERALD_DB_PREPARED_STATEMENTS=false', async () => {
+    await withPool(false, [], async (db) => {
+      for (let call = 0; call < 5; call++) expect(await db.query(long(), [call])).toEqual([{ sum: call }]);
+      expect(await prepared(db)).toEqual([]);
+    });
+  });
+
+  it("goes on unnamed once a connection lost a statement, as behind PgBouncer's transaction pooling", async () => {
+    const errors: Error[] = [];
+    await withPool(true, errors, async (db) => {
+      for (let call = 0; call < 3; call++) await db.query(long(), [call]);
+      expect(await prepared(db)).toHaveLength(1);
+      // What a transaction pooler does between two transactions: the next server connection lacks the statement.
+      await db.query('DEALLOCATE ALL');
+      // Alone, the statement runs again unnamed: the right answer, and the pool says why once.
+      expect(await db.query(long(), [7])).toEqual([{ sum: 7 }]);
+      expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/HERALD_DB_PREPARED_STATEMENTS=false/)]);
+      expect(await prepared(db)).toEqual([]);
+      // And nothing is named after that.
+      for (let call = 0; call < 5; call++) await db.query(long(1), [call]);
+      expect(await prepared(db)).toEqual([]);
+      expect(errors).toHaveLength(1);
+    });
+  });
+
+  it('fails a transaction whose statement was lost as a retryable failure, and the next one succeeds', async () => {
+    const errors: Error[] = [];
+    await withPool(true, errors, async (db) => {
+      await db.exec('CREATE TEMPORARY TABLE kept (n int)');
+      for (let call = 0; call < 3; call++) await db.query(long(), [call]);
+      await db.query('DEALLOCATE ALL');
+      const failed = await db
+        .transaction(async (tx) => {
+          await tx.query('INSERT INTO kept VALUES (1)');
+          return tx.query(long(), [1]);
+        })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      // Answered 503 5031 to a client, retried by a loop's next round; nothing of it written.
+      expect(isTransactionConflict(failed)).toBe(true);
+      expect(await db.query('SELECT count(*)::int AS n FROM kept')).toEqual([{ n: 0 }]);
+      const again = await db.transaction(async (tx) => {
+        await tx.query('INSERT INTO kept VALUES (1)');
+        return tx.query(long(), [1]);
+      });
+      expect(again).toEqual([{ sum: 1 }]);
+      expect(await db.query('SELECT count(*)::int AS n FROM kept')).toEqual([{ n: 1 }]);
+      expect(errors).toHaveLength(1);
+    });
+  });
+
+  it('goes on unnamed once the schema changed what a named statement returns', async () => {
+    const errors: Error[] = [];
+    await withPool(true, errors, async (db) => {
+      // A table of the schema (the failed call's connection is not the one that runs it again).
+      await db.exec('CREATE TABLE shape (a int)');
+      await db.exec('INSERT INTO shape VALUES (1)');
+      const read = `SELECT * FROM shape WHERE a = $1 /* ${'long enough to be named '.repeat(10)} */`;
+      for (let call = 0; call < 3; call++) expect(await db.query(read, [1])).toEqual([{ a: 1 }]);
+      // A newer Herald's migration, during a rolling upgrade: the prepared statement's result is not what it was.
+      await db.exec('ALTER TABLE shape ADD COLUMN b int');
+      expect(await db.query(read, [1])).toEqual([{ a: 1, b: null }]);
+      expect(errors).toHaveLength(1);
+    });
+  });
+});
