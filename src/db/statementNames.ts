@@ -26,6 +26,10 @@ export const MOST_NAMED = 100;
 /** Texts counted at most (the count starts again past it): texts used once do not pile up in memory. */
 const MOST_COUNTED = 2000;
 
+/** The name of a statement's text: the same in every process, so a connection never has it for another text. */
+export const statementName = (text: string): string =>
+  `herald_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+
 /** The names one pool gives its statements; none once turned off (the setting, or a connection that lost them). */
 export class StatementNames {
   private readonly named = new Map<string, string>();
@@ -45,7 +49,7 @@ export class StatementNames {
       return undefined;
     }
     this.calls.delete(text);
-    const given = `herald_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    const given = statementName(text);
     this.named.set(text, given);
     return given;
   }

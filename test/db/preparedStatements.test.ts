@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isTransactionConflict } from '../../src/db/connectionErrors.js';
 import type { Db, Queryable } from '../../src/db/db.js';
 import { openPostgres } from '../../src/db/postgresDb.js';
-import { MOST_NAMED } from '../../src/db/statementNames.js';
+import { MOST_NAMED, statementName } from '../../src/db/statementNames.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 
 /**
@@ -100,6 +100,20 @@ describe.runIf(ENGINES.includes('postgres'))('prepared statements (the PostgreSQ
       for (let call = 0; call < 5; call++) await db.query(long(1), [call]);
       expect(await prepared(db)).toEqual([]);
       expect(errors).toHaveLength(1);
+    });
+  });
+
+  it('goes on unnamed when a connection already has the name, as another client left it behind PgBouncer', async () => {
+    const errors: Error[] = [];
+    await withPool(true, errors, async (db) => {
+      for (let call = 0; call < 2; call++) await db.query(long(), [call]);
+      // The name the third call gives, prepared on the connection by someone else (a server connection that another
+      // client of the pooler prepared it on).
+      const name = statementName(long());
+      await db.exec(`PREPARE ${name} (int) AS SELECT $1 + 100 AS sum`);
+      expect(await db.query(long(), [2])).toEqual([{ sum: 2 }]);
+      expect(errors).toHaveLength(1);
+      expect(isTransactionConflict(Object.assign(new Error('x'), { code: '42P05' }))).toBe(true);
     });
   });
 

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openPostgres } from '../../src/db/postgresDb.js';
 import { type Cluster, startCluster } from '../helpers/cluster.js';
 import { submissionsByText, waitAllDelivered } from '../helpers/delivery.js';
 import { ENGINES } from '../helpers/engines.js';
@@ -127,4 +128,39 @@ describe.runIf(ON_POSTGRES)('Herald through PgBouncer in transaction mode', () =
       await admin.end();
     }
   }, 180_000);
+
+  it('with prepared statements left on, names none once a server connection lacks one, and answers right', async () => {
+    // The statement reads no table: any schema will do.
+    bouncer = await startPgBouncer({
+      databases: { herald: schemaDatabase(process.env.TEST_DATABASE_URL!, 'public') },
+      poolSize: 2,
+    });
+    const errors: Error[] = [];
+    const db = openPostgres({
+      url: bouncer.url('herald'),
+      poolSize: 1,
+      preparedStatements: true,
+      onError: (e) => errors.push(e),
+    });
+    const admin = new pg.Client({ connectionString: bouncer.adminUrl });
+    await admin.connect();
+    try {
+      const long = `SELECT $1::int + 1 AS n /* ${'long enough to be named, '.repeat(10)} */`;
+      // Named from the third call: prepared on the server connection that call ran on.
+      for (let call = 0; call < 3; call++) expect(await db.query(long, [call])).toEqual([{ n: call + 1 }]);
+      // PgBouncer closes its server connections as they are released: the next transaction of the same client
+      // connection lands on a new one, which lacks the statement (what transaction pooling does between any two).
+      await admin.query('RECONNECT herald');
+      expect(await db.query(long, [10])).toEqual([{ n: 11 }]);
+      expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/HERALD_DB_PREPARED_STATEMENTS=false/)]);
+      // From then on nothing is named, in transactions too, whichever server connection they land on.
+      await admin.query('RECONNECT herald');
+      const inTransaction = await db.transaction((tx) => tx.query(long, [20]));
+      expect(inTransaction).toEqual([{ n: 21 }]);
+      expect(errors).toHaveLength(1);
+    } finally {
+      await admin.end();
+      await db.close();
+    }
+  });
 });
