@@ -212,13 +212,12 @@ export async function startHerald(options: HeraldOptions): Promise<Herald> {
   const role = options.role ?? 'all';
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const db = options.db ?? (await openDb(config, (error) => log.warn({ err: error }, 'database connection lost')));
+  // What a pool reports (err says which): an idle connection lost, JIT's setting refused, prepared statements lost.
+  const db = options.db ?? (await openDb(config, (error) => log.warn({ err: error }, 'database pool')));
   const ownsDb = options.db === undefined;
   // Only the API reads from the replica: a worker opens no pool to it.
   const replica =
-    role === 'worker'
-      ? undefined
-      : openReadDb(config, (error) => log.warn({ err: error }, 'read replica connection lost'));
+    role === 'worker' ? undefined : openReadDb(config, (error) => log.warn({ err: error }, 'read replica pool'));
   const closers: (() => Promise<void>)[] = [];
   const closeAll = async (): Promise<void> => {
     for (const close of closers.reverse())

@@ -64,12 +64,9 @@ export function isTransactionConflict(error: unknown): boolean {
  * since (a newer Herald's migration during a rolling upgrade). The statement did not run.
  */
 export function isPreparedStatementLost(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return (
-    code === '26000' ||
-    code === '42P05' ||
-    (code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type'))
-  );
+  const { code, routine } = (error ?? {}) as { code?: unknown; routine?: unknown };
+  // The result's change by the server's function that says it, never translated (the message follows lc_messages).
+  return code === '26000' || code === '42P05' || (code === '0A000' && routine === 'RevalidateCachedQuery');
 }
 
 /** True for the error of a statement that gave up waiting for its lock (lock_timeout: lock_not_available). */

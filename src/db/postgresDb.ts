@@ -151,13 +151,19 @@ export function openPostgres(options: PostgresOptions): Db {
   pool.on('error', (error) => options.onError?.(error));
 
   const names = new StatementNames(options.preparedStatements ?? true);
-  const on = (client: pg.Pool | pg.PoolClient, inTransaction: boolean): Queryable => ({
+  /**
+   * `doubt`, for a transaction's client: told of an error of a named statement that is not the server's (a value that
+   * could not be sent: the driver then closes the statement on the server, but may keep it as prepared), so that the
+   * client is destroyed at the transaction's end instead of returned with a name it would use in vain.
+   */
+  const on = (client: pg.Pool | pg.PoolClient, doubt?: (error: Error) => void): Queryable => ({
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
       const name = names.of(sql, params.length);
       if (name === undefined) return (await client.query(sql, params as unknown[])).rows as R[];
       try {
         return (await client.query({ name, text: sql, values: params as unknown[] })).rows as R[];
       } catch (error) {
+        if ((error as { severity?: unknown } | null)?.severity === undefined) doubt?.(error as Error);
         if (!isPreparedStatementLost(error)) throw error;
         if (names.turnOff()) {
           options.onError?.(
@@ -171,7 +177,7 @@ export function openPostgres(options: PostgresOptions): Db {
         }
         // The statement did not run. Alone, it runs again at once, unnamed; a transaction it was part of has failed,
         // and its caller tries it again (isTransactionConflict: 503 5031 to a client, a loop's next round).
-        if (inTransaction) throw error;
+        if (doubt) throw error;
         return (await client.query(sql, params as unknown[])).rows as R[];
       }
     },
@@ -182,7 +188,7 @@ export function openPostgres(options: PostgresOptions): Db {
 
   return {
     engine: 'postgres',
-    ...on(pool, false),
+    ...on(pool),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       let broken: Error | undefined;
@@ -191,10 +197,11 @@ export function openPostgres(options: PostgresOptions): Db {
       const onError = (error: Error): void => {
         broken ??= error;
       };
+      let doubtful: Error | undefined;
       client.on('error', onError);
       try {
         await client.query('BEGIN');
-        const tx = on(client, true);
+        const tx = on(client, (error) => (doubtful ??= error));
         const result = await fn(tx);
         // A connection lost before COMMIT was sent committed nothing: its own error, not an unknown outcome.
         if (broken) throw broken;
@@ -214,7 +221,7 @@ export function openPostgres(options: PostgresOptions): Db {
         // A client whose connection broke or whose rollback failed is in an unknown state: destroy it rather
         // than return it to the pool.
         client.off('error', onError);
-        client.release(broken);
+        client.release(broken ?? doubtful);
       }
     },
     async close(): Promise<void> {

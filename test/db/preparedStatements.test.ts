@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isTransactionConflict } from '../../src/db/connectionErrors.js';
+import { isPreparedStatementLost, isTransactionConflict } from '../../src/db/connectionErrors.js';
 import type { Db, Queryable } from '../../src/db/db.js';
 import { openPostgres } from '../../src/db/postgresDb.js';
 import { MOST_NAMED, statementName } from '../../src/db/statementNames.js';
@@ -142,6 +142,32 @@ describe.runIf(ENGINES.includes('postgres'))('prepared statements (the PostgreSQ
       expect(again).toEqual([{ sum: 1 }]);
       expect(await db.query('SELECT count(*)::int AS n FROM kept')).toEqual([{ n: 1 }]);
       expect(errors).toHaveLength(1);
+    });
+  });
+
+  it('knows a changed result by the server function that reports it, in whatever language the server speaks', () => {
+    // lc_messages translates the message (a Russian server's); `routine` is never translated.
+    const changed = { code: '0A000', routine: 'RevalidateCachedQuery', message: 'кешированный план не должен...' };
+    expect(isPreparedStatementLost(changed)).toBe(true);
+    expect(isPreparedStatementLost({ code: '0A000', routine: 'ExecInitNode', message: 'not supported' })).toBe(false);
+  });
+
+  it('does not give back a connection whose named statement a value failed to reach', async () => {
+    const errors: Error[] = [];
+    await withPool(true, errors, async (db) => {
+      const circular: Record<string, unknown> = {};
+      circular.self = circular;
+      await db.transaction(async (tx) => {
+        for (let call = 0; call < 2; call++) await tx.query(long(), [call]);
+        // The third call names it; its value cannot be sent (the driver closes the statement on the server), and the
+        // caller goes on with its transaction.
+        await expect(tx.query(long(), [circular])).rejects.toThrow(/circular/i);
+        expect(await tx.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+      });
+      // Not the same connection with a name it lost: a new one, where the name is prepared again.
+      expect(await db.query(long(), [3])).toEqual([{ sum: 3 }]);
+      expect(errors).toEqual([]);
+      expect(await prepared(db)).toHaveLength(1);
     });
   });
 
