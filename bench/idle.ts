@@ -2,17 +2,21 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { adminQuery, BENCH_DATABASE_URL, type BenchFigure, startHeraldProcess, watchCpu } from './lib.js';
+import {
+  adminQuery,
+  BENCH_DATABASE_URL,
+  type BenchFigure,
+  processCpuSeconds,
+  startHeraldProcess,
+  watchCpu,
+} from './lib.js';
 
-/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on every Linux Node runs on). */
-const HZ = 100;
 const ADMIN_TOKEN = 'bench-idle-admin-token-0123456789abcdef';
 
 /** CPU seconds (user and system) a process has used so far; undefined once it is gone. */
 function cpuSeconds(pid: number): number | undefined {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / HZ;
+    return processCpuSeconds(pid);
   } catch {
     return undefined;
   }

@@ -253,15 +253,17 @@ export interface CpuUse {
   readonly loadEnd: number;
 }
 
+/** CPU seconds (user and system, all threads) a running process has used so far, from /proc. */
+export function processCpuSeconds(pid: number): number {
+  // Fields after the command name's closing parenthesis: utime and stime are the 12th and 13th, in USER_HZ, which is
+  // 100 on every Linux Node runs on.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Starts measuring CPU use; `stop` (while the process still runs) gives the use since. */
 export function watchCpu(pid: number): { stop(): CpuUse } {
-  // USER_HZ, the unit of /proc's CPU times, is 100 on every Linux Node runs on.
-  const hz = 100;
-  const processSeconds = (): number => {
-    // Fields after the command name's closing parenthesis: utime and stime are the 12th and 13th.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / hz;
-  };
+  const processSeconds = (): number => processCpuSeconds(pid);
   const machine = (): { idle: number; total: number } => {
     const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
     // idle and iowait

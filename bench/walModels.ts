@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { type BenchFigure, createBenchSchema } from './lib.js';
+import { type BenchFigure, createBenchSchema, processCpuSeconds } from './lib.js';
 
 /*
  * What a message's durable life writes under other layouts of the messages table (issue 35, docs/scaling.md), before
@@ -112,20 +111,20 @@ async function lease(c: pg.Client, table: string, count: number): Promise<void> 
   );
 }
 
-/** The outcome statement's shape: the rows locked in order, then updated by the version locked. */
-async function outcome(c: pg.Client, table: string, first: number, count: number, set: string): Promise<void> {
+/**
+ * The outcome statement's shape: the rows locked in order, then updated by the version locked; or, not `locked`, the
+ * rows updated as found (Herald's outcome statement locks none first in the common case).
+ */
+async function outcome(c: pg.Client, table: string, first: number, count: number, set: string, locked = true) {
   await c.query(
-    `WITH l AS (SELECT ctid FROM ${table} WHERE account_id = 7 AND ${idRange('id')} ORDER BY id FOR UPDATE)
-     UPDATE ${table} t SET ${set} FROM l WHERE t.ctid = l.ctid`,
+    locked
+      ? `WITH l AS (SELECT ctid FROM ${table} WHERE account_id = 7 AND ${idRange('id')} ORDER BY id FOR UPDATE)
+         UPDATE ${table} t SET ${set} FROM l WHERE t.ctid = l.ctid`
+      : `UPDATE ${table} SET ${set} WHERE account_id = 7 AND ${idRange('id')}`,
     [first, first + count],
   );
 }
 
-/**
- * `messages` as it is, but a claim writes one row for all it takes (the lease and the ids) instead of moving each
- * message's due time: the claimed messages stay at the head of the queue's index, and the next claims skip the ids
- * of the claims whose lease has not ended. The record goes once its messages are sent.
- */
 /** The claims' records: a row a claim, its lease and the ids it took. */
 async function claimRecordTable(c: pg.Client): Promise<void> {
   await c.query(
@@ -148,6 +147,11 @@ async function recordClaim(c: pg.Client, table: string, count: number, lock: boo
   );
 }
 
+/**
+ * `messages` as it is, but a claim writes one row for all it takes (the lease and the ids) instead of moving each
+ * message's due time: the claimed messages stay at the head of the queue's index, and the next claims skip the ids
+ * of the claims whose lease has not ended. The record goes once its messages are sent.
+ */
 const claimRecord: Model = {
   name: 'claim as one record',
   setup: async (c) => {
@@ -214,6 +218,23 @@ function queueModel(fillfactor: number): Model {
   };
 }
 
+/**
+ * The state table's insert: the message written once, its state row, and `alongside` (further CTEs over `i`, the
+ * inserted messages: the rows a message needs besides its own).
+ */
+async function stateInsert(c: pg.Client, first: number, count: number, alongside = ''): Promise<void> {
+  await c.query(
+    `WITH i AS (
+       INSERT INTO m (${INSERTED_COLUMNS}) SELECT ${messageValues("'[]'")}
+       FROM generate_series($1::int, $2::int) g
+       RETURNING account_id, id, channel_type, traffic_type, destination
+     )${alongside}
+     INSERT INTO s (account_id, id, status, status_at, due_at, channel_type, traffic_type, history)
+     SELECT account_id, id, 'sending', now(), now(), channel_type, traffic_type, ${entry('sending')} FROM i`,
+    [first, first + count - 1],
+  );
+}
+
 const stateTable: Model = {
   name: 'state table',
   setup: async (c) => {
@@ -228,18 +249,7 @@ const stateTable: Model = {
     await c.query(`CREATE INDEX ON s (channel_type, traffic_type, due_at, id) WHERE status = 'sending'`);
     await c.query(`CREATE INDEX ON s (due_at, id) WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL`);
   },
-  insert: async (c, first, count) => {
-    await c.query(
-      `WITH i AS (
-         INSERT INTO m (${INSERTED_COLUMNS}) SELECT ${messageValues("'[]'")}
-         FROM generate_series($1::int, $2::int) g
-         RETURNING account_id, id, channel_type, traffic_type
-       )
-       INSERT INTO s (account_id, id, status, status_at, due_at, channel_type, traffic_type, history)
-       SELECT account_id, id, 'sending', now(), now(), channel_type, traffic_type, ${entry('sending')} FROM i`,
-      [first, first + count - 1],
-    );
-  },
+  insert: (c, first, count) => stateInsert(c, first, count),
   claim: (c, count) => lease(c, 's', count),
   sent: (c, first, count) => outcome(c, 's', first, count, SENT_SET),
   final: (c, first, count) => outcome(c, 's', first, count, FINAL_SET),
@@ -265,16 +275,12 @@ const contractFloor: Model = {
     await c.query('CREATE UNLOGGED TABLE f (LIKE flood_recent INCLUDING ALL) WITH (fillfactor = 80)');
   },
   insert: async (c, first, count) => {
-    await c.query(
-      `WITH i AS (
-         INSERT INTO m (${INSERTED_COLUMNS}) SELECT ${messageValues("'[]'")}
-         FROM generate_series($1::int, $2::int) g
-         RETURNING account_id, id, channel_type, traffic_type, destination
-       ),
-       d AS (INSERT INTO d (account_id, id, destination) SELECT account_id, id, destination FROM i)
-       INSERT INTO s (account_id, id, status, status_at, due_at, channel_type, traffic_type, history)
-       SELECT account_id, id, 'sending', now(), now(), channel_type, traffic_type, ${entry('sending')} FROM i`,
-      [first, first + count - 1],
+    await stateInsert(
+      c,
+      first,
+      count,
+      `,
+     d AS (INSERT INTO d (account_id, id, destination) SELECT account_id, id, destination FROM i)`,
     );
     await c.query(
       `INSERT INTO f AS f (account_id, destination, sent_at, texts, last_at)
@@ -286,9 +292,8 @@ const contractFloor: Model = {
     );
   },
   claim: (c, count) => recordClaim(c, 's', count, true),
-  // Not locked first: Herald's outcome statement locks no row before its update in the common case.
   sent: async (c, first, count) => {
-    await c.query(`UPDATE s SET ${SENT_SET} WHERE account_id = 7 AND ${idRange('id')}`, [first, first + count]);
+    await outcome(c, 's', first, count, SENT_SET, false);
     await c.query(
       `INSERT INTO sub (connector_id, carrier_id, account_id, message_id, part, parts, created_at)
        SELECT 'smsc-main', to_hex(g), 7, ${idOf('g')}, 1, 1, now() FROM generate_series($1::int, $2::int - 1) g`,
@@ -296,9 +301,7 @@ const contractFloor: Model = {
     );
   },
   claimDone: (c) => claimRecord.claimDone!(c),
-  final: async (c, first, count) => {
-    await c.query(`UPDATE s SET ${FINAL_SET} WHERE account_id = 7 AND ${idRange('id')}`, [first, first + count]);
-  },
+  final: (c, first, count) => outcome(c, 's', first, count, FINAL_SET, false),
 };
 
 interface Step {
@@ -309,22 +312,16 @@ interface Step {
 }
 
 /**
- * CPU seconds of the server process serving a connection (`pid`: pg_backend_pid()), read from /proc: the server must
- * run on this machine, as the benchmarks' does. USER_HZ is 100, utime and stime the 14th and 15th fields.
+ * Runs `work` and adds the WAL it wrote, its time and the server's CPU to `into`: that of `backend`, the server process
+ * serving the connection (pg_backend_pid(); the server runs on this machine, as the benchmarks' does).
  */
-function backendCpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/** Runs `work` and adds the WAL it wrote, its time and the server's CPU to `into`. */
 async function step(c: pg.Client, backend: number, into: Step, work: () => Promise<void>): Promise<void> {
   const from = (await c.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0]!.lsn;
-  const cpu = backendCpuSeconds(backend);
+  const cpu = processCpuSeconds(backend);
   const started = performance.now();
   await work();
   into.ms += performance.now() - started;
-  into.cpu += backendCpuSeconds(backend) - cpu;
+  into.cpu += processCpuSeconds(backend) - cpu;
   const { rows } = await c.query<{ b: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1)::text AS b', [
     from,
   ]);
@@ -333,6 +330,9 @@ async function step(c: pg.Client, backend: number, into: Step, work: () => Promi
 
 /** Claims in flight when the next claim runs: the worker's connectors hold what it claimed before. */
 const CLAIMS_IN_FLIGHT = 2;
+
+/** Every table a layout makes: a run starts and ends without them. */
+const DROP_TABLES = 'DROP TABLE IF EXISTS m, q, s, cr, d, sub, f';
 
 /** One layout's run: its WAL a message, and the line that tells it step by step. */
 async function runModel(
@@ -343,7 +343,7 @@ async function runModel(
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    await c.query('DROP TABLE IF EXISTS m, q, s, cr, d, sub, f');
+    await c.query(DROP_TABLES);
     const backend = (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
     await model.setup(c);
     await c.query('CHECKPOINT');
@@ -388,7 +388,7 @@ async function runModel(
       `sent ${per(sent!)}, final ${per(final!)} | messages' updates HOT ${hot.hot}/${hot.upd}, its size ${hot.size}`;
     return { bytes, cpu, line };
   } finally {
-    await c.query('DROP TABLE IF EXISTS m, q, s, cr, d, sub, f').catch(() => undefined);
+    await c.query(DROP_TABLES).catch(() => undefined);
     await c.end();
   }
 }
