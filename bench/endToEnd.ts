@@ -21,6 +21,7 @@ import {
   BENCH_DATABASE_URL,
   benchHeraldEnv,
 } from './lib.js';
+import { BEHIND_PGBOUNCER } from '../test/ha/servers.js';
 import { startWalBreakdown } from './walBreakdown.js';
 
 /** The bot of the TELEGRAM runs, known to the benchmark's Telegram simulator by this token. */
@@ -146,8 +147,8 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
   const env = {
     HERALD_CALLBACK_ALLOW_PRIVATE: 'true',
     ...benchHeraldEnv(options.heraldUrl ?? options.schema.url, configPath),
-    // Another way to the schema is PgBouncer's (bench/pgbouncer.ts): Debian 12's 1.18 keeps no prepared statements.
-    ...(options.heraldUrl ? { HERALD_DB_PREPARED_STATEMENTS: 'false' } : {}),
+    // Another way to the schema is PgBouncer's (bench/pgbouncer.ts).
+    ...(options.heraldUrl ? BEHIND_PGBOUNCER : {}),
     ...options.intake?.env,
   };
   const apis: HeraldProcess[] = [];

@@ -99,6 +99,12 @@ function wakeHub(target: () => { url: string; schema?: string }): Db['listenWake
  */
 const NO_JIT = 'SET jit = off';
 
+/** What a pool reports, once, when it turns naming off (docs/scaling.md, "Prepared statements"). */
+const PREPARED_STATEMENTS_LOST =
+  'a connection lost a prepared statement (a transaction pooler that does not keep them, such as PgBouncer before ' +
+  '1.21, or a schema changed by a newer Herald): this pool names no more statements; set ' +
+  'HERALD_DB_PREPARED_STATEMENTS=false behind such a pooler';
+
 /** Connections a pool keeps open however long they are idle. */
 const IDLE_CONNECTIONS = 2;
 
@@ -152,32 +158,24 @@ export function openPostgres(options: PostgresOptions): Db {
 
   const names = new StatementNames(options.preparedStatements ?? true);
   /**
-   * `doubt`, for a transaction's client: told of an error of a named statement that is not the server's (a value that
-   * could not be sent: the driver then closes the statement on the server, but may keep it as prepared), so that the
-   * client is destroyed at the transaction's end instead of returned with a name it would use in vain.
+   * Queries on the pool, or on a transaction's client (`transaction`). The transaction is told of an error of a named
+   * statement that is not the server's (a value that could not be sent: the driver then closes the statement on the
+   * server, but may keep it as prepared), so that its client is destroyed at its end instead of returned with a name
+   * it would use in vain.
    */
-  const on = (client: pg.Pool | pg.PoolClient, doubt?: (error: Error) => void): Queryable => ({
+  const on = (client: pg.Pool | pg.PoolClient, transaction?: { distrust(error: Error): void }): Queryable => ({
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
       const name = names.of(sql, params.length);
       if (name === undefined) return (await client.query(sql, params as unknown[])).rows as R[];
       try {
         return (await client.query({ name, text: sql, values: params as unknown[] })).rows as R[];
       } catch (error) {
-        if ((error as { severity?: unknown } | null)?.severity === undefined) doubt?.(error as Error);
+        if ((error as { severity?: unknown } | null)?.severity === undefined) transaction?.distrust(error as Error);
         if (!isPreparedStatementLost(error)) throw error;
-        if (names.turnOff()) {
-          options.onError?.(
-            new Error(
-              'a connection lost a prepared statement (a transaction pooler that does not keep them, such as ' +
-                'PgBouncer before 1.21, or a schema changed by a newer Herald): this pool names no more statements; ' +
-                'set HERALD_DB_PREPARED_STATEMENTS=false behind such a pooler',
-              { cause: error },
-            ),
-          );
-        }
+        if (names.turnOff()) options.onError?.(new Error(PREPARED_STATEMENTS_LOST, { cause: error }));
         // The statement did not run. Alone, it runs again at once, unnamed; a transaction it was part of has failed,
         // and its caller tries it again (isTransactionConflict: 503 5031 to a client, a loop's next round).
-        if (doubt) throw error;
+        if (transaction) throw error;
         return (await client.query(sql, params as unknown[])).rows as R[];
       }
     },
@@ -197,11 +195,12 @@ export function openPostgres(options: PostgresOptions): Db {
       const onError = (error: Error): void => {
         broken ??= error;
       };
-      let doubtful: Error | undefined;
+      // A client the driver may have left with a name it closed (see on): destroyed too, but the commit goes ahead.
+      let distrusted: Error | undefined;
       client.on('error', onError);
       try {
         await client.query('BEGIN');
-        const tx = on(client, (error) => (doubtful ??= error));
+        const tx = on(client, { distrust: (error) => (distrusted ??= error) });
         const result = await fn(tx);
         // A connection lost before COMMIT was sent committed nothing: its own error, not an unknown outcome.
         if (broken) throw broken;
@@ -221,7 +220,7 @@ export function openPostgres(options: PostgresOptions): Db {
         // A client whose connection broke or whose rollback failed is in an unknown state: destroy it rather
         // than return it to the pool.
         client.off('error', onError);
-        client.release(broken ?? doubtful);
+        client.release(broken ?? distrusted);
       }
     },
     async close(): Promise<void> {

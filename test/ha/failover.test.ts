@@ -7,7 +7,7 @@ import { type Load, startLoad } from '../helpers/load.js';
 import { Receiver } from '../helpers/receiver.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { type PatroniCluster, PATRONI_TOOLS, patroniInstalled, startPatroniCluster } from './patroni.js';
-import { schemaDatabase, startPgBouncer } from './servers.js';
+import { BEHIND_PGBOUNCER, schemaDatabase, startPgBouncer } from './servers.js';
 
 // Failover is PostgreSQL's (Patroni, a streaming standby): there is no PGlite half. `.ci/run` installs the Debian
 // packages; on a machine with TEST_DATABASE_URL but without them the test fails and says what to install.
@@ -104,11 +104,10 @@ describe.runIf(ON_POSTGRES)('failover of the primary under load', () => {
         // its delivery id), and its URL's later events wait behind it: a shorter lease than the default 60 s keeps
         // the test short. Not too short: carrier acceptances written late (the gap, then the writer's back-off of up
         // to 5 s) must still find their messages leased, or those are sent again (seen with 5 s).
-        // Behind Debian 12's PgBouncer (1.18: no prepared statements in transaction mode), off as docs/scaling.md says.
         env: {
           HERALD_CALLBACK_ALLOW_PRIVATE: 'true',
           HERALD_LEASE_SECONDS: '20',
-          ...(route.heraldUrl && { HERALD_DB_PREPARED_STATEMENTS: 'false' }),
+          ...(route.heraldUrl && BEHIND_PGBOUNCER),
         },
       });
       const api = await cluster.start('api');

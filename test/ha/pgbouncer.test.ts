@@ -8,7 +8,7 @@ import { call } from '../helpers/http.js';
 import { startLoad } from '../helpers/load.js';
 import { Receiver } from '../helpers/receiver.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { type PgBouncer, schemaDatabase, startPgBouncer } from './servers.js';
+import { BEHIND_PGBOUNCER, type PgBouncer, schemaDatabase, startPgBouncer } from './servers.js';
 
 // PgBouncer pools connections to a PostgreSQL server.
 const ON_POSTGRES = ENGINES.includes('postgres');
@@ -32,8 +32,7 @@ describe.runIf(ON_POSTGRES)('Herald through PgBouncer in transaction mode', () =
     receiver = await new Receiver().start();
     cluster = await startCluster({
       delayMs: 20,
-      // Debian 12's PgBouncer (1.18) keeps no prepared statements in transaction mode: off, as docs/scaling.md says.
-      env: { HERALD_CALLBACK_ALLOW_PRIVATE: 'true', HERALD_DB_POOL_SIZE: '8', HERALD_DB_PREPARED_STATEMENTS: 'false' },
+      env: { HERALD_CALLBACK_ALLOW_PRIVATE: 'true', HERALD_DB_POOL_SIZE: '8', ...BEHIND_PGBOUNCER },
       // The test's schema is put on the search path of PgBouncer's server connections (see schemaDatabase).
       heraldDatabaseUrl: async (testDb) => {
         bouncer = await startPgBouncer({

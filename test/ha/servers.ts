@@ -169,6 +169,12 @@ export function schemaDatabase(url: string, schema: string): string {
   );
 }
 
+/**
+ * What Herald needs behind these PgBouncers (Debian 12's 1.18, which keeps no prepared statements in transaction mode),
+ * as docs/scaling.md tells operators: its tests' and benchmark's Herald processes take it.
+ */
+export const BEHIND_PGBOUNCER: Readonly<Record<string, string>> = { HERALD_DB_PREPARED_STATEMENTS: 'false' };
+
 /** A PgBouncer of the test's own. */
 export interface PgBouncer {
   readonly port: number;
