@@ -315,6 +315,13 @@ describe.each([BROWSER_ENGINE])('the web pages in a browser (%s)', (engine) => {
   // modifier key opens a tab, and signing out leads to /app.
   it('pages change in place: heading focus, back button, modifier-click to a tab, signing out', async () => {
     const app = await appPage();
+    // A step that never ends names itself before the test's time is up.
+    app.setDefaultTimeout(20_000);
+    // Frames come late, as in a browser on a busy machine: what a page leaves until after the next frame (an effect)
+    // then lands after the test's next step, and must not undo it. Playwright's own waits run in another world.
+    await app.evaluate(
+      'window.requestAnimationFrame = (callback) => setTimeout(() => callback(performance.now()), 300)',
+    );
     // Page sets document.title and then focuses its heading (after a navigation) in one effect.
     const shown = (title: string) => expect.poll(() => app.title()).toBe(`${title} · Herald`);
     const headingFocused = () => app.evaluate(`document.activeElement?.id === 'page-title'`);
@@ -366,5 +373,5 @@ describe.each([BROWSER_ENGINE])('the web pages in a browser (%s)', (engine) => {
     await app.getByRole('heading', { name: 'Sign in to your account' }).waitFor();
     await app.waitForURL(/\/app$/);
     await app.close();
-  });
+  }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { type MessageKey } from '../../shared/i18n/en.js';
 import { codeWord, t, texts } from '../../shared/i18n/index.js';
-import { useEffect, useState } from 'preact/hooks';
+import { useLayoutEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import {
   CHANNELS,
@@ -104,8 +104,9 @@ export function Messages() {
   const initial = Object.fromEntries(FILTERS.map((name) => [name, query[name] ?? ''])) as Filters;
   const [filters, setFilters] = useState<Filters>(initial);
   const [perPage, setPerPage] = useState(query.per_page ?? '50');
-  // The back and forward buttons change the URL under the form.
-  useEffect(() => {
+  // The back and forward buttons change the URL under the form. The form follows in the render's own commit: an effect
+  // runs after the next frame, and would undo what was chosen in the form between the two.
+  useLayoutEffect(() => {
     setFilters(initial);
     setPerPage(query.per_page ?? '50');
   }, [search]);
