@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/db.js';
+import { genericPlan, type Queryable } from '../db/db.js';
 import { eventBody, type EventFacts } from './eventBody.js';
 import type { EventPosition, Lane } from './laneSql.js';
 import { inPost } from './postRange.js';
@@ -60,7 +60,7 @@ export async function callbackPostsForm(
     cursorless: [number, number][] | null;
     behind: boolean;
   }>(
-    `WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
+    genericPlan(`WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
      -- The lanes of the events written since the last look, found by their transaction ids: idle URLs cost nothing.
      -- In index order with a limit, so that no planner estimate (the outbox's statistics may be old or missing) can
      -- turn it into a read of the whole outbox; the next look goes on from where a cut-off one stopped.
@@ -203,7 +203,7 @@ export async function callbackPostsForm(
        (SELECT json_agg(json_build_array(target_id, lane)) FROM probed WHERE has_cursor AND NOT has_new) AS caught_up,
        (SELECT json_agg(json_build_array(target_id, lane)) FROM probed WHERE NOT has_cursor) AS cursorless,
        (SELECT count(*) FROM newest) = ${NEW_EVENTS_PER_LOOK}
-         OR EXISTS (SELECT 1 FROM newest n, horizon h WHERE n.txid >= h.xmin) AS behind`,
+         OR EXISTS (SELECT 1 FROM newest n, horizon h WHERE n.txid >= h.xmin) AS behind`),
     [
       now,
       maxLanes,

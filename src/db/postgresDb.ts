@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { runAfterCommit } from './afterCommit.js';
-import type { Db, Queryable } from './db.js';
+import { type Db, GENERIC_PLAN, type Queryable } from './db.js';
 import { commitError, isDatabaseUnavailable, isPreparedStatementLost } from './connectionErrors.js';
 import { CONNECT_TIMEOUT_MS, KEEP_ALIVE } from './connectionSettings.js';
 import { listenPostgres } from './postgresListener.js';
@@ -105,6 +105,10 @@ const PREPARED_STATEMENTS_LOST =
   '1.21, or a schema changed by a newer Herald): this pool names no more statements; set ' +
   'HERALD_DB_PREPARED_STATEMENTS=false behind such a pooler';
 
+/** For a statement marked by genericPlan (db.ts), in its transaction; then the plans as configured again. */
+const GENERIC_PLANS = 'SET LOCAL plan_cache_mode = force_generic_plan';
+const DEFAULT_PLANS = 'SET LOCAL plan_cache_mode TO DEFAULT';
+
 /** Connections a pool keeps open however long they are idle. */
 const IDLE_CONNECTIONS = 2;
 
@@ -163,10 +167,8 @@ export function openPostgres(options: PostgresOptions): Db {
    * server, but may keep it as prepared), so that its client is destroyed at its end instead of returned with a name
    * it would use in vain.
    */
-  const on = (client: pg.Pool | pg.PoolClient, transaction?: { distrust(error: Error): void }): Queryable => ({
-    async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
-      const name = names.of(sql, params.length);
-      if (name === undefined) return (await client.query(sql, params as unknown[])).rows as R[];
+  const on = (client: pg.Pool | pg.PoolClient, transaction?: { distrust(error: Error): void }): Queryable => {
+    const named = async <R>(name: string, sql: string, params: readonly unknown[]): Promise<R[]> => {
       try {
         return (await client.query({ name, text: sql, values: params as unknown[] })).rows as R[];
       } catch (error) {
@@ -178,13 +180,35 @@ export function openPostgres(options: PostgresOptions): Db {
         if (transaction) throw error;
         return (await client.query(sql, params as unknown[])).rows as R[];
       }
-    },
-    async exec(sql: string): Promise<void> {
-      await client.query(sql);
-    },
-  });
+    };
+    return {
+      async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
+        const name = names.of(sql, params.length);
+        if (name === undefined) return (await client.query(sql, params as unknown[])).rows as R[];
+        if (!sql.startsWith(GENERIC_PLAN)) return named<R>(name, sql, params);
+        // The setting is local to a transaction (a transaction pooler keeps no session's), and put back after the
+        // statement: an unnamed statement would be given a generic plan too, one made for a single call.
+        if (!transaction) {
+          try {
+            return await db.transaction((tx) => tx.query<R>(sql, params));
+          } catch (error) {
+            // Naming is off now (named): the statement runs again at once, unnamed, as any statement alone.
+            if (!isPreparedStatementLost(error)) throw error;
+            return (await client.query(sql, params as unknown[])).rows as R[];
+          }
+        }
+        await client.query(GENERIC_PLANS);
+        const rows = await named<R>(name, sql, params);
+        await client.query(DEFAULT_PLANS);
+        return rows;
+      },
+      async exec(sql: string): Promise<void> {
+        await client.query(sql);
+      },
+    };
+  };
 
-  return {
+  const db: Db = {
     engine: 'postgres',
     ...on(pool),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -232,4 +256,5 @@ export function openPostgres(options: PostgresOptions): Db {
     })),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
+  return db;
 }

@@ -1,4 +1,4 @@
-import { isDb, type Queryable } from '../db/db.js';
+import { genericPlan, isDb, type Queryable } from '../db/db.js';
 import { type Channel, CHANNELS } from '../shared/channels.js';
 import { TRAFFIC_TYPES, type TrafficType } from '../shared/trafficTypes.js';
 import { EVERY_ID, type MessageIdRange } from './messagePartitions.js';
@@ -191,7 +191,7 @@ export async function messageClaimDue(
         bulk_n: unknown;
       }
     >(
-      `WITH
+      genericPlan(`WITH
        -- Records ended (their messages all have their outcome) and those whose lease ran out go, but those an
        -- outcome statement holds (it checks its record): their messages stay held until the next claim.
        gone AS (
@@ -226,7 +226,7 @@ export async function messageClaimDue(
        )
        SELECT due.*, (SELECT id FROM record) AS claim_id,
          CASE WHEN due.lease IS NOT NULL THEN due.row_attempts + 1 ELSE due.row_attempts END AS attempts
-       FROM due`,
+       FROM due`),
       [
         now,
         limits.total,

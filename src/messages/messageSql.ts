@@ -10,7 +10,7 @@ import {
   priceExtra,
   wantsEvent,
 } from '../callbacks/index.js';
-import type { Queryable } from '../db/db.js';
+import { genericPlan, type Queryable } from '../db/db.js';
 import { jsonSlices } from '../db/jsonSlices.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
 import type { Subscriber } from '../numbering/index.js';
@@ -166,7 +166,7 @@ export async function messageInsertBatch(
   // Statements of at most 512 KiB of rows each: a batch of long messages holds PGlite a slice at a time.
   for (const slice of jsonSlices(rows)) {
     await db.query(
-      `WITH r AS (
+      genericPlan(`WITH r AS (
        SELECT * FROM jsonb_to_recordset($4::jsonb) AS r(
          id uuid, channel_type text, sender_name text, destination text, country text, region text, brand text,
          content jsonb, tags text[], use_local_time boolean, local_send_time text, local_completion_time text,
@@ -217,7 +217,7 @@ export async function messageInsertBatch(
        `$9::boolean AND ${wantsEvent('inserted', "'price'")}`,
      )}),
      ${insertEventsCte('price_events', 'ORDER BY message_id')}
-     SELECT 1`,
+     SELECT 1`),
       [
         batch.accountId,
         batch.now,

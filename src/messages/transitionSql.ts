@@ -1,5 +1,5 @@
 import { isUniqueViolation } from '../db/connectionErrors.js';
-import { isDb, type Queryable } from '../db/db.js';
+import { genericPlan, isDb, type Queryable } from '../db/db.js';
 import { ledgerCreditCte } from '../accounts/index.js';
 import {
   cascadeOf,
@@ -186,7 +186,7 @@ async function applyStatement(
     (r) => r.status === 'sending' || (r.from_receipt === true && (r.status === 'undelivered' || r.status === 'unsent')),
   );
   const result = await db.query<{ id: string; step: StepOutcomeRow | null; rerouted: boolean; raced: boolean }>(
-    `WITH r AS (
+    genericPlan(`WITH r AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(account_id bigint, id uuid, status text, from_statuses text[],
          at timestamptz, error_code integer, connector_id text, sent_at timestamptz, due_at timestamptz, history jsonb,
          route_id bigint, buy_price numeric, buy_currency text, from_receipt boolean, receipt_connector text,
@@ -361,7 +361,7 @@ async function applyStatement(
      UNION ALL
      SELECT mv.id, ${STEP_OUTCOME_JSON} AS step, false, false FROM moved mv WHERE ${STEP_ENDED}
      UNION ALL
-     SELECT mv.id, NULL, true, false FROM moved mv WHERE mv.rerouted`,
+     SELECT mv.id, NULL, true, false FROM moved mv WHERE mv.rerouted`),
     [
       // In no order: the statement takes its locks of messages (messagesByKey, the update's sort) and balances
       // (REFUNDS) in the global order in SQL.

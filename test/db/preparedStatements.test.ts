@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPreparedStatementLost, isTransactionConflict } from '../../src/db/connectionErrors.js';
-import type { Db, Queryable } from '../../src/db/db.js';
+import { type Db, genericPlan, type Queryable } from '../../src/db/db.js';
 import { openPostgres } from '../../src/db/postgresDb.js';
 import { MOST_NAMED, statementName } from '../../src/db/statementNames.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
@@ -168,6 +168,57 @@ describe.runIf(ENGINES.includes('postgres'))('prepared statements (the PostgreSQ
       expect(await db.query(long(), [3])).toEqual([{ sum: 3 }]);
       expect(errors).toEqual([]);
       expect(await prepared(db)).toHaveLength(1);
+    });
+  });
+
+  /** A marked statement that says the plan mode it ran under; `$1` divides, so that 0 makes it fail. */
+  const marked = genericPlan(
+    `SELECT current_setting('plan_cache_mode') AS mode, 1 / $1::int AS n /* ${'long enough to name '.repeat(12)} */`,
+  );
+  const mode = async (db: Queryable): Promise<string> =>
+    (await db.query<{ mode: string }>(`SELECT current_setting('plan_cache_mode') AS mode`))[0]!.mode;
+  /** The generic and custom plans PostgreSQL made of the statement `sql` on the connection of `db`. */
+  const plansOf = async (db: Queryable, sql: string) =>
+    (
+      await db.query<{ generic: number; custom: number }>(
+        'SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE name = $1',
+        [statementName(sql)],
+      )
+    )[0];
+
+  it('plans a marked statement once named, for that statement alone: alone, in a transaction, failing', async () => {
+    await withPool(true, [], async (db) => {
+      // Unnamed, it is planned for its values like any other.
+      for (let call = 0; call < 2; call++) expect(await db.query(marked, [1])).toEqual([{ mode: 'auto', n: 1 }]);
+      // Named, generic plans are forced for it, in a transaction of its own, and only there.
+      for (let call = 0; call < 3; call++) {
+        expect(await db.query(marked, [1])).toEqual([{ mode: 'force_generic_plan', n: 1 }]);
+        expect(await mode(db)).toBe('auto');
+      }
+      expect(await plansOf(db, marked)).toEqual({ generic: 3, custom: 0 });
+      // In a caller's transaction: for the statement, and not for what follows it there.
+      await db.transaction(async (tx) => {
+        expect(await tx.query(marked, [1])).toEqual([{ mode: 'force_generic_plan', n: 1 }]);
+        expect(await mode(tx)).toBe('auto');
+      });
+      // A marked statement that fails fails as it is, and leaves the connection as it was.
+      await expect(db.query(marked, [0])).rejects.toMatchObject({ code: '22012' });
+      await expect(db.transaction((tx) => tx.query(marked, [0]))).rejects.toMatchObject({ code: '22012' });
+      expect(await mode(db)).toBe('auto');
+      // An unmarked statement named as well keeps PostgreSQL's own choice (a custom plan for its first calls).
+      for (let call = 0; call < 3; call++) await db.query(long(), [call]);
+      expect(await plansOf(db, long())).toEqual({ generic: 0, custom: 1 });
+    });
+  });
+
+  it('runs a marked statement again unnamed once its connection lost it', async () => {
+    const errors: Error[] = [];
+    await withPool(true, errors, async (db) => {
+      for (let call = 0; call < 3; call++) await db.query(marked, [1]);
+      await db.query('DEALLOCATE ALL');
+      expect(await db.query(marked, [1])).toEqual([{ mode: 'auto', n: 1 }]);
+      expect(errors).toHaveLength(1);
+      expect(await prepared(db)).toEqual([]);
     });
   });
 

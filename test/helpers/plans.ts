@@ -22,6 +22,11 @@ export async function planOf(
     answer?: (params: readonly unknown[]) => unknown[];
     /** Shown to `run` as a database, not a transaction: for statements that run differently outside one. */
     asDb?: boolean;
+    /**
+     * The generic plan (made once for any values, as the PostgreSQL driver runs a statement marked by genericPlan),
+     * not the one made for these values. `db` must be a transaction: the statement is prepared on its connection.
+     */
+    generic?: boolean;
   } = {},
 ): Promise<PlanNode> {
   let plan: PlanNode | undefined;
@@ -31,7 +36,9 @@ export async function planOf(
       // Planner settings (a SELECT of set_config that reads no table, local to the transaction) are made, not
       // explained.
       if (/^\s*SELECT\b(?:(?!\bFROM\b)[^;])*\bset_config\(/i.test(sql)) return db.query<R>(sql, params);
-      const [row] = await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
+      const [row] = options.generic
+        ? await explainGeneric(db, sql, params ?? [])
+        : await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
       plan = row!['QUERY PLAN'][0]!.Plan;
       return (options.answer?.(params ?? []) ?? []) as R[];
     },
@@ -41,6 +48,41 @@ export async function planOf(
   if (!plan) throw new Error('no statement was sent');
   return options.partitions ? plan : asUnpartitioned(plan, await partitionIndexParents(db));
 }
+
+/** EXPLAIN of `sql`'s generic plan for `params`: prepared, and executed with generic plans forced in `tx`. */
+async function explainGeneric(
+  tx: Queryable,
+  sql: string,
+  params: readonly unknown[],
+): Promise<{ 'QUERY PLAN': { Plan: PlanNode }[] }[]> {
+  // A name of its own: a prepared statement outlives a transaction that failed.
+  const name = `herald_plan_of_${++explained}`;
+  await tx.query(`PREPARE ${name} AS ${sql}`);
+  const [mode] = await tx.query<{ mode: string }>(
+    `SELECT current_setting('plan_cache_mode') AS mode, set_config('plan_cache_mode', 'force_generic_plan', true)`,
+  );
+  // A utility statement takes no parameters: the values go in as literals, as the server quotes them (each sent as
+  // the type the statement gives it: an engine serialises an array by its type).
+  const [prepared] = await tx.query<{ types: string[] }>(
+    'SELECT parameter_types::text[] AS types FROM pg_prepared_statements WHERE name = $1',
+    [name],
+  );
+  const quote = params.map((_, i) => `quote_nullable($${i + 1}::${prepared!.types[i]})`);
+  const [quoted] = await tx.query<{ values: string[] }>(`SELECT ARRAY[${quote.join(', ')}]::text[] AS values`, params);
+  const args = quoted!.values.join(', ');
+  const rows = await tx.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+    `EXPLAIN (FORMAT JSON) EXECUTE ${name}${args ? `(${args})` : ''}`,
+  );
+  const [made] = await tx.query<{ generic: number }>(
+    'SELECT generic_plans::int AS generic FROM pg_prepared_statements WHERE name = $1',
+    [name],
+  );
+  if (made?.generic !== 1) throw new Error(`no generic plan was made of ${name}`);
+  await tx.query(`SELECT set_config('plan_cache_mode', $1, true)`, [mode!.mode]);
+  await tx.query(`DEALLOCATE ${name}`);
+  return rows;
+}
+let explained = 0;
 
 /** The index of a partitioned table that each of its partitions' indexes belongs to, by name. */
 async function partitionIndexParents(db: Queryable): Promise<Map<string, string>> {

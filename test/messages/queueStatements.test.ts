@@ -227,18 +227,23 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
       'is an index scan of messages_sending_due per channel and traffic type that stops at the limit, with no sort',
       async (tx) => {
         await manyDueMessages(tx, 'sending', T0);
-        const plan = await planOf(tx, (explaining) =>
-          messageClaimDue(explaining, at(0), claimLimits(500), LEASE_MS, QUEUE_IDS),
-        );
-        for (const type of ['t0', 't1', 't2', 't3']) {
-          // Per channel, its limit (what the types before left: a count of their few rows) over the locked scan.
-          const nodes = subplanNodes(plan, `CTE ${type}`);
-          const types = nodes.map((n) => n.type);
-          expect(types.slice(0, 2)).toEqual(['Nested Loop', 'CTE Scan']);
-          expect(types).not.toContain('Sort');
-          const lock = types.indexOf('LockRows');
-          expect(types.slice(2, lock)).toContain('Limit');
-          expect(nodes[lock + 1]).toMatchObject({ type: 'Index Scan', index: 'messages_sending_due' });
+        // The plan for these values, and the generic one the PostgreSQL driver keeps (genericPlan).
+        for (const generic of [false, true]) {
+          const plan = await planOf(
+            tx,
+            (explaining) => messageClaimDue(explaining, at(0), claimLimits(500), LEASE_MS, QUEUE_IDS),
+            { generic },
+          );
+          for (const type of ['t0', 't1', 't2', 't3']) {
+            // Per channel, its limit (what the types before left: a count of their few rows) over the locked scan.
+            const nodes = subplanNodes(plan, `CTE ${type}`);
+            const types = nodes.map((n) => n.type);
+            expect(types.slice(0, 2)).toEqual(['Nested Loop', 'CTE Scan']);
+            expect(types).not.toContain('Sort');
+            const lock = types.indexOf('LockRows');
+            expect(types.slice(2, lock)).toContain('Limit');
+            expect(nodes[lock + 1]).toMatchObject({ type: 'Index Scan', index: 'messages_sending_due' });
+          }
         }
       },
     );
@@ -513,9 +518,13 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
         const transitions = ids.map((id) =>
           statusTransition({ accountId, id, status: 'delivered', at: at(2), errorCode: null }),
         );
-        // In a transaction (locked first), and outside one (its first run: the update locks them).
-        for (const asDb of [false, true]) {
-          const plan = await planOf(tx, (explaining) => messageApplyTransitions(explaining, transitions), { asDb });
+        // In a transaction (locked first), and outside one (its first run: the update locks them); planned for these
+        // values, and the generic plan the PostgreSQL driver keeps (genericPlan).
+        for (const [asDb, generic] of [false, true].flatMap((a) => [false, true].map((g) => [a, g]))) {
+          const plan = await planOf(tx, (explaining) => messageApplyTransitions(explaining, transitions), {
+            asDb,
+            generic,
+          });
           const locked = subplanNodes(plan, 'CTE locked');
           expect(locked).toContainEqual({ type: 'Index Scan', index: 'messages_pkey' });
           const moved = subplanNodes(plan, 'CTE moved');
