@@ -4,9 +4,9 @@ import { createHash } from 'node:crypto';
  * Named (prepared) statements for the PostgreSQL driver (HERALD_DB_PREPARED_STATEMENTS, docs/scaling.md "Prepared
  * statements"). An unnamed statement is parsed, analysed and planned on every call; a named one is parsed and analysed
  * once a connection, and PostgreSQL may keep a generic plan of it where one costs no more than planning each call
- * (statements on the partitioned `messages` keep their custom plans). Herald's hot statements are long (the claim and
- * the outcome statement run to several kilobytes of SQL) and the same text each call: naming them took about a tenth
- * off PostgreSQL's CPU a message in the roles benchmark.
+ * (statements on the partitioned `messages` keep their custom plans, unless marked by genericPlan: db.ts). Herald's
+ * hot statements are long (the claim and the outcome statement run to several kilobytes of SQL) and the same text each
+ * call: naming them took about a tenth off PostgreSQL's CPU a message in the roles benchmark.
  */
 
 /** Shorter statements are parsed in microseconds: not worth a prepared statement on every connection. */

@@ -180,8 +180,10 @@ export class MnpImporter {
     if (errorCount * 2 > rows) throw new Error(`${errorCount} of ${rows} rows are invalid: the current base is kept`);
     await mnpImportProgress(db, id, { state: 'indexing' }, clock.now());
     const duplicates = await mnpImportIndex(db, id);
-    await this.swap(id, duplicates);
+    // Looked up before the swap commits: once anyone can read the import done, this process uses the base (marked
+    // after, a message sent in between went without it). A swap that fails costs only lookups of no base.
     this.deps.ported.markImported();
+    await this.swap(id, duplicates);
     log.info(
       { importId: id, rows, loaded, errorCount, duplicates, seconds: (performance.now() - started) / 1000 },
       'number portability base imported',

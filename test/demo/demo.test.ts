@@ -11,6 +11,8 @@ import { ENGINES, openTestDb } from '../helpers/engines.js';
 import { call } from '../helpers/http.js';
 
 describe('demo mode (DESIGN 1)', () => {
+  // Two embedded starts (PGlite made and migrated, then opened again): some 8 s on an idle machine, four times that
+  // on a busy one.
   it('on the first embedded start creates a demo account that can send at once, kept across restarts', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'herald-demo-'));
     const config = loadConfig({ HERALD_DATA_DIR: dataDir, HERALD_PORT: '0', HERALD_LOG_LEVEL: 'silent' });
@@ -52,7 +54,7 @@ describe('demo mode (DESIGN 1)', () => {
     } finally {
       await second.close();
     }
-  });
+  }, 120_000);
 
   it.each(ENGINES)('is created once when processes start together (%s)', async (engine) => {
     const testDb = await openTestDb(engine);
@@ -127,6 +129,6 @@ describe('demo mode (DESIGN 1)', () => {
       } finally {
         await herald.close();
       }
-    });
+    }, 120_000);
   });
 });
