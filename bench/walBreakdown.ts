@@ -175,13 +175,14 @@ export async function startWalBreakdown(url: string, schema = 'public'): Promise
 
         const timed = await client.query<{
           calls: string;
+          plans: string;
           plan_ms: string;
           exec_ms: string;
           plan_min: string;
           plan_max: string;
           query: string;
         }>(
-          `SELECT calls::text, total_plan_time::text AS plan_ms, total_exec_time::text AS exec_ms,
+          `SELECT calls::text, plans::text, total_plan_time::text AS plan_ms, total_exec_time::text AS exec_ms,
                   min_plan_time::text AS plan_min, max_plan_time::text AS plan_max,
                   regexp_replace(query, '\\s+', ' ', 'g') AS query
            FROM pg_stat_statements ORDER BY total_plan_time + total_exec_time DESC LIMIT 15`,
@@ -190,13 +191,14 @@ export async function startWalBreakdown(url: string, schema = 'public'): Promise
         lines.push(
           '',
           'Server time by statement (us per message planning, executing; calls per 1000 messages; ' +
-            "a call's planning, least and most):",
+            "of all its calls, those planned (a generic plan kept plans few); a plan's time, least and most):",
         );
         const ms = (value: string) => Number(value).toFixed(1);
         for (const s of timed.rows)
           lines.push(
             `  ${us(s.plan_ms).padStart(7)} ${us(s.exec_ms).padStart(7)} us  ` +
               `${((Number(s.calls) * 1000) / messages).toFixed(1).padStart(7)} calls  ` +
+              `${`${s.plans}/${s.calls} planned`.padStart(16)}  ` +
               `${`${ms(s.plan_min)}-${ms(s.plan_max)} ms`.padStart(13)}  ${s.query.slice(0, 120)}`,
           );
 
