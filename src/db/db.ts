@@ -37,14 +37,15 @@ export interface Db extends Queryable {
 /**
  * Marks a statement for a generic plan: planned once a connection, where PostgreSQL would plan it again for each
  * call's values (docs/scaling.md, "Generic plans"). For hot statements whose plan their values do not change (the
- * claim, the outcome statement, the insert of messages); what a marked statement's values must still choose (the
- * partitions of an id span) is chosen as it starts. The PostgreSQL driver runs a marked statement that it has named
- * with `plan_cache_mode` set to `force_generic_plan` for that statement alone; elsewhere the mark is a comment.
+ * claim, the outcome statement, the insert of messages, the callbacks' forming); what a marked statement's values
+ * must still choose (the partitions of an id span) is chosen as it starts, each call still locking every partition.
+ * The PostgreSQL driver runs a marked statement that it has named with `plan_cache_mode` set to `force_generic_plan`
+ * for that statement alone; elsewhere the mark is a comment.
  */
-export const genericPlan = (sql: string): string => `${GENERIC_PLAN}${sql}`;
+export const genericPlan = (sql: string): string => `${GENERIC_PLAN_MARK}${sql}`;
 
 /** How a statement marked by {@link genericPlan} begins. */
-export const GENERIC_PLAN = '/* generic plan */ ';
+export const GENERIC_PLAN_MARK = '/* generic plan */ ';
 
 /** Whether `db` is a database (each statement its own transaction unless run in one) rather than a transaction. */
 export const isDb = (db: Queryable): db is Db => 'transaction' in db;

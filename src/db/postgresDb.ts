@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { runAfterCommit } from './afterCommit.js';
-import { type Db, GENERIC_PLAN, type Queryable } from './db.js';
+import { type Db, GENERIC_PLAN_MARK, type Queryable } from './db.js';
 import { commitError, isDatabaseUnavailable, isPreparedStatementLost } from './connectionErrors.js';
 import { CONNECT_TIMEOUT_MS, KEEP_ALIVE } from './connectionSettings.js';
 import { listenPostgres } from './postgresListener.js';
@@ -106,7 +106,7 @@ const PREPARED_STATEMENTS_LOST =
   'HERALD_DB_PREPARED_STATEMENTS=false behind such a pooler';
 
 /** For a statement marked by genericPlan (db.ts), in its transaction; then the plans as configured again. */
-const GENERIC_PLANS = 'SET LOCAL plan_cache_mode = force_generic_plan';
+const FORCE_GENERIC_PLANS = 'SET LOCAL plan_cache_mode = force_generic_plan';
 const DEFAULT_PLANS = 'SET LOCAL plan_cache_mode TO DEFAULT';
 
 /** Connections a pool keeps open however long they are idle. */
@@ -165,9 +165,13 @@ export function openPostgres(options: PostgresOptions): Db {
    * Queries on the pool, or on a transaction's client (`transaction`). The transaction is told of an error of a named
    * statement that is not the server's (a value that could not be sent: the driver then closes the statement on the
    * server, but may keep it as prepared), so that its client is destroyed at its end instead of returned with a name
-   * it would use in vain.
+   * it would use in vain. A transaction begun for one marked statement alone (`generic`) has generic plans forced
+   * already, and ends with it.
    */
-  const on = (client: pg.Pool | pg.PoolClient, transaction?: { distrust(error: Error): void }): Queryable => {
+  const on = (
+    client: pg.Pool | pg.PoolClient,
+    transaction?: { distrust(error: Error): void; readonly generic?: boolean },
+  ): Queryable => {
     const named = async <R>(name: string, sql: string, params: readonly unknown[]): Promise<R[]> => {
       try {
         return (await client.query({ name, text: sql, values: params as unknown[] })).rows as R[];
@@ -185,20 +189,29 @@ export function openPostgres(options: PostgresOptions): Db {
       async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
         const name = names.of(sql, params.length);
         if (name === undefined) return (await client.query(sql, params as unknown[])).rows as R[];
-        if (!sql.startsWith(GENERIC_PLAN)) return named<R>(name, sql, params);
+        if (!sql.startsWith(GENERIC_PLAN_MARK)) return named<R>(name, sql, params);
         // The setting is local to a transaction (a transaction pooler keeps no session's), and put back after the
         // statement: an unnamed statement would be given a generic plan too, one made for a single call.
         if (!transaction) {
           try {
-            return await db.transaction((tx) => tx.query<R>(sql, params));
+            return await inTransaction((tx) => tx.query<R>(sql, params), true);
           } catch (error) {
             // Naming is off now (named): the statement runs again at once, unnamed, as any statement alone.
             if (!isPreparedStatementLost(error)) throw error;
             return (await client.query(sql, params as unknown[])).rows as R[];
           }
         }
-        await client.query(GENERIC_PLANS);
-        const rows = await named<R>(name, sql, params);
+        if (transaction.generic) return named<R>(name, sql, params);
+        await client.query(FORCE_GENERIC_PLANS);
+        let rows: R[];
+        try {
+          rows = await named<R>(name, sql, params);
+        } catch (error) {
+          // Failed in the driver (a value it could not send), the transaction goes on: its next statements not so.
+          if ((error as { severity?: unknown } | null)?.severity === undefined)
+            await client.query(DEFAULT_PLANS).catch(() => undefined);
+          throw error;
+        }
         await client.query(DEFAULT_PLANS);
         return rows;
       },
@@ -208,45 +221,48 @@ export function openPostgres(options: PostgresOptions): Db {
     };
   };
 
-  const db: Db = {
+  /** A transaction; `generic`: for one marked statement alone, begun with generic plans forced (one round trip). */
+  const inTransaction = async <T>(fn: (tx: Queryable) => Promise<T>, generic = false): Promise<T> => {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    // A connection lost while this transaction holds it (the server restarted): the query under way fails by
+    // itself, and the client is then destroyed instead of returned.
+    const onError = (error: Error): void => {
+      broken ??= error;
+    };
+    // A client the driver may have left with a name it closed (see on): destroyed too, but the commit goes ahead.
+    let distrusted: Error | undefined;
+    client.on('error', onError);
+    try {
+      await client.query(generic ? `BEGIN; ${FORCE_GENERIC_PLANS}` : 'BEGIN');
+      const tx = on(client, { distrust: (error) => (distrusted ??= error), generic });
+      const result = await fn(tx);
+      // A connection lost before COMMIT was sent committed nothing: its own error, not an unknown outcome.
+      if (broken) throw broken;
+      await client.query('COMMIT').catch((error: unknown) => {
+        throw commitError(error);
+      });
+      runAfterCommit(tx);
+      return result;
+    } catch (error) {
+      try {
+        await client.query('ROLLBACK');
+      } catch (rollbackError) {
+        broken = rollbackError as Error;
+      }
+      throw error;
+    } finally {
+      // A client whose connection broke or whose rollback failed is in an unknown state: destroy it rather
+      // than return it to the pool.
+      client.off('error', onError);
+      client.release(broken ?? distrusted);
+    }
+  };
+
+  return {
     engine: 'postgres',
     ...on(pool),
-    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
-      let broken: Error | undefined;
-      // A connection lost while this transaction holds it (the server restarted): the query under way fails by
-      // itself, and the client is then destroyed instead of returned.
-      const onError = (error: Error): void => {
-        broken ??= error;
-      };
-      // A client the driver may have left with a name it closed (see on): destroyed too, but the commit goes ahead.
-      let distrusted: Error | undefined;
-      client.on('error', onError);
-      try {
-        await client.query('BEGIN');
-        const tx = on(client, { distrust: (error) => (distrusted ??= error) });
-        const result = await fn(tx);
-        // A connection lost before COMMIT was sent committed nothing: its own error, not an unknown outcome.
-        if (broken) throw broken;
-        await client.query('COMMIT').catch((error: unknown) => {
-          throw commitError(error);
-        });
-        runAfterCommit(tx);
-        return result;
-      } catch (error) {
-        try {
-          await client.query('ROLLBACK');
-        } catch (rollbackError) {
-          broken = rollbackError as Error;
-        }
-        throw error;
-      } finally {
-        // A client whose connection broke or whose rollback failed is in an unknown state: destroy it rather
-        // than return it to the pool.
-        client.off('error', onError);
-        client.release(broken ?? distrusted);
-      }
-    },
+    transaction: (fn) => inTransaction(fn),
     async close(): Promise<void> {
       await pool.end();
     },
@@ -256,5 +272,4 @@ export function openPostgres(options: PostgresOptions): Db {
     })),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
-  return db;
 }

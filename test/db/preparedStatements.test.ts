@@ -205,6 +205,13 @@ describe.runIf(ENGINES.includes('postgres'))('prepared statements (the PostgreSQ
       await expect(db.query(marked, [0])).rejects.toMatchObject({ code: '22012' });
       await expect(db.transaction((tx) => tx.query(marked, [0]))).rejects.toMatchObject({ code: '22012' });
       expect(await mode(db)).toBe('auto');
+      // One whose value the driver cannot send fails there, and the transaction goes on: with the plans it had.
+      const circular: Record<string, unknown> = {};
+      circular.self = circular;
+      await db.transaction(async (tx) => {
+        await expect(tx.query(marked, [circular])).rejects.toThrow(/circular/i);
+        expect(await mode(tx)).toBe('auto');
+      });
       // An unmarked statement named as well keeps PostgreSQL's own choice (a custom plan for its first calls).
       for (let call = 0; call < 3; call++) await db.query(long(), [call]);
       expect(await plansOf(db, long())).toEqual({ generic: 0, custom: 1 });
