@@ -37,6 +37,15 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
+/** True when the error or one of its causes is PostgreSQL's answer (an ErrorResponse: a severity and a SQLSTATE). */
+export function answeredByDatabase(error: unknown): boolean {
+  for (const e of errorChain(error)) {
+    const { severity, code } = e as { severity?: unknown; code?: unknown };
+    if (typeof severity === 'string' && typeof code === 'string') return true;
+  }
+  return false;
+}
+
 /** An error and its causes, each object once (a cycle of causes ends the walk rather than the process's stack). */
 export function* errorChain(error: unknown): Generator<object> {
   const seen = new Set<unknown>();

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { runAfterCommit } from './afterCommit.js';
 import { type Db, GENERIC_PLAN_MARK, type Queryable } from './db.js';
-import { commitError, isDatabaseUnavailable, isPreparedStatementLost } from './connectionErrors.js';
+import { answeredByDatabase, commitError, isDatabaseUnavailable, isPreparedStatementLost } from './connectionErrors.js';
 import { CONNECT_TIMEOUT_MS, KEEP_ALIVE } from './connectionSettings.js';
 import { listenPostgres } from './postgresListener.js';
 import { StatementNames } from './statementNames.js';
@@ -176,7 +176,7 @@ export function openPostgres(options: PostgresOptions): Db {
       try {
         return (await client.query({ name, text: sql, values: params as unknown[] })).rows as R[];
       } catch (error) {
-        if ((error as { severity?: unknown } | null)?.severity === undefined) transaction?.distrust(error as Error);
+        if (!answeredByDatabase(error)) transaction?.distrust(error as Error);
         if (!isPreparedStatementLost(error)) throw error;
         if (names.turnOff()) options.onError?.(new Error(PREPARED_STATEMENTS_LOST, { cause: error }));
         // The statement did not run. Alone, it runs again at once, unnamed; a transaction it was part of has failed,
@@ -208,8 +208,7 @@ export function openPostgres(options: PostgresOptions): Db {
           rows = await named<R>(name, sql, params);
         } catch (error) {
           // Failed in the driver (a value it could not send), the transaction goes on: its next statements not so.
-          if ((error as { severity?: unknown } | null)?.severity === undefined)
-            await client.query(DEFAULT_PLANS).catch(() => undefined);
+          if (!answeredByDatabase(error)) await client.query(DEFAULT_PLANS).catch(() => undefined);
           throw error;
         }
         await client.query(DEFAULT_PLANS);

@@ -1,5 +1,10 @@
 import type { Logger } from 'pino';
-import { commitUnanswered, errorChain, isDatabaseUnavailable, isTransactionConflict } from '../db/connectionErrors.js';
+import {
+  answeredByDatabase,
+  commitUnanswered,
+  isDatabaseUnavailable,
+  isTransactionConflict,
+} from '../db/connectionErrors.js';
 import { nowMs, type Clock, type ClockTimer } from '../util/clock.js';
 
 /**
@@ -185,13 +190,4 @@ export class LoopFailures {
     const line = Object.assign({ failed: first, failures, failingMs: nowMs(this.clock) - sinceMs }, this.fields);
     this.log.info(line, 'database back');
   }
-}
-
-/** True when the error or one of its causes is PostgreSQL's answer (an ErrorResponse: a severity and a SQLSTATE). */
-function answeredByDatabase(error: unknown): boolean {
-  for (const e of errorChain(error)) {
-    const { severity, code } = e as { severity?: unknown; code?: unknown };
-    if (typeof severity === 'string' && typeof code === 'string') return true;
-  }
-  return false;
 }
