@@ -73,7 +73,8 @@ export interface NewMessage {
  * Inserts a batch of new messages in status `sending`, due at their planned send time, with one statement: the rows
  * travel as one JSON array and are expanded by jsonb_to_recordset, so a 1000-message batch is one round trip.
  * (jsonb, here and in every batch statement: json_to_recordset parsed the same 1000 rows 3-5 times slower, 94 ms
- * against 20 ms for a batch of receipts' transitions on PostgreSQL 15.)
+ * against 20 ms for a batch of receipts' transitions on PostgreSQL 15; tried again on 2026-12-05, it saved nothing
+ * measurable: docs/scaling.md, "Tried and not kept".)
  */
 export async function messageInsertBatch(
   db: Queryable,
