@@ -172,6 +172,8 @@ export function openPostgres(options: PostgresOptions): Db {
     client: pg.Pool | pg.PoolClient,
     transaction?: { distrust(error: Error): void; readonly generic?: boolean },
   ): Queryable => {
+    const unnamed = async <R>(sql: string, params: readonly unknown[]): Promise<R[]> =>
+      (await client.query(sql, params as unknown[])).rows as R[];
     const named = async <R>(name: string, sql: string, params: readonly unknown[]): Promise<R[]> => {
       try {
         return (await client.query({ name, text: sql, values: params as unknown[] })).rows as R[];
@@ -182,13 +184,13 @@ export function openPostgres(options: PostgresOptions): Db {
         // The statement did not run. Alone, it runs again at once, unnamed; a transaction it was part of has failed,
         // and its caller tries it again (isTransactionConflict: 503 5031 to a client, a loop's next round).
         if (transaction) throw error;
-        return (await client.query(sql, params as unknown[])).rows as R[];
+        return unnamed<R>(sql, params);
       }
     };
     return {
       async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
         const name = names.of(sql, params.length);
-        if (name === undefined) return (await client.query(sql, params as unknown[])).rows as R[];
+        if (name === undefined) return unnamed<R>(sql, params);
         if (!sql.startsWith(GENERIC_PLAN_MARK)) return named<R>(name, sql, params);
         // The setting is local to a transaction (a transaction pooler keeps no session's), and put back after the
         // statement: an unnamed statement would be given a generic plan too, one made for a single call.
@@ -198,21 +200,20 @@ export function openPostgres(options: PostgresOptions): Db {
           } catch (error) {
             // Naming is off now (named): the statement runs again at once, unnamed, as any statement alone.
             if (!isPreparedStatementLost(error)) throw error;
-            return (await client.query(sql, params as unknown[])).rows as R[];
+            return unnamed<R>(sql, params);
           }
         }
         if (transaction.generic) return named<R>(name, sql, params);
         await client.query(FORCE_GENERIC_PLANS);
-        let rows: R[];
         try {
-          rows = await named<R>(name, sql, params);
+          const rows = await named<R>(name, sql, params);
+          await client.query(DEFAULT_PLANS);
+          return rows;
         } catch (error) {
           // Failed in the driver (a value it could not send), the transaction goes on: its next statements not so.
           if (!answeredByDatabase(error)) await client.query(DEFAULT_PLANS).catch(() => undefined);
           throw error;
         }
-        await client.query(DEFAULT_PLANS);
-        return rows;
       },
       async exec(sql: string): Promise<void> {
         await client.query(sql);
