@@ -11,7 +11,8 @@ import {
   wantsEvent,
 } from '../callbacks/index.js';
 import { genericPlan, type Queryable } from '../db/db.js';
-import { jsonSlices } from '../db/jsonSlices.js';
+import { type ArrayColumn, arrayLiteral, columnValues, unnestSelect } from '../db/columnArrays.js';
+import { sliceEnds } from '../db/jsonSlices.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
 import type { Subscriber } from '../numbering/index.js';
 import type { Channel } from '../shared/channels.js';
@@ -70,6 +71,135 @@ export interface NewMessage {
 }
 
 /**
+ * A new message's row for the insert. Undefined reads as NULL: the plan of a message that may go at once (planned now,
+ * its deadline and lifetime's end now + ttl, the common case) and the account's own currency are left for the
+ * statement to fill in.
+ */
+function insertRow(
+  nowMs: number,
+  batchCurrency: string,
+  {
+    id,
+    message: m,
+    subscriber,
+    plannedSendAt,
+    deadlineAt,
+    expiresAt,
+    leased,
+    price,
+    currency,
+    callbackTargetId,
+    templateId,
+    cascade,
+    dispatchId,
+    held,
+    fraudHoldId,
+  }: NewMessage,
+) {
+  const end = nowMs + (m.ttl ?? DEFAULT_TTL_SECONDS) * 1000;
+  const atOnce = plannedSendAt?.getTime() === nowMs && deadlineAt.getTime() === end && expiresAt.getTime() === end;
+  return {
+    id,
+    channel_type: m.channelType,
+    sender_name: m.senderName,
+    destination: m.destination,
+    country: m.country ?? undefined,
+    region: subscriber.region ?? undefined,
+    brand: subscriber.brand ?? undefined,
+    content: m.content,
+    tags: m.tags.length > 0 ? m.tags : undefined,
+    use_local_time: m.useLocalTime,
+    local_send_time: m.localSendTime ?? undefined,
+    local_completion_time: m.localCompletionTime ?? undefined,
+    ttl: m.ttl ?? undefined,
+    hours: m.hours ?? undefined,
+    days: m.days ?? undefined,
+    short_url: m.shortUrl,
+    // A callback URL resolved to its target is read from the target (MESSAGE_COLUMNS): each of the row's four
+    // versions (insert, claim, sent, final) would write it again.
+    callback_url: callbackTargetId ? undefined : (m.callbackUrl ?? undefined),
+    callback_events: m.callbackEvents ?? undefined,
+    external_message_id: m.externalMessageId ?? undefined,
+    total_parts: m.totalParts,
+    ...(atOnce
+      ? {}
+      : {
+          planned: true,
+          planned_send_at: plannedSendAt ? isoMs(plannedSendAt) : undefined,
+          deadline_at: isoMs(deadlineAt),
+          expires_at: isoMs(expiresAt),
+        }),
+    leased,
+    price,
+    currency: currency === batchCurrency ? undefined : currency,
+    callback_target_id: callbackTargetId ?? undefined,
+    template_id: templateId ?? undefined,
+    traffic_type: m.trafficType,
+    dispatch_id: dispatchId,
+    held: held || fraudHoldId !== undefined || undefined,
+    fraud_hold_id: fraudHoldId,
+    cascade_id: cascade?.id,
+    cascade_step: cascade?.step,
+  };
+}
+
+/** A new message's row as the insert reads it (rowOf in messageInsertBatch), with its content's JSON text. */
+interface InsertRow {
+  readonly row: ReturnType<typeof insertRow>;
+  readonly content: string;
+}
+
+/** The inserted messages as the statement reads them (`r`): one typed array a column (db/columnArrays.ts). */
+const INSERT_COLUMNS: readonly ArrayColumn<InsertRow>[] = [
+  { name: 'id', type: 'uuid', value: ({ row }) => row.id },
+  { name: 'channel_type', type: 'text', value: ({ row }) => row.channel_type },
+  { name: 'sender_name', type: 'text', value: ({ row }) => row.sender_name },
+  { name: 'destination', type: 'text', value: ({ row }) => row.destination },
+  { name: 'country', type: 'text', value: ({ row }) => row.country },
+  { name: 'region', type: 'text', value: ({ row }) => row.region },
+  { name: 'brand', type: 'text', value: ({ row }) => row.brand },
+  { name: 'content', type: 'jsonb', asText: true, value: ({ content }) => content },
+  { name: 'tags', type: 'text[]', asText: true, value: ({ row }) => row.tags && arrayLiteral(row.tags) },
+  { name: 'use_local_time', type: 'boolean', value: ({ row }) => row.use_local_time },
+  { name: 'local_send_time', type: 'text', value: ({ row }) => row.local_send_time },
+  { name: 'local_completion_time', type: 'text', value: ({ row }) => row.local_completion_time },
+  { name: 'ttl', type: 'integer', value: ({ row }) => row.ttl },
+  { name: 'hours', type: 'smallint[]', asText: true, value: ({ row }) => row.hours && arrayLiteral(row.hours) },
+  { name: 'days', type: 'smallint[]', asText: true, value: ({ row }) => row.days && arrayLiteral(row.days) },
+  { name: 'short_url', type: 'boolean', value: ({ row }) => row.short_url },
+  { name: 'callback_url', type: 'text', value: ({ row }) => row.callback_url },
+  {
+    name: 'callback_events',
+    type: 'text[]',
+    asText: true,
+    value: ({ row }) => row.callback_events && arrayLiteral(row.callback_events),
+  },
+  { name: 'external_message_id', type: 'text', value: ({ row }) => row.external_message_id },
+  { name: 'total_parts', type: 'integer', value: ({ row }) => row.total_parts },
+  { name: 'planned', type: 'boolean', value: ({ row }) => row.planned },
+  { name: 'planned_send_at', type: 'timestamptz', value: ({ row }) => row.planned_send_at },
+  { name: 'deadline_at', type: 'timestamptz', value: ({ row }) => row.deadline_at },
+  { name: 'expires_at', type: 'timestamptz', value: ({ row }) => row.expires_at },
+  { name: 'leased', type: 'boolean', value: ({ row }) => row.leased },
+  { name: 'price', type: 'numeric', value: ({ row }) => row.price },
+  { name: 'currency', type: 'text', value: ({ row }) => row.currency },
+  { name: 'callback_target_id', type: 'bigint', value: ({ row }) => row.callback_target_id },
+  { name: 'template_id', type: 'bigint', value: ({ row }) => row.template_id },
+  { name: 'cascade_id', type: 'uuid', value: ({ row }) => row.cascade_id },
+  { name: 'cascade_step', type: 'smallint', value: ({ row }) => row.cascade_step },
+  { name: 'traffic_type', type: 'text', value: ({ row }) => row.traffic_type },
+  { name: 'dispatch_id', type: 'uuid', value: ({ row }) => row.dispatch_id },
+  { name: 'held', type: 'boolean', value: ({ row }) => row.held },
+  { name: 'fraud_hold_id', type: 'bigint', value: ({ row }) => row.fraud_hold_id },
+];
+
+// The insert's parameters: $1-$8 the batch's own (messageInsertBatch), then the rows' columns.
+const INSERT_SELECT = unnestSelect(INSERT_COLUMNS, 9, 'r');
+
+/** A row's text besides its content, as a slice of a batch counts it (about: the columns' values, their separators). */
+const ROW_TEXT_BYTES = 300;
+
+/**
  * Inserts a batch of new messages in status `sending`, due at their planned send time, with one statement: the rows
  * travel as one JSON array and are expanded by jsonb_to_recordset, so a 1000-message batch is one round trip.
  * (jsonb, here and in every batch statement: json_to_recordset parsed the same 1000 rows 3-5 times slower, 94 ms
@@ -94,89 +224,16 @@ export async function messageInsertBatch(
     messages: readonly NewMessage[];
   },
 ): Promise<void> {
-  // Each row is a JSON object named by the columns it fills. Absent keys read as NULL in jsonb_to_recordset: leaving
-  // nulls out keeps the statement's text small. Likewise the plan of a message that may go at once (planned now, its
-  // deadline and lifetime's end now + ttl, the common case) and the account's own currency are left for the
-  // statement to fill in.
   const nowMs = batch.now.getTime();
-  const rows = batch.messages.map(
-    ({
-      id,
-      message: m,
-      subscriber,
-      plannedSendAt,
-      deadlineAt,
-      expiresAt,
-      leased,
-      price,
-      currency,
-      callbackTargetId,
-      templateId,
-      cascade,
-      dispatchId,
-      held,
-      fraudHoldId,
-    }) => {
-      const end = nowMs + (m.ttl ?? DEFAULT_TTL_SECONDS) * 1000;
-      const atOnce = plannedSendAt?.getTime() === nowMs && deadlineAt.getTime() === end && expiresAt.getTime() === end;
-      return {
-        id,
-        channel_type: m.channelType,
-        sender_name: m.senderName,
-        destination: m.destination,
-        country: m.country ?? undefined,
-        region: subscriber.region ?? undefined,
-        brand: subscriber.brand ?? undefined,
-        content: m.content,
-        tags: m.tags.length > 0 ? m.tags : undefined,
-        use_local_time: m.useLocalTime,
-        local_send_time: m.localSendTime ?? undefined,
-        local_completion_time: m.localCompletionTime ?? undefined,
-        ttl: m.ttl ?? undefined,
-        hours: m.hours ?? undefined,
-        days: m.days ?? undefined,
-        short_url: m.shortUrl,
-        // A callback URL resolved to its target is read from the target (MESSAGE_COLUMNS): each of the row's four
-        // versions (insert, claim, sent, final) would write it again.
-        callback_url: callbackTargetId ? undefined : (m.callbackUrl ?? undefined),
-        callback_events: m.callbackEvents ?? undefined,
-        external_message_id: m.externalMessageId ?? undefined,
-        total_parts: m.totalParts,
-        ...(atOnce
-          ? {}
-          : {
-              planned: true,
-              planned_send_at: plannedSendAt ? isoMs(plannedSendAt) : undefined,
-              deadline_at: isoMs(deadlineAt),
-              expires_at: isoMs(expiresAt),
-            }),
-        leased,
-        price,
-        currency: currency === batch.currency ? undefined : currency,
-        callback_target_id: callbackTargetId ?? undefined,
-        template_id: templateId ?? undefined,
-        traffic_type: m.trafficType,
-        dispatch_id: dispatchId,
-        held: held || fraudHoldId !== undefined || undefined,
-        fraud_hold_id: fraudHoldId,
-        cascade_id: cascade?.id,
-        cascade_step: cascade?.step,
-      };
-    },
-  );
+  const rows = batch.messages.map((m) => insertRow(nowMs, batch.currency, m));
   // Statements of at most 512 KiB of rows each: a batch of long messages holds PGlite a slice at a time.
-  for (const slice of jsonSlices(rows)) {
+  const contents = rows.map((r) => JSON.stringify(r.content));
+  let from = 0;
+  for (const end of sliceEnds(rows.length, (i) => ROW_TEXT_BYTES + contents[i]!.length)) {
+    const slice = rows.slice(from, end).map((row, i) => ({ row, content: contents[from + i]! }));
+    from = end;
     await db.query(
-      genericPlan(`WITH r AS (
-       SELECT * FROM jsonb_to_recordset($4::jsonb) AS r(
-         id uuid, channel_type text, sender_name text, destination text, country text, region text, brand text,
-         content jsonb, tags text[], use_local_time boolean, local_send_time text, local_completion_time text,
-         ttl integer, hours smallint[], days smallint[], short_url boolean, callback_url text, callback_events text[],
-         external_message_id text, total_parts integer, planned boolean, planned_send_at timestamptz,
-         deadline_at timestamptz, expires_at timestamptz, leased boolean, price numeric, currency text,
-         callback_target_id bigint, template_id bigint, cascade_id uuid, cascade_step smallint,
-         traffic_type text, dispatch_id uuid, held boolean, fraud_hold_id bigint)
-     ),${messageRegionsCte('r')},
+      genericPlan(`WITH r AS (${INSERT_SELECT}),${messageRegionsCte('r')},
      inserted AS (
      INSERT INTO messages (
        account_id, id, created_at, channel_type, traffic_center_id, sender_name, destination, country, region_id, brand,
@@ -188,11 +245,11 @@ export async function messageInsertBatch(
        r.tags, r.use_local_time, r.local_send_time, r.local_completion_time, r.ttl, r.hours, r.days,
        r.short_url, r.callback_url, r.callback_events, r.external_message_id, r.total_parts, 'sending', $2,
        CASE WHEN r.planned THEN r.planned_send_at ELSE $2 END,
-       CASE WHEN r.leased THEN $5 WHEN r.held THEN 'infinity' ELSE coalesce(r.planned_send_at, $2) END,
-       coalesce(r.deadline_at, $2 + make_interval(secs => coalesce(r.ttl, $7))),
-       coalesce(r.expires_at, $2 + make_interval(secs => coalesce(r.ttl, $7))),
-       '[]'::jsonb, CASE WHEN r.leased THEN $5::timestamptz END, CASE WHEN r.leased THEN 1 ELSE 0 END, r.price,
-       coalesce(r.currency, $8), r.callback_target_id, r.template_id, $6, r.cascade_id, r.cascade_step,
+       CASE WHEN r.leased THEN $4 WHEN r.held THEN 'infinity' ELSE coalesce(r.planned_send_at, $2) END,
+       coalesce(r.deadline_at, $2 + make_interval(secs => coalesce(r.ttl, $6))),
+       coalesce(r.expires_at, $2 + make_interval(secs => coalesce(r.ttl, $6))),
+       '[]'::jsonb, CASE WHEN r.leased THEN $4::timestamptz END, CASE WHEN r.leased THEN 1 ELSE 0 END, r.price,
+       coalesce(r.currency, $7), r.callback_target_id, r.template_id, $5, r.cascade_id, r.cascade_step,
        r.traffic_type, r.dispatch_id, r.fraud_hold_id
      -- A name is in regions once: stored, or added by this statement.
      FROM r LEFT JOIN regions g ON g.name = r.region
@@ -215,7 +272,7 @@ export async function messageInsertBatch(
          ...cascadeOf('inserted'),
        },
        'inserted',
-       `$9::boolean AND ${wantsEvent('inserted', "'price'")}`,
+       `$8::boolean AND ${wantsEvent('inserted', "'price'")}`,
      )}),
      ${insertEventsCte('price_events', 'ORDER BY message_id')}
      SELECT 1`),
@@ -223,12 +280,12 @@ export async function messageInsertBatch(
         batch.accountId,
         batch.now,
         batch.trafficCenterId,
-        slice,
         batch.leaseUntil,
         batch.sendingMethod,
         DEFAULT_TTL_SECONDS,
         batch.currency,
         batch.reserved ?? true,
+        ...columnValues(INSERT_COLUMNS, slice),
       ],
     );
   }

@@ -1,4 +1,5 @@
 import { isUniqueViolation } from '../db/connectionErrors.js';
+import { type ArrayColumn, arrayLiteral, columnValues, unnestSelect } from '../db/columnArrays.js';
 import { genericPlan, isDb, type Queryable } from '../db/db.js';
 import { ledgerCreditCte } from '../accounts/index.js';
 import {
@@ -114,7 +115,7 @@ async function firstRun(db: Queryable, batch: Batch): Promise<Set<string> | unde
   }
 }
 
-/** Transitions as the statement reads them (jsonb_to_recordset). */
+/** Transitions as the statement reads them (TRANSITION_COLUMNS). */
 const transitionRows = (transitions: readonly Transition[]) =>
   transitions.map((t) => ({
     account_id: t.accountId,
@@ -122,7 +123,7 @@ const transitionRows = (transitions: readonly Transition[]) =>
     status: t.status,
     from_statuses: t.from,
     at: isoMs(t.at),
-    // Absent keys read as NULL.
+    // Undefined reads as NULL.
     error_code: t.errorCode ?? undefined,
     connector_id: t.connectorId ?? undefined,
     sent_at: t.sentAt ? isoMs(t.sentAt) : undefined,
@@ -153,6 +154,48 @@ const submissionParts = (submissions: readonly SubmissionRow[]) =>
       poll_until: s.pollUntil ? isoMs(s.pollUntil) : undefined,
     })),
   );
+
+type TransitionRow = ReturnType<typeof transitionRows>[number];
+type PartRow = ReturnType<typeof submissionParts>[number];
+
+/** The transitions as the statement reads them (`r`): one typed array a column (db/columnArrays.ts). */
+const TRANSITION_COLUMNS: readonly ArrayColumn<TransitionRow>[] = [
+  { name: 'account_id', type: 'bigint', value: (r) => r.account_id },
+  { name: 'id', type: 'uuid', value: (r) => r.id },
+  { name: 'status', type: 'text', value: (r) => r.status },
+  { name: 'from_statuses', type: 'text[]', asText: true, value: (r) => arrayLiteral(r.from_statuses) },
+  { name: 'at', type: 'timestamptz', value: (r) => r.at },
+  { name: 'error_code', type: 'integer', value: (r) => r.error_code },
+  { name: 'connector_id', type: 'text', value: (r) => r.connector_id },
+  { name: 'sent_at', type: 'timestamptz', value: (r) => r.sent_at },
+  { name: 'due_at', type: 'timestamptz', value: (r) => r.due_at },
+  { name: 'history', type: 'jsonb', asText: true, value: (r) => JSON.stringify(r.history) },
+  { name: 'route_id', type: 'bigint', value: (r) => r.route_id },
+  { name: 'buy_price', type: 'numeric', value: (r) => r.buy_price },
+  { name: 'buy_currency', type: 'text', value: (r) => r.buy_currency },
+  { name: 'from_receipt', type: 'boolean', value: (r) => r.from_receipt },
+  { name: 'receipt_connector', type: 'text', value: (r) => r.receipt_connector },
+  { name: 'attempt', type: 'integer', value: (r) => r.attempt },
+  { name: 'claim', type: 'bigint', value: (r) => r.claim },
+];
+
+/** The submissions' parts as the statement reads them (`p`). */
+const PART_COLUMNS: readonly ArrayColumn<PartRow>[] = [
+  { name: 'connector_id', type: 'text', value: (p) => p.connector_id },
+  { name: 'carrier_id', type: 'text', value: (p) => p.carrier_id },
+  { name: 'account_id', type: 'bigint', value: (p) => p.account_id },
+  { name: 'message_id', type: 'uuid', value: (p) => p.message_id },
+  { name: 'part', type: 'smallint', value: (p) => p.part },
+  { name: 'parts', type: 'smallint', value: (p) => p.parts },
+  { name: 'at', type: 'timestamptz', value: (p) => p.at },
+  { name: 'buy_price', type: 'numeric', value: (p) => p.buy_price },
+  { name: 'poll_until', type: 'timestamptz', value: (p) => p.poll_until },
+];
+
+// The statement's parameters: $1 the read-tracked channels, $2 the default lifetime, $3-$4 the span of the batch's
+// ids, then the transitions' columns and the parts'.
+const TRANSITIONS_SELECT = unnestSelect(TRANSITION_COLUMNS, 5, 'r');
+const PARTS_SELECT = unnestSelect(PART_COLUMNS, 5 + TRANSITION_COLUMNS.length, 'p');
 
 /** A statement's work: its transitions and submissions, and where it reports the steps ended and the reroutes. */
 interface Batch {
@@ -186,12 +229,8 @@ async function applyStatement(
     (r) => r.status === 'sending' || (r.from_receipt === true && (r.status === 'undelivered' || r.status === 'unsent')),
   );
   const result = await db.query<{ id: string; step: StepOutcomeRow | null; rerouted: boolean; raced: boolean }>(
-    genericPlan(`WITH r AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(account_id bigint, id uuid, status text, from_statuses text[],
-         at timestamptz, error_code integer, connector_id text, sent_at timestamptz, due_at timestamptz, history jsonb,
-         route_id bigint, buy_price numeric, buy_currency text, from_receipt boolean, receipt_connector text,
-         attempt integer, claim bigint)
-     ),
+    genericPlan(`WITH r AS (${TRANSITIONS_SELECT}),
+     p AS (${PARTS_SELECT}),
      ${claimed ? `${claimsKeptCte('r')},` : ''}
      -- The rows as read (locked first, in order, at the second run); the update finds each again by its ctid and
      -- changes it only while it is that version (its xmin): a second index lookup per row cost 7-13 % of the
@@ -204,7 +243,7 @@ async function applyStatement(
          -- A rerouted message whose client was told it was sent (an entry not ignored): only those read the history.
          CASE WHEN m.reroute IS NULL THEN false
            ELSE jsonb_path_exists(m.history, '$[*] ? (@.status == "sent" && !(exists(@.ignored)))') END AS told_sent`,
-         ['$5', '$6'],
+         ['$3', '$4'],
          lock,
        )}
      ),
@@ -301,9 +340,9 @@ async function applyStatement(
              WHEN c.rerouted THEN c.at
              WHEN c.due_at IS NOT NULL THEN c.due_at
              WHEN c.new_status = 'sent'
-               OR (c.status = 'delivered' AND m.read_status IS NULL AND (m.channel_type = ANY($3::text[])
+               OR (c.status = 'delivered' AND m.read_status IS NULL AND (m.channel_type = ANY($1::text[])
                  OR (m.channel_type = 'TELEGRAM' AND m.content->>'contentType' = 'code')))
-               THEN coalesce(m.expires_at, c.at + make_interval(secs => coalesce(m.ttl, $4)))
+               THEN coalesce(m.expires_at, c.at + make_interval(secs => coalesce(m.ttl, $2)))
              ELSE NULL END,
            -- A wait for the same reason as the last entry's (a connector down, a closed window: a retry every 2 s
            -- for hours) keeps that entry, from when it started, with the next try: one entry, not one per round.
@@ -317,7 +356,7 @@ async function applyStatement(
        -- The span of the batch's ids leaves the plan only their partitions, where an update of messages planned
        -- every partition's (each with the whole SET list) on every call, however many weeks the retention keeps.
        -- A row changed since it was read is left alone: waited for, it is rechecked as its new version.
-       WHERE m.tableoid = c.part AND m.ctid = c.row_id AND m.xmin = c.row_xmin AND m.id BETWEEN $5::uuid AND $6::uuid
+       WHERE m.tableoid = c.part AND m.ctid = c.row_id AND m.xmin = c.row_xmin AND m.id BETWEEN $3::uuid AND $4::uuid
        RETURNING m.account_id, m.id, m.created_at, m.channel_type, m.callback_target_id, m.callback_events,
          m.cascade_id, m.cascade_step, m.status, m.read_status,
          m.total_parts, m.currency, m.price, c.new_status = 'unsent' AND m.price > 0 AND NOT c.was_refunded AS refund,
@@ -328,8 +367,7 @@ async function applyStatement(
      parts AS (
        INSERT INTO submissions (connector_id, carrier_id, account_id, message_id, part, parts, created_at, buy_price)
        SELECT p.connector_id, p.carrier_id, p.account_id, p.message_id, p.part, p.parts, p.at, p.buy_price
-       FROM jsonb_to_recordset($2::jsonb) AS p(connector_id text, carrier_id text, account_id bigint, message_id uuid,
-         part smallint, parts smallint, at timestamptz, buy_price numeric)
+       FROM p
        ${lock ? 'ON CONFLICT (connector_id, carrier_id) DO NOTHING' : FIRST_RUN_SUBMISSION}
      ),${polled ? pollsCte(lock) : ''}${requeued ? `\n     ${claimsReleaseCte('moved')},` : ''}
      ${ledgerCreditCte(REFUNDS, 'refund', 'at')},
@@ -363,13 +401,13 @@ async function applyStatement(
      UNION ALL
      SELECT mv.id, NULL, true, false FROM moved mv WHERE mv.rerouted`),
     [
-      // In no order: the statement takes its locks of messages (messagesByKey, the update's sort) and balances
-      // (REFUNDS) in the global order in SQL.
-      JSON.stringify(rows),
-      JSON.stringify(parts),
       READ_TRACKED_LIST,
       DEFAULT_TTL,
       ...messageIdSpan(rows),
+      // In no order: the statement takes its locks of messages (messagesByKey, the update's sort) and balances
+      // (REFUNDS) in the global order in SQL.
+      ...columnValues(TRANSITION_COLUMNS, rows),
+      ...columnValues(PART_COLUMNS, parts),
     ],
   );
   const unmoved = new Set<string>();
@@ -419,8 +457,7 @@ const pollsCte = (lock: boolean): string => `
      polls AS (
        INSERT INTO submission_polls (connector_id, carrier_id, next_at, poll_until)
        SELECT p.connector_id, p.carrier_id, p.at, p.poll_until
-       FROM jsonb_to_recordset($2::jsonb)
-         AS p(connector_id text, carrier_id text, message_id uuid, at timestamptz, poll_until timestamptz)
+       FROM p
        WHERE p.poll_until IS NOT NULL${lock ? '' : `\n         AND ${FIRST_RUN_PART}`}
        ON CONFLICT DO NOTHING
      ),`;

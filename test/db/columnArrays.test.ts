@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ArrayColumn, arrayLiteral, columnValues, unnestSelect } from '../../src/db/columnArrays.js';
+import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
+
+interface Row {
+  readonly id: number;
+  readonly name?: string | null;
+  readonly at?: string;
+  readonly doc?: unknown;
+  readonly words?: readonly string[];
+}
+
+const COLUMNS: readonly ArrayColumn<Row>[] = [
+  { name: 'id', type: 'bigint', value: (r) => r.id },
+  { name: 'name', type: 'text', value: (r) => r.name },
+  { name: 'at', type: 'timestamptz', value: (r) => r.at },
+  { name: 'doc', type: 'jsonb', asText: true, value: (r) => (r.doc === undefined ? undefined : JSON.stringify(r.doc)) },
+  { name: 'words', type: 'text[]', asText: true, value: (r) => r.words && arrayLiteral(r.words) },
+];
+
+// What an array's text must quote or escape: its delimiters, quotes, backslashes, the word NULL, blanks, other scripts.
+const AWKWARD = ['a,b', '{x}', 'say "hi"', 'back\\slash', 'NULL', ' padded ', '', 'тег', '\\"'];
+
+describe.each(ENGINES)('a batch as one typed array a column (%s)', (engine) => {
+  let testDb: TestDb;
+  beforeAll(async () => {
+    testDb = await openTestDb(engine);
+  });
+  afterAll(async () => testDb?.drop());
+
+  const roundTrip = (rows: readonly Row[]) =>
+    testDb.db.query<{ id: string; name: string | null; at: Date | null; doc: unknown; words: string[] | null }>(
+      `SELECT * FROM (${unnestSelect(COLUMNS, 2, 'r')}) r WHERE $1::int = 1 ORDER BY id`,
+      [1, ...columnValues(COLUMNS, rows)],
+    );
+
+  it('reads each row back whole, in its types, undefined and null as NULL', async () => {
+    const rows: Row[] = [
+      { id: 1, name: 'plain', at: '2026-12-05T06:11:01.123Z', doc: [{ status: 'sent', at: 'x' }], words: ['a', 'b'] },
+      { id: 2, name: null, doc: { text: 'say "hi" \\ ok', n: 1.5, nested: { deep: [null, true] } }, words: AWKWARD },
+      { id: 3, doc: null, words: [] },
+      { id: 4 },
+    ];
+    const read = await roundTrip(rows);
+    expect(read.map((r) => [Number(r.id), r.name, r.at?.toISOString() ?? null, r.doc, r.words])).toEqual([
+      [1, 'plain', '2026-12-05T06:11:01.123Z', [{ status: 'sent', at: 'x' }], ['a', 'b']],
+      [2, null, null, { text: 'say "hi" \\ ok', n: 1.5, nested: { deep: [null, true] } }, AWKWARD],
+      // A JSON null sent as text is the document null, not SQL NULL.
+      [3, null, null, null, []],
+      [4, null, null, null, null],
+    ]);
+  });
+
+  it('reads an empty batch as no rows', async () => {
+    expect(await roundTrip([])).toEqual([]);
+  });
+
+  it("names its parameters from the first it is given, in the columns' order", () => {
+    expect(unnestSelect(COLUMNS.slice(0, 2), 3, 'x')).toBe(
+      'SELECT x.id, x.name FROM unnest($3::bigint[], $4::text[]) AS x(id, name)',
+    );
+    expect(unnestSelect(COLUMNS.slice(3), 1, 'x')).toBe(
+      'SELECT x.doc::jsonb AS doc, x.words::text[] AS words FROM unnest($1::text[], $2::text[]) AS x(doc, words)',
+    );
+  });
+});
