@@ -1,7 +1,9 @@
 import type { CarrierReceipt, ReceiptState } from '../shared/receipts.js';
+import { type ArrayColumn, columnValues, unnestSelect } from '../db/columnArrays.js';
 import type { Queryable } from '../db/db.js';
 import type { Channel } from '../shared/channels.js';
 import { messagesJoin } from './messageSql.js';
+import { isoMs } from '../util/time.js';
 
 /*
  * The parts carriers accepted (`submissions`, written by messageApplyTransitions with the `sent` it records) and the
@@ -38,6 +40,27 @@ export interface MatchedReceipt {
   readonly parts: number;
 }
 
+/** A receipt and its place in the batch (the statements answer by it). */
+interface NumberedReceipt {
+  readonly receipt: CarrierReceipt;
+  readonly i: number;
+}
+
+/** Receipts as the statements read them: one typed array a column (db/columnArrays.ts). */
+const PART_STATE_COLUMNS: readonly ArrayColumn<NumberedReceipt>[] = [
+  { name: 'i', type: 'integer', value: (r) => r.i },
+  { name: 'connector_id', type: 'text', value: (r) => r.receipt.connectorId },
+  { name: 'carrier_id', type: 'text', value: (r) => r.receipt.carrierId },
+  { name: 'state', type: 'text', value: (r) => r.receipt.state },
+  { name: 'received_at', type: 'timestamptz', value: (r) => isoMs(r.receipt.at) },
+];
+const RECEIPT_COLUMNS: readonly ArrayColumn<NumberedReceipt>[] = [
+  ...PART_STATE_COLUMNS,
+  { name: 'error_code', type: 'integer', value: (r) => r.receipt.errorCode },
+];
+const PART_STATES_SELECT = unnestSelect(PART_STATE_COLUMNS, 1, 'r');
+const RECEIPTS_SELECT = unnestSelect(RECEIPT_COLUMNS, 1, 'i');
+
 /**
  * Finds the submissions of receipts, and keeps those whose submission is not recorded yet as orphans, to be
  * matched again later (another process submitted the message a moment ago).
@@ -46,24 +69,13 @@ export async function submissionMatchReceipts(
   db: Queryable,
   receipts: readonly CarrierReceipt[],
 ): Promise<{ matched: MatchedReceipt[]; orphaned: number }> {
-  const input = receipts.map((r, i) => ({
-    i,
-    connector_id: r.connectorId,
-    carrier_id: r.carrierId,
-    state: r.state,
-    error_code: r.errorCode,
-    received_at: r.at.toISOString(),
-  }));
   const rows = await db.query<{
     i: number;
     account_id: number | null;
     message_id: string | null;
     parts: number | null;
   }>(
-    `WITH input AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(i integer, connector_id text, carrier_id text, state text,
-         error_code integer, received_at timestamptz)
-     ),
+    `WITH input AS (${RECEIPTS_SELECT}),
      found AS (
        SELECT i.i, s.account_id, s.message_id, s.parts FROM input i
        ${submissionOf('i', 's.account_id, s.message_id, s.parts')}
@@ -75,7 +87,10 @@ export async function submissionMatchReceipts(
        ON CONFLICT DO NOTHING
      )
      SELECT i, account_id, message_id, parts FROM found`,
-    [JSON.stringify(input)],
+    columnValues(
+      RECEIPT_COLUMNS,
+      receipts.map((receipt, i) => ({ receipt, i })),
+    ),
   );
   const matched = rows.map((row) => ({
     receipt: receipts[row.i]!,
@@ -95,29 +110,22 @@ export async function submissionSetPartStates(
   receipts: readonly MatchedReceipt[],
 ): Promise<MatchedReceipt[]> {
   if (receipts.length === 0) return [];
-  const rows = receipts.map((m, i) => ({
-    i,
-    connector_id: m.receipt.connectorId,
-    carrier_id: m.receipt.carrierId,
-    state: m.receipt.state,
-    at: m.receipt.at.toISOString(),
-  }));
   const changed = await db.query<{ i: number }>(
-    `WITH r AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(i integer, connector_id text, carrier_id text, state text,
-         at timestamptz)
-     ),
+    `WITH r AS (${PART_STATES_SELECT}),
      -- The keys in order, each part locked as its probe finds it.
      locked AS (
        SELECT s.connector_id, s.carrier_id FROM (SELECT connector_id, carrier_id FROM r ORDER BY 1, 2) k
        ${submissionOf('k', 's.connector_id, s.carrier_id', true)}
      )
-     UPDATE submissions s SET state = r.state, state_at = r.at
+     UPDATE submissions s SET state = r.state, state_at = r.received_at
      FROM r JOIN locked l ON l.connector_id = r.connector_id AND l.carrier_id = r.carrier_id
      WHERE s.connector_id = r.connector_id AND s.carrier_id = r.carrier_id
        AND (s.state IS NULL OR (s.state = 'delivered' AND r.state = 'read'))
      RETURNING r.i`,
-    [JSON.stringify(rows)],
+    columnValues(
+      PART_STATE_COLUMNS,
+      receipts.map(({ receipt }, i) => ({ receipt, i })),
+    ),
   );
   return changed.map((row) => receipts[row.i]!);
 }
