@@ -158,17 +158,28 @@ export async function orphanReceiptsTakeMatched(db: Queryable, expiredBefore: Da
   }));
 }
 
+/** A provider's price of a submitted part. */
+interface PartPrice {
+  readonly connectorId: string;
+  readonly carrierId: string;
+  readonly price: number;
+}
+
+const PRICE_COLUMNS: readonly ArrayColumn<PartPrice>[] = [
+  { name: 'connector_id', type: 'text', value: (p) => p.connectorId },
+  { name: 'carrier_id', type: 'text', value: (p) => p.carrierId },
+  { name: 'price', type: 'numeric', value: (p) => p.price },
+];
+const PRICES_SELECT = unnestSelect(PRICE_COLUMNS, 1, 'p');
+
 /** Records the providers' prices of submitted messages (the buy price) from their status reports. */
-export async function submissionRecordPrices(
-  db: Queryable,
-  prices: readonly { readonly connectorId: string; readonly carrierId: string; readonly price: number }[],
-): Promise<void> {
+export async function submissionRecordPrices(db: Queryable, prices: readonly PartPrice[]): Promise<void> {
   if (prices.length === 0) return;
   await db.query(
     `UPDATE submissions s SET buy_price = p.price
-     FROM jsonb_to_recordset($1::jsonb) AS p(connector_id text, carrier_id text, price numeric)
+     FROM (${PRICES_SELECT}) p
      WHERE s.connector_id = p.connector_id AND s.carrier_id = p.carrier_id AND s.buy_price IS DISTINCT FROM p.price`,
-    [JSON.stringify(prices.map((p) => ({ connector_id: p.connectorId, carrier_id: p.carrierId, price: p.price })))],
+    columnValues(PRICE_COLUMNS, prices),
   );
 }
 

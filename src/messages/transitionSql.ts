@@ -490,7 +490,34 @@ function messagesByKey(keys: string, columns: string, span: readonly [string, st
  * Not by the ctid the lock gave: a lock that waited for a concurrent change gives that change's version, which the
  * update, bound to the statement's snapshot, cannot see (it finds the version it sees by key and follows it there).
  */
-const AT_KEY = 'm.account_id = l.account_id AND m.id = l.id AND m.id BETWEEN $2::uuid AND $3::uuid';
+const AT_KEY = 'm.account_id = l.account_id AND m.id = l.id AND m.id BETWEEN $1::uuid AND $2::uuid';
+
+/** Ignored receipts as messageNoteIgnored reads them (after the span of their ids, $1-$2). */
+const IGNORED_COLUMNS: readonly ArrayColumn<{
+  readonly note: { accountId: number; id: string; status: string; at: Date };
+  readonly i: number;
+}>[] = [
+  { name: 'account_id', type: 'bigint', value: (r) => r.note.accountId },
+  { name: 'id', type: 'uuid', value: (r) => r.note.id },
+  { name: 'status', type: 'text', value: (r) => r.note.status },
+  { name: 'at', type: 'timestamptz', value: (r) => isoMs(r.note.at) },
+  { name: 'i', type: 'integer', value: (r) => r.i },
+];
+const IGNORED_SELECT = unnestSelect(IGNORED_COLUMNS, 3, 'n');
+
+/** Delivered parts as messageCountDeliveredParts reads them (after the span of their ids, $1-$2). */
+const DELIVERED_PARTS_COLUMNS: readonly ArrayColumn<{
+  accountId: number;
+  id: string;
+  connectorId: string;
+  parts: number;
+}>[] = [
+  { name: 'account_id', type: 'bigint', value: (c) => c.accountId },
+  { name: 'id', type: 'uuid', value: (c) => c.id },
+  { name: 'connector_id', type: 'text', value: (c) => c.connectorId },
+  { name: 'parts', type: 'integer', value: (c) => c.parts },
+];
+const DELIVERED_PARTS_SELECT = unnestSelect(DELIVERED_PARTS_COLUMNS, 3, 'r');
 
 /** Notes receipts that changed nothing (late or duplicate) in their messages' history, marked `ignored`. */
 export async function messageNoteIgnored(
@@ -498,25 +525,24 @@ export async function messageNoteIgnored(
   notes: readonly { accountId: number; id: string; status: string; at: Date }[],
 ): Promise<void> {
   if (notes.length === 0) return;
-  const rows = notes.map((n, i) => ({
-    account_id: n.accountId,
-    id: n.id,
-    status: n.status,
-    at: isoMs(n.at),
-    i,
-  }));
   await db.query(
     `WITH r AS (
        SELECT account_id, id,
          jsonb_agg(jsonb_build_object('status', status, 'at', at, 'ignored', true) ORDER BY i) AS entries
-       FROM jsonb_to_recordset($1::jsonb) AS r(account_id bigint, id uuid, status text, at timestamptz, i integer)
+       FROM (${IGNORED_SELECT}) n
        GROUP BY account_id, id
      ),
-     locked AS MATERIALIZED (${messagesByKey('r', 'm.account_id, m.id', ['$2', '$3'], true)})
+     locked AS MATERIALIZED (${messagesByKey('r', 'm.account_id, m.id', ['$1', '$2'], true)})
      UPDATE messages m SET history = m.history || r.entries
      FROM r JOIN locked l ON l.account_id = r.account_id AND l.id = r.id
      WHERE ${AT_KEY}`,
-    [JSON.stringify(rows), ...messageIdSpan(rows)],
+    [
+      ...messageIdSpan(notes),
+      ...columnValues(
+        IGNORED_COLUMNS,
+        notes.map((note, i) => ({ note, i })),
+      ),
+    ],
   );
 }
 
@@ -530,22 +556,15 @@ export async function messageCountDeliveredParts(
 ): Promise<{ account_id: number; id: string; connector_id: string }[]> {
   if (counts.length === 0) return [];
   const rows = await db.query<{ account_id: number; id: string; connector_id: string; complete: boolean }>(
-    `WITH r AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(account_id bigint, id uuid, connector_id text, parts integer)
-     ),
-     locked AS MATERIALIZED (${messagesByKey('r', 'm.account_id, m.id', ['$2', '$3'], true)})
+    `WITH r AS (${DELIVERED_PARTS_SELECT}),
+     locked AS MATERIALIZED (${messagesByKey('r', 'm.account_id, m.id', ['$1', '$2'], true)})
      UPDATE messages m SET parts_delivered = m.parts_delivered + r.parts
      FROM r JOIN locked l ON l.account_id = r.account_id AND l.id = r.id
      WHERE ${AT_KEY}
        -- Parts of an attempt a reroute abandoned (DESIGN 21) count for nothing.
        AND NOT coalesce(m.reroute->'from' ? r.connector_id, false)
      RETURNING m.account_id, m.id, r.connector_id, m.parts_delivered >= m.total_parts AS complete`,
-    [
-      JSON.stringify(
-        counts.map((c) => ({ account_id: c.accountId, id: c.id, connector_id: c.connectorId, parts: c.parts })),
-      ),
-      ...messageIdSpan(counts),
-    ],
+    [...messageIdSpan(counts), ...columnValues(DELIVERED_PARTS_COLUMNS, counts)],
   );
   return rows.filter((r) => r.complete);
 }
