@@ -65,6 +65,8 @@ export async function cascadeInsertBatch(
     step_timeout_at: c.stepTimeoutAt ?? null,
     steps_until: c.stepsUntil ?? null,
   }));
+  // One JSON array a statement, not typed arrays (db/columnArrays.ts): a row is mostly its steps, one document, and
+  // cascades are not created at the hot statements' rates.
   for (const slice of jsonSlices(rows)) {
     await tx.query(
       `INSERT INTO cascades (account_id, id, created_at, steps, step_count, traffic_center_id, sending_method, currency,

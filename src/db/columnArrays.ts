@@ -1,8 +1,9 @@
 /*
  * A batch's rows as one typed array a column, read back with `unnest` (rows aligned by position): for the hot batch
- * statements, whose rows the server reads faster so than as one JSON array through jsonb_to_recordset (docs/scaling.md,
- * "The hot statements' rows as arrays"). A nested value (a JSON document, an array of its own) travels as text and
- * is cast in the statement: as an element of a jsonb[] its text is scanned twice and cost 3 times more.
+ * statements, whose rows the server reads faster this way than as one JSON array through jsonb_to_recordset
+ * (docs/scaling.md, "The hot statements' rows as arrays"). A nested value (a JSON document, an array of its own)
+ * travels as text and is cast in the statement: as an element of a jsonb[] its text is scanned twice and cost 3 times
+ * more.
  */
 
 /** One column of a batch. */

@@ -106,7 +106,8 @@ function insertRow(
     country: m.country ?? undefined,
     region: subscriber.region ?? undefined,
     brand: subscriber.brand ?? undefined,
-    content: m.content,
+    // Its JSON text (the statement casts it): a missing content stays NULL, which the column refuses.
+    content: m.content == null ? undefined : JSON.stringify(m.content),
     tags: m.tags.length > 0 ? m.tags : undefined,
     use_local_time: m.useLocalTime,
     local_send_time: m.localSendTime ?? undefined,
@@ -143,61 +144,65 @@ function insertRow(
   };
 }
 
-/** A new message's row as the insert reads it (rowOf in messageInsertBatch), with its content's JSON text. */
-interface InsertRow {
-  readonly row: ReturnType<typeof insertRow>;
-  readonly content: string;
-}
+type InsertRow = ReturnType<typeof insertRow>;
 
 /** The inserted messages as the statement reads them (`r`): one typed array a column (db/columnArrays.ts). */
 const INSERT_COLUMNS: readonly ArrayColumn<InsertRow>[] = [
-  { name: 'id', type: 'uuid', value: ({ row }) => row.id },
-  { name: 'channel_type', type: 'text', value: ({ row }) => row.channel_type },
-  { name: 'sender_name', type: 'text', value: ({ row }) => row.sender_name },
-  { name: 'destination', type: 'text', value: ({ row }) => row.destination },
-  { name: 'country', type: 'text', value: ({ row }) => row.country },
-  { name: 'region', type: 'text', value: ({ row }) => row.region },
-  { name: 'brand', type: 'text', value: ({ row }) => row.brand },
-  { name: 'content', type: 'jsonb', asText: true, value: ({ content }) => content },
-  { name: 'tags', type: 'text[]', asText: true, value: ({ row }) => row.tags && arrayLiteral(row.tags) },
-  { name: 'use_local_time', type: 'boolean', value: ({ row }) => row.use_local_time },
-  { name: 'local_send_time', type: 'text', value: ({ row }) => row.local_send_time },
-  { name: 'local_completion_time', type: 'text', value: ({ row }) => row.local_completion_time },
-  { name: 'ttl', type: 'integer', value: ({ row }) => row.ttl },
-  { name: 'hours', type: 'smallint[]', asText: true, value: ({ row }) => row.hours && arrayLiteral(row.hours) },
-  { name: 'days', type: 'smallint[]', asText: true, value: ({ row }) => row.days && arrayLiteral(row.days) },
-  { name: 'short_url', type: 'boolean', value: ({ row }) => row.short_url },
-  { name: 'callback_url', type: 'text', value: ({ row }) => row.callback_url },
+  { name: 'id', type: 'uuid', value: (r) => r.id },
+  { name: 'channel_type', type: 'text', value: (r) => r.channel_type },
+  { name: 'sender_name', type: 'text', value: (r) => r.sender_name },
+  { name: 'destination', type: 'text', value: (r) => r.destination },
+  { name: 'country', type: 'text', value: (r) => r.country },
+  { name: 'region', type: 'text', value: (r) => r.region },
+  { name: 'brand', type: 'text', value: (r) => r.brand },
+  { name: 'content', type: 'jsonb', asText: true, value: (r) => r.content },
+  { name: 'tags', type: 'text[]', asText: true, value: (r) => r.tags && arrayLiteral(r.tags) },
+  { name: 'use_local_time', type: 'boolean', value: (r) => r.use_local_time },
+  { name: 'local_send_time', type: 'text', value: (r) => r.local_send_time },
+  { name: 'local_completion_time', type: 'text', value: (r) => r.local_completion_time },
+  { name: 'ttl', type: 'integer', value: (r) => r.ttl },
+  { name: 'hours', type: 'smallint[]', asText: true, value: (r) => r.hours && arrayLiteral(r.hours) },
+  { name: 'days', type: 'smallint[]', asText: true, value: (r) => r.days && arrayLiteral(r.days) },
+  { name: 'short_url', type: 'boolean', value: (r) => r.short_url },
+  { name: 'callback_url', type: 'text', value: (r) => r.callback_url },
   {
     name: 'callback_events',
     type: 'text[]',
     asText: true,
-    value: ({ row }) => row.callback_events && arrayLiteral(row.callback_events),
+    value: (r) => r.callback_events && arrayLiteral(r.callback_events),
   },
-  { name: 'external_message_id', type: 'text', value: ({ row }) => row.external_message_id },
-  { name: 'total_parts', type: 'integer', value: ({ row }) => row.total_parts },
-  { name: 'planned', type: 'boolean', value: ({ row }) => row.planned },
-  { name: 'planned_send_at', type: 'timestamptz', value: ({ row }) => row.planned_send_at },
-  { name: 'deadline_at', type: 'timestamptz', value: ({ row }) => row.deadline_at },
-  { name: 'expires_at', type: 'timestamptz', value: ({ row }) => row.expires_at },
-  { name: 'leased', type: 'boolean', value: ({ row }) => row.leased },
-  { name: 'price', type: 'numeric', value: ({ row }) => row.price },
-  { name: 'currency', type: 'text', value: ({ row }) => row.currency },
-  { name: 'callback_target_id', type: 'bigint', value: ({ row }) => row.callback_target_id },
-  { name: 'template_id', type: 'bigint', value: ({ row }) => row.template_id },
-  { name: 'cascade_id', type: 'uuid', value: ({ row }) => row.cascade_id },
-  { name: 'cascade_step', type: 'smallint', value: ({ row }) => row.cascade_step },
-  { name: 'traffic_type', type: 'text', value: ({ row }) => row.traffic_type },
-  { name: 'dispatch_id', type: 'uuid', value: ({ row }) => row.dispatch_id },
-  { name: 'held', type: 'boolean', value: ({ row }) => row.held },
-  { name: 'fraud_hold_id', type: 'bigint', value: ({ row }) => row.fraud_hold_id },
+  { name: 'external_message_id', type: 'text', value: (r) => r.external_message_id },
+  { name: 'total_parts', type: 'integer', value: (r) => r.total_parts },
+  { name: 'planned', type: 'boolean', value: (r) => r.planned },
+  { name: 'planned_send_at', type: 'timestamptz', value: (r) => r.planned_send_at },
+  { name: 'deadline_at', type: 'timestamptz', value: (r) => r.deadline_at },
+  { name: 'expires_at', type: 'timestamptz', value: (r) => r.expires_at },
+  { name: 'leased', type: 'boolean', value: (r) => r.leased },
+  { name: 'price', type: 'numeric', value: (r) => r.price },
+  { name: 'currency', type: 'text', value: (r) => r.currency },
+  { name: 'callback_target_id', type: 'bigint', value: (r) => r.callback_target_id },
+  { name: 'template_id', type: 'bigint', value: (r) => r.template_id },
+  { name: 'cascade_id', type: 'uuid', value: (r) => r.cascade_id },
+  { name: 'cascade_step', type: 'smallint', value: (r) => r.cascade_step },
+  { name: 'traffic_type', type: 'text', value: (r) => r.traffic_type },
+  { name: 'dispatch_id', type: 'uuid', value: (r) => r.dispatch_id },
+  { name: 'held', type: 'boolean', value: (r) => r.held },
+  { name: 'fraud_hold_id', type: 'bigint', value: (r) => r.fraud_hold_id },
 ];
 
 // The insert's parameters: $1-$8 the batch's own (messageInsertBatch), then the rows' columns.
 const INSERT_SELECT = unnestSelect(INSERT_COLUMNS, 9, 'r');
 
-/** A row's text besides its content, as a slice of a batch counts it (about: the columns' values, their separators). */
-const ROW_TEXT_BYTES = 300;
+/**
+ * A row's text as a slice of a batch counts it: its content and free texts as sent, and some 200 bytes for the other
+ * columns' values (ids, times, names, numbers) and the elements' quotes and separators.
+ */
+const insertRowBytes = (r: InsertRow): number =>
+  200 +
+  (r.content?.length ?? 0) +
+  (r.tags?.reduce((n, tag) => n + tag.length + 3, 0) ?? 0) +
+  (r.callback_url?.length ?? 0) +
+  (r.external_message_id?.length ?? 0);
 
 /**
  * Inserts a batch of new messages in status `sending`, due at their planned send time, with one statement: the rows
@@ -226,10 +231,9 @@ export async function messageInsertBatch(
   const nowMs = batch.now.getTime();
   const rows = batch.messages.map((m) => insertRow(nowMs, batch.currency, m));
   // Statements of at most 512 KiB of rows each: a batch of long messages holds PGlite a slice at a time.
-  const contents = rows.map((r) => JSON.stringify(r.content));
   let from = 0;
-  for (const end of sliceEnds(rows.length, (i) => ROW_TEXT_BYTES + contents[i]!.length)) {
-    const slice = rows.slice(from, end).map((row, i) => ({ row, content: contents[from + i]! }));
+  for (const end of sliceEnds(rows.length, (i) => insertRowBytes(rows[i]!))) {
+    const slice = rows.slice(from, end);
     from = end;
     await db.query(
       genericPlan(`WITH r AS (${INSERT_SELECT}),${messageRegionsCte('r')},

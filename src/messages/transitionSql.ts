@@ -492,11 +492,16 @@ function messagesByKey(keys: string, columns: string, span: readonly [string, st
  */
 const AT_KEY = 'm.account_id = l.account_id AND m.id = l.id AND m.id BETWEEN $1::uuid AND $2::uuid';
 
-/** Ignored receipts as messageNoteIgnored reads them (after the span of their ids, $1-$2). */
-const IGNORED_COLUMNS: readonly ArrayColumn<{
-  readonly note: { accountId: number; id: string; status: string; at: Date };
-  readonly i: number;
-}>[] = [
+/** A receipt that changed nothing, noted in its message's history. */
+interface IgnoredReceipt {
+  readonly accountId: number;
+  readonly id: string;
+  readonly status: string;
+  readonly at: Date;
+}
+
+/** Ignored receipts as messageNoteIgnored reads them (after the span of their ids, $1-$2), each with its place. */
+const IGNORED_COLUMNS: readonly ArrayColumn<{ readonly note: IgnoredReceipt; readonly i: number }>[] = [
   { name: 'account_id', type: 'bigint', value: (r) => r.note.accountId },
   { name: 'id', type: 'uuid', value: (r) => r.note.id },
   { name: 'status', type: 'text', value: (r) => r.note.status },
@@ -505,13 +510,16 @@ const IGNORED_COLUMNS: readonly ArrayColumn<{
 ];
 const IGNORED_SELECT = unnestSelect(IGNORED_COLUMNS, 3, 'n');
 
+/** Newly delivered parts of a multi-part message, by the connector that sent them. */
+interface DeliveredParts {
+  readonly accountId: number;
+  readonly id: string;
+  readonly connectorId: string;
+  readonly parts: number;
+}
+
 /** Delivered parts as messageCountDeliveredParts reads them (after the span of their ids, $1-$2). */
-const DELIVERED_PARTS_COLUMNS: readonly ArrayColumn<{
-  accountId: number;
-  id: string;
-  connectorId: string;
-  parts: number;
-}>[] = [
+const DELIVERED_PARTS_COLUMNS: readonly ArrayColumn<DeliveredParts>[] = [
   { name: 'account_id', type: 'bigint', value: (c) => c.accountId },
   { name: 'id', type: 'uuid', value: (c) => c.id },
   { name: 'connector_id', type: 'text', value: (c) => c.connectorId },
@@ -520,10 +528,7 @@ const DELIVERED_PARTS_COLUMNS: readonly ArrayColumn<{
 const DELIVERED_PARTS_SELECT = unnestSelect(DELIVERED_PARTS_COLUMNS, 3, 'r');
 
 /** Notes receipts that changed nothing (late or duplicate) in their messages' history, marked `ignored`. */
-export async function messageNoteIgnored(
-  db: Queryable,
-  notes: readonly { accountId: number; id: string; status: string; at: Date }[],
-): Promise<void> {
+export async function messageNoteIgnored(db: Queryable, notes: readonly IgnoredReceipt[]): Promise<void> {
   if (notes.length === 0) return;
   await db.query(
     `WITH r AS (
@@ -552,7 +557,7 @@ export async function messageNoteIgnored(
  */
 export async function messageCountDeliveredParts(
   db: Queryable,
-  counts: readonly { accountId: number; id: string; connectorId: string; parts: number }[],
+  counts: readonly DeliveredParts[],
 ): Promise<{ account_id: number; id: string; connector_id: string }[]> {
   if (counts.length === 0) return [];
   const rows = await db.query<{ account_id: number; id: string; connector_id: string; complete: boolean }>(

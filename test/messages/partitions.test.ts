@@ -403,15 +403,7 @@ describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
     const { id: accountId } = await insertAccount(t.db);
     const cascade = uuid7(Date.parse('2035-06-05T10:00:00Z'));
     const step = (when: Date, n: number): Promise<void> =>
-      messageInsertBatch(t.db, {
-        accountId,
-        trafficCenterId: null,
-        sendingMethod: 'API',
-        currency: 'RUB',
-        now: when,
-        leaseUntil: when,
-        messages: [stepMessage(uuid7(when.getTime()), when, { id: cascade, step: n })],
-      });
+      insertBatch(t.db, accountId, when, [stepMessage(uuid7(when.getTime()), when, { id: cascade, step: n })]);
     await step(at('2035-06-05T10:00:00Z'), 1);
     await step(at('2035-06-05T11:00:00Z'), 2);
     // Step 2 again a week later, in the next partition.
@@ -426,6 +418,32 @@ describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
       [accountId, cascade],
     );
     expect(rows.map((r) => r.step)).toEqual([1, 2, 3]);
+  });
+
+  it('stores a batch larger than a statement in several, every message whole and with its own content', async () => {
+    const { id: accountId } = await insertAccount(t.db);
+    const when = at('2035-07-02T10:00:00Z');
+    // 600 rows of some 1,200 bytes each: more than one statement's 512 KiB.
+    const messages = Array.from({ length: 600 }, (_, i): NewMessage => {
+      const id = uuid7(when.getTime() + i);
+      const step = stepMessage(id, when, { id, step: 1 });
+      return { ...step, cascade: undefined, message: { ...step.message, content: `${i} ${'я'.repeat(1000)}` } };
+    });
+    let statements = 0;
+    const counting: Queryable = {
+      query: <R>(sql: string, params?: readonly unknown[]) => {
+        statements++;
+        return t.db.query<R>(sql, params);
+      },
+      exec: (sql) => t.db.exec(sql),
+    };
+    await insertBatch(counting, accountId, when, messages);
+    expect(statements).toBe(2);
+    const rows = await t.db.query<{ id: string; content: string }>(
+      'SELECT id, content FROM messages WHERE account_id = $1 ORDER BY id',
+      [accountId],
+    );
+    expect(rows.map((r) => [r.id, r.content])).toEqual(messages.map((m) => [m.id, m.message.content]));
   });
 
   it('claims and moves only its own rows, though a row of another week sits at the same TID', async () => {
@@ -774,6 +792,18 @@ describe.each(ENGINES)("the queue's floor (%s)", (engine) => {
     }));
 });
 
+/** Stores `messages` of the account as one API batch at `when`. */
+const insertBatch = (db: Queryable, accountId: number, when: Date, messages: NewMessage[]): Promise<void> =>
+  messageInsertBatch(db, {
+    accountId,
+    trafficCenterId: null,
+    sendingMethod: 'API',
+    currency: 'RUB',
+    now: when,
+    leaseUntil: when,
+    messages,
+  });
+
 function stepMessage(id: string, when: Date, cascade: { id: string; step: number }): NewMessage {
   return {
     id,
@@ -829,15 +859,7 @@ describe.each(ENGINES)("the list's search by destination (%s)", (engine) => {
     const { id: other } = await insertAccount(t.db);
     const sentAt = at('2037-03-03T10:00:00Z');
     const sent = uuid7(sentAt.getTime());
-    await messageInsertBatch(t.db, {
-      accountId,
-      trafficCenterId: null,
-      sendingMethod: 'API',
-      currency: 'RUB',
-      now: sentAt,
-      leaseUntil: sentAt,
-      messages: [stepMessage(sent, sentAt, { id: sent, step: 1 })],
-    });
+    await insertBatch(t.db, accountId, sentAt, [stepMessage(sent, sentAt, { id: sent, step: 1 })]);
     const received = await messageInsertInbound(t.db, inboundOf(accountId, 'd1', at('2037-03-10T11:00:00Z')));
     // The same number of another account, and another number of this one: not found.
     await messageInsertInbound(t.db, inboundOf(other, 'd1', at('2037-03-03T12:00:00Z')));
