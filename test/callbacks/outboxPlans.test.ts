@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest';
 import type { Queryable } from '../../src/db/db.js';
+import { callbackEventsAfter } from '../../src/callbacks/eventSql.js';
 import { callbackPostBodies, callbackPostsForm } from '../../src/callbacks/postSql.js';
 import { callbackSmppPostsClaim, SMPP_BINDS_URL } from '../../src/callbacks/smppPostSql.js';
 import { ENGINES } from '../helpers/engines.js';
@@ -59,6 +60,20 @@ describe.each(ENGINES)('callback outbox: the plans of its hot statements (%s)', 
         ]);
         expect(scansOf(plan, 'callback_events')).not.toContain('Seq Scan');
       }
+    },
+  );
+
+  own(
+    "an idle sender's look for new events is one probe of that index, with the outbox's statistics or without",
+    async (tx) => {
+      for (const analyse of [false, true]) {
+        await manyEvents(tx, { analyse });
+        const plan = await planOf(tx, (explaining) => callbackEventsAfter(explaining, { txid: '1390', id: 0 }));
+        expect(scansOf(plan, 'callback_events')).toEqual(['Index Only Scan callback_events_txid']);
+      }
+      // And it finds what it should: events after the first look's position, none after the last event.
+      expect(await callbackEventsAfter(tx, { txid: '1390', id: 0 })).toBe(true);
+      expect(await callbackEventsAfter(tx, { txid: '9999', id: 0 })).toBe(false);
     },
   );
 
