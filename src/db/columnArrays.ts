@@ -6,16 +6,23 @@
  * more.
  */
 
-/** One column of a batch. */
-export interface ArrayColumn<T> {
-  readonly name: string;
+/** What every column of a batch says. */
+interface ColumnType {
   /** Its PostgreSQL type. */
   readonly type: string;
   /** Sent as text and cast to `type` in the statement (a nested value: jsonb, an array). */
   readonly asText?: boolean;
-  /** Its value in a row: undefined and null read as NULL. */
-  readonly value: (row: T) => unknown;
 }
+
+/**
+ * One column of a batch: the rows' field of its name, or what `value` makes of a row. Undefined and null read as
+ * NULL.
+ */
+export type ArrayColumn<T> = ColumnType &
+  (
+    | { readonly name: keyof T & string; readonly value?: undefined }
+    | { readonly name: string; readonly value: (row: T) => unknown }
+  );
 
 /**
  * The rows of `columns` as a relation: `SELECT <columns> FROM unnest($first::type[], ...) AS alias(<columns>)`, the
@@ -30,12 +37,7 @@ export function unnestSelect<T>(columns: readonly ArrayColumn<T>[], first: numbe
 
 /** The parameters of {@link unnestSelect}: each column's values, in the rows' order. */
 export function columnValues<T>(columns: readonly ArrayColumn<T>[], rows: readonly T[]): unknown[][] {
-  return columns.map((c) =>
-    rows.map((row) => {
-      const value = c.value(row);
-      return value === undefined ? null : value;
-    }),
-  );
+  return columns.map((c) => rows.map((row) => (c.value ? c.value(row) : (row[c.name as keyof T] as unknown)) ?? null));
 }
 
 /**

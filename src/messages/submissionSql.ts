@@ -48,7 +48,7 @@ interface NumberedReceipt {
 
 /** Receipts as the statements read them: one typed array a column (db/columnArrays.ts). */
 const PART_STATE_COLUMNS: readonly ArrayColumn<NumberedReceipt>[] = [
-  { name: 'i', type: 'integer', value: (r) => r.i },
+  { name: 'i', type: 'integer' },
   { name: 'connector_id', type: 'text', value: (r) => r.receipt.connectorId },
   { name: 'carrier_id', type: 'text', value: (r) => r.receipt.carrierId },
   { name: 'state', type: 'text', value: (r) => r.receipt.state },
@@ -168,7 +168,7 @@ interface PartPrice {
 const PRICE_COLUMNS: readonly ArrayColumn<PartPrice>[] = [
   { name: 'connector_id', type: 'text', value: (p) => p.connectorId },
   { name: 'carrier_id', type: 'text', value: (p) => p.carrierId },
-  { name: 'price', type: 'numeric', value: (p) => p.price },
+  { name: 'price', type: 'numeric' },
 ];
 const PRICES_SELECT = unnestSelect(PRICE_COLUMNS, 1, 'p');
 

@@ -160,36 +160,36 @@ type PartRow = ReturnType<typeof submissionParts>[number];
 
 /** The transitions as the statement reads them (`r`): one typed array a column (db/columnArrays.ts). */
 const TRANSITION_COLUMNS: readonly ArrayColumn<TransitionRow>[] = [
-  { name: 'account_id', type: 'bigint', value: (r) => r.account_id },
-  { name: 'id', type: 'uuid', value: (r) => r.id },
-  { name: 'status', type: 'text', value: (r) => r.status },
+  { name: 'account_id', type: 'bigint' },
+  { name: 'id', type: 'uuid' },
+  { name: 'status', type: 'text' },
   { name: 'from_statuses', type: 'text[]', asText: true, value: (r) => arrayLiteral(r.from_statuses) },
-  { name: 'at', type: 'timestamptz', value: (r) => r.at },
-  { name: 'error_code', type: 'integer', value: (r) => r.error_code },
-  { name: 'connector_id', type: 'text', value: (r) => r.connector_id },
-  { name: 'sent_at', type: 'timestamptz', value: (r) => r.sent_at },
-  { name: 'due_at', type: 'timestamptz', value: (r) => r.due_at },
+  { name: 'at', type: 'timestamptz' },
+  { name: 'error_code', type: 'integer' },
+  { name: 'connector_id', type: 'text' },
+  { name: 'sent_at', type: 'timestamptz' },
+  { name: 'due_at', type: 'timestamptz' },
   { name: 'history', type: 'jsonb', asText: true, value: (r) => JSON.stringify(r.history) },
-  { name: 'route_id', type: 'bigint', value: (r) => r.route_id },
-  { name: 'buy_price', type: 'numeric', value: (r) => r.buy_price },
-  { name: 'buy_currency', type: 'text', value: (r) => r.buy_currency },
-  { name: 'from_receipt', type: 'boolean', value: (r) => r.from_receipt },
-  { name: 'receipt_connector', type: 'text', value: (r) => r.receipt_connector },
-  { name: 'attempt', type: 'integer', value: (r) => r.attempt },
-  { name: 'claim', type: 'bigint', value: (r) => r.claim },
+  { name: 'route_id', type: 'bigint' },
+  { name: 'buy_price', type: 'numeric' },
+  { name: 'buy_currency', type: 'text' },
+  { name: 'from_receipt', type: 'boolean' },
+  { name: 'receipt_connector', type: 'text' },
+  { name: 'attempt', type: 'integer' },
+  { name: 'claim', type: 'bigint' },
 ];
 
 /** The submissions' parts as the statement reads them (`p`). */
 const PART_COLUMNS: readonly ArrayColumn<PartRow>[] = [
-  { name: 'connector_id', type: 'text', value: (p) => p.connector_id },
-  { name: 'carrier_id', type: 'text', value: (p) => p.carrier_id },
-  { name: 'account_id', type: 'bigint', value: (p) => p.account_id },
-  { name: 'message_id', type: 'uuid', value: (p) => p.message_id },
-  { name: 'part', type: 'smallint', value: (p) => p.part },
-  { name: 'parts', type: 'smallint', value: (p) => p.parts },
-  { name: 'at', type: 'timestamptz', value: (p) => p.at },
-  { name: 'buy_price', type: 'numeric', value: (p) => p.buy_price },
-  { name: 'poll_until', type: 'timestamptz', value: (p) => p.poll_until },
+  { name: 'connector_id', type: 'text' },
+  { name: 'carrier_id', type: 'text' },
+  { name: 'account_id', type: 'bigint' },
+  { name: 'message_id', type: 'uuid' },
+  { name: 'part', type: 'smallint' },
+  { name: 'parts', type: 'smallint' },
+  { name: 'at', type: 'timestamptz' },
+  { name: 'buy_price', type: 'numeric' },
+  { name: 'poll_until', type: 'timestamptz' },
 ];
 
 // The statement's parameters: $1 the read-tracked channels, $2 the default lifetime, $3-$4 the span of the batch's
@@ -506,7 +506,7 @@ const IGNORED_COLUMNS: readonly ArrayColumn<{ readonly note: IgnoredReceipt; rea
   { name: 'id', type: 'uuid', value: (r) => r.note.id },
   { name: 'status', type: 'text', value: (r) => r.note.status },
   { name: 'at', type: 'timestamptz', value: (r) => isoMs(r.note.at) },
-  { name: 'i', type: 'integer', value: (r) => r.i },
+  { name: 'i', type: 'integer' },
 ];
 const IGNORED_SELECT = unnestSelect(IGNORED_COLUMNS, 3, 'n');
 
@@ -521,9 +521,9 @@ interface DeliveredParts {
 /** Delivered parts as messageCountDeliveredParts reads them (after the span of their ids, $1-$2). */
 const DELIVERED_PARTS_COLUMNS: readonly ArrayColumn<DeliveredParts>[] = [
   { name: 'account_id', type: 'bigint', value: (c) => c.accountId },
-  { name: 'id', type: 'uuid', value: (c) => c.id },
+  { name: 'id', type: 'uuid' },
   { name: 'connector_id', type: 'text', value: (c) => c.connectorId },
-  { name: 'parts', type: 'integer', value: (c) => c.parts },
+  { name: 'parts', type: 'integer' },
 ];
 const DELIVERED_PARTS_SELECT = unnestSelect(DELIVERED_PARTS_COLUMNS, 3, 'r');
 

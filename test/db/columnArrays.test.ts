@@ -11,9 +11,9 @@ interface Row {
 }
 
 const COLUMNS: readonly ArrayColumn<Row>[] = [
-  { name: 'id', type: 'bigint', value: (r) => r.id },
-  { name: 'name', type: 'text', value: (r) => r.name },
-  { name: 'at', type: 'timestamptz', value: (r) => r.at },
+  { name: 'id', type: 'bigint' },
+  { name: 'name', type: 'text' },
+  { name: 'at', type: 'timestamptz' },
   { name: 'doc', type: 'jsonb', asText: true, value: (r) => (r.doc === undefined ? undefined : JSON.stringify(r.doc)) },
   { name: 'words', type: 'text[]', asText: true, value: (r) => r.words && arrayLiteral(r.words) },
 ];
