@@ -28,9 +28,10 @@ export function formatLocalTime(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 }
 
+export const DAY_MS = 86_400_000;
+
 /** A number of at least two digits, as dates and SMPP times write them. */
 export const pad2 = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
-const pad3 = (n: number): string => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
 
 /** `YYMMDDhhmm` in UTC: the submit and done dates of an SMPP receipt (SMPP 3.4 appendix B), and carriers' alike. */
 export function yymmddhhmm(at: Date): string {
@@ -43,18 +44,34 @@ export function yymmddhhmm(at: Date): string {
   );
 }
 
+/** Two and three digits, by value: the times written on the hot path look their parts up instead of padding them. */
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+
+/** The day {@link isoMs} wrote last and its text up to the `T`: the times it writes are nearly all of one day. */
+let isoDay = NaN;
+let isoDayText = '';
+
 /**
- * What `date.toISOString()` gives (`2026-01-01T08:00:00.000Z`), in a third of its time: the hot path writes several
- * per message (transitions, their history, the batches' JSON), and V8's own took 1.2 us a call on the bench machine
- * against 0.45. A year outside 1000-9999 (padded, or an extended year) goes to toISOString itself, as does an
- * invalid date (which throws there).
+ * What `date.toISOString()` gives (`2026-01-01T08:00:00.000Z`), in a fraction of its time: the hot path writes several
+ * per message (transitions, their history, the batches' arrays), and V8's own took 1.2 us a call on the bench machine
+ * against 0.1 here (the day's part made once a day, the time's looked up). A year outside 1000-9999 (padded, or an
+ * extended year) goes to toISOString itself, as does an invalid date (which throws there).
  */
 export function isoMs(date: Date): string {
-  const year = date.getUTCFullYear();
-  if (!(year >= 1000 && year <= 9999)) return date.toISOString();
+  const ms = date.getTime();
+  const day = Math.floor(ms / DAY_MS);
+  if (day !== isoDay) {
+    const year = date.getUTCFullYear();
+    if (!(year >= 1000 && year <= 9999)) return date.toISOString();
+    isoDayText = `${year}-${TWO_DIGITS[date.getUTCMonth() + 1]}-${TWO_DIGITS[date.getUTCDate()]}T`;
+    isoDay = day;
+  }
+  const inDay = ms - day * DAY_MS;
+  const seconds = Math.floor(inDay / 1000);
   return (
-    `${year}-${pad2(date.getUTCMonth() + 1)}-${pad2(date.getUTCDate())}T${pad2(date.getUTCHours())}:` +
-    `${pad2(date.getUTCMinutes())}:${pad2(date.getUTCSeconds())}.${pad3(date.getUTCMilliseconds())}Z`
+    `${isoDayText}${TWO_DIGITS[Math.floor(seconds / 3600)]}:${TWO_DIGITS[Math.floor(seconds / 60) % 60]}:` +
+    `${TWO_DIGITS[seconds % 60]}.${THREE_DIGITS[inDay - seconds * 1000]}Z`
   );
 }
 
@@ -63,8 +80,6 @@ export function isoUtc(date: Date | null | undefined): string | null {
   if (!date) return null;
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
-
-export const DAY_MS = 86_400_000;
 
 /** The UTC day of a moment, YYYY-MM-DD. */
 export function dayOf(ms: number): string {

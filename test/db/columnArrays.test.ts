@@ -5,9 +5,11 @@ import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 interface Row {
   readonly id: number;
   readonly name?: string | null;
-  readonly at?: string;
+  readonly at?: string | Date;
   readonly doc?: unknown;
   readonly words?: readonly string[];
+  readonly flag?: boolean;
+  readonly amount?: number;
 }
 
 const COLUMNS: readonly ArrayColumn<Row>[] = [
@@ -16,10 +18,12 @@ const COLUMNS: readonly ArrayColumn<Row>[] = [
   { name: 'at', type: 'timestamptz' },
   { name: 'doc', type: 'jsonb', asText: true, value: (r) => (r.doc === undefined ? undefined : JSON.stringify(r.doc)) },
   { name: 'words', type: 'text[]', asText: true, value: (r) => r.words && arrayLiteral(r.words) },
+  { name: 'flag', type: 'boolean' },
+  { name: 'amount', type: 'numeric' },
 ];
 
 // What an array's text must quote or escape: its delimiters, quotes, backslashes, the word NULL, blanks, other scripts.
-const AWKWARD = ['a,b', '{x}', 'say "hi"', 'back\\slash', 'NULL', ' padded ', '', 'тег', '\\"'];
+const AWKWARD = ['a,b', '{x}', 'say "hi"', 'back\\slash', 'NULL', 'null', ' padded ', '', 'тег', '\\"', 'a\nb', 'a b'];
 
 describe.each(ENGINES)('a batch as one typed array a column (%s)', (engine) => {
   let testDb: TestDb;
@@ -29,10 +33,18 @@ describe.each(ENGINES)('a batch as one typed array a column (%s)', (engine) => {
   afterAll(async () => testDb?.drop());
 
   const roundTrip = (rows: readonly Row[]) =>
-    testDb.db.query<{ id: string; name: string | null; at: Date | null; doc: unknown; words: string[] | null }>(
-      `SELECT * FROM (${unnestSelect(COLUMNS, 2, 'r')}) r WHERE $1::int = 1 ORDER BY id`,
-      [1, ...columnValues(COLUMNS, rows)],
-    );
+    testDb.db.query<{
+      id: string;
+      name: string | null;
+      at: Date | null;
+      doc: unknown;
+      words: string[] | null;
+      flag: boolean | null;
+      amount: string | null;
+    }>(`SELECT * FROM (${unnestSelect(COLUMNS, 2, 'r')}) r WHERE $1::int = 1 ORDER BY id`, [
+      1,
+      ...columnValues(COLUMNS, rows),
+    ]);
 
   it('reads each row back whole, in its types, undefined and null as NULL', async () => {
     const rows: Row[] = [
@@ -51,6 +63,21 @@ describe.each(ENGINES)('a batch as one typed array a column (%s)', (engine) => {
     ]);
   });
 
+  it('reads every text as it was (quoted where the array would read it otherwise), times, flags, numbers', async () => {
+    const at = new Date('2026-12-05T23:59:59.999Z');
+    const rows: Row[] = AWKWARD.map((name, i) => ({ id: i, name, at, flag: i % 2 === 0, amount: i - 2.25 }));
+    const read = await roundTrip(rows);
+    expect(read.map((r) => r.name)).toEqual(AWKWARD);
+    expect(read.every((r) => r.at?.getTime() === at.getTime())).toBe(true);
+    expect(read.map((r) => [r.flag, Number(r.amount)])).toEqual(AWKWARD.map((_, i) => [i % 2 === 0, i - 2.25]));
+  });
+
+  it('refuses a nested value not sent as text', () => {
+    const doc: ArrayColumn<Row> = { name: 'doc', type: 'jsonb' };
+    const rows: Row[] = [{ id: 1, doc: { a: 1 } }];
+    expect(() => columnValues([doc], rows)).toThrow(TypeError);
+  });
+
   it('reads an empty batch as no rows', async () => {
     expect(await roundTrip([])).toEqual([]);
   });
@@ -59,7 +86,7 @@ describe.each(ENGINES)('a batch as one typed array a column (%s)', (engine) => {
     expect(unnestSelect(COLUMNS.slice(0, 2), 3, 'x')).toBe(
       'SELECT x.id, x.name FROM unnest($3::bigint[], $4::text[]) AS x(id, name)',
     );
-    expect(unnestSelect(COLUMNS.slice(3), 1, 'x')).toBe(
+    expect(unnestSelect(COLUMNS.slice(3, 5), 1, 'x')).toBe(
       'SELECT x.doc::jsonb AS doc, x.words::text[] AS words FROM unnest($1::text[], $2::text[]) AS x(doc, words)',
     );
   });

@@ -13,6 +13,22 @@ describe('isoMs', () => {
     );
   });
 
+  it('gives the same for runs of times in a few days, the day it keeps written again as the day changes', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2030, 0, 1) }),
+        fc.array(fc.integer({ min: -3 * 86_400_000, max: 3 * 86_400_000 }), { minLength: 1, maxLength: 50 }),
+        (base, offsets) => {
+          for (const offset of offsets) {
+            const date = new Date(base + offset);
+            expect(isoMs(date)).toBe(date.toISOString());
+          }
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+
   it('pads every field and keeps the edges of the years it formats itself', () => {
     for (const ms of [
       Date.UTC(1000, 0, 1, 0, 0, 0, 0),
