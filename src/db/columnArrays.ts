@@ -3,7 +3,8 @@
  * statements, whose rows the server reads faster this way than as one JSON array through jsonb_to_recordset
  * (docs/scaling.md, "The hot statements' rows as arrays"). A nested value (a JSON document, an array of its own)
  * travels as text and is cast in the statement: as an element of a jsonb[] its text is scanned twice and cost 3 times
- * more.
+ * more. A column of JSON documents travels as one text, the documents joined by a character JSON's text never holds
+ * raw, so that neither side quotes or unquotes them (docs/scaling.md, "The arrays' text").
  */
 
 import { isoMs } from '../util/time.js';
@@ -12,9 +13,18 @@ import { isoMs } from '../util/time.js';
 interface ColumnType {
   /** Its PostgreSQL type. */
   readonly type: string;
-  /** Sent as text and cast to `type` in the statement (a nested value: jsonb, an array). */
-  readonly asText?: boolean;
+  /**
+   * How a nested value travels, cast to `type` in the statement: `text`, as an array of texts (an array of its own,
+   * written by {@link arrayLiteral}); `json`, as JSON.stringify's texts joined by {@link JSON_SEPARATOR}.
+   */
+  readonly as?: 'text' | 'json';
 }
+
+/**
+ * What separates the documents of a JSON column: U+001E (record separator), which JSON.stringify never writes raw (it
+ * writes every control character inside a string as an escape). An empty document is NULL: no JSON text is empty.
+ */
+const JSON_SEPARATOR = '\x1e';
 
 /**
  * One column of a batch: the rows' field of its name, or what `value` makes of a row. Undefined and null read as
@@ -31,9 +41,11 @@ export type ArrayColumn<T> = ColumnType &
  * parameters from `first` on being {@link columnValues}'. The same text every call: a named statement's.
  */
 export function unnestSelect<T>(columns: readonly ArrayColumn<T>[], first: number, alias: string): string {
-  const arrays = columns.map((c, i) => `$${first + i}::${c.asText ? 'text' : c.type}[]`);
+  const arrays = columns.map((c, i) =>
+    c.as === 'json' ? `string_to_array($${first + i}::text, chr(30), '')` : `$${first + i}::${c.as ?? c.type}[]`,
+  );
   const names = columns.map((c) => c.name);
-  const select = columns.map((c) => (c.asText ? `${alias}.${c.name}::${c.type} AS ${c.name}` : `${alias}.${c.name}`));
+  const select = columns.map((c) => (c.as ? `${alias}.${c.name}::${c.type} AS ${c.name}` : `${alias}.${c.name}`));
   return `SELECT ${select.join(', ')} FROM unnest(${arrays.join(', ')}) AS ${alias}(${names.join(', ')})`;
 }
 
@@ -45,6 +57,7 @@ export function unnestSelect<T>(columns: readonly ArrayColumn<T>[], first: numbe
  */
 export function columnValues<T>(columns: readonly ArrayColumn<T>[], rows: readonly T[]): string[] {
   return columns.map((c) => {
+    if (c.as === 'json') return jsonTexts(c, rows);
     const elements = new Array<string>(rows.length);
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!;
@@ -52,6 +65,20 @@ export function columnValues<T>(columns: readonly ArrayColumn<T>[], rows: readon
     }
     return `{${elements.join(',')}}`;
   });
+}
+
+/** A JSON column's documents joined by {@link JSON_SEPARATOR}, none of them quoted. */
+function jsonTexts<T>(c: ArrayColumn<T>, rows: readonly T[]): string {
+  const texts = new Array<string>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    const value = c.value ? c.value(row) : row[c.name as keyof T];
+    if (value === null || value === undefined) texts[i] = '';
+    else if (typeof value !== 'string' || value === '' || value.includes(JSON_SEPARATOR)) {
+      throw new TypeError(`column ${c.name} holds something other than JSON.stringify's text`);
+    } else texts[i] = value;
+  }
+  return texts.join(JSON_SEPARATOR);
 }
 
 /** What an element may be written as without quotes: nothing the array's reader gives a meaning to. */

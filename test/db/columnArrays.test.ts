@@ -16,8 +16,8 @@ const COLUMNS: readonly ArrayColumn<Row>[] = [
   { name: 'id', type: 'bigint' },
   { name: 'name', type: 'text' },
   { name: 'at', type: 'timestamptz' },
-  { name: 'doc', type: 'jsonb', asText: true, value: (r) => (r.doc === undefined ? undefined : JSON.stringify(r.doc)) },
-  { name: 'words', type: 'text[]', asText: true, value: (r) => r.words && arrayLiteral(r.words) },
+  { name: 'doc', type: 'jsonb', as: 'json', value: (r) => (r.doc === undefined ? undefined : JSON.stringify(r.doc)) },
+  { name: 'words', type: 'text[]', as: 'text', value: (r) => r.words && arrayLiteral(r.words) },
   { name: 'flag', type: 'boolean' },
   { name: 'amount', type: 'numeric' },
 ];
@@ -78,6 +78,18 @@ describe.each(ENGINES)('a batch as one typed array a column (%s)', (engine) => {
     expect(() => columnValues([doc], rows)).toThrow(TypeError);
   });
 
+  it('reads a JSON column of one row, or of no documents, as NULL where it has none', async () => {
+    expect((await roundTrip([{ id: 1 }])).map((r) => [Number(r.id), r.doc])).toEqual([[1, null]]);
+    const read = await roundTrip([{ id: 1 }, { id: 2 }, { id: 3, doc: 'a\u001eb' }]);
+    expect(read.map((r) => r.doc)).toEqual([null, null, 'a\u001eb']);
+  });
+
+  it("refuses in a JSON column what is not JSON.stringify's text", () => {
+    const doc: ArrayColumn<{ doc: unknown }> = { name: 'doc', type: 'jsonb', as: 'json' };
+    for (const bad of [{ a: 1 }, 5, '', 'a\u001eb'])
+      expect(() => columnValues([doc], [{ doc: bad }])).toThrow(TypeError);
+  });
+
   it('reads an empty batch as no rows', async () => {
     expect(await roundTrip([])).toEqual([]);
   });
@@ -87,7 +99,8 @@ describe.each(ENGINES)('a batch as one typed array a column (%s)', (engine) => {
       'SELECT x.id, x.name FROM unnest($3::bigint[], $4::text[]) AS x(id, name)',
     );
     expect(unnestSelect(COLUMNS.slice(3, 5), 1, 'x')).toBe(
-      'SELECT x.doc::jsonb AS doc, x.words::text[] AS words FROM unnest($1::text[], $2::text[]) AS x(doc, words)',
+      'SELECT x.doc::jsonb AS doc, x.words::text[] AS words ' +
+        "FROM unnest(string_to_array($1::text, chr(30), ''), $2::text[]) AS x(doc, words)",
     );
   });
 });
