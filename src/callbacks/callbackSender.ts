@@ -343,7 +343,7 @@ export class CallbackSender extends Loop {
       'content-type': 'application/json',
       'user-agent': 'Herald-Callbacks/1',
       [DELIVERY_HEADER]: post.id,
-      [SIGNATURE_HEADER]: signCallback(post.secret, body, Math.floor(clock.now().getTime() / 1000)),
+      [SIGNATURE_HEADER]: signCallback(post.secret, body, Math.floor(clock.nowMs() / 1000)),
     };
     if (url.username || url.password) {
       const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;

@@ -44,7 +44,7 @@ export function cascadeJobs(
       name: 'cascade-retention',
       everyMs: 600_000,
       run: async () => {
-        const before = new Date(deps.clock.now().getTime() - retentionDays * DAY_MS);
+        const before = new Date(deps.clock.nowMs() - retentionDays * DAY_MS);
         while ((await cascadesDeleteEnded(deps.db, before, DELETE_BATCH)) === DELETE_BATCH);
       },
     },

@@ -107,7 +107,7 @@ export const webhookRoutes: Routes = (app, ctx) => {
     const parse = (request: FastifyRequest, raw: Buffer, done: (error: Error | null, body?: unknown) => void) => {
       const connector = connectorOf(request);
       if (!connector) return done(notFound(request), undefined);
-      if (!signedBy(connector, request, raw, ctx.clock.now().getTime())) {
+      if (!signedBy(connector, request, raw, ctx.clock.nowMs())) {
         ctx.metrics.webhookRefused.inc({ connector: connector.id });
         return done(authFailed(ctx.limits, request, herald('badCredentials')), undefined);
       }
@@ -148,10 +148,7 @@ export const webhookRoutes: Routes = (app, ctx) => {
         async (request, reply) => {
           const connector = connectorOf(request)!;
           // No JSON body reached the parser (and its signature check): the signature must cover the empty body.
-          if (
-            request.rawBody === undefined &&
-            !signedBy(connector, request, Buffer.alloc(0), ctx.clock.now().getTime())
-          ) {
+          if (request.rawBody === undefined && !signedBy(connector, request, Buffer.alloc(0), ctx.clock.nowMs())) {
             ctx.metrics.webhookRefused.inc({ connector: connector.id });
             throw authFailed(ctx.limits, request, herald('badCredentials'));
           }

@@ -44,7 +44,7 @@ export function deliveryJobs(deps: { db: Db; clock: Clock; hooks?: OutcomeHooks;
           db,
           hooks,
           () => clock.now(),
-          (tx, ended) => messageApplyOrphanReceipts(tx, new Date(clock.now().getTime() - ORPHAN_LIFETIME_MS), ended),
+          (tx, ended) => messageApplyOrphanReceipts(tx, new Date(clock.nowMs() - ORPHAN_LIFETIME_MS), ended),
         );
       },
     },

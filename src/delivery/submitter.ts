@@ -517,7 +517,7 @@ export class Submitter extends Loop {
         codes.has(outcome.errorCode) &&
         i < max &&
         i + 1 < order.length &&
-        this.deps.clock.now().getTime() < message.deadline_ms;
+        this.deps.clock.nowMs() < message.deadline_ms;
       if (!again) return { via, outcome };
       this.rerouted++;
       this.deps.log.debug(

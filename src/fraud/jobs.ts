@@ -13,7 +13,7 @@ export function fraudJobs(deps: { db: Db; clock: Clock }): Job[] {
       name: 'pumping-counts-expiry',
       everyMs: 3_600_000,
       run: async () => {
-        await pumpingCountsDeleteBefore(deps.db, hourOf(new Date(deps.clock.now().getTime() - COUNTS_KEPT_MS)));
+        await pumpingCountsDeleteBefore(deps.db, hourOf(new Date(deps.clock.nowMs() - COUNTS_KEPT_MS)));
       },
     },
   ];

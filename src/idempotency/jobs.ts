@@ -10,7 +10,7 @@ export function idempotencyJobs(deps: { db: Db; clock: Clock }): Job[] {
     {
       name: 'purge-idempotency-keys',
       everyMs: 60_000,
-      run: () => idempotencyPurge(deps.db, new Date(deps.clock.now().getTime() - IDEMPOTENCY_WINDOW_MS), 10_000),
+      run: () => idempotencyPurge(deps.db, new Date(deps.clock.nowMs() - IDEMPOTENCY_WINDOW_MS), 10_000),
     },
   ];
 }

@@ -17,7 +17,7 @@ export function inboundJobs(ctx: AppContext, options: { partsWaitMs: number; swe
       name: 'inbound-sms-parts',
       everyMs: options.sweepEveryMs,
       run: async () => {
-        const before = new Date(ctx.clock.now().getTime() - options.partsWaitMs);
+        const before = new Date(ctx.clock.nowMs() - options.partsWaitMs);
         while ((await smsPartsSweepOverdue(ctx, before, SWEEP_BATCH)) === SWEEP_BATCH);
         while ((await smsPartsPurgeCompleted(ctx.db, before, SWEEP_BATCH)) === SWEEP_BATCH);
       },

@@ -33,7 +33,7 @@ export class RecentClicks {
    */
   follow(code: string, address: string, record: () => Promise<string | undefined>): Promise<string | undefined> {
     const key = `${code} ${failureKeyOf(address)}`;
-    const now = this.clock.now().getTime();
+    const now = this.clock.nowMs();
     const recent = this.seen.get(key);
     if (recent && recent.until > now) return recent.location;
     this.seen.delete(key);

@@ -254,7 +254,7 @@ export class Metrics {
       'Seconds left of the pause in sending that a carrier asking to send slower started; 0 when sending',
       registers,
       sources,
-      (c) => (c.pausedUntil ? Math.max(0, c.pausedUntil.getTime() - sources.clock.now().getTime()) / 1000 : 0),
+      (c) => (c.pausedUntil ? Math.max(0, c.pausedUntil.getTime() - sources.clock.nowMs()) / 1000 : 0),
     );
     connectorGauge(
       'herald_connector_up',

@@ -313,6 +313,6 @@ export class TelegramBotApi {
   }
 
   private unixNow(): number {
-    return Math.floor(this.timers.clock.now().getTime() / 1000);
+    return Math.floor(this.timers.clock.nowMs() / 1000);
   }
 }

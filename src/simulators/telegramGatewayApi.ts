@@ -277,6 +277,6 @@ export class TelegramGatewayApi {
   }
 
   private unixNow(): number {
-    return Math.floor(this.options.timers.clock.now().getTime() / 1000);
+    return Math.floor(this.options.timers.clock.nowMs() / 1000);
   }
 }

@@ -5,6 +5,8 @@
  */
 export interface Clock {
   now(): Date;
+  /** `now()` in milliseconds since the epoch, without making a Date: the hot path reads it several times a message. */
+  nowMs(): number;
   /**
    * Milliseconds elapsed since some fixed moment of this clock, for spans that a change of the wall clock must not
    * move (a request's timeout): what its timers count.
@@ -20,6 +22,7 @@ export interface ClockTimer {
 
 export const systemClock: Clock = {
   now: () => new Date(),
+  nowMs: () => Date.now(),
   elapsedMs: () => performance.now(),
   setTimer(ms, fn) {
     const timer = setTimeout(fn, ms);
@@ -33,4 +36,4 @@ export function sleep(clock: Clock, ms: number): Promise<void> {
 }
 
 /** Milliseconds since the epoch on the clock: for spans and rates. */
-export const nowMs = (clock: Clock): number => clock.now().getTime();
+export const nowMs = (clock: Clock): number => clock.nowMs();

@@ -42,7 +42,7 @@ export function verifyJobs(deps: { db: Db; clock: Clock }): Job[] {
       name: 'verification-retention',
       everyMs: 600_000,
       run: async () => {
-        const before = new Date(deps.clock.now().getTime() - EXPIRED_KEPT_MS);
+        const before = new Date(deps.clock.nowMs() - EXPIRED_KEPT_MS);
         while ((await rollUpExpired(deps.db, before, DELETE_BATCH)) === DELETE_BATCH);
       },
     },

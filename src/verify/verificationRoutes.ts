@@ -25,7 +25,7 @@ export const verificationRoutes: Routes = (app, ctx) => {
   // A token bucket of `perAddress` sends per account and client address, refilled over the send window, on Herald's
   // clock. Keyed by the account too: two clients of Herald behind one address (a NAT, a hosting provider's proxy)
   // never spend each other's sends.
-  const addresses = new RateLimiter(perAddress / (SEND_WINDOW_MS / 1000), perAddress, () => ctx.clock.now().getTime());
+  const addresses = new RateLimiter(perAddress / (SEND_WINDOW_MS / 1000), perAddress, () => ctx.clock.nowMs());
 
   app.post(
     '/api/v1/verifier/send',

@@ -24,7 +24,11 @@ export class TestClock implements Clock {
   }
 
   now(): Date {
-    return new Date(Math.floor(this.ms + this.flowed()));
+    return new Date(this.nowMs());
+  }
+
+  nowMs(): number {
+    return Math.floor(this.ms + this.flowed());
   }
 
   elapsedMs(): number {

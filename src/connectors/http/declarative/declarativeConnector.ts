@@ -202,7 +202,7 @@ export class DeclarativeConnector extends HttpConnector {
   /** An accepted message of a polled provider is polled until its lifetime ends. */
   private withPoll(message: OutboundMessage, outcome: SubmitOutcome): SubmitOutcome {
     if (outcome.kind !== 'accepted' || !this.compiled.poll) return outcome;
-    const until = new Date(this.clock.now().getTime() + message.ttlSeconds * 1000 + POLL_GRACE_MS);
+    const until = new Date(this.clock.nowMs() + message.ttlSeconds * 1000 + POLL_GRACE_MS);
     return Object.assign({}, outcome, { pollUntil: until });
   }
 
