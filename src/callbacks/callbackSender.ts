@@ -11,7 +11,7 @@ import { isPrivateAddress } from './callbackUrl.js';
 import {
   callbackPostsClaim,
   callbackPostsForm,
-  callbackPostBodies,
+  callbackPostsBodies,
   callbackPostNextDue,
   callbackPostDefer,
   callbackPostsRecord,
@@ -183,8 +183,10 @@ export class CallbackSender extends Loop {
         this.poke();
       }
     }
+    // The round's POSTs' events in one statement, not one each.
+    const bodies = due.length > 0 ? await callbackPostsBodies(db, due) : new Map<string, string[]>();
     for (const post of due) {
-      const work = this.attempt(post).catch((error: unknown) =>
+      const work = this.attempt(post, bodies.get(post.id)!).catch((error: unknown) =>
         this.deps.log.error(
           { err: error, delivery: post.id },
           'callback attempt could not be recorded; retried after its lease',
@@ -307,7 +309,7 @@ export class CallbackSender extends Loop {
     }
   }
 
-  private async attempt(post: ClaimedPost): Promise<void> {
+  private async attempt(post: ClaimedPost, bodies: readonly string[]): Promise<void> {
     const { db, clock, log } = this.deps;
     const url = new URL(post.url);
     const breaker = this.breakers.get(url.host);
@@ -337,7 +339,6 @@ export class CallbackSender extends Loop {
       this.stats.failed++;
       return;
     }
-    const bodies = await callbackPostBodies(db, post);
     const body = `[${bodies.join(',')}]`;
     const headers: Record<string, string> = {
       'content-type': 'application/json',

@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import type { Queryable } from '../../src/db/db.js';
 import { callbackEventsAfter } from '../../src/callbacks/eventSql.js';
-import { callbackPostBodies, callbackPostsForm } from '../../src/callbacks/postSql.js';
+import { callbackPostBodies, callbackPostsBodies, callbackPostsForm } from '../../src/callbacks/postSql.js';
 import { callbackSmppPostsClaim, SMPP_BINDS_URL } from '../../src/callbacks/smppPostSql.js';
 import { ENGINES } from '../helpers/engines.js';
 import { indexesOf, planOf, scansOf, subplanNodes } from '../helpers/plans.js';
@@ -134,6 +134,44 @@ describe.each(ENGINES)('callback outbox: the plans of its hot statements (%s)', 
       // the transaction ids' index, whose range holds every URL's and lane's events of those transactions.
       expect(indexesOf(plan)).toEqual(['callback_events_pkey']);
       expect(scansOf(plan, 'callback_events')).not.toContain('Seq Scan');
+    },
+  );
+
+  own(
+    "a round's POSTs' bodies are each one range of the primary key, the POST's bounds the scan's parameters",
+    async (tx) => {
+      const targetId = await manyEvents(tx);
+      const [first] = await tx.query<{ id: number }>(
+        'SELECT min(id)::int AS id FROM callback_events WHERE target_id = $1',
+        [targetId],
+      );
+      // Two POSTs of lanes 3 and 5 of the first URL and one of lane 3 of the second, in the middle of the outbox.
+      const post = (id: string, target: number, lane: number) => ({
+        id,
+        target_id: target,
+        lane,
+        after_txid: '1040',
+        after_event_id: first!.id + 4000,
+        last_txid: '1360',
+        last_event_id: first!.id + 4000 + 16000,
+        only_messages: null,
+        excluded_messages: null,
+      });
+      // For these values and for any (a named statement's generic plan, which PostgreSQL may come to prefer).
+      for (const generic of [false, true]) {
+        const plan = await planOf(
+          tx,
+          (explaining) =>
+            callbackPostsBodies(explaining, [
+              post('1', targetId, 3),
+              post('2', targetId, 5),
+              post('3', targetId + 1, 3),
+            ]),
+          { generic },
+        );
+        expect(indexesOf(plan)).toEqual(['callback_events_pkey']);
+        expect(scansOf(plan, 'callback_events')).not.toContain('Seq Scan');
+      }
     },
   );
 });

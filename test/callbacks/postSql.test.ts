@@ -5,7 +5,7 @@ import {
   callbackPostDefer,
   callbackPostsClaim,
   callbackPostsForm,
-  callbackPostBodies,
+  callbackPostsBodies,
   callbackPostsRecord,
   type AttemptOutcome,
   type ClaimedPost,
@@ -86,10 +86,11 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', { timeo
   };
   const claim = async (targetId: number): Promise<ClaimedPost[]> =>
     (await callbackPostsClaim(db, NOW, 100, LEASE_MS)).filter((d) => d.target_id === targetId);
+  /** What a POST's body says, message by message, as a round reads it (a held POST's by a statement of its own). */
   const bodies = async (d: ClaimedPost): Promise<[string, string][]> =>
-    (await callbackPostBodies(db, d))
-      .map((b) => JSON.parse(b) as { message_uuid: string; status: string })
-      .map((b) => [b.message_uuid, b.status]);
+    parsed((await callbackPostsBodies(db, [d])).get(d.id)!);
+  const parsed = (texts: readonly string[]): [string, string][] =>
+    texts.map((b) => JSON.parse(b) as { message_uuid: string; status: string }).map((b) => [b.message_uuid, b.status]);
   const outcome = (d: ClaimedPost, result: 'delivered' | 'retry', at: Date): AttemptOutcome => ({
     postId: d.id,
     accountId,
@@ -122,6 +123,27 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', { timeo
     await form(1);
     const [second] = await claim(target);
     expect(await bodies(second!)).toEqual([[b, 'sent']]);
+  });
+
+  it("reads a round's POSTs' events in one statement, each POST's own range in order", async () => {
+    const [one, two] = [await newTarget(), await newTarget()];
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    await events(one, [a, 'sent'], [b, 'sent']);
+    await events(two, [c, 'sent']);
+    let formed = 0;
+    await waitFor(async () => (formed += (await formIn(one)) + (await formIn(two))) >= 2, horizonWait(db));
+    expect(formed).toBe(2);
+    const due = (await callbackPostsClaim(db, NOW, 100, LEASE_MS)).filter((d) => [one, two].includes(d.target_id));
+    expect(due).toHaveLength(2);
+    const read = await callbackPostsBodies(db, due);
+    expect([...read.keys()]).toEqual(due.map((d) => d.id));
+    const of = (target: number): [string, string][] => parsed(read.get(due.find((d) => d.target_id === target)!.id)!);
+    expect(of(one)).toEqual([
+      [a, 'sent'],
+      [b, 'sent'],
+    ]);
+    expect(of(two)).toEqual([[c, 'sent']]);
+    expect(await callbackPostsBodies(db, [])).toEqual(new Map());
   });
 
   it('lets newer events go past a refused delivery, holding back only the later events of its messages', async () => {
