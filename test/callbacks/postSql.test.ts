@@ -144,6 +144,39 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', { timeo
     ]);
     expect(of(two)).toEqual([[c, 'sent']]);
     expect(await callbackPostsBodies(db, [])).toEqual(new Map());
+
+    // Ranges of one lane read together, whole or of some of its messages (held POSTs, read apart), in the order given.
+    const [low, high] = await db.query<{ txid: string; id: number }>(
+      `SELECT txid::text AS txid, id::int AS id FROM callback_events WHERE target_id = $1 ORDER BY txid, id`,
+      [one],
+    );
+    const range = (id: string, only: string[] | null, excluded: string[] | null) => ({
+      id,
+      target_id: one,
+      lane: 3,
+      after_txid: low!.txid,
+      after_event_id: low!.id - 1,
+      last_txid: high!.txid,
+      last_event_id: high!.id,
+      only_messages: only,
+      excluded_messages: excluded,
+    });
+    const mixed = await callbackPostsBodies(db, [
+      range('whole', null, null),
+      range('only b', [b], null),
+      range('not a', null, [a]),
+      { ...range('after a', null, null), after_event_id: low!.id },
+    ]);
+    expect([...mixed.keys()]).toEqual(['whole', 'only b', 'not a', 'after a']);
+    expect([...mixed.values()].map(parsed)).toEqual([
+      [
+        [a, 'sent'],
+        [b, 'sent'],
+      ],
+      [[b, 'sent']],
+      [[b, 'sent']],
+      [[b, 'sent']],
+    ]);
   });
 
   it('lets newer events go past a refused delivery, holding back only the later events of its messages', async () => {
