@@ -5,7 +5,7 @@ import { Agent, request } from 'undici';
 import type { Db, Queryable } from '../db/db.js';
 import { wakeAtCommit } from '../db/wake.js';
 import { WriteBatches } from '../util/writeBatches.js';
-import { nowMs, type Clock } from '../util/clock.js';
+import { type Clock } from '../util/clock.js';
 import { maskCallbackUrl } from '../shared/callbackUrlMask.js';
 import { isPrivateAddress } from './callbackUrl.js';
 import {
@@ -208,7 +208,7 @@ export class CallbackSender extends Loop {
     if (room <= 0) return [];
     if (formed === 0) {
       this.nextDue = await callbackPostNextDue(db);
-      if (this.nextDue === null || this.nextDue.getTime() > nowMs(clock)) return [];
+      if (this.nextDue === null || this.nextDue.getTime() > clock.nowMs()) return [];
     }
     return callbackPostsClaim(db, clock.now(), room, callbackLeaseMs(this.options.leaseMs, this.options.timeoutMs));
   }
@@ -301,7 +301,7 @@ export class CallbackSender extends Loop {
       const next = this.nextDue !== undefined ? this.nextDue : await callbackPostNextDue(this.deps.db);
       this.nextDueLooks.succeeded();
       if (next === null) return behindMs;
-      const wait = next.getTime() - nowMs(this.deps.clock);
+      const wait = next.getTime() - this.deps.clock.nowMs();
       return Math.min(behindMs, Math.max(wait, DUE_LEFT_POLL_MS));
     } catch (error) {
       this.nextDueLooks.failed(error);
@@ -313,12 +313,12 @@ export class CallbackSender extends Loop {
     const { db, clock, log } = this.deps;
     const url = new URL(post.url);
     const breaker = this.breakers.get(url.host);
-    if (breaker?.isOpen(nowMs(clock))) {
+    if (breaker?.isOpen(clock.nowMs())) {
       await callbackPostDefer(
         db,
         post.id,
         post.lease_until,
-        new Date(nowMs(clock) + breaker.remainingMs(nowMs(clock))),
+        new Date(clock.nowMs() + breaker.remainingMs(clock.nowMs())),
       );
       return;
     }
@@ -425,7 +425,7 @@ export class CallbackSender extends Loop {
       breaker = new CircuitBreaker({ failures: this.options.breakerFailures, openMs: this.options.breakerOpenMs });
       this.breakers.set(host, breaker);
     }
-    breaker.failure(nowMs(this.deps.clock));
+    breaker.failure(this.deps.clock.nowMs());
   }
 
   /** DNS lookup that refuses private, loopback and link-local addresses unless they are allowed. */

@@ -1,4 +1,4 @@
-import { type ArrayColumn, columnValues, unnestSelect } from '../db/columnArrays.js';
+import { type ArrayColumn, arrayLiteral, columnValues, unnestSelect } from '../db/columnArrays.js';
 import { genericPlan, type Queryable } from '../db/db.js';
 import { eventBody, type EventFacts } from './eventBody.js';
 import type { EventPosition, Lane } from './laneSql.js';
@@ -338,26 +338,7 @@ type EventRange = Pick<
 
 /** The bodies of a POST's events, in order, as JSON text. */
 export async function callbackPostBodies(db: Queryable, d: EventRange): Promise<string[]> {
-  const rows = await db.query<EventFacts>(
-    // Parameters in place, not a row of them: the range must reach the planner as constants to be an index range.
-    `SELECT message_id, event, channel_type, status, ${isoSql('at')} AS at, error_code, extra, cascade_id,
-       cascade_step FROM callback_events
-     WHERE target_id = $1 AND lane = $6 AND (txid, id) > ($2::xid8, $3::bigint) AND (txid, id) <= ($4::xid8, $5::bigint)
-       AND ($7::uuid[] IS NULL OR message_id = ANY($7::uuid[]))
-         AND ($8::uuid[] IS NULL OR NOT message_id = ANY($8::uuid[]))
-     ORDER BY txid, id`,
-    [
-      d.target_id,
-      d.after_txid,
-      d.after_event_id,
-      d.last_txid,
-      d.last_event_id,
-      d.lane,
-      d.only_messages,
-      d.excluded_messages,
-    ],
-  );
-  return rows.map(eventBody);
+  return (await callbackPostsBodies(db, [{ ...d, id: '' }])).get('')!;
 }
 
 /** A POST of a round, as {@link callbackPostsBodies} reads its range: the round's index `n` names it. */
@@ -371,49 +352,48 @@ const RANGE_COLUMNS: readonly ArrayColumn<NumberedRange>[] = [
   { name: 'after_event_id', type: 'bigint' },
   { name: 'last_txid', type: 'xid8' },
   { name: 'last_event_id', type: 'bigint' },
+  { name: 'only_messages', type: 'uuid[]', as: 'text', value: (r) => r.only_messages && arrayLiteral(r.only_messages) },
+  {
+    name: 'excluded_messages',
+    type: 'uuid[]',
+    as: 'text',
+    value: (r) => r.excluded_messages && arrayLiteral(r.excluded_messages),
+  },
 ];
 const RANGES_SELECT = unnestSelect(RANGE_COLUMNS, 1, 'r');
 
 /**
- * The bodies of a round's POSTs (the due ones it claimed), by POST id, each POST's events in order: one statement for
- * all whose range is the whole of their lane's (a statement each cost a round trip a POST, 20 per 1000 messages with
- * callbacks in the roles benchmark), each range read through the primary key with the POST's bounds as the scan's
- * parameters (a plan test holds it). A POST of some messages of its range (held messages: `only_messages`,
- * `excluded_messages`) is read by {@link callbackPostBodies}.
+ * The bodies of a round's POSTs (the due ones it claimed), by POST id, each POST's events in order, in one statement
+ * (a statement each cost a round trip a POST, 20 per 1000 messages with callbacks in the roles benchmark): each range
+ * read through the primary key with the POST's bounds as the scan's parameters (a plan test holds it), a POST of
+ * some messages of its range (held messages) keeping only those.
  */
 export async function callbackPostsBodies(
   db: Queryable,
   posts: readonly (EventRange & { readonly id: string })[],
 ): Promise<Map<string, string[]>> {
-  const bodies = new Map<string, string[]>();
-  const whole: NumberedRange[] = [];
-  /** The bodies of `whole`'s POSTs, by their `n`. */
-  const wholeBodies: string[][] = [];
-  for (const post of posts) {
-    if (post.only_messages !== null || post.excluded_messages !== null) {
-      bodies.set(post.id, await callbackPostBodies(db, post));
-    } else {
-      const list: string[] = [];
-      bodies.set(post.id, list);
-      whole.push({ ...post, n: whole.length });
-      wholeBodies.push(list);
-    }
+  const bodies = posts.map((): string[] => []);
+  if (posts.length > 0) {
+    const rows = await db.query<EventFacts & { n: number }>(
+      `SELECT r.n, e.message_id, e.event, e.channel_type, e.status, ${isoSql('e.at')} AS at, e.error_code, e.extra,
+         e.cascade_id, e.cascade_step
+       FROM (${RANGES_SELECT}) r
+       CROSS JOIN LATERAL (
+         SELECT * FROM callback_events e
+         WHERE e.target_id = r.target_id AND e.lane = r.lane AND (e.txid, e.id) > (r.after_txid, r.after_event_id)
+           AND (e.txid, e.id) <= (r.last_txid, r.last_event_id)
+           AND (r.only_messages IS NULL OR e.message_id = ANY(r.only_messages))
+           AND (r.excluded_messages IS NULL OR NOT e.message_id = ANY(r.excluded_messages))
+       ) e
+       ORDER BY r.n, e.txid, e.id`,
+      columnValues(
+        RANGE_COLUMNS,
+        posts.map((post, n) => ({ ...post, n })),
+      ),
+    );
+    for (const row of rows) bodies[row.n]!.push(eventBody(row));
   }
-  if (whole.length === 0) return bodies;
-  const rows = await db.query<EventFacts & { n: number }>(
-    `SELECT r.n, e.message_id, e.event, e.channel_type, e.status, ${isoSql('e.at')} AS at, e.error_code, e.extra,
-       e.cascade_id, e.cascade_step
-     FROM (${RANGES_SELECT}) r
-     CROSS JOIN LATERAL (
-       SELECT * FROM callback_events e
-       WHERE e.target_id = r.target_id AND e.lane = r.lane AND (e.txid, e.id) > (r.after_txid, r.after_event_id)
-         AND (e.txid, e.id) <= (r.last_txid, r.last_event_id)
-     ) e
-     ORDER BY r.n, e.txid, e.id`,
-    columnValues(RANGE_COLUMNS, whole),
-  );
-  for (const row of rows) wholeBodies[row.n]!.push(eventBody(row));
-  return bodies;
+  return new Map(posts.map((post, n) => [post.id, bodies[n]!]));
 }
 
 export interface AttemptOutcome {

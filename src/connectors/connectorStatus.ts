@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Db, Queryable } from '../db/db.js';
 import { Loop } from '../shared/loop.js';
-import { type Clock, nowMs } from '../util/clock.js';
+import { type Clock } from '../util/clock.js';
 import type { ConnectorState } from './connector.js';
 import { type ConnectorOutcomes, connectorOutcomesForget } from './connectorOutcomes.js';
 import { connectorStatusDelete, connectorStatusList, connectorStatusUpsert } from './connectorStatusSql.js';
@@ -76,7 +76,7 @@ export class ConnectorStatusWriter extends Loop {
   private async reportIfChanged(): Promise<void> {
     await this.deps.outcomes?.flush(this.deps.db);
     const states = JSON.stringify(this.deps.states());
-    if (states === this.written.states && nowMs(this.deps.clock) - this.written.at < UNCHANGED_EVERY_MS) return;
+    if (states === this.written.states && this.deps.clock.nowMs() - this.written.at < UNCHANGED_EVERY_MS) return;
     await this.report();
   }
 

@@ -1,4 +1,4 @@
-import { type Clock, type ClockTimer, nowMs, systemClock } from '../util/clock.js';
+import { type Clock, type ClockTimer, systemClock } from '../util/clock.js';
 
 /**
  * A connector's flow control: at most `window` submissions in flight and at most `mps` started per second (a
@@ -36,7 +36,7 @@ export class Throttle {
     this.bulkWindow = Math.max(1, Math.floor((window * (100 - urgentPercent)) / 100));
     this.rate = mps;
     this.tokens = mps;
-    this.refilledAt = nowMs(clock);
+    this.refilledAt = clock.nowMs();
   }
 
   /** The rate now: `mps` unless a carrier asked to slow down ({@link setRate}). */
@@ -73,7 +73,7 @@ export class Throttle {
     if (this.tryAcquire(urgent)) return Promise.resolve(true);
     if (this.refusing) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const waiter = { resolve, until: nowMs(this.clock) + maxWaitMs, urgent };
+      const waiter = { resolve, until: this.clock.nowMs() + maxWaitMs, urgent };
       // An urgent waiter goes after the urgent ones already waiting, before every other.
       const at = urgent ? this.waiters.findIndex((w) => !w.urgent) : -1;
       if (at < 0) this.waiters.push(waiter);
@@ -101,7 +101,7 @@ export class Throttle {
   }
 
   private refill(): void {
-    const now = nowMs(this.clock);
+    const now = this.clock.nowMs();
     this.tokens = Math.min(this.rate, this.tokens + ((now - this.refilledAt) * this.rate) / 1000);
     this.refilledAt = now;
   }
@@ -117,7 +117,7 @@ export class Throttle {
   }
 
   private drain(): void {
-    const now = nowMs(this.clock);
+    const now = this.clock.nowMs();
     while (this.waiters.length > 0) {
       const first = this.waiters[0]!;
       if (first.until < now) {

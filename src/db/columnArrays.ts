@@ -60,19 +60,20 @@ export function columnValues<T>(columns: readonly ArrayColumn<T>[], rows: readon
     if (c.as === 'json') return jsonTexts(c, rows);
     const elements = new Array<string>(rows.length);
     for (let i = 0; i < rows.length; i++) {
-      const row = rows[i]!;
-      elements[i] = element(c.value ? c.value(row) : row[c.name as keyof T]);
+      elements[i] = element(cell(c, rows[i]!));
     }
     return `{${elements.join(',')}}`;
   });
 }
 
+/** A row's value in a column. */
+const cell = <T>(c: ArrayColumn<T>, row: T): unknown => (c.value ? c.value(row) : row[c.name as keyof T]);
+
 /** A JSON column's documents joined by {@link JSON_SEPARATOR}, none of them quoted. */
 function jsonTexts<T>(c: ArrayColumn<T>, rows: readonly T[]): string {
   const texts = new Array<string>(rows.length);
   for (let i = 0; i < rows.length; i++) {
-    const row = rows[i]!;
-    const value = c.value ? c.value(row) : row[c.name as keyof T];
+    const value = cell(c, rows[i]!);
     if (value === null || value === undefined) texts[i] = '';
     else if (typeof value !== 'string' || value === '' || value.includes(JSON_SEPARATOR)) {
       throw new TypeError(`column ${c.name} holds something other than JSON.stringify's text`);

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Db, Queryable } from '../db/db.js';
 import { TestSignal } from '../shared/testSignal.js';
 import { LoopFailures, type LoopStep } from '../shared/loop.js';
-import { nowMs, systemClock, type Clock, type ClockTimer } from '../util/clock.js';
+import { systemClock, type Clock, type ClockTimer } from '../util/clock.js';
 import { NO_STEPS_CREATED, type OutcomeHooks } from './outcomeHooks.js';
 import type { CarrierReceipt } from '../connectors/index.js';
 import {
@@ -120,7 +120,7 @@ export class DeliveryWriter {
   }
 
   sent(record: SentRecord): Promise<void> {
-    const now = nowMs(this.clock);
+    const now = this.clock.nowMs();
     for (const carrierId of record.carrierIds) {
       this.recent.set(`${record.connectorId}\u0000${carrierId}`, {
         accountId: record.accountId,
@@ -219,7 +219,7 @@ export class DeliveryWriter {
       }
       this.stats.receiptsFromMemory++;
       if (submission.cascade) cascade = true;
-      this.onReceiptLatency?.(nowMs(this.clock) - submission.at);
+      this.onReceiptLatency?.(this.clock.nowMs() - submission.at);
       if (receipt.state !== 'delivered' || !submission.readTracked) this.recent.delete(key);
       known.push({ accountId: submission.accountId, id: submission.id, receipt });
     }
@@ -258,7 +258,7 @@ export class DeliveryWriter {
   }
 
   private forgetOldSubmissions(): void {
-    const before = nowMs(this.clock) - RECENT_SUBMISSION_MS;
+    const before = this.clock.nowMs() - RECENT_SUBMISSION_MS;
     for (const [key, entry] of this.recent) {
       if (entry.at >= before) break;
       this.recent.delete(key);

@@ -21,7 +21,7 @@ import { type Channel, CHANNELS } from '../shared/channels.js';
 import { stopListMatchOfAccounts } from '../stoplists/index.js';
 import { DUE_LEFT_POLL_MS, ERROR_POLL_MS, Loop, LoopFailures, type LoopStep } from '../shared/loop.js';
 import { TestSignal } from '../shared/testSignal.js';
-import { type Clock, nowMs } from '../util/clock.js';
+import { type Clock } from '../util/clock.js';
 import type { DeliveryWriter, StatusRecord } from './deliveryWriter.js';
 import type { Wakeup } from './wakeup.js';
 
@@ -207,12 +207,12 @@ export class Submitter extends Loop {
     while (this.running) {
       const { pollMs } = this.options;
       const wait =
-        next === undefined ? Math.min(pollMs, ERROR_POLL_MS) : next === null ? pollMs : next - nowMs(this.deps.clock);
+        next === undefined ? Math.min(pollMs, ERROR_POLL_MS) : next === null ? pollMs : next - this.deps.clock.nowMs();
       if (await this.idle(wait <= 0 ? Math.min(pollMs, DUE_LEFT_POLL_MS) : Math.min(pollMs, wait))) return;
       // No claim came in that time to delete them.
       await this.endClaims();
       next = await this.nextDue();
-      if (next !== undefined && next !== null && next <= nowMs(this.deps.clock)) return;
+      if (next !== undefined && next !== null && next <= this.deps.clock.nowMs()) return;
     }
   }
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type Clock, type ClockTimer, nowMs } from '../util/clock.js';
+import { type Clock, type ClockTimer } from '../util/clock.js';
 import { LoopFailures, type LoopStep } from './loop.js';
 
 /**
@@ -116,7 +116,7 @@ export class Jobs {
     const entry = this.jobs.get(name)!;
     entry.timer = this.deps.clock.setTimer(entry.job.everyMs, () => {
       entry.timer = undefined;
-      const now = nowMs(this.deps.clock);
+      const now = this.deps.clock.nowMs();
       const quiet = entry.quiet;
       const activity = this.deps.activity?.();
       if (quiet && activity === quiet.activity && now < quiet.until && now - quiet.since < QUIET_MAX_MS) {

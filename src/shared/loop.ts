@@ -5,7 +5,7 @@ import {
   isDatabaseUnavailable,
   isTransactionConflict,
 } from '../db/connectionErrors.js';
-import { nowMs, type Clock, type ClockTimer } from '../util/clock.js';
+import { type Clock, type ClockTimer } from '../util/clock.js';
 
 /**
  * How soon an idle loop looks again when work is due that its last round left (a channel or a lane had no room,
@@ -173,7 +173,7 @@ export class LoopFailures {
     }
     const line = Object.assign({ err: error }, this.fields, fields);
     if (unavailable) {
-      this.outage = { sinceMs: nowMs(this.clock), failures: 1, first: message, steps: new Set([message]) };
+      this.outage = { sinceMs: this.clock.nowMs(), failures: 1, first: message, steps: new Set([message]) };
       this.log.warn(line, `${message} (the database is unavailable: logged once until it is back)`);
       return;
     }
@@ -187,7 +187,7 @@ export class LoopFailures {
   private end(): void {
     const { sinceMs, failures, first } = this.outage!;
     this.outage = undefined;
-    const line = Object.assign({ failed: first, failures, failingMs: nowMs(this.clock) - sinceMs }, this.fields);
+    const line = Object.assign({ failed: first, failures, failingMs: this.clock.nowMs() - sinceMs }, this.fields);
     this.log.info(line, 'database back');
   }
 }

@@ -14,7 +14,7 @@ import {
 import { outcomeOf, SIM_UNDELIVERED_ERROR, type SimOutcome } from './outcomes.js';
 import { closeServer, listenOn } from './simulatorServers.js';
 import { Timers } from './timers.js';
-import { type Clock, type ClockTimer, nowMs, systemClock } from '../util/clock.js';
+import { type Clock, type ClockTimer, systemClock } from '../util/clock.js';
 import { yymmddhhmm } from '../util/time.js';
 
 /** One submit_sm the simulator accepted or refused, as it arrived. */
@@ -333,7 +333,7 @@ export class SmscSimulator {
     session.on('close', () => this.onClose(session));
     const bind = (pdu: smpp.PDU): void => {
       this.bindAttempts++;
-      this.binds.push({ command: pdu.command, systemType: String(pdu.system_type ?? ''), at: nowMs(this.clock) });
+      this.binds.push({ command: pdu.command, systemType: String(pdu.system_type ?? ''), at: this.clock.nowMs() });
       if (this.silentBinds) return;
       if (this.down || pdu.system_id !== this.options.systemId || pdu.password !== this.options.password) {
         session.send(pdu.response({ command_status: this.down ? smpp.ESME_RSYSERR : smpp.ESME_RINVPASWD }));
@@ -453,7 +453,7 @@ export class SmscSimulator {
       ),
       tlvs: receiptTlvs(reportedId, delivered ? 2 : 5),
     };
-    this.receiptQueue.push({ due: nowMs(this.clock) + this.options.delayMs, session, receipt });
+    this.receiptQueue.push({ due: this.clock.nowMs() + this.options.delayMs, session, receipt });
     this.scheduleReceipts();
   }
 
@@ -494,10 +494,10 @@ export class SmscSimulator {
   private scheduleReceipts(): void {
     if (this.receiptTimer || this.receiptQueue.length === 0) return;
     const first = this.receiptQueue[0]!.due;
-    this.receiptTimer = this.clock.setTimer(Math.max(0, first - nowMs(this.clock)), () => {
+    this.receiptTimer = this.clock.setTimer(Math.max(0, first - this.clock.nowMs()), () => {
       this.receiptTimer = undefined;
       // The timer fired, so the first receipt is due even on a test clock that stands still.
-      const now = Math.max(nowMs(this.clock), first);
+      const now = Math.max(this.clock.nowMs(), first);
       let i = 0;
       while (i < this.receiptQueue.length && this.receiptQueue[i]!.due <= now) {
         const { session, receipt } = this.receiptQueue[i]!;

@@ -1,7 +1,7 @@
 import type { Db } from '../db/db.js';
 import type { TelegramChats } from '../connectors/index.js';
 import { senderNameBotToken } from '../senderNames/index.js';
-import { type Clock, nowMs } from '../util/clock.js';
+import { type Clock } from '../util/clock.js';
 import { telegramLinkChats, telegramLinkDelete } from './telegramLinkSql.js';
 
 /** How long a bot's token and a number's chat are trusted without reading them again. */
@@ -42,7 +42,7 @@ export class TelegramChatDirectory implements TelegramChats {
 
   async botToken(accountId: number, bot: string): Promise<string | undefined> {
     const key = `${accountId}\u0000${bot}`;
-    const now = nowMs(this.clock);
+    const now = this.clock.nowMs();
     const cached = this.tokens.get(key);
     if (cached && cached.until > now) return cached.value;
     const value = (await senderNameBotToken(this.db, accountId, bot))?.token;
@@ -52,7 +52,7 @@ export class TelegramChatDirectory implements TelegramChats {
 
   async chatOf(accountId: number, bot: string, phone: string): Promise<string | undefined> {
     const key = `${accountId}\u0000${bot}\u0000${phone}`;
-    const now = nowMs(this.clock);
+    const now = this.clock.nowMs();
     const cached = this.chats.get(key);
     if (cached && cached.until > now) return cached.value;
     return new Promise((resolve, reject) => {
@@ -77,7 +77,7 @@ export class TelegramChatDirectory implements TelegramChats {
         [...batch.values()].map((e) => e.key),
       );
       const found = new Map(rows.map((r) => [`${r.account_id}\u0000${r.bot}\u0000${r.phone}`, r.chat_id]));
-      const until = nowMs(this.clock) + CACHE_MS;
+      const until = this.clock.nowMs() + CACHE_MS;
       for (const [key, entry] of batch) {
         const value = found.get(key);
         if (value === undefined) this.chats.delete(key);

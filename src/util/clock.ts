@@ -34,6 +34,3 @@ export const systemClock: Clock = {
 export function sleep(clock: Clock, ms: number): Promise<void> {
   return new Promise((resolve) => clock.setTimer(ms, resolve));
 }
-
-/** Milliseconds since the epoch on the clock: for spans and rates. */
-export const nowMs = (clock: Clock): number => clock.nowMs();

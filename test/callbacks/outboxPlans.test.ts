@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import type { Queryable } from '../../src/db/db.js';
 import { callbackEventsAfter } from '../../src/callbacks/eventSql.js';
@@ -17,6 +18,28 @@ const T0 = new Date('2026-03-10T09:00:00Z');
  */
 describe.each(ENGINES)('callback outbox: the plans of its hot statements (%s)', (engine) => {
   const own = ownRowsTests(engine);
+
+  /**
+   * POSTs in the middle of {@link manyEvents}' outbox (URL `first`'s first event as the origin): events of
+   * transactions 1040 to 1360 of a URL's lane.
+   */
+  const middlePosts = async (tx: Queryable, first: number) => {
+    const [origin] = await tx.query<{ id: number }>(
+      'SELECT min(id)::int AS id FROM callback_events WHERE target_id = $1',
+      [first],
+    );
+    return (target: number, lane: number, id = '') => ({
+      id,
+      target_id: target,
+      lane,
+      after_txid: '1040',
+      after_event_id: origin!.id + 4000,
+      last_txid: '1360',
+      last_event_id: origin!.id + 4000 + 16000,
+      only_messages: null as string[] | null,
+      excluded_messages: null as string[] | null,
+    });
+  };
 
   /**
    * 20,000 events of 20 URLs over their 16 lanes, interleaved as receipts come, from 400 transactions, analysed; the
@@ -114,22 +137,8 @@ describe.each(ENGINES)('callback outbox: the plans of its hot statements (%s)', 
       const targetId = await manyEvents(tx);
       // A POST of 50 events of lane 3 of the first URL in the middle of the outbox (every 320th event is one), from
       // 320 of the 400 transactions.
-      const [first] = await tx.query<{ id: number }>(
-        'SELECT min(id)::int AS id FROM callback_events WHERE target_id = $1',
-        [targetId],
-      );
-      const plan = await planOf(tx, (explaining) =>
-        callbackPostBodies(explaining, {
-          target_id: targetId,
-          lane: 3,
-          after_txid: '1040',
-          after_event_id: first!.id + 4000,
-          last_txid: '1360',
-          last_event_id: first!.id + 4000 + 16000,
-          only_messages: null,
-          excluded_messages: null,
-        }),
-      );
+      const post = await middlePosts(tx, targetId);
+      const plan = await planOf(tx, (explaining) => callbackPostBodies(explaining, post(targetId, 3)));
       // The lane's range of the primary key, as an index scan or a bitmap of it (and a sort of its few rows): never
       // the transaction ids' index, whose range holds every URL's and lane's events of those transactions.
       expect(indexesOf(plan)).toEqual(['callback_events_pkey']);
@@ -141,31 +150,20 @@ describe.each(ENGINES)('callback outbox: the plans of its hot statements (%s)', 
     "a round's POSTs' bodies are each one range of the primary key, the POST's bounds the scan's parameters",
     async (tx) => {
       const targetId = await manyEvents(tx);
-      const [first] = await tx.query<{ id: number }>(
-        'SELECT min(id)::int AS id FROM callback_events WHERE target_id = $1',
-        [targetId],
-      );
-      // Two POSTs of lanes 3 and 5 of the first URL and one of lane 3 of the second, in the middle of the outbox.
-      const post = (id: string, target: number, lane: number) => ({
-        id,
-        target_id: target,
-        lane,
-        after_txid: '1040',
-        after_event_id: first!.id + 4000,
-        last_txid: '1360',
-        last_event_id: first!.id + 4000 + 16000,
-        only_messages: null,
-        excluded_messages: null,
-      });
+      const post = await middlePosts(tx, targetId);
+      // Two POSTs of lanes 3 and 5 of the first URL, one of lane 3 of the second, and one of lane 3 holding some of its
+      // messages only (held), in the middle of the outbox.
+      const held = { ...post(targetId, 3, '4'), only_messages: [randomUUID(), randomUUID()] };
       // For these values and for any (a named statement's generic plan, which PostgreSQL may come to prefer).
       for (const generic of [false, true]) {
         const plan = await planOf(
           tx,
           (explaining) =>
             callbackPostsBodies(explaining, [
-              post('1', targetId, 3),
-              post('2', targetId, 5),
-              post('3', targetId + 1, 3),
+              post(targetId, 3, '1'),
+              post(targetId, 5, '2'),
+              post(targetId + 1, 3, '3'),
+              held,
             ]),
           { generic },
         );

@@ -86,7 +86,7 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', { timeo
   };
   const claim = async (targetId: number): Promise<ClaimedPost[]> =>
     (await callbackPostsClaim(db, NOW, 100, LEASE_MS)).filter((d) => d.target_id === targetId);
-  /** What a POST's body says, message by message, as a round reads it (a held POST's by a statement of its own). */
+  /** What a POST's body says, message by message, as a round reads it. */
   const bodies = async (d: ClaimedPost): Promise<[string, string][]> =>
     parsed((await callbackPostsBodies(db, [d])).get(d.id)!);
   const parsed = (texts: readonly string[]): [string, string][] =>
@@ -145,7 +145,7 @@ describe.each(ENGINES)('callback deliveries: forming and claiming (%s)', { timeo
     expect(of(two)).toEqual([[c, 'sent']]);
     expect(await callbackPostsBodies(db, [])).toEqual(new Map());
 
-    // Ranges of one lane read together, whole or of some of its messages (held POSTs, read apart), in the order given.
+    // Ranges of one lane read together, whole or of some of its messages (held POSTs), in the order given.
     const [low, high] = await db.query<{ txid: string; id: number }>(
       `SELECT txid::text AS txid, id::int AS id FROM callback_events WHERE target_id = $1 ORDER BY txid, id`,
       [one],

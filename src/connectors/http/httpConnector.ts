@@ -4,7 +4,7 @@ import type { Channel } from '../../shared/channels.js';
 import type { Connector, ConnectorState, OutboundMessage, SubmitOutcome } from '../connector.js';
 import { CircuitBreaker } from '../../shared/circuitBreaker.js';
 import { Throttle } from '../throttle.js';
-import { type Clock, nowMs, systemClock } from '../../util/clock.js';
+import { type Clock, systemClock } from '../../util/clock.js';
 import { formBody, jsonText, parseExact } from './jsonText.js';
 
 /** How long a submission may wait for a window slot before its message goes back to the queue. */
@@ -117,7 +117,7 @@ export abstract class HttpConnector implements Connector {
   }
 
   available(): boolean {
-    return !this.stopped && !this.breaker.isOpen(nowMs(this.clock));
+    return !this.stopped && !this.breaker.isOpen(this.clock.nowMs());
   }
 
   state(): ConnectorState {
@@ -126,7 +126,7 @@ export abstract class HttpConnector implements Connector {
       type: this.type,
       channel: this.channel,
       available: this.available(),
-      state: this.stopped ? 'stopped' : this.breaker.isOpen(nowMs(this.clock)) ? 'failing' : 'ready',
+      state: this.stopped ? 'stopped' : this.breaker.isOpen(this.clock.nowMs()) ? 'failing' : 'ready',
       inFlight: this.throttle.active,
       window: this.flow.window,
       mps: this.flow.mps,
@@ -261,7 +261,7 @@ export abstract class HttpConnector implements Connector {
 
   /** No answer, a timeout or a 5xx: after breakerFailures in a row, out of the routes for a while. */
   private failedToAnswer(): void {
-    this.breaker.failure(nowMs(this.clock));
+    this.breaker.failure(this.clock.nowMs());
   }
 
   private fail(outcome: Exclude<SubmitOutcome, { kind: 'accepted' }>): SubmitOutcome {

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import smpp from 'smpp';
 import type { SmppTlsConfig } from '../connectorConfig.js';
-import { type Clock, type ClockTimer, nowMs } from '../../util/clock.js';
+import { type Clock, type ClockTimer } from '../../util/clock.js';
 import { corkUntilNextTick } from './corkedWrites.js';
 import { PendingAnswers } from '../../util/pendingAnswers.js';
 import { SMPP_STATUS, statusName } from './smppErrors.js';
@@ -269,7 +269,7 @@ export class SmppSession {
           return;
         }
         this.sessionState = 'bound';
-        this.boundAt = nowMs(this.clock);
+        this.boundAt = this.clock.nowMs();
         // A bind that is closed at once counts as a failed one: the back-off starts again only once it has lasted.
         link.later(SESSION_STABLE_MS, () => (this.backoffMs = this.settings.reconnectMinMs));
         this.log.info({ connector: this.settings.id, session: this.number, role: this.role }, 'SMPP session bound');
@@ -330,7 +330,7 @@ export class SmppSession {
       return;
     }
     this.sessionState = 'disconnected';
-    const upForMs = wasBound && this.boundAt !== undefined ? nowMs(this.clock) - this.boundAt : undefined;
+    const upForMs = wasBound && this.boundAt !== undefined ? this.clock.nowMs() - this.boundAt : undefined;
     this.boundAt = undefined;
     if (wasBound) this.events.unbound(this);
     const delay = this.backoffMs;

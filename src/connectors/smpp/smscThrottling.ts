@@ -1,4 +1,4 @@
-import { type Clock, type ClockTimer, nowMs } from '../../util/clock.js';
+import { type Clock, type ClockTimer } from '../../util/clock.js';
 import type { Throttle } from '../throttle.js';
 
 /**
@@ -54,7 +54,7 @@ export class SmscThrottling {
   /** For tests and the operator: the pause left, the refusals in a row and the rate now. */
   snapshot(): { pausedForMs: number; steps: number; rate: number } {
     return {
-      pausedForMs: Math.max(0, this.pausedUntil - nowMs(this.clock)),
+      pausedForMs: Math.max(0, this.pausedUntil - this.clock.nowMs()),
       steps: this.steps,
       rate: this.throttle.currentRate,
     };
@@ -66,11 +66,11 @@ export class SmscThrottling {
   }
 
   get pauseLeftMs(): number {
-    return Math.max(0, this.pausedUntil - nowMs(this.clock));
+    return Math.max(0, this.pausedUntil - this.clock.nowMs());
   }
 
   now(): number {
-    return nowMs(this.clock);
+    return this.clock.nowMs();
   }
 
   /** A mark for a PDU about to be sent, to tell later which pause its refusal belongs to. */
@@ -93,7 +93,7 @@ export class SmscThrottling {
     if (mostlyAccepted && this.probe === 'none') return;
     this.pauses++;
     this.probe = 'needed';
-    const now = nowMs(this.clock);
+    const now = this.clock.nowMs();
     const pause = Math.min(THROTTLE_PAUSE_MIN_MS * 2 ** this.steps, THROTTLE_PAUSE_MAX_MS);
     this.steps++;
     this.pausedUntil = now + pause;
@@ -105,7 +105,7 @@ export class SmscThrottling {
   /** The SMSC took a PDU: the refusals in a row end, and the rate recovers a step per second. */
   accepted(): void {
     this.answered(false);
-    const now = nowMs(this.clock);
+    const now = this.clock.nowMs();
     if (now < this.pausedUntil) return;
     this.probe = 'none';
     this.steps = 0;
@@ -122,7 +122,7 @@ export class SmscThrottling {
    */
   async waitTurn(deadline: number): Promise<'go' | 'probe' | false> {
     for (;;) {
-      const now = nowMs(this.clock);
+      const now = this.clock.nowMs();
       if (now < this.pausedUntil) {
         if (this.pausedUntil > deadline) return false;
         if (!(await this.waitFor(this.pausedUntil - now))) return false;
@@ -147,7 +147,7 @@ export class SmscThrottling {
         });
         this.probeWaiters.add(waiter);
       });
-      if (!answered && nowMs(this.clock) >= deadline) return false;
+      if (!answered && this.clock.nowMs() >= deadline) return false;
     }
   }
 
