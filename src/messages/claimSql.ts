@@ -217,12 +217,14 @@ export async function messageClaimDue(
        ),
        -- A lease in the row that ran out (a fast lane's whose process stalled or died): cleared, and the attempt
        -- counted, through a TID scan of the versions just locked (the partition matched too: a TID names a row
-       -- within its partition).
+       -- within its partition). Only when a message taken had one (a test of no row, run once before the scan): the
+       -- generic plan made while the partition was small reads the span of ids instead, every row of it, every claim.
        unleased AS (
          UPDATE messages m SET lease_expires_at = NULL, attempts = m.attempts + 1
          FROM due
          WHERE due.lease IS NOT NULL AND m.ctid = ANY(ARRAY(SELECT row_id FROM due WHERE lease IS NOT NULL))
            AND m.tableoid = due.part AND m.ctid = due.row_id AND m.id >= $8 AND m.id < $10
+           AND EXISTS (SELECT 1 FROM due WHERE lease IS NOT NULL)
        )
        SELECT due.*, (SELECT id FROM record) AS claim_id,
          CASE WHEN due.lease IS NOT NULL THEN due.row_attempts + 1 ELSE due.row_attempts END AS attempts
