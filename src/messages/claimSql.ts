@@ -216,9 +216,10 @@ export async function messageClaimDue(
          RETURNING id
        ),
        -- A lease in the row that ran out (a fast lane's whose process stalled or died): cleared, and the attempt
-       -- counted, through a TID scan of the versions just locked (the partition matched too: a TID names a row
-       -- within its partition). Only when a message taken had one (a test of no row, run once before the scan): the
-       -- generic plan made while the partition was small reads the span of ids instead, every row of it, every claim.
+       -- counted, by the TIDs of the versions just locked (the partition matched too: a TID names a row within its
+       -- partition). A generic plan made while the partition was small reads the whole span of ids by its key
+       -- instead, every claim: the EXISTS, on due alone, is evaluated once before the scan and skips it when no
+       -- message taken had a lease.
        unleased AS (
          UPDATE messages m SET lease_expires_at = NULL, attempts = m.attempts + 1
          FROM due

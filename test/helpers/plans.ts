@@ -6,6 +6,10 @@ interface PlanNode {
   readonly 'Index Name'?: string;
   readonly 'Relation Name'?: string;
   readonly 'Subplan Name'?: string;
+  /** EXPLAIN ANALYZE's, each a mean over the node's loops. */
+  readonly 'Actual Rows'?: number;
+  readonly 'Actual Loops'?: number;
+  readonly 'Rows Removed by Filter'?: number;
   readonly Plans?: PlanNode[];
 }
 
@@ -27,6 +31,11 @@ export async function planOf(
      * not the one made for these values. `db` must be a transaction: the statement is prepared on its connection.
      */
     generic?: boolean;
+    /**
+     * With `generic`: the plan made now, run once, then `meanwhile` (rows added, unanalysed), then run again under
+     * EXPLAIN ANALYZE: what a connection's plan made on the tables as they were does once they have changed.
+     */
+    later?: { meanwhile: () => Promise<unknown> };
   } = {},
 ): Promise<PlanNode> {
   let plan: PlanNode | undefined;
@@ -36,8 +45,10 @@ export async function planOf(
       // Planner settings (a SELECT of set_config that reads no table, local to the transaction) are made, not
       // explained.
       if (/^\s*SELECT\b(?:(?!\bFROM\b)[^;])*\bset_config\(/i.test(sql)) return db.query<R>(sql, params);
+      // With `later`, the statement's own plan is what is wanted: one that reads no table (a lock taken first) runs.
+      if (options.later && !/\bFROM\b/i.test(sql)) return db.query<R>(sql, params);
       const [row] = options.generic
-        ? await explainGeneric(db, sql, params ?? [])
+        ? await explainGeneric(db, sql, params ?? [], options.later)
         : await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
       plan = row!['QUERY PLAN'][0]!.Plan;
       return (options.answer?.(params ?? []) ?? []) as R[];
@@ -49,11 +60,15 @@ export async function planOf(
   return options.partitions ? plan : asUnpartitioned(plan, await partitionIndexParents(db));
 }
 
-/** EXPLAIN of `sql`'s generic plan for `params`: prepared, and executed with generic plans forced in `tx`. */
+/**
+ * EXPLAIN of `sql`'s generic plan for `params`: prepared, and executed with generic plans forced in `tx`; with `later`,
+ * executed first, then explained with ANALYZE after `later.meanwhile` (see planOf).
+ */
 async function explainGeneric(
   tx: Queryable,
   sql: string,
   params: readonly unknown[],
+  later?: { meanwhile: () => Promise<unknown> },
 ): Promise<{ 'QUERY PLAN': { Plan: PlanNode }[] }[]> {
   // A name of its own: a prepared statement outlives a transaction that failed.
   const name = `herald_plan_of_${++explained}`;
@@ -70,14 +85,20 @@ async function explainGeneric(
   const quote = params.map((_, i) => `quote_nullable($${i + 1}::${prepared!.types[i]})`);
   const [quoted] = await tx.query<{ values: string[] }>(`SELECT ARRAY[${quote.join(', ')}]::text[] AS values`, params);
   const args = quoted!.values.join(', ');
+  const execute = `EXECUTE ${name}${args ? `(${args})` : ''}`;
+  if (later) {
+    await tx.query(execute);
+    await later.meanwhile();
+  }
   const rows = await tx.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-    `EXPLAIN (FORMAT JSON) EXECUTE ${name}${args ? `(${args})` : ''}`,
+    `EXPLAIN (${later ? 'ANALYZE, ' : ''}FORMAT JSON) ${execute}`,
   );
+  // Each run by the generic plan counts, the one made first and kept (rows added invalidate no plan).
   const [made] = await tx.query<{ generic: number }>(
     'SELECT generic_plans::int AS generic FROM pg_prepared_statements WHERE name = $1',
     [name],
   );
-  if (made?.generic !== 1) throw new Error(`no generic plan was made of ${name}`);
+  if (made?.generic !== (later ? 2 : 1)) throw new Error(`no generic plan was made of ${name}`);
   await tx.query(`SELECT set_config('plan_cache_mode', $1, true)`, [mode!.mode]);
   await tx.query(`DEALLOCATE ${name}`);
   return rows;
@@ -116,11 +137,29 @@ function asUnpartitioned(node: PlanNode, parents: Map<string, string>): PlanNode
 
 /** The nodes of a plan's subtree named `subplan` (a CTE: `CTE due`), as node type and index name. */
 export function subplanNodes(plan: PlanNode, subplan: string): { type: string; index: string | undefined }[] {
+  return nodesOf(subtree(plan, subplan)).map((n) => ({ type: n['Node Type'], index: n['Index Name'] }));
+}
+
+/** A plan's subtree named `subplan`. */
+function subtree(plan: PlanNode, subplan: string): PlanNode {
   const find = (node: PlanNode): PlanNode | undefined =>
     node['Subplan Name'] === subplan ? node : (node.Plans ?? []).map(find).find((n) => n !== undefined);
   const root = find(plan);
   if (!root) throw new Error(`no ${subplan} in the plan`);
-  return nodesOf(root).map((n) => ({ type: n['Node Type'], index: n['Index Name'] }));
+  return root;
+}
+
+/**
+ * The rows of `table` and of its partitions that a plan's subtree named `subplan` read (EXPLAIN ANALYZE: planOf with
+ * `later` and `partitions`), those its filters removed included.
+ */
+export function rowsRead(plan: PlanNode, subplan: string, table: string): number {
+  return nodesOf(subtree(plan, subplan))
+    .filter((n) => n['Relation Name'] === table || n['Relation Name']?.startsWith(`${table}_`))
+    .reduce(
+      (sum, n) => sum + ((n['Actual Rows'] ?? 0) + (n['Rows Removed by Filter'] ?? 0)) * (n['Actual Loops'] ?? 0),
+      0,
+    );
 }
 
 /** Every node of a plan, the root first. */
