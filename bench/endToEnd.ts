@@ -330,6 +330,7 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
     const used = cpu.map((c) => c.stop());
     const observed = (await observer?.stop(total, elapsed)) ?? [];
     const heraldCpuSeconds = used.reduce((sum, u) => sum + u.processSeconds, 0);
+    const heraldMainSeconds = used.reduce((sum, u) => sum + u.mainThreadSeconds, 0);
     const delivered = await db.query(
       `SELECT count(*)::int AS n FROM messages
        WHERE account_id = $1 AND status = 'delivered' AND ($2::timestamptz IS NULL OR created_at > $2)`,
@@ -414,7 +415,9 @@ export async function benchEndToEnd(options: EndToEndOptions): Promise<BenchFigu
         value: (heraldCpuSeconds * 1000) / total,
         unit: 'ms',
         note:
-          `${heraldCpuSeconds.toFixed(1)} CPU s; the machine ${used[0]!.machineBusyPercent.toFixed(0)} % busy, ` +
+          `${heraldCpuSeconds.toFixed(1)} CPU s, ${heraldMainSeconds.toFixed(1)} of them its main thread's ` +
+          `(the rest V8's compiler and collector, libuv's pool); the benchmark's own process ` +
+          `${used[0]!.selfSeconds.toFixed(1)} CPU s; the machine ${used[0]!.machineBusyPercent.toFixed(0)} % busy, ` +
           `1-min load ${used[0]!.loadStart.toFixed(1)} at the start`,
       },
       ...(receiver
