@@ -253,7 +253,7 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
       async (tx) => {
         // The generic plan a worker's connection keeps, made on its first claim while the queue's partition was
         // empty (a new installation, a new week), took the span of ids for small: it read every row of the span for
-        // the leases (23,000 rows a claim in the roles benchmark), and the partition only grows.
+        // the leases (23,000 rows a claim in the roles benchmark) until the partition's next analysis.
         const accountId = (await insertAccount(tx)).id;
         const ids = Array.from({ length: 5000 }, (_, i) => uuid7(T0.getTime() - 5000 + i));
         const plan = await planOf(
