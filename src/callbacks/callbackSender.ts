@@ -313,13 +313,9 @@ export class CallbackSender extends Loop {
     const { db, clock, log } = this.deps;
     const url = new URL(post.url);
     const breaker = this.breakers.get(url.host);
-    if (breaker?.isOpen(clock.nowMs())) {
-      await callbackPostDefer(
-        db,
-        post.id,
-        post.lease_until,
-        new Date(clock.nowMs() + breaker.remainingMs(clock.nowMs())),
-      );
+    const now = clock.nowMs();
+    if (breaker?.isOpen(now)) {
+      await callbackPostDefer(db, post.id, post.lease_until, new Date(now + breaker.remainingMs(now)));
       return;
     }
     const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
