@@ -318,9 +318,13 @@ describe.each([BROWSER_ENGINE])('the web pages in a browser (%s)', (engine) => {
     // A step that never ends names itself before the test's time is up.
     app.setDefaultTimeout(20_000);
     // Frames come late, as in a browser on a busy machine: what a page leaves until after the next frame (an effect)
-    // then lands after the test's next step, and must not undo it. Playwright's own waits run in another world.
+    // then lands after the test's next step, and must not undo it. Playwright's own waits run in another world. The
+    // cancel goes with it: Preact cancels an effect's frame when its fallback timer comes first, and the browser's
+    // cancelAnimationFrame given a timer's number cancels the document's frame callback of that number in any world,
+    // once Playwright's stability check (a click then waited until its timeout: CI, 2026-12-05).
     await app.evaluate(
-      'window.requestAnimationFrame = (callback) => setTimeout(() => callback(performance.now()), 300)',
+      `window.requestAnimationFrame = (callback) => setTimeout(() => callback(performance.now()), 300);
+      window.cancelAnimationFrame = (id) => clearTimeout(id);`,
     );
     // Page sets document.title and then focuses its heading (after a navigation) in one effect.
     const shown = (title: string) => expect.poll(() => app.title()).toBe(`${title} · Herald`);
