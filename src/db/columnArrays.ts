@@ -54,32 +54,44 @@ export function unnestSelect<T>(columns: readonly ArrayColumn<T>[], first: numbe
  * rather than by the driver, whose serialiser formats every element through a type switch, two regular expressions and
  * a local-time rendering of each Date: at 1,000 rows of 26 columns a batch that was 6 % of a busy process's time
  * (docs/scaling.md, "The arrays' text").
+ *
+ * A column whose every value is NULL is sent as NULL, not as an array of NULLs: `unnest` pads its shorter arrays with
+ * NULLs, so the rows read the same, and the server parses nothing for it (most of a new message's 35 columns are NULL
+ * in a batch: docs/scaling.md, "Columns of NULLs"). The first column, a key, always goes whole: it gives the relation
+ * its rows.
  */
-export function columnValues<T>(columns: readonly ArrayColumn<T>[], rows: readonly T[]): string[] {
-  return columns.map((c) => {
-    if (c.as === 'json') return jsonTexts(c, rows);
+export function columnValues<T>(columns: readonly ArrayColumn<T>[], rows: readonly T[]): (string | null)[] {
+  return columns.map((c, n) => {
+    if (c.as === 'json') return jsonTexts(c, rows, n > 0);
     const elements = new Array<string>(rows.length);
+    let values = n === 0;
     for (let i = 0; i < rows.length; i++) {
-      elements[i] = element(cell(c, rows[i]!));
+      const value = cell(c, rows[i]!);
+      if (value !== null && value !== undefined) values = true;
+      elements[i] = element(value);
     }
-    return `{${elements.join(',')}}`;
+    return values ? `{${elements.join(',')}}` : null;
   });
 }
 
 /** A row's value in a column. */
 const cell = <T>(c: ArrayColumn<T>, row: T): unknown => (c.value ? c.value(row) : row[c.name as keyof T]);
 
-/** A JSON column's documents joined by {@link JSON_SEPARATOR}, none of them quoted. */
-function jsonTexts<T>(c: ArrayColumn<T>, rows: readonly T[]): string {
+/** A JSON column's documents joined by {@link JSON_SEPARATOR}, none quoted; NULL when none is and `nullable`. */
+function jsonTexts<T>(c: ArrayColumn<T>, rows: readonly T[], nullable: boolean): string | null {
   const texts = new Array<string>(rows.length);
+  let values = !nullable;
   for (let i = 0; i < rows.length; i++) {
     const value = cell(c, rows[i]!);
     if (value === null || value === undefined) texts[i] = '';
     else if (typeof value !== 'string' || value === '' || value.includes(JSON_SEPARATOR)) {
       throw new TypeError(`column ${c.name} holds something other than JSON.stringify's text`);
-    } else texts[i] = value;
+    } else {
+      texts[i] = value;
+      values = true;
+    }
   }
-  return texts.join(JSON_SEPARATOR);
+  return values ? texts.join(JSON_SEPARATOR) : null;
 }
 
 /** What an element may be written as without quotes: nothing the array's reader gives a meaning to. */

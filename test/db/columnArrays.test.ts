@@ -90,6 +90,34 @@ describe.each(ENGINES)('a batch as one typed array a column (%s)', (engine) => {
       expect(() => columnValues([doc], [{ doc: bad }])).toThrow(TypeError);
   });
 
+  it('sends a column with no value as NULL, its rows read as they were; the first column always whole', async () => {
+    const rows: Row[] = [{ id: 7 }, { id: 8, name: null, doc: undefined }, { id: 9 }];
+    // Every column but the key is NULL in every row: sent as NULL, not as arrays of NULLs for the server to parse.
+    expect(columnValues(COLUMNS, rows)).toEqual(['{7,8,9}', null, null, null, null, null, null]);
+    const read = await roundTrip(rows);
+    expect(read.map((r) => [Number(r.id), r.name, r.at, r.doc, r.words, r.flag, r.amount])).toEqual([
+      [7, null, null, null, null, null, null],
+      [8, null, null, null, null, null, null],
+      [9, null, null, null, null, null, null],
+    ]);
+    // One value in a column sends it whole.
+    const oneFlag: Row[] = [{ id: 1 }, { id: 2, flag: false }];
+    expect(columnValues(COLUMNS, oneFlag)[5]).toBe('{NULL,f}');
+    // A first column of NULLs still gives the relation its rows.
+    const keyless: ArrayColumn<Row>[] = [COLUMNS[1]!, COLUMNS[0]!];
+    const keys: Row[] = [{ id: 1 }, { id: 2 }];
+    const values = columnValues(keyless, keys);
+    expect(values).toEqual(['{NULL,NULL}', '{1,2}']);
+    const keylessRead = await testDb.db.query<{ name: string | null; id: string }>(
+      unnestSelect(keyless, 1, 'r'),
+      values,
+    );
+    expect(keylessRead.map((r) => [r.name, Number(r.id)])).toEqual([
+      [null, 1],
+      [null, 2],
+    ]);
+  });
+
   it('reads an empty batch as no rows', async () => {
     expect(await roundTrip([])).toEqual([]);
   });
