@@ -1,7 +1,7 @@
 import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
 import { destinationsInsertCte } from './destinationSql.js';
 import { cascadeStepKeysCte, inboundKeyCte } from './messageKeys.js';
-import { messageRegionsCte } from './regionSql.js';
+import { messageRegionId, messageRegionsCte } from './regionSql.js';
 import {
   type CallbackEvent,
   cascadeOf,
@@ -191,7 +191,10 @@ const INSERT_COLUMNS: readonly ArrayColumn<InsertRow>[] = [
 ];
 
 // The insert's parameters: $1-$8 the batch's own (messageInsertBatch), then the rows' columns.
-const INSERT_SELECT = unnestSelect(INSERT_COLUMNS, 9, 'r');
+const INSERT_FIRST = 9;
+const INSERT_SELECT = unnestSelect(INSERT_COLUMNS, INSERT_FIRST, 'r');
+/** The rows' region names, their column's parameter: read apart by messageRegionsCte. */
+const REGION_NAMES = `$${INSERT_FIRST + INSERT_COLUMNS.findIndex((c) => c.name === 'region')}::text[]`;
 
 /**
  * A row's text as a slice of a batch counts it: its content and free texts as sent, and some 200 bytes for the other
@@ -236,7 +239,7 @@ export async function messageInsertBatch(
     const slice = rows.slice(from, end);
     from = end;
     await db.query(
-      genericPlan(`WITH r AS (${INSERT_SELECT}),${messageRegionsCte('r')},
+      genericPlan(`WITH r AS (${INSERT_SELECT}),${messageRegionsCte(REGION_NAMES)},
      inserted AS (
      INSERT INTO messages (
        account_id, id, created_at, channel_type, traffic_center_id, sender_name, destination, country, region_id, brand,
@@ -244,7 +247,8 @@ export async function messageInsertBatch(
        callback_url, callback_events, external_message_id, total_parts, status, status_at, planned_send_at, due_at,
        deadline_at, expires_at, history, lease_expires_at, attempts, price, currency, callback_target_id, template_id,
        sending_method, cascade_id, cascade_step, traffic_type, dispatch_id, fraud_hold_id)
-     SELECT $1, r.id, $2, r.channel_type, $3, r.sender_name, r.destination, r.country, g.id, r.brand, r.content,
+     SELECT $1, r.id, $2, r.channel_type, $3, r.sender_name, r.destination, r.country,
+       ${messageRegionId('g', 'r.region')}, r.brand, r.content,
        r.tags, r.use_local_time, r.local_send_time, r.local_completion_time, r.ttl, r.hours, r.days,
        r.short_url, r.callback_url, r.callback_events, r.external_message_id, r.total_parts, 'sending', $2,
        CASE WHEN r.planned THEN r.planned_send_at ELSE $2 END,
@@ -254,8 +258,8 @@ export async function messageInsertBatch(
        '[]'::jsonb, CASE WHEN r.leased THEN $4::timestamptz END, CASE WHEN r.leased THEN 1 ELSE 0 END, r.price,
        coalesce(r.currency, $7), r.callback_target_id, r.template_id, $5, r.cascade_id, r.cascade_step,
        r.traffic_type, r.dispatch_id, r.fraud_hold_id
-     -- A name is in regions once: stored, or added by this statement.
-     FROM r LEFT JOIN regions g ON g.name = r.region
+     -- In the rows' order (their ids'): regions is one row.
+     FROM r CROSS JOIN regions g
      RETURNING account_id, id, channel_type, destination, total_parts, price, currency, callback_target_id,
        callback_events, cascade_id, cascade_step
      ),

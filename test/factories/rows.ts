@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Queryable } from '../../src/db/db.js';
 import { laneSql } from '../../src/callbacks/eventSql.js';
 import { destinationsInsertCte } from '../../src/messages/destinationSql.js';
+import type { NewMessage } from '../../src/messages/messageSql.js';
 import type { Channel } from '../../src/shared/channels.js';
 import { uuid7 } from '../../src/util/uuid7.js';
 
@@ -255,4 +256,45 @@ export async function insertCallbackDelivery(
     ],
   );
   return { id, targetId };
+}
+
+/** A new SMS as the API hands it to messageInsertBatch: due at `when`, for a day, free. */
+export function newMessage(
+  id: string,
+  when: Date,
+  fields: { destination?: string; region?: string | null; content?: string; cascade?: NewMessage['cascade'] } = {},
+): NewMessage {
+  return {
+    id,
+    message: {
+      channelType: 'SMS',
+      senderName: 'Shop',
+      destination: fields.destination ?? '79161234567',
+      country: 'RU',
+      content: fields.content ?? 'Hello',
+      tags: [],
+      useLocalTime: false,
+      localSendTime: null,
+      localCompletionTime: null,
+      ttl: null,
+      hours: null,
+      days: null,
+      shortUrl: false,
+      callbackUrl: null,
+      callbackEvents: null,
+      externalMessageId: null,
+      totalParts: 1,
+      trafficType: 'SERVICE',
+    },
+    subscriber: { country: 'RU', region: fields.region ?? null, brand: null, zones: ['Europe/Moscow'] },
+    plannedSendAt: when,
+    deadlineAt: new Date(when.getTime() + 86_400_000),
+    expiresAt: new Date(when.getTime() + 86_400_000),
+    leased: false,
+    price: '0',
+    currency: 'RUB',
+    callbackTargetId: null,
+    templateId: null,
+    cascade: fields.cascade,
+  };
 }

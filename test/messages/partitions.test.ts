@@ -43,7 +43,7 @@ import { rollUpStatistics } from '../../src/statistics/rollup.js';
 import { statistics } from '../../src/statistics/statistics.js';
 import { dayOf } from '../../src/util/time.js';
 import { uuid7, uuidBound, uuidTime } from '../../src/util/uuid7.js';
-import { insertAccount, insertMessage } from '../factories/rows.js';
+import { insertAccount, insertMessage, newMessage } from '../factories/rows.js';
 import { TestClock } from '../helpers/clock.js';
 import { ENGINES, openTestDb, type TestDb, withTestDb } from '../helpers/engines.js';
 import { messageFilter } from '../helpers/messageFilter.js';
@@ -804,41 +804,8 @@ const insertBatch = (db: Queryable, accountId: number, when: Date, messages: New
     messages,
   });
 
-function stepMessage(id: string, when: Date, cascade: { id: string; step: number }): NewMessage {
-  return {
-    id,
-    message: {
-      channelType: 'SMS',
-      senderName: 'Shop',
-      destination: '79161234567',
-      country: 'RU',
-      content: 'step',
-      tags: [],
-      useLocalTime: false,
-      localSendTime: null,
-      localCompletionTime: null,
-      ttl: null,
-      hours: null,
-      days: null,
-      shortUrl: false,
-      callbackUrl: null,
-      callbackEvents: null,
-      externalMessageId: null,
-      totalParts: 1,
-      trafficType: 'SERVICE',
-    },
-    subscriber: { country: 'RU', region: null, brand: null, zones: ['Europe/Moscow'] },
-    plannedSendAt: when,
-    deadlineAt: new Date(when.getTime() + DAY_MS),
-    expiresAt: new Date(when.getTime() + DAY_MS),
-    leased: false,
-    price: '0',
-    currency: 'RUB',
-    callbackTargetId: null,
-    templateId: null,
-    cascade,
-  };
-}
+const stepMessage = (id: string, when: Date, cascade: { id: string; step: number }): NewMessage =>
+  newMessage(id, when, { content: 'step', cascade });
 
 describe.each(ENGINES)("the list's search by destination (%s)", (engine) => {
   let t: TestDb;
