@@ -64,13 +64,13 @@ export function columnValues<T>(columns: readonly ArrayColumn<T>[], rows: readon
   return columns.map((c, n) => {
     if (c.as === 'json') return jsonTexts(c, rows, n > 0);
     const elements = new Array<string>(rows.length);
-    let values = n === 0;
+    let given = n === 0;
     for (let i = 0; i < rows.length; i++) {
       const value = cell(c, rows[i]!);
-      if (value !== null && value !== undefined) values = true;
+      if (value !== null && value !== undefined) given = true;
       elements[i] = element(value);
     }
-    return values ? `{${elements.join(',')}}` : null;
+    return given ? `{${elements.join(',')}}` : null;
   });
 }
 
@@ -80,7 +80,7 @@ const cell = <T>(c: ArrayColumn<T>, row: T): unknown => (c.value ? c.value(row) 
 /** A JSON column's documents joined by {@link JSON_SEPARATOR}, none quoted; NULL when none is and `nullable`. */
 function jsonTexts<T>(c: ArrayColumn<T>, rows: readonly T[], nullable: boolean): string | null {
   const texts = new Array<string>(rows.length);
-  let values = !nullable;
+  let given = !nullable;
   for (let i = 0; i < rows.length; i++) {
     const value = cell(c, rows[i]!);
     if (value === null || value === undefined) texts[i] = '';
@@ -88,10 +88,10 @@ function jsonTexts<T>(c: ArrayColumn<T>, rows: readonly T[], nullable: boolean):
       throw new TypeError(`column ${c.name} holds something other than JSON.stringify's text`);
     } else {
       texts[i] = value;
-      values = true;
+      given = true;
     }
   }
-  return values ? texts.join(JSON_SEPARATOR) : null;
+  return given ? texts.join(JSON_SEPARATOR) : null;
 }
 
 /** What an element may be written as without quotes: nothing the array's reader gives a meaning to. */
