@@ -14,6 +14,8 @@ import { type BenchFigure, createBenchSchema, processCpuSeconds } from './lib.js
  *   - queue table, fillfactor N: every index that names `status` or `due_at` left out (the dispatch index keyed
  *     without status), the queue and the expiry in a narrow table of their own (inserted with the message, its due
  *     time moved by the claim and by `sent`, deleted at the final status), the messages table at fillfactor N.
+ *   - queue table, gone at sent: the queue table at fillfactor 100, its row deleted by `sent`, which leaves the
+ *     message's row alone: that is updated once, at the final status.
  *   - state table: `messages` written once (insert only) and what changes in a narrow row of its own (status, times,
  *     lease, history), which carries the queue's and the expiry's indexes.
  */
@@ -96,6 +98,10 @@ const SENT_SET = `status = 'sent', status_at = now(), sent_at = now(), lease_exp
   connector_id = 'smsc-main', due_at = now() + interval '1 day', history = history || ${entry('sent')}`;
 const FINAL_SET = `status = 'delivered', status_at = now(), due_at = NULL, price_final = true, parts_delivered = 1,
   history = history || ${entry('delivered')}`;
+/** Both, at the final status, for a layout whose `sent` does not write the message's row. */
+const SENT_AND_FINAL_SET = `status = 'delivered', status_at = now(), sent_at = now(), lease_expires_at = NULL,
+  connector_id = 'smsc-main', due_at = NULL, price_final = true, parts_delivered = 1,
+  history = history || ${entry('sent')} || ${entry('delivered')}`;
 
 /** The claim's shape: the first due rows no one holds, leased (their due time moved to the lease's end). */
 async function lease(c: pg.Client, table: string, count: number): Promise<void> {
@@ -217,6 +223,20 @@ function queueModel(fillfactor: number): Model {
     },
   };
 }
+
+/**
+ * The queue table at fillfactor 100, its row deleted by `sent` (the wait for a receipt read from the submissions,
+ * written anyway), and the message's row updated once, at its final status, with what `sent` would have written to
+ * it (docs/scaling.md, "What it would save").
+ */
+const queueGoneAtSent: Model = {
+  ...queueModel(100),
+  name: 'queue table, gone at sent',
+  sent: async (c, first, count) => {
+    await c.query(`DELETE FROM q WHERE account_id = 7 AND ${idRange('message_id')}`, [first, first + count]);
+  },
+  final: (c, first, count) => outcome(c, 'm', first, count, SENT_AND_FINAL_SET),
+};
 
 /**
  * The state table's insert: the message written once, its state row, and `alongside` (further CTEs over `i`, the
@@ -401,7 +421,16 @@ export async function benchWalModels(options: { messages: number; rounds: number
       env: { ...process.env, DATABASE_URL: schema.url },
       stdio: 'ignore',
     });
-    const models = [current, claimRecord, queueModel(100), queueModel(70), queueModel(50), stateTable, contractFloor];
+    const models = [
+      current,
+      claimRecord,
+      queueModel(100),
+      queueModel(70),
+      queueModel(50),
+      queueGoneAtSent,
+      stateTable,
+      contractFloor,
+    ];
     const figures: BenchFigure[] = [];
     for (let round = 0; round < options.rounds; round++) {
       for (const model of models) {
