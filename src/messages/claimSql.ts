@@ -167,11 +167,11 @@ export async function messageClaimDue(
     (type, n) => `t${n} AS (
        SELECT c.*, ${n} AS rank
        FROM lane l CROSS JOIN LATERAL (
-         SELECT tableoid AS part, ctid AS row_id, ${CLAIMED_COLUMNS}
-         FROM messages
-         WHERE status = 'sending' AND channel_type = l.channel_type AND traffic_type = '${type}' AND due_at <= $1
-           AND id >= $8 AND id < $10 AND id NOT IN (SELECT id FROM held)
-         ORDER BY due_at, id
+         SELECT m.tableoid AS part, m.ctid AS row_id, ${CLAIMED_COLUMNS}
+         FROM messages m
+         WHERE m.status = 'sending' AND m.channel_type = l.channel_type AND m.traffic_type = '${type}'
+           AND m.due_at <= $1 AND m.id >= $8 AND m.id < $10 AND m.id NOT IN (SELECT h.id FROM held h)
+         ORDER BY m.due_at, m.id
          LIMIT greatest(${left(n)}, 0)
          FOR UPDATE SKIP LOCKED
        ) c
@@ -258,13 +258,17 @@ export async function messageClaimDue(
     );
 }
 
-/** What a claim reads of each message it takes: what sending it needs, and its place in the claim's order. */
-const CLAIMED_COLUMNS = `account_id, id, channel_type, sender_name, destination, country, brand, content,
-           total_parts, ttl, external_message_id, use_local_time, local_send_time, local_completion_time, hours, days,
-           template_id, (extract(epoch FROM deadline_at) * 1000)::float8 AS deadline_ms,
-           (extract(epoch FROM coalesce(expires_at, deadline_at)) * 1000)::float8 AS expires_ms,
-           (extract(epoch FROM planned_send_at) * 1000)::float8 AS planned_send_ms, attempts AS row_attempts,
-           cascade_id, traffic_type, reroute, due_at, lease_expires_at AS lease`;
+/**
+ * What a claim reads of each message it takes (`messages m`): what sending it needs, and its place in the claim's
+ * order.
+ */
+const CLAIMED_COLUMNS = `m.account_id, m.id, m.channel_type, m.sender_name, m.destination, m.country, m.brand,
+           m.content, m.total_parts, m.ttl, m.external_message_id, m.use_local_time, m.local_send_time,
+           m.local_completion_time, m.hours, m.days, m.template_id,
+           (extract(epoch FROM m.deadline_at) * 1000)::float8 AS deadline_ms,
+           (extract(epoch FROM coalesce(m.expires_at, m.deadline_at)) * 1000)::float8 AS expires_ms,
+           (extract(epoch FROM m.planned_send_at) * 1000)::float8 AS planned_send_ms, m.attempts AS row_attempts,
+           m.cascade_id, m.traffic_type, m.reroute, m.due_at, m.lease_expires_at AS lease`;
 
 /**
  * Deletes the claim records whose every message has its outcome written, when no claim is coming to do it (a

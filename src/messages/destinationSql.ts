@@ -16,11 +16,12 @@ export function destinationsInsertCte(source: string): string {
 }
 
 /**
- * A condition on messages: the message is one of those of the account `account` (a parameter) to the destination
+ * A condition on the message `m`: it is one of those of the account `account` (a parameter) to the destination
  * `param`, found through message_destinations_search (account, destination; migration 0058).
  */
-export function destinationCondition(account: string, param: string): string {
-  return `id IN (SELECT d.id FROM message_destinations d WHERE d.account_id = ${account} AND d.destination = ${param})`;
+export function destinationCondition(m: string, account: string, param: string): string {
+  return `${m}.id IN (
+    SELECT d.id FROM message_destinations d WHERE d.account_id = ${account} AND d.destination = ${param})`;
 }
 
 /** Deletes the destinations of the account's messages that the retention deleted by rows. */

@@ -2,18 +2,21 @@ import type { Queryable } from '../db/db.js';
 import type { Channel } from '../shared/channels.js';
 import { messageApplyTransitions } from './transitionSql.js';
 import { messageClaimsHold, messageLeasedSql } from './claimSql.js';
-import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
+import { messageColumns, type MessageRow } from './messageObject.js';
 import { statusTransition } from './transitions.js';
 import { destinationCondition } from './destinationSql.js';
 import { messageIdSpan } from './messagePartitions.js';
 import { DAY_MS } from '../util/time.js';
 import { uuidBound } from '../util/uuid7.js';
 
+/** What a message's object reads, of `messages m`. */
+const COLUMNS = messageColumns('m');
+
 export async function messageGet(db: Queryable, accountId: number, id: string): Promise<MessageRow | undefined> {
-  const [row] = await db.query<MessageRow>(
-    `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE account_id = $1 AND id = $2`,
-    [accountId, id],
-  );
+  const [row] = await db.query<MessageRow>(`SELECT ${COLUMNS} FROM messages m WHERE m.account_id = $1 AND m.id = $2`, [
+    accountId,
+    id,
+  ]);
   return row;
 }
 
@@ -99,14 +102,14 @@ export interface MessageFilter {
 }
 
 /**
- * The texts the `content` filter searches (the text, not the stored JSON): a string content itself; of an
- * object content its text, caption, media names, header text and document name, footer text and button texts.
+ * The texts the `content` filter searches, of `messages m` (the text, not the stored JSON): a string content itself;
+ * of an object content its text, caption, media names, header text and document name, footer text and button texts.
  */
-const CONTENT_TEXTS = `CASE WHEN jsonb_typeof(content) = 'string' THEN ARRAY[content #>> '{}'] ELSE
-    ARRAY[content ->> 'text', content ->> 'caption', content ->> 'imageName', content ->> 'documentName',
-      content #>> '{header,text}', content #>> '{header,documentName}', content #>> '{footer,text}']
+const CONTENT_TEXTS = `CASE WHEN jsonb_typeof(m.content) = 'string' THEN ARRAY[m.content #>> '{}'] ELSE
+    ARRAY[m.content ->> 'text', m.content ->> 'caption', m.content ->> 'imageName', m.content ->> 'documentName',
+      m.content #>> '{header,text}', m.content #>> '{header,documentName}', m.content #>> '{footer,text}']
     || ARRAY(SELECT b ->> 'text' FROM jsonb_array_elements(
-      CASE WHEN jsonb_typeof(content -> 'buttons') = 'array' THEN content -> 'buttons' ELSE '[]'::jsonb END) AS b)
+      CASE WHEN jsonb_typeof(m.content -> 'buttons') = 'array' THEN m.content -> 'buttons' ELSE '[]'::jsonb END) AS b)
   END`;
 
 /**
@@ -117,34 +120,34 @@ const CONTENT_TEXTS = `CASE WHEN jsonb_typeof(content) = 'string' THEN ARRAY[con
 function whereOf(accountId: number, f: MessageFilter, params: unknown[] = []): { where: string; params: unknown[] } {
   params.push(accountId);
   const account = `$${params.length}`;
-  const conditions = [`account_id = ${account}`];
+  const conditions = [`m.account_id = ${account}`];
   const add = (value: unknown, condition: (p: string) => string): void => {
     if (value === null) return;
     params.push(value);
     conditions.push(condition(`$${params.length}`));
   };
   // Time bounds are id bounds: ids are version 7 UUIDs, whose first 48 bits are the creation time.
-  add(f.fromId, (p) => `id >= ${p}::uuid`);
-  add(f.toId, (p) => `id <= ${p}::uuid`);
-  add(f.messageUuid, (p) => `id = ${p}::uuid`);
+  add(f.fromId, (p) => `m.id >= ${p}::uuid`);
+  add(f.toId, (p) => `m.id <= ${p}::uuid`);
+  add(f.messageUuid, (p) => `m.id = ${p}::uuid`);
   // Through message_destinations (by its index of account and destination; migrations 0057 and 0058).
-  add(f.destination, (p) => `${destinationCondition(account, p)} AND destination = ${p}`);
-  add(f.status, (p) => `status = ${p}`);
-  add(f.tags, (p) => `tags && ${p}::text[]`);
-  add(f.channelType, (p) => `channel_type = ${p}`);
-  add(f.senderName, (p) => `sender_name = ${p}`);
-  add(f.trafficCenterId, (p) => `traffic_center_id = ${p}::bigint`);
-  add(f.direction, (p) => `direction = ${p}`);
+  add(f.destination, (p) => `${destinationCondition('m', account, p)} AND m.destination = ${p}`);
+  add(f.status, (p) => `m.status = ${p}`);
+  add(f.tags, (p) => `m.tags && ${p}::text[]`);
+  add(f.channelType, (p) => `m.channel_type = ${p}`);
+  add(f.senderName, (p) => `m.sender_name = ${p}`);
+  add(f.trafficCenterId, (p) => `m.traffic_center_id = ${p}::bigint`);
+  add(f.direction, (p) => `m.direction = ${p}`);
   add(f.content, (p) => `EXISTS (SELECT 1 FROM unnest(${CONTENT_TEXTS}) AS t(text) WHERE strpos(t.text, ${p}) > 0)`);
-  for (const readStatus of f.readStatus) add(readStatus, (p) => `read_status = ${p}`);
-  add(f.sendingMethod, (p) => `sending_method = ${p}`);
-  add(f.templateId, (p) => `template_id = ${p}::bigint`);
-  add(f.country, (p) => `country = ${p}`);
-  add(f.cascadeId, (p) => `cascade_id = ${p}::uuid`);
-  add(f.root, (p) => `(coalesce(cascade_step, 1) = 1) = ${p}::boolean`);
-  add(f.trafficType, (p) => `traffic_type = ${p} AND direction = 'outbound'`);
-  add(f.dispatchId, (p) => `dispatch_id = ${p}::uuid`);
-  add(f.errorCode, (p) => `error_code = ${p}::integer`);
+  for (const readStatus of f.readStatus) add(readStatus, (p) => `m.read_status = ${p}`);
+  add(f.sendingMethod, (p) => `m.sending_method = ${p}`);
+  add(f.templateId, (p) => `m.template_id = ${p}::bigint`);
+  add(f.country, (p) => `m.country = ${p}`);
+  add(f.cascadeId, (p) => `m.cascade_id = ${p}::uuid`);
+  add(f.root, (p) => `(coalesce(m.cascade_step, 1) = 1) = ${p}::boolean`);
+  add(f.trafficType, (p) => `m.traffic_type = ${p} AND m.direction = 'outbound'`);
+  add(f.dispatchId, (p) => `m.dispatch_id = ${p}::uuid`);
+  add(f.errorCode, (p) => `m.error_code = ${p}::integer`);
   return { where: conditions.join(' AND '), params };
 }
 
@@ -173,8 +176,8 @@ export async function messageList(
   const page = (f: MessageFilter): Promise<MessageRow[]> => {
     const { where, params } = whereOf(accountId, f);
     return db.query<MessageRow>(
-      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${where}
-       ORDER BY id ${order === 'asc' ? 'ASC' : 'DESC'} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      `SELECT ${COLUMNS} FROM messages m WHERE ${where}
+       ORDER BY m.id ${order === 'asc' ? 'ASC' : 'DESC'} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
       [...params, limit, offset],
     );
   };
@@ -217,10 +220,10 @@ function countSql(accountId: number, filter: MessageFilter, params: unknown[]): 
     // tested: the default list counts as fast as a list with no direction filter.
     const all = whereOf(accountId, Object.assign({}, filter, { direction: null }), params);
     const inbound = whereOf(accountId, Object.assign({}, filter, { direction: 'inbound' as const }), params);
-    return `((SELECT count(*) FROM messages WHERE ${all.where})
-      - (SELECT count(*) FROM messages WHERE ${inbound.where}))`;
+    return `((SELECT count(*) FROM messages m WHERE ${all.where})
+      - (SELECT count(*) FROM messages m WHERE ${inbound.where}))`;
   }
-  return `(SELECT count(*) FROM messages WHERE ${whereOf(accountId, filter, params).where})`;
+  return `(SELECT count(*) FROM messages m WHERE ${whereOf(accountId, filter, params).where})`;
 }
 
 /** A message a stop found: its status before, whether it was being handed to a carrier, whether it was stopped. */
@@ -300,7 +303,8 @@ export async function messageStop(
 /** The steps of a cascade (its messages), in order. */
 export async function messageCascadeSteps(db: Queryable, accountId: number, cascadeId: string): Promise<MessageRow[]> {
   return db.query<MessageRow>(
-    `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE account_id = $1 AND cascade_id = $2 ORDER BY cascade_step`,
+    `SELECT ${COLUMNS} FROM messages m WHERE m.account_id = $1 AND m.cascade_id = $2
+     ORDER BY m.cascade_step`,
     [accountId, cascadeId],
   );
 }

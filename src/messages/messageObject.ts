@@ -6,7 +6,7 @@ import { isoUtc } from '../util/time.js';
 import type { MessageObject } from './messageSchemas.js';
 import type { ReadStatus, Status } from './statuses.js';
 import type { HistoryEntry, StoredHistoryEntry } from './transitions.js';
-import { MESSAGE_REGION_NAME } from './regionSql.js';
+import { messageRegionName } from './regionSql.js';
 import type { TrafficType } from '../shared/trafficTypes.js';
 
 /** The message object as the API shows it (its schema is in the OpenAPI document). */
@@ -62,27 +62,40 @@ export interface MessageRow {
   fraud_hold_id: number | null;
 }
 
-/** The connector of a message's first attempt, which a stored sent entry may leave to the row (historyOf). */
-const FIRST_CONNECTOR = `coalesce(reroute->'from'->>0, connector_id) AS first_connector`;
+/** `columns` (plain column names, comma-separated) each qualified with the relation `m`. */
+const qualified = (m: string, columns: string): string =>
+  columns
+    .split(',')
+    .map((c) => `${m}.${c.trim()}`)
+    .join(', ');
 
-/** The columns {@link historyOf} reads, and their row. */
+/** The connector of a message's first attempt, which a stored sent entry may leave to the row (historyOf). */
+const firstConnector = (m: string): string =>
+  `coalesce(${m}.reroute->'from'->>0, ${m}.connector_id) AS first_connector`;
+
+/** What {@link historyOf} reads of a message ({@link historyColumns}). */
 export type HistoryRow = Pick<
   MessageRow,
   'direction' | 'created_at' | 'history' | 'sent_at' | 'status_at' | 'first_connector'
 >;
-export const HISTORY_COLUMNS = `direction, created_at, history, sent_at, status_at, ${FIRST_CONNECTOR}`;
+/** The columns {@link historyOf} reads, of the relation `m`. */
+export const historyColumns = (m: string): string =>
+  `${qualified(m, 'direction, created_at, history, sent_at, status_at')}, ${firstConnector(m)}`;
 
 /**
- * A message's columns as its object reads them; the callback URL from its target where the row keeps only that, the
- * region's name from message_regions where the row keeps its id.
+ * A message's columns as its object reads them, of the relation `m` (qualified, so that a statement may join the
+ * message's row with others); the callback URL from its target where the row keeps only that, the region's name
+ * from message_regions where the row keeps its id.
  */
-export const MESSAGE_COLUMNS = `account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id,
-  template_id, sender_name, destination, country, ${MESSAGE_REGION_NAME} AS region, brand, content, tags,
-  use_local_time, local_send_time, local_completion_time, ttl, hours, days, short_url,
-  coalesce(callback_url, ${callbackTargetUrl('callback_target_id')}) AS callback_url, callback_events,
-  external_message_id,
-  total_parts, status, status_at, planned_send_at, sent_at, error_code, read_status, history, price, currency,
-  price_final, price_refunded, ${FIRST_CONNECTOR}, cascade_id, cascade_step, traffic_type, dispatch_id, fraud_hold_id`;
+export const messageColumns = (m: string): string =>
+  `${qualified(m, 'account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id')},
+  ${qualified(m, 'template_id, sender_name, destination, country')}, ${messageRegionName(m)} AS region,
+  ${qualified(m, 'brand, content, tags, use_local_time, local_send_time, local_completion_time, ttl, hours, days')},
+  ${qualified(m, 'short_url')},
+  coalesce(${m}.callback_url, ${callbackTargetUrl(`${m}.callback_target_id`)}) AS callback_url,
+  ${qualified(m, 'callback_events, external_message_id, total_parts, status, status_at, planned_send_at, sent_at')},
+  ${qualified(m, 'error_code, read_status, history, price, currency, price_final, price_refunded')},
+  ${firstConnector(m)}, ${qualified(m, 'cascade_id, cascade_step, traffic_type, dispatch_id, fraud_hold_id')}`;
 
 /**
  * The message object of GET /api/v1/message/{uuid}, also the `item` of inbound callbacks.

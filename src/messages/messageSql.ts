@@ -1,4 +1,4 @@
-import { MESSAGE_COLUMNS, type MessageRow } from './messageObject.js';
+import { messageColumns, type MessageRow } from './messageObject.js';
 import { destinationsInsertCte } from './destinationSql.js';
 import { cascadeStepKeysCte, inboundKeyCte } from './messageKeys.js';
 import { messageRegionId, messageRegionsCte } from './regionSql.js';
@@ -116,7 +116,7 @@ function insertRow(
     hours: m.hours ?? undefined,
     days: m.days ?? undefined,
     short_url: m.shortUrl,
-    // A callback URL resolved to its target is read from the target (MESSAGE_COLUMNS): each of the row's four
+    // A callback URL resolved to its target is read from the target (messageColumns): each of the row's four
     // versions (insert, claim, sent, final) would write it again.
     callback_url: callbackTargetId ? undefined : (m.callbackUrl ?? undefined),
     callback_events: m.callbackEvents ?? undefined,
@@ -341,13 +341,13 @@ export async function messageInsertInbound(db: Queryable, m: NewInbound): Promis
   const [row] = await db.query<MessageRow>(
     `WITH ${inboundKeyCte('$1::bigint', '$10::text', '$2::uuid')},
      inserted AS (
-       INSERT INTO messages (account_id, id, created_at, channel_type, direction, sending_method, traffic_center_id,
-         sender_name, destination, country, content, total_parts, status, status_at, history, provider_message_id,
-         currency, price_final)
+       INSERT INTO messages AS m (account_id, id, created_at, channel_type, direction, sending_method,
+         traffic_center_id, sender_name, destination, country, content, total_parts, status, status_at, history,
+         provider_message_id, currency, price_final)
        SELECT $1, k.message_id, $3, $11, 'inbound', 'API', $4, $5, $6, $7, $8, $13, 'inbound_sent', $3, $9, $10, $12,
          true
        FROM key k
-       RETURNING ${MESSAGE_COLUMNS}
+       RETURNING ${messageColumns('m')}
      ),
      ${destinationsInsertCte('inserted')}
      SELECT * FROM inserted`,

@@ -6,7 +6,8 @@
  * A message's region name, an SQL expression over its row: the name the row kept (rows stored before migration 0055)
  * or the one its `region_id` names.
  */
-export const MESSAGE_REGION_NAME = 'coalesce(region, (SELECT g.name FROM message_regions g WHERE g.id = region_id))';
+export const messageRegionName = (m: string): string =>
+  `coalesce(${m}.region, (SELECT g.name FROM message_regions g WHERE g.id = ${m}.region_id))`;
 
 /**
  * CTEs that give the ids of the region names `names` (an SQL expression of a text[]: a batch's parameter) as

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 /**
  * The operator's maxRate of an account: its messages take send slots held in the database, one 1/maxRate apart,
@@ -21,7 +22,7 @@ describe.each(ENGINES)('an account paced by maxRate (%s)', (engine) => {
 
   const planned = async (ids: readonly string[]): Promise<number[]> => {
     const rows = await t.testDb.db.query<{ id: string; planned_send_at: Date }>(
-      'SELECT id, planned_send_at FROM messages WHERE id = ANY($1::uuid[])',
+      `SELECT id, planned_send_at FROM ${messageRows()} WHERE id = ANY($1::uuid[])`,
       [ids],
     );
     const at = new Map(rows.map((r) => [r.id, r.planned_send_at.getTime() - t.clock.now().getTime()]));

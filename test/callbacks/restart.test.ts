@@ -9,6 +9,7 @@ import { call } from '../helpers/http.js';
 import { Receiver } from '../helpers/receiver.js';
 import { untilCallbackRound, untilWritten } from '../helpers/signals.js';
 import { ADMIN_TOKEN } from '../helpers/testHerald.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 describe.each(ENGINES)('callbacks across a restart and private addresses (%s)', (engine) => {
   let testDb: TestDb;
@@ -73,8 +74,8 @@ describe.each(ENGINES)('callbacks across a restart and private addresses (%s)', 
     await untilWritten(
       herald,
       async () =>
-        (await testDb.db.query<{ status: string }>('SELECT status FROM messages WHERE id = $1', [id]))[0]!.status ===
-        'delivered',
+        (await testDb.db.query<{ status: string }>(`SELECT status FROM ${messageRows()} WHERE id = $1`, [id]))[0]!
+          .status === 'delivered',
     );
     await herald.close();
 

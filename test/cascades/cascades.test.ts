@@ -5,6 +5,7 @@ import { Receiver } from '../helpers/receiver.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { SENDER, VALID } from '../messages/messageFixtures.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 const VK = { channelType: 'VK', senderName: 'club1', content: 'Your code 1234', ttl: 60 };
 const VIBER = { channelType: 'VIBER', senderName: 'Shop', content: { contentType: 'text', text: 'Your code 1234' } };
@@ -66,7 +67,7 @@ describe.each(ENGINES)('cascades (%s)', (engine) => {
   };
   const steps = (root: string): Promise<StepRow[]> =>
     t.testDb.db.query<StepRow>(
-      `SELECT id, cascade_step, channel_type, status, read_status, error_code FROM messages
+      `SELECT id, cascade_step, channel_type, status, read_status, error_code FROM ${messageRows()}
        WHERE cascade_id = $1 ORDER BY cascade_step`,
       [root],
     );
@@ -263,7 +264,7 @@ describe.each(ENGINES)('cascades (%s)', (engine) => {
       // The connector pauses and probes on Herald's clock; after 10 s refused the step goes back to the queue.
       await waitFor(async () => {
         const [row] = await t.testDb.db.query<{ history: { status: string; retryAt?: string }[] }>(
-          'SELECT history FROM messages WHERE cascade_id = $1 AND cascade_step = 2',
+          `SELECT history FROM ${messageRows()} WHERE cascade_id = $1 AND cascade_step = 2`,
           [root],
         );
         if (row!.history.some((h) => h.retryAt !== undefined)) return true;
@@ -297,7 +298,7 @@ describe.each(ENGINES)('cascades (%s)', (engine) => {
     await t.herald.jobs!.run('expire-lifetimes');
     await untilWritten(t.herald, async () => (await steps(root!)).length === 2);
     const [planned] = await t.testDb.db.query<{ status: string; planned_send_at: Date }>(
-      'SELECT status, planned_send_at FROM messages WHERE cascade_id = $1 AND cascade_step = 2',
+      `SELECT status, planned_send_at FROM ${messageRows()} WHERE cascade_id = $1 AND cascade_step = 2`,
       [root],
     );
     expect(planned).toEqual({ status: 'sending', planned_send_at: new Date('2026-03-12T09:00:00Z') });

@@ -4,6 +4,7 @@ import { untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 /**
  * A worker's places: ten in all (eight for SERVICE and PROMO messages), five per channel (four), the rest kept for
@@ -24,7 +25,7 @@ describe.each(ENGINES)('places per channel (%s)', (engine) => {
   const statuses = async (ids: readonly string[]): Promise<string[]> =>
     (
       await t.testDb.db.query<{ status: string }>(
-        'SELECT status FROM messages WHERE id = ANY($1::uuid[]) ORDER BY id',
+        `SELECT status FROM ${messageRows()} WHERE id = ANY($1::uuid[]) ORDER BY id`,
         [ids],
       )
     ).map((r) => r.status);

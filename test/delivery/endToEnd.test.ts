@@ -4,6 +4,7 @@ import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { untilWritten } from '../helpers/signals.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 const DIGITS = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'];
 const TTL_MS = 25 * 3600_000;
@@ -59,7 +60,7 @@ describe.each(ENGINES)('delivery end to end through the simulators (%s)', (engin
   let account: TestAccount;
   const rows = async (ids: string[]): Promise<Row[]> =>
     t.testDb.db.query<Row>(
-      'SELECT id, destination, status, error_code, read_status, due_at, lease_expires_at FROM messages ' +
+      `SELECT id, destination, status, error_code, read_status, due_at, lease_expires_at FROM ${messageRows()} ` +
         'WHERE account_id = $1 AND id = ANY($2::uuid[])',
       [account.id, ids],
     );

@@ -5,10 +5,11 @@ import { messageExpireDue } from '../../src/messages/expirySql.js';
 import { DeliveryWriter } from '../../src/delivery/deliveryWriter.js';
 import type { CarrierReceipt } from '../../src/connectors/connector.js';
 import { messageApplyReceipts } from '../../src/messages/outcomes.js';
-import { HISTORY_COLUMNS, type HistoryRow, historyOf } from '../../src/messages/messageObject.js';
+import { historyColumns, type HistoryRow, historyOf } from '../../src/messages/messageObject.js';
 import { DELIVERY_ERRORS } from '../../src/messages/statuses.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { insertAccount, insertCallbackTarget, insertMessage, type MessageFields } from '../factories/rows.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 const T0 = new Date('2026-03-10T09:00:00Z');
 const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
@@ -46,8 +47,8 @@ describe.each(ENGINES)('the message lifecycle: status, read status, prices, life
   const row = async (id: string): Promise<Row> =>
     (
       await db.query<Row>(
-        `SELECT status, read_status, error_code, price_final, price_refunded, due_at, ${HISTORY_COLUMNS}
-         FROM messages WHERE id = $1`,
+        `SELECT status, read_status, error_code, price_final, price_refunded, due_at, ${historyColumns('messages')}
+         FROM ${messageRows()} WHERE id = $1`,
         [id],
       )
     )[0]!;

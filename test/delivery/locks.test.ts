@@ -10,6 +10,7 @@ import { messageStop } from '../../src/messages/messageLookupSql.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { runCount } from '../helpers/runCount.js';
 import { insertAccount, insertMessage } from '../factories/rows.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 const ON_POSTGRES = ENGINES.includes('postgres');
 /**
@@ -146,7 +147,7 @@ describe.runIf(ON_POSTGRES)('lock order under concurrent stop, receipts and refu
     }
     expect(errors).toEqual([]);
     const [refunds] = await db.query<{ n: number; total: string }>(
-      "SELECT count(*)::int AS n, coalesce(sum(price), 0) AS total FROM messages WHERE status = 'unsent' " +
+      `SELECT count(*)::int AS n, coalesce(sum(price), 0) AS total FROM ${messageRows()} WHERE status = 'unsent' ` +
         'AND price_refunded',
     );
     expect(refunds!.n).toBe(refundsExpected);

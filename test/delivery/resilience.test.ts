@@ -7,13 +7,14 @@ import { untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 describe.each(ENGINES)('delivery under carrier faults and windows (%s)', (engine) => {
   let t: TestHerald;
   let account: TestAccount;
   const statuses = async (ids: string[]) =>
     t.testDb.db.query<{ id: string; status: string; history: { status: string; detail?: string }[] }>(
-      'SELECT id, status, history FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[])',
+      `SELECT id, status, history FROM ${messageRows()} WHERE account_id = $1 AND id = ANY($2::uuid[])`,
       [account.id, ids],
     );
   const send = (body: Record<string, unknown>[]): Promise<string[]> => t.send(account.traffic, body);

@@ -13,6 +13,7 @@ import { call } from '../helpers/http.js';
 import { untilWritten } from '../helpers/signals.js';
 import { ADMIN_TOKEN, sendVia } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 // Spans the test crosses by moving the clock, too long to fall due in real time during the file: submissions sent
 // at once (30 s) and the first enquire_link's answer (10 + 30 s) time out in one move, before the retry they set
@@ -41,9 +42,9 @@ describe.each(ENGINES)('routing fallback and a stalled SMSC (%s)', (engine) => {
       })),
     );
   const statuses = async (ids: string[]) =>
-    (await testDb.db.query<{ status: string }>('SELECT status FROM messages WHERE id = ANY($1::uuid[])', [ids])).map(
-      (r) => r.status,
-    );
+    (
+      await testDb.db.query<{ status: string }>(`SELECT status FROM ${messageRows()} WHERE id = ANY($1::uuid[])`, [ids])
+    ).map((r) => r.status);
 
   beforeAll(async () => {
     await primary.start();

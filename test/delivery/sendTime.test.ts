@@ -6,6 +6,7 @@ import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/t
 import { waitFor } from '../helpers/waitFor.js';
 import { insertMessage, type MessageFields } from '../factories/rows.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 interface Row {
   status: string;
@@ -40,7 +41,7 @@ describe.each(ENGINES)('checks at the moment of sending (%s)', (engine) => {
   const row = async (id: string): Promise<Row> =>
     (
       await t.testDb.db.query<Row>(
-        'SELECT status, read_status, error_code, due_at, history FROM messages WHERE id = $1',
+        `SELECT status, read_status, error_code, due_at, history FROM ${messageRows()} WHERE id = $1`,
         [id],
       )
     )[0]!;

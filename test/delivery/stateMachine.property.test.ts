@@ -10,6 +10,7 @@ import { messageStop } from '../../src/messages/messageLookupSql.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { insertAccount, insertCallbackTarget, insertMessage } from '../factories/rows.js';
 import { runCount } from '../helpers/runCount.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 const T0 = Date.parse('2026-03-10T09:00:00Z');
 const MESSAGES = 3;
@@ -176,7 +177,10 @@ describe.each(ENGINES)('the message state machine, as a property (%s)', (engine)
             read_status: string | null;
             price_refunded: boolean;
             history: { status: string; ignored?: boolean; retryAt?: string }[];
-          }>('SELECT id, status, read_status, price_refunded, history FROM messages WHERE id = ANY($1::uuid[])', [ids]);
+          }>(
+            `SELECT id, status, read_status, price_refunded, history FROM ${messageRows()} WHERE id = ANY($1::uuid[])`,
+            [ids],
+          );
           let refunds = 0;
           for (const row of rows) {
             const entries = row.history.filter((h) => !h.ignored && h.status !== 'sending').map((h) => h.status);

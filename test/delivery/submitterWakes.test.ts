@@ -6,6 +6,7 @@ import { untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 const HOUR_MS = 3_600_000;
 /** Four places, all of them for any message; no safety poll within a test. */
@@ -42,7 +43,7 @@ describe.each(ENGINES)("the submitter's wake-ups (%s)", (engine) => {
   const delivered = async (ids: readonly string[]): Promise<boolean> =>
     (
       await t.testDb.db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM messages WHERE id = ANY($1::uuid[]) AND status = 'delivered'`,
+        `SELECT count(*)::int AS n FROM ${messageRows()} WHERE id = ANY($1::uuid[]) AND status = 'delivered'`,
         [ids],
       )
     )[0]!.n === ids.length;

@@ -4,8 +4,9 @@ import { ENGINES } from '../helpers/engines.js';
 import { untilSignalled } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
-import { HISTORY_COLUMNS, historyOf, type HistoryRow } from '../../src/messages/messageObject.js';
+import { historyColumns, historyOf, type HistoryRow } from '../../src/messages/messageObject.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 describe.each(ENGINES)('the status history of a message that waits for a connector (%s)', (engine) => {
   let t: TestHerald;
@@ -13,7 +14,7 @@ describe.each(ENGINES)('the status history of a message that waits for a connect
   const row = async (id: string) =>
     (
       await t.testDb.db.query<{ status: string } & HistoryRow>(
-        `SELECT status, ${HISTORY_COLUMNS} FROM messages WHERE account_id = $1 AND id = $2`,
+        `SELECT status, ${historyColumns('messages')} FROM ${messageRows()} WHERE account_id = $1 AND id = $2`,
         [account.id, id],
       )
     )[0]!;

@@ -3,6 +3,7 @@ import { type Cluster, startCluster } from '../helpers/cluster.js';
 import { submissionsByText, waitAllDelivered } from '../helpers/delivery.js';
 import { ENGINES } from '../helpers/engines.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 // Separate processes share one database only on a PostgreSQL server; PGlite is one process's.
 const ON_POSTGRES = ENGINES.includes('postgres');
@@ -74,7 +75,7 @@ describe.runIf(ON_POSTGRES)('worker processes on one PostgreSQL', () => {
     const rows = await cluster.testDb.db.query<{ content: string; sent: number }>(
       `SELECT content #>> '{}' AS content,
               (SELECT count(*) FROM jsonb_array_elements(history) h WHERE h->>'status' = 'sent')::int AS sent
-       FROM messages WHERE account_id = $1 AND content #>> '{}' = ANY($2::text[])`,
+       FROM ${messageRows()} WHERE account_id = $1 AND content #>> '{}' = ANY($2::text[])`,
       [account.id, duplicates],
     );
     expect(rows).toHaveLength(duplicates.length);

@@ -4,6 +4,7 @@ import { untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { SENDER } from '../messages/messageFixtures.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 const SMS = { channelType: 'SMS', senderName: SENDER, content: 'Hello {name}, your order {order} is ready' };
 
@@ -124,7 +125,7 @@ describe.each(ENGINES)('dispatches (%s)', (engine) => {
     await add(id, people('7916502', 5));
     await api('POST', `/${id}/start`);
     const [first] = await t.testDb.db.query<{ planned: Date[] }>(
-      'SELECT array_agg(planned_send_at ORDER BY id) AS planned FROM messages WHERE dispatch_id = $1',
+      `SELECT array_agg(planned_send_at ORDER BY id) AS planned FROM ${messageRows()} WHERE dispatch_id = $1`,
       [id],
     );
     const gaps = first!.planned.slice(1).map((p, i) => p.getTime() - first!.planned[i]!.getTime());
@@ -211,7 +212,8 @@ describe.each(ENGINES)('dispatches (%s)', (engine) => {
     const answered = submitted(prefix).length;
     // Every message not yet handed over is held: none is due, none in a worker's hand.
     const [waiting] = await t.testDb.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM messages WHERE dispatch_id = $1 AND status = 'sending' AND due_at <> 'infinity'`,
+      `SELECT count(*)::int AS n FROM ${messageRows()}
+         WHERE dispatch_id = $1 AND status = 'sending' AND due_at <> 'infinity'`,
       [id],
     );
     expect(waiting!.n).toBe(0);

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type Cluster, startCluster } from '../helpers/cluster.js';
 import { ENGINES } from '../helpers/engines.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 // Killing a process that shares a database with the test needs a PostgreSQL server.
 const ON_POSTGRES = ENGINES.includes('postgres');
@@ -48,7 +49,7 @@ describe.runIf(ON_POSTGRES)('a worker killed while cascades move on', () => {
     const rows = await cluster.testDb.db.query<{ steps: string; statuses: string; current_step: number }>(
       `SELECT string_agg(m.channel_type, ',' ORDER BY m.cascade_step) AS steps,
          string_agg(m.status, ',' ORDER BY m.cascade_step) AS statuses, c.current_step
-       FROM cascades c JOIN messages m ON m.account_id = c.account_id AND m.cascade_id = c.id
+       FROM cascades c JOIN ${messageRows('m')} ON m.account_id = c.account_id AND m.cascade_id = c.id
        GROUP BY c.account_id, c.id, c.current_step`,
     );
     expect(rows).toHaveLength(CASCADES);

@@ -3,6 +3,7 @@ import { type Cluster, startCluster } from '../helpers/cluster.js';
 import { ENGINES } from '../helpers/engines.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { messageLeasedSql } from '../../src/messages/claimSql.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 // Killing a process that shares a database with the test needs a PostgreSQL server.
 const ON_POSTGRES = ENGINES.includes('postgres');
@@ -51,7 +52,7 @@ describe.runIf(ON_POSTGRES)('a worker killed while a dispatch is sending', () =>
     const db = c.testDb.db;
     const counted = async (): Promise<Counters> => {
       const rows = await db.query<{ status: string; n: number }>(
-        'SELECT status, count(*)::int AS n FROM messages WHERE dispatch_id = $1 GROUP BY status',
+        `SELECT status, count(*)::int AS n FROM ${messageRows()} WHERE dispatch_id = $1 GROUP BY status`,
         [id],
       );
       const counters = Object.fromEntries(['total', ...STATUSES].map((k) => [k, 0])) as Counters;
@@ -103,7 +104,7 @@ describe.runIf(ON_POSTGRES)('a worker killed while a dispatch is sending', () =>
     await doomed.run.exited();
     // What the workers held at the kill (claimed, leased, outcome not recorded): the killed one's among them.
     const [held] = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM messages
+      `SELECT count(*)::int AS n FROM ${messageRows()}
        WHERE dispatch_id = $1 AND status = 'sending' AND ${messageLeasedSql('messages', 'now()')}`,
       [id],
     );
@@ -121,7 +122,7 @@ describe.runIf(ON_POSTGRES)('a worker killed while a dispatch is sending', () =>
       `SELECT destination,
          (SELECT count(*)::int FROM jsonb_array_elements(history) h
           WHERE h->>'status' IN ('delivered', 'undelivered', 'unsent') AND NOT h ? 'ignored') AS finals
-       FROM messages WHERE dispatch_id = $1`,
+       FROM ${messageRows()} WHERE dispatch_id = $1`,
       [id],
     );
     expect(finals.filter((m) => m.finals !== 1)).toEqual([]);

@@ -5,6 +5,7 @@ import { ENGINES } from '../helpers/engines.js';
 import { startLoad } from '../helpers/load.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { messageLeasedSql } from '../../src/messages/claimSql.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 // Signalling a process that shares a database with the test needs a PostgreSQL server.
 const ON_POSTGRES = ENGINES.includes('postgres');
@@ -47,7 +48,7 @@ describe.runIf(ON_POSTGRES)('SIGTERM under load', () => {
     // Every answered message is stored; none is left leased to the stopped worker: each is sent, or due now.
     const db = cluster.testDb.db;
     const stored = await db.query<{ id: string; status: string; leased: boolean }>(
-      `SELECT id::text AS id, status, ${messageLeasedSql('messages', 'now()')} AS leased FROM messages
+      `SELECT id::text AS id, status, ${messageLeasedSql('messages', 'now()')} AS leased FROM ${messageRows()}
        WHERE account_id = $1`,
       [account.id],
     );

@@ -7,6 +7,7 @@ import { messagesTrigger, triggerFunctionSql } from '../helpers/triggers.js';
 import { startTestHerald, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { message } from '../messages/messageFixtures.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 const START = Date.parse('2026-03-10T09:00:00Z');
 const LEASE_MS = 30_000;
@@ -43,7 +44,7 @@ describe.concurrent('a claim whose outcome is written after its lease ran out', 
       const row = async (id: string) =>
         (
           await db.query<{ status: string; attempts: number; lease_expires_at: Date | null }>(
-            'SELECT status, attempts, lease_expires_at FROM messages WHERE account_id = $1 AND id = $2',
+            `SELECT status, attempts, lease_expires_at FROM ${messageRows()} WHERE account_id = $1 AND id = $2`,
             [account.id, id],
           )
         )[0]!;

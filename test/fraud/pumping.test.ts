@@ -9,6 +9,7 @@ import { BUNDLED_NUMBERING_PLAN } from '../../src/numbering/numberingPlan.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 /** `count` numbers of one range (`range` + 4 digits), from `first`. */
 const rangeNumbers = (range: string, count: number, first = 0): string[] =>
@@ -59,7 +60,7 @@ describe.each(ENGINES)('pumping detection and fraud holds (%s)', (engine) => {
   /** How many of the messages wait in a fraud hold. */
   async function heldOf(ids: readonly string[]): Promise<number> {
     const [row] = await t.testDb.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM messages WHERE id = ANY($1::uuid[]) AND fraud_hold_id IS NOT NULL
+      `SELECT count(*)::int AS n FROM ${messageRows()} WHERE id = ANY($1::uuid[]) AND fraud_hold_id IS NOT NULL
          AND status = 'sending' AND due_at = 'infinity'`,
       [ids],
     );
@@ -208,7 +209,8 @@ describe.each(ENGINES)('pumping detection and fraud holds (%s)', (engine) => {
     expect(Date.parse(released.body.trustedUntil)).toBeGreaterThan(t.clock.now().getTime());
     expect(await heldOf(ids)).toBe(0);
     const [due] = await t.testDb.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM messages WHERE id = ANY($1::uuid[]) AND status = 'sending' AND due_at <= $2`,
+      `SELECT count(*)::int AS n FROM ${messageRows()}
+         WHERE id = ANY($1::uuid[]) AND status = 'sending' AND due_at <= $2`,
       [ids, t.clock.now()],
     );
     expect(due!.n).toBe(150);
@@ -299,7 +301,7 @@ describe.each(ENGINES)('pumping detection and fraud holds (%s)', (engine) => {
       const ids = await watched.send(account.traffic, sms(rangeNumbers('7900890', 150)));
       const [row] = await watched.testDb.db.query<{ held: number }>(
         `SELECT count(*) FILTER (WHERE fraud_hold_id IS NOT NULL)::int AS held
-         FROM messages WHERE id = ANY($1::uuid[])`,
+         FROM ${messageRows()} WHERE id = ANY($1::uuid[])`,
         [ids],
       );
       expect(row!.held).toBe(0);

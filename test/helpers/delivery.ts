@@ -2,6 +2,7 @@ import type { Db } from '../../src/db/db.js';
 import { messageApplyOrphanReceipts } from '../../src/messages/index.js';
 import type { SmscSimulator } from '../../src/simulators/smscSimulator.js';
 import { waitFor } from './waitFor.js';
+import { messageRows } from './messageRows.js';
 
 /** How many times the SMSC saw each text starting with `prefix` (an empty prefix counts every text). */
 export function submissionsByText(smsc: SmscSimulator, prefix: string): Map<string, number> {
@@ -18,11 +19,11 @@ export async function messageStatusCounts(
   const rows =
     'accountId' in where
       ? await db.query<{ status: string; n: number }>(
-          'SELECT status, count(*) AS n FROM messages WHERE account_id = $1 GROUP BY status',
+          `SELECT status, count(*) AS n FROM ${messageRows()} WHERE account_id = $1 GROUP BY status`,
           [where.accountId],
         )
       : await db.query<{ status: string; n: number }>(
-          'SELECT status, count(*) AS n FROM messages WHERE id = ANY($1::uuid[]) GROUP BY status',
+          `SELECT status, count(*) AS n FROM ${messageRows()} WHERE id = ANY($1::uuid[]) GROUP BY status`,
           [[...where.ids]],
         );
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
@@ -37,8 +38,8 @@ export async function waitAllDelivered(db: Db, accountId: number, count: number,
     timeoutMs,
     describe: async () => {
       const errors = await db.query<{ status: string; error_code: number; n: number }>(
-        'SELECT status, error_code, count(*) AS n FROM messages WHERE account_id = $1 AND error_code IS NOT NULL ' +
-          'GROUP BY 1, 2',
+        `SELECT status, error_code, count(*) AS n FROM ${messageRows()}
+         WHERE account_id = $1 AND error_code IS NOT NULL GROUP BY 1, 2`,
         [accountId],
       );
       const statuses = JSON.stringify(await messageStatusCounts(db, { accountId }));

@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import type { AccountOptions, TestHerald } from './testHerald.js';
 import { waitFor } from './waitFor.js';
+import { messageRows } from './messageRows.js';
 
 export const SMS = { channelType: 'SMS', senderName: 'Shop', timeout: 60 };
 export const FLASHCALL = { channelType: 'FLASHCALL', senderName: 'any', timeout: 30 };
@@ -68,7 +69,7 @@ export function verifyHarness(herald: () => TestHerald) {
   };
   const steps = (uuid: string): Promise<StepRow[]> =>
     herald().testDb.db.query<StepRow>(
-      `SELECT cascade_step, channel_type, status, content, traffic_type FROM messages
+      `SELECT cascade_step, channel_type, status, content, traffic_type FROM ${messageRows()}
        WHERE cascade_id = $1 ORDER BY cascade_step`,
       [uuid],
     );

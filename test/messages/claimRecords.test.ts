@@ -9,6 +9,7 @@ import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { ownRowsTests } from '../helpers/transactions.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { insertAccount, insertMessage } from '../factories/rows.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 const T0 = new Date('2026-03-10T09:00:00Z');
 const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
@@ -17,7 +18,9 @@ const STOPPED = 9003;
 
 /** The statuses of messages and whether each is held (due never), by id. */
 const states = async (db: Queryable, ids: readonly string[]): Promise<{ status: string; held: boolean }[]> =>
-  db.query(`SELECT status, due_at = 'infinity' AS held FROM messages WHERE id = ANY($1::uuid[]) ORDER BY id`, [ids]);
+  db.query(`SELECT status, due_at = 'infinity' AS held FROM ${messageRows()} WHERE id = ANY($1::uuid[]) ORDER BY id`, [
+    ids,
+  ]);
 
 describe.each(ENGINES)('claims as records: what leaves messages in hand alone (%s)', (engine) => {
   const own = ownRowsTests(engine);

@@ -6,6 +6,7 @@ import { ENGINES } from '../helpers/engines.js';
 import { planOf } from '../helpers/plans.js';
 import { ownRowsTests } from '../helpers/transactions.js';
 import { insertAccount, insertMessage } from '../factories/rows.js';
+import { type MessageState, messageRows, messagesSet } from '../helpers/messageRows.js';
 
 const T0 = new Date('2026-03-10T09:00:00Z');
 const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
@@ -17,25 +18,25 @@ const DISPATCH = '01900000-0000-7000-8000-0000000000d1';
  */
 async function dispatchMessages(tx: Queryable) {
   const accountId = (await insertAccount(tx)).id;
-  const message = async (set: string, params: unknown[] = []): Promise<string> => {
+  const message = async (state: MessageState = {}): Promise<string> => {
     const id = await insertMessage(tx, { accountId, createdAt: T0 });
-    await tx.query(`UPDATE messages SET dispatch_id = $2${set} WHERE id = $1`, [id, DISPATCH, ...params]);
+    await messagesSet(tx, { ids: [id] }, { dispatch_id: DISPATCH, ...state });
     return id;
   };
   return {
     accountId,
-    waiting: await message(''),
-    held: await message(`, due_at = 'infinity'`),
-    inHand: await message(', due_at = $3, lease_expires_at = $3', [at(60)]),
-    leftByTheDead: await message(', due_at = $3, lease_expires_at = $3', [at(-1)]),
-    sent: await message(`, status = 'sent'`),
+    waiting: await message(),
+    held: await message({ due_at: 'infinity' }),
+    inHand: await message({ due_at: at(60), lease_expires_at: at(60) }),
+    leftByTheDead: await message({ due_at: at(-1), lease_expires_at: at(-1) }),
+    sent: await message({ status: 'sent' }),
   };
 }
 
 const statusOf = async (tx: Queryable, id: string) =>
   (
     await tx.query<{ status: string; held: boolean }>(
-      `SELECT status, due_at = 'infinity' AS held FROM messages WHERE id = $1`,
+      `SELECT status, due_at = 'infinity' AS held FROM ${messageRows()} WHERE id = $1`,
       [id],
     )
   )[0]!;
@@ -60,7 +61,7 @@ describe.each(ENGINES)('dispatch messages SQL: pause, stop, what is left (%s)', 
       left: 1,
       inHand: 1,
     });
-    await tx.query(`UPDATE messages SET status = 'sent', lease_expires_at = NULL WHERE id = $1`, [m.inHand]);
+    await messagesSet(tx, { ids: [m.inHand] }, { status: 'sent', lease_expires_at: null });
     expect(await messagesOfDispatch.unsettled(tx, m.accountId, DISPATCH, T0, false)).toEqual({
       left: 0,
       inHand: 0,
@@ -93,10 +94,7 @@ describe.each(ENGINES)('dispatch messages SQL: pause, stop, what is left (%s)', 
   own('reads the held messages in the order they were added, a batch at a time, and writes their plans', async (tx) => {
     const m = await dispatchMessages(tx);
     const more = await insertMessage(tx, { accountId: m.accountId, createdAt: T0 });
-    await tx.query(`UPDATE messages SET dispatch_id = $2, due_at = 'infinity', hours = '{14}' WHERE id = $1`, [
-      more,
-      DISPATCH,
-    ]);
+    await messagesSet(tx, { ids: [more] }, { dispatch_id: DISPATCH, due_at: 'infinity', hours: [14] });
     const held = [m.held, more].sort();
     const first = await messagesOfDispatch.held(tx, m.accountId, DISPATCH, null, 1);
     expect(first.map((h) => h.id)).toEqual([held[0]]);
@@ -114,7 +112,7 @@ describe.each(ENGINES)('dispatch messages SQL: pause, stop, what is left (%s)', 
       { id: m.waiting, dueAt: at(3600), plannedSendAt: at(3600), deadlineAt: at(7200), expiresAt: at(9000) },
     ]);
     const rows = await tx.query<{ id: string; due_at: Date; planned_send_at: Date | null; deadline_at: Date }>(
-      'SELECT id, due_at, planned_send_at, deadline_at FROM messages WHERE id = ANY($1::uuid[])',
+      `SELECT id, due_at, planned_send_at, deadline_at FROM ${messageRows()} WHERE id = ANY($1::uuid[])`,
       [[m.held, more, m.waiting]],
     );
     const byId = new Map(rows.map((r) => [r.id, r]));
@@ -129,7 +127,7 @@ describe.each(ENGINES)('dispatch messages SQL: pause, stop, what is left (%s)', 
     const other = '01900000-0000-7000-8000-0000000000d2';
     const none = '01900000-0000-7000-8000-0000000000d3';
     const done = await insertMessage(tx, { accountId: m.accountId, createdAt: T0 });
-    await tx.query(`UPDATE messages SET dispatch_id = $2, status = 'delivered' WHERE id = $1`, [done, other]);
+    await messagesSet(tx, { ids: [done] }, { dispatch_id: other, status: 'delivered' });
     const activity = await messagesOfDispatch.activity(tx, m.accountId, [DISPATCH, other, none]);
     expect(Object.fromEntries(activity)).toEqual({
       [DISPATCH]: { sending: true, sent: true },

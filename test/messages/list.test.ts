@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { message, SENDER } from './messageFixtures.js';
+import { messagesSet } from '../helpers/messageRows.js';
 
 describe.each(ENGINES)('GET /api/v1/message and GET /api/v1/message/{uuid} (%s)', (engine) => {
   let t: TestHerald;
@@ -245,9 +246,7 @@ describe.each(ENGINES)('GET /api/v1/message and GET /api/v1/message/{uuid} (%s)'
       const ui = await t.call('POST', '/api/v1/message', { token: session.body.traffic, body });
       sent.ui = ui.body.items[0].messageUuid;
       // A message delivered and then read: status stays delivered, readStatus is read (DESIGN 12).
-      await t.testDb.db.query("UPDATE messages SET status = 'delivered', read_status = 'read' WHERE id = $1", [
-        sent.read,
-      ]);
+      await messagesSet(t.testDb.db, { ids: [sent.read!] }, { status: 'delivered', read_status: 'read' });
       // An inbound message of the account.
       sent.inbound = '019cd6f9-7a80-7121-b48d-fc5a90434664';
       await t.testDb.db.query(

@@ -5,6 +5,7 @@ import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { message, SENDER } from './messageFixtures.js';
+import { messagesSet } from '../helpers/messageRows.js';
 
 /**
  * The list's `total` takes rolled-up days from the statistics rollup (docs/delivery.md, Listing): it must stay the
@@ -176,9 +177,10 @@ describe.each(ENGINES)('the total of GET /api/v1/message with HERALD_RETENTION_D
   it('counts the days the retention has reached from the messages left, not from their rollup', async () => {
     const old = await t.send(account.traffic, [message('SMS', { tags: ['vip'] }), message('SMS'), message('SMS')]);
     // Two of them finished (the retention deletes those); the third still waits.
-    await t.testDb.db.query(
-      "UPDATE messages SET status = 'delivered', due_at = NULL WHERE account_id = $1 AND id = ANY($2::uuid[])",
-      [account.id, old.slice(0, 2)],
+    await messagesSet(
+      t.testDb.db,
+      { accountId: account.id, ids: old.slice(0, 2) },
+      { status: 'delivered', due_at: null },
     );
     t.clock.set('2026-03-12T10:00:00Z');
     await t.send(account.traffic, [message('SMS', { tags: ['vip'] })]);

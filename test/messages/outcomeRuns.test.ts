@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, Queryable } from '../../src/db/db.js';
 import { claimLimits, messageClaimDue } from '../../src/messages/claimSql.js';
 import { messageStop } from '../../src/messages/messageLookupSql.js';
-import { HISTORY_COLUMNS, type HistoryRow, historyOf } from '../../src/messages/messageObject.js';
+import { historyColumns, type HistoryRow, historyOf } from '../../src/messages/messageObject.js';
 import { messageApplyTransitions, messageNoteIgnored, type SubmissionRow } from '../../src/messages/transitionSql.js';
 import {
   mergeReceipt,
@@ -14,6 +14,7 @@ import {
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { insertAccount, insertCallbackTarget, insertMessage } from '../factories/rows.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 const T0 = new Date('2026-03-10T09:00:00Z');
 const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
@@ -26,7 +27,7 @@ interface Row extends HistoryRow {
 const rowOf = async (db: Queryable, id: string): Promise<Row> =>
   (
     await db.query<Row>(
-      `SELECT status, connector_id, buy_price::text, ${HISTORY_COLUMNS} FROM messages WHERE id = $1`,
+      `SELECT status, connector_id, buy_price::text, ${historyColumns('messages')} FROM ${messageRows()} WHERE id = $1`,
       [id],
     )
   )[0]!;
@@ -292,10 +293,8 @@ describe.runIf(ENGINES.includes('postgres'))("the outcome statement's first run,
     const carrier = `left-${id}`;
     let applied: Promise<Set<string>> | undefined;
     await db.transaction(async (tx) => {
-      // Another change of the row (as a note of an ignored receipt), not committed yet.
-      await tx.query(`UPDATE messages SET history = history || '[{"status": "x", "ignored": true}]' WHERE id = $1`, [
-        id,
-      ]);
+      // Another change of the row (a note of an ignored receipt), not committed yet.
+      await messageNoteIgnored(tx, [{ accountId, id, status: 'x', at: T0 }]);
       applied = messageApplyTransitions(db, [sent(accountId, id)], [part(accountId, id, carrier)]);
       await untilBlockedBy(db, await backendPid(tx));
     });
@@ -305,13 +304,11 @@ describe.runIf(ENGINES.includes('postgres'))("the outcome statement's first run,
   });
 
   /** Another session's change of the message's row (as a note of an ignored receipt), committed once `run` waits. */
-  const whileChanged = async <T>(id: string, run: () => Promise<T>): Promise<T> => {
+  const whileChanged = async <T>(accountId: number, id: string, run: () => Promise<T>): Promise<T> => {
     const db = testDb.db;
     let result: Promise<T> | undefined;
     await db.transaction(async (tx) => {
-      await tx.query(`UPDATE messages SET history = history || '[{"status": "x", "ignored": true}]' WHERE id = $1`, [
-        id,
-      ]);
+      await messageNoteIgnored(tx, [{ accountId, id, status: 'x', at: T0 }]);
       result = run();
       await untilBlockedBy(db, await backendPid(tx));
     });
@@ -325,7 +322,9 @@ describe.runIf(ENGINES.includes('postgres'))("the outcome statement's first run,
     const receipt = statusTransition({ accountId, id, status: 'delivered', at: at(2), errorCode: null });
     // Locked first (in a transaction): the lock gives the changed version, which the statement's update cannot see;
     // the message runs again in a statement of its own.
-    const unmoved = await whileChanged(id, () => db.transaction((tx) => messageApplyTransitions(tx, [receipt])));
+    const unmoved = await whileChanged(accountId, id, () =>
+      db.transaction((tx) => messageApplyTransitions(tx, [receipt])),
+    );
     expect([...unmoved]).toEqual([]);
     const row = await rowOf(db, id);
     expect(row.status).toBe('delivered');
@@ -336,7 +335,9 @@ describe.runIf(ENGINES.includes('postgres'))("the outcome statement's first run,
     const db = testDb.db;
     const accountId = (await insertAccount(db)).id;
     const id = await insertMessage(db, { accountId, createdAt: T0, status: 'delivered' });
-    await whileChanged(id, () => messageNoteIgnored(db, [{ accountId, id, status: 'delivered', at: at(3) }]));
+    await whileChanged(accountId, id, () =>
+      messageNoteIgnored(db, [{ accountId, id, status: 'delivered', at: at(3) }]),
+    );
     expect((await rowOf(db, id)).history.map((h) => h.status)).toEqual(['x', 'delivered']);
   });
 });

@@ -48,6 +48,7 @@ import { TestClock } from '../helpers/clock.js';
 import { ENGINES, openTestDb, type TestDb, withTestDb } from '../helpers/engines.js';
 import { messageFilter } from '../helpers/messageFilter.js';
 import { indexesOf, planOf, relationsOf, scansOf, subplanNodes } from '../helpers/plans.js';
+import { messageRows, messagesSet } from '../helpers/messageRows.js';
 
 const DAY_MS = 86_400_000;
 const at = (iso: string, days = 0): Date => new Date(Date.parse(iso) + days * DAY_MS);
@@ -301,10 +302,7 @@ describe.each(ENGINES)('retention by partitions (%s)', (engine) => {
     expect(keys).toEqual([]);
 
     // Once week 2's last message has finished, the next run drops its partition too.
-    await db.query(`UPDATE messages SET status = 'delivered', due_at = NULL WHERE account_id = $1 AND id = $2`, [
-      accountId,
-      waiting,
-    ]);
+    await messagesSet(db, { accountId, ids: [waiting] }, { status: 'delivered', due_at: null });
     // Not while the day is counted live (changed since its rollup, until the rollup redoes it).
     await db.query(`INSERT INTO stats_dirty_days (account_id, day) VALUES ($1, '2031-01-14')`, [accountId]);
     expect((await retentionSweep(db, cutoff)).partitions).toBe(0);
@@ -468,9 +466,10 @@ describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
       expect(a.tid).toBe(b.tid);
       const state = async (id: string) =>
         (
-          await db.query<{ status: string; attempts: number }>('SELECT status, attempts FROM messages WHERE id = $1', [
-            id,
-          ])
+          await db.query<{ status: string; attempts: number }>(
+            `SELECT status, attempts FROM ${messageRows()} WHERE id = $1`,
+            [id],
+          )
         )[0]!;
 
       // One place: the claim takes the earlier and leaves the other as it was.
@@ -557,7 +556,7 @@ describe.each(ENGINES)('once per key across partitions (%s)', (engine) => {
     );
     expect([...(await messageApplyTransitions(t.db, unsent))]).toEqual([]);
     const rows = await t.db.query<{ status: string }>(
-      'SELECT status FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[])',
+      `SELECT status FROM ${messageRows()} WHERE account_id = $1 AND id = ANY($2::uuid[])`,
       [accountId, ids],
     );
     expect(rows.map((r) => r.status)).toEqual(['unsent', 'unsent', 'unsent']);
@@ -836,7 +835,7 @@ describe.each(ENGINES)("the list's search by destination (%s)", (engine) => {
     expect(list.map((m) => m.id)).toEqual([sent, received!.id]);
     expect(await messageListCount(t.db, accountId, byDestination)).toBe(2);
     // A status change writes the message again, not its destination.
-    await t.db.query(`UPDATE messages SET status = 'delivered', due_at = NULL WHERE account_id = $1`, [accountId]);
+    await messagesSet(t.db, { accountId }, { status: 'delivered', due_at: null });
     const [rows] = await t.db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM message_destinations WHERE account_id = $1',
       [accountId],

@@ -7,6 +7,7 @@ import { retryTransition } from '../../src/messages/transitions.js';
 import { ENGINES } from '../helpers/engines.js';
 import { ownRowsTests } from '../helpers/transactions.js';
 import { insertAccount, insertMessage } from '../factories/rows.js';
+import { messagesSet } from '../helpers/messageRows.js';
 
 const T0 = new Date('2026-03-10T09:00:00Z');
 const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
@@ -42,7 +43,7 @@ describe.each(ENGINES)('messageQueueFigures (%s)', (engine) => {
     await insertMessage(tx, { accountId: account.id, createdAt: T0, plannedSendAt: at(600) });
     const held = await insertMessage(tx, { accountId: account.id, createdAt: T0 });
     // Held as a fraud hold or a paused dispatch holds it: due never, until released.
-    await tx.query(`UPDATE messages SET due_at = 'infinity' WHERE id = $1`, [held]);
+    await messagesSet(tx, { ids: [held] }, { due_at: 'infinity' });
     await insertMessage(tx, { accountId: account.id, createdAt: at(20) });
     expect(await waiting(tx, at(30))).toEqual({ state: 'waiting', messages: 3, oldest_age_s: 10 });
   });

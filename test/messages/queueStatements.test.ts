@@ -8,7 +8,7 @@ import {
   messageNextDue,
 } from '../../src/messages/claimSql.js';
 import { messageExpireDue } from '../../src/messages/expirySql.js';
-import { HISTORY_COLUMNS, type HistoryRow, historyOf } from '../../src/messages/messageObject.js';
+import { historyColumns, type HistoryRow, historyOf } from '../../src/messages/messageObject.js';
 import { messageApplyTransitions, messageNoteIgnored } from '../../src/messages/transitionSql.js';
 import { submissionMatchReceipts, submissionSetPartStates } from '../../src/messages/submissionSql.js';
 import { queueBefore } from '../../src/messages/messagePartitions.js';
@@ -25,6 +25,7 @@ import { ENGINES } from '../helpers/engines.js';
 import { planOf, rowsRead, scansOf, subplanNodes } from '../helpers/plans.js';
 import { describeClaimSkipsLocked, ownRowsTests } from '../helpers/transactions.js';
 import { insertAccount, insertCallbackTarget, insertMessage, type MessageFields } from '../factories/rows.js';
+import { messageRows, messagesSet } from '../helpers/messageRows.js';
 
 const T0 = new Date('2026-03-10T09:00:00Z');
 const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
@@ -67,7 +68,7 @@ const row = async (db: Queryable, id: string): Promise<Row> =>
   (
     await db.query<Row>(
       `SELECT status, read_status, error_code, due_at, lease_expires_at, attempts, price_final,
-       price_refunded, ${HISTORY_COLUMNS} FROM messages WHERE id = $1`,
+       price_refunded, ${historyColumns('messages')} FROM ${messageRows()} WHERE id = $1`,
       [id],
     )
   )[0]!;
@@ -201,10 +202,7 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
     own("clears a lease in the row that ran out (the fast lane's) and counts its attempt", async (tx) => {
       const id = await newMessage(tx, { ttl: 3600 });
       // As the fast lane stores a message: due at its lease's end, leased, its first attempt counted.
-      await tx.query('UPDATE messages SET due_at = $2, lease_expires_at = $2, attempts = 1 WHERE id = $1', [
-        id,
-        at(60),
-      ]);
+      await messagesSet(tx, { ids: [id] }, { due_at: at(60), lease_expires_at: at(60), attempts: 1 });
       expect(await claimedIds(tx, at(59))).toEqual([]);
       const [claimed] = await messageClaimDue(tx, at(60), claimLimits(10), LEASE_MS);
       expect(claimed).toMatchObject({ id, attempts: 2 });
@@ -623,7 +621,7 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
 
   describe('the stored history', () => {
     const stored = async (tx: Queryable, id: string): Promise<unknown[]> =>
-      (await tx.query<{ history: unknown[] }>('SELECT history FROM messages WHERE id = $1', [id]))[0]!.history;
+      (await tx.query<{ history: unknown[] }>(`SELECT history FROM ${messageRows()} WHERE id = $1`, [id]))[0]!.history;
 
     own('stores a first sent entry without what sent_at and the connector say, and shows it whole', async (tx) => {
       const accountId = (await insertAccount(tx)).id;
@@ -692,11 +690,15 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
       expect(entries(await row(tx, early))[1]).toEqual({ status: 'sent', at: at(7).toISOString() });
       // Stored whole before this was so: shown as stored.
       const old = await newMessage(tx);
-      await tx.query(
-        `UPDATE messages SET status = 'sent', sent_at = $2, connector_id = 'now',
-           history = jsonb_build_array(jsonb_build_object('status', 'sent', 'at', $3::text, 'connector', 'then'))
-         WHERE id = $1`,
-        [old, at(2), at(1).toISOString()],
+      await messagesSet(
+        tx,
+        { ids: [old] },
+        {
+          status: 'sent',
+          sent_at: at(2),
+          connector_id: 'now',
+          history: [{ status: 'sent', at: at(1).toISOString(), connector: 'then' }],
+        },
       );
       expect(entries(await row(tx, old))[1]).toEqual({ status: 'sent', at: at(1).toISOString(), connector: 'then' });
     });

@@ -6,6 +6,7 @@ import { ENGINES } from '../helpers/engines.js';
 import { untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { message, SENDER } from './messageFixtures.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts (%s)', (engine) => {
   let t: TestHerald;
@@ -16,7 +17,7 @@ describe.each(ENGINES)('receipts: webhooks, late, duplicate and orphan receipts 
         status: string;
         error_code: number | null;
         history: { status: string; ignored?: boolean }[];
-      }>('SELECT status, error_code, history FROM messages WHERE id = $1', [id])
+      }>(`SELECT status, error_code, history FROM ${messageRows()} WHERE id = $1`, [id])
     )[0]!;
   const sendOne = async (body: Record<string, unknown>): Promise<string> => (await t.send(account.traffic, [body]))[0]!;
 

@@ -9,6 +9,7 @@ import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { Receiver } from '../helpers/receiver.js';
 import { untilCallbackRound, untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 const DAY_MS = 86_400_000;
 
@@ -58,7 +59,8 @@ describe.each(ENGINES)('retention (HERALD_RETENTION_DAYS) (%s)', (engine) => {
     await untilWritten(
       t.herald,
       async () =>
-        (await count(`SELECT count(*) AS n FROM messages WHERE account_id = $1 AND status = 'delivered'`)) === 20,
+        (await count(`SELECT count(*) AS n FROM ${messageRows()} WHERE account_id = $1 AND status = 'delivered'`)) ===
+        20,
     );
     await untilCallbackRound(
       t.herald,

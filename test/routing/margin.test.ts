@@ -5,6 +5,7 @@ import { applyOrphanReceipts } from '../helpers/delivery.js';
 import { ENGINES } from '../helpers/engines.js';
 import { untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 const FINAL = ['delivered', 'undelivered', 'unsent'];
 
@@ -65,7 +66,7 @@ describe.each(ENGINES)('margin report (%s)', (engine) => {
     await untilWritten(t.herald, async () => {
       await applyOrphanReceipts(t.testDb.db);
       const rows = await t.testDb.db.query<{ status: string }>(
-        'SELECT status FROM messages WHERE id = ANY($1::uuid[])',
+        `SELECT status FROM ${messageRows()} WHERE id = ANY($1::uuid[])`,
         [ids],
       );
       return rows.length === ids.length && rows.every((r) => FINAL.includes(r.status));
@@ -79,7 +80,7 @@ describe.each(ENGINES)('margin report (%s)', (engine) => {
       `SELECT ${key} AS key, sum(total_parts)::int AS parts,
          sum(CASE WHEN price_refunded THEN 0 ELSE price END)::text AS sell,
          sum(CASE buy_currency WHEN 'USD' THEN buy_price * 90 ELSE coalesce(buy_price, 0) END)::text AS buy
-       FROM messages WHERE id = ANY($1::uuid[]) AND connector_id IS NOT NULL GROUP BY 1`,
+       FROM ${messageRows()} WHERE id = ANY($1::uuid[]) AND connector_id IS NOT NULL GROUP BY 1`,
       [ids],
     );
     return Object.fromEntries(rows.map((r) => [r.key, { parts: r.parts, sell: Number(r.sell), buy: Number(r.buy) }]));
@@ -113,7 +114,8 @@ describe.each(ENGINES)('margin report (%s)', (engine) => {
       total_parts: number;
       status: string;
     }>(
-      `SELECT route_id::int AS route_id, buy_price::text AS buy_price, buy_currency, total_parts, status FROM messages
+      `SELECT route_id::int AS route_id, buy_price::text AS buy_price, buy_currency, total_parts, status
+       FROM ${messageRows()}
        WHERE id = ANY($1::uuid[]) ORDER BY destination`,
       [ids],
     );

@@ -5,6 +5,7 @@ import { ENGINES } from '../helpers/engines.js';
 import { untilWritten } from '../helpers/signals.js';
 import { ADMIN_TOKEN, startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 /** A second connector to the simulated SMSC: the carrier the operator buys МегаФон's traffic from. */
 const MEGAFON = 'sim-smsc-mf';
@@ -24,7 +25,7 @@ describe.each(ENGINES)('a ported number routed by its new operator (%s)', (engin
     const row = async () =>
       (
         await t.testDb.db.query<{ status: string; connector_id: string; brand: string }>(
-          'SELECT status, connector_id, brand FROM messages WHERE id = $1',
+          `SELECT status, connector_id, brand FROM ${messageRows()} WHERE id = $1`,
           [id],
         )
       )[0]!;

@@ -7,6 +7,7 @@ import { ENGINES, type TestDb } from '../helpers/engines.js';
 import { Receiver } from '../helpers/receiver.js';
 import { untilCallbackRound, untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestHerald } from '../helpers/testHerald.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 /** ESME_RINVDSTADR: the refusal the first carrier answers every submission with. */
 const INVALID_DESTINATION = 0x0b;
@@ -29,7 +30,7 @@ describe.each(ENGINES)('reroute on a refusal (%s)', (engine) => {
   const row = async (id: string) =>
     (
       await testDb.db.query<{ status: string; connector_id: string; error_code: number | null; price: string }>(
-        'SELECT status, connector_id, error_code, price::text AS price FROM messages WHERE id = $1',
+        `SELECT status, connector_id, error_code, price::text AS price FROM ${messageRows()} WHERE id = $1`,
         [id],
       )
     )[0]!;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
 import { untilWritten } from '../helpers/signals.js';
 import { startTestHerald, type TestHerald } from '../helpers/testHerald.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 // A route row written by hand (an operator's SQL, a bulk load as bench/routing.ts does) names only the fields it
 // needs in its JSON: the absent ones match anything, as null does, and nothing fails on them.
@@ -41,7 +42,7 @@ describe.each(ENGINES)('routes written by hand (%s)', (engine) => {
     const row = async () =>
       (
         await t.testDb.db.query<{ status: string; route_id: number; connector_id: string }>(
-          'SELECT status, route_id::int AS route_id, connector_id FROM messages WHERE id = $1',
+          `SELECT status, route_id::int AS route_id, connector_id FROM ${messageRows()} WHERE id = $1`,
           [id],
         )
       )[0]!;

@@ -6,6 +6,7 @@ import { ENGINES } from '../helpers/engines.js';
 import { untilWritten } from '../helpers/signals.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { startRoutingHerald, type RoutingHerald } from './routingHerald.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 /*
  * Routes changed through the API while Herald runs: the worker's route book reloads on the 'routes' wake-up at the
@@ -40,7 +41,7 @@ describe.each(ENGINES)('routes changed while Herald runs (%s)', (engine) => {
         total_parts: number;
       }>(
         `SELECT id, status, connector_id, route_id::int AS route_id, buy_price::text AS buy_price, buy_currency,
-           total_parts FROM messages WHERE id = ANY($1::uuid[])`,
+           total_parts FROM ${messageRows()} WHERE id = ANY($1::uuid[])`,
         [ids],
       );
       if (rows.length !== ids.length || !rows.every((r) => r.status === 'delivered')) return undefined;

@@ -4,6 +4,7 @@ import { untilWritten } from '../helpers/signals.js';
 import { waitFor } from '../helpers/waitFor.js';
 import type { TestAccount } from '../helpers/testHerald.js';
 import { startRoutingHerald, type RoutingHerald } from './routingHerald.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 /*
  * Each strategy of DESIGN 21 through a running Herald: which connector the messages of a route go by. Connectors `a`
@@ -37,7 +38,7 @@ describe.each(ENGINES)('route strategies end to end (%s)', (engine) => {
     );
     return untilWritten(h.herald, async () => {
       const rows = await h.testDb.db.query<{ status: string; connector_id: string }>(
-        'SELECT status, connector_id FROM messages WHERE id = ANY($1::uuid[])',
+        `SELECT status, connector_id FROM ${messageRows()} WHERE id = ANY($1::uuid[])`,
         [ids],
       );
       return rows.length === n && rows.every((r) => r.status === 'delivered') ? rows.map((r) => r.connector_id) : false;
@@ -72,7 +73,7 @@ describe.each(ENGINES)('route strategies end to end (%s)', (engine) => {
     await waitFor(async () => {
       const [row] = await h.testDb.db.query<{ counted: number; final: number }>(
         `SELECT (SELECT coalesce(sum(final), 0)::int FROM connector_outcomes WHERE connector_id = 'b') AS counted,
-                (SELECT count(*)::int FROM messages
+                (SELECT count(*)::int FROM ${messageRows()}
                  WHERE connector_id = 'b' AND status IN ('delivered', 'undelivered', 'unsent')) AS final`,
       );
       return row!.counted >= row!.final;

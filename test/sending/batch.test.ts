@@ -3,6 +3,7 @@ import { messageCount } from '../../src/messages/messageSql.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { message, MSISDN, openChatWindow, SENDER } from '../messages/messageFixtures.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 interface StoredRow {
   id: string;
@@ -111,7 +112,7 @@ describe.each(ENGINES)('batches and storage (%s)', (engine) => {
     const rows = await t.testDb.db.query<StoredRow>(
       `SELECT id, channel_type, destination, country, content, status, total_parts, tags, hours, callback_events,
               created_at, planned_send_at
-       FROM messages WHERE account_id = $1 AND id = ANY($2::uuid[])`,
+       FROM ${messageRows()} WHERE account_id = $1 AND id = ANY($2::uuid[])`,
       [account.id, ids],
     );
     const row = (i: number) => rows.find((r) => r.id === ids[i])!;

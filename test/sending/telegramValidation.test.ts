@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald, testBotToken } from '../helpers/testHerald.js';
 import { BOT, message, type Refusal, refused } from '../messages/messageFixtures.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 // TELEGRAM messages as DESIGN 18 validates them: each refusal beside the value next to it that is accepted.
 const OK = 'accepted' as const;
@@ -161,7 +162,7 @@ describe.each(ENGINES)('TELEGRAM message validation (DESIGN 18) (%s)', (engine) 
       total_parts: number;
       expires_at: Date;
       created_at: Date;
-    }>('SELECT content, ttl, total_parts, expires_at, created_at FROM messages WHERE id = $1', [uuid]);
+    }>(`SELECT content, ttl, total_parts, expires_at, created_at FROM ${messageRows()} WHERE id = $1`, [uuid]);
     return row!;
   };
 

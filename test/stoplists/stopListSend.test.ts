@@ -8,6 +8,7 @@ import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/t
 import { SMS as SMS_STEP, verifyHarness } from '../helpers/verify.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { message, SENDER } from '../messages/messageFixtures.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 const VK = { channelType: 'VK', senderName: 'club1', content: 'Your code 1234' };
 const SMS = { channelType: 'SMS', senderName: SENDER, content: 'Your code 1234' };
@@ -53,12 +54,13 @@ describe.each(ENGINES)('stop lists where messages go out (%s)', (engine) => {
   const addEntry = async (body: Record<string, unknown>) =>
     expect((await t.call('POST', '/api/v1/stop-list', { token: account.system, body })).status).toBe(201);
   const row = async (id: string): Promise<Row> =>
-    (await t.testDb.db.query<Row>('SELECT status, error_code FROM messages WHERE id = $1', [id]))[0]!;
+    (await t.testDb.db.query<Row>(`SELECT status, error_code FROM ${messageRows()} WHERE id = $1`, [id]))[0]!;
   const balance = async (): Promise<number> =>
     (await t.call('GET', '/api/v1/balance', { token: account.traffic })).body.RUB;
   const steps = (root: string) =>
     t.testDb.db.query<{ cascade_step: number; channel_type: string; status: string; error_code: number | null }>(
-      `SELECT cascade_step, channel_type, status, error_code FROM messages WHERE cascade_id = $1 ORDER BY cascade_step`,
+      `SELECT cascade_step, channel_type, status, error_code FROM ${messageRows()}
+         WHERE cascade_id = $1 ORDER BY cascade_step`,
       [root],
     );
 

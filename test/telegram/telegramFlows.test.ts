@@ -5,6 +5,7 @@ import { untilWritten } from '../helpers/signals.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { SMS as SMS_STEP, TELEGRAM as TELEGRAM_STEP, verifyHarness } from '../helpers/verify.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 const BOT = 'shop_mailing_bot';
 
@@ -27,7 +28,7 @@ describe.each(ENGINES)('TELEGRAM dispatches and verifier workflows (%s)', (engin
 
   const statuses = (ids: readonly string[]) =>
     t.testDb.db.query<{ destination: string; status: string; error_code: number | null }>(
-      'SELECT destination, status, error_code FROM messages WHERE id = ANY($1::uuid[]) ORDER BY destination',
+      `SELECT destination, status, error_code FROM ${messageRows()} WHERE id = ANY($1::uuid[]) ORDER BY destination`,
       [ids],
     );
 

@@ -7,6 +7,7 @@ import { startTestHerald, type TestHerald } from '../helpers/testHerald.js';
 import { FLASHCALL, SMS, type VerifyClient, verifyHarness, VOICECODE } from '../helpers/verify.js';
 import { untilWritten } from '../helpers/signals.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { messageRows } from '../helpers/messageRows.js';
 
 /**
  * Sending and checking codes through the real pipeline (DESIGN 16): the SMSC simulator over SMPP for SMS, the
@@ -428,7 +429,7 @@ describe.each(ENGINES)('verification: a step still queued when its code ends (%s
   const { client, sent, check, codeOf, wrongOf } = verifyHarness(() => t);
   const rows = (uuid: string) =>
     t.testDb.db.query<{ status: string; error_code: number | null; price: string; price_refunded: boolean }>(
-      `SELECT status, error_code, price, price_refunded, history FROM messages WHERE cascade_id = $1
+      `SELECT status, error_code, price, price_refunded, history FROM ${messageRows()} WHERE cascade_id = $1
        ORDER BY cascade_step`,
       [uuid],
     );

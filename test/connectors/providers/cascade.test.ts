@@ -9,6 +9,7 @@ import { waitFor } from '../../helpers/waitFor.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../../helpers/testHerald.js';
 import { SENDER } from '../../messages/messageFixtures.js';
 import { messageLeasedSql } from '../../../src/messages/claimSql.js';
+import { messageRows } from '../../helpers/messageRows.js';
 
 const VK = 'vk-rapporto';
 const VIBER = 'viber-devino';
@@ -96,7 +97,7 @@ describe.each(ENGINES)('a cascade through two real providers: Rapporto VK, Devin
     const inFlight = async (): Promise<boolean> =>
       (
         await t.testDb.db.query(
-          `SELECT 1 FROM messages WHERE cascade_id = ANY($1::uuid[]) AND status = 'sending'
+          `SELECT 1 FROM ${messageRows()} WHERE cascade_id = ANY($1::uuid[]) AND status = 'sending'
              AND ${messageLeasedSql('messages', '$2')}`,
           [[lost, read], clock.now()],
         )
@@ -115,7 +116,7 @@ describe.each(ENGINES)('a cascade through two real providers: Rapporto VK, Devin
     );
     const steps = (root: string) =>
       t.testDb.db.query<{ channel_type: string; status: string; read_status: string | null; connector_id: string }>(
-        `SELECT channel_type, status, read_status, connector_id FROM messages
+        `SELECT channel_type, status, read_status, connector_id FROM ${messageRows()}
          WHERE cascade_id = $1 ORDER BY cascade_step`,
         [root],
       );

@@ -6,6 +6,7 @@ import { ENGINES } from '../../helpers/engines.js';
 import { DevinoSimulator, VIBER_BATCH } from '../../helpers/providers/devinoSimulator.js';
 import { untilWritten } from '../../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../../helpers/testHerald.js';
+import { messageRows } from '../../helpers/messageRows.js';
 
 const OK = 'devino-ok';
 const VIBER = 'devino-viber';
@@ -77,7 +78,7 @@ describe.each(ENGINES)('Devino profiles devino-ok and devino-viber, against thei
   const toRetry = async (id: string) => {
     const retryAt = await untilWritten(t.herald, async () => {
       const [row] = await t.testDb.db.query<{ retry_at: string | null }>(
-        "SELECT history->-1->>'retryAt' AS retry_at FROM messages WHERE id = $1 AND status = 'sending'",
+        `SELECT history->-1->>'retryAt' AS retry_at FROM ${messageRows()} WHERE id = $1 AND status = 'sending'`,
         [id],
       );
       return row?.retry_at ?? false;
@@ -142,7 +143,7 @@ describe.each(ENGINES)('Devino profiles devino-ok and devino-viber, against thei
     ]);
     await until([refused!], (m) => m.status === 'unsent');
     const [history] = await t.testDb.db.query<{ detail: string }>(
-      "SELECT history->-1->>'detail' AS detail FROM messages WHERE id = $1",
+      `SELECT history->-1->>'detail' AS detail FROM ${messageRows()} WHERE id = $1`,
       [refused],
     );
     expect(history!.detail).toContain('error phone_invalid');
@@ -170,7 +171,7 @@ describe.each(ENGINES)('Devino profiles devino-ok and devino-viber, against thei
     const all = (status: string) =>
       untilWritten(t.herald, async () => {
         const [row] = await t.testDb.db.query<{ n: number }>(
-          'SELECT count(*)::int AS n FROM messages WHERE id = ANY($1::uuid[]) AND status = $2',
+          `SELECT count(*)::int AS n FROM ${messageRows()} WHERE id = ANY($1::uuid[]) AND status = $2`,
           [ids, status],
         );
         return row!.n === ids.length;

@@ -7,6 +7,7 @@ import { call } from '../../helpers/http.js';
 import { TwilioSimulator, TWILIO_UNDELIVERED_ERROR } from '../../helpers/providers/twilioSimulator.js';
 import { untilWritten } from '../../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../../helpers/testHerald.js';
+import { messageRows } from '../../helpers/messageRows.js';
 
 const ACCOUNT_SID = 'AC5ef8732a3c49700934481addd5ce1659';
 const AUTH_TOKEN = '2c7e1a3b9d4f6e8a0b1c2d3e4f5a6b7c';
@@ -88,9 +89,10 @@ describe.each(ENGINES)('the Twilio profiles, SMS and VOICECODE, against a Twilio
 
   const row = async (id: string): Promise<Row> =>
     (
-      await t.testDb.db.query<Row>('SELECT status, error_code, due_at, lease_expires_at FROM messages WHERE id = $1', [
-        id,
-      ])
+      await t.testDb.db.query<Row>(
+        `SELECT status, error_code, due_at, lease_expires_at FROM ${messageRows()} WHERE id = $1`,
+        [id],
+      )
     )[0]!;
   const get = async (id: string) =>
     (await t.call('GET', `/api/v1/message/${id}`, { token: account.traffic })).body as Record<string, any>;

@@ -8,6 +8,7 @@ import { call } from '../../helpers/http.js';
 import { UNIBELL_PATH, UnibellSimulator } from '../../helpers/providers/unibellSimulator.js';
 import { untilWritten } from '../../helpers/signals.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../../helpers/testHerald.js';
+import { messageRows } from '../../helpers/messageRows.js';
 
 const KEY = 'd8ac9959r12b43545unibell';
 const ID = 'unibell';
@@ -133,7 +134,7 @@ describe.each(ENGINES)('FLASHCALL through the unibell-flashcall profile (%s)', (
   type Row = { status: string; error_code: number | null; due_at: Date | string | null; lease_expires_at: unknown };
   const row = async (id: string): Promise<Row> => {
     const [m] = await t.testDb.db.query<Row>(
-      'SELECT status, error_code, due_at, lease_expires_at FROM messages WHERE id = $1',
+      `SELECT status, error_code, due_at, lease_expires_at FROM ${messageRows()} WHERE id = $1`,
       [id],
     );
     return m!;
