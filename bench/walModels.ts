@@ -16,6 +16,8 @@ import { type BenchFigure, createBenchSchema, processCpuSeconds } from './lib.js
  *     time moved by the claim and by `sent`, deleted at the final status), the messages table at fillfactor N.
  *   - queue table, gone at sent: the queue table at fillfactor 100, its row deleted by `sent`, which leaves the
  *     message's row alone: that is updated once, at the final status.
+ *   - in-flight table, gone at final: the queue table's row also holds what `sent` records (updated by it), and goes
+ *     at the final status, which updates the message's row once.
  *   - state table: `messages` written once (insert only) and what changes in a narrow row of its own (status, times,
  *     lease, history), which carries the queue's and the expiry's indexes.
  */
@@ -239,6 +241,50 @@ const queueGoneAtSent: Model = {
 };
 
 /**
+ * A narrow row for a message in flight, from its acceptance to its final status: the queue (due time, lane) and what
+ * `sent` records until the end (status, time, connector), updated by `sent` and deleted at the final status, which
+ * updates the message's row once with all of it. Between the two, a reader finds the message's state in the narrow
+ * row (docs/scaling.md, "What it would save").
+ */
+const inFlightTable: Model = {
+  name: 'in-flight table, gone at final',
+  setup: async (c) => {
+    await messagesWithoutQueue(c);
+    await c.query('CREATE INDEX ON m (account_id, dispatch_id) WHERE dispatch_id IS NOT NULL');
+    await c.query(
+      `CREATE TABLE q (account_id bigint NOT NULL, message_id uuid NOT NULL, channel_type text NOT NULL,
+         traffic_type text NOT NULL, status text NOT NULL DEFAULT 'sending', due_at timestamptz NOT NULL,
+         sent_at timestamptz, connector_id text, PRIMARY KEY (account_id, message_id))
+       WITH (autovacuum_enabled = false)`,
+    );
+    await c.query(`CREATE INDEX ON q (channel_type, traffic_type, due_at, message_id) WHERE status = 'sending'`);
+    await c.query(`CREATE INDEX ON q (due_at, message_id) WHERE status = 'sent'`);
+  },
+  insert: (c, first, count) => queueModel(100).insert(c, first, count),
+  claim: async (c, count) => {
+    await c.query(
+      `WITH due AS (
+         SELECT ctid FROM q WHERE status = 'sending' AND channel_type = 'SMS' AND traffic_type = 'SERVICE'
+           AND due_at <= now() ORDER BY due_at, message_id LIMIT $1 FOR UPDATE SKIP LOCKED
+       )
+       UPDATE q SET due_at = now() + interval '1 minute' FROM due WHERE q.ctid = due.ctid`,
+      [count],
+    );
+  },
+  sent: async (c, first, count) => {
+    await c.query(
+      `UPDATE q SET status = 'sent', due_at = now() + interval '1 day', sent_at = now(), connector_id = 'smsc-main'
+       WHERE account_id = 7 AND ${idRange('message_id')}`,
+      [first, first + count],
+    );
+  },
+  final: async (c, first, count) => {
+    await outcome(c, 'm', first, count, SENT_AND_FINAL_SET);
+    await c.query(`DELETE FROM q WHERE account_id = 7 AND ${idRange('message_id')}`, [first, first + count]);
+  },
+};
+
+/**
  * The state table's insert: the message written once, its state row, and `alongside` (further CTEs over `i`, the
  * inserted messages: the rows a message needs besides its own).
  */
@@ -428,6 +474,7 @@ export async function benchWalModels(options: { messages: number; rounds: number
       queueModel(70),
       queueModel(50),
       queueGoneAtSent,
+      inFlightTable,
       stateTable,
       contractFloor,
     ];
