@@ -8,6 +8,7 @@ import {
 } from './submissionSql.js';
 import type { StepOutcome } from './stepOutcomes.js';
 import {
+  type IgnoredReceipt,
   messageApplyTransitions,
   messageCountDeliveredParts,
   messageLockOrdered,
@@ -30,14 +31,6 @@ import {
  * in the order of the statements of transitionSql.ts and submissionSql.ts. The delivery writer forms its batch with
  * messageOutcomes and records it with messageRecordOutcomes; the jobs and intake call one function each here.
  */
-
-/** A receipt, duplicate or late, that changed nothing: noted in its message's history as ignored. */
-interface IgnoredReceipt {
-  readonly accountId: number;
-  readonly id: string;
-  readonly status: string;
-  readonly at: Date;
-}
 
 /**
  * A batch of what happened to messages, as the submitter and the connectors report it. A record of a step of a

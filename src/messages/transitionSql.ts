@@ -492,8 +492,8 @@ function messagesByKey(keys: string, columns: string, span: readonly [string, st
  */
 const AT_KEY = 'm.account_id = l.account_id AND m.id = l.id AND m.id BETWEEN $1::uuid AND $2::uuid';
 
-/** A receipt that changed nothing, noted in its message's history. */
-interface IgnoredReceipt {
+/** A receipt, duplicate or late, that changed nothing: noted in its message's history as ignored. */
+export interface IgnoredReceipt {
   readonly accountId: number;
   readonly id: string;
   readonly status: string;
