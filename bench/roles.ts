@@ -17,6 +17,12 @@ export interface RolesOptions {
    * running process's, without what a fresh one pays once (its connections' first plans, V8's first compiles).
    */
   readonly warmUp?: number;
+  /**
+   * How long after its submission the SMSC sends an SMS's receipt (BENCH_ROLES_RECEIPT_MS, default 20). At 20 ms most
+   * receipts reach the writer with their `sent` and the two make one update of the message; receipts that come later,
+   * as a carrier's do, make each its own.
+   */
+  readonly receiptDelayMs?: number;
 }
 
 /**
@@ -41,7 +47,7 @@ export async function benchRoles(options: RolesOptions): Promise<BenchFigure[]> 
         schema: { name: 'public', url: url.toString(), drop: async () => {} },
         messages: options.messages,
         clients: options.clients,
-        delayMs: 20,
+        delayMs: options.receiptDelayMs ?? 20,
         split: true,
         apiProcesses: options.apiProcesses,
         workerProcesses: options.workerProcesses,

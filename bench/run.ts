@@ -42,7 +42,8 @@ import {
  * BENCH_VERIFY_COUNT, BENCH_IDLE_SECONDS, BENCH_IDLE_SETTLE_SECONDS, BENCH_ROLES_MESSAGES, BENCH_ROLES_API,
  * BENCH_ROLES_WORKERS, BENCH_ROLES_BREAKDOWN (=1: where the WAL went, bench/walBreakdown.ts), BENCH_ROLES_AGAINST
  * (a commit: roles in this tree and in that one, built in a worktree, alternating; bench/rolesAgainst.ts),
- * BENCH_ROLES_PAIRS (its pairs, default 3), BENCH_DATABASE_URL;
+ * BENCH_ROLES_PAIRS (its pairs, default 3), BENCH_ROLES_RECEIPT_MS (an SMS's receipt this long after its submission,
+ * default 20; bench/roles.ts), BENCH_DATABASE_URL;
  * BENCH_NODE_FLAGS and BENCH_NODE_ENV replace bin/herald.js's node flags and environment for the Herald processes
  * started.
  */
@@ -329,8 +330,20 @@ if (wanted('roles')) {
   } else {
     // Its own server (a throwaway cluster), not a schema of the shared one: PostgreSQL's CPU and WAL are the run's.
     const breakdown = process.env.BENCH_ROLES_BREAKDOWN === '1';
+    const receiptDelayMs = Number(process.env.BENCH_ROLES_RECEIPT_MS ?? 20);
+    if (!Number.isInteger(receiptDelayMs) || receiptDelayMs < 0) {
+      throw new Error('BENCH_ROLES_RECEIPT_MS: a whole number of milliseconds');
+    }
     figures.push(
-      ...(await benchRoles({ messages, clients, apiProcesses: api, workerProcesses: workers, breakdown, warmUp })),
+      ...(await benchRoles({
+        messages,
+        clients,
+        apiProcesses: api,
+        workerProcesses: workers,
+        breakdown,
+        warmUp,
+        receiptDelayMs,
+      })),
     );
   }
 }
