@@ -13,7 +13,7 @@ import type { Queryable } from '../../src/db/db.js';
  */
 export const messageRows = (alias = 'messages'): string => `messages AS ${alias}`;
 
-/** The columns of a message that change after its insert, as tests set them. */
+/** What tests set on a stored message: the columns that change after its insert, and two a test stages. */
 export interface MessageState {
   readonly status?: string;
   readonly status_at?: Date | string;
