@@ -332,6 +332,9 @@ export interface NewInbound {
   readonly totalParts?: number;
 }
 
+/** The message object's columns, built once (not per webhook). */
+const INBOUND_COLUMNS = messageColumns('m');
+
 /**
  * Stores an inbound message (WhatsApp, or SMS), its price 0 in the account's currency and final (nothing is charged
  * for it); undefined when the provider sent it before.
@@ -347,7 +350,7 @@ export async function messageInsertInbound(db: Queryable, m: NewInbound): Promis
        SELECT $1, k.message_id, $3, $11, 'inbound', 'API', $4, $5, $6, $7, $8, $13, 'inbound_sent', $3, $9, $10, $12,
          true
        FROM key k
-       RETURNING ${messageColumns('m')}
+       RETURNING ${INBOUND_COLUMNS}
      ),
      ${destinationsInsertCte('inserted')}
      SELECT * FROM inserted`,
