@@ -122,53 +122,14 @@ export const claimsReleaseCte = (moved: string): string =>
        WHERE rel.ids IS NOT NULL AND c.ids && rel.ids
      )`;
 
-/*
- * The queue (message_queue, migration 0060): a row per message in `sending`, its lane and its due time, the same as
- * the message's `due_at`. Every statement that puts a message in `sending`, takes it out or moves its due time keeps
- * its row with one of these CTEs, in the same statement, after it changed the message (the lock order: the
- * message's row first, the queue's after).
- */
-
-/** A CTE `queued`: the messages of `inserted` (stored in `sending`: id, account_id, lane, due_at) put in the queue. */
-export const queueInsertCte = (inserted: string): string =>
-  `queued AS (
-       INSERT INTO message_queue (id, account_id, channel_type, traffic_type, due_at)
-       SELECT i.id, i.account_id, i.channel_type, i.traffic_type, i.due_at FROM ${inserted} i
-     )`;
-
-/**
- * CTEs `queue_left` and `queue_back`: the queue follows `moved` (updated messages: id, account_id, lane, status,
- * due_at). One that left `sending` (`left`, a condition on `mv`: by default any not in `sending`) leaves it; one in
- * `sending` (a retry, a receipt's reroute) is put back, or keeps its row with the new due time. By ids (an index
- * scan of the key, whatever the plan makes of `moved`).
- */
-export const queueFollowCte = (moved: string, left = "mv.status <> 'sending'"): string =>
-  `queue_left AS (
-       DELETE FROM message_queue q
-       WHERE q.id = ANY(ARRAY(SELECT mv.id FROM ${moved} mv WHERE ${left}))
-     ),
-     queue_back AS (
-       INSERT INTO message_queue AS q (id, account_id, channel_type, traffic_type, due_at)
-       SELECT mv.id, mv.account_id, mv.channel_type, mv.traffic_type, mv.due_at FROM ${moved} mv
-       WHERE mv.status = 'sending'
-       ON CONFLICT (id, account_id) DO UPDATE SET due_at = excluded.due_at
-     )`;
-
-/** A CTE `queue_due`: the messages of `moved` (still in `sending`: id, account_id, due_at) keep their new due time. */
-export const queueDueCte = (moved: string): string =>
-  `queue_due AS (
-       UPDATE message_queue q SET due_at = mv.due_at FROM ${moved} mv
-       WHERE q.id = mv.id AND q.account_id = mv.account_id
-     )`;
-
 /**
  * Claims due messages by traffic type first (AUTHORIZE, TRANSACT, SERVICE, PROMO: an authorisation code never
  * waits behind promotions), then the earliest due (by id among those due at the same instant), within `limits`:
  * per channel (a carrier that is slow or down fills its channel's share of a worker's hands, not every place) and
- * in all. One index range scan of the queue (`message_queue_due`) per channel and type, each message's row read by
- * key, each scan stopping at what is left of its channel's limit, however many messages of later types or of a full
- * channel wait. Only the ids of `ids` are read ({@link QueueFloor.ids}; by default every id): the plan holds only
- * the partitions of that span. Returned in claim order.
+ * in all. One index range scan of `messages_sending_due` per channel and type, each stopping at what is left of
+ * its channel's limit, however many messages of later types or of a full channel wait. Only the ids of `ids` are
+ * read ({@link QueueFloor.ids}; by default every id): the plan holds only the partitions of that span. Returned in
+ * claim order.
  *
  * A claim is one row of message_claims (its lease and the ids it took), not a new version of each message it takes
  * (docs/scaling.md, "The claim as one record"): the messages stay as they are, due, and every claim skips those
@@ -207,16 +168,12 @@ export async function messageClaimDue(
        SELECT c.*, ${n} AS rank
        FROM lane l CROSS JOIN LATERAL (
          SELECT m.tableoid AS part, m.ctid AS row_id, ${CLAIMED_COLUMNS}
-         FROM message_queue q
-         JOIN messages m ON m.id = q.id AND m.account_id = q.account_id AND m.id >= $8 AND m.id < $10
-         WHERE q.channel_type = l.channel_type AND q.traffic_type = '${type}' AND q.due_at <= $1
-           AND q.id >= $8 AND q.id < $10 AND q.id NOT IN (SELECT h.id FROM held h)
-           -- Checked again on the message's row as locked: a change committed since the claim's snapshot (an
-           -- outcome) is seen there, not in the queue's row, which is not locked.
-           AND m.status = 'sending' AND m.due_at <= $1
-         ORDER BY q.due_at, q.id
+         FROM messages m
+         WHERE m.status = 'sending' AND m.channel_type = l.channel_type AND m.traffic_type = '${type}'
+           AND m.due_at <= $1 AND m.id >= $8 AND m.id < $10 AND m.id NOT IN (SELECT h.id FROM held h)
+         ORDER BY m.due_at, m.id
          LIMIT greatest(${left(n)}, 0)
-         FOR UPDATE OF m SKIP LOCKED
+         FOR UPDATE SKIP LOCKED
        ) c
      )`,
   );
@@ -324,13 +281,12 @@ export async function messageClaimsEnd(db: Queryable, ids: readonly number[]): P
 }
 
 /**
- * When the next message of the queue falls due (a leased one: when its lease ends), or null when none waits (a held
- * one, due at 'infinity', is not counted: it read as the number Infinity, not a date, and failed the look): the
- * first entry of each lane of the queue (`message_queue_due`: channel, traffic type) that no claim record holds,
- * and the end of the records' leases (their messages fall due again then, unless their outcomes come first), so
- * that an idle submitter sleeps until then instead of polling. The index leads with the lane: a plain ORDER BY
- * due_at would read all of it, a million entries behind a large dispatch, each time a submitter goes idle. The ids
- * of `ids`, as the claim.
+ * When the next message of the queue falls due (a leased one: when its lease ends), or null when none waits: the
+ * first entry of each lane of `messages_sending_due` (channel, traffic type) that no claim record holds, and the
+ * end of the records' leases (their messages fall due again then, unless their outcomes come first), so that an idle
+ * submitter sleeps until then instead of polling. The index leads with the lane: a plain ORDER BY due_at would read
+ * all of it, a million entries behind a large dispatch, each time a submitter goes idle. The ids of `ids`, as the
+ * claim.
  */
 export async function messageNextDue(db: Queryable, ids: MessageIdRange = EVERY_ID): Promise<Date | null> {
   const [row] = await db.query<{ due_at: Date | null }>(
@@ -339,10 +295,10 @@ export async function messageNextDue(db: Queryable, ids: MessageIdRange = EVERY_
      FROM unnest($1::text[]) AS c(channel_type)
      CROSS JOIN unnest($2::text[]) AS t(traffic_type)
      CROSS JOIN LATERAL (
-       SELECT due_at FROM message_queue q
-       WHERE q.channel_type = c.channel_type AND q.traffic_type = t.traffic_type AND q.due_at < 'infinity'
-         AND q.id >= $3 AND q.id < $4 AND q.id NOT IN (SELECT id FROM held)
-       ORDER BY q.due_at LIMIT 1
+       SELECT due_at FROM messages m
+       WHERE m.status = 'sending' AND m.channel_type = c.channel_type AND m.traffic_type = t.traffic_type
+         AND m.id >= $3 AND m.id < $4 AND m.id NOT IN (SELECT id FROM held)
+       ORDER BY m.due_at LIMIT 1
      ) l`,
     [CHANNELS, TRAFFIC_TYPES, ids.from, ids.to],
   );

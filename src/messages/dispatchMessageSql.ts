@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/db.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
 import { messageApplyTransitions } from './transitionSql.js';
-import { messageClaimsHold, messageLeasedSql, queueDueCte } from './claimSql.js';
+import { messageClaimsHold, messageLeasedSql } from './claimSql.js';
 import { statusTransition } from './transitions.js';
 
 /*
@@ -33,18 +33,14 @@ export async function schedule(
      held AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS n FROM locked),
      planned AS (
        SELECT id, $3::timestamptz + make_interval(secs => n * $4::float8 / 1000) AS at FROM held
-     ),
-     moved AS (
-       UPDATE messages m
-       SET due_at = p.at, planned_send_at = p.at,
-         expires_at = p.at + make_interval(secs => coalesce(m.ttl, $5)),
-         deadline_at = least(m.deadline_at, p.at + make_interval(secs => coalesce(m.ttl, $5)))
-       FROM planned p
-       WHERE m.account_id = $1 AND m.id = p.id
-       RETURNING m.id, m.account_id, m.due_at
-     ),
-     ${queueDueCte('moved')}
-     SELECT id FROM moved`,
+     )
+     UPDATE messages m
+     SET due_at = p.at, planned_send_at = p.at,
+       expires_at = p.at + make_interval(secs => coalesce(m.ttl, $5)),
+       deadline_at = least(m.deadline_at, p.at + make_interval(secs => coalesce(m.ttl, $5)))
+     FROM planned p
+     WHERE m.account_id = $1 AND m.id = p.id
+     RETURNING m.id`,
     [accountId, dispatchId, start, spacingMs, DEFAULT_TTL_SECONDS],
   );
   return rows.length;
@@ -103,17 +99,11 @@ export interface HeldPlan {
 export async function plan(tx: Queryable, accountId: number, plans: readonly HeldPlan[]): Promise<void> {
   if (plans.length === 0) return;
   await tx.query(
-    `WITH moved AS (
-       UPDATE messages m
-       SET due_at = p.due_at, planned_send_at = p.planned_send_at, deadline_at = p.deadline_at,
-         expires_at = p.expires_at
-       FROM unnest($2::uuid[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
-         AS p(id, due_at, planned_send_at, deadline_at, expires_at)
-       WHERE m.account_id = $1 AND m.id = p.id AND m.status = 'sending' AND m.due_at = 'infinity'
-       RETURNING m.id, m.account_id, m.due_at
-     ),
-     ${queueDueCte('moved')}
-     SELECT 1`,
+    `UPDATE messages m
+     SET due_at = p.due_at, planned_send_at = p.planned_send_at, deadline_at = p.deadline_at, expires_at = p.expires_at
+     FROM unnest($2::uuid[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
+       AS p(id, due_at, planned_send_at, deadline_at, expires_at)
+     WHERE m.account_id = $1 AND m.id = p.id AND m.status = 'sending' AND m.due_at = 'infinity'`,
     [
       accountId,
       plans.map((p) => p.id),
@@ -133,14 +123,10 @@ export async function hold(tx: Queryable, accountId: number, dispatchId: string,
   // A message a claim is taking is in a worker's hands: its record is seen once the claim commits.
   await messageClaimsHold(tx);
   const rows = await tx.query<{ id: string }>(
-    `WITH moved AS (
-       UPDATE messages SET due_at = 'infinity'
-       WHERE account_id = $1 AND dispatch_id = $2 AND status = 'sending' AND due_at <> 'infinity'
-         AND NOT ${messageLeasedSql('messages', '$3')}
-       RETURNING id, account_id, due_at
-     ),
-     ${queueDueCte('moved')}
-     SELECT id FROM moved`,
+    `UPDATE messages SET due_at = 'infinity'
+     WHERE account_id = $1 AND dispatch_id = $2 AND status = 'sending' AND due_at <> 'infinity'
+       AND NOT ${messageLeasedSql('messages', '$3')}
+     RETURNING id`,
     [accountId, dispatchId, now],
   );
   return rows.length;

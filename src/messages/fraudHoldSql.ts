@@ -1,6 +1,5 @@
 import type { Queryable } from '../db/db.js';
 import { messageApplyTransitions } from './transitionSql.js';
-import { queueDueCte } from './claimSql.js';
 import { statusTransition } from './transitions.js';
 
 /*
@@ -11,13 +10,9 @@ import { statusTransition } from './transitions.js';
 /** Makes the messages of a released hold due (at their planned time, or now if that has passed). Returns how many. */
 export async function release(tx: Queryable, accountId: number, holdId: number, now: Date): Promise<number> {
   const rows = await tx.query(
-    `WITH moved AS (
-       UPDATE messages SET due_at = greatest(coalesce(planned_send_at, $3), $3), fraud_hold_id = NULL
-       WHERE account_id = $1 AND fraud_hold_id = $2 AND status = 'sending' AND due_at = 'infinity'
-       RETURNING id, account_id, due_at
-     ),
-     ${queueDueCte('moved')}
-     SELECT 1 FROM moved`,
+    `UPDATE messages SET due_at = greatest(coalesce(planned_send_at, $3), $3), fraud_hold_id = NULL
+     WHERE account_id = $1 AND fraud_hold_id = $2 AND status = 'sending' AND due_at = 'infinity'
+     RETURNING 1`,
     [accountId, holdId, now],
   );
   return rows.length;

@@ -176,8 +176,8 @@ export function messagePartitionIds(p: MessagePartition): MessageIdRange {
  * reaches into the day before `now` (ids stamped by a process whose clock runs behind, messages being stored). A
  * message is stored with an id of its creation and, once at rest (final, read, or delivered on a channel without
  * reads), never moves again, so an older partition without one never holds one again. Each partition (and each gap
- * between two, whose ids DEFAULT holds) is asked apart, oldest first, through a range of the queue's key and its
- * part of the waits' partial index (both empty once its messages are at rest).
+ * between two, whose ids DEFAULT holds) is asked apart, oldest first, through its part of the queue's and the
+ * waits' partial indexes (empty once its messages are at rest).
  */
 export async function messageQueueFloor(db: Queryable, now: Date): Promise<string> {
   const dayBefore = now.getTime() - DAY_MS;
@@ -190,7 +190,7 @@ export async function messageQueueFloor(db: Queryable, now: Date): Promise<strin
     for (const to of ids.from > floor ? [ids.from, ids.to] : [ids.to]) {
       if (uuidTime(to) > dayBefore) return floor;
       const [row] = await db.query<{ moving: boolean }>(
-        `SELECT EXISTS (SELECT 1 FROM message_queue WHERE id >= $1 AND id < $2)
+        `SELECT EXISTS (SELECT 1 FROM messages WHERE status = 'sending' AND id >= $1 AND id < $2)
            OR EXISTS (SELECT 1 FROM messages
              WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL AND id >= $1 AND id < $2) AS moving`,
         [floor, to],
@@ -227,11 +227,12 @@ export const QUEUE_AHEAD_MS = DAY_MS;
 /**
  * One message in `sending` with an id from `before` on (any one: no order), or null: stamped by a clock 1 to 8 days
  * ahead or more (by the day of the week: the end is a partition's), a host's gone wrong, or not a version 7 id.
- * `before` is where a week's partition ends: a range of the queue's key from there (near empty).
+ * `before` is where a week's partition ends, so only the partitions after are read (the weeks made ahead and
+ * DEFAULT), through their part of the queue's partial index (near empty).
  */
 export async function messageQueueBeyond(db: Queryable, before: string): Promise<QueueBeyond | null> {
   const [row] = await db.query<{ account_id: number; id: string }>(
-    `SELECT account_id, id FROM message_queue WHERE id >= $1 LIMIT 1`,
+    `SELECT account_id, id FROM messages WHERE status = 'sending' AND id >= $1 LIMIT 1`,
     [before],
   );
   if (!row) return null;

@@ -1,6 +1,5 @@
 import { messageColumns, type MessageRow } from './messageObject.js';
 import { destinationsInsertCte } from './destinationSql.js';
-import { queueInsertCte } from './claimSql.js';
 import { cascadeStepKeysCte, inboundKeyCte } from './messageKeys.js';
 import { messageRegionId, messageRegionsCte } from './regionSql.js';
 import {
@@ -262,10 +261,9 @@ export async function messageInsertBatch(
      -- In the rows' order (their ids'): regions is one row.
      FROM r CROSS JOIN regions g
      RETURNING account_id, id, channel_type, destination, total_parts, price, currency, callback_target_id,
-       callback_events, cascade_id, cascade_step, traffic_type, due_at
+       callback_events, cascade_id, cascade_step
      ),
      ${destinationsInsertCte('inserted')},
-     ${queueInsertCte('inserted')},
      ${cascadeStepKeysCte('inserted')},
      price_events AS (${eventSelect(
        {

@@ -68,10 +68,10 @@ export interface QueueFigure {
 }
 
 /**
- * The delivery queue by state, read through the queue's table and the partial index that hold only waiting
- * messages, so a scrape costs the size of the queue, not of the messages table. A waiting message's `due_at` is not
- * when it fell due: a retry moves it to the next try (and a lease in the row, the fast lane's, to the lease's end),
- * so the oldest of them by `due_at` read
+ * The delivery queue by state, read through the partial indexes that hold only waiting messages, so a scrape
+ * costs the size of the queue, not of the messages table. A waiting message's `due_at` is not when it fell due: a
+ * retry moves it to the next try (and a lease in the row, the fast lane's, to the lease's end), so the oldest of them
+ * by `due_at` read
  * "0 s" for a message a down carrier had kept for a minute. Its planned send time (its creation when sent at once)
  * is; a message held (`due_at` infinity: a fraud hold, a paused dispatch) is not waiting to be sent. Only ids from
  * `floor` on are read (the queue's floor, messagePartitions.ts: no older id waits), so that the plan holds only the
@@ -80,12 +80,10 @@ export interface QueueFigure {
 export async function messageQueueFigures(db: Queryable, now: Date, floor = NIL_UUID): Promise<QueueFigure[]> {
   return db.query<QueueFigure>(
     `SELECT 'waiting' AS state, count(*)::int AS messages,
-       coalesce(extract(epoch FROM $1::timestamptz - min(coalesce(m.planned_send_at, m.created_at))
-         FILTER (WHERE coalesce(m.planned_send_at, m.created_at) <= $1 AND q.due_at <> 'infinity')), 0)::float8
+       coalesce(extract(epoch FROM $1::timestamptz - min(coalesce(planned_send_at, created_at))
+         FILTER (WHERE coalesce(planned_send_at, created_at) <= $1 AND due_at <> 'infinity')), 0)::float8
          AS oldest_age_s
-     FROM message_queue q
-     JOIN messages m ON m.id = q.id AND m.account_id = q.account_id AND m.id >= $2
-     WHERE q.id >= $2
+     FROM messages WHERE status = 'sending' AND id >= $2
      UNION ALL
      SELECT status, count(*)::int, coalesce(extract(epoch FROM $1::timestamptz - min(status_at)), 0)::float8
      FROM messages WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL AND id >= $2

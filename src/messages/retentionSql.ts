@@ -32,11 +32,8 @@ export async function droppablePartitions(db: Queryable, beforeMs: number): Prom
   const droppable: MessagePartition[] = [];
   for (const p of await messagePartitions(db)) {
     if (p.isDefault || p.toMs === null || p.toMs > beforeMs) continue;
-    const ids = messagePartitionIds(p);
     const [row] = await db.query<{ busy: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM message_queue WHERE id >= $1 AND id < $2)
-         OR EXISTS (SELECT 1 FROM ${p.name} WHERE status IN ('sent', 'delivered') AND due_at IS NOT NULL) AS busy`,
-      [ids.from, ids.to],
+      `SELECT EXISTS (SELECT 1 FROM ${p.name} WHERE status = 'sending' OR due_at IS NOT NULL) AS busy`,
     );
     if (!row!.busy) droppable.push(p);
   }

@@ -15,7 +15,7 @@ import {
 import { dirtyDaysCte } from '../db/dirtyDaysSql.js';
 import { DEFAULT_TTL_SECONDS } from '../schedule/index.js';
 import { messageIdSpan } from './messagePartitions.js';
-import { claimsKeptCte, claimsReleaseCte, queueFollowCte } from './claimSql.js';
+import { claimsKeptCte, claimsReleaseCte } from './claimSql.js';
 import { submissionRecorded } from './submissionSql.js';
 import { READ_TRACKED } from './statuses.js';
 import type { Transition } from './transitions.js';
@@ -252,7 +252,6 @@ async function applyStatement(
      -- entries), planned on every call: 2-8 ms a call, a fifth of the statement's server time.
      applies AS MATERIALIZED (
        SELECT r.*, l.part, l.row_id, l.row_xmin, l.price_final AS was_final, l.price_refunded AS was_refunded,
-         l.status AS was_status,
          CASE WHEN r.status IN ('read', 'unread') THEN 'delivered' ELSE r.status END AS outcome,
          CASE WHEN l.status = 'sending' AND r.status IN ('delivered', 'undelivered', 'read')
                 AND NOT r.history @> '[{"status": "sent"}]'
@@ -358,14 +357,11 @@ async function applyStatement(
        -- every partition's (each with the whole SET list) on every call, however many weeks the retention keeps.
        -- A row changed since it was read is left alone: waited for, it is rechecked as its new version.
        WHERE m.tableoid = c.part AND m.ctid = c.row_id AND m.xmin = c.row_xmin AND m.id BETWEEN $3::uuid AND $4::uuid
-       RETURNING m.account_id, m.id, m.created_at, m.channel_type, m.traffic_type, m.due_at, m.callback_target_id,
-         m.callback_events,
+       RETURNING m.account_id, m.id, m.created_at, m.channel_type, m.callback_target_id, m.callback_events,
          m.cascade_id, m.cascade_step, m.status, m.read_status,
          m.total_parts, m.currency, m.price, c.new_status = 'unsent' AND m.price > 0 AND NOT c.was_refunded AS refund,
          NOT c.was_final AND c.new_status <> 'sending' AS price_now_final, c.rerouted,
-         c.h->0->>'status' = 'unsent' AS unsent_at_once, c.at, c.h,
-         -- Only these have a queue row to delete: a final status after sent looks for none.
-         c.was_status = 'sending' AND c.new_status <> 'sending' AS unqueued
+         c.h->0->>'status' = 'unsent' AS unsent_at_once, c.at, c.h
      ),
      -- The submissions (the first run's of the messages it moved: the rest go with them in the second run).
      parts AS (
@@ -373,10 +369,7 @@ async function applyStatement(
        SELECT p.connector_id, p.carrier_id, p.account_id, p.message_id, p.part, p.parts, p.at, p.buy_price
        FROM p
        ${lock ? 'ON CONFLICT (connector_id, carrier_id) DO NOTHING' : FIRST_RUN_SUBMISSION}
-     ),
-     ${queueFollowCte('moved', 'mv.unqueued')},${polled ? pollsCte(lock) : ''}${
-       requeued ? `\n     ${claimsReleaseCte('moved')},` : ''
-     }
+     ),${polled ? pollsCte(lock) : ''}${requeued ? `\n     ${claimsReleaseCte('moved')},` : ''}
      ${ledgerCreditCte(REFUNDS, 'refund', 'at')},
      events AS (
        ${statusEventsSelect('moved')}

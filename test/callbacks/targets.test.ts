@@ -19,7 +19,6 @@ import { dayOf } from '../../src/util/time.js';
 import { ENGINES, openTestDb, type TestDb } from '../helpers/engines.js';
 import { TestClock } from '../helpers/clock.js';
 import { planOf, scansOf, subplanNodes } from '../helpers/plans.js';
-import { messagesDelete } from '../helpers/messageRows.js';
 import { insertAccount, insertCallbackDelivery, insertCallbackEvent, insertMessage } from '../factories/rows.js';
 
 const NOW = new Date('2026-03-10T09:00:00Z');
@@ -145,7 +144,7 @@ describe.each(ENGINES)('callback targets (%s)', (engine) => {
     expect(await resolve(url('messaged'))).toBe(messaged);
 
     // Once the retention deleted the message (and says so), the parked URL goes at the next run.
-    await messagesDelete(db, 'account_id = $1 AND callback_target_id = $2', [accountId, messaged]);
+    await db.query('DELETE FROM messages WHERE account_id = $1 AND callback_target_id = $2', [accountId, messaged]);
     await callbackTargetsRecheck(db, [messaged]);
     clock.advance(CALLBACK_TARGET_IDLE_MS + MINUTE_MS);
     expect(await expireCallbackTargets(db, clock.now())).toMatchObject({ parked: 0, deleted: 3 });
@@ -183,7 +182,7 @@ describe.each(ENGINES)('callback targets (%s)', (engine) => {
 
     // The retention deleted the busy account's messages of that time, and says until when: parked URLs whose window
     // ended before then are looked at again. `many` goes; `late`, still referred to, is parked again.
-    await messagesDelete(db, 'account_id = $1', [busyAccountId]);
+    await db.query('DELETE FROM messages WHERE account_id = $1', [busyAccountId]);
     await recheckCallbackTargetsBefore(db, at(CALLBACK_TARGET_IDLE_MS - MINUTE_MS));
     expect(await stateOf(many)).toEqual({ exists: true, parked: true, cursors: 0 });
     await recheckCallbackTargetsBefore(db, at(2 * CALLBACK_TARGET_IDLE_MS + MINUTE_MS));

@@ -2,7 +2,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Queryable } from '../../src/db/db.js';
 import { laneSql } from '../../src/callbacks/eventSql.js';
 import { destinationsInsertCte } from '../../src/messages/destinationSql.js';
-import { queueInsertCte } from '../../src/messages/claimSql.js';
 import type { NewMessage } from '../../src/messages/messageSql.js';
 import type { Channel } from '../../src/shared/channels.js';
 import { uuid7 } from '../../src/util/uuid7.js';
@@ -68,7 +67,7 @@ export interface MessageFields {
   readonly readStatus?: string | null;
   readonly createdAt?: Date;
   /** When it is due: by default its planned send time. */
-  readonly dueAt?: Date | 'infinity' | null;
+  readonly dueAt?: Date | null;
   readonly plannedSendAt?: Date | null;
   readonly deadlineAt?: Date;
   readonly expiresAt?: Date;
@@ -110,10 +109,9 @@ export async function insertMessage(db: Queryable, f: MessageFields): Promise<st
          callback_target_id, callback_events, template_id, history, traffic_type)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $3, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
          $22, $23, $24, $25, $26, $27, $28, $29)
-       RETURNING account_id, id, destination, channel_type, traffic_type, status, due_at
+       RETURNING account_id, id, destination
      ),
-     ${destinationsInsertCte('inserted')},
-     ${queueInsertCte("(SELECT * FROM inserted WHERE status = 'sending')")}
+     ${destinationsInsertCte('inserted')}
      SELECT 1`,
     [
       f.accountId,

@@ -9,7 +9,6 @@ import { loadMigrations, migrate } from '../../src/db/migrate.js';
 import { openPglite } from '../../src/db/pgliteDb.js';
 import { openPostgres } from '../../src/db/postgresDb.js';
 import { wakeChannel } from '../../src/db/wake.js';
-import { queueDrift } from './messageRows.js';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -49,7 +48,7 @@ export async function openTestDb(engine: Engine, options: { migrated?: boolean; 
   const migrated = options.migrated !== false;
   if (engine === 'pglite') {
     const db = await openPglite('memory://', { loadDataDir: await pgliteImage(migrated) });
-    return { db, engine, drop: () => checkedDrop(db, () => db.close()) };
+    return { db, engine, drop: () => db.close() };
   }
   const url = options.url ?? process.env.TEST_DATABASE_URL!;
   const schema = `t_${randomBytes(6).toString('hex')}`;
@@ -61,28 +60,11 @@ export async function openTestDb(engine: Engine, options: { migrated?: boolean; 
     engine,
     url,
     schema,
-    drop: () =>
-      checkedDrop(db, async () => {
-        await db.close();
-        await adminQuery(url, `DROP SCHEMA ${schema} CASCADE`);
-      }),
+    async drop() {
+      await db.close();
+      await adminQuery(url, `DROP SCHEMA ${schema} CASCADE`);
+    },
   };
-}
-
-/**
- * Every test database ends with its queue following its messages (queueDrift): a write that put a message in
- * `sending`, took it out or moved its due time without its queue row fails the test file that made it.
- */
-async function checkedDrop(db: Db, drop: () => Promise<void>): Promise<void> {
-  try {
-    const [table] = await db.query<{ found: boolean }>("SELECT to_regclass('message_queue') IS NOT NULL AS found");
-    const drift = table?.found ? await queueDrift(db) : [];
-    if (drift.length > 0) {
-      throw new Error(`the queue does not follow its messages: ${JSON.stringify(drift.slice(0, 5))} (${drift.length})`);
-    }
-  } finally {
-    await drop();
-  }
 }
 
 /**

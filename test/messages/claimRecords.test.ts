@@ -94,7 +94,6 @@ describe.runIf(ENGINES.includes('postgres'))('claims as records between transact
   beforeEach(async () => {
     await testDb.db.query('DELETE FROM message_claims');
     await testDb.db.query('DELETE FROM messages');
-    await testDb.db.query('DELETE FROM message_queue');
   });
 
   /** Waits until a statement of another transaction waits for the claims' advisory lock. */

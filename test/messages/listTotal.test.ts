@@ -5,7 +5,7 @@ import { TestClock } from '../helpers/clock.js';
 import { ENGINES } from '../helpers/engines.js';
 import { startTestHerald, type TestAccount, type TestHerald } from '../helpers/testHerald.js';
 import { message, SENDER } from './messageFixtures.js';
-import { messagesDelete, messagesSet } from '../helpers/messageRows.js';
+import { messagesSet } from '../helpers/messageRows.js';
 
 /**
  * The list's `total` takes rolled-up days from the statistics rollup (docs/delivery.md, Listing): it must stay the
@@ -156,7 +156,7 @@ describe.each(ENGINES)('the total of GET /api/v1/message (%s)', (engine) => {
   });
 
   it('counts the days before the oldest message from the messages: a dropped partition leaves its rollup', async () => {
-    await messagesDelete(t.testDb.db, "account_id = $1 AND created_at < '2026-03-02'", [account.id]);
+    await t.testDb.db.query("DELETE FROM messages WHERE account_id = $1 AND created_at < '2026-03-02'", [account.id]);
     await expectTotals(t, account.traffic, { '': 5, '?tags=vip': 2, '?root=false': 0 });
   });
 });

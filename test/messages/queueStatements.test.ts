@@ -6,7 +6,6 @@ import {
   messageClaimDue,
   messageClaimsEnd,
   messageNextDue,
-  queueInsertCte,
 } from '../../src/messages/claimSql.js';
 import { messageExpireDue } from '../../src/messages/expirySql.js';
 import { historyColumns, type HistoryRow, historyOf } from '../../src/messages/messageObject.js';
@@ -26,7 +25,7 @@ import { ENGINES } from '../helpers/engines.js';
 import { planOf, rowsRead, scansOf, subplanNodes } from '../helpers/plans.js';
 import { describeClaimSkipsLocked, ownRowsTests } from '../helpers/transactions.js';
 import { insertAccount, insertCallbackTarget, insertMessage, type MessageFields } from '../factories/rows.js';
-import { messageRows, messagesSet, queueDrift } from '../helpers/messageRows.js';
+import { messageRows, messagesSet } from '../helpers/messageRows.js';
 
 const T0 = new Date('2026-03-10T09:00:00Z');
 const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000);
@@ -105,58 +104,14 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
       expect(await messageNextDue(tx)).toEqual(at(20));
     });
 
-    own(
-      'is null while the only messages waiting are held (due at infinity: a paused dispatch, a fraud hold)',
-      async (tx) => {
-        const accountId = (await insertAccount(tx)).id;
-        await insertMessage(tx, { accountId, channel: 'SMS', dueAt: 'infinity' });
-        expect(await messageNextDue(tx)).toBeNull();
-        await insertMessage(tx, { accountId, channel: 'SMS', dueAt: at(7) });
-        expect(await messageNextDue(tx)).toEqual(at(7));
-      },
-    );
-
     if (engine === 'postgres')
-      own('reads one entry of each lane of the queue, no sort of the whole queue', async (tx) => {
+      own('reads one entry of each lane of messages_sending_due, no sort of the whole queue', async (tx) => {
         await tx.query('SET LOCAL enable_seqscan = off');
         const plan = await planOf(tx, (explaining) => messageNextDue(explaining, QUEUE_IDS));
         const text = JSON.stringify(plan);
-        expect(text).toContain('"Index Name":"message_queue_due"');
+        expect(text).toContain('"Index Name":"messages_sending_due"');
         expect(text).not.toContain('"Node Type":"Sort"');
       });
-  });
-
-  describe('the queue (message_queue)', () => {
-    own(
-      'holds a message while it is in sending, with its due time; a retry moves it, sent or final ends it',
-      async (tx) => {
-        const accountId = (await insertAccount(tx)).id;
-        const queued = async (id: string) =>
-          (await tx.query<{ due_at: Date }>('SELECT due_at FROM message_queue WHERE id = $1', [id])).map(
-            (q) => q.due_at,
-          );
-        const sent = await insertMessage(tx, { accountId, dueAt: at(0) });
-        const unsent = await insertMessage(tx, { accountId, dueAt: at(0) });
-        expect(await queued(sent)).toEqual([at(0)]);
-        await messageApplyTransitions(tx, [
-          retryTransition({ accountId, id: sent, dueAt: at(90), at: at(1), reason: 'not bound' }),
-        ]);
-        expect(await queued(sent)).toEqual([at(90)]);
-        expect(await messageNextDue(tx)).toEqual(at(0));
-        await messageApplyTransitions(tx, [
-          sentTransition({ accountId, id: sent, connectorId: 'c', at: at(91) }),
-          statusTransition({ accountId, id: unsent, status: 'unsent', at: at(91), errorCode: 1 }),
-        ]);
-        expect([...(await queued(sent)), ...(await queued(unsent))]).toEqual([]);
-        // A final status after sent finds no row to take out; the message and the queue still agree.
-        await messageApplyTransitions(tx, [
-          statusTransition({ accountId, id: sent, status: 'delivered', at: at(92), errorCode: null }),
-        ]);
-        expect((await row(tx, sent)).status).toBe('delivered');
-        expect(await messageNextDue(tx)).toBeNull();
-        expect(await queueDrift(tx)).toEqual([]);
-      },
-    );
   });
 
   describe('messageClaimDue', () => {
@@ -267,7 +222,7 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
     });
 
     own(
-      'is an index scan of the queue per channel and traffic type that stops at the limit, with no sort',
+      'is an index scan of messages_sending_due per channel and traffic type that stops at the limit, with no sort',
       async (tx) => {
         await manyDueMessages(tx, 'sending', T0);
         // The plan for these values, and the generic one the PostgreSQL driver keeps (genericPlan).
@@ -285,12 +240,7 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
             expect(types).not.toContain('Sort');
             const lock = types.indexOf('LockRows');
             expect(types.slice(2, lock)).toContain('Limit');
-            // The lane's entries in the queue's index, in order, each message's row by its primary key.
-            expect(nodes[lock + 1]?.type).toBe('Nested Loop');
-            expect(nodes[lock + 2]).toMatchObject({ type: 'Index Scan', index: 'message_queue_due' });
-            const reads = nodes.slice(lock + 3).filter((n) => !['CTE Scan', 'Append'].includes(n.type));
-            expect(reads.length).toBeGreaterThan(0);
-            for (const read of reads) expect(read.index).toMatch(/^messages.*_pkey$/);
+            expect(nodes[lock + 1]).toMatchObject({ type: 'Index Scan', index: 'messages_sending_due' });
           }
         }
       },
@@ -896,16 +846,11 @@ async function manyDueMessages(tx: Queryable, status = 'sending', near?: Date, a
   const accountId = (await insertAccount(tx)).id;
   const ids = near ? Array.from({ length: 20000 }, (_, i) => uuid7(near.getTime() - 20000 + i)) : null;
   await tx.query(
-    `WITH inserted AS (
-       INSERT INTO messages (account_id, id, created_at, channel_type, sender_name, destination, content, total_parts,
-         status, status_at, due_at)
-       SELECT $1, coalesce(($4::uuid[])[i], gen_random_uuid()), $2, 'SMS', 'Herald', '79161234560', '"bulk"', 1, $3,
-         $2, $2::timestamptz - (i % 300) * interval '1 second'
-       FROM generate_series(1, 20000) i
-       RETURNING account_id, id, channel_type, traffic_type, status, due_at
-     ),
-     ${queueInsertCte("(SELECT * FROM inserted WHERE status = 'sending')")}
-     SELECT 1`,
+    `INSERT INTO messages (account_id, id, created_at, channel_type, sender_name, destination, content, total_parts,
+       status, status_at, due_at)
+     SELECT $1, coalesce(($4::uuid[])[i], gen_random_uuid()), $2, 'SMS', 'Herald', '79161234560', '"bulk"', 1, $3, $2,
+       $2::timestamptz - (i % 300) * interval '1 second'
+     FROM generate_series(1, 20000) i`,
     [accountId, T0, status, ids],
   );
   if (analysed) await tx.query('ANALYZE messages');
