@@ -67,7 +67,7 @@ export interface MessageFields {
   readonly readStatus?: string | null;
   readonly createdAt?: Date;
   /** When it is due: by default its planned send time. */
-  readonly dueAt?: Date | null;
+  readonly dueAt?: Date | 'infinity' | null;
   readonly plannedSendAt?: Date | null;
   readonly deadlineAt?: Date;
   readonly expiresAt?: Date;

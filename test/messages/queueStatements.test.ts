@@ -104,6 +104,17 @@ describe.each(ENGINES)('delivery SQL: claim, transitions, expiry (%s)', (engine)
       expect(await messageNextDue(tx)).toEqual(at(20));
     });
 
+    own(
+      'is null while the only messages waiting are held (due at infinity: a paused dispatch, a fraud hold)',
+      async (tx) => {
+        const accountId = (await insertAccount(tx)).id;
+        await insertMessage(tx, { accountId, channel: 'SMS', dueAt: 'infinity' });
+        expect(await messageNextDue(tx)).toBeNull();
+        await insertMessage(tx, { accountId, channel: 'SMS', dueAt: at(7) });
+        expect(await messageNextDue(tx)).toEqual(at(7));
+      },
+    );
+
     if (engine === 'postgres')
       own('reads one entry of each lane of messages_sending_due, no sort of the whole queue', async (tx) => {
         await tx.query('SET LOCAL enable_seqscan = off');
