@@ -368,23 +368,43 @@ export function benchHeraldEnv(databaseUrl: string, configPath: string): Record<
  * checkpointer, autovacuum) and, through the postmaster's cutime/cstime, every child it has reaped.
  */
 export function postgresCpuSeconds(dataDir: string): number {
+  let total = 0;
+  for (const seconds of postgresCpuByKind(dataDir).values()) total += seconds;
+  return total;
+}
+
+/**
+ * {@link postgresCpuSeconds} by kind of process: `backends` (every client connection), each auxiliary process by its
+ * title (`walwriter`, `checkpointer`, `autovacuum worker`, ...), the `postmaster`, and `reaped children` (the CPU of
+ * children that have exited, autovacuum's workers mostly).
+ */
+export function postgresCpuByKind(dataDir: string): Map<string, number> {
   const postmaster = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   // USER_HZ is 100 on every Linux Node runs on; after the command's ')': ppid is the 2nd field, utime to cstime
-  // the 12th to 15th.
-  const stat = (pid: number): string[] | undefined => {
+  // the 12th to 15th (cutime and cstime the 14th and 15th).
+  const read = (file: string): string | undefined => {
     try {
-      return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return readFileSync(file, 'utf8');
     } catch {
       return undefined; // gone meanwhile
     }
   };
-  const ticks = (fields: readonly string[]): number =>
-    fields.slice(11, 15).reduce((sum, field) => sum + Number(field), 0);
-  let total = ticks(stat(postmaster)!);
+  const stat = (pid: number): string[] | undefined => read(`/proc/${pid}/stat`)?.split(') ')[1]!.split(' ');
+  const seconds = (fields: readonly string[], from: number, to: number): number =>
+    fields.slice(from, to).reduce((sum, field) => sum + Number(field), 0) / 100;
+  const kinds = new Map<string, number>();
+  const add = (kind: string, cpu: number): void => void kinds.set(kind, (kinds.get(kind) ?? 0) + cpu);
+  const own = stat(postmaster)!;
+  add('postmaster', seconds(own, 11, 13));
+  add('reaped children', seconds(own, 13, 15));
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const fields = stat(Number(entry));
-    if (fields && Number(fields[1]) === postmaster) total += ticks(fields);
+    if (!fields || Number(fields[1]) !== postmaster) continue;
+    // A backend's title is "postgres: user database host state"; an auxiliary process's, "postgres: its name".
+    const title = read(`/proc/${entry}/cmdline`)?.replaceAll('\0', ' ').trim() ?? '';
+    const name = /^postgres: (.*)$/.exec(title)?.[1] ?? title;
+    add(/^[a-z ]+$/.test(name) ? name : 'backends', seconds(fields, 11, 15));
   }
-  return total / 100;
+  return kinds;
 }

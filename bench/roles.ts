@@ -2,7 +2,7 @@ import os from 'node:os';
 import pg from 'pg';
 import { type PostgresServer, startPostgres } from '../test/ha/servers.js';
 import { benchEndToEnd, type HeraldRole } from './endToEnd.js';
-import { type BenchFigure, postgresCpuSeconds, watchCpu } from './lib.js';
+import { type BenchFigure, postgresCpuByKind, postgresCpuSeconds, watchCpu } from './lib.js';
 import { BREAKDOWN_SETTINGS, startWalBreakdown } from './walBreakdown.js';
 
 export interface RolesOptions {
@@ -130,11 +130,13 @@ async function observeRoles(
   // the benchmark and left them running.
   const walBreakdown = breakdown ? await startWalBreakdown(url) : undefined;
   const pg0 = postgresCpuSeconds(server.dataDir);
+  const kinds0 = postgresCpuByKind(server.dataDir);
   const before = await serverCounters(url);
   return {
     async stop(messages, seconds) {
       const used = watched.map((w) => ({ role: w.role, use: w.cpu.stop() }));
       const pgSeconds = postgresCpuSeconds(server.dataDir) - pg0;
+      const kinds = postgresCpuByKind(server.dataDir);
       // PostgreSQL publishes a backend's statistics within a second of its going idle (PGSTAT_MIN_INTERVAL): the
       // WAL position is exact at once, the commit and flush counts after that second.
       const atEnd = await serverCounters(url);
@@ -214,8 +216,13 @@ async function observeRoles(
       process.stdout.write(
         figures.map((f) => `  ${f.name}: ${f.value.toFixed(3)} ${f.unit} (${f.note ?? ''})`).join('\n') + '\n',
       );
-      if (walBreakdown)
+      if (walBreakdown) {
+        const byKind = [...kinds]
+          .map(([kind, cpu]) => `  ${kind}: ${(cpu - (kinds0.get(kind) ?? 0)).toFixed(2)} CPU s`)
+          .join('\n');
+        process.stdout.write(`\n${phase}: PostgreSQL's CPU by process\n${byKind}\n`);
         process.stdout.write(`\n${phase}: where the WAL went\n${await walBreakdown.stop(messages)}\n\n`);
+      }
       return figures;
     },
   };
