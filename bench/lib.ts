@@ -367,9 +367,12 @@ export function benchHeraldEnv(databaseUrl: string, configPath: string): Record<
  * CPU seconds of the whole PostgreSQL server: the postmaster, its live children (backends, WAL writer,
  * checkpointer, autovacuum) and, through the postmaster's cutime/cstime, every child it has reaped.
  */
-export function postgresCpuSeconds(dataDir: string): number {
+export const postgresCpuSeconds = (dataDir: string): number => cpuTotal(postgresCpuByKind(dataDir));
+
+/** The CPU seconds of {@link postgresCpuByKind}'s kinds together. */
+export function cpuTotal(kinds: ReadonlyMap<string, number>): number {
   let total = 0;
-  for (const seconds of postgresCpuByKind(dataDir).values()) total += seconds;
+  for (const seconds of kinds.values()) total += seconds;
   return total;
 }
 
@@ -401,10 +404,10 @@ export function postgresCpuByKind(dataDir: string): Map<string, number> {
     if (!/^\d+$/.test(entry)) continue;
     const fields = stat(Number(entry));
     if (!fields || Number(fields[1]) !== postmaster) continue;
-    // A backend's title is "postgres: user database host state"; an auxiliary process's, "postgres: its name".
+    // A backend's title is "postgres: user database host state"; an auxiliary process's, "postgres: its name" (an
+    // autovacuum worker's followed by its database).
     const title = read(`/proc/${entry}/cmdline`)?.replaceAll('\0', ' ').trim() ?? '';
-    const name = /^postgres: (.*)$/.exec(title)?.[1] ?? title;
-    add(/^[a-z ]+$/.test(name) ? name : 'backends', seconds(fields, 11, 15));
+    add(/^postgres: (autovacuum worker|[a-z ]+$)/.exec(title)?.[1] ?? 'backends', seconds(fields, 11, 15));
   }
   return kinds;
 }

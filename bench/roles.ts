@@ -2,7 +2,7 @@ import os from 'node:os';
 import pg from 'pg';
 import { type PostgresServer, startPostgres } from '../test/ha/servers.js';
 import { benchEndToEnd, type HeraldRole } from './endToEnd.js';
-import { type BenchFigure, postgresCpuByKind, postgresCpuSeconds, watchCpu } from './lib.js';
+import { type BenchFigure, cpuTotal, postgresCpuByKind, watchCpu } from './lib.js';
 import { BREAKDOWN_SETTINGS, startWalBreakdown } from './walBreakdown.js';
 
 export interface RolesOptions {
@@ -129,14 +129,13 @@ async function observeRoles(
   // whose processes are then stopped, where a promise awaited only at its end was an unhandled rejection that ended
   // the benchmark and left them running.
   const walBreakdown = breakdown ? await startWalBreakdown(url) : undefined;
-  const pg0 = postgresCpuSeconds(server.dataDir);
   const kinds0 = postgresCpuByKind(server.dataDir);
   const before = await serverCounters(url);
   return {
     async stop(messages, seconds) {
       const used = watched.map((w) => ({ role: w.role, use: w.cpu.stop() }));
-      const pgSeconds = postgresCpuSeconds(server.dataDir) - pg0;
       const kinds = postgresCpuByKind(server.dataDir);
+      const pgSeconds = cpuTotal(kinds) - cpuTotal(kinds0);
       // PostgreSQL publishes a backend's statistics within a second of its going idle (PGSTAT_MIN_INTERVAL): the
       // WAL position is exact at once, the commit and flush counts after that second.
       const atEnd = await serverCounters(url);
