@@ -40,7 +40,8 @@ import {
  * BENCH_DISPATCH_MESSAGES,
  * BENCH_DISPATCH_PER_MINUTE, BENCH_DISPATCH_SLICE_SECONDS,
  * BENCH_VERIFY_COUNT, BENCH_IDLE_SECONDS, BENCH_IDLE_SETTLE_SECONDS, BENCH_ROLES_MESSAGES, BENCH_ROLES_API,
- * BENCH_ROLES_WORKERS, BENCH_ROLES_BREAKDOWN (=1: where the WAL went, bench/walBreakdown.ts, and the server's CPU by process), BENCH_ROLES_AGAINST
+ * BENCH_ROLES_WORKERS, BENCH_ROLES_BREAKDOWN (=1: where the WAL went, bench/walBreakdown.ts, and the server's CPU by
+ * process), BENCH_ROLES_AGAINST
  * (a commit: roles in this tree and in that one, built in a worktree, alternating; bench/rolesAgainst.ts),
  * BENCH_ROLES_PAIRS (its pairs, default 3), BENCH_ROLES_RECEIPT_MS (an SMS's receipt this long after its submission,
  * default 20; bench/roles.ts), BENCH_DATABASE_URL;
