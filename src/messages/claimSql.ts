@@ -282,7 +282,7 @@ export async function messageClaimsEnd(db: Queryable, ids: readonly number[]): P
 
 /**
  * When the next message of the queue falls due (a leased one: when its lease ends), or null when none waits (a held
- * one, due at 'infinity', is not due: it read as the number Infinity, not a date, and failed the look): the
+ * one, due at 'infinity', is never due: left out by the index's range, not read as a time, which no Date holds): the
  * first entry of each lane of `messages_sending_due` (channel, traffic type) that no claim record holds, and the
  * end of the records' leases (their messages fall due again then, unless their outcomes come first), so that an idle
  * submitter sleeps until then instead of polling. The index leads with the lane: a plain ORDER BY due_at would read
@@ -298,11 +298,10 @@ export async function messageNextDue(db: Queryable, ids: MessageIdRange = EVERY_
      CROSS JOIN LATERAL (
        SELECT due_at FROM messages m
        WHERE m.status = 'sending' AND m.channel_type = c.channel_type AND m.traffic_type = t.traffic_type
-         AND m.id >= $3 AND m.id < $4 AND m.id NOT IN (SELECT id FROM held)
+         AND m.due_at < 'infinity' AND m.id >= $3 AND m.id < $4 AND m.id NOT IN (SELECT id FROM held)
        ORDER BY m.due_at LIMIT 1
      ) l`,
     [CHANNELS, TRAFFIC_TYPES, ids.from, ids.to],
   );
-  // A held message's 'infinity' comes as the number Infinity, not a date (the driver's reading): none is due.
-  return row?.due_at instanceof Date ? row.due_at : null;
+  return row?.due_at ?? null;
 }
